@@ -1,0 +1,39 @@
+# Two entry points, each self-contained on a fresh machine:
+#   make test  - venv + dev install, then ruff, mypy --strict, pytest
+#   make demo  - venv + local judge install, then `fairjudge compare` on the example set
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+
+.PHONY: test lint typecheck pytest demo clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(VENV)/.dev-installed: $(BIN)/python pyproject.toml
+	$(PIP) install -q -e '.[dev]'
+	touch $@
+
+$(VENV)/.demo-installed: $(BIN)/python pyproject.toml
+	$(PIP) install -q -e '.[local]'
+	touch $@
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy src/fairjudge
+
+pytest: $(VENV)/.dev-installed
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+demo: $(VENV)/.demo-installed
+	$(BIN)/fairjudge demo
+
+clean:
+	rm -rf $(VENV) .fairjudge .mypy_cache .pytest_cache .ruff_cache

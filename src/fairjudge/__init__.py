@@ -1,0 +1,91 @@
+"""fairjudge: LLM-as-a-judge evaluation you can trust.
+
+The seed protocol, exactly::
+
+    from fairjudge import debiased_verdict, win_rate, position_consistency
+
+and the typed layer for everything richer::
+
+    from fairjudge import evaluate_pairs
+    result = evaluate_pairs(judge, items)   # win rate with CI, consistency, ...
+"""
+
+from fairjudge._errors import (
+    AuthenticationError,
+    BackendError,
+    BackendTimeout,
+    BudgetExceeded,
+    ConfigError,
+    FairJudgeError,
+    FatalBackendError,
+    InputError,
+    MissingExtraError,
+    RateLimitError,
+    ServerError,
+)
+from fairjudge._evaluate import PairwiseResult, Rate, WinRate, evaluate_pairs
+from fairjudge._protocol import (
+    debiased_verdict,
+    item_seed,
+    normalize_verdict,
+    plan_orders,
+    position_consistency,
+    resolve,
+    translate,
+    win_rate,
+)
+from fairjudge._types import (
+    Call,
+    CallError,
+    Item,
+    Judgment,
+    Order,
+    Outcome,
+    ParseFailure,
+    Probabilities,
+    Reply,
+    Resolution,
+    Verdict,
+)
+from fairjudge.stats._intervals import ConfidenceInterval
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AuthenticationError",
+    "BackendError",
+    "BackendTimeout",
+    "BudgetExceeded",
+    "Call",
+    "CallError",
+    "ConfidenceInterval",
+    "ConfigError",
+    "FairJudgeError",
+    "FatalBackendError",
+    "InputError",
+    "Item",
+    "Judgment",
+    "MissingExtraError",
+    "Order",
+    "Outcome",
+    "PairwiseResult",
+    "ParseFailure",
+    "Probabilities",
+    "Rate",
+    "RateLimitError",
+    "Reply",
+    "Resolution",
+    "ServerError",
+    "Verdict",
+    "WinRate",
+    "__version__",
+    "debiased_verdict",
+    "evaluate_pairs",
+    "item_seed",
+    "normalize_verdict",
+    "plan_orders",
+    "position_consistency",
+    "resolve",
+    "translate",
+    "win_rate",
+]

@@ -1,0 +1,118 @@
+"""The exception tree.
+
+Every error fairjudge raises on purpose derives from :class:`FairJudgeError`, so a
+caller can catch them all at once, and the ones caused by bad input also derive
+from :class:`ValueError`, so code written against the seed API keeps working::
+
+    FairJudgeError
+    ├── ConfigError(ValueError)        bad option, unknown judge, missing extra
+    │   └── MissingExtraError          names the `pip install 'fairjudge[...]'` fix
+    ├── InputError(ValueError)         bad input file: names the file and line/row
+    ├── BudgetExceeded                 --max-calls / --max-cost reached; work is kept
+    └── BackendError                   a judge backend failed
+        ├── RateLimitError             429; carries `retry_after` seconds
+        ├── BackendTimeout             no reply within the timeout
+        ├── ServerError                5xx, malformed body, empty choices
+        └── FatalBackendError          400/401/403/404: retrying cannot help
+            └── AuthenticationError    401/403
+
+Messages never contain an API key: backends translate SDK exceptions at the
+boundary (``raise ... from exc``) and build messages from status codes and server
+error text, which :func:`fairjudge.judges.redact` scrubs.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuthenticationError",
+    "BackendError",
+    "BackendTimeout",
+    "BudgetExceeded",
+    "ConfigError",
+    "FairJudgeError",
+    "FatalBackendError",
+    "InputError",
+    "MissingExtraError",
+    "RateLimitError",
+    "ServerError",
+]
+
+
+class FairJudgeError(Exception):
+    """Base class of every error fairjudge raises on purpose."""
+
+
+class ConfigError(FairJudgeError, ValueError):
+    """An option, judge spec or configuration value is invalid."""
+
+
+class MissingExtraError(ConfigError, ImportError):
+    """An optional dependency is not installed.
+
+    The message always contains the install command that fixes it.
+    """
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        self.extra = extra
+        self.module = module
+        super().__init__(
+            f"{feature} needs the Python package {module!r}, which is not installed. "
+            f"Install it with: pip install 'fairjudge[{extra}]'"
+        )
+
+
+class InputError(FairJudgeError, ValueError):
+    """An input file or record is invalid.
+
+    Attributes:
+        path: The file, when the input came from one.
+        line: The 1-based line (JSONL) or row (CSV, Parquet) number, when known.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(f"{where}{message}")
+
+
+class BudgetExceeded(FairJudgeError):
+    """The call or cost budget ran out; everything finished so far is kept."""
+
+
+class BackendError(FairJudgeError):
+    """A judge backend failed to produce a reply."""
+
+    retryable: bool = True
+
+
+class RateLimitError(BackendError):
+    """The provider answered 429.
+
+    Attributes:
+        retry_after: Seconds the provider asked us to wait, when it said.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class BackendTimeout(BackendError):
+    """The backend did not answer within the timeout."""
+
+
+class ServerError(BackendError):
+    """A 5xx reply, a malformed body, or a reply with no choices."""
+
+
+class FatalBackendError(BackendError):
+    """A 400/403/404-style error: the same request will fail again, so stop the run."""
+
+    retryable = False
+
+
+class AuthenticationError(FatalBackendError):
+    """The provider rejected the credentials (401/403)."""

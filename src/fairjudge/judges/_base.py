@@ -1,0 +1,148 @@
+"""The contract between the runner and the backends that talk to judge models.
+
+A *call* is a rendered prompt sent to a backend; a :class:`CallSpec` holds
+everything that determines the reply, and its hash is the store key. Backends know
+nothing about pairwise verdicts or the store: they turn a spec into a
+:class:`Completion` or raise a :class:`fairjudge.BackendError` subclass. Parsing the
+completion into a verdict is the template's job, and caching, retries and
+concurrency are the runner's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["Backend", "CallSpec", "Completion", "Message"]
+
+Message = tuple[str, str]
+"""A chat message as ``(role, content)``; roles are ``system``, ``user``, ``assistant``."""
+
+# Bump when the key derivation changes, so old store rows are not mistaken for new ones.
+_KEY_SCHEMA = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpec:
+    """Everything that determines a judge's reply to one call.
+
+    Attributes:
+        backend: Backend kind, e.g. ``"openai"``, ``"anthropic"``, ``"local"``.
+        model: Model name as the backend knows it (for local models, the model id
+            plus the weights' SHA-256, so different weights never share a key).
+        base_url: The server's base URL, for HTTP backends; ``None`` otherwise.
+        template: Template name.
+        template_version: Template version; part of the key so an edited prompt
+            is never served a stale cached reply.
+        messages: The rendered chat messages.
+        params: Sampling parameters (temperature, max_tokens, logprobs, ...).
+        sample: Sample index: repeated calls with otherwise equal specs differ here.
+        kind: What the call is for (``"pairwise"``, ``"pointwise"``, ...); stored with
+            the row so the audit log can be filtered, and part of the key.
+    """
+
+    backend: str
+    model: str
+    messages: tuple[Message, ...]
+    template: str
+    template_version: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    base_url: str | None = None
+    sample: int = 0
+    kind: str = "pairwise"
+
+    def canonical(self) -> dict[str, Any]:
+        """The JSON-ready form hashed into the key. Holds no credentials by construction."""
+        return {
+            "schema": _KEY_SCHEMA,
+            "backend": self.backend,
+            "model": self.model,
+            "base_url": self.base_url,
+            "template": self.template,
+            "template_version": self.template_version,
+            "messages": [list(m) for m in self.messages],
+            "params": dict(sorted(self.params.items())),
+            "sample": self.sample,
+            "kind": self.kind,
+        }
+
+    @property
+    def key(self) -> str:
+        """SHA-256 of the canonical JSON: the store key and cache identity of the call."""
+        blob = json.dumps(
+            self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A backend's reply to one call.
+
+    Attributes:
+        text: The generated text.
+        top_logprobs: For the first generated token, the alternatives the backend
+            reported, as ``{token: logprob}``; ``None`` when it gave none.
+        input_tokens: Prompt tokens, when reported.
+        output_tokens: Completion tokens, when reported.
+        latency_s: Wall time of the successful attempt.
+        model: The model the server says answered, when it says.
+    """
+
+    text: str
+    top_logprobs: Mapping[str, float] | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency_s: float = 0.0
+    model: str | None = None
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Anything that can answer a :class:`CallSpec`.
+
+    Implementations raise :class:`fairjudge.RateLimitError`,
+    :class:`fairjudge.BackendTimeout`, :class:`fairjudge.ServerError` (retryable) or
+    :class:`fairjudge.FatalBackendError` / :class:`fairjudge.AuthenticationError`
+    (stop the run). They never put a credential in a message.
+    """
+
+    @property
+    def name(self) -> str:
+        """Backend kind, as in :attr:`CallSpec.backend`."""
+        ...
+
+    @property
+    def model(self) -> str:
+        """Model id used in :attr:`CallSpec.model`."""
+        ...
+
+    @property
+    def base_url(self) -> str | None:
+        """Base URL used in :attr:`CallSpec.base_url`."""
+        ...
+
+    @property
+    def max_concurrency(self) -> int | None:
+        """An upper bound on useful concurrency (1 for an in-process model), or ``None``."""
+        ...
+
+    def default_params(self, *, verdict_only: bool) -> dict[str, Any]:
+        """Sampling parameters for a call; part of the cache key.
+
+        Args:
+            verdict_only: The template asks for a bare verdict, so ``max_tokens`` can
+                be small and the first token's logprobs are the verdict's.
+        """
+        ...
+
+    async def complete(self, spec: CallSpec) -> Completion:
+        """Send one call and return the reply, or raise a ``BackendError``."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections, threads or the loaded model."""
+        ...

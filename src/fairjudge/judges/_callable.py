@@ -1,0 +1,109 @@
+"""Plain Python callables as judges, and ``python:package.module:function`` specs."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from fairjudge._errors import ConfigError
+from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
+from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
+
+__all__ = ["CallableJudge", "load_python_judge", "reply_from_value"]
+
+JudgeCallable = Callable[[str, str, str], Any]
+
+
+def reply_from_value(value: object) -> Reply:
+    """Turn whatever a Python judge returned into a :class:`Reply`.
+
+    Accepted: a :class:`Verdict`; a string, read by the verdict parser (so ``"A"``,
+    ``" tie "``, ``"[[B]]"`` and ``"Verdict: A"`` all work); :class:`Probabilities`;
+    a mapping ``{"A": p, "B": p, "tie": p}``; or a ready :class:`Reply`.
+    Anything unreadable becomes a :class:`ParseFailure` that keeps the raw value.
+    """
+    from fairjudge.prompts import parse_verdict
+
+    if isinstance(value, Reply):
+        return value
+    if isinstance(value, Verdict):
+        return Reply(verdict=value, raw=value.value)
+    if isinstance(value, str):
+        parsed = parse_verdict(value)
+        if isinstance(parsed, ParseFailure):
+            return Reply(verdict=None, raw=value, failure=parsed)
+        return Reply(verdict=parsed, raw=value)
+    if isinstance(value, Probabilities | Mapping):
+        try:
+            probs = value if isinstance(value, Probabilities) else Probabilities.from_mapping(value)
+        except (ValueError, TypeError) as exc:
+            return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), str(exc)))
+        return Reply(verdict=probs.argmax(), probabilities=probs, raw=repr(value))
+    reason = f"judge returned {type(value).__name__} {value!r}; expected 'A', 'B' or 'tie'"
+    return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), reason))
+
+
+class CallableJudge:
+    """Adapts ``judge(question, answer_a, answer_b)`` to the batch interface.
+
+    Calls are made one at a time, in request order, so a stateful or scripted judge
+    sees exactly the sequence the protocol specifies. An exception raised by the
+    callable becomes a :class:`CallError` record for that call; the run goes on.
+    """
+
+    def __init__(self, fn: JudgeCallable, *, name: str | None = None) -> None:
+        if not callable(fn):
+            raise ConfigError(f"judge must be callable; got {fn!r}")
+        self.fn = fn
+        self.name = name or f"python:{getattr(fn, '__module__', '?')}:{_qualname(fn)}"
+
+    def judge_batch(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> list[Reply]:
+        """Call the function once per request, in order."""
+        replies = []
+        for request in requests:
+            try:
+                value = self.fn(request.question, request.answer_a, request.answer_b)
+            except Exception as exc:  # a judge's bug is recorded per call, not fatal
+                replies.append(Reply(verdict=None, failure=CallError(type(exc).__name__, str(exc))))
+            else:
+                replies.append(reply_from_value(value))
+            if progress is not None:
+                progress(1)
+        return replies
+
+
+def _qualname(fn: object) -> str:
+    return str(getattr(fn, "__qualname__", type(fn).__name__))
+
+
+def load_python_judge(spec: str) -> CallableJudge:
+    """Import ``python:package.module:function`` (or ``module:function``) as a judge.
+
+    Raises:
+        ConfigError: The spec is malformed, the module cannot be imported, or the
+            attribute is missing or not callable.
+    """
+    target = spec.removeprefix("python:")
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(
+            f"python judge spec must look like 'python:package.module:function'; got {spec!r}"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(
+            f"cannot import module {module_name!r} for judge {spec!r}: {exc}"
+        ) from exc
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError as exc:
+            raise ConfigError(f"module {module_name!r} has no attribute {attr!r}") from exc
+    if not callable(obj):
+        raise ConfigError(f"{spec!r} is not callable; it is {type(obj).__name__}")
+    return CallableJudge(obj, name=f"python:{module_name}:{attr}")
