@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 
@@ -49,7 +51,8 @@ class CallableJudge:
 
     Calls are made one at a time, in request order, so a stateful or scripted judge
     sees exactly the sequence the protocol specifies. An exception raised by the
-    callable becomes a :class:`CallError` record for that call; the run goes on.
+    callable becomes a :class:`CallError` record for that call and the run goes on,
+    except :class:`FatalBackendError` and :class:`BudgetExceeded`, which stop it.
     """
 
     def __init__(self, fn: JudgeCallable, *, name: str | None = None) -> None:
@@ -66,6 +69,8 @@ class CallableJudge:
         for request in requests:
             try:
                 value = self.fn(request.question, request.answer_a, request.answer_b)
+            except (FatalBackendError, BudgetExceeded):
+                raise  # the judge says the whole run cannot go on
             except Exception as exc:  # a judge's bug is recorded per call, not fatal
                 replies.append(Reply(verdict=None, failure=CallError(type(exc).__name__, str(exc))))
             else:
@@ -92,6 +97,10 @@ def load_python_judge(spec: str) -> CallableJudge:
         raise ConfigError(
             f"python judge spec must look like 'python:package.module:function'; got {spec!r}"
         )
+    # Like `python -m`, look in the working directory too, so a judge in ./my_judges.py
+    # works from the console script.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -32,7 +32,7 @@ _LABEL = r"(a|b|tie|c)"
 _BRACKET = re.compile(r"\[\[\s*" + _LABEL + r"\s*\]\]", re.IGNORECASE)
 _LABELLED = re.compile(
     r"(?:final\s+)?(?:verdict|answer|decision|winner|judg(?:e)?ment|choice|result)"
-    r"\s*(?:is)?\s*[:=\-]?\s*[\"'*\[(]*\s*(?:answer\s+|assistant\s+|response\s+)?"
+    r"\s*(?::|=|\bis\b:?)\s*[\"'*\[(]*\s*(?:answer\s+|assistant\s+|response\s+)?"
     r"(a|b|tie)\b[\"'*\])]*",
     re.IGNORECASE,
 )
@@ -48,8 +48,15 @@ def _line_at(text: str, pos: int) -> str:
     return text[start : len(text) if end == -1 else end].strip()
 
 
-def _echoed(line: str, echoed: Iterable[str]) -> bool:
-    return len(line) >= 4 and any(line in source for source in echoed if source)
+def _echoed(line: str, slot: str, echoed: Iterable[str]) -> bool:
+    """Whether a slot's line was copied from an answer.
+
+    A line that is nothing but the slot is always the judge's own: a bare ``[[A]]``
+    cannot be told apart from an answer's, and the judge must be able to conclude.
+    """
+    if len(line.replace(slot, "").strip()) < 4:
+        return False
+    return any(line in source for source in echoed if source)
 
 
 def parse_verdict(text: str, *, echoed: Iterable[str] = ()) -> Verdict | ParseFailure:
@@ -73,12 +80,12 @@ def parse_verdict(text: str, *, echoed: Iterable[str] = ()) -> Verdict | ParseFa
     sources = [s for s in echoed if s]
     for pattern in (_BRACKET, _LABELLED):
         for match in reversed(list(pattern.finditer(text))):
-            if not _echoed(_line_at(text, match.start()), sources):
+            if not _echoed(_line_at(text, match.start()), match.group(0), sources):
                 return _TO_VERDICT[match.group(1).lower()]
     lines = [line for line in text.strip().splitlines() if line.strip()]
     for line in (lines[-1:] + lines[:1]) if lines else []:
         bare = _BARE.match(line)
-        if bare and not (len(lines) > 1 and _echoed(line.strip(), sources)):
+        if bare:
             return _TO_VERDICT[bare.group(1).lower()]
     if not text.strip():
         return ParseFailure(text, "empty reply")
