@@ -20,7 +20,7 @@ from typing import Any
 from fairjudge._errors import InputError, MissingExtraError
 from fairjudge._types import Item, Outcome
 
-__all__ = ["Columns", "LoadedItems", "load_items"]
+__all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
 
 _HUMAN = {"1": Outcome.ONE, "2": Outcome.TWO, "tie": Outcome.TIE, "0": Outcome.TIE}
 
@@ -157,6 +157,34 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any]) -> Item:
     )
 
 
+def read_rows(path: str | Path) -> Iterator[tuple[int, Mapping[str, Any] | InputError]]:
+    """Yield ``(line, row)`` from a JSONL, CSV or Parquet file; bad rows come as errors.
+
+    Raises:
+        InputError: The file is missing, a directory, empty, not UTF-8, or of an
+            unknown type.
+        MissingExtraError: A Parquet file without ``pyarrow`` installed.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file", path=str(p))
+    if p.is_dir():
+        raise InputError("is a directory, not a file", path=str(p))
+    suffix = p.suffix.lower()
+    if suffix == ".parquet":
+        return _rows_parquet(p)
+    text = _read_text(p)
+    if not text.strip():
+        raise InputError("file is empty; expected one item per line", path=str(p))
+    if suffix == ".csv":
+        return _rows_csv(text)
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return _rows_jsonl(p, text)
+    raise InputError(
+        f"unknown file type {suffix or '(none)'!r}; use .jsonl, .csv or .parquet", path=str(p)
+    )
+
+
 def load_items(
     path: str | Path, *, columns: Columns | None = None, skip_invalid: bool = False
 ) -> LoadedItems:
@@ -175,27 +203,7 @@ def load_items(
     """
     p = Path(path)
     cols = columns or Columns()
-    if not p.exists():
-        raise InputError("no such file", path=str(p))
-    if p.is_dir():
-        raise InputError("is a directory, not a file", path=str(p))
-    suffix = p.suffix.lower()
-    rows: Iterator[tuple[int, Mapping[str, Any] | InputError]]
-    if suffix == ".parquet":
-        rows = _rows_parquet(p)
-    else:
-        text = _read_text(p)
-        if not text.strip():
-            raise InputError("file is empty; expected one item per line", path=str(p))
-        if suffix == ".csv":
-            rows = _rows_csv(text)
-        elif suffix in (".jsonl", ".ndjson", ".json"):
-            rows = _rows_jsonl(p, text)
-        else:
-            raise InputError(
-                f"unknown file type {suffix or '(none)'!r}; use .jsonl, .csv or .parquet",
-                path=str(p),
-            )
+    rows = read_rows(p)
     items: list[Item] = []
     skipped: list[InputError] = []
     seen_ids: dict[str, int] = {}
