@@ -1,0 +1,199 @@
+"""Inputs for rankings: answers in long format, pairings, and already-judged battles.
+
+Long format has one row per (question, model): ``question_id``, ``model``,
+``answer`` and optionally ``question``. :func:`make_pairs` turns it into pairwise
+:class:`Item` objects (all pairs, every model against a baseline, or a seeded sample
+of pairs per question). Which model is shown as "model 1" is a seeded coin flip per
+pair, so no model sits systematically in one slot; the debiased protocol judges
+both orders anyway.
+
+A battles file has ``model_a``, ``model_b``, ``winner`` (``model_a``/``model_b``/
+``tie``, or ``1``/``2``/``tie``) and optionally ``question_id``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fairjudge._errors import ConfigError, InputError
+from fairjudge._io import read_rows
+from fairjudge._protocol import item_seed
+from fairjudge._types import Item, Outcome
+
+__all__ = ["Battles", "LongAnswers", "load_ranking_input", "make_pairs"]
+
+_WINNER = {
+    "model_a": Outcome.ONE,
+    "a": Outcome.ONE,
+    "1": Outcome.ONE,
+    "model_b": Outcome.TWO,
+    "b": Outcome.TWO,
+    "2": Outcome.TWO,
+    "tie": Outcome.TIE,
+    "tie (bothbad)": Outcome.TIE,
+    "0": Outcome.TIE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LongAnswers:
+    """Answers per question: ``answers[question_id][model] = answer``."""
+
+    answers: dict[str, dict[str, str]]
+    questions: dict[str, str]
+
+    @property
+    def models(self) -> list[str]:
+        """Every model seen, sorted."""
+        return sorted({m for per in self.answers.values() for m in per})
+
+
+@dataclass(frozen=True, slots=True)
+class Battles:
+    """Already-judged battles."""
+
+    model_a: list[str]
+    model_b: list[str]
+    outcomes: list[Outcome]
+    questions: list[str]
+
+
+def _text(row: dict[str, object], key: str, path: str, line: int) -> str:
+    value = row.get(key)
+    if value is None:
+        raise InputError(f"missing column {key!r}", path=path, line=line)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{key!r} must be a non-empty string, got {value!r}", path=path, line=line)
+    return value
+
+
+def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
+    """Read long-format answers or judged battles; the columns decide which.
+
+    Raises:
+        InputError: Bad rows, duplicate (question, model) answers, or fewer than
+            two models; messages name the file and line.
+    """
+    p = str(path)
+    answers: dict[str, dict[str, str]] = defaultdict(dict)
+    questions: dict[str, str] = {}
+    battles = Battles([], [], [], [])
+    kind: str | None = None
+    for line, row in read_rows(path):
+        if isinstance(row, InputError):
+            raise row
+        data = dict(row)
+        this = "battles" if "model_a" in data and "model_b" in data else "long"
+        if kind is None:
+            kind = this
+        elif kind != this:
+            raise InputError(
+                f"row looks like {this} but the file started as {kind}", path=p, line=line
+            )
+        if this == "battles":
+            a, b = _text(data, "model_a", p, line), _text(data, "model_b", p, line)
+            winner = str(data.get("winner", "")).strip().lower()
+            if winner not in _WINNER:
+                raise InputError(
+                    f"'winner' must be model_a, model_b or tie; got {data.get('winner')!r}",
+                    path=p,
+                    line=line,
+                )
+            if a == b:
+                raise InputError(f"a model cannot battle itself ({a!r})", path=p, line=line)
+            battles.model_a.append(a)
+            battles.model_b.append(b)
+            battles.outcomes.append(_WINNER[winner])
+            qid = data.get("question_id")
+            battles.questions.append(str(qid) if qid is not None else f"line{line}")
+            continue
+        qid = _text(data, "question_id", p, line)
+        model = _text(data, "model", p, line)
+        answer = data.get("answer")
+        if not isinstance(answer, str):
+            raise InputError(f"'answer' must be a string, got {answer!r}", path=p, line=line)
+        if model in answers[qid]:
+            raise InputError(
+                f"duplicate answer of {model!r} to question {qid!r}", path=p, line=line
+            )
+        answers[qid][model] = answer
+        question = data.get("question")
+        if isinstance(question, str) and question.strip():
+            questions.setdefault(qid, question)
+    if kind is None:
+        raise InputError("file holds no rows", path=p)
+    if kind == "battles":
+        if len(set(battles.model_a) | set(battles.model_b)) < 2:
+            raise InputError("need battles between at least two models", path=p)
+        return battles
+    result = LongAnswers(dict(answers), questions)
+    if len(result.models) < 2:
+        raise InputError(f"need answers from at least two models; found {result.models}", path=p)
+    return result
+
+
+def make_pairs(
+    data: LongAnswers,
+    *,
+    pairing: Literal["all", "baseline", "sample"] = "all",
+    baseline: str | None = None,
+    pairs_per_question: int = 1,
+    seed: int = 0,
+) -> list[Item]:
+    """Pair up the answers to each question.
+
+    Args:
+        data: Long-format answers.
+        pairing: ``all`` pairs of models; every model against ``baseline``; or a
+            seeded ``sample`` of ``pairs_per_question`` pairs per question.
+        baseline: The baseline model, for ``pairing="baseline"``.
+        pairs_per_question: Pairs drawn per question, for ``pairing="sample"``.
+        seed: Seed for the sample and for which model is shown as model 1.
+
+    Raises:
+        ConfigError: A bad pairing option.
+    """
+    if pairing == "baseline":
+        if baseline is None:
+            raise ConfigError("--pairing baseline needs --baseline MODEL")
+        if baseline not in data.models:
+            raise ConfigError(f"baseline {baseline!r} is not a model; models: {data.models}")
+    if pairing == "sample" and pairs_per_question < 1:
+        raise ConfigError(f"pairs_per_question must be >= 1; got {pairs_per_question}")
+    if pairing not in ("all", "baseline", "sample"):
+        raise ConfigError(f"pairing must be all, baseline or sample; got {pairing!r}")
+    items: list[Item] = []
+    for qid in sorted(data.answers):
+        per = data.answers[qid]
+        models = sorted(per)
+        if pairing == "baseline":
+            pairs = [(baseline, m) for m in models if m != baseline and baseline in per]
+        else:
+            pairs = list(itertools.combinations(models, 2))
+            if pairing == "sample":
+                rng = random.Random(item_seed(seed, "pairs", qid))
+                pairs = rng.sample(pairs, min(pairs_per_question, len(pairs)))
+        question = data.questions.get(qid, qid)
+        for m1, m2 in pairs:
+            assert m1 is not None
+            if random.Random(item_seed(seed, "slot", qid, m1, m2)).random() < 0.5:
+                m1, m2 = m2, m1
+            items.append(
+                Item(
+                    question=question,
+                    answer_1=per[m1],
+                    answer_2=per[m2],
+                    id=f"{qid}:{m1}:{m2}",
+                    cluster=qid,
+                    model_1=m1,
+                    model_2=m2,
+                )
+            )
+    return items
