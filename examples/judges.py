@@ -16,3 +16,38 @@ def first_position(question: str, answer_a: str, answer_b: str) -> str:
 def longer(question: str, answer_a: str, answer_b: str) -> str:
     """Prefers the longer answer (ties go to position A)."""
     return "B" if len(answer_b) > len(answer_a) else "A"
+
+
+_FACTS = (
+    "Canberra",
+    "Eight",
+    "100",
+    "Shakespeare",
+    "144",
+    "Carbon dioxide",
+    "Pacific",
+    "Seven",
+    "Au.",
+    "3.",
+    "Mars",
+    "9.",
+    "Portuguese",
+    "32",
+    "366",
+    "Leonardo",
+    "2.",
+    "Not Found",
+    "heart",
+    "8.",
+    "Amazon",
+    "Water",
+    "1945",
+    "300,000",
+)
+
+
+def knows_facts(question: str, answer_a: str, answer_b: str) -> str:
+    """Prefers the answer that states the known fact: a stand-in for a good judge."""
+    a = any(answer_a.startswith(f) or f" {f}" in answer_a for f in _FACTS)
+    b = any(answer_b.startswith(f) or f" {f}" in answer_b for f in _FACTS)
+    return "A" if a and not b else "B" if b and not a else "tie"

@@ -36,6 +36,7 @@ class Columns:
     reference: str = "reference"
     category: str = "category"
     human: str = "human"
+    human_score: str = "human_score"
     model_1: str = "model_1"
     model_2: str = "model_2"
 
@@ -143,6 +144,17 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any]) -> Item:
         human = _HUMAN.get(str(human_raw).strip().lower())
         if human is None:
             raise InputError(f"{cols.human!r} must be 1, 2 or tie, got {human_raw!r}", **where)
+    score_raw = row.get(cols.human_score)
+    human_score = None
+    if score_raw not in (None, ""):
+        try:
+            human_score = float(score_raw)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"{cols.human_score!r} must be a number, got {score_raw!r}", **where
+            ) from None
+        if human_score != human_score or human_score in (float("inf"), float("-inf")):
+            raise InputError(f"{cols.human_score!r} must be finite, got {score_raw!r}", **where)
     optional = {
         name: _text_field(row, getattr(cols, name), required=False, empty_ok=True, where=where)
         for name in ("reference", "category", "model_1", "model_2")
@@ -153,6 +165,7 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any]) -> Item:
         answer_2=ans2,
         id=str(raw_id) if raw_id not in (None, "") else None,
         human=human,
+        human_score=human_score,
         **optional,
     )
 

@@ -185,6 +185,8 @@ class Item:
         reference: A reference answer, for reference-guided templates.
         category: A free-form label for breakdowns.
         human: A human label, ``"1"``, ``"2"`` or ``"tie"``, when known.
+        human_score: A human score of how much better answer 1 is (any scale),
+            for calibrating a judge's scores; ``None`` when unknown.
         cluster: Items sharing a cluster are resampled together by the bootstrap;
             defaults to the question text.
         model_1: Name of system 1, when known.
@@ -198,6 +200,7 @@ class Item:
     reference: str | None = None
     category: str | None = None
     human: Outcome | None = None
+    human_score: float | None = None
     cluster: str | None = None
     model_1: str | None = None
     model_2: str | None = None
@@ -208,7 +211,10 @@ class Item:
         return self.cluster if self.cluster is not None else self.question
 
     def swapped(self) -> Item:
-        """The same item with the two answers (and models and human label) exchanged."""
+        """The same item with the two answers (and models and human label) exchanged.
+
+        ``human_score`` is dropped: its scale, and so its mirror image, is unknown.
+        """
         flip = {Outcome.ONE: Outcome.TWO, Outcome.TWO: Outcome.ONE, Outcome.TIE: Outcome.TIE}
         return Item(
             question=self.question,
@@ -218,6 +224,8 @@ class Item:
             reference=self.reference,
             category=self.category,
             human=flip[self.human] if self.human is not None else None,
+            # The score's scale (and so its mirror point) is unknown: drop it.
+            human_score=None,
             cluster=self.cluster,
             model_1=self.model_2,
             model_2=self.model_1,
@@ -318,6 +326,7 @@ class Judgment:
             "answer_2": item.answer_2,
             "category": item.category,
             "human": item.human.value if item.human is not None else None,
+            "human_score": item.human_score,
             "outcome": self.outcome.value if self.outcome is not None else None,
             "score": self.score,
             "consistent": self.consistent,

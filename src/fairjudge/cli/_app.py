@@ -65,7 +65,7 @@ def guarded(fn: F) -> F:
 
 def _register() -> None:
     # Imported for their side effect of adding commands to `app`.
-    from fairjudge.cli import _compare, _rank  # noqa: F401
+    from fairjudge.cli import _calibrate, _compare, _rank  # noqa: F401
 
 
 def main() -> None:

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from fairjudge.cli import app
+from fairjudge.cli._app import _register
+from fairjudge.cli._calibrate import EXIT_GATE_FAILED
+
+_register()
+runner = CliRunner()
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "calibration.jsonl"
+
+
+def test_good_judge_passes_the_gate() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "calibrate",
+            str(EXAMPLE),
+            "--judge",
+            "python:examples.judges:knows_facts",
+            "--json",
+            "--bootstrap",
+            "200",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    # knows_facts recognises every fact but says tie on 3 items whose facts it misses.
+    assert report["agreement"]["s1"]["estimate"] == 21 / 24
+    assert report["agreement"]["s2"]["estimate"] == 1.0
+    assert report["correlation"]["passed"] is True
+    assert report["position_bias"]["consistency"]["estimate"] == 1.0
+
+
+def test_length_biased_judge_fails_the_gate() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "calibrate",
+            str(EXAMPLE),
+            "--judge",
+            "python:examples.judges:longer",
+            "--bootstrap",
+            "200",
+        ],
+    )
+    assert result.exit_code == EXIT_GATE_FAILED
+    assert "gate failed" in result.output
+
+
+def test_unlabelled_items_are_an_input_error(tmp_path: Path) -> None:
+    p = tmp_path / "x.jsonl"
+    p.write_text(
+        json.dumps({"question": "q", "answer_1": "a", "answer_2": "b"}) + "\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["calibrate", str(p), "--judge", "python:examples.judges:longer"])
+    assert result.exit_code == 2
+    assert "human" in result.output
