@@ -1,0 +1,181 @@
+"""Quality of the embedded local judge on human-labelled pairs, method by method.
+
+Runs the default local judge on LLMBar Natural (100 items, no ties) and on a seeded
+100-item sample of PandaLM's test set (label = the 3 annotators' majority; no
+majority counts as a tie), and compares:
+
+- single order      one call, answers in the original order;
+- conservative swap the seed protocol (2 calls; disagreement is a tie);
+- lenient swap      the same 2 calls; a preference plus a tie is that preference;
+- soft swap         the same 2 calls; mean P(answer 1 better) over both orders;
+- 4 balanced rounds 2 calls per order, sampled at temperature 1, majority vote.
+
+Accuracy counts ties as MT-Bench's setup S1 does: a tie verdict agrees only with a
+tie label, and a swap-inconsistent judgment is a tie. Every call goes through the
+store, so a rerun (or a resumed run) costs nothing.
+
+    .venv/bin/python benchmarks/bench_local_quality.py [--n 100] [--judge local/...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import environment, table, write_json
+
+from fairjudge import Item, Outcome, evaluate_pairs
+from fairjudge.judges._registry import resolve_judge
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets"
+LABELS = {"1": Outcome.ONE, "2": Outcome.TWO, "0": Outcome.TIE}
+
+
+def load_llmbar(folder: Path, n: int) -> list[Item]:
+    data = json.loads((folder / "Dataset/LLMBar/Natural/dataset.json").read_text("utf-8"))
+    return [
+        Item(
+            d["input"],
+            d["output_1"],
+            d["output_2"],
+            id=f"llmbar-{i}",
+            human=LABELS[str(d["label"])],
+        )
+        for i, d in enumerate(data[:n])
+    ]
+
+
+def load_pandalm(folder: Path, n: int, seed: int) -> list[Item]:
+    data = json.loads((folder / "data/testset-v1.json").read_text("utf-8"))
+    picked = random.Random(seed).sample(data, n)
+    items = []
+    for d in picked:
+        votes = [str(d[f"annotator{k}"]) for k in (1, 2, 3)]
+        top = max(set(votes), key=votes.count)
+        label = LABELS[top] if votes.count(top) >= 2 else Outcome.TIE
+        question = d["instruction"] + (f"\n\n{d['input']}" if d.get("input") else "")
+        items.append(
+            Item(question, d["response1"], d["response2"], id=f"pandalm-{d['idx']}", human=label)
+        )
+    return items
+
+
+METHODS: list[tuple[str, dict[str, Any]]] = [
+    ("single order", {"rounds": 1, "rule": "conservative"}),
+    ("conservative swap", {"rounds": 2, "rule": "conservative"}),
+    ("lenient swap", {"rounds": 2, "rule": "lenient"}),
+    ("soft swap", {"rounds": 2, "rule": "soft"}),
+    ("4 balanced rounds", {"rounds": 4, "rule": "lenient", "sampled": True}),
+]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    sets = {
+        "LLMBar-Natural": load_llmbar(args.llmbar, args.n),
+        "PandaLM": load_pandalm(args.pandalm, args.n, args.seed),
+    }
+    greedy = resolve_judge(args.judge, store=args.store, threads=args.threads, quiet=args.quiet)
+    sampled = resolve_judge(
+        args.judge,
+        store=args.store,
+        threads=args.threads,
+        quiet=args.quiet,
+        params={"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20},
+    )
+    rows, results = [], {}
+    for set_name, items in sets.items():
+        for method, opts in METHODS:
+            judge = sampled if opts.get("sampled") else greedy
+            start = time.perf_counter()
+            r = evaluate_pairs(
+                judge, items, rounds=opts["rounds"], rule=opts["rule"], seed=args.seed
+            )
+            elapsed = time.perf_counter() - start
+            done = [j for j in r.judgments if j.outcome is not None]
+            correct = sum(j.outcome == j.item.human for j in done)
+            acc = correct / len(done) if done else float("nan")
+            calls = sum(len(j.calls) for j in r.judgments)
+            made = getattr(getattr(judge, "last_run", None), "made", None)
+            entry = {
+                "accuracy": acc,
+                "correct": correct,
+                "n": len(done),
+                "unresolved": r.n_unresolved,
+                "consistency": r.position_consistency.estimate if r.position_consistency else None,
+                "first_position": r.first_position.estimate if r.first_position else None,
+                "calls_per_item": calls / len(items),
+                "seconds": elapsed,
+                "new_calls": made,
+            }
+            results[f"{set_name}/{method}"] = entry
+            rows.append(
+                [
+                    set_name,
+                    method,
+                    f"{acc:.3f}",
+                    f"{correct}/{len(done)}",
+                    "-"
+                    if entry["consistency"] is None or opts["rounds"] == 1
+                    else f"{entry['consistency']:.3f}",
+                    f"{entry['first_position']:.3f}"
+                    if entry["first_position"] is not None
+                    else "-",
+                    f"{entry['calls_per_item']:.0f}",
+                    f"{elapsed:.0f}s",
+                ]
+            )
+            print(f"{set_name:15} {method:18} acc={acc:.3f} ({elapsed:.0f}s)", flush=True)
+    headers = [
+        "dataset",
+        "method",
+        "accuracy",
+        "correct",
+        "consistency",
+        "first-pos",
+        "calls/item",
+        "time",
+    ]
+    print()
+    print(table(headers, rows))
+    for set_name in sets:
+        gain = (
+            results[f"{set_name}/soft swap"]["accuracy"]
+            - results[f"{set_name}/single order"]["accuracy"]
+        )
+        print(f"{set_name}: soft swap vs single order: {gain * 100:+.1f} points (target: >= +5)")
+    return {
+        "results": results,
+        "judge": args.judge,
+        "n": args.n,
+        "seed": args.seed,
+        "environment": environment(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--judge", default="local/qwen2.5-coder-1.5b")
+    parser.add_argument("--n", type=int, default=100, help="items per dataset")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--llmbar", type=Path, default=SHARED / "llmbar")
+    parser.add_argument("--pandalm", type=Path, default=SHARED / "pandalm")
+    parser.add_argument(
+        "--store", type=Path, default=ROOT / "benchmarks" / "results" / "quality_store.sqlite"
+    )
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args()
+    payload = run(args)
+    print(f"wrote {write_json('bench_local_quality', payload)}")
+
+
+if __name__ == "__main__":
+    main()
