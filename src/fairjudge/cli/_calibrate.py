@@ -24,7 +24,7 @@ from fairjudge._evaluate import PairwiseResult, evaluate_pairs
 from fairjudge._io import load_items
 from fairjudge._types import Item, Order, Resolution
 from fairjudge.cli._app import app, err_console, guarded
-from fairjudge.cli._compare import DEFAULT_STORE, build_judge, write_jsonl_atomic
+from fairjudge.cli._compare import DEFAULT_STORE, build_judge, close_judge, write_jsonl_atomic
 from fairjudge.stats._agreement import judge_agreement, score_correlation, system_agreement
 from fairjudge.stats._position_bias import position_bias
 
@@ -164,7 +164,10 @@ def calibrate(
         max_calls=max_calls,
         quiet=quiet,
     )
-    result = evaluate_pairs(batch_judge, items, rule=rule, rounds=rounds, seed=seed)
+    try:
+        result = evaluate_pairs(batch_judge, items, rule=rule, rounds=rounds, seed=seed)
+    finally:
+        close_judge(batch_judge)
     if out is not None:
         write_jsonl_atomic(out, (j.to_dict() for j in result.judgments))
     report = calibration_report(result, min_spearman=min_spearman, seed=seed, n_resamples=bootstrap)

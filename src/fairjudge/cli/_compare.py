@@ -23,7 +23,7 @@ from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._render import render_comparison
 from fairjudge.judges._pairwise import BatchJudge
 
-__all__ = ["build_judge", "compare", "write_jsonl_atomic"]
+__all__ = ["build_judge", "close_judge", "compare", "write_jsonl_atomic"]
 
 DEFAULT_STORE = Path(".fairjudge") / "store.sqlite"
 
@@ -49,14 +49,14 @@ def build_judge(
     if spec is not None and spec.startswith("python:"):
         from fairjudge.judges._callable import load_python_judge
 
-        judge = load_python_judge(spec)
-        return judge, judge.name
+        callable_judge = load_python_judge(spec)
+        return callable_judge, callable_judge.name
     from fairjudge.judges._registry import resolve_judge
 
     prices = None
     if price_input is not None or price_output is not None:
         prices = (price_input or 0.0, price_output or 0.0)
-    judge = resolve_judge(
+    llm_judge = resolve_judge(
         spec,
         base_url=base_url,
         model_path=str(model_path) if model_path else None,
@@ -71,7 +71,14 @@ def build_judge(
         prices=prices,
         quiet=quiet,
     )
-    return judge, getattr(judge, "name", spec or "default")
+    return llm_judge, getattr(llm_judge, "name", spec or "default")
+
+
+def close_judge(judge: BatchJudge) -> None:
+    """Release a judge's connections or model, when it holds any."""
+    close = getattr(judge, "close", None)
+    if callable(close):
+        close()
 
 
 def write_jsonl_atomic(path: Path, records: Iterator[dict[str, Any]]) -> None:
@@ -202,18 +209,21 @@ def compare(
     show_bar = (
         not quiet and sys.stderr.isatty() and judge is not None and judge.startswith("python:")
     )
-    with _progress(len(loaded.items) * rounds, show_bar) as progress:
-        result = evaluate_pairs(
-            batch_judge,
-            loaded.items,
-            rule=rule,
-            rounds=rounds,
-            balanced=balanced,
-            seed=seed,
-            level=level,
-            n_resamples=bootstrap,
-            progress=progress,
-        )
+    try:
+        with _progress(len(loaded.items) * rounds, show_bar) as progress:
+            result = evaluate_pairs(
+                batch_judge,
+                loaded.items,
+                rule=rule,
+                rounds=rounds,
+                balanced=balanced,
+                seed=seed,
+                level=level,
+                n_resamples=bootstrap,
+                progress=progress,
+            )
+    finally:
+        close_judge(batch_judge)
     result.settings.update(
         {"judge": judge_name, "template": f"{tmpl.name}@{tmpl.version}", "file": str(file)}
     )

@@ -13,7 +13,7 @@ from rich.table import Table
 from fairjudge._battles import Battles, load_ranking_input, make_pairs
 from fairjudge._evaluate import evaluate_pairs
 from fairjudge.cli._app import app, err_console, guarded
-from fairjudge.cli._compare import DEFAULT_STORE, build_judge, write_jsonl_atomic
+from fairjudge.cli._compare import DEFAULT_STORE, build_judge, close_judge, write_jsonl_atomic
 from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
 
 __all__ = ["rank"]
@@ -45,7 +45,10 @@ def _judge_battles(
         f"{len(items)} pairs ({pairing}); each judged in both orders"
     )
     judge, _ = build_judge(judge_options.pop("spec"), **judge_options)
-    result = evaluate_pairs(judge, items, seed=seed)
+    try:
+        result = evaluate_pairs(judge, items, seed=seed)
+    finally:
+        close_judge(judge)
     if out is not None:
         write_jsonl_atomic(out, (j.to_dict() for j in result.judgments))
     if result.n_unresolved:

@@ -19,9 +19,12 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from fairjudge._errors import ConfigError
-from fairjudge.judges._base import Message
+
+if TYPE_CHECKING:
+    from fairjudge.judges._base import Message
 
 __all__ = ["PairwiseTemplate", "defuse", "get_template", "list_templates", "load_template"]
 

@@ -1,0 +1,205 @@
+"""The runner's pure arithmetic: retry delays, rate-limit buckets, token and cost estimates.
+
+Nothing here sleeps or reads a clock: callers pass ``now`` and get back how long to
+wait, so every rule can be tested exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fairjudge._errors import BackendError, ConfigError, RateLimitError
+from fairjudge.judges._base import CallSpec
+
+__all__ = [
+    "Prices",
+    "RetryPolicy",
+    "TokenBucket",
+    "check_options",
+    "estimate_tokens",
+    "text_tokens",
+]
+
+_CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and BPE tokenizers
+_TOKENS_PER_MESSAGE = 4  # role markers and separators around each chat message
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How the runner retries a call that failed with a retryable error.
+
+    Retryable errors are :class:`fairjudge.RateLimitError` (429),
+    :class:`fairjudge.BackendTimeout` and :class:`fairjudge.ServerError` (5xx,
+    malformed replies, dropped connections). The delay after the *n*-th failed
+    attempt is drawn uniformly from ``[0, min(max_delay, base_delay * 2**(n-1))]``
+    ("full jitter", so that many clients backing off at once spread out), and is
+    never shorter than the server's ``Retry-After``.
+
+    Attributes:
+        max_attempts: Attempts per call, the first one included.
+        base_delay: Cap of the first backoff, in seconds.
+        max_delay: Largest backoff cap, in seconds.
+        max_retry_after: Longest ``Retry-After`` honoured as given; longer ones are
+            clipped to this.
+    """
+
+    max_attempts: int = 8
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    max_retry_after: float = 300.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigError(f"RetryPolicy.max_attempts must be >= 1; got {self.max_attempts}")
+        for name in ("base_delay", "max_delay", "max_retry_after"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"RetryPolicy.{name} must be >= 0; got {getattr(self, name)}")
+
+    def should_retry(self, error: BackendError, attempt: int) -> bool:
+        """Whether to try again after ``attempt`` (1-based) failed with ``error``."""
+        return error.retryable and attempt < self.max_attempts
+
+    def delay(self, error: BackendError, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait after attempt number ``attempt`` (1-based) failed with ``error``.
+
+        Example:
+            >>> policy = RetryPolicy(base_delay=1.0)
+            >>> policy.delay(RateLimitError("429", retry_after=7.0), 1, random.Random(0))
+            7.0
+        """
+        cap = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
+        backoff = rng.uniform(0.0, cap)
+        if isinstance(error, RateLimitError) and error.retry_after is not None:
+            return max(min(error.retry_after, self.max_retry_after), backoff)
+        return backoff
+
+
+class TokenBucket:
+    """A token bucket that answers "how long until I may go?" instead of sleeping.
+
+    The level refills at ``rate`` per second up to ``capacity``. :meth:`reserve`
+    takes ``amount`` at once, even if that drives the level below zero, and returns
+    how long the caller must wait for the level to be back at zero. Reservations are
+    served in the order they are made, and a call larger than the capacity still
+    gets through (it waits longer). :meth:`adjust` corrects an estimate once the
+    real size is known.
+
+    Args:
+        rate: Refill rate, units per second.
+        capacity: Largest burst.
+        now: The current time, in the clock the caller will keep using.
+    """
+
+    def __init__(self, rate: float, capacity: float, now: float) -> None:
+        if rate <= 0 or capacity <= 0:
+            raise ConfigError(f"rate limits must be > 0; got rate={rate}, capacity={capacity}")
+        self.rate = rate
+        self.capacity = capacity
+        self._level = capacity
+        self._t = now
+
+    def _refill(self, now: float) -> None:
+        if now > self._t:
+            self._level = min(self.capacity, self._level + (now - self._t) * self.rate)
+            self._t = now
+
+    def reserve(self, amount: float, now: float) -> float:
+        """Take ``amount`` and return the seconds to wait before using it."""
+        self._refill(now)
+        self._level -= amount
+        return 0.0 if self._level >= 0 else -self._level / self.rate
+
+    def adjust(self, extra: float, now: float) -> None:
+        """Take ``extra`` more (or give back, when negative) after the fact."""
+        self._refill(now)
+        self._level = min(self.capacity, self._level - extra)
+
+    @classmethod
+    def per_minute(cls, limit: float, now: float) -> TokenBucket:
+        """A bucket for a per-minute limit, smoothed: at most one second's worth at once."""
+        if limit <= 0:
+            raise ConfigError(f"per-minute limits must be > 0; got {limit}")
+        rate = limit / 60.0
+        return cls(rate, max(1.0, rate), now)
+
+
+def estimate_tokens(spec: CallSpec) -> tuple[int, int]:
+    """Guess a call's (input, output) tokens before it is made.
+
+    Input is the message text at four characters a token plus a few per message;
+    output is the call's ``max_tokens`` (what providers count against a TPM limit),
+    or 0 when unset.
+    """
+    chars = sum(len(content) for _, content in spec.messages)
+    n_in = chars // _CHARS_PER_TOKEN + _TOKENS_PER_MESSAGE * len(spec.messages)
+    return n_in, _max_tokens(spec.params)
+
+
+def _max_tokens(params: Mapping[str, Any]) -> int:
+    for name in ("max_tokens", "max_completion_tokens", "max_output_tokens"):
+        value = params.get(name)
+        if isinstance(value, int) and value > 0:
+            return value
+    return 0
+
+
+def text_tokens(text: str) -> int:
+    """Guess the tokens in ``text`` (for replies whose usage the backend did not report)."""
+    return max(1, len(text) // _CHARS_PER_TOKEN) if text else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Prices:
+    """Prices in US dollars per million tokens, for cost estimates and ``--max-cost``.
+
+    Attributes:
+        input_per_million: Price of a million prompt tokens.
+        output_per_million: Price of a million completion tokens.
+    """
+
+    input_per_million: float
+    output_per_million: float
+
+    def __post_init__(self) -> None:
+        if self.input_per_million < 0 or self.output_per_million < 0:
+            raise ConfigError(f"prices must be >= 0; got {self!r}")
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """Dollars for a call of that size.
+
+        Example:
+            >>> Prices(2.5, 10.0).cost(1000, 10)
+            0.0026
+        """
+        return (
+            input_tokens * self.input_per_million + output_tokens * self.output_per_million
+        ) / 1e6
+
+
+def check_options(
+    concurrency: int,
+    rpm: float | None,
+    tpm: float | None,
+    max_calls: int | None,
+    max_cost: float | None,
+    prices: Prices | None,
+) -> None:
+    """Raise :class:`fairjudge.ConfigError` naming the first run option out of range."""
+    if concurrency < 1:
+        raise ConfigError(f"concurrency must be >= 1; got {concurrency}")
+    for name, value in (("rpm", rpm), ("tpm", tpm)):
+        if value is not None and value <= 0:
+            raise ConfigError(f"{name} must be > 0 when given; got {value}")
+    if max_calls is not None and max_calls < 0:
+        raise ConfigError(f"max_calls must be >= 0; got {max_calls}")
+    if max_cost is not None:
+        if max_cost < 0:
+            raise ConfigError(f"max_cost must be >= 0; got {max_cost}")
+        if prices is None:
+            raise ConfigError(
+                "max_cost needs prices per million input and output tokens "
+                "(--price-input / --price-output, or prices=Prices(...))"
+            )

@@ -1,0 +1,205 @@
+"""Progress display for a run: a rich bar on a terminal, plain lines in logs, or nothing.
+
+The runner never calls into the display per call: it keeps counters, and a ticker
+hands the display a :class:`Snapshot` a few times a second. A run of thousands of
+calls therefore costs the same CPU with or without a progress bar.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Literal, Protocol, TextIO, runtime_checkable
+
+from fairjudge._errors import ConfigError
+
+__all__ = [
+    "PlainProgress",
+    "ProgressMode",
+    "RichProgress",
+    "RunProgress",
+    "Snapshot",
+    "make_progress",
+]
+
+ProgressMode = Literal["auto", "rich", "plain", "quiet"]
+"""``auto``: a rich bar when the stream is a terminal, plain lines otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Where a run stands.
+
+    Attributes:
+        total: Unique calls in the run.
+        cached: Calls served from the store.
+        done: Calls made in this run that got a reply.
+        failed: Calls that failed after their retries.
+        retries: Retries so far.
+        elapsed: Seconds since the run started.
+    """
+
+    total: int
+    cached: int
+    done: int
+    failed: int
+    retries: int
+    elapsed: float
+
+    @property
+    def finished(self) -> int:
+        """Calls settled one way or another, cached ones included."""
+        return self.cached + self.done + self.failed
+
+    @property
+    def rate(self) -> float:
+        """Calls made per second (cached calls excluded)."""
+        return (self.done + self.failed) / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the current rate, or ``None`` before the first call ends."""
+        rate = self.rate
+        return (self.total - self.finished) / rate if rate > 0 else None
+
+    def line(self) -> str:
+        """One line of plain text."""
+        eta = self.eta
+        return (
+            f"{self.finished}/{self.total} calls ({self.cached} cached, {self.failed} failed, "
+            f"{self.retries} retries) {self.rate:.1f}/s, "
+            f"ETA {_clock(eta) if eta is not None else '?'}"
+        )
+
+
+def _clock(seconds: float) -> str:
+    s = round(seconds)
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+@runtime_checkable
+class RunProgress(Protocol):
+    """What the runner tells a progress display."""
+
+    def start(self, snapshot: Snapshot) -> None:
+        """The run begins (cached calls are already counted)."""
+        ...
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Called a few times a second while calls are in flight."""
+        ...
+
+    def finish(self, snapshot: Snapshot) -> None:
+        """The run ended, normally or not."""
+        ...
+
+
+class PlainProgress:
+    """Prints a status line every ``interval`` seconds, and one at the end.
+
+    Args:
+        stream: Where to print; standard error by default.
+        interval: Seconds between lines.
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, interval: float = 10.0) -> None:
+        self._stream = stream
+        self._interval = interval
+        self._last = 0.0
+
+    def _print(self, text: str) -> None:
+        stream = self._stream if self._stream is not None else sys.stderr
+        print(f"fairjudge: {text}", file=stream, flush=True)
+
+    def start(self, snapshot: Snapshot) -> None:
+        """Print what the run has to do."""
+        self._last = time.monotonic()
+        todo = snapshot.total - snapshot.cached
+        self._print(f"{snapshot.total} calls: {snapshot.cached} cached, {todo} to make")
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Print a line if ``interval`` seconds have passed since the last one."""
+        now = time.monotonic()
+        if now - self._last >= self._interval:
+            self._last = now
+            self._print(snapshot.line())
+
+    def finish(self, snapshot: Snapshot) -> None:
+        """Print the final line."""
+        self._print(f"done: {snapshot.line()} in {_clock(snapshot.elapsed)}")
+
+
+class RichProgress:
+    """A rich progress bar: done/total, cached, failed, rate and ETA.
+
+    Args:
+        stream: The terminal to draw on; standard error by default.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self._progress = Progress(
+            TextColumn("[bold]judging"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[extra]}"),
+            console=Console(file=stream if stream is not None else sys.stderr),
+            auto_refresh=False,  # the runner's ticker refreshes; no extra thread
+        )
+        self._task = self._progress.add_task("judging", total=1, extra="", start=False)
+
+    def _show(self, snapshot: Snapshot) -> None:
+        eta = snapshot.eta
+        extra = (
+            f"cached {snapshot.cached} · failed {snapshot.failed} · "
+            f"{snapshot.rate:.1f}/s · ETA {_clock(eta) if eta is not None else '?'}"
+        )
+        self._progress.update(
+            self._task, total=snapshot.total, completed=snapshot.finished, extra=extra
+        )
+        self._progress.refresh()
+
+    def start(self, snapshot: Snapshot) -> None:
+        """Draw the bar."""
+        self._progress.start()
+        self._progress.start_task(self._task)
+        self._show(snapshot)
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Redraw the bar."""
+        self._show(snapshot)
+
+    def finish(self, snapshot: Snapshot) -> None:
+        """Draw the final state and release the terminal."""
+        self._show(snapshot)
+        self._progress.stop()
+
+
+def make_progress(
+    mode: ProgressMode | RunProgress, stream: TextIO | None = None
+) -> RunProgress | None:
+    """The display for a mode; ``None`` for ``quiet``.
+
+    Args:
+        mode: ``auto``, ``rich``, ``plain``, ``quiet``, or a ready display.
+        stream: Where to draw; standard error by default. ``auto`` picks the rich
+            bar when this stream is a terminal.
+    """
+    if not isinstance(mode, str):
+        return mode
+    if mode == "quiet":
+        return None
+    if mode == "auto":
+        target = stream if stream is not None else sys.stderr
+        isatty = getattr(target, "isatty", None)
+        mode = "rich" if isatty is not None and isatty() else "plain"
+    if mode == "rich":
+        return RichProgress(stream)
+    if mode == "plain":
+        return PlainProgress(stream)
+    raise ConfigError(f"progress must be 'auto', 'rich', 'plain' or 'quiet'; got {mode!r}")

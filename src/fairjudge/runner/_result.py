@@ -1,0 +1,157 @@
+"""What a run returns: one outcome per unique call, and a summary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fairjudge._types import CallError
+from fairjudge.judges._base import CallSpec, Completion
+
+__all__ = ["CallOutcome", "CallStatus", "RunResult", "RunSummary", "StopReason"]
+
+CallStatus = Literal["ok", "error", "not_run"]
+"""``ok``: a reply (fresh or cached); ``error``: failed after retries; ``not_run``:
+never started because the budget ran out."""
+
+StopReason = Literal["max_calls", "max_cost"]
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """What happened to one unique call.
+
+    Attributes:
+        key: The store key.
+        spec: The call.
+        status: ``ok``, ``error`` or ``not_run``.
+        completion: The reply, when ``ok``.
+        error: Why it failed, when ``error``.
+        cached: The reply came from the store; no request was made.
+        attempts: Requests made for it in this run.
+        cost_usd: Estimated cost of the reply in this run (0 when cached), when
+            prices are known.
+        parsed: What the run's parser made of a fresh reply (``None`` when cached or
+            when there is no parser).
+    """
+
+    key: str
+    spec: CallSpec
+    status: CallStatus
+    completion: Completion | None = None
+    error: CallError | None = None
+    cached: bool = False
+    attempts: int = 0
+    cost_usd: float | None = None
+    parsed: Mapping[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether there is a reply."""
+        return self.status == "ok"
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """Counts, tokens, cost and time of one run.
+
+    Attributes:
+        total: Unique calls asked for (duplicates in the input count once).
+        cached: Served from the store, at no cost.
+        made: Calls sent to the backend in this run (succeeded or failed).
+        failed: Of those, the calls that still failed after their retries.
+        not_run: Calls never started because a budget ran out.
+        requests: Requests sent, retries included.
+        retries: Requests that were retries.
+        input_tokens: Prompt tokens of this run's replies (reported, or estimated).
+        output_tokens: Completion tokens of this run's replies.
+        cost_usd: Estimated cost of this run, when prices were given.
+        wall_s: Wall time of the run.
+        backoff_s: Total time calls spent waiting to be retried.
+        stopped: Which budget stopped the run early, if one did.
+    """
+
+    total: int
+    cached: int
+    made: int
+    failed: int
+    not_run: int
+    requests: int
+    retries: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    wall_s: float
+    backoff_s: float
+    stopped: StopReason | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "total": self.total,
+            "cached": self.cached,
+            "made": self.made,
+            "failed": self.failed,
+            "not_run": self.not_run,
+            "requests": self.requests,
+            "retries": self.retries,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": self.cost_usd,
+            "wall_s": self.wall_s,
+            "backoff_s": self.backoff_s,
+            "stopped": self.stopped,
+        }
+
+    def summary(self) -> str:
+        """A short human-readable account, for the CLI and logs."""
+        cost = f", est. ${self.cost_usd:.4f}" if self.cost_usd is not None else ""
+        text = (
+            f"{self.total} calls: {self.made} made, {self.cached} cached, "
+            f"{self.failed} failed, {self.retries} retries; "
+            f"{self.input_tokens} input + {self.output_tokens} output tokens{cost}; "
+            f"{self.wall_s:.1f} s"
+        )
+        if self.stopped is not None:
+            text += f"; stopped by --{self.stopped.replace('_', '-')}, {self.not_run} not run"
+        return text
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class RunResult:
+    """The outcome of every call in a run, and the run's summary.
+
+    Attributes:
+        keys: The store key of each input spec, in input order (duplicates repeat).
+        outcomes: One outcome per unique key.
+        summary: Counts, tokens, cost and time.
+    """
+
+    keys: tuple[str, ...]
+    outcomes: Mapping[str, CallOutcome]
+    summary: RunSummary
+
+    def __getitem__(self, key: str) -> CallOutcome:
+        return self.outcomes[key]
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio formats a finished task's result in some code
+        # paths, and a repr of thousands of outcomes costs seconds.
+        return f"<RunResult {self.summary.summary()}>"
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __iter__(self) -> Iterator[CallOutcome]:
+        """Outcomes in input order, one per input spec."""
+        outcomes = self.outcomes
+        return (outcomes[key] for key in self.keys)
+
+    @property
+    def stopped(self) -> StopReason | None:
+        """Which budget stopped the run early, if one did."""
+        return self.summary.stopped

@@ -1,0 +1,369 @@
+from __future__ import annotations
+
+import asyncio
+import math
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairjudge import (
+    AuthenticationError,
+    BackendError,
+    BudgetExceeded,
+    ConfigError,
+    Item,
+    ServerError,
+    debiased_verdict,
+    evaluate_pairs,
+)
+from fairjudge._types import CallError, ParseFailure, Verdict
+from fairjudge.judges import CallableJudge, CallSpec, Completion, PairwiseRequest
+from fairjudge.judges._llm import LLMJudge
+from fairjudge.judges._registry import JUDGE_FORMS, resolve_judge
+from fairjudge.runner import RetryPolicy, Store
+from tests.runner._fakes import FakeBackend
+from tests.server import DEFAULT_API_KEY, JudgeServer, Script, extract_pair
+
+FAST = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.002)
+
+
+def prefers(marker: str) -> Any:
+    """A fake judge: the answer containing ``marker`` wins."""
+
+    def script(spec: CallSpec, attempt: int) -> str:
+        pair = extract_pair(spec.messages[-1][1])
+        assert pair is not None
+        in_a, in_b = marker in pair.answer_a, marker in pair.answer_b
+        return "A" if in_a and not in_b else "B" if in_b and not in_a else "tie"
+
+    return script
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(tmp_path / "store.sqlite") as s:
+        yield s
+
+
+def judge_for(backend: FakeBackend, store: Store, **options: Any) -> LLMJudge:
+    options.setdefault("quiet", True)
+    options.setdefault("retry", FAST)
+    return LLMJudge(backend, store=store, **options)
+
+
+REQUESTS = [
+    PairwiseRequest("q1", "a good answer", "a bad answer"),
+    PairwiseRequest("q1", "a bad answer", "a good answer"),
+    PairwiseRequest("q2", "same", "same"),
+]
+
+
+def test_batch_verdicts_in_order_then_all_cached(store: Store) -> None:
+    backend = FakeBackend(prefers("good"))
+    with judge_for(backend, store) as judge:
+        replies = judge.judge_batch(REQUESTS)
+        assert [r.verdict for r in replies] == [Verdict.A, Verdict.B, Verdict.TIE]
+        assert [r.raw for r in replies] == ["A", "B", "tie"]
+        assert not any(r.cached for r in replies)
+        assert all(r.key == judge.spec_for(q).key for r, q in zip(replies, REQUESTS, strict=True))
+        assert judge.last_run is not None
+        assert judge.last_run.made == 3
+
+        again = judge.judge_batch(REQUESTS)
+        assert backend.calls == 3
+        assert all(r.cached for r in again)
+        assert [r.verdict for r in again] == [r.verdict for r in replies]
+        assert judge.last_run.cached == 3
+        assert judge.last_run.made == 0
+
+
+def test_spec_carries_template_params_and_sample(store: Store) -> None:
+    with judge_for(FakeBackend(), store, params={"temperature": 0.7}) as judge:
+        spec = judge.spec_for(PairwiseRequest("q", "x", "y", sample=2))
+        assert (spec.backend, spec.model, spec.template, spec.sample) == (
+            "fake",
+            "fake-model",
+            "default",
+            2,
+        )
+        assert spec.template_version == judge.template.version
+        assert dict(spec.params) == {"temperature": 0.7, "max_tokens": 1}
+        assert "<answer_a>\nx\n</answer_a>" in spec.messages[-1][1]
+    with judge_for(FakeBackend(), store, template="explain") as judge:
+        assert not judge.template.verdict_only
+        assert judge.spec_for(PairwiseRequest("q", "x", "y")).params["max_tokens"] == 512
+
+
+def test_logprobs_become_probabilities_and_are_stored(store: Store) -> None:
+    logprobs = {"A": math.log(0.7), "B": math.log(0.2), " tie": math.log(0.1)}
+    backend = FakeBackend(lambda s, a: Completion(text="A", top_logprobs=logprobs))
+    with judge_for(backend, store) as judge:
+        (reply,) = judge.judge_batch(REQUESTS[:1])
+    assert reply.verdict is Verdict.A
+    assert reply.probabilities is not None
+    assert reply.probabilities.to_dict() == pytest.approx({"A": 0.7, "B": 0.2, "tie": 0.1})
+    row = store.get(reply.key or "")
+    assert row is not None
+    assert row.parsed == {
+        "verdict": "A",
+        "probabilities": pytest.approx(reply.probabilities.to_dict()),
+    }
+    assert row.top_logprobs == pytest.approx(logprobs)
+    with judge_for(FakeBackend(), store) as judge:  # and again from the cache
+        (cached,) = judge.judge_batch(REQUESTS[:1])
+    assert cached.cached
+    assert cached.probabilities == reply.probabilities
+
+
+def test_unreadable_reply_is_a_parse_failure(store: Store) -> None:
+    backend = FakeBackend(lambda s, a: "I cannot decide between these.")
+    with judge_for(backend, store) as judge:
+        (reply,) = judge.judge_batch(REQUESTS[:1])
+        assert reply.verdict is None
+        assert isinstance(reply.failure, ParseFailure)
+        assert reply.raw == "I cannot decide between these."
+        with pytest.raises(ValueError, match="I cannot decide between these"):
+            judge("q", "x", "y")
+    row = store.get(reply.key or "")
+    assert row is not None
+    assert row.status == "ok"
+    assert row.parsed is not None
+    assert row.parsed["failure"] == "parse_failure"
+
+
+def test_failed_call_is_a_call_error(store: Store) -> None:
+    backend = FakeBackend(lambda s, a: ServerError("HTTP 503 overloaded"))
+    with judge_for(backend, store) as judge:
+        replies = judge.judge_batch(REQUESTS[:2])
+        assert all(isinstance(r.failure, CallError) for r in replies)
+        assert replies[0].failure == CallError("ServerError", "HTTP 503 overloaded")
+        assert backend.calls == 2 * FAST.max_attempts
+        with pytest.raises(BackendError, match="HTTP 503 overloaded"):
+            judge("q", "x", "y")
+
+
+def test_seed_protocol_through_call(store: Store) -> None:
+    backend = FakeBackend(prefers("good"))
+    with judge_for(backend, store) as judge:
+        assert judge("q", "good", "bad") == "A"
+        assert debiased_verdict(judge, "q", "good one", "bad one") == "1"
+        assert debiased_verdict(judge, "q", "bad one", "good one") == "2"
+        assert backend.calls == 3  # the last two calls are the previous two, swapped: cached
+
+
+def test_evaluate_pairs_with_an_llm_judge(store: Store) -> None:
+    items = [Item(f"q{i}", f"good {i}", f"bad {i}", id=str(i)) for i in range(6)]
+    with judge_for(FakeBackend(prefers("good")), store) as judge:
+        result = evaluate_pairs(judge, items)
+    assert result.win_rate.estimate == 1.0
+    assert all(c.reply.key for j in result.judgments for c in j.calls)
+
+
+def test_budget_stops_with_budget_exceeded(store: Store) -> None:
+    requests = [PairwiseRequest(f"q{i}", "x", "y") for i in range(5)]
+    backend = FakeBackend()
+    with judge_for(backend, store, max_calls=3, concurrency=1) as judge:
+        with pytest.raises(BudgetExceeded, match="--max-calls 3") as info:
+            judge.judge_batch(requests)
+        assert "2 not run" in str(info.value)
+        assert judge.last_run is not None
+        assert judge.last_run.made == 3
+        # The budget is the judge's: a second batch may not spend more, but cached is free.
+        with pytest.raises(BudgetExceeded):
+            judge.judge_batch(requests)
+        assert judge.last_run.cached == 3
+        assert backend.calls == 3
+    with judge_for(FakeBackend(), store) as judge:
+        assert all(r.ok for r in judge.judge_batch(requests))
+        assert judge.last_run is not None
+        assert judge.last_run.made == 2
+
+
+def test_progress_callback_counts_every_request(store: Store) -> None:
+    seen: list[int] = []
+    with judge_for(FakeBackend(), store) as judge:
+        judge.judge_batch([*REQUESTS, REQUESTS[0]], progress=seen.append)
+    assert sum(seen) == 4
+
+
+def test_async_and_inside_a_running_loop(store: Store) -> None:
+    backend = FakeBackend(prefers("good"))
+    with judge_for(backend, store) as judge:
+
+        async def main() -> tuple[list[Any], list[Any]]:
+            first = await judge.ajudge_batch(REQUESTS)
+            second = judge.judge_batch(REQUESTS)  # blocks this loop; still works
+            return first, second
+
+        first, second = asyncio.run(main())
+    assert [r.verdict for r in first] == [Verdict.A, Verdict.B, Verdict.TIE]
+    assert all(r.cached for r in second)
+
+
+def test_close_releases_backend(tmp_path: Path) -> None:
+    backend = FakeBackend()
+    judge = LLMJudge(backend, store=tmp_path / "s.sqlite", quiet=True)
+    judge.judge_batch(REQUESTS[:1])
+    judge.close()
+    judge.close()
+    assert backend.closed
+    assert (
+        repr(judge)
+        == f"LLMJudge('fake/fake-model', template='default', store={str(tmp_path / 's.sqlite')!r})"
+    )
+
+
+def test_max_cost_without_prices(store: Store) -> None:
+    with pytest.raises(ConfigError, match="prices"):
+        LLMJudge(FakeBackend(), store=store, max_cost=1.0)
+
+
+# -- the registry ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["gpt-4o", "azure/gpt-4o", "openai/", "local", "python"])
+def test_unknown_judge_lists_the_valid_forms(spec: str) -> None:
+    with pytest.raises(ConfigError, match="unknown judge") as info:
+        resolve_judge(spec)
+    for form in JUDGE_FORMS:
+        assert form in str(info.value)
+
+
+def test_python_judge() -> None:
+    judge = resolve_judge("python:tests.judge_fixtures:always_a")
+    assert isinstance(judge, CallableJudge)
+    with pytest.raises(ConfigError, match="--base-url does not apply"):
+        resolve_judge("python:tests.judge_fixtures:always_a", base_url="http://x")
+
+
+def test_options_that_do_not_apply() -> None:
+    with pytest.raises(ConfigError, match="--base-url does not apply"):
+        resolve_judge("local/gemma-3-270m", base_url="http://127.0.0.1:1/v1")
+    with pytest.raises(ConfigError, match="--model-path, --threads does not apply"):
+        resolve_judge("openai/gpt-4o-mini", model_path="x.gguf", threads=2)
+
+
+@pytest.mark.parametrize("first", ["fairjudge.runner", "fairjudge.judges"])
+def test_import_order_does_not_matter(first: str) -> None:
+    rest = "fairjudge.runner, fairjudge.judges._llm, fairjudge.judges._registry"
+    code = f"import {first}; import {rest}"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
+
+
+# -- against the scripted OpenAI-compatible server -------------------------------------------
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
+    monkeypatch.setenv("OPENAI_API_KEY", DEFAULT_API_KEY)
+    with JudgeServer(Script(judge="longer")) as s:
+        yield s
+
+
+def http_judge(server: JudgeServer, store: Store, **options: Any) -> LLMJudge:
+    from fairjudge.judges._openai import OpenAIBackend
+
+    options.setdefault("quiet", True)
+    return LLMJudge(
+        OpenAIBackend("scripted-judge", base_url=server.base_url), store=store, **options
+    )
+
+
+ITEMS = [Item(f"q{i}?", "short", f"a longer answer {i}", id=str(i)) for i in range(20)]
+
+
+def test_http_second_run_makes_no_calls(server: JudgeServer, store: Store) -> None:
+    with http_judge(server, store) as judge:
+        first = evaluate_pairs(judge, ITEMS)
+    assert server.count("requests") == 40
+    assert first.win_rate.estimate == 0.0  # answer 2 is always longer
+    with http_judge(server, store) as judge:
+        second = evaluate_pairs(judge, ITEMS)
+        assert judge.last_run is not None
+        assert judge.last_run.cached == 40
+    assert server.count("requests") == 40
+    assert all(c.reply.cached for j in second.judgments for c in j.calls)
+    assert second.win_rate.estimate == first.win_rate.estimate
+
+
+def test_http_logprobs_become_probabilities(server: JudgeServer, store: Store) -> None:
+    server.configure(judge="always_a", confidence=0.9)
+    with http_judge(server, store) as judge:
+        (reply,) = judge.judge_batch([PairwiseRequest("q", "x", "y")])
+    assert reply.verdict is Verdict.A
+    assert reply.probabilities is not None
+    assert reply.probabilities.to_dict() == pytest.approx({"A": 0.9, "B": 0.06, "tie": 0.03})
+
+
+def test_http_faults_are_retried_until_every_call_completes(
+    server: JudgeServer, store: Store
+) -> None:
+    server.configure(faults={"rate_limit": 0.2, "server_error": 0.05}, retry_after="0.01", seed=7)
+    retry = RetryPolicy(max_attempts=12, base_delay=0.01, max_delay=0.05)
+    with http_judge(server, store, retry=retry) as judge:
+        result = evaluate_pairs(judge, ITEMS * 3)
+        summary = judge.last_run
+    assert summary is not None
+    assert summary.failed == 0
+    assert summary.made == 40  # the three copies of each item share their calls
+    assert all(c.reply.ok for j in result.judgments for c in j.calls)
+    faults = server.count("rate_limit") + server.count("server_error")
+    assert faults > 0
+    assert summary.retries == faults
+    assert server.count("requests") == 40 + faults
+
+
+def test_http_retry_after_is_honoured(server: JudgeServer, store: Store) -> None:
+    server.configure(fault_sequence=["rate_limit"], retry_after="0.3")
+    retry = RetryPolicy(max_attempts=3, base_delay=0.0, max_delay=0.0)
+    with http_judge(server, store, retry=retry) as judge:
+        (reply,) = judge.judge_batch([PairwiseRequest("q", "x", "yy")])
+        assert judge.last_run is not None
+        assert judge.last_run.backoff_s == pytest.approx(0.3)
+    assert reply.verdict is Verdict.B
+    assert server.count("requests") == 2
+
+
+def test_http_401_fails_fast_and_leaks_no_key(
+    server: JudgeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = "sk-wrong-0123456789abcdefghij"
+    monkeypatch.setenv("OPENAI_API_KEY", wrong)
+    with (
+        Store(tmp_path / "store.sqlite") as store,
+        http_judge(server, store) as judge,
+        pytest.raises(AuthenticationError) as info,
+    ):
+        evaluate_pairs(judge, ITEMS * 5)
+    assert server.count("unauthorized") <= judge.concurrency
+    assert wrong not in str(info.value)
+    assert "401" in str(info.value)
+    for path in tmp_path.iterdir():
+        assert wrong.encode() not in path.read_bytes()
+
+
+def test_http_store_holds_no_key(server: JudgeServer, tmp_path: Path) -> None:
+    with Store(tmp_path / "store.sqlite") as store, http_judge(server, store) as judge:
+        evaluate_pairs(judge, ITEMS[:5])
+    for path in tmp_path.iterdir():
+        assert DEFAULT_API_KEY.encode() not in path.read_bytes()
+
+
+def test_registry_builds_an_openai_judge(server: JudgeServer, tmp_path: Path) -> None:
+    judge = resolve_judge(
+        "openai/scripted-judge",
+        base_url=server.base_url,
+        store=tmp_path / "s.sqlite",
+        prices=(1.0, 2.0),
+        quiet=True,
+    )
+    assert isinstance(judge, LLMJudge)
+    with judge:
+        assert judge.name == "openai/scripted-judge"
+        assert judge("q", "a", "a longer one") == "B"
+        assert judge.last_run is not None
+        assert judge.last_run.cost_usd is not None
