@@ -15,17 +15,25 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge._evaluate import PairwiseResult, evaluate_pairs
 from fairjudge._io import Columns, load_items
 from fairjudge._types import Resolution
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._render import render_comparison
 from fairjudge.judges._pairwise import BatchJudge
+from fairjudge.stats._length_control import LengthControlledWinRate, length_controlled_win_rate
 
-__all__ = ["build_judge", "close_judge", "compare", "write_jsonl_atomic"]
+__all__ = [
+    "build_judge",
+    "close_judge",
+    "compare",
+    "length_controlled",
+    "write_jsonl_atomic",
+]
 
 DEFAULT_STORE = Path(".fairjudge") / "store.sqlite"
+_MIN_LC_ITEMS = 10
 
 
 def build_judge(
@@ -233,12 +241,45 @@ def compare(
     _report(result, run=run, json_output=json_output, title=f"{file.name}: model 1 vs model 2")
 
 
+def length_controlled(result: PairwiseResult) -> LengthControlledWinRate | str:
+    """AlpacaEval-2-style length-controlled win rate, or why it was not computed.
+
+    Needs at least 10 resolved items whose answer lengths differ; otherwise the
+    regression has nothing to learn the length effect from.
+    """
+    done = [j for j in result.judgments if j.outcome is not None]
+    if len(done) < _MIN_LC_ITEMS:
+        return f"needs at least {_MIN_LC_ITEMS} resolved items, have {len(done)}"
+    try:
+        return length_controlled_win_rate(
+            [j.outcome.value for j in done if j.outcome is not None],
+            [len(j.item.answer_1) for j in done],
+            [len(j.item.answer_2) for j in done],
+            questions=[j.item.cluster_key for j in done],
+            n_resamples=int(result.settings.get("n_resamples", 1000)),
+            seed=int(result.settings.get("seed", 0)),
+            level=float(result.settings.get("level", 0.95)),
+        )
+    except (InputError, ValueError) as exc:
+        return str(exc)
+
+
 def _report(
     result: PairwiseResult, *, run: dict[str, Any] | None, json_output: bool, title: str
 ) -> None:
+    lc = length_controlled(result)
     if json_output:
         payload = result.to_dict()
+        payload["length_controlled_win_rate"] = (
+            lc.to_dict() if isinstance(lc, LengthControlledWinRate) else {"skipped": lc}
+        )
         payload["calls"] = run
         typer.echo(json.dumps(payload, indent=2))
         return
-    render_comparison(result, Console(), title=title, run=run)
+    render_comparison(
+        result,
+        Console(),
+        title=title,
+        run=run,
+        length_control=lc if isinstance(lc, LengthControlledWinRate) else None,
+    )

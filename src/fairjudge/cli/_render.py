@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from fairjudge._evaluate import PairwiseResult, Rate, WinRate
+from fairjudge.stats._length_control import LengthControlledWinRate
 
 __all__ = ["render_comparison"]
 
@@ -35,7 +36,12 @@ def _verdict_line(w: WinRate | None) -> str:
 
 
 def render_comparison(
-    result: PairwiseResult, console: Console, *, title: str, run: dict[str, Any] | None = None
+    result: PairwiseResult,
+    console: Console,
+    *,
+    title: str,
+    run: dict[str, Any] | None = None,
+    length_control: LengthControlledWinRate | None = None,
 ) -> None:
     """Print the comparison table, the naive baseline beside it, and a plain verdict."""
     level = round(float(result.settings.get("level", 0.95)) * 100)
@@ -47,6 +53,11 @@ def render_comparison(
     w = result.win_rate
     if w is not None:
         table.add_row("wins / ties / losses", f"{w.wins} / {w.ties} / {w.losses}")
+    if length_control is not None:
+        lc = length_control
+        table.add_row(
+            "length-controlled win rate", f"{lc.estimate:.3f}  [{lc.ci.low:.3f}, {lc.ci.high:.3f}]"
+        )
     table.add_row("single-order win rate (naive)", _win(result.single_order))
     table.add_row("position consistency", _rate(result.position_consistency))
     table.add_row("first-position preference", _rate(result.first_position))
