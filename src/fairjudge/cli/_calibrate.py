@@ -25,8 +25,7 @@ from fairjudge._io import load_items
 from fairjudge._types import Item, Order, Resolution
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._compare import DEFAULT_STORE, build_judge, close_judge, write_jsonl_atomic
-from fairjudge.stats._agreement import judge_agreement, score_correlation, system_agreement
-from fairjudge.stats._position_bias import position_bias
+from fairjudge.stats import judge_agreement, position_bias, score_correlation, system_agreement
 
 __all__ = ["EXIT_GATE_FAILED", "calibrate", "calibration_report"]
 

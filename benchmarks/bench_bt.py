@@ -1,0 +1,350 @@
+"""Bradley-Terry fit + 1,000 bootstrap rounds: fairjudge against two reference approaches.
+
+Data: 200,000 synthetic battles among 50 models (true ratings ~ N(0, 1) log-odds),
+10% ties, each battle on one of 1,000 questions.
+
+Timed in one run, same process, same data:
+
+- ``fairjudge``: ``bradley_terry(..., n_resamples=1000)``, end to end (validation,
+  fit, bootstrap, intervals), resampling battles.
+- ``fairjudge, clustered``: the same, resampling questions.
+- ``modern reference``: FastChat's current ``compute_bootstrap_bt``
+  (``rating_systems.py``), reimplemented faithfully: battles merged into unique
+  (model_a, model_b, outcome) rows, one ``rng.multinomial`` draw of all rounds'
+  weights, then one scipy L-BFGS-B fit per round (analytic gradient, ``gtol=1e-6``,
+  ``maxiter=100``) in a ``multiprocessing.Pool`` of ``os.cpu_count()`` workers.
+- ``classic reference``: one scikit-learn ``LogisticRegression`` per round on a
+  dense design matrix of resampled battles (ties as one win each way, battles
+  duplicated), as in FastChat's older ``elo_analysis.py`` and Arena-Hard-Auto
+  v0.1. Only a few rounds are timed; the 1,000-round figure is extrapolated.
+
+Accuracy: fairjudge's point ratings and a sample of its bootstrap rounds are
+compared with an independent exact maximum (a plain dense Newton on the anchored
+problem, iterated until the step is below 1e-13).
+
+Run: ``python benchmarks/bench_bt.py`` (``--quick`` for a smaller smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import minimize
+from scipy.special import expit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import environment, table, write_json
+
+from fairjudge.stats._bradley_terry import ELO_SCALE, bradley_terry
+from fairjudge.stats._bt_bootstrap import multinomial_counts
+from fairjudge.stats._bt_data import encode_battles, pair_data
+from fairjudge.stats._bt_solvers import bt_newton
+
+ALPHA = math.log(10.0)
+
+
+def simulate(
+    n_models: int, n_battles: int, tie_rate: float, n_questions: int, seed: int
+) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 1.0, n_models)
+    a = rng.integers(0, n_models, n_battles)
+    b = rng.integers(0, n_models - 1, n_battles)
+    b = b + (b >= a)
+    tie = rng.random(n_battles) < tie_rate
+    a_wins = rng.random(n_battles) < expit(theta[a] - theta[b])
+    names = [f"model-{i:02d}" for i in range(n_models)]
+    outcomes = np.where(tie, "tie", np.where(a_wins, "1", "2"))
+    return {
+        "model_a": [names[i] for i in a],
+        "model_b": [names[i] for i in b],
+        "outcomes": outcomes.tolist(),
+        "questions": rng.integers(0, n_questions, n_battles).tolist(),
+    }
+
+
+# --- modern reference: FastChat rating_systems.py, compute_bootstrap_bt -------------
+
+
+def ref_preprocess(model_a: list[str], model_b: list[str], outcomes: list[str]) -> tuple[Any, ...]:
+    models = list(dict.fromkeys(model_a + model_b))  # pd.factorize order
+    idx = {m: i for i, m in enumerate(models)}
+    schedule = np.full((len(model_a), 3), 1, dtype=np.int32)
+    schedule[:, 0] = [idx[m] for m in model_a]
+    schedule[:, 1] = [idx[m] for m in model_b]
+    out = np.asarray(outcomes)
+    schedule[out == "1", 2] = 2
+    schedule[out == "2", 2] = 0
+    matchups_outcomes, weights = np.unique(schedule, return_counts=True, axis=0)
+    matchups = matchups_outcomes[:, [0, 1]]
+    return (
+        matchups,
+        matchups_outcomes[:, 2].astype(np.float64) / 2.0,
+        models,
+        weights.astype(np.float64),
+    )
+
+
+def ref_loss_and_grad(
+    ratings: NDArray[np.float64], matchups: Any, outcomes: Any, weights: Any, alpha: float
+) -> Any:
+    matchup_ratings = ratings[matchups]
+    logits = alpha * (matchup_ratings[:, 0] - matchup_ratings[:, 1])
+    probs = expit(logits)
+    loss = -((np.log(probs) * outcomes + np.log(1.0 - probs) * (1.0 - outcomes)) * weights).sum()
+    matchups_grads = -alpha * (outcomes - probs) * weights
+    model_grad = np.zeros_like(ratings)
+    np.add.at(model_grad, matchups[:, [0, 1]], matchups_grads[:, None] * np.array([1.0, -1.0]))
+    return loss, model_grad
+
+
+def ref_fit_bt(
+    matchups: Any, outcomes: Any, weights: Any, n_models: int, alpha: float, tol: float = 1e-6
+) -> Any:
+    res = minimize(
+        fun=ref_loss_and_grad,
+        x0=np.zeros(n_models),
+        args=(matchups, outcomes, weights, alpha),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 100, "gtol": tol},  # FastChat also passes disp=False (deprecated)
+    )
+    return res["x"]
+
+
+def ref_bootstrap(
+    model_a: list[str], model_b: list[str], outcomes: list[str], num_round: int
+) -> tuple[Any, ...]:
+    matchups, outs, models, weights = ref_preprocess(model_a, model_b, outcomes)
+    rng = np.random.default_rng(seed=0)
+    idxs = rng.multinomial(n=len(model_a), pvals=weights / weights.sum(), size=num_round)
+    boot_weights = idxs.astype(np.float64) / len(model_a)
+    fn = partial(ref_fit_bt, matchups, outs, n_models=len(models), alpha=ALPHA)
+    with mp.Pool(os.cpu_count()) as pool:
+        results = list(pool.imap_unordered(fn, boot_weights))
+    point = ref_fit_bt(matchups, outs, weights, len(models), ALPHA)
+    return np.array(results), point, models
+
+
+# --- classic reference: sklearn LogisticRegression on a battle design matrix ---------
+
+
+def classic_fit(
+    a: NDArray[np.intp], b: NDArray[np.intp], codes: NDArray[np.intp], n_models: int
+) -> Any:
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+
+    # FastChat compute_elo_mle_with_tie: duplicate battles; a tie is one win each way.
+    a2, b2 = np.concatenate([a, a]), np.concatenate([b, b])
+    n = a2.size
+    x = np.zeros((n, n_models))
+    x[np.arange(n), a2] = +ALPHA
+    x[np.arange(n), b2] = -ALPHA
+    y = np.zeros(n)
+    y[np.concatenate([codes == 0, codes == 0])] = 1.0
+    tie_first_half = np.concatenate([codes == 2, np.zeros(codes.size, dtype=bool)])
+    y[tie_first_half] = 1.0
+    lr = LogisticRegression(fit_intercept=False, C=np.inf, tol=1e-6)  # C=inf: no penalty
+    lr.fit(x, y)
+    return lr.coef_[0]
+
+
+def classic_rounds(
+    a: NDArray[np.intp], b: NDArray[np.intp], codes: NDArray[np.intp], n_models: int, rounds: int
+) -> float:
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        idx = rng.integers(0, a.size, a.size)
+        classic_fit(a[idx], b[idx], codes[idx], n_models)
+    return time.perf_counter() - t0
+
+
+# --- independent exact maximum --------------------------------------------------------
+
+
+def exact_mle(first: Any, second: Any, counts: Any, n: int) -> NDArray[np.float64]:
+    """Plain dense Newton on the anchored problem (model 0 fixed at 0), to full precision.
+
+    Written independently of fairjudge's solver: anchored instead of gauge-fixed,
+    one problem at a time, Hessian assembled with ``np.add.at``.
+    """
+    s = counts[:, 0] + 0.5 * counts[:, 2]
+    t = counts.sum(axis=1)
+    theta = np.zeros(n)
+    for _ in range(200):
+        q = expit(theta[first] - theta[second])
+        r = s - t * q
+        grad = np.bincount(first, r, n) - np.bincount(second, r, n)
+        w = t * q * (1 - q)
+        hess = np.zeros((n, n))
+        np.add.at(hess, (first, second), -w)
+        np.add.at(hess, (second, first), -w)
+        hess[np.arange(n), np.arange(n)] = np.bincount(first, w, n) + np.bincount(second, w, n)
+        step = np.linalg.solve(hess[1:, 1:], grad[1:])
+        theta[1:] += step
+        if np.abs(step).max() < 1e-13:  # quadratic convergence: nothing left to gain
+            return theta
+    raise RuntimeError("exact fit did not converge")
+
+
+def to_elo(theta: NDArray[np.float64], anchor: int = 0) -> NDArray[np.float64]:
+    return 1000.0 + ELO_SCALE * (
+        theta - theta[..., [anchor]] if theta.ndim == 2 else theta - theta[anchor]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20,000 battles, 100 rounds")
+    parser.add_argument("--classic-rounds", type=int, default=5)
+    args = parser.parse_args()
+    n_battles, rounds = (20_000, 100) if args.quick else (200_000, 1000)
+    n_models, tie_rate, n_questions = 50, 0.10, 1000
+    data = simulate(n_models, n_battles, tie_rate, n_questions, seed=2024)
+    a_ = data["model_a"], data["model_b"], data["outcomes"]
+
+    # Warm up: fault in memory and import everything once, so the first timing is fair.
+    bradley_terry(*[x[:5000] for x in a_], n_resamples=50, seed=1)
+
+    t0 = time.perf_counter()
+    ours = bradley_terry(*a_, n_resamples=rounds, seed=0)
+    t_ours = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    ours_q = bradley_terry(*a_, questions=data["questions"], n_resamples=rounds, seed=0)
+    t_ours_q = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    ref_rounds, ref_point, ref_models = ref_bootstrap(*a_, num_round=rounds)
+    t_modern = time.perf_counter() - t0
+
+    models, ia, ib, codes = encode_battles(*a_)
+    t_classic = classic_rounds(ia, ib, codes, len(models), args.classic_rounds)
+    t_classic_1000 = t_classic / args.classic_rounds * rounds
+
+    # Accuracy against an independent exact maximum: the point fit ...
+    pdata = pair_data(len(models), ia, ib, codes)
+    exact = to_elo(exact_mle(pdata.first, pdata.second, pdata.counts, len(models)))
+    ours_elo = np.array([ours.rating(m).rating for m in models])
+    point_diff = float(np.abs(ours_elo - exact).max())
+    ref_map = [ref_models.index(m) for m in models]
+    # FastChat fits on the log10 scale: Elo = 400 * rating + offset.
+    ref_elo = 1000.0 + 400.0 * (ref_point[ref_map] - ref_point[ref_map][0])
+    ref_point_diff = float(np.abs(ref_elo - exact).max())
+
+    # ... and bootstrap rounds: our batched solver vs the exact fit, on the same counts.
+    rng = np.random.default_rng(7)
+    sample = multinomial_counts(pdata.counts.reshape(-1), 20, rng).reshape(20, -1, 3)
+    start = np.log(10.0) / 400.0 * (ours_elo - ours_elo.mean())
+    batched, _ = bt_newton(pdata.first, pdata.second, sample, start, l2=0.0)
+    round_diff = 0.0
+    for k in range(sample.shape[0]):
+        ex = to_elo(exact_mle(pdata.first, pdata.second, sample[k], len(models)))
+        round_diff = max(round_diff, float(np.abs(to_elo(batched[k]) - ex).max()))
+
+    # Interval agreement with the modern reference (different random draws: Monte Carlo noise).
+    ref_boot = 1000.0 + 400.0 * (ref_rounds[:, ref_map] - ref_rounds[:, ref_map][:, [0]])
+    ref_lo, ref_hi = np.quantile(ref_boot, [0.025, 0.975], axis=0)
+    ours_lo = np.array([ours.rating(m).ci.low for m in models])
+    ours_hi = np.array([ours.rating(m).ci.high for m in models])
+    ci_gap = float(max(np.abs(ours_lo - ref_lo).max(), np.abs(ours_hi - ref_hi).max()))
+    q_width = np.array([ours_q.rating(m).ci.high - ours_q.rating(m).ci.low for m in models])
+    width_ratio = float(np.median(q_width[1:] / (ours_hi - ours_lo)[1:]))  # [0] is the anchor
+
+    rows = [
+        [
+            "fairjudge (battles)",
+            f"{t_ours:.2f}",
+            f"{t_modern / t_ours:.1f}x",
+            f"{t_classic_1000 / t_ours:.0f}x",
+            "measured",
+        ],
+        [
+            "fairjudge (questions)",
+            f"{t_ours_q:.2f}",
+            f"{t_modern / t_ours_q:.1f}x",
+            f"{t_classic_1000 / t_ours_q:.0f}x",
+            "measured",
+        ],
+        [
+            "modern reference (FastChat L-BFGS)",
+            f"{t_modern:.2f}",
+            "1.0x",
+            "",
+            f"measured, Pool({os.cpu_count()})",
+        ],
+        [
+            "classic reference (sklearn LR)",
+            f"{t_classic_1000:.0f}",
+            f"{t_modern / t_classic_1000:.2f}x",
+            "1x",
+            f"{args.classic_rounds} rounds timed ({t_classic:.1f} s), "
+            f"x{rounds // args.classic_rounds} extrapolated",
+        ],
+    ]
+    print(
+        f"Bradley-Terry fit + {rounds} bootstrap rounds: {n_battles:,} battles, {n_models} models, "
+        f"{tie_rate:.0%} ties, {n_questions} questions"
+    )
+    print(table(["approach", "seconds", "vs modern", "vs classic", "note"], rows, left=(0, 4)))
+    print()
+    print(
+        table(
+            ["accuracy check", "max |Elo diff|"],
+            [
+                ["fairjudge point fit vs exact MLE", f"{point_diff:.2e}"],
+                ["fairjudge bootstrap rounds vs exact MLE (20 rounds)", f"{round_diff:.2e}"],
+                ["modern reference point fit vs exact MLE", f"{ref_point_diff:.2e}"],
+                ["95% CI bounds: fairjudge vs modern reference (MC noise)", f"{ci_gap:.2f}"],
+            ],
+        )
+    )
+    print(f"\nMedian CI width, questions / battles bootstrap: {width_ratio:.2f}")
+    path = write_json(
+        "bench_bt",
+        {
+            "config": {
+                "n_battles": n_battles,
+                "n_models": n_models,
+                "tie_rate": tie_rate,
+                "n_questions": n_questions,
+                "rounds": rounds,
+                "classic_rounds_timed": args.classic_rounds,
+            },
+            "seconds": {
+                "fairjudge_battles": t_ours,
+                "fairjudge_questions": t_ours_q,
+                "modern_reference": t_modern,
+                "classic_reference_extrapolated": t_classic_1000,
+                "classic_reference_timed": t_classic,
+            },
+            "speedup_vs_modern": t_modern / t_ours,
+            "speedup_vs_classic": t_classic_1000 / t_ours,
+            "max_abs_elo_diff": {
+                "point_vs_exact": point_diff,
+                "bootstrap_rounds_vs_exact": round_diff,
+                "modern_reference_point_vs_exact": ref_point_diff,
+                "ci_bounds_vs_modern_reference": ci_gap,
+            },
+            "median_ci_width_ratio_questions_over_battles": width_ratio,
+            "environment": environment(),
+        },
+    )
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

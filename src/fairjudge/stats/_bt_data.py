@@ -1,0 +1,150 @@
+"""Battles as data: validation, integer codes, per-pair counts, identifiability.
+
+Shared by every Bradley-Terry fit (plain, style-controlled, system-level agreement)
+and by online Elo, so that they all accept and reject the same inputs with the same
+messages.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairjudge._errors import ConfigError, InputError
+from fairjudge.stats._bt_bootstrap import PairData
+from fairjudge.stats._bt_solvers import mle_exists, reachable_from
+from fairjudge.stats._validate import check_labels, check_outcomes, check_same_length
+
+__all__ = [
+    "check_identified",
+    "encode_battles",
+    "model_counts",
+    "pair_data",
+    "resolve_anchor",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+
+def encode_battles(
+    model_a: Sequence[str], model_b: Sequence[str], outcomes: Sequence[str]
+) -> tuple[tuple[str, ...], IntArray, IntArray, IntArray]:
+    """Validate battles and map them to integer codes.
+
+    Returns:
+        The models in alphabetical order, the index of each battle's model A and
+        model B, and the outcome codes (0: A won, 1: B won, 2: tie).
+
+    Raises:
+        InputError: Mismatched lengths, a bad name or outcome, or a self-battle.
+    """
+    n = check_same_length(model_a=model_a, model_b=model_b, outcomes=outcomes)
+    if n == 0:
+        raise InputError("model_a, model_b and outcomes are empty; a rating needs battles")
+    names_a, distinct_a = check_labels("model_a", model_a)
+    names_b, distinct_b = check_labels("model_b", model_b)
+    codes = check_outcomes("outcomes", outcomes)
+    models = tuple(sorted(distinct_a | distinct_b))
+    index = {m: i for i, m in enumerate(models)}
+    a = np.fromiter(map(index.__getitem__, names_a), dtype=np.intp, count=n)
+    b = np.fromiter(map(index.__getitem__, names_b), dtype=np.intp, count=n)
+    same = np.flatnonzero(a == b)
+    if same.size:
+        i = int(same[0])
+        raise InputError(
+            f"model_a[{i}] and model_b[{i}] are both {names_a[i]!r}; a model cannot battle itself"
+        )
+    return models, a, b, codes
+
+
+def pair_data(n_models: int, a: IntArray, b: IntArray, codes: IntArray) -> PairData:
+    """Merge battles into counts per unordered pair and outcome."""
+    first = np.minimum(a, b)
+    second = np.maximum(a, b)
+    # Outcome from the point of view of `first`: 0 it won, 1 `second` won, 2 tie.
+    flipped = a > b
+    rel = codes.copy()
+    rel[flipped & (codes == 0)] = 1
+    rel[flipped & (codes == 1)] = 0
+    keys, pair_of_battle = np.unique(first * n_models + second, return_inverse=True)
+    cells = pair_of_battle.astype(np.intp) * 3 + rel
+    counts = np.bincount(cells, minlength=3 * keys.size).astype(np.float64).reshape(-1, 3)
+    return PairData(
+        n_models=n_models,
+        first=(keys // n_models).astype(np.intp),
+        second=(keys % n_models).astype(np.intp),
+        counts=counts,
+        cells=cells,
+    )
+
+
+def resolve_anchor(models: tuple[str, ...], anchor: str | None, anchor_rating: float) -> int:
+    """Index of the anchor model (default: the first alphabetically).
+
+    Raises:
+        ConfigError: Unknown anchor, or a non-finite ``anchor_rating``.
+    """
+    if anchor is None:
+        anchor = models[0]
+    if anchor not in models:
+        raise ConfigError(f"anchor {anchor!r} is not one of the models; known: {list(models)[:10]}")
+    if (
+        isinstance(anchor_rating, bool)
+        or not isinstance(anchor_rating, int | float)
+        or not math.isfinite(anchor_rating)
+    ):
+        raise ConfigError(f"anchor_rating must be a finite number; got {anchor_rating!r}")
+    return models.index(anchor)
+
+
+def check_identified(
+    data: PairData, models: tuple[str, ...], anchor: int, l2: float, name: str = "outcomes"
+) -> None:
+    """Raise unless every rating is identified and (without a penalty) finite.
+
+    ``name`` is the parameter that holds the outcomes, for the message.
+
+    Raises:
+        InputError: Models never compared with the anchor's group, or, with
+            ``l2 == 0``, a group that never lost, so the maximum is at infinity.
+    """
+    total = data.counts.sum(axis=1)
+    reach = reachable_from(data.first, data.second, total, data.n_models, anchor)
+    if not reach.all():
+        apart = [models[i] for i in np.flatnonzero(~reach)][:5]
+        raise InputError(
+            f"model_a/model_b: models {apart} are never compared, directly or through other "
+            f"models, with {models[anchor]!r}; their ratings cannot share one scale. Add battles "
+            "between the groups, or rate each group separately"
+        )
+    if l2 == 0.0:
+        score = data.counts[:, 0] + 0.5 * data.counts[:, 2]
+        exists, labels = mle_exists(data.first, data.second, score, total, data.n_models)
+        if not exists:
+            groups = [
+                [models[i] for i in np.flatnonzero(labels == g)][:4] for g in np.unique(labels)
+            ]
+            raise InputError(
+                f"{name}: the ratings have no finite maximum-likelihood value: some group of "
+                "models never lost (or tied) against the rest, so its ratings run off to "
+                f"infinity. Groups: {groups[:4]}. Pass l2 > 0 (for example l2=0.1) to shrink "
+                "ratings toward each other, or add battles"
+            )
+
+
+def model_counts(data: PairData) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Wins, losses and ties of each model."""
+    n = data.n_models
+    c = data.counts
+
+    def tally(col_first: int, col_second: int) -> FloatArray:
+        out = np.bincount(data.first, c[:, col_first], n) + np.bincount(
+            data.second, c[:, col_second], n
+        )
+        return np.asarray(out, dtype=np.float64)
+
+    return tally(0, 1), tally(1, 0), tally(2, 2)
