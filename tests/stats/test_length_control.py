@@ -80,3 +80,15 @@ def test_errors_name_parameter_and_value() -> None:
         length_controlled_win_rate(["1", "2"], [1, 2, 3], [1, 2])
     with pytest.raises(ConfigError, match=r"level must be a number in \(0, 1\), e.g. 0.95; got 95"):
         length_controlled_win_rate(["1", "2"], [1, 2], [1, 2], level=95)
+
+
+def test_perfect_length_separation_is_not_identified() -> None:
+    from fairjudge import InputError
+    from fairjudge.stats import length_controlled_win_rate
+
+    # The longer answer always wins: no information about equal-length preference.
+    lengths_1 = [10, 200, 30, 400, 50, 600, 70, 800]
+    lengths_2 = [100, 20, 300, 40, 500, 60, 700, 80]
+    outcomes = ["1" if a > b else "2" for a, b in zip(lengths_1, lengths_2, strict=True)]
+    with pytest.raises(InputError, match="separated by answer length"):
+        length_controlled_win_rate(outcomes, lengths_1, lengths_2, n_resamples=50)

@@ -281,5 +281,5 @@ def _report(
         Console(),
         title=title,
         run=run,
-        length_control=lc if isinstance(lc, LengthControlledWinRate) else None,
+        length_control=lc,
     )

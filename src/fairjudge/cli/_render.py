@@ -41,7 +41,7 @@ def render_comparison(
     *,
     title: str,
     run: dict[str, Any] | None = None,
-    length_control: LengthControlledWinRate | None = None,
+    length_control: LengthControlledWinRate | str | None = None,
 ) -> None:
     """Print the comparison table, the naive baseline beside it, and a plain verdict."""
     level = round(float(result.settings.get("level", 0.95)) * 100)
@@ -53,7 +53,9 @@ def render_comparison(
     w = result.win_rate
     if w is not None:
         table.add_row("wins / ties / losses", f"{w.wins} / {w.ties} / {w.losses}")
-    if length_control is not None:
+    if isinstance(length_control, str):
+        table.add_row("length-controlled win rate", f"n/a: {length_control}")
+    elif length_control is not None:
         lc = length_control
         table.add_row(
             "length-controlled win rate", f"{lc.estimate:.3f}  [{lc.ci.low:.3f}, {lc.ci.high:.3f}]"

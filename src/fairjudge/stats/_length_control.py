@@ -53,6 +53,10 @@ __all__ = ["LengthControlledWinRate", "length_controlled_win_rate"]
 
 FloatArray = NDArray[np.float64]
 
+# Over the tanh range [-1, 1], a coefficient of 15 already means odds of e^30: a fit
+# past it is running off to infinity, not estimating anything.
+_MAX_LENGTH_COEFFICIENT = 15.0
+
 _SCORE = np.array([1.0, 0.0, 0.5])  # outcome codes "1", "2", "tie" -> score of system 1
 
 
@@ -256,6 +260,15 @@ def length_controlled_win_rate(
     delta = len1 - len2
     theta, beta = _fit(y, delta, np.ones((1, n)))
     sd = float(_weighted_sd(delta, np.ones((1, n)))[0])
+    if abs(float(beta[0])) > _MAX_LENGTH_COEFFICIENT:
+        # Perfect (or quasi-perfect) separation: the likelihood keeps rising as beta
+        # grows, so theta, and the win rate at equal length, are not identified.
+        raise InputError(
+            "the verdicts are (almost) perfectly separated by answer length "
+            f"(length coefficient {float(beta[0]):.1f} and still growing): the judge's "
+            "preference is explained by length alone, so the win rate at equal length "
+            "is not identified"
+        )
 
     if questions is None:
         clusters, k = np.arange(n), n
