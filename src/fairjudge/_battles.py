@@ -61,6 +61,10 @@ class Battles:
     model_b: list[str]
     outcomes: list[Outcome]
     questions: list[str]
+    answers_a: list[str] | None = None
+    """Model A's answer per battle, when known (needed for style control)."""
+    answers_b: list[str] | None = None
+    """Model B's answer per battle, when known."""
 
 
 def _text(row: dict[str, object], key: str, path: str, line: int) -> str:

@@ -92,3 +92,29 @@ def test_battles_input_and_errors(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="duplicate answer"):
         load_ranking_input(dup)
+
+
+def test_style_control_shrinks_a_pure_length_effect() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "rank",
+            str(EXAMPLE),
+            "--judge",
+            "python:examples.judges:longer",
+            "--bootstrap",
+            "100",
+            "--style-control",
+            "--l2",
+            "0.5",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output[result.output.index("{") :])
+    plain = {r["model"]: r["rating"] for r in payload["ratings"]}
+    styled = {r["model"]: r["rating"] for r in payload["style_control"]["ratings"]}
+    coefs = {c["name"]: c["estimate"] for c in payload["style_control"]["coefficients"]}
+    assert coefs["length"] > 1.0  # the judge rewards length, and style control sees it
+    # With length explained, the spread between best and worst model shrinks.
+    assert max(styled.values()) - min(styled.values()) < max(plain.values()) - min(plain.values())

@@ -117,7 +117,7 @@ def _print(report: dict[str, Any], console: Console) -> None:
     )
     for key in ("agreement", "correlation", "system", "position_bias"):
         if key in report:
-            console.print(report[key].summary(), highlight=False)
+            console.print(report[key].summary(), highlight=False, markup=False)
             console.print()
     if "system_error" in report:
         console.print(f"system-level correlation skipped: {report['system_error']}")

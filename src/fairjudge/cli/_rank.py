@@ -11,10 +11,11 @@ from rich.console import Console
 from rich.table import Table
 
 from fairjudge._battles import Battles, load_ranking_input, make_pairs
+from fairjudge._errors import ConfigError
 from fairjudge._evaluate import evaluate_pairs
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._compare import DEFAULT_STORE, build_judge, close_judge, write_jsonl_atomic
-from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
+from fairjudge.stats import BradleyTerryResult, bradley_terry, style_controlled_bradley_terry
 
 __all__ = ["rank"]
 
@@ -57,7 +58,7 @@ def _judge_battles(
             f"({result.n_parse_failures} parse failures, {result.n_call_errors} call errors): "
             "left out of the ranking, never counted as ties"
         )
-    battles = Battles([], [], [], [])
+    battles = Battles([], [], [], [], [], [])
     for j in result.judgments:
         if j.outcome is None or j.item.model_1 is None or j.item.model_2 is None:
             continue
@@ -65,6 +66,9 @@ def _judge_battles(
         battles.model_b.append(j.item.model_2)
         battles.outcomes.append(j.outcome)
         battles.questions.append(j.item.cluster_key)
+        if battles.answers_a is not None and battles.answers_b is not None:
+            battles.answers_a.append(j.item.answer_1)
+            battles.answers_b.append(j.item.answer_2)
     return battles
 
 
@@ -127,6 +131,10 @@ def rank(
         bool, typer.Option("--json", help="Print the leaderboard as JSON.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    style_control: Annotated[
+        bool,
+        typer.Option(help="Also fit Arena-Hard style control (length, headers, lists, bold)."),
+    ] = False,
 ) -> None:
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
     battles = _judge_battles(
@@ -150,8 +158,6 @@ def rank(
     )
     tie_model: Literal["half", "davidson"] = "davidson" if ties == "davidson" else "half"
     if ties not in ("half", "davidson"):
-        from fairjudge._errors import ConfigError
-
         raise ConfigError(f"--ties must be half or davidson; got {ties!r}")
     result = bradley_terry(
         battles.model_a,
@@ -164,7 +170,29 @@ def rank(
         n_resamples=bootstrap,
         seed=seed,
     )
+    styled = None
+    if style_control:
+        if battles.answers_a is None or battles.answers_b is None:
+            raise ConfigError("--style-control needs the answers: give long-format input")
+        styled = style_controlled_bradley_terry(
+            battles.model_a,
+            battles.model_b,
+            [o.value for o in battles.outcomes],
+            battles.answers_a,
+            battles.answers_b,
+            questions=battles.questions,
+            anchor=anchor,
+            anchor_rating=anchor_rating,
+            l2=l2,
+            n_resamples=bootstrap,
+            seed=seed,
+        )
     if json_output:
-        typer.echo(json.dumps(result.to_dict(), indent=2))
+        payload = result.to_dict()
+        if styled is not None:
+            payload["style_control"] = styled.to_dict()
+        typer.echo(json.dumps(payload, indent=2))
     else:
         _render(result, Console())
+        if styled is not None:
+            Console().print(styled.summary(), highlight=False, markup=False)
