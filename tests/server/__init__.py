@@ -1,0 +1,37 @@
+"""A scripted OpenAI-compatible judge server for tests and benchmarks.
+
+In-process (a background thread): :class:`JudgeServer`, or the ``judge_server``
+fixture in ``tests/conftest.py``. As a process: ``python -m tests.server --help`` or
+:class:`ServerProcess`.
+"""
+
+from tests.server._app import ScriptedJudge
+from tests.server._http import JudgeServer, ServerProcess
+from tests.server._script import (
+    DEFAULT_API_KEY,
+    GARBAGE_TEXT,
+    JUDGES,
+    Fault,
+    Pair,
+    Script,
+    correct_judge,
+    count_tokens,
+    extract_pair,
+    top_logprobs,
+)
+
+__all__ = [
+    "DEFAULT_API_KEY",
+    "GARBAGE_TEXT",
+    "JUDGES",
+    "Fault",
+    "JudgeServer",
+    "Pair",
+    "Script",
+    "ScriptedJudge",
+    "ServerProcess",
+    "correct_judge",
+    "count_tokens",
+    "extract_pair",
+    "top_logprobs",
+]

@@ -1,0 +1,350 @@
+"""Judge-call throughput: fairjudge's runner against a bare ``AsyncOpenAI`` client.
+
+Setup: the scripted OpenAI-compatible server (``tests/server``) runs as its own process
+with a fixed latency of 1 s per call (real judge calls take 0.5-5 s), judging by
+length and returning top-20 logprobs. 2,000 items are rendered with the ``default``
+template in both orders: 4,000 calls.
+
+For each concurrency (16, 64, 256), in one run:
+
+- ``bare``: the official ``AsyncOpenAI`` client (SDK retries off) behind an
+  ``asyncio.Semaphore`` of that size, one task per call, ``chat.completions.create``
+  with the same messages and parameters. It gets the same connection pool as
+  fairjudge (keep-alive for every slot), so the comparison is not flattered by the
+  SDK's default of 100 idle connections.
+- ``runner``: ``fairjudge.runner.run_calls`` with the ``OpenAIBackend``, a fresh
+  SQLite store on disk, and a parser like ``LLMJudge``'s (verdict + probabilities):
+  hashing, store writes and parsing are all inside the timing.
+- ``cached``: the same ``run_calls`` again on the same store; must make 0 requests.
+- ``backend`` (``--clients`` only): ``OpenAIBackend.complete`` behind a semaphore,
+  no runner, to split the runner's cost from the backend's.
+
+Reported: calls/s against the ideal (concurrency / latency), the share of the bare
+client's rate, client CPU per call (``time.process_time()`` of this process, all
+threads), the server's CPU per call, and the kernel's listen-queue overflow counter
+(``TcpExtListenOverflows``), which must not move: if it does, the server was the
+bottleneck and the numbers are void.
+
+Run: ``python benchmarks/bench_throughput.py`` (about 12 minutes);
+``--items 200 --concurrency 64`` for a quick run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import openai  # noqa: E402
+from _common import environment, table, write_json  # noqa: E402
+
+from fairjudge.judges._base import CallSpec, Completion  # noqa: E402
+from fairjudge.judges._openai import OpenAIBackend, pooled_http_client  # noqa: E402
+from fairjudge.prompts import get_template, parse_verdict, probabilities_from_logprobs  # noqa: E402
+from tests.server import DEFAULT_API_KEY, ServerProcess  # noqa: E402
+
+MODEL = "bench-judge"
+WORDS = ["the", "answer", "depends", "on", "careful", "reasoning", "about", "each", "step"]
+
+
+# -- inputs ----------------------------------------------------------------------------
+
+
+def build_specs(backend: OpenAIBackend, n_items: int) -> list[CallSpec]:
+    """Both orders of ``n_items`` synthetic items, rendered with the default template."""
+    template = get_template("default")
+    params = backend.default_params(verdict_only=template.verdict_only)
+    specs = []
+    for i in range(n_items):
+        question = f"Question {i}: explain step {i % 97} of the proof in plain words."
+        one = " ".join(WORDS[: 3 + i % 11]) + f" (item {i}, system 1)"
+        two = " ".join(WORDS[: 3 + (i * 7) % 13]) + f" (item {i}, system 2)"
+        for a, b in ((one, two), (two, one)):
+            specs.append(
+                CallSpec(
+                    backend=backend.name,
+                    model=backend.model,
+                    base_url=backend.base_url,
+                    messages=template.render(question, a, b),
+                    template=template.name,
+                    template_version=template.version,
+                    params=params,
+                )
+            )
+    return specs
+
+
+def parse(spec: CallSpec, completion: Completion) -> dict[str, Any]:
+    """What ``LLMJudge`` stores for a reply: the verdict and its probabilities."""
+    verdict = parse_verdict(completion.text)
+    if not hasattr(verdict, "value"):
+        return {"verdict": None, "failure": "parse_failure"}
+    probs = probabilities_from_logprobs(completion.top_logprobs or {})
+    return {"verdict": verdict.value, "probabilities": probs.to_dict() if probs else None}
+
+
+# -- measurement -----------------------------------------------------------------------
+
+
+def listen_overflows() -> int:
+    """``TcpExtListenOverflows``: SYNs dropped because an accept queue was full."""
+    lines = Path("/proc/net/netstat").read_text().splitlines()
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
+        if names.startswith("TcpExt:"):
+            table_ = dict(zip(names.split()[1:], values.split()[1:], strict=True))
+            return int(table_["ListenOverflows"])
+    return -1
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of another process, from ``/proc/PID/stat``."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(
+    label: str,
+    concurrency: int,
+    n_calls: int,
+    server: ServerProcess,
+    latency: float,
+    work: Callable[[], Awaitable[None]],
+) -> dict[str, Any]:
+    server.reset()
+    overflows, server_cpu = listen_overflows(), process_cpu(server.pid)
+    cpu, wall = time.process_time(), time.perf_counter()
+    await work()
+    wall = time.perf_counter() - wall
+    cpu = time.process_time() - cpu
+    stats = server.stats()
+    ideal = concurrency / latency
+    return {
+        "client": label,
+        "concurrency": concurrency,
+        "calls": n_calls,
+        "requests": stats.get("requests", 0),
+        "connections": stats.get("connections", 0),
+        "max_in_flight": stats.get("max_in_flight", 0),
+        "wall_s": wall,
+        "calls_per_s": n_calls / wall,
+        "ideal_calls_per_s": ideal,
+        "pct_ideal": 100 * n_calls / wall / ideal,
+        "cpu_ms_per_call": 1000 * cpu / n_calls,
+        "server_cpu_ms_per_call": 1000 * (process_cpu(server.pid) - server_cpu) / n_calls,
+        "listen_overflows": listen_overflows() - overflows,
+    }
+
+
+# -- the clients -----------------------------------------------------------------------
+
+
+async def bare_client(specs: Sequence[CallSpec], base_url: str, concurrency: int) -> None:
+    """The baseline: the official SDK, a semaphore, one task per call."""
+    client = openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key=DEFAULT_API_KEY,
+        max_retries=0,
+        timeout=60.0,
+        http_client=pooled_http_client(openai, concurrency, 60.0),
+    )
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(spec: CallSpec) -> str | None:
+        async with semaphore:
+            reply = await client.chat.completions.create(
+                model=spec.model,
+                messages=[{"role": r, "content": c} for r, c in spec.messages],
+                **spec.params,
+            )
+            return reply.choices[0].message.content
+
+    try:
+        texts = await asyncio.gather(*(one(s) for s in specs))
+    finally:
+        await client.close()
+    assert all(texts), "the bare client got an empty reply"
+
+
+async def backend_only(backend: OpenAIBackend, specs: Sequence[CallSpec], concurrency: int) -> None:
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(spec: CallSpec) -> Completion:
+        async with semaphore:
+            return await backend.complete(spec)
+
+    await asyncio.gather(*(one(s) for s in specs))
+
+
+async def runner(
+    backend: OpenAIBackend, specs: Sequence[CallSpec], store_path: Path, concurrency: int
+) -> dict[str, Any]:
+    """fairjudge's engine, as ``LLMJudge`` drives it: store, hashing, retries, parsing."""
+    from fairjudge.runner import Store, run_calls
+
+    with Store(store_path) as store:
+        result = await run_calls(
+            backend, specs, store=store, concurrency=concurrency, progress="quiet", parse=parse
+        )
+    summary = result.summary
+    return {"made": summary.made, "cached": summary.cached, "failed": summary.failed}
+
+
+# -- main ------------------------------------------------------------------------------
+
+
+async def bench(args: argparse.Namespace) -> dict[str, Any]:
+    os.environ["OPENAI_API_KEY"] = DEFAULT_API_KEY
+    clients = set(args.clients.split(","))
+    rows: list[dict[str, Any]] = []
+    server_args = ["--latency", str(args.latency), "--judge", "longer"]
+    with ServerProcess(*server_args) as server, tempfile.TemporaryDirectory() as tmp:
+        probe = OpenAIBackend(MODEL, base_url=server.base_url)
+        specs = build_specs(probe, args.items)
+        await probe.aclose()
+        n = len(specs)
+        for c in args.concurrency:
+            print(f"concurrency {c}: {n} calls per client ...", file=sys.stderr, flush=True)
+            if "bare" in clients:
+                rows.append(
+                    await measure(
+                        "bare AsyncOpenAI",
+                        c,
+                        n,
+                        server,
+                        args.latency,
+                        lambda c=c: bare_client(specs, server.base_url, c),
+                    )
+                )
+            if "backend" in clients:
+                backend = OpenAIBackend(MODEL, base_url=server.base_url, max_connections=c)
+                row = await measure(
+                    "OpenAIBackend only",
+                    c,
+                    n,
+                    server,
+                    args.latency,
+                    lambda b=backend, c=c: backend_only(b, specs, c),
+                )
+                await backend.aclose()
+                rows.append(row)
+            if "runner" in clients:
+                store_path = Path(tmp) / f"store-{c}.sqlite"
+                for label in ("fairjudge runner", "fairjudge cached rerun"):
+                    backend = OpenAIBackend(MODEL, base_url=server.base_url, max_connections=c)
+                    outcome: dict[str, Any] = {}
+
+                    async def work(
+                        b: OpenAIBackend = backend,
+                        c: int = c,
+                        path: Path = store_path,
+                        out: dict[str, Any] = outcome,
+                    ) -> None:
+                        out.update(await runner(b, specs, path, c))
+
+                    row = await measure(label, c, n, server, args.latency, work)
+                    await backend.aclose()
+                    rows.append(row | outcome)
+            for row in rows:
+                if row["concurrency"] == c:
+                    print(f"  {row['client']}: {row['calls_per_s']:.1f} calls/s", file=sys.stderr)
+    return {"rows": rows}
+
+
+def compare(rows: list[dict[str, Any]]) -> None:
+    """Add the ratios the targets are stated in."""
+    by = {(r["client"], r["concurrency"]): r for r in rows}
+    for r in rows:
+        bare = by.get(("bare AsyncOpenAI", r["concurrency"]))
+        uncached = by.get(("fairjudge runner", r["concurrency"]))
+        if bare and r is not bare:
+            r["throughput_vs_bare"] = r["calls_per_s"] / bare["calls_per_s"]
+            r["cpu_vs_bare"] = r["cpu_ms_per_call"] / bare["cpu_ms_per_call"]
+        if uncached and r["client"] == "fairjudge cached rerun":
+            r["speedup_vs_uncached"] = uncached["wall_s"] / r["wall_s"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=2000, help="items (2 calls each)")
+    parser.add_argument(
+        "--concurrency",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[16, 64, 256],
+        help="comma-separated, e.g. 16,64,256",
+    )
+    parser.add_argument("--latency", type=float, default=1.0, help="server seconds per call")
+    parser.add_argument(
+        "--clients", default="bare,runner", help="any of bare,runner,backend (comma-separated)"
+    )
+    args = parser.parse_args(argv)
+
+    load_before = os.getloadavg()
+    result = asyncio.run(bench(args))
+    rows = result["rows"]
+    compare(rows)
+
+    def pct(row: dict[str, Any], key: str, scale: float = 100) -> str:
+        return f"{scale * row[key]:.0f}%" if key in row else "-"
+
+    headers = [
+        "client",
+        "conc",
+        "calls/s",
+        "% ideal",
+        "vs bare",
+        "CPU ms/call",
+        "CPU vs bare",
+        "server ms/call",
+        "wall s",
+        "requests",
+        "overflows",
+    ]
+    body = [
+        [
+            r["client"],
+            r["concurrency"],
+            f"{r['calls_per_s']:.1f}",
+            f"{r['pct_ideal']:.0f}%",
+            pct(r, "throughput_vs_bare"),
+            f"{r['cpu_ms_per_call']:.2f}",
+            f"{r['cpu_vs_bare']:.2f}x" if "cpu_vs_bare" in r else "-",
+            f"{r['server_cpu_ms_per_call']:.2f}",
+            f"{r['wall_s']:.1f}"
+            + (f" ({r['speedup_vs_uncached']:.0f}x faster)" if "speedup_vs_uncached" in r else ""),
+            r["requests"],
+            r["listen_overflows"],
+        ]
+        for r in rows
+    ]
+    print(table(headers, body))
+    path = write_json(
+        "bench_throughput",
+        {
+            "benchmark": "bench_throughput",
+            "items": args.items,
+            "calls_per_client": 2 * args.items,
+            "latency_s": args.latency,
+            "concurrency": args.concurrency,
+            "openai_sdk": openai.__version__,
+            "loadavg_before": load_before,
+            "loadavg_after": os.getloadavg(),
+            "environment": environment(),
+            "rows": rows,
+        },
+    )
+    print(f"\nwrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""Shared fixtures: the scripted OpenAI-compatible judge server on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.server import JudgeServer, Script
+
+
+@pytest.fixture
+def judge_server() -> Iterator[JudgeServer]:
+    """A scripted judge listening on a free port, in a background thread.
+
+    Defaults: always answers ``A``, no latency, no faults, logprobs when asked, and
+    requires ``server.api_key``. Change it with ``judge_server.configure(...)``; read
+    exact request counts with ``judge_server.count("requests")`` or ``.stats()``.
+    """
+    with JudgeServer(Script()) as server:
+        yield server
+
+
+@pytest.fixture
+def openai_env(judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> JudgeServer:
+    """The scripted server, with ``OPENAI_API_KEY`` set to its key for this test."""
+    assert judge_server.api_key is not None
+    monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return judge_server
