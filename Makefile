@@ -33,7 +33,7 @@ pytest: $(VENV)/.dev-installed
 test: lint typecheck pytest
 
 demo: $(VENV)/.demo-installed
-	$(BIN)/fairjudge compare examples/demo_pairs.jsonl --out .fairjudge/demo_results.jsonl
+	$(BIN)/fairjudge compare examples/demo_pairs.jsonl --rule soft --out .fairjudge/demo_results.jsonl
 
 clean:
 	rm -rf $(VENV) .fairjudge .mypy_cache .pytest_cache .ruff_cache

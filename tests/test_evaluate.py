@@ -146,3 +146,23 @@ def test_empty_and_bad_arguments() -> None:
         evaluate_pairs(longer, ITEMS, level=1.5)
     with pytest.raises(ValueError, match="conservative|rule|'nope'"):
         evaluate_pairs(longer, ITEMS, rule="nope")  # type: ignore[arg-type]
+
+
+def test_with_rule_reresolves_without_calling_again() -> None:
+    calls: list[int] = []
+
+    def judge(q: str, a: str, b: str) -> Probabilities:
+        calls.append(1)
+        return Probabilities(0.6, 0.3, 0.1) if len(a) > len(b) else Probabilities(0.5, 0.4, 0.1)
+
+    r = evaluate_pairs(judge, ITEMS[:2], seed=4)
+    n = len(calls)
+    soft = r.with_rule("soft")
+    assert len(calls) == n
+    assert r.has_probabilities
+    assert soft.settings["rule"] == "soft"
+    assert soft.settings["seed"] == 4
+    # Labels always say A: conservatively all ties; softly the longer answer leads.
+    assert r.win_rate is not None and r.win_rate.ties == 2
+    assert soft.judgments[0].score is not None and soft.judgments[0].score > 0.5
+    assert soft.judgments[1].score is not None and soft.judgments[1].score < 0.5

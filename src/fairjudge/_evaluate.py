@@ -111,6 +111,44 @@ class PairwiseResult:
     judgments: tuple[Judgment, ...]
     settings: dict[str, Any] = field(default_factory=dict)
 
+    def with_rule(
+        self, rule: Resolution | Literal["conservative", "lenient", "soft"]
+    ) -> PairwiseResult:
+        """The same calls resolved with another rule: no judge is called again.
+
+        Useful to show the seed's conservative result next to the soft one, or to
+        check how much a conclusion depends on the rule.
+        """
+        rule = Resolution(rule)
+        judgments = []
+        for j in self.judgments:
+            resolved = resolve(j.calls, rule)
+            if resolved is None:
+                judgments.append(Judgment(j.item, j.calls, rule, None, None, None, j.extra))
+            else:
+                outcome, score, consistent = resolved
+                judgments.append(
+                    Judgment(j.item, j.calls, rule, outcome, score, consistent, j.extra)
+                )
+        s = self.settings
+        result = _summarise(
+            judgments,
+            rule=rule,
+            rounds=int(s.get("rounds", 2)),
+            balanced=bool(s.get("balanced", True)),
+            seed=int(s.get("seed", 0)),
+            level=float(s.get("level", 0.95)),
+            n_resamples=int(s.get("n_resamples", 2000)),
+        )
+        extra = {k: v for k, v in s.items() if k not in result.settings}
+        result.settings.update(extra)
+        return result
+
+    @property
+    def has_probabilities(self) -> bool:
+        """Whether the judge gave probabilities (so the ``soft`` rule uses real ones)."""
+        return any(c.reply.probabilities is not None for j in self.judgments for c in j.calls)
+
     def summary(self) -> str:
         """A few human-readable lines."""
         lines = [f"items: {self.n_items} (unresolved: {self.n_unresolved})"]

@@ -268,8 +268,20 @@ def _report(
     result: PairwiseResult, *, run: dict[str, Any] | None, json_output: bool, title: str
 ) -> None:
     lc = length_controlled(result)
+    # The other informative rule, from the same calls: the seed's conservative result
+    # beside a soft one, or the soft one beside the seed's when probabilities exist.
+    rule = result.settings.get("rule")
+    alternatives: tuple[PairwiseResult, ...] = ()
+    if rule != "conservative":
+        alternatives = (result.with_rule("conservative"),)
+    elif result.has_probabilities:
+        alternatives = (result.with_rule("soft"),)
     if json_output:
         payload = result.to_dict()
+        payload["alternative_rules"] = {
+            str(a.settings.get("rule")): a.win_rate.to_dict() if a.win_rate else None
+            for a in alternatives
+        }
         payload["length_controlled_win_rate"] = (
             lc.to_dict() if isinstance(lc, LengthControlledWinRate) else {"skipped": lc}
         )
@@ -282,4 +294,5 @@ def _report(
         title=title,
         run=run,
         length_control=lc,
+        alternatives=alternatives,
     )

@@ -42,6 +42,7 @@ def render_comparison(
     title: str,
     run: dict[str, Any] | None = None,
     length_control: LengthControlledWinRate | str | None = None,
+    alternatives: tuple[PairwiseResult, ...] = (),
 ) -> None:
     """Print the comparison table, the naive baseline beside it, and a plain verdict."""
     level = round(float(result.settings.get("level", 0.95)) * 100)
@@ -49,7 +50,8 @@ def render_comparison(
     table.add_column("metric")
     table.add_column(f"value  [{level}% CI]")
     table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
-    table.add_row("win rate of model 1 (debiased)", _win(result.win_rate))
+    rule = result.settings.get("rule", "conservative")
+    table.add_row(f"win rate of model 1 (debiased, {rule})", _win(result.win_rate))
     w = result.win_rate
     if w is not None:
         table.add_row("wins / ties / losses", f"{w.wins} / {w.ties} / {w.losses}")
@@ -60,6 +62,8 @@ def render_comparison(
         table.add_row(
             "length-controlled win rate", f"{lc.estimate:.3f}  [{lc.ci.low:.3f}, {lc.ci.high:.3f}]"
         )
+    for alt in alternatives:
+        table.add_row(f"  same calls, {alt.settings.get('rule')} rule", _win(alt.win_rate))
     table.add_row("single-order win rate (naive)", _win(result.single_order))
     table.add_row("position consistency", _rate(result.position_consistency))
     table.add_row("first-position preference", _rate(result.first_position))

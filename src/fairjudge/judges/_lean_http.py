@@ -1,0 +1,389 @@
+"""A lean HTTP/1.1 client for OpenAI-compatible chat completions.
+
+Why it exists: the ``openai`` SDK spends 13-20 ms of CPU per call (request building,
+``httpx`` machinery, reply models). On a small machine that caps a judge run at about
+half of what the server could answer at concurrency 64. This client does only what a
+judge call needs, with asyncio streams, at under a millisecond per call:
+
+- ``POST {base_url}/chat/completions`` with a JSON body, ``http`` or ``https`` (the
+  ``ssl`` module's default context, which honours ``SSL_CERT_FILE``/``SSL_CERT_DIR``);
+- a keep-alive pool of at most ``max_connections`` sockets; calls beyond it wait for
+  one, and that wait counts against the timeout, as in the SDK;
+- replies framed by ``Content-Length``, ``Transfer-Encoding: chunked`` or, failing
+  both, the end of the connection; ``Connection: close`` is honoured; no compression
+  (``Accept-Encoding: identity``);
+- an idle connection the server closed is detected before reuse, and if the server
+  closes one before sending any byte of the reply, the request is sent once more on a
+  fresh connection (the race every keep-alive client has);
+- no redirects, proxies or retries: the backend only picks this client where no proxy
+  applies, and the runner retries.
+
+Errors: :class:`TimeoutError` when no complete reply arrives within ``timeout``;
+:class:`LeanTransportError` for everything else that prevents a reply (refused,
+reset, TLS failure, an unreadable reply). Neither ever carries the request, so the key
+in its ``Authorization`` header cannot leak into a message; :meth:`__repr__` leaves it
+out too. Status codes are not errors here: :class:`OpenAIBackend` maps them.
+
+The reply helpers at the bottom (:func:`completion_from_reply`, :func:`error_message`)
+read the JSON the way the SDK path reads its models, so both paths give the same
+:class:`~fairjudge.judges.Completion` and the same errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import getproxies_environment, proxy_bypass
+
+from fairjudge._errors import ConfigError, ServerError
+from fairjudge.judges._base import Completion
+
+__all__ = [
+    "LeanHTTPClient",
+    "LeanResponse",
+    "LeanTransportError",
+    "completion_from_reply",
+    "error_message",
+    "lean_applies",
+]
+
+_HEAD_LIMIT = 1 << 20  # bytes of status line + headers (or of one chunk-size line)
+
+
+class LeanTransportError(Exception):
+    """No usable reply: the connection failed, or the reply was not valid HTTP/1.1."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeanResponse:
+    """One HTTP reply.
+
+    Attributes:
+        status: The status code.
+        headers: Header names in lower case; repeated headers joined with ``", "``.
+        body: The body, de-chunked.
+    """
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+
+class _Connection:
+    __slots__ = ("reader", "writer")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @property
+    def usable(self) -> bool:
+        """False once the server closed its side (seen as EOF) or the socket failed."""
+        return not (
+            self.reader.at_eof() or self.writer.is_closing() or self.reader.exception() is not None
+        )
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError):  # its event loop is already closed
+            self.writer.close()
+
+
+class LeanHTTPClient:
+    """POST JSON to one HTTP/1.1 server over a pool of keep-alive connections.
+
+    Args:
+        base_url: ``http://`` or ``https://`` URL; paths are appended to it.
+        api_key: Sent as ``Authorization: Bearer <key>``; ``None`` sends no header.
+        headers: More request headers (e.g. ``OpenAI-Organization``).
+        timeout: Seconds for a whole call: waiting for a connection, connecting,
+            sending and reading the complete reply.
+        max_connections: Most sockets open at once, so also the most calls in flight.
+
+    Raises:
+        ConfigError: The URL is not ``http(s)``, or a header value cannot be sent.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        max_connections: int = 512,
+    ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(
+                f"the lean HTTP transport needs an http:// or https:// base URL, got {base_url!r}"
+            )
+        if max_connections < 1:
+            raise ConfigError(f"max_connections must be at least 1, got {max_connections}")
+        self._base_url = base_url.rstrip("/")
+        self._host = parts.hostname
+        self._port = parts.port or (443 if parts.scheme == "https" else 80)
+        self._ssl = ssl.create_default_context() if parts.scheme == "https" else None
+        self._prefix = parts.path.rstrip("/")
+        if not self._prefix.isascii():
+            raise ConfigError(f"the base URL path must be ASCII (percent-encoded): {parts.path!r}")
+        self._timeout = timeout
+        self._max_connections = max_connections
+        self.api_key = api_key
+        host = parts.netloc.rpartition("@")[2]  # never send userinfo in Host
+        fixed = {
+            "Host": host,
+            "User-Agent": "fairjudge",
+            "Accept": "application/json",
+            "Accept-Encoding": "identity",
+            "Content-Type": "application/json",
+            **(headers or {}),
+        }
+        if api_key is not None:
+            fixed["Authorization"] = f"Bearer {api_key}"
+        lines = []
+        for name, value in fixed.items():
+            if any(c in value for c in "\r\n\0") or not value.isascii():
+                # The value may be the key: name the header, never show the value.
+                raise ConfigError(f"the {name} header value has characters HTTP cannot send")
+            lines.append(f"{name}: {value}\r\n")
+        self._headers = "".join(lines).encode("ascii")
+        self._idle: list[_Connection] = []
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def __repr__(self) -> str:
+        return f"LeanHTTPClient(base_url={self._base_url!r})"
+
+    async def post(self, path: str, body: bytes) -> LeanResponse:
+        """Send ``POST {base_url}{path}`` with a JSON ``body`` and read the reply.
+
+        Raises:
+            TimeoutError: No complete reply within ``timeout`` (pool wait included).
+            LeanTransportError: The connection failed or the reply was not HTTP.
+        """
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop or self._slots is None:
+            # Sockets belong to one event loop; a backend reused under a new
+            # asyncio.run() starts a fresh pool rather than touching dead ones.
+            self._close_idle()
+            self._loop = loop
+            self._slots = asyncio.Semaphore(self._max_connections)
+        request = b"".join(
+            (
+                b"POST ",
+                (self._prefix + path).encode("ascii"),
+                b" HTTP/1.1\r\n",
+                self._headers,
+                b"Content-Length: %d\r\n\r\n" % len(body),
+                body,
+            )
+        )
+        async with asyncio.timeout(self._timeout), self._slots:
+            return await self._exchange(request)
+
+    async def _exchange(self, request: bytes) -> LeanResponse:
+        fresh = False  # after a stale keep-alive socket, resend on a new one
+        while True:
+            conn = None if fresh else self._take_idle()
+            reused = conn is not None
+            if conn is None:
+                conn = await self._connect()
+            received = False
+            try:
+                conn.writer.write(request)
+                await conn.writer.drain()
+                head = await conn.reader.readuntil(b"\r\n\r\n")
+                received = True
+                response, keep_alive = await _read_response(conn.reader, head)
+            except asyncio.IncompleteReadError as exc:
+                conn.close()
+                if reused and not received and not exc.partial:
+                    fresh = True
+                    continue  # closed while idle, before any byte of a reply: resend once
+                where = "in the middle of a reply" if received or exc.partial else "without a reply"
+                raise LeanTransportError(f"the server closed the connection {where}") from None
+            except (ConnectionError, ssl.SSLError) as exc:
+                conn.close()
+                if reused and not received:
+                    fresh = True
+                    continue  # reset while idle, before a reply's head: resend once
+                raise LeanTransportError(f"{type(exc).__name__}: {exc}") from None
+            except (ValueError, asyncio.LimitOverrunError) as exc:
+                conn.close()
+                raise LeanTransportError(f"unreadable HTTP reply: {exc}") from None
+            except BaseException:  # timeout or cancellation mid-call: the socket is dirty
+                conn.close()
+                raise
+            if keep_alive:
+                self._idle.append(conn)
+            else:
+                conn.close()
+            return response
+
+    def _take_idle(self) -> _Connection | None:
+        while self._idle:
+            conn = self._idle.pop()  # the most recently used is the least likely stale
+            if conn.usable:
+                return conn
+            conn.close()
+        return None
+
+    async def _connect(self) -> _Connection:
+        try:
+            reader, writer = await asyncio.open_connection(
+                self._host,
+                self._port,
+                ssl=self._ssl,
+                server_hostname=self._host if self._ssl else None,
+                limit=_HEAD_LIMIT,
+            )
+        except OSError as exc:  # refused, unreachable, DNS, TLS handshake (SSLError)
+            raise LeanTransportError(f"{type(exc).__name__}: {exc}") from None
+        return _Connection(reader, writer)
+
+    def _close_idle(self) -> None:
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    async def aclose(self) -> None:
+        """Close the idle connections (calls in flight close theirs when they end)."""
+        self._close_idle()
+        await asyncio.sleep(0)  # let the transports finish closing inside this loop
+
+
+async def _read_response(reader: asyncio.StreamReader, head: bytes) -> tuple[LeanResponse, bool]:
+    """Read the rest of a reply whose head is ``head``: ``(response, keep-alive?)``."""
+    while True:
+        lines = head[:-4].decode("latin-1").split("\r\n")
+        version, _, rest = lines[0].partition(" ")
+        if not version.startswith("HTTP/1."):
+            raise ValueError(f"not an HTTP/1.x status line: {lines[0][:80]!r}")
+        status = int(rest[:3])
+        if not 100 <= status < 200 or status == 101:
+            break
+        head = await reader.readuntil(b"\r\n\r\n")  # skip 100 Continue, 103 Early Hints
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if not sep:
+            raise ValueError(f"bad header line {line[:80]!r}")
+        key = name.strip().lower()
+        value = value.strip()
+        headers[key] = f"{headers[key]}, {value}" if key in headers else value
+    connection = headers.get("connection", "").lower()
+    keep_alive = "close" not in connection and (version == "HTTP/1.1" or "keep-alive" in connection)
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        body = await _read_chunked(reader)
+    elif "content-length" in headers:
+        body = await reader.readexactly(int(headers["content-length"]))
+    elif status in (204, 304):
+        body = b""
+    else:  # framed by the end of the connection
+        body = await reader.read()
+        keep_alive = False
+    return LeanResponse(status, headers, body), keep_alive
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    parts: list[bytes] = []
+    while True:
+        size_line = await reader.readuntil(b"\r\n")
+        size = int(size_line.split(b";", 1)[0].strip(), 16)
+        if size == 0:
+            while await reader.readuntil(b"\r\n") != b"\r\n":
+                pass  # trailers: ignored
+            return b"".join(parts)
+        parts.append(await reader.readexactly(size))
+        if await reader.readexactly(2) != b"\r\n":
+            raise ValueError("chunk not followed by CRLF")
+
+
+def lean_applies(base_url: str | None) -> bool:
+    """Whether ``transport="auto"`` picks this client for ``base_url``.
+
+    Yes for an ``http(s)://`` URL that no proxy variable (``HTTP_PROXY``,
+    ``HTTPS_PROXY``, ``ALL_PROXY``, either case, minus ``NO_PROXY``) applies to: the
+    SDK's HTTP stack speaks to proxies and this client does not. No for ``None`` (the
+    OpenAI API itself), where the SDK's own headers and behaviour are the reference.
+    """
+    if base_url is None:
+        return False
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    proxies = getproxies_environment()
+    if not (proxies.get(parts.scheme) or proxies.get("all")):
+        return True
+    return bool(proxy_bypass(parts.hostname))  # NO_PROXY
+
+
+# -- reading the reply ------------------------------------------------------------------
+
+
+def error_message(body: bytes) -> str:
+    """The server's error text from an error reply's body (unscrubbed).
+
+    ``{"error": {"message": ...}}`` (OpenAI, vLLM), ``{"error": "..."}`` or
+    ``{"message": ...}``, else the body as text, as the SDK path reads it.
+    """
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping):
+        inner = data.get("error", data)
+        message = inner.get("message") if isinstance(inner, Mapping) else inner
+        if message:
+            return str(message)
+    text = body.decode("utf-8", "replace").strip()
+    return text or "(empty body)"
+
+
+def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
+    """A :class:`Completion` from a parsed chat-completion reply.
+
+    Mirrors the SDK path field by field: the first choice's content (else its
+    refusal), the first token's top logprobs (unreadable ones are dropped, the text
+    still counts), the token usage and the model the server names.
+
+    Raises:
+        ServerError: The reply has no choices, or the first has no text.
+    """
+    try:
+        choice = reply["choices"][0]
+        message = choice["message"]
+        text = message.get("content")
+        if text is None:
+            text = message.get("refusal")
+    except (AttributeError, IndexError, TypeError, KeyError) as exc:
+        raise ServerError(f"openai backend: {where}: reply has no choices") from exc
+    if not isinstance(text, str):
+        raise ServerError(f"openai backend: {where}: reply has no text (content is null)")
+    top: dict[str, float] | None = None
+    try:
+        logprobs = choice.get("logprobs")
+        content = logprobs.get("content") if logprobs is not None else None
+        if content:
+            first = content[0]
+            top = {alt["token"]: float(alt["logprob"]) for alt in first.get("top_logprobs") or ()}
+            top.setdefault(first["token"], float(first["logprob"]))
+    except (AttributeError, TypeError, ValueError, KeyError):
+        top = None  # unreadable logprobs: the label still counts
+    usage = reply.get("usage")
+    if not isinstance(usage, Mapping):
+        usage = {}
+    return Completion(
+        text=text,
+        top_logprobs=top or None,
+        input_tokens=usage.get("prompt_tokens"),
+        output_tokens=usage.get("completion_tokens"),
+        latency_s=latency,
+        model=reply.get("model"),
+    )
