@@ -12,12 +12,14 @@ For each concurrency (16, 64, 256), in one run:
   with the same messages and parameters. It gets the same connection pool as
   fairjudge (keep-alive for every slot), so the comparison is not flattered by the
   SDK's default of 100 idle connections.
-- ``runner``: ``fairjudge.runner.run_calls`` with the ``OpenAIBackend``, a fresh
-  SQLite store on disk, and a parser like ``LLMJudge``'s (verdict + probabilities):
-  hashing, store writes and parsing are all inside the timing.
-- ``cached``: the same ``run_calls`` again on the same store; must make 0 requests.
-- ``backend`` (``--clients`` only): ``OpenAIBackend.complete`` behind a semaphore,
-  no runner, to split the runner's cost from the backend's.
+- ``runner-sdk``: ``fairjudge.runner.run_calls`` with ``OpenAIBackend(transport="sdk")``
+  (the SDK path), a fresh SQLite store on disk, and a parser like ``LLMJudge``'s
+  (verdict + probabilities): hashing, store writes and parsing are all inside the timing.
+- ``runner``: the same with the default transport (``"lean"`` for this server: the
+  plain asyncio HTTP/1.1 client), on its own fresh store.
+- ``cached``: the lean ``run_calls`` again on its store; must make 0 requests.
+- ``backend`` (``--clients`` only): ``OpenAIBackend.complete`` (lean) behind a
+  semaphore, no runner, to split the runner's cost from the backend's.
 
 Reported: calls/s against the ideal (concurrency / latency), the share of the bare
 client's rate, client CPU per call (``time.process_time()`` of this process, all
@@ -50,7 +52,7 @@ import openai  # noqa: E402
 from _common import environment, table, write_json  # noqa: E402
 
 from fairjudge.judges._base import CallSpec, Completion  # noqa: E402
-from fairjudge.judges._openai import OpenAIBackend, pooled_http_client  # noqa: E402
+from fairjudge.judges._openai import OpenAIBackend, Transport, pooled_http_client  # noqa: E402
 from fairjudge.prompts import get_template, parse_verdict, probabilities_from_logprobs  # noqa: E402
 from tests.server import DEFAULT_API_KEY, ServerProcess  # noqa: E402
 
@@ -238,23 +240,32 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 await backend.aclose()
                 rows.append(row)
+            runs: list[tuple[str, Transport, str]] = []
+            if "runner-sdk" in clients:
+                runs.append(("fairjudge runner (sdk)", "sdk", "sdk"))
             if "runner" in clients:
-                store_path = Path(tmp) / f"store-{c}.sqlite"
-                for label in ("fairjudge runner", "fairjudge cached rerun"):
-                    backend = OpenAIBackend(MODEL, base_url=server.base_url, max_connections=c)
-                    outcome: dict[str, Any] = {}
+                runs += [
+                    ("fairjudge runner (lean)", "lean", "lean"),
+                    ("fairjudge cached rerun", "lean", "lean"),
+                ]
+            for label, transport, store_name in runs:
+                store_path = Path(tmp) / f"store-{store_name}-{c}.sqlite"
+                backend = OpenAIBackend(
+                    MODEL, base_url=server.base_url, max_connections=c, transport=transport
+                )
+                outcome: dict[str, Any] = {}
 
-                    async def work(
-                        b: OpenAIBackend = backend,
-                        c: int = c,
-                        path: Path = store_path,
-                        out: dict[str, Any] = outcome,
-                    ) -> None:
-                        out.update(await runner(b, specs, path, c))
+                async def work(
+                    b: OpenAIBackend = backend,
+                    c: int = c,
+                    path: Path = store_path,
+                    out: dict[str, Any] = outcome,
+                ) -> None:
+                    out.update(await runner(b, specs, path, c))
 
-                    row = await measure(label, c, n, server, args.latency, work)
-                    await backend.aclose()
-                    rows.append(row | outcome)
+                row = await measure(label, c, n, server, args.latency, work)
+                await backend.aclose()
+                rows.append(row | outcome)
             for row in rows:
                 if row["concurrency"] == c:
                     print(f"  {row['client']}: {row['calls_per_s']:.1f} calls/s", file=sys.stderr)
@@ -266,7 +277,7 @@ def compare(rows: list[dict[str, Any]]) -> None:
     by = {(r["client"], r["concurrency"]): r for r in rows}
     for r in rows:
         bare = by.get(("bare AsyncOpenAI", r["concurrency"]))
-        uncached = by.get(("fairjudge runner", r["concurrency"]))
+        uncached = by.get(("fairjudge runner (lean)", r["concurrency"]))
         if bare and r is not bare:
             r["throughput_vs_bare"] = r["calls_per_s"] / bare["calls_per_s"]
             r["cpu_vs_bare"] = r["cpu_ms_per_call"] / bare["cpu_ms_per_call"]
@@ -285,7 +296,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--latency", type=float, default=1.0, help="server seconds per call")
     parser.add_argument(
-        "--clients", default="bare,runner", help="any of bare,runner,backend (comma-separated)"
+        "--clients",
+        default="bare,runner-sdk,runner",
+        help="any of bare,runner-sdk,runner,backend (comma-separated)",
     )
     args = parser.parse_args(argv)
 

@@ -34,10 +34,14 @@ def test_defaults_match_the_seed() -> None:
 
 def test_position_biased_judge_is_exposed() -> None:
     r = evaluate_pairs(always_a, ITEMS)
-    assert r.win_rate is not None and r.win_rate.estimate == 0.5
-    assert r.single_order is not None and r.single_order.estimate == 1.0
-    assert r.first_position is not None and r.first_position.estimate == 1.0
-    assert r.position_consistency is not None and r.position_consistency.estimate == 0.0
+    assert r.win_rate is not None
+    assert r.win_rate.estimate == 0.5
+    assert r.single_order is not None
+    assert r.single_order.estimate == 1.0
+    assert r.first_position is not None
+    assert r.first_position.estimate == 1.0
+    assert r.position_consistency is not None
+    assert r.position_consistency.estimate == 0.0
 
 
 def test_parse_failures_never_count() -> None:
@@ -45,7 +49,8 @@ def test_parse_failures_never_count() -> None:
     r = evaluate_pairs(lambda q, a, b: next(replies), ITEMS)
     assert r.n_parse_failures == 1
     assert r.n_unresolved == 1
-    assert r.win_rate is not None and r.win_rate.n == 2
+    assert r.win_rate is not None
+    assert r.win_rate.n == 2
     assert r.judgments[0].outcome is None
     assert r.judgments[0].score is None
 
@@ -71,8 +76,10 @@ def test_soft_uses_probabilities() -> None:
     r = evaluate_pairs(prob_judge, ITEMS[:2], rule="soft")
     assert r.win_rate is not None
     scores = [j.score for j in r.judgments]
-    assert scores[0] is not None and scores[0] > 0.5
-    assert scores[1] is not None and scores[1] < 0.5
+    assert scores[0] is not None
+    assert scores[0] > 0.5
+    assert scores[1] is not None
+    assert scores[1] < 0.5
     # Not a label judge: the score is fractional, not 0/0.5/1.
     assert scores[0] not in (0.0, 0.5, 1.0)
 
@@ -109,7 +116,8 @@ def test_ci_is_seeded_and_clustered() -> None:
     items = [Item(f"q{i % 5}", "x" * (i % 5 + 1), "yyy", id=str(i)) for i in range(40)]
     a = evaluate_pairs(longer, items, seed=1)
     b = evaluate_pairs(longer, items, seed=1)
-    assert a.win_rate is not None and b.win_rate is not None
+    assert a.win_rate is not None
+    assert b.win_rate is not None
     assert a.win_rate.ci == b.win_rate.ci
     assert a.win_rate.ci.low <= a.win_rate.estimate <= a.win_rate.ci.high
     # Items share 5 questions: clustering widens the interval versus independent items.
@@ -144,7 +152,7 @@ def test_empty_and_bad_arguments() -> None:
         evaluate_pairs(longer, [])
     with pytest.raises(ValueError, match="level"):
         evaluate_pairs(longer, ITEMS, level=1.5)
-    with pytest.raises(ValueError, match="conservative|rule|'nope'"):
+    with pytest.raises(ValueError, match=r"conservative|rule|'nope'"):
         evaluate_pairs(longer, ITEMS, rule="nope")  # type: ignore[arg-type]
 
 
@@ -163,6 +171,9 @@ def test_with_rule_reresolves_without_calling_again() -> None:
     assert soft.settings["rule"] == "soft"
     assert soft.settings["seed"] == 4
     # Labels always say A: conservatively all ties; softly the longer answer leads.
-    assert r.win_rate is not None and r.win_rate.ties == 2
-    assert soft.judgments[0].score is not None and soft.judgments[0].score > 0.5
-    assert soft.judgments[1].score is not None and soft.judgments[1].score < 0.5
+    assert r.win_rate is not None
+    assert r.win_rate.ties == 2
+    assert soft.judgments[0].score is not None
+    assert soft.judgments[0].score > 0.5
+    assert soft.judgments[1].score is not None
+    assert soft.judgments[1].score < 0.5

@@ -83,8 +83,8 @@ class PairwiseResult:
 
     Attributes:
         win_rate: Model 1's debiased win rate (``None`` if no item resolved).
-        single_order: The win rate from the first original-order call alone: what a
-            user who asked once, without swapping, would have trusted.
+        single_order: The win rate from the label of the first original-order call
+            alone: what a user who asked once, without swapping, would have trusted.
         position_consistency: Share of resolved items whose calls all agree.
         first_position: Share of decisive single calls (A or B) that chose position A;
             0.5 means no position preference.
@@ -352,18 +352,17 @@ def _summarise(
         boot=boot,
     )
 
+    # The naive baseline reads the label of one original-order call, as a user who
+    # asked once would; probabilities are not what such a user sees.
     naive_scores: list[float] = []
     naive_outcomes: list[Outcome] = []
     naive_clusters: list[str] = []
+    label_score = {Outcome.ONE: 1.0, Outcome.TIE: 0.5, Outcome.TWO: 0.0}
     for j in judgments:
         first = next((c for c in j.calls if c.order is Order.ORIGINAL and c.sample == 0), None)
-        if first is not None and first.preferred is not None and first.p_one is not None:
+        if first is not None and first.preferred is not None:
             naive_outcomes.append(first.preferred)
-            naive_scores.append(
-                first.p_one
-                if rule is Resolution.SOFT
-                else {Outcome.ONE: 1.0, Outcome.TIE: 0.5, Outcome.TWO: 0.0}[first.preferred]
-            )
+            naive_scores.append(label_score[first.preferred])
             naive_clusters.append(j.item.cluster_key)
     naive = _win_rate(naive_scores, naive_outcomes, naive_clusters, boot=boot)
 

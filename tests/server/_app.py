@@ -47,7 +47,8 @@ class ScriptedJudge:
     Counters (read them with :meth:`stats`): ``requests`` (chat requests received),
     ``ok`` (normal verdict replies), one per :class:`Fault` name, ``unauthorized``,
     ``logprobs_requested``, ``logprobs_rejected``, ``bad_request``, ``connections``
-    (TCP connections accepted) and ``max_in_flight`` (peak concurrent chat requests).
+    (TCP connections accepted), ``max_in_flight`` (peak concurrent chat requests), and
+    from the transport ``dropped`` and ``idle_closed`` (see :class:`Script`).
     """
 
     def __init__(self, script: Script | None = None) -> None:
@@ -92,6 +93,10 @@ class ScriptedJudge:
     def connection_opened(self) -> None:
         """Count an accepted TCP connection."""
         self._bump("connections")
+
+    def count_event(self, name: str) -> None:
+        """Count a transport event (``dropped``, ``idle_closed``)."""
+        self._bump(name)
 
     def _draw(self, script: Script) -> str | None:
         with self._lock:

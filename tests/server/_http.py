@@ -43,9 +43,20 @@ async def _serve_connection(
     app: ScriptedJudge, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
 ) -> None:
     app.connection_opened()
+    served = 0  # replies on this connection
     try:
         while True:
-            head = await reader.readuntil(b"\r\n\r\n")
+            script = app.script
+            if script.idle_timeout_s:
+                try:
+                    head = await asyncio.wait_for(
+                        reader.readuntil(b"\r\n\r\n"), script.idle_timeout_s
+                    )
+                except TimeoutError:
+                    app.count_event("idle_closed")
+                    break
+            else:
+                head = await reader.readuntil(b"\r\n\r\n")
             lines = head[:-4].split(b"\r\n")
             method, target, version = lines[0].split(b" ", 2)
             headers: dict[bytes, bytes] = {}
@@ -63,17 +74,36 @@ async def _serve_connection(
                 keep_alive = (
                     version == b"HTTP/1.1" and headers.get(b"connection", b"").lower() != b"close"
                 )
+                if script.drop_after is not None and served >= script.drop_after:
+                    app.count_event("dropped")
+                    break
                 status, body, extra = await app.handle(
                     method.decode(), target.decode(), headers, payload
                 )
+            served += 1
+            if script.keep_alive_max and served >= script.keep_alive_max:
+                keep_alive = False
+            framing = (
+                "Transfer-Encoding: chunked" if script.chunked else f"Content-Length: {len(body)}"
+            )
             head_out = [
                 f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}",
                 "Content-Type: application/json",
-                f"Content-Length: {len(body)}",
+                framing,
                 *(f"{k}: {v}" for k, v in extra),
             ]
             if not keep_alive:
                 head_out.append("Connection: close")
+            if script.chunked:
+                half = len(body) // 2
+                body = (
+                    b"".join(
+                        b"%x\r\n%s\r\n" % (len(part), part)
+                        for part in (body[:half], body[half:])
+                        if part
+                    )
+                    + b"0\r\n\r\n"
+                )
             writer.write(("\r\n".join(head_out) + "\r\n\r\n").encode() + body)
             await writer.drain()
             if not keep_alive:

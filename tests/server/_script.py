@@ -140,6 +140,17 @@ class Script:
         api_key: The bearer token required (401 otherwise); ``None`` accepts anything.
         echo_key_on_401: Put the presented key in the 401 message, as some providers do,
             so clients must scrub it.
+        chunked: Send every reply with ``Transfer-Encoding: chunked`` (two chunks and
+            an empty trailer) instead of ``Content-Length``.
+        idle_timeout_s: Close a keep-alive connection idle for this long (0: never),
+            as servers and load balancers do.
+        keep_alive_max: Answer at most this many requests per connection, the last
+            with ``Connection: close`` (0: no limit), like nginx's
+            ``keepalive_requests``.
+        drop_after: After this many replies on a connection, read the next request
+            and close the connection without answering it (counted as ``dropped``;
+            ``None``: never). This is the race an idle timeout causes when the client
+            reuses the connection just as the server gives up on it.
     """
 
     judge: str | JudgeFn = "always_a"
@@ -156,6 +167,10 @@ class Script:
     reply_format: str = "{verdict}"
     api_key: str | None = DEFAULT_API_KEY
     echo_key_on_401: bool = True
+    chunked: bool = False
+    idle_timeout_s: float = 0.0
+    keep_alive_max: int = 0
+    drop_after: int | None = None
 
     def __post_init__(self) -> None:
         names = set(Fault)

@@ -25,7 +25,6 @@ from fairjudge._io import load_items
 from fairjudge._types import Item, Order, Resolution
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._compare import DEFAULT_STORE, build_judge, close_judge, write_jsonl_atomic
-from fairjudge.stats import judge_agreement, position_bias, score_correlation, system_agreement
 
 __all__ = ["EXIT_GATE_FAILED", "calibrate", "calibration_report"]
 
@@ -45,6 +44,13 @@ def calibration_report(
     result: PairwiseResult, *, min_spearman: float, seed: int, n_resamples: int
 ) -> dict[str, Any]:
     """Agreement, correlation, system-level and position-bias figures for one run."""
+    from fairjudge.stats import (  # scipy: load only when used
+        judge_agreement,
+        position_bias,
+        score_correlation,
+        system_agreement,
+    )
+
     done = [j for j in result.judgments if j.outcome is not None]
     report: dict[str, Any] = {
         "n_items": result.n_items,

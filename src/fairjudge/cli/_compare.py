@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -22,7 +22,9 @@ from fairjudge._types import Resolution
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._render import render_comparison
 from fairjudge.judges._pairwise import BatchJudge
-from fairjudge.stats._length_control import LengthControlledWinRate, length_controlled_win_rate
+
+if TYPE_CHECKING:
+    from fairjudge.stats import LengthControlledWinRate
 
 __all__ = [
     "build_judge",
@@ -247,6 +249,8 @@ def length_controlled(result: PairwiseResult) -> LengthControlledWinRate | str:
     Needs at least 10 resolved items whose answer lengths differ; otherwise the
     regression has nothing to learn the length effect from.
     """
+    from fairjudge.stats import length_controlled_win_rate  # scipy: load only when used
+
     done = [j for j in result.judgments if j.outcome is not None]
     if len(done) < _MIN_LC_ITEMS:
         return f"needs at least {_MIN_LC_ITEMS} resolved items, have {len(done)}"
@@ -283,7 +287,7 @@ def _report(
             for a in alternatives
         }
         payload["length_controlled_win_rate"] = (
-            lc.to_dict() if isinstance(lc, LengthControlledWinRate) else {"skipped": lc}
+            {"skipped": lc} if isinstance(lc, str) else lc.to_dict()
         )
         payload["calls"] = run
         typer.echo(json.dumps(payload, indent=2))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -15,7 +15,9 @@ from fairjudge._errors import ConfigError
 from fairjudge._evaluate import evaluate_pairs
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._compare import DEFAULT_STORE, build_judge, close_judge, write_jsonl_atomic
-from fairjudge.stats import BradleyTerryResult, bradley_terry, style_controlled_bradley_terry
+
+if TYPE_CHECKING:
+    from fairjudge.stats import BradleyTerryResult
 
 __all__ = ["rank"]
 
@@ -137,6 +139,8 @@ def rank(
     ] = False,
 ) -> None:
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
+    from fairjudge.stats import bradley_terry, style_controlled_bradley_terry
+
     battles = _judge_battles(
         file,
         pairing=pairing,

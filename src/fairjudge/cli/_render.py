@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from fairjudge._evaluate import PairwiseResult, Rate, WinRate
-from fairjudge.stats._length_control import LengthControlledWinRate
+
+if TYPE_CHECKING:
+    from fairjudge.stats import LengthControlledWinRate
 
 __all__ = ["render_comparison"]
 

@@ -1,29 +1,94 @@
-"""Pure numerics: intervals, win rates, position-bias metrics, rankings, agreement."""
+"""Pure numerics: intervals, win rates, position-bias metrics, rankings, agreement.
 
-from fairjudge.stats._agreement import AgreementResult, ConfusionMatrix, judge_agreement
-from fairjudge.stats._bradley_terry import BradleyTerryResult, ModelRating, bradley_terry
-from fairjudge.stats._correlation import (
-    CorrelationResult,
-    SystemAgreementResult,
-    score_correlation,
-    system_agreement,
-)
-from fairjudge.stats._elo import OnlineEloResult, online_elo
-from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean
-from fairjudge.stats._length_control import LengthControlledWinRate, length_controlled_win_rate
-from fairjudge.stats._position_bias import (
-    PositionBiasResult,
-    Proportion,
-    outcomes_from_positions,
-    position_bias,
-)
-from fairjudge.stats._style_control import (
-    StyleCoefficient,
-    StyleControlResult,
-    StyleFeatures,
-    style_controlled_bradley_terry,
-    style_features,
-)
+Names are loaded on first use (PEP 562), so ``import fairjudge`` does not pay for
+scipy: the command line and the core protocol start fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fairjudge.stats._agreement import (
+        AgreementResult,
+        ConfusionMatrix,
+        judge_agreement,
+    )
+    from fairjudge.stats._bradley_terry import (
+        BradleyTerryResult,
+        ModelRating,
+        bradley_terry,
+    )
+    from fairjudge.stats._correlation import (
+        CorrelationResult,
+        SystemAgreementResult,
+        score_correlation,
+        system_agreement,
+    )
+    from fairjudge.stats._elo import (
+        OnlineEloResult,
+        online_elo,
+    )
+    from fairjudge.stats._intervals import (
+        ConfidenceInterval,
+        bootstrap_mean,
+    )
+    from fairjudge.stats._length_control import (
+        LengthControlledWinRate,
+        length_controlled_win_rate,
+    )
+    from fairjudge.stats._position_bias import (
+        PositionBiasResult,
+        Proportion,
+        outcomes_from_positions,
+        position_bias,
+    )
+    from fairjudge.stats._style_control import (
+        StyleCoefficient,
+        StyleControlResult,
+        StyleFeatures,
+        style_controlled_bradley_terry,
+        style_features,
+    )
+
+_LAZY = {
+    "AgreementResult": "fairjudge.stats._agreement",
+    "BradleyTerryResult": "fairjudge.stats._bradley_terry",
+    "ConfidenceInterval": "fairjudge.stats._intervals",
+    "ConfusionMatrix": "fairjudge.stats._agreement",
+    "CorrelationResult": "fairjudge.stats._correlation",
+    "LengthControlledWinRate": "fairjudge.stats._length_control",
+    "ModelRating": "fairjudge.stats._bradley_terry",
+    "OnlineEloResult": "fairjudge.stats._elo",
+    "PositionBiasResult": "fairjudge.stats._position_bias",
+    "Proportion": "fairjudge.stats._position_bias",
+    "StyleCoefficient": "fairjudge.stats._style_control",
+    "StyleControlResult": "fairjudge.stats._style_control",
+    "StyleFeatures": "fairjudge.stats._style_control",
+    "SystemAgreementResult": "fairjudge.stats._correlation",
+    "bootstrap_mean": "fairjudge.stats._intervals",
+    "bradley_terry": "fairjudge.stats._bradley_terry",
+    "judge_agreement": "fairjudge.stats._agreement",
+    "length_controlled_win_rate": "fairjudge.stats._length_control",
+    "online_elo": "fairjudge.stats._elo",
+    "outcomes_from_positions": "fairjudge.stats._position_bias",
+    "position_bias": "fairjudge.stats._position_bias",
+    "score_correlation": "fairjudge.stats._correlation",
+    "style_controlled_bradley_terry": "fairjudge.stats._style_control",
+    "style_features": "fairjudge.stats._style_control",
+    "system_agreement": "fairjudge.stats._correlation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fairjudge.stats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AgreementResult",
