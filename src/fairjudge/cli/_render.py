@@ -52,8 +52,7 @@ def render_comparison(
     table.add_column("metric")
     table.add_column(f"value  [{level}% CI]")
     table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
-    rule = result.settings.get("rule", "conservative")
-    table.add_row(f"win rate of model 1 (debiased, {rule})", _win(result.win_rate))
+    table.add_row("win rate of model 1 (debiased)", _win(result.win_rate))
     w = result.win_rate
     if w is not None:
         table.add_row("wins / ties / losses", f"{w.wins} / {w.ties} / {w.losses}")
