@@ -109,7 +109,9 @@ def resolve_judge(
     tmpl = template if isinstance(template, PairwiseTemplate) else get_template(template)
     if isinstance(prices, tuple):
         prices = Prices(*prices)
-    backend = _backend(kind, name, base_url=base_url, model_path=model_path, threads=threads)
+    backend = _backend(
+        kind, name, base_url=base_url, model_path=model_path, threads=threads, quiet=quiet
+    )
     return LLMJudge(
         backend,
         template=tmpl,
@@ -134,6 +136,7 @@ def _backend(
     base_url: str | None,
     model_path: str | PathLike[str] | None,
     threads: int | None,
+    quiet: bool = False,
 ) -> Backend:
     spec = f"{kind}/{name}"
     if kind == "local":
@@ -141,7 +144,7 @@ def _backend(
         from fairjudge.judges._local import LocalBackend
 
         return LocalBackend.from_name(
-            name, model_path=str(model_path) if model_path else None, threads=threads
+            name, model_path=str(model_path) if model_path else None, threads=threads, quiet=quiet
         )
     _reject_options(spec, model_path=model_path, threads=threads)
     if kind == "openai":
