@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.server import JudgeServer, Script
+
+# In CI, property tests draw the same examples every run: a failure there is
+# reproducible, never a coin flip. Locally they keep exploring.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
