@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fairjudge._protocol import item_seed, plan_orders, resolve
+from fairjudge._protocol import OUTCOME_SCORE, item_seed, plan_orders, resolve
 from fairjudge._types import Call, Item, Judgment, Order, Outcome, Resolution, Verdict
 from fairjudge.judges._callable import CallableJudge
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
@@ -357,12 +357,11 @@ def _summarise(
     naive_scores: list[float] = []
     naive_outcomes: list[Outcome] = []
     naive_clusters: list[str] = []
-    label_score = {Outcome.ONE: 1.0, Outcome.TIE: 0.5, Outcome.TWO: 0.0}
     for j in judgments:
         first = next((c for c in j.calls if c.order is Order.ORIGINAL and c.sample == 0), None)
         if first is not None and first.preferred is not None:
             naive_outcomes.append(first.preferred)
-            naive_scores.append(label_score[first.preferred])
+            naive_scores.append(OUTCOME_SCORE[first.preferred])
             naive_clusters.append(j.item.cluster_key)
     naive = _win_rate(naive_scores, naive_outcomes, naive_clusters, boot=boot)
 

@@ -39,7 +39,8 @@ __all__ = [
 SeedJudge = Callable[[str, str, str], str]
 """The seed's judge type: ``judge(question, answer_a, answer_b) -> "A" | "B" | "tie"``."""
 
-_SCORE = {Outcome.ONE: 1.0, Outcome.TIE: 0.5, Outcome.TWO: 0.0}
+OUTCOME_SCORE = {Outcome.ONE: 1.0, Outcome.TIE: 0.5, Outcome.TWO: 0.0}
+"""Model 1's score for each outcome: a win counts 1, a tie ½, a loss 0."""
 _LABELS = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE}
 
 
@@ -132,7 +133,7 @@ def win_rate(judge: SeedJudge, items: Iterable[Sequence[str]]) -> float:
         ValueError: ``items`` is empty or malformed, or the judge misbehaved.
     """
     pairs = _outcomes(judge, items)
-    return sum(_SCORE[_seed_outcome(a, b)] for a, b in pairs) / len(pairs)
+    return sum(OUTCOME_SCORE[_seed_outcome(a, b)] for a, b in pairs) / len(pairs)
 
 
 def position_consistency(judge: SeedJudge, items: Iterable[Sequence[str]]) -> float:
@@ -249,11 +250,11 @@ def resolve(
     consistent = len(set(prefs)) == 1
     if rule is Resolution.CONSERVATIVE:
         outcome = prefs[0] if consistent else Outcome.TIE
-        return outcome, _SCORE[outcome], consistent
+        return outcome, OUTCOME_SCORE[outcome], consistent
     if rule is Resolution.LENIENT:
         ones, twos = prefs.count(Outcome.ONE), prefs.count(Outcome.TWO)
         outcome = Outcome.ONE if ones > twos else Outcome.TWO if twos > ones else Outcome.TIE
-        return outcome, _SCORE[outcome], consistent
+        return outcome, OUTCOME_SCORE[outcome], consistent
     p_ones = [c.p_one for c in calls]
     score = sum(p for p in p_ones if p is not None) / len(p_ones)
     outcome = Outcome.ONE if score > 0.5 else Outcome.TWO if score < 0.5 else Outcome.TIE

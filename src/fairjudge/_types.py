@@ -261,8 +261,9 @@ class Call:
         if reply.verdict is None:
             return None
         if reply.probabilities is None:
-            pref = self.preferred
-            return 1.0 if pref is Outcome.ONE else 0.0 if pref is Outcome.TWO else 0.5
+            from fairjudge._protocol import OUTCOME_SCORE, translate
+
+            return OUTCOME_SCORE[translate(reply.verdict, self.order)]
         p = reply.probabilities.normalized()
         p_first = p.a if self.order is Order.ORIGINAL else p.b
         return p_first + 0.5 * p.tie
