@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import environment, table, write_json
 
 from fairjudge import Item, Outcome, evaluate_pairs
+from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._registry import resolve_judge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,8 +40,11 @@ SHARED = ROOT.parent / "shared" / "datasets"
 LABELS = {"1": Outcome.ONE, "2": Outcome.TWO, "0": Outcome.TIE}
 
 
-def load_llmbar(folder: Path, n: int) -> list[Item]:
+def load_llmbar(folder: Path, n: int, seed: int) -> list[Item]:
     data = json.loads((folder / "Dataset/LLMBar/Natural/dataset.json").read_text("utf-8"))
+    indexed = list(enumerate(data))
+    if n < len(indexed):
+        indexed = sorted(random.Random(seed).sample(indexed, n), key=lambda pair: pair[0])
     return [
         Item(
             d["input"],
@@ -49,7 +53,7 @@ def load_llmbar(folder: Path, n: int) -> list[Item]:
             id=f"llmbar-{i}",
             human=LABELS[str(d["label"])],
         )
-        for i, d in enumerate(data[:n])
+        for i, d in indexed
     ]
 
 
@@ -79,26 +83,28 @@ METHODS: list[tuple[str, dict[str, Any]]] = [
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     sets = {
-        "LLMBar-Natural": load_llmbar(args.llmbar, args.n),
+        "LLMBar-Natural": load_llmbar(args.llmbar, args.n, args.seed),
         "PandaLM": load_pandalm(args.pandalm, args.n, args.seed),
     }
     greedy = resolve_judge(args.judge, store=args.store, threads=args.threads, quiet=args.quiet)
-    sampled = resolve_judge(
-        args.judge,
-        store=args.store,
-        threads=args.threads,
-        quiet=args.quiet,
-        params={"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20},
-    )
-    rows, results = [], {}
+    sampled_params = {"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20}
+    backend = getattr(greedy, "backend", None)
+    if backend is not None:  # one model in memory; sampled rounds reuse its forward passes
+        sampled: Any = LLMJudge(backend, store=args.store, params=sampled_params, quiet=args.quiet)
+    else:
+        sampled = resolve_judge(args.judge, store=args.store, params=sampled_params)
+    rows: list[list[str]] = []
+    results: dict[str, dict[str, Any]] = {}
     for set_name, items in sets.items():
         for method, opts in METHODS:
             judge = sampled if opts.get("sampled") else greedy
+            passes_before = getattr(backend, "forward_passes", 0)
             start = time.perf_counter()
             r = evaluate_pairs(
                 judge, items, rounds=opts["rounds"], rule=opts["rule"], seed=args.seed
             )
             elapsed = time.perf_counter() - start
+            passes = getattr(backend, "forward_passes", 0) - passes_before
             done = [j for j in r.judgments if j.outcome is not None]
             correct = sum(j.outcome == j.item.human for j in done)
             acc = correct / len(done) if done else float("nan")
@@ -114,6 +120,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "calls_per_item": calls / len(items),
                 "seconds": elapsed,
                 "new_calls": made,
+                "forward_passes": passes,
             }
             results[f"{set_name}/{method}"] = entry
             rows.append(
@@ -129,6 +136,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     if entry["first_position"] is not None
                     else "-",
                     f"{entry['calls_per_item']:.0f}",
+                    f"{made if made is not None else '-'}",
+                    f"{passes}",
                     f"{elapsed:.0f}s",
                 ]
             )
@@ -141,6 +150,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "consistency",
         "first-pos",
         "calls/item",
+        "new calls",
+        "forward passes",
         "time",
     ]
     print()

@@ -13,7 +13,13 @@ import pytest
 
 from fairjudge import ConfigError, FatalBackendError, MissingExtraError, ServerError
 from fairjudge.judges import CallSpec, PairwiseRequest
-from fairjudge.judges._local import LocalBackend, _error, _top_logprobs
+from fairjudge.judges._local import (
+    LocalBackend,
+    _draws_from_shared_pass,
+    _error,
+    _top_logprobs,
+    draw_token,
+)
 from fairjudge.judges._weights import (
     KNOWN_MODELS,
     Chunk,
@@ -220,6 +226,39 @@ def test_llama_errors_map_to_backend_errors() -> None:
     assert isinstance(_error({"code": 500, "message": "boom"}, 8192), ServerError)
 
 
+def test_draw_token_follows_the_tempered_distribution() -> None:
+    logprobs = {"A": math.log(0.6), "B": math.log(0.3), "tie": math.log(0.1)}
+    draws = [draw_token(logprobs, 1.0, f"call {i}") for i in range(4000)]
+    for token, p in (("A", 0.6), ("B", 0.3), ("tie", 0.1)):
+        # 4000 draws: the standard error is at most 0.008, so 0.035 is over 4 sigma.
+        assert draws.count(token) / len(draws) == pytest.approx(p, abs=0.035)
+    # A low temperature sharpens towards the argmax; a high one flattens.
+    cold = [draw_token(logprobs, 0.05, f"c{i}") for i in range(200)]
+    assert cold.count("A") == 200
+    hot = [draw_token(logprobs, 50.0, f"h{i}") for i in range(3000)]
+    assert hot.count("tie") / len(hot) == pytest.approx(1 / 3, abs=0.05)
+
+
+def test_draw_token_is_deterministic_in_the_call_and_rejects_greedy() -> None:
+    logprobs = {"B": math.log(0.5), "A": math.log(0.5)}
+    reordered = {"A": math.log(0.5), "B": math.log(0.5)}
+    assert [draw_token(logprobs, 1.0, f"s{i}") for i in range(50)] == [
+        draw_token(reordered, 1.0, f"s{i}") for i in range(50)
+    ]
+    assert len({draw_token(logprobs, 1.0, f"s{i}") for i in range(50)}) == 2
+    with pytest.raises(ValueError, match="temperature must be above 0"):
+        draw_token(logprobs, 0.0, "x")
+
+
+def test_only_plain_one_token_sampled_calls_share_a_forward_pass() -> None:
+    assert _draws_from_shared_pass({"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20})
+    assert _draws_from_shared_pass({"temperature": 0.7, "max_tokens": 1, "seed": 3})
+    assert not _draws_from_shared_pass({"temperature": 0.0, "max_tokens": 1})
+    assert not _draws_from_shared_pass({"temperature": 1.0, "max_tokens": 8})
+    assert not _draws_from_shared_pass({"temperature": 1.0, "max_tokens": 1, "top_p": 0.9})
+    assert not _draws_from_shared_pass({"max_tokens": 1})
+
+
 # -- the real model (Gemma 3 270M): a handful of forward passes ----------------------------
 
 TEMPLATE = get_template("default")
@@ -320,3 +359,27 @@ def test_a_repeated_call_is_served_from_the_store(gemma: LocalBackend, tmp_path:
     assert [r.cached for r in first + again] == [False, True]
     assert again[0].raw == first[0].raw
     assert again[0].probabilities == first[0].probabilities
+
+
+@pytest.mark.local_model
+def test_sampled_rounds_share_the_greedy_forward_pass(gemma: LocalBackend) -> None:
+    greedy = spec_for(gemma, "Boiling point of water at sea level?", "100 C", "70 C")
+    sampled = [
+        dataclasses.replace(
+            greedy, params={"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20}, sample=k
+        )
+        for k in range(6)
+    ]
+
+    async def run() -> tuple[list[str], list[str], int]:
+        first = await gemma.complete(greedy)
+        before = gemma.forward_passes
+        draws = [(await gemma.complete(s)) for s in sampled]
+        again = [(await gemma.complete(s)).text for s in sampled]
+        assert all(d.top_logprobs == first.top_logprobs for d in draws)
+        return [d.text for d in draws], again, gemma.forward_passes - before
+
+    draws, again, extra_passes = asyncio.run(run())
+    assert extra_passes == 0  # every draw came from the greedy call's forward pass
+    assert draws == again  # the same call draws the same token
+    assert set(draws) <= set(gemma._passes[next(reversed(gemma._passes))].top_logprobs or {})

@@ -16,6 +16,15 @@ Design:
 - **No prompt cache.** Each call evaluates its whole prompt (``cache_prompt``
   off), so a reply never depends on which call ran before it: the same call gives
   the same logprobs in any order, as the store's cache key promises.
+- **Sampled verdicts share the forward pass.** A verdict-only call at a temperature
+  above 0 (the randomized rounds of ``evaluate_pairs``) draws its one token from
+  the same softmax a greedy call reads: the top 20 tokens' probabilities, tempered
+  and renormalized (llama.cpp's own sampler would also cut to its top 40 and
+  apply top-p 0.95 and min-p 0.05). The forward pass for a prompt is kept in a
+  small in-memory table, so k sampled rounds of one prompt cost one pass, not k.
+  The draw is seeded from the call itself (messages, temperature, sample index and
+  any ``seed``), so the same call gives the same verdict, as the store's key
+  promises; llama.cpp would draw from a fresh random seed each time.
 - **One call at a time.** The model is loaded lazily on the first call and used by
   one worker thread at a time; :attr:`LocalBackend.max_concurrency` is 1 so the
   runner does not queue threads behind it.
@@ -27,13 +36,17 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import math
 import os
+import random
 import secrets
 import shutil
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -72,6 +85,12 @@ _PASSTHROUGH = frozenset(
         "repeat_penalty",
     }
 )
+
+
+# A sampled verdict-only call whose params are all in here is drawn from the greedy
+# call's distribution; other sampler settings (top_p, penalties, ...) go to llama.cpp.
+_SHARED_PASS_PARAMS = frozenset({"temperature", "max_tokens", "top_logprobs", "seed"})
+_FORWARD_MEMO_SIZE = 256  # prompts; a 4-round run of one item needs 2
 
 
 def _import_runtime() -> Any:
@@ -129,8 +148,11 @@ class LocalBackend:
         self._server: Any = None
         self._socket_dir: str | None = None
         self._lock = threading.Lock()
+        self._passes: OrderedDict[str, Completion] = OrderedDict()
         self.load_s: float | None = None
         """Seconds the model took to load, once loaded."""
+        self.forward_passes = 0
+        """Forward passes run so far (sampled verdicts may share one)."""
 
     @classmethod
     def from_name(
@@ -219,7 +241,12 @@ class LocalBackend:
             ServerError: llama.cpp failed on the call.
         """
         request = self._request(spec)
-        return await asyncio.to_thread(self._complete_sync, request)
+        if _draws_from_shared_pass(spec.params):
+            return await asyncio.to_thread(self._sample_verdict_sync, spec, request)
+        completion = await asyncio.to_thread(self._complete_sync, request)
+        if _is_greedy_verdict_pass(spec.params):  # later sampled rounds can draw from it
+            self._remember(_memo_key(request), completion)
+        return completion
 
     async def aclose(self) -> None:
         """Unload the model (after any call in flight); a later call reloads it."""
@@ -229,6 +256,7 @@ class LocalBackend:
         """Unload the model; the blocking form of :meth:`aclose`."""
         with self._lock:
             self._server = None
+            self._passes.clear()
             if self._socket_dir is not None:
                 shutil.rmtree(self._socket_dir, ignore_errors=True)
                 self._socket_dir = None
@@ -297,7 +325,96 @@ class LocalBackend:
             except Exception as exc:
                 raise ServerError(f"llama.cpp failed on the call: {exc}") from exc
             latency = time.perf_counter() - start
+            self.forward_passes += 1
         return _completion(response, latency, self._model_id, self.n_ctx)
+
+    def _sample_verdict_sync(self, spec: CallSpec, request: dict[str, Any]) -> Completion:
+        """A tempered draw from the greedy pass's top tokens; see the module docstring."""
+        greedy = {
+            **{k: v for k, v in request.items() if k not in ("temperature", "seed")},
+            "temperature": 0.0,
+            "top_logprobs": max(20, int(request.get("top_logprobs") or 0)),
+            "logprobs": True,
+            "post_sampling_probs": False,
+        }
+        key = _memo_key(greedy)
+        start = time.perf_counter()
+        with self._lock:
+            shared = self._passes.get(key)
+            if shared is not None:
+                self._passes.move_to_end(key)
+        if shared is None:
+            shared = self._complete_sync(greedy)
+            self._remember(key, shared)
+        if not shared.top_logprobs:  # no distribution to draw from: let llama.cpp sample
+            return self._complete_sync(request)
+        seed_material = json.dumps(
+            [spec.messages, spec.params.get("temperature"), spec.params.get("seed"), spec.sample],
+            ensure_ascii=False,
+        )
+        token = draw_token(shared.top_logprobs, float(spec.params["temperature"]), seed_material)
+        return Completion(
+            text=token,
+            top_logprobs=shared.top_logprobs,
+            input_tokens=shared.input_tokens,
+            output_tokens=1,
+            latency_s=time.perf_counter() - start,
+            model=self._model_id,
+        )
+
+    def _remember(self, key: str, completion: Completion) -> None:
+        if not completion.top_logprobs or len(completion.top_logprobs) < 2:
+            return  # too few alternatives to draw from
+        with self._lock:
+            self._passes[key] = completion
+            self._passes.move_to_end(key)
+            while len(self._passes) > _FORWARD_MEMO_SIZE:
+                self._passes.popitem(last=False)
+
+
+def _memo_key(request: Mapping[str, Any]) -> str:
+    return json.dumps(request["messages"], sort_keys=True, ensure_ascii=False)
+
+
+def _is_greedy_verdict_pass(params: Mapping[str, Any]) -> bool:
+    """A one-token greedy call with at least 20 alternatives and nothing else set."""
+    return (
+        params.get("max_tokens") == 1
+        and params.get("temperature") == 0
+        and int(params.get("top_logprobs") or 0) >= 20
+        and set(params) <= _SHARED_PASS_PARAMS - {"seed"}
+    )
+
+
+def _draws_from_shared_pass(params: Mapping[str, Any]) -> bool:
+    """A one-token call at a temperature above 0 with no other sampler settings."""
+    temperature = params.get("temperature")
+    return (
+        params.get("max_tokens") == 1
+        and isinstance(temperature, int | float)
+        and temperature > 0
+        and set(params) <= _SHARED_PASS_PARAMS
+    )
+
+
+def draw_token(top_logprobs: Mapping[str, float], temperature: float, seed_material: str) -> str:
+    """Draw one token from ``softmax(logprob / temperature)`` over the given tokens.
+
+    Deterministic in ``seed_material``: the same call draws the same token.
+
+    Args:
+        top_logprobs: Token to natural-log probability (the model's top tokens).
+        temperature: Above 0; 1 keeps the model's probabilities (renormalized).
+        seed_material: Any text identifying the call.
+    """
+    if temperature <= 0:
+        raise ValueError(f"temperature must be above 0 to sample, got {temperature}")
+    tokens = sorted(top_logprobs)  # a fixed order, whatever order the dict came in
+    scaled = [top_logprobs[t] / temperature for t in tokens]
+    top = max(scaled)
+    weights = [math.exp(v - top) for v in scaled]
+    seed = int.from_bytes(hashlib.sha256(seed_material.encode("utf-8")).digest()[:8], "big")
+    return random.Random(seed).choices(tokens, weights=weights, k=1)[0]
 
 
 def _completion(response: Any, latency: float, model: str, n_ctx: int) -> Completion:
