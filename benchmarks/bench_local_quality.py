@@ -11,7 +11,9 @@ majority counts as a tie), and compares:
 - 4 balanced rounds 2 calls per order, sampled at temperature 1, majority vote.
 
 Accuracy counts ties as MT-Bench's setup S1 does: a tie verdict agrees only with a
-tie label, and a swap-inconsistent judgment is a tie. Every call goes through the
+tie label, and a swap-inconsistent judgment is a tie. It is over resolved items: an
+item with a call that failed or did not parse (a sampled round can draw a token
+that is not a verdict) is counted in "unresolved", never as a tie. Every call goes through the
 store, so a rerun (or a resumed run) costs nothing.
 
     .venv/bin/python benchmarks/bench_local_quality.py [--n 100] [--judge local/...]
@@ -129,6 +131,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     method,
                     f"{acc:.3f}",
                     f"{correct}/{len(done)}",
+                    f"{r.n_unresolved}",
                     "-"
                     if entry["consistency"] is None or opts["rounds"] == 1
                     else f"{entry['consistency']:.3f}",
@@ -147,6 +150,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "method",
         "accuracy",
         "correct",
+        "unresolved",
         "consistency",
         "first-pos",
         "calls/item",
