@@ -5,6 +5,7 @@ import dataclasses
 import hashlib
 import math
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -185,6 +186,23 @@ def test_protocol_properties_and_params(tmp_path: Path) -> None:
     assert backend.default_params(verdict_only=False)["max_tokens"] == 512
     with pytest.raises(ConfigError, match="--threads must be at least 1, got 0"):
         LocalBackend(tmp_path / "m.gguf", model_id="m", threads=0)
+
+
+def test_a_judge_left_open_closes_quietly_at_exit(tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    script = (
+        "import sys\n"
+        "from fairjudge.judges._llm import LLMJudge\n"
+        "from fairjudge.judges._local import LocalBackend\n"
+        "folder = sys.argv[1]\n"
+        "judge = LLMJudge(LocalBackend(folder + '/m.gguf', model_id='m@0'),\n"
+        "                 store=folder + '/s.sqlite', quiet=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0
+    assert done.stderr == ""
 
 
 def test_unknown_params_are_rejected_before_loading(tmp_path: Path) -> None:

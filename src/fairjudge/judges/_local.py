@@ -250,16 +250,27 @@ class LocalBackend:
 
     async def aclose(self) -> None:
         """Unload the model (after any call in flight); a later call reloads it."""
-        await asyncio.to_thread(self.close)
+        # With no call in flight, unload here: at interpreter exit (a judge released
+        # by its finalizer) no new worker thread may start.
+        if self._lock.acquire(blocking=False):
+            try:
+                self._unload()
+            finally:
+                self._lock.release()
+        else:
+            await asyncio.to_thread(self.close)
 
     def close(self) -> None:
         """Unload the model; the blocking form of :meth:`aclose`."""
         with self._lock:
-            self._server = None
-            self._passes.clear()
-            if self._socket_dir is not None:
-                shutil.rmtree(self._socket_dir, ignore_errors=True)
-                self._socket_dir = None
+            self._unload()
+
+    def _unload(self) -> None:
+        self._server = None
+        self._passes.clear()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
 
     def __repr__(self) -> str:
         return f"LocalBackend({self.model!r}, threads={self.threads}, n_ctx={self.n_ctx})"
