@@ -36,6 +36,7 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import math
@@ -58,7 +59,7 @@ from fairjudge._errors import (
     MissingExtraError,
     ServerError,
 )
-from fairjudge.judges._base import CallSpec, Completion
+from fairjudge.judges._base import CallSpec, Completion, Message
 from fairjudge.judges._weights import KNOWN_MODELS, ensure_model, file_sha256
 
 __all__ = ["DEFAULT_LOCAL_MODEL", "LocalBackend"]
@@ -148,7 +149,8 @@ class LocalBackend:
         self._server: Any = None
         self._socket_dir: str | None = None
         self._lock = threading.Lock()
-        self._passes: OrderedDict[str, Completion] = OrderedDict()
+        # The forward passes sampled rounds draw from, by the prompt's messages.
+        self._passes: OrderedDict[tuple[Message, ...], Completion] = OrderedDict()
         self.load_s: float | None = None
         """Seconds the model took to load, once loaded."""
         self.forward_passes = 0
@@ -245,7 +247,7 @@ class LocalBackend:
             return await asyncio.to_thread(self._sample_verdict_sync, spec, request)
         completion = await asyncio.to_thread(self._complete_sync, request)
         if _is_greedy_verdict_pass(spec.params):  # later sampled rounds can draw from it
-            self._remember(_memo_key(request), completion)
+            self._remember(spec.messages, completion)
         return completion
 
     async def aclose(self) -> None:
@@ -341,22 +343,16 @@ class LocalBackend:
 
     def _sample_verdict_sync(self, spec: CallSpec, request: dict[str, Any]) -> Completion:
         """A tempered draw from the greedy pass's top tokens; see the module docstring."""
-        greedy = {
-            **{k: v for k, v in request.items() if k not in ("temperature", "seed")},
-            "temperature": 0.0,
-            "top_logprobs": max(20, int(request.get("top_logprobs") or 0)),
-            "logprobs": True,
-            "post_sampling_probs": False,
-        }
-        key = _memo_key(greedy)
         start = time.perf_counter()
         with self._lock:
-            shared = self._passes.get(key)
+            shared = self._passes.get(spec.messages)
             if shared is not None:
-                self._passes.move_to_end(key)
+                self._passes.move_to_end(spec.messages)
         if shared is None:
-            shared = self._complete_sync(greedy)
-            self._remember(key, shared)
+            top = max(20, int(spec.params.get("top_logprobs") or 0))
+            greedy = {"temperature": 0.0, "max_tokens": 1, "top_logprobs": top}
+            shared = self._complete_sync(self._request(dataclasses.replace(spec, params=greedy)))
+            self._remember(spec.messages, shared)
         if not shared.top_logprobs:  # no distribution to draw from: let llama.cpp sample
             return self._complete_sync(request)
         seed_material = json.dumps(
@@ -373,7 +369,7 @@ class LocalBackend:
             model=self._model_id,
         )
 
-    def _remember(self, key: str, completion: Completion) -> None:
+    def _remember(self, key: tuple[Message, ...], completion: Completion) -> None:
         if not completion.top_logprobs or len(completion.top_logprobs) < 2:
             return  # too few alternatives to draw from
         with self._lock:
@@ -381,10 +377,6 @@ class LocalBackend:
             self._passes.move_to_end(key)
             while len(self._passes) > _FORWARD_MEMO_SIZE:
                 self._passes.popitem(last=False)
-
-
-def _memo_key(request: Mapping[str, Any]) -> str:
-    return json.dumps(request["messages"], sort_keys=True, ensure_ascii=False)
 
 
 def _is_greedy_verdict_pass(params: Mapping[str, Any]) -> bool:

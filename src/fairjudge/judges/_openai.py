@@ -266,7 +266,10 @@ class OpenAIBackend:
         except ValueError as exc:  # the SDK lets json.JSONDecodeError through on a bad body
             raise ServerError(f"openai backend: {self._where}: reply is not valid JSON") from exc
         latency = time.perf_counter() - start
-        return self._completion(reply, latency)
+        # One reader for both transports: the SDK's object goes back to the server's
+        # JSON fields (only those the server set), so the two paths cannot drift apart.
+        data = reply.to_dict() if isinstance(reply, ChatCompletion) else reply
+        return completion_from_reply(data, latency, self._where)
 
     async def _complete_lean(
         self, client: LeanHTTPClient, spec: CallSpec, body: dict[str, Any], sends_logprobs: bool
@@ -312,35 +315,6 @@ class OpenAIBackend:
                 self._base_url or "the OpenAI API",
                 status,
             )
-
-    def _completion(self, reply: ChatCompletion, latency: float) -> Completion:
-        # The SDK builds the reply without validation, so any field may be missing.
-        try:
-            choice = reply.choices[0]
-            message = choice.message
-            text = message.content if message.content is not None else message.refusal
-        except (AttributeError, IndexError, TypeError, KeyError) as exc:
-            raise ServerError(f"openai backend: {self._where}: reply has no choices") from exc
-        if not isinstance(text, str):
-            raise ServerError(f"openai backend: {self._where}: reply has no text (content is null)")
-        top: dict[str, float] | None = None
-        try:
-            content = choice.logprobs.content if choice.logprobs is not None else None
-            if content:
-                first = content[0]
-                top = {alt.token: float(alt.logprob) for alt in first.top_logprobs or ()}
-                top.setdefault(first.token, float(first.logprob))
-        except (AttributeError, TypeError, ValueError):
-            top = None  # unreadable logprobs: the label still counts
-        usage = getattr(reply, "usage", None)
-        return Completion(
-            text=text,
-            top_logprobs=top or None,
-            input_tokens=getattr(usage, "prompt_tokens", None),
-            output_tokens=getattr(usage, "completion_tokens", None),
-            latency_s=latency,
-            model=getattr(reply, "model", None),
-        )
 
     @property
     def _where(self) -> str:
