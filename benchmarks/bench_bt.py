@@ -47,10 +47,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import environment, table, write_json
 
-from fairjudge.stats._bradley_terry import ELO_SCALE, bradley_terry
+from fairjudge.stats._bradley_terry import bradley_terry
 from fairjudge.stats._bt_bootstrap import multinomial_counts
 from fairjudge.stats._bt_data import encode_battles, pair_data
 from fairjudge.stats._bt_solvers import bt_newton
+from fairjudge.stats._leaderboard import ELO_SCALE
 
 ALPHA = math.log(10.0)
 

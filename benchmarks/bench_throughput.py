@@ -51,8 +51,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import openai  # noqa: E402
 from _common import environment, table, write_json  # noqa: E402
 
-from fairjudge.judges._base import CallSpec, Completion  # noqa: E402
-from fairjudge.judges._openai import OpenAIBackend, Transport, pooled_http_client  # noqa: E402
+from fairjudge._call import CallSpec, Completion  # noqa: E402
+from fairjudge.backends._http_errors import pooled_http_client  # noqa: E402
+from fairjudge.backends._openai import OpenAIBackend, Transport  # noqa: E402
 from fairjudge.prompts import get_template, parse_verdict, probabilities_from_logprobs  # noqa: E402
 from tests.server import DEFAULT_API_KEY, ServerProcess  # noqa: E402
 

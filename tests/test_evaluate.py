@@ -38,8 +38,8 @@ def test_position_biased_judge_is_exposed() -> None:
     assert r.win_rate.estimate == 0.5
     assert r.single_order is not None
     assert r.single_order.estimate == 1.0
-    assert r.first_position is not None
-    assert r.first_position.estimate == 1.0
+    assert r.first_position_calls is not None
+    assert r.first_position_calls.estimate == 1.0
     assert r.position_consistency is not None
     assert r.position_consistency.estimate == 0.0
 
@@ -168,8 +168,8 @@ def test_with_rule_reresolves_without_calling_again() -> None:
     soft = r.with_rule("soft")
     assert len(calls) == n
     assert r.has_probabilities
-    assert soft.settings["rule"] == "soft"
-    assert soft.settings["seed"] == 4
+    assert soft.settings.rule == "soft"
+    assert soft.settings.seed == 4
     # Labels always say A: conservatively all ties; softly the longer answer leads.
     assert r.win_rate is not None
     assert r.win_rate.ties == 2

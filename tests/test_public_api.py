@@ -13,6 +13,7 @@ EXPECTED = {
     "CallError",
     "ConfidenceInterval",
     "ConfigError",
+    "EndpointUnreachable",
     "FairJudgeError",
     "FatalBackendError",
     "InputError",
@@ -56,5 +57,7 @@ def test_all_is_sorted_and_importable() -> None:
 
 def test_public_names_match_module_attributes() -> None:
     public = {n for n in dir(fairjudge) if not n.startswith("_")}
-    submodules = {"judges", "prompts", "stats", "cli", "runner"}
+    submodules = {
+        "audit", "backends", "cli", "evaluation", "judges", "prompts", "report", "runner", "stats"
+    }
     assert public - submodules <= set(fairjudge.__all__)

@@ -16,6 +16,7 @@ from fairjudge._errors import (
     BackendTimeout,
     BudgetExceeded,
     ConfigError,
+    EndpointUnreachable,
     FairJudgeError,
     FatalBackendError,
     InputError,
@@ -23,7 +24,6 @@ from fairjudge._errors import (
     RateLimitError,
     ServerError,
 )
-from fairjudge._evaluate import PairwiseResult, Rate, WinRate, evaluate_pairs
 from fairjudge._protocol import (
     debiased_verdict,
     item_seed,
@@ -34,22 +34,12 @@ from fairjudge._protocol import (
     translate,
     win_rate,
 )
-from fairjudge._types import (
-    Call,
-    CallError,
-    Item,
-    Judgment,
-    Order,
-    Outcome,
-    ParseFailure,
-    Probabilities,
-    Reply,
-    Resolution,
-    Verdict,
-)
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge._items import Call, Item, Judgment
+from fairjudge._types import CallError, Order, Outcome, ParseFailure, Probabilities, Reply, Resolution, Verdict
+from fairjudge._version import __version__
+from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
+from fairjudge.stats import ConfidenceInterval
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AuthenticationError",
@@ -60,6 +50,7 @@ __all__ = [
     "CallError",
     "ConfidenceInterval",
     "ConfigError",
+    "EndpointUnreachable",
     "FairJudgeError",
     "FatalBackendError",
     "InputError",

@@ -13,12 +13,14 @@ from :class:`ValueError`, so code written against the seed API keeps working::
         ├── RateLimitError             429; carries `retry_after` seconds
         ├── BackendTimeout             no reply within the timeout
         ├── ServerError                5xx, malformed body, empty choices
+        │   └── EndpointUnreachable    connection refused / unknown host: retried
+        │                              briefly, then stops a run that reached nothing
         └── FatalBackendError          400/401/403/404: retrying cannot help
             └── AuthenticationError    401/403
 
 Messages never contain an API key: backends translate SDK exceptions at the
 boundary (``raise ... from exc``) and build messages from status codes and server
-error text, which :func:`fairjudge.judges.redact` scrubs.
+error text, which :func:`fairjudge._redact.redact` scrubs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "BackendTimeout",
     "BudgetExceeded",
     "ConfigError",
+    "EndpointUnreachable",
     "FairJudgeError",
     "FatalBackendError",
     "InputError",
@@ -106,6 +109,15 @@ class BackendTimeout(BackendError):
 
 class ServerError(BackendError):
     """A 5xx reply, a malformed body, or a reply with no choices."""
+
+
+class EndpointUnreachable(ServerError):
+    """Nothing answered at the address: connection refused, unknown host, no route.
+
+    Retryable (a server may be restarting), but a run whose calls all end this way,
+    with nothing ever answered, is stopped at once instead of retrying every call:
+    a refused connection on every attempt is not a transient fault.
+    """
 
 
 class FatalBackendError(BackendError):

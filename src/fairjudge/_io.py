@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from fairjudge._errors import InputError, MissingExtraError
-from fairjudge._types import Item, Outcome
+from fairjudge._items import Item
+from fairjudge._types import Outcome
 
 __all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
 

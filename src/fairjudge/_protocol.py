@@ -22,9 +22,11 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from fairjudge._types import Call, Order, Outcome, Resolution, Verdict
+from fairjudge._items import Call
+from fairjudge._types import OUTCOME_SCORE, Order, Outcome, Resolution, Verdict, translate
 
 __all__ = [
+    "OUTCOME_SCORE",
     "SeedJudge",
     "debiased_verdict",
     "item_seed",
@@ -39,8 +41,6 @@ __all__ = [
 SeedJudge = Callable[[str, str, str], str]
 """The seed's judge type: ``judge(question, answer_a, answer_b) -> "A" | "B" | "tie"``."""
 
-OUTCOME_SCORE = {Outcome.ONE: 1.0, Outcome.TIE: 0.5, Outcome.TWO: 0.0}
-"""Model 1's score for each outcome: a win counts 1, a tie ½, a loss 0."""
 _LABELS = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE}
 
 
@@ -61,20 +61,6 @@ def normalize_verdict(reply: object) -> Verdict:
         if verdict is not None:
             return verdict
     raise ValueError(f"judge returned {reply!r}; expected 'A', 'B' or 'tie'")
-
-
-def translate(verdict: Verdict, order: Order) -> Outcome:
-    """Map a position verdict back to the model it prefers.
-
-    In the original order position A holds model 1; in the swapped order it holds
-    model 2. A tie stays a tie.
-    """
-    if verdict is Verdict.TIE:
-        return Outcome.TIE
-    first_is_one = order is Order.ORIGINAL
-    if verdict is Verdict.A:
-        return Outcome.ONE if first_is_one else Outcome.TWO
-    return Outcome.TWO if first_is_one else Outcome.ONE
 
 
 def _seed_outcome(first: Outcome, second: Outcome) -> Outcome:

@@ -1,25 +1,24 @@
-"""Core value types: verdicts, items, single calls and resolved judgments.
+"""Core value types: verdicts, probabilities, replies and failures.
 
 Two vocabularies are kept apart on purpose. A single judge call speaks in
 *positions* (:class:`Verdict`: ``A``, ``B`` or ``tie``), because that is what the
 judge saw. A resolved judgment speaks in *models* (:class:`Outcome`: ``"1"``,
 ``"2"`` or ``"tie"``), because that is what the user asked about. The
-:class:`Order` of a call is what translates one into the other.
+:class:`Order` of a call is what translates one into the other (:func:`translate`).
+Items, calls and resolved judgments, built from these, are in :mod:`fairjudge._items`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 __all__ = [
-    "Call",
+    "OUTCOME_SCORE",
     "CallError",
-    "Item",
-    "Judgment",
     "Order",
     "Outcome",
     "ParseFailure",
@@ -27,6 +26,7 @@ __all__ = [
     "Reply",
     "Resolution",
     "Verdict",
+    "translate",
 ]
 
 
@@ -53,6 +53,24 @@ class Order(StrEnum):
     """``(question, answer_1, answer_2)``: position A holds model 1."""
     SWAPPED = "swapped"
     """``(question, answer_2, answer_1)``: position A holds model 2."""
+
+
+OUTCOME_SCORE = {Outcome.ONE: 1.0, Outcome.TIE: 0.5, Outcome.TWO: 0.0}
+"""Model 1's score for each outcome: a win counts 1, a tie ½, a loss 0."""
+
+
+def translate(verdict: Verdict, order: Order) -> Outcome:
+    """Map a position verdict back to the model it prefers.
+
+    In the original order position A holds model 1; in the swapped order it holds
+    model 2. A tie stays a tie.
+    """
+    if verdict is Verdict.TIE:
+        return Outcome.TIE
+    first_is_one = order is Order.ORIGINAL
+    if verdict is Verdict.A:
+        return Outcome.ONE if first_is_one else Outcome.TWO
+    return Outcome.TWO if first_is_one else Outcome.ONE
 
 
 class Resolution(StrEnum):
@@ -153,7 +171,13 @@ class CallError:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """What one judge call produced: a verdict, or the record of why there is none."""
+    """What one judge call produced: a reading of the reply, or why there is none.
+
+    A pairwise call's reading is a :attr:`verdict` (with :attr:`probabilities` when
+    the backend gave logprobs); other kinds of judgment (rubric scores, a jury
+    member's vote) carry theirs as a JSON-ready :attr:`payload`. A reply holds a
+    reading or a :attr:`failure`, never both and never neither.
+    """
 
     verdict: Verdict | None
     probabilities: Probabilities | None = None
@@ -162,199 +186,29 @@ class Reply:
     cached: bool = False
     key: str | None = None
     """The store key of the call, for LLM judges; links the judgment to its audit row."""
+    payload: Mapping[str, Any] | None = None
+    """A parsed reading other than a verdict, e.g. ``{"scores": {...}, "reason": ...}``."""
 
     def __post_init__(self) -> None:
-        if (self.verdict is None) == (self.failure is None):
-            raise ValueError("a Reply holds either a verdict or a failure, not both or neither")
+        read = self.verdict is not None or self.payload is not None
+        if read == (self.failure is not None):
+            raise ValueError("a Reply holds either a reading or a failure, not both or neither")
 
     @property
     def ok(self) -> bool:
-        """Whether the call produced a verdict."""
-        return self.verdict is not None
+        """Whether the call produced a reading (a verdict or a payload)."""
+        return self.failure is None
 
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One question with the two systems' answers, plus whatever else is known.
-
-    Attributes:
-        question: The prompt both systems answered.
-        answer_1: Model 1's answer.
-        answer_2: Model 2's answer.
-        id: A stable identifier; used in results and to seed per-item randomness.
-        reference: A reference answer, for reference-guided templates.
-        category: A free-form label for breakdowns.
-        human: A human label, ``"1"``, ``"2"`` or ``"tie"``, when known.
-        human_score: A human score of how much better answer 1 is (any scale),
-            for calibrating a judge's scores; ``None`` when unknown.
-        cluster: Items sharing a cluster are resampled together by the bootstrap;
-            defaults to the question text.
-        model_1: Name of system 1, when known.
-        model_2: Name of system 2, when known.
-    """
-
-    question: str
-    answer_1: str
-    answer_2: str
-    id: str | None = None
-    reference: str | None = None
-    category: str | None = None
-    human: Outcome | None = None
-    human_score: float | None = None
-    cluster: str | None = None
-    model_1: str | None = None
-    model_2: str | None = None
-
-    @property
-    def cluster_key(self) -> str:
-        """The bootstrap cluster: the explicit cluster, else the question text."""
-        return self.cluster if self.cluster is not None else self.question
-
-    def swapped(self) -> Item:
-        """The same item with the two answers (and models and human label) exchanged.
-
-        ``human_score`` is dropped: its scale, and so its mirror image, is unknown.
-        """
-        flip = {Outcome.ONE: Outcome.TWO, Outcome.TWO: Outcome.ONE, Outcome.TIE: Outcome.TIE}
-        return Item(
-            question=self.question,
-            answer_1=self.answer_2,
-            answer_2=self.answer_1,
-            id=self.id,
-            reference=self.reference,
-            category=self.category,
-            human=flip[self.human] if self.human is not None else None,
-            # The score's scale (and so its mirror point) is unknown: drop it.
-            human_score=None,
-            cluster=self.cluster,
-            model_1=self.model_2,
-            model_2=self.model_1,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One judge call on an item: the order it was shown in, and the reply."""
-
-    order: Order
-    sample: int
-    reply: Reply
-
-    @property
-    def preferred(self) -> Outcome | None:
-        """The reply translated back to models (``None`` when the call failed)."""
-        verdict = self.reply.verdict
-        if verdict is None:
-            return None
-        from fairjudge._protocol import translate
-
-        return translate(verdict, self.order)
-
-    @property
-    def p_one(self) -> float | None:
-        """Expected score of model 1 from this call: P(model 1 better) + ½·P(tie).
-
-        Uses the judge's probabilities (renormalised over the three verdicts) when it
-        gave them, and the label as a one-hot otherwise.
-        """
-        reply = self.reply
-        if reply.verdict is None:
-            return None
-        if reply.probabilities is None:
-            from fairjudge._protocol import OUTCOME_SCORE, translate
-
-            return OUTCOME_SCORE[translate(reply.verdict, self.order)]
-        p = reply.probabilities.normalized()
-        p_first = p.a if self.order is Order.ORIGINAL else p.b
-        return p_first + 0.5 * p.tie
-
-
-@dataclass(frozen=True, slots=True)
-class Judgment:
-    """The resolved judgment on one item, with every call behind it.
-
-    Attributes:
-        item: The item judged.
-        calls: Every call, in the order they were planned.
-        rule: The resolution rule applied.
-        outcome: The resolved outcome; ``None`` when any call failed (see ``failures``).
-        score: Model 1's score on this item (1, ½, 0, or the soft score); ``None``
-            when unresolved.
-        consistent: Whether every call preferred the same model (or all said tie);
-            ``None`` when unresolved.
-    """
-
-    item: Item
-    calls: tuple[Call, ...]
-    rule: Resolution
-    outcome: Outcome | None
-    score: float | None
-    consistent: bool | None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def raw_replies(self) -> tuple[str | None, ...]:
-        """The judge's raw text for every call, in call order."""
-        return tuple(c.reply.raw for c in self.calls)
-
-    @property
-    def verdicts(self) -> tuple[Verdict | None, ...]:
-        """The parsed position verdict of every call, in call order."""
-        return tuple(c.reply.verdict for c in self.calls)
-
-    @property
-    def parse_failures(self) -> int:
-        """How many calls returned text with no readable verdict."""
-        return sum(isinstance(c.reply.failure, ParseFailure) for c in self.calls)
-
-    @property
-    def call_errors(self) -> int:
-        """How many calls failed outright (after retries)."""
-        return sum(isinstance(c.reply.failure, CallError) for c in self.calls)
-
-    @property
-    def resolved(self) -> bool:
-        """Whether every call produced a verdict, so the item counts."""
-        return self.outcome is not None
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready record of the item, every call and the resolution."""
-        item = self.item
-        return {
-            "id": item.id,
-            "question": item.question,
-            "answer_1": item.answer_1,
-            "answer_2": item.answer_2,
-            "category": item.category,
-            "human": item.human.value if item.human is not None else None,
-            "human_score": item.human_score,
-            "outcome": self.outcome.value if self.outcome is not None else None,
-            "score": self.score,
-            "consistent": self.consistent,
-            "rule": self.rule.value,
-            "calls": [
-                {
-                    "order": c.order.value,
-                    "sample": c.sample,
-                    "verdict": c.reply.verdict.value if c.reply.verdict is not None else None,
-                    "preferred": c.preferred.value if c.preferred is not None else None,
-                    "probabilities": (
-                        c.reply.probabilities.to_dict() if c.reply.probabilities else None
-                    ),
-                    "raw": c.reply.raw,
-                    "failure": _failure_dict(c.reply.failure),
-                    "cached": c.reply.cached,
-                    "key": c.reply.key,
-                }
-                for c in self.calls
-            ],
-            **self.extra,
+    def to_record(self) -> dict[str, Any]:
+        """The JSON-ready reading stored next to the raw reply in the store's row."""
+        if isinstance(self.failure, ParseFailure):
+            return {"verdict": None, "failure": "parse_failure", "reason": self.failure.reason}
+        if isinstance(self.failure, CallError):
+            return {"verdict": None, "failure": "call_error", "reason": self.failure.message}
+        record: dict[str, Any] = {
+            "verdict": self.verdict.value if self.verdict is not None else None,
+            "probabilities": self.probabilities.to_dict() if self.probabilities else None,
         }
-
-
-def _failure_dict(failure: ParseFailure | CallError | None) -> dict[str, str] | None:
-    if failure is None:
-        return None
-    if isinstance(failure, ParseFailure):
-        return {"type": "parse_failure", "reason": failure.reason}
-    return {"type": "call_error", "kind": failure.kind, "message": failure.message}
+        if self.payload is not None:
+            record["payload"] = dict(self.payload)
+        return record

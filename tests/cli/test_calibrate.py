@@ -6,10 +6,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.cli._app import _register
-from fairjudge.cli._calibrate import EXIT_GATE_FAILED
+from fairjudge.cli._app import EXIT_GATE_FAILED
 
-_register()
 runner = CliRunner()
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "calibration.jsonl"
 

@@ -7,11 +7,9 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge import ConfigError, InputError
-from fairjudge._battles import Battles, LongAnswers, load_ranking_input, make_pairs
 from fairjudge.cli import app
-from fairjudge.cli._app import _register
+from fairjudge.evaluation import Battles, LongAnswers, load_ranking_input, make_pairs
 
-_register()
 runner = CliRunner()
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rank_answers.jsonl"
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.server import DEFAULT_API_KEY, JudgeServer, Script
 
-pytest.importorskip("fairjudge.judges._openai")
+pytest.importorskip("fairjudge.backends._openai")
 
 REPO = Path(__file__).resolve().parents[2]
 N_ITEMS = 120  # x 2 orders = 240 unique calls

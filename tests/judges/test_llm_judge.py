@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import subprocess
 import sys
@@ -20,11 +21,12 @@ from fairjudge import (
     debiased_verdict,
     evaluate_pairs,
 )
+from fairjudge._call import CallSpec, Completion
 from fairjudge._types import CallError, ParseFailure, Verdict
-from fairjudge.judges import CallableJudge, CallSpec, Completion, PairwiseRequest
+from fairjudge.judges import CallableJudge, PairwiseRequest
 from fairjudge.judges._llm import LLMJudge
-from fairjudge.judges._registry import JUDGE_FORMS, resolve_judge
-from fairjudge.runner import RetryPolicy, Store
+from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, resolve_judge
+from fairjudge.runner import Prices, RetryPolicy, RunOptions, Store
 from tests.runner._fakes import FakeBackend
 from tests.server import DEFAULT_API_KEY, JudgeServer, Script, extract_pair
 
@@ -49,10 +51,22 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield s
 
 
+RUN_FIELDS = {f.name for f in dataclasses.fields(RunOptions)}
+
+
+def split_options(options: dict[str, Any]) -> tuple[RunOptions, dict[str, Any]]:
+    """Old-style keyword options split into one RunOptions and the judge's own."""
+    run = {k: options.pop(k) for k in list(options) if k in RUN_FIELDS}
+    if options.pop("quiet", False):
+        run["progress"] = "quiet"
+    return RunOptions(**run), options
+
+
 def judge_for(backend: FakeBackend, store: Store, **options: Any) -> LLMJudge:
     options.setdefault("quiet", True)
     options.setdefault("retry", FAST)
-    return LLMJudge(backend, store=store, **options)
+    run, rest = split_options(options)
+    return LLMJudge(backend, store=store, options=run, **rest)
 
 
 REQUESTS = [
@@ -206,7 +220,7 @@ def test_async_and_inside_a_running_loop(store: Store) -> None:
 
 def test_close_releases_backend(tmp_path: Path) -> None:
     backend = FakeBackend()
-    judge = LLMJudge(backend, store=tmp_path / "s.sqlite", quiet=True)
+    judge = LLMJudge(backend, store=tmp_path / "s.sqlite", options=RunOptions(progress="quiet"))
     judge.judge_batch(REQUESTS[:1])
     judge.close()
     judge.close()
@@ -217,9 +231,9 @@ def test_close_releases_backend(tmp_path: Path) -> None:
     )
 
 
-def test_max_cost_without_prices(store: Store) -> None:
-    with pytest.raises(ConfigError, match="prices"):
-        LLMJudge(FakeBackend(), store=store, max_cost=1.0)
+def test_max_cost_without_prices() -> None:
+    with pytest.raises(ConfigError, match="--price-input and --price-output"):
+        RunOptions(max_cost=1.0)
 
 
 # -- the registry ---------------------------------------------------------------------------
@@ -237,14 +251,16 @@ def test_python_judge() -> None:
     judge = resolve_judge("python:tests.judge_fixtures:always_a")
     assert isinstance(judge, CallableJudge)
     with pytest.raises(ConfigError, match="--base-url does not apply"):
-        resolve_judge("python:tests.judge_fixtures:always_a", base_url="http://x")
+        resolve_judge(
+            "python:tests.judge_fixtures:always_a", backend_options=BackendOptions("http://x")
+        )
 
 
 def test_options_that_do_not_apply() -> None:
     with pytest.raises(ConfigError, match="--base-url does not apply"):
-        resolve_judge("local/gemma-3-270m", base_url="http://127.0.0.1:1/v1")
-    with pytest.raises(ConfigError, match="--model-path, --threads does not apply"):
-        resolve_judge("openai/gpt-4o-mini", model_path="x.gguf", threads=2)
+        resolve_judge("local/gemma-3-270m", backend_options=BackendOptions("http://127.0.0.1:1"))
+    with pytest.raises(ConfigError, match="--model-path, --threads do not apply"):
+        resolve_judge("openai/gpt-4o-mini", backend_options=BackendOptions(None, Path("x.gguf"), 2))
 
 
 @pytest.mark.parametrize("first", ["fairjudge.runner", "fairjudge.judges"])
@@ -265,12 +281,12 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
 
 
 def http_judge(server: JudgeServer, store: Store, **options: Any) -> LLMJudge:
-    from fairjudge.judges._openai import OpenAIBackend
+    from fairjudge.backends._openai import OpenAIBackend
 
     options.setdefault("quiet", True)
-    return LLMJudge(
-        OpenAIBackend("scripted-judge", base_url=server.base_url), store=store, **options
-    )
+    run, rest = split_options(options)
+    backend = OpenAIBackend("scripted-judge", base_url=server.base_url)
+    return LLMJudge(backend, store=store, options=run, **rest)
 
 
 ITEMS = [Item(f"q{i}?", "short", f"a longer answer {i}", id=str(i)) for i in range(20)]
@@ -339,7 +355,7 @@ def test_http_401_fails_fast_and_leaks_no_key(
         pytest.raises(AuthenticationError) as info,
     ):
         evaluate_pairs(judge, ITEMS * 5)
-    assert server.count("unauthorized") <= judge.concurrency
+    assert server.count("unauthorized") <= judge.session.options.concurrency
     assert wrong not in str(info.value)
     assert "401" in str(info.value)
     for path in tmp_path.iterdir():
@@ -356,10 +372,9 @@ def test_http_store_holds_no_key(server: JudgeServer, tmp_path: Path) -> None:
 def test_registry_builds_an_openai_judge(server: JudgeServer, tmp_path: Path) -> None:
     judge = resolve_judge(
         "openai/scripted-judge",
-        base_url=server.base_url,
+        backend_options=BackendOptions(server.base_url),
         store=tmp_path / "s.sqlite",
-        prices=(1.0, 2.0),
-        quiet=True,
+        options=RunOptions(prices=Prices(1.0, 2.0), progress="quiet"),
     )
     assert isinstance(judge, LLMJudge)
     with judge:

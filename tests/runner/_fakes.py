@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fairjudge.judges import CallSpec, Completion
+from fairjudge._call import CallSpec, Completion
 
 Outcome = Completion | BaseException
 Script = Callable[[CallSpec, int], Outcome | str]
@@ -61,8 +61,8 @@ class FakeBackend:
     def max_concurrency(self) -> int | None:
         return self._max_concurrency
 
-    def default_params(self, *, verdict_only: bool) -> dict[str, Any]:
-        return {"temperature": 0.0, "max_tokens": 1 if verdict_only else 512}
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
+        return {"temperature": 0.0, "max_tokens": 1 if label_only else 512}
 
     async def complete(self, spec: CallSpec) -> Completion:
         self.calls += 1
@@ -110,7 +110,7 @@ def run_in_process(
     store_path: str, start: int, stop: int, latency: float, barrier: Any = None
 ) -> None:
     """Target for multiprocessing: fill a shared store with calls [start, stop)."""
-    from fairjudge.runner import Store, run_calls
+    from fairjudge.runner import RunOptions, Store, run_calls
 
     backend = FakeBackend(latency=latency)
     with Store(store_path) as store:
@@ -121,8 +121,7 @@ def run_in_process(
                 backend,
                 [make_spec(i) for i in range(start, stop)],
                 store=store,
-                concurrency=8,
-                progress="quiet",
+                options=RunOptions(concurrency=8, progress="quiet"),
             )
         )
     summary = result.summary

@@ -24,12 +24,13 @@ from fairjudge import (
     RateLimitError,
     ServerError,
 )
-from fairjudge.judges import CallSpec, Completion
+from fairjudge._call import CallSpec, Completion
 from fairjudge.runner import (
     PlainProgress,
     Prices,
     RetryPolicy,
     RichProgress,
+    RunOptions,
     RunResult,
     Store,
     TokenBucket,
@@ -44,7 +45,10 @@ SECRET = "sk-proj-THISisAfakeKEY0123456789abcdef"
 def run(backend: FakeBackend, specs: list[CallSpec], store: Store, **options: Any) -> RunResult:
     options.setdefault("progress", "quiet")
     options.setdefault("retry", FAST)
-    return asyncio.run(run_calls(backend, specs, store=store, **options))
+    hooks = {k: options.pop(k) for k in ("on_progress", "parse", "rng") if k in options}
+    return asyncio.run(
+        run_calls(backend, specs, store=store, options=RunOptions(**options), **hooks)
+    )
 
 
 @pytest.fixture
@@ -394,13 +398,13 @@ def test_no_secret_reaches_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyP
 _KILL_SCRIPT = textwrap.dedent(
     """
     import asyncio, sys
-    from fairjudge.runner import Store, run_calls
+    from fairjudge.runner import RunOptions, Store, run_calls
     from tests.runner._fakes import FakeBackend, make_spec
 
     store = Store(sys.argv[1])
     backend = FakeBackend(latency=0.005, log=sys.argv[2])
     asyncio.run(run_calls(backend, [make_spec(i) for i in range(400)], store=store,
-                          concurrency=8, progress="quiet"))
+                          options=RunOptions(concurrency=8, progress="quiet")))
     """
 )
 

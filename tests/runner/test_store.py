@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from fairjudge import ConfigError
-from fairjudge.judges import Completion
+from fairjudge._call import Completion
+from fairjudge._redact import scrub
 from fairjudge.runner import SCHEMA_VERSION, CallRecord, Store
-from fairjudge.runner._redact import scrub
 from tests.runner._fakes import make_spec, run_in_process
 
 

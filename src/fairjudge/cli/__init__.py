@@ -1,5 +1,10 @@
-"""The ``fairjudge`` command line."""
+"""The ``fairjudge`` command line: thin commands over the library.
 
-from fairjudge.cli._app import app, main
+Each command parses its arguments, builds its options once (:mod:`._options`), calls
+the library, and hands the result to :mod:`fairjudge.report`.
+"""
+
+from fairjudge.cli._app import app
+from fairjudge.cli._main import main
 
 __all__ = ["app", "main"]

@@ -1,57 +1,34 @@
-"""Judge backends: Python callables, OpenAI-compatible HTTP, Anthropic, local GGUF.
+"""What a judgment is: the judge session, and the judges that run on it.
 
-The HTTP and local backends are exported lazily (PEP 562 ``__getattr__``), so that
-``import fairjudge`` does not pay for importing the openai SDK or llama.cpp.
+- :class:`JudgeSession` owns backends, store, event loop, run options and budget,
+  and runs batches of :class:`Job` objects for any kind of judgment.
+- :class:`LLMJudge` is the pairwise judge on a session: a template and a verdict
+  parser. :class:`CallableJudge` adapts a plain Python function.
+- :func:`resolve_judge` turns a ``--judge`` spec into either.
+
+The backends themselves live in :mod:`fairjudge.backends`.
 """
 
-from typing import TYPE_CHECKING, Any
-
-from fairjudge.judges._base import Backend, CallSpec, Completion, Message
 from fairjudge.judges._callable import CallableJudge, load_python_judge, reply_from_value
-from fairjudge.judges._llm import LLMJudge
-from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
-from fairjudge.judges._registry import DEFAULT_JUDGE, JUDGE_FORMS, resolve_judge
-
-if TYPE_CHECKING:
-    from fairjudge.judges._anthropic import AnthropicBackend
-    from fairjudge.judges._local import LocalBackend
-    from fairjudge.judges._openai import OpenAIBackend
-    from fairjudge.judges._redact import redact
-
-_LAZY = {
-    "AnthropicBackend": "fairjudge.judges._anthropic",
-    "LocalBackend": "fairjudge.judges._local",
-    "OpenAIBackend": "fairjudge.judges._openai",
-    "redact": "fairjudge.judges._redact",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairjudge.judges' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
-
+from fairjudge.judges._llm import LLMJudge, read_verdict
+from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest
+from fairjudge.judges._registry import DEFAULT_JUDGE, JUDGE_FORMS, BackendOptions, resolve_judge
+from fairjudge.judges._session import Job, JudgeSession, ProgressCallback, ReplyParser
 
 __all__ = [
     "DEFAULT_JUDGE",
     "JUDGE_FORMS",
-    "AnthropicBackend",
-    "Backend",
+    "BackendOptions",
     "BatchJudge",
-    "CallSpec",
     "CallableJudge",
-    "Completion",
+    "Job",
+    "JudgeSession",
     "LLMJudge",
-    "LocalBackend",
-    "Message",
-    "OpenAIBackend",
     "PairwiseRequest",
     "ProgressCallback",
+    "ReplyParser",
     "load_python_judge",
-    "redact",
+    "read_verdict",
     "reply_from_value",
     "resolve_judge",
 ]

@@ -9,8 +9,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
+from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
-from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
+from fairjudge.judges._pairwise import PairwiseRequest
+from fairjudge.judges._session import ProgressCallback
+from fairjudge.prompts import parse_verdict
 
 __all__ = ["CallableJudge", "load_python_judge", "reply_from_value"]
 
@@ -25,8 +28,6 @@ def reply_from_value(value: object) -> Reply:
     a mapping ``{"A": p, "B": p, "tie": p}``; or a ready :class:`Reply`.
     Anything unreadable becomes a :class:`ParseFailure` that keeps the raw value.
     """
-    from fairjudge.prompts import parse_verdict
-
     if isinstance(value, Reply):
         return value
     if isinstance(value, Verdict):
@@ -50,7 +51,9 @@ class CallableJudge:
     """Adapts ``judge(question, answer_a, answer_b)`` to the batch interface.
 
     Calls are made one at a time, in request order, so a stateful or scripted judge
-    sees exactly the sequence the protocol specifies. An exception raised by the
+    sees exactly the sequence the protocol specifies. A conversation question is
+    passed as its role-labelled transcript, keeping the seed signature
+    ``judge(question: str, answer_a: str, answer_b: str)``. An exception raised by the
     callable becomes a :class:`CallError` record for that call and the run goes on,
     except :class:`FatalBackendError` and :class:`BudgetExceeded`, which stop it.
     """
@@ -68,7 +71,7 @@ class CallableJudge:
         replies = []
         for request in requests:
             try:
-                value = self.fn(request.question, request.answer_a, request.answer_b)
+                value = self.fn(question_text(request.question), request.answer_a, request.answer_b)
             except (FatalBackendError, BudgetExceeded):
                 raise  # the judge says the whole run cannot go on
             except Exception as exc:  # a judge's bug is recorded per call, not fatal

@@ -2,23 +2,22 @@
 
 :func:`fairjudge.evaluate_pairs` plans every call up front and hands the whole batch
 to the judge. A plain Python callable answers the batch one call at a time; an LLM
-judge sends it through the async runner, with caching, concurrency and retries.
+judge sends it through its session, with caching, concurrency and retries.
 Both return one :class:`fairjudge.Reply` per request, in request order, and never
 raise for a single bad reply: a failure is a record in the reply.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from fairjudge._call import Conversation
 from fairjudge._types import Reply
+from fairjudge.judges._session import ProgressCallback
 
-__all__ = ["BatchJudge", "PairwiseRequest", "ProgressCallback"]
-
-ProgressCallback = Callable[[int], None]
-"""Called with the number of calls just finished, for progress bars."""
+__all__ = ["BatchJudge", "PairwiseRequest"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,14 +25,14 @@ class PairwiseRequest:
     """One planned pairwise call, already in the order the judge will see it.
 
     Attributes:
-        question: The question.
+        question: The question (a string or a conversation).
         answer_a: The answer shown first (position A).
         answer_b: The answer shown second (position B).
         reference: A reference answer, for reference-guided templates.
         sample: Sample index among calls with the same content and order.
     """
 
-    question: str
+    question: str | Conversation
     answer_a: str
     answer_b: str
     reference: str | None = None

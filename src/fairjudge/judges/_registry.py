@@ -1,26 +1,32 @@
-"""Turn a ``--judge`` spec into a judge.
+"""Turn a ``--judge`` spec into a judge: the one resolver the CLI and the library share.
 
 The forms are ``openai/<model>``, ``anthropic/<model>``, ``local/<name>`` and
 ``python:package.module:function``; no spec means the embedded default,
 ``local/qwen2.5-coder-1.5b``. Backends are imported only when asked for, so a
 missing optional SDK matters only to the user who picked that backend.
+
+An option that does not apply to the chosen judge is an error that names it, never
+silently ignored: a Python callable has no template, no server, no rate limit and no
+budget; a local model has no ``--base-url``; an HTTP model has no ``--threads``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from os import PathLike
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
 
+from fairjudge._call import Backend
 from fairjudge._errors import ConfigError
-from fairjudge.judges._base import Backend
+from fairjudge.judges._callable import load_python_judge
+from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._pairwise import BatchJudge
+from fairjudge.judges._session import JudgeSession
+from fairjudge.prompts import PairwiseTemplate, get_template
+from fairjudge.runner import RunOptions, Store
 
-if TYPE_CHECKING:
-    from fairjudge.prompts import PairwiseTemplate
-    from fairjudge.runner import Prices, ProgressMode, RetryPolicy, RunProgress, Store
-
-__all__ = ["DEFAULT_JUDGE", "JUDGE_FORMS", "resolve_judge"]
+__all__ = ["DEFAULT_JUDGE", "JUDGE_FORMS", "BackendOptions", "resolve_judge"]
 
 DEFAULT_JUDGE = "local/qwen2.5-coder-1.5b"
 """The judge used when none is given: a small model that runs on the CPU, offline."""
@@ -33,52 +39,63 @@ JUDGE_FORMS = (
 )
 """The valid ``--judge`` forms, as shown in error messages."""
 
+_RUN_FLAGS = {
+    "concurrency": "--concurrency",
+    "rpm": "--rpm",
+    "tpm": "--tpm",
+    "max_calls": "--max-calls",
+    "max_cost": "--max-cost",
+    "prices": "--price-input/--price-output",
+    "retry": "retry",
+}
 
-def _forms() -> str:
-    return "; ".join(JUDGE_FORMS)
+
+@dataclass(frozen=True, slots=True)
+class BackendOptions:
+    """Where and how a model judge runs; each applies to some backends only.
+
+    Attributes:
+        base_url: Server URL for ``openai/`` (and ``anthropic/``) judges.
+        model_path: A GGUF file for ``local/`` judges, instead of the packaged weights.
+        threads: CPU threads for ``local/`` judges.
+        temperature: Sampling temperature for every call (part of the cache key).
+    """
+
+    base_url: str | None = None
+    model_path: Path | None = None
+    threads: int | None = None
+    temperature: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.threads is not None and self.threads < 1:
+            raise ConfigError(f"--threads must be >= 1; got {self.threads}")
+        if self.temperature is not None and not 0 <= self.temperature <= 2:
+            raise ConfigError(f"--temperature must be in [0, 2]; got {self.temperature}")
 
 
 def resolve_judge(
     spec: str | None,
     *,
-    base_url: str | None = None,
-    model_path: str | PathLike[str] | None = None,
-    threads: int | None = None,
-    template: str | PairwiseTemplate = "default",
-    store: Store | str | PathLike[str] | None = None,
-    concurrency: int = 16,
-    rpm: float | None = None,
-    tpm: float | None = None,
-    max_calls: int | None = None,
-    max_cost: float | None = None,
-    prices: Prices | tuple[float, float] | None = None,
-    retry: RetryPolicy | None = None,
+    backend_options: BackendOptions | None = None,
+    template: str | PairwiseTemplate | None = None,
+    options: RunOptions | None = None,
+    store: Store | str | Path | None = None,
+    session: JudgeSession | None = None,
     params: Mapping[str, Any] | None = None,
-    quiet: bool = False,
-    progress: ProgressMode | RunProgress = "auto",
 ) -> BatchJudge:
     """Build the judge a ``--judge`` spec names.
 
     Args:
         spec: ``openai/<model>``, ``anthropic/<model>``, ``local/<name>``,
-            ``python:package.module:function``, or ``None`` for
-            ``local/qwen2.5-coder-1.5b``.
-        base_url: Server URL for ``openai/`` (and ``anthropic/``) judges.
-        model_path: A GGUF file for ``local/`` judges, instead of the packaged weights.
-        threads: CPU threads for ``local/`` judges.
-        template: Template name, ``*.toml`` path or template, for model judges.
-        store: The store or its path (default ``.fairjudge/store.sqlite``).
-        concurrency: Calls in flight at most.
-        rpm: Requests-per-minute limit.
-        tpm: Tokens-per-minute limit.
-        max_calls: New calls the judge may make.
-        max_cost: Dollars the judge may spend (needs ``prices``).
-        prices: Dollars per million input and output tokens, as
-            :class:`~fairjudge.runner.Prices` or ``(input, output)``.
-        retry: Retry policy.
-        params: Sampling parameters overriding the backend's defaults.
-        quiet: No progress output.
-        progress: Progress display mode or object.
+            ``python:package.module:function``, or ``None`` for the default.
+        backend_options: Server URL, GGUF file, threads, temperature.
+        template: Template name, ``*.toml`` path or template (model judges only;
+            ``None`` means ``default``).
+        options: Run options (model judges only); ignored when ``session`` is given.
+        store: The store or its path (model judges only).
+        session: Run on this session instead of opening one (it keeps its own
+            store and options); the judge's backend is added to it.
+        params: More sampling parameters (model judges only).
 
     Returns:
         A :class:`~fairjudge.judges.CallableJudge` for ``python:`` specs, else an
@@ -86,78 +103,78 @@ def resolve_judge(
 
     Raises:
         ConfigError: The spec has an unknown form (the message lists the valid
-            ones), an option does not apply to the backend, or a backend's SDK is
-            missing (:class:`fairjudge.MissingExtraError`, with the install command).
+            ones), an option does not apply to the judge (the message names it), or
+            a backend's SDK is missing (:class:`fairjudge.MissingExtraError`).
     """
     spec = (spec or DEFAULT_JUDGE).strip()
+    where = backend_options or BackendOptions()
     if spec.startswith("python:"):
-        _reject_options(spec, base_url=base_url, model_path=model_path, threads=threads)
-        from fairjudge.judges._callable import load_python_judge
-
+        given = _given(where) + _run_flags(options)
+        if template is not None:
+            given.append("--template")
+        if store is not None or session is not None:
+            given.append("--store")
+        if params:
+            given.append("params")
+        _reject(spec, given, "a Python judge is called directly, with no prompt or model")
         return load_python_judge(spec)
 
     kind, sep, name = spec.partition("/")
     if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
-        raise ConfigError(f"unknown judge {spec!r}; use one of: {_forms()}")
-    name = name.strip()
-
-    from fairjudge.judges._llm import LLMJudge
-    from fairjudge.prompts import PairwiseTemplate, get_template
-    from fairjudge.runner import Prices
-
+        raise ConfigError(f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}")
     # Check everything that can fail before a backend opens connections or loads weights.
-    tmpl = template if isinstance(template, PairwiseTemplate) else get_template(template)
-    if isinstance(prices, tuple):
-        prices = Prices(*prices)
-    backend = _backend(
-        kind, name, base_url=base_url, model_path=model_path, threads=threads, quiet=quiet
+    tmpl: PairwiseTemplate = (
+        template if isinstance(template, PairwiseTemplate) else get_template(template or "default")
     )
-    return LLMJudge(
-        backend,
-        template=tmpl,
-        store=store,
-        concurrency=concurrency,
-        rpm=rpm,
-        tpm=tpm,
-        max_calls=max_calls,
-        max_cost=max_cost,
-        prices=prices,
-        retry=retry,
-        params=params,
-        quiet=quiet,
-        progress=progress,
-    )
+    quiet = (session.options if session is not None else options or RunOptions()).quiet
+    backend = _backend(kind, name.strip(), where, quiet=quiet)
+    sampling = dict(params or {})
+    if where.temperature is not None:
+        sampling["temperature"] = where.temperature
+    if session is not None:
+        return LLMJudge(backend, template=tmpl, session=session, params=sampling)
+    return LLMJudge(backend, template=tmpl, store=store, options=options, params=sampling)
 
 
-def _backend(
-    kind: str,
-    name: str,
-    *,
-    base_url: str | None,
-    model_path: str | PathLike[str] | None,
-    threads: int | None,
-    quiet: bool = False,
-) -> Backend:
+def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Backend:
     spec = f"{kind}/{name}"
     if kind == "local":
-        _reject_options(spec, base_url=base_url)
-        from fairjudge.judges._local import LocalBackend
+        _reject(spec, ["--base-url"] if where.base_url else [], "it runs in this process")
+        from fairjudge.backends._local import LocalBackend
 
-        return LocalBackend.from_name(
-            name, model_path=str(model_path) if model_path else None, threads=threads, quiet=quiet
-        )
-    _reject_options(spec, model_path=model_path, threads=threads)
+        path = str(where.model_path) if where.model_path else None
+        return LocalBackend.from_name(name, model_path=path, threads=where.threads, quiet=quiet)
+    given = [f for f, v in (("--model-path", where.model_path), ("--threads", where.threads)) if v]
+    _reject(spec, given, "they are for local/ judges")
     if kind == "openai":
-        from fairjudge.judges._openai import OpenAIBackend
+        from fairjudge.backends._openai import OpenAIBackend
 
-        return OpenAIBackend(name, base_url=base_url)
-    from fairjudge.judges._anthropic import AnthropicBackend
+        return OpenAIBackend(name, base_url=where.base_url)
+    from fairjudge.backends._anthropic import AnthropicBackend
 
-    return AnthropicBackend(name, base_url=base_url)
+    return AnthropicBackend(name, base_url=where.base_url)
 
 
-def _reject_options(spec: str, **options: object) -> None:
-    given = [name for name, value in options.items() if value is not None]
+def _given(where: BackendOptions) -> list[str]:
+    return [
+        "--" + f.name.replace("_", "-") for f in fields(where) if getattr(where, f.name) is not None
+    ]
+
+
+def _run_flags(options: RunOptions | None) -> list[str]:
+    """The run flags set to something other than their defaults."""
+    if options is None:
+        return []
+    default = RunOptions()
+    return [
+        flag
+        for name, flag in _RUN_FLAGS.items()
+        if getattr(options, name) != getattr(default, name)
+    ]
+
+
+def _reject(spec: str, given: list[str], why: str) -> None:
     if given:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        raise ConfigError(f"{flags} does not apply to the judge {spec!r}; drop it")
+        flags = ", ".join(given)
+        verb = "does" if len(given) == 1 else "do"
+        raise ConfigError(f"{flags} {verb} not apply to the judge {spec!r} ({why}); drop it")

@@ -19,12 +19,10 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
+from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
-
-if TYPE_CHECKING:
-    from fairjudge.judges._base import Message
+from fairjudge._items import question_text
 
 __all__ = ["PairwiseTemplate", "defuse", "get_template", "list_templates", "load_template"]
 
@@ -65,9 +63,17 @@ class PairwiseTemplate:
     description: str = ""
 
     def render(
-        self, question: str, answer_a: str, answer_b: str, reference: str | None = None
+        self,
+        question: str | Conversation,
+        answer_a: str,
+        answer_b: str,
+        reference: str | None = None,
     ) -> tuple[Message, ...]:
         """Render the chat messages for one call.
+
+        A conversation is shown inside the question block as a role-labelled
+        transcript (:func:`fairjudge._items.question_text`), defused like any other
+        untrusted text.
 
         Raises:
             ConfigError: The template needs a reference and none was given.
@@ -77,7 +83,7 @@ class PairwiseTemplate:
                 f"template {self.name!r} needs a reference answer; add a 'reference' column"
             )
         values = {
-            "question": defuse(question),
+            "question": defuse(question_text(question)),
             "answer_a": defuse(answer_a),
             "answer_b": defuse(answer_b),
             "reference": defuse(reference or ""),

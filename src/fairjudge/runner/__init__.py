@@ -1,6 +1,14 @@
-"""The async runner and the store: concurrency, rate limits, retries, budgets, cache, audit."""
+"""The kind-agnostic engine: concurrency, rate limits, retries, budgets, cache, audit.
 
+Nothing here knows what a call is for: a call is a :class:`~fairjudge._call.CallSpec`,
+a backend answers it, a parser supplied by the caller reads the reply, and the store
+keeps both. :class:`RunOptions` is the one bundle of run options; an
+:class:`Executor` is the seam where a batch runs (asyncio today).
+"""
+
+from fairjudge.runner._executor import AsyncioExecutor, Executor
 from fairjudge.runner._limits import Prices, RetryPolicy, TokenBucket
+from fairjudge.runner._options import RunOptions
 from fairjudge.runner._portal import EventLoopThread
 from fairjudge.runner._progress import (
     PlainProgress,
@@ -12,22 +20,25 @@ from fairjudge.runner._progress import (
 )
 from fairjudge.runner._records import SCHEMA_VERSION, CallRecord
 from fairjudge.runner._result import CallOutcome, CallStatus, RunResult, RunSummary, StopReason
-from fairjudge.runner._run import Parser, run_calls
+from fairjudge.runner._run import Parser, backend_route, run_calls
 from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
 
 __all__ = [
     "DEFAULT_STORE_PATH",
     "SCHEMA_VERSION",
+    "AsyncioExecutor",
     "CallOutcome",
     "CallRecord",
     "CallStatus",
     "EventLoopThread",
+    "Executor",
     "Parser",
     "PlainProgress",
     "Prices",
     "ProgressMode",
     "RetryPolicy",
     "RichProgress",
+    "RunOptions",
     "RunProgress",
     "RunResult",
     "RunSummary",
@@ -35,6 +46,7 @@ __all__ = [
     "StopReason",
     "Store",
     "TokenBucket",
+    "backend_route",
     "make_progress",
     "run_calls",
 ]

@@ -11,14 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fairjudge._errors import BackendError, ConfigError, RateLimitError
-from fairjudge.judges._base import CallSpec
+from fairjudge._call import CallSpec
+from fairjudge._errors import BackendError, ConfigError, EndpointUnreachable, RateLimitError
 
 __all__ = [
     "Prices",
     "RetryPolicy",
     "TokenBucket",
-    "check_options",
     "estimate_tokens",
     "text_tokens",
 ]
@@ -44,22 +43,29 @@ class RetryPolicy:
         max_delay: Largest backoff cap, in seconds.
         max_retry_after: Longest ``Retry-After`` honoured as given; longer ones are
             clipped to this.
+        max_unreachable_attempts: Attempts for a call that found nothing listening
+            (:class:`fairjudge.EndpointUnreachable`): a server that is restarting
+            gets a moment, a wrong ``--base-url`` does not cost minutes.
     """
 
     max_attempts: int = 8
     base_delay: float = 0.5
     max_delay: float = 30.0
     max_retry_after: float = 300.0
+    max_unreachable_attempts: int = 3
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ConfigError(f"RetryPolicy.max_attempts must be >= 1; got {self.max_attempts}")
+        for name in ("max_attempts", "max_unreachable_attempts"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"RetryPolicy.{name} must be >= 1; got {getattr(self, name)}")
         for name in ("base_delay", "max_delay", "max_retry_after"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"RetryPolicy.{name} must be >= 0; got {getattr(self, name)}")
 
     def should_retry(self, error: BackendError, attempt: int) -> bool:
         """Whether to try again after ``attempt`` (1-based) failed with ``error``."""
+        if isinstance(error, EndpointUnreachable):
+            return attempt < min(self.max_attempts, self.max_unreachable_attempts)
         return error.retryable and attempt < self.max_attempts
 
     def delay(self, error: BackendError, attempt: int, rng: random.Random) -> float:
@@ -177,29 +183,3 @@ class Prices:
         return (
             input_tokens * self.input_per_million + output_tokens * self.output_per_million
         ) / 1e6
-
-
-def check_options(
-    concurrency: int,
-    rpm: float | None,
-    tpm: float | None,
-    max_calls: int | None,
-    max_cost: float | None,
-    prices: Prices | None,
-) -> None:
-    """Raise :class:`fairjudge.ConfigError` naming the first run option out of range."""
-    if concurrency < 1:
-        raise ConfigError(f"concurrency must be >= 1; got {concurrency}")
-    for name, value in (("rpm", rpm), ("tpm", tpm)):
-        if value is not None and value <= 0:
-            raise ConfigError(f"{name} must be > 0 when given; got {value}")
-    if max_calls is not None and max_calls < 0:
-        raise ConfigError(f"max_calls must be >= 0; got {max_calls}")
-    if max_cost is not None:
-        if max_cost < 0:
-            raise ConfigError(f"max_cost must be >= 0; got {max_cost}")
-        if prices is None:
-            raise ConfigError(
-                "max_cost needs prices per million input and output tokens "
-                "(--price-input / --price-output, or prices=Prices(...))"
-            )

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from fairjudge.judges._base import CallSpec, Completion
-from fairjudge.runner._redact import scrub
+from fairjudge._call import CallSpec, Completion
+from fairjudge._redact import scrub
 
 __all__ = [
     "COLUMNS",

@@ -6,8 +6,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fairjudge._call import CallSpec, Completion
 from fairjudge._types import CallError
-from fairjudge.judges._base import CallSpec, Completion
 
 __all__ = ["CallOutcome", "CallStatus", "RunResult", "RunSummary", "StopReason"]
 

@@ -1,7 +1,7 @@
 """The async engine: dedupe, serve from cache, and make the rest of the calls.
 
-:func:`run_calls` takes rendered calls (:class:`fairjudge.judges.CallSpec`), looks
-them all up in the store at once, and sends the missing ones to the backend from a
+:func:`run_calls` takes rendered calls (:class:`fairjudge._call.CallSpec`), looks
+them all up in the store at once, and sends the missing ones to their backends from a
 fixed pool of worker tasks (one task per concurrency slot, not one per call: fewer
 objects, less scheduling, the same throughput). Around each call sit the optional
 rate limits, retries with full-jitter backoff that honour ``Retry-After``, and the
@@ -11,9 +11,11 @@ Stopping:
 
 - A :class:`fairjudge.FatalBackendError` (400/401/403/404) cancels the calls in
   flight and is re-raised with a message that names the backend and what to do.
+- So does a call that found nothing listening (:class:`fairjudge.EndpointUnreachable`)
+  on every attempt, at an address that has not answered once in this run.
 - A budget (``max_calls``, ``max_cost``) stops *starting* calls; those in flight
   finish, and the result marks the unstarted calls ``not_run``. The caller decides
-  whether that is an error (:class:`fairjudge.judges.LLMJudge` raises
+  whether that is an error (:class:`fairjudge.judges.JudgeSession` raises
   :class:`fairjudge.BudgetExceeded`).
 
 Either way, every call that finished is in the store, so running the same work
@@ -25,28 +27,22 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from fairjudge._errors import BackendError, FatalBackendError
+from fairjudge._call import Backend, CallSpec, Completion, Route
+from fairjudge._errors import BackendError, ConfigError, EndpointUnreachable, FatalBackendError
+from fairjudge._redact import scrub
 from fairjudge._types import CallError
-from fairjudge.judges._base import Backend, CallSpec, Completion
-from fairjudge.runner._limits import (
-    Prices,
-    RetryPolicy,
-    TokenBucket,
-    check_options,
-    estimate_tokens,
-    text_tokens,
-)
-from fairjudge.runner._progress import ProgressMode, RunProgress, Snapshot, make_progress
+from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
+from fairjudge.runner._options import RunOptions
+from fairjudge.runner._progress import Snapshot, make_progress
 from fairjudge.runner._records import call_row
-from fairjudge.runner._redact import scrub
 from fairjudge.runner._result import CallOutcome, RunResult, RunSummary, StopReason
 from fairjudge.runner._store import Store
 from fairjudge.runner._writer import BatchWriter
 
-__all__ = ["Parser", "run_calls"]
+__all__ = ["Parser", "backend_route", "run_calls"]
 
 Parser = Callable[[CallSpec, Completion], Mapping[str, Any] | None]
 """Reads a fresh reply into JSON-ready data for the store's ``parsed`` column."""
@@ -56,38 +52,25 @@ _UNKNOWN_OUTPUT_TOKENS = 256  # cost guess for a call with no max_tokens and no 
 
 
 async def run_calls(
-    backend: Backend,
+    backends: Backend | Sequence[Backend],
     specs: Iterable[CallSpec],
     *,
     store: Store,
-    concurrency: int = 16,
-    rpm: float | None = None,
-    tpm: float | None = None,
-    max_calls: int | None = None,
-    max_cost: float | None = None,
-    prices: Prices | None = None,
-    retry: RetryPolicy | None = None,
-    progress: ProgressMode | RunProgress = "auto",
+    options: RunOptions | None = None,
     on_progress: Callable[[int], None] | None = None,
     parse: Parser | None = None,
     rng: random.Random | None = None,
 ) -> RunResult:
-    """Run judge calls through the store, the limits and the backend.
+    """Run judge calls through the store, the limits and the backends.
 
     Args:
-        backend: Where uncached calls go.
+        backends: Where uncached calls go. Each call goes to the backend whose
+            ``(name, model, base_url)`` matches the spec's (:attr:`CallSpec.route`),
+            so one run can carry several judges.
         specs: The calls; duplicates (equal keys) are made once.
         store: The cache and audit log.
-        concurrency: Calls in flight at most (also capped by
-            ``backend.max_concurrency``).
-        rpm: Requests per minute at most, retries included.
-        tpm: Tokens per minute at most (estimated from message length and
-            ``max_tokens`` before a call, corrected after it).
-        max_calls: New (uncached) calls this run may start.
-        max_cost: Dollars this run may spend, by the ``prices`` estimate.
-        prices: Prices per million tokens, for costs and ``max_cost``.
-        retry: Retry policy for 429s, timeouts and server errors.
-        progress: ``auto``, ``rich``, ``plain``, ``quiet`` or a display object.
+        options: Concurrency, rate limits, budgets, retries and progress
+            (:class:`~fairjudge.runner.RunOptions`; validated when built).
         on_progress: Called with the number of calls just settled (batched, a few
             times a second; cached calls are reported at once).
         parse: Turns each fresh reply into the JSON stored with it.
@@ -99,23 +82,17 @@ async def run_calls(
         have status ``not_run`` and ``result.stopped`` names the budget.
 
     Raises:
-        FatalBackendError: The backend rejected a call in a way retrying cannot fix
-            (bad request, bad credentials, unknown model). Calls in flight are
-            cancelled; every finished call is already in the store.
-        ConfigError: An option is out of range.
+        FatalBackendError: A backend rejected a call in a way retrying cannot fix
+            (bad request, bad credentials, unknown model), or nothing answered at
+            its address on any attempt of any call. Calls in flight are cancelled;
+            every finished call is already in the store.
+        ConfigError: A spec names a backend that is not among ``backends``.
     """
-    check_options(concurrency, rpm, tpm, max_calls, max_cost, prices)
+    pool = [backends] if isinstance(backends, Backend) else list(backends)
     run = _Run(
-        backend,
+        {backend_route(b): b for b in pool},
         store=store,
-        concurrency=concurrency,
-        rpm=rpm,
-        tpm=tpm,
-        max_calls=max_calls,
-        max_cost=max_cost,
-        prices=prices,
-        retry=retry if retry is not None else RetryPolicy(),
-        progress=make_progress(progress),
+        options=options if options is not None else RunOptions(),
         on_progress=on_progress,
         parse=parse,
         rng=rng if rng is not None else random.Random(),
@@ -123,34 +100,37 @@ async def run_calls(
     return await run.execute(specs)
 
 
+def backend_route(backend: Backend) -> Route:
+    """The route of a backend: the ``(name, model, base_url)`` its specs carry."""
+    return (backend.name, backend.model, backend.base_url)
+
+
 class _Run:
     """The state of one :func:`run_calls` invocation."""
 
     def __init__(
         self,
-        backend: Backend,
+        backends: dict[Route, Backend],
         *,
         store: Store,
-        concurrency: int,
-        rpm: float | None,
-        tpm: float | None,
-        max_calls: int | None,
-        max_cost: float | None,
-        prices: Prices | None,
-        retry: RetryPolicy,
-        progress: RunProgress | None,
+        options: RunOptions,
         on_progress: Callable[[int], None] | None,
         parse: Parser | None,
         rng: random.Random,
     ) -> None:
-        self.backend = backend
+        self.backends = backends
         self.store = store
-        limit = backend.max_concurrency
-        self.concurrency = min(concurrency, limit) if limit else concurrency
-        self.rpm, self.tpm = rpm, tpm
-        self.max_calls, self.max_cost, self.prices = max_calls, max_cost, prices
-        self.retry, self.rng, self.parse = retry, rng, parse
-        self.progress, self.on_progress = progress, on_progress
+        self.options = options
+        # An in-process model answers one call at a time: a slot per backend caps it.
+        self.slots = {
+            route: asyncio.Semaphore(b.max_concurrency)
+            for route, b in backends.items()
+            if b.max_concurrency
+        }
+        limits = [b.max_concurrency or options.concurrency for b in backends.values()]
+        self.concurrency = min(options.concurrency, sum(limits) or options.concurrency)
+        self.retry, self.rng, self.parse = options.retry, rng, parse
+        self.progress, self.on_progress = make_progress(options.progress), on_progress
         self.outcomes: dict[str, CallOutcome] = {}
         self.total = self.cached = self.done = self.failed = 0
         self.started = self.requests = self.retries = 0
@@ -158,6 +138,8 @@ class _Run:
         self.spent = self.reserved = self.backoff_s = 0.0
         self.stopped: StopReason | None = None
         self.halted = False
+        self.answered: set[Route] = set()
+        self.culprit: Backend = next(iter(backends.values()))  # who raised a fatal error
         self.reported = 0
         self.t0 = time.perf_counter()
 
@@ -171,6 +153,12 @@ class _Run:
             keys.append(key)
             if key not in todo:
                 todo[key] = spec
+                if spec.route not in self.backends:
+                    raise ConfigError(
+                        f"no backend for the call to {spec.backend}/{spec.model}"
+                        f"{' at ' + spec.base_url if spec.base_url else ''}; "
+                        f"this run has: {', '.join('/'.join(r[:2]) for r in self.backends)}"
+                    )
         self.total = len(todo)
         cached = self.store.get_many(todo)
         for key, completion in cached.items():
@@ -186,6 +174,8 @@ class _Run:
                 await self._make_calls(iter(todo.items()), min(self.concurrency, len(todo)))
         except FatalBackendError as exc:
             raise self._fatal(exc) from exc
+        except EndpointUnreachable as exc:
+            raise self._unreachable(exc) from exc
         finally:
             self._report()
             if self.progress is not None:
@@ -201,8 +191,9 @@ class _Run:
         self.todo = todo
         self.writer = BatchWriter(self.store, loop)
         now = loop.time()
-        self.rpm_bucket = TokenBucket.per_minute(self.rpm, now) if self.rpm else None
-        self.tpm_bucket = TokenBucket.per_minute(self.tpm, now) if self.tpm else None
+        rpm, tpm = self.options.rpm, self.options.tpm
+        self.rpm_bucket = TokenBucket.per_minute(rpm, now) if rpm else None
+        self.tpm_bucket = TokenBucket.per_minute(tpm, now) if tpm else None
         tasks = [loop.create_task(self._worker()) for _ in range(workers)]
         ticker = None
         if self.progress is not None or self.on_progress is not None:
@@ -210,7 +201,7 @@ class _Run:
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             errors = [t.exception() for t in tasks if t.done() and not t.cancelled()]
-            fatal = [e for e in errors if isinstance(e, FatalBackendError)]
+            fatal = [e for e in errors if isinstance(e, FatalBackendError | EndpointUnreachable)]
             others = [e for e in errors if e is not None]
             if fatal or others:
                 raise (fatal or others)[0]
@@ -236,13 +227,14 @@ class _Run:
         if item is None:
             return None
         key, spec = item
-        if self.max_calls is not None and self.started >= self.max_calls:
+        max_calls, max_cost = self.options.max_calls, self.options.max_cost
+        if max_calls is not None and self.started >= max_calls:
             self.stopped = "max_calls"
             return None
         reserve = 0.0
-        if self.max_cost is not None:
+        if max_cost is not None:
             reserve = self._guess_cost(spec)
-            if self.spent + self.reserved + reserve > self.max_cost:
+            if self.spent + self.reserved + reserve > max_cost:
                 self.stopped = "max_cost"
                 return None
             self.reserved += reserve
@@ -250,7 +242,15 @@ class _Run:
         return key, spec, reserve
 
     async def _call(self, key: str, spec: CallSpec, reserved: float) -> None:
-        loop, backend, retry = self.loop, self.backend, self.retry
+        slot = self.slots.get(spec.route)
+        if slot is None:
+            await self._attempts(key, spec, reserved)
+            return
+        async with slot:
+            await self._attempts(key, spec, reserved)
+
+    async def _attempts(self, key: str, spec: CallSpec, reserved: float) -> None:
+        loop, backend, retry = self.loop, self.backends[spec.route], self.retry
         est = estimate_tokens(spec) if self.tpm_bucket is not None else (0, 0)
         attempts = 0
         while True:
@@ -273,8 +273,12 @@ class _Run:
                     self.backoff_s += delay
                     await asyncio.sleep(delay)
                     continue
-                if not exc.retryable:
+                fatal = not exc.retryable
+                if isinstance(exc, EndpointUnreachable) and spec.route not in self.answered:
+                    fatal = True  # nothing ever answered there: not a transient fault
+                if fatal:
                     self.halted = True  # start nothing more while the error row is written
+                    self.culprit = backend
                     await self._failed(key, spec, exc, attempts, reserved)
                     raise
                 await self._failed(key, spec, exc, attempts, reserved)
@@ -283,6 +287,7 @@ class _Run:
                 await self._failed(key, spec, exc, attempts, reserved)
                 return
             break
+        self.answered.add(spec.route)
         await self._succeeded(key, spec, completion, attempts, reserved, est)
 
     async def _succeeded(
@@ -305,8 +310,9 @@ class _Run:
         self.input_tokens += n_in
         self.output_tokens += n_out
         cost = None
-        if self.prices is not None:
-            cost = self.prices.cost(n_in, n_out)
+        prices = self.options.prices
+        if prices is not None:
+            cost = prices.cost(n_in, n_out)
             self.spent += cost
             self.reserved -= reserved
         parsed = None
@@ -350,14 +356,27 @@ class _Run:
     # -- budgets, progress, summary ----------------------------------------------------
 
     def _guess_cost(self, spec: CallSpec) -> float:
-        assert self.prices is not None  # checked with the options
+        prices = self.options.prices
+        assert prices is not None  # RunOptions checks max_cost comes with prices
         n_in, n_out = estimate_tokens(spec)
         if not n_out:
             n_out = self.output_tokens // self.done if self.done else _UNKNOWN_OUTPUT_TOKENS
-        return self.prices.cost(n_in, n_out)
+        return prices.cost(n_in, n_out)
+
+    def _unreachable(self, exc: EndpointUnreachable) -> FatalBackendError:
+        where = self.culprit.base_url or self.culprit.name
+        message = scrub(
+            f"{str(exc).rstrip('.')}. Nothing answered at {where} on any attempt "
+            f"({self.retry.max_unreachable_attempts} tries), so the run stopped instead "
+            "of retrying every call: check that the server is running and that "
+            "--base-url points at it. "
+            f"The {self.cached + self.done} calls finished so far are kept in the store "
+            f"{self.store.path}."
+        )
+        return FatalBackendError(message)
 
     def _fatal(self, exc: FatalBackendError) -> FatalBackendError:
-        backend, text = self.backend, str(exc).rstrip(".")
+        backend, text = self.culprit, str(exc).rstrip(".")
         if backend.model not in text:  # well-behaved backends already say where
             where = f" at {backend.base_url}" if backend.base_url else ""
             text = f"{backend.name} judge {backend.model!r}{where}: {text}"
@@ -406,7 +425,7 @@ class _Run:
             retries=self.retries,
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
-            cost_usd=self.spent if self.prices is not None else None,
+            cost_usd=self.spent if self.options.prices is not None else None,
             wall_s=time.perf_counter() - self.t0,
             backoff_s=self.backoff_s,
             stopped=self.stopped,

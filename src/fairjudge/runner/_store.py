@@ -29,8 +29,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
+from fairjudge._call import Completion
 from fairjudge._errors import ConfigError
-from fairjudge.judges._base import Completion
 from fairjudge.runner._records import (
     COLUMNS,
     SCHEMA_VERSION,

@@ -17,14 +17,11 @@ if TYPE_CHECKING:
     )
     from fairjudge.stats._bradley_terry import (
         BradleyTerryResult,
-        ModelRating,
         bradley_terry,
     )
     from fairjudge.stats._correlation import (
         CorrelationResult,
-        SystemAgreementResult,
         score_correlation,
-        system_agreement,
     )
     from fairjudge.stats._elo import (
         OnlineEloResult,
@@ -34,6 +31,7 @@ if TYPE_CHECKING:
         ConfidenceInterval,
         bootstrap_mean,
     )
+    from fairjudge.stats._leaderboard import ModelRating
     from fairjudge.stats._length_control import (
         LengthControlledWinRate,
         length_controlled_win_rate,
@@ -47,9 +45,15 @@ if TYPE_CHECKING:
     from fairjudge.stats._style_control import (
         StyleCoefficient,
         StyleControlResult,
-        StyleFeatures,
         style_controlled_bradley_terry,
+    )
+    from fairjudge.stats._style_features import (
+        StyleFeatures,
         style_features,
+    )
+    from fairjudge.stats._system_agreement import (
+        SystemAgreementResult,
+        system_agreement,
     )
 
 _LAZY = {
@@ -59,14 +63,14 @@ _LAZY = {
     "ConfusionMatrix": "fairjudge.stats._agreement",
     "CorrelationResult": "fairjudge.stats._correlation",
     "LengthControlledWinRate": "fairjudge.stats._length_control",
-    "ModelRating": "fairjudge.stats._bradley_terry",
+    "ModelRating": "fairjudge.stats._leaderboard",
     "OnlineEloResult": "fairjudge.stats._elo",
     "PositionBiasResult": "fairjudge.stats._position_bias",
     "Proportion": "fairjudge.stats._position_bias",
     "StyleCoefficient": "fairjudge.stats._style_control",
     "StyleControlResult": "fairjudge.stats._style_control",
-    "StyleFeatures": "fairjudge.stats._style_control",
-    "SystemAgreementResult": "fairjudge.stats._correlation",
+    "StyleFeatures": "fairjudge.stats._style_features",
+    "SystemAgreementResult": "fairjudge.stats._system_agreement",
     "bootstrap_mean": "fairjudge.stats._intervals",
     "bradley_terry": "fairjudge.stats._bradley_terry",
     "judge_agreement": "fairjudge.stats._agreement",
@@ -76,8 +80,8 @@ _LAZY = {
     "position_bias": "fairjudge.stats._position_bias",
     "score_correlation": "fairjudge.stats._correlation",
     "style_controlled_bradley_terry": "fairjudge.stats._style_control",
-    "style_features": "fairjudge.stats._style_control",
-    "system_agreement": "fairjudge.stats._correlation",
+    "style_features": "fairjudge.stats._style_features",
+    "system_agreement": "fairjudge.stats._system_agreement",
 }
 
 

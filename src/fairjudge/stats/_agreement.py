@@ -1,6 +1,7 @@
 """Agreement between a judge's pairwise verdicts and human labels.
 
-Three views, for three kinds of human labels (the last two in :mod:`._correlation`):
+Three views, for three kinds of human labels (the last two in :mod:`._correlation`
+and :mod:`._system_agreement`):
 
 - **Pairwise verdicts** (``"1"``, ``"2"``, ``"tie"``): :func:`judge_agreement` gives
   MT-Bench's two agreement rates (Zheng et al. 2023, section 4.2). Setup S1 keeps
@@ -10,10 +11,10 @@ Three views, for three kinds of human labels (the last two in :mod:`._correlatio
   swap counts as a tie (use :func:`outcomes_from_positions` to get it from the raw
   per-call verdicts). Also Cohen's kappa, which discounts chance agreement, and
   the confusion matrix.
-- **Scores** (say 1 to 10): ``score_correlation`` gives Spearman and Kendall
+- **Scores** (say 1 to 10): :func:`.score_correlation` gives Spearman and Kendall
   correlations with bootstrap intervals, and a pass/fail gate: Spearman >= 0.7 by
   default, the rule of thumb for trusting a judge prompt before using it at scale.
-- **Rankings of systems**: ``system_agreement`` fits Bradley-Terry ratings on
+- **Rankings of systems**: :func:`.system_agreement` fits Bradley-Terry ratings on
   the judge's verdicts and on the humans' verdicts over the same battles and
   correlates the two rankings, bootstrapping battles (or questions) jointly so the
   interval reflects both fits' uncertainty.
@@ -26,45 +27,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from fairjudge._errors import InputError
-
-# Re-exported: calibration code imports all three agreement views from here.
-from fairjudge.stats._correlation import (
-    CorrelationResult,
-    SystemAgreementResult,
-    score_correlation,
-    system_agreement,
-)
+from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._position_bias import Proportion
-from fairjudge.stats._resample import chunk_sizes, cluster_draws, nan_to_none, percentile_bounds
-from fairjudge.stats._validate import (
-    check_clusters,
-    check_level,
-    check_n_resamples,
-    check_outcomes,
-    check_same_length,
-    check_seed,
-)
+from fairjudge.stats._resample import Resampled, nan_to_none, plan_bootstrap
+from fairjudge.stats._validate import check_outcomes, check_same_length
 
-__all__ = [
-    "AgreementResult",
-    "ConfusionMatrix",
-    "CorrelationResult",
-    "SystemAgreementResult",
-    "judge_agreement",
-    "score_correlation",
-    "system_agreement",
-]
+__all__ = ["AgreementResult", "ConfusionMatrix", "judge_agreement"]
 
-FloatArray = NDArray[np.float64]
 _LABELS = ("1", "2", "tie")
-
-
-def _ci(low: float, high: float, level: float) -> ConfidenceInterval:
-    return ConfidenceInterval(float(low), float(high), level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,21 +72,20 @@ class ConfusionMatrix:
 
 
 @dataclass(frozen=True, slots=True)
-class AgreementResult:
+class AgreementResult(Resampled):
     """Judge-human agreement on pairwise verdicts.
+
+    The bootstrap's options (``n_questions``, ``n_resamples``, ``seed``, ``level``)
+    are described on :class:`._resample.Resampled`.
 
     Attributes:
         s1: MT-Bench setup S1: share of items where judge and human agree, ties
             included.
         s2: Setup S2: the same over items where neither said tie (NaN if none).
         kappa: Cohen's kappa over the three labels (NaN when chance agreement is 1).
-        kappa_ci: Its bootstrap interval.
+        kappa_ci: Its bootstrap interval, or why there is none.
         confusion: Human-by-judge counts.
         n: Items.
-        n_questions: Clusters resampled, when questions were given.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
     """
 
     s1: Proportion
@@ -122,21 +94,16 @@ class AgreementResult:
     kappa_ci: ConfidenceInterval
     confusion: ConfusionMatrix
     n: int
-    n_questions: int | None
-    n_resamples: int
-    seed: int
-    level: float
 
     def summary(self) -> str:
         """Both agreement rates, kappa and the confusion matrix."""
-        k = self.kappa_ci
         return "\n".join(
             [
                 f"Judge-human agreement on {self.n} items "
                 f"({self.n_resamples} resamples, seed {self.seed})",
                 f"  S1 (with ties)   {self.s1}",
                 f"  S2 (no ties)     {self.s2}",
-                f"  Cohen's kappa    {self.kappa:.3f} [{k.low:.3f}, {k.high:.3f}]",
+                f"  Cohen's kappa    {self.kappa:.3f} {self.kappa_ci}",
                 str(self.confusion),
             ]
         )
@@ -150,10 +117,7 @@ class AgreementResult:
             "kappa_ci": self.kappa_ci.to_dict(),
             "confusion": self.confusion.to_dict(),
             "n": self.n,
-            "n_questions": self.n_questions,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "level": self.level,
+            **self.resampling_dict(),
         }
 
 
@@ -208,37 +172,25 @@ def judge_agreement(
         raise InputError("judge and human are empty; agreement needs labelled items")
     j = check_outcomes("judge", judge)
     h = check_outcomes("human", human)
-    n_resamples = check_n_resamples(n_resamples)
-    seed = check_seed(seed)
-    level = check_level(level)
+    plan = plan_bootstrap(questions, n, n_resamples=n_resamples, seed=seed, level=level)
     cell = 3 * h + j
-    if questions is None:
-        clusters, k = np.arange(n), n
-    else:
-        clusters, k = check_clusters("questions", questions, n)
-    per_cluster = np.zeros((k, 9))
-    np.add.at(per_cluster, (clusters, cell), 1.0)
+    per_cluster = np.zeros((plan.n_clusters, 9))
+    np.add.at(per_cluster, (plan.clusters, cell), 1.0)
     point = per_cluster.sum(axis=0)
     est = _agreement_stats(point.reshape(1, 3, 3))[0]
-    rng = np.random.default_rng(seed)
     boot = [
-        _agreement_stats((cluster_draws(k, size, rng) @ per_cluster).reshape(size, 3, 3))
-        for size in chunk_sizes(n_resamples, 2 * k)
+        _agreement_stats((draws @ per_cluster).reshape(-1, 3, 3))
+        for draws in plan.draws(2 * plan.n_clusters)
     ]
-    low, high = percentile_bounds(np.concatenate(boot), level)
+    s1_ci, s2_ci, kappa_ci = plan.intervals(np.concatenate(boot))
     conf = point.reshape(3, 3).astype(int)
     decided = int(conf[:2, :2].sum())
     return AgreementResult(
-        s1=Proportion(float(est[0]), _ci(low[0], high[0], level), int(np.trace(conf)), n),
-        s2=Proportion(
-            float(est[1]), _ci(low[1], high[1], level), int(conf[0, 0] + conf[1, 1]), decided
-        ),
+        s1=Proportion(float(est[0]), s1_ci, int(np.trace(conf)), n),
+        s2=Proportion(float(est[1]), s2_ci, int(conf[0, 0] + conf[1, 1]), decided),
         kappa=float(est[2]),
-        kappa_ci=_ci(low[2], high[2], level),
+        kappa_ci=kappa_ci,
         confusion=ConfusionMatrix(_LABELS, tuple(tuple(int(c) for c in r) for r in conf)),
         n=n,
-        n_questions=None if questions is None else k,
-        n_resamples=n_resamples,
-        seed=seed,
-        level=level,
+        **plan.record(),
     )

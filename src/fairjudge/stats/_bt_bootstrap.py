@@ -18,8 +18,9 @@ A round can be degenerate: a model may draw no battles, or the models may split
 into groups never compared, so some ratings are not identified relative to the
 anchor (those are NaN and left out of that model's interval); or, without a
 penalty, some group may never lose, so its maximum lies at infinity (Newton then
-stops at a large finite value, which widens the interval as it should). The
-caller reports how many rounds were degenerate.
+stops at a large, arbitrary value). The rounds say which ratings diverged in them
+(:mod:`._bt_graph`), so that the caller can count them per model and refuse an
+interval that rests on arbitrary values.
 """
 
 from __future__ import annotations
@@ -30,15 +31,13 @@ from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import NDArray
 
-from fairjudge.stats._bt_solvers import bt_newton, mle_exists, reachable_from
+from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
+from fairjudge.stats._bt_graph import round_health
+from fairjudge.stats._bt_solvers import bt_newton
 from fairjudge.stats._resample import chunk_sizes, cluster_draws
 
 __all__ = ["BootstrapDraws", "PairData", "bootstrap_thetas", "multinomial_counts"]
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +71,13 @@ class BootstrapDraws:
     Attributes:
         theta: ``(B, n)`` ratings; NaN where not identified in that round.
         kappa: ``(B,)`` Davidson log tie strength, or ``None``.
+        diverged: ``(B, n)`` ratings whose maximum lay at infinity in that round.
         n_degenerate: Rounds with an unidentified rating or no finite maximum.
     """
 
     theta: FloatArray
     kappa: FloatArray | None
+    diverged: BoolArray
     n_degenerate: int
 
 
@@ -134,30 +135,6 @@ def _round_counts(
     return np.asarray((cluster_cells.T @ draws.T).T, dtype=np.float64)
 
 
-def _degenerate_rounds(
-    data: PairData,
-    score: FloatArray,
-    total: FloatArray,
-    theta: FloatArray,
-    anchor: int,
-    check_mle: bool,
-) -> NDArray[np.bool_]:
-    """Blank unidentified ratings (in place) and flag degenerate rounds."""
-    n = data.n_models
-    bad = np.zeros(score.shape[0], dtype=bool)
-    for b in np.flatnonzero((total == 0).any(axis=1)):
-        ok = reachable_from(data.first, data.second, total[b], n, anchor)
-        if not ok.all():
-            theta[b, ~ok] = np.nan
-            bad[b] = True
-    if check_mle:
-        one_sided = ((score == 0) | (score == total)) & (total > 0)
-        for b in np.flatnonzero(one_sided.any(axis=1) & ~bad):
-            exists, _ = mle_exists(data.first, data.second, score[b], total[b], n)
-            bad[b] = not exists
-    return bad
-
-
 def bootstrap_thetas(
     data: PairData,
     *,
@@ -190,6 +167,7 @@ def bootstrap_thetas(
     davidson = ties == "davidson"
     thetas: list[FloatArray] = []
     kappas: list[FloatArray] = []
+    diverged: list[BoolArray] = []
     n_bad = 0
     # Memory per round: the (n, n) Hessian, a few (P,)-sized work arrays, and the
     # question draws when resampling questions.
@@ -202,11 +180,14 @@ def bootstrap_thetas(
         theta = fit[:, :n]
         if davidson:
             kappas.append(fit[:, n])
-        bad = _degenerate_rounds(data, score, total, theta, anchor, check_mle=l2 == 0.0)
-        n_bad += int(bad.sum())
+        health = round_health(data.first, data.second, score, total, anchor, n, check_mle=l2 == 0.0)
+        theta[health.unidentified] = np.nan
+        n_bad += int(health.degenerate.sum())
         thetas.append(theta)
+        diverged.append(health.diverged)
     return BootstrapDraws(
         theta=np.concatenate(thetas, axis=0),
         kappa=np.concatenate(kappas) if kappas else None,
+        diverged=np.concatenate(diverged, axis=0),
         n_degenerate=n_bad,
     )

@@ -11,23 +11,14 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import NDArray
 
 from fairjudge._errors import ConfigError, InputError
+from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import PairData
-from fairjudge.stats._bt_solvers import mle_exists, reachable_from
+from fairjudge.stats._bt_graph import mle_exists, reachable_from
 from fairjudge.stats._validate import check_labels, check_outcomes, check_same_length
 
-__all__ = [
-    "check_identified",
-    "encode_battles",
-    "model_counts",
-    "pair_data",
-    "resolve_anchor",
-]
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
+__all__ = ["check_identified", "encode_battles", "model_counts", "pair_data", "resolve_anchor"]
 
 
 def encode_battles(
@@ -131,8 +122,8 @@ def check_identified(
             raise InputError(
                 f"{name}: the ratings have no finite maximum-likelihood value: some group of "
                 "models never lost (or tied) against the rest, so its ratings run off to "
-                f"infinity. Groups: {groups[:4]}. Pass l2 > 0 (for example l2=0.1) to shrink "
-                "ratings toward each other, or add battles"
+                f"infinity. Groups: {groups[:4]}. Pass l2 > 0 to shrink ratings toward each "
+                "other (--l2 0.1 on the command line, l2=0.1 in Python), or add battles"
             )
 
 

@@ -18,25 +18,16 @@ caller. A pair table lists each unordered pair ``(first < second)`` once.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
-import scipy.sparse as sp
-from numpy.typing import NDArray
 from scipy.optimize import minimize
-from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
 
-__all__ = [
-    "bt_lbfgs",
-    "bt_newton",
-    "bt_objective",
-    "davidson_lbfgs",
-    "mle_exists",
-    "reachable_from",
-    "to_models",
-]
+from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
+from fairjudge.stats._newton import backtrack, stabilise
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
+__all__ = ["bt_lbfgs", "bt_newton", "bt_objective", "davidson_lbfgs", "to_models"]
 
 GRAD_TOL = 1e-10
 """Newton stops when max |gradient| <= GRAD_TOL * (number of battles in the round)."""
@@ -153,7 +144,7 @@ def bt_newton(
     davidson: bool = False,
     tol: float = GRAD_TOL,
     max_iter: int = MAX_NEWTON_ITER,
-) -> tuple[FloatArray, NDArray[np.bool_]]:
+) -> tuple[FloatArray, BoolArray]:
     """Maximise the (penalised) Bradley-Terry or Davidson likelihood of many rounds at once.
 
     With ties as half a win, a round's log-likelihood is ``sum_p s_p log sigmoid(d_p)
@@ -208,24 +199,22 @@ def bt_newton(
         hess[:, second, first] = -h_dd
         hdiag = _scatter(h_dd, first, n) + _scatter(h_dd, second, n) + l2
         hess[:, diag, diag] = hdiag
-        mean_diag = np.maximum(hdiag.mean(axis=1), 1e-300)
-        if l2 == 0.0:
-            # Gauge term (see docstring): ratings block only.
-            hess[:, :n, :n] += (mean_diag / n)[:, None, None]
-        # A tiny ridge so that a resample splitting the models into unconnected
-        # groups still gives a finite step (those ratings are blanked later).
-        hess[:, diag, diag] += 1e-12 * mean_diag[:, None]
         if davidson:
             cross = to_models(h_dk[keep], first, second, n)
             hess[:, :n, n] = cross
             hess[:, n, :n] = cross
-            hess[:, n, n] = h_kk[keep].sum(axis=1) + 1e-12 * mean_diag
+            hess[:, n, n] = h_kk[keep].sum(axis=1)
+        # Gauge term and tiny ridge (see docstring and :func:`._newton.stabilise`).
+        stabilise(hess, n, l2, np.maximum(hdiag.mean(axis=1), 1e-300))
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
         new = xa + step
         size = np.abs(step).max(axis=1)
         big = size > 0.5
         if big.any():
-            new[big] = _backtrack(xa[big], step[big], first, second, ca[big], l2, davidson)
+            objective = partial(
+                bt_objective, first=first, second=second, counts=ca[big], l2=l2, davidson=davidson
+            )
+            new[big] = backtrack(xa[big], step[big], objective)
         x[active] = new
         tiny = size <= STEP_TOL
         converged[active[tiny]] = True
@@ -233,29 +222,6 @@ def bt_newton(
         if active.size == 0:
             break
     return x, converged
-
-
-def _backtrack(
-    x: FloatArray,
-    step: FloatArray,
-    first: IntArray,
-    second: IntArray,
-    counts: FloatArray,
-    l2: float,
-    davidson: bool,
-) -> FloatArray:
-    """Halve each round's step until its objective does not increase."""
-    f0 = bt_objective(x, first, second, counts, l2, davidson)
-    frac = np.ones(x.shape[0])
-    new = x + step
-    for _ in range(40):
-        f1 = bt_objective(new, first, second, counts, l2, davidson)
-        worse = f1 > f0 + 1e-12 * np.abs(f0)
-        if not worse.any():
-            break
-        frac[worse] *= 0.5
-        new[worse] = x[worse] + frac[worse, None] * step[worse]
-    return new
 
 
 def bt_lbfgs(
@@ -374,38 +340,3 @@ def davidson_lbfgs(
     out: FloatArray = polished[0]
     out[:n] -= out[:n].mean()
     return out
-
-
-def reachable_from(
-    first: IntArray, second: IntArray, total: FloatArray, n: int, start: int
-) -> NDArray[np.bool_]:
-    """Models connected to ``start`` through pairs with at least one battle.
-
-    Only those models' ratings are identified relative to ``start``.
-    """
-    used = total > 0
-    graph = sp.csr_array((np.ones(int(used.sum())), (first[used], second[used])), shape=(n, n))
-    _, labels = connected_components(graph, directed=False)
-    out: NDArray[np.bool_] = labels == labels[start]
-    return out
-
-
-def mle_exists(
-    first: IntArray, second: IntArray, score: FloatArray, total: FloatArray, n: int
-) -> tuple[bool, NDArray[np.intp]]:
-    """Whether the unpenalised maximum exists (Zermelo 1929; Ford 1957).
-
-    It exists exactly when the directed graph with an edge ``i -> j`` whenever ``i``
-    scored against ``j`` (a win or a tie) is strongly connected: otherwise some
-    group of models never lost to the rest, and its ratings run off to infinity.
-
-    Returns:
-        Whether it exists, and the strong-component label of each model.
-    """
-    fwd = (score > 0) & (total > 0)
-    bwd = (total - score > 0) & (total > 0)
-    rows = np.concatenate([first[fwd], second[bwd]])
-    cols = np.concatenate([second[fwd], first[bwd]])
-    graph = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
-    k, labels = connected_components(graph, directed=True, connection="strong")
-    return k == 1, labels.astype(np.intp)

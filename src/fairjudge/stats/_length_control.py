@@ -24,64 +24,78 @@ Where this differs from AlpacaEval 2, on purpose:
 - AlpacaEval reports a standard error; this reports a bootstrap interval, which
   refits the model (``sd`` included) on every resample, clustered by question
   when questions are given.
+
+On a small set, many resamples can be *separated*: all their verdicts go one
+way, or length alone explains them, so the fit has no finite maximum and its
+win rate at equal length runs to 0 or 1. An interval resting on such resamples
+(it then spans almost all of [0, 1]) is reported as not estimable, with the
+reason, instead of as ``[0.000, 1.000]``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy.special import expit
 
 from fairjudge._errors import InputError
+from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import chunk_sizes, cluster_draws, percentile_bounds
+from fairjudge.stats._newton import backtrack
+from fairjudge.stats._resample import Resampled, plan_bootstrap, unstable_reason
 from fairjudge.stats._validate import (
-    check_clusters,
+    OUTCOME_SCORES,
     check_finite,
-    check_level,
-    check_n_resamples,
     check_outcomes,
     check_same_length,
-    check_seed,
 )
 
 __all__ = ["LengthControlledWinRate", "length_controlled_win_rate"]
 
-FloatArray = NDArray[np.float64]
+# Over the tanh range [-1, 1], a coefficient of 15 already means odds of e^30, and
+# an intercept of 15 a win rate at equal length of 1 - 3e-7: a fit past either is
+# running off to infinity (separation), not estimating anything.
+_MAX_LOG_ODDS = 15.0
 
-# Over the tanh range [-1, 1], a coefficient of 15 already means odds of e^30: a fit
-# past it is running off to infinity, not estimating anything.
-_MAX_LENGTH_COEFFICIENT = 15.0
+# An interval from (nearly) 0 to (nearly) 1 says only that the data cannot tell.
+_WHOLE_RANGE = 0.01
 
-_SCORE = np.array([1.0, 0.0, 0.5])  # outcome codes "1", "2", "tie" -> score of system 1
+_SEPARATED = (
+    "are separated (their verdicts all go one way, or length alone explains them), "
+    "so the fit has no finite maximum there: too few items to bound the win rate"
+)
 
 
 @dataclass(frozen=True, slots=True)
-class LengthControlledWinRate:
+class LengthControlledWinRate(Resampled):
     """The win rate of system 1 over system 2, raw and at equal length.
+
+    The bootstrap's options (``n_questions``, ``n_resamples``, ``seed``, ``level``)
+    are described on :class:`._resample.Resampled`.
 
     Attributes:
         estimate: Length-controlled win rate, ``sigmoid(intercept)``.
-        ci: Its bootstrap interval.
+        ci: Its bootstrap interval, or why there is none (too many separated
+            resamples, an interval spanning essentially all of [0, 1], or a
+            single question).
         raw_win_rate: Plain win rate (ties count half).
         raw_ci: Its bootstrap interval (same resamples).
         length_coefficient: ``beta``: log-odds gained by going from equal length
             to "much longer" (``tanh`` saturates at 1).
-        length_coefficient_ci: Its bootstrap interval.
+        length_coefficient_ci: Its bootstrap interval, or why there is none.
         intercept: ``theta``.
         length_scale: ``sd`` of the length differences (input units).
         n: Items.
         n_wins: Items system 1 won.
         n_losses: Items it lost.
         n_ties: Tied items.
-        n_questions: Clusters resampled, when questions were given.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
+        n_degenerate_resamples: Resamples whose fit was separated (no finite
+            maximum); their extreme values are kept in the intervals, which are
+            refused when there are too many of them.
     """
 
     estimate: float
@@ -96,21 +110,18 @@ class LengthControlledWinRate:
     n_wins: int
     n_losses: int
     n_ties: int
-    n_questions: int | None
-    n_resamples: int
-    seed: int
-    level: float
+    n_degenerate_resamples: int
 
     def summary(self) -> str:
         """One paragraph: both win rates and the length effect."""
         pct = round(self.level * 100)
         return (
-            f"Length-controlled win rate {self.estimate:.1%} ({pct}% CI {self.ci.low:.1%} to "
-            f"{self.ci.high:.1%}); raw {self.raw_win_rate:.1%} ({self.raw_ci.low:.1%} to "
-            f"{self.raw_ci.high:.1%}). Length coefficient {self.length_coefficient:+.3f} "
-            f"({self.length_coefficient_ci.low:+.3f} to {self.length_coefficient_ci.high:+.3f}) "
-            f"log-odds. n={self.n} ({self.n_wins} wins, {self.n_losses} losses, {self.n_ties} "
-            f"ties), {self.n_resamples} resamples, seed {self.seed}."
+            f"Length-controlled win rate {self.estimate:.1%} ({pct}% CI {self.ci:.1%}); "
+            f"raw {self.raw_win_rate:.1%} ({pct}% CI {self.raw_ci:.1%}). Length coefficient "
+            f"{self.length_coefficient:+.3f} log-odds ({pct}% CI "
+            f"{self.length_coefficient_ci:+.3f}). n={self.n} ({self.n_wins} wins, "
+            f"{self.n_losses} losses, {self.n_ties} ties), {self.n_resamples} resamples "
+            f"({self.n_degenerate_resamples} separated), seed {self.seed}."
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,10 +139,8 @@ class LengthControlledWinRate:
             "n_wins": self.n_wins,
             "n_losses": self.n_losses,
             "n_ties": self.n_ties,
-            "n_questions": self.n_questions,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "level": self.level,
+            "n_degenerate_resamples": self.n_degenerate_resamples,
+            **self.resampling_dict(),
         }
 
 
@@ -170,8 +179,8 @@ def _fit(
     beta = np.full(b, start[1])
     tot = np.maximum(w.sum(axis=1), 1.0)
 
-    def objective(t: FloatArray, s: FloatArray, rows: NDArray[np.intp]) -> FloatArray:
-        eta = t[:, None] + s[:, None] * z[rows]
+    def objective(v: FloatArray, rows: IntArray) -> FloatArray:
+        eta = v[:, :1] + v[:, 1:] * z[rows]
         ll = y * -np.logaddexp(0.0, -eta) + (1.0 - y) * -np.logaddexp(0.0, eta)
         out: FloatArray = -(w[rows] * ll).sum(axis=1)
         return out
@@ -192,15 +201,12 @@ def _fit(
         big = np.flatnonzero(np.maximum(np.abs(d0), np.abs(d1)) > 0.5)
         if big.size:
             rows = active[big]
-            f0 = objective(theta[rows], beta[rows], rows)
-            frac = np.ones(big.size)
-            for _ in range(40):
-                worse = objective(t_new[big], s_new[big], rows) > f0 + 1e-12 * np.abs(f0)
-                if not worse.any():
-                    break
-                frac[worse] *= 0.5
-                t_new[big[worse]] = theta[rows[worse]] + frac[worse] * d0[big[worse]]
-                s_new[big[worse]] = beta[rows[worse]] + frac[worse] * d1[big[worse]]
+            new = backtrack(
+                np.column_stack([theta[rows], beta[rows]]),
+                np.column_stack([d0[big], d1[big]]),
+                partial(objective, rows=rows),
+            )
+            t_new[big], s_new[big] = new[:, 0], new[:, 1]
         theta[active], beta[active] = t_new, s_new
         done = (np.abs(g0) + np.abs(g1) <= 1e-10 * tot[active]) | (
             np.maximum(np.abs(d0), np.abs(d1)) <= 1e-10
@@ -209,6 +215,30 @@ def _fit(
         if active.size == 0:
             break
     return theta, beta
+
+
+def _check_point_fit(theta: float, beta: float) -> None:
+    """Refuse a full-data fit with no finite maximum: its win rate means nothing.
+
+    Raises:
+        InputError: The verdicts are separated by length, or all go one way.
+    """
+    if abs(beta) > _MAX_LOG_ODDS:
+        # The likelihood keeps rising as beta grows, so theta, and the win rate at
+        # equal length, are not identified.
+        raise InputError(
+            "the verdicts are (almost) perfectly separated by answer length "
+            f"(length coefficient {beta:.1f} and still growing): the judge's "
+            "preference is explained by length alone, so the win rate at equal length "
+            "is not identified"
+        )
+    if abs(theta) > _MAX_LOG_ODDS:
+        side = "won" if theta > 0 else "lost"
+        raise InputError(
+            f"system 1 {side} every item (no ties): the win rate at equal length runs off "
+            "to the boundary and is not identified; judge more items, or report the raw "
+            "win rate"
+        )
 
 
 def length_controlled_win_rate(
@@ -252,61 +282,47 @@ def length_controlled_win_rate(
         if (arr < 0).any():
             i = int(np.flatnonzero(arr < 0)[0])
             raise InputError(f"{name}[{i}] must be a length >= 0; got {float(arr[i])!r}")
-    n_resamples = check_n_resamples(n_resamples)
-    seed = check_seed(seed)
-    level = check_level(level)
+    plan = plan_bootstrap(questions, n, n_resamples=n_resamples, seed=seed, level=level)
 
-    y = _SCORE[codes]
+    y = OUTCOME_SCORES[codes]
     delta = len1 - len2
     theta, beta = _fit(y, delta, np.ones((1, n)))
     sd = float(_weighted_sd(delta, np.ones((1, n)))[0])
-    if abs(float(beta[0])) > _MAX_LENGTH_COEFFICIENT:
-        # Perfect (or quasi-perfect) separation: the likelihood keeps rising as beta
-        # grows, so theta, and the win rate at equal length, are not identified.
-        raise InputError(
-            "the verdicts are (almost) perfectly separated by answer length "
-            f"(length coefficient {float(beta[0]):.1f} and still growing): the judge's "
-            "preference is explained by length alone, so the win rate at equal length "
-            "is not identified"
-        )
+    _check_point_fit(float(theta[0]), float(beta[0]))
 
-    if questions is None:
-        clusters, k = np.arange(n), n
-    else:
-        clusters, k = check_clusters("questions", questions, n)
-    rng = np.random.default_rng(seed)
     boot_lc: list[FloatArray] = []
     boot_raw: list[FloatArray] = []
     boot_beta: list[FloatArray] = []
-    for size in chunk_sizes(n_resamples, 8 * n):
-        w = cluster_draws(k, size, rng)[:, clusters]
+    n_separated = 0
+    for draws in plan.draws(8 * n):
+        w = draws[:, plan.clusters]
         t_b, s_b = _fit(y, delta, w, start=(float(theta[0]), float(beta[0])))
+        n_separated += int(((np.abs(t_b) > _MAX_LOG_ODDS) | (np.abs(s_b) > _MAX_LOG_ODDS)).sum())
         boot_lc.append(expit(t_b))
         boot_beta.append(s_b)
         boot_raw.append((w @ y) / np.maximum(w.sum(axis=1), 1.0))
     samples = np.stack(
         [np.concatenate(boot_lc), np.concatenate(boot_raw), np.concatenate(boot_beta)], 1
     )
-    low, high = percentile_bounds(samples, level)
-
-    def ci(j: int) -> ConfidenceInterval:
-        return ConfidenceInterval(float(low[j]), float(high[j]), level)
+    separated = unstable_reason(n_separated, plan.n_resamples, plan.level, _SEPARATED)
+    lc_ci, raw_ci, beta_ci = plan.intervals(samples, reasons=[separated, None, separated])
+    if lc_ci.estimable and lc_ci.low <= _WHOLE_RANGE and lc_ci.high >= 1.0 - _WHOLE_RANGE:
+        whole = "the interval spans essentially all of [0, 1]: too few items to bound it"
+        lc_ci = ConfidenceInterval.not_estimable(whole, plan.level)
 
     return LengthControlledWinRate(
         estimate=float(expit(theta[0])),
-        ci=ci(0),
+        ci=lc_ci,
         raw_win_rate=float(y.mean()),
-        raw_ci=ci(1),
+        raw_ci=raw_ci,
         length_coefficient=float(beta[0]),
-        length_coefficient_ci=ci(2),
+        length_coefficient_ci=beta_ci,
         intercept=float(theta[0]),
         length_scale=sd,
         n=n,
         n_wins=int((codes == 0).sum()),
         n_losses=int((codes == 1).sum()),
         n_ties=int((codes == 2).sum()),
-        n_questions=None if questions is None else k,
-        n_resamples=n_resamples,
-        seed=seed,
-        level=level,
+        n_degenerate_resamples=n_separated,
+        **plan.record(),
     )

@@ -50,27 +50,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from fairjudge._errors import InputError
+from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import chunk_sizes, cluster_draws, percentile_bounds
-from fairjudge.stats._validate import (
-    check_clusters,
-    check_level,
-    check_n_resamples,
-    check_positions,
-    check_seed,
-)
+from fairjudge.stats._resample import Resampled, nan_to_none, plan_bootstrap
+from fairjudge.stats._validate import check_positions
 
-__all__ = [
-    "PositionBiasResult",
-    "Proportion",
-    "outcomes_from_positions",
-    "position_bias",
-]
-
-FloatArray = NDArray[np.float64]
+__all__ = ["PositionBiasResult", "Proportion", "outcomes_from_positions", "position_bias"]
 
 _POS = ("A", "B", "tie")
 # Index 3 * original + swapped over codes A=0, B=1, tie=2.
@@ -86,7 +73,7 @@ class Proportion:
 
     Attributes:
         estimate: ``count / n`` (NaN when ``n`` is 0).
-        ci: Bootstrap percentile interval.
+        ci: Bootstrap percentile interval, or why there is none.
         count: Items (or calls) in the numerator.
         n: Items (or calls) in the denominator.
     """
@@ -98,18 +85,23 @@ class Proportion:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (NaN becomes ``None``)."""
-        est = None if self.estimate != self.estimate else self.estimate
-        return {"estimate": est, "ci": self.ci.to_dict(), "count": self.count, "n": self.n}
+        return {
+            "estimate": nan_to_none(self.estimate),
+            "ci": self.ci.to_dict(),
+            "count": self.count,
+            "n": self.n,
+        }
 
     def __str__(self) -> str:
-        return (
-            f"{self.estimate:.3f} [{self.ci.low:.3f}, {self.ci.high:.3f}] ({self.count}/{self.n})"
-        )
+        return f"{self.estimate:.3f} {self.ci} ({self.count}/{self.n})"
 
 
 @dataclass(frozen=True, slots=True)
-class PositionBiasResult:
+class PositionBiasResult(Resampled):
     """Position-bias report card of a judge.
+
+    The bootstrap's options (``n_questions``, ``n_resamples``, ``seed``, ``level``)
+    are described on :class:`._resample.Resampled`.
 
     Attributes:
         consistency: Share of consistent (original, swapped) pairs.
@@ -125,10 +117,6 @@ class PositionBiasResult:
         n_items: Items.
         n_pairs: (original, swapped) pairs: items times rounds.
         rounds: Calls per item and order (the largest, if they differ).
-        n_questions: Clusters resampled, when questions were given.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
     """
 
     consistency: Proportion
@@ -143,14 +131,9 @@ class PositionBiasResult:
     n_items: int
     n_pairs: int
     rounds: int
-    n_questions: int | None
-    n_resamples: int
-    seed: int
-    level: float
 
     def summary(self) -> str:
         """A short report, one metric per line."""
-        pf = self.preference_fairness_ci
         lines = [
             f"Position bias over {self.n_pairs} swapped pairs ({self.n_items} items, "
             f"{self.rounds} round(s)), {self.n_resamples} resamples, seed {self.seed}",
@@ -158,12 +141,13 @@ class PositionBiasResult:
             f"  first position    {self.first_position}",
             f"  second position   {self.second_position}",
             f"  flip              {self.flip}",
-            f"  pref. fairness    {self.preference_fairness:+.3f} [{pf.low:+.3f}, {pf.high:+.3f}]",
+            f"  pref. fairness    {self.preference_fairness:+.3f} "
+            f"{self.preference_fairness_ci:+.3f}",
         ]
         if self.repetition_stability is not None and self.repetition_stability_ci is not None:
-            rs = self.repetition_stability_ci
             lines.append(
-                f"  rep. stability    {self.repetition_stability:.3f} [{rs.low:.3f}, {rs.high:.3f}]"
+                f"  rep. stability    {self.repetition_stability:.3f} "
+                f"{self.repetition_stability_ci}"
             )
         return "\n".join(lines)
 
@@ -185,10 +169,7 @@ class PositionBiasResult:
             "n_items": self.n_items,
             "n_pairs": self.n_pairs,
             "rounds": self.rounds,
-            "n_questions": self.n_questions,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "level": self.level,
+            **self.resampling_dict(),
         }
 
 
@@ -280,9 +261,7 @@ def position_bias(
                 f"original[{i}] has {len(o)} rounds but swapped[{i}] has {len(s)}; "
                 "round r of one order is paired with round r of the other"
             )
-    n_resamples = check_n_resamples(n_resamples)
-    seed = check_seed(seed)
-    level = check_level(level)
+    plan = plan_bootstrap(questions, n_items, n_resamples=n_resamples, seed=seed, level=level)
 
     sizes = np.array([len(o) for o in orig], dtype=np.float64)
     item_of = np.repeat(np.arange(n_items), sizes.astype(np.intp))
@@ -308,30 +287,24 @@ def position_bias(
             o_list, s_list = o_codes[lo:hi].tolist(), s_codes[lo:hi].tolist()
             rs_item[item] = 0.5 * (_mode_share(o_list) + _mode_share(s_list))
 
-    if questions is None:
-        clusters, k = np.arange(n_items), n_items
-    else:
-        clusters, k = check_clusters("questions", questions, n_items)
+    k = plan.n_clusters
     c_sums = np.zeros((k, 6))
-    np.add.at(c_sums, clusters, np.column_stack([sums, rs_item]))
-    c_sizes = np.bincount(clusters, sizes, k)
-    c_items = np.bincount(clusters, repeated.astype(np.float64), k)
+    np.add.at(c_sums, plan.clusters, np.column_stack([sums, rs_item]))
+    c_sizes = np.bincount(plan.clusters, sizes, k)
+    c_items = np.bincount(plan.clusters, repeated.astype(np.float64), k)
 
-    rng = np.random.default_rng(seed)
     samples: list[FloatArray] = []
-    for size in chunk_sizes(n_resamples, 2 * k):
-        draws = cluster_draws(k, size, rng)
+    for draws in plan.draws(2 * k):
         metric = (draws @ c_sums[:, :5]) / (draws @ c_sizes)[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
             rs = (draws @ c_sums[:, 5]) / (draws @ c_items)
         samples.append(np.column_stack([metric, rs]))
-    low, high = percentile_bounds(np.concatenate(samples), level)
+    cis = plan.intervals(np.concatenate(samples))
     n_pairs = int(sizes.sum())
     totals = sums.sum(axis=0)
 
     def prop(j: int) -> Proportion:
-        ci = ConfidenceInterval(float(low[j]), float(high[j]), level)
-        return Proportion(float(totals[j] / n_pairs), ci, round(totals[j]), n_pairs)
+        return Proportion(float(totals[j] / n_pairs), cis[j], round(totals[j]), n_pairs)
 
     counts = per_item.sum(axis=0)
     return PositionBiasResult(
@@ -340,17 +313,12 @@ def position_bias(
         second_position=prop(2),
         flip=prop(3),
         preference_fairness=float(totals[4] / n_pairs),
-        preference_fairness_ci=ConfidenceInterval(float(low[4]), float(high[4]), level),
+        preference_fairness_ci=cis[4],
         repetition_stability=float(rs_item[repeated].mean()) if has_rs else None,
-        repetition_stability_ci=(
-            ConfidenceInterval(float(low[5]), float(high[5]), level) if has_rs else None
-        ),
+        repetition_stability_ci=cis[5] if has_rs else None,
         pair_counts={(_POS[c // 3], _POS[c % 3]): int(counts[c]) for c in range(9)},
         n_items=n_items,
         n_pairs=n_pairs,
         rounds=rounds,
-        n_questions=None if questions is None else k,
-        n_resamples=n_resamples,
-        seed=seed,
-        level=level,
+        **plan.record(),
     )

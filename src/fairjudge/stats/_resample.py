@@ -11,24 +11,36 @@ Intervals are percentile intervals, as in Chatbot Arena and Arena-Hard-Auto.
 Resamples on which an estimator is undefined (a correlation of a constant, a rating
 of a model that no resampled battle involves) are passed as NaN and left out of
 that interval; callers report how many there were.
+
+Every public function starts the same way: check the options, decide what a
+resample draws (items or questions), and record the options in its result. That is
+:func:`plan_bootstrap`, :class:`BootstrapPlan` and the :class:`Resampled` base of
+the results, so the checks, the draws and the not-estimable rules are written once.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
 import numpy as np
-from numpy.typing import NDArray
 
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._arrays import FloatArray, IntArray
+from fairjudge.stats._intervals import ConfidenceInterval, single_cluster_reason
+from fairjudge.stats._validate import check_clusters, check_level, check_n_resamples, check_seed
 
 __all__ = [
+    "BootstrapPlan",
+    "Resampled",
+    "ResamplingRecord",
     "chunk_sizes",
     "cluster_draws",
     "nan_to_none",
     "percentile_bounds",
-    "percentile_interval",
+    "plan_bootstrap",
+    "unstable_reason",
     "weighted_means",
 ]
 
@@ -50,9 +62,7 @@ def chunk_sizes(n_resamples: int, cells_per_resample: int) -> Iterator[int]:
         done += size
 
 
-def cluster_draws(
-    n_clusters: int, n_resamples: int, rng: np.random.Generator
-) -> NDArray[np.float64]:
+def cluster_draws(n_clusters: int, n_resamples: int, rng: np.random.Generator) -> FloatArray:
     """How often each cluster is drawn in each resample: shape ``(n_resamples, n_clusters)``.
 
     Each row is a Multinomial(k, 1/k) vector, drawn as k uniform indices and counted;
@@ -66,9 +76,7 @@ def cluster_draws(
     return counts.reshape(n_resamples, k).astype(np.float64)
 
 
-def weighted_means(
-    draws: NDArray[np.float64], sums: NDArray[np.float64], sizes: NDArray[np.float64]
-) -> NDArray[np.float64]:
+def weighted_means(draws: FloatArray, sums: FloatArray, sizes: FloatArray) -> FloatArray:
     """Ratio estimator of a mean for each resample.
 
     Args:
@@ -88,8 +96,8 @@ def weighted_means(
 
 
 def percentile_bounds(
-    samples: NDArray[np.float64], level: float, *, method: str = "linear"
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    samples: FloatArray, level: float, *, method: str = "linear"
+) -> tuple[FloatArray, FloatArray]:
     """Percentile bounds of each column of ``samples`` (shape ``(B,)`` or ``(B, m)``).
 
     NaN entries (resamples on which the estimator is undefined) are left out column
@@ -118,7 +126,171 @@ def nan_to_none(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def percentile_interval(samples: NDArray[np.float64], level: float) -> ConfidenceInterval:
-    """Percentile interval of a 1-d array of bootstrap estimates (NaNs left out)."""
-    low, high = percentile_bounds(samples, level)
-    return ConfidenceInterval(float(low[0]), float(high[0]), level)
+def unstable_reason(n_bad: int, n_resamples: int, level: float, what: str) -> str | None:
+    """Why an interval is not estimable when ``n_bad`` resamples were degenerate.
+
+    A degenerate resample (a fit with no finite maximum) gives an arbitrary extreme
+    value, which lands in a tail. While such values fill at most half of one tail,
+    ``(1 - level) / 4`` of the resamples, the percentile bound still lies among
+    proper fits; beyond that it may be one of the arbitrary values.
+
+    Args:
+        n_bad: Degenerate resamples.
+        n_resamples: All resamples.
+        level: Nominal coverage.
+        what: What went wrong in them, completing "N of B bootstrap resamples ...".
+
+    Returns:
+        The reason, or ``None`` when few enough resamples were degenerate.
+    """
+    if n_bad <= (1.0 - level) / 4.0 * n_resamples:
+        return None
+    return f"{n_bad} of {n_resamples} bootstrap resamples {what}"
+
+
+class ResamplingRecord(TypedDict):
+    """The options a bootstrap result records (see :class:`Resampled`)."""
+
+    n_questions: int | None
+    n_resamples: int
+    seed: int
+    level: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resampled:
+    """What every bootstrap result records, so that it can be redone exactly.
+
+    Attributes:
+        n_questions: Clusters resampled, when questions were given.
+        n_resamples: Bootstrap rounds.
+        seed: Seed of the bootstrap.
+        level: Nominal coverage of the intervals.
+    """
+
+    n_questions: int | None
+    n_resamples: int
+    seed: int
+    level: float
+
+    def resampling_dict(self) -> dict[str, Any]:
+        """The recorded options, JSON-ready: the tail of every result's ``to_dict``."""
+        return {
+            "n_questions": self.n_questions,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "level": self.level,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapPlan:
+    """The checked options of one bootstrap and what each resample draws.
+
+    Attributes:
+        clusters: ``(n_items,)`` cluster code of each item (its own index when no
+            questions were given).
+        n_clusters: Number of clusters.
+        n_questions: ``n_clusters`` when questions were given, else ``None``.
+        n_resamples: Bootstrap rounds.
+        seed: Seed of the bootstrap.
+        level: Nominal coverage.
+    """
+
+    clusters: IntArray
+    n_clusters: int
+    n_questions: int | None
+    n_resamples: int
+    seed: int
+    level: float
+
+    @property
+    def reason(self) -> str | None:
+        """Why no interval can be estimated at all (a single cluster), or ``None``."""
+        return single_cluster_reason(self.n_clusters, self.n_questions is not None)
+
+    def record(self) -> ResamplingRecord:
+        """The options for the result (``Result(..., **plan.record())``)."""
+        return ResamplingRecord(
+            n_questions=self.n_questions,
+            n_resamples=self.n_resamples,
+            seed=self.seed,
+            level=self.level,
+        )
+
+    def draws(self, cells_per_resample: int) -> Iterator[FloatArray]:
+        """Cluster draw counts, ``(chunk, n_clusters)`` per chunk, from a fresh seeded stream.
+
+        Args:
+            cells_per_resample: Float cells one resample needs, to size the chunks.
+        """
+        rng = np.random.default_rng(self.seed)
+        for size in chunk_sizes(self.n_resamples, cells_per_resample):
+            yield cluster_draws(self.n_clusters, size, rng)
+
+    def intervals(
+        self,
+        samples: FloatArray,
+        *,
+        method: str = "linear",
+        reasons: Sequence[str | None] | None = None,
+    ) -> list[ConfidenceInterval]:
+        """Percentile intervals of the columns of ``samples``, or why there are none.
+
+        A column is not estimable when the plan is (a single cluster), when
+        ``reasons`` gives it a reason, or when no resample defined it.
+
+        Args:
+            samples: ``(B,)`` or ``(B, m)`` bootstrap estimates; NaN where undefined.
+            method: Passed to :func:`percentile_bounds`.
+            reasons: Per column, a caller's reason (degenerate fits), or ``None``.
+        """
+        low, high = percentile_bounds(samples, self.level, method=method)
+        out: list[ConfidenceInterval] = []
+        for j in range(low.size):
+            reason = self.reason or (reasons[j] if reasons is not None else None)
+            if reason is None and (math.isnan(low[j]) or math.isnan(high[j])):
+                reason = "undefined in every bootstrap resample"
+            if reason is None:
+                out.append(ConfidenceInterval(float(low[j]), float(high[j]), self.level))
+            else:
+                out.append(ConfidenceInterval.not_estimable(reason, self.level))
+        return out
+
+
+def plan_bootstrap(
+    questions: Sequence[Hashable] | None,
+    n_items: int,
+    *,
+    n_resamples: int,
+    seed: int,
+    level: float,
+) -> BootstrapPlan:
+    """Check the bootstrap options and the question labels.
+
+    Args:
+        questions: Question label per item, or ``None`` to resample items.
+        n_items: Items (battles, calls) the labels must match.
+        n_resamples: Bootstrap rounds.
+        seed: Seed of the bootstrap.
+        level: Nominal coverage.
+
+    Raises:
+        InputError: Wrong number of labels, or an unhashable one.
+        ConfigError: A bad ``n_resamples``, ``seed`` or ``level``.
+    """
+    n_resamples = check_n_resamples(n_resamples)
+    seed = check_seed(seed)
+    level = check_level(level)
+    if questions is None:
+        clusters, k = np.arange(n_items, dtype=np.intp), n_items
+    else:
+        clusters, k = check_clusters("questions", questions, n_items)
+    return BootstrapPlan(
+        clusters=clusters,
+        n_clusters=k,
+        n_questions=None if questions is None else k,
+        n_resamples=n_resamples,
+        seed=seed,
+        level=level,
+    )

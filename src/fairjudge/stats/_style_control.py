@@ -6,117 +6,45 @@ rating measures what is left once style is accounted for::
 
     logit P(A beats B) = theta_A - theta_B + sum_k beta_k f_k(A, B)
 
-The features follow Arena-Hard-Auto (``show_result.py``, ``add_markdown_info.py``):
-
-- code blocks (```` ``` ... ``` ````) are removed before counting markdown, so a code
-  answer is not rewarded for its comments' ``#`` lines;
-- headers (``#`` to ``######`` at the start of a line), list items (ordered and
-  unordered) and bold spans (``**x**`` and ``__x__``) are counted, and divided by
-  the answer length to give densities;
-- length: ``(len_A - len_B) / (len_A + len_B)``; each density:
-  ``(d_A - d_B) / (d_A + d_B + 1)``;
-- each feature is standardised over the battles, so ``beta_k`` is the log-odds
-  effect of one standard deviation of that style difference.
-
-Where this differs: Arena-Hard-Auto counts length in tiktoken tokens; with no
-tokenizer dependency, :func:`style_features` counts whitespace-separated words
-(the length feature is a ratio, so the unit barely matters; pass your own token
-counts as ``StyleFeatures(length=...)`` to match exactly). Ties count as half a
-win, the fit is the exact maximum likelihood (Newton), and the bootstrap is
-seeded and clustered by question when questions are given.
+Style features are computed in :mod:`._style_features`. Here: the fit, ties as
+half a win, by exact maximum likelihood (Newton), and a bootstrap seeded and
+clustered by question when questions are given. A feature that never varies in
+the data cannot have an effect estimated; it is left out of the fit and reported
+as not estimable rather than as NaN or zero.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy.special import expit
 
-from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._bradley_terry import ELO_SCALE, ModelRating, leaderboard_rows
+from fairjudge._errors import ConfigError
+from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
+from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data, resolve_anchor
+from fairjudge.stats._bt_graph import round_health
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import cluster_draws, percentile_bounds
-from fairjudge.stats._validate import (
-    check_clusters,
-    check_level,
-    check_n_resamples,
-    check_non_negative,
-    check_same_length,
-    check_seed,
+from fairjudge.stats._leaderboard import Leaderboard, leaderboard_fields, to_elo
+from fairjudge.stats._newton import backtrack, stabilise
+from fairjudge.stats._resample import BootstrapPlan, nan_to_none, plan_bootstrap
+from fairjudge.stats._style_features import (
+    STYLE_CONTROLS,
+    StyleControl,
+    StyleFeatures,
+    feature_matrix,
+    style_design,
 )
+from fairjudge.stats._validate import OUTCOME_SCORES, check_non_negative, check_same_length
 
-__all__ = [
-    "STYLE_CONTROLS",
-    "StyleCoefficient",
-    "StyleControlResult",
-    "StyleFeatures",
-    "style_controlled_bradley_terry",
-    "style_features",
-]
+__all__ = ["StyleCoefficient", "StyleControlResult", "style_controlled_bradley_terry"]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
-
-StyleControl = Literal["length", "headers", "lists", "bold"]
-STYLE_CONTROLS: tuple[StyleControl, ...] = ("length", "headers", "lists", "bold")
-"""The style covariates, in Arena-Hard-Auto's order."""
-
-_CODE_BLOCK = re.compile(r"```[^`]*```")
-_HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
-_ORDERED = re.compile(r"^\s*\d+\.\s", re.MULTILINE)
-_UNORDERED = re.compile(r"^\s*[-*+]\s", re.MULTILINE)
-_BOLD = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
-
-
-@dataclass(frozen=True, slots=True)
-class StyleFeatures:
-    """Length and markdown counts of one answer.
-
-    Attributes:
-        length: Answer length (words by default; any unit, used in ratios).
-        headers: Markdown headers, outside code blocks.
-        lists: List items, ordered and unordered, outside code blocks.
-        bold: Bold spans, outside code blocks.
-    """
-
-    length: float
-    headers: int = 0
-    lists: int = 0
-    bold: int = 0
-
-    def to_dict(self) -> dict[str, float]:
-        """JSON-ready form."""
-        return {
-            "length": self.length,
-            "headers": self.headers,
-            "lists": self.lists,
-            "bold": self.bold,
-        }
-
-
-def style_features(text: str) -> StyleFeatures:
-    r"""Count an answer's length and markdown elements, Arena-Hard-Auto's way.
-
-    Example:
-        >>> style_features("# Title\n- a **b**\n```\n# not a header\n```")
-        StyleFeatures(length=11, headers=1, lists=1, bold=1)
-    """
-    if not isinstance(text, str):
-        raise InputError(f"text must be a string; got {type(text).__name__}")
-    prose = _CODE_BLOCK.sub("", text)
-    return StyleFeatures(
-        length=len(text.split()),
-        headers=len(_HEADER.findall(prose)),
-        lists=len(_ORDERED.findall(prose)) + len(_UNORDERED.findall(prose)),
-        bold=len(_BOLD.findall(prose)),
-    )
+CONSTANT_FEATURE = "constant in the data"
+"""Why a style coefficient cannot be estimated when its feature never varies."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,120 +54,92 @@ class StyleCoefficient:
     Attributes:
         name: ``"length"``, ``"headers"``, ``"lists"`` or ``"bold"``.
         estimate: Log-odds of winning per standard deviation of the feature
-            difference; NaN when the feature never varied (not estimable).
-        ci: Bootstrap interval.
+            difference; NaN when not estimable.
+        ci: Bootstrap interval, or why there is none.
+        reason: Why the coefficient itself cannot be estimated (the feature is
+            constant in the data, so it was left out of the fit); ``None`` if it can.
     """
 
     name: str
     estimate: float
     ci: ConfidenceInterval
+    reason: str | None = None
+
+    @property
+    def estimable(self) -> bool:
+        """Whether the estimate means anything."""
+        return self.reason is None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (NaN becomes ``None``)."""
         return {
             "name": self.name,
-            "estimate": None if math.isnan(self.estimate) else self.estimate,
+            "estimate": nan_to_none(self.estimate),
             "ci": self.ci.to_dict(),
+            "estimable": self.estimable,
+            "reason": self.reason,
         }
 
+    def __str__(self) -> str:
+        if self.reason is not None:
+            return f"beta[{self.name}] cannot be estimated: {self.reason}"
+        return f"beta[{self.name}] = {self.estimate:+.3f} {self.ci:+.3f}"
 
-@dataclass(frozen=True, slots=True)
-class StyleControlResult:
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StyleControlResult(Leaderboard):
     """A style-controlled leaderboard and the style coefficients.
 
+    The leaderboard fields (``ratings``, ``models``, ``anchor``, ``l2`` (here on all
+    parameters), ``bootstrap``, ``seed``...) are described on
+    :class:`._leaderboard.Leaderboard`.
+
     Attributes:
-        ratings: One row per model, best first, on the Elo scale.
-        coefficients: One per requested control.
-        models: All models in index order (alphabetical).
-        anchor: The model pinned at ``anchor_rating``.
-        anchor_rating: Its rating.
-        l2: Ridge strength on all parameters.
-        n_battles: Battles.
-        n_questions: Clusters resampled, when questions were given.
-        bootstrap: ``"battles"`` or ``"questions"``.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
+        coefficients: One per requested control, in the order requested.
     """
 
-    ratings: tuple[ModelRating, ...]
     coefficients: tuple[StyleCoefficient, ...]
-    models: tuple[str, ...]
-    anchor: str
-    anchor_rating: float
-    l2: float
-    n_battles: int
-    n_questions: int | None
-    bootstrap: Literal["battles", "questions"]
-    n_resamples: int
-    seed: int
-    level: float
 
     def summary(self) -> str:
         """A plain-text leaderboard followed by the style coefficients."""
-        width = max(5, *(len(r.model) for r in self.ratings))
         lines = [
             f"Style-controlled Bradley-Terry, {self.n_battles} battles, {self.n_resamples} "
             f"bootstrap rounds over {self.bootstrap}, seed {self.seed}; {self.anchor} pinned at "
-            f"{self.anchor_rating:g}"
+            f"{self.anchor_rating:g}",
+            *self.table_lines(),
         ]
-        for r in self.ratings:
-            lines.append(
-                f"{r.rank:>4}  {r.model:<{width}}  {r.rating:7.1f}  "
-                f"[{r.ci.low:7.1f}, {r.ci.high:7.1f}]"
-            )
-        for c in self.coefficients:
-            lines.append(
-                f"  beta[{c.name}] = {c.estimate:+.3f} [{c.ci.low:+.3f}, {c.ci.high:+.3f}]"
-            )
+        lines += [f"  {c}" for c in self.coefficients]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
-            "ratings": [r.to_dict() for r in self.ratings],
+            **self.leaderboard_dict(),
             "coefficients": [c.to_dict() for c in self.coefficients],
-            "models": list(self.models),
-            "anchor": self.anchor,
-            "anchor_rating": self.anchor_rating,
-            "l2": self.l2,
-            "n_battles": self.n_battles,
-            "n_questions": self.n_questions,
-            "bootstrap": self.bootstrap,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "level": self.level,
         }
 
 
-def _as_features(name: str, values: Sequence[StyleFeatures | str]) -> FloatArray:
-    """``(m, 4)`` array of length, headers, lists, bold; strings are featurised."""
-    out = np.empty((len(values), 4))
-    for i, v in enumerate(values):
-        f = style_features(v) if isinstance(v, str) else v
-        if not isinstance(f, StyleFeatures):
-            raise InputError(
-                f"{name}[{i}] must be a StyleFeatures or the answer text; got {type(v).__name__}"
-            )
-        row = (f.length, f.headers, f.lists, f.bold)
-        if not all(
-            isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
-            for x in row
-        ):
-            raise InputError(f"{name}[{i}] must hold finite counts >= 0; got {f!r}")
-        out[i] = row
-    return out
+def _check_controls(controls: Sequence[StyleControl]) -> list[StyleControl]:
+    picked = list(controls)
+    for i, c in enumerate(picked):
+        if c not in STYLE_CONTROLS:
+            raise ConfigError(f"controls[{i}] must be one of {list(STYLE_CONTROLS)}; got {c!r}")
+    if not picked or len(set(picked)) != len(picked):
+        raise ConfigError(f"controls must list distinct features; got {picked!r}")
+    return picked
 
 
-def _design(fa: FloatArray, fb: FloatArray) -> FloatArray:
-    """Arena-Hard-Auto's normalised style differences (before standardising)."""
-    la, lb = fa[:, 0], fb[:, 0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        length = np.where(la + lb > 0, (la - lb) / (la + lb), 0.0)
-        da = np.where(la[:, None] > 0, fa[:, 1:] / la[:, None], 0.0)
-        db = np.where(lb[:, None] > 0, fb[:, 1:] / lb[:, None], 0.0)
-    out: FloatArray = np.column_stack([length, (da - db) / (da + db + 1.0)])
-    return out
+def _standardised(raw: FloatArray) -> tuple[FloatArray, BoolArray]:
+    """Standardise the columns that vary; report which do.
+
+    A column that never varies has no effect to estimate (it is collinear with the
+    ratings' zero), so it is dropped from the design instead of divided by zero.
+    """
+    m = raw.shape[0]
+    sd = raw.std(axis=0, ddof=1) if m > 1 else np.zeros(raw.shape[1])
+    varies = sd > 1e-12
+    feats: FloatArray = (raw[:, varies] - raw[:, varies].mean(axis=0)) / sd[varies]
+    return feats, varies
 
 
 def _fit(
@@ -256,9 +156,9 @@ def _fit(
     """Weighted maximum likelihood of BT + covariates by Newton's method.
 
     The Hessian has the Bradley-Terry Laplacian in the ratings block, as in
-    :func:`._bt_solvers.bt_newton` (with the same gauge term when ``l2 == 0``),
-    plus the covariate rows and columns. Steps above 0.5 are halved until the
-    objective does not increase.
+    :func:`._bt_solvers.bt_newton` (made solvable the same way, by
+    :func:`._newton.stabilise`), plus the covariate rows and columns. Steps above
+    0.5 are halved until the objective does not increase.
     """
     k = feats.shape[1]
     x = x0.copy()
@@ -294,22 +194,59 @@ def _fit(
         hess[n:, n:] = feats.T @ hf
         hess[np.arange(n + k), np.arange(n + k)] += l2
         mean_diag = max(float(np.diag(hess).mean()), 1e-300)
-        if l2 == 0.0:
-            hess[:n, :n] += mean_diag / n
-        hess[np.arange(n + k), np.arange(n + k)] += 1e-12 * mean_diag
-        step = np.linalg.solve(hess, grad)
+        stabilise(hess[None], n, l2, np.array([mean_diag]))
+        step = np.asarray(np.linalg.solve(hess, grad), dtype=np.float64)
         new = x + step
         if np.abs(step).max() > 0.5:
-            f0, frac = objective(x), 1.0
-            for _ in range(40):
-                if objective(new) <= f0 + 1e-12 * abs(f0):
-                    break
-                frac *= 0.5
-                new = x + frac * step
+            new = backtrack(x[None], step[None], lambda v: np.array([objective(v[0])]))[0]
         x = new
         if np.abs(step).max() <= 1e-9:
             break
     return x
+
+
+def _bootstrap(
+    a: IntArray,
+    b: IntArray,
+    feats: FloatArray,
+    y: FloatArray,
+    data: PairData,
+    x_hat: FloatArray,
+    *,
+    anchor: int,
+    l2: float,
+    plan: BootstrapPlan,
+) -> tuple[FloatArray, BootstrapDraws]:
+    """Refit on every resample, warm-started at ``x_hat``; check each round's ratings.
+
+    Returns:
+        ``(B, n + k)`` parameters per round, and the rounds' ratings with which of
+        them were not identified (NaN) or had no finite maximum.
+    """
+    n = data.n_models
+    boot = np.empty((plan.n_resamples, x_hat.size))
+    cell_counts = np.empty((plan.n_resamples, data.n_cells))
+    r = 0
+    for draws in plan.draws(plan.n_clusters):
+        for row in draws:
+            w = row[plan.clusters]
+            boot[r] = _fit(a, b, feats, y, w, n, l2, x_hat)
+            cell_counts[r] = np.bincount(data.cells, weights=w, minlength=data.n_cells)
+            r += 1
+    counts = cell_counts.reshape(plan.n_resamples, -1, 3)
+    score = counts[:, :, 0] + 0.5 * counts[:, :, 2]
+    health = round_health(
+        data.first, data.second, score, counts.sum(axis=2), anchor, n, check_mle=l2 == 0.0
+    )
+    theta = boot[:, :n].copy()
+    theta[health.unidentified] = np.nan
+    draws_out = BootstrapDraws(
+        theta=theta,
+        kappa=None,
+        diverged=health.diverged,
+        n_degenerate=int(health.degenerate.sum()),
+    )
+    return boot, draws_out
 
 
 def style_controlled_bradley_terry(
@@ -338,7 +275,8 @@ def style_controlled_bradley_terry(
             answer text (featurised with :func:`style_features`).
         features_b: Style of B's answer per battle.
         controls: Which covariates to include (Arena-Hard-Auto's ``--control-features
-            length markdown`` is all four, the default).
+            length markdown`` is all four, the default). A covariate that never
+            varies in the data is left out of the fit and reported as not estimable.
         questions: Optional question per battle; resampled as clusters.
         anchor: Model pinned at ``anchor_rating`` (default: first alphabetically).
         anchor_rating: Its rating.
@@ -348,7 +286,9 @@ def style_controlled_bradley_terry(
         level: Nominal coverage.
 
     Returns:
-        The style-controlled leaderboard and the style coefficients.
+        The style-controlled leaderboard and the style coefficients. Rating
+        intervals resting on too many rounds without a finite maximum are not
+        estimable, as in :func:`.bradley_terry`.
 
     Raises:
         InputError: Bad battles or features, unconnected models, or (with
@@ -357,66 +297,46 @@ def style_controlled_bradley_terry(
     """
     models, a, b, codes = encode_battles(model_a, model_b, outcomes)
     m = check_same_length(outcomes=outcomes, features_a=features_a, features_b=features_b)
-    picked = list(controls)
-    for i, c in enumerate(picked):
-        if c not in STYLE_CONTROLS:
-            raise ConfigError(f"controls[{i}] must be one of {list(STYLE_CONTROLS)}; got {c!r}")
-    if not picked or len(set(picked)) != len(picked):
-        raise ConfigError(f"controls must list distinct features; got {picked!r}")
+    picked = _check_controls(controls)
     anchor_idx = resolve_anchor(models, anchor, anchor_rating)
     l2 = check_non_negative("l2", l2)
-    n_resamples = check_n_resamples(n_resamples)
-    seed = check_seed(seed)
-    level = check_level(level)
+    plan = plan_bootstrap(questions, m, n_resamples=n_resamples, seed=seed, level=level)
     n = len(models)
     data = pair_data(n, a, b, codes)
     check_identified(data, models, anchor_idx, l2)
 
-    raw = _design(_as_features("features_a", features_a), _as_features("features_b", features_b))
-    raw = raw[:, [STYLE_CONTROLS.index(c) for c in picked]]
-    sd = raw.std(axis=0, ddof=1) if m > 1 else np.zeros(raw.shape[1])
-    varies = sd > 1e-12
-    feats = (raw[:, varies] - raw[:, varies].mean(axis=0)) / sd[varies]
-    y = np.array([1.0, 0.0, 0.5])[codes]
-
+    raw = style_design(
+        feature_matrix("features_a", features_a), feature_matrix("features_b", features_b)
+    )
+    feats, varies = _standardised(raw[:, [STYLE_CONTROLS.index(c) for c in picked]])
+    y = OUTCOME_SCORES[codes]
     x_hat = _fit(a, b, feats, y, np.ones(m), n, l2, np.zeros(n + feats.shape[1]))
-    if questions is None:
-        clusters, n_clusters = np.arange(m), m
-    else:
-        clusters, n_clusters = check_clusters("questions", questions, m)
-    rng = np.random.default_rng(seed)
-    boot = np.empty((n_resamples, x_hat.size))
-    for r in range(n_resamples):
-        w = cluster_draws(n_clusters, 1, rng)[0, clusters]
-        boot[r] = _fit(a, b, feats, y, w, n, l2, x_hat)
+    boot, draws = _bootstrap(a, b, feats, y, data, x_hat, anchor=anchor_idx, l2=l2, plan=plan)
 
-    theta, boot_theta = x_hat[:n], boot[:, :n]
-    elo = anchor_rating + ELO_SCALE * (theta - theta[anchor_idx])
-    boot_elo = anchor_rating + ELO_SCALE * (boot_theta - boot_theta[:, [anchor_idx]])
-    rows = leaderboard_rows(models, elo, boot_elo, data, level)
-    low, high = percentile_bounds(boot[:, n:], level) if feats.shape[1] else (np.empty(0),) * 2
-    coefs: list[StyleCoefficient] = []
-    j = 0
-    for name, ok in zip(picked, varies, strict=True):
-        if ok:
-            ci = ConfidenceInterval(float(low[j]), float(high[j]), level)
-            coefs.append(StyleCoefficient(name, float(x_hat[n + j]), ci))
-            j += 1
-        else:
-            coefs.append(
-                StyleCoefficient(name, math.nan, ConfidenceInterval(math.nan, math.nan, level))
-            )
+    cis = iter(plan.intervals(boot[:, n:]))
+    estimates = iter(x_hat[n:].tolist())
+    coefs = [
+        StyleCoefficient(name, next(estimates), next(cis))
+        if ok
+        else StyleCoefficient(
+            name,
+            math.nan,
+            ConfidenceInterval.not_estimable(CONSTANT_FEATURE, plan.level),
+            CONSTANT_FEATURE,
+        )
+        for name, ok in zip(picked, varies, strict=True)
+    ]
     return StyleControlResult(
-        ratings=tuple(rows),
+        **leaderboard_fields(
+            models,
+            to_elo(x_hat[:n], anchor_idx, anchor_rating),
+            to_elo(draws.theta, anchor_idx, anchor_rating),
+            draws,
+            data,
+            anchor=anchor_idx,
+            anchor_rating=anchor_rating,
+            l2=l2,
+            plan=plan,
+        ),
         coefficients=tuple(coefs),
-        models=models,
-        anchor=models[anchor_idx],
-        anchor_rating=float(anchor_rating),
-        l2=l2,
-        n_battles=m,
-        n_questions=None if questions is None else n_clusters,
-        bootstrap="battles" if questions is None else "questions",
-        n_resamples=n_resamples,
-        seed=seed,
-        level=level,
     )

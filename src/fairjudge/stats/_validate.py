@@ -25,6 +25,7 @@ from fairjudge._errors import ConfigError, InputError
 
 __all__ = [
     "OUTCOME_CODES",
+    "OUTCOME_SCORES",
     "POSITION_CODES",
     "check_clusters",
     "check_finite",
@@ -40,6 +41,9 @@ __all__ = [
 
 OUTCOME_CODES: dict[str, int] = {"1": 0, "2": 1, "tie": 2}
 """Internal integer codes of resolved outcomes: model 1 wins, model 2 wins, tie."""
+
+OUTCOME_SCORES = np.array([1.0, 0.0, 0.5])
+"""Score of model (or system) 1 per outcome code: a tie is half a win."""
 
 POSITION_CODES: dict[str, int] = {"A": 0, "B": 1, "tie": 2}
 """Internal integer codes of per-call position verdicts."""

@@ -8,23 +8,18 @@ OpenAI-style ``top_logprobs``.
 
 Design:
 
-- **One forward pass, read from the logits.** A verdict-only call asks for one
+- **One forward pass, read from the logits.** A label-only call asks for one
   token at temperature 0 with the top 20 alternatives. llama.cpp reports those as
   the softmax of the raw logits unless ``post_sampling_probs`` is set, in which case
   greedy sampling reports the chosen token at p = 1; the request pins it off, so
-  P(A), P(B) and P(tie) are the model's real probabilities.
+  the labels' probabilities (P(A), P(B), P(tie) for a verdict) are the model's own.
 - **No prompt cache.** Each call evaluates its whole prompt (``cache_prompt``
   off), so a reply never depends on which call ran before it: the same call gives
   the same logprobs in any order, as the store's cache key promises.
-- **Sampled verdicts share the forward pass.** A verdict-only call at a temperature
-  above 0 (the randomized rounds of ``evaluate_pairs``) draws its one token from
-  the same softmax a greedy call reads: the top 20 tokens' probabilities, tempered
-  and renormalized (llama.cpp's own sampler would also cut to its top 40 and
-  apply top-p 0.95 and min-p 0.05). The forward pass for a prompt is kept in a
-  small in-memory table, so k sampled rounds of one prompt cost one pass, not k.
-  The draw is seeded from the call itself (messages, temperature, sample index and
-  any ``seed``), so the same call gives the same verdict, as the store's key
-  promises; llama.cpp would draw from a fresh random seed each time.
+- **Sampled labels share the forward pass.** A label-only call at a temperature
+  above 0 draws its token from the greedy call's top 20 alternatives, kept in memory
+  per prompt, with a seed taken from the call: k sampled rounds cost one forward pass,
+  and the same call draws the same label. See :mod:`fairjudge.backends._local_sampling`.
 - **One call at a time.** The model is loaded lazily on the first call and used by
   one worker thread at a time; :attr:`LocalBackend.max_concurrency` is 1 so the
   runner does not queue threads behind it.
@@ -37,37 +32,32 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
-import json
-import math
 import os
-import random
 import secrets
 import shutil
 import tempfile
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fairjudge._errors import (
-    BackendError,
-    ConfigError,
-    FatalBackendError,
-    MissingExtraError,
-    ServerError,
+from fairjudge._call import CallSpec, Completion
+from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError, ServerError
+from fairjudge.backends._local_models import DEFAULT_LOCAL_MODEL, KNOWN_MODELS
+from fairjudge.backends._local_reply import completion_from_llama
+from fairjudge.backends._local_sampling import (
+    ForwardPasses,
+    draws_from_shared_pass,
+    greedy_params,
+    is_greedy_label_pass,
+    sampled_completion,
 )
-from fairjudge.judges._base import CallSpec, Completion, Message
-from fairjudge.judges._weights import KNOWN_MODELS, ensure_model, file_sha256
+from fairjudge.backends._weights import ensure_model, file_sha256
 
-__all__ = ["DEFAULT_LOCAL_MODEL", "LocalBackend"]
+__all__ = ["LocalBackend"]
 
-DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
-"""The packaged model used by ``local/`` judges unless another is named."""
-
-_VERDICT_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 1, "top_logprobs": 20}
+_LABEL_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 1, "top_logprobs": 20}
 _FREE_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 512}
 # Request fields passed through from CallSpec.params; anything else is rejected, so a
 # typo cannot silently become part of the cache key without affecting the reply.
@@ -86,12 +76,6 @@ _PASSTHROUGH = frozenset(
         "repeat_penalty",
     }
 )
-
-
-# A sampled verdict-only call whose params are all in here is drawn from the greedy
-# call's distribution; other sampler settings (top_p, penalties, ...) go to llama.cpp.
-_SHARED_PASS_PARAMS = frozenset({"temperature", "max_tokens", "top_logprobs", "seed"})
-_FORWARD_MEMO_SIZE = 256  # prompts; a 4-round run of one item needs 2
 
 
 def _import_runtime() -> Any:
@@ -150,11 +134,11 @@ class LocalBackend:
         self._socket_dir: str | None = None
         self._lock = threading.Lock()
         # The forward passes sampled rounds draw from, by the prompt's messages.
-        self._passes: OrderedDict[tuple[Message, ...], Completion] = OrderedDict()
+        self._passes = ForwardPasses()
         self.load_s: float | None = None
         """Seconds the model took to load, once loaded."""
         self.forward_passes = 0
-        """Forward passes run so far (sampled verdicts may share one)."""
+        """Forward passes run so far (sampled labels may share one)."""
 
     @classmethod
     def from_name(
@@ -226,13 +210,14 @@ class LocalBackend:
         """1: one in-process model answers one call at a time."""
         return 1
 
-    def default_params(self, *, verdict_only: bool) -> dict[str, Any]:
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """One greedy token with its top 20 logprobs, or free greedy text.
 
         Args:
-            verdict_only: The template asks for a bare verdict.
+            label_only: The reply is one short label: one token, whose top
+                logprobs are the label's distribution.
         """
-        return dict(_VERDICT_PARAMS if verdict_only else _FREE_PARAMS)
+        return dict(_LABEL_PARAMS if label_only else _FREE_PARAMS)
 
     async def complete(self, spec: CallSpec) -> Completion:
         """Run one call in a worker thread; see :class:`LocalBackend`.
@@ -243,11 +228,11 @@ class LocalBackend:
             ServerError: llama.cpp failed on the call.
         """
         request = self._request(spec)
-        if _draws_from_shared_pass(spec.params):
-            return await asyncio.to_thread(self._sample_verdict_sync, spec, request)
+        if draws_from_shared_pass(spec.params):
+            return await asyncio.to_thread(self._sample_label_sync, spec, request)
         completion = await asyncio.to_thread(self._complete_sync, request)
-        if _is_greedy_verdict_pass(spec.params):  # later sampled rounds can draw from it
-            self._remember(spec.messages, completion)
+        if is_greedy_label_pass(spec.params):  # later sampled rounds can draw from it
+            self._passes.remember(spec.messages, completion)
         return completion
 
     async def aclose(self) -> None:
@@ -339,142 +324,16 @@ class LocalBackend:
                 raise ServerError(f"llama.cpp failed on the call: {exc}") from exc
             latency = time.perf_counter() - start
             self.forward_passes += 1
-        return _completion(response, latency, self._model_id, self.n_ctx)
+        return completion_from_llama(response, latency, self._model_id, self.n_ctx)
 
-    def _sample_verdict_sync(self, spec: CallSpec, request: dict[str, Any]) -> Completion:
+    def _sample_label_sync(self, spec: CallSpec, request: dict[str, Any]) -> Completion:
         """A tempered draw from the greedy pass's top tokens; see the module docstring."""
         start = time.perf_counter()
-        with self._lock:
-            shared = self._passes.get(spec.messages)
-            if shared is not None:
-                self._passes.move_to_end(spec.messages)
+        shared = self._passes.get(spec.messages)
         if shared is None:
-            top = max(20, int(spec.params.get("top_logprobs") or 0))
-            greedy = {"temperature": 0.0, "max_tokens": 1, "top_logprobs": top}
-            shared = self._complete_sync(self._request(dataclasses.replace(spec, params=greedy)))
-            self._remember(spec.messages, shared)
-        if not shared.top_logprobs:  # no distribution to draw from: let llama.cpp sample
-            return self._complete_sync(request)
-        seed_material = json.dumps(
-            [spec.messages, spec.params.get("temperature"), spec.params.get("seed"), spec.sample],
-            ensure_ascii=False,
-        )
-        token = draw_token(shared.top_logprobs, float(spec.params["temperature"]), seed_material)
-        return Completion(
-            text=token,
-            top_logprobs=shared.top_logprobs,
-            input_tokens=shared.input_tokens,
-            output_tokens=1,
-            latency_s=time.perf_counter() - start,
-            model=self._model_id,
-        )
-
-    def _remember(self, key: tuple[Message, ...], completion: Completion) -> None:
-        if not completion.top_logprobs or len(completion.top_logprobs) < 2:
-            return  # too few alternatives to draw from
-        with self._lock:
-            self._passes[key] = completion
-            self._passes.move_to_end(key)
-            while len(self._passes) > _FORWARD_MEMO_SIZE:
-                self._passes.popitem(last=False)
-
-
-def _is_greedy_verdict_pass(params: Mapping[str, Any]) -> bool:
-    """A one-token greedy call with at least 20 alternatives and nothing else set."""
-    return (
-        params.get("max_tokens") == 1
-        and params.get("temperature") == 0
-        and int(params.get("top_logprobs") or 0) >= 20
-        and set(params) <= _SHARED_PASS_PARAMS - {"seed"}
-    )
-
-
-def _draws_from_shared_pass(params: Mapping[str, Any]) -> bool:
-    """A one-token call at a temperature above 0 with no other sampler settings."""
-    temperature = params.get("temperature")
-    return (
-        params.get("max_tokens") == 1
-        and isinstance(temperature, int | float)
-        and temperature > 0
-        and set(params) <= _SHARED_PASS_PARAMS
-    )
-
-
-def draw_token(top_logprobs: Mapping[str, float], temperature: float, seed_material: str) -> str:
-    """Draw one token from ``softmax(logprob / temperature)`` over the given tokens.
-
-    Deterministic in ``seed_material``: the same call draws the same token.
-
-    Args:
-        top_logprobs: Token to natural-log probability (the model's top tokens).
-        temperature: Above 0; 1 keeps the model's probabilities (renormalized).
-        seed_material: Any text identifying the call.
-    """
-    if temperature <= 0:
-        raise ValueError(f"temperature must be above 0 to sample, got {temperature}")
-    tokens = sorted(top_logprobs)  # a fixed order, whatever order the dict came in
-    scaled = [top_logprobs[t] / temperature for t in tokens]
-    top = max(scaled)
-    weights = [math.exp(v - top) for v in scaled]
-    seed = int.from_bytes(hashlib.sha256(seed_material.encode("utf-8")).digest()[:8], "big")
-    return random.Random(seed).choices(tokens, weights=weights, k=1)[0]
-
-
-def _completion(response: Any, latency: float, model: str, n_ctx: int) -> Completion:
-    if not isinstance(response, dict):
-        raise ServerError(f"llama.cpp returned {type(response).__name__}, not a reply")
-    if "error" in response:
-        raise _error(response["error"], n_ctx)
-    try:
-        choice = response["choices"][0]
-        text = choice["message"].get("content") or ""
-        usage = response.get("usage") or {}
-    except (KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise ServerError(f"llama.cpp returned a reply with no choices: {response!r:.300}") from exc
-    return Completion(
-        text=text,
-        top_logprobs=_top_logprobs(choice.get("logprobs")),
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
-        latency_s=latency,
-        model=model,
-    )
-
-
-def _top_logprobs(logprobs: Any) -> dict[str, float] | None:
-    """The first generated token's alternatives, pooling tokens that decode alike."""
-    try:
-        alternatives = logprobs["content"][0]["top_logprobs"]
-    except (KeyError, IndexError, TypeError):
-        return None
-    pooled: dict[str, float] = {}
-    for alt in alternatives:
-        token, logprob = alt.get("token"), alt.get("logprob")
-        if not isinstance(token, str) or not isinstance(logprob, int | float):
-            continue
-        # Distinct token ids can decode to the same text; their probabilities add up.
-        seen = pooled.get(token)
-        pooled[token] = logprob if seen is None else _logaddexp(seen, float(logprob))
-    return pooled or None
-
-
-def _logaddexp(a: float, b: float) -> float:
-    high, low = max(a, b), min(a, b)
-    if low == -math.inf:
-        return high
-    return high + math.log1p(math.exp(low - high))
-
-
-def _error(error: Any, n_ctx: int) -> BackendError:
-    if not isinstance(error, dict):
-        return ServerError(f"llama.cpp error: {error!r:.300}")
-    message = str(error.get("message", error))
-    if error.get("type") == "exceed_context_size_error":
-        return FatalBackendError(
-            f"the prompt has {error.get('n_prompt_tokens', '?')} tokens, more than the local "
-            f"judge's context of {n_ctx}; raise n_ctx or shorten the answers"
-        )
-    code = error.get("code")
-    if isinstance(code, int) and 400 <= code < 500:
-        return FatalBackendError(f"llama.cpp rejected the call ({code}): {message}")
-    return ServerError(f"llama.cpp error ({code}): {message}")
+            greedy = dataclasses.replace(spec, params=greedy_params(spec.params))
+            shared = self._complete_sync(self._request(greedy))
+            self._passes.remember(spec.messages, shared)
+        sampled = sampled_completion(spec, shared, start, self._model_id)
+        # No distribution to draw from: let llama.cpp sample.
+        return sampled if sampled is not None else self._complete_sync(request)

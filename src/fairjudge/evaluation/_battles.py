@@ -16,16 +16,18 @@ from __future__ import annotations
 import itertools
 import random
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._io import read_rows
+from fairjudge._items import Item
 from fairjudge._protocol import item_seed
-from fairjudge._types import Item, Outcome
+from fairjudge._types import Outcome
+from fairjudge.evaluation._results import PairwiseResult
 
-__all__ = ["Battles", "LongAnswers", "load_ranking_input", "make_pairs"]
+__all__ = ["Battles", "LongAnswers", "battles_from", "load_ranking_input", "make_pairs"]
 
 _WINNER = {
     "model_a": Outcome.ONE,
@@ -60,7 +62,9 @@ class Battles:
     model_a: list[str]
     model_b: list[str]
     outcomes: list[Outcome]
-    questions: list[str]
+    questions: list[str] | None
+    """The question of each battle; ``None`` when the input named none, so the
+    bootstrap resamples battles, not questions."""
     answers_a: list[str] | None = None
     """Model A's answer per battle, when known (needed for style control)."""
     answers_b: list[str] | None = None
@@ -88,7 +92,9 @@ def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
     p = str(path)
     answers: dict[str, dict[str, str]] = defaultdict(dict)
     questions: dict[str, str] = {}
-    battles = Battles([], [], [], [])
+    questions_seen: list[str] = []
+    battles = Battles([], [], [], questions_seen)
+    named_questions = False
     kind: str | None = None
     for line, row in read_rows(path):
         if isinstance(row, InputError):
@@ -116,7 +122,8 @@ def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
             battles.model_b.append(b)
             battles.outcomes.append(_WINNER[winner])
             qid = data.get("question_id")
-            battles.questions.append(str(qid) if qid is not None else f"line{line}")
+            named_questions = named_questions or qid is not None
+            questions_seen.append(str(qid) if qid is not None else f"line{line}")
             continue
         qid = _text(data, "question_id", p, line)
         model = _text(data, "model", p, line)
@@ -136,6 +143,8 @@ def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
     if kind == "battles":
         if len(set(battles.model_a) | set(battles.model_b)) < 2:
             raise InputError("need battles between at least two models", path=p)
+        if not named_questions:
+            return replace(battles, questions=None)
         return battles
     result = LongAnswers(dict(answers), questions)
     if len(result.models) < 2:
@@ -201,3 +210,24 @@ def make_pairs(
                 )
             )
     return items
+
+
+def battles_from(result: PairwiseResult) -> Battles:
+    """The resolved pairs of a ranking run as battles; unresolved pairs are left out.
+
+    An unresolved pair (a parse failure or a call error) is never counted as a tie:
+    it is not a battle at all, and :attr:`PairwiseResult.n_unresolved` says how many.
+    """
+    done = [
+        j
+        for j in result.judgments
+        if j.outcome is not None and j.item.model_1 is not None and j.item.model_2 is not None
+    ]
+    return Battles(
+        model_a=[j.item.model_1 or "" for j in done],
+        model_b=[j.item.model_2 or "" for j in done],
+        outcomes=[j.outcome for j in done if j.outcome is not None],
+        questions=[j.item.cluster_key for j in done],
+        answers_a=[j.item.answer_1 for j in done],
+        answers_b=[j.item.answer_2 for j in done],
+    )

@@ -4,53 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import socket
 import time
 import traceback
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 import pytest
 
+from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import (
     AuthenticationError,
+    BackendError,
     BackendTimeout,
     ConfigError,
     FatalBackendError,
     RateLimitError,
     ServerError,
 )
-from fairjudge.judges._base import CallSpec, Completion
-from fairjudge.judges._openai import OpenAIBackend, error_from_status, retry_after_seconds
-from fairjudge.judges._redact import redact
+from fairjudge._redact import redact
+from fairjudge.backends._http_errors import error_from_status, retry_after_seconds
+from fairjudge.backends._openai import OpenAIBackend, Transport
+from tests.backends._calls import FAULT_ERRORS, PROMPT, SYSTEM, WRONG_KEY, run, spec_for
 from tests.server import GARBAGE_TEXT, Fault, JudgeServer, count_tokens, top_logprobs
-
-T = TypeVar("T")
-
-SYSTEM = "You are an impartial judge."
-PROMPT = (
-    "Which answer is better?\n\n<question>\nWhat is 2 + 2?\n</question>\n\n"
-    "<answer_a>\nfour\n</answer_a>\n\n<answer_b>\nIt is 4, because 2 + 2 = 4.\n</answer_b>\n\n"
-    'Reply with only "A", "B" or "tie".'
-)
-
-
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
-
-
-def spec_for(
-    backend: OpenAIBackend, *, verdict_only: bool = True, prompt: str = PROMPT
-) -> CallSpec:
-    return CallSpec(
-        backend=backend.name,
-        model=backend.model,
-        base_url=backend.base_url,
-        messages=(("system", SYSTEM), ("user", prompt)),
-        template="default",
-        template_version="1",
-        params=backend.default_params(verdict_only=verdict_only),
-    )
 
 
 async def complete_once(backend: OpenAIBackend, spec: CallSpec | None = None) -> Completion:
@@ -60,8 +33,9 @@ async def complete_once(backend: OpenAIBackend, spec: CallSpec | None = None) ->
         await backend.aclose()
 
 
-def test_label_and_logprobs(openai_env: JudgeServer) -> None:
-    backend = OpenAIBackend("judge-1", base_url=openai_env.base_url)
+@pytest.mark.parametrize("transport", ["sdk", "lean"])
+def test_label_and_logprobs(openai_env: JudgeServer, transport: Transport) -> None:
+    backend = OpenAIBackend("judge-1", base_url=openai_env.base_url, transport=transport)
     completion = run(complete_once(backend))
 
     assert completion.text == "A"
@@ -96,14 +70,14 @@ def test_logprobs_become_probabilities(openai_env: JudgeServer) -> None:
 def test_default_params() -> None:
     backend = OpenAIBackend("m", base_url="http://127.0.0.1:9/v1", extra_params={"seed": 7})
     try:
-        assert backend.default_params(verdict_only=True) == {
+        assert backend.default_params(label_only=True) == {
             "temperature": 0.0,
             "max_tokens": 8,
             "logprobs": True,
             "top_logprobs": 20,
             "seed": 7,
         }
-        assert backend.default_params(verdict_only=False) == {
+        assert backend.default_params(label_only=False) == {
             "temperature": 0.0,
             "max_tokens": 1024,
             "seed": 7,
@@ -116,7 +90,7 @@ def test_default_params() -> None:
 def test_long_reply_template_sends_no_logprobs(openai_env: JudgeServer) -> None:
     openai_env.configure(reply_format="Both are fine, but B shows its work.\n\n[[{verdict}]]")
     backend = OpenAIBackend("m", base_url=openai_env.base_url)
-    completion = run(complete_once(backend, spec_for(backend, verdict_only=False)))
+    completion = run(complete_once(backend, spec_for(backend, label_only=False)))
 
     assert completion.text == "Both are fine, but B shows its work.\n\n[[A]]"
     assert completion.top_logprobs is None
@@ -189,18 +163,9 @@ def test_garbage_text_is_returned_for_the_parser(openai_env: JudgeServer) -> Non
     assert openai_env.count(Fault.GARBAGE) == 1
 
 
-@pytest.mark.parametrize(
-    ("fault", "error", "fragment"),
-    [
-        (Fault.RATE_LIMIT, RateLimitError, "HTTP 429"),
-        (Fault.SERVER_ERROR, ServerError, "HTTP 500"),
-        (Fault.MALFORMED_JSON, ServerError, "not valid JSON"),
-        (Fault.EMPTY_CHOICES, ServerError, "no choices"),
-        (Fault.NULL_CONTENT, ServerError, "no text"),
-    ],
-)
+@pytest.mark.parametrize(("fault", "error", "fragment"), FAULT_ERRORS)
 def test_faults_map_to_errors(
-    openai_env: JudgeServer, fault: Fault, error: type[Exception], fragment: str
+    openai_env: JudgeServer, fault: Fault, error: type[BackendError], fragment: str
 ) -> None:
     openai_env.configure(fault_sequence=[fault])
     with pytest.raises(error, match=fragment):
@@ -235,16 +200,6 @@ def test_hang_is_a_timeout(openai_env: JudgeServer) -> None:
     assert openai_env.count("requests") == 1
 
 
-def test_connection_refused_is_retryable() -> None:
-    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    backend = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1")
-    with pytest.raises(ServerError, match="cannot reach") as info:
-        run(complete_once(backend))
-    assert info.value.retryable is True
-
-
 def test_unknown_route_is_fatal(openai_env: JudgeServer) -> None:
     backend = OpenAIBackend("m", base_url=openai_env.base_url + "/nowhere")
     with pytest.raises(FatalBackendError, match="HTTP 404") as info:
@@ -257,9 +212,6 @@ def test_bad_request_is_fatal(openai_env: JudgeServer) -> None:
     backend = OpenAIBackend("m", base_url=openai_env.base_url)
     with pytest.raises(FatalBackendError, match=r"HTTP 400.*no <answer_a>"):
         run(complete_once(backend, spec_for(backend, prompt="Say A.")))
-
-
-WRONG_KEY = "sk-proj-WRONGkey0123456789abcdefSECRET"
 
 
 def test_401_fails_fast_without_the_key(

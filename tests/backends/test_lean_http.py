@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import socket
 import time
 import traceback
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from fairjudge._call import Completion
 from fairjudge._errors import (
     AuthenticationError,
     BackendError,
@@ -26,21 +26,13 @@ from fairjudge._errors import (
     RateLimitError,
     ServerError,
 )
-from fairjudge.judges._base import CallSpec, Completion
-from fairjudge.judges._lean_http import LeanHTTPClient, completion_from_reply, error_message
-from fairjudge.judges._openai import OpenAIBackend
-from tests.server import GARBAGE_TEXT, Fault, JudgeServer, count_tokens, top_logprobs
+from fairjudge.backends._lean_http import LeanHTTPClient
+from fairjudge.backends._openai import OpenAIBackend
+from fairjudge.backends._openai_reply import completion_from_reply, error_message
+from tests.backends._calls import FAULT_ERRORS, WRONG_KEY, run, spec_for
+from tests.server import GARBAGE_TEXT, Fault, JudgeServer, top_logprobs
 
-T = TypeVar("T")
-
-SYSTEM = "You are an impartial judge."
-PROMPT = (
-    "Which answer is better?\n\n<question>\nWhat is 2 + 2?\n</question>\n\n"
-    "<answer_a>\nfour\n</answer_a>\n\n<answer_b>\nIt is 4, because 2 + 2 = 4.\n</answer_b>\n\n"
-    'Reply with only "A", "B" or "tie".'
-)
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
-WRONG_KEY = "sk-proj-WRONGkey0123456789abcdefSECRET"
 
 
 @pytest.fixture(autouse=True)
@@ -50,33 +42,17 @@ def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name.lower(), raising=False)
 
 
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
-
-
 def lean(server: JudgeServer, **options: Any) -> OpenAIBackend:
     return OpenAIBackend("m", base_url=server.base_url, transport="lean", **options)
 
 
-def spec_for(backend: OpenAIBackend, *, verdict_only: bool = True) -> CallSpec:
-    return CallSpec(
-        backend=backend.name,
-        model=backend.model,
-        base_url=backend.base_url,
-        messages=(("system", SYSTEM), ("user", PROMPT)),
-        template="default",
-        template_version="1",
-        params=backend.default_params(verdict_only=verdict_only),
-    )
-
-
-async def calls(backend: OpenAIBackend, n: int = 1, *, verdict_only: bool = True) -> list[Any]:
+async def calls(backend: OpenAIBackend, n: int = 1, *, label_only: bool = True) -> list[Any]:
     """``n`` sequential calls; each result is a Completion or the BackendError raised."""
     out: list[Any] = []
     try:
         for _ in range(n):
             try:
-                out.append(await backend.complete(spec_for(backend, verdict_only=verdict_only)))
+                out.append(await backend.complete(spec_for(backend, label_only=label_only)))
             except BackendError as exc:
                 out.append(exc)
     finally:
@@ -85,7 +61,7 @@ async def calls(backend: OpenAIBackend, n: int = 1, *, verdict_only: bool = True
 
 
 def same_call_both_ways(
-    server: JudgeServer, setup: Callable[[], object], verdict_only: bool = True
+    server: JudgeServer, setup: Callable[[], object], label_only: bool = True
 ) -> tuple[Any, Any]:
     """One call through the SDK and one through lean, each on a freshly set-up server."""
     results = []
@@ -93,7 +69,7 @@ def same_call_both_ways(
         setup()
         server.reset()
         backend = OpenAIBackend("m", base_url=server.base_url, transport=transport)
-        (result,) = run(calls(backend, verdict_only=verdict_only))
+        (result,) = run(calls(backend, label_only=label_only))
         results.append(result)
     return results[0], results[1]
 
@@ -140,24 +116,6 @@ def test_lean_client_rejects_other_schemes() -> None:
 # -- replies --------------------------------------------------------------------------
 
 
-def test_label_logprobs_and_usage(openai_env: JudgeServer) -> None:
-    (completion,) = run(calls(lean(openai_env)))
-
-    assert completion.text == "A"
-    assert completion.top_logprobs == dict(top_logprobs("A", 0.9, 20))
-    assert completion.input_tokens == count_tokens(SYSTEM) + count_tokens(PROMPT)
-    assert completion.output_tokens == 1
-    assert completion.model == "m"
-    assert completion.latency_s > 0
-    assert openai_env.stats() == {
-        "connections": 1,
-        "requests": 1,
-        "logprobs_requested": 1,
-        "ok": 1,
-        "max_in_flight": 1,
-    }
-
-
 @pytest.mark.parametrize(
     "script",
     [
@@ -181,7 +139,7 @@ def test_sdk_and_lean_give_identical_completions(
 def test_long_reply_parity(openai_env: JudgeServer) -> None:
     fmt = "Both are fine, but B shows its work.\n\n[[{verdict}]]"
     sdk, lean_ = same_call_both_ways(
-        openai_env, lambda: openai_env.configure(reply_format=fmt), verdict_only=False
+        openai_env, lambda: openai_env.configure(reply_format=fmt), label_only=False
     )
     assert fields(lean_) == fields(sdk)
     assert lean_.text == "Both are fine, but B shows its work.\n\n[[A]]"
@@ -209,18 +167,9 @@ def test_chunked_replies(openai_env: JudgeServer) -> None:
 # -- errors ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("fault", "error", "fragment"),
-    [
-        (Fault.RATE_LIMIT, RateLimitError, "HTTP 429"),
-        (Fault.SERVER_ERROR, ServerError, "HTTP 500"),
-        (Fault.MALFORMED_JSON, ServerError, "not valid JSON"),
-        (Fault.EMPTY_CHOICES, ServerError, "no choices"),
-        (Fault.NULL_CONTENT, ServerError, "no text"),
-    ],
-)
+@pytest.mark.parametrize(("fault", "error", "fragment"), FAULT_ERRORS)
 def test_faults_map_to_the_sdk_paths_errors(
-    openai_env: JudgeServer, fault: Fault, error: type[Exception], fragment: str
+    openai_env: JudgeServer, fault: Fault, error: type[BackendError], fragment: str
 ) -> None:
     sdk, lean_ = same_call_both_ways(
         openai_env, lambda: openai_env.configure(fault_sequence=[fault])
@@ -256,18 +205,6 @@ def test_hang_is_a_timeout_and_the_socket_is_not_reused(openai_env: JudgeServer)
     )
     assert ok.text == "A"
     assert openai_env.count("connections") == 2
-
-
-def test_connection_refused_is_retryable() -> None:
-    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    backend = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", transport="lean")
-    (error,) = run(calls(backend))
-    assert isinstance(error, ServerError)
-    assert "cannot reach" in str(error)
-    assert "ConnectionRefusedError" in str(error)
-    assert error.retryable is True
 
 
 def test_unknown_route_is_fatal(openai_env: JudgeServer) -> None:
@@ -434,6 +371,7 @@ def test_completion_from_reply_edge_cases() -> None:
     }
     completion = completion_from_reply(bad_logprobs, 0.1, where)
     assert (completion.text, completion.top_logprobs, completion.input_tokens) == ("A", None, None)
+    broken: Any
     for broken in ([], {"choices": {}}, {"choices": ["A"]}, None):
         with pytest.raises(ServerError, match="no choices"):
             completion_from_reply(broken, 0.1, where)

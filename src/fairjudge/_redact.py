@@ -1,16 +1,21 @@
 """Scrub secrets from text before it reaches an exception message, a log line or a store.
 
-Backends build error messages from the server's own error text, and some servers echo
-the presented key back ("Incorrect API key provided: sk-..."). Everything a backend
-puts in a message goes through :func:`redact` first.
+Two layers, one module. Backends build error messages from the server's own error
+text, and some servers echo the presented key back ("Incorrect API key provided:
+sk-..."), so everything a backend puts in a message goes through :func:`redact` with
+the key it holds. The runner cannot know a backend's key, and a backend written by a
+user may forget to scrub, so everything it writes also goes through :func:`scrub`: the
+same patterns, plus the values of credential-like environment variables
+(``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 
-__all__ = ["redact"]
+__all__ = ["redact", "scrub"]
 
 MASK = "***"
 
@@ -41,3 +46,22 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
         text = text.replace(secret, MASK)
     text = _KEY_LIKE.sub(MASK, text)
     return _BEARER.sub(rf"\g<1>{MASK}", text)
+
+
+_SECRET_ENV = re.compile(r"(?i)(API_?KEY|TOKEN|SECRET|PASSWORD)$")
+_MIN_SECRET_LEN = 8  # shorter values are too likely to be ordinary words
+
+
+def scrub(text: str) -> str:
+    """Mask anything that looks like a credential, and every credential env value, in ``text``.
+
+    Example:
+        >>> scrub("401: invalid key sk-abcdef123456")
+        '401: invalid key ***'
+    """
+    secrets = [
+        value
+        for name, value in os.environ.items()
+        if len(value) >= _MIN_SECRET_LEN and _SECRET_ENV.search(name)
+    ]
+    return redact(text, secrets)

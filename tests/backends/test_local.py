@@ -13,22 +13,13 @@ from pathlib import Path
 import pytest
 
 from fairjudge import ConfigError, FatalBackendError, MissingExtraError, ServerError
-from fairjudge.judges import CallSpec, PairwiseRequest
-from fairjudge.judges._local import (
-    LocalBackend,
-    _draws_from_shared_pass,
-    _error,
-    _top_logprobs,
-    draw_token,
-)
-from fairjudge.judges._weights import (
-    KNOWN_MODELS,
-    Chunk,
-    ModelSpec,
-    ensure_model,
-    file_sha256,
-    locate_chunks,
-)
+from fairjudge._call import CallSpec
+from fairjudge.backends._local import LocalBackend
+from fairjudge.backends._local_models import KNOWN_MODELS, Chunk, ModelSpec
+from fairjudge.backends._local_reply import llama_error, pooled_top_logprobs
+from fairjudge.backends._local_sampling import draw_token, draws_from_shared_pass
+from fairjudge.backends._weights import ensure_model, file_sha256, locate_chunks
+from fairjudge.judges import PairwiseRequest
 from fairjudge.prompts import get_template, probabilities_from_logprobs
 
 # -- weights: assembled from small fake chunks ---------------------------------------------
@@ -178,12 +169,12 @@ def test_protocol_properties_and_params(tmp_path: Path) -> None:
     assert (backend.name, backend.model, backend.base_url) == ("local", "m@0123456789ab", None)
     assert backend.max_concurrency == 1
     assert backend.threads == 3
-    assert backend.default_params(verdict_only=True) == {
+    assert backend.default_params(label_only=True) == {
         "temperature": 0.0,
         "max_tokens": 1,
         "top_logprobs": 20,
     }
-    assert backend.default_params(verdict_only=False)["max_tokens"] == 512
+    assert backend.default_params(label_only=False)["max_tokens"] == 512
     with pytest.raises(ConfigError, match="--threads must be at least 1, got 0"):
         LocalBackend(tmp_path / "m.gguf", model_id="m", threads=0)
 
@@ -193,10 +184,10 @@ def test_a_judge_left_open_closes_quietly_at_exit(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from fairjudge.judges._llm import LLMJudge\n"
-        "from fairjudge.judges._local import LocalBackend\n"
+        "from fairjudge.backends._local import LocalBackend\n"
         "folder = sys.argv[1]\n"
         "judge = LLMJudge(LocalBackend(folder + '/m.gguf', model_id='m@0'),\n"
-        "                 store=folder + '/s.sqlite', quiet=True)\n"
+        "                 store=folder + '/s.sqlite')\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120
@@ -226,22 +217,22 @@ def test_top_logprobs_pool_tokens_that_decode_alike() -> None:
             }
         ]
     }
-    pooled = _top_logprobs(logprobs)
+    pooled = pooled_top_logprobs(logprobs)
     assert pooled is not None
     assert pooled.keys() == {"A", "B"}
     assert math.exp(pooled["A"]) == pytest.approx(0.75)
-    assert _top_logprobs(None) is None
-    assert _top_logprobs({"content": []}) is None
+    assert pooled_top_logprobs(None) is None
+    assert pooled_top_logprobs({"content": []}) is None
 
 
 def test_llama_errors_map_to_backend_errors() -> None:
-    too_long = _error(
+    too_long = llama_error(
         {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": 9000}, 8192
     )
     assert isinstance(too_long, FatalBackendError)
     assert "9000 tokens, more than the local judge's context of 8192" in str(too_long)
-    assert isinstance(_error({"code": 400, "message": "bad"}, 8192), FatalBackendError)
-    assert isinstance(_error({"code": 500, "message": "boom"}, 8192), ServerError)
+    assert isinstance(llama_error({"code": 400, "message": "bad"}, 8192), FatalBackendError)
+    assert isinstance(llama_error({"code": 500, "message": "boom"}, 8192), ServerError)
 
 
 def test_draw_token_follows_the_tempered_distribution() -> None:
@@ -269,12 +260,12 @@ def test_draw_token_is_deterministic_in_the_call_and_rejects_greedy() -> None:
 
 
 def test_only_plain_one_token_sampled_calls_share_a_forward_pass() -> None:
-    assert _draws_from_shared_pass({"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20})
-    assert _draws_from_shared_pass({"temperature": 0.7, "max_tokens": 1, "seed": 3})
-    assert not _draws_from_shared_pass({"temperature": 0.0, "max_tokens": 1})
-    assert not _draws_from_shared_pass({"temperature": 1.0, "max_tokens": 8})
-    assert not _draws_from_shared_pass({"temperature": 1.0, "max_tokens": 1, "top_p": 0.9})
-    assert not _draws_from_shared_pass({"max_tokens": 1})
+    assert draws_from_shared_pass({"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20})
+    assert draws_from_shared_pass({"temperature": 0.7, "max_tokens": 1, "seed": 3})
+    assert not draws_from_shared_pass({"temperature": 0.0, "max_tokens": 1})
+    assert not draws_from_shared_pass({"temperature": 1.0, "max_tokens": 8})
+    assert not draws_from_shared_pass({"temperature": 1.0, "max_tokens": 1, "top_p": 0.9})
+    assert not draws_from_shared_pass({"max_tokens": 1})
 
 
 # -- the real model (Gemma 3 270M): a handful of forward passes ----------------------------
@@ -289,7 +280,7 @@ def spec_for(backend: LocalBackend, question: str, a: str, b: str) -> CallSpec:
         messages=TEMPLATE.render(question, a, b),
         template=TEMPLATE.name,
         template_version=TEMPLATE.version,
-        params=backend.default_params(verdict_only=True),
+        params=backend.default_params(label_only=True),
     )
 
 
@@ -367,7 +358,7 @@ def test_a_repeated_call_is_served_from_the_store(gemma: LocalBackend, tmp_path:
     from fairjudge.judges._llm import LLMJudge
 
     requests = [PairwiseRequest("Largest planet?", "Jupiter", "Mars")]
-    with LLMJudge(gemma, store=tmp_path / "store.sqlite", quiet=True) as judge:
+    with LLMJudge(gemma, store=tmp_path / "store.sqlite") as judge:
         first = judge.judge_batch(requests)
         assert judge.last_run is not None
         assert judge.last_run.made == 1
@@ -389,15 +380,16 @@ def test_sampled_rounds_share_the_greedy_forward_pass(gemma: LocalBackend) -> No
         for k in range(6)
     ]
 
-    async def run() -> tuple[list[str], list[str], int]:
+    async def run() -> tuple[list[str], list[str], int, set[str]]:
         first = await gemma.complete(greedy)
         before = gemma.forward_passes
         draws = [(await gemma.complete(s)) for s in sampled]
         again = [(await gemma.complete(s)).text for s in sampled]
         assert all(d.top_logprobs == first.top_logprobs for d in draws)
-        return [d.text for d in draws], again, gemma.forward_passes - before
+        alternatives = set(first.top_logprobs or {})
+        return [d.text for d in draws], again, gemma.forward_passes - before, alternatives
 
-    draws, again, extra_passes = asyncio.run(run())
+    draws, again, extra_passes, alternatives = asyncio.run(run())
     assert extra_passes == 0  # every draw came from the greedy call's forward pass
     assert draws == again  # the same call draws the same token
-    assert set(draws) <= set(gemma._passes[next(reversed(gemma._passes))].top_logprobs or {})
+    assert set(draws) <= alternatives

@@ -19,37 +19,33 @@ judge call needs, with asyncio streams, at under a millisecond per call:
   applies, and the runner retries.
 
 Errors: :class:`TimeoutError` when no complete reply arrives within ``timeout``;
-:class:`LeanTransportError` for everything else that prevents a reply (refused,
-reset, TLS failure, an unreadable reply). Neither ever carries the request, so the key
-in its ``Authorization`` header cannot leak into a message; :meth:`__repr__` leaves it
-out too. Status codes are not errors here: :class:`OpenAIBackend` maps them.
-
-The reply helpers at the bottom (:func:`completion_from_reply`, :func:`error_message`)
-read the JSON the way the SDK path reads its models, so both paths give the same
-:class:`~fairjudge.judges.Completion` and the same errors.
+:class:`LeanConnectError` when no connection could be opened (refused, unknown host,
+no route, TLS handshake), and its base :class:`LeanTransportError` for everything else
+that prevents a reply (a reset, a reply cut short, an unreadable reply): the backend
+tells "nothing answered" apart from "the server failed mid-exchange" by that class.
+Neither ever carries the request, so the key in its ``Authorization`` header cannot
+leak into a message; :meth:`__repr__` leaves it out too. Status codes are not errors
+here: :class:`OpenAIBackend` maps them, and :mod:`fairjudge.backends._openai_reply`
+reads the JSON.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import getproxies_environment, proxy_bypass
 
-from fairjudge._errors import ConfigError, ServerError
-from fairjudge.judges._base import Completion
+from fairjudge._errors import ConfigError
 
 __all__ = [
+    "LeanConnectError",
     "LeanHTTPClient",
     "LeanResponse",
     "LeanTransportError",
-    "completion_from_reply",
-    "error_message",
     "lean_applies",
 ]
 
@@ -58,6 +54,10 @@ _HEAD_LIMIT = 1 << 20  # bytes of status line + headers (or of one chunk-size li
 
 class LeanTransportError(Exception):
     """No usable reply: the connection failed, or the reply was not valid HTTP/1.1."""
+
+
+class LeanConnectError(LeanTransportError):
+    """No connection could be opened; the operating system's error is its ``__cause__``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +244,8 @@ class LeanHTTPClient:
                 limit=_HEAD_LIMIT,
             )
         except OSError as exc:  # refused, unreachable, DNS, TLS handshake (SSLError)
-            raise LeanTransportError(f"{type(exc).__name__}: {exc}") from None
+            # Chained, not hidden: the cause says whether anything answered at all.
+            raise LeanConnectError(f"{type(exc).__name__}: {exc}") from exc
         return _Connection(reader, writer)
 
     def _close_idle(self) -> None:
@@ -322,68 +323,3 @@ def lean_applies(base_url: str | None) -> bool:
     if not (proxies.get(parts.scheme) or proxies.get("all")):
         return True
     return bool(proxy_bypass(parts.hostname))  # NO_PROXY
-
-
-# -- reading the reply ------------------------------------------------------------------
-
-
-def error_message(body: bytes) -> str:
-    """The server's error text from an error reply's body (unscrubbed).
-
-    ``{"error": {"message": ...}}`` (OpenAI, vLLM), ``{"error": "..."}`` or
-    ``{"message": ...}``, else the body as text, as the SDK path reads it.
-    """
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = None
-    if isinstance(data, Mapping):
-        inner = data.get("error", data)
-        message = inner.get("message") if isinstance(inner, Mapping) else inner
-        if message:
-            return str(message)
-    text = body.decode("utf-8", "replace").strip()
-    return text or "(empty body)"
-
-
-def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
-    """A :class:`Completion` from a parsed chat-completion reply.
-
-    Mirrors the SDK path field by field: the first choice's content (else its
-    refusal), the first token's top logprobs (unreadable ones are dropped, the text
-    still counts), the token usage and the model the server names.
-
-    Raises:
-        ServerError: The reply has no choices, or the first has no text.
-    """
-    try:
-        choice = reply["choices"][0]
-        message = choice["message"]
-        text = message.get("content")
-        if text is None:
-            text = message.get("refusal")
-    except (AttributeError, IndexError, TypeError, KeyError) as exc:
-        raise ServerError(f"openai backend: {where}: reply has no choices") from exc
-    if not isinstance(text, str):
-        raise ServerError(f"openai backend: {where}: reply has no text (content is null)")
-    top: dict[str, float] | None = None
-    try:
-        logprobs = choice.get("logprobs")
-        content = logprobs.get("content") if logprobs is not None else None
-        if content:
-            first = content[0]
-            top = {alt["token"]: float(alt["logprob"]) for alt in first.get("top_logprobs") or ()}
-            top.setdefault(first["token"], float(first["logprob"]))
-    except (AttributeError, TypeError, ValueError, KeyError):
-        top = None  # unreadable logprobs: the label still counts
-    usage = reply.get("usage")
-    if not isinstance(usage, Mapping):
-        usage = {}
-    return Completion(
-        text=text,
-        top_logprobs=top or None,
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
-        latency_s=latency,
-        model=reply.get("model"),
-    )

@@ -1,26 +1,31 @@
-"""One pass over a set of items: plan calls, judge them, resolve, and summarise.
+"""What a pairwise evaluation produces: win rates, rates and the result that holds them.
 
-:func:`evaluate_pairs` is the typed layer over the seed protocol. It plans every
-call with :func:`fairjudge._protocol.plan_orders`, hands the whole batch to the
-judge (so an LLM judge can run it concurrently and from cache), resolves each item
-with :func:`fairjudge._protocol.resolve`, and computes the headline numbers with
-their uncertainty. With the defaults (two calls, conservative rule) each item's
-outcome is exactly the seed's ``debiased_verdict``.
+:func:`summarise` turns resolved judgments into the headline numbers, each with a
+seeded bootstrap interval clustered by question, and :meth:`PairwiseResult.with_rule`
+re-resolves the same calls under another rule without calling any judge again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from fairjudge._protocol import OUTCOME_SCORE, item_seed, plan_orders, resolve
-from fairjudge._types import Call, Item, Judgment, Order, Outcome, Resolution, Verdict
-from fairjudge.judges._callable import CallableJudge
-from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
+from fairjudge._items import Judgment
+from fairjudge._protocol import resolve
+from fairjudge._types import (
+    OUTCOME_SCORE,
+    CallError,
+    Order,
+    Outcome,
+    ParseFailure,
+    Resolution,
+    Verdict,
+)
+from fairjudge.evaluation._settings import EvalSettings, RuleLike
 from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean
 
-__all__ = ["PairwiseResult", "Rate", "WinRate", "evaluate_pairs"]
+__all__ = ["PairwiseResult", "Rate", "WinRate", "summarise"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +87,17 @@ class PairwiseResult:
     """Everything one comparison produced.
 
     Attributes:
-        win_rate: Model 1's debiased win rate (``None`` if no item resolved).
+        win_rate: Model 1's win rate under the rule (``None`` if no item resolved).
+            Debiased when the items were shown in both orders; with ``rounds=1``
+            it is a single-order figure (see :attr:`debiased`).
         single_order: The win rate from the label of the first original-order call
             alone: what a user who asked once, without swapping, would have trusted.
-        position_consistency: Share of resolved items whose calls all agree.
-        first_position: Share of decisive single calls (A or B) that chose position A;
-            0.5 means no position preference.
+        position_consistency: Share of resolved items, among those shown in both
+            orders, whose calls all agree; ``None`` when no item was swapped.
+        first_position_calls: Share of decisive single *calls* (A or B) that chose
+            the first position; 0.5 means no position preference. (Not to be
+            confused with :func:`fairjudge.stats.position_bias`, which counts
+            *pairs* of calls.)
         tie_rate: Share of single calls that said tie.
         n_items: Items submitted.
         n_inconsistent: Resolved items whose calls disagree.
@@ -101,7 +111,7 @@ class PairwiseResult:
     win_rate: WinRate | None
     single_order: WinRate | None
     position_consistency: Rate | None
-    first_position: Rate | None
+    first_position_calls: Rate | None
     tie_rate: float | None
     n_items: int
     n_inconsistent: int
@@ -109,11 +119,28 @@ class PairwiseResult:
     n_call_errors: int
     n_unresolved: int
     judgments: tuple[Judgment, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: EvalSettings = field(default_factory=EvalSettings)
 
-    def with_rule(
-        self, rule: Resolution | Literal["conservative", "lenient", "soft"]
-    ) -> PairwiseResult:
+    @property
+    def debiased(self) -> bool:
+        """Whether every resolved item was shown in both orders (the swap protocol)."""
+        done = [j for j in self.judgments if j.outcome is not None]
+        return bool(done) and all(_both_orders(j) for j in done)
+
+    @property
+    def failures(self) -> Counter[str]:
+        """Why calls failed, grouped: ``"parse failure: <reason>"`` or ``"<kind>: <message>"``."""
+        reasons: Counter[str] = Counter()
+        for j in self.judgments:
+            for c in j.calls:
+                f = c.reply.failure
+                if isinstance(f, ParseFailure):
+                    reasons[f"parse failure: {f.reason}"] += 1
+                elif isinstance(f, CallError):
+                    reasons[f"{f.kind}: {f.message}"] += 1
+        return reasons
+
+    def with_rule(self, rule: RuleLike) -> PairwiseResult:
         """The same calls resolved with another rule: no judge is called again.
 
         Useful to show the seed's conservative result next to the soft one, or to
@@ -130,19 +157,7 @@ class PairwiseResult:
                 judgments.append(
                     Judgment(j.item, j.calls, rule, outcome, score, consistent, j.extra)
                 )
-        s = self.settings
-        result = _summarise(
-            judgments,
-            rule=rule,
-            rounds=int(s.get("rounds", 2)),
-            balanced=bool(s.get("balanced", True)),
-            seed=int(s.get("seed", 0)),
-            level=float(s.get("level", 0.95)),
-            n_resamples=int(s.get("n_resamples", 2000)),
-        )
-        extra = {k: v for k, v in s.items() if k not in result.settings}
-        result.settings.update(extra)
-        return result
+        return summarise(judgments, replace(self.settings, rule=rule))
 
     @property
     def has_probabilities(self) -> bool:
@@ -162,8 +177,9 @@ class PairwiseResult:
             lines.append(f"single-order win rate: {self.single_order.estimate:.3f}")
         if self.position_consistency is not None:
             lines.append(f"position consistency: {self.position_consistency.estimate:.3f}")
-        if self.first_position is not None:
-            lines.append(f"first-position preference: {self.first_position.estimate:.3f}")
+        if self.first_position_calls is not None:
+            rate = self.first_position_calls.estimate
+            lines.append(f"calls choosing the first position: {rate:.3f}")
         lines.append(f"parse failures: {self.n_parse_failures}, call errors: {self.n_call_errors}")
         return "\n".join(lines)
 
@@ -176,49 +192,24 @@ class PairwiseResult:
             "position_consistency": (
                 self.position_consistency.to_dict() if self.position_consistency else None
             ),
-            "first_position_preference": (
-                self.first_position.to_dict() if self.first_position else None
+            "debiased": self.debiased,
+            "first_position_call_rate": (
+                self.first_position_calls.to_dict() if self.first_position_calls else None
             ),
             "tie_rate": self.tie_rate,
             "n_inconsistent": self.n_inconsistent,
             "n_parse_failures": self.n_parse_failures,
             "n_call_errors": self.n_call_errors,
             "n_unresolved": self.n_unresolved,
-            "settings": self.settings,
+            "settings": self.settings.to_dict(),
         }
         if include_judgments:
             out["judgments"] = [j.to_dict() for j in self.judgments]
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class _Boot:
-    seed: int
-    level: float
-    n_resamples: int
-
-
-JudgeLike = BatchJudge | Callable[[str, str, str], Any]
-ItemLike = Item | Sequence[str]
-
-
-def _as_item(obj: ItemLike, index: int) -> Item:
-    if isinstance(obj, Item):
-        return obj
-    if isinstance(obj, str) or len(obj) != 3:
-        raise ValueError(f"items[{index}] must be an Item or a (question, ans1, ans2) triple")
-    q, a1, a2 = obj
-    return Item(question=q, answer_1=a1, answer_2=a2, id=str(index))
-
-
-def _as_batch_judge(judge: JudgeLike) -> BatchJudge:
-    if isinstance(judge, BatchJudge):
-        return judge
-    return CallableJudge(judge)
-
-
 def _win_rate(
-    scores: list[float], outcomes: list[Outcome], clusters: list[str], *, boot: _Boot
+    scores: list[float], outcomes: list[Outcome], clusters: list[str], *, boot: EvalSettings
 ) -> WinRate | None:
     if not scores:
         return None
@@ -236,7 +227,7 @@ def _win_rate(
     )
 
 
-def _rate(flags: list[bool], clusters: list[str] | None, *, boot: _Boot) -> Rate | None:
+def _rate(flags: list[bool], clusters: list[str] | None, *, boot: EvalSettings) -> Rate | None:
     if not flags:
         return None
     values = [1.0 if f else 0.0 for f in flags]
@@ -246,105 +237,15 @@ def _rate(flags: list[bool], clusters: list[str] | None, *, boot: _Boot) -> Rate
     return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
 
 
-def evaluate_pairs(
-    judge: JudgeLike,
-    items: Iterable[ItemLike],
-    *,
-    rule: Resolution | Literal["conservative", "lenient", "soft"] = Resolution.CONSERVATIVE,
-    rounds: int = 2,
-    balanced: bool = True,
-    seed: int = 0,
-    level: float = 0.95,
-    n_resamples: int = 2000,
-    progress: ProgressCallback | None = None,
-) -> PairwiseResult:
-    """Judge every item with the position-debiased protocol and summarise.
-
-    Args:
-        judge: A seed-style callable ``judge(q, a, b)`` (returning a label, a
-            ``[[A]]``-style string, :class:`fairjudge.Probabilities` or a mapping) or
-            a :class:`fairjudge.judges.BatchJudge` such as an LLM judge.
-        items: :class:`fairjudge.Item` objects or ``(question, ans1, ans2)`` triples;
-            any iterable, a generator too.
-        rule: How the calls on an item are resolved (see :class:`fairjudge.Resolution`).
-        rounds: Calls per item. 2 (default) is the seed protocol; 1 is the naive
-            single-order baseline; more randomise the order (see ``balanced``).
-        balanced: With ``rounds`` > 2, give each order exactly half the calls.
-        seed: Run seed: derives each item's order sequence (from its content) and
-            the bootstrap. Recorded in the result.
-        level: Confidence level of the intervals.
-        n_resamples: Bootstrap resamples.
-        progress: Called with the number of calls as they finish.
-
-    Returns:
-        A :class:`PairwiseResult`. Items whose calls failed are listed as unresolved
-        and left out of the rates; they are never counted as ties or losses.
-
-    Raises:
-        ValueError: ``items`` is empty or malformed, or a parameter is invalid.
-    """
-    rule = Resolution(rule)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1); got {level!r}")
-    item_list = [_as_item(obj, i) for i, obj in enumerate(items)]
-    if not item_list:
-        raise ValueError("items is empty; need at least one item to judge")
-    plans = [
-        plan_orders(
-            rounds, balanced=balanced, seed=item_seed(seed, it.question, it.answer_1, it.answer_2)
-        )
-        for it in item_list
-    ]
-    requests: list[PairwiseRequest] = []
-    for it, plan in zip(item_list, plans, strict=True):
-        for order, sample in plan:
-            a, b = (
-                (it.answer_1, it.answer_2)
-                if order is Order.ORIGINAL
-                else (it.answer_2, it.answer_1)
-            )
-            requests.append(PairwiseRequest(it.question, a, b, it.reference, sample))
-    replies = _as_batch_judge(judge).judge_batch(requests, progress)
-    if len(replies) != len(requests):
-        raise RuntimeError(f"judge returned {len(replies)} replies for {len(requests)} calls")
-
-    judgments: list[Judgment] = []
-    cursor = 0
-    for it, plan in zip(item_list, plans, strict=True):
-        calls = tuple(
-            Call(order, sample, replies[cursor + k]) for k, (order, sample) in enumerate(plan)
-        )
-        cursor += len(plan)
-        resolved = resolve(calls, rule)
-        if resolved is None:
-            judgments.append(Judgment(it, calls, rule, None, None, None))
-        else:
-            outcome, score, consistent = resolved
-            judgments.append(Judgment(it, calls, rule, outcome, score, consistent))
-    return _summarise(
-        judgments,
-        rule=rule,
-        rounds=rounds,
-        balanced=balanced,
-        seed=seed,
-        level=level,
-        n_resamples=n_resamples,
-    )
+def _both_orders(j: Judgment) -> bool:
+    return {c.order for c in j.calls} == {Order.ORIGINAL, Order.SWAPPED}
 
 
-def _summarise(
-    judgments: list[Judgment],
-    *,
-    rule: Resolution,
-    rounds: int,
-    balanced: bool,
-    seed: int,
-    level: float,
-    n_resamples: int,
-) -> PairwiseResult:
+def summarise(judgments: list[Judgment], settings: EvalSettings) -> PairwiseResult:
+    """The headline numbers over resolved judgments, each with its bootstrap CI."""
+    boot = settings
     done = [j for j in judgments if j.outcome is not None and j.score is not None]
     clusters = [j.item.cluster_key for j in done]
-    boot = _Boot(seed, level, n_resamples)
     win = _win_rate(
         [j.score for j in done if j.score is not None],
         [j.outcome for j in done if j.outcome is not None],
@@ -365,7 +266,11 @@ def _summarise(
             naive_clusters.append(j.item.cluster_key)
     naive = _win_rate(naive_scores, naive_outcomes, naive_clusters, boot=boot)
 
-    consistency = _rate([bool(j.consistent) for j in done], clusters, boot=boot)
+    # Consistency means surviving the swap: only items shown in both orders count.
+    swapped = [j for j in done if _both_orders(j)]
+    consistency = _rate(
+        [bool(j.consistent) for j in swapped], [j.item.cluster_key for j in swapped], boot=boot
+    )
     all_calls = [(j.item.cluster_key, c) for j in judgments for c in j.calls if c.reply.ok]
     decisive = [(k, c) for k, c in all_calls if c.reply.verdict is not Verdict.TIE]
     first_pos = _rate(
@@ -376,20 +281,13 @@ def _summarise(
         win_rate=win,
         single_order=naive,
         position_consistency=consistency,
-        first_position=first_pos,
+        first_position_calls=first_pos,
         tie_rate=ties / len(all_calls) if all_calls else None,
         n_items=len(judgments),
-        n_inconsistent=sum(not j.consistent for j in done),
+        n_inconsistent=sum(not j.consistent for j in swapped),
         n_parse_failures=sum(j.parse_failures for j in judgments),
         n_call_errors=sum(j.call_errors for j in judgments),
         n_unresolved=len(judgments) - len(done),
         judgments=tuple(judgments),
-        settings={
-            "rule": rule.value,
-            "rounds": rounds,
-            "balanced": balanced,
-            "seed": seed,
-            "level": level,
-            "n_resamples": n_resamples,
-        },
+        settings=settings,
     )

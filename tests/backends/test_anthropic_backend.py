@@ -8,6 +8,7 @@ import traceback
 
 import pytest
 
+from fairjudge._call import Completion
 from fairjudge._errors import (
     AuthenticationError,
     BackendTimeout,
@@ -16,11 +17,10 @@ from fairjudge._errors import (
     RateLimitError,
     ServerError,
 )
-from fairjudge.judges._anthropic import AnthropicBackend
-from fairjudge.judges._base import CallSpec, Completion
+from fairjudge.backends._anthropic import AnthropicBackend
+from tests.backends._calls import SYSTEM, spec_for
 from tests.server import Fault, JudgeServer, count_tokens
 
-SYSTEM = "You are an impartial judge."
 PROMPT = (
     "<question>\nCapital of France?\n</question>\n\n"
     "<answer_a>\nParis [correct]\n</answer_a>\n\n<answer_b>\nLyon\n</answer_b>"
@@ -35,21 +35,14 @@ def anthropic_env(judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch) ->
     return judge_server
 
 
-def backend_for(server: JudgeServer, **kwargs: float) -> AnthropicBackend:
+def backend_for(server: JudgeServer, *, timeout: float = 60.0) -> AnthropicBackend:
     # The Anthropic SDK appends /v1/messages to the base URL itself.
-    return AnthropicBackend("claude-test", base_url=server.base_url.removesuffix("/v1"), **kwargs)
+    url = server.base_url.removesuffix("/v1")
+    return AnthropicBackend("claude-test", base_url=url, timeout=timeout)
 
 
-def complete_once(backend: AnthropicBackend, *, verdict_only: bool = True) -> Completion:
-    spec = CallSpec(
-        backend=backend.name,
-        model=backend.model,
-        base_url=backend.base_url,
-        messages=(("system", SYSTEM), ("user", PROMPT)),
-        template="default",
-        template_version="1",
-        params=backend.default_params(verdict_only=verdict_only),
-    )
+def complete_once(backend: AnthropicBackend, *, label_only: bool = True) -> Completion:
+    spec = spec_for(backend, label_only=label_only, prompt=PROMPT)
 
     async def go() -> Completion:
         try:
@@ -89,8 +82,8 @@ def test_labels_only(anthropic_env: JudgeServer) -> None:
 def test_default_params(anthropic_env: JudgeServer) -> None:
     backend = backend_for(anthropic_env)
     try:
-        assert backend.default_params(verdict_only=True) == {"temperature": 0.0, "max_tokens": 8}
-        assert backend.default_params(verdict_only=False) == {
+        assert backend.default_params(label_only=True) == {"temperature": 0.0, "max_tokens": 8}
+        assert backend.default_params(label_only=False) == {
             "temperature": 0.0,
             "max_tokens": 1024,
         }

@@ -1,11 +1,15 @@
-"""The contract between the runner and the backends that talk to judge models.
+"""The call contract: what every layer above the types agrees a judge call is.
 
 A *call* is a rendered prompt sent to a backend; a :class:`CallSpec` holds
 everything that determines the reply, and its hash is the store key. Backends know
-nothing about pairwise verdicts or the store: they turn a spec into a
-:class:`Completion` or raise a :class:`fairjudge.BackendError` subclass. Parsing the
-completion into a verdict is the template's job, and caching, retries and
-concurrency are the runner's.
+nothing about the kind of judgment (pairwise verdicts, rubric scores, jury votes) or
+the store: they turn a spec into a :class:`Completion` or raise a
+:class:`fairjudge.BackendError` subclass. Parsing the completion is the judge's job,
+and caching, retries and concurrency are the runner's.
+
+This module sits on the ground floor, beside the value types and the errors, so
+that prompts, backends, the runner and the judges all import it from below and no
+package has to reach sideways or upwards for it.
 """
 
 from __future__ import annotations
@@ -16,10 +20,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Backend", "CallSpec", "Completion", "Message"]
+__all__ = ["ROLES", "Backend", "CallSpec", "Completion", "Conversation", "Message", "Route"]
 
 Message = tuple[str, str]
 """A chat message as ``(role, content)``; roles are ``system``, ``user``, ``assistant``."""
+
+Conversation = tuple[Message, ...]
+"""A multi-turn exchange, oldest message first (an item's question may be one)."""
+
+Route = tuple[str, str, str | None]
+"""Which backend answers a call: ``(backend name, model, base_url)``."""
+
+ROLES = ("system", "user", "assistant")
+"""The roles a :data:`Message` may carry."""
 
 # Bump when the key derivation changes, so old store rows are not mistaken for new ones.
 _KEY_SCHEMA = 1
@@ -41,7 +54,8 @@ class CallSpec:
         params: Sampling parameters (temperature, max_tokens, logprobs, ...).
         sample: Sample index: repeated calls with otherwise equal specs differ here.
         kind: What the call is for (``"pairwise"``, ``"pointwise"``, ...); stored with
-            the row so the audit log can be filtered, and part of the key.
+            the row so the audit log can be filtered, and part of the key. The
+            runner and the backends never branch on it.
     """
 
     backend: str
@@ -68,6 +82,11 @@ class CallSpec:
             "sample": self.sample,
             "kind": self.kind,
         }
+
+    @property
+    def route(self) -> Route:
+        """The backend that answers this call: ``(backend, model, base_url)``."""
+        return (self.backend, self.model, self.base_url)
 
     @property
     def key(self) -> str:
@@ -130,12 +149,13 @@ class Backend(Protocol):
         """An upper bound on useful concurrency (1 for an in-process model), or ``None``."""
         ...
 
-    def default_params(self, *, verdict_only: bool) -> dict[str, Any]:
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """Sampling parameters for a call; part of the cache key.
 
         Args:
-            verdict_only: The template asks for a bare verdict, so ``max_tokens`` can
-                be small and the first token's logprobs are the verdict's.
+            label_only: The reply is one short label (a verdict, a score), so
+                ``max_tokens`` can be small and the first token's logprobs are the
+                label's distribution.
         """
         ...
 

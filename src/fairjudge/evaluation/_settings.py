@@ -1,0 +1,84 @@
+"""How one evaluation runs: a frozen, validated value recorded with every result.
+
+A result carries the settings that produced it (rule, rounds, seed, bootstrap), so
+it can be reproduced and re-resolved; and the settings are checked once, when they
+are built, so a bad ``--rounds`` is an error that names the flag before the first
+judge call, never a traceback after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from fairjudge._errors import ConfigError
+from fairjudge._types import Resolution
+
+__all__ = ["EvalSettings", "RuleLike", "as_rule"]
+
+RuleLike = Resolution | Literal["conservative", "lenient", "soft"]
+
+
+def as_rule(rule: RuleLike) -> Resolution:
+    """The rule as a :class:`~fairjudge.Resolution`.
+
+    Raises:
+        ConfigError: Not a known rule; the message lists them.
+    """
+    try:
+        return Resolution(rule)
+    except ValueError:
+        names = ", ".join(r.value for r in Resolution)
+        raise ConfigError(f"--rule must be one of {names}; got {rule!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """The protocol and statistics settings of one evaluation.
+
+    Attributes:
+        rule: How the calls on an item resolve (:class:`fairjudge.Resolution`).
+        rounds: Calls per item: 2 is the seed's swap; 1 is a single order (no
+            swap, so no debiasing and no consistency figure); more sample the
+            judge several times in each order.
+        balanced: With ``rounds`` > 2, exactly half the calls in each order.
+        seed: Run seed for randomised orders and the bootstrap.
+        level: Confidence level of every interval.
+        n_resamples: Bootstrap resamples.
+        judge: Which judge produced the calls, for the record.
+        template: Template name and version, for the record.
+        source: The input file, for the record.
+
+    Raises:
+        ConfigError: A setting is out of range; the message names the flag.
+    """
+
+    rule: Resolution = Resolution.CONSERVATIVE
+    rounds: int = 2
+    balanced: bool = True
+    seed: int = 0
+    level: float = 0.95
+    n_resamples: int = 2000
+    judge: str | None = None
+    template: str | None = None
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule", as_rule(self.rule))
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
+            raise ConfigError(f"--rounds must be an integer >= 1; got {self.rounds!r}")
+        if self.rounds > 2 and self.balanced and self.rounds % 2:
+            raise ConfigError(
+                f"--rounds {self.rounds} with --balanced must be even, so that each order "
+                "gets half the calls; use an even number, or --no-balanced for coin-flip orders"
+            )
+        if not 0 < self.level < 1:
+            raise ConfigError(f"--level must be in (0, 1); got {self.level!r}")
+        if self.n_resamples < 1:
+            raise ConfigError(f"--bootstrap must be >= 1; got {self.n_resamples!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; ``None`` provenance fields are left out."""
+        data = asdict(self)
+        data["rule"] = self.rule.value
+        return {k: v for k, v in data.items() if v is not None}

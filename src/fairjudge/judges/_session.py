@@ -1,0 +1,287 @@
+"""The judge session: one owner of backends, store, event loop, options and budget.
+
+Every kind of judgment (a pairwise verdict, rubric scores, a jury member's vote)
+comes down to the same thing: render calls, run them through the store and the
+backends, and read each reply. :class:`JudgeSession` does the middle part once for
+all of them. A judge hands it :class:`Job` objects (a :class:`~fairjudge._call.CallSpec`
+plus whatever that call's parser needs to know, its *context*) and a parser; the
+session routes each spec to its own backend (so one run carries a whole panel),
+serves what the store holds, makes the rest of the calls through its
+:class:`~fairjudge.runner.Executor`, parses each fresh reply exactly once (the
+reading is stored next to the raw reply) and returns one :class:`~fairjudge.Reply`
+per job, in order.
+
+All calls run on one private event loop in a background thread
+(:class:`~fairjudge.runner.EventLoopThread`), so backends keep their connections on
+the loop that opened them, and the sync methods work where an event loop is already
+running (a notebook). The session's budget (``max_calls``, ``max_cost``) covers its
+whole life, across batches and judges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+from fairjudge._call import Backend, CallSpec, Completion, Route
+from fairjudge._errors import BudgetExceeded
+from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge.runner import (
+    DEFAULT_STORE_PATH,
+    AsyncioExecutor,
+    CallOutcome,
+    EventLoopThread,
+    Executor,
+    RunOptions,
+    RunSummary,
+    Store,
+    backend_route,
+)
+
+__all__ = ["Job", "JudgeSession", "ProgressCallback", "ReplyParser"]
+
+C = TypeVar("C")
+
+ProgressCallback = Callable[[int], None]
+"""Called with the number of calls just finished, for progress bars."""
+
+ReplyParser = Callable[[Completion, C], Reply]
+"""Reads one completion, given its call's context, into a :class:`~fairjudge.Reply`.
+
+It returns a reply with a reading (``verdict`` or ``payload``) or a
+:class:`~fairjudge.ParseFailure`; the session fills in ``raw``, ``cached`` and ``key``.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Job(Generic[C]):
+    """One call to make, with what its parser needs to read the reply.
+
+    Attributes:
+        spec: The rendered call.
+        context: Handed to the parser with this call's completion (for example the
+            rubric whose dimensions a score reply must cover).
+    """
+
+    spec: CallSpec
+    context: C
+
+
+class JudgeSession:
+    """Owns the backends, the store, the event loop, the run options and the budget.
+
+    Args:
+        backends: The backends calls may be routed to; more can be added with
+            :meth:`add`.
+        store: The store, or its path; default ``.fairjudge/store.sqlite``.
+            ``":memory:"`` caches for the session's life only.
+        options: Concurrency, limits, budgets, retries and progress.
+        executor: Where batches run; default :class:`~fairjudge.runner.AsyncioExecutor`.
+
+    Example:
+        >>> with JudgeSession(OpenAIBackend("gpt-4o-mini")) as session:  # doctest: +SKIP
+        ...     replies = session.run(jobs, parse)
+    """
+
+    def __init__(
+        self,
+        backends: Backend | Sequence[Backend] = (),
+        *,
+        store: Store | str | PathLike[str] | None = None,
+        options: RunOptions | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self.options = options if options is not None else RunOptions()
+        self.executor: Executor = executor if executor is not None else AsyncioExecutor()
+        self.backends: dict[Route, Backend] = {}
+        self.last_run: RunSummary | None = None
+        """The summary of the most recent batch (also set when a budget stopped it)."""
+        self.calls_made = 0
+        self.spent = 0.0
+        self._owns_store = not isinstance(store, Store)
+        self.store: Store = (
+            store if isinstance(store, Store) else Store(store or DEFAULT_STORE_PATH)
+        )
+        self._loop = EventLoopThread(name="fairjudge-session")
+        self._finalizer = weakref.finalize(
+            self, _release, self._loop, self.backends, self.store if self._owns_store else None
+        )
+        for backend in [backends] if isinstance(backends, Backend) else backends:
+            self.add(backend)
+
+    def add(self, backend: Backend) -> Backend:
+        """Route calls for ``backend``'s ``(name, model, base_url)`` to it.
+
+        Returns:
+            The backend now serving that route: ``backend``, or the one added earlier
+            for the same route (two panel members asking the same model share it).
+        """
+        return self.backends.setdefault(backend_route(backend), backend)
+
+    def __repr__(self) -> str:
+        names = ", ".join("/".join(r[:2]) for r in self.backends) or "no backends"
+        return f"JudgeSession({names}, store={self.store.path!r})"
+
+    # -- running batches ---------------------------------------------------------------
+
+    def run(
+        self,
+        jobs: Sequence[Job[C]],
+        parse: ReplyParser[C],
+        *,
+        progress: ProgressCallback | None = None,
+        quiet: bool = False,
+    ) -> list[Reply]:
+        """Run the jobs; one reply per job, in order. Blocks until the batch is done.
+
+        Args:
+            jobs: The calls and their parsers' contexts.
+            parse: Reads each completion; called once per unique fresh or cached call.
+            progress: Called (from the session's thread) with the number of jobs just
+                settled, a few times a second.
+            quiet: Show no progress display for this batch.
+
+        Raises:
+            FatalBackendError: A backend rejected a call in a way retrying cannot fix,
+                or nothing answered at its address; finished calls are kept.
+            BudgetExceeded: ``max_calls`` or ``max_cost`` ran out; finished calls are
+                kept, and :attr:`last_run` says how far the batch got.
+        """
+        return self._loop.run(self._run(jobs, parse, progress, quiet))
+
+    async def arun(
+        self,
+        jobs: Sequence[Job[C]],
+        parse: ReplyParser[C],
+        *,
+        progress: ProgressCallback | None = None,
+        quiet: bool = False,
+    ) -> list[Reply]:
+        """Async :meth:`run`: awaits the batch on the session's event-loop thread."""
+        future = self._loop.submit(self._run(jobs, parse, progress, quiet))
+        return await asyncio.wrap_future(future)
+
+    async def _run(
+        self,
+        jobs: Sequence[Job[C]],
+        parse: ReplyParser[C],
+        progress: ProgressCallback | None,
+        quiet: bool,
+    ) -> list[Reply]:
+        contexts: dict[str, C] = {}
+        for job in jobs:
+            contexts.setdefault(job.spec.key, job.context)
+        readings: dict[str, Reply] = {}
+
+        def read_fresh(spec: CallSpec, completion: Completion) -> dict[str, Any]:
+            key = spec.key
+            reply = readings[key] = _read(parse, completion, contexts[key])
+            return reply.to_record()
+
+        reported = 0
+
+        def on_progress(n: int) -> None:
+            nonlocal reported
+            reported += n
+            if progress is not None:
+                progress(n)
+
+        options = self.options.remaining(self.calls_made, self.spent)
+        if quiet:
+            options = dataclasses.replace(options, progress="quiet")
+        result = await self.executor.execute(
+            list(self.backends.values()),
+            [job.spec for job in jobs],
+            store=self.store,
+            options=options,
+            parse=read_fresh,
+            on_progress=on_progress if progress is not None else None,
+        )
+        summary = self.last_run = result.summary
+        self.calls_made += summary.made
+        self.spent += summary.cost_usd or 0.0
+        if summary.stopped is not None:
+            raise BudgetExceeded(self._budget_message(summary))
+        replies: dict[str, Reply] = {}
+        out = []
+        for key in result.keys:
+            reply = replies.get(key)
+            if reply is None:
+                outcome = result[key]
+                reading = readings.get(key)
+                if reading is None and outcome.completion is not None:  # served from the store
+                    reading = _read(parse, outcome.completion, contexts[key])
+                reply = replies[key] = _finish(outcome, reading)
+            out.append(reply)
+        if progress is not None and reported < len(jobs):
+            progress(len(jobs) - reported)  # duplicates settle with their twin
+        return out
+
+    def _budget_message(self, summary: RunSummary) -> str:
+        if summary.stopped == "max_calls":
+            budget = f"--max-calls {self.options.max_calls}"
+        else:
+            budget = f"--max-cost {self.options.max_cost}"
+        return (
+            f"the {budget} budget is spent: {summary.made} calls made in this run, "
+            f"{summary.cached} served from the store, {summary.not_run} not run. "
+            f"Everything finished is kept in the store {self.store.path}; run again "
+            "with a larger budget to continue (stored calls cost nothing)."
+        )
+
+    # -- lifetime ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the backends, the event-loop thread and (if the session opened it) the store.
+
+        Also happens when the session is garbage-collected or the interpreter exits.
+        """
+        self._finalizer()
+
+    def __enter__(self) -> JudgeSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _read(parse: ReplyParser[C], completion: Completion, context: C) -> Reply:
+    """Parse one completion; a parser that raises yields a parse failure, not a crash."""
+    try:
+        return parse(completion, context)
+    except Exception as exc:  # the paid reply is kept; the bug is reported with it
+        reason = f"the parser raised {type(exc).__name__}: {exc}"
+        return Reply(verdict=None, failure=ParseFailure(completion.text, reason))
+
+
+def _finish(outcome: CallOutcome, reading: Reply | None) -> Reply:
+    if outcome.completion is None or reading is None:
+        error = outcome.error or CallError("NotRun", "the call was not made")
+        return Reply(verdict=None, failure=error, key=outcome.key)
+    return dataclasses.replace(
+        reading, raw=outcome.completion.text, cached=outcome.cached, key=outcome.key
+    )
+
+
+def _release(loop: EventLoopThread, backends: dict[Route, Backend], store: Store | None) -> None:
+    async def close_all() -> None:
+        for backend in backends.values():
+            await backend.aclose()
+
+    try:
+        loop.run(close_all())
+    finally:
+        loop.close()
+        if store is not None:
+            store.close()

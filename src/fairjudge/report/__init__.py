@@ -1,0 +1,25 @@
+"""One result model per command, rendered as a terminal table or JSON (HTML to come).
+
+Each report is built once from a result (:func:`comparison_report`, ...), and every
+rendering reads that one model, so the table and the JSON cannot disagree. Text
+that came from a user or an exception is escaped before rich sees it.
+"""
+
+from fairjudge.report._calibration import calibration_payload, render_calibration
+from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
+from fairjudge.report._files import write_jsonl_atomic
+from fairjudge.report._ranking import RankingReport, render_ranking
+from fairjudge.report._text import ci_text, failure_lines
+
+__all__ = [
+    "ComparisonReport",
+    "RankingReport",
+    "calibration_payload",
+    "ci_text",
+    "comparison_report",
+    "failure_lines",
+    "render_calibration",
+    "render_comparison",
+    "render_ranking",
+    "write_jsonl_atomic",
+]

@@ -1,0 +1,35 @@
+"""The calibration report: a judge's agreement with human labels, as text or JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+__all__ = ["calibration_payload", "render_calibration"]
+
+_FIGURES = ("agreement", "correlation", "system", "position_bias")
+
+
+def calibration_payload(report: dict[str, Any], *, judge: str) -> dict[str, Any]:
+    """The JSON form of :func:`fairjudge.audit.calibration_report`'s report."""
+    payload = {k: (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in report.items()}
+    payload["judge"] = judge
+    return payload
+
+
+def render_calibration(report: dict[str, Any], console: Console) -> None:
+    """Print each figure's summary; a figure the data could not support says why."""
+    console.print(
+        f"{report['n_resolved']} of {report['n_items']} items resolved"
+        f" ({report['n_unresolved']} left out: parse failures or call errors)",
+        highlight=False,
+        markup=False,
+        style="bold",
+    )
+    for key in _FIGURES:
+        if key in report:
+            console.print(report[key].summary(), highlight=False, markup=False)
+            console.print()
+    for key, reason in report.get("skipped", {}).items():
+        console.print(f"{key}: not estimated: {reason}", highlight=False, markup=False)

@@ -1,0 +1,67 @@
+"""The ranking report: a Bradley-Terry leaderboard, optionally with style control."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from fairjudge.stats import BradleyTerryResult, StyleControlResult
+
+__all__ = ["RankingReport", "render_ranking"]
+
+
+@dataclass(frozen=True, slots=True)
+class RankingReport:
+    """A leaderboard and, when asked for, its style-controlled twin.
+
+    Attributes:
+        leaderboard: The Bradley-Terry fit with bootstrap CIs.
+        style_control: The Arena-Hard style-controlled fit, or ``None``.
+        n_unresolved: Pairs left out because a call failed (never counted as ties).
+    """
+
+    leaderboard: BradleyTerryResult
+    style_control: StyleControlResult | None = None
+    n_unresolved: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        payload = self.leaderboard.to_dict()
+        if self.style_control is not None:
+            payload["style_control"] = self.style_control.to_dict()
+        payload["n_unresolved_pairs"] = self.n_unresolved
+        return payload
+
+
+def render_ranking(report: RankingReport, console: Console) -> None:
+    """Print the leaderboard table (model names escaped: they are user text)."""
+    result = report.leaderboard
+    pct = round(result.level * 100)
+    table = Table(
+        title=f"Bradley-Terry leaderboard ({result.n_battles} battles, "
+        f"bootstrap over {result.bootstrap}, seed {result.seed})"
+    )
+    for col in ("rank", "model", "rating", f"{pct}% CI", "rank CI", "W / T / L"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for r in result.ratings:
+        table.add_row(
+            str(r.rank),
+            escape(r.model),
+            f"{r.rating:.1f}",
+            f"[{r.ci.low:.1f}, {r.ci.high:.1f}]",
+            f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}",
+            f"{r.wins} / {r.ties} / {r.losses}",
+        )
+    console.print(table)
+    console.print(
+        f"{result.anchor} is pinned at {result.anchor_rating:g} (Elo scale).",
+        highlight=False,
+        markup=False,
+    )
+    if report.style_control is not None:
+        console.print(report.style_control.summary(), highlight=False, markup=False)

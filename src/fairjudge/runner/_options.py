@@ -1,0 +1,112 @@
+"""One frozen bundle of run options, validated once, passed whole from the CLI down.
+
+Every command that calls a judge takes the same run options, and every layer between
+the command line and the runner used to re-declare and re-check them. Now the CLI
+builds one :class:`RunOptions`, its constructor checks every field and names the
+flag at fault, and the judge session and the runner read it as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fairjudge._errors import ConfigError
+from fairjudge.runner._limits import Prices, RetryPolicy
+from fairjudge.runner._progress import ProgressMode, RunProgress
+
+__all__ = ["RunOptions"]
+
+_PROGRESS_MODES = ("auto", "rich", "plain", "quiet")
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How a run makes its calls: concurrency, rate limits, budgets, retries, progress.
+
+    Attributes:
+        concurrency: Calls in flight at most (a backend may cap it lower: an
+            in-process model answers one call at a time).
+        rpm: Requests per minute at most, retries included.
+        tpm: Tokens per minute at most (estimated before a call, corrected after).
+        max_calls: New (uncached) calls the session may make over its life.
+        max_cost: Dollars the session may spend over its life (needs ``prices``).
+        prices: Dollars per million input and output tokens, for costs.
+        retry: Retry policy for 429s, timeouts and server errors.
+        progress: ``auto`` (a bar on a terminal, plain lines otherwise), ``rich``,
+            ``plain``, ``quiet``, or a display object (:class:`RunProgress`).
+
+    Raises:
+        ConfigError: A field is out of range; the message names the flag.
+
+    Example:
+        >>> RunOptions(concurrency=8, rpm=600).concurrency
+        8
+    """
+
+    concurrency: int = 16
+    rpm: float | None = None
+    tpm: float | None = None
+    max_calls: int | None = None
+    max_cost: float | None = None
+    prices: Prices | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    progress: ProgressMode | RunProgress = "auto"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise ConfigError(f"--concurrency must be an integer >= 1; got {self.concurrency!r}")
+        for name, value in (("rpm", self.rpm), ("tpm", self.tpm)):
+            if value is not None and not value > 0:
+                raise ConfigError(f"--{name} must be > 0 when given; got {value!r}")
+        if self.max_calls is not None and self.max_calls < 0:
+            raise ConfigError(f"--max-calls must be >= 0; got {self.max_calls!r}")
+        if self.max_cost is not None:
+            if not self.max_cost >= 0:
+                raise ConfigError(f"--max-cost must be >= 0; got {self.max_cost!r}")
+            if self.prices is None:
+                raise ConfigError(
+                    "--max-cost needs prices: give --price-input and --price-output "
+                    "(dollars per million input and output tokens), or prices=Prices(...)"
+                )
+        if isinstance(self.progress, str) and self.progress not in _PROGRESS_MODES:
+            raise ConfigError(
+                f"progress must be one of {', '.join(_PROGRESS_MODES)}; got {self.progress!r}"
+            )
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        price_input: float | None = None,
+        price_output: float | None = None,
+        quiet: bool = False,
+        **fields: Any,
+    ) -> RunOptions:
+        """Build from command-line values: separate prices, and ``quiet`` as a flag.
+
+        Raises:
+            ConfigError: Only one of the two prices is given, or a field is invalid.
+        """
+        if (price_input is None) != (price_output is None):
+            given = "--price-input" if price_input is not None else "--price-output"
+            missing = "--price-output" if price_input is not None else "--price-input"
+            raise ConfigError(f"{given} needs {missing} too: cost is priced on both sides")
+        if price_input is not None and price_output is not None:
+            fields["prices"] = Prices(price_input, price_output)
+        if quiet:
+            fields["progress"] = "quiet"
+        return cls(**fields)
+
+    @property
+    def quiet(self) -> bool:
+        """Whether progress is off."""
+        return self.progress == "quiet"
+
+    def remaining(self, calls_made: int, spent: float) -> RunOptions:
+        """The same options with the budgets reduced by what a session already used."""
+        return replace(
+            self,
+            max_calls=None if self.max_calls is None else max(0, self.max_calls - calls_made),
+            max_cost=None if self.max_cost is None else max(0.0, self.max_cost - spent),
+        )

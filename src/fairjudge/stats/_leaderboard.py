@@ -1,0 +1,258 @@
+"""Leaderboards on the Elo scale: rows, ranks and what every leaderboard records.
+
+Shared by the plain Bradley-Terry fit and the style-controlled one, which differ in
+the model they fit but not in how a fit becomes a leaderboard: ratings anchored on
+one model, percentile intervals of the ratings and of the ranks, and those
+intervals refused (with the reason) where too many bootstrap rounds had no finite
+maximum for that model's rating.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy.stats import rankdata
+
+from fairjudge.stats._arrays import BoolArray, FloatArray
+from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
+from fairjudge.stats._bt_data import model_counts
+from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._resample import BootstrapPlan, Resampled, ResamplingRecord, unstable_reason
+
+__all__ = ["ELO_SCALE", "Leaderboard", "ModelRating", "leaderboard_fields", "rank_of", "to_elo"]
+
+ELO_SCALE = 400.0 / math.log(10.0)
+"""Elo points per unit of log-odds: a 400-point gap means 10:1 odds."""
+
+_DIVERGED = (
+    "have no finite maximum for this rating (a group of models never lost in them); "
+    "pass l2 > 0 (--l2 on the command line) or add battles"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRating:
+    """One model's row of the leaderboard.
+
+    Attributes:
+        model: The model's name.
+        rating: Bradley-Terry rating on the Elo scale.
+        ci: Bootstrap percentile interval of the rating, or why there is none.
+        rank: 1 + the number of models with a strictly higher rating.
+        rank_ci: Bootstrap interval of the rank (integer-valued bounds).
+        n_battles: Battles the model took part in.
+        wins: Battles it won.
+        losses: Battles it lost.
+        ties: Battles that were tied.
+        n_degenerate_resamples: Bootstrap rounds in which this rating was not
+            identified (left out of its interval) or had no finite maximum.
+    """
+
+    model: str
+    rating: float
+    ci: ConfidenceInterval
+    rank: int
+    rank_ci: ConfidenceInterval
+    n_battles: int
+    wins: int
+    losses: int
+    ties: int
+    n_degenerate_resamples: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "model": self.model,
+            "rating": self.rating,
+            "ci": self.ci.to_dict(),
+            "rank": self.rank,
+            "rank_ci": self.rank_ci.to_dict(),
+            "n_battles": self.n_battles,
+            "wins": self.wins,
+            "losses": self.losses,
+            "ties": self.ties,
+            "n_degenerate_resamples": self.n_degenerate_resamples,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaderboard(Resampled):
+    """What every Bradley-Terry leaderboard holds.
+
+    Attributes:
+        ratings: One row per model, best first.
+        models: All models in index order (alphabetical).
+        anchor: The model pinned at ``anchor_rating``.
+        anchor_rating: Its rating.
+        l2: Ridge strength of the fit.
+        n_battles: Number of battles.
+        bootstrap: ``"battles"`` or ``"questions"``: what each round resampled.
+        n_degenerate_resamples: Rounds where some rating was not identified (left
+            out of that model's interval) or had no finite maximum.
+    """
+
+    ratings: tuple[ModelRating, ...]
+    models: tuple[str, ...]
+    anchor: str
+    anchor_rating: float
+    l2: float
+    n_battles: int
+    bootstrap: Literal["battles", "questions"]
+    n_degenerate_resamples: int
+
+    def rating(self, model: str) -> ModelRating:
+        """The leaderboard row of ``model``.
+
+        Raises:
+            KeyError: Unknown model.
+        """
+        for row in self.ratings:
+            if row.model == model:
+                return row
+        raise KeyError(f"model {model!r} is not in this leaderboard; known: {list(self.models)}")
+
+    def table_lines(self) -> list[str]:
+        """The leaderboard as plain-text lines, with any interval that cannot be estimated."""
+        pct = round(self.level * 100)
+        width = max(5, *(len(r.model) for r in self.ratings))
+        lines = [
+            f"{'rank':>4}  {'model':<{width}}  {'rating':>7}  {f'{pct}% CI':>17}  "
+            f"{'rank CI':>7}  {'battles':>7}",
+        ]
+        notes: list[str] = []
+        for r in self.ratings:
+            ci = format(r.ci, "7.1f") if r.ci.estimable else "n/a"
+            rank_ci = f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}" if r.rank_ci.estimable else "n/a"
+            lines.append(
+                f"{r.rank:>4}  {r.model:<{width}}  {r.rating:7.1f}  {ci:>17}  "
+                f"{rank_ci:>7}  {r.n_battles:>7}"
+            )
+            if not r.ci.estimable:
+                notes.append(f"  {r.model}: interval {r.ci}")
+        if self.n_degenerate_resamples:
+            notes.append(f"{self.n_degenerate_resamples} degenerate bootstrap rounds")
+        return lines + notes
+
+    def leaderboard_dict(self) -> dict[str, Any]:
+        """The shared fields, JSON-ready: the core of every leaderboard's ``to_dict``."""
+        return {
+            "ratings": [r.to_dict() for r in self.ratings],
+            "models": list(self.models),
+            "anchor": self.anchor,
+            "anchor_rating": self.anchor_rating,
+            "l2": self.l2,
+            "n_battles": self.n_battles,
+            "bootstrap": self.bootstrap,
+            "n_degenerate_resamples": self.n_degenerate_resamples,
+            **self.resampling_dict(),
+        }
+
+
+def to_elo(theta: FloatArray, anchor: int, anchor_rating: float) -> FloatArray:
+    """Log-odds ratings, ``(n,)`` or ``(B, n)``, to the Elo scale with ``anchor`` pinned."""
+    out: FloatArray = anchor_rating + ELO_SCALE * (theta - theta[..., [anchor]])
+    return out
+
+
+def rank_of(ratings: FloatArray) -> FloatArray:
+    """Rank = 1 + number of strictly higher ratings; NaN ratings stay NaN."""
+    out: FloatArray = rankdata(-ratings, method="min", axis=-1, nan_policy="omit")
+    return out
+
+
+def _rows(
+    models: tuple[str, ...],
+    elo: FloatArray,
+    boot: FloatArray,
+    data: PairData,
+    plan: BootstrapPlan,
+    diverged: BoolArray,
+) -> list[ModelRating]:
+    """Leaderboard rows, best first, from point and bootstrap ratings on the Elo scale.
+
+    Args:
+        models: Model names in index order.
+        elo: ``(n,)`` ratings.
+        boot: ``(B, n)`` bootstrap ratings; NaN where not identified.
+        data: The battles, for the win/loss/tie counts.
+        plan: The bootstrap's options.
+        diverged: ``(B, n)`` ratings with no finite maximum in that round.
+    """
+    n_diverged = diverged.sum(axis=0)
+    reasons = [unstable_reason(int(d), plan.n_resamples, plan.level, _DIVERGED) for d in n_diverged]
+    cis = plan.intervals(boot, reasons=reasons)
+    rank_cis = plan.intervals(rank_of(boot), method="inverted_cdf", reasons=reasons)
+    n_degenerate = (np.isnan(boot) | diverged).sum(axis=0)
+    ranks = rank_of(elo)
+    wins, losses, ties = model_counts(data)
+    rows = [
+        ModelRating(
+            model=models[i],
+            rating=float(elo[i]),
+            ci=cis[i],
+            rank=int(ranks[i]),
+            rank_ci=rank_cis[i],
+            n_battles=int(wins[i] + losses[i] + ties[i]),
+            wins=int(wins[i]),
+            losses=int(losses[i]),
+            ties=int(ties[i]),
+            n_degenerate_resamples=int(n_degenerate[i]),
+        )
+        for i in range(len(models))
+    ]
+    rows.sort(key=lambda r: (-r.rating, r.model))
+    return rows
+
+
+class LeaderboardFields(ResamplingRecord):
+    """The fields of :class:`Leaderboard`, for ``Result(**leaderboard_fields(...), ...)``."""
+
+    ratings: tuple[ModelRating, ...]
+    models: tuple[str, ...]
+    anchor: str
+    anchor_rating: float
+    l2: float
+    n_battles: int
+    bootstrap: Literal["battles", "questions"]
+    n_degenerate_resamples: int
+
+
+def leaderboard_fields(
+    models: tuple[str, ...],
+    elo: FloatArray,
+    boot: FloatArray,
+    draws: BootstrapDraws,
+    data: PairData,
+    *,
+    anchor: int,
+    anchor_rating: float,
+    l2: float,
+    plan: BootstrapPlan,
+) -> LeaderboardFields:
+    """Everything a leaderboard records, from its point and bootstrap ratings.
+
+    Args:
+        models: Model names in index order.
+        elo: ``(n,)`` ratings on the Elo scale.
+        boot: ``(B, n)`` bootstrap ratings on the Elo scale; NaN where not identified.
+        draws: The bootstrap rounds (which ratings diverged, how many were degenerate).
+        data: The battles.
+        anchor: Index of the anchor model.
+        anchor_rating: Its rating.
+        l2: Ridge strength of the fit.
+        plan: The bootstrap's options.
+    """
+    return LeaderboardFields(
+        ratings=tuple(_rows(models, elo, boot, data, plan, draws.diverged)),
+        models=models,
+        anchor=models[anchor],
+        anchor_rating=float(anchor_rating),
+        l2=l2,
+        n_battles=int(data.cells.size),
+        bootstrap="battles" if plan.n_questions is None else "questions",
+        n_degenerate_resamples=draws.n_degenerate,
+        **plan.record(),
+    )
