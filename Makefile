@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: test lint typecheck pytest demo clean
+.PHONY: test lint typecheck pytest demo clean clean-store
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,5 +35,11 @@ test: lint typecheck pytest
 demo: $(VENV)/.demo-installed
 	$(BIN)/fairjudge compare examples/demo_pairs.jsonl --rule soft --out .fairjudge/demo_results.jsonl
 
+# The store (.fairjudge/) is the audit log of every paid judge call: `clean` keeps it.
 clean:
-	rm -rf $(VENV) .fairjudge .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	@echo "kept .fairjudge/ (the store: cache and audit log); 'make clean-store' deletes it"
+
+clean-store:
+	@echo "deleting .fairjudge/: every stored judge call, the cache and the audit log"
+	rm -rf .fairjudge

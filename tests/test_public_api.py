@@ -58,6 +58,14 @@ def test_all_is_sorted_and_importable() -> None:
 def test_public_names_match_module_attributes() -> None:
     public = {n for n in dir(fairjudge) if not n.startswith("_")}
     submodules = {
-        "audit", "backends", "cli", "evaluation", "judges", "prompts", "report", "runner", "stats"
+        "audit",
+        "backends",
+        "cli",
+        "evaluation",
+        "judges",
+        "prompts",
+        "report",
+        "runner",
+        "stats",
     }
     assert public - submodules <= set(fairjudge.__all__)

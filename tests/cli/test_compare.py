@@ -137,11 +137,13 @@ def test_skip_invalid_lists_skipped_rows_and_judges_the_rest(write_jsonl) -> Non
     path = write_jsonl(rows)
     code, out = run(str(path), "--judge", LONGER)
     assert code == 2
-    result = runner.invoke(app, ["compare", str(path), "--judge", LONGER, "--skip-invalid", "--json"])
+    result = runner.invoke(
+        app, ["compare", str(path), "--judge", LONGER, "--skip-invalid", "--json"]
+    )
     assert result.exit_code == 0, result.output
     assert "skipped" in result.stderr
     assert "items.jsonl:4" in result.stderr
-    out = result.stdout
+    assert json.loads(result.stdout)["n_items"] == 3
 
 
 def test_csv_input_and_column_mapping(tmp_path: Path) -> None:

@@ -42,6 +42,24 @@ def _as_batch_judge(judge: JudgeLike) -> BatchJudge:
     return CallableJudge(judge)
 
 
+def _check_sampling(judge: JudgeLike, settings: EvalSettings) -> None:
+    """Refuse rounds beyond 2 on a judge that does not sample.
+
+    Beyond the first call in each order, a round repeats an identical request; at
+    temperature 0 it is byte-identical, so it would be paid for again (it differs in
+    its sample index, and so in its cache key) and would only repeat the first
+    answer.
+    """
+    temperature = getattr(judge, "temperature", None)
+    if settings.rounds > 2 and temperature is not None and not temperature > 0:
+        raise ConfigError(
+            f"--rounds {settings.rounds} repeats each order {settings.rounds // 2} times, but "
+            f"the judge samples at temperature {temperature:g}, so the repeats would be "
+            "identical calls paid for again; give --temperature above 0 (e.g. 0.7), or "
+            "use --rounds 2"
+        )
+
+
 def evaluate_pairs(
     judge: JudgeLike,
     items: Iterable[ItemLike],
@@ -100,6 +118,7 @@ def evaluate(
     progress: ProgressCallback | None = None,
 ) -> PairwiseResult:
     """:func:`evaluate_pairs` with its settings as one validated value."""
+    _check_sampling(judge, settings)
     item_list = [_as_item(obj, i) for i, obj in enumerate(items)]
     if not item_list:
         raise ConfigError("items is empty; need at least one item to judge")

@@ -89,6 +89,12 @@ class LLMJudge:
         return f"{self.backend.name}/{self.backend.model}"
 
     @property
+    def temperature(self) -> float | None:
+        """The sampling temperature of this judge's calls, when it sets one."""
+        value = self.params.get("temperature")
+        return float(value) if value is not None else None
+
+    @property
     def store(self) -> Store:
         """The session's store."""
         return self.session.store

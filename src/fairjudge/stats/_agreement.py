@@ -22,9 +22,9 @@ and :mod:`._system_agreement`):
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from fairjudge._errors import InputError
 from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._position_bias import Proportion
-from fairjudge.stats._resample import Resampled, nan_to_none, plan_bootstrap
+from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 from fairjudge.stats._validate import check_outcomes, check_same_length
 
 __all__ = ["AgreementResult", "ConfusionMatrix", "judge_agreement"]
@@ -137,11 +137,7 @@ def _agreement_stats(conf: FloatArray) -> FloatArray:
 def judge_agreement(
     judge: Sequence[str],
     human: Sequence[str],
-    *,
-    questions: Sequence[Hashable] | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
+    **options: Unpack[BootstrapOptions],
 ) -> AgreementResult:
     """MT-Bench agreement (S1, S2), Cohen's kappa and the confusion matrix, with CIs.
 
@@ -149,11 +145,9 @@ def judge_agreement(
         judge: The judge's resolved verdict per item: ``"1"``, ``"2"`` or ``"tie"``;
             a swap-inconsistent pair of calls must already be a tie.
         human: The human label per item, same vocabulary.
-        questions: Optional question per item; resampled as clusters (use it when
-            several humans labelled the same item, one row each).
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`); give ``questions`` when several
+            humans labelled the same item, one row each.
 
     Returns:
         The agreement figures.
@@ -172,7 +166,7 @@ def judge_agreement(
         raise InputError("judge and human are empty; agreement needs labelled items")
     j = check_outcomes("judge", judge)
     h = check_outcomes("human", human)
-    plan = plan_bootstrap(questions, n, n_resamples=n_resamples, seed=seed, level=level)
+    plan = plan_bootstrap(n, options)
     cell = 3 * h + j
     per_cluster = np.zeros((plan.n_clusters, 9))
     np.add.at(per_cluster, (plan.clusters, cell), 1.0)

@@ -23,9 +23,9 @@ Where this differs from the references, on purpose:
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,8 +37,8 @@ from fairjudge.stats._bt_bootstrap import bootstrap_thetas
 from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data, resolve_anchor
 from fairjudge.stats._bt_solvers import bt_lbfgs, davidson_lbfgs
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._leaderboard import Leaderboard, leaderboard_fields, to_elo
-from fairjudge.stats._resample import nan_to_none, plan_bootstrap
+from fairjudge.stats._leaderboard import Leaderboard, to_elo
+from fairjudge.stats._resample import BootstrapOptions, nan_to_none, plan_bootstrap
 from fairjudge.stats._validate import check_non_negative
 
 __all__ = ["BradleyTerryResult", "bradley_terry"]
@@ -118,14 +118,11 @@ def bradley_terry(
     model_b: Sequence[str],
     outcomes: Sequence[str],
     *,
-    questions: Sequence[Hashable] | None = None,
     ties: Literal["half", "davidson"] = "half",
     anchor: str | None = None,
     anchor_rating: float = 1000.0,
     l2: float = 0.0,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
+    **options: Unpack[BootstrapOptions],
 ) -> BradleyTerryResult:
     """Fit Bradley-Terry ratings with bootstrap confidence intervals.
 
@@ -134,9 +131,8 @@ def bradley_terry(
         model_b: The second model of each battle.
         outcomes: ``"1"`` (model A won), ``"2"`` (model B won) or ``"tie"``;
             :class:`fairjudge.Outcome` members work too.
-        questions: The question of each battle. When given, the bootstrap
-            resamples questions (all battles on a question together), which is
-            the honest choice when one question yields several battles.
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`).
         ties: ``"half"`` counts a tie as half a win (Chatbot Arena); ``"davidson"``
             fits Davidson's (1970) tie model, in which ties inform a separate tie
             strength instead; it needs at least one tie.
@@ -147,9 +143,6 @@ def bradley_terry(
             to the negative log-likelihood summed over battles. Zero fits the plain
             maximum likelihood; a small value (0.01-1) keeps ratings finite when a
             model never lost.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap; the same seed and data give the same result.
-        level: Nominal coverage of the intervals.
 
     Returns:
         The leaderboard, best first.
@@ -171,7 +164,7 @@ def bradley_terry(
         raise ConfigError(f"ties must be 'half' or 'davidson'; got {ties!r}")
     anchor_idx = resolve_anchor(models, anchor, anchor_rating)
     l2 = check_non_negative("l2", l2)
-    plan = plan_bootstrap(questions, a.size, n_resamples=n_resamples, seed=seed, level=level)
+    plan = plan_bootstrap(a.size, options)
 
     data = pair_data(n_models, a, b, codes)
     check_identified(data, models, anchor_idx, l2)
@@ -208,18 +201,16 @@ def bradley_terry(
     if kappa is not None and draws.kappa is not None:
         tie_strength = math.exp(kappa)
         (tie_ci,) = plan.intervals(np.exp(draws.kappa))
-    return BradleyTerryResult(
-        **leaderboard_fields(
-            models,
-            to_elo(theta, anchor_idx, anchor_rating),
-            boot,
-            draws,
-            data,
-            anchor=anchor_idx,
-            anchor_rating=anchor_rating,
-            l2=l2,
-            plan=plan,
-        ),
+    return BradleyTerryResult.from_bootstrap(
+        models,
+        to_elo(theta, anchor_idx, anchor_rating),
+        boot,
+        draws,
+        data,
+        anchor=anchor_idx,
+        anchor_rating=anchor_rating,
+        l2=l2,
+        plan=plan,
         ties=ties,
         tie_strength=tie_strength,
         tie_strength_ci=tie_ci,

@@ -8,9 +8,9 @@ questions when given, as draw counts (see :mod:`._rank_stats`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,7 +25,7 @@ from fairjudge.stats._rank_stats import (
     kendall_loop,
     spearman,
 )
-from fairjudge.stats._resample import BootstrapPlan, plan_bootstrap
+from fairjudge.stats._resample import BootstrapOptions, BootstrapPlan, plan_bootstrap
 from fairjudge.stats._validate import check_finite, check_same_length
 
 __all__ = ["CorrelationResult", "score_correlation"]
@@ -118,10 +118,7 @@ def score_correlation(
     human_scores: Sequence[float],
     *,
     min_spearman: float = 0.7,
-    questions: Sequence[Hashable] | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
+    **options: Unpack[BootstrapOptions],
 ) -> CorrelationResult:
     """Spearman and Kendall correlation of judge and human scores, with a gate.
 
@@ -134,10 +131,8 @@ def score_correlation(
         judge_scores: The judge's score per item.
         human_scores: The human score per item.
         min_spearman: Threshold of the gate, in [-1, 1].
-        questions: Optional question per item; resampled as clusters.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`).
 
     Returns:
         The correlations, their intervals and the gate's verdict. With a single
@@ -158,7 +153,7 @@ def score_correlation(
         or not -1.0 <= min_spearman <= 1.0
     ):
         raise ConfigError(f"min_spearman must be a number in [-1, 1]; got {min_spearman!r}")
-    plan = plan_bootstrap(questions, n, n_resamples=n_resamples, seed=seed, level=level)
+    plan = plan_bootstrap(n, options)
     point, boot = _correlations(x, y, plan)
     fields = correlation_fields(point, boot, plan)
     rho = fields["spearman"]

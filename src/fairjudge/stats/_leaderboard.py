@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import numpy as np
 from scipy.stats import rankdata
@@ -20,9 +20,9 @@ from fairjudge.stats._arrays import BoolArray, FloatArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import model_counts
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import BootstrapPlan, Resampled, ResamplingRecord, unstable_reason
+from fairjudge.stats._resample import BootstrapPlan, Resampled, unstable_reason
 
-__all__ = ["ELO_SCALE", "Leaderboard", "ModelRating", "leaderboard_fields", "rank_of", "to_elo"]
+__all__ = ["ELO_SCALE", "Leaderboard", "ModelRating", "rank_of", "to_elo"]
 
 ELO_SCALE = 400.0 / math.log(10.0)
 """Elo points per unit of log-odds: a 400-point gap means 10:1 odds."""
@@ -136,6 +136,50 @@ class Leaderboard(Resampled):
             notes.append(f"{self.n_degenerate_resamples} degenerate bootstrap rounds")
         return lines + notes
 
+    @classmethod
+    def from_bootstrap(
+        cls,
+        models: tuple[str, ...],
+        elo: FloatArray,
+        boot: FloatArray,
+        draws: BootstrapDraws,
+        data: PairData,
+        *,
+        anchor: int,
+        anchor_rating: float,
+        l2: float,
+        plan: BootstrapPlan,
+        **extra: Any,
+    ) -> Self:
+        """Build the leaderboard from its point and bootstrap ratings.
+
+        Args:
+            models: Model names in index order.
+            elo: ``(n,)`` ratings on the Elo scale.
+            boot: ``(B, n)`` bootstrap ratings on the Elo scale; NaN where not
+                identified.
+            draws: The bootstrap rounds (which ratings diverged, how many were
+                degenerate).
+            data: The battles.
+            anchor: Index of the anchor model.
+            anchor_rating: Its rating.
+            l2: Ridge strength of the fit.
+            plan: The bootstrap's options.
+            **extra: The subclass's own fields.
+        """
+        return cls(
+            ratings=tuple(_rows(models, elo, boot, data, plan, draws.diverged)),
+            models=models,
+            anchor=models[anchor],
+            anchor_rating=float(anchor_rating),
+            l2=l2,
+            n_battles=int(data.cells.size),
+            bootstrap="battles" if plan.n_questions is None else "questions",
+            n_degenerate_resamples=draws.n_degenerate,
+            **plan.record(),
+            **extra,
+        )
+
     def leaderboard_dict(self) -> dict[str, Any]:
         """The shared fields, JSON-ready: the core of every leaderboard's ``to_dict``."""
         return {
@@ -205,54 +249,3 @@ def _rows(
     ]
     rows.sort(key=lambda r: (-r.rating, r.model))
     return rows
-
-
-class LeaderboardFields(ResamplingRecord):
-    """The fields of :class:`Leaderboard`, for ``Result(**leaderboard_fields(...), ...)``."""
-
-    ratings: tuple[ModelRating, ...]
-    models: tuple[str, ...]
-    anchor: str
-    anchor_rating: float
-    l2: float
-    n_battles: int
-    bootstrap: Literal["battles", "questions"]
-    n_degenerate_resamples: int
-
-
-def leaderboard_fields(
-    models: tuple[str, ...],
-    elo: FloatArray,
-    boot: FloatArray,
-    draws: BootstrapDraws,
-    data: PairData,
-    *,
-    anchor: int,
-    anchor_rating: float,
-    l2: float,
-    plan: BootstrapPlan,
-) -> LeaderboardFields:
-    """Everything a leaderboard records, from its point and bootstrap ratings.
-
-    Args:
-        models: Model names in index order.
-        elo: ``(n,)`` ratings on the Elo scale.
-        boot: ``(B, n)`` bootstrap ratings on the Elo scale; NaN where not identified.
-        draws: The bootstrap rounds (which ratings diverged, how many were degenerate).
-        data: The battles.
-        anchor: Index of the anchor model.
-        anchor_rating: Its rating.
-        l2: Ridge strength of the fit.
-        plan: The bootstrap's options.
-    """
-    return LeaderboardFields(
-        ratings=tuple(_rows(models, elo, boot, data, plan, draws.diverged)),
-        models=models,
-        anchor=models[anchor],
-        anchor_rating=float(anchor_rating),
-        l2=l2,
-        n_battles=int(data.cells.size),
-        bootstrap="battles" if plan.n_questions is None else "questions",
-        n_degenerate_resamples=draws.n_degenerate,
-        **plan.record(),
-    )

@@ -34,10 +34,10 @@ reason, instead of as ``[0.000, 1.000]``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 from scipy.special import expit
@@ -46,7 +46,7 @@ from fairjudge._errors import InputError
 from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._newton import backtrack
-from fairjudge.stats._resample import Resampled, plan_bootstrap, unstable_reason
+from fairjudge.stats._resample import BootstrapOptions, Resampled, plan_bootstrap, unstable_reason
 from fairjudge.stats._validate import (
     OUTCOME_SCORES,
     check_finite,
@@ -245,11 +245,7 @@ def length_controlled_win_rate(
     outcomes: Sequence[str],
     lengths_1: Sequence[float],
     lengths_2: Sequence[float],
-    *,
-    questions: Sequence[Hashable] | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
+    **options: Unpack[BootstrapOptions],
 ) -> LengthControlledWinRate:
     """Win rate of system 1 over system 2 at equal answer length, with bootstrap CIs.
 
@@ -259,10 +255,8 @@ def length_controlled_win_rate(
         lengths_1: Length of system 1's answer per item (characters, as AlpacaEval,
             or tokens: the model only sees the normalised difference).
         lengths_2: Length of system 2's answer per item.
-        questions: Optional question per item; resampled as clusters.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`).
 
     Returns:
         Raw and length-controlled win rates with intervals, and the length effect.
@@ -282,7 +276,7 @@ def length_controlled_win_rate(
         if (arr < 0).any():
             i = int(np.flatnonzero(arr < 0)[0])
             raise InputError(f"{name}[{i}] must be a length >= 0; got {float(arr[i])!r}")
-    plan = plan_bootstrap(questions, n, n_resamples=n_resamples, seed=seed, level=level)
+    plan = plan_bootstrap(n, options)
 
     y = OUTCOME_SCORES[codes]
     delta = len1 - len2

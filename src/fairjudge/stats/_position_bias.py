@@ -45,16 +45,16 @@ bootstrap that resamples items (or questions, when given).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from fairjudge._errors import InputError
 from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import Resampled, nan_to_none, plan_bootstrap
+from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 from fairjudge.stats._validate import check_positions
 
 __all__ = ["PositionBiasResult", "Proportion", "outcomes_from_positions", "position_bias"]
@@ -217,11 +217,7 @@ def _mode_share(codes: list[int]) -> float:
 def position_bias(
     original: Sequence[str] | Sequence[Sequence[str]],
     swapped: Sequence[str] | Sequence[Sequence[str]],
-    *,
-    questions: Sequence[Hashable] | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
+    **options: Unpack[BootstrapOptions],
 ) -> PositionBiasResult:
     """Position consistency, position preference, flips, fairness and stability, with CIs.
 
@@ -231,10 +227,8 @@ def position_bias(
             repeated calls (rounds).
         swapped: The same for the calls with the answers swapped; round ``r`` of an
             item is paired with round ``r`` of ``original``.
-        questions: Optional question per item; resampled as clusters.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`).
 
     Returns:
         The metrics; see the module notes for their definitions.
@@ -261,7 +255,7 @@ def position_bias(
                 f"original[{i}] has {len(o)} rounds but swapped[{i}] has {len(s)}; "
                 "round r of one order is paired with round r of the other"
             )
-    plan = plan_bootstrap(questions, n_items, n_resamples=n_resamples, seed=seed, level=level)
+    plan = plan_bootstrap(n_items, options)
 
     sizes = np.array([len(o) for o in orig], dtype=np.float64)
     item_of = np.repeat(np.arange(n_items), sizes.astype(np.intp))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, TypedDict
 
 import numpy as np
@@ -32,6 +32,7 @@ from fairjudge.stats._intervals import ConfidenceInterval, single_cluster_reason
 from fairjudge.stats._validate import check_clusters, check_level, check_n_resamples, check_seed
 
 __all__ = [
+    "BootstrapOptions",
     "BootstrapPlan",
     "Resampled",
     "ResamplingRecord",
@@ -175,12 +176,7 @@ class Resampled:
 
     def resampling_dict(self) -> dict[str, Any]:
         """The recorded options, JSON-ready: the tail of every result's ``to_dict``."""
-        return {
-            "n_questions": self.n_questions,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "level": self.level,
-        }
+        return {f.name: getattr(self, f.name) for f in fields(Resampled)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,30 +254,53 @@ class BootstrapPlan:
         return out
 
 
-def plan_bootstrap(
-    questions: Sequence[Hashable] | None,
-    n_items: int,
-    *,
-    n_resamples: int,
-    seed: int,
-    level: float,
-) -> BootstrapPlan:
-    """Check the bootstrap options and the question labels.
+class BootstrapOptions(TypedDict, total=False):
+    """The bootstrap options every statistics function takes, by keyword.
+
+    Written once here, with their defaults and checks (:func:`plan_bootstrap`), as
+    ``**options: Unpack[BootstrapOptions]`` in each function's signature.
+
+    Attributes:
+        questions: The question (any hashable label) of each item. When given,
+            each resample draws whole questions with all their items: the honest
+            choice when one question yields several correlated items. With a single
+            question there is nothing to resample, and the intervals are not
+            estimable. Default ``None``: items are resampled one by one.
+        n_resamples: Bootstrap rounds; default 1000.
+        seed: Seed of the bootstrap; the same seed and data give the same result.
+            Default 0.
+        level: Nominal coverage of the intervals; default 0.95.
+    """
+
+    questions: Sequence[Hashable] | None
+    n_resamples: int
+    seed: int
+    level: float
+
+
+def plan_bootstrap(n_items: int, options: BootstrapOptions) -> BootstrapPlan:
+    """Check the bootstrap options (filling in the defaults) and the question labels.
 
     Args:
-        questions: Question label per item, or ``None`` to resample items.
-        n_items: Items (battles, calls) the labels must match.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
+        n_items: Items (battles, calls) the question labels must match.
+        options: The caller's ``**options``.
 
     Raises:
-        InputError: Wrong number of labels, or an unhashable one.
+        TypeError: An option that is not a bootstrap option (a misspelling would
+            otherwise be ignored silently).
+        InputError: Wrong number of question labels, or an unhashable one.
         ConfigError: A bad ``n_resamples``, ``seed`` or ``level``.
     """
-    n_resamples = check_n_resamples(n_resamples)
-    seed = check_seed(seed)
-    level = check_level(level)
+    unknown = sorted(set(options) - BootstrapOptions.__optional_keys__)
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword argument {unknown[0]!r}; the bootstrap options are "
+            "questions, n_resamples, seed and level"
+        )
+    n_resamples = check_n_resamples(options.get("n_resamples", 1000))
+    seed = check_seed(options.get("seed", 0))
+    level = check_level(options.get("level", 0.95))
+    questions = options.get("questions")
     if questions is None:
         clusters, k = np.arange(n_items, dtype=np.intp), n_items
     else:

@@ -16,9 +16,9 @@ as not estimable rather than as NaN or zero.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 from scipy.special import expit
@@ -29,9 +29,9 @@ from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data, resolve_anchor
 from fairjudge.stats._bt_graph import round_health
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._leaderboard import Leaderboard, leaderboard_fields, to_elo
+from fairjudge.stats._leaderboard import Leaderboard, to_elo
 from fairjudge.stats._newton import backtrack, stabilise
-from fairjudge.stats._resample import BootstrapPlan, nan_to_none, plan_bootstrap
+from fairjudge.stats._resample import BootstrapOptions, BootstrapPlan, nan_to_none, plan_bootstrap
 from fairjudge.stats._style_features import (
     STYLE_CONTROLS,
     StyleControl,
@@ -257,13 +257,10 @@ def style_controlled_bradley_terry(
     features_b: Sequence[StyleFeatures | str],
     *,
     controls: Sequence[StyleControl] = STYLE_CONTROLS,
-    questions: Sequence[Hashable] | None = None,
     anchor: str | None = None,
     anchor_rating: float = 1000.0,
     l2: float = 0.0,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
+    **options: Unpack[BootstrapOptions],
 ) -> StyleControlResult:
     """Bradley-Terry ratings with style covariates, with bootstrap intervals.
 
@@ -277,13 +274,11 @@ def style_controlled_bradley_terry(
         controls: Which covariates to include (Arena-Hard-Auto's ``--control-features
             length markdown`` is all four, the default). A covariate that never
             varies in the data is left out of the fit and reported as not estimable.
-        questions: Optional question per battle; resampled as clusters.
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`).
         anchor: Model pinned at ``anchor_rating`` (default: first alphabetically).
         anchor_rating: Its rating.
         l2: Ridge strength on all parameters (FastChat's style control uses 0.5).
-        n_resamples: Bootstrap rounds (one Newton fit each, warm-started).
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
 
     Returns:
         The style-controlled leaderboard and the style coefficients. Rating
@@ -300,7 +295,7 @@ def style_controlled_bradley_terry(
     picked = _check_controls(controls)
     anchor_idx = resolve_anchor(models, anchor, anchor_rating)
     l2 = check_non_negative("l2", l2)
-    plan = plan_bootstrap(questions, m, n_resamples=n_resamples, seed=seed, level=level)
+    plan = plan_bootstrap(m, options)
     n = len(models)
     data = pair_data(n, a, b, codes)
     check_identified(data, models, anchor_idx, l2)
@@ -326,17 +321,15 @@ def style_controlled_bradley_terry(
         )
         for name, ok in zip(picked, varies, strict=True)
     ]
-    return StyleControlResult(
-        **leaderboard_fields(
-            models,
-            to_elo(x_hat[:n], anchor_idx, anchor_rating),
-            to_elo(draws.theta, anchor_idx, anchor_rating),
-            draws,
-            data,
-            anchor=anchor_idx,
-            anchor_rating=anchor_rating,
-            l2=l2,
-            plan=plan,
-        ),
+    return StyleControlResult.from_bootstrap(
+        models,
+        to_elo(x_hat[:n], anchor_idx, anchor_rating),
+        to_elo(draws.theta, anchor_idx, anchor_rating),
+        draws,
+        data,
+        anchor=anchor_idx,
+        anchor_rating=anchor_rating,
+        l2=l2,
+        plan=plan,
         coefficients=tuple(coefs),
     )

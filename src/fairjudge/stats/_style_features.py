@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
@@ -69,12 +69,7 @@ class StyleFeatures:
 
     def to_dict(self) -> dict[str, float]:
         """JSON-ready form."""
-        return {
-            "length": self.length,
-            "headers": self.headers,
-            "lists": self.lists,
-            "bold": self.bold,
-        }
+        return asdict(self)
 
 
 def style_features(text: str) -> StyleFeatures:

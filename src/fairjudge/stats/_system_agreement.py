@@ -8,9 +8,9 @@ uncertainty.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,7 +21,7 @@ from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data
 from fairjudge.stats._bt_solvers import bt_lbfgs, bt_newton
 from fairjudge.stats._leaderboard import ELO_SCALE
 from fairjudge.stats._rank_stats import RankCorrelation, correlation_fields, rank_corr_rows
-from fairjudge.stats._resample import plan_bootstrap
+from fairjudge.stats._resample import BootstrapOptions, plan_bootstrap
 from fairjudge.stats._validate import check_non_negative, check_outcomes, check_same_length
 
 __all__ = ["SystemAgreementResult", "system_agreement"]
@@ -78,11 +78,8 @@ def system_agreement(
     judge: Sequence[str],
     human: Sequence[str],
     *,
-    questions: Sequence[Hashable] | None = None,
     l2: float = 0.0,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
+    **options: Unpack[BootstrapOptions],
 ) -> SystemAgreementResult:
     """Correlate the system ranking implied by the judge with the one implied by humans.
 
@@ -95,11 +92,9 @@ def system_agreement(
         model_b: The second system of each battle.
         judge: The judge's verdict per battle: ``"1"``, ``"2"`` or ``"tie"``.
         human: The human label per battle, same vocabulary.
-        questions: Optional question per battle; resampled as clusters.
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`); each round resamples once for both fits.
         l2: Ridge strength of both fits (needed when a system never lost).
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
 
     Returns:
         The correlations with their intervals, and both sets of ratings.
@@ -116,7 +111,7 @@ def system_agreement(
         raise InputError(f"model_a/model_b name {len(models)} systems; a ranking needs at least 3")
     l2 = check_non_negative("l2", l2)
     n, m = len(models), a.size
-    plan = plan_bootstrap(questions, m, n_resamples=n_resamples, seed=seed, level=level)
+    plan = plan_bootstrap(m, options)
     fits = []
     for name, codes in (("judge", j_codes), ("human", h_codes)):
         data = pair_data(n, a, b, codes)
