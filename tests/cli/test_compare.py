@@ -136,7 +136,7 @@ def test_skip_invalid_lists_skipped_rows_and_judges_the_rest(write_jsonl) -> Non
     rows = [*GOOD_ROWS, {"question": "", "answer_1": "a", "answer_2": "b"}]
     path = write_jsonl(rows)
     code, out = run(str(path), "--judge", LONGER)
-    assert code == 2
+    assert code == 2, out
     result = runner.invoke(
         app, ["compare", str(path), "--judge", LONGER, "--skip-invalid", "--json"]
     )
