@@ -67,7 +67,7 @@ WORDS = ["the", "answer", "depends", "on", "careful", "reasoning", "about", "eac
 def build_specs(backend: OpenAIBackend, n_items: int) -> list[CallSpec]:
     """Both orders of ``n_items`` synthetic items, rendered with the default template."""
     template = get_template("default")
-    params = backend.default_params(verdict_only=template.verdict_only)
+    params = backend.default_params(label_only=template.verdict_only)
     specs = []
     for i in range(n_items):
         question = f"Question {i}: explain step {i % 97} of the proof in plain words."

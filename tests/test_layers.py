@@ -18,9 +18,14 @@ from pathlib import Path
 PACKAGE = "fairjudge"
 SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
+# The ground floor's modules are one layer but import each other (down this list).
+GROUND_ORDER = ["_version", "_errors", "_closing", "_call", "_redact", "_types", "_items"]
 # Bottom up. A name is a top-level module or subpackage of fairjudge.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("types / errors / call", {"_version", "_errors", "_call", "_redact", "_types", "_items"}),
+    (
+        "types / errors / call",
+        {"_version", "_errors", "_closing", "_call", "_redact", "_types", "_items"},
+    ),
     ("protocol", {"_protocol"}),
     ("prompts, stats, backends, input", {"prompts", "stats", "backends", "_io"}),
     ("runner", {"runner"}),
@@ -31,8 +36,6 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("cli", {"cli"}),
     ("public API", {"__init__"}),
 ]
-# The ground floor's modules are one layer but import each other (down this list).
-GROUND_ORDER = ["_version", "_errors", "_call", "_redact", "_types", "_items"]
 # Pure code never touches I/O, clocks or event loops (STYLE.md).
 PURE = {"_protocol", "prompts", "stats", "_types", "_items", "_call"}
 IO_MODULES = {"asyncio", "httpx", "sqlite3", "socket", "openai", "anthropic", "xllamacpp"}
@@ -72,10 +75,15 @@ def imports(path: Path, name: str) -> Iterator[tuple[str, int]]:
                 yield f"{target}.{alias.name}", node.lineno
 
 
+# Top-level modules that belong to another one's unit (a module split in two).
+SAME_UNIT = {"_io_rows": "_io"}
+
+
 def top(name: str) -> str:
     """The layer unit of a module: fairjudge.<top>."""
     parts = name.split(".")
-    return "__init__" if len(parts) == 1 else parts[1]
+    unit = "__init__" if len(parts) == 1 else parts[1]
+    return SAME_UNIT.get(unit, unit)
 
 
 def layer_of(unit: str) -> int:

@@ -24,6 +24,7 @@ from fairjudge._errors import (
     RateLimitError,
     ServerError,
 )
+from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import (
     debiased_verdict,
     item_seed,
@@ -31,15 +32,22 @@ from fairjudge._protocol import (
     plan_orders,
     position_consistency,
     resolve,
-    translate,
     win_rate,
 )
-from fairjudge._items import Call, Item, Judgment
-from fairjudge._types import CallError, Order, Outcome, ParseFailure, Probabilities, Reply, Resolution, Verdict
+from fairjudge._types import (
+    CallError,
+    Order,
+    Outcome,
+    ParseFailure,
+    Probabilities,
+    Reply,
+    Resolution,
+    Verdict,
+    translate,
+)
 from fairjudge._version import __version__
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
 from fairjudge.stats import ConfidenceInterval
-
 
 __all__ = [
     "AuthenticationError",

@@ -1,29 +1,40 @@
-"""Reading comparison files (JSONL, CSV, Parquet) into validated :class:`Item` objects.
+"""Reading comparison files (JSONL, JSON, CSV, Parquet) into validated items.
 
 Nothing is judged until the whole file has validated: a judge call costs money,
 and a typo on row 900 should not be found after 899 rows were paid for. Every
 problem is reported with the file, the line (JSONL) or row (CSV/Parquet, counting
 the header as line 1) and what would fix it. With ``skip_invalid`` the bad rows are
-set aside and listed instead.
+set aside and listed instead; a column missing from a CSV or Parquet header is a
+problem of the whole file, reported once, and never skipped. Finding the rows in
+each format is :mod:`fairjudge._io_rows`'s job.
+
+A question is a string or a conversation: a list of ``{"role", "content"}`` messages,
+oldest first, ending with the ``user`` turn the answers continue. JSON rows and
+Parquet list columns hold it as a list; a CSV or Parquet text cell holds it as a JSON
+string starting with ``[``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairjudge._errors import InputError, MissingExtraError
+from fairjudge._call import ROLES, Conversation, Message
+from fairjudge._errors import InputError
+from fairjudge._io_rows import Source, open_source, read_rows
 from fairjudge._items import Item
 from fairjudge._types import Outcome
 
 __all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
 
 _HUMAN = {"1": Outcome.ONE, "2": Outcome.TWO, "tie": Outcome.TIE, "0": Outcome.TIE}
+# The CLI flag that renames each required column, named in "missing column" messages.
+_FLAGS = {"question": "--question-col", "answer_1": "--answer1-col", "answer_2": "--answer2-col"}
+_SHOWN_PROBLEMS = 5  # row problems listed when no row at all is valid
+_SHOWN_NAMES = 20  # keys listed for a row missing a column; wide rows would drown the message
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,91 +62,128 @@ class LoadedItems:
     path: str = ""
 
 
-def _rows_jsonl(path: Path, text: str) -> Iterator[tuple[int, Mapping[str, Any] | InputError]]:
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield (
-                lineno,
-                InputError(
-                    f"invalid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=lineno
-                ),
-            )
-            continue
-        if not isinstance(obj, dict):
-            yield (
-                lineno,
-                InputError(
-                    f"expected a JSON object, got {type(obj).__name__}", path=str(path), line=lineno
-                ),
-            )
-            continue
-        yield lineno, obj
+def _names(names: Iterable[object]) -> str:
+    shown = [repr(n) for n in names]
+    more = f", ... ({len(shown) - _SHOWN_NAMES} more)" if len(shown) > _SHOWN_NAMES else ""
+    return ", ".join(shown[:_SHOWN_NAMES]) + more if shown else "none"
 
 
-def _rows_csv(text: str) -> Iterator[tuple[int, Mapping[str, Any] | InputError]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    for row in reader:
-        yield reader.line_num, row
+def _check_header(source: Source, cols: Columns, path: Path) -> None:
+    if source.header is None:
+        return
+    missing = [name for name in _FLAGS if getattr(cols, name) not in source.header]
+    if not missing:
+        return
+    columns = [getattr(cols, name) for name in missing]
+    also = f" (and {_names(columns[1:])})" if len(columns) > 1 else ""
+    hint = (
+        f"to read another column, pass {_FLAGS[missing[0]]} NAME"
+        if len(missing) == 1
+        else f"to read other columns, pass {', '.join(_FLAGS[name] for name in missing)}"
+    )
+    raise InputError(
+        f"missing column {columns[0]!r}{also}; found columns: {_names(source.header)}; {hint}",
+        path=str(path),
+        line=source.header_line,
+    )
 
 
-def _rows_parquet(path: Path) -> Iterator[tuple[int, Mapping[str, Any] | InputError]]:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise MissingExtraError("reading Parquet files", "parquet", "pyarrow") from exc
-    try:
-        table = pq.read_table(path)
-    except Exception as exc:  # pyarrow raises several unrelated types for bad files
-        raise InputError(f"cannot read Parquet file: {exc}", path=str(path)) from exc
-    yield from enumerate(table.to_pylist(), start=2)
-
-
-def _read_text(path: Path) -> str:
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"file is not UTF-8 (invalid byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "re-encode it as UTF-8",
-            path=str(path),
-            line=line,
-        ) from exc
-
-
-def _text_field(
-    row: Mapping[str, Any], column: str, *, required: bool, empty_ok: bool, where: dict[str, Any]
-) -> str | None:
-    if column not in row or row[column] is None:
-        if required:
-            raise InputError(f"missing column {column!r}", **where)
-        return None
-    value = row[column]
+def _string(value: Any, column: str, where: dict[str, Any]) -> str:
     if not isinstance(value, str):
         raise InputError(
             f"{column!r} must be a string, got {type(value).__name__} {value!r}", **where
         )
-    if not empty_ok and not value.strip():
+    return value
+
+
+def _optional(row: Mapping[str, Any], column: str, where: dict[str, Any]) -> str | None:
+    value = row.get(column)
+    return None if value is None else _string(value, column, where)
+
+
+def _present(row: Mapping[str, Any], cols: Columns, name: str, where: dict[str, Any]) -> Any:
+    column = getattr(cols, name)
+    if column in row and row[column] is not None:
+        return row[column]
+    if column in row:  # a JSON null, or a CSV row with fewer fields than its header
+        raise InputError(f"missing column {column!r} (this row has no value for it)", **where)
+    raise InputError(
+        f"missing column {column!r}; this row has keys: {_names(row)}; "
+        f"to read another key, pass {_FLAGS[name]} NAME",
+        **where,
+    )
+
+
+def _required(row: Mapping[str, Any], cols: Columns, name: str, where: dict[str, Any]) -> str:
+    return _string(_present(row, cols, name, where), getattr(cols, name), where)
+
+
+def _question(
+    row: Mapping[str, Any], cols: Columns, where: dict[str, Any], *, tabular: bool
+) -> str | Conversation:
+    value, column = _present(row, cols, "question", where), cols.question
+    if tabular and isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            # Prompts like "[INST] ..." start with '[' too: only a cell that names a role
+            # was meant as a conversation.
+            if '"role"' in value:
+                raise InputError(
+                    f"{column!r} looks like a JSON list of messages but is not valid JSON "
+                    f"({exc.msg} at column {exc.colno})",
+                    **where,
+                ) from None
+    if isinstance(value, list):
+        return _conversation(value, column, where)
+    if not isinstance(value, str):
+        raise InputError(
+            f"{column!r} must be a string or a list of messages, "
+            f"got {type(value).__name__} {value!r}",
+            **where,
+        )
+    if not value.strip():
         raise InputError(f"{column!r} is empty", **where)
     return value
 
 
-def _required(row: Mapping[str, Any], column: str, *, empty_ok: bool, where: dict[str, Any]) -> str:
-    value = _text_field(row, column, required=True, empty_ok=empty_ok, where=where)
-    if value is None:  # unreachable: required fields raise instead
-        raise InputError(f"missing column {column!r}", **where)
-    return value
+def _conversation(value: list[Any], column: str, where: dict[str, Any]) -> Conversation:
+    if not value:
+        raise InputError(f"{column!r} is an empty list of messages", **where)
+    messages: list[Message] = []
+    for index, message in enumerate(value):
+        at = f"{column!r}[{index}]"
+        if not isinstance(message, dict):
+            raise InputError(
+                f"{at} must be an object with 'role' and 'content', "
+                f"got {type(message).__name__} {message!r}",
+                **where,
+            )
+        role, content = message.get("role"), message.get("content")
+        if not isinstance(role, str) or role not in ROLES:
+            raise InputError(f"{at} 'role' must be one of {_names(ROLES)}; got {role!r}", **where)
+        if not isinstance(content, str):
+            raise InputError(
+                f"{at} 'content' must be a string, got {type(content).__name__} {content!r}",
+                **where,
+            )
+        messages.append((role, content))
+    last = len(messages) - 1
+    if messages[last][0] != "user":
+        raise InputError(
+            f"{column!r}[{last}] is from {messages[last][0]!r}, but a conversation must end "
+            "with a 'user' message, which the answers continue",
+            **where,
+        )
+    if not messages[last][1].strip():
+        raise InputError(f"{column!r}[{last}] 'content' is empty", **where)
+    return tuple(messages)
 
 
-def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any]) -> Item:
-    question = _required(row, cols.question, empty_ok=False, where=where)
-    ans1 = _required(row, cols.answer_1, empty_ok=True, where=where)
-    ans2 = _required(row, cols.answer_2, empty_ok=True, where=where)
+def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any], *, tabular: bool) -> Item:
+    question = _question(row, cols, where, tabular=tabular)
+    ans1 = _required(row, cols, "answer_1", where)
+    ans2 = _required(row, cols, "answer_2", where)
     raw_id = row.get(cols.id)
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int | None):
         raise InputError(f"{cols.id!r} must be a string or integer, got {raw_id!r}", **where)
@@ -157,7 +205,7 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any]) -> Item:
         if human_score != human_score or human_score in (float("inf"), float("-inf")):
             raise InputError(f"{cols.human_score!r} must be finite, got {score_raw!r}", **where)
     optional = {
-        name: _text_field(row, getattr(cols, name), required=False, empty_ok=True, where=where)
+        name: _optional(row, getattr(cols, name), where)
         for name in ("reference", "category", "model_1", "model_2")
     }
     return Item(
@@ -171,62 +219,38 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any]) -> Item:
     )
 
 
-def read_rows(path: str | Path) -> Iterator[tuple[int, Mapping[str, Any] | InputError]]:
-    """Yield ``(line, row)`` from a JSONL, CSV or Parquet file; bad rows come as errors.
-
-    Raises:
-        InputError: The file is missing, a directory, empty, not UTF-8, or of an
-            unknown type.
-        MissingExtraError: A Parquet file without ``pyarrow`` installed.
-    """
-    p = Path(path)
-    if not p.exists():
-        raise InputError("no such file", path=str(p))
-    if p.is_dir():
-        raise InputError("is a directory, not a file", path=str(p))
-    suffix = p.suffix.lower()
-    if suffix == ".parquet":
-        return _rows_parquet(p)
-    text = _read_text(p)
-    if not text.strip():
-        raise InputError("file is empty; expected one item per line", path=str(p))
-    if suffix == ".csv":
-        return _rows_csv(text)
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        return _rows_jsonl(p, text)
-    raise InputError(
-        f"unknown file type {suffix or '(none)'!r}; use .jsonl, .csv or .parquet", path=str(p)
-    )
-
-
 def load_items(
     path: str | Path, *, columns: Columns | None = None, skip_invalid: bool = False
 ) -> LoadedItems:
     """Read and validate a comparison file.
 
-    The format follows the extension: ``.jsonl``/``.ndjson``/``.json`` (one object per
-    line), ``.csv``, ``.parquet``. Required columns are ``question``, ``answer_1`` and
-    ``answer_2`` (renamed with ``columns``); ``id``, ``reference``, ``category``,
-    ``human`` (``1``/``2``/``tie``), ``model_1`` and ``model_2`` are optional. Items
-    without an id get their line number as id.
+    The format follows the extension: ``.jsonl``/``.ndjson`` (one object per line),
+    ``.json`` (the same, or one array of objects), ``.csv``, ``.parquet``. Required
+    columns are ``question`` (a string, or a list of ``{"role", "content"}`` messages
+    ending with a ``user`` turn), ``answer_1`` and ``answer_2`` (renamed with
+    ``columns``); ``id``, ``reference``, ``category``, ``human`` (``1``/``2``/``tie``),
+    ``model_1`` and ``model_2`` are optional. Items without an id get their line
+    number as id.
 
     Raises:
-        InputError: The file is missing, empty, not UTF-8, or a row is invalid
-            (unless ``skip_invalid``); the message names the file and line.
+        InputError: The file is missing, empty, not UTF-8, lacks a required column,
+            or a row is invalid (unless ``skip_invalid``; then only when every row
+            is); the message names the file and line.
         MissingExtraError: A Parquet file without ``pyarrow`` installed.
     """
     p = Path(path)
     cols = columns or Columns()
-    rows = read_rows(p)
+    source = open_source(p)
+    _check_header(source, cols, p)
     items: list[Item] = []
     skipped: list[InputError] = []
     seen_ids: dict[str, int] = {}
-    for lineno, row in rows:
+    for lineno, row in source.rows:
         where: dict[str, Any] = {"path": str(p), "line": lineno}
         try:
             if isinstance(row, InputError):
                 raise row
-            item = _item(row, cols, where)
+            item = _item(row, cols, where, tabular=source.tabular)
             if item.id is None:
                 item = Item(**{**_fields(item), "id": str(lineno)})
             assert item.id is not None
@@ -242,8 +266,28 @@ def load_items(
             continue
         items.append(item)
     if not items:
-        raise InputError("no valid items" if skipped else "file holds no items", path=str(p))
+        raise _nothing_valid(p, skipped)
     return LoadedItems(items=items, skipped=skipped, path=str(p))
+
+
+def _nothing_valid(path: Path, skipped: list[InputError]) -> InputError:
+    if not skipped:
+        return InputError("file holds no items", path=str(path))
+    # Every row was set aside: listing none of them would leave nothing to fix from.
+    # " | " between problems: the problems' own messages use ";".
+    problems = " | ".join(f"line {e.line}: {_bare(e)}" for e in skipped[:_SHOWN_PROBLEMS])
+    n = len(skipped)
+    first = f"; the first {_SHOWN_PROBLEMS}" if n > _SHOWN_PROBLEMS else ""
+    return InputError(
+        f"no valid row found ({n} invalid row{'s' if n != 1 else ''}{first}): {problems}",
+        path=str(path),
+    )
+
+
+def _bare(error: InputError) -> str:
+    """The message without the ``path:line:`` prefix the summary already gives."""
+    prefix = f"{error.path}:{error.line}: " if error.line is not None else f"{error.path}: "
+    return str(error).removeprefix(prefix) if error.path is not None else str(error)
 
 
 def _fields(item: Item) -> dict[str, Any]:

@@ -26,7 +26,6 @@ from fairjudge._items import Call
 from fairjudge._types import OUTCOME_SCORE, Order, Outcome, Resolution, Verdict, translate
 
 __all__ = [
-    "OUTCOME_SCORE",
     "SeedJudge",
     "debiased_verdict",
     "item_seed",
@@ -34,7 +33,6 @@ __all__ = [
     "plan_orders",
     "position_consistency",
     "resolve",
-    "translate",
     "win_rate",
 ]
 

@@ -7,7 +7,6 @@ Exit codes: 0 when the gate passes (or there is no gate to apply), 3 when it fai
 2 for input errors, 1 when judging failed, 4 when too many items were unresolved.
 """
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
@@ -15,26 +14,18 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fairjudge._types import Resolution
-from fairjudge.audit import calibration_report, check_labels
+from fairjudge.audit import calibration_report
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
-from fairjudge.cli._compare import (
-    DEFAULT_MAX_UNRESOLVED,
-    MaxUnresolved,
-    check_unresolved,
-    load_input,
-    needs_reference,
-)
+from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import (
+    EvalFlags,
     InputFlags,
     JudgeFlags,
-    close_judge,
+    eval_flags,
     input_flags,
     judge_flags,
-    judge_name,
 )
-from fairjudge.evaluation import EvalSettings, evaluate
-from fairjudge.report import calibration_payload, render_calibration, write_jsonl_atomic
+from fairjudge.report import calibration_payload, render_calibration
 
 __all__ = ["calibrate"]
 
@@ -49,44 +40,27 @@ _Gate = Annotated[float, typer.Option(help="Gate: pass at Spearman >= this (huma
 
 @app.command()
 @guarded
+@eval_flags
 @input_flags
 @judge_flags
 def calibrate(
     file: _File,
-    rule: Annotated[Resolution, typer.Option(help="Resolution rule.")] = Resolution.CONSERVATIVE,
-    rounds: Annotated[int, typer.Option(help="Calls per item; 2 is the swap protocol.")] = 2,
     min_spearman: _Gate = 0.7,
-    seed: Annotated[int, typer.Option(help="Seed for orders and bootstrap.")] = 0,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
-    max_unresolved: MaxUnresolved = DEFAULT_MAX_UNRESOLVED,
-    out: Annotated[Path | None, typer.Option(help="Write per-item judgments (JSONL).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     *,
     flags: JudgeFlags,
     columns: InputFlags,
+    run: EvalFlags,
 ) -> None:
     """Check a judge against human labels before using it at scale."""
-    settings = EvalSettings(rule, rounds, seed=seed, n_resamples=bootstrap, source=str(file))
-    items = load_input(file, columns)
-    check_labels(items)
-    needs_reference(flags.template, items)
-    judge = flags.open_judge(rounds=rounds)
-    try:
-        result = evaluate(judge, items, settings)
-    finally:
-        close_judge(judge)
-    result = dataclasses.replace(
-        result, settings=dataclasses.replace(settings, judge=judge_name(judge))
-    )
-    if out is not None:
-        write_jsonl_atomic(out, (j.to_dict() for j in result.judgments))
+    result, _ = judge_file(file, flags, columns, run, labelled=True)
     report = calibration_report(result, min_spearman=min_spearman)
     if json_output:
-        payload = calibration_payload(report, judge=judge_name(judge))
+        payload = calibration_payload(report, judge=result.settings.judge or "")
         typer.echo(json.dumps(payload, indent=2, default=str))
     else:
         render_calibration(report, Console())
-    check_unresolved(result, max_unresolved)
+    check_unresolved(result, run.max_unresolved)
     gate = report.get("correlation")
     if gate is not None and not gate.passed:
         say(

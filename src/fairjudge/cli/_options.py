@@ -17,11 +17,22 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from fairjudge._errors import ConfigError
+from fairjudge._io import Columns
+from fairjudge._types import Resolution
+from fairjudge.evaluation import EvalSettings
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, BatchJudge, resolve_judge
 from fairjudge.prompts import list_templates
-from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions, RunSummary
+from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
 
-__all__ = ["InputFlags", "JudgeFlags", "input_flags", "judge_flags"]
+__all__ = [
+    "EvalFlags",
+    "InputFlags",
+    "JudgeFlags",
+    "eval_flags",
+    "input_flags",
+    "judge_flags",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -115,24 +126,6 @@ class JudgeFlags:
         )  # fmt: skip
 
 
-def judge_name(judge: BatchJudge) -> str:
-    """How a judge is named in reports: its ``name``, else its type."""
-    return str(getattr(judge, "name", type(judge).__name__))
-
-
-def last_run(judge: BatchJudge) -> RunSummary | None:
-    """The judge's last batch summary, for model judges; ``None`` for Python callables."""
-    run = getattr(judge, "last_run", None)
-    return run if isinstance(run, RunSummary) else None
-
-
-def close_judge(judge: BatchJudge) -> None:
-    """Release a judge's session (connections, model, store), when it holds one."""
-    close = getattr(judge, "close", None)
-    if callable(close):
-        close()
-
-
 @dataclass(frozen=True, slots=True)
 class InputFlags:
     """Which input columns hold what, and what to do with bad rows."""
@@ -146,6 +139,44 @@ class InputFlags:
     id_col: Annotated[str, typer.Option(help="Column holding the item id.")] = "id"
     reference_col: Annotated[str, typer.Option(help="Column holding a reference.")] = "reference"
     human_col: Annotated[str, typer.Option(help="Column holding a human label.")] = "human"
+
+    def columns(self) -> Columns:
+        """The column mapping the loader reads."""
+        return Columns(
+            question=self.question_col, answer_1=self.answer1_col, answer_2=self.answer2_col,
+            id=self.id_col, reference=self.reference_col, human=self.human_col,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class EvalFlags:
+    """How items are judged and summarised, and where the results go."""
+
+    rule: Annotated[Resolution, typer.Option(help="How the calls on an item resolve.")] = (
+        Resolution.CONSERVATIVE
+    )
+    rounds: Annotated[int, typer.Option(help="Calls per item; 2 is the swap protocol.")] = 2
+    balanced: Annotated[bool, typer.Option(help="Exactly half the calls in each order.")] = True
+    seed: Annotated[int, typer.Option(help="Run seed: randomised orders and the bootstrap.")] = 0
+    level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000
+    max_unresolved: Annotated[
+        float,
+        typer.Option(
+            help="Exit with code 4 when more than this share of items could not be resolved "
+            "(parse failures, call errors): 1 never fails, 0 fails on any."
+        ),
+    ] = 0.2
+    out: Annotated[Path | None, typer.Option(help="Write one JSON record per item.")] = None
+
+    def settings(self, source: Path) -> EvalSettings:
+        """The evaluation settings, validated (a bad flag is named before any call)."""
+        if not 0 <= self.max_unresolved <= 1:
+            raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
+        return EvalSettings(
+            self.rule, self.rounds, self.balanced, self.seed, self.level, self.bootstrap,
+            source=str(source),
+        )  # fmt: skip
 
 
 def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:
@@ -179,4 +210,8 @@ judge_flags = _adds(JudgeFlags, "flags")
 """Add the shared judge and run flags to a command, as its ``flags`` argument."""
 
 input_flags = _adds(InputFlags, "columns")
+"""Add the input-column flags to a command, as its ``columns`` argument."""
+
+eval_flags = _adds(EvalFlags, "run")
+"""Add the evaluation flags (rule, rounds, seed, bootstrap, --out) as its ``run`` argument."""
 """Add the input-column flags to a command, as its ``columns`` argument."""

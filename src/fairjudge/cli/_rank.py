@@ -10,8 +10,8 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import app, err_console, guarded, say
-from fairjudge.cli._compare import DEFAULT_MAX_UNRESOLVED, MaxUnresolved, check_unresolved
-from fairjudge.cli._options import JudgeFlags, close_judge, judge_flags
+from fairjudge.cli._judging import check_unresolved, close_judge
+from fairjudge.cli._options import JudgeFlags, judge_flags
 from fairjudge.evaluation import (
     Battles,
     EvalSettings,
@@ -43,6 +43,9 @@ _Anchor = Annotated[str | None, typer.Option(help="The model pinned at --anchor-
 _L2 = Annotated[float, typer.Option(help="Ridge on ratings; > 0 keeps unbeaten models finite.")]
 _Style = Annotated[
     bool, typer.Option(help="Also fit Arena-Hard style control (length, headers, lists, bold).")
+]
+_MaxUnresolved = Annotated[
+    float, typer.Option(help="Exit with code 4 when more than this share of pairs is unresolved.")
 ]
 _Out = Annotated[Path | None, typer.Option(help="Write the per-pair judgments (JSONL).")]
 _Json = Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")]
@@ -107,7 +110,7 @@ def rank(
     l2: _L2 = 0.0,
     seed: Annotated[int, typer.Option(help="Seed for pairing and bootstrap.")] = 0,
     style_control: _Style = False,
-    max_unresolved: MaxUnresolved = DEFAULT_MAX_UNRESOLVED,
+    max_unresolved: _MaxUnresolved = 0.2,
     out: _Out = None,
     json_output: _Json = False,
     *,

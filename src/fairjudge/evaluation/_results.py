@@ -8,7 +8,7 @@ re-resolves the same calls under another rule without calling any judge again.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from fairjudge._items import Judgment
@@ -26,6 +26,10 @@ from fairjudge.evaluation._settings import EvalSettings, RuleLike
 from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean
 
 __all__ = ["PairwiseResult", "Rate", "WinRate", "summarise"]
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +56,7 @@ class WinRate:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "estimate": self.estimate,
-            "ci": self.ci.to_dict(),
-            "n": self.n,
-            "wins": self.wins,
-            "ties": self.ties,
-            "losses": self.losses,
-            "seed": self.seed,
-        }
+        return {**_fields(self), "ci": self.ci.to_dict()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +69,10 @@ class Rate:
     n: int
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "estimate": self.estimate,
-            "ci": self.ci.to_dict(),
-            "count": self.successes,
-            "n": self.n,
-        }
+        """JSON-ready form (``successes`` as ``count``)."""
+        data = {**_fields(self), "ci": self.ci.to_dict()}
+        data["count"] = data.pop("successes")
+        return data
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from types import TracebackType
 from typing import Any
 
 from fairjudge._call import Backend, CallSpec, Completion
+from fairjudge._closing import Closing
 from fairjudge._errors import BackendError
 from fairjudge._types import CallError, ParseFailure, Reply
 from fairjudge.judges._pairwise import PairwiseRequest
@@ -41,7 +41,7 @@ def read_verdict(completion: Completion, echoed: Echoed) -> Reply:
     return Reply(verdict=verdict, probabilities=probs)
 
 
-class LLMJudge:
+class LLMJudge(Closing):
     """A :class:`~fairjudge.judges.BatchJudge` that asks a model, through a session.
 
     Args:
@@ -147,7 +147,7 @@ class LLMJudge:
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
     ) -> list[Reply]:
         """Async :meth:`judge_batch`: awaits the batch on the session's thread."""
-        return await self.session.arun(self.jobs(requests), read_verdict, progress=progress)
+        return await self.session.arun(self.jobs(requests), read_verdict, progress)
 
     def __call__(self, question: str, answer_a: str, answer_b: str) -> str:
         """The seed protocol: ``"A"``, ``"B"`` or ``"tie"`` for one call.
@@ -171,14 +171,3 @@ class LLMJudge:
         """Close the judge's own session (a shared session is its owner's to close)."""
         if self._owns_session:
             self.session.close()
-
-    def __enter__(self) -> LLMJudge:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -26,15 +26,16 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from fairjudge._call import Backend, CallSpec, Completion, Route
+from fairjudge._closing import Closing
 from fairjudge._errors import BudgetExceeded
 from fairjudge._types import CallError, ParseFailure, Reply
 from fairjudge.runner import (
     DEFAULT_STORE_PATH,
     AsyncioExecutor,
+    Batch,
     CallOutcome,
     EventLoopThread,
     Executor,
@@ -73,7 +74,7 @@ class Job(Generic[C]):
     context: C
 
 
-class JudgeSession:
+class JudgeSession(Closing):
     """Owns the backends, the store, the event loop, the run options and the budget.
 
     Args:
@@ -159,12 +160,10 @@ class JudgeSession:
         self,
         jobs: Sequence[Job[C]],
         parse: ReplyParser[C],
-        *,
         progress: ProgressCallback | None = None,
-        quiet: bool = False,
     ) -> list[Reply]:
         """Async :meth:`run`: awaits the batch on the session's event-loop thread."""
-        future = self._loop.submit(self._run(jobs, parse, progress, quiet))
+        future = self._loop.submit(self._run(jobs, parse, progress, quiet=False))
         return await asyncio.wrap_future(future)
 
     async def _run(
@@ -195,14 +194,15 @@ class JudgeSession:
         options = self.options.remaining(self.calls_made, self.spent)
         if quiet:
             options = dataclasses.replace(options, progress="quiet")
-        result = await self.executor.execute(
+        batch = Batch(
             list(self.backends.values()),
             [job.spec for job in jobs],
-            store=self.store,
-            options=options,
+            self.store,
+            options,
             parse=read_fresh,
             on_progress=on_progress if progress is not None else None,
         )
+        result = await self.executor.execute(batch)
         summary = self.last_run = result.summary
         self.calls_made += summary.made
         self.spent += summary.cost_usd or 0.0
@@ -243,17 +243,6 @@ class JudgeSession:
         Also happens when the session is garbage-collected or the interpreter exits.
         """
         self._finalizer()
-
-    def __enter__(self) -> JudgeSession:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _read(parse: ReplyParser[C], completion: Completion, context: C) -> Reply:

@@ -6,7 +6,7 @@ keeps both. :class:`RunOptions` is the one bundle of run options; an
 :class:`Executor` is the seam where a batch runs (asyncio today).
 """
 
-from fairjudge.runner._executor import AsyncioExecutor, Executor
+from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor
 from fairjudge.runner._limits import Prices, RetryPolicy, TokenBucket
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._portal import EventLoopThread
@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_STORE_PATH",
     "SCHEMA_VERSION",
     "AsyncioExecutor",
+    "Batch",
     "CallOutcome",
     "CallRecord",
     "CallStatus",

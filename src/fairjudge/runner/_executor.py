@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec
@@ -21,23 +22,35 @@ from fairjudge.runner._result import RunResult
 from fairjudge.runner._run import Parser, run_calls
 from fairjudge.runner._store import Store
 
-__all__ = ["AsyncioExecutor", "Executor"]
+__all__ = ["AsyncioExecutor", "Batch", "Executor"]
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One batch of calls for an executor to run.
+
+    Attributes:
+        backends: Where calls go, each by its ``(name, model, base_url)`` route.
+        specs: The calls (duplicates are made once).
+        store: The cache and audit log.
+        options: Concurrency, limits, budgets, retries, progress.
+        parse: Reads each fresh reply into the JSON stored with it.
+        on_progress: Called with the number of calls just settled.
+    """
+
+    backends: Sequence[Backend]
+    specs: Sequence[CallSpec]
+    store: Store
+    options: RunOptions
+    parse: Parser | None = None
+    on_progress: Callable[[int], None] | None = None
 
 
 @runtime_checkable
 class Executor(Protocol):
     """Runs a batch of calls against the store; see the module docstring for the contract."""
 
-    async def execute(
-        self,
-        backends: Sequence[Backend],
-        specs: Sequence[CallSpec],
-        *,
-        store: Store,
-        options: RunOptions,
-        parse: Parser | None,
-        on_progress: Callable[[int], None] | None,
-    ) -> RunResult:
+    async def execute(self, batch: Batch) -> RunResult:
         """Make the uncached calls, store every finished one, and return the outcomes."""
         ...
 
@@ -52,23 +65,14 @@ class AsyncioExecutor:
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng
 
-    async def execute(
-        self,
-        backends: Sequence[Backend],
-        specs: Sequence[CallSpec],
-        *,
-        store: Store,
-        options: RunOptions,
-        parse: Parser | None,
-        on_progress: Callable[[int], None] | None,
-    ) -> RunResult:
+    async def execute(self, batch: Batch) -> RunResult:
         """Run the batch on this event loop: bounded concurrency, limits, retries, store."""
         return await run_calls(
-            backends,
-            specs,
-            store=store,
-            options=options,
-            parse=parse,
-            on_progress=on_progress,
+            batch.backends,
+            batch.specs,
+            store=batch.store,
+            options=batch.options,
+            parse=batch.parse,
+            on_progress=batch.on_progress,
             rng=self.rng,
         )

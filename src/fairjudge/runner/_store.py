@@ -26,10 +26,10 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
-from types import TracebackType
 from typing import Literal
 
 from fairjudge._call import Completion
+from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError
 from fairjudge.runner._records import (
     COLUMNS,
@@ -89,7 +89,7 @@ _UPSERT = (
 )
 
 
-class Store:
+class Store(Closing):
     """The SQLite cache and audit log.
 
     Args:
@@ -160,17 +160,6 @@ class Store:
             conn.executescript(
                 f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
             )
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the database connection. Safe to call twice."""

@@ -65,8 +65,8 @@ _MAX_LOG_ODDS = 15.0
 _WHOLE_RANGE = 0.01
 
 _SEPARATED = (
-    "are separated (their verdicts all go one way, or length alone explains them), "
-    "so the fit has no finite maximum there: too few items to bound the win rate"
+    "are separated (verdicts all one way, or explained by length alone), so the fit has "
+    "no finite maximum in them"
 )
 
 

@@ -1,0 +1,117 @@
+"""What ``compare`` and ``calibrate`` share: load items, judge them, keep the results."""
+
+import dataclasses
+from pathlib import Path
+
+import typer
+
+from fairjudge._errors import ConfigError
+from fairjudge._io import load_items
+from fairjudge._items import Item
+from fairjudge.cli._app import EXIT_UNRESOLVED, say
+from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
+from fairjudge.cli._progress import judging_progress
+from fairjudge.evaluation import PairwiseResult, evaluate
+from fairjudge.judges import BatchJudge
+from fairjudge.prompts import get_template
+from fairjudge.report import write_jsonl_atomic
+from fairjudge.runner import RunSummary
+
+__all__ = [
+    "check_unresolved",
+    "close_judge",
+    "judge_file",
+    "judge_name",
+    "last_run",
+    "load_input",
+]
+
+
+def load_input(file: Path, columns: InputFlags) -> list[Item]:
+    """Read and validate every row before any judge call; list what was skipped."""
+    loaded = load_items(file, columns=columns.columns(), skip_invalid=columns.skip_invalid)
+    for problem in loaded.skipped:
+        say("skipped", str(problem))
+    return loaded.items
+
+
+def _template(flags: JudgeFlags, items: list[Item]) -> str | None:
+    """The model judge's template as ``name@version``, after checking items have references."""
+    if (flags.judge or "").startswith("python:"):
+        return None
+    tmpl = get_template(flags.template or "default")
+    missing = [it.id for it in items if it.reference is None]
+    if tmpl.needs_reference and missing:
+        raise ConfigError(
+            f"template {tmpl.name!r} needs a reference, but {len(missing)} item(s) lack one "
+            f"(first: id {missing[0]!r}); add a 'reference' column or pick another template"
+        )
+    return f"{tmpl.name}@{tmpl.version}"
+
+
+def judge_name(judge: BatchJudge) -> str:
+    """How a judge is named in reports: its ``name``, else its type."""
+    return str(getattr(judge, "name", type(judge).__name__))
+
+
+def last_run(judge: BatchJudge) -> RunSummary | None:
+    """The judge's last batch summary, for model judges; ``None`` for Python callables."""
+    run = getattr(judge, "last_run", None)
+    return run if isinstance(run, RunSummary) else None
+
+
+def close_judge(judge: BatchJudge) -> None:
+    """Release a judge's session (connections, model, store), when it holds one."""
+    close = getattr(judge, "close", None)
+    if callable(close):
+        close()
+
+
+def judge_file(
+    file: Path,
+    flags: JudgeFlags,
+    columns: InputFlags,
+    run: EvalFlags,
+    *,
+    labelled: bool = False,
+) -> tuple[PairwiseResult, RunSummary | None]:
+    """Validate everything, judge every item, write ``--out``; the result and its calls.
+
+    Args:
+        file: The input file.
+        flags: Judge and run flags.
+        columns: Input-column flags.
+        run: Evaluation flags.
+        labelled: Every item must carry a human label (for ``calibrate``).
+    """
+    settings = run.settings(file)
+    items = load_input(file, columns)
+    if labelled:
+        from fairjudge.audit import check_labels
+
+        check_labels(items)
+    template = _template(flags, items)
+    judge = flags.open_judge(rounds=settings.rounds)
+    try:
+        with judging_progress(judge, len(items) * settings.rounds, quiet=flags.quiet) as progress:
+            result = evaluate(judge, items, settings, progress=progress)
+    finally:
+        close_judge(judge)
+    settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
+    result = dataclasses.replace(result, settings=settings)
+    if run.out is not None:
+        write_jsonl_atomic(run.out, (j.to_dict() for j in result.judgments))
+    return result, last_run(judge)
+
+
+def check_unresolved(result: PairwiseResult, limit: float) -> None:
+    """Exit with :data:`EXIT_UNRESOLVED` when too few items resolved to trust the result."""
+    share = result.n_unresolved / result.n_items if result.n_items else 0.0
+    if result.win_rate is None or share > limit:
+        say(
+            "too many unresolved items",
+            f"{result.n_unresolved} of {result.n_items} items have no verdict "
+            f"({share:.0%} > --max-unresolved {limit:g}); the reasons are listed above",
+            style="red",
+        )
+        raise typer.Exit(EXIT_UNRESOLVED)
