@@ -20,7 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ROLES", "Backend", "CallSpec", "Completion", "Conversation", "Message", "Route"]
+__all__ = [
+    "ROLES",
+    "Backend",
+    "CallSpec",
+    "Completion",
+    "Conversation",
+    "Message",
+    "Route",
+    "route_of",
+]
 
 Message = tuple[str, str]
 """A chat message as ``(role, content)``; roles are ``system``, ``user``, ``assistant``."""
@@ -166,3 +175,8 @@ class Backend(Protocol):
     async def aclose(self) -> None:
         """Release connections, threads or the loaded model."""
         ...
+
+
+def route_of(backend: Backend) -> Route:
+    """The route of a backend: the ``(name, model, base_url)`` its specs carry."""
+    return (backend.name, backend.model, backend.base_url)

@@ -72,18 +72,21 @@ def _parses(line: str) -> bool:
 def _is_array(text: str) -> bool:
     """Whether the text is one JSON array rather than JSON Lines.
 
-    A one-line list of objects is an array. So is a file whose first two lines do not
-    parse alone (``[`` then ``{``), which no JSON Lines file does; a single bad row
-    that happens to start with ``[`` is left to be reported as that row.
+    A JSONL row that is a list on one line is a row mistake, reported as that row,
+    unless it holds objects; several lines that parse as one value are an array, and
+    so are lines that start ``[`` and do not parse, unless the next line parses alone
+    (then only the first row is bad).
     """
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines or not lines[0].lstrip().startswith("["):
         return False
     try:
-        first = json.loads(lines[0])
+        whole = json.loads(text)
     except json.JSONDecodeError:
-        return len(lines) == 1 or not _parses(lines[1])
-    return len(lines) == 1 and isinstance(first, list) and any(isinstance(x, dict) for x in first)
+        if lines[0].strip() == "[" or len(lines) == 1:
+            return True
+        return not _parses(lines[0]) and not _parses(lines[1])
+    return len(lines) > 1 or not whole or any(isinstance(x, dict) for x in whole)
 
 
 def _rows_array(path: Path, text: str) -> Iterator[Row]:

@@ -95,6 +95,25 @@ def _judge(
     return battles_from(result), result.n_unresolved
 
 
+def _fit(
+    battles: Battles, ties: Ties, style_control: bool, unresolved: int, common: dict[str, Any]
+) -> RankingReport:
+    """Bradley-Terry, and the style-controlled fit when asked for, on the same battles."""
+    from fairjudge.stats import bradley_terry, style_controlled_bradley_terry  # scipy: lazily
+
+    outcomes = [o.value for o in battles.outcomes]
+    leaderboard = bradley_terry(battles.model_a, battles.model_b, outcomes, ties=ties, **common)
+    styled = None
+    if style_control:
+        if battles.answers_a is None or battles.answers_b is None:
+            raise ConfigError("--style-control needs the answers: give long-format input")
+        styled = style_controlled_bradley_terry(
+            battles.model_a, battles.model_b, outcomes, battles.answers_a, battles.answers_b,
+            **common,
+        )  # fmt: skip
+    return RankingReport(leaderboard, styled, unresolved)
+
+
 @app.command()
 @guarded
 @judge_flags
@@ -117,15 +136,14 @@ def rank(
     flags: JudgeFlags,
 ) -> None:
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
-    from fairjudge.stats import bradley_terry, style_controlled_bradley_terry  # scipy: lazily
-
     data = load_ranking_input(file)
     _check(data, anchor, l2, bootstrap)
     unresolved = 0
     if isinstance(data, Battles):
-        if flags.given():
+        unused = flags.given() + (["--out"] if out is not None else [])
+        if unused:
             raise ConfigError(
-                f"{', '.join(flags.given())}: {file} holds judged battles, so no judge is "
+                f"{', '.join(unused)}: {file} holds judged battles, so no judge is "
                 "called and these flags have no effect; drop them"
             )
         if not flags.quiet:
@@ -139,19 +157,10 @@ def rank(
         battles, unresolved = _judge(
             data, file, items, seed=seed, flags=flags, out=out, max_unresolved=max_unresolved
         )
-    outcomes = [o.value for o in battles.outcomes]
-    common: dict[str, Any] = {"questions": battles.questions, "anchor": anchor, "l2": l2,
-        "anchor_rating": anchor_rating, "n_resamples": bootstrap, "seed": seed}  # fmt: skip
-    leaderboard = bradley_terry(battles.model_a, battles.model_b, outcomes, ties=ties, **common)
-    styled = None
-    if style_control:
-        if battles.answers_a is None or battles.answers_b is None:
-            raise ConfigError("--style-control needs the answers: give long-format input")
-        styled = style_controlled_bradley_terry(
-            battles.model_a, battles.model_b, outcomes, battles.answers_a, battles.answers_b,
-            **common,
-        )  # fmt: skip
-    report = RankingReport(leaderboard, styled, unresolved)
+    report = _fit(battles, ties, style_control, unresolved, common={
+        "questions": battles.questions, "anchor": anchor, "l2": l2,
+        "anchor_rating": anchor_rating, "n_resamples": bootstrap, "seed": seed,
+    })  # fmt: skip
     if json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:

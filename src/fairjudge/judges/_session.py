@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import Any, Generic, TypeVar
 
-from fairjudge._call import Backend, CallSpec, Completion, Route
+from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._closing import Closing
 from fairjudge._errors import BudgetExceeded
 from fairjudge._types import CallError, ParseFailure, Reply
@@ -42,7 +42,6 @@ from fairjudge.runner import (
     RunOptions,
     RunSummary,
     Store,
-    backend_route,
 )
 
 __all__ = ["Job", "JudgeSession", "ProgressCallback", "ReplyParser"]
@@ -123,7 +122,7 @@ class JudgeSession(Closing):
             The backend now serving that route: ``backend``, or the one added earlier
             for the same route (two panel members asking the same model share it).
         """
-        return self.backends.setdefault(backend_route(backend), backend)
+        return self.backends.setdefault(route_of(backend), backend)
 
     def __repr__(self) -> str:
         names = ", ".join("/".join(r[:2]) for r in self.backends) or "no backends"

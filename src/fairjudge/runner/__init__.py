@@ -20,7 +20,7 @@ from fairjudge.runner._progress import (
 )
 from fairjudge.runner._records import SCHEMA_VERSION, CallRecord
 from fairjudge.runner._result import CallOutcome, CallStatus, RunResult, RunSummary, StopReason
-from fairjudge.runner._run import Parser, backend_route, run_calls
+from fairjudge.runner._run import Parser, run_calls
 from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "StopReason",
     "Store",
     "TokenBucket",
-    "backend_route",
     "make_progress",
     "run_calls",
 ]

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from fairjudge._call import Backend, CallSpec, Completion, Route
+from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._errors import BackendError, ConfigError, EndpointUnreachable, FatalBackendError
 from fairjudge._redact import scrub
 from fairjudge._types import CallError
@@ -39,10 +39,11 @@ from fairjudge.runner._options import RunOptions
 from fairjudge.runner._progress import Snapshot, make_progress
 from fairjudge.runner._records import call_row
 from fairjudge.runner._result import CallOutcome, RunResult, RunSummary, StopReason
+from fairjudge.runner._stops import stop_error
 from fairjudge.runner._store import Store
 from fairjudge.runner._writer import BatchWriter
 
-__all__ = ["Parser", "backend_route", "run_calls"]
+__all__ = ["Parser", "run_calls"]
 
 Parser = Callable[[CallSpec, Completion], Mapping[str, Any] | None]
 """Reads a fresh reply into JSON-ready data for the store's ``parsed`` column."""
@@ -90,7 +91,7 @@ async def run_calls(
     """
     pool = [backends] if isinstance(backends, Backend) else list(backends)
     run = _Run(
-        {backend_route(b): b for b in pool},
+        {route_of(b): b for b in pool},
         store=store,
         options=options if options is not None else RunOptions(),
         on_progress=on_progress,
@@ -98,11 +99,6 @@ async def run_calls(
         rng=rng if rng is not None else random.Random(),
     )
     return await run.execute(specs)
-
-
-def backend_route(backend: Backend) -> Route:
-    """The route of a backend: the ``(name, model, base_url)`` its specs carry."""
-    return (backend.name, backend.model, backend.base_url)
 
 
 class _Run:
@@ -172,10 +168,9 @@ class _Run:
         try:
             if todo:
                 await self._make_calls(iter(todo.items()), min(self.concurrency, len(todo)))
-        except FatalBackendError as exc:
-            raise self._fatal(exc) from exc
-        except EndpointUnreachable as exc:
-            raise self._unreachable(exc) from exc
+        except (FatalBackendError, EndpointUnreachable) as exc:
+            finished = self.cached + self.done
+            raise stop_error(exc, self.culprit, finished, self.store.path, self.retry) from exc
         finally:
             self._report()
             if self.progress is not None:
@@ -362,33 +357,6 @@ class _Run:
         if not n_out:
             n_out = self.output_tokens // self.done if self.done else _UNKNOWN_OUTPUT_TOKENS
         return prices.cost(n_in, n_out)
-
-    def _unreachable(self, exc: EndpointUnreachable) -> FatalBackendError:
-        where = self.culprit.base_url or self.culprit.name
-        message = scrub(
-            f"{str(exc).rstrip('.')}. Nothing answered at {where} on any attempt "
-            f"({self.retry.max_unreachable_attempts} tries), so the run stopped instead "
-            "of retrying every call: check that the server is running and that "
-            "--base-url points at it. "
-            f"The {self.cached + self.done} calls finished so far are kept in the store "
-            f"{self.store.path}."
-        )
-        return FatalBackendError(message)
-
-    def _fatal(self, exc: FatalBackendError) -> FatalBackendError:
-        backend, text = self.culprit, str(exc).rstrip(".")
-        if backend.model not in text:  # well-behaved backends already say where
-            where = f" at {backend.base_url}" if backend.base_url else ""
-            text = f"{backend.name} judge {backend.model!r}{where}: {text}"
-        message = scrub(
-            f"{text}. Stopped the run, because retrying cannot fix this error. "
-            f"The {self.cached + self.done} calls finished so far are kept in the store "
-            f"{self.store.path}; fix the problem and run again to continue from there."
-        )
-        try:
-            return type(exc)(message)
-        except TypeError:  # a subclass with another signature
-            return FatalBackendError(message)
 
     def snapshot(self) -> Snapshot:
         return Snapshot(

@@ -1,0 +1,50 @@
+"""Why a run stopped early, in words that say what to do next.
+
+Two errors stop a whole run rather than one call: a backend error that retrying
+cannot fix (bad request, bad key, unknown model), and an address where nothing
+answered on any attempt while nothing there had answered before in the run. Both
+are re-raised as :class:`fairjudge.FatalBackendError` with a message that names
+the backend, says how many finished calls are safe in the store, and how to go on.
+"""
+
+from __future__ import annotations
+
+from fairjudge._call import Backend
+from fairjudge._errors import EndpointUnreachable, FatalBackendError
+from fairjudge._redact import scrub
+from fairjudge.runner._limits import RetryPolicy
+
+__all__ = ["stop_error"]
+
+
+def stop_error(
+    exc: FatalBackendError | EndpointUnreachable,
+    backend: Backend,
+    finished: int,
+    store_path: str,
+    retry: RetryPolicy,
+) -> FatalBackendError:
+    """The error that stops the run, its message scrubbed of anything secret."""
+    kept = f"The {finished} calls finished so far are kept in the store {store_path}"
+    if isinstance(exc, EndpointUnreachable):
+        tries = min(retry.max_attempts, retry.max_unreachable_attempts)
+        return FatalBackendError(
+            scrub(
+                f"{str(exc).rstrip('.')}. Nothing answered at "
+                f"{backend.base_url or backend.name} on any attempt ({tries} tries), so the "
+                "run stopped instead of retrying every call: check that the server is "
+                f"running and that --base-url points at it. {kept}."
+            )
+        )
+    text = str(exc).rstrip(".")
+    if backend.model not in text:  # well-behaved backends already say where
+        where = f" at {backend.base_url}" if backend.base_url else ""
+        text = f"{backend.name} judge {backend.model!r}{where}: {text}"
+    message = scrub(
+        f"{text}. Stopped the run, because retrying cannot fix this error. "
+        f"{kept}; fix the problem and run again to continue from there."
+    )
+    try:
+        return type(exc)(message)
+    except TypeError:  # a subclass with another signature
+        return FatalBackendError(message)
