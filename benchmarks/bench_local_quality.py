@@ -35,7 +35,8 @@ from _common import environment, table, write_json
 
 from fairjudge import Item, Outcome, evaluate_pairs
 from fairjudge.judges._llm import LLMJudge
-from fairjudge.judges._registry import resolve_judge
+from fairjudge.judges._registry import BackendOptions, resolve_judge
+from fairjudge.runner import RunOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -88,13 +89,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "LLMBar-Natural": load_llmbar(args.llmbar, args.n, args.seed),
         "PandaLM": load_pandalm(args.pandalm, args.n, args.seed),
     }
-    greedy = resolve_judge(args.judge, store=args.store, threads=args.threads, quiet=args.quiet)
+    options = RunOptions(progress="quiet" if args.quiet else "auto")
+    greedy = resolve_judge(
+        args.judge,
+        backend_options=BackendOptions(threads=args.threads),
+        store=args.store,
+        options=options,
+    )
     sampled_params = {"temperature": 1.0, "max_tokens": 1, "top_logprobs": 20}
     backend = getattr(greedy, "backend", None)
-    if backend is not None:  # one model in memory; sampled rounds reuse its forward passes
-        sampled: Any = LLMJudge(backend, store=args.store, params=sampled_params, quiet=args.quiet)
-    else:
-        sampled = resolve_judge(args.judge, store=args.store, params=sampled_params)
+    sampled: Any = greedy
+    if isinstance(greedy, LLMJudge):  # one session, one model in memory: shared passes
+        sampled = LLMJudge(greedy.backend, session=greedy.session, params=sampled_params)
     rows: list[list[str]] = []
     results: dict[str, dict[str, Any]] = {}
     for set_name, items in sets.items():

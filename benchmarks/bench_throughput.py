@@ -193,11 +193,15 @@ async def runner(
     backend: OpenAIBackend, specs: Sequence[CallSpec], store_path: Path, concurrency: int
 ) -> dict[str, Any]:
     """fairjudge's engine, as ``LLMJudge`` drives it: store, hashing, retries, parsing."""
-    from fairjudge.runner import Store, run_calls
+    from fairjudge.runner import RunOptions, Store, run_calls
 
     with Store(store_path) as store:
         result = await run_calls(
-            backend, specs, store=store, concurrency=concurrency, progress="quiet", parse=parse
+            backend,
+            specs,
+            store=store,
+            options=RunOptions(concurrency=concurrency, progress="quiet"),
+            parse=parse,
         )
     summary = result.summary
     return {"made": summary.made, "cached": summary.cached, "failed": summary.failed}

@@ -84,6 +84,23 @@ def test_length_control_on_a_small_set_refuses_the_interval() -> None:
     assert "[0.0%, 100.0%]" not in r.summary()
 
 
+def test_length_control_interval_spanning_all_of_zero_to_one_is_refused() -> None:
+    # Only 1 of 200 resamples separates, yet the interval runs from (nearly) 0 to 1.
+    r = length_controlled_win_rate(
+        ["tie", "tie", "2", "tie", "tie", "1", "tie"],
+        [466, 40, 98, 273, 59, 426, 50],
+        [310, 194, 22, 418, 211, 400, 203],
+        n_resamples=200,
+        seed=0,
+    )
+    assert r.n_degenerate_resamples == 1
+    assert r.ci.reason == (
+        "the interval spans essentially all of [0, 1]: too few items to bound it"
+    )
+    assert r.length_coefficient_ci.estimable
+    assert r.raw_ci.estimable
+
+
 def test_length_control_with_a_model_that_won_everything_is_refused() -> None:
     with pytest.raises(InputError, match="system 1 won every item"):
         length_controlled_win_rate(
