@@ -131,8 +131,6 @@ def bradley_terry(
         model_b: The second model of each battle.
         outcomes: ``"1"`` (model A won), ``"2"`` (model B won) or ``"tie"``;
             :class:`fairjudge.Outcome` members work too.
-        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
-            (see :class:`._resample.BootstrapOptions`).
         ties: ``"half"`` counts a tie as half a win (Chatbot Arena); ``"davidson"``
             fits Davidson's (1970) tie model, in which ties inform a separate tie
             strength instead; it needs at least one tie.
@@ -142,14 +140,19 @@ def bradley_terry(
         l2: Ridge penalty ``l2 / 2 * sum(theta**2)`` on the log-odds ratings, added
             to the negative log-likelihood summed over battles. Zero fits the plain
             maximum likelihood; a small value (0.01-1) keeps ratings finite when a
-            model never lost.
+            model never lost (``--l2`` on the command line).
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`). With ``questions``, each
+            round resamples questions with all their battles.
 
     Returns:
-        The leaderboard, best first.
+        The leaderboard, best first. A rating's (and rank's) interval is not
+        estimable, with the reason, when more than ``(1 - level) / 4`` of the rounds
+        had no finite maximum for it, or when there is a single question.
 
     Raises:
         InputError: Bad battles, a model never compared with the others, or
-            (with ``l2=0``) data with no finite maximum.
+            (with ``l2=0``) data with no finite maximum; the message names the fix.
         ConfigError: A bad option.
 
     Example:

@@ -274,11 +274,11 @@ def style_controlled_bradley_terry(
         controls: Which covariates to include (Arena-Hard-Auto's ``--control-features
             length markdown`` is all four, the default). A covariate that never
             varies in the data is left out of the fit and reported as not estimable.
-        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
-            (see :class:`._resample.BootstrapOptions`).
         anchor: Model pinned at ``anchor_rating`` (default: first alphabetically).
         anchor_rating: Its rating.
         l2: Ridge strength on all parameters (FastChat's style control uses 0.5).
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`).
 
     Returns:
         The style-controlled leaderboard and the style coefficients. Rating

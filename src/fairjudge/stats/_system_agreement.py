@@ -92,9 +92,10 @@ def system_agreement(
         model_b: The second system of each battle.
         judge: The judge's verdict per battle: ``"1"``, ``"2"`` or ``"tie"``.
         human: The human label per battle, same vocabulary.
-        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
-            (see :class:`._resample.BootstrapOptions`); each round resamples once for both fits.
         l2: Ridge strength of both fits (needed when a system never lost).
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`); each round resamples once
+            for both fits.
 
     Returns:
         The correlations with their intervals, and both sets of ratings.
