@@ -40,9 +40,9 @@ _Gate = Annotated[float, typer.Option(help="Gate: pass at Spearman >= this (huma
 
 @app.command()
 @guarded
-@eval_flags
 @input_flags
 @judge_flags
+@eval_flags
 def calibrate(
     file: _File,
     min_spearman: _Gate = 0.7,

@@ -24,9 +24,9 @@ __all__ = ["compare"]
 
 @app.command()
 @guarded
-@eval_flags
 @input_flags
 @judge_flags
+@eval_flags
 def compare(
     file: Annotated[
         Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")

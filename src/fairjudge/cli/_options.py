@@ -119,6 +119,12 @@ class JudgeFlags:
         is_model = not (self.judge or "").startswith("python:")
         if temperature is None and rounds > 2 and is_model:
             temperature = SAMPLING_TEMPERATURE
+        if temperature == 0 and rounds > 2 and is_model:  # say so before a model loads
+            raise ConfigError(
+                f"--rounds {rounds} repeats each order {rounds // 2} times, but --temperature 0 "
+                "makes the repeats identical calls paid for again; give --temperature above 0 "
+                "(e.g. 0.7), or use --rounds 2"
+            )
         where = BackendOptions(self.base_url, self.model_path, self.threads, temperature)
         return resolve_judge(
             self.judge, backend_options=where, template=self.template, options=options,

@@ -260,10 +260,14 @@ def length_controlled_win_rate(
 
     Returns:
         Raw and length-controlled win rates with intervals, and the length effect.
+        The length-controlled interval (and the coefficient's) is not estimable when
+        more than ``(1 - level) / 4`` of the resamples are separated, or when it
+        spans essentially all of [0, 1]; every interval is, with a single question.
 
     Raises:
         InputError: Mismatched lengths, a bad outcome, a non-finite or negative
-            length, or fewer than 2 items.
+            length, fewer than 2 items, or verdicts with no finite fit (separated
+            by length, or all one way without a tie).
         ConfigError: A bad option.
     """
     n = check_same_length(outcomes=outcomes, lengths_1=lengths_1, lengths_2=lengths_2)

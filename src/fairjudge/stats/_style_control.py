@@ -186,9 +186,10 @@ def _fit(
         )
         hess[:n, :n] = block.reshape(n, n)
         hf = h[:, None] * feats
-        cross = np.stack(
-            [np.bincount(a, hf[:, j], n) - np.bincount(b, hf[:, j], n) for j in range(k)], 1
-        )
+        # (n, k); with every feature constant k is 0 and this is plain Bradley-Terry.
+        cross = np.zeros((n, k))
+        for j in range(k):
+            cross[:, j] = np.bincount(a, hf[:, j], n) - np.bincount(b, hf[:, j], n)
         hess[:n, n:] = cross
         hess[n:, :n] = cross.T
         hess[n:, n:] = feats.T @ hf
@@ -269,7 +270,7 @@ def style_controlled_bradley_terry(
         model_b: The second model of each battle.
         outcomes: ``"1"`` (A won), ``"2"`` (B won) or ``"tie"`` (half a win each).
         features_a: Style of A's answer per battle: :class:`StyleFeatures`, or the
-            answer text (featurised with :func:`style_features`).
+            answer text (featurised with :func:`._style_features.style_features`).
         features_b: Style of B's answer per battle.
         controls: Which covariates to include (Arena-Hard-Auto's ``--control-features
             length markdown`` is all four, the default). A covariate that never
