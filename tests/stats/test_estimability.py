@@ -324,3 +324,13 @@ def test_a_misspelt_bootstrap_option_is_an_error_not_ignored() -> None:
     a, b, o = UNBEATEN
     with pytest.raises(TypeError, match="unexpected keyword argument 'n_resample'"):
         bradley_terry(a, b, o, l2=0.1, n_resample=10)  # type: ignore[call-arg]
+
+
+def test_with_every_style_feature_constant_style_control_is_plain_bradley_terry() -> None:
+    a, b, o = battles(np.array([0.0, 0.4, -0.2]), 300, seed=8)
+    same = [StyleFeatures(10)] * len(a)
+    styled = style_controlled_bradley_terry(a, b, o, same, same, n_resamples=20, seed=0)
+    assert all(c.reason == "constant in the data" for c in styled.coefficients)
+    plain = bradley_terry(a, b, o, n_resamples=20, seed=0)
+    for row in plain.ratings:
+        assert math.isclose(styled.rating(row.model).rating, row.rating, abs_tol=1e-6)

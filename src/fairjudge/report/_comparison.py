@@ -88,6 +88,8 @@ def _verdict_line(result: PairwiseResult) -> str:
     w = result.win_rate
     if w is None:
         return "No item could be resolved: see the failures above."
+    if not w.ci.estimable:
+        return f"No conclusion: the win rate's interval {ci_text(w.ci)}."
     if w.ci.low > 0.5:
         return "Model 1 is better: the whole interval lies above 0.5."
     if w.ci.high < 0.5:

@@ -53,11 +53,15 @@ def render_ranking(report: RankingReport, console: Console) -> None:
             str(r.rank),
             escape(r.model),
             f"{r.rating:.1f}",
-            f"[{r.ci.low:.1f}, {r.ci.high:.1f}]",
-            f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}",
+            f"[{r.ci.low:.1f}, {r.ci.high:.1f}]" if r.ci.estimable else "n/a *",
+            f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}" if r.rank_ci.estimable else "n/a *",
             f"{r.wins} / {r.ties} / {r.losses}",
         )
     console.print(table)
+    for r in result.ratings:
+        if not r.ci.estimable or not r.rank_ci.estimable:
+            why = r.ci.reason or r.rank_ci.reason
+            console.print(f"* {r.model}: {why}", highlight=False, markup=False)
     console.print(
         f"{result.anchor} is pinned at {result.anchor_rating:g} (Elo scale).",
         highlight=False,

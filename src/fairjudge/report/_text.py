@@ -19,9 +19,9 @@ _SHOWN_REASONS = 5
 _REASON_CHARS = 300
 
 
-def ci_text(ci: ConfidenceInterval) -> str:
-    """``[low, high]`` with three decimals."""
-    return f"[{ci.low:.3f}, {ci.high:.3f}]"
+def ci_text(ci: ConfidenceInterval, spec: str = ".3f") -> str:
+    """``[low, high]``, or ``cannot be estimated: <why>`` for an interval the data cannot give."""
+    return format(ci, spec)
 
 
 def failure_lines(reasons: Counter[str]) -> Iterator[str]:

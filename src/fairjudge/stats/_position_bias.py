@@ -136,7 +136,8 @@ class PositionBiasResult(Resampled):
         """A short report, one metric per line."""
         lines = [
             f"Position bias over {self.n_pairs} swapped pairs ({self.n_items} items, "
-            f"{self.rounds} round{'' if self.rounds == 1 else 's'}), {self.n_resamples} resamples, "
+            f"{self.rounds} call{'' if self.rounds == 1 else 's'} in each order), "
+            f"{self.n_resamples} resamples, "
             f"seed {self.seed}",
             f"  consistency       {self.consistency}",
             f"  first position    {self.first_position}",
