@@ -69,15 +69,15 @@ def _judge(
     data: LongAnswers, file: Path, items: list[Item], *, seed: int, flags: JudgeFlags,
     out: Path | None, max_unresolved: float,
 ) -> tuple[Battles, int]:  # fmt: skip
-    if not flags.quiet:
-        err_console.print(
-            f"{file}: {len(data.models)} models, {len(data.answers)} questions, "
-            f"{len(items)} pairs; each judged in both orders",
-            highlight=False,
-            markup=False,
-        )
-    judge = flags.open_judge()
+    judge = flags.open_judge()  # every flag checked before anything is printed
     try:
+        if not flags.quiet:
+            err_console.print(
+                f"{file}: {len(data.models)} models, {len(data.answers)} questions, "
+                f"{len(items)} pairs; each judged in both orders",
+                highlight=False,
+                markup=False,
+            )
         result = evaluate(judge, items, EvalSettings(seed=seed))
     finally:
         close_judge(judge)
