@@ -141,7 +141,8 @@ class JudgeSession(Closing):
         """Run the jobs; one reply per job, in order. Blocks until the batch is done.
 
         Args:
-            jobs: The calls and their parsers' contexts.
+            jobs: The calls and their parsers' contexts. Jobs with equal keys are one
+                call (made once, parsed once, with the first such job's context).
             parse: Reads each completion; called once per unique fresh or cached call.
             progress: Called (from the session's thread) with the number of jobs just
                 settled, a few times a second.
