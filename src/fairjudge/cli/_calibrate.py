@@ -17,14 +17,7 @@ from rich.console import Console
 from fairjudge.audit import calibration_report
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
-from fairjudge.cli._options import (
-    EvalFlags,
-    InputFlags,
-    JudgeFlags,
-    eval_flags,
-    input_flags,
-    judge_flags,
-)
+from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
 from fairjudge.report import calibration_payload, render_calibration
 
 __all__ = ["calibrate"]
@@ -40,9 +33,7 @@ _Gate = Annotated[float, typer.Option(help="Gate: pass at Spearman >= this (huma
 
 @app.command()
 @guarded
-@input_flags
-@judge_flags
-@eval_flags
+@item_judging_flags
 def calibrate(
     file: _File,
     min_spearman: _Gate = 0.7,

@@ -9,14 +9,7 @@ from rich.console import Console
 
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._judging import check_unresolved, judge_file
-from fairjudge.cli._options import (
-    EvalFlags,
-    InputFlags,
-    JudgeFlags,
-    eval_flags,
-    input_flags,
-    judge_flags,
-)
+from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
 from fairjudge.report import comparison_report, render_comparison
 
 __all__ = ["compare"]
@@ -24,9 +17,7 @@ __all__ = ["compare"]
 
 @app.command()
 @guarded
-@input_flags
-@judge_flags
-@eval_flags
+@item_judging_flags
 def compare(
     file: Annotated[
         Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")

@@ -31,6 +31,7 @@ __all__ = [
     "JudgeFlags",
     "eval_flags",
     "input_flags",
+    "item_judging_flags",
     "judge_flags",
 ]
 
@@ -220,4 +221,15 @@ input_flags = _adds(InputFlags, "columns")
 
 eval_flags = _adds(EvalFlags, "run")
 """Add the evaluation flags (rule, rounds, seed, bootstrap, --out) as its ``run`` argument."""
+
+
+def item_judging_flags(fn: F) -> F:
+    """All three groups, for commands that judge a file of items (compare, calibrate).
+
+    Shown in ``--help`` in this order: the command's own options, then evaluation,
+    judge and input-column flags.
+    """
+    return input_flags(judge_flags(eval_flags(fn)))
+
+
 """Add the input-column flags to a command, as its ``columns`` argument."""
