@@ -1,6 +1,6 @@
 """The store: the cache and the audit log of judge calls, in one SQLite file.
 
-One row per judge call, keyed by :attr:`fairjudge.judges.CallSpec.key` (a SHA-256
+One row per judge call, keyed by :attr:`fairjudge._call.CallSpec.key` (a SHA-256
 over everything that determines the reply). A row with status ``ok`` is a cache hit
 for every later run; a row with status ``error`` records the failure for the audit
 and is retried by the next run. The row keeps the rendered call (its canonical
@@ -13,7 +13,7 @@ once. Within a process the runner funnels writes through one writer that commits
 small batches, so a killed run loses at most the calls in flight. Once a key has an
 ``ok`` row it is never overwritten: the first successful reply is the cached one.
 
-Secrets. A :class:`~fairjudge.judges.CallSpec` holds no credentials, and error text
+Secrets. A :class:`~fairjudge._call.CallSpec` holds no credentials, and error text
 is scrubbed of key-shaped text and credential env values before it is written.
 """
 
