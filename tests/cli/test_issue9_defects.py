@@ -286,6 +286,17 @@ def test_a_style_feature_that_never_varies_is_not_estimated() -> None:
     assert "beta[headers] cannot be estimated: constant in the data" in result.stdout
 
 
+def test_style_separated_ratings_give_no_interval() -> None:
+    result = invoke(
+        "rank", str(ROOT / "examples" / "rank_answers.jsonl"), "--judge", LONGER,
+        "--style-control", "-q", "--bootstrap", "200",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "-29891" not in result.stdout
+    assert "perfectly separated by length" in result.stdout
+    assert "beta[length] cannot be estimated" in result.stdout
+
+
 # -- 9. the README's calibrate example gave NaN and failed -----------------------------------
 
 

@@ -71,8 +71,10 @@ class BootstrapDraws:
     Attributes:
         theta: ``(B, n)`` ratings; NaN where not identified in that round.
         kappa: ``(B,)`` Davidson log tie strength, or ``None``.
-        diverged: ``(B, n)`` ratings whose maximum lay at infinity in that round.
-        n_degenerate: Rounds with an unidentified rating or no finite maximum.
+        diverged: ``(B, n)`` ratings whose maximum lay at infinity in that round
+            (style control adds those of rounds separated by style).
+        n_degenerate: Rounds with an unidentified rating or no finite maximum (or,
+            in style control, separated by style).
     """
 
     theta: FloatArray

@@ -4,7 +4,7 @@ Shared by the plain Bradley-Terry fit and the style-controlled one, which differ
 the model they fit but not in how a fit becomes a leaderboard: ratings anchored on
 one model, percentile intervals of the ratings and of the ranks, and those
 intervals refused (with the reason) where too many bootstrap rounds had no finite
-maximum for that model's rating.
+maximum for that model's rating, or where the full-data fit identifies no rating.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ class ModelRating:
         losses: Battles it lost.
         ties: Battles that were tied.
         n_degenerate_resamples: Bootstrap rounds in which this rating was not
-            identified (left out of its interval) or had no finite maximum.
+            identified (left out of its interval) or had no finite maximum (in style
+            control, also: the round was separated by style).
     """
 
     model: str
@@ -91,7 +92,8 @@ class Leaderboard(Resampled):
         n_battles: Number of battles.
         bootstrap: ``"battles"`` or ``"questions"``: what each round resampled.
         n_degenerate_resamples: Rounds where some rating was not identified (left
-            out of that model's interval) or had no finite maximum.
+            out of that model's interval) or had no finite maximum (in style control,
+            also: rounds separated by style, or whose Newton did not converge).
     """
 
     ratings: tuple[ModelRating, ...]
@@ -122,7 +124,7 @@ class Leaderboard(Resampled):
             f"{'rank':>4}  {'model':<{width}}  {'rating':>7}  {f'{pct}% CI':>17}  "
             f"{'rank CI':>7}  {'battles':>7}",
         ]
-        notes: list[str] = []
+        refused: dict[str, list[str]] = {}
         for r in self.ratings:
             ci = format(r.ci, "7.1f") if r.ci.estimable else "n/a"
             rank_ci = f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}" if r.rank_ci.estimable else "n/a"
@@ -130,8 +132,13 @@ class Leaderboard(Resampled):
                 f"{r.rank:>4}  {r.model:<{width}}  {r.rating:7.1f}  {ci:>17}  "
                 f"{rank_ci:>7}  {r.n_battles:>7}"
             )
-            if not r.ci.estimable:
-                notes.append(f"  {r.model}: interval {r.ci}")
+            if r.ci.reason is not None:
+                refused.setdefault(r.ci.reason, []).append(r.model)
+        # Models refused for the same reason (say, style separates the verdicts) share one
+        # note, so that a long reason is read once.
+        notes = [
+            f"  {', '.join(m)}: interval cannot be estimated: {why}" for why, m in refused.items()
+        ]
         if self.n_degenerate_resamples:
             notes.append(f"{self.n_degenerate_resamples} degenerate bootstrap rounds")
         return lines + notes
@@ -149,6 +156,8 @@ class Leaderboard(Resampled):
         anchor_rating: float,
         l2: float,
         plan: BootstrapPlan,
+        not_identified: str | None = None,
+        unstable: str = _DIVERGED,
         **extra: Any,
     ) -> Self:
         """Build the leaderboard from its point and bootstrap ratings.
@@ -165,10 +174,22 @@ class Leaderboard(Resampled):
             anchor_rating: Its rating.
             l2: Ridge strength of the fit.
             plan: The bootstrap's options.
+            not_identified: Why the full-data fit identifies no rating (say, the
+                verdicts are separated by style), or ``None``. When given, it replaces
+                every rating interval but the anchor's (a point by construction)
+                and every rank interval.
+            unstable: What went wrong in a round whose rating diverged, completing
+                "N of B bootstrap resamples ..." in a refused interval's reason.
             **extra: The subclass's own fields.
         """
+        reasons = _reasons(draws.diverged, plan, unstable)
+        rank_reasons = reasons
+        if not_identified is not None:
+            reasons = [r if i == anchor else not_identified for i, r in enumerate(reasons)]
+            rank_reasons = [not_identified] * len(models)
+        rows = _rows(models, elo, boot, data, plan, draws.diverged, reasons, rank_reasons)
         return cls(
-            ratings=tuple(_rows(models, elo, boot, data, plan, draws.diverged)),
+            ratings=tuple(rows),
             models=models,
             anchor=models[anchor],
             anchor_rating=float(anchor_rating),
@@ -207,6 +228,14 @@ def rank_of(ratings: FloatArray) -> FloatArray:
     return out
 
 
+def _reasons(diverged: BoolArray, plan: BootstrapPlan, unstable: str) -> list[str | None]:
+    """Per model, why its interval rests on too many diverged rounds, or ``None``."""
+    return [
+        unstable_reason(int(d), plan.n_resamples, plan.level, unstable)
+        for d in diverged.sum(axis=0)
+    ]
+
+
 def _rows(
     models: tuple[str, ...],
     elo: FloatArray,
@@ -214,6 +243,8 @@ def _rows(
     data: PairData,
     plan: BootstrapPlan,
     diverged: BoolArray,
+    reasons: list[str | None],
+    rank_reasons: list[str | None],
 ) -> list[ModelRating]:
     """Leaderboard rows, best first, from point and bootstrap ratings on the Elo scale.
 
@@ -223,12 +254,12 @@ def _rows(
         boot: ``(B, n)`` bootstrap ratings; NaN where not identified.
         data: The battles, for the win/loss/tie counts.
         plan: The bootstrap's options.
-        diverged: ``(B, n)`` ratings with no finite maximum in that round.
+        diverged: ``(B, n)`` ratings with no finite maximum (or separated) in that round.
+        reasons: Per model, why its rating interval is not estimable, or ``None``.
+        rank_reasons: The same for its rank interval.
     """
-    n_diverged = diverged.sum(axis=0)
-    reasons = [unstable_reason(int(d), plan.n_resamples, plan.level, _DIVERGED) for d in n_diverged]
     cis = plan.intervals(boot, reasons=reasons)
-    rank_cis = plan.intervals(rank_of(boot), method="inverted_cdf", reasons=reasons)
+    rank_cis = plan.intervals(rank_of(boot), method="inverted_cdf", reasons=rank_reasons)
     n_degenerate = (np.isnan(boot) | diverged).sum(axis=0)
     ranks = rank_of(elo)
     wins, losses, ties = model_counts(data)

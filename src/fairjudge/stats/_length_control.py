@@ -47,6 +47,7 @@ from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._newton import backtrack
 from fairjudge.stats._resample import BootstrapOptions, Resampled, plan_bootstrap, unstable_reason
+from fairjudge.stats._separation import MAX_LOG_ODDS, beyond_bound, separation_reason
 from fairjudge.stats._validate import (
     OUTCOME_SCORES,
     check_finite,
@@ -55,11 +56,6 @@ from fairjudge.stats._validate import (
 )
 
 __all__ = ["LengthControlledWinRate", "length_controlled_win_rate"]
-
-# Over the tanh range [-1, 1], a coefficient of 15 already means odds of e^30, and
-# an intercept of 15 a win rate at equal length of 1 - 3e-7: a fit past either is
-# running off to infinity (separation), not estimating anything.
-_MAX_LOG_ODDS = 15.0
 
 # An interval from (nearly) 0 to (nearly) 1 says only that the data cannot tell.
 _WHOLE_RANGE = 0.01
@@ -223,16 +219,20 @@ def _check_point_fit(theta: float, beta: float) -> None:
     Raises:
         InputError: The verdicts are separated by length, or all go one way.
     """
-    if abs(beta) > _MAX_LOG_ODDS:
+    # Over the tanh range [-1, 1] the length term adds at most |beta| to the log-odds,
+    # and the intercept |theta| (see :mod:`._separation` for the bound).
+    if abs(beta) > MAX_LOG_ODDS:
         # The likelihood keeps rising as beta grows, so theta, and the win rate at
         # equal length, are not identified.
         raise InputError(
-            "the verdicts are (almost) perfectly separated by answer length "
-            f"(length coefficient {beta:.1f} and still growing): the judge's "
-            "preference is explained by length alone, so the win rate at equal length "
-            "is not identified"
+            separation_reason(
+                "answer length",
+                "length",
+                "the win rate at equal length is",
+                f" (length coefficient {beta:.1f} and still growing)",
+            )
         )
-    if abs(theta) > _MAX_LOG_ODDS:
+    if abs(theta) > MAX_LOG_ODDS:
         side = "won" if theta > 0 else "lost"
         raise InputError(
             f"system 1 {side} every item (no ties): the win rate at equal length runs off "
@@ -295,7 +295,7 @@ def length_controlled_win_rate(
     for draws in plan.draws(8 * n):
         w = draws[:, plan.clusters]
         t_b, s_b = _fit(y, delta, w, start=(float(theta[0]), float(beta[0])))
-        n_separated += int(((np.abs(t_b) > _MAX_LOG_ODDS) | (np.abs(s_b) > _MAX_LOG_ODDS)).sum())
+        n_separated += int(beyond_bound(np.column_stack([t_b, s_b])).any(axis=1).sum())
         boot_lc.append(expit(t_b))
         boot_beta.append(s_b)
         boot_raw.append((w @ y) / np.maximum(w.sum(axis=1), 1.0))

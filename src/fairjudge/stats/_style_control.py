@@ -11,6 +11,16 @@ half a win, by exact maximum likelihood (Newton), and a bootstrap seeded and
 clustered by question when questions are given. A feature that never varies in
 the data cannot have an effect estimated; it is left out of the fit and reported
 as not estimable rather than as NaN or zero.
+
+A judge whose verdicts style (almost) perfectly predicts (say, one that always
+prefers the longer answer) leaves nothing to estimate at equal style: the style
+coefficient runs off towards infinity, and the ratings are wherever Newton stopped.
+The test is length control's (:mod:`._separation`): a style term that adds more
+than 15 log-odds to some battle. When the full-data fit fails it (asked also of the
+uncentred differences, see :func:`._style_fit.separating`), the separating
+coefficients and every rating interval are reported as not estimable, with the
+reason; a bootstrap round that fails it, or whose Newton did not converge, counts
+as degenerate, and intervals resting on too many of those are refused.
 """
 
 from __future__ import annotations
@@ -21,7 +31,6 @@ from dataclasses import dataclass
 from typing import Any, Unpack
 
 import numpy as np
-from scipy.special import expit
 
 from fairjudge._errors import ConfigError
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
@@ -30,8 +39,14 @@ from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data
 from fairjudge.stats._bt_graph import round_health
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._leaderboard import Leaderboard, to_elo
-from fairjudge.stats._newton import backtrack, stabilise
-from fairjudge.stats._resample import BootstrapOptions, BootstrapPlan, nan_to_none, plan_bootstrap
+from fairjudge.stats._resample import (
+    BootstrapOptions,
+    BootstrapPlan,
+    nan_to_none,
+    plan_bootstrap,
+    unstable_reason,
+)
+from fairjudge.stats._separation import beyond_bound, separation_reason
 from fairjudge.stats._style_features import (
     STYLE_CONTROLS,
     StyleControl,
@@ -39,12 +54,22 @@ from fairjudge.stats._style_features import (
     feature_matrix,
     style_design,
 )
+from fairjudge.stats._style_fit import fit_style_bt, separating, style_reach
 from fairjudge.stats._validate import OUTCOME_SCORES, check_non_negative, check_same_length
 
 __all__ = ["StyleCoefficient", "StyleControlResult", "style_controlled_bradley_terry"]
 
 CONSTANT_FEATURE = "constant in the data"
 """Why a style coefficient cannot be estimated when its feature never varies."""
+
+_SEPARATED_ROUNDS = (
+    "are (almost) perfectly separated by style (a style term past 15 log-odds) or did not "
+    "converge, so their fit is where Newton stopped, not an estimate"
+)
+_UNSTABLE_RATING = (
+    "have no finite maximum for this rating (a group of models never lost in them) or are "
+    "(almost) perfectly separated by style, so it is where Newton stopped, not an estimate"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +81,10 @@ class StyleCoefficient:
         estimate: Log-odds of winning per standard deviation of the feature
             difference; NaN when not estimable.
         ci: Bootstrap interval, or why there is none.
-        reason: Why the coefficient itself cannot be estimated (the feature is
-            constant in the data, so it was left out of the fit); ``None`` if it can.
+        reason: Why the coefficient itself cannot be estimated: the feature is
+            constant in the data (so it was left out of the fit), or it (almost)
+            perfectly separates the verdicts (so its maximum is at or near infinity);
+            ``None`` if it can.
     """
 
     name: str
@@ -96,9 +123,14 @@ class StyleControlResult(Leaderboard):
 
     Attributes:
         coefficients: One per requested control, in the order requested.
+        reason: Why the ratings at equal style are not identified (the verdicts are
+            (almost) perfectly separated by style), or ``None``. When set, every
+            rating interval but the anchor's point, and every rank interval, carries
+            it instead of bounds.
     """
 
     coefficients: tuple[StyleCoefficient, ...]
+    reason: str | None = None
 
     def summary(self) -> str:
         """A plain-text leaderboard followed by the style coefficients."""
@@ -116,6 +148,7 @@ class StyleControlResult(Leaderboard):
         return {
             **self.leaderboard_dict(),
             "coefficients": [c.to_dict() for c in self.coefficients],
+            "reason": self.reason,
         }
 
 
@@ -142,70 +175,6 @@ def _standardised(raw: FloatArray) -> tuple[FloatArray, BoolArray]:
     return feats, varies
 
 
-def _fit(
-    a: IntArray,
-    b: IntArray,
-    feats: FloatArray,
-    y: FloatArray,
-    w: FloatArray,
-    n: int,
-    l2: float,
-    x0: FloatArray,
-    max_iter: int = 100,
-) -> FloatArray:
-    """Weighted maximum likelihood of BT + covariates by Newton's method.
-
-    The Hessian has the Bradley-Terry Laplacian in the ratings block, as in
-    :func:`._bt_solvers.bt_newton` (made solvable the same way, by
-    :func:`._newton.stabilise`), plus the covariate rows and columns. Steps above
-    0.5 are halved until the objective does not increase.
-    """
-    k = feats.shape[1]
-    x = x0.copy()
-    scale = max(float(w.sum()), 1.0)
-
-    def objective(v: FloatArray) -> float:
-        eta = v[a] - v[b] + feats @ v[n:]
-        ll = y * -np.logaddexp(0.0, -eta) + (1.0 - y) * -np.logaddexp(0.0, eta)
-        return -float(w @ ll) + 0.5 * l2 * float(v @ v)
-
-    for _ in range(max_iter):
-        eta = x[a] - x[b] + feats @ x[n:]
-        p = expit(eta)
-        r = w * (y - p)
-        grad = np.concatenate([np.bincount(a, r, n) - np.bincount(b, r, n), feats.T @ r]) - l2 * x
-        if np.abs(grad).max() <= 1e-10 * scale:
-            break
-        h = w * p * (1.0 - p)
-        hess = np.zeros((n + k, n + k))
-        block = (
-            np.bincount(a * n + a, h, n * n)
-            + np.bincount(b * n + b, h, n * n)
-            - np.bincount(a * n + b, h, n * n)
-            - np.bincount(b * n + a, h, n * n)
-        )
-        hess[:n, :n] = block.reshape(n, n)
-        hf = h[:, None] * feats
-        # (n, k); with every feature constant k is 0 and this is plain Bradley-Terry.
-        cross = np.zeros((n, k))
-        for j in range(k):
-            cross[:, j] = np.bincount(a, hf[:, j], n) - np.bincount(b, hf[:, j], n)
-        hess[:n, n:] = cross
-        hess[n:, :n] = cross.T
-        hess[n:, n:] = feats.T @ hf
-        hess[np.arange(n + k), np.arange(n + k)] += l2
-        mean_diag = max(float(np.diag(hess).mean()), 1e-300)
-        stabilise(hess[None], n, l2, np.array([mean_diag]))
-        step = np.asarray(np.linalg.solve(hess, grad), dtype=np.float64)
-        new = x + step
-        if np.abs(step).max() > 0.5:
-            new = backtrack(x[None], step[None], lambda v: np.array([objective(v[0])]))[0]
-        x = new
-        if np.abs(step).max() <= 1e-9:
-            break
-    return x
-
-
 def _bootstrap(
     a: IntArray,
     b: IntArray,
@@ -217,21 +186,32 @@ def _bootstrap(
     anchor: int,
     l2: float,
     plan: BootstrapPlan,
-) -> tuple[FloatArray, BootstrapDraws]:
-    """Refit on every resample, warm-started at ``x_hat``; check each round's ratings.
+) -> tuple[FloatArray, BootstrapDraws, int]:
+    """Refit on every resample, warm-started at ``x_hat``; check each round's fit.
+
+    A round is separated when some style term reaches past 15 log-odds on the
+    battles it drew (see :mod:`._separation`), or when Newton did not converge: its
+    values are where the optimiser stopped. Its ratings then count as diverged
+    (all but the anchor's, which is pinned), as do those the battle graph alone
+    leaves without a finite maximum.
 
     Returns:
-        ``(B, n + k)`` parameters per round, and the rounds' ratings with which of
-        them were not identified (NaN) or had no finite maximum.
+        ``(B, n + k)`` parameters per round; the rounds' ratings, with which of them
+        were not identified (NaN), had no finite maximum or were separated; and the
+        number of separated rounds.
     """
     n = data.n_models
     boot = np.empty((plan.n_resamples, x_hat.size))
+    separated = np.zeros(plan.n_resamples, dtype=bool)
     cell_counts = np.empty((plan.n_resamples, data.n_cells))
     r = 0
     for draws in plan.draws(plan.n_clusters):
         for row in draws:
             w = row[plan.clusters]
-            boot[r] = _fit(a, b, feats, y, w, n, l2, x_hat)
+            boot[r], converged = fit_style_bt(a, b, feats, y, w, n, l2, x_hat)
+            separated[r] = not converged or bool(
+                beyond_bound(style_reach(boot[r, n:], feats, w)).any()
+            )
             cell_counts[r] = np.bincount(data.cells, weights=w, minlength=data.n_cells)
             r += 1
     counts = cell_counts.reshape(plan.n_resamples, -1, 3)
@@ -241,13 +221,52 @@ def _bootstrap(
     )
     theta = boot[:, :n].copy()
     theta[health.unidentified] = np.nan
+    ran_off = separated[:, None] & ~health.unidentified
+    ran_off[:, anchor] = False
     draws_out = BootstrapDraws(
         theta=theta,
         kappa=None,
-        diverged=health.diverged,
-        n_degenerate=int(health.degenerate.sum()),
+        diverged=health.diverged | ran_off,
+        n_degenerate=int((health.degenerate | separated).sum()),
     )
-    return boot, draws_out
+    return boot, draws_out, int(separated.sum())
+
+
+def _coefficients(
+    picked: list[StyleControl],
+    varies: BoolArray,
+    x_hat: FloatArray,
+    boot: FloatArray,
+    split: BoolArray,
+    n_separated: int,
+    plan: BootstrapPlan,
+) -> list[StyleCoefficient]:
+    """One coefficient per control: estimated, or why not (constant, or separating).
+
+    ``split`` marks the varying features that separate the full data; ``n_separated``
+    is the number of separated bootstrap rounds, which every interval rests on.
+    """
+    k = int(varies.sum())
+    n = x_hat.size - k
+    unstable = unstable_reason(n_separated, plan.n_resamples, plan.level, _SEPARATED_ROUNDS)
+    cis = iter(plan.intervals(boot[:, n:], reasons=[unstable] * k))
+    estimates = iter(x_hat[n:].tolist())
+    splits = iter(split.tolist())
+    out: list[StyleCoefficient] = []
+    for name, ok in zip(picked, varies, strict=True):
+        reason = CONSTANT_FEATURE
+        if ok:
+            estimate, ci = next(estimates), next(cis)
+            if not next(splits):
+                out.append(StyleCoefficient(name, estimate, ci))
+                continue
+            reason = separation_reason(name, "style", "ratings at equal style are")
+        out.append(
+            StyleCoefficient(
+                name, math.nan, ConfidenceInterval.not_estimable(reason, plan.level), reason
+            )
+        )
+    return out
 
 
 def style_controlled_bradley_terry(
@@ -283,8 +302,11 @@ def style_controlled_bradley_terry(
 
     Returns:
         The style-controlled leaderboard and the style coefficients. Rating
-        intervals resting on too many rounds without a finite maximum are not
-        estimable, as in :func:`.bradley_terry`.
+        intervals resting on too many rounds without a finite maximum, or separated
+        by style, are not estimable, as in :func:`.bradley_terry`. When style
+        (almost) perfectly separates the verdicts of the full data, the separating
+        coefficients and the ratings' intervals are not estimable, with the reason
+        (also in ``reason``).
 
     Raises:
         InputError: Bad battles or features, unconnected models, or (with
@@ -304,24 +326,18 @@ def style_controlled_bradley_terry(
     raw = style_design(
         feature_matrix("features_a", features_a), feature_matrix("features_b", features_b)
     )
-    feats, varies = _standardised(raw[:, [STYLE_CONTROLS.index(c) for c in picked]])
+    raw = raw[:, [STYLE_CONTROLS.index(c) for c in picked]]
+    feats, varies = _standardised(raw)
     y = OUTCOME_SCORES[codes]
-    x_hat = _fit(a, b, feats, y, np.ones(m), n, l2, np.zeros(n + feats.shape[1]))
-    boot, draws = _bootstrap(a, b, feats, y, data, x_hat, anchor=anchor_idx, l2=l2, plan=plan)
-
-    cis = iter(plan.intervals(boot[:, n:]))
-    estimates = iter(x_hat[n:].tolist())
-    coefs = [
-        StyleCoefficient(name, next(estimates), next(cis))
-        if ok
-        else StyleCoefficient(
-            name,
-            math.nan,
-            ConfidenceInterval.not_estimable(CONSTANT_FEATURE, plan.level),
-            CONSTANT_FEATURE,
-        )
-        for name, ok in zip(picked, varies, strict=True)
-    ]
+    x_hat, _ = fit_style_bt(a, b, feats, y, np.ones(m), n, l2, np.zeros(n + feats.shape[1]))
+    split = separating(a, b, raw[:, varies], feats, y, x_hat, l2)
+    boot, draws, n_separated = _bootstrap(
+        a, b, feats, y, data, x_hat, anchor=anchor_idx, l2=l2, plan=plan
+    )
+    coefs = _coefficients(picked, varies, x_hat, boot, split, n_separated, plan)
+    names = [c for c, ok in zip(picked, varies, strict=True) if ok]
+    by = " and ".join(name for name, hit in zip(names, split.tolist(), strict=True) if hit)
+    reason = separation_reason(by, "style", "ratings at equal style are") if by else None
     return StyleControlResult.from_bootstrap(
         models,
         to_elo(x_hat[:n], anchor_idx, anchor_rating),
@@ -332,5 +348,8 @@ def style_controlled_bradley_terry(
         anchor_rating=anchor_rating,
         l2=l2,
         plan=plan,
+        not_identified=reason,
+        unstable=_UNSTABLE_RATING,
+        reason=reason,
         coefficients=tuple(coefs),
     )
