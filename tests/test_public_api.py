@@ -27,6 +27,7 @@ EXPECTED = {
     "Probabilities",
     "Rate",
     "RateLimitError",
+    "RequestRejected",
     "Reply",
     "Resolution",
     "ServerError",

@@ -22,6 +22,7 @@ from fairjudge._errors import (
     InputError,
     MissingExtraError,
     RateLimitError,
+    RequestRejected,
     ServerError,
 )
 from fairjudge._items import Call, Item, Judgment
@@ -73,6 +74,7 @@ __all__ = [
     "Rate",
     "RateLimitError",
     "Reply",
+    "RequestRejected",
     "Resolution",
     "ServerError",
     "Verdict",

@@ -15,7 +15,9 @@ from :class:`ValueError`, so code written against the seed API keeps working::
         ├── ServerError                5xx, malformed body, empty choices
         │   └── EndpointUnreachable    connection refused / unknown host: retried
         │                              briefly, then stops a run that reached nothing
-        └── FatalBackendError          400/401/403/404: retrying cannot help
+        ├── RequestRejected            400/413/422, a prompt too long: this call
+        │                              fails for good, the run goes on
+        └── FatalBackendError          404, bad parameters: no call can succeed
             └── AuthenticationError    401/403
 
 Messages never contain an API key: backends translate SDK exceptions at the
@@ -37,6 +39,7 @@ __all__ = [
     "InputError",
     "MissingExtraError",
     "RateLimitError",
+    "RequestRejected",
     "ServerError",
 ]
 
@@ -118,6 +121,18 @@ class EndpointUnreachable(ServerError):
     with nothing ever answered, is stopped at once instead of retrying every call:
     a refused connection on every attempt is not a transient fault.
     """
+
+
+class RequestRejected(BackendError):
+    """The backend refused this one request (400, 413, 422, a prompt too long).
+
+    Retrying the same request cannot help, but other requests may succeed: the call
+    becomes a :class:`fairjudge.CallError` record and the run goes on. A backend that
+    rejects every one of the first calls it gets, having accepted none, stops the run
+    (the rejection then concerns every call, like a bad parameter).
+    """
+
+    retryable = False
 
 
 class FatalBackendError(BackendError):

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from fairjudge import ConfigError, FatalBackendError, MissingExtraError, ServerError
+from fairjudge import (
+    ConfigError,
+    FatalBackendError,
+    MissingExtraError,
+    RequestRejected,
+    ServerError,
+)
 from fairjudge._call import CallSpec
 from fairjudge.backends._local import LocalBackend
 from fairjudge.backends._local_models import KNOWN_MODELS, Chunk, ModelSpec
@@ -229,9 +235,9 @@ def test_llama_errors_map_to_backend_errors() -> None:
     too_long = llama_error(
         {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": 9000}, 8192
     )
-    assert isinstance(too_long, FatalBackendError)
+    assert isinstance(too_long, RequestRejected)  # this prompt only: the run goes on
     assert "9000 tokens, more than the local judge's context of 8192" in str(too_long)
-    assert isinstance(llama_error({"code": 400, "message": "bad"}, 8192), FatalBackendError)
+    assert isinstance(llama_error({"code": 400, "message": "bad"}, 8192), RequestRejected)
     assert isinstance(llama_error({"code": 500, "message": "boom"}, 8192), ServerError)
 
 

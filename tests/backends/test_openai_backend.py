@@ -17,6 +17,7 @@ from fairjudge._errors import (
     ConfigError,
     FatalBackendError,
     RateLimitError,
+    RequestRejected,
     ServerError,
 )
 from fairjudge._redact import redact
@@ -207,10 +208,10 @@ def test_unknown_route_is_fatal(openai_env: JudgeServer) -> None:
     assert info.value.retryable is False
 
 
-def test_bad_request_is_fatal(openai_env: JudgeServer) -> None:
+def test_bad_request_is_this_requests_rejection(openai_env: JudgeServer) -> None:
     openai_env.configure(judge="longer")  # needs the answer blocks, which this prompt lacks
     backend = OpenAIBackend("m", base_url=openai_env.base_url)
-    with pytest.raises(FatalBackendError, match=r"HTTP 400.*no <answer_a>"):
+    with pytest.raises(RequestRejected, match=r"HTTP 400.*no <answer_a>"):
         run(complete_once(backend, spec_for(backend, prompt="Say A.")))
 
 
@@ -301,13 +302,14 @@ def test_retry_after_seconds(headers: dict[str, str] | None, expected: float | N
 @pytest.mark.parametrize(
     ("status", "error"),
     [
-        (400, FatalBackendError),
+        (400, RequestRejected),
         (401, AuthenticationError),
         (403, AuthenticationError),
         (404, FatalBackendError),
         (408, BackendTimeout),
         (409, ServerError),
-        (422, FatalBackendError),
+        (413, RequestRejected),
+        (422, RequestRejected),
         (429, RateLimitError),
         (500, ServerError),
         (503, ServerError),

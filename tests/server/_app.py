@@ -166,6 +166,10 @@ class ScriptedJudge:
             if script.reject_logprobs:
                 self._bump("logprobs_rejected")
                 return error(400, "logprobs not supported", "invalid_request_error", "logprobs")
+        if script.too_long_marker and script.too_long_marker in prompt:
+            self._bump("too_long")
+            msg = "This model's maximum context length is 8192 tokens; the messages are longer."
+            return error(400, msg, "invalid_request_error", "messages")
         fault = self._draw(script)
         if fault == Fault.HANG:
             self._bump(fault)

@@ -147,6 +147,8 @@ class Script:
         keep_alive_max: Answer at most this many requests per connection, the last
             with ``Connection: close`` (0: no limit), like nginx's
             ``keepalive_requests``.
+        too_long_marker: A prompt containing this text is answered 400 "maximum context
+            length exceeded", as a provider answers one over-long item (``None``: never).
         drop_after: After this many replies on a connection, read the next request
             and close the connection without answering it (counted as ``dropped``;
             ``None``: never). This is the race an idle timeout causes when the client
@@ -171,6 +173,7 @@ class Script:
     idle_timeout_s: float = 0.0
     keep_alive_max: int = 0
     drop_after: int | None = None
+    too_long_marker: str | None = None
 
     def __post_init__(self) -> None:
         names = set(Fault)

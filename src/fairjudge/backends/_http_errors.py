@@ -34,6 +34,7 @@ from fairjudge._errors import (
     EndpointUnreachable,
     FatalBackendError,
     RateLimitError,
+    RequestRejected,
     ServerError,
 )
 from fairjudge._redact import redact
@@ -50,6 +51,7 @@ __all__ = [
 ]
 
 MESSAGE_LIMIT = 500  # characters of a server's error text kept in our messages
+_REJECTED = (400, 413, 422)  # about this request (too long, malformed): others may pass
 
 
 def pooled_http_client(sdk: ModuleType, max_connections: int, timeout: float) -> Any:
@@ -147,8 +149,10 @@ def error_from_status(
     """Map an HTTP error status to the :class:`fairjudge.BackendError` to raise.
 
     429 is a :class:`RateLimitError`; 408 a :class:`BackendTimeout`; 409 and 5xx
-    :class:`ServerError` (all retryable); 401/403 :class:`AuthenticationError`; any
-    other status a :class:`FatalBackendError`. ``message`` must be scrubbed already.
+    :class:`ServerError` (all retryable); 400, 413 and 422 a :class:`RequestRejected`
+    (this request is refused, e.g. too long; others may pass); 401/403
+    :class:`AuthenticationError`; any other status (404: unknown model or wrong URL)
+    a :class:`FatalBackendError`. ``message`` must be scrubbed already.
     """
     text = f"{backend} backend: HTTP {status} from {where}: {message}"
     if status == 429:
@@ -160,6 +164,8 @@ def error_from_status(
     if status in (401, 403):
         hint = f"; check the key in ${key_env}" if key_env else ""
         return AuthenticationError(text + hint)
+    if status in _REJECTED:
+        return RequestRejected(text)
     return FatalBackendError(text)
 
 

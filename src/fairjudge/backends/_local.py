@@ -223,8 +223,8 @@ class LocalBackend:
         """Run one call in a worker thread; see :class:`LocalBackend`.
 
         Raises:
-            FatalBackendError: The model cannot load, the prompt exceeds ``n_ctx``,
-                or a parameter is not supported.
+            FatalBackendError: The model cannot load, or a parameter is not supported.
+            RequestRejected: This prompt exceeds ``n_ctx`` (other calls may pass).
             ServerError: llama.cpp failed on the call.
         """
         request = self._request(spec)

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from fairjudge._call import Completion
-from fairjudge._errors import BackendError, FatalBackendError, ServerError
+from fairjudge._errors import BackendError, RequestRejected, ServerError
 
 __all__ = ["completion_from_llama", "llama_error", "pooled_top_logprobs"]
 
@@ -15,7 +15,7 @@ def completion_from_llama(response: Any, latency: float, model: str, n_ctx: int)
     """A :class:`Completion` from llama.cpp's chat-completion reply (a dict).
 
     Raises:
-        FatalBackendError: The prompt exceeds ``n_ctx``, or llama.cpp rejected the
+        RequestRejected: The prompt exceeds ``n_ctx``, or llama.cpp rejected the
             request (a 4xx error).
         ServerError: Any other error, or a reply with no choices.
     """
@@ -69,11 +69,11 @@ def llama_error(error: Any, n_ctx: int) -> BackendError:
         return ServerError(f"llama.cpp error: {error!r:.300}")
     message = str(error.get("message", error))
     if error.get("type") == "exceed_context_size_error":
-        return FatalBackendError(
+        return RequestRejected(
             f"the prompt has {error.get('n_prompt_tokens', '?')} tokens, more than the local "
             f"judge's context of {n_ctx}; raise n_ctx or shorten the answers"
         )
     code = error.get("code")
     if isinstance(code, int) and 400 <= code < 500:
-        return FatalBackendError(f"llama.cpp rejected the call ({code}): {message}")
+        return RequestRejected(f"llama.cpp rejected the call ({code}): {message}")
     return ServerError(f"llama.cpp error ({code}): {message}")

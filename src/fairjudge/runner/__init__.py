@@ -6,7 +6,7 @@ keeps both. :class:`RunOptions` is the one bundle of run options; an
 :class:`Executor` is the seam where a batch runs (asyncio today).
 """
 
-from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor
+from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
 from fairjudge.runner._limits import Prices, RetryPolicy, TokenBucket
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._portal import EventLoopThread
@@ -20,7 +20,7 @@ from fairjudge.runner._progress import (
 )
 from fairjudge.runner._records import SCHEMA_VERSION, CallRecord
 from fairjudge.runner._result import CallOutcome, CallStatus, RunResult, RunSummary, StopReason
-from fairjudge.runner._run import Parser, run_calls
+from fairjudge.runner._run import Parser
 from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The executor seam: where a batch of calls actually runs.
+"""Where a batch of calls runs: :func:`run_calls`, and the executor seam around it.
 
 A judge session hands an executor its backends, the calls, the store, the options
 and a parser, and gets one :class:`~fairjudge.runner.RunResult` back. Today's
@@ -12,17 +12,66 @@ and the result holds one outcome per unique key.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from fairjudge._call import Backend, CallSpec
+from fairjudge._call import Backend, CallSpec, route_of
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._result import RunResult
-from fairjudge.runner._run import Parser, run_calls
+from fairjudge.runner._run import Parser, Run
 from fairjudge.runner._store import Store
 
-__all__ = ["AsyncioExecutor", "Batch", "Executor"]
+__all__ = ["AsyncioExecutor", "Batch", "Executor", "run_calls"]
+
+
+async def run_calls(
+    backends: Backend | Sequence[Backend],
+    specs: Iterable[CallSpec],
+    *,
+    store: Store,
+    options: RunOptions | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    parse: Parser | None = None,
+    rng: random.Random | None = None,
+) -> RunResult:
+    """Run judge calls through the store, the limits and the backends.
+
+    Args:
+        backends: Where uncached calls go. Each call goes to the backend whose
+            ``(name, model, base_url)`` matches the spec's (:attr:`CallSpec.route`),
+            so one run can carry several judges.
+        specs: The calls; duplicates (equal keys) are made once.
+        store: The cache and audit log.
+        options: Concurrency, rate limits, budgets, retries and progress
+            (:class:`~fairjudge.runner.RunOptions`; validated when built).
+        on_progress: Called with the number of calls just settled (batched, a few
+            times a second; cached calls are reported at once).
+        parse: Turns each fresh reply into the JSON stored with it.
+        rng: Source of retry jitter (for reproducible tests).
+
+    Returns:
+        One outcome per unique call and a summary. Calls that failed after their
+        retries are outcomes with status ``error``; calls a budget kept from starting
+        have status ``not_run`` and ``result.stopped`` names the budget.
+
+    Raises:
+        FatalBackendError: A backend rejected a call in a way retrying cannot fix
+            (bad request, bad credentials, unknown model), or nothing answered at
+            its address on any attempt of any call. Calls in flight are cancelled;
+            every finished call is already in the store.
+        ConfigError: A spec names a backend that is not among ``backends``.
+    """
+    pool = [backends] if isinstance(backends, Backend) else list(backends)
+    run = Run(
+        {route_of(b): b for b in pool},
+        store=store,
+        options=options if options is not None else RunOptions(),
+        on_progress=on_progress,
+        parse=parse,
+        rng=rng if rng is not None else random.Random(),
+    )
+    return await run.execute(specs)
 
 
 @dataclass(frozen=True, slots=True)

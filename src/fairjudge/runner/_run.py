@@ -1,6 +1,6 @@
 """The async engine: dedupe, serve from cache, and make the rest of the calls.
 
-:func:`run_calls` takes rendered calls (:class:`fairjudge._call.CallSpec`), looks
+:func:`~fairjudge.runner.run_calls` takes rendered calls (:class:`fairjudge._call.CallSpec`), looks
 them all up in the store at once, and sends the missing ones to their backends from a
 fixed pool of worker tasks (one task per concurrency slot, not one per call: fewer
 objects, less scheduling, the same throughput). Around each call sit the optional
@@ -12,7 +12,9 @@ Stopping:
 - A :class:`fairjudge.FatalBackendError` (400/401/403/404) cancels the calls in
   flight and is re-raised with a message that names the backend and what to do.
 - So does a call that found nothing listening (:class:`fairjudge.EndpointUnreachable`)
-  on every attempt, at an address that has not answered once in this run.
+  on every attempt, at an address that has not answered once in this run, and a
+  backend that rejected the first few calls (:class:`fairjudge.RequestRejected`)
+  without accepting one. A rejected call after that is that call's error record.
 - A budget (``max_calls``, ``max_cost``) stops *starting* calls; those in flight
   finish, and the result marks the unstarted calls ``not_run``. The caller decides
   whether that is an error (:class:`fairjudge.judges.JudgeSession` raises
@@ -27,11 +29,17 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
-from fairjudge._errors import BackendError, ConfigError, EndpointUnreachable, FatalBackendError
+from fairjudge._call import Backend, CallSpec, Completion, Route
+from fairjudge._errors import (
+    BackendError,
+    ConfigError,
+    EndpointUnreachable,
+    FatalBackendError,
+    RequestRejected,
+)
 from fairjudge._redact import scrub
 from fairjudge._types import CallError
 from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
@@ -43,66 +51,20 @@ from fairjudge.runner._stops import stop_error
 from fairjudge.runner._store import Store
 from fairjudge.runner._writer import BatchWriter
 
-__all__ = ["Parser", "run_calls"]
+__all__ = ["REJECTIONS_BEFORE_STOP", "Parser", "Run"]
 
 Parser = Callable[[CallSpec, Completion], Mapping[str, Any] | None]
 """Reads a fresh reply into JSON-ready data for the store's ``parsed`` column."""
 
 _TICK_S = 0.25  # progress refresh period
+_STOPPING = (FatalBackendError, EndpointUnreachable, RequestRejected)
+REJECTIONS_BEFORE_STOP = 5
+"""Rejected calls, with none accepted, after which a backend is taken to reject all."""
 _UNKNOWN_OUTPUT_TOKENS = 256  # cost guess for a call with no max_tokens and no history
 
 
-async def run_calls(
-    backends: Backend | Sequence[Backend],
-    specs: Iterable[CallSpec],
-    *,
-    store: Store,
-    options: RunOptions | None = None,
-    on_progress: Callable[[int], None] | None = None,
-    parse: Parser | None = None,
-    rng: random.Random | None = None,
-) -> RunResult:
-    """Run judge calls through the store, the limits and the backends.
-
-    Args:
-        backends: Where uncached calls go. Each call goes to the backend whose
-            ``(name, model, base_url)`` matches the spec's (:attr:`CallSpec.route`),
-            so one run can carry several judges.
-        specs: The calls; duplicates (equal keys) are made once.
-        store: The cache and audit log.
-        options: Concurrency, rate limits, budgets, retries and progress
-            (:class:`~fairjudge.runner.RunOptions`; validated when built).
-        on_progress: Called with the number of calls just settled (batched, a few
-            times a second; cached calls are reported at once).
-        parse: Turns each fresh reply into the JSON stored with it.
-        rng: Source of retry jitter (for reproducible tests).
-
-    Returns:
-        One outcome per unique call and a summary. Calls that failed after their
-        retries are outcomes with status ``error``; calls a budget kept from starting
-        have status ``not_run`` and ``result.stopped`` names the budget.
-
-    Raises:
-        FatalBackendError: A backend rejected a call in a way retrying cannot fix
-            (bad request, bad credentials, unknown model), or nothing answered at
-            its address on any attempt of any call. Calls in flight are cancelled;
-            every finished call is already in the store.
-        ConfigError: A spec names a backend that is not among ``backends``.
-    """
-    pool = [backends] if isinstance(backends, Backend) else list(backends)
-    run = _Run(
-        {route_of(b): b for b in pool},
-        store=store,
-        options=options if options is not None else RunOptions(),
-        on_progress=on_progress,
-        parse=parse,
-        rng=rng if rng is not None else random.Random(),
-    )
-    return await run.execute(specs)
-
-
-class _Run:
-    """The state of one :func:`run_calls` invocation."""
+class Run:
+    """The state of one :func:`~fairjudge.runner.run_calls` invocation."""
 
     def __init__(
         self,
@@ -135,6 +97,7 @@ class _Run:
         self.stopped: StopReason | None = None
         self.halted = False
         self.answered: set[Route] = set()
+        self.rejected: dict[Route, int] = {}
         self.culprit: Backend = next(iter(backends.values()))  # who raised a fatal error
         self.reported = 0
         self.t0 = time.perf_counter()
@@ -168,7 +131,7 @@ class _Run:
         try:
             if todo:
                 await self._make_calls(iter(todo.items()), min(self.concurrency, len(todo)))
-        except (FatalBackendError, EndpointUnreachable) as exc:
+        except (FatalBackendError, EndpointUnreachable, RequestRejected) as exc:
             finished = self.cached + self.done
             raise stop_error(exc, self.culprit, finished, self.store.path, self.retry) from exc
         finally:
@@ -196,7 +159,7 @@ class _Run:
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             errors = [t.exception() for t in tasks if t.done() and not t.cancelled()]
-            fatal = [e for e in errors if isinstance(e, FatalBackendError | EndpointUnreachable)]
+            fatal = [e for e in errors if isinstance(e, _STOPPING)]
             others = [e for e in errors if e is not None]
             if fatal or others:
                 raise (fatal or others)[0]
@@ -268,10 +231,7 @@ class _Run:
                     self.backoff_s += delay
                     await asyncio.sleep(delay)
                     continue
-                fatal = not exc.retryable
-                if isinstance(exc, EndpointUnreachable) and spec.route not in self.answered:
-                    fatal = True  # nothing ever answered there: not a transient fault
-                if fatal:
+                if self._stops_the_run(exc, spec):
                     self.halted = True  # start nothing more while the error row is written
                     self.culprit = backend
                     await self._failed(key, spec, exc, attempts, reserved)
@@ -284,6 +244,17 @@ class _Run:
             break
         self.answered.add(spec.route)
         await self._succeeded(key, spec, completion, attempts, reserved, est)
+
+    def _stops_the_run(self, exc: BackendError, spec: CallSpec) -> bool:
+        """Whether a call's final error concerns every call, not just this one."""
+        if isinstance(exc, EndpointUnreachable | RequestRejected) and spec.route in self.answered:
+            return False  # the backend has answered this run: the fault is this call's
+        if isinstance(exc, RequestRejected):
+            # One rejected request is that request's problem; rejecting every one of the
+            # first few, having accepted none, is a problem with every request.
+            self.rejected[spec.route] = self.rejected.get(spec.route, 0) + 1
+            return self.rejected[spec.route] >= REJECTIONS_BEFORE_STOP
+        return isinstance(exc, EndpointUnreachable) or not exc.retryable
 
     async def _succeeded(
         self,

@@ -1,8 +1,9 @@
 """Why a run stopped early, in words that say what to do next.
 
-Two errors stop a whole run rather than one call: a backend error that retrying
-cannot fix (bad request, bad key, unknown model), and an address where nothing
-answered on any attempt while nothing there had answered before in the run. Both
+Three errors stop a whole run rather than one call: a backend error that retrying
+cannot fix for any call (bad key, unknown model, bad parameter), an address where
+nothing answered on any attempt while nothing there had answered before in the run,
+and a backend that rejected every one of its first calls, accepting none. All
 are re-raised as :class:`fairjudge.FatalBackendError` with a message that names
 the backend, says how many finished calls are safe in the store, and how to go on.
 """
@@ -10,7 +11,7 @@ the backend, says how many finished calls are safe in the store, and how to go o
 from __future__ import annotations
 
 from fairjudge._call import Backend
-from fairjudge._errors import EndpointUnreachable, FatalBackendError
+from fairjudge._errors import EndpointUnreachable, FatalBackendError, RequestRejected
 from fairjudge._redact import scrub
 from fairjudge.runner._limits import RetryPolicy
 
@@ -18,7 +19,7 @@ __all__ = ["stop_error"]
 
 
 def stop_error(
-    exc: FatalBackendError | EndpointUnreachable,
+    exc: FatalBackendError | EndpointUnreachable | RequestRejected,
     backend: Backend,
     finished: int,
     store_path: str,
@@ -34,6 +35,14 @@ def stop_error(
                 f"{backend.base_url or backend.name} on any attempt ({tries} tries), so the "
                 "run stopped instead of retrying every call: check that the server is "
                 f"running and that --base-url points at it. {kept}."
+            )
+        )
+    if isinstance(exc, RequestRejected):
+        return FatalBackendError(
+            scrub(
+                f"{str(exc).rstrip('.')}. The first calls to {backend.name}/{backend.model} "
+                "were all rejected and none was accepted, so the run stopped instead of "
+                f"sending every call to be rejected: check the judge's options. {kept}."
             )
         )
     text = str(exc).rstrip(".")
