@@ -85,7 +85,18 @@ class InputError(FairJudgeError, ValueError):
 
 
 class BudgetExceeded(FairJudgeError):
-    """The call or cost budget ran out; everything finished so far is kept."""
+    """The call or cost budget ran out; everything finished so far is kept.
+
+    Attributes:
+        partial: What was finished when the budget ran out, for the layer that can
+            use it: the judge session puts the batch's replies here (calls never
+            made are ``NotRun`` failures), and an evaluation replaces them with its
+            partial result, so the command line can still report and save it.
+    """
+
+    def __init__(self, message: str, partial: object = None) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class BackendError(FairJudgeError):

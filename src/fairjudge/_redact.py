@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterable
 
-__all__ = ["redact", "scrub"]
+__all__ = ["env_secrets", "redact", "scrub"]
 
 MASK = "***"
 
@@ -52,6 +52,15 @@ _SECRET_ENV = re.compile(r"(?i)(API_?KEY|TOKEN|SECRET|PASSWORD)$")
 _MIN_SECRET_LEN = 8  # shorter values are too likely to be ordinary words
 
 
+def env_secrets() -> list[str]:
+    """The values of credential-like environment variables (``*_API_KEY``, ``*_TOKEN``, ...)."""
+    return [
+        value
+        for name, value in os.environ.items()
+        if len(value) >= _MIN_SECRET_LEN and _SECRET_ENV.search(name)
+    ]
+
+
 def scrub(text: str) -> str:
     """Mask anything that looks like a credential, and every credential env value, in ``text``.
 
@@ -59,9 +68,4 @@ def scrub(text: str) -> str:
         >>> scrub("401: invalid key sk-abcdef123456")
         '401: invalid key ***'
     """
-    secrets = [
-        value
-        for name, value in os.environ.items()
-        if len(value) >= _MIN_SECRET_LEN and _SECRET_ENV.search(name)
-    ]
-    return redact(text, secrets)
+    return redact(text, env_secrets())

@@ -16,8 +16,9 @@ import os
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar, TypedDict
+from urllib.parse import urlsplit
 
-from fairjudge._errors import BackendError, BackendTimeout, ServerError
+from fairjudge._errors import BackendError, BackendTimeout, ConfigError, ServerError
 from fairjudge.backends._http_errors import (
     connection_error,
     pooled_http_client,
@@ -94,6 +95,8 @@ class HTTPBackend:
         max_connections: int = 512,
     ) -> None:
         base_url = base_url or os.environ.get(self.base_url_env) or None
+        if base_url:
+            _refuse_credentials(base_url, self.name, api_key_env or self.default_key_env)
         self._sdk = sdk
         self._model = model
         self._base_url = base_url.rstrip("/") if base_url else None
@@ -202,3 +205,19 @@ class HTTPBackend:
         """Close the connection pool."""
         if self._client is not None:
             await self._client.close()
+
+
+def _refuse_credentials(base_url: str, backend: str, key_env: str) -> None:
+    """Refuse a base URL that carries ``user:password@``.
+
+    The URL goes into every store row and error message, so a key inside it would be
+    written everywhere; the two transports would also disagree about it (the SDK sends
+    it as Basic auth, the lean client drops it). The message never repeats the URL.
+    """
+    parts = urlsplit(base_url)
+    if parts.username is not None or parts.password is not None:
+        raise ConfigError(
+            f"the {backend} backend's base URL carries credentials "
+            f"(user:password@{parts.hostname}); base URLs are stored and printed, so put the "
+            f"key in ${key_env} instead and give the URL without them"
+        )

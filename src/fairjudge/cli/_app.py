@@ -3,13 +3,16 @@
 Exit codes:
 
 - 0: success; the numbers printed can be trusted as far as their intervals say.
-- 1: judging failed (a fatal backend error, an unreachable server, a spent budget,
-  an unexpected error); every finished call is kept in the store.
+- 1: judging failed (a fatal backend error, an unreachable server, an unexpected
+  error); every finished call is kept in the store.
 - 2: usage or input errors (bad options, bad files, unknown judges, missing extras),
   always reported before the first judge call.
 - 3: ``calibrate``'s Spearman gate failed.
 - 4: too many items could not be resolved (``--max-unresolved``): the calls ran,
   but too few verdicts came back to trust the result.
+- 5: stopped by ``--max-calls`` / ``--max-cost``: the partial result is printed and
+  saved (``--json``, ``--out``), marked partial; run again with a larger budget to
+  finish (stored calls cost nothing).
 - 130: interrupted; every finished call is kept in the store.
 
 Every piece of user or exception text is printed with markup off, so a path, a
@@ -31,6 +34,7 @@ from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, Input
 from fairjudge._version import __version__
 
 __all__ = [
+    "EXIT_BUDGET",
     "EXIT_FAILED",
     "EXIT_GATE_FAILED",
     "EXIT_UNRESOLVED",
@@ -45,6 +49,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_GATE_FAILED = 3
 EXIT_UNRESOLVED = 4
+EXIT_BUDGET = 5
 
 app = typer.Typer(
     name="fairjudge",
@@ -98,7 +103,7 @@ def guarded(fn: F) -> F:
         except (InputError, ConfigError) as exc:
             _fail("error", exc, EXIT_USAGE, as_json, style="red")
         except BudgetExceeded as exc:
-            _fail("stopped", exc, EXIT_FAILED, as_json)
+            _fail("stopped", exc, EXIT_BUDGET, as_json)
         except FairJudgeError as exc:
             _fail("judging failed", exc, EXIT_FAILED, as_json, style="red")
         except KeyboardInterrupt:

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import typer
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._io import load_items
 from fairjudge._items import Item
-from fairjudge.cli._app import EXIT_UNRESOLVED, say
+from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, say
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._progress import judging_progress
 from fairjudge.evaluation import PairwiseResult, evaluate
@@ -95,6 +95,10 @@ def judge_file(
     try:
         with judging_progress(judge, len(items) * settings.rounds, quiet=flags.quiet) as progress:
             result = evaluate(judge, items, settings, progress=progress)
+    except BudgetExceeded as exc:
+        if not isinstance(exc.partial, PairwiseResult):
+            raise
+        result = exc.partial  # reported and saved as partial; the exit code says so
     finally:
         close_judge(judge)
     settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
@@ -105,7 +109,10 @@ def judge_file(
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:
-    """Exit with :data:`EXIT_UNRESOLVED` when too few items resolved to trust the result."""
+    """Exit unless the result stands: 5 when it is partial, 4 when too few items resolved."""
+    if result.stopped is not None:
+        say("stopped", f"{result.stopped} The result above is partial.")
+        raise typer.Exit(EXIT_BUDGET)
     share = result.n_unresolved / result.n_items if result.n_items else 0.0
     if result.win_rate is None or share > limit:
         say(

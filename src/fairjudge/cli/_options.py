@@ -71,6 +71,17 @@ class JudgeFlags:
             f"{SAMPLING_TEMPERATURE} with --rounds above 2]"
         ),
     ] = None
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Seconds to wait for one reply from an HTTP judge. [default: 60]"),
+    ] = None
+    max_attempts: Annotated[
+        int | None,
+        typer.Option(
+            help="Attempts per call (429s, timeouts, 5xx are retried; one call takes at "
+            "most 300 s in all). [default: 8]"
+        ),
+    ] = None
     store: Annotated[
         Path | None,
         typer.Option(help=f"SQLite cache and audit log. [default: {DEFAULT_STORE_PATH}]"),
@@ -103,7 +114,7 @@ class JudgeFlags:
         """The run options the flags set, or ``None`` when no run flag was given."""
         given = {
             name: getattr(self, name)
-            for name in ("concurrency", "rpm", "tpm", "max_calls", "max_cost")
+            for name in ("concurrency", "rpm", "tpm", "max_calls", "max_cost", "max_attempts")
             if getattr(self, name) is not None
         }
         prices = self.price_input is not None or self.price_output is not None
@@ -126,7 +137,9 @@ class JudgeFlags:
                 "makes the repeats identical calls paid for again; give --temperature above 0 "
                 "(e.g. 0.7), or use --rounds 2"
             )
-        where = BackendOptions(self.base_url, self.model_path, self.threads, temperature)
+        where = BackendOptions(
+            self.base_url, self.model_path, self.threads, temperature, self.timeout
+        )
         return resolve_judge(
             self.judge, backend_options=where, template=self.template, options=options,
             store=self.store,

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.console import Console
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import app, err_console, guarded, say
 from fairjudge.cli._judging import check_unresolved, close_judge
@@ -16,6 +16,7 @@ from fairjudge.evaluation import (
     Battles,
     EvalSettings,
     LongAnswers,
+    PairwiseResult,
     battles_from,
     evaluate,
     load_ranking_input,
@@ -68,7 +69,7 @@ def _check(data: LongAnswers | Battles, anchor: str | None, l2: float, bootstrap
 def _judge(
     data: LongAnswers, file: Path, items: list[Item], *, seed: int, flags: JudgeFlags,
     out: Path | None, max_unresolved: float,
-) -> tuple[Battles, int]:  # fmt: skip
+) -> PairwiseResult:  # fmt: skip
     judge = flags.open_judge()  # every flag checked before anything is printed
     try:
         if not flags.quiet:
@@ -79,6 +80,10 @@ def _judge(
                 markup=False,
             )
         result = evaluate(judge, items, EvalSettings(seed=seed))
+    except BudgetExceeded as exc:
+        if not isinstance(exc.partial, PairwiseResult):
+            raise
+        result = exc.partial  # rank what was judged; the exit code says it is partial
     finally:
         close_judge(judge)
     if out is not None:
@@ -91,8 +96,9 @@ def _judge(
         )
         for line in failure_lines(result.failures):
             err_console.print(line, highlight=False, markup=False)
-    check_unresolved(result, max_unresolved)
-    return battles_from(result), result.n_unresolved
+    if result.stopped is None:
+        check_unresolved(result, max_unresolved)
+    return result
 
 
 def _fit(
@@ -138,7 +144,7 @@ def rank(
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
     data = load_ranking_input(file)
     _check(data, anchor, l2, bootstrap)
-    unresolved = 0
+    result = None
     if isinstance(data, Battles):
         unused = flags.given() + (["--out"] if out is not None else [])
         if unused:
@@ -154,9 +160,11 @@ def rank(
             data, pairing=pairing, baseline=baseline, pairs_per_question=pairs_per_question,
             seed=seed,
         )  # fmt: skip
-        battles, unresolved = _judge(
+        result = _judge(
             data, file, items, seed=seed, flags=flags, out=out, max_unresolved=max_unresolved
         )
+        battles = battles_from(result)
+    unresolved = result.n_unresolved if result is not None else 0
     report = _fit(battles, ties, style_control, unresolved, common={
         "questions": battles.questions, "anchor": anchor, "l2": l2,
         "anchor_rating": anchor_rating, "n_resamples": bootstrap, "seed": seed,
@@ -165,3 +173,5 @@ def rank(
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
         render_ranking(report, Console())
+    if result is not None:
+        check_unresolved(result, max_unresolved)  # a partial ranking exits 5

@@ -11,12 +11,13 @@ outcome is exactly the seed's ``debiased_verdict``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import item_seed, plan_orders, resolve
-from fairjudge._types import Order, Resolution
+from fairjudge._types import Order, Reply, Resolution
 from fairjudge.evaluation._results import PairwiseResult, summarise
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
@@ -139,9 +140,25 @@ def evaluate(
                 else (it.answer_2, it.answer_1)
             )
             requests.append(PairwiseRequest(it.question, a, b, it.reference, sample))
-    replies = _as_batch_judge(judge).judge_batch(requests, progress)
-    if len(replies) != len(requests):
-        raise RuntimeError(f"judge returned {len(replies)} replies for {len(requests)} calls")
+    try:
+        replies = _as_batch_judge(judge).judge_batch(requests, progress)
+    except BudgetExceeded as exc:
+        if not isinstance(exc.partial, list) or len(exc.partial) != len(requests):
+            raise
+        # Resolve what was finished, so the caller can report and keep a partial result.
+        exc.partial = replace(_resolve(item_list, plans, exc.partial, settings), stopped=str(exc))
+        raise
+    return _resolve(item_list, plans, replies, settings)
+
+
+def _resolve(
+    item_list: list[Item],
+    plans: list[tuple[tuple[Order, int], ...]],
+    replies: Sequence[Reply],
+    settings: EvalSettings,
+) -> PairwiseResult:
+    if len(replies) != sum(len(plan) for plan in plans):
+        raise RuntimeError(f"judge returned {len(replies)} replies for the planned calls")
 
     judgments: list[Judgment] = []
     cursor = 0

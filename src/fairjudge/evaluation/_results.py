@@ -99,6 +99,9 @@ class PairwiseResult:
         n_unresolved: Items left out of the rates because a call failed.
         judgments: Per-item judgments, in input order.
         settings: Rule, rounds, seed and the rest, recorded for reproducibility.
+        stopped: Why the evaluation stopped before every call was made (a spent
+            budget), or ``None`` when it ran to the end. A stopped result is partial:
+            items whose calls were not made are unresolved.
     """
 
     win_rate: WinRate | None
@@ -113,12 +116,22 @@ class PairwiseResult:
     n_unresolved: int
     judgments: tuple[Judgment, ...]
     settings: EvalSettings = field(default_factory=EvalSettings)
+    stopped: str | None = None
 
     @property
     def debiased(self) -> bool:
         """Whether every resolved item was shown in both orders (the swap protocol)."""
         done = [j for j in self.judgments if j.outcome is not None]
         return bool(done) and all(_both_orders(j) for j in done)
+
+    @property
+    def n_not_run(self) -> int:
+        """Items with a call never made (a budget stopped the run first)."""
+        return sum(
+            any(isinstance(c.reply.failure, CallError) and c.reply.failure.kind == "NotRun"
+                for c in j.calls)
+            for j in self.judgments
+        )  # fmt: skip
 
     @property
     def failures(self) -> Counter[str]:
@@ -129,7 +142,7 @@ class PairwiseResult:
                 f = c.reply.failure
                 if isinstance(f, ParseFailure):
                     reasons[f"parse failure: {f.reason}"] += 1
-                elif isinstance(f, CallError):
+                elif isinstance(f, CallError) and f.kind != "NotRun":  # see n_not_run
                     reasons[f"{f.kind}: {f.message}"] += 1
         return reasons
 
@@ -150,7 +163,8 @@ class PairwiseResult:
                 judgments.append(
                     Judgment(j.item, j.calls, rule, outcome, score, consistent, j.extra)
                 )
-        return summarise(judgments, replace(self.settings, rule=rule))
+        result = summarise(judgments, replace(self.settings, rule=rule))
+        return replace(result, stopped=self.stopped)
 
     @property
     def has_probabilities(self) -> bool:
@@ -195,6 +209,9 @@ class PairwiseResult:
             "n_call_errors": self.n_call_errors,
             "n_unresolved": self.n_unresolved,
             "settings": self.settings.to_dict(),
+            "partial": self.stopped is not None,
+            "n_not_run": self.n_not_run,
+            "stopped": self.stopped,
         }
         if include_judgments:
             out["judgments"] = [j.to_dict() for j in self.judgments]

@@ -46,7 +46,7 @@ _RUN_FLAGS = {
     "max_calls": "--max-calls",
     "max_cost": "--max-cost",
     "prices": "--price-input/--price-output",
-    "retry": "retry",
+    "retry": "--max-attempts",
 }
 
 
@@ -59,18 +59,22 @@ class BackendOptions:
         model_path: A GGUF file for ``local/`` judges, instead of the packaged weights.
         threads: CPU threads for ``local/`` judges.
         temperature: Sampling temperature for every call (part of the cache key).
+        timeout: Seconds an HTTP judge waits for one reply (default 60).
     """
 
     base_url: str | None = None
     model_path: Path | None = None
     threads: int | None = None
     temperature: float | None = None
+    timeout: float | None = None
 
     def __post_init__(self) -> None:
         if self.threads is not None and self.threads < 1:
             raise ConfigError(f"--threads must be >= 1; got {self.threads}")
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise ConfigError(f"--temperature must be in [0, 2]; got {self.temperature}")
+        if self.timeout is not None and not 0 < self.timeout < 86400:
+            raise ConfigError(f"--timeout must be a number of seconds > 0; got {self.timeout}")
 
 
 def resolve_judge(
@@ -139,20 +143,22 @@ def resolve_judge(
 def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Backend:
     spec = f"{kind}/{name}"
     if kind == "local":
-        _reject(spec, ["--base-url"] if where.base_url else [], "it runs in this process")
+        given = [f for f, v in (("--base-url", where.base_url), ("--timeout", where.timeout)) if v]
+        _reject(spec, given, "it runs in this process")
         from fairjudge.backends._local import LocalBackend
 
         path = str(where.model_path) if where.model_path else None
         return LocalBackend.from_name(name, model_path=path, threads=where.threads, quiet=quiet)
     given = [f for f, v in (("--model-path", where.model_path), ("--threads", where.threads)) if v]
     _reject(spec, given, "they are for local/ judges")
+    http: dict[str, Any] = {} if where.timeout is None else {"timeout": where.timeout}
     if kind == "openai":
         from fairjudge.backends._openai import OpenAIBackend
 
-        return OpenAIBackend(name, base_url=where.base_url)
+        return OpenAIBackend(name, base_url=where.base_url, **http)
     from fairjudge.backends._anthropic import AnthropicBackend
 
-    return AnthropicBackend(name, base_url=where.base_url)
+    return AnthropicBackend(name, base_url=where.base_url, **http)
 
 
 def _given(where: BackendOptions) -> list[str]:

@@ -152,7 +152,8 @@ class JudgeSession(Closing):
             FatalBackendError: A backend rejected a call in a way retrying cannot fix,
                 or nothing answered at its address; finished calls are kept.
             BudgetExceeded: ``max_calls`` or ``max_cost`` ran out; finished calls are
-                kept, and :attr:`last_run` says how far the batch got.
+                kept, :attr:`last_run` says how far the batch got, and the error's
+                ``partial`` holds one reply per job (``NotRun`` for calls not made).
         """
         return self._loop.run(self._run(jobs, parse, progress, quiet))
 
@@ -206,8 +207,6 @@ class JudgeSession(Closing):
         summary = self.last_run = result.summary
         self.calls_made += summary.made
         self.spent += summary.cost_usd or 0.0
-        if summary.stopped is not None:
-            raise BudgetExceeded(self._budget_message(summary))
         replies: dict[str, Reply] = {}
         out = []
         for key in result.keys:
@@ -221,6 +220,8 @@ class JudgeSession(Closing):
             out.append(reply)
         if progress is not None and reported < len(jobs):
             progress(len(jobs) - reported)  # duplicates settle with their twin
+        if summary.stopped is not None:  # the finished replies travel with the error
+            raise BudgetExceeded(self._budget_message(summary), partial=out)
         return out
 
     def _budget_message(self, summary: RunSummary) -> str:

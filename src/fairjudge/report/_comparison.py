@@ -152,6 +152,12 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
             "Use --rounds 2 (the default) to debias it.",
             highlight=False,
         )
+    if result.stopped is not None:
+        console.print(
+            f"[yellow]partial result:[/yellow] stopped by the budget before every call was "
+            f"made; {result.n_not_run} item(s) not yet judged are left out.",
+            highlight=False,
+        )
     console.print(f"[bold]{_verdict_line(result)}[/bold]")
     w = result.win_rate
     if result.debiased and result.single_order is not None and w is not None:

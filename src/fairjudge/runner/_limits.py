@@ -46,6 +46,10 @@ class RetryPolicy:
         max_unreachable_attempts: Attempts for a call that found nothing listening
             (:class:`fairjudge.EndpointUnreachable`): a server that is restarting
             gets a moment, a wrong ``--base-url`` does not cost minutes.
+        max_call_s: The longest one call may take over all its attempts and waits;
+            no retry starts that would end past it (a backoff that does not fit
+            ends the call). With the default 60 s timeout, a hanging server costs a
+            call at most five attempts, not eight.
     """
 
     max_attempts: int = 8
@@ -53,11 +57,14 @@ class RetryPolicy:
     max_delay: float = 30.0
     max_retry_after: float = 300.0
     max_unreachable_attempts: int = 3
+    max_call_s: float = 300.0
 
     def __post_init__(self) -> None:
         for name in ("max_attempts", "max_unreachable_attempts"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"RetryPolicy.{name} must be >= 1; got {getattr(self, name)}")
+        if not self.max_call_s > 0:
+            raise ConfigError(f"RetryPolicy.max_call_s must be > 0; got {self.max_call_s}")
         for name in ("base_delay", "max_delay", "max_retry_after"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"RetryPolicy.{name} must be >= 0; got {getattr(self, name)}")

@@ -81,9 +81,10 @@ class RunOptions:
         price_input: float | None = None,
         price_output: float | None = None,
         quiet: bool = False,
+        max_attempts: int | None = None,
         **fields: Any,
     ) -> RunOptions:
-        """Build from command-line values: separate prices, and ``quiet`` as a flag.
+        """Build from command-line values: separate prices, ``quiet``, ``max_attempts``.
 
         Raises:
             ConfigError: Only one of the two prices is given, or a field is invalid.
@@ -96,6 +97,10 @@ class RunOptions:
             fields["prices"] = Prices(price_input, price_output)
         if quiet:
             fields["progress"] = "quiet"
+        if max_attempts is not None:
+            if max_attempts < 1:
+                raise ConfigError(f"--max-attempts must be >= 1; got {max_attempts}")
+            fields["retry"] = RetryPolicy(max_attempts=max_attempts)
         return cls(**fields)
 
     @property

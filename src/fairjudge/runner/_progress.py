@@ -15,6 +15,7 @@ from typing import Literal, Protocol, TextIO, runtime_checkable
 from fairjudge._errors import ConfigError
 
 __all__ = [
+    "SLOW_CALL_S",
     "PlainProgress",
     "ProgressMode",
     "RichProgress",
@@ -22,6 +23,9 @@ __all__ = [
     "Snapshot",
     "make_progress",
 ]
+
+SLOW_CALL_S = 10.0
+"""A request waiting longer than this is shown as waiting in the progress line."""
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 """``auto``: a rich bar when the stream is a terminal, plain lines otherwise."""
@@ -38,6 +42,9 @@ class Snapshot:
         failed: Calls that failed after their retries.
         retries: Retries so far.
         elapsed: Seconds since the run started.
+        in_flight: Requests sent and not yet answered.
+        longest_wait: Seconds the oldest of those has waited (0 when none), so a
+            display can say that a call is hanging instead of showing a stale ETA.
     """
 
     total: int
@@ -46,6 +53,8 @@ class Snapshot:
     failed: int
     retries: int
     elapsed: float
+    in_flight: int = 0
+    longest_wait: float = 0.0
 
     @property
     def finished(self) -> int:
@@ -63,13 +72,20 @@ class Snapshot:
         rate = self.rate
         return (self.total - self.finished) / rate if rate > 0 else None
 
+    @property
+    def waiting(self) -> str:
+        """``", 2 waiting (longest 45 s)"`` when a request has waited long, else ``""``."""
+        if self.in_flight == 0 or self.longest_wait < SLOW_CALL_S:
+            return ""
+        return f", {self.in_flight} waiting (longest {self.longest_wait:.0f} s)"
+
     def line(self) -> str:
         """One line of plain text."""
         eta = self.eta
         return (
             f"{self.finished}/{self.total} calls ({self.cached} cached, {self.failed} failed, "
             f"{self.retries} retries) {self.rate:.1f}/s, "
-            f"ETA {_clock(eta) if eta is not None else '?'}"
+            f"ETA {_clock(eta) if eta is not None else '?'}{self.waiting}"
         )
 
 
@@ -158,6 +174,7 @@ class RichProgress:
         extra = (
             f"cached {snapshot.cached} · failed {snapshot.failed} · "
             f"{snapshot.rate:.1f}/s · ETA {_clock(eta) if eta is not None else '?'}"
+            f"{snapshot.waiting.replace(', ', ' · ', 1)}"
         )
         self._progress.update(
             self._task, total=snapshot.total, completed=snapshot.finished, extra=extra

@@ -27,6 +27,7 @@ again continues where this run stopped.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -40,7 +41,7 @@ from fairjudge._errors import (
     FatalBackendError,
     RequestRejected,
 )
-from fairjudge._redact import scrub
+from fairjudge._redact import env_secrets, redact, scrub
 from fairjudge._types import CallError
 from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
 from fairjudge.runner._options import RunOptions
@@ -97,6 +98,8 @@ class Run:
         self.stopped: StopReason | None = None
         self.halted = False
         self.answered: set[Route] = set()
+        self.sent: dict[str, float] = {}  # key -> when its current request was sent
+        self.secrets = env_secrets()  # read once: every reply is scrubbed before storing
         self.rejected: dict[Route, int] = {}
         self.culprit: Backend = next(iter(backends.values()))  # who raised a fatal error
         self.reported = 0
@@ -210,7 +213,7 @@ class Run:
     async def _attempts(self, key: str, spec: CallSpec, reserved: float) -> None:
         loop, backend, retry = self.loop, self.backends[spec.route], self.retry
         est = estimate_tokens(spec) if self.tpm_bucket is not None else (0, 0)
-        attempts = 0
+        attempts, started = 0, loop.time()
         while True:
             if self.rpm_bucket is not None:
                 wait = self.rpm_bucket.reserve(1, loop.time())
@@ -222,25 +225,31 @@ class Run:
                     await asyncio.sleep(wait)
             attempts += 1
             self.requests += 1
+            self.sent[key] = loop.time()
             try:
                 completion = await backend.complete(spec)
             except BackendError as exc:
+                note = ""
                 if retry.should_retry(exc, attempts):
                     delay = retry.delay(exc, attempts, self.rng)
-                    self.retries += 1
-                    self.backoff_s += delay
-                    await asyncio.sleep(delay)
-                    continue
+                    if loop.time() - started + delay < retry.max_call_s:
+                        self.retries += 1
+                        self.backoff_s += delay
+                        await asyncio.sleep(delay)
+                        continue
+                    note = f" (gave up after {loop.time() - started:.0f} s: the per-call limit)"
                 if self._stops_the_run(exc, spec):
                     self.halted = True  # start nothing more while the error row is written
                     self.culprit = backend
                     await self._failed(key, spec, exc, attempts, reserved)
                     raise
-                await self._failed(key, spec, exc, attempts, reserved)
+                await self._failed(key, spec, exc, attempts, reserved, note)
                 return
             except Exception as exc:  # a bug in a backend is this call's error, not the run's
                 await self._failed(key, spec, exc, attempts, reserved)
                 return
+            finally:
+                self.sent.pop(key, None)
             break
         self.answered.add(spec.route)
         await self._succeeded(key, spec, completion, attempts, reserved, est)
@@ -265,6 +274,9 @@ class Run:
         reserved: float,
         est: tuple[int, int],
     ) -> None:
+        clean = redact(completion.text, self.secrets)
+        if clean != completion.text:  # a server that reflects the key: never store it
+            completion = dataclasses.replace(completion, text=clean)
         n_in = completion.input_tokens
         if n_in is None:
             n_in = estimate_tokens(spec)[0]
@@ -303,9 +315,16 @@ class Run:
         await self.writer.write(record)
 
     async def _failed(
-        self, key: str, spec: CallSpec, exc: Exception, attempts: int, reserved: float
+        self,
+        key: str,
+        spec: CallSpec,
+        exc: Exception,
+        attempts: int,
+        reserved: float,
+        note: str = "",
     ) -> None:
-        error = CallError(type(exc).__name__, scrub(str(exc)) or type(exc).__name__)
+        text = scrub(str(exc)) or type(exc).__name__
+        error = CallError(type(exc).__name__, text + note)
         self.reserved -= reserved
         self.outcomes[key] = CallOutcome(key, spec, "error", error=error, attempts=attempts)
         self.failed += 1
@@ -337,7 +356,14 @@ class Run:
             failed=self.failed,
             retries=self.retries,
             elapsed=time.perf_counter() - self.t0,
+            in_flight=len(self.sent),
+            longest_wait=self._longest_wait(),
         )
+
+    def _longest_wait(self) -> float:
+        if not self.sent:
+            return 0.0
+        return max(0.0, asyncio.get_running_loop().time() - min(self.sent.values()))
 
     def _report(self) -> None:
         if self.on_progress is not None:

@@ -1,0 +1,90 @@
+"""Issue 10, defect 8: a hanging call is bounded, and the progress display says it waits."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from fairjudge import BackendTimeout
+from fairjudge._call import CallSpec
+from fairjudge.cli import app
+from fairjudge.runner import PlainProgress, RetryPolicy, RunOptions, Store, run_calls
+from fairjudge.runner._progress import Snapshot
+from tests.runner._fakes import FakeBackend, make_spec
+from tests.server import Fault, JudgeServer
+
+
+def test_retries_stop_at_the_per_call_limit(tmp_path: Path) -> None:
+    def script(spec: CallSpec, attempt: int) -> BaseException:
+        return BackendTimeout("no reply within 0.05 s")
+
+    backend = FakeBackend(script, latency=0.05)
+    retry = RetryPolicy(max_attempts=100, base_delay=0.02, max_delay=0.02, max_call_s=0.3)
+    options = RunOptions(retry=retry, progress="quiet")
+    with Store(tmp_path / "s.sqlite") as store:
+        result = asyncio.run(run_calls(backend, [make_spec(0)], store=store, options=options))
+    (outcome,) = result
+    assert outcome.error is not None
+    assert "gave up after 0 s: the per-call limit" in outcome.error.message
+    assert 2 <= backend.calls <= 6  # bounded by time, not by the 100 attempts
+
+
+def test_the_progress_line_shows_calls_waiting() -> None:
+    snap = Snapshot(10, 0, 3, 0, 0, 70.0, in_flight=2, longest_wait=45.2)
+    assert snap.line().endswith(", 2 waiting (longest 45 s)")
+    assert Snapshot(10, 0, 3, 0, 0, 70.0, in_flight=2, longest_wait=1.0).waiting == ""
+
+
+def test_a_hanging_request_is_shown_while_it_waits(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    backend = FakeBackend(latency=0.6)
+    progress = PlainProgress(stream, interval=0.0)
+    import fairjudge.runner._progress as progress_module
+
+    old = progress_module.SLOW_CALL_S
+    progress_module.SLOW_CALL_S = 0.3
+    try:
+        with Store(tmp_path / "s.sqlite") as store:
+            asyncio.run(
+                run_calls(
+                    backend, [make_spec(0)], store=store, options=RunOptions(progress=progress)
+                )
+            )
+    finally:
+        progress_module.SLOW_CALL_S = old
+    assert "1 waiting (longest" in stream.getvalue()
+
+
+def test_timeout_and_max_attempts_flags(tmp_path: Path, openai_env: JudgeServer) -> None:
+    openai_env.configure(faults={Fault.HANG: 1.0}, hang_s=5.0)
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps({"question": "q", "answer_1": "a", "answer_2": "b"}) + "\n")
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare", str(path), "--judge", "openai/m", "--base-url", openai_env.base_url,
+            "--store", str(tmp_path / "s.sqlite"), "-q", "--json",
+            "--timeout", "0.3", "--max-attempts", "2",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 4, result.output  # nothing resolved: both calls timed out
+    failures = json.loads(result.stdout)["failures"]
+    assert list(failures) == [
+        f"BackendTimeout: openai backend: no reply from model 'm' at {openai_env.base_url} "
+        "within 0.3 s"
+    ]
+    assert openai_env.count(Fault.HANG) == 4  # 2 calls x 2 attempts
+
+
+def test_timeout_does_not_apply_to_the_local_judge(tmp_path: Path) -> None:
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps({"question": "q", "answer_1": "a", "answer_2": "b"}) + "\n")
+    result = CliRunner().invoke(
+        app, ["compare", str(path), "--judge", "local/gemma-3-270m", "--timeout", "5"]
+    )
+    assert result.exit_code == 2
+    assert "--timeout does not apply" in result.output
