@@ -76,6 +76,18 @@ class CallSpec:
     base_url: str | None = None
     sample: int = 0
     kind: str = "pairwise"
+    key: str = field(init=False, repr=False, compare=False)
+    """SHA-256 of the canonical JSON: the store key and cache identity of the call.
+
+    Computed once, when the spec is made: the session, the runner and the store all
+    look calls up by it, and hashing a long prompt costs tens of microseconds.
+    """
+
+    def __post_init__(self) -> None:
+        blob = json.dumps(
+            self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        object.__setattr__(self, "key", hashlib.sha256(blob.encode("utf-8")).hexdigest())
 
     def canonical(self) -> dict[str, Any]:
         """The JSON-ready form hashed into the key. Holds no credentials by construction."""
@@ -96,14 +108,6 @@ class CallSpec:
     def route(self) -> Route:
         """The backend that answers this call: ``(backend, model, base_url)``."""
         return (self.backend, self.model, self.base_url)
-
-    @property
-    def key(self) -> str:
-        """SHA-256 of the canonical JSON: the store key and cache identity of the call."""
-        blob = json.dumps(
-            self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        )
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

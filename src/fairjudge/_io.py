@@ -12,11 +12,16 @@ A question is a string or a conversation: a list of ``{"role", "content"}`` mess
 oldest first, ending with the ``user`` turn the answers continue. JSON rows and
 Parquet list columns hold it as a list; a CSV or Parquet text cell holds it as a JSON
 string starting with ``[``.
+
+The path ``-`` reads standard input (JSON or CSV, told apart by the first character).
+Lines split at newlines only, and reading is bounded (64 MiB a line); see
+:mod:`fairjudge._io_rows`. Whatever the bytes, loading gives items or an
+:class:`InputError` naming the source and, where there is one, the line.
 """
 
 from __future__ import annotations
 
-import json
+import reprlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +29,7 @@ from typing import Any
 
 from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
-from fairjudge._io_rows import Source, open_source, read_rows
+from fairjudge._io_rows import BadJSON, Source, loads, open_source, read_rows
 from fairjudge._items import Item
 from fairjudge._types import Outcome
 
@@ -35,6 +40,10 @@ _HUMAN = {"1": Outcome.ONE, "2": Outcome.TWO, "tie": Outcome.TIE, "0": Outcome.T
 _FLAGS = {"question": "--question-col", "answer_1": "--answer1-col", "answer_2": "--answer2-col"}
 _SHOWN_PROBLEMS = 5  # row problems listed when no row at all is valid
 _SHOWN_NAMES = 20  # keys listed for a row missing a column; wide rows would drown the message
+# Values quoted in messages are cut short: a row may hold megabytes, or lists nested
+# deeper than repr() can recurse.
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 80, 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +70,32 @@ class LoadedItems:
     skipped: list[InputError] = field(default_factory=list)
     path: str = ""
 
+    def skipped_records(self) -> list[dict[str, str | int | None]]:
+        """The skipped rows as JSON-ready records, in file order.
+
+        Returns:
+            One ``{"source": str, "line": int | None, "message": str}`` per skipped
+            row: the file (``<stdin>`` for standard input), its line, and the problem
+            without the ``source:line:`` prefix.
+        """
+        return [
+            {"source": e.path or self.path, "line": e.line, "message": _bare(e)}
+            for e in self.skipped
+        ]
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, cut short for a message."""
+    return _REPR.repr(value)
+
 
 def _names(names: Iterable[object]) -> str:
-    shown = [repr(n) for n in names]
+    shown = [_shown(n) for n in names]
     more = f", ... ({len(shown) - _SHOWN_NAMES} more)" if len(shown) > _SHOWN_NAMES else ""
     return ", ".join(shown[:_SHOWN_NAMES]) + more if shown else "none"
 
 
-def _check_header(source: Source, cols: Columns, path: Path) -> None:
+def _check_header(source: Source, cols: Columns) -> None:
     if source.header is None:
         return
     missing = [name for name in _FLAGS if getattr(cols, name) not in source.header]
@@ -83,7 +110,7 @@ def _check_header(source: Source, cols: Columns, path: Path) -> None:
     )
     raise InputError(
         f"missing column {columns[0]!r}{also}; found columns: {_names(source.header)}; {hint}",
-        path=str(path),
+        path=source.name,
         line=source.header_line,
     )
 
@@ -91,7 +118,7 @@ def _check_header(source: Source, cols: Columns, path: Path) -> None:
 def _string(value: Any, column: str, where: dict[str, Any]) -> str:
     if not isinstance(value, str):
         raise InputError(
-            f"{column!r} must be a string, got {type(value).__name__} {value!r}", **where
+            f"{column!r} must be a string, got {type(value).__name__} {_shown(value)}", **where
         )
     return value
 
@@ -124,14 +151,13 @@ def _question(
     value, column = _present(row, cols, "question", where), cols.question
     if tabular and isinstance(value, str) and value.lstrip().startswith("["):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
+            value = loads(value)
+        except BadJSON as exc:
             # Prompts like "[INST] ..." start with '[' too: only a cell that names a role
             # was meant as a conversation.
             if '"role"' in value:
                 raise InputError(
-                    f"{column!r} looks like a JSON list of messages but is not valid JSON "
-                    f"({exc.msg} at column {exc.colno})",
+                    f"{column!r} looks like a JSON list of messages but is not valid JSON ({exc})",
                     **where,
                 ) from None
     if isinstance(value, list):
@@ -139,7 +165,7 @@ def _question(
     if not isinstance(value, str):
         raise InputError(
             f"{column!r} must be a string or a list of messages, "
-            f"got {type(value).__name__} {value!r}",
+            f"got {type(value).__name__} {_shown(value)}",
             **where,
         )
     if not value.strip():
@@ -156,15 +182,17 @@ def _conversation(value: list[Any], column: str, where: dict[str, Any]) -> Conve
         if not isinstance(message, dict):
             raise InputError(
                 f"{at} must be an object with 'role' and 'content', "
-                f"got {type(message).__name__} {message!r}",
+                f"got {type(message).__name__} {_shown(message)}",
                 **where,
             )
         role, content = message.get("role"), message.get("content")
         if not isinstance(role, str) or role not in ROLES:
-            raise InputError(f"{at} 'role' must be one of {_names(ROLES)}; got {role!r}", **where)
+            raise InputError(
+                f"{at} 'role' must be one of {_names(ROLES)}; got {_shown(role)}", **where
+            )
         if not isinstance(content, str):
             raise InputError(
-                f"{at} 'content' must be a string, got {type(content).__name__} {content!r}",
+                f"{at} 'content' must be a string, got {type(content).__name__} {_shown(content)}",
                 **where,
             )
         messages.append((role, content))
@@ -186,24 +214,29 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any], *, tabul
     ans2 = _required(row, cols, "answer_2", where)
     raw_id = row.get(cols.id)
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int | None):
-        raise InputError(f"{cols.id!r} must be a string or integer, got {raw_id!r}", **where)
+        raise InputError(f"{cols.id!r} must be a string or integer, got {_shown(raw_id)}", **where)
     human_raw = row.get(cols.human)
     human = None
     if human_raw not in (None, ""):
-        human = _HUMAN.get(str(human_raw).strip().lower())
+        if isinstance(human_raw, str | int) and not isinstance(human_raw, bool):
+            human = _HUMAN.get(str(human_raw).strip().lower())
         if human is None:
-            raise InputError(f"{cols.human!r} must be 1, 2 or tie, got {human_raw!r}", **where)
+            raise InputError(
+                f"{cols.human!r} must be 1, 2 or tie, got {_shown(human_raw)}", **where
+            )
     score_raw = row.get(cols.human_score)
     human_score = None
     if score_raw not in (None, ""):
         try:
             human_score = float(score_raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int past 1e308
             raise InputError(
-                f"{cols.human_score!r} must be a number, got {score_raw!r}", **where
+                f"{cols.human_score!r} must be a number, got {_shown(score_raw)}", **where
             ) from None
         if human_score != human_score or human_score in (float("inf"), float("-inf")):
-            raise InputError(f"{cols.human_score!r} must be finite, got {score_raw!r}", **where)
+            raise InputError(
+                f"{cols.human_score!r} must be finite, got {_shown(score_raw)}", **where
+            )
     optional = {
         name: _optional(row, getattr(cols, name), where)
         for name in ("reference", "category", "model_1", "model_2")
@@ -230,23 +263,25 @@ def load_items(
     ending with a ``user`` turn), ``answer_1`` and ``answer_2`` (renamed with
     ``columns``); ``id``, ``reference``, ``category``, ``human`` (``1``/``2``/``tie``),
     ``model_1`` and ``model_2`` are optional. Items without an id get their line
-    number as id.
+    number as id (for a CSV record spanning lines, the line it starts on). The path
+    ``-`` reads standard input: JSON when it starts with ``{`` or ``[``, CSV otherwise.
 
     Raises:
-        InputError: The file is missing, empty, not UTF-8, lacks a required column,
-            or a row is invalid (unless ``skip_invalid``; then only when every row
-            is); the message names the file and line.
+        InputError: The file is missing, a device, empty, not UTF-8, has a line over
+            64 MiB, lacks a required column, or a row is invalid (unless
+            ``skip_invalid``; then only when every row is); the message names the
+            file (``<stdin>`` for standard input) and line.
         MissingExtraError: A Parquet file without ``pyarrow`` installed.
     """
-    p = Path(path)
     cols = columns or Columns()
-    source = open_source(p)
-    _check_header(source, cols, p)
+    source = open_source(Path(path))
+    name = source.name
+    _check_header(source, cols)
     items: list[Item] = []
     skipped: list[InputError] = []
     seen_ids: dict[str, int] = {}
     for lineno, row in source.rows:
-        where: dict[str, Any] = {"path": str(p), "line": lineno}
+        where: dict[str, Any] = {"path": name, "line": lineno}
         try:
             if isinstance(row, InputError):
                 raise row
@@ -256,7 +291,8 @@ def load_items(
             assert item.id is not None
             if item.id in seen_ids:
                 raise InputError(
-                    f"duplicate id {item.id!r} (first seen on line {seen_ids[item.id]})", **where
+                    f"duplicate id {_shown(item.id)} (first seen on line {seen_ids[item.id]})",
+                    **where,
                 )
             seen_ids[item.id] = lineno
         except InputError as exc:
@@ -266,13 +302,13 @@ def load_items(
             continue
         items.append(item)
     if not items:
-        raise _nothing_valid(p, skipped)
-    return LoadedItems(items=items, skipped=skipped, path=str(p))
+        raise _nothing_valid(name, skipped)
+    return LoadedItems(items=items, skipped=skipped, path=name)
 
 
-def _nothing_valid(path: Path, skipped: list[InputError]) -> InputError:
+def _nothing_valid(name: str, skipped: list[InputError]) -> InputError:
     if not skipped:
-        return InputError("file holds no items", path=str(path))
+        return InputError("file holds no items", path=name)
     # Every row was set aside: listing none of them would leave nothing to fix from.
     # " | " between problems: the problems' own messages use ";".
     problems = " | ".join(f"line {e.line}: {_bare(e)}" for e in skipped[:_SHOWN_PROBLEMS])
@@ -280,7 +316,7 @@ def _nothing_valid(path: Path, skipped: list[InputError]) -> InputError:
     first = f"; the first {_SHOWN_PROBLEMS}" if n > _SHOWN_PROBLEMS else ""
     return InputError(
         f"no valid row found ({n} invalid row{'s' if n != 1 else ''}{first}): {problems}",
-        path=str(path),
+        path=name,
     )
 
 

@@ -1,30 +1,55 @@
-"""Reading the rows of a comparison or ranking file: JSONL, JSON, CSV or Parquet.
+r"""Reading the rows of a comparison or ranking file: JSONL, JSON, CSV or Parquet.
 
 What a row means is the caller's business (:mod:`fairjudge._io` makes items of them,
 rankings read answers or battles); this module finds the rows, with the line each
-came from, and turns whole-file mistakes into one clear :class:`InputError`: a file
-that is not UTF-8, a JSON array named ``.jsonl``. Spreadsheets in many locales save
-``;``- or tab-separated "CSV"; a header that uses one of those and no comma is read
-with that separator.
+came from, and turns whole-file mistakes into one :class:`InputError`. A CSV header
+with ``;`` or tabs and no comma is read with that separator, as many locales save.
+
+Whatever its bytes, an input gives rows or an :class:`InputError` naming the source
+and, where there is one, the line. Reading streams, and is bounded:
+
+- Lines split on ``\n`` only, as JSON Lines defines them (U+2028 or a form feed in a
+  JSON string is a character); CSV also breaks lines at a lone ``\r``, as old
+  spreadsheets do, and names a record by the line it starts on.
+- A line holds at most ``MAX_LINE_BYTES`` (64 MiB), also the largest CSV field; a
+  JSON array, parsed whole, at most ``MAX_ARRAY_BYTES`` (256 MiB). JSON Lines of
+  any length stream. Devices (``/dev/zero``) and sockets are refused; pipes are read.
+- The path ``-`` reads standard input, named ``<stdin>``: JSON when its first
+  non-blank character is ``{`` or ``[``, CSV otherwise; Parquet needs a file.
+- JSON nested deeper than Python parses, integers longer than it converts, and lone
+  surrogates (``"\ud800"``, which no encoding writes) are invalid rows.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
-import io
 import json
+import re
 import shlex
-from collections.abc import Iterator, Mapping
+import stat
+import sys
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain, zip_longest
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, NoReturn
 
 from fairjudge._errors import InputError, MissingExtraError
 
-__all__ = ["Row", "Source", "open_source", "read_rows"]
+__all__ = ["BadJSON", "Row", "Source", "loads", "open_source", "read_rows"]
+
+MAX_LINE_BYTES = 64 * 2**20  # the longest line read; also the largest CSV field
+MAX_ARRAY_BYTES = 256 * 2**20  # the largest JSON array, which is parsed whole
+STDIN = "<stdin>"  # standard input (the path "-") in messages
 
 Row = tuple[int, Mapping[str, Any] | InputError]
 """A row and the line it came from, or the error that row is."""
+
+_SPACE = " \t\r\n"  # JSON's whitespace; str.strip() would also take U+2028, U+0085, ...
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # the escapes that can write a lone surrogate
+_BARE_CR = re.compile(r"(?<=\r)(?!\n)")  # after a "\r" that no "\n" follows
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,36 +60,123 @@ class Source:
     header: list[str] | None = None
     header_line: int | None = None
     tabular: bool = False  # CSV/Parquet text cells carry a conversation as a JSON string
+    name: str = ""  # the path, or STDIN
 
 
-def _rows_jsonl(path: Path, text: str) -> Iterator[Row]:
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+class BadJSON(ValueError):
+    """Text that cannot be read as JSON; ``str()`` says why and, if known, where."""
+
+
+def loads(text: str) -> Any:
+    """:func:`json.loads`, each failure a :class:`BadJSON`; a lone surrogate is one too."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise BadJSON(_why(exc)) from None
+    if _SURROGATE.search(text):
+        _check_unicode(value)
+    return value
+
+
+def _why(exc: ValueError | RecursionError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        # Some messages end in "at" ("Unterminated string starting at"); say it once.
+        return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+    if isinstance(exc, RecursionError):
+        return f"nested too deeply; Python reads fewer than {sys.getrecursionlimit()} levels"
+    return str(exc).split(";")[0]  # an integer with too many digits; drop the sys.* advice
+
+
+def _check_unicode(value: Any) -> None:
+    stack = [value]
+    while stack:  # iterative: a value that json parsed may still be too deep to recurse
+        top = stack.pop()
+        if isinstance(top, dict | list):
+            stack += [*top, *top.values()] if isinstance(top, dict) else top
+        elif isinstance(top, str) and not top.isascii():
+            try:
+                top.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                code = ord(top[exc.start])
+                raise BadJSON(f"lone surrogate \\u{code:04x} in a string is not text") from None
+
+
+class _Lines:
+    """A byte stream's lines, split at newlines only, each bounded and decoded as UTF-8."""
+
+    def __init__(self, stream: IO[bytes], name: str, *, owned: bool) -> None:
+        self.stream, self.name = stream, name
+        self.line = self.offset = 0  # lines and bytes read so far
+        # The rows hold their _Lines, started or not: once they are dropped, even in a
+        # reference cycle, the file (never standard input) closes.
+        self.close: Callable[[], object] = (
+            weakref.finalize(self, stream.close) if owned else lambda: None
+        )
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        while raw := self._read():
+            text = self._decode(raw)
+            yield self.line, text
+
+    def _read(self) -> bytes:
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield (
-                lineno,
-                InputError(
-                    f"invalid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=lineno
-                ),
+            raw = self.stream.readline(MAX_LINE_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc}", path=self.name, line=self.line + 1) from exc
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            message = (
+                f"line is longer than {MAX_LINE_BYTES // 2**20} MiB, the most read as one line;"
+                " is this the right file? (a JSON array on one line: split it with jq -c '.[]')"
             )
+            raise InputError(message, path=self.name, line=self.line + 1)
+        return raw
+
+    def _decode(self, raw: bytes) -> str:
+        start, self.offset = self.offset, self.offset + len(raw)
+        self.line += 1
+        if self.line == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw, start = raw[len(codecs.BOM_UTF8) :], start + len(codecs.BOM_UTF8)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            byte, at, fix = raw[exc.start], start + exc.start, "re-encode it as UTF-8"
+            message = f"file is not UTF-8 (invalid byte 0x{byte:02x} at byte offset {at}); {fix}"
+            if self.line == 1 and raw.startswith(b"PAR1"):
+                fix = "save it to a file" if self.name == STDIN else "rename it to end"
+                message = f"this is a Parquet file; {fix} in .parquet"
+            raise InputError(message, path=self.name, line=self.line) from None
+
+
+def _rows_jsonl(lines: Iterable[tuple[int, str]], name: str) -> Iterator[Row]:
+    for lineno, line in lines:
+        if not line.strip(_SPACE):
             continue
-        yield lineno, _object(obj, path, lineno)
+        try:  # without its line break: an unterminated string should not end in one
+            obj = loads(line.removesuffix("\n").removesuffix("\r"))
+        except BadJSON as exc:
+            yield lineno, InputError(f"invalid JSON ({exc})", path=name, line=lineno)
+            continue
+        yield lineno, _object(obj, name, lineno)
 
 
-def _object(obj: Any, path: Path, line: int) -> Mapping[str, Any] | InputError:
+def _object(
+    obj: Any, name: str, line: int, *, check: bool = False
+) -> Mapping[str, Any] | InputError:
+    try:
+        if check:
+            _check_unicode(obj)
+    except BadJSON as exc:
+        return InputError(f"invalid JSON ({exc})", path=name, line=line)
     if isinstance(obj, dict):
         return obj
     kind = type(obj).__name__
-    return InputError(f"expected a JSON object, got {kind}", path=str(path), line=line)
+    return InputError(f"expected a JSON object, got {kind}", path=name, line=line)
 
 
 def _parses(line: str) -> bool:
     try:
         json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
     return True
 
@@ -72,95 +184,143 @@ def _parses(line: str) -> bool:
 def _is_array(text: str) -> bool:
     """Whether the text is one JSON array rather than JSON Lines.
 
-    A JSONL row that is a list on one line is a row mistake, reported as that row,
-    unless it holds objects; several lines that parse as one value are an array, and
-    so are lines that start ``[`` and do not parse, unless the next line parses alone
-    (then only the first row is bad).
+    A JSONL row that is a list on one line is a row mistake unless it holds objects;
+    several lines that parse as one value are an array, and so are lines that start
+    ``[`` and do not parse, unless the next line parses alone (only that row is bad).
     """
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines or not lines[0].lstrip().startswith("["):
+    lines = [line for line in text.split("\n") if line.strip(_SPACE)]
+    if not lines or not lines[0].lstrip(_SPACE).startswith("["):
         return False
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
-        if lines[0].strip() == "[" or len(lines) == 1:
-            return True
-        return not _parses(lines[0]) and not _parses(lines[1])
+    except (ValueError, RecursionError) as exc:  # bad syntax, too deep, too long a number
+        if len(lines) == 1:  # one line too deep to parse is one row, with its own problem
+            return isinstance(exc, json.JSONDecodeError)
+        return lines[0].strip(_SPACE) == "[" or not (_parses(lines[0]) or _parses(lines[1]))
     return len(lines) > 1 or not whole or any(isinstance(x, dict) for x in whole)
 
 
-def _rows_array(path: Path, text: str) -> Iterator[Row]:
-    try:
-        json.loads(text)  # validate all of it first: the walk below trusts the syntax
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON array ({exc.msg} at column {exc.colno})", path=str(path), line=exc.lineno
-        ) from exc
-    return _walk_array(path, text)
-
-
-def _walk_array(path: Path, text: str) -> Iterator[Row]:
-    # Decode element by element to know the line each one starts on, for messages.
-    decoder = json.JSONDecoder()
+def _walk_array(name: str, text: str) -> Iterator[Row]:
+    """Each element with the line it starts on; bad syntax between them ends the file."""
+    decoder, check = json.JSONDecoder(), _SURROGATE.search(text) is not None
     pos = _skip(text, text.index("[") + 1)
     line, counted = 1, 0
-    while text[pos] != "]":
+    more = not text.startswith("]", pos)
+    while more:
         line, counted = line + text.count("\n", counted, pos), pos
-        obj, pos = decoder.raw_decode(text, pos)
-        yield line, _object(obj, path, line)
+        try:
+            obj, pos = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError) as exc:
+            at = exc.lineno if isinstance(exc, json.JSONDecodeError) else line
+            raise InputError(f"invalid JSON array ({_why(exc)})", path=name, line=at) from None
+        yield line, _object(obj, name, line, check=check)
         pos = _skip(text, pos)
+        more = text.startswith(",", pos)
+        if not more and not text.startswith("]", pos):
+            _array_syntax(name, text, pos, "Expecting ',' delimiter")
+        pos = _skip(text, pos + 1) if more else pos
+    if _skip(text, pos + 1) < len(text):
+        _array_syntax(name, text, _skip(text, pos + 1), "Extra data")
+
+
+def _array_syntax(name: str, text: str, pos: int, msg: str) -> NoReturn:
+    exc = json.JSONDecodeError(msg, text, pos)
+    raise InputError(f"invalid JSON array ({_why(exc)})", path=name, line=exc.lineno)
 
 
 def _skip(text: str, pos: int) -> int:
-    """The position after the whitespace and comma between two array elements."""
-    while text[pos] in " \t\r\n,":
+    while pos < len(text) and text[pos] in _SPACE:
         pos += 1
     return pos
 
 
-def _csv_source(text: str) -> Source:
+def _csv_source(lines: Iterator[tuple[int, str]], first: str, name: str) -> Source:
     # Spreadsheets in many locales save ';'- or tab-separated "CSV": a header with one of
     # those and no comma names its separator, so read it instead of failing on column 1.
-    first = text.split("\n", 1)[0]
     counts = {sep: first.count(sep) for sep in ";\t"}
     delimiter = ","
     if "," not in first and max(counts.values()) > 0:
         delimiter = max(counts, key=counts.__getitem__)
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = list(reader.fieldnames or [])
+    # The csv module's 128 KiB default refuses long answers; the limit is process-wide.
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_LINE_BYTES))
+    records = _csv_records(lines, delimiter, name)
+    header_line, header = next(records)  # `first` holds a non-blank record
+    if isinstance(header, InputError):
+        raise header
 
     def rows() -> Iterator[Row]:
-        for row in reader:
-            yield reader.line_num, row
+        for line, record in records:
+            # As csv.DictReader: a short row lacks the last columns, extra fields are dropped.
+            cells = record if isinstance(record, InputError) else record[: len(header)]
+            yield line, cells if isinstance(cells, InputError) else dict(zip_longest(header, cells))
 
-    return Source(rows(), header, reader.line_num, tabular=True)
+    return Source(rows(), header, header_line, tabular=True, name=name)
 
 
-def _parquet_source(path: Path) -> Source:
+def _csv_records(
+    lines: Iterable[tuple[int, str]], delimiter: str, name: str
+) -> Iterator[tuple[int, list[str] | InputError]]:
+    """Each non-empty CSV record, or the error reading it, with the line it starts on."""
+    start: list[int] = []  # the line of the first piece fed to the reader for this record
+
+    def pieces() -> Iterator[str]:
+        extra = 0  # lone "\r" breaks so far: each starts a line, as in a spreadsheet
+        for lineno, text in lines:
+            parts = [part for part in _BARE_CR.split(text) if part]
+            for index, part in enumerate(parts):
+                if not start:
+                    start.append(lineno + extra + index)
+                yield part
+            extra += len(parts) - 1
+
+    reader = csv.reader(pieces(), delimiter=delimiter)
+    while True:
+        start.clear()
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield start[0], InputError(f"invalid CSV ({exc})", path=name, line=start[0])
+            continue
+        if record:
+            yield start[0], record
+
+
+def _parquet_source(path: Path, name: str) -> Source:
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise MissingExtraError("reading Parquet files", "parquet", "pyarrow") from exc
     try:
         table = pq.read_table(path)
+        rows = table.to_pylist()
     except Exception as exc:  # pyarrow raises several unrelated types for bad files
-        raise InputError(f"cannot read Parquet file: {exc}", path=str(path)) from exc
-    header = [str(name) for name in table.column_names]
-    return Source(enumerate(table.to_pylist(), start=2), header, tabular=True)
+        raise InputError(f"cannot read Parquet file: {exc}", path=name) from exc
+    header = [str(col) for col in table.column_names]
+    return Source(enumerate(rows, start=2), header, tabular=True, name=name)
 
 
-def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+def _open(p: Path, name: str, parquet: bool) -> IO[bytes]:
+    """The regular file or pipe (not Parquet) at ``p``; ``/dev/zero`` is refused unread."""
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"file is not UTF-8 (invalid byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "re-encode it as UTF-8",
-            path=str(path),
-            line=line,
-        ) from exc
+        mode = p.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError("is a directory, not a file", path=name)
+        if not stat.S_ISREG(mode) and (parquet or not stat.S_ISFIFO(mode)):
+            raise InputError("is a device, not a file; pass a file, a pipe or '-'", path=name)
+        return p.open("rb")
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=name) from None
+
+
+def _stdin() -> IO[bytes]:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None or stream.isatty():
+        raise InputError("no input is piped into standard input", path=STDIN)
+    return stream  # type: ignore[no-any-return]
 
 
 def open_source(p: Path) -> Source:
@@ -170,44 +330,67 @@ def open_source(p: Path) -> Source:
         InputError: As :func:`read_rows`.
         MissingExtraError: As :func:`read_rows`.
     """
-    if not p.exists():
-        raise InputError("no such file", path=str(p))
-    if p.is_dir():
-        raise InputError("is a directory, not a file", path=str(p))
-    suffix = p.suffix.lower()
+    stdin = str(p) == "-"
+    name, suffix = (STDIN, "") if stdin else (str(p), p.suffix.lower())
+    stream = _stdin() if stdin else _open(p, name, suffix == ".parquet")
     if suffix == ".parquet":
-        return _parquet_source(p)
-    text = _read_text(p)
-    if not text.strip():
-        raise InputError("file is empty; expected one item per line", path=str(p))
-    if suffix == ".csv":
-        return _csv_source(text)
-    if suffix not in (".jsonl", ".ndjson", ".json"):
+        stream.close()
+        return _parquet_source(p, name)
+    if not stdin and suffix not in (".jsonl", ".ndjson", ".json", ".csv"):
+        stream.close()
         raise InputError(
-            f"unknown file type {suffix or '(none)'!r}; use .jsonl, .csv or .parquet", path=str(p)
+            f"unknown file type {suffix or '(none)'!r}; use .jsonl, .csv or .parquet", path=name
         )
-    if not _is_array(text):
-        return Source(_rows_jsonl(p, text))
-    if suffix == ".json":
-        return Source(_rows_array(p, text))
+    lines = _Lines(stream, name, owned=not stdin)
+    try:
+        return _text_source(lines, name, suffix)
+    except BaseException:
+        lines.close()
+        raise
+
+
+def _text_source(lines: _Lines, name: str, suffix: str) -> Source:
+    numbered = iter(lines)
+    first = next(((n, text) for n, text in numbered if text.strip(_SPACE)), None)
+    if first is None:
+        raise InputError("file is empty; expected one item per line", path=name)
+    lineno, text = first
+    start = text.lstrip(_SPACE)[:1]
+    if suffix == ".csv" or (not suffix and start not in ("{", "[")):
+        return _csv_source(chain([first], numbered), text, name)
+    if start != "[":
+        return Source(_rows_jsonl(chain([first], numbered), name), name=name)
+    parts = ["\n" * (lineno - 1), text]
+    for _, more in numbered:
+        if lines.offset > MAX_ARRAY_BYTES:
+            limit = MAX_ARRAY_BYTES // 2**20
+            message = f"a JSON array over {limit} MiB; convert it to JSON Lines: jq -c '.[]'"
+            raise InputError(message, path=name)
+        parts.append(more)
+    whole = "".join(parts)
+    if not _is_array(whole):
+        return Source(_rows_jsonl(enumerate(whole.split("\n"), start=1), name), name=name)
+    if suffix not in (".jsonl", ".ndjson"):
+        return Source(_walk_array(name, whole), name=name)
+    p = Path(name)
     fixed = shlex.quote(f"{p.stem}.lines.jsonl")
     raise InputError(
         "file is a JSON array, but fairjudge reads JSON Lines (one object per line); "
         f"convert it with: jq -c '.[]' {shlex.quote(p.name)} > {fixed} "
         "(or name it .json, which may hold an array)",
-        path=str(p),
+        path=name,
     )
 
 
 def read_rows(path: str | Path) -> Iterator[tuple[int, Mapping[str, Any] | InputError]]:
     """Yield ``(line, row)`` from a JSONL, JSON, CSV or Parquet file; bad rows come as errors.
 
-    ``.json`` files hold JSON Lines or one JSON array of objects; CSV files are
-    comma-separated unless their header uses ``;`` or tabs and no comma.
+    ``.json`` files hold JSON Lines or one JSON array of objects; ``-`` reads standard
+    input. Limits, and what a line is: see the module docstring.
 
     Raises:
-        InputError: The file is missing, a directory, empty, not UTF-8, of an
-            unknown type, or a JSON array named ``.jsonl``/``.ndjson``.
+        InputError: The file is missing, a device, empty, not UTF-8, of an unknown
+            type, a JSON array named ``.jsonl``, or too large; on the call or later.
         MissingExtraError: A Parquet file without ``pyarrow`` installed.
     """
     return open_source(Path(path)).rows

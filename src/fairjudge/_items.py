@@ -161,6 +161,11 @@ class Judgment:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def both_orders(self) -> bool:
+        """Whether the item was shown in both orders, so its verdict survived a swap."""
+        return {c.order for c in self.calls} == {Order.ORIGINAL, Order.SWAPPED}
+
+    @property
     def raw_replies(self) -> tuple[str | None, ...]:
         """The judge's raw text for every call, in call order."""
         return tuple(c.reply.raw for c in self.calls)

@@ -348,7 +348,9 @@ def test_quiet_silences_the_battles_note(write_jsonl) -> None:  # type: ignore[n
 
 
 def test_budget_stop_with_json_prints_json(
-    write_jsonl, tmp_path: Path, openai_env: JudgeServer  # type: ignore[no-untyped-def]
+    write_jsonl,
+    tmp_path: Path,
+    openai_env: JudgeServer,  # type: ignore[no-untyped-def]
 ) -> None:
     result = invoke(
         "compare", str(write_jsonl(GOOD_ROWS)), "--judge", "openai/m", "-q", "--json",

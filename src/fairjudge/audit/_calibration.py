@@ -103,7 +103,7 @@ def calibration_report(result: PairwiseResult, *, min_spearman: float = 0.7) -> 
             questions=[j.item.cluster_key for j in scored],
             **boot,
         )
-    two_orders = [j for j in done if {c.order for c in j.calls} == {Order.ORIGINAL, Order.SWAPPED}]
+    two_orders = [j for j in done if j.both_orders]
     if not two_orders:
         skipped["position_bias"] = "no item was judged in both orders (--rounds 1)"
     else:

@@ -106,6 +106,8 @@ def guarded(fn: F) -> F:
             _fail("stopped", exc, EXIT_BUDGET, as_json)
         except FairJudgeError as exc:
             _fail("judging failed", exc, EXIT_FAILED, as_json, style="red")
+        except OSError as exc:  # a file that could not be written after all: no traceback
+            _fail("error", exc, EXIT_FAILED, as_json, style="red")
         except KeyboardInterrupt:
             err_console.print("interrupted; every finished call is kept in the store")
             raise typer.Exit(130) from None

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from fairjudge._errors import ConfigError
 from fairjudge.audit import calibration_report
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
@@ -44,6 +45,8 @@ def calibrate(
     run: EvalFlags,
 ) -> None:
     """Check a judge against human labels before using it at scale."""
+    if not -1 <= min_spearman <= 1:
+        raise ConfigError(f"--min-spearman must be in [-1, 1]; got {min_spearman}")
     result, _ = judge_file(file, flags, columns, run, labelled=True)
     report = calibration_report(result, min_spearman=min_spearman)
     if json_output:

@@ -20,9 +20,10 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge._io import Columns
 from fairjudge._types import Resolution
-from fairjudge.evaluation import EvalSettings
+from fairjudge.evaluation import EvalSettings, check_repeats
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, BatchJudge, resolve_judge
 from fairjudge.prompts import list_templates
+from fairjudge.report import check_writable
 from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
 
 __all__ = [
@@ -131,12 +132,8 @@ class JudgeFlags:
         is_model = not (self.judge or "").startswith("python:")
         if temperature is None and rounds > 2 and is_model:
             temperature = SAMPLING_TEMPERATURE
-        if temperature == 0 and rounds > 2 and is_model:  # say so before a model loads
-            raise ConfigError(
-                f"--rounds {rounds} repeats each order {rounds // 2} times, but --temperature 0 "
-                "makes the repeats identical calls paid for again; give --temperature above 0 "
-                "(e.g. 0.7), or use --rounds 2"
-            )
+        if is_model:
+            check_repeats(rounds, temperature)  # before a model loads or a call is made
         where = BackendOptions(
             self.base_url, self.model_path, self.threads, temperature, self.timeout
         )
@@ -184,7 +181,7 @@ class EvalFlags:
         float,
         typer.Option(
             help="Exit with code 4 when more than this share of items could not be resolved "
-            "(parse failures, call errors): 1 never fails, 0 fails on any."
+            "(parse failures, call errors), or none was: 0 fails on any, 1 only on none."
         ),
     ] = 0.2
     out: Annotated[Path | None, typer.Option(help="Write one JSON record per item.")] = None
@@ -193,6 +190,8 @@ class EvalFlags:
         """The evaluation settings, validated (a bad flag is named before any call)."""
         if not 0 <= self.max_unresolved <= 1:
             raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
+        if self.out is not None:
+            check_writable(self.out)
         return EvalSettings(
             self.rule, self.rounds, self.balanced, self.seed, self.level, self.bootstrap,
             source=str(source),
@@ -243,6 +242,3 @@ def item_judging_flags(fn: F) -> F:
     judge and input-column flags.
     """
     return input_flags(judge_flags(eval_flags(fn)))
-
-
-"""Add the input-column flags to a command, as its ``columns`` argument."""

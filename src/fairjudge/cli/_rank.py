@@ -1,6 +1,7 @@
 """``fairjudge rank FILE``: a Bradley-Terry leaderboard of many models, with CIs."""
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -22,7 +23,13 @@ from fairjudge.evaluation import (
     load_ranking_input,
     make_pairs,
 )
-from fairjudge.report import RankingReport, failure_lines, render_ranking, write_jsonl_atomic
+from fairjudge.report import (
+    RankingReport,
+    check_writable,
+    failure_lines,
+    render_ranking,
+    write_jsonl_atomic,
+)
 
 __all__ = ["rank"]
 
@@ -45,6 +52,7 @@ _L2 = Annotated[float, typer.Option(help="Ridge on ratings; > 0 keeps unbeaten m
 _Style = Annotated[
     bool, typer.Option(help="Also fit Arena-Hard style control (length, headers, lists, bold).")
 ]
+_MAX_UNRESOLVED = 0.2
 _MaxUnresolved = Annotated[
     float, typer.Option(help="Exit with code 4 when more than this share of pairs is unresolved.")
 ]
@@ -52,23 +60,29 @@ _Out = Annotated[Path | None, typer.Option(help="Write the per-pair judgments (J
 _Json = Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")]
 
 
-def _check(data: LongAnswers | Battles, anchor: str | None, l2: float, bootstrap: int) -> None:
+def _check(data: LongAnswers | Battles, fit: dict[str, Any], max_unresolved: float) -> None:
     """Every ranking option is checked before the first judge call."""
-    if l2 < 0:
-        raise ConfigError(f"--l2 must be >= 0; got {l2}")
-    if bootstrap < 1:
-        raise ConfigError(f"--bootstrap must be >= 1; got {bootstrap}")
-    if isinstance(data, Battles):
-        models = sorted(set(data.model_a) | set(data.model_b))
-    else:
-        models = data.models
+    anchor = fit["anchor"]
+    if not fit["l2"] >= 0:
+        raise ConfigError(f"--l2 must be >= 0; got {fit['l2']}")
+    if fit["n_resamples"] < 1:
+        raise ConfigError(f"--bootstrap must be >= 1; got {fit['n_resamples']}")
+    if not math.isfinite(fit["anchor_rating"]):
+        raise ConfigError(f"--anchor-rating must be a finite number; got {fit['anchor_rating']}")
+    if not 0 <= max_unresolved <= 1:
+        raise ConfigError(f"--max-unresolved must be in [0, 1]; got {max_unresolved}")
+    if fit.get("out") is not None:
+        check_writable(fit["out"])
+    models = (
+        sorted(set(data.model_a) | set(data.model_b)) if isinstance(data, Battles) else data.models
+    )
     if anchor is not None and anchor not in models:
         raise ConfigError(f"--anchor {anchor!r} is not a model in the input; models: {models}")
 
 
 def _judge(
     data: LongAnswers, file: Path, items: list[Item], *, seed: int, flags: JudgeFlags,
-    out: Path | None, max_unresolved: float,
+    out: Path | None,
 ) -> PairwiseResult:  # fmt: skip
     judge = flags.open_judge()  # every flag checked before anything is printed
     try:
@@ -96,8 +110,6 @@ def _judge(
         )
         for line in failure_lines(result.failures):
             err_console.print(line, highlight=False, markup=False)
-    if result.stopped is None:
-        check_unresolved(result, max_unresolved)
     return result
 
 
@@ -135,18 +147,23 @@ def rank(
     l2: _L2 = 0.0,
     seed: Annotated[int, typer.Option(help="Seed for pairing and bootstrap.")] = 0,
     style_control: _Style = False,
-    max_unresolved: _MaxUnresolved = 0.2,
+    max_unresolved: _MaxUnresolved = _MAX_UNRESOLVED,
     out: _Out = None,
     json_output: _Json = False,
     *,
     flags: JudgeFlags,
 ) -> None:
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
+    fit: dict[str, Any] = {"anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
+                           "n_resamples": bootstrap, "seed": seed}  # fmt: skip
     data = load_ranking_input(file)
-    _check(data, anchor, l2, bootstrap)
+    _check(data, {**fit, "out": out}, max_unresolved)
     result = None
     if isinstance(data, Battles):
-        unused = flags.given() + (["--out"] if out is not None else [])
+        given = {"--pairing": pairing != "all", "--baseline": baseline is not None,
+                 "--pairs-per-question": pairs_per_question != 1, "--out": out is not None,
+                 "--max-unresolved": max_unresolved != _MAX_UNRESOLVED}  # fmt: skip
+        unused = flags.given() + [flag for flag, set_ in given.items() if set_]
         if unused:
             raise ConfigError(
                 f"{', '.join(unused)}: {file} holds judged battles, so no judge is "
@@ -160,18 +177,13 @@ def rank(
             data, pairing=pairing, baseline=baseline, pairs_per_question=pairs_per_question,
             seed=seed,
         )  # fmt: skip
-        result = _judge(
-            data, file, items, seed=seed, flags=flags, out=out, max_unresolved=max_unresolved
-        )
+        result = _judge(data, file, items, seed=seed, flags=flags, out=out)
         battles = battles_from(result)
     unresolved = result.n_unresolved if result is not None else 0
-    report = _fit(battles, ties, style_control, unresolved, common={
-        "questions": battles.questions, "anchor": anchor, "l2": l2,
-        "anchor_rating": anchor_rating, "n_resamples": bootstrap, "seed": seed,
-    })  # fmt: skip
+    report = _fit(battles, ties, style_control, unresolved, {**fit, "questions": battles.questions})
     if json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
         render_ranking(report, Console())
     if result is not None:
-        check_unresolved(result, max_unresolved)  # a partial ranking exits 5
+        check_unresolved(result, max_unresolved)  # after the report: partial exits 5

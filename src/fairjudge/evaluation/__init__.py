@@ -17,7 +17,7 @@ from fairjudge.evaluation._battles import (
 from fairjudge.evaluation._length import length_controlled
 from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
 from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
-from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
+from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 
 __all__ = [
     "Battles",
@@ -30,6 +30,7 @@ __all__ = [
     "WinRate",
     "as_rule",
     "battles_from",
+    "check_repeats",
     "evaluate",
     "evaluate_pairs",
     "length_controlled",

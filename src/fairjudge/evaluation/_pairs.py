@@ -16,10 +16,10 @@ from typing import Any
 
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import Call, Item, Judgment
-from fairjudge._protocol import item_seed, plan_orders, resolve
+from fairjudge._protocol import item_seed, plan_orders
 from fairjudge._types import Order, Reply, Resolution
-from fairjudge.evaluation._results import PairwiseResult, summarise
-from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
+from fairjudge.evaluation._results import PairwiseResult, judgment, summarise
+from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
 
 __all__ = ["ItemLike", "JudgeLike", "evaluate", "evaluate_pairs"]
@@ -41,24 +41,6 @@ def _as_batch_judge(judge: JudgeLike) -> BatchJudge:
     if isinstance(judge, BatchJudge):
         return judge
     return CallableJudge(judge)
-
-
-def _check_sampling(judge: JudgeLike, settings: EvalSettings) -> None:
-    """Refuse rounds beyond 2 on a judge that does not sample.
-
-    Beyond the first call in each order, a round repeats an identical request; at
-    temperature 0 it is byte-identical, so it would be paid for again (it differs in
-    its sample index, and so in its cache key) and would only repeat the first
-    answer.
-    """
-    temperature = getattr(judge, "temperature", None)
-    if settings.rounds > 2 and temperature is not None and not temperature > 0:
-        raise ConfigError(
-            f"--rounds {settings.rounds} repeats each order {settings.rounds // 2} times, but "
-            f"the judge samples at temperature {temperature:g}, so the repeats would be "
-            "identical calls paid for again; give --temperature above 0 (e.g. 0.7), or "
-            "use --rounds 2"
-        )
 
 
 def evaluate_pairs(
@@ -119,7 +101,7 @@ def evaluate(
     progress: ProgressCallback | None = None,
 ) -> PairwiseResult:
     """:func:`evaluate_pairs` with its settings as one validated value."""
-    _check_sampling(judge, settings)
+    check_repeats(settings.rounds, getattr(judge, "temperature", None))
     item_list = [_as_item(obj, i) for i, obj in enumerate(items)]
     if not item_list:
         raise ConfigError("items is empty; need at least one item to judge")
@@ -167,10 +149,5 @@ def _resolve(
             Call(order, sample, replies[cursor + k]) for k, (order, sample) in enumerate(plan)
         )
         cursor += len(plan)
-        resolved = resolve(calls, settings.rule)
-        if resolved is None:
-            judgments.append(Judgment(it, calls, settings.rule, None, None, None))
-        else:
-            outcome, score, consistent = resolved
-            judgments.append(Judgment(it, calls, settings.rule, outcome, score, consistent))
+        judgments.append(judgment(it, calls, settings.rule))
     return summarise(judgments, settings)

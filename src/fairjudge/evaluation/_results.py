@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from fairjudge._items import Judgment
+from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import resolve
 from fairjudge._types import (
     OUTCOME_SCORE,
@@ -22,10 +22,10 @@ from fairjudge._types import (
     Resolution,
     Verdict,
 )
-from fairjudge.evaluation._settings import EvalSettings, RuleLike
+from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
 from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean
 
-__all__ = ["PairwiseResult", "Rate", "WinRate", "summarise"]
+__all__ = ["PairwiseResult", "Rate", "WinRate", "judgment", "summarise"]
 
 
 def _fields(obj: Any) -> dict[str, Any]:
@@ -122,7 +122,7 @@ class PairwiseResult:
     def debiased(self) -> bool:
         """Whether every resolved item was shown in both orders (the swap protocol)."""
         done = [j for j in self.judgments if j.outcome is not None]
-        return bool(done) and all(_both_orders(j) for j in done)
+        return bool(done) and all(j.both_orders for j in done)
 
     @property
     def n_not_run(self) -> int:
@@ -152,17 +152,8 @@ class PairwiseResult:
         Useful to show the seed's conservative result next to the soft one, or to
         check how much a conclusion depends on the rule.
         """
-        rule = Resolution(rule)
-        judgments = []
-        for j in self.judgments:
-            resolved = resolve(j.calls, rule)
-            if resolved is None:
-                judgments.append(Judgment(j.item, j.calls, rule, None, None, None, j.extra))
-            else:
-                outcome, score, consistent = resolved
-                judgments.append(
-                    Judgment(j.item, j.calls, rule, outcome, score, consistent, j.extra)
-                )
+        rule = as_rule(rule)
+        judgments = [judgment(j.item, j.calls, rule, j.extra) for j in self.judgments]
         result = summarise(judgments, replace(self.settings, rule=rule))
         return replace(result, stopped=self.stopped)
 
@@ -247,8 +238,15 @@ def _rate(flags: list[bool], clusters: list[str] | None, *, boot: EvalSettings) 
     return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
 
 
-def _both_orders(j: Judgment) -> bool:
-    return {c.order for c in j.calls} == {Order.ORIGINAL, Order.SWAPPED}
+def judgment(
+    item: Item, calls: tuple[Call, ...], rule: Resolution, extra: dict[str, Any] | None = None
+) -> Judgment:
+    """Resolve an item's calls with a rule; unresolved (``None`` fields) when any failed."""
+    resolved = resolve(calls, rule)
+    if resolved is None:
+        return Judgment(item, calls, rule, None, None, None, dict(extra or {}))
+    outcome, score, consistent = resolved
+    return Judgment(item, calls, rule, outcome, score, consistent, dict(extra or {}))
 
 
 def summarise(judgments: list[Judgment], settings: EvalSettings) -> PairwiseResult:
@@ -277,7 +275,7 @@ def summarise(judgments: list[Judgment], settings: EvalSettings) -> PairwiseResu
     naive = _win_rate(naive_scores, naive_outcomes, naive_clusters, boot=boot)
 
     # Consistency means surviving the swap: only items shown in both orders count.
-    swapped = [j for j in done if _both_orders(j)]
+    swapped = [j for j in done if j.both_orders]
     consistency = _rate(
         [bool(j.consistent) for j in swapped], [j.item.cluster_key for j in swapped], boot=boot
     )

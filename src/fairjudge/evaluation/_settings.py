@@ -14,7 +14,7 @@ from typing import Any, Literal
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 
-__all__ = ["EvalSettings", "RuleLike", "as_rule"]
+__all__ = ["EvalSettings", "RuleLike", "as_rule", "check_repeats"]
 
 RuleLike = Resolution | Literal["conservative", "lenient", "soft"]
 
@@ -30,6 +30,24 @@ def as_rule(rule: RuleLike) -> Resolution:
     except ValueError:
         names = ", ".join(r.value for r in Resolution)
         raise ConfigError(f"--rule must be one of {names}; got {rule!r}") from None
+
+
+def check_repeats(rounds: int, temperature: float | None) -> None:
+    """Refuse rounds beyond 2 on a judge that does not sample.
+
+    Beyond the first call in each order, a round repeats an identical request; at
+    temperature 0 it is byte-identical, so it would be paid for again (it differs in
+    its sample index, and so in its cache key) and would only repeat the first answer.
+
+    Raises:
+        ConfigError: ``rounds`` > 2 and ``temperature`` is 0.
+    """
+    if rounds > 2 and temperature is not None and not temperature > 0:
+        raise ConfigError(
+            f"--rounds {rounds} repeats each order {rounds // 2} times, but the judge "
+            f"samples at temperature {temperature:g}, so the repeats would be identical "
+            "calls paid for again; give --temperature above 0 (e.g. 0.7), or use --rounds 2"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,14 +6,47 @@
   parser. :class:`CallableJudge` adapts a plain Python function.
 - :func:`resolve_judge` turns a ``--judge`` spec into either.
 
-The backends themselves live in :mod:`fairjudge.backends`.
+The session, the model judges and the resolver load lazily (PEP 562), so that
+``import fairjudge`` and Python-callable judges never pay for the runner, the store
+or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from fairjudge.judges._callable import CallableJudge, load_python_judge, reply_from_value
-from fairjudge.judges._llm import LLMJudge, read_verdict
-from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest
-from fairjudge.judges._registry import DEFAULT_JUDGE, JUDGE_FORMS, BackendOptions, resolve_judge
-from fairjudge.judges._session import Job, JudgeSession, ProgressCallback, ReplyParser
+from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
+
+if TYPE_CHECKING:
+    from fairjudge.judges._llm import LLMJudge, read_verdict
+    from fairjudge.judges._registry import (
+        DEFAULT_JUDGE,
+        JUDGE_FORMS,
+        BackendOptions,
+        resolve_judge,
+    )
+    from fairjudge.judges._session import Job, JudgeSession, ReplyParser
+
+_LAZY = {
+    "DEFAULT_JUDGE": "fairjudge.judges._registry",
+    "JUDGE_FORMS": "fairjudge.judges._registry",
+    "BackendOptions": "fairjudge.judges._registry",
+    "resolve_judge": "fairjudge.judges._registry",
+    "LLMJudge": "fairjudge.judges._llm",
+    "read_verdict": "fairjudge.judges._llm",
+    "Job": "fairjudge.judges._session",
+    "JudgeSession": "fairjudge.judges._session",
+    "ReplyParser": "fairjudge.judges._session",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fairjudge.judges' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "DEFAULT_JUDGE",

@@ -11,8 +11,7 @@ from typing import Any
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
-from fairjudge.judges._pairwise import PairwiseRequest
-from fairjudge.judges._session import ProgressCallback
+from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import parse_verdict
 
 __all__ = ["CallableJudge", "load_python_judge", "reply_from_value"]
@@ -21,19 +20,22 @@ JudgeCallable = Callable[[str, str, str], Any]
 
 
 def reply_from_value(value: object) -> Reply:
-    """Turn whatever a Python judge returned into a :class:`Reply`.
+    r"""Turn whatever a Python judge returned into a :class:`Reply`.
 
-    Accepted: a :class:`Verdict`; a string, read by the verdict parser (so ``"A"``,
-    ``" tie "``, ``"[[B]]"`` and ``"Verdict: A"`` all work); :class:`Probabilities`;
-    a mapping ``{"A": p, "B": p, "tie": p}``; or a ready :class:`Reply`.
-    Anything unreadable becomes a :class:`ParseFailure` that keeps the raw value.
+    Accepted: a :class:`Verdict`; a string, read as an explained reply, which also
+    covers a bare label (so ``"A"``, ``" tie "``, ``"[[B]]"``, ``"Verdict: A"`` and
+    ``"Answer A is wordy.\nVerdict: B"`` all work: the last non-empty line is the
+    verdict); :class:`Probabilities`; a mapping ``{"A": p, "B": p, "tie": p}``; or a
+    ready :class:`Reply`. Like a model's reply, the string is read on its own, never
+    against the answers. Anything unreadable becomes a :class:`ParseFailure` that
+    keeps the raw value.
     """
     if isinstance(value, Reply):
         return value
     if isinstance(value, Verdict):
         return Reply(verdict=value, raw=value.value)
     if isinstance(value, str):
-        parsed = parse_verdict(value)
+        parsed = parse_verdict(value, "explained")
         if isinstance(parsed, ParseFailure):
             return Reply(verdict=None, raw=value, failure=parsed)
         return Reply(verdict=parsed, raw=value)

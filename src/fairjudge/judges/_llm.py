@@ -3,11 +3,13 @@
 :class:`LLMJudge` is a thin layer on a :class:`~fairjudge.judges.JudgeSession`: it
 renders each :class:`~fairjudge.judges.PairwiseRequest` with its template into a
 :class:`~fairjudge._call.CallSpec`, and reads each reply with
-:func:`fairjudge.prompts.parse_verdict` (plus
-:func:`fairjudge.prompts.probabilities_from_logprobs` when the backend gave
-logprobs). The session owns everything else: the store, the event loop, the
-backend's lifetime, the run options and the budget. Several judges may share one
-session, and so one store, one budget and one run.
+:func:`fairjudge.prompts.parse_verdict` in the template's verdict format (plus
+:func:`fairjudge.prompts.probabilities_from_logprobs` when a verdict-only reply came
+with logprobs). The reading depends on the reply and the format alone, never on the
+answers that were judged, so no answer can change how the judge's reply is read.
+The session owns everything else: the store, the event loop, the backend's
+lifetime, the run options and the budget. Several judges may share one session, and
+so one store, one budget and one run.
 """
 
 from __future__ import annotations
@@ -18,26 +20,31 @@ from typing import Any
 
 from fairjudge._call import Backend, CallSpec, Completion
 from fairjudge._closing import Closing
-from fairjudge._errors import BackendError
+from fairjudge._errors import BackendError, ConfigError
 from fairjudge._types import CallError, ParseFailure, Reply
-from fairjudge.judges._pairwise import PairwiseRequest
-from fairjudge.judges._session import Job, JudgeSession, ProgressCallback
-from fairjudge.prompts import PairwiseTemplate, get_template, parse_verdict
+from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
+from fairjudge.judges._session import Job, JudgeSession
+from fairjudge.prompts import PairwiseTemplate, VerdictFormat, get_template, parse_verdict
 from fairjudge.prompts import probabilities_from_logprobs as _probabilities
 from fairjudge.runner import RunOptions, RunSummary, Store
 
 __all__ = ["LLMJudge"]
 
-Echoed = tuple[str, str]
-"""A pairwise call's parser context: the two answers it showed (see ``parse_verdict``)."""
 
+def read_verdict(completion: Completion, verdict_format: VerdictFormat) -> Reply:
+    """Read one pairwise reply: the verdict, and its probabilities when logprobs came.
 
-def read_verdict(completion: Completion, echoed: Echoed) -> Reply:
-    """Read one pairwise reply: the verdict, and its probabilities when logprobs came."""
-    verdict = parse_verdict(completion.text, echoed=echoed)
+    Args:
+        completion: The backend's reply.
+        verdict_format: The call's context: its template's verdict format.
+    """
+    verdict = parse_verdict(completion.text, verdict_format)
     if isinstance(verdict, ParseFailure):
         return Reply(verdict=None, failure=verdict)
-    probs = _probabilities(completion.top_logprobs) if completion.top_logprobs else None
+    # Only a verdict-only reply's first token is the verdict, so only its logprobs are
+    # the verdict's probabilities.
+    logprobs = completion.top_logprobs if verdict_format == "label" else None
+    probs = _probabilities(logprobs) if logprobs else None
     return Reply(verdict=verdict, probabilities=probs)
 
 
@@ -73,15 +80,23 @@ class LLMJudge(Closing):
         self.template = (
             template if isinstance(template, PairwiseTemplate) else get_template(template)
         )
+        if session is not None and (store is not None or options is not None):
+            given = "store" if store is not None else "options"
+            raise ConfigError(
+                f"{given}= does not apply with session=: the session has its own store and "
+                "options; set them on the session"
+            )
         self._owns_session = session is None
         self.session = (
             session if session is not None else JudgeSession(store=store, options=options)
         )
-        self.backend = self.session.add(backend)
+        # This judge's own sampling defaults, even when another judge's backend for the
+        # same model serves the calls (the parameters travel in each spec).
         self.params: dict[str, Any] = {
-            **self.backend.default_params(label_only=self.template.verdict_only),
+            **backend.default_params(label_only=self.template.verdict_only),
             **(params or {}),
         }
+        self.backend = self.session.add(backend)
 
     @property
     def name(self) -> str:
@@ -126,9 +141,9 @@ class LLMJudge(Closing):
             kind="pairwise",
         )
 
-    def jobs(self, requests: Sequence[PairwiseRequest]) -> list[Job[Echoed]]:
-        """The session jobs for a batch: each spec with the answers it showed."""
-        return [Job(self.spec_for(r), (r.answer_a, r.answer_b)) for r in requests]
+    def jobs(self, requests: Sequence[PairwiseRequest]) -> list[Job[VerdictFormat]]:
+        """The session jobs for a batch: each spec with its template's verdict format."""
+        return [Job(self.spec_for(r), self.template.verdict_format) for r in requests]
 
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None

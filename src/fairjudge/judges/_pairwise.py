@@ -9,15 +9,17 @@ raise for a single bad reply: a failure is a record in the reply.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from fairjudge._call import Conversation
 from fairjudge._types import Reply
-from fairjudge.judges._session import ProgressCallback
 
-__all__ = ["BatchJudge", "PairwiseRequest"]
+__all__ = ["BatchJudge", "PairwiseRequest", "ProgressCallback"]
+
+ProgressCallback = Callable[[int], None]
+"""Called with the number of calls just finished, for progress bars."""
 
 
 @dataclass(frozen=True, slots=True)

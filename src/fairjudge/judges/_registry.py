@@ -95,8 +95,8 @@ def resolve_judge(
         backend_options: Server URL, GGUF file, threads, temperature.
         template: Template name, ``*.toml`` path or template (model judges only;
             ``None`` means ``default``).
-        options: Run options (model judges only); ignored when ``session`` is given.
-        store: The store or its path (model judges only).
+        options: Run options (model judges only; not with ``session``).
+        store: The store or its path (model judges only; not with ``session``).
         session: Run on this session instead of opening one (it keeps its own
             store and options); the judge's backend is added to it.
         params: More sampling parameters (model judges only).
@@ -135,9 +135,9 @@ def resolve_judge(
     sampling = dict(params or {})
     if where.temperature is not None:
         sampling["temperature"] = where.temperature
-    if session is not None:
-        return LLMJudge(backend, template=tmpl, session=session, params=sampling)
-    return LLMJudge(backend, template=tmpl, store=store, options=options, params=sampling)
+    return LLMJudge(
+        backend, template=tmpl, session=session, store=store, options=options, params=sampling
+    )
 
 
 def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Backend:

@@ -7,9 +7,10 @@ all of them. A judge hands it :class:`Job` objects (a :class:`~fairjudge._call.C
 plus whatever that call's parser needs to know, its *context*) and a parser; the
 session routes each spec to its own backend (so one run carries a whole panel),
 serves what the store holds, makes the rest of the calls through its
-:class:`~fairjudge.runner.Executor`, parses each fresh reply exactly once (the
-reading is stored next to the raw reply) and returns one :class:`~fairjudge.Reply`
-per job, in order.
+:class:`~fairjudge.runner.Executor`, and returns one :class:`~fairjudge.Reply` per
+job, in order. Each unique call is parsed once per batch: a fresh reply as it
+arrives (its reading is stored beside the raw text, for the audit log), a stored one
+from its raw text (so an improved parser reads old replies anew).
 
 All calls run on one private event loop in a background thread
 (:class:`~fairjudge.runner.EventLoopThread`), so backends keep their connections on
@@ -32,6 +33,7 @@ from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._closing import Closing
 from fairjudge._errors import BudgetExceeded
 from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.runner import (
     DEFAULT_STORE_PATH,
     AsyncioExecutor,
@@ -47,9 +49,6 @@ from fairjudge.runner import (
 __all__ = ["Job", "JudgeSession", "ProgressCallback", "ReplyParser"]
 
 C = TypeVar("C")
-
-ProgressCallback = Callable[[int], None]
-"""Called with the number of calls just finished, for progress bars."""
 
 ReplyParser = Callable[[Completion, C], Reply]
 """Reads one completion, given its call's context, into a :class:`~fairjudge.Reply`.
@@ -118,11 +117,18 @@ class JudgeSession(Closing):
     def add(self, backend: Backend) -> Backend:
         """Route calls for ``backend``'s ``(name, model, base_url)`` to it.
 
+        Two judges asking the same model at the same address share one backend (one
+        connection pool, one loaded model): the one added first serves the route, and
+        a later one is closed at once. Each judge keeps its own sampling parameters,
+        which travel in its calls' specs.
+
         Returns:
-            The backend now serving that route: ``backend``, or the one added earlier
-            for the same route (two panel members asking the same model share it).
+            The backend now serving that route.
         """
-        return self.backends.setdefault(route_of(backend), backend)
+        serving = self.backends.setdefault(route_of(backend), backend)
+        if serving is not backend:
+            self._loop.run(backend.aclose())
+        return serving
 
     def __repr__(self) -> str:
         names = ", ".join("/".join(r[:2]) for r in self.backends) or "no backends"
@@ -265,9 +271,8 @@ def _finish(outcome: CallOutcome, reading: Reply | None) -> Reply:
 
 
 def _release(loop: EventLoopThread, backends: dict[Route, Backend], store: Store | None) -> None:
-    async def close_all() -> None:
-        for backend in backends.values():
-            await backend.aclose()
+    async def close_all() -> None:  # one backend failing to close must not keep others open
+        await asyncio.gather(*(b.aclose() for b in backends.values()), return_exceptions=True)
 
     try:
         loop.run(close_all())

@@ -1,6 +1,11 @@
 """Versioned prompt templates and the parsers that read verdicts."""
 
-from fairjudge.prompts._parse import parse_verdict, probabilities_from_logprobs
+from fairjudge.prompts._parse import (
+    VERDICT_FORMATS,
+    VerdictFormat,
+    parse_verdict,
+    probabilities_from_logprobs,
+)
 from fairjudge.prompts._templates import (
     PairwiseTemplate,
     defuse,
@@ -10,7 +15,9 @@ from fairjudge.prompts._templates import (
 )
 
 __all__ = [
+    "VERDICT_FORMATS",
     "PairwiseTemplate",
+    "VerdictFormat",
     "defuse",
     "get_template",
     "list_templates",

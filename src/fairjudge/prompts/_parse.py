@@ -2,17 +2,31 @@
 
 Design:
 
-- **Bind to the last verdict slot.** Judges that explain themselves often mention
-  "Answer A" or quote a verdict before concluding, so the *last* slot in the reply
-  is the judge's own conclusion. Slots are, in order of trust: ``[[A]]``-style
-  brackets (MT-Bench), a labelled line (``Verdict: B``, ``Final answer: tie``), and
-  a reply that is nothing but a label (``A``, ``Tie.``, ``**B**``).
-- **Skip echoed text.** A slot on a line that is copied verbatim from one of the
-  answers (``echoed``) is the answer speaking, not the judge, and is ignored. This is
-  the second line of defence against an answer that says "output [[A]]"; the first
-  is that templates delimit answers.
-- **Never guess.** A reply with no readable slot is a :class:`ParseFailure` that keeps
-  the raw text; callers report it and never count it as a tie.
+- **The reply alone.** :func:`parse_verdict` takes the judge's reply and the
+  template's verdict format, and nothing else: not the answers, not the question.
+  Whatever an answer says ("output [[A]]", a copy of the judge's likely closing
+  sentence with the opposite verdict), it cannot change how a reply is read, because
+  the parser never sees it. An earlier design skipped reply lines copied from the
+  answers; that let an answer veto the judge's real verdict by containing it.
+- **One slot, in the format the template asked for.** Each template declares its
+  :data:`VerdictFormat`, and the parser reads only the reply's final slot in that
+  format:
+
+  - ``"label"``: the whole reply is one line holding a verdict (``A``, ``**B**``,
+    ``"tie".``, ``[[A]]``, ``Verdict: B``).
+  - ``"explained"``: the judge explains, then concludes. Only the **last non-empty
+    line** is read, and it must end with a verdict slot: ``[[A]]`` (MT-Bench; prose
+    may lead up to it, as in "my final verdict is: [[A]]"), a keyed slot
+    (``Verdict: B``, ``Final verdict: [[tie]]``, "The better answer is B."), or a
+    bare label. The last line is the judge's last word: a verdict quoted or weighed
+    earlier in the explanation never counts, and a P.S. after the verdict makes the
+    reply unreadable rather than letting either line win.
+  - ``"json"``: the reply is a JSON object (optionally in a fenced block) with a
+    ``"verdict"`` field; a repeated key is ambiguous and rejected.
+
+- **Never guess.** Prose is not a verdict: "The result is a tie." or "Decision: A
+  or B? Clearly B." is a :class:`ParseFailure` that keeps the raw text and says
+  what was wrong with which line; callers report it and never count it as a tie.
 
 ``C`` is accepted as a tie in bracket slots because FastChat's prompts use
 ``[[C]]`` for ties.
@@ -20,76 +34,142 @@ Design:
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any, Literal, get_args
 
 from fairjudge._types import ParseFailure, Probabilities, Verdict
 
-__all__ = ["parse_verdict", "probabilities_from_logprobs"]
+__all__ = ["VERDICT_FORMATS", "VerdictFormat", "parse_verdict", "probabilities_from_logprobs"]
 
-_LABEL = r"(a|b|tie|c)"
-_BRACKET = re.compile(r"\[\[\s*" + _LABEL + r"\s*\]\]", re.IGNORECASE)
-_LABELLED = re.compile(
-    r"(?:final\s+)?(?:verdict|answer|decision|winner|judg(?:e)?ment|choice|result)"
-    r"\s*(?::|=|\bis\b:?)\s*[\"'*\[(]*\s*(?:answer\s+|assistant\s+|response\s+)?"
-    r"(a|b|tie)\b[\"'*\])]*",
-    re.IGNORECASE,
-)
-_BARE = re.compile(
-    r"^[\s\"'*`\[(]*(?:answer\s+)?(a|b|tie)[\s\"'*`\])]*[.!]?[\s\"'*`]*$", re.IGNORECASE
-)
-_TO_VERDICT = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE, "c": Verdict.TIE}
+VerdictFormat = Literal["label", "explained", "json"]
+"""How a template asks the judge to give its verdict (see the module docstring)."""
 
+VERDICT_FORMATS: tuple[VerdictFormat, ...] = get_args(VerdictFormat)
 
-def _line_at(text: str, pos: int) -> str:
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return text[start : len(text) if end == -1 else end].strip()
+# Decoration a verdict may carry: markdown emphasis, quotes, brackets.
+_DECOR = r"[\s\"'*`_\[\](){}]*"
+_END = r"[\s\"'*`_\])}]*[.!]?[\s\"'*`_\])}]*$"
+_LABEL = r"(?P<label>a|b|tie)"
+_C_TIE = r"\[\[\s*(?P<c>c)\s*\]\]"
+_WHO = r"(?:(?:answer|assistant|response)\s+)?"
+_KEY = r"(?:verdict|answer|decision|winner|judge?ment|choice|result|preference)"
+_SEP = r"[*_]*\s*(?::|=|—|–|\bis\b\s*:?)\s*"
 
+# The three shapes a slot takes; each must end the line, so a slot is the line's last word.
+_BARE = re.compile(rf"^{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", re.IGNORECASE)
+_BRACKET = re.compile(rf"\[\[\s*(?:{_LABEL}|(?P<c>c))\s*\]\]{_END}", re.IGNORECASE)
+_KEYED = re.compile(rf"\b{_KEY}{_SEP}{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", re.IGNORECASE)
 
-def _echoed(line: str, slot: str, echoed: Iterable[str]) -> bool:
-    """Whether a slot's line was copied from an answer.
-
-    A line that is nothing but the slot is always the judge's own: a bare ``[[A]]``
-    cannot be told apart from an answer's, and the judge must be able to conclude.
-    """
-    if len(line.replace(slot, "").strip()) < 4:
-        return False
-    return any(line in source for source in echoed if source)
+_TO_VERDICT = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE}
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
+_QUOTE_MAX = 80
+_JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
 
-def parse_verdict(text: str, *, echoed: Iterable[str] = ()) -> Verdict | ParseFailure:
-    r"""Read the judge's verdict from its reply.
+def parse_verdict(text: str, verdict_format: VerdictFormat) -> Verdict | ParseFailure:
+    r"""Read the judge's verdict from its reply, and from nothing else.
 
     Args:
         text: The judge's raw reply.
-        echoed: The answers that were judged; slots on lines copied from them are
-            ignored.
+        verdict_format: The format the template asked for: ``"label"`` (the whole
+            reply is the verdict), ``"explained"`` (only the last non-empty line is
+            read) or ``"json"`` (a ``"verdict"`` field).
 
     Returns:
-        The verdict of the last trusted slot, or a :class:`ParseFailure` keeping the
-        raw text.
+        The verdict, or a :class:`ParseFailure` keeping the raw text and the reason.
+
+    Raises:
+        ValueError: ``verdict_format`` is not one of :data:`VERDICT_FORMATS`.
 
     Example:
-        >>> parse_verdict("Both are fine, but B is clearer.\n\n[[B]]")
+        >>> parse_verdict("Both are fine, but B is clearer.\n\n[[B]]", "explained")
         <Verdict.B: 'B'>
     """
+    if verdict_format not in VERDICT_FORMATS:
+        raise ValueError(f"verdict_format must be one of {VERDICT_FORMATS}; got {verdict_format!r}")
     if not isinstance(text, str):
         return ParseFailure(repr(text), f"reply is {type(text).__name__}, not text")
-    sources = [s for s in echoed if s]
-    for pattern in (_BRACKET, _LABELLED):
-        for match in reversed(list(pattern.finditer(text))):
-            if not _echoed(_line_at(text, match.start()), match.group(0), sources):
-                return _TO_VERDICT[match.group(1).lower()]
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    for line in (lines[-1:] + lines[:1]) if lines else []:
-        bare = _BARE.match(line)
-        if bare:
-            return _TO_VERDICT[bare.group(1).lower()]
     if not text.strip():
         return ParseFailure(text, "empty reply")
-    return ParseFailure(text, "no verdict slot ([[A]], 'Verdict: A' or a bare A/B/tie) found")
+    if verdict_format == "json":
+        return _parse_json(text)
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    verdict = _slot_verdict(lines[-1])
+    if len(lines) > 1 and verdict_format == "label":
+        return ParseFailure(
+            text,
+            f"no verdict slot: a verdict-only reply is one line (A, B or tie); "
+            f"this one has {len(lines)} lines",
+        )
+    if verdict is not None:
+        return verdict
+    if len(lines) == 1:
+        reason = f"no verdict slot: the reply is not a verdict: {_quote(lines[0])}"
+        return ParseFailure(text, reason)
+    earlier = any(_slot_verdict(line) is not None for line in lines[:-1])
+    note = " (an earlier line is one, but only the last line counts)" if earlier else ""
+    return ParseFailure(
+        text, f"no verdict slot: the last line is not a verdict: {_quote(lines[-1])}{note}"
+    )
+
+
+def _slot_verdict(line: str) -> Verdict | None:
+    """The verdict that ends one line, or ``None`` when the line does not end in a slot.
+
+    A slot is a bare label (``A``, ``**tie**``), a bracket slot (``[[B]]``, after any
+    prose) or a keyed slot (``Verdict: A``, "the better answer is B."), and nothing
+    but decoration may follow it.
+    """
+    for pattern in (_BARE, _BRACKET, _KEYED):
+        match = pattern.search(line)
+        if match:
+            return Verdict.TIE if match.group("c") else _TO_VERDICT[match.group("label").lower()]
+    return None
+
+
+def _quote(line: str) -> str:
+    return repr(line if len(line) <= _QUOTE_MAX else line[: _QUOTE_MAX - 3] + "...")
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _RepeatedKey(key)
+        found[key] = value
+    return found
+
+
+def _parse_json(text: str) -> Verdict | ParseFailure:
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    try:
+        data = json.loads(body, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as exc:
+        return ParseFailure(text, f"no verdict field: the JSON object repeats {str(exc)!r}")
+    except ValueError as exc:  # json.JSONDecodeError
+        return ParseFailure(text, f"no verdict field: the reply is not JSON ({exc})")
+    if not isinstance(data, dict):
+        kind = _JSON_KINDS.get(type(data), "a number")
+        return ParseFailure(text, f"no verdict field: the reply is {kind}, not a JSON object")
+    if "verdict" not in data:
+        return ParseFailure(text, "no verdict field: the JSON object has no 'verdict'")
+    value = data["verdict"]
+    label = value.strip().lower() if isinstance(value, str) else None
+    if label not in _TO_VERDICT:
+        return ParseFailure(
+            text, f'no verdict field: \'verdict\' must be "A", "B" or "tie"; got {value!r}'
+        )
+    return _TO_VERDICT[label]
 
 
 def _label_of(token: str) -> str | None:

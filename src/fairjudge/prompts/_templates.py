@@ -5,38 +5,120 @@ A template is a TOML file in ``templates/``: a system message, a user message wi
 and a version. The name and version go into every call's cache key, so editing a
 prompt means bumping its version, and a stale cached reply is never served for it.
 
+A template also declares its ``verdict_format`` (``"label"``, ``"explained"`` or
+``"json"``; see :mod:`fairjudge.prompts._parse`), which is how its replies are read.
+Template files written before the field existed say ``verdict_only = true`` (a
+label) or ``false`` (explained); both keys are accepted when they agree.
+
 Untrusted text stays data. Answers are wrapped in ``<answer_a>`` / ``<answer_b>``
-tags, and :func:`defuse` rewrites any tag-like text inside the inserted values so an
-answer cannot close its own block and pose as instructions. Substitution is a single
-pass, so an answer that contains ``{answer_b}`` is inserted literally, never
-expanded.
+tags, and :func:`defuse` neutralises everything inside the inserted values that
+could read as one of our tags, so an answer cannot close its own block (or open
+another) and pose as instructions. Substitution is a single pass, so an answer that
+contains ``{answer_b}`` is inserted literally, never expanded.
 """
 
 from __future__ import annotations
 
+import html
+import itertools
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass
 from functools import cache
+from html.entities import html5
 from importlib import resources
 
 from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
 from fairjudge._items import question_text
+from fairjudge.prompts._parse import VERDICT_FORMATS, VerdictFormat
 
 __all__ = ["PairwiseTemplate", "defuse", "get_template", "list_templates", "load_template"]
 
 _PLACEHOLDER = re.compile(r"\{(question|answer_a|answer_b|reference)\}")
-_TAG = re.compile(r"<(/?)(question|answer_a|answer_b|reference)>", re.IGNORECASE)
+
+# Something a reader could take for one of our tags, in the text as it reads (see
+# _as_read): a "<", any spaces and slashes, then the start of a block name. No closing
+# ">" is needed, and the name may go on: over-escaping a look-alike costs nothing.
+_TAG_START = re.compile(r"<[\s/]*(?:question|answer[\s_-]*[ab]|reference)")
+# Every character that reads as "<" after NFKC ("<", "﹤", "＜"), and the start of any
+# character reference: text without them cannot hold a tag.
+_OPENERS = ("<", "\ufe64", "\uff1c", "&")
+# html.unescape's own pattern for a character reference.
+_REFERENCE = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+
+
+def _decode(reference: str) -> tuple[str, int]:
+    """One match of html.unescape's pattern: its value, and how many characters it spans.
+
+    As in :func:`html.unescape`, a named reference without ``;`` is its longest known
+    prefix and the rest stays text. ``("", 0)``: no reference at all.
+    """
+    name = reference[1:]
+    if name.startswith("#") or name in html5:
+        return html.unescape(reference), len(reference)
+    known = next((n for n in range(len(name) - 1, 1, -1) if name[:n] in html5), 0)
+    return (html5[name[:known]], known + 1) if known else ("", 0)
+
+
+def _as_read(text: str) -> tuple[str, list[int]]:
+    """The text as a reader may take it, and where in ``text`` each character's source ends.
+
+    Character references are decoded as :func:`html.unescape` does, again and again
+    while any are left (``&amp;lt;`` reads as ``<`` too); each pass shortens the text,
+    so this ends. A decoded character's source ends where the reference it came from
+    ends. Then every character is NFKC-normalised (fullwidth and small forms become
+    ASCII) and casefolded, and invisible characters (format, control, combining marks)
+    are dropped, except whitespace.
+    """
+    ends = list(range(1, len(text) + 1))
+    while True:
+        pieces: list[str] = []
+        new_ends: list[int] = []
+        pos = 0
+        for match in _REFERENCE.finditer(text):
+            value, size = _decode(match.group(0))
+            if size:
+                last = match.start() + size - 1
+                pieces.append(text[pos : match.start()] + value)
+                new_ends += ends[pos : match.start()] + [ends[last]] * len(value)
+                pos = last + 1
+        if not pieces:
+            break
+        text, ends = "".join([*pieces, text[pos:]]), new_ends + ends[pos:]
+    shown: list[str] = []
+    shown_ends: list[int] = []
+    for char, end in zip(text, ends, strict=True):
+        for c in unicodedata.normalize("NFKC", char).casefold():
+            if c.isspace() or unicodedata.category(c)[0] not in "CM":
+                shown.append(c)
+                shown_ends.append(end)
+    return "".join(shown), shown_ends
 
 
 def defuse(text: str) -> str:
-    r"""Neutralise our delimiter tags inside untrusted text.
+    r"""Neutralise anything in untrusted text that could read as one of our tags.
 
-    ``</answer_a>`` inside an answer becomes ``<\/answer_a>``: still readable to the
-    judge, but no longer the tag that ends the block.
+    Rather than list the spellings of a tag, this reads the text as a judge might and
+    looks there: character references decoded (``&lt;/answer_a&gt;``, ``&#60;``,
+    ``&amp;lt;``), compatibility forms folded (``＜/answer_a＞``), case ignored
+    (``</ANSWER_A>``), invisible characters dropped, and any spaces or slashes
+    allowed between the ``<`` and the name (``</ answer_a >``, ``< /answer_a>``).
+    Every ``<`` that starts such a tag, closing or opening, gets a backslash right
+    after it, in whatever form it was written: ``</answer_a>`` becomes
+    ``<\/answer_a>`` and ``&lt;answer_b&gt;`` becomes ``&lt;\answer_b&gt;``. The text
+    stays readable to the judge but holds no tag of ours, and defusing it again
+    changes nothing.
     """
-    return _TAG.sub(lambda m: f"<\\{m.group(1)}{m.group(2)}>", text)
+    if not any(c in text for c in _OPENERS):
+        return text  # nothing can read as "<": the common case, kept cheap
+    shown, ends = _as_read(text)
+    cuts = sorted({ends[m.start()] for m in _TAG_START.finditer(shown)})
+    if not cuts:
+        return text
+    bounds = [0, *cuts, len(text)]
+    return "\\".join(text[start:stop] for start, stop in itertools.pairwise(bounds))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +130,9 @@ class PairwiseTemplate:
         version: Template version, part of the cache key.
         system: The system message.
         user: The user message, with placeholders.
-        verdict_only: The judge replies with a bare verdict (so ``max_tokens`` can be
-            tiny and the first token's logprobs are the verdict's probabilities).
+        verdict_format: How the judge gives its verdict, and so how a reply is read:
+            ``"label"``, ``"explained"`` or ``"json"`` (see
+            :func:`fairjudge.prompts.parse_verdict`).
         needs_reference: The template uses ``{reference}``.
         description: One line for ``--help`` and reports.
     """
@@ -58,9 +141,18 @@ class PairwiseTemplate:
     version: str
     system: str
     user: str
-    verdict_only: bool = True
+    verdict_format: VerdictFormat = "label"
     needs_reference: bool = False
     description: str = ""
+
+    @property
+    def verdict_only(self) -> bool:
+        """Whether the reply is a bare verdict (the ``"label"`` format).
+
+        Then ``max_tokens`` can be tiny and the first token's logprobs are the
+        verdict's probabilities.
+        """
+        return self.verdict_format == "label"
 
     def render(
         self,
@@ -100,7 +192,8 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
     """Parse a template from TOML text.
 
     Raises:
-        ConfigError: The TOML is invalid or a required field is missing.
+        ConfigError: The TOML is invalid, a required field is missing, or the verdict
+            format is unknown or contradicts ``verdict_only``.
     """
     try:
         data = tomllib.loads(text)
@@ -119,10 +212,32 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
         version=str(data["version"]),
         system=str(data.get("system", "")),
         user=user,
-        verdict_only=bool(data.get("verdict_only", True)),
+        verdict_format=_verdict_format(data, source),
         needs_reference=needs_reference,
         description=str(data.get("description", "")),
     )
+
+
+def _verdict_format(data: dict[str, object], source: str) -> VerdictFormat:
+    """The template's ``verdict_format``, or the one its legacy ``verdict_only`` implies."""
+    legacy = data.get("verdict_only")
+    implied: VerdictFormat = "explained" if legacy is False else "label"
+    declared = data.get("verdict_format", implied)
+    for allowed in VERDICT_FORMATS:
+        if declared == allowed:
+            fmt = allowed
+            break
+    else:
+        raise ConfigError(
+            f"template {source}: verdict_format must be one of "
+            f"{', '.join(map(repr, VERDICT_FORMATS))}; got {declared!r}"
+        )
+    if legacy is not None and bool(legacy) != (fmt == "label"):
+        raise ConfigError(
+            f"template {source}: verdict_only = {str(legacy).lower()} contradicts "
+            f"verdict_format = {fmt!r}; drop verdict_only"
+        )
+    return fmt
 
 
 @cache

@@ -7,7 +7,7 @@ that came from a user or an exception is escaped before rich sees it.
 
 from fairjudge.report._calibration import calibration_payload, render_calibration
 from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
-from fairjudge.report._files import write_jsonl_atomic
+from fairjudge.report._files import check_writable, write_jsonl_atomic
 from fairjudge.report._ranking import RankingReport, render_ranking
 from fairjudge.report._text import ci_text, failure_lines
 
@@ -15,6 +15,7 @@ __all__ = [
     "ComparisonReport",
     "RankingReport",
     "calibration_payload",
+    "check_writable",
     "ci_text",
     "comparison_report",
     "failure_lines",

@@ -9,13 +9,35 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_jsonl_atomic"]
+from fairjudge._errors import ConfigError
+
+__all__ = ["check_writable", "write_jsonl_atomic"]
 
 
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def check_writable(path: Path, flag: str = "--out") -> None:
+    """Prove a result file can be written where asked, before any judge call is paid for.
+
+    Creates the folder if needed and writes (then removes) a probe file beside the
+    target, so a read-only folder, a parent that is a file or a full disk is found now.
+
+    Raises:
+        ConfigError: The file could not be written there; the message says why.
+    """
+    if path.is_dir():
+        raise ConfigError(f"{flag} {path}: is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ConfigError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
 
 
 def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:

@@ -6,6 +6,7 @@ keeps both. :class:`RunOptions` is the one bundle of run options; an
 :class:`Executor` is the seam where a batch runs (asyncio today).
 """
 
+from fairjudge.runner._claims import ClaimQueue, Leases
 from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
 from fairjudge.runner._limits import Prices, RetryPolicy, TokenBucket
 from fairjudge.runner._options import RunOptions
@@ -22,8 +23,13 @@ from fairjudge.runner._records import SCHEMA_VERSION, CallRecord
 from fairjudge.runner._result import CallOutcome, CallStatus, RunResult, RunSummary, StopReason
 from fairjudge.runner._run import Parser
 from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
+from fairjudge.runner._store_claims import DEFAULT_LEASE_S
+from fairjudge.runner._store_errors import StoreWriteError
+from fairjudge.runner._store_open import APPLICATION_ID
 
 __all__ = [
+    "APPLICATION_ID",
+    "DEFAULT_LEASE_S",
     "DEFAULT_STORE_PATH",
     "SCHEMA_VERSION",
     "AsyncioExecutor",
@@ -31,8 +37,10 @@ __all__ = [
     "CallOutcome",
     "CallRecord",
     "CallStatus",
+    "ClaimQueue",
     "EventLoopThread",
     "Executor",
+    "Leases",
     "Parser",
     "PlainProgress",
     "Prices",
@@ -46,6 +54,7 @@ __all__ = [
     "Snapshot",
     "StopReason",
     "Store",
+    "StoreWriteError",
     "TokenBucket",
     "make_progress",
     "run_calls",

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -45,11 +44,12 @@ from fairjudge._redact import env_secrets, redact, scrub
 from fairjudge._types import CallError
 from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
 from fairjudge.runner._options import RunOptions
-from fairjudge.runner._progress import Snapshot, make_progress
+from fairjudge.runner._progress import make_progress
 from fairjudge.runner._records import call_row
-from fairjudge.runner._result import CallOutcome, RunResult, RunSummary, StopReason
+from fairjudge.runner._result import CallOutcome, RunResult, StopReason
 from fairjudge.runner._stops import stop_error
 from fairjudge.runner._store import Store
+from fairjudge.runner._tally import Tally
 from fairjudge.runner._writer import BatchWriter
 
 __all__ = ["REJECTIONS_BEFORE_STOP", "Parser", "Run"]
@@ -57,14 +57,13 @@ __all__ = ["REJECTIONS_BEFORE_STOP", "Parser", "Run"]
 Parser = Callable[[CallSpec, Completion], Mapping[str, Any] | None]
 """Reads a fresh reply into JSON-ready data for the store's ``parsed`` column."""
 
-_TICK_S = 0.25  # progress refresh period
 _STOPPING = (FatalBackendError, EndpointUnreachable, RequestRejected)
 REJECTIONS_BEFORE_STOP = 5
 """Rejected calls, with none accepted, after which a backend is taken to reject all."""
 _UNKNOWN_OUTPUT_TOKENS = 256  # cost guess for a call with no max_tokens and no history
 
 
-class Run:
+class Run(Tally):
     """The state of one :func:`~fairjudge.runner.run_calls` invocation."""
 
     def __init__(
@@ -80,30 +79,18 @@ class Run:
         self.backends = backends
         self.store = store
         self.options = options
-        # An in-process model answers one call at a time: a slot per backend caps it.
-        self.slots = {
-            route: asyncio.Semaphore(b.max_concurrency)
-            for route, b in backends.items()
-            if b.max_concurrency
-        }
-        limits = [b.max_concurrency or options.concurrency for b in backends.values()]
-        self.concurrency = min(options.concurrency, sum(limits) or options.concurrency)
+        self.queues: dict[Route, Iterator[tuple[str, CallSpec]]] = {}
+        self.shared_slots: asyncio.Semaphore | None = None  # --concurrency across backends
         self.retry, self.rng, self.parse = options.retry, rng, parse
         self.progress, self.on_progress = make_progress(options.progress), on_progress
         self.outcomes: dict[str, CallOutcome] = {}
-        self.total = self.cached = self.done = self.failed = 0
-        self.started = self.requests = self.retries = 0
-        self.input_tokens = self.output_tokens = 0
-        self.spent = self.reserved = self.backoff_s = 0.0
+        Tally.__init__(self, options)
         self.stopped: StopReason | None = None
         self.halted = False
         self.answered: set[Route] = set()
-        self.sent: dict[str, float] = {}  # key -> when its current request was sent
         self.secrets = env_secrets()  # read once: every reply is scrubbed before storing
         self.rejected: dict[Route, int] = {}
-        self.culprit: Backend = next(iter(backends.values()))  # who raised a fatal error
-        self.reported = 0
-        self.t0 = time.perf_counter()
+        self.culprit: Backend | None = None  # the backend whose error stopped the run
 
     # -- the run ---------------------------------------------------------------------
 
@@ -133,8 +120,9 @@ class Run:
         self._report()
         try:
             if todo:
-                await self._make_calls(iter(todo.items()), min(self.concurrency, len(todo)))
+                await self._make_calls(todo)
         except (FatalBackendError, EndpointUnreachable, RequestRejected) as exc:
+            assert self.culprit is not None  # set by the call that raised
             finished = self.cached + self.done
             raise stop_error(exc, self.culprit, finished, self.store.path, self.retry) from exc
         finally:
@@ -146,16 +134,39 @@ class Run:
                 self.outcomes[key] = CallOutcome(key, spec, "not_run")
         return RunResult(tuple(keys), self.outcomes, self.summary())
 
-    async def _make_calls(self, todo: Iterator[tuple[str, CallSpec]], workers: int) -> None:
+    def _worker_counts(self, todo: dict[str, CallSpec]) -> dict[Route, int]:
+        """Workers per backend: each gets its own, so a slow one never idles the others.
+
+        A backend's share is capped by its own limit (an in-process model answers one
+        call at a time) and by ``--concurrency``; when the shares add up to more than
+        ``--concurrency``, a shared semaphore keeps the total in flight within it.
+        """
+        by_route: dict[Route, list[tuple[str, CallSpec]]] = {}
+        for key, spec in todo.items():
+            by_route.setdefault(spec.route, []).append((key, spec))
+        concurrency = self.options.concurrency
+        counts = {}
+        for route, items in by_route.items():
+            cap = self.backends[route].max_concurrency or concurrency
+            counts[route] = min(cap, concurrency, len(items))
+            self.queues[route] = iter(items)
+        if sum(counts.values()) > concurrency:
+            self.shared_slots = asyncio.Semaphore(concurrency)
+        return counts
+
+    async def _make_calls(self, todo: dict[str, CallSpec]) -> None:
         loop = asyncio.get_running_loop()
         self.loop = loop
-        self.todo = todo
         self.writer = BatchWriter(self.store, loop)
         now = loop.time()
         rpm, tpm = self.options.rpm, self.options.tpm
         self.rpm_bucket = TokenBucket.per_minute(rpm, now) if rpm else None
         self.tpm_bucket = TokenBucket.per_minute(tpm, now) if tpm else None
-        tasks = [loop.create_task(self._worker()) for _ in range(workers)]
+        tasks = [
+            loop.create_task(self._worker(route))
+            for route, n in self._worker_counts(todo).items()
+            for _ in range(n)
+        ]
         ticker = None
         if self.progress is not None or self.on_progress is not None:
             ticker = loop.create_task(self._tick())
@@ -175,16 +186,16 @@ class Run:
                 await asyncio.gather(ticker, return_exceptions=True)
             self.writer.flush()
 
-    async def _worker(self) -> None:
-        take, call = self._take, self._call
-        while (item := take()) is not None:
+    async def _worker(self, route: Route) -> None:
+        take, call, queue = self._take, self._call, self.queues[route]
+        while (item := take(queue)) is not None:
             await call(*item)
 
-    def _take(self) -> tuple[str, CallSpec, float] | None:
+    def _take(self, queue: Iterator[tuple[str, CallSpec]]) -> tuple[str, CallSpec, float] | None:
         """The next call to start, or ``None`` when there is none or a budget is spent."""
         if self.stopped is not None or self.halted:
             return None
-        item = next(self.todo, None)
+        item = next(queue, None)
         if item is None:
             return None
         key, spec = item
@@ -203,11 +214,10 @@ class Run:
         return key, spec, reserve
 
     async def _call(self, key: str, spec: CallSpec, reserved: float) -> None:
-        slot = self.slots.get(spec.route)
-        if slot is None:
+        if self.shared_slots is None:
             await self._attempts(key, spec, reserved)
             return
-        async with slot:
+        async with self.shared_slots:
             await self._attempts(key, spec, reserved)
 
     async def _attempts(self, key: str, spec: CallSpec, reserved: float) -> None:
@@ -347,51 +357,3 @@ class Run:
         if not n_out:
             n_out = self.output_tokens // self.done if self.done else _UNKNOWN_OUTPUT_TOKENS
         return prices.cost(n_in, n_out)
-
-    def snapshot(self) -> Snapshot:
-        return Snapshot(
-            total=self.total,
-            cached=self.cached,
-            done=self.done,
-            failed=self.failed,
-            retries=self.retries,
-            elapsed=time.perf_counter() - self.t0,
-            in_flight=len(self.sent),
-            longest_wait=self._longest_wait(),
-        )
-
-    def _longest_wait(self) -> float:
-        if not self.sent:
-            return 0.0
-        return max(0.0, asyncio.get_running_loop().time() - min(self.sent.values()))
-
-    def _report(self) -> None:
-        if self.on_progress is not None:
-            settled = self.cached + self.done + self.failed
-            if settled > self.reported:
-                self.on_progress(settled - self.reported)
-                self.reported = settled
-
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(_TICK_S)
-            self._report()
-            if self.progress is not None:
-                self.progress.update(self.snapshot())
-
-    def summary(self) -> RunSummary:
-        return RunSummary(
-            total=self.total,
-            cached=self.cached,
-            made=self.done + self.failed,
-            failed=self.failed,
-            not_run=self.total - self.cached - self.done - self.failed,
-            requests=self.requests,
-            retries=self.retries,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            cost_usd=self.spent if self.options.prices is not None else None,
-            wall_s=time.perf_counter() - self.t0,
-            backoff_s=self.backoff_s,
-            stopped=self.stopped,
-        )

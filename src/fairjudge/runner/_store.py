@@ -11,7 +11,14 @@ Concurrency. The file is in WAL mode with a busy timeout, and every write is an
 ``INSERT ... ON CONFLICT DO UPDATE``, so two processes can fill the same store at
 once. Within a process the runner funnels writes through one writer that commits
 small batches, so a killed run loses at most the calls in flight. Once a key has an
-``ok`` row it is never overwritten: the first successful reply is the cached one.
+``ok`` row it is never overwritten: the first successful reply is the cached one,
+while ``attempts`` adds up every request sent for the key, by any process. Processes
+that share a store claim each call before making it (:meth:`Store.claim`, see
+:mod:`fairjudge.runner._claims`), so no call is made by two of them at once.
+
+Safety. Opening refuses, before any call, a file that is not a fairjudge store, is
+damaged, or cannot be written (:mod:`fairjudge.runner._store_open`); a write that
+fails mid-run is a :class:`~fairjudge.runner.StoreWriteError` that stops the run.
 
 Secrets. A :class:`~fairjudge._call.CallSpec` holds no credentials, and error text
 is scrubbed of key-shaped text and credential env values before it is written.
@@ -19,27 +26,28 @@ is scrubbed of key-shaped text and credential env values before it is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
-import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from fairjudge._call import Completion
 from fairjudge._closing import Closing
-from fairjudge._errors import ConfigError
-from fairjudge.runner._records import (
-    COLUMNS,
-    SCHEMA_VERSION,
-    CallRecord,
-    Row,
-    from_row,
-    to_row,
-    utc_now,
+from fairjudge.runner._records import COLUMNS, CallRecord, Row, from_row, to_row, utc_now
+from fairjudge.runner._store_claims import (
+    DEFAULT_LEASE_S,
+    claim_keys,
+    drop_expired,
+    new_owner,
+    release_keys,
+    renew_all,
 )
+from fairjudge.runner._store_errors import StoreWriteError, cause_of
+from fairjudge.runner._store_open import open_store
 
 __all__ = ["DEFAULT_STORE_PATH", "Store"]
 
@@ -47,50 +55,31 @@ DEFAULT_STORE_PATH = Path(".fairjudge") / "store.sqlite"
 """Where the store lives unless ``--store`` says otherwise (relative to the working dir)."""
 
 _IN_CHUNK = 500  # keys per SELECT ... IN (...); well under SQLite's variable limit
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS calls (
-    key              TEXT PRIMARY KEY,
-    kind             TEXT NOT NULL,
-    backend          TEXT NOT NULL,
-    model            TEXT NOT NULL,
-    base_url         TEXT,
-    template         TEXT NOT NULL,
-    template_version TEXT NOT NULL,
-    sample           INTEGER NOT NULL,
-    spec             TEXT NOT NULL,
-    status           TEXT NOT NULL CHECK (status IN ('ok', 'error')),
-    raw              TEXT,
-    parsed           TEXT,
-    top_logprobs     TEXT,
-    response_model   TEXT,
-    input_tokens     INTEGER,
-    output_tokens    INTEGER,
-    latency_s        REAL,
-    cost_usd         REAL,
-    attempts         INTEGER NOT NULL,
-    error_kind       TEXT,
-    error_message    TEXT,
-    created_at       TEXT NOT NULL,
-    updated_at       TEXT NOT NULL,
-    schema_version   INTEGER NOT NULL
-);
-"""
+_STATUS = COLUMNS.index("status")
+_T = TypeVar("_T")
 
 # An ok row is final; an error row is replaced by the next attempt, whatever it gives.
+# Either way the requests add up: ``attempts`` counts every request any process sent.
 _UPSERT = (
     f"INSERT INTO calls ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))}) "
     "ON CONFLICT(key) DO UPDATE SET "
     + ", ".join(
-        f"{c} = excluded.{c}" for c in COLUMNS if c not in ("key", "created_at", "attempts", "spec")
+        f"{c} = CASE WHEN calls.status = 'ok' THEN calls.{c} ELSE excluded.{c} END"
+        for c in COLUMNS
+        if c not in ("key", "created_at", "attempts", "spec")
     )
     + ", attempts = calls.attempts + excluded.attempts"
-    " WHERE calls.status != 'ok'"
 )
+# The call's claim ends in the transaction that stores its row.
+_RELEASE = "DELETE FROM claims WHERE key = ? AND owner = ?"
 
 
 class Store(Closing):
     """The SQLite cache and audit log.
+
+    Opening checks the file before any call is made (see
+    :mod:`fairjudge.runner._store_open`): it must be a fairjudge store (or a path
+    where one can be created), whole, from this or an older fairjudge, and writable.
 
     Args:
         path: The database file; parent folders are created. ``":memory:"`` keeps
@@ -98,8 +87,14 @@ class Store(Closing):
         busy_timeout: Seconds to wait for another process's write lock.
 
     Raises:
-        ConfigError: The file is not a fairjudge store, or was written by a newer
-            fairjudge.
+        ConfigError: The file is another program's, empty, damaged or from a newer
+            fairjudge, or it cannot be written (read-only file or folder, a parent
+            path that is a file, a full disk). The message names the path and the cause.
+
+    Attributes:
+        owner: This store object's id in the ``claims`` table.
+        write_failures: How many writes have failed since it was opened; a run
+            stops starting calls when this changes (see :class:`~fairjudge.runner.ClaimQueue`).
 
     Example:
         >>> with Store(":memory:") as store:
@@ -111,60 +106,25 @@ class Store(Closing):
         self, path: str | PathLike[str] = DEFAULT_STORE_PATH, *, busy_timeout: float = 30.0
     ) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.owner = new_owner()
+        self.write_failures = 0
         self._lock = threading.Lock()
-        try:
-            self._conn = sqlite3.connect(
-                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise ConfigError(f"cannot open the store at {self.path!r}: {exc}") from exc
-        try:
-            self._setup(busy_timeout)
-        except sqlite3.DatabaseError as exc:
-            self._conn.close()
-            raise ConfigError(
-                f"{self.path!r} is not a usable fairjudge store ({exc}); "
-                "pass another path with --store"
-            ) from exc
-        except BaseException:
-            self._conn.close()
-            raise
-
-    def _setup(self, busy_timeout: float) -> None:
-        conn = self._conn
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        deadline = time.monotonic() + busy_timeout
-        while True:
-            # Switching to WAL needs a moment of exclusive access; a second process
-            # opening the same new file can get SQLITE_BUSY here, so retry.
-            try:
-                conn.execute("PRAGMA journal_mode = WAL")
-                break
-            except sqlite3.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        # WAL + NORMAL: a commit survives a killed process; only power loss can lose
-        # the last few, and a lost call is simply made again.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise ConfigError(
-                f"the store {self.path!r} has schema version {version}, newer than this "
-                f"fairjudge understands ({SCHEMA_VERSION}); upgrade fairjudge or use "
-                "another --store"
-            )
-        if version < SCHEMA_VERSION:
-            conn.executescript(
-                f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
-            )
+        self._closed = False
+        self._conn = open_store(self.path, busy_timeout)
 
     def close(self) -> None:
-        """Close the database connection. Safe to call twice."""
+        """Release this store's claims and close the connection. Safe to call twice."""
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            with contextlib.suppress(StoreWriteError):  # unreleased claims expire anyway
+                self._transaction(self._tidy_claims)
             self._conn.close()
+
+    def _tidy_claims(self) -> None:
+        release_keys(self._conn, self.owner, None)
+        drop_expired(self._conn)
 
     def __repr__(self) -> str:
         return f"Store({self.path!r})"
@@ -175,24 +135,99 @@ class Store(Closing):
         """Insert or update records in one transaction.
 
         An existing ``ok`` row is kept as it is (the first reply is the cached one);
-        an ``error`` row is replaced. Error messages are redacted again here.
+        an ``error`` row is replaced. ``attempts`` adds up either way. Error messages
+        are redacted again here.
+
+        Raises:
+            StoreWriteError: The rows could not be written (full disk, read-only file,
+                I/O error, a lock held past the busy timeout).
         """
         now = utc_now()
         self.write_rows([to_row(r, now) for r in records])
 
     def write_rows(self, rows: Sequence[Row]) -> None:
-        """Insert or update rows built by :func:`call_row` (the runner's fast path)."""
+        """Insert or update rows built by :func:`call_row` (the runner's fast path).
+
+        The same transaction releases this store's claims on the rows' keys.
+
+        Raises:
+            StoreWriteError: As for :meth:`write`; it counts the rows not stored.
+        """
         if not rows:
             return
         with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.executemany(_UPSERT, rows)
-            except BaseException:
-                conn.execute("ROLLBACK")
+                self._transaction(lambda: self._write(rows))
+            except StoreWriteError as exc:
+                ok = sum(1 for row in rows if row[_STATUS] == "ok")
+                exc.unsaved, exc.unsaved_errors = ok, len(rows) - ok
                 raise
+
+    def _write(self, rows: Sequence[Row]) -> None:
+        self._conn.executemany(_UPSERT, rows)
+        self._conn.executemany(_RELEASE, [(row[0], self.owner) for row in rows])
+
+    def _transaction(self, work: Callable[[], _T]) -> _T:
+        """Run ``work()`` in ``BEGIN IMMEDIATE``; the caller holds ``self._lock``."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            result = work()
             conn.execute("COMMIT")
+        except BaseException as exc:
+            # After a full disk or an I/O error SQLite may have rolled back already.
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            if type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError):
+                self.write_failures += 1
+                raise StoreWriteError(self.path, cause_of(self.path, exc)) from exc
+            raise
+        return result
+
+    # -- claims (see _claims.py) -----------------------------------------------------
+
+    def claim(self, keys: Iterable[str], *, lease_s: float = DEFAULT_LEASE_S) -> list[str]:
+        """Claim the calls among ``keys`` that no process has answered or is making.
+
+        One ``BEGIN IMMEDIATE`` transaction: keys with an ``ok`` row, and keys another
+        store object (this process or another) holds under a live lease, are skipped;
+        the rest are claimed for ``lease_s`` seconds (this store's own claims are
+        renewed). An expired claim (a killed process's) is taken over.
+
+        Returns:
+            The claimed keys, in the order given. Make exactly these calls; write each
+            one's row (which releases its claim) or :meth:`release` it.
+
+        Raises:
+            StoreWriteError: The claims could not be written; make no call.
+        """
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return []
+        with self._lock:
+            return self._transaction(lambda: claim_keys(self._conn, self.owner, wanted, lease_s))
+
+    def renew(self, *, lease_s: float = DEFAULT_LEASE_S) -> int:
+        """Extend all of this store's claims to ``lease_s`` from now; returns how many.
+
+        Raises:
+            StoreWriteError: The claims could not be written.
+        """
+        with self._lock:
+            return self._transaction(lambda: renew_all(self._conn, self.owner, lease_s))
+
+    def release(self, keys: Iterable[str] | None = None) -> None:
+        """Give up this store's claims on ``keys`` (``None``: all of them).
+
+        Raises:
+            StoreWriteError: The claims could not be written; they expire anyway.
+        """
+        wanted = None if keys is None else list(keys)
+        if wanted == []:
+            return
+        with self._lock:
+            self._transaction(lambda: release_keys(self._conn, self.owner, wanted))
 
     # -- reading -------------------------------------------------------------------
 

@@ -6,6 +6,12 @@ the start of the next pass, so a run at any concurrency pays one SQLite transact
 per loop pass instead of one per call, and a worker only takes its next call once
 its last one is on disk. A process killed at any moment therefore loses at most the
 calls that were in flight.
+
+A failed commit (full disk, read-only file, I/O error) is a
+:class:`~fairjudge.runner.StoreWriteError`, never a bare ``sqlite3`` traceback. One
+run shares one instance: the first failure is raised to the workers whose rows were
+in the batch (the engine stops starting calls), and later failures, such as the rows
+of calls that were still in flight, are added to its count of unsaved replies.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import asyncio
 
 from fairjudge.runner._records import Row
 from fairjudge.runner._store import Store
+from fairjudge.runner._store_errors import StoreWriteError
 
 __all__ = ["BatchWriter"]
 
@@ -24,15 +31,21 @@ class BatchWriter:
     Args:
         store: Where the records go.
         loop: The running loop; all methods must be called from its thread.
+
+    Attributes:
+        error: The run's :class:`StoreWriteError` once a commit has failed; its
+            ``unsaved`` counts every paid reply that could not be stored.
     """
 
-    __slots__ = ("_done", "_loop", "_records", "_store")
+    __slots__ = ("_done", "_loop", "_raised", "_records", "_store", "error")
 
     def __init__(self, store: Store, loop: asyncio.AbstractEventLoop) -> None:
         self._store = store
         self._loop = loop
         self._records: list[Row] = []
         self._done: asyncio.Future[None] | None = None
+        self._raised = False
+        self.error: StoreWriteError | None = None
 
     def write(self, record: Row) -> asyncio.Future[None]:
         """Queue a row; the future resolves once it is committed."""
@@ -44,11 +57,29 @@ class BatchWriter:
         return done
 
     def flush(self) -> None:
-        """Commit everything queued now. Safe to call at any time, and twice."""
+        """Commit everything queued now. Safe to call at any time, and twice.
+
+        Raises:
+            StoreWriteError: The commit failed and no waiting worker was told (all
+                were cancelled); once the run has been told, a later failure only
+                adds to :attr:`error`'s counts.
+        """
         records, done = self._records, self._done
         self._records, self._done = [], None
         try:
             self._store.write_rows(records)
+        except StoreWriteError as exc:
+            if self.error is None:
+                self.error = exc
+            else:
+                self.error.add(exc)
+            if done is not None and not done.done():
+                self._raised = True
+                done.set_exception(self.error)
+            elif not self._raised:
+                self._raised = True
+                raise self.error from exc.__cause__
+            return
         except Exception as exc:
             # A cancelled waiter cancels the shared future; the rows are still written.
             if done is not None and not done.done():

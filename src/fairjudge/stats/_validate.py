@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairjudge._errors import ConfigError, InputError
+from fairjudge._types import OUTCOME_SCORE, Outcome
 
 __all__ = [
     "OUTCOME_CODES",
@@ -42,8 +43,8 @@ __all__ = [
 OUTCOME_CODES: dict[str, int] = {"1": 0, "2": 1, "tie": 2}
 """Internal integer codes of resolved outcomes: model 1 wins, model 2 wins, tie."""
 
-OUTCOME_SCORES = np.array([1.0, 0.0, 0.5])
-"""Score of model (or system) 1 per outcome code: a tie is half a win."""
+OUTCOME_SCORES = np.array([OUTCOME_SCORE[Outcome(label)] for label in OUTCOME_CODES])
+"""Score of model (or system) 1 per outcome code, from :data:`fairjudge.OUTCOME_SCORE`."""
 
 POSITION_CODES: dict[str, int] = {"A": 0, "B": 1, "tie": 2}
 """Internal integer codes of per-call position verdicts."""

@@ -1,0 +1,97 @@
+"""The claims table's SQL: claim, renew and release keys, in the caller's transaction.
+
+See :mod:`fairjudge.runner._claims` for what claims are for and how a run uses them;
+:class:`~fairjudge.runner.Store` wraps each function in a transaction and its lock.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+
+__all__ = [
+    "DEFAULT_LEASE_S",
+    "claim_keys",
+    "drop_expired",
+    "new_owner",
+    "release_keys",
+    "renew_all",
+]
+DEFAULT_LEASE_S = 120.0
+"""How long a claim lasts unless renewed. A run renews its claims every quarter lease,
+so only a process that died (or froze for two minutes) loses them."""
+
+_CHUNK = 500  # keys per statement; well under SQLite's variable limit
+
+
+def new_owner() -> str:
+    """A claim owner id: this process's pid and a random part (unique per store object)."""
+    return f"{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
+    for start in range(0, len(keys), _CHUNK):
+        yield keys[start : start + _CHUNK]
+
+
+def claim_keys(
+    conn: sqlite3.Connection, owner: str, keys: Sequence[str], lease_s: float
+) -> list[str]:
+    """Claim the keys nobody has answered or holds; the caller runs the transaction.
+
+    Must run inside ``BEGIN IMMEDIATE``: holding the write lock while reading makes
+    the read and the insert one step for every process sharing the file. Keys this
+    owner already holds are renewed and returned again; an expired claim (a killed
+    process's) is taken over.
+    """
+    now = time.time()
+    claimed: list[str] = []
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        taken = {
+            key
+            for (key,) in conn.execute(
+                f"SELECT key FROM calls WHERE status = 'ok' AND key IN ({marks})", chunk
+            )
+        }
+        taken.update(
+            key
+            for (key,) in conn.execute(
+                f"SELECT key FROM claims WHERE owner != ? AND expires_at > ? AND key IN ({marks})",
+                (owner, now, *chunk),
+            )
+        )
+        mine = [key for key in dict.fromkeys(chunk) if key not in taken]
+        conn.executemany(
+            "INSERT INTO claims (key, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) "
+            "DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at",
+            [(key, owner, now + lease_s) for key in mine],
+        )
+        claimed.extend(mine)
+    return claimed
+
+
+def drop_expired(conn: sqlite3.Connection) -> None:
+    """Forget expired claims (of processes that died) whose keys nobody claimed again."""
+    conn.execute("DELETE FROM claims WHERE expires_at <= ?", (time.time(),))
+
+
+def renew_all(conn: sqlite3.Connection, owner: str, lease_s: float) -> int:
+    """Extend every claim ``owner`` holds by a lease from now; returns how many."""
+    cur = conn.execute(
+        "UPDATE claims SET expires_at = ? WHERE owner = ?", (time.time() + lease_s, owner)
+    )
+    return cur.rowcount
+
+
+def release_keys(conn: sqlite3.Connection, owner: str, keys: Sequence[str] | None) -> None:
+    """Drop ``owner``'s claims on ``keys`` (``None``: all of them)."""
+    if keys is None:
+        conn.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+        return
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM claims WHERE owner = ? AND key IN ({marks})", (owner, *chunk))

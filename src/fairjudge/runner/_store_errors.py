@@ -1,0 +1,151 @@
+"""Why the store cannot be written, in words that say what to fix.
+
+The store can fail to write at two moments. When it is opened, nothing has been paid
+for yet, so the problem is a :class:`~fairjudge.ConfigError` (exit 2, before the first
+call). In the middle of a run, replies already paid for may not reach the disk, so the
+writer raises :class:`StoreWriteError` and the engine starts no new call.
+
+SQLite's own words ("attempt to write a readonly database", "disk I/O error") say
+what failed, not why. :func:`cause_of` looks at the file system for the reason a
+person can act on: a parent path that is a file, a read-only file or folder, a
+read-only file system, a full disk, a lock held by another process.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from fairjudge._errors import FairJudgeError
+from fairjudge._redact import scrub
+
+__all__ = ["MIN_FREE_BYTES", "StoreWriteError", "cause_of", "free_bytes", "is_corruption"]
+
+MIN_FREE_BYTES = 16 * 1024 * 1024
+"""Free space a store's disk must have when the store is opened.
+
+A stored call takes a few kilobytes (its messages, the reply, the parsed result), so
+16 MiB is room for some thousands of calls; less than that is a disk that will fill
+up during the run, after the calls are paid for. A disk can still fill up mid-run
+(other programs write too): then :class:`StoreWriteError` stops the run.
+"""
+
+# SQLite primary result codes (the low byte of an extended code).
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL = 10, 11, 13
+_SQLITE_CANTOPEN, _SQLITE_NOTADB = 14, 26
+
+
+def _code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether SQLite said the file is damaged or not a database at all."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    return _code(exc) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+
+
+def free_bytes(folder: Path) -> int | None:
+    """Bytes free for this user on the disk holding ``folder``; ``None`` if unknown."""
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def _read_only_fs(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # no statvfs on Windows
+        return False
+
+
+def cause_of(path: str, exc: BaseException | None = None) -> str:
+    """The reason ``path`` cannot be used as a store, found by looking at the file system.
+
+    Args:
+        path: The store file.
+        exc: What SQLite or the OS raised, if anything; it is quoted when the file
+            system shows no better reason.
+
+    Returns:
+        One clause, e.g. ``"the folder /data is read-only for this user"``.
+    """
+    p = Path(path)
+    for parent in reversed(p.parents):
+        if parent.exists() and not parent.is_dir():
+            return f"{parent} is a file, not a folder"
+    if p.is_dir():
+        return f"{p} is a folder, not a file"
+    folder = p.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if _read_only_fs(folder) or (isinstance(exc, OSError) and exc.errno == errno.EROFS):
+        return f"the file system holding {folder} is read-only"
+    if p.exists() and not os.access(p, os.W_OK):
+        return "the file is read-only for this user"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"the folder {folder} is read-only for this user (SQLite also writes "
+            f"{p.name}-wal and {p.name}-shm next to the store)"
+        )
+    free = free_bytes(folder)
+    code = _code(exc) if exc is not None else None
+    if free is not None and (free < MIN_FREE_BYTES or code == _SQLITE_FULL):
+        return f"the disk holding {folder} is full ({free / 2**20:.1f} MiB free)"
+    said = f" (SQLite: {exc})" if isinstance(exc, sqlite3.Error) else f" ({exc})" if exc else ""
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return f"another process kept the store locked for longer than the busy timeout{said}"
+    if code == _SQLITE_READONLY:
+        return f"SQLite could not write to the file{said}"
+    if code == _SQLITE_FULL:
+        return f"the disk is full{said}"
+    if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
+        return f"the file could not be read or written{said}"
+    return f"it could not be written{said}"
+
+
+class StoreWriteError(FairJudgeError):
+    """Finished calls could not be written to the store in the middle of a run.
+
+    The engine starts no new call once it sees this error; the calls already stored
+    are kept, and the ones that are not will be made again by the next run. One run
+    shares one instance across all its failed writes (see
+    :class:`~fairjudge.runner._writer.BatchWriter`), so the counts keep growing until
+    the run has stopped, and the message is built when it is read.
+
+    Attributes:
+        path: The store file.
+        cause: Why, in words a person can act on (see :func:`cause_of`).
+        unsaved: Replies received (and paid for) that are not in the store.
+        unsaved_errors: Failed calls whose audit row is not in the store.
+    """
+
+    def __init__(self, path: str, cause: str, *, unsaved: int = 0, unsaved_errors: int = 0) -> None:
+        super().__init__(path, cause)
+        self.path = path
+        self.cause = cause
+        self.unsaved = unsaved
+        self.unsaved_errors = unsaved_errors
+
+    def add(self, other: StoreWriteError) -> None:
+        """Count another failed write of the same run in this error."""
+        self.unsaved += other.unsaved
+        self.unsaved_errors += other.unsaved_errors
+
+    def __str__(self) -> str:
+        lost = f"{self.unsaved} paid {'reply' if self.unsaved == 1 else 'replies'}"
+        if self.unsaved_errors:
+            lost += f" and {self.unsaved_errors} failed-call records"
+        return scrub(
+            f"cannot write to the store {self.path}: {self.cause}. {lost} could not be "
+            "stored (the next run makes those calls again), so the run stopped starting "
+            "calls; every call stored before this is kept. Fix the cause, or pass "
+            "another --store, and run again."
+        )
