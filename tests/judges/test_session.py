@@ -137,3 +137,58 @@ def test_arun_inside_a_running_loop(tmp_path: Path) -> None:
 
     (reply,) = asyncio.run(main())
     assert reply.payload == {"text": "ok"}
+
+
+def test_a_session_with_no_backends_runs_an_empty_batch(tmp_path: Path) -> None:
+    with JudgeSession(store=tmp_path / "s.sqlite", options=QUIET) as session:
+        assert session.run([], _text) == []
+
+
+def test_two_judges_on_one_model_share_the_backend_but_keep_their_params(tmp_path: Path) -> None:
+    class Sampling(FakeBackend):
+        def __init__(self, temperature: float) -> None:
+            super().__init__(model="same")
+            self.temperature = temperature
+
+        def default_params(self, *, label_only: bool) -> dict[str, object]:
+            return {"temperature": self.temperature}
+
+    first, second = Sampling(0.0), Sampling(0.9)
+    with JudgeSession(store=tmp_path / "s.sqlite", options=QUIET) as session:
+        greedy = LLMJudge(first, session=session)
+        sampled = LLMJudge(second, session=session)
+        assert sampled.backend is first  # one backend per route
+        assert second.closed  # the spare was closed at once
+        assert (greedy.params["temperature"], sampled.params["temperature"]) == (0.0, 0.9)
+
+
+def test_store_or_options_with_a_session_is_an_error(tmp_path: Path) -> None:
+    with JudgeSession(store=tmp_path / "s.sqlite", options=QUIET) as session:
+        with pytest.raises(ConfigError, match="store= does not apply with session="):
+            LLMJudge(FakeBackend(), session=session, store=tmp_path / "other.sqlite")
+        with pytest.raises(ConfigError, match="options= does not apply with session="):
+            LLMJudge(FakeBackend(), session=session, options=QUIET)
+
+
+def test_a_slow_one_call_backend_does_not_starve_a_fast_one(tmp_path: Path) -> None:
+    import time
+
+    finished: dict[str, list[float]] = {"local-like": [], "http-like": []}
+
+    def script(spec: CallSpec, attempt: int) -> str:
+        finished[spec.model].append(time.monotonic())
+        return "A"
+
+    slow = FakeBackend(script, model="local-like", latency=0.05, max_concurrency=1)
+    fast = FakeBackend(script, model="http-like", latency=0.02)
+    # The slow calls come first: one shared pool of workers would all park on the slow
+    # backend's single slot, and the fast calls would wait for every slow one.
+    jobs = [Job(spec(slow, f"s{i}"), None) for i in range(16)]
+    jobs += [Job(spec(fast, f"f{i}"), None) for i in range(64)]
+    options = RunOptions(concurrency=16, progress="quiet")
+    with JudgeSession([slow, fast], store=tmp_path / "s.sqlite", options=options) as session:
+        replies = session.run(jobs, _text)
+    assert all(r.ok for r in replies)
+    assert slow.max_in_flight == 1
+    assert max(finished["http-like"]) < max(finished["local-like"])
+    assert fast.max_in_flight >= 8
