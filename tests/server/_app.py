@@ -144,15 +144,12 @@ class ScriptedJudge:
         error = _anthropic_error if dialect == "anthropic" else error_reply
         script = self.script
         self._bump("requests")
-        if script.api_key is not None:
-            bearer = headers.get(b"authorization", b"").decode("latin-1")
-            token = headers.get(b"x-api-key", b"").decode("latin-1") or bearer.removeprefix(
-                "Bearer "
-            )
-            if token.strip() != script.api_key:
-                self._bump("unauthorized")
-                shown = token.strip() if script.echo_key_on_401 else "<hidden>"
-                return error(401, f"Incorrect API key provided: {shown}.", "invalid_api_key")
+        bearer = headers.get(b"authorization", b"").decode("latin-1")
+        token = headers.get(b"x-api-key", b"").decode("latin-1") or bearer.removeprefix("Bearer ")
+        if script.api_key is not None and token.strip() != script.api_key:
+            self._bump("unauthorized")
+            shown = token.strip() if script.echo_key_on_401 else "<hidden>"
+            return error(401, f"Incorrect API key provided: {shown}.", "invalid_api_key")
         try:
             request = json.loads(body)
             messages = request["messages"]
@@ -199,7 +196,9 @@ class ScriptedJudge:
                 return error(400, msg, "invalid_request_error", "messages")
             first = self._judge(pair)
             text = (
-                None if fault == Fault.NULL_CONTENT else script.reply_format.format(verdict=first)
+                None
+                if fault == Fault.NULL_CONTENT
+                else script.reply_format.format(verdict=first, key=token.strip())
             )
         self._bump(fault or "ok")
         usage = (

@@ -136,7 +136,8 @@ class Script:
         logprobs: Include logprobs in replies when the request asks for them.
         reject_logprobs: Answer 400 "logprobs not supported" to requests asking for them.
         confidence: Probability of the chosen token in the logprobs.
-        reply_format: The reply text; ``{verdict}`` is replaced by the label.
+        reply_format: The reply text; ``{verdict}`` is replaced by the label and
+            ``{key}`` by the key the client presented (a server that reflects it).
         api_key: The bearer token required (401 otherwise); ``None`` accepts anything.
         echo_key_on_401: Put the presented key in the 401 message, as some providers do,
             so clients must scrub it.
