@@ -122,6 +122,9 @@ class Completion:
         output_tokens: Completion tokens, when reported.
         latency_s: Wall time of the successful attempt.
         model: The model the server says answered, when it says.
+        requests: Requests the backend sent on the wire for this reply: more than 1
+            when its transport resent the request itself (a kept-alive connection
+            found closed), so rate limits and the store count every one.
     """
 
     text: str
@@ -130,6 +133,7 @@ class Completion:
     output_tokens: int | None = None
     latency_s: float = 0.0
     model: str | None = None
+    requests: int = 1
 
 
 @runtime_checkable

@@ -250,9 +250,10 @@ def _csv_source(lines: Iterator[tuple[int, str]], first: str, name: str) -> Sour
 
     def rows() -> Iterator[Row]:
         for line, record in records:
-            # As csv.DictReader: a short row lacks the last columns, extra fields are dropped.
-            cells = record if isinstance(record, InputError) else record[: len(header)]
-            yield line, cells if isinstance(cells, InputError) else dict(zip_longest(header, cells))
+            if isinstance(record, InputError):
+                yield line, record
+            else:  # as csv.DictReader: a short row lacks its last columns, extras are dropped
+                yield line, dict(zip_longest(header, record[: len(header)]))
 
     return Source(rows(), header, header_line, tabular=True, name=name)
 

@@ -12,6 +12,7 @@ import email.utils
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -332,6 +333,31 @@ def test_request_dropped_on_a_reused_connection_is_sent_again(openai_env: JudgeS
     assert openai_env.count("requests") == 3
     assert openai_env.count("dropped") == 2  # the 2nd and 3rd calls, each resent once
     assert openai_env.count("connections") == 3
+    # Every request that went on the wire is counted (issue 10): 1 + 2 + 2.
+    assert [getattr(r, "requests", None) for r in results] == [1, 2, 2]
+
+
+def test_resends_are_counted_by_the_runner_and_the_store(
+    openai_env: JudgeServer, tmp_path: Path
+) -> None:
+    from fairjudge.runner import RunOptions, Store, run_calls
+
+    openai_env.configure(drop_after=1)
+    backend = lean(openai_env)
+    specs = [spec_for(backend, prompt=f"q{i}") for i in range(3)]
+
+    async def go():  # type: ignore[no-untyped-def]
+        options = RunOptions(concurrency=1, progress="quiet")
+        with Store(tmp_path / "s.sqlite") as store:
+            result = await run_calls(backend, specs, store=store, options=options)
+            attempts = sum(r.attempts for r in store.records())
+        await backend.aclose()
+        return result, attempts
+
+    result, attempts = asyncio.run(go())
+    seen = openai_env.count("requests") + openai_env.count("dropped")
+    assert result.summary.requests == seen == 5
+    assert attempts == 5
 
 
 def test_request_dropped_on_a_fresh_connection_is_an_error(openai_env: JudgeServer) -> None:

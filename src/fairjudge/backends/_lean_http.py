@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -68,11 +69,15 @@ class LeanResponse:
         status: The status code.
         headers: Header names in lower case; repeated headers joined with ``", "``.
         body: The body, de-chunked.
+        sends: Times the request went on the wire: 2 when a kept-alive socket turned
+            out closed and the request was resent on a new one (the server may have
+            read the first), so the caller can count every request it made.
     """
 
     status: int
     headers: Mapping[str, str]
     body: bytes
+    sends: int = 1
 
 
 class _Connection:
@@ -189,6 +194,7 @@ class LeanHTTPClient:
 
     async def _exchange(self, request: bytes) -> LeanResponse:
         fresh = False  # after a stale keep-alive socket, resend on a new one
+        sends = 0
         while True:
             conn = None if fresh else self._take_idle()
             reused = conn is not None
@@ -196,6 +202,7 @@ class LeanHTTPClient:
                 conn = await self._connect()
             received = False
             try:
+                sends += 1
                 conn.writer.write(request)
                 await conn.writer.drain()
                 head = await conn.reader.readuntil(b"\r\n\r\n")
@@ -224,7 +231,7 @@ class LeanHTTPClient:
                 self._idle.append(conn)
             else:
                 conn.close()
-            return response
+            return response if sends == 1 else dataclasses.replace(response, sends=sends)
 
     def _take_idle(self) -> _Connection | None:
         while self._idle:

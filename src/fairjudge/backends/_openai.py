@@ -25,6 +25,7 @@ backend.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -233,7 +234,10 @@ class OpenAIBackend(HTTPBackend):
             reply = json.loads(response.body)
         except ValueError as exc:
             raise self._not_json() from exc
-        return completion_from_reply(reply, latency, self._where)
+        completion = completion_from_reply(reply, latency, self._where)
+        if response.sends > 1:  # a transparent resend: the server may have seen both
+            completion = dataclasses.replace(completion, requests=response.sends)
+        return completion
 
     def _stop_logprobs(self, status: int) -> None:
         # Calls already in flight with logprobs get the same answer: each retries

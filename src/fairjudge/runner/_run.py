@@ -261,6 +261,12 @@ class Run(Tally):
             finally:
                 self.sent.pop(key, None)
             break
+        if completion.requests > 1:  # the transport resent it: count every request sent
+            extra = completion.requests - 1
+            attempts += extra
+            self.requests += extra
+            if self.rpm_bucket is not None:
+                self.rpm_bucket.adjust(extra, loop.time())
         self.answered.add(spec.route)
         await self._succeeded(key, spec, completion, attempts, reserved, est)
 
