@@ -90,7 +90,7 @@ def build_specs(backend: OpenAIBackend, n_items: int) -> list[CallSpec]:
 
 def parse(spec: CallSpec, completion: Completion) -> dict[str, Any]:
     """What ``LLMJudge`` stores for a reply: the verdict and its probabilities."""
-    verdict = parse_verdict(completion.text)
+    verdict = parse_verdict(completion.text, "label")
     if not hasattr(verdict, "value"):
         return {"verdict": None, "failure": "parse_failure"}
     probs = probabilities_from_logprobs(completion.top_logprobs or {})

@@ -143,7 +143,11 @@ def test_skip_invalid_lists_skipped_rows_and_judges_the_rest(write_jsonl) -> Non
     assert result.exit_code == 0, result.output
     assert "skipped" in result.stderr
     assert "items.jsonl:4" in result.stderr
-    assert json.loads(result.stdout)["n_items"] == 3
+    summary = json.loads(result.stdout)
+    assert summary["n_items"] == 3
+    (skipped,) = summary["skipped_rows"]  # listed in the JSON too (issue 10)
+    assert skipped["line"] == 4
+    assert skipped["source"].endswith("items.jsonl")
 
 
 def test_csv_input_and_column_mapping(tmp_path: Path) -> None:

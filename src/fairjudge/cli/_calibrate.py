@@ -47,10 +47,12 @@ def calibrate(
     """Check a judge against human labels before using it at scale."""
     if not -1 <= min_spearman <= 1:
         raise ConfigError(f"--min-spearman must be in [-1, 1]; got {min_spearman}")
-    result, _ = judge_file(file, flags, columns, run, labelled=True)
+    judged = judge_file(file, flags, columns, run, labelled=True)
+    result = judged.result
     report = calibration_report(result, min_spearman=min_spearman)
     if json_output:
         payload = calibration_payload(report, judge=result.settings.judge or "")
+        payload["skipped_rows"] = judged.skipped
         typer.echo(json.dumps(payload, indent=2, default=str))
     else:
         render_calibration(report, Console())

@@ -29,12 +29,16 @@ def compare(
     run: EvalFlags,
 ) -> None:
     """Compare two systems' answers with the position-debiased protocol."""
-    result, calls = judge_file(file, flags, columns, run)
-    report = comparison_report(result, title=f"{file.name}: model 1 vs model 2", run=calls)
+    judged = judge_file(file, flags, columns, run)
+    source = "<stdin>" if str(file) == "-" else file.name
+    report = comparison_report(
+        judged.result, title=f"{source}: model 1 vs model 2", run=judged.calls,
+        skipped=judged.skipped,
+    )  # fmt: skip
     if json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
         render_comparison(report, Console())
         if run.out is not None:
             err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)
-    check_unresolved(result, run.max_unresolved)
+    check_unresolved(judged.result, run.max_unresolved)

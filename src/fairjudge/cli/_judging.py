@@ -1,12 +1,14 @@
 """What ``compare`` and ``calibrate`` share: load items, judge them, keep the results."""
 
 import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from fairjudge._errors import BudgetExceeded, ConfigError
-from fairjudge._io import load_items
+from fairjudge._io import LoadedItems, load_items
 from fairjudge._items import Item
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, say
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
@@ -18,6 +20,7 @@ from fairjudge.report import write_jsonl_atomic
 from fairjudge.runner import RunSummary
 
 __all__ = [
+    "Judged",
     "check_unresolved",
     "close_judge",
     "judge_file",
@@ -27,12 +30,21 @@ __all__ = [
 ]
 
 
-def load_input(file: Path, columns: InputFlags) -> list[Item]:
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What judging a file produced: the result, the calls' summary, the skipped rows."""
+
+    result: PairwiseResult
+    calls: RunSummary | None
+    skipped: list[dict[str, Any]]
+
+
+def load_input(file: Path, columns: InputFlags) -> LoadedItems:
     """Read and validate every row before any judge call; list what was skipped."""
     loaded = load_items(file, columns=columns.columns(), skip_invalid=columns.skip_invalid)
     for problem in loaded.skipped:
         say("skipped", str(problem))
-    return loaded.items
+    return loaded
 
 
 def _template(flags: JudgeFlags, items: list[Item]) -> str | None:
@@ -74,7 +86,7 @@ def judge_file(
     run: EvalFlags,
     *,
     labelled: bool = False,
-) -> tuple[PairwiseResult, RunSummary | None]:
+) -> Judged:
     """Validate everything, judge every item, write ``--out``; the result and its calls.
 
     Args:
@@ -85,7 +97,8 @@ def judge_file(
         labelled: Every item must carry a human label (for ``calibrate``).
     """
     settings = run.settings(file)
-    items = load_input(file, columns)
+    loaded = load_input(file, columns)
+    items = loaded.items
     if labelled:
         from fairjudge.audit import check_labels
 
@@ -105,7 +118,7 @@ def judge_file(
     result = dataclasses.replace(result, settings=settings)
     if run.out is not None:
         write_jsonl_atomic(run.out, (j.to_dict() for j in result.judgments))
-    return result, last_run(judge)
+    return Judged(result, last_run(judge), loaded.skipped_records())
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

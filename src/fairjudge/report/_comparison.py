@@ -9,6 +9,7 @@ both render from it, so they cannot disagree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ class ComparisonReport:
         alternatives: The same calls resolved under the other informative rule.
         length_control: The length-controlled win rate, or why it was not computed.
         run: The judge calls' counts, tokens and cost (``None`` for Python judges).
+        skipped: Input rows skipped with ``--skip-invalid`` (source, line, message).
     """
 
     title: str
@@ -43,6 +45,7 @@ class ComparisonReport:
     alternatives: tuple[PairwiseResult, ...]
     length_control: LengthControlledWinRate | str
     run: RunSummary | None
+    skipped: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the result's summary plus the report's extras."""
@@ -57,11 +60,16 @@ class ComparisonReport:
         )
         payload["failures"] = dict(self.result.failures.most_common())
         payload["calls"] = self.run.to_dict() if self.run is not None else None
+        payload["skipped_rows"] = list(self.skipped)
         return payload
 
 
 def comparison_report(
-    result: PairwiseResult, *, title: str, run: RunSummary | None = None
+    result: PairwiseResult,
+    *,
+    title: str,
+    run: RunSummary | None = None,
+    skipped: Sequence[dict[str, Any]] = (),
 ) -> ComparisonReport:
     """Build the report of one comparison (computes the length control and alternatives)."""
     # The other informative rule, from the same calls: the seed's conservative result
@@ -71,7 +79,8 @@ def comparison_report(
         alternatives = (result.with_rule("conservative"),)
     elif result.has_probabilities:
         alternatives = (result.with_rule("soft"),)
-    return ComparisonReport(title, result, alternatives, length_controlled(result), run)
+    lc = length_controlled(result)
+    return ComparisonReport(title, result, alternatives, lc, run, tuple(skipped))
 
 
 def _win(w: WinRate | None) -> str:
