@@ -1,0 +1,62 @@
+"""Issue 10, defect 10: an --out that cannot be written is found before any call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from fairjudge.cli import app
+from tests.server import JudgeServer
+
+
+def _items(tmp_path: Path) -> Path:
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps({"question": "q", "answer_1": "a", "answer_2": "b"}) + "\n")
+    return path
+
+
+def test_an_out_under_a_file_is_refused_before_any_call(
+    tmp_path: Path, openai_env: JudgeServer
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare", str(_items(tmp_path)), "--judge", "openai/m", "--json",
+            "--base-url", openai_env.base_url, "--store", str(tmp_path / "s.sqlite"),
+            "--out", str(blocker / "out.jsonl"),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "--out" in result.output
+    assert "cannot write there" in result.output
+    assert json.loads(result.stdout)["error"]["type"] == "ConfigError"
+    assert openai_env.count("requests") == 0
+
+
+def test_an_out_that_is_a_folder_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["compare", str(_items(tmp_path)), "--judge", "python:tests.judge_fixtures:longer",
+         "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "is a folder" in result.output
+
+
+def test_rank_checks_its_out_too(tmp_path: Path) -> None:
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    calls = tmp_path / "calls"
+    root = Path(__file__).resolve().parents[2]
+    result = CliRunner().invoke(
+        app,
+        ["rank", str(root / "examples" / "rank_answers.jsonl"), "--judge",
+         "python:tests.judge_fixtures:counting", "--out", str(blocker / "o.jsonl")],
+        env={"FAIRJUDGE_TEST_CALLS": str(calls)},
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert not calls.exists()
