@@ -38,6 +38,7 @@ class ComparisonReport:
         length_control: The length-controlled win rate, or why it was not computed.
         run: The judge calls' counts, tokens and cost (``None`` for Python judges).
         skipped: Input rows skipped with ``--skip-invalid`` (source, line, message).
+        truth: What the input's human labels say, when every item has one.
     """
 
     title: str
@@ -46,6 +47,7 @@ class ComparisonReport:
     length_control: LengthControlledWinRate | str
     run: RunSummary | None
     skipped: tuple[dict[str, Any], ...] = ()
+    truth: KnownTruth | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the result's summary plus the report's extras."""
@@ -61,7 +63,60 @@ class ComparisonReport:
         payload["failures"] = dict(self.result.failures.most_common())
         payload["calls"] = self.run.to_dict() if self.run is not None else None
         payload["skipped_rows"] = list(self.skipped)
+        payload["known_truth"] = self.truth.to_dict() if self.truth is not None else None
         return payload
+
+
+@dataclass(frozen=True, slots=True)
+class KnownTruth:
+    """What the input's human labels say, and whether each reading of the calls agrees.
+
+    Sides are +1 (model 1 better), -1 (model 2 better) or 0 (neither).
+
+    Attributes:
+        n: Resolved items that carry a human label.
+        human_win_rate: Model 1's win rate by the labels (1, ½ for a tie, 0).
+        truth: The labels' side.
+        debiased: The debiased verdict's side, by its CI (0 when it contains 0.5 or
+            cannot be estimated).
+        naive: The single-order reading's side, by its estimate.
+    """
+
+    n: int
+    human_win_rate: float
+    truth: int
+    debiased: int
+    naive: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "n": self.n,
+            "human_win_rate": self.human_win_rate,
+            "debiased_agrees": self.debiased == self.truth,
+            "naive_agrees": self.naive == self.truth,
+        }
+
+
+def _side(estimate: float, low: float | None = None, high: float | None = None) -> int:
+    """+1 for model 1, -1 for model 2, 0 for no side (the CI, when given, decides)."""
+    if low is not None and high is not None:
+        return 1 if low > 0.5 else -1 if high < 0.5 else 0
+    return 1 if estimate > 0.5 else -1 if estimate < 0.5 else 0
+
+
+def known_truth(result: PairwiseResult) -> KnownTruth | None:
+    """The labels' verdict beside the calls', when every resolved item is labelled."""
+    done = [j for j in result.judgments if j.outcome is not None]
+    if not done or any(j.item.human is None for j in done):
+        return None
+    scores = {"1": 1.0, "tie": 0.5, "2": 0.0}
+    human = sum(scores[j.item.human.value] for j in done if j.item.human) / len(done)
+    w, naive = result.win_rate, result.single_order
+    debiased = _side(w.estimate, w.ci.low, w.ci.high) if w and w.ci.estimable else 0
+    return KnownTruth(
+        len(done), human, _side(human), debiased, _side(naive.estimate) if naive else 0
+    )
 
 
 def comparison_report(
@@ -80,7 +135,8 @@ def comparison_report(
     elif result.has_probabilities:
         alternatives = (result.with_rule("soft"),)
     lc = length_controlled(result)
-    return ComparisonReport(title, result, alternatives, lc, run, tuple(skipped))
+    truth = known_truth(result)
+    return ComparisonReport(title, result, alternatives, lc, run, tuple(skipped), truth)
 
 
 def _win(w: WinRate | None) -> str:
@@ -114,10 +170,14 @@ def _table(report: ComparisonReport) -> Table:
     table.add_column(f"value  [{level}% CI]")
     table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
     label = "debiased" if result.debiased else "single order, NOT debiased"
+    soft = result.settings.rule.value == "soft"
+    if soft:  # a mean probability, not a count of wins: say so, and count items by lean
+        label += ", soft: mean P(model 1 better)"
     table.add_row(f"win rate of model 1 ({label})", _win(result.win_rate))
     w = result.win_rate
     if w is not None:
-        table.add_row("wins / ties / losses", f"{w.wins} / {w.ties} / {w.losses}")
+        counts = "items leaning to model 1 / even / 2" if soft else "wins / ties / losses"
+        table.add_row(counts, f"{w.wins} / {w.ties} / {w.losses}")
     lc = report.length_control
     if isinstance(lc, str):
         table.add_row("length-controlled win rate", escape(f"n/a: {lc}"))
@@ -167,12 +227,52 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
             f"made; {result.n_not_run} item(s) not yet judged are left out.",
             highlight=False,
         )
+    if s.rule.value == "soft":
+        console.print(
+            "soft rule: each item scores P(model 1 better) + ½·P(tie), averaged over both "
+            "orders; the win rate is the mean of those scores, so a weak judge's sits near "
+            "0.5 even when most items lean one way.",
+            highlight=False,
+            markup=False,
+        )
     console.print(f"[bold]{_verdict_line(result)}[/bold]")
-    w = result.win_rate
-    if result.debiased and result.single_order is not None and w is not None:
-        gap = result.single_order.estimate - w.estimate
-        if abs(gap) >= 0.05:
-            console.print(
-                f"Asking once, in one order, would have been off by {gap:+.3f}: "
-                "that is position bias the swap removed."
+    for line in _truth_lines(report):
+        console.print(line, highlight=False, markup=False)
+
+
+def _truth_lines(report: ComparisonReport) -> list[str]:
+    """The known truth beside both readings, or the naive gap when no truth is known."""
+    result, truth = report.result, report.truth
+    w, naive = result.win_rate, result.single_order
+    if w is None or naive is None or not result.debiased:
+        return []
+    lines = []
+    if truth is not None:
+        said = {1: "model 1 is better", -1: "model 2 is better", 0: "neither is better"}
+        lines.append(
+            f"Known truth, from the input's human labels: {said[truth.truth]} "
+            f"(model 1's win rate by the labels: {truth.human_win_rate:.3f}, {truth.n} items)."
+        )
+        if truth.debiased == truth.truth:
+            lines.append("The debiased result found it.")
+        elif truth.debiased == 0:
+            lines.append(
+                "The debiased result cannot tell them apart (its interval contains 0.5): "
+                "no conclusion, rather than a wrong one."
             )
+        else:
+            lines.append(
+                "The debiased result points the other way: this judge is not good enough "
+                "for this comparison."
+            )
+        if truth.naive not in (truth.truth, 0):
+            lines.append(
+                f"Asking once, in one order, would have pointed the wrong way "
+                f"({naive.estimate:.3f}): that is position bias, which the swap cancels."
+            )
+    elif abs(naive.estimate - w.estimate) >= 0.05:
+        lines.append(
+            f"Asking once, in one order, gives {naive.estimate:.3f} instead of "
+            f"{w.estimate:.3f}: the gap is the judge's position bias, which the swap cancels."
+        )
+    return lines
