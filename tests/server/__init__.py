@@ -5,7 +5,7 @@ fixture in ``tests/conftest.py``. As a process: ``python -m tests.server --help`
 :class:`ServerProcess`.
 """
 
-from tests.server._app import ScriptedJudge
+from tests.server._app import ABORT, ScriptedJudge
 from tests.server._http import JudgeServer, ServerProcess
 from tests.server._script import (
     DEFAULT_API_KEY,
@@ -17,10 +17,12 @@ from tests.server._script import (
     correct_judge,
     count_tokens,
     extract_pair,
+    prompt_hash,
     top_logprobs,
 )
 
 __all__ = [
+    "ABORT",
     "DEFAULT_API_KEY",
     "GARBAGE_TEXT",
     "JUDGES",
@@ -33,5 +35,6 @@ __all__ = [
     "correct_judge",
     "count_tokens",
     "extract_pair",
+    "prompt_hash",
     "top_logprobs",
 ]

@@ -1,7 +1,8 @@
 """The scripted judge's logic, independent of the transport: routes, auth, faults, replies.
 
-:class:`ScriptedJudge` answers one parsed HTTP request with ``(status, body, headers)``;
-``_http.py`` puts it behind a socket. Its counters are thread-safe, so a test thread
+:class:`ScriptedJudge` answers one parsed HTTP request with ``(status, body, headers)``,
+or with :data:`ABORT` when the transport must reset the connection instead of
+replying; ``_http.py`` puts it behind a socket. Its counters are thread-safe, so a test thread
 can read them while the server's event loop thread updates them.
 """
 
@@ -13,7 +14,7 @@ import json
 import random
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,11 +25,15 @@ from tests.server._script import (
     Script,
     count_tokens,
     extract_pair,
+    prompt_hash,
     top_logprobs,
 )
 
 Reply = tuple[int, bytes, tuple[tuple[str, str], ...]]
 """``(status, JSON body, extra headers)``."""
+
+ABORT: Reply = (0, b"", ())
+"""The reply that is no reply: the transport resets the connection instead (``reset``)."""
 
 
 def error_reply(status: int, message: str, kind: str, param: str | None = None) -> Reply:
@@ -49,11 +54,16 @@ class ScriptedJudge:
     ``logprobs_requested``, ``logprobs_rejected``, ``bad_request``, ``connections``
     (TCP connections accepted), ``max_in_flight`` (peak concurrent chat requests), and
     from the transport ``dropped`` and ``idle_closed`` (see :class:`Script`).
+
+    Per call (read them with :meth:`prompt_counts`, or ``GET /_stats?prompts=1``):
+    chat requests, and how they ended, under :func:`~tests.server.prompt_hash` of the
+    user messages, so a client can tell how often the server saw each of its calls.
     """
 
     def __init__(self, script: Script | None = None) -> None:
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
+        self._by_prompt: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self._in_flight = 0
         self._set(script or Script())
 
@@ -74,12 +84,24 @@ class ScriptedJudge:
         """Zero the counters and restart the fault draws and sequence."""
         with self._lock:
             self._counts.clear()
+            self._by_prompt.clear()
         self._set(self.script)
 
     def stats(self) -> dict[str, int]:
         """A snapshot of the counters (missing names are 0)."""
         with self._lock:
             return dict(self._counts)
+
+    def prompt_counts(self) -> dict[str, dict[str, int]]:
+        """Per call: ``{counter: {hash: n}}`` (see the class doc).
+
+        ``requests`` counts every chat request whose body could be read (faults
+        included); ``ok``, each fault and ``logprobs_rejected``, ``too_long`` and
+        ``bad_request`` count how those requests ended (a ``hang`` also ends as
+        whatever follows it). Counters never bumped are absent.
+        """
+        with self._lock:
+            return {name: dict(counts) for name, counts in self._by_prompt.items()}
 
     def count(self, name: str) -> int:
         """One counter."""
@@ -89,6 +111,12 @@ class ScriptedJudge:
     def _bump(self, *names: str) -> None:
         with self._lock:
             self._counts.update(names)
+
+    def _bump_call(self, key: str, name: str) -> None:
+        """Count ``name`` in all and for the call whose prompt hashes to ``key``."""
+        with self._lock:
+            self._counts[name] += 1
+            self._by_prompt[name][key] += 1
 
     def connection_opened(self) -> None:
         """Count an accepted TCP connection."""
@@ -113,7 +141,7 @@ class ScriptedJudge:
         self, method: str, path: str, headers: Mapping[bytes, bytes], body: bytes
     ) -> Reply:
         """Answer one HTTP request: ``(status, body, extra headers)``."""
-        path = path.split("?", 1)[0]
+        path, _, query = path.partition("?")
         dialect = _CHAT_PATHS.get(path) if method == "POST" else None
         if dialect is not None:
             with self._lock:
@@ -128,7 +156,10 @@ class ScriptedJudge:
         if method == "GET" and path in ("/v1/models", "/models"):
             return 200, b'{"object":"list","data":[{"id":"scripted-judge","object":"model"}]}', ()
         if method == "GET" and path == "/_stats":
-            return 200, json.dumps(self.stats()).encode(), ()
+            stats: dict[str, Any] = dict(self.stats())
+            if "prompts=1" in query.split("&"):
+                stats["prompts"] = self.prompt_counts()
+            return 200, json.dumps(stats).encode(), ()
         if method == "POST" and path == "/_reset":
             self.reset()
             return 200, b"{}", ()
@@ -157,32 +188,38 @@ class ScriptedJudge:
         except (ValueError, KeyError, TypeError) as exc:
             self._bump("bad_request")
             return error(400, f"cannot read the request body: {exc!r}", "invalid_request_error")
+        key = prompt_hash(prompt)
+        with self._lock:
+            self._by_prompt["requests"][key] += 1
         wants_logprobs = bool(request.get("logprobs")) or request.get("top_logprobs") is not None
         if wants_logprobs:
             self._bump("logprobs_requested")
             if script.reject_logprobs:
-                self._bump("logprobs_rejected")
+                self._bump_call(key, "logprobs_rejected")
                 return error(400, "logprobs not supported", "invalid_request_error", "logprobs")
         if script.too_long_marker and script.too_long_marker in prompt:
-            self._bump("too_long")
+            self._bump_call(key, "too_long")
             msg = "This model's maximum context length is 8192 tokens; the messages are longer."
             return error(400, msg, "invalid_request_error", "messages")
         fault = self._draw(script)
         if fault == Fault.HANG:
-            self._bump(fault)
+            self._bump_call(key, fault)
             await asyncio.sleep(script.hang_s)
             fault = None
         if script.latency:
             await asyncio.sleep(script.latency)
+        if fault == Fault.RESET:
+            self._bump_call(key, fault)
+            return ABORT
         if fault == Fault.RATE_LIMIT:
-            self._bump(fault)
+            self._bump_call(key, fault)
             status, payload, _ = error(429, "Rate limit reached; slow down.", "rate_limit_error")
             return status, payload, (("Retry-After", script.retry_after),)
         if fault == Fault.SERVER_ERROR:
-            self._bump(fault)
+            self._bump_call(key, fault)
             return error(500, "The server had an error processing your request.", "api_error")
         if fault == Fault.MALFORMED_JSON:
-            self._bump(fault)
+            self._bump_call(key, fault)
             return 200, b'{"id": "broken", "object": "chat.completion", "choices": [{', ()
 
         if fault == Fault.GARBAGE:
@@ -191,7 +228,7 @@ class ScriptedJudge:
         else:
             pair = extract_pair(prompt) if script.needs_pair else _NO_PAIR
             if pair is None:
-                self._bump("bad_request")
+                self._bump_call(key, "bad_request")
                 msg = "scripted judge: no <answer_a>/<answer_b> blocks in the user messages"
                 return error(400, msg, "invalid_request_error", "messages")
             first = self._judge(pair)
@@ -200,7 +237,7 @@ class ScriptedJudge:
                 if fault == Fault.NULL_CONTENT
                 else script.reply_format.format(verdict=first, key=token.strip())
             )
-        self._bump(fault or "ok")
+        self._bump_call(key, fault or "ok")
         usage = (
             sum(count_tokens(_text(m.get("content"))) for m in messages)
             + count_tokens(_text(request.get("system"))),

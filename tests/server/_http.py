@@ -10,7 +10,9 @@ ideal rate. It runs either in a background thread with its own event loop
 Endpoints (see ``_app.py``): ``POST /v1/chat/completions`` (also without ``/v1``),
 ``POST /v1/messages`` (the Anthropic dialect: same script, Anthropic's request, reply
 and error shapes, no logprobs), ``GET /v1/models``, and for tests in other processes
-``GET /_stats``, ``POST /_reset`` and ``POST /_script`` (JSON script fields).
+``GET /_stats`` (``?prompts=1`` adds per-call counts), ``POST /_reset`` and
+``POST /_script`` (JSON script fields). The ``reset`` fault resets the TCP connection
+(RST) after reading the request, with no reply.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -25,7 +29,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.server._app import ScriptedJudge, error_reply
+from tests.server._app import ABORT, ScriptedJudge, error_reply
 from tests.server._script import Script
 
 _REASONS = {
@@ -80,6 +84,9 @@ async def _serve_connection(
                 status, body, extra = await app.handle(
                     method.decode(), target.decode(), headers, payload
                 )
+                if (status, body, extra) == ABORT:
+                    _reset(writer)
+                    break
             served += 1
             if script.keep_alive_max and served >= script.keep_alive_max:
                 keep_alive = False
@@ -116,6 +123,15 @@ async def _serve_connection(
             await writer.wait_closed()
 
 
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """Abort the connection with a TCP RST (``SO_LINGER`` 0), not an orderly FIN."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
 class _Listener:
     """An asyncio server for one :class:`ScriptedJudge`, tracking its connections."""
 
@@ -130,6 +146,11 @@ class _Listener:
         self._tasks.add(task)
         try:
             await _serve_connection(self.app, reader, writer)
+        except asyncio.CancelledError:
+            # Only close() cancels these tasks. Ending normally keeps Python 3.11's
+            # start_server callback (task.exception() on a cancelled task) from
+            # logging a traceback for every hung request at shutdown.
+            pass
         finally:
             self._tasks.discard(task)
 
@@ -204,6 +225,10 @@ class JudgeServer:
     def count(self, name: str) -> int:
         """One counter; 0 when nothing was counted under that name."""
         return self.app.count(name)
+
+    def prompt_counts(self) -> dict[str, dict[str, int]]:
+        """Requests and normal replies per call (see :meth:`ScriptedJudge.prompt_counts`)."""
+        return self.app.prompt_counts()
 
     def reset(self) -> None:
         """Zero the counters and restart the fault draws."""
@@ -310,6 +335,11 @@ class ServerProcess:
     def stats(self) -> dict[str, int]:
         """The server's counters."""
         return dict(self._call("GET", "/_stats"))
+
+    def prompt_counts(self) -> dict[str, dict[str, int]]:
+        """Per call: ``{counter: {hash: n}}``, keyed by :func:`~tests.server.prompt_hash`
+        (see :meth:`ScriptedJudge.prompt_counts`)."""
+        return dict(self._call("GET", "/_stats?prompts=1")["prompts"])
 
     def reset(self) -> None:
         """Zero the server's counters."""

@@ -7,6 +7,7 @@ lets tests call the judges and reply builders directly to compute expected value
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +37,7 @@ class Fault(StrEnum):
     EMPTY_CHOICES = "empty_choices"  # 200 with "choices": []
     NULL_CONTENT = "null_content"  # 200 with message.content = null
     GARBAGE = "garbage"  # 200 with GARBAGE_TEXT as the reply
+    RESET = "reset"  # read the request, then reset the TCP connection (RST): no reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +240,16 @@ def top_logprobs(token: str, confidence: float, k: int) -> list[tuple[str, float
         filler_mass = rest
     probs += [(f, filler_mass / len(FILLERS)) for f in FILLERS]
     return [(t, math.log(p)) for t, p in probs[: max(k, 0)]]
+
+
+def prompt_hash(prompt: str) -> str:
+    """The key the server counts requests under: SHA-256 of the user messages' text.
+
+    ``prompt`` is the user messages' contents joined by newlines, as the server reads
+    them; a client can compute the same key from the messages it sent, to tell how
+    often the server saw each of its calls (``/_stats?prompts=1``).
+    """
+    return hashlib.sha256(prompt.encode()).hexdigest()
 
 
 def count_tokens(text: str) -> int:

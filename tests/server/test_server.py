@@ -24,6 +24,7 @@ from tests.server import (
     ServerProcess,
     correct_judge,
     extract_pair,
+    prompt_hash,
     top_logprobs,
 )
 
@@ -236,6 +237,42 @@ def test_malformed_null_and_garbage(
     assert post(conn, chat("x"))[1]["choices"][0]["message"]["content"] == GARBAGE_TEXT
 
 
+def test_reset_fault_resets_the_connection(
+    judge_server: JudgeServer, conn: http.client.HTTPConnection
+) -> None:
+    judge_server.configure(fault_sequence=[Fault.RESET])
+    conn.request("POST", "/v1/chat/completions", json.dumps(chat("x")), headers=AUTH)
+    with pytest.raises(ConnectionResetError) as caught:
+        conn.getresponse()
+    # A reset (RST), not an orderly close (FIN), which http.client reports as
+    # RemoteDisconnected: the server read the request, then aborted without a byte.
+    assert not isinstance(caught.value, http.client.RemoteDisconnected)
+    conn.close()
+    assert post(conn, chat("x"))[0] == 200  # the next request, on a new connection
+    assert judge_server.stats() == {
+        "connections": 2,
+        "requests": 2,
+        "reset": 1,
+        "ok": 1,
+        "max_in_flight": 1,
+    }
+
+
+def test_prompt_counts(judge_server: JudgeServer, conn: http.client.HTTPConnection) -> None:
+    judge_server.configure(fault_sequence=[Fault.SERVER_ERROR, None, None])
+    for text in ("one", "one", "two"):
+        post(conn, chat(text))
+    one, two = prompt_hash("one"), prompt_hash("two")
+    expected = {"requests": {one: 2, two: 1}, "server_error": {one: 1}, "ok": {one: 1, two: 1}}
+    assert judge_server.prompt_counts() == expected
+    conn.request("GET", "/_stats?prompts=1")
+    body = json.loads(conn.getresponse().read())
+    assert body["prompts"] == expected
+    assert body["requests"] == 3
+    judge_server.reset()
+    assert judge_server.prompt_counts() == {}
+
+
 def test_fault_rates_are_seeded(judge_server: JudgeServer) -> None:
     faults = {"rate_limit": 0.2, "server_error": 0.05}
     judge_server.configure(faults=faults, seed=42)
@@ -333,6 +370,10 @@ def test_process_mode() -> None:
         assert stats["requests"] == 10
         assert stats["server_error"] == statuses.count(500)
         assert stats["ok"] == statuses.count(200)
+        counts = srv.prompt_counts()
+        key = prompt_hash(prompt("q", "a", "bb"))
+        assert counts["requests"] == {key: 10}
+        assert counts.get("ok", {}).get(key, 0) == statuses.count(200)
         srv.reset()
         srv.configure(judge="always_b", faults={})
         _, body, _ = post(conn, chat("x"))
