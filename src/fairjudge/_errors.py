@@ -100,9 +100,16 @@ class BudgetExceeded(FairJudgeError):
 
 
 class BackendError(FairJudgeError):
-    """A judge backend failed to produce a reply."""
+    """A judge backend failed to produce a reply.
+
+    Attributes:
+        retryable: Whether the same request may succeed if sent again.
+        requests: Requests the backend sent on the wire before failing (more than 1
+            when its transport resent the request itself), so they are all counted.
+    """
 
     retryable: bool = True
+    requests: int = 1
 
 
 class RateLimitError(BackendError):

@@ -77,7 +77,7 @@ def hold_claims(path: str, lease_s: float, ready: Any) -> None:
 
 
 @pytest.mark.slow
-def test_a_killed_processs_claims_are_taken_over_after_the_lease(tmp_path: Path) -> None:
+def test_claims_of_a_killed_process_are_taken_over_after_the_lease(tmp_path: Path) -> None:
     path = str(tmp_path / "s.sqlite")
     Store(path).close()
     ctx = multiprocessing.get_context("spawn")

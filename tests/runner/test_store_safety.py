@@ -249,7 +249,7 @@ def test_real_write_failure_mid_run_keeps_what_was_stored(tmp_path: Path) -> Non
         text=True,
         timeout=120,
         check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])},
     )
     assert done.returncode == 0, done.stderr
     counts, message = done.stdout.split("\n", 1)

@@ -222,7 +222,7 @@ class OpenAIBackend(HTTPBackend):
             if sends_logprobs and status in (400, 422) and "logprob" in message.lower():
                 self._stop_logprobs(status)
                 return await self.complete(spec)
-            raise error_from_status(
+            error = error_from_status(
                 status,
                 message,
                 backend=self.name,
@@ -230,6 +230,8 @@ class OpenAIBackend(HTTPBackend):
                 headers=response.headers,
                 key_env=self._api_key_env,
             )
+            error.requests = response.sends  # a resend before the error reply counts too
+            raise error
         try:
             reply = json.loads(response.body)
         except ValueError as exc:

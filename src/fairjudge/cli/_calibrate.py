@@ -19,7 +19,13 @@ from fairjudge.audit import calibration_report
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
-from fairjudge.report import calibration_payload, render_calibration
+from fairjudge.report import (
+    calibration_payload,
+    comparison_html,
+    comparison_report,
+    render_calibration,
+    write_html,
+)
 
 __all__ = ["calibrate"]
 
@@ -50,9 +56,14 @@ def calibrate(
     judged = judge_file(file, flags, columns, run, labelled=True)
     result = judged.result
     report = calibration_report(result, min_spearman=min_spearman)
+    payload = calibration_payload(report, judge=result.settings.judge or "")
+    payload["skipped_rows"] = judged.skipped
+    if run.html is not None:
+        source = "<stdin>" if str(file) == "-" else file.name
+        page = comparison_report(result, title=f"{source}: calibration", run=judged.calls,
+                                 skipped=judged.skipped)  # fmt: skip
+        write_html(run.html, comparison_html(page, calibration=report, summary=payload))
     if json_output:
-        payload = calibration_payload(report, judge=result.settings.judge or "")
-        payload["skipped_rows"] = judged.skipped
         typer.echo(json.dumps(payload, indent=2, default=str))
     else:
         render_calibration(report, Console())

@@ -10,7 +10,7 @@ from rich.console import Console
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
-from fairjudge.report import comparison_report, render_comparison
+from fairjudge.report import comparison_html, comparison_report, render_comparison, write_html
 
 __all__ = ["compare"]
 
@@ -35,10 +35,13 @@ def compare(
         judged.result, title=f"{source}: model 1 vs model 2", run=judged.calls,
         skipped=judged.skipped,
     )  # fmt: skip
+    if run.html is not None:  # before the exit-code checks: a failed run's report helps most
+        write_html(run.html, comparison_html(report))
     if json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
         render_comparison(report, Console())
-        if run.out is not None:
-            err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)
+        for label, path in (("per-item results", run.out), ("HTML report", run.html)):
+            if path is not None:
+                err_console.print(f"{label}: {path}", highlight=False, markup=False)
     check_unresolved(judged.result, run.max_unresolved)

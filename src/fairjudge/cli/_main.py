@@ -6,10 +6,11 @@ from fairjudge.cli._app import app
 from fairjudge.cli._calibrate import calibrate
 from fairjudge.cli._compare import compare
 from fairjudge.cli._rank import rank
+from fairjudge.cli._report import report
 
 __all__ = ["main"]
 
-COMMANDS = (calibrate, compare, rank)
+COMMANDS = (calibrate, compare, rank, report)
 """The commands, imported for their side effect of registering with ``app``."""
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "EvalFlags",
     "InputFlags",
     "JudgeFlags",
+    "check_outputs",
     "eval_flags",
     "input_flags",
     "item_judging_flags",
@@ -185,17 +186,34 @@ class EvalFlags:
         ),
     ] = 0.2
     out: Annotated[Path | None, typer.Option(help="Write one JSON record per item.")] = None
+    html: Annotated[
+        Path | None,
+        typer.Option(help="Write a self-contained HTML report (figures and every item)."),
+    ] = None
 
     def settings(self, source: Path) -> EvalSettings:
         """The evaluation settings, validated (a bad flag is named before any call)."""
         if not 0 <= self.max_unresolved <= 1:
             raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
-        if self.out is not None:
-            check_writable(self.out)
+        check_outputs(self.out, self.html)
         return EvalSettings(
             self.rule, self.rounds, self.balanced, self.seed, self.level, self.bootstrap,
             source=str(source),
         )  # fmt: skip
+
+
+def check_outputs(out: Path | None, html: Path | None) -> None:
+    """Prove ``--out`` and ``--html`` can be written, and are two files, before any call.
+
+    Raises:
+        ConfigError: A file cannot be written there, or both flags name one file.
+    """
+    if out is not None:
+        check_writable(out)
+    if html is not None:
+        check_writable(html, "--html")
+        if out is not None and out.resolve() == html.resolve():
+            raise ConfigError(f"--out and --html both name {html}; give two files")
 
 
 def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:
@@ -232,7 +250,7 @@ input_flags = _adds(InputFlags, "columns")
 """Add the input-column flags to a command, as its ``columns`` argument."""
 
 eval_flags = _adds(EvalFlags, "run")
-"""Add the evaluation flags (rule, rounds, seed, bootstrap, --out) as its ``run`` argument."""
+"""Add the evaluation flags (rule, rounds, seed, bootstrap, --out, --html) as ``run``."""
 
 
 def item_judging_flags(fn: F) -> F:

@@ -1,5 +1,6 @@
 """``fairjudge rank FILE``: a Bradley-Terry leaderboard of many models, with CIs."""
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -11,8 +12,8 @@ from rich.console import Console
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import app, err_console, guarded, say
-from fairjudge.cli._judging import check_unresolved, close_judge
-from fairjudge.cli._options import JudgeFlags, judge_flags
+from fairjudge.cli._judging import check_unresolved, close_judge, judge_name, last_run
+from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
 from fairjudge.evaluation import (
     Battles,
     EvalSettings,
@@ -25,11 +26,13 @@ from fairjudge.evaluation import (
 )
 from fairjudge.report import (
     RankingReport,
-    check_writable,
     failure_lines,
+    ranking_html,
     render_ranking,
+    write_html,
     write_jsonl_atomic,
 )
+from fairjudge.runner import RunSummary
 
 __all__ = ["rank"]
 
@@ -57,6 +60,9 @@ _MaxUnresolved = Annotated[
     float, typer.Option(help="Exit with code 4 when more than this share of pairs is unresolved.")
 ]
 _Out = Annotated[Path | None, typer.Option(help="Write the per-pair judgments (JSONL).")]
+_Html = Annotated[
+    Path | None, typer.Option(help="Write a self-contained HTML report (leaderboard and pairs).")
+]
 _Json = Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")]
 
 
@@ -71,8 +77,7 @@ def _check(data: LongAnswers | Battles, fit: dict[str, Any], max_unresolved: flo
         raise ConfigError(f"--anchor-rating must be a finite number; got {fit['anchor_rating']}")
     if not 0 <= max_unresolved <= 1:
         raise ConfigError(f"--max-unresolved must be in [0, 1]; got {max_unresolved}")
-    if fit.get("out") is not None:
-        check_writable(fit["out"])
+    check_outputs(fit.get("out"), fit.get("html"))
     models = (
         sorted(set(data.model_a) | set(data.model_b)) if isinstance(data, Battles) else data.models
     )
@@ -83,7 +88,7 @@ def _check(data: LongAnswers | Battles, fit: dict[str, Any], max_unresolved: flo
 def _judge(
     data: LongAnswers, file: Path, items: list[Item], *, seed: int, flags: JudgeFlags,
     out: Path | None,
-) -> PairwiseResult:  # fmt: skip
+) -> tuple[PairwiseResult, RunSummary | None]:  # fmt: skip
     judge = flags.open_judge()  # every flag checked before anything is printed
     try:
         if not flags.quiet:
@@ -100,6 +105,8 @@ def _judge(
         result = exc.partial  # rank what was judged; the exit code says it is partial
     finally:
         close_judge(judge)
+    settings = dataclasses.replace(result.settings, judge=judge_name(judge), source=str(file))
+    result = dataclasses.replace(result, settings=settings)
     if out is not None:
         write_jsonl_atomic(out, (j.to_dict() for j in result.judgments))
     if result.n_unresolved:
@@ -110,7 +117,7 @@ def _judge(
         )
         for line in failure_lines(result.failures):
             err_console.print(line, highlight=False, markup=False)
-    return result
+    return result, last_run(judge)
 
 
 def _fit(
@@ -132,6 +139,22 @@ def _fit(
     return RankingReport(leaderboard, styled, unresolved)
 
 
+def _show(
+    report: RankingReport, file: Path, *, json_output: bool, html: Path | None,
+    result: PairwiseResult | None, run: RunSummary | None,
+) -> None:  # fmt: skip
+    """Print the leaderboard (a table or JSON) and write the HTML report when asked."""
+    if html is not None:
+        title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
+        write_html(html, ranking_html(report, title=title, result=result, run=run))
+    if json_output:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    render_ranking(report, Console())
+    if html is not None:
+        err_console.print(f"HTML report: {html}", highlight=False, markup=False)
+
+
 @app.command()
 @guarded
 @judge_flags
@@ -149,6 +172,7 @@ def rank(
     style_control: _Style = False,
     max_unresolved: _MaxUnresolved = _MAX_UNRESOLVED,
     out: _Out = None,
+    html: _Html = None,
     json_output: _Json = False,
     *,
     flags: JudgeFlags,
@@ -157,8 +181,8 @@ def rank(
     fit: dict[str, Any] = {"anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
                            "n_resamples": bootstrap, "seed": seed}  # fmt: skip
     data = load_ranking_input(file)
-    _check(data, {**fit, "out": out}, max_unresolved)
-    result = None
+    _check(data, {**fit, "out": out, "html": html}, max_unresolved)
+    result, run = None, None
     if isinstance(data, Battles):
         given = {"--pairing": pairing != "all", "--baseline": baseline is not None,
                  "--pairs-per-question": pairs_per_question != 1, "--out": out is not None,
@@ -177,13 +201,10 @@ def rank(
             data, pairing=pairing, baseline=baseline, pairs_per_question=pairs_per_question,
             seed=seed,
         )  # fmt: skip
-        result = _judge(data, file, items, seed=seed, flags=flags, out=out)
+        result, run = _judge(data, file, items, seed=seed, flags=flags, out=out)
         battles = battles_from(result)
     unresolved = result.n_unresolved if result is not None else 0
     report = _fit(battles, ties, style_control, unresolved, {**fit, "questions": battles.questions})
-    if json_output:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        render_ranking(report, Console())
+    _show(report, file, json_output=json_output, html=html, result=result, run=run)
     if result is not None:
         check_unresolved(result, max_unresolved)  # after the report: partial exits 5

@@ -5,6 +5,9 @@
 - :class:`LLMJudge` is the pairwise judge on a session: a template and a verdict
   parser. :class:`CallableJudge` adapts a plain Python function.
 - :func:`resolve_judge` turns a ``--judge`` spec into either.
+- :class:`PointwiseJudge` scores one answer against a rubric on a session;
+  :class:`CallablePointwiseJudge` adapts a function; :func:`resolve_pointwise_judge`
+  turns a ``--judge`` spec into either.
 
 The session, the model judges and the resolver load lazily (PEP 562), so that
 ``import fairjudge`` and Python-callable judges never pay for the runner, the store
@@ -18,6 +21,19 @@ from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCall
 
 if TYPE_CHECKING:
     from fairjudge.judges._llm import LLMJudge, read_verdict
+    from fairjudge.judges._pointwise import (
+        SCORE_MODES,
+        AnswerScores,
+        BatchPointwiseJudge,
+        CallablePointwiseJudge,
+        PointwiseJudge,
+        ScoreCall,
+        ScoreContext,
+        ScoreMode,
+        ScoreRequest,
+        read_scores,
+        resolve_pointwise_judge,
+    )
     from fairjudge.judges._registry import (
         DEFAULT_JUDGE,
         JUDGE_FORMS,
@@ -36,6 +52,17 @@ _LAZY = {
     "Job": "fairjudge.judges._session",
     "JudgeSession": "fairjudge.judges._session",
     "ReplyParser": "fairjudge.judges._session",
+    "SCORE_MODES": "fairjudge.judges._pointwise",
+    "AnswerScores": "fairjudge.judges._pointwise",
+    "BatchPointwiseJudge": "fairjudge.judges._pointwise",
+    "CallablePointwiseJudge": "fairjudge.judges._pointwise",
+    "PointwiseJudge": "fairjudge.judges._pointwise",
+    "ScoreCall": "fairjudge.judges._pointwise",
+    "ScoreContext": "fairjudge.judges._pointwise",
+    "ScoreMode": "fairjudge.judges._pointwise",
+    "ScoreRequest": "fairjudge.judges._pointwise",
+    "read_scores": "fairjudge.judges._pointwise",
+    "resolve_pointwise_judge": "fairjudge.judges._pointwise",
 }
 
 
@@ -51,17 +78,28 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_JUDGE",
     "JUDGE_FORMS",
+    "SCORE_MODES",
+    "AnswerScores",
     "BackendOptions",
     "BatchJudge",
+    "BatchPointwiseJudge",
     "CallableJudge",
+    "CallablePointwiseJudge",
     "Job",
     "JudgeSession",
     "LLMJudge",
     "PairwiseRequest",
+    "PointwiseJudge",
     "ProgressCallback",
     "ReplyParser",
+    "ScoreCall",
+    "ScoreContext",
+    "ScoreMode",
+    "ScoreRequest",
     "load_python_judge",
+    "read_scores",
     "read_verdict",
     "reply_from_value",
     "resolve_judge",
+    "resolve_pointwise_judge",
 ]

@@ -1,13 +1,16 @@
-"""One result model per command, rendered as a terminal table or JSON (HTML to come).
+"""One result model per command, rendered as a terminal table, JSON or an HTML page.
 
 Each report is built once from a result (:func:`comparison_report`, ...), and every
 rendering reads that one model, so the table and the JSON cannot disagree. Text
-that came from a user or an exception is escaped before rich sees it.
+that came from a user or an exception is escaped before rich sees it, and every
+value on the HTML page is escaped (:mod:`fairjudge.report._html`).
 """
 
 from fairjudge.report._calibration import calibration_payload, render_calibration
 from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
 from fairjudge.report._files import check_writable, write_jsonl_atomic
+from fairjudge.report._html import comparison_html, ranking_html, write_html
+from fairjudge.report._html_load import load_results
 from fairjudge.report._ranking import RankingReport, render_ranking
 from fairjudge.report._text import ci_text, failure_lines
 
@@ -17,10 +20,14 @@ __all__ = [
     "calibration_payload",
     "check_writable",
     "ci_text",
+    "comparison_html",
     "comparison_report",
     "failure_lines",
+    "load_results",
+    "ranking_html",
     "render_calibration",
     "render_comparison",
     "render_ranking",
+    "write_html",
     "write_jsonl_atomic",
 ]

@@ -15,6 +15,12 @@ have run out of claimable calls while another process holds some. A key another
 process finished is served from the store like any cached call. :class:`Leases`
 renews a run's claims while it goes on and gives back the unused ones at its end.
 
+How the engine (``runner/_run.py``) uses it: one ``ClaimQueue(store, items,
+self._served)`` per route instead of ``iter(items)``; ``async with Leases(store,
+queues.values())`` around the calls; a worker whose queue is empty returns only when
+``await queue.wait()`` says so (and no budget or fatal error stopped the run); and
+``_served`` records a call another process made as a cached outcome.
+
 Leases use wall-clock time (``time.time()``), which processes on one machine share;
 machines sharing a store over a network file system need clocks that agree to well
 within a lease.

@@ -239,6 +239,9 @@ class Run(Tally):
             try:
                 completion = await backend.complete(spec)
             except BackendError as exc:
+                if exc.requests > 1:  # the transport resent it before failing
+                    attempts += exc.requests - 1
+                    self.requests += exc.requests - 1
                 note = ""
                 if retry.should_retry(exc, attempts):
                     delay = retry.delay(exc, attempts, self.rng)

@@ -168,7 +168,7 @@ def _create(p: Path) -> None:
         except FileExistsError:
             pass  # another process created it first: open theirs
         except OSError:  # a file system without hard links: copy, never overwrite
-            with tmp.open("rb") as src, p.open("xb") as dst:
+            with contextlib.suppress(FileExistsError), tmp.open("rb") as src, p.open("xb") as dst:
                 dst.write(src.read())
     finally:
         for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):

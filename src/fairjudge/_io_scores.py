@@ -1,0 +1,262 @@
+"""Reading pointwise scoring files (JSONL, JSON, CSV, Parquet) into validated items.
+
+The same contract as :mod:`fairjudge._io`, whose row reading and question checks
+this reuses: the whole file validates before the first judge call, and every problem
+names the file and the line (JSONL) or row (CSV/Parquet, the header being line 1).
+
+Columns: ``question`` (a string, or a conversation: a list of ``{"role", "content"}``
+messages ending with the ``user`` turn the answer continues) and ``answer`` are
+required; ``id``, ``reference``, ``category`` and ``system`` are optional strings;
+``human_<dimension>`` holds a human score for one of the rubric's dimensions. With
+several systems, every row names its system and ``(id, system)`` is unique, so the
+same question answered by two systems can share an id.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from fairjudge._call import Conversation
+from fairjudge._errors import InputError
+from fairjudge._io import (
+    Columns,
+    _bare,
+    _names,
+    _nothing_valid,
+    _optional,
+    _question,
+    _shown,
+    _string,
+)
+from fairjudge._io_rows import Source, open_source
+from fairjudge._items import question_text
+
+__all__ = ["HUMAN_PREFIX", "LoadedScoreItems", "ScoreItem", "load_score_items"]
+
+HUMAN_PREFIX = "human_"
+"""A column ``human_<dimension>`` holds a human score for that dimension."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreItem:
+    """One answer to score, with whatever else is known about it.
+
+    Attributes:
+        question: The question, or the conversation (oldest message first) whose next
+            assistant turn is the answer.
+        answer: The answer to score.
+        id: A stable identifier (the line number when the file gives none).
+        reference: A reference answer, for rubrics that need one.
+        category: A free-form label for breakdowns.
+        system: The system that wrote the answer, when several are scored.
+        human: Human scores by dimension, when known (any scale).
+        cluster: Items sharing a cluster are resampled together by the bootstrap, and
+            systems are paired on it; defaults to the question text.
+    """
+
+    question: str | Conversation
+    answer: str
+    id: str | None = None
+    reference: str | None = None
+    category: str | None = None
+    system: str | None = None
+    human: Mapping[str, float] = field(default_factory=dict)
+    cluster: str | None = None
+
+    @property
+    def question_text(self) -> str:
+        """The question as one string (a conversation as a transcript)."""
+        return question_text(self.question)
+
+    @property
+    def cluster_key(self) -> str:
+        """The bootstrap cluster and pairing key: the explicit cluster, else the question."""
+        return self.cluster if self.cluster is not None else self.question_text
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; a conversation as a list of ``{"role", "content"}``."""
+        question: Any = self.question
+        if not isinstance(question, str):
+            question = [{"role": r, "content": c} for r, c in question]
+        return {
+            "id": self.id,
+            "system": self.system,
+            "category": self.category,
+            "question": question,
+            "answer": self.answer,
+            "reference": self.reference,
+            "human": dict(self.human),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedScoreItems:
+    """Validated items, plus the rows set aside with ``skip_invalid``."""
+
+    items: list[ScoreItem]
+    skipped: list[InputError] = field(default_factory=list)
+    path: str = ""
+
+    def skipped_records(self) -> list[dict[str, str | int | None]]:
+        """The skipped rows as ``{"source", "line", "message"}`` records, in file order."""
+        return [
+            {"source": e.path or self.path, "line": e.line, "message": _bare(e)}
+            for e in self.skipped
+        ]
+
+
+def _human_columns(names: Sequence[str], dimensions: Sequence[str] | None) -> list[str]:
+    """The ``human_*`` names that name no dimension."""
+    if dimensions is None:
+        return []
+    return [n for n in names if n.startswith(HUMAN_PREFIX) and n[len(HUMAN_PREFIX) :] not in dimensions]
+
+
+def _unknown_human(unknown: list[str], dimensions: Sequence[str] | None) -> str:
+    dims = ", ".join(dimensions or ())
+    return (
+        f"column {unknown[0]!r} names no dimension of the rubric (its dimensions: {dims}); "
+        "rename it human_<dimension>, or pick the rubric it was labelled with"
+    )
+
+
+def _check_header(source: Source, question: str, answer: str, dims: Sequence[str] | None) -> None:
+    if source.header is None:
+        return
+    where = {"path": source.name, "line": source.header_line}
+    for column, flag in ((question, "--question-col"), (answer, "--answer-col")):
+        if column not in source.header:
+            raise InputError(
+                f"missing column {column!r}; found columns: {_names(source.header)}; "
+                f"to read another column, pass {flag} NAME",
+                **where,
+            )
+    unknown = _human_columns(source.header, dims)
+    if unknown:
+        raise InputError(_unknown_human(unknown, dims), **where)
+
+
+def _human(row: Mapping[str, Any], dims: Sequence[str] | None, where: dict[str, Any]) -> dict[str, float]:
+    unknown = _human_columns([str(k) for k in row], dims)
+    if unknown:
+        raise InputError(_unknown_human(unknown, dims), **where)
+    human: dict[str, float] = {}
+    for key, value in row.items():
+        if not str(key).startswith(HUMAN_PREFIX) or value in (None, ""):
+            continue
+        try:
+            if isinstance(value, bool):
+                raise TypeError
+            number = float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"{key!r} must be a number, got {_shown(value)}", **where) from None
+        if not math.isfinite(number):
+            raise InputError(f"{key!r} must be finite, got {_shown(value)}", **where)
+        human[str(key)[len(HUMAN_PREFIX) :]] = number
+    return human
+
+
+def _item(
+    row: Mapping[str, Any],
+    cols: Columns,
+    answer_col: str,
+    dims: Sequence[str] | None,
+    where: dict[str, Any],
+    tabular: bool,
+) -> ScoreItem:
+    question = _question(row, cols, where, tabular=tabular)
+    if row.get(answer_col) is None:
+        raise InputError(
+            f"missing column {answer_col!r}; this row has keys: {_names(row)}; "
+            "to read another key, pass --answer-col NAME",
+            **where,
+        )
+    answer = _string(row[answer_col], answer_col, where)
+    raw_id = row.get(cols.id)
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int | None):
+        raise InputError(f"{cols.id!r} must be a string or integer, got {_shown(raw_id)}", **where)
+    optional = {name: _optional(row, name, where) for name in ("reference", "category", "system")}
+    return ScoreItem(
+        question=question,
+        answer=answer,
+        id=str(raw_id) if raw_id not in (None, "") else None,
+        human=_human(row, dims, where),
+        **{k: (v if v != "" else None) for k, v in optional.items()},
+    )
+
+
+def load_score_items(
+    path: str | Path,
+    *,
+    dimensions: Sequence[str] | None = None,
+    skip_invalid: bool = False,
+    question_col: str = "question",
+    answer_col: str = "answer",
+) -> LoadedScoreItems:
+    """Read and validate a pointwise scoring file.
+
+    Args:
+        path: ``.jsonl``/``.ndjson``/``.json``/``.csv``/``.parquet``, or ``-`` for stdin.
+        dimensions: The rubric's dimensions: a ``human_<name>`` column for any other
+            name is an error. ``None`` accepts any.
+        skip_invalid: Set bad rows aside (listed in ``skipped``) instead of stopping.
+        question_col: The column holding the question or conversation.
+        answer_col: The column holding the answer.
+
+    Raises:
+        InputError: The file cannot be read, lacks a required column, or a row is
+            invalid (unless ``skip_invalid``; then only when every row is), ``(id,
+            system)`` repeats, or only some rows name a system; the message names the
+            file and the line.
+        MissingExtraError: A Parquet file without ``pyarrow`` installed.
+    """
+    cols = Columns(question=question_col)
+    source = open_source(Path(path))
+    name = source.name
+    _check_header(source, question_col, answer_col, dimensions)
+    items: list[ScoreItem] = []
+    lines: list[int] = []
+    skipped: list[InputError] = []
+    seen: dict[tuple[str, str | None], int] = {}
+    for lineno, row in source.rows:
+        where: dict[str, Any] = {"path": name, "line": lineno}
+        try:
+            if isinstance(row, InputError):
+                raise row
+            item = _item(row, cols, answer_col, dimensions, where, source.tabular)
+            if item.id is None:
+                item = replace(item, id=str(lineno))
+            key = (str(item.id), item.system)
+            if key in seen:
+                of = f" of system {item.system!r}" if item.system is not None else ""
+                raise InputError(
+                    f"duplicate id {_shown(item.id)}{of} (first seen on line {seen[key]})", **where
+                )
+            seen[key] = lineno
+        except InputError as exc:
+            if not skip_invalid:
+                raise
+            skipped.append(exc)
+            continue
+        items.append(item)
+        lines.append(lineno)
+    if not items:
+        raise _nothing_valid(name, skipped)
+    _check_systems(items, lines, name)
+    return LoadedScoreItems(items=items, skipped=skipped, path=name)
+
+
+def _check_systems(items: Sequence[ScoreItem], lines: Sequence[int], name: str) -> None:
+    named = [item.system is not None for item in items]
+    if any(named) and not all(named):
+        line = lines[named.index(False)]
+        raise InputError(
+            "this row names no system, but others do; with several systems every row "
+            "needs a 'system'",
+            path=name,
+            line=line,
+        )

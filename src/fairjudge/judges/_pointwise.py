@@ -1,0 +1,386 @@
+"""The pointwise judge: one answer scored against a rubric, by a model or a function.
+
+:class:`PointwiseJudge` mirrors :class:`~fairjudge.judges.LLMJudge`: a thin layer on a
+:class:`~fairjudge.judges.JudgeSession` that renders each :class:`ScoreRequest` with
+its rubric into a :class:`~fairjudge._call.CallSpec` (``kind="pointwise"``) and reads
+each reply once with :func:`read_scores`, whose context is the rubric (its dimensions
+and scale) and, for a one-dimension call, the dimension. The reading depends on the
+reply and the rubric alone, never on the answer scored. Two modes:
+
+- ``"json"`` (the default): one call per answer; the judge replies with a JSON object,
+  an integer per dimension and a reason.
+- ``"label"``: one call per dimension, answered with the bare number, so the score
+  token's logprobs (where the backend gives them: the embedded judge, and
+  OpenAI-compatible servers) yield the probability-weighted score Σ p(k)·k of G-Eval
+  beside the integer. Costs one call per dimension; needs a scale of single digits.
+
+:class:`CallablePointwiseJudge` adapts ``judge(question, answer) -> {dimension: int}``,
+validated exactly as a model's reply is, and :func:`resolve_pointwise_judge` turns a
+``--judge`` spec into either.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from fairjudge._call import Backend, CallSpec, Conversation
+from fairjudge._closing import Closing
+from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
+from fairjudge._items import question_text
+from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge.judges._callable import load_python_judge
+from fairjudge.judges._pairwise import ProgressCallback
+from fairjudge.judges._registry import (
+    DEFAULT_JUDGE,
+    JUDGE_FORMS,
+    BackendOptions,
+    _backend,
+    _given,
+    _reject,
+    _run_flags,
+)
+from fairjudge.judges._session import Job, JudgeSession
+from fairjudge.prompts import Rubric, get_rubric, parse_scores, validate_scores
+from fairjudge.prompts._score_parse import (
+    AnswerScores,
+    ScoreCall,
+    ScoreContext,
+    read_scores,
+)
+from fairjudge.runner import RunOptions, RunSummary, Store
+
+__all__ = [
+    "SCORE_MODES",
+    "AnswerScores",
+    "BatchPointwiseJudge",
+    "CallablePointwiseJudge",
+    "PointwiseJudge",
+    "ScoreCall",
+    "ScoreContext",
+    "ScoreMode",
+    "ScoreRequest",
+    "read_scores",
+    "resolve_pointwise_judge",
+]
+
+ScoreMode = Literal["json", "label"]
+"""How a model is asked: one JSON reply per answer, or one bare number per dimension."""
+SCORE_MODES: tuple[ScoreMode, ...] = ("json", "label")
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRequest:
+    """One answer to score.
+
+    Attributes:
+        question: The question, or the conversation the answer continues.
+        answer: The answer scored (for a conversation, the assistant's next turn).
+        reference: A reference answer, for rubrics that need one.
+        sample: Sample index among otherwise equal calls.
+    """
+
+    question: str | Conversation
+    answer: str
+    reference: str | None = None
+    sample: int = 0
+
+
+@runtime_checkable
+class BatchPointwiseJudge(Protocol):
+    """A judge that scores a batch of answers against its rubric."""
+
+    @property
+    def rubric(self) -> Rubric:
+        """The rubric every answer is scored against."""
+        ...
+
+    def score_batch(
+        self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
+    ) -> list[AnswerScores]:
+        """One :class:`AnswerScores` per request, in order; failures are records.
+
+        May raise :class:`fairjudge.FatalBackendError`, or
+        :class:`fairjudge.BudgetExceeded` with the finished scores as its ``partial``.
+        """
+        ...
+
+
+def _as_rubric(rubric: str | Rubric) -> Rubric:
+    return rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
+
+
+class PointwiseJudge(Closing):
+    """Scores answers against a rubric by asking a model, through a session.
+
+    Args:
+        backend: The model to ask.
+        rubric: A built-in rubric name, a ``*.toml`` path, or a rubric.
+        mode: ``"json"`` (one call per answer) or ``"label"`` (one bare-number call
+            per dimension, for probability-weighted scores).
+        session: The session to run on; when omitted the judge opens its own from
+            ``store`` and ``options`` and closes it with itself.
+        store: The store or its path, for a session of the judge's own.
+        options: Run options, for a session of the judge's own.
+        params: Sampling parameters over the backend's defaults; part of the cache key.
+        structured: Ask an ``openai/`` backend for structured output, passing the
+            rubric's :attr:`~fairjudge.prompts.Rubric.reply_schema` as
+            ``response_format`` (JSON mode only). Replies are validated all the same.
+
+    Raises:
+        ConfigError: An unknown mode, ``"label"`` on a scale with two-digit levels,
+            ``structured`` where it does not apply, or ``store``/``options`` with
+            ``session``.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        rubric: str | Rubric = "production",
+        mode: ScoreMode = "json",
+        session: JudgeSession | None = None,
+        store: Store | str | PathLike[str] | None = None,
+        options: RunOptions | None = None,
+        params: Mapping[str, Any] | None = None,
+        structured: bool = False,
+    ) -> None:
+        self._rubric = _as_rubric(rubric)
+        self.mode = _check_mode(mode, self._rubric, backend.name, structured)
+        if session is not None and (store is not None or options is not None):
+            given = "store" if store is not None else "options"
+            raise ConfigError(f"{given}= does not apply with session=: set it on the session")
+        self._owns_session = session is None
+        self.session = session or JudgeSession(store=store, options=options)
+        self.params: dict[str, Any] = {
+            **backend.default_params(label_only=mode == "label"),
+            **(params or {}),
+        }
+        if structured:
+            schema = {"name": "rubric_scores", "schema": self._rubric.reply_schema, "strict": True}
+            self.params["response_format"] = {"type": "json_schema", "json_schema": schema}
+        self.backend = self.session.add(backend)
+
+    @property
+    def rubric(self) -> Rubric:
+        """The rubric every answer is scored against."""
+        return self._rubric
+
+    @property
+    def name(self) -> str:
+        """``backend/model``, as in ``--judge``."""
+        return f"{self.backend.name}/{self.backend.model}"
+
+    @property
+    def store(self) -> Store:
+        """The session's store."""
+        return self.session.store
+
+    @property
+    def last_run(self) -> RunSummary | None:
+        """The session's most recent batch summary."""
+        return self.session.last_run
+
+    def __repr__(self) -> str:
+        return f"PointwiseJudge({self.name!r}, rubric={self._rubric.name!r}, mode={self.mode!r})"
+
+    def spec_for(self, request: ScoreRequest, dimension: str | None = None) -> CallSpec:
+        """The call made for one request (and one dimension, in label mode)."""
+        backend, rubric = self.backend, self._rubric
+        return CallSpec(
+            backend=backend.name,
+            model=backend.model,
+            base_url=backend.base_url,
+            template=f"rubric:{rubric.name}",
+            template_version=rubric.version,
+            messages=rubric.render(
+                request.question, request.answer, request.reference, dimension=dimension
+            ),
+            params=self.params,
+            sample=request.sample,
+            kind="pointwise",
+        )
+
+    def _dimensions(self) -> tuple[str | None, ...]:
+        return self._rubric.names if self.mode == "label" else (None,)
+
+    def jobs(self, requests: Sequence[ScoreRequest]) -> list[Job[ScoreContext]]:
+        """The session jobs: per request, one call (JSON) or one per dimension (label)."""
+        return [
+            Job(self.spec_for(r, d), ScoreContext(self._rubric, d))
+            for r in requests
+            for d in self._dimensions()
+        ]
+
+    def _group(self, replies: Sequence[Reply]) -> list[AnswerScores]:
+        dims = self._dimensions()
+        step = len(dims)
+        return [
+            AnswerScores.from_calls(
+                [ScoreCall(d, r) for d, r in zip(dims, replies[i : i + step], strict=True)]
+            )
+            for i in range(0, len(replies), step)
+        ]
+
+    def score_batch(
+        self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
+    ) -> list[AnswerScores]:
+        """Score every request; one :class:`AnswerScores` per request, in order.
+
+        Raises:
+            FatalBackendError: The backend rejected a call in a way retrying cannot fix.
+            BudgetExceeded: ``max_calls`` or ``max_cost`` ran out; its ``partial`` holds
+                one :class:`AnswerScores` per request (calls not made are ``NotRun``).
+        """
+        try:
+            replies = self.session.run(self.jobs(requests), read_scores, progress=progress)
+        except BudgetExceeded as exc:
+            if isinstance(exc.partial, list):
+                exc.partial = self._group(exc.partial)
+            raise
+        return self._group(replies)
+
+    def __call__(self, question: str, answer: str) -> dict[str, int]:
+        """Score one answer: ``{dimension: score}``.
+
+        Raises:
+            ValueError: A reply held no valid scores; the message gives the reason.
+        """
+        scored = self.score_batch([ScoreRequest(question, answer)])[0]
+        if set(scored.scores) != set(self._rubric.names):
+            failures = [c.reply.failure for c in scored.calls if c.reply.failure is not None]
+            raise ValueError(f"{self.name} gave no valid scores: {failures}")
+        return dict(scored.scores)
+
+    def close(self) -> None:
+        """Close the judge's own session (a shared session is its owner's to close)."""
+        if self._owns_session:
+            self.session.close()
+
+
+def _check_mode(mode: str, rubric: Rubric, backend: str | None, structured: bool) -> ScoreMode:
+    if mode not in SCORE_MODES:
+        raise ConfigError(f"--mode must be one of {', '.join(SCORE_MODES)}; got {mode!r}")
+    if mode == "label" and not rubric.single_digit:
+        raise ConfigError(
+            f"--mode label reads each score from the reply's first token, so every level must "
+            f"be one digit; rubric {rubric.name!r} scores {rubric.scale_text}"
+        )
+    if structured and (mode != "json" or backend != "openai"):
+        raise ConfigError("--structured applies to openai/ judges in --mode json only; drop it")
+    return "label" if mode == "label" else "json"
+
+
+ScoreFunction = Callable[..., Any]
+
+
+class CallablePointwiseJudge:
+    """Adapts ``judge(question, answer) -> {dimension: score}`` to the batch interface.
+
+    The function may also return the reply text of a model (read as a JSON reply).
+    Its scores are validated exactly as a model's are: a missing dimension or a score
+    off the scale is a :class:`~fairjudge.ParseFailure`. A conversation is passed as
+    its role-labelled transcript, and the reference as ``reference=`` when the
+    function takes that keyword. An exception becomes a :class:`~fairjudge.CallError`
+    for that answer, except :class:`FatalBackendError` and :class:`BudgetExceeded`.
+    """
+
+    def __init__(
+        self, fn: ScoreFunction, *, rubric: str | Rubric = "production", name: str | None = None
+    ) -> None:
+        if not callable(fn):
+            raise ConfigError(f"judge must be callable; got {fn!r}")
+        self.fn = fn
+        self._rubric = _as_rubric(rubric)
+        self.name = name or f"python:{getattr(fn, '__module__', '?')}:{_qualname(fn)}"
+        try:
+            self._takes_reference = "reference" in inspect.signature(fn).parameters
+        except (TypeError, ValueError):  # a builtin without a signature
+            self._takes_reference = False
+
+    @property
+    def rubric(self) -> Rubric:
+        """The rubric the function's scores are validated against."""
+        return self._rubric
+
+    def _reply(self, request: ScoreRequest) -> Reply:
+        extra = {"reference": request.reference} if self._takes_reference else {}
+        try:
+            value = self.fn(question_text(request.question), request.answer, **extra)
+        except (FatalBackendError, BudgetExceeded):
+            raise
+        except Exception as exc:  # a judge's bug is recorded per answer, not fatal
+            return Reply(verdict=None, failure=CallError(type(exc).__name__, str(exc)))
+        if isinstance(value, str):
+            read = parse_scores(value, self._rubric)
+            if isinstance(read, ParseFailure):
+                return Reply(verdict=None, raw=value, failure=read)
+            return Reply(verdict=None, raw=value, payload=read.to_payload())
+        if isinstance(value, Mapping):
+            checked = validate_scores(value, self._rubric)
+            raw = repr(value)
+            if isinstance(checked, str):
+                return Reply(verdict=None, raw=raw, failure=ParseFailure(raw, checked))
+            return Reply(verdict=None, raw=raw, payload=checked.to_payload())
+        reason = f"judge returned {type(value).__name__} {value!r}; expected {{dimension: score}}"
+        return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), reason))
+
+    def score_batch(
+        self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
+    ) -> list[AnswerScores]:
+        """Call the function once per request, in order."""
+        out = []
+        for request in requests:
+            out.append(AnswerScores.from_calls([ScoreCall(None, self._reply(request))]))
+            if progress is not None:
+                progress(1)
+        return out
+
+
+def _qualname(fn: object) -> str:
+    return str(getattr(fn, "__qualname__", type(fn).__name__))
+
+
+def resolve_pointwise_judge(
+    spec: str | None,
+    *,
+    rubric: str | Rubric = "production",
+    mode: ScoreMode = "json",
+    backend_options: BackendOptions | None = None,
+    options: RunOptions | None = None,
+    store: Store | str | PathLike[str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    structured: bool = False,
+) -> PointwiseJudge | CallablePointwiseJudge:
+    """Build the pointwise judge a ``--judge`` spec names (the forms of ``compare``).
+
+    Raises:
+        ConfigError: An unknown spec form, an option that does not apply to the judge
+            (named), a bad mode for the rubric, or a missing backend SDK.
+    """
+    spec = (spec or DEFAULT_JUDGE).strip()
+    where = backend_options or BackendOptions()
+    the_rubric = _as_rubric(rubric)
+    if spec.startswith("python:"):
+        given = _given(where) + _run_flags(options)
+        given += ["--store"] if store is not None else []
+        given += ["--mode"] if mode != "json" else []
+        given += ["--structured"] if structured else []
+        _reject(spec, given, "a Python judge is called directly, with no prompt or model")
+        fn = load_python_judge(spec).fn
+        return CallablePointwiseJudge(fn, rubric=the_rubric, name=spec)
+    kind, sep, name = spec.partition("/")
+    if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
+        raise ConfigError(f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}")
+    _check_mode(mode, the_rubric, kind, structured)  # before a model loads
+    backend = _backend(kind, name.strip(), where, quiet=(options or RunOptions()).quiet)
+    sampling = dict(params or {})
+    if where.temperature is not None:
+        sampling["temperature"] = where.temperature
+    return PointwiseJudge(
+        backend, rubric=the_rubric, mode=mode, store=store, options=options, params=sampling,
+        structured=structured,
+    )  # fmt: skip

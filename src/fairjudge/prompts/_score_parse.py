@@ -1,0 +1,381 @@
+"""Reading rubric scores out of a judge's reply.
+
+Design, as for verdicts (:mod:`._parse`):
+
+- **The reply alone.** The parsers take the reply and the rubric (its dimensions and
+  scale), never the answer that was scored, so nothing an answer says can change how
+  the judge's reply is read.
+- **The last JSON object.** A JSON reply may come in a code fence or after a few words
+  of prose; the reading is the *last* top-level JSON object in it (the judge's final
+  word, as the last line is for a verdict), validated by a pydantic model built from
+  the rubric: every dimension present, each a JSON integer on the scale, ``reason`` a
+  string when given. Keys match after trimming and lower-casing; a key given twice
+  (in either spelling) is ambiguous and rejected. Other keys are ignored.
+- **Never guess.** Invalid JSON, a missing dimension, ``4.5``, ``"4"``, ``true`` or a
+  score off the scale is a :class:`~fairjudge.ParseFailure` whose reason names the
+  dimension and the value. Nothing is clipped, rounded or imputed.
+- **Bare numbers.** A one-dimension call (:meth:`Rubric.render` with ``dimension=``)
+  is answered with the number alone; :func:`parse_score_label` reads it, and
+  :func:`expected_score` turns its first token's logprobs into the
+  probability-weighted score Σ p(k)·k (G-Eval).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import create_model as _create_model
+
+from fairjudge._call import Completion
+from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge.prompts._rubrics import Rubric
+
+__all__ = [
+    "AnswerScores",
+    "ExpectedScore",
+    "ScoreCall",
+    "ScoreContext",
+    "ScoreReading",
+    "expected_score",
+    "parse_score_label",
+    "parse_scores",
+    "read_scores",
+    "validate_scores",
+]
+
+_FENCE_LINE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*$", re.MULTILINE)
+_LABEL = re.compile(r"^[\s\"'*`_\[(]*(?P<n>[+-]?\d+(?:\.\d+)?)[\s\"'*`_\])]*\.?\s*$")
+_QUOTE_MAX = 80
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreReading:
+    """The scores read from one reply.
+
+    Attributes:
+        scores: One whole number per dimension read (every dimension for a JSON reply,
+            one for a bare-number reply).
+        reason: The judge's reason, when it gave one.
+    """
+
+    scores: Mapping[str, int]
+    reason: str | None = None
+
+    def to_payload(self) -> dict[str, Any]:
+        """The JSON-ready reading a :class:`~fairjudge.Reply` carries."""
+        return {"scores": dict(self.scores), "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedScore:
+    """The probability-weighted score of one dimension, from the score token's logprobs.
+
+    Attributes:
+        expected: Σ p(k)·k over the scale's levels, with p renormalised over them.
+        probabilities: p(k) per level, renormalised (sums to 1).
+        mass: The share of the first token's reported mass that fell on a level
+            (low mass means the judge meant to say something other than a score).
+    """
+
+    expected: float
+    probabilities: Mapping[int, float]
+    mass: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (levels as string keys)."""
+        return {
+            "expected": self.expected,
+            "probabilities": {str(k): p for k, p in self.probabilities.items()},
+            "mass": self.mass,
+        }
+
+
+def _quote(text: str) -> str:
+    return repr(text if len(text) <= _QUOTE_MAX else text[: _QUOTE_MAX - 3] + "...")
+
+
+class _Object(dict[str, Any]):
+    """A decoded JSON object that remembers a key it saw twice (after normalising)."""
+
+    repeated: str | None = None
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
+    obj = _Object()
+    for key, value in pairs:
+        norm = key.strip().lower()
+        if norm in obj and obj.repeated is None:
+            obj.repeated = key
+        obj[norm] = value
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
+
+
+def _last_object(text: str) -> _Object | str:
+    """The last top-level JSON object in ``text``, or why there is none."""
+    body = _FENCE_LINE.sub("", text)
+    last: _Object | None = None
+    error: str | None = None
+    pos = body.find("{")
+    while pos != -1:
+        try:
+            obj, end = _DECODER.raw_decode(body, pos)
+        except (ValueError, RecursionError) as exc:
+            if isinstance(exc, json.JSONDecodeError):
+                error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            else:
+                error = "nested too deeply"
+            pos = body.find("{", pos + 1)
+            continue
+        last, error = obj, None
+        pos = body.find("{", end)
+    if last is not None:
+        return last
+    if error is not None:
+        return f"no scores: the reply holds no valid JSON object ({error})"
+    return f"no scores: the reply holds no JSON object: {_quote(text.strip())}"
+
+
+@cache
+def _model(names: tuple[str, ...], low: int, high: int) -> type[BaseModel]:
+    score = (StrictInt, Field(ge=low, le=high))
+    fields: dict[str, Any] = {name: score for name in names}
+    fields["reason"] = (StrictStr | None, None)
+    return _create_model("RubricScores", __config__=ConfigDict(extra="ignore"), **fields)
+
+
+def _why(error: Mapping[str, Any], scale: str) -> str:
+    field = str(error["loc"][0]) if error.get("loc") else "?"
+    kind, value = error.get("type"), error.get("input")
+    if kind == "missing":
+        return f"{field!r} is missing"
+    if field == "reason":
+        return f"'reason' must be a string; got {value!r}"
+    if kind in ("greater_than_equal", "less_than_equal"):
+        return f"{field!r} is {value!r}, outside the scale {scale}"
+    shown = json.dumps(value)
+    shown = shown if len(shown) <= _QUOTE_MAX else shown[: _QUOTE_MAX - 3] + "..."
+    return f"{field!r} must be a whole number on the scale {scale}; got {shown}"
+
+
+def validate_scores(data: Mapping[str, Any], rubric: Rubric) -> ScoreReading | str:
+    """Check one set of scores against the rubric: every dimension, a whole number on the scale.
+
+    Args:
+        data: ``{dimension: score, ..., "reason": str}``; keys match after trimming
+            and lower-casing, and other keys are ignored.
+        rubric: Gives the dimensions and the scale.
+
+    Returns:
+        The reading, or the reason it is not one (every problem, ``;``-separated).
+    """
+    normalised: dict[str, Any] = {}
+    for key, value in data.items():
+        norm = str(key).strip().lower()
+        if norm in normalised:
+            return f"invalid scores: the key {norm!r} is given twice"
+        normalised[norm] = value
+    model = _model(rubric.names, *rubric.scale)
+    try:
+        parsed = model.model_validate(normalised)
+    except ValidationError as exc:
+        problems = [_why(e, rubric.scale_text) for e in exc.errors()]
+        return "invalid scores: " + "; ".join(problems)
+    values = parsed.model_dump()
+    return ScoreReading({n: values[n] for n in rubric.names}, values.get("reason"))
+
+
+def parse_scores(text: str, rubric: Rubric) -> ScoreReading | ParseFailure:
+    r"""Read a JSON reply's scores, from the reply alone.
+
+    Args:
+        text: The judge's raw reply.
+        rubric: The rubric the call was rendered from (its dimensions and scale).
+
+    Returns:
+        The scores and the reason, or a :class:`ParseFailure` that keeps the raw text
+        and says what was wrong.
+
+    Example:
+        >>> from fairjudge.prompts import get_rubric
+        >>> reply = '```json\n{"accuracy": 4, "relevance": 5, "usefulness": 3}\n```'
+        >>> dict(parse_scores(reply, get_rubric("production")).scores)
+        {'accuracy': 4, 'relevance': 5, 'usefulness': 3}
+    """
+    if not isinstance(text, str):
+        return ParseFailure(repr(text), f"reply is {type(text).__name__}, not text")
+    if not text.strip():
+        return ParseFailure(text, "empty reply")
+    found = _last_object(text)
+    if isinstance(found, str):
+        return ParseFailure(text, found)
+    if found.repeated is not None:
+        return ParseFailure(text, f"invalid scores: the JSON object repeats {found.repeated!r}")
+    reading = validate_scores(found, rubric)
+    return ParseFailure(text, reading) if isinstance(reading, str) else reading
+
+
+def parse_score_label(text: str, rubric: Rubric, dimension: str) -> ScoreReading | ParseFailure:
+    """Read a bare-number reply to a one-dimension call (``4``, ``**4**``, ``"4".``).
+
+    Returns:
+        The one score, or a :class:`ParseFailure`: the reply is not a single whole
+        number, or the number is off the scale.
+    """
+    if not isinstance(text, str):
+        return ParseFailure(repr(text), f"reply is {type(text).__name__}, not text")
+    match = _LABEL.match(text)
+    if match is None:
+        return ParseFailure(
+            text, f"no score: the reply is not a whole number: {_quote(text.strip())}"
+        )
+    number = match.group("n")
+    if not re.fullmatch(r"[+-]?\d+", number):
+        return ParseFailure(text, f"no score: {number} is not a whole number")
+    value = int(number)
+    low, high = rubric.scale
+    if not low <= value <= high:
+        return ParseFailure(text, f"no score: {value} is outside the scale {rubric.scale_text}")
+    return ScoreReading({dimension: value})
+
+
+def expected_score(top_logprobs: Mapping[str, float], rubric: Rubric) -> ExpectedScore | None:
+    """The probability-weighted score from the score token's top logprobs (G-Eval).
+
+    Tokens are matched after stripping whitespace, quotes and markdown; a token counts
+    for level ``k`` when it is exactly ``k``'s digits. Only scales whose levels are all
+    one digit qualify (on 1-10, the token ``1`` may begin ``10``).
+
+    Returns:
+        The expected score, or ``None`` when the scale does not qualify or no level is
+        among the alternatives.
+    """
+    if not rubric.single_digit:
+        return None
+    levels = set(rubric.levels)
+    mass: dict[int, float] = {}
+    total = 0.0
+    for token, logprob in top_logprobs.items():
+        if not math.isfinite(logprob):
+            continue
+        p = math.exp(logprob)
+        total += p
+        cleaned = token.strip().strip("\"'*`_[]()")
+        if cleaned.isdigit() and int(cleaned) in levels:
+            mass[int(cleaned)] = mass.get(int(cleaned), 0.0) + p
+    on_scale = sum(mass.values())
+    if on_scale <= 0:
+        return None
+    probs = {k: mass.get(k, 0.0) / on_scale for k in sorted(levels)}
+    expected = sum(k * p for k, p in probs.items())
+    return ExpectedScore(expected, probs, min(on_scale / total, 1.0) if total > 0 else 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreContext:
+    """What the parser of one call needs: the rubric, and the one dimension asked, if any."""
+
+    rubric: Rubric
+    dimension: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreCall:
+    """One call made to score an answer: the dimension it asked (``None``: all), its reply."""
+
+    dimension: str | None
+    reply: Reply
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record: the reading or the failure, the raw reply, the store key."""
+        reply, failure = self.reply, self.reply.failure
+        record = {"dimension": self.dimension, **reply.to_record(), "raw": reply.raw}
+        if isinstance(failure, CallError):
+            record["kind"] = failure.kind
+        return {**record, "cached": reply.cached, "key": reply.key}
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerScores:
+    """What a judge said about one answer: every call, and the scores read from them.
+
+    Attributes:
+        calls: Every call, in order (one in JSON mode, one per dimension in label mode).
+        scores: The dimensions scored (all of them, unless a call failed).
+        expected: Probability-weighted scores, for dimensions whose call gave logprobs.
+        reason: The judge's reason, when it gave one.
+    """
+
+    calls: tuple[ScoreCall, ...]
+    scores: Mapping[str, int]
+    expected: Mapping[str, float]
+    reason: str | None = None
+
+    @classmethod
+    def from_calls(cls, calls: Sequence[ScoreCall]) -> AnswerScores:
+        """Merge the readings of an answer's calls."""
+        scores: dict[str, int] = {}
+        expected: dict[str, float] = {}
+        reason = None
+        for call in calls:
+            payload = call.reply.payload
+            if payload is None:
+                continue
+            scores.update(payload.get("scores") or {})
+            for name, value in (payload.get("expected") or {}).items():
+                expected[name] = float(value["expected"])
+            reason = reason or payload.get("reason")
+        return cls(tuple(calls), scores, expected, reason)
+
+    @property
+    def parse_failures(self) -> int:
+        """Calls whose reply held no valid scores."""
+        return sum(isinstance(c.reply.failure, ParseFailure) for c in self.calls)
+
+    @property
+    def call_errors(self) -> int:
+        """Calls that failed outright (after retries), not counting calls never made."""
+        return sum(
+            isinstance(c.reply.failure, CallError) and c.reply.failure.kind != "NotRun"
+            for c in self.calls
+        )
+
+    @property
+    def not_run(self) -> bool:
+        """Whether a call was never made (a budget stopped the run first)."""
+        return any(
+            isinstance(c.reply.failure, CallError) and c.reply.failure.kind == "NotRun"
+            for c in self.calls
+        )
+
+
+def read_scores(completion: Completion, context: ScoreContext) -> Reply:
+    """Read one pointwise reply, from the reply and the rubric alone.
+
+    A JSON reply gives every dimension's score and the reason; a bare-number reply to
+    a one-dimension call gives that score, and its probability-weighted score when the
+    first token's logprobs came with it. The payload is
+    ``{"scores": {...}, "reason": ..., "expected": {dimension: {...}}}``.
+    """
+    rubric, dimension = context.rubric, context.dimension
+    if dimension is None:
+        reading = parse_scores(completion.text, rubric)
+    else:
+        reading = parse_score_label(completion.text, rubric, dimension)
+    if isinstance(reading, ParseFailure):
+        return Reply(verdict=None, failure=reading)
+    payload = reading.to_payload()
+    if dimension is not None and completion.top_logprobs:
+        weighted = expected_score(completion.top_logprobs, rubric)
+        if weighted is not None:
+            payload["expected"] = {dimension: weighted.to_dict()}
+    return Reply(verdict=None, payload=payload)

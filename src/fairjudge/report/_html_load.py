@@ -1,0 +1,172 @@
+"""Read a ``--out`` results file back into a result, for ``fairjudge report``.
+
+Each line of the file is one :meth:`fairjudge.Judgment.to_dict` record: the item,
+every call (order, sample, verdict, probabilities, raw reply, failure) and the rule.
+The calls are resolved again under the record's rule and summarised with the seed,
+level and resamples given, so with ``compare``'s defaults the figures are
+``compare``'s own.
+
+What the record does not hold (the judge, the template, the rendered prompts, the
+bootstrap clusters, the model names, tokens and cost) is not in a report built from
+it, and the report says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fairjudge._call import Conversation
+from fairjudge._errors import InputError
+from fairjudge._items import Call, Item, Judgment
+from fairjudge._types import (
+    CallError,
+    Order,
+    Outcome,
+    ParseFailure,
+    Probabilities,
+    Reply,
+    Resolution,
+    Verdict,
+)
+from fairjudge.evaluation import EvalSettings, PairwiseResult, summarise
+from fairjudge.evaluation._results import judgment as judgment_of
+
+__all__ = ["load_results"]
+
+_ITEM_KEYS = frozenset(
+    {"id", "question", "answer_1", "answer_2", "category", "human", "human_score", "outcome",
+     "score", "consistent", "rule", "calls"}
+)  # fmt: skip
+_STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
+
+
+def _text(record: Mapping[str, Any], key: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} must be a string; got {type(value).__name__}")
+    return value
+
+
+def _question(value: object) -> str | Conversation:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value:
+        turns = []
+        for turn in value:
+            if not (isinstance(turn, dict) and {"role", "content"} <= turn.keys()):
+                raise ValueError("'question' turns must be {role, content} objects")
+            turns.append((str(turn["role"]), str(turn["content"])))
+        return tuple(turns)
+    raise ValueError("'question' must be a string or a list of {role, content} turns")
+
+
+def _failure(value: object, raw: str | None) -> ParseFailure | CallError | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"a call's 'failure' must be an object or null; got {value!r}")
+    if value.get("type") == "parse_failure":
+        return ParseFailure(raw or "", str(value.get("reason", "")))
+    if value.get("type") == "call_error":
+        return CallError(str(value.get("kind", "")), str(value.get("message", "")))
+    raise ValueError(f"unknown failure type {value.get('type')!r}")
+
+
+def _call(value: object) -> Call:
+    if not isinstance(value, dict):
+        raise ValueError("each of 'calls' must be an object")
+    raw = value.get("raw")
+    verdict = value.get("verdict")
+    probabilities = value.get("probabilities")
+    reply = Reply(
+        Verdict(verdict) if verdict is not None else None,
+        Probabilities.from_mapping(probabilities) if probabilities else None,
+        raw if isinstance(raw, str) else None,
+        _failure(value.get("failure"), raw if isinstance(raw, str) else None),
+        cached=bool(value.get("cached", False)),
+        key=value.get("key") if isinstance(value.get("key"), str) else None,
+    )
+    return Call(Order(str(value.get("order"))), int(value.get("sample", 0)), reply)
+
+
+def _judgment(record: object) -> Judgment:
+    if not isinstance(record, dict):
+        raise ValueError("a line must be a JSON object")
+    calls = record.get("calls")
+    if not isinstance(calls, list) or not calls:
+        raise ValueError("'calls' must be a non-empty list of call records")
+    human, score = record.get("human"), record.get("human_score")
+    item = Item(
+        question=_question(record.get("question")),
+        answer_1=_text(record, "answer_1"),
+        answer_2=_text(record, "answer_2"),
+        id=None if record.get("id") is None else str(record["id"]),
+        category=None if record.get("category") is None else str(record["category"]),
+        human=Outcome(str(human)) if human is not None else None,
+        human_score=float(score) if score is not None else None,
+    )
+    extra = {k: v for k, v in record.items() if k not in _ITEM_KEYS}
+    rule = Resolution(record.get("rule", "conservative"))
+    return judgment_of(item, tuple(_call(c) for c in calls), rule, extra)
+
+
+def _read(path: Path) -> list[Judgment]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the results file ({exc})", path=str(path)) from None
+    judgments = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            judgments.append(_judgment(json.loads(line)))
+        except (ValueError, TypeError) as exc:  # JSONDecodeError is a ValueError
+            raise InputError(
+                f"not a result record of `fairjudge compare --out` ({exc})",
+                path=str(path),
+                line=number,
+            ) from None
+    if not judgments:
+        raise InputError("holds no result record; give a file written by --out", path=str(path))
+    return judgments
+
+
+def load_results(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> PairwiseResult:
+    """Read a ``--out`` file and summarise it again, under the rule its records carry.
+
+    Args:
+        path: A JSONL file written by ``compare --out`` (or ``rank --out``).
+        seed: The bootstrap seed (``compare``'s default is 0).
+        level: The confidence level.
+        n_resamples: Bootstrap resamples.
+
+    Returns:
+        The result, with every judgment and call as recorded.
+
+    Raises:
+        InputError: The file cannot be read, or a line is not a result record (the
+            message names the file and the line).
+    """
+    judgments = _read(path)
+    rules = {j.rule for j in judgments}
+    if len(rules) > 1:
+        names = ", ".join(sorted(r.value for r in rules))
+        raise InputError(f"mixes records of several rules ({names})", path=str(path))
+    rounds = max(len(j.calls) for j in judgments)
+    balanced = all(
+        sum(c.order is Order.ORIGINAL for c in j.calls) * 2 == len(j.calls) for j in judgments
+    )
+    settings = EvalSettings(
+        rules.pop(), rounds, balanced or rounds <= 2, seed, level, n_resamples, source=str(path)
+    )
+    result = summarise(judgments, settings)
+    if result.n_not_run:
+        result = dataclasses.replace(result, stopped=_STOPPED)
+    return result
