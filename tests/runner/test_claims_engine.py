@@ -38,11 +38,6 @@ def run_shared(path: str, n: int, log: str, barrier: Any, out: Any) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the claim hooks in runner/_run.py (runner/_claims.py says how); "
-    "remove this marker once they are in",
-)
 def test_two_runs_on_one_store_make_each_call_once(tmp_path: Path) -> None:
     path, log, n = str(tmp_path / "s.sqlite"), str(tmp_path / "requests.log"), 400
     Store(path).close()

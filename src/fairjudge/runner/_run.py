@@ -42,6 +42,7 @@ from fairjudge._errors import (
 )
 from fairjudge._redact import env_secrets, redact, scrub
 from fairjudge._types import CallError
+from fairjudge.runner._claims import ClaimQueue, Leases
 from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._progress import make_progress
@@ -79,7 +80,7 @@ class Run(Tally):
         self.backends = backends
         self.store = store
         self.options = options
-        self.queues: dict[Route, Iterator[tuple[str, CallSpec]]] = {}
+        self.queues: dict[Route, ClaimQueue] = {}
         self.shared_slots: asyncio.Semaphore | None = None  # --concurrency across backends
         self.retry, self.rng, self.parse = options.retry, rng, parse
         self.progress, self.on_progress = make_progress(options.progress), on_progress
@@ -120,7 +121,8 @@ class Run(Tally):
         self._report()
         try:
             if todo:
-                await self._make_calls(todo)
+                async with Leases(self.store, self.queues.values()):
+                    await self._make_calls(todo)
         except (FatalBackendError, EndpointUnreachable, RequestRejected) as exc:
             assert self.culprit is not None  # set by the call that raised
             finished = self.cached + self.done
@@ -149,7 +151,7 @@ class Run(Tally):
         for route, items in by_route.items():
             cap = self.backends[route].max_concurrency or concurrency
             counts[route] = min(cap, concurrency, len(items))
-            self.queues[route] = iter(items)
+            self.queues[route] = ClaimQueue(self.store, items, self._served)
         if sum(counts.values()) > concurrency:
             self.shared_slots = asyncio.Semaphore(concurrency)
         return counts
@@ -188,8 +190,19 @@ class Run(Tally):
 
     async def _worker(self, route: Route) -> None:
         take, call, queue = self._take, self._call, self.queues[route]
-        while (item := take(queue)) is not None:
-            await call(*item)
+        while True:
+            while (item := take(queue)) is not None:
+                await call(*item)
+            # Nothing claimable now; calls another process holds may come back to us.
+            if self.stopped is not None or self.halted or not await queue.wait():
+                return
+
+    def _served(self, key: str, spec: CallSpec, completion: Completion) -> None:
+        """A call another process made while this run waited: served like a cached one."""
+        self.outcomes[key] = CallOutcome(
+            key, spec, "ok", completion=completion, cached=True, cost_usd=0.0
+        )
+        self.cached += 1
 
     def _take(self, queue: Iterator[tuple[str, CallSpec]]) -> tuple[str, CallSpec, float] | None:
         """The next call to start, or ``None`` when there is none or a budget is spent."""

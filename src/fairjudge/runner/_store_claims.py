@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Sequence
 __all__ = [
     "DEFAULT_LEASE_S",
     "claim_keys",
+    "drop_dead_owners",
     "drop_expired",
     "new_owner",
     "release_keys",
@@ -28,8 +30,37 @@ _CHUNK = 500  # keys per statement; well under SQLite's variable limit
 
 
 def new_owner() -> str:
-    """A claim owner id: this process's pid and a random part (unique per store object)."""
-    return f"{os.getpid()}-{secrets.token_hex(4)}"
+    """A claim owner id: host, pid and a random part (unique per store object)."""
+    return f"{socket.gethostname()}:{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _dead_here(owner: str, host: str) -> bool:
+    """Whether ``owner`` was a process on this host that no longer runs.
+
+    A SIGKILLed run's claims need not wait out their lease when its process is
+    visibly gone: on the same host, ``kill(pid, 0)`` tells. Owners on other hosts
+    (a store on a shared disk) and unknown forms keep their lease.
+    """
+    owner_host, sep, rest = owner.rpartition(":")
+    if not sep or owner_host != host:
+        return False
+    pid_text = rest.partition("-")[0]
+    if not pid_text.isdigit() or int(pid_text) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # exists, owned by someone else
+        return False
+    return False
+
+
+def drop_dead_owners(conn: sqlite3.Connection) -> None:
+    """Drop the claims of processes on this host that died holding them."""
+    host = socket.gethostname()
+    dead = [o for (o,) in conn.execute("SELECT DISTINCT owner FROM claims") if _dead_here(o, host)]
+    conn.executemany("DELETE FROM claims WHERE owner = ?", [(o,) for o in dead])
 
 
 def _chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -44,9 +75,10 @@ def claim_keys(
 
     Must run inside ``BEGIN IMMEDIATE``: holding the write lock while reading makes
     the read and the insert one step for every process sharing the file. Keys this
-    owner already holds are renewed and returned again; an expired claim (a killed
-    process's) is taken over.
+    owner already holds are renewed and returned again; an expired claim, or one whose
+    process on this host is gone (killed), is taken over.
     """
+    drop_dead_owners(conn)
     now = time.time()
     claimed: list[str] = []
     for chunk in _chunks(keys):
