@@ -76,7 +76,7 @@ def imports(path: Path, name: str) -> Iterator[tuple[str, int]]:
 
 
 # Top-level modules that belong to another one's unit (a module split in two).
-SAME_UNIT = {"_io_rows": "_io"}
+SAME_UNIT = {"_io_rows": "_io", "_io_scores": "_io"}
 
 
 def top(name: str) -> str:

@@ -113,7 +113,8 @@ def _human_columns(names: Sequence[str], dimensions: Sequence[str] | None) -> li
     """The ``human_*`` names that name no dimension."""
     if dimensions is None:
         return []
-    return [n for n in names if n.startswith(HUMAN_PREFIX) and n[len(HUMAN_PREFIX) :] not in dimensions]
+    prefix = len(HUMAN_PREFIX)
+    return [n for n in names if n.startswith(HUMAN_PREFIX) and n[prefix:] not in dimensions]
 
 
 def _unknown_human(unknown: list[str], dimensions: Sequence[str] | None) -> str:
@@ -127,7 +128,7 @@ def _unknown_human(unknown: list[str], dimensions: Sequence[str] | None) -> str:
 def _check_header(source: Source, question: str, answer: str, dims: Sequence[str] | None) -> None:
     if source.header is None:
         return
-    where = {"path": source.name, "line": source.header_line}
+    where: dict[str, Any] = {"path": source.name, "line": source.header_line}
     for column, flag in ((question, "--question-col"), (answer, "--answer-col")):
         if column not in source.header:
             raise InputError(
@@ -140,7 +141,9 @@ def _check_header(source: Source, question: str, answer: str, dims: Sequence[str
         raise InputError(_unknown_human(unknown, dims), **where)
 
 
-def _human(row: Mapping[str, Any], dims: Sequence[str] | None, where: dict[str, Any]) -> dict[str, float]:
+def _human(
+    row: Mapping[str, Any], dims: Sequence[str] | None, where: dict[str, Any]
+) -> dict[str, float]:
     unknown = _human_columns([str(k) for k in row], dims)
     if unknown:
         raise InputError(_unknown_human(unknown, dims), **where)

@@ -40,10 +40,11 @@ def hostile_rows() -> list[dict[str, Any]]:
     return rows
 
 
-_WORDS = (
-    "the judge answer model swap order position bias verdict interval bootstrap "
-    "cluster question because however therefore evidence correct wrong clear"
-).split()
+_VOCABULARY = (
+    "the judge answer model swap order position bias verdict interval bootstrap cluster "
+    "question because however therefore evidence correct wrong clear"
+)
+_WORDS = _VOCABULARY.split()
 
 
 def _text(rng: random.Random, n_words: int) -> str:

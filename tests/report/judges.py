@@ -19,3 +19,16 @@ def mixed(question: str, answer_a: str, answer_b: str) -> object:
     if "[probs]" in question:
         return {"A": 0.62, "B": 0.28, "tie": 0.1}
     return "B" if len(answer_b) > len(answer_a) else "A"
+
+
+def explained(question: str, answer_a: str, answer_b: str) -> str:
+    """A reply the size of a real judge's: a paragraph of reasons, then the verdict."""
+    better = "B" if len(answer_b) > len(answer_a) else "A"
+    reasons = (
+        f"Answer A has {len(answer_a.split())} words and answer B has "
+        f"{len(answer_b.split())}. Both address the question; the {better} answer covers "
+        "more of what was asked, states its assumptions, and makes no claim the other "
+        "contradicts. Neither contains a factual error I can verify from the question "
+        "alone, so the decision rests on completeness and clarity."
+    )
+    return f"{reasons}\nVerdict: {better}"

@@ -7,10 +7,12 @@ from fairjudge.cli._calibrate import calibrate
 from fairjudge.cli._compare import compare
 from fairjudge.cli._rank import rank
 from fairjudge.cli._report import report
+from fairjudge.cli._rubrics import rubrics
+from fairjudge.cli._score import score
 
 __all__ = ["main"]
 
-COMMANDS = (calibrate, compare, rank, report)
+COMMANDS = (calibrate, compare, rank, report, rubrics, score)
 """The commands, imported for their side effect of registering with ``app``."""
 
 

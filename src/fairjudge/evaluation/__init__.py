@@ -5,7 +5,12 @@
 - :func:`length_controlled`: the AlpacaEval-2-style length-controlled win rate of
   a result, or why it cannot be estimated.
 - :mod:`fairjudge.evaluation._battles`: pairings and battles for rankings.
+- :func:`score_answers`: pointwise rubric scores per dimension, with CIs, the collapse
+  alarm and paired system differences, as a :class:`ScoreResult`. It and its types
+  load on first use (PEP 562): ``import fairjudge`` does not pay for the judge session.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from fairjudge.evaluation._battles import (
     Battles,
@@ -19,22 +24,79 @@ from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
 from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 
+if TYPE_CHECKING:
+    from fairjudge._io_scores import LoadedScoreItems, ScoreItem, load_score_items
+    from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
+    from fairjudge.evaluation._scores_result import (
+        ScoredItem,
+        ScoreResult,
+        SystemDifference,
+        SystemScores,
+    )
+    from fairjudge.evaluation._scores_stats import (
+        Collapse,
+        CollapseRule,
+        DimensionSummary,
+        ScoreMean,
+    )
+
+_LAZY = {
+    "Collapse": "fairjudge.evaluation._scores_stats",
+    "CollapseRule": "fairjudge.evaluation._scores_stats",
+    "DimensionSummary": "fairjudge.evaluation._scores_stats",
+    "LoadedScoreItems": "fairjudge._io_scores",
+    "ScoreItem": "fairjudge._io_scores",
+    "ScoreMean": "fairjudge.evaluation._scores_stats",
+    "ScoreResult": "fairjudge.evaluation._scores_result",
+    "ScoredItem": "fairjudge.evaluation._scores_result",
+    "SystemDifference": "fairjudge.evaluation._scores_result",
+    "SystemScores": "fairjudge.evaluation._scores_result",
+    "check_score_items": "fairjudge.evaluation._scores",
+    "load_score_items": "fairjudge._io_scores",
+    "score_answers": "fairjudge.evaluation._scores",
+    "summarise_scores": "fairjudge.evaluation._scores",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fairjudge.evaluation' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
     "Battles",
+    "Collapse",
+    "CollapseRule",
+    "DimensionSummary",
     "EvalSettings",
     "JudgeLike",
+    "LoadedScoreItems",
     "LongAnswers",
     "PairwiseResult",
     "Rate",
     "RuleLike",
+    "ScoreItem",
+    "ScoreMean",
+    "ScoreResult",
+    "ScoredItem",
+    "SystemDifference",
+    "SystemScores",
     "WinRate",
     "as_rule",
     "battles_from",
     "check_repeats",
+    "check_score_items",
     "evaluate",
     "evaluate_pairs",
     "length_controlled",
     "load_ranking_input",
+    "load_score_items",
     "make_pairs",
+    "score_answers",
     "summarise",
+    "summarise_scores",
 ]

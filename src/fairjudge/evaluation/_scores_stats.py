@@ -17,6 +17,7 @@ collapsed judge from a uniform sample.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -59,7 +60,8 @@ class CollapseRule:
 
     def __post_init__(self) -> None:
         if not 0 < self.max_adjacent_share <= 1:
-            raise ConfigError(f"max_adjacent_share must be in (0, 1]; got {self.max_adjacent_share}")
+            share = self.max_adjacent_share
+            raise ConfigError(f"max_adjacent_share must be in (0, 1]; got {share}")
         if not 0 <= self.min_entropy <= 1:
             raise ConfigError(f"min_entropy must be in [0, 1]; got {self.min_entropy}")
         if self.min_n < 1:
@@ -110,7 +112,7 @@ def collapse_of(histogram: Mapping[int, int], rule: CollapseRule) -> Collapse:
     n = sum(histogram.values())
     if n < rule.min_n:
         return Collapse(None, None, None, None, f"not assessed: {n} scores < {rule.min_n}")
-    pairs = [(histogram[a] + histogram[b], (a, b)) for a, b in zip(levels, levels[1:], strict=False)]
+    pairs = [(histogram[a] + histogram[b], (a, b)) for a, b in itertools.pairwise(levels)]
     count, adjacent = max(pairs)
     share = count / n
     probs = [c / n for c in histogram.values() if c]
@@ -118,10 +120,9 @@ def collapse_of(histogram: Mapping[int, int], rule: CollapseRule) -> Collapse:
     entropy = max(0.0, min(1.0, entropy))
     reasons = []
     if share >= rule.max_adjacent_share:
-        reasons.append(
-            f"{share:.0%} of scores are {adjacent[0]} or {adjacent[1]} "
-            f"(>= {rule.max_adjacent_share:.0%})"
-        )
+        used = [level for level in adjacent if histogram[level]]
+        on = " or ".join(map(str, used))
+        reasons.append(f"{share:.0%} of scores are {on} (>= {rule.max_adjacent_share:.0%})")
     if entropy < rule.min_entropy:
         reasons.append(f"normalised entropy {entropy:.2f} < {rule.min_entropy:.2f}")
     reason = "; ".join(reasons) or None
@@ -197,8 +198,12 @@ def human_agreement(
     seed: int,
     level: float,
     n_resamples: int,
+    min_spearman: float = 0.7,
 ) -> CorrelationResult | str:
-    """Spearman and Kendall of the judge's scores with the human ones, or why not."""
+    """Spearman and Kendall of the judge's scores with the human ones, or why not.
+
+    ``min_spearman`` is the gate :func:`~fairjudge.stats.score_correlation` applies.
+    """
     from fairjudge.stats import score_correlation
 
     if len(judge) < 3:
@@ -208,8 +213,9 @@ def human_agreement(
         return f"the {side} scores are all equal: no rank correlation"
     try:
         return score_correlation(
-            judge, human, questions=list(clusters), n_resamples=n_resamples, seed=seed, level=level
-        )
+            judge, human, min_spearman=min_spearman, questions=list(clusters),
+            n_resamples=n_resamples, seed=seed, level=level,
+        )  # fmt: skip
     except (FairJudgeError, ValueError) as exc:
         return str(exc)
 

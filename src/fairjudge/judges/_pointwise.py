@@ -154,7 +154,9 @@ class PointwiseJudge(Closing):
             given = "store" if store is not None else "options"
             raise ConfigError(f"{given}= does not apply with session=: set it on the session")
         self._owns_session = session is None
-        self.session = session or JudgeSession(store=store, options=options)
+        self.session = (
+            session if session is not None else JudgeSession(store=store, options=options)
+        )
         self.params: dict[str, Any] = {
             **backend.default_params(label_only=mode == "label"),
             **(params or {}),

@@ -17,7 +17,11 @@ Design, as for verdicts (:mod:`._parse`):
 - **Bare numbers.** A one-dimension call (:meth:`Rubric.render` with ``dimension=``)
   is answered with the number alone; :func:`parse_score_label` reads it, and
   :func:`expected_score` turns its first token's logprobs into the
-  probability-weighted score Σ p(k)·k (G-Eval).
+  probability-weighted score Σ p(k)·k (G-Eval). Only a reply that *is* a score gets
+  one: logprobs never stand in for an unreadable reply.
+- **One answer, several calls.** :func:`read_scores` is the session's parser for a
+  pointwise call (its context, :class:`ScoreContext`, is the rubric and the dimension
+  asked); :class:`AnswerScores` merges the readings of one answer's calls.
 """
 
 from __future__ import annotations
@@ -51,8 +55,9 @@ __all__ = [
 ]
 
 _FENCE_LINE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*$", re.MULTILINE)
-_LABEL = re.compile(r"^[\s\"'*`_\[(]*(?P<n>[+-]?\d+(?:\.\d+)?)[\s\"'*`_\])]*\.?\s*$")
+_LABEL = re.compile(r"^[\s\"'*`_\[(]*(?P<n>[+-]?[0-9]+(?:\.[0-9]+)?)[\s\"'*`_\])]*\.?\s*$")
 _QUOTE_MAX = 80
+_PAIRWISE = frozenset({"verdict", "probabilities"})  # a score reply's record has neither
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +244,7 @@ def parse_score_label(text: str, rubric: Rubric, dimension: str) -> ScoreReading
             text, f"no score: the reply is not a whole number: {_quote(text.strip())}"
         )
     number = match.group("n")
-    if not re.fullmatch(r"[+-]?\d+", number):
+    if not re.fullmatch(r"[+-]?[0-9]+", number):
         return ParseFailure(text, f"no score: {number} is not a whole number")
     value = int(number)
     low, high = rubric.scale
@@ -270,7 +275,7 @@ def expected_score(top_logprobs: Mapping[str, float], rubric: Rubric) -> Expecte
         p = math.exp(logprob)
         total += p
         cleaned = token.strip().strip("\"'*`_[]()")
-        if cleaned.isdigit() and int(cleaned) in levels:
+        if cleaned.isascii() and cleaned.isdigit() and int(cleaned) in levels:
             mass[int(cleaned)] = mass.get(int(cleaned), 0.0) + p
     on_scale = sum(mass.values())
     if on_scale <= 0:
@@ -298,10 +303,11 @@ class ScoreCall:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: the reading or the failure, the raw reply, the store key."""
         reply, failure = self.reply, self.reply.failure
-        record = {"dimension": self.dimension, **reply.to_record(), "raw": reply.raw}
+        record: dict[str, Any] = {"dimension": self.dimension, "payload": None}
+        record.update((k, v) for k, v in reply.to_record().items() if k not in _PAIRWISE)
         if isinstance(failure, CallError):
             record["kind"] = failure.kind
-        return {**record, "cached": reply.cached, "key": reply.key}
+        return {**record, "raw": reply.raw, "cached": reply.cached, "key": reply.key}
 
 
 @dataclass(frozen=True, slots=True)

@@ -265,7 +265,7 @@ def _truth_lines(report: ComparisonReport) -> list[str]:
                 "The debiased result points the other way: this judge is not good enough "
                 "for this comparison."
             )
-        if truth.naive not in (truth.truth, 0):
+        if truth.naive not in (truth.truth, 0) and truth.debiased != truth.naive:
             lines.append(
                 f"Asking once, in one order, would have pointed the wrong way "
                 f"({naive.estimate:.3f}): that is position bias, which the swap cancels."

@@ -30,7 +30,7 @@ from fairjudge._version import __version__
 from fairjudge.evaluation import PairwiseResult
 from fairjudge.report._comparison import ComparisonReport
 from fairjudge.report._files import _umask
-from fairjudge.report._html_items import item_records, json_ready, script_json
+from fairjudge.report._html_items import item_records, script_json
 from fairjudge.report._html_model import View, comparison_view, ranking_view
 from fairjudge.report._ranking import RankingReport
 from fairjudge.runner import RunSummary
@@ -84,7 +84,7 @@ def _render(view: View, summary: Mapping[str, Any], judgments: Sequence[Judgment
         n_items=len(judgments),
         css=Markup(_asset("report.css")),
         js=Markup(script),
-        summary_json=Markup(script_json(json_ready(dict(summary)))),
+        summary_json=Markup(script_json(dict(summary))),
         items_json=Markup(script_json({"items": item_records(judgments)})),
     )
 

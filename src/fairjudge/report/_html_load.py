@@ -116,7 +116,9 @@ def _judgment(record: object) -> Judgment:
 
 def _read(path: Path) -> list[Judgment]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # Only "\n" ends a record: str.splitlines() would also split at U+2028 and
+        # the other separators that JSON strings written with ensure_ascii=False keep.
+        lines = path.read_text(encoding="utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read the results file ({exc})", path=str(path)) from None
     judgments = []

@@ -83,6 +83,11 @@ def _rate_figure(label: str, r: Rate | None, why_none: str) -> Figure:
     return _figure(label, r.estimate, r.ci, f"{r.successes} of {r.n}", ".3f")
 
 
+def _headline_ci(ci: ConfidenceInterval, spec: str) -> str:
+    """The interval beside the headline figure, or plainly that there is none."""
+    return ci_text(ci, spec) if ci.estimable else f"(no interval: {ci.reason})"
+
+
 def _no_verdict(result: PairwiseResult) -> str:
     return (
         "no item was resolved (every item had a parse failure or a call error)"
@@ -118,7 +123,7 @@ def _headline(result: PairwiseResult) -> Headline:
         verdict=_verdict_line(result),
         label=f"Win rate of model 1 ({label})",
         estimate=f"{w.estimate:.3f}",
-        ci=ci_text(w.ci),
+        ci=_headline_ci(w.ci, ".3f"),
         note=f"{pct}% CI; n = {w.n} items; {counts} {w.wins}/{w.ties}/{w.losses}",
         warnings=tuple(warnings),
     )
@@ -311,7 +316,7 @@ def _leader(report: RankingReport) -> Headline:
         verdict=verdict,
         label=f"Rating of {top.model} (Elo scale)",
         estimate=f"{top.rating:.1f}",
-        ci=ci_text(top.ci, ".1f"),
+        ci=_headline_ci(top.ci, ".1f"),
         note=f"{pct}% CI; {board.n_battles} battles; {board.anchor} pinned at "
         f"{board.anchor_rating:g}",
     )
@@ -351,7 +356,9 @@ def ranking_view(
     notes: tuple[str, ...] = ("No judge ran: the input held judged battles.",)
     failures: tuple[tuple[int, str], ...] = ()
     if result is not None:
-        facts += [f for f in _facts(result, run) if f[0] not in {"rule", "rounds", "seed"}]
+        facts += [
+            f for f in _facts(result, run) if f[0] not in {"rule", "rounds", "seed", "bootstrap"}
+        ]
         position, notes = _position(result)
         failures = tuple((n, r) for r, n in result.failures.most_common())
     return View(

@@ -23,7 +23,8 @@ _VALUE_START = 498
 _ROW_H = 30
 _TOP = 12
 _AXIS_H = 34
-_REASON_CHARS = 44
+_LABEL_CHARS = 28  # what fits left of the plot at 13px
+_VALUE_CHARS = 36  # what fits right of it; the table below has the whole text
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +104,8 @@ def _domain(figures: Sequence[Figure], ref: float | None) -> tuple[float, float]
     return (low - pad, high + pad)
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 1] + "…"
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def forest_plot(
@@ -139,12 +140,12 @@ def forest_plot(
         estimable = f.reason is None and f.low is not None and f.high is not None
         rows.append(
             PlotRow(
-                label=_short(f.label),
+                label=_short(f.label, _LABEL_CHARS),
                 y=_TOP + i * _ROW_H + _ROW_H / 2,
                 x=x(f.estimate),
                 x_low=x(f.low) if estimable else None,
                 x_high=x(f.high) if estimable else None,
-                text=_short(f.text),
+                text=_short(f.text, _VALUE_CHARS),
                 full_text=f"{f.label}: {f.text}",
                 estimable=estimable,
             )

@@ -7,7 +7,7 @@
   "use strict";
   var holder = document.getElementById("fj-items");
   var list = document.getElementById("fj-list");
-  if (!holder || !list) { return; }
+  if (!holder || !list) { document.body.dataset.ready = "1"; return; }
   var items = JSON.parse(holder.textContent).items;
   var PAGE = 50;
   var FLAG_NAMES = ["inconsistent", "parse", "error", "disagrees"];
@@ -61,9 +61,9 @@
     }
     return haystack[i];
   }
-  function outcomeText(out) {
-    if (out === "1") { return "model 1 better"; }
-    if (out === "2") { return "model 2 better"; }
+  function outcomeText(out, it) {
+    if (out === "1") { return (it && it.m1 !== undefined ? it.m1 : "model 1") + " better"; }
+    if (out === "2") { return (it && it.m2 !== undefined ? it.m2 : "model 2") + " better"; }
     if (out === "tie") { return "tie"; }
     return "unresolved";
   }
@@ -113,7 +113,7 @@
     var a = el("a");
     a.href = "#item=" + encodeURIComponent(it.k);
     add(a, el("span", "fj-num", "#" + (i + 1)), el("span", "fj-id", it.id || ""),
-      badge(outcomeText(it.out), it.out === undefined ? "fj-bad" : ""));
+      badge(outcomeText(it.out, it), it.out === undefined ? "fj-bad" : ""));
     if (f.inconsistent) { add(a, badge("inconsistent", "fj-warnb")); }
     if (f.parse) { add(a, badge("parse failure", "fj-bad")); }
     if (f.error) { add(a, badge("call error", "fj-bad")); }
@@ -157,14 +157,14 @@
     }
     return box;
   }
-  function callCard(c, n) {
+  function callCard(c, n, it) {
     var box = el("div", "fj-call");
     var head = "Call " + n + " \u00b7 " + c.o + " order" + (c.s ? " \u00b7 sample " + c.s : "") + (c.c ? " \u00b7 cached" : "");
     add(box, el("h5", null, head));
     if (c.ft) {
       add(box, el("p", "fj-failure", (c.ft === "parse" ? "Parse failure: " : "Call error: ") + c.f));
     } else if (c.v !== undefined) {
-      add(box, el("p", null, "Verdict " + c.v + " (" + position(c.v, c.o) + ") \u2192 " + outcomeText(c.p)));
+      add(box, el("p", null, "Verdict " + c.v + " (" + position(c.v, c.o) + ") \u2192 " + outcomeText(c.p, it)));
     }
     if (c.pr) { add(box, bars(c.pr, c.o)); }
     add(box, el("pre", "fj-raw", c.raw === undefined ? "(no reply)" : c.raw));
@@ -188,7 +188,7 @@
     link.href = "#item=" + encodeURIComponent(it.k);
     add(box, add(el("h3"), document.createTextNode("Item " + (it.id !== undefined ? it.id : "#" + (i + 1)) + " "), link));
     var facts = el("dl", "fj-facts");
-    var rows = [["outcome", outcomeText(it.out)], ["model 1's score", it.sc === undefined ? "none (unresolved)" : it.sc.toFixed(3)],
+    var rows = [["outcome", outcomeText(it.out, it)], ["model 1's score", it.sc === undefined ? "none (unresolved)" : it.sc.toFixed(3)],
       ["consistent", it.cons === undefined ? "unknown (unresolved)" : it.cons ? "yes" : "no"], ["human label", humanText(it.h)]];
     if (it.hs !== undefined) { rows.push(["human score", String(it.hs)]); }
     if (it.cat !== undefined) { rows.push(["category", it.cat]); }
@@ -200,7 +200,7 @@
       text("Answer 2" + (it.m2 ? " (" + it.m2 + ")" : " (model 2)"), it.a2)));
     var original = add(el("div"), el("h4", null, "Original order: A = answer 1, B = answer 2"));
     var swapped = add(el("div"), el("h4", null, "Swapped order: A = answer 2, B = answer 1"));
-    it.calls.forEach(function (c, n) { add(c.o === "original" ? original : swapped, callCard(c, n + 1)); });
+    it.calls.forEach(function (c, n) { add(c.o === "original" ? original : swapped, callCard(c, n + 1, it)); });
     add(box, add(el("div", "fj-two"), original, swapped));
     Array.prototype.forEach.call(list.children, function (li) { li.className = ""; });
     var mine = list.querySelector("a[href=\"#item=" + CSS.escape(encodeURIComponent(it.k)) + "\"]");
@@ -253,8 +253,13 @@
       window.clearTimeout(timer);
       timer = window.setTimeout(function () { state.query = $("fj-search").value; apply(); }, 120);
     });
-    $("fj-prev").addEventListener("click", function () { state.page -= 1; renderList(); });
-    $("fj-next").addEventListener("click", function () { state.page += 1; renderList(); });
+    function turn(step) {
+      state.page += step;
+      renderList();
+      if (list.getBoundingClientRect().top < 0) { list.scrollIntoView({ block: "start" }); }
+    }
+    $("fj-prev").addEventListener("click", function () { turn(-1); });
+    $("fj-next").addEventListener("click", function () { turn(1); });
     window.addEventListener("hashchange", fromHash);
   }
 

@@ -1,0 +1,263 @@
+"""Pointwise scoring: every answer scored against a rubric, summarised per dimension.
+
+:func:`score_answers` hands the judge every answer at once (one batch, one store, one
+budget), keeps every call, and summarises each dimension (:mod:`._scores_stats`): the
+mean and the median with seeded bootstrap intervals clustered by question, the
+histogram, the collapse alarm, the probability-weighted mean where logprobs gave it,
+and the agreement with human scores where the items carry them. When the items name
+several systems, each system gets its means, and each pair of systems the paired
+difference of their scores on the questions both answered, with its interval.
+
+A parse failure or a call error is counted, with its reason, and never becomes a
+score: the dimensions it would have scored simply have one score fewer.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._io_scores import ScoreItem
+from fairjudge.evaluation._scores_result import (
+    ScoredItem,
+    ScoreResult,
+    SystemDifference,
+    SystemScores,
+)
+from fairjudge.evaluation._scores_stats import (
+    CollapseRule,
+    DimensionSummary,
+    collapse_of,
+    human_agreement,
+    median_interval,
+    score_mean,
+)
+from fairjudge.judges._pointwise import (
+    BatchPointwiseJudge,
+    CallablePointwiseJudge,
+    ScoreRequest,
+)
+from fairjudge.prompts import Rubric, get_rubric
+
+__all__ = ["check_score_items", "score_answers", "summarise_scores"]
+
+PointwiseJudgeLike = BatchPointwiseJudge | Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Boot:
+    seed: int
+    level: float
+    n_resamples: int
+
+    def kw(self) -> dict[str, Any]:
+        return {"seed": self.seed, "level": self.level, "n_resamples": self.n_resamples}
+
+
+def _dimension(
+    name: str, items: Sequence[ScoredItem], rubric: Rubric, rule: CollapseRule, boot: _Boot
+) -> DimensionSummary:
+    done = [i for i in items if name in i.scored.scores]
+    values = [float(i.scored.scores[name]) for i in done]
+    clusters = [i.item.cluster_key for i in done]
+    histogram = {level: 0 for level in rubric.levels}
+    for i in done:
+        histogram[i.scored.scores[name]] += 1
+    weighted = [i for i in items if name in i.scored.expected]
+    expected = None
+    if weighted:
+        expected = score_mean(
+            [i.scored.expected[name] for i in weighted],
+            [i.item.cluster_key for i in weighted],
+            **boot.kw(),
+        )
+    labelled = [i for i in done if name in i.item.human]
+    human = None
+    if labelled:
+        human = human_agreement(
+            [float(i.scored.scores[name]) for i in labelled],
+            [i.item.human[name] for i in labelled],
+            [i.item.cluster_key for i in labelled],
+            **boot.kw(),
+        )
+    return DimensionSummary(
+        name=name,
+        mean=score_mean(values, clusters, **boot.kw()),
+        median=_median(values),
+        median_ci=median_interval(values, clusters, **boot.kw()),
+        histogram=histogram,
+        collapse=collapse_of(histogram, rule),
+        expected=expected,
+        human=human,
+    )
+
+
+def _median(values: Sequence[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _per_question(items: Sequence[ScoredItem], name: str) -> dict[Hashable, float]:
+    """Mean score on one dimension per question (several answers to one question average)."""
+    sums: dict[Hashable, list[float]] = {}
+    for i in items:
+        if name in i.scored.scores:
+            sums.setdefault(i.item.cluster_key, []).append(float(i.scored.scores[name]))
+    return {q: sum(v) / len(v) for q, v in sums.items()}
+
+
+def _systems(
+    items: Sequence[ScoredItem], rubric: Rubric, boot: _Boot
+) -> tuple[tuple[SystemScores, ...], tuple[SystemDifference, ...]]:
+    names = list(dict.fromkeys(i.item.system for i in items if i.item.system is not None))
+    if len(names) < 2:
+        return (), ()
+    by_system = {s: [i for i in items if i.item.system == s] for s in names}
+    systems = []
+    for system, mine in by_system.items():
+        means = {}
+        for dim in rubric.names:
+            done = [i for i in mine if dim in i.scored.scores]
+            means[dim] = score_mean(
+                [float(i.scored.scores[dim]) for i in done],
+                [i.item.cluster_key for i in done],
+                **boot.kw(),
+            )
+        systems.append(SystemScores(system, len(mine), means))
+    differences = []
+    for a, b in itertools.combinations(names, 2):
+        for dim in rubric.names:
+            qa, qb = _per_question(by_system[a], dim), _per_question(by_system[b], dim)
+            shared = [q for q in qa if q in qb]
+            diffs = [qa[q] - qb[q] for q in shared]
+            differences.append(SystemDifference(a, b, dim, score_mean(diffs, shared, **boot.kw())))
+    return tuple(systems), tuple(differences)
+
+
+def summarise_scores(
+    items: Sequence[ScoredItem],
+    rubric: Rubric,
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    collapse: CollapseRule | None = None,
+    judge: str | None = None,
+) -> ScoreResult:
+    """Summarise scored items: per dimension, per system, and the paired differences."""
+    rule = collapse or CollapseRule()
+    boot = _Boot(seed, level, n_resamples)
+    dims = tuple(_dimension(n, items, rubric, rule, boot) for n in rubric.names)
+    systems, differences = _systems(items, rubric, boot)
+    return ScoreResult(
+        rubric, dims, systems, differences, tuple(items), rule, judge, seed, level, n_resamples
+    )
+
+
+def check_score_items(items: Sequence[ScoreItem], rubric: Rubric) -> None:
+    """Check the items can be scored with the rubric, before any call is made.
+
+    Raises:
+        ConfigError: No items, a rubric that needs references some items lack, or
+            systems named on some items only; the message names the first item.
+    """
+    if not items:
+        raise ConfigError("no items to score")
+    if rubric.needs_reference:
+        missing = [it.id for it in items if it.reference is None]
+        if missing:
+            raise ConfigError(
+                f"rubric {rubric.name!r} needs a reference, but {len(missing)} item(s) lack one "
+                f"(first: id {missing[0]!r}); add a 'reference' column or pick another rubric"
+            )
+    named = [it.system is not None for it in items]
+    if any(named) and not all(named):
+        first = items[named.index(False)].id
+        raise ConfigError(f"item {first!r} names no system, but others do; name every one")
+
+
+def _check(items: Sequence[ScoreItem], rubric: Rubric, level: float, n_resamples: int) -> None:
+    if not 0 < level < 1:
+        raise ConfigError(f"level must be in (0, 1); got {level}")
+    if n_resamples < 1:
+        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples}")
+    check_score_items(items, rubric)
+
+
+def score_answers(
+    judge: PointwiseJudgeLike,
+    items: Sequence[ScoreItem],
+    *,
+    rubric: str | Rubric | None = None,
+    seed: int = 0,
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    collapse: CollapseRule | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ScoreResult:
+    """Score every answer against a rubric and summarise the scores.
+
+    Args:
+        judge: A pointwise judge (:class:`~fairjudge.judges.PointwiseJudge`, ...) or
+            a function ``judge(question, answer) -> {dimension: int}``.
+        items: The answers, with their questions (and systems, references, ...).
+        rubric: The rubric, for a function judge (default ``production``); a judge
+            with its own rubric may be given only that one.
+        seed: Bootstrap seed; the same seed gives the same intervals.
+        level: Confidence level of every interval.
+        n_resamples: Bootstrap resamples.
+        collapse: Thresholds of the collapse alarm (default :class:`CollapseRule`).
+        progress: Called with the number of calls just finished.
+
+    Raises:
+        ConfigError: A bad option, no items, a rubric that needs references the items
+            lack, systems named on some items only, or a rubric other than the judge's.
+        FatalBackendError: The judge cannot go on; finished calls are kept.
+        BudgetExceeded: A budget ran out; its ``partial`` is the partial
+            :class:`ScoreResult` (``stopped`` set), for reporting and saving.
+
+    Example:
+        >>> result = score_answers(lambda q, a: {"accuracy": 4, "relevance": 5,
+        ...     "usefulness": 3}, [ScoreItem("2+2?", "4")])
+        >>> result.dimensions[0].mean.estimate
+        4.0
+    """
+    the_judge = _as_judge(judge, rubric)
+    the_rubric = the_judge.rubric
+    _check(items, the_rubric, level, n_resamples)
+    requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
+    name = getattr(the_judge, "name", None)
+    options: dict[str, Any] = {
+        "seed": seed, "level": level, "n_resamples": n_resamples, "collapse": collapse
+    }  # fmt: skip
+    try:
+        scored = the_judge.score_batch(requests, progress)
+    except BudgetExceeded as exc:
+        if not isinstance(exc.partial, list) or len(exc.partial) != len(items):
+            raise
+        partial = [ScoredItem(it, s) for it, s in zip(items, exc.partial, strict=True)]
+        result = summarise_scores(partial, the_rubric, judge=name, **options)
+        exc.partial = replace(result, stopped=str(exc))
+        raise
+    pairs = [ScoredItem(it, s) for it, s in zip(items, scored, strict=True)]
+    return summarise_scores(pairs, the_rubric, judge=name, **options)
+
+
+def _as_judge(judge: PointwiseJudgeLike, rubric: str | Rubric | None) -> BatchPointwiseJudge:
+    wanted = get_rubric(rubric) if isinstance(rubric, str) else rubric
+    if isinstance(judge, BatchPointwiseJudge):
+        if wanted is not None and wanted != judge.rubric:
+            raise ConfigError(
+                f"rubric {wanted.name!r} differs from the judge's own, {judge.rubric.name!r}; "
+                "give the rubric to the judge"
+            )
+        return judge
+    if callable(judge):
+        return CallablePointwiseJudge(judge, rubric=wanted or get_rubric())
+    raise ConfigError(f"judge must be a pointwise judge or a function; got {judge!r}")

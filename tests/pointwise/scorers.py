@@ -1,0 +1,23 @@
+"""Python pointwise judges for the command line (``--judge python:tests.pointwise.scorers:...``)."""
+
+from __future__ import annotations
+
+SPREAD = {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
+
+
+def spread(question: str, answer: str) -> dict[str, int]:
+    """Scores by the answer's first letter: every level used."""
+    level = SPREAD.get(answer[:1], 3)
+    return {"accuracy": level, "relevance": 6 - level, "usefulness": level}
+
+
+def fours(question: str, answer: str) -> dict[str, int]:
+    """A judge that says 4 to everything."""
+    return {"accuracy": 4, "relevance": 4, "usefulness": 4}
+
+
+def half_broken(question: str, answer: str) -> dict[str, int] | str:
+    """Off the scale for answers starting with 'x'."""
+    if answer.startswith("x"):
+        return {"accuracy": 9, "relevance": 4, "usefulness": 4}
+    return fours(question, answer)

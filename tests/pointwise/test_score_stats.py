@@ -1,0 +1,153 @@
+"""Per-dimension summaries, the collapse alarm, systems and their paired differences."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairjudge import ConfigError
+from fairjudge.backends import OpenAIBackend
+from fairjudge.evaluation import CollapseRule, ScoreItem, ScoreResult, score_answers
+from fairjudge.evaluation._scores_stats import collapse_of
+from fairjudge.judges import PointwiseJudge
+from tests.pointwise.conftest import answer_in, script
+from tests.server import JudgeServer
+
+ITEMS = [ScoreItem(f"question {i}?", f"answer {i}") for i in range(20)]
+
+
+def _run_server_judge(server: JudgeServer, tmp_path: Path, level_of: dict[int, int]) -> ScoreResult:
+    def scorer(prompt: str) -> str:
+        level = level_of[int(answer_in(prompt).split()[1])]
+        return json.dumps({"accuracy": level, "relevance": level, "usefulness": level})
+
+    script(server, scorer)
+    backend = OpenAIBackend("scripted-judge", base_url=server.base_url)
+    with PointwiseJudge(backend, store=tmp_path / "s.sqlite") as judge:
+        return score_answers(judge, ITEMS, n_resamples=200)
+
+
+def test_a_judge_that_says_four_to_everything_trips_the_alarm(
+    score_server: JudgeServer, tmp_path: Path
+) -> None:
+    result = _run_server_judge(score_server, tmp_path, dict.fromkeys(range(20), 4))
+    assert result.collapsed == ["accuracy", "relevance", "usefulness"]
+    collapse = result.dimensions[0].collapse
+    assert collapse.adjacent_share == 1.0
+    assert collapse.entropy == 0.0
+    assert collapse.reason == "100% of scores are 4 (>= 90%); normalised entropy 0.00 < 0.50"
+    assert result.to_dict()["collapsed"] == ["accuracy", "relevance", "usefulness"]
+    assert result.dimensions[0].mean.estimate == 4.0
+
+
+def test_a_judge_that_spreads_its_scores_does_not(
+    score_server: JudgeServer, tmp_path: Path
+) -> None:
+    result = _run_server_judge(score_server, tmp_path, {i: 1 + i % 5 for i in range(20)})
+    assert result.collapsed == []
+    collapse = result.dimensions[0].collapse
+    assert collapse.collapsed is False
+    assert collapse.adjacent_share == pytest.approx(0.4)
+    assert collapse.entropy == pytest.approx(1.0)
+    assert result.dimensions[0].histogram == {1: 4, 2: 4, 3: 4, 4: 4, 5: 4}
+    assert result.dimensions[0].median == 3.0
+
+
+def test_collapse_thresholds() -> None:
+    rule = CollapseRule()
+    # 90% on two adjacent levels trips it; 85% does not (its entropy, 0.73, passes).
+    tripped = collapse_of({1: 0, 2: 1, 3: 1, 4: 9, 5: 9}, rule)
+    assert (tripped.collapsed, tripped.adjacent_share) == (True, 0.9)
+    assert tripped.reason == "90% of scores are 4 or 5 (>= 90%)"
+    near = collapse_of({1: 1, 2: 1, 3: 1, 4: 9, 5: 8}, rule)
+    assert (near.collapsed, near.adjacent_share) == (False, 0.85)
+    assert near.entropy == pytest.approx(0.7302, abs=1e-4)
+    # Low entropy alone trips it: every score on two levels that are not adjacent.
+    split = collapse_of({1: 10, 2: 0, 3: 0, 4: 0, 5: 10}, rule)
+    assert (split.collapsed, split.adjacent_share) == (True, 0.5)
+    assert split.reason == "normalised entropy 0.43 < 0.50"
+    # Too few scores: not assessed either way.
+    few = collapse_of({1: 0, 2: 0, 3: 0, 4: 9, 5: 0}, rule)
+    assert few.collapsed is None
+    assert few.reason == "not assessed: 9 scores < 10"
+    with pytest.raises(ConfigError, match="max_adjacent_share"):
+        CollapseRule(max_adjacent_share=0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=10, max_size=60))
+def test_alarm_and_entropy_are_bounded(scores: list[int]) -> None:
+    histogram = {level: scores.count(level) for level in range(1, 6)}
+    collapse = collapse_of(histogram, CollapseRule())
+    assert collapse.entropy is not None
+    assert 0.0 <= collapse.entropy <= 1.0
+    assert collapse.adjacent_share is not None
+    # The four adjacent pairs of 1-5 cover every score at least once: one holds >= 1/4.
+    assert 0.25 - 1e-9 <= collapse.adjacent_share <= 1.0
+    if len(set(scores)) <= 2 and max(scores) - min(scores) <= 1:
+        assert collapse.collapsed is True
+
+
+def _two_systems() -> list[ScoreItem]:
+    items = []
+    for q in range(8):
+        items.append(ScoreItem(f"q{q}?", f"{1 + q % 3}", id=str(q), system="new"))
+        items.append(ScoreItem(f"q{q}?", f"{1 + (q + 1) % 3}", id=str(q), system="old"))
+    return items
+
+
+def _by_answer(question: str, answer: str) -> dict[str, int]:
+    level = int(answer)
+    return {"accuracy": level + 2, "relevance": 3, "usefulness": 3}
+
+
+def test_paired_differences_between_systems() -> None:
+    result = score_answers(_by_answer, _two_systems(), seed=7, n_resamples=500)
+    assert [s.system for s in result.systems] == ["new", "old"]
+    diff = next(d for d in result.differences if d.dimension == "accuracy")
+    # new - old per question: levels (1,2,3,1,2,3,1,2) vs (2,3,1,2,3,1,2,3).
+    per_q = [(1 + q % 3) - (1 + (q + 1) % 3) for q in range(8)]
+    assert diff.difference.estimate == pytest.approx(sum(per_q) / 8)
+    assert diff.n_questions == 8
+    assert diff.difference.ci.estimable
+    same = next(d for d in result.differences if d.dimension == "relevance")
+    assert (same.difference.estimate, same.difference.ci.low, same.difference.ci.high) == (
+        0.0, 0.0, 0.0,
+    )  # fmt: skip
+    again = score_answers(_by_answer, _two_systems(), seed=7, n_resamples=500)
+    assert again.to_dict() == result.to_dict()  # the same seed, the same intervals
+
+
+def test_one_question_is_not_estimable() -> None:
+    result = score_answers(_by_answer, [ScoreItem("q?", "1"), ScoreItem("q?", "2")])
+    ci = result.dimensions[0].mean.ci
+    assert not ci.estimable
+    assert ci.reason == "one question: the bootstrap cannot vary"
+    assert result.dimensions[0].mean.estimate == 3.5
+
+
+def test_human_scores_are_correlated_per_dimension() -> None:
+    items = [
+        ScoreItem(f"q{i}?", str(1 + i % 3), human={"accuracy": float(i % 3)}) for i in range(9)
+    ]
+    result = score_answers(_by_answer, items, n_resamples=200)
+    human = result.dimensions[0].human
+    assert human is not None
+    assert not isinstance(human, str)
+    assert human.spearman == pytest.approx(1.0)
+    assert result.dimensions[1].human is None
+
+
+def test_systems_on_some_items_only_are_refused() -> None:
+    items = [ScoreItem("q?", "1", id="a", system="x"), ScoreItem("q?", "2", id="b")]
+    with pytest.raises(ConfigError, match="names no system"):
+        score_answers(_by_answer, items)
+
+
+def test_reference_rubric_needs_references() -> None:
+    with pytest.raises(ConfigError, match="needs a reference"):
+        score_answers(lambda q, a: {}, [ScoreItem("q?", "a", id="1")], rubric="reference")

@@ -1,0 +1,249 @@
+"""The HTML report in headless Chromium, opened from disk as a user would.
+
+Each test checks that the page logs no error, asks for nothing but its own file,
+and that what it shows is what the JSON says. Screenshots go to
+``tests/report/artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from fairjudge.cli import app
+from tests.report._data import hostile_rows, large_rows, write_rows
+from tests.report.conftest import Opened, OpenReport
+
+runner = CliRunner()
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+LONGER = "python:examples.judges:longer"
+MIXED = "python:tests.report.judges:mixed"
+
+
+def run_json(*args: str) -> dict[str, Any]:
+    # In a worker thread: while Playwright is open, an event loop runs in this one, and
+    # a judge may start its own with asyncio.run(), which refuses to nest.
+    with ThreadPoolExecutor(1) as pool:
+        result = pool.submit(runner.invoke, app, [*args, "--json"]).result()
+    assert result.exit_code in (0, 3), result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def assert_clean(opened: Opened) -> None:
+    assert opened.problems == []
+    assert opened.foreign_requests == []
+    assert opened.page.evaluate("typeof window.pwned") == "undefined"
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    items = write_rows(tmp_path / "hostile.jsonl", hostile_rows())
+    out, page = tmp_path / "out.jsonl", tmp_path / "hostile.html"
+    run_json("compare", str(items), "--judge", MIXED, "--out", str(out), "--html", str(page))
+    records = [json.loads(line) for line in out.read_text("utf-8").split("\n") if line]
+    return page, records
+
+
+def test_demo_compare_report(tmp_path: Path, open_report: OpenReport) -> None:
+    page = tmp_path / "demo.html"
+    summary = run_json(
+        "compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", LONGER, "--html", str(page)
+    )
+    opened = open_report(page, fragment="#item=q03")
+    assert_clean(opened)
+    w = summary["win_rate"]
+    headline = opened.page
+    assert headline.text_content("#fj-headline-estimate") == f"{w['estimate']:.3f}"
+    ci = f"[{w['ci']['low']:.3f}, {w['ci']['high']:.3f}]"
+    assert headline.text_content("#fj-headline-ci") == ci
+    assert headline.text_content("#fj-verdict") == (
+        "Model 1 is better: the whole interval lies above 0.5."
+        if w["ci"]["low"] > 0.5
+        else headline.text_content("#fj-verdict")
+    )
+    embedded = json.loads(headline.text_content("#fj-summary") or "")
+    assert embedded == summary
+    assert "Item q03" in (headline.text_content("#fj-detail h3") or "")
+    assert opened.count() == 20
+    opened.shot("demo_compare.png", full_page=True)
+    dark = open_report(page, fragment="#item=q03", color_scheme="dark")
+    assert_clean(dark)
+    background = "getComputedStyle(document.documentElement).backgroundColor"
+    assert dark.page.evaluate(background) == "rgb(20, 22, 26)"
+    dark.shot("demo_compare_dark.png", full_page=True)
+    dark.page.emulate_media(media="print")
+    assert dark.page.evaluate(background) == "rgb(255, 255, 255)"  # print is light
+    assert dark.page.is_hidden(".fj-controls")
+    dark.shot("demo_compare_print.png", full_page=True)
+
+
+def test_filters_search_and_sort_count_correctly(hostile, open_report: OpenReport) -> None:  # type: ignore[no-untyped-def]
+    page, records = hostile
+    opened = open_report(page)
+    assert_clean(opened)
+    p = opened.page
+    expected = {
+        "inconsistent": [r for r in records if r["consistent"] is False],
+        "parse": [r for r in records if any((c["failure"] or {}).get("type") == "parse_failure"
+                                            for c in r["calls"])],
+        "error": [r for r in records if any((c["failure"] or {}).get("type") == "call_error"
+                                            for c in r["calls"])],
+        "disagrees": [r for r in records if r["human"] is not None and r["outcome"] is not None
+                      and r["human"] != r["outcome"]],
+    }  # fmt: skip
+    assert {k: len(v) for k, v in expected.items()} == {
+        "inconsistent": 3, "parse": 1, "error": 1, "disagrees": 8,
+    }  # fmt: skip
+    assert opened.count() == len(records) == 12
+    for name, matching in expected.items():
+        box = f".fj-filter[data-filter='{name}']"
+        p.check(box)
+        assert opened.count() == len(matching)
+        assert p.locator("#fj-list li").count() == len(matching)
+        ids = [t.split()[1] for t in p.locator("#fj-list li .fj-num").evaluate_all(
+            "els => els.map(e => e.textContent + ' ' + e.nextSibling.textContent)")]  # fmt: skip
+        assert ids == [r["id"] for r in matching]
+        p.uncheck(box)
+    p.check(".fj-filter[data-filter='inconsistent']")
+    p.check(".fj-filter[data-filter='disagrees']")
+    both = [r for r in expected["inconsistent"] if r in expected["disagrees"]]
+    assert opened.count() == len(both) == 3
+    p.uncheck(".fj-filter[data-filter='inconsistent']")
+    p.uncheck(".fj-filter[data-filter='disagrees']")
+    p.select_option("#fj-category", "markers")
+    assert opened.count() == sum(r["category"] == "markers" for r in records) == 7
+    p.select_option("#fj-category", "")
+    p.fill("#fj-search", "PRIME")  # case-insensitive; finds a conversation's later turn
+    p.wait_for_selector("#fj-count[data-count='1']")
+    assert p.text_content("#fj-list .fj-id") == "conv"
+    p.fill("#fj-search", "")
+    p.wait_for_selector("#fj-count[data-count='12']")
+    p.select_option("#fj-sort", "score-asc")
+    scores = [r["score"] for r in records if r["score"] is not None]
+    first = p.text_content("#fj-list li:first-child .fj-id")
+    assert next(r for r in records if r["id"] == first)["score"] == min(scores)
+    last = p.text_content("#fj-list li:last-child .fj-id")
+    assert next(r for r in records if r["id"] == last)["score"] is None  # unresolved last
+    assert_clean(opened)
+    opened.shot("filters.png", full_page=True)
+
+
+def test_hostile_text_shows_as_text_and_never_runs(hostile, open_report: OpenReport) -> None:  # type: ignore[no-untyped-def]
+    page, records = hostile
+    opened = open_report(page)
+    p = opened.page
+    for record in records:  # every item's detail: question, answers, replies, failures
+        p.click(f"#fj-list a[href='#item={record['id']}']")
+        p.wait_for_function(f"() => location.hash === '#item={record['id']}'")
+        detail = p.text_content("#fj-detail") or ""
+        assert record["answer_1"] in detail
+        assert record["answer_2"] in detail
+        for call in record["calls"]:
+            assert (call["raw"] or "(no reply)") in detail
+    p.click("#fj-list a[href='#item=x0']")
+    p.wait_for_selector("#fj-detail h3:has-text('Item x0')")
+    answer = p.text_content("#fj-detail .fj-two pre") or ""
+    assert answer == "<script>window.pwned = 'script'</script>"
+    assert_clean(opened)
+    assert p.evaluate("document.querySelectorAll('script').length") == 3
+    assert p.evaluate("document.querySelectorAll('img, textarea, b, i').length") == 0
+
+
+def test_permalink_opens_the_item(hostile, open_report: OpenReport) -> None:  # type: ignore[no-untyped-def]
+    page, _ = hostile
+    opened = open_report(page, fragment="#item=conv")
+    p = opened.page
+    assert (p.text_content("#fj-detail h3") or "").startswith("Item conv")
+    assert "Conversation (3 turns)" in (p.text_content("#fj-detail") or "")
+    assert p.get_attribute("#fj-detail h3 a", "href") == "#item=conv"
+    p.evaluate("location.hash = '#item=m0'")
+    p.wait_for_selector("#fj-detail h3:has-text('Item m0')")
+    assert "Parse failure: " in (p.text_content("#fj-detail") or "")
+    p.evaluate("location.hash = '#item=nope'")
+    p.wait_for_selector("#fj-detail .fj-warning:has-text('No item nope')")
+    assert_clean(opened)
+
+
+def test_rank_report(tmp_path: Path, open_report: OpenReport) -> None:
+    page = tmp_path / "rank.html"
+    board = run_json(
+        "rank", str(EXAMPLES / "rank_answers.jsonl"), "--judge", LONGER, "--html", str(page)
+    )
+    opened = open_report(page)
+    assert_clean(opened)
+    p = opened.page
+    top = board["ratings"][0]
+    assert p.text_content("#fj-headline-estimate") == f"{top['rating']:.1f}"
+    assert p.locator("#fj-figure-table tbody tr").count() == len(board["ratings"]) == 4
+    assert p.locator(".fj-plot svg .fj-prow").count() == 4
+    assert opened.count() == 96  # the judged pairs
+    opened.shot("rank.png", full_page=True)
+
+
+def test_rank_interval_that_cannot_be_estimated(tmp_path: Path, open_report: OpenReport) -> None:
+    games = [("a", "b", "model_a"), ("a", "b", "model_b"), ("a", "b", "model_a"),
+             ("b", "c", "model_a"), ("b", "c", "tie"), ("c", "a", "model_b"),
+             ("c", "a", "model_a")]  # fmt: skip
+    battles = [{"model_a": a, "model_b": b, "winner": w, "question_id": "q0"} for a, b, w in games]
+    page = tmp_path / "battles.html"
+    board = run_json("rank", str(write_rows(tmp_path / "b.jsonl", battles)), "--html", str(page))
+    refused = [r for r in board["ratings"] if not r["ci"]["estimable"]]
+    assert len(refused) == 3  # one question: the bootstrap cannot vary
+    opened = open_report(page)
+    assert_clean(opened)
+    p = opened.page
+    assert p.locator(".fj-point.fj-hollow").count() == len(refused)
+    table = p.text_content("#fj-figure-table") or ""
+    assert f"cannot be estimated: {refused[0]['ci']['reason']}" in table
+    assert p.locator("#fj-explorer").count() == 0  # judged battles: no items
+    opened.shot("rank_not_estimable.png", full_page=True)
+
+
+def test_calibrate_report(tmp_path: Path, open_report: OpenReport) -> None:
+    page = tmp_path / "calibrate.html"
+    payload = run_json(
+        "calibrate", str(EXAMPLES / "calibration.jsonl"), "--judge",
+        "python:examples.judges:knows_facts", "--html", str(page),
+    )  # fmt: skip
+    opened = open_report(page)
+    assert_clean(opened)
+    embedded = json.loads(opened.page.text_content("#fj-summary") or "")
+    assert embedded["n_items"] == payload["n_items"]
+    assert opened.page.is_visible("#fj-calibration")
+
+
+def test_ten_thousand_items(tmp_path: Path, open_report: OpenReport) -> None:
+    rows = large_rows(10_000)
+    items = write_rows(tmp_path / "large.jsonl", rows)
+    page = tmp_path / "large.html"
+    run_json("compare", str(items), "--judge", "python:tests.report.judges:explained",
+             "--bootstrap", "100", "--html", str(page))  # fmt: skip
+    opened = open_report(page, fragment="#item=item-09999")
+    assert_clean(opened)
+    p = opened.page
+    assert opened.count() == 10_000
+    assert p.locator("#fj-list li").count() == 50  # one page in the DOM, not 10,000 rows
+    assert p.text_content("#fj-page") == "page 1 of 200"
+    assert (p.text_content("#fj-detail h3") or "").startswith("Item item-09999")
+    p.select_option("#fj-category", "code")
+    assert opened.count() == sum(r["category"] == "code" for r in rows)
+    p.check(".fj-filter[data-filter='disagrees']")
+    p.uncheck(".fj-filter[data-filter='disagrees']")
+    p.select_option("#fj-category", "")
+    p.fill("#fj-search", "item-0999")
+    p.wait_for_selector("#fj-count[data-count='10']")
+    p.fill("#fj-search", "")
+    p.wait_for_selector("#fj-count[data-count='10000']")
+    for _ in range(3):
+        p.click("#fj-next")
+    assert p.text_content("#fj-page") == "page 4 of 200"
+    assert p.text_content("#fj-list li:first-child .fj-id") == "item-00150"
+    assert_clean(opened)
+    p.evaluate("document.getElementById('fj-explorer').scrollIntoView()")
+    opened.shot("large_10000.png")
