@@ -33,7 +33,8 @@ pytest: $(VENV)/.dev-installed
 test: lint typecheck pytest
 
 demo: $(VENV)/.demo-installed
-	$(BIN)/fairjudge compare examples/demo_pairs.jsonl --rule soft --out .fairjudge/demo_results.jsonl
+	$(BIN)/fairjudge compare examples/demo_pairs.jsonl --rule soft \
+		--out .fairjudge/demo_results.jsonl --html .fairjudge/demo_report.html
 
 # The store (.fairjudge/) is the audit log of every paid judge call: `clean` keeps it.
 clean:

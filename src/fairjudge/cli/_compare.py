@@ -15,6 +15,16 @@ from fairjudge.report import comparison_html, comparison_report, render_comparis
 __all__ = ["compare"]
 
 
+def _next_step(flags: JudgeFlags) -> str:
+    """One line on what to try next, so a first run does not end in a dead end."""
+    if flags.judge is None or flags.judge.startswith("local/"):
+        return (
+            "next: the embedded judge is a small demo judge; for decisions use a strong one, "
+            "e.g. --judge openai/gpt-4o-mini, and check it first with `fairjudge calibrate`"
+        )
+    return "next: `fairjudge calibrate` checks this judge against human labels"
+
+
 @app.command()
 @guarded
 @item_judging_flags
@@ -44,4 +54,5 @@ def compare(
         for label, path in (("per-item results", run.out), ("HTML report", run.html)):
             if path is not None:
                 err_console.print(f"{label}: {path}", highlight=False, markup=False)
+        err_console.print(_next_step(flags), highlight=False, markup=False)
     check_unresolved(judged.result, run.max_unresolved)
