@@ -2,7 +2,8 @@
 
 They are deliberately simple and deterministic, so the CLI can be tried without a
 model: `first_position` shows what pure position bias looks like, `longer` shows
-verbosity bias, and `keyword` is a judge that knows the facts of the example set.
+verbosity bias, and `knows_facts` is a judge that knows the facts of the example set.
+`scorer` is a pointwise judge for `fairjudge score` (the `production` rubric).
 """
 
 from __future__ import annotations
@@ -51,3 +52,15 @@ def knows_facts(question: str, answer_a: str, answer_b: str) -> str:
     a = any(answer_a.startswith(f) or f" {f}" in answer_a for f in _FACTS)
     b = any(answer_b.startswith(f) or f" {f}" in answer_b for f in _FACTS)
     return "A" if a and not b else "B" if b and not a else "tie"
+
+
+def scorer(question: str, answer: str) -> dict[str, int]:
+    """Scores an answer for the `production` rubric (1-5): a stand-in pointwise judge.
+
+    Accurate when it states a known fact; concise answers are as useful as long ones.
+    """
+    right = any(answer.startswith(f) or f" {f}" in answer for f in _FACTS)
+    accuracy = 5 if right else 1
+    relevance = 4 if right else 3
+    usefulness = 4 if right else 2
+    return {"accuracy": accuracy, "relevance": relevance, "usefulness": usefulness}
