@@ -14,8 +14,9 @@ pays for its own.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fairjudge._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
@@ -24,20 +25,14 @@ if TYPE_CHECKING:
 
 __all__ = ["AnthropicBackend", "LocalBackend", "OpenAIBackend"]
 
-_LAZY = {
-    "AnthropicBackend": "fairjudge.backends._anthropic",
-    "LocalBackend": "fairjudge.backends._local",
-    "OpenAIBackend": "fairjudge.backends._openai",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairjudge.backends' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # once imported, later lookups skip this function
-    return value
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "fairjudge.backends._anthropic": "AnthropicBackend",
+        "fairjudge.backends._local": "LocalBackend",
+        "fairjudge.backends._openai": "OpenAIBackend",
+    },
+)
 
 
 def __dir__() -> list[str]:

@@ -10,8 +10,9 @@
   load on first use (PEP 562): ``import fairjudge`` does not pay for the judge session.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fairjudge._lazy import lazy_attributes
 from fairjudge.evaluation._battles import (
     Battles,
     LongAnswers,
@@ -40,32 +41,17 @@ if TYPE_CHECKING:
         ScoreMean,
     )
 
-_LAZY = {
-    "Collapse": "fairjudge.evaluation._scores_stats",
-    "CollapseRule": "fairjudge.evaluation._scores_stats",
-    "DimensionSummary": "fairjudge.evaluation._scores_stats",
-    "LoadedScoreItems": "fairjudge._io_scores",
-    "ScoreItem": "fairjudge._io_scores",
-    "ScoreMean": "fairjudge.evaluation._scores_stats",
-    "ScoreResult": "fairjudge.evaluation._scores_result",
-    "ScoredItem": "fairjudge.evaluation._scores_result",
-    "SystemDifference": "fairjudge.evaluation._scores_result",
-    "SystemScores": "fairjudge.evaluation._scores_result",
-    "check_score_items": "fairjudge.evaluation._scores",
-    "load_score_items": "fairjudge._io_scores",
-    "score_answers": "fairjudge.evaluation._scores",
-    "summarise_scores": "fairjudge.evaluation._scores",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairjudge.evaluation' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
-
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "fairjudge.evaluation._scores_stats": "Collapse CollapseRule DimensionSummary ScoreMean",
+        "fairjudge._io_scores": "LoadedScoreItems ScoreItem load_score_items",
+        "fairjudge.evaluation._scores_result": (
+            "ScoreResult ScoredItem SystemDifference SystemScores"
+        ),
+        "fairjudge.evaluation._scores": "check_score_items score_answers summarise_scores",
+    },
+)
 
 __all__ = [
     "Battles",

@@ -14,8 +14,9 @@ The session, the model judges and the resolver load lazily (PEP 562), so that
 or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fairjudge._lazy import lazy_attributes
 from fairjudge.judges._callable import CallableJudge, load_python_judge, reply_from_value
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 
@@ -42,38 +43,19 @@ if TYPE_CHECKING:
     )
     from fairjudge.judges._session import Job, JudgeSession, ReplyParser
 
-_LAZY = {
-    "DEFAULT_JUDGE": "fairjudge.judges._registry",
-    "JUDGE_FORMS": "fairjudge.judges._registry",
-    "BackendOptions": "fairjudge.judges._registry",
-    "resolve_judge": "fairjudge.judges._registry",
-    "LLMJudge": "fairjudge.judges._llm",
-    "read_verdict": "fairjudge.judges._llm",
-    "Job": "fairjudge.judges._session",
-    "JudgeSession": "fairjudge.judges._session",
-    "ReplyParser": "fairjudge.judges._session",
-    "SCORE_MODES": "fairjudge.judges._pointwise",
-    "AnswerScores": "fairjudge.judges._pointwise",
-    "BatchPointwiseJudge": "fairjudge.judges._pointwise",
-    "CallablePointwiseJudge": "fairjudge.judges._pointwise",
-    "PointwiseJudge": "fairjudge.judges._pointwise",
-    "ScoreCall": "fairjudge.judges._pointwise",
-    "ScoreContext": "fairjudge.judges._pointwise",
-    "ScoreMode": "fairjudge.judges._pointwise",
-    "ScoreRequest": "fairjudge.judges._pointwise",
-    "read_scores": "fairjudge.judges._pointwise",
-    "resolve_pointwise_judge": "fairjudge.judges._pointwise",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairjudge.judges' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
-
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "fairjudge.judges._registry": "DEFAULT_JUDGE JUDGE_FORMS BackendOptions resolve_judge",
+        "fairjudge.judges._llm": "LLMJudge read_verdict",
+        "fairjudge.judges._session": "Job JudgeSession ReplyParser",
+        "fairjudge.judges._pointwise": (
+            "SCORE_MODES AnswerScores BatchPointwiseJudge "
+            "CallablePointwiseJudge PointwiseJudge ScoreCall ScoreContext "
+            "ScoreMode ScoreRequest read_scores resolve_pointwise_judge"
+        ),
+    },
+)
 
 __all__ = [
     "DEFAULT_JUDGE",

@@ -4,8 +4,9 @@ The score parsers (:mod:`._score_parse`) load on first use (PEP 562): they build
 pydantic models, and ``import fairjudge`` should not pay for pydantic.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fairjudge._lazy import lazy_attributes
 from fairjudge.prompts._parse import (
     VERDICT_FORMATS,
     VerdictFormat,
@@ -39,24 +40,15 @@ if TYPE_CHECKING:
         validate_scores,
     )
 
-_LAZY = {
-    "ExpectedScore": "fairjudge.prompts._score_parse",
-    "ScoreReading": "fairjudge.prompts._score_parse",
-    "expected_score": "fairjudge.prompts._score_parse",
-    "parse_score_label": "fairjudge.prompts._score_parse",
-    "parse_scores": "fairjudge.prompts._score_parse",
-    "validate_scores": "fairjudge.prompts._score_parse",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairjudge.prompts' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
-
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "fairjudge.prompts._score_parse": (
+            "ExpectedScore ScoreReading expected_score parse_score_label "
+            "parse_scores validate_scores"
+        ),
+    },
+)
 
 __all__ = [
     "DEFAULT_RUBRIC",

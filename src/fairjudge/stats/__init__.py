@@ -6,8 +6,9 @@ scipy: the command line and the core protocol start fast.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fairjudge._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from fairjudge.stats._agreement import (
@@ -56,43 +57,26 @@ if TYPE_CHECKING:
         system_agreement,
     )
 
-_LAZY = {
-    "AgreementResult": "fairjudge.stats._agreement",
-    "BradleyTerryResult": "fairjudge.stats._bradley_terry",
-    "ConfidenceInterval": "fairjudge.stats._intervals",
-    "ConfusionMatrix": "fairjudge.stats._agreement",
-    "CorrelationResult": "fairjudge.stats._correlation",
-    "LengthControlledWinRate": "fairjudge.stats._length_control",
-    "ModelRating": "fairjudge.stats._leaderboard",
-    "OnlineEloResult": "fairjudge.stats._elo",
-    "PositionBiasResult": "fairjudge.stats._position_bias",
-    "Proportion": "fairjudge.stats._position_bias",
-    "StyleCoefficient": "fairjudge.stats._style_control",
-    "StyleControlResult": "fairjudge.stats._style_control",
-    "StyleFeatures": "fairjudge.stats._style_features",
-    "SystemAgreementResult": "fairjudge.stats._system_agreement",
-    "bootstrap_mean": "fairjudge.stats._intervals",
-    "bradley_terry": "fairjudge.stats._bradley_terry",
-    "judge_agreement": "fairjudge.stats._agreement",
-    "length_controlled_win_rate": "fairjudge.stats._length_control",
-    "online_elo": "fairjudge.stats._elo",
-    "outcomes_from_positions": "fairjudge.stats._position_bias",
-    "position_bias": "fairjudge.stats._position_bias",
-    "score_correlation": "fairjudge.stats._correlation",
-    "style_controlled_bradley_terry": "fairjudge.stats._style_control",
-    "style_features": "fairjudge.stats._style_features",
-    "system_agreement": "fairjudge.stats._system_agreement",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairjudge.stats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "fairjudge.stats._agreement": "AgreementResult ConfusionMatrix judge_agreement",
+        "fairjudge.stats._bradley_terry": "BradleyTerryResult bradley_terry",
+        "fairjudge.stats._intervals": "ConfidenceInterval bootstrap_mean",
+        "fairjudge.stats._correlation": "CorrelationResult score_correlation",
+        "fairjudge.stats._length_control": "LengthControlledWinRate length_controlled_win_rate",
+        "fairjudge.stats._leaderboard": "ModelRating",
+        "fairjudge.stats._elo": "OnlineEloResult online_elo",
+        "fairjudge.stats._position_bias": (
+            "PositionBiasResult Proportion outcomes_from_positions position_bias"
+        ),
+        "fairjudge.stats._style_control": (
+            "StyleCoefficient StyleControlResult style_controlled_bradley_terry"
+        ),
+        "fairjudge.stats._style_features": "StyleFeatures style_features",
+        "fairjudge.stats._system_agreement": "SystemAgreementResult system_agreement",
+    },
+)
 
 __all__ = [
     "AgreementResult",
