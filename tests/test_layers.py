@@ -22,10 +22,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 GROUND_ORDER = ["_version", "_lazy", "_errors", "_closing", "_call", "_redact", "_types", "_items"]
 # Bottom up. A name is a top-level module or subpackage of fairjudge.
 LAYERS: list[tuple[str, set[str]]] = [
-    (
-        "types / errors / call",
-        {"_version", "_errors", "_closing", "_call", "_redact", "_types", "_items"},
-    ),
+    ("types / errors / call", set(GROUND_ORDER)),
     ("protocol", {"_protocol"}),
     ("prompts, stats, backends, input", {"prompts", "stats", "backends", "_io"}),
     ("runner", {"runner"}),
