@@ -19,14 +19,14 @@ from os import PathLike
 from typing import Any
 
 from fairjudge._call import Backend, CallSpec, Completion
-from fairjudge._closing import Closing
-from fairjudge._errors import BackendError, ConfigError
+from fairjudge._errors import BackendError
 from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.judges._session import Job, JudgeSession
 from fairjudge.prompts import PairwiseTemplate, VerdictFormat, get_template, parse_verdict
 from fairjudge.prompts import probabilities_from_logprobs as _probabilities
-from fairjudge.runner import RunOptions, RunSummary, Store
+from fairjudge.runner import RunOptions, Store
 
 __all__ = ["LLMJudge"]
 
@@ -48,7 +48,7 @@ def read_verdict(completion: Completion, verdict_format: VerdictFormat) -> Reply
     return Reply(verdict=verdict, probabilities=probs)
 
 
-class LLMJudge(Closing):
+class LLMJudge(SessionJudge):
     """A :class:`~fairjudge.judges.BatchJudge` that asks a model, through a session.
 
     Args:
@@ -80,44 +80,20 @@ class LLMJudge(Closing):
         self.template = (
             template if isinstance(template, PairwiseTemplate) else get_template(template)
         )
-        if session is not None and (store is not None or options is not None):
-            given = "store" if store is not None else "options"
-            raise ConfigError(
-                f"{given}= does not apply with session=: the session has its own store and "
-                "options; set them on the session"
-            )
-        self._owns_session = session is None
-        self.session = (
-            session if session is not None else JudgeSession(store=store, options=options)
+        self._join(
+            backend,
+            session=session,
+            store=store,
+            options=options,
+            label_only=self.template.verdict_only,
+            params=params,
         )
-        # This judge's own sampling defaults, even when another judge's backend for the
-        # same model serves the calls (the parameters travel in each spec).
-        self.params: dict[str, Any] = {
-            **backend.default_params(label_only=self.template.verdict_only),
-            **(params or {}),
-        }
-        self.backend = self.session.add(backend)
-
-    @property
-    def name(self) -> str:
-        """``backend/model``, as in ``--judge``."""
-        return f"{self.backend.name}/{self.backend.model}"
 
     @property
     def temperature(self) -> float | None:
         """The sampling temperature of this judge's calls, when it sets one."""
         value = self.params.get("temperature")
         return float(value) if value is not None else None
-
-    @property
-    def store(self) -> Store:
-        """The session's store."""
-        return self.session.store
-
-    @property
-    def last_run(self) -> RunSummary | None:
-        """The session's most recent batch summary."""
-        return self.session.last_run
 
     def __repr__(self) -> str:
         return (
@@ -181,8 +157,3 @@ class LLMJudge(Closing):
                 f"{self.name} call failed after retries: {failure.kind}: {failure.message}"
             )
         raise ValueError(f"{self.name} gave no readable verdict ({failure}); reply: {reply.raw!r}")
-
-    def close(self) -> None:
-        """Close the judge's own session (a shared session is its owner's to close)."""
-        if self._owns_session:
-            self.session.close()

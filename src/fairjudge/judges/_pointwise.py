@@ -28,11 +28,11 @@ from os import PathLike
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec, Conversation
-from fairjudge._closing import Closing
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Reply
 from fairjudge.judges._callable import load_python_judge
+from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
     DEFAULT_JUDGE,
@@ -51,7 +51,7 @@ from fairjudge.prompts._score_parse import (
     ScoreContext,
     read_scores,
 )
-from fairjudge.runner import RunOptions, RunSummary, Store
+from fairjudge.runner import RunOptions, Store
 
 __all__ = [
     "SCORE_MODES",
@@ -113,7 +113,7 @@ def _as_rubric(rubric: str | Rubric) -> Rubric:
     return rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
 
 
-class PointwiseJudge(Closing):
+class PointwiseJudge(SessionJudge):
     """Scores answers against a rubric by asking a model, through a session.
 
     Args:
@@ -150,41 +150,22 @@ class PointwiseJudge(Closing):
     ) -> None:
         self._rubric = _as_rubric(rubric)
         self.mode = _check_mode(mode, self._rubric, backend.name, structured)
-        if session is not None and (store is not None or options is not None):
-            given = "store" if store is not None else "options"
-            raise ConfigError(f"{given}= does not apply with session=: set it on the session")
-        self._owns_session = session is None
-        self.session = (
-            session if session is not None else JudgeSession(store=store, options=options)
+        self._join(
+            backend,
+            session=session,
+            store=store,
+            options=options,
+            label_only=mode == "label",
+            params=params,
         )
-        self.params: dict[str, Any] = {
-            **backend.default_params(label_only=mode == "label"),
-            **(params or {}),
-        }
         if structured:
             schema = {"name": "rubric_scores", "schema": self._rubric.reply_schema, "strict": True}
             self.params["response_format"] = {"type": "json_schema", "json_schema": schema}
-        self.backend = self.session.add(backend)
 
     @property
     def rubric(self) -> Rubric:
         """The rubric every answer is scored against."""
         return self._rubric
-
-    @property
-    def name(self) -> str:
-        """``backend/model``, as in ``--judge``."""
-        return f"{self.backend.name}/{self.backend.model}"
-
-    @property
-    def store(self) -> Store:
-        """The session's store."""
-        return self.session.store
-
-    @property
-    def last_run(self) -> RunSummary | None:
-        """The session's most recent batch summary."""
-        return self.session.last_run
 
     def __repr__(self) -> str:
         return f"PointwiseJudge({self.name!r}, rubric={self._rubric.name!r}, mode={self.mode!r})"
@@ -256,11 +237,6 @@ class PointwiseJudge(Closing):
             failures = [c.reply.failure for c in scored.calls if c.reply.failure is not None]
             raise ValueError(f"{self.name} gave no valid scores: {failures}")
         return dict(scored.scores)
-
-    def close(self) -> None:
-        """Close the judge's own session (a shared session is its owner's to close)."""
-        if self._owns_session:
-            self.session.close()
 
 
 def _check_mode(mode: str, rubric: Rubric, backend: str | None, structured: bool) -> ScoreMode:
