@@ -8,7 +8,7 @@ calls by a :class:`~fairjudge.Resolution` rule, with every call kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fairjudge._call import Conversation
@@ -88,17 +88,12 @@ class Item:
         ``human_score`` is dropped: its scale, and so its mirror image, is unknown.
         """
         flip = {Outcome.ONE: Outcome.TWO, Outcome.TWO: Outcome.ONE, Outcome.TIE: Outcome.TIE}
-        return Item(
-            question=self.question,
+        return replace(
+            self,
             answer_1=self.answer_2,
             answer_2=self.answer_1,
-            id=self.id,
-            reference=self.reference,
-            category=self.category,
             human=flip[self.human] if self.human is not None else None,
-            # The score's scale (and so its mirror point) is unknown: drop it.
-            human_score=None,
-            cluster=self.cluster,
+            human_score=None,  # the score's scale, and so its mirror point, is unknown
             model_1=self.model_2,
             model_2=self.model_1,
         )

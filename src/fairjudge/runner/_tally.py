@@ -39,16 +39,9 @@ class Tally:
         self.t0 = time.perf_counter()
 
     def snapshot(self) -> Snapshot:
-        return Snapshot(
-            total=self.total,
-            cached=self.cached,
-            done=self.done,
-            failed=self.failed,
-            retries=self.retries,
-            elapsed=time.perf_counter() - self.t0,
-            in_flight=len(self.sent),
-            longest_wait=self._longest_wait(),
-        )
+        elapsed = time.perf_counter() - self.t0
+        counts = (self.total, self.cached, self.done, self.failed, self.retries)
+        return Snapshot(*counts, elapsed, len(self.sent), self._longest_wait())
 
     def _longest_wait(self) -> float:
         if not self.sent:
