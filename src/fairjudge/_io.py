@@ -25,7 +25,7 @@ import reprlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
@@ -62,11 +62,18 @@ class Columns:
     model_2: str = "model_2"
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedItems:
-    """Validated items, plus the rows set aside with ``skip_invalid``."""
+T = TypeVar("T")
 
-    items: list[Item]
+
+@dataclass(frozen=True, slots=True)
+class LoadedItems(Generic[T]):
+    """Validated items, plus the rows set aside with ``skip_invalid``.
+
+    Generic in the kind of item: pairwise :class:`Item` for ``compare``, a scoring
+    item for ``score``; the skipped rows are reported the same way for both.
+    """
+
+    items: list[T]
     skipped: list[InputError] = field(default_factory=list)
     path: str = ""
 
@@ -254,7 +261,7 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any], *, tabul
 
 def load_items(
     path: str | Path, *, columns: Columns | None = None, skip_invalid: bool = False
-) -> LoadedItems:
+) -> LoadedItems[Item]:
     """Read and validate a comparison file.
 
     The format follows the extension: ``.jsonl``/``.ndjson`` (one object per line),

@@ -24,7 +24,7 @@ from fairjudge._call import Conversation
 from fairjudge._errors import InputError
 from fairjudge._io import (
     Columns,
-    _bare,
+    LoadedItems,
     _names,
     _nothing_valid,
     _optional,
@@ -33,7 +33,7 @@ from fairjudge._io import (
     _string,
 )
 from fairjudge._io_rows import Source, open_source
-from fairjudge._items import question_text
+from fairjudge._items import QuestionKeys
 
 __all__ = ["HUMAN_PREFIX", "LoadedScoreItems", "ScoreItem", "load_score_items"]
 
@@ -42,7 +42,7 @@ HUMAN_PREFIX = "human_"
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreItem:
+class ScoreItem(QuestionKeys):
     """One answer to score, with whatever else is known about it.
 
     Attributes:
@@ -67,16 +67,6 @@ class ScoreItem:
     human: Mapping[str, float] = field(default_factory=dict)
     cluster: str | None = None
 
-    @property
-    def question_text(self) -> str:
-        """The question as one string (a conversation as a transcript)."""
-        return question_text(self.question)
-
-    @property
-    def cluster_key(self) -> str:
-        """The bootstrap cluster and pairing key: the explicit cluster, else the question."""
-        return self.cluster if self.cluster is not None else self.question_text
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; a conversation as a list of ``{"role", "content"}``."""
         question: Any = self.question
@@ -93,20 +83,8 @@ class ScoreItem:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedScoreItems:
-    """Validated items, plus the rows set aside with ``skip_invalid``."""
-
-    items: list[ScoreItem]
-    skipped: list[InputError] = field(default_factory=list)
-    path: str = ""
-
-    def skipped_records(self) -> list[dict[str, str | int | None]]:
-        """The skipped rows as ``{"source", "line", "message"}`` records, in file order."""
-        return [
-            {"source": e.path or self.path, "line": e.line, "message": _bare(e)}
-            for e in self.skipped
-        ]
+LoadedScoreItems = LoadedItems[ScoreItem]
+"""Validated scoring items, plus the rows set aside with ``skip_invalid``."""
 
 
 def _human_columns(names: Sequence[str], dimensions: Sequence[str] | None) -> list[str]:
@@ -250,7 +228,7 @@ def load_score_items(
     if not items:
         raise _nothing_valid(name, skipped)
     _check_systems(items, lines, name)
-    return LoadedScoreItems(items=items, skipped=skipped, path=name)
+    return LoadedItems(items=items, skipped=skipped, path=name)
 
 
 def _check_systems(items: Sequence[ScoreItem], lines: Sequence[int], name: str) -> None:

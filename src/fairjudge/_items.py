@@ -24,7 +24,7 @@ from fairjudge._types import (
     translate,
 )
 
-__all__ = ["Call", "Item", "Judgment", "question_text"]
+__all__ = ["Call", "Item", "Judgment", "QuestionKeys", "question_text"]
 
 
 def question_text(question: str | Conversation) -> str:
@@ -38,8 +38,30 @@ def question_text(question: str | Conversation) -> str:
     return "\n\n".join(f"[{role}]\n{content}" for role, content in question)
 
 
+class QuestionKeys:
+    """The question's text and bootstrap cluster, for items that have both.
+
+    Shared by pairwise items and scoring items: whatever the kind, a conversation
+    reads as its transcript and items on one question resample together.
+    """
+
+    __slots__ = ()
+    question: str | Conversation
+    cluster: str | None
+
+    @property
+    def question_text(self) -> str:
+        """The question as one string (a conversation as a transcript)."""
+        return question_text(self.question)
+
+    @property
+    def cluster_key(self) -> str:
+        """The bootstrap cluster: the explicit cluster, else the question text."""
+        return self.cluster if self.cluster is not None else self.question_text
+
+
 @dataclass(frozen=True, slots=True)
-class Item:
+class Item(QuestionKeys):
     """One question with the two systems' answers, plus whatever else is known.
 
     Attributes:
@@ -71,16 +93,6 @@ class Item:
     cluster: str | None = None
     model_1: str | None = None
     model_2: str | None = None
-
-    @property
-    def question_text(self) -> str:
-        """The question as one string (a conversation as a transcript)."""
-        return question_text(self.question)
-
-    @property
-    def cluster_key(self) -> str:
-        """The bootstrap cluster: the explicit cluster, else the question text."""
-        return self.cluster if self.cluster is not None else self.question_text
 
     def swapped(self) -> Item:
         """The same item with the two answers (and models and human label) exchanged.

@@ -39,7 +39,7 @@ class Judged:
     skipped: list[dict[str, Any]]
 
 
-def load_input(file: Path, columns: InputFlags) -> LoadedItems:
+def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
     """Read and validate every row before any judge call; list what was skipped."""
     loaded = load_items(file, columns=columns.columns(), skip_invalid=columns.skip_invalid)
     for problem in loaded.skipped:
