@@ -3,28 +3,44 @@
 Run it on 20-300 human-labelled items before trusting a judge (or a judge prompt)
 at scale; the figures are computed by :func:`fairjudge.audit.calibration_report`.
 
+Pairwise or pointwise input is told by the columns: ``answer_1``/``answer_2`` is
+pairwise (verdicts against ``human``, scores against ``human_score``); an ``answer``
+column without them is pointwise (the rubric's scores against ``human_<dimension>``,
+per dimension: :func:`fairjudge.audit.score_calibration_report`). From stdin (``-``)
+the columns are not peeked at: ``--rubric`` selects pointwise input.
+
 Exit codes: 0 when the gate passes (or there is no gate to apply), 3 when it fails,
-2 for input errors, 1 when judging failed, 4 when too many items were unresolved.
+2 for input errors, 1 when judging failed, 4 when too many items were unresolved,
+5 when a budget stopped the run.
 """
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from fairjudge._errors import ConfigError
-from fairjudge.audit import calibration_report
+from fairjudge._errors import ConfigError, InputError
+from fairjudge._io_rows import open_source
+from fairjudge._types import Resolution
+from fairjudge.audit import calibration_report, check_score_labels, score_calibration_report
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
-from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
+from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags
+from fairjudge.cli._score import open_scorer, run_scoring, unscored_exit
+from fairjudge.evaluation import check_score_items, load_score_items
+from fairjudge.judges import ScoreMode
+from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
     calibration_payload,
     comparison_html,
     comparison_report,
     render_calibration,
+    render_score_calibration,
     write_html,
+    write_jsonl_atomic,
 )
 
 __all__ = ["calibrate"]
@@ -32,15 +48,136 @@ __all__ = ["calibrate"]
 _File = Annotated[
     Path,
     typer.Argument(
-        help="Items with question, answer_1, answer_2 and human (1/2/tie) or human_score."
+        help="Pairwise: question, answer_1, answer_2 and human (1/2/tie) or human_score. "
+        "Pointwise (an answer column, no answer_1/answer_2): question, answer and "
+        "human_<dimension> scores for the rubric's dimensions, optional system."
     ),
 ]
-_Gate = Annotated[float, typer.Option(help="Gate: pass at Spearman >= this (human_score).")]
+_Gate = Annotated[
+    float,
+    typer.Option(help="Gate: pass at Spearman >= this (human_score; pointwise: every dimension)."),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PointwiseFlags:
+    """The options of ``calibrate`` for pointwise input."""
+
+    rubric: Annotated[
+        str | None,
+        typer.Option(
+            help="Pointwise input: the rubric the human_<dimension> columns score (a name or "
+            f".toml). [default: {DEFAULT_RUBRIC}] From stdin (-), giving it selects pointwise."
+        ),
+    ] = None
+    mode: Annotated[
+        ScoreMode,
+        typer.Option(help="Pointwise input: json (one reply per answer) or label (see score)."),
+    ] = "json"
+
+    def given(self) -> str | None:
+        """The first pointwise option given, as ``--name``."""
+        return "--rubric" if self.rubric is not None else "--mode" if self.mode != "json" else None
+
+
+pointwise_flags = _adds(PointwiseFlags, "scoring")
+
+
+def _columns(file: Path) -> set[str]:
+    """The header of a CSV/Parquet file, or the keys of a JSON file's first row."""
+    try:
+        source = open_source(file)
+        if source.header is not None:
+            return set(source.header)
+        first = next(source.rows, None)
+    except InputError:
+        return set()  # the loader names the problem
+    return set() if first is None or isinstance(first[1], InputError) else set(first[1])
+
+
+def is_pointwise(file: Path, columns: InputFlags, scoring: PointwiseFlags) -> bool:
+    """Whether the input is pointwise: an ``answer`` column and no answer_1/answer_2.
+
+    Raises:
+        ConfigError: A pointwise option given for pairwise input.
+    """
+    if str(file) == "-":
+        pointwise = scoring.rubric is not None
+    else:
+        names = _columns(file)
+        pointwise = "answer" in names and not {columns.answer1_col, columns.answer2_col} & names
+    flag = scoring.given()
+    if flag is not None and not pointwise:
+        raise ConfigError(
+            f"{flag} applies to pointwise input (an 'answer' column with human_<dimension> "
+            "scores); this input is pairwise (answer_1/answer_2)"
+        )
+    return pointwise
+
+
+def _pointwise_rubric(flags: JudgeFlags, columns: InputFlags, run: EvalFlags,
+                      scoring: PointwiseFlags, file: Path) -> Rubric:  # fmt: skip
+    """Reject the pairwise-only flags, check the rest; the rubric."""
+    run.settings(file)  # --level, --bootstrap, --max-unresolved, --out
+    pairwise = {
+        "--template": flags.template is not None, "--html": run.html is not None,
+        "--rounds": run.rounds != 2, "--rule": run.rule is not Resolution.CONSERVATIVE,
+        "--no-balanced": not run.balanced, "--answer1-col": columns.answer1_col != "answer_1",
+        "--answer2-col": columns.answer2_col != "answer_2", "--id-col": columns.id_col != "id",
+        "--reference-col": columns.reference_col != "reference",
+        "--human-col": columns.human_col != "human",
+    }  # fmt: skip
+    given = [flag for flag, on in pairwise.items() if on]
+    if given:
+        raise ConfigError(
+            f"{given[0]} does not apply to pointwise input (an 'answer' column); drop it"
+        )
+    return get_rubric(scoring.rubric or DEFAULT_RUBRIC)
+
+
+def calibrate_scores(
+    file: Path,
+    min_spearman: float,
+    json_output: bool,
+    flags: JudgeFlags,
+    columns: InputFlags,
+    run: EvalFlags,
+    scoring: PointwiseFlags,
+) -> None:
+    """``calibrate`` on pointwise input: each dimension's scores against the human ones."""
+    rubric = _pointwise_rubric(flags, columns, run, scoring, file)
+    loaded = load_score_items(file, dimensions=rubric.names, skip_invalid=columns.skip_invalid,
+                              question_col=columns.question_col)  # fmt: skip
+    for problem in loaded.skipped:
+        say("skipped", str(problem))
+    check_score_items(loaded.items, rubric)
+    check_score_labels(loaded.items)
+    judge = open_scorer(flags, rubric, scoring.mode)
+    result = run_scoring(judge, loaded.items, seed=run.seed, level=run.level,
+                         n_resamples=run.bootstrap)  # fmt: skip
+    if run.out is not None:
+        write_jsonl_atomic(run.out, result.records())
+    report = score_calibration_report(result, min_spearman=min_spearman)
+    calls = getattr(judge, "last_run", None)
+    payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,
+               "skipped_rows": loaded.skipped_records()}  # fmt: skip
+    if json_output:
+        typer.echo(json.dumps(payload, indent=2))
+    else:
+        render_score_calibration(report, Console())
+    code = unscored_exit(result, run.max_unresolved)
+    if code:
+        raise typer.Exit(code)
+    if report.passed is False:
+        say("gate failed", f"Spearman < {min_spearman} on {', '.join(report.failed)}; do not use "
+            "this judge for decisions without a better rubric or model", style="red")  # fmt: skip
+        raise typer.Exit(EXIT_GATE_FAILED)
 
 
 @app.command()
 @guarded
 @item_judging_flags
+@pointwise_flags
 def calibrate(
     file: _File,
     min_spearman: _Gate = 0.7,
@@ -49,10 +186,19 @@ def calibrate(
     flags: JudgeFlags,
     columns: InputFlags,
     run: EvalFlags,
+    scoring: PointwiseFlags,
 ) -> None:
-    """Check a judge against human labels before using it at scale."""
+    """Check a judge against human labels before using it at scale.
+
+    Pairwise input (answer_1, answer_2) checks verdicts and human_score; pointwise input
+    (an answer column, no answer_1/answer_2) checks the rubric's scores against the
+    human_<dimension> columns, per dimension, with the gate on every dimension. From
+    stdin (-), --rubric selects pointwise input.
+    """
     if not -1 <= min_spearman <= 1:
         raise ConfigError(f"--min-spearman must be in [-1, 1]; got {min_spearman}")
+    if is_pointwise(file, columns, scoring):
+        return calibrate_scores(file, min_spearman, json_output, flags, columns, run, scoring)
     judged = judge_file(file, flags, columns, run, labelled=True)
     result = judged.result
     report = calibration_report(result, min_spearman=min_spearman)

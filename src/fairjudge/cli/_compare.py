@@ -10,6 +10,7 @@ from rich.console import Console
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
+from fairjudge.cli._via_scores import ViaScoresFlags, compare_via_scores_command, via_scores_flags
 from fairjudge.report import comparison_html, comparison_report, render_comparison, write_html
 
 __all__ = ["compare"]
@@ -28,6 +29,7 @@ def _next_step(flags: JudgeFlags) -> str:
 @app.command()
 @guarded
 @item_judging_flags
+@via_scores_flags
 def compare(
     file: Annotated[
         Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")
@@ -37,8 +39,15 @@ def compare(
     flags: JudgeFlags,
     columns: InputFlags,
     run: EvalFlags,
+    via: ViaScoresFlags,
 ) -> None:
-    """Compare two systems' answers with the position-debiased protocol."""
+    """Compare two systems' answers with the position-debiased protocol.
+
+    With --via-scores, each answer is scored on its own against a rubric instead (no
+    order exists to prefer), and the two scores per item give the win rate.
+    """
+    if via.requested():
+        return compare_via_scores_command(file, json_output, flags, columns, run, via)
     judged = judge_file(file, flags, columns, run)
     source = "<stdin>" if str(file) == "-" else file.name
     report = comparison_report(

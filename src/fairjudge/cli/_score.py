@@ -6,13 +6,21 @@ errors), and **6** with ``--fail-on-collapse`` when a dimension's collapse alarm
 tripped (the judge put at least 90% of its scores on two adjacent levels, or its
 scores' normalised entropy is below 0.5), so a pipeline can refuse a judge that does
 not discriminate. 5 is a spent budget, 2 a usage or input error, before any call.
+
+``--baseline OLD.jsonl`` (an earlier ``score --out`` file) adds the trend: each
+dimension's shift since that run (:func:`fairjudge.evaluation.score_trend`). Runs
+with another rubric or judge are refused, before any call, unless ``--allow-different``.
+
+The helpers :func:`open_scorer`, :func:`run_scoring` and :func:`unscored_exit` are
+what ``calibrate`` (pointwise input) and ``compare --via-scores`` share with ``score``.
 """
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -22,12 +30,18 @@ from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, g
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags
 from fairjudge.evaluation import (
     LoadedScoreItems,
+    ScoreItem,
     ScoreResult,
+    ScoreRun,
+    check_comparable,
     check_score_items,
     load_score_items,
+    load_score_run,
     score_answers,
+    score_trend,
 )
 from fairjudge.judges import (
+    DEFAULT_JUDGE,
     BackendOptions,
     CallablePointwiseJudge,
     PointwiseJudge,
@@ -37,7 +51,16 @@ from fairjudge.judges import (
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import check_writable, render_scores, score_report, write_jsonl_atomic
 
-__all__ = ["EXIT_COLLAPSE", "ScoreFlags", "score"]
+__all__ = [
+    "EXIT_COLLAPSE",
+    "Judge",
+    "ScoreFlags",
+    "open_scorer",
+    "run_scoring",
+    "score",
+    "unresolved_exit",
+    "unscored_exit",
+]
 
 EXIT_COLLAPSE = 6
 """``--fail-on-collapse``: a dimension's collapse alarm tripped."""
@@ -80,6 +103,20 @@ class ScoreFlags:
     ] = False
     question_col: Annotated[str, typer.Option(help="Column holding the question.")] = "question"
     answer_col: Annotated[str, typer.Option(help="Column holding the answer.")] = "answer"
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            help="An earlier `score --out` file: show how each dimension moved since that run "
+            "(mean shift with CI, distribution test). Refused when its rubric or judge differ."
+        ),
+    ] = None
+    allow_different: Annotated[
+        bool,
+        typer.Option(
+            "--allow-different",
+            help="With --baseline: compare even when the rubric or the judge differ.",
+        ),
+    ] = False
 
     def check(self, flags: JudgeFlags) -> Rubric:
         """Check every option before the file is read; the rubric they name."""
@@ -91,9 +128,27 @@ class ScoreFlags:
             raise ConfigError(f"--bootstrap must be >= 1; got {self.bootstrap}")
         if not 0 <= self.max_unresolved <= 1:
             raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
+        if self.allow_different and self.baseline is None:
+            raise ConfigError("--allow-different applies with --baseline only")
         if self.out is not None:
             check_writable(self.out)
         return get_rubric(self.rubric)
+
+    def load_baseline(self, rubric: Rubric, judge: str | None) -> ScoreRun | None:
+        """Read ``--baseline`` and check it was scored like this run (before any call)."""
+        if self.baseline is None:
+            return None
+        baseline = load_score_run(self.baseline)
+        self.check_baseline(baseline, rubric, judge)
+        return baseline
+
+    def check_baseline(self, baseline: ScoreRun | None, rubric: Rubric, judge: str | None) -> None:
+        """Refuse a baseline scored with another rubric or judge, unless allowed."""
+        if baseline is not None:
+            tag = f"{rubric.name}@{rubric.version}"
+            check_comparable(
+                baseline, rubric=tag, judge=judge, allow_different=self.allow_different
+            )
 
     def load(self, file: Path, rubric: Rubric) -> LoadedScoreItems:
         """Read and validate the whole file; list the rows skipped."""
@@ -111,50 +166,88 @@ score_flags = _adds(ScoreFlags, "opts")
 
 
 Judge = PointwiseJudge | CallablePointwiseJudge
+R = TypeVar("R")
 
 
-def _open(flags: JudgeFlags, opts: ScoreFlags, rubric: Rubric) -> Judge:
+def open_scorer(
+    flags: JudgeFlags, rubric: Rubric, mode: ScoreMode = "json", *, structured: bool = False
+) -> Judge:
+    """The pointwise judge the flags name; every flag is checked before a call."""
     where = BackendOptions(
         flags.base_url, flags.model_path, flags.threads, flags.temperature, flags.timeout
     )
     return resolve_pointwise_judge(
-        flags.judge, rubric=rubric, mode=opts.mode, backend_options=where,
-        options=flags.run_options(), store=flags.store, structured=opts.structured,
+        flags.judge, rubric=rubric, mode=mode, backend_options=where,
+        options=flags.run_options(), store=flags.store, structured=structured,
     )  # fmt: skip
 
 
-def _run(judge: Judge, loaded: LoadedScoreItems, opts: ScoreFlags) -> ScoreResult:
+def keep_partial(run: Callable[[], R], kind: type[R]) -> R:
+    """``run()``; when a budget stops it, the partial result it carries (exit 5 later)."""
     try:
-        result = score_answers(
-            judge, loaded.items, seed=opts.seed, level=opts.level, n_resamples=opts.bootstrap
-        )
+        return run()
     except BudgetExceeded as exc:
-        if not isinstance(exc.partial, ScoreResult):
+        if not isinstance(exc.partial, kind):
             raise
-        result = exc.partial  # reported and saved as partial; the exit code says so
+        return exc.partial
+
+
+def close_scorer(judge: object) -> None:
+    """Release a model judge's session; a Python function holds none."""
+    if isinstance(judge, PointwiseJudge):
+        judge.close()
+
+
+def run_scoring(judge: Judge, items: list[ScoreItem], *, seed: int, level: float,
+                n_resamples: int) -> ScoreResult:  # fmt: skip
+    """Score every item, keep a partial result on a spent budget, close the judge."""
+    try:
+        result = keep_partial(
+            lambda: score_answers(judge, items, seed=seed, level=level, n_resamples=n_resamples),
+            ScoreResult,
+        )
     finally:
-        if isinstance(judge, PointwiseJudge):
-            judge.close()
-    return result
+        close_scorer(judge)
+    return dataclasses.replace(result, judge=judge.name)
 
 
-def _exit_code(result: ScoreResult, opts: ScoreFlags) -> int:
-    if result.stopped is not None:
-        say("stopped", f"{result.stopped} The result above is partial.")
+def unresolved_exit(
+    stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool
+) -> int:
+    """The exit code of a run's coverage: 5 partial, 4 too many items unresolved, else 0.
+
+    4 when more than ``limit`` of the ``n`` items are ``what`` (``n_bad`` of them), or
+    when ``none`` resolved; each says why on stderr.
+    """
+    if stopped is not None:
+        say("stopped", f"{stopped} The result above is partial.")
         return EXIT_BUDGET
-    share = result.n_unscored / result.n_items if result.n_items else 0.0
-    if share > opts.max_unresolved or all(d.n == 0 for d in result.dimensions):
+    share = n_bad / n if n else 0.0
+    if share > limit or none:
         say(
-            "too many unscored items",
-            f"{result.n_unscored} of {result.n_items} items are not fully scored "
-            f"({share:.0%} > --max-unresolved {opts.max_unresolved:g}); the reasons are above",
+            "too many unresolved items",
+            f"{n_bad} of {n} items {what} ({share:.0%} > --max-unresolved {limit:g}); "
+            "the reasons are above",
             style="red",
         )
         return EXIT_UNRESOLVED
-    if opts.fail_on_collapse and result.collapsed:
+    return 0
+
+
+def unscored_exit(result: ScoreResult, max_unresolved: float) -> int:
+    """5 when the run is partial, 4 when too many items lack a score, else 0."""
+    return unresolved_exit(
+        result.stopped, result.n_unscored, result.n_items, max_unresolved,
+        what="are not fully scored", none=all(d.n == 0 for d in result.dimensions),
+    )  # fmt: skip
+
+
+def _exit_code(result: ScoreResult, opts: ScoreFlags) -> int:
+    code = unscored_exit(result, opts.max_unresolved)
+    if not code and opts.fail_on_collapse and result.collapsed:
         say("collapse alarm", f"dimension(s) {', '.join(result.collapsed)}", style="red")
         return EXIT_COLLAPSE
-    return 0
+    return code
 
 
 @app.command()
@@ -181,13 +274,26 @@ def score(
     """
     rubric = opts.check(flags)
     loaded = opts.load(file, rubric)
-    judge = _open(flags, opts, rubric)
-    result = dataclasses.replace(_run(judge, loaded, opts), judge=judge.name)
+    baseline = opts.load_baseline(rubric, (flags.judge or DEFAULT_JUDGE).strip())
+    judge = open_scorer(flags, rubric, opts.mode, structured=opts.structured)
+    try:
+        opts.check_baseline(baseline, rubric, judge.name)  # exactly, now the model is known
+    except ConfigError:
+        close_scorer(judge)
+        raise
+    result = run_scoring(judge, loaded.items, seed=opts.seed, level=opts.level,
+                         n_resamples=opts.bootstrap)  # fmt: skip
     if opts.out is not None:
-        write_jsonl_atomic(opts.out, (item.to_dict() for item in result.items))
+        write_jsonl_atomic(opts.out, result.records())
+    trend = None
+    if baseline is not None:
+        trend = score_trend(ScoreRun.from_result(result), baseline, seed=opts.seed,
+                            level=opts.level, n_resamples=opts.bootstrap,
+                            allow_different=opts.allow_different)  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     run = judge.last_run if isinstance(judge, PointwiseJudge) else None
-    report = score_report(result, title=source, run=run, skipped=loaded.skipped_records())
+    report = score_report(result, title=source, run=run, skipped=loaded.skipped_records(),
+                          trend=trend)  # fmt: skip
     if opts.json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:

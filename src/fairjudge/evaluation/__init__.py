@@ -8,6 +8,9 @@
 - :func:`score_answers`: pointwise rubric scores per dimension, with CIs, the collapse
   alarm and paired system differences, as a :class:`ScoreResult`. It and its types
   load on first use (PEP 562): ``import fairjudge`` does not pay for the judge session.
+- :func:`score_trend`: a pointwise run against a baseline run (:func:`load_score_run`),
+  dimension by dimension: mean shift with CI, distribution test, a plain reading.
+- :func:`compare_via_scores`: two systems compared through each answer's own score.
 """
 
 from typing import TYPE_CHECKING
@@ -28,17 +31,31 @@ from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, chec
 if TYPE_CHECKING:
     from fairjudge._io_scores import LoadedScoreItems, ScoreItem, load_score_items
     from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
+    from fairjudge.evaluation._scores_records import ScoreRun, load_score_run
     from fairjudge.evaluation._scores_result import (
         ScoredItem,
         ScoreResult,
         SystemDifference,
         SystemScores,
     )
+    from fairjudge.evaluation._scores_shift import ShiftTest
     from fairjudge.evaluation._scores_stats import (
         Collapse,
         CollapseRule,
         DimensionSummary,
         ScoreMean,
+    )
+    from fairjudge.evaluation._trend import (
+        DimensionShift,
+        ScoreTrend,
+        check_comparable,
+        score_trend,
+    )
+    from fairjudge.evaluation._via_scores import (
+        ScoredPair,
+        ViaScoresResult,
+        check_via_items,
+        compare_via_scores,
     )
 
 __getattr__ = lazy_attributes(
@@ -50,6 +67,12 @@ __getattr__ = lazy_attributes(
             "ScoreResult ScoredItem SystemDifference SystemScores"
         ),
         "fairjudge.evaluation._scores": "check_score_items score_answers summarise_scores",
+        "fairjudge.evaluation._scores_records": "ScoreRun load_score_run",
+        "fairjudge.evaluation._scores_shift": "ShiftTest",
+        "fairjudge.evaluation._trend": "DimensionShift ScoreTrend check_comparable score_trend",
+        "fairjudge.evaluation._via_scores": (
+            "ScoredPair ViaScoresResult check_via_items compare_via_scores"
+        ),
     },
 )
 
@@ -57,6 +80,7 @@ __all__ = [
     "Battles",
     "Collapse",
     "CollapseRule",
+    "DimensionShift",
     "DimensionSummary",
     "EvalSettings",
     "JudgeLike",
@@ -68,21 +92,31 @@ __all__ = [
     "ScoreItem",
     "ScoreMean",
     "ScoreResult",
+    "ScoreRun",
+    "ScoreTrend",
     "ScoredItem",
+    "ScoredPair",
+    "ShiftTest",
     "SystemDifference",
     "SystemScores",
+    "ViaScoresResult",
     "WinRate",
     "as_rule",
     "battles_from",
+    "check_comparable",
     "check_repeats",
     "check_score_items",
+    "check_via_items",
+    "compare_via_scores",
     "evaluate",
     "evaluate_pairs",
     "length_controlled",
     "load_ranking_input",
     "load_score_items",
+    "load_score_run",
     "make_pairs",
     "score_answers",
+    "score_trend",
     "summarise",
     "summarise_scores",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._io_scores import ScoreItem
@@ -42,9 +42,20 @@ from fairjudge.judges._pointwise import (
 )
 from fairjudge.prompts import Rubric, get_rubric
 
-__all__ = ["check_score_items", "score_answers", "summarise_scores"]
+__all__ = ["ScoreOptions", "check_score_items", "score_answers", "summarise_scores"]
 
 PointwiseJudgeLike = BatchPointwiseJudge | Callable[..., Any]
+
+
+class ScoreOptions(TypedDict, total=False):
+    """The keyword options of :func:`score_answers`, for functions built on it."""
+
+    rubric: str | Rubric | None
+    seed: int
+    level: float
+    n_resamples: int
+    collapse: CollapseRule | None
+    progress: Callable[[int], None] | None
 
 
 @dataclass(frozen=True, slots=True)

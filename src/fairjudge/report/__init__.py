@@ -12,8 +12,15 @@ from fairjudge.report._files import check_writable, write_jsonl_atomic
 from fairjudge.report._html import comparison_html, ranking_html, write_html
 from fairjudge.report._html_load import load_results
 from fairjudge.report._ranking import RankingReport, render_ranking
-from fairjudge.report._scores import ScoreReport, render_scores, score_report
+from fairjudge.report._scores import (
+    ScoreReport,
+    render_score_calibration,
+    render_scores,
+    render_via_scores,
+    score_report,
+)
 from fairjudge.report._text import ci_text, failure_lines
+from fairjudge.report._trend import render_trend
 
 __all__ = [
     "ComparisonReport",
@@ -30,7 +37,10 @@ __all__ = [
     "render_calibration",
     "render_comparison",
     "render_ranking",
+    "render_score_calibration",
     "render_scores",
+    "render_trend",
+    "render_via_scores",
     "score_report",
     "write_html",
     "write_jsonl_atomic",

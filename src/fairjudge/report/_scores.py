@@ -7,19 +7,38 @@ into a :class:`ScoreReport`; :func:`render_scores` (the terminal) and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from fairjudge.evaluation import DimensionSummary, ScoreResult, SystemDifference
+from fairjudge.evaluation import (
+    DimensionSummary,
+    PairwiseResult,
+    ScoreResult,
+    SystemDifference,
+    WinRate,
+)
 from fairjudge.report._text import ci_text, failure_lines
+from fairjudge.report._trend import mean_text, render_trend
 from fairjudge.runner import RunSummary
 
-__all__ = ["ScoreReport", "render_scores", "score_report"]
+if TYPE_CHECKING:
+    from fairjudge.audit import ScoreCalibration
+    from fairjudge.evaluation import ScoreTrend, ViaScoresResult
+    from fairjudge.stats._rank_stats import RankCorrelation
+
+__all__ = [
+    "ScoreReport",
+    "render_score_calibration",
+    "render_scores",
+    "render_via_scores",
+    "score_report",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +50,14 @@ class ScoreReport:
         result: The scores and their summaries.
         run: The judge calls' counts, tokens and cost (``None`` for Python judges).
         skipped: Input rows skipped with ``--skip-invalid`` (source, line, message).
+        trend: This run against a baseline (``--baseline``), when one was given.
     """
 
     title: str
     result: ScoreResult
     run: RunSummary | None = None
     skipped: tuple[dict[str, Any], ...] = ()
+    trend: ScoreTrend | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the result's summary plus the failures, calls and skipped rows."""
@@ -44,6 +65,7 @@ class ScoreReport:
         payload["failures"] = dict(self.result.failures.most_common())
         payload["calls"] = self.run.to_dict() if self.run is not None else None
         payload["skipped_rows"] = list(self.skipped)
+        payload["trend"] = self.trend.to_dict() if self.trend is not None else None
         return payload
 
 
@@ -53,9 +75,10 @@ def score_report(
     title: str,
     run: RunSummary | None = None,
     skipped: Sequence[dict[str, Any]] = (),
+    trend: ScoreTrend | None = None,
 ) -> ScoreReport:
     """Build the report of one scoring run."""
-    return ScoreReport(title, result, run, tuple(skipped))
+    return ScoreReport(title, result, run, tuple(skipped), trend)
 
 
 def _histogram(d: DimensionSummary) -> str:
@@ -63,8 +86,7 @@ def _histogram(d: DimensionSummary) -> str:
 
 
 def _mean(d: DimensionSummary) -> str:
-    m = d.mean
-    return "n/a" if m.estimate is None else f"{m.estimate:.2f}  {ci_text(m.ci, '.2f')}"
+    return mean_text(d.mean)
 
 
 def _median(d: DimensionSummary) -> str:
@@ -118,10 +140,7 @@ def _systems_table(result: ScoreResult) -> Table:
     for name in result.rubric.names:
         table.add_column(escape(name))
     for s in result.systems:
-        cells = [
-            "n/a" if m.estimate is None else f"{m.estimate:.2f}  {ci_text(m.ci, '.2f')}"
-            for m in (s.means[name] for name in result.rubric.names)
-        ]
+        cells = [mean_text(s.means[name]) for name in result.rubric.names]
         table.add_row(escape(s.system), str(s.n_items), *cells)
     return table
 
@@ -179,6 +198,8 @@ def render_scores(report: ScoreReport, console: Console) -> None:
     if result.systems:
         console.print(_systems_table(result))
         console.print(_differences_table(result))
+    if report.trend is not None:
+        render_trend(report.trend, console)
     console.print(_calls_line(report), highlight=False, markup=False)
     console.print(
         f"seed={result.seed} level={result.level} resamples={result.n_resamples}; intervals "
@@ -201,3 +222,89 @@ def render_scores(report: ScoreReport, console: Console) -> None:
                 highlight=False,
                 markup=False,
             )
+
+
+def _rho(c: RankCorrelation) -> str:
+    if math.isnan(c.spearman):
+        return "n/a"
+    return f"{c.spearman:.2f}  {ci_text(c.spearman_ci, '.2f')}"
+
+
+def render_score_calibration(cal: ScoreCalibration, console: Console) -> None:
+    """Print each dimension's agreement with the human scores, the gate, and what was skipped."""
+    r = cal.result
+    level = round(r.level * 100)
+    title = f"judge vs human scores: rubric {r.rubric_tag}, gate Spearman >= {cal.min_spearman:g}"
+    table = Table(title=escape(title), header_style="bold")
+    for header in ("dimension", "n", f"Spearman  [{level}% CI]", f"Kendall  [{level}% CI]",
+                   "gate", "system-level Spearman"):  # fmt: skip
+        table.add_column(header)
+    for d in cal.dimensions:
+        c, s = d.correlation, d.system
+        cells = ["n/a", "n/a", "not applied"]
+        if c is not None:
+            verdict = "PASS" if c.passed else "[red]FAIL[/red]"
+            cells = [_rho(c), f"{c.kendall:.2f}  {ci_text(c.kendall_ci, '.2f')}", verdict]
+        cells.append("" if s is None else f"{_rho(s)} ({s.n_systems} systems)")
+        table.add_row(escape(d.dimension), str(d.n), *cells)
+    console.print(table)
+    for d in cal.dimensions:
+        for figure, why in d.skipped.items():
+            console.print(f"{d.dimension}: {figure} not estimated: {why}", highlight=False,
+                          markup=False)  # fmt: skip
+    console.print(
+        f"items: {r.n_items} (not fully scored: {r.n_unscored}); seed={r.seed} level={r.level} "
+        f"resamples={r.n_resamples}; intervals resample whole questions.",
+        highlight=False,
+        markup=False,
+    )
+
+
+def _win_row(label: str, w: WinRate | None, note: str) -> list[str]:
+    if w is None:
+        return [escape(label), "n/a", "", "0", escape(note)]
+    return [escape(label), f"{w.estimate:.3f}  {ci_text(w.ci)}", f"{w.wins}/{w.ties}/{w.losses}",
+            str(w.n), escape(note)]  # fmt: skip
+
+
+def render_via_scores(
+    result: ViaScoresResult,
+    console: Console,
+    *,
+    swap: PairwiseResult | None = None,
+    title: str = "",
+) -> None:
+    """Print model 1's win rate via scores, beside the swap protocol's when run.
+
+    Then the paired difference per dimension, and the mean score difference.
+    """
+    s = result.scores
+    for line in failure_lines(s.failures):
+        console.print(line, highlight=False, markup=False)
+    level = round(s.level * 100)
+    table = Table(title=escape(title), header_style="bold")
+    for header in ("method", f"win rate of model 1  [{level}% CI]", "W/T/L", "n", "how"):
+        table.add_column(header)
+    done = result.n_items - result.n_unresolved
+    how = (
+        f"rubric {s.rubric_tag}, each answer scored alone; tie margin {result.tie_margin:g}; "
+        f"{result.n_expected} of {done} on prob.-weighted scores"
+    )
+    table.add_row(*_win_row("via scores", result.win_rate, how))
+    if swap is not None:
+        rule = swap.settings.rule.value
+        table.add_row(*_win_row("swap protocol", swap.win_rate, f"both orders, rule {rule}"))
+    console.print(table)
+    if s.differences:
+        console.print(_differences_table(s))
+    d = result.difference
+    if d.estimate is not None:
+        console.print(f"mean score difference (model 1 - model 2): {d.estimate:+.2f} "
+                      f"{ci_text(d.ci, '+.2f')}", highlight=False, markup=False)  # fmt: skip
+    console.print(
+        f"items: {result.n_items} (unresolved: {result.n_unresolved}); parse failures: "
+        f"{s.n_parse_failures}, call errors: {s.n_call_errors}; seed={s.seed} level={s.level} "
+        f"resamples={s.n_resamples}",
+        highlight=False,
+        markup=False,
+    )

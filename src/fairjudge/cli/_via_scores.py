@@ -1,0 +1,222 @@
+"""``compare --via-scores``: two systems compared through each answer's own rubric score.
+
+Each answer is scored on its own, in its own call, so no order exists for the judge
+to prefer (:func:`fairjudge.evaluation.compare_via_scores`); the two scores of an
+item give its outcome, and the result reads like the swap protocol's: model 1's win
+rate with its CI, W/T/L, under ``--tie-margin``. ``--with-swap`` runs the swap
+protocol too, with the same model on the same session (one store, one budget), and
+shows both.
+
+Exit codes as ``compare``: 2 before any call for a usage or input error (a swap-only
+flag without ``--with-swap``, ``--html``, a rubric that needs references the items
+lack), 4 too many unresolved items, 5 a spent budget.
+"""
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from fairjudge._errors import ConfigError
+from fairjudge._items import Item
+from fairjudge._types import Resolution
+from fairjudge.cli._app import err_console
+from fairjudge.cli._judging import _template, check_unresolved, load_input
+from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds
+from fairjudge.cli._score import Judge, close_scorer, keep_partial, open_scorer, unresolved_exit
+from fairjudge.evaluation import (
+    EvalSettings,
+    PairwiseResult,
+    ViaScoresResult,
+    check_via_items,
+    compare_via_scores,
+    evaluate,
+)
+from fairjudge.judges import LLMJudge, PointwiseJudge, ScoreMode
+from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
+from fairjudge.report import comparison_report, render_via_scores, write_jsonl_atomic
+from fairjudge.runner import RunSummary
+
+__all__ = ["ViaScoresFlags", "compare_via_scores_command", "via_scores_flags"]
+
+
+@dataclass(frozen=True, slots=True)
+class ViaScoresFlags:
+    """The options of ``compare --via-scores``."""
+
+    via_scores: Annotated[
+        bool,
+        typer.Option(
+            "--via-scores",
+            help="Score each answer on its own against a rubric (one call per answer, so no "
+            "order to prefer) and compare the two scores per item.",
+        ),
+    ] = False
+    rubric: Annotated[
+        str | None,
+        typer.Option(help=f"With --via-scores: the rubric. [default: {DEFAULT_RUBRIC}]"),
+    ] = None
+    score_mode: Annotated[
+        ScoreMode,
+        typer.Option(
+            help="With --via-scores: json, or label for probability-weighted scores where the "
+            "judge gives logprobs (then used to compare)."
+        ),
+    ] = "json"
+    tie_margin: Annotated[
+        float,
+        typer.Option(help="With --via-scores: a tie when the two scores differ by at most this."),
+    ] = 0.0
+    with_swap: Annotated[
+        bool,
+        typer.Option(
+            "--with-swap",
+            help="With --via-scores: run the swap protocol too, same model and session, "
+            "and show both.",
+        ),
+    ] = False
+
+    def requested(self) -> bool:
+        """Whether ``--via-scores`` was given; its options without it are an error."""
+        given = {"--rubric": self.rubric is not None, "--score-mode": self.score_mode != "json",
+                 "--tie-margin": self.tie_margin != 0.0, "--with-swap": self.with_swap}  # fmt: skip
+        flags = [flag for flag, on in given.items() if on]
+        if flags and not self.via_scores:
+            raise ConfigError(
+                f"{flags[0]} applies with --via-scores only; add it, or drop {flags[0]}"
+            )
+        return self.via_scores
+
+    def check(self, flags: JudgeFlags, run: EvalFlags) -> Rubric:
+        """Reject what does not apply; the rubric."""
+        if run.html is not None:
+            raise ConfigError("--html does not apply to --via-scores; drop it")
+        if not self.tie_margin >= 0:
+            raise ConfigError(f"--tie-margin must be >= 0; got {self.tie_margin}")
+        swap_only = {"--template": flags.template is not None, "--rounds": run.rounds != 2,
+                     "--rule": run.rule is not Resolution.CONSERVATIVE,
+                     "--no-balanced": not run.balanced}  # fmt: skip
+        given = [flag for flag, on in swap_only.items() if on]
+        if given and not self.with_swap:
+            raise ConfigError(
+                f"{given[0]} applies to the swap protocol; add --with-swap to run it beside "
+                "--via-scores, or drop it"
+            )
+        if self.with_swap and (flags.judge or "").startswith("python:"):
+            raise ConfigError(
+                "--with-swap needs a model judge: a python: judge is either a pairwise or a "
+                "pointwise function"
+            )
+        return get_rubric(self.rubric or DEFAULT_RUBRIC)
+
+
+via_scores_flags = _adds(ViaScoresFlags, "via")
+"""Add the ``--via-scores`` options to ``compare``, as its ``via`` argument."""
+
+
+def _judges(
+    flags: JudgeFlags, via: ViaScoresFlags, rubric: Rubric, rounds: int
+) -> tuple[Judge, LLMJudge | None]:
+    """The pointwise judge, and with ``--with-swap`` the pairwise one on the same session."""
+    if not via.with_swap:
+        return open_scorer(flags, rubric, via.score_mode), None
+    pairwise = flags.open_judge(rounds=rounds)
+    if not isinstance(pairwise, LLMJudge):  # a python: judge was refused in check()
+        raise ConfigError("--with-swap needs a model judge")
+    params = {} if flags.temperature is None else {"temperature": flags.temperature}
+    try:
+        scorer = PointwiseJudge(pairwise.backend, rubric=rubric, mode=via.score_mode,
+                                session=pairwise.session, params=params)  # fmt: skip
+    except ConfigError:
+        pairwise.close()
+        raise
+    return scorer, pairwise
+
+
+def _swap(
+    judge: LLMJudge, items: list[Item], settings: EvalSettings, template: str | None
+) -> PairwiseResult:
+    """The swap protocol on the same session; a partial result on a spent budget."""
+    result = keep_partial(lambda: evaluate(judge, items, settings), PairwiseResult)
+    named = dataclasses.replace(settings, judge=judge.name, template=template)
+    return dataclasses.replace(result, settings=named)
+
+
+def _exit(result: ViaScoresResult, swap: PairwiseResult | None, limit: float) -> None:
+    code = unresolved_exit(
+        result.stopped, result.n_unresolved, result.n_items, limit,
+        what="lack a score on some dimension", none=result.win_rate is None,
+    )  # fmt: skip
+    if code:
+        raise typer.Exit(code)
+    if swap is not None:
+        check_unresolved(swap, limit)
+
+
+def compare_via_scores_command(
+    file: Path,
+    json_output: bool,
+    flags: JudgeFlags,
+    columns: InputFlags,
+    run: EvalFlags,
+    via: ViaScoresFlags,
+) -> None:
+    """``compare --via-scores``: validate everything, score every answer, report, exit."""
+    settings = run.settings(file)
+    rubric = via.check(flags, run)
+    loaded = load_input(file, columns)
+    check_via_items(loaded.items, rubric)
+    template = _template(flags, loaded.items) if via.with_swap else None
+    scorer, pairwise = _judges(flags, via, rubric, settings.rounds)
+    swap = None
+    try:
+        result = keep_partial(lambda: compare_via_scores(
+            scorer, loaded.items, tie_margin=via.tie_margin, seed=run.seed, level=run.level,
+            n_resamples=run.bootstrap,
+        ), ViaScoresResult)  # fmt: skip
+        calls = scorer.last_run if isinstance(scorer, PointwiseJudge) else None
+        if pairwise is not None and result.stopped is None:
+            swap = _swap(pairwise, loaded.items, settings, template)
+    finally:
+        close_scorer(scorer)
+        if pairwise is not None:
+            pairwise.close()
+    _output(file, json_output, run, result, swap, calls, loaded.skipped_records())
+    _exit(result, swap, run.max_unresolved)
+
+
+def _output(
+    file: Path,
+    json_output: bool,
+    run: EvalFlags,
+    result: ViaScoresResult,
+    swap: PairwiseResult | None,
+    calls: RunSummary | None,
+    skipped: list[dict[str, str | int | None]],
+) -> None:
+    """Write ``--out``, then print the table or the JSON."""
+    if run.out is not None:
+        records = (
+            {**p.to_dict(), **({"swap": j.to_dict()} if j is not None else {})}
+            for p, j in zip(result.pairs, swap.judgments if swap else [None] * result.n_items,
+                            strict=True)
+        )  # fmt: skip
+        write_jsonl_atomic(run.out, records)
+    source = "<stdin>" if str(file) == "-" else file.name
+    title = f"{source}: model 1 vs model 2"
+    if json_output:
+        payload = {
+            "via_scores": result.to_dict(),
+            "swap": comparison_report(swap, title=title).to_dict() if swap is not None else None,
+            "calls": calls.to_dict() if calls is not None else None,
+            "skipped_rows": skipped,
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    render_via_scores(result, Console(), swap=swap, title=title)
+    if run.out is not None:
+        err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)

@@ -1,0 +1,279 @@
+"""Two systems compared through each answer's own score (``compare --via-scores``).
+
+The swap protocol shows the judge both answers and asks twice, once in each order,
+because a judge that sees two answers prefers one position. Scoring each answer on
+its own, in its own call, leaves no order to prefer: :func:`compare_via_scores`
+scores every answer against a rubric with :func:`score_answers` (one batch on the
+judge's session: one store, one budget) and compares the two answers of each item.
+
+An answer's score is its probability-weighted score averaged over the dimensions
+when logprobs gave one for every dimension of both answers (``basis="expected"``),
+else the mean of its integer scores (``basis="scores"``); both answers of an item
+always share a basis. Model 1 wins when its score is higher by more than
+``tie_margin``, loses when lower by more, and ties otherwise. An item with a
+dimension unscored on either answer is unresolved, never a guess.
+
+The result reads like the swap protocol's: model 1's win rate (wins 1, ties ½) with a
+bootstrap CI clustered by question, and W/T/L; plus the mean score difference, and
+the paired difference per dimension.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Unpack
+
+from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._io_scores import ScoreItem
+from fairjudge._items import Item
+from fairjudge._types import OUTCOME_SCORE, Outcome
+from fairjudge.evaluation._results import WinRate, _win_rate
+from fairjudge.evaluation._scores import (
+    PointwiseJudgeLike,
+    ScoreOptions,
+    check_score_items,
+    score_answers,
+)
+from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult
+from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
+from fairjudge.evaluation._settings import EvalSettings
+from fairjudge.prompts import Rubric
+
+__all__ = ["SYSTEMS", "ScoredPair", "ViaScoresResult", "check_via_items", "compare_via_scores"]
+
+SYSTEMS = ("model 1", "model 2")
+"""The system names the two answers are scored under."""
+
+Basis = Literal["expected", "scores"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPair:
+    """One item: its two answers' scores and the outcome they give.
+
+    Attributes:
+        item: The item.
+        first: Answer 1, scored (every call kept).
+        second: Answer 2, scored.
+        score_1: Answer 1's score (see the module docstring); ``None`` if unresolved.
+        score_2: Answer 2's score.
+        basis: ``"expected"`` (probability-weighted) or ``"scores"`` (integers).
+        outcome: ``ONE``, ``TWO`` or ``TIE`` under the tie margin; ``None`` if unresolved.
+    """
+
+    item: Item
+    first: ScoredItem
+    second: ScoredItem
+    score_1: float | None
+    score_2: float | None
+    basis: Basis | None
+    outcome: Outcome | None
+
+    @property
+    def difference(self) -> float | None:
+        """``score_1 - score_2``."""
+        if self.score_1 is None or self.score_2 is None:
+            return None
+        return self.score_1 - self.score_2
+
+    def to_dict(self) -> dict[str, Any]:
+        """One ``--out`` record: the outcome, both scores, and each answer's full record."""
+        return {
+            "id": self.item.id,
+            "outcome": self.outcome.value if self.outcome is not None else None,
+            "score_1": self.score_1,
+            "score_2": self.score_2,
+            "difference": self.difference,
+            "basis": self.basis,
+            "scored_1": self.first.to_dict(),
+            "scored_2": self.second.to_dict(),
+        }
+
+
+def _pair_scores(
+    a: ScoredItem, b: ScoredItem, names: Sequence[str]
+) -> tuple[float, float, Basis] | None:
+    bases: tuple[tuple[Basis, Mapping[str, float], Mapping[str, float]], ...] = (
+        ("expected", a.scored.expected, b.scored.expected),
+        ("scores", a.scored.scores, b.scored.scores),
+    )
+    for basis, x, y in bases:
+        if all(n in x and n in y for n in names):
+            return (
+                sum(x[n] for n in names) / len(names),
+                sum(y[n] for n in names) / len(names),
+                basis,
+            )
+    return None
+
+
+def _outcome(difference: float, margin: float) -> Outcome:
+    if difference > margin:
+        return Outcome.ONE
+    return Outcome.TWO if difference < -margin else Outcome.TIE
+
+
+def _pair(
+    item: Item, a: ScoredItem, b: ScoredItem, names: Sequence[str], margin: float
+) -> ScoredPair:
+    scored = _pair_scores(a, b, names)
+    if scored is None:
+        return ScoredPair(item, a, b, None, None, None, None)
+    s1, s2, basis = scored
+    return ScoredPair(item, a, b, s1, s2, basis, _outcome(s1 - s2, margin))
+
+
+@dataclass(frozen=True, slots=True)
+class ViaScoresResult:
+    """Model 1 against model 2, through each answer's own score.
+
+    Attributes:
+        win_rate: Model 1's win rate (wins 1, ties ½) with its CI and W/T/L; ``None``
+            when no item resolved.
+        difference: The mean of ``score_1 - score_2`` with its CI.
+        pairs: Every item, in input order.
+        scores: The scoring of every answer (systems ``model 1`` and ``model 2``),
+            with its per-dimension summaries and paired differences.
+        tie_margin: A difference of at most this is a tie.
+        stopped: Why the run stopped before every call was made (a spent budget).
+    """
+
+    win_rate: WinRate | None
+    difference: ScoreMean
+    pairs: tuple[ScoredPair, ...]
+    scores: ScoreResult
+    tie_margin: float = 0.0
+    stopped: str | None = None
+
+    @property
+    def n_items(self) -> int:
+        """Items submitted."""
+        return len(self.pairs)
+
+    @property
+    def n_unresolved(self) -> int:
+        """Items with a dimension unscored on either answer."""
+        return sum(p.outcome is None for p in self.pairs)
+
+    @property
+    def n_expected(self) -> int:
+        """Items compared on probability-weighted scores."""
+        return sum(p.basis == "expected" for p in self.pairs)
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        lines = [f"items: {self.n_items} (unresolved: {self.n_unresolved})"]
+        w = self.win_rate
+        if w is not None:
+            lines.append(
+                f"win rate of model 1 via scores: {w.estimate:.3f} {w.ci} "
+                f"(W/T/L {w.wins}/{w.ties}/{w.losses}, n={w.n}, tie margin {self.tie_margin:g})"
+            )
+        d = self.difference
+        if d.estimate is not None:
+            lines.append(f"mean score difference (model 1 - model 2): {d.estimate:+.3f} {d.ci}")
+        return "\n".join(lines)
+
+    def to_dict(self, *, include_items: bool = False) -> dict[str, Any]:
+        """JSON-ready summary; per-item records only when asked."""
+        s = self.scores
+        out: dict[str, Any] = {
+            "method": "via_scores",
+            "rubric": s.to_dict()["rubric"],
+            "judge": s.judge,
+            "tie_margin": self.tie_margin,
+            "n_items": self.n_items,
+            "n_unresolved": self.n_unresolved,
+            "n_on_expected_scores": self.n_expected,
+            "win_rate": self.win_rate.to_dict() if self.win_rate is not None else None,
+            "difference": self.difference.to_dict(),
+            "dimensions": [d.to_dict() for d in s.differences],
+            "n_parse_failures": s.n_parse_failures,
+            "n_call_errors": s.n_call_errors,
+            "failures": dict(s.failures.most_common()),
+            "seed": s.seed,
+            "level": s.level,
+            "n_resamples": s.n_resamples,
+            "partial": self.stopped is not None,
+            "stopped": self.stopped,
+        }
+        if include_items:
+            out["items"] = [p.to_dict() for p in self.pairs]
+        return out
+
+
+def _score_items(items: Sequence[Item]) -> list[ScoreItem]:
+    return [
+        ScoreItem(it.question, answer, id=it.id, reference=it.reference, category=it.category,
+                  system=system, cluster=it.cluster_key)
+        for it in items
+        for system, answer in zip(SYSTEMS, (it.answer_1, it.answer_2), strict=True)
+    ]  # fmt: skip
+
+
+def check_via_items(items: Sequence[Item], rubric: Rubric) -> None:
+    """Check the items can be compared via scores with the rubric, before any call.
+
+    Raises:
+        ConfigError: No items, or a rubric that needs references some items lack.
+    """
+    check_score_items(_score_items(items), rubric)
+
+
+def _summarise(items: Sequence[Item], scores: ScoreResult, margin: float) -> ViaScoresResult:
+    names = scores.rubric.names
+    answers = scores.items
+    pairs = tuple(
+        _pair(it, answers[2 * i], answers[2 * i + 1], names, margin) for i, it in enumerate(items)
+    )
+    done = [p for p in pairs if p.outcome is not None]
+    clusters = [p.item.cluster_key for p in done]
+    boot = EvalSettings(seed=scores.seed, level=scores.level, n_resamples=scores.n_resamples)
+    outcomes = [p.outcome for p in done if p.outcome is not None]
+    win = _win_rate([OUTCOME_SCORE[o] for o in outcomes], outcomes, clusters, boot=boot)
+    difference = score_mean(
+        [p.difference for p in done if p.difference is not None], clusters,
+        seed=scores.seed, level=scores.level, n_resamples=scores.n_resamples,
+    )  # fmt: skip
+    return ViaScoresResult(win, difference, pairs, scores, margin, scores.stopped)
+
+
+def compare_via_scores(
+    judge: PointwiseJudgeLike,
+    items: Sequence[Item],
+    *,
+    tie_margin: float = 0.0,
+    **options: Unpack[ScoreOptions],
+) -> ViaScoresResult:
+    """Compare two systems' answers by scoring each answer on its own.
+
+    Args:
+        judge: A pointwise judge, or ``judge(question, answer) -> {dimension: int}``.
+        items: The items (question, answer_1, answer_2, ...).
+        tie_margin: A score difference of at most this is a tie (>= 0).
+        **options: As :func:`score_answers`: ``rubric`` (for a function judge),
+            ``seed``, ``level``, ``n_resamples``, ``collapse``, ``progress``.
+
+    Raises:
+        ConfigError: A bad option, no items, or a rubric that needs references.
+        FatalBackendError: The judge cannot go on; finished calls are kept.
+        BudgetExceeded: A budget ran out; its ``partial`` is the partial result.
+
+    Example:
+        >>> judge = lambda q, a: dict.fromkeys(("accuracy", "relevance", "usefulness"),
+        ...                                    5 if a == "4" else 2)
+        >>> result = compare_via_scores(judge, [Item("2+2?", "4", "5")])
+        >>> (result.win_rate.wins, result.difference.estimate)
+        (1, 3.0)
+    """
+    if not (isinstance(tie_margin, int | float) and math.isfinite(tie_margin) and tie_margin >= 0):
+        raise ConfigError(f"--tie-margin must be a number >= 0; got {tie_margin!r}")
+    try:
+        scores = score_answers(judge, _score_items(items), **options)
+    except BudgetExceeded as exc:
+        if isinstance(exc.partial, ScoreResult):
+            exc.partial = _summarise(items, exc.partial, tie_margin)
+        raise
+    return _summarise(items, scores, tie_margin)

@@ -1,0 +1,61 @@
+"""The trend table: this run against a baseline, dimension by dimension (``score --baseline``).
+
+It reads the :class:`~fairjudge.evaluation.ScoreTrend` in the score report, so the
+table and the JSON (``ScoreReport.to_dict()["trend"]``) cannot disagree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from fairjudge.report._text import ci_text
+
+if TYPE_CHECKING:
+    from fairjudge.evaluation import DimensionShift, ScoreMean, ScoreTrend
+
+__all__ = ["mean_text", "render_trend"]
+
+
+def mean_text(m: ScoreMean) -> str:
+    """``mean  [low, high]``, or ``n/a`` when nothing was scored."""
+    return "n/a" if m.estimate is None else f"{m.estimate:.2f}  {ci_text(m.ci, '.2f')}"
+
+
+def _shift(d: DimensionShift) -> str:
+    return "n/a" if d.shift is None else f"{d.shift:+.2f}  {ci_text(d.ci, '+.2f')}"
+
+
+def _test(d: DimensionShift) -> str:
+    t = d.test
+    return "n/a" if t.p_value is None else f"W1 {t.statistic:.2f}, p = {t.p_value:.3f}"
+
+
+def render_trend(trend: ScoreTrend, console: Console) -> None:
+    """Print the shifts as a table, then one plain line per dimension."""
+    level = round(trend.level * 100)
+    table = Table(title=escape(f"since the baseline {trend.baseline}"), header_style="bold")
+    headers = ("dimension", f"baseline  [{level}% CI]", f"this run  [{level}% CI]",
+               f"shift  [{level}% CI]", "shared questions", "distribution change")  # fmt: skip
+    for header in headers:
+        table.add_column(header)
+    for d in trend.dimensions:
+        table.add_row(escape(d.dimension), mean_text(d.baseline), mean_text(d.current),
+                      _shift(d), str(d.n_shared), _test(d))  # fmt: skip
+    console.print(table)
+    for difference in trend.differences:
+        console.print("[yellow]compared anyway (--allow-different):[/yellow] ", end="")
+        console.print(difference, highlight=False, markup=False)
+    for d in trend.dimensions:
+        style = {"up": "green", "down": "red"}.get(d.direction)
+        console.print(d.reading(), style=style, highlight=False, markup=False)
+    console.print(
+        f"shift: this run - baseline, bootstrap resampling whole questions; distribution "
+        f"change: {trend.n_resamples} permutations of whole questions, seed {trend.seed}; "
+        "each dimension is tested on its own.",
+        highlight=False,
+        markup=False,
+    )

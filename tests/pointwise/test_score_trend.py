@@ -1,0 +1,228 @@
+"""`score --baseline`: a run against an earlier one, dimension by dimension."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fairjudge import ConfigError, InputError
+from fairjudge.cli import app
+from fairjudge.evaluation import ScoreRun, load_score_run, score_trend
+from fairjudge.evaluation._scores_shift import Strata, shift_interval, shift_test
+from fairjudge.prompts import __file__ as prompts_init
+from tests.server import JudgeServer
+
+runner = CliRunner()
+SPREAD = "python:tests.pointwise.scorers:spread"
+LETTERS = "bcdebcdebcdebcdebcdebcdebcdebc"  # 30 answers, levels 2-5
+RUBRICS = Path(prompts_init).parent / "rubrics"
+
+
+def _score(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["score", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _file(path: Path, letters: str) -> Path:
+    rows = [{"id": f"q{i}", "question": f"Question {i}?", "answer": f"{c} answer"}
+            for i, c in enumerate(letters)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def baseline(tmp_path: Path) -> Path:
+    """The ``--out`` file of a run of the spread scorer over LETTERS."""
+    out = tmp_path / "old.jsonl"
+    code, _, stderr = _score(str(_file(tmp_path / "old_items.jsonl", LETTERS)),
+                             "--judge", SPREAD, "--out", str(out))  # fmt: skip
+    assert code == 0, stderr
+    return out
+
+
+def _trend(tmp_path: Path, baseline: Path, letters: str, *extra: str) -> dict[str, dict]:  # type: ignore[type-arg]
+    path = _file(tmp_path / "new_items.jsonl", letters)
+    code, stdout, stderr = _score(str(path), "--judge", SPREAD, "--baseline", str(baseline),
+                                  "--json", "--bootstrap", "500", *extra)  # fmt: skip
+    assert code == 0, stderr
+    trend = json.loads(stdout)["trend"]
+    return {d["dimension"]: d for d in trend["dimensions"]}
+
+
+def test_the_out_records_name_their_rubric_and_judge(baseline: Path) -> None:
+    record = json.loads(baseline.read_text().splitlines()[0])
+    assert (record["rubric"], record["judge"]) == ("production@1", SPREAD)
+    assert record["scores"] == {"accuracy": 2, "relevance": 4, "usefulness": 2}
+
+
+def test_a_planted_shift_is_detected(tmp_path: Path, baseline: Path) -> None:
+    # Every other answer drops one level: accuracy and usefulness fall by 0.5 on
+    # average, relevance (6 - level) rises by 0.5.
+    planted = "".join(chr(ord(c) - 1) if i % 2 == 0 else c for i, c in enumerate(LETTERS))
+    dims = _trend(tmp_path, baseline, planted)
+    accuracy = dims["accuracy"]
+    assert accuracy["shift"] == pytest.approx(-0.5)
+    assert accuracy["direction"] == "down"
+    assert accuracy["ci"]["high"] < 0
+    assert accuracy["n_shared_questions"] == 30
+    assert accuracy["reading"].startswith("accuracy fell by 0.50 [")
+    assert accuracy["reading"].endswith("] since the baseline")
+    assert accuracy["distribution_test"]["p_value"] < 0.01
+    assert dims["relevance"]["direction"] == "up"
+    assert dims["relevance"]["reading"].startswith("relevance rose by 0.50 [")
+    assert (accuracy["baseline"]["estimate"], accuracy["current"]["estimate"]) == (
+        pytest.approx(103 / 30),
+        pytest.approx(88 / 30),
+    )
+
+
+def test_no_shift_is_not_flagged(tmp_path: Path, baseline: Path) -> None:
+    # The same answers, handed to other questions: the same distribution of scores.
+    shuffled = LETTERS[7:] + LETTERS[:7]
+    dims = _trend(tmp_path, baseline, shuffled)
+    for name, d in dims.items():
+        assert d["shift"] == pytest.approx(0.0)
+        assert d["direction"] == "none"
+        assert d["ci"]["low"] < 0 < d["ci"]["high"]
+        assert d["distribution_test"]["statistic"] == 0.0
+        assert d["distribution_test"]["p_value"] == 1.0
+        assert d["reading"].startswith(f"{name}: no shift beyond noise (+0.00 [")
+
+
+def test_the_table_says_it_in_plain_words(tmp_path: Path, baseline: Path) -> None:
+    path = _file(tmp_path / "new.jsonl", "a" * 30)
+    code, stdout, _ = _score(str(path), "--judge", SPREAD, "--baseline", str(baseline),
+                             "--bootstrap", "500")  # fmt: skip
+    assert code == 0
+    text = " ".join(stdout.split())
+    assert "usefulness fell by 2.43 [2.00, 2.80] since the baseline" in text
+    assert "relevance rose by 2.43 [2.00, 2.80] since the baseline" in text
+    assert "since the baseline" in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--rubric", "{v2}"], "rubric: baseline production@1, this run production@2"),
+        (["--judge", "python:tests.pointwise.scorers:fours"],
+         f"judge: baseline {SPREAD}, this run python:tests.pointwise.scorers:fours"),
+    ],
+)  # fmt: skip
+def test_another_rubric_or_judge_is_refused(
+    tmp_path: Path, baseline: Path, extra: list[str], message: str
+) -> None:
+    production = (RUBRICS / "production.toml").read_text("utf-8")  # the built-in, as version 2
+    v2 = tmp_path / "production-v2.toml"
+    v2.write_text(production.replace('version = "1"', 'version = "2"'), encoding="utf-8")
+    extra = [e.format(v2=v2) for e in extra]
+    path = _file(tmp_path / "new.jsonl", LETTERS)
+    args = [str(path), "--judge", SPREAD, "--baseline", str(baseline), *extra]
+    code, _, stderr = _score(*args)
+    assert code == 2
+    flat = " ".join(stderr.split())
+    assert message in flat
+    assert "pass --allow-different" in flat
+    code, stdout, _ = _score(*args, "--allow-different", "--json", "--bootstrap", "100")
+    assert code == 0
+    assert json.loads(stdout)["trend"]["differences"] == [message]
+
+
+def test_a_mismatch_is_refused_before_any_call(
+    score_server: JudgeServer, tmp_path: Path, baseline: Path
+) -> None:
+    path = _file(tmp_path / "new.jsonl", LETTERS)
+    code, _, stderr = _score(
+        str(path), "--judge", "openai/scripted-judge", "--base-url", score_server.base_url,
+        "--store", str(tmp_path / "s.sqlite"), "--baseline", str(baseline), "--quiet",
+    )  # fmt: skip
+    assert code == 2
+    assert "judge: baseline python:" in " ".join(stderr.split())
+    assert score_server.count("requests") == 0
+
+
+def test_a_baseline_that_does_not_record_them_is_refused_unless_allowed(
+    tmp_path: Path, baseline: Path
+) -> None:
+    records = [json.loads(line) for line in baseline.read_text().splitlines()]
+    old = tmp_path / "older.jsonl"
+    old.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in ("rubric", "judge")})
+                           + "\n" for r in records), encoding="utf-8")  # fmt: skip
+    path = _file(tmp_path / "new.jsonl", LETTERS)
+    code, _, stderr = _score(str(path), "--judge", SPREAD, "--baseline", str(old))
+    assert code == 2
+    assert "(not recorded: written by an older fairjudge)" in " ".join(stderr.split())
+    code, _, _ = _score(str(path), "--judge", SPREAD, "--baseline", str(old), "--allow-different")
+    assert code == 0
+
+
+def test_a_file_that_is_not_a_score_run_names_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "q", "scores": {"accuracy": 3}}\n{"question": "q2"}\n')
+    with pytest.raises(InputError, match=r"bad.jsonl:2: no 'scores' object"):
+        load_score_run(bad)
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(
+        '{"question": "q", "scores": {"a": 3}, "rubric": "x@1"}\n'
+        '{"question": "q2", "scores": {"a": 4}, "rubric": "x@2"}\n'
+    )
+    with pytest.raises(InputError, match=r"rubric 'x@2' differs from 'x@1' on line 1"):
+        load_score_run(mixed)
+    code, _, stderr = _score(str(bad), "--judge", SPREAD, "--allow-different")
+    assert code == 2
+    assert "--allow-different applies with --baseline only" in stderr
+
+
+def _run(clusters: list[str], values: list[int]) -> ScoreRun:
+    return ScoreRun("r@1", "j", tuple(clusters), tuple({"d": v} for v in values))
+
+
+def test_a_change_of_spread_with_the_same_mean_is_caught_by_the_test() -> None:
+    questions = [f"q{i}" for i in range(40)]
+    old = _run(questions, [3] * 40)
+    new = _run(questions, [1, 5] * 20)
+    shift = score_trend(new, old, seed=3, n_resamples=500).dimensions[0]
+    assert shift.shift == 0.0
+    assert shift.direction == "none"
+    assert shift.test.statistic == 2.0
+    assert shift.test.p_value == pytest.approx(1 / 501)
+    assert shift.reading().endswith("but the spread of scores changed (permutation p = 0.002)")
+
+
+def test_runs_on_different_questions_are_compared_unpaired() -> None:
+    old = _run([f"a{i}" for i in range(30)], [2, 3, 4] * 10)
+    new = _run([f"b{i}" for i in range(30)], [3, 4, 5] * 10)
+    strata = Strata.of(old.values("d"), new.values("d"))
+    assert strata.sizes == (0, 30, 30)
+    shift, ci = shift_interval(strata, seed=1, level=0.95, n_resamples=1000)
+    assert shift == pytest.approx(1.0)
+    assert 0 < ci.low < 1 < ci.high
+    again = shift_interval(strata, seed=1, level=0.95, n_resamples=1000)
+    assert again == (shift, ci)  # the same seed, the same interval
+    test = shift_test(strata, seed=1, n_permutations=999)
+    assert test.statistic == pytest.approx(1.0)
+    assert test.p_value is not None
+    assert test.p_value < 0.01
+
+
+def test_one_question_or_no_scores_is_said_not_guessed() -> None:
+    trend = score_trend(_run(["q"], [3]), _run(["q", "r"], [4, 2]), n_resamples=50)
+    d = trend.dimensions[0]
+    assert not d.ci.estimable
+    assert d.ci.reason == "the new run scored one question: the bootstrap cannot vary"
+    assert d.reading() == (
+        "d: moved by +0.00; cannot tell from noise: the new run scored one question: "
+        "the bootstrap cannot vary"
+    )
+    empty = ScoreRun("r@1", "j", ("q",), ({},))
+    d = score_trend(empty, _run(["q", "r"], [4, 2]), n_resamples=50).dimensions[0]
+    assert d.shift is None
+    assert d.reading() == "d: not compared: this run has no score on it"
+
+
+def test_the_library_refuses_another_rubric_too() -> None:
+    other = ScoreRun("r@2", "j", ("q",), ({"d": 1},))
+    with pytest.raises(ConfigError, match="rubric: baseline r@1, this run r@2"):
+        score_trend(other, _run(["q"], [1]))
