@@ -190,7 +190,10 @@ class Judgment:
     @property
     def call_errors(self) -> int:
         """How many calls failed outright (after retries)."""
-        return sum(isinstance(c.reply.failure, CallError) for c in self.calls)
+        return sum(
+            isinstance(c.reply.failure, CallError) and c.reply.failure.kind != "NotRun"
+            for c in self.calls
+        )  # a call a budget never started is not an error (see PairwiseResult.n_not_run)
 
     @property
     def resolved(self) -> bool:

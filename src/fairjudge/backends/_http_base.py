@@ -13,6 +13,7 @@ retries off and a keep-alive pool sized to ``max_connections``, the
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar, TypedDict
@@ -207,6 +208,9 @@ class HTTPBackend:
             await self._client.close()
 
 
+_SECRET_PARAM = re.compile(r"(?i)(?:^|&)[^=&]*(?:key|token|secret|password|auth)[^=&]*=")
+
+
 def _refuse_credentials(base_url: str, backend: str, key_env: str) -> None:
     """Refuse a base URL that carries ``user:password@``.
 
@@ -215,6 +219,12 @@ def _refuse_credentials(base_url: str, backend: str, key_env: str) -> None:
     it as Basic auth, the lean client drops it). The message never repeats the URL.
     """
     parts = urlsplit(base_url)
+    if parts.query and _SECRET_PARAM.search(parts.query):
+        raise ConfigError(
+            f"the {backend} backend's base URL carries a key in its query string "
+            f"({parts.hostname}?...); base URLs are stored and printed, so put the key in "
+            f"${key_env} instead and give the URL without it"
+        )
     if parts.username is not None or parts.password is not None:
         raise ConfigError(
             f"the {backend} backend's base URL carries credentials "

@@ -119,7 +119,9 @@ def collapse_of(histogram: Mapping[int, int], rule: CollapseRule) -> Collapse:
     entropy = -sum(p * math.log(p) for p in probs) / math.log(len(levels))
     entropy = max(0.0, min(1.0, entropy))
     reasons = []
-    if share >= rule.max_adjacent_share:
+    # On a scale of three levels or fewer, two adjacent levels are most of the scale:
+    # holding 90% of the scores there says nothing, so only the entropy test applies.
+    if len(levels) >= 4 and share >= rule.max_adjacent_share:
         used = [level for level in adjacent if histogram[level]]
         on = " or ".join(map(str, used))
         reasons.append(f"{share:.0%} of scores are {on} (>= {rule.max_adjacent_share:.0%})")

@@ -10,6 +10,7 @@ from typing import Any
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
+from fairjudge._redact import scrub
 from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import parse_verdict
@@ -77,7 +78,9 @@ class CallableJudge:
             except (FatalBackendError, BudgetExceeded):
                 raise  # the judge says the whole run cannot go on
             except Exception as exc:  # a judge's bug is recorded per call, not fatal
-                replies.append(Reply(verdict=None, failure=CallError(type(exc).__name__, str(exc))))
+                replies.append(
+                    Reply(verdict=None, failure=CallError(type(exc).__name__, scrub(str(exc))))
+                )
             else:
                 replies.append(reply_from_value(value))
             if progress is not None:

@@ -25,11 +25,12 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec, Conversation
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
+from fairjudge._redact import scrub
 from fairjudge._types import CallError, ParseFailure, Reply
 from fairjudge.judges._callable import load_python_judge
 from fairjudge.judges._on_session import SessionJudge
@@ -51,7 +52,10 @@ from fairjudge.prompts._score_parse import (
     ScoreContext,
     read_scores,
 )
-from fairjudge.runner import RunOptions, Store
+from fairjudge.runner import RunOptions
+
+if TYPE_CHECKING:
+    from fairjudge.runner import Store
 
 __all__ = [
     "SCORE_MODES",
@@ -291,7 +295,7 @@ class CallablePointwiseJudge:
         except (FatalBackendError, BudgetExceeded):
             raise
         except Exception as exc:  # a judge's bug is recorded per answer, not fatal
-            return Reply(verdict=None, failure=CallError(type(exc).__name__, str(exc)))
+            return Reply(verdict=None, failure=CallError(type(exc).__name__, scrub(str(exc))))
         if isinstance(value, str):
             read = parse_scores(value, self._rubric)
             if isinstance(read, ParseFailure):

@@ -61,7 +61,17 @@ _SEP = r"[*_]*\s*(?::|=|—|–|\bis\b\s*:?)\s*"
 # The three shapes a slot takes; each must end the line, so a slot is the line's last word.
 _BARE = re.compile(rf"^{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", re.IGNORECASE)
 _BRACKET = re.compile(rf"\[\[\s*(?:{_LABEL}|(?P<c>c))\s*\]\]{_END}", re.IGNORECASE)
-_KEYED = re.compile(rf"\b{_KEY}{_SEP}{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", re.IGNORECASE)
+# A keyed slot starts the line (or its last sentence), after at most a lead-in and
+# plain qualifiers: "Final verdict: A", "Overall, the better answer is B". Anything
+# else before the key ("the worse answer is A", "neither answer is B") is prose that
+# may say the opposite.
+_LEAD = r"(?:(?:so|thus|therefore|overall|in\s+conclusion|in\s+summary|conclusion)\s*[,:]?\s+)?"
+_QUALIFIER = r"(?:(?:my|the|our|final|overall|better|best|winning|stronger|preferred)\s+)*"
+_KEYED = re.compile(
+    rf"(?:^|[.!?;]\s+){_DECOR}{_LEAD}{_QUALIFIER}{_KEY}{_SEP}{_DECOR}"
+    rf"(?:{_WHO}{_LABEL}|{_C_TIE}){_END}",
+    re.IGNORECASE,
+)
 
 _TO_VERDICT = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE}
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)

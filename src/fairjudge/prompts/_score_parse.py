@@ -32,14 +32,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
-from pydantic import create_model as _create_model
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Completion
 from fairjudge._types import CallError, ParseFailure, Reply
 from fairjudge.prompts._rubrics import Rubric
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = [
     "AnswerScores",
@@ -139,7 +139,10 @@ def _last_object(text: str) -> _Object | str:
                 error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
             else:
                 error = "nested too deeply"
-            pos = body.find("{", pos + 1)
+            # Resume where the object broke, so nothing nested in a broken (e.g.
+            # truncated) object is read as the reply.
+            resume = exc.pos if isinstance(exc, json.JSONDecodeError) else pos
+            pos = body.find("{", max(pos + 1, resume))
             continue
         last, error = obj, None
         pos = body.find("{", end)
@@ -152,10 +155,14 @@ def _last_object(text: str) -> _Object | str:
 
 @cache
 def _model(names: tuple[str, ...], low: int, high: int) -> type[BaseModel]:
+    # pydantic loads here, when the first reply is validated: the judges that use
+    # these types load with every command, pydantic only with a scoring run.
+    from pydantic import ConfigDict, Field, StrictInt, StrictStr, create_model
+
     score = (StrictInt, Field(ge=low, le=high))
     fields: dict[str, Any] = {name: score for name in names}
     fields["reason"] = (StrictStr | None, None)
-    return _create_model("RubricScores", __config__=ConfigDict(extra="ignore"), **fields)
+    return create_model("RubricScores", __config__=ConfigDict(extra="ignore"), **fields)
 
 
 def _why(error: Mapping[str, Any], scale: str) -> str:
@@ -189,6 +196,8 @@ def validate_scores(data: Mapping[str, Any], rubric: Rubric) -> ScoreReading | s
         if norm in normalised:
             return f"invalid scores: the key {norm!r} is given twice"
         normalised[norm] = value
+    from pydantic import ValidationError
+
     model = _model(rubric.names, *rubric.scale)
     try:
         parsed = model.model_validate(normalised)

@@ -127,7 +127,7 @@ def _read(path: Path) -> list[Judgment]:
             continue
         try:
             judgments.append(_judgment(json.loads(line)))
-        except (ValueError, TypeError) as exc:  # JSONDecodeError is a ValueError
+        except (ValueError, TypeError, AttributeError) as exc:  # a malformed record
             raise InputError(
                 f"not a result record of `fairjudge compare --out` ({exc})",
                 path=str(path),

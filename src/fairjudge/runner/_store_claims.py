@@ -29,9 +29,22 @@ so only a process that died (or froze for two minutes) loses them."""
 _CHUNK = 500  # keys per statement; well under SQLite's variable limit
 
 
+def _where() -> str:
+    """This host and PID namespace: where a pid means the same process as ours.
+
+    Containers can share a hostname without sharing process ids, so the namespace
+    (Linux: ``/proc/self/ns/pid``) is part of it; elsewhere the host alone.
+    """
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        namespace = ""
+    return f"{socket.gethostname()}/{namespace}"
+
+
 def new_owner() -> str:
-    """A claim owner id: host, pid and a random part (unique per store object)."""
-    return f"{socket.gethostname()}:{os.getpid()}-{secrets.token_hex(4)}"
+    """A claim owner id: host and PID namespace, pid, and a random part."""
+    return f"{_where()}:{os.getpid()}-{secrets.token_hex(4)}"
 
 
 def _dead_here(owner: str, host: str) -> bool:
@@ -42,8 +55,8 @@ def _dead_here(owner: str, host: str) -> bool:
     (a store on a shared disk) and unknown forms keep their lease.
     """
     owner_host, sep, rest = owner.rpartition(":")
-    if not sep or owner_host != host:
-        return False
+    if os.name != "posix" or not sep or owner_host != host:
+        return False  # elsewhere kill(pid, 0) is not a harmless probe
     pid_text = rest.partition("-")[0]
     if not pid_text.isdigit() or int(pid_text) == os.getpid():
         return False
@@ -58,7 +71,7 @@ def _dead_here(owner: str, host: str) -> bool:
 
 def drop_dead_owners(conn: sqlite3.Connection) -> None:
     """Drop the claims of processes on this host that died holding them."""
-    host = socket.gethostname()
+    host = _where()
     dead = [o for (o,) in conn.execute("SELECT DISTINCT owner FROM claims") if _dead_here(o, host)]
     conn.executemany("DELETE FROM claims WHERE owner = ?", [(o,) for o in dead])
 
