@@ -154,7 +154,7 @@ class RequestRejected(BackendError):
 
 
 class FatalBackendError(BackendError):
-    """A 400/403/404-style error: the same request will fail again, so stop the run."""
+    """An error no request can get past (bad key, unknown model, bad parameter): stop the run."""
 
     retryable = False
 

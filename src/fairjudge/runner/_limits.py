@@ -46,10 +46,10 @@ class RetryPolicy:
         max_unreachable_attempts: Attempts for a call that found nothing listening
             (:class:`fairjudge.EndpointUnreachable`): a server that is restarting
             gets a moment, a wrong ``--base-url`` does not cost minutes.
-        max_call_s: The longest one call may take over all its attempts and waits;
-            no retry starts that would end past it (a backoff that does not fit
-            ends the call). With the default 60 s timeout, a hanging server costs a
-            call at most five attempts, not eight.
+        max_call_s: No retry starts after this many seconds of one call's attempts
+            and backoffs (a backoff that would cross it ends the call instead), so
+            one call takes at most this plus one attempt's timeout. With the default
+            60 s timeout, a hanging server costs a call at most 6 attempts, not 8.
     """
 
     max_attempts: int = 8
