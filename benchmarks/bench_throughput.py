@@ -21,14 +21,30 @@ For each concurrency (16, 64, 256), in one run:
 - ``backend`` (``--clients`` only): ``OpenAIBackend.complete`` (lean) behind a
   semaphore, no runner, to split the runner's cost from the backend's.
 
+Whole commands (``commands``), for ``--command-items`` items (2 calls each) at each
+concurrency, each a process of its own, timed from spawn to exit (wall) with the CPU
+of that process (user + system, all threads): what a user waits for at the terminal,
+start-up, imports, input and report included.
+
+- ``bare AsyncOpenAI (process)``: a small program that imports the SDK and sends the
+  same calls (same messages and parameters) as above.
+- ``fairjudge compare (process)``: ``fairjudge compare ITEMS --judge openai/...
+  --json -q --concurrency C`` on a fresh store.
+- ``fairjudge compare, cached rerun (process)``: the same command again; must make
+  0 requests.
+
+And start-up, best of 5: ``fairjudge --help``, ``fairjudge compare --help`` and, for
+the bare client, ``python -c "import openai"``.
+
 Reported: calls/s against the ideal (concurrency / latency), the share of the bare
 client's rate, client CPU per call (``time.process_time()`` of this process, all
 threads), the server's CPU per call, and the kernel's listen-queue overflow counter
 (``TcpExtListenOverflows``), which must not move: if it does, the server was the
 bottleneck and the numbers are void.
 
-Run: ``python benchmarks/bench_throughput.py`` (about 12 minutes);
-``--items 200 --concurrency 64`` for a quick run.
+Run: ``python benchmarks/bench_throughput.py`` (about 15 minutes);
+``--items 200 --concurrency 64`` for a quick run, ``--clients commands`` for the whole
+commands alone.
 """
 
 from __future__ import annotations
@@ -50,6 +66,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import openai  # noqa: E402
 from _common import environment, table, write_json  # noqa: E402
+from _process import (  # noqa: E402
+    BARE_PROGRAM,
+    FAIRJUDGE,
+    Finished,
+    best_of,
+    command_env,
+    run_process,
+    write_calls,
+    write_items,
+)
 
 from fairjudge._call import CallSpec, Completion  # noqa: E402
 from fairjudge.backends._http_errors import pooled_http_client  # noqa: E402
@@ -64,15 +90,24 @@ WORDS = ["the", "answer", "depends", "on", "careful", "reasoning", "about", "eac
 # -- inputs ----------------------------------------------------------------------------
 
 
+def build_items(n_items: int) -> list[tuple[str, str, str]]:
+    """``n_items`` synthetic items: (question, answer 1, answer 2)."""
+    return [
+        (
+            f"Question {i}: explain step {i % 97} of the proof in plain words.",
+            " ".join(WORDS[: 3 + i % 11]) + f" (item {i}, system 1)",
+            " ".join(WORDS[: 3 + (i * 7) % 13]) + f" (item {i}, system 2)",
+        )
+        for i in range(n_items)
+    ]
+
+
 def build_specs(backend: OpenAIBackend, n_items: int) -> list[CallSpec]:
     """Both orders of ``n_items`` synthetic items, rendered with the default template."""
     template = get_template("default")
     params = backend.default_params(label_only=template.verdict_only)
     specs = []
-    for i in range(n_items):
-        question = f"Question {i}: explain step {i % 97} of the proof in plain words."
-        one = " ".join(WORDS[: 3 + i % 11]) + f" (item {i}, system 1)"
-        two = " ".join(WORDS[: 3 + (i * 7) % 13]) + f" (item {i}, system 2)"
+    for question, one, two in build_items(n_items):
         for a, b in ((one, two), (two, one)):
             specs.append(
                 CallSpec(
@@ -207,6 +242,97 @@ async def runner(
     return {"made": summary.made, "cached": summary.cached, "failed": summary.failed}
 
 
+# -- whole commands --------------------------------------------------------------------
+
+
+def process_row(
+    label: str,
+    concurrency: int,
+    n_calls: int,
+    server: ServerProcess,
+    latency: float,
+    args: list[str],
+    env: dict[str, str],
+) -> dict[str, Any]:
+    """Run one command as a process against the server; its row."""
+    server.reset()
+    overflows, server_cpu = listen_overflows(), process_cpu(server.pid)
+    done: Finished = run_process(args, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{label} failed ({done.returncode}): {done.stderr[-2000:]}")
+    stats = server.stats()
+    ideal = concurrency / latency
+    return {
+        "client": label,
+        "kind": "process",
+        "concurrency": concurrency,
+        "calls": n_calls,
+        "requests": stats.get("requests", 0),
+        "connections": stats.get("connections", 0),
+        "wall_s": done.wall_s,
+        "cpu_s": done.cpu_s,
+        "calls_per_s": n_calls / done.wall_s,
+        "ideal_calls_per_s": ideal,
+        "pct_ideal": 100 * n_calls / done.wall_s / ideal,
+        "cpu_ms_per_call": 1000 * done.cpu_s / n_calls,
+        "server_cpu_ms_per_call": 1000 * (process_cpu(server.pid) - server_cpu) / n_calls,
+        "listen_overflows": listen_overflows() - overflows,
+    }
+
+
+def command_rows(
+    args: argparse.Namespace,
+    server: ServerProcess,
+    tmp: Path,
+    concurrency: int,
+    env: dict[str, str],
+) -> list[dict[str, Any]]:
+    """The bare client, ``fairjudge compare`` and its cached rerun, each as a process."""
+    items = build_items(args.command_items)
+    items_file = write_items(tmp / f"items-{concurrency}.jsonl", items)
+    probe = OpenAIBackend(MODEL, base_url=server.base_url)
+    specs = build_specs(probe, args.command_items)
+    calls = [
+        {"model": s.model, "messages": [{"role": r, "content": c} for r, c in s.messages],
+         "params": dict(s.params)}
+        for s in specs
+    ]  # fmt: skip
+    calls_file = write_calls(tmp / f"calls-{concurrency}.json", calls)
+    n = len(specs)
+    bare = [sys.executable, "-c", BARE_PROGRAM, str(calls_file), server.base_url, str(concurrency)]
+    compare = [
+        *FAIRJUDGE, "compare", str(items_file), "--judge", f"openai/{MODEL}",
+        "--base-url", server.base_url, "--store", str(tmp / f"cmd-store-{concurrency}.sqlite"),
+        "--json", "-q", "--concurrency", str(concurrency),
+    ]  # fmt: skip
+    runs = {
+        "bare AsyncOpenAI (process)": bare,
+        "fairjudge compare (process)": compare,
+        "fairjudge compare, cached rerun (process)": compare,  # the same command again
+    }
+    rows = [
+        process_row(label, concurrency, n, server, args.latency, command, env)
+        for label, command in runs.items()
+    ]
+    assert rows[-1]["requests"] == 0, "the cached rerun made requests"
+    return rows
+
+
+def startup_rows(env: dict[str, str]) -> list[dict[str, Any]]:
+    """Start-up, best of 5: fairjudge's help beside the bare client's own import."""
+    runs = {
+        "fairjudge --help": [*FAIRJUDGE, "--help"],
+        "fairjudge compare --help": [*FAIRJUDGE, "compare", "--help"],
+        "bare: python -c 'import openai'": [sys.executable, "-c", "import openai"],
+    }
+    rows = []
+    for label, command in runs.items():
+        best = best_of(5, command, env)
+        row = {"client": label, "kind": "startup", "wall_s": best.wall_s, "cpu_s": best.cpu_s}
+        rows.append(row)
+    return rows
+
+
 # -- main ------------------------------------------------------------------------------
 
 
@@ -215,6 +341,9 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     clients = set(args.clients.split(","))
     rows: list[dict[str, Any]] = []
     server_args = ["--latency", str(args.latency), "--judge", "longer"]
+    env = command_env(ROOT, DEFAULT_API_KEY) if "commands" in clients else {}
+    if env:
+        rows += startup_rows(env)
     with ServerProcess(*server_args) as server, tempfile.TemporaryDirectory() as tmp:
         probe = OpenAIBackend(MODEL, base_url=server.base_url)
         specs = build_specs(probe, args.items)
@@ -271,22 +400,31 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 row = await measure(label, c, n, server, args.latency, work)
                 await backend.aclose()
                 rows.append(row | outcome)
+            if "commands" in clients:
+                print(f"  whole commands, {2 * args.command_items} calls ...", file=sys.stderr)
+                rows += command_rows(args, server, Path(tmp), c, env)
             for row in rows:
-                if row["concurrency"] == c:
+                if row.get("concurrency") == c:
                     print(f"  {row['client']}: {row['calls_per_s']:.1f} calls/s", file=sys.stderr)
     return {"rows": rows}
 
 
 def compare(rows: list[dict[str, Any]]) -> None:
-    """Add the ratios the targets are stated in."""
-    by = {(r["client"], r["concurrency"]): r for r in rows}
+    """Add the ratios the targets are stated in (process rows against process rows)."""
+    by = {(r["client"], r.get("concurrency")): r for r in rows}
     for r in rows:
-        bare = by.get(("bare AsyncOpenAI", r["concurrency"]))
-        uncached = by.get(("fairjudge runner (lean)", r["concurrency"]))
+        if r.get("kind") == "startup":
+            continue
+        process = r.get("kind") == "process"
+        c = r["concurrency"]
+        bare = by.get(("bare AsyncOpenAI (process)" if process else "bare AsyncOpenAI", c))
+        uncached = by.get(
+            ("fairjudge compare (process)" if process else "fairjudge runner (lean)", c)
+        )
         if bare and r is not bare:
             r["throughput_vs_bare"] = r["calls_per_s"] / bare["calls_per_s"]
             r["cpu_vs_bare"] = r["cpu_ms_per_call"] / bare["cpu_ms_per_call"]
-        if uncached and r["client"] == "fairjudge cached rerun":
+        if uncached and "cached rerun" in r["client"]:
             r["speedup_vs_uncached"] = uncached["wall_s"] / r["wall_s"]
 
 
@@ -302,8 +440,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=1.0, help="server seconds per call")
     parser.add_argument(
         "--clients",
-        default="bare,runner-sdk,runner",
-        help="any of bare,runner-sdk,runner,backend (comma-separated)",
+        default="bare,runner-sdk,runner,commands",
+        help="any of bare,runner-sdk,runner,backend,commands (comma-separated)",
+    )
+    parser.add_argument(
+        "--command-items",
+        type=int,
+        default=500,
+        help="items (2 calls each) for the whole-command rows",
     )
     args = parser.parse_args(argv)
 
@@ -338,14 +482,23 @@ def main(argv: list[str] | None = None) -> None:
             f"{r['cpu_ms_per_call']:.2f}",
             f"{r['cpu_vs_bare']:.2f}x" if "cpu_vs_bare" in r else "-",
             f"{r['server_cpu_ms_per_call']:.2f}",
-            f"{r['wall_s']:.1f}"
+            f"{r['wall_s']:.{2 if r.get('kind') == 'process' else 1}f}"
             + (f" ({r['speedup_vs_uncached']:.0f}x faster)" if "speedup_vs_uncached" in r else ""),
             r["requests"],
             r["listen_overflows"],
         ]
         for r in rows
+        if r.get("kind") != "startup"
     ]
     print(table(headers, body))
+    startup = [
+        [r["client"], f"{r['wall_s']:.3f}", f"{r['cpu_s']:.3f}"]
+        for r in rows
+        if r.get("kind") == "startup"
+    ]
+    if startup:
+        print("\nstart-up, best of 5, spawn to exit")
+        print(table(["command", "wall s", "CPU s"], startup))
     path = write_json(
         "bench_throughput",
         {

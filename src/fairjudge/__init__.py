@@ -10,6 +10,8 @@ and the typed layer for everything richer::
     result = evaluate_pairs(judge, items)   # win rate with CI, consistency, ...
 """
 
+import typing as _typing
+
 from fairjudge._errors import (
     AuthenticationError,
     BackendError,
@@ -26,6 +28,7 @@ from fairjudge._errors import (
     ServerError,
 )
 from fairjudge._items import Call, Item, Judgment
+from fairjudge._lazy import lazy_attributes as _lazy_attributes
 from fairjudge._protocol import (
     debiased_verdict,
     item_seed,
@@ -47,8 +50,20 @@ from fairjudge._types import (
     translate,
 )
 from fairjudge._version import __version__
-from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
-from fairjudge.stats import ConfidenceInterval
+
+if _typing.TYPE_CHECKING:
+    from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
+    from fairjudge.stats import ConfidenceInterval
+
+# The evaluation layer loads on first use (PEP 562): the seed protocol, and every
+# command's --help, start without the judges, the runner or numpy.
+__getattr__ = _lazy_attributes(
+    __name__,
+    {
+        "fairjudge.evaluation": "PairwiseResult Rate WinRate evaluate_pairs",
+        "fairjudge.stats": "ConfidenceInterval",
+    },
+)
 
 __all__ = [
     "AuthenticationError",
@@ -90,3 +105,7 @@ __all__ = [
     "translate",
     "win_rate",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -56,7 +56,7 @@ class AnthropicBackend(HTTPBackend):
         key = self._read_key()
         if key is None:
             raise ConfigError(f"the anthropic backend needs an API key: set ${self._api_key_env}")
-        self._client = self._sdk_client(self._sdk.AsyncAnthropic, key)
+        self._client = self._sdk_client(self._loaded_sdk.AsyncAnthropic, key)
 
     async def complete(self, spec: CallSpec) -> Completion:
         """Send one message and return the reply's text.
@@ -80,7 +80,7 @@ class AnthropicBackend(HTTPBackend):
                 max_tokens=spec.params.get("max_tokens", 1024),
                 extra_body=extra,
             )
-        except self._sdk.AnthropicError as exc:
+        except self._loaded_sdk.AnthropicError as exc:
             raise self._translate(exc) from exc
         except ValueError as exc:  # the SDK lets json.JSONDecodeError through on a bad body
             raise self._not_json() from exc

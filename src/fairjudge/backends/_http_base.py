@@ -60,7 +60,8 @@ class HTTPBackend:
     Args:
         model: The model name the server knows.
         sdk: The vendor SDK module (``openai``, ``anthropic``), for its client's
-            HTTP stack and its exception classes.
+            HTTP stack and its exception classes; ``None`` when the subclass imports
+            it on first use (and sets ``_sdk`` before building its client).
         base_url: The server; ``None`` means ``$<base_url_env>`` if set, else the
             vendor's API. Part of the cache key.
         api_key_env: The environment variable holding the key, read by
@@ -86,7 +87,7 @@ class HTTPBackend:
         self,
         model: str,
         *,
-        sdk: ModuleType,
+        sdk: ModuleType | None,
         base_url: str | None = None,
         api_key_env: str | None = None,
         timeout: float = 60.0,
@@ -165,8 +166,13 @@ class HTTPBackend:
             base_url=self._base_url,
             timeout=self._timeout,
             max_retries=0,
-            http_client=pooled_http_client(self._sdk, self._max_connections, self._timeout),
+            http_client=pooled_http_client(self._loaded_sdk, self._max_connections, self._timeout),
         )
+
+    @property
+    def _loaded_sdk(self) -> ModuleType:
+        assert self._sdk is not None, "the SDK is imported before its client is built"
+        return self._sdk
 
     @property
     def _where(self) -> str:
@@ -180,7 +186,7 @@ class HTTPBackend:
         """The :class:`BackendError` for an exception the SDK raised."""
         return translate_sdk_error(
             exc,
-            self._sdk,
+            self._loaded_sdk,
             backend=self.name,
             where=self._where,
             timeout=self._timeout,

@@ -133,7 +133,8 @@ class LeanHTTPClient:
         self._base_url = base_url.rstrip("/")
         self._host = parts.hostname
         self._port = parts.port or (443 if parts.scheme == "https" else 80)
-        self._ssl = ssl.create_default_context() if parts.scheme == "https" else None
+        self._https = parts.scheme == "https"
+        self._ssl: ssl.SSLContext | None = None  # made on first connect: loading CAs takes ms
         self._prefix = parts.path.rstrip("/")
         if not self._prefix.isascii():
             raise ConfigError(f"the base URL path must be ASCII (percent-encoded): {parts.path!r}")
@@ -242,6 +243,8 @@ class LeanHTTPClient:
         return None
 
     async def _connect(self) -> _Connection:
+        if self._https and self._ssl is None:
+            self._ssl = ssl.create_default_context()
         try:
             reader, writer = await asyncio.open_connection(
                 self._host,

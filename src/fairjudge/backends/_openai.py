@@ -21,6 +21,10 @@ HTTP status codes, SDK exceptions and failed connections map onto the error tree
 :mod:`fairjudge.backends._http_errors`, and configuration is read as in
 :class:`~fairjudge.backends._http_base.HTTPBackend`, both shared with the Anthropic
 backend.
+
+Neither transport opens anything before the first call, and the SDK (about a second
+to import) is imported only then, by the ``"sdk"`` transport: a run the store
+answers entirely never imports it, nor opens a connection.
 """
 
 from __future__ import annotations
@@ -30,10 +34,8 @@ import json
 import logging
 import os
 import time
-from typing import Any, Literal, Unpack
-
-import openai
-from openai.types.chat import ChatCompletion
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import ConfigError
@@ -42,6 +44,9 @@ from fairjudge.backends._http_base import HTTPBackend, HTTPOptions
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status, server_message
 from fairjudge.backends._lean_http import LeanHTTPClient, LeanTransportError, lean_applies
 from fairjudge.backends._openai_reply import completion_from_reply, error_message
+
+if TYPE_CHECKING:
+    import openai
 
 __all__ = ["OpenAIBackend", "Transport"]
 
@@ -99,7 +104,7 @@ class OpenAIBackend(HTTPBackend):
         transport: Transport = "auto",
         **options: Unpack[HTTPOptions],
     ) -> None:
-        super().__init__(model, sdk=openai, **options)
+        super().__init__(model, sdk=None, **options)  # the SDK, if needed, loads on first use
         self._logprobs = logprobs
         self._top_logprobs = top_logprobs
         self._send_logprobs = True
@@ -133,8 +138,9 @@ class OpenAIBackend(HTTPBackend):
                 timeout=self._timeout,
                 max_connections=self._max_connections,
             )
-        else:
-            self._client = self._sdk_client(openai.AsyncOpenAI, key or "no-key")
+        else:  # the key waits in this closure, not on the object, until the first call
+            sdk_key = key or "no-key"
+            self._open_sdk_client: Callable[[Any], Any] = lambda cls: self._sdk_client(cls, sdk_key)
 
     def __repr__(self) -> str:
         return (
@@ -182,6 +188,12 @@ class OpenAIBackend(HTTPBackend):
         }
         if self._lean is not None:
             return await self._complete_lean(self._lean, spec, body, sends_logprobs)
+        import openai  # here, not at the top: it takes about a second to import
+        from openai.types.chat import ChatCompletion
+
+        if self._client is None:
+            self._sdk = openai
+            self._client = self._open_sdk_client(openai.AsyncOpenAI)
         client: openai.AsyncOpenAI = self._client
         start = time.perf_counter()
         try:

@@ -18,10 +18,15 @@ Exit codes:
 Every piece of user or exception text is printed with markup off, so a path, a
 column, a model name or a server message containing ``[...]`` reaches the user
 whole instead of being eaten by rich.
+
+Start-up: a command's module (and the library it calls) is imported only when that
+command runs or shows its help (:class:`LazyCommands`); ``fairjudge --help`` and
+``--version`` import none of them.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from functools import wraps
@@ -29,16 +34,19 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, InputError
 from fairjudge._version import __version__
 
 __all__ = [
+    "COMMANDS",
     "EXIT_BUDGET",
     "EXIT_FAILED",
     "EXIT_GATE_FAILED",
     "EXIT_UNRESOLVED",
     "EXIT_USAGE",
+    "LazyCommands",
     "app",
     "err_console",
     "guarded",
@@ -51,7 +59,82 @@ EXIT_GATE_FAILED = 3
 EXIT_UNRESOLVED = 4
 EXIT_BUDGET = 5
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": (
+        "fairjudge.cli._score",
+        "Score each answer against a rubric: per-dimension means, medians, CIs, collapse alarm.",
+    ),
+    "calibrate": (
+        "fairjudge.cli._calibrate",
+        "Check a judge against human labels before using it at scale.",
+    ),
+    "compare": (
+        "fairjudge.cli._compare",
+        "Compare two systems' answers with the position-debiased protocol.",
+    ),
+    "rank": (
+        "fairjudge.cli._rank",
+        "Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry.",
+    ),
+    "report": (
+        "fairjudge.cli._report",
+        "Write the self-contained HTML report of a saved comparison; no judge is called.",
+    ),
+    "rubrics": (
+        "fairjudge.cli._rubrics",
+        "List the built-in rubrics for `fairjudge score`, with their dimensions.",
+    ),
+    "jury": (
+        "fairjudge.cli._jury",
+        "Judge two systems' answers with a panel of judges, and show what each member adds.",
+    ),
+}
+"""Each command: the module that registers it, and its docstring's first paragraph
+(what ``fairjudge --help`` lists; a test keeps the two equal)."""
+
+
+class _Unloaded(TyperCommand):
+    """A command whose module is not imported yet: its name and summary only."""
+
+
+class LazyCommands(TyperGroup):
+    """The root command: a command's module is imported when it runs or shows its help.
+
+    Until then it is listed from :data:`COMMANDS`, so ``fairjudge --help`` costs no
+    judge, runner, report or numpy import.
+    """
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        loaded = dict(self.commands)
+        self.commands = {
+            name: loaded.get(name) or _Unloaded(name, help=summary)
+            for name, (_, summary) in COMMANDS.items()
+        }
+        self.commands.update(loaded)
+        self._listing = False
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command, its module imported first when it has not been."""
+        command = self.commands.get(cmd_name)
+        if isinstance(command, _Unloaded) and not self._listing:
+            importlib.import_module(COMMANDS[cmd_name][0])  # registers it with ``app``
+            group = typer.main.get_command(app)
+            assert isinstance(group, TyperGroup)
+            command = self.commands[cmd_name] = group.commands[cmd_name]
+        return command
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """List the commands from their summaries, importing none."""
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
+
+
 app = typer.Typer(
+    cls=LazyCommands,
     name="fairjudge",
     help="LLM-as-a-judge evaluation you can trust: position-debiased, with honest uncertainty.",
     no_args_is_help=True,
@@ -97,9 +180,12 @@ def guarded(fn: F) -> F:
 
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from fairjudge.stats import shared_resamples
+
         as_json = bool(kwargs.get("json_output"))
         try:
-            return fn(*args, **kwargs)
+            with shared_resamples():  # a command's summaries draw each resampling plan once
+                return fn(*args, **kwargs)
         except (InputError, ConfigError) as exc:
             _fail("error", exc, EXIT_USAGE, as_json, style="red")
         except BudgetExceeded as exc:

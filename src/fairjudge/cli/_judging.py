@@ -12,7 +12,6 @@ from fairjudge._io import LoadedItems, load_items
 from fairjudge._items import Item
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, say
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
-from fairjudge.cli._progress import judging_progress
 from fairjudge.evaluation import PairwiseResult, evaluate
 from fairjudge.judges import BatchJudge
 from fairjudge.prompts import get_template
@@ -105,6 +104,8 @@ def judge_file(
         check_labels(items)
     template = _template(flags, items)
     judge = flags.open_judge(rounds=settings.rounds)
+    from fairjudge.cli._progress import judging_progress  # rich's progress bar, when judging
+
     try:
         with judging_progress(judge, len(items) * settings.rounds, quiet=flags.quiet) as progress:
             result = evaluate(judge, items, settings, progress=progress)

@@ -80,8 +80,8 @@ class JudgeFlags:
     max_attempts: Annotated[
         int | None,
         typer.Option(
-            help="Attempts per call (429s, timeouts, 5xx are retried; one call takes at "
-            "most 300 s in all). [default: 8]"
+            help="Attempts per call (429s, timeouts, 5xx are retried; no retry starts "
+            "after 300 s of one call). [default: 8]"
         ),
     ] = None
     store: Annotated[

@@ -8,6 +8,7 @@
 - :func:`score_answers`: pointwise rubric scores per dimension, with CIs, the collapse
   alarm and paired system differences, as a :class:`ScoreResult`. It and its types
   load on first use (PEP 562): ``import fairjudge`` does not pay for the judge session.
+  So does everything but :class:`EvalSettings`: a command's ``--help`` loads none of it.
 - :func:`score_trend`: a pointwise run against a baseline run (:func:`load_score_run`),
   dimension by dimension: mean shift with CI, distribution test, a plain reading.
 - :func:`compare_via_scores`: two systems compared through each answer's own score.
@@ -16,20 +17,32 @@
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes
-from fairjudge.evaluation._battles import (
-    Battles,
-    LongAnswers,
-    battles_from,
-    load_ranking_input,
-    make_pairs,
-)
-from fairjudge.evaluation._length import length_controlled
-from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
-from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 
 if TYPE_CHECKING:
     from fairjudge._io_scores import LoadedScoreItems, ScoreItem, load_score_items
+    from fairjudge.evaluation._battles import (
+        Battles,
+        LongAnswers,
+        battles_from,
+        load_ranking_input,
+        make_pairs,
+    )
+    from fairjudge.evaluation._jury import (
+        AGGREGATIONS,
+        Aggregation,
+        JuryResult,
+        PanelJudgment,
+        evaluate_jury,
+    )
+    from fairjudge.evaluation._jury_stats import (
+        JuryDiagnostics,
+        MemberDiagnostics,
+        jury_diagnostics,
+    )
+    from fairjudge.evaluation._length import length_controlled
+    from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
+    from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
     from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
     from fairjudge.evaluation._scores_records import ScoreRun, load_score_run
     from fairjudge.evaluation._scores_result import (
@@ -61,6 +74,12 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(
     __name__,
     {
+        "fairjudge.evaluation._battles": (
+            "Battles LongAnswers battles_from load_ranking_input make_pairs"
+        ),
+        "fairjudge.evaluation._length": "length_controlled",
+        "fairjudge.evaluation._pairs": "JudgeLike evaluate evaluate_pairs",
+        "fairjudge.evaluation._results": "PairwiseResult Rate WinRate summarise",
         "fairjudge.evaluation._scores_stats": "Collapse CollapseRule DimensionSummary ScoreMean",
         "fairjudge._io_scores": "LoadedScoreItems ScoreItem load_score_items",
         "fairjudge.evaluation._scores_result": (
@@ -69,6 +88,10 @@ __getattr__ = lazy_attributes(
         "fairjudge.evaluation._scores": "check_score_items score_answers summarise_scores",
         "fairjudge.evaluation._scores_records": "ScoreRun load_score_run",
         "fairjudge.evaluation._scores_shift": "ShiftTest",
+        "fairjudge.evaluation._jury": (
+            "AGGREGATIONS Aggregation JuryResult PanelJudgment evaluate_jury"
+        ),
+        "fairjudge.evaluation._jury_stats": "JuryDiagnostics MemberDiagnostics jury_diagnostics",
         "fairjudge.evaluation._trend": "DimensionShift ScoreTrend check_comparable score_trend",
         "fairjudge.evaluation._via_scores": (
             "ScoredPair ViaScoresResult check_via_items compare_via_scores"
@@ -77,6 +100,8 @@ __getattr__ = lazy_attributes(
 )
 
 __all__ = [
+    "AGGREGATIONS",
+    "Aggregation",
     "Battles",
     "Collapse",
     "CollapseRule",
@@ -84,9 +109,13 @@ __all__ = [
     "DimensionSummary",
     "EvalSettings",
     "JudgeLike",
+    "JuryDiagnostics",
+    "JuryResult",
     "LoadedScoreItems",
     "LongAnswers",
+    "MemberDiagnostics",
     "PairwiseResult",
+    "PanelJudgment",
     "Rate",
     "RuleLike",
     "ScoreItem",
@@ -109,7 +138,9 @@ __all__ = [
     "check_via_items",
     "compare_via_scores",
     "evaluate",
+    "evaluate_jury",
     "evaluate_pairs",
+    "jury_diagnostics",
     "length_controlled",
     "load_ranking_input",
     "load_score_items",
@@ -120,3 +151,7 @@ __all__ = [
     "summarise",
     "summarise_scores",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -23,7 +23,12 @@ from fairjudge._types import (
     Verdict,
 )
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
-from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean
+from fairjudge.stats._intervals import (
+    ConfidenceInterval,
+    bootstrap_mean,
+    prefetch_resamples,
+    shared_resamples,
+)
 
 __all__ = ["PairwiseResult", "Rate", "WinRate", "judgment", "summarise"]
 
@@ -250,52 +255,67 @@ def judgment(
 
 
 def summarise(judgments: list[Judgment], settings: EvalSettings) -> PairwiseResult:
-    """The headline numbers over resolved judgments, each with its bootstrap CI."""
-    boot = settings
-    done = [j for j in judgments if j.outcome is not None and j.score is not None]
-    clusters = [j.item.cluster_key for j in done]
-    win = _win_rate(
-        [j.score for j in done if j.score is not None],
-        [j.outcome for j in done if j.outcome is not None],
-        clusters,
-        boot=boot,
-    )
+    """The headline numbers over resolved judgments, each with its bootstrap CI.
 
-    # The naive baseline reads the label of one original-order call, as a user who
-    # asked once would; probabilities are not what such a user sees.
+    The intervals share one resampling plan when their cluster counts agree (see
+    :func:`~fairjudge.stats.shared_resamples`); each is the same as on its own.
+    """
+    with shared_resamples():
+        return _summarise(judgments, settings)
+
+
+def _summarise(judgments: list[Judgment], settings: EvalSettings) -> PairwiseResult:
+    # One pass collects what each interval resamples, each list in judgment order.
+    scores: list[float] = []
+    outcomes: list[Outcome] = []
+    clusters: list[str] = []
     naive_scores: list[float] = []
     naive_outcomes: list[Outcome] = []
     naive_clusters: list[str] = []
+    agree: list[bool] = []
+    swapped_clusters: list[str] = []
+    chose_first: list[bool] = []
+    decisive_clusters: list[str] = []
+    n_ok = ties = 0
     for j in judgments:
+        key = j.item.cluster_key
+        if j.outcome is not None and j.score is not None:
+            scores.append(j.score)
+            outcomes.append(j.outcome)
+            clusters.append(key)
+            # Consistency means surviving the swap: only items shown in both orders count.
+            if j.both_orders:
+                agree.append(bool(j.consistent))
+                swapped_clusters.append(key)
+        # The naive baseline reads the label of one original-order call, as a user who
+        # asked once would; probabilities are not what such a user sees.
         first = next((c for c in j.calls if c.order is Order.ORIGINAL and c.sample == 0), None)
-        if first is not None and first.preferred is not None:
-            naive_outcomes.append(first.preferred)
-            naive_scores.append(OUTCOME_SCORE[first.preferred])
-            naive_clusters.append(j.item.cluster_key)
-    naive = _win_rate(naive_scores, naive_outcomes, naive_clusters, boot=boot)
-
-    # Consistency means surviving the swap: only items shown in both orders count.
-    swapped = [j for j in done if j.both_orders]
-    consistency = _rate(
-        [bool(j.consistent) for j in swapped], [j.item.cluster_key for j in swapped], boot=boot
-    )
-    all_calls = [(j.item.cluster_key, c) for j in judgments for c in j.calls if c.reply.ok]
-    decisive = [(k, c) for k, c in all_calls if c.reply.verdict is not Verdict.TIE]
-    first_pos = _rate(
-        [c.reply.verdict is Verdict.A for _, c in decisive], [k for k, _ in decisive], boot=boot
-    )
-    ties = sum(c.reply.verdict is Verdict.TIE for _, c in all_calls)
+        if first is not None and (preferred := first.preferred) is not None:
+            naive_outcomes.append(preferred)
+            naive_scores.append(OUTCOME_SCORE[preferred])
+            naive_clusters.append(key)
+        for c in j.calls:
+            if c.reply.ok:
+                n_ok += 1
+                if c.reply.verdict is Verdict.TIE:
+                    ties += 1
+                else:
+                    chose_first.append(c.reply.verdict is Verdict.A)
+                    decisive_clusters.append(key)
+    boot = settings
+    groups = (clusters, naive_clusters, swapped_clusters, decisive_clusters)
+    prefetch_resamples((len(set(g)) for g in groups), boot.n_resamples, boot.seed)
     return PairwiseResult(
-        win_rate=win,
-        single_order=naive,
-        position_consistency=consistency,
-        first_position_calls=first_pos,
-        tie_rate=ties / len(all_calls) if all_calls else None,
+        win_rate=_win_rate(scores, outcomes, clusters, boot=boot),
+        single_order=_win_rate(naive_scores, naive_outcomes, naive_clusters, boot=boot),
+        position_consistency=_rate(agree, swapped_clusters, boot=boot),
+        first_position_calls=_rate(chose_first, decisive_clusters, boot=boot),
+        tie_rate=ties / n_ok if n_ok else None,
         n_items=len(judgments),
-        n_inconsistent=sum(not j.consistent for j in swapped),
+        n_inconsistent=agree.count(False),
         n_parse_failures=sum(j.parse_failures for j in judgments),
         n_call_errors=sum(j.call_errors for j in judgments),
-        n_unresolved=len(judgments) - len(done),
+        n_unresolved=len(judgments) - len(scores),
         judgments=tuple(judgments),
         settings=settings,
     )

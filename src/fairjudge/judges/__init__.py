@@ -21,6 +21,8 @@ from fairjudge.judges._callable import CallableJudge, load_python_judge, reply_f
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 
 if TYPE_CHECKING:
+    from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
+    from fairjudge.judges._jury_file import JuryFile, load_jury_file
     from fairjudge.judges._llm import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
         SCORE_MODES,
@@ -47,6 +49,8 @@ __getattr__ = lazy_attributes(
     __name__,
     {
         "fairjudge.judges._registry": "DEFAULT_JUDGE JUDGE_FORMS BackendOptions resolve_judge",
+        "fairjudge.judges._jury": "Jury JuryMember MemberSpec",
+        "fairjudge.judges._jury_file": "JuryFile load_jury_file",
         "fairjudge.judges._llm": "LLMJudge read_verdict",
         "fairjudge.judges._session": "Job JudgeSession ReplyParser",
         "fairjudge.judges._pointwise": (
@@ -69,7 +73,11 @@ __all__ = [
     "CallablePointwiseJudge",
     "Job",
     "JudgeSession",
+    "Jury",
+    "JuryFile",
+    "JuryMember",
     "LLMJudge",
+    "MemberSpec",
     "PairwiseRequest",
     "PointwiseJudge",
     "ProgressCallback",
@@ -78,6 +86,7 @@ __all__ = [
     "ScoreContext",
     "ScoreMode",
     "ScoreRequest",
+    "load_jury_file",
     "load_python_judge",
     "read_scores",
     "read_verdict",

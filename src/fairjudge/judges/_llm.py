@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend, CallSpec, Completion
 from fairjudge._errors import BackendError
@@ -26,7 +26,10 @@ from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.judges._session import Job, JudgeSession
 from fairjudge.prompts import PairwiseTemplate, VerdictFormat, get_template, parse_verdict
 from fairjudge.prompts import probabilities_from_logprobs as _probabilities
-from fairjudge.runner import RunOptions, Store
+from fairjudge.runner import RunOptions
+
+if TYPE_CHECKING:
+    from fairjudge.runner import Store
 
 __all__ = ["LLMJudge"]
 

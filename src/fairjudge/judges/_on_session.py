@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend
 from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError
 from fairjudge.judges._session import JudgeSession
-from fairjudge.runner import RunOptions, RunSummary, Store
+
+if TYPE_CHECKING:
+    from fairjudge.runner import RunOptions, RunSummary, Store
 
 __all__ = ["SessionJudge"]
 

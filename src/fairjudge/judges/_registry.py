@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend
 from fairjudge._errors import ConfigError
@@ -24,7 +24,10 @@ from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._pairwise import BatchJudge
 from fairjudge.judges._session import JudgeSession
 from fairjudge.prompts import PairwiseTemplate, get_template
-from fairjudge.runner import RunOptions, Store
+from fairjudge.runner import RunOptions
+
+if TYPE_CHECKING:
+    from fairjudge.runner import Store
 
 __all__ = ["DEFAULT_JUDGE", "JUDGE_FORMS", "BackendOptions", "resolve_judge"]
 

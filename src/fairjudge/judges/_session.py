@@ -17,34 +17,42 @@ All calls run on one private event loop in a background thread
 the loop that opened them, and the sync methods work where an event loop is already
 running (a notebook). The session's budget (``max_calls``, ``max_cost``) covers its
 whole life, across batches and judges.
+
+A batch the store answers entirely (a rerun of finished work) is served in the
+caller's thread by :func:`~fairjudge.runner._cached.serve_from_store`: the loop's
+thread is not started, no backend is asked, so no connection opens and no model
+loads. The replies are the same either way.
+
+The runner (asyncio, SQLite) is imported when a session opens, not with this module,
+so that a command's ``--help`` does not pay for it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._closing import Closing
 from fairjudge._errors import BudgetExceeded
 from fairjudge._types import CallError, ParseFailure, Reply
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.runner import (
-    DEFAULT_STORE_PATH,
-    AsyncioExecutor,
-    Batch,
-    CallOutcome,
-    EventLoopThread,
-    Executor,
-    RunOptions,
-    RunSummary,
-    Store,
-)
+
+if TYPE_CHECKING:
+    from fairjudge.runner import (
+        Batch,
+        CallOutcome,
+        EventLoopThread,
+        Executor,
+        RunOptions,
+        RunResult,
+        RunSummary,
+        Store,
+    )
 
 __all__ = ["Job", "JudgeSession", "ProgressCallback", "ReplyParser"]
 
@@ -96,6 +104,14 @@ class JudgeSession(Closing):
         options: RunOptions | None = None,
         executor: Executor | None = None,
     ) -> None:
+        from fairjudge.runner import (
+            DEFAULT_STORE_PATH,
+            AsyncioExecutor,
+            EventLoopThread,
+            RunOptions,
+            Store,
+        )
+
         self.options = options if options is not None else RunOptions()
         self.executor: Executor = executor if executor is not None else AsyncioExecutor()
         self.backends: dict[Route, Backend] = {}
@@ -107,7 +123,7 @@ class JudgeSession(Closing):
         self.store: Store = (
             store if isinstance(store, Store) else Store(store or DEFAULT_STORE_PATH)
         )
-        self._loop = EventLoopThread(name="fairjudge-session")
+        self._loop = EventLoopThread(name="fairjudge-session")  # its thread starts on first use
         self._finalizer = weakref.finalize(
             self, _release, self._loop, self.backends, self.store if self._owns_store else None
         )
@@ -127,7 +143,7 @@ class JudgeSession(Closing):
         """
         serving = self.backends.setdefault(route_of(backend), backend)
         if serving is not backend:
-            self._loop.run(backend.aclose())
+            _close(self._loop, [backend])
         return serving
 
     def __repr__(self) -> str:
@@ -150,8 +166,9 @@ class JudgeSession(Closing):
             jobs: The calls and their parsers' contexts. Jobs with equal keys are one
                 call (made once, parsed once, with the first such job's context).
             parse: Reads each completion; called once per unique fresh or cached call.
-            progress: Called (from the session's thread) with the number of jobs just
-                settled, a few times a second.
+            progress: Called (from the session's thread, or this one when the store
+                answers the whole batch) with the number of jobs just settled, a few
+                times a second.
             quiet: Show no progress display for this batch.
 
         Raises:
@@ -161,7 +178,17 @@ class JudgeSession(Closing):
                 kept, :attr:`last_run` says how far the batch got, and the error's
                 ``partial`` holds one reply per job (``NotRun`` for calls not made).
         """
-        return self._loop.run(self._run(jobs, parse, progress, quiet))
+        from fairjudge.runner._cached import serve_from_store
+
+        work = _Pass(jobs, parse, progress)
+        batch = self._batch(work, quiet)
+        result = serve_from_store(
+            batch.backends, batch.specs, store=self.store, options=batch.options,
+            on_progress=batch.on_progress,
+        )  # fmt: skip
+        if result is not None:  # all in the store: no thread, no backend, no connection
+            return self._replies(work, result)
+        return self._loop.run(self._run(work, batch))
 
     async def arun(
         self,
@@ -170,46 +197,32 @@ class JudgeSession(Closing):
         progress: ProgressCallback | None = None,
     ) -> list[Reply]:
         """Async :meth:`run`: awaits the batch on the session's event-loop thread."""
-        future = self._loop.submit(self._run(jobs, parse, progress, quiet=False))
+        import asyncio
+
+        work = _Pass(jobs, parse, progress)
+        future = self._loop.submit(self._run(work, self._batch(work, quiet=False)))
         return await asyncio.wrap_future(future)
 
-    async def _run(
-        self,
-        jobs: Sequence[Job[C]],
-        parse: ReplyParser[C],
-        progress: ProgressCallback | None,
-        quiet: bool,
-    ) -> list[Reply]:
-        contexts: dict[str, C] = {}
-        for job in jobs:
-            contexts.setdefault(job.spec.key, job.context)
-        readings: dict[str, Reply] = {}
-
-        def read_fresh(spec: CallSpec, completion: Completion) -> dict[str, Any]:
-            key = spec.key
-            reply = readings[key] = _read(parse, completion, contexts[key])
-            return reply.to_record()
-
-        reported = 0
-
-        def on_progress(n: int) -> None:
-            nonlocal reported
-            reported += n
-            if progress is not None:
-                progress(n)
+    def _batch(self, work: _Pass[C], quiet: bool) -> Batch:
+        from fairjudge.runner import Batch
 
         options = self.options.remaining(self.calls_made, self.spent)
         if quiet:
             options = dataclasses.replace(options, progress="quiet")
-        batch = Batch(
+        return Batch(
             list(self.backends.values()),
-            [job.spec for job in jobs],
+            [job.spec for job in work.jobs],
             self.store,
             options,
-            parse=read_fresh,
-            on_progress=on_progress if progress is not None else None,
+            parse=work.read_fresh,
+            on_progress=work.on_progress if work.progress is not None else None,
         )
-        result = await self.executor.execute(batch)
+
+    async def _run(self, work: _Pass[C], batch: Batch) -> list[Reply]:
+        return self._replies(work, await self.executor.execute(batch))
+
+    def _replies(self, work: _Pass[C], result: RunResult) -> list[Reply]:
+        """One reply per job from the run's outcomes; each unique call is read once."""
         summary = self.last_run = result.summary
         self.calls_made += summary.made
         self.spent += summary.cost_usd or 0.0
@@ -219,13 +232,13 @@ class JudgeSession(Closing):
             reply = replies.get(key)
             if reply is None:
                 outcome = result[key]
-                reading = readings.get(key)
+                reading = work.readings.get(key)
                 if reading is None and outcome.completion is not None:  # served from the store
-                    reading = _read(parse, outcome.completion, contexts[key])
+                    reading = _read(work.parse, outcome.completion, work.contexts[key])
                 reply = replies[key] = _finish(outcome, reading)
             out.append(reply)
-        if progress is not None and reported < len(jobs):
-            progress(len(jobs) - reported)  # duplicates settle with their twin
+        if work.progress is not None and work.reported < len(work.jobs):
+            work.progress(len(work.jobs) - work.reported)  # duplicates settle with their twin
         if summary.stopped is not None:  # the finished replies travel with the error
             raise BudgetExceeded(self._budget_message(summary), partial=out)
         return out
@@ -252,6 +265,34 @@ class JudgeSession(Closing):
         self._finalizer()
 
 
+class _Pass(Generic[C]):
+    """One batch on its way through a session: its jobs, and the replies read so far.
+
+    A fresh reply is read as it arrives (:meth:`read_fresh`, on the session's
+    thread, so its reading is stored beside it); a stored one when the batch is done.
+    """
+
+    def __init__(
+        self, jobs: Sequence[Job[C]], parse: ReplyParser[C], progress: ProgressCallback | None
+    ) -> None:
+        self.jobs, self.parse, self.progress = jobs, parse, progress
+        self.contexts: dict[str, C] = {}
+        for job in jobs:
+            self.contexts.setdefault(job.spec.key, job.context)
+        self.readings: dict[str, Reply] = {}
+        self.reported = 0
+
+    def read_fresh(self, spec: CallSpec, completion: Completion) -> dict[str, Any]:
+        key = spec.key
+        reply = self.readings[key] = _read(self.parse, completion, self.contexts[key])
+        return reply.to_record()
+
+    def on_progress(self, n: int) -> None:
+        self.reported += n
+        if self.progress is not None:
+            self.progress(n)
+
+
 def _read(parse: ReplyParser[C], completion: Completion, context: C) -> Reply:
     """Parse one completion; a parser that raises yields a parse failure, not a crash."""
     try:
@@ -270,12 +311,32 @@ def _finish(outcome: CallOutcome, reading: Reply | None) -> Reply:
     )
 
 
-def _release(loop: EventLoopThread, backends: dict[Route, Backend], store: Store | None) -> None:
-    async def close_all() -> None:  # one backend failing to close must not keep others open
-        await asyncio.gather(*(b.aclose() for b in backends.values()), return_exceptions=True)
+def _close(loop: EventLoopThread, backends: list[Backend]) -> None:
+    """Close backends; one failing to close must not keep the others open.
 
+    When nothing ever ran on the session's loop (every batch came from the store),
+    no backend has a connection on it: they close on a throwaway loop here, rather
+    than by starting the loop's thread just to close them.
+    """
+    if not backends:
+        return
+    import asyncio
+
+    async def close_all() -> None:
+        await asyncio.gather(*(b.aclose() for b in backends), return_exceptions=True)
+
+    if not loop.started:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop in this thread either
+            asyncio.run(close_all())
+            return
+    loop.run(close_all())
+
+
+def _release(loop: EventLoopThread, backends: dict[Route, Backend], store: Store | None) -> None:
     try:
-        loop.run(close_all())
+        _close(loop, list(backends.values()))
     finally:
         loop.close()
         if store is not None:

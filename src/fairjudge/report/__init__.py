@@ -6,24 +6,50 @@ that came from a user or an exception is escaped before rich sees it, and every
 value on the HTML page is escaped (:mod:`fairjudge.report._html`).
 """
 
-from fairjudge.report._calibration import calibration_payload, render_calibration
-from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
-from fairjudge.report._files import check_writable, write_jsonl_atomic
-from fairjudge.report._html import comparison_html, ranking_html, write_html
-from fairjudge.report._html_load import load_results
-from fairjudge.report._ranking import RankingReport, render_ranking
-from fairjudge.report._scores import (
-    ScoreReport,
-    render_score_calibration,
-    render_scores,
-    render_via_scores,
-    score_report,
+from typing import TYPE_CHECKING
+
+from fairjudge._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from fairjudge.report._calibration import calibration_payload, render_calibration
+    from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
+    from fairjudge.report._files import check_writable, write_jsonl_atomic
+    from fairjudge.report._html import comparison_html, ranking_html, write_html
+    from fairjudge.report._html_load import load_results
+    from fairjudge.report._jury import JuryReport, jury_report, render_jury
+    from fairjudge.report._ranking import RankingReport, render_ranking
+    from fairjudge.report._scores import (
+        ScoreReport,
+        render_score_calibration,
+        render_scores,
+        render_via_scores,
+        score_report,
+    )
+    from fairjudge.report._text import ci_text, failure_lines
+    from fairjudge.report._trend import render_trend
+
+# Every name loads on first use (PEP 562): a command imports only the report it shows.
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "fairjudge.report._calibration": "calibration_payload render_calibration",
+        "fairjudge.report._comparison": "ComparisonReport comparison_report render_comparison",
+        "fairjudge.report._files": "check_writable write_jsonl_atomic",
+        "fairjudge.report._html": "comparison_html ranking_html write_html",
+        "fairjudge.report._html_load": "load_results",
+        "fairjudge.report._jury": "JuryReport jury_report render_jury",
+        "fairjudge.report._ranking": "RankingReport render_ranking",
+        "fairjudge.report._scores": (
+            "ScoreReport render_score_calibration render_scores render_via_scores score_report"
+        ),
+        "fairjudge.report._text": "ci_text failure_lines",
+        "fairjudge.report._trend": "render_trend",
+    },
 )
-from fairjudge.report._text import ci_text, failure_lines
-from fairjudge.report._trend import render_trend
 
 __all__ = [
     "ComparisonReport",
+    "JuryReport",
     "RankingReport",
     "ScoreReport",
     "calibration_payload",
@@ -32,10 +58,12 @@ __all__ = [
     "comparison_html",
     "comparison_report",
     "failure_lines",
+    "jury_report",
     "load_results",
     "ranking_html",
     "render_calibration",
     "render_comparison",
+    "render_jury",
     "render_ranking",
     "render_score_calibration",
     "render_scores",
@@ -45,3 +73,7 @@ __all__ = [
     "write_html",
     "write_jsonl_atomic",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -20,6 +20,7 @@ from rich.table import Table
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
 from fairjudge.report._text import ci_text, failure_lines
 from fairjudge.runner import RunSummary
+from fairjudge.stats import shared_resamples
 
 if TYPE_CHECKING:
     from fairjudge.stats import LengthControlledWinRate
@@ -130,10 +131,11 @@ def comparison_report(
     # The other informative rule, from the same calls: the seed's conservative result
     # beside a soft one, or the soft one beside the seed's when probabilities exist.
     alternatives: tuple[PairwiseResult, ...] = ()
-    if result.settings.rule.value != "conservative":
-        alternatives = (result.with_rule("conservative"),)
-    elif result.has_probabilities:
-        alternatives = (result.with_rule("soft"),)
+    with shared_resamples():  # the other rule's intervals redraw no resampling plan
+        if result.settings.rule.value != "conservative":
+            alternatives = (result.with_rule("conservative"),)
+        elif result.has_probabilities:
+            alternatives = (result.with_rule("soft"),)
     lc = length_controlled(result)
     truth = known_truth(result)
     return ComparisonReport(title, result, alternatives, lc, run, tuple(skipped), truth)

@@ -40,6 +40,11 @@ class EventLoopThread:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
+    @property
+    def started(self) -> bool:
+        """Whether the loop's thread is running (it starts on first use)."""
+        return self._loop is not None
+
     def _ensure(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             if self._loop is None:

@@ -35,13 +35,13 @@ from typing import Any
 from fairjudge._call import Backend, CallSpec, Completion, Route
 from fairjudge._errors import (
     BackendError,
-    ConfigError,
     EndpointUnreachable,
     FatalBackendError,
     RequestRejected,
 )
 from fairjudge._redact import env_secrets, redact, scrub
 from fairjudge._types import CallError
+from fairjudge.runner._cached import unique_calls
 from fairjudge.runner._claims import ClaimQueue, Leases
 from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
 from fairjudge.runner._options import RunOptions
@@ -96,19 +96,7 @@ class Run(Tally):
     # -- the run ---------------------------------------------------------------------
 
     async def execute(self, specs: Iterable[CallSpec]) -> RunResult:
-        keys: list[str] = []
-        todo: dict[str, CallSpec] = {}
-        for spec in specs:
-            key = spec.key
-            keys.append(key)
-            if key not in todo:
-                todo[key] = spec
-                if spec.route not in self.backends:
-                    raise ConfigError(
-                        f"no backend for the call to {spec.backend}/{spec.model}"
-                        f"{' at ' + spec.base_url if spec.base_url else ''}; "
-                        f"this run has: {', '.join('/'.join(r[:2]) for r in self.backends)}"
-                    )
+        keys, todo = unique_calls(specs, self.backends)
         self.total = len(todo)
         cached = self.store.get_many(todo)
         for key, completion in cached.items():

@@ -33,11 +33,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from fairjudge._call import Completion
 from fairjudge._closing import Closing
-from fairjudge.runner._records import COLUMNS, CallRecord, Row, from_row, to_row, utc_now
+from fairjudge.runner._records import COLUMNS, Row, utc_now
 from fairjudge.runner._store_claims import (
     DEFAULT_LEASE_S,
     claim_keys,
@@ -48,6 +48,9 @@ from fairjudge.runner._store_claims import (
 )
 from fairjudge.runner._store_errors import StoreWriteError, cause_of
 from fairjudge.runner._store_open import open_store
+
+if TYPE_CHECKING:
+    from fairjudge.runner._call_record import CallRecord
 
 __all__ = ["DEFAULT_STORE_PATH", "Store"]
 
@@ -142,6 +145,8 @@ class Store(Closing):
             StoreWriteError: The rows could not be written (full disk, read-only file,
                 I/O error, a lock held past the busy timeout).
         """
+        from fairjudge.runner._call_record import to_row
+
         now = utc_now()
         self.write_rows([to_row(r, now) for r in records])
 
@@ -259,13 +264,31 @@ class Store(Closing):
                     )
         return found
 
+    def has_all(self, keys: Iterable[str]) -> bool:
+        """Whether every one of ``keys`` has an ``ok`` row; reads the keys only, in chunks."""
+        wanted = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(wanted), _IN_CHUNK):
+                chunk = wanted[start : start + _IN_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                (found,) = self._conn.execute(
+                    f"SELECT COUNT(*) FROM calls WHERE status = 'ok' AND key IN ({marks})", chunk
+                ).fetchone()
+                if found < len(chunk):
+                    return False
+        return True
+
     def get(self, key: str) -> CallRecord | None:
         """The full record for one key, whatever its status."""
         with self._lock:
             row = self._conn.execute(
                 f"SELECT {', '.join(COLUMNS)} FROM calls WHERE key = ?", (key,)
             ).fetchone()
-        return None if row is None else from_row(row)
+        if row is None:
+            return None
+        from fairjudge.runner._call_record import from_row
+
+        return from_row(row)
 
     def records(self, *, status: Literal["ok", "error"] | None = None) -> Iterator[CallRecord]:
         """Every record (optionally only one status), oldest first."""
@@ -276,6 +299,8 @@ class Store(Closing):
                 f"SELECT {', '.join(COLUMNS)} FROM calls{where} ORDER BY created_at, key",
                 params,
             ).fetchall()
+        from fairjudge.runner._call_record import from_row
+
         for row in rows:
             yield from_row(row)
 

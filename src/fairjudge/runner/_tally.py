@@ -7,7 +7,6 @@ and the ``on_progress`` callback read them a few times a second, never per call.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 
@@ -46,6 +45,8 @@ class Tally:
     def _longest_wait(self) -> float:
         if not self.sent:
             return 0.0
+        import asyncio  # here: a run the store answers whole has no loop and needs none
+
         return max(0.0, asyncio.get_running_loop().time() - min(self.sent.values()))
 
     def _report(self) -> None:
@@ -56,6 +57,8 @@ class Tally:
                 self.reported = settled
 
     async def _tick(self) -> None:
+        import asyncio
+
         while True:
             await asyncio.sleep(TICK_S)
             self._report()

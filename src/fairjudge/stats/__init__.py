@@ -31,11 +31,20 @@ if TYPE_CHECKING:
     from fairjudge.stats._intervals import (
         ConfidenceInterval,
         bootstrap_mean,
+        shared_resamples,
     )
     from fairjudge.stats._leaderboard import ModelRating
     from fairjudge.stats._length_control import (
         LengthControlledWinRate,
         length_controlled_win_rate,
+    )
+    from fairjudge.stats._panel import (
+        EffectiveJudges,
+        FleissKappa,
+        agreement_matrix,
+        effective_judges,
+        fleiss_kappa,
+        krippendorff_alpha,
     )
     from fairjudge.stats._position_bias import (
         PositionBiasResult,
@@ -62,11 +71,15 @@ __getattr__ = lazy_attributes(
     {
         "fairjudge.stats._agreement": "AgreementResult ConfusionMatrix judge_agreement",
         "fairjudge.stats._bradley_terry": "BradleyTerryResult bradley_terry",
-        "fairjudge.stats._intervals": "ConfidenceInterval bootstrap_mean",
+        "fairjudge.stats._intervals": "ConfidenceInterval bootstrap_mean shared_resamples",
         "fairjudge.stats._correlation": "CorrelationResult score_correlation",
         "fairjudge.stats._length_control": "LengthControlledWinRate length_controlled_win_rate",
         "fairjudge.stats._leaderboard": "ModelRating",
         "fairjudge.stats._elo": "OnlineEloResult online_elo",
+        "fairjudge.stats._panel": (
+            "EffectiveJudges FleissKappa agreement_matrix effective_judges fleiss_kappa "
+            "krippendorff_alpha"
+        ),
         "fairjudge.stats._position_bias": (
             "PositionBiasResult Proportion outcomes_from_positions position_bias"
         ),
@@ -84,6 +97,8 @@ __all__ = [
     "ConfidenceInterval",
     "ConfusionMatrix",
     "CorrelationResult",
+    "EffectiveJudges",
+    "FleissKappa",
     "LengthControlledWinRate",
     "ModelRating",
     "OnlineEloResult",
@@ -93,14 +108,19 @@ __all__ = [
     "StyleControlResult",
     "StyleFeatures",
     "SystemAgreementResult",
+    "agreement_matrix",
     "bootstrap_mean",
     "bradley_terry",
+    "effective_judges",
+    "fleiss_kappa",
     "judge_agreement",
+    "krippendorff_alpha",
     "length_controlled_win_rate",
     "online_elo",
     "outcomes_from_positions",
     "position_bias",
     "score_correlation",
+    "shared_resamples",
     "style_controlled_bradley_terry",
     "style_features",
     "system_agreement",

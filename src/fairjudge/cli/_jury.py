@@ -1,0 +1,234 @@
+"""``fairjudge jury FILE``: several judges as one panel, with what each member adds.
+
+The members come from ``--judge`` given several times (with ``--weight`` once per
+``--judge``, optionally) or from ``--jury FILE.toml``
+(:func:`fairjudge.judges.load_jury_file`). Every member judges every item with the
+same debiased protocol; the model members' calls run as one batch on one session, so
+one store and one budget (``--max-calls``, ``--max-cost``) cover the panel and a
+rerun costs no call. ``--template``, ``--base-url``, ``--temperature`` and
+``--timeout`` apply to the model members that do not set their own.
+
+Exit codes are ``compare``'s (:mod:`._app`): 2 for a usage or input error, always
+before the first call; 5 when the budget stopped the run (the partial result is
+printed and saved); 4 when more than ``--max-unresolved`` of the items could not be
+resolved by every member.
+"""
+
+import dataclasses
+import inspect
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._items import Item
+from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
+from fairjudge.cli._judging import load_input
+from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, eval_flags, input_flags
+from fairjudge.evaluation import AGGREGATIONS, JuryResult, evaluate_jury
+from fairjudge.judges import Jury, MemberSpec, load_jury_file
+from fairjudge.prompts import get_template
+from fairjudge.report import jury_report, render_jury, write_jsonl_atomic
+
+__all__ = ["JuryFlags", "jury"]
+
+_NOT_FOR_PANELS = {"judge", "model_path", "threads"}
+"""JudgeFlags fields a panel does not take: ``--judge`` is repeatable here, and
+local-model options are per member (not supported on a panel yet)."""
+
+
+def _panel_run_flags() -> type[Any]:
+    """The shared judge and run flags (``JudgeFlags``) less those a panel does not take."""
+    hints = inspect.get_annotations(JudgeFlags, eval_str=True)
+    kept = [f for f in dataclasses.fields(JudgeFlags) if f.name not in _NOT_FOR_PANELS]
+    return dataclasses.make_dataclass(
+        "PanelRunFlags",
+        [(f.name, hints[f.name], dataclasses.field(default=f.default)) for f in kept],
+        frozen=True,
+    )
+
+
+PanelRunFlags = _panel_run_flags()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JuryFlags:
+    """Who sits on the panel and how their verdicts combine."""
+
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(metavar="SPEC", help="A member (any --judge form); give it once per member."),
+    ] = None
+    weight: Annotated[
+        list[float] | None,
+        typer.Option(
+            metavar="W", help="A member's weight, once per --judge, in order. [default: 1 each]"
+        ),
+    ] = None
+    jury: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE.toml",
+            help="A TOML file of [[member]] tables (judge, template, weight, base_url).",
+        ),
+    ] = None
+    aggregate: Annotated[
+        str | None,
+        typer.Option(
+            metavar="majority|mean",
+            help="majority: members' debiased verdicts vote (no majority is a tie); "
+            "mean: mean of members' soft scores. [default: the file's, else majority]",
+        ),
+    ] = None
+
+    def members(self, flags: Any) -> tuple[list[MemberSpec], str]:
+        """The member specs and the aggregation rule, checked; no judge is built yet.
+
+        Raises:
+            ConfigError: Neither or both of --judge and --jury, --weight not matching
+                --judge, or an unknown rule.
+        """
+        if bool(self.judge) == (self.jury is not None):
+            raise ConfigError("give the members with --judge (twice or more) or --jury FILE.toml")
+        rule = self.aggregate
+        if self.jury is not None:
+            if self.weight:
+                raise ConfigError("--weight goes with --judge; in a --jury file, set weight =")
+            loaded = load_jury_file(self.jury)
+            specs, rule = list(loaded.members), rule or loaded.aggregate
+        else:
+            judges = self.judge or []
+            weights = self.weight or [1.0] * len(judges)
+            if len(weights) != len(judges):
+                raise ConfigError(
+                    f"--weight was given {len(weights)} time(s) for {len(judges)} --judge; "
+                    "give one per --judge, in order, or none"
+                )
+            specs = [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
+        rule = rule or "majority"
+        if rule not in AGGREGATIONS:
+            raise ConfigError(f"--aggregate must be one of {', '.join(AGGREGATIONS)}; got {rule!r}")
+        return [_with_defaults(s, flags) for s in specs], rule
+
+
+def _with_defaults(spec: MemberSpec, flags: Any) -> MemberSpec:
+    """A model member with the command line's template and backend flags where it sets none."""
+    if spec.is_python:
+        return spec
+    return dataclasses.replace(
+        spec,
+        template=spec.template or flags.template,
+        base_url=spec.base_url or flags.base_url,
+        temperature=spec.temperature if spec.temperature is not None else flags.temperature,
+        timeout=spec.timeout if spec.timeout is not None else flags.timeout,
+    )
+
+
+def _check_references(specs: list[MemberSpec], items: list[Item]) -> None:
+    missing = [it.id for it in items if it.reference is None]
+    for spec in specs:
+        if spec.is_python or not missing:
+            continue
+        tmpl = get_template(spec.template or "default")
+        if tmpl.needs_reference:
+            raise ConfigError(
+                f"member {spec.judge!r}: template {tmpl.name!r} needs a reference, but "
+                f"{len(missing)} item(s) lack one (first: id {missing[0]!r})"
+            )
+
+
+def _open(specs: list[MemberSpec], flags: Any) -> Jury:
+    """Build the panel: every member resolved (and checked) before any call."""
+    if all(s.is_python for s in specs):
+        given = [g for g in JudgeFlags(None, **dataclasses.asdict(flags)).given() if g]
+        if given:
+            raise ConfigError(
+                f"{', '.join(given)}: a panel of Python callables has no model, prompt, store "
+                "or budget; drop them"
+            )
+        return Jury.from_specs(specs)
+    options = JudgeFlags(None, **dataclasses.asdict(flags)).run_options()
+    return Jury.from_specs(specs, store=flags.store, options=options)
+
+
+def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags) -> Any:
+    """Validate everything, run the panel, write ``--out``; the report."""
+    if run.html is not None:
+        raise ConfigError("--html is not available for jury yet; use --json or --out")
+    settings = run.settings(file)
+    specs, rule = panel.members(flags)
+    loaded = load_input(file, columns)
+    _check_references(specs, loaded.items)
+    panel_jury = _open(specs, flags)
+    try:
+        result = evaluate_jury(panel_jury, loaded.items, settings, aggregation=rule)
+    except BudgetExceeded as exc:
+        if not isinstance(exc.partial, JuryResult):
+            raise
+        result = exc.partial
+    finally:
+        panel_jury.close()
+    if run.out is not None:
+        write_jsonl_atomic(run.out, _records(result))
+    source = "<stdin>" if str(file) == "-" else file.name
+    return jury_report(
+        result, title=f"{source}: model 1 vs model 2, by a panel of {len(specs)}",
+        run=panel_jury.last_run, skipped=loaded.skipped_records(),
+    )  # fmt: skip
+
+
+def _records(result: JuryResult) -> Any:
+    """One record per item: the panel's verdict, and each member's calls."""
+    for k, panel in enumerate(result.judgments):
+        record = panel.to_dict(result.names)
+        for name, member in zip(result.names, result.members, strict=True):
+            record["members"][name]["calls"] = member.judgments[k].to_dict()["calls"]
+        record["aggregation"] = result.aggregation
+        yield record
+
+
+@app.command()
+@guarded
+@input_flags
+@_adds(PanelRunFlags, "flags")
+@eval_flags
+@_adds(JuryFlags, "panel")
+def jury(
+    file: Annotated[
+        Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")
+    ],
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    *,
+    panel: JuryFlags,
+    flags: Any,
+    columns: InputFlags,
+    run: EvalFlags,
+) -> None:
+    """Judge two systems' answers with a panel of judges, and show what each member adds.
+
+    Every member judges every item with the position-debiased protocol, on one run,
+    one store and one budget; the verdicts are aggregated by --aggregate.
+    """
+    report = _judge(file, panel, flags, columns, run)
+    if json_output:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        render_jury(report, Console())
+        if run.out is not None:
+            err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)
+    result = report.result
+    if result.stopped is not None:
+        say("stopped", f"{result.stopped} The result above is partial.")
+        raise typer.Exit(EXIT_BUDGET)
+    share = result.n_unresolved / result.n_items if result.n_items else 0.0
+    if result.win_rate is None or share > run.max_unresolved:
+        say(
+            "too many unresolved items",
+            f"{result.n_unresolved} of {result.n_items} items lack a verdict from every member "
+            f"({share:.0%} > --max-unresolved {run.max_unresolved:g})",
+            style="red",
+        )
+        raise typer.Exit(EXIT_UNRESOLVED)

@@ -1,0 +1,311 @@
+"""A panel's verdict: every member judges every item, and the verdicts are aggregated.
+
+:func:`evaluate_jury` plans the calls once, exactly as :func:`evaluate` does (same
+orders, same seed), has every member of a :class:`~fairjudge.judges.Jury` answer all
+of them in one batch, resolves each member's calls into its own debiased
+:class:`PairwiseResult`, and aggregates the members item by item:
+
+- ``"majority"``: the members' debiased outcomes vote, each with its weight; an
+  outcome wins an item when its voters hold *more than half* of the panel's weight.
+  No majority is a tie. The item scores 1, ½ or 0.
+- ``"mean"``: the weighted mean of the members' soft scores, each member's
+  ``P(model 1 better) + ½·P(tie)`` averaged over its calls (its probabilities when
+  it gave them, its labels as one-hot otherwise). The item leans to model 1 above
+  ½, to model 2 below.
+
+An item a member could not resolve (a parse failure, a failed call) is unresolved
+for the panel: a missing vote is reported, never guessed. The rule and the weights
+are recorded in the :class:`JuryResult`, and :meth:`JuryResult.with_aggregation`
+re-aggregates the same calls under the other rule without calling anyone again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._items import Item, Judgment
+from fairjudge._protocol import resolve
+from fairjudge._types import OUTCOME_SCORE, Outcome, Reply, Resolution
+from fairjudge.evaluation._pairs import ItemLike, evaluate
+from fairjudge.evaluation._results import PairwiseResult, WinRate
+from fairjudge.evaluation._settings import EvalSettings, check_repeats
+from fairjudge.judges import PairwiseRequest, ProgressCallback
+from fairjudge.stats._intervals import bootstrap_mean
+
+if TYPE_CHECKING:
+    from fairjudge.judges import Jury
+
+__all__ = [
+    "AGGREGATIONS",
+    "Aggregation",
+    "JuryResult",
+    "PanelJudgment",
+    "aggregate",
+    "as_aggregation",
+    "evaluate_jury",
+    "lean",
+]
+
+Aggregation = Literal["majority", "mean"]
+AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
+
+
+def as_aggregation(name: str) -> Aggregation:
+    """The rule, checked.
+
+    Raises:
+        ConfigError: Not a known rule; the message lists them.
+    """
+    if name not in AGGREGATIONS:
+        raise ConfigError(f"--aggregate must be one of {', '.join(AGGREGATIONS)}; got {name!r}")
+    return name  # type: ignore[return-value]
+
+
+def lean(score: float) -> Outcome:
+    """The outcome a score of model 1 leans to: above ½ model 1, below model 2, else a tie."""
+    if abs(score - 0.5) < 1e-12:
+        return Outcome.TIE
+    return Outcome.ONE if score > 0.5 else Outcome.TWO
+
+
+def aggregate(
+    votes: Sequence[Outcome],
+    soft: Sequence[float],
+    weights: Sequence[float],
+    rule: Aggregation,
+) -> tuple[Outcome, float]:
+    """One item's panel outcome and model 1's score from its members' verdicts.
+
+    Args:
+        votes: Each member's debiased outcome.
+        soft: Each member's soft score (model 1's expected score).
+        weights: Each member's weight.
+        rule: ``"majority"`` or ``"mean"`` (see the module docstring).
+
+    Example:
+        >>> aggregate([Outcome.ONE, Outcome.ONE, Outcome.TWO], [1, 1, 0], [1, 1, 1], "majority")
+        (<Outcome.ONE: '1'>, 1.0)
+    """
+    total = float(sum(weights))
+    if rule == "mean":
+        score = sum(w * s for w, s in zip(weights, soft, strict=True)) / total
+        return lean(score), score
+    held = {o: sum(w for w, v in zip(weights, votes, strict=True) if v is o) for o in Outcome}
+    best = max(held, key=lambda o: held[o])
+    outcome = best if held[best] > total / 2 else Outcome.TIE
+    return outcome, OUTCOME_SCORE[outcome]
+
+
+@dataclass(frozen=True, slots=True)
+class PanelJudgment:
+    """One item as the panel decided it, with every member's verdict.
+
+    Attributes:
+        item: The item.
+        outcome: The panel's outcome; ``None`` when a member could not resolve it.
+        score: Model 1's score from the panel (1, ½, 0 by majority; a mean otherwise).
+        votes: Each member's debiased outcome (``None`` where unresolved).
+        soft: Each member's soft score (``None`` where unresolved).
+    """
+
+    item: Item
+    outcome: Outcome | None
+    score: float | None
+    votes: tuple[Outcome | None, ...]
+    soft: tuple[float | None, ...]
+
+    def to_dict(self, names: Sequence[str]) -> dict[str, Any]:
+        """JSON-ready record (the members keyed by name)."""
+        return {
+            "id": self.item.id,
+            "outcome": self.outcome.value if self.outcome is not None else None,
+            "score": self.score,
+            "human": self.item.human.value if self.item.human is not None else None,
+            "members": {
+                n: {"outcome": v.value if v is not None else None, "soft_score": s}
+                for n, v, s in zip(names, self.votes, self.soft, strict=True)
+            },
+        }
+
+
+def _member_view(j: Judgment) -> tuple[Outcome | None, float | None]:
+    soft = resolve(j.calls, Resolution.SOFT) if j.calls else None
+    return j.outcome, soft[1] if soft is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class JuryResult:
+    """Everything a jury evaluation produced.
+
+    Attributes:
+        names: The members, in order.
+        weights: Their weights.
+        aggregation: The rule that produced :attr:`judgments` and :attr:`win_rate`.
+        win_rate: The panel's win rate of model 1 with its bootstrap CI (clustered
+            by question), or ``None`` when no item resolved.
+        judgments: Per item, the panel's outcome and every member's verdict.
+        members: Each member's own debiased result, in member order.
+        settings: Rule, rounds, seed and the rest (shared by every member).
+        stopped: Why the run stopped early (a spent budget), or ``None``.
+    """
+
+    names: tuple[str, ...]
+    weights: tuple[float, ...]
+    aggregation: Aggregation
+    win_rate: WinRate | None
+    judgments: tuple[PanelJudgment, ...]
+    members: tuple[PairwiseResult, ...]
+    settings: EvalSettings
+    stopped: str | None = None
+
+    @property
+    def n_items(self) -> int:
+        """Items submitted."""
+        return len(self.judgments)
+
+    @property
+    def n_unresolved(self) -> int:
+        """Items some member could not resolve (left out of the panel's numbers)."""
+        return sum(j.outcome is None for j in self.judgments)
+
+    def with_aggregation(self, rule: str) -> JuryResult:
+        """The same members' verdicts aggregated under another rule; no judge is called."""
+        return _panel(self.names, self.weights, as_aggregation(rule), self.members, self.stopped)
+
+    def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]:
+        """JSON-ready summary; per-item records only when asked."""
+        out: dict[str, Any] = {
+            "members": [
+                {"name": n, "weight": w} for n, w in zip(self.names, self.weights, strict=True)
+            ],
+            "aggregation": self.aggregation,
+            "n_items": self.n_items,
+            "n_unresolved": self.n_unresolved,
+            "win_rate": self.win_rate.to_dict() if self.win_rate is not None else None,
+            "settings": self.settings.to_dict(),
+            "partial": self.stopped is not None,
+            "stopped": self.stopped,
+        }
+        if include_judgments:
+            out["judgments"] = [j.to_dict(self.names) for j in self.judgments]
+        return out
+
+
+def _panel(
+    names: tuple[str, ...],
+    weights: tuple[float, ...],
+    rule: Aggregation,
+    members: tuple[PairwiseResult, ...],
+    stopped: str | None,
+) -> JuryResult:
+    settings = members[0].settings
+    judgments = []
+    for row in zip(*(m.judgments for m in members), strict=True):
+        views = [_member_view(j) for j in row]
+        votes = tuple(v for v, _ in views)
+        soft = tuple(s for _, s in views)
+        outcome: Outcome | None = None
+        score: float | None = None
+        if all(v is not None for v in votes) and all(s is not None for s in soft):
+            outcome, score = aggregate(
+                [v for v in votes if v is not None],
+                [s for s in soft if s is not None],
+                weights,
+                rule,
+            )
+        judgments.append(PanelJudgment(row[0].item, outcome, score, votes, soft))
+    done = [j for j in judgments if j.outcome is not None and j.score is not None]
+    win = None
+    if done:
+        scores = [j.score for j in done if j.score is not None]
+        ci = bootstrap_mean(
+            scores, [j.item.cluster_key for j in done], n_resamples=settings.n_resamples,
+            seed=settings.seed, level=settings.level,
+        )  # fmt: skip
+        outcomes = [j.outcome for j in done]
+        win = WinRate(
+            sum(scores) / len(scores), ci, len(done), outcomes.count(Outcome.ONE),
+            outcomes.count(Outcome.TIE), outcomes.count(Outcome.TWO), settings.seed,
+        )  # fmt: skip
+    return JuryResult(names, weights, rule, win, tuple(judgments), members, settings, stopped)
+
+
+class _Recorder:
+    """Runs the whole panel on the batch ``evaluate`` plans; hands it the first member's."""
+
+    def __init__(self, jury: Jury) -> None:
+        self.jury = jury
+        self.replies: list[list[Reply]] | None = None
+
+    def judge_batch(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> list[Reply]:
+        try:
+            self.replies = self.jury.judge_members(requests, progress)
+        except BudgetExceeded as exc:
+            if not isinstance(exc.partial, list):
+                raise
+            self.replies = exc.partial
+            raise BudgetExceeded(str(exc), partial=self.replies[0]) from exc
+        return self.replies[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _Replay:
+    """Answers the same plan with replies already gathered."""
+
+    replies: list[Reply]
+
+    def judge_batch(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> list[Reply]:
+        return list(self.replies)
+
+
+def evaluate_jury(
+    jury: Jury,
+    items: Iterable[ItemLike],
+    settings: EvalSettings,
+    *,
+    aggregation: str = "majority",
+    progress: ProgressCallback | None = None,
+) -> JuryResult:
+    """Every member judges every item with the debiased protocol; aggregate the verdicts.
+
+    Args:
+        jury: The panel.
+        items: Items or ``(question, ans1, ans2)`` triples.
+        settings: Protocol and bootstrap settings, the same for every member.
+        aggregation: ``"majority"`` or ``"mean"`` (see the module docstring).
+        progress: Called with the number of calls as they finish (members × calls).
+
+    Raises:
+        ConfigError: Bad items, an unknown rule, or ``rounds`` > 2 for a member that
+            does not sample.
+        BudgetExceeded: The session's budget ran out; ``partial`` is the partial
+            :class:`JuryResult` (unmade calls leave their items unresolved).
+    """
+    rule = as_aggregation(aggregation)
+    for m in jury.members:
+        check_repeats(settings.rounds, getattr(m.judge, "temperature", None))
+    item_list = list(items)
+    recorder = _Recorder(jury)
+    stopped: BudgetExceeded | None = None
+    try:
+        first = evaluate(recorder, item_list, settings, progress=progress)
+    except BudgetExceeded as exc:
+        if recorder.replies is None or not isinstance(exc.partial, PairwiseResult):
+            raise
+        first, stopped = exc.partial, exc
+    assert recorder.replies is not None  # evaluate judged the batch, or raised
+    rest = [evaluate(_Replay(r), item_list, settings) for r in recorder.replies[1:]]
+    reason = str(stopped) if stopped is not None else None
+    members = tuple(replace(m, stopped=reason) for m in (first, *rest))
+    result = _panel(jury.names, jury.weights, rule, members, reason)
+    if stopped is not None:
+        stopped.partial = result
+        raise stopped
+    return result

@@ -1,0 +1,212 @@
+"""What each member adds to a panel, and how much the panel agrees with itself.
+
+:func:`jury_diagnostics` reads a :class:`JuryResult` (no judge is called) and gives:
+
+- **per member**: its own debiased win rate, position consistency and
+  first-position call rate; its agreement with the rest of the panel (leave-one-out:
+  the member's vote against the aggregate of the *other* members under the same rule
+  and weights, so a dissenter shows up as low agreement); its agreement with the
+  human labels when the items carry them (MT-Bench S1 and S2, Cohen's kappa); and
+  its calls (made, served from the store, failed);
+- **for the panel**: Fleiss' kappa of the members' votes with a bootstrap interval
+  clustered by question, the member × member agreement matrix, the effective number
+  of independent judges (:func:`fairjudge.stats.effective_judges`, from the members'
+  item scores), and the panel's own agreement with the human labels.
+
+Only items every member resolved count, so every member is measured on the same
+items. A member's *vote* is its debiased outcome under ``"majority"`` and the lean
+of its soft score under ``"mean"``; its *score* is the matching 1/½/0 or soft score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fairjudge._types import OUTCOME_SCORE, Outcome
+from fairjudge.evaluation._jury import JuryResult, PanelJudgment, aggregate, lean
+from fairjudge.evaluation._results import Rate, WinRate
+from fairjudge.stats import (
+    AgreementResult,
+    EffectiveJudges,
+    FleissKappa,
+    agreement_matrix,
+    bootstrap_mean,
+    effective_judges,
+    fleiss_kappa,
+    judge_agreement,
+)
+
+__all__ = ["JuryDiagnostics", "MemberDiagnostics", "jury_diagnostics"]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberDiagnostics:
+    """One member's figures.
+
+    Attributes:
+        name: The member.
+        weight: Its weight.
+        win_rate: Its own debiased win rate of model 1.
+        position_consistency: Share of its items whose calls agree after the swap.
+        first_position_calls: Share of its decisive calls that chose position A.
+        agreement_with_panel: Share of items where its vote equals the others'
+            aggregate (leave-one-out), with a bootstrap CI.
+        human: Its agreement with the human labels, when items carry them.
+        calls: Calls it was asked for.
+        cached: Of those, served from the store (0 for Python members).
+        failed: Of those, parse failures and call errors.
+    """
+
+    name: str
+    weight: float
+    win_rate: WinRate | None
+    position_consistency: Rate | None
+    first_position_calls: Rate | None
+    agreement_with_panel: Rate | None
+    human: AgreementResult | None
+    calls: int
+    cached: int
+    failed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        opt = {
+            k: (v.to_dict() if v is not None else None)
+            for k, v in (
+                ("win_rate", self.win_rate),
+                ("position_consistency", self.position_consistency),
+                ("first_position_call_rate", self.first_position_calls),
+                ("agreement_with_panel", self.agreement_with_panel),
+                ("human_agreement", self.human),
+            )
+        }
+        return {"name": self.name, "weight": self.weight, **opt, "calls": self.calls,
+                "cached": self.cached, "failed": self.failed}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class JuryDiagnostics:
+    """Per-member and panel figures of one jury result.
+
+    Attributes:
+        members: One entry per member, in order.
+        n_complete: Items every member resolved (the items all figures use).
+        fleiss: Fleiss' kappa of the votes, or why it was not computed.
+        agreement: Member × member share of items with the same vote.
+        effective: The effective number of independent judges, or why not computed.
+        human: The panel's aggregate against the human labels, when items carry them.
+    """
+
+    members: tuple[MemberDiagnostics, ...]
+    n_complete: int
+    fleiss: FleissKappa | str
+    agreement: tuple[tuple[float, ...], ...]
+    effective: EffectiveJudges | str
+    human: AgreementResult | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        fleiss, eff = self.fleiss, self.effective
+        return {
+            "members": [m.to_dict() for m in self.members],
+            "n_complete_items": self.n_complete,
+            "fleiss_kappa": {"skipped": fleiss} if isinstance(fleiss, str) else fleiss.to_dict(),
+            "agreement_matrix": [list(r) for r in self.agreement],
+            "effective_judges": {"skipped": eff} if isinstance(eff, str) else eff.to_dict(),
+            "human_agreement": self.human.to_dict() if self.human is not None else None,
+        }
+
+
+def _votes(j: PanelJudgment, rule: str) -> list[Outcome]:
+    if rule == "mean":
+        return [lean(s) for s in j.soft if s is not None]
+    return [v for v in j.votes if v is not None]
+
+
+def _scores(j: PanelJudgment, rule: str) -> list[float]:
+    if rule == "mean":
+        return [s for s in j.soft if s is not None]
+    return [OUTCOME_SCORE[v] for v in j.votes if v is not None]
+
+
+def _rate(flags: list[bool], clusters: list[str], result: JuryResult) -> Rate | None:
+    if not flags:
+        return None
+    s = result.settings
+    values = [1.0 if f else 0.0 for f in flags]
+    ci = bootstrap_mean(values, clusters, n_resamples=s.n_resamples, seed=s.seed, level=s.level)
+    return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
+
+
+def _human(
+    votes: Sequence[Outcome], done: Sequence[PanelJudgment], result: JuryResult
+) -> AgreementResult | None:
+    labelled = [(v, j) for v, j in zip(votes, done, strict=True) if j.item.human is not None]
+    if not labelled:
+        return None
+    s = result.settings
+    return judge_agreement(
+        [v.value for v, _ in labelled],
+        [j.item.human.value for _, j in labelled if j.item.human is not None],
+        questions=[j.item.cluster_key for _, j in labelled],
+        n_resamples=s.n_resamples, seed=s.seed, level=s.level,
+    )  # fmt: skip
+
+
+def _leave_one_out(k: int, done: list[PanelJudgment], result: JuryResult) -> Rate | None:
+    rule, weights = result.aggregation, result.weights
+    flags = []
+    for j in done:
+        votes, soft = list(j.votes), list(j.soft)
+        others = [i for i in range(len(weights)) if i != k]
+        outcome, _ = aggregate(
+            [v for i, v in enumerate(votes) if i != k and v is not None],
+            [s for i, s in enumerate(soft) if i != k and s is not None],
+            [weights[i] for i in others],
+            rule,
+        )
+        flags.append(_votes(j, rule)[k] is outcome)
+    return _rate(flags, [j.item.cluster_key for j in done], result)
+
+
+def _member(k: int, done: list[PanelJudgment], result: JuryResult) -> MemberDiagnostics:
+    own = result.members[k]
+    calls = [c for j in own.judgments for c in j.calls]
+    return MemberDiagnostics(
+        name=result.names[k],
+        weight=result.weights[k],
+        win_rate=own.win_rate,
+        position_consistency=own.position_consistency,
+        first_position_calls=own.first_position_calls,
+        agreement_with_panel=_leave_one_out(k, done, result),
+        human=_human([_votes(j, result.aggregation)[k] for j in done], done, result),
+        calls=len(calls),
+        cached=sum(c.reply.cached for c in calls),
+        failed=sum(not c.reply.ok for c in calls),
+    )
+
+
+def jury_diagnostics(result: JuryResult) -> JuryDiagnostics:
+    """Per-member and panel diagnostics of a jury result; no judge is called."""
+    rule, s = result.aggregation, result.settings
+    done = [j for j in result.judgments if j.outcome is not None]
+    members = tuple(_member(k, done, result) for k in range(len(result.names)))
+    fleiss: FleissKappa | str = "no item was resolved by every member"
+    effective: EffectiveJudges | str = "needs at least two items resolved by every member"
+    n = len(result.names)
+    agreement = tuple(tuple(float("nan") for _ in range(n)) for _ in range(n))
+    if done:
+        votes = [[v.value for v in _votes(j, rule)] for j in done]
+        fleiss = fleiss_kappa(
+            votes, questions=[j.item.cluster_key for j in done],
+            n_resamples=s.n_resamples, seed=s.seed, level=s.level,
+        )  # fmt: skip
+        agreement = tuple(tuple(row) for row in agreement_matrix(votes))
+    if len(done) >= 2:
+        effective = effective_judges([_scores(j, rule) for j in done])
+    panel_votes = [j.outcome for j in done if j.outcome is not None]
+    return JuryDiagnostics(
+        members, len(done), fleiss, agreement, effective, _human(panel_votes, done, result)
+    )

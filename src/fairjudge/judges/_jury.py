@@ -1,0 +1,259 @@
+"""A jury: several pairwise judges that answer the same calls, on one session.
+
+:class:`Jury` holds its members (:class:`JuryMember`: a name, a judge and a weight)
+and answers a batch of planned calls with *every* member's reply to every call
+(:meth:`Jury.judge_members`). The model members' calls go to the session as one
+batch: one run, one store and one budget carry the whole panel, each call routed to
+its member's backend, so a rerun costs nothing and ``max_calls`` covers the panel.
+Two members asking the same model with the same prompt and parameters make the same
+call, which is made (and paid for) once. Python-callable members are called
+directly, in request order, after the model members.
+
+Aggregating the members' verdicts is the evaluation layer's job
+(:func:`fairjudge.evaluation.evaluate_jury`); a jury only gathers them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from os import PathLike
+from typing import Any
+
+from fairjudge._closing import Closing
+from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._types import Reply
+from fairjudge.judges._llm import LLMJudge, read_verdict
+from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
+from fairjudge.judges._registry import BackendOptions, resolve_judge
+from fairjudge.judges._session import Job, JudgeSession
+from fairjudge.runner import RunOptions, RunSummary, Store
+
+__all__ = ["Jury", "JuryMember", "MemberSpec"]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSpec:
+    """One member as configured (``--judge`` or a ``[[member]]`` of a jury file).
+
+    Attributes:
+        judge: A ``--judge`` spec: ``openai/<model>``, ``python:module:function``, ...
+        name: How reports name the member; default the spec (``#2``, ``#3`` added to
+            repeats).
+        template: The member's prompt template (model members only).
+        weight: The member's weight in the aggregate (> 0).
+        base_url: Server URL (``openai/`` and ``anthropic/`` members).
+        temperature: Sampling temperature of the member's calls.
+        timeout: Seconds to wait for one reply (HTTP members).
+    """
+
+    judge: str
+    name: str | None = None
+    template: str | None = None
+    weight: float = 1.0
+    base_url: str | None = None
+    temperature: float | None = None
+    timeout: float | None = None
+
+    @property
+    def is_python(self) -> bool:
+        """Whether the member is a Python callable (no prompt, no model, no session)."""
+        return self.judge.strip().startswith("python:")
+
+
+@dataclass(frozen=True, slots=True)
+class JuryMember:
+    """One judge on a panel.
+
+    Attributes:
+        name: Unique within the jury; names the member in every report.
+        judge: The judge (an :class:`~fairjudge.judges.LLMJudge`, a callable judge, ...).
+        weight: Its weight in the aggregate (> 0); 1 by default.
+    """
+
+    name: str
+    judge: BatchJudge
+    weight: float = 1.0
+
+    @property
+    def template(self) -> str | None:
+        """The member's template as ``name@version``, for model members."""
+        if isinstance(self.judge, LLMJudge):
+            return f"{self.judge.template.name}@{self.judge.template.version}"
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record of who the member is."""
+        return {"name": self.name, "weight": self.weight, "template": self.template}
+
+
+class Jury(Closing):
+    """Several pairwise judges answering every call, on one session.
+
+    Args:
+        members: At least two members, with unique names and positive weights.
+        session: The session the model members run on (they must all share it, so
+            that the panel is one run); default the model members' own session.
+            Closed with the jury when ``owns_session``.
+        owns_session: Close ``session`` when the jury closes.
+
+    Raises:
+        ConfigError: Fewer than two members, a repeated name, a weight that is not a
+            positive number, or model members on different sessions.
+
+    Example:
+        >>> specs = [MemberSpec("openai/gpt-4o-mini"), MemberSpec("python:m:judge")]
+        >>> with Jury.from_specs(specs) as jury:  # doctest: +SKIP
+        ...     replies = jury.judge_members(requests)  # one list per member
+    """
+
+    def __init__(
+        self,
+        members: Sequence[JuryMember],
+        *,
+        session: JudgeSession | None = None,
+        owns_session: bool = False,
+    ) -> None:
+        self.members = tuple(members)
+        self.session = session
+        self._owns_session = owns_session and session is not None
+        if len(self.members) < 2:
+            raise ConfigError(f"a jury needs at least two members; got {len(self.members)}")
+        names = [m.name for m in self.members]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ConfigError(f"jury member names must be unique; repeated: {repeated}")
+        for m in self.members:
+            if not (isinstance(m.weight, int | float) and math.isfinite(m.weight) and m.weight > 0):
+                raise ConfigError(
+                    f"member {m.name!r}: weight must be a number > 0; got {m.weight!r}"
+                )
+        models = [m.judge for m in self.members if isinstance(m.judge, LLMJudge)]
+        if self.session is None and models:
+            self.session = models[0].session
+        if any(j.session is not self.session for j in models):
+            raise ConfigError("every model member of a jury must run on the jury's one session")
+
+    @classmethod
+    def from_specs(
+        cls,
+        specs: Sequence[MemberSpec],
+        *,
+        session: JudgeSession | None = None,
+        store: Store | str | PathLike[str] | None = None,
+        options: RunOptions | None = None,
+    ) -> Jury:
+        """Resolve every member's spec; model members share one session.
+
+        Everything that can fail (an unknown spec, a template, an option that does
+        not apply to a member) fails here, before any call.
+
+        Args:
+            specs: The members.
+            session: Run on this session; else one is opened (from ``store`` and
+                ``options``) when a model member needs it, and closed with the jury.
+            store: The store or its path, for a session of the jury's own.
+            options: Run options (concurrency, budget, ...), for the jury's own session.
+        """
+        given = store is not None or options is not None
+        if session is not None and given:
+            raise ConfigError("store= and options= do not apply with session=; set them on it")
+        if given and all(s.is_python for s in specs):
+            raise ConfigError(
+                "the store and run options (--store, --max-calls, --concurrency, ...) do not "
+                "apply to a jury of Python callables (they are called directly); drop them"
+            )
+        names = _names(specs)
+        own = session is None and any(not s.is_python for s in specs)
+        if own:
+            session = JudgeSession(store=store, options=options)
+        members = []
+        try:
+            for spec, name in zip(specs, names, strict=True):
+                where = BackendOptions(spec.base_url, None, None, spec.temperature, spec.timeout)
+                judge = resolve_judge(
+                    spec.judge,
+                    backend_options=where,
+                    template=spec.template,
+                    session=None if spec.is_python else session,
+                )
+                members.append(JuryMember(name, judge, spec.weight))
+            return cls(members, session=session, owns_session=own)
+        except BaseException:
+            if own and session is not None:
+                session.close()
+            raise
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The members' names, in order."""
+        return tuple(m.name for m in self.members)
+
+    @property
+    def weights(self) -> tuple[float, ...]:
+        """The members' weights, in order."""
+        return tuple(float(m.weight) for m in self.members)
+
+    @property
+    def last_run(self) -> RunSummary | None:
+        """The model members' last batch (one batch for the whole panel)."""
+        return self.session.last_run if self.session is not None else None
+
+    def __repr__(self) -> str:
+        return f"Jury({', '.join(self.names)})"
+
+    def judge_members(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> list[list[Reply]]:
+        """Every member's replies to every request: one list per member, in member order.
+
+        Raises:
+            FatalBackendError: A model member's backend failed for good; finished
+                calls are kept in the store.
+            BudgetExceeded: The session's budget ran out; its ``partial`` holds one
+                list per member (``NotRun`` failures for calls not made), and the
+                Python members have still answered.
+        """
+        llm = [i for i, m in enumerate(self.members) if isinstance(m.judge, LLMJudge)]
+        out: list[list[Reply]] = [[] for _ in self.members]
+        stopped: BudgetExceeded | None = None
+        if llm:
+            judges = [self.members[i].judge for i in llm]
+            jobs: list[Job[Any]] = [
+                job for j in judges if isinstance(j, LLMJudge) for job in j.jobs(requests)
+            ]
+            assert self.session is not None  # checked in __init__: model members share it
+            try:
+                replies = self.session.run(jobs, read_verdict, progress=progress)
+            except BudgetExceeded as exc:
+                if not isinstance(exc.partial, list) or len(exc.partial) != len(jobs):
+                    raise
+                replies, stopped = exc.partial, exc
+            n = len(requests)
+            for k, i in enumerate(llm):
+                out[i] = list(replies[k * n : (k + 1) * n])
+        for i, m in enumerate(self.members):
+            if i not in llm:
+                out[i] = m.judge.judge_batch(requests, progress)
+        if stopped is not None:
+            raise BudgetExceeded(str(stopped), partial=out) from stopped
+        return out
+
+    def close(self) -> None:
+        """Close the jury's own session (a shared one is its owner's to close)."""
+        if self._owns_session and self.session is not None:
+            self.session.close()
+
+
+def _names(specs: Sequence[MemberSpec]) -> list[str]:
+    """Each member's name: its own, else its spec, with ``#2``, ``#3`` on repeats."""
+    names: list[str] = []
+    for spec in specs:
+        base = spec.name or spec.judge.strip()
+        name, k = base, 1
+        while name in names:
+            k += 1
+            name = f"{base}#{k}"
+        names.append(name)
+    return names

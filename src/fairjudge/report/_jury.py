@@ -1,0 +1,174 @@
+"""The jury report: one model of a ``jury`` run, rendered as tables or JSON.
+
+:func:`jury_report` gathers the panel's result under its rule, the same verdicts
+under the other rule, the per-member and panel diagnostics and the calls' summary
+into a :class:`JuryReport`; :func:`render_jury` and :meth:`JuryReport.to_dict` both
+read it, so the table and the JSON cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from fairjudge.evaluation import (
+    AGGREGATIONS,
+    JuryDiagnostics,
+    JuryResult,
+    Rate,
+    WinRate,
+    jury_diagnostics,
+)
+from fairjudge.report._text import ci_text, failure_lines
+from fairjudge.runner import RunSummary
+from fairjudge.stats import AgreementResult
+
+__all__ = ["JuryReport", "jury_report", "render_jury"]
+
+
+@dataclass(frozen=True, slots=True)
+class JuryReport:
+    """Everything a ``jury`` run shows.
+
+    Attributes:
+        title: What was compared.
+        result: The panel's result under its rule.
+        alternatives: The same verdicts under the other aggregation rule(s).
+        diagnostics: Per-member and panel figures.
+        run: The model members' calls (one run for the panel); ``None`` without any.
+        skipped: Input rows skipped with ``--skip-invalid``.
+    """
+
+    title: str
+    result: JuryResult
+    alternatives: tuple[JuryResult, ...]
+    diagnostics: JuryDiagnostics
+    run: RunSummary | None
+    skipped: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def failures(self) -> Counter[str]:
+        """Why calls failed, over every member, each reason prefixed by the member."""
+        out: Counter[str] = Counter()
+        for name, member in zip(self.result.names, self.result.members, strict=True):
+            for reason, count in member.failures.items():
+                out[f"{name}: {reason}"] += count
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        payload = self.result.to_dict()
+        payload["alternative_aggregations"] = {
+            a.aggregation: a.win_rate.to_dict() if a.win_rate else None for a in self.alternatives
+        }
+        payload.update(self.diagnostics.to_dict())
+        payload["failures"] = dict(self.failures.most_common())
+        payload["calls"] = self.run.to_dict() if self.run is not None else None
+        payload["skipped_rows"] = list(self.skipped)
+        return payload
+
+
+def jury_report(
+    result: JuryResult,
+    *,
+    title: str,
+    run: RunSummary | None = None,
+    skipped: Sequence[dict[str, Any]] = (),
+) -> JuryReport:
+    """Build the report of one jury run (computes the diagnostics and the other rule)."""
+    others = tuple(result.with_aggregation(a) for a in AGGREGATIONS if a != result.aggregation)
+    return JuryReport(title, result, others, jury_diagnostics(result), run, tuple(skipped))
+
+
+def _num(x: Rate | WinRate | None) -> str:
+    return "n/a" if x is None else f"{x.estimate:.3f} {ci_text(x.ci, '.2f')}"
+
+
+def _human(h: AgreementResult | None) -> str:
+    return "n/a" if h is None else f"{h.s1.estimate:.3f} / {h.kappa:.3f}"
+
+
+def _panel_table(report: JuryReport) -> Table:
+    result, diag = report.result, report.diagnostics
+    level = round(result.settings.level * 100)
+    table = Table(title=escape(report.title), header_style="bold")
+    table.add_column("panel")
+    table.add_column(f"value  [{level}% CI]")
+    table.add_row("members", escape(", ".join(result.names)))
+    table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
+    table.add_row(f"win rate of model 1 ({result.aggregation})", _num(result.win_rate))
+    w = result.win_rate
+    if w is not None:
+        table.add_row("wins / ties / losses", f"{w.wins} / {w.ties} / {w.losses}")
+    for alt in report.alternatives:
+        table.add_row(f"  same verdicts, {alt.aggregation}", _num(alt.win_rate))
+    fleiss = diag.fleiss
+    table.add_row(
+        "Fleiss' kappa (members' votes)",
+        escape(fleiss if isinstance(fleiss, str) else f"{fleiss.kappa:.3f} {ci_text(fleiss.ci)}"),
+    )
+    eff = diag.effective
+    table.add_row(
+        "effective number of judges",
+        escape(eff if isinstance(eff, str) else f"{eff.estimate:.2f} of {eff.n_members}"),
+    )
+    if diag.human is not None:
+        table.add_row("panel vs humans (S1 / kappa)", _human(diag.human))
+    run = report.run
+    if run is not None:
+        table.add_row("model calls", f"{run.made} made, {run.cached} cached, {run.failed} failed")
+    return table
+
+
+def _members_table(report: JuryReport) -> Table:
+    diag = report.diagnostics
+    table = Table(title="members", header_style="bold")
+    for head in ("member", "weight", "win rate", "position consistency", "first position",
+                 "agrees with rest", "vs humans S1 / kappa", "calls (cached, failed)"):  # fmt: skip
+        table.add_column(head)
+    for m in diag.members:
+        table.add_row(
+            escape(m.name), f"{m.weight:g}", _num(m.win_rate), _num(m.position_consistency),
+            _num(m.first_position_calls), _num(m.agreement_with_panel), _human(m.human),
+            f"{m.calls} ({m.cached}, {m.failed})",
+        )  # fmt: skip
+    return table
+
+
+def _matrix_table(report: JuryReport) -> Table:
+    names = report.result.names
+    table = Table(title="share of items with the same vote", header_style="bold")
+    table.add_column("")
+    for k in range(len(names)):
+        table.add_column(str(k + 1))
+    for k, (name, row) in enumerate(zip(names, report.diagnostics.agreement, strict=True)):
+        table.add_row(f"{k + 1} {escape(name)}", *(f"{x:.2f}" for x in row))
+    return table
+
+
+def render_jury(report: JuryReport, console: Console) -> None:
+    """Print the panel table, the members table and the agreement matrix."""
+    for line in failure_lines(report.failures):
+        console.print(line, highlight=False, markup=False)
+    console.print(_panel_table(report))
+    console.print(_members_table(report))
+    console.print(_matrix_table(report))
+    s = report.result.settings
+    console.print(
+        f"aggregate={report.result.aggregation} rule={s.rule.value} rounds={s.rounds} "
+        f"seed={s.seed}; figures use the {report.diagnostics.n_complete} items every member "
+        "resolved; an item a member could not resolve is unresolved for the panel.",
+        highlight=False,
+        markup=False,
+    )
+    if report.result.stopped is not None:
+        console.print(
+            "[yellow]partial result:[/yellow] stopped by the budget before every call was made.",
+            highlight=False,
+        )

@@ -1,0 +1,291 @@
+"""Agreement within a panel of judges: Fleiss' kappa, Krippendorff's alpha, effective size.
+
+Three questions a jury raises, each answered over a matrix with one row per item and
+one column per member:
+
+- **Do the members agree beyond chance?** :func:`fleiss_kappa` over categorical
+  verdicts (``"1"``, ``"2"``, ``"tie"``), with a seeded bootstrap interval that
+  resamples questions when they are given; :func:`krippendorff_alpha` for scores on
+  an ordinal or interval scale, and for data with missing ratings.
+- **Who agrees with whom?** :func:`agreement_matrix`: the share of items on which
+  each pair of members gave the same label.
+- **How many judges is the panel really?** :func:`effective_judges`. Members that
+  always say the same thing are one judge however many seats they fill. The
+  estimate is the participation ratio of the eigenvalues ``λ`` of the members'
+  correlation matrix ``R`` (Bretherton et al. 1999),
+  ``N_eff = (Σλ)² / Σλ² = m² / Σ_ij r_ij²``: it is ``m`` when the members are
+  uncorrelated and 1 when they are perfectly correlated (or anti-correlated: a judge
+  that always says the opposite adds no information either).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Unpack
+
+import numpy as np
+
+from fairjudge._errors import ConfigError, InputError
+from fairjudge.stats._arrays import FloatArray
+from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
+from fairjudge.stats._validate import check_outcomes
+
+__all__ = [
+    "EffectiveJudges",
+    "FleissKappa",
+    "agreement_matrix",
+    "effective_judges",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+]
+
+Metric = Literal["nominal", "ordinal", "interval"]
+
+
+def _label_matrix(ratings: Sequence[Sequence[str]]) -> np.ndarray[Any, np.dtype[np.intp]]:
+    """Outcome codes, ``(items, raters)``; every item rated by the same raters."""
+    if not ratings:
+        raise InputError("ratings is empty; need at least one item")
+    widths = {len(row) for row in ratings}
+    if len(widths) != 1 or min(widths) < 2:
+        raise InputError(
+            f"every item needs the same number (>= 2) of ratings; got row lengths {sorted(widths)}"
+        )
+    flat = check_outcomes("ratings", [label for row in ratings for label in row])
+    return flat.reshape(len(ratings), -1)
+
+
+@dataclass(frozen=True, slots=True)
+class FleissKappa(Resampled):
+    """Fleiss' kappa of a panel's categorical verdicts, with a bootstrap interval.
+
+    Attributes:
+        kappa: ``(P̄ - P_e) / (1 - P_e)``; NaN when chance agreement is 1 (every
+            rating was the same label).
+        ci: Percentile bootstrap interval, or why there is none.
+        observed: ``P̄``, the mean share of agreeing rater pairs per item.
+        expected: ``P_e``, the agreement expected from the label frequencies alone.
+        n_items: Items rated.
+        n_raters: Raters per item.
+    """
+
+    kappa: float
+    ci: ConfidenceInterval
+    observed: float
+    expected: float
+    n_items: int
+    n_raters: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (NaN becomes ``None``)."""
+        return {
+            "kappa": nan_to_none(self.kappa),
+            "ci": self.ci.to_dict(),
+            "observed": self.observed,
+            "expected": self.expected,
+            "n_items": self.n_items,
+            "n_raters": self.n_raters,
+            **self.resampling_dict(),
+        }
+
+    def summary(self) -> str:
+        """One line."""
+        size = f"{self.n_items} items, {self.n_raters} raters"
+        return f"Fleiss' kappa {self.kappa:.3f} {self.ci} ({size})"
+
+
+def _kappa(sq_sums: FloatArray, counts: FloatArray, items: FloatArray, m: int) -> FloatArray:
+    """Kappa from weighted sums: ``(B, 1)`` Σn_ij², ``(B, 3)`` Σn_ij, ``(B,)`` items."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (sq_sums[:, 0] - items * m) / (items * m * (m - 1))
+        p = counts / (items * m)[:, None]
+        expected = (p * p).sum(axis=1)
+        out: FloatArray = np.where(expected < 1.0, (observed - expected) / (1.0 - expected), np.nan)
+    return out
+
+
+def fleiss_kappa(
+    ratings: Sequence[Sequence[str]], **options: Unpack[BootstrapOptions]
+) -> FleissKappa:
+    """Fleiss' kappa over items each rated ``"1"``, ``"2"`` or ``"tie"`` by the same raters.
+
+    Args:
+        ratings: One row per item, one label per rater.
+        **options: Bootstrap options (``questions``, ``n_resamples``, ``seed``,
+            ``level``); give ``questions`` so that items on one question resample
+            together.
+
+    Raises:
+        InputError: No items, rows of unequal length or fewer than two ratings, or a
+            bad label.
+
+    Example:
+        >>> fleiss_kappa([["1", "1"], ["2", "2"], ["tie", "tie"]], n_resamples=10).kappa
+        1.0
+    """
+    codes = _label_matrix(ratings)
+    n, m = codes.shape
+    per_item = np.zeros((n, 3))
+    np.add.at(per_item, (np.repeat(np.arange(n), m), codes.ravel()), 1.0)
+    plan = plan_bootstrap(n, options)
+    k = plan.n_clusters
+    sq = np.zeros((k, 1))
+    cat = np.zeros((k, 3))
+    size = np.zeros(k)
+    np.add.at(sq, plan.clusters, (per_item**2).sum(axis=1, keepdims=True))
+    np.add.at(cat, plan.clusters, per_item)
+    np.add.at(size, plan.clusters, 1.0)
+    one = np.ones((1, k))
+    point = _kappa(one @ sq, one @ cat, one @ size, m)
+    boot = [_kappa(d @ sq, d @ cat, d @ size, m) for d in plan.draws(5 * k)]
+    (ci,) = plan.intervals(np.concatenate(boot))
+    p = per_item.sum(axis=0) / (n * m)
+    observed = float(((per_item**2).sum() - n * m) / (n * m * (m - 1)))
+    return FleissKappa(
+        kappa=float(point[0]),
+        ci=ci,
+        observed=observed,
+        expected=float((p * p).sum()),
+        n_items=n,
+        n_raters=m,
+        **plan.record(),
+    )
+
+
+def agreement_matrix(ratings: Sequence[Sequence[str]]) -> list[list[float]]:
+    """Share of items on which raters ``i`` and ``j`` gave the same label (1 on the diagonal).
+
+    Raises:
+        InputError: As :func:`fleiss_kappa`.
+    """
+    codes = _label_matrix(ratings)
+    same = (codes[:, :, None] == codes[:, None, :]).mean(axis=0)
+    return [[float(x) for x in row] for row in same]
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveJudges:
+    """How many independent judges a panel amounts to.
+
+    Attributes:
+        estimate: ``m² / Σ_ij r_ij²``, between 1 and ``m``.
+        correlation: The members' correlation matrix (a member whose scores never
+            vary is correlated 1 with a member that gave the very same scores, and 0
+            with any other).
+        eigenvalues: Of the correlation matrix, largest first.
+        n_members: Members (``m``).
+        n_items: Items the scores cover.
+    """
+
+    estimate: float
+    correlation: tuple[tuple[float, ...], ...]
+    eigenvalues: tuple[float, ...]
+    n_members: int
+    n_items: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "estimate": self.estimate,
+            "correlation": [list(r) for r in self.correlation],
+            "eigenvalues": list(self.eigenvalues),
+            "n_members": self.n_members,
+            "n_items": self.n_items,
+        }
+
+
+def effective_judges(scores: Sequence[Sequence[float]]) -> EffectiveJudges:
+    """The effective number of independent judges from their per-item scores.
+
+    Args:
+        scores: One row per item, one score per member (for example model 1's score
+            from each member's debiased verdict: 1, ½ or 0).
+
+    Raises:
+        InputError: Fewer than two items or members, rows of unequal length, or a
+            value that is not finite.
+
+    Example:
+        >>> round(effective_judges([[1, 1, 1], [0, 0, 0], [1, 1, 1]]).estimate, 6)
+        1.0
+    """
+    x = np.asarray(scores, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
+        raise InputError(f"scores must be items x members, at least 2 x 2; got shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise InputError("scores must be finite numbers")
+    n, m = x.shape
+    centred = x - x.mean(axis=0)
+    sd = np.sqrt((centred**2).sum(axis=0))
+    varies = sd > 1e-12
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = (centred.T @ centred) / np.outer(sd, sd)
+    for i in range(m):
+        for j in range(m):
+            if not (varies[i] and varies[j]):
+                corr[i, j] = float(i == j or np.array_equal(x[:, i], x[:, j]))
+    eig = np.sort(np.linalg.eigvalsh(corr))[::-1]
+    estimate = float(m * m / (corr**2).sum())
+    return EffectiveJudges(
+        estimate=estimate,
+        correlation=tuple(tuple(float(v) for v in row) for row in corr),
+        eigenvalues=tuple(float(v) for v in eig),
+        n_members=m,
+        n_items=n,
+    )
+
+
+def krippendorff_alpha(data: Sequence[Sequence[float | None]], metric: Metric = "nominal") -> float:
+    """Krippendorff's alpha over units rated by coders, with missing ratings allowed.
+
+    Args:
+        data: One row per unit, one value per coder (``None`` where a coder gave
+            none). Units with fewer than two values do not count.
+        metric: ``"nominal"`` (labels), ``"ordinal"`` (ranks: rubric levels) or
+            ``"interval"`` (differences matter).
+
+    Returns:
+        ``1 - D_o / D_e``; NaN when no disagreement is expected (one value overall).
+
+    Raises:
+        ConfigError: An unknown metric.
+        InputError: No unit has two values.
+
+    Example:
+        >>> krippendorff_alpha([[1, 1], [2, 2], [3, None]])
+        1.0
+    """
+    if metric not in ("nominal", "ordinal", "interval"):
+        raise ConfigError(f"metric must be nominal, ordinal or interval; got {metric!r}")
+    units = [[float(v) for v in row if v is not None] for row in data]
+    units = [u for u in units if len(u) >= 2]
+    if not units:
+        raise InputError("krippendorff_alpha needs at least one unit with two values")
+    values = sorted({v for u in units for v in u})
+    index = {v: i for i, v in enumerate(values)}
+    coincidence = np.zeros((len(values), len(values)))
+    for u in units:
+        counts = np.bincount([index[v] for v in u], minlength=len(values)).astype(np.float64)
+        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (len(u) - 1)
+    n_c = coincidence.sum(axis=1)
+    total = n_c.sum()
+    delta = _delta(np.asarray(values), n_c, metric)
+    observed = (coincidence * delta).sum() / total
+    expected = (np.outer(n_c, n_c) * delta).sum() / (total * (total - 1))
+    return float(1.0 - observed / expected) if expected > 0 else float("nan")
+
+
+def _delta(values: FloatArray, n_c: FloatArray, metric: Metric) -> FloatArray:
+    """The squared difference function of the metric, ``(V, V)``."""
+    if metric == "nominal":
+        out: FloatArray = 1.0 - np.eye(values.size)
+        return out
+    if metric == "interval":
+        return np.subtract.outer(values, values) ** 2
+    cum = np.cumsum(n_c)  # ordinal: ranks between the two values, halves at the ends
+    lo = np.minimum.outer(np.arange(values.size), np.arange(values.size))
+    hi = np.maximum.outer(np.arange(values.size), np.arange(values.size))
+    between = cum[hi] - np.where(lo > 0, cum[lo - 1], 0.0)
+    return (between - (n_c[lo] + n_c[hi]) / 2.0) ** 2

@@ -1,0 +1,151 @@
+"""``fairjudge jury``: the table, --json, --out, --jury files and the exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fairjudge.cli import app
+from tests.server import JudgeServer
+
+runner = CliRunner()
+LONGER = "python:tests.judge_fixtures:longer"
+ALWAYS_A = "python:tests.judge_fixtures:always_a"
+ROWS = [
+    {"id": "a", "question": "Capital of France?", "answer_1": "Paris.",
+     "answer_2": "Lyon, surely.", "human": "1"},
+    {"id": "b", "question": "2+2?", "answer_1": "4", "answer_2": "It is five.", "human": "1"},
+    {"id": "c", "question": "Largest planet?", "answer_1": "Jupiter is largest.",
+     "answer_2": "Mars", "human": "1"},
+]  # fmt: skip
+
+
+@pytest.fixture
+def items(tmp_path: Path) -> Path:
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    return path
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["jury", *args])
+    return result.exit_code, result.stdout if "--json" in args else result.output
+
+
+def test_table(items: Path) -> None:
+    code, out = run(str(items), "--judge", LONGER, "--judge", LONGER, "--judge", ALWAYS_A)
+    assert code == 0, out
+    for text in ("win rate of model 1 (majority)", "Fleiss' kappa", "effective number of judges",
+                 "members", "share of items with the same vote"):  # fmt: skip
+        assert text in out
+
+
+def test_json_and_out(items: Path, tmp_path: Path) -> None:
+    out_file = tmp_path / "jury.jsonl"
+    code, out = run(
+        str(items), "--judge", LONGER, "--judge", ALWAYS_A, "--weight", "2", "--weight", "1",
+        "--json", "--out", str(out_file), "--bootstrap", "100",
+    )  # fmt: skip
+    assert code == 0, out
+    summary = json.loads(out)
+    # longer holds 2 of 3: its verdict (ans2 longer on a and b, ans1 on c) is the panel's.
+    assert summary["win_rate"]["estimate"] == pytest.approx(1 / 3)
+    assert [(m["name"], m["weight"]) for m in summary["members"]] == [
+        (LONGER, 2.0),
+        (ALWAYS_A, 1.0),
+    ]
+    assert summary["aggregation"] == "majority"
+    # mean: longer's soft scores 0, 0, 1 (weight 2); always_a's 0.5 each (weight 1).
+    assert summary["alternative_aggregations"]["mean"]["estimate"] == pytest.approx(7 / 18)
+    assert [m["position_consistency"]["estimate"] for m in summary["members"]] == [1.0, 0.0]
+    assert summary["members"][0]["human_agreement"]["s1"]["estimate"] == pytest.approx(1 / 3)
+    assert summary["effective_judges"]["n_members"] == 2
+    assert summary["calls"] is None  # no model member
+    records = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert [r["id"] for r in records] == ["a", "b", "c"]
+    assert records[2]["outcome"] == "1"
+    assert records[2]["members"][ALWAYS_A]["outcome"] == "tie"
+    assert len(records[2]["members"][LONGER]["calls"]) == 2
+
+
+def test_a_jury_file_with_model_members_and_a_free_rerun(
+    openai_env: JudgeServer, items: Path, tmp_path: Path
+) -> None:
+    openai_env.configure(judge="longer")
+    jury_file = tmp_path / "jury.toml"
+    jury_file.write_text(
+        f'aggregate = "mean"\n'
+        f'[[member]]\njudge = "openai/judge-a"\nbase_url = "{openai_env.base_url}"\n'
+        f'[[member]]\njudge = "openai/judge-b"\nweight = 2\n'
+        f'[[member]]\njudge = "{LONGER}"\nname = "py"\n',
+        encoding="utf-8",
+    )
+    store = str(tmp_path / "store.sqlite")
+    args = (str(items), "--jury", str(jury_file), "--base-url", openai_env.base_url,
+            "--store", store, "--json", "--quiet")  # fmt: skip
+    code, out = run(*args)
+    assert code == 0, out
+    summary = json.loads(out)
+    assert summary["aggregation"] == "mean"
+    assert [m["name"] for m in summary["members"]] == ["openai/judge-a", "openai/judge-b", "py"]
+    assert summary["calls"]["made"] == 12
+    assert openai_env.count("requests") == 12
+    code, out = run(*args)
+    assert code == 0, out
+    assert json.loads(out)["calls"]["made"] == 0
+    assert openai_env.count("requests") == 12
+
+
+def test_the_budget_stops_the_panel_with_exit_5(
+    openai_env: JudgeServer, items: Path, tmp_path: Path
+) -> None:
+    code, out = run(
+        str(items), "--judge", "openai/a", "--judge", "openai/b", "--base-url",
+        openai_env.base_url, "--store", str(tmp_path / "s.sqlite"), "--max-calls", "5",
+        "--json", "--quiet",
+    )  # fmt: skip
+    assert code == 5, out
+    assert json.loads(out)["partial"] is True
+    assert openai_env.count("requests") == 5
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ((), "give the members"),
+        (("--judge", LONGER), "at least two members"),
+        (("--judge", LONGER, "--judge", LONGER, "--weight", "1"), "--weight was given 1"),
+        (("--judge", LONGER, "--judge", LONGER, "--aggregate", "median"), "--aggregate"),
+        (("--judge", LONGER, "--judge", "gpt4"), "unknown judge"),
+        (("--judge", LONGER, "--judge", LONGER, "--html", "x.html"), "--html"),
+        (("--judge", LONGER, "--judge", LONGER, "--max-calls", "3"), "--max-calls"),
+        (("--judge", "openai/m", "--judge", "openai/n", "--template", "nope"), "unknown template"),
+    ],
+)
+def test_usage_errors_exit_2_before_any_call(
+    openai_env: JudgeServer, items: Path, extra: tuple[str, ...], message: str
+) -> None:
+    models = any(e.startswith("openai/") for e in extra)
+    where = ("--base-url", openai_env.base_url) if models else ()
+    code, out = run(str(items), *extra, *where, "--json")
+    assert code == 2, out
+    assert message in json.loads(out)["error"]["message"]
+    assert openai_env.count("requests") == 0
+
+
+def test_a_bad_jury_file_is_named(items: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        '[[member]]\njudge = "openai/x"\ncolour = "red"\n[[member]]\njudge = "openai/y"\n'
+    )
+    code, out = run(str(items), "--jury", str(bad), "--json")
+    assert code == 2, out
+    message = json.loads(out)["error"]["message"]
+    assert str(bad) in message
+    assert "member.0.colour" in message
+    code, out = run(str(items), "--jury", str(bad), "--judge", LONGER, "--json")
+    assert code == 2, out
+    assert "give the members with --judge" in json.loads(out)["error"]["message"]

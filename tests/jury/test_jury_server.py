@@ -1,0 +1,110 @@
+"""Model members over the real scripted server: one session, one store, one budget."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fairjudge import BudgetExceeded, Item, Outcome
+from fairjudge.evaluation import EvalSettings, JuryResult, evaluate_jury, jury_diagnostics
+from fairjudge.judges import Jury, MemberSpec
+from fairjudge.runner import RunOptions
+from tests.server import JudgeServer, Script
+
+SETTINGS = EvalSettings(n_resamples=100)
+ITEMS = [Item(f"question {i}", "short", "a much longer answer", id=str(i)) for i in range(3)] + [
+    Item(f"question {i}", "a much longer answer", "short", id=str(i)) for i in range(3, 5)
+]
+
+
+@pytest.fixture
+def shorter_server(openai_env: JudgeServer) -> Iterator[JudgeServer]:
+    """A second server (same key as ``openai_env``) whose judge prefers shorter answers."""
+    with JudgeServer(Script(judge="shorter")) as server:
+        yield server
+
+
+def specs(longer: JudgeServer, shorter: JudgeServer) -> list[MemberSpec]:
+    return [
+        MemberSpec("openai/judge", name="long1", base_url=longer.base_url),
+        MemberSpec("openai/judge", name="short", base_url=shorter.base_url),
+        MemberSpec("openai/judge", name="long2", base_url=longer.base_url, template="explain"),
+        MemberSpec("python:tests.judge_fixtures:longer", name="py"),
+    ]
+
+
+def quiet(**kw: object) -> RunOptions:
+    return RunOptions.build(quiet=True, **kw)  # type: ignore[arg-type]
+
+
+def test_a_panel_runs_as_one_batch_and_a_rerun_costs_nothing(
+    openai_env: JudgeServer, shorter_server: JudgeServer, tmp_path: Path
+) -> None:
+    openai_env.configure(judge="longer")
+    store = tmp_path / "store.sqlite"
+    with Jury.from_specs(specs(openai_env, shorter_server), store=store, options=quiet()) as jury:
+        result = evaluate_jury(jury, ITEMS, SETTINGS)
+        run = jury.last_run
+    assert run is not None
+    assert (run.made, run.cached) == (30, 0)
+    assert openai_env.count("requests") == 20
+    assert shorter_server.count("requests") == 10
+    # majority: long1, long2 and py prefer the longer answer; short dissents.
+    expected = [Outcome.TWO] * 3 + [Outcome.ONE] * 2
+    assert [j.outcome for j in result.judgments] == expected
+    diag = jury_diagnostics(result)
+    loo = {m.name: m.agreement_with_panel for m in diag.members}
+    assert loo["short"] is not None
+    assert loo["short"].estimate == 0.0
+    assert loo["long1"] is not None
+    assert loo["long1"].estimate == 1.0
+    with Jury.from_specs(specs(openai_env, shorter_server), store=store, options=quiet()) as jury:
+        again = evaluate_jury(jury, ITEMS, SETTINGS)
+        rerun = jury.last_run
+    assert rerun is not None
+    assert (rerun.made, rerun.cached) == (0, 30)
+    assert openai_env.count("requests") == 20
+    assert shorter_server.count("requests") == 10
+    assert [j.outcome for j in again.judgments] == expected
+    assert diag.members[0].cached == 0
+    assert jury_diagnostics(again).members[0].cached == 10
+
+
+def test_identical_members_make_each_call_once(openai_env: JudgeServer, tmp_path: Path) -> None:
+    openai_env.configure(judge="longer")
+    same = [MemberSpec("openai/judge", base_url=openai_env.base_url)] * 3
+    with Jury.from_specs(same, store=tmp_path / "s.sqlite", options=quiet()) as jury:
+        result = evaluate_jury(jury, ITEMS, SETTINGS)
+    assert openai_env.count("requests") == 10
+    diag = jury_diagnostics(result)
+    assert not isinstance(diag.effective, str)
+    assert not isinstance(diag.fleiss, str)
+    assert diag.effective.estimate == pytest.approx(1.0)
+    assert diag.fleiss.kappa == pytest.approx(1.0)
+
+
+def test_one_budget_covers_the_whole_panel(
+    openai_env: JudgeServer, shorter_server: JudgeServer, tmp_path: Path
+) -> None:
+    openai_env.configure(judge="longer")
+    store = tmp_path / "store.sqlite"
+    options = quiet(max_calls=12, concurrency=1)
+    with (
+        Jury.from_specs(specs(openai_env, shorter_server), store=store, options=options) as jury,
+        pytest.raises(BudgetExceeded) as caught,
+    ):
+        evaluate_jury(jury, ITEMS, SETTINGS)
+    assert openai_env.count("requests") + shorter_server.count("requests") == 12
+    partial = caught.value.partial
+    assert isinstance(partial, JuryResult)
+    assert partial.stopped is not None
+    assert partial.to_dict()["partial"] is True
+    assert partial.n_unresolved >= 3  # a member's calls not made leave its items unresolved
+    # a larger budget finishes the run, paying only for the calls not yet made
+    with Jury.from_specs(specs(openai_env, shorter_server), store=store, options=quiet()) as jury:
+        done = evaluate_jury(jury, ITEMS, SETTINGS)
+        assert jury.last_run is not None
+        assert jury.last_run.made == 18
+    assert done.n_unresolved == 0
