@@ -29,6 +29,7 @@ from fairjudge._errors import (
 )
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._lazy import lazy_attributes as _lazy_attributes
+from fairjudge._lazy import module_dir as _module_dir
 from fairjudge._protocol import (
     debiased_verdict,
     item_seed,
@@ -107,5 +108,4 @@ __all__ = [
 ]
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__dir__ = _module_dir(globals(), __all__)

@@ -21,6 +21,7 @@ from fairjudge._types import (
     Reply,
     Resolution,
     Verdict,
+    failure_counts,
     translate,
 )
 
@@ -185,15 +186,12 @@ class Judgment:
     @property
     def parse_failures(self) -> int:
         """How many calls returned text with no readable verdict."""
-        return sum(isinstance(c.reply.failure, ParseFailure) for c in self.calls)
+        return failure_counts(c.reply for c in self.calls)[0]
 
     @property
     def call_errors(self) -> int:
-        """How many calls failed outright (after retries)."""
-        return sum(
-            isinstance(c.reply.failure, CallError) and c.reply.failure.kind != "NotRun"
-            for c in self.calls
-        )  # a call a budget never started is not an error (see PairwiseResult.n_not_run)
+        """How many calls failed outright (after retries); calls never started are not."""
+        return failure_counts(c.reply for c in self.calls)[1]
 
     @property
     def resolved(self) -> bool:

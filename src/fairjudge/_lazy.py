@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_attributes"]
+__all__ = ["lazy_attributes", "module_dir"]
 
 
 def lazy_attributes(package: str, provides: Mapping[str, str]) -> Callable[[str], Any]:
@@ -36,3 +36,8 @@ def lazy_attributes(package: str, provides: Mapping[str, str]) -> Callable[[str]
         return getattr(importlib.import_module(module), name)
 
     return __getattr__
+
+
+def module_dir(namespace: Mapping[str, Any], exported: list[str]) -> Callable[[], list[str]]:
+    """A module ``__dir__`` that lists the lazy names too (for completion and ``dir()``)."""
+    return lambda: sorted({*namespace, *exported})

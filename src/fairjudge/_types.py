@@ -11,7 +11,7 @@ Items, calls and resolved judgments, built from these, are in :mod:`fairjudge._i
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -26,6 +26,7 @@ __all__ = [
     "Reply",
     "Resolution",
     "Verdict",
+    "failure_counts",
     "translate",
 ]
 
@@ -212,3 +213,19 @@ class Reply:
         if self.payload is not None:
             record["payload"] = dict(self.payload)
         return record
+
+
+def failure_counts(replies: Iterable[Reply]) -> tuple[int, int]:
+    """``(parse failures, call errors)`` among replies, whatever kind of judgment.
+
+    A call a budget never started (``NotRun``) is neither: it is reported as not yet
+    made, never as an error.
+    """
+    parse = errors = 0
+    for reply in replies:
+        failure = reply.failure
+        if isinstance(failure, ParseFailure):
+            parse += 1
+        elif isinstance(failure, CallError) and failure.kind != "NotRun":
+            errors += 1
+    return parse, errors

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, module_dir
 
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
@@ -35,5 +35,4 @@ __getattr__ = lazy_attributes(
 )
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__dir__ = module_dir(globals(), __all__)

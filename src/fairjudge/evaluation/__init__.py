@@ -16,7 +16,7 @@
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, module_dir
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 
 if TYPE_CHECKING:
@@ -153,5 +153,4 @@ __all__ = [
 ]
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__dir__ = module_dir(globals(), __all__)

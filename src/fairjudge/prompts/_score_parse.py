@@ -35,7 +35,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Completion
-from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge._types import CallError, ParseFailure, Reply, failure_counts
 from fairjudge.prompts._rubrics import Rubric
 
 if TYPE_CHECKING:
@@ -354,15 +354,12 @@ class AnswerScores:
     @property
     def parse_failures(self) -> int:
         """Calls whose reply held no valid scores."""
-        return sum(isinstance(c.reply.failure, ParseFailure) for c in self.calls)
+        return failure_counts(c.reply for c in self.calls)[0]
 
     @property
     def call_errors(self) -> int:
         """Calls that failed outright (after retries), not counting calls never made."""
-        return sum(
-            isinstance(c.reply.failure, CallError) and c.reply.failure.kind != "NotRun"
-            for c in self.calls
-        )
+        return failure_counts(c.reply for c in self.calls)[1]
 
     @property
     def not_run(self) -> bool:

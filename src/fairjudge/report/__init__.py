@@ -8,7 +8,7 @@ value on the HTML page is escaped (:mod:`fairjudge.report._html`).
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, module_dir
 
 if TYPE_CHECKING:
     from fairjudge.report._calibration import calibration_payload, render_calibration
@@ -75,5 +75,4 @@ __all__ = [
 ]
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__dir__ = module_dir(globals(), __all__)

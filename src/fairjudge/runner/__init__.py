@@ -8,7 +8,7 @@ keeps both. :class:`RunOptions` is the one bundle of run options; an
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, module_dir
 
 if TYPE_CHECKING:
     from fairjudge.runner._call_record import CallRecord
@@ -97,5 +97,4 @@ __all__ = [
 ]
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__dir__ = module_dir(globals(), __all__)
