@@ -22,7 +22,7 @@ Lines split at newlines only, and reading is bounded (64 MiB a line); see
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -287,30 +287,50 @@ def load_items(
     items: list[Item] = []
     skipped: list[InputError] = []
     seen_ids: dict[str, int] = {}
+
+    def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> Item:
+        item = _item(row, cols, where, tabular=source.tabular)
+        if item.id is None:
+            item = Item(**{**_fields(item), "id": str(lineno)})
+        assert item.id is not None
+        if item.id in seen_ids:
+            raise InputError(
+                f"duplicate id {_shown(item.id)} (first seen on line {seen_ids[item.id]})",
+                **where,
+            )
+        seen_ids[item.id] = lineno
+        return item
+
+    for _, item in _parsed_rows(source, parse, skip_invalid, skipped):
+        items.append(item)
+    if not items:
+        raise _nothing_valid(name, skipped)
+    return LoadedItems(items=items, skipped=skipped, path=name)
+
+
+def _parsed_rows(
+    source: Source,
+    parse: Callable[[Mapping[str, Any], dict[str, Any], int], T],
+    skip_invalid: bool,
+    skipped: list[InputError],
+) -> Iterator[tuple[int, T]]:
+    """Each row of ``source`` that ``parse`` accepts, with its line.
+
+    A row that fails to parse (an :class:`InputError`) stops the load, or with
+    ``skip_invalid`` is added to ``skipped`` and passed over.
+    """
     for lineno, row in source.rows:
-        where: dict[str, Any] = {"path": name, "line": lineno}
+        where: dict[str, Any] = {"path": source.name, "line": lineno}
         try:
             if isinstance(row, InputError):
                 raise row
-            item = _item(row, cols, where, tabular=source.tabular)
-            if item.id is None:
-                item = Item(**{**_fields(item), "id": str(lineno)})
-            assert item.id is not None
-            if item.id in seen_ids:
-                raise InputError(
-                    f"duplicate id {_shown(item.id)} (first seen on line {seen_ids[item.id]})",
-                    **where,
-                )
-            seen_ids[item.id] = lineno
+            parsed = parse(row, where, lineno)
         except InputError as exc:
             if not skip_invalid:
                 raise
             skipped.append(exc)
             continue
-        items.append(item)
-    if not items:
-        raise _nothing_valid(name, skipped)
-    return LoadedItems(items=items, skipped=skipped, path=name)
+        yield lineno, parsed
 
 
 def _nothing_valid(name: str, skipped: list[InputError]) -> InputError:

@@ -28,6 +28,7 @@ from fairjudge._io import (
     _names,
     _nothing_valid,
     _optional,
+    _parsed_rows,
     _question,
     _shown,
     _string,
@@ -203,26 +204,21 @@ def load_score_items(
     lines: list[int] = []
     skipped: list[InputError] = []
     seen: dict[tuple[str, str | None], int] = {}
-    for lineno, row in source.rows:
-        where: dict[str, Any] = {"path": name, "line": lineno}
-        try:
-            if isinstance(row, InputError):
-                raise row
-            item = _item(row, cols, answer_col, dimensions, where, source.tabular)
-            if item.id is None:
-                item = replace(item, id=str(lineno))
-            key = (str(item.id), item.system)
-            if key in seen:
-                of = f" of system {item.system!r}" if item.system is not None else ""
-                raise InputError(
-                    f"duplicate id {_shown(item.id)}{of} (first seen on line {seen[key]})", **where
-                )
-            seen[key] = lineno
-        except InputError as exc:
-            if not skip_invalid:
-                raise
-            skipped.append(exc)
-            continue
+
+    def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> ScoreItem:
+        item = _item(row, cols, answer_col, dimensions, where, source.tabular)
+        if item.id is None:
+            item = replace(item, id=str(lineno))
+        key = (str(item.id), item.system)
+        if key in seen:
+            of = f" of system {item.system!r}" if item.system is not None else ""
+            raise InputError(
+                f"duplicate id {_shown(item.id)}{of} (first seen on line {seen[key]})", **where
+            )
+        seen[key] = lineno
+        return item
+
+    for lineno, item in _parsed_rows(source, parse, skip_invalid, skipped):
         items.append(item)
         lines.append(lineno)
     if not items:

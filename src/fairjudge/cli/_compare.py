@@ -1,12 +1,11 @@
 """``fairjudge compare FILE``: a position-debiased comparison of two systems."""
 
 import json
-from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
@@ -31,10 +30,8 @@ def _next_step(flags: JudgeFlags) -> str:
 @item_judging_flags
 @via_scores_flags
 def compare(
-    file: Annotated[
-        Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")
-    ],
-    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    file: PairsFile,
+    json_output: SummaryJson = False,
     *,
     flags: JudgeFlags,
     columns: InputFlags,

@@ -25,6 +25,7 @@ from rich.console import Console
 
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import Item
+from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
 from fairjudge.cli._judging import load_input
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, eval_flags, input_flags
@@ -197,10 +198,8 @@ def _records(result: JuryResult) -> Any:
 @eval_flags
 @_adds(JuryFlags, "panel")
 def jury(
-    file: Annotated[
-        Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")
-    ],
-    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    file: PairsFile,
+    json_output: SummaryJson = False,
     *,
     panel: JuryFlags,
     flags: Any,

@@ -26,7 +26,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.report import (
     RankingReport,
-    failure_lines,
+    print_failures,
     ranking_html,
     render_ranking,
     write_html,
@@ -115,8 +115,7 @@ def _judge(
             f"{result.n_unresolved} pair(s) ({result.n_parse_failures} parse failures, "
             f"{result.n_call_errors} call errors): left out of the ranking, never counted as ties",
         )
-        for line in failure_lines(result.failures):
-            err_console.print(line, highlight=False, markup=False)
+        print_failures(result.failures, err_console)
     return result, last_run(judge)
 
 

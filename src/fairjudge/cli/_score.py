@@ -26,6 +26,7 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags
 from fairjudge.evaluation import (
@@ -84,7 +85,7 @@ class ScoreFlags:
     structured: Annotated[
         bool, typer.Option(help="Ask an openai/ judge for structured output (JSON schema).")
     ] = False
-    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False
+    json_output: SummaryJson = False
     out: Annotated[
         Path | None, typer.Option(help="Write one JSON record per item, with every call.")
     ] = None

@@ -23,17 +23,20 @@ scale of single digits (on ``1-10``, the token ``1`` may start ``10``).
 
 from __future__ import annotations
 
-import itertools
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
-from fairjudge.prompts._templates import _OPENERS, _as_read, defuse
+from fairjudge.prompts._templates import (
+    _defuse_tags,
+    _get,
+    _load_builtins,
+    _read_toml,
+    defuse,
+)
 
 __all__ = [
     "DEFAULT_RUBRIC",
@@ -69,15 +72,7 @@ def defuse_blocks(text: str) -> str:
     ``<conversation>``, ``<turn>``): every ``<`` that starts one of them, however
     written, gets a backslash after it. Defusing twice changes nothing.
     """
-    text = defuse(text)
-    if not any(c in text for c in _OPENERS):
-        return text
-    shown, ends = _as_read(text)
-    cuts = sorted({ends[m.start()] for m in _OWN_TAG.finditer(shown)})
-    if not cuts:
-        return text
-    bounds = [0, *cuts, len(text)]
-    return "\\".join(text[start:stop] for start, stop in itertools.pairwise(bounds))
+    return _defuse_tags(defuse(text), _OWN_TAG)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,13 +321,7 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
             type, the scale is out of bounds, or a dimension is malformed; the message
             names the source and the field.
     """
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"rubric {source}: invalid TOML: {exc}") from exc
-    missing = [k for k in ("name", "version", "dimensions") if k not in data]
-    if missing:
-        raise ConfigError(f"rubric {source}: missing field(s) {missing}")
+    data = _read_toml(text, "rubric", source, ("name", "version", "dimensions"))
     unknown = set(data) - _KEYS
     if unknown:
         raise ConfigError(f"rubric {source}: unknown field(s) {sorted(unknown)}")
@@ -360,13 +349,7 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
 
 @cache
 def _builtin() -> dict[str, Rubric]:
-    folder = resources.files("fairjudge.prompts") / "rubrics"
-    found = {}
-    for entry in folder.iterdir():
-        if entry.name.endswith(".toml"):
-            rubric = load_rubric(entry.read_text("utf-8"), source=entry.name)
-            found[rubric.name] = rubric
-    return found
+    return _load_builtins("rubrics", load_rubric)
 
 
 def list_rubrics() -> list[Rubric]:
@@ -381,16 +364,4 @@ def get_rubric(name: str = DEFAULT_RUBRIC) -> Rubric:
         ConfigError: No such rubric (the message lists the built-in names), or the
             file cannot be read or is not a valid rubric.
     """
-    if name.endswith(".toml"):
-        try:
-            with open(name, encoding="utf-8") as fh:
-                return load_rubric(fh.read(), source=name)
-        except OSError as exc:
-            raise ConfigError(f"cannot read rubric file {name!r}: {exc}") from exc
-    try:
-        return _builtin()[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown rubric {name!r}; built-in rubrics: {', '.join(sorted(_builtin()))}, "
-            "or give a path to a .toml file"
-        ) from None
+    return _get(name, "rubric", load_rubric, _builtin)

@@ -24,10 +24,12 @@ import itertools
 import re
 import tomllib
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from html.entities import html5
 from importlib import resources
+from typing import Any, Protocol, TypeVar
 
 from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
@@ -35,6 +37,14 @@ from fairjudge._items import question_text
 from fairjudge.prompts._parse import VERDICT_FORMATS, VerdictFormat
 
 __all__ = ["PairwiseTemplate", "defuse", "get_template", "list_templates", "load_template"]
+
+
+class _HasName(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_Named = TypeVar("_Named", bound=_HasName)
 
 _PLACEHOLDER = re.compile(r"\{(question|answer_a|answer_b|reference)\}")
 
@@ -111,10 +121,15 @@ def defuse(text: str) -> str:
     stays readable to the judge but holds no tag of ours, and defusing it again
     changes nothing.
     """
+    return _defuse_tags(text, _TAG_START)
+
+
+def _defuse_tags(text: str, tag_start: re.Pattern[str]) -> str:
+    """Put a backslash after every ``<`` that starts a match of ``tag_start``, as read."""
     if not any(c in text for c in _OPENERS):
         return text  # nothing can read as "<": the common case, kept cheap
     shown, ends = _as_read(text)
-    cuts = sorted({ends[m.start()] for m in _TAG_START.finditer(shown)})
+    cuts = sorted({ends[m.start()] for m in tag_start.finditer(shown)})
     if not cuts:
         return text
     bounds = [0, *cuts, len(text)]
@@ -195,13 +210,7 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
         ConfigError: The TOML is invalid, a required field is missing, or the verdict
             format is unknown or contradicts ``verdict_only``.
     """
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"template {source}: invalid TOML: {exc}") from exc
-    missing = [k for k in ("name", "version", "user") if k not in data]
-    if missing:
-        raise ConfigError(f"template {source}: missing field(s) {missing}")
+    data = _read_toml(text, "template", source, ("name", "version", "user"))
     user = str(data["user"])
     for needed in ("{question}", "{answer_a}", "{answer_b}"):
         if needed not in user:
@@ -216,6 +225,53 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
         needs_reference=needs_reference,
         description=str(data.get("description", "")),
     )
+
+
+def _read_toml(text: str, kind: str, source: str, required: tuple[str, ...]) -> dict[str, Any]:
+    """Parse TOML text for a ``kind`` file, checking that the ``required`` keys are there."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{kind} {source}: invalid TOML: {exc}") from exc
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise ConfigError(f"{kind} {source}: missing field(s) {missing}")
+    return data
+
+
+def _load_builtins(folder: str, load: Callable[..., _Named]) -> dict[str, _Named]:
+    """Every ``*.toml`` in the package data ``folder``, parsed by ``load``, by name."""
+    found = {}
+    for entry in (resources.files("fairjudge.prompts") / folder).iterdir():
+        if entry.name.endswith(".toml"):
+            loaded = load(entry.read_text("utf-8"), source=entry.name)
+            found[loaded.name] = loaded
+    return found
+
+
+def _load_file(name: str, kind: str, load: Callable[..., _Named]) -> _Named:
+    """A ``kind`` file at path ``name``, parsed by ``load``."""
+    try:
+        with open(name, encoding="utf-8") as fh:
+            return load(fh.read(), source=name)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {kind} file {name!r}: {exc}") from exc
+
+
+def _get(
+    name: str, kind: str, load: Callable[..., _Named], found: Callable[[], dict[str, _Named]]
+) -> _Named:
+    """A ``kind`` file by path (``*.toml``, parsed by ``load``), or a built-in one by name."""
+    if name.endswith(".toml"):
+        return _load_file(name, kind, load)
+    builtin = found()
+    try:
+        return builtin[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown {kind} {name!r}; built-in {kind}s: {', '.join(sorted(builtin))}, "
+            "or give a path to a .toml file"
+        ) from None
 
 
 def _verdict_format(data: dict[str, object], source: str) -> VerdictFormat:
@@ -242,13 +298,7 @@ def _verdict_format(data: dict[str, object], source: str) -> VerdictFormat:
 
 @cache
 def _builtin() -> dict[str, PairwiseTemplate]:
-    folder = resources.files("fairjudge.prompts") / "templates"
-    found = {}
-    for entry in folder.iterdir():
-        if entry.name.endswith(".toml"):
-            template = load_template(entry.read_text("utf-8"), source=entry.name)
-            found[template.name] = template
-    return found
+    return _load_builtins("templates", load_template)
 
 
 def list_templates() -> list[str]:
@@ -262,16 +312,4 @@ def get_template(name: str = "default") -> PairwiseTemplate:
     Raises:
         ConfigError: No such template; the message lists the built-in names.
     """
-    if name.endswith(".toml"):
-        try:
-            with open(name, encoding="utf-8") as fh:
-                return load_template(fh.read(), source=name)
-        except OSError as exc:
-            raise ConfigError(f"cannot read template file {name!r}: {exc}") from exc
-    try:
-        return _builtin()[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown template {name!r}; built-in templates: {', '.join(list_templates())}, "
-            "or give a path to a .toml file"
-        ) from None
+    return _get(name, "template", load_template, _builtin)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         render_via_scores,
         score_report,
     )
-    from fairjudge.report._text import ci_text, failure_lines
+    from fairjudge.report._text import ci_text, failure_lines, print_failures
     from fairjudge.report._trend import render_trend
 
 # Every name loads on first use (PEP 562): a command imports only the report it shows.
@@ -42,7 +42,7 @@ __getattr__ = lazy_attributes(
         "fairjudge.report._scores": (
             "ScoreReport render_score_calibration render_scores render_via_scores score_report"
         ),
-        "fairjudge.report._text": "ci_text failure_lines",
+        "fairjudge.report._text": "ci_text failure_lines print_failures",
         "fairjudge.report._trend": "render_trend",
     },
 )
@@ -60,6 +60,7 @@ __all__ = [
     "failure_lines",
     "jury_report",
     "load_results",
+    "print_failures",
     "ranking_html",
     "render_calibration",
     "render_comparison",

@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
-from fairjudge.report._text import ci_text, failure_lines
+from fairjudge.report._text import calls_text, ci_text, print_failures
 from fairjudge.runner import RunSummary
 from fairjudge.stats import shared_resamples
 
@@ -196,7 +196,7 @@ def _table(report: ComparisonReport) -> Table:
     table.add_row("call errors", str(result.n_call_errors))
     run = report.run
     if run is not None:
-        table.add_row("judge calls", f"{run.made} made, {run.cached} cached, {run.failed} failed")
+        table.add_row("judge calls", calls_text(run))
         if run.input_tokens or run.output_tokens:
             cost = f", est. ${run.cost_usd:.4f}" if run.cost_usd else ""
             table.add_row("tokens (in / out)", f"{run.input_tokens} / {run.output_tokens}{cost}")
@@ -206,8 +206,7 @@ def _table(report: ComparisonReport) -> Table:
 def render_comparison(report: ComparisonReport, console: Console) -> None:
     """Print the comparison table, the naive baseline beside it, and a plain verdict."""
     result = report.result
-    for line in failure_lines(result.failures):
-        console.print(line, highlight=False, markup=False)
+    print_failures(result.failures, console)
     console.print(_table(report))
     s = result.settings
     console.print(

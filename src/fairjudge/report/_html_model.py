@@ -16,7 +16,7 @@ from fairjudge.evaluation import PairwiseResult, Rate, WinRate
 from fairjudge.report._comparison import ComparisonReport, _truth_lines, _verdict_line
 from fairjudge.report._html_svg import Figure, ForestPlot, forest_plot
 from fairjudge.report._ranking import RankingReport
-from fairjudge.report._text import ci_text
+from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ def _calls_fact(result: PairwiseResult, run: RunSummary | None) -> list[tuple[st
     if run is None:
         facts.append(("cost", "not recorded (no model judge ran, or read from a results file)"))
         return facts
-    facts.append(("judge calls", f"{run.made} made, {run.cached} cached, {run.failed} failed"))
+    facts.append(("judge calls", calls_text(run)))
     if run.input_tokens or run.output_tokens:
         facts.append(("tokens (in / out)", f"{run.input_tokens} / {run.output_tokens}"))
     facts.append(("cost", f"est. ${run.cost_usd:.4f}" if run.cost_usd else "no prices given"))

@@ -25,7 +25,7 @@ from fairjudge.evaluation import (
     WinRate,
     jury_diagnostics,
 )
-from fairjudge.report._text import ci_text, failure_lines
+from fairjudge.report._text import calls_text, ci_text, print_failures
 from fairjudge.runner import RunSummary
 from fairjudge.stats import AgreementResult
 
@@ -122,7 +122,7 @@ def _panel_table(report: JuryReport) -> Table:
         table.add_row("panel vs humans (S1 / kappa)", _human(diag.human))
     run = report.run
     if run is not None:
-        table.add_row("model calls", f"{run.made} made, {run.cached} cached, {run.failed} failed")
+        table.add_row("model calls", calls_text(run))
     return table
 
 
@@ -154,8 +154,7 @@ def _matrix_table(report: JuryReport) -> Table:
 
 def render_jury(report: JuryReport, console: Console) -> None:
     """Print the panel table, the members table and the agreement matrix."""
-    for line in failure_lines(report.failures):
-        console.print(line, highlight=False, markup=False)
+    print_failures(report.failures, console)
     console.print(_panel_table(report))
     console.print(_members_table(report))
     console.print(_matrix_table(report))

@@ -23,7 +23,7 @@ from fairjudge.evaluation import (
     SystemDifference,
     WinRate,
 )
-from fairjudge.report._text import ci_text, failure_lines
+from fairjudge.report._text import calls_text, ci_text, print_failures
 from fairjudge.report._trend import mean_text, render_trend
 from fairjudge.runner import RunSummary
 
@@ -183,7 +183,7 @@ def _calls_line(report: ScoreReport) -> str:
         f"parse failures: {result.n_parse_failures}, call errors: {result.n_call_errors}"
     )
     if run is not None:
-        line += f"; judge calls: {run.made} made, {run.cached} cached, {run.failed} failed"
+        line += f"; judge calls: {calls_text(run)}"
         if run.cost_usd:
             line += f", est. ${run.cost_usd:.4f}"
     return line
@@ -192,8 +192,7 @@ def _calls_line(report: ScoreReport) -> str:
 def render_scores(report: ScoreReport, console: Console) -> None:
     """Print the failures, the per-dimension table, the systems, and the collapse alarms."""
     result = report.result
-    for line in failure_lines(result.failures):
-        console.print(line, highlight=False, markup=False)
+    print_failures(result.failures, console)
     console.print(_dimension_table(report))
     if result.systems:
         console.print(_systems_table(result))
@@ -279,8 +278,7 @@ def render_via_scores(
     Then the paired difference per dimension, and the mean score difference.
     """
     s = result.scores
-    for line in failure_lines(s.failures):
-        console.print(line, highlight=False, markup=False)
+    print_failures(s.failures, console)
     level = round(s.level * 100)
     table = Table(title=escape(title), header_style="bold")
     for header in ("method", f"win rate of model 1  [{level}% CI]", "W/T/L", "n", "how"):

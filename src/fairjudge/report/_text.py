@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from rich.console import Console
+
+from fairjudge.runner import RunSummary
 from fairjudge.stats import ConfidenceInterval
 
-__all__ = ["ci_text", "failure_lines"]
+__all__ = ["calls_text", "ci_text", "failure_lines", "print_failures"]
 
 _SHOWN_REASONS = 5
 _REASON_CHARS = 300
@@ -36,3 +39,14 @@ def failure_lines(reasons: Counter[str]) -> Iterator[str]:
     rest = len(reasons) - _SHOWN_REASONS
     if rest > 0:
         yield f"  ... and {rest} other reason(s); --out FILE keeps every call's failure"
+
+
+def print_failures(reasons: Counter[str], console: Console) -> None:
+    """Print :func:`failure_lines` as plain text (never markup)."""
+    for line in failure_lines(reasons):
+        console.print(line, highlight=False, markup=False)
+
+
+def calls_text(run: RunSummary) -> str:
+    """``N made, N cached, N failed``: what became of a run's calls."""
+    return f"{run.made} made, {run.cached} cached, {run.failed} failed"
