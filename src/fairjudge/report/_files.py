@@ -11,7 +11,7 @@ from typing import Any
 
 from fairjudge._errors import ConfigError
 
-__all__ = ["check_writable", "write_jsonl_atomic"]
+__all__ = ["check_writable", "write_atomic", "write_jsonl_atomic"]
 
 
 def _umask() -> int:
@@ -40,8 +40,8 @@ def check_writable(path: Path, flag: str = "--out") -> None:
         raise ConfigError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
 
 
-def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    """Write JSON lines to a temporary file and rename it: a crash never leaves half a file.
+def write_atomic(path: Path, chunks: Iterable[str]) -> None:
+    """Write text to a temporary file and rename it: a crash never leaves half a file.
 
     The file gets the permissions an ordinary new file gets (``0666`` less the
     umask), like the store beside it, not the ``0600`` of a temporary file.
@@ -50,10 +50,14 @@ def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for record in records:
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            fh.writelines(chunks)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    """Write one JSON line per record, atomically (see :func:`write_atomic`)."""
+    write_atomic(path, (json.dumps(r, ensure_ascii=False) + "\n" for r in records))

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -29,7 +27,7 @@ from fairjudge._items import Judgment
 from fairjudge._version import __version__
 from fairjudge.evaluation import PairwiseResult
 from fairjudge.report._comparison import ComparisonReport
-from fairjudge.report._files import _umask
+from fairjudge.report._files import write_atomic
 from fairjudge.report._html_items import item_records, script_json
 from fairjudge.report._html_model import View, comparison_view, ranking_view
 from fairjudge.report._ranking import RankingReport
@@ -131,14 +129,5 @@ def ranking_html(
 
 
 def write_html(path: Path, html: str) -> None:
-    """Write the page to a temporary file and rename it: never half a report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(html)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write the page atomically: never half a report."""
+    write_atomic(path, (html,))

@@ -184,7 +184,7 @@ class Store(Closing):
             if conn.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
-            if type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError):
+            if isinstance(exc, sqlite3.Error):  # disk full, read-only, I/O error, ...
                 self.write_failures += 1
                 raise StoreWriteError(self.path, cause_of(self.path, exc)) from exc
             raise
