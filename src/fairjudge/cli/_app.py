@@ -60,6 +60,10 @@ EXIT_UNRESOLVED = 4
 EXIT_BUDGET = 5
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "audit": (
+        "fairjudge.cli._audit",
+        "Measure a judge's position, verbosity, framing and self-preference bias.",
+    ),
     "score": (
         "fairjudge.cli._score",
         "Score each answer against a rubric: per-dimension means, medians, CIs, collapse alarm.",
@@ -123,6 +127,17 @@ class LazyCommands(TyperGroup):
             assert isinstance(group, TyperGroup)
             command = self.commands[cmd_name] = group.commands[cmd_name]
         return command
+
+    def get_help_option(self, ctx: Any) -> Any:
+        """``--help``, whose value is ``False`` when not given: a bool, as the flag's.
+
+        Typer coerces a non-bool value through pydantic, so the default ``None`` would
+        import pydantic (0.1-0.2 s) on every ``fairjudge COMMAND --help``.
+        """
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.default = False
+        return option
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """List the commands from their summaries, importing none."""

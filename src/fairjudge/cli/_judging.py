@@ -13,7 +13,7 @@ from fairjudge._items import Item
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, say
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.evaluation import PairwiseResult, evaluate
-from fairjudge.judges import BatchJudge
+from fairjudge.judges import BatchJudge, calls_no_model
 from fairjudge.prompts import get_template
 from fairjudge.report import write_jsonl_atomic
 from fairjudge.runner import RunSummary
@@ -48,7 +48,7 @@ def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
 
 def _template(flags: JudgeFlags, items: list[Item]) -> str | None:
     """The model judge's template as ``name@version``, after checking items have references."""
-    if (flags.judge or "").startswith("python:"):
+    if calls_no_model(flags.judge):  # a Python callable or a replay: no prompt
         return None
     tmpl = get_template(flags.template or "default")
     missing = [it.id for it in items if it.reference is None]

@@ -15,7 +15,6 @@ resolved by every member.
 """
 
 import dataclasses
-import inspect
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,7 +27,15 @@ from fairjudge._items import Item
 from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
 from fairjudge.cli._judging import load_input
-from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, eval_flags, input_flags
+from fairjudge.cli._options import (
+    EvalFlags,
+    InputFlags,
+    JudgeFlags,
+    _adds,
+    eval_flags,
+    input_flags,
+    judge_flags_without,
+)
 from fairjudge.evaluation import AGGREGATIONS, JuryResult, evaluate_jury
 from fairjudge.judges import Jury, MemberSpec, load_jury_file
 from fairjudge.prompts import get_template
@@ -41,18 +48,7 @@ _NOT_FOR_PANELS = {"judge", "model_path", "threads"}
 local-model options are per member (not supported on a panel yet)."""
 
 
-def _panel_run_flags() -> type[Any]:
-    """The shared judge and run flags (``JudgeFlags``) less those a panel does not take."""
-    hints = inspect.get_annotations(JudgeFlags, eval_str=True)
-    kept = [f for f in dataclasses.fields(JudgeFlags) if f.name not in _NOT_FOR_PANELS]
-    return dataclasses.make_dataclass(
-        "PanelRunFlags",
-        [(f.name, hints[f.name], dataclasses.field(default=f.default)) for f in kept],
-        frozen=True,
-    )
-
-
-PanelRunFlags = _panel_run_flags()
+PanelRunFlags = judge_flags_without(_NOT_FOR_PANELS, "PanelRunFlags")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

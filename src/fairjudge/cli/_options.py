@@ -10,7 +10,7 @@ not apply to the chosen judge.
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, make_dataclass
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -21,7 +21,13 @@ from fairjudge._errors import ConfigError
 from fairjudge._io import Columns
 from fairjudge._types import Resolution
 from fairjudge.evaluation import EvalSettings, check_repeats
-from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, BatchJudge, resolve_judge
+from fairjudge.judges import (
+    DEFAULT_JUDGE,
+    BackendOptions,
+    BatchJudge,
+    calls_no_model,
+    resolve_judge,
+)
 from fairjudge.prompts import list_templates
 from fairjudge.report import check_writable
 from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
@@ -35,6 +41,7 @@ __all__ = [
     "input_flags",
     "item_judging_flags",
     "judge_flags",
+    "judge_flags_without",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -130,7 +137,7 @@ class JudgeFlags:
         """Resolve the judge; every flag is checked before a model loads or a call is made."""
         options = self.run_options()
         temperature = self.temperature
-        is_model = not (self.judge or "").startswith("python:")
+        is_model = not calls_no_model(self.judge)
         if temperature is None and rounds > 2 and is_model:
             temperature = SAMPLING_TEMPERATURE
         if is_model:
@@ -214,6 +221,19 @@ def check_outputs(out: Path | None, html: Path | None) -> None:
         check_writable(html, "--html")
         if out is not None and out.resolve() == html.resolve():
             raise ConfigError(f"--out and --html both name {html}; give two files")
+
+
+def judge_flags_without(dropped: set[str], name: str) -> type[Any]:
+    """:class:`JudgeFlags` less some fields: for commands that take those differently.
+
+    ``jury`` and ``audit`` take ``--judge`` several times, so they declare it themselves
+    and keep the rest of the shared judge and run flags, declared once here.
+    """
+    hints = inspect.get_annotations(JudgeFlags, eval_str=True)
+    kept = [f for f in fields(JudgeFlags) if f.name not in dropped]
+    return make_dataclass(
+        name, [(f.name, hints[f.name], field(default=f.default)) for f in kept], frozen=True
+    )
 
 
 def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:

@@ -4,7 +4,8 @@
   and runs batches of :class:`Job` objects for any kind of judgment.
 - :class:`LLMJudge` is the pairwise judge on a session: a template and a verdict
   parser. :class:`CallableJudge` adapts a plain Python function.
-- :func:`resolve_judge` turns a ``--judge`` spec into either.
+- :class:`ReplayJudge` answers from recorded verdicts (``replay:FILE``), calling no one.
+- :func:`resolve_judge` turns a ``--judge`` spec into any of them.
 - :class:`PointwiseJudge` scores one answer against a rubric on a session;
   :class:`CallablePointwiseJudge` adapts a function; :func:`resolve_pointwise_judge`
   turns a ``--judge`` spec into either.
@@ -41,14 +42,19 @@ if TYPE_CHECKING:
         DEFAULT_JUDGE,
         JUDGE_FORMS,
         BackendOptions,
+        calls_no_model,
         resolve_judge,
     )
+    from fairjudge.judges._replay import ReplayJudge
     from fairjudge.judges._session import Job, JudgeSession, ReplyParser
 
 __getattr__ = lazy_attributes(
     __name__,
     {
-        "fairjudge.judges._registry": "DEFAULT_JUDGE JUDGE_FORMS BackendOptions resolve_judge",
+        "fairjudge.judges._registry": (
+            "DEFAULT_JUDGE JUDGE_FORMS BackendOptions calls_no_model resolve_judge"
+        ),
+        "fairjudge.judges._replay": "ReplayJudge",
         "fairjudge.judges._jury": "Jury JuryMember MemberSpec",
         "fairjudge.judges._jury_file": "JuryFile load_jury_file",
         "fairjudge.judges._llm": "LLMJudge read_verdict",
@@ -81,11 +87,13 @@ __all__ = [
     "PairwiseRequest",
     "PointwiseJudge",
     "ProgressCallback",
+    "ReplayJudge",
     "ReplyParser",
     "ScoreCall",
     "ScoreContext",
     "ScoreMode",
     "ScoreRequest",
+    "calls_no_model",
     "load_jury_file",
     "load_python_judge",
     "read_scores",

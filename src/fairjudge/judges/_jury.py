@@ -26,7 +26,7 @@ from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._types import Reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
-from fairjudge.judges._registry import BackendOptions, resolve_judge
+from fairjudge.judges._registry import BackendOptions, calls_no_model, resolve_judge
 from fairjudge.judges._session import Job, JudgeSession
 from fairjudge.runner import RunOptions, RunSummary, Store
 
@@ -58,8 +58,8 @@ class MemberSpec:
 
     @property
     def is_python(self) -> bool:
-        """Whether the member is a Python callable (no prompt, no model, no session)."""
-        return self.judge.strip().startswith("python:")
+        """Whether the member calls no model (a Python callable or a replay), so no session."""
+        return calls_no_model(self.judge)
 
 
 @dataclass(frozen=True, slots=True)

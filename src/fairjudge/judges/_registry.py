@@ -1,13 +1,14 @@
 """Turn a ``--judge`` spec into a judge: the one resolver the CLI and the library share.
 
 The forms are ``openai/<model>``, ``anthropic/<model>``, ``local/<name>`` and
-``python:package.module:function``; no spec means the embedded default,
+``python:package.module:function`` and ``replay:FILE`` (recorded verdicts, see
+:class:`~fairjudge.judges.ReplayJudge`); no spec means the embedded default,
 ``local/qwen2.5-coder-1.5b``. Backends are imported only when asked for, so a
 missing optional SDK matters only to the user who picked that backend.
 
 An option that does not apply to the chosen judge is an error that names it, never
-silently ignored: a Python callable has no template, no server, no rate limit and no
-budget; a local model has no ``--base-url``; an HTTP model has no ``--threads``.
+silently ignored: a Python callable or a replay has no template, no server, no rate
+limit and no budget; a local model has no ``--base-url``; an HTTP model has no ``--threads``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from fairjudge.runner import RunOptions
 if TYPE_CHECKING:
     from fairjudge.runner import Store
 
-__all__ = ["DEFAULT_JUDGE", "JUDGE_FORMS", "BackendOptions", "resolve_judge"]
+__all__ = ["DEFAULT_JUDGE", "JUDGE_FORMS", "BackendOptions", "calls_no_model", "resolve_judge"]
 
 DEFAULT_JUDGE = "local/qwen2.5-coder-1.5b"
 """The judge used when none is given: a small model that runs on the CPU, offline."""
@@ -39,6 +40,8 @@ JUDGE_FORMS = (
     "anthropic/<model>",
     "local/<name>  (qwen2.5-coder-1.5b, the default, or gemma-3-270m)",
     "python:package.module:function",
+    "replay:FILE  (recorded verdicts: a compare --out file, or JSONL of question, answer_a, "
+    "answer_b and reply or verdict)",
 )
 """The valid ``--judge`` forms, as shown in error messages."""
 
@@ -80,6 +83,15 @@ class BackendOptions:
             raise ConfigError(f"--timeout must be a number of seconds > 0; got {self.timeout}")
 
 
+def calls_no_model(spec: str | None) -> bool:
+    """Whether a ``--judge`` spec names a judge answered in this process without a model.
+
+    Python callables and replays take no template, store, run options or sampling,
+    so callers skip whatever only a model judge needs (a template check, repeats).
+    """
+    return (spec or "").strip().startswith(("python:", "replay:"))
+
+
 def resolve_judge(
     spec: str | None,
     *,
@@ -94,7 +106,8 @@ def resolve_judge(
 
     Args:
         spec: ``openai/<model>``, ``anthropic/<model>``, ``local/<name>``,
-            ``python:package.module:function``, or ``None`` for the default.
+            ``python:package.module:function``, ``replay:FILE``, or ``None`` for the
+            default.
         backend_options: Server URL, GGUF file, threads, temperature.
         template: Template name, ``*.toml`` path or template (model judges only;
             ``None`` means ``default``).
@@ -105,17 +118,19 @@ def resolve_judge(
         params: More sampling parameters (model judges only).
 
     Returns:
-        A :class:`~fairjudge.judges.CallableJudge` for ``python:`` specs, else an
+        A :class:`~fairjudge.judges.CallableJudge` for ``python:`` specs, a
+        :class:`~fairjudge.judges.ReplayJudge` for ``replay:`` specs, else an
         :class:`~fairjudge.judges.LLMJudge`.
 
     Raises:
         ConfigError: The spec has an unknown form (the message lists the valid
             ones), an option does not apply to the judge (the message names it), or
             a backend's SDK is missing (:class:`fairjudge.MissingExtraError`).
+        InputError: A ``replay:`` file is unreadable or malformed (names its line).
     """
     spec = (spec or DEFAULT_JUDGE).strip()
     where = backend_options or BackendOptions()
-    if spec.startswith("python:"):
+    if calls_no_model(spec):
         given = _given(where) + _run_flags(options)
         if template is not None:
             given.append("--template")
@@ -123,8 +138,11 @@ def resolve_judge(
             given.append("--store")
         if params:
             given.append("params")
-        _reject(spec, given, "a Python judge is called directly, with no prompt or model")
-        return load_python_judge(spec)
+        if spec.startswith("python:"):
+            _reject(spec, given, "a Python judge is called directly, with no prompt or model")
+            return load_python_judge(spec)
+        _reject(spec, given, "a replay answers from recorded verdicts, with no prompt or model")
+        return _replay(spec)
 
     kind, sep, name = spec.partition("/")
     if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
@@ -141,6 +159,15 @@ def resolve_judge(
     return LLMJudge(
         backend, template=tmpl, session=session, store=store, options=options, params=sampling
     )
+
+
+def _replay(spec: str) -> BatchJudge:
+    path = spec.removeprefix("replay:").strip()
+    if not path:
+        raise ConfigError(f"a replay judge needs a file: 'replay:FILE'; got {spec!r}")
+    from fairjudge.judges._replay import ReplayJudge
+
+    return ReplayJudge.from_file(path, name=spec)
 
 
 def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Backend:

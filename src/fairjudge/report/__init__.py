@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from fairjudge._lazy import lazy_attributes, module_dir
 
 if TYPE_CHECKING:
+    from fairjudge.report._audit import render_audit
     from fairjudge.report._calibration import calibration_payload, render_calibration
     from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
     from fairjudge.report._files import check_writable, write_jsonl_atomic
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(
     __name__,
     {
+        "fairjudge.report._audit": "render_audit",
         "fairjudge.report._calibration": "calibration_payload render_calibration",
         "fairjudge.report._comparison": "ComparisonReport comparison_report render_comparison",
         "fairjudge.report._files": "check_writable write_jsonl_atomic",
@@ -62,6 +64,7 @@ __all__ = [
     "load_results",
     "print_failures",
     "ranking_html",
+    "render_audit",
     "render_calibration",
     "render_comparison",
     "render_jury",

@@ -1,0 +1,211 @@
+"""``audit()``: a judge's report card on position, verbosity, framing and self-preference.
+
+The experiments run one after the other on the judges' one session, so the whole
+audit is one store (a rerun costs no call, a killed audit resumes) and one budget.
+Which experiments run is decided, and refused when impossible, before the first
+call: a requested experiment the input cannot support is a :class:`ConfigError`
+that says what is missing; by default every experiment the input allows runs and
+the others are listed as skipped, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairjudge._errors import ConfigError
+from fairjudge.audit._audit_items import AuditItem, builtin_items, check_items, position_pairs
+from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress
+from fairjudge.audit._framing import framing_experiment
+from fairjudge.audit._judges import AuditJudge
+from fairjudge.audit._position import position_experiment
+from fairjudge.audit._self_preference import (
+    judge_families,
+    self_preference_experiment,
+    why_no_self_preference,
+)
+from fairjudge.audit._verbosity import verbosity_experiment
+
+__all__ = ["EXPERIMENTS", "AuditReport", "audit", "plan_experiments"]
+
+EXPERIMENTS = ("position", "verbosity", "framing", "self-preference")
+"""Every experiment, in the order they run and print."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """Everything an audit measured.
+
+    Attributes:
+        judges: The judges examined, by name.
+        experiments: One result per experiment and judge (self-preference: one for
+            the panel), in :data:`EXPERIMENTS` order; skipped ones say why.
+        n_items: Items audited.
+        source: Where the items came from (``built-in suite`` or the file).
+        settings: The prompts and statistics settings used.
+    """
+
+    judges: tuple[str, ...]
+    experiments: tuple[ExperimentResult, ...]
+    n_items: int
+    source: str
+    settings: AuditSettings = field(default_factory=AuditSettings)
+
+    @property
+    def n_calls(self) -> int:
+        """Calls asked for, over every experiment (cached ones included)."""
+        return sum(e.n_calls for e in self.experiments)
+
+    @property
+    def n_failed(self) -> int:
+        """Calls that gave no usable reply, over every experiment."""
+        return sum(e.n_failed for e in self.experiments)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, with the settings recorded."""
+        s = self.settings
+        return {
+            "judges": list(self.judges),
+            "source": self.source,
+            "n_items": self.n_items,
+            "n_calls": self.n_calls,
+            "n_failed": self.n_failed,
+            "settings": {
+                "rubric": s.rubric,
+                "anti_verbose_rubric": s.anti_verbose_rubric,
+                "strict_rubric": s.strict_rubric,
+                "template": s.template,
+                "concise_template": s.concise_template,
+                "framing_templates": list(s.framing_templates or ()),
+                "target_words": s.target_words,
+                "rule": str(s.rule),
+                "seed": s.seed,
+                "level": s.level,
+                "n_resamples": s.n_resamples,
+            },
+            "experiments": [e.to_dict() for e in self.experiments],
+        }
+
+
+def plan_experiments(
+    requested: Iterable[str] | None,
+    judges: Sequence[AuditJudge],
+    items: Sequence[AuditItem],
+) -> tuple[list[str], dict[str, str]]:
+    """Which experiments run, and why the others do not.
+
+    Raises:
+        ConfigError: An unknown experiment, or a requested one the input cannot run
+            (the message says what it needs).
+    """
+    wanted = list(dict.fromkeys(requested)) if requested is not None else list(EXPERIMENTS)
+    unknown = [e for e in wanted if e not in EXPERIMENTS]
+    if unknown or not wanted:
+        raise ConfigError(
+            f"unknown experiment(s) {unknown}; choose from {', '.join(EXPERIMENTS)}"
+            if unknown else "--experiments is empty; choose from " + ", ".join(EXPERIMENTS)
+        )  # fmt: skip
+    why: dict[str, str] = {}
+    if not position_pairs(items):
+        why["position"] = (
+            "needs two answers per question: the built-in suite, or --items rows from two "
+            "systems (a `system` column) answering the same question"
+        )
+    reason = why_no_self_preference(judges, items)
+    if reason is not None:
+        why["self-preference"] = reason
+    if requested is not None:
+        impossible = [e for e in wanted if e in why]
+        if impossible:
+            raise ConfigError("; ".join(f"{e}: {why[e]}" for e in impossible))
+    run = [e for e in EXPERIMENTS if e in wanted and e not in why]
+    skipped = {e: why.get(e, "not requested") for e in EXPERIMENTS if e not in run}
+    return run, skipped
+
+
+def audit(
+    judge: AuditJudge | Sequence[AuditJudge],
+    items: Sequence[AuditItem] | None = None,
+    *,
+    experiments: Iterable[str] | None = None,
+    settings: AuditSettings | None = None,
+    judge_families_by_name: Mapping[str, str] | None = None,
+    source: str | None = None,
+    progress: Progress | None = None,
+) -> AuditReport:
+    """Measure a judge's biases, each with its interval, verdict and residual.
+
+    Args:
+        judge: The judge, or several (self-preference needs two or more); each an
+            :class:`~fairjudge.audit.AuditJudge` such as
+            :class:`~fairjudge.audit.ModelAuditJudge`.
+        items: The answers to audit; ``None`` for the built-in suite.
+        experiments: Names from :data:`EXPERIMENTS`; ``None`` runs all the input allows.
+        settings: Prompts, padding length, seed and interval settings.
+        judge_families_by_name: A judge's model family by its name or spec, where
+            the name does not show it.
+        source: Where the items came from, for the report.
+        progress: Called with the number of calls just finished.
+
+    Raises:
+        ConfigError: An unknown or impossible experiment, no items, or a bad setting,
+            always before the first call.
+        BudgetExceeded: The session's budget ran out; finished calls are in the store,
+            so a rerun with a larger budget pays only for the rest.
+    """
+    judges = [judge] if isinstance(judge, AuditJudge) else list(judge)
+    if not judges:
+        raise ConfigError("audit needs at least one judge")
+    the_items = builtin_items() if items is None else list(items)
+    check_items(the_items)
+    _run, skipped = plan_experiments(experiments, judges, the_items)
+    cfg = settings or AuditSettings()
+    pairs = position_pairs(the_items)
+    results: list[ExperimentResult] = []
+    for bias in EXPERIMENTS:
+        if bias in skipped:
+            results.append(ExperimentResult(bias, "", skipped=skipped[bias]))
+        elif bias == "self-preference":
+            families = judge_families(judges, judge_families_by_name)
+            results.append(self_preference_experiment(judges, families, the_items, cfg, progress))
+        else:
+            for j in judges:
+                results.append(_one(bias, j, the_items, pairs, cfg, progress))
+    return AuditReport(
+        tuple(j.name for j in judges), tuple(results), len(the_items),
+        source or ("built-in suite" if items is None else "items"), cfg,
+    )  # fmt: skip
+
+
+def _one(
+    bias: str,
+    judge: AuditJudge,
+    items: Sequence[AuditItem],
+    pairs: Sequence[Any],
+    settings: AuditSettings,
+    progress: Progress | None,
+) -> ExperimentResult:
+    if bias == "position":
+        return position_experiment(judge, judge.name, pairs, settings, progress)
+    if bias == "verbosity":
+        return verbosity_experiment(judge, judge.name, items, settings, progress)
+    return framing_experiment(judge, judge.name, items, pairs, settings, progress)
+
+
+def planned_calls(
+    run: Sequence[str], n_judges: int, items: Sequence[AuditItem], settings: AuditSettings
+) -> int:
+    """Calls the experiments ask for (one per answer per rubric, two per pair per template)."""
+    n = len(items)
+    n_pairs = len(position_pairs(items))
+    n_other = sum(1 for it in items if it.other is not None)
+    per_judge = {
+        "position": 2 * n_pairs,
+        "verbosity": 4 * n + 8 * n,
+        "framing": 2 * (n + n_other) + (4 * n_pairs if settings.framing_templates else 0),
+    }
+    total = sum(per_judge.get(e, 0) for e in run) * n_judges
+    if "self-preference" in run:
+        total += n_judges * sum(1 for it in items if it.system)
+    return total

@@ -1,0 +1,191 @@
+"""An audit's unit of report: one measured effect, its interval and a plain verdict.
+
+Every bias the audit measures ends as an :class:`Effect`: an estimate, its bootstrap
+interval clustered by question, the value that means "no bias" (0 for a score
+difference, 0.5 for a win rate, 1 for position consistency), and a verdict against
+documented thresholds on the *distance from no bias as a share of the scale*
+(:data:`THRESHOLDS`):
+
+==============  ==========================================================
+verdict         when
+==============  ==========================================================
+negligible      distance < 0.05 of the scale
+notable         0.05 <= distance < 0.15
+severe          distance >= 0.15
+uncertain       distance >= 0.05, but the interval still covers no bias
+not estimable   no estimate, or no interval (too few items or questions)
+==============  ==========================================================
+
+The scale is 1 for rates and shares, and ``max - min`` for rubric scores: the
+seed's +0.5 points on a 1-10 scale is 0.056 of it (notable); a first-position win
+rate of 0.67 is 0.17 from 0.5 (severe). "uncertain" keeps a small audit honest: a
+large estimate that its interval cannot tell from zero is not yet a finding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fairjudge.stats import ConfidenceInterval, bootstrap_mean
+
+__all__ = [
+    "THRESHOLDS",
+    "Effect",
+    "EffectVerdict",
+    "group_difference",
+    "paired_effect",
+    "verdict_of",
+]
+
+EffectVerdict = Literal["negligible", "notable", "severe", "uncertain", "not estimable"]
+
+THRESHOLDS = {"notable": 0.05, "severe": 0.15}
+"""Distance from no bias, as a share of the scale, where a verdict starts."""
+
+
+def verdict_of(
+    estimate: float | None, ci: ConfidenceInterval, null: float, scale: float
+) -> EffectVerdict:
+    """The verdict for an estimate (see the module table)."""
+    if estimate is None or not math.isfinite(estimate) or not ci.estimable:
+        return "not estimable"
+    distance = abs(estimate - null) / scale
+    if distance < THRESHOLDS["notable"]:
+        return "negligible"
+    if null in ci:
+        return "uncertain"
+    return "notable" if distance < THRESHOLDS["severe"] else "severe"
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One measured effect of a bias.
+
+    Attributes:
+        name: What was measured, e.g. ``"padded - concise, accuracy"``.
+        estimate: The effect (``None`` when nothing could be measured).
+        ci: Its bootstrap interval, clustered by question, or why there is none.
+        null: The value that means no bias.
+        unit: How to read the estimate (``"points on 1-10"``, ``"win rate"``, ...).
+        scale: The scale the verdict's thresholds are shares of.
+        n: Items (or answers) behind the estimate.
+        verdict: See :func:`verdict_of`.
+    """
+
+    name: str
+    estimate: float | None
+    ci: ConfidenceInterval
+    null: float
+    unit: str
+    scale: float
+    n: int
+    verdict: EffectVerdict
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        estimate: float | None,
+        ci: ConfidenceInterval,
+        *,
+        null: float,
+        unit: str,
+        scale: float = 1.0,
+        n: int,
+    ) -> Effect:
+        """An effect with its verdict computed."""
+        return cls(name, estimate, ci, null, unit, scale, n, verdict_of(estimate, ci, null, scale))
+
+    @classmethod
+    def missing(
+        cls, name: str, reason: str, *, null: float, unit: str, scale: float = 1.0
+    ) -> Effect:
+        """An effect that could not be measured, with the reason."""
+        return cls(name, None, ConfidenceInterval.not_estimable(reason), null, unit, scale, 0,
+                   "not estimable")  # fmt: skip
+
+    @property
+    def covers_null(self) -> bool:
+        """Whether the interval contains the no-bias value."""
+        return self.null in self.ci
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "name": self.name,
+            "estimate": self.estimate,
+            "ci": self.ci.to_dict(),
+            "null": self.null,
+            "unit": self.unit,
+            "scale": self.scale,
+            "n": self.n,
+            "verdict": self.verdict,
+        }
+
+
+def paired_effect(
+    name: str,
+    differences: Sequence[float],
+    clusters: Sequence[Hashable],
+    *,
+    unit: str,
+    scale: float,
+    seed: int,
+    level: float,
+    n_resamples: int,
+) -> Effect:
+    """The mean of paired differences (no bias: 0), with a clustered bootstrap interval."""
+    if not differences:
+        return Effect.missing(
+            name, "no item was scored both ways", null=0.0, unit=unit, scale=scale
+        )
+    ci = bootstrap_mean(
+        list(differences), list(clusters), n_resamples=n_resamples, seed=seed, level=level
+    )
+    estimate = math.fsum(differences) / len(differences)
+    return Effect.of(name, estimate, ci, null=0.0, unit=unit, scale=scale, n=len(differences))
+
+
+def group_difference(
+    values: Sequence[float],
+    in_group: Sequence[bool],
+    clusters: Sequence[Hashable],
+    *,
+    seed: int,
+    level: float,
+    n_resamples: int,
+) -> tuple[float | None, ConfidenceInterval]:
+    """Mean of ``values`` in the group minus the mean outside it, with a cluster bootstrap.
+
+    Each resample draws whole clusters (questions) with replacement and recomputes both
+    means over the drawn items; a resample with no item on one side is dropped. The
+    interval is not estimable with fewer than two clusters or an empty side.
+    """
+    import numpy as np
+
+    x = np.asarray(values, dtype=np.float64)
+    g = np.asarray(in_group, dtype=bool)
+    if not g.any() or g.all():
+        side = "outside" if g.all() else "inside"
+        return None, ConfidenceInterval.not_estimable(f"no item {side} the group", level)
+    estimate = float(x[g].mean() - x[~g].mean())
+    index: dict[Hashable, int] = {}
+    inverse = np.array([index.setdefault(c, len(index)) for c in clusters], dtype=np.intp)
+    k = len(index)
+    if k < 2:
+        return estimate, ConfidenceInterval.not_estimable("a single question", level)
+    sums = np.zeros((k, 4))
+    np.add.at(sums, inverse, np.column_stack([x * g, g, x * ~g, ~g]).astype(np.float64))
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_resamples).astype(np.float64)
+    drawn = counts @ sums
+    ok = (drawn[:, 1] > 0) & (drawn[:, 3] > 0)
+    if ok.sum() < 2:
+        return estimate, ConfidenceInterval.not_estimable("too few questions on each side", level)
+    diffs = drawn[ok, 0] / drawn[ok, 1] - drawn[ok, 2] / drawn[ok, 3]
+    alpha = (1 - level) / 2
+    low, high = np.quantile(diffs, [alpha, 1 - alpha])
+    return estimate, ConfidenceInterval(float(low), float(high), level)

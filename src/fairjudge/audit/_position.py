@@ -1,0 +1,114 @@
+"""Position bias: the same pair in both orders, and what the swap leaves.
+
+Each pair is judged twice, answers swapped (the seed protocol), so the position
+metrics come from the very calls ``compare`` makes and a later ``compare`` on the
+same pairs costs nothing. Reported: the first-position share of decisive calls, the
+position consistency, the flip rate and the preference fairness (Shi et al. 2024,
+as :func:`fairjudge.stats.position_bias` defines them), each with an interval.
+
+The residual is the protocol's own check: the debiased score of answer 1 plus the
+debiased score of the same answer with the pair given the other way round, minus 1.
+It is zero by construction of the swap; it is computed from the mirrored pairs'
+calls (the same calls, so no extra cost) and shown, so a reader sees it is zero
+rather than being told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fairjudge._items import Item, Judgment
+from fairjudge._types import Order
+from fairjudge.audit._effects import Effect, paired_effect
+from fairjudge.audit._experiment import (
+    AuditSettings,
+    ExperimentResult,
+    Progress,
+    judge_pairs,
+    pairwise_failures,
+)
+from fairjudge.audit._judges import AuditJudge
+from fairjudge.stats import position_bias
+
+__all__ = ["position_experiment"]
+
+
+def _positions(judgments: Sequence[Judgment]) -> tuple[list[str], list[str], list[str]]:
+    """Per swapped pair: the original call's verdict, the swapped call's, the question."""
+    original: list[str] = []
+    swapped: list[str] = []
+    clusters: list[str] = []
+    for j in judgments:
+        by_order = {c.order: c.reply.verdict for c in j.calls}
+        o, s = by_order.get(Order.ORIGINAL), by_order.get(Order.SWAPPED)
+        if o is None or s is None:
+            continue
+        original.append(str(o))
+        swapped.append(str(s))
+        clusters.append(j.item.cluster_key)
+    return original, swapped, clusters
+
+
+def position_experiment(
+    judge: AuditJudge,
+    name: str,
+    pairs: Sequence[Item],
+    settings: AuditSettings,
+    progress: Progress | None = None,
+) -> ExperimentResult:
+    """Judge every pair in both orders and measure the judge's lean to a position."""
+    result = judge_pairs(
+        judge, pairs, settings, name=name, template=settings.template, progress=progress
+    )
+    mirrored = judge_pairs(
+        judge, [p.swapped() for p in pairs], settings, name=name, template=settings.template,
+        progress=None,
+    )  # fmt: skip
+    original, swapped, clusters = _positions(result.judgments)
+    boot = settings.boot()
+    n_calls = sum(len(j.calls) for j in result.judgments)
+    failed = pairwise_failures(result)
+    if not original:
+        return ExperimentResult(
+            "position", name, (Effect.missing("first position", "no pair got both verdicts",
+                                              null=0.5, unit="share of decisive calls"),),
+            n_items=len(pairs), n_calls=n_calls, n_failed=failed,
+        )  # fmt: skip
+    bias = position_bias(original, swapped, questions=clusters, **boot)
+    decisive = result.first_position_calls
+    effects = [
+        Effect.of("first-position share of decisive calls", decisive.estimate, decisive.ci,
+                  null=0.5, unit="share", n=decisive.n)
+        if decisive is not None
+        else Effect.missing("first-position share of decisive calls", "no decisive call",
+                            null=0.5, unit="share"),
+        Effect.of("position consistency", bias.consistency.estimate, bias.consistency.ci,
+                  null=1.0, unit="share of pairs", n=bias.n_items),
+        Effect.of("flip rate", bias.flip.estimate, bias.flip.ci, null=0.0,
+                  unit="share of pairs", n=bias.n_items),
+        Effect.of("preference fairness", bias.preference_fairness, bias.preference_fairness_ci,
+                  null=0.0, unit="-1 first .. +1 second", scale=2.0, n=bias.n_items),
+    ]  # fmt: skip
+    residual = _residual(result.judgments, mirrored.judgments, settings)
+    return ExperimentResult(
+        "position", name, tuple(effects), (residual,), mitigation="the swap (debiased verdicts)",
+        n_items=len(pairs), n_calls=n_calls, n_failed=failed,
+        details={"pair_counts": {f"{a}/{b}": n for (a, b), n in bias.pair_counts.items()}},
+    )  # fmt: skip
+
+
+def _residual(
+    judgments: Sequence[Judgment], mirrored: Sequence[Judgment], settings: AuditSettings
+) -> Effect:
+    """score(answer 1 | given first) + score(answer 1 | given second) - 1, per pair."""
+    diffs: list[float] = []
+    clusters: list[str] = []
+    for j, m in zip(judgments, mirrored, strict=True):
+        if j.score is None or m.score is None:
+            continue
+        diffs.append(j.score + m.score - 1.0)
+        clusters.append(j.item.cluster_key)
+    return paired_effect(
+        "answer 1's debiased score, given first vs given second", diffs, clusters,
+        unit="win rate", scale=1.0, **settings.boot(),
+    )  # fmt: skip

@@ -1,0 +1,170 @@
+"""Verbosity bias: a padded answer with the same content as a concise one.
+
+Each concise answer gets a padded twin (:func:`fairjudge.audit._padding.pad_answer`:
+a pleasantry, the question restated, the points restated, a closing summary, to
+about ``target_words``) and a "repetitive list" twin (MT-Bench's attack: the points
+as a list, then restated as more items). Neither adds information, so an unbiased
+judge scores them alike.
+
+Measured, as the seed's experiment does:
+
+- pointwise: the paired score difference padded - concise under the standard rubric,
+  per dimension and overall (the mean over dimensions), with intervals clustered by
+  question; the residual is the same difference under the anti-verbose rubric, overall
+  on the dimensions the two rubrics share (its ``conciseness`` dimension is *meant* to
+  reward the concise answer, so it is shown but kept out of the residual);
+- pairwise: the debiased win rate of the padded (and the list) answer over the concise
+  one (0.5: no bias); the residual is the same under a template that declares length
+  irrelevant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fairjudge._items import Item, question_text
+from fairjudge.audit._audit_items import AuditItem
+from fairjudge.audit._effects import Effect, paired_effect
+from fairjudge.audit._experiment import (
+    AuditSettings,
+    ExperimentResult,
+    Progress,
+    Scored,
+    judge_pairs,
+    pairwise_failures,
+    score,
+)
+from fairjudge.audit._judges import AuditJudge
+from fairjudge.audit._padding import pad_answer, repetitive_list, word_count
+from fairjudge.evaluation import PairwiseResult
+
+__all__ = ["padded_twins", "score_differences", "verbosity_experiment"]
+
+
+def padded_twins(
+    items: Sequence[AuditItem], settings: AuditSettings
+) -> tuple[list[str], list[str]]:
+    """The padded and the repetitive-list version of every concise answer (seeded)."""
+    padded = [
+        pad_answer(question_text(it.question), it.answer, seed=settings.seed,
+                   target_words=settings.target_words)
+        for it in items
+    ]  # fmt: skip
+    listy = [
+        repetitive_list(question_text(it.question), it.answer, seed=settings.seed) for it in items
+    ]
+    return padded, listy
+
+
+def score_differences(
+    label: str,
+    base: Scored,
+    treated: Scored,
+    clusters: Sequence[str],
+    settings: AuditSettings,
+    *,
+    dimensions: Sequence[str] | None = None,
+    overall_on: Sequence[str] | None = None,
+) -> list[Effect]:
+    """Per-dimension and overall paired differences treated - base (same rubric).
+
+    Args:
+        label: Names the difference, e.g. ``"padded - concise"``.
+        base: Scores of the reference answers.
+        treated: Scores of the changed answers (same rubric, same order).
+        clusters: The question of each pair.
+        settings: Bootstrap settings.
+        dimensions: The dimensions compared (default all of ``base``'s rubric).
+        overall_on: Dimensions the overall effect averages (default ``dimensions``).
+    """
+    dims = list(dimensions) if dimensions else base.dimensions
+    keep = [
+        (b, t, c) for b, t, c in zip(base.scores, treated.scores, clusters, strict=True)
+        if b is not None and t is not None
+    ]  # fmt: skip
+    pairs = [(b, t) for b, t, _ in keep]
+    where = [c for _, _, c in keep]
+    unit, span = base.unit(), base.span
+    overall_dims = list(overall_on) if overall_on else dims
+    overall = [sum(t[d] - b[d] for d in overall_dims) / len(overall_dims) for b, t in pairs]
+    shown = "" if overall_dims == dims else f" ({', '.join(overall_dims)})"
+    effects = [
+        paired_effect(f"{label}, overall{shown}", overall, where, unit=unit, scale=span,
+                      **settings.boot())
+    ]  # fmt: skip
+    for d in dims:
+        diffs = [t[d] - b[d] for b, t in pairs]
+        effects.append(
+            paired_effect(f"{label}, {d}", diffs, where, unit=unit, scale=span, **settings.boot())
+        )
+    return effects
+
+
+def _win_rate(label: str, result: PairwiseResult) -> Effect:
+    rate = result.win_rate
+    if rate is None:
+        return Effect.missing(label, "no pair resolved", null=0.5, unit="win rate")
+    return Effect.of(label, rate.estimate, rate.ci, null=0.5, unit="win rate", n=rate.n)
+
+
+def verbosity_experiment(
+    judge: AuditJudge,
+    name: str,
+    items: Sequence[AuditItem],
+    settings: AuditSettings,
+    progress: Progress | None = None,
+) -> ExperimentResult:
+    """Pointwise and pairwise: padded vs concise, then under the mitigations."""
+    padded, listy = padded_twins(items, settings)
+    questions = [it.question for it in items]
+    refs = [it.reference for it in items]
+    clusters = [it.cluster for it in items]
+    concise = [it.answer for it in items]
+    n_calls = n_failed = 0
+
+    def scored(rubric: str, answers: list[str]) -> Scored:
+        nonlocal n_calls, n_failed
+        result = score(judge.pointwise(rubric), questions, answers, refs, progress)
+        n_calls, n_failed = n_calls + result.n_calls, n_failed + result.n_failed
+        return result
+
+    def versus(template: str, answers: list[str]) -> PairwiseResult:
+        nonlocal n_calls, n_failed
+        pairs = [
+            Item(it.question, a, it.answer, id=it.id, reference=it.reference)
+            for it, a in zip(items, answers, strict=True)
+        ]
+        result = judge_pairs(judge, pairs, settings, name=name, template=template,
+                             progress=progress)  # fmt: skip
+        n_calls += sum(len(j.calls) for j in result.judgments)
+        n_failed += pairwise_failures(result)
+        return result
+
+    std = settings.rubric
+    std_concise = scored(std, concise)
+    effects = score_differences(
+        "padded - concise", std_concise, scored(std, padded), clusters, settings
+    )
+    effects.append(_win_rate("padded beats concise", versus(settings.template, padded)))
+    effects.append(_win_rate("repetitive list beats concise", versus(settings.template, listy)))
+    mitigated_base = scored(settings.anti_verbose_rubric, concise)
+    shared = [d for d in mitigated_base.dimensions if d in std_concise.dimensions]
+    residual = score_differences(
+        "padded - concise", mitigated_base, scored(settings.anti_verbose_rubric, padded), clusters,
+        settings, overall_on=shared or None,
+    )  # fmt: skip
+    residual.append(_win_rate("padded beats concise", versus(settings.concise_template, padded)))
+    residual.append(
+        _win_rate("repetitive list beats concise", versus(settings.concise_template, listy))
+    )
+    example = {
+        "id": items[0].id, "concise": concise[0], "padded": padded[0],
+        "repetitive_list": listy[0], "concise_words": word_count(concise[0]),
+        "padded_words": word_count(padded[0]),
+    }  # fmt: skip
+    return ExperimentResult(
+        "verbosity", name, tuple(effects), tuple(residual),
+        mitigation=f"rubric {settings.anti_verbose_rubric!r}; template "
+        f"{settings.concise_template!r}",
+        n_items=len(items), n_calls=n_calls, n_failed=n_failed, details={"example": example},
+    )  # fmt: skip

@@ -1,0 +1,217 @@
+"""``fairjudge audit``: the judge's report card on position, verbosity, framing, self-preference.
+
+With no ``--items`` it audits the built-in suite (40 questions written for fairjudge),
+so ``fairjudge audit --judge X`` works on a fresh machine. Every experiment runs on one
+session: one store (a rerun costs no call; a later ``compare`` reuses the position
+calls), one budget. Everything is checked before the first call: an experiment the
+input cannot run, when asked for by name, is an error that says what it needs.
+
+Exit codes are the shared ones (:mod:`._app`): 2 for a usage or input error, 5 when the
+budget stopped the audit (finished calls are in the store; rerun with a larger
+budget to finish at the cost of the rest only).
+"""
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from fairjudge._errors import ConfigError
+from fairjudge.cli._aliases import SummaryJson
+from fairjudge.cli._app import app, err_console, guarded
+from fairjudge.cli._options import JudgeFlags, _adds, judge_flags_without
+from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
+from fairjudge.report import check_writable, write_jsonl_atomic
+
+__all__ = ["AuditFlags", "audit"]
+
+AuditRunFlags = judge_flags_without({"judge", "template"}, "AuditRunFlags")
+"""The shared backend and run flags; ``--judge`` is repeatable here, and the prompts
+are the experiments' own (``--rubric``, ``--template``, ... below)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFlags:
+    """What to audit, with which prompts, and where the report goes."""
+
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SPEC",
+            help="A judge to audit (openai/, anthropic/, local/); give it twice or more for "
+            f"self-preference. [default: {DEFAULT_JUDGE}]",
+        ),
+    ] = None
+    items: Annotated[
+        Path | None,
+        typer.Option(
+            help="JSONL/CSV/Parquet with question, answer, optional id, reference and system "
+            "(the model family that wrote the answer). [default: the built-in suite]"
+        ),
+    ] = None
+    experiments: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated: position, verbosity, framing, self-preference. "
+            "[default: all that the input allows]"
+        ),
+    ] = None
+    limit: Annotated[
+        int | None, typer.Option(help="Audit only the first N items (a cheaper first look).")
+    ] = None
+    judge_family: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SPEC=FAMILY",
+            help="A judge's model family, where its name does not show it (self-preference).",
+        ),
+    ] = None
+    rubric: Annotated[str, typer.Option(help="The standard rubric.")] = "basic"
+    strict_rubric: Annotated[str, typer.Option(help="Framing: the strict-expert rubric.")] = (
+        "strict"
+    )
+    anti_verbose_rubric: Annotated[str, typer.Option(help="Verbosity mitigation, pointwise.")] = (
+        "anti-verbose"
+    )
+    template: Annotated[str, typer.Option(help="The standard pairwise template.")] = "default"
+    concise_template: Annotated[
+        str, typer.Option(help="Verbosity mitigation, pairwise: a length-blind template.")
+    ] = "concise"
+    framing_templates: Annotated[
+        str | None,
+        typer.Option(metavar="A,B", help="Framing: also compare two pairwise templates."),
+    ] = None
+    target_words: Annotated[int, typer.Option(help="Length of the padded answers.")] = 300
+    seed: Annotated[int, typer.Option(help="Seeds the padding and the bootstrap.")] = 0
+    level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000
+    out: Annotated[
+        Path | None, typer.Option(help="Write the report as JSON lines: one per experiment.")
+    ] = None
+    skip_invalid: Annotated[
+        bool, typer.Option(help="Skip bad --items rows (each one listed) instead of stopping.")
+    ] = False
+
+    def settings(self) -> Any:
+        """The experiments' settings, checked."""
+        from fairjudge.audit import AuditSettings
+
+        templates = None
+        if self.framing_templates is not None:
+            parts = [p.strip() for p in self.framing_templates.split(",")]
+            if len(parts) != 2 or not all(parts):
+                raise ConfigError(
+                    f"--framing-templates takes two templates, A,B; got {self.framing_templates!r}"
+                )
+            templates = (parts[0], parts[1])
+        return AuditSettings(
+            rubric=self.rubric, anti_verbose_rubric=self.anti_verbose_rubric,
+            strict_rubric=self.strict_rubric, template=self.template,
+            concise_template=self.concise_template, framing_templates=templates,
+            target_words=self.target_words, seed=self.seed, level=self.level,
+            n_resamples=self.bootstrap,
+        )  # fmt: skip
+
+    def families(self) -> dict[str, str]:
+        """``--judge-family`` as a mapping, checked."""
+        pairs: dict[str, str] = {}
+        for given in self.judge_family or []:
+            spec, sep, family = given.partition("=")
+            if not sep or not spec.strip() or not family.strip():
+                raise ConfigError(f"--judge-family takes SPEC=FAMILY; got {given!r}")
+            pairs[spec.strip()] = family.strip()
+        return pairs
+
+    def load_items(self) -> tuple[Any, str]:
+        """The items and where they came from (before any model loads)."""
+        from fairjudge.audit import builtin_items, load_audit_items
+
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError(f"--limit must be >= 1; got {self.limit}")
+        if self.items is None:
+            items, source = builtin_items(), "the built-in suite"
+        else:
+            items = load_audit_items(self.items, skip_invalid=self.skip_invalid)
+            source = self.items.name
+        return items[: self.limit] if self.limit else items, source
+
+
+def _check_prompts(settings: Any) -> None:
+    """Every rubric and template exists, before any model loads."""
+    from fairjudge.prompts import get_rubric, get_template
+
+    for rubric in (settings.rubric, settings.strict_rubric, settings.anti_verbose_rubric):
+        get_rubric(rubric)
+    for template in (
+        settings.template,
+        settings.concise_template,
+        *(settings.framing_templates or ()),
+    ):
+        get_template(template)
+
+
+def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
+    """Check everything, build the judges on one session, run the audit."""
+    from fairjudge.audit import ModelAuditJudge, plan_experiments
+    from fairjudge.audit import audit as run_audit
+
+    settings = opts.settings()
+    _check_prompts(settings)
+    families = opts.families()
+    if opts.out is not None:
+        check_writable(opts.out)
+    items, source = opts.load_items()
+    requested = None if opts.experiments is None else [
+        e.strip() for e in opts.experiments.split(",") if e.strip()
+    ]  # fmt: skip
+    specs = opts.judge or [DEFAULT_JUDGE]
+    where = BackendOptions(flags.base_url, flags.model_path, flags.threads, flags.temperature,
+                           flags.timeout)  # fmt: skip
+    options = _run_options(flags)
+    with JudgeSession(store=flags.store, options=options) as session:
+        judges = [ModelAuditJudge(s, session=session, backend_options=where, family=families.get(s))
+                  for s in specs]  # fmt: skip
+        run, _skipped = plan_experiments(requested, judges, items)  # refuses before any call
+        if not flags.quiet:
+            err_console.print(f"auditing {', '.join(j.name for j in judges)} on {source}: "
+                              f"{', '.join(run)}", highlight=False, markup=False)  # fmt: skip
+        report = run_audit(
+            judges, items, experiments=requested, settings=settings,
+            judge_families_by_name=families, source=source,
+        )  # fmt: skip
+        return report, session.calls_made
+
+
+def _run_options(flags: Any) -> Any:
+    """The run options (budget, concurrency, ...) of the shared flags."""
+    return JudgeFlags(judge=None, template=None, **dataclasses.asdict(flags)).run_options()
+
+
+@app.command()
+@guarded
+@_adds(AuditRunFlags, "flags")
+@_adds(AuditFlags, "opts")
+def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> None:
+    """Measure a judge's position, verbosity, framing and self-preference bias.
+
+    Each bias gets its effect with a CI, a verdict against documented thresholds, and
+    the residual after the mitigation. Runs offline on the built-in suite with the
+    embedded judge: fairjudge audit --limit 10.
+    """
+    from fairjudge.report import render_audit
+
+    report, made = _run(opts, flags)
+    if opts.out is not None:
+        write_jsonl_atomic(opts.out, [e.to_dict() for e in report.experiments])
+    if json_output:
+        payload = report.to_dict()
+        payload["calls_made"] = made
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    render_audit(report, Console(), calls_made=made)
+    if opts.out is not None:
+        err_console.print(f"report records: {opts.out}", highlight=False, markup=False)

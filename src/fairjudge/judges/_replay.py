@@ -1,0 +1,289 @@
+"""Replayed judges: verdicts recorded once, answered again without calling anyone.
+
+A :class:`ReplayJudge` (``--judge replay:FILE``) answers each planned call from a
+file of recorded replies, so judgments made elsewhere (another tool's run, a
+published dataset of reviews, an earlier ``fairjudge compare --out``) can be
+audited, calibrated and seated on a jury at no cost. The file holds, one JSON
+object a line, either:
+
+- a record written by ``fairjudge compare --out`` (or ``calibrate --out``): the
+  item with every call, each in its order and sample; its replies are replayed as
+  recorded, failures included, so the replay reproduces the run exactly; or
+- one recorded call: ``question``, ``answer_a`` (shown first), ``answer_b`` (shown
+  second) and the judge's raw ``reply`` (read with the verdict parser, in
+  ``verdict_format``, default ``"explained"``, which also reads a bare label) or
+  its ``verdict`` (``"A"``, ``"B"`` or ``"tie"``), optionally ``probabilities``,
+  ``sample`` and ``id``.
+
+A call is looked up by what the judge was shown: (question, answer shown first,
+answer shown second) and the sample index, so an item replays only when both of its
+orders were recorded. A call with no recording is a :class:`~fairjudge.CallError`
+that names the item and the missing order, never a guess: the item is reported
+unresolved, exactly as if the judge had failed on it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args
+
+from fairjudge._call import Conversation
+from fairjudge._errors import InputError
+from fairjudge._items import question_text
+from fairjudge._protocol import normalize_verdict
+from fairjudge._types import CallError, Order, ParseFailure, Probabilities, Reply, Verdict
+from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
+from fairjudge.prompts import VerdictFormat, parse_verdict
+
+__all__ = ["NOT_RECORDED", "ReplayJudge"]
+
+NOT_RECORDED = "NotRecorded"
+"""The :class:`~fairjudge.CallError` kind of a call the recording does not hold."""
+
+Key = tuple[str, str, str]
+"""(question text, answer shown first, answer shown second)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    """Where an item's answers came from, to name it when one of its orders is missing."""
+
+    label: str
+    answer_1: str
+
+
+class ReplayJudge:
+    """A :class:`~fairjudge.judges.BatchJudge` that answers from recorded replies.
+
+    Args:
+        recordings: Per key (question text, answer shown first, answer shown
+            second), the recorded reply of each sample index.
+        name: How reports name the judge; default ``replay:<source>``.
+        source: The file the recordings came from, for messages.
+        labels: Per (question text, unordered answers), how to name the item (its
+            id, else its question) and which answer is its ``answer_1``.
+
+    Example:
+        >>> judge = ReplayJudge.from_file("reviews.jsonl")  # doctest: +SKIP
+        >>> evaluate_pairs(judge, items)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        recordings: Mapping[Key, Mapping[int, Reply]],
+        *,
+        name: str | None = None,
+        source: str = "<recordings>",
+        labels: Mapping[tuple[str, frozenset[str]], _Pair] | None = None,
+    ) -> None:
+        self.recordings = {k: dict(v) for k, v in recordings.items()}
+        self.source = source
+        self.name = name or f"replay:{source}"
+        self._labels = dict(labels or {})
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, name: str | None = None) -> ReplayJudge:
+        """Read every recording in ``path`` before any call is answered.
+
+        Raises:
+            InputError: The file cannot be read, holds no recording, or a line is
+                not a recording (the message names the file and line).
+        """
+        return _Loader(Path(path)).load(name)
+
+    def judge_batch(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> list[Reply]:
+        """Look every request up; an unrecorded one is a ``NotRecorded`` call error."""
+        replies = []
+        for request in requests:
+            question = question_text(request.question)
+            recorded = self.recordings.get((question, request.answer_a, request.answer_b), {})
+            reply = recorded.get(request.sample)
+            replies.append(reply if reply is not None else self._missing(question, request))
+            if progress is not None:
+                progress(1)
+        return replies
+
+    def _missing(self, question: str, request: PairwiseRequest) -> Reply:
+        """A call error that names the item and the order the recording lacks."""
+        pair = self._labels.get((question, frozenset((request.answer_a, request.answer_b))))
+        if pair is not None:
+            order = Order.ORIGINAL if request.answer_a == pair.answer_1 else Order.SWAPPED
+            first = "answer_1" if order is Order.ORIGINAL else "answer_2"
+            what = f"item {pair.label}, order {order.value} ({first} shown first)"
+        else:
+            what = (
+                f"question {_clip(question)} with answer {_clip(request.answer_a)} shown first "
+                "(neither order is recorded)"
+            )
+        sample = f", sample {request.sample}" if request.sample else ""
+        message = f"{self.source} holds no recorded reply for {what}{sample}"
+        return Reply(verdict=None, failure=CallError(NOT_RECORDED, message))
+
+    def __repr__(self) -> str:
+        return f"ReplayJudge({self.source!r}, {len(self.recordings)} recorded orders)"
+
+
+def _clip(text: str, width: int = 50) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= width else flat[: width - 1] + "…")
+
+
+class _Loader:
+    """Reads a recordings file line by line, naming the line of anything malformed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.recordings: dict[Key, dict[int, Reply]] = {}
+        self.labels: dict[tuple[str, frozenset[str]], _Pair] = {}
+        self.line = 0
+
+    def fail(self, message: str) -> InputError:
+        return InputError(message, path=str(self.path), line=self.line or None)
+
+    def load(self, name: str | None) -> ReplayJudge:
+        try:
+            # Only "\n" ends a record, as in every JSONL file fairjudge writes.
+            lines = self.path.read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise self.fail(f"cannot read the recordings ({exc})") from None
+        for self.line, text in enumerate(lines, 1):
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise self.fail(f"not JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise self.fail(f"a recording must be a JSON object; got {type(record).__name__}")
+            if "calls" in record:
+                self.add_result(record)
+            else:
+                self.add_row(record)
+        self.line = 0
+        if not self.recordings:
+            raise self.fail(
+                "holds no recording; give a `fairjudge compare --out` file or a JSONL of "
+                "question, answer_a, answer_b and reply or verdict"
+            )
+        return ReplayJudge(self.recordings, name=name, source=str(self.path), labels=self.labels)
+
+    def text(self, record: Mapping[str, Any], field: str) -> str:
+        value = record.get(field)
+        if not isinstance(value, str):
+            got = "missing" if value is None else f"a {type(value).__name__}"
+            raise self.fail(f"{field!r} must be a string; it is {got}")
+        return value
+
+    def question(self, record: Mapping[str, Any]) -> str:
+        value = record.get("question")
+        if isinstance(value, list):
+            try:
+                turns: Conversation = tuple((str(m["role"]), str(m["content"])) for m in value)
+            except (TypeError, KeyError):
+                raise self.fail(
+                    "'question' as a list must hold {'role': ..., 'content': ...} messages"
+                ) from None
+            return question_text(turns)
+        return self.text(record, "question")
+
+    def put(self, key: Key, sample: int, reply: Reply) -> None:
+        known = self.recordings.setdefault(key, {})
+        if sample in known and known[sample] != reply:
+            raise self.fail(
+                f"this call (sample {sample}) is recorded twice with different replies; keep one"
+            )
+        known[sample] = reply
+
+    def add_result(self, record: Mapping[str, Any]) -> None:
+        """A ``compare --out`` record: replay each call exactly as it was recorded."""
+        question = self.question(record)
+        one, two = self.text(record, "answer_1"), self.text(record, "answer_2")
+        label = repr(record["id"]) if record.get("id") is not None else _clip(question)
+        self.labels[(question, frozenset((one, two)))] = _Pair(label, one)
+        calls = record["calls"]
+        if not isinstance(calls, list) or not calls:
+            raise self.fail("'calls' must be a non-empty list of call records")
+        for call in calls:
+            if not isinstance(call, dict):
+                raise self.fail("each of 'calls' must be an object")
+            try:
+                order = Order(str(call.get("order")))
+            except ValueError:
+                raise self.fail(f"a call's order must be 'original' or 'swapped'; got "
+                                f"{call.get('order')!r}") from None  # fmt: skip
+            key = (question, one, two) if order is Order.ORIGINAL else (question, two, one)
+            self.put(key, self.sample(call), self.recorded_reply(call))
+
+    def add_row(self, record: Mapping[str, Any]) -> None:
+        """One recorded call: the raw reply (parsed) or the verdict (read as given)."""
+        question = self.question(record)
+        first, second = self.text(record, "answer_a"), self.text(record, "answer_b")
+        if record.get("id") is not None:
+            self.labels.setdefault(
+                (question, frozenset((first, second))), _Pair(repr(record["id"]), first)
+            )
+        key = (question, first, second)
+        sample = self.sample(record) if "sample" in record else len(self.recordings.get(key, {}))
+        self.put(key, sample, self.row_reply(record))
+
+    def sample(self, record: Mapping[str, Any]) -> int:
+        value = record.get("sample", 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.fail(f"'sample' must be an integer >= 0; got {value!r}")
+        return value
+
+    def probabilities(self, record: Mapping[str, Any]) -> Probabilities | None:
+        value = record.get("probabilities")
+        if value is None:
+            return None
+        try:
+            if not isinstance(value, dict):
+                raise TypeError(f"got {type(value).__name__}")
+            return Probabilities.from_mapping(value)
+        except (TypeError, ValueError) as exc:
+            raise self.fail(f"'probabilities' must map A, B and tie to numbers ({exc})") from None
+
+    def verdict(self, value: object) -> Verdict:
+        try:
+            return normalize_verdict(value)
+        except ValueError:
+            raise self.fail(f"'verdict' must be 'A', 'B' or 'tie'; got {value!r}") from None
+
+    def row_reply(self, record: Mapping[str, Any]) -> Reply:
+        raw = record.get("reply")
+        if raw is not None and not isinstance(raw, str):
+            raise self.fail(f"'reply' must be the judge's text; got a {type(raw).__name__}")
+        probs = self.probabilities(record)
+        if record.get("verdict") is not None:
+            return Reply(self.verdict(record["verdict"]), probs, raw)
+        if raw is None:
+            raise self.fail("a recorded call needs 'reply' (the judge's text) or 'verdict'")
+        fmt = record.get("verdict_format", "explained")
+        if fmt not in get_args(VerdictFormat):
+            raise self.fail(f"'verdict_format' must be one of {get_args(VerdictFormat)}; "
+                            f"got {fmt!r}")  # fmt: skip
+        parsed = parse_verdict(raw, fmt)
+        if isinstance(parsed, ParseFailure):
+            return Reply(verdict=None, raw=raw, failure=parsed)
+        return Reply(parsed, probs, raw)
+
+    def recorded_reply(self, call: Mapping[str, Any]) -> Reply:
+        raw = call.get("raw")
+        raw = raw if isinstance(raw, str) else None
+        failure = call.get("failure")
+        if failure is not None:
+            if not isinstance(failure, dict):
+                raise self.fail("a call's 'failure' must be an object")
+            if failure.get("type") == "parse_failure":
+                reason = str(failure.get("reason", ""))
+                return Reply(verdict=None, raw=raw, failure=ParseFailure(raw or "", reason))
+            kind, message = str(failure.get("kind", "CallError")), str(failure.get("message", ""))
+            return Reply(verdict=None, raw=raw, failure=CallError(kind, message))
+        if call.get("verdict") is None:
+            raise self.fail("a call needs its 'verdict' or its 'failure'")
+        return Reply(self.verdict(call["verdict"]), self.probabilities(call), raw)

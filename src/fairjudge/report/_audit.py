@@ -1,0 +1,112 @@
+"""The audit report card: one table of effects per bias, and what the mitigation leaves.
+
+:func:`render_audit` prints an :class:`~fairjudge.audit.AuditReport` for the terminal;
+``AuditReport.to_dict`` is the JSON. Both read the same report, so they cannot
+disagree. Every text that came from a user (answers, names) is printed without markup.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from fairjudge.report._text import ci_text
+
+if TYPE_CHECKING:
+    from fairjudge.audit import AuditReport, Effect, ExperimentResult
+
+__all__ = ["render_audit"]
+
+_STYLE = {
+    "negligible": "green",
+    "notable": "yellow",
+    "severe": "bold red",
+    "uncertain": "cyan",
+    "not estimable": "dim",
+}
+_EXAMPLE_WORDS = 70
+
+
+def _estimate(effect: Effect) -> str:
+    if effect.estimate is None or not math.isfinite(effect.estimate):
+        return "-"
+    return f"{effect.estimate:+.3f}" if effect.null == 0.0 else f"{effect.estimate:.3f}"
+
+
+def _row(table: Table, effect: Effect, prefix: str = "") -> None:
+    verdict = effect.verdict
+    table.add_row(
+        escape(prefix + effect.name),
+        _estimate(effect),
+        escape(ci_text(effect.ci)),
+        f"{effect.null:g}",
+        escape(effect.unit),
+        str(effect.n),
+        f"[{_STYLE.get(verdict, '')}]{verdict}[/]",
+    )
+
+
+def _experiment_table(exp: ExperimentResult) -> Table:
+    title = f"{exp.bias}: {exp.verdict}" + (f"  ({exp.judge})" if exp.judge else "")
+    table = Table(title=escape(title), title_justify="left", show_lines=False)
+    for col in ("effect", "estimate", "CI", "no bias", "unit", "n", "verdict"):
+        table.add_column(col, overflow="fold")
+    for effect in exp.effects:
+        _row(table, effect)
+    for effect in exp.residual:
+        _row(table, effect, prefix="after mitigation: ")
+    return table
+
+
+def render_audit(report: AuditReport, console: Console, *, calls_made: int | None = None) -> None:
+    """Print the report card: per bias its effects, residuals, counts and a padded example."""
+    console.print(
+        f"Audit of {', '.join(report.judges)} on {report.source} ({report.n_items} items)",
+        highlight=False, markup=False,
+    )  # fmt: skip
+    for exp in report.experiments:
+        if exp.skipped is not None:
+            console.print(f"{exp.bias}: skipped: {exp.skipped}", highlight=False, markup=False)
+            continue
+        console.print(_experiment_table(exp))
+        lines = [f"{exp.n_items} items, {exp.n_calls} calls"]
+        if exp.n_failed:
+            lines.append(f"{exp.n_failed} call(s) gave no usable reply (left out, never scored)")
+        if exp.mitigation:
+            lines.append(f"mitigation: {exp.mitigation}")
+        console.print("; ".join(lines), highlight=False, markup=False)
+        _details(exp, console)
+    made = "" if calls_made is None else f"; {calls_made} made now, the rest from the store"
+    console.print(
+        f"calls: {report.n_calls} asked for{made}. Verdicts: distance from no bias as a share "
+        "of the scale: < 0.05 negligible, < 0.15 notable, else severe; 'uncertain' when the "
+        "interval still covers no bias.",
+        highlight=False, markup=False,
+    )  # fmt: skip
+
+
+def _details(exp: ExperimentResult, console: Console) -> None:
+    example = exp.details.get("example")
+    if isinstance(example, dict):
+        padded = str(example.get("padded", "")).split()
+        shown = " ".join(padded[:_EXAMPLE_WORDS]) + (" ..." if len(padded) > _EXAMPLE_WORDS else "")
+        console.print(
+            f"example (item {example.get('id')}): concise, {example.get('concise_words')} words: "
+            f"{example.get('concise')!s}\n  padded, {example.get('padded_words')} words: {shown}",
+            highlight=False, markup=False,
+        )  # fmt: skip
+    matrix = exp.details.get("matrix")
+    if isinstance(matrix, dict) and matrix:
+        families = sorted({f for row in matrix.values() for f in row})
+        table = Table(title="mean score: judge x answer family", title_justify="left")
+        table.add_column("judge")
+        for f in families:
+            table.add_column(escape(f))
+        for judge, row in matrix.items():
+            cells = [f"{row[f]:.2f}" if f in row else "-" for f in families]
+            table.add_row(escape(judge), *cells)
+        console.print(table)
