@@ -9,6 +9,11 @@ rest of the panel). The own-family advantage is ``mean d_i over answers of famil
 minus ``mean d_i over the other answers``, with an interval from a bootstrap that
 resamples whole questions. No bias is 0.
 
+The measure is relative to the rest of the panel. With two judges each is measured
+against the other, so both show the same number: the pair's combined self-preference
+(if only one of them favours itself by 1 point, both read 1). A third judge from
+another family tells them apart.
+
 It needs two or more judges and answers labelled with their family (the ``system``
 column; a family is the leading letters of the model name, see
 :func:`~fairjudge.audit._judges.family_of`). Without them the experiment says what

@@ -7,10 +7,8 @@ from rich.console import Console
 
 from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import app, err_console, guarded
-from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
-from fairjudge.cli._via_scores import ViaScoresFlags, compare_via_scores_command, via_scores_flags
-from fairjudge.report import comparison_html, comparison_report, render_comparison, write_html
+from fairjudge.cli._via_flags import ViaScoresFlags, via_scores_flags
 
 __all__ = ["compare"]
 
@@ -43,8 +41,14 @@ def compare(
     With --via-scores, each answer is scored on its own against a rubric instead (no
     order exists to prefer), and the two scores per item give the win rate.
     """
+    # The judging and report machinery loads when the command runs, not for --help.
     if via.requested():
+        from fairjudge.cli._via_scores import compare_via_scores_command
+
         return compare_via_scores_command(file, json_output, flags, columns, run, via)
+    from fairjudge.cli._judging import check_unresolved, judge_file
+    from fairjudge.report import comparison_html, comparison_report, render_comparison, write_html
+
     judged = judge_file(file, flags, columns, run)
     source = "<stdin>" if str(file) == "-" else file.name
     report = comparison_report(

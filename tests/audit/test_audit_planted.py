@@ -1,0 +1,178 @@
+"""Planted biases are recovered: each true value lies inside its reported interval.
+
+The judges are scripted (``tests.audit.planted``) and answer over the real HTTP test
+server, so every experiment runs through the session, the runner and the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fairjudge.audit import AuditItem, AuditReport, AuditSettings, Effect, audit
+from fairjudge.judges import BackendOptions, JudgeSession
+from fairjudge.runner import RunOptions
+from tests.audit.conftest import model_judge, plant
+from tests.audit.planted import Planted, judge_fn
+from tests.server import JudgeServer, Script
+
+SETTINGS = AuditSettings(n_resamples=1000)
+
+
+def effect(report: AuditReport, bias: str, name: str, *, residual: bool = False) -> Effect:
+    exp = next(e for e in report.experiments if e.bias == bias)
+    pool = exp.residual if residual else exp.effects
+    return next(e for e in pool if e.name == name)
+
+
+def test_an_unbiased_judge_shows_no_bias(audit_server: JudgeServer, session: JudgeSession) -> None:
+    plant(audit_server, Planted())
+    report = audit(model_judge(audit_server, session), settings=SETTINGS)
+    first = effect(report, "position", "first-position share of decisive calls")
+    assert first.estimate == 0.5
+    assert first.verdict == "negligible"
+    assert effect(report, "position", "position consistency").estimate == 1.0
+    assert effect(report, "position", "flip rate").estimate == 0.0
+    for exp in report.experiments:
+        if exp.skipped is not None:
+            continue
+        for e in (*exp.effects, *exp.residual):
+            if e.name.startswith("padded - concise, conciseness"):
+                continue  # the anti-verbose rubric's own dimension: see the next test
+            assert e.covers_null, (exp.bias, e.name, e.estimate, e.ci)
+            assert e.verdict in ("negligible", "uncertain"), (exp.bias, e.name, e.verdict)
+    assert report.n_failed == 0
+    assert audit_server.count("requests") > 0
+
+
+def test_a_position_biased_judge_is_caught_and_the_swap_removes_it(
+    audit_server: JudgeServer, session: JudgeSession
+) -> None:
+    plant(audit_server, Planted(first_share=0.4))
+    report = audit(model_judge(audit_server, session), experiments=["position"], settings=SETTINGS)
+    # 40% of questions always get "A": flips 0.4, consistency 0.6, first share 0.7.
+    for name, truth in [
+        ("flip rate", 0.4),
+        ("position consistency", 0.6),
+        ("first-position share of decisive calls", 0.7),
+        ("preference fairness", -0.4),
+    ]:
+        got = effect(report, "position", name)
+        assert truth in got.ci, (name, got.estimate, got.ci)
+        assert not got.covers_null, name
+        assert got.verdict in ("notable", "severe"), name
+    residual = effect(
+        report, "position", "answer 1's debiased score, given first vs given second",
+        residual=True,
+    )  # fmt: skip
+    assert residual.estimate == 0.0
+    assert residual.ci.low == residual.ci.high == 0.0
+    assert [e.bias for e in report.experiments if e.skipped is None] == ["position"]
+
+
+def test_a_length_loving_judge_is_caught_and_the_mitigations_remove_it(
+    audit_server: JudgeServer, session: JudgeSession
+) -> None:
+    plant(audit_server, Planted(length_points=2, length_pairwise=True))
+    report = audit(model_judge(audit_server, session), experiments=["verbosity"], settings=SETTINGS)
+    overall = effect(report, "verbosity", "padded - concise, overall")
+    assert 2.0 in overall.ci, (overall.estimate, overall.ci)
+    assert not overall.covers_null
+    assert overall.verdict in ("notable", "severe")
+    assert effect(report, "verbosity", "padded beats concise").estimate == 1.0
+    assert effect(report, "verbosity", "repetitive list beats concise").estimate == 1.0
+    shared = effect(
+        report, "verbosity", "padded - concise, overall (accuracy, relevance)", residual=True
+    )
+    assert shared.covers_null, (shared.estimate, shared.ci)
+    assert effect(report, "verbosity", "padded beats concise", residual=True).estimate == 0.5
+    example = next(e for e in report.experiments if e.bias == "verbosity").details["example"]
+    assert example["concise"] in example["padded"]
+    assert example["padded_words"] > 3 * example["concise_words"]
+
+
+def test_a_framing_sensitive_judge_is_caught(
+    audit_server: JudgeServer, session: JudgeSession
+) -> None:
+    plant(audit_server, Planted(strict_points=-2))
+    report = audit(model_judge(audit_server, session), experiments=["framing"], settings=SETTINGS)
+    overall = effect(report, "framing", "strict - basic, overall")
+    assert -2.0 in overall.ci, (overall.estimate, overall.ci)
+    assert not overall.covers_null
+    assert overall.estimate == -2.0  # no score is clipped: every answer moved by 2
+    # Both the concise and the flawed answers were scored: 80 answers.
+    assert overall.n == 80
+
+
+def _family_items() -> list[AuditItem]:
+    items = []
+    for i in range(24):
+        q = f"Question number {i}: explain topic {i}."
+        items.append(
+            AuditItem(q, f"[alpha] answer {i} from alpha, version {i * 7}", system="alpha-7b")
+        )
+        items.append(AuditItem(q, f"[beta] answer {i} from beta, take {i * 11}", system="beta-13b"))
+    return items
+
+
+@pytest.mark.parametrize("points", [0, 1])
+def test_a_self_preferring_judge_is_caught(
+    audit_server: JudgeServer, tmp_path: Path, points: int
+) -> None:
+    plant(audit_server, Planted(own_family="alpha", own_points=points))
+    other = JudgeServer(Script(judge=lambda pair: judge_fn(Planted())(pair.question)))
+    with (
+        other,
+        JudgeSession(
+            store=tmp_path / "store.sqlite", options=RunOptions.build(quiet=True)
+        ) as session,
+    ):
+        alpha = model_judge(audit_server, session, "alpha-judge")
+        beta = model_judge(other, session, "beta-judge")
+        report = audit([alpha, beta], _family_items(), experiments=["self-preference"],
+                       settings=SETTINGS)  # fmt: skip
+    exp = next(e for e in report.experiments if e.bias == "self-preference")
+    own = next(e for e in exp.effects if e.name.startswith("openai/alpha-judge (alpha)"))
+    # Only alpha favours itself, by `points`; beta is neutral. alpha likes alpha answers
+    # `points` more than beta does, and beta answers no more: a difference in differences
+    # of `points`.
+    assert float(points) in own.ci, (own.estimate, own.ci)
+    assert own.covers_null == (points == 0)
+    # With two judges, each is measured against the other, so both show the pair's
+    # combined self-preference (documented): a third family would tell them apart.
+    beta_own = next(e for e in exp.effects if e.name.startswith("openai/beta-judge (beta)"))
+    assert beta_own.estimate == own.estimate
+    assert set(exp.details["matrix"]) == {"openai/alpha-judge", "openai/beta-judge"}
+
+
+def test_a_rerun_costs_no_call_and_gives_the_same_report(
+    audit_server: JudgeServer, tmp_path: Path
+) -> None:
+    plant(audit_server, Planted(first_share=0.3, length_points=1))
+    store = tmp_path / "store.sqlite"
+
+    def run() -> AuditReport:
+        with JudgeSession(store=store, options=RunOptions.build(quiet=True)) as s:
+            judge = model_judge(audit_server, s)
+            return audit(judge, settings=SETTINGS)
+
+    first = run()
+    made = audit_server.count("requests")
+    second = run()
+    assert audit_server.count("requests") == made
+    assert first.to_dict() == second.to_dict()
+    assert made == len({k for k in audit_server.prompt_counts()["requests"]}), (
+        "a call was made twice"
+    )
+
+
+def test_backend_options_reach_every_prompt(
+    audit_server: JudgeServer, session: JudgeSession
+) -> None:
+    plant(audit_server, Planted())
+    judge = model_judge(audit_server, session)
+    assert judge.pairwise("default") is judge.pairwise("default")
+    assert judge.pointwise("basic").rubric.name == "basic"
+    assert isinstance(judge.temperature, float | type(None))
+    BackendOptions()  # the import is the public one
