@@ -112,11 +112,15 @@ def seeded_prefix(n_total: int, limit: int | None, seed: int) -> list[int]:
 
 
 def topical_conversation(source: str, fact: str) -> tuple[tuple[str, str], ...]:
-    """The dialogue as turns ending with the other speaker's, preceded by the fact."""
+    """The dialogue as turns ending with the other speaker's, after a system turn: the fact.
+
+    Only the roles a scoring file accepts (system, user, assistant), so the same items
+    can be written as JSONL and run through ``fairjudge score``.
+    """
     turns = [t.strip() for t in source.split("\n") if t.strip()]
     # The response answers the last turn: that one is "user", and roles alternate back.
     roles = ["user" if (len(turns) - 1 - i) % 2 == 0 else "assistant" for i in range(len(turns))]
-    return (("fact", fact.strip()), *zip(roles, turns, strict=True))
+    return (("system", f"Fact: {fact.strip()}"), *zip(roles, turns, strict=True))
 
 
 def load_topical_chat(folder: Path, dims: Sequence[str], limit: int | None, seed: int):
@@ -235,8 +239,9 @@ def dimension_report(result: ScoreResult, dim: str, args: Any) -> dict[str, Any]
         "call_errors": call_errors,
         "parse_failure_share": parse_failures / len(calls) if calls else None,
         "n_both": len(both),
-        "n_no_expected": sum(dim in s.scored.scores and dim not in s.scored.expected
-                             for s in scored),  # fmt: skip
+        "n_no_expected": sum(
+            dim in s.scored.scores and dim not in s.scored.expected for s in scored
+        ),
         "integer": corr_entry(integer, human, clusters, args),
         "expected": corr_entry(expected, human, clusters, args),
         "histogram": {str(k): v for k, v in summary.histogram.items()},
@@ -390,7 +395,7 @@ def topical_tables(report: dict[str, Any]) -> str:
                 dim,
                 f"{d['parse_failures']}/{d['calls']}",
                 f"{d['parse_failure_share']:.1%}" if d["parse_failure_share"] is not None else "-",
-                " ".join(d["histogram"].values()),
+                " ".join(map(str, d["histogram"].values())),
                 f"{d['mean_score']:.2f}" if d["mean_score"] is not None else "-",
                 f"{d['mean_expected']:.2f}" if d["mean_expected"] is not None else "-",
                 f"{share:.0%} on {c['adjacent_levels']}" if share is not None else "-",
@@ -487,6 +492,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--judge", default="local/qwen2.5-coder-1.5b")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--base-url", default=None, help="server URL, for openai/ judges")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bootstrap", type=int, default=2000)
     parser.add_argument("--topical-limit", type=int, default=60, help="of 360 responses")
@@ -499,13 +505,16 @@ def main() -> None:
     parser.add_argument(
         "--store", type=Path, default=ROOT / ".fairjudge" / "bench_pointwise_quality.sqlite"
     )
+    parser.add_argument(
+        "--name", default="bench_pointwise_quality", help="results file: results/NAME.json"
+    )
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     args.store.parent.mkdir(parents=True, exist_ok=True)
 
     judge = resolve_judge(
         args.judge,
-        backend_options=BackendOptions(threads=args.threads),
+        backend_options=BackendOptions(threads=args.threads, base_url=args.base_url),
         store=args.store,
         options=RunOptions(progress="quiet" if args.quiet else "auto"),
     )
@@ -516,8 +525,8 @@ def main() -> None:
     if args.topical_limit:
         topical = run_topical(args, judge)
         print(flush=True)
-        print(f"Topical-Chat (USR): {topical['n_responses']} responses from "
-              f"{topical['n_dialogues']} dialogues, rubric {topical['rubric']}, --mode label")  # fmt: skip
+        n, dialogues = topical["n_responses"], topical["n_dialogues"]
+        print(f"Topical-Chat (USR): {n} responses from {dialogues} dialogues, --mode label")
         print(topical_tables(topical))
         t = topical["timing"]
         print(f"{t['calls']} calls, {t['seconds_per_call']:.2f} s/call "
@@ -531,18 +540,21 @@ def main() -> None:
         print(flush=True)
         print(llmbar_table(llmbar))
         payload["llmbar"] = llmbar
+    figures = {
+        k: {d: {"pearson": v[0], "spearman": v[1]} for d, v in dims.items()}
+        for k, dims in GEVAL.items()
+    }
     payload["geval_reference"] = {
         "source": "Liu et al., G-Eval, EMNLP 2023, Table 2 (arXiv:2303.16634)",
         "columns": "Pearson r, Spearman rho (column headers and text; the caption says "
         "Spearman and Kendall-Tau)",
-        "figures": {k: {d: {"pearson": v[0], "spearman": v[1]} for d, v in dims.items()}
-                    for k, dims in GEVAL.items()},  # fmt: skip
+        "figures": figures,
     }
     payload["wall_s"] = time.perf_counter() - started
     payload["forward_passes"] = getattr(judge.backend, "forward_passes", None)
     payload["environment"] = {**environment(), "threads": args.threads}
     judge.close()
-    print(f"wrote {write_json('bench_pointwise_quality', jsonable(payload))}")
+    print(f"wrote {write_json(args.name, jsonable(payload))}")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,12 @@ def test_an_impossible_or_unknown_experiment_is_refused_before_any_call(
     code, _, stderr = _audit(*base, "--rubric", "no-such-rubric")
     assert code == 2
     assert "no-such-rubric" in stderr
+    code, _, stderr = _audit(*base, "--rubric", "reference")
+    assert code == 2
+    assert "rubric 'reference' need(s) a reference answer" in stderr
+    code, _, stderr = _audit(*base, "--judge", "openai/scripted-judge")
+    assert code == 2
+    assert "given more than once: openai/scripted-judge" in stderr
     code, _, stderr = _audit(*base, "--limit", "0")
     assert code == 2
     assert "--limit must be >= 1" in stderr

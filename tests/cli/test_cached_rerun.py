@@ -11,6 +11,8 @@ from).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +109,40 @@ def test_a_cached_rerun_under_another_rule_and_seed_matches_a_fresh_run(
     assert openai_env.count("requests") > 0
     assert code == code_fresh == 0
     assert _without_run_fields(cached) == _without_run_fields(fresh)
+
+
+def test_a_cached_rerun_as_a_process_matches_and_loads_only_what_it_shows(
+    tmp_path: Path, openai_env: JudgeServer
+) -> None:
+    """The whole command, as a user runs it: the same JSON, and no scipy, no pointwise
+    judge, no progress bar (``-q``), no HTML model imported for it."""
+    openai_env.configure(judge="longer")
+    out = tmp_path / "fresh.jsonl"
+    code, fresh = _compare(tmp_path, openai_env, out)
+    assert code == 0, fresh
+    openai_env.reset()
+    watch = ["scipy", "fairjudge.judges._pointwise", "fairjudge.cli._via_scores",
+             "rich.progress", "fairjudge.report._html_model"]  # fmt: skip
+    args = [
+        "compare", str(tmp_path / "items.jsonl"), "--judge", "openai/m", "--json", "-q",
+        "--base-url", openai_env.base_url, "--store", str(tmp_path / "s.sqlite"),
+        "--out", str(out), "--max-unresolved", "1",
+    ]  # fmt: skip
+    program = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: print('LOADED', *[m for m in {watch!r} if m in sys.modules],"
+        " file=sys.stderr))\n"
+        f"sys.argv = ['fairjudge', *{args!r}]\n"
+        "from fairjudge.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert openai_env.count("requests") == 0
+    assert json.dumps(_without_run_fields(done.stdout), indent=2) == json.dumps(
+        _without_run_fields(fresh), indent=2
+    )
+    loaded = next(line for line in done.stderr.splitlines() if line.startswith("LOADED"))
+    assert loaded.split()[1:] == []

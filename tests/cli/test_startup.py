@@ -51,7 +51,17 @@ def test_a_commands_help_imports_that_command_only_and_no_engine() -> None:
     loaded = imported_by("compare", "--help")
     assert "fairjudge.cli._compare" in loaded
     assert not {"fairjudge.cli._rank", "fairjudge.cli._report", "fairjudge.cli._rubrics"} & loaded
-    assert not {"asyncio", "scipy", "openai", "httpx", "jinja2"} & loaded
+    # Nor the numerics, nor typer's pydantic coercion (the root's --help is a bool).
+    assert not {"asyncio", "scipy", "numpy", "pydantic", "openai", "httpx", "jinja2"} & loaded
+
+
+def test_the_via_scores_options_name_the_pointwise_judges_score_modes() -> None:
+    from typing import get_args
+
+    from fairjudge.cli._via_flags import ScoreMode
+    from fairjudge.judges import ScoreMode as JudgesScoreMode
+
+    assert get_args(ScoreMode) == get_args(JudgesScoreMode)
 
 
 def test_the_lazy_listing_is_each_commands_own_summary() -> None:

@@ -157,10 +157,15 @@ def audit(
     judges = [judge] if isinstance(judge, AuditJudge) else list(judge)
     if not judges:
         raise ConfigError("audit needs at least one judge")
+    names = [j.name for j in judges]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ConfigError(f"judge(s) given more than once: {', '.join(repeated)}")
     the_items = builtin_items() if items is None else list(items)
     check_items(the_items)
     _run, skipped = plan_experiments(experiments, judges, the_items)
     cfg = settings or AuditSettings()
+    check_references(cfg, the_items)
     pairs = position_pairs(the_items)
     results: list[ExperimentResult] = []
     for bias in EXPERIMENTS:
@@ -176,6 +181,28 @@ def audit(
         tuple(j.name for j in judges), tuple(results), len(the_items),
         source or ("built-in suite" if items is None else "items"), cfg,
     )  # fmt: skip
+
+
+def check_references(settings: AuditSettings, items: Sequence[AuditItem]) -> None:
+    """Refuse, before any call, a rubric or template that needs references the items lack.
+
+    Raises:
+        ConfigError: Naming the prompt and the first item without a reference.
+    """
+    from fairjudge.prompts import get_rubric, get_template
+
+    missing = [it.id or it.cluster[:40] for it in items if it.reference is None]
+    if not missing:
+        return
+    rubrics = [settings.rubric, settings.anti_verbose_rubric, settings.strict_rubric]
+    templates = [settings.template, settings.concise_template, *(settings.framing_templates or ())]
+    needing = [f"rubric {r!r}" for r in rubrics if get_rubric(r).needs_reference]
+    needing += [f"template {t!r}" for t in templates if get_template(t).needs_reference]
+    if needing:
+        raise ConfigError(
+            f"{', '.join(needing)} need(s) a reference answer, but {len(missing)} item(s) have "
+            f"none (first: {missing[0]!r}); add a `reference` column or pick another prompt"
+        )
 
 
 def _one(

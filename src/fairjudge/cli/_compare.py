@@ -47,7 +47,7 @@ def compare(
 
         return compare_via_scores_command(file, json_output, flags, columns, run, via)
     from fairjudge.cli._judging import check_unresolved, judge_file
-    from fairjudge.report import comparison_html, comparison_report, render_comparison, write_html
+    from fairjudge.report import comparison_report, render_comparison
 
     judged = judge_file(file, flags, columns, run)
     source = "<stdin>" if str(file) == "-" else file.name
@@ -56,6 +56,8 @@ def compare(
         skipped=judged.skipped,
     )  # fmt: skip
     if run.html is not None:  # before the exit-code checks: a failed run's report helps most
+        from fairjudge.report import comparison_html, write_html
+
         write_html(run.html, comparison_html(report))
     if json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))

@@ -2,11 +2,17 @@
 
 The members come from ``--judge`` given several times (with ``--weight`` once per
 ``--judge``, optionally) or from ``--jury FILE.toml``
-(:func:`fairjudge.judges.load_jury_file`). Every member judges every item with the
-same debiased protocol; the model members' calls run as one batch on one session, so
-one store and one budget (``--max-calls``, ``--max-cost``) cover the panel and a
-rerun costs no call. ``--template``, ``--base-url``, ``--temperature`` and
-``--timeout`` apply to the model members that do not set their own.
+(:func:`fairjudge.judges.load_jury_file`). ``--jury FILE.jsonl`` replays a previous
+``jury --out`` instead: every member answers from its recorded calls, with its
+recorded weight, so the run is reproduced (and re-aggregated, re-diagnosed) at no
+cost. The ``--out`` records also read back as one judge, ``--judge replay:FILE``: the
+panel's per-call verdicts (:mod:`fairjudge.evaluation._jury_records`).
+
+Every member judges every item with the same debiased protocol; the model members'
+calls run as one batch on one session, so one store and one budget (``--max-calls``,
+``--max-cost``) cover the panel and a rerun costs no call. ``--template``,
+``--base-url``, ``--temperature`` and ``--timeout`` apply to the model members that
+do not set their own.
 
 Exit codes are ``compare``'s (:mod:`._app`): 2 for a usage or input error, always
 before the first call; 5 when the budget stopped the run (the partial result is
@@ -37,7 +43,10 @@ from fairjudge.cli._options import (
     judge_flags_without,
 )
 from fairjudge.evaluation import AGGREGATIONS, JuryResult, evaluate_jury
+from fairjudge.evaluation._jury import as_aggregation
+from fairjudge.evaluation._jury_records import jury_records
 from fairjudge.judges import Jury, MemberSpec, load_jury_file
+from fairjudge.judges._jury_file import recorded_jury
 from fairjudge.prompts import get_template
 from fairjudge.report import jury_report, render_jury, write_jsonl_atomic
 
@@ -68,8 +77,9 @@ class JuryFlags:
     jury: Annotated[
         Path | None,
         typer.Option(
-            metavar="FILE.toml",
-            help="A TOML file of [[member]] tables (judge, template, weight, base_url).",
+            metavar="FILE",
+            help="A TOML file of [[member]] tables (judge, template, weight, base_url), or a "
+            "previous jury --out (.jsonl) to replay every member at no cost.",
         ),
     ] = None
     aggregate: Annotated[
@@ -80,6 +90,11 @@ class JuryFlags:
             "mean: mean of members' soft scores. [default: the file's, else majority]",
         ),
     ] = None
+
+    @property
+    def recorded(self) -> bool:
+        """Whether ``--jury`` names a previous ``jury --out`` (JSONL) to replay."""
+        return self.jury is not None and self.jury.suffix.lower() in (".jsonl", ".json")
 
     def members(self, flags: Any) -> tuple[list[MemberSpec], str]:
         """The member specs and the aggregation rule, checked; no judge is built yet.
@@ -137,15 +152,18 @@ def _check_references(specs: list[MemberSpec], items: list[Item]) -> None:
             )
 
 
+def _no_model_flags(flags: Any, what: str) -> None:
+    given = [g for g in JudgeFlags(None, **dataclasses.asdict(flags)).given() if g]
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: {what} has no model, prompt, store or budget; drop them"
+        )
+
+
 def _open(specs: list[MemberSpec], flags: Any) -> Jury:
     """Build the panel: every member resolved (and checked) before any call."""
     if all(s.is_python for s in specs):
-        given = [g for g in JudgeFlags(None, **dataclasses.asdict(flags)).given() if g]
-        if given:
-            raise ConfigError(
-                f"{', '.join(given)}: a panel of Python callables has no model, prompt, store "
-                "or budget; drop them"
-            )
+        _no_model_flags(flags, "a panel of Python callables")
         return Jury.from_specs(specs)
     options = JudgeFlags(None, **dataclasses.asdict(flags)).run_options()
     return Jury.from_specs(specs, store=flags.store, options=options)
@@ -156,10 +174,17 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
     if run.html is not None:
         raise ConfigError("--html is not available for jury yet; use --json or --out")
     settings = run.settings(file)
-    specs, rule = panel.members(flags)
     loaded = load_input(file, columns)
-    _check_references(specs, loaded.items)
-    panel_jury = _open(specs, flags)
+    if panel.recorded and panel.jury is not None:
+        if panel.weight or panel.judge:
+            raise ConfigError("--jury FILE.jsonl replays a recorded panel; drop --judge/--weight")
+        _no_model_flags(flags, "a recorded panel")
+        panel_jury, recorded_rule = recorded_jury(panel.jury)
+        rule: str = as_aggregation(panel.aggregate or recorded_rule or "majority")
+    else:
+        specs, rule = panel.members(flags)
+        _check_references(specs, loaded.items)
+        panel_jury = _open(specs, flags)
     try:
         result = evaluate_jury(panel_jury, loaded.items, settings, aggregation=rule)
     except BudgetExceeded as exc:
@@ -169,22 +194,12 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
     finally:
         panel_jury.close()
     if run.out is not None:
-        write_jsonl_atomic(run.out, _records(result))
+        write_jsonl_atomic(run.out, jury_records(result))
     source = "<stdin>" if str(file) == "-" else file.name
     return jury_report(
-        result, title=f"{source}: model 1 vs model 2, by a panel of {len(specs)}",
+        result, title=f"{source}: model 1 vs model 2, by a panel of {len(result.names)}",
         run=panel_jury.last_run, skipped=loaded.skipped_records(),
     )  # fmt: skip
-
-
-def _records(result: JuryResult) -> Any:
-    """One record per item: the panel's verdict, and each member's calls."""
-    for k, panel in enumerate(result.judgments):
-        record = panel.to_dict(result.names)
-        for name, member in zip(result.names, result.members, strict=True):
-            record["members"][name]["calls"] = member.judgments[k].to_dict()["calls"]
-        record["aggregation"] = result.aggregation
-        yield record
 
 
 @app.command()

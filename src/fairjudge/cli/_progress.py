@@ -8,8 +8,6 @@ terminal instead.
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
 from fairjudge.cli._app import err_console
 from fairjudge.judges import BatchJudge, CallableJudge
 
@@ -24,6 +22,8 @@ def judging_progress(
     if quiet or not isinstance(judge, CallableJudge) or not err_console.is_terminal:
         yield None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
     columns = (
         "[progress.description]{task.description}",
         BarColumn(),

@@ -17,6 +17,11 @@ An item a member could not resolve (a parse failure, a failed call) is unresolve
 for the panel: a missing vote is reported, never guessed. The rule and the weights
 are recorded in the :class:`JuryResult`, and :meth:`JuryResult.with_aggregation`
 re-aggregates the same calls under the other rule without calling anyone again.
+
+This is per-*item* aggregation of debiased verdicts: each member is debiased on its
+own first. A :class:`~fairjudge.judges.Jury` handed to :func:`evaluate` as a judge
+aggregates per *call* instead (:meth:`~fairjudge.judges.Jury.judge_batch`), and the
+swap protocol then debiases the panel's verdicts as those of one judge.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from fairjudge.stats._intervals import bootstrap_mean
 
 if TYPE_CHECKING:
     from fairjudge.judges import Jury
+    from fairjudge.judges._jury_usage import MemberUsage
 
 __all__ = [
     "AGGREGATIONS",
@@ -150,6 +156,8 @@ class JuryResult:
         members: Each member's own debiased result, in member order.
         settings: Rule, rounds, seed and the rest (shared by every member).
         stopped: Why the run stopped early (a spent budget), or ``None``.
+        usage: Each member's calls, tokens, cost and latency in this run, in member
+            order; empty when the jury did not record them.
     """
 
     names: tuple[str, ...]
@@ -160,6 +168,7 @@ class JuryResult:
     members: tuple[PairwiseResult, ...]
     settings: EvalSettings
     stopped: str | None = None
+    usage: tuple[MemberUsage, ...] = ()
 
     @property
     def n_items(self) -> int:
@@ -173,7 +182,8 @@ class JuryResult:
 
     def with_aggregation(self, rule: str) -> JuryResult:
         """The same members' verdicts aggregated under another rule; no judge is called."""
-        return _panel(self.names, self.weights, as_aggregation(rule), self.members, self.stopped)
+        again = _panel(self.names, self.weights, as_aggregation(rule), self.members, self.stopped)
+        return replace(again, usage=self.usage)
 
     def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]:
         """JSON-ready summary; per-item records only when asked."""
@@ -304,7 +314,7 @@ def evaluate_jury(
     rest = [evaluate(_Replay(r), item_list, settings) for r in recorder.replies[1:]]
     reason = str(stopped) if stopped is not None else None
     members = tuple(replace(m, stopped=reason) for m in (first, *rest))
-    result = _panel(jury.names, jury.weights, rule, members, reason)
+    result = replace(_panel(jury.names, jury.weights, rule, members, reason), usage=jury.last_usage)
     if stopped is not None:
         stopped.partial = result
         raise stopped

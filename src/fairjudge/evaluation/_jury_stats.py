@@ -6,12 +6,15 @@
   first-position call rate; its agreement with the rest of the panel (leave-one-out:
   the member's vote against the aggregate of the *other* members under the same rule
   and weights, so a dissenter shows up as low agreement); its agreement with the
-  human labels when the items carry them (MT-Bench S1 and S2, Cohen's kappa); and
-  its calls (made, served from the store, failed);
+  human labels when the items carry them (MT-Bench S1 and S2, Cohen's kappa); its
+  calls (asked, served from the store, failed); and, when the jury recorded them,
+  the calls made for it in this run with their tokens, cost and mean latency
+  (:class:`~fairjudge.judges._jury_usage.MemberUsage`: a cached call costs 0);
 - **for the panel**: Fleiss' kappa of the members' votes with a bootstrap interval
   clustered by question, the member × member agreement matrix, the effective number
   of independent judges (:func:`fairjudge.stats.effective_judges`, from the members'
-  item scores), and the panel's own agreement with the human labels.
+  item scores) with a bootstrap interval clustered by question, and the panel's own
+  agreement with the human labels.
 
 Only items every member resolved count, so every member is measured on the same
 items. A member's *vote* is its debiased outcome under ``"majority"`` and the lean
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._types import OUTCOME_SCORE, Outcome
 from fairjudge.evaluation._jury import JuryResult, PanelJudgment, aggregate, lean
@@ -37,6 +40,9 @@ from fairjudge.stats import (
     fleiss_kappa,
     judge_agreement,
 )
+
+if TYPE_CHECKING:
+    from fairjudge.judges._jury_usage import MemberUsage
 
 __all__ = ["JuryDiagnostics", "MemberDiagnostics", "jury_diagnostics"]
 
@@ -57,6 +63,8 @@ class MemberDiagnostics:
         calls: Calls it was asked for.
         cached: Of those, served from the store (0 for Python members).
         failed: Of those, parse failures and call errors.
+        usage: Calls made for it in this run, tokens, cost and latency; ``None``
+            when the result carries no usage.
     """
 
     name: str
@@ -69,6 +77,7 @@ class MemberDiagnostics:
     calls: int
     cached: int
     failed: int
+    usage: MemberUsage | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -82,8 +91,9 @@ class MemberDiagnostics:
                 ("human_agreement", self.human),
             )
         }
+        usage = self.usage.to_dict() if self.usage is not None else None
         return {"name": self.name, "weight": self.weight, **opt, "calls": self.calls,
-                "cached": self.cached, "failed": self.failed}  # fmt: skip
+                "cached": self.cached, "failed": self.failed, "usage": usage}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +195,7 @@ def _member(k: int, done: list[PanelJudgment], result: JuryResult) -> MemberDiag
         calls=len(calls),
         cached=sum(c.reply.cached for c in calls),
         failed=sum(not c.reply.ok for c in calls),
+        usage=result.usage[k] if len(result.usage) == len(result.names) else None,
     )
 
 
@@ -205,7 +216,10 @@ def jury_diagnostics(result: JuryResult) -> JuryDiagnostics:
         )  # fmt: skip
         agreement = tuple(tuple(row) for row in agreement_matrix(votes))
     if len(done) >= 2:
-        effective = effective_judges([_scores(j, rule) for j in done])
+        effective = effective_judges(
+            [_scores(j, rule) for j in done], questions=[j.item.cluster_key for j in done],
+            n_resamples=s.n_resamples, seed=s.seed, level=s.level,
+        )  # fmt: skip
     panel_votes = [j.outcome for j in done if j.outcome is not None]
     return JuryDiagnostics(
         members, len(done), fleiss, agreement, effective, _human(panel_votes, done, result)

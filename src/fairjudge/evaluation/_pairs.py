@@ -21,6 +21,7 @@ from fairjudge._types import Order, Reply, Resolution
 from fairjudge.evaluation._results import PairwiseResult, judgment, summarise
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
+from fairjudge.stats._intervals import prefetch_resamples
 
 __all__ = ["ItemLike", "JudgeLike", "evaluate", "evaluate_pairs"]
 
@@ -113,6 +114,11 @@ def evaluate(
         )
         for it in item_list
     ]
+    # In a command (a shared_resamples block), the win rate's resampling plan is drawn
+    # in the background while the calls run or are read back: once every item
+    # resolves, its clusters are the questions.
+    keys = {it.cluster_key for it in item_list}
+    prefetch_resamples([len(keys)], settings.n_resamples, settings.seed, wait=False)
     requests: list[PairwiseRequest] = []
     for it, plan in zip(item_list, plans, strict=True):
         for order, sample in plan:

@@ -1,21 +1,32 @@
 """A jury: several pairwise judges that answer the same calls, on one session.
 
 :class:`Jury` holds its members (:class:`JuryMember`: a name, a judge and a weight)
-and answers a batch of planned calls with *every* member's reply to every call
-(:meth:`Jury.judge_members`). The model members' calls go to the session as one
-batch: one run, one store and one budget carry the whole panel, each call routed to
-its member's backend, so a rerun costs nothing and ``max_calls`` covers the panel.
-Two members asking the same model with the same prompt and parameters make the same
-call, which is made (and paid for) once. Python-callable members are called
-directly, in request order, after the model members.
+and answers a batch of planned calls in two ways:
 
-Aggregating the members' verdicts is the evaluation layer's job
-(:func:`fairjudge.evaluation.evaluate_jury`); a jury only gathers them.
+- :meth:`Jury.judge_members`: *every* member's reply to every call. This is what
+  :func:`fairjudge.evaluation.evaluate_jury` uses: it debiases each member on its
+  own and aggregates the members' debiased item outcomes.
+- :meth:`Jury.judge_batch`: the panel's reply to every call, aggregated per call
+  (:func:`~fairjudge.judges._jury_votes.panel_reply`: a weighted majority of the
+  members' verdicts, the weighted mean of their probabilities). This makes a jury a
+  :class:`~fairjudge.judges.BatchJudge`, usable wherever a judge is
+  (:func:`fairjudge.evaluate_pairs`, calibration, audits): the swap protocol then
+  runs on the *panel's* verdicts, so the panel is debiased as one judge.
+
+The model members' calls go to the session as one batch: one run, one store and one
+budget carry the whole panel, each call routed to its member's backend, so a rerun
+costs nothing and ``max_calls`` covers the panel. Two members asking the same model
+with the same prompt and parameters make the same call, which is made (and paid
+for) once. Python-callable members are called directly, in request order, after the
+model members. After each batch, :attr:`Jury.last_members` holds every member's
+replies and :attr:`Jury.last_usage` what each member cost
+(:class:`~fairjudge.judges._jury_usage.MemberUsage`).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -24,6 +35,8 @@ from typing import Any
 from fairjudge._closing import Closing
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._types import Reply
+from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
+from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 from fairjudge.judges._registry import BackendOptions, calls_no_model, resolve_judge
@@ -102,10 +115,16 @@ class Jury(Closing):
         ConfigError: Fewer than two members, a repeated name, a weight that is not a
             positive number, or model members on different sessions.
 
+    Attributes:
+        last_members: Every member's replies to the last batch, one list per member
+            (empty before the first batch).
+        last_usage: Each member's calls, tokens, cost and latency in the last batch.
+
     Example:
         >>> specs = [MemberSpec("openai/gpt-4o-mini"), MemberSpec("python:m:judge")]
         >>> with Jury.from_specs(specs) as jury:  # doctest: +SKIP
         ...     replies = jury.judge_members(requests)  # one list per member
+        ...     result = evaluate_pairs(jury, items)  # the panel as one judge
     """
 
     def __init__(
@@ -117,6 +136,8 @@ class Jury(Closing):
     ) -> None:
         self.members = tuple(members)
         self.session = session
+        self.last_members: list[list[Reply]] = []
+        self.last_usage: tuple[MemberUsage, ...] = ()
         self._owns_session = owns_session and session is not None
         if len(self.members) < 2:
             raise ConfigError(f"a jury needs at least two members; got {len(self.members)}")
@@ -200,8 +221,57 @@ class Jury(Closing):
         """The model members' last batch (one batch for the whole panel)."""
         return self.session.last_run if self.session is not None else None
 
+    @property
+    def temperature(self) -> float | None:
+        """The lowest sampling temperature among the model members that set one.
+
+        :func:`fairjudge.evaluate_pairs` reads it to refuse ``rounds`` > 2 when a
+        member would repeat identical calls.
+        """
+        temps = [
+            t for m in self.members if (t := getattr(m.judge, "temperature", None)) is not None
+        ]
+        return min(temps) if temps else None
+
     def __repr__(self) -> str:
         return f"Jury({', '.join(self.names)})"
+
+    def judge_batch(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> list[Reply]:
+        """The panel's reply to every request, aggregated per call; makes a jury a judge.
+
+        Each member answers every request (as :meth:`judge_members`); the panel's
+        reply to a request is the weighted majority of the members' verdicts (no
+        strict majority is a tie), with the weighted mean of their probabilities
+        when any member gave them, and every member's verdict in its ``payload``.
+        A member's failed call does not vote; when the members that failed hold
+        half of the weight or more, the panel's call is a failure that names them.
+        This is per-*call* aggregation; :func:`fairjudge.evaluation.evaluate_jury`
+        aggregates the members' debiased per-*item* outcomes instead.
+
+        Args:
+            requests: The planned calls.
+            progress: Called with the number of *panel* calls finished.
+
+        Raises:
+            FatalBackendError: A model member's backend failed for good.
+            BudgetExceeded: The budget ran out; its ``partial`` holds one panel reply
+                per request (a call some members never made is ``NotRun`` unless the
+                members that answered hold a majority of the weight).
+        """
+        scaled = _PerPanelCall(progress, len(self.members)) if progress is not None else None
+        try:
+            per_member = self.judge_members(requests, scaled)
+        except BudgetExceeded as exc:
+            if not isinstance(exc.partial, list):
+                raise
+            raise BudgetExceeded(str(exc), partial=self._aggregate(exc.partial)) from exc
+        return self._aggregate(per_member)
+
+    def _aggregate(self, per_member: list[list[Reply]]) -> list[Reply]:
+        names, weights = self.names, self.weights
+        return [panel_reply(row, names, weights) for row in zip(*per_member, strict=True)]
 
     def judge_members(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
@@ -217,6 +287,7 @@ class Jury(Closing):
         """
         llm = [i for i, m in enumerate(self.members) if isinstance(m.judge, LLMJudge)]
         out: list[list[Reply]] = [[] for _ in self.members]
+        wall: dict[int, float] = {}
         stopped: BudgetExceeded | None = None
         if llm:
             judges = [self.members[i].judge for i in llm]
@@ -235,10 +306,25 @@ class Jury(Closing):
                 out[i] = list(replies[k * n : (k + 1) * n])
         for i, m in enumerate(self.members):
             if i not in llm:
+                start = time.perf_counter()
                 out[i] = m.judge.judge_batch(requests, progress)
+                wall[i] = time.perf_counter() - start
+        self.last_members = out
+        self.last_usage = self._usage(out, wall)
         if stopped is not None:
             raise BudgetExceeded(str(stopped), partial=out) from stopped
         return out
+
+    def _usage(self, out: list[list[Reply]], wall: dict[int, float]) -> tuple[MemberUsage, ...]:
+        """Each member's usage; a call shared by members is charged to the first."""
+        charged: set[str] = set()
+        usage = []
+        for i, replies in enumerate(out):
+            if i in wall or self.session is None:
+                usage.append(no_model_usage(replies, wall.get(i, 0.0)))
+            else:
+                usage.append(model_usage(replies, self.session.store, charged))
+        return tuple(usage)
 
     def close(self) -> None:
         """Close the jury's own session (a shared one is its owner's to close)."""
@@ -257,3 +343,18 @@ def _names(specs: Sequence[MemberSpec]) -> list[str]:
             name = f"{base}#{k}"
         names.append(name)
     return names
+
+
+class _PerPanelCall:
+    """Turns the members' progress (members × calls) into the panel's (calls)."""
+
+    def __init__(self, progress: ProgressCallback, n_members: int) -> None:
+        self.progress, self.n_members = progress, n_members
+        self.settled = self.reported = 0
+
+    def __call__(self, n: int) -> None:
+        self.settled += n
+        whole = self.settled // self.n_members
+        if whole > self.reported:
+            self.progress(whole - self.reported)
+            self.reported = whole

@@ -17,20 +17,28 @@
 
 The file is validated whole (unknown keys included) before any judge is built, and
 every error names the file and the member.
+
+A *recorded* panel is a ``jury --out`` file instead (JSONL):
+:func:`recorded_jury` seats every member again as a
+:class:`~fairjudge.judges.ReplayJudge` of its own recorded calls, with its recorded
+weight, so the run replays exactly and calls no one.
 """
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fairjudge._errors import InputError
-from fairjudge.judges._jury import MemberSpec
+from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
+from fairjudge.judges._replay import ReplayJudge, _Loader
 
-__all__ = ["JuryFile", "load_jury_file"]
+__all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
 
 
 class _Member(BaseModel):
@@ -101,3 +109,73 @@ def load_jury_file(path: Path) -> JuryFile:
         raise InputError(f"--jury {path}: schema_version {parsed.schema_version} is unknown; use 1")
     members = tuple(MemberSpec(**m.model_dump()) for m in parsed.member)
     return JuryFile(members, parsed.aggregate, path)
+
+
+def recorded_jury(path: Path) -> tuple[Jury, str | None]:
+    """The panel of a ``jury --out`` file, every member replayed from its own calls.
+
+    Each member becomes a :class:`~fairjudge.judges.ReplayJudge` over the calls the
+    file records for it (failures included, so the replay reproduces the run), with
+    the member's recorded weight. Evaluating the same items with the same settings
+    gives the recorded verdicts again, at no cost; an item or order the file lacks
+    is a ``NotRecorded`` call error, never a guess.
+
+    Returns:
+        The jury, and the aggregation rule the file records (``None`` if none).
+
+    Raises:
+        InputError: The file cannot be read, or a line is not a ``jury --out``
+            record (the message names the file and line).
+    """
+    loaders: dict[str, _Loader] = {}
+    weights: dict[str, float] = {}
+    rule: str | None = None
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"--jury {path}: cannot read it ({exc})") from None
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        members, record = _members(path, number, text)
+        rule = rule or record.get("aggregation")
+        for name, entry in members.items():
+            loader = loaders.setdefault(name, _Loader(path))
+            loader.line = number
+            weights.setdefault(name, _weight(entry.get("weight", 1.0), path, number, name))
+            loader.add_result({**record, "calls": entry.get("calls")})
+    if len(loaders) < 2:
+        raise InputError(
+            f"--jury {path}: holds no jury record (a `fairjudge jury --out` file, one item a "
+            "line, each with 'members' and their 'calls')"
+        )
+    seated = [
+        JuryMember(name, _replay(loader, name), weights[name]) for name, loader in loaders.items()
+    ]
+    return Jury(seated), rule if isinstance(rule, str) else None
+
+
+def _members(path: Path, number: int, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A record's members (name -> entry), and the record."""
+    where = f"--jury {path}, line {number}"
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not JSON ({exc.msg})") from None
+    members = record.get("members") if isinstance(record, dict) else None
+    if not isinstance(members, dict) or not all(isinstance(e, dict) for e in members.values()):
+        raise InputError(
+            f"{where}: not a `jury --out` record: it needs 'members', each with its 'calls'"
+        )
+    return members, record
+
+
+def _weight(value: object, path: Path, number: int, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise InputError(f"--jury {path}, line {number}: member {name!r}: weight must be > 0")
+    return float(value)
+
+
+def _replay(loader: _Loader, name: str) -> ReplayJudge:
+    source = f"{loader.path} (member {name})"
+    return ReplayJudge(loader.recordings, name=name, source=source, labels=loader.labels)

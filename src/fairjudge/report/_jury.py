@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -28,6 +28,9 @@ from fairjudge.evaluation import (
 from fairjudge.report._text import calls_text, ci_text, print_failures
 from fairjudge.runner import RunSummary
 from fairjudge.stats import AgreementResult
+
+if TYPE_CHECKING:
+    from fairjudge.judges._jury_usage import MemberUsage
 
 __all__ = ["JuryReport", "jury_report", "render_jury"]
 
@@ -116,7 +119,11 @@ def _panel_table(report: JuryReport) -> Table:
     eff = diag.effective
     table.add_row(
         "effective number of judges",
-        escape(eff if isinstance(eff, str) else f"{eff.estimate:.2f} of {eff.n_members}"),
+        escape(
+            eff
+            if isinstance(eff, str)
+            else f"{eff.estimate:.2f} {ci_text(eff.ci, '.2f')} of {eff.n_members}"
+        ),
     )
     if diag.human is not None:
         table.add_row("panel vs humans (S1 / kappa)", _human(diag.human))
@@ -130,14 +137,40 @@ def _members_table(report: JuryReport) -> Table:
     diag = report.diagnostics
     table = Table(title="members", header_style="bold")
     for head in ("member", "weight", "win rate", "position consistency", "first position",
-                 "agrees with rest", "vs humans S1 / kappa", "calls (cached, failed)"):  # fmt: skip
+                 "agrees with rest", "vs humans S1 / kappa"):  # fmt: skip
         table.add_column(head)
     for m in diag.members:
         table.add_row(
             escape(m.name), f"{m.weight:g}", _num(m.win_rate), _num(m.position_consistency),
             _num(m.first_position_calls), _num(m.agreement_with_panel), _human(m.human),
-            f"{m.calls} ({m.cached}, {m.failed})",
         )  # fmt: skip
+    return table
+
+
+def _cost(usage: MemberUsage) -> str:
+    return "n/a" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+
+
+def _latency(usage: MemberUsage) -> str:
+    return "n/a" if usage.latency_s is None else f"{usage.latency_s:.3f} s"
+
+
+def _calls_table(report: JuryReport) -> Table:
+    """Per member: calls asked, made now, from the store, failed; tokens, cost, latency."""
+    table = Table(title="calls by member (this run; a stored call costs 0)", header_style="bold")
+    for head in ("member", "calls", "made", "cached", "failed", "tokens in / out", "cost",
+                 "mean latency"):  # fmt: skip
+        table.add_column(head)
+    for m in report.diagnostics.members:
+        u = m.usage
+        made, tokens, cost, latency = (
+            ("n/a",) * 4
+            if u is None
+            else (str(u.made), f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))
+        )
+        table.add_row(
+            escape(m.name), str(m.calls), made, str(m.cached), str(m.failed), tokens, cost, latency
+        )
     return table
 
 
@@ -157,6 +190,7 @@ def render_jury(report: JuryReport, console: Console) -> None:
     print_failures(report.failures, console)
     console.print(_panel_table(report))
     console.print(_members_table(report))
+    console.print(_calls_table(report))
     console.print(_matrix_table(report))
     s = report.result.settings
     console.print(

@@ -52,58 +52,78 @@ def to_models(values: FloatArray, first: IntArray, second: IntArray, n: int) -> 
     return _scatter(values, first, n) - _scatter(values, second, n)
 
 
-def _scatter(values: FloatArray, index: IntArray, n: int) -> FloatArray:
-    """``out[..., i] = sum of values[..., p] over p with index[p] == i``."""
+def _scatter(
+    values: FloatArray, index: IntArray, n: int, flat: IntArray | None = None
+) -> FloatArray:
+    """``out[..., i] = sum of values[..., p] over p with index[p] == i`` (``flat``: cached)."""
     if values.ndim == 1:
         return np.bincount(index, values, n).astype(np.float64)
     b = values.shape[0]
-    flat = (index[None, :] + n * np.arange(b)[:, None]).ravel()
+    if flat is None:
+        flat = _rows_index(index, n, b)
     out: FloatArray = np.bincount(flat, values.ravel(), b * n).astype(np.float64).reshape(b, n)
     return out
 
 
-def _pair_terms(
+def _rows_index(index: IntArray, n: int, b: int) -> IntArray:
+    """``index`` for each of ``b`` rows, offset by ``n`` per row and flattened."""
+    out: IntArray = (index[None, :] + n * np.arange(b)[:, None]).ravel()
+    return out
+
+
+def _pair_sums(counts: FloatArray, davidson: bool) -> tuple[FloatArray, ...]:
+    """Sums Newton reads, once: score ``w1 + ties / 2``, total (Davidson: w1, w2, ties, total)."""
+    w1, w2, ties = counts[..., 0], counts[..., 1], counts[..., 2]
+    tot = w1 + w2 + ties
+    if not davidson:
+        return w1 + 0.5 * ties, tot
+    return np.ascontiguousarray(w1), np.ascontiguousarray(w2), np.ascontiguousarray(ties), tot
+
+
+def _gradient_terms(
     x: FloatArray,
     first: IntArray,
     second: IntArray,
-    counts: FloatArray,
+    sums: tuple[FloatArray, ...],
     n: int,
     davidson: bool,
-    want_ll: bool = False,
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Per-pair pieces of the log-likelihood, its gradient and Hessian.
+) -> tuple[FloatArray, FloatArray, tuple[FloatArray, ...]]:
+    """Per-pair derivatives of the log-likelihood, from :func:`_pair_sums`' sums.
 
-    ``x`` is ``(B, n)`` ratings, or ``(B, n + 1)`` with Davidson's ``kappa`` last;
-    ``counts`` is ``(B, P, 3)``: wins of first, wins of second, ties.
+    ``x`` is ``(B, n)`` ratings, or ``(B, n + 1)`` with Davidson's ``kappa`` last.
 
     Returns:
-        ``ll`` (B, P) log-likelihood terms (zero-size unless ``want_ll``; the
-        logarithms cost as much as the rest); ``g_d`` (B, P) its derivative in
-        ``d = theta_first - theta_second``; ``h_dd`` (B, P) minus the second
-        derivative; and for Davidson ``g_k``, ``h_dk``, ``h_kk`` (B, P), the
-        ``kappa`` counterparts (zero-size arrays otherwise).
+        ``g_d`` (B, P): the derivative in ``d = theta_first - theta_second``; for
+        Davidson ``g_k`` (B, P), in ``kappa`` (zero-size otherwise); and the
+        probabilities :func:`_hessian_terms` needs.
     """
-    w1, w2, ties = counts[..., 0], counts[..., 1], counts[..., 2]
-    tot = w1 + w2 + ties
     d = x[:, first] - x[:, second]
-    empty = np.empty((0,))
     if not davidson:
-        s = w1 + 0.5 * ties
+        s, tot = sums
         q = expit(d)
-        ll = s * log_expit(d) + (tot - s) * log_expit(-d) if want_ll else empty
-        return ll, s - tot * q, tot * q * (1.0 - q), empty, empty, empty
+        return s - tot * q, np.empty((0,)), (q,)
+    w1, w2, ties, tot = sums
     kappa = x[:, n : n + 1]
     log_z = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), kappa)
     p1 = np.exp(0.5 * d - log_z)
     p2 = np.exp(-0.5 * d - log_z)
     pt = np.exp(kappa - log_z)
-    ll = 0.5 * d * (w1 - w2) + ties * kappa - tot * log_z if want_ll else empty
-    g_d = 0.5 * (w1 - w2) - 0.5 * tot * (p1 - p2)
+    return 0.5 * (w1 - w2) - 0.5 * tot * (p1 - p2), ties - tot * pt, (p1, p2, pt)
+
+
+def _hessian_terms(
+    parts: tuple[FloatArray, ...], tot: FloatArray, davidson: bool
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Minus the second derivatives: ``h_dd`` (B, P); for Davidson ``h_dk``, ``h_kk``.
+
+    Computed apart from the gradient, for the rounds that have not converged only.
+    """
+    if not davidson:
+        (q,) = parts
+        return tot * q * (1.0 - q), np.empty((0,)), np.empty((0,))
+    p1, p2, pt = parts
     h_dd = 0.25 * tot * ((p1 + p2) - (p1 - p2) ** 2)
-    g_k = ties - tot * pt
-    h_dk = -0.5 * tot * (p1 - p2) * pt
-    h_kk = tot * pt * (1.0 - pt)
-    return ll, g_d, h_dd, g_k, h_dk, h_kk
+    return h_dd, -0.5 * tot * (p1 - p2) * pt, tot * pt * (1.0 - pt)
 
 
 def bt_objective(
@@ -128,7 +148,16 @@ def bt_objective(
         ``(B,)`` objective values.
     """
     n = x.shape[1] - (1 if davidson else 0)
-    ll = _pair_terms(x, first, second, counts, n, davidson, want_ll=True)[0]
+    w1, w2, ties = counts[..., 0], counts[..., 1], counts[..., 2]
+    tot = w1 + w2 + ties
+    d = x[:, first] - x[:, second]
+    if not davidson:
+        s = w1 + 0.5 * ties
+        ll = s * log_expit(d) + (tot - s) * log_expit(-d)
+    else:
+        kappa = x[:, n : n + 1]
+        log_z = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), kappa)
+        ll = 0.5 * d * (w1 - w2) + ties * kappa - tot * log_z
     theta = x[:, :n]
     out: FloatArray = -ll.sum(axis=1) + 0.5 * l2 * np.einsum("bi,bi->b", theta, theta)
     return out
@@ -179,13 +208,27 @@ def bt_newton(
     x = np.array(np.broadcast_to(x0, (b_total, m)), dtype=np.float64)
     converged = np.zeros(b_total, dtype=bool)
     scale = np.maximum(counts.sum(axis=(1, 2)), 1.0)
+    sums = _pair_sums(counts, davidson)
+    upper, lower = first * m + second, second * m + first  # flat (m, m) positions
     diag = np.arange(n)
+    index: dict[int, tuple[IntArray, IntArray]] = {}  # bincount indices by number of rounds
+
+    def per_model(values: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``values`` summed per model, over ``first`` and over ``second`` (:func:`_scatter`)."""
+        b = values.shape[0]
+        if b not in index:
+            index[b] = (_rows_index(first, n, b), _rows_index(second, n, b))
+        return _scatter(values, first, n, index[b][0]), _scatter(values, second, n, index[b][1])
+
     active = np.arange(b_total)
     for _ in range(max_iter):
-        xa, ca = x[active], counts[active]
-        _, g_d, h_dd, g_k, h_dk, h_kk = _pair_terms(xa, first, second, ca, n, davidson)
+        everyone = active.size == b_total  # no row gathered while all rounds are active
+        xa = x if everyone else x[active]
+        sa = sums if everyone else tuple(s[active] for s in sums)
+        g_d, g_k, parts = _gradient_terms(xa, first, second, sa, n, davidson)
         grad = np.empty_like(xa)
-        grad[:, :n] = to_models(g_d, first, second, n) - l2 * xa[:, :n]
+        g_first, g_second = per_model(g_d)
+        grad[:, :n] = g_first - g_second - l2 * xa[:, :n]  # to_models(g_d), then the penalty
         if davidson:
             grad[:, n] = g_k.sum(axis=1)
         done = np.abs(grad).max(axis=1) <= tol * scale[active]
@@ -193,17 +236,22 @@ def bt_newton(
         keep = ~done
         if not keep.any():
             break
-        active, xa, ca, grad, h_dd = active[keep], xa[keep], ca[keep], grad[keep], h_dd[keep]
-        hess = np.zeros((active.size, m, m))
-        hess[:, first, second] = -h_dd
-        hess[:, second, first] = -h_dd
-        hdiag = _scatter(h_dd, first, n) + _scatter(h_dd, second, n) + l2
-        hess[:, diag, diag] = hdiag
+        # The Hessian only for rounds that go on (a converged one needs none).
+        if not keep.all():
+            active, xa, grad = active[keep], xa[keep], grad[keep]
+            parts, sa = tuple(q[keep] for q in parts), tuple(s[keep] for s in sa)
+        h_dd, h_dk, h_kk = _hessian_terms(parts, sa[-1], davidson)
+        h_first, h_second = per_model(h_dd)
+        hdiag = h_first + h_second + l2
+        hess = np.zeros((active.size, m * m))
+        hess[:, upper] = hess[:, lower] = -h_dd
+        hess[:, diag * (m + 1)] = hdiag
+        hess = hess.reshape(active.size, m, m)
         if davidson:
-            cross = to_models(h_dk[keep], first, second, n)
+            cross = to_models(h_dk, first, second, n)
             hess[:, :n, n] = cross
             hess[:, n, :n] = cross
-            hess[:, n, n] = h_kk[keep].sum(axis=1)
+            hess[:, n, n] = h_kk.sum(axis=1)
         # Gauge term and tiny ridge (see docstring and :func:`._newton.stabilise`).
         stabilise(hess, n, l2, np.maximum(hdiag.mean(axis=1), 1e-300))
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
@@ -212,8 +260,9 @@ def bt_newton(
         big = size > 0.5
         if big.any():
             objective = partial(
-                bt_objective, first=first, second=second, counts=ca[big], l2=l2, davidson=davidson
-            )
+                bt_objective, first=first, second=second, counts=counts[active[big]], l2=l2,
+                davidson=davidson,
+            )  # fmt: skip
             new[big] = backtrack(xa[big], step[big], objective)
         x[active] = new
         tiny = size <= STEP_TOL

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import numpy as np
     from numpy.typing import NDArray
 
@@ -39,6 +41,10 @@ __all__ = [
 _SHARED_BYTES = 256 << 20  # at most this much of kept resampling plans per scope
 _shared: ContextVar[dict[tuple[int, int, int], NDArray[np.float64]] | None] = ContextVar(
     "fairjudge_shared_resamples", default=None
+)
+# Plans being drawn in the background (``prefetch_resamples(..., wait=False)``).
+_pending: ContextVar[dict[tuple[int, int, int], Future[NDArray[np.float64]]] | None] = ContextVar(
+    "fairjudge_pending_resamples", default=None
 )
 
 
@@ -127,14 +133,17 @@ def shared_resamples() -> Iterator[None]:
     if _shared.get() is not None:
         yield
         return
-    token = _shared.set({})
+    token, pending = _shared.set({}), _pending.set({})
     try:
         yield
     finally:
+        _pending.reset(pending)  # a draw still running finishes unused
         _shared.reset(token)
 
 
-def prefetch_resamples(ks: Iterable[int], n_resamples: int, seed: int) -> None:
+def prefetch_resamples(
+    ks: Iterable[int], n_resamples: int, seed: int, *, wait: bool = True
+) -> None:
     """Draw at once the plans that bootstraps inside a :func:`shared_resamples` block need.
 
     numpy releases the GIL while it draws, so plans for different cluster counts
@@ -143,24 +152,38 @@ def prefetch_resamples(ks: Iterable[int], n_resamples: int, seed: int) -> None:
     :func:`bootstrap_mean` would draw. Outside such a block, or with fewer than two
     plans to draw, this does nothing.
 
+    With ``wait=False`` the plans are drawn in the background instead, even one, and
+    this returns at once: a command that knows the likely cluster count before its
+    calls (the number of questions) has the plan drawn while the calls run or are
+    read from the store. A bootstrap that needs the plan waits for it; one that
+    needs another never sees it.
+
     Args:
         ks: The cluster counts of the bootstraps to come.
         n_resamples: Their number of resamples.
         seed: Their seed.
+        wait: Whether to return only once the plans are drawn.
     """
-    plans = _shared.get()
-    if plans is None:
+    plans, pending = _shared.get(), _pending.get()
+    if plans is None or pending is None:
         return
-    missing = sorted({k for k in ks if k >= 2 and (k, n_resamples, seed) not in plans})
+    keys = {(k, n_resamples, seed) for k in ks if k >= 2}
+    missing = sorted(key for key in keys if key not in plans and key not in pending)
+    if not wait:  # a guess: only a plan small enough to keep (see shared_resamples)
+        missing = [key for key in missing if 8 * key[0] * key[1] <= _SHARED_BYTES]
     workers = min(len(missing), os.cpu_count() or 1)
-    if workers < 2:
-        return  # one plan: drawn where it is needed, without a thread
+    if workers < (2 if wait else 1):
+        return  # one plan to wait for: drawn where it is needed, without a thread
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fairjudge-resample") as pool:
-        drawn = list(pool.map(lambda k: _draw(k, n_resamples, seed), missing))
-    for k, counts in zip(missing, drawn, strict=True):
-        _keep(plans, (k, n_resamples, seed), counts)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fairjudge-resample")
+    futures = {key: pool.submit(_draw, *key) for key in missing}
+    pool.shutdown(wait=wait)
+    if not wait:
+        pending.update(futures)
+        return
+    for key, future in futures.items():
+        _keep(plans, key, future.result())
 
 
 def _draw(k: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
@@ -186,12 +209,13 @@ def _keep(
 
 def _resample_counts(k: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
     """The plan for ``k`` clusters: the shared one when a block holds it, else a new draw."""
-    plans = _shared.get()
-    counts = plans.get((k, n_resamples, seed)) if plans is not None else None
+    plans, key = _shared.get(), (k, n_resamples, seed)
+    counts = plans.get(key) if plans is not None else None
     if counts is None:
-        counts = _draw(k, n_resamples, seed)
+        drawing = (_pending.get() or {}).pop(key, None)  # being drawn in the background
+        counts = drawing.result() if drawing is not None else _draw(k, n_resamples, seed)
         if plans is not None:
-            _keep(plans, (k, n_resamples, seed), counts)
+            _keep(plans, key, counts)
     return counts
 
 
@@ -255,7 +279,10 @@ def bootstrap_mean(
     if reason is not None:
         return ConfidenceInterval.not_estimable(reason, level)
     counts = _resample_counts(k, n_resamples, seed)
-    means = (counts @ sums) / (counts @ sizes)
+    # A resample draws k clusters: with one item each, every size is k, exactly (the
+    # sums of whole numbers below 2**53 are exact), without a pass over the plan.
+    drawn = float(k) if sizes.max() == 1.0 else counts @ sizes
+    means = (counts @ sums) / drawn
     alpha = (1 - level) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
     return ConfidenceInterval(float(low), float(high), level)

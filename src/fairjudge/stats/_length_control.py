@@ -40,10 +40,9 @@ from functools import partial
 from typing import Any, Unpack
 
 import numpy as np
-from scipy.special import expit
 
 from fairjudge._errors import InputError
-from fairjudge.stats._arrays import FloatArray, IntArray
+from fairjudge.stats._arrays import FloatArray, IntArray, expit
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._newton import backtrack
 from fairjudge.stats._resample import BootstrapOptions, Resampled, plan_bootstrap, unstable_reason

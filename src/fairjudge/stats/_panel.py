@@ -15,7 +15,11 @@ one column per member:
   correlation matrix ``R`` (Bretherton et al. 1999),
   ``N_eff = (Σλ)² / Σλ² = m² / Σ_ij r_ij²``: it is ``m`` when the members are
   uncorrelated and 1 when they are perfectly correlated (or anti-correlated: a judge
-  that always says the opposite adds no information either).
+  that always says the opposite adds no information either). Its interval is a
+  seeded bootstrap over items, or over questions when they are given. Sampling
+  noise in a resample's correlations only adds squared terms, so resampled
+  estimates lean low: for truly independent members the point estimate sits near
+  the top of its interval, and an interval well below ``m`` is the signal to read.
 """
 
 from __future__ import annotations
@@ -166,11 +170,13 @@ def agreement_matrix(ratings: Sequence[Sequence[str]]) -> list[list[float]]:
 
 
 @dataclass(frozen=True, slots=True)
-class EffectiveJudges:
+class EffectiveJudges(Resampled):
     """How many independent judges a panel amounts to.
 
     Attributes:
         estimate: ``m² / Σ_ij r_ij²``, between 1 and ``m``.
+        ci: Percentile bootstrap interval of the estimate (items, or questions when
+            given, resampled), or why there is none.
         correlation: The members' correlation matrix (a member whose scores never
             vary is correlated 1 with a member that gave the very same scores, and 0
             with any other).
@@ -180,6 +186,7 @@ class EffectiveJudges:
     """
 
     estimate: float
+    ci: ConfidenceInterval
     correlation: tuple[tuple[float, ...], ...]
     eigenvalues: tuple[float, ...]
     n_members: int
@@ -189,19 +196,63 @@ class EffectiveJudges:
         """JSON-ready form."""
         return {
             "estimate": self.estimate,
+            "ci": self.ci.to_dict(),
             "correlation": [list(r) for r in self.correlation],
             "eigenvalues": list(self.eigenvalues),
             "n_members": self.n_members,
             "n_items": self.n_items,
+            **self.resampling_dict(),
         }
 
+    def summary(self) -> str:
+        """One line."""
+        return f"{self.estimate:.2f} {self.ci} of {self.n_members} judges ({self.n_items} items)"
 
-def effective_judges(scores: Sequence[Sequence[float]]) -> EffectiveJudges:
+
+def _n_eff(
+    sums: FloatArray, cross: FloatArray, apart: FloatArray, weight: FloatArray, m: int
+) -> FloatArray:
+    """N_eff per resample from weighted sums over the drawn items.
+
+    Args:
+        sums: ``(B, m)`` Σx (centred scores).
+        cross: ``(B, m, m)`` Σxxᵀ.
+        apart: ``(B, m, m)`` Σ(x_i - x_j)² of the raw scores: 0 exactly when two
+            members gave the same scores on every drawn item.
+        weight: ``(B,)`` items drawn.
+        m: Members.
+
+    A member that does not vary within a resample is correlated 1 with a member
+    that gave the very same scores on the drawn items, and 0 with any other, as in
+    the point estimate.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sums / weight[:, None]
+        cov = cross / weight[:, None, None] - mean[:, :, None] * mean[:, None, :]
+        var = np.diagonal(cov, axis1=1, axis2=2)
+        varies = var > 1e-12
+        sd = np.sqrt(np.where(varies, var, 1.0))
+        corr = cov / (sd[:, :, None] * sd[:, None, :])
+        same = apart <= 1e-12
+        both = varies[:, :, None] & varies[:, None, :]
+        corr = np.where(both, corr, same.astype(np.float64))
+        eye = np.eye(m, dtype=bool)[None, :, :]
+        corr = np.where(eye, 1.0, corr)
+        out: FloatArray = np.where(weight > 0, m * m / (corr**2).sum(axis=(1, 2)), np.nan)
+    return out
+
+
+def effective_judges(
+    scores: Sequence[Sequence[float]], **options: Unpack[BootstrapOptions]
+) -> EffectiveJudges:
     """The effective number of independent judges from their per-item scores.
 
     Args:
         scores: One row per item, one score per member (for example model 1's score
             from each member's debiased verdict: 1, ½ or 0).
+        **options: Bootstrap options (``questions``, ``n_resamples``, ``seed``,
+            ``level``) of the interval; give ``questions`` so that items on one
+            question resample together.
 
     Raises:
         InputError: Fewer than two items or members, rows of unequal length, or a
@@ -228,12 +279,35 @@ def effective_judges(scores: Sequence[Sequence[float]]) -> EffectiveJudges:
                 corr[i, j] = float(i == j or np.array_equal(x[:, i], x[:, j]))
     eig = np.sort(np.linalg.eigvalsh(corr))[::-1]
     estimate = float(m * m / (corr**2).sum())
+    plan = plan_bootstrap(n, options)
+    k = plan.n_clusters
+    # Per-cluster moments; a resample's are its draw counts times these. Centring on
+    # the overall means first keeps the cross products well conditioned.
+    sums, size = np.zeros((k, m)), np.zeros(k)
+    cross, apart = np.zeros((k, m, m)), np.zeros((k, m, m))
+    np.add.at(sums, plan.clusters, centred)
+    np.add.at(cross, plan.clusters, centred[:, :, None] * centred[:, None, :])
+    np.add.at(apart, plan.clusters, (x[:, :, None] - x[:, None, :]) ** 2)
+    np.add.at(size, plan.clusters, 1.0)
+    boot = [
+        _n_eff(
+            d @ sums,
+            np.einsum("bk,kij->bij", d, cross),
+            np.einsum("bk,kij->bij", d, apart),
+            d @ size,
+            m,
+        )
+        for d in plan.draws(k + 4 * m * m)
+    ]
+    (ci,) = plan.intervals(np.concatenate(boot))
     return EffectiveJudges(
         estimate=estimate,
+        ci=ci,
         correlation=tuple(tuple(float(v) for v in row) for row in corr),
         eigenvalues=tuple(float(v) for v in eig),
         n_members=m,
         n_items=n,
+        **plan.record(),
     )
 
 

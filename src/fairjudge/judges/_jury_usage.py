@@ -1,0 +1,113 @@
+"""What each member of a panel cost: calls, tokens, dollars and latency.
+
+A run's :class:`~fairjudge.runner.RunSummary` counts the whole panel, because the
+whole panel is one batch. The per-member split comes from the store instead: every
+reply of a model member carries its call's store key, and the store's row for that
+key holds the call's tokens, latency and cost. Only calls *made in this run* count
+towards tokens, cost and latency, as in the run's summary: a reply served from the
+store cost nothing now (its ``cached`` flag), and a call two members share (the same
+model, prompt and parameters) was made once, so it is charged to the first member
+that asked for it. A member that calls no model (a Python callable, a replay) makes
+no model call; its latency is the wall time of its batch per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fairjudge._types import CallError, Reply
+
+if TYPE_CHECKING:
+    from fairjudge.runner import Store
+
+__all__ = ["MemberUsage", "model_usage", "no_model_usage"]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberUsage:
+    """One member's calls and what they cost in this run.
+
+    Attributes:
+        calls: Replies the member gave (one per planned call).
+        made: Calls sent to a backend for it in this run (0 for a member that calls
+            no model); a call served from the store or already made for an earlier
+            member is not made again.
+        cached: Replies served from the store, at no cost.
+        input_tokens: Prompt tokens of the calls made.
+        output_tokens: Completion tokens of the calls made.
+        cost_usd: Estimated cost of the calls made; ``None`` when a made call's
+            price was unknown (0 when nothing was made).
+        latency_s: Mean seconds per call made (per reply, for a member that calls no
+            model); ``None`` when there is none to measure.
+    """
+
+    calls: int
+    made: int
+    cached: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    latency_s: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "calls": self.calls,
+            "made": self.made,
+            "cached": self.cached,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": self.cost_usd,
+            "mean_latency_s": self.latency_s,
+        }
+
+
+def no_model_usage(replies: Sequence[Reply], wall_s: float) -> MemberUsage:
+    """A member answered in this process: no call made, nothing spent."""
+    latency = wall_s / len(replies) if replies else None
+    return MemberUsage(len(replies), 0, 0, 0, 0, 0.0, latency)
+
+
+def model_usage(replies: Sequence[Reply], store: Store, charged: set[str]) -> MemberUsage:
+    """A model member's usage from its calls' rows in the store.
+
+    Args:
+        replies: The member's replies, each with its store key.
+        store: The session's store, which holds a row for every call made.
+        charged: Keys already charged to an earlier member (updated here).
+    """
+    made: list[str] = []
+    for reply in replies:
+        key = reply.key
+        not_run = isinstance(reply.failure, CallError) and reply.failure.kind == "NotRun"
+        if key is None or reply.cached or not_run or key in charged:
+            continue
+        charged.add(key)
+        made.append(key)
+    n_in = n_out = 0
+    cost: float | None = 0.0
+    latencies: list[float] = []
+    for key in made:
+        record = store.get(key)
+        if record is None:  # the row is written before the reply returns; be safe anyway
+            cost = None
+            continue
+        n_in += record.input_tokens or 0
+        n_out += record.output_tokens or 0
+        if record.status == "ok" and record.latency_s is not None:
+            latencies.append(record.latency_s)
+        if record.cost_usd is not None:
+            cost = None if cost is None else cost + record.cost_usd
+        elif record.status == "ok":  # a reply with no price: the sum is unknown
+            cost = None
+    return MemberUsage(
+        calls=len(replies),
+        made=len(made),
+        cached=sum(r.cached for r in replies),
+        input_tokens=n_in,
+        output_tokens=n_out,
+        cost_usd=cost,
+        latency_s=sum(latencies) / len(latencies) if latencies else None,
+    )

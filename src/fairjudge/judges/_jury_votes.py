@@ -1,0 +1,138 @@
+"""A panel's reply to one call: the members' replies to that call, aggregated.
+
+This is what makes a :class:`~fairjudge.judges.Jury` a judge like any other
+(:meth:`Jury.judge_batch`): each planned call, in the order the protocol planned it,
+is answered by every member, and the panel's reply to the call is
+
+- its **verdict**: the members' verdicts (``A``, ``B`` or ``tie``, by position) vote
+  with their weights; a verdict wins when its voters hold *more than half* of the
+  weight of the members that answered; no strict majority is a ``tie``;
+- its **probabilities**, when at least one member gave probabilities: the weighted
+  mean of the members' probabilities, each normalised to sum to 1, a member that
+  gave a label only counting as that label with probability 1 (as the ``soft``
+  resolution reads a label);
+- its **payload**: ``{"members": {name: verdict or None}}``, so every member's
+  verdict on the call stays with the panel's reply.
+
+The swap protocol then runs on the panel's per-call verdicts: the panel, not each
+member, is what gets debiased. That differs on purpose from
+:func:`fairjudge.evaluation.evaluate_jury`, which debiases each member on its own
+and aggregates the members' *debiased item outcomes*.
+
+A member whose call failed (a parse failure, a call error, a call a budget never
+made) does not vote. The panel still answers when the members that did answer hold
+a strict majority of the weight; otherwise the panel's call fails too, with a record
+that names every member that failed and why. A failure is never silently dropped
+and never counted as a tie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
+
+__all__ = ["PANEL_FAILED", "panel_reply"]
+
+PANEL_FAILED = "JuryMembersFailed"
+"""The :class:`~fairjudge.CallError` kind of a panel call whose members failed in
+different ways (call errors of one kind keep that kind)."""
+
+_ONE_HOT = {
+    Verdict.A: Probabilities(1.0, 0.0, 0.0),
+    Verdict.B: Probabilities(0.0, 1.0, 0.0),
+    Verdict.TIE: Probabilities(0.0, 0.0, 1.0),
+}
+
+
+def panel_reply(replies: Sequence[Reply], names: Sequence[str], weights: Sequence[float]) -> Reply:
+    """The panel's reply to one call from each member's reply to it.
+
+    Args:
+        replies: Each member's reply to the call, in member order.
+        names: The members' names, for the payload and failure messages.
+        weights: The members' weights (> 0).
+
+    Returns:
+        A reply with the panel's verdict (and probabilities, when any member gave
+        them), or a failure when the members that answered hold no more than half
+        of the weight.
+
+    Example:
+        >>> a, b = Reply(Verdict.A), Reply(Verdict.B)
+        >>> panel_reply([a, a, b], ["x", "y", "z"], [1, 1, 1]).verdict
+        <Verdict.A: 'A'>
+    """
+    answered = [k for k, r in enumerate(replies) if r.verdict is not None]
+    total = float(sum(weights))
+    held_total = float(sum(weights[k] for k in answered))
+    if held_total <= total / 2:
+        return _failure(replies, names, weights, answered)
+    held = {v: 0.0 for v in Verdict}
+    for k in answered:
+        verdict = replies[k].verdict
+        assert verdict is not None  # answered members have a verdict
+        held[verdict] += weights[k]
+    best = max(held, key=lambda v: held[v])
+    verdict = best if held[best] > held_total / 2 else Verdict.TIE
+    members = {
+        n: (r.verdict.value if r.verdict is not None else None)
+        for n, r in zip(names, replies, strict=True)
+    }
+    return Reply(
+        verdict=verdict,
+        probabilities=_mean_probabilities(
+            [replies[k] for k in answered], [weights[k] for k in answered]
+        ),
+        cached=all(replies[k].cached for k in answered),
+        payload={"members": members},
+    )
+
+
+def _mean_probabilities(replies: Sequence[Reply], weights: Sequence[float]) -> Probabilities | None:
+    """Weighted mean of normalised probabilities; ``None`` when no member gave any."""
+    if all(r.probabilities is None for r in replies):
+        return None
+    a = b = tie = 0.0
+    for reply, w in zip(replies, weights, strict=True):
+        if reply.probabilities is not None:
+            p = reply.probabilities.normalized()
+        else:
+            assert reply.verdict is not None  # only answered members are averaged
+            p = _ONE_HOT[reply.verdict]
+        a, b, tie = a + w * p.a, b + w * p.b, tie + w * p.tie
+    scale = a + b + tie  # the weights' sum; dividing by it also keeps the sum <= 1
+    return Probabilities(a / scale, b / scale, tie / scale)
+
+
+def _why(reply: Reply) -> str:
+    failure = reply.failure
+    if isinstance(failure, ParseFailure):
+        return f"parse failure: {failure.reason}"
+    if isinstance(failure, CallError):
+        return f"{failure.kind}: {failure.message}"
+    return "no verdict in its reply"
+
+
+def _failure(
+    replies: Sequence[Reply], names: Sequence[str], weights: Sequence[float], answered: list[int]
+) -> Reply:
+    """The panel's failed call: names every member that failed, and why."""
+    failed = [k for k in range(len(replies)) if k not in answered]
+    lost = sum(weights[k] for k in failed)
+    detail = "; ".join(f"{names[k]} ({_why(replies[k])})" for k in failed)
+    message = (
+        f"jury members failed on this call, holding {lost:g} of the panel's weight "
+        f"{sum(weights):g} (more than half must answer): {detail}"
+    )
+    failures = [replies[k].failure for k in failed]
+    calls = [f for f in failures if isinstance(f, CallError)]
+    if any(f.kind == "NotRun" for f in calls):
+        # A budget stopped the run: the call is "not yet made", never an error.
+        return Reply(verdict=None, failure=CallError("NotRun", message))
+    if failures and all(isinstance(f, ParseFailure) for f in failures):
+        raw = replies[failed[0]].raw or ""
+        return Reply(verdict=None, raw=raw, failure=ParseFailure(raw, message))
+    kinds = {f.kind for f in calls}
+    kind = kinds.pop() if len(kinds) == 1 and len(calls) == len(failures) else PANEL_FAILED
+    return Reply(verdict=None, failure=CallError(kind, message))
