@@ -22,7 +22,7 @@ from fairjudge.judges import BatchJudge, CallableJudge, Jury, JuryMember, Pairwi
 from fairjudge.judges._jury_votes import PANEL_FAILED, panel_reply
 
 SHORT, LONG = "short", "a much longer answer"
-ITEMS = [Item(f"q{i}", SHORT, LONG, id=str(i), human="2") for i in range(4)]
+ITEMS = [Item(f"q{i}", SHORT, LONG, id=str(i), human=Outcome.TWO) for i in range(4)]
 
 Judge = Callable[[str, str, str], object]
 
@@ -60,16 +60,18 @@ def test_a_jury_is_a_batch_judge_whose_calls_are_majorities() -> None:
 
 
 def test_the_swap_protocol_debiases_the_panels_per_call_verdicts() -> None:
-    # Per call, always_a and longer hold 2 of 3 only when they agree (the longer
-    # answer shown first); otherwise no strict majority -> tie. So the panel says
-    # "A" in one order and "tie" in the other: inconsistent, a tie under the seed rule.
+    # Per call, always_a sides with whichever of longer and shorter picks position A,
+    # so the panel says "A" in both orders: position-biased, and the seed rule
+    # turns the inconsistent pair into a tie.
     jury = panel(("a", always_a, 1), ("l", longer, 1), ("s", shorter, 1))
     replies = jury.judge_batch(
         [PairwiseRequest("q", LONG, SHORT), PairwiseRequest("q", SHORT, LONG)]
     )
-    assert [r.verdict for r in replies] == [Verdict.A, Verdict.TIE]
+    assert [r.verdict for r in replies] == [Verdict.A, Verdict.A]
     result = evaluate_pairs(jury, ITEMS, n_resamples=100)
     assert [j.outcome for j in result.judgments] == [Outcome.TIE] * 4
+    assert result.position_consistency is not None
+    assert result.position_consistency.estimate == 0.0
 
 
 def test_weights_change_the_per_call_majority() -> None:

@@ -149,3 +149,61 @@ def test_a_bad_jury_file_is_named(items: Path, tmp_path: Path) -> None:
     code, out = run(str(items), "--jury", str(bad), "--judge", LONGER, "--json")
     assert code == 2, out
     assert "give the members with --judge" in json.loads(out)["error"]["message"]
+
+
+def test_out_reads_back_as_one_replayed_judge_and_as_a_replayed_panel(
+    items: Path, tmp_path: Path
+) -> None:
+    out_file = tmp_path / "jury.jsonl"
+    code, out = run(
+        str(items), "--judge", LONGER, "--judge", ALWAYS_A, "--weight", "2", "--weight", "1",
+        "--json", "--out", str(out_file), "--bootstrap", "100",
+    )  # fmt: skip
+    assert code == 0, out
+    first = json.loads(out)
+    record = json.loads(out_file.read_text().splitlines()[0])
+    assert (record["question"], record["answer_1"]) == ("Capital of France?", "Paris.")
+    assert record["members"][LONGER]["weight"] == 2.0
+    # The panel's reply to each call: longer holds 2 of 3 of the weight, so it decides.
+    longer_calls = record["members"][LONGER]["calls"]
+    assert [c["verdict"] for c in record["calls"]] == [c["verdict"] for c in longer_calls]
+    assert [c["order"] for c in record["calls"]] == [c["order"] for c in longer_calls]
+    assert record["calls"][0]["members"] == {
+        LONGER: record["members"][LONGER]["calls"][0]["verdict"],
+        ALWAYS_A: "A",
+    }
+    # replay:FILE is the panel as one judge, debiased per call.
+    result = runner.invoke(app, ["compare", str(items), "--judge", f"replay:{out_file}",
+                                 "--json", "--bootstrap", "100"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["win_rate"]["estimate"] == pytest.approx(1 / 3)
+    # --jury FILE.jsonl seats every member again: the same verdicts, at no cost.
+    code, out = run(str(items), "--jury", str(out_file), "--json", "--bootstrap", "100")
+    assert code == 0, out
+    again = json.loads(out)
+    for key in ("win_rate", "alternative_aggregations", "fleiss_kappa", "effective_judges",
+                "agreement_matrix", "aggregation"):  # fmt: skip
+        assert again[key] == first[key], key
+    assert [(m["name"], m["weight"]) for m in again["members"]] == [
+        (LONGER, 2.0),
+        (ALWAYS_A, 1.0),
+    ]
+    assert again["members"][0]["win_rate"] == first["members"][0]["win_rate"]
+    code, out = run(str(items), "--jury", str(out_file), "--judge", LONGER, "--json")
+    assert code == 2, out
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a"}\n', encoding="utf-8")
+    code, out = run(str(items), "--jury", str(bad), "--json")
+    assert code == 2, out
+    assert "line 1" in json.loads(out)["error"]["message"]
+
+
+def test_the_table_shows_calls_by_member_and_the_effective_numbers_interval(items: Path) -> None:
+    code, out = run(str(items), "--judge", LONGER, "--judge", ALWAYS_A, "--bootstrap", "100")
+    assert code == 0, out
+    assert "calls by member" in out
+    code, out = run(str(items), "--judge", LONGER, "--judge", ALWAYS_A, "--json")
+    summary = json.loads(out)
+    assert summary["effective_judges"]["ci"]["level"] == 0.95
+    assert summary["members"][0]["usage"]["made"] == 0
+    assert summary["members"][0]["usage"]["calls"] == 6

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fairjudge import BudgetExceeded, Item, Outcome
+from fairjudge import BudgetExceeded, Item, Outcome, PairwiseResult, evaluate_pairs
 from fairjudge.evaluation import EvalSettings, JuryResult, evaluate_jury, jury_diagnostics
 from fairjudge.judges import Jury, MemberSpec
 from fairjudge.runner import RunOptions
@@ -108,3 +108,69 @@ def test_one_budget_covers_the_whole_panel(
         assert jury.last_run is not None
         assert jury.last_run.made == 18
     assert done.n_unresolved == 0
+
+
+def test_each_members_calls_tokens_cost_and_latency(
+    openai_env: JudgeServer, shorter_server: JudgeServer, tmp_path: Path
+) -> None:
+    openai_env.configure(judge="longer")
+    store = tmp_path / "store.sqlite"
+    members = [*specs(openai_env, shorter_server), MemberSpec("openai/judge", name="long1-again",
+               base_url=openai_env.base_url)]  # fmt: skip
+    priced = quiet(price_input=1.0, price_output=2.0)
+    with Jury.from_specs(members, store=store, options=priced) as jury:
+        result = evaluate_jury(jury, ITEMS, SETTINGS)
+        run = jury.last_run
+    assert run is not None
+    usage = {}
+    for m in jury_diagnostics(result).members:
+        assert m.usage is not None
+        usage[m.name] = m.usage
+    long1, short, long2, py = usage["long1"], usage["short"], usage["long2"], usage["py"]
+    again = usage["long1-again"]
+    assert (long1.calls, long1.made, long1.cached) == (10, 10, 0)
+    assert min(long1.input_tokens, long1.output_tokens) > 0
+    assert (long1.latency_s or 0.0) > 0
+    # The same calls as long1: made (and paid for) once, charged to long1.
+    assert (again.calls, again.made, again.input_tokens, again.cost_usd) == (10, 0, 0, 0.0)
+    # The members' shares add up to the run's own count and bill.
+    model = (long1, short, long2)
+    assert sum(u.made for u in model) == run.made == 30
+    assert sum(u.cost_usd or 0.0 for u in model) == pytest.approx(run.cost_usd)
+    assert long1.cost_usd == pytest.approx(
+        (long1.input_tokens * 1.0 + long1.output_tokens * 2.0) / 1e6
+    )
+    assert (py.made, py.input_tokens, py.cost_usd) == (0, 0, 0.0)
+    payload = result.to_dict()
+    assert payload["members"][0] == {"name": "long1", "weight": 1.0}
+    assert jury_diagnostics(result).to_dict()["members"][0]["usage"]["made"] == 10
+    # A rerun is served from the store: every member's calls cost 0.
+    with Jury.from_specs(members, store=store, options=priced) as jury:
+        again_result = evaluate_jury(jury, ITEMS, SETTINGS)
+    for m in jury_diagnostics(again_result).members:
+        assert m.usage is not None
+        assert (m.usage.made, m.usage.input_tokens, m.usage.cost_usd) == (0, 0, 0.0)
+    assert jury_diagnostics(again_result).members[0].usage.cached == 10  # type: ignore[union-attr]
+
+
+def test_a_model_jury_as_one_judge_and_its_budget(
+    openai_env: JudgeServer, shorter_server: JudgeServer, tmp_path: Path
+) -> None:
+    openai_env.configure(judge="longer")
+    store = tmp_path / "store.sqlite"
+    with Jury.from_specs(specs(openai_env, shorter_server), store=store, options=quiet()) as jury:
+        result = evaluate_pairs(jury, ITEMS, n_resamples=50)
+    # per call, long1, long2 and py (3 of 4) prefer the longer answer.
+    assert [j.outcome for j in result.judgments] == [Outcome.TWO] * 3 + [Outcome.ONE] * 2
+    options = quiet(max_calls=6, concurrency=1)
+    with (
+        Jury.from_specs(
+            specs(openai_env, shorter_server), store=tmp_path / "b.sqlite", options=options
+        ) as jury,  # fmt: skip
+        pytest.raises(BudgetExceeded) as caught,
+    ):
+        evaluate_pairs(jury, ITEMS, n_resamples=50)
+    partial = caught.value.partial
+    assert isinstance(partial, PairwiseResult)
+    assert partial.stopped is not None
+    assert partial.n_unresolved > 0  # calls not made leave items unresolved, never guessed

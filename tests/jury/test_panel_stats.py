@@ -97,3 +97,25 @@ def test_constant_members_count_as_one_when_identical() -> None:
 def test_effective_number_lies_between_one_and_the_panel_size(rows: list[list[float]]) -> None:
     eff = effective_judges(rows)
     assert 1.0 - 1e-9 <= eff.estimate <= 3.0 + 1e-9
+
+
+def test_the_effective_number_has_a_seeded_bootstrap_interval() -> None:
+    column = [1.0, 0.0, 0.5, 1.0, 0.0, 0.0]
+    copies = effective_judges([[v, v, v] for v in column], n_resamples=200)
+    assert (copies.ci.low, copies.ci.high) == pytest.approx((1.0, 1.0))
+    rng = np.random.default_rng(3)
+    rows = (rng.integers(0, 3, size=(80, 3)) / 2).tolist()
+    one = effective_judges(rows, n_resamples=300, seed=7)
+    assert one.ci == effective_judges(rows, n_resamples=300, seed=7).ci
+    assert one.ci != effective_judges(rows, n_resamples=300, seed=8).ci
+    assert 1.0 <= one.ci.low < one.estimate <= one.ci.high + 1e-9 <= 3.0 + 1e-9
+    assert one.to_dict()["seed"] == 7
+    assert one.to_dict()["ci"]["high"] == one.ci.high
+
+
+def test_the_effective_number_resamples_questions() -> None:
+    rows = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+    eff = effective_judges(rows, questions=["q1", "q1", "q2", "q2"], n_resamples=50)
+    assert eff.n_questions == 2
+    single = effective_judges(rows, questions=["q"] * 4, n_resamples=50)
+    assert not single.ci.estimable

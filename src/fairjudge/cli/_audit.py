@@ -26,6 +26,7 @@ from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags_without
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
 from fairjudge.report import check_writable, write_jsonl_atomic
+from fairjudge.report._files import check_not_input
 
 __all__ = ["AuditFlags", "audit"]
 
@@ -164,6 +165,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
     families = opts.families()
     if opts.out is not None:
         check_writable(opts.out)
+        check_not_input(opts.out, "--out", (opts.items,))
     items, source = opts.load_items()
     requested = None if opts.experiments is None else [
         e.strip() for e in opts.experiments.split(",") if e.strip()

@@ -30,6 +30,7 @@ from fairjudge.judges import (
 )
 from fairjudge.prompts import list_templates
 from fairjudge.report import check_writable
+from fairjudge.report._files import check_not_input
 from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
 
 __all__ = [
@@ -202,19 +203,24 @@ class EvalFlags:
         """The evaluation settings, validated (a bad flag is named before any call)."""
         if not 0 <= self.max_unresolved <= 1:
             raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
-        check_outputs(self.out, self.html)
+        check_outputs(self.out, self.html, inputs=(source,))
         return EvalSettings(
             self.rule, self.rounds, self.balanced, self.seed, self.level, self.bootstrap,
             source=str(source),
         )  # fmt: skip
 
 
-def check_outputs(out: Path | None, html: Path | None) -> None:
+def check_outputs(
+    out: Path | None, html: Path | None, *, inputs: tuple[Path | str | None, ...] = ()
+) -> None:
     """Prove ``--out`` and ``--html`` can be written, and are two files, before any call.
 
     Raises:
-        ConfigError: A file cannot be written there, or both flags name one file.
+        ConfigError: A file cannot be written there, both flags name one file, or one
+            names an input file (or an existing store) that writing would destroy.
     """
+    check_not_input(out, "--out", inputs)
+    check_not_input(html, "--html", inputs)
     if out is not None:
         check_writable(out)
     if html is not None:

@@ -77,7 +77,7 @@ def _check(data: LongAnswers | Battles, fit: dict[str, Any], max_unresolved: flo
         raise ConfigError(f"--anchor-rating must be a finite number; got {fit['anchor_rating']}")
     if not 0 <= max_unresolved <= 1:
         raise ConfigError(f"--max-unresolved must be in [0, 1]; got {max_unresolved}")
-    check_outputs(fit.get("out"), fit.get("html"))
+    check_outputs(fit.get("out"), fit.get("html"), inputs=(fit.get("source"),))
     models = (
         sorted(set(data.model_a) | set(data.model_b)) if isinstance(data, Battles) else data.models
     )
@@ -180,7 +180,7 @@ def rank(
     fit: dict[str, Any] = {"anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
                            "n_resamples": bootstrap, "seed": seed}  # fmt: skip
     data = load_ranking_input(file)
-    _check(data, {**fit, "out": out, "html": html}, max_unresolved)
+    _check(data, {**fit, "out": out, "html": html, "source": file}, max_unresolved)
     result, run = None, None
     if isinstance(data, Battles):
         given = {"--pairing": pairing != "all", "--baseline": baseline is not None,

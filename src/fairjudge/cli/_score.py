@@ -51,6 +51,7 @@ from fairjudge.judges import (
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import check_writable, render_scores, score_report, write_jsonl_atomic
+from fairjudge.report._files import check_not_input
 
 __all__ = [
     "EXIT_COLLAPSE",
@@ -274,6 +275,7 @@ def score(
     and a dimension's scores collapsed.
     """
     rubric = opts.check(flags)
+    check_not_input(opts.out, "--out", (file, opts.baseline))
     loaded = opts.load(file, rubric)
     baseline = opts.load_baseline(rubric, (flags.judge or DEFAULT_JUDGE).strip())
     judge = open_scorer(flags, rubric, opts.mode, structured=opts.structured)

@@ -31,6 +31,11 @@ def check_writable(path: Path, flag: str = "--out") -> None:
     """
     if path.is_dir():
         raise ConfigError(f"{flag} {path}: is a folder; give a file name")
+    if _is_sqlite(path):
+        raise ConfigError(
+            f"{flag} {path}: is a SQLite database (a fairjudge store holds every paid judge "
+            "call); refusing to overwrite it. Give another file name"
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
@@ -38,6 +43,34 @@ def check_writable(path: Path, flag: str = "--out") -> None:
         os.unlink(probe)
     except OSError as exc:
         raise ConfigError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether ``path`` is an existing SQLite database (such as the store)."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def check_not_input(path: Path | None, flag: str, inputs: Iterable[Path | str | None]) -> None:
+    """Refuse an output file that is one of the command's inputs: it would be overwritten.
+
+    Raises:
+        ConfigError: ``path`` names the same file as an input.
+    """
+    if path is None:
+        return
+    for given in inputs:
+        if given is None or str(given) == "-":
+            continue
+        source = Path(given)
+        if path.resolve() == source.resolve():
+            raise ConfigError(
+                f"{flag} {path}: is the input file; writing the results there would destroy "
+                "it. Give another file name"
+            )
 
 
 def write_atomic(path: Path, chunks: Iterable[str]) -> None:
