@@ -28,6 +28,7 @@ Run: ``python benchmarks/bench_bt.py`` (``--quick`` for a smaller smoke run).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import multiprocessing as mp
 import os
@@ -201,6 +202,16 @@ def exact_mle(first: Any, second: Any, counts: Any, n: int) -> NDArray[np.float6
     raise RuntimeError("exact fit did not converge")
 
 
+def _ratio(num: float, den: float, spec: str) -> str:
+    """``num / den`` as ``"12x"``, or ``"-"`` when either was not measured."""
+    return f"{num / den:{spec}}x" if math.isfinite(num) and math.isfinite(den) else "-"
+
+
+def _measured(x: float) -> float | None:
+    """``x``, or ``None`` (JSON ``null``) when it was not measured."""
+    return x if math.isfinite(x) else None
+
+
 def to_elo(theta: NDArray[np.float64], anchor: int = 0) -> NDArray[np.float64]:
     return 1000.0 + ELO_SCALE * (
         theta - theta[..., [anchor]] if theta.ndim == 2 else theta - theta[anchor]
@@ -233,8 +244,12 @@ def main() -> None:
     t_modern = time.perf_counter() - t0
 
     models, ia, ib, codes = encode_battles(*a_)
-    t_classic = classic_rounds(ia, ib, codes, len(models), args.classic_rounds)
-    t_classic_1000 = t_classic / args.classic_rounds * rounds
+    # The classic reference needs scikit-learn; without it (or --classic-rounds 0) it is
+    # left out and its columns say so.
+    t_classic = t_classic_1000 = math.nan
+    if args.classic_rounds > 0 and importlib.util.find_spec("sklearn") is not None:
+        t_classic = classic_rounds(ia, ib, codes, len(models), args.classic_rounds)
+        t_classic_1000 = t_classic / args.classic_rounds * rounds
 
     # Accuracy against an independent exact maximum: the point fit ...
     pdata = pair_data(len(models), ia, ib, codes)
@@ -270,14 +285,14 @@ def main() -> None:
             "fairjudge (battles)",
             f"{t_ours:.2f}",
             f"{t_modern / t_ours:.1f}x",
-            f"{t_classic_1000 / t_ours:.0f}x",
+            _ratio(t_classic_1000, t_ours, ".0f"),
             "measured",
         ],
         [
             "fairjudge (questions)",
             f"{t_ours_q:.2f}",
             f"{t_modern / t_ours_q:.1f}x",
-            f"{t_classic_1000 / t_ours_q:.0f}x",
+            _ratio(t_classic_1000, t_ours_q, ".0f"),
             "measured",
         ],
         [
@@ -290,10 +305,12 @@ def main() -> None:
         [
             "classic reference (sklearn LR)",
             f"{t_classic_1000:.0f}",
-            f"{t_modern / t_classic_1000:.2f}x",
+            _ratio(t_modern, t_classic_1000, ".2f"),
             "1x",
             f"{args.classic_rounds} rounds timed ({t_classic:.1f} s), "
-            f"x{rounds // args.classic_rounds} extrapolated",
+            f"x{rounds // max(args.classic_rounds, 1)} extrapolated"
+            if math.isfinite(t_classic)
+            else "not run (scikit-learn is not installed, or --classic-rounds 0)",
         ],
     ]
     print(
@@ -329,11 +346,11 @@ def main() -> None:
                 "fairjudge_battles": t_ours,
                 "fairjudge_questions": t_ours_q,
                 "modern_reference": t_modern,
-                "classic_reference_extrapolated": t_classic_1000,
-                "classic_reference_timed": t_classic,
+                "classic_reference_extrapolated": _measured(t_classic_1000),
+                "classic_reference_timed": _measured(t_classic),
             },
             "speedup_vs_modern": t_modern / t_ours,
-            "speedup_vs_classic": t_classic_1000 / t_ours,
+            "speedup_vs_classic": _measured(t_classic_1000 / t_ours),
             "max_abs_elo_diff": {
                 "point_vs_exact": point_diff,
                 "bootstrap_rounds_vs_exact": round_diff,

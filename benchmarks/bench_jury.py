@@ -53,7 +53,7 @@ from fairjudge import Item
 from fairjudge.evaluation import EvalSettings, JuryResult, evaluate_jury
 from fairjudge.evaluation._jury_stats import jury_diagnostics
 from fairjudge.judges import Jury, MemberSpec
-from fairjudge.stats import bootstrap_mean, effective_judges, judge_agreement
+from fairjudge.stats import bootstrap_mean, judge_agreement
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = ("bard", "claude", "gpt35", "gpt4", "vicuna-13b")
@@ -167,19 +167,6 @@ def _verdict(ci: dict[str, float]) -> str:
     return "no difference detected"
 
 
-def _effective_ci(scores: np.ndarray, clusters: list[str], rounds: int, seed: int) -> list[float]:
-    """Effective number of judges, 95% percentile interval resampling questions."""
-    keys = sorted(set(clusters))
-    rows = {k: [i for i, c in enumerate(clusters) if c == k] for k in keys}
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(rounds):
-        pick = rng.integers(0, len(keys), len(keys))
-        sample = scores[[i for k in pick for i in rows[keys[k]]]]
-        draws.append(effective_judges(sample.tolist()).estimate)
-    return [float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))]
-
-
 class Bench:
     """Runs the panels and measures every judge against the human ratings."""
 
@@ -271,14 +258,6 @@ def run(data_dir: Path, rounds: int, seed: int) -> dict[str, Any]:
     diag = jury_diagnostics(full)
     if isinstance(diag.effective, str) or isinstance(diag.fleiss, str):
         raise SystemExit(f"panel diagnostics not computed: {diag.effective} / {diag.fleiss}")
-    scores = np.array(
-        [
-            [{"1": 1.0, "2": 0.0, "tie": 0.5}[str(o)] for o in j.votes]
-            for j in full.judgments
-            if j.outcome is not None
-        ]
-    )
-    clusters = [str(j.item.cluster_key) for j in full.judgments if j.outcome is not None]
     gpt4 = _member_outcomes(full, REVIEWERS.index("gpt4"))
     return {
         "data": str(data_dir),
@@ -293,7 +272,7 @@ def run(data_dir: Path, rounds: int, seed: int) -> dict[str, Any]:
         "agreement_matrix": dict(zip(REVIEWERS, map(list, diag.agreement), strict=True)),
         "effective_judges": {
             **diag.effective.to_dict(),
-            "ci": _effective_ci(scores, clusters, min(rounds, 1000), seed),
+            "ci": [diag.effective.ci.low, diag.effective.ci.high],  # resampled by question
         },
         "juries_claim": {
             rule: bench.claim(gpt4, _outcomes(without.with_aggregation(rule)))

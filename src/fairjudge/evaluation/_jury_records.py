@@ -16,7 +16,7 @@ So the file reads back two ways, at no cost. ``--judge replay:FILE`` reads the
 top-level ``calls``: the panel acting as *one* judge, exactly as
 :meth:`fairjudge.judges.Jury.judge_batch` answers (the protocol then debiases the
 panel's verdicts, so its outcome may differ from the record's per-item
-``outcome``). ``jury --jury FILE.jsonl`` (:func:`fairjudge.judges.recorded_jury`)
+``outcome``). ``jury --jury FILE.jsonl`` (:func:`fairjudge.judges._jury_file.recorded_jury`)
 reads each member's ``calls`` and seats every member again, reproducing the run's
 per-member verdicts and its panel verdict exactly.
 """
