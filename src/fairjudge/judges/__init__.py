@@ -23,7 +23,8 @@ from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCall
 
 if TYPE_CHECKING:
     from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
-    from fairjudge.judges._jury_file import JuryFile, load_jury_file
+    from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
+    from fairjudge.judges._jury_usage import MemberUsage
     from fairjudge.judges._llm import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
         SCORE_MODES,
@@ -56,7 +57,8 @@ __getattr__ = lazy_attributes(
         ),
         "fairjudge.judges._replay": "ReplayJudge",
         "fairjudge.judges._jury": "Jury JuryMember MemberSpec",
-        "fairjudge.judges._jury_file": "JuryFile load_jury_file",
+        "fairjudge.judges._jury_file": "JuryFile load_jury_file recorded_jury",
+        "fairjudge.judges._jury_usage": "MemberUsage",
         "fairjudge.judges._llm": "LLMJudge read_verdict",
         "fairjudge.judges._session": "Job JudgeSession ReplyParser",
         "fairjudge.judges._pointwise": (
@@ -84,6 +86,7 @@ __all__ = [
     "JuryMember",
     "LLMJudge",
     "MemberSpec",
+    "MemberUsage",
     "PairwiseRequest",
     "PointwiseJudge",
     "ProgressCallback",
@@ -98,6 +101,7 @@ __all__ = [
     "load_python_judge",
     "read_scores",
     "read_verdict",
+    "recorded_jury",
     "reply_from_value",
     "resolve_judge",
     "resolve_pointwise_judge",
