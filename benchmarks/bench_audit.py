@@ -122,10 +122,12 @@ def main() -> None:
         total_made = session.calls_made
     rows = []
     for exp in report.experiments:
-        for e in (*exp.effects, *(exp.residual)):
-            if exp.skipped is None:
-                shown = "-" if e.estimate is None else f"{e.estimate:+.3f}"
-                rows.append([exp.bias, e.name[:60], shown, format(e.ci, ".3f"), e.verdict])
+        if exp.skipped is not None:
+            continue
+        shown = [(e, "") for e in exp.effects] + [(e, "after mitigation: ") for e in exp.residual]
+        for e, prefix in shown:
+            value = "-" if e.estimate is None else f"{e.estimate:.3f}"
+            rows.append([exp.bias, (prefix + e.name)[:70], value, format(e.ci, ".3f"), e.verdict])
     print(table(["bias", "effect", "estimate", "CI", "verdict"], rows, left=(0, 1, 4)))
     if ebb is not None:
         print()

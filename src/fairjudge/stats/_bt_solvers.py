@@ -72,12 +72,17 @@ def _rows_index(index: IntArray, n: int, b: int) -> IntArray:
 
 
 def _pair_sums(counts: FloatArray, davidson: bool) -> tuple[FloatArray, ...]:
-    """Sums Newton reads, once: score ``w1 + ties / 2``, total (Davidson: w1, w2, ties, total)."""
+    """What Newton reads of the counts: each pair's score ``w1 + ties / 2`` and total.
+
+    Davidson's: both sides' wins and the ties, as views of ``counts`` (C-contiguous),
+    and the total. Their memory layout decides the order in which numpy sums over
+    pairs, so it stays what it always was, and so do the results, bit for bit.
+    """
     w1, w2, ties = counts[..., 0], counts[..., 1], counts[..., 2]
     tot = w1 + w2 + ties
     if not davidson:
         return w1 + 0.5 * ties, tot
-    return np.ascontiguousarray(w1), np.ascontiguousarray(w2), np.ascontiguousarray(ties), tot
+    return w1, w2, ties, tot
 
 
 def _gradient_terms(
@@ -208,6 +213,7 @@ def bt_newton(
     x = np.array(np.broadcast_to(x0, (b_total, m)), dtype=np.float64)
     converged = np.zeros(b_total, dtype=bool)
     scale = np.maximum(counts.sum(axis=(1, 2)), 1.0)
+    counts = np.ascontiguousarray(counts)
     sums = _pair_sums(counts, davidson)
     upper, lower = first * m + second, second * m + first  # flat (m, m) positions
     diag = np.arange(n)
@@ -224,7 +230,7 @@ def bt_newton(
     for _ in range(max_iter):
         everyone = active.size == b_total  # no row gathered while all rounds are active
         xa = x if everyone else x[active]
-        sa = sums if everyone else tuple(s[active] for s in sums)
+        sa = sums if everyone else _pair_sums(counts[active], davidson)  # views: see there
         g_d, g_k, parts = _gradient_terms(xa, first, second, sa, n, davidson)
         grad = np.empty_like(xa)
         g_first, g_second = per_model(g_d)
@@ -251,7 +257,7 @@ def bt_newton(
             cross = to_models(h_dk, first, second, n)
             hess[:, :n, n] = cross
             hess[:, n, :n] = cross
-            hess[:, n, n] = h_kk.sum(axis=1)
+            hess[:, n, n] = np.ascontiguousarray(h_kk).sum(axis=1)  # summed as it always was
         # Gauge term and tiny ridge (see docstring and :func:`._newton.stabilise`).
         stabilise(hess, n, l2, np.maximum(hdiag.mean(axis=1), 1e-300))
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
