@@ -368,15 +368,15 @@ def run_llmbar(args: Any, pair_judge: LLMJudge, subset: str, limit: int | None):
 
 def topical_tables(report: dict[str, Any]) -> str:
     rows, dist = [], []
-    spearman: dict[str, list[float]] = {"integer": [], "expected": []}
-    pearson: dict[str, list[float]] = {"integer": [], "expected": []}
+    spearman: dict[str, dict[str, float]] = {"integer": {}, "expected": {}}
+    pearson: dict[str, dict[str, float]] = {"integer": {}, "expected": {}}
     for dim, d in report["dimensions"].items():
         g4 = GEVAL["G-EVAL-4"][dim]
         for kind in ("integer", "expected"):
             entry = d[kind]
             if entry.get("_result") is not None:
-                spearman[kind].append(entry["_result"].spearman)
-                pearson[kind].append(entry["pearson"])
+                spearman[kind][dim] = entry["_result"].spearman
+                pearson[kind][dim] = entry["pearson"]
             rows.append(
                 [
                     dim if kind == "integer" else "",
@@ -404,22 +404,32 @@ def topical_tables(report: dict[str, Any]) -> str:
                 f"{d['mean_mass_on_levels']:.3f}" if d["mean_mass_on_levels"] is not None else "-",
             ]
         )
+    # Average over the dimensions where both scores have a correlation: a dimension
+    # whose integer scores are all equal has none, and leaving it out of one average
+    # only would compare different dimensions.
+    both = [d for d in spearman["integer"] if d in spearman["expected"]]
     g4 = GEVAL["G-EVAL-4"]["average"]
+    averages: dict[str, Any] = {"dimensions": both}
     for kind in ("integer", "expected"):
-        s, p = spearman[kind], pearson[kind]
+        s = [spearman[kind][d] for d in both]
+        p = [pearson[kind][d] for d in both]
+        averages[kind] = {"spearman": _mean(s), "pearson": _mean(p)}
         rows.append(
             [
-                "AVERAGE" if kind == "integer" else "",
+                f"AVERAGE ({len(both)} dims)" if kind == "integer" else "",
                 kind,
                 "",
-                f"{sum(s) / len(s):.3f}" if s else "n/a",
+                f"{_mean(s):.3f}" if s else "n/a",
                 "",
-                f"{sum(p) / len(p):.3f}" if p else "n/a",
+                f"{_mean(p):.3f}" if p else "n/a",
                 f"{g4[1]:.3f} / {g4[0]:.3f}" if kind == "expected" else "",
             ]
         )
-    report["average_spearman"] = {k: (sum(v) / len(v) if v else None) for k, v in spearman.items()}
-    report["average_pearson"] = {k: (sum(v) / len(v) if v else None) for k, v in pearson.items()}
+    averages["expected_all_dimensions"] = {
+        "spearman": _mean(list(spearman["expected"].values())),
+        "pearson": _mean(list(pearson["expected"].values())),
+    }
+    report["averages"] = averages
     corr = table(
         ["dimension", "score", "n", "Spearman [95% CI]", "Kendall [95% CI]", "Pearson",
          "G-Eval-4 rho / r"],
@@ -432,6 +442,10 @@ def topical_tables(report: dict[str, Any]) -> str:
         dist,
     )  # fmt: skip
     return corr + "\n\n" + spread
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def llmbar_table(reports: dict[str, dict[str, Any]]) -> str:
