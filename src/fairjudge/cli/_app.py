@@ -92,6 +92,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fairjudge.cli._jury",
         "Judge two systems' answers with a panel of judges, and show what each member adds.",
     ),
+    "score-jury": (
+        "fairjudge.cli._score_jury",
+        "Score each answer with a panel of judges: aggregates, agreement, what each adds.",
+    ),
 }
 """Each command: the module that registers it, and its docstring's first paragraph
 (what ``fairjudge --help`` lists; a test keeps the two equal)."""

@@ -12,6 +12,9 @@
 - :func:`score_trend`: a pointwise run against a baseline run (:func:`load_score_run`),
   dimension by dimension: mean shift with CI, distribution test, a plain reading.
 - :func:`compare_via_scores`: two systems compared through each answer's own score.
+- :func:`score_with_jury`: a panel of pointwise judges, aggregated per dimension (mean
+  or median), as a :class:`JuryScoreResult`; :func:`score_jury_diagnostics` gives
+  Krippendorff's alpha, the effective number of judges and what each member adds.
 """
 
 from typing import TYPE_CHECKING
@@ -43,6 +46,20 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
     from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
+    from fairjudge.evaluation._score_jury import score_with_jury
+    from fairjudge.evaluation._score_jury_result import JuryScoreResult, PanelScoredItem
+    from fairjudge.evaluation._score_jury_rules import (
+        SCORE_AGGREGATIONS,
+        ScoreAggregation,
+        aggregate_scores,
+        weighted_median,
+    )
+    from fairjudge.evaluation._score_jury_stats import (
+        DimensionPanelDiagnostics,
+        JuryScoreDiagnostics,
+        MemberScoreDiagnostics,
+        score_jury_diagnostics,
+    )
     from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
     from fairjudge.evaluation._scores_records import ScoreRun, load_score_run
     from fairjudge.evaluation._scores_result import (
@@ -87,6 +104,15 @@ __getattr__ = lazy_attributes(
         ),
         "fairjudge.evaluation._scores": "check_score_items score_answers summarise_scores",
         "fairjudge.evaluation._scores_records": "ScoreRun load_score_run",
+        "fairjudge.evaluation._score_jury": "score_with_jury",
+        "fairjudge.evaluation._score_jury_result": "JuryScoreResult PanelScoredItem",
+        "fairjudge.evaluation._score_jury_rules": (
+            "SCORE_AGGREGATIONS ScoreAggregation aggregate_scores weighted_median"
+        ),
+        "fairjudge.evaluation._score_jury_stats": (
+            "DimensionPanelDiagnostics JuryScoreDiagnostics MemberScoreDiagnostics "
+            "score_jury_diagnostics"
+        ),
         "fairjudge.evaluation._scores_shift": "ShiftTest",
         "fairjudge.evaluation._jury": (
             "AGGREGATIONS Aggregation JuryResult PanelJudgment evaluate_jury"
@@ -101,23 +127,30 @@ __getattr__ = lazy_attributes(
 
 __all__ = [
     "AGGREGATIONS",
+    "SCORE_AGGREGATIONS",
     "Aggregation",
     "Battles",
     "Collapse",
     "CollapseRule",
+    "DimensionPanelDiagnostics",
     "DimensionShift",
     "DimensionSummary",
     "EvalSettings",
     "JudgeLike",
     "JuryDiagnostics",
     "JuryResult",
+    "JuryScoreDiagnostics",
+    "JuryScoreResult",
     "LoadedScoreItems",
     "LongAnswers",
     "MemberDiagnostics",
+    "MemberScoreDiagnostics",
     "PairwiseResult",
     "PanelJudgment",
+    "PanelScoredItem",
     "Rate",
     "RuleLike",
+    "ScoreAggregation",
     "ScoreItem",
     "ScoreMean",
     "ScoreResult",
@@ -130,6 +163,7 @@ __all__ = [
     "SystemScores",
     "ViaScoresResult",
     "WinRate",
+    "aggregate_scores",
     "as_rule",
     "battles_from",
     "check_comparable",
@@ -147,9 +181,12 @@ __all__ = [
     "load_score_run",
     "make_pairs",
     "score_answers",
+    "score_jury_diagnostics",
     "score_trend",
+    "score_with_jury",
     "summarise",
     "summarise_scores",
+    "weighted_median",
 ]
 
 

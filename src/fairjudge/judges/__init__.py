@@ -8,7 +8,8 @@
 - :func:`resolve_judge` turns a ``--judge`` spec into any of them.
 - :class:`PointwiseJudge` scores one answer against a rubric on a session;
   :class:`CallablePointwiseJudge` adapts a function; :func:`resolve_pointwise_judge`
-  turns a ``--judge`` spec into either.
+  turns a ``--judge`` spec into either. :class:`PointwiseJury` puts several of them
+  on one panel that scores every answer against one rubric.
 
 The session, the model judges and the resolver load lazily (PEP 562), so that
 ``import fairjudge`` and Python-callable judges never pay for the runner, the store
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         read_scores,
         resolve_pointwise_judge,
     )
+    from fairjudge.judges._pointwise_jury import PointwiseJury, PointwiseMember
     from fairjudge.judges._registry import (
         DEFAULT_JUDGE,
         JUDGE_FORMS,
@@ -61,6 +63,7 @@ __getattr__ = lazy_attributes(
         "fairjudge.judges._jury_usage": "MemberUsage",
         "fairjudge.judges._llm": "LLMJudge read_verdict",
         "fairjudge.judges._session": "Job JudgeSession ReplyParser",
+        "fairjudge.judges._pointwise_jury": "PointwiseJury PointwiseMember",
         "fairjudge.judges._pointwise": (
             "SCORE_MODES AnswerScores BatchPointwiseJudge "
             "CallablePointwiseJudge PointwiseJudge ScoreCall ScoreContext "
@@ -89,6 +92,8 @@ __all__ = [
     "MemberUsage",
     "PairwiseRequest",
     "PointwiseJudge",
+    "PointwiseJury",
+    "PointwiseMember",
     "ProgressCallback",
     "ReplayJudge",
     "ReplyParser",

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from fairjudge.report._html_load import load_results
     from fairjudge.report._jury import JuryReport, jury_report, render_jury
     from fairjudge.report._ranking import RankingReport, render_ranking
+    from fairjudge.report._score_jury import (
+        JuryScoreReport,
+        render_score_jury,
+        score_jury_report,
+    )
     from fairjudge.report._scores import (
         ScoreReport,
         render_score_calibration,
@@ -41,6 +46,7 @@ __getattr__ = lazy_attributes(
         "fairjudge.report._html_load": "load_results",
         "fairjudge.report._jury": "JuryReport jury_report render_jury",
         "fairjudge.report._ranking": "RankingReport render_ranking",
+        "fairjudge.report._score_jury": "JuryScoreReport render_score_jury score_jury_report",
         "fairjudge.report._scores": (
             "ScoreReport render_score_calibration render_scores render_via_scores score_report"
         ),
@@ -52,6 +58,7 @@ __getattr__ = lazy_attributes(
 __all__ = [
     "ComparisonReport",
     "JuryReport",
+    "JuryScoreReport",
     "RankingReport",
     "ScoreReport",
     "calibration_payload",
@@ -70,9 +77,11 @@ __all__ = [
     "render_jury",
     "render_ranking",
     "render_score_calibration",
+    "render_score_jury",
     "render_scores",
     "render_trend",
     "render_via_scores",
+    "score_jury_report",
     "score_report",
     "write_html",
     "write_jsonl_atomic",

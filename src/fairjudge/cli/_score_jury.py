@@ -1,0 +1,222 @@
+"""``fairjudge score-jury FILE --judge A --judge B``: a panel scores every answer.
+
+The pointwise counterpart of ``fairjudge jury``: every member (``--judge``, given
+twice or more) scores every answer against the same ``--rubric``; ``--weight`` (once
+per ``--judge``, in order) weighs them and ``--aggregate mean|median`` combines their
+scores per dimension (:func:`fairjudge.evaluation.score_with_jury`). The model
+members' calls run as one batch on one session, so one store and one budget cover
+the panel and a rerun costs no call; ``--base-url``, ``--temperature``,
+``--timeout``, ``--mode`` and ``--structured`` apply to every model member. Every
+other option is ``score``'s, and means the same.
+
+It is a command of its own, not ``score --judge A --judge B``, because ``score``
+takes ``--judge`` once (a repeated ``--judge`` there keeps its last value, as every
+single-judge command does), and a panel's result, report and ``--out`` records
+differ from one judge's.
+
+The table, ``--json`` and ``--out`` show the panel's scores per dimension, the same
+scores under the other rule, Krippendorff's alpha and the effective number of judges
+per dimension, and each member's leave-one-out correlation, agreement with human
+scores and calls. ``--out`` writes one record per answer with every member's scores
+and calls; the panel's own scores are under ``panel_scores``, so a panel's file is
+not taken for a one-judge ``score --baseline`` (a panel takes no baseline yet).
+
+Exit codes are ``score``'s: 2 a usage or input error, always before the first call;
+4 when more than ``--max-unresolved`` of the answers lack a panel score on some
+dimension; 5 a spent budget (the partial result is shown and saved); 6 with
+``--fail-on-collapse`` when the panel's scores on a dimension collapsed.
+"""
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge.cli._app import app, err_console, guarded, say
+from fairjudge.cli._options import JudgeFlags, _adds, judge_flags_without
+from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
+from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
+from fairjudge.judges import MemberSpec, PointwiseJury
+from fairjudge.prompts import Rubric
+from fairjudge.report import render_score_jury, score_jury_report, write_jsonl_atomic
+from fairjudge.report._files import check_not_input
+
+__all__ = ["ScorePanelFlags", "score_jury", "score_panel"]
+
+PanelScoreRunFlags = judge_flags_without({"judge", "model_path", "threads"}, "PanelScoreRunFlags")
+"""The shared judge and run flags less ``--judge`` (repeatable here) and the local-model
+options (per member; not supported on a panel yet)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScorePanelFlags:
+    """Who sits on the panel and how their scores combine."""
+
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SPEC",
+            help="A member: openai/<model>, anthropic/<model>, local/<name> or "
+            "python:package.module:function; give it once per member (two or more).",
+        ),
+    ] = None
+    weight: Annotated[
+        list[float] | None,
+        typer.Option(
+            metavar="W",
+            help="A panel member's weight, once per --judge, in order. [default: 1 each]",
+        ),
+    ] = None
+    aggregate: Annotated[
+        str | None,
+        typer.Option(
+            metavar="mean|median",
+            help="How a panel's scores combine per dimension: the weighted mean or the "
+            "weighted median. [default: mean]",
+        ),
+    ] = None
+
+    def members(self, flags: Any) -> tuple[list[MemberSpec], str]:
+        """The member specs (with the command line's backend flags) and the rule, checked.
+
+        Raises:
+            ConfigError: Fewer than two --judge, --weight not once per --judge, or an
+                unknown rule.
+        """
+        judges = self.judge or []
+        if len(judges) < 2:
+            raise ConfigError(
+                f"a panel needs --judge twice or more; got {len(judges)} "
+                "(for one judge: fairjudge score)"
+            )
+        weights = self.weight or [1.0] * len(judges)
+        if len(weights) != len(judges):
+            raise ConfigError(
+                f"--weight was given {len(weights)} time(s) for {len(judges)} --judge; "
+                "give one per --judge, in order, or none"
+            )
+        rule = self.aggregate or "mean"
+        if rule not in SCORE_AGGREGATIONS:
+            raise ConfigError(
+                f"--aggregate must be one of {', '.join(SCORE_AGGREGATIONS)}; got {rule!r}"
+            )
+        specs = []
+        for judge, weight in zip(judges, weights, strict=True):
+            spec = MemberSpec(judge, weight=weight)
+            if not spec.is_python:
+                spec = dataclasses.replace(
+                    spec, base_url=flags.base_url, temperature=flags.temperature,
+                    timeout=flags.timeout,
+                )  # fmt: skip
+            specs.append(spec)
+        return specs, rule
+
+
+def _judge_flags(flags: Any) -> JudgeFlags:
+    """The shared flags as :class:`JudgeFlags` (no judge, no local-model options)."""
+    return JudgeFlags(None, **dataclasses.asdict(flags))
+
+
+def _open(specs: list[MemberSpec], flags: Any, rubric: Rubric, opts: ScoreFlags) -> PointwiseJury:
+    """Build the panel: every member resolved (and checked) before any call."""
+    shared = _judge_flags(flags)
+    if all(s.is_python for s in specs):
+        given = shared.given()
+        given += ["--mode"] if opts.mode != "json" else []
+        given += ["--structured"] if opts.structured else []
+        if given:
+            raise ConfigError(
+                f"{', '.join(given)}: a panel of Python callables has no model, prompt, store "
+                "or budget; drop them"
+            )
+        return PointwiseJury.from_specs(specs, rubric=rubric)
+    return PointwiseJury.from_specs(
+        specs, rubric=rubric, mode=opts.mode, structured=opts.structured, store=flags.store,
+        options=shared.run_options(),
+    )  # fmt: skip
+
+
+def score_panel(
+    file: Path, opts: ScoreFlags, panel: ScorePanelFlags, flags: Any
+) -> JuryScoreResult:
+    """Check everything, run the panel, write ``--out``, show the report; the result.
+
+    Raises:
+        ConfigError: A bad flag, member or input, always before the first call.
+    """
+    rubric = opts.check(_judge_flags(flags))
+    if opts.baseline is not None:
+        raise ConfigError("--baseline compares one-judge runs; a panel does not take it yet")
+    check_not_input(opts.out, "--out", (file,))
+    specs, rule = panel.members(flags)
+    loaded = opts.load(file, rubric)
+    jury = _open(specs, flags, rubric, opts)
+    try:
+        result = score_with_jury(
+            jury, loaded.items, aggregation=rule, seed=opts.seed, level=opts.level,
+            n_resamples=opts.bootstrap,
+        )  # fmt: skip
+    except BudgetExceeded as exc:
+        if not isinstance(exc.partial, JuryScoreResult):
+            raise
+        result = exc.partial
+    finally:
+        jury.close()
+    if opts.out is not None:
+        write_jsonl_atomic(opts.out, result.records())
+    source = "<stdin>" if str(file) == "-" else file.name
+    report = score_jury_report(
+        result, title=source, run=jury.last_run, skipped=loaded.skipped_records()
+    )
+    if opts.json_output:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        render_score_jury(report, Console())
+        if opts.out is not None:
+            err_console.print(f"per-item results: {opts.out}", highlight=False, markup=False)
+    return result
+
+
+def _exit_code(result: JuryScoreResult, opts: ScoreFlags) -> int:
+    code = unresolved_exit(
+        result.stopped, result.n_unscored, result.n_items, opts.max_unresolved,
+        what="lack a panel score on some dimension",
+        none=all(d.n == 0 for d in result.dimensions),
+    )  # fmt: skip
+    if not code and opts.fail_on_collapse and result.collapsed:
+        say("collapse alarm", f"dimension(s) {', '.join(result.collapsed)}", style="red")
+        return EXIT_COLLAPSE
+    return code
+
+
+@app.command("score-jury")
+@guarded
+@_adds(ScorePanelFlags, "panel")
+@_adds(PanelScoreRunFlags, "flags")
+@score_flags
+def score_jury(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="JSONL, CSV or Parquet with question (or a conversation) and answer; "
+            "optional id, reference, category, system, human_<dimension>."
+        ),
+    ],
+    *,
+    opts: ScoreFlags,
+    panel: ScorePanelFlags,
+    flags: Any,
+) -> None:
+    """Score each answer with a panel of judges: aggregates, agreement, what each adds.
+
+    Exit codes: 0 ok; 1 judging failed; 2 usage or input error (before any call); 4 too
+    many answers without a panel score; 5 budget spent (partial result); 6
+    --fail-on-collapse and the panel's scores on a dimension collapsed.
+    """
+    code = _exit_code(score_panel(file, opts, panel, flags), opts)
+    if code:
+        raise typer.Exit(code)

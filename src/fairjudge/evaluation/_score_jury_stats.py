@@ -1,0 +1,206 @@
+"""What each member adds to a scoring panel, and how much the panel agrees, per dimension.
+
+:func:`score_jury_diagnostics` reads a :class:`JuryScoreResult` (no judge is called)
+and gives, for each dimension of the rubric:
+
+- **inter-judge agreement**: Krippendorff's alpha of the members' scores, ordinal
+  (rubric levels are ranks) and interval (distances between levels count), each with
+  a seeded bootstrap interval that resamples questions. Alpha allows missing scores,
+  so every answer scored by two members or more counts;
+- **the effective number of independent judges**
+  (:func:`fairjudge.stats.effective_judges`) from the members' scores on the answers
+  every member scored, with its interval: three copies of one judge are one judge;
+- **per member**: its mean score; its Spearman correlation with the *leave-one-out*
+  aggregate (the others' scores under the panel's rule and weights, with the same
+  majority-of-weight condition among the others), so a dissenting member shows up
+  as a low or negative correlation; and its Spearman with the human scores
+  (``human_<dimension>``) when the items carry them.
+
+A correlation that cannot be computed (fewer than three answers, or scores that
+never vary) is the reason why, as a string, never a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fairjudge._errors import FairJudgeError
+from fairjudge.evaluation._score_jury_result import JuryScoreResult, PanelScoredItem
+from fairjudge.evaluation._score_jury_rules import aggregate_scores
+from fairjudge.evaluation._scores_stats import ScoreMean, human_agreement
+from fairjudge.stats import EffectiveJudges, effective_judges
+from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci
+
+if TYPE_CHECKING:
+    from fairjudge.stats import CorrelationResult
+
+__all__ = [
+    "DimensionPanelDiagnostics",
+    "JuryScoreDiagnostics",
+    "MemberScoreDiagnostics",
+    "score_jury_diagnostics",
+]
+
+
+def _as_dict(value: Any) -> Any:
+    if value is None:
+        return None
+    return {"skipped": value} if isinstance(value, str) else value.to_dict()
+
+
+@dataclass(frozen=True, slots=True)
+class MemberScoreDiagnostics:
+    """One member's figures on one dimension.
+
+    Attributes:
+        name: The member.
+        weight: Its weight.
+        mean: Its own mean score, with its CI clustered by question.
+        with_rest: Spearman (and Kendall) of its scores with the others' aggregate
+            (leave-one-out), or why not computed.
+        human: Spearman with the human scores, why not computed, or ``None`` when no
+            item has a human score on this dimension.
+    """
+
+    name: str
+    weight: float
+    mean: ScoreMean
+    with_rest: CorrelationResult | str
+    human: CorrelationResult | str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "name": self.name,
+            "weight": self.weight,
+            "mean": self.mean.to_dict(),
+            "spearman_with_rest": _as_dict(self.with_rest),
+            "human_agreement": _as_dict(self.human),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DimensionPanelDiagnostics:
+    """The panel's agreement on one dimension, and each member's part in it.
+
+    Attributes:
+        dimension: The dimension.
+        alpha_ordinal: Krippendorff's alpha (ordinal) with its CI, or why not computed.
+        alpha_interval: Krippendorff's alpha (interval) with its CI, or why not computed.
+        effective: The effective number of independent judges, or why not computed.
+        n_complete: Answers every member scored (what ``effective`` uses).
+        members: One entry per member, in order.
+    """
+
+    dimension: str
+    alpha_ordinal: KrippendorffAlpha | str
+    alpha_interval: KrippendorffAlpha | str
+    effective: EffectiveJudges | str
+    n_complete: int
+    members: tuple[MemberScoreDiagnostics, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "dimension": self.dimension,
+            "krippendorff_alpha_ordinal": _as_dict(self.alpha_ordinal),
+            "krippendorff_alpha_interval": _as_dict(self.alpha_interval),
+            "effective_judges": _as_dict(self.effective),
+            "n_complete_items": self.n_complete,
+            "members": [m.to_dict() for m in self.members],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class JuryScoreDiagnostics:
+    """Per-dimension panel and member figures of one scoring panel."""
+
+    dimensions: tuple[DimensionPanelDiagnostics, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"diagnostics": [d.to_dict() for d in self.dimensions]}
+
+
+def _alpha(
+    rows: list[list[int | None]], clusters: list[str], metric: str, boot: dict[str, Any]
+) -> KrippendorffAlpha | str:
+    if sum(sum(v is not None for v in row) >= 2 for row in rows) == 0:
+        return "no answer was scored by two members"
+    try:
+        return krippendorff_alpha_ci(
+            rows, "ordinal" if metric == "ordinal" else "interval", questions=clusters, **boot
+        )
+    except (FairJudgeError, ValueError) as exc:
+        return str(exc)
+
+
+def _effective(
+    items: list[PanelScoredItem], dimension: str, boot: dict[str, Any]
+) -> EffectiveJudges | str:
+    complete = [i for i in items if all(s is not None for s in i.member_scores(dimension))]
+    if len(complete) < 2:
+        return f"{len(complete)} answer(s) scored by every member; needs at least 2"
+    rows = [[float(s) for s in i.member_scores(dimension) if s is not None] for i in complete]
+    try:
+        return effective_judges(rows, questions=[i.item.cluster_key for i in complete], **boot)
+    except (FairJudgeError, ValueError) as exc:
+        return str(exc)
+
+
+def _with_rest(
+    k: int, result: JuryScoreResult, dimension: str, boot: dict[str, Any]
+) -> CorrelationResult | str:
+    others = [j for j in range(len(result.names)) if j != k]
+    weights = [result.weights[j] for j in others]
+    own: list[float] = []
+    rest: list[float] = []
+    clusters: list[str] = []
+    for item in result.items:
+        scores = item.member_scores(dimension)
+        mine = scores[k]
+        agg = aggregate_scores([scores[j] for j in others], weights, result.aggregation)
+        if mine is not None and agg is not None:
+            own.append(float(mine))
+            rest.append(agg)
+            clusters.append(item.item.cluster_key)
+    if len(own) >= 3 and len(set(rest)) < 2:
+        return "the other members' aggregate never varies: no rank correlation"
+    return human_agreement(own, rest, clusters, **boot)
+
+
+def _member(
+    k: int, result: JuryScoreResult, dimension: str, boot: dict[str, Any]
+) -> MemberScoreDiagnostics:
+    summary = result.members[k].dimensions[result.rubric.names.index(dimension)]
+    return MemberScoreDiagnostics(
+        name=result.names[k],
+        weight=result.weights[k],
+        mean=summary.mean,
+        with_rest=_with_rest(k, result, dimension, boot),
+        human=summary.human,
+    )
+
+
+def score_jury_diagnostics(result: JuryScoreResult) -> JuryScoreDiagnostics:
+    """Per-dimension agreement, effective size and per-member figures; no judge is called."""
+    boot: dict[str, Any] = {
+        "seed": result.seed, "level": result.level, "n_resamples": result.n_resamples
+    }  # fmt: skip
+    items = list(result.items)
+    clusters = [i.item.cluster_key for i in items]
+    dims = []
+    for name in result.rubric.names:
+        rows = [i.member_scores(name) for i in items]
+        dims.append(
+            DimensionPanelDiagnostics(
+                dimension=name,
+                alpha_ordinal=_alpha(rows, clusters, "ordinal", boot),
+                alpha_interval=_alpha(rows, clusters, "interval", boot),
+                effective=_effective(items, name, boot),
+                n_complete=sum(all(s is not None for s in row) for row in rows),
+                members=tuple(_member(k, result, name, boot) for k in range(len(result.names))),
+            )
+        )
+    return JuryScoreDiagnostics(tuple(dims))

@@ -1,0 +1,207 @@
+"""The scoring-panel report: one model of a ``score --judge A --judge B`` run.
+
+:func:`score_jury_report` gathers the panel's result under its rule, the same scores
+under the other rule, the per-dimension diagnostics and the calls' summary into a
+:class:`JuryScoreReport`; :func:`render_score_jury` and :meth:`JuryScoreReport.to_dict`
+both read it, so the table and the JSON cannot disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from fairjudge.evaluation import (
+    SCORE_AGGREGATIONS,
+    JuryScoreDiagnostics,
+    JuryScoreResult,
+    score_jury_diagnostics,
+)
+from fairjudge.report._jury import _cost, _latency
+from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
+from fairjudge.report._text import calls_text, ci_text, print_failures
+from fairjudge.report._trend import mean_text
+from fairjudge.runner import RunSummary
+
+if TYPE_CHECKING:
+    from fairjudge.stats import CorrelationResult, EffectiveJudges
+    from fairjudge.stats._alpha_ci import KrippendorffAlpha
+
+__all__ = ["JuryScoreReport", "render_score_jury", "score_jury_report"]
+
+
+@dataclass(frozen=True, slots=True)
+class JuryScoreReport:
+    """Everything a scoring panel's run shows.
+
+    Attributes:
+        title: What was scored, e.g. the input file's name.
+        result: The panel's result under its rule.
+        alternatives: The same scores under the other aggregation rule(s).
+        diagnostics: Per-dimension agreement, effective size and member figures.
+        run: The model members' calls (one run for the panel); ``None`` without any.
+        skipped: Input rows skipped with ``--skip-invalid``.
+    """
+
+    title: str
+    result: JuryScoreResult
+    alternatives: tuple[JuryScoreResult, ...]
+    diagnostics: JuryScoreDiagnostics
+    run: RunSummary | None = None
+    skipped: tuple[dict[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: summary, other rules, diagnostics, failures, calls, skipped rows."""
+        payload = self.result.to_dict()
+        payload["alternative_aggregations"] = {
+            a.aggregation: [d.to_dict() for d in a.dimensions] for a in self.alternatives
+        }
+        payload.update(self.diagnostics.to_dict())
+        payload["member_usage"] = [u.to_dict() for u in self.result.usage]
+        payload["failures"] = dict(self.result.failures.most_common())
+        payload["calls"] = self.run.to_dict() if self.run is not None else None
+        payload["skipped_rows"] = list(self.skipped)
+        return payload
+
+
+def score_jury_report(
+    result: JuryScoreResult,
+    *,
+    title: str,
+    run: RunSummary | None = None,
+    skipped: Sequence[dict[str, Any]] = (),
+) -> JuryScoreReport:
+    """Build the report of one scoring panel's run (diagnostics and the other rule)."""
+    others = tuple(
+        result.with_aggregation(a) for a in SCORE_AGGREGATIONS if a != result.aggregation
+    )
+    return JuryScoreReport(
+        title, result, others, score_jury_diagnostics(result), run, tuple(skipped)
+    )
+
+
+def _panel_table(report: JuryScoreReport) -> Table:
+    result = report.result
+    level = round(result.level * 100)
+    title = (
+        f"{report.title}: a panel of {len(result.names)} ({result.aggregation}), rubric "
+        f"{result.rubric_tag}, scale {result.rubric.scale_text}"
+    )
+    table = Table(title=escape(title), header_style="bold")
+    human = any(d.human is not None for d in result.dimensions)
+    headers = ["dimension", f"mean  [{level}% CI]", f"median  [{level}% CI]", "n", "unscored",
+               "histogram (nearest level)", "collapse"]  # fmt: skip
+    headers += ["Spearman vs human"] if human else []
+    for head in headers:
+        table.add_column(escape(head))
+    for d in result.dimensions:
+        row = [escape(d.name), _mean(d), _median(d), str(d.n), str(result.unscored[d.name]),
+               _histogram(d), _alarm(d)] + ([_human(d)] if human else [])  # fmt: skip
+        table.add_row(*row)
+    for alt in report.alternatives:
+        for d in alt.dimensions:
+            table.add_row(f"  {escape(d.name)}, {alt.aggregation}", _mean(d), _median(d))
+    return table
+
+
+def _alpha(a: KrippendorffAlpha | str) -> str:
+    if isinstance(a, str):
+        return escape(a)
+    return "n/a" if math.isnan(a.alpha) else f"{a.alpha:.3f}  {ci_text(a.ci, '.2f')}"
+
+
+def _effective(
+    e: EffectiveJudges | str,
+) -> str:
+    if isinstance(e, str):
+        return escape(e)
+    return f"{e.estimate:.2f}  {ci_text(e.ci, '.2f')} of {e.n_members}"
+
+
+def _agreement_table(report: JuryScoreReport) -> Table:
+    table = Table(title="how much the members agree", header_style="bold")
+    for head in ("dimension", "alpha (ordinal)", "alpha (interval)", "effective judges",
+                 "scored by all"):  # fmt: skip
+        table.add_column(head)
+    for d in report.diagnostics.dimensions:
+        table.add_row(escape(d.dimension), _alpha(d.alpha_ordinal), _alpha(d.alpha_interval),
+                      _effective(d.effective), str(d.n_complete))  # fmt: skip
+    return table
+
+
+def _rho(c: CorrelationResult | str | None) -> str:
+    if c is None:
+        return ""
+    if isinstance(c, str) or math.isnan(c.spearman):
+        return "n/a"
+    return f"{c.spearman:.2f}  {ci_text(c.spearman_ci, '.2f')}"
+
+
+def _members_table(report: JuryScoreReport) -> Table:
+    table = Table(title="members (Spearman with the rest: leave-one-out)", header_style="bold")
+    human = any(m.human is not None for d in report.diagnostics.dimensions for m in d.members)
+    for head in ["member", "weight", "dimension", "mean", "Spearman with rest"] + (
+        ["Spearman vs human"] if human else []
+    ):
+        table.add_column(head)
+    for d in report.diagnostics.dimensions:
+        for m in d.members:
+            row = [escape(m.name), f"{m.weight:g}", escape(d.dimension), mean_text(m.mean),
+                   _rho(m.with_rest)] + ([_rho(m.human)] if human else [])  # fmt: skip
+            table.add_row(*row)
+    return table
+
+
+def _calls_table(report: JuryScoreReport) -> Table:
+    table = Table(title="calls by member (this run; a stored call costs 0)", header_style="bold")
+    for head in ("member", "calls", "made", "cached", "failed", "tokens in / out", "cost",
+                 "mean latency"):  # fmt: skip
+        table.add_column(head)
+    result = report.result
+    for k, name in enumerate(result.names):
+        own = result.members[k]
+        failed = str(own.n_parse_failures + own.n_call_errors)
+        if len(result.usage) != len(result.names):
+            table.add_row(escape(name), *("n/a",) * 3, failed, *("n/a",) * 3)
+            continue
+        u = result.usage[k]
+        table.add_row(escape(name), str(u.calls), str(u.made), str(u.cached), failed,
+                      f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))  # fmt: skip
+    return table
+
+
+def render_score_jury(report: JuryScoreReport, console: Console) -> None:
+    """Print the failures, the panel's scores, the agreement, the members and their calls."""
+    result = report.result
+    print_failures(result.failures, console)
+    console.print(_panel_table(report))
+    console.print(_agreement_table(report))
+    console.print(_members_table(report))
+    console.print(_calls_table(report))
+    line = f"answers fully scored by the panel: {result.n_items - result.n_unscored} of "
+    line += f"{result.n_items}"
+    if report.run is not None:
+        line += f"; model calls: {calls_text(report.run)}"
+    console.print(line, highlight=False, markup=False)
+    console.print(
+        f"aggregate={result.aggregation} seed={result.seed} level={result.level} "
+        f"resamples={result.n_resamples}; an answer a member could not score is scored "
+        "by the others only when they hold more than half of the weight, else unscored.",
+        highlight=False,
+        markup=False,
+    )
+    if result.stopped is not None:
+        console.print(
+            "[yellow]partial result:[/yellow] stopped by the budget before every call was made.",
+            highlight=False,
+        )
+    for d in result.dimensions:
+        if d.collapse.collapsed:
+            console.print("[red]collapse alarm:[/red] ", end="", highlight=False)
+            console.print(f"{d.name}: {d.collapse.reason}.", highlight=False, markup=False)

@@ -1,0 +1,144 @@
+"""Krippendorff's alpha with a seeded bootstrap interval, clustered by question.
+
+:func:`~fairjudge.stats.krippendorff_alpha` gives the point estimate; a panel that
+scores answers on a rubric also needs to know how sure that estimate is. Alpha is a
+ratio of two sums over the *coincidence matrix*, and that matrix is a sum of one
+small matrix per unit (item). So each question's contribution is computed once, and
+a resample's matrix is its draw counts times those contributions: a bootstrap over
+questions that costs one matrix product per resample, not one pass over the data.
+
+Only units with two or more values are pairable and count, as in the point
+estimate; the bootstrap resamples those units (whole questions when ``questions``
+is given, so that several answers to one question are not taken for independent
+evidence). A resample where no disagreement is expected (every value equal) has no
+alpha and is left out of the interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Unpack
+
+import numpy as np
+
+from fairjudge._errors import ConfigError, InputError
+from fairjudge.stats._arrays import FloatArray
+from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._panel import Metric, _delta
+from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
+
+__all__ = ["KrippendorffAlpha", "krippendorff_alpha_ci"]
+
+
+@dataclass(frozen=True, slots=True)
+class KrippendorffAlpha(Resampled):
+    """Krippendorff's alpha of a panel's scores, with a bootstrap interval.
+
+    Attributes:
+        alpha: ``1 - D_o / D_e``; NaN when no disagreement is expected.
+        ci: Percentile bootstrap interval, or why there is none.
+        metric: ``"nominal"``, ``"ordinal"`` or ``"interval"``.
+        n_units: Pairable units (items with two or more values).
+        n_values: Values in those units.
+    """
+
+    alpha: float
+    ci: ConfidenceInterval
+    metric: Metric
+    n_units: int
+    n_values: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (NaN becomes ``None``)."""
+        return {
+            "alpha": nan_to_none(self.alpha),
+            "ci": self.ci.to_dict(),
+            "metric": self.metric,
+            "n_units": self.n_units,
+            "n_values": self.n_values,
+            **self.resampling_dict(),
+        }
+
+    def summary(self) -> str:
+        """One line."""
+        units = f"{self.n_units} units"
+        return f"Krippendorff's alpha ({self.metric}) {self.alpha:.3f} {self.ci} ({units})"
+
+
+def _alpha(coincidence: FloatArray, values: FloatArray, metric: Metric) -> float:
+    """Alpha from one coincidence matrix (as :func:`~fairjudge.stats.krippendorff_alpha`)."""
+    n_c = coincidence.sum(axis=1)
+    total = n_c.sum()
+    if total <= 1:
+        return float("nan")
+    delta = _delta(values, n_c, metric)
+    observed = (coincidence * delta).sum() / total
+    expected = (np.outer(n_c, n_c) * delta).sum() / (total * (total - 1))
+    return float(1.0 - observed / expected) if expected > 1e-12 else float("nan")
+
+
+def krippendorff_alpha_ci(
+    data: Sequence[Sequence[float | None]],
+    metric: Metric = "ordinal",
+    **options: Unpack[BootstrapOptions],
+) -> KrippendorffAlpha:
+    """Krippendorff's alpha with a percentile bootstrap interval over units or questions.
+
+    Args:
+        data: One row per unit (an item), one value per coder (a member); ``None``
+            where a coder gave none.
+        metric: ``"nominal"``, ``"ordinal"`` (rubric levels: ranks matter) or
+            ``"interval"`` (differences matter).
+        **options: Bootstrap options (``questions``: one label per row of ``data``,
+            ``n_resamples``, ``seed``, ``level``).
+
+    Raises:
+        ConfigError: An unknown metric or a bad bootstrap option.
+        InputError: No unit has two values, or ``questions`` does not match ``data``.
+
+    Example:
+        >>> krippendorff_alpha_ci([[1, 1], [2, 2], [3, 3]], n_resamples=10).alpha
+        1.0
+    """
+    if metric not in ("nominal", "ordinal", "interval"):
+        raise ConfigError(f"metric must be nominal, ordinal or interval; got {metric!r}")
+    questions = options.pop("questions", None)
+    if questions is not None and len(questions) != len(data):
+        raise InputError(f"questions has {len(questions)} labels for {len(data)} units")
+    kept: list[list[float]] = []
+    labels: list[Hashable] = []
+    for k, row in enumerate(data):
+        unit = [float(v) for v in row if v is not None]
+        if len(unit) >= 2:
+            kept.append(unit)
+            labels.append(questions[k] if questions is not None else k)
+    if not kept:
+        raise InputError("krippendorff_alpha needs at least one unit with two values")
+    values = np.asarray(sorted({v for u in kept for v in u}), dtype=np.float64)
+    index = {float(v): i for i, v in enumerate(values)}
+    size = values.size
+    per_unit = np.zeros((len(kept), size, size))
+    for k, unit in enumerate(kept):
+        counts = np.bincount([index[v] for v in unit], minlength=size).astype(np.float64)
+        per_unit[k] = (np.outer(counts, counts) - np.diag(counts)) / (len(unit) - 1)
+    plan = plan_bootstrap(len(kept), {**options, "questions": labels})
+    per_cluster = np.zeros((plan.n_clusters, size, size))
+    np.add.at(per_cluster, plan.clusters, per_unit)
+    point = _alpha(per_unit.sum(axis=0), values, metric)
+    boot: list[float] = []
+    for draws in plan.draws(plan.n_clusters + 2 * size * size):
+        for matrix in np.einsum("bk,kij->bij", draws, per_cluster):
+            boot.append(_alpha(matrix, values, metric))
+    (ci,) = plan.intervals(np.asarray(boot))
+    record = plan.record()
+    if questions is None:
+        record["n_questions"] = None
+    return KrippendorffAlpha(
+        alpha=point,
+        ci=ci,
+        metric=metric,
+        n_units=len(kept),
+        n_values=sum(len(u) for u in kept),
+        **record,
+    )
