@@ -211,7 +211,51 @@ class Bench:
         )
         clusters = [self.questions[k] for k in rows]
         ci = bootstrap_mean(diff, clusters, n_resamples=self.rounds, seed=self.seed)
-        return {"s1_difference": float(diff.mean()), "ci": ci.to_dict(), "n_ratings": len(diff)}
+        human = [self.human[k] for k in rows]
+        kappa = _kappa_difference(
+            [str(alone[self.where[k]]) for k in rows],
+            [str(panel[self.where[k]]) for k in rows],
+            human, clusters, self.rounds, self.seed,
+        )  # fmt: skip
+        return {
+            "s1_difference": float(diff.mean()), "ci": ci.to_dict(), "n_ratings": len(diff),
+            "kappa_difference": kappa,
+        }  # fmt: skip
+
+
+def _cohen(pred: np.ndarray, truth: np.ndarray, weight: np.ndarray) -> float:
+    """Cohen's kappa of two label codes (0..2), each row weighted (bootstrap counts)."""
+    total = weight.sum()
+    observed = weight[pred == truth].sum() / total
+    p = np.array([weight[pred == c].sum() for c in range(3)]) / total
+    t = np.array([weight[truth == c].sum() for c in range(3)]) / total
+    expected = float(p @ t)
+    return float((observed - expected) / (1 - expected))
+
+
+def _kappa_difference(
+    alone: list[str],
+    panel: list[str],
+    human: list[str],
+    clusters: list[str],
+    rounds: int,
+    seed: int,
+) -> dict[str, Any]:
+    """kappa(panel, humans) - kappa(alone, humans) on the same ratings, with a paired
+    bootstrap over questions (both kappas computed on each resample)."""
+    codes = {"1": 0, "2": 1, "tie": 2}
+    a, b, h = (np.array([codes[v] for v in x]) for x in (alone, panel, human))
+    index: dict[str, int] = {}
+    cluster = np.array([index.setdefault(c, len(index)) for c in clusters])
+    k = len(index)
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(k, np.full(k, 1 / k), size=rounds)
+    ones = np.ones(len(h))
+    point = _cohen(b, h, ones) - _cohen(a, h, ones)
+    diffs = [_cohen(b, h, d[cluster].astype(float)) - _cohen(a, h, d[cluster].astype(float))
+             for d in draws]  # fmt: skip
+    low, high = np.quantile(diffs, [0.025, 0.975])
+    return {"estimate": point, "ci": {"low": float(low), "high": float(high)}}
 
 
 def _outcomes(result: JuryResult) -> list[str | None]:
@@ -316,6 +360,11 @@ def report(r: dict[str, Any]) -> None:
         print(
             f"juries claim ({rule}): panel without GPT-4 minus GPT-4 alone, S1 "
             f"{c['s1_difference']:+.3f} {_ci(c['ci']['low'], c['ci']['high'])}: {_verdict(c['ci'])}"
+        )
+        kd = c["kappa_difference"]
+        print(
+            f"juries claim ({rule}): panel without GPT-4 minus GPT-4 alone, Cohen's kappa "
+            f"{kd['estimate']:+.3f} {_ci(kd['ci']['low'], kd['ci']['high'])}: {_verdict(kd['ci'])}"
         )
 
 
