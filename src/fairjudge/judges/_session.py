@@ -30,6 +30,7 @@ so that a command's ``--help`` does not pay for it.
 from __future__ import annotations
 
 import dataclasses
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -119,6 +120,9 @@ class JudgeSession(Closing):
         """The summary of the most recent batch (also set when a budget stopped it)."""
         self.calls_made = 0
         self.spent = 0.0
+        # One batch at a time: each batch's budget is what the batches before it left,
+        # and its claims are the session's; two at once would both see the whole budget.
+        self._one_batch = threading.Lock()
         self._owns_store = not isinstance(store, Store)
         self.store: Store = (
             store if isinstance(store, Store) else Store(store or DEFAULT_STORE_PATH)
@@ -162,6 +166,9 @@ class JudgeSession(Closing):
     ) -> list[Reply]:
         """Run the jobs; one reply per job, in order. Blocks until the batch is done.
 
+        Batches on one session run one at a time (from any thread, sync or async), so
+        a budget is never spent twice and no call is claimed by two batches at once.
+
         Args:
             jobs: The calls and their parsers' contexts. Jobs with equal keys are one
                 call (made once, parsed once, with the first such job's context).
@@ -180,15 +187,16 @@ class JudgeSession(Closing):
         """
         from fairjudge.runner._cached import serve_from_store
 
-        work = _Pass(jobs, parse, progress)
-        batch = self._batch(work, quiet)
-        result = serve_from_store(
-            batch.backends, batch.specs, store=self.store, options=batch.options,
-            on_progress=batch.on_progress,
-        )  # fmt: skip
-        if result is not None:  # all in the store: no thread, no backend, no connection
-            return self._replies(work, result)
-        return self._loop.run(self._run(work, batch))
+        with self._one_batch:
+            work = _Pass(jobs, parse, progress)
+            batch = self._batch(work, quiet)
+            result = serve_from_store(
+                batch.backends, batch.specs, store=self.store, options=batch.options,
+                on_progress=batch.on_progress,
+            )  # fmt: skip
+            if result is not None:  # all in the store: no thread, no backend, no connection
+                return self._replies(work, result)
+            return self._loop.run(self._run(work, batch))
 
     async def arun(
         self,
@@ -199,9 +207,13 @@ class JudgeSession(Closing):
         """Async :meth:`run`: awaits the batch on the session's event-loop thread."""
         import asyncio
 
-        work = _Pass(jobs, parse, progress)
-        future = self._loop.submit(self._run(work, self._batch(work, quiet=False)))
-        return await asyncio.wrap_future(future)
+        await asyncio.to_thread(self._one_batch.acquire)  # one batch at a time (see run)
+        try:
+            work = _Pass(jobs, parse, progress)
+            future = self._loop.submit(self._run(work, self._batch(work, quiet=False)))
+            return await asyncio.wrap_future(future)
+        finally:
+            self._one_batch.release()
 
     def _batch(self, work: _Pass[C], quiet: bool) -> Batch:
         from fairjudge.runner import Batch
