@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -58,3 +60,23 @@ def test_unlabelled_items_are_an_input_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["calibrate", str(p), "--judge", "python:examples.judges:longer"])
     assert result.exit_code == 2
     assert "human" in result.output
+
+
+def test_a_named_pipe_is_read_once_and_whole(tmp_path: Path) -> None:
+    # A pipe can be read once: peeking at its columns would lose rows (or hang).
+    fifo = tmp_path / "pairs.jsonl"
+    os.mkfifo(fifo)
+    data = EXAMPLE.read_bytes()
+
+    def feed() -> None:
+        with fifo.open("wb") as pipe:
+            pipe.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    result = runner.invoke(
+        app, ["calibrate", str(fifo), "--judge", "python:examples.judges:knows_facts", "--json"]
+    )
+    writer.join(timeout=10)
+    assert result.exit_code in (0, 3), result.output
+    assert json.loads(result.stdout)["n_items"] == data.count(b"\n")

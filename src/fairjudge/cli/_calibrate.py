@@ -7,7 +7,7 @@ Pairwise or pointwise input is told by the columns: ``answer_1``/``answer_2`` is
 pairwise (verdicts against ``human``, scores against ``human_score``); an ``answer``
 column without them is pointwise (the rubric's scores against ``human_<dimension>``,
 per dimension: :func:`fairjudge.audit.score_calibration_report`). From stdin (``-``)
-the columns are not peeked at: ``--rubric`` selects pointwise input.
+or a pipe the columns are not peeked at: ``--rubric`` selects pointwise input.
 
 Exit codes: 0 when the gate passes (or there is no gate to apply), 3 when it fails,
 2 for input errors, 1 when judging failed, 4 when too many items were unresolved,
@@ -101,7 +101,9 @@ def is_pointwise(file: Path, columns: InputFlags, scoring: PointwiseFlags) -> bo
     Raises:
         ConfigError: A pointwise option given for pairwise input.
     """
-    if str(file) == "-":
+    if str(file) == "-" or not file.is_file():
+        # stdin, a named pipe or process substitution can be read once only: peeking
+        # at its first row would lose it. (A missing file is the loader's to report.)
         pointwise = scoring.rubric is not None
     else:
         names = _columns(file)
