@@ -40,7 +40,10 @@ def test_report_card_json_out_and_a_free_rerun(audit_server: JudgeServer, tmp_pa
     assert biases["self-preference"]["skipped"].startswith("needs two or more judges")
     assert biases["position"]["verdict"] in ("notable", "severe")
     assert payload["calls_made"] == audit_server.count("requests") > 0
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    header, *records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["kind"] == "audit"
+    assert header["settings"]["rubric"] == "basic"
+    assert header["judges"] == ["openai/scripted-judge"]
     assert [r["bias"] for r in records] == [e["bias"] for e in payload["experiments"]]
     made = audit_server.count("requests")
     code, stdout, stderr = _audit(*args)
@@ -118,8 +121,15 @@ def test_a_spent_budget_stops_with_exit_5_and_keeps_the_calls(
 ) -> None:
     plant(audit_server, Planted())
     base = [*_server_args(audit_server, tmp_path), "--limit", "4"]
-    code, _, stderr = _audit(*base, "--max-calls", "3")
+    out = tmp_path / "partial.jsonl"
+    code, stdout, stderr = _audit(*base, "--max-calls", "3", "--json", "--out", str(out))
     assert code == 5, stderr
     assert audit_server.count("requests") == 3
+    partial = json.loads(stdout)  # the partial report, not only an error
+    assert partial["stopped"].startswith("the --max-calls 3 budget is spent: 3 calls made")
+    skipped = [e["skipped"] for e in partial["experiments"]]
+    assert skipped[0].startswith("stopped: ")
+    assert all(s.startswith("not run: ") for s in skipped[1:3])
+    assert json.loads(out.read_text().splitlines()[0])["stopped"] == partial["stopped"]
     code, _, stderr = _audit(*base)
     assert code == 0, stderr  # the finished calls came from the store

@@ -6,6 +6,8 @@ server, so every experiment runs through the session, the runner and the store.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from fairjudge.judges import BackendOptions, JudgeSession
 from fairjudge.runner import RunOptions
 from tests.audit.conftest import model_judge, plant
 from tests.audit.planted import Planted, judge_fn
-from tests.server import JudgeServer, Script
+from tests.server import JudgeServer, Pair, Script
 
 SETTINGS = AuditSettings(n_resamples=1000)
 
@@ -105,45 +107,75 @@ def test_a_framing_sensitive_judge_is_caught(
     assert overall.n == 80
 
 
-def _family_items() -> list[AuditItem]:
+def _family_items(families: tuple[str, ...]) -> list[AuditItem]:
     items = []
-    for i in range(24):
+    for i in range(30):
         q = f"Question number {i}: explain topic {i}."
-        items.append(
-            AuditItem(q, f"[alpha] answer {i} from alpha, version {i * 7}", system="alpha-7b")
-        )
-        items.append(AuditItem(q, f"[beta] answer {i} from beta, take {i * 11}", system="beta-13b"))
+        for f in families:
+            items.append(AuditItem(q, f"[{f}] answer {i} from {f}, take {i * 7}", system=f"{f}-7b"))
     return items
 
 
-@pytest.mark.parametrize("points", [0, 1])
-def test_a_self_preferring_judge_is_caught(
-    audit_server: JudgeServer, tmp_path: Path, points: int
-) -> None:
-    plant(audit_server, Planted(own_family="alpha", own_points=points))
-    other = JudgeServer(Script(judge=lambda pair: judge_fn(Planted())(pair.question)))
-    with (
-        other,
-        JudgeSession(
-            store=tmp_path / "store.sqlite", options=RunOptions.build(quiet=True)
-        ) as session,
-    ):
-        alpha = model_judge(audit_server, session, "alpha-judge")
-        beta = model_judge(other, session, "beta-judge")
-        report = audit([alpha, beta], _family_items(), experiments=["self-preference"],
+def _panel(tmp_path: Path, planted: dict[str, Planted], families: tuple[str, ...]) -> list[Effect]:
+    """Each family's judge on its own scripted server; the self-preference effects."""
+    servers = {f: JudgeServer(Script(judge=_scripted(p))) for f, p in planted.items()}
+    with contextlib.ExitStack() as stack:
+        for server in servers.values():
+            stack.enter_context(server)
+        session = stack.enter_context(
+            JudgeSession(store=tmp_path / "store.sqlite", options=RunOptions.build(quiet=True))
+        )
+        judges = [model_judge(servers[f], session, f"{f}-judge") for f in planted]
+        report = audit(judges, _family_items(families), experiments=["self-preference"],
                        settings=SETTINGS)  # fmt: skip
     exp = next(e for e in report.experiments if e.bias == "self-preference")
-    own = next(e for e in exp.effects if e.name.startswith("openai/alpha-judge (alpha)"))
-    # Only alpha favours itself, by `points`; beta is neutral. alpha likes alpha answers
-    # `points` more than beta does, and beta answers no more: a difference in differences
-    # of `points`.
-    assert float(points) in own.ci, (own.estimate, own.ci)
-    assert own.covers_null == (points == 0)
-    # With two judges, each is measured against the other, so both show the pair's
-    # combined self-preference (documented): a third family would tell them apart.
-    beta_own = next(e for e in exp.effects if e.name.startswith("openai/beta-judge (beta)"))
-    assert beta_own.estimate == own.estimate
-    assert set(exp.details["matrix"]) == {"openai/alpha-judge", "openai/beta-judge"}
+    assert set(exp.details["matrix"]) == {f"openai/{f}-judge" for f in planted}
+    return list(exp.effects)
+
+
+def _scripted(planted: Planted) -> Callable[[Pair], str]:
+    fn = judge_fn(planted)
+    return lambda pair: fn(pair.question)
+
+
+def _own(effects: list[Effect], family: str) -> Effect:
+    return next(e for e in effects if e.name.startswith(f"openai/{family}-judge ({family})"))
+
+
+def test_a_self_preferring_judge_is_told_from_two_neutral_ones(
+    audit_server: JudgeServer, tmp_path: Path
+) -> None:
+    planted = {
+        "alpha": Planted(own_family="alpha", own_points=1, salt="a"),
+        "beta": Planted(salt="b"),
+        "gamma": Planted(salt="c"),
+    }
+    effects = _panel(tmp_path, planted, ("alpha", "beta", "gamma"))
+    alpha = _own(effects, "alpha")
+    assert 1.0 in alpha.ci, (alpha.estimate, alpha.ci)
+    assert not alpha.covers_null
+    for family in ("beta", "gamma"):  # the neutral judges read neutral
+        neutral = _own(effects, family)
+        assert neutral.covers_null, (family, neutral.estimate, neutral.ci)
+        assert abs(neutral.estimate or 0.0) < 0.6  # about 2 standard errors here
+
+
+@pytest.mark.parametrize("points", [0, 1])
+def test_two_judges_give_only_their_combined_self_preference(
+    audit_server: JudgeServer, tmp_path: Path, points: int
+) -> None:
+    planted = {
+        "alpha": Planted(own_family="alpha", own_points=points, salt="a"),
+        "beta": Planted(salt="b"),
+    }
+    effects = _panel(tmp_path, planted, ("alpha", "beta"))
+    for family in ("alpha", "beta"):  # each seen only against the other: not identifiable
+        own = _own(effects, family)
+        assert own.verdict == "not estimable"
+        assert "not identifiable" in (own.ci.reason or "")
+    combined = next(e for e in effects if e.name.startswith("the panel's combined"))
+    assert float(points) in combined.ci, (combined.estimate, combined.ci)
+    assert combined.covers_null == (points == 0)
 
 
 def test_a_rerun_costs_no_call_and_gives_the_same_report(

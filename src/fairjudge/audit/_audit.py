@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge.audit._audit_items import AuditItem, builtin_items, check_items, position_pairs
 from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress
 from fairjudge.audit._framing import framing_experiment
@@ -44,6 +44,9 @@ class AuditReport:
         n_items: Items audited.
         source: Where the items came from (``built-in suite`` or the file).
         settings: The prompts and statistics settings used.
+        stopped: Why the audit stopped before its end (a spent budget), or ``None``.
+            A stopped report is partial: the experiments after the stop are listed as
+            not run, and the calls made are in the store for the next run.
     """
 
     judges: tuple[str, ...]
@@ -51,6 +54,7 @@ class AuditReport:
     n_items: int
     source: str
     settings: AuditSettings = field(default_factory=AuditSettings)
+    stopped: str | None = None
 
     @property
     def n_calls(self) -> int:
@@ -84,6 +88,7 @@ class AuditReport:
                 "level": s.level,
                 "n_resamples": s.n_resamples,
             },
+            "stopped": self.stopped,
             "experiments": [e.to_dict() for e in self.experiments],
         }
 
@@ -92,6 +97,7 @@ def plan_experiments(
     requested: Iterable[str] | None,
     judges: Sequence[AuditJudge],
     items: Sequence[AuditItem],
+    settings: AuditSettings | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """Which experiments run, and why the others do not.
 
@@ -115,6 +121,9 @@ def plan_experiments(
     reason = why_no_self_preference(judges, items)
     if reason is not None:
         why["self-preference"] = reason
+    reason = why_no_framing(settings or AuditSettings(), bool(position_pairs(items)))
+    if reason is not None:
+        why["framing"] = reason
     if requested is not None:
         impossible = [e for e in wanted if e in why]
         if impossible:
@@ -151,36 +160,85 @@ def audit(
     Raises:
         ConfigError: An unknown or impossible experiment, no items, or a bad setting,
             always before the first call.
-        BudgetExceeded: The session's budget ran out; finished calls are in the store,
-            so a rerun with a larger budget pays only for the rest.
+
+    A spent budget does not raise: the report is returned with ``stopped`` set, the
+    finished experiments in it and the rest listed as not run. Every call made is in
+    the store, so a rerun with a larger budget pays only for the rest.
     """
-    judges = [judge] if isinstance(judge, AuditJudge) else list(judge)
-    if not judges:
-        raise ConfigError("audit needs at least one judge")
+    judges = _judges(judge)
+    the_items = builtin_items() if items is None else list(items)
+    check_items(the_items)
+    cfg = settings or AuditSettings()
+    _run, skipped = plan_experiments(experiments, judges, the_items, cfg)
+    check_references(cfg, the_items)
+    pairs = position_pairs(the_items)
+    results: list[ExperimentResult] = []
+    stopped: str | None = None
+    for bias in EXPERIMENTS:
+        if bias in skipped:
+            results.append(ExperimentResult(bias, "", skipped=skipped[bias]))
+            continue
+        subjects: list[AuditJudge | None] = [None] if bias == "self-preference" else [*judges]
+        for j in subjects:
+            name = j.name if j is not None else ", ".join(x.name for x in judges)
+            if stopped is not None:
+                results.append(ExperimentResult(bias, name, skipped=f"not run: {stopped}"))
+                continue
+            try:
+                if j is None:
+                    families = judge_families(judges, judge_families_by_name)
+                    results.append(
+                        self_preference_experiment(judges, families, the_items, cfg, progress)
+                    )
+                else:
+                    results.append(_one(bias, j, the_items, pairs, cfg, progress))
+            except BudgetExceeded as exc:
+                stopped = str(exc)
+                results.append(ExperimentResult(bias, name, skipped=f"stopped: {stopped}"))
+    return AuditReport(
+        tuple(j.name for j in judges), tuple(results), len(the_items),
+        source or ("built-in suite" if items is None else "items"), cfg, stopped,
+    )  # fmt: skip
+
+
+def _judges(judge: AuditJudge | Sequence[AuditJudge]) -> list[AuditJudge]:
+    """The judges, checked: at least one, each an AuditJudge, no name twice."""
+    if isinstance(judge, AuditJudge):
+        judges = [judge]
+    elif isinstance(judge, Sequence) and not isinstance(judge, str):
+        judges = list(judge)
+    else:
+        judges = [judge]
+    bad = [type(j).__name__ for j in judges if not isinstance(j, AuditJudge)]
+    if bad or not judges:
+        raise ConfigError(
+            "audit needs one or more judges that can be asked with any prompt: objects with "
+            "name, pairwise(template) and pointwise(rubric), such as ModelAuditJudge("
+            f"'openai/<model>', session=...); got {', '.join(bad) or 'none'}"
+        )
     names = [j.name for j in judges]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ConfigError(f"judge(s) given more than once: {', '.join(repeated)}")
-    the_items = builtin_items() if items is None else list(items)
-    check_items(the_items)
-    _run, skipped = plan_experiments(experiments, judges, the_items)
-    cfg = settings or AuditSettings()
-    check_references(cfg, the_items)
-    pairs = position_pairs(the_items)
-    results: list[ExperimentResult] = []
-    for bias in EXPERIMENTS:
-        if bias in skipped:
-            results.append(ExperimentResult(bias, "", skipped=skipped[bias]))
-        elif bias == "self-preference":
-            families = judge_families(judges, judge_families_by_name)
-            results.append(self_preference_experiment(judges, families, the_items, cfg, progress))
-        else:
-            for j in judges:
-                results.append(_one(bias, j, the_items, pairs, cfg, progress))
-    return AuditReport(
-        tuple(j.name for j in judges), tuple(results), len(the_items),
-        source or ("built-in suite" if items is None else "items"), cfg,
-    )  # fmt: skip
+    return judges
+
+
+def why_no_framing(settings: AuditSettings, has_pairs: bool) -> str | None:
+    """Why the framing experiment cannot run as set up, or ``None`` (no call made)."""
+    from fairjudge.prompts import get_rubric
+
+    standard, strict = get_rubric(settings.rubric), get_rubric(settings.strict_rubric)
+    if not set(standard.names) & set(strict.names):
+        return (
+            f"rubrics {settings.rubric!r} and {settings.strict_rubric!r} share no dimension "
+            "to compare; pick a --strict-rubric with the same dimensions"
+        )
+    if settings.framing_templates is not None and not has_pairs:
+        return (
+            "--framing-templates needs pairs of answers: the built-in suite, or --items rows "
+            "from two systems answering the same question"
+        )
+    return None
 
 
 def check_references(settings: AuditSettings, items: Sequence[AuditItem]) -> None:
@@ -218,21 +276,3 @@ def _one(
     if bias == "verbosity":
         return verbosity_experiment(judge, judge.name, items, settings, progress)
     return framing_experiment(judge, judge.name, items, pairs, settings, progress)
-
-
-def planned_calls(
-    run: Sequence[str], n_judges: int, items: Sequence[AuditItem], settings: AuditSettings
-) -> int:
-    """Calls the experiments ask for (one per answer per rubric, two per pair per template)."""
-    n = len(items)
-    n_pairs = len(position_pairs(items))
-    n_other = sum(1 for it in items if it.other is not None)
-    per_judge = {
-        "position": 2 * n_pairs,
-        "verbosity": 4 * n + 8 * n,
-        "framing": 2 * (n + n_other) + (4 * n_pairs if settings.framing_templates else 0),
-    }
-    total = sum(per_judge.get(e, 0) for e in run) * n_judges
-    if "self-preference" in run:
-        total += n_judges * sum(1 for it in items if it.system)
-    return total

@@ -9,17 +9,20 @@ documented thresholds on the *distance from no bias as a share of the scale*
 ==============  ==========================================================
 verdict         when
 ==============  ==========================================================
-negligible      distance < 0.05 of the scale
-notable         0.05 <= distance < 0.15
-severe          distance >= 0.15
-uncertain       distance >= 0.05, but the interval still covers no bias
+negligible      distance < 0.05 of the scale, and the whole interval within 0.05
+notable         0.05 <= distance < 0.15, and the interval excludes no bias
+severe          distance >= 0.15, and the interval excludes no bias
+uncertain       otherwise: the interval cannot tell (it covers no bias, or it reaches
+                beyond the negligible band around a small estimate)
 not estimable   no estimate, or no interval (too few items or questions)
 ==============  ==========================================================
 
 The scale is 1 for rates and shares, and ``max - min`` for rubric scores: the
 seed's +0.5 points on a 1-10 scale is 0.056 of it (notable); a first-position win
 rate of 0.67 is 0.17 from 0.5 (severe). "uncertain" keeps a small audit honest: a
-large estimate that its interval cannot tell from zero is not yet a finding.
+large estimate that its interval cannot tell from zero is not yet a finding, and
+neither is a small estimate whose interval still reaches a notable effect:
+"negligible" is a claim the data make.
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ __all__ = [
     "THRESHOLDS",
     "Effect",
     "EffectVerdict",
-    "group_difference",
     "paired_effect",
     "verdict_of",
 ]
@@ -54,7 +56,11 @@ def verdict_of(
         return "not estimable"
     distance = abs(estimate - null) / scale
     if distance < THRESHOLDS["notable"]:
-        return "negligible"
+        # Negligible only when the data rule out a notable effect: the whole interval
+        # lies within the negligible band. A wide interval around zero is no finding.
+        band = THRESHOLDS["notable"] * scale
+        within = null - band < ci.low and ci.high < null + band
+        return "negligible" if within else "uncertain"
     if null in ci:
         return "uncertain"
     return "notable" if distance < THRESHOLDS["severe"] else "severe"
@@ -147,45 +153,3 @@ def paired_effect(
     )
     estimate = math.fsum(differences) / len(differences)
     return Effect.of(name, estimate, ci, null=0.0, unit=unit, scale=scale, n=len(differences))
-
-
-def group_difference(
-    values: Sequence[float],
-    in_group: Sequence[bool],
-    clusters: Sequence[Hashable],
-    *,
-    seed: int,
-    level: float,
-    n_resamples: int,
-) -> tuple[float | None, ConfidenceInterval]:
-    """Mean of ``values`` in the group minus the mean outside it, with a cluster bootstrap.
-
-    Each resample draws whole clusters (questions) with replacement and recomputes both
-    means over the drawn items; a resample with no item on one side is dropped. The
-    interval is not estimable with fewer than two clusters or an empty side.
-    """
-    import numpy as np
-
-    x = np.asarray(values, dtype=np.float64)
-    g = np.asarray(in_group, dtype=bool)
-    if not g.any() or g.all():
-        side = "outside" if g.all() else "inside"
-        return None, ConfidenceInterval.not_estimable(f"no item {side} the group", level)
-    estimate = float(x[g].mean() - x[~g].mean())
-    index: dict[Hashable, int] = {}
-    inverse = np.array([index.setdefault(c, len(index)) for c in clusters], dtype=np.intp)
-    k = len(index)
-    if k < 2:
-        return estimate, ConfidenceInterval.not_estimable("a single question", level)
-    sums = np.zeros((k, 4))
-    np.add.at(sums, inverse, np.column_stack([x * g, g, x * ~g, ~g]).astype(np.float64))
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_resamples).astype(np.float64)
-    drawn = counts @ sums
-    ok = (drawn[:, 1] > 0) & (drawn[:, 3] > 0)
-    if ok.sum() < 2:
-        return estimate, ConfidenceInterval.not_estimable("too few questions on each side", level)
-    diffs = drawn[ok, 0] / drawn[ok, 1] - drawn[ok, 2] / drawn[ok, 3]
-    alpha = (1 - level) / 2
-    low, high = np.quantile(diffs, [alpha, 1 - alpha])
-    return estimate, ConfidenceInterval(float(low), float(high), level)

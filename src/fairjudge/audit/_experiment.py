@@ -36,8 +36,9 @@ __all__ = [
 Progress = Callable[[int], None]
 """Called with the number of calls just finished."""
 
-SEVERITY = ("not estimable", "negligible", "uncertain", "notable", "severe")
-"""Verdicts from least to most alarming: an experiment's verdict is its worst."""
+SEVERITY = ("negligible", "not estimable", "uncertain", "notable", "severe")
+"""Verdicts from least to most alarming: an experiment's verdict is its worst, so an
+effect that could not be estimated keeps the experiment from reading "negligible"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +79,7 @@ class AuditSettings:
         if not 0 < self.level < 1:
             raise ConfigError(f"--level must be in (0, 1); got {self.level}")
         if self.n_resamples < 100:
-            raise ConfigError(f"--n-resamples must be >= 100; got {self.n_resamples}")
+            raise ConfigError(f"--bootstrap must be >= 100; got {self.n_resamples}")
 
     def eval_settings(self, judge: str, template: str) -> EvalSettings:
         """The pairwise protocol settings for one template."""

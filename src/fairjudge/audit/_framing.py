@@ -101,8 +101,8 @@ def framing_experiment(
             )
         )
     return ExperimentResult(
-        "framing", name, tuple(effects), n_items=len(answers), n_calls=n_calls,
+        "framing", name, tuple(effects), n_items=len(items), n_calls=n_calls,
         n_failed=n_failed,
-        details={"rubrics": [settings.rubric, settings.strict_rubric],
-                 "templates": list(settings.framing_templates or ())},
+        details={"rubrics": [settings.rubric, settings.strict_rubric], "n_answers": len(answers),
+                 "templates": list(settings.framing_templates or ()) if pairs else []},
     )  # fmt: skip

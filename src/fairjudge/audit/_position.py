@@ -8,16 +8,16 @@ as :func:`fairjudge.stats.position_bias` defines them), each with an interval.
 
 The residual is the protocol's own check: the debiased score of answer 1 plus the
 debiased score of the same answer with the pair given the other way round, minus 1.
-It is zero by construction of the swap; it is computed from the mirrored pairs'
-calls (the same calls, so no extra cost) and shown, so a reader sees it is zero
-rather than being told.
+It is zero by construction of the swap; it is computed by resolving the same calls
+for the mirrored pair (no extra call) with the protocol's own resolution, and shown,
+so a reader sees it is zero rather than being told.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fairjudge._items import Item, Judgment
+from fairjudge._items import Call, Item, Judgment
 from fairjudge._types import Order
 from fairjudge.audit._effects import Effect, paired_effect
 from fairjudge.audit._experiment import (
@@ -28,9 +28,12 @@ from fairjudge.audit._experiment import (
     pairwise_failures,
 )
 from fairjudge.audit._judges import AuditJudge
+from fairjudge.evaluation._results import judgment
 from fairjudge.stats import position_bias
 
-__all__ = ["position_experiment"]
+__all__ = ["FIRST", "position_experiment"]
+
+FIRST = "first-position share of decisive calls"
 
 
 def _positions(judgments: Sequence[Judgment]) -> tuple[list[str], list[str], list[str]]:
@@ -60,28 +63,22 @@ def position_experiment(
     result = judge_pairs(
         judge, pairs, settings, name=name, template=settings.template, progress=progress
     )
-    mirrored = judge_pairs(
-        judge, [p.swapped() for p in pairs], settings, name=name, template=settings.template,
-        progress=None,
-    )  # fmt: skip
     original, swapped, clusters = _positions(result.judgments)
     boot = settings.boot()
     n_calls = sum(len(j.calls) for j in result.judgments)
     failed = pairwise_failures(result)
     if not original:
         return ExperimentResult(
-            "position", name, (Effect.missing("first position", "no pair got both verdicts",
-                                              null=0.5, unit="share of decisive calls"),),
+            "position", name, (Effect.missing(FIRST, "no pair got both verdicts", null=0.5,
+                                              unit="share"),),
             n_items=len(pairs), n_calls=n_calls, n_failed=failed,
         )  # fmt: skip
     bias = position_bias(original, swapped, questions=clusters, **boot)
     decisive = result.first_position_calls
     effects = [
-        Effect.of("first-position share of decisive calls", decisive.estimate, decisive.ci,
-                  null=0.5, unit="share", n=decisive.n)
+        Effect.of(FIRST, decisive.estimate, decisive.ci, null=0.5, unit="share", n=decisive.n)
         if decisive is not None
-        else Effect.missing("first-position share of decisive calls", "no decisive call",
-                            null=0.5, unit="share"),
+        else Effect.missing(FIRST, "no decisive call", null=0.5, unit="share"),
         Effect.of("position consistency", bias.consistency.estimate, bias.consistency.ci,
                   null=1.0, unit="share of pairs", n=bias.n_items),
         Effect.of("flip rate", bias.flip.estimate, bias.flip.ci, null=0.0,
@@ -89,7 +86,7 @@ def position_experiment(
         Effect.of("preference fairness", bias.preference_fairness, bias.preference_fairness_ci,
                   null=0.0, unit="-1 first .. +1 second", scale=2.0, n=bias.n_items),
     ]  # fmt: skip
-    residual = _residual(result.judgments, mirrored.judgments, settings)
+    residual = _residual(result.judgments, settings)
     return ExperimentResult(
         "position", name, tuple(effects), (residual,), mitigation="the swap (debiased verdicts)",
         n_items=len(pairs), n_calls=n_calls, n_failed=failed,
@@ -97,13 +94,23 @@ def position_experiment(
     )  # fmt: skip
 
 
-def _residual(
-    judgments: Sequence[Judgment], mirrored: Sequence[Judgment], settings: AuditSettings
-) -> Effect:
+def _mirrored(j: Judgment) -> Judgment:
+    """The same calls read for the pair given the other way round (no new call).
+
+    The prompt that showed answer 1 first is, for the mirrored pair, the one that shows
+    its answer 2 first: each call's order flips, its reply stays.
+    """
+    flip = {Order.ORIGINAL: Order.SWAPPED, Order.SWAPPED: Order.ORIGINAL}
+    calls = tuple(Call(flip[c.order], c.sample, c.reply) for c in j.calls)
+    return judgment(j.item.swapped(), calls, j.rule)
+
+
+def _residual(judgments: Sequence[Judgment], settings: AuditSettings) -> Effect:
     """score(answer 1 | given first) + score(answer 1 | given second) - 1, per pair."""
     diffs: list[float] = []
     clusters: list[str] = []
-    for j, m in zip(judgments, mirrored, strict=True):
+    for j in judgments:
+        m = _mirrored(j)
         if j.score is None or m.score is None:
             continue
         diffs.append(j.score + m.score - 1.0)

@@ -1,18 +1,18 @@
 """Self-preference: does a judge favour answers written by its own model family?
 
 A judge that scores its own family's answers higher may simply be right (its family
-may write better answers). So the experiment compares each judge with the *other*
-judges' view of the same answers: a difference in differences. For judge ``j`` of
-family ``f`` and each answer ``i`` that every judge scored, let
-``d_i = s_j(i) - mean_{k != j} s_k(i)`` (how much more ``j`` likes the answer than the
-rest of the panel). The own-family advantage is ``mean d_i over answers of family f``
-minus ``mean d_i over the other answers``, with an interval from a bootstrap that
-resamples whole questions. No bias is 0.
+may write better answers). So the experiment compares each judge with the other
+judges' view of the same answers: every judge scores every labelled answer, and a
+least-squares fit of the scores on the answers' quality, the judges' leniency and an
+own-family indicator per judge gives each judge's own-family advantage at once
+(:mod:`._self_preference_fit`), with an interval from a bootstrap that resamples
+whole questions. No bias is 0. One judge's self-preference does not leak into
+another's estimate.
 
-The measure is relative to the rest of the panel. With two judges each is measured
-against the other, so both show the same number: the pair's combined self-preference
-(if only one of them favours itself by 1 point, both read 1). A third judge from
-another family tells them apart.
+With two judges whose two families wrote every answer, only the sum of their
+advantages is identifiable (each is seen only against the other): the sum is
+reported as the panel's combined self-preference, and each judge's own share says
+what would identify it (a third judge, or answers from a family outside the panel).
 
 It needs two or more judges and answers labelled with their family (the ``system``
 column; a family is the leading letters of the model name, see
@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from fairjudge.audit._audit_items import AuditItem
-from fairjudge.audit._effects import Effect, group_difference
+from fairjudge.audit._effects import Effect
 from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress, Scored, score
 from fairjudge.audit._judges import AuditJudge, family_of
+from fairjudge.audit._self_preference_fit import fit_own_family
 
 __all__ = ["self_preference_experiment", "why_no_self_preference"]
 
@@ -73,24 +74,28 @@ def self_preference_experiment(
     table = [[float(o[i] or 0.0) for i in complete] for o in overall]  # complete: no None
     answer_family = [family_of(labelled[i].system or "") for i in complete]
     clusters = [labelled[i].cluster for i in complete]
-    matrix: dict[str, dict[str, float]] = {}
+    matrix = {judge.name: _family_means(table[k], answer_family) for k, judge in enumerate(judges)}
     effects: list[Effect] = []
-    for k, (judge, family) in enumerate(zip(judges, families, strict=True)):
-        mine = table[k]
-        others = [table[m] for m in range(len(judges)) if m != k]
-        rest = [sum(col) / len(others) for col in zip(*others, strict=True)]
-        matrix[judge.name] = _family_means(mine, answer_family)
-        name = f"{judge.name} ({family}): own-family advantage"
-        unit = runs[k].unit()
-        own = [f == family for f in answer_family]
-        if not any(own):
-            effects.append(Effect.missing(name, f"no answer from family {family!r}", null=0.0,
-                                          unit=unit, scale=runs[k].span))  # fmt: skip
-            continue
-        diffs = [a - b for a, b in zip(mine, rest, strict=True)]
-        estimate, ci = group_difference(diffs, own, clusters, **settings.boot())
-        effects.append(Effect.of(name, estimate, ci, null=0.0, unit=unit, scale=runs[k].span,
-                                 n=len(diffs)))  # fmt: skip
+    span = runs[0].span
+    unit = runs[0].unit()
+    by_answer = [list(row) for row in zip(*table, strict=True)]
+    if by_answer:
+        fit = fit_own_family(by_answer, answer_family, families, clusters, **settings.boot())
+        for k, (judge, family) in enumerate(zip(judges, families, strict=True)):
+            name = f"{judge.name} ({family}): own-family advantage"
+            if family not in answer_family:
+                effects.append(Effect.missing(name, f"no answer from family {family!r}",
+                                              null=0.0, unit=unit, scale=span))  # fmt: skip
+                continue
+            effects.append(Effect.of(name, fit.deltas[k], fit.cis[k], null=0.0, unit=unit,
+                                     scale=span, n=fit.n_answers))  # fmt: skip
+        if fit.combined is not None and fit.combined_ci is not None:
+            effects.append(Effect.of("the panel's combined own-family advantage (sum)",
+                                     fit.combined, fit.combined_ci, null=0.0, unit=unit,
+                                     scale=span, n=fit.n_answers))  # fmt: skip
+    else:
+        effects.append(Effect.missing("own-family advantage", "no answer was scored by every "
+                                      "judge", null=0.0, unit=unit, scale=span))  # fmt: skip
     return ExperimentResult(
         "self-preference", ", ".join(j.name for j in judges), tuple(effects),
         mitigation="a panel of judges from different families (fairjudge jury)",

@@ -10,9 +10,10 @@ Measured, as the seed's experiment does:
 
 - pointwise: the paired score difference padded - concise under the standard rubric,
   per dimension and overall (the mean over dimensions), with intervals clustered by
-  question; the residual is the same difference under the anti-verbose rubric, overall
-  on the dimensions the two rubrics share (its ``conciseness`` dimension is *meant* to
-  reward the concise answer, so it is shown but kept out of the residual);
+  question; the residual is the same difference under the anti-verbose rubric, on the
+  dimensions the two rubrics share (its ``conciseness`` dimension is *meant* to reward
+  the concise answer, so a drop there is the rubric working, not a bias: it is left
+  out);
 - pairwise: the debiased win rate of the padded (and the list) answer over the concise
   one (0.5: no bias); the residual is the same under a template that declares length
   irrelevant.
@@ -22,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fairjudge._items import Item, question_text
+from fairjudge._call import Conversation
+from fairjudge._items import Item
 from fairjudge.audit._audit_items import AuditItem
 from fairjudge.audit._effects import Effect, paired_effect
 from fairjudge.audit._experiment import (
@@ -41,18 +43,27 @@ from fairjudge.evaluation import PairwiseResult
 __all__ = ["padded_twins", "score_differences", "verbosity_experiment"]
 
 
+def asked(question: str | Conversation) -> str:
+    """What the answer answers: the question, or a conversation's last user turn.
+
+    The padding restates it, so for a conversation it must be the turn being answered,
+    not the transcript (whose first turn and role tags would leak into the answer).
+    """
+    if isinstance(question, str):
+        return question
+    return next((text for role, text in reversed(question) if role == "user"), "")
+
+
 def padded_twins(
     items: Sequence[AuditItem], settings: AuditSettings
 ) -> tuple[list[str], list[str]]:
     """The padded and the repetitive-list version of every concise answer (seeded)."""
     padded = [
-        pad_answer(question_text(it.question), it.answer, seed=settings.seed,
+        pad_answer(asked(it.question), it.answer, seed=settings.seed,
                    target_words=settings.target_words)
         for it in items
     ]  # fmt: skip
-    listy = [
-        repetitive_list(question_text(it.question), it.answer, seed=settings.seed) for it in items
-    ]
+    listy = [repetitive_list(asked(it.question), it.answer, seed=settings.seed) for it in items]
     return padded, listy
 
 
@@ -87,7 +98,7 @@ def score_differences(
     unit, span = base.unit(), base.span
     overall_dims = list(overall_on) if overall_on else dims
     overall = [sum(t[d] - b[d] for d in overall_dims) / len(overall_dims) for b, t in pairs]
-    shown = "" if overall_dims == dims else f" ({', '.join(overall_dims)})"
+    shown = "" if overall_dims == base.dimensions else f" ({', '.join(overall_dims)})"
     effects = [
         paired_effect(f"{label}, overall{shown}", overall, where, unit=unit, scale=span,
                       **settings.boot())
@@ -151,7 +162,7 @@ def verbosity_experiment(
     shared = [d for d in mitigated_base.dimensions if d in std_concise.dimensions]
     residual = score_differences(
         "padded - concise", mitigated_base, scored(settings.anti_verbose_rubric, padded), clusters,
-        settings, overall_on=shared or None,
+        settings, dimensions=shared or None,
     )  # fmt: skip
     residual.append(_win_rate("padded beats concise", versus(settings.concise_template, padded)))
     residual.append(

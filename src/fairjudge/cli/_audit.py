@@ -7,8 +7,9 @@ calls), one budget. Everything is checked before the first call: an experiment t
 input cannot run, when asked for by name, is an error that says what it needs.
 
 Exit codes are the shared ones (:mod:`._app`): 2 for a usage or input error, 5 when the
-budget stopped the audit (finished calls are in the store; rerun with a larger
-budget to finish at the cost of the rest only).
+budget stopped the audit: the partial report (the finished experiments, the rest
+listed as not run) is printed and written, and the calls made are in the store, so a
+rerun with a larger budget pays for the rest only.
 """
 
 import dataclasses
@@ -22,7 +23,7 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
-from fairjudge.cli._app import app, err_console, guarded
+from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags_without
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
 from fairjudge.report import check_writable, write_jsonl_atomic
@@ -91,7 +92,11 @@ class AuditFlags:
     level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000
     out: Annotated[
-        Path | None, typer.Option(help="Write the report as JSON lines: one per experiment.")
+        Path | None,
+        typer.Option(
+            help="Write the report as JSON lines: a header (judges, settings), then "
+            "one line per experiment."
+        ),
     ] = None
     skip_invalid: Annotated[
         bool, typer.Option(help="Skip bad --items rows (each one listed) instead of stopping.")
@@ -177,7 +182,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
     with JudgeSession(store=flags.store, options=options) as session:
         judges = [ModelAuditJudge(s, session=session, backend_options=where, family=families.get(s))
                   for s in specs]  # fmt: skip
-        run, _skipped = plan_experiments(requested, judges, items)  # refuses before any call
+        run, _skipped = plan_experiments(requested, judges, items, settings)  # before any call
         if not flags.quiet:
             err_console.print(f"auditing {', '.join(j.name for j in judges)} on {source}: "
                               f"{', '.join(run)}", highlight=False, markup=False)  # fmt: skip
@@ -207,13 +212,18 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     from fairjudge.report import render_audit
 
     report, made = _run(opts, flags)
+    payload = report.to_dict()
+    payload["calls_made"] = made
     if opts.out is not None:
-        write_jsonl_atomic(opts.out, [e.to_dict() for e in report.experiments])
+        header = {"kind": "audit", **{k: v for k, v in payload.items() if k != "experiments"}}
+        rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
+        write_jsonl_atomic(opts.out, [header, *rows])
     if json_output:
-        payload = report.to_dict()
-        payload["calls_made"] = made
         typer.echo(json.dumps(payload, indent=2))
-        return
-    render_audit(report, Console(), calls_made=made)
-    if opts.out is not None:
-        err_console.print(f"report records: {opts.out}", highlight=False, markup=False)
+    else:
+        render_audit(report, Console(), calls_made=made)
+        if opts.out is not None:
+            err_console.print(f"report records: {opts.out}", highlight=False, markup=False)
+    if report.stopped is not None:
+        say("stopped", f"{report.stopped} The report above is partial.")
+        raise typer.Exit(EXIT_BUDGET)

@@ -261,7 +261,7 @@ class JudgeSession(Closing):
         else:
             budget = f"--max-cost {self.options.max_cost}"
         return (
-            f"the {budget} budget is spent: {summary.made} calls made in this run, "
+            f"the {budget} budget is spent: {self.calls_made} calls made in this session, "
             f"{summary.cached} served from the store, {summary.not_run} not run. "
             f"Everything finished is kept in the store {self.store.path}; run again "
             "with a larger budget to continue (stored calls cost nothing)."

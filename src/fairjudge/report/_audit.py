@@ -83,8 +83,8 @@ def render_audit(report: AuditReport, console: Console, *, calls_made: int | Non
     made = "" if calls_made is None else f"; {calls_made} made now, the rest from the store"
     console.print(
         f"calls: {report.n_calls} asked for{made}. Verdicts: distance from no bias as a share "
-        "of the scale: < 0.05 negligible, < 0.15 notable, else severe; 'uncertain' when the "
-        "interval still covers no bias.",
+        "of the scale: negligible when the whole interval is within 0.05, notable from 0.05, "
+        "severe from 0.15 (the interval excluding no bias); else uncertain.",
         highlight=False, markup=False,
     )  # fmt: skip
 

@@ -1,0 +1,136 @@
+"""Each judge's own-family advantage, separated from the answers' quality and the judges' leniency.
+
+Model, for answer ``i`` scored by judge ``k``::
+
+    s_k(i) = q_i + b_k + delta_k * [family(i) == family(k)] + noise
+
+``q_i`` is the answer's quality (what every judge sees), ``b_k`` the judge's
+leniency, ``delta_k`` its own-family advantage: the self-preference. Centering each
+answer's scores over the judges removes ``q_i``; a least-squares fit of the centred
+scores on the judges' leniency and own-family indicators gives every ``delta_k`` at
+once, so one judge's self-preference never leaks into another's estimate (as a
+"difference from the panel's mean view" would: the biased judge's inflated scores
+move that mean). Intervals come from a bootstrap that resamples whole questions and
+refits.
+
+Not every ``delta_k`` is identifiable. With two judges whose families wrote all the
+answers, only ``delta_a + delta_b`` is (each judge is seen only against the other):
+that sum is then reported as the panel's combined self-preference, and each judge's
+own share is "not identifiable", with what would identify it (a third judge, or
+answers from a family outside the panel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from fairjudge.stats import ConfidenceInterval
+
+__all__ = ["OwnFamilyFit", "fit_own_family"]
+
+_TOL = 1e-8
+
+
+@dataclass(frozen=True, slots=True)
+class OwnFamilyFit:
+    """The fitted own-family advantages.
+
+    Attributes:
+        deltas: Per judge, its advantage, or ``None`` where not identifiable.
+        cis: Per judge, its interval (not estimable where the delta is ``None``).
+        combined: ``sum(delta)`` over the judges, when the judges' own shares are not
+            all identifiable but their sum is; else ``None``.
+        combined_ci: Its interval.
+        n_answers: Answers every judge scored.
+    """
+
+    deltas: tuple[float | None, ...]
+    cis: tuple[ConfidenceInterval, ...]
+    combined: float | None
+    combined_ci: ConfidenceInterval | None
+    n_answers: int
+
+
+def _design(
+    table: np.ndarray, answer_family: Sequence[str], judge_family: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (answer, judge): the centred score, and [leniency | own-family] columns."""
+    n, j = table.shape
+    own = np.array([[a == f for f in judge_family] for a in answer_family], dtype=np.float64)
+    eye = np.eye(j)
+    x_b = np.repeat((eye - 1.0 / j)[None, :, :], n, axis=0)  # (n, j, j)
+    x_d = own[:, :, None] * eye[None, :, :] - own[:, None, :] / j  # (n, j, j)
+    x = np.concatenate([x_b, x_d], axis=2).reshape(n * j, 2 * j)
+    y = (table - table.mean(axis=1, keepdims=True)).reshape(n * j)
+    return x, y
+
+
+def _identified(x: np.ndarray, vector: np.ndarray) -> bool:
+    """Whether ``vector @ theta`` is the same for every least-squares solution."""
+    projection = np.linalg.pinv(x) @ x
+    return bool(np.allclose(projection @ vector, vector, atol=1e-6))
+
+
+def fit_own_family(
+    table: Sequence[Sequence[float]],
+    answer_family: Sequence[str],
+    judge_family: Sequence[str],
+    clusters: Sequence[Hashable],
+    *,
+    seed: int,
+    level: float,
+    n_resamples: int,
+) -> OwnFamilyFit:
+    """Fit every judge's own-family advantage, with question-bootstrap intervals.
+
+    Args:
+        table: Per answer (rows), each judge's score (columns); complete rows only.
+        answer_family: The family of each answer.
+        judge_family: The family of each judge.
+        clusters: The question of each answer (resampled together).
+        seed: Bootstrap seed.
+        level: Confidence level.
+        n_resamples: Bootstrap resamples.
+    """
+    scores = np.asarray(table, dtype=np.float64)
+    n, j = scores.shape
+    x, y = _design(scores, answer_family, judge_family)
+    unit = np.eye(2 * j)[j:]  # rows pick delta_k
+    ok = [_identified(x, unit[k]) for k in range(j)]
+    total = unit.sum(axis=0)
+    want_total = not all(ok) and _identified(x, total)
+    theta = np.linalg.lstsq(x, y, rcond=None)[0]
+    index: dict[Hashable, int] = {}
+    row_cluster = np.repeat([index.setdefault(c, len(index)) for c in clusters], j)
+    k = len(index)
+    draws: list[np.ndarray] = []
+    if k >= 2:
+        rng = np.random.default_rng(seed)
+        counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_resamples)
+        for c in counts:
+            w = np.sqrt(c[row_cluster].astype(np.float64))
+            draws.append(np.linalg.lstsq(x * w[:, None], y * w, rcond=None)[0])
+    alpha = (1 - level) / 2
+
+    def interval(vector: np.ndarray) -> ConfidenceInterval:
+        if not draws:
+            return ConfidenceInterval.not_estimable("a single question", level)
+        values = np.array([d @ vector for d in draws])
+        low, high = np.quantile(values, [alpha, 1 - alpha])
+        return ConfidenceInterval(float(low), float(high), level)
+
+    why = (
+        "not identifiable: this judge is only ever compared with judges whose families "
+        "wrote the other answers; add a judge from another family, or answers from a "
+        "family outside the panel"
+    )
+    deltas = tuple(float(theta @ unit[m]) if ok[m] else None for m in range(j))
+    cis = tuple(
+        interval(unit[m]) if ok[m] else ConfidenceInterval.not_estimable(why, level)
+        for m in range(j)
+    )
+    combined = float(theta @ total) if want_total else None
+    return OwnFamilyFit(deltas, cis, combined, interval(total) if want_total else None, n)

@@ -1,0 +1,67 @@
+"""The audit's pure parts: verdicts, padding of conversations, refusals before any call."""
+
+from __future__ import annotations
+
+import pytest
+
+from fairjudge import ConfigError
+from fairjudge.audit import AuditItem, AuditSettings, audit, plan_experiments
+from fairjudge.audit._effects import verdict_of
+from fairjudge.audit._verbosity import padded_twins
+from fairjudge.judges import CallableJudge
+from fairjudge.stats import ConfidenceInterval
+
+
+@pytest.mark.parametrize(
+    ("estimate", "low", "high", "verdict"),
+    [
+        (0.01, -0.02, 0.03, "negligible"),  # the whole interval within 0.05 of no bias
+        (0.02, -0.40, 0.45, "uncertain"),  # small estimate, wide interval: no finding
+        (0.10, 0.06, 0.14, "notable"),
+        (0.10, -0.01, 0.20, "uncertain"),  # covers no bias
+        (0.30, 0.20, 0.40, "severe"),
+    ],
+)
+def test_verdicts_follow_the_documented_table(
+    estimate: float, low: float, high: float, verdict: str
+) -> None:
+    assert verdict_of(estimate, ConfidenceInterval(low, high), 0.0, 1.0) == verdict
+
+
+def test_a_conversation_pads_with_its_last_user_turn() -> None:
+    question = (("user", "Tell me about Paris."), ("assistant", "A city."),
+                ("user", "What is its population?"))  # fmt: skip
+    item = AuditItem(question, "About two million people live in Paris proper.")
+    padded, listy = padded_twins([item], AuditSettings())
+    assert "What is its population?" in padded[0]
+    assert "Tell me about Paris" not in padded[0]
+    assert "[user]" not in padded[0]
+    assert item.answer in padded[0]
+    assert item.answer in listy[0]
+
+
+def test_a_judge_without_prompts_is_refused_with_what_it_needs() -> None:
+    with pytest.raises(ConfigError, match=r"pairwise\(template\) and pointwise\(rubric\)"):
+        audit(CallableJudge(lambda q, a, b: "A"), [AuditItem("q", "a")])  # type: ignore[arg-type]
+
+
+def test_framing_that_cannot_compare_is_refused_before_any_call() -> None:
+    class NoCalls:
+        name = "none/never"
+
+        def pairwise(self, template: str) -> CallableJudge:
+            raise AssertionError("no call may be made")
+
+        def pointwise(self, rubric: str) -> CallableJudge:
+            raise AssertionError("no call may be made")
+
+    items = [AuditItem("q", "a")]
+    settings = AuditSettings(strict_rubric="chat")
+    with pytest.raises(ConfigError, match="share no dimension"):
+        plan_experiments(["framing"], [NoCalls()], items, settings)  # type: ignore[list-item]
+    run, skipped = plan_experiments(None, [NoCalls()], items, settings)  # type: ignore[list-item]
+    assert "framing" not in run
+    assert "share no dimension" in skipped["framing"]
+    with_templates = AuditSettings(framing_templates=("default", "concise"))
+    with pytest.raises(ConfigError, match="--framing-templates needs pairs"):
+        plan_experiments(["framing"], [NoCalls()], items, with_templates)  # type: ignore[list-item]
