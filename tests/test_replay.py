@@ -118,7 +118,10 @@ def test_a_missing_order_is_a_counted_call_error_naming_item_and_order(
     failure = first["calls"][1]["failure"]
     assert failure["kind"] == "NotRecorded"
     assert "item 'a'" in failure["message"]
-    assert "order swapped (answer_2 shown first)" in failure["message"]
+    assert (
+        "the call with answer 'Lyon, surely.' shown first (only the other order is recorded)"
+        in (failure["message"])
+    )
 
 
 def test_an_unknown_item_names_its_question() -> None:

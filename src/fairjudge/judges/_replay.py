@@ -109,17 +109,18 @@ class ReplayJudge:
         return replies
 
     def _missing(self, question: str, request: PairwiseRequest) -> Reply:
-        """A call error that names the item and the order the recording lacks."""
+        """A call error that names the item and the answer shown first in the missing call.
+
+        The answer shown first names the call without guessing which order the caller
+        calls original; whether the other order is recorded is said too.
+        """
         pair = self._labels.get((question, frozenset((request.answer_a, request.answer_b))))
-        if pair is not None:
-            order = Order.ORIGINAL if request.answer_a == pair.answer_1 else Order.SWAPPED
-            first = "answer_1" if order is Order.ORIGINAL else "answer_2"
-            what = f"item {pair.label}, order {order.value} ({first} shown first)"
-        else:
-            what = (
-                f"question {_clip(question)} with answer {_clip(request.answer_a)} shown first "
-                "(neither order is recorded)"
-            )
+        label = f"item {pair.label}" if pair is not None else f"question {_clip(question)}"
+        other = (question, request.answer_b, request.answer_a) in self.recordings
+        what = (
+            f"{label}, the call with answer {_clip(request.answer_a)} shown first "
+            f"({'only the other order is' if other else 'neither order is'} recorded)"
+        )
         sample = f", sample {request.sample}" if request.sample else ""
         message = f"{self.source} holds no recorded reply for {what}{sample}"
         return Reply(verdict=None, failure=CallError(NOT_RECORDED, message))
