@@ -25,23 +25,20 @@ replies and :attr:`Jury.last_usage` what each member cost
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
-from fairjudge._closing import Closing
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import BudgetExceeded
 from fairjudge._types import Reply
-from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
+from fairjudge.judges._panel_base import Panel, check_run_args
 from fairjudge.judges._registry import BackendOptions, calls_no_model, resolve_judge
 from fairjudge.judges._session import Job, JudgeSession
-from fairjudge.runner import RunOptions, RunSummary, Store
+from fairjudge.runner import RunOptions, Store
 
 __all__ = ["Jury", "JuryMember", "MemberSpec"]
 
@@ -101,7 +98,7 @@ class JuryMember:
         return {"name": self.name, "weight": self.weight, "template": self.template}
 
 
-class Jury(Closing):
+class Jury(Panel[JuryMember]):
     """Several pairwise judges answering every call, on one session.
 
     Args:
@@ -127,6 +124,8 @@ class Jury(Closing):
         ...     result = evaluate_pairs(jury, items)  # the panel as one judge
     """
 
+    _model_type = LLMJudge
+
     def __init__(
         self,
         members: Sequence[JuryMember],
@@ -134,27 +133,8 @@ class Jury(Closing):
         session: JudgeSession | None = None,
         owns_session: bool = False,
     ) -> None:
-        self.members = tuple(members)
-        self.session = session
         self.last_members: list[list[Reply]] = []
-        self.last_usage: tuple[MemberUsage, ...] = ()
-        self._owns_session = owns_session and session is not None
-        if len(self.members) < 2:
-            raise ConfigError(f"a jury needs at least two members; got {len(self.members)}")
-        names = [m.name for m in self.members]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ConfigError(f"jury member names must be unique; repeated: {repeated}")
-        for m in self.members:
-            if not (isinstance(m.weight, int | float) and math.isfinite(m.weight) and m.weight > 0):
-                raise ConfigError(
-                    f"member {m.name!r}: weight must be a number > 0; got {m.weight!r}"
-                )
-        models = [m.judge for m in self.members if isinstance(m.judge, LLMJudge)]
-        if self.session is None and models:
-            self.session = models[0].session
-        if any(j.session is not self.session for j in models):
-            raise ConfigError("every model member of a jury must run on the jury's one session")
+        super().__init__(members, session=session, owns_session=owns_session)
 
     @classmethod
     def from_specs(
@@ -177,49 +157,8 @@ class Jury(Closing):
             store: The store or its path, for a session of the jury's own.
             options: Run options (concurrency, budget, ...), for the jury's own session.
         """
-        given = store is not None or options is not None
-        if session is not None and given:
-            raise ConfigError("store= and options= do not apply with session=; set them on it")
-        if given and all(s.is_python for s in specs):
-            raise ConfigError(
-                "the store and run options (--store, --max-calls, --concurrency, ...) do not "
-                "apply to a jury of Python callables (they are called directly); drop them"
-            )
-        names = _names(specs)
-        own = session is None and any(not s.is_python for s in specs)
-        if own:
-            session = JudgeSession(store=store, options=options)
-        members = []
-        try:
-            for spec, name in zip(specs, names, strict=True):
-                where = BackendOptions(spec.base_url, None, None, spec.temperature, spec.timeout)
-                judge = resolve_judge(
-                    spec.judge,
-                    backend_options=where,
-                    template=spec.template,
-                    session=None if spec.is_python else session,
-                )
-                members.append(JuryMember(name, judge, spec.weight))
-            return cls(members, session=session, owns_session=own)
-        except BaseException:
-            if own and session is not None:
-                session.close()
-            raise
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The members' names, in order."""
-        return tuple(m.name for m in self.members)
-
-    @property
-    def weights(self) -> tuple[float, ...]:
-        """The members' weights, in order."""
-        return tuple(float(m.weight) for m in self.members)
-
-    @property
-    def last_run(self) -> RunSummary | None:
-        """The model members' last batch (one batch for the whole panel)."""
-        return self.session.last_run if self.session is not None else None
+        check_run_args(session, store, options)
+        return cls._assemble(specs, _member, session=session, store=store, options=options)
 
     @property
     def temperature(self) -> float | None:
@@ -285,64 +224,36 @@ class Jury(Closing):
                 list per member (``NotRun`` failures for calls not made), and the
                 Python members have still answered.
         """
-        llm = [i for i, m in enumerate(self.members) if isinstance(m.judge, LLMJudge)]
+        llm = self._model_indices()
         out: list[list[Reply]] = [[] for _ in self.members]
-        wall: dict[int, float] = {}
         stopped: BudgetExceeded | None = None
         if llm:
             judges = [self.members[i].judge for i in llm]
             jobs: list[Job[Any]] = [
                 job for j in judges if isinstance(j, LLMJudge) for job in j.jobs(requests)
             ]
-            assert self.session is not None  # checked in __init__: model members share it
-            try:
-                replies = self.session.run(jobs, read_verdict, progress=progress)
-            except BudgetExceeded as exc:
-                if not isinstance(exc.partial, list) or len(exc.partial) != len(jobs):
-                    raise
-                replies, stopped = exc.partial, exc
+            replies, stopped = self._run_models(jobs, read_verdict, progress)
             n = len(requests)
             for k, i in enumerate(llm):
                 out[i] = list(replies[k * n : (k + 1) * n])
-        for i, m in enumerate(self.members):
-            if i not in llm:
-                start = time.perf_counter()
-                out[i] = m.judge.judge_batch(requests, progress)
-                wall[i] = time.perf_counter() - start
+        wall = self._answer_directly(llm, lambda m: m.judge.judge_batch(requests, progress), out)
         self.last_members = out
         self.last_usage = self._usage(out, wall)
         if stopped is not None:
             raise BudgetExceeded(str(stopped), partial=out) from stopped
         return out
 
-    def _usage(self, out: list[list[Reply]], wall: dict[int, float]) -> tuple[MemberUsage, ...]:
-        """Each member's usage; a call shared by members is charged to the first."""
-        charged: set[str] = set()
-        usage = []
-        for i, replies in enumerate(out):
-            if i in wall or self.session is None:
-                usage.append(no_model_usage(replies, wall.get(i, 0.0)))
-            else:
-                usage.append(model_usage(replies, self.session.store, charged))
-        return tuple(usage)
 
-    def close(self) -> None:
-        """Close the jury's own session (a shared one is its owner's to close)."""
-        if self._owns_session and self.session is not None:
-            self.session.close()
-
-
-def _names(specs: Sequence[MemberSpec]) -> list[str]:
-    """Each member's name: its own, else its spec, with ``#2``, ``#3`` on repeats."""
-    names: list[str] = []
-    for spec in specs:
-        base = spec.name or spec.judge.strip()
-        name, k = base, 1
-        while name in names:
-            k += 1
-            name = f"{base}#{k}"
-        names.append(name)
-    return names
+def _member(spec: MemberSpec, name: str, session: JudgeSession | None) -> JuryMember:
+    """One member from its spec; a model member joins ``session``."""
+    where = BackendOptions(spec.base_url, None, None, spec.temperature, spec.timeout)
+    judge = resolve_judge(
+        spec.judge,
+        backend_options=where,
+        template=spec.template,
+        session=None if spec.is_python else session,
+    )
+    return JuryMember(name, judge, spec.weight)
 
 
 class _PerPanelCall:

@@ -18,18 +18,15 @@ holds what each member cost in the last batch.
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
-from fairjudge._closing import Closing
 from fairjudge._errors import BudgetExceeded, ConfigError
-from fairjudge.judges._jury import MemberSpec, _names
-from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
+from fairjudge.judges._jury import MemberSpec
 from fairjudge.judges._pairwise import ProgressCallback
+from fairjudge.judges._panel_base import Panel, check_run_args
 from fairjudge.judges._pointwise import (
     AnswerScores,
     BatchPointwiseJudge,
@@ -44,7 +41,7 @@ from fairjudge.judges._pointwise import (
 from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, _backend
 from fairjudge.judges._session import Job, JudgeSession
 from fairjudge.prompts import Rubric
-from fairjudge.runner import RunOptions, RunSummary, Store
+from fairjudge.runner import RunOptions, Store
 
 __all__ = ["PointwiseJury", "PointwiseMember"]
 
@@ -69,7 +66,7 @@ class PointwiseMember:
         return {"name": self.name, "weight": self.weight}
 
 
-class PointwiseJury(Closing):
+class PointwiseJury(Panel[PointwiseMember]):
     """Several pointwise judges scoring every answer against one rubric, on one session.
 
     Args:
@@ -90,28 +87,10 @@ class PointwiseJury(Closing):
         ...     per_member = jury.score_members(requests)  # one list per member
     """
 
-    def __init__(
-        self,
-        members: Sequence[PointwiseMember],
-        *,
-        session: JudgeSession | None = None,
-        owns_session: bool = False,
-    ) -> None:
-        self.members = tuple(members)
-        self.session = session
-        self.last_usage: tuple[MemberUsage, ...] = ()
-        self._owns_session = owns_session and session is not None
-        if len(self.members) < 2:
-            raise ConfigError(f"a jury needs at least two members; got {len(self.members)}")
-        names = [m.name for m in self.members]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ConfigError(f"jury member names must be unique; repeated: {repeated}")
-        for m in self.members:
-            if not (isinstance(m.weight, int | float) and math.isfinite(m.weight) and m.weight > 0):
-                raise ConfigError(
-                    f"member {m.name!r}: weight must be a number > 0; got {m.weight!r}"
-                )
+    _model_type = PointwiseJudge
+
+    def _check_panel(self) -> None:
+        """Refuse members on different rubrics: a per-dimension aggregate needs one."""
         first = self.members[0].judge.rubric
         for m in self.members[1:]:
             if m.judge.rubric != first:
@@ -119,11 +98,6 @@ class PointwiseJury(Closing):
                     f"member {m.name!r} scores against rubric {m.judge.rubric.name!r}, the "
                     f"first member against {first.name!r}; a panel shares one rubric"
                 )
-        models = [m.judge for m in self.members if isinstance(m.judge, PointwiseJudge)]
-        if self.session is None and models:
-            self.session = models[0].session
-        if any(j.session is not self.session for j in models):
-            raise ConfigError("every model member of a jury must run on the jury's one session")
 
     @classmethod
     def from_specs(
@@ -157,50 +131,20 @@ class PointwiseJury(Closing):
             ConfigError: A bad spec or option (named), or as the constructor.
         """
         the_rubric = _as_rubric(rubric)
-        given = store is not None or options is not None
-        if session is not None and given:
-            raise ConfigError("store= and options= do not apply with session=; set them on it")
+        check_run_args(session, store, options)
         for spec in specs:
             _check_spec(spec, the_rubric, mode, structured)
-        models = [s for s in specs if not s.is_python]
-        if given and not models:
-            raise ConfigError(
-                "the store and run options (--store, --max-calls, --concurrency, ...) do not "
-                "apply to a jury of Python callables (they are called directly); drop them"
-            )
-        own = session is None and bool(models)
-        if own:
-            session = JudgeSession(store=store, options=options)
-        members = []
-        try:
-            for spec, name in zip(specs, _names(specs), strict=True):
-                judge = _resolve(spec, the_rubric, mode, structured, session)
-                members.append(PointwiseMember(name, judge, spec.weight))
-            return cls(members, session=session, owns_session=own)
-        except BaseException:
-            if own and session is not None:
-                session.close()
-            raise
+
+        def member(spec: MemberSpec, name: str, on: JudgeSession | None) -> PointwiseMember:
+            judge = _resolve(spec, the_rubric, mode, structured, on)
+            return PointwiseMember(name, judge, spec.weight)
+
+        return cls._assemble(specs, member, session=session, store=store, options=options)
 
     @property
     def rubric(self) -> Rubric:
         """The rubric every member scores against."""
         return self.members[0].judge.rubric
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The members' names, in order."""
-        return tuple(m.name for m in self.members)
-
-    @property
-    def weights(self) -> tuple[float, ...]:
-        """The members' weights, in order."""
-        return tuple(float(m.weight) for m in self.members)
-
-    @property
-    def last_run(self) -> RunSummary | None:
-        """The model members' last batch (one batch for the whole panel)."""
-        return self.session.last_run if self.session is not None else None
 
     def __repr__(self) -> str:
         return f"PointwiseJury({', '.join(self.names)}; rubric={self.rubric.name!r})"
@@ -217,30 +161,21 @@ class PointwiseJury(Closing):
                 list per member (calls not made are ``NotRun``), and the Python
                 members have still answered.
         """
-        llm = [i for i, m in enumerate(self.members) if isinstance(m.judge, PointwiseJudge)]
+        llm = self._model_indices()
         out: list[list[AnswerScores]] = [[] for _ in self.members]
-        wall: dict[int, float] = {}
         stopped: BudgetExceeded | None = None
         if llm:
             per_judge = [self._model(i).jobs(requests) for i in llm]
             jobs: list[Job[Any]] = [job for js in per_judge for job in js]
-            assert self.session is not None  # checked in __init__: model members share it
-            try:
-                replies = self.session.run(jobs, read_scores, progress=progress)
-            except BudgetExceeded as exc:
-                if not isinstance(exc.partial, list) or len(exc.partial) != len(jobs):
-                    raise
-                replies, stopped = exc.partial, exc
+            replies, stopped = self._run_models(jobs, read_scores, progress)
             start = 0
             for i, js in zip(llm, per_judge, strict=True):
                 out[i] = self._model(i)._group(replies[start : start + len(js)])
                 start += len(js)
-        for i, m in enumerate(self.members):
-            if i not in llm:
-                began = time.perf_counter()
-                out[i] = m.judge.score_batch(requests, progress)
-                wall[i] = time.perf_counter() - began
-        self.last_usage = self._usage(out, wall)
+        wall = self._answer_directly(llm, lambda m: m.judge.score_batch(requests, progress), out)
+        self.last_usage = self._usage(
+            [[c.reply for s in scored for c in s.calls] for scored in out], wall
+        )
         if stopped is not None:
             raise BudgetExceeded(str(stopped), partial=out) from stopped
         return out
@@ -249,25 +184,6 @@ class PointwiseJury(Closing):
         judge = self.members[i].judge
         assert isinstance(judge, PointwiseJudge)
         return judge
-
-    def _usage(
-        self, out: list[list[AnswerScores]], wall: dict[int, float]
-    ) -> tuple[MemberUsage, ...]:
-        """Each member's usage; a call shared by members is charged to the first."""
-        charged: set[str] = set()
-        usage = []
-        for i, scored in enumerate(out):
-            replies = [c.reply for s in scored for c in s.calls]
-            if i in wall or self.session is None:
-                usage.append(no_model_usage(replies, wall.get(i, 0.0)))
-            else:
-                usage.append(model_usage(replies, self.session.store, charged))
-        return tuple(usage)
-
-    def close(self) -> None:
-        """Close the jury's own session (a shared one is its owner's to close)."""
-        if self._owns_session and self.session is not None:
-            self.session.close()
 
 
 def _check_spec(spec: MemberSpec, rubric: Rubric, mode: ScoreMode, structured: bool) -> None:

@@ -155,12 +155,27 @@ def _latency(usage: MemberUsage) -> str:
     return "n/a" if usage.latency_s is None else f"{usage.latency_s:.3f} s"
 
 
-def _calls_table(report: JuryReport) -> Table:
-    """Per member: calls asked, made now, from the store, failed; tokens, cost, latency."""
+def _calls_head() -> Table:
+    """The empty calls-by-member table, so that both panels show their calls alike."""
     table = Table(title="calls by member (this run; a stored call costs 0)", header_style="bold")
     for head in ("member", "calls", "made", "cached", "failed", "tokens in / out", "cost",
                  "mean latency"):  # fmt: skip
         table.add_column(head)
+    return table
+
+
+def _partial_note(stopped: str | None, console: Console) -> None:
+    """Say that the budget cut the run short, so a partial result is not read as whole."""
+    if stopped is not None:
+        console.print(
+            "[yellow]partial result:[/yellow] stopped by the budget before every call was made.",
+            highlight=False,
+        )
+
+
+def _calls_table(report: JuryReport) -> Table:
+    """Per member: calls asked, made now, from the store, failed; tokens, cost, latency."""
+    table = _calls_head()
     for m in report.diagnostics.members:
         u = m.usage
         made, tokens, cost, latency = (
@@ -200,8 +215,4 @@ def render_jury(report: JuryReport, console: Console) -> None:
         highlight=False,
         markup=False,
     )
-    if report.result.stopped is not None:
-        console.print(
-            "[yellow]partial result:[/yellow] stopped by the budget before every call was made.",
-            highlight=False,
-        )
+    _partial_note(report.result.stopped, console)

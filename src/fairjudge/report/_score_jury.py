@@ -23,7 +23,7 @@ from fairjudge.evaluation import (
     JuryScoreResult,
     score_jury_diagnostics,
 )
-from fairjudge.report._jury import _cost, _latency
+from fairjudge.report._jury import _calls_head, _cost, _latency, _partial_note
 from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
 from fairjudge.report._text import calls_text, ci_text, print_failures
 from fairjudge.report._trend import mean_text
@@ -159,10 +159,7 @@ def _members_table(report: JuryScoreReport) -> Table:
 
 
 def _calls_table(report: JuryScoreReport) -> Table:
-    table = Table(title="calls by member (this run; a stored call costs 0)", header_style="bold")
-    for head in ("member", "calls", "made", "cached", "failed", "tokens in / out", "cost",
-                 "mean latency"):  # fmt: skip
-        table.add_column(head)
+    table = _calls_head()
     result = report.result
     for k, name in enumerate(result.names):
         own = result.members[k]
@@ -196,11 +193,7 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
         highlight=False,
         markup=False,
     )
-    if result.stopped is not None:
-        console.print(
-            "[yellow]partial result:[/yellow] stopped by the budget before every call was made.",
-            highlight=False,
-        )
+    _partial_note(result.stopped, console)
     for d in result.dimensions:
         if d.collapse.collapsed:
             console.print("[red]collapse alarm:[/red] ", end="", highlight=False)
