@@ -56,6 +56,7 @@ class Planted:
         own_family: The judge's family marker; answers containing ``[<marker>]`` get
             ``own_points`` more.
         own_points: See ``own_family``.
+        top: Give every answer the top score (a judge at its ceiling).
         salt: When set, pointwise scores get this judge's own noise (-1, 0 or +1 from a
             hash of salt and answer) on top of the answer's, so judges disagree a little.
     """
@@ -67,6 +68,7 @@ class Planted:
     own_family: str | None = None
     own_points: int = 0
     salt: str = ""
+    top: bool = False
 
 
 def _quality(answer: str) -> int:
@@ -105,7 +107,7 @@ def _pointwise(p: Planted, prompt: str) -> str:
     match = _ANSWER.search(prompt)
     assert match is not None, prompt[:500]
     answer = match.group(1)
-    score = _quality(answer) + (noise(p.salt + answer) if p.salt else 0)
+    score = _quality(answer) + (noise(p.salt + answer) if p.salt else 0) + (20 if p.top else 0)
     strict = "Ordinary answers do not exceed" in prompt
     anti_verbose = "conciseness" in prompt
     if p.length_points and words(answer) > 100 and not strict and not anti_verbose:

@@ -208,3 +208,22 @@ def test_backend_options_reach_every_prompt(
     assert judge.pointwise("basic").rubric.name == "basic"
     assert isinstance(judge.temperature, float | type(None))
     BackendOptions()  # the import is the public one
+
+
+def test_a_judge_at_its_ceiling_or_led_by_position_cannot_show_verbosity(
+    audit_server: JudgeServer, session: JudgeSession
+) -> None:
+    # Every answer gets 10/10 and every pairwise call says "A": a padded answer cannot
+    # score higher, and every pair resolves as a tie by protocol. Neither is "no bias".
+    plant(audit_server, Planted(top=True, first_share=1.0))
+    report = audit(model_judge(audit_server, session), experiments=["verbosity"], settings=SETTINGS)
+    overall = effect(report, "verbosity", "padded - concise, overall")
+    assert overall.estimate == 0.0
+    assert overall.verdict == "not estimable"
+    assert "top score" in (overall.note or "")
+    padded = effect(report, "verbosity", "padded beats concise")
+    assert padded.estimate == 0.5
+    assert padded.verdict == "not estimable"
+    assert "position consistency 0%" in (padded.note or "")
+    exp = next(e for e in report.experiments if e.bias == "verbosity")
+    assert exp.verdict == "not estimable"

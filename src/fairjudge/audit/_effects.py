@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from fairjudge.stats import ConfidenceInterval, bootstrap_mean
@@ -79,6 +79,9 @@ class Effect:
         scale: The scale the verdict's thresholds are shares of.
         n: Items (or answers) behind the estimate.
         verdict: See :func:`verdict_of`.
+        note: Why the estimate cannot show the bias even though it could be computed
+            (a judge whose scores sit at the top of the scale cannot score a padded
+            answer higher); the verdict is then "not estimable".
     """
 
     name: str
@@ -89,6 +92,11 @@ class Effect:
     scale: float
     n: int
     verdict: EffectVerdict
+    note: str | None = None
+
+    def censored(self, why: str) -> Effect:
+        """This effect, kept, but with the verdict "not estimable" and the reason."""
+        return replace(self, verdict="not estimable", note=why)
 
     @classmethod
     def of(
@@ -129,6 +137,7 @@ class Effect:
             "scale": self.scale,
             "n": self.n,
             "verdict": self.verdict,
+            "note": self.note,
         }
 
 

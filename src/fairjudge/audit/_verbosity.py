@@ -40,7 +40,11 @@ from fairjudge.audit._judges import AuditJudge
 from fairjudge.audit._padding import pad_answer, repetitive_list, word_count
 from fairjudge.evaluation import PairwiseResult
 
-__all__ = ["padded_twins", "score_differences", "verbosity_experiment"]
+__all__ = ["CEILING", "padded_twins", "score_differences", "verbosity_experiment"]
+
+CEILING = 0.9
+"""Share of answers at the top score (or of pairs resolved by position) past which an
+effect cannot show the bias it measures: it is kept, marked "not estimable"."""
 
 
 def asked(question: str | Conversation) -> str:
@@ -76,6 +80,7 @@ def score_differences(
     *,
     dimensions: Sequence[str] | None = None,
     overall_on: Sequence[str] | None = None,
+    censor_ceiling: bool = False,
 ) -> list[Effect]:
     """Per-dimension and overall paired differences treated - base (same rubric).
 
@@ -87,6 +92,8 @@ def score_differences(
         settings: Bootstrap settings.
         dimensions: The dimensions compared (default all of ``base``'s rubric).
         overall_on: Dimensions the overall effect averages (default ``dimensions``).
+        censor_ceiling: Mark an effect "not estimable" when at least :data:`CEILING` of
+            the base answers got the top score: a rise cannot show (verbosity).
     """
     dims = list(dimensions) if dimensions else base.dimensions
     keep = [
@@ -108,6 +115,18 @@ def score_differences(
         effects.append(
             paired_effect(f"{label}, {d}", diffs, where, unit=unit, scale=span, **settings.boot())
         )
+    if censor_ceiling:
+        top = float(base.rubric.scale[1])
+        at_top = {d: sum(b[d] >= top for b, _ in pairs) / len(pairs) for d in dims} if pairs else {}
+        groups = [list(overall_dims), *([d] for d in dims)]  # the overall effect, then each
+        for k, group in enumerate(groups):
+            shares = [at_top[x] for x in group if x in at_top]
+            if shares and min(shares) >= CEILING:
+                effects[k] = effects[k].censored(
+                    f"{min(shares):.0%} of the unchanged answers already got the top score "
+                    f"({top:g}): the judge cannot score the changed ones higher, so a bias "
+                    "towards them cannot show (a ceiling, not an absence of bias)"
+                )
     return effects
 
 
@@ -115,7 +134,16 @@ def _win_rate(label: str, result: PairwiseResult) -> Effect:
     rate = result.win_rate
     if rate is None:
         return Effect.missing(label, "no pair resolved", null=0.5, unit="win rate")
-    return Effect.of(label, rate.estimate, rate.ci, null=0.5, unit="win rate", n=rate.n)
+    effect = Effect.of(label, rate.estimate, rate.ci, null=0.5, unit="win rate", n=rate.n)
+    consistency = result.position_consistency
+    if consistency is not None and consistency.estimate < 1 - CEILING:
+        # Nearly every pair got opposite verdicts in the two orders: the swap resolves
+        # them as ties by protocol, so 0.5 here says nothing about length.
+        return effect.censored(
+            f"position consistency {consistency.estimate:.0%}: the verdicts followed the "
+            "position, so the debiased result is a tie by protocol, not a finding"
+        )
+    return effect
 
 
 def verbosity_experiment(
@@ -154,15 +182,16 @@ def verbosity_experiment(
     std = settings.rubric
     std_concise = scored(std, concise)
     effects = score_differences(
-        "padded - concise", std_concise, scored(std, padded), clusters, settings
-    )
+        "padded - concise", std_concise, scored(std, padded), clusters, settings,
+        censor_ceiling=True,
+    )  # fmt: skip
     effects.append(_win_rate("padded beats concise", versus(settings.template, padded)))
     effects.append(_win_rate("repetitive list beats concise", versus(settings.template, listy)))
     mitigated_base = scored(settings.anti_verbose_rubric, concise)
     shared = [d for d in mitigated_base.dimensions if d in std_concise.dimensions]
     residual = score_differences(
         "padded - concise", mitigated_base, scored(settings.anti_verbose_rubric, padded), clusters,
-        settings, dimensions=shared or None,
+        settings, dimensions=shared or None, censor_ceiling=True,
     )  # fmt: skip
     residual.append(_win_rate("padded beats concise", versus(settings.concise_template, padded)))
     residual.append(

@@ -79,6 +79,10 @@ def render_audit(report: AuditReport, console: Console, *, calls_made: int | Non
         if exp.mitigation:
             lines.append(f"mitigation: {exp.mitigation}")
         console.print("; ".join(lines), highlight=False, markup=False)
+        for effect in (*exp.effects, *exp.residual):
+            if effect.note:
+                console.print(f"  {effect.name}: not estimable: {effect.note}",
+                              highlight=False, markup=False)  # fmt: skip
         _details(exp, console)
     made = "" if calls_made is None else f"; {calls_made} made now, the rest from the store"
     console.print(
