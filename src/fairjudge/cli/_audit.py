@@ -207,7 +207,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
 
     Each bias gets its effect with a CI, a verdict against documented thresholds, and
     the residual after the mitigation. Runs offline on the built-in suite with the
-    embedded judge: fairjudge audit --limit 10.
+    embedded judge: fairjudge audit --limit 3 --experiments position,framing.
     """
     from fairjudge.report import render_audit
 
