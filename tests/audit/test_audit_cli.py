@@ -20,6 +20,10 @@ def _audit(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def _no_nan(token: str) -> None:
+    raise AssertionError(f"--json holds {token}, which is not JSON")
+
+
 def _server_args(server: JudgeServer, tmp_path: Path) -> list[str]:
     return [
         "--judge", "openai/scripted-judge", "--base-url", server.base_url,
@@ -33,7 +37,7 @@ def test_report_card_json_out_and_a_free_rerun(audit_server: JudgeServer, tmp_pa
     args = [*_server_args(audit_server, tmp_path), "--limit", "8", "--out", str(out)]
     code, stdout, stderr = _audit(*args, "--json")
     assert code == 0, stderr
-    payload = json.loads(stdout)
+    payload = json.loads(stdout, parse_constant=_no_nan)  # strict JSON: no NaN, no Infinity
     assert payload["n_items"] == 8
     biases = {e["bias"]: e for e in payload["experiments"]}
     assert set(biases) == {"position", "verbosity", "framing", "self-preference"}
