@@ -39,12 +39,13 @@ def _estimate(effect: Effect) -> str:
 
 def _row(table: Table, effect: Effect, prefix: str = "") -> None:
     verdict = effect.verdict
+    # The unit sits under the effect's name: one column less, so the card fits 80
+    # columns without folding every cell.
     table.add_row(
-        escape(prefix + effect.name),
+        f"{escape(prefix + effect.name)}\n[dim]{escape(effect.unit)}[/]",
         _estimate(effect),
         escape(ci_text(effect.ci)),
         f"{effect.null:g}",
-        escape(effect.unit),
         str(effect.n),
         f"[{_STYLE.get(verdict, '')}]{verdict}[/]",
     )
@@ -53,8 +54,9 @@ def _row(table: Table, effect: Effect, prefix: str = "") -> None:
 def _experiment_table(exp: ExperimentResult) -> Table:
     title = f"{exp.bias}: {exp.verdict}" + (f"  ({exp.judge})" if exp.judge else "")
     table = Table(title=escape(title), title_justify="left", show_lines=False)
-    for col in ("effect", "estimate", "CI", "no bias", "unit", "n", "verdict"):
-        table.add_column(col, overflow="fold")
+    table.add_column("effect (unit)", overflow="fold", ratio=1)
+    for col in ("estimate", "CI", "no bias", "n", "verdict"):
+        table.add_column(col, overflow="fold", no_wrap=col != "CI")
     for effect in exp.effects:
         _row(table, effect)
     for effect in exp.residual:
