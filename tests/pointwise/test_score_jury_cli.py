@@ -122,3 +122,36 @@ def test_model_members_share_one_run_and_a_rerun_costs_nothing(
     assert [u["made"] for u in again["member_usage"]] == [0, 0, 0]
     assert score_server.count("requests") == 6
     assert again["dimensions"] == first["dimensions"]
+
+
+def test_a_jury_file_gives_the_same_panel_as_the_flags(tmp_path: Path) -> None:
+    path = _file(tmp_path, ["1 a", "2 b", "3 c", "4 d", "5 e"])
+    toml = tmp_path / "panel.toml"
+    toml.write_text(
+        'aggregate = "median"\n'
+        f'[[member]]\njudge = "{P}:leading"\n'
+        f'[[member]]\njudge = "{P}:high"\n'
+        f'[[member]]\njudge = "{P}:mirror"\nweight = 3\n',
+        encoding="utf-8",
+    )
+    flags = ["--judge", f"{P}:leading", "--judge", f"{P}:high", "--judge", f"{P}:mirror",
+             "--weight", "1", "--weight", "1", "--weight", "3",
+             "--aggregate", "median"]  # fmt: skip
+    common = [str(path), "--json", "--bootstrap", "100"]
+    code, by_file, stderr = _run(*common, "--jury", str(toml))
+    assert code == 0, stderr
+    code, by_flags, stderr = _run(*common, *flags)
+    assert code == 0, stderr
+    assert json.loads(by_file)["aggregation"] == "median"
+    assert json.loads(by_file)["dimensions"] == json.loads(by_flags)["dimensions"]
+    code, _, stderr = _run(*common, "--jury", str(toml), "--judge", f"{P}:high")
+    assert code == 2
+    assert "not both" in stderr
+    toml.write_text(
+        f'[[member]]\njudge = "{P}:leading"\ntemplate = "concise"\n'
+        f'[[member]]\njudge = "{P}:high"\n',
+        encoding="utf-8",
+    )
+    code, _, stderr = _run(*common, "--jury", str(toml))
+    assert code == 2
+    assert "sets a template" in stderr

@@ -40,7 +40,7 @@ from fairjudge.cli._app import app, err_console, guarded, say
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags_without
 from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
 from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
-from fairjudge.judges import MemberSpec, PointwiseJury
+from fairjudge.judges import MemberSpec, PointwiseJury, load_jury_file
 from fairjudge.prompts import Rubric
 from fairjudge.report import render_score_jury, score_jury_report, write_jsonl_atomic
 from fairjudge.report._files import check_not_input
@@ -71,6 +71,14 @@ class ScorePanelFlags:
             help="A panel member's weight, once per --judge, in order. [default: 1 each]",
         ),
     ] = None
+    jury: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE.toml",
+            help="A TOML file of [[member]] tables (judge, weight, base_url, temperature, "
+            "timeout), instead of --judge.",
+        ),
+    ] = None
     aggregate: Annotated[
         str | None,
         typer.Option(
@@ -87,10 +95,46 @@ class ScorePanelFlags:
             ConfigError: Fewer than two --judge, --weight not once per --judge, or an
                 unknown rule.
         """
+        if self.jury is not None:
+            if self.judge or self.weight:
+                raise ConfigError("give the members with --judge or --jury FILE.toml, not both")
+            loaded = load_jury_file(self.jury)
+            templated = [m.judge for m in loaded.members if m.template is not None]
+            if templated:
+                raise ConfigError(
+                    f"--jury {self.jury}: member {templated[0]!r} sets a template; a scoring "
+                    "panel asks every member with the one --rubric"
+                )
+            given, rule = list(loaded.members), self.aggregate or loaded.aggregate or "mean"
+        else:
+            given, rule = self._from_flags(), self.aggregate or "mean"
+        if rule not in SCORE_AGGREGATIONS:
+            where = (
+                "--aggregate"
+                if self.aggregate or self.jury is None
+                else f"--jury {self.jury}: aggregate"
+            )
+            raise ConfigError(
+                f"{where} must be one of {', '.join(SCORE_AGGREGATIONS)}; got {rule!r}"
+            )
+        specs = []
+        for spec in given:
+            if not spec.is_python:
+                spec = dataclasses.replace(
+                    spec, base_url=spec.base_url or flags.base_url,
+                    temperature=spec.temperature if spec.temperature is not None
+                    else flags.temperature,
+                    timeout=spec.timeout if spec.timeout is not None else flags.timeout,
+                )  # fmt: skip
+            specs.append(spec)
+        return specs, rule
+
+    def _from_flags(self) -> list[MemberSpec]:
+        """The members given with --judge (and --weight), checked."""
         judges = self.judge or []
         if len(judges) < 2:
             raise ConfigError(
-                f"a panel needs --judge twice or more; got {len(judges)} "
+                f"a panel needs --judge twice or more (or --jury FILE.toml); got {len(judges)} "
                 "(for one judge: fairjudge score)"
             )
         weights = self.weight or [1.0] * len(judges)
@@ -99,21 +143,7 @@ class ScorePanelFlags:
                 f"--weight was given {len(weights)} time(s) for {len(judges)} --judge; "
                 "give one per --judge, in order, or none"
             )
-        rule = self.aggregate or "mean"
-        if rule not in SCORE_AGGREGATIONS:
-            raise ConfigError(
-                f"--aggregate must be one of {', '.join(SCORE_AGGREGATIONS)}; got {rule!r}"
-            )
-        specs = []
-        for judge, weight in zip(judges, weights, strict=True):
-            spec = MemberSpec(judge, weight=weight)
-            if not spec.is_python:
-                spec = dataclasses.replace(
-                    spec, base_url=flags.base_url, temperature=flags.temperature,
-                    timeout=flags.timeout,
-                )  # fmt: skip
-            specs.append(spec)
-        return specs, rule
+        return [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
 
 
 def _judge_flags(flags: Any) -> JudgeFlags:
