@@ -113,7 +113,8 @@ def plan_experiments(
             if unknown else "--experiments is empty; choose from " + ", ".join(EXPERIMENTS)
         )  # fmt: skip
     why: dict[str, str] = {}
-    if not position_pairs(items):
+    has_pairs = bool(position_pairs(items))
+    if not has_pairs:
         why["position"] = (
             "needs two answers per question: the built-in suite, or --items rows from two "
             "systems (a `system` column) answering the same question"
@@ -121,7 +122,7 @@ def plan_experiments(
     reason = why_no_self_preference(judges, items)
     if reason is not None:
         why["self-preference"] = reason
-    reason = why_no_framing(settings or AuditSettings(), bool(position_pairs(items)))
+    reason = why_no_framing(settings or AuditSettings(), has_pairs)
     if reason is not None:
         why["framing"] = reason
     if requested is not None:

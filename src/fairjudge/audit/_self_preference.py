@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from fairjudge.audit._audit_items import AuditItem
 from fairjudge.audit._effects import Effect
 from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress, Scored, score
-from fairjudge.audit._judges import AuditJudge, family_of
+from fairjudge.audit._judges import AuditJudge, family_of, judge_family
 from fairjudge.audit._self_preference_fit import fit_own_family
 
 __all__ = ["self_preference_experiment", "why_no_self_preference"]
@@ -116,6 +116,4 @@ def _family_means(values: Sequence[float], families: Sequence[str]) -> dict[str,
 
 def judge_families(judges: Sequence[AuditJudge], overrides: Mapping[str, str] | None) -> list[str]:
     """Each judge's family (an override by name or spec, else from its name)."""
-    from fairjudge.audit._judges import judge_family
-
     return [judge_family(j, overrides) for j in judges]

@@ -12,7 +12,6 @@ listed as not run) is printed and written, and the calls made are in the store, 
 rerun with a larger budget pays for the rest only.
 """
 
-import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +23,9 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
-from fairjudge.cli._options import JudgeFlags, _adds, judge_flags_without
+from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
-from fairjudge.report import check_writable, write_jsonl_atomic
-from fairjudge.report._files import check_not_input
+from fairjudge.report import check_not_input, check_writable, write_jsonl_atomic
 
 __all__ = ["AuditFlags", "audit"]
 
@@ -195,7 +193,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
 
 def _run_options(flags: Any) -> Any:
     """The run options (budget, concurrency, ...) of the shared flags."""
-    return JudgeFlags(judge=None, template=None, **dataclasses.asdict(flags)).run_options()
+    return as_judge_flags(flags).run_options()
 
 
 @app.command()

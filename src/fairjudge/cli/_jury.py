@@ -36,8 +36,8 @@ from fairjudge.cli._judging import load_input
 from fairjudge.cli._options import (
     EvalFlags,
     InputFlags,
-    JudgeFlags,
     _adds,
+    as_judge_flags,
     eval_flags,
     input_flags,
     judge_flags_without,
@@ -153,7 +153,7 @@ def _check_references(specs: list[MemberSpec], items: list[Item]) -> None:
 
 
 def _no_model_flags(flags: Any, what: str) -> None:
-    given = [g for g in JudgeFlags(None, **dataclasses.asdict(flags)).given() if g]
+    given = [g for g in as_judge_flags(flags).given() if g]
     if given:
         raise ConfigError(
             f"{', '.join(given)}: {what} has no model, prompt, store or budget; drop them"
@@ -165,7 +165,7 @@ def _open(specs: list[MemberSpec], flags: Any) -> Jury:
     if all(s.is_python for s in specs):
         _no_model_flags(flags, "a panel of Python callables")
         return Jury.from_specs(specs)
-    options = JudgeFlags(None, **dataclasses.asdict(flags)).run_options()
+    options = as_judge_flags(flags).run_options()
     return Jury.from_specs(specs, store=flags.store, options=options)
 
 

@@ -10,7 +10,7 @@ not apply to the chosen judge.
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, make_dataclass
+from dataclasses import asdict, dataclass, field, fields, make_dataclass
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -29,14 +29,14 @@ from fairjudge.judges import (
     resolve_judge,
 )
 from fairjudge.prompts import list_templates
-from fairjudge.report import check_writable
-from fairjudge.report._files import check_not_input
+from fairjudge.report import check_not_input, check_writable
 from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
 
 __all__ = [
     "EvalFlags",
     "InputFlags",
     "JudgeFlags",
+    "as_judge_flags",
     "check_outputs",
     "eval_flags",
     "input_flags",
@@ -240,6 +240,15 @@ def judge_flags_without(dropped: set[str], name: str) -> type[Any]:
     return make_dataclass(
         name, [(f.name, hints[f.name], field(default=f.default)) for f in kept], frozen=True
     )
+
+
+def as_judge_flags(flags: Any) -> JudgeFlags:
+    """Flags of a :func:`judge_flags_without` class as :class:`JudgeFlags`.
+
+    The dropped fields take their defaults, so :meth:`JudgeFlags.run_options` and
+    :meth:`JudgeFlags.given` serve the panel and audit commands as they serve the rest.
+    """
+    return JudgeFlags(**asdict(flags))
 
 
 def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:

@@ -50,8 +50,13 @@ from fairjudge.judges import (
     resolve_pointwise_judge,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import check_writable, render_scores, score_report, write_jsonl_atomic
-from fairjudge.report._files import check_not_input
+from fairjudge.report import (
+    check_not_input,
+    check_writable,
+    render_scores,
+    score_report,
+    write_jsonl_atomic,
+)
 
 __all__ = [
     "EXIT_COLLAPSE",

@@ -37,13 +37,17 @@ from rich.console import Console
 
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge.cli._app import app, err_console, guarded, say
-from fairjudge.cli._options import JudgeFlags, _adds, judge_flags_without
+from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
 from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
 from fairjudge.judges import MemberSpec, PointwiseJury, load_jury_file
 from fairjudge.prompts import Rubric
-from fairjudge.report import render_score_jury, score_jury_report, write_jsonl_atomic
-from fairjudge.report._files import check_not_input
+from fairjudge.report import (
+    check_not_input,
+    render_score_jury,
+    score_jury_report,
+    write_jsonl_atomic,
+)
 
 __all__ = ["ScorePanelFlags", "score_jury", "score_panel"]
 
@@ -146,14 +150,9 @@ class ScorePanelFlags:
         return [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
 
 
-def _judge_flags(flags: Any) -> JudgeFlags:
-    """The shared flags as :class:`JudgeFlags` (no judge, no local-model options)."""
-    return JudgeFlags(None, **dataclasses.asdict(flags))
-
-
 def _open(specs: list[MemberSpec], flags: Any, rubric: Rubric, opts: ScoreFlags) -> PointwiseJury:
     """Build the panel: every member resolved (and checked) before any call."""
-    shared = _judge_flags(flags)
+    shared = as_judge_flags(flags)
     if all(s.is_python for s in specs):
         given = shared.given()
         given += ["--mode"] if opts.mode != "json" else []
@@ -178,7 +177,7 @@ def score_panel(
     Raises:
         ConfigError: A bad flag, member or input, always before the first call.
     """
-    rubric = opts.check(_judge_flags(flags))
+    rubric = opts.check(as_judge_flags(flags))
     if opts.baseline is not None:
         raise ConfigError("--baseline compares one-judge runs; a panel does not take it yet")
     check_not_input(opts.out, "--out", (file,))
