@@ -38,6 +38,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, InputError
 from fairjudge._version import __version__
+from fairjudge.cli._coercion import plain_values
 
 __all__ = [
     "COMMANDS",
@@ -130,6 +131,7 @@ class LazyCommands(TyperGroup):
             group = typer.main.get_command(app)
             assert isinstance(group, TyperGroup)
             command = self.commands[cmd_name] = group.commands[cmd_name]
+            plain_values(command)  # its options coerced without pydantic (see ``_coercion``)
         return command
 
     def get_help_option(self, ctx: Any) -> Any:
