@@ -46,6 +46,11 @@ ROLES = ("system", "user", "assistant")
 # Bump when the key derivation changes, so old store rows are not mistaken for new ones.
 _KEY_SCHEMA = 1
 
+_quote = json.encoder.encode_basestring  # the C function json.dumps quotes strings with
+
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""JSON text of one value, as ``json.dumps`` with the key's settings writes it."""
+
 
 @dataclass(frozen=True, slots=True)
 class CallSpec:
@@ -84,10 +89,37 @@ class CallSpec:
     """
 
     def __post_init__(self) -> None:
-        blob = json.dumps(
-            self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        )
+        blob = self.canonical_json()
         object.__setattr__(self, "key", hashlib.sha256(blob.encode("utf-8")).hexdigest())
+
+    def canonical_json(self) -> str:
+        """:meth:`canonical` as compact JSON with sorted keys: the text hashed into the key.
+
+        Written out field by field, which gives the same text as ``json.dumps(
+        self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+        (a test holds the two equal) at a third of the cost: a rerun of 10,000 calls
+        makes 10,000 keys before it can look one up. Strings are quoted by the C
+        function ``json.dumps`` itself uses; anything but a string where a string
+        belongs goes through ``json.dumps`` whole.
+        """
+        q = _quote
+        try:
+            messages = ",".join("[" + ",".join(map(q, m)) + "]" for m in self.messages)
+            head = (
+                f'{{"backend":{q(self.backend)},"base_url":'
+                f"{'null' if self.base_url is None else q(self.base_url)},"
+                f'"kind":{q(self.kind)},"messages":[{messages}],"model":{q(self.model)},'
+            )
+            tail = f'"template":{q(self.template)},"template_version":{q(self.template_version)}}}'
+        except TypeError:  # not a string: let json.dumps say what it makes of it
+            return json.dumps(
+                self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            )
+        sample = str(self.sample) if type(self.sample) is int else _ENCODE(self.sample)
+        return (
+            f'{head}"params":{_ENCODE(dict(self.params))},"sample":{sample},'
+            f'"schema":{_KEY_SCHEMA},{tail}'
+        )
 
     def canonical(self) -> dict[str, Any]:
         """The JSON-ready form hashed into the key. Holds no credentials by construction."""

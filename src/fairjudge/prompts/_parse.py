@@ -183,12 +183,22 @@ def _parse_json(text: str) -> Verdict | ParseFailure:
 
 
 def _label_of(token: str) -> str | None:
+    if token in _LABELS:
+        return _LABELS[token]
     cleaned = token.strip().strip("\"'*`[](){}.:,").lower()
-    if cleaned in ("a", "b"):
-        return cleaned
-    if cleaned in ("tie", "ti", "c"):
-        return "tie"
-    return None
+    label = _TOKEN_LABELS.get(cleaned)
+    if len(_LABELS) < _MAX_LABELS:
+        _LABELS[token] = label
+    return label
+
+
+_TOKEN_LABELS = {"a": "a", "b": "b", "tie": "tie", "ti": "tie", "c": "tie"}
+"""What a cleaned token means: ``ti`` is the first piece of a split ``tie``; ``C`` is
+FastChat's tie."""
+_LABELS: dict[str, str | None] = {}
+"""Each token's label, once read: a judge's top alternatives are the same few dozen
+tokens in every reply, and a rerun reads thousands of replies."""
+_MAX_LABELS = 4096
 
 
 def probabilities_from_logprobs(top_logprobs: Mapping[str, float]) -> Probabilities | None:

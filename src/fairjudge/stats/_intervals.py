@@ -189,6 +189,7 @@ def prefetch_resamples(
 def _draw(k: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
     """How often each of ``k`` clusters is drawn in each resample (one row per resample)."""
     import numpy as np
+    import numpy.ma  # np.quantile imports it on first use (50 ms): here, off the main thread
 
     rng = np.random.default_rng(seed)
     return rng.multinomial(k, np.full(k, 1.0 / k), size=n_resamples).astype(np.float64)

@@ -1,0 +1,85 @@
+"""The store key: the same text hashed for the same call, however the spec is written."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairjudge._call import CallSpec
+
+JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+MESSAGES = st.lists(
+    st.tuples(st.sampled_from(["system", "user", "assistant"]), st.text(max_size=200)),
+    min_size=1,
+    max_size=4,
+).map(tuple)
+
+
+def _reference(spec: CallSpec) -> str:
+    """The key's text as it was always made: ``json.dumps`` of the canonical form."""
+    return json.dumps(spec.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    backend=st.text(max_size=12),
+    model=st.text(max_size=30),
+    base_url=st.none() | st.text(max_size=30),
+    template=st.text(max_size=12),
+    version=st.text(max_size=5),
+    messages=MESSAGES,
+    params=st.dictionaries(st.text(max_size=12), JSON_VALUES, max_size=5),
+    sample=st.integers(min_value=0, max_value=10**6),
+    kind=st.sampled_from(["pairwise", "pointwise", "other"]),
+)
+def test_the_key_text_is_json_dumps_of_the_canonical_form(
+    backend: str,
+    model: str,
+    base_url: str | None,
+    template: str,
+    version: str,
+    messages: tuple[tuple[str, str], ...],
+    params: dict[str, Any],
+    sample: int,
+    kind: str,
+) -> None:
+    spec = CallSpec(
+        backend=backend, model=model, base_url=base_url, template=template,
+        template_version=version, messages=messages, params=params, sample=sample, kind=kind,
+    )  # fmt: skip
+    assert spec.canonical_json() == _reference(spec)
+
+
+def test_a_known_call_keeps_its_key() -> None:
+    """Stored replies are found by key: a new derivation would orphan every store."""
+    spec = CallSpec(
+        backend="openai",
+        model="gpt-4o-mini",
+        base_url=None,
+        template="default",
+        template_version="1",
+        messages=(
+            ("system", "Judge fairly."),
+            ("user", 'Q: "caf\u00e9" \u2013 </answer_a> \\ \n\t\U0001f600'),
+        ),
+        params={
+            "temperature": 0.0,
+            "max_tokens": 1,
+            "logprobs": True,
+            "top_logprobs": 20,
+            "extra": {"b": [1, 2.5, None], "a": "x"},
+        },
+        sample=2,
+        kind="pairwise",
+    )
+    assert spec.key == "09b82a88bb76453f9be12330758cf5debaa8c0a1740475c928cd6842f5a07eef"
