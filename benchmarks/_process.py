@@ -94,18 +94,20 @@ def best_of(n: int, args: Sequence[str], env: dict[str, str] | None = None) -> F
     return min(runs, key=lambda r: r.wall_s)
 
 
-def command_env(root: Path, api_key: str) -> dict[str, str]:
+def command_env(root: Path, api_key: str, src: Path | None = None) -> dict[str, str]:
     """The environment of a command run: this checkout first, the server's key set.
 
-    The checkout's bytecode is compiled first, as an installed package's is, so no
-    run pays for compiling the sources (``PYTHONDONTWRITEBYTECODE`` would make every
-    run pay).
+    ``src`` puts another tree's ``src`` (an earlier fairjudge, for a before/after
+    table) in the checkout's place. The tree's bytecode is compiled first, as an
+    installed package's is, so no run pays for compiling the sources
+    (``PYTHONDONTWRITEBYTECODE`` would make every run pay).
     """
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(root / "src" / "fairjudge")], check=True
-    )
+    src = src if src is not None else root / "src"
+    if not (src / "fairjudge" / "cli").is_dir():
+        raise SystemExit(f"{src} holds no fairjudge package (expected {src}/fairjudge/cli)")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "fairjudge")], check=True)
     env = dict(os.environ, OPENAI_API_KEY=api_key)
-    env["PYTHONPATH"] = os.pathsep.join([str(root / "src"), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")])
     env.pop("OPENAI_BASE_URL", None)
     return env
 

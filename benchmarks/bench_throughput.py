@@ -36,6 +36,14 @@ start-up, imports, input and report included.
 And start-up, best of 5: ``fairjudge --help``, ``fairjudge compare --help`` and, for
 the bare client, ``python -c "import openai"``.
 
+Fully cached reruns (``--cached-items``, default 500 and 5,000 items: 1,000 and 10,000
+calls): one uncached ``compare`` fills a store, then the same command reruns
+``--repeats`` times; each rerun must make 0 requests and print the uncached run's
+``--json`` byte for byte (its ``calls`` block aside). With ``--baseline-src`` (the
+``src`` folder of an earlier fairjudge, e.g. from ``git worktree add``), start-up and
+the cached reruns are timed for that tree too, the two taking turns: a before/after
+table from one run on one machine.
+
 Reported: calls/s against the ideal (concurrency / latency), the share of the bare
 client's rate, client CPU per call (``time.process_time()`` of this process, all
 threads), the server's CPU per call, and the kernel's listen-queue overflow counter
@@ -51,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -318,18 +327,93 @@ def command_rows(
     return rows
 
 
-def startup_rows(env: dict[str, str]) -> list[dict[str, Any]]:
-    """Start-up, best of 5: fairjudge's help beside the bare client's own import."""
+def startup_rows(trees: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """Start-up, best of 5: fairjudge's help beside the bare client's own import.
+
+    ``trees`` maps a label suffix ("" for this checkout) to its command environment.
+    """
     runs = {
         "fairjudge --help": [*FAIRJUDGE, "--help"],
         "fairjudge compare --help": [*FAIRJUDGE, "compare", "--help"],
-        "bare: python -c 'import openai'": [sys.executable, "-c", "import openai"],
     }
     rows = []
     for label, command in runs.items():
-        best = best_of(5, command, env)
-        row = {"client": label, "kind": "startup", "wall_s": best.wall_s, "cpu_s": best.cpu_s}
-        rows.append(row)
+        for suffix, env in trees.items():
+            best = best_of(5, command, env)
+            rows.append(
+                {"client": label + suffix, "kind": "startup", "wall_s": best.wall_s,
+                 "cpu_s": best.cpu_s}
+            )  # fmt: skip
+    bare = best_of(5, [sys.executable, "-c", "import openai"], trees[""])
+    rows.append(
+        {"client": "bare: python -c 'import openai'", "kind": "startup", "wall_s": bare.wall_s,
+         "cpu_s": bare.cpu_s}
+    )  # fmt: skip
+    return rows
+
+
+def _result_json(done: Finished) -> str:
+    """A compare run's ``--json`` without its ``calls`` block (which describes the run)."""
+    doc = json.loads(done.stdout)
+    doc.pop("calls")
+    return json.dumps(doc, indent=2)
+
+
+def cached_rows(
+    sizes: Sequence[int],
+    server: ServerProcess,
+    tmp: Path,
+    trees: dict[str, dict[str, str]],
+    repeats: int,
+) -> list[dict[str, Any]]:
+    """Fully cached ``compare`` reruns as whole commands: median and best of ``repeats``.
+
+    For each size, one uncached run (this checkout) fills a store; then each tree
+    reruns the same command ``repeats`` times, the trees taking turns so that a busy
+    moment of the shared machine falls on both. Every rerun must make 0 requests and
+    print the uncached run's result byte for byte (the ``calls`` block aside).
+    """
+    rows = []
+    for size in sizes:
+        items_file = write_items(tmp / f"cached-items-{size}.jsonl", build_items(size))
+        command = [
+            *FAIRJUDGE, "compare", str(items_file), "--judge", f"openai/{MODEL}",
+            "--base-url", server.base_url, "--store", str(tmp / f"cached-{size}.sqlite"),
+            "--json", "-q", "--concurrency", "256",
+        ]  # fmt: skip
+        print(f"  cached reruns: {2 * size} calls ...", file=sys.stderr, flush=True)
+        fresh = run_process(command, trees[""])
+        if fresh.returncode != 0:
+            raise RuntimeError(f"compare failed: {fresh.stderr[-2000:]}")
+        expected = _result_json(fresh)
+        runs: dict[str, list[Finished]] = {suffix: [] for suffix in trees}
+        for _ in range(repeats):
+            for suffix, env in trees.items():
+                server.reset()
+                done = run_process(command, env)
+                if done.returncode != 0:
+                    raise RuntimeError(f"cached compare failed: {done.stderr[-2000:]}")
+                assert server.stats().get("requests", 0) == 0, "a cached rerun made requests"
+                assert json.loads(done.stdout)["calls"]["made"] == 0
+                if _result_json(done) != expected:
+                    raise RuntimeError(f"cached rerun{suffix} printed another result")
+                runs[suffix].append(done)
+        for suffix, done_runs in runs.items():
+            walls = sorted(r.wall_s for r in done_runs)
+            cpus = sorted(r.cpu_s for r in done_runs)
+            rows.append(
+                {
+                    "client": f"fairjudge compare, cached rerun{suffix}",
+                    "kind": "cached",
+                    "calls": 2 * size,
+                    "repeats": repeats,
+                    "wall_s": walls[len(walls) // 2],
+                    "best_wall_s": walls[0],
+                    "cpu_s": cpus[len(cpus) // 2],
+                    "uncached_wall_s": fresh.wall_s,
+                    "identical_to_uncached": True,
+                }
+            )
     return rows
 
 
@@ -342,8 +426,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     server_args = ["--latency", str(args.latency), "--judge", "longer"]
     env = command_env(ROOT, DEFAULT_API_KEY) if "commands" in clients else {}
+    trees = {"": env}
+    if env and args.baseline_src is not None:
+        trees[" [baseline]"] = command_env(ROOT, DEFAULT_API_KEY, args.baseline_src)
     if env:
-        rows += startup_rows(env)
+        rows += startup_rows(trees)
     with ServerProcess(*server_args) as server, tempfile.TemporaryDirectory() as tmp:
         probe = OpenAIBackend(MODEL, base_url=server.base_url)
         specs = build_specs(probe, args.items)
@@ -406,6 +493,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             for row in rows:
                 if row.get("concurrency") == c:
                     print(f"  {row['client']}: {row['calls_per_s']:.1f} calls/s", file=sys.stderr)
+        if "commands" in clients and args.cached_items:
+            rows += cached_rows(args.cached_items, server, Path(tmp), trees, args.repeats)
     return {"rows": rows}
 
 
@@ -413,7 +502,7 @@ def compare(rows: list[dict[str, Any]]) -> None:
     """Add the ratios the targets are stated in (process rows against process rows)."""
     by = {(r["client"], r.get("concurrency")): r for r in rows}
     for r in rows:
-        if r.get("kind") == "startup":
+        if r.get("kind") in ("startup", "cached"):
             continue
         process = r.get("kind") == "process"
         c = r["concurrency"]
@@ -448,6 +537,20 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         default=500,
         help="items (2 calls each) for the whole-command rows",
+    )
+    parser.add_argument(
+        "--cached-items",
+        type=lambda s: [int(x) for x in s.split(",") if x],
+        default=[500, 5000],
+        help="items (2 calls each) for the cached-rerun table, comma-separated; '' for none",
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="cached reruns per tree")
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="the src folder of an earlier fairjudge (e.g. from `git worktree add`): "
+        "start-up and cached reruns are timed for it too, in the same run",
     )
     args = parser.parse_args(argv)
 
@@ -488,9 +591,20 @@ def main(argv: list[str] | None = None) -> None:
             r["listen_overflows"],
         ]
         for r in rows
-        if r.get("kind") != "startup"
+        if r.get("kind") not in ("startup", "cached")
     ]
     print(table(headers, body))
+    cached = [
+        [r["client"], r["calls"], f"{r['wall_s']:.2f}", f"{r['best_wall_s']:.2f}",
+         f"{r['cpu_s']:.2f}", f"{r['uncached_wall_s']:.2f}", "yes"]
+        for r in rows
+        if r.get("kind") == "cached"
+    ]  # fmt: skip
+    if cached:
+        print(f"\nfully cached reruns as whole commands, {args.repeats} each, trees taking turns")
+        headers = ["command", "calls", "median wall s", "best wall s", "median CPU s",
+                   "uncached wall s", "same --json"]  # fmt: skip
+        print(table(headers, cached))
     startup = [
         [r["client"], f"{r['wall_s']:.3f}", f"{r['cpu_s']:.3f}"]
         for r in rows
