@@ -83,3 +83,27 @@ def test_a_known_call_keeps_its_key() -> None:
         kind="pairwise",
     )
     assert spec.key == "09b82a88bb76453f9be12330758cf5debaa8c0a1740475c928cd6842f5a07eef"
+
+
+def test_parameters_changed_in_place_change_the_key() -> None:
+    """Keys reuse the last parameters' JSON; a change in place, however deep, is seen."""
+    params: dict[str, Any] = {"temperature": 0.0, "response_format": {"type": "json"}}
+
+    def spec() -> CallSpec:
+        return CallSpec(
+            backend="openai", model="m", template="t", template_version="1",
+            messages=(("user", "q"),), params=params,
+        )  # fmt: skip
+
+    first = spec()
+    assert spec().key == first.key
+    params["response_format"]["type"] = "text"
+    changed = spec()
+    assert changed.key != first.key
+    assert changed.canonical_json() == _reference(changed)
+    params["temperature"] = 0.5
+    assert spec().canonical_json() == _reference(spec())
+    params["temperature"] = 1  # equal to 1.0 and to True, but not the same JSON
+    for value in (1, 1.0, True, 1):
+        params["temperature"] = value
+        assert spec().canonical_json() == _reference(spec())

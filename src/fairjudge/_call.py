@@ -52,6 +52,30 @@ _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=F
 """JSON text of one value, as ``json.dumps`` with the key's settings writes it."""
 
 
+_last_params: tuple[str, str] | None = None
+
+
+def _params_json(params: Mapping[str, Any]) -> str:
+    """``params`` as key JSON; the last text is reused while the parameters read the same.
+
+    A judge passes the same parameters to each of its calls, and encoding them (sorted,
+    nested) was the dearest part of a key. A plain dict's ``repr`` tells its contents
+    apart, types included (``1``, ``1.0`` and ``True`` read differently, as they encode
+    differently), at a third of the cost of encoding it; any other mapping is encoded
+    every time.
+    """
+    global _last_params
+    if type(params) is not dict:
+        return _ENCODE(dict(params))
+    shown = repr(params)
+    last = _last_params
+    if last is not None and last[0] == shown:
+        return last[1]
+    text = _ENCODE(params)
+    _last_params = (shown, text)
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class CallSpec:
     """Everything that determines a judge's reply to one call.
@@ -117,7 +141,7 @@ class CallSpec:
             )
         sample = str(self.sample) if type(self.sample) is int else _ENCODE(self.sample)
         return (
-            f'{head}"params":{_ENCODE(dict(self.params))},"sample":{sample},'
+            f'{head}"params":{_params_json(self.params)},"sample":{sample},'
             f'"schema":{_KEY_SCHEMA},{tail}'
         )
 

@@ -221,8 +221,10 @@ def test_401_without_the_key_anywhere(
     monkeypatch.setenv("OPENAI_API_KEY", WRONG_KEY)
     backend = lean(judge_server)
     assert backend.transport == "lean"
-    shown = repr(backend) + repr(backend._lean)
+    shown = repr(backend)
     (error,) = run(calls(backend))
+    assert backend._lean is not None  # the client is made by the first call
+    shown += repr(backend) + repr(backend._lean)
 
     assert isinstance(error, AuthenticationError)
     assert error.retryable is False

@@ -115,14 +115,16 @@ def test_a_cached_rerun_as_a_process_matches_and_loads_only_what_it_shows(
     tmp_path: Path, openai_env: JudgeServer
 ) -> None:
     """The whole command, as a user runs it: the same JSON, and no scipy, no pointwise
-    judge, no progress bar (``-q``), no HTML model imported for it."""
+    judge, no progress bar (``-q``), no HTML model, no HTTP client, no event loop and no
+    pydantic imported for it."""
     openai_env.configure(judge="longer")
     out = tmp_path / "fresh.jsonl"
     code, fresh = _compare(tmp_path, openai_env, out)
     assert code == 0, fresh
     openai_env.reset()
     watch = ["scipy", "fairjudge.judges._pointwise", "fairjudge.cli._via_scores",
-             "rich.progress", "fairjudge.report._html_model"]  # fmt: skip
+             "rich.progress", "fairjudge.report._html_model", "fairjudge.backends._lean_http",
+             "openai", "asyncio", "ssl", "pydantic"]  # fmt: skip
     args = [
         "compare", str(tmp_path / "items.jsonl"), "--judge", "openai/m", "--json", "-q",
         "--base-url", openai_env.base_url, "--store", str(tmp_path / "s.sqlite"),

@@ -208,6 +208,11 @@ class HTTPBackend:
     def _not_json(self) -> ServerError:
         return ServerError(f"{self.name} backend: {self._where}: reply is not valid JSON")
 
+    @property
+    def opened(self) -> bool:
+        """Whether this backend holds a client (made by its first call) to close."""
+        return self._client is not None
+
     async def aclose(self) -> None:
         """Close the connection pool."""
         if self._client is not None:

@@ -37,10 +37,9 @@ import dataclasses
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
-from urllib.request import getproxies_environment, proxy_bypass
 
 from fairjudge._errors import ConfigError
+from fairjudge.backends._lean_head import lean_applies, request_head
 
 __all__ = [
     "LeanConnectError",
@@ -123,42 +122,19 @@ class LeanHTTPClient:
         timeout: float = 60.0,
         max_connections: int = 512,
     ) -> None:
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(
-                f"the lean HTTP transport needs an http:// or https:// base URL, got {base_url!r}"
-            )
         if max_connections < 1:
             raise ConfigError(f"max_connections must be at least 1, got {max_connections}")
-        self._base_url = base_url.rstrip("/")
-        self._host = parts.hostname
-        self._port = parts.port or (443 if parts.scheme == "https" else 80)
-        self._https = parts.scheme == "https"
+        head = request_head(base_url, api_key=api_key, headers=headers)
+        self._base_url = head.base_url
+        self._host = head.host
+        self._port = head.port
+        self._https = head.https
         self._ssl: ssl.SSLContext | None = None  # made on first connect: loading CAs takes ms
-        self._prefix = parts.path.rstrip("/")
-        if not self._prefix.isascii():
-            raise ConfigError(f"the base URL path must be ASCII (percent-encoded): {parts.path!r}")
+        self._prefix = head.prefix
         self._timeout = timeout
         self._max_connections = max_connections
         self.api_key = api_key
-        host = parts.netloc.rpartition("@")[2]  # never send userinfo in Host
-        fixed = {
-            "Host": host,
-            "User-Agent": "fairjudge",
-            "Accept": "application/json",
-            "Accept-Encoding": "identity",
-            "Content-Type": "application/json",
-            **(headers or {}),
-        }
-        if api_key is not None:
-            fixed["Authorization"] = f"Bearer {api_key}"
-        lines = []
-        for name, value in fixed.items():
-            if any(c in value for c in "\r\n\0") or not value.isascii():
-                # The value may be the key: name the header, never show the value.
-                raise ConfigError(f"the {name} header value has characters HTTP cannot send")
-            lines.append(f"{name}: {value}\r\n")
-        self._headers = "".join(lines).encode("ascii")
+        self._headers = head.headers
         self._idle: list[_Connection] = []
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -314,22 +290,3 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
         parts.append(await reader.readexactly(size))
         if await reader.readexactly(2) != b"\r\n":
             raise ValueError("chunk not followed by CRLF")
-
-
-def lean_applies(base_url: str | None) -> bool:
-    """Whether ``transport="auto"`` picks this client for ``base_url``.
-
-    Yes for an ``http(s)://`` URL that no proxy variable (``HTTP_PROXY``,
-    ``HTTPS_PROXY``, ``ALL_PROXY``, either case, minus ``NO_PROXY``) applies to: the
-    SDK's HTTP stack speaks to proxies and this client does not. No for ``None`` (the
-    OpenAI API itself), where the SDK's own headers and behaviour are the reference.
-    """
-    if base_url is None:
-        return False
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return False
-    proxies = getproxies_environment()
-    if not (proxies.get(parts.scheme) or proxies.get("all")):
-        return True
-    return bool(proxy_bypass(parts.hostname))  # NO_PROXY

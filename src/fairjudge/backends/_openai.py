@@ -22,16 +22,16 @@ HTTP status codes, SDK exceptions and failed connections map onto the error tree
 :class:`~fairjudge.backends._http_base.HTTPBackend`, both shared with the Anthropic
 backend.
 
-Neither transport opens anything before the first call, and the SDK (about a second
-to import) is imported only then, by the ``"sdk"`` transport: a run the store
-answers entirely never imports it, nor opens a connection.
+Neither transport opens anything before the first call, and each is imported only
+then: the SDK (about a second), or the lean client (asyncio, ssl and the proxy
+machinery, about 0.05 s). A run the store answers entirely imports neither, nor
+opens a connection.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import os
 import time
 from collections.abc import Callable
@@ -42,15 +42,16 @@ from fairjudge._errors import ConfigError
 from fairjudge._redact import redact
 from fairjudge.backends._http_base import HTTPBackend, HTTPOptions
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status, server_message
-from fairjudge.backends._lean_http import LeanHTTPClient, LeanTransportError, lean_applies
+from fairjudge.backends._lean_head import lean_applies, request_head
 from fairjudge.backends._openai_reply import completion_from_reply, error_message
 
 if TYPE_CHECKING:
     import openai
 
+    from fairjudge.backends._lean_http import LeanHTTPClient
+
 __all__ = ["OpenAIBackend", "Transport"]
 
-logger = logging.getLogger("fairjudge.backends.openai")
 
 _LOGPROB_KEYS = ("logprobs", "top_logprobs")
 
@@ -122,6 +123,7 @@ class OpenAIBackend(HTTPBackend):
         # The key lives only inside the client (neither prints it). The SDK insists on
         # a key, so servers that need none get a placeholder there; lean sends none.
         self._lean: LeanHTTPClient | None = None
+        self._open_lean: Callable[[], LeanHTTPClient] | None = None
         if self._transport == "lean":
             headers = {
                 name: value
@@ -131,13 +133,23 @@ class OpenAIBackend(HTTPBackend):
                 )
                 if (value := os.environ.get(env))
             }
-            self._lean = LeanHTTPClient(
-                self._base_url or f"https://{self.default_host}/v1",
-                api_key=key,
-                headers=headers,
-                timeout=self._timeout,
-                max_connections=self._max_connections,
-            )
+            url = self._base_url or f"https://{self.default_host}/v1"
+            request_head(url, api_key=key, headers=headers)  # a bad URL or key: refused now
+            if self._max_connections < 1:
+                raise ConfigError(
+                    f"max_connections must be at least 1, got {self._max_connections}"
+                )
+            timeout, connections = self._timeout, self._max_connections
+
+            def open_lean() -> LeanHTTPClient:  # the key waits here until the first call
+                from fairjudge.backends._lean_http import LeanHTTPClient
+
+                return LeanHTTPClient(
+                    url, api_key=key, headers=headers, timeout=timeout,
+                    max_connections=connections,
+                )  # fmt: skip
+
+            self._open_lean = open_lean
         else:  # the key waits in this closure, not on the object, until the first call
             sdk_key = key or "no-key"
             self._open_sdk_client: Callable[[Any], Any] = lambda cls: self._sdk_client(cls, sdk_key)
@@ -186,7 +198,9 @@ class OpenAIBackend(HTTPBackend):
             "model": spec.model,
             "messages": [{"role": role, "content": content} for role, content in spec.messages],
         }
-        if self._lean is not None:
+        if self._open_lean is not None:
+            if self._lean is None:
+                self._lean = self._open_lean()
             return await self._complete_lean(self._lean, spec, body, sends_logprobs)
         import openai  # here, not at the top: it takes about a second to import
         from openai.types.chat import ChatCompletion
@@ -220,6 +234,8 @@ class OpenAIBackend(HTTPBackend):
     async def _complete_lean(
         self, client: LeanHTTPClient, spec: CallSpec, body: dict[str, Any], sends_logprobs: bool
     ) -> Completion:
+        from fairjudge.backends._lean_http import LeanTransportError
+
         start = time.perf_counter()
         try:
             response = await client.post("/chat/completions", json.dumps(body).encode())
@@ -258,11 +274,18 @@ class OpenAIBackend(HTTPBackend):
         # once, and only the first one logs.
         if self._send_logprobs:
             self._send_logprobs = False
-            logger.warning(
+            import logging  # only for this warning
+
+            logging.getLogger("fairjudge.backends.openai").warning(
                 "%s rejected logprobs (HTTP %d); judging with labels only from now on",
                 self._base_url or "the OpenAI API",
                 status,
             )
+
+    @property
+    def opened(self) -> bool:
+        """Whether either transport's client (made by the first call) is there to close."""
+        return super().opened or self._lean is not None
 
     def _secrets(self) -> list[str | None]:
         return [*super()._secrets(), self._lean.api_key if self._lean is not None else None]

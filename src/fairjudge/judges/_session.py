@@ -333,8 +333,11 @@ def _close(loop: EventLoopThread, backends: list[Backend]) -> None:
 
     When nothing ever ran on the session's loop (every batch came from the store),
     no backend has a connection on it: they close on a throwaway loop here, rather
-    than by starting the loop's thread just to close them.
+    than by starting the loop's thread just to close them. A backend that says it
+    opened nothing (``opened`` is False: the HTTP backends before their first call)
+    has nothing to close, and when none has, not even asyncio is imported.
     """
+    backends = [b for b in backends if getattr(b, "opened", True)]
     if not backends:
         return
     import asyncio

@@ -14,13 +14,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec, route_of
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._result import RunResult
-from fairjudge.runner._run import Parser, Run
 from fairjudge.runner._store import Store
+
+if TYPE_CHECKING:  # the engine (asyncio and all) loads with the first batch it runs
+    from fairjudge.runner._run import Parser
 
 __all__ = ["AsyncioExecutor", "Batch", "Executor", "run_calls"]
 
@@ -63,6 +65,8 @@ async def run_calls(
         ConfigError: A spec names a backend that is not among ``backends``.
     """
     pool = [backends] if isinstance(backends, Backend) else list(backends)
+    from fairjudge.runner._run import Run
+
     run = Run(
         {route_of(b): b for b in pool},
         store=store,

@@ -10,13 +10,15 @@ blocks until the batch is done.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import contextlib
 import signal
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # asyncio itself loads with the loop, on first use (a rerun the store
+    import asyncio  # answers entirely never starts one)
 
 __all__ = ["EventLoopThread"]
 
@@ -48,6 +50,8 @@ class EventLoopThread:
     def _ensure(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             if self._loop is None:
+                import asyncio
+
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(
                     target=self._main, args=(loop,), name=self._name, daemon=True
@@ -59,12 +63,16 @@ class EventLoopThread:
     @staticmethod
     def _main(loop: asyncio.AbstractEventLoop) -> None:
         # Let Ctrl-C and friends go to the main thread, which waits on our futures.
+        import asyncio
+
         signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
         asyncio.set_event_loop(loop)
         loop.run_forever()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the loop and return a thread-safe future for its result."""
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(coro, self._ensure())
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -105,6 +113,8 @@ class EventLoopThread:
             return
         if thread is threading.current_thread():
             raise RuntimeError("EventLoopThread.close() called from its own loop")
+        import asyncio
+
         try:
             asyncio.run_coroutine_threadsafe(_drain(), loop).result(timeout=_CANCEL_GRACE_S)
         finally:
@@ -114,6 +124,8 @@ class EventLoopThread:
 
 
 async def _drain() -> None:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     current = asyncio.current_task()
     tasks = [t for t in asyncio.all_tasks(loop) if t is not current]

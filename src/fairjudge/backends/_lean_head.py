@@ -1,0 +1,108 @@
+"""What the lean HTTP client sends before any connection: checked when a backend is made.
+
+:class:`~fairjudge.backends._lean_http.LeanHTTPClient` itself loads with its first
+call (asyncio, ssl and the proxy machinery take about 0.05 s to import, and a rerun
+the store answers entirely needs none of them). Its configuration, though, is
+checked when the backend is made, so that a bad URL or a key HTTP cannot send is a
+usage error before the first call, never a failed call: :func:`request_head` does
+that check and builds the fixed part of every request, which the client then uses.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from fairjudge._errors import ConfigError
+
+__all__ = ["RequestHead", "lean_applies", "request_head"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHead:
+    """Where requests go and the header lines every one carries.
+
+    Attributes:
+        base_url: The URL without a trailing slash.
+        host: The host to connect to.
+        port: Its port.
+        https: Whether to speak TLS.
+        prefix: The URL's path, prepended to every request path.
+        headers: The fixed header lines, ``Authorization`` included (never shown).
+    """
+
+    base_url: str
+    host: str
+    port: int
+    https: bool
+    prefix: str
+    headers: bytes = field(repr=False)
+
+
+def request_head(
+    base_url: str, *, api_key: str | None, headers: Mapping[str, str] | None
+) -> RequestHead:
+    """Check the URL and headers and build the fixed part of every request.
+
+    Raises:
+        ConfigError: The URL is not ``http(s)``, its path is not ASCII, or a header
+            value cannot be sent (named, never shown: it may be the key).
+    """
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"the lean HTTP transport needs an http:// or https:// base URL, got {base_url!r}"
+        )
+    prefix = parts.path.rstrip("/")
+    if not prefix.isascii():
+        raise ConfigError(f"the base URL path must be ASCII (percent-encoded): {parts.path!r}")
+    host = parts.netloc.rpartition("@")[2]  # never send userinfo in Host
+    fixed = {
+        "Host": host,
+        "User-Agent": "fairjudge",
+        "Accept": "application/json",
+        "Accept-Encoding": "identity",
+        "Content-Type": "application/json",
+        **(headers or {}),
+    }
+    if api_key is not None:
+        fixed["Authorization"] = f"Bearer {api_key}"
+    lines = []
+    for name, value in fixed.items():
+        if any(c in value for c in "\r\n\0") or not value.isascii():
+            # The value may be the key: name the header, never show the value.
+            raise ConfigError(f"the {name} header value has characters HTTP cannot send")
+        lines.append(f"{name}: {value}\r\n")
+    return RequestHead(
+        base_url=base_url.rstrip("/"),
+        host=parts.hostname,
+        port=parts.port or (443 if parts.scheme == "https" else 80),
+        https=parts.scheme == "https",
+        prefix=prefix,
+        headers="".join(lines).encode("ascii"),
+    )
+
+
+def lean_applies(base_url: str | None) -> bool:
+    """Whether ``transport="auto"`` picks the lean client for ``base_url``.
+
+    Yes for an ``http(s)://`` URL that no proxy variable (``HTTP_PROXY``,
+    ``HTTPS_PROXY``, ``ALL_PROXY``, either case, minus ``NO_PROXY``) applies to: the
+    SDK's HTTP stack speaks to proxies and this client does not. No for ``None`` (the
+    OpenAI API itself), where the SDK's own headers and behaviour are the reference.
+    """
+    if base_url is None:
+        return False
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    if not any(name.lower().endswith("_proxy") for name in os.environ):
+        return True  # no proxy variable at all (urllib.request, 20 ms to import, agrees)
+    from urllib.request import getproxies_environment, proxy_bypass
+
+    proxies = getproxies_environment()
+    if not (proxies.get(parts.scheme) or proxies.get("all")):
+        return True
+    return bool(proxy_bypass(parts.hostname))  # NO_PROXY
