@@ -6,7 +6,9 @@ Data: 200,000 synthetic battles among 50 models (true ratings ~ N(0, 1) log-odds
 Timed in one run, same process, same data:
 
 - ``fairjudge``: ``bradley_terry(..., n_resamples=1000)``, end to end (validation,
-  fit, bootstrap, intervals), resampling battles.
+  fit, bootstrap, intervals), resampling battles. With more than one chunk of
+  rounds it uses up to three threads: the next chunk is drawn while the current one
+  is solved, in two halves (:mod:`fairjudge.stats._bt_bootstrap`).
 - ``fairjudge, clustered``: the same, resampling questions.
 - ``modern reference``: FastChat's current ``compute_bootstrap_bt``
   (``rating_systems.py``), reimplemented faithfully: battles merged into unique

@@ -33,9 +33,9 @@ from scipy.special import expit
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._arrays import FloatArray
-from fairjudge.stats._bt_bootstrap import bootstrap_thetas
+from fairjudge.stats._bt_bootstrap import RoundDraws, solve_rounds
 from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data, resolve_anchor
-from fairjudge.stats._bt_solvers import bt_lbfgs, davidson_lbfgs
+from fairjudge.stats._bt_full_fit import bt_lbfgs, davidson_lbfgs
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._leaderboard import Leaderboard, to_elo
 from fairjudge.stats._resample import BootstrapOptions, nan_to_none, plan_bootstrap
@@ -181,24 +181,23 @@ def bradley_terry(
         )
         cluster_cells.sum_duplicates()
 
-    kappa: float | None = None
-    if ties == "half":
-        start = bt_lbfgs(data.first, data.second, data.counts, n_models, l2)
-        theta = start
-    else:
-        start = davidson_lbfgs(data.first, data.second, data.counts, n_models, l2)
-        theta, kappa = start[:n_models], float(start[n_models])
-
-    draws = bootstrap_thetas(
+    # The first rounds are drawn (in the background) while the full data are fitted.
+    with RoundDraws(
         data,
         cluster_cells=cluster_cells,
-        ties=ties,
-        l2=l2,
-        start=start,
         anchor=anchor_idx,
+        check_mle=l2 == 0.0,
         n_resamples=plan.n_resamples,
         rng=np.random.default_rng(plan.seed),
-    )
+    ) as rounds:
+        kappa: float | None = None
+        if ties == "half":
+            start = bt_lbfgs(data.first, data.second, data.counts, n_models, l2)
+            theta = start
+        else:
+            start = davidson_lbfgs(data.first, data.second, data.counts, n_models, l2)
+            theta, kappa = start[:n_models], float(start[n_models])
+        draws = solve_rounds(rounds, data, ties=ties, l2=l2, start=start)
     boot = to_elo(draws.theta, anchor_idx, anchor_rating)
     tie_strength = tie_ci = None
     if kappa is not None and draws.kappa is not None:

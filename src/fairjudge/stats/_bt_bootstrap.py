@@ -26,18 +26,30 @@ interval that rests on arbitrary values.
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
-from fairjudge.stats._bt_graph import round_health
-from fairjudge.stats._bt_solvers import bt_newton
+from fairjudge.stats._bt_graph import RoundHealth, round_health
+from fairjudge.stats._bt_solvers import NewtonLayout, bt_newton
 from fairjudge.stats._resample import chunk_sizes, cluster_draws
 
-__all__ = ["BootstrapDraws", "PairData", "bootstrap_thetas", "multinomial_counts"]
+__all__ = [
+    "BootstrapDraws",
+    "PairData",
+    "RoundChunk",
+    "RoundDraws",
+    "bootstrap_thetas",
+    "multinomial_counts",
+    "solve_rounds",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +131,8 @@ def multinomial_counts(
     # One entry per observed battle: a uniform index into it is a draw from the shares.
     battle_cells = np.repeat(np.arange(k), counts)
     cells = battle_cells[rng.integers(0, n_total, size=int(short.sum()))]
-    rows = np.repeat(np.arange(n_resamples), short)
-    out += np.bincount(rows * k + cells, minlength=n_resamples * k).reshape(n_resamples, k)
+    cells += np.repeat(np.arange(n_resamples) * k, short)  # the cell's place in `out`
+    out += np.bincount(cells, minlength=n_resamples * k).reshape(n_resamples, k)
     return out.astype(np.float64)
 
 
@@ -137,6 +149,217 @@ def _round_counts(
     return np.asarray((cluster_cells.T @ draws.T).T, dtype=np.float64)
 
 
+@dataclass(frozen=True, slots=True)
+class RoundChunk:
+    """One chunk of bootstrap rounds: their counts and what their battle graphs say.
+
+    Attributes:
+        counts: ``(size, P, 3)`` each round's wins of first, wins of second, ties.
+        checked: Which ratings each round identifies, and which are finite; checked
+            in the background while the chunk is solved, when there are several.
+    """
+
+    counts: FloatArray
+    checked: Future[RoundHealth]
+
+    @property
+    def health(self) -> RoundHealth:
+        """The check, once done (an error in it is raised here)."""
+        return self.checked.result()
+
+
+class RoundDraws:
+    """The rounds' counts, chunk by chunk, in order: drawn one chunk ahead when there are several.
+
+    A chunk's draw depends only on the observed counts and the generator, never on
+    a fit, so the next chunk can be drawn (and its battle graphs checked) in a
+    background thread while the caller solves the current one, and the first
+    chunk while the caller fits the full data. All draws happen in that one
+    thread, one after another, in chunk order: the generator sees exactly the
+    calls, in the order and with the sizes, of drawing the chunks in turn, so the
+    rounds are the same, bit for bit. Only one chunk is drawn ahead, so memory stays
+    near one chunk's counts above what solving a chunk needs. A single chunk is
+    drawn in the caller's thread, when asked for, and pays for no thread.
+
+    Use as a context manager: leaving it waits for a draw in flight, and an error in
+    a draw is raised where its chunk is asked for.
+    """
+
+    def __init__(
+        self,
+        data: PairData,
+        *,
+        cluster_cells: sp.csr_array | None,
+        anchor: int,
+        check_mle: bool,
+        n_resamples: int,
+        rng: np.random.Generator,
+    ) -> None:
+        """Start drawing the first chunk (in the background when there are several).
+
+        Args:
+            data: The merged battles.
+            cluster_cells: ``(Q, 3P)`` cell counts per question, or ``None`` to
+                resample battles.
+            anchor: Index of the anchor model (for identification).
+            check_mle: Whether to look for rounds without a finite maximum
+                (only without a penalty).
+            n_resamples: Number of rounds.
+            rng: Generator; used only by this object, from one thread at a time.
+        """
+        self._data, self._cluster_cells, self._rng = data, cluster_cells, rng
+        self._anchor, self._check_mle = anchor, check_mle
+        n, p = data.n_models, int(data.first.size)
+        # Memory per round: the (n, n) Hessian, a few (P,)-sized work arrays, and the
+        # question draws when resampling questions.
+        n_clusters = 0 if cluster_cells is None else cluster_cells.shape[0]
+        self._sizes = list(chunk_sizes(n_resamples, n * n + 8 * p + n_clusters))
+        self._consumed = False
+        self._pool: ThreadPoolExecutor | None = None
+        self._ahead: Future[FloatArray] | None = None
+        if len(self._sizes) > 1:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bt-draws")
+            self._ahead = self._pool.submit(self._draw, self._sizes[0])
+
+    def __enter__(self) -> RoundDraws:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Wait for a draw in flight and stop the background thread."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    @property
+    def largest(self) -> int:
+        """Rounds in the largest chunk."""
+        return max(self._sizes, default=0)
+
+    def __iter__(self) -> Iterator[RoundChunk]:
+        """Each chunk in order (once); the next one is drawn while this one is used."""
+        if self._consumed:
+            raise RuntimeError("the rounds were already drawn")
+        self._consumed = True
+        pool, ahead = self._pool, self._ahead
+        if pool is None or ahead is None:
+            for size in self._sizes:
+                counts = self._draw(size)
+                checked: Future[RoundHealth] = Future()
+                checked.set_result(self._check(counts))
+                yield RoundChunk(counts, checked)
+            return
+        # The worker checks a chunk's rounds, then draws the next chunk, while the
+        # caller solves this one.
+        for following in [*self._sizes[1:], None]:
+            counts = ahead.result()
+            chunk = RoundChunk(counts, pool.submit(self._check, counts))
+            if following is not None:
+                ahead = pool.submit(self._draw, following)
+            yield chunk
+
+    def _draw(self, size: int) -> FloatArray:
+        counts = _round_counts(self._data, self._cluster_cells, size, self._rng)
+        return counts.reshape(size, -1, 3)
+
+    def _check(self, counts: FloatArray) -> RoundHealth:
+        data = self._data
+        score = counts[:, :, 0] + 0.5 * counts[:, :, 2]
+        # Counts are whole numbers: summed exactly in any order, and this is faster than
+        # a sum over the short last axis.
+        total = counts[:, :, 0] + counts[:, :, 1] + counts[:, :, 2]
+        return round_health(
+            data.first, data.second, score, total, self._anchor, data.n_models,
+            check_mle=self._check_mle,
+        )  # fmt: skip
+
+
+SPLIT_MIN_CELLS = 1 << 18
+"""A chunk with at least this many (round, pair) cells is solved in two halves, in two
+threads (about 200 rounds of 50 models); a smaller one in one, as the hand-off costs
+more than half its solve saves."""
+
+
+def solve_rounds(
+    rounds: RoundDraws,
+    data: PairData,
+    *,
+    ties: Literal["half", "davidson"],
+    l2: float,
+    start: FloatArray,
+) -> BootstrapDraws:
+    """Refit the model on each round of ``rounds``.
+
+    Args:
+        rounds: The chunks of rounds, in order (see :class:`RoundDraws`).
+        data: The merged battles.
+        ties: ``"half"`` or ``"davidson"``.
+        l2: Ridge strength.
+        start: Full-data fit used as the warm start: ``(n,)``, or ``(n + 1,)``
+            with ``kappa`` last for Davidson.
+
+    Returns:
+        The rounds' ratings.
+    """
+    n = data.n_models
+    davidson = ties == "davidson"
+    thetas: list[FloatArray] = []
+    kappas: list[FloatArray] = []
+    diverged: list[BoolArray] = []
+    n_bad = 0
+    # Built while the first chunk is drawn, and shared by every chunk and half.
+    layout = NewtonLayout.of(data.first, data.second, n, start.size, rounds.largest)
+    solve = partial(
+        bt_newton, data.first, data.second, x0=start, l2=l2, davidson=davidson, layout=layout
+    )
+    # Starts its thread only if a chunk is split.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bt-newton") as helper:
+        for chunk in rounds:
+            fit = _in_halves(solve, chunk.counts, int(data.first.size), helper)
+            theta = fit[:, :n]
+            if davidson:
+                kappas.append(fit[:, n])
+            health = chunk.health
+            theta[health.unidentified] = np.nan
+            n_bad += int(health.degenerate.sum())
+            thetas.append(theta)
+            diverged.append(health.diverged)
+    return BootstrapDraws(
+        theta=np.concatenate(thetas, axis=0),
+        kappa=np.concatenate(kappas) if kappas else None,
+        diverged=np.concatenate(diverged, axis=0),
+        n_degenerate=n_bad,
+    )
+
+
+def _in_halves(
+    solve: Callable[[FloatArray], tuple[FloatArray, BoolArray]],
+    counts: FloatArray,
+    n_pairs: int,
+    helper: ThreadPoolExecutor,
+) -> FloatArray:
+    """``solve`` (:func:`bt_newton`) a chunk, its second half in ``helper`` when it is large.
+
+    A round's fit does not depend on the other rounds of its batch (see
+    :func:`bt_newton`), and its array operations and solves release the GIL, so
+    the halves give the same numbers as the whole and can use two cores.
+    """
+    size = counts.shape[0]
+    if size < 2 or size * n_pairs < SPLIT_MIN_CELLS or _cpus() < 2:
+        return solve(counts)[0]
+    half = (size + 1) // 2
+    second = helper.submit(solve, counts[half:])
+    first = solve(counts[:half])[0]
+    return np.concatenate([first, second.result()[0]], axis=0)
+
+
+def _cpus() -> int:
+    """CPUs this process may run on."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
 def bootstrap_thetas(
     data: PairData,
     *,
@@ -148,7 +371,7 @@ def bootstrap_thetas(
     n_resamples: int,
     rng: np.random.Generator,
 ) -> BootstrapDraws:
-    """Refit the model on ``n_resamples`` resamples.
+    """Refit the model on ``n_resamples`` resamples: :class:`RoundDraws` then :func:`solve_rounds`.
 
     Args:
         data: The merged battles.
@@ -165,31 +388,12 @@ def bootstrap_thetas(
     Returns:
         The rounds' ratings.
     """
-    n, p = data.n_models, int(data.first.size)
-    davidson = ties == "davidson"
-    thetas: list[FloatArray] = []
-    kappas: list[FloatArray] = []
-    diverged: list[BoolArray] = []
-    n_bad = 0
-    # Memory per round: the (n, n) Hessian, a few (P,)-sized work arrays, and the
-    # question draws when resampling questions.
-    n_clusters = 0 if cluster_cells is None else cluster_cells.shape[0]
-    for size in chunk_sizes(n_resamples, n * n + 8 * p + n_clusters):
-        counts = _round_counts(data, cluster_cells, size, rng).reshape(size, p, 3)
-        score = counts[:, :, 0] + 0.5 * counts[:, :, 2]
-        total = counts.sum(axis=2)
-        fit, _ = bt_newton(data.first, data.second, counts, start, l2=l2, davidson=davidson)
-        theta = fit[:, :n]
-        if davidson:
-            kappas.append(fit[:, n])
-        health = round_health(data.first, data.second, score, total, anchor, n, check_mle=l2 == 0.0)
-        theta[health.unidentified] = np.nan
-        n_bad += int(health.degenerate.sum())
-        thetas.append(theta)
-        diverged.append(health.diverged)
-    return BootstrapDraws(
-        theta=np.concatenate(thetas, axis=0),
-        kappa=np.concatenate(kappas) if kappas else None,
-        diverged=np.concatenate(diverged, axis=0),
-        n_degenerate=n_bad,
-    )
+    with RoundDraws(
+        data,
+        cluster_cells=cluster_cells,
+        anchor=anchor,
+        check_mle=l2 == 0.0,
+        n_resamples=n_resamples,
+        rng=rng,
+    ) as rounds:
+        return solve_rounds(rounds, data, ties=ties, l2=l2, start=start)

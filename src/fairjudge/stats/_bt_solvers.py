@@ -1,4 +1,6 @@
-"""Numerical core of the Bradley-Terry fits: pair tables, L-BFGS, batched Newton.
+"""Numerical core of the Bradley-Terry fits: pair tables and batched Newton.
+
+The full-data fits that start from zero (L-BFGS, then Newton) are in :mod:`._bt_full_fit`.
 
 Why batched Newton: Chatbot Arena's modern code (FastChat ``rating_systems.py``)
 merges identical battles into weighted rows and fits every bootstrap round with its
@@ -18,16 +20,16 @@ caller. A pair table lists each unordered pair ``(first < second)`` once.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
-from fairjudge.stats._newton import backtrack, stabilise
+from fairjudge.stats._newton import backtrack
 
-__all__ = ["bt_lbfgs", "bt_newton", "bt_objective", "davidson_lbfgs", "to_models"]
+__all__ = ["MAX_NEWTON_ITER", "NewtonLayout", "bt_newton", "bt_objective", "to_models"]
 
 GRAD_TOL = 1e-10
 """Newton stops when max |gradient| <= GRAD_TOL * (number of battles in the round)."""
@@ -35,9 +37,6 @@ GRAD_TOL = 1e-10
 STEP_TOL = 1e-9
 """A Newton step this small (log-odds units) is taken and the round declared converged:
 by quadratic convergence the error left after it is of order STEP_TOL**2."""
-
-LBFGS_MIN_MODELS = 64
-"""From this many models on, the full-data fit starts with L-BFGS (see :func:`bt_lbfgs`)."""
 
 MAX_NEWTON_ITER = 100
 """Enough for rounds whose maximum lies at infinity to settle at a large finite value."""
@@ -52,15 +51,12 @@ def to_models(values: FloatArray, first: IntArray, second: IntArray, n: int) -> 
     return _scatter(values, first, n) - _scatter(values, second, n)
 
 
-def _scatter(
-    values: FloatArray, index: IntArray, n: int, flat: IntArray | None = None
-) -> FloatArray:
-    """``out[..., i] = sum of values[..., p] over p with index[p] == i`` (``flat``: cached)."""
+def _scatter(values: FloatArray, index: IntArray, n: int) -> FloatArray:
+    """``out[..., i] = sum of values[..., p] over p with index[p] == i``."""
     if values.ndim == 1:
         return np.bincount(index, values, n).astype(np.float64)
     b = values.shape[0]
-    if flat is None:
-        flat = _rows_index(index, n, b)
+    flat = _rows_index(index, n, b)
     out: FloatArray = np.bincount(flat, values.ravel(), b * n).astype(np.float64).reshape(b, n)
     return out
 
@@ -178,6 +174,7 @@ def bt_newton(
     davidson: bool = False,
     tol: float = GRAD_TOL,
     max_iter: int = MAX_NEWTON_ITER,
+    layout: NewtonLayout | None = None,
 ) -> tuple[FloatArray, BoolArray]:
     """Maximise the (penalised) Bradley-Terry or Davidson likelihood of many rounds at once.
 
@@ -194,6 +191,11 @@ def bt_newton(
     only a resample far from its warm start produces, are halved until the
     objective decreases.
 
+    Every operation acts on each round alone (elementwise, per-row sums and
+    ``bincount`` bins, one LAPACK solve per round), so a round's result does not
+    depend on which other rounds share its batch: solving a chunk in parts gives
+    the same numbers, bit for bit.
+
     Args:
         first: ``(P,)`` first model of each pair.
         second: ``(P,)`` second model of each pair.
@@ -203,6 +205,8 @@ def bt_newton(
         davidson: Fit Davidson's tie model instead of half-win ties.
         tol: Gradient tolerance relative to the round's number of battles.
         max_iter: Iteration cap.
+        layout: The index arrays of these pairs (:meth:`NewtonLayout.of`), for at
+            least ``B`` rounds: a caller solving many batches builds them once.
 
     Returns:
         ``(B, m)`` solutions and a ``(B,)`` mask of the rounds that met ``tol``.
@@ -215,25 +219,22 @@ def bt_newton(
     scale = np.maximum(counts.sum(axis=(1, 2)), 1.0)
     counts = np.ascontiguousarray(counts)
     sums = _pair_sums(counts, davidson)
-    upper, lower = first * m + second, second * m + first  # flat (m, m) positions
-    diag = np.arange(n)
-    index: dict[int, tuple[IntArray, IntArray]] = {}  # bincount indices by number of rounds
+    if layout is None or layout.rounds < b_total or layout.m != m:
+        layout = NewtonLayout.of(first, second, n, m, b_total)
 
-    def per_model(values: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``values`` summed per model, over ``first`` and over ``second`` (:func:`_scatter`)."""
-        b = values.shape[0]
-        if b not in index:
-            index[b] = (_rows_index(first, n, b), _rows_index(second, n, b))
-        return _scatter(values, first, n, index[b][0]), _scatter(values, second, n, index[b][1])
-
+    # From a shared start, every round's pair differences (and probabilities) are
+    # the same at the first iteration: computed once, for one row, and broadcast.
+    shared = x0.ndim == 1
     active = np.arange(b_total)
-    for _ in range(max_iter):
+    for iteration in range(max_iter):
         everyone = active.size == b_total  # no row gathered while all rounds are active
         xa = x if everyone else x[active]
-        sa = sums if everyone else _pair_sums(counts[active], davidson)  # views: see there
-        g_d, g_k, parts = _gradient_terms(xa, first, second, sa, n, davidson)
+        sa = sums if everyone else tuple(s[active] for s in sums)  # see _pair_sums
+        at = xa[:1] if shared and iteration == 0 else xa
+        g_d, g_k, parts = _gradient_terms(at, first, second, sa, n, davidson)
+        parts = tuple(np.broadcast_to(q, g_d.shape) for q in parts)
         grad = np.empty_like(xa)
-        g_first, g_second = per_model(g_d)
+        g_first, g_second = layout.per_model(g_d)
         grad[:, :n] = g_first - g_second - l2 * xa[:, :n]  # to_models(g_d), then the penalty
         if davidson:
             grad[:, n] = g_k.sum(axis=1)
@@ -246,20 +247,7 @@ def bt_newton(
         if not keep.all():
             active, xa, grad = active[keep], xa[keep], grad[keep]
             parts, sa = tuple(q[keep] for q in parts), tuple(s[keep] for s in sa)
-        h_dd, h_dk, h_kk = _hessian_terms(parts, sa[-1], davidson)
-        h_first, h_second = per_model(h_dd)
-        hdiag = h_first + h_second + l2
-        hess = np.zeros((active.size, m * m))
-        hess[:, upper] = hess[:, lower] = -h_dd
-        hess[:, diag * (m + 1)] = hdiag
-        hess = hess.reshape(active.size, m, m)
-        if davidson:
-            cross = to_models(h_dk, first, second, n)
-            hess[:, :n, n] = cross
-            hess[:, n, :n] = cross
-            hess[:, n, n] = np.ascontiguousarray(h_kk).sum(axis=1)  # summed as it always was
-        # Gauge term and tiny ridge (see docstring and :func:`._newton.stabilise`).
-        stabilise(hess, n, l2, np.maximum(hdiag.mean(axis=1), 1e-300))
+        hess = layout.systems(_hessian_terms(parts, sa[-1], davidson), l2)
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
         new = xa + step
         size = np.abs(step).max(axis=1)
@@ -279,119 +267,88 @@ def bt_newton(
     return x, converged
 
 
-def bt_lbfgs(
-    first: IntArray,
-    second: IntArray,
-    counts: FloatArray,
-    n: int,
-    l2: float,
-) -> FloatArray:
-    """Full-data maximum-likelihood fit: L-BFGS with the analytic gradient, then Newton.
+@dataclass(frozen=True, slots=True)
+class NewtonLayout:
+    """Index arrays :func:`bt_newton` reuses in every iteration (and a caller across calls).
 
-    With many models, L-BFGS (at FastChat's tolerance) gets close from zero at a cost
-    linear in the number of pairs, where Newton would pay for dense ``n x n`` solves
-    from a poor start. Newton steps then take the gradient to machine precision, so
-    the point estimate is the exact maximum rather than wherever an optimizer's
-    stopping rule fired. Up to ``LBFGS_MIN_MODELS`` models, Newton alone (with its
-    step halving) is cheaper than L-BFGS's setup and reaches the same maximum.
-
-    Args:
-        first: ``(P,)`` first model of each pair.
-        second: ``(P,)`` second model of each pair.
-        counts: ``(P, 3)`` wins of first, wins of second, ties.
-        n: Number of models.
-        l2: Ridge strength.
-
-    Returns:
-        ``(n,)`` ratings with mean zero.
+    Attributes:
+        n: Number of ratings.
+        m: Parameters per round (``n``, or ``n + 1`` with Davidson's ``kappa``).
+        rounds: How many rounds the flat indices cover.
+        flat_first: ``first`` offset by ``n`` per round, for ``B`` rounds; the first
+            ``b * P`` entries are the index for any ``b <= B`` rounds.
+        flat_second: The same for ``second``.
+        source: ``(m * m,)`` column of :meth:`entries`' table that each position of
+            a flattened ``(m, m)`` Hessian copies.
     """
-    if n < LBFGS_MIN_MODELS:
-        theta, _ = bt_newton(first, second, counts[None], np.zeros(n), l2=l2)
-        small: FloatArray = theta[0] - theta[0].mean()
-        return small
-    score = counts[:, 0] + 0.5 * counts[:, 2]
-    total = counts.sum(axis=1)
-    norm = max(float(total.sum()), 1.0)
 
-    def fun(theta: FloatArray) -> tuple[float, FloatArray]:
-        d = theta[first] - theta[second]
-        ll = score * log_expit(d) + (total - score) * log_expit(-d)
-        resid = score - total * expit(d)
-        grad = -to_models(resid, first, second, n) + l2 * theta
-        value = -float(ll.sum()) + 0.5 * l2 * float(theta @ theta)
-        return value / norm, np.asarray(grad, dtype=np.float64) / norm
+    n: int
+    m: int
+    rounds: int
+    flat_first: IntArray
+    flat_second: IntArray
+    source: IntArray
 
-    res = minimize(
-        fun,
-        np.zeros(n),
-        jac=True,
-        method="L-BFGS-B",
-        options={"maxiter": 200, "gtol": 1e-6},
-    )
-    x = np.asarray(res.x, dtype=np.float64)
-    theta, _ = bt_newton(first, second, counts[None], x - x.mean(), l2=l2)
-    out: FloatArray = theta[0] - theta[0].mean()
-    return out
+    @classmethod
+    def of(cls, first: IntArray, second: IntArray, n: int, m: int, b: int) -> NewtonLayout:
+        """The layout of ``b`` rounds of the pairs ``(first, second)``."""
+        p = first.size
+        source = np.full((m, m), p + n, dtype=np.intp)  # the zero entry
+        source[first, second] = source[second, first] = np.arange(p)
+        source[np.arange(n), np.arange(n)] = p + np.arange(n)
+        if m > n:  # Davidson's kappa: the cross terms, then its own diagonal entry
+            source[:n, n] = source[n, :n] = p + n + 1 + np.arange(n)
+            source[n, n] = p + 2 * n + 1
+        return cls(n, m, b, _rows_index(first, n, b), _rows_index(second, n, b), source.ravel())
 
+    def per_model(self, values: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(B, P)`` values summed per model, over ``first`` and over ``second`` (``(B, n)``).
 
-def davidson_lbfgs(
-    first: IntArray,
-    second: IntArray,
-    counts: FloatArray,
-    n: int,
-    l2: float,
-    x0: FloatArray | None = None,
-) -> FloatArray:
-    """Fit Davidson's (1970) tie model by L-BFGS with the analytic gradient.
+        The sums of :func:`_scatter`, bin for bin.
+        """
+        return self._sum_by(self.flat_first, values), self._sum_by(self.flat_second, values)
 
-    ``P(i beats j) = pi_i / Z``, ``P(tie) = nu sqrt(pi_i pi_j) / Z`` with
-    ``Z = pi_i + pi_j + nu sqrt(pi_i pi_j)``. With ``theta = log pi`` and
-    ``kappa = log nu``, dividing through by ``sqrt(pi_i pi_j)`` gives
-    ``P(i) = e^{d/2} / (e^{d/2} + e^{-d/2} + e^kappa)`` with ``d = theta_i -
-    theta_j``: ties no longer count as half a win, they inform ``nu`` instead.
+    def _sum_by(self, flat_index: IntArray, values: FloatArray) -> FloatArray:
+        b, p = values.shape
+        out = np.bincount(flat_index[: b * p], values.ravel(), b * self.n)
+        return np.asarray(out, dtype=np.float64).reshape(b, self.n)
 
-    Args:
-        first: ``(P,)`` first model of each pair.
-        second: ``(P,)`` second model of each pair.
-        counts: ``(P, 3)`` wins of first, wins of second, ties.
-        n: Number of models.
-        l2: Ridge strength on ``theta`` (not on ``kappa``).
-        x0: Starting point ``(n + 1,)``: ratings then ``kappa``.
+    def systems(self, terms: tuple[FloatArray, FloatArray, FloatArray], l2: float) -> FloatArray:
+        """The ``(B, m, m)`` Newton matrices, made solvable, from :func:`_hessian_terms`.
 
-    Returns:
-        ``(n + 1,)``: ratings with mean zero, then ``kappa``. L-BFGS gets close;
-        Newton steps finish the job, as in :func:`bt_lbfgs`.
-    """
-    w1, w2, ties = counts[:, 0], counts[:, 1], counts[:, 2]
-    tot = w1 + w2 + ties
-    norm = max(float(tot.sum()), 1.0)
+        Entry for entry the matrix that writing the terms into zeros and then
+        :func:`._newton.stabilise` gave, but gathered in one pass from a table of
+        the distinct entries, on which the gauge term and the ridge are added.
+        """
+        table = self.entries(terms, l2)
+        hess: FloatArray = np.take(table, self.source, axis=1).reshape(-1, self.m, self.m)
+        return hess
 
-    def fun(x: FloatArray) -> tuple[float, FloatArray]:
-        theta, kappa = x[:n], x[n]
-        d = theta[first] - theta[second]
-        log_z = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), kappa)
-        ll = 0.5 * d * (w1 - w2) + ties * kappa - tot * log_z
-        p1 = np.exp(0.5 * d - log_z)
-        p2 = np.exp(-0.5 * d - log_z)
-        pt = np.exp(kappa - log_z)
-        g_d = 0.5 * (w1 - w2) - 0.5 * tot * (p1 - p2)
-        grad = np.empty(n + 1)
-        grad[:n] = -to_models(g_d, first, second, n) + l2 * theta
-        grad[n] = -(float(ties.sum()) - float((tot * pt).sum()))
-        value = -float(ll.sum()) + 0.5 * l2 * float(theta @ theta)
-        return value / norm, grad / norm
+    def entries(self, terms: tuple[FloatArray, FloatArray, FloatArray], l2: float) -> FloatArray:
+        """``(B, K)`` table: each pair's entry, the diagonal, zero, then Davidson's.
 
-    start = np.zeros(n + 1) if x0 is None else np.asarray(x0, dtype=np.float64)
-    res = minimize(
-        fun,
-        start,
-        jac=True,
-        method="L-BFGS-B",
-        options={"maxiter": 500, "gtol": 1e-6},
-    )
-    x = np.asarray(res.x, dtype=np.float64)
-    x[:n] -= x[:n].mean()
-    polished, _ = bt_newton(first, second, counts[None], x, l2=l2, davidson=True)
-    out: FloatArray = polished[0]
-    out[:n] -= out[:n].mean()
-    return out
+        The gauge term ``mean_diag / n`` goes on the ratings-block entries (zero
+        included) and the tiny ridge on the diagonal ones, in that order, as
+        :func:`._newton.stabilise` adds them to the matrix.
+        """
+        h_dd, h_dk, h_kk = terms
+        b, p = h_dd.shape
+        n = self.n
+        h_first, h_second = self.per_model(h_dd)
+        hdiag = h_first + h_second + l2
+        table = np.empty((b, p + n + 1 + (self.m - n) * (n + 1)))
+        np.negative(h_dd, out=table[:, :p])
+        table[:, p : p + n] = hdiag
+        table[:, p + n] = 0.0
+        if self.m > n:
+            cross_first, cross_second = self.per_model(h_dk)
+            table[:, p + n + 1 : p + 2 * n + 1] = cross_first - cross_second  # to_models
+            table[:, p + 2 * n + 1] = np.ascontiguousarray(h_kk).sum(axis=1)  # as it always was
+        mean_diag = np.maximum(hdiag.mean(axis=1), 1e-300)
+        if l2 == 0.0:
+            table[:, : p + n + 1] += (mean_diag / n)[:, None]
+        ridge = 1e-12 * mean_diag[:, None]
+        table[:, p : p + n] += ridge
+        if self.m > n:
+            table[:, p + 2 * n + 1 :] += ridge
+        return table

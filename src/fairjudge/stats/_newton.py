@@ -8,7 +8,10 @@ made safe:
   resample that splits the models into unconnected groups makes it singular again.
   Adding ``c 1 1^T`` to the ratings block picks the step that keeps the mean
   rating fixed; a tiny ridge keeps the split case finite (those ratings are
-  blanked by the caller).
+  blanked by the caller). The batched Bradley-Terry Newton adds the same two terms,
+  in the same order, to its table of distinct Hessian entries before assembling
+  the matrices (:meth:`._bt_solvers.NewtonLayout.entries`): a change here belongs
+  there too.
 - :func:`backtrack`: a step larger than the quadratic model can be trusted with is
   halved until the objective does not increase.
 """
