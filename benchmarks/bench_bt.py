@@ -8,7 +8,9 @@ Timed in one run, same process, same data:
 - ``fairjudge``: ``bradley_terry(..., n_resamples=1000)``, end to end (validation,
   fit, bootstrap, intervals), resampling battles. With more than one chunk of
   rounds it uses up to three threads: the next chunk is drawn while the current one
-  is solved, in two halves (:mod:`fairjudge.stats._bt_bootstrap`).
+  is solved, in two halves (:mod:`fairjudge.stats._bt_bootstrap`). Run
+  ``--repeats`` times (default 5): the median is shown, the best beside it, and each
+  run must give the same result.
 - ``fairjudge, clustered``: the same, resampling questions.
 - ``modern reference``: FastChat's current ``compute_bootstrap_bt``
   (``rating_systems.py``), reimplemented faithfully: battles merged into unique
@@ -34,8 +36,10 @@ import importlib.util
 import math
 import multiprocessing as mp
 import os
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -220,10 +224,26 @@ def to_elo(theta: NDArray[np.float64], anchor: int = 0) -> NDArray[np.float64]:
     )
 
 
+def _repeat(n: int, fit: Callable[[], Any]) -> tuple[Any, list[float]]:
+    """Run ``fit`` ``n`` times: its result (the same every time, checked) and the times."""
+    times, results = [], []
+    for _ in range(max(1, n)):
+        t0 = time.perf_counter()
+        results.append(fit())
+        times.append(time.perf_counter() - t0)
+    first = repr(results[0].to_dict(include_bootstrap=True))
+    if any(repr(r.to_dict(include_bootstrap=True)) != first for r in results[1:]):
+        raise SystemExit("the same fit with the same seed gave another result")
+    return results[0], times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20,000 battles, 100 rounds")
     parser.add_argument("--classic-rounds", type=int, default=5)
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="fairjudge fits timed (the median is shown)"
+    )
     args = parser.parse_args()
     n_battles, rounds = (20_000, 100) if args.quick else (200_000, 1000)
     n_models, tie_rate, n_questions = 50, 0.10, 1000
@@ -233,13 +253,12 @@ def main() -> None:
     # Warm up: fault in memory and import everything once, so the first timing is fair.
     bradley_terry(*[x[:5000] for x in a_], n_resamples=50, seed=1)
 
-    t0 = time.perf_counter()
-    ours = bradley_terry(*a_, n_resamples=rounds, seed=0)
-    t_ours = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    ours_q = bradley_terry(*a_, questions=data["questions"], n_resamples=rounds, seed=0)
-    t_ours_q = time.perf_counter() - t0
+    ours, times = _repeat(args.repeats, lambda: bradley_terry(*a_, n_resamples=rounds, seed=0))
+    ours_q, times_q = _repeat(
+        args.repeats,
+        lambda: bradley_terry(*a_, questions=data["questions"], n_resamples=rounds, seed=0),
+    )
+    t_ours, t_ours_q = statistics.median(times), statistics.median(times_q)
 
     t0 = time.perf_counter()
     ref_rounds, ref_point, ref_models = ref_bootstrap(*a_, num_round=rounds)
@@ -288,14 +307,14 @@ def main() -> None:
             f"{t_ours:.2f}",
             f"{t_modern / t_ours:.1f}x",
             _ratio(t_classic_1000, t_ours, ".0f"),
-            "measured",
+            f"median of {len(times)} (best {min(times):.2f}), same result each time",
         ],
         [
             "fairjudge (questions)",
             f"{t_ours_q:.2f}",
             f"{t_modern / t_ours_q:.1f}x",
             _ratio(t_classic_1000, t_ours_q, ".0f"),
-            "measured",
+            f"median of {len(times_q)} (best {min(times_q):.2f}), same result each time",
         ],
         [
             "modern reference (FastChat L-BFGS)",
@@ -343,6 +362,7 @@ def main() -> None:
                 "n_questions": n_questions,
                 "rounds": rounds,
                 "classic_rounds_timed": args.classic_rounds,
+                "fairjudge_repeats": args.repeats,
             },
             "seconds": {
                 "fairjudge_battles": t_ours,
@@ -350,6 +370,8 @@ def main() -> None:
                 "modern_reference": t_modern,
                 "classic_reference_extrapolated": _measured(t_classic_1000),
                 "classic_reference_timed": _measured(t_classic),
+                "fairjudge_battles_runs": times,
+                "fairjudge_questions_runs": times_q,
             },
             "speedup_vs_modern": t_modern / t_ours,
             "speedup_vs_classic": _measured(t_classic_1000 / t_ours),
