@@ -294,9 +294,13 @@ def command_rows(
     server: ServerProcess,
     tmp: Path,
     concurrency: int,
-    env: dict[str, str],
+    trees: dict[str, dict[str, str]],
 ) -> list[dict[str, Any]]:
-    """The bare client, ``fairjudge compare`` and its cached rerun, each as a process."""
+    """The bare client, ``fairjudge compare`` and its cached rerun, each as a process.
+
+    With a baseline tree in ``trees``, its ``compare`` runs too, on a store of its own.
+    """
+    env = trees[""]
     items = build_items(args.command_items)
     items_file = write_items(tmp / f"items-{concurrency}.jsonl", items)
     probe = OpenAIBackend(MODEL, base_url=server.base_url)
@@ -309,11 +313,15 @@ def command_rows(
     calls_file = write_calls(tmp / f"calls-{concurrency}.json", calls)
     n = len(specs)
     bare = [sys.executable, "-c", BARE_PROGRAM, str(calls_file), server.base_url, str(concurrency)]
-    compare = [
-        *FAIRJUDGE, "compare", str(items_file), "--judge", f"openai/{MODEL}",
-        "--base-url", server.base_url, "--store", str(tmp / f"cmd-store-{concurrency}.sqlite"),
-        "--json", "-q", "--concurrency", str(concurrency),
-    ]  # fmt: skip
+
+    def compare_on(store: str) -> list[str]:
+        return [
+            *FAIRJUDGE, "compare", str(items_file), "--judge", f"openai/{MODEL}",
+            "--base-url", server.base_url, "--store", str(tmp / store),
+            "--json", "-q", "--concurrency", str(concurrency),
+        ]  # fmt: skip
+
+    compare = compare_on(f"cmd-store-{concurrency}.sqlite")
     runs = {
         "bare AsyncOpenAI (process)": bare,
         "fairjudge compare (process)": compare,
@@ -324,6 +332,11 @@ def command_rows(
         for label, command in runs.items()
     ]
     assert rows[-1]["requests"] == 0, "the cached rerun made requests"
+    for suffix, other in trees.items():
+        if suffix:  # the baseline, on a fresh store of its own
+            command = compare_on(f"cmd-store-{concurrency}-{suffix.strip(' []')}.sqlite")
+            label = f"fairjudge compare (process){suffix}"
+            rows.append(process_row(label, concurrency, n, server, args.latency, command, other))
     return rows
 
 
@@ -489,7 +502,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 rows.append(row | outcome)
             if "commands" in clients:
                 print(f"  whole commands, {2 * args.command_items} calls ...", file=sys.stderr)
-                rows += command_rows(args, server, Path(tmp), c, env)
+                rows += command_rows(args, server, Path(tmp), c, trees)
             for row in rows:
                 if row.get("concurrency") == c:
                     print(f"  {row['client']}: {row['calls_per_s']:.1f} calls/s", file=sys.stderr)
