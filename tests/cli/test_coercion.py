@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 import typer
-from typer._coercion import build_runtime_param
 
-from fairjudge.cli import app
+from fairjudge.cli import _coercion, app
 from fairjudge.cli._app import COMMANDS
-from fairjudge.cli._coercion import SUPPORTED, PlainValue, plain_values
+from fairjudge.cli._coercion import plain_values
 
-pytestmark = pytest.mark.skipif(not SUPPORTED, reason="another Typer: it coerces as shipped")
+pytestmark = pytest.mark.skipif(
+    not _coercion.SUPPORTED, reason="another Typer: it coerces as shipped"
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,9 +56,9 @@ def test_every_plain_option_reads_every_spelling_as_typer_does(tmp_path: Path) -
         params = [*command.params, command.get_help_option(ctx)]
         for param in params:
             fast = param._runtime_param
-            if not isinstance(fast, PlainValue):
+            if not isinstance(fast, _coercion.PlainValue):
                 continue
-            typer_own = build_runtime_param(param.type_descriptor)
+            typer_own = _coercion.build_runtime_param(param.type_descriptor)
             values = [*SPELLINGS, param.default, str(tmp_path), str(unreadable), Path("a.txt")]
             if param.multiple:
                 values = [(), *[(v,) for v in values], ("3", "x"), ["1", "2"], "3"]
@@ -76,10 +77,11 @@ def test_every_option_of_every_command_is_plain() -> None:
     """A new option of another kind would bring pydantic back into every run: say so."""
     for command in _commands():
         plain_values(command)
+        plain = _coercion.PlainValue
         others = [
             p.name
             for p in command.params
-            if hasattr(p, "type_descriptor") and not isinstance(p._runtime_param, PlainValue)
+            if hasattr(p, "type_descriptor") and not isinstance(p._runtime_param, plain)
         ]
         assert others == [], command.name
 
