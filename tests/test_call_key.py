@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,3 +108,27 @@ def test_parameters_changed_in_place_change_the_key() -> None:
     for value in (1, 1.0, True, 1):
         params["temperature"] = value
         assert spec().canonical_json() == _reference(spec())
+
+
+class _ReadsLikeFive:
+    """Reads as ``5`` (as a numpy 1.x integer does) but is no JSON value."""
+
+    def __repr__(self) -> str:
+        return "5"
+
+
+def test_a_value_json_cannot_encode_fails_even_after_a_lookalike() -> None:
+    """The parameters' JSON is reused only for plain JSON values: a value that merely
+    reads like an earlier one still fails when the call is made, as it always did."""
+
+    def spec(value: object) -> CallSpec:
+        return CallSpec(
+            backend="openai", model="m", template="t", template_version="1",
+            messages=(("user", "q"),), params={"max_tokens": value},
+        )  # fmt: skip
+
+    assert spec(5).canonical_json() == _reference(spec(5))
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        spec(_ReadsLikeFive())
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        spec([_ReadsLikeFive()])

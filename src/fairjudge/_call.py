@@ -59,13 +59,15 @@ def _params_json(params: Mapping[str, Any]) -> str:
     """``params`` as key JSON; the last text is reused while the parameters read the same.
 
     A judge passes the same parameters to each of its calls, and encoding them (sorted,
-    nested) was the dearest part of a key. A plain dict's ``repr`` tells its contents
-    apart, types included (``1``, ``1.0`` and ``True`` read differently, as they encode
-    differently), at a third of the cost of encoding it; any other mapping is encoded
-    every time.
+    nested) was the dearest part of a key. A plain dict of plain JSON values (str, int,
+    float, bool, None, lists, tuples and dicts of them, exactly those types) is told
+    apart by its ``repr``, types included (``1``, ``1.0`` and ``True`` read differently,
+    as they encode differently), at a third of the cost of encoding it. Anything else
+    (a numpy scalar reads like an int but does not encode) is encoded every time, so
+    it fails here, when the call is made, as it always did.
     """
     global _last_params
-    if type(params) is not dict:
+    if not _plain_json(params):
         return _ENCODE(dict(params))
     shown = repr(params)
     last = _last_params
@@ -74,6 +76,19 @@ def _params_json(params: Mapping[str, Any]) -> str:
     text = _ENCODE(params)
     _last_params = (shown, text)
     return text
+
+
+_PLAIN_LEAVES = (str, int, float, bool, type(None))
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether ``value`` is made of exactly the builtin JSON types, however nested."""
+    kind = type(value)
+    if kind is dict:
+        return all(type(k) is str and _plain_json(v) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return all(_plain_json(v) for v in value)
+    return kind in _PLAIN_LEAVES
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +154,9 @@ class CallSpec:
             return json.dumps(
                 self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
             )
+        params = _params_json(self.params)  # before the sample, as json.dumps meets them
         sample = str(self.sample) if type(self.sample) is int else _ENCODE(self.sample)
-        return (
-            f'{head}"params":{_params_json(self.params)},"sample":{sample},'
-            f'"schema":{_KEY_SCHEMA},{tail}'
-        )
+        return f'{head}"params":{params},"sample":{sample},"schema":{_KEY_SCHEMA},{tail}'
 
     def canonical(self) -> dict[str, Any]:
         """The JSON-ready form hashed into the key. Holds no credentials by construction."""

@@ -403,3 +403,24 @@ def test_completion_from_reply_edge_cases() -> None:
     for broken in ([], {"choices": {}}, {"choices": ["A"]}, None):
         with pytest.raises(ServerError, match="no choices"):
             completion_from_reply(broken, 0.1, where)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        # Two faults at once: the pool size is named first, as the client always did.
+        ({"base_url": "http://h/\u00e9", "max_connections": 0}, "max_connections must be"),
+        ({"base_url": "http://h/v1", "max_connections": 0}, "max_connections must be"),
+        ({"base_url": "http://h/\u00e9"}, "must be ASCII"),
+        ({"base_url": "http://h:99999/v1"}, "bad port"),
+        ({"base_url": "http://h:abc/v1", "transport": "sdk"}, "bad port"),
+    ],
+)
+def test_bad_settings_are_refused_when_the_backend_is_made(
+    options: dict[str, Any], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lean client is made by the first call; its settings are checked before that."""
+    monkeypatch.setenv("OPENAI_API_KEY", WRONG_KEY)
+    options.setdefault("transport", "lean")
+    with pytest.raises(ConfigError, match=message):
+        OpenAIBackend("m", **options)

@@ -200,3 +200,16 @@ def test_rounds_and_rules(write_jsonl) -> None:  # type: ignore[no-untyped-def]
     assert s["first_position_call_rate"]["estimate"] == 1.0
     code, out = run(path, "--judge", LONGER, "--rounds", "3")
     assert code == 2
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://127.0.0.1:port/v1"])
+def test_a_bad_port_in_the_base_url_is_a_usage_error(write_jsonl, tmp_path: Path, url: str) -> None:  # type: ignore[no-untyped-def]
+    path = write_jsonl(GOOD_ROWS)
+    result = runner.invoke(
+        app,
+        ["compare", str(path), "--judge", "openai/m", "--base-url", url,
+         "--store", str(tmp_path / "s.sqlite")],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "bad port" in result.output
+    assert "Traceback" not in result.output

@@ -223,13 +223,20 @@ _SECRET_PARAM = re.compile(r"(?i)(?:^|&)[^=&]*(?:key|token|secret|password|auth)
 
 
 def _refuse_credentials(base_url: str, backend: str, key_env: str) -> None:
-    """Refuse a base URL that carries ``user:password@``.
+    """Refuse a base URL that carries ``user:password@`` (or a key), or a bad port.
 
     The URL goes into every store row and error message, so a key inside it would be
     written everywhere; the two transports would also disagree about it (the SDK sends
     it as Basic auth, the lean client drops it). The message never repeats the URL.
     """
     parts = urlsplit(base_url)
+    try:
+        parts.port  # noqa: B018  urlsplit checks the port only when it is read
+    except ValueError as exc:
+        raise ConfigError(
+            f"the {backend} backend's base URL has a bad port ({exc}); give a number from "
+            "1 to 65535, e.g. http://localhost:8000/v1"
+        ) from None
     if parts.query and _SECRET_PARAM.search(parts.query):
         raise ConfigError(
             f"the {backend} backend's base URL carries a key in its query string "

@@ -42,19 +42,30 @@ class RequestHead:
 
 
 def request_head(
-    base_url: str, *, api_key: str | None, headers: Mapping[str, str] | None
+    base_url: str,
+    *,
+    api_key: str | None,
+    headers: Mapping[str, str] | None,
+    max_connections: int,
 ) -> RequestHead:
-    """Check the URL and headers and build the fixed part of every request.
+    """Check the URL, the pool size and the headers; build the fixed part of every request.
+
+    The checks run in the order the client always made them, so a configuration with
+    two faults names the same one first.
 
     Raises:
-        ConfigError: The URL is not ``http(s)``, its path is not ASCII, or a header
-            value cannot be sent (named, never shown: it may be the key).
+        ConfigError: The URL is not ``http(s)``, ``max_connections`` is below 1, the
+            URL's path is not ASCII, or a header value cannot be sent (named, never
+            shown: it may be the key).
     """
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(
             f"the lean HTTP transport needs an http:// or https:// base URL, got {base_url!r}"
         )
+    if max_connections < 1:
+        raise ConfigError(f"max_connections must be at least 1, got {max_connections}")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
     prefix = parts.path.rstrip("/")
     if not prefix.isascii():
         raise ConfigError(f"the base URL path must be ASCII (percent-encoded): {parts.path!r}")
@@ -78,7 +89,7 @@ def request_head(
     return RequestHead(
         base_url=base_url.rstrip("/"),
         host=parts.hostname,
-        port=parts.port or (443 if parts.scheme == "https" else 80),
+        port=port,
         https=parts.scheme == "https",
         prefix=prefix,
         headers="".join(lines).encode("ascii"),

@@ -38,7 +38,6 @@ import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fairjudge._errors import ConfigError
 from fairjudge.backends._lean_head import lean_applies, request_head
 
 __all__ = [
@@ -122,9 +121,9 @@ class LeanHTTPClient:
         timeout: float = 60.0,
         max_connections: int = 512,
     ) -> None:
-        if max_connections < 1:
-            raise ConfigError(f"max_connections must be at least 1, got {max_connections}")
-        head = request_head(base_url, api_key=api_key, headers=headers)
+        head = request_head(
+            base_url, api_key=api_key, headers=headers, max_connections=max_connections
+        )
         self._base_url = head.base_url
         self._host = head.host
         self._port = head.port

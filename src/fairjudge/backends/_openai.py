@@ -134,12 +134,9 @@ class OpenAIBackend(HTTPBackend):
                 if (value := os.environ.get(env))
             }
             url = self._base_url or f"https://{self.default_host}/v1"
-            request_head(url, api_key=key, headers=headers)  # a bad URL or key: refused now
-            if self._max_connections < 1:
-                raise ConfigError(
-                    f"max_connections must be at least 1, got {self._max_connections}"
-                )
             timeout, connections = self._timeout, self._max_connections
+            # A bad URL, pool size or key is refused now, not at the first call.
+            request_head(url, api_key=key, headers=headers, max_connections=connections)
 
             def open_lean() -> LeanHTTPClient:  # the key waits here until the first call
                 from fairjudge.backends._lean_http import LeanHTTPClient
