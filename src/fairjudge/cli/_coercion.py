@@ -5,8 +5,9 @@ Typer 0.29 turns every option's value into its annotated type through a pydantic
 building the forty-odd adapters of ``compare`` costs 0.1-0.15 s of every command:
 more than the rest of the argument parsing, and a tenth of a fully cached run.
 
-fairjudge's options are plain: ``str``, ``int``, ``float``, ``pathlib.Path``, a
-``Literal`` or an ``Enum``, without Typer's ranges, clamps, custom parsers or file
+fairjudge's options are plain: ``str``, ``int``, ``float``, ``bool``,
+``pathlib.Path``, a ``Literal`` or an ``Enum`` (or a list of one of those, for an
+option given several times), without Typer's ranges, clamps, custom parsers or file
 arguments. :class:`PlainValue` converts the common spellings of those directly, as
 Typer would: a string as is, a decimal integer or float, a path (through Typer's own
 path checks), a choice (through Typer's own choice matching). Anything else, a bad
