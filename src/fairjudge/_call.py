@@ -52,45 +52,6 @@ _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=F
 """JSON text of one value, as ``json.dumps`` with the key's settings writes it."""
 
 
-_last_params: tuple[str, str] | None = None
-
-
-def _params_json(params: Mapping[str, Any]) -> str:
-    """``params`` as key JSON; the last text is reused while the parameters read the same.
-
-    A judge passes the same parameters to each of its calls, and encoding them (sorted,
-    nested) was the dearest part of a key. A plain dict of plain JSON values (str, int,
-    float, bool, None, lists, tuples and dicts of them, exactly those types) is told
-    apart by its ``repr``, types included (``1``, ``1.0`` and ``True`` read differently,
-    as they encode differently), at a third of the cost of encoding it. Anything else
-    (a numpy scalar reads like an int but does not encode) is encoded every time, so
-    it fails here, when the call is made, as it always did.
-    """
-    global _last_params
-    if not _plain_json(params):
-        return _ENCODE(dict(params))
-    shown = repr(params)
-    last = _last_params
-    if last is not None and last[0] == shown:
-        return last[1]
-    text = _ENCODE(params)
-    _last_params = (shown, text)
-    return text
-
-
-_PLAIN_LEAVES = (str, int, float, bool, type(None))
-
-
-def _plain_json(value: Any) -> bool:
-    """Whether ``value`` is made of exactly the builtin JSON types, however nested."""
-    kind = type(value)
-    if kind is dict:
-        return all(type(k) is str and _plain_json(v) for k, v in value.items())
-    if kind is list or kind is tuple:
-        return all(_plain_json(v) for v in value)
-    return kind in _PLAIN_LEAVES
-
-
 @dataclass(frozen=True, slots=True)
 class CallSpec:
     """Everything that determines a judge's reply to one call.
@@ -136,7 +97,7 @@ class CallSpec:
 
         Written out field by field, which gives the same text as ``json.dumps(
         self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
-        (a test holds the two equal) at a third of the cost: a rerun of 10,000 calls
+        (a test holds the two equal) at a fraction of the cost: a rerun of 10,000 calls
         makes 10,000 keys before it can look one up. Strings are quoted by the C
         function ``json.dumps`` itself uses; anything but a string where a string
         belongs goes through ``json.dumps`` whole.
@@ -154,7 +115,7 @@ class CallSpec:
             return json.dumps(
                 self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
             )
-        params = _params_json(self.params)  # before the sample, as json.dumps meets them
+        params = _ENCODE(dict(self.params))  # before the sample, as json.dumps meets them
         sample = str(self.sample) if type(self.sample) is int else _ENCODE(self.sample)
         return f'{head}"params":{params},"sample":{sample},"schema":{_KEY_SCHEMA},{tail}'
 

@@ -16,12 +16,13 @@ import pytest
 import scipy.sparse as sp
 
 from fairjudge.stats import _bt_bootstrap, _resample
-from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, bootstrap_thetas
+from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import encode_battles, pair_data
 from fairjudge.stats._bt_full_fit import bt_lbfgs, davidson_lbfgs
 from fairjudge.stats._bt_graph import round_health
 from fairjudge.stats._bt_solvers import bt_newton
 from fairjudge.stats._resample import chunk_sizes
+from tests.stats._bootstrap import bootstrap_thetas
 from tests.stats._sim import battles
 
 THETA = np.array([0.0, 2.5, -2.0, 1.0, 4.0])  # far apart: some rounds have no finite maximum

@@ -52,7 +52,7 @@ def test_a_plan_drawn_in_the_background_gives_the_same_interval() -> None:
     values = np.random.default_rng(2).random(40)
     alone = bootstrap_mean(values, n_resamples=300, seed=5)
     with shared_resamples():
-        prefetch_resamples([40, 7], 300, 5, wait=False)  # 7: a plan nobody uses
+        prefetch_resamples([40, 7], 300, 5)  # 7: a plan nobody uses
         pending = _pending.get()
         assert pending is not None
         assert set(pending) == {(40, 300, 5), (7, 300, 5)}
@@ -63,5 +63,5 @@ def test_a_plan_drawn_in_the_background_gives_the_same_interval() -> None:
 
 
 def test_prefetch_outside_a_block_does_nothing() -> None:
-    prefetch_resamples([50], 100, 0, wait=False)
+    prefetch_resamples([50], 100, 0)
     assert _pending.get() is None

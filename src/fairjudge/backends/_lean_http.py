@@ -38,14 +38,13 @@ import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fairjudge.backends._lean_head import lean_applies, request_head
+from fairjudge.backends._lean_head import request_head
 
 __all__ = [
     "LeanConnectError",
     "LeanHTTPClient",
     "LeanResponse",
     "LeanTransportError",
-    "lean_applies",
 ]
 
 _HEAD_LIMIT = 1 << 20  # bytes of status line + headers (or of one chunk-size line)

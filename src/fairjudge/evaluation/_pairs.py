@@ -17,7 +17,7 @@ from typing import Any
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import item_seed, plan_orders
-from fairjudge._types import Order, Reply, Resolution, Verdict
+from fairjudge._types import Order, Reply, Resolution
 from fairjudge.evaluation._results import PairwiseResult, judgment, summarise
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
@@ -118,7 +118,7 @@ def evaluate(
     # in the background while the calls run or are read back: once every item
     # resolves, its clusters are the questions.
     keys = {it.cluster_key for it in item_list}
-    prefetch_resamples([len(keys)], settings.n_resamples, settings.seed, wait=False)
+    prefetch_resamples([len(keys)], settings.n_resamples, settings.seed)
     requests: list[PairwiseRequest] = []
     for it, plan in zip(item_list, plans, strict=True):
         for order, sample in plan:
@@ -136,31 +136,7 @@ def evaluate(
         # Resolve what was finished, so the caller can report and keep a partial result.
         exc.partial = replace(_resolve(item_list, plans, exc.partial, settings), stopped=str(exc))
         raise
-    _prefetch_decisive(item_list, plans, replies, settings)
     return _resolve(item_list, plans, replies, settings)
-
-
-def _prefetch_decisive(
-    item_list: list[Item],
-    plans: list[tuple[tuple[Order, int], ...]],
-    replies: Sequence[Reply],
-    settings: EvalSettings,
-) -> None:
-    """Start drawing the first-position rate's resampling plan as soon as it is known.
-
-    That rate resamples the questions with a decisive call (A or B), which only the
-    replies tell; for 10,000 calls its plan takes about half a second to draw, which
-    then runs while the judgments are built. A wrong count would only draw a plan
-    nobody uses: the summary looks plans up by their cluster count.
-    """
-    decisive: set[str] = set()
-    cursor = 0
-    for it, plan in zip(item_list, plans, strict=True):
-        calls = replies[cursor : cursor + len(plan)]
-        cursor += len(plan)
-        if any(r.ok and r.verdict is not Verdict.TIE for r in calls):
-            decisive.add(it.cluster_key)
-    prefetch_resamples([len(decisive)], settings.n_resamples, settings.seed, wait=False)
 
 
 def _resolve(

@@ -318,11 +318,6 @@ def _finish(outcome: CallOutcome, reading: Reply | None) -> Reply:
     if outcome.completion is None or reading is None:
         error = outcome.error or CallError("NotRun", "the call was not made")
         return Reply(verdict=None, failure=error, key=outcome.key)
-    if type(reading) is Reply:  # the common case, without replace()'s generic machinery
-        return Reply(
-            reading.verdict, reading.probabilities, outcome.completion.text, reading.failure,
-            outcome.cached, outcome.key, reading.payload,
-        )  # fmt: skip
     return dataclasses.replace(
         reading, raw=outcome.completion.text, cached=outcome.cached, key=outcome.key
     )

@@ -46,7 +46,6 @@ __all__ = [
     "PairData",
     "RoundChunk",
     "RoundDraws",
-    "bootstrap_thetas",
     "multinomial_counts",
     "solve_rounds",
 ]
@@ -358,42 +357,3 @@ def _cpus() -> int:
     """CPUs this process may run on."""
     affinity = getattr(os, "sched_getaffinity", None)
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-
-
-def bootstrap_thetas(
-    data: PairData,
-    *,
-    cluster_cells: sp.csr_array | None,
-    ties: Literal["half", "davidson"],
-    l2: float,
-    start: FloatArray,
-    anchor: int,
-    n_resamples: int,
-    rng: np.random.Generator,
-) -> BootstrapDraws:
-    """Refit the model on ``n_resamples`` resamples: :class:`RoundDraws` then :func:`solve_rounds`.
-
-    Args:
-        data: The merged battles.
-        cluster_cells: ``(Q, 3P)`` cell counts per question, or ``None`` to
-            resample battles.
-        ties: ``"half"`` or ``"davidson"``.
-        l2: Ridge strength.
-        start: Full-data fit used as the warm start: ``(n,)``, or ``(n + 1,)``
-            with ``kappa`` last for Davidson.
-        anchor: Index of the anchor model (for identification).
-        n_resamples: Number of rounds.
-        rng: Generator; rounds are drawn from it in order.
-
-    Returns:
-        The rounds' ratings.
-    """
-    with RoundDraws(
-        data,
-        cluster_cells=cluster_cells,
-        anchor=anchor,
-        check_mle=l2 == 0.0,
-        n_resamples=n_resamples,
-        rng=rng,
-    ) as rounds:
-        return solve_rounds(rounds, data, ties=ties, l2=l2, start=start)

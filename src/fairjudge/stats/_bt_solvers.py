@@ -45,20 +45,11 @@ MAX_NEWTON_ITER = 100
 def to_models(values: FloatArray, first: IntArray, second: IntArray, n: int) -> FloatArray:
     """Per-model sums of per-pair values: ``+v`` to ``first``, ``-v`` to ``second``.
 
-    ``values`` is ``(P,)`` or ``(B, P)``; the result is ``(n,)`` or ``(B, n)``. One
-    ``bincount`` over row-offset indices handles all rounds at once.
+    ``values`` is ``(P,)``; the result is ``(n,)``. Many rounds at once:
+    :meth:`NewtonLayout.per_model`.
     """
-    return _scatter(values, first, n) - _scatter(values, second, n)
-
-
-def _scatter(values: FloatArray, index: IntArray, n: int) -> FloatArray:
-    """``out[..., i] = sum of values[..., p] over p with index[p] == i``."""
-    if values.ndim == 1:
-        return np.bincount(index, values, n).astype(np.float64)
-    b = values.shape[0]
-    flat = _rows_index(index, n, b)
-    out: FloatArray = np.bincount(flat, values.ravel(), b * n).astype(np.float64).reshape(b, n)
-    return out
+    out = np.bincount(first, values, n) - np.bincount(second, values, n)
+    return np.asarray(out, dtype=np.float64)
 
 
 def _rows_index(index: IntArray, n: int, b: int) -> IntArray:
@@ -304,7 +295,7 @@ class NewtonLayout:
     def per_model(self, values: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(B, P)`` values summed per model, over ``first`` and over ``second`` (``(B, n)``).
 
-        The sums of :func:`_scatter`, bin for bin.
+        One ``bincount`` over row-offset indices for all rounds at once.
         """
         return self._sum_by(self.flat_first, values), self._sum_by(self.flat_second, values)
 

@@ -42,7 +42,7 @@ _SHARED_BYTES = 256 << 20  # at most this much of kept resampling plans per scop
 _shared: ContextVar[dict[tuple[int, int, int], NDArray[np.float64]] | None] = ContextVar(
     "fairjudge_shared_resamples", default=None
 )
-# Plans being drawn in the background (``prefetch_resamples(..., wait=False)``).
+# Plans being drawn in the background (``prefetch_resamples``).
 _pending: ContextVar[dict[tuple[int, int, int], Future[NDArray[np.float64]]] | None] = ContextVar(
     "fairjudge_pending_resamples", default=None
 )
@@ -141,49 +141,40 @@ def shared_resamples() -> Iterator[None]:
         _shared.reset(token)
 
 
-def prefetch_resamples(
-    ks: Iterable[int], n_resamples: int, seed: int, *, wait: bool = True
-) -> None:
-    """Draw at once the plans that bootstraps inside a :func:`shared_resamples` block need.
+def prefetch_resamples(ks: Iterable[int], n_resamples: int, seed: int) -> None:
+    """Start drawing, in the background, the plans that bootstraps inside a block will need.
 
-    numpy releases the GIL while it draws, so plans for different cluster counts
-    (a summary needs two: one over items, one over decisive calls) are drawn in
-    parallel threads, one per core. Each plan is exactly the one
-    :func:`bootstrap_mean` would draw. Outside such a block, or with fewer than two
-    plans to draw, this does nothing.
-
-    With ``wait=False`` the plans are drawn in the background instead, even one, and
-    this returns at once: a command that knows the likely cluster count before its
-    calls (the number of questions) has the plan drawn while the calls run or are
-    read from the store. A bootstrap that needs the plan waits for it; one that
-    needs another never sees it.
+    numpy releases the GIL while it draws, so the plans (one thread per plan, up to one
+    per core) are drawn while the caller goes on: a command that knows the likely
+    cluster count before its calls (the number of questions) has the plan drawn while
+    the calls run or are read from the store, and a summary has the plan over
+    decisive calls drawn while it computes the other intervals. A bootstrap that needs
+    a plan waits for it; one that needs another never sees it. Each plan is exactly
+    the one :func:`bootstrap_mean` would draw. Outside a :func:`shared_resamples`
+    block this does nothing, and a plan too large to keep is drawn where it is needed.
 
     Args:
         ks: The cluster counts of the bootstraps to come.
         n_resamples: Their number of resamples.
         seed: Their seed.
-        wait: Whether to return only once the plans are drawn.
     """
     plans, pending = _shared.get(), _pending.get()
     if plans is None or pending is None:
         return
     keys = {(k, n_resamples, seed) for k in ks if k >= 2}
-    missing = sorted(key for key in keys if key not in plans and key not in pending)
-    if not wait:  # a guess: only a plan small enough to keep (see shared_resamples)
-        missing = [key for key in missing if 8 * key[0] * key[1] <= _SHARED_BYTES]
-    workers = min(len(missing), os.cpu_count() or 1)
-    if workers < (2 if wait else 1):
-        return  # one plan to wait for: drawn where it is needed, without a thread
+    missing = sorted(
+        key
+        for key in keys
+        if key not in plans and key not in pending and 8 * key[0] * key[1] <= _SHARED_BYTES
+    )
+    if not missing:
+        return
     from concurrent.futures import ThreadPoolExecutor
 
+    workers = min(len(missing), os.cpu_count() or 1)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fairjudge-resample")
-    futures = {key: pool.submit(_draw, *key) for key in missing}
-    pool.shutdown(wait=wait)
-    if not wait:
-        pending.update(futures)
-        return
-    for key, future in futures.items():
-        _keep(plans, key, future.result())
+    pending.update({key: pool.submit(_draw, *key) for key in missing})
+    pool.shutdown(wait=False)
 
 
 def _draw(k: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
