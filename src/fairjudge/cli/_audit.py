@@ -25,7 +25,7 @@ from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
-from fairjudge.report import check_not_input, check_writable, write_jsonl_atomic
+from fairjudge.report import check_writable, write_jsonl_atomic
 
 __all__ = ["AuditFlags", "audit"]
 
@@ -167,8 +167,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
     _check_prompts(settings)
     families = opts.families()
     if opts.out is not None:
-        check_writable(opts.out)
-        check_not_input(opts.out, "--out", (opts.items,))
+        check_writable(opts.out, inputs=(opts.items,))
     items, source = opts.load_items()
     requested = None if opts.experiments is None else [
         e.strip() for e in opts.experiments.split(",") if e.strip()

@@ -29,7 +29,7 @@ from fairjudge.judges import (
     resolve_judge,
 )
 from fairjudge.prompts import list_templates
-from fairjudge.report import check_not_input, check_writable
+from fairjudge.report import check_writable
 from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
 
 __all__ = [
@@ -219,12 +219,10 @@ def check_outputs(
         ConfigError: A file cannot be written there, both flags name one file, or one
             names an input file (or an existing store) that writing would destroy.
     """
-    check_not_input(out, "--out", inputs)
-    check_not_input(html, "--html", inputs)
     if out is not None:
-        check_writable(out)
+        check_writable(out, inputs=inputs)
     if html is not None:
-        check_writable(html, "--html")
+        check_writable(html, "--html", inputs=inputs)
         if out is not None and out.resolve() == html.resolve():
             raise ConfigError(f"--out and --html both name {html}; give two files")
 

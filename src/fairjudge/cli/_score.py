@@ -51,7 +51,6 @@ from fairjudge.judges import (
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
-    check_not_input,
     check_writable,
     render_scores,
     score_report,
@@ -125,7 +124,7 @@ class ScoreFlags:
         ),
     ] = False
 
-    def check(self, flags: JudgeFlags) -> Rubric:
+    def check(self, flags: JudgeFlags, file: Path) -> Rubric:
         """Check every option before the file is read; the rubric they name."""
         if flags.template is not None:
             raise ConfigError("--template does not apply to score; pick a rubric with --rubric")
@@ -138,7 +137,7 @@ class ScoreFlags:
         if self.allow_different and self.baseline is None:
             raise ConfigError("--allow-different applies with --baseline only")
         if self.out is not None:
-            check_writable(self.out)
+            check_writable(self.out, inputs=(file, self.baseline))
         return get_rubric(self.rubric)
 
     def load_baseline(self, rubric: Rubric, judge: str | None) -> ScoreRun | None:
@@ -279,8 +278,7 @@ def score(
     many items not fully scored; 5 budget spent (partial result); 6 --fail-on-collapse
     and a dimension's scores collapsed.
     """
-    rubric = opts.check(flags)
-    check_not_input(opts.out, "--out", (file, opts.baseline))
+    rubric = opts.check(flags, file)
     loaded = opts.load(file, rubric)
     baseline = opts.load_baseline(rubric, (flags.judge or DEFAULT_JUDGE).strip())
     judge = open_scorer(flags, rubric, opts.mode, structured=opts.structured)

@@ -43,7 +43,6 @@ from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with
 from fairjudge.judges import MemberSpec, PointwiseJury, load_jury_file
 from fairjudge.prompts import Rubric
 from fairjudge.report import (
-    check_not_input,
     render_score_jury,
     score_jury_report,
     write_jsonl_atomic,
@@ -177,10 +176,9 @@ def score_panel(
     Raises:
         ConfigError: A bad flag, member or input, always before the first call.
     """
-    rubric = opts.check(as_judge_flags(flags))
+    rubric = opts.check(as_judge_flags(flags), file)
     if opts.baseline is not None:
         raise ConfigError("--baseline compares one-judge runs; a panel does not take it yet")
-    check_not_input(opts.out, "--out", (file,))
     specs, rule = panel.members(flags)
     loaded = opts.load(file, rubric)
     jury = _open(specs, flags, rubric, opts)

@@ -20,15 +20,21 @@ def _umask() -> int:
     return mask
 
 
-def check_writable(path: Path, flag: str = "--out") -> None:
+def check_writable(
+    path: Path, flag: str = "--out", *, inputs: Iterable[Path | str | None] = ()
+) -> None:
     """Prove a result file can be written where asked, before any judge call is paid for.
 
-    Creates the folder if needed and writes (then removes) a probe file beside the
-    target, so a read-only folder, a parent that is a file or a full disk is found now.
+    Refuses a file that writing would destroy: one of the command's ``inputs``, or an
+    existing SQLite database (such as the store). Then creates the folder if needed and
+    writes (then removes) a probe file beside the target, so a read-only folder, a
+    parent that is a file or a full disk is found now.
 
     Raises:
-        ConfigError: The file could not be written there; the message says why.
+        ConfigError: The file could not be written there, or must not be; the message
+            says why.
     """
+    _refuse_input(path, flag, inputs)
     if path.is_dir():
         raise ConfigError(f"{flag} {path}: is a folder; give a file name")
     if _is_sqlite(path):
@@ -54,14 +60,8 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def check_not_input(path: Path | None, flag: str, inputs: Iterable[Path | str | None]) -> None:
-    """Refuse an output file that is one of the command's inputs: it would be overwritten.
-
-    Raises:
-        ConfigError: ``path`` names the same file as an input.
-    """
-    if path is None:
-        return
+def _refuse_input(path: Path, flag: str, inputs: Iterable[Path | str | None]) -> None:
+    """Refuse an output file that is one of the command's inputs: it would be overwritten."""
     for given in inputs:
         if given is None or str(given) == "-":
             continue
