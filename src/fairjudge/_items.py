@@ -144,6 +144,21 @@ class Call:
         p_first = p.a if self.order is Order.ORIGINAL else p.b
         return p_first + 0.5 * p.tie
 
+    def to_dict(self) -> dict[str, Any]:
+        """The call in the ``compare --out`` form that ``replay:`` reads."""
+        reply = self.reply
+        return {
+            "order": self.order.value,
+            "sample": self.sample,
+            "verdict": reply.verdict.value if reply.verdict is not None else None,
+            "preferred": self.preferred.value if self.preferred is not None else None,
+            "probabilities": reply.probabilities.to_dict() if reply.probabilities else None,
+            "raw": reply.raw,
+            "failure": _failure_dict(reply.failure),
+            "cached": reply.cached,
+            "key": reply.key,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class Judgment:
@@ -198,8 +213,8 @@ class Judgment:
         """Whether every call produced a verdict, so the item counts."""
         return self.outcome is not None
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready record of the item, every call and the resolution."""
+    def item_dict(self) -> dict[str, Any]:
+        """The item's fields of :meth:`to_dict` (``id`` to ``human_score``), without ``extra``."""
         item = self.item
         return {
             "id": item.id,
@@ -213,26 +228,17 @@ class Judgment:
             "category": item.category,
             "human": item.human.value if item.human is not None else None,
             "human_score": item.human_score,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record of the item, every call and the resolution."""
+        return {
+            **self.item_dict(),
             "outcome": self.outcome.value if self.outcome is not None else None,
             "score": self.score,
             "consistent": self.consistent,
             "rule": self.rule.value,
-            "calls": [
-                {
-                    "order": c.order.value,
-                    "sample": c.sample,
-                    "verdict": c.reply.verdict.value if c.reply.verdict is not None else None,
-                    "preferred": c.preferred.value if c.preferred is not None else None,
-                    "probabilities": (
-                        c.reply.probabilities.to_dict() if c.reply.probabilities else None
-                    ),
-                    "raw": c.reply.raw,
-                    "failure": _failure_dict(c.reply.failure),
-                    "cached": c.reply.cached,
-                    "key": c.reply.key,
-                }
-                for c in self.calls
-            ],
+            "calls": [c.to_dict() for c in self.calls],
             **self.extra,
         }
 

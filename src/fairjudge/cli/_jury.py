@@ -42,7 +42,7 @@ from fairjudge.cli._options import (
     input_flags,
     judge_flags_without,
 )
-from fairjudge.evaluation import AGGREGATIONS, JuryResult, evaluate_jury
+from fairjudge.evaluation import JuryResult, evaluate_jury
 from fairjudge.evaluation._jury import as_aggregation
 from fairjudge.evaluation._jury_records import jury_records
 from fairjudge.judges import Jury, MemberSpec, load_jury_file
@@ -120,10 +120,8 @@ class JuryFlags:
                     "give one per --judge, in order, or none"
                 )
             specs = [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
-        rule = rule or "majority"
-        if rule not in AGGREGATIONS:
-            raise ConfigError(f"--aggregate must be one of {', '.join(AGGREGATIONS)}; got {rule!r}")
-        return [_with_defaults(s, flags) for s in specs], rule
+        checked = as_aggregation(rule or "majority")
+        return [_with_defaults(s, flags) for s in specs], checked
 
 
 def _with_defaults(spec: MemberSpec, flags: Any) -> MemberSpec:

@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from fairjudge._items import Call
-from fairjudge._types import CallError, ParseFailure
 from fairjudge.evaluation._jury import JuryResult
 from fairjudge.judges._jury_votes import panel_reply
 
@@ -37,25 +36,10 @@ _ITEM_FIELDS = ("id", "question", "answer_1", "answer_2", "category", "human", "
 
 
 def _call_record(call: Call) -> dict[str, Any]:
-    """One call in the ``compare --out`` form that ``replay:`` reads."""
-    reply, failure = call.reply, call.reply.failure
-    out: dict[str, Any] = {
-        "order": call.order.value,
-        "sample": call.sample,
-        "verdict": reply.verdict.value if reply.verdict is not None else None,
-        "preferred": call.preferred.value if call.preferred is not None else None,
-        "probabilities": reply.probabilities.to_dict() if reply.probabilities else None,
-        "raw": reply.raw,
-        "failure": None,
-        "cached": reply.cached,
-        "key": reply.key,
-    }
-    if isinstance(failure, ParseFailure):
-        out["failure"] = {"type": "parse_failure", "reason": failure.reason}
-    elif isinstance(failure, CallError):
-        out["failure"] = {"type": "call_error", "kind": failure.kind, "message": failure.message}
-    if reply.payload is not None:
-        out["members"] = dict(reply.payload).get("members")
+    """One call in the ``compare --out`` form that ``replay:`` reads, with the members' replies."""
+    out = call.to_dict()
+    if call.reply.payload is not None:
+        out["members"] = dict(call.reply.payload).get("members")
     return out
 
 
@@ -64,7 +48,7 @@ def jury_records(result: JuryResult) -> Iterator[dict[str, Any]]:
     names, weights = result.names, result.weights
     for k, panel in enumerate(result.judgments):
         own = [m.judgments[k] for m in result.members]
-        item = own[0].to_dict()
+        item = {**own[0].item_dict(), **own[0].extra}  # as its to_dict has them
         record = {f: item[f] for f in _ITEM_FIELDS}
         record.update(panel.to_dict(names))
         for name, weight, judgment in zip(names, weights, own, strict=True):

@@ -33,10 +33,10 @@ from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._io_scores import ScoreItem
 from fairjudge.evaluation._score_jury_result import JuryScoreResult, aggregate_item, panel_result
 from fairjudge.evaluation._score_jury_rules import as_score_aggregation
-from fairjudge.evaluation._scores import check_score_items
+from fairjudge.evaluation._scores import _check
 from fairjudge.evaluation._scores_stats import CollapseRule
 from fairjudge.judges._jury import MemberSpec
-from fairjudge.judges._pointwise import ScoreRequest
+from fairjudge.judges._pointwise import ScoreRequest, _as_rubric
 from fairjudge.judges._pointwise_jury import PointwiseJury
 from fairjudge.prompts import Rubric, get_rubric
 
@@ -86,12 +86,10 @@ def score_with_jury(
         4.0
     """
     rule = as_score_aggregation(aggregation)
-    if not 0 < level < 1:
-        raise ConfigError(f"level must be in (0, 1); got {level}")
-    if n_resamples < 1:
-        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples}")
     if not isinstance(jury, PointwiseJury):
-        with PointwiseJury.from_specs(jury, rubric=rubric or "production") as panel:
+        the_rubric = _as_rubric(rubric or "production")
+        _check(items, the_rubric, level, n_resamples)  # before any session opens
+        with PointwiseJury.from_specs(jury, rubric=the_rubric) as panel:
             return score_with_jury(panel, items, aggregation=rule, seed=seed, level=level,
                                    n_resamples=n_resamples, collapse=collapse,
                                    progress=progress)  # fmt: skip
@@ -101,7 +99,7 @@ def score_with_jury(
             f"rubric {wanted.name!r} differs from the jury's own, {jury.rubric.name!r}; "
             "give the rubric to the jury"
         )
-    check_score_items(items, jury.rubric)
+    _check(items, jury.rubric, level, n_resamples)
     requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
     stopped: BudgetExceeded | None = None
     try:

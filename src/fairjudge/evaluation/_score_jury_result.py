@@ -170,12 +170,11 @@ class JuryScoreResult:
         the_rule = as_score_aggregation(rule)
         items = [aggregate_item(i.item, i.members, self.weights, the_rule, self.rubric)
                  for i in self.items]  # fmt: skip
-        again = panel_result(
-            self.rubric, self.names, self.weights, the_rule, items, seed=self.seed,
-            level=self.level, n_resamples=self.n_resamples, collapse=self.collapse_rule,
-            stopped=self.stopped,
-        )  # fmt: skip
-        return replace(again, usage=self.usage)
+        dims = _panel_dimensions(
+            self.rubric, items, self.collapse_rule, self.seed, self.level, self.n_resamples
+        )
+        # a member's own summary does not depend on the rule: it is kept as it is
+        return replace(self, aggregation=the_rule, items=tuple(items), dimensions=dims)
 
     def records(self) -> Iterator[dict[str, Any]]:
         """The ``--out`` records: one per answer, naming the rubric, the rule and the members.
@@ -247,6 +246,15 @@ def _dimension(
     )
 
 
+def _panel_dimensions(
+    rubric: Rubric, items: Sequence[PanelScoredItem], collapse: CollapseRule, seed: int,
+    level: float, n_resamples: int,
+) -> tuple[DimensionSummary, ...]:  # fmt: skip
+    """The panel's summary per dimension, in the rubric's order."""
+    boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n_resamples}
+    return tuple(_dimension(n, items, rubric, collapse, boot) for n in rubric.names)
+
+
 def panel_result(
     rubric: Rubric,
     names: Sequence[str],
@@ -262,7 +270,7 @@ def panel_result(
 ) -> JuryScoreResult:
     """Summarise the panel's aggregates and each member's own scores."""
     boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n_resamples}
-    dims = tuple(_dimension(n, items, rubric, collapse, boot) for n in rubric.names)
+    dims = _panel_dimensions(rubric, items, collapse, seed, level, n_resamples)
     members = tuple(
         summarise_scores(
             [ScoredItem(i.item, i.members[k]) for i in items],

@@ -89,18 +89,20 @@ def model_usage(replies: Sequence[Reply], store: Store, charged: set[str]) -> Me
     n_in = n_out = 0
     cost: float | None = 0.0
     latencies: list[float] = []
+    rows = store.usage_rows(made)
     for key in made:
-        record = store.get(key)
-        if record is None:  # the row is written before the reply returns; be safe anyway
+        row = rows.get(key)
+        if row is None:  # the row is written before the reply returns; be safe anyway
             cost = None
             continue
-        n_in += record.input_tokens or 0
-        n_out += record.output_tokens or 0
-        if record.status == "ok" and record.latency_s is not None:
-            latencies.append(record.latency_s)
-        if record.cost_usd is not None:
-            cost = None if cost is None else cost + record.cost_usd
-        elif record.status == "ok":  # a reply with no price: the sum is unknown
+        status, row_in, row_out, latency, row_cost = row
+        n_in += row_in or 0
+        n_out += row_out or 0
+        if status == "ok" and latency is not None:
+            latencies.append(latency)
+        if row_cost is not None:
+            cost = None if cost is None else cost + row_cost
+        elif status == "ok":  # a reply with no price: the sum is unknown
             cost = None
     return MemberUsage(
         calls=len(replies),

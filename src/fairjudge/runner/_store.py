@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from fairjudge._call import Completion
 from fairjudge._closing import Closing
@@ -236,33 +236,60 @@ class Store(Closing):
 
     # -- reading -------------------------------------------------------------------
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, Completion]:
-        """The cached replies among ``keys``: only ``ok`` rows, as :class:`Completion`.
+    def _select(self, columns: str, where: str, keys: Iterable[str]) -> list[tuple[Any, ...]]:
+        """``SELECT key, columns`` of the rows among ``keys`` (distinct) that meet ``where``.
 
-        Keys are looked up in chunks with ``WHERE key IN (...)``, so thousands of
-        keys cost a handful of queries.
+        Keys are looked up in chunks with ``WHERE key IN (...)``, so thousands of keys
+        cost a handful of queries.
         """
         wanted = list(dict.fromkeys(keys))
-        found: dict[str, Completion] = {}
+        rows: list[tuple[Any, ...]] = []
         with self._lock:
             for start in range(0, len(wanted), _IN_CHUNK):
                 chunk = wanted[start : start + _IN_CHUNK]
                 marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    "SELECT key, raw, top_logprobs, input_tokens, output_tokens, latency_s, "
-                    f"response_model FROM calls WHERE status = 'ok' AND key IN ({marks})",
-                    chunk,
+                rows += self._conn.execute(
+                    f"SELECT key, {columns} FROM calls WHERE {where} key IN ({marks})", chunk
                 ).fetchall()
-                for key, raw, logprobs, n_in, n_out, latency, model in rows:
-                    found[key] = Completion(
-                        text=raw if raw is not None else "",
-                        top_logprobs=json.loads(logprobs) if logprobs else None,
-                        input_tokens=n_in,
-                        output_tokens=n_out,
-                        latency_s=latency or 0.0,
-                        model=model,
-                    )
-        return found
+        return rows
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Completion]:
+        """The cached replies among ``keys``: only ``ok`` rows, as :class:`Completion`."""
+        rows = self._select(
+            "raw, top_logprobs, input_tokens, output_tokens, latency_s, response_model",
+            "status = 'ok' AND",
+            keys,
+        )
+        return {
+            key: Completion(
+                text=raw if raw is not None else "",
+                top_logprobs=json.loads(logprobs) if logprobs else None,
+                input_tokens=n_in,
+                output_tokens=n_out,
+                latency_s=latency or 0.0,
+                model=model,
+            )
+            for key, raw, logprobs, n_in, n_out, latency, model in rows
+        }
+
+    def usage_rows(
+        self, keys: Iterable[str]
+    ) -> dict[str, tuple[str, int | None, int | None, float | None, float | None]]:
+        """``(status, input_tokens, output_tokens, latency_s, cost_usd)`` per stored key.
+
+        Rows of any status: a failed call's tokens and cost count too.
+        """
+        rows = self._select("status, input_tokens, output_tokens, latency_s, cost_usd", "", keys)
+        return {
+            key: (
+                status,
+                n_in,
+                n_out,
+                None if latency is None else float(latency),
+                None if cost is None else float(cost),
+            )
+            for key, status, n_in, n_out, latency, cost in rows
+        }
 
     def has_all(self, keys: Iterable[str]) -> bool:
         """Whether every one of ``keys`` has an ``ok`` row; reads the keys only, in chunks."""
