@@ -191,6 +191,12 @@ def test_out_reads_back_as_one_replayed_judge_and_as_a_replayed_panel(
     assert again["members"][0]["win_rate"] == first["members"][0]["win_rate"]
     code, out = run(str(items), "--jury", str(out_file), "--judge", LONGER, "--json")
     assert code == 2, out
+    # --out naming the recording being replayed would destroy it: refused, file intact.
+    recording = out_file.read_bytes()
+    code, out = run(str(items), "--jury", str(out_file), "--json", "--out", str(out_file))
+    assert code == 2, out
+    assert "is the input file" in json.loads(out)["error"]["message"]
+    assert out_file.read_bytes() == recording
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a"}\n', encoding="utf-8")
     code, out = run(str(items), "--jury", str(bad), "--json")

@@ -171,7 +171,7 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
     """Validate everything, run the panel, write ``--out``; the report."""
     if run.html is not None:
         raise ConfigError("--html is not available for jury yet; use --json or --out")
-    settings = run.settings(file)
+    settings = run.settings(file, inputs=(panel.jury,))
     loaded = load_input(file, columns)
     if panel.recorded and panel.jury is not None:
         if panel.weight or panel.judge:

@@ -199,11 +199,15 @@ class EvalFlags:
         typer.Option(help="Write a self-contained HTML report (figures and every item)."),
     ] = None
 
-    def settings(self, source: Path) -> EvalSettings:
-        """The evaluation settings, validated (a bad flag is named before any call)."""
+    def settings(self, source: Path, *, inputs: tuple[Path | None, ...] = ()) -> EvalSettings:
+        """The evaluation settings, validated (a bad flag is named before any call).
+
+        ``inputs``: files the command reads besides ``source`` (a jury file), which
+        ``--out`` and ``--html`` must not name either.
+        """
         if not 0 <= self.max_unresolved <= 1:
             raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
-        check_outputs(self.out, self.html, inputs=(source,))
+        check_outputs(self.out, self.html, inputs=(source, *inputs))
         return EvalSettings(
             self.rule, self.rounds, self.balanced, self.seed, self.level, self.bootstrap,
             source=str(source),
