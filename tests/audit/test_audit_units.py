@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fairjudge import ConfigError
 from fairjudge.audit import AuditItem, AuditSettings, audit, plan_experiments
 from fairjudge.audit._effects import verdict_of
+from fairjudge.audit._self_preference_fit import fit_own_family
 from fairjudge.audit._verbosity import padded_twins
 from fairjudge.judges import CallableJudge
 from fairjudge.stats import ConfidenceInterval
@@ -65,3 +67,20 @@ def test_framing_that_cannot_compare_is_refused_before_any_call() -> None:
     with_templates = AuditSettings(framing_templates=("default", "concise"))
     with pytest.raises(ConfigError, match="--framing-templates needs pairs"):
         plan_experiments(["framing"], [NoCalls()], items, with_templates)  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("n_answers", [30, 120, 300, 900])
+def test_three_judges_of_three_families_each_have_their_own_share(n_answers: int) -> None:
+    # Each family writes every third answer: every judge's advantage is identifiable,
+    # however many answers there are (a fixed rank cutoff lost it at a few hundred).
+    families = ["alpha", "beta", "gamma"]
+    answer_family = [families[i % 3] for i in range(n_answers)]
+    rng = np.random.default_rng(0)
+    quality = rng.normal(size=(n_answers, 1))
+    own = np.array([[a == f for f in families] for a in answer_family], dtype=np.float64)
+    table = quality + np.array([0.0, 0.3, -0.2]) + own * np.array([1.0, 0.0, 0.0])
+    fit = fit_own_family(table.tolist(), answer_family, families, list(range(n_answers)),
+                         seed=0, level=0.95, n_resamples=50)  # fmt: skip
+    assert all(d is not None for d in fit.deltas)
+    assert fit.combined is None
+    assert fit.deltas == pytest.approx([1.0, 0.0, 0.0], abs=1e-9)

@@ -10,8 +10,9 @@ the others are listed as skipped, with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from fairjudge._errors import BudgetExceeded, ConfigError
@@ -179,20 +180,13 @@ def audit(
         if bias in skipped:
             results.append(ExperimentResult(bias, "", skipped=skipped[bias]))
             continue
-        subjects: list[AuditJudge | None] = [None] if bias == "self-preference" else [*judges]
-        for j in subjects:
-            name = j.name if j is not None else ", ".join(x.name for x in judges)
+        for name, run in _runs(bias, judges, the_items, pairs, cfg, judge_families_by_name,
+                               progress):  # fmt: skip
             if stopped is not None:
                 results.append(ExperimentResult(bias, name, skipped=f"not run: {stopped}"))
                 continue
             try:
-                if j is None:
-                    families = judge_families(judges, judge_families_by_name)
-                    results.append(
-                        self_preference_experiment(judges, families, the_items, cfg, progress)
-                    )
-                else:
-                    results.append(_one(bias, j, the_items, pairs, cfg, progress))
+                results.append(run())
             except BudgetExceeded as exc:
                 stopped = str(exc)
                 results.append(ExperimentResult(bias, name, skipped=f"stopped: {stopped}"))
@@ -200,6 +194,26 @@ def audit(
         tuple(j.name for j in judges), tuple(results), len(the_items),
         source or ("built-in suite" if items is None else "items"), cfg, stopped,
     )  # fmt: skip
+
+
+def _runs(
+    bias: str,
+    judges: Sequence[AuditJudge],
+    items: Sequence[AuditItem],
+    pairs: Sequence[Any],
+    settings: AuditSettings,
+    families_by_name: Mapping[str, str] | None,
+    progress: Progress | None,
+) -> list[tuple[str, Callable[[], ExperimentResult]]]:
+    """The runs of one experiment, in order: (subject's name, the run itself)."""
+    if bias == "self-preference":
+
+        def panel() -> ExperimentResult:
+            families = judge_families(judges, families_by_name)
+            return self_preference_experiment(judges, families, items, settings, progress)
+
+        return [(", ".join(j.name for j in judges), panel)]  # families: only when it runs
+    return [(j.name, partial(_one, bias, j, items, pairs, settings, progress)) for j in judges]
 
 
 def _judges(judge: AuditJudge | Sequence[AuditJudge]) -> list[AuditJudge]:

@@ -69,7 +69,7 @@ def framing_experiment(
     n_calls = standard.n_calls + strict.n_calls
     n_failed = standard.n_failed + strict.n_failed
     shared = [d for d in standard.dimensions if d in strict.dimensions]
-    if not shared:
+    if not shared:  # planned away for the built-in judges; another AuditJudge may differ
         return ExperimentResult(
             "framing", name, n_items=len(answers), n_calls=n_calls, n_failed=n_failed,
             skipped=f"rubrics {settings.rubric!r} and {settings.strict_rubric!r} share no "
@@ -79,7 +79,7 @@ def framing_experiment(
         f"{settings.strict_rubric} - {settings.rubric}", standard, _rescaled(strict, standard),
         clusters, settings, dimensions=shared,
     )  # fmt: skip
-    if settings.framing_templates is not None and pairs:
+    if settings.framing_templates is not None:  # then there are pairs: planned so
         first, second = settings.framing_templates
         a = judge_pairs(judge, pairs, settings, name=name, template=first, progress=progress)
         b = judge_pairs(judge, pairs, settings, name=name, template=second, progress=progress)
@@ -104,5 +104,5 @@ def framing_experiment(
         "framing", name, tuple(effects), n_items=len(items), n_calls=n_calls,
         n_failed=n_failed,
         details={"rubrics": [settings.rubric, settings.strict_rubric], "n_answers": len(answers),
-                 "templates": list(settings.framing_templates or ()) if pairs else []},
+                 "templates": list(settings.framing_templates or ())},
     )  # fmt: skip

@@ -71,14 +71,16 @@ def self_preference_experiment(
     ]
     overall = [[_overall(s) for s in run.scores] for run in runs]
     complete = [i for i in range(len(labelled)) if all(o[i] is not None for o in overall)]
-    table = [[float(o[i] or 0.0) for i in complete] for o in overall]  # complete: no None
+    by_answer = [[float(o[i] or 0.0) for o in overall] for i in complete]  # complete: no None
     answer_family = [family_of(labelled[i].system or "") for i in complete]
     clusters = [labelled[i].cluster for i in complete]
-    matrix = {judge.name: _family_means(table[k], answer_family) for k, judge in enumerate(judges)}
+    matrix = {
+        judge.name: _family_means([row[k] for row in by_answer], answer_family)
+        for k, judge in enumerate(judges)
+    }
     effects: list[Effect] = []
     span = runs[0].span
     unit = runs[0].unit()
-    by_answer = [list(row) for row in zip(*table, strict=True)]
     if by_answer:
         fit = fit_own_family(by_answer, answer_family, families, clusters, **settings.boot())
         for k, (judge, family) in enumerate(zip(judges, families, strict=True)):
@@ -89,7 +91,7 @@ def self_preference_experiment(
                 continue
             effects.append(Effect.of(name, fit.deltas[k], fit.cis[k], null=0.0, unit=unit,
                                      scale=span, n=fit.n_answers))  # fmt: skip
-        if fit.combined is not None and fit.combined_ci is not None:
+        if fit.combined_ci is not None:  # set with the combined sum, and only then
             effects.append(Effect.of("the panel's combined own-family advantage (sum)",
                                      fit.combined, fit.combined_ci, null=0.0, unit=unit,
                                      scale=span, n=fit.n_answers))  # fmt: skip

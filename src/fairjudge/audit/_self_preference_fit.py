@@ -31,8 +31,6 @@ from fairjudge.stats import ConfidenceInterval
 
 __all__ = ["OwnFamilyFit", "fit_own_family"]
 
-_TOL = 1e-8
-
 
 @dataclass(frozen=True, slots=True)
 class OwnFamilyFit:
@@ -68,10 +66,27 @@ def _design(
     return x, y
 
 
-def _identified(x: np.ndarray, vector: np.ndarray) -> bool:
-    """Whether ``vector @ theta`` is the same for every least-squares solution."""
-    projection = np.linalg.pinv(x) @ x
-    return bool(np.allclose(projection @ vector, vector, atol=1e-6))
+def _null_space(x: np.ndarray) -> np.ndarray:
+    """Rows spanning the null space of ``x`` (numerical rank cut as in ``matrix_rank``).
+
+    The design is always rank-deficient (the leniencies sum to zero after centring);
+    a fixed cutoff such as ``pinv``'s ``rcond=1e-15`` takes the round-off singular
+    value for a real one once there are a few hundred answers.
+    """
+    rows, cols = x.shape
+    padded = np.vstack([x, np.zeros((max(0, cols - rows), cols))])  # same null space
+    _, s, vt = np.linalg.svd(padded, full_matrices=False)  # vt: (cols, cols)
+    cut = s[0] * max(rows, cols) * np.finfo(np.float64).eps
+    null: np.ndarray = vt[s <= cut]
+    return null
+
+
+def _identified(null: np.ndarray, vector: np.ndarray) -> bool:
+    """Whether ``vector @ theta`` is the same for every least-squares solution.
+
+    It is when ``vector`` is orthogonal to the null space of the design.
+    """
+    return bool(np.allclose(null @ vector, 0.0, atol=1e-6))
 
 
 def fit_own_family(
@@ -99,9 +114,10 @@ def fit_own_family(
     n, j = scores.shape
     x, y = _design(scores, answer_family, judge_family)
     unit = np.eye(2 * j)[j:]  # rows pick delta_k
-    ok = [_identified(x, unit[k]) for k in range(j)]
+    null = _null_space(x)
+    ok = [_identified(null, unit[k]) for k in range(j)]
     total = unit.sum(axis=0)
-    want_total = not all(ok) and _identified(x, total)
+    want_total = not all(ok) and _identified(null, total)
     theta = np.linalg.lstsq(x, y, rcond=None)[0]
     index: dict[Hashable, int] = {}
     row_cluster = np.repeat([index.setdefault(c, len(index)) for c in clusters], j)

@@ -79,7 +79,6 @@ def score_differences(
     settings: AuditSettings,
     *,
     dimensions: Sequence[str] | None = None,
-    overall_on: Sequence[str] | None = None,
     censor_ceiling: bool = False,
 ) -> list[Effect]:
     """Per-dimension and overall paired differences treated - base (same rubric).
@@ -91,7 +90,6 @@ def score_differences(
         clusters: The question of each pair.
         settings: Bootstrap settings.
         dimensions: The dimensions compared (default all of ``base``'s rubric).
-        overall_on: Dimensions the overall effect averages (default ``dimensions``).
         censor_ceiling: Mark an effect "not estimable" when at least :data:`CEILING` of
             the base answers got the top score: a rise cannot show (verbosity).
     """
@@ -103,9 +101,8 @@ def score_differences(
     pairs = [(b, t) for b, t, _ in keep]
     where = [c for _, _, c in keep]
     unit, span = base.unit(), base.span
-    overall_dims = list(overall_on) if overall_on else dims
-    overall = [sum(t[d] - b[d] for d in overall_dims) / len(overall_dims) for b, t in pairs]
-    shown = "" if overall_dims == base.dimensions else f" ({', '.join(overall_dims)})"
+    overall = [sum(t[d] - b[d] for d in dims) / len(dims) for b, t in pairs]
+    shown = "" if dims == base.dimensions else f" ({', '.join(dims)})"
     effects = [
         paired_effect(f"{label}, overall{shown}", overall, where, unit=unit, scale=span,
                       **settings.boot())
@@ -118,7 +115,7 @@ def score_differences(
     if censor_ceiling:
         top = float(base.rubric.scale[1])
         at_top = {d: sum(b[d] >= top for b, _ in pairs) / len(pairs) for d in dims} if pairs else {}
-        groups = [list(overall_dims), *([d] for d in dims)]  # the overall effect, then each
+        groups = [dims, *([d] for d in dims)]  # the overall effect, then each
         for k, group in enumerate(groups):
             shares = [at_top[x] for x in group if x in at_top]
             if shares and min(shares) >= CEILING:

@@ -16,19 +16,20 @@ alpha and is left out of the interval.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
 
 import numpy as np
 
-from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._arrays import FloatArray
+from fairjudge._errors import InputError
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._panel import Metric, _delta
+from fairjudge.stats._panel import Metric, _alpha, _check_metric, _coincidences
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 
 __all__ = ["KrippendorffAlpha", "krippendorff_alpha_ci"]
+
+_FLOOR = 1e-12  # a resample expecting less disagreement has no alpha
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,18 +67,6 @@ class KrippendorffAlpha(Resampled):
         return f"Krippendorff's alpha ({self.metric}) {self.alpha:.3f} {self.ci} ({units})"
 
 
-def _alpha(coincidence: FloatArray, values: FloatArray, metric: Metric) -> float:
-    """Alpha from one coincidence matrix (as :func:`~fairjudge.stats.krippendorff_alpha`)."""
-    n_c = coincidence.sum(axis=1)
-    total = n_c.sum()
-    if total <= 1:
-        return float("nan")
-    delta = _delta(values, n_c, metric)
-    observed = (coincidence * delta).sum() / total
-    expected = (np.outer(n_c, n_c) * delta).sum() / (total * (total - 1))
-    return float(1.0 - observed / expected) if expected > 1e-12 else float("nan")
-
-
 def krippendorff_alpha_ci(
     data: Sequence[Sequence[float | None]],
     metric: Metric = "ordinal",
@@ -101,44 +90,28 @@ def krippendorff_alpha_ci(
         >>> krippendorff_alpha_ci([[1, 1], [2, 2], [3, 3]], n_resamples=10).alpha
         1.0
     """
-    if metric not in ("nominal", "ordinal", "interval"):
-        raise ConfigError(f"metric must be nominal, ordinal or interval; got {metric!r}")
+    _check_metric(metric)
     questions = options.pop("questions", None)
     if questions is not None and len(questions) != len(data):
         raise InputError(f"questions has {len(questions)} labels for {len(data)} units")
-    kept: list[list[float]] = []
-    labels: list[Hashable] = []
-    for k, row in enumerate(data):
-        unit = [float(v) for v in row if v is not None]
-        if len(unit) >= 2:
-            kept.append(unit)
-            labels.append(questions[k] if questions is not None else k)
-    if not kept:
-        raise InputError("krippendorff_alpha needs at least one unit with two values")
-    values = np.asarray(sorted({v for u in kept for v in u}), dtype=np.float64)
-    index = {float(v): i for i, v in enumerate(values)}
+    per_unit, values, rows = _coincidences(data)
     size = values.size
-    per_unit = np.zeros((len(kept), size, size))
-    for k, unit in enumerate(kept):
-        counts = np.bincount([index[v] for v in unit], minlength=size).astype(np.float64)
-        per_unit[k] = (np.outer(counts, counts) - np.diag(counts)) / (len(unit) - 1)
-    plan = plan_bootstrap(len(kept), {**options, "questions": labels})
+    if questions is not None:
+        options = {**options, "questions": [questions[k] for k in rows]}
+    plan = plan_bootstrap(len(rows), options)
     per_cluster = np.zeros((plan.n_clusters, size, size))
     np.add.at(per_cluster, plan.clusters, per_unit)
-    point = _alpha(per_unit.sum(axis=0), values, metric)
+    point = _alpha(per_unit.sum(axis=0), values, metric, floor=_FLOOR)
     boot: list[float] = []
     for draws in plan.draws(plan.n_clusters + 2 * size * size):
         for matrix in np.einsum("bk,kij->bij", draws, per_cluster):
-            boot.append(_alpha(matrix, values, metric))
+            boot.append(_alpha(matrix, values, metric, floor=_FLOOR))
     (ci,) = plan.intervals(np.asarray(boot))
-    record = plan.record()
-    if questions is None:
-        record["n_questions"] = None
     return KrippendorffAlpha(
         alpha=point,
         ci=ci,
         metric=metric,
-        n_units=len(kept),
-        n_values=sum(len(u) for u in kept),
-        **record,
+        n_units=len(rows),
+        n_values=sum(v is not None for k in rows for v in data[k]),
+        **plan.record(),
     )

@@ -331,24 +331,56 @@ def krippendorff_alpha(data: Sequence[Sequence[float | None]], metric: Metric = 
         >>> krippendorff_alpha([[1, 1], [2, 2], [3, None]])
         1.0
     """
+    _check_metric(metric)
+    per_unit, values, _ = _coincidences(data)
+    return _alpha(per_unit.sum(axis=0), values, metric, floor=0.0)
+
+
+def _check_metric(metric: str) -> None:
+    """Refuse an unknown Krippendorff metric."""
     if metric not in ("nominal", "ordinal", "interval"):
         raise ConfigError(f"metric must be nominal, ordinal or interval; got {metric!r}")
-    units = [[float(v) for v in row if v is not None] for row in data]
-    units = [u for u in units if len(u) >= 2]
+
+
+def _coincidences(
+    data: Sequence[Sequence[float | None]],
+) -> tuple[FloatArray, FloatArray, list[int]]:
+    """Each pairable unit's coincidence matrix ``(U, V, V)``, the values ``(V,)``, their rows.
+
+    Units (rows of ``data``) with fewer than two values are dropped.
+
+    Raises:
+        InputError: No unit has two values.
+    """
+    units: list[list[float]] = []
+    rows: list[int] = []
+    for k, row in enumerate(data):
+        unit = [float(v) for v in row if v is not None]
+        if len(unit) >= 2:
+            units.append(unit)
+            rows.append(k)
     if not units:
         raise InputError("krippendorff_alpha needs at least one unit with two values")
-    values = sorted({v for u in units for v in u})
-    index = {v: i for i, v in enumerate(values)}
-    coincidence = np.zeros((len(values), len(values)))
-    for u in units:
-        counts = np.bincount([index[v] for v in u], minlength=len(values)).astype(np.float64)
-        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (len(u) - 1)
+    values = np.asarray(sorted({v for u in units for v in u}), dtype=np.float64)
+    index = {float(v): i for i, v in enumerate(values)}
+    size = values.size
+    per_unit = np.zeros((len(units), size, size))
+    for k, unit in enumerate(units):
+        counts = np.bincount([index[v] for v in unit], minlength=size).astype(np.float64)
+        per_unit[k] = (np.outer(counts, counts) - np.diag(counts)) / (len(unit) - 1)
+    return per_unit, values, rows
+
+
+def _alpha(coincidence: FloatArray, values: FloatArray, metric: Metric, *, floor: float) -> float:
+    """``1 - D_o / D_e`` from a coincidence matrix; NaN unless ``D_e > floor``."""
     n_c = coincidence.sum(axis=1)
     total = n_c.sum()
-    delta = _delta(np.asarray(values), n_c, metric)
+    if total <= 1:
+        return float("nan")
+    delta = _delta(values, n_c, metric)
     observed = (coincidence * delta).sum() / total
     expected = (np.outer(n_c, n_c) * delta).sum() / (total * (total - 1))
-    return float(1.0 - observed / expected) if expected > 0 else float("nan")
+    return float(1.0 - observed / expected) if expected > floor else float("nan")
 
 
 def _delta(values: FloatArray, n_c: FloatArray, metric: Metric) -> FloatArray:
