@@ -66,6 +66,27 @@ def large_rows(n: int, seed: int = 0) -> list[dict[str, Any]]:
     return rows
 
 
+MODEL_1 = "a\u202egnp.exe"  # drawn as "aexe.png" when the override is live
+MODEL_2 = "b\u2066\u200bx\u2069"
+
+
+def bidi_rows() -> list[dict[str, Any]]:
+    """Six items (one a call error) with hidden characters in every text field.
+
+    Overrides, isolates, a zero-width space and joiner, a BOM and a tag character.
+    """
+    rows: list[dict[str, Any]] = []
+    for i in range(6):
+        marker = "[error]" if i == 5 else ""
+        rows.append(
+            {"id": f"r\u202e{i}", "question": f"Which file is safe?\ufeff {marker}",
+             "answer_1": f"Open a\u202egnp.exe now {i}",
+             "answer_2": "Open \u2066it\u2069 \u200bplease", "model_1": MODEL_1,
+             "model_2": MODEL_2, "category": "zw\u200dj\U000e0041", "human": "1"}
+        )  # fmt: skip
+    return rows
+
+
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

@@ -32,3 +32,15 @@ def explained(question: str, answer_a: str, answer_b: str) -> str:
         "alone, so the decision rests on completeness and clarity."
     )
     return f"{reasons}\nVerdict: {better}"
+
+
+def hidden(question: str, answer_a: str, answer_b: str) -> str:
+    """Replies and failures that carry hidden characters: bidi controls, a zero-width space, ESC.
+
+    ``[error]`` raises with them in the message; anything else prefers the longer answer
+    and says so with an override inside its reasons.
+    """
+    if "[error]" in question:
+        raise RuntimeError("server said \u202eon\u202c \u200bno \x1b[2Jagain")
+    better = "B" if len(answer_b) > len(answer_a) else "A"
+    return f"The other answer reads \u202eelbaliava\u202c \u2066x\u2069.\nVerdict: {better}"

@@ -16,13 +16,32 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from tests.report._data import hostile_rows, large_rows, write_rows
+from tests.report._data import MODEL_1, bidi_rows, hostile_rows, large_rows, write_rows
 from tests.report.conftest import Opened, OpenReport
 
 runner = CliRunner()
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LONGER = "python:examples.judges:longer"
 MIXED = "python:tests.report.judges:mixed"
+HIDDEN = "python:tests.report.judges:hidden"
+# Where each character of `needle` is drawn, left to right on screen, inside `selector`.
+CHARACTER_LEFTS = """([selector, needle]) => {
+  const root = typeof selector === "string" ? document.querySelector(selector) : selector;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.indexOf(needle);
+    if (at < 0) { continue; }
+    const lefts = [];
+    for (let i = at; i < at + needle.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      lefts.push(range.getBoundingClientRect().left);
+    }
+    return lefts;
+  }
+  return null;
+}"""
 
 
 def run_json(*args: str) -> dict[str, Any]:
@@ -168,6 +187,51 @@ def test_permalink_opens_the_item(hostile, open_report: OpenReport) -> None:  # 
     p.evaluate("location.hash = '#item=nope'")
     p.wait_for_selector("#fj-detail .fj-warning:has-text('No item nope')")
     assert_clean(opened)
+
+
+def drawn_in_order(opened: Opened, selector: str, needle: str) -> bool:
+    """Whether ``needle``, found in ``selector``'s text, is drawn left to right as written."""
+    lefts = opened.page.evaluate(CHARACTER_LEFTS, [selector, needle])
+    assert lefts is not None, f"{needle!r} is not in {selector}"
+    return bool(lefts == sorted(lefts) and len(set(lefts)) == len(lefts))
+
+
+def test_bidi_overrides_show_as_markers_and_reorder_nothing(
+    tmp_path: Path, open_report: OpenReport
+) -> None:
+    items = write_rows(tmp_path / "bidi.jsonl", bidi_rows())
+    page = tmp_path / "bidi.html"
+    run_json("compare", str(items), "--judge", HIDDEN, "--html", str(page))
+    opened = open_report(page, fragment="#item=r%E2%80%AE0")  # the key holds the override
+    assert_clean(opened)
+    p = opened.page
+    # The check can see a reordering: a live override draws "gnp.exe" right to left.
+    p.evaluate(
+        "t => { const e = document.createElement('p'); e.id = 'probe'; e.textContent = t; "
+        "document.body.appendChild(e); }",
+        MODEL_1,
+    )
+    assert not drawn_in_order(opened, "#probe", "gnp.exe")
+    p.evaluate("document.getElementById('probe').remove()")
+    shown = "a\u27e8U+202E\u27e9gnp.exe"
+    text = p.evaluate("document.body.innerText")
+    assert not [c for c in text if c in "\u202e\u2066\u2069\u200b\u200d\ufeff"]
+    assert f"model 1 is {shown}, model 2 is b\u27e8U+2066\u27e9" in text
+    assert drawn_in_order(opened, "#fj-headline .fj-note", shown)
+    detail = p.text_content("#fj-detail") or ""
+    assert "Item r\u27e8U+202E\u27e90" in detail
+    assert f"Answer 1 ({shown})" in detail
+    assert f"Open {shown} now 0" in detail  # the answer itself
+    assert "The other answer reads \u27e8U+202E\u27e9elbaliava\u27e8U+202C\u27e9" in detail
+    assert drawn_in_order(opened, "#fj-detail .fj-two h4", shown)
+    assert drawn_in_order(opened, "#fj-detail .fj-two pre", f"Open {shown} now 0")
+    p.evaluate("location.hash = '#item=r%E2%80%AE5'")  # the call error's message
+    p.wait_for_selector("#fj-detail .fj-failure")
+    failure = p.text_content("#fj-detail .fj-failure") or ""
+    assert "server said \u27e8U+202E\u27e9on\u27e8U+202C\u27e9" in failure
+    assert "\u27e8U+001B\u27e9[2J" in failure
+    assert_clean(opened)
+    opened.shot("bidi.png", full_page=True)
 
 
 def test_rank_report(tmp_path: Path, open_report: OpenReport) -> None:

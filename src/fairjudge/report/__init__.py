@@ -3,7 +3,10 @@
 Each report is built once from a result (:func:`comparison_report`, ...), and every
 rendering reads that one model, so the table and the JSON cannot disagree. Text
 that came from a user or an exception is escaped before rich sees it, and every
-value on the HTML page is escaped (:mod:`fairjudge.report._html`).
+value on the HTML page is escaped (:mod:`fairjudge.report._html`). In both, its
+invisible characters (bidi overrides, zero-width characters, control codes) are
+shown as markers such as ``⟨U+202E⟩`` (:mod:`fairjudge.report._text`); the JSON
+keeps the exact values.
 """
 
 from typing import TYPE_CHECKING

@@ -2,7 +2,8 @@
 
 :func:`render_audit` prints an :class:`~fairjudge.audit.AuditReport` for the terminal;
 ``AuditReport.to_dict`` is the JSON. Both read the same report, so they cannot
-disagree. Every text that came from a user (answers, names) is printed without markup.
+disagree. Every text that came from a user (answers, names) is printed without markup,
+its hidden characters shown (:func:`~fairjudge.report._text.say`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ import math
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from fairjudge.report._text import ci_text
+from fairjudge.report._text import ci_text, markup, say
 
 if TYPE_CHECKING:
     from fairjudge.audit import AuditReport, Effect, ExperimentResult
@@ -42,9 +42,9 @@ def _row(table: Table, effect: Effect, prefix: str = "") -> None:
     # The unit sits under the effect's name: one column less, so the card fits 80
     # columns without folding every cell.
     table.add_row(
-        f"{escape(prefix + effect.name)}\n[dim]{escape(effect.unit)}[/]",
+        f"{markup(prefix + effect.name)}\n[dim]{markup(effect.unit)}[/]",
         _estimate(effect),
-        escape(ci_text(effect.ci)),
+        markup(ci_text(effect.ci)),
         f"{effect.null:g}",
         str(effect.n),
         f"[{_STYLE.get(verdict, '')}]{verdict}[/]",
@@ -53,7 +53,7 @@ def _row(table: Table, effect: Effect, prefix: str = "") -> None:
 
 def _experiment_table(exp: ExperimentResult) -> Table:
     title = f"{exp.bias}: {exp.verdict}" + (f"  ({exp.judge})" if exp.judge else "")
-    table = Table(title=escape(title), title_justify="left", show_lines=False)
+    table = Table(title=markup(title), title_justify="left", show_lines=False)
     table.add_column("effect (unit)", overflow="fold", ratio=1)
     for col in ("estimate", "CI", "no bias", "n", "verdict"):
         table.add_column(col, overflow="fold", no_wrap=col != "CI")
@@ -66,13 +66,10 @@ def _experiment_table(exp: ExperimentResult) -> Table:
 
 def render_audit(report: AuditReport, console: Console, *, calls_made: int | None = None) -> None:
     """Print the report card: per bias its effects, residuals, counts and a padded example."""
-    console.print(
-        f"Audit of {', '.join(report.judges)} on {report.source} ({report.n_items} items)",
-        highlight=False, markup=False,
-    )  # fmt: skip
+    say(console, f"Audit of {', '.join(report.judges)} on {report.source} ({report.n_items} items)")
     for exp in report.experiments:
         if exp.skipped is not None:
-            console.print(f"{exp.bias}: skipped: {exp.skipped}", highlight=False, markup=False)
+            say(console, f"{exp.bias}: skipped: {exp.skipped}")
             continue
         console.print(_experiment_table(exp))
         lines = [f"{exp.n_items} items, {exp.n_calls} calls"]
@@ -80,19 +77,18 @@ def render_audit(report: AuditReport, console: Console, *, calls_made: int | Non
             lines.append(f"{exp.n_failed} call(s) gave no usable reply (left out, never scored)")
         if exp.mitigation:
             lines.append(f"mitigation: {exp.mitigation}")
-        console.print("; ".join(lines), highlight=False, markup=False)
+        say(console, "; ".join(lines))
         for effect in (*exp.effects, *exp.residual):
             if effect.note:
-                console.print(f"  {effect.name}: not estimable: {effect.note}",
-                              highlight=False, markup=False)  # fmt: skip
+                say(console, f"  {effect.name}: not estimable: {effect.note}")
         _details(exp, console)
     made = "" if calls_made is None else f"; {calls_made} made now, the rest from the store"
-    console.print(
+    say(
+        console,
         f"calls: {report.n_calls} asked for{made}. Verdicts: distance from no bias as a share "
         "of the scale: negligible when the whole interval is within 0.05, notable from 0.05, "
         "severe from 0.15 (the interval excluding no bias); else uncertain.",
-        highlight=False, markup=False,
-    )  # fmt: skip
+    )
 
 
 def _details(exp: ExperimentResult, console: Console) -> None:
@@ -100,19 +96,19 @@ def _details(exp: ExperimentResult, console: Console) -> None:
     if isinstance(example, dict):
         padded = str(example.get("padded", "")).split()
         shown = " ".join(padded[:_EXAMPLE_WORDS]) + (" ..." if len(padded) > _EXAMPLE_WORDS else "")
-        console.print(
+        say(
+            console,
             f"example (item {example.get('id')}): concise, {example.get('concise_words')} words: "
             f"{example.get('concise')!s}\n  padded, {example.get('padded_words')} words: {shown}",
-            highlight=False, markup=False,
-        )  # fmt: skip
+        )
     matrix = exp.details.get("matrix")
     if isinstance(matrix, dict) and matrix:
         families = sorted({f for row in matrix.values() for f in row})
         table = Table(title="mean score: judge x answer family", title_justify="left")
         table.add_column("judge")
         for f in families:
-            table.add_column(escape(f))
+            table.add_column(markup(f))
         for judge, row in matrix.items():
             cells = [f"{row[f]:.2f}" if f in row else "-" for f in families]
-            table.add_row(escape(judge), *cells)
+            table.add_row(markup(judge), *cells)
         console.print(table)

@@ -6,6 +6,8 @@ from typing import Any
 
 from rich.console import Console
 
+from fairjudge.report._text import say
+
 __all__ = ["calibration_payload", "render_calibration"]
 
 _FIGURES = ("agreement", "correlation", "system", "position_bias")
@@ -19,17 +21,19 @@ def calibration_payload(report: dict[str, Any], *, judge: str) -> dict[str, Any]
 
 
 def render_calibration(report: dict[str, Any], console: Console) -> None:
-    """Print each figure's summary; a figure the data could not support says why."""
-    console.print(
+    """Print each figure's summary (a figure the data could not support says why), then the gate."""
+    say(
+        console,
         f"{report['n_resolved']} of {report['n_items']} items resolved"
         f" ({report['n_unresolved']} left out: parse failures or call errors)",
-        highlight=False,
-        markup=False,
         style="bold",
     )
     for key in _FIGURES:
         if key in report:
-            console.print(report[key].summary(), highlight=False, markup=False)
+            say(console, report[key].summary())
             console.print()
     for key, reason in report.get("skipped", {}).items():
-        console.print(f"{key}: not estimated: {reason}", highlight=False, markup=False)
+        say(console, f"{key}: not estimated: {reason}")
+    if "gate" in report:
+        console.print()
+        say(console, report["gate"].summary())

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
-from fairjudge.report._text import calls_text, ci_text, print_failures
+from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
 from fairjudge.runner import RunSummary
 from fairjudge.stats import shared_resamples
 
@@ -167,7 +166,7 @@ def _verdict_line(result: PairwiseResult) -> str:
 def _table(report: ComparisonReport) -> Table:
     result = report.result
     level = round(result.settings.level * 100)
-    table = Table(title=escape(report.title), show_header=True, header_style="bold")
+    table = Table(title=markup(report.title), show_header=True, header_style="bold")
     table.add_column("metric")
     table.add_column(f"value  [{level}% CI]")
     table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
@@ -182,7 +181,7 @@ def _table(report: ComparisonReport) -> Table:
         table.add_row(counts, f"{w.wins} / {w.ties} / {w.losses}")
     lc = report.length_control
     if isinstance(lc, str):
-        table.add_row("length-controlled win rate", escape(f"n/a: {lc}"))
+        table.add_row("length-controlled win rate", markup(f"n/a: {lc}"))
     else:
         table.add_row("length-controlled win rate", f"{lc.estimate:.3f}  {ci_text(lc.ci)}")
     for alt in report.alternatives:
@@ -209,11 +208,10 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
     print_failures(result.failures, console)
     console.print(_table(report))
     s = result.settings
-    console.print(
+    say(
+        console,
         f"rule={s.rule.value} rounds={s.rounds} seed={s.seed}; "
         "a parse failure or call error is never counted as a tie or a loss.",
-        highlight=False,
-        markup=False,
     )
     if not result.debiased and result.win_rate is not None:
         console.print(
@@ -229,16 +227,15 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
             highlight=False,
         )
     if s.rule.value == "soft":
-        console.print(
+        say(
+            console,
             "soft rule: each item scores P(model 1 better) + ½·P(tie), averaged over both "
             "orders; the win rate is the mean of those scores, so a weak judge's sits near "
             "0.5 even when most items lean one way.",
-            highlight=False,
-            markup=False,
         )
     console.print(f"[bold]{_verdict_line(result)}[/bold]")
     for line in _truth_lines(report):
-        console.print(line, highlight=False, markup=False)
+        say(console, line)
 
 
 def _truth_lines(report: ComparisonReport) -> list[str]:

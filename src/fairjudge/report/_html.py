@@ -8,6 +8,15 @@ element. A Content-Security-Policy in the page forbids every load from anywhere
 only the one script whose SHA-256 it names: a ``<script>`` that slipped into the
 page by any route would not run.
 
+Escaping stops markup; it does not stop text that draws itself differently. The
+view the template renders is made visible in one pass
+(:func:`~fairjudge.report._text.visible_all`), so a bidi override, a zero-width
+character or a control code in a model name, a file name or a failure reason shows
+as ``⟨U+202E⟩`` rather than reordering or hiding what follows it; the item
+explorer's records are made visible where they are built
+(:func:`~fairjudge.report._html_items.item_records`), and the embedded summary
+keeps its exact values with every such character written as a JSON escape.
+
 - :func:`comparison_html`: ``compare`` and ``calibrate`` (and ``fairjudge report``).
 - :func:`ranking_html`: ``rank``'s leaderboard.
 - :func:`write_html`: written whole or not at all.
@@ -31,6 +40,7 @@ from fairjudge.report._files import write_atomic
 from fairjudge.report._html_items import item_records, script_json
 from fairjudge.report._html_model import View, comparison_view, ranking_view
 from fairjudge.report._ranking import RankingReport
+from fairjudge.report._text import visible_all
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
@@ -76,7 +86,7 @@ def _render(view: View, summary: Mapping[str, Any], judgments: Sequence[Judgment
         raise AssertionError("report.js must not contain '</script'")
     template = _environment().get_template("report.html.j2")
     return template.render(
-        view=view,
+        view=visible_all(view),  # every string the template shows, in one place
         csp=content_security_policy(script),
         version=__version__,
         n_items=len(judgments),

@@ -5,6 +5,14 @@ block, which the browser never runs; the page's script parses it and inserts eve
 string with ``textContent``. :func:`script_json` escapes ``<``, ``>`` and ``&``
 (and the two line separators JavaScript once treated as newlines), so no answer,
 reply or question can close the block (``</script>``) or open a comment in it.
+
+The records hold text to show, not data to keep: every string in them but the
+permalink key has its hidden characters (bidi overrides, zero-width characters,
+control codes) made visible (:func:`~fairjudge.report._text.visible`), so the
+script has nothing to clean and the search finds what the page shows. The exact
+values are in ``--out``. :func:`script_json` writes any hidden character left
+(the key, the embedded summary) as a JSON escape, so the page's source holds none
+and ``JSON.parse`` gives the exact value back.
 """
 
 from __future__ import annotations
@@ -16,12 +24,22 @@ from typing import Any
 
 from fairjudge._items import Call, Judgment
 from fairjudge._types import CallError, ParseFailure
+from fairjudge.report._text import HiddenTable, replace_hidden, visible_all
 
 __all__ = ["item_records", "json_ready", "script_json"]
 
-_SCRIPT_ESCAPES = str.maketrans(
-    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-)
+
+def _json_escape(code: int) -> str:
+    r"""``\uXXXX``, or a surrogate pair of them beyond the BMP, as JSON writes a code point."""
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+_HTML_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
+# The two line separators JavaScript once treated as newlines, and every hidden character.
+_SCRIPT_ESCAPES = HiddenTable(_json_escape, {0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
 def json_ready(value: Any) -> Any:
@@ -38,10 +56,14 @@ def json_ready(value: Any) -> Any:
 def script_json(value: Any) -> str:
     r"""JSON that is safe inside a ``<script>`` element: it cannot end the element early.
 
-    ``script_json({"a": "</script>"})`` is ``{"a": "\u003c/script\u003e"}``.
+    ``script_json({"a": "</script>"})`` is ``{"a": "\u003c/script\u003e"}``. Hidden
+    characters (:func:`~fairjudge.report._text.is_hidden`) become escapes too: a right-to-left
+    override is written as the six characters ``\u202e``, never as itself.
     """
     text = json.dumps(json_ready(value), ensure_ascii=False, allow_nan=False, default=str)
-    return text.translate(_SCRIPT_ESCAPES)
+    for char, escape in _HTML_ESCAPES:
+        text = text.replace(char, escape)
+    return replace_hidden(text, _SCRIPT_ESCAPES)
 
 
 def _call(c: Call) -> dict[str, Any]:
@@ -81,7 +103,8 @@ def item_records(judgments: Sequence[Judgment]) -> list[dict[str, Any]]:
     human label, ``hs`` human score, ``out`` outcome, ``sc`` score, ``cons``
     consistency, ``calls``: ``o`` order, ``s`` sample, ``v`` verdict, ``p`` preferred
     model, ``pr`` probabilities ``[A, B, tie]``, ``raw`` reply, ``f`` failure and
-    ``ft`` its type (``parse`` or ``error``), ``c`` cached.
+    ``ft`` its type (``parse`` or ``error``), ``c`` cached. Every string but ``k`` is
+    text to show, with its hidden characters made visible.
     """
     records = []
     for key, j in zip(_keys(judgments), judgments, strict=True):
@@ -89,12 +112,14 @@ def item_records(judgments: Sequence[Judgment]) -> list[dict[str, Any]]:
         question: Any = (
             it.question if isinstance(it.question, str) else [list(t) for t in it.question]
         )
-        record: dict[str, Any] = {
-            "k": key, "id": it.id, "q": question, "a1": it.answer_1, "a2": it.answer_2,
+        shown: dict[str, Any] = visible_all({
+            "id": it.id, "q": question, "a1": it.answer_1, "a2": it.answer_2,
             "m1": it.model_1, "m2": it.model_2, "cat": it.category,
             "h": it.human.value if it.human is not None else None, "hs": it.human_score,
             "out": j.outcome.value if j.outcome is not None else None, "sc": j.score,
             "cons": j.consistent, "calls": [_call(c) for c in j.calls],
-        }  # fmt: skip
+        })  # fmt: skip
+        # The key stays exact: it is the item's id in the permalink, never shown as text.
+        record = {"k": key, **shown}
         records.append({k: v for k, v in record.items() if v is not None})
     return records

@@ -13,6 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fairjudge.report._text import visible
+
 __all__ = ["Figure", "ForestPlot", "PlotRow", "forest_plot"]
 
 WIDTH = 760
@@ -105,6 +107,8 @@ def _domain(figures: Sequence[Figure], ref: float | None) -> tuple[float, float]
 
 
 def _short(text: str, limit: int) -> str:
+    # Measured as shown: a hidden character's marker (⟨U+202E⟩) takes room beside the plot.
+    text = visible(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from fairjudge.evaluation import (
@@ -25,7 +24,7 @@ from fairjudge.evaluation import (
     WinRate,
     jury_diagnostics,
 )
-from fairjudge.report._text import calls_text, ci_text, print_failures
+from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
 from fairjudge.runner import RunSummary
 from fairjudge.stats import AgreementResult
 
@@ -100,10 +99,10 @@ def _human(h: AgreementResult | None) -> str:
 def _panel_table(report: JuryReport) -> Table:
     result, diag = report.result, report.diagnostics
     level = round(result.settings.level * 100)
-    table = Table(title=escape(report.title), header_style="bold")
+    table = Table(title=markup(report.title), header_style="bold")
     table.add_column("panel")
     table.add_column(f"value  [{level}% CI]")
-    table.add_row("members", escape(", ".join(result.names)))
+    table.add_row("members", markup(", ".join(result.names)))
     table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
     table.add_row(f"win rate of model 1 ({result.aggregation})", _num(result.win_rate))
     w = result.win_rate
@@ -114,12 +113,12 @@ def _panel_table(report: JuryReport) -> Table:
     fleiss = diag.fleiss
     table.add_row(
         "Fleiss' kappa (members' votes)",
-        escape(fleiss if isinstance(fleiss, str) else f"{fleiss.kappa:.3f} {ci_text(fleiss.ci)}"),
+        markup(fleiss if isinstance(fleiss, str) else f"{fleiss.kappa:.3f} {ci_text(fleiss.ci)}"),
     )
     eff = diag.effective
     table.add_row(
         "effective number of judges",
-        escape(
+        markup(
             eff
             if isinstance(eff, str)
             else f"{eff.estimate:.2f} {ci_text(eff.ci, '.2f')} of {eff.n_members}"
@@ -141,7 +140,7 @@ def _members_table(report: JuryReport) -> Table:
         table.add_column(head)
     for m in diag.members:
         table.add_row(
-            escape(m.name), f"{m.weight:g}", _num(m.win_rate), _num(m.position_consistency),
+            markup(m.name), f"{m.weight:g}", _num(m.win_rate), _num(m.position_consistency),
             _num(m.first_position_calls), _num(m.agreement_with_panel), _human(m.human),
         )  # fmt: skip
     return table
@@ -184,7 +183,7 @@ def _calls_table(report: JuryReport) -> Table:
             else (str(u.made), f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))
         )
         table.add_row(
-            escape(m.name), str(m.calls), made, str(m.cached), str(m.failed), tokens, cost, latency
+            markup(m.name), str(m.calls), made, str(m.cached), str(m.failed), tokens, cost, latency
         )
     return table
 
@@ -196,7 +195,7 @@ def _matrix_table(report: JuryReport) -> Table:
     for k in range(len(names)):
         table.add_column(str(k + 1))
     for k, (name, row) in enumerate(zip(names, report.diagnostics.agreement, strict=True)):
-        table.add_row(f"{k + 1} {escape(name)}", *(f"{x:.2f}" for x in row))
+        table.add_row(f"{k + 1} {markup(name)}", *(f"{x:.2f}" for x in row))
     return table
 
 
@@ -208,11 +207,10 @@ def render_jury(report: JuryReport, console: Console) -> None:
     console.print(_calls_table(report))
     console.print(_matrix_table(report))
     s = report.result.settings
-    console.print(
+    say(
+        console,
         f"aggregate={report.result.aggregation} rule={s.rule.value} rounds={s.rounds} "
         f"seed={s.seed}; figures use the {report.diagnostics.n_complete} items every member "
         "resolved; an item a member could not resolve is unresolved for the panel.",
-        highlight=False,
-        markup=False,
     )
     _partial_note(report.result.stopped, console)

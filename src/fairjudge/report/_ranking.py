@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from fairjudge.report._text import markup, say
 
 if TYPE_CHECKING:
     from fairjudge.stats import BradleyTerryResult, StyleControlResult
@@ -51,7 +52,7 @@ def render_ranking(report: RankingReport, console: Console) -> None:
     for r in result.ratings:
         table.add_row(
             str(r.rank),
-            escape(r.model),
+            markup(r.model),
             f"{r.rating:.1f}",
             f"[{r.ci.low:.1f}, {r.ci.high:.1f}]" if r.ci.estimable else "n/a *",
             f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}" if r.rank_ci.estimable else "n/a *",
@@ -61,11 +62,7 @@ def render_ranking(report: RankingReport, console: Console) -> None:
     for r in result.ratings:
         if not r.ci.estimable or not r.rank_ci.estimable:
             why = r.ci.reason or r.rank_ci.reason
-            console.print(f"* {r.model}: {why}", highlight=False, markup=False)
-    console.print(
-        f"{result.anchor} is pinned at {result.anchor_rating:g} (Elo scale).",
-        highlight=False,
-        markup=False,
-    )
+            say(console, f"* {r.model}: {why}")
+    say(console, f"{result.anchor} is pinned at {result.anchor_rating:g} (Elo scale).")
     if report.style_control is not None:
-        console.print(report.style_control.summary(), highlight=False, markup=False)
+        say(console, report.style_control.summary())

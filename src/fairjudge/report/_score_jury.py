@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from fairjudge.evaluation import (
@@ -25,7 +24,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.report._jury import _calls_head, _cost, _latency, _partial_note
 from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
-from fairjudge.report._text import calls_text, ci_text, print_failures
+from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text
 from fairjudge.runner import RunSummary
 
@@ -93,26 +92,26 @@ def _panel_table(report: JuryScoreReport) -> Table:
         f"{report.title}: a panel of {len(result.names)} ({result.aggregation}), rubric "
         f"{result.rubric_tag}, scale {result.rubric.scale_text}"
     )
-    table = Table(title=escape(title), header_style="bold")
+    table = Table(title=markup(title), header_style="bold")
     human = any(d.human is not None for d in result.dimensions)
     headers = ["dimension", f"mean  [{level}% CI]", f"median  [{level}% CI]", "n", "unscored",
                "histogram (nearest level)", "collapse"]  # fmt: skip
     headers += ["Spearman vs human"] if human else []
     for head in headers:
-        table.add_column(escape(head))
+        table.add_column(markup(head))
     for d in result.dimensions:
-        row = [escape(d.name), _mean(d), _median(d), str(d.n), str(result.unscored[d.name]),
+        row = [markup(d.name), _mean(d), _median(d), str(d.n), str(result.unscored[d.name]),
                _histogram(d), _alarm(d)] + ([_human(d)] if human else [])  # fmt: skip
         table.add_row(*row)
     for alt in report.alternatives:
         for d in alt.dimensions:
-            table.add_row(f"  {escape(d.name)}, {alt.aggregation}", _mean(d), _median(d))
+            table.add_row(f"  {markup(d.name)}, {alt.aggregation}", _mean(d), _median(d))
     return table
 
 
 def _alpha(a: KrippendorffAlpha | str) -> str:
     if isinstance(a, str):
-        return escape(a)
+        return markup(a)
     return "n/a" if math.isnan(a.alpha) else f"{a.alpha:.3f}  {ci_text(a.ci, '.2f')}"
 
 
@@ -120,7 +119,7 @@ def _effective(
     e: EffectiveJudges | str,
 ) -> str:
     if isinstance(e, str):
-        return escape(e)
+        return markup(e)
     return f"{e.estimate:.2f}  {ci_text(e.ci, '.2f')} of {e.n_members}"
 
 
@@ -130,7 +129,7 @@ def _agreement_table(report: JuryScoreReport) -> Table:
                  "scored by all"):  # fmt: skip
         table.add_column(head)
     for d in report.diagnostics.dimensions:
-        table.add_row(escape(d.dimension), _alpha(d.alpha_ordinal), _alpha(d.alpha_interval),
+        table.add_row(markup(d.dimension), _alpha(d.alpha_ordinal), _alpha(d.alpha_interval),
                       _effective(d.effective), str(d.n_complete))  # fmt: skip
     return table
 
@@ -152,7 +151,7 @@ def _members_table(report: JuryScoreReport) -> Table:
         table.add_column(head)
     for d in report.diagnostics.dimensions:
         for m in d.members:
-            row = [escape(m.name), f"{m.weight:g}", escape(d.dimension), mean_text(m.mean),
+            row = [markup(m.name), f"{m.weight:g}", markup(d.dimension), mean_text(m.mean),
                    _rho(m.with_rest)] + ([_rho(m.human)] if human else [])  # fmt: skip
             table.add_row(*row)
     return table
@@ -165,10 +164,10 @@ def _calls_table(report: JuryScoreReport) -> Table:
         own = result.members[k]
         failed = str(own.n_parse_failures + own.n_call_errors)
         if len(result.usage) != len(result.names):
-            table.add_row(escape(name), *("n/a",) * 3, failed, *("n/a",) * 3)
+            table.add_row(markup(name), *("n/a",) * 3, failed, *("n/a",) * 3)
             continue
         u = result.usage[k]
-        table.add_row(escape(name), str(u.calls), str(u.made), str(u.cached), failed,
+        table.add_row(markup(name), str(u.calls), str(u.made), str(u.cached), failed,
                       f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))  # fmt: skip
     return table
 
@@ -185,16 +184,15 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     line += f"{result.n_items}"
     if report.run is not None:
         line += f"; model calls: {calls_text(report.run)}"
-    console.print(line, highlight=False, markup=False)
-    console.print(
+    say(console, line)
+    say(
+        console,
         f"aggregate={result.aggregation} seed={result.seed} level={result.level} "
         f"resamples={result.n_resamples}; an answer a member could not score is scored "
         "by the others only when they hold more than half of the weight, else unscored.",
-        highlight=False,
-        markup=False,
     )
     _partial_note(result.stopped, console)
     for d in result.dimensions:
         if d.collapse.collapsed:
             console.print("[red]collapse alarm:[/red] ", end="", highlight=False)
-            console.print(f"{d.name}: {d.collapse.reason}.", highlight=False, markup=False)
+            say(console, f"{d.name}: {d.collapse.reason}.")

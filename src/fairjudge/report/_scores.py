@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from fairjudge.evaluation import (
@@ -23,7 +22,7 @@ from fairjudge.evaluation import (
     SystemDifference,
     WinRate,
 )
-from fairjudge.report._text import calls_text, ci_text, print_failures
+from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text, render_trend
 from fairjudge.runner import RunSummary
 
@@ -113,16 +112,16 @@ def _dimension_table(report: ScoreReport) -> Table:
     rubric = result.rubric
     level = round(result.level * 100)
     title = f"{report.title}: rubric {rubric.name}@{rubric.version}, scale {rubric.scale_text}"
-    table = Table(title=escape(title), show_header=True, header_style="bold")
+    table = Table(title=markup(title), show_header=True, header_style="bold")
     expected = any(d.expected is not None for d in result.dimensions)
     human = any(d.human is not None for d in result.dimensions)
     headers = ["dimension", f"mean  [{level}% CI]", f"median  [{level}% CI]", "n", "histogram"]
     headers += ["collapse"] + (["prob.-weighted mean"] if expected else [])
     headers += ["Spearman vs human"] if human else []
     for header in headers:
-        table.add_column(escape(header))
+        table.add_column(markup(header))
     for d in result.dimensions:
-        row = [escape(d.name), _mean(d), _median(d), str(d.n), _histogram(d), _alarm(d)]
+        row = [markup(d.name), _mean(d), _median(d), str(d.n), _histogram(d), _alarm(d)]
         if expected:
             e = d.expected
             shown = "n/a" if e is None or e.estimate is None else f"{e.estimate:.2f}"
@@ -138,10 +137,10 @@ def _systems_table(result: ScoreResult) -> Table:
     table.add_column("system")
     table.add_column("items")
     for name in result.rubric.names:
-        table.add_column(escape(name))
+        table.add_column(markup(name))
     for s in result.systems:
         cells = [mean_text(s.means[name]) for name in result.rubric.names]
-        table.add_row(escape(s.system), str(s.n_items), *cells)
+        table.add_row(markup(s.system), str(s.n_items), *cells)
     return table
 
 
@@ -167,11 +166,11 @@ def _differences_table(result: ScoreResult) -> Table:
         d = diff.difference
         shown = "n/a" if d.estimate is None else f"{d.estimate:+.2f}  {ci_text(d.ci, '.2f')}"
         table.add_row(
-            escape(f"{diff.system_a} - {diff.system_b}"),
-            escape(diff.dimension),
+            markup(f"{diff.system_a} - {diff.system_b}"),
+            markup(diff.dimension),
             shown,
             str(diff.n_questions),
-            escape(_reading(diff)),
+            markup(_reading(diff)),
         )
     return table
 
@@ -199,12 +198,11 @@ def render_scores(report: ScoreReport, console: Console) -> None:
         console.print(_differences_table(result))
     if report.trend is not None:
         render_trend(report.trend, console)
-    console.print(_calls_line(report), highlight=False, markup=False)
-    console.print(
+    say(console, _calls_line(report))
+    say(
+        console,
         f"seed={result.seed} level={result.level} resamples={result.n_resamples}; intervals "
         "resample whole questions; a parse failure or call error is never a score.",
-        highlight=False,
-        markup=False,
     )
     if result.stopped is not None:
         console.print(
@@ -215,11 +213,10 @@ def render_scores(report: ScoreReport, console: Console) -> None:
     for d in result.dimensions:
         if d.collapse.collapsed:
             console.print("[red]collapse alarm:[/red] ", end="", highlight=False)
-            console.print(
+            say(
+                console,
                 f"{d.name}: {d.collapse.reason}. The judge barely tells answers apart on this "
                 "dimension: try a stronger judge, a sharper rubric, or --mode label.",
-                highlight=False,
-                markup=False,
             )
 
 
@@ -234,7 +231,7 @@ def render_score_calibration(cal: ScoreCalibration, console: Console) -> None:
     r = cal.result
     level = round(r.level * 100)
     title = f"judge vs human scores: rubric {r.rubric_tag}, gate Spearman >= {cal.min_spearman:g}"
-    table = Table(title=escape(title), header_style="bold")
+    table = Table(title=markup(title), header_style="bold")
     for header in ("dimension", "n", f"Spearman  [{level}% CI]", f"Kendall  [{level}% CI]",
                    "gate", "system-level Spearman"):  # fmt: skip
         table.add_column(header)
@@ -245,25 +242,23 @@ def render_score_calibration(cal: ScoreCalibration, console: Console) -> None:
             verdict = "PASS" if c.passed else "[red]FAIL[/red]"
             cells = [_rho(c), f"{c.kendall:.2f}  {ci_text(c.kendall_ci, '.2f')}", verdict]
         cells.append("" if s is None else f"{_rho(s)} ({s.n_systems} systems)")
-        table.add_row(escape(d.dimension), str(d.n), *cells)
+        table.add_row(markup(d.dimension), str(d.n), *cells)
     console.print(table)
     for d in cal.dimensions:
         for figure, why in d.skipped.items():
-            console.print(f"{d.dimension}: {figure} not estimated: {why}", highlight=False,
-                          markup=False)  # fmt: skip
-    console.print(
+            say(console, f"{d.dimension}: {figure} not estimated: {why}")
+    say(
+        console,
         f"items: {r.n_items} (not fully scored: {r.n_unscored}); seed={r.seed} level={r.level} "
         f"resamples={r.n_resamples}; intervals resample whole questions.",
-        highlight=False,
-        markup=False,
     )
 
 
 def _win_row(label: str, w: WinRate | None, note: str) -> list[str]:
     if w is None:
-        return [escape(label), "n/a", "", "0", escape(note)]
-    return [escape(label), f"{w.estimate:.3f}  {ci_text(w.ci)}", f"{w.wins}/{w.ties}/{w.losses}",
-            str(w.n), escape(note)]  # fmt: skip
+        return [markup(label), "n/a", "", "0", markup(note)]
+    return [markup(label), f"{w.estimate:.3f}  {ci_text(w.ci)}", f"{w.wins}/{w.ties}/{w.losses}",
+            str(w.n), markup(note)]  # fmt: skip
 
 
 def render_via_scores(
@@ -280,7 +275,7 @@ def render_via_scores(
     s = result.scores
     print_failures(s.failures, console)
     level = round(s.level * 100)
-    table = Table(title=escape(title), header_style="bold")
+    table = Table(title=markup(title), header_style="bold")
     for header in ("method", f"win rate of model 1  [{level}% CI]", "W/T/L", "n", "how"):
         table.add_column(header)
     done = result.n_items - result.n_unresolved
@@ -297,12 +292,13 @@ def render_via_scores(
         console.print(_differences_table(s))
     d = result.difference
     if d.estimate is not None:
-        console.print(f"mean score difference (model 1 - model 2): {d.estimate:+.2f} "
-                      f"{ci_text(d.ci, '+.2f')}", highlight=False, markup=False)  # fmt: skip
-    console.print(
+        say(
+            console,
+            f"mean score difference (model 1 - model 2): {d.estimate:+.2f} {ci_text(d.ci, '+.2f')}",
+        )
+    say(
+        console,
         f"items: {result.n_items} (unresolved: {result.n_unresolved}); parse failures: "
         f"{s.n_parse_failures}, call errors: {s.n_call_errors}; seed={s.seed} level={s.level} "
         f"resamples={s.n_resamples}",
-        highlight=False,
-        markup=False,
     )

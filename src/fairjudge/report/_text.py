@@ -1,25 +1,165 @@
-"""Small text pieces every report shares: intervals, failure summaries, escaping.
+r"""Small text pieces every report shares: intervals, failure summaries, escaping.
 
-Everything a report prints that came from a user or an exception (paths, column
-names, model names, labels, server messages) may contain ``[...]``, which rich
-would read as markup and silently eat. Reports print such text with
-``markup=False`` or pass it through :func:`rich.markup.escape`.
+Everything a report shows that came from a user, a model or an exception (paths,
+column and dimension names, model and member names, labels, questions, answers,
+judge replies, server messages) is untrusted, and two things can go wrong with it:
+
+- It may contain ``[...]``, which rich would read as markup and silently eat.
+- It may contain characters that draw nothing but change what is drawn: the
+  Unicode direction overrides and isolates (a model named ``a\u202egnp.exe`` is
+  drawn as ``aexe.png``), zero-width spaces and joiners, the byte order mark, tag
+  characters, and the terminal's own control codes (``ESC`` starts a colour or a
+  cursor move). :func:`visible` replaces each of them (Unicode category ``Cf``, and
+  ``Cc`` except tab, newline and carriage return) with a visible marker such as
+  ``⟨U+202E⟩``. Letters of right-to-left scripts (Arabic, Hebrew) are text, not
+  controls, and stay as they are.
+
+So a terminal report passes such text through :func:`markup` (a rich markup string)
+or prints it with :func:`say` (plain text), never raw; the HTML report makes the
+whole view it renders visible in one pass (:func:`visible_all`). Only what is shown
+changes: ``--json`` and ``--out`` keep every value exactly as it was.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from rich.console import Console
+from rich.markup import escape
 
 from fairjudge.runner import RunSummary
 from fairjudge.stats import ConfidenceInterval
 
-__all__ = ["calls_text", "ci_text", "failure_lines", "print_failures"]
+__all__ = [
+    "HiddenTable",
+    "calls_text",
+    "ci_text",
+    "failure_lines",
+    "is_hidden",
+    "markup",
+    "print_failures",
+    "replace_hidden",
+    "say",
+    "visible",
+    "visible_all",
+]
 
 _SHOWN_REASONS = 5
 _REASON_CHARS = 300
+_KEPT_CONTROLS = frozenset("\t\n\r")
+_STRETCH = 512  # characters of a long line checked at once
+_TABLE_LIMIT = 1 << 16  # distinct characters a table remembers; others are worked out anew
+
+T = TypeVar("T")
+
+
+def is_hidden(char: str) -> bool:
+    """Whether ``char`` is an invisible format or control character that reports make visible.
+
+    Unicode category ``Cf`` (format: bidi controls, zero-width characters, the BOM,
+    tag characters, ...) and ``Cc`` (C0 and C1 controls) except tab, newline and
+    carriage return, which lay text out rather than hide it.
+    """
+    category = unicodedata.category(char)
+    return category == "Cf" or (category == "Cc" and char not in _KEPT_CONTROLS)
+
+
+class HiddenTable(dict[int, str]):
+    """A :meth:`str.translate` table that rewrites hidden characters, for :func:`replace_hidden`.
+
+    Every character maps to itself unless :func:`is_hidden` says it is hidden, when it
+    maps to ``mark(code_point)``; ``preset`` entries, for other characters that are
+    not printable (:meth:`str.isprintable`), are used as given. Entries are worked
+    out on first sight and remembered (up to ``_TABLE_LIMIT`` distinct characters), so
+    later lookups stay in C.
+    """
+
+    __slots__ = ("_mark",)
+
+    def __init__(self, mark: Callable[[int], str], preset: Mapping[int, str] | None = None) -> None:
+        super().__init__(preset or {})
+        self._mark = mark
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        entry = self._mark(code) if is_hidden(char) else char
+        if len(self) < _TABLE_LIMIT:
+            self[code] = entry
+        return entry
+
+
+def replace_hidden(text: str, table: HiddenTable) -> str:
+    """``text.translate(table)``, translating only the stretches that need it.
+
+    Every hidden character is non-printable, so a line (or a stretch of a long line)
+    that :meth:`str.isprintable` passes is kept as it is, at C speed. Newlines
+    alone would make nearly every answer non-printable: lines are looked at one by one.
+    """
+    if text.isprintable():  # the common case
+        return text
+    return "\n".join(_replace_in_line(line, table) for line in text.split("\n"))
+
+
+def _replace_in_line(line: str, table: HiddenTable) -> str:
+    if line.isprintable():
+        return line
+    if len(line) <= _STRETCH:
+        return line.translate(table)
+    stretches = (line[i : i + _STRETCH] for i in range(0, len(line), _STRETCH))
+    return "".join(s if s.isprintable() else s.translate(table) for s in stretches)
+
+
+_VISIBLE = HiddenTable(lambda code: f"\u27e8U+{code:04X}\u27e9")
+
+
+def visible(text: str) -> str:
+    r"""``text`` with every hidden character (:func:`is_hidden`) shown as ``⟨U+XXXX⟩``.
+
+    ``visible("a\u202egnp.exe")`` is ``"a⟨U+202E⟩gnp.exe"``; text with nothing
+    hidden comes back unchanged (right-to-left letters included), and applying it
+    twice changes nothing more.
+    """
+    return replace_hidden(text, _VISIBLE)
+
+
+def visible_all(value: T) -> T:
+    """``value`` with :func:`visible` applied to every string in it.
+
+    Strings inside dataclasses, tuples, lists and dictionary values are replaced
+    (dictionary keys are the program's own and are left alone); anything else is
+    returned as it is.
+    """
+    shown: Any
+    if isinstance(value, str):
+        shown = visible(value)
+    elif value is None or isinstance(value, int | float):
+        shown = value
+    elif isinstance(value, dict):
+        shown = {k: visible_all(v) for k, v in value.items()}
+    elif isinstance(value, list):
+        shown = [visible_all(v) for v in value]
+    elif isinstance(value, tuple):
+        shown = tuple(visible_all(v) for v in value)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: visible_all(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        shown = dataclasses.replace(value, **fields)
+    else:
+        shown = value
+    return shown  # type: ignore[no-any-return]
+
+
+def markup(text: str) -> str:
+    """Untrusted ``text`` for a rich markup string: hidden characters shown, ``[`` escaped."""
+    return escape(visible(text))
+
+
+def say(console: Console, text: str, **options: Any) -> None:
+    """Print ``text`` as plain text (never markup), with hidden characters shown."""
+    console.print(visible(text), highlight=False, markup=False, **options)
 
 
 def ci_text(ci: ConfidenceInterval, spec: str = ".3f") -> str:
@@ -44,7 +184,7 @@ def failure_lines(reasons: Counter[str]) -> Iterator[str]:
 def print_failures(reasons: Counter[str], console: Console) -> None:
     """Print :func:`failure_lines` as plain text (never markup)."""
     for line in failure_lines(reasons):
-        console.print(line, highlight=False, markup=False)
+        say(console, line)
 
 
 def calls_text(run: RunSummary) -> str:

@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from fairjudge.report._text import ci_text
+from fairjudge.report._text import ci_text, markup, say
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import DimensionShift, ScoreMean, ScoreTrend
@@ -37,25 +36,24 @@ def _test(d: DimensionShift) -> str:
 def render_trend(trend: ScoreTrend, console: Console) -> None:
     """Print the shifts as a table, then one plain line per dimension."""
     level = round(trend.level * 100)
-    table = Table(title=escape(f"since the baseline {trend.baseline}"), header_style="bold")
+    table = Table(title=markup(f"since the baseline {trend.baseline}"), header_style="bold")
     headers = ("dimension", f"baseline  [{level}% CI]", f"this run  [{level}% CI]",
                f"shift  [{level}% CI]", "shared questions", "distribution change")  # fmt: skip
     for header in headers:
         table.add_column(header)
     for d in trend.dimensions:
-        table.add_row(escape(d.dimension), mean_text(d.baseline), mean_text(d.current),
+        table.add_row(markup(d.dimension), mean_text(d.baseline), mean_text(d.current),
                       _shift(d), str(d.n_shared), _test(d))  # fmt: skip
     console.print(table)
     for difference in trend.differences:
         console.print("[yellow]compared anyway (--allow-different):[/yellow] ", end="")
-        console.print(difference, highlight=False, markup=False)
+        say(console, difference)
     for d in trend.dimensions:
         style = {"up": "green", "down": "red"}.get(d.direction)
-        console.print(d.reading(), style=style, highlight=False, markup=False)
-    console.print(
+        say(console, d.reading(), style=style)
+    say(
+        console,
         f"shift: this run - baseline, bootstrap resampling whole questions; distribution "
         f"change: {trend.n_resamples} permutations of whole questions, seed {trend.seed}; "
         "each dimension is tested on its own.",
-        highlight=False,
-        markup=False,
     )

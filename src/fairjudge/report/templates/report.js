@@ -1,7 +1,10 @@
 /* fairjudge report: the item explorer. The items arrive as JSON in the
    application/json block #fj-items, which the browser never runs; every string from them reaches
    the page through textContent (never innerHTML), so an answer that holds markup
-   shows as text. Only one page of rows exists in the DOM at a time, so 10,000 items
+   shows as text. Their hidden characters (bidi overrides, zero-width characters) were
+   made visible before the page was written (a right-to-left override reads "U+202E" in
+   angle brackets), and a name or id set inside a sentence goes in a <bdi>, so
+   right-to-left text in it cannot reorder the words around it. Only one page of rows exists in the DOM at a time, so 10,000 items
    stay smooth. */
 (function () {
   "use strict";
@@ -32,6 +35,14 @@
     }
     return parent;
   }
+  /* A sentence with untrusted parts: strings are our words, {t: text} an isolated part. */
+  function phrase(tag, cls, parts) {
+    var node = el(tag, cls);
+    parts.forEach(function (p) {
+      node.appendChild(typeof p === "string" ? document.createTextNode(p) : el("bdi", null, p.t));
+    });
+    return node;
+  }
   function anyCall(it, type) {
     for (var i = 0; i < it.calls.length; i++) { if (it.calls[i].ft === type) { return true; } }
     return false;
@@ -61,11 +72,10 @@
     }
     return haystack[i];
   }
-  function outcomeText(out, it) {
-    if (out === "1") { return (it && it.m1 !== undefined ? it.m1 : "model 1") + " better"; }
-    if (out === "2") { return (it && it.m2 !== undefined ? it.m2 : "model 2") + " better"; }
-    if (out === "tie") { return "tie"; }
-    return "unresolved";
+  function outcomeParts(out, it) {
+    if (out === "1") { return [it && it.m1 !== undefined ? { t: it.m1 } : "model 1", " better"]; }
+    if (out === "2") { return [it && it.m2 !== undefined ? { t: it.m2 } : "model 2", " better"]; }
+    return [out === "tie" ? "tie" : "unresolved"];
   }
   function humanText(h) {
     return h === "1" ? "model 1" : h === "2" ? "model 2" : h === "tie" ? "tie" : "none";
@@ -112,8 +122,8 @@
     var li = el("li", i === current ? "fj-current" : "");
     var a = el("a");
     a.href = "#item=" + encodeURIComponent(it.k);
-    add(a, el("span", "fj-num", "#" + (i + 1)), el("span", "fj-id", it.id || ""),
-      badge(outcomeText(it.out, it), it.out === undefined ? "fj-bad" : ""));
+    add(a, el("span", "fj-num", "#" + (i + 1)), el("bdi", "fj-id", it.id || ""),
+      phrase("span", "fj-badge" + (it.out === undefined ? " fj-bad" : ""), outcomeParts(it.out, it)));
     if (f.inconsistent) { add(a, badge("inconsistent", "fj-warnb")); }
     if (f.parse) { add(a, badge("parse failure", "fj-bad")); }
     if (f.error) { add(a, badge("call error", "fj-bad")); }
@@ -164,7 +174,7 @@
     if (c.ft) {
       add(box, el("p", "fj-failure", (c.ft === "parse" ? "Parse failure: " : "Call error: ") + c.f));
     } else if (c.v !== undefined) {
-      add(box, el("p", null, "Verdict " + c.v + " (" + position(c.v, c.o) + ") \u2192 " + outcomeText(c.p, it)));
+      add(box, phrase("p", null, ["Verdict " + c.v + " (" + position(c.v, c.o) + ") \u2192 "].concat(outcomeParts(c.p, it))));
     }
     if (c.pr) { add(box, bars(c.pr, c.o)); }
     add(box, el("pre", "fj-raw", c.raw === undefined ? "(no reply)" : c.raw));
@@ -172,7 +182,7 @@
   }
   function text(title, body) {
     var wrap = el("div");
-    return add(wrap, el("h4", null, title), el("pre", null, body));
+    return add(wrap, phrase("h4", null, title), el("pre", null, body));
   }
   function question(q) {
     var wrap = add(el("div"), el("h4", null, typeof q === "string" ? "Question" : "Conversation (" + q.length + " turns)"));
@@ -186,18 +196,20 @@
     box.textContent = "";
     var link = el("a", null, "permalink");
     link.href = "#item=" + encodeURIComponent(it.k);
-    add(box, add(el("h3"), document.createTextNode("Item " + (it.id !== undefined ? it.id : "#" + (i + 1)) + " "), link));
+    add(box, add(phrase("h3", null, ["Item ", it.id !== undefined ? { t: it.id } : "#" + (i + 1), " "]), link));
     var facts = el("dl", "fj-facts");
-    var rows = [["outcome", outcomeText(it.out, it)], ["model 1's score", it.sc === undefined ? "none (unresolved)" : it.sc.toFixed(3)],
+    var rows = [["outcome", outcomeParts(it.out, it)], ["model 1's score", it.sc === undefined ? "none (unresolved)" : it.sc.toFixed(3)],
       ["consistent", it.cons === undefined ? "unknown (unresolved)" : it.cons ? "yes" : "no"], ["human label", humanText(it.h)]];
     if (it.hs !== undefined) { rows.push(["human score", String(it.hs)]); }
     if (it.cat !== undefined) { rows.push(["category", it.cat]); }
-    if (it.m1 !== undefined || it.m2 !== undefined) { rows.push(["models", "1: " + (it.m1 || "?") + ", 2: " + (it.m2 || "?")]); }
-    rows.forEach(function (r) { add(facts, el("dt", null, r[0]), el("dd", null, r[1])); });
+    if (it.m1 !== undefined || it.m2 !== undefined) { rows.push(["models", ["1: ", { t: it.m1 || "?" }, ", 2: ", { t: it.m2 || "?" }]]); }
+    rows.forEach(function (r) {
+      add(facts, el("dt", null, r[0]), Array.isArray(r[1]) ? phrase("dd", null, r[1]) : el("dd", null, r[1]));
+    });
     add(box, facts, question(it.q));
     add(box, add(el("div", "fj-two"),
-      text("Answer 1" + (it.m1 ? " (" + it.m1 + ")" : " (model 1)"), it.a1),
-      text("Answer 2" + (it.m2 ? " (" + it.m2 + ")" : " (model 2)"), it.a2)));
+      text(it.m1 ? ["Answer 1 (", { t: it.m1 }, ")"] : ["Answer 1 (model 1)"], it.a1),
+      text(it.m2 ? ["Answer 2 (", { t: it.m2 }, ")"] : ["Answer 2 (model 2)"], it.a2)));
     var original = add(el("div"), el("h4", null, "Original order: A = answer 1, B = answer 2"));
     var swapped = add(el("div"), el("h4", null, "Swapped order: A = answer 2, B = answer 1"));
     it.calls.forEach(function (c, n) { add(c.o === "original" ? original : swapped, callCard(c, n + 1, it)); });
@@ -214,7 +226,8 @@
     var box = $("fj-detail");
     if (!byKey.has(key)) {
       box.textContent = "";
-      add(box, el("p", "fj-warning", "No item " + key + " in this report."));
+      /* The key as the address holds it (percent-encoded): a link may carry any character. */
+      add(box, phrase("p", "fj-warning", ["No item ", { t: m[1] }, " in this report."]));
       return;
     }
     showDetail(byKey.get(key));
