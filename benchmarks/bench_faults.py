@@ -53,8 +53,14 @@ Chosen for a 2-core machine: concurrency 64, 20 ms latency, ``--timeout 2``, 10 
 hangs, ``Retry-After: 0.05``, fairjudge's default retries; most of the wall time is
 process start-up, the bootstrap, and the backoff of the slowest calls.
 
+A second table asks whether ``--max-cost`` holds when the provider counts 1, 4 or 8
+times the tokens fairjudge guesses, at ``--concurrency`` 1, 16 and 64: calls made and
+spent / max_cost per case (setup and columns in ``benchmarks/_budget.py``, whose
+:func:`budget_rows` returns the rows for other benchmarks to print).
+
 Run: ``python benchmarks/bench_faults.py`` (400 items, 3 kills; about a minute);
-``--quick`` (100 items, 1 kill; about 20 s).
+``--quick`` (100 items, 1 kill; about 20 s); ``--budget-only`` (the budget table
+alone; about 20 s).
 """
 
 from __future__ import annotations
@@ -78,6 +84,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _budget import HEADERS as BUDGET_HEADERS  # noqa: E402
+from _budget import budget_rows, table_row  # noqa: E402
 from _common import environment, table, write_json  # noqa: E402
 
 from fairjudge.runner import Store  # noqa: E402
@@ -335,12 +343,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--retry-after", default="0.05")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-reruns", type=int, default=5, help="reruns allowed beyond kills")
+    parser.add_argument("--budget-only", action="store_true", help="only the --max-cost table")
     args = parser.parse_args(argv)
     if args.items is None:
         args.items = 100 if args.quick else 400
     if args.kills is None:
         args.kills = 1 if args.quick else 3
 
+    if args.budget_only:
+        budget_table(budget_rows(), args)
+        return
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp_name:
         tmp = Path(tmp_name)
@@ -386,6 +398,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{m['calls_server_saw_fewer']}; what the server did with their requests: "
                 f"{m['server_outcomes_of_those_calls']}"
             )
+    budget = budget_rows()
     path = write_json(
         "bench_faults",
         {
@@ -398,9 +411,22 @@ def main(argv: list[str] | None = None) -> None:
             f"--store STORE -q --json --timeout {args.timeout} --concurrency {args.concurrency}",
             "environment": environment(),
             "rows": rows,
+            "budget_rows": budget,
         },
     )
+    print()
+    budget_table(budget, None)
     print(f"\nwrote {path.relative_to(ROOT)}")
+
+
+def budget_table(rows: list[dict[str, Any]], args: argparse.Namespace | None) -> None:
+    """Print the ``--max-cost`` table; with ``args``, also write it as its own JSON."""
+    print("--max-cost 0.01 against a provider counting `ratio` times the guessed tokens:")
+    print(table(BUDGET_HEADERS, [table_row(r) for r in rows]))
+    if args is not None:
+        payload = {"benchmark": "bench_faults --budget-only", "environment": environment()}
+        path = write_json("bench_faults_budget", payload | {"budget_rows": rows})
+        print(f"\nwrote {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[Script, argparse.Namespac
     parser.add_argument("--confidence", type=float, default=0.9)
     parser.add_argument("--reply-format", default="{verdict}")
     parser.add_argument("--api-key", default=DEFAULT_API_KEY, help="'' accepts any key")
+    parser.add_argument(
+        "--usage-scale", type=float, help="report usage as this multiple of the client's guess"
+    )
     args = parser.parse_args(argv)
     script = Script(
         judge=args.judge,
@@ -54,6 +57,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Script, argparse.Namespac
         confidence=args.confidence,
         reply_format=args.reply_format,
         api_key=args.api_key or None,
+        usage_scale=args.usage_scale,
     )
     return script, args
 

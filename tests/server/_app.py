@@ -23,6 +23,7 @@ from tests.server._script import (
     Fault,
     Pair,
     Script,
+    client_estimate,
     count_tokens,
     extract_pair,
     prompt_hash,
@@ -243,6 +244,8 @@ class ScriptedJudge:
             + count_tokens(_text(request.get("system"))),
             count_tokens(text or ""),
         )
+        if script.usage_scale is not None:
+            usage = _scaled_usage(request, messages, text, script.usage_scale)
         if dialect == "anthropic":
             reply = _anthropic_reply(request, text, fault, usage)
         else:
@@ -269,6 +272,17 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+
+
+def _scaled_usage(
+    request: Mapping[str, Any], messages: list[Any], text: str | None, scale: float
+) -> tuple[int, int]:
+    """Usage at ``scale`` times the client's guess (see ``Script.usage_scale``)."""
+    contents = [_text(m.get("content")) for m in messages]
+    if request.get("system") is not None:  # the Anthropic dialect's system message
+        contents.append(_text(request.get("system")))
+    n_in, n_out = client_estimate(contents, text)
+    return round(n_in * scale), round(n_out * scale)
 
 
 def _openai_reply(

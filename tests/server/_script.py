@@ -156,6 +156,10 @@ class Script:
             and close the connection without answering it (counted as ``dropped``;
             ``None``: never). This is the race an idle timeout causes when the client
             reuses the connection just as the server gives up on it.
+        usage_scale: Report usage as this multiple of fairjudge's own guess
+            (:func:`client_estimate`) instead of counting words, rounded: a provider
+            whose tokenizer counts ``usage_scale`` times the tokens the client
+            expects (``None``: count words).
     """
 
     judge: str | JudgeFn = "always_a"
@@ -177,6 +181,7 @@ class Script:
     keep_alive_max: int = 0
     drop_after: int | None = None
     too_long_marker: str | None = None
+    usage_scale: float | None = None
 
     def __post_init__(self) -> None:
         names = set(Fault)
@@ -191,6 +196,8 @@ class Script:
             raise ValueError("judge='correct' needs `correct` (a marker or a question map)")
         if not 0 < self.confidence < 1:
             raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
+        if self.usage_scale is not None and not self.usage_scale > 0:
+            raise ValueError(f"usage_scale must be > 0, got {self.usage_scale}")
 
     @property
     def judge_fn(self) -> JudgeFn:
@@ -255,3 +262,15 @@ def prompt_hash(prompt: str) -> str:
 def count_tokens(text: str) -> int:
     """The server's token count: whitespace-separated words (deterministic, not BPE)."""
     return len(text.split())
+
+
+def client_estimate(contents: Sequence[str], reply: str | None = None) -> tuple[int, int]:
+    """fairjudge's own guess of a call's tokens, as ``usage_scale`` scales it.
+
+    Input: all the messages' characters (system message included) over four, plus
+    four per message. Output: the reply's characters over four, at least 1 (0 for
+    no reply). The same rule as ``fairjudge.runner._limits``; kept here so that the
+    server needs nothing from the package it tests.
+    """
+    n_in = sum(len(c) for c in contents) // 4 + 4 * len(contents)
+    return n_in, max(1, len(reply) // 4) if reply else 0

@@ -31,6 +31,9 @@ class RunOptions:
         tpm: Tokens per minute at most (estimated before a call, corrected after).
         max_calls: New (uncached) calls the session may make over its life.
         max_cost: Dollars the session may spend over its life (needs ``prices``).
+            Calls in flight are reserved at a guess corrected by the usage replies
+            report; the run overspends by at most what the calls in flight when the
+            last one started cost beyond that guess (:mod:`fairjudge.runner._budget`).
         prices: Dollars per million input and output tokens, for costs.
         retry: Retry policy for 429s, timeouts and server errors.
         progress: ``auto`` (a bar on a terminal, plain lines otherwise), ``rich``,

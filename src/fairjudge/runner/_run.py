@@ -18,7 +18,10 @@ Stopping:
 - A budget (``max_calls``, ``max_cost``) stops *starting* calls; those in flight
   finish, and the result marks the unstarted calls ``not_run``. The caller decides
   whether that is an error (:class:`fairjudge.judges.JudgeSession` raises
-  :class:`fairjudge.BudgetExceeded`).
+  :class:`fairjudge.BudgetExceeded`). ``max_cost`` reserves the calls in flight at a
+  guess corrected by the usage replies report, and a call that does not fit waits
+  for those in flight before the run gives up on it (:mod:`~fairjudge.runner._budget`
+  states the rule and the overspend it bounds).
 
 Either way, every call that finished is in the store, so running the same work
 again continues where this run stopped.
@@ -41,6 +44,7 @@ from fairjudge._errors import (
 )
 from fairjudge._redact import env_secrets, redact, scrub
 from fairjudge._types import CallError
+from fairjudge.runner._budget import CallGuess
 from fairjudge.runner._cached import unique_calls
 from fairjudge.runner._claims import ClaimQueue, Leases
 from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
@@ -61,7 +65,6 @@ Parser = Callable[[CallSpec, Completion], Mapping[str, Any] | None]
 _STOPPING = (FatalBackendError, EndpointUnreachable, RequestRejected)
 REJECTIONS_BEFORE_STOP = 5
 """Rejected calls, with none accepted, after which a backend is taken to reject all."""
-_UNKNOWN_OUTPUT_TOKENS = 256  # cost guess for a call with no max_tokens and no history
 
 
 class Run(Tally):
@@ -180,7 +183,12 @@ class Run(Tally):
         take, call, queue = self._take, self._call, self.queues[route]
         while True:
             while (item := take(queue)) is not None:
-                await call(*item)
+                guess = None
+                if self.budget is not None:
+                    guess = await self._admit(item[1], self.budget)
+                    if guess is None:
+                        return
+                await call(*item, guess)
             # Nothing claimable now; calls another process holds may come back to us.
             if self.stopped is not None or self.halted or not await queue.wait():
                 return
@@ -192,36 +200,28 @@ class Run(Tally):
         )
         self.cached += 1
 
-    def _take(self, queue: Iterator[tuple[str, CallSpec]]) -> tuple[str, CallSpec, float] | None:
+    def _take(self, queue: Iterator[tuple[str, CallSpec]]) -> tuple[str, CallSpec] | None:
         """The next call to start, or ``None`` when there is none or a budget is spent."""
         if self.stopped is not None or self.halted:
             return None
         item = next(queue, None)
         if item is None:
             return None
-        key, spec = item
-        max_calls, max_cost = self.options.max_calls, self.options.max_cost
+        max_calls = self.options.max_calls
         if max_calls is not None and self.started >= max_calls:
             self.stopped = "max_calls"
             return None
-        reserve = 0.0
-        if max_cost is not None:
-            reserve = self._guess_cost(spec)
-            if self.spent + self.reserved + reserve > max_cost:
-                self.stopped = "max_cost"
-                return None
-            self.reserved += reserve
         self.started += 1
-        return key, spec, reserve
+        return item
 
-    async def _call(self, key: str, spec: CallSpec, reserved: float) -> None:
+    async def _call(self, key: str, spec: CallSpec, guess: CallGuess | None) -> None:
         if self.shared_slots is None:
-            await self._attempts(key, spec, reserved)
+            await self._attempts(key, spec, guess)
             return
         async with self.shared_slots:
-            await self._attempts(key, spec, reserved)
+            await self._attempts(key, spec, guess)
 
-    async def _attempts(self, key: str, spec: CallSpec, reserved: float) -> None:
+    async def _attempts(self, key: str, spec: CallSpec, guess: CallGuess | None) -> None:
         loop, backend, retry = self.loop, self.backends[spec.route], self.retry
         est = estimate_tokens(spec) if self.tpm_bucket is not None else (0, 0)
         attempts, started = 0, loop.time()
@@ -255,12 +255,12 @@ class Run(Tally):
                 if self._stops_the_run(exc, spec):
                     self.halted = True  # start nothing more while the error row is written
                     self.culprit = backend
-                    await self._failed(key, spec, exc, attempts, reserved)
+                    await self._failed(key, spec, exc, attempts, guess)
                     raise
-                await self._failed(key, spec, exc, attempts, reserved, note)
+                await self._failed(key, spec, exc, attempts, guess, note)
                 return
             except Exception as exc:  # a bug in a backend is this call's error, not the run's
-                await self._failed(key, spec, exc, attempts, reserved)
+                await self._failed(key, spec, exc, attempts, guess)
                 return
             finally:
                 self.sent.pop(key, None)
@@ -272,7 +272,7 @@ class Run(Tally):
             if self.rpm_bucket is not None:
                 self.rpm_bucket.adjust(extra, loop.time())
         self.answered.add(spec.route)
-        await self._succeeded(key, spec, completion, attempts, reserved, est)
+        await self._succeeded(key, spec, completion, attempts, guess, est)
 
     def _stops_the_run(self, exc: BackendError, spec: CallSpec) -> bool:
         """Whether a call's final error concerns every call, not just this one."""
@@ -291,7 +291,7 @@ class Run(Tally):
         spec: CallSpec,
         completion: Completion,
         attempts: int,
-        reserved: float,
+        guess: CallGuess | None,
         est: tuple[int, int],
     ) -> None:
         clean = redact(completion.text, self.secrets)
@@ -312,7 +312,7 @@ class Run(Tally):
         if prices is not None:
             cost = prices.cost(n_in, n_out)
             self.spent += cost
-            self.reserved -= reserved
+        self._settle(guess, n_in, n_out)
         parsed = None
         if self.parse is not None:
             try:
@@ -340,12 +340,12 @@ class Run(Tally):
         spec: CallSpec,
         exc: Exception,
         attempts: int,
-        reserved: float,
+        guess: CallGuess | None,
         note: str = "",
     ) -> None:
         text = scrub(str(exc)) or type(exc).__name__
         error = CallError(type(exc).__name__, text + note)
-        self.reserved -= reserved
+        self._settle(guess)
         self.outcomes[key] = CallOutcome(key, spec, "error", error=error, attempts=attempts)
         self.failed += 1
         record = call_row(
@@ -357,13 +357,3 @@ class Run(Tally):
             error_message=error.message,
         )
         await self.writer.write(record)
-
-    # -- budgets, progress, summary ----------------------------------------------------
-
-    def _guess_cost(self, spec: CallSpec) -> float:
-        prices = self.options.prices
-        assert prices is not None  # RunOptions checks max_cost comes with prices
-        n_in, n_out = estimate_tokens(spec)
-        if not n_out:
-            n_out = self.output_tokens // self.done if self.done else _UNKNOWN_OUTPUT_TOKENS
-        return prices.cost(n_in, n_out)

@@ -1,18 +1,26 @@
-"""What a run has done so far: its counters, the progress it reports, its summary.
+"""What a run has done so far: its counters, its spend, the progress it reports, its summary.
 
 :class:`Tally` is the bookkeeping half of :class:`~fairjudge.runner._run.Run`; the
 engine half makes the calls and updates these counters as calls settle. The display
 and the ``on_progress`` callback read them a few times a second, never per call.
+``max_cost`` is kept here too: :meth:`Tally._admit` holds a call until the budget
+(:class:`~fairjudge.runner._budget.CostBudget`) lets it start.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from fairjudge._call import CallSpec
+from fairjudge.runner._budget import CallGuess, CostBudget
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._progress import RunProgress, Snapshot
 from fairjudge.runner._result import RunSummary, StopReason
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["TICK_S", "Tally"]
 
@@ -26,16 +34,50 @@ class Tally:
     progress: RunProgress | None
     on_progress: Callable[[int], None] | None
     stopped: StopReason | None
+    halted: bool
 
     def __init__(self, options: RunOptions) -> None:
         self.options = options
         self.total = self.cached = self.done = self.failed = 0
         self.started = self.requests = self.retries = 0
         self.input_tokens = self.output_tokens = 0
-        self.spent = self.reserved = self.backoff_s = 0.0
+        self.spent = self.backoff_s = 0.0
         self.sent: dict[str, float] = {}  # key -> when its current request was sent
         self.reported = 0
         self.t0 = time.perf_counter()
+        self.budget: CostBudget | None = None
+        if options.max_cost is not None:
+            assert options.prices is not None  # RunOptions checks max_cost comes with prices
+            self.budget = CostBudget(options.max_cost, options.prices)
+        self._settled: asyncio.Event | None = None  # set when a call in flight settles
+
+    async def _admit(self, spec: CallSpec, budget: CostBudget) -> CallGuess | None:
+        """Wait until ``max_cost`` lets the call start; ``None`` when it never will.
+
+        A call that does not fit waits for a call in flight to settle (which frees its
+        reserve and corrects the guess); with none in flight, the budget is spent.
+        """
+        guess = CallGuess.of(spec)
+        while not budget.admit(guess, self.spent):
+            if not budget.in_flight:
+                self.stopped = "max_cost"
+                return None
+            if self._settled is None:
+                import asyncio  # here: a run the store answers whole needs no loop
+
+                self._settled = asyncio.Event()
+            await self._settled.wait()
+            if self.halted or self.stopped == "max_cost":  # (a max_calls stop spares it)
+                return None
+        return guess
+
+    def _settle(self, guess: CallGuess | None, n_in: int | None = None, n_out: int = 0) -> None:
+        """Tell the budget a call is over, and wake the calls waiting on it."""
+        if self.budget is not None and guess is not None:
+            self.budget.settle(guess, n_in, n_out)
+            if self._settled is not None:  # wake every waiter; the next makes a new one
+                self._settled.set()
+                self._settled = None
 
     def snapshot(self) -> Snapshot:
         elapsed = time.perf_counter() - self.t0
