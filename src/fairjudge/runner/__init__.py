@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from fairjudge.runner._run import Parser
     from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
     from fairjudge.runner._store_claims import DEFAULT_LEASE_S
-    from fairjudge.runner._store_errors import StoreWriteError
+    from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError
     from fairjudge.runner._store_open import APPLICATION_ID
 
 # Every name loads on first use (PEP 562): asking for RunSummary or RunOptions does
@@ -58,7 +58,7 @@ __getattr__ = lazy_attributes(
         "fairjudge.runner._run": "Parser",
         "fairjudge.runner._store": "DEFAULT_STORE_PATH Store",
         "fairjudge.runner._store_claims": "DEFAULT_LEASE_S",
-        "fairjudge.runner._store_errors": "StoreWriteError",
+        "fairjudge.runner._store_errors": "StoreRowDamaged StoreWriteError",
         "fairjudge.runner._store_open": "APPLICATION_ID",
     },
 )
@@ -90,6 +90,7 @@ __all__ = [
     "Snapshot",
     "StopReason",
     "Store",
+    "StoreRowDamaged",
     "StoreWriteError",
     "TokenBucket",
     "make_progress",

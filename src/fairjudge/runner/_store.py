@@ -19,6 +19,10 @@ that share a store claim each call before making it (:meth:`Store.claim`, see
 Safety. Opening refuses, before any call, a file that is not a fairjudge store, is
 damaged, or cannot be written (:mod:`fairjudge.runner._store_open`); a write that
 fails mid-run is a :class:`~fairjudge.runner.StoreWriteError` that stops the run.
+Every value read back is checked: a row holding what fairjudge never writes there
+(malformed JSON, text in a number column) is a
+:class:`~fairjudge.runner.StoreRowDamaged` that names the row and how to delete it
+(the class says which damage a run rebuilds from ``raw`` and which it reports).
 
 Secrets. A :class:`~fairjudge._call.CallSpec` holds no credentials, and error text
 is scrubbed of key-shaped text and credential env values before it is written.
@@ -27,7 +31,6 @@ is scrubbed of key-shaped text and credential env values before it is written.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -37,7 +40,16 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from fairjudge._call import Completion
 from fairjudge._closing import Closing
-from fairjudge.runner._records import COLUMNS, Row, utc_now
+from fairjudge.runner._records import (
+    COLUMNS,
+    DamagedColumn,
+    Row,
+    check_json,
+    count_of,
+    number_of,
+    reply_of,
+    utc_now,
+)
 from fairjudge.runner._store_claims import (
     DEFAULT_LEASE_S,
     claim_keys,
@@ -46,7 +58,7 @@ from fairjudge.runner._store_claims import (
     release_keys,
     renew_all,
 )
-from fairjudge.runner._store_errors import StoreWriteError, cause_of
+from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
 from fairjudge.runner._store_open import open_store
 
 if TYPE_CHECKING:
@@ -254,23 +266,27 @@ class Store(Closing):
         return rows
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Completion]:
-        """The cached replies among ``keys``: only ``ok`` rows, as :class:`Completion`."""
+        """The cached replies among ``keys``: only ``ok`` rows, as :class:`Completion`.
+
+        Raises:
+            StoreRowDamaged: A row's reply columns hold what fairjudge never writes
+                there (every damaged row among ``keys`` is named); nothing is served.
+        """
         rows = self._select(
             "raw, top_logprobs, input_tokens, output_tokens, latency_s, response_model",
             "status = 'ok' AND",
             keys,
         )
-        return {
-            key: Completion(
-                text=raw if raw is not None else "",
-                top_logprobs=json.loads(logprobs) if logprobs else None,
-                input_tokens=n_in,
-                output_tokens=n_out,
-                latency_s=latency or 0.0,
-                model=model,
-            )
-            for key, raw, logprobs, n_in, n_out, latency, model in rows
-        }
+        found: dict[str, Completion] = {}
+        damage: dict[str, str] = {}
+        for key, *columns in rows:
+            try:
+                found[key] = reply_of(*columns)
+            except DamagedColumn as exc:
+                damage[key] = str(exc)
+        if damage:
+            raise StoreRowDamaged(self.path, damage)
+        return found
 
     def usage_rows(
         self, keys: Iterable[str]
@@ -278,18 +294,27 @@ class Store(Closing):
         """``(status, input_tokens, output_tokens, latency_s, cost_usd)`` per stored key.
 
         Rows of any status: a failed call's tokens and cost count too.
+
+        Raises:
+            StoreRowDamaged: A row's numbers are not numbers.
         """
         rows = self._select("status, input_tokens, output_tokens, latency_s, cost_usd", "", keys)
-        return {
-            key: (
-                status,
-                n_in,
-                n_out,
-                None if latency is None else float(latency),
-                None if cost is None else float(cost),
-            )
-            for key, status, n_in, n_out, latency, cost in rows
-        }
+        usage: dict[str, tuple[str, int | None, int | None, float | None, float | None]] = {}
+        damage: dict[str, str] = {}
+        for key, status, n_in, n_out, latency, cost in rows:
+            try:
+                usage[key] = (
+                    status,
+                    count_of("input_tokens", n_in),
+                    count_of("output_tokens", n_out),
+                    number_of("latency_s", latency),
+                    number_of("cost_usd", cost),
+                )
+            except DamagedColumn as exc:
+                damage[key] = str(exc)
+        if damage:
+            raise StoreRowDamaged(self.path, damage)
+        return usage
 
     def has_all(self, keys: Iterable[str]) -> bool:
         """Whether every one of ``keys`` has an ``ok`` row; reads the keys only, in chunks."""
@@ -306,19 +331,29 @@ class Store(Closing):
         return True
 
     def get(self, key: str) -> CallRecord | None:
-        """The full record for one key, whatever its status."""
+        """The full record for one key, whatever its status.
+
+        Raises:
+            StoreRowDamaged: The row holds what fairjudge never writes there.
+        """
         with self._lock:
             row = self._conn.execute(
                 f"SELECT {', '.join(COLUMNS)} FROM calls WHERE key = ?", (key,)
             ).fetchone()
         if row is None:
             return None
-        from fairjudge.runner._call_record import from_row
-
-        return from_row(row)
+        try:
+            return _record_of(row)
+        except DamagedColumn as exc:
+            raise StoreRowDamaged(self.path, {key: str(exc)}) from exc
 
     def records(self, *, status: Literal["ok", "error"] | None = None) -> Iterator[CallRecord]:
-        """Every record (optionally only one status), oldest first."""
+        """Every record (optionally only one status), oldest first.
+
+        Raises:
+            StoreRowDamaged: On reaching a damaged row; it names every damaged row
+                among those not yet yielded.
+        """
         where = "" if status is None else " WHERE status = ?"
         params: tuple[str, ...] = () if status is None else (status,)
         with self._lock:
@@ -326,10 +361,18 @@ class Store(Closing):
                 f"SELECT {', '.join(COLUMNS)} FROM calls{where} ORDER BY created_at, key",
                 params,
             ).fetchall()
-        from fairjudge.runner._call_record import from_row
-
-        for row in rows:
-            yield from_row(row)
+        for n, row in enumerate(rows):
+            try:
+                record = _record_of(row)
+            except DamagedColumn as exc:
+                damage = {str(row[0]): str(exc)}
+                for later in rows[n + 1 :]:
+                    try:
+                        _record_of(later)
+                    except DamagedColumn as more:
+                        damage[str(later[0])] = str(more)
+                raise StoreRowDamaged(self.path, damage) from exc
+            yield record
 
     def count(self, *, status: Literal["ok", "error"] | None = None) -> int:
         """How many rows there are (optionally only one status)."""
@@ -341,3 +384,38 @@ class Store(Closing):
                     "SELECT COUNT(*) FROM calls WHERE status = ?", (status,)
                 ).fetchone()
         return int(row[0])
+
+
+_REPLY_COLUMNS = (
+    "raw",
+    "top_logprobs",
+    "input_tokens",
+    "output_tokens",
+    "latency_s",
+    "response_model",
+)
+
+
+def _record_of(row: Row) -> CallRecord:
+    """The record of a row read in column order, each column checked.
+
+    Raises:
+        DamagedColumn: The first column that does not hold what fairjudge writes there.
+    """
+    from pydantic import ValidationError
+
+    from fairjudge.runner._call_record import from_row
+
+    data = dict(zip(COLUMNS, row, strict=True))
+    for column in ("spec", "parsed", "top_logprobs"):
+        value = check_json(column, data[column])
+        if not (isinstance(value, dict) or (value is None and column != "spec")):
+            raise DamagedColumn(column, "is not a JSON object")
+    if data["status"] == "ok":  # the columns a cached reply is served from
+        reply_of(*(data[c] for c in _REPLY_COLUMNS))
+    try:
+        return from_row(row)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        column = ".".join(str(part) for part in first["loc"]) or "the row"
+        raise DamagedColumn(column, f"does not fit the record ({first['msg']})") from exc

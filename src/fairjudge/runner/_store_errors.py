@@ -9,20 +9,34 @@ SQLite's own words ("attempt to write a readonly database", "disk I/O error") sa
 what failed, not why. :func:`cause_of` looks at the file system for the reason a
 person can act on: a parent path that is a file, a read-only file or folder, a
 read-only file system, a full disk, a lock held by another process.
+
+A row can also be damaged inside a whole file (a hand edit, a bad disk, a tool that
+wrote the wrong type): :class:`StoreRowDamaged` names each such row, the column and
+what is wrong, and gives the command that deletes the rows.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
+import shlex
 import shutil
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
-from fairjudge._errors import FairJudgeError
+from fairjudge._errors import ConfigError, FairJudgeError
 from fairjudge._redact import scrub
 
-__all__ = ["MIN_FREE_BYTES", "StoreWriteError", "cause_of", "free_bytes", "is_corruption"]
+__all__ = [
+    "MIN_FREE_BYTES",
+    "StoreRowDamaged",
+    "StoreWriteError",
+    "cause_of",
+    "free_bytes",
+    "is_corruption",
+]
 
 MIN_FREE_BYTES = 16 * 1024 * 1024
 """Free space a store's disk must have when the store is opened.
@@ -148,4 +162,80 @@ class StoreWriteError(FairJudgeError):
             "stored (the next run makes those calls again), so the run stopped starting "
             "calls; every call stored before this is kept. Fix the cause, or pass "
             "another --store, and run again."
+        )
+
+
+_PLAIN_KEY = re.compile(r"[0-9A-Za-z_.:-]{1,128}")
+_SHOWN = 3  # damaged rows described in the message; every one is in the command
+_DELETABLE = 200  # more than this many damaged rows: the store is damaged, not a row
+
+
+def _key_shown(key: str) -> str:
+    return key if _PLAIN_KEY.fullmatch(key) else ascii(key)[:80]
+
+
+def _key_sql(key: str) -> str:
+    """``key`` as an SQL literal that is safe inside a double-quoted shell word."""
+    if _PLAIN_KEY.fullmatch(key):
+        return f"'{key}'"
+    return f"CAST(X'{key.encode('utf-8', 'surrogatepass').hex()}' AS TEXT)"
+
+
+class StoreRowDamaged(ConfigError):
+    """Rows of the store hold values fairjudge never writes: the rows are damaged.
+
+    SQLite keeps whatever type a column is given, so a hand edit, a bad disk or
+    another tool can leave ``[1,2`` in ``top_logprobs`` or text in ``input_tokens``.
+    What fairjudge does with such a row:
+
+    - A column that can be rebuilt from the reply is: a cached call is served from
+      its ``raw`` text and parsed again, so a damaged ``parsed`` (or ``spec``, which
+      the cache never reads) does not stop a run.
+    - A column the cached reply itself needs (``raw``, ``top_logprobs``, the token
+      counts, ``latency_s``, ``response_model``) cannot be rebuilt, so the run
+      refuses before it makes any call, with this error (a :class:`ConfigError`:
+      exit 2 in the CLI). The call is not made again behind the user's back: that
+      would be paid for, and an ``ok`` row is final, so the new reply could not
+      replace the damaged one. Deleting the rows (the message gives the ``sqlite3``
+      command) lets the next run make those calls again.
+    - Reading a full record (:meth:`Store.get <fairjudge.runner.Store.get>`,
+      :meth:`Store.records <fairjudge.runner.Store.records>`) raises this error for
+      a damaged row, whichever column it is in, as does
+      :meth:`Store.usage_rows <fairjudge.runner.Store.usage_rows>` for the numbers.
+
+    Attributes:
+        path: The store file.
+        damage: ``{key: "<column> <what is wrong>"}`` for every damaged row found.
+    """
+
+    def __init__(self, path: str, damage: Mapping[str, str]) -> None:
+        super().__init__(path, dict(damage))
+        self.path = path
+        self.damage = dict(damage)
+
+    @property
+    def delete_sql(self) -> str:
+        """The SQL statement that deletes every damaged row."""
+        keys = ", ".join(_key_sql(key) for key in self.damage)
+        return f"DELETE FROM calls WHERE key IN ({keys})"
+
+    def __str__(self) -> str:
+        n = len(self.damage)
+        shown = "; ".join(
+            f"call {_key_shown(key)}: {why}" for key, why in list(self.damage.items())[:_SHOWN]
+        )
+        more = f"; and {n - _SHOWN} more" if n > _SHOWN else ""
+        head = (
+            f"the store {self.path!r} has {n} damaged {'row' if n == 1 else 'rows'}: "
+            f"{shown}{more}. fairjudge neither serves nor changes a damaged row"
+        )
+        if n > _DELETABLE:
+            return (
+                f"{head}. So many damaged rows mean a damaged file: move it aside and pass "
+                "another --store (`sqlite3 STORE .recover` can save the readable rows)"
+            )
+        return (
+            f"{head}. Delete {'it' if n == 1 else 'them'}, and the next run makes those "
+            f"calls again (at their cost): sqlite3 {shlex.quote(self.path)} "
+            f'"{self.delete_sql}"'
         )

@@ -18,8 +18,18 @@ Integrity. ``PRAGMA quick_check`` runs on every open; a damaged file is refused,
 never repaired or overwritten. It reads the whole file: about 0.15 s for 100,000
 stored calls (400 MB) when the file is in the OS cache.
 
-Writability. A write inside a transaction that is rolled back, and a free-space check,
-prove that finished calls can be stored before any call is paid for.
+Writability. A free-space check, before anything is created or opened, and a write
+inside a transaction that is rolled back prove that finished calls can be stored
+before any call is paid for.
+
+Leaving nothing. An open that refuses leaves the disk as it found it: the folders it
+made and the store it created (with its ``-wal`` and ``-shm``) are removed again, so
+a refused new path is never left holding an empty store, and the message says so
+("nothing was created"; for a store that was there, "the store was not changed").
+A store another process put in place meanwhile is not this open's to remove; one
+that another process opened in the moment between this open creating it and
+refusing it would be (the refusals after creation are a write probe failing, which
+would fail for that process too).
 """
 
 from __future__ import annotations
@@ -92,10 +102,11 @@ def _refuse(path: str, why: str) -> ConfigError:
     )
 
 
-def _cannot_write(path: str, exc: BaseException | None) -> ConfigError:
+def _cannot_write(path: str, exc: BaseException | None, *, new: bool) -> ConfigError:
+    left = "nothing was created" if new else "the store was not changed"
     return ConfigError(
-        f"cannot use the store {path!r}: {cause_of(path, exc)}. No call was made; fix "
-        "that or pass another path with --store"
+        f"cannot use the store {path!r}: {cause_of(path, exc)}. No call was made and "
+        f"{left}; fix that or pass another path with --store"
     )
 
 
@@ -113,28 +124,77 @@ def open_store(path: str, busy_timeout: float) -> sqlite3.Connection:
     Raises:
         ConfigError: The path cannot hold a store, the file is not a fairjudge store,
             it is damaged, it comes from a newer fairjudge, or it cannot be written.
+            Whatever this open created (folders, the store) is removed first.
     """
     if path == ":memory:":
         conn = _connect(path, busy_timeout)
         _initialise(conn)
         return conn
     p = Path(path)
+    made = _Made(p)
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
+        return _open(p, busy_timeout, made)
+    except BaseException:
+        made.remove()
+        raise
+
+
+class _Made:
+    """What one open put on the disk: removed again if the open refuses."""
+
+    def __init__(self, p: Path) -> None:
+        self.path = p
+        try:
+            self.new = not p.exists()
+        except OSError:  # e.g. a folder on the way that this user cannot enter
+            self.new = False  # opening says why, and creates nothing
+        self.store = False
+        self.folders: list[Path] = []  # deepest first
+
+    def make_folders(self) -> None:
+        parent = self.path.parent
+        self.folders = [f for f in (parent, *parent.parents) if not f.exists()]
+        parent.mkdir(parents=True, exist_ok=True)
+
+    def remove(self) -> None:
+        if self.store:
+            for name in (self.path.name, f"{self.path.name}-wal", f"{self.path.name}-shm"):
+                with contextlib.suppress(OSError):
+                    self.path.with_name(name).unlink()
+        for folder in self.folders:
+            with contextlib.suppress(OSError):  # not empty: something else is in it now
+                folder.rmdir()
+
+
+def _open(p: Path, busy_timeout: float, made: _Made) -> sqlite3.Connection:
+    path = str(p)
+    try:
+        _check_space(p, made)  # before anything is written or even opened
+        made.make_folders()
         if not p.exists():
-            _create(p)
+            made.store = _create(p)
         _check_file(p)
         conn = _connect(path, busy_timeout)
     except ConfigError:
         raise
     except (OSError, sqlite3.Error) as exc:
-        raise _cannot_write(path, exc) from exc
+        raise _cannot_write(path, exc, new=made.new) from exc
     try:
-        _open_checked(conn, path)
+        _open_checked(conn, path, made)
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _check_space(p: Path, made: _Made) -> None:
+    """Refuse a disk with less than :data:`MIN_FREE_BYTES` free for the store's folder."""
+    folder = p.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    free = free_bytes(folder)
+    if free is not None and free < MIN_FREE_BYTES:
+        raise _cannot_write(str(p), None, new=made.new)
 
 
 def _connect(path: str, busy_timeout: float) -> sqlite3.Connection:
@@ -154,8 +214,12 @@ def _initialise(conn: sqlite3.Connection) -> None:
     )
 
 
-def _create(p: Path) -> None:
-    """Build a new store under a temporary name and link it into place whole."""
+def _create(p: Path) -> bool:
+    """Build a new store under a temporary name and link it into place whole.
+
+    Returns:
+        Whether this call put the store in place (``False``: another process did).
+    """
     tmp = p.with_name(f".{p.name}.{os.getpid()}-{secrets.token_hex(4)}.new")
     try:
         conn = sqlite3.connect(tmp, isolation_level=None)
@@ -166,14 +230,30 @@ def _create(p: Path) -> None:
         try:
             os.link(tmp, p)
         except FileExistsError:
-            pass  # another process created it first: open theirs
+            return False  # another process created it first: open theirs
         except OSError:  # a file system without hard links: copy, never overwrite
-            with contextlib.suppress(FileExistsError), tmp.open("rb") as src, p.open("xb") as dst:
-                dst.write(src.read())
+            return _copy_new(tmp, p)
+        return True
     finally:
         for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
             with contextlib.suppress(OSError):
                 leftover.unlink()
+
+
+def _copy_new(src: Path, p: Path) -> bool:
+    """Copy ``src`` to a new file ``p``; a copy cut short (a full disk) is removed."""
+    try:
+        dst = p.open("xb")
+    except FileExistsError:
+        return False
+    try:
+        with dst:
+            dst.write(src.read_bytes())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            p.unlink()
+        raise
+    return True
 
 
 def _check_file(p: Path) -> None:
@@ -192,7 +272,7 @@ def _check_file(p: Path) -> None:
         raise _refuse(path, "it is not a SQLite database")
 
 
-def _open_checked(conn: sqlite3.Connection, path: str) -> None:
+def _open_checked(conn: sqlite3.Connection, path: str, made: _Made) -> None:
     try:
         adopt = _check_identity(conn, path)
         # Memory-mapped reads make the check about 3x faster (0.15 s instead of 0.5 s
@@ -203,7 +283,7 @@ def _open_checked(conn: sqlite3.Connection, path: str) -> None:
     except sqlite3.DatabaseError as exc:
         if is_corruption(exc):
             raise _damaged(path, str(exc)) from exc
-        raise _cannot_write(path, exc) from exc
+        raise _cannot_write(path, exc, new=made.new) from exc
     if rows != [("ok",)]:
         found = "; ".join(str(r[0]) for r in rows[:3])
         raise _damaged(path, f"PRAGMA quick_check: {found}")
@@ -211,10 +291,7 @@ def _open_checked(conn: sqlite3.Connection, path: str) -> None:
         _prepare(conn, adopt)
         _probe(conn)
     except sqlite3.Error as exc:
-        raise _cannot_write(path, exc) from exc
-    free = free_bytes(Path(path).parent)
-    if free is not None and free < MIN_FREE_BYTES:
-        raise _cannot_write(path, None)
+        raise _cannot_write(path, exc, new=made.new) from exc
 
 
 def _check_identity(conn: sqlite3.Connection, path: str) -> bool:
