@@ -25,6 +25,11 @@ Stopping:
 
 Either way, every call that finished is in the store, so running the same work
 again continues where this run stopped.
+
+A store that cannot be written (a full disk: :class:`~fairjudge.runner.StoreWriteError`)
+stops starting calls and sending retries at once. The calls in flight finish, because
+their replies are paid for: each is stored if it fits, or counted in the error's
+``unsaved`` if not, so the message names every paid reply the next run makes again.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from fairjudge.runner._records import call_row
 from fairjudge.runner._result import CallOutcome, RunResult, StopReason
 from fairjudge.runner._stops import stop_error
 from fairjudge.runner._store import Store
+from fairjudge.runner._store_errors import StoreWriteError
 from fairjudge.runner._tally import Tally
 from fairjudge.runner._writer import BatchWriter
 
@@ -150,7 +156,7 @@ class Run(Tally):
     async def _make_calls(self, todo: dict[str, CallSpec]) -> None:
         loop = asyncio.get_running_loop()
         self.loop = loop
-        self.writer = BatchWriter(self.store, loop)
+        self.writer = BatchWriter(self.store, loop, on_error=self._store_failed)
         now = loop.time()
         rpm, tpm = self.options.rpm, self.options.tpm
         self.rpm_bucket = TokenBucket.per_minute(rpm, now) if rpm else None
@@ -164,12 +170,25 @@ class Run(Tally):
         if self.progress is not None or self.on_progress is not None:
             ticker = loop.create_task(self._tick())
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            errors = [t.exception() for t in tasks if t.done() and not t.cancelled()]
+            errors: list[BaseException] = []
+            pending = set(tasks)
+            while pending:
+                _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+                errors = [
+                    e for t in tasks if t.done() and not t.cancelled() if (e := t.exception())
+                ]
+                # A store that cannot be written stops starting calls, but the calls in
+                # flight finish: their replies are paid for, so each one is stored if it
+                # fits or counted in the error if not. Any other error stops them too.
+                if not all(isinstance(e, StoreWriteError) for e in errors):
+                    break
+                self.halted = self.halted or bool(errors)
             fatal = [e for e in errors if isinstance(e, _STOPPING)]
-            others = [e for e in errors if e is not None]
-            if fatal or others:
-                raise (fatal or others)[0]
+            if fatal or errors:
+                first = (fatal or errors)[0]
+                if isinstance(first, StoreWriteError) and self.writer.error is not None:
+                    first = self.writer.error  # the one that counts every reply not stored
+                raise first
         finally:
             for task in (*tasks, ticker):
                 if task is not None and not task.done():
@@ -192,6 +211,10 @@ class Run(Tally):
             # Nothing claimable now; calls another process holds may come back to us.
             if self.stopped is not None or self.halted or not await queue.wait():
                 return
+
+    def _store_failed(self) -> None:
+        """A row could not be stored: start no call and send no retry from now on."""
+        self.halted = True
 
     def _served(self, key: str, spec: CallSpec, completion: Completion) -> None:
         """A call another process made while this run waited: served like a cached one."""
@@ -250,7 +273,13 @@ class Run(Tally):
                         self.retries += 1
                         self.backoff_s += delay
                         await asyncio.sleep(delay)
-                        continue
+                        if not self.halted:
+                            continue
+                        # The run stopped meanwhile (a full disk): a retry's reply would be
+                        # paid for with nowhere to store it.
+                        note = " (not retried: the run had stopped)"
+                        await self._failed(key, spec, exc, attempts, guess, note)
+                        return
                     note = f" (gave up after {loop.time() - started:.0f} s: the per-call limit)"
                 if self._stops_the_run(exc, spec):
                     self.halted = True  # start nothing more while the error row is written

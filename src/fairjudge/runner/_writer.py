@@ -9,14 +9,17 @@ calls that were in flight.
 
 A failed commit (full disk, read-only file, I/O error) is a
 :class:`~fairjudge.runner.StoreWriteError`, never a bare ``sqlite3`` traceback. One
-run shares one instance: the first failure is raised to the workers whose rows were
-in the batch (the engine stops starting calls), and later failures, such as the rows
-of calls that were still in flight, are added to its count of unsaved replies.
+run shares one instance: the first failure calls ``on_error`` at once (the engine
+stops starting calls and retries) and is raised to the workers whose rows were in the
+batch; the calls still in flight finish, and a later failure, such as the rows of
+those calls, is added to its count of unsaved replies, so it counts every paid reply
+that did not reach the disk.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from fairjudge.runner._records import Row
 from fairjudge.runner._store import Store
@@ -31,17 +34,26 @@ class BatchWriter:
     Args:
         store: Where the records go.
         loop: The running loop; all methods must be called from its thread.
+        on_error: Called once, when the first commit fails, before any waiter hears
+            of it (the engine stops starting calls there).
 
     Attributes:
         error: The run's :class:`StoreWriteError` once a commit has failed; its
             ``unsaved`` counts every paid reply that could not be stored.
     """
 
-    __slots__ = ("_done", "_loop", "_raised", "_records", "_store", "error")
+    __slots__ = ("_done", "_loop", "_on_error", "_raised", "_records", "_store", "error")
 
-    def __init__(self, store: Store, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        store: Store,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        on_error: Callable[[], None] | None = None,
+    ) -> None:
         self._store = store
         self._loop = loop
+        self._on_error = on_error
         self._records: list[Row] = []
         self._done: asyncio.Future[None] | None = None
         self._raised = False
@@ -71,6 +83,8 @@ class BatchWriter:
         except StoreWriteError as exc:
             if self.error is None:
                 self.error = exc
+                if self._on_error is not None:
+                    self._on_error()
             else:
                 self.error.add(exc)
             if done is not None and not done.done():
