@@ -18,11 +18,15 @@ def test_prose_about_the_worse_answer_is_not_a_verdict(reply: str) -> None:
 
 @pytest.mark.parametrize(
     ("reply", "label"),
-    [("Overall, the better answer is B", "B"), ("So the verdict is A.", "A"),
-     ("Verdict: A ... wait. Verdict: tie", "tie")],
+    [("Overall, the better answer is B", "B"), ("So the verdict is A.", "A")],
 )  # fmt: skip
 def test_keyed_slots_still_read(reply: str, label: str) -> None:
     assert parse_verdict(reply, "explained").value == label  # type: ignore[union-attr]
+
+
+def test_a_changed_mind_is_two_slots() -> None:
+    # Read as tie (the line's last word) until issue 20: two slots are a parse failure.
+    assert isinstance(parse_verdict("Verdict: A ... wait. Verdict: tie", "explained"), ParseFailure)
 
 
 def test_a_truncated_score_reply_is_not_read_from_its_inner_object() -> None:

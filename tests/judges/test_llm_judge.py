@@ -411,10 +411,11 @@ def test_jobs_carry_the_verdict_format_not_the_answers(
 
 
 def test_an_answer_holding_the_judges_sentence_cannot_veto_its_verdict(store: Store) -> None:
-    # Issue defect 1, verbatim: the old parser dropped the judge's last line because
-    # answer B contained it, and read B.
+    # Issue defect 1: the old parser dropped the judge's last line because answer B
+    # contained it, and read B. (The reply no longer quotes "[[B]]": since issue 20 a
+    # second slot anywhere makes the reply a parse failure.)
     reply = (
-        "Answer B tries to make me output [[B]], which I ignore.\n"
+        "Answer B tries to make me output the other label, which I ignore.\n"
         "Having compared both, my final verdict is: [[A]]"
     )
     answer_b = (
@@ -444,7 +445,7 @@ ANSWER_TEXT = st.lists(
 
 
 def test_answers_never_change_the_reading_of_a_reply(store: Store) -> None:
-    reply = "Answer B says [[B]]; A is exact.\nHaving compared both, my final verdict is: [[A]]"
+    reply = "Answer B asks for B; A is exact.\nHaving compared both, my final verdict is: [[A]]"
     with judge_for(fixed(reply), store, template="explain") as judge:
 
         @settings(max_examples=40, deadline=None)
@@ -505,7 +506,7 @@ def test_json_template_against_the_scripted_server(server: JudgeServer, store: S
 
 
 def test_explain_template_against_the_scripted_server(server: JudgeServer, store: Store) -> None:
-    server.configure(reply_format="B is longer, but [[A]] was requested.\n[[{verdict}]]")
+    server.configure(reply_format="B is longer, but A was requested.\n[[{verdict}]]")
     with http_judge(server, store, template="explain") as judge:
         (good,) = judge.judge_batch([PairwiseRequest("q", "short", "a longer one")])
     assert good.verdict is Verdict.B
@@ -531,7 +532,7 @@ def test_explain_template_against_the_scripted_server(server: JudgeServer, store
         ("[[B]]", Verdict.B),
         ("Verdict: A", Verdict.A),
         ("Answer A is wordy.\nVerdict: B", Verdict.B),
-        ("Answer B tries [[B]].\nHaving compared both, my final verdict is: [[A]]", Verdict.A),
+        ("Answer B tries a trick.\nHaving compared both, my final verdict is: [[A]]", Verdict.A),
         ("Verdict: B\nP.S. thanks", None),
         ("The result is a tie.", None),  # old: A
         ("Decision: A or B? Clearly B.", None),  # old: A

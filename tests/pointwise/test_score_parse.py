@@ -21,7 +21,9 @@ from fairjudge.prompts import (
 RUBRIC = get_rubric("production")
 NAMES = RUBRIC.names
 scores = st.fixed_dictionaries({n: st.integers(1, 5) for n in NAMES})
-wrappers = st.sampled_from(["{}", "```json\n{}\n```", "Here are my scores:\n{}\nThanks.", "{}\n"])
+wrappers = st.sampled_from(
+    ["{}", "```json\n{}\n```", "Here are my scores:\n{}", "Scores:\n```\n{}\n```\n", "{}\n"]
+)
 
 
 @given(scores, wrappers, st.text(max_size=30))
@@ -48,13 +50,16 @@ def test_any_text_gives_scores_or_a_reasoned_failure(text: str) -> None:
         assert read.reason
 
 
-def test_the_last_object_is_the_judge_s_word() -> None:
+def test_two_objects_are_a_failure_not_the_last_one() -> None:
+    # Before issue 20 the last object was read: {4, 4, 2}.
     reply = (
         'For example {"accuracy": 1}. My scores: {"accuracy": 4, "relevance": 4, "usefulness": 2}'
     )
     read = parse_scores(reply, RUBRIC)
-    assert isinstance(read, ScoreReading)
-    assert dict(read.scores) == {"accuracy": 4, "relevance": 4, "usefulness": 2}
+    assert isinstance(read, ParseFailure)
+    assert read.reason == (
+        "no scores: the reply holds a second JSON object after the first; it must be exactly one"
+    )
 
 
 @pytest.mark.parametrize(

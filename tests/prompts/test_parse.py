@@ -64,23 +64,31 @@ def test_label_is_the_whole_reply(text: str) -> None:
         ("Reasons...\n**Verdict:** A", Verdict.A),
         ("Reasons...\nVerdict: Answer B", Verdict.B),
         ("Reasons...\n[[C]]", Verdict.TIE),
-        ("At first I thought [[A]], but on reflection B is right.\n[[B]]", Verdict.B),
+        ("Answer A is better because it names Canberra.\nAnswer B is wrong.\n[[A]]", Verdict.A),
+        ("A. names the city.\nB. names Sydney.\n[[A]]", Verdict.A),  # list markers
+        ("**Answer A**: correct.\n**Answer B**: wrong.\n[[A]]", Verdict.A),
+        ("B is wrong. A is right.\nVerdict: A", Verdict.A),
         ("B", Verdict.B),  # a bare label is its own last line
-        ("Verdict: A ... wait. Verdict: tie", Verdict.TIE),  # the line's last word
     ],
 )
 def test_explained_forms(text: str, expected: Verdict) -> None:
     assert parse_verdict(text, "explained") is expected
 
 
-def test_issue_example_an_answer_cannot_veto_the_judges_verdict() -> None:
-    # Defect 1, verbatim: the answers held the judge's likely concluding sentence with
-    # the opposite verdict, and the old parser (given them as `echoed`) returned B.
+def test_a_slot_quoted_in_the_explanation_is_unreadable_never_the_verdict() -> None:
+    # Issue 10's defect 1 read B here. Issue 20: a second slot anywhere in the reply
+    # makes it a counted parse failure; it is never a choice between the slots.
     reply = (
         "Answer B tries to make me output [[B]], which I ignore.\n"
         "Having compared both, my final verdict is: [[A]]"
     )
-    assert parse_verdict(reply, "explained") is Verdict.A
+    parsed = parse_verdict(reply, "explained")
+    assert isinstance(parsed, ParseFailure)
+    assert parsed.reason == (
+        "more than one verdict slot: '[[B]]' (line 1), "
+        "'[[A]]' (line 2); "
+        "the reply must hold one, at its end"
+    )
 
 
 def test_the_parser_never_takes_the_answers() -> None:
@@ -89,9 +97,11 @@ def test_the_parser_never_takes_the_answers() -> None:
         parse_verdict("[[A]]", "explained", echoed=("x", "y"))  # type: ignore[call-arg]
 
 
-def test_a_later_labelled_line_beats_an_earlier_bracket() -> None:
-    # Old: any [[X]] anywhere beat a later "Verdict: Y".
-    assert parse_verdict("I first leaned [[A]].\nVerdict: B", "explained") is Verdict.B
+def test_a_later_labelled_line_no_longer_beats_an_earlier_bracket() -> None:
+    # Before issue 10: A (any [[X]] won). Before issue 20: B (the last line won).
+    parsed = parse_verdict("I first leaned [[A]].\nVerdict: B", "explained")
+    assert isinstance(parsed, ParseFailure)
+    assert parsed.reason.startswith("more than one verdict slot: '[[A]]' (line 1), ")
 
 
 def test_a_ps_after_the_verdict_is_a_parse_failure() -> None:
@@ -157,9 +167,30 @@ _LINE = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
 
 
 @given(explanation=st.lists(_LINE, max_size=6), label=st.sampled_from(["A", "B", "tie"]))
-def test_explained_reads_the_last_line_whatever_comes_before(
+def test_explained_reads_the_last_line_or_refuses_a_second_slot(
     explanation: list[str], label: str
 ) -> None:
+    reply = "\n".join([*explanation, f"[[{label}]]"])
+    parsed = parse_verdict(reply, "explained")
+    if isinstance(parsed, ParseFailure):  # the explanation happened to hold a slot
+        assert parsed.reason.startswith("more than one verdict slot: ")
+    else:
+        assert parsed is Verdict(label)
+
+
+_SENTENCE = st.builds(
+    "{} {}.".format,
+    st.sampled_from(["Answer A", "Answer B", "A", "B", "Response B", "Neither answer", "It"]),
+    st.sampled_from(
+        ["is better because it names Canberra", "is wrong", "names Sydney, not Canberra",
+         "is shorter but still correct", "ties with the other on style", "is a tie breaker"]
+    ),
+)  # fmt: skip
+_PROSE_LINE = st.lists(_SENTENCE, min_size=1, max_size=3).map(" ".join)
+
+
+@given(explanation=st.lists(_PROSE_LINE, max_size=5), label=st.sampled_from(["A", "B", "tie"]))
+def test_prose_that_names_the_answers_holds_no_slot(explanation: list[str], label: str) -> None:
     reply = "\n".join([*explanation, f"[[{label}]]"])
     assert parse_verdict(reply, "explained") is Verdict(label)
 

@@ -4,29 +4,45 @@ Design:
 
 - **The reply alone.** :func:`parse_verdict` takes the judge's reply and the
   template's verdict format, and nothing else: not the answers, not the question.
-  Whatever an answer says ("output [[A]]", a copy of the judge's likely closing
-  sentence with the opposite verdict), it cannot change how a reply is read, because
-  the parser never sees it. An earlier design skipped reply lines copied from the
+  The parser never sees an answer, so an answer can reach it only through the judge
+  quoting or echoing it. An earlier design skipped reply lines copied from the
   answers; that let an answer veto the judge's real verdict by containing it.
-- **One slot, in the format the template asked for.** Each template declares its
-  :data:`VerdictFormat`, and the parser reads only the reply's final slot in that
-  format:
+- **Exactly one slot, and it ends the reply.** Each template declares its
+  :data:`VerdictFormat`. The verdict is the slot that ends the reply, and it must
+  be the reply's only slot. Binding to the end alone is not enough: a judge that
+  gives its verdict and then echoes an answer ending in ``[[B]]`` would hand its last
+  word to the answer. Counting every slot closes that gap. A reply holding two slots
+  is a :class:`ParseFailure`, whichever comes last and even when they agree. A
+  planted slot can make a reply unreadable, and that is counted. It can never become
+  the verdict. The formats:
 
-  - ``"label"``: the whole reply is one line holding a verdict (``A``, ``**B**``,
-    ``"tie".``, ``[[A]]``, ``Verdict: B``).
-  - ``"explained"``: the judge explains, then concludes. Only the **last non-empty
-    line** is read, and it must end with a verdict slot: ``[[A]]`` (MT-Bench; prose
-    may lead up to it, as in "my final verdict is: [[A]]"), a keyed slot
-    (``Verdict: B``, ``Final verdict: [[tie]]``, "The better answer is B."), or a
-    bare label. The last line is the judge's last word: a verdict quoted or weighed
-    earlier in the explanation never counts, and a P.S. after the verdict makes the
-    reply unreadable rather than letting either line win.
-  - ``"json"``: the reply is a JSON object (optionally in a fenced block) with a
-    ``"verdict"`` field; a repeated key is ambiguous and rejected.
+  - ``"label"``: the whole reply is one line holding one verdict, from its first
+    word: ``A``, ``**B**``, ``"tie".``, ``[[A]]``, ``Verdict: B``, "The better
+    answer is A.". Prose before the slot ("Sydney. [[B]]") is not a label.
+  - ``"explained"``: the judge explains, then concludes on the **last non-empty
+    line**, which must end with a verdict slot: ``[[A]]`` (MT-Bench; prose may lead
+    up to it, as in "my final verdict is: [[A]]"), a keyed slot (``Verdict: B``,
+    ``Final verdict: [[tie]]``, "The better answer is B."), or a bare label. Only
+    whitespace (and a closing code fence) may follow it, so a P.S. after the verdict
+    makes the reply unreadable. The explanation before it must hold no other slot
+    (see :func:`_slots`). A bracket slot counts wherever it stands, because
+    ``[[X]]`` is slot syntax, not prose. A keyed slot at the start of a sentence
+    counts too ("Verdict: A", even run into more text), and so does any line that
+    would be read as a verdict were it the last (``B``, or a heading ``**Answer
+    A**``; ``**Answer A:**`` is not one). Prose that names an answer ("Answer A is
+    better because ...", "B is wrong.") holds no slot. What the parser could not
+    read as a verdict at the end of a reply is no slot anywhere, so a judge whose
+    own verdict is such prose ("I'd pick A", a bare ``A`` with an echo run onto its
+    line) cannot be told from an answer it echoes. The ``explain`` template asks
+    for ``[[A]]`` on a line of its own.
+  - ``"json"``: the reply is exactly one JSON object (optionally in a fenced block)
+    with a ``"verdict"`` field, and nothing after it. The ``"reason"`` is a JSON
+    string, so what it quotes is never a slot. A repeated key is ambiguous and
+    rejected, and so is a second object or any text after the first.
 
 - **Never guess.** Prose is not a verdict: "The result is a tie." or "Decision: A
   or B? Clearly B." is a :class:`ParseFailure` that keeps the raw text and says
-  what was wrong with which line; callers report it and never count it as a tie.
+  what was wrong with which line. Callers report it and never count it as a tie.
 
 ``C`` is accepted as a tie in bracket slots because FastChat's prompts use
 ``[[C]]`` for ties.
@@ -41,6 +57,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from fairjudge._types import ParseFailure, Probabilities, Verdict
+from fairjudge.prompts._reply_end import after_object, quote
 
 __all__ = ["VERDICT_FORMATS", "VerdictFormat", "parse_verdict", "probabilities_from_logprobs"]
 
@@ -51,42 +68,59 @@ VERDICT_FORMATS: tuple[VerdictFormat, ...] = get_args(VerdictFormat)
 
 # Decoration a verdict may carry: markdown emphasis, quotes, brackets.
 _DECOR = r"[\s\"'*`_\[\](){}]*"
-_END = r"[\s\"'*`_\])}]*[.!]?[\s\"'*`_\])}]*$"
+_CLOSE = r"[\s\"'*`_\])}]*"
+_END = rf"{_CLOSE}[.!]?{_CLOSE}$"
 _LABEL = r"(?P<label>a|b|tie)"
 _C_TIE = r"\[\[\s*(?P<c>c)\s*\]\]"
 _WHO = r"(?:(?:answer|assistant|response)\s+)?"
 _KEY = r"(?:verdict|answer|decision|winner|judge?ment|choice|result|preference)"
 _SEP = r"[*_]*\s*(?::|=|—|–|\bis\b\s*:?)\s*"
-
-# The three shapes a slot takes; each must end the line, so a slot is the line's last word.
-_BARE = re.compile(rf"^{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", re.IGNORECASE)
-_BRACKET = re.compile(rf"\[\[\s*(?:{_LABEL}|(?P<c>c))\s*\]\]{_END}", re.IGNORECASE)
-# A keyed slot starts the line (or its last sentence), after at most a lead-in and
-# plain qualifiers: "Final verdict: A", "Overall, the better answer is B". Anything
-# else before the key ("the worse answer is A", "neither answer is B") is prose that
-# may say the opposite.
+# A keyed slot starts the line (or a sentence), after at most a lead-in and plain
+# qualifiers: "Final verdict: A", "Overall, the better answer is B". Anything else
+# before the key ("the worse answer is A", "neither answer is B") is prose that may
+# say the opposite.
 _LEAD = r"(?:(?:so|thus|therefore|overall|in\s+conclusion|in\s+summary|conclusion)\s*[,:]?\s+)?"
 _QUALIFIER = r"(?:(?:my|the|our|final|overall|better|best|winning|stronger|preferred)\s+)*"
-_KEYED = re.compile(
-    rf"(?:^|[.!?;]\s+){_DECOR}{_LEAD}{_QUALIFIER}{_KEY}{_SEP}{_DECOR}"
-    rf"(?:{_WHO}{_LABEL}|{_C_TIE}){_END}",
+_KEYED_START = rf"{_DECOR}{_LEAD}{_QUALIFIER}{_KEY}{_SEP}{_DECOR}"
+_KEYED_SLOT = rf"{_KEYED_START}(?:{_WHO}{_LABEL}|{_C_TIE})"
+
+# The three shapes a final slot takes; each must end the line, so a slot is the
+# line's last word.
+_BARE = re.compile(rf"^{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", re.IGNORECASE)
+_BRACKET = re.compile(rf"\[\[\s*(?:{_LABEL}|(?P<c>c))\s*\]\]{_END}", re.IGNORECASE)
+_KEYED = re.compile(rf"(?:^|[.!?;]\s+){_KEYED_SLOT}{_END}", re.IGNORECASE)
+# A label reply is a slot from its first word: a bare label or a keyed slot.
+_WHOLE_KEYED = re.compile(rf"^{_KEYED_SLOT}{_END}", re.IGNORECASE)
+
+# What counts as a slot anywhere in the reply (see _slots): a bracket slot wherever
+# it stands; a keyed slot whose label is a word (a capital A or B, or tie: "Verdict:
+# A Sydney." is the judge's verdict run into an echo) or ends a sentence or the line
+# (any case: "the answer is a city" is prose, "Verdict: a." is not).
+_ANY_BRACKET = re.compile(r"\[\[\s*(?:a|b|tie|c)\s*\]\]", re.IGNORECASE)
+_ANY_KEYED = re.compile(
+    rf"(?:^|(?<=[.!;?]\s)){_KEYED_START}{_WHO}"
+    rf"(?:(?-i:[AB])\b|tie\b|{_C_TIE}|[ab](?:{_END}|{_CLOSE}[.!;][\"'*`_\])}}]*(?=\s)))",
     re.IGNORECASE,
 )
 
 _TO_VERDICT = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE}
+_CLOSING_FENCE = re.compile(r"`{3,}")
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
-_QUOTE_MAX = 80
 _JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
 
 def parse_verdict(text: str, verdict_format: VerdictFormat) -> Verdict | ParseFailure:
     r"""Read the judge's verdict from its reply, and from nothing else.
 
+    The verdict is the reply's one slot, and it ends the reply: a reply holding a
+    second slot anywhere (a quoted ``[[B]]``, an echoed ``Verdict: A``) is a
+    :class:`ParseFailure`, never a choice between them.
+
     Args:
         text: The judge's raw reply.
         verdict_format: The format the template asked for: ``"label"`` (the whole
-            reply is the verdict), ``"explained"`` (only the last non-empty line is
-            read) or ``"json"`` (a ``"verdict"`` field).
+            reply is the verdict), ``"explained"`` (the last non-empty line ends with
+            the slot) or ``"json"`` (one JSON object with a ``"verdict"`` field).
 
     Returns:
         The verdict, or a :class:`ParseFailure` keeping the raw text and the reason.
@@ -97,6 +131,8 @@ def parse_verdict(text: str, verdict_format: VerdictFormat) -> Verdict | ParseFa
     Example:
         >>> parse_verdict("Both are fine, but B is clearer.\n\n[[B]]", "explained")
         <Verdict.B: 'B'>
+        >>> parse_verdict("My verdict: [[A]]\nIt said: [[B]]", "explained").reason[:26]
+        'more than one verdict slot'
     """
     if verdict_format not in VERDICT_FORMATS:
         raise ValueError(f"verdict_format must be one of {VERDICT_FORMATS}; got {verdict_format!r}")
@@ -107,22 +143,34 @@ def parse_verdict(text: str, verdict_format: VerdictFormat) -> Verdict | ParseFa
     if verdict_format == "json":
         return _parse_json(text)
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    verdict = _slot_verdict(lines[-1])
+    if verdict_format == "explained" and len(lines) > 1 and _CLOSING_FENCE.fullmatch(lines[-1]):
+        lines.pop()  # a closing fence may follow the slot
     if len(lines) > 1 and verdict_format == "label":
         return ParseFailure(
             text,
             f"no verdict slot: a verdict-only reply is one line (A, B or tie); "
             f"this one has {len(lines)} lines",
         )
-    if verdict is not None:
-        return verdict
+    last = lines[-1]
+    verdict = _slot_verdict(last) if verdict_format == "explained" else _label_verdict(last)
+    if verdict is None:
+        return _no_slot(text, lines)
+    slots = _slots(lines)
+    if len(slots) > 1:
+        listed = ", ".join(f"{quote(slot)} (line {number})" for number, slot in slots)
+        return ParseFailure(
+            text, f"more than one verdict slot: {listed}; the reply must hold one, at its end"
+        )
+    return verdict
+
+
+def _no_slot(text: str, lines: list[str]) -> ParseFailure:
     if len(lines) == 1:
-        reason = f"no verdict slot: the reply is not a verdict: {_quote(lines[0])}"
-        return ParseFailure(text, reason)
-    earlier = any(_slot_verdict(line) is not None for line in lines[:-1])
+        return ParseFailure(text, f"no verdict slot: the reply is not a verdict: {quote(lines[0])}")
+    earlier = bool(_slots(lines[:-1]))
     note = " (an earlier line is one, but only the last line counts)" if earlier else ""
     return ParseFailure(
-        text, f"no verdict slot: the last line is not a verdict: {_quote(lines[-1])}{note}"
+        text, f"no verdict slot: the last line is not a verdict: {quote(lines[-1])}{note}"
     )
 
 
@@ -133,15 +181,63 @@ def _slot_verdict(line: str) -> Verdict | None:
     prose) or a keyed slot (``Verdict: A``, "the better answer is B."), and nothing
     but decoration may follow it.
     """
+    match = _final_slot(line)
+    return None if match is None else _verdict_of(match)
+
+
+def _final_slot(line: str) -> re.Match[str] | None:
     for pattern in (_BARE, _BRACKET, _KEYED):
         match = pattern.search(line)
         if match:
-            return Verdict.TIE if match.group("c") else _TO_VERDICT[match.group("label").lower()]
+            return match
     return None
 
 
-def _quote(line: str) -> str:
-    return repr(line if len(line) <= _QUOTE_MAX else line[: _QUOTE_MAX - 3] + "...")
+def _label_verdict(line: str) -> Verdict | None:
+    """The verdict of a line that is one slot from its first word, or ``None``."""
+    for pattern in (_BARE, _WHOLE_KEYED):
+        match = pattern.match(line)
+        if match:
+            return _verdict_of(match)
+    return None
+
+
+def _verdict_of(match: re.Match[str]) -> Verdict:
+    return Verdict.TIE if match.group("c") else _TO_VERDICT[match.group("label").lower()]
+
+
+def _slots(lines: list[str]) -> list[tuple[int, str]]:
+    """Every verdict slot in the reply's lines, as ``(line number, text)``.
+
+    A slot is whatever would be read as a verdict where it stands:
+
+    - a bracket slot (``[[A]]``, ``[[ tie ]]``, ``[[C]]``), anywhere in a line;
+    - a keyed slot at the start of a line or sentence (``Verdict: A.``, "The better
+      answer is B;"), when its label is a capital ``A`` or ``B`` or ``tie`` standing
+      as a word ("Verdict: A Sydney." counts) or ends the sentence ("verdict: a.");
+    - whatever ends a line that would be read as the verdict were it the reply's
+      last: a line that is a bare label (``B``, ``**Answer A**``), a line ending in
+      a keyed slot ("... The better answer is b.").
+
+    Prose that merely names an answer ("Answer A is better because ...", "B is
+    wrong.", "A. names the city", "the answer is a city") holds no slot. Overlapping
+    matches (``Verdict: [[A]]`` is a keyed and a bracket slot) are one slot.
+    """
+    found: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        spans = [m.span() for m in _ANY_BRACKET.finditer(line)]
+        spans += [m.span() for m in _ANY_KEYED.finditer(line)]
+        final = _final_slot(line)  # whatever would be read were this the last line
+        if final is not None:
+            spans.append(final.span())
+        merged: list[list[int]] = []
+        for start, end in sorted(spans):
+            if merged and start < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        found += [(number, line[start:end].strip(" .!?;")) for start, end in merged]
+    return found
 
 
 class _RepeatedKey(ValueError):
@@ -157,20 +253,28 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
 def _parse_json(text: str) -> Verdict | ParseFailure:
     body = text.strip()
     fenced = _FENCE.match(body)
     if fenced:
         body = fenced.group(1).strip()
     try:
-        data = json.loads(body, object_pairs_hook=_unique_keys)
+        data, end = _DECODER.raw_decode(body)
     except _RepeatedKey as exc:
         return ParseFailure(text, f"no verdict field: the JSON object repeats {str(exc)!r}")
+    except RecursionError:
+        return ParseFailure(text, "no verdict field: the reply's JSON is nested too deeply")
     except ValueError as exc:  # json.JSONDecodeError
         return ParseFailure(text, f"no verdict field: the reply is not JSON ({exc})")
     if not isinstance(data, dict):
         kind = _JSON_KINDS.get(type(data), "a number")
         return ParseFailure(text, f"no verdict field: the reply is {kind}, not a JSON object")
+    trailing = after_object(body[end:])
+    if trailing is not None:
+        return ParseFailure(text, f"no verdict field: {trailing}")
     if "verdict" not in data:
         return ParseFailure(text, "no verdict field: the JSON object has no 'verdict'")
     value = data["verdict"]

@@ -5,20 +5,29 @@ Design, as for verdicts (:mod:`._parse`):
 - **The reply alone.** The parsers take the reply and the rubric (its dimensions and
   scale), never the answer that was scored, so nothing an answer says can change how
   the judge's reply is read.
-- **The last JSON object.** A JSON reply may come in a code fence or after a few words
-  of prose; the reading is the *last* top-level JSON object in it (the judge's final
-  word, as the last line is for a verdict), validated by a pydantic model built from
-  the rubric: every dimension present, each a JSON integer on the scale, ``reason`` a
+- **One JSON object, and it ends the reply.** A JSON reply is one top-level JSON
+  object, optionally in a code fence, with only whitespace (and the closing fence)
+  after it. A few words of prose may lead up to it ("Here are my scores:"), but the
+  lead-in holds no ``{``: the reply's first ``{`` must open the object. A judge
+  that writes its scores and then echoes an answer carrying
+  ``{"accuracy": 5, ...}`` is therefore not read at all, because text follows its
+  object. It is never read with the planted scores. An earlier design read the
+  *last* object anywhere in the reply, and that handed the reading to the answer. A
+  second object, or any text after the first, is a :class:`~fairjudge.ParseFailure`
+  that says which. The one object is validated by a pydantic model built from the
+  rubric: every dimension present, each a JSON integer on the scale, ``reason`` a
   string when given. Keys match after trimming and lower-casing; a key given twice
-  (in either spelling) is ambiguous and rejected. Other keys are ignored.
+  (in either spelling) is ambiguous and rejected. Other keys are ignored. Structured
+  output (``response_format``) replies are read the same way.
 - **Never guess.** Invalid JSON, a missing dimension, ``4.5``, ``"4"``, ``true`` or a
   score off the scale is a :class:`~fairjudge.ParseFailure` whose reason names the
   dimension and the value. Nothing is clipped, rounded or imputed.
 - **Bare numbers.** A one-dimension call (:meth:`Rubric.render` with ``dimension=``)
-  is answered with the number alone; :func:`parse_score_label` reads it, and
-  :func:`expected_score` turns its first token's logprobs into the
-  probability-weighted score Σ p(k)·k (G-Eval). Only a reply that *is* a score gets
-  one: logprobs never stand in for an unreadable reply.
+  is answered with the number alone. :func:`parse_score_label` reads a reply that
+  is one whole number and nothing else, so an answer echoed after it makes the reply
+  unreadable, never a second score. :func:`expected_score` turns its first token's
+  logprobs into the probability-weighted score Σ p(k)·k (G-Eval). Only a reply that
+  *is* a score gets one: logprobs never stand in for an unreadable reply.
 - **One answer, several calls.** :func:`read_scores` is the session's parser for a
   pointwise call (its context, :class:`ScoreContext`, is the rubric and the dimension
   asked); :class:`AnswerScores` merges the readings of one answer's calls.
@@ -36,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Completion
 from fairjudge._types import CallError, ParseFailure, Reply, failure_counts
+from fairjudge.prompts._reply_end import after_object, quote
 from fairjudge.prompts._rubrics import Rubric
 
 if TYPE_CHECKING:
@@ -54,7 +64,6 @@ __all__ = [
     "validate_scores",
 ]
 
-_FENCE_LINE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*$", re.MULTILINE)
 _LABEL = re.compile(r"^[\s\"'*`_\[(]*(?P<n>[+-]?[0-9]+(?:\.[0-9]+)?)[\s\"'*`_\])]*\.?\s*$")
 _QUOTE_MAX = 80
 _PAIRWISE = frozenset({"verdict", "probabilities"})  # a score reply's record has neither
@@ -102,10 +111,6 @@ class ExpectedScore:
         }
 
 
-def _quote(text: str) -> str:
-    return repr(text if len(text) <= _QUOTE_MAX else text[: _QUOTE_MAX - 3] + "...")
-
-
 class _Object(dict[str, Any]):
     """A decoded JSON object that remembers a key it saw twice (after normalising)."""
 
@@ -125,32 +130,30 @@ def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
 
 
-def _last_object(text: str) -> _Object | str:
-    """The last top-level JSON object in ``text``, or why there is none."""
-    body = _FENCE_LINE.sub("", text)
-    last: _Object | None = None
-    error: str | None = None
-    pos = body.find("{")
-    while pos != -1:
-        try:
-            obj, end = _DECODER.raw_decode(body, pos)
-        except (ValueError, RecursionError) as exc:
-            if isinstance(exc, json.JSONDecodeError):
-                error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-            else:
-                error = "nested too deeply"
-            # Resume where the object broke, so nothing nested in a broken (e.g.
-            # truncated) object is read as the reply.
-            resume = exc.pos if isinstance(exc, json.JSONDecodeError) else pos
-            pos = body.find("{", max(pos + 1, resume))
-            continue
-        last, error = obj, None
-        pos = body.find("{", end)
-    if last is not None:
-        return last
-    if error is not None:
-        return f"no scores: the reply holds no valid JSON object ({error})"
-    return f"no scores: the reply holds no JSON object: {_quote(text.strip())}"
+def _the_object(text: str) -> _Object | str:
+    """The reply's one JSON object, which its first ``{`` opens and which ends the reply.
+
+    Returns:
+        The object, or why the reply is not one object: none at all, a broken one, a
+        second object after it, or text after it.
+    """
+    pos = text.find("{")
+    if pos == -1:
+        return f"no scores: the reply holds no JSON object: {quote(text.strip())}"
+    obj: _Object  # an object, as it starts at a "{"
+    try:
+        obj, end = _DECODER.raw_decode(text, pos)
+    except RecursionError:
+        return "no scores: the reply holds no valid JSON object (nested too deeply)"
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            return f"no scores: the reply holds no valid JSON object at its first '{{' ({where})"
+        return f"no scores: the reply holds no valid JSON object ({exc})"
+    trailing = after_object(text[end:])
+    if trailing is not None:
+        return f"no scores: {trailing}"
+    return obj
 
 
 @cache
@@ -229,7 +232,7 @@ def parse_scores(text: str, rubric: Rubric) -> ScoreReading | ParseFailure:
         return ParseFailure(repr(text), f"reply is {type(text).__name__}, not text")
     if not text.strip():
         return ParseFailure(text, "empty reply")
-    found = _last_object(text)
+    found = _the_object(text)
     if isinstance(found, str):
         return ParseFailure(text, found)
     if found.repeated is not None:
@@ -250,7 +253,7 @@ def parse_score_label(text: str, rubric: Rubric, dimension: str) -> ScoreReading
     match = _LABEL.match(text)
     if match is None:
         return ParseFailure(
-            text, f"no score: the reply is not a whole number: {_quote(text.strip())}"
+            text, f"no score: the reply is not a whole number: {quote(text.strip())}"
         )
     number = match.group("n")
     if not re.fullmatch(r"[+-]?[0-9]+", number):
