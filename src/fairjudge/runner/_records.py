@@ -6,19 +6,15 @@ field documented, in :mod:`._call_record`). Writing from the runner skips the mo
 per judge call on the event loop. So a run that only serves and writes calls never
 loads pydantic.
 
-Reading a cached reply checks every column it uses (:func:`reply_of`): SQLite keeps
-whatever a damaged file or a hand edit put in a column (text in ``input_tokens``,
-``[1,2`` in ``top_logprobs``), and such a value is a :class:`DamagedColumn` naming
-the column, never a ``json`` or ``TypeError`` traceback further on.
+Reading rows back, every value checked, is :mod:`._store_read`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._redact import scrub
@@ -26,14 +22,9 @@ from fairjudge._redact import scrub
 __all__ = [
     "COLUMNS",
     "SCHEMA_VERSION",
-    "DamagedColumn",
     "Row",
     "call_row",
-    "check_json",
-    "count_of",
     "dumps",
-    "number_of",
-    "reply_of",
     "utc_now",
 ]
 
@@ -128,126 +119,4 @@ def call_row(
         now,
         now,
         SCHEMA_VERSION,
-    )
-
-
-# -- reading, checked -----------------------------------------------------------------
-
-
-class DamagedColumn(ValueError):
-    """A stored value that is not what fairjudge writes there; the message names the column.
-
-    Attributes:
-        column: The column, as in :data:`COLUMNS`.
-    """
-
-    def __init__(self, column: str, problem: str) -> None:
-        super().__init__(f"{column} {problem}")
-        self.column = column
-
-
-def _text(column: str, value: object) -> str:
-    if isinstance(value, bytes):
-        raise DamagedColumn(column, "is not text (a blob)")
-    if not isinstance(value, str):
-        raise DamagedColumn(column, f"is not text (SQLite {type(value).__name__})")
-    return value
-
-
-def check_json(column: str, value: object) -> Any:
-    """The decoded value of a JSON column (``None`` for NULL).
-
-    Raises:
-        DamagedColumn: The value is not text, not valid JSON, or nested too deep.
-    """
-    if value is None:
-        return None
-    text = _text(column, value)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DamagedColumn(column, f"is not valid JSON ({exc.msg} at char {exc.pos})") from exc
-    except RecursionError as exc:
-        raise DamagedColumn(column, "is nested too deep to be fairjudge's JSON") from exc
-    except ValueError as exc:  # e.g. an integer longer than Python reads
-        raise DamagedColumn(column, f"is not valid JSON ({exc})") from exc
-
-
-def _logprobs(value: object) -> dict[str, float] | None:
-    data = check_json("top_logprobs", value)
-    if data is None:
-        return None
-    if type(data) is dict:
-        for v in data.values():
-            # A float that equals itself is not NaN; +inf is no log-probability.
-            if type(v) is not float or v != v or v == math.inf:
-                break
-        else:
-            return data  # every value a float already: the common case, no copy
-        if all(type(v) in (int, float) and v == v and v != math.inf for v in data.values()):
-            return {k: float(v) for k, v in data.items()}
-    raise DamagedColumn("top_logprobs", "is not a JSON object of token log-probabilities")
-
-
-def count_of(column: str, value: object) -> int | None:
-    """A stored token count: a whole number >= 0, or ``None``.
-
-    Raises:
-        DamagedColumn: Anything else.
-    """
-    if value is None:
-        return None
-    if type(value) is not int:
-        raise DamagedColumn(column, "is not a whole number")
-    if value < 0:
-        raise DamagedColumn(column, "is negative")
-    return value
-
-
-def number_of(column: str, value: object) -> float | None:
-    """A stored number (latency, cost), or ``None``.
-
-    Raises:
-        DamagedColumn: Anything else.
-    """
-    if value is None:
-        return None
-    if type(value) not in (int, float):
-        raise DamagedColumn(column, "is not a number")
-    return float(value)  # type: ignore[arg-type]
-
-
-def reply_of(
-    raw: object,
-    logprobs: object,
-    n_in: object,
-    n_out: object,
-    latency: object,
-    model: object,
-) -> Completion:
-    """The cached reply held by an ``ok`` row's columns, each one checked.
-
-    Raises:
-        DamagedColumn: The first column that is not what fairjudge writes there.
-    """
-    if type(raw) is not str:
-        if raw is None:
-            raise DamagedColumn("raw", "is missing (NULL)")
-        _text("raw", raw)
-    # The usual row passes the inline checks; the helpers name what is wrong.
-    if not (n_in is None or (type(n_in) is int and n_in >= 0)):
-        count_of("input_tokens", n_in)
-    if not (n_out is None or (type(n_out) is int and n_out >= 0)):
-        count_of("output_tokens", n_out)
-    if not (latency is None or type(latency) is float):
-        latency = number_of("latency_s", latency)
-    if not (model is None or type(model) is str):
-        _text("response_model", model)
-    return Completion(  # each value checked above
-        text=cast(str, raw),
-        top_logprobs=_logprobs(logprobs),
-        input_tokens=cast(int | None, n_in),
-        output_tokens=cast(int | None, n_out),
-        latency_s=latency or 0.0,
-        model=cast(str | None, model),
     )

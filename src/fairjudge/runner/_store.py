@@ -40,16 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from fairjudge._call import Completion
 from fairjudge._closing import Closing
-from fairjudge.runner._records import (
-    COLUMNS,
-    DamagedColumn,
-    Row,
-    check_json,
-    count_of,
-    number_of,
-    reply_of,
-    utc_now,
-)
+from fairjudge.runner._records import COLUMNS, Row, utc_now
 from fairjudge.runner._store_claims import (
     DEFAULT_LEASE_S,
     claim_keys,
@@ -60,6 +51,7 @@ from fairjudge.runner._store_claims import (
 )
 from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
 from fairjudge.runner._store_open import open_store
+from fairjudge.runner._store_read import DamagedColumn, Usage, record_of, reply_of, usage_of
 
 if TYPE_CHECKING:
     from fairjudge.runner._call_record import CallRecord
@@ -277,20 +269,9 @@ class Store(Closing):
             "status = 'ok' AND",
             keys,
         )
-        found: dict[str, Completion] = {}
-        damage: dict[str, str] = {}
-        for key, *columns in rows:
-            try:
-                found[key] = reply_of(*columns)
-            except DamagedColumn as exc:
-                damage[key] = str(exc)
-        if damage:
-            raise StoreRowDamaged(self.path, damage)
-        return found
+        return self._checked(rows, lambda row: reply_of(*row[1:]))
 
-    def usage_rows(
-        self, keys: Iterable[str]
-    ) -> dict[str, tuple[str, int | None, int | None, float | None, float | None]]:
+    def usage_rows(self, keys: Iterable[str]) -> dict[str, Usage]:
         """``(status, input_tokens, output_tokens, latency_s, cost_usd)`` per stored key.
 
         Rows of any status: a failed call's tokens and cost count too.
@@ -299,22 +280,24 @@ class Store(Closing):
             StoreRowDamaged: A row's numbers are not numbers.
         """
         rows = self._select("status, input_tokens, output_tokens, latency_s, cost_usd", "", keys)
-        usage: dict[str, tuple[str, int | None, int | None, float | None, float | None]] = {}
+        return self._checked(rows, usage_of)
+
+    def _checked(self, rows: Iterable[Row], read: Callable[[Row], _T]) -> dict[str, _T]:
+        """``{key: read(row)}`` over rows that start with the key.
+
+        Raises:
+            StoreRowDamaged: Naming every row ``read`` found damaged.
+        """
+        found: dict[str, _T] = {}
         damage: dict[str, str] = {}
-        for key, status, n_in, n_out, latency, cost in rows:
+        for row in rows:
             try:
-                usage[key] = (
-                    status,
-                    count_of("input_tokens", n_in),
-                    count_of("output_tokens", n_out),
-                    number_of("latency_s", latency),
-                    number_of("cost_usd", cost),
-                )
+                found[row[0]] = read(row)
             except DamagedColumn as exc:
-                damage[key] = str(exc)
+                damage[str(row[0])] = str(exc)
         if damage:
             raise StoreRowDamaged(self.path, damage)
-        return usage
+        return found
 
     def has_all(self, keys: Iterable[str]) -> bool:
         """Whether every one of ``keys`` has an ``ok`` row; reads the keys only, in chunks."""
@@ -340,12 +323,7 @@ class Store(Closing):
             row = self._conn.execute(
                 f"SELECT {', '.join(COLUMNS)} FROM calls WHERE key = ?", (key,)
             ).fetchone()
-        if row is None:
-            return None
-        try:
-            return _record_of(row)
-        except DamagedColumn as exc:
-            raise StoreRowDamaged(self.path, {key: str(exc)}) from exc
+        return None if row is None else self._checked([row], record_of)[key]
 
     def records(self, *, status: Literal["ok", "error"] | None = None) -> Iterator[CallRecord]:
         """Every record (optionally only one status), oldest first.
@@ -363,15 +341,10 @@ class Store(Closing):
             ).fetchall()
         for n, row in enumerate(rows):
             try:
-                record = _record_of(row)
-            except DamagedColumn as exc:
-                damage = {str(row[0]): str(exc)}
-                for later in rows[n + 1 :]:
-                    try:
-                        _record_of(later)
-                    except DamagedColumn as more:
-                        damage[str(later[0])] = str(more)
-                raise StoreRowDamaged(self.path, damage) from exc
+                record = record_of(row)
+            except DamagedColumn:
+                self._checked(rows[n:], record_of)  # raises, naming each damaged row left
+                raise
             yield record
 
     def count(self, *, status: Literal["ok", "error"] | None = None) -> int:
@@ -384,38 +357,3 @@ class Store(Closing):
                     "SELECT COUNT(*) FROM calls WHERE status = ?", (status,)
                 ).fetchone()
         return int(row[0])
-
-
-_REPLY_COLUMNS = (
-    "raw",
-    "top_logprobs",
-    "input_tokens",
-    "output_tokens",
-    "latency_s",
-    "response_model",
-)
-
-
-def _record_of(row: Row) -> CallRecord:
-    """The record of a row read in column order, each column checked.
-
-    Raises:
-        DamagedColumn: The first column that does not hold what fairjudge writes there.
-    """
-    from pydantic import ValidationError
-
-    from fairjudge.runner._call_record import from_row
-
-    data = dict(zip(COLUMNS, row, strict=True))
-    for column in ("spec", "parsed", "top_logprobs"):
-        value = check_json(column, data[column])
-        if not (isinstance(value, dict) or (value is None and column != "spec")):
-            raise DamagedColumn(column, "is not a JSON object")
-    if data["status"] == "ok":  # the columns a cached reply is served from
-        reply_of(*(data[c] for c in _REPLY_COLUMNS))
-    try:
-        return from_row(row)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        column = ".".join(str(part) for part in first["loc"]) or "the row"
-        raise DamagedColumn(column, f"does not fit the record ({first['msg']})") from exc
