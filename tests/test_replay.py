@@ -71,10 +71,15 @@ def comparable(summary: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
+# The scripted judge's kappa is 0 on the three labelled items it resolves: calibrate's gate
+# (issue 21) would fail it, and this file is about replaying, not about the gate.
+_GATE = {"compare": (), "calibrate": ("--min-kappa", "-1")}
+
+
 def recorded(items: Path, tmp_path: Path, command: str = "compare") -> tuple[dict[str, Any], Path]:
     out = tmp_path / f"{command}.out.jsonl"
     code, text = cli(command, str(items), "--judge", SCRIPTED, "--out", str(out), "--json",
-                     "--max-unresolved", "1", "--bootstrap", "200")  # fmt: skip
+                     "--max-unresolved", "1", "--bootstrap", "200", *_GATE[command])  # fmt: skip
     assert code == 0, text
     return json.loads(text), out
 
@@ -85,7 +90,7 @@ def test_replay_of_an_out_file_reproduces_the_run_exactly(
 ) -> None:
     first, out = recorded(items, tmp_path, command)
     code, text = cli(command, str(items), "--judge", f"replay:{out}", "--json",
-                     "--max-unresolved", "1", "--bootstrap", "200")  # fmt: skip
+                     "--max-unresolved", "1", "--bootstrap", "200", *_GATE[command])  # fmt: skip
     assert code == 0, text
     assert comparable(json.loads(text)) == comparable(first)
 

@@ -192,8 +192,9 @@ def test_rank_l2_reaches_the_leaderboard(write_jsonl) -> None:  # type: ignore[n
     ] + [{"model_a": "x", "model_b": "y", "winner": "tie", "question_id": "xy"}]
     path = str(write_jsonl(rows))
     unbeaten = invoke("rank", path, "--bootstrap", "20")
-    assert unbeaten.exit_code == 2
-    assert "--l2" in unbeaten.output
+    # Issue 21: no longer exit 2; the fallback ridge is used and said, naming --l2.
+    assert unbeaten.exit_code == 0, unbeaten.output
+    assert "--l2 0.1" in unbeaten.output
     fitted = invoke("rank", path, "--bootstrap", "20", "--l2", "0.5", "--json")
     assert fitted.exit_code == 0, fitted.output
     ratings = {r["model"]: r["rating"] for r in json.loads(fitted.stdout)["ratings"]}

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairjudge._errors import InputError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._agreement import judge_agreement
 from fairjudge.stats._bradley_terry import bradley_terry
 from fairjudge.stats._correlation import score_correlation
@@ -255,10 +255,41 @@ def test_an_unbeaten_model_needs_l2_and_the_error_names_the_flag() -> None:
     assert [row.model for row in r.ratings] == ["top", "mid", "low"]
     for row in r.ratings:
         assert math.isfinite(row.rating)
-        assert row.ci.estimable
-        assert math.isfinite(row.ci.low)
-        assert math.isfinite(row.ci.high)
+        assert row.rank_ci.estimable  # the battles do order them
     assert np.isfinite(r.win_rate_matrix).all()
+    # Issue 21: only the ridge keeps top and mid finite relative to the anchor (low never
+    # beat or tied them): their intervals would measure the ridge, so they are refused.
+    assert r.held_by_ridge == ("mid", "top")
+    assert not r.l2_fallback
+    assert r.rating("top").ci.reason == (
+        "no finite maximum-likelihood rating: the group of 'low' never beat or tied it "
+        "(directly or through other models), so without a ridge it runs off to plus infinity; "
+        "the rating shown is where the ridge (l2=0.1) holds it, not an estimate from the "
+        "battles, and an interval would measure the ridge"
+    )
+    assert (r.rating("low").ci.low, r.rating("low").ci.high) == (1000.0, 1000.0)
+
+
+def test_an_unbeaten_model_falls_back_to_a_ridge_that_is_said() -> None:
+    a, b, o = UNBEATEN
+    r = bradley_terry(a, b, o, anchor="mid", fallback_l2=0.1, n_resamples=100, seed=0)
+    asked = bradley_terry(a, b, o, anchor="mid", l2=0.1, n_resamples=100, seed=0)
+    assert (r.l2, r.l2_fallback, asked.l2_fallback) == (0.1, True, False)
+    assert [row.rating for row in r.ratings] == [row.rating for row in asked.ratings]
+    assert r.held_by_ridge == ("low", "top")
+    assert "runs off to minus infinity" in (r.rating("low").ci.reason or "")
+    assert "runs off to plus infinity" in (r.rating("top").ci.reason or "")
+    assert r.rating("mid").ci.estimable
+    assert r.to_dict()["held_by_ridge"] == ["low", "top"]
+    assert r.to_dict()["l2_fallback"] is True
+    assert "fitted with the fallback ridge l2=0.1: without a ridge the ratings of low, top" in (
+        r.summary()
+    )
+    # Battles with a finite maximum never fall back, and nothing is held.
+    fine = bradley_terry(*battles(np.array([0.0, 0.5, -0.3]), 60, seed=3), fallback_l2=0.1)
+    assert (fine.l2, fine.l2_fallback, fine.held_by_ridge) == (0.0, False, ())
+    with pytest.raises(ConfigError, match="fallback_l2 must be > 0"):
+        bradley_terry(a, b, o, fallback_l2=0.0)
 
 
 # (d) One question: the cluster bootstrap cannot vary ---------------------------------------
@@ -334,3 +365,14 @@ def test_with_every_style_feature_constant_style_control_is_plain_bradley_terry(
     plain = bradley_terry(a, b, o, n_resamples=20, seed=0)
     for row in plain.ratings:
         assert math.isclose(styled.rating(row.model).rating, row.rating, abs_tol=1e-6)
+
+
+def test_which_way_a_rating_runs_off_is_said() -> None:
+    # a beats y; z beats y; z never meets a. Anchored on a: y never beat or tied a's
+    # group (minus infinity); z is ordered against a only through y, whose own rating
+    # runs off, so it is bounded neither way.
+    r = bradley_terry(["a", "z"], ["y", "y"], ["1", "1"], fallback_l2=0.1, n_resamples=20)
+    assert r.held_by_ridge == ("y", "z")
+    assert "runs off to minus infinity" in (r.rating("y").ci.reason or "")
+    assert "bounded neither way" in (r.rating("z").ci.reason or "")
+    assert r.rating("a").ci.estimable

@@ -239,3 +239,36 @@ def test_plain_bradley_terry_flags_every_round_past_the_bound() -> None:
     # And its leaderboard is the one it always was.
     r = bradley_terry(a, b, o, n_resamples=500, seed=0)
     assert r.n_degenerate_resamples == int(draws.n_degenerate)
+
+
+def test_the_fallback_ridge_does_not_hide_separation_by_style() -> None:
+    # Issue 21: `rank --pairing baseline --style-control` on the example. Every model
+    # meets alpha only, and delta, always the shorter, never beats or ties it: without a
+    # ridge there is no finite maximum, so the fit falls back to l2 = 0.1. That ridge
+    # holds the length term inside the bound (as `chosen` shows); but the user chose no
+    # ridge, so separation is judged without it, and the verdicts, which length alone
+    # explains, are still reported as separated.
+    a, b, o, text_a, text_b, q = [], [], [], [], [], []
+    for k in range(16):
+        for other in ("beta", "gamma", "delta"):
+            x, y = ("alpha", other) if len(a) % 2 else (other, "alpha")  # as rank's coin flip
+            lx, ly = WORDS[x][k], WORDS[y][k]
+            a.append(x)
+            b.append(y)
+            o.append("1" if lx > ly else "2" if lx < ly else "tie")
+            text_a.append(" ".join(["detail"] * lx))
+            text_b.append(" ".join(["detail"] * ly))
+            q.append(f"q{k}")
+    r = style_controlled_bradley_terry(
+        a, b, o, text_a, text_b, questions=q, fallback_l2=0.1, n_resamples=50
+    )
+    assert (r.l2, r.l2_fallback, r.held_by_ridge) == (0.1, True, ("delta",))
+    assert r.reason == SEPARATED
+    assert r.coefficients[0].reason == SEPARATED
+    # A ridge the user asks for is a cure they chose, as before.
+    chosen = style_controlled_bradley_terry(
+        a, b, o, text_a, text_b, questions=q, l2=0.1, n_resamples=50
+    )
+    assert chosen.reason is None
+    assert not chosen.l2_fallback
+    assert chosen.held_by_ridge == ("delta",)

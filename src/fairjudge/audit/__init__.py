@@ -5,7 +5,8 @@
   documented thresholds and the residual after its mitigation
   (:class:`AuditReport`). Runs on the built-in suite (:func:`builtin_items`) or the
   user's items (:func:`load_audit_items`).
-- :func:`calibration_report`: a pairwise judge's verdicts against human labels.
+- :func:`calibration_report`: a pairwise judge's verdicts against human labels, with
+  its gate (:class:`CalibrationGate`: Cohen's kappa and Spearman checks).
 - :func:`score_calibration_report`: a pointwise judge's rubric scores against human
   scores, per dimension.
 
@@ -15,7 +16,12 @@ Everything but the pairwise calibration loads on first use (PEP 562).
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes
-from fairjudge.audit._calibration import calibration_report, check_labels
+from fairjudge.audit._calibration import (
+    CalibrationGate,
+    GateCheck,
+    calibration_report,
+    check_labels,
+)
 
 if TYPE_CHECKING:
     from fairjudge.audit._audit import EXPERIMENTS, AuditReport, audit, plan_experiments
@@ -56,9 +62,11 @@ __all__ = [
     "AuditJudge",
     "AuditReport",
     "AuditSettings",
+    "CalibrationGate",
     "DimensionCalibration",
     "Effect",
     "ExperimentResult",
+    "GateCheck",
     "ModelAuditJudge",
     "ScoreCalibration",
     "SystemScoreAgreement",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -197,6 +197,21 @@ class ScoreCalibration:
             return None
         return not self.failed
 
+    @property
+    def outcome(self) -> Literal["passed", "failed", "not_applied"]:
+        """The gate's outcome: ``not_applied`` when no dimension could be gated (not a pass)."""
+        return "not_applied" if self.passed is None else "passed" if self.passed else "failed"
+
+    def not_applied_reason(self) -> str | None:
+        """Why no dimension could be gated, dimension by dimension; ``None`` when one was."""
+        if self.passed is not None:
+            return None
+        reasons = [
+            f"{d.dimension}: {d.skipped.get('correlation', 'no correlation')}"
+            for d in self.dimensions
+        ]
+        return "; ".join(reasons) or "no dimension has human scores"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         r = self.result
@@ -209,6 +224,11 @@ class ScoreCalibration:
             "min_spearman": self.min_spearman,
             "passed": self.passed,
             "failed": self.failed,
+            "gate": {
+                "outcome": self.outcome,
+                "passed": self.passed,
+                "reason": self.not_applied_reason(),
+            },
             "dimensions": [d.to_dict() for d in self.dimensions],
             "seed": r.seed,
             "level": r.level,

@@ -7,12 +7,17 @@ Exit codes:
   error); every finished call is kept in the store.
 - 2: usage or input errors (bad options, bad files, unknown judges, missing extras),
   always reported before the first judge call.
-- 3: ``calibrate``'s Spearman gate failed.
+- 3: ``calibrate``'s gate failed (Cohen's kappa on human labels, Spearman on human
+  scores).
 - 4: too many items could not be resolved (``--max-unresolved``): the calls ran,
   but too few verdicts came back to trust the result.
 - 5: stopped by ``--max-calls`` / ``--max-cost``: the partial result is printed and
   saved (``--json``, ``--out``), marked partial; run again with a larger budget to
   finish (stored calls cost nothing).
+- 6: ``score --fail-on-collapse`` and a collapse alarm tripped (``cli._score``).
+- 7: ``calibrate`` could evaluate no check of its gate (too few labelled items, or a
+  statistic undefined on them): no evidence either way, which is not a pass
+  (``cli._calibrate``).
 - 130: interrupted; every finished call is kept in the store.
 
 Every piece of user or exception text is printed with markup off, so a path, a

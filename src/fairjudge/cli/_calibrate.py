@@ -9,9 +9,15 @@ column without them is pointwise (the rubric's scores against ``human_<dimension
 per dimension: :func:`fairjudge.audit.score_calibration_report`). From stdin (``-``)
 or a pipe the columns are not peeked at: ``--rubric`` selects pointwise input.
 
-Exit codes: 0 when the gate passes (or there is no gate to apply), 3 when it fails,
-2 for input errors, 1 when judging failed, 4 when too many items were unresolved,
-5 when a budget stopped the run.
+The gate: Cohen's kappa >= ``--min-kappa`` (0.4) on ``human`` labels (1/2/tie),
+Spearman >= ``--min-spearman`` (0.7) on ``human_score`` (pointwise: on every
+dimension). Each compares the point estimate; whether the interval's lower end
+clears the threshold too is printed next to it (see :mod:`fairjudge.audit._calibration`).
+
+Exit codes: 0 when the gate passes, 3 when it fails, 7 when no check of the gate
+could be evaluated (too few labelled items, or a statistic that is undefined on
+them: not a pass), 2 for input errors, 1 when judging failed, 4 when too many items
+were unresolved, 5 when a budget stopped the run.
 """
 
 import json
@@ -26,6 +32,7 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._io_rows import open_source
 from fairjudge._types import Resolution
 from fairjudge.audit import calibration_report, check_score_labels, score_calibration_report
+from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags
@@ -43,7 +50,10 @@ from fairjudge.report import (
     write_jsonl_atomic,
 )
 
-__all__ = ["calibrate"]
+__all__ = ["EXIT_GATE_NOT_APPLIED", "calibrate"]
+
+EXIT_GATE_NOT_APPLIED = 7
+"""No check of the gate could be evaluated: no evidence either way, which is not a pass."""
 
 _File = Annotated[
     Path,
@@ -56,6 +66,13 @@ _File = Annotated[
 _Gate = Annotated[
     float,
     typer.Option(help="Gate: pass at Spearman >= this (human_score; pointwise: every dimension)."),
+]
+_MinKappa = Annotated[
+    float,
+    typer.Option(
+        help="Gate: pass at Cohen's kappa >= this (human labels 1/2/tie; 0.4 is the bottom of "
+        "'moderate' agreement). Compared with the point estimate, as --min-spearman."
+    ),
 ]
 
 
@@ -174,6 +191,19 @@ def calibrate_scores(
         say("gate failed", f"Spearman < {min_spearman} on {', '.join(report.failed)}; do not use "
             "this judge for decisions without a better rubric or model", style="red")  # fmt: skip
         raise typer.Exit(EXIT_GATE_FAILED)
+    if report.passed is None:
+        _not_applied(report.not_applied_reason() or "")
+
+
+def _not_applied(why: str) -> None:
+    """Say why no check of the gate could be evaluated, and exit 7: that is not a pass."""
+    say(
+        "gate not applied",
+        f"{why}. No check could be evaluated, so this is no evidence either way (exit code "
+        f"{EXIT_GATE_NOT_APPLIED}); label more items before trusting this judge",
+        style="red",
+    )
+    raise typer.Exit(EXIT_GATE_NOT_APPLIED)
 
 
 @app.command()
@@ -183,6 +213,7 @@ def calibrate_scores(
 def calibrate(
     file: _File,
     min_spearman: _Gate = 0.7,
+    min_kappa: _MinKappa = MIN_KAPPA,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     *,
     flags: JudgeFlags,
@@ -197,13 +228,18 @@ def calibrate(
     human_<dimension> columns, per dimension, with the gate on every dimension. From
     stdin (-), --rubric selects pointwise input.
     """
-    if not -1 <= min_spearman <= 1:
-        raise ConfigError(f"--min-spearman must be in [-1, 1]; got {min_spearman}")
+    for flag, value in (("--min-spearman", min_spearman), ("--min-kappa", min_kappa)):
+        check_threshold(flag, value)
     if is_pointwise(file, columns, scoring):
+        if min_kappa != MIN_KAPPA:
+            raise ConfigError(
+                "--min-kappa applies to pairwise input with human labels (1/2/tie); pointwise "
+                "input is gated on Spearman (--min-spearman)"
+            )
         return calibrate_scores(file, min_spearman, json_output, flags, columns, run, scoring)
     judged = judge_file(file, flags, columns, run, labelled=True)
     result = judged.result
-    report = calibration_report(result, min_spearman=min_spearman)
+    report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
     payload = calibration_payload(report, judge=result.settings.judge or "")
     payload["skipped_rows"] = judged.skipped
     if run.html is not None:
@@ -216,12 +252,14 @@ def calibrate(
     else:
         render_calibration(report, Console())
     check_unresolved(result, run.max_unresolved)
-    gate = report.get("correlation")
-    if gate is not None and not gate.passed:
+    gate = report["gate"]
+    if gate.outcome == "failed":
+        failed = "; ".join(f"{c.statistic} {c.estimate:.3f} < {c.threshold:g}" for c in gate.failed)
         say(
             "gate failed",
-            f"Spearman {gate.spearman:.3f} < {min_spearman}; do not use this judge for "
-            "decisions without a better prompt or model",
+            f"{failed}; do not use this judge for decisions without a better prompt or model",
             style="red",
         )
         raise typer.Exit(EXIT_GATE_FAILED)
+    if gate.outcome == "not_applied":
+        _not_applied("; ".join(f"{c.statistic}: {c.reason}" for c in gate.checks))

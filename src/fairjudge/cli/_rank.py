@@ -34,7 +34,7 @@ from fairjudge.report import (
 )
 from fairjudge.runner import RunSummary
 
-__all__ = ["rank"]
+__all__ = ["FALLBACK_L2", "rank"]
 
 Pairing = Literal["all", "baseline", "sample"]
 Ties = Literal["half", "davidson"]
@@ -51,7 +51,17 @@ _Baseline = Annotated[str | None, typer.Option(help="The model for --pairing bas
 _PerQuestion = Annotated[int, typer.Option(help="Pairs per question for --pairing sample.")]
 _Ties = Annotated[Ties, typer.Option(help="half: a tie is half a win; davidson: a tie model.")]
 _Anchor = Annotated[str | None, typer.Option(help="The model pinned at --anchor-rating.")]
-_L2 = Annotated[float, typer.Option(help="Ridge on ratings; > 0 keeps unbeaten models finite.")]
+FALLBACK_L2 = 0.1
+"""The ridge ``rank`` fits with when ``--l2`` is 0 and the judged battles have no finite
+maximum (a model that never lost, or never won): a prior sd of about 550 Elo points.
+Found only after judging, so it is said with the leaderboard rather than refused."""
+_L2 = Annotated[
+    float,
+    typer.Option(
+        help="Ridge on ratings. 0: plain maximum likelihood, or, when the battles have none "
+        f"(a model never lost or never won), a ridge of {FALLBACK_L2:g}, said in the output."
+    ),
+]
 _Style = Annotated[
     bool, typer.Option(help="Also fit Arena-Hard style control (length, headers, lists, bold).")
 ]
@@ -126,6 +136,7 @@ def _fit(
     from fairjudge.stats import bradley_terry, style_controlled_bradley_terry  # scipy: lazily
 
     outcomes = [o.value for o in battles.outcomes]
+    common = {**common, "fallback_l2": FALLBACK_L2}
     leaderboard = bradley_terry(battles.model_a, battles.model_b, outcomes, ties=ties, **common)
     styled = None
     if style_control:
@@ -136,6 +147,31 @@ def _fit(
             **common,
         )  # fmt: skip
     return RankingReport(leaderboard, styled, unresolved)
+
+
+def _say_held(report: RankingReport) -> None:
+    """Say which ratings only the ridge keeps finite, and the --l2 that holds them."""
+    boards = [b for b in (report.leaderboard, report.style_control) if b is not None]
+    held = sorted({m for b in boards for m in b.held_by_ridge})
+    if not held:
+        return
+    which = ", ".join(held)
+    l2 = next(b for b in boards if b.held_by_ridge).l2
+    if any(b.l2_fallback for b in boards):
+        say(
+            "no finite ratings",
+            f"in the judged battles {which} never lost, or never won, against the rest, so "
+            f"without a ridge the ratings run off to infinity. Fitted with a ridge of --l2 "
+            f"{l2:g}, as Chatbot Arena's tooling does: the ratings of {which} are where the "
+            "ridge holds them, not estimates, and their intervals are n/a. Pass --l2 to choose "
+            "the ridge, or add battles they can lose or win",
+        )
+    else:
+        say(
+            "held by the ridge",
+            f"{which} never lost, or never won, against the rest: their ratings are where "
+            f"--l2 {l2:g} holds them, not estimates, and their intervals are n/a",
+        )
 
 
 def _show(
@@ -204,6 +240,7 @@ def rank(
         battles = battles_from(result)
     unresolved = result.n_unresolved if result is not None else 0
     report = _fit(battles, ties, style_control, unresolved, {**fit, "questions": battles.questions})
+    _say_held(report)
     _show(report, file, json_output=json_output, html=html, result=result, run=run)
     if result is not None:
         check_unresolved(result, max_unresolved)  # after the report: partial exits 5

@@ -276,6 +276,9 @@ def _calibration(report: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...
 
 def _gate(report: Mapping[str, Any]) -> str:
     """The gate's verdict in words, or what the figures say without a gate."""
+    if "gate" in report:  # calibration_report's gate: kappa and Spearman checks
+        verdict: str = report["gate"].verdict()
+        return verdict
     gate = report.get("correlation")
     if gate is None:
         why = report["skipped"].get("correlation", "no human scores")
@@ -349,7 +352,7 @@ def ranking_view(
         ("ties", board.ties),
         ("bootstrap", f"{board.n_resamples} rounds over {board.bootstrap}, seed {board.seed}"),
         ("anchor", f"{board.anchor} at {board.anchor_rating:g}"),
-        ("l2", f"{board.l2:g}"),
+        ("l2", f"{board.l2:g}" + (" (the fallback ridge)" if board.l2_fallback else "")),
         ("unresolved pairs", f"{report.n_unresolved} (left out, never counted as ties)"),
     ]
     position: tuple[Figure, ...] = ()

@@ -64,5 +64,8 @@ def render_ranking(report: RankingReport, console: Console) -> None:
             why = r.ci.reason or r.rank_ci.reason
             say(console, f"* {r.model}: {why}")
     say(console, f"{result.anchor} is pinned at {result.anchor_rating:g} (Elo scale).")
+    fallback = result.fallback_note()  # every rating is the ridge fit's: said by the table
+    if fallback is not None:
+        say(console, fallback)
     if report.style_control is not None:
         say(console, report.style_control.summary())

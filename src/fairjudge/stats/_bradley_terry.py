@@ -12,9 +12,13 @@ Where this differs from the references, on purpose:
   :mod:`._bt_solvers`).
 - The bootstrap is seeded, and clustered by question when questions are given.
 - A dataset without a finite maximum (a model that never lost, models never
-  compared) is an error that says so, not a silently huge rating. Bootstrap
-  rounds without one are counted per model, and an interval resting on too many
-  of them is reported as not estimable, with the reason, instead of as numbers.
+  compared) is an error that says so, not a silently huge rating, unless a ridge
+  is asked for (``l2``) or allowed as a fallback (``fallback_l2``, as Chatbot
+  Arena's tooling always fits with a small one). Then the models that only the
+  ridge keeps finite are named, and their intervals are not estimable: they would
+  measure the ridge. Bootstrap rounds without a finite maximum are counted per
+  model, and an interval resting on too many of them is reported as not
+  estimable, with the reason, instead of as numbers.
 - Scores are anchored on a model of your choice (default: the first name in
   alphabetical order) at 1000. The anchor's own interval is therefore a point,
   and every other interval is relative to it, as in Chatbot Arena.
@@ -34,7 +38,13 @@ from scipy.special import expit
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._bt_bootstrap import RoundDraws, solve_rounds
-from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data, resolve_anchor
+from fairjudge.stats._bt_data import (
+    check_fallback,
+    encode_battles,
+    identify,
+    pair_data,
+    resolve_anchor,
+)
 from fairjudge.stats._bt_full_fit import bt_lbfgs, davidson_lbfgs
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._leaderboard import Leaderboard, to_elo
@@ -122,6 +132,7 @@ def bradley_terry(
     anchor: str | None = None,
     anchor_rating: float = 1000.0,
     l2: float = 0.0,
+    fallback_l2: float | None = None,
     **options: Unpack[BootstrapOptions],
 ) -> BradleyTerryResult:
     """Fit Bradley-Terry ratings with bootstrap confidence intervals.
@@ -141,6 +152,10 @@ def bradley_terry(
             to the negative log-likelihood summed over battles. Zero fits the plain
             maximum likelihood; a small value (0.01-1) keeps ratings finite when a
             model never lost (``--l2`` on the command line).
+        fallback_l2: The ridge to fit with instead when ``l2`` is 0 and the battles
+            have no finite maximum (a group of models never lost, or never won,
+            against the rest); the result says so (``l2_fallback``). ``None`` (the
+            default) refuses such battles with an :class:`InputError`.
         **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
             (see :class:`._resample.BootstrapOptions`). With ``questions``, each
             round resamples questions with all their battles.
@@ -148,11 +163,14 @@ def bradley_terry(
     Returns:
         The leaderboard, best first. A rating's (and rank's) interval is not
         estimable, with the reason, when more than ``(1 - level) / 4`` of the rounds
-        had no finite maximum for it, or when there is a single question.
+        had no finite maximum for it, or when there is a single question. When the
+        battles have no finite maximum, the models the ridge alone keeps finite are
+        listed in ``held_by_ridge`` and their rating intervals are not estimable.
 
     Raises:
         InputError: Bad battles, a model never compared with the others, or
-            (with ``l2=0``) data with no finite maximum; the message names the fix.
+            (with ``l2=0`` and no ``fallback_l2``) data with no finite maximum; the
+            message names the fix.
         ConfigError: A bad option.
 
     Example:
@@ -167,10 +185,12 @@ def bradley_terry(
         raise ConfigError(f"ties must be 'half' or 'davidson'; got {ties!r}")
     anchor_idx = resolve_anchor(models, anchor, anchor_rating)
     l2 = check_non_negative("l2", l2)
+    fallback = check_fallback(fallback_l2)
     plan = plan_bootstrap(a.size, options)
 
     data = pair_data(n_models, a, b, codes)
-    check_identified(data, models, anchor_idx, l2)
+    found = identify(data, models, anchor_idx, l2, fallback_l2=fallback)
+    l2 = found.l2
     if ties == "davidson" and data.counts[:, 2].sum() == 0:
         raise InputError("outcomes: ties='davidson' needs at least one 'tie'; use ties='half'")
 
@@ -213,6 +233,8 @@ def bradley_terry(
         anchor_rating=anchor_rating,
         l2=l2,
         plan=plan,
+        held=found.held,
+        l2_fallback=found.fell_back,
         ties=ties,
         tie_strength=tie_strength,
         tie_strength_ci=tie_ci,

@@ -9,16 +9,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import PairData
-from fairjudge.stats._bt_graph import mle_exists, reachable_from
-from fairjudge.stats._validate import check_labels, check_outcomes, check_same_length
+from fairjudge.stats._bt_graph import Unbounded, mle_exists, reachable_from, unbounded
+from fairjudge.stats._validate import (
+    check_labels,
+    check_non_negative,
+    check_outcomes,
+    check_same_length,
+)
 
-__all__ = ["check_identified", "encode_battles", "model_counts", "pair_data", "resolve_anchor"]
+__all__ = [
+    "Identification",
+    "check_fallback",
+    "check_identified",
+    "encode_battles",
+    "identify",
+    "model_counts",
+    "pair_data",
+    "resolve_anchor",
+]
 
 
 def encode_battles(
@@ -113,6 +128,126 @@ def resolve_anchor(models: tuple[str, ...], anchor: str | None, anchor_rating: f
     return models.index(anchor)
 
 
+@dataclass(frozen=True, slots=True)
+class Identification:
+    """What the battles pin down, and the ridge the fit uses.
+
+    Attributes:
+        l2: The ridge strength to fit with: the one asked for, or the fallback.
+        fell_back: Whether ``l2`` is the fallback, used because the unpenalised
+            ratings have no finite maximum.
+        held: Per model (index order), why only the ridge holds its rating (it has
+            no finite unpenalised maximum relative to the anchor), or ``None``.
+    """
+
+    l2: float
+    fell_back: bool
+    held: tuple[str | None, ...]
+
+
+def identify(
+    data: PairData,
+    models: tuple[str, ...],
+    anchor: int,
+    l2: float,
+    *,
+    fallback_l2: float | None = None,
+    name: str = "outcomes",
+) -> Identification:
+    """Check that every rating is identified; say which only a ridge keeps finite.
+
+    A group of models that never lost (or never won) against the rest has no finite
+    maximum-likelihood rating: it runs off to infinity. With ``l2 > 0`` the ridge
+    holds it at a value the penalty, not the battles, decides; with ``l2 == 0`` the
+    fit falls back to ``fallback_l2`` when one is given (Chatbot Arena's tooling
+    always fits with a small ridge), and is refused otherwise.
+
+    Args:
+        data: The battles, per pair.
+        models: Model names in index order.
+        anchor: Index of the anchor model.
+        l2: The ridge asked for.
+        fallback_l2: The ridge to use instead of ``l2 == 0`` when the unpenalised
+            maximum does not exist; ``None`` refuses such data.
+        name: The parameter that holds the outcomes, for the message.
+
+    Raises:
+        InputError: Models never compared with the anchor's group, or, with
+            ``l2 == 0`` and no ``fallback_l2``, a group that never lost, so the
+            maximum is at infinity.
+    """
+    total = data.counts.sum(axis=1)
+    reach = reachable_from(data.first, data.second, total, data.n_models, anchor)
+    if not reach.all():
+        apart = [models[i] for i in np.flatnonzero(~reach)][:5]
+        raise InputError(
+            f"model_a/model_b: models {apart} are never compared, directly or through other "
+            f"models, with {models[anchor]!r}; their ratings cannot share one scale. Add battles "
+            "between the groups, or rate each group separately"
+        )
+    none: tuple[str | None, ...] = (None,) * len(models)
+    score = data.counts[:, 0] + 0.5 * data.counts[:, 2]
+    exists, labels = mle_exists(data.first, data.second, score, total, data.n_models)
+    if exists:
+        return Identification(l2, False, none)
+    fell_back = False
+    if l2 == 0.0:
+        if fallback_l2 is None:
+            groups = [
+                [models[i] for i in np.flatnonzero(labels == g)][:4] for g in np.unique(labels)
+            ]
+            raise InputError(
+                f"{name}: the ratings have no finite maximum-likelihood value: some group of "
+                "models never lost (or tied) against the rest, so its ratings run off to "
+                f"infinity. Groups: {groups[:4]}. Pass l2 > 0 to shrink ratings toward each "
+                "other (--l2 0.1 on the command line, l2=0.1 in Python), or add battles"
+            )
+        l2, fell_back = fallback_l2, True
+    off = unbounded(data.first, data.second, score, total, data.n_models, anchor)
+    return Identification(l2, fell_back, _held_reasons(off, models[anchor], l2))
+
+
+def _held_reasons(off: Unbounded, anchor: str, l2: float) -> tuple[str | None, ...]:
+    """Per model, why its rating is the ridge's, not the battles': which way it runs off."""
+    ridge = (
+        f"the rating shown is where the ridge (l2={l2:g}) holds it, not an estimate from the "
+        "battles, and an interval would measure the ridge"
+    )
+    above = (
+        f"no finite maximum-likelihood rating: the group of {anchor!r} never beat or tied it "
+        f"(directly or through other models), so without a ridge it runs off to plus "
+        f"infinity; {ridge}"
+    )
+    below = (
+        f"no finite maximum-likelihood rating: it never beat or tied the group of {anchor!r} "
+        f"(directly or through other models), so without a ridge it runs off to minus "
+        f"infinity; {ridge}"
+    )
+    apart = (
+        f"no finite maximum-likelihood rating: it is ordered against the group of {anchor!r} "
+        f"only through models whose own ratings run off, so without a ridge it is bounded "
+        f"neither way; {ridge}"
+    )
+    out: list[str | None] = []
+    for up, down, neither in zip(off.above, off.below, off.apart, strict=True):
+        out.append(above if up else below if down else apart if neither else None)
+    return tuple(out)
+
+
+def check_fallback(fallback_l2: float | None) -> float | None:
+    """Check ``fallback_l2``: ``None``, or a finite ridge > 0.
+
+    Raises:
+        ConfigError: Zero, negative, infinite, NaN or not a number.
+    """
+    if fallback_l2 is None:
+        return None
+    value = check_non_negative("fallback_l2", fallback_l2)
+    if value == 0.0:
+        raise ConfigError("fallback_l2 must be > 0 (or None to refuse unbounded ratings); got 0")
+    return value
+
+
 def check_identified(
     data: PairData, models: tuple[str, ...], anchor: int, l2: float, name: str = "outcomes"
 ) -> None:
@@ -124,28 +259,7 @@ def check_identified(
         InputError: Models never compared with the anchor's group, or, with
             ``l2 == 0``, a group that never lost, so the maximum is at infinity.
     """
-    total = data.counts.sum(axis=1)
-    reach = reachable_from(data.first, data.second, total, data.n_models, anchor)
-    if not reach.all():
-        apart = [models[i] for i in np.flatnonzero(~reach)][:5]
-        raise InputError(
-            f"model_a/model_b: models {apart} are never compared, directly or through other "
-            f"models, with {models[anchor]!r}; their ratings cannot share one scale. Add battles "
-            "between the groups, or rate each group separately"
-        )
-    if l2 == 0.0:
-        score = data.counts[:, 0] + 0.5 * data.counts[:, 2]
-        exists, labels = mle_exists(data.first, data.second, score, total, data.n_models)
-        if not exists:
-            groups = [
-                [models[i] for i in np.flatnonzero(labels == g)][:4] for g in np.unique(labels)
-            ]
-            raise InputError(
-                f"{name}: the ratings have no finite maximum-likelihood value: some group of "
-                "models never lost (or tied) against the rest, so its ratings run off to "
-                f"infinity. Groups: {groups[:4]}. Pass l2 > 0 to shrink ratings toward each "
-                "other (--l2 0.1 on the command line, l2=0.1 in Python), or add battles"
-            )
+    identify(data, models, anchor, l2, name=name)
 
 
 def model_counts(data: PairData) -> tuple[FloatArray, FloatArray, FloatArray]:

@@ -18,11 +18,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 
-__all__ = ["RoundHealth", "mle_exists", "reachable_from", "round_health"]
+__all__ = [
+    "RoundHealth",
+    "Unbounded",
+    "mle_exists",
+    "reachable_from",
+    "round_health",
+    "unbounded",
+]
 
 
 def reachable_from(
@@ -51,13 +58,75 @@ def mle_exists(
     Returns:
         Whether it exists, and the strong-component label of each model.
     """
+    graph = _scored_graph(first, second, score, total, n)
+    k, labels = connected_components(graph, directed=True, connection="strong")
+    return k == 1, labels.astype(np.intp)
+
+
+def _scored_graph(
+    first: IntArray, second: IntArray, score: FloatArray, total: FloatArray, n: int
+) -> sp.csr_array:
+    """The directed graph with an edge ``i -> j`` whenever ``i`` scored against ``j``."""
     fwd = (score > 0) & (total > 0)
     bwd = (total - score > 0) & (total > 0)
     rows = np.concatenate([first[fwd], second[bwd]])
     cols = np.concatenate([second[fwd], first[bwd]])
-    graph = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
-    k, labels = connected_components(graph, directed=True, connection="strong")
-    return k == 1, labels.astype(np.intp)
+    return sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
+
+
+@dataclass(frozen=True, slots=True)
+class Unbounded:
+    """Which ratings, relative to the anchor, have no finite unpenalised maximum.
+
+    A battle ``i`` won (or tied) against ``j`` bounds ``j``'s rating from above by
+    ``i``'s. So a model the anchor reaches through such edges is bounded above, and
+    one that reaches the anchor is bounded below; a model bounded both ways shares
+    the anchor's strong component, and its rating is finite.
+
+    Attributes:
+        above: ``(n,)`` bounded below only: its group was never beaten or tied by the
+            anchor's group (directly or through other models), so it runs off to
+            plus infinity.
+        below: ``(n,)`` bounded above only: it never beat or tied the anchor's group,
+            so it runs off to minus infinity.
+        apart: ``(n,)`` bounded neither way (ordered against the anchor's group only
+            through groups that run off themselves).
+    """
+
+    above: BoolArray
+    below: BoolArray
+    apart: BoolArray
+
+    @property
+    def runs_off(self) -> BoolArray:
+        """``(n,)`` every rating with no finite maximum, whichever way."""
+        out: BoolArray = self.above | self.below | self.apart
+        return out
+
+
+def unbounded(
+    first: IntArray, second: IntArray, score: FloatArray, total: FloatArray, n: int, anchor: int
+) -> Unbounded:
+    """Which models' ratings run off to infinity without a penalty, and which way.
+
+    Args:
+        first: ``(P,)`` first model of each pair.
+        second: ``(P,)`` second model of each pair.
+        score: ``(P,)`` wins of ``first`` plus half its ties.
+        total: ``(P,)`` battles per pair.
+        n: Number of models.
+        anchor: Index of the anchor model (connected to every model).
+    """
+    graph = _scored_graph(first, second, score, total, n)
+    bounded_above = np.zeros(n, dtype=bool)
+    bounded_above[breadth_first_order(graph, anchor, return_predecessors=False)] = True
+    bounded_below = np.zeros(n, dtype=bool)
+    bounded_below[breadth_first_order(graph.T, anchor, return_predecessors=False)] = True
+    return Unbounded(
+        above=bounded_below & ~bounded_above,
+        below=bounded_above & ~bounded_below,
+        apart=~bounded_above & ~bounded_below,
+    )
 
 
 @dataclass(frozen=True, slots=True)

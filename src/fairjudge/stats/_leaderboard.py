@@ -10,6 +10,7 @@ maximum for that model's rating, or where the full-data fit identifies no rating
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Self
 
@@ -94,6 +95,11 @@ class Leaderboard(Resampled):
         n_degenerate_resamples: Rounds where some rating was not identified (left
             out of that model's interval) or had no finite maximum (in style control,
             also: rounds separated by style, or whose Newton did not converge).
+        held_by_ridge: Models with no finite maximum-likelihood rating in the battles
+            (a group that never lost, or never won, against the rest): their rating is
+            where the ridge ``l2`` holds it, and their interval is not estimable.
+        l2_fallback: Whether ``l2`` is the fallback ridge, used because ``l2=0`` was
+            asked for and the battles have no finite maximum.
     """
 
     ratings: tuple[ModelRating, ...]
@@ -104,6 +110,8 @@ class Leaderboard(Resampled):
     n_battles: int
     bootstrap: Literal["battles", "questions"]
     n_degenerate_resamples: int
+    held_by_ridge: tuple[str, ...] = ()
+    l2_fallback: bool = False
 
     def rating(self, model: str) -> ModelRating:
         """The leaderboard row of ``model``.
@@ -141,7 +149,17 @@ class Leaderboard(Resampled):
         ]
         if self.n_degenerate_resamples:
             notes.append(f"{self.n_degenerate_resamples} degenerate bootstrap rounds")
-        return lines + notes
+        fallback = self.fallback_note()
+        return lines + notes + ([fallback] if fallback else [])
+
+    def fallback_note(self) -> str | None:
+        """That the fit fell back to a ridge, and why; ``None`` when it did not."""
+        if not self.l2_fallback:
+            return None
+        return (
+            f"fitted with the fallback ridge l2={self.l2:g}: without a ridge the ratings of "
+            f"{', '.join(self.held_by_ridge)} have no finite maximum"
+        )
 
     @classmethod
     def from_bootstrap(
@@ -158,6 +176,8 @@ class Leaderboard(Resampled):
         plan: BootstrapPlan,
         not_identified: str | None = None,
         unstable: str = _DIVERGED,
+        held: Sequence[str | None] = (),
+        l2_fallback: bool = False,
         **extra: Any,
     ) -> Self:
         """Build the leaderboard from its point and bootstrap ratings.
@@ -180,10 +200,17 @@ class Leaderboard(Resampled):
                 and every rank interval.
             unstable: What went wrong in a round whose rating diverged, completing
                 "N of B bootstrap resamples ..." in a refused interval's reason.
+            held: Per model, why only the ridge holds its rating (see
+                :func:`._bt_data.identify`), or ``None``; empty when none is. It
+                replaces that model's rating interval; its rank interval stands, since
+                the battles do order it against the rest.
+            l2_fallback: Whether ``l2`` is the fallback ridge.
             **extra: The subclass's own fields.
         """
-        reasons = _reasons(draws.diverged, plan, unstable)
-        rank_reasons = reasons
+        rank_reasons = _reasons(draws.diverged, plan, unstable)
+        reasons = (
+            [h or r for h, r in zip(held, rank_reasons, strict=True)] if held else rank_reasons
+        )
         if not_identified is not None:
             reasons = [r if i == anchor else not_identified for i, r in enumerate(reasons)]
             rank_reasons = [not_identified] * len(models)
@@ -197,6 +224,10 @@ class Leaderboard(Resampled):
             n_battles=int(data.cells.size),
             bootstrap="battles" if plan.n_questions is None else "questions",
             n_degenerate_resamples=draws.n_degenerate,
+            held_by_ridge=tuple(m for m, why in zip(models, held, strict=True) if why)
+            if held
+            else (),
+            l2_fallback=l2_fallback,
             **plan.record(),
             **extra,
         )
@@ -212,6 +243,8 @@ class Leaderboard(Resampled):
             "n_battles": self.n_battles,
             "bootstrap": self.bootstrap,
             "n_degenerate_resamples": self.n_degenerate_resamples,
+            "held_by_ridge": list(self.held_by_ridge),
+            "l2_fallback": self.l2_fallback,
             **self.resampling_dict(),
         }
 

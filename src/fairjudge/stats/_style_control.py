@@ -35,7 +35,13 @@ import numpy as np
 from fairjudge._errors import ConfigError
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
-from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data, resolve_anchor
+from fairjudge.stats._bt_data import (
+    check_fallback,
+    encode_battles,
+    identify,
+    pair_data,
+    resolve_anchor,
+)
 from fairjudge.stats._bt_graph import round_health
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._leaderboard import Leaderboard, to_elo
@@ -280,6 +286,7 @@ def style_controlled_bradley_terry(
     anchor: str | None = None,
     anchor_rating: float = 1000.0,
     l2: float = 0.0,
+    fallback_l2: float | None = None,
     **options: Unpack[BootstrapOptions],
 ) -> StyleControlResult:
     """Bradley-Terry ratings with style covariates, with bootstrap intervals.
@@ -297,6 +304,9 @@ def style_controlled_bradley_terry(
         anchor: Model pinned at ``anchor_rating`` (default: first alphabetically).
         anchor_rating: Its rating.
         l2: Ridge strength on all parameters (FastChat's style control uses 0.5).
+        fallback_l2: The ridge to fit with instead when ``l2`` is 0 and the battles
+            have no finite maximum, as in :func:`.bradley_terry`; ``None`` refuses
+            such battles.
         **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
             (see :class:`._resample.BootstrapOptions`).
 
@@ -306,11 +316,12 @@ def style_controlled_bradley_terry(
         by style, are not estimable, as in :func:`.bradley_terry`. When style
         (almost) perfectly separates the verdicts of the full data, the separating
         coefficients and the ratings' intervals are not estimable, with the reason
-        (also in ``reason``).
+        (also in ``reason``). Models the ridge alone keeps finite are listed in
+        ``held_by_ridge``, as in :func:`.bradley_terry`.
 
     Raises:
         InputError: Bad battles or features, unconnected models, or (with
-            ``l2=0``) a model that never lost.
+            ``l2=0`` and no ``fallback_l2``) a model that never lost.
         ConfigError: A bad option.
     """
     models, a, b, codes = encode_battles(model_a, model_b, outcomes)
@@ -318,10 +329,12 @@ def style_controlled_bradley_terry(
     picked = _check_controls(controls)
     anchor_idx = resolve_anchor(models, anchor, anchor_rating)
     l2 = check_non_negative("l2", l2)
+    fallback = check_fallback(fallback_l2)
     plan = plan_bootstrap(m, options)
     n = len(models)
     data = pair_data(n, a, b, codes)
-    check_identified(data, models, anchor_idx, l2)
+    found = identify(data, models, anchor_idx, l2, fallback_l2=fallback)
+    l2 = found.l2
 
     raw = style_design(
         feature_matrix("features_a", features_a), feature_matrix("features_b", features_b)
@@ -330,7 +343,9 @@ def style_controlled_bradley_terry(
     feats, varies = _standardised(raw)
     y = OUTCOME_SCORES[codes]
     x_hat, _ = fit_style_bt(a, b, feats, y, np.ones(m), n, l2, np.zeros(n + feats.shape[1]))
-    split = separating(a, b, raw[:, varies], feats, y, x_hat, l2)
+    # A ridge the caller chose may hold style within the bound (a cure they asked for);
+    # the fallback ridge was not asked for, so separation is judged without it.
+    split = separating(a, b, raw[:, varies], feats, y, x_hat, 0.0 if found.fell_back else l2)
     boot, draws, n_separated = _bootstrap(
         a, b, feats, y, data, x_hat, anchor=anchor_idx, l2=l2, plan=plan
     )
@@ -350,6 +365,8 @@ def style_controlled_bradley_terry(
         plan=plan,
         not_identified=reason,
         unstable=_UNSTABLE_RATING,
+        held=found.held,
+        l2_fallback=found.fell_back,
         reason=reason,
         coefficients=tuple(coefs),
     )
