@@ -275,10 +275,9 @@ class Run(Tally):
                         await asyncio.sleep(delay)
                         if not self.halted:
                             continue
-                        # The run stopped meanwhile (a full disk): a retry's reply would be
-                        # paid for with nowhere to store it.
-                        note = " (not retried: the run had stopped)"
-                        await self._failed(key, spec, exc, attempts, guess, note)
+                        # The run stopped meanwhile (a full disk, a fatal error): no retry,
+                        # whose reply would be paid for with nowhere to go, and no row.
+                        self._settle(guess)
                         return
                     note = f" (gave up after {loop.time() - started:.0f} s: the per-call limit)"
                 if self._stops_the_run(exc, spec):
