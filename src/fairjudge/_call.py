@@ -154,7 +154,8 @@ class Completion:
         model: The model the server says answered, when it says.
         requests: Requests the backend sent on the wire for this reply: more than 1
             when its transport resent the request itself (a kept-alive connection
-            found closed), so rate limits and the store count every one.
+            found closed) or made it again without the logprobs the server refused,
+            so rate limits and the store count every one, as the server did.
     """
 
     text: str

@@ -105,7 +105,8 @@ class BackendError(FairJudgeError):
     Attributes:
         retryable: Whether the same request may succeed if sent again.
         requests: Requests the backend sent on the wire before failing (more than 1
-            when its transport resent the request itself), so they are all counted.
+            when its transport resent the request itself, or made it again without
+            the logprobs the server refused), so they are all counted.
     """
 
     retryable: bool = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import math
 import random
 import threading
 import time
@@ -142,7 +143,7 @@ class ScriptedJudge:
         self, method: str, path: str, headers: Mapping[bytes, bytes], body: bytes
     ) -> Reply:
         """Answer one HTTP request: ``(status, body, extra headers)``."""
-        path, _, query = path.partition("?")
+        path, _, query = _origin_form(path).partition("?")
         dialect = _CHAT_PATHS.get(path) if method == "POST" else None
         if dialect is not None:
             with self._lock:
@@ -150,7 +151,7 @@ class ScriptedJudge:
                 peak = max(self._counts["max_in_flight"], self._in_flight)
                 self._counts["max_in_flight"] = peak
             try:
-                return await self._chat(headers, body, dialect)
+                return _echo_header(self.script, headers, await self._chat(headers, body, dialect))
             finally:
                 with self._lock:
                     self._in_flight -= 1
@@ -175,6 +176,8 @@ class ScriptedJudge:
     async def _chat(self, headers: Mapping[bytes, bytes], body: bytes, dialect: str) -> Reply:
         error = _anthropic_error if dialect == "anthropic" else error_reply
         script = self.script
+        if script.echo_key:
+            error = _echoing(error, _presented(headers))
         self._bump("requests")
         bearer = headers.get(b"authorization", b"").decode("latin-1")
         token = headers.get(b"x-api-key", b"").decode("latin-1") or bearer.removeprefix("Bearer ")
@@ -254,6 +257,8 @@ class ScriptedJudge:
             reply = _openai_reply(
                 request, text, fault, usage, first, logprobs if script.logprobs else None
             )
+        if script.echo_key:
+            _plant(reply, _presented(headers), dialect)
         return 200, json.dumps(reply).encode(), ()
 
 
@@ -335,3 +340,64 @@ def _anthropic_reply(
         "stop_sequence": None,
         "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
     }
+
+
+# -- a server that reflects the key (Script.echo_key) ------------------------------------
+
+
+def _origin_form(target: str) -> str:
+    """The path of a request target; a proxy's request names the whole URL (absolute form).
+
+    So the server also acts as an HTTP proxy in front of itself: a client whose
+    ``HTTP_PROXY`` names it sends ``POST http://any.host/v1/chat/completions``.
+    """
+    if target.startswith(("http://", "https://")):
+        rest = target.split("://", 1)[1]
+        return "/" + rest.split("/", 1)[1] if "/" in rest else "/"
+    return target
+
+
+def _presented(headers: Mapping[bytes, bytes]) -> str:
+    """The key the client presented, bare (``Authorization: Bearer``, else ``x-api-key``)."""
+    bearer = headers.get(b"authorization", b"").decode("latin-1").removeprefix("Bearer ")
+    return (headers.get(b"x-api-key", b"").decode("latin-1") or bearer).strip()
+
+
+def _echoing(error: Any, key: str) -> Any:
+    """``error`` with the presented key appended to every message."""
+
+    def echoed(status: int, message: str, kind: str, param: str | None = None) -> Reply:
+        return error(status, f"{message} (request authorized by {key})", kind, param)
+
+    return echoed
+
+
+def _echo_header(script: Script, headers: Mapping[bytes, bytes], reply: Reply) -> Reply:
+    """``reply`` with the ``Authorization`` header reflected in a response header."""
+    if not script.echo_key or reply == ABORT:
+        return reply
+    status, body, extra = reply
+    shown = headers.get(b"authorization", b"").decode("latin-1") or _presented(headers)
+    return status, body, (*extra, ("X-Echo-Authorization", shown))
+
+
+def _plant(reply: dict[str, Any], key: str, dialect: str) -> None:
+    """Put ``key`` in every text field of a successful reply but its text."""
+    reply["id"] = f"{reply['id']}-{key}"
+    reply["model"] = f"{reply['model']}@{key}"
+    reply["usage"]["echo"] = key
+    if dialect == "anthropic":
+        reply["stop_reason"] = f"end_turn:{key}"
+        reply["stop_sequence"] = key
+        if reply["content"]:
+            reply["content"].insert(0, {"type": "thinking", "thinking": key, "signature": key})
+        return
+    reply["system_fingerprint"] = key
+    for choice in reply["choices"]:
+        choice["finish_reason"] = f"stop:{key}"
+        logprobs = choice.get("logprobs")
+        if logprobs and logprobs.get("content"):
+            first = logprobs["content"][0]
+            alt = {"token": key, "logprob": math.log(1e-4), "bytes": None}
+            first["top_logprobs"].append(alt)
+            logprobs["content"].append({**alt, "top_logprobs": [alt]})

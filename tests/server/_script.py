@@ -143,6 +143,13 @@ class Script:
         api_key: The bearer token required (401 otherwise); ``None`` accepts anything.
         echo_key_on_401: Put the presented key in the 401 message, as some providers do,
             so clients must scrub it.
+        echo_key: Reflect the presented key into every text field of every reply, as a
+            debugging proxy that echoes the ``Authorization`` header might: the id,
+            the model, the finish (stop) reason, the system fingerprint, a usage
+            field, a logprob token and a top-logprob alternative (OpenAI dialect), a
+            thinking block and the stop sequence (Anthropic dialect), every error
+            message and an ``X-Echo-Authorization`` response header. The reply text
+            carries it only where ``reply_format`` has ``{key}``.
         chunked: Send every reply with ``Transfer-Encoding: chunked`` (two chunks and
             an empty trailer) instead of ``Content-Length``.
         idle_timeout_s: Close a keep-alive connection idle for this long (0: never),
@@ -176,6 +183,7 @@ class Script:
     reply_format: str = "{verdict}"
     api_key: str | None = DEFAULT_API_KEY
     echo_key_on_401: bool = True
+    echo_key: bool = False
     chunked: bool = False
     idle_timeout_s: float = 0.0
     keep_alive_max: int = 0

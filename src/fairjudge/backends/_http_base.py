@@ -20,6 +20,7 @@ from typing import Any, ClassVar, TypedDict
 from urllib.parse import urlsplit
 
 from fairjudge._errors import BackendError, BackendTimeout, ConfigError, ServerError
+from fairjudge._redact import remember_secret
 from fairjudge.backends._http_errors import (
     connection_error,
     pooled_http_client,
@@ -152,8 +153,14 @@ class HTTPBackend:
         return {}
 
     def _read_key(self) -> str | None:
-        """The API key from the environment, or ``None`` when unset or empty."""
-        return os.environ.get(self._api_key_env) or None
+        """The API key from the environment, or ``None`` when unset or empty.
+
+        The key is remembered by :mod:`fairjudge._redact`, so the runner masks it in
+        every reply and message whatever the variable holding it is called.
+        """
+        key = os.environ.get(self._api_key_env) or None
+        remember_secret(key)
+        return key
 
     def _sdk_client(self, client_cls: Any, api_key: str) -> Any:
         """The SDK's async client, with a keep-alive pool of ``max_connections``.

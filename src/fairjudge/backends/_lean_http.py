@@ -23,6 +23,8 @@ Errors: :class:`TimeoutError` when no complete reply arrives within ``timeout``;
 no route, TLS handshake), and its base :class:`LeanTransportError` for everything else
 that prevents a reply (a reset, a reply cut short, an unreadable reply): the backend
 tells "nothing answered" apart from "the server failed mid-exchange" by that class.
+Each failure, like each reply, says how many times the request went on the wire
+(``sends``), so a resend that failed too is still counted as the request it was.
 Neither ever carries the request, so the key in its ``Authorization`` header cannot
 leak into a message; :meth:`__repr__` leaves it out too. Status codes are not errors
 here: :class:`OpenAIBackend` maps them, and :mod:`fairjudge.backends._openai_reply`
@@ -44,6 +46,7 @@ __all__ = [
     "LeanConnectError",
     "LeanHTTPClient",
     "LeanResponse",
+    "LeanTimeoutError",
     "LeanTransportError",
 ]
 
@@ -51,11 +54,37 @@ _HEAD_LIMIT = 1 << 20  # bytes of status line + headers (or of one chunk-size li
 
 
 class LeanTransportError(Exception):
-    """No usable reply: the connection failed, or the reply was not valid HTTP/1.1."""
+    """No usable reply: the connection failed, or the reply was not valid HTTP/1.1.
+
+    Attributes:
+        sends: Times the request went on the wire before the failure: 2 when a
+            kept-alive socket turned out closed and the resend failed too.
+    """
+
+    def __init__(self, message: str, *, sends: int = 1) -> None:
+        super().__init__(message)
+        self.sends = sends
 
 
 class LeanConnectError(LeanTransportError):
     """No connection could be opened; the operating system's error is its ``__cause__``."""
+
+
+class LeanTimeoutError(TimeoutError):
+    """No complete reply within the timeout, after ``sends`` times on the wire (0 to 2)."""
+
+    def __init__(self, sends: int) -> None:
+        super().__init__(f"no complete reply within the timeout ({sends} sent)")
+        self.sends = sends
+
+
+class _Sends:
+    """How often one call's request went on the wire, readable after a timeout."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +173,8 @@ class LeanHTTPClient:
         """Send ``POST {base_url}{path}`` with a JSON ``body`` and read the reply.
 
         Raises:
-            TimeoutError: No complete reply within ``timeout`` (pool wait included).
+            LeanTimeoutError: No complete reply within ``timeout`` (pool wait
+                included); a :class:`TimeoutError`.
             LeanTransportError: The connection failed or the reply was not HTTP.
         """
         loop = asyncio.get_running_loop()
@@ -164,10 +194,14 @@ class LeanHTTPClient:
                 body,
             )
         )
-        async with asyncio.timeout(self._timeout), self._slots:
-            return await self._exchange(request)
+        sends = _Sends()
+        try:
+            async with asyncio.timeout(self._timeout), self._slots:
+                return await self._exchange(request, sends)
+        except TimeoutError as exc:  # the requests already sent were sent all the same
+            raise LeanTimeoutError(sends.n) from exc
 
-    async def _exchange(self, request: bytes) -> LeanResponse:
+    async def _exchange(self, request: bytes, tally: _Sends) -> LeanResponse:
         fresh = False  # after a stale keep-alive socket, resend on a new one
         sends = 0
         while True:
@@ -177,7 +211,7 @@ class LeanHTTPClient:
                 conn = await self._connect()
             received = False
             try:
-                sends += 1
+                sends = tally.n = sends + 1
                 conn.writer.write(request)
                 await conn.writer.drain()
                 head = await conn.reader.readuntil(b"\r\n\r\n")
@@ -189,16 +223,18 @@ class LeanHTTPClient:
                     fresh = True
                     continue  # closed while idle, before any byte of a reply: resend once
                 where = "in the middle of a reply" if received or exc.partial else "without a reply"
-                raise LeanTransportError(f"the server closed the connection {where}") from None
+                raise LeanTransportError(
+                    f"the server closed the connection {where}", sends=sends
+                ) from None
             except (ConnectionError, ssl.SSLError) as exc:
                 conn.close()
                 if reused and not received:
                     fresh = True
                     continue  # reset while idle, before a reply's head: resend once
-                raise LeanTransportError(f"{type(exc).__name__}: {exc}") from None
+                raise LeanTransportError(f"{type(exc).__name__}: {exc}", sends=sends) from None
             except (ValueError, asyncio.LimitOverrunError) as exc:
                 conn.close()
-                raise LeanTransportError(f"unreadable HTTP reply: {exc}") from None
+                raise LeanTransportError(f"unreadable HTTP reply: {exc}", sends=sends) from None
             except BaseException:  # timeout or cancellation mid-call: the socket is dirty
                 conn.close()
                 raise

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import ConfigError
+from fairjudge._errors import BackendError, ConfigError
 from fairjudge._redact import redact
 from fairjudge.backends._http_base import HTTPBackend, HTTPOptions
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status, server_message
@@ -216,7 +216,7 @@ class OpenAIBackend(HTTPBackend):
         except openai.APIStatusError as exc:
             if sends_logprobs and _rejects_logprobs(exc):
                 self._stop_logprobs(exc.status_code)
-                return await self.complete(spec)
+                return await self._again(spec, sent=1)
             raise self._translate(exc) from exc
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
@@ -234,19 +234,22 @@ class OpenAIBackend(HTTPBackend):
         from fairjudge.backends._lean_http import LeanTransportError
 
         start = time.perf_counter()
+        # Every failure says how often the request went on the wire: the client resends
+        # once on a kept-alive socket found closed (the server may have read the first),
+        # and the runner counts each request, as the server does.
         try:
             response = await client.post("/chat/completions", json.dumps(body).encode())
         except TimeoutError as exc:
-            raise self._timed_out() from exc
+            raise _sent(self._timed_out(), getattr(exc, "sends", 1)) from exc
         except LeanTransportError as exc:
-            raise self._connection_failed(exc, str(exc)) from exc
+            raise _sent(self._connection_failed(exc, str(exc)), exc.sends) from exc
         latency = time.perf_counter() - start
         status = response.status
         if not 200 <= status < 300:
             message = redact(error_message(response.body), [client.api_key])[:MESSAGE_LIMIT]
             if sends_logprobs and status in (400, 422) and "logprob" in message.lower():
                 self._stop_logprobs(status)
-                return await self.complete(spec)
+                return await self._again(spec, sent=response.sends)
             error = error_from_status(
                 status,
                 message,
@@ -255,16 +258,32 @@ class OpenAIBackend(HTTPBackend):
                 headers=response.headers,
                 key_env=self._api_key_env,
             )
-            error.requests = response.sends  # a resend before the error reply counts too
-            raise error
+            raise _sent(error, response.sends)
         try:
             reply = json.loads(response.body)
         except ValueError as exc:
-            raise self._not_json() from exc
-        completion = completion_from_reply(reply, latency, self._where)
+            raise _sent(self._not_json(), response.sends) from exc
+        try:
+            completion = completion_from_reply(reply, latency, self._where)
+        except BackendError as exc:  # no choices, no text
+            exc.requests = response.sends
+            raise
         if response.sends > 1:  # a transparent resend: the server may have seen both
             completion = dataclasses.replace(completion, requests=response.sends)
         return completion
+
+    async def _again(self, spec: CallSpec, *, sent: int) -> Completion:
+        """The call once more, without logprobs, counting the ``sent`` refused requests.
+
+        The server answered the request that asked for logprobs (with a 400), so it is
+        a request made, and the retry's reply or error carries it in ``requests``.
+        """
+        try:
+            completion = await self.complete(spec)
+        except BackendError as exc:
+            exc.requests += sent
+            raise
+        return dataclasses.replace(completion, requests=completion.requests + sent)
 
     def _stop_logprobs(self, status: int) -> None:
         # Calls already in flight with logprobs get the same answer: each retries
@@ -292,6 +311,12 @@ class OpenAIBackend(HTTPBackend):
         await super().aclose()
         if self._lean is not None:
             await self._lean.aclose()
+
+
+def _sent(error: BackendError, sends: int) -> BackendError:
+    """``error``, counting the ``sends`` requests it took (at least the one attempt)."""
+    error.requests = max(sends, 1)
+    return error
 
 
 def _rejects_logprobs(exc: openai.APIStatusError) -> bool:

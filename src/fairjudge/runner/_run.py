@@ -35,7 +35,6 @@ their replies are paid for: each is stored if it fits, or counted in the error's
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -47,7 +46,7 @@ from fairjudge._errors import (
     FatalBackendError,
     RequestRejected,
 )
-from fairjudge._redact import env_secrets, redact, scrub
+from fairjudge._redact import Redactor, scrub
 from fairjudge._types import CallError
 from fairjudge.runner._budget import CallGuess
 from fairjudge.runner._cached import unique_calls
@@ -98,7 +97,7 @@ class Run(Tally):
         self.stopped: StopReason | None = None
         self.halted = False
         self.answered: set[Route] = set()
-        self.secrets = env_secrets()  # read once: every reply is scrubbed before storing
+        self.redactor = Redactor.current()  # secrets read once: every reply is scrubbed
         self.rejected: dict[Route, int] = {}
         self.culprit: Backend | None = None  # the backend whose error stopped the run
 
@@ -322,9 +321,9 @@ class Run(Tally):
         guess: CallGuess | None,
         est: tuple[int, int],
     ) -> None:
-        clean = redact(completion.text, self.secrets)
-        if clean != completion.text:  # a server that reflects the key: never store it
-            completion = dataclasses.replace(completion, text=clean)
+        # The one place every backend's fresh reply passes before it is parsed, stored or
+        # returned: a server that reflects the key, in any field, never gets it stored.
+        completion = self.redactor.completion(completion)
         n_in = completion.input_tokens
         if n_in is None:
             n_in = estimate_tokens(spec)[0]
