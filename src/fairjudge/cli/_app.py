@@ -175,9 +175,15 @@ err_console = Console(stderr=True)
 
 
 def say(label: str, text: str, style: str = "yellow") -> None:
-    """Print ``label: text`` on stderr; ``text`` is shown literally, never as markup."""
+    """Print ``label: text`` on stderr; ``text`` is shown literally, never as markup.
+
+    Messages quote file names, values and server replies: untrusted text, so hidden
+    characters (a bidi override, ESC) are shown as markers, as in every report.
+    """
+    from fairjudge.report._text import visible  # error paths only: off the start-up path
+
     err_console.print(f"[{style}]{label}:[/{style}] ", end="", highlight=False)
-    err_console.print(text, highlight=False, markup=False, soft_wrap=True)
+    err_console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
 
 
 def _version(value: bool) -> None:
