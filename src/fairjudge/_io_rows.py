@@ -16,6 +16,8 @@ and, where there is one, the line. Reading streams, and is bounded:
   any length stream. Devices (``/dev/zero``) and sockets are refused; pipes are read.
 - The path ``-`` reads standard input, named ``<stdin>``: JSON when its first
   non-blank character is ``{`` or ``[``, CSV otherwise; Parquet needs a file.
+- Files a user may be handed (recordings, a ``--baseline``): regular files only
+  (:func:`read_records`, ``open_source(..., pipes=False)``).
 - JSON nested deeper than Python parses, integers longer than it converts, and lone
   surrogates (``"\ud800"``, which no encoding writes) are invalid rows.
 """
@@ -37,8 +39,17 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from fairjudge._errors import InputError, MissingExtraError
+from fairjudge._untrusted import (
+    SURROGATE,
+    BadJSON,
+    check_depth,
+    check_unicode,
+    loads,
+    open_regular,
+    why,
+)
 
-__all__ = ["BadJSON", "Row", "Source", "loads", "open_source", "read_rows"]
+__all__ = ["BadJSON", "Row", "Source", "loads", "open_source", "read_records", "read_rows"]
 
 MAX_LINE_BYTES = 64 * 2**20  # the longest line read; also the largest CSV field
 MAX_ARRAY_BYTES = 256 * 2**20  # the largest JSON array, which is parsed whole
@@ -48,7 +59,6 @@ Row = tuple[int, Mapping[str, Any] | InputError]
 """A row and the line it came from, or the error that row is."""
 
 _SPACE = " \t\r\n"  # JSON's whitespace; str.strip() would also take U+2028, U+0085, ...
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # the escapes that can write a lone surrogate
 _BARE_CR = re.compile(r"(?<=\r)(?!\n)")  # after a "\r" that no "\n" follows
 
 
@@ -61,44 +71,6 @@ class Source:
     header_line: int | None = None
     tabular: bool = False  # CSV/Parquet text cells carry a conversation as a JSON string
     name: str = ""  # the path, or STDIN
-
-
-class BadJSON(ValueError):
-    """Text that cannot be read as JSON; ``str()`` says why and, if known, where."""
-
-
-def loads(text: str) -> Any:
-    """:func:`json.loads`, each failure a :class:`BadJSON`; a lone surrogate is one too."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise BadJSON(_why(exc)) from None
-    if _SURROGATE.search(text):
-        _check_unicode(value)
-    return value
-
-
-def _why(exc: ValueError | RecursionError) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        # Some messages end in "at" ("Unterminated string starting at"); say it once.
-        return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
-    if isinstance(exc, RecursionError):
-        return f"nested too deeply; Python reads fewer than {sys.getrecursionlimit()} levels"
-    return str(exc).split(";")[0]  # an integer with too many digits; drop the sys.* advice
-
-
-def _check_unicode(value: Any) -> None:
-    stack = [value]
-    while stack:  # iterative: a value that json parsed may still be too deep to recurse
-        top = stack.pop()
-        if isinstance(top, dict | list):
-            stack += [*top, *top.values()] if isinstance(top, dict) else top
-        elif isinstance(top, str) and not top.isascii():
-            try:
-                top.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                code = ord(top[exc.start])
-                raise BadJSON(f"lone surrogate \\u{code:04x} in a string is not text") from None
 
 
 class _Lines:
@@ -164,7 +136,7 @@ def _object(
 ) -> Mapping[str, Any] | InputError:
     try:
         if check:
-            _check_unicode(obj)
+            check_unicode(obj)
     except BadJSON as exc:
         return InputError(f"invalid JSON ({exc})", path=name, line=line)
     if isinstance(obj, dict):
@@ -202,7 +174,7 @@ def _is_array(text: str) -> bool:
 
 def _walk_array(name: str, text: str) -> Iterator[Row]:
     """Each element with the line it starts on; bad syntax between them ends the file."""
-    decoder, check = json.JSONDecoder(), _SURROGATE.search(text) is not None
+    decoder, check = json.JSONDecoder(), SURROGATE.search(text) is not None
     pos = _skip(text, text.index("[") + 1)
     line, counted = 1, 0
     more = not text.startswith("]", pos)
@@ -212,7 +184,7 @@ def _walk_array(name: str, text: str) -> Iterator[Row]:
             obj, pos = decoder.raw_decode(text, pos)
         except (ValueError, RecursionError) as exc:
             at = exc.lineno if isinstance(exc, json.JSONDecodeError) else line
-            raise InputError(f"invalid JSON array ({_why(exc)})", path=name, line=at) from None
+            raise InputError(f"invalid JSON array ({why(exc)})", path=name, line=at) from None
         yield line, _object(obj, name, line, check=check)
         pos = _skip(text, pos)
         more = text.startswith(",", pos)
@@ -225,7 +197,7 @@ def _walk_array(name: str, text: str) -> Iterator[Row]:
 
 def _array_syntax(name: str, text: str, pos: int, msg: str) -> NoReturn:
     exc = json.JSONDecodeError(msg, text, pos)
-    raise InputError(f"invalid JSON array ({_why(exc)})", path=name, line=exc.lineno)
+    raise InputError(f"invalid JSON array ({why(exc)})", path=name, line=exc.lineno)
 
 
 def _skip(text: str, pos: int) -> int:
@@ -302,8 +274,10 @@ def _parquet_source(path: Path, name: str) -> Source:
     return Source(enumerate(rows, start=2), header, tabular=True, name=name)
 
 
-def _open(p: Path, name: str, parquet: bool) -> IO[bytes]:
-    """The regular file or pipe (not Parquet) at ``p``; ``/dev/zero`` is refused unread."""
+def _open(p: Path, name: str, parquet: bool, *, pipes: bool = True) -> IO[bytes]:
+    """The regular file or pipe (not Parquet, not ``pipes=False``) at ``p``; never a device."""
+    if not pipes:
+        return open_regular(p)
     try:
         mode = p.stat().st_mode
         if stat.S_ISDIR(mode):
@@ -324,8 +298,10 @@ def _stdin() -> IO[bytes]:
     return stream  # type: ignore[no-any-return]
 
 
-def open_source(p: Path) -> Source:
+def open_source(p: Path, *, pipes: bool = True) -> Source:
     """The rows of ``p``, with the header of a CSV or Parquet file; see :func:`read_rows`.
+
+    ``pipes=False``: a regular file only, for a file a user is handed (a baseline).
 
     Raises:
         InputError: As :func:`read_rows`.
@@ -333,7 +309,7 @@ def open_source(p: Path) -> Source:
     """
     stdin = str(p) == "-"
     name, suffix = (STDIN, "") if stdin else (str(p), p.suffix.lower())
-    stream = _stdin() if stdin else _open(p, name, suffix == ".parquet")
+    stream = _stdin() if stdin else _open(p, name, suffix == ".parquet", pipes=pipes)
     if suffix == ".parquet":
         stream.close()
         return _parquet_source(p, name)
@@ -395,3 +371,30 @@ def read_rows(path: str | Path) -> Iterator[tuple[int, Mapping[str, Any] | Input
         MissingExtraError: A Parquet file without ``pyarrow`` installed.
     """
     return open_source(Path(path)).rows
+
+
+def read_records(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line, value)`` for each non-blank line of a JSON Lines file a user may be handed.
+
+    For recordings and results (``replay:``, ``jury --out``, ``compare --out``): a
+    regular file only, lines bounded and decoded as for every input, each parsed by
+    :func:`loads` and nested no deeper than :data:`fairjudge._untrusted.MAX_DEPTH`.
+
+    Raises:
+        InputError: The file cannot be read or is not a regular file, a line is over
+            the limit or not UTF-8, or a line is not JSON; names the file and line.
+    """
+    name = str(path)
+    lines = _Lines(open_regular(path), name, owned=True)
+    try:
+        for lineno, text in lines:
+            if not text.strip(_SPACE):
+                continue
+            try:
+                value = loads(text.removesuffix("\n").removesuffix("\r"))
+                check_depth(value)
+            except ValueError as exc:  # BadJSON, or nested too deeply
+                raise InputError(f"not JSON ({exc})", path=name, line=lineno) from None
+            yield lineno, value
+    finally:
+        lines.close()

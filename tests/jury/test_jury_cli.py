@@ -85,7 +85,7 @@ def test_a_jury_file_with_model_members_and_a_free_rerun(
     )
     store = str(tmp_path / "store.sqlite")
     args = (str(items), "--jury", str(jury_file), "--base-url", openai_env.base_url,
-            "--store", store, "--json", "--quiet")  # fmt: skip
+            "--store", store, "--json", "--quiet", "--allow-python-judges")  # fmt: skip
     code, out = run(*args)
     assert code == 0, out
     summary = json.loads(out)

@@ -138,7 +138,7 @@ def test_a_jury_file_gives_the_same_panel_as_the_flags(tmp_path: Path) -> None:
              "--weight", "1", "--weight", "1", "--weight", "3",
              "--aggregate", "median"]  # fmt: skip
     common = [str(path), "--json", "--bootstrap", "100"]
-    code, by_file, stderr = _run(*common, "--jury", str(toml))
+    code, by_file, stderr = _run(*common, "--jury", str(toml), "--allow-python-judges")
     assert code == 0, stderr
     code, by_flags, stderr = _run(*common, *flags)
     assert code == 0, stderr
@@ -152,6 +152,6 @@ def test_a_jury_file_gives_the_same_panel_as_the_flags(tmp_path: Path) -> None:
         f'[[member]]\njudge = "{P}:high"\n',
         encoding="utf-8",
     )
-    code, _, stderr = _run(*common, "--jury", str(toml))
+    code, _, stderr = _run(*common, "--jury", str(toml), "--allow-python-judges")
     assert code == 2
     assert "sets a template" in stderr

@@ -13,14 +13,13 @@ retries off and a keep-alive pool sized to ``max_connections``, the
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar, TypedDict
-from urllib.parse import urlsplit
 
-from fairjudge._errors import BackendError, BackendTimeout, ConfigError, ServerError
+from fairjudge._errors import BackendError, BackendTimeout, ServerError
 from fairjudge._redact import remember_secret
+from fairjudge.backends._base_url import check_base_url
 from fairjudge.backends._http_errors import (
     connection_error,
     pooled_http_client,
@@ -97,9 +96,11 @@ class HTTPBackend:
         extra_params: Mapping[str, Any] | None = None,
         max_connections: int = 512,
     ) -> None:
+        given = base_url
         base_url = base_url or os.environ.get(self.base_url_env) or None
         if base_url:
-            _refuse_credentials(base_url, self.name, api_key_env or self.default_key_env)
+            where = "base_url" if given else f"${self.base_url_env}"
+            check_base_url(base_url, name=where, key_env=api_key_env or self.default_key_env)
         self._sdk = sdk
         self._model = model
         self._base_url = base_url.rstrip("/") if base_url else None
@@ -224,35 +225,3 @@ class HTTPBackend:
         """Close the connection pool."""
         if self._client is not None:
             await self._client.close()
-
-
-_SECRET_PARAM = re.compile(r"(?i)(?:^|&)[^=&]*(?:key|token|secret|password|auth)[^=&]*=")
-
-
-def _refuse_credentials(base_url: str, backend: str, key_env: str) -> None:
-    """Refuse a base URL that carries ``user:password@`` (or a key), or a bad port.
-
-    The URL goes into every store row and error message, so a key inside it would be
-    written everywhere; the two transports would also disagree about it (the SDK sends
-    it as Basic auth, the lean client drops it). The message never repeats the URL.
-    """
-    parts = urlsplit(base_url)
-    try:
-        parts.port  # noqa: B018  urlsplit checks the port only when it is read
-    except ValueError as exc:
-        raise ConfigError(
-            f"the {backend} backend's base URL has a bad port ({exc}); give a number from "
-            "1 to 65535, e.g. http://localhost:8000/v1"
-        ) from None
-    if parts.query and _SECRET_PARAM.search(parts.query):
-        raise ConfigError(
-            f"the {backend} backend's base URL carries a key in its query string "
-            f"({parts.hostname}?...); base URLs are stored and printed, so put the key in "
-            f"${key_env} instead and give the URL without it"
-        )
-    if parts.username is not None or parts.password is not None:
-        raise ConfigError(
-            f"the {backend} backend's base URL carries credentials "
-            f"(user:password@{parts.hostname}); base URLs are stored and printed, so put the "
-            f"key in ${key_env} instead and give the URL without them"
-        )

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["PairsFile", "SummaryJson"]
+__all__ = ["ALLOW_PYTHON_ONLY_WITH_JURY", "AllowPythonJudges", "PairsFile", "SummaryJson"]
 
 PairsFile = Annotated[
     Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")
@@ -16,3 +16,19 @@ PairsFile = Annotated[
 
 SummaryJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
 """``--json``: print the summary as JSON."""
+
+AllowPythonJudges = Annotated[
+    bool,
+    typer.Option(
+        "--allow-python-judges",
+        help="Let the --jury file's python: members import and run the code they name. Off "
+        "by default: a jury file may come from someone else. (--judge python:... needs no flag.)",
+    ),
+]
+"""``--allow-python-judges``: a jury file may name Python code (``jury``, ``score-jury``)."""
+
+ALLOW_PYTHON_ONLY_WITH_JURY = (
+    "--allow-python-judges applies with --jury FILE.toml only; python: judges given with "
+    "--judge run without it"
+)
+"""The message for ``--allow-python-judges`` without a jury file to apply to."""

@@ -30,7 +30,12 @@ from rich.console import Console
 
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import Item
-from fairjudge.cli._aliases import PairsFile, SummaryJson
+from fairjudge.cli._aliases import (
+    ALLOW_PYTHON_ONLY_WITH_JURY,
+    AllowPythonJudges,
+    PairsFile,
+    SummaryJson,
+)
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
 from fairjudge.cli._judging import load_input
 from fairjudge.cli._options import (
@@ -82,6 +87,7 @@ class JuryFlags:
             "previous jury --out (.jsonl) to replay every member at no cost.",
         ),
     ] = None
+    allow_python_judges: AllowPythonJudges = False
     aggregate: Annotated[
         str | None,
         typer.Option(
@@ -105,11 +111,13 @@ class JuryFlags:
         """
         if bool(self.judge) == (self.jury is not None):
             raise ConfigError("give the members with --judge (twice or more) or --jury FILE.toml")
+        if self.allow_python_judges and self.jury is None:
+            raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
         rule = self.aggregate
         if self.jury is not None:
             if self.weight:
                 raise ConfigError("--weight goes with --judge; in a --jury file, set weight =")
-            loaded = load_jury_file(self.jury)
+            loaded = load_jury_file(self.jury, allow_python=self.allow_python_judges)
             specs, rule = list(loaded.members), rule or loaded.aggregate
         else:
             judges = self.judge or []
@@ -174,8 +182,11 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
     settings = run.settings(file, inputs=(panel.jury,))
     loaded = load_input(file, columns)
     if panel.recorded and panel.jury is not None:
-        if panel.weight or panel.judge:
-            raise ConfigError("--jury FILE.jsonl replays a recorded panel; drop --judge/--weight")
+        if panel.weight or panel.judge or panel.allow_python_judges:
+            raise ConfigError(
+                "--jury FILE.jsonl replays a recorded panel, which runs no code; drop "
+                "--judge/--weight/--allow-python-judges"
+            )
         _no_model_flags(flags, "a recorded panel")
         panel_jury, recorded_rule = recorded_jury(panel.jury)
         rule: str = as_aggregation(panel.aggregate or recorded_rule or "majority")

@@ -20,6 +20,7 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge._io import Columns
 from fairjudge._types import Resolution
+from fairjudge.backends._base_url import check_base_url
 from fairjudge.evaluation import EvalSettings, check_repeats
 from fairjudge.judges import (
     DEFAULT_JUDGE,
@@ -271,6 +272,9 @@ def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:
         @wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             kwargs[param] = flags_type(**{name: kwargs.pop(name) for name in names})
+            if getattr(kwargs[param], "base_url", None) is not None:
+                # Before anything is read or built: a URL no call can use is a usage error.
+                check_base_url(kwargs[param].base_url, name="--base-url")
             return fn(*args, **kwargs)
 
         wrapper.__signature__ = signature.replace(parameters=own + extra)  # type: ignore[attr-defined]

@@ -36,6 +36,7 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge.cli._aliases import ALLOW_PYTHON_ONLY_WITH_JURY, AllowPythonJudges
 from fairjudge.cli._app import app, err_console, guarded, say
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
@@ -82,6 +83,7 @@ class ScorePanelFlags:
             "timeout), instead of --judge.",
         ),
     ] = None
+    allow_python_judges: AllowPythonJudges = False
     aggregate: Annotated[
         str | None,
         typer.Option(
@@ -98,10 +100,12 @@ class ScorePanelFlags:
             ConfigError: Fewer than two --judge, --weight not once per --judge, or an
                 unknown rule.
         """
+        if self.allow_python_judges and self.jury is None:
+            raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
         if self.jury is not None:
             if self.judge or self.weight:
                 raise ConfigError("give the members with --judge or --jury FILE.toml, not both")
-            loaded = load_jury_file(self.jury)
+            loaded = load_jury_file(self.jury, allow_python=self.allow_python_judges)
             templated = [m.judge for m in loaded.members if m.template is not None]
             if templated:
                 raise ConfigError(

@@ -19,6 +19,7 @@ from typing import Any
 from fairjudge._errors import InputError
 from fairjudge._io_rows import open_source
 from fairjudge._items import question_text
+from fairjudge._untrusted import shown
 from fairjudge.evaluation._scores_result import ScoreResult
 
 __all__ = ["ScoreRun", "load_score_run"]
@@ -91,14 +92,16 @@ def _scores(record: Mapping[str, Any], where: dict[str, Any]) -> dict[str, int]:
         )
     for name, value in scores.items():
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"score {name!r} must be a whole number, got {value!r}", **where)
+            raise InputError(
+                f"score {shown(name)} must be a whole number, got {shown(value)}", **where
+            )
     return {str(k): v for k, v in scores.items()}
 
 
 def _label(record: Mapping[str, Any], key: str, where: dict[str, Any]) -> str | None:
     value = record.get(key)
     if value is not None and not isinstance(value, str):
-        raise InputError(f"{key!r} must be a string, got {value!r}", **where)
+        raise InputError(f"{key!r} must be a string, got {shown(value)}", **where)
     return value
 
 
@@ -110,7 +113,7 @@ def load_score_run(path: str | Path) -> ScoreRun:
             or two records name different rubrics or judges (a baseline is one run);
             the message names the file and the line.
     """
-    source = open_source(Path(path))
+    source = open_source(Path(path), pipes=False)  # a file, never a stream: see _untrusted
     clusters: list[str] = []
     scores: list[dict[str, int]] = []
     first: dict[str, tuple[int, str | None]] = {}

@@ -12,11 +12,24 @@
     base_url = "http://127.0.0.1:8000/v1"   # optional
 
     [[member]]
-    judge = "python:my_judges:by_length"
-    name = "length"                 # optional
+    judge = "replay:earlier.jsonl"  # read from this file's folder
+    name = "earlier"                # optional
 
 The file is validated whole (unknown keys included) before any judge is built, and
 every error names the file and the member.
+
+A jury file is data, and may come from someone else, so what it can do is bounded:
+
+- It names judges (model specs and ``replay:`` recordings), templates, weights,
+  servers (``base_url``, checked to be ``http(s)://host[:port][/path]``), sampling
+  temperatures and timeouts. A relative ``template`` path or ``replay:`` path is
+  read from the jury file's own folder, not from the working directory.
+- It cannot run code: a ``python:`` member is refused unless the caller allows it
+  (``allow_python=True``; on the command line ``--allow-python-judges``), because
+  importing a module and calling a function named in a file runs whatever that
+  file chooses (``python:os:execlp``).
+- It is read as an untrusted file (:mod:`fairjudge._untrusted`): a regular UTF-8
+  file of bounded size and nesting, or one :class:`~fairjudge.InputError`.
 
 A *recorded* panel is a ``jury --out`` file instead (JSONL):
 :func:`recorded_jury` seats every member again as a
@@ -26,15 +39,17 @@ weight, so the run replays exactly and calls no one.
 
 from __future__ import annotations
 
-import json
-import tomllib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fairjudge._errors import InputError
+from fairjudge._errors import ConfigError, InputError
+from fairjudge._io_rows import read_records
+from fairjudge._untrusted import read_toml, shown
+from fairjudge.backends._base_url import check_base_url
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
 from fairjudge.judges._replay import ReplayJudge, _Loader
 
@@ -42,7 +57,7 @@ __all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
 
 
 class _Member(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     judge: str = Field(min_length=1)
     """A ``--judge`` spec."""
@@ -61,7 +76,7 @@ class _Member(BaseModel):
 
 
 class _JuryFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     schema_version: int = 1
     """The file format's version; 1 is the only one."""
@@ -86,19 +101,34 @@ class JuryFile:
     path: Path
 
 
-def load_jury_file(path: Path) -> JuryFile:
+_ALLOW_PYTHON = (
+    "a jury file may come from someone else, so it cannot name Python code unless you "
+    "allow it: pass --allow-python-judges (allow_python=True) if you trust this file"
+)
+"""Why a ``python:`` member of a jury file is refused, and how to allow it."""
+
+
+def load_jury_file(path: str | Path, *, allow_python: bool = False) -> JuryFile:
     """Read and validate a jury file.
 
+    Relative ``template`` and ``replay:`` paths are resolved against the jury file's
+    folder, so a file means the same wherever it is run from.
+
+    Args:
+        path: The TOML file.
+        allow_python: Seat ``python:`` members, which import and call Python code the
+            file names. Off by default: a jury file may come from anyone.
+
     Raises:
-        InputError: The file cannot be read, is not TOML, or breaks the format; the
-            message names the file and the offending field.
+        InputError: The file cannot be read (or is not a regular file), is not UTF-8
+            or not TOML, breaks the format, has a bad ``base_url``, or names Python
+            code without ``allow_python``; the message names the file and the field.
     """
+    path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"--jury {path}: cannot read it ({exc.strerror or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"--jury {path}: not valid TOML: {exc}") from None
+        data = read_toml(path)
+    except InputError as exc:
+        raise InputError(f"--jury {exc}") from None
     try:
         parsed = _JuryFile.model_validate(data)
     except ValidationError as exc:
@@ -107,11 +137,39 @@ def load_jury_file(path: Path) -> JuryFile:
         raise InputError(f"--jury {path}: {where}: {first['msg']}") from None
     if parsed.schema_version != 1:
         raise InputError(f"--jury {path}: schema_version {parsed.schema_version} is unknown; use 1")
-    members = tuple(MemberSpec(**m.model_dump()) for m in parsed.member)
+    members = tuple(
+        _member(m, f"--jury {path}: member.{i}", path.parent, allow_python)
+        for i, m in enumerate(parsed.member)
+    )
     return JuryFile(members, parsed.aggregate, path)
 
 
-def recorded_jury(path: Path) -> tuple[Jury, str | None]:
+def _member(member: _Member, where: str, folder: Path, allow_python: bool) -> MemberSpec:
+    """A member's spec, checked, with its relative paths read from ``folder``."""
+    spec = member.model_dump()
+    judge = member.judge.strip()
+    if judge.startswith("python:") and not allow_python:
+        raise InputError(
+            f"{where}.judge {shown(member.judge)} would import and run Python code; "
+            + _ALLOW_PYTHON
+        )
+    if member.base_url is not None:
+        try:
+            check_base_url(member.base_url, name=f"{where}.base_url")
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+    if judge.startswith("replay:"):
+        recording = judge.removeprefix("replay:").strip()
+        if recording and not Path(recording).is_absolute():
+            spec["judge"] = f"replay:{folder / recording}"
+            spec["name"] = member.name or judge  # named as written, wherever it is run from
+    template = member.template
+    if template is not None and template.endswith(".toml") and not Path(template).is_absolute():
+        spec["template"] = str(folder / template)
+    return MemberSpec(**spec)
+
+
+def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
     """The panel of a ``jury --out`` file, every member replayed from its own calls.
 
     Each member becomes a :class:`~fairjudge.judges.ReplayJudge` over the calls the
@@ -120,30 +178,35 @@ def recorded_jury(path: Path) -> tuple[Jury, str | None]:
     gives the recorded verdicts again, at no cost; an item or order the file lacks
     is a ``NotRecorded`` call error, never a guess.
 
+    A recording is data: its members are replayed, never resolved from their names,
+    so a recorded member named ``python:...`` runs no code.
+
     Returns:
         The jury, and the aggregation rule the file records (``None`` if none).
 
     Raises:
-        InputError: The file cannot be read, or a line is not a ``jury --out``
-            record (the message names the file and line).
+        InputError: The file cannot be read (or is not a regular file), or a line is
+            not JSON or not a ``jury --out`` record (the message names the file and
+            line).
     """
+    path = Path(path)
     loaders: dict[str, _Loader] = {}
     weights: dict[str, float] = {}
     rule: str | None = None
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"--jury {path}: cannot read it ({exc})") from None
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        members, record = _members(path, number, text)
-        rule = rule or record.get("aggregation")
-        for name, entry in members.items():
-            loader = loaders.setdefault(name, _Loader(path))
-            loader.line = number
-            weights.setdefault(name, _weight(entry.get("weight", 1.0), path, number, name))
-            loader.add_result({**record, "calls": entry.get("calls")})
+        for number, value in read_records(path):
+            members, record = _members(path, number, value)
+            rule = rule or record.get("aggregation")
+            for name, entry in members.items():
+                loader = loaders.setdefault(name, _Loader(path))
+                loader.line = number
+                weights.setdefault(name, _weight(entry.get("weight", 1.0), path, number, name))
+                loader.add_result({**record, "calls": entry.get("calls")})
+    except InputError as exc:
+        if exc.path is None:  # already names --jury and the line
+            raise
+        line = f", line {exc.line}" if exc.line is not None else ""
+        raise InputError(f"--jury {path}{line}: {_bare(exc)}") from None
     if len(loaders) < 2:
         raise InputError(
             f"--jury {path}: holds no jury record (a `fairjudge jury --out` file, one item a "
@@ -155,24 +218,28 @@ def recorded_jury(path: Path) -> tuple[Jury, str | None]:
     return Jury(seated), rule if isinstance(rule, str) else None
 
 
-def _members(path: Path, number: int, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _members(path: Path, number: int, record: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """A record's members (name -> entry), and the record."""
-    where = f"--jury {path}, line {number}"
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not JSON ({exc.msg})") from None
     members = record.get("members") if isinstance(record, dict) else None
     if not isinstance(members, dict) or not all(isinstance(e, dict) for e in members.values()):
         raise InputError(
-            f"{where}: not a `jury --out` record: it needs 'members', each with its 'calls'"
+            f"--jury {path}, line {number}: not a `jury --out` record: it needs 'members', "
+            "each with its 'calls'"
         )
     return members, record
 
 
+def _bare(error: InputError) -> str:
+    """The message without the ``path:line:`` prefix."""
+    prefix = f"{error.path}:{error.line}: " if error.line is not None else f"{error.path}: "
+    return str(error).removeprefix(prefix)
+
+
 def _weight(value: object, path: Path, number: int, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise InputError(f"--jury {path}, line {number}: member {name!r}: weight must be > 0")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+        raise InputError(
+            f"--jury {path}, line {number}: member {shown(name)}: weight must be a number > 0"
+        )
     return float(value)
 
 

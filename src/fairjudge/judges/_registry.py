@@ -13,6 +13,7 @@ limit and no budget; a local model has no ``--base-url``; an HTTP model has no `
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend
 from fairjudge._errors import ConfigError
+from fairjudge.backends._base_url import check_base_url
 from fairjudge.judges._callable import load_python_judge
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._pairwise import BatchJudge
@@ -75,12 +77,29 @@ class BackendOptions:
     timeout: float | None = None
 
     def __post_init__(self) -> None:
+        if self.base_url is not None:
+            check_base_url(self.base_url)  # before any call: names base_url
+        if self.model_path is not None:
+            _check_model_file(Path(self.model_path))
         if self.threads is not None and self.threads < 1:
             raise ConfigError(f"--threads must be >= 1; got {self.threads}")
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise ConfigError(f"--temperature must be in [0, 2]; got {self.temperature}")
         if self.timeout is not None and not 0 < self.timeout < 86400:
             raise ConfigError(f"--timeout must be a number of seconds > 0; got {self.timeout}")
+
+
+def _check_model_file(path: Path) -> None:
+    """Refuse a model path that exists but is no regular file (``/dev/zero`` would hash forever).
+
+    A missing file is left to the backend, which says so when it loads the weights.
+    """
+    try:
+        mode = path.expanduser().stat().st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"--model-path {path}: not a regular file; give a GGUF file")
 
 
 def calls_no_model(spec: str | None) -> bool:

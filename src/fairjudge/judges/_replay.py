@@ -24,7 +24,6 @@ unresolved, exactly as if the judge had failed on it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +31,11 @@ from typing import Any, get_args
 
 from fairjudge._call import Conversation
 from fairjudge._errors import InputError
+from fairjudge._io_rows import read_records
 from fairjudge._items import question_text
 from fairjudge._protocol import normalize_verdict
 from fairjudge._types import CallError, Order, ParseFailure, Probabilities, Reply, Verdict
+from fairjudge._untrusted import shown
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import VerdictFormat, parse_verdict
 
@@ -147,18 +148,10 @@ class _Loader:
         return InputError(message, path=str(self.path), line=self.line or None)
 
     def load(self, name: str | None) -> ReplayJudge:
-        try:
-            # Only "\n" ends a record, as in every JSONL file fairjudge writes.
-            lines = self.path.read_text(encoding="utf-8").split("\n")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise self.fail(f"cannot read the recordings ({exc})") from None
-        for self.line, text in enumerate(lines, 1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise self.fail(f"not JSON ({exc.msg})") from None
+        # A regular file only, read a bounded line at a time; only "\n" ends a record,
+        # as in every JSONL file fairjudge writes (see _io_rows.read_records).
+        for number, record in read_records(self.path):
+            self.line = number
             if not isinstance(record, dict):
                 raise self.fail(f"a recording must be a JSON object; got {type(record).__name__}")
             if "calls" in record:
@@ -216,7 +209,7 @@ class _Loader:
                 order = Order(str(call.get("order")))
             except ValueError:
                 raise self.fail(f"a call's order must be 'original' or 'swapped'; got "
-                                f"{call.get('order')!r}") from None  # fmt: skip
+                                f"{shown(call.get('order'))}") from None  # fmt: skip
             key = (question, one, two) if order is Order.ORIGINAL else (question, two, one)
             self.put(key, self.sample(call), self.recorded_reply(call))
 
@@ -235,7 +228,7 @@ class _Loader:
     def sample(self, record: Mapping[str, Any]) -> int:
         value = record.get("sample", 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise self.fail(f"'sample' must be an integer >= 0; got {value!r}")
+            raise self.fail(f"'sample' must be an integer >= 0; got {shown(value)}")
         return value
 
     def probabilities(self, record: Mapping[str, Any]) -> Probabilities | None:
@@ -253,7 +246,7 @@ class _Loader:
         try:
             return normalize_verdict(value)
         except ValueError:
-            raise self.fail(f"'verdict' must be 'A', 'B' or 'tie'; got {value!r}") from None
+            raise self.fail(f"'verdict' must be 'A', 'B' or 'tie'; got {shown(value)}") from None
 
     def row_reply(self, record: Mapping[str, Any]) -> Reply:
         raw = record.get("reply")
@@ -267,7 +260,7 @@ class _Loader:
         fmt = record.get("verdict_format", "explained")
         if fmt not in get_args(VerdictFormat):
             raise self.fail(f"'verdict_format' must be one of {get_args(VerdictFormat)}; "
-                            f"got {fmt!r}")  # fmt: skip
+                            f"got {shown(fmt)}")  # fmt: skip
         parsed = parse_verdict(raw, fmt)
         if isinstance(parsed, ParseFailure):
             return Reply(verdict=None, raw=raw, failure=parsed)

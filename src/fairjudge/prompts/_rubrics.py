@@ -30,11 +30,13 @@ from typing import Any
 
 from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
+from fairjudge._untrusted import shown
 from fairjudge.prompts._templates import (
     _defuse_tags,
     _get,
     _load_builtins,
     _read_toml,
+    _version,
     defuse,
 )
 
@@ -260,7 +262,7 @@ def _item_text(question: str | Conversation, answer: str, reference: str | None)
 def _text(data: dict[str, Any], key: str, source: str, default: str = "") -> str:
     value = data.get(key, default)
     if not isinstance(value, str):
-        raise ConfigError(f"rubric {source}: {key!r} must be a string; got {value!r}")
+        raise ConfigError(f"rubric {source}: {key!r} must be a string; got {shown(value)}")
     return value
 
 
@@ -274,7 +276,7 @@ def _scale(data: dict[str, Any], source: str) -> tuple[int, int]:
     if not ok or not 0 <= value[0] <= 1 or not value[0] + 2 <= value[1] <= _MAX_LEVEL:
         raise ConfigError(
             f"rubric {source}: scale must be [LOW, HIGH] with LOW 0 or 1, HIGH at most "
-            f"{_MAX_LEVEL} and at least three levels (e.g. [1, 5] or [1, 10]); got {value!r}"
+            f"{_MAX_LEVEL} and at least three levels (e.g. [1, 5] or [1, 10]); got {shown(value)}"
         )
     return value[0], value[1]
 
@@ -287,18 +289,18 @@ def _dimensions(data: dict[str, Any], source: str) -> tuple[Dimension, ...]:
     for index, entry in enumerate(raw):
         where = f"{source} dimensions[{index}]"
         if not isinstance(entry, dict):
-            raise ConfigError(f"rubric {where}: must be a table; got {entry!r}")
+            raise ConfigError(f"rubric {where}: must be a table; got {shown(entry)}")
         name = entry.get("name")
         if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
             raise ConfigError(
                 f"rubric {where}: 'name' must be lower case letters, digits and '_' "
-                f"(starting with a letter, not 'reason'); got {name!r}"
+                f"(starting with a letter, not 'reason'); got {shown(name)}"
             )
         if name in (d.name for d in dims):
             raise ConfigError(f"rubric {where}: dimension {name!r} is listed twice")
         unknown = set(entry) - {"name", "description", "low", "mid", "high"}
         if unknown:
-            raise ConfigError(f"rubric {where}: unknown key(s) {sorted(unknown)}")
+            raise ConfigError(f"rubric {where}: unknown key(s) {shown(sorted(unknown))}")
         description = _text(entry, "description", where)
         if not description.strip():
             raise ConfigError(f"rubric {where}: 'description' is missing or empty")
@@ -324,19 +326,20 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
     data = _read_toml(text, "rubric", source, ("name", "version", "dimensions"))
     unknown = set(data) - _KEYS
     if unknown:
-        raise ConfigError(f"rubric {source}: unknown field(s) {sorted(unknown)}")
+        raise ConfigError(f"rubric {source}: unknown field(s) {shown(sorted(unknown))}")
     needs_reference = data.get("needs_reference", False)
     if not isinstance(needs_reference, bool):
-        raise ConfigError(f"rubric {source}: 'needs_reference' must be true or false")
+        got = shown(needs_reference)
+        raise ConfigError(f"rubric {source}: 'needs_reference' must be true or false; got {got}")
     name = _text(data, "name", source)
     if not _RUBRIC_NAME.match(name):
         raise ConfigError(
-            f"rubric {source}: 'name' must be letters, digits, '.', '_' or '-'; got {name!r}"
+            f"rubric {source}: 'name' must be letters, digits, '.', '_' or '-'; got {shown(name)}"
         )
     defaults = Rubric("", "", ())
     return Rubric(
         name=name,
-        version=str(data["version"]),
+        version=_version(data, "rubric", source),
         dimensions=_dimensions(data, source),
         scale=_scale(data, source),
         instructions=_text(data, "instructions", source),

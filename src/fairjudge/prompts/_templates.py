@@ -23,7 +23,6 @@ import functools
 import html
 import itertools
 import re
-import tomllib
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,8 +32,9 @@ from importlib import resources
 from typing import Any, Protocol, TypeVar
 
 from fairjudge._call import Conversation, Message
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import question_text
+from fairjudge._untrusted import BadTOML, loads_toml, read_text, shown
 from fairjudge.prompts._parse import VERDICT_FORMATS, VerdictFormat
 
 __all__ = ["PairwiseTemplate", "defuse", "get_template", "list_templates", "load_template"]
@@ -225,36 +225,84 @@ class PairwiseTemplate:
         return tuple(messages)
 
 
+_TEMPLATE_KEYS = frozenset(
+    {"name", "version", "description", "system", "user", "verdict_format", "verdict_only",
+     "needs_reference"}
+)  # fmt: skip
+
+
 def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
     """Parse a template from TOML text.
 
+    Every field is type-checked, and an unknown field is an error rather than
+    ignored: a template is data (text, a version, a format), and may come from
+    someone else, so it names no code and nothing else is read from it.
+
     Raises:
-        ConfigError: The TOML is invalid, a required field is missing, or the verdict
-            format is unknown or contradicts ``verdict_only``.
+        ConfigError: The TOML is invalid or nested too deeply, a required field is
+            missing, a field is unknown or of the wrong type, or the verdict format
+            is unknown or contradicts ``verdict_only``; names the source and field.
     """
     data = _read_toml(text, "template", source, ("name", "version", "user"))
-    user = str(data["user"])
+    _known_keys(data, _TEMPLATE_KEYS, "template", source)
+    user = _string(data, "user", "template", source)
     for needed in ("{question}", "{answer_a}", "{answer_b}"):
         if needed not in user:
             raise ConfigError(f"template {source}: the user message lacks {needed}")
-    needs_reference = bool(data.get("needs_reference", "{reference}" in user))
+    needs_reference = data.get("needs_reference", "{reference}" in user)
+    if not isinstance(needs_reference, bool):
+        raise ConfigError(f"template {source}: 'needs_reference' must be true or false; "
+                          f"got {shown(needs_reference)}")  # fmt: skip
+    name = _string(data, "name", "template", source)
+    if not name.strip():
+        raise ConfigError(f"template {source}: 'name' is empty")
     return PairwiseTemplate(
-        name=str(data["name"]),
-        version=str(data["version"]),
-        system=str(data.get("system", "")),
+        name=name,
+        version=_version(data, "template", source),
+        system=_string(data, "system", "template", source, ""),
         user=user,
         verdict_format=_verdict_format(data, source),
         needs_reference=needs_reference,
-        description=str(data.get("description", "")),
+        description=_string(data, "description", "template", source, ""),
     )
+
+
+def _known_keys(data: dict[str, Any], known: frozenset[str], kind: str, source: str) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"{kind} {source}: unknown field(s) {shown(unknown)}; "
+                          f"the fields are {', '.join(sorted(known))}")  # fmt: skip
+
+
+def _string(
+    data: dict[str, Any], key: str, kind: str, source: str, default: str | None = None
+) -> str:
+    """The string field ``key`` (``default`` when absent, if one is given)."""
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise ConfigError(f"{kind} {source}: {key!r} must be a string; got {shown(value)}")
+    return value
+
+
+def _version(data: dict[str, Any], kind: str, source: str) -> str:
+    """The version: a string, or a whole number (``version = 2`` reads as ``"2"``)."""
+    value = data["version"]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"{kind} {source}: 'version' must be a string such as \"2\" (or a whole "
+            f"number); got {shown(value)}"
+        )
+    return value
 
 
 def _read_toml(text: str, kind: str, source: str, required: tuple[str, ...]) -> dict[str, Any]:
     """Parse TOML text for a ``kind`` file, checking that the ``required`` keys are there."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{kind} {source}: invalid TOML: {exc}") from exc
+        data = loads_toml(text)
+    except BadTOML as exc:
+        raise ConfigError(f"{kind} {source}: {exc}") from None
     missing = [k for k in required if k not in data]
     if missing:
         raise ConfigError(f"{kind} {source}: missing field(s) {missing}")
@@ -274,10 +322,10 @@ def _load_builtins(folder: str, load: Callable[..., _Named]) -> dict[str, _Named
 def _load_file(name: str, kind: str, load: Callable[..., _Named]) -> _Named:
     """A ``kind`` file at path ``name``, parsed by ``load``."""
     try:
-        with open(name, encoding="utf-8") as fh:
-            return load(fh.read(), source=name)
-    except OSError as exc:
-        raise ConfigError(f"cannot read {kind} file {name!r}: {exc}") from exc
+        text = read_text(name)  # a regular UTF-8 file of bounded size, or one InputError
+    except InputError as exc:
+        raise ConfigError(f"{kind} {exc}") from None
+    return load(text, source=name)
 
 
 def _get(
@@ -299,6 +347,9 @@ def _get(
 def _verdict_format(data: dict[str, object], source: str) -> VerdictFormat:
     """The template's ``verdict_format``, or the one its legacy ``verdict_only`` implies."""
     legacy = data.get("verdict_only")
+    if legacy is not None and not isinstance(legacy, bool):
+        raise ConfigError(f"template {source}: 'verdict_only' must be true or false; "
+                          f"got {shown(legacy)}")  # fmt: skip
     implied: VerdictFormat = "explained" if legacy is False else "label"
     declared = data.get("verdict_format", implied)
     for allowed in VERDICT_FORMATS:
@@ -308,9 +359,9 @@ def _verdict_format(data: dict[str, object], source: str) -> VerdictFormat:
     else:
         raise ConfigError(
             f"template {source}: verdict_format must be one of "
-            f"{', '.join(map(repr, VERDICT_FORMATS))}; got {declared!r}"
+            f"{', '.join(map(repr, VERDICT_FORMATS))}; got {shown(declared)}"
         )
-    if legacy is not None and bool(legacy) != (fmt == "label"):
+    if legacy is not None and legacy != (fmt == "label"):
         raise ConfigError(
             f"template {source}: verdict_only = {str(legacy).lower()} contradicts "
             f"verdict_format = {fmt!r}; drop verdict_only"

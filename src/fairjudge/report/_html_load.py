@@ -14,13 +14,13 @@ it, and the report says so.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from fairjudge._call import Conversation
 from fairjudge._errors import InputError
+from fairjudge._io_rows import read_records
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._types import (
     CallError,
@@ -32,6 +32,7 @@ from fairjudge._types import (
     Resolution,
     Verdict,
 )
+from fairjudge._untrusted import shown
 from fairjudge.evaluation import EvalSettings, PairwiseResult, summarise
 from fairjudge.evaluation._results import judgment as judgment_of
 
@@ -68,12 +69,12 @@ def _failure(value: object, raw: str | None) -> ParseFailure | CallError | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise ValueError(f"a call's 'failure' must be an object or null; got {value!r}")
+        raise ValueError(f"a call's 'failure' must be an object or null; got {shown(value)}")
     if value.get("type") == "parse_failure":
         return ParseFailure(raw or "", str(value.get("reason", "")))
     if value.get("type") == "call_error":
         return CallError(str(value.get("kind", "")), str(value.get("message", "")))
-    raise ValueError(f"unknown failure type {value.get('type')!r}")
+    raise ValueError(f"unknown failure type {shown(value.get('type'))}")
 
 
 def _call(value: object) -> Call:
@@ -115,27 +116,29 @@ def _judgment(record: object) -> Judgment:
 
 
 def _read(path: Path) -> list[Judgment]:
-    try:
-        # Only "\n" ends a record: str.splitlines() would also split at U+2028 and
-        # the other separators that JSON strings written with ensure_ascii=False keep.
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the results file ({exc})", path=str(path)) from None
+    # A regular file only, read a bounded line at a time, each line parsed with its
+    # depth bounded (_io_rows.read_records). Only "\n" ends a record: str.splitlines()
+    # would also split at U+2028 and the other separators that JSON strings written
+    # with ensure_ascii=False keep.
     judgments = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, record in read_records(path):
         try:
-            judgments.append(_judgment(json.loads(line)))
-        except (ValueError, TypeError, AttributeError) as exc:  # a malformed record
+            judgments.append(_judgment(record))
+        except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
             raise InputError(
-                f"not a result record of `fairjudge compare --out` ({exc})",
+                f"not a result record of `fairjudge compare --out` ({_clipped(exc)})",
                 path=str(path),
                 line=number,
             ) from None
     if not judgments:
         raise InputError("holds no result record; give a file written by --out", path=str(path))
     return judgments
+
+
+def _clipped(exc: Exception, width: int = 200) -> str:
+    """An exception's message, cut short: it may quote a value from the file."""
+    text = str(exc)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def load_results(
