@@ -20,6 +20,10 @@ Exit codes:
   (``cli._calibrate``).
 - 130: interrupted; every finished call is kept in the store.
 
+With ``--json``, every failure is also a JSON object on stdout,
+``{"error": {"type", "message", "exit_code"}}``: usage errors that Click raises
+while parsing (:meth:`LazyCommands.invoke`) as well as fairjudge's own (:func:`_fail`).
+
 Every piece of user or exception text is printed with markup off, so a path, a
 column, a model name or a server message containing ``[...]`` reaches the user
 whole instead of being eaten by rich.
@@ -40,6 +44,11 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
+
+try:  # Typer 0.29 ships its own copy of Click; already imported by ``typer.core``
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - a Typer that uses Click itself
+    from click.exceptions import ClickException  # type: ignore[no-redef, import-not-found, unused-ignore]
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, InputError
 from fairjudge._version import __version__
@@ -127,6 +136,41 @@ class LazyCommands(TyperGroup):
         }
         self.commands.update(loaded)
         self._listing = False
+        self._json = False
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        """The root context; a usage error in the root's own options is reported as JSON too.
+
+        Click raises a usage error (an unknown option, a bad choice, a missing
+        argument) while parsing, before any command body, and so before
+        :func:`guarded` could see ``--json``: hence ``--json`` is looked for in the
+        arguments themselves.
+        """
+        self._json = _asks_json(args)
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except ClickException as exc:
+            self._usage_json(exc)
+            raise
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; its usage errors are reported as JSON too with ``--json``."""
+        try:
+            return super().invoke(ctx)
+        except ClickException as exc:
+            self._usage_json(exc)
+            raise
+
+    def _usage_json(self, exc: ClickException) -> None:
+        """With ``--json``, Click's error as fairjudge's JSON error object on stdout.
+
+        Click still prints its usage text and message on stderr, and exits with the
+        error's code (2 for every usage error).
+        """
+        if self._json:
+            _echo_error(type(exc).__name__, exc.format_message(), exc.exit_code)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """The command, its module imported first when it has not been."""
@@ -242,6 +286,21 @@ def _fail(
     """
     say(label, str(exc), style=style)
     if as_json:
-        error = {"error": {"type": type(exc).__name__, "message": str(exc), "exit_code": code}}
-        typer.echo(json.dumps(error, indent=2))
+        _echo_error(type(exc).__name__, str(exc), code)
     raise typer.Exit(code) from None
+
+
+def _echo_error(kind: str, message: str, code: int) -> None:
+    """The JSON error object on stdout: ``{"error": {"type", "message", "exit_code"}}``."""
+    error = {"error": {"type": kind, "message": message, "exit_code": code}}
+    typer.echo(json.dumps(error, indent=2))
+
+
+def _asks_json(args: list[str]) -> bool:
+    """Whether the command line asks for ``--json`` (an option: before any ``--``)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
