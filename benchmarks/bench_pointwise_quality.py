@@ -399,7 +399,7 @@ def topical_tables(report: dict[str, Any]) -> str:
                 f"{d['mean_score']:.2f}" if d["mean_score"] is not None else "-",
                 f"{d['mean_expected']:.2f}" if d["mean_expected"] is not None else "-",
                 f"{share:.0%} on {c['adjacent_levels']}" if share is not None else "-",
-                f"{c['entropy']:.2f}" if c["entropy"] is not None else "-",
+                f"{c['spread']:.2f}" if c["spread"] is not None else "-",
                 {True: "COLLAPSED", False: "ok", None: "n/a"}[c["collapsed"]],
                 f"{d['mean_mass_on_levels']:.3f}" if d["mean_mass_on_levels"] is not None else "-",
             ]
@@ -438,7 +438,7 @@ def topical_tables(report: dict[str, Any]) -> str:
     )  # fmt: skip
     spread = table(
         ["dimension", "parse fail", "share", "histogram 1..5", "mean int", "mean exp",
-         "top-2 adjacent", "entropy", "collapse", "p on digits"],
+         "top band", "spread", "collapse", "p on digits"],
         dist,
     )  # fmt: skip
     return corr + "\n\n" + spread

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,8 +40,11 @@ def test_a_judge_that_says_four_to_everything_trips_the_alarm(
     assert result.collapsed == ["accuracy", "relevance", "usefulness"]
     collapse = result.dimensions[0].collapse
     assert collapse.adjacent_share == 1.0
-    assert collapse.entropy == 0.0
-    assert collapse.reason == "100% of scores are 4 (>= 90%); normalised entropy 0.00 < 0.50"
+    assert collapse.spread == 0.0
+    assert collapse.reason == (
+        "100% of scores are 4 (>= 90%); spread 0.00 < 0.20 (standard deviation 0.00 of "
+        "at most 2 on 1-5)"
+    )
     assert result.to_dict()["collapsed"] == ["accuracy", "relevance", "usefulness"]
     assert result.dimensions[0].mean.estimate == 4.0
 
@@ -51,25 +56,27 @@ def test_a_judge_that_spreads_its_scores_does_not(
     assert result.collapsed == []
     collapse = result.dimensions[0].collapse
     assert collapse.collapsed is False
-    assert collapse.adjacent_share == pytest.approx(0.4)
-    assert collapse.entropy == pytest.approx(1.0)
+    assert collapse.adjacent_share == pytest.approx(0.2)
+    assert collapse.spread == pytest.approx(math.sqrt(2) / 2)
     assert result.dimensions[0].histogram == {1: 4, 2: 4, 3: 4, 4: 4, 5: 4}
     assert result.dimensions[0].median == 3.0
 
 
 def test_collapse_thresholds() -> None:
     rule = CollapseRule()
-    # 90% on two adjacent levels trips it; 85% does not (its entropy, 0.73, passes).
-    tripped = collapse_of({1: 0, 2: 1, 3: 1, 4: 9, 5: 9}, rule)
+    # On 1-10 the band is two adjacent levels: 90% on 7 or 8 trips it, 85% does not.
+    ten = dict.fromkeys(range(1, 11), 0)
+    tripped = collapse_of({**ten, 2: 1, 5: 1, 7: 9, 8: 9}, rule)
     assert (tripped.collapsed, tripped.adjacent_share) == (True, 0.9)
-    assert tripped.reason == "90% of scores are 4 or 5 (>= 90%)"
-    near = collapse_of({1: 1, 2: 1, 3: 1, 4: 9, 5: 8}, rule)
+    assert tripped.adjacent_levels == (7, 8)
+    assert tripped.reason == "90% of scores are 7 or 8 (>= 90%)"
+    near = collapse_of({**ten, 2: 1, 4: 1, 5: 1, 7: 9, 8: 8}, rule)
     assert (near.collapsed, near.adjacent_share) == (False, 0.85)
-    assert near.entropy == pytest.approx(0.7302, abs=1e-4)
-    # Low entropy alone trips it: every score on two levels that are not adjacent.
+    assert near.spread == pytest.approx(0.3363, abs=1e-4)
+    # Every score on the two ends of the scale is the widest spread there is.
     split = collapse_of({1: 10, 2: 0, 3: 0, 4: 0, 5: 10}, rule)
-    assert (split.collapsed, split.adjacent_share) == (True, 0.5)
-    assert split.reason == "normalised entropy 0.43 < 0.50"
+    assert (split.collapsed, split.adjacent_share, split.spread) == (False, 0.5, 1.0)
+    assert split.reason is None
     # Too few scores: not assessed either way.
     few = collapse_of({1: 0, 2: 0, 3: 0, 4: 9, 5: 0}, rule)
     assert few.collapsed is None
@@ -80,16 +87,19 @@ def test_collapse_thresholds() -> None:
 
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(1, 5), min_size=10, max_size=60))
-def test_alarm_and_entropy_are_bounded(scores: list[int]) -> None:
+def test_alarm_and_spread_are_bounded(scores: list[int]) -> None:
     histogram = {level: scores.count(level) for level in range(1, 6)}
     collapse = collapse_of(histogram, CollapseRule())
-    assert collapse.entropy is not None
-    assert 0.0 <= collapse.entropy <= 1.0
+    assert collapse.spread is not None
+    assert 0.0 <= collapse.spread <= 1.0
+    assert collapse.spread == pytest.approx(float(np.std(scores)) / 2)
     assert collapse.adjacent_share is not None
-    # The four adjacent pairs of 1-5 cover every score at least once: one holds >= 1/4.
-    assert 0.25 - 1e-9 <= collapse.adjacent_share <= 1.0
-    if len(set(scores)) <= 2 and max(scores) - min(scores) <= 1:
+    # On 1-5 the band is one level, and the most-used of five holds at least 1/5.
+    assert 0.2 - 1e-9 <= collapse.adjacent_share <= 1.0
+    if len(set(scores)) == 1 or float(np.std(scores)) < 0.4 - 1e-9:
         assert collapse.collapsed is True
+    if float(np.std(scores)) >= 0.4 and max(map(scores.count, set(scores))) < 0.9 * len(scores):
+        assert collapse.collapsed is False
 
 
 def _two_systems() -> list[ScoreItem]:

@@ -5,19 +5,34 @@ several answers to one question (several systems, or repeated items) are not tak
 for independent evidence. An interval the data cannot give (one question, no score)
 is :meth:`~fairjudge.stats.ConfidenceInterval.not_estimable`, with the reason.
 
-**The collapse alarm** (seed 003: "If the Judge assigns 90% of outputs a score of
-7-8, the distribution is too concentrated and the Judge lacks discriminative
-power"). A dimension is collapsed when at least ``max_adjacent_share`` (0.9) of its
-scores fall on two adjacent levels, or when the normalised entropy of its histogram
-(Shannon entropy over the scale's levels, divided by log(levels): 0 when every
-score is equal, 1 when they are spread evenly) is below ``min_entropy`` (0.5). With
-fewer than ``min_n`` (10) scores the alarm is not assessed: too few to tell a
-collapsed judge from a uniform sample.
+**The collapse alarm** asks whether the judge tells answers apart, following the
+rule of thumb "if the judge gives 90% of outputs a score of 7-8 (on 1-10), the
+distribution is too concentrated and the judge lacks discriminative power". A
+dimension is collapsed when either test trips:
+
+- **Narrow band.** At least ``max_adjacent_share`` (0.9) of its scores fall in one
+  band of adjacent levels no wider than ``band_width`` (a fifth) of the scale's
+  range: one level on 1-5 (a step is a quarter of the range), two adjacent levels on
+  1-7 and 1-10, three on 0-10.
+- **Small spread.** The scores' standard deviation is below ``min_spread`` (0.2) of
+  the largest the scale allows, half its range (half the scores on each end): on 1-5,
+  a standard deviation under 0.4. Spread is 0 when every score is equal, about 0.71
+  when the five levels of 1-5 are used equally, and 1 when half the scores are the
+  lowest level and half the highest.
+
+Scores on both ends of the scale are the opposite of a collapse: a judge that gives
+only 1s and 5s separates its answers as sharply as a scale can (spread near 1). A
+judge that splits its answers between two adjacent levels of 1-5 still sorts them
+into two groups (spread up to 0.25); one that puts 85% of them on one level and the
+rest on the next does not (spread 0.18). The normalised entropy of the histogram,
+which this alarm used before, counts how many levels are used and not how far apart
+they are, so it took 1-or-5 scores for a collapse. With fewer than ``min_n`` (10)
+scores the alarm is not assessed: too few to tell a collapsed judge from a uniform
+sample.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,22 +63,28 @@ class CollapseRule:
     """When a dimension's scores count as collapsed; see the module docstring.
 
     Attributes:
-        max_adjacent_share: Alarm when this share of scores or more lies on two
-            adjacent levels.
-        min_entropy: Alarm when the normalised entropy is below this.
+        max_adjacent_share: Alarm when this share of scores or more lies in one band
+            of adjacent levels no wider than ``band_width`` of the scale.
+        band_width: The widest band, as a share of the scale's range (highest level
+            minus lowest): 0.2 makes it one level on 1-5 and two on 1-10.
+        min_spread: Alarm when the scores' standard deviation divided by the largest
+            the scale allows (half its range) is below this.
         min_n: Fewer scores than this are not assessed.
     """
 
     max_adjacent_share: float = 0.9
-    min_entropy: float = 0.5
+    band_width: float = 0.2
+    min_spread: float = 0.2
     min_n: int = 10
 
     def __post_init__(self) -> None:
         if not 0 < self.max_adjacent_share <= 1:
             share = self.max_adjacent_share
             raise ConfigError(f"max_adjacent_share must be in (0, 1]; got {share}")
-        if not 0 <= self.min_entropy <= 1:
-            raise ConfigError(f"min_entropy must be in [0, 1]; got {self.min_entropy}")
+        if not 0 <= self.band_width < 1:
+            raise ConfigError(f"band_width must be in [0, 1); got {self.band_width}")
+        if not 0 <= self.min_spread <= 1:
+            raise ConfigError(f"min_spread must be in [0, 1]; got {self.min_spread}")
         if self.min_n < 1:
             raise ConfigError(f"min_n must be >= 1; got {self.min_n}")
 
@@ -71,7 +92,8 @@ class CollapseRule:
         """JSON-ready form."""
         return {
             "max_adjacent_share": self.max_adjacent_share,
-            "min_entropy": self.min_entropy,
+            "band_width": self.band_width,
+            "min_spread": self.min_spread,
             "min_n": self.min_n,
         }
 
@@ -82,16 +104,20 @@ class Collapse:
 
     Attributes:
         collapsed: Whether the alarm tripped; ``None`` when too few scores to assess.
-        adjacent_share: The largest share of scores on two adjacent levels.
-        adjacent_levels: Those two levels.
-        entropy: Normalised entropy of the histogram, in [0, 1].
+        adjacent_share: The largest share of scores in one band of adjacent levels no
+            wider than the rule's ``band_width``.
+        adjacent_levels: That band's lowest and highest level (equal when the band is
+            one level).
+        spread: The scores' standard deviation over the largest the scale allows
+            (half its range), in [0, 1]: 0 when every score is equal, 1 when half are
+            the lowest level and half the highest.
         reason: Why it tripped, or why it was not assessed; ``None`` when it did not.
     """
 
     collapsed: bool | None
     adjacent_share: float | None
     adjacent_levels: tuple[int, int] | None
-    entropy: float | None
+    spread: float | None
     reason: str | None
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,34 +127,62 @@ class Collapse:
             "collapsed": self.collapsed,
             "adjacent_share": self.adjacent_share,
             "adjacent_levels": levels,
-            "entropy": self.entropy,
+            "spread": self.spread,
             "reason": self.reason,
         }
 
 
+def _band_of(
+    histogram: Mapping[int, int], levels: Sequence[int], width: int
+) -> tuple[int, int, int]:
+    """The most-used band of ``width + 1`` adjacent levels: (count, lowest, highest)."""
+    bands = [
+        (sum(histogram[level] for level in levels[i : i + width + 1]), levels[i], levels[i + width])
+        for i in range(len(levels) - width)
+    ]
+    return max(bands)
+
+
+def _levels_text(histogram: Mapping[int, int], low: int, high: int) -> str:
+    used = [level for level in range(low, high + 1) if histogram.get(level)]
+    if len(used) <= 2:
+        return " or ".join(map(str, used))
+    return f"{used[0]} to {used[-1]}"
+
+
 def collapse_of(histogram: Mapping[int, int], rule: CollapseRule) -> Collapse:
-    """Apply the collapse alarm to one dimension's histogram (every level a key)."""
+    """Apply the collapse alarm to one dimension's histogram (every level a key).
+
+    Examples (scale 1-5, 20 scores, the default rule): ten 1s and ten 5s have spread
+    1.0 and do not trip it; four of each level have spread 0.71 and do not; twenty 4s
+    have spread 0 and trip both tests; seventeen 4s and three 3s have spread 0.18 and
+    85% on 4, and trip the spread test.
+    """
     levels = sorted(histogram)
     n = sum(histogram.values())
     if n < rule.min_n:
         return Collapse(None, None, None, None, f"not assessed: {n} scores < {rule.min_n}")
-    pairs = [(histogram[a] + histogram[b], (a, b)) for a, b in itertools.pairwise(levels)]
-    count, adjacent = max(pairs)
+    span = levels[-1] - levels[0]
+    # The small epsilon keeps 0.2 * 10 at two steps despite binary rounding.
+    width = min(math.floor(rule.band_width * span + 1e-9), len(levels) - 1)
+    count, low, high = _band_of(histogram, levels, width)
     share = count / n
-    probs = [c / n for c in histogram.values() if c]
-    entropy = -sum(p * math.log(p) for p in probs) / math.log(len(levels))
-    entropy = max(0.0, min(1.0, entropy))
+    mean = sum(level * c for level, c in histogram.items()) / n
+    sd = math.sqrt(sum(c * (level - mean) ** 2 for level, c in histogram.items()) / n)
+    spread = max(0.0, min(1.0, sd / (span / 2))) if span else 0.0
     reasons = []
-    # On a scale of three levels or fewer, two adjacent levels are most of the scale:
-    # holding 90% of the scores there says nothing, so only the entropy test applies.
-    if len(levels) >= 4 and share >= rule.max_adjacent_share:
-        used = [level for level in adjacent if histogram[level]]
-        on = " or ".join(map(str, used))
+    if share >= rule.max_adjacent_share:
+        on = _levels_text(histogram, low, high)
         reasons.append(f"{share:.0%} of scores are {on} (>= {rule.max_adjacent_share:.0%})")
-    if entropy < rule.min_entropy:
-        reasons.append(f"normalised entropy {entropy:.2f} < {rule.min_entropy:.2f}")
+    # Compare with a margin: 16 fours and 4 threes on 1-5 have spread 0.2 exactly,
+    # which binary arithmetic puts a hair below.
+    if spread < rule.min_spread - 1e-9:
+        reasons.append(
+            f"spread {spread:.2f} < {rule.min_spread:.2f} (standard deviation {sd:.2f} of "
+            f"at most {span / 2:g} on {levels[0]}-{levels[-1]})"
+        )
     reason = "; ".join(reasons) or None
-    return Collapse(bool(reasons), share, adjacent, entropy, reason)
+    return Collapse(bool(reasons), share, (low, high), spread, reason)
 
 
 @dataclass(frozen=True, slots=True)
