@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("evaluation", {"evaluation"}),
     ("audit", {"audit"}),
     ("report", {"report"}),
+    ("examples", {"examples"}),  # the README's inputs and judges: only the CLI copies them
     ("cli", {"cli"}),
     ("public API", {"__init__"}),
 ]

@@ -63,6 +63,7 @@ def test_public_names_match_module_attributes() -> None:
         "backends",
         "cli",
         "evaluation",
+        "examples",
         "judges",
         "prompts",
         "report",

@@ -111,6 +111,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fairjudge.cli._score_jury",
         "Score each answer with a panel of judges: aggregates, agreement, what each adds.",
     ),
+    "example-data": (
+        "fairjudge.cli._example_data",
+        "Copy the example inputs and judges into DIR, to try every command offline.",
+    ),
 }
 """Each command: the module that registers it, and its docstring's first paragraph
 (what ``fairjudge --help`` lists; a test keeps the two equal)."""

@@ -1,4 +1,4 @@
-"""Example Python judges for `fairjudge compare --judge python:examples.judges:NAME`.
+"""Example Python judges: `fairjudge compare --judge python:fairjudge.examples.judges:NAME`.
 
 They are deliberately simple and deterministic, so the CLI can be tried without a
 model: `first_position` shows what pure position bias looks like, `longer` shows

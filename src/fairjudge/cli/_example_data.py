@@ -1,0 +1,95 @@
+"""``fairjudge example-data DIR``: copy the README's example files into a folder.
+
+A ``pip install`` has no repository checkout, so the README's offline commands read
+their inputs from the files shipped in :mod:`fairjudge.examples`. This command writes
+them out, so that ``DIR/score_answers.jsonl`` and friends can be read, edited and
+passed to any command. The example judges need no copy: they import from anywhere
+as ``python:fairjudge.examples.judges:NAME``; ``judges.py`` is copied too, as a
+starting point for a judge of one's own.
+
+It never overwrites a file unless ``--force`` is given: it checks every target first
+and, when one exists, writes nothing and exits 2 naming them.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fairjudge._errors import ConfigError
+from fairjudge.cli._app import app, err_console, guarded
+
+__all__ = ["example_data", "example_files"]
+
+_PACKAGE = "fairjudge.examples"
+_NEXT = "python:fairjudge.examples.judges:knows_facts"
+
+
+def example_files() -> list[Traversable]:
+    """The shipped example files, sorted by name: every ``.jsonl`` input and ``judges.py``."""
+    found = files(_PACKAGE).iterdir()
+    return sorted(
+        (f for f in found if f.is_file() and (f.name.endswith(".jsonl") or f.name == "judges.py")),
+        key=lambda f: f.name,
+    )
+
+
+def _targets(directory: Path, sources: list[Traversable], force: bool) -> list[Path]:
+    """Where each file goes; refused when one is taken and not ``force``."""
+    if directory.exists() and not directory.is_dir():
+        raise ConfigError(f"{directory} exists and is not a folder; choose another DIR")
+    targets = [directory / f.name for f in sources]
+    taken = [t for t in targets if t.exists() or t.is_symlink()]
+    if blocked := [t for t in taken if t.is_dir()]:
+        raise ConfigError(f"{', '.join(map(str, blocked))}: a folder where a file would go")
+    if taken and not force:
+        raise ConfigError(
+            f"{len(taken)} of the example files already exist in {directory} "
+            f"({', '.join(t.name for t in taken)}); nothing was written. "
+            "Pass --force to overwrite them, or choose another DIR"
+        )
+    return targets
+
+
+@app.command("example-data")
+@guarded
+def example_data(
+    directory: Annotated[
+        Path, typer.Argument(metavar="DIR", help="Folder to write into; created when missing.")
+    ],
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite example files that already exist in DIR.")
+    ] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the files written as JSON.")
+    ] = False,
+) -> None:
+    """Copy the example inputs and judges into DIR, to try every command offline.
+
+    Lists each file it wrote. Files already in DIR are refused (exit 2, nothing
+    written) unless --force is given.
+    """
+    sources = example_files()
+    targets = _targets(directory, sources, force)
+    replaced = [str(t) for t in targets if t.exists() or t.is_symlink()]
+    directory.mkdir(parents=True, exist_ok=True)
+    for source, target in zip(sources, targets, strict=True):
+        target.unlink(missing_ok=True)  # --force replaces a link too, not what it points to
+        target.write_bytes(source.read_bytes())
+        if not json_output:
+            typer.echo(str(target))
+    if json_output:
+        wrote = {"directory": str(directory), "wrote": [str(t) for t in targets]}
+        typer.echo(json.dumps({**wrote, "replaced": replaced}, indent=2))
+    err_console.print(
+        f"wrote {len(targets)} example files{f', {len(replaced)} replaced' if replaced else ''}; "
+        f"try: fairjudge compare {directory / 'demo_pairs.jsonl'} --judge {_NEXT}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
