@@ -16,15 +16,24 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from fairjudge._items import Item
+from fairjudge._types import Outcome
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
-from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
+from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
 from fairjudge.runner import RunSummary
 from fairjudge.stats import shared_resamples
 
 if TYPE_CHECKING:
     from fairjudge.stats import LengthControlledWinRate
 
-__all__ = ["ComparisonReport", "comparison_report", "render_comparison"]
+__all__ = [
+    "ComparisonReport",
+    "comparison_report",
+    "labelled_truth",
+    "protocol_label",
+    "render_comparison",
+    "verdict_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +67,29 @@ class ComparisonReport:
         }
         lc = self.length_control
         payload["length_controlled_win_rate"] = (
-            {"skipped": lc} if isinstance(lc, str) else lc.to_dict()
+            {"skipped": lc} if isinstance(lc, str) else _length_dict(lc)
         )
         payload["failures"] = dict(self.result.failures.most_common())
         payload["calls"] = self.run.to_dict() if self.run is not None else None
         payload["skipped_rows"] = list(self.skipped)
         payload["known_truth"] = self.truth.to_dict() if self.truth is not None else None
         return payload
+
+
+def _length_dict(lc: LengthControlledWinRate) -> dict[str, Any]:
+    """The length control's JSON: an estimate whose interval cannot be estimated is null.
+
+    The fit's point value then rests on separated data (it runs to 0 or 1), so the
+    JSON carries ``null`` and the interval's ``reason``, as the table and page do.
+    """
+    out = lc.to_dict()
+    if not lc.ci.estimable:
+        out["estimate"] = None
+        out["reason"] = lc.ci.reason
+    if not lc.length_coefficient_ci.estimable:
+        out["length_coefficient"] = None
+        out["intercept"] = None
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,26 +166,102 @@ def comparison_report(
 
 
 def _win(w: WinRate | None) -> str:
-    return "n/a" if w is None else f"{w.estimate:.3f}  {ci_text(w.ci)}"
+    return "n/a" if w is None else estimate_text(w.estimate, w.ci)
 
 
 def _rate(r: Rate | None) -> str:
     if r is None:
         return "n/a"
-    return f"{r.estimate:.3f}  {ci_text(r.ci)}  ({r.successes}/{r.n})"
+    return f"{estimate_text(r.estimate, r.ci)}  ({r.successes}/{r.n})"
 
 
 def _verdict_line(result: PairwiseResult) -> str:
-    w = result.win_rate
+    return verdict_line(
+        result.win_rate,
+        failed=bool(result.failures),
+        stopped=result.stopped,
+        n_items=result.n_items,
+    )
+
+
+def verdict_line(
+    w: WinRate | None, *, failed: bool, stopped: str | None, n_items: int, subject: str = ""
+) -> str:
+    """The plain conclusion from model 1's win rate, shared by every pairwise command.
+
+    Args:
+        w: Model 1's win rate, or ``None`` when no item was resolved.
+        failed: Whether any call failed (the failures are printed above).
+        stopped: Why a budget stopped the run, or ``None``.
+        n_items: Items in the input.
+        subject: What produced the win rate (``"the panel"``), for the sentence.
+    """
     if w is None:
-        return "No item could be resolved: see the failures above."
+        if not n_items:
+            return "No conclusion: there were no items."
+        if failed:
+            return "No item could be resolved: see the failures above."
+        if stopped is not None:
+            return "No conclusion: the budget stopped the run before any item was resolved."
+        return "No conclusion: no item was resolved."
+    by = f" by {subject}" if subject else ""
     if not w.ci.estimable:
-        return f"No conclusion: the win rate's interval {ci_text(w.ci)}."
+        return f"No conclusion{by}: the win rate's interval {ci_text(w.ci)}."
     if w.ci.low > 0.5:
-        return "Model 1 is better: the whole interval lies above 0.5."
+        return f"Model 1 is better{by}: the whole interval lies above 0.5."
     if w.ci.high < 0.5:
-        return "Model 2 is better: the whole interval lies below 0.5."
-    return "No clear winner: the interval contains 0.5."
+        return f"Model 2 is better{by}: the whole interval lies below 0.5."
+    return f"No clear winner{by}: the interval contains 0.5."
+
+
+def labelled_truth(
+    done: Sequence[tuple[Item, Outcome | None]], w: WinRate | None, reading: str
+) -> list[str]:
+    """The input's human labels beside a result, when every resolved item has one.
+
+    Args:
+        done: Each item with the outcome the command gave it (``None``: unresolved).
+        w: The win rate the command concluded from.
+        reading: What to call the result in the sentence (``"the panel's result"``).
+    """
+    labelled = [item for item, outcome in done if outcome is not None]
+    if w is None or not labelled or any(item.human is None for item in labelled):
+        return []
+    scores = {"1": 1.0, "tie": 0.5, "2": 0.0}
+    human = sum(scores[i.human.value] for i in labelled if i.human) / len(labelled)
+    found = _side(w.estimate, w.ci.low, w.ci.high) if w.ci.estimable else 0
+    return _truth_sentences(_side(human), human, len(labelled), found, reading)
+
+
+_SAID = {1: "model 1 is better", -1: "model 2 is better", 0: "neither is better"}
+
+
+def _truth_sentences(truth: int, human: float, n: int, found: int, reading: str) -> list[str]:
+    lines = [
+        f"Known truth, from the input's human labels: {_SAID[truth]} "
+        f"(model 1's win rate by the labels: {human:.3f}, {n} items)."
+    ]
+    if found == truth:
+        lines.append(f"{reading} found it.")
+    elif found == 0:
+        lines.append(
+            f"{reading} cannot tell them apart (its interval contains 0.5): "
+            "no conclusion, rather than a wrong one."
+        )
+    else:
+        lines.append(
+            f"{reading} points the other way: this judge is not good enough for this comparison."
+        )
+    return lines
+
+
+def protocol_label(result: PairwiseResult) -> str:
+    """How the win rate was read: both orders (debiased) or one, even with nothing resolved."""
+    if result.debiased:
+        return "debiased"
+    if result.win_rate is None and result.settings.rounds >= 2:
+        return "both orders asked, none resolved"
+    return "single order, NOT debiased"
 
 
 def _table(report: ComparisonReport) -> Table:
@@ -170,7 +271,7 @@ def _table(report: ComparisonReport) -> Table:
     table.add_column("metric")
     table.add_column(f"value  [{level}% CI]")
     table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
-    label = "debiased" if result.debiased else "single order, NOT debiased"
+    label = protocol_label(result)
     soft = result.settings.rule.value == "soft"
     if soft:  # a mean probability, not a count of wins: say so, and count items by lean
         label += ", soft: mean P(model 1 better)"
@@ -183,7 +284,7 @@ def _table(report: ComparisonReport) -> Table:
     if isinstance(lc, str):
         table.add_row("length-controlled win rate", markup(f"n/a: {lc}"))
     else:
-        table.add_row("length-controlled win rate", f"{lc.estimate:.3f}  {ci_text(lc.ci)}")
+        table.add_row("length-controlled win rate", markup(estimate_text(lc.estimate, lc.ci)))
     for alt in report.alternatives:
         table.add_row(f"  same calls, {alt.settings.rule.value} rule", _win(alt.win_rate))
     if result.debiased:
@@ -246,23 +347,9 @@ def _truth_lines(report: ComparisonReport) -> list[str]:
         return []
     lines = []
     if truth is not None:
-        said = {1: "model 1 is better", -1: "model 2 is better", 0: "neither is better"}
-        lines.append(
-            f"Known truth, from the input's human labels: {said[truth.truth]} "
-            f"(model 1's win rate by the labels: {truth.human_win_rate:.3f}, {truth.n} items)."
+        lines += _truth_sentences(
+            truth.truth, truth.human_win_rate, truth.n, truth.debiased, "The debiased result"
         )
-        if truth.debiased == truth.truth:
-            lines.append("The debiased result found it.")
-        elif truth.debiased == 0:
-            lines.append(
-                "The debiased result cannot tell them apart (its interval contains 0.5): "
-                "no conclusion, rather than a wrong one."
-            )
-        else:
-            lines.append(
-                "The debiased result points the other way: this judge is not good enough "
-                "for this comparison."
-            )
         if truth.naive not in (truth.truth, 0) and truth.debiased != truth.naive:
             lines.append(
                 f"Asking once, in one order, would have pointed the wrong way "

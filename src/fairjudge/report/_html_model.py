@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
-from fairjudge.report._comparison import ComparisonReport, _truth_lines, _verdict_line
+from fairjudge.report._comparison import (
+    ComparisonReport,
+    _truth_lines,
+    _verdict_line,
+    protocol_label,
+)
 from fairjudge.report._html_svg import Figure, ForestPlot, forest_plot
 from fairjudge.report._ranking import RankingReport
 from fairjudge.report._text import calls_text, ci_text
@@ -58,16 +63,17 @@ class View:
 
 
 def _figure(label: str, estimate: float, ci: ConfidenceInterval, note: str, spec: str) -> Figure:
+    if not ci.estimable:  # no number and no point: only the reason (see estimate_text)
+        return _missing(label, ci.reason or "", note)
     interval = ci_text(ci, spec)
-    text = f"{estimate:{spec}}  {interval}"
-    if not ci.estimable:
-        return Figure(label, estimate, None, None, text, ci.reason, note, interval)
-    return Figure(label, estimate, ci.low, ci.high, text, None, note, interval)
-
-
-def _missing(label: str, why: str) -> Figure:
     return Figure(
-        label, None, None, None, f"not estimated: {why}", why, "", f"not estimated: {why}"
+        label, estimate, ci.low, ci.high, f"{estimate:{spec}}  {interval}", None, note, interval
+    )
+
+
+def _missing(label: str, why: str, note: str = "") -> Figure:
+    return Figure(
+        label, None, None, None, f"not estimated: {why}", why, note, f"not estimated: {why}"
     )
 
 
@@ -85,7 +91,7 @@ def _rate_figure(label: str, r: Rate | None, why_none: str) -> Figure:
 
 def _headline_ci(ci: ConfidenceInterval, spec: str) -> str:
     """The interval beside the headline figure, or plainly that there is none."""
-    return ci_text(ci, spec) if ci.estimable else f"(no interval: {ci.reason})"
+    return ci_text(ci, spec) if ci.estimable else f"({ci.reason})"
 
 
 def _no_verdict(result: PairwiseResult) -> str:
@@ -111,7 +117,7 @@ def _headline(result: PairwiseResult) -> Headline:
         )
     if w is None:
         return Headline(_verdict_line(result), warnings=tuple(warnings))
-    label = "debiased" if result.debiased else "single order, NOT debiased"
+    label = protocol_label(result)
     counts = "W/T/L"
     if result.settings.rule.value == "soft":  # a mean probability, not a count of wins
         label += ", soft rule: mean P(model 1 better)"
@@ -122,7 +128,7 @@ def _headline(result: PairwiseResult) -> Headline:
     return Headline(
         verdict=_verdict_line(result),
         label=f"Win rate of model 1 ({label})",
-        estimate=f"{w.estimate:.3f}",
+        estimate=f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
         ci=_headline_ci(w.ci, ".3f"),
         note=f"{pct}% CI; n = {w.n} items; {counts} {w.wins}/{w.ties}/{w.losses}",
         warnings=tuple(warnings),

@@ -1,8 +1,8 @@
 """Forest plots for the HTML report: the geometry here, the SVG markup in the template.
 
 A figure is an estimate with its interval, or the reason there is none. A row whose
-interval cannot be estimated is drawn as a hollow point with no whiskers and its
-reason beside it; a row with no estimate at all shows only its reason. Nothing here
+interval cannot be estimated is drawn with no point and no whiskers, only its
+reason: a bare point would read as a finding. Nothing here
 writes markup, so every label and reason reaches the page through the template's
 autoescaping.
 """

@@ -24,7 +24,8 @@ from fairjudge.evaluation import (
     WinRate,
     jury_diagnostics,
 )
-from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
+from fairjudge.report._comparison import labelled_truth, verdict_line
+from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
 from fairjudge.runner import RunSummary
 from fairjudge.stats import AgreementResult
 
@@ -89,7 +90,7 @@ def jury_report(
 
 
 def _num(x: Rate | WinRate | None) -> str:
-    return "n/a" if x is None else f"{x.estimate:.3f} {ci_text(x.ci, '.2f')}"
+    return "n/a" if x is None else markup(estimate_text(x.estimate, x.ci, ".3f", ".2f"))
 
 
 def _human(h: AgreementResult | None) -> str:
@@ -121,7 +122,7 @@ def _panel_table(report: JuryReport) -> Table:
         markup(
             eff
             if isinstance(eff, str)
-            else f"{eff.estimate:.2f} {ci_text(eff.ci, '.2f')} of {eff.n_members}"
+            else f"{estimate_text(eff.estimate, eff.ci, '.2f')} of {eff.n_members}"
         ),
     )
     if diag.human is not None:
@@ -214,3 +215,12 @@ def render_jury(report: JuryReport, console: Console) -> None:
         "resolved; an item a member could not resolve is unresolved for the panel.",
     )
     _partial_note(report.result.stopped, console)
+    r = report.result
+    line = verdict_line(
+        r.win_rate, failed=bool(report.failures), stopped=r.stopped, n_items=r.n_items,
+        subject="the panel",
+    )  # fmt: skip
+    console.print(f"[bold]{line}[/bold]", highlight=False)
+    pairs = [(j.item, j.outcome) for j in r.judgments]
+    for sentence in labelled_truth(pairs, r.win_rate, "The panel's result"):
+        say(console, sentence)

@@ -24,7 +24,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.report._jury import _calls_head, _cost, _latency, _partial_note
 from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
-from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
+from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text
 from fairjudge.runner import RunSummary
 
@@ -112,7 +112,7 @@ def _panel_table(report: JuryScoreReport) -> Table:
 def _alpha(a: KrippendorffAlpha | str) -> str:
     if isinstance(a, str):
         return markup(a)
-    return "n/a" if math.isnan(a.alpha) else f"{a.alpha:.3f}  {ci_text(a.ci, '.2f')}"
+    return "n/a" if math.isnan(a.alpha) else markup(estimate_text(a.alpha, a.ci, ".3f", ".2f"))
 
 
 def _effective(
@@ -120,7 +120,7 @@ def _effective(
 ) -> str:
     if isinstance(e, str):
         return markup(e)
-    return f"{e.estimate:.2f}  {ci_text(e.ci, '.2f')} of {e.n_members}"
+    return markup(f"{estimate_text(e.estimate, e.ci, '.2f')} of {e.n_members}")
 
 
 def _agreement_table(report: JuryScoreReport) -> Table:
@@ -139,7 +139,7 @@ def _rho(c: CorrelationResult | str | None) -> str:
         return ""
     if isinstance(c, str) or math.isnan(c.spearman):
         return "n/a"
-    return f"{c.spearman:.2f}  {ci_text(c.spearman_ci, '.2f')}"
+    return markup(estimate_text(c.spearman, c.spearman_ci, ".2f"))
 
 
 def _members_table(report: JuryScoreReport) -> Table:

@@ -22,7 +22,8 @@ from fairjudge.evaluation import (
     SystemDifference,
     WinRate,
 )
-from fairjudge.report._text import calls_text, ci_text, markup, print_failures, say
+from fairjudge.report._comparison import labelled_truth, verdict_line
+from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text, render_trend
 from fairjudge.runner import RunSummary
 
@@ -89,7 +90,7 @@ def _mean(d: DimensionSummary) -> str:
 
 
 def _median(d: DimensionSummary) -> str:
-    return "n/a" if d.median is None else f"{d.median:g}  {ci_text(d.median_ci, '.2f')}"
+    return "n/a" if d.median is None else markup(estimate_text(d.median, d.median_ci, "g", ".2f"))
 
 
 def _alarm(d: DimensionSummary) -> str:
@@ -104,7 +105,7 @@ def _human(d: DimensionSummary) -> str:
         return ""
     if isinstance(human, str):
         return "n/a"
-    return f"{human.spearman:.2f}  {ci_text(human.spearman_ci, '.2f')}"
+    return markup(estimate_text(human.spearman, human.spearman_ci, ".2f"))
 
 
 def _dimension_table(report: ScoreReport) -> Table:
@@ -124,8 +125,8 @@ def _dimension_table(report: ScoreReport) -> Table:
         row = [markup(d.name), _mean(d), _median(d), str(d.n), _histogram(d), _alarm(d)]
         if expected:
             e = d.expected
-            shown = "n/a" if e is None or e.estimate is None else f"{e.estimate:.2f}"
-            row.append(shown if e is None else f"{shown}  {ci_text(e.ci, '.2f')}")
+            shown = "n/a" if e is None else markup(estimate_text(e.estimate, e.ci, ".2f"))
+            row.append(shown)
         if human:
             row.append(_human(d))
         table.add_row(*row)
@@ -164,7 +165,9 @@ def _differences_table(result: ScoreResult) -> Table:
         table.add_column(header)
     for diff in result.differences:
         d = diff.difference
-        shown = "n/a" if d.estimate is None else f"{d.estimate:+.2f}  {ci_text(d.ci, '.2f')}"
+        shown = (
+            "n/a" if d.estimate is None else markup(estimate_text(d.estimate, d.ci, "+.2f", ".2f"))
+        )
         table.add_row(
             markup(f"{diff.system_a} - {diff.system_b}"),
             markup(diff.dimension),
@@ -223,7 +226,7 @@ def render_scores(report: ScoreReport, console: Console) -> None:
 def _rho(c: RankCorrelation) -> str:
     if math.isnan(c.spearman):
         return "n/a"
-    return f"{c.spearman:.2f}  {ci_text(c.spearman_ci, '.2f')}"
+    return markup(estimate_text(c.spearman, c.spearman_ci, ".2f"))
 
 
 def render_score_calibration(cal: ScoreCalibration, console: Console) -> None:
@@ -240,7 +243,7 @@ def render_score_calibration(cal: ScoreCalibration, console: Console) -> None:
         cells = ["n/a", "n/a", "not applied"]
         if c is not None:
             verdict = "PASS" if c.passed else "[red]FAIL[/red]"
-            cells = [_rho(c), f"{c.kendall:.2f}  {ci_text(c.kendall_ci, '.2f')}", verdict]
+            cells = [_rho(c), markup(estimate_text(c.kendall, c.kendall_ci, ".2f")), verdict]
         cells.append("" if s is None else f"{_rho(s)} ({s.n_systems} systems)")
         table.add_row(markup(d.dimension), str(d.n), *cells)
     console.print(table)
@@ -257,7 +260,7 @@ def render_score_calibration(cal: ScoreCalibration, console: Console) -> None:
 def _win_row(label: str, w: WinRate | None, note: str) -> list[str]:
     if w is None:
         return [markup(label), "n/a", "", "0", markup(note)]
-    return [markup(label), f"{w.estimate:.3f}  {ci_text(w.ci)}", f"{w.wins}/{w.ties}/{w.losses}",
+    return [markup(label), markup(estimate_text(w.estimate, w.ci)), f"{w.wins}/{w.ties}/{w.losses}",
             str(w.n), markup(note)]  # fmt: skip
 
 
@@ -294,7 +297,7 @@ def render_via_scores(
     if d.estimate is not None:
         say(
             console,
-            f"mean score difference (model 1 - model 2): {d.estimate:+.2f} {ci_text(d.ci, '+.2f')}",
+            f"mean score difference (model 1 - model 2): {estimate_text(d.estimate, d.ci, '+.2f')}",
         )
     say(
         console,
@@ -302,3 +305,11 @@ def render_via_scores(
         f"{s.n_parse_failures}, call errors: {s.n_call_errors}; seed={s.seed} level={s.level} "
         f"resamples={s.n_resamples}",
     )
+    line = verdict_line(
+        result.win_rate, failed=bool(s.failures), stopped=result.stopped,
+        n_items=result.n_items, subject="scores",
+    )  # fmt: skip
+    console.print(f"[bold]{line}[/bold]", highlight=False)
+    pairs = [(p.item, p.outcome) for p in result.pairs]
+    for sentence in labelled_truth(pairs, result.win_rate, "The result via scores"):
+        say(console, sentence)

@@ -38,6 +38,7 @@ __all__ = [
     "HiddenTable",
     "calls_text",
     "ci_text",
+    "estimate_text",
     "failure_lines",
     "is_hidden",
     "markup",
@@ -165,6 +166,22 @@ def say(console: Console, text: str, **options: Any) -> None:
 def ci_text(ci: ConfidenceInterval, spec: str = ".3f") -> str:
     """``[low, high]``, or ``cannot be estimated: <why>`` for an interval the data cannot give."""
     return format(ci, spec)
+
+
+def estimate_text(
+    estimate: float | None, ci: ConfidenceInterval, spec: str = ".3f", ci_spec: str | None = None
+) -> str:
+    """``estimate  [low, high]``, or only ``not estimated: <why>`` when the interval cannot be.
+
+    A figure whose interval cannot be estimated shows no number: a bare point with no
+    uncertainty (a length-controlled win rate from separated data, say) reads as a
+    finding, and it is not one.
+    """
+    if not ci.estimable:
+        return f"not estimated: {ci.reason}"
+    if estimate is None:
+        return "n/a"
+    return f"{estimate:{spec}}  {format(ci, ci_spec or spec)}"
 
 
 def failure_lines(reasons: Counter[str]) -> Iterator[str]:

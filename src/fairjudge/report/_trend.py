@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from fairjudge.report._text import ci_text, markup, say
+from fairjudge.report._text import estimate_text, markup, say
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import DimensionShift, ScoreMean, ScoreTrend
@@ -21,11 +21,11 @@ __all__ = ["mean_text", "render_trend"]
 
 def mean_text(m: ScoreMean) -> str:
     """``mean  [low, high]``, or ``n/a`` when nothing was scored."""
-    return "n/a" if m.estimate is None else f"{m.estimate:.2f}  {ci_text(m.ci, '.2f')}"
+    return "n/a" if m.estimate is None else estimate_text(m.estimate, m.ci, ".2f")
 
 
 def _shift(d: DimensionShift) -> str:
-    return "n/a" if d.shift is None else f"{d.shift:+.2f}  {ci_text(d.ci, '+.2f')}"
+    return "n/a" if d.shift is None else estimate_text(d.shift, d.ci, "+.2f")
 
 
 def _test(d: DimensionShift) -> str:

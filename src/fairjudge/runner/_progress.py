@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal, Protocol, TextIO, runtime_checkable
 
@@ -22,6 +25,7 @@ __all__ = [
     "RunProgress",
     "Snapshot",
     "make_progress",
+    "progress_label",
 ]
 
 SLOW_CALL_S = 10.0
@@ -29,6 +33,23 @@ SLOW_CALL_S = 10.0
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 """``auto``: a rich bar when the stream is a terminal, plain lines otherwise."""
+
+PROGRESS_LABEL: ContextVar[str] = ContextVar("fairjudge_progress_label", default="")
+"""What the batches started in this context are for; set with :func:`progress_label`."""
+
+
+@contextmanager
+def progress_label(label: str) -> Iterator[None]:
+    """Label the progress display of every batch run inside (``audit``: the experiment).
+
+    A command that runs many batches in a row would otherwise show as many unnamed
+    bars; the session reads the label when a batch starts.
+    """
+    token = PROGRESS_LABEL.set(label)
+    try:
+        yield
+    finally:
+        PROGRESS_LABEL.reset(token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,16 +140,20 @@ class PlainProgress:
     Args:
         stream: Where to print; standard error by default.
         interval: Seconds between lines.
+        label: What the run is for, printed after ``fairjudge:`` on every line.
     """
 
-    def __init__(self, stream: TextIO | None = None, *, interval: float = 10.0) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, *, interval: float = 10.0, label: str = ""
+    ) -> None:
         self._stream = stream
         self._interval = interval
         self._last = 0.0
+        self._prefix = f"fairjudge: {label}: " if label else "fairjudge: "
 
     def _print(self, text: str) -> None:
         stream = self._stream if self._stream is not None else sys.stderr
-        print(f"fairjudge: {text}", file=stream, flush=True)
+        print(f"{self._prefix}{text}", file=stream, flush=True)
 
     def start(self, snapshot: Snapshot) -> None:
         """Print what the run has to do."""
@@ -144,8 +169,9 @@ class PlainProgress:
             self._print(snapshot.line())
 
     def finish(self, snapshot: Snapshot) -> None:
-        """Print the final line."""
-        self._print(f"done: {snapshot.line()} in {_clock(snapshot.elapsed)}")
+        """Print the final line: ``done`` only when every call settled, else ``stopped``."""
+        word = "done" if snapshot.finished >= snapshot.total else "stopped early"
+        self._print(f"{word}: {snapshot.line()} in {_clock(snapshot.elapsed)}")
 
 
 class RichProgress:
@@ -153,14 +179,16 @@ class RichProgress:
 
     Args:
         stream: The terminal to draw on; standard error by default.
+        label: What the run is for, shown before the bar (``judging`` by default).
     """
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, label: str = "") -> None:
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         self._progress = Progress(
-            TextColumn("[bold]judging"),
+            TextColumn(f"[bold]{escape(label) if label else 'judging'}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[extra]}"),
@@ -198,7 +226,7 @@ class RichProgress:
 
 
 def make_progress(
-    mode: ProgressMode | RunProgress, stream: TextIO | None = None
+    mode: ProgressMode | RunProgress, stream: TextIO | None = None, *, label: str = ""
 ) -> RunProgress | None:
     """The display for a mode; ``None`` for ``quiet``.
 
@@ -206,6 +234,7 @@ def make_progress(
         mode: ``auto``, ``rich``, ``plain``, ``quiet``, or a ready display.
         stream: Where to draw; standard error by default. ``auto`` picks the rich
             bar when this stream is a terminal.
+        label: What the run is for, shown with its progress.
     """
     if not isinstance(mode, str):
         return mode
@@ -216,7 +245,7 @@ def make_progress(
         isatty = getattr(target, "isatty", None)
         mode = "rich" if isatty is not None and isatty() else "plain"
     if mode == "rich":
-        return RichProgress(stream)
+        return RichProgress(stream, label=label)
     if mode == "plain":
-        return PlainProgress(stream)
+        return PlainProgress(stream, label=label)
     raise ConfigError(f"progress must be 'auto', 'rich', 'plain' or 'quiet'; got {mode!r}")
