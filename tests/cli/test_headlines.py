@@ -159,3 +159,24 @@ def test_compare_via_scores_prints_a_conclusion() -> None:
     out = flat(done.stdout)
     assert re.search(r"(Model [12] is better|No clear winner|No conclusion) by scores", out), out
     assert "Known truth, from the input's human labels: model 2 is better" in out
+
+
+# -- item 17: the rank headline leads with the top model and the rank intervals -----------
+
+
+def test_the_rank_headline_is_the_top_model_and_the_rank_intervals(tmp_path: Path) -> None:
+    page = tmp_path / "rank.html"
+    done = fairjudge(
+        "rank", str(ROOT / "examples" / "rank_answers.jsonl"), "--judge",
+        "python:examples.judges:longer", "--bootstrap", "100", "--html", str(page),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = flat(done.stdout)
+    assert "No clear leader: alpha has the highest rating, but its rank interval is 1-2." in out
+    assert "rank intervals (95%): alpha 1-2, beta 1-3, gamma 2-3, delta 4-4" in out
+    html = page.read_text(encoding="utf-8")
+    assert '<strong id="fj-headline-estimate">alpha</strong>' in html
+    head = re.search(r'<section id="fj-headline".*?</section>', html, re.S)
+    assert head is not None
+    assert "1000.0" not in head.group(0)  # the pinned anchor's rating is no finding
+    assert "alpha 1-2, beta 1-3, gamma 2-3, delta 4-4" in head.group(0)

@@ -20,7 +20,7 @@ from fairjudge.report._comparison import (
     protocol_label,
 )
 from fairjudge.report._html_svg import Figure, ForestPlot, forest_plot
-from fairjudge.report._ranking import RankingReport
+from fairjudge.report._ranking import RankingReport, leader_line, rank_intervals
 from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 
@@ -306,28 +306,18 @@ def _rating_figure(r: ModelRating) -> Figure:
 
 
 def _leader(report: RankingReport) -> Headline:
+    """The top model and every rank interval; the pinned anchor's rating is no finding."""
     board = report.leaderboard
     top = board.ratings[0]
-    if not top.rank_ci.estimable:
-        verdict = (
-            f"{top.model} has the highest rating, but its rank interval cannot be "
-            f"estimated: {top.rank_ci.reason}"
-        )
-    elif top.rank_ci.high <= 1:
-        verdict = f"{top.model} ranks first: its rank interval is 1-1."
-    else:
-        verdict = (
-            f"No clear leader: {top.model} has the highest rating, but its rank "
-            f"interval is {top.rank_ci.low:.0f}-{top.rank_ci.high:.0f}."
-        )
     pct = round(board.level * 100)
+    rank = f"{top.rank_ci.low:.0f}-{top.rank_ci.high:.0f}" if top.rank_ci.estimable else "n/a"
     return Headline(
-        verdict=verdict,
-        label=f"Rating of {top.model} (Elo scale)",
-        estimate=f"{top.rating:.1f}",
-        ci=_headline_ci(top.ci, ".1f"),
-        note=f"{pct}% CI; {board.n_battles} battles; {board.anchor} pinned at "
-        f"{board.anchor_rating:g}",
+        verdict=leader_line(board),
+        label="Top model (rank interval)",
+        estimate=top.model,
+        ci=f"({rank})",
+        note=f"{pct}% rank intervals: {rank_intervals(board)}; {board.n_battles} battles; "
+        f"ratings are relative to {board.anchor}, pinned at {board.anchor_rating:g}",
     )
 
 

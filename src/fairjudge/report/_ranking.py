@@ -13,7 +13,7 @@ from fairjudge.report._text import markup, say
 if TYPE_CHECKING:
     from fairjudge.stats import BradleyTerryResult, StyleControlResult
 
-__all__ = ["RankingReport", "render_ranking"]
+__all__ = ["RankingReport", "leader_line", "rank_intervals", "render_ranking"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,32 @@ class RankingReport:
             payload["style_control"] = self.style_control.to_dict()
         payload["n_unresolved_pairs"] = self.n_unresolved
         return payload
+
+
+def leader_line(board: BradleyTerryResult) -> str:
+    """Who leads, judged by the rank intervals (never by the pinned anchor's rating)."""
+    top = board.ratings[0]
+    if not top.rank_ci.estimable:
+        return (
+            f"{top.model} has the highest rating, but its rank interval cannot be "
+            f"estimated: {top.rank_ci.reason}"
+        )
+    if top.rank_ci.high <= 1:
+        return f"{top.model} ranks first: its rank interval is 1-1."
+    return (
+        f"No clear leader: {top.model} has the highest rating, but its rank "
+        f"interval is {top.rank_ci.low:.0f}-{top.rank_ci.high:.0f}."
+    )
+
+
+def rank_intervals(board: BradleyTerryResult) -> str:
+    """``alpha 1-1, beta 2-3, ...``: every model's rank interval, best first."""
+    return ", ".join(
+        f"{r.model} {r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}"
+        if r.rank_ci.estimable
+        else f"{r.model} n/a"
+        for r in board.ratings
+    )
 
 
 def render_ranking(report: RankingReport, console: Console) -> None:
@@ -63,9 +89,15 @@ def render_ranking(report: RankingReport, console: Console) -> None:
         if not r.ci.estimable or not r.rank_ci.estimable:
             why = r.ci.reason or r.rank_ci.reason
             say(console, f"* {r.model}: {why}")
-    say(console, f"{result.anchor} is pinned at {result.anchor_rating:g} (Elo scale).")
+    say(
+        console,
+        f"{result.anchor} is pinned at {result.anchor_rating:g} (Elo scale): its rating "
+        "is the reference, not a finding.",
+    )
     fallback = result.fallback_note()  # every rating is the ridge fit's: said by the table
     if fallback is not None:
         say(console, fallback)
     if report.style_control is not None:
         say(console, report.style_control.summary())
+    console.print(f"[bold]{markup(leader_line(result))}[/bold]", highlight=False)
+    say(console, f"rank intervals ({pct}%): {rank_intervals(result)}")
