@@ -26,10 +26,10 @@ def reply_from_value(value: object) -> Reply:
     Accepted: a :class:`Verdict`; a string, read as an explained reply, which also
     covers a bare label (so ``"A"``, ``" tie "``, ``"[[B]]"``, ``"Verdict: A"`` and
     ``"Answer A is wordy.\nVerdict: B"`` all work: the last non-empty line is the
-    verdict, and it must be the reply's only verdict slot); :class:`Probabilities`; a mapping ``{"A": p, "B": p, "tie": p}``; or a
-    ready :class:`Reply`. Like a model's reply, the string is read on its own, never
-    against the answers. Anything unreadable becomes a :class:`ParseFailure` that
-    keeps the raw value.
+    verdict, and it must be the reply's only verdict slot); :class:`Probabilities`;
+    a mapping ``{"A": p, "B": p, "tie": p}``; or a ready :class:`Reply`. Like a
+    model's reply, the string is read on its own, never against the answers.
+    Anything unreadable becomes a :class:`ParseFailure` that keeps the raw value.
     """
     if isinstance(value, Reply):
         return value
