@@ -43,13 +43,13 @@ from fairjudge.evaluation import (
     score_trend,
 )
 from fairjudge.judges import (
-    DEFAULT_JUDGE,
     BackendOptions,
     CallablePointwiseJudge,
     PointwiseJudge,
     ScoreMode,
     resolve_pointwise_judge,
 )
+from fairjudge.judges._registry import judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
     check_writable,
@@ -281,7 +281,7 @@ def score(
     """
     rubric = opts.check(flags, file)
     loaded = opts.load(file, rubric)
-    baseline = opts.load_baseline(rubric, (flags.judge or DEFAULT_JUDGE).strip())
+    baseline = opts.load_baseline(rubric, judge_spec(flags.judge))
     judge = open_scorer(flags, rubric, opts.mode, structured=opts.structured)
     try:
         opts.check_baseline(baseline, rubric, judge.name)  # exactly, now the model is known

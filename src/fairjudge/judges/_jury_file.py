@@ -51,6 +51,7 @@ from fairjudge._io_rows import read_records
 from fairjudge._untrusted import read_toml, shown
 from fairjudge.backends._base_url import check_base_url
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
+from fairjudge.judges._registry import judge_spec
 from fairjudge.judges._replay import ReplayJudge, _Loader
 
 __all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
@@ -59,7 +60,7 @@ __all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
 class _Member(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    judge: str = Field(min_length=1)
+    judge: str
     """A ``--judge`` spec."""
     name: str | None = None
     """How reports name the member."""
@@ -147,7 +148,10 @@ def load_jury_file(path: str | Path, *, allow_python: bool = False) -> JuryFile:
 def _member(member: _Member, where: str, folder: Path, allow_python: bool) -> MemberSpec:
     """A member's spec, checked, with its relative paths read from ``folder``."""
     spec = member.model_dump()
-    judge = member.judge.strip()
+    try:
+        judge = judge_spec(member.judge, name=f"{where}.judge")
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
     if judge.startswith("python:") and not allow_python:
         raise InputError(
             f"{where}.judge {shown(member.judge)} would import and run Python code; "

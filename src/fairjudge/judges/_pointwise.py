@@ -36,13 +36,13 @@ from fairjudge.judges._callable import load_python_judge
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
-    DEFAULT_JUDGE,
     JUDGE_FORMS,
     BackendOptions,
     _backend,
     _given,
     _reject,
     _run_flags,
+    judge_spec,
 )
 from fairjudge.judges._session import Job, JudgeSession
 from fairjudge.prompts import Rubric, get_rubric, parse_scores, validate_scores
@@ -340,10 +340,10 @@ def resolve_pointwise_judge(
     """Build the pointwise judge a ``--judge`` spec names (the forms of ``compare``).
 
     Raises:
-        ConfigError: An unknown spec form, an option that does not apply to the judge
+        ConfigError: An empty spec or an unknown form, an option that does not apply to the judge
             (named), a bad mode for the rubric, or a missing backend SDK.
     """
-    spec = (spec or DEFAULT_JUDGE).strip()
+    spec = judge_spec(spec)
     where = backend_options or BackendOptions()
     the_rubric = _as_rubric(rubric)
     if spec.startswith("python:"):

@@ -38,7 +38,7 @@ from fairjudge.judges._pointwise import (
     read_scores,
     resolve_pointwise_judge,
 )
-from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, _backend
+from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, _backend, judge_spec
 from fairjudge.judges._session import Job, JudgeSession
 from fairjudge.prompts import Rubric
 from fairjudge.runner import RunOptions, Store
@@ -188,7 +188,7 @@ class PointwiseJury(Panel[PointwiseMember]):
 
 def _check_spec(spec: MemberSpec, rubric: Rubric, mode: ScoreMode, structured: bool) -> None:
     """Refuse what a scoring member cannot take, before a session or a model opens."""
-    judge = spec.judge.strip()
+    judge = judge_spec(spec.judge)
     if spec.template is not None:
         raise ConfigError(
             f"member {judge!r}: a template does not apply to a scoring panel; every member "

@@ -32,7 +32,14 @@ from fairjudge.runner import RunOptions
 if TYPE_CHECKING:
     from fairjudge.runner import Store
 
-__all__ = ["DEFAULT_JUDGE", "JUDGE_FORMS", "BackendOptions", "calls_no_model", "resolve_judge"]
+__all__ = [
+    "DEFAULT_JUDGE",
+    "JUDGE_FORMS",
+    "BackendOptions",
+    "calls_no_model",
+    "judge_spec",
+    "resolve_judge",
+]
 
 DEFAULT_JUDGE = "local/qwen2.5-coder-1.5b"
 """The judge used when none is given: a small model that runs on the CPU, offline."""
@@ -102,6 +109,33 @@ def _check_model_file(path: Path) -> None:
         raise ConfigError(f"--model-path {path}: not a regular file; give a GGUF file")
 
 
+def judge_spec(spec: str | None, *, name: str = "--judge") -> str:
+    """The spec to resolve: ``None`` is the default judge; an empty one is an error.
+
+    An empty or blank spec (``--judge ''``, an unset variable in a script) is refused
+    rather than read as "no spec": running the default model instead would cost the
+    user calls they did not ask for.
+
+    Args:
+        spec: A ``--judge`` spec, or ``None`` for :data:`DEFAULT_JUDGE`.
+        name: The parameter named in the error (a jury file's ``member.N.judge``).
+
+    Returns:
+        The spec without surrounding whitespace.
+
+    Raises:
+        ConfigError: The spec is empty or only whitespace.
+    """
+    if spec is None:
+        return DEFAULT_JUDGE
+    if not spec.strip():
+        raise ConfigError(
+            f"{name}: empty judge spec {spec!r}; pass one of: {'; '.join(JUDGE_FORMS)}; "
+            f"or leave {name} out for the default, {DEFAULT_JUDGE}"
+        )
+    return spec.strip()
+
+
 def calls_no_model(spec: str | None) -> bool:
     """Whether a ``--judge`` spec names a judge answered in this process without a model.
 
@@ -126,7 +160,7 @@ def resolve_judge(
     Args:
         spec: ``openai/<model>``, ``anthropic/<model>``, ``local/<name>``,
             ``python:package.module:function``, ``replay:FILE``, or ``None`` for the
-            default.
+            default (an empty or blank spec is an error, never the default).
         backend_options: Server URL, GGUF file, threads, temperature.
         template: Template name, ``*.toml`` path or template (model judges only;
             ``None`` means ``default``).
@@ -142,12 +176,12 @@ def resolve_judge(
         :class:`~fairjudge.judges.LLMJudge`.
 
     Raises:
-        ConfigError: The spec has an unknown form (the message lists the valid
-            ones), an option does not apply to the judge (the message names it), or
+        ConfigError: The spec is empty or has an unknown form (the message lists
+            the valid ones), an option does not apply to the judge (the message names it), or
             a backend's SDK is missing (:class:`fairjudge.MissingExtraError`).
         InputError: A ``replay:`` file is unreadable or malformed (names its line).
     """
-    spec = (spec or DEFAULT_JUDGE).strip()
+    spec = judge_spec(spec)
     where = backend_options or BackendOptions()
     if calls_no_model(spec):
         given = _given(where) + _run_flags(options)
