@@ -23,6 +23,14 @@ Design:
 - **One call at a time.** The model is loaded lazily on the first call and used by
   one worker thread at a time; :attr:`LocalBackend.max_concurrency` is 1 so the
   runner does not queue threads behind it.
+- **An interrupted call is abandoned, not awaited.** llama.cpp's in-process API has
+  no way to stop a prompt being evaluated (a long prompt takes tens of seconds on a
+  small CPU), so each call runs on a daemon thread of its own: cancelling
+  :meth:`LocalBackend.complete` (Ctrl-C) returns at once, nothing is stored for that
+  call, and the command line exits at once (``cli._main``). Closing the backend
+  while a call is in flight leaves the unloading to that call's thread. A Python
+  program that exits normally still waits for such a call (an ``atexit`` hook), as
+  tearing llama.cpp down under a running prompt would crash the interpreter.
 - **No network listener.** llama.cpp's server always listens; here it listens on
   a Unix socket in a private temporary folder (loopback on Windows), guarded by a
   random API key, and is never used: calls go through the in-process API.
@@ -31,6 +39,8 @@ Design:
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import dataclasses
 import os
 import secrets
@@ -38,9 +48,9 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError, ServerError
@@ -56,6 +66,8 @@ from fairjudge.backends._local_sampling import (
 from fairjudge.backends._weights import ensure_model, file_sha256
 
 __all__ = ["LocalBackend"]
+
+T = TypeVar("T")
 
 _LABEL_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 1, "top_logprobs": 20}
 _FREE_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 512}
@@ -133,6 +145,7 @@ class LocalBackend:
         self._server: Any = None
         self._socket_dir: str | None = None
         self._lock = threading.Lock()
+        self._unload_after_call = False  # closed while a call was in flight
         # The forward passes sampled rounds draw from, by the prompt's messages.
         self._passes = ForwardPasses()
         self.load_s: float | None = None
@@ -229,14 +242,19 @@ class LocalBackend:
         """
         request = self._request(spec)
         if draws_from_shared_pass(spec.params):
-            return await asyncio.to_thread(self._sample_label_sync, spec, request)
-        completion = await asyncio.to_thread(self._complete_sync, request)
+            return await _on_daemon_thread(self._sample_label_sync, spec, request)
+        completion = await _on_daemon_thread(self._complete_sync, request)
         if is_greedy_label_pass(spec.params):  # later sampled rounds can draw from it
             self._passes.remember(spec.messages, completion)
         return completion
 
     async def aclose(self) -> None:
-        """Unload the model (after any call in flight); a later call reloads it."""
+        """Unload the model; a later call reloads it.
+
+        With a call in flight (a run interrupted mid-call), this returns at once and
+        the call's thread unloads the model when llama.cpp gives it back: waiting
+        would hold an interrupted run for as long as the prompt takes to evaluate.
+        """
         # With no call in flight, unload here: at interpreter exit (a judge released
         # by its finalizer) no new worker thread may start.
         if self._lock.acquire(blocking=False):
@@ -245,7 +263,7 @@ class LocalBackend:
             finally:
                 self._lock.release()
         else:
-            await asyncio.to_thread(self.close)
+            self._unload_after_call = True
 
     def close(self) -> None:
         """Unload the model; the blocking form of :meth:`aclose`."""
@@ -315,15 +333,20 @@ class LocalBackend:
 
     def _complete_sync(self, request: dict[str, Any]) -> Completion:
         with self._lock:
-            if self._server is None:
-                self._server = self._load()
-            start = time.perf_counter()
             try:
-                response = self._server.handle_chat_completions(request)
-            except Exception as exc:
-                raise ServerError(f"llama.cpp failed on the call: {exc}") from exc
-            latency = time.perf_counter() - start
-            self.forward_passes += 1
+                if self._server is None:
+                    self._server = self._load()
+                start = time.perf_counter()
+                try:
+                    response = self._server.handle_chat_completions(request)
+                except Exception as exc:
+                    raise ServerError(f"llama.cpp failed on the call: {exc}") from exc
+                latency = time.perf_counter() - start
+                self.forward_passes += 1
+            finally:
+                if self._unload_after_call:  # closed meanwhile: nobody waits for this call
+                    self._unload_after_call = False
+                    self._unload()
         return completion_from_llama(response, latency, self._model_id, self.n_ctx)
 
     def _sample_label_sync(self, spec: CallSpec, request: dict[str, Any]) -> Completion:
@@ -337,3 +360,51 @@ class LocalBackend:
         sampled = sampled_completion(spec, shared, start, self._model_id)
         # No distribution to draw from: let llama.cpp sample.
         return sampled if sampled is not None else self._complete_sync(request)
+
+
+async def _on_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on a daemon thread of its own; cancelling the await abandons it.
+
+    Unlike :func:`asyncio.to_thread`, whose executor threads the event loop's
+    shutdown and the interpreter's exit both join, an abandoned call here holds
+    neither: its result, when it comes, is dropped.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled: the caller has gone
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = fn(*args), None
+        except BaseException as exc:  # handed to the awaiting task, raised there
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
+            loop.call_soon_threadsafe(settle, result, error)
+        with _IN_FLIGHT_LOCK:
+            _IN_FLIGHT.discard(threading.current_thread())
+
+    thread = threading.Thread(target=run, name="fairjudge-llama-call", daemon=True)
+    with _IN_FLIGHT_LOCK:
+        _IN_FLIGHT.add(thread)
+    thread.start()
+    return await future
+
+
+_IN_FLIGHT: set[threading.Thread] = set()
+_IN_FLIGHT_LOCK = threading.Lock()
+
+
+@atexit.register
+def _wait_for_calls() -> None:
+    """At a normal interpreter exit, let abandoned calls finish before llama.cpp goes."""
+    with _IN_FLIGHT_LOCK:
+        threads = list(_IN_FLIGHT)
+    for thread in threads:
+        thread.join()

@@ -9,21 +9,68 @@ every collection; cycles made while a command runs are still collected. At the e
 nothing is left to do but exit: Python never promised to finalize objects that are
 still alive at exit, and every file and store a command writes is closed by then.
 That takes a fully cached ``compare`` of 1,000 calls from about 1.3 s to 1.0 s.
+
+Ctrl-C: the first one raises :class:`KeyboardInterrupt`, so the run stops starting
+calls, closes its store (every finished call is already on disk) and exits 130
+(``_app.guarded``). An interrupted run then ends at once with :func:`os._exit`: the
+embedded judge may still be evaluating a prompt on a thread that llama.cpp cannot
+stop (``backends._local``), and the interpreter's exit would otherwise tear down
+llama.cpp under it. A second Ctrl-C, while the first is being handled, exits 130 at
+once with a line saying so.
 """
 
+import contextlib
 import gc
+import os
+import signal
 import sys
+from types import FrameType
+from typing import NoReturn
 
 from fairjudge.cli._app import app
 
 __all__ = ["main"]
 
+EXIT_INTERRUPTED = 130
+_AGAIN = b"interrupted again: stopping now; every finished call is kept in the store\n"
+
+
+class _Interrupts:
+    """SIGINT: a :class:`KeyboardInterrupt` the first time, an immediate exit after."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if not self.seen:
+            self.seen = True
+            raise KeyboardInterrupt
+        os.write(2, _AGAIN)  # no Python I/O in a signal handler: it may hold a lock
+        os._exit(EXIT_INTERRUPTED)
+
 
 def main() -> None:
     """Entry point of the ``fairjudge`` script."""
     gc.freeze()  # what the imports made lives until exit: no collection need look at it
+    interrupts = _Interrupts()
+    signal.signal(signal.SIGINT, interrupts)
+    code: str | int | None = 0
     try:
         app(prog_name="fairjudge")
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:  # before any command took over: nothing to keep
+        code = EXIT_INTERRUPTED
     finally:
         gc.freeze()  # the interpreter's collections at exit would find nothing to free
-    sys.exit(0)
+    if code == EXIT_INTERRUPTED or interrupts.seen:
+        _exit_now(EXIT_INTERRUPTED)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Flush what was printed and exit, skipping the interpreter's teardown."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
+            stream.flush()
+    os._exit(code)
