@@ -32,7 +32,7 @@ from fairjudge.stats import AgreementResult
 if TYPE_CHECKING:
     from fairjudge.judges._jury_usage import MemberUsage
 
-__all__ = ["JuryReport", "jury_report", "render_jury"]
+__all__ = ["JuryReport", "jury_report", "member_label", "print_legend", "render_jury"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +89,27 @@ def jury_report(
     return JuryReport(title, result, others, jury_diagnostics(result), run, tuple(skipped))
 
 
+def member_label(k: int) -> str:
+    """The short label of the ``k``-th member (from 0) in every table: ``#1``, ``#2``, ...
+
+    Members' names are judge specs such as ``python:examples.judges:longer``: at 80
+    columns a table cuts them to ``python:e…`` and two members read alike. A table
+    shows the number, and :func:`print_legend` names each number in full.
+    """
+    return f"#{k + 1}"
+
+
+def print_legend(console: Console, names: Sequence[str], weights: Sequence[float]) -> None:
+    """Name each member's number in full, one line each; a long name wraps, never cut."""
+    say(console, "members:")
+    for k, (name, weight) in enumerate(zip(names, weights, strict=True)):
+        say(console, f"  {member_label(k)}  {name}  (weight {weight:g})", overflow="fold")
+
+
+def _members_cell(n: int) -> str:
+    return f"{n}: " + ", ".join(member_label(k) for k in range(n)) + " (named above)"
+
+
 def _num(x: Rate | WinRate | None) -> str:
     return "n/a" if x is None else markup(estimate_text(x.estimate, x.ci, ".3f", ".2f"))
 
@@ -101,9 +122,9 @@ def _panel_table(report: JuryReport) -> Table:
     result, diag = report.result, report.diagnostics
     level = round(result.settings.level * 100)
     table = Table(title=markup(report.title), header_style="bold")
-    table.add_column("panel")
-    table.add_column(f"value  [{level}% CI]")
-    table.add_row("members", markup(", ".join(result.names)))
+    table.add_column("panel", overflow="fold")
+    table.add_column(f"value  [{level}% CI]", overflow="fold")
+    table.add_row("members", _members_cell(len(result.names)))
     table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
     table.add_row(f"win rate of model 1 ({result.aggregation})", _num(result.win_rate))
     w = result.win_rate
@@ -136,12 +157,14 @@ def _panel_table(report: JuryReport) -> Table:
 def _members_table(report: JuryReport) -> Table:
     diag = report.diagnostics
     table = Table(title="members", header_style="bold")
-    for head in ("member", "weight", "win rate", "position consistency", "first position",
+    # The weight is in the legend (print_legend): without its column every word fits
+    # at 80 columns; "fold" breaks a longer word rather than cut it.
+    for head in ("member", "win rate", "position consistency", "first position",
                  "agrees with rest", "vs humans S1 / kappa"):  # fmt: skip
-        table.add_column(head)
-    for m in diag.members:
+        table.add_column(head, overflow="fold")
+    for k, m in enumerate(diag.members):
         table.add_row(
-            markup(m.name), f"{m.weight:g}", _num(m.win_rate), _num(m.position_consistency),
+            member_label(k), _num(m.win_rate), _num(m.position_consistency),
             _num(m.first_position_calls), _num(m.agreement_with_panel), _human(m.human),
         )  # fmt: skip
     return table
@@ -160,7 +183,7 @@ def _calls_head() -> Table:
     table = Table(title="calls by member (this run; a stored call costs 0)", header_style="bold")
     for head in ("member", "calls", "made", "cached", "failed", "tokens in / out", "cost",
                  "mean latency"):  # fmt: skip
-        table.add_column(head)
+        table.add_column(head, overflow="fold")
     return table
 
 
@@ -176,7 +199,7 @@ def _partial_note(stopped: str | None, console: Console) -> None:
 def _calls_table(report: JuryReport) -> Table:
     """Per member: calls asked, made now, from the store, failed; tokens, cost, latency."""
     table = _calls_head()
-    for m in report.diagnostics.members:
+    for k, m in enumerate(report.diagnostics.members):
         u = m.usage
         made, tokens, cost, latency = (
             ("n/a",) * 4
@@ -184,25 +207,28 @@ def _calls_table(report: JuryReport) -> Table:
             else (str(u.made), f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))
         )
         table.add_row(
-            markup(m.name), str(m.calls), made, str(m.cached), str(m.failed), tokens, cost, latency
+            member_label(k), str(m.calls), made, str(m.cached), str(m.failed), tokens, cost, latency
         )
     return table
 
 
 def _matrix_table(report: JuryReport) -> Table:
     names = report.result.names
-    table = Table(title="share of items with the same vote", header_style="bold")
-    table.add_column("")
+    title = "share of items with the same vote"
+    # Numbered columns make a narrow table; a title wider than it would wrap.
+    table = Table(title=title, header_style="bold", min_width=len(title) + 4)
+    table.add_column("", overflow="fold")
     for k in range(len(names)):
-        table.add_column(str(k + 1))
-    for k, (name, row) in enumerate(zip(names, report.diagnostics.agreement, strict=True)):
-        table.add_row(f"{k + 1} {markup(name)}", *(f"{x:.2f}" for x in row))
+        table.add_column(member_label(k), overflow="fold")
+    for k, row in enumerate(report.diagnostics.agreement):
+        table.add_row(member_label(k), *(f"{x:.2f}" for x in row))
     return table
 
 
 def render_jury(report: JuryReport, console: Console) -> None:
     """Print the panel table, the members table and the agreement matrix."""
     print_failures(report.failures, console)
+    print_legend(console, report.result.names, report.result.weights)
     console.print(_panel_table(report))
     console.print(_members_table(report))
     console.print(_calls_table(report))

@@ -22,7 +22,14 @@ from fairjudge.evaluation import (
     JuryScoreResult,
     score_jury_diagnostics,
 )
-from fairjudge.report._jury import _calls_head, _cost, _latency, _partial_note
+from fairjudge.report._jury import (
+    _calls_head,
+    _cost,
+    _latency,
+    _partial_note,
+    member_label,
+    print_legend,
+)
 from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
 from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text
@@ -86,6 +93,11 @@ def score_jury_report(
 
 
 def _panel_table(report: JuryScoreReport) -> Table:
+    """The panel's scores per dimension, without the distribution (see _spread_table).
+
+    At 80 columns one table of eight columns cut dimension names and headers
+    (``accurac… median``); two narrower tables leave every word whole.
+    """
     result = report.result
     level = round(result.level * 100)
     title = (
@@ -94,18 +106,34 @@ def _panel_table(report: JuryScoreReport) -> Table:
     )
     table = Table(title=markup(title), header_style="bold")
     human = any(d.human is not None for d in result.dimensions)
-    headers = ["dimension", f"mean  [{level}% CI]", f"median  [{level}% CI]", "n", "unscored",
-               "histogram (nearest level)", "collapse"]  # fmt: skip
+    headers = ["dimension", f"mean  [{level}% CI]", f"median  [{level}% CI]", "n", "unscored"]
     headers += ["Spearman vs human"] if human else []
     for head in headers:
-        table.add_column(markup(head))
+        table.add_column(markup(head), overflow="fold")
     for d in result.dimensions:
-        row = [markup(d.name), _mean(d), _median(d), str(d.n), str(result.unscored[d.name]),
-               _histogram(d), _alarm(d)] + ([_human(d)] if human else [])  # fmt: skip
-        table.add_row(*row)
-    for alt in report.alternatives:
-        for d in alt.dimensions:
-            table.add_row(f"  {markup(d.name)}, {alt.aggregation}", _mean(d), _median(d))
+        row = [markup(d.name), _mean(d), _median(d), str(d.n), str(result.unscored[d.name])]
+        table.add_row(*row + ([_human(d)] if human else []))
+    return table
+
+
+def _spread_table(report: JuryScoreReport) -> Table:
+    """How the panel's scores spread over the scale, and the collapse alarm."""
+    table = Table(title="the panel's scores over the scale", header_style="bold")
+    for head in ("dimension", "histogram (nearest level)", "collapse"):
+        table.add_column(head, overflow="fold")
+    for d in report.result.dimensions:
+        table.add_row(markup(d.name), _histogram(d), _alarm(d))
+    return table
+
+
+def _alternative_table(alt: JuryScoreResult) -> Table:
+    """The same members' scores under another rule: its own table, so names stay whole."""
+    level = round(alt.level * 100)
+    table = Table(title=f"the same scores, {alt.aggregation} of the members", header_style="bold")
+    for head in ("dimension", f"mean  [{level}% CI]", f"median  [{level}% CI]"):
+        table.add_column(head, overflow="fold")
+    for d in alt.dimensions:
+        table.add_row(markup(d.name), _mean(d), _median(d))
     return table
 
 
@@ -127,7 +155,7 @@ def _agreement_table(report: JuryScoreReport) -> Table:
     table = Table(title="how much the members agree", header_style="bold")
     for head in ("dimension", "alpha (ordinal)", "alpha (interval)", "effective judges",
                  "scored by all"):  # fmt: skip
-        table.add_column(head)
+        table.add_column(head, overflow="fold")
     for d in report.diagnostics.dimensions:
         table.add_row(markup(d.dimension), _alpha(d.alpha_ordinal), _alpha(d.alpha_interval),
                       _effective(d.effective), str(d.n_complete))  # fmt: skip
@@ -148,10 +176,10 @@ def _members_table(report: JuryScoreReport) -> Table:
     for head in ["member", "weight", "dimension", "mean", "Spearman with rest"] + (
         ["Spearman vs human"] if human else []
     ):
-        table.add_column(head)
+        table.add_column(head, overflow="fold")
     for d in report.diagnostics.dimensions:
-        for m in d.members:
-            row = [markup(m.name), f"{m.weight:g}", markup(d.dimension), mean_text(m.mean),
+        for k, m in enumerate(d.members):
+            row = [member_label(k), f"{m.weight:g}", markup(d.dimension), mean_text(m.mean),
                    _rho(m.with_rest)] + ([_rho(m.human)] if human else [])  # fmt: skip
             table.add_row(*row)
     return table
@@ -160,14 +188,13 @@ def _members_table(report: JuryScoreReport) -> Table:
 def _calls_table(report: JuryScoreReport) -> Table:
     table = _calls_head()
     result = report.result
-    for k, name in enumerate(result.names):
-        own = result.members[k]
+    for k, own in enumerate(result.members):
         failed = str(own.n_parse_failures + own.n_call_errors)
         if len(result.usage) != len(result.names):
-            table.add_row(markup(name), *("n/a",) * 3, failed, *("n/a",) * 3)
+            table.add_row(member_label(k), *("n/a",) * 3, failed, *("n/a",) * 3)
             continue
         u = result.usage[k]
-        table.add_row(markup(name), str(u.calls), str(u.made), str(u.cached), failed,
+        table.add_row(member_label(k), str(u.calls), str(u.made), str(u.cached), failed,
                       f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))  # fmt: skip
     return table
 
@@ -176,7 +203,11 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     """Print the failures, the panel's scores, the agreement, the members and their calls."""
     result = report.result
     print_failures(result.failures, console)
+    print_legend(console, result.names, result.weights)
     console.print(_panel_table(report))
+    for alt in report.alternatives:
+        console.print(_alternative_table(alt))
+    console.print(_spread_table(report))
     console.print(_agreement_table(report))
     console.print(_members_table(report))
     console.print(_calls_table(report))
