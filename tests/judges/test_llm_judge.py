@@ -236,8 +236,12 @@ def test_close_releases_backend(tmp_path: Path) -> None:
 
 
 def test_max_cost_without_prices() -> None:
-    with pytest.raises(ConfigError, match="--price-input and --price-output"):
+    # The library names its parameters; the command line (RunOptions.build) its flags.
+    with pytest.raises(ConfigError, match=r"max_cost needs prices: pass prices=Prices\(input"):
         RunOptions(max_cost=1.0)
+    with pytest.raises(ConfigError, match="--price-input and --price-output") as caught:
+        RunOptions.build(max_cost=1.0)
+    assert "Prices" not in str(caught.value)
 
 
 # -- the registry ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from fairjudge.audit._self_preference import (
     why_no_self_preference,
 )
 from fairjudge.audit._verbosity import verbosity_experiment
+from fairjudge.runner._progress import progress_label
 
 __all__ = ["EXPERIMENTS", "AuditReport", "audit", "plan_experiments"]
 
@@ -185,8 +186,11 @@ def audit(
             if stopped is not None:
                 results.append(ExperimentResult(bias, name, skipped=f"not run: {stopped}"))
                 continue
+            # Each experiment runs several batches: say whose progress each one shows.
+            label = bias if len(judges) == 1 or bias == "self-preference" else f"{bias} ({name})"
             try:
-                results.append(run())
+                with progress_label(label):
+                    results.append(run())
             except BudgetExceeded as exc:
                 stopped = str(exc)
                 results.append(ExperimentResult(bias, name, skipped=f"stopped: {stopped}"))

@@ -10,9 +10,11 @@ fairjudge's options are plain: ``str``, ``int``, ``float``, ``bool``,
 option given several times), without Typer's ranges, clamps, custom parsers or file
 arguments. :class:`PlainValue` converts the common spellings of those directly, as
 Typer would: a string as is, a decimal integer or float, a path (through Typer's own
-path checks), a choice (through Typer's own choice matching). Anything else, a bad
-value included, goes to Typer's own adapter, so every error message and every edge
-case ("1_000", " 3", "0x10") reads exactly as before. ``tests/cli/test_coercion.py``
+path checks), a choice (through Typer's own choice matching). A choice that matches
+none is refused here, with Typer's words less the "Value error, " pydantic puts
+before them. Anything else, a bad value included, goes to Typer's own adapter, so
+every other error message and every edge case ("1_000", " 3", "0x10") reads exactly
+as before. ``tests/cli/test_coercion.py``
 checks that both agree on every option of every command.
 
 This leans on Typer internals (``typer._coercion``), so it is used only with the Typer
@@ -30,6 +32,7 @@ from typing import Any, Final, get_args
 import typer
 
 try:
+    from typer._click.exceptions import BadParameter
     from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
     from typer._param_types import choice_coercion_annotation, coerce_cli_choice, coerce_cli_path
 except ImportError:  # pragma: no cover - another Typer: it coerces as it always did
@@ -114,6 +117,8 @@ if SUPPORTED:
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             try:
                 out = self._direct(value, param, ctx)
+            except BadParameter:  # a bad choice, said without pydantic's "Value error, "
+                raise
             except Exception:  # Typer's adapter raises the error, in its own words
                 out = _MISS
             if out is _MISS:
@@ -157,7 +162,10 @@ if SUPPORTED:
                 if choice is None:
                     return _MISS
                 choices, case_sensitive = choice
-                return coerce_cli_choice(
-                    value, choices=choices, case_sensitive=case_sensitive, ctx=ctx
-                )
+                try:
+                    return coerce_cli_choice(
+                        value, choices=choices, case_sensitive=case_sensitive, ctx=ctx
+                    )
+                except ValueError as exc:
+                    raise BadParameter(str(exc), ctx=ctx, param=param) from exc
             return _MISS

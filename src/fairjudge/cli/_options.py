@@ -51,6 +51,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 SAMPLING_TEMPERATURE = 0.7
 """The temperature for ``--rounds`` above 2 when none is given: repeats must sample."""
 
+_TEMPERATURE_WITH_ROUNDS = Annotated[
+    float | None,
+    typer.Option(
+        help="Sampling temperature of every call. [default: the backend's, 0; "
+        f"{SAMPLING_TEMPERATURE} with --rounds above 2]"
+    ),
+]
+"""``--temperature`` on a command that has ``--rounds``: its help names the other default."""
+
 
 @dataclass(frozen=True, slots=True)
 class JudgeFlags:
@@ -77,10 +86,7 @@ class JudgeFlags:
     threads: Annotated[int | None, typer.Option(help="CPU threads, for local/.")] = None
     temperature: Annotated[
         float | None,
-        typer.Option(
-            help="Sampling temperature of every call. [default: the backend's, 0; "
-            f"{SAMPLING_TEMPERATURE} with --rounds above 2]"
-        ),
+        typer.Option(help="Sampling temperature of every call. [default: the backend's, 0]"),
     ] = None
     timeout: Annotated[
         float | None,
@@ -258,16 +264,19 @@ def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:
     """A decorator adding ``flags_type``'s fields as options, gathered into ``param``."""
     names = [f.name for f in fields(flags_type)]
     hints = inspect.get_annotations(flags_type, eval_str=True)
-    extra = [
-        inspect.Parameter(
-            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
-        )
-        for f in fields(flags_type)
-    ]
 
     def decorate(fn: F) -> F:
         signature = inspect.signature(fn, eval_str=True)
         own = [p for p in signature.parameters.values() if p.name != param]
+        # The --rounds flags are added first (innermost), so they are already there.
+        with_rounds = any(p.name == "rounds" for p in own)
+        extra = []
+        for f in fields(flags_type):
+            hint = hints[f.name]
+            if f.name == "temperature" and with_rounds:
+                hint = _TEMPERATURE_WITH_ROUNDS
+            kind = inspect.Parameter.KEYWORD_ONLY
+            extra.append(inspect.Parameter(f.name, kind, default=f.default, annotation=hint))
 
         @wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -6,7 +6,8 @@ errors), and **6** with ``--fail-on-collapse`` when a dimension's collapse alarm
 tripped (the judge put at least 90% of its scores in a band of adjacent levels no
 wider than a fifth of the scale, or their standard deviation is under a fifth of the
 largest the scale allows; :mod:`fairjudge.evaluation._scores_stats`), so a pipeline
-can refuse a judge that does not discriminate. 5 is a spent budget, 2 a usage or input error, before any call.
+can refuse a judge that does not discriminate. 5 is a spent budget, 2 a usage or
+input error, before any call.
 
 ``--baseline OLD.jsonl`` (an earlier ``score --out`` file) adds the trend: each
 dimension's shift since that run (:func:`fairjudge.evaluation.score_trend`). Runs

@@ -217,10 +217,16 @@ class JudgeSession(Closing):
 
     def _batch(self, work: _Pass[C], quiet: bool) -> Batch:
         from fairjudge.runner import Batch
+        from fairjudge.runner._progress import PROGRESS_LABEL, make_progress
 
         options = self.options.remaining(self.calls_made, self.spent)
         if quiet:
             options = dataclasses.replace(options, progress="quiet")
+        elif PROGRESS_LABEL.get() and isinstance(options.progress, str):
+            # Built here, in the caller's context, where the label was set (the batch
+            # runs on the session's own thread, which does not see it).
+            display = make_progress(options.progress, label=PROGRESS_LABEL.get())
+            options = dataclasses.replace(options, progress=display or "quiet")
         return Batch(
             list(self.backends.values()),
             [job.spec for job in work.jobs],

@@ -40,9 +40,10 @@ def _estimate(effect: Effect) -> str:
 def _row(table: Table, effect: Effect, prefix: str = "") -> None:
     verdict = effect.verdict
     # The unit sits under the effect's name: one column less, so the card fits 80
-    # columns without folding every cell.
+    # columns without folding every cell. Its brackets keep it apart from the name
+    # where the dim style is lost (a pipe, a log): "... decisive calls" then "(share)".
     table.add_row(
-        f"{markup(prefix + effect.name)}\n[dim]{markup(effect.unit)}[/]",
+        f"{markup(prefix + effect.name)}\n[dim]({markup(effect.unit)})[/]",
         _estimate(effect),
         markup(ci_text(effect.ci)),
         f"{effect.null:g}",
@@ -82,13 +83,22 @@ def render_audit(report: AuditReport, console: Console, *, calls_made: int | Non
             if effect.note:
                 say(console, f"  {effect.name}: not estimable: {effect.note}")
         _details(exp, console)
-    made = "" if calls_made is None else f"; {calls_made} made now, the rest from the store"
+    made = "" if calls_made is None else f"; {_made(calls_made, report.n_calls)}"
     say(
         console,
         f"calls: {report.n_calls} asked for{made}. Verdicts: distance from no bias as a share "
         "of the scale: negligible when the whole interval is within 0.05, notable from 0.05, "
         "severe from 0.15 (the interval excluding no bias); else uncertain.",
     )
+
+
+def _made(made: int, asked: int) -> str:
+    """How many calls were made now and how many the store answered, each only if any."""
+    if made == 0:
+        return "0 made now, all from the store"
+    if made >= asked:
+        return "all made now"
+    return f"{made} made now, {asked - made} from the store"
 
 
 def _details(exp: ExperimentResult, console: Console) -> None:

@@ -69,8 +69,8 @@ class RunOptions:
                 raise ConfigError(f"--max-cost must be >= 0; got {self.max_cost!r}")
             if self.prices is None:
                 raise ConfigError(
-                    "--max-cost needs prices: give --price-input and --price-output "
-                    "(dollars per million input and output tokens), or prices=Prices(...)"
+                    "max_cost needs prices: pass prices=Prices(input, output), in dollars "
+                    "per million input and output tokens"
                 )
         if isinstance(self.progress, str) and self.progress not in _PROGRESS_MODES:
             raise ConfigError(
@@ -98,6 +98,11 @@ class RunOptions:
             raise ConfigError(f"{given} needs {missing} too: cost is priced on both sides")
         if price_input is not None and price_output is not None:
             fields["prices"] = Prices(price_input, price_output)
+        elif fields.get("max_cost") is not None:
+            raise ConfigError(
+                "--max-cost needs prices: give --price-input and --price-output "
+                "(dollars per million input and output tokens)"
+            )
         if quiet:
             fields["progress"] = "quiet"
         if max_attempts is not None:
