@@ -24,31 +24,42 @@ FAIRJUDGE = [sys.executable, "-c", "import sys; from fairjudge.cli import main; 
 
 # The bare client as a program of its own: the official SDK, a semaphore, one task per
 # call, the same messages and parameters fairjudge sends (read from a JSON file).
+# Arguments: the calls file, the base URL, the concurrency and the number of clients.
+# One client is the SDK as it comes (its own HTTP client and pool); several share the
+# calls in turn, each with a pool of its share kept alive (see bench_throughput's
+# POOL_PER_CLIENT for why that is faster).
 BARE_PROGRAM = """
-import asyncio, json, sys
+import asyncio, itertools, json, sys
 import openai
 
 calls = json.load(open(sys.argv[1]))
-base_url, concurrency = sys.argv[2], int(sys.argv[3])
+base_url, concurrency, n_clients = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 
-def pooled():  # keep-alive for every slot, as fairjudge gets (the SDK keeps 100)
+def pooled(n):  # the SDK's default HTTP client, keeping all n connections alive
     cls = openai.DefaultAsyncHttpxClient
     for base in cls.__mro__:
         limits = getattr(sys.modules.get(base.__module__.partition(".")[0]), "Limits", None)
         if base.__name__ == "AsyncClient" and limits is not None:
-            n = concurrency
             return cls(timeout=60.0, limits=limits(max_connections=n, max_keepalive_connections=n))
     return cls(timeout=60.0)
 
 async def main():
-    client = openai.AsyncOpenAI(
-        base_url=base_url, max_retries=0, timeout=60.0, http_client=pooled()
-    )
+    if n_clients == 1:
+        clients = [openai.AsyncOpenAI(base_url=base_url, max_retries=0, timeout=60.0)]
+    else:
+        size = -(-concurrency // n_clients)
+        clients = [
+            openai.AsyncOpenAI(
+                base_url=base_url, max_retries=0, timeout=60.0, http_client=pooled(size)
+            )
+            for _ in range(n_clients)
+        ]
+    turn = itertools.cycle(clients)
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(call):
         async with semaphore:
-            reply = await client.chat.completions.create(
+            reply = await next(turn).chat.completions.create(
                 model=call["model"], messages=call["messages"], **call["params"]
             )
             return reply.choices[0].message.content
@@ -56,7 +67,8 @@ async def main():
     try:
         texts = await asyncio.gather(*(one(c) for c in calls))
     finally:
-        await client.close()
+        for client in clients:
+            await client.close()
     assert all(texts)
 
 asyncio.run(main())

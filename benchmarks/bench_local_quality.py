@@ -4,7 +4,14 @@ Runs the default local judge on LLMBar Natural (100 items, no ties) and on a see
 100-item sample of PandaLM's test set (label = the 3 annotators' majority; no
 majority counts as a tie), and compares:
 
-- single order      one call, answers in the original order;
+- single order      one call per item, in each order in turn: the accuracy of one
+                    call when the answers are placed at random (the mean over the
+                    original and the swapped order, read from the swaps' calls, no
+                    new calls). This is the fair baseline;
+- single order, as given  one call, answers in the dataset's order only. Shown for
+                    reference: its accuracy says as much about the sample's label
+                    layout as about the judge (a judge that says "A" scores the
+                    share of items labelled 1), so it can flatter or handicap;
 - conservative swap the seed protocol (2 calls; disagreement is a tie);
 - lenient swap      the same 2 calls; a preference plus a tie is that preference;
 - soft swap         the same 2 calls; mean P(answer 1 better) over both orders;
@@ -33,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import environment, table, write_json
 
-from fairjudge import Item, Outcome, evaluate_pairs
+from fairjudge import Item, Judgment, Outcome, evaluate_pairs
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.runner import RunOptions
@@ -76,12 +83,32 @@ def load_pandalm(folder: Path, n: int, seed: int) -> list[Item]:
 
 
 METHODS: list[tuple[str, dict[str, Any]]] = [
-    ("single order", {"rounds": 1, "rule": "conservative"}),
+    ("single order, as given", {"rounds": 1, "rule": "conservative"}),
     ("conservative swap", {"rounds": 2, "rule": "conservative"}),
     ("lenient swap", {"rounds": 2, "rule": "lenient"}),
     ("soft swap", {"rounds": 2, "rule": "soft"}),
     ("4 balanced rounds", {"rounds": 4, "rule": "lenient", "sampled": True}),
 ]
+
+
+def single_call_accuracy(swaps: list[Judgment]) -> dict[str, Any]:
+    """One call's accuracy with the answers placed at random: every call of the swaps.
+
+    Each item was judged once in each order, so the mean over all calls is the mean of
+    the original-order and the swapped-order accuracy. A call that failed or did not
+    parse counts in "unresolved", never as a tie.
+    """
+    calls = [(c, j.item.human) for j in swaps for c in j.calls]
+    read = [(c.preferred, human) for c, human in calls if c.preferred is not None]
+    correct = sum(preferred == human for preferred, human in read)
+    return {
+        "accuracy": correct / len(read) if read else float("nan"),
+        "correct": correct,
+        "n": len(read),
+        "unresolved": len(calls) - len(read),
+        "calls_per_item": 1,
+        "derived_from": "conservative swap",
+    }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -104,6 +131,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rows: list[list[str]] = []
     results: dict[str, dict[str, Any]] = {}
     for set_name, items in sets.items():
+        set_rows: list[list[str]] = []
+        swaps: list[Judgment] = []
         for method, opts in METHODS:
             judge = sampled if opts.get("sampled") else greedy
             passes_before = getattr(backend, "forward_passes", 0)
@@ -113,6 +142,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             )
             elapsed = time.perf_counter() - start
             passes = getattr(backend, "forward_passes", 0) - passes_before
+            if method == "conservative swap":
+                swaps = list(r.judgments)
             done = [j for j in r.judgments if j.outcome is not None]
             correct = sum(j.outcome == j.item.human for j in done)
             acc = correct / len(done) if done else float("nan")
@@ -124,14 +155,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "n": len(done),
                 "unresolved": r.n_unresolved,
                 "consistency": r.position_consistency.estimate if r.position_consistency else None,
-                "first_position": r.first_position.estimate if r.first_position else None,
+                "first_position": (
+                    r.first_position_calls.estimate if r.first_position_calls else None
+                ),
                 "calls_per_item": calls / len(items),
                 "seconds": elapsed,
                 "new_calls": made,
                 "forward_passes": passes,
             }
             results[f"{set_name}/{method}"] = entry
-            rows.append(
+            set_rows.append(
                 [
                     set_name,
                     method,
@@ -151,6 +184,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 ]
             )
             print(f"{set_name:15} {method:18} acc={acc:.3f} ({elapsed:.0f}s)", flush=True)
+        entry = single_call_accuracy(swaps)
+        entry["first_position"] = results[f"{set_name}/conservative swap"]["first_position"]
+        results[f"{set_name}/single order"] = entry
+        rows.append(
+            [set_name, "single order", f"{entry['accuracy']:.3f}",
+             f"{entry['correct']}/{entry['n']} calls", f"{entry['unresolved']}", "-",
+             f"{entry['first_position']:.3f}" if entry["first_position"] is not None else "-",
+             "1", "0", "0", "-"]
+        )  # fmt: skip
+        rows += set_rows
     headers = [
         "dataset",
         "method",
@@ -167,11 +210,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     print()
     print(table(headers, rows))
     for set_name in sets:
-        gain = (
-            results[f"{set_name}/soft swap"]["accuracy"]
-            - results[f"{set_name}/single order"]["accuracy"]
+        soft = results[f"{set_name}/soft swap"]["accuracy"]
+        fair = results[f"{set_name}/single order"]["accuracy"]
+        given = results[f"{set_name}/single order, as given"]["accuracy"]
+        print(
+            f"{set_name}: soft swap vs single order: {(soft - fair) * 100:+.1f} points"
+            f" (target: >= +5); vs single order as given: {(soft - given) * 100:+.1f}"
         )
-        print(f"{set_name}: soft swap vs single order: {gain * 100:+.1f} points (target: >= +5)")
     return {
         "results": results,
         "judge": args.judge,

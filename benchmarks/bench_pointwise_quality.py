@@ -15,11 +15,16 @@ Two experiments, one judge session (one model in memory, one store):
 2. **LLMBar Natural and Adversarial.** Pairwise from pointwise (``compare
    --via-scores``: each answer scored on its own with the one-dimension rubric
    ``benchmarks/rubrics/llmbar.toml``, so 2 calls per pair) against the soft swap
-   (2 calls per pair, both orders) and a single order (1 call, the soft swap's first),
-   with the default pairwise template. Accuracy over resolved pairs (a tie is wrong:
-   LLMBar has no ties) with a bootstrap CI, and the paired difference of via-scores
-   against each, over the pairs all three resolved. "via scores (integer)" reads the
-   same calls' integer scores, to show what the probabilities add.
+   (2 calls per pair, both orders) and a single call, with the default pairwise
+   template. The single call is scored in both orders ("single order": each of the
+   soft swap's two calls read alone, so a pair scores 0, 1/2 or 1; the accuracy of one
+   call with the answers placed at random); "single order, as given" (the first call
+   alone) is shown too, but its accuracy follows the sample's label layout (19 of the
+   first 25 Adversarial pairs have the better answer first, which flatters a judge
+   that prefers position A). Accuracy over resolved pairs (a tie is wrong: LLMBar has
+   no ties) with a bootstrap CI, and the paired difference of via-scores against
+   each, over the pairs both resolved. "via scores (integer)" reads the same calls'
+   integer scores, to show what the probabilities add.
 
 Subsets are seeded prefixes: each dataset is shuffled once with ``--seed`` and its
 first ``--*-limit`` items are used, so a larger run reuses every call of a smaller
@@ -49,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import environment, table, write_json
 from scipy.stats import pearsonr
 
-from fairjudge import Item, Outcome, evaluate_pairs
+from fairjudge import Item, Judgment, Outcome, evaluate_pairs
 from fairjudge._io_scores import ScoreItem
 from fairjudge._types import CallError, ParseFailure
 from fairjudge.evaluation import score_answers
@@ -270,6 +275,14 @@ def paired(a: dict[str, bool | None], b: dict[str, bool | None], args: Any) -> d
     return {"difference": sum(diffs) / len(diffs), "ci": ci, "n": len(diffs)}
 
 
+def single_call_mark(judgment: Judgment) -> float | None:
+    """The share of an item's calls (one per order) that were right; ``None`` if any failed."""
+    preferred = [c.preferred for c in judgment.calls]
+    if not preferred or any(p is None for p in preferred):
+        return None
+    return sum(p == judgment.item.human for p in preferred) / len(preferred)
+
+
 def via_integer_outcome(pair: Any, names: Sequence[str]) -> Outcome | None:
     a, b = pair.first.scored.scores, pair.second.scored.scores
     if not all(n in a and n in b for n in names):
@@ -330,7 +343,11 @@ def run_llmbar(args: Any, pair_judge: LLMJudge, subset: str, limit: int | None):
             "timing": call_latencies(args.store, keys),
         }
 
-    for name, rounds, rule in (("soft swap", 2, "soft"), ("single order", 1, "conservative")):
+    swaps: list[Judgment] = []
+    for name, rounds, rule in (
+        ("soft swap", 2, "soft"),
+        ("single order, as given", 1, "conservative"),
+    ):
         start = time.perf_counter()
         r = evaluate_pairs(pair_judge, items, rounds=rounds, rule=rule, seed=args.seed)
         wall = time.perf_counter() - start
@@ -338,6 +355,24 @@ def run_llmbar(args: Any, pair_judge: LLMJudge, subset: str, limit: int | None):
         outcomes = {j.item.id: j.outcome for j in r.judgments}
         keys = [c.reply.key for j in r.judgments for c in j.calls]
         record(name, outcomes, keys, wall, made, len(keys) / len(items))
+        if rounds == 2:
+            swaps = list(r.judgments)
+    # The fair single call: each of the swap's calls alone, so both orders count once.
+    halves = {j.item.id: single_call_mark(j) for j in swaps}
+    per_item["single order"] = halves  # type: ignore[assignment]
+    scored = [m for m in halves.values() if m is not None]
+    given = methods.pop("single order, as given")  # shown after the fair figure
+    methods["single order"] = {
+        **accuracy(scored, args),  # type: ignore[arg-type]
+        "unresolved": sum(m is None for m in halves.values()),
+        "ties": sum(c.preferred == Outcome.TIE for j in swaps for c in j.calls) / 2,
+        "calls_per_item": 1,
+        "wall_s": 0.0,
+        "new_calls": 0,
+        "timing": methods["soft swap"]["timing"],
+        "derived_from": "soft swap: each call alone, both orders",
+    }
+    methods["single order, as given"] = given
     start = time.perf_counter()
     via: ViaScoresResult = compare_via_scores(
         point, items, seed=args.seed, n_resamples=args.bootstrap
@@ -352,7 +387,7 @@ def run_llmbar(args: Any, pair_judge: LLMJudge, subset: str, limit: int | None):
     methods["via scores"]["on_expected_scores"] = via.n_expected
     differences = {
         f"via scores - {other}": paired(per_item["via scores"], per_item[other], args)
-        for other in ("soft swap", "single order", "via scores (integer)")
+        for other in ("soft swap", "single order", "single order, as given", "via scores (integer)")
     }
     return {
         "n": len(items),
@@ -459,9 +494,9 @@ def llmbar_table(reports: dict[str, dict[str, Any]]) -> str:
                     f"LLMBar-{subset}",
                     name,
                     f"{acc:.3f} {ci_text(m['ci'])}" if acc is not None else "n/a",
-                    f"{m['correct']}/{m['n']}",
+                    f"{m['correct']:g}/{m['n']}",
                     f"{m['unresolved']}",
-                    f"{m['ties']}",
+                    f"{m['ties']:g}",
                     f"{m['calls_per_item']:.0f}",
                     f"{t['seconds_per_call']:.2f}" if t["seconds_per_call"] else "-",
                 ]

@@ -9,9 +9,20 @@ For each concurrency (16, 64, 256), in one run:
 
 - ``bare``: the official ``AsyncOpenAI`` client (SDK retries off) behind an
   ``asyncio.Semaphore`` of that size, one task per call, ``chat.completions.create``
-  with the same messages and parameters. It gets the same connection pool as
-  fairjudge (keep-alive for every slot), so the comparison is not flattered by the
-  SDK's default of 100 idle connections.
+  with the same messages and parameters, in two configurations: the SDK as it comes
+  (``bare AsyncOpenAI``: its own HTTP client, whose pool keeps up to 100 connections
+  alive) and, above ``POOL_PER_CLIENT`` (64) in flight, the calls handed in turn to
+  ``ceil(concurrency / 64)`` clients, each keeping its share of connections alive
+  (``bare AsyncOpenAI, N clients``). The SDK's HTTP pool (httpcore) probes every
+  idle connection (a ``poll`` each) whenever a request starts or ends, so its CPU per
+  call grows with the number of idle connections, and at concurrency 256 on 2 cores
+  the bare client is CPU-bound (several ms per call): several small pools cost it less
+  CPU per call, most of all on a loaded machine, where more connections sit idle. One
+  pool of ``concurrency`` kept alive, which this benchmark used to give it, is no
+  faster than the SDK's default and costs more CPU per call (more idle connections to
+  probe). ``vs best bare`` compares with the faster bare configuration of the same
+  kind in the same run; being CPU-bound, the bare client's share of the ideal rate
+  falls further than fairjudge's as the machine gets busier (see ``--rounds``).
 - ``runner-sdk``: ``fairjudge.runner.run_calls`` with ``OpenAIBackend(transport="sdk")``
   (the SDK path), a fresh SQLite store on disk, and a parser like ``LLMJudge``'s
   (verdict + probabilities): hashing, store writes and parsing are all inside the timing.
@@ -27,7 +38,7 @@ of that process (user + system, all threads): what a user waits for at the termi
 start-up, imports, input and report included.
 
 - ``bare AsyncOpenAI (process)``: a small program that imports the SDK and sends the
-  same calls (same messages and parameters) as above.
+  same calls (same messages and parameters) as above, in the same configurations.
 - ``fairjudge compare (process)``: ``fairjudge compare ITEMS --judge openai/...
   --json -q --concurrency C`` on a fresh store.
 - ``fairjudge compare, cached rerun (process)``: the same command again; must make
@@ -44,7 +55,11 @@ calls): one uncached ``compare`` fills a store, then the same command reruns
 the cached reruns are timed for that tree too, the two taking turns: a before/after
 table from one run on one machine.
 
-Reported: calls/s against the ideal (concurrency / latency), the share of the bare
+Before anything is timed, the bare client and both runner transports make a few
+calls each (untimed, on a throwaway store), so the client measured first does not pay
+for what the SDK, the lean client and the store build on first use.
+
+Reported: calls/s against the ideal (concurrency / latency), the share of the best bare
 client's rate, client CPU per call (``time.process_time()`` of this process, all
 threads), the server's CPU per call, and the kernel's listen-queue overflow counter
 (``TcpExtListenOverflows``), which must not move: if it does, the server was the
@@ -52,14 +67,18 @@ bottleneck and the numbers are void.
 
 Run: ``python benchmarks/bench_throughput.py`` (about 15 minutes);
 ``--items 200 --concurrency 64`` for a quick run, ``--clients commands`` for the whole
-commands alone.
+commands alone. ``--rounds N`` runs every client N times at each concurrency, taking
+turns (fresh stores each time), and shows each one's median run with the range: on a
+shared machine one run of each is not enough to compare them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
+import math
 import os
 import sys
 import tempfile
@@ -93,6 +112,8 @@ from fairjudge.prompts import get_template, parse_verdict, probabilities_from_lo
 from tests.server import DEFAULT_API_KEY, ServerProcess  # noqa: E402
 
 MODEL = "bench-judge"
+POOL_PER_CLIENT = 64
+"""Connections per bare client in its spread configuration (see the module docstring)."""
 WORDS = ["the", "answer", "depends", "on", "careful", "reasoning", "about", "each", "step"]
 
 
@@ -196,20 +217,47 @@ async def measure(
 # -- the clients -----------------------------------------------------------------------
 
 
-async def bare_client(specs: Sequence[CallSpec], base_url: str, concurrency: int) -> None:
-    """The baseline: the official SDK, a semaphore, one task per call."""
-    client = openai.AsyncOpenAI(
-        base_url=base_url,
-        api_key=DEFAULT_API_KEY,
-        max_retries=0,
-        timeout=60.0,
-        http_client=pooled_http_client(openai, concurrency, 60.0),
+def bare_configs(concurrency: int) -> list[int]:
+    """The bare client's configurations at ``concurrency``, as numbers of clients.
+
+    One (the SDK as it comes) always; ``ceil(concurrency / POOL_PER_CLIENT)`` too where
+    that is more than one, since the SDK's pool costs more CPU per call the larger it is.
+    """
+    spread = math.ceil(concurrency / POOL_PER_CLIENT)
+    return [1, spread] if spread > 1 else [1]
+
+
+def bare_label(n_clients: int) -> str:
+    return "bare AsyncOpenAI" + (f", {n_clients} clients" if n_clients > 1 else "")
+
+
+async def bare_client(
+    specs: Sequence[CallSpec], base_url: str, concurrency: int, n_clients: int = 1
+) -> None:
+    """The baseline: the official SDK, a semaphore, one task per call.
+
+    One client is the SDK as it comes, with its own HTTP client and pool. Several take
+    the calls in turn, each with a pool of its share of ``concurrency`` kept alive.
+    """
+
+    def make(http_client: Any = None) -> openai.AsyncOpenAI:
+        extra = {} if http_client is None else {"http_client": http_client}
+        return openai.AsyncOpenAI(
+            base_url=base_url, api_key=DEFAULT_API_KEY, max_retries=0, timeout=60.0, **extra
+        )
+
+    size = math.ceil(concurrency / n_clients)
+    clients = (
+        [make()]
+        if n_clients == 1
+        else [make(pooled_http_client(openai, size, 60.0)) for _ in range(n_clients)]
     )
+    turn = itertools.cycle(clients)
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(spec: CallSpec) -> str | None:
         async with semaphore:
-            reply = await client.chat.completions.create(
+            reply = await next(turn).chat.completions.create(
                 model=spec.model,
                 messages=[{"role": r, "content": c} for r, c in spec.messages],
                 **spec.params,
@@ -219,8 +267,18 @@ async def bare_client(specs: Sequence[CallSpec], base_url: str, concurrency: int
     try:
         texts = await asyncio.gather(*(one(s) for s in specs))
     finally:
-        await client.close()
+        for client in clients:
+            await client.close()
     assert all(texts), "the bare client got an empty reply"
+
+
+async def warm_up(specs: Sequence[CallSpec], base_url: str, tmp: Path) -> None:
+    """A few untimed calls through every client, so that none is timed paying for first use."""
+    await bare_client(specs[:4], base_url, 2, n_clients=2)
+    for transport in ("sdk", "lean"):
+        backend = OpenAIBackend(MODEL, base_url=base_url, transport=transport)
+        await runner(backend, specs[:4], tmp / f"warm-up-{transport}.sqlite", 2)
+        await backend.aclose()
 
 
 async def backend_only(backend: OpenAIBackend, specs: Sequence[CallSpec], concurrency: int) -> None:
@@ -295,6 +353,7 @@ def command_rows(
     tmp: Path,
     concurrency: int,
     trees: dict[str, dict[str, str]],
+    turn: int = 0,
 ) -> list[dict[str, Any]]:
     """The bare client, ``fairjudge compare`` and its cached rerun, each as a process.
 
@@ -321,9 +380,9 @@ def command_rows(
             "--json", "-q", "--concurrency", str(concurrency),
         ]  # fmt: skip
 
-    compare = compare_on(f"cmd-store-{concurrency}.sqlite")
+    compare = compare_on(f"cmd-store-{concurrency}-{turn}.sqlite")
     runs = {
-        "bare AsyncOpenAI (process)": bare,
+        **{f"{bare_label(k)} (process)": [*bare, str(k)] for k in bare_configs(concurrency)},
         "fairjudge compare (process)": compare,
         "fairjudge compare, cached rerun (process)": compare,  # the same command again
     }
@@ -334,7 +393,7 @@ def command_rows(
     assert rows[-1]["requests"] == 0, "the cached rerun made requests"
     for suffix, other in trees.items():
         if suffix:  # the baseline, on a fresh store of its own
-            command = compare_on(f"cmd-store-{concurrency}-{suffix.strip(' []')}.sqlite")
+            command = compare_on(f"cmd-store-{concurrency}-{turn}-{suffix.strip(' []')}.sqlite")
             label = f"fairjudge compare (process){suffix}"
             rows.append(process_row(label, concurrency, n, server, args.latency, command, other))
     return rows
@@ -433,6 +492,89 @@ def cached_rows(
 # -- main ------------------------------------------------------------------------------
 
 
+async def rows_at(
+    args: argparse.Namespace,
+    clients: set[str],
+    server: ServerProcess,
+    specs: Sequence[CallSpec],
+    tmp: Path,
+    c: int,
+    turn: int,
+    trees: dict[str, dict[str, str]],
+) -> list[dict[str, Any]]:
+    """One turn of every client at concurrency ``c``, each on fresh stores of its own."""
+    n = len(specs)
+    rows: list[dict[str, Any]] = []
+    for k in bare_configs(c) if "bare" in clients else []:
+        rows.append(
+            await measure(
+                bare_label(k),
+                c,
+                n,
+                server,
+                args.latency,
+                lambda k=k: bare_client(specs, server.base_url, c, k),
+            )
+        )
+    if "backend" in clients:
+        backend = OpenAIBackend(MODEL, base_url=server.base_url, max_connections=c)
+        row = await measure(
+            "OpenAIBackend only",
+            c,
+            n,
+            server,
+            args.latency,
+            lambda b=backend: backend_only(b, specs, c),
+        )
+        await backend.aclose()
+        rows.append(row)
+    runs: list[tuple[str, Transport, str]] = []
+    if "runner-sdk" in clients:
+        runs.append(("fairjudge runner (sdk)", "sdk", "sdk"))
+    if "runner" in clients:
+        runs += [
+            ("fairjudge runner (lean)", "lean", "lean"),
+            ("fairjudge cached rerun", "lean", "lean"),
+        ]
+    for label, transport, store_name in runs:
+        store_path = tmp / f"store-{store_name}-{c}-{turn}.sqlite"
+        backend = OpenAIBackend(
+            MODEL, base_url=server.base_url, max_connections=c, transport=transport
+        )
+        outcome: dict[str, Any] = {}
+
+        async def work(
+            b: OpenAIBackend = backend,
+            path: Path = store_path,
+            out: dict[str, Any] = outcome,
+        ) -> None:
+            out.update(await runner(b, specs, path, c))
+
+        row = await measure(label, c, n, server, args.latency, work)
+        await backend.aclose()
+        rows.append(row | outcome)
+    if "commands" in clients:
+        print(f"  whole commands, {2 * args.command_items} calls ...", file=sys.stderr)
+        rows += command_rows(args, server, tmp, c, trees, turn)
+    return rows
+
+
+def median_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per client: its run with the median rate (the lower one of an even
+    count), with every run's rate and CPU beside it (``runs_calls_per_s``, ...)."""
+    by_client: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_client.setdefault(run["client"], []).append(run)
+    rows = []
+    for same in by_client.values():
+        ordered = sorted(same, key=lambda r: r["calls_per_s"])
+        row = dict(ordered[(len(ordered) - 1) // 2])
+        row["runs_calls_per_s"] = [r["calls_per_s"] for r in same]
+        row["runs_cpu_ms_per_call"] = [r["cpu_ms_per_call"] for r in same]
+        rows.append(row)
+    return rows
+
+
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
     os.environ["OPENAI_API_KEY"] = DEFAULT_API_KEY
     clients = set(args.clients.split(","))
@@ -449,60 +591,13 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         specs = build_specs(probe, args.items)
         await probe.aclose()
         n = len(specs)
+        await warm_up(specs, server.base_url, Path(tmp))
         for c in args.concurrency:
             print(f"concurrency {c}: {n} calls per client ...", file=sys.stderr, flush=True)
-            if "bare" in clients:
-                rows.append(
-                    await measure(
-                        "bare AsyncOpenAI",
-                        c,
-                        n,
-                        server,
-                        args.latency,
-                        lambda c=c: bare_client(specs, server.base_url, c),
-                    )
-                )
-            if "backend" in clients:
-                backend = OpenAIBackend(MODEL, base_url=server.base_url, max_connections=c)
-                row = await measure(
-                    "OpenAIBackend only",
-                    c,
-                    n,
-                    server,
-                    args.latency,
-                    lambda b=backend, c=c: backend_only(b, specs, c),
-                )
-                await backend.aclose()
-                rows.append(row)
-            runs: list[tuple[str, Transport, str]] = []
-            if "runner-sdk" in clients:
-                runs.append(("fairjudge runner (sdk)", "sdk", "sdk"))
-            if "runner" in clients:
-                runs += [
-                    ("fairjudge runner (lean)", "lean", "lean"),
-                    ("fairjudge cached rerun", "lean", "lean"),
-                ]
-            for label, transport, store_name in runs:
-                store_path = Path(tmp) / f"store-{store_name}-{c}.sqlite"
-                backend = OpenAIBackend(
-                    MODEL, base_url=server.base_url, max_connections=c, transport=transport
-                )
-                outcome: dict[str, Any] = {}
-
-                async def work(
-                    b: OpenAIBackend = backend,
-                    c: int = c,
-                    path: Path = store_path,
-                    out: dict[str, Any] = outcome,
-                ) -> None:
-                    out.update(await runner(b, specs, path, c))
-
-                row = await measure(label, c, n, server, args.latency, work)
-                await backend.aclose()
-                rows.append(row | outcome)
-            if "commands" in clients:
-                print(f"  whole commands, {2 * args.command_items} calls ...", file=sys.stderr)
-                rows += command_rows(args, server, Path(tmp), c, trees)
+            runs_at_c: list[dict[str, Any]] = []
+            for turn in range(max(1, args.rounds)):
+                runs_at_c += await rows_at(args, clients, server, specs, Path(tmp), c, turn, trees)
+            rows += median_rows(runs_at_c)
             for row in rows:
                 if row.get("concurrency") == c:
                     print(f"  {row['client']}: {row['calls_per_s']:.1f} calls/s", file=sys.stderr)
@@ -512,22 +607,41 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def compare(rows: list[dict[str, Any]]) -> None:
-    """Add the ratios the targets are stated in (process rows against process rows)."""
+    """Add the ratios the targets are stated in (process rows against process rows).
+
+    The bare client's figure is its best configuration's: the fastest bare row of the
+    same kind at the same concurrency (``bare_reference`` names it). The ratio to the
+    SDK as it comes (one client) is kept beside it, as ``throughput_vs_bare_defaults``.
+    """
     by = {(r["client"], r.get("concurrency")): r for r in rows}
+    best: dict[tuple[bool, int], dict[str, Any]] = {}
+    for r in rows:
+        if r["client"].startswith("bare AsyncOpenAI"):
+            key = (r.get("kind") == "process", r["concurrency"])
+            if key not in best or r["calls_per_s"] > best[key]["calls_per_s"]:
+                best[key] = r
     for r in rows:
         if r.get("kind") in ("startup", "cached"):
             continue
         process = r.get("kind") == "process"
         c = r["concurrency"]
-        bare = by.get(("bare AsyncOpenAI (process)" if process else "bare AsyncOpenAI", c))
+        bare = best.get((process, c))
+        defaults = by.get(("bare AsyncOpenAI (process)" if process else "bare AsyncOpenAI", c))
         uncached = by.get(
             ("fairjudge compare (process)" if process else "fairjudge runner (lean)", c)
         )
         if bare and r is not bare:
+            r["bare_reference"] = bare["client"]
             r["throughput_vs_bare"] = r["calls_per_s"] / bare["calls_per_s"]
             r["cpu_vs_bare"] = r["cpu_ms_per_call"] / bare["cpu_ms_per_call"]
+        if defaults and r is not defaults:
+            r["throughput_vs_bare_defaults"] = r["calls_per_s"] / defaults["calls_per_s"]
         if uncached and "cached rerun" in r["client"]:
             r["speedup_vs_uncached"] = uncached["wall_s"] / r["wall_s"]
+
+
+def _load(avg: tuple[float, float, float]) -> str:
+    return " ".join(f"{x:.2f}" for x in avg)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -559,6 +673,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--repeats", type=int, default=3, help="cached reruns per tree")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="turns of every client at each concurrency, taking turns; the median is shown",
+    )
+    parser.add_argument(
         "--baseline-src",
         type=Path,
         default=None,
@@ -572,6 +692,14 @@ def main(argv: list[str] | None = None) -> None:
     rows = result["rows"]
     compare(rows)
 
+    def spread(row: dict[str, Any]) -> str:
+        """`` (lowest-highest)`` % of ideal over the rounds, when there were several."""
+        rates = row.get("runs_calls_per_s", [])
+        if len(rates) < 2:
+            return ""
+        ideal = row["ideal_calls_per_s"]
+        return f" ({100 * min(rates) / ideal:.0f}-{100 * max(rates) / ideal:.0f})"
+
     def pct(row: dict[str, Any], key: str, scale: float = 100) -> str:
         return f"{scale * row[key]:.0f}%" if key in row else "-"
 
@@ -579,10 +707,11 @@ def main(argv: list[str] | None = None) -> None:
         "client",
         "conc",
         "calls/s",
-        "% ideal",
-        "vs bare",
+        "% ideal" + (f" (range of {args.rounds})" if args.rounds > 1 else ""),
+        "vs best bare",
+        "vs bare defaults",
         "CPU ms/call",
-        "CPU vs bare",
+        "CPU vs best bare",
         "server ms/call",
         "wall s",
         "requests",
@@ -593,8 +722,9 @@ def main(argv: list[str] | None = None) -> None:
             r["client"],
             r["concurrency"],
             f"{r['calls_per_s']:.1f}",
-            f"{r['pct_ideal']:.0f}%",
+            f"{r['pct_ideal']:.0f}%" + spread(r),
             pct(r, "throughput_vs_bare"),
+            pct(r, "throughput_vs_bare_defaults"),
             f"{r['cpu_ms_per_call']:.2f}",
             f"{r['cpu_vs_bare']:.2f}x" if "cpu_vs_bare" in r else "-",
             f"{r['server_cpu_ms_per_call']:.2f}",
@@ -607,6 +737,11 @@ def main(argv: list[str] | None = None) -> None:
         if r.get("kind") not in ("startup", "cached")
     ]
     print(table(headers, body))
+    print(
+        "vs best bare: against the faster bare configuration of the same kind (in-process or"
+        " process) at that concurrency;\nvs bare defaults: against one AsyncOpenAI client as"
+        f" it comes. Load average before/after: {_load(load_before)} / {_load(os.getloadavg())}."
+    )
     cached = [
         [r["client"], r["calls"], f"{r['wall_s']:.2f}", f"{r['best_wall_s']:.2f}",
          f"{r['cpu_s']:.2f}", f"{r['uncached_wall_s']:.2f}", "yes"]
