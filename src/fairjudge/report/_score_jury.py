@@ -22,6 +22,7 @@ from fairjudge.evaluation import (
     JuryScoreResult,
     score_jury_diagnostics,
 )
+from fairjudge.report._comparison import verdict_line
 from fairjudge.report._jury import (
     _calls_head,
     _cost,
@@ -31,15 +32,26 @@ from fairjudge.report._jury import (
     print_legend,
 )
 from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
-from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
+from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
+    from fairjudge.evaluation import DimensionSummary
     from fairjudge.stats import CorrelationResult, EffectiveJudges
     from fairjudge.stats._alpha_ci import KrippendorffAlpha
 
-__all__ = ["JuryScoreReport", "render_score_jury", "score_jury_report"]
+__all__ = ["AGREEMENT_BAR", "JuryScoreReport", "conclusions", "render_score_jury",
+           "score_jury_report"]  # fmt: skip
+
+AGREEMENT_BAR = 0.667
+"""The ordinal alpha a panel must reach to agree: Krippendorff's (2004) lowest bar.
+
+He relies on data with alpha >= 0.800 and draws tentative conclusions from data with
+alpha >= 0.667; below that, scores that disagree this much are not one measurement.
+The conclusion asks the whole interval to clear the bar, as compare's asks it to
+clear 0.5, so that a small panel's lucky alpha is not read as agreement.
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +211,70 @@ def _calls_table(report: JuryScoreReport) -> Table:
     return table
 
 
+def _agreement_sentence(name: str, a: KrippendorffAlpha | str) -> str:
+    if isinstance(a, str):
+        return f"{name}: no conclusion on agreement: {a}."
+    if math.isnan(a.alpha):
+        return f"{name}: no conclusion on agreement: every member gave the same score throughout."
+    figure = f"ordinal alpha {a.alpha:.2f} {ci_text(a.ci, '.2f')}"
+    if not a.ci.estimable:
+        return f"{name}: no conclusion on agreement: alpha's interval {ci_text(a.ci)}."
+    if a.ci.low >= AGREEMENT_BAR:
+        return (
+            f"{name}: the members agree ({figure}: the whole interval is {AGREEMENT_BAR} or more)."
+        )
+    if a.ci.high < AGREEMENT_BAR:
+        return (
+            f"{name}: the members do not agree ({figure}: the whole interval is below "
+            f"{AGREEMENT_BAR}); the panel's score averages judges that disagree."
+        )
+    return f"{name}: unclear whether the members agree ({figure} contains {AGREEMENT_BAR})."
+
+
+def _truth_sentence(d: DimensionSummary) -> str | None:
+    """The panel's scores against the input's human scores, when the dimension has them."""
+    h = d.human
+    if h is None:
+        return None
+    what = f"Known truth, from the input's human_{d.name} scores: "
+    if isinstance(h, str):
+        return what + f"not compared ({h})."
+    if math.isnan(h.spearman) or not h.spearman_ci.estimable:
+        return what + f"no conclusion: Spearman's interval {ci_text(h.spearman_ci)}."
+    figure = f"Spearman {h.spearman:.2f} {ci_text(h.spearman_ci, '.2f')}, {h.n} answers"
+    if h.spearman_ci.low > 0:
+        return what + f"the panel's scores follow them ({figure}: the whole interval is above 0)."
+    if h.spearman_ci.high < 0:
+        return what + (
+            f"the panel's scores run against them ({figure}: the whole interval is below 0): "
+            "this panel is not good enough for this rubric."
+        )
+    return what + (
+        f"the panel's scores cannot be told from no relation to them ({figure} contains 0): "
+        "no conclusion, rather than a wrong one."
+    )
+
+
+def conclusions(report: JuryScoreReport) -> list[tuple[str, list[str]]]:
+    """Per dimension: the conclusion on the members' agreement, and the known truth.
+
+    With no panel score at all, one conclusion saying why (as compare's has when no
+    item was resolved). Each is ``(conclusion, [sentences on the human scores])``.
+    """
+    result = report.result
+    if all(d.n == 0 for d in result.dimensions):
+        failed = bool(result.failures)
+        return [
+            (verdict_line(None, failed=failed, stopped=result.stopped, n_items=result.n_items), [])
+        ]
+    alphas = {d.dimension: d.alpha_ordinal for d in report.diagnostics.dimensions}
+    out = []
+    for d in result.dimensions:
+        truth = _truth_sentence(d)
+        out.append((_agreement_sentence(d.name, alphas[d.name]), [truth] if truth else []))
+    return out
+
+
 def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     """Print the failures, the panel's scores, the agreement, the members and their calls."""
     result = report.result
@@ -227,3 +303,7 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
         if d.collapse.collapsed:
             console.print("[red]collapse alarm:[/red] ", end="", highlight=False)
             say(console, f"{d.name}: {d.collapse.reason}.")
+    for line, truth in conclusions(report):
+        console.print(f"[bold]{markup(line)}[/bold]", highlight=False)
+        for sentence in truth:
+            say(console, sentence)

@@ -1,0 +1,106 @@
+"""``score-jury`` ends with a conclusion, and the known truth where human scores exist.
+
+Issue 21, item 10: ``compare`` ends with a plain conclusion; ``score-jury`` printed
+none. A scoring panel has no win rate, so its conclusion is on what it does have:
+whether the members agree (Krippendorff's ordinal alpha against
+:data:`fairjudge.report._score_jury.AGREEMENT_BAR`, the whole interval), and, where
+the input has ``human_<dimension>`` scores, whether the panel's scores follow them.
+Each test runs ``fairjudge`` as a process, 80 columns wide, and reads its exit code
+and stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+P = "python:tests.pointwise.panel_scorers"
+
+
+def score_jury(*args: str) -> Any:
+    """``fairjudge score-jury ARGS`` as a process, 80 columns wide, as when piped."""
+    path = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
+    env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": path, "NO_COLOR": "1"}
+    env.pop("FORCE_COLOR", None)
+    code = "import sys; from fairjudge.cli import main; sys.argv[0] = 'fairjudge'; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, "score-jury", *args, "--bootstrap", "200"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=240, check=False,
+    )  # fmt: skip
+
+
+def _file(tmp_path: Path, answers: list[str], *, human: bool = True) -> str:
+    rows = [{"id": f"q{i}", "question": f"Question {i}?", "answer": a}
+            | ({"human_accuracy": int(a[0])} if human else {})
+            for i, a in enumerate(answers)]  # fmt: skip
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+FIVE = ["1 a", "5 b", "2 c", "4 d", "3 e"]
+
+
+def test_a_panel_that_agrees_says_so_and_finds_the_known_truth(tmp_path: Path) -> None:
+    done = score_jury(_file(tmp_path, FIVE), "--judge", f"{P}:leading", "--judge", f"{P}:leading")
+    assert done.returncode == 0, done.stderr
+    out = _flat(done.stdout)
+    for dimension in ("accuracy", "relevance", "usefulness"):
+        assert (
+            f"{dimension}: the members agree (ordinal alpha 1.00 [1.00, 1.00]: the whole "
+            "interval is 0.667 or more)."
+        ) in out
+    assert out.endswith(
+        "Known truth, from the input's human_accuracy scores: the panel's scores follow them "
+        "(Spearman 1.00 [1.00, 1.00], 5 answers: the whole interval is above 0). relevance: "
+        "the members agree (ordinal alpha 1.00 [1.00, 1.00]: the whole interval is 0.667 or "
+        "more). usefulness: the members agree (ordinal alpha 1.00 [1.00, 1.00]: the whole "
+        "interval is 0.667 or more)."
+    )
+
+
+def test_a_panel_that_disagrees_says_so(tmp_path: Path) -> None:
+    # the mirror scores 6 - digit: alpha is -0.8 on every resample of these five answers
+    done = score_jury(_file(tmp_path, FIVE), "--judge", f"{P}:leading", "--judge", f"{P}:mirror")
+    assert done.returncode == 0, done.stderr
+    out = _flat(done.stdout)
+    assert (
+        "accuracy: the members do not agree (ordinal alpha -0.80 [-0.80, -0.80]: the whole "
+        "interval is below 0.667); the panel's score averages judges that disagree."
+    ) in out
+    # their mean is 3 on every answer: nothing to rank against the humans' scores
+    assert (
+        "Known truth, from the input's human_accuracy scores: not compared (the judge's "
+        "scores are all equal: no rank correlation)."
+    ) in out
+
+
+def test_an_interval_across_the_bar_is_no_conclusion(tmp_path: Path) -> None:
+    done = score_jury(
+        _file(tmp_path, FIVE, human=False), "--judge", f"{P}:leading", "--judge", f"{P}:high"
+    )
+    assert done.returncode == 0, done.stderr
+    out = _flat(done.stdout)
+    assert (
+        "accuracy: unclear whether the members agree (ordinal alpha 0.81 [0.07, 0.90] "
+        "contains 0.667)."
+    ) in out
+    assert "Known truth" not in out  # no human scores in the input
+
+
+def test_nothing_scored_is_no_conclusion(tmp_path: Path) -> None:
+    path = _file(tmp_path, ["5 a", "5 b"])
+    done = score_jury(path, "--judge", f"{P}:fails_on_fives", "--judge", f"{P}:fails_on_fives")
+    assert done.returncode == 4, done.stderr
+    out = _flat(done.stdout)
+    assert out.endswith("No item could be resolved: see the failures above.")
+    assert "the members agree (" not in out
