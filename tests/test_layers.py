@@ -75,7 +75,9 @@ def imports(path: Path, name: str) -> Iterator[tuple[str, int]]:
 
 
 # Top-level modules that belong to another one's unit (a module split in two).
-SAME_UNIT = {"_io_rows": "_io", "_io_scores": "_io"}
+SAME_UNIT = {
+    "_io_rows": "_io", "_io_scores": "_io", "_io_csv": "_io", "_io_problems": "_io"
+}  # fmt: skip
 
 
 def top(name: str) -> str:

@@ -29,6 +29,9 @@ from typing import Any, Generic, TypeVar
 
 from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
+from fairjudge._io_problems import bare as _bare
+from fairjudge._io_problems import invalid_rows as _invalid_rows
+from fairjudge._io_problems import nothing_valid as _nothing_valid
 from fairjudge._io_rows import BadJSON, Source, loads, open_source, read_rows
 from fairjudge._items import Item
 from fairjudge._types import Outcome
@@ -38,7 +41,6 @@ __all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
 _HUMAN = {"1": Outcome.ONE, "2": Outcome.TWO, "tie": Outcome.TIE, "0": Outcome.TIE}
 # The CLI flag that renames each required column, named in "missing column" messages.
 _FLAGS = {"question": "--question-col", "answer_1": "--answer1-col", "answer_2": "--answer2-col"}
-_SHOWN_PROBLEMS = 5  # row problems listed when no row at all is valid
 _SHOWN_NAMES = 20  # keys listed for a row missing a column; wide rows would drown the message
 # Values quoted in messages are cut short: a row may hold megabytes, or lists nested
 # deeper than repr() can recurse.
@@ -152,6 +154,21 @@ def _required(row: Mapping[str, Any], cols: Columns, name: str, where: dict[str,
     return _string(_present(row, cols, name, where), getattr(cols, name), where)
 
 
+def _answer(value: str, column: str, where: dict[str, Any], *, allow_empty: bool) -> str:
+    """An answer, refused when empty or blank unless ``allow_empty``.
+
+    An empty answer is most often a lost column or a failed generation; judged, it
+    loses every comparison and drags a mean down without a word.
+    """
+    if not allow_empty and not value.strip():
+        raise InputError(
+            f"{column!r} is empty; fill it in, or pass --allow-empty (allow_empty=True) "
+            "to judge empty answers as they are",
+            **where,
+        )
+    return value
+
+
 def _question(
     row: Mapping[str, Any], cols: Columns, where: dict[str, Any], *, tabular: bool
 ) -> str | Conversation:
@@ -215,10 +232,19 @@ def _conversation(value: list[Any], column: str, where: dict[str, Any]) -> Conve
     return tuple(messages)
 
 
-def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any], *, tabular: bool) -> Item:
+def _item(
+    row: Mapping[str, Any],
+    cols: Columns,
+    where: dict[str, Any],
+    *,
+    tabular: bool,
+    allow_empty: bool = False,
+) -> Item:
     question = _question(row, cols, where, tabular=tabular)
-    ans1 = _required(row, cols, "answer_1", where)
-    ans2 = _required(row, cols, "answer_2", where)
+    ans1, ans2 = (
+        _answer(_required(row, cols, n, where), getattr(cols, n), where, allow_empty=allow_empty)
+        for n in ("answer_1", "answer_2")
+    )
     raw_id = row.get(cols.id)
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int | None):
         raise InputError(f"{cols.id!r} must be a string or integer, got {_shown(raw_id)}", **where)
@@ -260,7 +286,11 @@ def _item(row: Mapping[str, Any], cols: Columns, where: dict[str, Any], *, tabul
 
 
 def load_items(
-    path: str | Path, *, columns: Columns | None = None, skip_invalid: bool = False
+    path: str | Path,
+    *,
+    columns: Columns | None = None,
+    skip_invalid: bool = False,
+    allow_empty: bool = False,
 ) -> LoadedItems[Item]:
     """Read and validate a comparison file.
 
@@ -272,6 +302,7 @@ def load_items(
     ``model_1`` and ``model_2`` are optional. Items without an id get their line
     number as id (for a CSV record spanning lines, the line it starts on). The path
     ``-`` reads standard input: JSON when it starts with ``{`` or ``[``, CSV otherwise.
+    An empty or blank answer is an invalid row unless ``allow_empty``.
 
     Raises:
         InputError: The file is missing, a device, empty, not UTF-8, has a line over
@@ -289,7 +320,7 @@ def load_items(
     seen_ids: dict[str, int] = {}
 
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> Item:
-        item = _item(row, cols, where, tabular=source.tabular)
+        item = _item(row, cols, where, tabular=source.tabular, allow_empty=allow_empty)
         if item.id is None:
             item = Item(**{**_fields(item), "id": str(lineno)})
         assert item.id is not None
@@ -316,9 +347,11 @@ def _parsed_rows(
 ) -> Iterator[tuple[int, T]]:
     """Each row of ``source`` that ``parse`` accepts, with its line.
 
-    A row that fails to parse (an :class:`InputError`) stops the load, or with
-    ``skip_invalid`` is added to ``skipped`` and passed over.
+    A row that fails to parse (an :class:`InputError`) is added to ``skipped`` and
+    passed over with ``skip_invalid``; without it, the rest is still read and the load
+    stops at the end with the first few problems, so one run shows what to fix.
     """
+    bad: list[InputError] = []
     for lineno, row in source.rows:
         where: dict[str, Any] = {"path": source.name, "line": lineno}
         try:
@@ -326,31 +359,12 @@ def _parsed_rows(
                 raise row
             parsed = parse(row, where, lineno)
         except InputError as exc:
-            if not skip_invalid:
-                raise
-            skipped.append(exc)
+            (skipped if skip_invalid else bad).append(exc)
             continue
-        yield lineno, parsed
-
-
-def _nothing_valid(name: str, skipped: list[InputError]) -> InputError:
-    if not skipped:
-        return InputError("file holds no items", path=name)
-    # Every row was set aside: listing none of them would leave nothing to fix from.
-    # " | " between problems: the problems' own messages use ";".
-    problems = " | ".join(f"line {e.line}: {_bare(e)}" for e in skipped[:_SHOWN_PROBLEMS])
-    n = len(skipped)
-    first = f"; the first {_SHOWN_PROBLEMS}" if n > _SHOWN_PROBLEMS else ""
-    return InputError(
-        f"no valid row found ({n} invalid row{'s' if n != 1 else ''}{first}): {problems}",
-        path=name,
-    )
-
-
-def _bare(error: InputError) -> str:
-    """The message without the ``path:line:`` prefix the summary already gives."""
-    prefix = f"{error.path}:{error.line}: " if error.line is not None else f"{error.path}: "
-    return str(error).removeprefix(prefix) if error.path is not None else str(error)
+        if not bad:
+            yield lineno, parsed
+    if bad:
+        raise _invalid_rows(bad)
 
 
 def _fields(item: Item) -> dict[str, Any]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import codecs
 import csv
 import json
-import re
 import shlex
 import stat
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from fairjudge._errors import InputError, MissingExtraError
+from fairjudge._io_csv import csv_records
 from fairjudge._untrusted import (
     SURROGATE,
     BadJSON,
@@ -59,7 +59,6 @@ Row = tuple[int, Mapping[str, Any] | InputError]
 """A row and the line it came from, or the error that row is."""
 
 _SPACE = " \t\r\n"  # JSON's whitespace; str.strip() would also take U+2028, U+0085, ...
-_BARE_CR = re.compile(r"(?<=\r)(?!\n)")  # after a "\r" that no "\n" follows
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +214,7 @@ def _csv_source(lines: Iterator[tuple[int, str]], first: str, name: str) -> Sour
         delimiter = max(counts, key=counts.__getitem__)
     # The csv module's 128 KiB default refuses long answers; the limit is process-wide.
     csv.field_size_limit(max(csv.field_size_limit(), MAX_LINE_BYTES))
-    records = _csv_records(lines, delimiter, name)
+    records = csv_records(lines, delimiter, name)
     header_line, header = next(records)  # `first` holds a non-blank record
     if isinstance(header, InputError):
         raise header
@@ -228,36 +227,6 @@ def _csv_source(lines: Iterator[tuple[int, str]], first: str, name: str) -> Sour
                 yield line, dict(zip_longest(header, record[: len(header)]))
 
     return Source(rows(), header, header_line, tabular=True, name=name)
-
-
-def _csv_records(
-    lines: Iterable[tuple[int, str]], delimiter: str, name: str
-) -> Iterator[tuple[int, list[str] | InputError]]:
-    """Each non-empty CSV record, or the error reading it, with the line it starts on."""
-    start: list[int] = []  # the line of the first piece fed to the reader for this record
-
-    def pieces() -> Iterator[str]:
-        extra = 0  # lone "\r" breaks so far: each starts a line, as in a spreadsheet
-        for lineno, text in lines:
-            parts = [part for part in _BARE_CR.split(text) if part]
-            for index, part in enumerate(parts):
-                if not start:
-                    start.append(lineno + extra + index)
-                yield part
-            extra += len(parts) - 1
-
-    reader = csv.reader(pieces(), delimiter=delimiter)
-    while True:
-        start.clear()
-        try:
-            record = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            yield start[0], InputError(f"invalid CSV ({exc})", path=name, line=start[0])
-            continue
-        if record:
-            yield start[0], record
 
 
 def _parquet_source(path: Path, name: str) -> Source:

@@ -7,7 +7,8 @@ names the file and the line (JSONL) or row (CSV/Parquet, the header being line 1
 Columns: ``question`` (a string, or a conversation: a list of ``{"role", "content"}``
 messages ending with the ``user`` turn the answer continues) and ``answer`` are
 required; ``id``, ``reference``, ``category`` and ``system`` are optional strings;
-``human_<dimension>`` holds a human score for one of the rubric's dimensions. With
+``human_<dimension>`` holds a human score for one of the rubric's dimensions, on
+the rubric's scale. With
 several systems, every row names its system and ``(id, system)`` is unique, so the
 same question answered by two systems can share an id.
 """
@@ -25,14 +26,15 @@ from fairjudge._errors import InputError
 from fairjudge._io import (
     Columns,
     LoadedItems,
+    _answer,
     _names,
-    _nothing_valid,
     _optional,
     _parsed_rows,
     _question,
     _shown,
     _string,
 )
+from fairjudge._io_problems import nothing_valid
 from fairjudge._io_rows import Source, open_source
 from fairjudge._items import QuestionKeys
 
@@ -54,7 +56,8 @@ class ScoreItem(QuestionKeys):
         reference: A reference answer, for rubrics that need one.
         category: A free-form label for breakdowns.
         system: The system that wrote the answer, when several are scored.
-        human: Human scores by dimension, when known (any scale).
+        human: Human scores by dimension, when known (on the rubric's scale when
+            the loader was given it).
         cluster: Items sharing a cluster are resampled together by the bootstrap, and
             systems are paired on it; defaults to the question text.
     """
@@ -121,7 +124,10 @@ def _check_header(source: Source, question: str, answer: str, dims: Sequence[str
 
 
 def _human(
-    row: Mapping[str, Any], dims: Sequence[str] | None, where: dict[str, Any]
+    row: Mapping[str, Any],
+    dims: Sequence[str] | None,
+    scale: tuple[int, int] | None,
+    where: dict[str, Any],
 ) -> dict[str, float]:
     unknown = _human_columns([str(k) for k in row], dims)
     if unknown:
@@ -138,6 +144,14 @@ def _human(
             raise InputError(f"{key!r} must be a number, got {_shown(value)}", **where) from None
         if not math.isfinite(number):
             raise InputError(f"{key!r} must be finite, got {_shown(value)}", **where)
+        if scale is not None and not scale[0] <= number <= scale[1]:
+            # Off the scale, a score cannot be compared with the judge's: a typo, or
+            # labels made for another rubric. A mean of raters (3.5) lies on the scale.
+            raise InputError(
+                f"{key!r} is {_shown(value)}, outside the rubric's scale {scale[0]}-{scale[1]}; "
+                "fix the score, or pick the rubric it was labelled with (--rubric)",
+                **where,
+            )
         human[str(key)[len(HUMAN_PREFIX) :]] = number
     return human
 
@@ -147,8 +161,10 @@ def _item(
     cols: Columns,
     answer_col: str,
     dims: Sequence[str] | None,
+    scale: tuple[int, int] | None,
     where: dict[str, Any],
     tabular: bool,
+    allow_empty: bool,
 ) -> ScoreItem:
     question = _question(row, cols, where, tabular=tabular)
     if row.get(answer_col) is None:
@@ -157,7 +173,8 @@ def _item(
             "to read another key, pass --answer-col NAME",
             **where,
         )
-    answer = _string(row[answer_col], answer_col, where)
+    answer = _answer(_string(row[answer_col], answer_col, where), answer_col, where,
+                     allow_empty=allow_empty)  # fmt: skip
     raw_id = row.get(cols.id)
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int | None):
         raise InputError(f"{cols.id!r} must be a string or integer, got {_shown(raw_id)}", **where)
@@ -166,7 +183,7 @@ def _item(
         question=question,
         answer=answer,
         id=str(raw_id) if raw_id not in (None, "") else None,
-        human=_human(row, dims, where),
+        human=_human(row, dims, scale, where),
         **{k: (v if v != "" else None) for k, v in optional.items()},
     )
 
@@ -175,9 +192,11 @@ def load_score_items(
     path: str | Path,
     *,
     dimensions: Sequence[str] | None = None,
+    scale: tuple[int, int] | None = None,
     skip_invalid: bool = False,
     question_col: str = "question",
     answer_col: str = "answer",
+    allow_empty: bool = False,
 ) -> LoadedScoreItems:
     """Read and validate a pointwise scoring file.
 
@@ -185,9 +204,13 @@ def load_score_items(
         path: ``.jsonl``/``.ndjson``/``.json``/``.csv``/``.parquet``, or ``-`` for stdin.
         dimensions: The rubric's dimensions: a ``human_<name>`` column for any other
             name is an error. ``None`` accepts any.
+        scale: The rubric's lowest and highest score: a human score outside it is
+            an error (one between two levels, a mean of raters, is kept). ``None``
+            accepts any finite number.
         skip_invalid: Set bad rows aside (listed in ``skipped``) instead of stopping.
         question_col: The column holding the question or conversation.
         answer_col: The column holding the answer.
+        allow_empty: Keep empty or blank answers; by default each is an invalid row.
 
     Raises:
         InputError: The file cannot be read, lacks a required column, or a row is
@@ -206,7 +229,7 @@ def load_score_items(
     seen: dict[tuple[str, str | None], int] = {}
 
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> ScoreItem:
-        item = _item(row, cols, answer_col, dimensions, where, source.tabular)
+        item = _item(row, cols, answer_col, dimensions, scale, where, source.tabular, allow_empty)
         if item.id is None:
             item = replace(item, id=str(lineno))
         key = (str(item.id), item.system)
@@ -222,7 +245,7 @@ def load_score_items(
         items.append(item)
         lines.append(lineno)
     if not items:
-        raise _nothing_valid(name, skipped)
+        raise nothing_valid(name, skipped)
     _check_systems(items, lines, name)
     return LoadedItems(items=items, skipped=skipped, path=name)
 

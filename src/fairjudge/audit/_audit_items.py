@@ -70,7 +70,9 @@ def builtin_items() -> list[AuditItem]:
     ]
 
 
-def load_audit_items(path: str | Path, *, skip_invalid: bool = False) -> list[AuditItem]:
+def load_audit_items(
+    path: str | Path, *, skip_invalid: bool = False, allow_empty: bool = False
+) -> list[AuditItem]:
     """Read a user's audit items (the columns of ``fairjudge score``'s input).
 
     Raises:
@@ -78,7 +80,7 @@ def load_audit_items(path: str | Path, *, skip_invalid: bool = False) -> list[Au
     """
     from fairjudge._io_scores import load_score_items
 
-    loaded = load_score_items(path, skip_invalid=skip_invalid)
+    loaded = load_score_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty)
     return [
         AuditItem(
             it.question,

@@ -99,6 +99,9 @@ class AuditFlags:
     skip_invalid: Annotated[
         bool, typer.Option(help="Skip bad --items rows (each one listed) instead of stopping.")
     ] = False
+    allow_empty: Annotated[
+        bool, typer.Option(help="Audit on --items rows with empty answers instead of refusing.")
+    ] = False
 
     def settings(self) -> Any:
         """The experiments' settings, checked."""
@@ -139,7 +142,9 @@ class AuditFlags:
         if self.items is None:
             items, source = builtin_items(), "the built-in suite"
         else:
-            items = load_audit_items(self.items, skip_invalid=self.skip_invalid)
+            items = load_audit_items(
+                self.items, skip_invalid=self.skip_invalid, allow_empty=self.allow_empty
+            )
             source = self.items.name
         return items[: self.limit] if self.limit else items, source
 

@@ -165,8 +165,9 @@ def calibrate_scores(
 ) -> None:
     """``calibrate`` on pointwise input: each dimension's scores against the human ones."""
     rubric = _pointwise_rubric(flags, columns, run, scoring, file)
-    loaded = load_score_items(file, dimensions=rubric.names, skip_invalid=columns.skip_invalid,
-                              question_col=columns.question_col)  # fmt: skip
+    loaded = load_score_items(file, dimensions=rubric.names, scale=rubric.scale,
+                              skip_invalid=columns.skip_invalid, question_col=columns.question_col,
+                              allow_empty=columns.allow_empty)  # fmt: skip
     for problem in loaded.skipped:
         say("skipped", str(problem))
     check_score_items(loaded.items, rubric)

@@ -40,7 +40,8 @@ class Judged:
 
 def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
     """Read and validate every row before any judge call; list what was skipped."""
-    loaded = load_items(file, columns=columns.columns(), skip_invalid=columns.skip_invalid)
+    loaded = load_items(file, columns=columns.columns(), skip_invalid=columns.skip_invalid,
+                        allow_empty=columns.allow_empty)  # fmt: skip
     for problem in loaded.skipped:
         say("skipped", str(problem))
     return loaded

@@ -166,6 +166,9 @@ class InputFlags:
     skip_invalid: Annotated[
         bool, typer.Option(help="Skip bad rows (each one listed) instead of stopping.")
     ] = False
+    allow_empty: Annotated[
+        bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
+    ] = False
     question_col: Annotated[str, typer.Option(help="Column holding the question.")] = "question"
     answer1_col: Annotated[str, typer.Option(help="Column holding model 1's answer.")] = "answer_1"
     answer2_col: Annotated[str, typer.Option(help="Column holding model 2's answer.")] = "answer_2"

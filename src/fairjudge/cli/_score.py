@@ -109,6 +109,9 @@ class ScoreFlags:
     skip_invalid: Annotated[
         bool, typer.Option(help="Skip bad rows (each one listed) instead of stopping.")
     ] = False
+    allow_empty: Annotated[
+        bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
+    ] = False
     question_col: Annotated[str, typer.Option(help="Column holding the question.")] = "question"
     answer_col: Annotated[str, typer.Option(help="Column holding the answer.")] = "answer"
     baseline: Annotated[
@@ -161,8 +164,9 @@ class ScoreFlags:
     def load(self, file: Path, rubric: Rubric) -> LoadedScoreItems:
         """Read and validate the whole file; list the rows skipped."""
         loaded = load_score_items(
-            file, dimensions=rubric.names, skip_invalid=self.skip_invalid,
+            file, dimensions=rubric.names, scale=rubric.scale, skip_invalid=self.skip_invalid,
             question_col=self.question_col, answer_col=self.answer_col,
+            allow_empty=self.allow_empty,
         )  # fmt: skip
         for problem in loaded.skipped:
             say("skipped", str(problem))
