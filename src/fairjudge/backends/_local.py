@@ -38,9 +38,6 @@ Design:
 
 from __future__ import annotations
 
-import asyncio
-import atexit
-import contextlib
 import dataclasses
 import os
 import secrets
@@ -48,7 +45,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -63,6 +60,7 @@ from fairjudge.backends._local_sampling import (
     is_greedy_label_pass,
     sampled_completion,
 )
+from fairjudge.backends._local_thread import on_daemon_thread
 from fairjudge.backends._weights import ensure_model, file_sha256
 
 __all__ = ["LocalBackend"]
@@ -242,8 +240,8 @@ class LocalBackend:
         """
         request = self._request(spec)
         if draws_from_shared_pass(spec.params):
-            return await _on_daemon_thread(self._sample_label_sync, spec, request)
-        completion = await _on_daemon_thread(self._complete_sync, request)
+            return await on_daemon_thread(self._sample_label_sync, spec, request)
+        completion = await on_daemon_thread(self._complete_sync, request)
         if is_greedy_label_pass(spec.params):  # later sampled rounds can draw from it
             self._passes.remember(spec.messages, completion)
         return completion
@@ -360,51 +358,3 @@ class LocalBackend:
         sampled = sampled_completion(spec, shared, start, self._model_id)
         # No distribution to draw from: let llama.cpp sample.
         return sampled if sampled is not None else self._complete_sync(request)
-
-
-async def _on_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` on a daemon thread of its own; cancelling the await abandons it.
-
-    Unlike :func:`asyncio.to_thread`, whose executor threads the event loop's
-    shutdown and the interpreter's exit both join, an abandoned call here holds
-    neither: its result, when it comes, is dropped.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():  # cancelled: the caller has gone
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    def run() -> None:
-        try:
-            result, error = fn(*args), None
-        except BaseException as exc:  # handed to the awaiting task, raised there
-            result, error = None, exc
-        with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
-            loop.call_soon_threadsafe(settle, result, error)
-        with _IN_FLIGHT_LOCK:
-            _IN_FLIGHT.discard(threading.current_thread())
-
-    thread = threading.Thread(target=run, name="fairjudge-llama-call", daemon=True)
-    with _IN_FLIGHT_LOCK:
-        _IN_FLIGHT.add(thread)
-    thread.start()
-    return await future
-
-
-_IN_FLIGHT: set[threading.Thread] = set()
-_IN_FLIGHT_LOCK = threading.Lock()
-
-
-@atexit.register
-def _wait_for_calls() -> None:
-    """At a normal interpreter exit, let abandoned calls finish before llama.cpp goes."""
-    with _IN_FLIGHT_LOCK:
-        threads = list(_IN_FLIGHT)
-    for thread in threads:
-        thread.join()
