@@ -87,9 +87,7 @@ def test_audit_refuses_an_empty_judge() -> None:
 def test_a_jury_file_member_with_an_empty_judge_is_refused(tmp_path: Path, spec: str) -> None:
     toml = tmp_path / "jury.toml"
     toml.write_text(f'[[member]]\njudge = {json.dumps(spec)}\n[[member]]\njudge = "{PAIRWISE}"\n')
-    done = fairjudge(
-        "jury", EXAMPLES / "demo_pairs.jsonl", "--jury", toml, "--allow-python-judges"
-    )
+    done = fairjudge("jury", EXAMPLES / "demo_pairs.jsonl", "--jury", toml, "--allow-python-judges")
     refused(done, f"member.0.judge: empty judge spec {spec!r}")
 
 
@@ -146,9 +144,7 @@ def test_a_human_score_that_is_no_number_is_refused(tmp_path: Path, bad: object)
 
 
 @pytest.mark.parametrize("empty", ["", "  \n\t"])
-def test_an_empty_answer_is_refused_unless_allowed_when_scoring(
-    tmp_path: Path, empty: str
-) -> None:
+def test_an_empty_answer_is_refused_unless_allowed_when_scoring(tmp_path: Path, empty: str) -> None:
     rows = _score_rows()
     rows[1]["answer"] = empty
     path = _jsonl(tmp_path / "s.jsonl", rows)
