@@ -169,7 +169,7 @@ def test_rank_report_and_table_show_markers(tmp_path: Path) -> None:
     html = page.read_text("utf-8")
     assert hidden_in(html) == []
     assert '<th scope="row">a⟨U+202E⟩gnp.exe</th>' in html  # the leaderboard's table
-    assert ">c⟨U+200F⟩d</text>" in html  # the forest plot's label
+    assert ">c⟨U+200F⟩d</tspan>" in html  # the forest plot's label
 
 
 def test_score_tables_show_markers(tmp_path: Path) -> None:

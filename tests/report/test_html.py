@@ -168,9 +168,9 @@ def test_forest_plot_draws_no_interval_it_cannot_estimate() -> None:
     )
     full, point_only, reason_only = plot.rows
     assert full.estimable
-    assert (full.x_low, full.x, full.x_high) == (351.0, 378.0, 405.0)
+    assert (full.x_low, full.x, full.x_high) == (200.0, 236.8, 273.6)
     assert not point_only.estimable
-    assert (point_only.x_low, point_only.x, point_only.x_high) == (None, 351.0, None)
+    assert (point_only.x_low, point_only.x, point_only.x_high) == (None, 200.0, None)
     assert (reason_only.x, reason_only.text) == (None, "not estimated: too few")
     assert plot.ref_x == pytest.approx((plot.plot_start + plot.plot_end) / 2)
 

@@ -10,6 +10,7 @@ autoescaping.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,16 +18,20 @@ from fairjudge.report._text import visible
 
 __all__ = ["Figure", "ForestPlot", "PlotRow", "forest_plot"]
 
-WIDTH = 760
-_LABEL_END = 206  # labels are right-aligned here
-_PLOT_START = 216
-_PLOT_END = 486
-_VALUE_START = 498
-_ROW_H = 30
-_TOP = 12
-_AXIS_H = 34
-_LABEL_CHARS = 28  # what fits left of the plot at 13px
-_VALUE_CHARS = 36  # what fits right of it; the table below has the whole text
+# A phone-first layout: each row's label sits above its interval, on as many lines as
+# it needs, and the whole plot scales to its container (viewBox, width 100%). At 400
+# units wide, a 390 px phone (about 360 px of content) draws 15-unit labels at 13 px;
+# the old 760-unit plot with labels beside the axis drew its 13-unit text at 6 px, and
+# cut labels at 28 characters. The font sizes are the template's (report.css).
+WIDTH = 400
+_PLOT_START = 16  # the axis; a point's circle and the tick labels stay inside the viewBox
+_PLOT_END = 384
+_TOP = 6
+_LINE_H = 18  # one line of label or value text
+_LABEL_UNITS = 40.0  # a label line's budget at 15 units (see _units): 360 of 400
+_VALUE_UNITS = 43.0  # a value line's at 14 units
+_INTERVAL_H = 24  # the interval's own line, below the text
+_AXIS_H = 28
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +61,33 @@ class Figure:
 
 @dataclass(frozen=True, slots=True)
 class PlotRow:
-    """One row of a forest plot, in SVG user units (``None``: not drawn)."""
+    """One row of a forest plot, in SVG user units (``None``: not drawn).
+
+    Attributes:
+        label: The label as shown (hidden characters made visible), whole.
+        label_lines: The label wrapped to the plot's width, each line whole.
+        text: The estimate and interval, or the reason, as shown, whole.
+        text_lines: ``text`` wrapped likewise.
+        top: Where the row's band starts; ``height`` its height.
+        label_y: The first label line's baseline; ``text_y`` the first value line's.
+        y: The interval's line.
+        x: The point; ``x_low`` and ``x_high`` the whiskers.
+        full_text: ``label: text`` with the original characters, for the tooltip.
+        estimable: Whether the interval is drawn.
+    """
 
     label: str
+    label_lines: tuple[str, ...]
+    text: str
+    text_lines: tuple[str, ...]
+    top: float
+    height: float
+    label_y: float
+    text_y: float
     y: float
     x: float | None
     x_low: float | None
     x_high: float | None
-    text: str
     full_text: str
     estimable: bool
 
@@ -80,10 +104,9 @@ class ForestPlot:
     ref_x: float | None
     ref_label: str
     axis_y: float
-    label_end: int = _LABEL_END
     plot_start: int = _PLOT_START
     plot_end: int = _PLOT_END
-    value_start: int = _VALUE_START
+    line_h: int = _LINE_H
 
 
 def _nice_ticks(low: float, high: float) -> list[float]:
@@ -106,10 +129,41 @@ def _domain(figures: Sequence[Figure], ref: float | None) -> tuple[float, float]
     return (low - pad, high + pad)
 
 
-def _short(text: str, limit: int) -> str:
-    # Measured as shown: a hidden character's marker (⟨U+202E⟩) takes room beside the plot.
-    text = visible(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _units(char: str) -> float:
+    """A character's width in units of 0.6 em, generous so that no line overflows.
+
+    East Asian wide and fullwidth characters take a whole em; capitals, ``m``, ``w``
+    and the visible marker's brackets run wider than the average letter.
+    """
+    if unicodedata.east_asian_width(char) in "WF":
+        return 1.6
+    return 1.3 if char.isupper() or char in "mwMW@%" else 1.0
+
+
+def _wrap(text: str, budget: float) -> tuple[str, ...]:
+    """``text`` in lines of at most ``budget`` units, broken at spaces; nothing dropped.
+
+    A word longer than a line (a model name, a path) is broken inside itself. Runs of
+    spaces become one, which the SVG would draw as one anyway.
+    """
+    lines: list[str] = []
+    line, used = "", 0.0
+    for word in text.split():
+        size = sum(_units(c) for c in word)
+        if line and used + 1 + size <= budget:
+            line, used = f"{line} {word}", used + 1 + size
+            continue
+        if line:
+            lines.append(line)
+        line, used = "", 0.0
+        for char in word:  # a long word is broken where the line ends
+            if used + _units(char) > budget and line:
+                lines.append(line)
+                line, used = "", 0.0
+            line, used = line + char, used + _units(char)
+    if line or not lines:
+        lines.append(line)
+    return tuple(lines)
 
 
 def forest_plot(
@@ -140,21 +194,34 @@ def forest_plot(
         return round(_PLOT_START + share * (_PLOT_END - _PLOT_START), 2)
 
     rows = []
-    for i, f in enumerate(figures):
+    top = float(_TOP)
+    for f in figures:
         estimable = f.reason is None and f.low is not None and f.high is not None
+        # Measured as shown: a hidden character's marker (⟨U+202E⟩) takes room too.
+        label, text = visible(f.label), visible(f.text)
+        label_lines, text_lines = _wrap(label, _LABEL_UNITS), _wrap(text, _VALUE_UNITS)
+        text_h = (len(label_lines) + len(text_lines)) * _LINE_H
+        y = top + 4 + text_h + _INTERVAL_H / 2
         rows.append(
             PlotRow(
-                label=_short(f.label, _LABEL_CHARS),
-                y=_TOP + i * _ROW_H + _ROW_H / 2,
+                label=label,
+                label_lines=label_lines,
+                text=text,
+                text_lines=text_lines,
+                top=top,
+                height=4 + text_h + _INTERVAL_H,
+                label_y=top + 18,
+                text_y=top + 18 + len(label_lines) * _LINE_H,
+                y=y,
                 x=x(f.estimate),
                 x_low=x(f.low) if estimable else None,
                 x_high=x(f.high) if estimable else None,
-                text=_short(f.text, _VALUE_CHARS),
                 full_text=f"{f.label}: {f.text}",
                 estimable=estimable,
             )
         )
-    axis_y = _TOP + len(rows) * _ROW_H + 4
+        top += 4 + text_h + _INTERVAL_H
+    axis_y = top + 4
     ticks = tuple(
         (tx, format(t, tick_format)) for t in _nice_ticks(low, high) if (tx := x(t)) is not None
     )
