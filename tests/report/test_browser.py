@@ -243,7 +243,9 @@ def test_rank_report(tmp_path: Path, open_report: OpenReport) -> None:
     assert_clean(opened)
     p = opened.page
     top = board["ratings"][0]
-    assert p.text_content("#fj-headline-estimate") == f"{top['rating']:.1f}"
+    # The headline is the top model with its rank interval, not the anchor's rating.
+    assert p.text_content("#fj-headline-estimate") == top["model"]
+    assert "rank intervals" in (p.text_content("#fj-headline") or "")
     assert p.locator("#fj-figure-table tbody tr").count() == len(board["ratings"]) == 4
     assert p.locator(".fj-plot svg .fj-prow").count() == 4
     assert opened.count() == 96  # the judged pairs
