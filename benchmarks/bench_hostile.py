@@ -1,0 +1,149 @@
+"""Hostile input: nothing planted is believed, no key is stored, no budget is overspent.
+
+One table, four sections, each run by the same code the test suite uses (so the
+benchmark and the tests cannot drift apart):
+
+- ``planted``: every built-in template and rubric renders real prompts whose answers
+  carry planted verdicts (``[[B]]``, ``Verdict: B``, ``{"accuracy": 5, ...}``,
+  appended, on a line of their own, embedded); a judge replies with its own reading
+  and then echoes the answer (``echoing``) or quotes it (``quoting``, before, after
+  or inside the JSON ``reason``). Each reply is read by the session's own readers.
+  ``changed / tried``: replies read as the plant; must be 0. ``unreadable``: replies
+  that became counted parse failures instead (``tests/prompts/planted.py``).
+- ``keys``: ``compare``, ``score`` and ``jury`` run as processes through the lean
+  HTTP client, the OpenAI SDK and the Anthropic backend against the scripted server
+  echoing the API key into every field of every reply (model, id, finish reason,
+  logprob tokens, usage, error bodies, headers). Count: occurrences of the key in
+  the store file and its ``-wal``, ``--out``, ``--html``, ``--json`` and stderr; must
+  be 0 (``tests/backends/echoed_key.py``).
+- ``budget``: ``compare --max-cost 0.01`` against a server that counts 1x, 4x and 8x
+  the tokens fairjudge guesses, at ``--concurrency`` 1, 16 and 64. ``spent/max``
+  must be at most 1.00 (``benchmarks/_budget.py``; see ``fairjudge.runner._budget``
+  for the bound).
+- ``files``: hostile files (nested 1,000 deep, not UTF-8, ``/dev/zero``, a named
+  pipe, a folder, a Python judge named by a shared jury file, ...) given to every
+  reader (inputs, ``replay:``, ``report``, ``--jury``, ``--rubric``, ``--template``,
+  ``--baseline``) as ``fairjudge`` processes; tracebacks, hangs and exits other than
+  2 must be 0 (``tests/untrusted_files.py``). Plus damaged store rows (malformed JSON
+  and wrong types in every column), each read three ways (a run, ``records()``,
+  ``usage_rows()``); tracebacks must be 0 (``tests/runner/_hostile_rows.py``).
+
+Run: ``python benchmarks/bench_hostile.py`` (a few minutes on 2 cores);
+``--quick`` skips the slowest parts (the key check runs ``compare`` only, the budget
+grid is 1x/8x at concurrency 1/64). Writes ``benchmarks/results/bench_hostile.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _budget import budget_rows  # noqa: E402
+from _common import environment, table, write_json  # noqa: E402
+
+from tests.backends.echoed_key import echoed_key_leaks  # noqa: E402
+from tests.prompts.planted import attempts  # noqa: E402
+from tests.runner._hostile_rows import count_hostile_rows  # noqa: E402
+from tests.untrusted_files import try_hostile_files  # noqa: E402
+
+HEADERS = ["section", "case", "result", "must be", "ok", "seconds"]
+
+
+def _row(section: str, case: str, result: str, bound: str, ok: bool, t0: float) -> list[Any]:
+    return [section, case, result, bound, "yes" if ok else "NO", f"{time.perf_counter() - t0:.1f}"]
+
+
+def planted_rows() -> list[list[Any]]:
+    rows = []
+    for kind in ("pairwise", "pointwise"):
+        for judge in ("echoing", "quoting"):
+            t0 = time.perf_counter()
+            got = attempts(kind, judge)  # type: ignore[arg-type]
+            result = f"{got.changed} / {got.tried} changed ({got.unreadable} unreadable)"
+            rows.append(
+                _row("planted", f"{kind} {judge}", result, "0 changed", got.changed == 0, t0)
+            )
+    return rows
+
+
+def key_rows(quick: bool) -> list[list[Any]]:
+    t0 = time.perf_counter()
+    commands = ("compare",) if quick else ("compare", "score", "jury")
+    with tempfile.TemporaryDirectory() as tmp:
+        leaks = echoed_key_leaks(Path(tmp), commands=commands)
+    found = sum(n for where, n in leaks.items() if not where.endswith(" exit"))
+    failed_runs = sum(n for where, n in leaks.items() if where.endswith(" exit"))
+    outputs = sum(1 for where in leaks if not where.endswith(" exit"))
+    result = f"{found} keys in {outputs} outputs of {'/'.join(commands)} x 3 routes"
+    ok = found == 0 and failed_runs == 0
+    rows = [_row("keys", "echoed in every reply field", result, "0 keys", ok, t0)]
+    if failed_runs:
+        rows.append(["keys", "runs that did not exit 0", str(failed_runs), "0", "NO", ""])
+    return rows
+
+
+def budget_table_rows(quick: bool) -> list[list[Any]]:
+    t0 = time.perf_counter()
+    ratios, concurrencies = ((1, 8), (1, 64)) if quick else ((1, 4, 8), (1, 16, 64))
+    rows = []
+    # One grid run: its time is shown on the first row, the others read "".
+    for r in budget_rows(ratios, concurrencies):
+        result = (
+            f"spent/max {r['spent_over_max']:.3f} ({r['calls_made']} calls, "
+            f"{r['calls_that_fit']} fit, exit {r['exit_code']})"
+        )
+        case = f"tokens x{r['token_ratio']}, conc {r['concurrency']}"
+        rows.append(_row("budget", case, result, "<= 1.000", r["spent_over_max"] <= 1.0, t0))
+    for row in rows[1:]:
+        row[-1] = ""
+    return rows
+
+
+def file_rows() -> list[list[Any]]:
+    t0 = time.perf_counter()
+    tally = try_hostile_files()
+    bad = tally.tracebacks + tally.hangs + tally.not_exit_2
+    result = (
+        f"{tally.tried} tried: {tally.tracebacks} tracebacks, {tally.hangs} hangs, "
+        f"{tally.not_exit_2} not exit 2"
+    )
+    rows = [_row("files", "hostile files x readers", result, "0 / 0 / 0", bad == 0, t0)]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        tried, tracebacks = count_hostile_rows(Path(tmp))
+    result = f"{tried} tried: {tracebacks} tracebacks"
+    rows.append(_row("files", "damaged store rows x 3 reads", result, "0", tracebacks == 0, t0))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smaller grid (about a minute)")
+    args = parser.parse_args()
+    rows = planted_rows() + key_rows(args.quick) + budget_table_rows(args.quick) + file_rows()
+    print(table(HEADERS, rows, left=(0, 1, 2, 3)))
+    failed = [r for r in rows if r[4] != "yes"]
+    path = write_json(
+        "bench_hostile",
+        {
+            "environment": environment(),
+            "quick": args.quick,
+            "rows": [dict(zip(HEADERS, r, strict=True)) for r in rows],
+            "all_ok": not failed,
+        },
+    )
+    print(f"\n{len(rows) - len(failed)}/{len(rows)} rows hold; written {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
