@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
 # The ground floor's modules are one layer but import each other (down this list).
 GROUND_ORDER = ["_version", "_lazy", "_errors", "_untrusted", "_closing", "_call", "_redact",
-                "_types", "_items"]  # fmt: skip
+                "_types", "_items", "_out_file"]  # fmt: skip
 # Bottom up. A name is a top-level module or subpackage of fairjudge.
 LAYERS: list[tuple[str, set[str]]] = [
     ("types / errors / call", set(GROUND_ORDER)),

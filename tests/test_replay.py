@@ -21,6 +21,7 @@ from fairjudge.judges import (
     ReplayJudge,
     resolve_judge,
 )
+from tests.out_file import out_records
 
 runner = CliRunner()
 SCRIPTED = "python:tests.test_replay:scripted"
@@ -101,7 +102,7 @@ def test_replayed_out_records_match_call_for_call(items: Path, tmp_path: Path) -
     code, text = cli("compare", str(items), "--judge", f"replay:{out}", "--out", str(again),
                      "--max-unresolved", "1", "--bootstrap", "200")  # fmt: skip
     assert code == 0, text
-    assert out.read_text() == again.read_text()
+    assert out_records(out) == out_records(again)
     assert first["n_parse_failures"] == 2
     assert first["n_call_errors"] == 2
 
@@ -110,7 +111,7 @@ def test_a_missing_order_is_a_counted_call_error_naming_item_and_order(
     items: Path, tmp_path: Path
 ) -> None:
     _, out = recorded(items, tmp_path)
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = out_records(out)
     records[0]["calls"] = [c for c in records[0]["calls"] if c["order"] == "original"]
     partial = write(tmp_path / "partial.jsonl", records)
     judged = tmp_path / "judged.jsonl"
@@ -118,7 +119,7 @@ def test_a_missing_order_is_a_counted_call_error_naming_item_and_order(
                      "--out", str(judged), "--max-unresolved", "1")  # fmt: skip
     assert code == 0, text
     assert json.loads(text)["n_call_errors"] == 3  # the missing call, and the two recorded
-    first = json.loads(judged.read_text().splitlines()[0])
+    first = out_records(judged)[0]
     assert first["outcome"] is None  # never guessed
     failure = first["calls"][1]["failure"]
     assert failure["kind"] == "NotRecorded"

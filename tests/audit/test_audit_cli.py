@@ -44,7 +44,8 @@ def test_report_card_json_out_and_a_free_rerun(audit_server: JudgeServer, tmp_pa
     assert biases["self-preference"]["skipped"].startswith("needs two or more judges")
     assert biases["position"]["verdict"] in ("notable", "severe")
     assert payload["calls_made"] == audit_server.count("requests") > 0
-    header, *records = [json.loads(line) for line in out.read_text().splitlines()]
+    fairjudge, header, *records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert fairjudge["fairjudge"]["kind"] == "audit"
     assert header["kind"] == "audit"
     assert header["settings"]["rubric"] == "basic"
     assert header["judges"] == ["openai/scripted-judge"]
@@ -134,6 +135,6 @@ def test_a_spent_budget_stops_with_exit_5_and_keeps_the_calls(
     skipped = [e["skipped"] for e in partial["experiments"]]
     assert skipped[0].startswith("stopped: ")
     assert all(s.startswith("not run: ") for s in skipped[1:3])
-    assert json.loads(out.read_text().splitlines()[0])["stopped"] == partial["stopped"]
+    assert json.loads(out.read_text().splitlines()[1])["stopped"] == partial["stopped"]
     code, _, stderr = _audit(*base)
     assert code == 0, stderr  # the finished calls came from the store

@@ -19,6 +19,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.out_file import out_records
 from tests.server import JudgeServer
 
 RUN_FIELDS = {"calls"}
@@ -93,7 +94,7 @@ def test_a_cached_rerun_prints_the_same_json_and_makes_no_request(
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return out_records(path, "compare")
 
 
 def test_a_cached_rerun_under_another_rule_and_seed_matches_a_fresh_run(

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from fairjudge.cli import app
 from tests.cli.conftest import GOOD_ROWS
+from tests.out_file import out_records
 
 runner = CliRunner()
 LONGER = "python:tests.judge_fixtures:longer"
@@ -39,7 +40,7 @@ def test_compare_json_and_out(write_jsonl, tmp_path: Path) -> None:  # type: ign
     assert summary["win_rate"]["losses"] == 2
     assert summary["win_rate"]["estimate"] == pytest.approx(1 / 3)
     assert summary["position_consistency"]["estimate"] == 1.0
-    records = [json.loads(line) for line in out_file.read_text().splitlines()]
+    records = out_records(out_file, "compare")
     assert [r["id"] for r in records] == ["a", "b", "c"]
     assert all(len(r["calls"]) == 2 and r["calls"][0]["raw"] for r in records)
     assert records[2]["outcome"] == "1"

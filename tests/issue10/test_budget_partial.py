@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.out_file import out_records
 from tests.server import JudgeServer
 
 ROWS = [
@@ -42,7 +43,7 @@ def test_max_calls_keeps_the_partial_result(tmp_path: Path, openai_env: JudgeSer
     assert summary["n_not_run"] == 6
     assert summary["win_rate"]["n"] == 4  # 8 calls: 4 items in both orders
     assert summary["win_rate"]["estimate"] == 1.0
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = out_records(out)
     assert len(records) == 10
     assert sum(r["outcome"] is not None for r in records) == 4
     rest = CliRunner().invoke(app, _args(tmp_path, openai_env, "--json"))  # finishes the work

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from fairjudge import ConfigError
 from fairjudge.backends import OpenAIBackend
 from fairjudge.cli import app
+from tests.out_file import out_records
 from tests.server import JudgeServer
 
 
@@ -33,7 +34,7 @@ def test_a_reply_that_reflects_the_key_is_scrubbed(tmp_path: Path, openai_env: J
     for path in tmp_path.iterdir():
         assert key.encode() not in path.read_bytes(), path
     assert key not in result.output
-    calls = json.loads(out.read_text())["calls"]
+    calls = out_records(out)[0]["calls"]
     assert calls[0]["raw"].startswith("Your key is ***.")
     assert calls[0]["verdict"] == "A"  # the reading is unchanged
 

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.out_file import out_records
 from tests.server import JudgeServer
 
 runner = CliRunner()
@@ -64,7 +65,7 @@ def test_json_and_out(items: Path, tmp_path: Path) -> None:
     assert summary["members"][0]["human_agreement"]["s1"]["estimate"] == pytest.approx(1 / 3)
     assert summary["effective_judges"]["n_members"] == 2
     assert summary["calls"] is None  # no model member
-    records = [json.loads(line) for line in out_file.read_text().splitlines()]
+    records = out_records(out_file, "jury")
     assert [r["id"] for r in records] == ["a", "b", "c"]
     assert records[2]["outcome"] == "1"
     assert records[2]["members"][ALWAYS_A]["outcome"] == "tie"
@@ -161,7 +162,7 @@ def test_out_reads_back_as_one_replayed_judge_and_as_a_replayed_panel(
     )  # fmt: skip
     assert code == 0, out
     first = json.loads(out)
-    record = json.loads(out_file.read_text().splitlines()[0])
+    record = out_records(out_file, "jury")[0]
     assert (record["question"], record["answer_1"]) == ("Capital of France?", "Paris.")
     assert record["members"][LONGER]["weight"] == 2.0
     # The panel's reply to each call: longer holds 2 of 3 of the weight, so it decides.

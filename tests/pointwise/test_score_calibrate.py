@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from fairjudge.cli import app
 from fairjudge.cli._app import EXIT_GATE_FAILED
+from tests.out_file import out_records
 from tests.pointwise.conftest import by_answer, script
 from tests.server import JudgeServer
 
@@ -103,7 +104,7 @@ def test_over_the_scripted_server(score_server: JudgeServer, tmp_path: Path) -> 
     assert report["dimensions"][0]["skipped"] == {}
     assert report["calls"]["made"] == 5
     assert score_server.count("requests") == 5
-    assert json.loads(out.read_text().splitlines()[1])["human"] == {"accuracy": 2.0}
+    assert out_records(out, "calibrate")[1]["human"] == {"accuracy": 2.0}
 
 
 @pytest.mark.parametrize(

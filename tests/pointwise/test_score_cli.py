@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.out_file import out_records
 from tests.pointwise.conftest import by_answer, script
 from tests.server import JudgeServer
 
@@ -57,7 +58,7 @@ def test_scores_over_the_server_json_out_and_a_free_rerun(
     assert list(summary["failures"]) == [
         "parse failure: no scores: the reply holds no JSON object: 'I cannot score this.'"
     ]
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = out_records(out, "score")
     assert [r["scores"] for r in records][:2] == [
         {"accuracy": 5, "relevance": 5, "usefulness": 4},
         {"accuracy": 2, "relevance": 3, "usefulness": 1},

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.out_file import out_records
 from tests.pointwise.conftest import by_answer, script
 from tests.server import JudgeServer
 
@@ -50,7 +51,7 @@ def test_a_python_panel_json_weights_median_and_out(tmp_path: Path) -> None:
     assert members[f"{P}:mirror"]["spearman_with_rest"]["spearman"] == -1.0
     assert diag["accuracy"]["krippendorff_alpha_ordinal"]["alpha"] < 0
     assert summary["member_usage"][0]["made"] == 0
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = out_records(out, "score-jury")
     assert records[0]["panel_scores"] == {"accuracy": 5.0, "relevance": 5.0, "usefulness": 5.0}
     assert records[0]["members"][f"{P}:high"]["scores"]["accuracy"] == 2
     assert records[0]["aggregation"] == "median"

@@ -13,6 +13,7 @@ from fairjudge.cli import app
 from fairjudge.evaluation import ScoreRun, load_score_run, score_trend
 from fairjudge.evaluation._scores_shift import Strata, shift_interval, shift_test
 from fairjudge.prompts import __file__ as prompts_init
+from tests.out_file import out_records
 from tests.server import JudgeServer
 
 runner = CliRunner()
@@ -53,7 +54,7 @@ def _trend(tmp_path: Path, baseline: Path, letters: str, *extra: str) -> dict[st
 
 
 def test_the_out_records_name_their_rubric_and_judge(baseline: Path) -> None:
-    record = json.loads(baseline.read_text().splitlines()[0])
+    record = out_records(baseline, "score")[0]
     assert (record["rubric"], record["judge"]) == ("production@1", SPREAD)
     assert record["scores"] == {"accuracy": 2, "relevance": 4, "usefulness": 2}
 
@@ -146,7 +147,7 @@ def test_a_mismatch_is_refused_before_any_call(
 def test_a_baseline_that_does_not_record_them_is_refused_unless_allowed(
     tmp_path: Path, baseline: Path
 ) -> None:
-    records = [json.loads(line) for line in baseline.read_text().splitlines()]
+    records = out_records(baseline)  # the header dropped too: a file from before it
     old = tmp_path / "older.jsonl"
     old.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in ("rubric", "judge")})
                            + "\n" for r in records), encoding="utf-8")  # fmt: skip

@@ -14,6 +14,7 @@ from fairjudge.cli import app
 from fairjudge.evaluation import compare_via_scores
 from fairjudge.judges import AnswerScores, ScoreRequest
 from fairjudge.prompts import Rubric, get_rubric
+from tests.out_file import out_records
 from tests.pointwise.conftest import answer_in, script
 from tests.server import JudgeServer
 
@@ -50,7 +51,7 @@ def test_win_rate_via_scores_with_wtl(tmp_path: Path) -> None:
     assert [d["dimension"] for d in via["dimensions"]] == ["accuracy", "relevance", "usefulness"]
     assert via["dimensions"][0]["system_a"] == "model 1"
     assert json.loads(stdout)["swap"] is None
-    record = json.loads(out.read_text().splitlines()[0])
+    record = out_records(out, "compare-via-scores")[0]
     assert (record["outcome"], record["score_1"], record["score_2"], record["basis"]) == (
         "1", 5.0, 1.0, "scores",
     )  # fmt: skip

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.out_file import out_records
 from tests.report._data import MODEL_1, bidi_rows, hostile_rows, large_rows, write_rows
 from tests.report.conftest import Opened, OpenReport
 
@@ -65,7 +66,7 @@ def hostile(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
     items = write_rows(tmp_path / "hostile.jsonl", hostile_rows())
     out, page = tmp_path / "out.jsonl", tmp_path / "hostile.html"
     run_json("compare", str(items), "--judge", MIXED, "--out", str(out), "--html", str(page))
-    records = [json.loads(line) for line in out.read_text("utf-8").split("\n") if line]
+    records = out_records(out)
     return page, records
 
 

@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from fairjudge.cli import app
 from fairjudge.report._html_items import script_json
 from fairjudge.report._text import is_hidden, markup, say, visible, visible_all
+from tests.out_file import out_records
 from tests.report._data import MODEL_1, MODEL_2, bidi_rows, write_rows
 
 runner = CliRunner()
@@ -150,7 +151,7 @@ def test_html_report_holds_no_raw_hidden_character(bidi_items: Path, tmp_path: P
     summary = json.loads(result.stdout)
     embedded = html.split('id="fj-summary">', 1)[1].split("</script>", 1)[0]
     assert json.loads(embedded) == summary
-    records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    records = out_records(out)
     assert [r["id"] for r in records] == [f"r\u202e{i}" for i in range(6)]
     assert records[0]["answer_2"] == "Open \u2066it\u2069 \u200bplease"
 

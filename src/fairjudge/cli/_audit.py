@@ -24,8 +24,9 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
+from fairjudge.cli._out import write_out
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
-from fairjudge.report import check_writable, write_jsonl_atomic
+from fairjudge.report import check_writable
 
 __all__ = ["AuditFlags", "audit"]
 
@@ -217,9 +218,12 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     payload = report.to_dict()
     payload["calls_made"] = made
     if opts.out is not None:
-        header = {"kind": "audit", **{k: v for k, v in payload.items() if k != "experiments"}}
+        summary = {"kind": "audit", **{k: v for k, v in payload.items() if k != "experiments"}}
         rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
-        write_jsonl_atomic(opts.out, [header, *rows])
+        settings = payload["settings"]
+        write_out(opts.out, "audit", [summary, *rows], judge=", ".join(payload["judges"]),
+                  template=settings.get("template"), rubric=settings.get("rubric"),
+                  settings=settings)  # fmt: skip
     if json_output:
         typer.echo(json.dumps(payload, indent=2))
     else:

@@ -36,6 +36,7 @@ from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags
+from fairjudge.cli._out import write_out
 from fairjudge.cli._score import open_scorer, run_scoring, unscored_exit
 from fairjudge.evaluation import check_score_items, load_score_items
 from fairjudge.judges import ScoreMode
@@ -47,7 +48,6 @@ from fairjudge.report import (
     render_calibration,
     render_score_calibration,
     write_html,
-    write_jsonl_atomic,
 )
 
 __all__ = ["EXIT_GATE_NOT_APPLIED", "calibrate"]
@@ -176,7 +176,10 @@ def calibrate_scores(
     result = run_scoring(judge, loaded.items, seed=run.seed, level=run.level,
                          n_resamples=run.bootstrap)  # fmt: skip
     if run.out is not None:
-        write_jsonl_atomic(run.out, result.records())
+        write_out(run.out, "calibrate", result.records(), judge=result.judge,
+                  rubric=result.rubric_tag,
+                  settings={"mode": scoring.mode, "seed": run.seed, "level": run.level,
+                            "n_resamples": run.bootstrap, "min_spearman": min_spearman})
     report = score_calibration_report(result, min_spearman=min_spearman)
     calls = getattr(judge, "last_run", None)
     payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,
@@ -238,7 +241,7 @@ def calibrate(
                 "input is gated on Spearman (--min-spearman)"
             )
         return calibrate_scores(file, min_spearman, json_output, flags, columns, run, scoring)
-    judged = judge_file(file, flags, columns, run, labelled=True)
+    judged = judge_file(file, flags, columns, run, labelled=True, kind="calibrate")
     result = judged.result
     report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
     payload = calibration_payload(report, judge=result.settings.judge or "")

@@ -10,12 +10,13 @@ import typer
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._io import LoadedItems, load_items
 from fairjudge._items import Item
+from fairjudge._out_file import OutKind
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, say
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
+from fairjudge.cli._out import write_out
 from fairjudge.evaluation import PairwiseResult, evaluate
 from fairjudge.judges import BatchJudge, calls_no_model
 from fairjudge.prompts import get_template
-from fairjudge.report import write_jsonl_atomic
 from fairjudge.runner import RunSummary
 
 __all__ = [
@@ -86,6 +87,7 @@ def judge_file(
     run: EvalFlags,
     *,
     labelled: bool = False,
+    kind: OutKind = "compare",
 ) -> Judged:
     """Validate everything, judge every item, write ``--out``; the result and its calls.
 
@@ -95,6 +97,7 @@ def judge_file(
         columns: Input-column flags.
         run: Evaluation flags.
         labelled: Every item must carry a human label (for ``calibrate``).
+        kind: What ``--out`` says the file is (the command).
     """
     settings = run.settings(file)
     loaded = load_input(file, columns)
@@ -119,7 +122,10 @@ def judge_file(
     settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
     result = dataclasses.replace(result, settings=settings)
     if run.out is not None:
-        write_jsonl_atomic(run.out, (j.to_dict() for j in result.judgments))
+        write_out(
+            run.out, kind, (j.to_dict() for j in result.judgments), judge=settings.judge,
+            template=template, settings=settings.to_dict(),
+        )  # fmt: skip
     return Judged(result, last_run(judge), loaded.skipped_records())
 
 

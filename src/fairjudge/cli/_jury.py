@@ -47,13 +47,14 @@ from fairjudge.cli._options import (
     input_flags,
     judge_flags_without,
 )
+from fairjudge.cli._out import write_out
 from fairjudge.evaluation import JuryResult, evaluate_jury
 from fairjudge.evaluation._jury import as_aggregation
 from fairjudge.evaluation._jury_records import jury_records
 from fairjudge.judges import Jury, MemberSpec, load_jury_file
 from fairjudge.judges._jury_file import recorded_jury
 from fairjudge.prompts import get_template
-from fairjudge.report import jury_report, render_jury, write_jsonl_atomic
+from fairjudge.report import jury_report, render_jury
 
 __all__ = ["JuryFlags", "jury"]
 
@@ -203,7 +204,9 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
     finally:
         panel_jury.close()
     if run.out is not None:
-        write_jsonl_atomic(run.out, jury_records(result))
+        write_out(run.out, "jury", jury_records(result), judge=", ".join(result.names),
+                  template=result.settings.template, settings={**result.settings.to_dict(),
+                  "aggregation": result.aggregation, "weights": list(result.weights)})  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     return jury_report(
         result, title=f"{source}: model 1 vs model 2, by a panel of {len(result.names)}",

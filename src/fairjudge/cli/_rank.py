@@ -10,10 +10,12 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import BudgetExceeded, ConfigError
-from fairjudge._items import Item
+from fairjudge._items import Item, Judgment
+from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, say
 from fairjudge.cli._judging import check_unresolved, close_judge, judge_name, last_run
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
+from fairjudge.cli._out import write_out
 from fairjudge.evaluation import (
     Battles,
     EvalSettings,
@@ -24,13 +26,14 @@ from fairjudge.evaluation import (
     load_ranking_input,
     make_pairs,
 )
+from fairjudge.judges import calls_no_model
+from fairjudge.prompts import get_template
 from fairjudge.report import (
     RankingReport,
     print_failures,
     ranking_html,
     render_ranking,
     write_html,
-    write_jsonl_atomic,
 )
 from fairjudge.runner import RunSummary
 
@@ -95,9 +98,32 @@ def _check(data: LongAnswers | Battles, fit: dict[str, Any], max_unresolved: flo
         raise ConfigError(f"--anchor {anchor!r} is not a model in the input; models: {models}")
 
 
+def _template_tag(flags: JudgeFlags) -> str | None:
+    """The model judge's template as ``name@version``; ``None`` for a judge with no prompt."""
+    if calls_no_model(flags.judge):
+        return None
+    template = get_template(flags.template or "default")
+    return f"{template.name}@{template.version}"
+
+
+_WINNER = {Outcome.ONE: "model_a", Outcome.TWO: "model_b", Outcome.TIE: "tie"}
+
+
+def _battle(judgment: Judgment) -> dict[str, Any]:
+    """One ``rank --out`` record: the judgment, and the battle it is (``rank`` reads it back).
+
+    ``winner`` is ``null`` for an unresolved pair, which reading the file back skips,
+    as the ranking did.
+    """
+    item = judgment.item
+    winner = _WINNER[judgment.outcome] if judgment.outcome is not None else None
+    return {**judgment.to_dict(), "question_id": item.cluster, "model_a": item.model_1,
+            "model_b": item.model_2, "winner": winner}  # fmt: skip
+
+
 def _judge(
     data: LongAnswers, file: Path, items: list[Item], *, seed: int, flags: JudgeFlags,
-    out: Path | None,
+    out: Path | None, out_settings: dict[str, Any],
 ) -> tuple[PairwiseResult, RunSummary | None]:  # fmt: skip
     judge = flags.open_judge()  # every flag checked before anything is printed
     try:
@@ -118,7 +144,9 @@ def _judge(
     settings = dataclasses.replace(result.settings, judge=judge_name(judge), source=str(file))
     result = dataclasses.replace(result, settings=settings)
     if out is not None:
-        write_jsonl_atomic(out, (j.to_dict() for j in result.judgments))
+        write_out(out, "rank", (_battle(j) for j in result.judgments), judge=settings.judge,
+                  template=_template_tag(flags),
+                  settings={**settings.to_dict(), **out_settings})  # fmt: skip
     if result.n_unresolved:
         say(
             "unresolved",
@@ -236,7 +264,11 @@ def rank(
             data, pairing=pairing, baseline=baseline, pairs_per_question=pairs_per_question,
             seed=seed,
         )  # fmt: skip
-        result, run = _judge(data, file, items, seed=seed, flags=flags, out=out)
+        result, run = _judge(data, file, items, seed=seed, flags=flags, out=out, out_settings={
+            "pairing": pairing, "baseline": baseline, "pairs_per_question": pairs_per_question,
+            "ties": ties, "anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
+            "n_resamples_fit": bootstrap, "style_control": style_control,
+        })  # fmt: skip
         battles = battles_from(result)
     unresolved = result.n_unresolved if result is not None else 0
     report = _fit(battles, ties, style_control, unresolved, {**fit, "questions": battles.questions})

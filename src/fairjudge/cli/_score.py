@@ -31,6 +31,7 @@ from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags
+from fairjudge.cli._out import write_out
 from fairjudge.evaluation import (
     LoadedScoreItems,
     ScoreItem,
@@ -56,7 +57,6 @@ from fairjudge.report import (
     check_writable,
     render_scores,
     score_report,
-    write_jsonl_atomic,
 )
 
 __all__ = [
@@ -296,7 +296,9 @@ def score(
     result = run_scoring(judge, loaded.items, seed=opts.seed, level=opts.level,
                          n_resamples=opts.bootstrap)  # fmt: skip
     if opts.out is not None:
-        write_jsonl_atomic(opts.out, result.records())
+        write_out(opts.out, "score", result.records(), judge=result.judge,
+                  rubric=result.rubric_tag, settings={"mode": opts.mode, "seed": opts.seed,
+                  "level": opts.level, "n_resamples": opts.bootstrap})  # fmt: skip
     trend = None
     if baseline is not None:
         trend = score_trend(ScoreRun.from_result(result), baseline, seed=opts.seed,

@@ -39,6 +39,7 @@ from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge.cli._aliases import ALLOW_PYTHON_ONLY_WITH_JURY, AllowPythonJudges
 from fairjudge.cli._app import app, err_console, guarded, say
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
+from fairjudge.cli._out import write_out
 from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
 from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
 from fairjudge.judges import MemberSpec, PointwiseJury, load_jury_file
@@ -46,7 +47,6 @@ from fairjudge.prompts import Rubric
 from fairjudge.report import (
     render_score_jury,
     score_jury_report,
-    write_jsonl_atomic,
 )
 
 __all__ = ["ScorePanelFlags", "score_jury", "score_panel"]
@@ -198,7 +198,10 @@ def score_panel(
     finally:
         jury.close()
     if opts.out is not None:
-        write_jsonl_atomic(opts.out, result.records())
+        write_out(opts.out, "score-jury", result.records(), judge=", ".join(result.names),
+                  rubric=result.rubric_tag, settings={"aggregation": result.aggregation,
+                  "weights": list(result.weights), "mode": opts.mode, "seed": opts.seed,
+                  "level": opts.level, "n_resamples": opts.bootstrap})  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     report = score_jury_report(
         result, title=source, run=jury.last_run, skipped=loaded.skipped_records()

@@ -27,6 +27,7 @@ from fairjudge._items import Item
 from fairjudge.cli._app import err_console
 from fairjudge.cli._judging import _template, check_unresolved, load_input
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
+from fairjudge.cli._out import write_out
 from fairjudge.cli._score import Judge, close_scorer, keep_partial, open_scorer, unresolved_exit
 from fairjudge.cli._via_flags import ViaScoresFlags
 from fairjudge.evaluation import (
@@ -39,7 +40,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.judges import LLMJudge, PointwiseJudge
 from fairjudge.prompts import Rubric
-from fairjudge.report import comparison_report, render_via_scores, write_jsonl_atomic
+from fairjudge.report import comparison_report, render_via_scores
 from fairjudge.runner import RunSummary
 
 __all__ = ["compare_via_scores_command"]
@@ -112,7 +113,8 @@ def compare_via_scores_command(
         close_scorer(scorer)
         if pairwise is not None:
             pairwise.close()
-    _output(file, json_output, run, result, swap, calls, loaded.skipped_records())
+    _output(file, json_output, run, result, swap, calls, loaded.skipped_records(),
+            judge=getattr(scorer, "name", None), rubric=f"{rubric.name}@{rubric.version}")
     _exit(result, swap, run.max_unresolved)
 
 
@@ -124,6 +126,9 @@ def _output(
     swap: PairwiseResult | None,
     calls: RunSummary | None,
     skipped: list[dict[str, str | int | None]],
+    *,
+    judge: str | None = None,
+    rubric: str | None = None,
 ) -> None:
     """Write ``--out``, then print the table or the JSON."""
     if run.out is not None:
@@ -132,7 +137,10 @@ def _output(
             for p, j in zip(result.pairs, swap.judgments if swap else [None] * result.n_items,
                             strict=True)
         )  # fmt: skip
-        write_jsonl_atomic(run.out, records)
+        write_out(run.out, "compare-via-scores", records, judge=judge, rubric=rubric,
+                  template=swap.settings.template if swap is not None else None,
+                  settings={"tie_margin": result.tie_margin, "seed": run.seed,
+                            "level": run.level, "n_resamples": run.bootstrap})  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     title = f"{source}: model 1 vs model 2"
     if json_output:

@@ -8,7 +8,10 @@ pair, so no model sits systematically in one slot; the debiased protocol judges
 both orders anyway.
 
 A battles file has ``model_a``, ``model_b``, ``winner`` (``model_a``/``model_b``/
-``tie``, or ``1``/``2``/``tie``) and optionally ``question_id``.
+``tie``, or ``1``/``2``/``tie``) and optionally ``question_id``. A ``rank --out``
+file is one: its header record (:mod:`fairjudge._out_file`) is skipped, and so are
+its unresolved pairs (``winner`` null), which the run that wrote it left out too.
+Any other kind of ``--out`` file is refused, naming it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Literal
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._io import read_rows
 from fairjudge._items import Item
+from fairjudge._out_file import read_header
 from fairjudge._protocol import item_seed
 from fairjudge._types import Outcome
 from fairjudge.evaluation._results import PairwiseResult
@@ -96,10 +100,16 @@ def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
     battles = Battles([], [], [], questions_seen)
     named_questions = False
     kind: str | None = None
+    rank_file = False
     for line, row in read_rows(path):
         if isinstance(row, InputError):
             raise row
         data = dict(row)
+        if kind is None and not rank_file and (header := read_header(data, path=p, line=line)):
+            header.expect(("rank",), reader="rank", path=p,
+                          advice="or long-format answers, or battles")  # fmt: skip
+            rank_file = True
+            continue
         this = "battles" if "model_a" in data and "model_b" in data else "long"
         if kind is None:
             kind = this
@@ -108,6 +118,8 @@ def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
                 f"row looks like {this} but the file started as {kind}", path=p, line=line
             )
         if this == "battles":
+            if rank_file and data.get("winner") is None:
+                continue  # an unresolved pair: no battle, as in the run that wrote the file
             a, b = _text(data, "model_a", p, line), _text(data, "model_b", p, line)
             winner = str(data.get("winner", "")).strip().lower()
             if winner not in _WINNER:

@@ -7,6 +7,10 @@
 ``rubric`` (``name@version``) and ``judge``; files written before records carried
 those two names read as a run whose rubric and judge are unknown (``None``), which
 :func:`~fairjudge.evaluation.check_comparable` refuses unless told otherwise.
+
+The file's header record (:mod:`fairjudge._out_file`) is checked and skipped: a
+``score`` (or pointwise ``calibrate``) file is read, any other kind is refused,
+naming it. A file written before the header existed is read as before.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from fairjudge._errors import InputError
 from fairjudge._io_rows import open_source
 from fairjudge._items import question_text
+from fairjudge._out_file import read_header
 from fairjudge._untrusted import shown
 from fairjudge.evaluation._scores_result import ScoreResult
 
@@ -105,6 +110,21 @@ def _label(record: Mapping[str, Any], key: str, where: dict[str, Any]) -> str | 
     return value
 
 
+def _is_header(row: Mapping[str, Any], path: str, line: int) -> bool:
+    """Whether ``row`` is a ``--out`` header; refuse a file that holds no scored answers."""
+    header = read_header(dict(row), path=path, line=line)
+    if header is None:
+        return False
+    header.expect(("score", "calibrate"), reader="--baseline", path=path)
+    if header.rubric is None:
+        raise InputError(
+            f"a pairwise {header.kind} file (verdicts, not scores); --baseline reads "
+            "`score --out` files",
+            path=path,
+        )
+    return True
+
+
 def load_score_run(path: str | Path) -> ScoreRun:
     """Read an earlier ``score --out`` file back as a run.
 
@@ -121,6 +141,8 @@ def load_score_run(path: str | Path) -> ScoreRun:
         where: dict[str, Any] = {"path": source.name, "line": lineno}
         if isinstance(row, InputError):
             raise row
+        if not scores and _is_header(row, source.name, lineno):
+            continue
         clusters.append(_cluster(row, where))
         scores.append(_scores(row, where))
         for key in ("rubric", "judge"):

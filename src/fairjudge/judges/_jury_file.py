@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._io_rows import read_records
+from fairjudge._out_file import read_header
 from fairjudge._untrusted import read_toml, shown
 from fairjudge.backends._base_url import check_base_url
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
@@ -199,6 +200,10 @@ def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
     rule: str | None = None
     try:
         for number, value in read_records(path):
+            header = read_header(value, path=str(path), line=number) if not loaders else None
+            if header is not None:  # a --out file's header: only a jury's will do
+                header.expect(("jury",), reader="--jury", path=str(path))
+                continue
             members, record = _members(path, number, value)
             rule = rule or record.get("aggregation")
             for name, entry in members.items():

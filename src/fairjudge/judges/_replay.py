@@ -15,6 +15,12 @@ object a line, either:
   its ``verdict`` (``"A"``, ``"B"`` or ``"tie"``), optionally ``probabilities``,
   ``sample`` and ``id``.
 
+A ``--out`` file opens with a header record (:mod:`fairjudge._out_file`), which is
+checked, not replayed: a file of pairwise calls (``compare``, pairwise
+``calibrate``, ``rank``, ``jury``) is read; any other kind (a ``score`` file, say)
+is refused, naming it. A file without a header (written before it existed, or by
+another tool) is read as before.
+
 A call is looked up by what the judge was shown: (question, answer shown first,
 answer shown second) and the sample index, so an item replays only when both of its
 orders were recorded. A call with no recording is a :class:`~fairjudge.CallError`
@@ -33,6 +39,7 @@ from fairjudge._call import Conversation
 from fairjudge._errors import InputError
 from fairjudge._io_rows import read_records
 from fairjudge._items import question_text
+from fairjudge._out_file import read_header
 from fairjudge._protocol import normalize_verdict
 from fairjudge._types import CallError, Order, ParseFailure, Probabilities, Reply, Verdict
 from fairjudge._untrusted import shown
@@ -135,6 +142,10 @@ def _clip(text: str, width: int = 50) -> str:
     return repr(flat if len(flat) <= width else flat[: width - 1] + "…")
 
 
+_REPLAYABLE = ("compare", "calibrate", "rank", "jury")
+"""The kinds of ``--out`` file that hold pairwise calls, which ``replay:`` answers from."""
+
+
 class _Loader:
     """Reads a recordings file line by line, naming the line of anything malformed."""
 
@@ -152,6 +163,8 @@ class _Loader:
         # as in every JSONL file fairjudge writes (see _io_rows.read_records).
         for number, record in read_records(self.path):
             self.line = number
+            if not self.recordings and self._header(record):
+                continue
             if not isinstance(record, dict):
                 raise self.fail(f"a recording must be a JSON object; got {type(record).__name__}")
             if "calls" in record:
@@ -165,6 +178,18 @@ class _Loader:
                 "question, answer_a, answer_b and reply or verdict"
             )
         return ReplayJudge(self.recordings, name=name, source=str(self.path), labels=self.labels)
+
+    def _header(self, record: object) -> bool:
+        """Whether ``record`` is a ``--out`` header; refuse a file of no pairwise calls."""
+        header = read_header(record, path=str(self.path), line=self.line)
+        if header is None:
+            return False
+        header.expect(_REPLAYABLE, reader="replay:", path=str(self.path),
+                      advice="give a file of pairwise calls")  # fmt: skip
+        if header.rubric is not None:
+            raise self.fail(f"a pointwise {header.kind} file (scores by rubric "
+                            f"{header.rubric}); replay: reads pairwise calls")  # fmt: skip
+        return True
 
     def text(self, record: Mapping[str, Any], field: str) -> str:
         value = record.get(field)

@@ -6,9 +6,17 @@ The calls are resolved again under the record's rule and summarised with the see
 level and resamples given, so with ``compare``'s defaults the figures are
 ``compare``'s own.
 
-What the record does not hold (the judge, the template, the rendered prompts, the
-bootstrap clusters, the model names, tokens and cost) is not in a report built from
-it, and the report says so.
+The file's header record (:mod:`fairjudge._out_file`) names the judge and the
+template, which the report shows, and the kind of file: a ``compare`` or pairwise
+``calibrate`` file is read; any other kind is refused, naming it. A ``rank`` file
+pools many models, so it has no "model 1 vs model 2" page: ``rank --html`` draws its
+report. A file written before the header existed is read as a ``compare`` file, and
+the report says the judge and template were not recorded; a record that names its
+battle (``model_a`` and ``winner``, as ``rank --out`` records do) is refused there too.
+
+What the record does not hold (the rendered prompts, the bootstrap clusters, the
+model names, tokens and cost) is not in a report built from it, and the report says
+so.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from fairjudge._call import Conversation
 from fairjudge._errors import InputError
 from fairjudge._io_rows import read_records
 from fairjudge._items import Call, Item, Judgment
+from fairjudge._out_file import OutHeader, read_header
 from fairjudge._types import (
     CallError,
     Order,
@@ -115,13 +124,43 @@ def _judgment(record: object) -> Judgment:
     return judgment_of(item, tuple(_call(c) for c in calls), rule, extra)
 
 
-def _read(path: Path) -> list[Judgment]:
+_RANK_FILE = (
+    "its pairs pool many models, so there is no model 1 vs model 2 page to draw from it; "
+    "use `rank --html` for the ranking report (`fairjudge rank FILE --html PAGE` ranks "
+    "this file again without a judge call)"
+)
+
+
+def _check_kind(header: OutHeader, path: Path) -> None:
+    """Refuse a file ``report`` cannot render, naming its kind."""
+    if header.kind == "rank":
+        raise InputError(f"a rank file (written by `fairjudge rank --out`): {_RANK_FILE}",
+                         path=str(path))  # fmt: skip
+    header.expect(("compare", "calibrate"), reader="`fairjudge report`", path=str(path))
+    if header.rubric is not None:
+        raise InputError(
+            f"a pointwise {header.kind} file (scores by rubric {header.rubric}); "
+            "`fairjudge report` reads pairwise `compare --out` and `calibrate --out` files",
+            path=str(path),
+        )
+
+
+def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
     # A regular file only, read a bounded line at a time, each line parsed with its
     # depth bounded (_io_rows.read_records). Only "\n" ends a record: str.splitlines()
     # would also split at U+2028 and the other separators that JSON strings written
     # with ensure_ascii=False keep.
-    judgments = []
+    judgments: list[Judgment] = []
+    header = None
     for number, record in read_records(path):
+        if not judgments and header is None:  # the first record: a header, or not
+            header = read_header(record, path=str(path), line=number)
+            if header is not None:
+                _check_kind(header, path)
+                continue
+        if isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
+            raise InputError(f"a `rank --out` record: {_RANK_FILE}", path=str(path),
+                             line=number)  # fmt: skip
         try:
             judgments.append(_judgment(record))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
@@ -132,7 +171,7 @@ def _read(path: Path) -> list[Judgment]:
             ) from None
     if not judgments:
         raise InputError("holds no result record; give a file written by --out", path=str(path))
-    return judgments
+    return header, judgments
 
 
 def _clipped(exc: Exception, width: int = 200) -> str:
@@ -147,7 +186,7 @@ def load_results(
     """Read a ``--out`` file and summarise it again, under the rule its records carry.
 
     Args:
-        path: A JSONL file written by ``compare --out`` (or ``rank --out``).
+        path: A JSONL file written by ``compare --out`` or pairwise ``calibrate --out``.
         seed: The bootstrap seed (``compare``'s default is 0).
         level: The confidence level.
         n_resamples: Bootstrap resamples.
@@ -156,10 +195,11 @@ def load_results(
         The result, with every judgment and call as recorded.
 
     Raises:
-        InputError: The file cannot be read, or a line is not a result record (the
-            message names the file and the line).
+        InputError: The file cannot be read, its header names a kind of file that is
+            not a pairwise result (a ``rank`` file, say), or a line is not a result
+            record (the message names the file and the line).
     """
-    judgments = _read(path)
+    header, judgments = _read(path)
     rules = {j.rule for j in judgments}
     if len(rules) > 1:
         names = ", ".join(sorted(r.value for r in rules))
@@ -169,8 +209,10 @@ def load_results(
         sum(c.order is Order.ORIGINAL for c in j.calls) * 2 == len(j.calls) for j in judgments
     )
     settings = EvalSettings(
-        rules.pop(), rounds, balanced or rounds <= 2, seed, level, n_resamples, source=str(path)
-    )
+        rules.pop(), rounds, balanced or rounds <= 2, seed, level, n_resamples,
+        judge=header.judge if header is not None else None,
+        template=header.template if header is not None else None, source=str(path),
+    )  # fmt: skip
     result = summarise(judgments, settings)
     if result.n_not_run:
         result = dataclasses.replace(result, stopped=_STOPPED)

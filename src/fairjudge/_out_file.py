@@ -1,0 +1,178 @@
+"""The header record that opens every ``--out`` file, and how its readers check it.
+
+Every ``--out`` file is JSON Lines, and its first line says what the file is::
+
+    {"fairjudge": {"kind": "compare", "schema_version": 1, "version": "0.1.0",
+                   "command": ["fairjudge", "compare", "pairs.jsonl", ...],
+                   "judge": "local/qwen2.5-0.5b-instruct", "template": "default@1",
+                   "rubric": null, "settings": {"rule": "conservative", ...}}}
+
+The header is one key wide (``fairjudge``), so no per-item record, whose keys are
+the command's own, can be taken for it. The records after it are unchanged. The
+``kind`` is the command that wrote the file (:data:`KINDS`), which lets each reader
+refuse a file it cannot use, naming what the file is, instead of misreading it:
+``fairjudge report`` renders ``compare`` and ``calibrate`` files, ``replay:`` reads
+any file of pairwise calls, and ``score --baseline`` reads ``score`` files.
+
+Files written before the header existed open directly with a record; every reader
+still loads them, without the check the header allows.
+
+The command line is recorded with anything credential-like masked
+(:func:`fairjudge._redact.scrub`, and the password of a URL).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from fairjudge._errors import InputError
+from fairjudge._redact import scrub
+from fairjudge._untrusted import shown
+from fairjudge._version import __version__
+
+__all__ = ["KINDS", "SCHEMA_VERSION", "OutHeader", "OutKind", "out_header", "read_header"]
+
+OutKind = Literal[
+    "compare", "compare-via-scores", "calibrate", "rank", "score", "jury", "score-jury", "audit"
+]
+KINDS: tuple[str, ...] = get_args(OutKind)
+"""Every kind of ``--out`` file: the command (and mode) that wrote it."""
+SCHEMA_VERSION = 1
+"""The header's version; a reader refuses a file whose header is newer than it knows."""
+_KEY = "fairjudge"
+_URL_PASSWORD = re.compile(r"(://[^/@:\s]*:)[^/@\s]*@")
+
+
+def _masked(arg: str) -> str:
+    return _URL_PASSWORD.sub(r"\1***@", scrub(arg))
+
+
+def out_header(
+    kind: OutKind,
+    *,
+    command: Sequence[str] = (),
+    judge: str | None = None,
+    template: str | None = None,
+    rubric: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The first record of a ``--out`` file: what wrote it, and with what.
+
+    Args:
+        kind: The kind of file (the command that wrote it).
+        command: The command line; credential-like values are masked here.
+        judge: The judge's name (a member list for a panel).
+        template: The pairwise template, ``name@version``.
+        rubric: The pointwise rubric, ``name@version``.
+        settings: The run's settings (rule, seed, level, ...), JSON-ready.
+
+    Returns:
+        ``{"fairjudge": {...}}``, ready for ``json.dumps``.
+    """
+    return {
+        _KEY: {
+            "kind": kind,
+            "schema_version": SCHEMA_VERSION,
+            "version": __version__,
+            "command": [_masked(str(a)) for a in command],
+            "judge": judge,
+            "template": template,
+            "rubric": rubric,
+            "settings": dict(settings or {}),
+        }
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class OutHeader:
+    """A ``--out`` file's header, as read back.
+
+    Attributes:
+        kind: The kind of file (one of :data:`KINDS`).
+        version: The fairjudge version that wrote it.
+        judge: The judge's name, when recorded.
+        template: The pairwise template, when recorded.
+        rubric: The pointwise rubric, when recorded.
+        settings: The run's settings.
+    """
+
+    kind: str
+    version: str | None
+    judge: str | None
+    template: str | None
+    rubric: str | None
+    settings: Mapping[str, Any]
+
+    def expect(self, accepted: Sequence[str], *, reader: str, path: str, advice: str = "") -> None:
+        """Refuse a file of a kind ``reader`` cannot use, naming the kind.
+
+        Raises:
+            InputError: The kind is not in ``accepted``; the message names the file,
+                its kind, what ``reader`` reads and ``advice``.
+        """
+        if self.kind in accepted:
+            return
+        names = [f"`{k} --out`" for k in accepted]
+        wants = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        tail = f"; {advice}" if advice else ""
+        raise InputError(
+            f"a {self.kind} file (written by `fairjudge {self.kind} --out`); {reader} reads "
+            f"{wants} files{tail}",
+            path=path,
+        )
+
+
+def _optional_text(body: Mapping[str, Any], key: str, path: str, line: int) -> str | None:
+    value = body.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"header: {key!r} must be a string; got {shown(value)}", path=path,
+                         line=line)  # fmt: skip
+    return value
+
+
+def read_header(record: object, *, path: str, line: int = 1) -> OutHeader | None:
+    """The header a file's first record is, or ``None`` for a file written without one.
+
+    Args:
+        record: The file's first record, parsed.
+        path: The file, for messages.
+        line: The record's line, for messages.
+
+    Raises:
+        InputError: The record is a header but malformed, of an unknown kind, or of
+            a newer schema than this fairjudge reads (upgrade fairjudge).
+    """
+    if not (isinstance(record, dict) and _KEY in record):
+        return None
+    body = record[_KEY]
+    if not isinstance(body, dict) or len(record) != 1:
+        raise InputError("header: 'fairjudge' must be the only key, an object", path=path,
+                         line=line)  # fmt: skip
+    schema = body.get("schema_version")
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
+        raise InputError(f"header: bad schema_version {shown(schema)}", path=path, line=line)
+    if schema > SCHEMA_VERSION:
+        raise InputError(
+            f"header: schema_version {schema} is newer than this fairjudge reads "
+            f"({SCHEMA_VERSION}); upgrade fairjudge",
+            path=path,
+            line=line,
+        )
+    kind = body.get("kind")
+    if kind not in KINDS:
+        raise InputError(f"header: unknown kind {shown(kind)}; known: {', '.join(KINDS)}",
+                         path=path, line=line)  # fmt: skip
+    settings = body.get("settings") or {}
+    if not isinstance(settings, dict):
+        raise InputError("header: 'settings' must be an object", path=path, line=line)
+    return OutHeader(
+        kind=str(kind),
+        version=_optional_text(body, "version", path, line),
+        judge=_optional_text(body, "judge", path, line),
+        template=_optional_text(body, "template", path, line),
+        rubric=_optional_text(body, "rubric", path, line),
+        settings=settings,
+    )

@@ -1,0 +1,155 @@
+"""Every ``--out`` file says what it is, and its readers check (issue 21, items 8 and 12).
+
+Each test runs ``fairjudge`` as a process, as a user would, and reads its exit code,
+stdout and stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_headlines import fairjudge
+from tests.out_file import out_header, out_records
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
+LONGER = "python:fairjudge.examples.judges:longer"
+SCORER = "python:fairjudge.examples.judges:scorer"
+
+
+def _compare_out(tmp_path: Path) -> Path:
+    out = tmp_path / "compare.jsonl"
+    done = fairjudge("compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", LONGER,
+                     "--out", str(out), "-q")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _rank_out(tmp_path: Path) -> tuple[Path, str]:
+    out = tmp_path / "rank.jsonl"
+    done = fairjudge("rank", str(EXAMPLES / "rank_answers.jsonl"), "--judge", LONGER,
+                     "--out", str(out), "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out, done.stdout
+
+
+def _score_out(tmp_path: Path) -> Path:
+    out = tmp_path / "score.jsonl"
+    done = fairjudge("score", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER,
+                     "--out", str(out), "-q")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_a_compare_file_opens_with_its_header_and_report_names_the_judge(
+    tmp_path: Path,
+) -> None:
+    out = _compare_out(tmp_path)
+    header = out_header(out)
+    assert header["kind"] == "compare"
+    assert header["judge"] == LONGER
+    assert header["template"] is None  # a Python judge has no prompt
+    assert header["command"][:2] == ["fairjudge", "compare"]
+    assert "--out" in header["command"]
+    assert header["settings"]["rule"] == "conservative"
+    assert header["settings"]["seed"] == 0
+    assert len(out_records(out, "compare")) == 20
+
+    done = fairjudge("report", str(out), "-o", str(tmp_path / "page.html"), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["settings"]["judge"] == LONGER
+    assert "HTML report" in done.stderr
+
+
+def test_a_file_without_a_header_still_loads(tmp_path: Path) -> None:
+    out = _compare_out(tmp_path)
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(r) + "\n" for r in out_records(out)), encoding="utf-8")
+    done = fairjudge("report", str(old), "-o", str(tmp_path / "page.html"), "--json")
+    assert done.returncode == 0, done.stderr
+    assert "judge" not in json.loads(done.stdout)["settings"]  # not recorded, and not guessed
+    done = fairjudge("compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", f"replay:{old}",
+                     "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def test_report_refuses_a_rank_file_and_says_what_to_use(tmp_path: Path) -> None:
+    out, _ = _rank_out(tmp_path)
+    page = tmp_path / "page.html"
+    done = fairjudge("report", str(out), "-o", str(page))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "a rank file" in done.stderr
+    assert "use `rank --html`" in done.stderr
+    assert not page.exists()
+
+
+def test_report_refuses_a_headerless_rank_file_too(tmp_path: Path) -> None:
+    out, _ = _rank_out(tmp_path)
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(r) + "\n" for r in out_records(out)), encoding="utf-8")
+    done = fairjudge("report", str(old), "-o", str(tmp_path / "page.html"), "--json")
+    assert done.returncode == 2
+    assert "a `rank --out` record" in json.loads(done.stdout)["error"]["message"]
+
+
+def test_report_refuses_a_score_file_naming_its_kind(tmp_path: Path) -> None:
+    done = fairjudge("report", str(_score_out(tmp_path)), "-o", str(tmp_path / "page.html"))
+    assert done.returncode == 2
+    assert "a score file (written by `fairjudge score --out`)" in done.stderr
+    assert "reads `compare --out` and `calibrate --out` files" in done.stderr
+
+
+def test_a_rank_file_reads_back_as_its_battles_with_the_same_leaderboard(
+    tmp_path: Path,
+) -> None:
+    out, first = _rank_out(tmp_path)
+    header = out_header(out)
+    assert header["kind"] == "rank"
+    assert header["judge"] == LONGER
+    assert header["settings"]["pairing"] == "all"
+    records = out_records(out, "rank")
+    assert len(records) == 96
+    assert {"model_a", "model_b", "winner", "question_id", "calls"} <= records[0].keys()
+    assert {r["winner"] for r in records} <= {"model_a", "model_b", "tie"}
+
+    done = fairjudge("rank", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    assert "no judge calls needed" in done.stderr
+    again, before = json.loads(done.stdout)["ratings"], json.loads(first)["ratings"]
+    assert [(r["model"], r["wins"], r["losses"], r["ties"]) for r in again] == [
+        (r["model"], r["wins"], r["losses"], r["ties"]) for r in before
+    ]
+    assert [r["rating"] for r in again] == pytest.approx([r["rating"] for r in before])
+    assert [r["model"] for r in again] == ["alpha", "beta", "gamma", "delta"]
+
+
+def test_replay_and_baseline_refuse_a_file_of_another_kind(tmp_path: Path) -> None:
+    score = _score_out(tmp_path)
+    done = fairjudge("compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", f"replay:{score}")
+    assert done.returncode == 2
+    assert "a score file (written by `fairjudge score --out`); replay: reads" in done.stderr
+
+    compare = _compare_out(tmp_path)
+    done = fairjudge("score", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER,
+                     "--baseline", str(compare))  # fmt: skip
+    assert done.returncode == 2
+    assert "a compare file (written by `fairjudge compare --out`); --baseline reads" in (
+        done.stderr
+    )
+    done = fairjudge("score", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER,
+                     "--baseline", str(score), "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr  # its own kind is read
+
+
+def test_a_header_newer_than_this_fairjudge_is_refused(tmp_path: Path) -> None:
+    out = _compare_out(tmp_path)
+    lines = out.read_text("utf-8").split("\n")
+    header = json.loads(lines[0])
+    header["fairjudge"]["schema_version"] = 99
+    out.write_text("\n".join([json.dumps(header), *lines[1:]]), encoding="utf-8")
+    done = fairjudge("report", str(out), "-o", str(tmp_path / "page.html"))
+    assert done.returncode == 2
+    assert "schema_version 99 is newer than this fairjudge reads (1); upgrade" in done.stderr
