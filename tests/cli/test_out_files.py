@@ -153,3 +153,36 @@ def test_a_header_newer_than_this_fairjudge_is_refused(tmp_path: Path) -> None:
     done = fairjudge("report", str(out), "-o", str(tmp_path / "page.html"))
     assert done.returncode == 2
     assert "schema_version 99 is newer than this fairjudge reads (1); upgrade" in done.stderr
+
+
+_OUT_DASH = {
+    "compare": ["compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", LONGER],
+    "calibrate": ["calibrate", str(EXAMPLES / "calibration.jsonl"), "--judge", LONGER],
+    "rank": ["rank", str(EXAMPLES / "rank_answers.jsonl"), "--judge", LONGER],
+    "score": ["score", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER],
+    "jury": ["jury", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", LONGER, "--judge",
+             "python:fairjudge.examples.judges:first_position", "--allow-python-judges"],
+    "score-jury": ["score-jury", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER,
+                   "--judge", SCORER],
+    "audit": ["audit", "--limit", "1"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(_OUT_DASH))
+def test_out_dash_is_refused_and_writes_no_file_named_dash(
+    command: str, tmp_path: Path
+) -> None:
+    done = fairjudge(*_OUT_DASH[command], "--out", "-", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert "--out -: result files are not written to standard output" in done.stderr
+    assert not (tmp_path / "-").exists()
+
+
+def test_out_dash_with_json_is_a_json_error(tmp_path: Path) -> None:
+    done = fairjudge(*_OUT_DASH["compare"], "--out", "-", "--json", cwd=tmp_path)
+    assert done.returncode == 2
+    error = json.loads(done.stdout)["error"]
+    assert error["type"] == "ConfigError"
+    assert error["message"].startswith("--out -: result files are not written")
+    assert not (tmp_path / "-").exists()

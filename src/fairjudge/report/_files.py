@@ -30,10 +30,22 @@ def check_writable(
     writes (then removes) a probe file beside the target, so a read-only folder, a
     parent that is a file or a full disk is found now.
 
+    ``-`` is refused: as an input it means standard input, so a file named ``-`` is
+    never what was meant, and standard output is not offered either: the table and
+    ``--json`` print there, and a result file is written whole or not at all, which
+    a pipe cannot be.
+
     Raises:
         ConfigError: The file could not be written there, or must not be; the message
             says why.
     """
+    if str(path) == "-":
+        raise ConfigError(
+            f"{flag} -: result files are not written to standard output (the table and "
+            f"--json print there); give a file name, e.g. {flag} results.jsonl"
+            if flag == "--out"
+            else f"{flag} -: give a file name; '-' is not written to standard output"
+        )
     _refuse_input(path, flag, inputs)
     if path.is_dir():
         raise ConfigError(f"{flag} {path}: is a folder; give a file name")
