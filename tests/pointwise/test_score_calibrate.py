@@ -27,7 +27,9 @@ def _rows(*, usefulness: bool = True) -> list[dict[str, object]]:
             level = min(5, 1 + i + q % 2)
             row: dict[str, object] = {
                 "id": f"q{q}", "system": system, "question": f"Question {q}?",
-                "answer": f"{level} from {system}", "human_accuracy": 2 * level + (q % 3) / 2,
+                "answer": f"{level} from {system}",
+                # Within the 1-5 scale (off-scale labels are refused): 1 to 3.25.
+                "human_accuracy": (2 * level + (q % 3) / 2) / 4 + 0.5,
             }  # fmt: skip
             if usefulness:
                 row["human_usefulness"] = level
