@@ -176,10 +176,20 @@ def calibrate_scores(
     result = run_scoring(judge, loaded.items, seed=run.seed, level=run.level,
                          n_resamples=run.bootstrap)  # fmt: skip
     if run.out is not None:
-        write_out(run.out, "calibrate", result.records(), judge=result.judge,
-                  rubric=result.rubric_tag,
-                  settings={"mode": scoring.mode, "seed": run.seed, "level": run.level,
-                            "n_resamples": run.bootstrap, "min_spearman": min_spearman})
+        write_out(
+            run.out,
+            "calibrate",
+            result.records(),
+            judge=result.judge,
+            rubric=result.rubric_tag,
+            settings={
+                "mode": scoring.mode,
+                "seed": run.seed,
+                "level": run.level,
+                "n_resamples": run.bootstrap,
+                "min_spearman": min_spearman,
+            },
+        )
     report = score_calibration_report(result, min_spearman=min_spearman)
     calls = getattr(judge, "last_run", None)
     payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,

@@ -113,8 +113,17 @@ def compare_via_scores_command(
         close_scorer(scorer)
         if pairwise is not None:
             pairwise.close()
-    _output(file, json_output, run, result, swap, calls, loaded.skipped_records(),
-            judge=getattr(scorer, "name", None), rubric=f"{rubric.name}@{rubric.version}")
+    _output(
+        file,
+        json_output,
+        run,
+        result,
+        swap,
+        calls,
+        loaded.skipped_records(),
+        judge=getattr(scorer, "name", None),
+        rubric=f"{rubric.name}@{rubric.version}",
+    )
     _exit(result, swap, run.max_unresolved)
 
 
