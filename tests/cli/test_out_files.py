@@ -169,9 +169,7 @@ _OUT_DASH = {
 
 
 @pytest.mark.parametrize("command", sorted(_OUT_DASH))
-def test_out_dash_is_refused_and_writes_no_file_named_dash(
-    command: str, tmp_path: Path
-) -> None:
+def test_out_dash_is_refused_and_writes_no_file_named_dash(command: str, tmp_path: Path) -> None:
     done = fairjudge(*_OUT_DASH[command], "--out", "-", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""

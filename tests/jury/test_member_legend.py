@@ -72,9 +72,7 @@ def test_jury_tables_number_the_members_and_the_legend_names_them() -> None:
 
 def test_a_long_member_name_in_the_legend_wraps_and_is_never_cut(tmp_path: Path) -> None:
     module = "a_module_with_a_long_name_" + "x" * 70
-    (tmp_path / f"{module}.py").write_text(
-        "from examples.judges import longer\n", encoding="utf-8"
-    )
+    (tmp_path / f"{module}.py").write_text("from examples.judges import longer\n", encoding="utf-8")
     env = _env(tmp_path)
     code = "import sys; from fairjudge.cli import main; sys.argv[0] = 'fairjudge'; main()"
     done = subprocess.run(
