@@ -65,6 +65,9 @@ from fairjudge.backends._weights import ensure_model, file_sha256
 
 __all__ = ["LocalBackend"]
 
+DEFAULT_N_CTX = 8192
+"""llama.cpp's context window, in tokens, unless ``n_ctx`` (``--context``) says otherwise."""
+
 T = TypeVar("T")
 
 _LABEL_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 1, "top_logprobs": 20}
@@ -127,7 +130,7 @@ class LocalBackend:
         *,
         model_id: str,
         threads: int | None = None,
-        n_ctx: int = 8192,
+        n_ctx: int = DEFAULT_N_CTX,
         verbose: bool = False,
     ) -> None:
         self._runtime = _import_runtime()
@@ -158,7 +161,7 @@ class LocalBackend:
         *,
         model_path: str | os.PathLike[str] | None = None,
         threads: int | None = None,
-        n_ctx: int = 8192,
+        n_ctx: int = DEFAULT_N_CTX,
         quiet: bool = False,
         verbose: bool = False,
     ) -> LocalBackend:

@@ -71,7 +71,8 @@ def llama_error(error: Any, n_ctx: int) -> BackendError:
     if error.get("type") == "exceed_context_size_error":
         return RequestRejected(
             f"the prompt has {error.get('n_prompt_tokens', '?')} tokens, more than the local "
-            f"judge's context of {n_ctx}; raise n_ctx or shorten the answers"
+            f"judge's context of {n_ctx} (n_ctx); raise it (--context on the command line) "
+            "or shorten the answers"
         )
     code = error.get("code")
     if isinstance(code, int) and 400 <= code < 500:

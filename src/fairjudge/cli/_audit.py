@@ -180,7 +180,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
     ]  # fmt: skip
     specs = opts.judge or [DEFAULT_JUDGE]
     where = BackendOptions(flags.base_url, flags.model_path, flags.threads, flags.temperature,
-                           flags.timeout)  # fmt: skip
+                           flags.timeout, flags.context)  # fmt: skip
     options = _run_options(flags)
     with JudgeSession(store=flags.store, options=options) as session:
         judges = [ModelAuditJudge(s, session=session, backend_options=where, family=families.get(s))

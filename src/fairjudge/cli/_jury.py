@@ -58,7 +58,7 @@ from fairjudge.report import jury_report, render_jury
 
 __all__ = ["JuryFlags", "jury"]
 
-_NOT_FOR_PANELS = {"judge", "model_path", "threads"}
+_NOT_FOR_PANELS = {"judge", "model_path", "threads", "context"}
 """JudgeFlags fields a panel does not take: ``--judge`` is repeatable here, and
 local-model options are per member (not supported on a panel yet)."""
 

@@ -84,6 +84,12 @@ class JudgeFlags:
     ] = None
     model_path: Annotated[Path | None, typer.Option(help="Any GGUF file, for local/.")] = None
     threads: Annotated[int | None, typer.Option(help="CPU threads, for local/.")] = None
+    context: Annotated[
+        int | None,
+        typer.Option(
+            help="Context size in tokens, for local/; raise it for long prompts. [default: 8192]"
+        ),
+    ] = None
     temperature: Annotated[
         float | None,
         typer.Option(help="Sampling temperature of every call. [default: the backend's, 0]"),
@@ -151,7 +157,7 @@ class JudgeFlags:
         if is_model:
             check_repeats(rounds, temperature)  # before a model loads or a call is made
         where = BackendOptions(
-            self.base_url, self.model_path, self.threads, temperature, self.timeout
+            self.base_url, self.model_path, self.threads, temperature, self.timeout, self.context
         )
         return resolve_judge(
             self.judge, backend_options=where, template=self.template, options=options,

@@ -186,8 +186,9 @@ def open_scorer(
 ) -> Judge:
     """The pointwise judge the flags name; every flag is checked before a call."""
     where = BackendOptions(
-        flags.base_url, flags.model_path, flags.threads, flags.temperature, flags.timeout
-    )
+        flags.base_url, flags.model_path, flags.threads, flags.temperature, flags.timeout,
+        flags.context,
+    )  # fmt: skip
     return resolve_pointwise_judge(
         flags.judge, rubric=rubric, mode=mode, backend_options=where,
         options=flags.run_options(), store=flags.store, structured=structured,

@@ -51,7 +51,9 @@ from fairjudge.report import (
 
 __all__ = ["ScorePanelFlags", "score_jury", "score_panel"]
 
-PanelScoreRunFlags = judge_flags_without({"judge", "model_path", "threads"}, "PanelScoreRunFlags")
+PanelScoreRunFlags = judge_flags_without(
+    {"judge", "model_path", "threads", "context"}, "PanelScoreRunFlags"
+)
 """The shared judge and run flags less ``--judge`` (repeatable here) and the local-model
 options (per member; not supported on a panel yet)."""
 

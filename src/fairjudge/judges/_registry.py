@@ -75,6 +75,8 @@ class BackendOptions:
         threads: CPU threads for ``local/`` judges.
         temperature: Sampling temperature for every call (part of the cache key).
         timeout: Seconds an HTTP judge waits for one reply (default 60).
+        context: Context size in tokens for ``local/`` judges (llama.cpp's ``n_ctx``,
+            default 8192): raise it when a prompt is too long for the model's window.
     """
 
     base_url: str | None = None
@@ -82,6 +84,7 @@ class BackendOptions:
     threads: int | None = None
     temperature: float | None = None
     timeout: float | None = None
+    context: int | None = None
 
     def __post_init__(self) -> None:
         if self.base_url is not None:
@@ -92,6 +95,8 @@ class BackendOptions:
             raise ConfigError(f"--threads must be >= 1; got {self.threads}")
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise ConfigError(f"--temperature must be in [0, 2]; got {self.temperature}")
+        if self.context is not None and self.context < 256:
+            raise ConfigError(f"--context must be at least 256 tokens; got {self.context}")
         if self.timeout is not None and not 0 < self.timeout < 86400:
             raise ConfigError(f"--timeout must be a number of seconds > 0; got {self.timeout}")
 
@@ -228,11 +233,18 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
     if kind == "local":
         given = [f for f, v in (("--base-url", where.base_url), ("--timeout", where.timeout)) if v]
         _reject(spec, given, "it runs in this process")
-        from fairjudge.backends._local import LocalBackend
+        from fairjudge.backends._local import DEFAULT_N_CTX, LocalBackend
 
         path = str(where.model_path) if where.model_path else None
-        return LocalBackend.from_name(name, model_path=path, threads=where.threads, quiet=quiet)
-    given = [f for f, v in (("--model-path", where.model_path), ("--threads", where.threads)) if v]
+        return LocalBackend.from_name(
+            name, model_path=path, threads=where.threads, quiet=quiet,
+            n_ctx=where.context or DEFAULT_N_CTX,
+        )  # fmt: skip
+    local_only = (
+        ("--model-path", where.model_path), ("--threads", where.threads),
+        ("--context", where.context),
+    )  # fmt: skip
+    given = [f for f, v in local_only if v]
     _reject(spec, given, "they are for local/ judges")
     http: dict[str, Any] = {} if where.timeout is None else {"timeout": where.timeout}
     if kind == "openai":
