@@ -178,6 +178,17 @@ def test_audit_items_with_an_empty_answer_are_refused_unless_allowed(tmp_path: P
     refused(done, "a.jsonl:1: 'answer' is empty", "--allow-empty")
 
 
+def test_rank_refuses_an_empty_answer_unless_allowed(tmp_path: Path) -> None:
+    text = (EXAMPLES / "rank_answers.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines()]
+    rows[2]["answer"] = "  "
+    path = _jsonl(tmp_path / "r.jsonl", rows)
+    refused(fairjudge("rank", path, "--judge", PAIRWISE), "r.jsonl:3: 'answer' is empty")
+    allowed = fairjudge("rank", path, "--judge", PAIRWISE, "--allow-empty", "--json")
+    assert allowed.returncode == 0, allowed.stderr
+    assert len(json.loads(allowed.stdout)["ratings"]) == 4
+
+
 # -- item 11: an unterminated CSV quote ---------------------------------------------------
 
 

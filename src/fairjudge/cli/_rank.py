@@ -77,6 +77,9 @@ _Html = Annotated[
     Path | None, typer.Option(help="Write a self-contained HTML report (leaderboard and pairs).")
 ]
 _Json = Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")]
+_AllowEmpty = Annotated[
+    bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
+]
 
 
 def _check(data: LongAnswers | Battles, fit: dict[str, Any], max_unresolved: float) -> None:
@@ -237,13 +240,14 @@ def rank(
     out: _Out = None,
     html: _Html = None,
     json_output: _Json = False,
+    allow_empty: _AllowEmpty = False,
     *,
     flags: JudgeFlags,
 ) -> None:
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
     fit: dict[str, Any] = {"anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
                            "n_resamples": bootstrap, "seed": seed}  # fmt: skip
-    data = load_ranking_input(file)
+    data = load_ranking_input(file, allow_empty=allow_empty)
     _check(data, {**fit, "out": out, "html": html, "source": file}, max_unresolved)
     result, run = None, None
     if isinstance(data, Battles):

@@ -86,8 +86,14 @@ def _text(row: dict[str, object], key: str, path: str, line: int) -> str:
     return value
 
 
-def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
+def load_ranking_input(path: str | Path, *, allow_empty: bool = False) -> LongAnswers | Battles:
     """Read long-format answers or judged battles; the columns decide which.
+
+    Args:
+        path: The file (JSONL, CSV or Parquet).
+        allow_empty: Keep empty or blank answers; by default each is refused, as by
+            every other reader (an empty answer is most often a lost column or a
+            failed generation, and judged it loses every comparison without a word).
 
     Raises:
         InputError: Bad rows, duplicate (question, model) answers, or fewer than
@@ -142,6 +148,13 @@ def load_ranking_input(path: str | Path) -> LongAnswers | Battles:
         answer = data.get("answer")
         if not isinstance(answer, str):
             raise InputError(f"'answer' must be a string, got {answer!r}", path=p, line=line)
+        if not allow_empty and not answer.strip():
+            raise InputError(
+                "'answer' is empty; fill it in, or pass --allow-empty (allow_empty=True) "
+                "to judge empty answers as they are",
+                path=p,
+                line=line,
+            )
         if model in answers[qid]:
             raise InputError(
                 f"duplicate answer of {model!r} to question {qid!r}", path=p, line=line
