@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("audit", {"audit"}),
     ("report", {"report"}),
     ("examples", {"examples"}),  # the README's inputs and judges: only the CLI copies them
+    ("notebook API", {"_api"}),  # fairjudge.compare, ...: over the report layer, beside cli
     ("cli", {"cli"}),
     ("public API", {"__init__"}),
 ]

@@ -30,18 +30,16 @@ EXPECTED = {
     "RequestRejected",
     "Reply",
     "Resolution",
+    "Result",
     "ServerError",
     "Verdict",
     "WinRate",
     "__version__",
+    "compare",
     "debiased_verdict",
     "evaluate_pairs",
-    "item_seed",
-    "normalize_verdict",
-    "plan_orders",
     "position_consistency",
-    "resolve",
-    "translate",
+    "score",
     "win_rate",
 }
 
@@ -71,3 +69,23 @@ def test_public_names_match_module_attributes() -> None:
         "stats",
     }
     assert public - submodules <= set(fairjudge.__all__)
+
+
+def test_all_is_at_most_40_names_each_documented() -> None:
+    assert len(fairjudge.__all__) <= 40
+    for name in fairjudge.__all__:
+        if name != "__version__":
+            assert (getattr(fairjudge, name).__doc__ or "").strip(), name
+
+
+def test_the_notebook_api_reports_the_flat_namespace() -> None:
+    for name in ("Result", "compare", "score"):
+        assert getattr(fairjudge, name).__module__ == "fairjudge", name
+
+
+def test_names_that_left_all_still_import_from_the_top_level() -> None:
+    from fairjudge import item_seed, normalize_verdict, plan_orders, resolve, translate
+    from fairjudge._protocol import plan_orders as home
+
+    assert plan_orders is home
+    assert all(callable(f) for f in (item_seed, normalize_verdict, resolve, translate))

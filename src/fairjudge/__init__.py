@@ -30,15 +30,7 @@ from fairjudge._errors import (
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._lazy import lazy_attributes as _lazy_attributes
 from fairjudge._lazy import module_dir as _module_dir
-from fairjudge._protocol import (
-    debiased_verdict,
-    item_seed,
-    normalize_verdict,
-    plan_orders,
-    position_consistency,
-    resolve,
-    win_rate,
-)
+from fairjudge._protocol import debiased_verdict, position_consistency, win_rate
 from fairjudge._types import (
     CallError,
     Order,
@@ -48,21 +40,25 @@ from fairjudge._types import (
     Reply,
     Resolution,
     Verdict,
-    translate,
 )
 from fairjudge._version import __version__
 
 if _typing.TYPE_CHECKING:
+    from fairjudge._api import Result, compare, score
     from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
     from fairjudge.stats import ConfidenceInterval
 
 # The evaluation layer loads on first use (PEP 562): the seed protocol, and every
-# command's --help, start without the judges, the runner or numpy.
+# command's --help, start without the judges, the runner or numpy. The protocol's
+# building blocks left __all__ (issue 22) but still import from here as before.
 __getattr__ = _lazy_attributes(
     __name__,
     {
+        "fairjudge._api": "Result compare score",
         "fairjudge.evaluation": "PairwiseResult Rate WinRate evaluate_pairs",
         "fairjudge.stats": "ConfidenceInterval",
+        "fairjudge._protocol": "item_seed normalize_verdict plan_orders resolve",
+        "fairjudge._types": "translate",
     },
 )
 
@@ -92,18 +88,16 @@ __all__ = [
     "Reply",
     "RequestRejected",
     "Resolution",
+    "Result",
     "ServerError",
     "Verdict",
     "WinRate",
     "__version__",
+    "compare",
     "debiased_verdict",
     "evaluate_pairs",
-    "item_seed",
-    "normalize_verdict",
-    "plan_orders",
     "position_consistency",
-    "resolve",
-    "translate",
+    "score",
     "win_rate",
 ]
 

@@ -1,0 +1,250 @@
+"""The notebook API: one call per command, over the library the commands use.
+
+Each function loads items the way the command loads its file, resolves the judge
+the way ``--judge`` is resolved, calls the same library function as the command
+(:func:`~fairjudge.evaluation.evaluate`, :func:`~fairjudge.evaluation.score_answers`,
+...) and wraps its result and the command's report model in a :class:`Result`. A
+budget stop returns the partial result with ``stopped`` set, as the command shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fairjudge._api._inputs import ROWS, load_rows
+from fairjudge._api._result import Result, pairwise_rows, scored_rows
+from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._io import Columns, load_items
+from fairjudge._io_scores import ScoreItem, load_score_items
+from fairjudge._items import Item
+from fairjudge.evaluation import EvalSettings, PairwiseResult, ScoreResult, evaluate, score_answers
+from fairjudge.judges import (
+    BackendOptions,
+    BatchJudge,
+    BatchPointwiseJudge,
+    resolve_judge,
+    resolve_pointwise_judge,
+)
+from fairjudge.prompts import get_rubric
+from fairjudge.runner import RunOptions, RunSummary
+
+__all__ = ["compare", "score"]
+
+R = TypeVar("R")
+
+_PAIR_COLUMNS = {f for f in Columns.__dataclass_fields__}
+
+
+def _title(source: str) -> str:
+    return source if source == ROWS else Path(source).name
+
+
+def _pairwise_items(
+    items: Any, columns: Mapping[str, str] | None, skip_invalid: bool, allow_empty: bool
+) -> tuple[list[Item], str, list[dict[str, Any]]]:
+    """Items from a path, rows, a DataFrame or :class:`Item` objects; with skipped rows."""
+    if isinstance(items, (list, tuple)) and items and all(isinstance(i, Item) for i in items):
+        return list(items), ROWS, []
+    loaded, source = load_rows(
+        items,
+        lambda path: load_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty),
+        columns=columns,
+    )
+    return loaded.items, source, loaded.skipped_records()
+
+
+def _score_items(
+    items: Any, columns: Mapping[str, str] | None, rubric: Any, skip_invalid: bool,
+    allow_empty: bool,
+) -> tuple[list[ScoreItem], str, list[dict[str, Any]]]:  # fmt: skip
+    if isinstance(items, (list, tuple)) and items and all(isinstance(i, ScoreItem) for i in items):
+        return list(items), ROWS, []
+    loaded, source = load_rows(
+        items,
+        lambda path: load_score_items(
+            path,
+            dimensions=rubric.names,
+            scale=rubric.scale,
+            skip_invalid=skip_invalid,
+            allow_empty=allow_empty,
+        ),
+        columns=columns,
+    )
+    return loaded.items, source, loaded.skipped_records()
+
+
+@contextmanager
+def _opened(judge: Any, open_spec: Callable[[str | None], Any]) -> Iterator[Any]:
+    """The judge to use; one opened from a spec here is closed here."""
+    if judge is None or isinstance(judge, str):
+        opened = open_spec(judge)
+        try:
+            yield opened
+        finally:
+            close = getattr(opened, "close", None)
+            if callable(close):
+                close()
+    else:
+        yield judge
+
+
+def _partial(run: Callable[[], R], kind: type[Any]) -> R:
+    """``run()``, or the partial result a spent budget carries (``stopped`` set)."""
+    try:
+        return run()
+    except BudgetExceeded as exc:
+        if not isinstance(exc.partial, kind):
+            raise
+        return exc.partial  # type: ignore[no-any-return]
+
+
+def _last_run(judge: object) -> RunSummary | None:
+    run = getattr(judge, "last_run", None)
+    return run if isinstance(run, RunSummary) else None
+
+
+def _name(judge: object) -> str:
+    return str(getattr(judge, "name", None) or getattr(judge, "__name__", type(judge).__name__))
+
+
+def compare(
+    items: Any,
+    judge: str | BatchJudge | Callable[[str, str, str], Any] | None = None,
+    *,
+    settings: EvalSettings | None = None,
+    options: RunOptions | None = None,
+    template: str | None = None,
+    backend: BackendOptions | None = None,
+    store: str | Path | None = None,
+    columns: Mapping[str, str] | None = None,
+    skip_invalid: bool = False,
+    allow_empty: bool = False,
+) -> Result:
+    """Compare two systems' answers with the position-debiased protocol (``fairjudge compare``).
+
+    Args:
+        items: A file (JSONL, CSV, Parquet), a list of dicts or :class:`Item` objects,
+            or a pandas DataFrame, with columns ``question``, ``answer_1``,
+            ``answer_2`` and optional ``id``, ``reference``, ``category``, ``human``.
+        judge: A spec (``"openai/gpt-4o-mini"``, ``"local/..."``,
+            ``"python:module:function"``, ``"replay:FILE"``; ``None``: the embedded
+            default), a function ``judge(question, answer_a, answer_b)`` or a judge
+            object (:class:`~fairjudge.judges.LLMJudge`, a jury, ...).
+        settings: Rule, rounds, seed, level and resamples (the command's settings).
+        options: Concurrency, rate limits and budget, for a judge opened from a spec.
+        template: The prompt template, for a model judge opened from a spec.
+        backend: Server URL, GGUF file, temperature..., for a judge opened from a spec.
+        store: The store's path, for a judge opened from a spec.
+        columns: Your column names -> the README's (``{"prompt": "question"}``).
+        skip_invalid: Set invalid rows aside (listed in the result) instead of stopping.
+        allow_empty: Judge empty or blank answers instead of refusing the row.
+
+    Returns:
+        A :class:`Result` whose ``result`` is a :class:`~fairjudge.PairwiseResult`.
+
+    Raises:
+        InputError: An invalid row (named by file and line, or ``<rows>:N``).
+        ConfigError: A bad setting, or an option that does not apply to the judge.
+
+    Example:
+        >>> r = compare([{"question": "q", "answer_1": "long answer", "answer_2": "s"}],
+        ...             lambda q, a, b: "A" if len(a) >= len(b) else "B")
+        >>> r.result.win_rate.estimate
+        1.0
+    """
+    the_settings = settings or EvalSettings()
+    item_list, source, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty)
+
+    def open_spec(spec: str | None) -> BatchJudge:
+        return resolve_judge(spec, backend_options=backend, template=template, options=options,
+                             store=store)  # fmt: skip
+
+    with _opened(judge, open_spec) as the_judge:
+        result = _partial(lambda: evaluate(the_judge, item_list, the_settings), PairwiseResult)
+        run = _last_run(the_judge)
+        name = _name(the_judge)
+    from dataclasses import replace
+
+    from fairjudge.report import comparison_html, comparison_report
+
+    result = replace(result, settings=replace(result.settings, judge=name, source=source))
+    report = comparison_report(
+        result, title=f"{_title(source)}: model 1 vs model 2", run=run, skipped=skipped
+    )
+    return Result(
+        "compare", result, report, result.stopped,
+        _rows=lambda: pairwise_rows(result.judgments), _html=lambda: comparison_html(report),
+    )  # fmt: skip
+
+
+def score(
+    items: Any,
+    judge: str | BatchPointwiseJudge | Callable[..., Any] | None = None,
+    *,
+    rubric: str = "production",
+    seed: int = 0,
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    options: RunOptions | None = None,
+    backend: BackendOptions | None = None,
+    store: str | Path | None = None,
+    columns: Mapping[str, str] | None = None,
+    skip_invalid: bool = False,
+    allow_empty: bool = False,
+) -> Result:
+    """Score each answer on its own against a rubric (``fairjudge score``).
+
+    Args:
+        items: A file, a list of dicts or :class:`~fairjudge.evaluation.ScoreItem`
+            objects, or a pandas DataFrame, with ``question`` and ``answer`` and
+            optional ``id``, ``reference``, ``category``, ``system``, ``human_<dimension>``.
+        judge: A spec (as for :func:`compare`), a function
+            ``judge(question, answer) -> {dimension: score}`` or a pointwise judge.
+        rubric: A built-in rubric's name or a ``*.toml`` path.
+        seed: Bootstrap seed; recorded with the result.
+        level: Confidence level of every interval.
+        n_resamples: Bootstrap resamples.
+        options: Run options, for a judge opened from a spec.
+        backend: Backend options, for a judge opened from a spec.
+        store: The store's path, for a judge opened from a spec.
+        columns: Your column names -> the README's.
+        skip_invalid: Set invalid rows aside instead of stopping.
+        allow_empty: Score empty or blank answers instead of refusing the row.
+
+    Returns:
+        A :class:`Result` whose ``result`` is a :class:`~fairjudge.evaluation.ScoreResult`.
+    """
+    the_rubric = get_rubric(rubric)
+    item_list, source, skipped = _score_items(items, columns, the_rubric, skip_invalid, allow_empty)
+
+    def open_spec(spec: str | None) -> BatchPointwiseJudge:
+        return resolve_pointwise_judge(
+            spec, rubric=the_rubric, backend_options=backend, options=options, store=store
+        )
+
+    if (
+        judge is not None
+        and not isinstance(judge, (str, BatchPointwiseJudge))
+        and not callable(judge)
+    ):
+        raise ConfigError(f"judge must be a spec, a function or a pointwise judge; got {judge!r}")
+    with _opened(judge, open_spec) as the_judge:
+        given = None if isinstance(the_judge, BatchPointwiseJudge) else the_rubric
+        result = _partial(
+            lambda: score_answers(
+                the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
+            ),
+            ScoreResult,
+        )
+        run = _last_run(the_judge)
+        name = _name(the_judge)
+    from dataclasses import replace
+
+    from fairjudge.report import score_report
+
+    result = replace(result, judge=name)
+    report = score_report(result, title=f"{_title(source)}: scores", run=run, skipped=skipped)
+    return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items))

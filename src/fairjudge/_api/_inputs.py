@@ -1,0 +1,124 @@
+"""What the top-level functions accept: items as a file, rows or a DataFrame; judges as specs.
+
+In-memory rows (dicts, or a pandas DataFrame's rows) go through the very loader a
+file goes through, so they are validated exactly as the command line validates a
+file: the rows are written to a private JSON Lines file and read back, and an error
+names them as ``<rows>:N`` (N counts rows from 1) instead of that file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fairjudge._errors import ConfigError, InputError, MissingExtraError
+
+__all__ = ["ItemsLike", "import_pandas", "load_rows", "rows_of"]
+
+ItemsLike = Any
+"""A path, a sequence of dicts or item objects, or a pandas DataFrame."""
+
+T = TypeVar("T")
+ROWS = "<rows>"
+
+
+def import_pandas(feature: str) -> Any:
+    """pandas, or the error that says how to install it."""
+    try:
+        return importlib.import_module("pandas")  # no stubs needed: used through Any
+    except ImportError as exc:
+        raise MissingExtraError(feature, "pandas", "pandas") from exc
+
+
+def _is_dataframe(obj: object) -> bool:
+    """A pandas DataFrame, recognised without importing pandas."""
+    kind = type(obj)
+    return kind.__name__ == "DataFrame" and kind.__module__.startswith("pandas")
+
+
+def _cell(value: Any) -> Any:
+    """A DataFrame cell as JSON: a missing value is an absent one; numpy scalars unwrap."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    item = getattr(value, "item", None)  # numpy scalars
+    if callable(item) and not isinstance(value, (list, dict, str)):
+        try:
+            return _cell(item())
+        except (TypeError, ValueError):
+            return value
+    if value is not None and type(value).__name__ == "NAType":
+        return None
+    return value
+
+
+def rows_of(items: Any, *, columns: Mapping[str, str] | None = None) -> list[dict[str, Any]] | None:
+    """The rows of in-memory items, renamed by ``columns``; ``None`` for a path.
+
+    Args:
+        items: A path, a DataFrame, or a sequence of dicts.
+        columns: Your column name -> the README's name (``{"prompt": "question"}``).
+
+    Raises:
+        MissingExtraError: A DataFrame, and pandas is not installed (cannot happen in
+            practice, but the import is checked where the rows are read).
+        ConfigError: ``items`` is a string that is not a path, or holds a row that
+            is not a mapping.
+    """
+    if isinstance(items, (str, Path)):
+        return None
+    rename = dict(columns or {})
+    if _is_dataframe(items):
+        import_pandas("DataFrame input")
+        records = items.astype(object).to_dict("records")
+        rows = [{str(k): _cell(v) for k, v in r.items()} for r in records]
+    else:
+        rows = []
+        for i, row in enumerate(items):
+            if not isinstance(row, Mapping):
+                raise ConfigError(
+                    f"items[{i}] must be a dict (or items a path or a DataFrame); got {row!r:.80}"
+                )
+            rows.append(dict(row))
+    return [{rename.get(k, k): v for k, v in row.items()} for row in rows]
+
+
+@contextmanager
+def _as_file(rows: Sequence[Mapping[str, Any]]) -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="fairjudge-") as folder:
+        path = Path(folder) / "rows.jsonl"
+        with path.open("w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        yield path
+
+
+def load_rows(
+    items: Any,
+    load: Callable[[Path], T],
+    *,
+    columns: Mapping[str, str] | None = None,
+) -> tuple[T, str]:
+    """Load items with ``load`` (a file loader), from a path or from in-memory rows.
+
+    Returns:
+        What ``load`` returns, and the source's name for the record.
+
+    Raises:
+        InputError: As ``load`` raises it; for rows, named ``<rows>:N``.
+    """
+    rows = rows_of(items, columns=columns)
+    if rows is None:
+        return load(Path(items)), str(items)
+    if not rows:
+        raise ConfigError("items is empty; need at least one item")
+    with _as_file(rows) as path:
+        try:
+            return load(path), ROWS
+        except InputError as exc:
+            raise InputError(str(exc).replace(str(path), ROWS)) from None

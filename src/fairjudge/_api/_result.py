@@ -1,0 +1,150 @@
+"""One result type for every top-level function: summary, dict, DataFrame, HTML page.
+
+A :class:`Result` holds the library's own result (``result``) and the report model
+the command line builds from it (``report``), so :meth:`Result.to_dict` is what the
+command's ``--json`` prints and :meth:`Result.to_html` writes the command's page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from fairjudge._api._inputs import import_pandas
+from fairjudge._errors import FairJudgeError
+from fairjudge._items import Judgment
+
+__all__ = ["Kind", "NoHtmlPage", "Result"]
+
+Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
+
+
+class NoHtmlPage(FairJudgeError, NotImplementedError):
+    """This kind of result has no HTML page yet (``compare``, ``rank`` and ``calibrate`` do)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What :func:`fairjudge.compare` and the other top-level functions return.
+
+    Attributes:
+        kind: The command it matches: ``compare``, ``score``, ``jury``, ``score-jury``,
+            ``rank``, ``calibrate`` or ``audit``.
+        result: The library's result: a :class:`~fairjudge.PairwiseResult` (compare,
+            calibrate), :class:`~fairjudge.evaluation.ScoreResult` (score),
+            :class:`~fairjudge.evaluation.JuryResult` (jury),
+            :class:`~fairjudge.evaluation.JuryScoreResult` (score-jury),
+            :class:`~fairjudge.audit.AuditReport` (audit), or the judged pairs of a
+            ``rank`` (``None`` when the input held judged battles).
+        report: The report model the command line renders (its ``to_dict()`` is the
+            command's ``--json``), or for ``calibrate`` the calibration report.
+        stopped: Why a budget stopped the run early (the result is partial), or ``None``.
+    """
+
+    kind: Kind
+    result: Any
+    report: Any
+    stopped: str | None = None
+    _rows: Callable[[], list[dict[str, Any]]] = field(default=lambda: [], repr=False)
+    _html: Callable[[], str] | None = field(default=None, repr=False)
+    _summary: Callable[[], str] | None = field(default=None, repr=False)
+
+    def summary(self) -> str:
+        """A few human-readable lines: the headline numbers with their intervals."""
+        if self._summary is not None:
+            return self._summary()
+        return str(self.result.summary())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready summary, as the command's ``--json`` prints it."""
+        to_dict = getattr(self.report, "to_dict", None)
+        return dict(to_dict() if callable(to_dict) else self.report)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat record per item (per model, for a leaderboard), as :meth:`to_pandas` has."""
+        return self._rows()
+
+    def to_pandas(self) -> Any:
+        """One row per item, with every call's reply (both orders, for pairs).
+
+        Raises:
+            MissingExtraError: pandas is not installed (``pip install 'fairjudge[pandas]'``).
+        """
+        pandas = import_pandas("Result.to_pandas()")
+        return pandas.DataFrame.from_records(self.to_records())
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the self-contained HTML report, the one the command's ``--html`` writes.
+
+        Returns:
+            The path written.
+
+        Raises:
+            NoHtmlPage: This kind has no HTML page yet (a :class:`NotImplementedError`).
+        """
+        if self._html is None:
+            raise NoHtmlPage(
+                f"a {self.kind!r} result has no HTML page yet; compare, rank and calibrate "
+                "results have one. Use to_dict() or to_pandas() instead"
+            )
+        from fairjudge.report import write_html
+
+        target = Path(path)
+        write_html(target, self._html())
+        return target
+
+
+def _calls(judgment: Judgment) -> dict[str, Any]:
+    """Each call's reply and verdict, named by its order (``_2``... for repeats)."""
+    out: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    for call in judgment.calls:
+        order = call.order.value
+        seen[order] = seen.get(order, 0) + 1
+        tag = order if seen[order] == 1 else f"{order}_{seen[order]}"
+        reply = call.reply
+        out[f"reply_{tag}"] = reply.raw
+        out[f"verdict_{tag}"] = reply.verdict.value if reply.verdict is not None else None
+        out[f"failure_{tag}"] = str(reply.failure) if reply.failure is not None else None
+    return out
+
+
+def pairwise_rows(judgments: Sequence[Judgment]) -> list[dict[str, Any]]:
+    """One row per judged pair: the item, its outcome and each order's reply."""
+    rows = []
+    for j in judgments:
+        item = j.item
+        rows.append(
+            {
+                **j.item_dict(),
+                "model_1": item.model_1,
+                "model_2": item.model_2,
+                "outcome": j.outcome.value if j.outcome is not None else None,
+                "score": j.score,
+                "consistent": j.consistent,
+                **_calls(j),
+            }
+        )
+    return rows
+
+
+def scored_rows(scored: Sequence[Any]) -> list[dict[str, Any]]:
+    """One row per scored answer: the item, each dimension's score and the replies."""
+    rows = []
+    for s in scored:
+        record = s.to_dict()
+        calls = record.pop("calls")
+        human = record.pop("human")
+        scores = record.pop("scores")
+        record.pop("expected", None)
+        rows.append(
+            {
+                **record,
+                **{f"human_{k}": v for k, v in human.items()},
+                **{f"score_{k}": v for k, v in scores.items()},
+                "reply": calls[0].get("raw") if len(calls) == 1 else [c.get("raw") for c in calls],
+            }
+        )
+    return rows

@@ -1,0 +1,138 @@
+"""The notebook API (fairjudge.compare, ...): thin wrappers, called for real with offline judges."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fairjudge
+from fairjudge import Item, MissingExtraError
+from fairjudge.evaluation import evaluate_pairs, score_answers
+from fairjudge.examples.judges import longer, scorer
+
+EXAMPLES = Path(fairjudge.__file__).parent / "examples"
+PAIRS = EXAMPLES / "demo_pairs.jsonl"
+ANSWERS = EXAMPLES / "score_answers.jsonl"
+LONGER = "python:fairjudge.examples.judges:longer"
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def test_compare_gives_evaluate_pairs_numbers_from_a_path_rows_items_and_a_spec() -> None:
+    rows = _rows(PAIRS)
+    items = [Item(r["question"], r["answer_1"], r["answer_2"], id=r["id"]) for r in rows]
+    expected = evaluate_pairs(longer, items)
+    assert expected.win_rate is not None
+    assert expected.win_rate.estimate == pytest.approx(0.9)  # 18 of 20: the answers say so
+    for given, judge in ((PAIRS, LONGER), (rows, longer), (items, longer), (str(PAIRS), LONGER)):
+        result = fairjudge.compare(given, judge)
+        w = result.result.win_rate
+        assert (w.estimate, w.wins, w.ties, w.losses) == (0.9, 18, 0, 2)
+        assert (w.ci.low, w.ci.high) == (expected.win_rate.ci.low, expected.win_rate.ci.high)
+        assert result.to_dict()["win_rate"] == expected.win_rate.to_dict()
+        assert result.stopped is None
+    assert "win rate of model 1: 0.900" in result.summary()
+
+
+def test_compare_settings_are_the_commands_settings() -> None:
+    from fairjudge.evaluation import EvalSettings
+
+    settings = EvalSettings(rule="soft", seed=7, n_resamples=300)
+    result = fairjudge.compare(PAIRS, longer, settings=settings)
+    assert result.to_dict()["settings"] == {
+        **settings.to_dict(), "judge": "longer", "source": str(PAIRS)
+    }  # fmt: skip
+
+
+def test_dataframe_input_equals_list_input_with_a_column_mapping() -> None:
+    pandas = pytest.importorskip("pandas")
+    rows = _rows(PAIRS)
+    frame = pandas.DataFrame(rows).rename(columns={"question": "prompt", "answer_1": "a"})
+    from_frame = fairjudge.compare(frame, longer, columns={"prompt": "question", "a": "answer_1"})
+    from_rows = fairjudge.compare(rows, longer)
+    assert from_frame.to_dict() == from_rows.to_dict()
+    assert from_frame.to_records() == from_rows.to_records()
+
+
+def test_to_pandas_has_one_row_per_item_with_both_orders_replies() -> None:
+    pytest.importorskip("pandas")
+    frame = fairjudge.compare(PAIRS, longer).to_pandas()
+    assert len(frame) == 20
+    first = frame.iloc[0]
+    # q01: answer 1 is the longer one, so the length judge picks it in both orders.
+    assert (first["verdict_original"], first["verdict_swapped"]) == ("A", "B")
+    assert (first["id"], first["outcome"], first["consistent"]) == ("q01", "1", True)
+    assert {"reply_original", "reply_swapped", "answer_1", "answer_2", "id"} <= set(frame.columns)
+
+
+def test_a_bad_row_is_named_by_its_row_number() -> None:
+    rows = _rows(PAIRS)[:3]
+    rows[1] = {**rows[1], "answer_2": "  "}
+    with pytest.raises(fairjudge.InputError, match=r"<rows>:2: ") as caught:
+        fairjudge.compare(rows, longer)
+    assert "fairjudge-" not in str(caught.value)  # the private file is never named
+
+
+def test_to_html_writes_the_comparison_page_with_its_headline(tmp_path: Path) -> None:
+    page = fairjudge.compare(PAIRS, longer).to_html(tmp_path / "report.html")
+    text = page.read_text("utf-8")
+    assert text.startswith("<!DOCTYPE html>") or text.lstrip().lower().startswith("<!doctype html>")
+    assert "0.900" in text or "90.0%" in text or "90%" in text
+
+
+def test_score_gives_score_answers_numbers() -> None:
+    from fairjudge.evaluation import load_score_items
+
+    items = load_score_items(ANSWERS).items
+    expected = score_answers(scorer, items)
+    for given in (ANSWERS, _rows(ANSWERS), items):
+        result = fairjudge.score(given, scorer)
+        got = {d.name: d.mean.estimate for d in result.result.dimensions}
+        assert got == {d.name: d.mean.estimate for d in expected.dimensions}
+    assert result.to_dict()["dimensions"] == expected.to_dict()["dimensions"]
+    spec = fairjudge.score(ANSWERS, "python:fairjudge.examples.judges:scorer")
+    assert spec.to_dict()["dimensions"] == expected.to_dict()["dimensions"]
+
+
+def test_score_to_pandas_and_no_html_page_yet(tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    result = fairjudge.score(ANSWERS, scorer)
+    frame = result.to_pandas()
+    assert len(frame) == len(_rows(ANSWERS))
+    assert {"score_accuracy", "score_relevance", "score_usefulness", "reply"} <= set(frame.columns)
+    with pytest.raises(NotImplementedError, match="'score' result has no HTML page"):
+        result.to_html(tmp_path / "x.html")
+    assert not (tmp_path / "x.html").exists()
+
+
+def _no_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``import pandas`` fail, as it does where the extra is not installed."""
+    monkeypatch.setitem(sys.modules, "pandas", None)
+
+
+def test_without_pandas_to_pandas_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = fairjudge.compare(PAIRS, longer)
+    _no_pandas(monkeypatch)
+    with pytest.raises(MissingExtraError, match=r"pip install 'fairjudge\[pandas\]'"):
+        result.to_pandas()
+
+
+def test_without_pandas_dataframe_input_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame(_rows(PAIRS))
+    _no_pandas(monkeypatch)
+    with pytest.raises(MissingExtraError, match=r"pip install 'fairjudge\[pandas\]'"):
+        fairjudge.compare(frame, longer)
+
+
+def test_public_api_names_report_the_flat_namespace() -> None:
+    for name in ("compare", "score", "Result"):
+        assert getattr(fairjudge, name).__module__ == "fairjudge"
