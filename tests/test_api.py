@@ -136,3 +136,30 @@ def test_without_pandas_dataframe_input_says_how_to_install_it(
 def test_public_api_names_report_the_flat_namespace() -> None:
     for name in ("compare", "score", "Result"):
         assert getattr(fairjudge, name).__module__ == "fairjudge"
+
+
+def test_calibrate_gives_calibration_report_numbers_and_its_page(tmp_path: Path) -> None:
+    from fairjudge.audit import calibration_report
+    from fairjudge.examples.judges import knows_facts
+
+    labelled = EXAMPLES / "calibration.jsonl"
+    result = fairjudge.calibrate(labelled, knows_facts)
+    expected = calibration_report(fairjudge.compare(labelled, knows_facts).result)
+    gate = result.to_dict()["gate"]
+    assert gate["outcome"] == "passed"
+    assert gate["checks"][0]["estimate"] == pytest.approx(7 / 9)  # Cohen's kappa
+    assert gate["checks"][0]["estimate"] == expected["gate"].checks[0].estimate
+    assert "Gate: PASS" in result.summary()
+    page = result.to_html(tmp_path / "calibration.html").read_text("utf-8")
+    assert "Cohen" in page
+
+
+def test_calibrate_refuses_unlabelled_items_and_bad_thresholds_before_any_call() -> None:
+    def never(q: str, a: str, b: str) -> str:
+        raise AssertionError("called")
+
+    with pytest.raises(fairjudge.ConfigError, match="min_kappa must be in"):
+        fairjudge.calibrate(PAIRS, never, min_kappa=2)
+    rows = [{"question": "q", "answer_1": "a", "answer_2": "b"}]
+    with pytest.raises(fairjudge.InputError, match="human"):
+        fairjudge.calibrate(rows, never)

@@ -35,6 +35,7 @@ EXPECTED = {
     "Verdict",
     "WinRate",
     "__version__",
+    "calibrate",
     "compare",
     "debiased_verdict",
     "evaluate_pairs",
@@ -79,7 +80,7 @@ def test_all_is_at_most_40_names_each_documented() -> None:
 
 
 def test_the_notebook_api_reports_the_flat_namespace() -> None:
-    for name in ("Result", "compare", "score"):
+    for name in ("Result", "calibrate", "compare", "score"):
         assert getattr(fairjudge, name).__module__ == "fairjudge", name
 
 

@@ -31,7 +31,7 @@ from fairjudge.judges import (
 from fairjudge.prompts import get_rubric
 from fairjudge.runner import RunOptions, RunSummary
 
-__all__ = ["compare", "score"]
+__all__ = ["calibrate", "compare", "score"]
 
 R = TypeVar("R")
 
@@ -96,9 +96,12 @@ def _partial(run: Callable[[], R], kind: type[Any]) -> R:
     try:
         return run()
     except BudgetExceeded as exc:
-        if not isinstance(exc.partial, kind):
+        # Read loosely: issue 22 moves the partial result from the exception onto the
+        # returned result (``stopped``), and then this passes every result through.
+        partial = getattr(exc, "partial", None)
+        if not isinstance(partial, kind):
             raise
-        return exc.partial  # type: ignore[no-any-return]
+        return partial  # type: ignore[no-any-return]
 
 
 def _last_run(judge: object) -> RunSummary | None:
@@ -248,3 +251,70 @@ def score(
     result = replace(result, judge=name)
     report = score_report(result, title=f"{_title(source)}: scores", run=run, skipped=skipped)
     return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items))
+
+
+def calibrate(
+    items: Any,
+    judge: str | BatchJudge | Callable[[str, str, str], Any] | None = None,
+    *,
+    min_kappa: float = 0.4,
+    min_spearman: float = 0.7,
+    settings: EvalSettings | None = None,
+    options: RunOptions | None = None,
+    template: str | None = None,
+    backend: BackendOptions | None = None,
+    store: str | Path | None = None,
+    columns: Mapping[str, str] | None = None,
+    skip_invalid: bool = False,
+    allow_empty: bool = False,
+) -> Result:
+    """A pairwise judge's report card against human labels (``fairjudge calibrate``).
+
+    Every item needs a ``human`` label (``1``/``2``/``tie``). The arguments are
+    :func:`compare`'s, plus the gate's thresholds.
+
+    Args:
+        items: As for :func:`compare`, with a ``human`` column.
+        judge: As for :func:`compare`.
+        min_kappa: The gate's Cohen's kappa threshold, on ``human`` labels.
+        min_spearman: The gate's Spearman threshold, on ``human_score``.
+        settings: As for :func:`compare`.
+        options: As for :func:`compare`.
+        template: As for :func:`compare`.
+        backend: As for :func:`compare`.
+        store: As for :func:`compare`.
+        columns: As for :func:`compare`.
+        skip_invalid: As for :func:`compare`.
+        allow_empty: As for :func:`compare`.
+
+    Returns:
+        A :class:`Result` whose ``report`` is the calibration report (its ``gate`` a
+        :class:`~fairjudge.audit.CalibrationGate`) and ``result`` the judged pairs.
+
+    Raises:
+        ConfigError: An item has no human label, or a threshold is outside [-1, 1].
+    """
+    from fairjudge.audit import calibration_report, check_labels
+
+    for name, value in (("min_kappa", min_kappa), ("min_spearman", min_spearman)):
+        if not -1 <= value <= 1:  # before any call; calibration_report checks it again
+            raise ConfigError(f"{name} must be in [-1, 1]; got {value!r}")
+    item_list, _, _ = _pairwise_items(items, columns, skip_invalid, allow_empty)
+    check_labels(item_list)  # before any call
+    compared = compare(
+        item_list if isinstance(items, (list, tuple)) else items, judge, settings=settings,
+        options=options, template=template, backend=backend, store=store, columns=columns,
+        skip_invalid=skip_invalid, allow_empty=allow_empty,
+    )  # fmt: skip
+    result = compared.result
+    report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
+    from fairjudge.report import calibration_payload, comparison_html
+
+    payload = calibration_payload(report, judge=result.settings.judge or "")
+    page = compared.report
+    return Result(
+        "calibrate", result, payload, result.stopped,
+        _rows=lambda: pairwise_rows(result.judgments),
+        _html=lambda: comparison_html(page, calibration=report, summary=payload),
+        _summary=lambda: f"{result.summary()}\n{report['gate'].summary()}",
+    )  # fmt: skip
