@@ -1,4 +1,4 @@
-"""Issue 10, defect 6: a budget stop reports and keeps the partial result."""
+"""A budget stop (``--max-calls``, ``--max-cost``) reports and keeps the partial result."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.cli._invoke import invoke
+from tests.cli.conftest import GOOD_ROWS
 from tests.out_file import out_records
 from tests.server import JudgeServer
 
@@ -83,3 +85,19 @@ def test_bad_budgets_are_usage_errors(
     assert result.exit_code == 2, result.output
     assert flag in result.output
     assert openai_env.count("requests") == 0
+
+
+def test_budget_stop_with_json_prints_json(
+    write_jsonl,
+    tmp_path: Path,
+    openai_env: JudgeServer,  # type: ignore[no-untyped-def]
+) -> None:
+    result = invoke(
+        "compare", str(write_jsonl(GOOD_ROWS)), "--judge", "openai/m", "-q", "--json",
+        "--base-url", openai_env.base_url, "--store", str(tmp_path / "s.sqlite"),
+        "--max-calls", "2",
+    )  # fmt: skip
+    assert result.exit_code == 5  # stopped by the budget: a partial result (issue 10)
+    summary = json.loads(result.stdout)
+    assert summary["partial"] is True
+    assert "--max-calls 2" in summary["stopped"]

@@ -1,4 +1,7 @@
-"""Issue 10, defect 9: a key never reaches the store or a result file, wherever it appears."""
+"""A key never reaches the store or a result file, wherever it appears.
+
+Credentials in a base URL are refused, by the backend and by the CLI.
+"""
 
 from __future__ import annotations
 

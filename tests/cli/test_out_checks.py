@@ -1,13 +1,19 @@
-"""Issue 10, defect 10: an --out that cannot be written is found before any call."""
+"""An ``--out`` that cannot be written is found before any call.
+
+A written ``--out`` file gets the store's permissions.
+"""
 
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.cli._invoke import invoke
+from tests.cli.conftest import GOOD_ROWS
 from tests.server import JudgeServer
 
 
@@ -60,3 +66,17 @@ def test_rank_checks_its_out_too(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 2, result.output
     assert not calls.exists()
+
+
+def test_out_file_has_the_stores_permissions(
+    write_jsonl,
+    tmp_path: Path,
+    openai_env: JudgeServer,  # type: ignore[no-untyped-def]
+) -> None:
+    out, store = tmp_path / "out.jsonl", tmp_path / "s.sqlite"
+    result = invoke(
+        "compare", str(write_jsonl(GOOD_ROWS)), "--judge", "openai/m", "-q",
+        "--base-url", openai_env.base_url, "--store", str(store), "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(out.stat().st_mode) == stat.S_IMODE(store.stat().st_mode)
