@@ -20,6 +20,10 @@ from :class:`ValueError`, so code written against the seed API keeps working::
         └── FatalBackendError          404, bad parameters: no call can succeed
             └── AuthenticationError    401/403
 
+An error caused by a value the caller passed names that parameter, by its Python
+name (``n_resamples must be >= 1; got 0``), and lists it in ``params``; the command
+line rewrites those names to its flags when it prints the message.
+
 Messages never contain an API key: backends translate SDK exceptions at the
 boundary (``raise ... from exc``) and build messages from status codes and server
 error text, which :func:`fairjudge._redact.redact` scrubs.
@@ -45,11 +49,27 @@ __all__ = [
 
 
 class FairJudgeError(Exception):
-    """Base class of every error fairjudge raises on purpose."""
+    """Base class of every error fairjudge raises on purpose.
+
+    Attributes:
+        params: The parameters the message names, by their Python names (``"n_resamples"``,
+            ``"allow_empty"``); empty when it names none.
+    """
+
+    params: tuple[str, ...] = ()
 
 
 class ConfigError(FairJudgeError, ValueError):
-    """An option, judge spec or configuration value is invalid."""
+    """An option, judge spec or configuration value is invalid.
+
+    Args:
+        message: What is wrong, naming each parameter by its Python name.
+        params: The parameters the message names (one name or several).
+    """
+
+    def __init__(self, message: str, *, params: str | tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.params = (params,) if isinstance(params, str) else tuple(params)
 
 
 class MissingExtraError(ConfigError, ImportError):
@@ -73,11 +93,20 @@ class InputError(FairJudgeError, ValueError):
     Attributes:
         path: The file, when the input came from one.
         line: The 1-based line (JSONL) or row (CSV, Parquet) number, when known.
+        params: The parameters the message names (``allow_empty`` in a remedy).
     """
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        params: str | tuple[str, ...] = (),
+    ) -> None:
         self.path = path
         self.line = line
+        self.params = (params,) if isinstance(params, str) else tuple(params)
         where = ""
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
@@ -85,18 +114,14 @@ class InputError(FairJudgeError, ValueError):
 
 
 class BudgetExceeded(FairJudgeError):
-    """The call or cost budget ran out; everything finished so far is kept.
+    """The call or cost budget ran out before a single judge call; finished work is kept.
 
-    Attributes:
-        partial: What was finished when the budget ran out, for the layer that can
-            use it: the judge session puts the batch's replies here (calls never
-            made are ``NotRun`` failures), and an evaluation replaces them with its
-            partial result, so the command line can still report and save it.
+    A batch or an evaluation never raises this: it returns its result with
+    ``stopped`` set (the calls not made are ``NotRun``). Only a call that returns a
+    bare reading, a judge used as the seed's ``judge(q, a, b) -> label`` or a pointwise
+    judge called on one answer, raises it, having no result to mark; a batch that
+    calls such a judge ends there, with ``stopped`` set to this message.
     """
-
-    def __init__(self, message: str, partial: object = None) -> None:
-        super().__init__(message)
-        self.partial = partial
 
 
 class BackendError(FairJudgeError):

@@ -258,16 +258,16 @@ def test_unknown_judge_lists_the_valid_forms(spec: str) -> None:
 def test_python_judge() -> None:
     judge = resolve_judge("python:tests.judge_fixtures:always_a")
     assert isinstance(judge, CallableJudge)
-    with pytest.raises(ConfigError, match="--base-url does not apply"):
+    with pytest.raises(ConfigError, match="base_url does not apply"):
         resolve_judge(
             "python:tests.judge_fixtures:always_a", backend_options=BackendOptions("http://x")
         )
 
 
 def test_options_that_do_not_apply() -> None:
-    with pytest.raises(ConfigError, match="--base-url does not apply"):
+    with pytest.raises(ConfigError, match="base_url does not apply"):
         resolve_judge("local/gemma-3-270m", backend_options=BackendOptions("http://127.0.0.1:1"))
-    with pytest.raises(ConfigError, match="--model-path, --threads do not apply"):
+    with pytest.raises(ConfigError, match="model_path, threads do not apply"):
         resolve_judge("openai/gpt-4o-mini", backend_options=BackendOptions(None, Path("x.gguf"), 2))
 
 

@@ -53,6 +53,7 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
 from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, InputError
 from fairjudge._version import __version__
 from fairjudge.cli._coercion import plain_values
+from fairjudge.cli._flags import to_flags
 
 __all__ = [
     "COMMANDS",
@@ -288,10 +289,22 @@ def _fail(
 
     A script that asked for JSON always gets JSON it can read, even on failure.
     """
-    say(label, str(exc), style=style)
+    message = _in_flags(exc)
+    say(label, message, style=style)
     if as_json:
-        _echo_error(type(exc).__name__, str(exc), code)
+        _echo_error(type(exc).__name__, message, code)
     raise typer.Exit(code) from None
+
+
+def _in_flags(exc: Exception) -> str:
+    """The error's message, with the parameters it names written as this command's flags."""
+    params = exc.params if isinstance(exc, FairJudgeError) else ()
+    if not params:
+        return str(exc)
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    return to_flags(str(exc), params, ctx.info_name if ctx is not None else None)
 
 
 def _echo_error(kind: str, message: str, code: int) -> None:

@@ -29,7 +29,7 @@ def as_rule(rule: RuleLike) -> Resolution:
         return Resolution(rule)
     except ValueError:
         names = ", ".join(r.value for r in Resolution)
-        raise ConfigError(f"--rule must be one of {names}; got {rule!r}") from None
+        raise ConfigError(f"rule must be one of {names}; got {rule!r}", params="rule") from None
 
 
 def check_repeats(rounds: int, temperature: float | None) -> None:
@@ -44,9 +44,10 @@ def check_repeats(rounds: int, temperature: float | None) -> None:
     """
     if rounds > 2 and temperature is not None and not temperature > 0:
         raise ConfigError(
-            f"--rounds {rounds} repeats each order {rounds // 2} times, but the judge "
-            f"samples at temperature {temperature:g}, so the repeats would be identical "
-            "calls paid for again; give --temperature above 0 (e.g. 0.7), or use --rounds 2"
+            f"rounds={rounds} repeats each order {rounds // 2} times, but the judge does not "
+            f"sample (temperature={temperature:g}), so the repeats would be identical "
+            "calls paid for again; sample above 0 (e.g. temperature=0.7), or use rounds=2",
+            params=("rounds", "temperature"),
         )
 
 
@@ -68,7 +69,7 @@ class EvalSettings:
         source: The input file, for the record.
 
     Raises:
-        ConfigError: A setting is out of range; the message names the flag.
+        ConfigError: A setting is out of range; the message names the parameter.
     """
 
     rule: Resolution = Resolution.CONSERVATIVE
@@ -84,16 +85,21 @@ class EvalSettings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "rule", as_rule(self.rule))
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
-            raise ConfigError(f"--rounds must be an integer >= 1; got {self.rounds!r}")
+            raise ConfigError(
+                f"rounds must be an integer >= 1; got {self.rounds!r}", params="rounds"
+            )
         if self.rounds > 2 and self.balanced and self.rounds % 2:
             raise ConfigError(
-                f"--rounds {self.rounds} with --balanced must be even, so that each order "
-                "gets half the calls; use an even number, or --no-balanced for coin-flip orders"
+                f"rounds={self.rounds} with balanced=True must be even, so that each order "
+                "gets half the calls; use an even number, or balanced=False for coin-flip orders",
+                params=("rounds", "balanced"),
             )
         if not 0 < self.level < 1:
-            raise ConfigError(f"--level must be in (0, 1); got {self.level!r}")
+            raise ConfigError(f"level must be in (0, 1); got {self.level!r}", params="level")
         if self.n_resamples < 1:
-            raise ConfigError(f"--bootstrap must be >= 1; got {self.n_resamples!r}")
+            raise ConfigError(
+                f"n_resamples must be >= 1; got {self.n_resamples!r}", params="n_resamples"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; ``None`` provenance fields are left out."""

@@ -41,7 +41,7 @@ from fairjudge.judges._registry import (
     _backend,
     _given,
     _reject,
-    _run_flags,
+    _run_params,
     judge_spec,
 )
 from fairjudge.judges._session import Job, JudgeSession
@@ -245,14 +245,20 @@ class PointwiseJudge(SessionJudge):
 
 def _check_mode(mode: str, rubric: Rubric, backend: str | None, structured: bool) -> ScoreMode:
     if mode not in SCORE_MODES:
-        raise ConfigError(f"--mode must be one of {', '.join(SCORE_MODES)}; got {mode!r}")
+        raise ConfigError(
+            f"mode must be one of {', '.join(SCORE_MODES)}; got {mode!r}", params="mode"
+        )
     if mode == "label" and not rubric.single_digit:
         raise ConfigError(
-            f"--mode label reads each score from the reply's first token, so every level must "
-            f"be one digit; rubric {rubric.name!r} scores {rubric.scale_text}"
+            f"mode=label reads each score from the reply's first token, so every level must "
+            f"be one digit; rubric {rubric.name!r} scores {rubric.scale_text}",
+            params="mode",
         )
     if structured and (mode != "json" or backend != "openai"):
-        raise ConfigError("--structured applies to openai/ judges in --mode json only; drop it")
+        raise ConfigError(
+            "structured=True applies to openai/ judges in mode=json only; drop it",
+            params=("structured", "mode"),
+        )
     return "label" if mode == "label" else "json"
 
 
@@ -347,16 +353,18 @@ def resolve_pointwise_judge(
     where = backend_options or BackendOptions()
     the_rubric = _as_rubric(rubric)
     if spec.startswith("python:"):
-        given = _given(where) + _run_flags(options)
-        given += ["--store"] if store is not None else []
-        given += ["--mode"] if mode != "json" else []
-        given += ["--structured"] if structured else []
+        given = _given(where) + _run_params(options)
+        given += ["store"] if store is not None else []
+        given += ["mode"] if mode != "json" else []
+        given += ["structured"] if structured else []
         _reject(spec, given, "a Python judge is called directly, with no prompt or model")
         fn = load_python_judge(spec).fn
         return CallablePointwiseJudge(fn, rubric=the_rubric, name=spec)
     kind, sep, name = spec.partition("/")
     if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
-        raise ConfigError(f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}")
+        raise ConfigError(
+            f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}", params="base_url"
+        )
     _check_mode(mode, the_rubric, kind, structured)  # before a model loads
     backend = _backend(kind, name.strip(), where, quiet=(options or RunOptions()).quiet)
     sampling = dict(params or {})

@@ -200,7 +200,9 @@ def _check_spec(spec: MemberSpec, rubric: Rubric, mode: ScoreMode, structured: b
         return
     kind, sep, name = judge.partition("/")
     if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
-        raise ConfigError(f"unknown judge {judge!r}; use one of: {'; '.join(JUDGE_FORMS)}")
+        raise ConfigError(
+            f"unknown judge {judge!r}; use one of: {'; '.join(JUDGE_FORMS)}", params="base_url"
+        )
     _check_mode(mode, rubric, kind, structured)
 
 

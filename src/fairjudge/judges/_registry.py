@@ -45,24 +45,14 @@ DEFAULT_JUDGE = "local/qwen2.5-coder-1.5b"
 """The judge used when none is given: a small model that runs on the CPU, offline."""
 
 JUDGE_FORMS = (
-    "openai/<model>  (any OpenAI-compatible server with --base-url)",
+    "openai/<model>  (any OpenAI-compatible server with base_url)",
     "anthropic/<model>",
     "local/<name>  (qwen2.5-coder-1.5b, the default, or gemma-3-270m)",
     "python:package.module:function",
-    "replay:FILE  (recorded verdicts: a compare --out file, or JSONL of question, answer_a, "
+    "replay:FILE  (recorded verdicts: a compare results file, or JSONL of question, answer_a, "
     "answer_b and reply or verdict)",
 )
-"""The valid ``--judge`` forms, as shown in error messages."""
-
-_RUN_FLAGS = {
-    "concurrency": "--concurrency",
-    "rpm": "--rpm",
-    "tpm": "--tpm",
-    "max_calls": "--max-calls",
-    "max_cost": "--max-cost",
-    "prices": "--price-input/--price-output",
-    "retry": "--max-attempts",
-}
+"""The valid judge spec forms, as shown in error messages."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +82,19 @@ class BackendOptions:
         if self.model_path is not None:
             _check_model_file(Path(self.model_path))
         if self.threads is not None and self.threads < 1:
-            raise ConfigError(f"--threads must be >= 1; got {self.threads}")
+            raise ConfigError(f"threads must be >= 1; got {self.threads}", params="threads")
         if self.temperature is not None and not 0 <= self.temperature <= 2:
-            raise ConfigError(f"--temperature must be in [0, 2]; got {self.temperature}")
+            raise ConfigError(
+                f"temperature must be in [0, 2]; got {self.temperature}", params="temperature"
+            )
         if self.context is not None and self.context < 256:
-            raise ConfigError(f"--context must be at least 256 tokens; got {self.context}")
+            raise ConfigError(
+                f"context must be at least 256 tokens; got {self.context}", params="context"
+            )
         if self.timeout is not None and not 0 < self.timeout < 86400:
-            raise ConfigError(f"--timeout must be a number of seconds > 0; got {self.timeout}")
+            raise ConfigError(
+                f"timeout must be a number of seconds > 0; got {self.timeout}", params="timeout"
+            )
 
 
 def _check_model_file(path: Path) -> None:
@@ -111,18 +107,20 @@ def _check_model_file(path: Path) -> None:
     except OSError:
         return
     if not stat.S_ISREG(mode):
-        raise ConfigError(f"--model-path {path}: not a regular file; give a GGUF file")
+        raise ConfigError(
+            f"model_path={path}: not a regular file; give a GGUF file", params="model_path"
+        )
 
 
-def judge_spec(spec: str | None, *, name: str = "--judge") -> str:
+def judge_spec(spec: str | None, *, name: str = "judge") -> str:
     """The spec to resolve: ``None`` is the default judge; an empty one is an error.
 
-    An empty or blank spec (``--judge ''``, an unset variable in a script) is refused
+    An empty or blank spec (``judge=""``, an unset variable in a script) is refused
     rather than read as "no spec": running the default model instead would cost the
     user calls they did not ask for.
 
     Args:
-        spec: A ``--judge`` spec, or ``None`` for :data:`DEFAULT_JUDGE`.
+        spec: A judge spec, or ``None`` for :data:`DEFAULT_JUDGE`.
         name: The parameter named in the error (a jury file's ``member.N.judge``).
 
     Returns:
@@ -136,7 +134,8 @@ def judge_spec(spec: str | None, *, name: str = "--judge") -> str:
     if not spec.strip():
         raise ConfigError(
             f"{name}: empty judge spec {spec!r}; pass one of: {'; '.join(JUDGE_FORMS)}; "
-            f"or leave {name} out for the default, {DEFAULT_JUDGE}"
+            f"or leave {name} out for the default, {DEFAULT_JUDGE}",
+            params=(name, "base_url"),
         )
     return spec.strip()
 
@@ -189,11 +188,11 @@ def resolve_judge(
     spec = judge_spec(spec)
     where = backend_options or BackendOptions()
     if calls_no_model(spec):
-        given = _given(where) + _run_flags(options)
+        given = _given(where) + _run_params(options)
         if template is not None:
-            given.append("--template")
+            given.append("template")
         if store is not None or session is not None:
-            given.append("--store")
+            given.append("store")
         if params:
             given.append("params")
         if spec.startswith("python:"):
@@ -204,7 +203,9 @@ def resolve_judge(
 
     kind, sep, name = spec.partition("/")
     if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
-        raise ConfigError(f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}")
+        raise ConfigError(
+            f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}", params="base_url"
+        )
     # Check everything that can fail before a backend opens connections or loads weights.
     tmpl: PairwiseTemplate = (
         template if isinstance(template, PairwiseTemplate) else get_template(template or "default")
@@ -231,7 +232,7 @@ def _replay(spec: str) -> BatchJudge:
 def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Backend:
     spec = f"{kind}/{name}"
     if kind == "local":
-        given = [f for f, v in (("--base-url", where.base_url), ("--timeout", where.timeout)) if v]
+        given = [f for f, v in (("base_url", where.base_url), ("timeout", where.timeout)) if v]
         _reject(spec, given, "it runs in this process")
         from fairjudge.backends._local import DEFAULT_N_CTX, LocalBackend
 
@@ -241,8 +242,8 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
             n_ctx=where.context or DEFAULT_N_CTX,
         )  # fmt: skip
     local_only = (
-        ("--model-path", where.model_path), ("--threads", where.threads),
-        ("--context", where.context),
+        ("model_path", where.model_path), ("threads", where.threads),
+        ("context", where.context),
     )  # fmt: skip
     given = [f for f, v in local_only if v]
     _reject(spec, given, "they are for local/ judges")
@@ -257,25 +258,24 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
 
 
 def _given(where: BackendOptions) -> list[str]:
-    return [
-        "--" + f.name.replace("_", "-") for f in fields(where) if getattr(where, f.name) is not None
-    ]
+    return [f.name for f in fields(where) if getattr(where, f.name) is not None]
 
 
-def _run_flags(options: RunOptions | None) -> list[str]:
-    """The run flags set to something other than their defaults."""
+_RUN_PARAMS = ("concurrency", "rpm", "tpm", "max_calls", "max_cost", "prices", "retry")
+
+
+def _run_params(options: RunOptions | None) -> list[str]:
+    """The run options set to something other than their defaults."""
     if options is None:
         return []
     default = RunOptions()
-    return [
-        flag
-        for name, flag in _RUN_FLAGS.items()
-        if getattr(options, name) != getattr(default, name)
-    ]
+    return [name for name in _RUN_PARAMS if getattr(options, name) != getattr(default, name)]
 
 
 def _reject(spec: str, given: list[str], why: str) -> None:
     if given:
         flags = ", ".join(given)
         verb = "does" if len(given) == 1 else "do"
-        raise ConfigError(f"{flags} {verb} not apply to the judge {spec!r} ({why}); drop it")
+        raise ConfigError(
+            f"{flags} {verb} not apply to the judge {spec!r} ({why}); drop it", params=tuple(given)
+        )
