@@ -16,6 +16,27 @@ Script = Callable[[CallSpec, int], Outcome | str]
 """(spec, attempt number for this key, 1-based) -> a completion, reply text, or an error."""
 
 
+class FakeClock:
+    """A clock that moves only when told: ``Store(path, clock=clock)``, ``clock.advance(s)``.
+
+    ``sleep`` is an async sleep that moves the clock instead of waiting (then yields
+    to the event loop once), for code that takes a ``sleep`` function.
+    """
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    async def sleep(self, seconds: float) -> None:
+        self.advance(seconds)
+        await asyncio.sleep(0)
+
+
 class FakeBackend:
     """A scripted async backend that counts what it is asked.
 

@@ -23,7 +23,7 @@ from fairjudge._call import CallSpec, Completion
 from fairjudge.runner import ClaimQueue, Leases, Store, StoreWriteError
 from fairjudge.runner._records import call_row
 from fairjudge.runner._writer import BatchWriter
-from tests.runner._fakes import make_spec
+from tests.runner._fakes import FakeClock, make_spec
 from tests.runner.test_store import record
 
 KEYS = [make_spec(i).key for i in range(10)]
@@ -43,10 +43,11 @@ def test_claim_skips_answered_calls_and_live_claims(tmp_path: Path) -> None:
 
 def test_an_expired_lease_is_taken_over(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
-    with Store(path) as a, Store(path) as b:
+    clock = FakeClock()
+    with Store(path, clock=clock) as a, Store(path, clock=clock) as b:
         assert a.claim(KEYS, lease_s=0.3) == KEYS
         assert b.claim(KEYS) == []
-        time.sleep(0.4)
+        clock.advance(0.4)
         assert b.claim(KEYS) == KEYS
 
 
@@ -96,13 +97,14 @@ def test_claims_of_a_killed_process_on_this_host_are_taken_over_at_once(
 
 def test_claims_of_an_owner_elsewhere_wait_for_the_lease(tmp_path: Path) -> None:
     path = str(tmp_path / "s.sqlite")
-    with Store(path) as store:
+    clock = FakeClock()
+    with Store(path, clock=clock) as store:
         store._conn.execute(  # a live-looking owner on another host
-            "INSERT INTO claims VALUES (?, ?, ?)", (KEYS[0], "other-host:1-abcd", time.time() + 0.5)
+            "INSERT INTO claims VALUES (?, ?, ?)", (KEYS[0], "other-host:1-abcd", clock() + 0.5)
         )
         store._conn.commit()
         assert KEYS[0] not in store.claim(KEYS)
-        time.sleep(0.6)
+        clock.advance(0.6)
         assert KEYS[0] in store.claim(KEYS)
 
 
@@ -252,13 +254,17 @@ def test_claim_queue_stops_after_a_failed_write(tmp_path: Path) -> None:
 def test_leases_are_renewed_while_the_run_goes_on(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     items = [(make_spec(i).key, make_spec(i)) for i in range(4)]
-    with Store(path) as mine, Store(path) as other:
+    clock = FakeClock()  # time passes only in the renewer's sleeps
+    with Store(path, clock=clock) as mine, Store(path, clock=clock) as other:
 
         async def main() -> None:
             queue = ClaimQueue(mine, items, lambda k, s, c: None, lease_s=0.4)
-            async with Leases(mine, [queue], lease_s=0.4):
+            async with Leases(mine, [queue], lease_s=0.4, sleep=clock.sleep):
                 assert [key for key, _ in queue] == [key for key, _ in items]
-                await asyncio.sleep(1.0)  # 2.5 leases: alive only if renewed
+                end = clock() + 1.0  # 2.5 leases: alive only if renewed
+                # The renewer's sleeps move the clock; yield to it until they pass `end`.
+                while clock() < end:  # noqa: ASYNC110
+                    await asyncio.sleep(0)
                 assert other.claim(key for key, _ in items) == []
 
         asyncio.run(main())

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from types import TracebackType
 from typing import Self
 
@@ -176,17 +176,24 @@ class Leases:
         store: The shared store.
         queues: The run's queues.
         lease_s: Lease length; as given to the queues.
+        sleep: Waits between renewals (tests pass one that moves a fake clock).
     """
 
     def __init__(
-        self, store: Store, queues: Iterable[ClaimQueue], *, lease_s: float = DEFAULT_LEASE_S
+        self,
+        store: Store,
+        queues: Iterable[ClaimQueue],
+        *,
+        lease_s: float = DEFAULT_LEASE_S,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._store, self._queues, self._lease_s = store, queues, lease_s
+        self._sleep = sleep
         self._renewer: asyncio.Task[None] | None = None
 
     async def _renew(self) -> None:
         while True:
-            await asyncio.sleep(self._lease_s / 4)
+            await self._sleep(self._lease_s / 4)
             # A failed renewal is not the run's error: a failed write reports that.
             with contextlib.suppress(Exception):
                 self._store.renew(lease_s=self._lease_s)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
@@ -92,6 +93,8 @@ class Store(Closing):
         path: The database file; parent folders are created. ``":memory:"`` keeps
             everything in memory (tests, throwaway runs).
         busy_timeout: Seconds to wait for another process's write lock.
+        clock: Wall-clock time in seconds, that claims' leases are measured in; every
+            process sharing the store must use the same one. Tests pass a fake.
 
     Raises:
         ConfigError: The file is another program's, empty, damaged or from a newer
@@ -110,9 +113,14 @@ class Store(Closing):
     """
 
     def __init__(
-        self, path: str | PathLike[str] = DEFAULT_STORE_PATH, *, busy_timeout: float = 30.0
+        self,
+        path: str | PathLike[str] = DEFAULT_STORE_PATH,
+        *,
+        busy_timeout: float = 30.0,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.path = str(path)
+        self._clock = clock
         self.owner = new_owner()
         self.write_failures = 0
         self._lock = threading.Lock()
@@ -131,7 +139,7 @@ class Store(Closing):
 
     def _tidy_claims(self) -> None:
         release_keys(self._conn, self.owner, None)
-        drop_expired(self._conn)
+        drop_expired(self._conn, self._clock())
 
     def __repr__(self) -> str:
         return f"Store({self.path!r})"
@@ -215,7 +223,9 @@ class Store(Closing):
         if not wanted:
             return []
         with self._lock:
-            return self._transaction(lambda: claim_keys(self._conn, self.owner, wanted, lease_s))
+            return self._transaction(
+                lambda: claim_keys(self._conn, self.owner, wanted, lease_s, self._clock())
+            )
 
     def renew(self, *, lease_s: float = DEFAULT_LEASE_S) -> int:
         """Extend all of this store's claims to ``lease_s`` from now; returns how many.
@@ -224,7 +234,9 @@ class Store(Closing):
             StoreWriteError: The claims could not be written.
         """
         with self._lock:
-            return self._transaction(lambda: renew_all(self._conn, self.owner, lease_s))
+            return self._transaction(
+                lambda: renew_all(self._conn, self.owner, lease_s, self._clock())
+            )
 
     def release(self, keys: Iterable[str] | None = None) -> None:
         """Give up this store's claims on ``keys`` (``None``: all of them).

@@ -10,7 +10,6 @@ import os
 import secrets
 import socket
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 
 __all__ = [
@@ -82,17 +81,17 @@ def _chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
 
 
 def claim_keys(
-    conn: sqlite3.Connection, owner: str, keys: Sequence[str], lease_s: float
+    conn: sqlite3.Connection, owner: str, keys: Sequence[str], lease_s: float, now: float
 ) -> list[str]:
     """Claim the keys nobody has answered or holds; the caller runs the transaction.
 
     Must run inside ``BEGIN IMMEDIATE``: holding the write lock while reading makes
     the read and the insert one step for every process sharing the file. Keys this
     owner already holds are renewed and returned again; an expired claim, or one whose
-    process on this host is gone (killed), is taken over.
+    process on this host is gone (killed), is taken over. ``now`` is the wall-clock
+    time (:func:`time.time`) that leases are measured in.
     """
     drop_dead_owners(conn)
-    now = time.time()
     claimed: list[str] = []
     for chunk in _chunks(keys):
         marks = ",".join("?" * len(chunk))
@@ -119,16 +118,14 @@ def claim_keys(
     return claimed
 
 
-def drop_expired(conn: sqlite3.Connection) -> None:
+def drop_expired(conn: sqlite3.Connection, now: float) -> None:
     """Forget expired claims (of processes that died) whose keys nobody claimed again."""
-    conn.execute("DELETE FROM claims WHERE expires_at <= ?", (time.time(),))
+    conn.execute("DELETE FROM claims WHERE expires_at <= ?", (now,))
 
 
-def renew_all(conn: sqlite3.Connection, owner: str, lease_s: float) -> int:
-    """Extend every claim ``owner`` holds by a lease from now; returns how many."""
-    cur = conn.execute(
-        "UPDATE claims SET expires_at = ? WHERE owner = ?", (time.time() + lease_s, owner)
-    )
+def renew_all(conn: sqlite3.Connection, owner: str, lease_s: float, now: float) -> int:
+    """Extend every claim ``owner`` holds by a lease from ``now``; returns how many."""
+    cur = conn.execute("UPDATE claims SET expires_at = ? WHERE owner = ?", (now + lease_s, owner))
     return cur.rowcount
 
 
