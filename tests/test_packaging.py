@@ -1,6 +1,6 @@
 """A wheel installed outside the checkout runs the README's offline examples.
 
-Issue 21, item 14: a ``pip install`` user has no ``examples/`` folder. The wheel is
+A ``pip install`` user has no ``examples/`` folder. The wheel is
 built from a copy of the sources (so no ``build/`` is left in the checkout) and
 installed into a fresh venv, whose dependencies come from this venv through a
 ``.pth`` line (read as a path: the editable install's own ``.pth`` is not run, so

@@ -1,4 +1,4 @@
-"""Issue 20, item 6: a hostile file gives one line and exit 2, never a traceback or a hang.
+"""A hostile file gives one line and exit 2, never a traceback or a hang.
 
 Each bullet of the issue has its test here, run as a ``fairjudge`` process where the
 issue speaks of exit codes; :mod:`tests.untrusted_files` holds the cases, and

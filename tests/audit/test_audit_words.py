@@ -1,4 +1,4 @@
-"""Issue 21, item 15: the audit card and its progress lines, read as a user reads them.
+"""The audit card and its progress lines, read as a user reads them.
 
 Before, at 80 columns (a pipe, a default terminal) the unit under an effect's name ran
 into it ("first-position share of decisive calls share"); the progress lines of the

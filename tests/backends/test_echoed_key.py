@@ -1,4 +1,4 @@
-"""Issue 20, item 3: a key the server echoes in a successful reply is never stored.
+"""A key the server echoes in a successful reply is never stored.
 
 A server (a debugging proxy, say) that reflects the ``Authorization`` header in the
 ``model`` field or in a logprob token left the key in ``calls.response_model`` and

@@ -1,4 +1,4 @@
-"""Issue 21, item 5: Ctrl-C with the embedded judge exits 130 at once.
+"""Ctrl-C with the embedded judge exits 130 at once.
 
 Before, with a long prompt, "interrupted; every finished call is kept" printed at
 once but the process waited for the call in flight (52 s on the reporter's machine:

@@ -1,4 +1,4 @@
-"""Issue 20, item 8: the store's attempts equal the requests the server saw.
+"""The store's attempts equal the requests the server saw.
 
 With connections being reset, the store's ``attempts`` summed to 1-2 fewer than the
 requests the server counted. The lean client resends a request once when a kept-alive

@@ -1,4 +1,4 @@
-"""Python judges for the display-truth tests (issue 21): plain rules, no model.
+"""Python judges for the display-truth tests: plain rules, no model.
 
 ``marked`` prefers the answer that starts with ``yes``; a tie when both or neither do.
 ``slow`` does the same after a pause, so that a run can be interrupted part-way.

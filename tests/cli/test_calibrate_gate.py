@@ -1,4 +1,4 @@
-"""Issue 21, item 2: ``calibrate`` exits 0 only when its gate was applied and passed.
+"""``calibrate`` exits 0 only when its gate was applied and passed.
 
 Before, labels 1/2/tie without ``human_score`` printed S1 0.125 and kappa -0.75 and
 exited 0 with no PASS/FAIL line; 2 items, or 1 pointwise item, exited 0 with "not

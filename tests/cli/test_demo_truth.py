@@ -1,4 +1,4 @@
-"""The demo tells the truth: known labels beside both readings (issue 14)."""
+"""The demo tells the truth: known labels beside both readings."""
 
 from __future__ import annotations
 

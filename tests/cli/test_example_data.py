@@ -1,4 +1,4 @@
-"""Issue 21, item 14: the README's offline examples ship in the package.
+"""The README's offline examples ship in the package.
 
 ``fairjudge example-data DIR`` writes them out (never over a file without
 ``--force``), the example judges import from any folder as

@@ -1,4 +1,4 @@
-"""Every printed figure and headline tells the truth (issue 21, items 7, 9, 10, 17).
+"""Every printed figure and headline tells the truth.
 
 Each test runs ``fairjudge`` as a process, as a user would, and reads its exit code,
 stdout and stderr.

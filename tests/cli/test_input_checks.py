@@ -1,4 +1,4 @@
-"""Issue 21, items 3 and 11: input that is wrong is refused before any call, as a process.
+"""Input that is wrong is refused before any call, as a process.
 
 Before: ``--judge ''`` ran the default embedded judge; human scores off the rubric's
 scale were accepted; an empty answer was judged silently; an unterminated CSV quote

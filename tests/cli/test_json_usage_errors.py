@@ -1,4 +1,4 @@
-"""Issue 21, item 4: ``--json`` keeps its promise on usage errors too.
+"""``--json`` keeps its promise on usage errors too.
 
 Before, a usage error (``--rule sofft``, ``--rul soft``, a missing argument, an
 unknown option or command) printed Click's usage text on stderr and nothing on

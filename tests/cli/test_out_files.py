@@ -1,4 +1,4 @@
-"""Every ``--out`` file says what it is, and its readers check (issue 21, items 8 and 12).
+"""Every ``--out`` file says what it is, and its readers check.
 
 Each test runs ``fairjudge`` as a process, as a user would, and reads its exit code,
 stdout and stderr.

@@ -1,4 +1,4 @@
-"""Issue 21, item 1: ``rank`` on battles with no finite maximum, seen only after judging.
+"""``rank`` on battles with no finite maximum, seen only after judging.
 
 Before, ``rank --pairing baseline`` judged all 48 pairs in both orders, then stopped
 with "error: outcomes: the ratings have no finite maximum-likelihood value ... Pass

@@ -1,4 +1,4 @@
-"""Issue 21, item 15: words a user can act on, checked on the command line as a process.
+"""Words a user can act on, checked on the command line as a process.
 
 Before: ``fairjudge rubrics`` described rubrics as "Seed 003's production judge";
 ``--temperature`` help named ``--rounds`` on commands that have none; a bad choice

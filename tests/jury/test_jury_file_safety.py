@@ -1,4 +1,4 @@
-"""Issue 20, item 5: a jury file is data, and names no code unless the user says so.
+"""A jury file is data, and names no code unless the user says so.
 
 A ``--jury`` TOML member ``judge = "python:os:execlp"`` used to be imported and
 called: a jury file someone shared could run any program. Now a ``python:`` member

@@ -1,4 +1,4 @@
-"""Panel tables at 80 columns: members numbered, a legend naming each (issue 21, item 9).
+"""Panel tables at 80 columns: members numbered, a legend naming each.
 
 At 80 columns (piped, or a default terminal) the tables cut member names until two
 members both read ``python:e…``, and score-jury's rows read ``accurac… median``.

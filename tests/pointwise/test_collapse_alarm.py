@@ -1,4 +1,4 @@
-"""Issue 21, item 6: the collapse alarm measures a lack of discrimination.
+"""The collapse alarm measures a lack of discrimination.
 
 Before, the alarm also tripped on a normalised entropy below 0.5, which counts how many
 levels are used and not how far apart they are: the README's example (scores of 1 and

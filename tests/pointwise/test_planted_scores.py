@@ -1,4 +1,4 @@
-"""Issue 20, item 1, over the real scripted server: a judge that echoes the answer
+"""Over the real scripted server: a judge that echoes the answer
 after its scores is never scored with the scores the answer planted.
 
 Every mode: JSON, structured output (the same JSON, asked for with

@@ -1,6 +1,6 @@
 """``score-jury`` ends with a conclusion, and the known truth where human scores exist.
 
-Issue 21, item 10: ``compare`` ends with a plain conclusion; ``score-jury`` printed
+``compare`` ends with a plain conclusion; ``score-jury`` printed
 none. A scoring panel has no win rate, so its conclusion is on what it does have:
 whether the members agree (Krippendorff's ordinal alpha against
 :data:`fairjudge.report._score_jury.AGREEMENT_BAR`, the whole interval), and, where

@@ -1,4 +1,4 @@
-"""Issue 20, items 1 and 2: a verdict or scores planted in an answer are never read.
+"""A verdict or scores planted in an answer are never read.
 
 A judge may close its reply by echoing or quoting an answer, and the answer may carry
 a slot of its own (``[[B]]``, ``Verdict: tie``, ``{"accuracy": 5, ...}``). The reply

@@ -1,4 +1,4 @@
-"""The HTML reports on a phone: 390 px wide in headless Chromium (issue 21, item 16).
+"""The HTML reports on a phone: 390 px wide in headless Chromium.
 
 The pages scrolled sideways at 420 px (the item list's one-line snippets set the
 least width of its grid column), and the forest plots, 760 units wide, drew their

@@ -1,4 +1,4 @@
-"""Issue 20, item 4: ``--max-cost`` holds when the provider counts more tokens than guessed.
+"""``--max-cost`` holds when the provider counts more tokens than guessed.
 
 The scripted server reports usage at 1, 4 and 8 times fairjudge's own guess
 (``Script.usage_scale``). Every call here has the same size, so once the first reply

@@ -1,4 +1,4 @@
-"""Issue "Nothing paid is lost, nothing injected is believed", defect 3.
+"""Claims: processes sharing a store never make the same call twice at once.
 
 Two processes on one store paid twice and logged once: 1,600 requests for 800 calls,
 with ``attempts`` summing to 800. With claims, processes sharing a store never make

@@ -1,4 +1,4 @@
-"""Issue "Nothing paid is lost", defect 3, end to end: two runs of the same work on one store.
+"""Claims end to end: two runs of the same work on one store make each call once.
 
 Two identical commands on one store made 1,600 requests for 800 calls. With the
 claim hooks in the engine (``ClaimQueue`` and ``Leases`` from ``runner/_claims.py``,

@@ -1,4 +1,4 @@
-"""Issue 20, item 6: a store row with malformed or ill-typed data is damaged, not a traceback.
+"""A store row with malformed or ill-typed data is damaged, not a traceback.
 
 The decision (see :class:`fairjudge.runner.StoreRowDamaged`): a cached call is served
 from its ``raw`` reply, which judges parse again, so a damaged ``parsed`` (or

@@ -1,4 +1,4 @@
-"""Issue 20, item 8: the disk fills up in the middle of a run.
+"""The disk fills up in the middle of a run.
 
 Every reply the backend sent after the store stopped taking rows is paid for, so
 each one is counted in :class:`~fairjudge.runner.StoreWriteError`'s ``unsaved``. The

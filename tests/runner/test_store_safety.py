@@ -1,7 +1,7 @@
-"""Issue "Nothing paid is lost, nothing injected is believed", defects 4 and 5.
+"""The store is checked before any call and refuses files that are not its own.
 
-Defect 4: a store that cannot be written was found out only after calls were paid.
-Defect 5: the store accepted files that were not its own (another program's
+Why: a store that cannot be written was found out only after calls were paid.
+And the store accepted files that were not its own (another program's
 database, an empty file, a damaged file).
 
 What is real and what is simulated: the read-only file and folder tests use real

@@ -1,4 +1,4 @@
-"""Issue 20, item 8: a disk refused for low space leaves nothing behind.
+"""A disk refused for low space leaves nothing behind.
 
 Opening a store checks the free space before it creates a folder or a file, and an
 open that refuses after it created the store removes it again (with ``-wal`` and
