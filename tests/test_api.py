@@ -163,3 +163,84 @@ def test_calibrate_refuses_unlabelled_items_and_bad_thresholds_before_any_call()
     rows = [{"question": "q", "answer_1": "a", "answer_2": "b"}]
     with pytest.raises(fairjudge.InputError, match="human"):
         fairjudge.calibrate(rows, never)
+
+
+def _cli_json(*args: str) -> dict[str, Any]:
+    """The command's ``--json``, run in-process as a user would run it."""
+    from typer.testing import CliRunner
+
+    from fairjudge.cli import app
+
+    run = CliRunner().invoke(app, [*args, "--json"])
+    assert run.exit_code == 0, run.output
+    out = run.stdout
+    payload: dict[str, Any] = json.loads(out[out.index("{") :])
+    payload.pop("calls", None)
+    return payload
+
+
+def _same(result: fairjudge.Result, cli: dict[str, Any]) -> None:
+    mine = json.loads(json.dumps(result.to_dict()))  # as --json writes it (tuples -> lists)
+    mine.pop("calls", None)
+    assert mine == cli
+
+
+RANK_ANSWERS = EXAMPLES / "rank_answers.jsonl"
+BATTLES = EXAMPLES / "battles.jsonl"
+
+
+def test_rank_equals_the_commands_json_for_answers_and_for_battles() -> None:
+    from fairjudge.examples.judges import longer
+
+    cli = _cli_json("rank", str(RANK_ANSWERS), "--judge", LONGER, "--bootstrap", "200")
+    result = fairjudge.rank(RANK_ANSWERS, longer, n_resamples=200)
+    _same(result, cli)
+    # alpha's answers are the longest and the length judge prefers them: 35-10-3 in 48.
+    top = result.to_dict()["ratings"][0]
+    assert (top["model"], top["rating"], top["wins"], top["losses"], top["ties"]) == (
+        "alpha", 1000.0, 35, 10, 3
+    )  # fmt: skip
+    assert len(result.result.judgments) == 96
+    assert result.stopped is None
+    assert [r["model"] for r in result.to_records()] == ["alpha", "beta", "gamma", "delta"]
+
+    cli = _cli_json("rank", str(BATTLES), "--bootstrap", "200", "--ties", "davidson")
+    battles = fairjudge.rank(_rows(BATTLES), n_resamples=200, ties="davidson")
+    _same(battles, cli)
+    assert battles.result is None
+    assert battles.to_dict()["n_unresolved_pairs"] == 0
+
+
+def test_rank_style_control_anchor_and_page_match_the_command(tmp_path: Path) -> None:
+    args = ("--judge", LONGER, "--bootstrap", "100", "--style-control", "--anchor", "beta")
+    cli = _cli_json("rank", str(RANK_ANSWERS), *args, "--anchor-rating", "1200")
+    result = fairjudge.rank(
+        RANK_ANSWERS, LONGER, n_resamples=100, style_control=True, anchor="beta",
+        anchor_rating=1200.0,
+    )  # fmt: skip
+    _same(result, cli)
+    assert result.to_dict()["style_control"]["anchor"] == "beta"
+    assert "style_rating" in result.to_records()[0]
+    page = result.to_html(tmp_path / "rank.html").read_text("utf-8")
+    assert "alpha" in page
+    assert "rank_answers.jsonl: leaderboard" in page
+
+
+def test_rank_refuses_judge_settings_for_battles_and_bad_fits_before_any_call() -> None:
+    def never(q: str, a: str, b: str) -> str:
+        raise AssertionError("called")
+
+    with pytest.raises(fairjudge.ConfigError, match=r"^judge, pairing: the items are judged"):
+        fairjudge.rank(BATTLES, never, pairing="sample")
+    with pytest.raises(fairjudge.ConfigError, match="n_resamples must be >= 1; got 0"):
+        fairjudge.rank(RANK_ANSWERS, never, n_resamples=0)
+    with pytest.raises(fairjudge.ConfigError, match="anchor 'omega' is not a model"):
+        fairjudge.rank(RANK_ANSWERS, never, anchor="omega")
+
+
+def test_the_fallback_ridge_lives_in_the_library() -> None:
+    from fairjudge.cli import _rank
+    from fairjudge.evaluation import FALLBACK_L2
+
+    assert FALLBACK_L2 == 0.1
+    assert not hasattr(_rank, "FALLBACK_L2") or _rank.FALLBACK_L2 is FALLBACK_L2

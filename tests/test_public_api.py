@@ -40,6 +40,7 @@ EXPECTED = {
     "debiased_verdict",
     "evaluate_pairs",
     "position_consistency",
+    "rank",
     "score",
     "win_rate",
 }
@@ -80,7 +81,7 @@ def test_all_is_at_most_40_names_each_documented() -> None:
 
 
 def test_the_notebook_api_reports_the_flat_namespace() -> None:
-    for name in ("Result", "calibrate", "compare", "score"):
+    for name in ("Result", "calibrate", "compare", "rank", "score"):
         assert getattr(fairjudge, name).__module__ == "fairjudge", name
 
 

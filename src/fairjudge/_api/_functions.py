@@ -9,14 +9,14 @@ budget stop returns the partial result with ``stopped`` set, as the command show
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
+from fairjudge._api._common import judge_name, last_run, opened, partial, title
 from fairjudge._api._inputs import ROWS, load_rows
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._io import Columns, load_items
 from fairjudge._io_scores import ScoreItem, load_score_items
 from fairjudge._items import Item
@@ -29,17 +29,11 @@ from fairjudge.judges import (
     resolve_pointwise_judge,
 )
 from fairjudge.prompts import get_rubric
-from fairjudge.runner import RunOptions, RunSummary
+from fairjudge.runner import RunOptions
 
 __all__ = ["calibrate", "compare", "score"]
 
-R = TypeVar("R")
-
 _PAIR_COLUMNS = {f for f in Columns.__dataclass_fields__}
-
-
-def _title(source: str) -> str:
-    return source if source == ROWS else Path(source).name
 
 
 def _pairwise_items(
@@ -74,43 +68,6 @@ def _score_items(
         columns=columns,
     )
     return loaded.items, source, loaded.skipped_records()
-
-
-@contextmanager
-def _opened(judge: Any, open_spec: Callable[[str | None], Any]) -> Iterator[Any]:
-    """The judge to use; one opened from a spec here is closed here."""
-    if judge is None or isinstance(judge, str):
-        opened = open_spec(judge)
-        try:
-            yield opened
-        finally:
-            close = getattr(opened, "close", None)
-            if callable(close):
-                close()
-    else:
-        yield judge
-
-
-def _partial(run: Callable[[], R], kind: type[Any]) -> R:
-    """``run()``, or the partial result a spent budget carries (``stopped`` set)."""
-    try:
-        return run()
-    except BudgetExceeded as exc:
-        # Read loosely: issue 22 moves the partial result from the exception onto the
-        # returned result (``stopped``), and then this passes every result through.
-        partial = getattr(exc, "partial", None)
-        if not isinstance(partial, kind):
-            raise
-        return partial  # type: ignore[no-any-return]
-
-
-def _last_run(judge: object) -> RunSummary | None:
-    run = getattr(judge, "last_run", None)
-    return run if isinstance(run, RunSummary) else None
-
-
-def _name(judge: object) -> str:
-    return str(getattr(judge, "name", None) or getattr(judge, "__name__", type(judge).__name__))
 
 
 def compare(
@@ -165,17 +122,17 @@ def compare(
         return resolve_judge(spec, backend_options=backend, template=template, options=options,
                              store=store)  # fmt: skip
 
-    with _opened(judge, open_spec) as the_judge:
-        result = _partial(lambda: evaluate(the_judge, item_list, the_settings), PairwiseResult)
-        run = _last_run(the_judge)
-        name = _name(the_judge)
+    with opened(judge, open_spec) as the_judge:
+        result = partial(lambda: evaluate(the_judge, item_list, the_settings), PairwiseResult)
+        run = last_run(the_judge)
+        name = judge_name(the_judge)
     from dataclasses import replace
 
     from fairjudge.report import comparison_html, comparison_report
 
     result = replace(result, settings=replace(result.settings, judge=name, source=source))
     report = comparison_report(
-        result, title=f"{_title(source)}: model 1 vs model 2", run=run, skipped=skipped
+        result, title=f"{title(source)}: model 1 vs model 2", run=run, skipped=skipped
     )
     return Result(
         "compare", result, report, result.stopped,
@@ -234,22 +191,22 @@ def score(
         and not callable(judge)
     ):
         raise ConfigError(f"judge must be a spec, a function or a pointwise judge; got {judge!r}")
-    with _opened(judge, open_spec) as the_judge:
+    with opened(judge, open_spec) as the_judge:
         given = None if isinstance(the_judge, BatchPointwiseJudge) else the_rubric
-        result = _partial(
+        result = partial(
             lambda: score_answers(
                 the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
             ),
             ScoreResult,
         )
-        run = _last_run(the_judge)
-        name = _name(the_judge)
+        run = last_run(the_judge)
+        name = judge_name(the_judge)
     from dataclasses import replace
 
     from fairjudge.report import score_report
 
     result = replace(result, judge=name)
-    report = score_report(result, title=f"{_title(source)}: scores", run=run, skipped=skipped)
+    report = score_report(result, title=f"{title(source)}: scores", run=run, skipped=skipped)
     return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items))
 
 

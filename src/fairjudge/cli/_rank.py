@@ -17,12 +17,14 @@ from fairjudge.cli._judging import check_unresolved, close_judge, judge_name, la
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import (
+    FALLBACK_L2,
     Battles,
     EvalSettings,
     LongAnswers,
     PairwiseResult,
     battles_from,
     evaluate,
+    fit_battles,
     load_ranking_input,
     make_pairs,
 )
@@ -37,7 +39,7 @@ from fairjudge.report import (
 )
 from fairjudge.runner import RunSummary
 
-__all__ = ["FALLBACK_L2", "rank"]
+__all__ = ["rank"]
 
 Pairing = Literal["all", "baseline", "sample"]
 Ties = Literal["half", "davidson"]
@@ -54,10 +56,6 @@ _Baseline = Annotated[str | None, typer.Option(help="The model for --pairing bas
 _PerQuestion = Annotated[int, typer.Option(help="Pairs per question for --pairing sample.")]
 _Ties = Annotated[Ties, typer.Option(help="half: a tie is half a win; davidson: a tie model.")]
 _Anchor = Annotated[str | None, typer.Option(help="The model pinned at --anchor-rating.")]
-FALLBACK_L2 = 0.1
-"""The ridge ``rank`` fits with when ``--l2`` is 0 and the judged battles have no finite
-maximum (a model that never lost, or never won): a prior sd of about 550 Elo points.
-Found only after judging, so it is said with the leaderboard rather than refused."""
 _L2 = Annotated[
     float,
     typer.Option(
@@ -164,19 +162,9 @@ def _fit(
     battles: Battles, ties: Ties, style_control: bool, unresolved: int, common: dict[str, Any]
 ) -> RankingReport:
     """Bradley-Terry, and the style-controlled fit when asked for, on the same battles."""
-    from fairjudge.stats import bradley_terry, style_controlled_bradley_terry  # scipy: lazily
-
-    outcomes = [o.value for o in battles.outcomes]
-    common = {**common, "fallback_l2": FALLBACK_L2}
-    leaderboard = bradley_terry(battles.model_a, battles.model_b, outcomes, ties=ties, **common)
-    styled = None
-    if style_control:
-        if battles.answers_a is None or battles.answers_b is None:
-            raise ConfigError("--style-control needs the answers: give long-format input")
-        styled = style_controlled_bradley_terry(
-            battles.model_a, battles.model_b, outcomes, battles.answers_a, battles.answers_b,
-            **common,
-        )  # fmt: skip
+    if style_control and (battles.answers_a is None or battles.answers_b is None):
+        raise ConfigError("--style-control needs the answers: give long-format input")
+    leaderboard, styled = fit_battles(battles, ties=ties, style_control=style_control, **common)
     return RankingReport(leaderboard, styled, unresolved)
 
 
@@ -275,7 +263,7 @@ def rank(
         })  # fmt: skip
         battles = battles_from(result)
     unresolved = result.n_unresolved if result is not None else 0
-    report = _fit(battles, ties, style_control, unresolved, {**fit, "questions": battles.questions})
+    report = _fit(battles, ties, style_control, unresolved, fit)
     _say_held(report)
     _show(report, file, json_output=json_output, html=html, result=result, run=run)
     if result is not None:

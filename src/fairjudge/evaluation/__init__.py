@@ -4,7 +4,8 @@
   systems, as a :class:`PairwiseResult` with every number's CI.
 - :func:`length_controlled`: the AlpacaEval-2-style length-controlled win rate of
   a result, or why it cannot be estimated.
-- :mod:`fairjudge.evaluation._battles`: pairings and battles for rankings.
+- :mod:`fairjudge.evaluation._battles`: pairings and battles for rankings;
+  :func:`fit_battles` fits their leaderboard (with the :data:`FALLBACK_L2` ridge).
 - :func:`score_answers`: pointwise rubric scores per dimension, with CIs, the collapse
   alarm and paired system differences, as a :class:`ScoreResult`. It and its types
   load on first use (PEP 562): ``import fairjudge`` does not pay for the judge session.
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     )
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
+    from fairjudge.evaluation._ranking import FALLBACK_L2, fit_battles
     from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
     from fairjudge.evaluation._score_jury import score_with_jury
     from fairjudge.evaluation._score_jury_result import JuryScoreResult, PanelScoredItem
@@ -95,6 +97,7 @@ __getattr__ = lazy_attributes(
             "Battles LongAnswers battles_from load_ranking_input make_pairs"
         ),
         "fairjudge.evaluation._length": "length_controlled",
+        "fairjudge.evaluation._ranking": "FALLBACK_L2 fit_battles",
         "fairjudge.evaluation._pairs": "JudgeLike evaluate evaluate_pairs",
         "fairjudge.evaluation._results": "PairwiseResult Rate WinRate summarise",
         "fairjudge.evaluation._scores_stats": "Collapse CollapseRule DimensionSummary ScoreMean",
@@ -127,6 +130,7 @@ __getattr__ = lazy_attributes(
 
 __all__ = [
     "AGGREGATIONS",
+    "FALLBACK_L2",
     "SCORE_AGGREGATIONS",
     "Aggregation",
     "Battles",
@@ -174,6 +178,7 @@ __all__ = [
     "evaluate",
     "evaluate_jury",
     "evaluate_pairs",
+    "fit_battles",
     "jury_diagnostics",
     "length_controlled",
     "load_ranking_input",

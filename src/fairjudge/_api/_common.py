@@ -1,0 +1,60 @@
+"""What every top-level function shares: opening a judge from a spec, and a spent budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fairjudge._api._inputs import ROWS
+from fairjudge._errors import BudgetExceeded
+from fairjudge.runner import RunSummary
+
+__all__ = ["judge_name", "last_run", "opened", "partial", "title"]
+
+R = TypeVar("R")
+
+
+def title(source: str) -> str:
+    """The input's name for a report's title: a file's name, or ``<rows>``."""
+    return source if source == ROWS else Path(source).name
+
+
+@contextmanager
+def opened(judge: Any, open_spec: Callable[[str | None], Any]) -> Iterator[Any]:
+    """The judge to use; one opened from a spec here is closed here."""
+    if judge is None or isinstance(judge, str):
+        judge_ = open_spec(judge)
+        try:
+            yield judge_
+        finally:
+            close = getattr(judge_, "close", None)
+            if callable(close):
+                close()
+    else:
+        yield judge
+
+
+def partial(run: Callable[[], R], kind: type[Any]) -> R:
+    """``run()``, or the partial result a spent budget carries (``stopped`` set)."""
+    try:
+        return run()
+    except BudgetExceeded as exc:
+        # Read loosely: issue 22 moves the partial result from the exception onto the
+        # returned result (``stopped``), and then this passes every result through.
+        found = getattr(exc, "partial", None)
+        if not isinstance(found, kind):
+            raise
+        return found  # type: ignore[no-any-return]
+
+
+def last_run(judge: object) -> RunSummary | None:
+    """The judge's last run (calls, usage, cost), when it keeps one."""
+    run = getattr(judge, "last_run", None)
+    return run if isinstance(run, RunSummary) else None
+
+
+def judge_name(judge: object) -> str:
+    """The judge's name for the record: its ``name``, a function's name, or its type."""
+    return str(getattr(judge, "name", None) or getattr(judge, "__name__", type(judge).__name__))

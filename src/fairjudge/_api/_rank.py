@@ -1,0 +1,171 @@
+"""``fairjudge.rank``: a Bradley-Terry leaderboard of many models (``fairjudge rank``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal
+
+from fairjudge._api._common import judge_name, last_run, opened, partial, title
+from fairjudge._api._inputs import load_rows
+from fairjudge._api._result import Result
+from fairjudge._errors import ConfigError
+from fairjudge.evaluation import (
+    Battles,
+    EvalSettings,
+    PairwiseResult,
+    battles_from,
+    evaluate,
+    fit_battles,
+    load_ranking_input,
+    make_pairs,
+)
+from fairjudge.judges import BackendOptions, BatchJudge, resolve_judge
+from fairjudge.runner import RunOptions
+
+__all__ = ["rank"]
+
+
+def _check(models: list[str], anchor: str | None, anchor_rating: float, l2: float,
+           n_resamples: int) -> None:  # fmt: skip
+    """The fit's settings, checked before the first judge call."""
+    if not l2 >= 0:
+        raise ConfigError(f"l2 must be >= 0; got {l2}", params="l2")
+    if n_resamples < 1:
+        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples}", params="n_resamples")
+    if not math.isfinite(anchor_rating):
+        raise ConfigError(f"anchor_rating must be a finite number; got {anchor_rating}")
+    if anchor is not None and anchor not in models:
+        raise ConfigError(f"anchor {anchor!r} is not a model in the input; models: {models}")
+
+
+def _rows(report: Any) -> list[dict[str, Any]]:
+    """One row per model, best first: rating and rank with their intervals, and the record."""
+    styled = {}
+    if report.style_control is not None:
+        styled = {r.model: r for r in report.style_control.ratings}
+    rows = []
+    for r in report.leaderboard.ratings:
+        row = {"model": r.model, "rating": r.rating, "ci_low": r.ci.low, "ci_high": r.ci.high,
+               "rank": r.rank, "rank_low": r.rank_ci.low, "rank_high": r.rank_ci.high,
+               "n_battles": r.n_battles, "wins": r.wins, "losses": r.losses,
+               "ties": r.ties}  # fmt: skip
+        if r.model in styled:
+            s = styled[r.model]
+            row |= {"style_rating": s.rating, "style_ci_low": s.ci.low, "style_ci_high": s.ci.high}
+        rows.append(row)
+    return rows
+
+
+def rank(
+    items: Any,
+    judge: str | BatchJudge | Callable[[str, str, str], Any] | None = None,
+    *,
+    pairing: Literal["all", "baseline", "sample"] = "all",
+    baseline: str | None = None,
+    pairs_per_question: int = 1,
+    ties: Literal["half", "davidson"] = "half",
+    anchor: str | None = None,
+    anchor_rating: float = 1000.0,
+    n_resamples: int = 1000,
+    l2: float = 0.0,
+    seed: int = 0,
+    style_control: bool = False,
+    options: RunOptions | None = None,
+    template: str | None = None,
+    backend: BackendOptions | None = None,
+    store: str | Path | None = None,
+    columns: Mapping[str, str] | None = None,
+    allow_empty: bool = False,
+) -> Result:
+    """Rank many models: judge pairs of their answers, fit Bradley-Terry (``fairjudge rank``).
+
+    Args:
+        items: Answers in long format (``question_id``, ``model``, ``answer``,
+            optional ``question``), or already-judged battles (``model_a``,
+            ``model_b``, ``winner``, optional ``question_id``), which need no judge:
+            a file, a list of dicts or a pandas DataFrame.
+        judge: As for :func:`fairjudge.compare`; ``None`` is the embedded default
+            for answers, and must stay ``None`` for battles.
+        pairing: Which pairs to judge: ``all``, every model against ``baseline``, or
+            a seeded ``sample`` of ``pairs_per_question`` per question.
+        baseline: The model for ``pairing="baseline"``.
+        pairs_per_question: Pairs per question for ``pairing="sample"``.
+        ties: ``half``: a tie is half a win; ``davidson``: a tie model.
+        anchor: The model pinned at ``anchor_rating`` (default: the fit's own anchor).
+        anchor_rating: Rating of the anchor model.
+        n_resamples: Bootstrap rounds of the ratings' and ranks' intervals.
+        l2: Ridge on ratings; 0 fits plain maximum likelihood, or, where the battles
+            have none, the :data:`~fairjudge.evaluation.FALLBACK_L2` ridge (said in
+            the result).
+        seed: Seed of the pairing, the judging and the bootstrap.
+        style_control: Also fit Arena-Hard style control (needs answers, not battles).
+        options: Run options, for a judge opened from a spec.
+        template: The prompt template, for a model judge opened from a spec.
+        backend: Backend options, for a judge opened from a spec.
+        store: The store's path, for a judge opened from a spec.
+        columns: Your column names -> the README's.
+        allow_empty: Judge empty or blank answers instead of refusing the row.
+
+    Returns:
+        A :class:`Result` whose ``report`` is the ranking report (``to_dict()`` is
+        ``rank --json``), ``result`` the judged pairs (``None`` for battles), and
+        ``to_pandas()`` one row per model.
+
+    Raises:
+        ConfigError: A bad setting, or judge settings given with judged battles.
+    """
+    data, source = load_rows(items, lambda path: load_ranking_input(path, allow_empty=allow_empty),
+                             columns=columns)  # fmt: skip
+    models = (
+        sorted(set(data.model_a) | set(data.model_b)) if isinstance(data, Battles) else data.models
+    )
+    _check(models, anchor, anchor_rating, l2, n_resamples)
+    result: PairwiseResult | None = None
+    run = None
+    if isinstance(data, Battles):
+        given = {"judge": judge is not None, "pairing": pairing != "all",
+                 "baseline": baseline is not None, "pairs_per_question": pairs_per_question != 1,
+                 "options": options is not None, "template": template is not None,
+                 "backend": backend is not None, "store": store is not None}  # fmt: skip
+        unused = [name for name, set_ in given.items() if set_]
+        if unused:
+            raise ConfigError(
+                f"{', '.join(unused)}: the items are judged battles, so no judge is called "
+                "and these have no effect; leave them out",
+                params=tuple(unused),
+            )
+        battles = data
+    else:
+        pairs = make_pairs(data, pairing=pairing, baseline=baseline,
+                           pairs_per_question=pairs_per_question, seed=seed)  # fmt: skip
+
+        def open_spec(spec: str | None) -> BatchJudge:
+            return resolve_judge(spec, backend_options=backend, template=template,
+                                 options=options, store=store)  # fmt: skip
+
+        with opened(judge, open_spec) as the_judge:
+            judged = partial(lambda: evaluate(the_judge, pairs, EvalSettings(seed=seed)),
+                             PairwiseResult)  # fmt: skip
+            run = last_run(the_judge)
+            name = judge_name(the_judge)
+        result = replace(judged, settings=replace(judged.settings, judge=name, source=source))
+        battles = battles_from(result)
+    from fairjudge.report import RankingReport, ranking_html
+
+    leaderboard, styled = fit_battles(
+        battles, ties=ties, style_control=style_control, anchor=anchor,
+        anchor_rating=anchor_rating, l2=l2, n_resamples=n_resamples, seed=seed,
+    )  # fmt: skip
+    report = RankingReport(leaderboard, styled, result.n_unresolved if result is not None else 0)
+    page_title = f"{title(source)}: leaderboard"
+    return Result(
+        "rank", result, report, result.stopped if result is not None else None,
+        _rows=lambda: _rows(report),
+        _html=lambda: ranking_html(report, title=page_title, result=result, run=run),
+        _summary=lambda: "\n".join(
+            b.summary() for b in (report.leaderboard, report.style_control) if b is not None
+        ),
+    )  # fmt: skip
