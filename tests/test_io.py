@@ -62,7 +62,7 @@ def test_csv_missing_column_is_reported_once_on_the_header(
     path = write(tmp_path, "items.csv", "question;answer_1;answer\nq;a;b\nq2;a;b\n")
     expected = (
         f"{path}:1: missing column 'answer_2'; found columns: 'question', 'answer_1', "
-        "'answer'; to read another column, pass --answer2-col NAME"
+        "'answer'; to read another column, pass columns.answer_2=NAME"
     )
     with pytest.raises(InputError, match=f"^{re.escape(expected)}$") as exc:
         load_items(path, skip_invalid=skip_invalid)
@@ -74,7 +74,7 @@ def test_csv_missing_several_columns_names_every_flag(tmp_path: Path) -> None:
     expected = (
         "items.csv:1: missing column 'question' (and 'answer_1', 'answer_2'); "
         "found columns: 'prompt', 'x', 'y'; "
-        "to read other columns, pass --question-col, --answer1-col, --answer2-col"
+        "to read other columns, pass columns.question, columns.answer_1, columns.answer_2"
     )
     with pytest.raises(InputError, match=re.escape(expected) + "$"):
         load_items(path)
@@ -88,7 +88,7 @@ def test_csv_missing_mapped_column_names_the_mapped_name(tmp_path: Path) -> None
         InputError,
         match=re.escape(
             "items.csv:1: missing column 'prompt'; found columns: 'question', 'answer_1', "
-            "'answer_2'; to read another column, pass --question-col NAME"
+            "'answer_2'; to read another column, pass columns.question=NAME"
         ),
     ):
         load_items(path, columns=Columns(question="prompt"))
@@ -112,7 +112,7 @@ def test_parquet_missing_column_lists_the_columns(tmp_path: Path) -> None:
         InputError,
         match=re.escape(
             "items.parquet: missing column 'answer_2'; found columns: 'question', 'answer_1'; "
-            "to read another column, pass --answer2-col NAME"
+            "to read another column, pass columns.answer_2=NAME"
         ),
     ):
         load_items(path, skip_invalid=True)
@@ -124,7 +124,7 @@ def test_jsonl_row_missing_column_lists_its_keys_and_the_flag(tmp_path: Path) ->
         InputError,
         match=re.escape(
             "items.jsonl:2: missing column 'question'; this row has keys: 'prompt', "
-            "'answer_1', 'answer_2'; to read another key, pass --question-col NAME"
+            "'answer_1', 'answer_2'; to read another key, pass columns.question=NAME"
         ),
     ):
         load_items(path)
@@ -245,7 +245,7 @@ def test_skip_invalid_with_few_bad_rows_lists_them_all(tmp_path: Path) -> None:
     expected = (
         "no valid row found (2 invalid rows): line 1: invalid JSON (Expecting property name "
         "enclosed in double quotes at column 2) | line 2: missing column 'answer_1'; this row "
-        "has keys: 'question'; to read another key, pass --answer1-col NAME"
+        "has keys: 'question'; to read another key, pass columns.answer_1=NAME"
     )
     with pytest.raises(InputError, match=re.escape(expected) + "$"):
         load_items(path, skip_invalid=True)

@@ -364,7 +364,7 @@ def test_skipped_records_are_json_ready(tmp_path: Path) -> None:
             "source": str(path),
             "line": 2,
             "message": "missing column 'answer_1'; this row has keys: 'question'; "
-            "to read another key, pass --answer1-col NAME",
+            "to read another key, pass columns.answer_1=NAME",
         },
         {"source": str(path), "line": 4, "message": "expected a JSON object, got list"},
     ]

@@ -39,8 +39,12 @@ from fairjudge._types import Outcome
 __all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
 
 _HUMAN = {"1": Outcome.ONE, "2": Outcome.TWO, "tie": Outcome.TIE, "0": Outcome.TIE}
-# The CLI flag that renames each required column, named in "missing column" messages.
-_FLAGS = {"question": "--question-col", "answer_1": "--answer1-col", "answer_2": "--answer2-col"}
+# The parameter that renames each required column, named in "missing column" messages.
+_PARAMS = {
+    "question": "columns.question",
+    "answer_1": "columns.answer_1",
+    "answer_2": "columns.answer_2",
+}
 _SHOWN_NAMES = 20  # keys listed for a row missing a column; wide rows would drown the message
 # Values quoted in messages are cut short: a row may hold megabytes, or lists nested
 # deeper than repr() can recurse.
@@ -107,20 +111,21 @@ def _names(names: Iterable[object]) -> str:
 def _check_header(source: Source, cols: Columns) -> None:
     if source.header is None:
         return
-    missing = [name for name in _FLAGS if getattr(cols, name) not in source.header]
+    missing = [name for name in _PARAMS if getattr(cols, name) not in source.header]
     if not missing:
         return
     columns = [getattr(cols, name) for name in missing]
     also = f" (and {_names(columns[1:])})" if len(columns) > 1 else ""
     hint = (
-        f"to read another column, pass {_FLAGS[missing[0]]} NAME"
+        f"to read another column, pass {_PARAMS[missing[0]]}=NAME"
         if len(missing) == 1
-        else f"to read other columns, pass {', '.join(_FLAGS[name] for name in missing)}"
+        else f"to read other columns, pass {', '.join(_PARAMS[name] for name in missing)}"
     )
     raise InputError(
         f"missing column {columns[0]!r}{also}; found columns: {_names(source.header)}; {hint}",
         path=source.name,
         line=source.header_line,
+        params=tuple(_PARAMS[name] for name in missing),
     )
 
 
@@ -145,8 +150,9 @@ def _present(row: Mapping[str, Any], cols: Columns, name: str, where: dict[str, 
         raise InputError(f"missing column {column!r} (this row has no value for it)", **where)
     raise InputError(
         f"missing column {column!r}; this row has keys: {_names(row)}; "
-        f"to read another key, pass {_FLAGS[name]} NAME",
+        f"to read another key, pass {_PARAMS[name]}=NAME",
         **where,
+        params=_PARAMS[name],
     )
 
 
@@ -162,9 +168,10 @@ def _answer(value: str, column: str, where: dict[str, Any], *, allow_empty: bool
     """
     if not allow_empty and not value.strip():
         raise InputError(
-            f"{column!r} is empty; fill it in, or pass --allow-empty (allow_empty=True) "
+            f"{column!r} is empty; fill it in, or pass allow_empty=True "
             "to judge empty answers as they are",
             **where,
+            params="allow_empty",
         )
     return value
 

@@ -25,11 +25,13 @@ def invalid_rows(bad: list[InputError]) -> InputError:
     rest = len(bad) - SHOWN_PROBLEMS
     if rest > 0:
         more.append(f"and {rest} more invalid row{'s' if rest != 1 else ''}")
-    fix = f"{len(bad)} invalid rows; fix them, or pass --skip-invalid to set them aside"
+    fix = f"{len(bad)} invalid rows; fix them, or pass skip_invalid=True to set them aside"
+    named = dict.fromkeys(p for e in bad[:SHOWN_PROBLEMS] for p in e.params)
     return InputError(
         f"{bare(first)} | {' | '.join(more)} ({fix})",
         path=first.path,
         line=first.line,
+        params=(*named, "skip_invalid"),
     )
 
 
@@ -45,6 +47,7 @@ def nothing_valid(name: str, skipped: list[InputError]) -> InputError:
     return InputError(
         f"no valid row found ({n} invalid row{'s' if n != 1 else ''}{first}): {problems}",
         path=name,
+        params=tuple(dict.fromkeys(p for e in skipped[:SHOWN_PROBLEMS] for p in e.params)),
     )
 
 

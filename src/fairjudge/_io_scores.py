@@ -111,12 +111,13 @@ def _check_header(source: Source, question: str, answer: str, dims: Sequence[str
     if source.header is None:
         return
     where: dict[str, Any] = {"path": source.name, "line": source.header_line}
-    for column, flag in ((question, "--question-col"), (answer, "--answer-col")):
+    for column, param in ((question, "columns.question"), (answer, "answer_col")):
         if column not in source.header:
             raise InputError(
                 f"missing column {column!r}; found columns: {_names(source.header)}; "
-                f"to read another column, pass {flag} NAME",
+                f"to read another column, pass {param}=NAME",
                 **where,
+                params=param,
             )
     unknown = _human_columns(source.header, dims)
     if unknown:
@@ -149,8 +150,9 @@ def _human(
             # labels made for another rubric. A mean of raters (3.5) lies on the scale.
             raise InputError(
                 f"{key!r} is {_shown(value)}, outside the rubric's scale {scale[0]}-{scale[1]}; "
-                "fix the score, or pick the rubric it was labelled with (--rubric)",
+                "fix the score, or pick the rubric it was labelled with (rubric)",
                 **where,
+                params="rubric",
             )
         human[str(key)[len(HUMAN_PREFIX) :]] = number
     return human
@@ -170,8 +172,9 @@ def _item(
     if row.get(answer_col) is None:
         raise InputError(
             f"missing column {answer_col!r}; this row has keys: {_names(row)}; "
-            "to read another key, pass --answer-col NAME",
+            "to read another key, pass answer_col=NAME",
             **where,
+            params="answer_col",
         )
     answer = _answer(_string(row[answer_col], answer_col, where), answer_col, where,
                      allow_empty=allow_empty)  # fmt: skip

@@ -58,10 +58,11 @@ FLAGS: dict[str, str] = {
     # input files
     "allow_empty": "--allow-empty",
     "skip_invalid": "--skip-invalid",
-    "Columns.question": "--question-col",
-    "Columns.answer_1": "--answer1-col",
-    "Columns.answer_2": "--answer2-col",
+    "columns.question": "--question-col",
+    "columns.answer_1": "--answer1-col",
+    "columns.answer_2": "--answer2-col",
     "answer_col": "--answer-col",
+    "pairs_per_question": "--pairs-per-question",
     # audit
     "items": "--items",
     "experiments": "--experiments",

@@ -150,10 +150,11 @@ def load_ranking_input(path: str | Path, *, allow_empty: bool = False) -> LongAn
             raise InputError(f"'answer' must be a string, got {answer!r}", path=p, line=line)
         if not allow_empty and not answer.strip():
             raise InputError(
-                "'answer' is empty; fill it in, or pass --allow-empty (allow_empty=True) "
+                "'answer' is empty; fill it in, or pass allow_empty=True "
                 "to judge empty answers as they are",
                 path=p,
                 line=line,
+                params="allow_empty",
             )
         if model in answers[qid]:
             raise InputError(
@@ -200,13 +201,20 @@ def make_pairs(
     """
     if pairing == "baseline":
         if baseline is None:
-            raise ConfigError("--pairing baseline needs --baseline MODEL")
+            raise ConfigError(
+                "pairing=baseline needs baseline=MODEL", params=("pairing", "baseline")
+            )
         if baseline not in data.models:
             raise ConfigError(f"baseline {baseline!r} is not a model; models: {data.models}")
     if pairing == "sample" and pairs_per_question < 1:
-        raise ConfigError(f"pairs_per_question must be >= 1; got {pairs_per_question}")
+        raise ConfigError(
+            f"pairs_per_question must be >= 1; got {pairs_per_question}",
+            params="pairs_per_question",
+        )
     if pairing not in ("all", "baseline", "sample"):
-        raise ConfigError(f"pairing must be all, baseline or sample; got {pairing!r}")
+        raise ConfigError(
+            f"pairing must be all, baseline or sample; got {pairing!r}", params="pairing"
+        )
     items: list[Item] = []
     for qid in sorted(data.answers):
         per = data.answers[qid]

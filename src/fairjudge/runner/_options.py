@@ -3,7 +3,7 @@
 Every command that calls a judge takes the same run options, and every layer between
 the command line and the runner used to re-declare and re-check them. Now the CLI
 builds one :class:`RunOptions`, its constructor checks every field and names the
-flag at fault, and the judge session and the runner read it as it is.
+parameter at fault, and the judge session and the runner read it as it is.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class RunOptions:
             ``plain``, ``quiet``, or a display object (:class:`RunProgress`).
 
     Raises:
-        ConfigError: A field is out of range; the message names the flag.
+        ConfigError: A field is out of range; the message names the parameter.
 
     Example:
         >>> RunOptions(concurrency=8, rpm=600).concurrency
@@ -58,19 +58,25 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         if not isinstance(self.concurrency, int) or self.concurrency < 1:
-            raise ConfigError(f"--concurrency must be an integer >= 1; got {self.concurrency!r}")
+            raise ConfigError(
+                f"concurrency must be an integer >= 1; got {self.concurrency!r}",
+                params="concurrency",
+            )
         for name, value in (("rpm", self.rpm), ("tpm", self.tpm)):
             if value is not None and not value > 0:
-                raise ConfigError(f"--{name} must be > 0 when given; got {value!r}")
+                raise ConfigError(f"{name} must be > 0 when given; got {value!r}", params=name)
         if self.max_calls is not None and self.max_calls < 0:
-            raise ConfigError(f"--max-calls must be >= 0; got {self.max_calls!r}")
+            raise ConfigError(f"max_calls must be >= 0; got {self.max_calls!r}", params="max_calls")
         if self.max_cost is not None:
             if not self.max_cost >= 0:
-                raise ConfigError(f"--max-cost must be >= 0; got {self.max_cost!r}")
+                raise ConfigError(
+                    f"max_cost must be >= 0; got {self.max_cost!r}", params="max_cost"
+                )
             if self.prices is None:
                 raise ConfigError(
                     "max_cost needs prices: pass prices=Prices(input, output), in dollars "
-                    "per million input and output tokens"
+                    "per million input and output tokens",
+                    params="max_cost",
                 )
         if isinstance(self.progress, str) and self.progress not in _PROGRESS_MODES:
             raise ConfigError(
@@ -93,21 +99,27 @@ class RunOptions:
             ConfigError: Only one of the two prices is given, or a field is invalid.
         """
         if (price_input is None) != (price_output is None):
-            given = "--price-input" if price_input is not None else "--price-output"
-            missing = "--price-output" if price_input is not None else "--price-input"
-            raise ConfigError(f"{given} needs {missing} too: cost is priced on both sides")
+            given = "price_input" if price_input is not None else "price_output"
+            missing = "price_output" if price_input is not None else "price_input"
+            raise ConfigError(
+                f"{given} needs {missing} too: cost is priced on both sides",
+                params=(given, missing),
+            )
         if price_input is not None and price_output is not None:
             fields["prices"] = Prices(price_input, price_output)
         elif fields.get("max_cost") is not None:
             raise ConfigError(
-                "--max-cost needs prices: give --price-input and --price-output "
-                "(dollars per million input and output tokens)"
+                "max_cost needs prices: give price_input and price_output "
+                "(dollars per million input and output tokens)",
+                params=("max_cost", "price_input", "price_output"),
             )
         if quiet:
             fields["progress"] = "quiet"
         if max_attempts is not None:
             if max_attempts < 1:
-                raise ConfigError(f"--max-attempts must be >= 1; got {max_attempts}")
+                raise ConfigError(
+                    f"max_attempts must be >= 1; got {max_attempts}", params="max_attempts"
+                )
             fields["retry"] = RetryPolicy(max_attempts=max_attempts)
         return cls(**fields)
 
