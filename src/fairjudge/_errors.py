@@ -8,7 +8,7 @@ from :class:`ValueError`, so code written against the seed API keeps working::
     ├── ConfigError(ValueError)        bad option, unknown judge, missing extra
     │   └── MissingExtraError          names the `pip install 'fairjudge[...]'` fix
     ├── InputError(ValueError)         bad input file: names the file and line/row
-    ├── BudgetExceeded                 --max-calls / --max-cost reached; work is kept
+    ├── BudgetExceeded                 a single call found the budget spent
     └── BackendError                   a judge backend failed
         ├── RateLimitError             429; carries `retry_after` seconds
         ├── BackendTimeout             no reply within the timeout

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "OUTCOME_SCORE",
@@ -23,10 +23,12 @@ __all__ = [
     "Outcome",
     "ParseFailure",
     "Probabilities",
+    "Replies",
     "Reply",
     "Resolution",
     "Verdict",
     "failure_counts",
+    "stopped_by",
     "translate",
 ]
 
@@ -229,3 +231,34 @@ def failure_counts(replies: Iterable[Reply]) -> tuple[int, int]:
         elif isinstance(failure, CallError) and failure.kind != "NotRun":
             errors += 1
     return parse, errors
+
+
+T = TypeVar("T")
+
+
+class Replies(list[T]):
+    """A batch's answers, one per request in order, and why a budget stopped it, if it did.
+
+    A judge's batch methods return this: it is a plain list of the answers (replies,
+    or :class:`~fairjudge.judges.AnswerScores`) with one more attribute. When the
+    session's ``max_calls`` or ``max_cost`` ran out, the calls never made are
+    ``NotRun`` failures and :attr:`stopped` says which budget and how far the batch
+    got; the evaluation built on the batch copies it into its result's ``stopped``.
+    A budget stop is a result, not an exception: nothing has to be caught to keep
+    the finished work.
+
+    Attributes:
+        stopped: The budget's message, or ``None`` when every call was made.
+    """
+
+    def __init__(self, answers: Iterable[T] = (), *, stopped: str | None = None) -> None:
+        super().__init__(answers)
+        self.stopped = stopped
+
+
+def stopped_by(*batches: Iterable[object]) -> str | None:
+    """The first budget stop among batches (each a :class:`Replies` or a plain list)."""
+    for batch in batches:
+        if isinstance(batch, Replies) and batch.stopped is not None:
+            return batch.stopped
+    return None

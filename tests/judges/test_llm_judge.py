@@ -181,19 +181,25 @@ def test_evaluate_pairs_with_an_llm_judge(store: Store) -> None:
     assert all(c.reply.key for j in result.judgments for c in j.calls)
 
 
-def test_budget_stops_with_budget_exceeded(store: Store) -> None:
+def test_a_spent_budget_returns_the_replies_with_stopped_set(store: Store) -> None:
     requests = [PairwiseRequest(f"q{i}", "x", "y") for i in range(5)]
     backend = FakeBackend()
     with judge_for(backend, store, max_calls=3, concurrency=1) as judge:
-        with pytest.raises(BudgetExceeded, match="--max-calls 3") as info:
-            judge.judge_batch(requests)
-        assert "2 not run" in str(info.value)
+        replies = judge.judge_batch(requests)
+        assert replies.stopped is not None
+        assert "the --max-calls 3 budget is spent" in replies.stopped
+        assert "2 not run" in replies.stopped
+        assert [r.ok for r in replies] == [True, True, True, False, False]
+        assert all(isinstance(r.failure, CallError) and r.failure.kind == "NotRun"
+                   for r in replies[3:])  # fmt: skip
         assert judge.last_run is not None
         assert judge.last_run.made == 3
         # The budget is the judge's: a second batch may not spend more, but cached is free.
-        with pytest.raises(BudgetExceeded):
-            judge.judge_batch(requests)
+        assert judge.judge_batch(requests).stopped is not None
         assert judge.last_run.cached == 3
+        # One call through the seed protocol has no result to mark: it raises.
+        with pytest.raises(BudgetExceeded, match="--max-calls 3"):
+            judge("q4", "x", "y")
         assert backend.calls == 3
     with judge_for(FakeBackend(), store) as judge:
         assert all(r.ok for r in judge.judge_batch(requests))

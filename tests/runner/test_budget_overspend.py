@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from fairjudge import BudgetExceeded, Item, PairwiseResult, evaluate_pairs
+from fairjudge import Item, evaluate_pairs
 from fairjudge.backends import OpenAIBackend
 from fairjudge.judges import LLMJudge
 from fairjudge.runner import Prices, RunOptions, Store
@@ -75,12 +75,9 @@ def test_library_run_spends_at_most_max_cost(
     )
     backend = OpenAIBackend("scripted-judge", base_url=openai_env.base_url)
     with LLMJudge(backend, store=store_path, options=options) as judge:
-        with pytest.raises(BudgetExceeded) as info:
-            evaluate_pairs(judge, _items())
+        partial = evaluate_pairs(judge, _items())  # the budget stop returns its partial result
         summary = judge.last_run
     assert summary is not None
-    partial = info.value.partial
-    assert isinstance(partial, PairwiseResult)  # the budget stop keeps its partial result
     assert partial.stopped is not None
     assert "--max-cost 0.01" in partial.stopped
     assert (summary.stopped, summary.made, summary.failed) == ("max_cost", calls, 0)

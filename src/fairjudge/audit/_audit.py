@@ -15,9 +15,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge.audit._audit_items import AuditItem, builtin_items, check_items, position_pairs
-from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress
+from fairjudge.audit._experiment import (
+    AuditSettings,
+    ExperimentResult,
+    ExperimentStopped,
+    Progress,
+)
 from fairjudge.audit._framing import framing_experiment
 from fairjudge.audit._judges import AuditJudge
 from fairjudge.audit._position import position_experiment
@@ -191,7 +196,7 @@ def audit(
             try:
                 with progress_label(label):
                     results.append(run())
-            except BudgetExceeded as exc:
+            except ExperimentStopped as exc:
                 stopped = str(exc)
                 results.append(ExperimentResult(bias, name, skipped=f"stopped: {stopped}"))
     return AuditReport(

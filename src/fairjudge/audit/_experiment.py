@@ -16,7 +16,7 @@ from typing import Any
 
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
-from fairjudge._types import Resolution
+from fairjudge._types import Resolution, stopped_by
 from fairjudge.audit._effects import Effect
 from fairjudge.audit._judges import AuditJudge
 from fairjudge.evaluation import EvalSettings, PairwiseResult, evaluate
@@ -27,6 +27,7 @@ from fairjudge.prompts import Rubric
 __all__ = [
     "AuditSettings",
     "ExperimentResult",
+    "ExperimentStopped",
     "Progress",
     "Scored",
     "judge_pairs",
@@ -35,6 +36,16 @@ __all__ = [
 
 Progress = Callable[[int], None]
 """Called with the number of calls just finished."""
+
+
+class ExperimentStopped(Exception):
+    """A budget stopped one of an experiment's batches, so the experiment ends there.
+
+    Only :func:`fairjudge.audit.audit` sees it: it lists the experiment as stopped
+    and returns the report with ``stopped`` set. It carries the budget's message,
+    never a result; an experiment has no partial effects to report.
+    """
+
 
 SEVERITY = ("negligible", "not estimable", "uncertain", "notable", "severe")
 """Verdicts from least to most alarming: an experiment's verdict is its worst, so an
@@ -180,11 +191,18 @@ def score(
     references: Sequence[str | None],
     progress: Progress | None,
 ) -> Scored:
-    """Score every answer with the judge's rubric; incomplete answers are ``None``."""
+    """Score every answer with the judge's rubric; incomplete answers are ``None``.
+
+    Raises:
+        ExperimentStopped: A budget stopped the batch.
+    """
     requests = [
         ScoreRequest(q, a, r) for q, a, r in zip(questions, answers, references, strict=True)
     ]
     results = judge.score_batch(requests, progress)
+    stopped = stopped_by(results)
+    if stopped is not None:
+        raise ExperimentStopped(stopped)
     dims = [d.name for d in judge.rubric.dimensions]
     scores: list[dict[str, float] | None] = []
     n_calls = n_failed = 0
@@ -205,10 +223,17 @@ def judge_pairs(
     template: str,
     progress: Progress | None,
 ) -> PairwiseResult:
-    """The debiased (swap) protocol on ``items`` with one of the judge's templates."""
-    return evaluate(
+    """The debiased (swap) protocol on ``items`` with one of the judge's templates.
+
+    Raises:
+        ExperimentStopped: A budget stopped the batch.
+    """
+    result = evaluate(
         judge.pairwise(template), items, settings.eval_settings(name, template), progress=progress
     )
+    if result.stopped is not None:
+        raise ExperimentStopped(result.stopped)
+    return result
 
 
 def pairwise_failures(result: PairwiseResult) -> int:

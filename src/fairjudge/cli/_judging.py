@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._io import LoadedItems, load_items
 from fairjudge._items import Item
 from fairjudge._out_file import OutKind
@@ -110,13 +110,9 @@ def judge_file(
     judge = flags.open_judge(rounds=settings.rounds)
     from fairjudge.cli._progress import judging_progress  # rich's progress bar, when judging
 
-    try:
+    try:  # a budget stop is a partial result: reported, saved, and exit 5 afterwards
         with judging_progress(judge, len(items) * settings.rounds, quiet=flags.quiet) as progress:
             result = evaluate(judge, items, settings, progress=progress)
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, PairwiseResult):
-            raise
-        result = exc.partial  # reported and saved as partial; the exit code says so
     finally:
         close_judge(judge)
     settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)

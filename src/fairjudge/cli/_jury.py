@@ -28,7 +28,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._aliases import (
     ALLOW_PYTHON_ONLY_WITH_JURY,
@@ -48,7 +48,7 @@ from fairjudge.cli._options import (
     judge_flags_without,
 )
 from fairjudge.cli._out import write_out
-from fairjudge.evaluation import JuryResult, evaluate_jury
+from fairjudge.evaluation import evaluate_jury
 from fairjudge.evaluation._jury import as_aggregation
 from fairjudge.evaluation._jury_records import jury_records
 from fairjudge.judges import Jury, MemberSpec, load_jury_file
@@ -197,10 +197,6 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
         panel_jury = _open(specs, flags)
     try:
         result = evaluate_jury(panel_jury, loaded.items, settings, aggregation=rule)
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, JuryResult):
-            raise
-        result = exc.partial
     finally:
         panel_jury.close()
     if run.out is not None:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.console import Console
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, say
@@ -135,11 +135,8 @@ def _judge(
                 highlight=False,
                 markup=False,
             )
+        # On a spent budget, rank what was judged; the exit code says it is partial.
         result = evaluate(judge, items, EvalSettings(seed=seed))
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, PairwiseResult):
-            raise
-        result = exc.partial  # rank what was judged; the exit code says it is partial
     finally:
         close_judge(judge)
     settings = dataclasses.replace(result.settings, judge=judge_name(judge), source=str(file))

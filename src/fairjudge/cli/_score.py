@@ -19,15 +19,14 @@ what ``calibrate`` (pointwise input) and ``compare --via-scores`` share with ``s
 
 import dataclasses
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags
@@ -178,7 +177,6 @@ score_flags = _adds(ScoreFlags, "opts")
 
 
 Judge = PointwiseJudge | CallablePointwiseJudge
-R = TypeVar("R")
 
 
 def open_scorer(
@@ -195,16 +193,6 @@ def open_scorer(
     )  # fmt: skip
 
 
-def keep_partial(run: Callable[[], R], kind: type[R]) -> R:
-    """``run()``; when a budget stops it, the partial result it carries (exit 5 later)."""
-    try:
-        return run()
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, kind):
-            raise
-        return exc.partial
-
-
 def close_scorer(judge: object) -> None:
     """Release a model judge's session; a Python function holds none."""
     if isinstance(judge, PointwiseJudge):
@@ -213,12 +201,9 @@ def close_scorer(judge: object) -> None:
 
 def run_scoring(judge: Judge, items: list[ScoreItem], *, seed: int, level: float,
                 n_resamples: int) -> ScoreResult:  # fmt: skip
-    """Score every item, keep a partial result on a spent budget, close the judge."""
+    """Score every item (a spent budget gives a partial result), close the judge."""
     try:
-        result = keep_partial(
-            lambda: score_answers(judge, items, seed=seed, level=level, n_resamples=n_resamples),
-            ScoreResult,
-        )
+        result = score_answers(judge, items, seed=seed, level=level, n_resamples=n_resamples)
     finally:
         close_scorer(judge)
     return dataclasses.replace(result, judge=judge.name)

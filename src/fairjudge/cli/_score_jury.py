@@ -35,7 +35,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import ALLOW_PYTHON_ONLY_WITH_JURY, AllowPythonJudges
 from fairjudge.cli._app import app, err_console, guarded, say
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
@@ -193,10 +193,6 @@ def score_panel(
             jury, loaded.items, aggregation=rule, seed=opts.seed, level=opts.level,
             n_resamples=opts.bootstrap,
         )  # fmt: skip
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, JuryScoreResult):
-            raise
-        result = exc.partial
     finally:
         jury.close()
     if opts.out is not None:

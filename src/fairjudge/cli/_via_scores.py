@@ -28,7 +28,7 @@ from fairjudge.cli._app import err_console
 from fairjudge.cli._judging import _template, check_unresolved, load_input
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
-from fairjudge.cli._score import Judge, close_scorer, keep_partial, open_scorer, unresolved_exit
+from fairjudge.cli._score import Judge, close_scorer, open_scorer, unresolved_exit
 from fairjudge.cli._via_flags import ViaScoresFlags
 from fairjudge.evaluation import (
     EvalSettings,
@@ -69,7 +69,7 @@ def _swap(
     judge: LLMJudge, items: list[Item], settings: EvalSettings, template: str | None
 ) -> PairwiseResult:
     """The swap protocol on the same session; a partial result on a spent budget."""
-    result = keep_partial(lambda: evaluate(judge, items, settings), PairwiseResult)
+    result = evaluate(judge, items, settings)
     named = dataclasses.replace(settings, judge=judge.name, template=template)
     return dataclasses.replace(result, settings=named)
 
@@ -102,10 +102,10 @@ def compare_via_scores_command(
     scorer, pairwise = _judges(flags, via, rubric, settings.rounds)
     swap = None
     try:
-        result = keep_partial(lambda: compare_via_scores(
+        result = compare_via_scores(
             scorer, loaded.items, tie_margin=via.tie_margin, seed=run.seed, level=run.level,
             n_resamples=run.bootstrap,
-        ), ViaScoresResult)  # fmt: skip
+        )  # fmt: skip
         calls = scorer.last_run if isinstance(scorer, PointwiseJudge) else None
         if pairwise is not None and result.stopped is None:
             swap = _swap(pairwise, loaded.items, settings, template)

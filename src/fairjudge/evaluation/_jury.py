@@ -30,10 +30,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge._protocol import resolve
-from fairjudge._types import OUTCOME_SCORE, Outcome, Reply, Resolution
+from fairjudge._types import OUTCOME_SCORE, Outcome, Replies, Reply, Resolution
 from fairjudge.evaluation._pairs import ItemLike, evaluate
 from fairjudge.evaluation._results import PairwiseResult, WinRate
 from fairjudge.evaluation._settings import EvalSettings, check_repeats
@@ -248,19 +248,13 @@ class _Recorder:
 
     def __init__(self, jury: Jury) -> None:
         self.jury = jury
-        self.replies: list[list[Reply]] | None = None
+        self.replies: list[Replies[Reply]] | None = None
 
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[Reply]:
-        try:
-            self.replies = self.jury.judge_members(requests, progress)
-        except BudgetExceeded as exc:
-            if not isinstance(exc.partial, list):
-                raise
-            self.replies = exc.partial
-            raise BudgetExceeded(str(exc), partial=self.replies[0]) from exc
-        return self.replies[0]
+    ) -> Replies[Reply]:
+        self.replies = self.jury.judge_members(requests, progress)
+        return self.replies[0]  # marked with the panel's budget stop, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +279,9 @@ def evaluate_jury(
 ) -> JuryResult:
     """Every member judges every item with the debiased protocol; aggregate the verdicts.
 
+    A spent budget does not raise: the result is returned with ``stopped`` set (on
+    it and on every member's result); unmade calls leave their items unresolved.
+
     Args:
         jury: The panel.
         items: Items or ``(question, ans1, ans2)`` triples.
@@ -295,27 +292,15 @@ def evaluate_jury(
     Raises:
         ConfigError: Bad items, an unknown rule, or ``rounds`` > 2 for a member that
             does not sample.
-        BudgetExceeded: The session's budget ran out; ``partial`` is the partial
-            :class:`JuryResult` (unmade calls leave their items unresolved).
     """
     rule = as_aggregation(aggregation)
     for m in jury.members:
         check_repeats(settings.rounds, getattr(m.judge, "temperature", None))
     item_list = list(items)
     recorder = _Recorder(jury)
-    stopped: BudgetExceeded | None = None
-    try:
-        first = evaluate(recorder, item_list, settings, progress=progress)
-    except BudgetExceeded as exc:
-        if recorder.replies is None or not isinstance(exc.partial, PairwiseResult):
-            raise
-        first, stopped = exc.partial, exc
+    first = evaluate(recorder, item_list, settings, progress=progress)
     assert recorder.replies is not None  # evaluate judged the batch, or raised
     rest = [evaluate(_Replay(r), item_list, settings) for r in recorder.replies[1:]]
-    reason = str(stopped) if stopped is not None else None
+    reason = first.stopped
     members = tuple(replace(m, stopped=reason) for m in (first, *rest))
-    result = replace(_panel(jury.names, jury.weights, rule, members, reason), usage=jury.last_usage)
-    if stopped is not None:
-        stopped.partial = result
-        raise stopped
-    return result
+    return replace(_panel(jury.names, jury.weights, rule, members, reason), usage=jury.last_usage)

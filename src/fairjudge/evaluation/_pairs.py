@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import item_seed, plan_orders
-from fairjudge._types import Order, Reply, Resolution
+from fairjudge._types import Order, Reply, Resolution, stopped_by
 from fairjudge.evaluation._results import PairwiseResult, judgment, summarise
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
@@ -77,7 +77,9 @@ def evaluate_pairs(
 
     Returns:
         A :class:`PairwiseResult`. Items whose calls failed are listed as unresolved
-        and left out of the rates; they are never counted as ties or losses.
+        and left out of the rates; they are never counted as ties or losses. When a
+        budget stopped the judge, the result is partial: its ``stopped`` says why,
+        and the items with calls not made are unresolved (``n_not_run``).
 
     Raises:
         ConfigError: ``items`` is empty or malformed, or a parameter is invalid (a
@@ -128,15 +130,10 @@ def evaluate(
                 else (it.answer_2, it.answer_1)
             )
             requests.append(PairwiseRequest(it.question, a, b, it.reference, sample))
-    try:
-        replies = _as_batch_judge(judge).judge_batch(requests, progress)
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, list) or len(exc.partial) != len(requests):
-            raise
-        # Resolve what was finished, so the caller can report and keep a partial result.
-        exc.partial = replace(_resolve(item_list, plans, exc.partial, settings), stopped=str(exc))
-        raise
-    return _resolve(item_list, plans, replies, settings)
+    replies = _as_batch_judge(judge).judge_batch(requests, progress)
+    result = _resolve(item_list, plans, replies, settings)
+    stopped = stopped_by(replies)
+    return result if stopped is None else replace(result, stopped=stopped)
 
 
 def _resolve(

@@ -29,8 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._io_scores import ScoreItem
+from fairjudge._types import stopped_by
 from fairjudge.evaluation._score_jury_result import JuryScoreResult, aggregate_item, panel_result
 from fairjudge.evaluation._score_jury_rules import as_score_aggregation
 from fairjudge.evaluation._scores import _check
@@ -57,6 +58,8 @@ def score_with_jury(
 ) -> JuryScoreResult:
     """Every member scores every answer; aggregate per dimension and summarise.
 
+    A spent budget does not raise: the result is returned with ``stopped`` set.
+
     Args:
         jury: The panel, or member specs to build one from (with ``rubric``; closed
             again when done).
@@ -73,8 +76,6 @@ def score_with_jury(
         ConfigError: A bad option or rule, no items, a rubric that needs references
             the items lack, or a rubric other than the jury's.
         FatalBackendError: A model member cannot go on; finished calls are kept.
-        BudgetExceeded: A budget ran out; its ``partial`` is the partial
-            :class:`JuryScoreResult` (``stopped`` set).
 
     Example:
         >>> from fairjudge.judges import CallablePointwiseJudge as F
@@ -101,13 +102,7 @@ def score_with_jury(
         )
     _check(items, jury.rubric, level, n_resamples)
     requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
-    stopped: BudgetExceeded | None = None
-    try:
-        per_member = jury.score_members(requests, progress)
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, list) or len(exc.partial) != len(jury.members):
-            raise
-        per_member, stopped = exc.partial, exc
+    per_member = jury.score_members(requests, progress)
     weights = jury.weights
     scored = [
         aggregate_item(item, row, weights, rule, jury.rubric)
@@ -116,10 +111,6 @@ def score_with_jury(
     result = panel_result(
         jury.rubric, jury.names, weights, rule, scored, seed=seed, level=level,
         n_resamples=n_resamples, collapse=collapse or CollapseRule(),
-        stopped=str(stopped) if stopped is not None else None,
+        stopped=stopped_by(*per_member),
     )  # fmt: skip
-    result = replace(result, usage=jury.last_usage)
-    if stopped is not None:
-        stopped.partial = result
-        raise stopped
-    return result
+    return replace(result, usage=jury.last_usage)

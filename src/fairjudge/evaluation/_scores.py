@@ -19,8 +19,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._io_scores import ScoreItem
+from fairjudge._types import stopped_by
 from fairjudge.evaluation._scores_result import (
     ScoredItem,
     ScoreResult,
@@ -214,6 +215,9 @@ def score_answers(
 ) -> ScoreResult:
     """Score every answer against a rubric and summarise the scores.
 
+    A spent budget does not raise: the result is returned with ``stopped`` set, the
+    answers not scored counted in ``n_not_run``, for reporting and saving.
+
     Args:
         judge: A pointwise judge (:class:`~fairjudge.judges.PointwiseJudge`, ...) or
             a function ``judge(question, answer) -> {dimension: int}``.
@@ -230,8 +234,6 @@ def score_answers(
         ConfigError: A bad option, no items, a rubric that needs references the items
             lack, systems named on some items only, or a rubric other than the judge's.
         FatalBackendError: The judge cannot go on; finished calls are kept.
-        BudgetExceeded: A budget ran out; its ``partial`` is the partial
-            :class:`ScoreResult` (``stopped`` set), for reporting and saving.
 
     Example:
         >>> result = score_answers(lambda q, a: {"accuracy": 4, "relevance": 5,
@@ -247,17 +249,11 @@ def score_answers(
     options: dict[str, Any] = {
         "seed": seed, "level": level, "n_resamples": n_resamples, "collapse": collapse
     }  # fmt: skip
-    try:
-        scored = the_judge.score_batch(requests, progress)
-    except BudgetExceeded as exc:
-        if not isinstance(exc.partial, list) or len(exc.partial) != len(items):
-            raise
-        partial = [ScoredItem(it, s) for it, s in zip(items, exc.partial, strict=True)]
-        result = summarise_scores(partial, the_rubric, judge=name, **options)
-        exc.partial = replace(result, stopped=str(exc))
-        raise
+    scored = the_judge.score_batch(requests, progress)
     pairs = [ScoredItem(it, s) for it, s in zip(items, scored, strict=True)]
-    return summarise_scores(pairs, the_rubric, judge=name, **options)
+    result = summarise_scores(pairs, the_rubric, judge=name, **options)
+    stopped = stopped_by(scored)
+    return result if stopped is None else replace(result, stopped=stopped)
 
 
 def _as_judge(judge: PointwiseJudgeLike, rubric: str | Rubric | None) -> BatchPointwiseJudge:

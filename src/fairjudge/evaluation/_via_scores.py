@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Unpack
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
 from fairjudge._io_scores import ScoreItem
 from fairjudge._items import Item
 from fairjudge._types import OUTCOME_SCORE, Outcome
@@ -249,6 +249,8 @@ def compare_via_scores(
 ) -> ViaScoresResult:
     """Compare two systems' answers by scoring each answer on its own.
 
+    A spent budget does not raise: the result is returned with ``stopped`` set.
+
     Args:
         judge: A pointwise judge, or ``judge(question, answer) -> {dimension: int}``.
         items: The items (question, answer_1, answer_2, ...).
@@ -259,7 +261,6 @@ def compare_via_scores(
     Raises:
         ConfigError: A bad option, no items, or a rubric that needs references.
         FatalBackendError: The judge cannot go on; finished calls are kept.
-        BudgetExceeded: A budget ran out; its ``partial`` is the partial result.
 
     Example:
         >>> judge = lambda q, a: dict.fromkeys(("accuracy", "relevance", "usefulness"),
@@ -270,10 +271,4 @@ def compare_via_scores(
     """
     if not (isinstance(tie_margin, int | float) and math.isfinite(tie_margin) and tie_margin >= 0):
         raise ConfigError(f"--tie-margin must be a number >= 0; got {tie_margin!r}")
-    try:
-        scores = score_answers(judge, _score_items(items), **options)
-    except BudgetExceeded as exc:
-        if isinstance(exc.partial, ScoreResult):
-            exc.partial = _summarise(items, exc.partial, tie_margin)
-        raise
-    return _summarise(items, scores, tie_margin)
+    return _summarise(items, score_answers(judge, _score_items(items), **options), tie_margin)

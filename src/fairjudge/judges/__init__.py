@@ -19,6 +19,7 @@ or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes
+from fairjudge._types import Replies
 from fairjudge.judges._callable import CallableJudge, load_python_judge, reply_from_value
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 
@@ -96,6 +97,7 @@ __all__ = [
     "PointwiseMember",
     "ProgressCallback",
     "ReplayJudge",
+    "Replies",
     "ReplyParser",
     "ScoreCall",
     "ScoreContext",

@@ -11,13 +11,18 @@ from typing import Any
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
 from fairjudge._redact import scrub
-from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
+from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Reply, Verdict
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import parse_verdict
 
-__all__ = ["CallableJudge", "load_python_judge", "reply_from_value"]
+__all__ = ["CallableJudge", "load_python_judge", "not_run", "reply_from_value"]
 
 JudgeCallable = Callable[[str, str, str], Any]
+
+
+def not_run() -> Reply:
+    """The reply of a call a budget stop left unmade (as the session gives it)."""
+    return Reply(verdict=None, failure=CallError("NotRun", "the call was not made"))
 
 
 def reply_from_value(value: object) -> Reply:
@@ -58,7 +63,9 @@ class CallableJudge:
     passed as its role-labelled transcript, keeping the seed signature
     ``judge(question: str, answer_a: str, answer_b: str)``. An exception raised by the
     callable becomes a :class:`CallError` record for that call and the run goes on,
-    except :class:`FatalBackendError` and :class:`BudgetExceeded`, which stop it.
+    except :class:`FatalBackendError`, which stops it, and :class:`BudgetExceeded`
+    (an LLM judge called one call at a time), which ends the batch early: the calls
+    left are ``NotRun`` and the replies' ``stopped`` holds its message.
     """
 
     def __init__(self, fn: JudgeCallable, *, name: str | None = None) -> None:
@@ -69,14 +76,21 @@ class CallableJudge:
 
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[Reply]:
+    ) -> Replies[Reply]:
         """Call the function once per request, in order."""
-        replies = []
+        replies: Replies[Reply] = Replies()
         for request in requests:
             try:
                 value = self.fn(question_text(request.question), request.answer_a, request.answer_b)
-            except (FatalBackendError, BudgetExceeded):
+            except FatalBackendError:
                 raise  # the judge says the whole run cannot go on
+            except BudgetExceeded as exc:  # no call can be made: the rest are not run
+                left = len(requests) - len(replies)
+                replies.extend(not_run() for _ in range(left))
+                if progress is not None:
+                    progress(left)  # settled, as the session settles its unmade calls
+                replies.stopped = str(exc)
+                return replies
             except Exception as exc:  # a judge's bug is recorded per call, not fatal
                 replies.append(
                     Reply(verdict=None, failure=CallError(type(exc).__name__, scrub(str(exc))))

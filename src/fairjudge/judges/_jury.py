@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
-from fairjudge._errors import BudgetExceeded
-from fairjudge._types import Reply
+from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
@@ -177,7 +176,7 @@ class Jury(Panel[JuryMember]):
 
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[Reply]:
+    ) -> Replies[Reply]:
         """The panel's reply to every request, aggregated per call; makes a jury a judge.
 
         Each member answers every request (as :meth:`judge_members`); the panel's
@@ -193,55 +192,51 @@ class Jury(Panel[JuryMember]):
             requests: The planned calls.
             progress: Called with the number of *panel* calls finished.
 
+        Returns:
+            One panel reply per request. When the budget ran out, ``stopped`` says so
+            (a call some members never made is ``NotRun`` unless the members that
+            answered hold a majority of the weight).
+
         Raises:
             FatalBackendError: A model member's backend failed for good.
-            BudgetExceeded: The budget ran out; its ``partial`` holds one panel reply
-                per request (a call some members never made is ``NotRun`` unless the
-                members that answered hold a majority of the weight).
         """
         scaled = _PerPanelCall(progress, len(self.members)) if progress is not None else None
-        try:
-            per_member = self.judge_members(requests, scaled)
-        except BudgetExceeded as exc:
-            if not isinstance(exc.partial, list):
-                raise
-            raise BudgetExceeded(str(exc), partial=self._aggregate(exc.partial)) from exc
-        return self._aggregate(per_member)
-
-    def _aggregate(self, per_member: list[list[Reply]]) -> list[Reply]:
+        per_member = self.judge_members(requests, scaled)
         names, weights = self.names, self.weights
-        return [panel_reply(row, names, weights) for row in zip(*per_member, strict=True)]
+        return Replies(
+            (panel_reply(row, names, weights) for row in zip(*per_member, strict=True)),
+            stopped=stopped_by(*per_member),
+        )
 
     def judge_members(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[list[Reply]]:
+    ) -> list[Replies[Reply]]:
         """Every member's replies to every request: one list per member, in member order.
+
+        Returns:
+            The members' replies. When the session's budget ran out, each list's
+            ``stopped`` says so (``NotRun`` failures for calls not made), and the
+            Python members have still answered.
 
         Raises:
             FatalBackendError: A model member's backend failed for good; finished
                 calls are kept in the store.
-            BudgetExceeded: The session's budget ran out; its ``partial`` holds one
-                list per member (``NotRun`` failures for calls not made), and the
-                Python members have still answered.
         """
         llm = self._model_indices()
         out: list[list[Reply]] = [[] for _ in self.members]
-        stopped: BudgetExceeded | None = None
         if llm:
             judges = [self.members[i].judge for i in llm]
             jobs: list[Job[Any]] = [
                 job for j in judges if isinstance(j, LLMJudge) for job in j.jobs(requests)
             ]
-            replies, stopped = self._run_models(jobs, read_verdict, progress)
+            replies = self._run_models(jobs, read_verdict, progress)
             n = len(requests)
             for k, i in enumerate(llm):
-                out[i] = list(replies[k * n : (k + 1) * n])
+                out[i] = Replies(replies[k * n : (k + 1) * n], stopped=replies.stopped)
         wall = self._answer_directly(llm, lambda m: m.judge.judge_batch(requests, progress), out)
         self.last_members = out
         self.last_usage = self._usage(out, wall)
-        if stopped is not None:
-            raise BudgetExceeded(str(stopped), partial=out) from stopped
-        return out
+        return self._stop_all(out)
 
 
 def _member(spec: MemberSpec, name: str, session: JudgeSession | None) -> JuryMember:

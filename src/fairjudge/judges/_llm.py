@@ -19,8 +19,8 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend, CallSpec, Completion
-from fairjudge._errors import BackendError
-from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge._errors import BackendError, BudgetExceeded
+from fairjudge._types import CallError, ParseFailure, Replies, Reply
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.judges._session import Job, JudgeSession
@@ -126,20 +126,23 @@ class LLMJudge(SessionJudge):
 
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[Reply]:
+    ) -> Replies[Reply]:
         """Judge every request; one :class:`~fairjudge.Reply` per request, in order.
+
+        Returns:
+            The replies. When ``max_calls`` or ``max_cost`` ran out, their ``stopped``
+            says so, the calls not made are ``NotRun`` failures, and :attr:`last_run`
+            says how far the batch got; finished calls are kept in the store.
 
         Raises:
             FatalBackendError: The backend rejected a call in a way retrying cannot
                 fix; finished calls are kept in the store.
-            BudgetExceeded: ``max_calls`` or ``max_cost`` ran out; finished calls are
-                kept, and :attr:`last_run` says how far the batch got.
         """
         return self.session.run(self.jobs(requests), read_verdict, progress=progress)
 
     async def ajudge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[Reply]:
+    ) -> Replies[Reply]:
         """Async :meth:`judge_batch`: awaits the batch on the session's thread."""
         return await self.session.arun(self.jobs(requests), read_verdict, progress)
 
@@ -149,9 +152,15 @@ class LLMJudge(SessionJudge):
         Raises:
             ValueError: The reply held no readable verdict; the message quotes it.
             BackendError: The call failed after its retries.
+            BudgetExceeded: ``max_calls`` or ``max_cost`` ran out before the call: a
+                label has no ``stopped`` to carry that, so it is raised (and a batch
+                that calls this judge stops there, with ``stopped`` set).
         """
         jobs = self.jobs([PairwiseRequest(question, answer_a, answer_b)])
-        reply = self.session.run(jobs, read_verdict, quiet=True)[0]
+        replies = self.session.run(jobs, read_verdict, quiet=True)
+        reply = replies[0]
+        if replies.stopped is not None and reply.failure is not None:
+            raise BudgetExceeded(replies.stopped)
         if reply.verdict is not None:
             return reply.verdict.value
         failure = reply.failure

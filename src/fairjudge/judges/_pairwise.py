@@ -50,7 +50,9 @@ class BatchJudge(Protocol):
     ) -> list[Reply]:
         """Return one reply per request, in order; failures are records, not exceptions.
 
-        May raise :class:`fairjudge.FatalBackendError` or
-        :class:`fairjudge.BudgetExceeded` to stop a whole run.
+        A spent budget is not raised either: return the replies as
+        :class:`~fairjudge.judges.Replies` with ``stopped`` set (``NotRun`` failures
+        for the calls not made). May raise :class:`fairjudge.FatalBackendError` to
+        stop a whole run.
         """
         ...

@@ -16,8 +16,8 @@ from os import PathLike
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from fairjudge._closing import Closing
-from fairjudge._errors import BudgetExceeded, ConfigError
-from fairjudge._types import Reply
+from fairjudge._errors import ConfigError
+from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
@@ -208,19 +208,24 @@ class Panel(Closing, Generic[M]):
 
     def _run_models(
         self, jobs: list[Job[Any]], parse: ReplyParser[Any], progress: ProgressCallback | None
-    ) -> tuple[list[Reply], BudgetExceeded | None]:
-        """Run the model members' jobs as one batch; on a spent budget, what came back.
+    ) -> Replies[Reply]:
+        """Run the model members' jobs as one batch (``stopped`` set on a spent budget).
 
-        The budget's error is returned, not raised, so that the Python members still
-        answer and the caller raises it with every member's replies.
+        The Python members still answer after a stop; the caller marks every
+        member's answers with it.
         """
         assert self.session is not None  # checked in __init__: model members share it
-        try:
-            return self.session.run(jobs, parse, progress=progress), None
-        except BudgetExceeded as exc:
-            if not isinstance(exc.partial, list) or len(exc.partial) != len(jobs):
-                raise
-            return exc.partial, exc
+        return self.session.run(jobs, parse, progress=progress)
+
+    @staticmethod
+    def _stop_all(out: Sequence[Sequence[T]]) -> list[Replies[T]]:
+        """Every member's answers, each marked with the panel's budget stop, if any.
+
+        A stop in any member's batch (the shared session's, or a Python member's)
+        stops the panel: each member's list says so, whichever one a caller reads.
+        """
+        stopped = stopped_by(*out)
+        return [Replies(own, stopped=stopped) for own in out]
 
     def _answer_directly(
         self, skip: Sequence[int], answer: Callable[[M], T], out: list[T]

@@ -31,8 +31,8 @@ from fairjudge._call import Backend, CallSpec, Conversation
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
 from fairjudge._redact import scrub
-from fairjudge._types import CallError, ParseFailure, Reply
-from fairjudge.judges._callable import load_python_judge
+from fairjudge._types import CallError, ParseFailure, Replies, Reply
+from fairjudge.judges._callable import load_python_judge, not_run
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
@@ -107,8 +107,9 @@ class BatchPointwiseJudge(Protocol):
     ) -> list[AnswerScores]:
         """One :class:`AnswerScores` per request, in order; failures are records.
 
-        May raise :class:`fairjudge.FatalBackendError`, or
-        :class:`fairjudge.BudgetExceeded` with the finished scores as its ``partial``.
+        A spent budget is not raised: return :class:`~fairjudge.judges.Replies` with
+        its ``stopped`` set (and ``NotRun`` calls for the answers not scored). May
+        raise :class:`fairjudge.FatalBackendError` to stop a whole run.
         """
         ...
 
@@ -202,41 +203,46 @@ class PointwiseJudge(SessionJudge):
             for d in self._dimensions()
         ]
 
-    def _group(self, replies: Sequence[Reply]) -> list[AnswerScores]:
+    def _group(self, replies: Sequence[Reply], stopped: str | None) -> Replies[AnswerScores]:
         dims = self._dimensions()
         step = len(dims)
-        return [
-            AnswerScores.from_calls(
-                [ScoreCall(d, r) for d, r in zip(dims, replies[i : i + step], strict=True)]
-            )
-            for i in range(0, len(replies), step)
-        ]
+        return Replies(
+            (
+                AnswerScores.from_calls(
+                    [ScoreCall(d, r) for d, r in zip(dims, replies[i : i + step], strict=True)]
+                )
+                for i in range(0, len(replies), step)
+            ),
+            stopped=stopped,
+        )
 
     def score_batch(
         self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
-    ) -> list[AnswerScores]:
+    ) -> Replies[AnswerScores]:
         """Score every request; one :class:`AnswerScores` per request, in order.
+
+        Returns:
+            The scores. When ``max_calls`` or ``max_cost`` ran out, their ``stopped``
+            says so and the calls not made are ``NotRun``.
 
         Raises:
             FatalBackendError: The backend rejected a call in a way retrying cannot fix.
-            BudgetExceeded: ``max_calls`` or ``max_cost`` ran out; its ``partial`` holds
-                one :class:`AnswerScores` per request (calls not made are ``NotRun``).
         """
-        try:
-            replies = self.session.run(self.jobs(requests), read_scores, progress=progress)
-        except BudgetExceeded as exc:
-            if isinstance(exc.partial, list):
-                exc.partial = self._group(exc.partial)
-            raise
-        return self._group(replies)
+        replies = self.session.run(self.jobs(requests), read_scores, progress=progress)
+        return self._group(replies, replies.stopped)
 
     def __call__(self, question: str, answer: str) -> dict[str, int]:
         """Score one answer: ``{dimension: score}``.
 
         Raises:
             ValueError: A reply held no valid scores; the message gives the reason.
+            BudgetExceeded: ``max_calls`` or ``max_cost`` ran out before the calls (a
+                mapping of scores has no ``stopped`` to carry that).
         """
-        scored = self.score_batch([ScoreRequest(question, answer)])[0]
+        batch = self.score_batch([ScoreRequest(question, answer)])
+        scored = batch[0]
+        if batch.stopped is not None and set(scored.scores) != set(self._rubric.names):
+            raise BudgetExceeded(batch.stopped)
         if set(scored.scores) != set(self._rubric.names):
             failures = [c.reply.failure for c in scored.calls if c.reply.failure is not None]
             raise ValueError(f"{self.name} gave no valid scores: {failures}")
@@ -273,7 +279,8 @@ class CallablePointwiseJudge:
     off the scale is a :class:`~fairjudge.ParseFailure`. A conversation is passed as
     its role-labelled transcript, and the reference as ``reference=`` when the
     function takes that keyword. An exception becomes a :class:`~fairjudge.CallError`
-    for that answer, except :class:`FatalBackendError` and :class:`BudgetExceeded`.
+    for that answer, except :class:`FatalBackendError`, which stops the run, and
+    :class:`BudgetExceeded`, which ends the batch early (as :class:`CallableJudge`).
     """
 
     def __init__(
@@ -299,7 +306,7 @@ class CallablePointwiseJudge:
         try:
             value = self.fn(question_text(request.question), request.answer, **extra)
         except (FatalBackendError, BudgetExceeded):
-            raise
+            raise  # stops the run, or (a spent budget) the batch: see score_batch
         except Exception as exc:  # a judge's bug is recorded per answer, not fatal
             return Reply(verdict=None, failure=CallError(type(exc).__name__, scrub(str(exc))))
         if isinstance(value, str):
@@ -318,11 +325,21 @@ class CallablePointwiseJudge:
 
     def score_batch(
         self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
-    ) -> list[AnswerScores]:
+    ) -> Replies[AnswerScores]:
         """Call the function once per request, in order."""
-        out = []
+        out: Replies[AnswerScores] = Replies()
         for request in requests:
-            out.append(AnswerScores.from_calls([ScoreCall(None, self._reply(request))]))
+            try:
+                reply = self._reply(request)
+            except BudgetExceeded as exc:  # no call can be made: the rest are not run
+                left = len(requests) - len(out)
+                unmade = AnswerScores.from_calls([ScoreCall(None, not_run())])
+                out.extend(unmade for _ in range(left))
+                if progress is not None:
+                    progress(left)
+                out.stopped = str(exc)
+                return out
+            out.append(AnswerScores.from_calls([ScoreCall(None, reply)]))
             if progress is not None:
                 progress(1)
         return out

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
-from fairjudge._errors import BudgetExceeded, ConfigError
+from fairjudge._errors import ConfigError
+from fairjudge._types import Replies
 from fairjudge.judges._jury import MemberSpec
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._panel_base import Panel, check_run_args
@@ -151,34 +152,33 @@ class PointwiseJury(Panel[PointwiseMember]):
 
     def score_members(
         self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
-    ) -> list[list[AnswerScores]]:
+    ) -> list[Replies[AnswerScores]]:
         """Every member's scores for every request: one list per member, in member order.
+
+        Returns:
+            The members' scores. When the session's budget ran out, each list's
+            ``stopped`` says so (calls not made are ``NotRun``), and the Python
+            members have still answered.
 
         Raises:
             FatalBackendError: A model member's backend failed for good; finished
                 calls are kept in the store.
-            BudgetExceeded: The session's budget ran out; its ``partial`` holds one
-                list per member (calls not made are ``NotRun``), and the Python
-                members have still answered.
         """
         llm = self._model_indices()
         out: list[list[AnswerScores]] = [[] for _ in self.members]
-        stopped: BudgetExceeded | None = None
         if llm:
             per_judge = [self._model(i).jobs(requests) for i in llm]
             jobs: list[Job[Any]] = [job for js in per_judge for job in js]
-            replies, stopped = self._run_models(jobs, read_scores, progress)
+            replies = self._run_models(jobs, read_scores, progress)
             start = 0
             for i, js in zip(llm, per_judge, strict=True):
-                out[i] = self._model(i)._group(replies[start : start + len(js)])
+                out[i] = self._model(i)._group(replies[start : start + len(js)], replies.stopped)
                 start += len(js)
         wall = self._answer_directly(llm, lambda m: m.judge.score_batch(requests, progress), out)
         self.last_usage = self._usage(
             [[c.reply for s in scored for c in s.calls] for scored in out], wall
         )
-        if stopped is not None:
-            raise BudgetExceeded(str(stopped), partial=out) from stopped
-        return out
+        return self._stop_all(out)
 
     def _model(self, i: int) -> PointwiseJudge:
         judge = self.members[i].judge

@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._closing import Closing
-from fairjudge._errors import BudgetExceeded
-from fairjudge._types import CallError, ParseFailure, Reply
+from fairjudge._types import CallError, ParseFailure, Replies, Reply
 from fairjudge.judges._pairwise import ProgressCallback
 
 if TYPE_CHECKING:
@@ -163,7 +162,7 @@ class JudgeSession(Closing):
         *,
         progress: ProgressCallback | None = None,
         quiet: bool = False,
-    ) -> list[Reply]:
+    ) -> Replies[Reply]:
         """Run the jobs; one reply per job, in order. Blocks until the batch is done.
 
         Batches on one session run one at a time (from any thread, sync or async), so
@@ -178,12 +177,15 @@ class JudgeSession(Closing):
                 times a second.
             quiet: Show no progress display for this batch.
 
+        Returns:
+            One reply per job. When ``max_calls`` or ``max_cost`` ran out, the calls
+            not made are ``NotRun`` failures, the replies' ``stopped`` names the
+            budget, and :attr:`last_run` says how far the batch got; finished calls
+            are kept in the store.
+
         Raises:
             FatalBackendError: A backend rejected a call in a way retrying cannot fix,
                 or nothing answered at its address; finished calls are kept.
-            BudgetExceeded: ``max_calls`` or ``max_cost`` ran out; finished calls are
-                kept, :attr:`last_run` says how far the batch got, and the error's
-                ``partial`` holds one reply per job (``NotRun`` for calls not made).
         """
         from fairjudge.runner._cached import serve_from_store
 
@@ -203,7 +205,7 @@ class JudgeSession(Closing):
         jobs: Sequence[Job[C]],
         parse: ReplyParser[C],
         progress: ProgressCallback | None = None,
-    ) -> list[Reply]:
+    ) -> Replies[Reply]:
         """Async :meth:`run`: awaits the batch on the session's event-loop thread."""
         import asyncio
 
@@ -236,10 +238,10 @@ class JudgeSession(Closing):
             on_progress=work.on_progress if work.progress is not None else None,
         )
 
-    async def _run(self, work: _Pass[C], batch: Batch) -> list[Reply]:
+    async def _run(self, work: _Pass[C], batch: Batch) -> Replies[Reply]:
         return self._replies(work, await self.executor.execute(batch))
 
-    def _replies(self, work: _Pass[C], result: RunResult) -> list[Reply]:
+    def _replies(self, work: _Pass[C], result: RunResult) -> Replies[Reply]:
         """One reply per job from the run's outcomes; each unique call is read once."""
         summary = self.last_run = result.summary
         self.calls_made += summary.made
@@ -257,9 +259,8 @@ class JudgeSession(Closing):
             out.append(reply)
         if work.progress is not None and work.reported < len(work.jobs):
             work.progress(len(work.jobs) - work.reported)  # duplicates settle with their twin
-        if summary.stopped is not None:  # the finished replies travel with the error
-            raise BudgetExceeded(self._budget_message(summary), partial=out)
-        return out
+        stopped = self._budget_message(summary) if summary.stopped is not None else None
+        return Replies(out, stopped=stopped)
 
     def _budget_message(self, summary: RunSummary) -> str:
         if summary.stopped == "max_calls":

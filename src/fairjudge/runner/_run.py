@@ -16,9 +16,10 @@ Stopping:
   backend that rejected the first few calls (:class:`fairjudge.RequestRejected`)
   without accepting one. A rejected call after that is that call's error record.
 - A budget (``max_calls``, ``max_cost``) stops *starting* calls; those in flight
-  finish, and the result marks the unstarted calls ``not_run``. The caller decides
-  whether that is an error (:class:`fairjudge.judges.JudgeSession` raises
-  :class:`fairjudge.BudgetExceeded`). ``max_cost`` reserves the calls in flight at a
+  finish, the result marks the unstarted calls ``not_run``, and its summary's
+  ``stopped`` names the budget (:class:`fairjudge.judges.JudgeSession` returns the
+  replies with ``stopped`` set, and every result built on them is partial, never an
+  exception). ``max_cost`` reserves the calls in flight at a
   guess corrected by the usage replies report, and a call that does not fit waits
   for those in flight before the run gives up on it (:mod:`~fairjudge.runner._budget`
   states the rule and the overspend it bounds).
