@@ -244,3 +244,72 @@ def test_the_fallback_ridge_lives_in_the_library() -> None:
 
     assert FALLBACK_L2 == 0.1
     assert not hasattr(_rank, "FALLBACK_L2") or _rank.FALLBACK_L2 is FALLBACK_L2
+
+
+def _timeless(payload: Any) -> Any:
+    """A report without its timings (``mean_latency_s``), which no two runs share."""
+    if isinstance(payload, dict):
+        return {k: _timeless(v) for k, v in payload.items() if k != "mean_latency_s"}
+    if isinstance(payload, list):
+        return [_timeless(v) for v in payload]
+    return payload
+
+
+CALIBRATION = EXAMPLES / "calibration.jsonl"
+KNOWS = "python:fairjudge.examples.judges:knows_facts"
+SCORER = "python:fairjudge.examples.judges:scorer"
+
+
+def test_compare_with_judges_equals_the_jury_commands_json() -> None:
+    from fairjudge.examples.judges import knows_facts
+
+    args = ("--judge", LONGER, "--judge", KNOWS, "--judge", LONGER)
+    cli = _timeless(_cli_json("jury", str(CALIBRATION), *args, "--weight", "1", "--weight",
+                              "2", "--weight", "1", "--aggregate", "mean"))  # fmt: skip
+    result = fairjudge.compare(
+        CALIBRATION, judges=[LONGER, KNOWS, LONGER], weights=[1, 2, 1], aggregate="mean"
+    )
+    assert result.kind == "jury"
+    mine = _timeless(json.loads(json.dumps(result.to_dict())))
+    mine.pop("calls", None)
+    assert mine == cli
+    members = {m["name"]: m for m in result.to_dict()["members"]}
+    # knows_facts agrees with the human labels far better than the length judge.
+    assert members[KNOWS]["human_agreement"]["kappa"] == pytest.approx(7 / 9)
+    assert members[LONGER]["human_agreement"]["kappa"] == pytest.approx(-0.75)
+    # The same panel as functions: the same numbers, members named by their functions.
+    functions = fairjudge.compare(
+        CALIBRATION, judges=[longer, knows_facts, longer], weights=[1, 2, 1], aggregate="mean"
+    )
+    assert functions.result.names == ("longer", "knows_facts", "longer#2")
+    assert functions.to_dict()["win_rate"] == result.to_dict()["win_rate"]
+    assert "knows_facts" in functions.summary()
+    assert len(functions.to_records()) == 24
+
+
+def test_score_with_judges_equals_the_score_jury_commands_json(tmp_path: Path) -> None:
+    cli = _timeless(_cli_json("score-jury", str(ANSWERS), "--judge", SCORER, "--judge", SCORER,
+                              "--aggregate", "median"))  # fmt: skip
+    result = fairjudge.score(ANSWERS, judges=[SCORER, SCORER], aggregate="median")
+    assert result.kind == "score-jury"
+    mine = _timeless(json.loads(json.dumps(result.to_dict())))
+    mine.pop("calls", None)
+    assert mine == cli
+    means = {d["name"]: d["mean"]["estimate"] for d in mine["dimensions"]}
+    single = fairjudge.score(ANSWERS, scorer).to_dict()["dimensions"]
+    assert means == {d["name"]: d["mean"]["estimate"] for d in single}  # two equal members
+    with pytest.raises(NotImplementedError, match="'score-jury' result has no HTML page") as no:
+        result.to_html(tmp_path / "x.html")
+    assert type(no.value).__name__ == "NoHtmlPage"
+    with pytest.raises(NotImplementedError, match="'jury' result has no HTML page"):
+        fairjudge.compare(PAIRS, judges=[longer, LONGER]).to_html(tmp_path / "y.html")
+
+
+def test_judge_and_judges_together_is_refused_naming_both() -> None:
+    with pytest.raises(fairjudge.ConfigError, match="judge and judges were both given") as caught:
+        fairjudge.compare(PAIRS, longer, judges=[longer, LONGER])
+    assert caught.value.params == ("judge", "judges")
+    with pytest.raises(fairjudge.ConfigError, match="judge and judges were both given"):
+        fairjudge.score(ANSWERS, scorer, judges=[scorer, SCORER])
+    with pytest.raises(fairjudge.ConfigError, match="weights has 1 value"):
+        fairjudge.compare(PAIRS, judges=[longer, LONGER], weights=[1])

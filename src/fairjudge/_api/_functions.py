@@ -9,12 +9,13 @@ budget stop returns the partial result with ``stopped`` set, as the command show
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from fairjudge._api._common import judge_name, last_run, opened, partial, title
 from fairjudge._api._inputs import ROWS, load_rows
+from fairjudge._api._panel import JudgesLike, check_one_of, run_jury, run_score_jury
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
 from fairjudge._errors import ConfigError
 from fairjudge._io import Columns, load_items
@@ -74,6 +75,9 @@ def compare(
     items: Any,
     judge: str | BatchJudge | Callable[[str, str, str], Any] | None = None,
     *,
+    judges: JudgesLike = None,
+    aggregate: str | None = None,
+    weights: Sequence[float] | None = None,
     settings: EvalSettings | None = None,
     options: RunOptions | None = None,
     template: str | None = None,
@@ -93,6 +97,12 @@ def compare(
             ``"python:module:function"``, ``"replay:FILE"``; ``None``: the embedded
             default), a function ``judge(question, answer_a, answer_b)`` or a judge
             object (:class:`~fairjudge.judges.LLMJudge`, a jury, ...).
+        judges: A panel instead of ``judge`` (``fairjudge jury``): a list of members
+            (specs, functions, judge objects, :class:`~fairjudge.judges.MemberSpec`),
+            a jury TOML file, or a :class:`~fairjudge.judges.Jury`. Members given as
+            specs share one session, store and budget.
+        aggregate: The panel's rule: ``majority`` (default) or ``mean``.
+        weights: One weight per member of a ``judges`` list, in order (default 1 each).
         settings: Rule, rounds, seed, level and resamples (the command's settings).
         options: Concurrency, rate limits and budget, for a judge opened from a spec.
         template: The prompt template, for a model judge opened from a spec.
@@ -103,11 +113,13 @@ def compare(
         allow_empty: Judge empty or blank answers instead of refusing the row.
 
     Returns:
-        A :class:`Result` whose ``result`` is a :class:`~fairjudge.PairwiseResult`.
+        A :class:`Result` whose ``result`` is a :class:`~fairjudge.PairwiseResult`,
+        or with ``judges`` a :class:`~fairjudge.evaluation.JuryResult` (kind ``jury``).
 
     Raises:
         InputError: An invalid row (named by file and line, or ``<rows>:N``).
-        ConfigError: A bad setting, or an option that does not apply to the judge.
+        ConfigError: A bad setting, an option that does not apply to the judge, or
+            both ``judge`` and ``judges``.
 
     Example:
         >>> r = compare([{"question": "q", "answer_1": "long answer", "answer_2": "s"}],
@@ -115,8 +127,14 @@ def compare(
         >>> r.result.win_rate.estimate
         1.0
     """
+    check_one_of(judge, judges)
     the_settings = settings or EvalSettings()
     item_list, source, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty)
+    if judges is not None:
+        return run_jury(
+            item_list, source, skipped, judges, the_settings, weights=weights,
+            aggregate=aggregate, template=template, backend=backend, options=options, store=store,
+        )  # fmt: skip
 
     def open_spec(spec: str | None) -> BatchJudge:
         return resolve_judge(spec, backend_options=backend, template=template, options=options,
@@ -144,6 +162,9 @@ def score(
     items: Any,
     judge: str | BatchPointwiseJudge | Callable[..., Any] | None = None,
     *,
+    judges: JudgesLike = None,
+    aggregate: str | None = None,
+    weights: Sequence[float] | None = None,
     rubric: str = "production",
     seed: int = 0,
     level: float = 0.95,
@@ -163,6 +184,10 @@ def score(
             optional ``id``, ``reference``, ``category``, ``system``, ``human_<dimension>``.
         judge: A spec (as for :func:`compare`), a function
             ``judge(question, answer) -> {dimension: score}`` or a pointwise judge.
+        judges: A scoring panel instead of ``judge`` (``fairjudge score-jury``), given
+            as for :func:`compare` (or a :class:`~fairjudge.judges.PointwiseJury`).
+        aggregate: The panel's rule per dimension: ``mean`` (default) or ``median``.
+        weights: One weight per member of a ``judges`` list, in order (default 1 each).
         rubric: A built-in rubric's name or a ``*.toml`` path.
         seed: Bootstrap seed; recorded with the result.
         level: Confidence level of every interval.
@@ -175,10 +200,22 @@ def score(
         allow_empty: Score empty or blank answers instead of refusing the row.
 
     Returns:
-        A :class:`Result` whose ``result`` is a :class:`~fairjudge.evaluation.ScoreResult`.
+        A :class:`Result` whose ``result`` is a :class:`~fairjudge.evaluation.ScoreResult`,
+        or with ``judges`` a :class:`~fairjudge.evaluation.JuryScoreResult` (kind
+        ``score-jury``).
+
+    Raises:
+        ConfigError: A bad setting, or both ``judge`` and ``judges``.
     """
+    check_one_of(judge, judges)
     the_rubric = get_rubric(rubric)
     item_list, source, skipped = _score_items(items, columns, the_rubric, skip_invalid, allow_empty)
+    if judges is not None:
+        return run_score_jury(
+            item_list, source, skipped, judges, the_rubric, seed=seed, level=level,
+            n_resamples=n_resamples, weights=weights, aggregate=aggregate, options=options,
+            store=store,
+        )  # fmt: skip
 
     def open_spec(spec: str | None) -> BatchPointwiseJudge:
         return resolve_pointwise_judge(
