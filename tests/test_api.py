@@ -313,3 +313,46 @@ def test_judge_and_judges_together_is_refused_naming_both() -> None:
         fairjudge.score(ANSWERS, scorer, judges=[scorer, SCORER])
     with pytest.raises(fairjudge.ConfigError, match="weights has 1 value"):
         fairjudge.compare(PAIRS, judges=[longer, LONGER], weights=[1])
+
+
+@pytest.fixture
+def audit_server(openai_env: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The scripted server handing its judge the whole prompt (as tests/audit's fixture)."""
+    from tests.audit.conftest import plant
+    from tests.audit.planted import Planted
+    from tests.server import Pair
+
+    monkeypatch.setattr("tests.server._app.extract_pair", lambda prompt: Pair(prompt, "", ""))
+    plant(openai_env, Planted(first_share=0.5))
+    return openai_env
+
+
+def test_audit_judge_equals_the_audit_commands_json(audit_server: Any, tmp_path: Path) -> None:
+    from fairjudge.audit import AuditSettings
+    from fairjudge.judges import BackendOptions
+
+    cli = _cli_json(
+        "audit", "--judge", "openai/scripted-judge", "--base-url", audit_server.base_url,
+        "--store", str(tmp_path / "cli.sqlite"), "--quiet", "--bootstrap", "200", "--limit", "8",
+        "--experiments", "position,verbosity",
+    )  # fmt: skip
+    result = fairjudge.audit_judge(
+        "openai/scripted-judge", experiments="position,verbosity", limit=8,
+        settings=AuditSettings(n_resamples=200), store=tmp_path / "api.sqlite",
+        backend=BackendOptions(base_url=audit_server.base_url),
+    )  # fmt: skip
+    assert result.kind == "audit"
+    mine = json.loads(json.dumps(result.to_dict()))
+    assert mine == cli
+    assert mine["n_items"] == 8
+    assert mine["calls_made"] > 0
+    ran = [r["bias"] for r in result.to_records() if r["skipped"] is None]
+    assert ran == ["position", "verbosity"]
+    assert "position: " in result.summary()
+    with pytest.raises(NotImplementedError, match="'audit' result has no HTML page"):
+        result.to_html(tmp_path / "audit.html")
+
+
+def test_audit_judge_refuses_a_python_judge_before_any_call() -> None:
+    with pytest.raises(fairjudge.ConfigError, match="python:"):
+        fairjudge.audit_judge(LONGER, experiments="position", limit=2)

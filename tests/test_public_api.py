@@ -35,6 +35,7 @@ EXPECTED = {
     "Verdict",
     "WinRate",
     "__version__",
+    "audit_judge",
     "calibrate",
     "compare",
     "debiased_verdict",
@@ -81,7 +82,7 @@ def test_all_is_at_most_40_names_each_documented() -> None:
 
 
 def test_the_notebook_api_reports_the_flat_namespace() -> None:
-    for name in ("Result", "calibrate", "compare", "rank", "score"):
+    for name in ("Result", "audit_judge", "calibrate", "compare", "rank", "score"):
         assert getattr(fairjudge, name).__module__ == "fairjudge", name
 
 

@@ -44,7 +44,7 @@ from fairjudge._types import (
 from fairjudge._version import __version__
 
 if _typing.TYPE_CHECKING:
-    from fairjudge._api import Result, calibrate, compare, rank, score
+    from fairjudge._api import Result, audit_judge, calibrate, compare, rank, score
     from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
     from fairjudge.stats import ConfidenceInterval
 
@@ -54,7 +54,7 @@ if _typing.TYPE_CHECKING:
 __getattr__ = _lazy_attributes(
     __name__,
     {
-        "fairjudge._api": "Result calibrate compare rank score",
+        "fairjudge._api": "Result audit_judge calibrate compare rank score",
         "fairjudge.evaluation": "PairwiseResult Rate WinRate evaluate_pairs",
         "fairjudge.stats": "ConfidenceInterval",
         "fairjudge._protocol": "item_seed normalize_verdict plan_orders resolve",
@@ -93,6 +93,7 @@ __all__ = [
     "Verdict",
     "WinRate",
     "__version__",
+    "audit_judge",
     "calibrate",
     "compare",
     "debiased_verdict",

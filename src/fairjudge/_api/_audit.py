@@ -1,0 +1,113 @@
+"""``fairjudge.audit_judge``: a judge's biases, each with its interval (``fairjudge audit``).
+
+Named ``audit_judge`` because :mod:`fairjudge.audit` is the subpackage it runs.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from fairjudge._api._common import title
+from fairjudge._api._inputs import load_rows
+from fairjudge._api._result import Result
+from fairjudge._errors import ConfigError
+from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
+from fairjudge.runner import RunOptions
+
+__all__ = ["audit_judge"]
+
+
+def audit_judge(
+    judges: Any = None,
+    *,
+    items: Any = None,
+    experiments: str | Iterable[str] | None = None,
+    settings: Any = None,
+    judge_families: Mapping[str, str] | None = None,
+    limit: int | None = None,
+    options: RunOptions | None = None,
+    backend: BackendOptions | None = None,
+    store: str | Path | None = None,
+    columns: Mapping[str, str] | None = None,
+    skip_invalid: bool = False,
+    allow_empty: bool = False,
+) -> Result:
+    """Measure a judge's position, verbosity, framing and self-preference bias.
+
+    Args:
+        judges: The judge to audit, or several (self-preference needs two or more):
+            model specs (``"openai/gpt-4o-mini"``; ``None``: the embedded default),
+            which share one session, or :class:`~fairjudge.audit.AuditJudge` objects.
+            A ``python:`` function has no prompt to vary, so it cannot be audited.
+        items: The answers to audit (``question``, ``answer``, optional ``id``,
+            ``reference``, ``system``): a file, a list of dicts or a DataFrame;
+            ``None`` for the built-in suite.
+        experiments: Names (``"position,framing"`` or a list) of ``position``,
+            ``verbosity``, ``framing``, ``self-preference``; ``None``: all the input allows.
+        settings: An :class:`~fairjudge.audit.AuditSettings` (rubrics, templates,
+            padding length, seed, level, resamples).
+        judge_families: A judge's model family by its spec, where the name does not show it.
+        limit: Audit only the first ``limit`` items.
+        options: Run options (budget, concurrency), for judges given as specs.
+        backend: Backend options, for judges given as specs.
+        store: The store's path, for judges given as specs.
+        columns: Your column names -> the README's.
+        skip_invalid: Set invalid rows aside instead of stopping.
+        allow_empty: Audit rows with empty answers instead of refusing them.
+
+    Returns:
+        A :class:`Result` whose ``result`` is the :class:`~fairjudge.audit.AuditReport`,
+        ``to_dict()`` the command's ``--json`` (with ``calls_made``) and
+        ``to_records()`` one row per experiment. It has no HTML page yet.
+
+    Raises:
+        ConfigError: An unknown or impossible experiment, a bad setting or a
+            ``python:`` judge, before the first call.
+    """
+    from fairjudge.audit import ModelAuditJudge, builtin_items, load_audit_items
+    from fairjudge.audit import audit as run_audit
+    from fairjudge.report import render_audit
+
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be >= 1; got {limit}", params="limit")
+    if items is None:
+        the_items, source = builtin_items(), "the built-in suite"
+    else:
+
+        def load(path: Path) -> list[Any]:
+            return load_audit_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty)
+
+        the_items, source = load_rows(items, load, columns=columns)
+        source = title(source)
+    the_items = the_items[:limit] if limit else the_items
+    requested = (
+        [e.strip() for e in experiments.split(",") if e.strip()]
+        if isinstance(experiments, str) else None if experiments is None else list(experiments)
+    )  # fmt: skip
+    given: Sequence[Any] = [judges] if judges is None or isinstance(judges, str) else judges
+    specs = [DEFAULT_JUDGE if j is None else j for j in given]
+    families = dict(judge_families or {})
+    with JudgeSession(store=store, options=options) as session:
+        the_judges = [
+            ModelAuditJudge(j, session=session, backend_options=backend or BackendOptions(),
+                            family=families.get(j)) if isinstance(j, str) else j
+            for j in specs
+        ]  # fmt: skip
+        report = run_audit(the_judges, the_items, experiments=requested, settings=settings,
+                           judge_families_by_name=families, source=source)  # fmt: skip
+        made = session.calls_made
+    payload = {**report.to_dict(), "calls_made": made}
+
+    def summary() -> str:
+        from rich.console import Console
+
+        console = Console(record=True, width=100, file=io.StringIO())
+        render_audit(report, console, calls_made=made)
+        return console.export_text().rstrip()
+
+    return Result("audit", report, payload, report.stopped,
+                  _rows=lambda: [dict(e) for e in payload["experiments"]],
+                  _summary=summary)  # fmt: skip
