@@ -1,19 +1,16 @@
-"""What every top-level function shares: opening a judge from a spec, and a spent budget."""
+"""What every top-level function shares: opening a judge from a spec, and naming it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from fairjudge._api._inputs import ROWS
-from fairjudge._errors import BudgetExceeded
 from fairjudge.runner import RunSummary
 
-__all__ = ["judge_name", "last_run", "opened", "partial", "title"]
-
-R = TypeVar("R")
+__all__ = ["judge_name", "last_run", "opened", "title"]
 
 
 def title(source: str) -> str:
@@ -34,19 +31,6 @@ def opened(judge: Any, open_spec: Callable[[str | None], Any]) -> Iterator[Any]:
                 close()
     else:
         yield judge
-
-
-def partial(run: Callable[[], R], kind: type[Any]) -> R:
-    """``run()``, or the partial result a spent budget carries (``stopped`` set)."""
-    try:
-        return run()
-    except BudgetExceeded as exc:
-        # Read loosely: issue 22 moves the partial result from the exception onto the
-        # returned result (``stopped``), and then this passes every result through.
-        found = getattr(exc, "partial", None)
-        if not isinstance(found, kind):
-            raise
-        return found  # type: ignore[no-any-return]
 
 
 def last_run(judge: object) -> RunSummary | None:

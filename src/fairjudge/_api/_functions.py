@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fairjudge._api._common import judge_name, last_run, opened, partial, title
+from fairjudge._api._common import judge_name, last_run, opened, title
 from fairjudge._api._inputs import ROWS, load_rows
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury, run_score_jury
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
@@ -21,7 +21,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._io import Columns, load_items
 from fairjudge._io_scores import ScoreItem, load_score_items
 from fairjudge._items import Item
-from fairjudge.evaluation import EvalSettings, PairwiseResult, ScoreResult, evaluate, score_answers
+from fairjudge.evaluation import EvalSettings, evaluate, score_answers
 from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
@@ -141,7 +141,7 @@ def compare(
                              store=store)  # fmt: skip
 
     with opened(judge, open_spec) as the_judge:
-        result = partial(lambda: evaluate(the_judge, item_list, the_settings), PairwiseResult)
+        result = evaluate(the_judge, item_list, the_settings)
         run = last_run(the_judge)
         name = judge_name(the_judge)
     from dataclasses import replace
@@ -230,11 +230,8 @@ def score(
         raise ConfigError(f"judge must be a spec, a function or a pointwise judge; got {judge!r}")
     with opened(judge, open_spec) as the_judge:
         given = None if isinstance(the_judge, BatchPointwiseJudge) else the_rubric
-        result = partial(
-            lambda: score_answers(
-                the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
-            ),
-            ScoreResult,
+        result = score_answers(
+            the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
         )
         run = last_run(the_judge)
         name = judge_name(the_judge)

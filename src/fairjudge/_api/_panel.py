@@ -16,13 +16,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from fairjudge._api._common import judge_name, partial, title
+from fairjudge._api._common import judge_name, title
 from fairjudge._api._result import Result
 from fairjudge._errors import ConfigError
 from fairjudge.evaluation import (
     EvalSettings,
-    JuryResult,
-    JuryScoreResult,
     evaluate_jury,
     score_with_jury,
 )
@@ -211,9 +209,7 @@ def run_jury(
                                         template=template, backend=backend, options=options,
                                         store=store)  # fmt: skip
     try:
-        result = partial(
-            lambda: evaluate_jury(panel, items, settings, aggregation=rule), JuryResult
-        )
+        result = evaluate_jury(panel, items, settings, aggregation=rule)
     finally:
         if built:
             panel.close()
@@ -239,11 +235,8 @@ def run_score_jury(
     panel, rule, built = pointwise_panel(judges, weights=weights, aggregate=aggregate,
                                          rubric=rubric, options=options, store=store)  # fmt: skip
     try:
-        result = partial(
-            lambda: score_with_jury(panel, items, aggregation=rule, seed=seed, level=level,
-                                    n_resamples=n_resamples),
-            JuryScoreResult,
-        )  # fmt: skip
+        result = score_with_jury(panel, items, aggregation=rule, seed=seed, level=level,
+                                 n_resamples=n_resamples)  # fmt: skip
     finally:
         if built:
             panel.close()

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from fairjudge._api._common import judge_name, last_run, opened, partial, title
+from fairjudge._api._common import judge_name, last_run, opened, title
 from fairjudge._api._inputs import load_rows
 from fairjudge._api._result import Result
 from fairjudge._errors import ConfigError
@@ -147,8 +147,7 @@ def rank(
                                  options=options, store=store)  # fmt: skip
 
         with opened(judge, open_spec) as the_judge:
-            judged = partial(lambda: evaluate(the_judge, pairs, EvalSettings(seed=seed)),
-                             PairwiseResult)  # fmt: skip
+            judged = evaluate(the_judge, pairs, EvalSettings(seed=seed))
             run = last_run(the_judge)
             name = judge_name(the_judge)
         result = replace(judged, settings=replace(judged.settings, judge=name, source=source))
