@@ -356,3 +356,34 @@ def test_audit_judge_equals_the_audit_commands_json(audit_server: Any, tmp_path:
 def test_audit_judge_refuses_a_python_judge_before_any_call() -> None:
     with pytest.raises(fairjudge.ConfigError, match="python:"):
         fairjudge.audit_judge(LONGER, experiments="position", limit=2)
+
+
+class _LengthAuditJudge:
+    """An AuditJudge over the example length judge: it prefers, and scores up, long answers."""
+
+    name = "longer"
+
+    def pairwise(self, template: str) -> Any:
+        from fairjudge.judges import CallableJudge
+
+        return CallableJudge(longer)
+
+    def pointwise(self, rubric: str) -> Any:
+        from fairjudge.judges import CallablePointwiseJudge
+        from fairjudge.prompts import get_rubric
+
+        dims = get_rubric(rubric).names
+        return CallablePointwiseJudge(
+            lambda q, a: {d: min(5, 1 + len(a.split()) // 20) for d in dims}, rubric=rubric
+        )
+
+
+def test_audit_judge_takes_a_judge_object_and_finds_the_length_bias() -> None:
+    card = fairjudge.audit_judge(_LengthAuditJudge(), experiments=["position", "verbosity"],
+                                 limit=6)  # fmt: skip
+    verdicts = {r["bias"]: r["verdict"] for r in card.to_records()}
+    assert verdicts == {"position": "uncertain", "verbosity": "severe",
+                        "framing": "skipped", "self-preference": "skipped"}  # fmt: skip
+    assert card.to_dict()["judges"] == ["longer"]
+    assert card.to_dict()["n_items"] == 6
+    assert card.to_dict()["calls_made"] == 0  # functions are called directly, not through a store

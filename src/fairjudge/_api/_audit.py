@@ -87,7 +87,7 @@ def audit_judge(
         [e.strip() for e in experiments.split(",") if e.strip()]
         if isinstance(experiments, str) else None if experiments is None else list(experiments)
     )  # fmt: skip
-    given: Sequence[Any] = [judges] if judges is None or isinstance(judges, str) else judges
+    given: Sequence[Any] = list(judges) if isinstance(judges, (list, tuple)) else [judges]
     specs = [DEFAULT_JUDGE if j is None else j for j in given]
     families = dict(judge_families or {})
     with JudgeSession(store=store, options=options) as session:
