@@ -181,7 +181,7 @@ def test_protocol_properties_and_params(tmp_path: Path) -> None:
         "top_logprobs": 20,
     }
     assert backend.default_params(label_only=False)["max_tokens"] == 512
-    with pytest.raises(ConfigError, match="--threads must be at least 1, got 0"):
+    with pytest.raises(ConfigError, match="threads must be at least 1, got 0"):
         LocalBackend(tmp_path / "m.gguf", model_id="m", threads=0)
 
 

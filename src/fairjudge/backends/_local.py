@@ -135,9 +135,9 @@ class LocalBackend:
     ) -> None:
         self._runtime = _import_runtime()
         if threads is not None and threads < 1:
-            raise ConfigError(f"--threads must be at least 1, got {threads}")
+            raise ConfigError(f"threads must be at least 1, got {threads}", params="threads")
         if n_ctx < 256:
-            raise ConfigError(f"n_ctx must be at least 256 tokens, got {n_ctx}")
+            raise ConfigError(f"n_ctx must be at least 256 tokens, got {n_ctx}", params="n_ctx")
         self.model_path = Path(model_path)
         self.threads = threads or _default_threads()
         self.n_ctx = n_ctx

@@ -110,5 +110,6 @@ def model_spec(model: str | ModelSpec) -> ModelSpec:
         names = ", ".join(sorted(KNOWN_MODELS))
         raise ConfigError(
             f"unknown local model {model!r}; the packaged ones are: {names}. "
-            "For any other GGUF file, pass --model-path FILE.gguf"
+            "For any other GGUF file, pass model_path=FILE.gguf",
+            params="model_path",
         ) from None

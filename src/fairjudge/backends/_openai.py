@@ -113,7 +113,8 @@ class OpenAIBackend(HTTPBackend):
         if key is None and self._base_url is None:
             raise ConfigError(
                 f"the openai backend needs an API key: set ${self._api_key_env}, or pass "
-                "--base-url for a server that needs none"
+                "base_url for a server that needs none",
+                params="base_url",
             )
         if transport not in ("auto", "sdk", "lean"):
             raise ConfigError(f"transport must be 'auto', 'sdk' or 'lean', got {transport!r}")

@@ -158,12 +158,13 @@ def file_sha256(
     """
     file = Path(path).expanduser().resolve()
     if not file.is_file():
-        raise ConfigError(f"--model-path {str(path)!r}: no such file")
+        raise ConfigError(f"model_path {str(path)!r}: no such file", params="model_path")
     with file.open("rb") as fh:
         if fh.read(4) != _GGUF_MAGIC:
             raise ConfigError(
-                f"--model-path {str(path)!r} is not a GGUF file (it does not start with "
-                "'GGUF'); convert the model with llama.cpp's convert_hf_to_gguf.py"
+                f"model_path {str(path)!r} is not a GGUF file (it does not start with "
+                "'GGUF'); convert the model with llama.cpp's convert_hf_to_gguf.py",
+                params="model_path",
             )
     st = file.stat()
     memo_dir = (Path(folder).expanduser() if folder is not None else cache_dir()) / "hashes"

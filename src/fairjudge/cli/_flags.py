@@ -41,6 +41,7 @@ FLAGS: dict[str, str] = {
     "model_path": "--model-path",
     "threads": "--threads",
     "context": "--context",
+    "n_ctx": "--context",
     "temperature": "--temperature",
     "timeout": "--timeout",
     # run options

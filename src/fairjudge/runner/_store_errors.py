@@ -209,7 +209,8 @@ class StoreRowDamaged(ConfigError):
     """
 
     def __init__(self, path: str, damage: Mapping[str, str]) -> None:
-        super().__init__(path, dict(damage))
+        super().__init__(path)
+        self.args = (path, dict(damage))  # as the constructor takes them: pickles round-trip
         self.path = path
         self.damage = dict(damage)
 
