@@ -168,7 +168,7 @@ def test_every_reader_refuses_what_is_not_a_regular_file(
 @pytest.mark.parametrize("path", ["/dev/zero", "/tmp"])
 def test_a_model_path_that_is_not_a_regular_file_is_refused(path: str) -> None:
     # Hashing /dev/zero as weights would never end.
-    with pytest.raises(ConfigError, match=f"--model-path {path}: not a regular file"):
+    with pytest.raises(ConfigError, match=f"model_path={path}: not a regular file"):
         BackendOptions(model_path=Path(path))
 
 

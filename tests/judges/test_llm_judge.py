@@ -245,7 +245,7 @@ def test_max_cost_without_prices() -> None:
     # The library names its parameters; the command line (RunOptions.build) its flags.
     with pytest.raises(ConfigError, match=r"max_cost needs prices: pass prices=Prices\(input"):
         RunOptions(max_cost=1.0)
-    with pytest.raises(ConfigError, match="--price-input and --price-output") as caught:
+    with pytest.raises(ConfigError, match="price_input and price_output") as caught:
         RunOptions.build(max_cost=1.0)
     assert "Prices" not in str(caught.value)
 

@@ -164,7 +164,7 @@ def test_rounds_beyond_two_are_refused_for_a_member_at_temperature_zero() -> Non
 
     jury = Jury([JuryMember("g", Greedy(longer)), JuryMember("l", CallableJudge(longer))])
     assert jury.temperature == 0.0
-    with pytest.raises(ConfigError, match="--rounds 4"):
+    with pytest.raises(ConfigError, match="rounds=4"):
         evaluate_pairs(jury, ITEMS, rounds=4)
 
 
