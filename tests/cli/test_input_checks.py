@@ -179,6 +179,21 @@ def test_audit_items_with_an_empty_answer_are_refused_unless_allowed(tmp_path: P
     refused(done, "a.jsonl:1: 'answer' is empty", "--allow-empty")
 
 
+def test_a_skipped_row_names_the_flag_on_stderr_and_in_json(tmp_path: Path) -> None:
+    """The readers word their messages for library users; the command shows its flags."""
+    text = (EXAMPLES / "demo_pairs.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines()]
+    rows[1]["answer_1"] = ""
+    path = _jsonl(tmp_path / "p.jsonl", rows)
+    done = fairjudge("compare", path, "--judge", PAIRWISE, "--skip-invalid", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "p.jsonl:2: 'answer_1' is empty; fill it in, or pass --allow-empty" in done.stderr
+    assert "allow_empty" not in done.stderr + done.stdout
+    [skipped] = json.loads(done.stdout)["skipped_rows"]
+    assert skipped["line"] == 2
+    assert "pass --allow-empty to judge empty answers" in skipped["message"]
+
+
 def test_rank_refuses_an_empty_answer_unless_allowed(tmp_path: Path) -> None:
     text = (EXAMPLES / "rank_answers.jsonl").read_text(encoding="utf-8")
     rows = [json.loads(line) for line in text.splitlines()]

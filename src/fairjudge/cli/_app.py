@@ -66,7 +66,9 @@ __all__ = [
     "app",
     "err_console",
     "guarded",
+    "in_flags",
     "say",
+    "skipped_in_flags",
 ]
 
 EXIT_FAILED = 1
@@ -289,22 +291,39 @@ def _fail(
 
     A script that asked for JSON always gets JSON it can read, even on failure.
     """
-    message = _in_flags(exc)
+    message = in_flags(exc)
     say(label, message, style=style)
     if as_json:
         _echo_error(type(exc).__name__, message, code)
     raise typer.Exit(code) from None
 
 
-def _in_flags(exc: Exception) -> str:
-    """The error's message, with the parameters it names written as this command's flags."""
+def in_flags(exc: Exception, message: str | None = None) -> str:
+    """The error's message, with the parameters it names written as this command's flags.
+
+    ``message`` replaces ``str(exc)`` where the caller shows part of it (a skipped row's
+    message without its ``file:line:`` prefix).
+    """
+    text = str(exc) if message is None else message
     params = exc.params if isinstance(exc, FairJudgeError) else ()
     if not params:
-        return str(exc)
+        return text
     from typer._click.globals import get_current_context
 
     ctx = get_current_context(silent=True)
-    return to_flags(str(exc), params, ctx.info_name if ctx is not None else None)
+    return to_flags(text, params, ctx.info_name if ctx is not None else None)
+
+
+def skipped_in_flags(loaded: Any) -> list[dict[str, Any]]:
+    """``loaded.skipped_records()`` with each row's message in this command's flags.
+
+    The readers word their messages for library users (``allow_empty=True``); the
+    command line shows the flag (``--allow-empty``), on stderr and in ``--json``.
+    """
+    return [
+        {**record, "message": in_flags(error, str(record["message"]))}
+        for record, error in zip(loaded.skipped_records(), loaded.skipped, strict=True)
+    ]
 
 
 def _echo_error(kind: str, message: str, code: int) -> None:

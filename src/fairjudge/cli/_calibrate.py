@@ -33,7 +33,7 @@ from fairjudge._io_rows import open_source
 from fairjudge._types import Resolution
 from fairjudge.audit import calibration_report, check_score_labels, score_calibration_report
 from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
-from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
+from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, in_flags, say
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags
 from fairjudge.cli._out import write_out
@@ -169,7 +169,7 @@ def calibrate_scores(
                               skip_invalid=columns.skip_invalid, question_col=columns.question_col,
                               allow_empty=columns.allow_empty)  # fmt: skip
     for problem in loaded.skipped:
-        say("skipped", str(problem))
+        say("skipped", in_flags(problem))
     check_score_items(loaded.items, rubric)
     check_score_labels(loaded.items)
     judge = open_scorer(flags, rubric, scoring.mode)

@@ -11,7 +11,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._io import LoadedItems, load_items
 from fairjudge._items import Item
 from fairjudge._out_file import OutKind
-from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, say
+from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import PairwiseResult, evaluate
@@ -44,7 +44,7 @@ def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
     loaded = load_items(file, columns=columns.columns(), skip_invalid=columns.skip_invalid,
                         allow_empty=columns.allow_empty)  # fmt: skip
     for problem in loaded.skipped:
-        say("skipped", str(problem))
+        say("skipped", in_flags(problem))
     return loaded
 
 
@@ -122,7 +122,7 @@ def judge_file(
             run.out, kind, (j.to_dict() for j in result.judgments), judge=settings.judge,
             template=template, settings=settings.to_dict(),
         )  # fmt: skip
-    return Judged(result, last_run(judge), loaded.skipped_records())
+    return Judged(result, last_run(judge), skipped_in_flags(loaded))
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

@@ -36,7 +36,15 @@ from fairjudge.cli._aliases import (
     PairsFile,
     SummaryJson,
 )
-from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
+from fairjudge.cli._app import (
+    EXIT_BUDGET,
+    EXIT_UNRESOLVED,
+    app,
+    err_console,
+    guarded,
+    say,
+    skipped_in_flags,
+)
 from fairjudge.cli._judging import load_input
 from fairjudge.cli._options import (
     EvalFlags,
@@ -206,7 +214,7 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
     source = "<stdin>" if str(file) == "-" else file.name
     return jury_report(
         result, title=f"{source}: model 1 vs model 2, by a panel of {len(result.names)}",
-        run=panel_jury.last_run, skipped=loaded.skipped_records(),
+        run=panel_jury.last_run, skipped=skipped_in_flags(loaded),
     )  # fmt: skip
 
 

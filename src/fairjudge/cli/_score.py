@@ -28,7 +28,15 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
-from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, app, err_console, guarded, say
+from fairjudge.cli._app import (
+    EXIT_BUDGET,
+    EXIT_UNRESOLVED,
+    app,
+    err_console,
+    guarded,
+    in_flags,
+    say,
+)
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import (
@@ -168,7 +176,7 @@ class ScoreFlags:
             allow_empty=self.allow_empty,
         )  # fmt: skip
         for problem in loaded.skipped:
-            say("skipped", str(problem))
+            say("skipped", in_flags(problem))
         check_score_items(loaded.items, rubric)
         return loaded
 

@@ -37,7 +37,7 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import ALLOW_PYTHON_ONLY_WITH_JURY, AllowPythonJudges
-from fairjudge.cli._app import app, err_console, guarded, say
+from fairjudge.cli._app import app, err_console, guarded, say, skipped_in_flags
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
@@ -202,7 +202,7 @@ def score_panel(
                   "level": opts.level, "n_resamples": opts.bootstrap})  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     report = score_jury_report(
-        result, title=source, run=jury.last_run, skipped=loaded.skipped_records()
+        result, title=source, run=jury.last_run, skipped=skipped_in_flags(loaded)
     )
     if opts.json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))

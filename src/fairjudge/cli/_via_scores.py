@@ -24,7 +24,7 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
-from fairjudge.cli._app import err_console
+from fairjudge.cli._app import err_console, skipped_in_flags
 from fairjudge.cli._judging import _template, check_unresolved, load_input
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
@@ -120,7 +120,7 @@ def compare_via_scores_command(
         result,
         swap,
         calls,
-        loaded.skipped_records(),
+        skipped_in_flags(loaded),
         judge=getattr(scorer, "name", None),
         rubric=f"{rubric.name}@{rubric.version}",
     )
