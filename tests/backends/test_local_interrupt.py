@@ -134,5 +134,11 @@ def test_a_second_ctrl_c_exits_130_at_once_with_a_message(tmp_path: Path, full: 
     assert proc.returncode == 130, err
     assert "error:" not in err
     assert out == ""
-    if again:
-        assert "interrupted again: stopping now; every finished call is kept in the store" in err
+    # Whether the second signal found the process still handling the first is a race
+    # (on a quiet machine the first is done within the 50 ms); either way it ends 130
+    # with a line saying what happened. The second Ctrl-C's own line is tested without
+    # a race in tests/cli/test_interrupts.py.
+    assert (
+        "interrupted again: stopping now; every finished call is kept in the store" in err
+        or "interrupted; every finished call is kept in the store" in err
+    ), (again, err)
