@@ -104,7 +104,8 @@ class KnownTruth:
         truth: The labels' side.
         debiased: The debiased verdict's side, by its CI (0 when it contains 0.5 or
             cannot be estimated).
-        naive: The single-order reading's side, by its estimate.
+        naive: The single-order reading's side, by the same rule: its CI, not its
+            estimate (a naive 0.521 [0.333, 0.708] points to neither).
     """
 
     n: int
@@ -130,6 +131,11 @@ def _side(estimate: float, low: float | None = None, high: float | None = None) 
     return 1 if estimate > 0.5 else -1 if estimate < 0.5 else 0
 
 
+def _ci_side(w: WinRate | None) -> int:
+    """A win rate's side by its CI: 0 when it contains 0.5, cannot be estimated, or is absent."""
+    return _side(w.estimate, w.ci.low, w.ci.high) if w is not None and w.ci.estimable else 0
+
+
 def known_truth(result: PairwiseResult) -> KnownTruth | None:
     """The labels' verdict beside the calls', when every resolved item is labelled."""
     done = [j for j in result.judgments if j.outcome is not None]
@@ -137,11 +143,10 @@ def known_truth(result: PairwiseResult) -> KnownTruth | None:
         return None
     scores = {"1": 1.0, "tie": 0.5, "2": 0.0}
     human = sum(scores[j.item.human.value] for j in done if j.item.human) / len(done)
-    w, naive = result.win_rate, result.single_order
-    debiased = _side(w.estimate, w.ci.low, w.ci.high) if w and w.ci.estimable else 0
-    return KnownTruth(
-        len(done), human, _side(human), debiased, _side(naive.estimate) if naive else 0
-    )
+    # Both readings are placed by the same rule, their CIs, so that a naive result
+    # identical to the debiased one can never be said to point another way.
+    debiased, naive = _ci_side(result.win_rate), _ci_side(result.single_order)
+    return KnownTruth(len(done), human, _side(human), debiased, naive)
 
 
 def comparison_report(
@@ -229,7 +234,7 @@ def labelled_truth(
         return []
     scores = {"1": 1.0, "tie": 0.5, "2": 0.0}
     human = sum(scores[i.human.value] for i in labelled if i.human) / len(labelled)
-    found = _side(w.estimate, w.ci.low, w.ci.high) if w.ci.estimable else 0
+    found = _ci_side(w)
     return _truth_sentences(_side(human), human, len(labelled), found, reading)
 
 
@@ -350,7 +355,10 @@ def _truth_lines(report: ComparisonReport) -> list[str]:
         lines += _truth_sentences(
             truth.truth, truth.human_win_rate, truth.n, truth.debiased, "The debiased result"
         )
-        if truth.naive not in (truth.truth, 0) and truth.debiased != truth.naive:
+        # Only a naive reading that takes a side, the wrong one, and another than the
+        # debiased result's: a naive result whose CI contains 0.5 points nowhere, and
+        # is at most a less certain version of the debiased answer.
+        if truth.naive not in (truth.truth, 0, truth.debiased):
             lines.append(
                 f"Asking once, in one order, would have pointed the wrong way "
                 f"({naive.estimate:.3f}): that is position bias, which the swap cancels."
