@@ -9,7 +9,7 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge._io import LoadedItems, load_items
-from fairjudge._items import Item
+from fairjudge._items import Item, Judgment
 from fairjudge._out_file import OutKind
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
@@ -80,6 +80,18 @@ def close_judge(judge: BatchJudge) -> None:
         close()
 
 
+def _record(judgment: Judgment) -> dict[str, Any]:
+    """A judgment's ``--out`` record, with the item's model names when it has them.
+
+    ``fairjudge report`` reads the names back, so its page names the models as the
+    ``--html`` page of the same run does.
+    """
+    item = judgment.item
+    names = {k: v for k, v in (("model_1", item.model_1), ("model_2", item.model_2)) if v}
+    record = judgment.to_dict()
+    return {**judgment.item_dict(), **names, **record} if names else record
+
+
 def judge_file(
     file: Path,
     flags: JudgeFlags,
@@ -119,7 +131,7 @@ def judge_file(
     result = dataclasses.replace(result, settings=settings)
     if run.out is not None:
         write_out(
-            run.out, kind, (j.to_dict() for j in result.judgments), judge=settings.judge,
+            run.out, kind, (_record(j) for j in result.judgments), judge=settings.judge,
             template=template, settings=settings.to_dict(),
         )  # fmt: skip
     return Judged(result, last_run(judge), skipped_in_flags(loaded))

@@ -29,8 +29,16 @@ _Results = Annotated[
 ]
 _Output = Annotated[Path, typer.Option("--output", "-o", help="Where to write the HTML report.")]
 _Title = Annotated[
-    str | None, typer.Option(help="The report's title. [default: the results file's name]")
+    str | None,
+    typer.Option(help="The report's title. [default: the compared file's name, as compare has it]"),
 ]
+
+
+def _source_name(source: str | None, results: Path) -> str:
+    """The input file's name as compare's title has it (the header's source), else RESULTS'."""
+    if not source or source == str(results):
+        return results.name
+    return "<stdin>" if source == "-" else Path(source).name
 
 
 @app.command()
@@ -51,7 +59,10 @@ def report(
         raise ConfigError(f"--output {output} is the results file itself; give another name")
     check_writable(output, "--output")
     result = load_results(results, seed=seed, level=level, n_resamples=bootstrap)
-    page = comparison_report(result, title=title or f"{results.name}: model 1 vs model 2")
+    page = comparison_report(
+        result,
+        title=title or f"{_source_name(result.settings.source, results)}: model 1 vs model 2",
+    )
     write_html(output, comparison_html(page))
     if json_output:
         typer.echo(json.dumps(page.to_dict(), indent=2))

@@ -14,8 +14,11 @@ report. A file written before the header existed is read as a ``compare`` file, 
 the report says the judge and template were not recorded; a record that names its
 battle (``model_a`` and ``winner``, as ``rank --out`` records do) is refused there too.
 
-What the record does not hold (the rendered prompts, the bootstrap clusters, the
-model names, tokens and cost) is not in a report built from it, and the report says
+The records name the models (``model_1``, ``model_2``) and the header the run's
+input file (``settings.source``), so the report names them as ``compare --html``
+did; a file written before they were recorded shows "model 1", "model 2" and the
+results file as the source. What the record does not hold (the rendered prompts,
+the bootstrap clusters, tokens and cost) is not in a report built from it, and the report says
 so.
 """
 
@@ -49,7 +52,7 @@ __all__ = ["load_results"]
 
 _ITEM_KEYS = frozenset(
     {"id", "question", "answer_1", "answer_2", "category", "human", "human_score", "outcome",
-     "score", "consistent", "rule", "calls"}
+     "score", "consistent", "rule", "calls", "model_1", "model_2"}
 )  # fmt: skip
 _STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
 
@@ -59,6 +62,11 @@ def _text(record: Mapping[str, Any], key: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{key!r} must be a string; got {type(value).__name__}")
     return value
+
+
+def _name(record: Mapping[str, Any], key: str) -> str | None:
+    value = record.get(key)
+    return None if value is None else str(value)
 
 
 def _question(value: object) -> str | Conversation:
@@ -118,6 +126,8 @@ def _judgment(record: object) -> Judgment:
         category=None if record.get("category") is None else str(record["category"]),
         human=Outcome(str(human)) if human is not None else None,
         human_score=float(score) if score is not None else None,
+        model_1=_name(record, "model_1"),
+        model_2=_name(record, "model_2"),
     )
     extra = {k: v for k, v in record.items() if k not in _ITEM_KEYS}
     rule = Resolution(record.get("rule", "conservative"))
@@ -180,6 +190,12 @@ def _clipped(exc: Exception, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _source(header: OutHeader | None, path: Path) -> str:
+    """The run's input file, as the header records it; else the results file itself."""
+    source = header.settings.get("source") if header is not None else None
+    return source if isinstance(source, str) and source else str(path)
+
+
 def load_results(
     path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
 ) -> PairwiseResult:
@@ -211,7 +227,8 @@ def load_results(
     settings = EvalSettings(
         rules.pop(), rounds, balanced or rounds <= 2, seed, level, n_resamples,
         judge=header.judge if header is not None else None,
-        template=header.template if header is not None else None, source=str(path),
+        template=header.template if header is not None else None,
+        source=_source(header, path),
     )  # fmt: skip
     result = summarise(judgments, settings)
     if result.n_not_run:
