@@ -41,6 +41,9 @@ class MemberUsage:
             price was unknown (0 when nothing was made).
         latency_s: Mean seconds per call made (per reply, for a member that calls no
             model); ``None`` when there is none to measure.
+        local: The member calls no model (a Python callable, a replay): it answered
+            every call directly, so none was made or cached, and there is nothing to
+            pay for.
     """
 
     calls: int
@@ -50,6 +53,7 @@ class MemberUsage:
     output_tokens: int
     cost_usd: float | None
     latency_s: float | None
+    local: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -61,13 +65,14 @@ class MemberUsage:
             "output_tokens": self.output_tokens,
             "cost_usd": self.cost_usd,
             "mean_latency_s": self.latency_s,
+            "answered_locally": self.local,
         }
 
 
 def no_model_usage(replies: Sequence[Reply], wall_s: float) -> MemberUsage:
     """A member answered in this process: no call made, nothing spent."""
     latency = wall_s / len(replies) if replies else None
-    return MemberUsage(len(replies), 0, 0, 0, 0, 0.0, latency)
+    return MemberUsage(len(replies), 0, 0, 0, 0, 0.0, latency, local=True)
 
 
 def model_usage(replies: Sequence[Reply], store: Store, charged: set[str]) -> MemberUsage:

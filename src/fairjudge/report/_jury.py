@@ -32,7 +32,14 @@ from fairjudge.stats import AgreementResult
 if TYPE_CHECKING:
     from fairjudge.judges._jury_usage import MemberUsage
 
-__all__ = ["JuryReport", "jury_report", "member_label", "print_legend", "render_jury"]
+__all__ = [
+    "JuryReport",
+    "jury_report",
+    "member_label",
+    "print_legend",
+    "print_local_note",
+    "render_jury",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,15 +208,33 @@ def _calls_table(report: JuryReport) -> Table:
     table = _calls_head()
     for k, m in enumerate(report.diagnostics.members):
         u = m.usage
-        made, tokens, cost, latency = (
-            ("n/a",) * 4
-            if u is None
-            else (str(u.made), f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))
-        )
-        table.add_row(
-            member_label(k), str(m.calls), made, str(m.cached), str(m.failed), tokens, cost, latency
-        )
+        if u is None:
+            cells = ("n/a", str(m.cached), "n/a", "n/a", "n/a")
+        elif u.local:
+            cells = (LOCAL, LOCAL, LOCAL, LOCAL, _latency(u))
+        else:
+            tokens = f"{u.input_tokens} / {u.output_tokens}"
+            cells = (str(u.made), str(m.cached), tokens, _cost(u), _latency(u))
+        made, cached, tokens, cost, latency = cells
+        table.add_row(member_label(k), str(m.calls), made, cached, str(m.failed), tokens, cost,
+                      latency)  # fmt: skip
     return table
+
+
+LOCAL = "—"
+"""The made, cached, tokens and cost cells of a member that calls no model."""
+
+
+def print_local_note(console: Console, usage: Sequence[MemberUsage | None]) -> None:
+    """Name the members that call no model, whose calls were neither made nor cached."""
+    local = [member_label(k) for k, u in enumerate(usage) if u is not None and u.local]
+    if local:
+        who = ", ".join(local)
+        say(
+            console,
+            f"{LOCAL}: {who} called directly (a Python function or a replay): "
+            "no model call made or cached, nothing to pay for.",
+        )
 
 
 def _matrix_table(report: JuryReport) -> Table:
@@ -232,6 +257,7 @@ def render_jury(report: JuryReport, console: Console) -> None:
     console.print(_panel_table(report))
     console.print(_members_table(report))
     console.print(_calls_table(report))
+    print_local_note(console, [m.usage for m in report.diagnostics.members])
     console.print(_matrix_table(report))
     s = report.result.settings
     say(

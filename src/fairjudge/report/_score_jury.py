@@ -24,12 +24,14 @@ from fairjudge.evaluation import (
 )
 from fairjudge.report._comparison import verdict_line
 from fairjudge.report._jury import (
+    LOCAL,
     _calls_head,
     _cost,
     _latency,
     _partial_note,
     member_label,
     print_legend,
+    print_local_note,
 )
 from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
 from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
@@ -206,6 +208,10 @@ def _calls_table(report: JuryScoreReport) -> Table:
             table.add_row(member_label(k), *("n/a",) * 3, failed, *("n/a",) * 3)
             continue
         u = result.usage[k]
+        if u.local:
+            table.add_row(member_label(k), str(u.calls), LOCAL, LOCAL, failed, LOCAL, LOCAL,
+                          _latency(u))  # fmt: skip
+            continue
         table.add_row(member_label(k), str(u.calls), str(u.made), str(u.cached), failed,
                       f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))  # fmt: skip
     return table
@@ -287,6 +293,8 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     console.print(_agreement_table(report))
     console.print(_members_table(report))
     console.print(_calls_table(report))
+    if len(result.usage) == len(result.names):
+        print_local_note(console, result.usage)
     line = f"answers fully scored by the panel: {result.n_items - result.n_unscored} of "
     line += f"{result.n_items}"
     if report.run is not None:

@@ -1,0 +1,39 @@
+"""Lines the README's commands print read whole and add up, at 80 columns.
+
+Each test runs ``fairjudge`` as a process, as a user would (see ``test_headlines``).
+"""
+
+from __future__ import annotations
+
+from tests.cli.test_headlines import fairjudge
+
+J = "python:fairjudge.examples.judges"
+
+
+def _calls_rows(out: str, n: int) -> list[list[str]]:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if "calls by member" in line)
+    rows = [line for line in lines[start:] if line.startswith("│ #")][:n]
+    return [[cell.strip() for cell in row.strip("│").split("│")] for row in rows]
+
+
+def test_jury_members_that_call_no_model_are_neither_made_nor_cached() -> None:
+    done = fairjudge("jury", "examples/demo_pairs.jsonl", "--judge",
+                     "replay:examples/replay_reviews.jsonl", "--judge", f"{J}:knows_facts",
+                     "--judge", f"{J}:longer")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for row in _calls_rows(done.stdout, 3):
+        assert row[1:4] == ["40", "—", "—"], row  # calls, made, cached
+        assert row[5:7] == ["—", "—"], row  # tokens, cost
+    note = " ".join(done.stdout.split())
+    assert "—: #1, #2, #3 called directly (a Python function or a replay): no model call " \
+        "made or cached, nothing to pay for." in note  # fmt: skip
+
+
+def test_score_jury_members_that_call_no_model_are_neither_made_nor_cached() -> None:
+    done = fairjudge("score-jury", "examples/score_answers.jsonl", "--judge", f"{J}:scorer",
+                     "--judge", f"{J}:scorer")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for row in _calls_rows(done.stdout, 2):
+        assert row[1:4] == ["40", "—", "—"], row
+    assert "—: #1, #2 called directly" in done.stdout
