@@ -29,9 +29,12 @@ def test_retries_stop_at_the_per_call_limit(tmp_path: Path) -> None:
 
 
 def test_the_progress_line_shows_calls_waiting() -> None:
-    snap = Snapshot(10, 0, 3, 0, 0, 70.0, in_flight=2, longest_wait=45.2)
+    snap = Snapshot(10, 0, 3, 0, 0, 70.0, in_flight=2, longest_wait=45.2, median_call_s=5.0)
     assert snap.line().endswith(", 2 waiting (longest 45 s)")
     assert Snapshot(10, 0, 3, 0, 0, 70.0, in_flight=2, longest_wait=1.0).waiting == ""
+    # 12 s is usual when calls take 7 s: not "waiting" (a local judge, one call at a time)
+    usual = Snapshot(10, 0, 3, 0, 0, 70.0, in_flight=1, longest_wait=12.0, median_call_s=7.0)
+    assert usual.waiting == ""
 
 
 def test_a_hanging_request_is_shown_while_it_waits(tmp_path: Path) -> None:
@@ -51,4 +54,4 @@ def test_a_hanging_request_is_shown_while_it_waits(tmp_path: Path) -> None:
             )
     finally:
         progress_module.SLOW_CALL_S = old
-    assert "1 waiting (longest" in stream.getvalue()
+    assert "1 in flight (longest" in stream.getvalue()  # no reply yet to call it unusual

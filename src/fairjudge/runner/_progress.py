@@ -19,6 +19,7 @@ from fairjudge._errors import ConfigError
 
 __all__ = [
     "SLOW_CALL_S",
+    "WAIT_FACTOR",
     "PlainProgress",
     "ProgressMode",
     "RichProgress",
@@ -29,7 +30,15 @@ __all__ = [
 ]
 
 SLOW_CALL_S = 10.0
-"""A request waiting longer than this is shown as waiting in the progress line."""
+"""A request in flight longer than this is shown in the progress line."""
+
+WAIT_FACTOR = 4.0
+"""It reads ``waiting`` only past this many times the median request time so far.
+
+A judge whose every call takes 5-10 s (a local model, one call at a time) would
+otherwise show as stalled on every call; before the first reply there is no median
+to compare with, and the line says ``in flight`` instead.
+"""
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
 """``auto``: a rich bar when the stream is a terminal, plain lines otherwise."""
@@ -66,6 +75,8 @@ class Snapshot:
         in_flight: Requests sent and not yet answered.
         longest_wait: Seconds the oldest of those has waited (0 when none), so a
             display can say that a call is hanging instead of showing a stale ETA.
+        median_call_s: Median seconds a request took so far (``None`` before the
+            first reply): a wait is unusual only against what calls usually take.
     """
 
     total: int
@@ -76,6 +87,7 @@ class Snapshot:
     elapsed: float
     in_flight: int = 0
     longest_wait: float = 0.0
+    median_call_s: float | None = None
 
     @property
     def finished(self) -> int:
@@ -94,20 +106,67 @@ class Snapshot:
         return (self.total - self.finished) / rate if rate > 0 else None
 
     @property
+    def pace(self) -> str:
+        """``"2.5/s"``, or ``"5.6 s/call"`` under one call a second; ``"?/s"`` before any.
+
+        Slow calls would otherwise round to ``0.0/s`` while they finish.
+        """
+        made = self.done + self.failed
+        if made == 0 or self.elapsed <= 0:
+            return "?/s"
+        rate = made / self.elapsed
+        return f"{rate:.1f}/s" if rate >= 1.0 else f"{self.elapsed / made:.1f} s/call"
+
+    @property
     def waiting(self) -> str:
-        """``", 2 waiting (longest 45 s)"`` when a request has waited long, else ``""``."""
+        """``", 2 waiting (longest 45 s)"`` when a request has waited unusually long.
+
+        Unusual: past :data:`SLOW_CALL_S` and :data:`WAIT_FACTOR` times the median
+        request so far. Past :data:`SLOW_CALL_S` with no reply yet to compare with, it
+        reads ``", 1 in flight (longest 12 s)"``; otherwise ``""``.
+        """
         if self.in_flight == 0 or self.longest_wait < SLOW_CALL_S:
             return ""
-        return f", {self.in_flight} waiting (longest {self.longest_wait:.0f} s)"
+        longest = f"(longest {self.longest_wait:.0f} s)"
+        if self.median_call_s is None:
+            return f", {self.in_flight} in flight {longest}"
+        if self.longest_wait < WAIT_FACTOR * self.median_call_s:
+            return ""
+        return f", {self.in_flight} waiting {longest}"
 
-    def line(self) -> str:
-        """One line of plain text."""
-        eta = self.eta
+    @property
+    def all_cached(self) -> bool:
+        """Every call came from the store: nothing was made."""
+        return self.total > 0 and self.cached >= self.total
+
+    def counts(self) -> str:
+        """``"3/10 calls (1 cached, 0 failed, 2 retries)"``."""
         return (
             f"{self.finished}/{self.total} calls ({self.cached} cached, {self.failed} failed, "
-            f"{self.retries} retries) {self.rate:.1f}/s, "
+            f"{self.retries} retries)"
+        )
+
+    def line(self) -> str:
+        """One line of plain text while the run goes on."""
+        eta = self.eta
+        return (
+            f"{self.counts()} {self.pace}, "
             f"ETA {_clock(eta) if eta is not None else '?'}{self.waiting}"
         )
+
+    def final_line(self) -> str:
+        """The line for a run that ended: no ETA, and no rate when no call was made.
+
+        ``done`` only when every call settled, else ``stopped early``.
+        """
+        word = "done" if self.finished >= self.total else "stopped early"
+        if self.all_cached:
+            how = " all from the store"
+        elif self.done + self.failed:
+            how = f" {self.pace}"
+        else:
+            how = ""
+        return f"{word}: {self.counts()}{how} in {_clock(self.elapsed)}"
 
 
 def _clock(seconds: float) -> str:
@@ -170,8 +229,7 @@ class PlainProgress:
 
     def finish(self, snapshot: Snapshot) -> None:
         """Print the final line: ``done`` only when every call settled, else ``stopped``."""
-        word = "done" if snapshot.finished >= snapshot.total else "stopped early"
-        self._print(f"{word}: {snapshot.line()} in {_clock(snapshot.elapsed)}")
+        self._print(snapshot.final_line())
 
 
 class RichProgress:
@@ -197,13 +255,19 @@ class RichProgress:
         )
         self._task = self._progress.add_task("judging", total=1, extra="", start=False)
 
-    def _show(self, snapshot: Snapshot) -> None:
-        eta = snapshot.eta
-        extra = (
-            f"cached {snapshot.cached} · failed {snapshot.failed} · "
-            f"{snapshot.rate:.1f}/s · ETA {_clock(eta) if eta is not None else '?'}"
-            f"{snapshot.waiting.replace(', ', ' · ', 1)}"
-        )
+    def _show(self, snapshot: Snapshot, *, final: bool = False) -> None:
+        extra = f"cached {snapshot.cached} · failed {snapshot.failed} · "
+        if not final:
+            eta = snapshot.eta
+            extra += (
+                f"{snapshot.pace} · ETA {_clock(eta) if eta is not None else '?'}"
+                f"{snapshot.waiting.replace(', ', ' · ', 1)}"
+            )
+        elif snapshot.all_cached:
+            extra += "all from the store"
+        elif snapshot.done + snapshot.failed:
+            extra += snapshot.pace
+        extra = extra.removesuffix(" · ")
         self._progress.update(
             self._task, total=snapshot.total, completed=snapshot.finished, extra=extra
         )
@@ -220,8 +284,8 @@ class RichProgress:
         self._show(snapshot)
 
     def finish(self, snapshot: Snapshot) -> None:
-        """Draw the final state and release the terminal."""
-        self._show(snapshot)
+        """Draw the final state (no ETA) and release the terminal."""
+        self._show(snapshot, final=True)
         self._progress.stop()
 
 

@@ -291,7 +291,7 @@ class Run(Tally):
                 await self._failed(key, spec, exc, attempts, guess)
                 return
             finally:
-                self.sent.pop(key, None)
+                self._answered_after(self.sent.pop(key, None), loop.time())
             break
         if completion.requests > 1:  # the transport resent it: count every request sent
             extra = completion.requests - 1

@@ -9,6 +9,7 @@ and the ``on_progress`` callback read them a few times a second, never per call.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -43,6 +44,8 @@ class Tally:
         self.input_tokens = self.output_tokens = 0
         self.spent = self.backoff_s = 0.0
         self.sent: dict[str, float] = {}  # key -> when its current request was sent
+        self.request_s: list[float] = []  # how long each request took, for "waiting"
+        self._median: tuple[int, float | None] = (0, None)  # (len(request_s), its median)
         self.reported = 0
         self.t0 = time.perf_counter()
         self.budget: CostBudget | None = None
@@ -82,7 +85,22 @@ class Tally:
     def snapshot(self) -> Snapshot:
         elapsed = time.perf_counter() - self.t0
         counts = (self.total, self.cached, self.done, self.failed, self.retries)
-        return Snapshot(*counts, elapsed, len(self.sent), self._longest_wait())
+        return Snapshot(
+            *counts, elapsed, len(self.sent), self._longest_wait(), self._median_request_s()
+        )
+
+    def _answered_after(self, sent: float | None, now: float) -> None:
+        """Note how long a request took (``sent`` is ``None`` when it was not in flight)."""
+        if sent is not None:
+            self.request_s.append(max(0.0, now - sent))
+
+    def _median_request_s(self) -> float | None:
+        """The median request time so far (``None`` before the first reply); cached per count."""
+        n, median = self._median
+        if n != len(self.request_s):
+            median = statistics.median(self.request_s)
+            self._median = (len(self.request_s), median)
+        return median
 
     def _longest_wait(self) -> float:
         if not self.sent:
