@@ -5,6 +5,7 @@ Each test runs ``fairjudge`` as a process, as a user would (see ``test_headlines
 
 from __future__ import annotations
 
+from fairjudge.stats import score_correlation
 from tests.cli.test_headlines import fairjudge
 
 J = "python:fairjudge.examples.judges"
@@ -37,3 +38,21 @@ def test_score_jury_members_that_call_no_model_are_neither_made_nor_cached() -> 
     for row in _calls_rows(done.stdout, 2):
         assert row[1:4] == ["40", "—", "—"], row
     assert "—: #1, #2 called directly" in done.stdout
+
+
+def test_calibrate_names_the_lower_end_that_does_not_clear_the_threshold() -> None:
+    done = fairjudge("calibrate", "examples/calibration.jsonl", "--judge", f"{J}:knows_facts")
+    assert done.returncode == 0, done.stderr
+    flat = " ".join(done.stdout.split())
+    assert "PASS Spearman 0.808 [0.624, 0.901] vs threshold 0.70 (the interval's lower " \
+        "end, 0.624, does not clear it)" in flat  # fmt: skip
+    assert "(the interval's lower end, 0.550, clears it too)" in flat
+
+
+def test_the_correlation_summary_names_the_lower_end() -> None:
+    judge, human = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [1, 3, 2, 4, 6, 5, 8, 7, 10, 9]
+    r = score_correlation(judge, human, min_spearman=0.9, n_resamples=200)
+    low = r.spearman_ci.low
+    assert r.passed
+    assert low < 0.9
+    assert f"(the interval's lower end, {low:.3f}, does not clear it)" in r.summary()

@@ -91,8 +91,8 @@ class GateCheck:
         if self.ci is None or not self.ci.estimable:
             note = "no interval to compare it with"
         elif self.passed:
-            clears = "clears it too" if self.ci.low >= self.threshold else "does not"
-            note = f"the interval's lower end {clears}"
+            clears = "clears it too" if self.ci.low >= self.threshold else "does not clear it"
+            note = f"the interval's lower end, {self.ci.low:.3f}, {clears}"
         else:
             below = "is below it too" if self.ci.high < self.threshold else "reaches it"
             note = f"the interval's upper end {below}"

@@ -59,9 +59,9 @@ class CorrelationResult(RankCorrelation):
         if not self.spearman_ci.estimable:
             note = " (no interval to check its lower end against)"
         elif self.passed_at_lower_bound:
-            note = " (the interval's lower end clears it too)"
+            note = f" (the interval's lower end, {self.spearman_ci.low:.3f}, clears it too)"
         else:
-            note = " (the interval's lower end does not)"
+            note = f" (the interval's lower end, {self.spearman_ci.low:.3f}, does not clear it)"
         return "\n".join(
             [
                 f"Judge-human score correlation on {self.n} items ({self.n_resamples} resamples, "
