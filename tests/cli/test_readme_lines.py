@@ -5,6 +5,8 @@ Each test runs ``fairjudge`` as a process, as a user would (see ``test_headlines
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fairjudge.stats import score_correlation
 from tests.cli.test_headlines import fairjudge
 
@@ -56,3 +58,20 @@ def test_the_correlation_summary_names_the_lower_end() -> None:
     assert r.passed
     assert low < 0.9
     assert f"(the interval's lower end, {low:.3f}, does not clear it)" in r.summary()
+
+
+def test_the_baseline_table_header_fits_80_columns(tmp_path: Path) -> None:
+    out = tmp_path / "s.jsonl"
+    first = fairjudge("score", "examples/score_answers.jsonl", "--judge", f"{J}:scorer",
+                      "--out", str(out))  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    done = fairjudge("score", "examples/score_answers.jsonl", "--judge", f"{J}:scorer",
+                     "--baseline", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if "since the baseline" in line)
+    table = lines[start : start + 6]
+    assert any("┃ distribution ┃" in line for line in table), "\n".join(table)
+    assert any("┃ change       ┃" in line for line in table), "\n".join(table)
+    assert not any("…" in line for line in table), "\n".join(table)
+    assert all(len(line) <= 80 for line in lines)

@@ -39,8 +39,14 @@ def render_trend(trend: ScoreTrend, console: Console) -> None:
     table = Table(title=markup(f"since the baseline {trend.baseline}"), header_style="bold")
     headers = ("dimension", f"baseline  [{level}% CI]", f"this run  [{level}% CI]",
                f"shift  [{level}% CI]", "shared questions", "distribution change")  # fmt: skip
-    for header in headers:
+    # Squeezed, rich narrows every column alike, and at 80 columns the last header's
+    # "distribution" came out as "distributi…": where the even share is too narrow
+    # for it, that column is held at its longest word and the others wrap instead.
+    word = max(len(w) for w in headers[-1].split())
+    even_share = (console.width - len(headers) - 1) // len(headers) - 2
+    for header in headers[:-1]:
         table.add_column(header)
+    table.add_column(headers[-1], width=word if even_share < word else None)
     for d in trend.dimensions:
         table.add_row(markup(d.dimension), mean_text(d.baseline), mean_text(d.current),
                       _shift(d), str(d.n_shared), _test(d))  # fmt: skip
