@@ -73,10 +73,10 @@ def test_missing_argument_is_a_json_error() -> None:
     assert done.returncode == 2
     assert json_error(done) == {
         "type": "MissingParameter",
-        "message": "Missing argument 'file'.",
+        "message": "Missing argument 'FILE'.",
         "exit_code": 2,
     }
-    assert "Missing argument 'file'." in done.stderr
+    assert "Missing argument 'FILE'." in done.stderr
 
 
 def test_unknown_command_is_a_json_error() -> None:

@@ -75,3 +75,18 @@ def test_the_baseline_table_header_fits_80_columns(tmp_path: Path) -> None:
     assert any("┃ change       ┃" in line for line in table), "\n".join(table)
     assert not any("…" in line for line in table), "\n".join(table)
     assert all(len(line) <= 80 for line in lines)
+
+
+def test_the_usage_line_names_the_file_argument_file() -> None:
+    helped = fairjudge("compare", "--help")
+    assert helped.returncode == 0, helped.stderr
+    assert "Usage: fairjudge compare [OPTIONS] {FILE}" in helped.stdout  # {}: required
+    assert "{file}" not in helped.stdout
+    assert "FILE <path>" in helped.stdout
+    for command in ("calibrate", "rank", "report", "score", "score-jury", "jury"):
+        done = fairjudge(command, "--help")
+        assert f"Usage: fairjudge {command} [OPTIONS] {{FILE}}" in done.stdout, command
+    missing = fairjudge("compare")
+    assert missing.returncode == 2
+    assert "Usage: fairjudge compare [OPTIONS] {FILE}" in missing.stderr
+    assert "Missing argument 'FILE'." in missing.stderr

@@ -10,7 +10,8 @@ import typer
 __all__ = ["ALLOW_PYTHON_ONLY_WITH_JURY", "AllowPythonJudges", "PairsFile", "SummaryJson"]
 
 PairsFile = Annotated[
-    Path, typer.Argument(help="JSONL, CSV or Parquet with question, answer_1, answer_2.")
+    Path,
+    typer.Argument(metavar="FILE", help="JSONL, CSV or Parquet with question, answer_1, answer_2."),
 ]
 """The input file of a pairwise command."""
 

@@ -58,9 +58,10 @@ EXIT_GATE_NOT_APPLIED = 7
 _File = Annotated[
     Path,
     typer.Argument(
+        metavar="FILE",
         help="Pairwise: question, answer_1, answer_2 and human (1/2/tie) or human_score. "
         "Pointwise (an answer column, no answer_1/answer_2): question, answer and "
-        "human_<dimension> scores for the rubric's dimensions, optional system."
+        "human_<dimension> scores for the rubric's dimensions, optional system.",
     ),
 ]
 _Gate = Annotated[

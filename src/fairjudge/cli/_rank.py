@@ -48,8 +48,9 @@ Ties = Literal["half", "davidson"]
 _File = Annotated[
     Path,
     typer.Argument(
+        metavar="FILE",
         help="Long format (question_id, model, answer[, question]) "
-        "or battles (model_a, model_b, winner[, question_id])."
+        "or battles (model_a, model_b, winner[, question_id]).",
     ),
 ]
 _Baseline = Annotated[str | None, typer.Option(help="The model for --pairing baseline.")]

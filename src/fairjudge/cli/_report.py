@@ -25,7 +25,8 @@ from fairjudge.report import (
 __all__ = ["report"]
 
 _Results = Annotated[
-    Path, typer.Argument(help="A results file written by `fairjudge compare --out`.")
+    Path,
+    typer.Argument(metavar="FILE", help="A results file written by `fairjudge compare --out`."),
 ]
 _Output = Annotated[Path, typer.Option("--output", "-o", help="Where to write the HTML report.")]
 _Title = Annotated[

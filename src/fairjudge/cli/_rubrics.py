@@ -68,7 +68,8 @@ def _show(rubric: Rubric, console: Console) -> None:
 @guarded
 def rubrics(
     name: Annotated[
-        str | None, typer.Argument(help="Show this rubric (a name or a .toml file) in full.")
+        str | None,
+        typer.Argument(metavar="NAME", help="Show this rubric (a name or a .toml file) in full."),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:

@@ -264,8 +264,9 @@ def score(
     file: Annotated[
         Path,
         typer.Argument(
+            metavar="FILE",
             help="JSONL, CSV or Parquet with question (or a conversation) and answer; "
-            "optional id, reference, category, system, human_<dimension>."
+            "optional id, reference, category, system, human_<dimension>.",
         ),
     ],
     *,
