@@ -11,29 +11,14 @@ commands run as processes, as a user runs them.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.cli_process import fairjudge, flat
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "calibration.jsonl"
 LONGER = "python:examples.judges:longer"
 KNOWS = "python:examples.judges:knows_facts"
-
-
-def fairjudge(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process, from the repository root."""
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *args],
-        capture_output=True, text=True, cwd=ROOT, env=env, check=False, timeout=120,
-    )  # fmt: skip
-
-
-def flat(text: str) -> str:
-    """The text with every run of whitespace one space: lines wrap at the console's width."""
-    return " ".join(text.split())
 
 
 def labels_only(tmp_path: Path, n: int | None = None) -> str:

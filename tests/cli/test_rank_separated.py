@@ -11,30 +11,15 @@ is 0. The commands run as processes, as a user runs them.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.cli_process import fairjudge, flat
 
 ROOT = Path(__file__).resolve().parents[2]
 RANK = [
     "rank", "examples/rank_answers.jsonl", "--judge", "python:examples.judges:longer",
     "--pairing", "baseline", "--baseline", "alpha", "--bootstrap", "100",
 ]  # fmt: skip
-
-
-def fairjudge(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process, from the repository root."""
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *args],
-        capture_output=True, text=True, cwd=ROOT, env=env, check=False, timeout=120,
-    )  # fmt: skip
-
-
-def flat(text: str) -> str:
-    """The text with every run of whitespace one space: lines wrap at the console's width."""
-    return " ".join(text.split())
 
 
 def test_separated_battles_give_a_leaderboard_with_the_ridge_said(tmp_path: Path) -> None:

@@ -9,28 +9,13 @@ read "Value error, 'sofft' is not one of ..."; ``--max-cost`` without prices adv
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_process import fairjudge, flat
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def fairjudge(*args: str, columns: int = 200) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process, from the repository root."""
-    env = {**os.environ, "COLUMNS": str(columns)}
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *args],
-        capture_output=True, text=True, cwd=ROOT, env=env, check=False, timeout=120,
-    )  # fmt: skip
-
-
-def flat(text: str) -> str:
-    """The text with every run of whitespace one space: lines wrap at the console's width."""
-    return " ".join(text.split())
 
 
 def test_rubrics_say_what_each_rubric_does_not_where_it_came_from() -> None:

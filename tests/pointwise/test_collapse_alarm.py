@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +19,7 @@ import pytest
 from fairjudge import ConfigError
 from fairjudge.evaluation import CollapseRule
 from fairjudge.evaluation._scores_stats import collapse_of
+from tests.cli_process import fairjudge, flat
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = "examples/score_answers.jsonl"
@@ -34,20 +32,6 @@ def near_flat(question: str, answer: str) -> dict[str, int]:
     """A judge that says 4 to everything but answers starting with 'x' (3): near-flat."""
     level = 3 if answer.startswith("x") else 4
     return {"accuracy": level, "relevance": level, "usefulness": level}
-
-
-def fairjudge(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process, from the repository root."""
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *args],
-        capture_output=True, text=True, cwd=ROOT, env=env, check=False, timeout=120,
-    )  # fmt: skip
-
-
-def flat(text: str) -> str:
-    """The text with every run of whitespace one space: lines wrap at the console's width."""
-    return " ".join(text.split())
 
 
 def test_bimodal_scores_on_both_ends_are_not_a_collapse() -> None:
