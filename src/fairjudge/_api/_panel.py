@@ -71,7 +71,9 @@ def _members(
             raise ConfigError(
                 "weights go with a list of judges; in a jury file, set weight =", params="weights"
             )
-        loaded = load_jury_file(judges, allow_python=True)  # the caller's own file and code
+        loaded = load_jury_file(
+            judges, allow_python=True, allow_servers=True
+        )  # the caller's own file and code
         return list(loaded.members), aggregate or loaded.aggregate or default_rule
     given = list(judges)
     the_weights = list(weights) if weights is not None else [1.0] * len(given)

@@ -28,6 +28,22 @@ AllowPythonJudges = Annotated[
 ]
 """``--allow-python-judges``: a jury file may name Python code (``jury``, ``score-jury``)."""
 
+AllowJuryServers = Annotated[
+    bool,
+    typer.Option(
+        "--allow-jury-servers",
+        help="Let the --jury file's base_url send your API key to a server off this machine. "
+        "Off by default: a jury file may come from someone else. (Loopback needs no flag.)",
+    ),
+]
+"""``--allow-jury-servers``: a jury file may name servers off this machine."""
+
+ALLOW_SERVERS_ONLY_WITH_JURY = (
+    "--allow-jury-servers applies with --jury FILE.toml only; --base-url given on the "
+    "command line needs no flag"
+)
+"""The message for ``--allow-jury-servers`` without a jury file to apply to."""
+
 ALLOW_PYTHON_ONLY_WITH_JURY = (
     "--allow-python-judges applies with --jury FILE.toml only; python: judges given with "
     "--judge run without it"

@@ -37,6 +37,7 @@ FLAGS: dict[str, str] = {
     "mode": "--mode",
     "structured": "--structured",
     "allow_python_judges": "--allow-python-judges",
+    "allow_servers": "--allow-jury-servers",
     "base_url": "--base-url",
     "model_path": "--model-path",
     "threads": "--threads",

@@ -32,6 +32,8 @@ from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._aliases import (
     ALLOW_PYTHON_ONLY_WITH_JURY,
+    ALLOW_SERVERS_ONLY_WITH_JURY,
+    AllowJuryServers,
     AllowPythonJudges,
     PairsFile,
     SummaryJson,
@@ -97,6 +99,7 @@ class JuryFlags:
         ),
     ] = None
     allow_python_judges: AllowPythonJudges = False
+    allow_jury_servers: AllowJuryServers = False
     aggregate: Annotated[
         str | None,
         typer.Option(
@@ -122,11 +125,17 @@ class JuryFlags:
             raise ConfigError("give the members with --judge (twice or more) or --jury FILE.toml")
         if self.allow_python_judges and self.jury is None:
             raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
+        if self.allow_jury_servers and self.jury is None:
+            raise ConfigError(ALLOW_SERVERS_ONLY_WITH_JURY)
         rule = self.aggregate
         if self.jury is not None:
             if self.weight:
                 raise ConfigError("--weight goes with --judge; in a --jury file, set weight =")
-            loaded = load_jury_file(self.jury, allow_python=self.allow_python_judges)
+            loaded = load_jury_file(
+                self.jury,
+                allow_python=self.allow_python_judges,
+                allow_servers=self.allow_jury_servers,
+            )
             specs, rule = list(loaded.members), rule or loaded.aggregate
         else:
             judges = self.judge or []
@@ -191,10 +200,10 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
     settings = run.settings(file, inputs=(panel.jury,))
     loaded = load_input(file, columns)
     if panel.recorded and panel.jury is not None:
-        if panel.weight or panel.judge or panel.allow_python_judges:
+        if panel.weight or panel.judge or panel.allow_python_judges or panel.allow_jury_servers:
             raise ConfigError(
-                "--jury FILE.jsonl replays a recorded panel, which runs no code; drop "
-                "--judge/--weight/--allow-python-judges"
+                "--jury FILE.jsonl replays a recorded panel, which runs no code and calls no "
+                "server; drop --judge/--weight/--allow-python-judges/--allow-jury-servers"
             )
         _no_model_flags(flags, "a recorded panel")
         panel_jury, recorded_rule = recorded_jury(panel.jury)

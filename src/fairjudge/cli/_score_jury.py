@@ -36,7 +36,12 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import ConfigError
-from fairjudge.cli._aliases import ALLOW_PYTHON_ONLY_WITH_JURY, AllowPythonJudges
+from fairjudge.cli._aliases import (
+    ALLOW_PYTHON_ONLY_WITH_JURY,
+    ALLOW_SERVERS_ONLY_WITH_JURY,
+    AllowJuryServers,
+    AllowPythonJudges,
+)
 from fairjudge.cli._app import app, err_console, guarded, say, skipped_in_flags
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import write_out
@@ -86,6 +91,7 @@ class ScorePanelFlags:
         ),
     ] = None
     allow_python_judges: AllowPythonJudges = False
+    allow_jury_servers: AllowJuryServers = False
     aggregate: Annotated[
         str | None,
         typer.Option(
@@ -104,10 +110,16 @@ class ScorePanelFlags:
         """
         if self.allow_python_judges and self.jury is None:
             raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
+        if self.allow_jury_servers and self.jury is None:
+            raise ConfigError(ALLOW_SERVERS_ONLY_WITH_JURY)
         if self.jury is not None:
             if self.judge or self.weight:
                 raise ConfigError("give the members with --judge or --jury FILE.toml, not both")
-            loaded = load_jury_file(self.jury, allow_python=self.allow_python_judges)
+            loaded = load_jury_file(
+                self.jury,
+                allow_python=self.allow_python_judges,
+                allow_servers=self.allow_jury_servers,
+            )
             templated = [m.judge for m in loaded.members if m.template is not None]
             if templated:
                 raise ConfigError(

@@ -109,8 +109,31 @@ _ALLOW_PYTHON = (
 )
 """Why a ``python:`` member of a jury file is refused, and how to allow it."""
 
+_ALLOW_SERVERS = (
+    "a jury file may come from someone else, so it cannot send your API key to a server "
+    "it names unless you allow it: pass allow_servers=True if you trust this file (a "
+    "loopback address needs no such permission)"
+)
+"""Why a jury file's ``base_url`` off this machine is refused, and how to allow it."""
 
-def load_jury_file(path: str | Path, *, allow_python: bool = False) -> JuryFile:
+
+def _on_this_machine(url: str) -> bool:
+    """Whether ``url``'s host is a loopback name or address: the key stays here."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def load_jury_file(
+    path: str | Path, *, allow_python: bool = False, allow_servers: bool = False
+) -> JuryFile:
     """Read and validate a jury file.
 
     Relative ``template`` and ``replay:`` paths are resolved against the jury file's
@@ -120,11 +143,15 @@ def load_jury_file(path: str | Path, *, allow_python: bool = False) -> JuryFile:
         path: The TOML file.
         allow_python: Seat ``python:`` members, which import and call Python code the
             file names. Off by default: a jury file may come from anyone.
+        allow_servers: Accept a member ``base_url`` off this machine. A backend sends
+            the user's API key to its server, so a file handed over by someone else
+            could otherwise collect it; loopback addresses are always accepted.
 
     Raises:
         InputError: The file cannot be read (or is not a regular file), is not UTF-8
             or not TOML, breaks the format, has a bad ``base_url``, or names Python
-            code without ``allow_python``; the message names the file and the field.
+            code without ``allow_python``, or a server off this machine without
+            ``allow_servers``; the message names the file and the field.
     """
     path = Path(path)
     try:
@@ -140,13 +167,15 @@ def load_jury_file(path: str | Path, *, allow_python: bool = False) -> JuryFile:
     if parsed.schema_version != 1:
         raise InputError(f"--jury {path}: schema_version {parsed.schema_version} is unknown; use 1")
     members = tuple(
-        _member(m, f"--jury {path}: member.{i}", path.parent, allow_python)
+        _member(m, f"--jury {path}: member.{i}", path.parent, allow_python, allow_servers)
         for i, m in enumerate(parsed.member)
     )
     return JuryFile(members, parsed.aggregate, path)
 
 
-def _member(member: _Member, where: str, folder: Path, allow_python: bool) -> MemberSpec:
+def _member(
+    member: _Member, where: str, folder: Path, allow_python: bool, allow_servers: bool
+) -> MemberSpec:
     """A member's spec, checked, with its relative paths read from ``folder``."""
     spec = member.model_dump()
     try:
@@ -163,6 +192,12 @@ def _member(member: _Member, where: str, folder: Path, allow_python: bool) -> Me
             check_base_url(member.base_url, name=f"{where}.base_url")
         except ConfigError as exc:
             raise InputError(str(exc)) from None
+        if not allow_servers and not _on_this_machine(member.base_url):
+            raise InputError(
+                f"{where}.base_url {shown(member.base_url)} would receive your API key; "
+                + _ALLOW_SERVERS,
+                params=("allow_servers",),
+            )
     if judge.startswith("replay:"):
         recording = judge.removeprefix("replay:").strip()
         if recording and not Path(recording).is_absolute():
