@@ -188,7 +188,10 @@ def _command(
         f'[[member]]\njudge = "openai/echo-m"\nbase_url = "{openai_url}"\n\n'
         f'[[member]]\njudge = "anthropic/echo-m"\nbase_url = "{root}"\n'
     )
-    return ["jury", str(items), "--jury", str(jury), *outputs, *store], env  # no --html yet
+    # The SDK route's server is a name only the proxy resolves, not a loopback address:
+    # the user allows it, as they would a jury file of their own.
+    allow = ["--allow-jury-servers"] if route == "sdk" else []
+    return ["jury", str(items), "--jury", str(jury), *allow, *outputs, *store], env  # no --html
 
 
 def _write(path: Path, rows: list[dict[str, str]]) -> None:
