@@ -8,34 +8,19 @@ read as "missing column 'answer_1'"; only the first bad row was reported.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fairjudge import ConfigError
 from fairjudge.judges import resolve_judge, resolve_pointwise_judge
+from tests.cli_process import fairjudge, flat
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "src" / "fairjudge" / "examples"
 PAIRWISE = "python:fairjudge.examples.judges:longer"
 SCORER = "python:fairjudge.examples.judges:scorer"
-
-
-def fairjudge(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process."""
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, env=env, check=False, timeout=120,
-    )  # fmt: skip
-
-
-def flat(text: str) -> str:
-    """The text with every run of whitespace one space: lines wrap at the console's width."""
-    return " ".join(text.split())
 
 
 def refused(done: subprocess.CompletedProcess[str], *words: str) -> str:
