@@ -55,7 +55,7 @@ from _common import environment, table, write_json
 from scipy.stats import pearsonr
 
 from fairjudge import Item, Judgment, Outcome, evaluate_pairs
-from fairjudge._io_scores import ScoreItem
+from fairjudge._items import ScoreItem
 from fairjudge._types import CallError, ParseFailure
 from fairjudge.evaluation import score_answers
 from fairjudge.evaluation._scores_result import ScoreResult

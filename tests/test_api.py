@@ -87,7 +87,7 @@ def test_to_html_writes_the_comparison_page_with_its_headline(tmp_path: Path) ->
 
 
 def test_score_gives_score_answers_numbers() -> None:
-    from fairjudge.evaluation import load_score_items
+    from fairjudge.io import load_score_items
 
     items = load_score_items(ANSWERS).items
     expected = score_answers(scorer, items)

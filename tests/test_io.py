@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge._errors import InputError
-from fairjudge._io import Columns, load_items, read_rows
 from fairjudge.cli import app
+from fairjudge.io import Columns, load_items, read_rows
 
 LONGER = "python:tests.judge_fixtures:longer"
 ROW = {"question": "q", "answer_1": "a", "answer_2": "b"}

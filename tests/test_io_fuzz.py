@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from fairjudge._errors import InputError
-from fairjudge._io import LoadedItems, load_items
 from fairjudge.cli import app
+from fairjudge.io import LoadedItems, load_items
 
 LONGER = "python:tests.judge_fixtures:longer"
 ROW = {"question": "q", "answer_1": "a", "answer_2": "b"}

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from fairjudge import _io_rows
 from fairjudge._errors import InputError
-from fairjudge._io import load_items, read_rows
 from fairjudge.cli import app
+from fairjudge.io import _rows as _io_rows
+from fairjudge.io import load_items, read_rows
 
 LONGER = "python:tests.judge_fixtures:longer"
 ROW = {"question": "q", "answer_1": "a", "answer_2": "b"}

@@ -19,13 +19,14 @@ PACKAGE = "fairjudge"
 SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
 # The ground floor's modules are one layer but import each other (down this list).
-GROUND_ORDER = ["_version", "_lazy", "_errors", "_untrusted", "_closing", "_call", "_redact",
-                "_types", "_items", "_out_file"]  # fmt: skip
+GROUND_ORDER = ["_version", "_lazy", "_errors", "_closing", "_call", "_redact", "_types",
+                "_items"]  # fmt: skip
 # Bottom up. A name is a top-level module or subpackage of fairjudge.
 LAYERS: list[tuple[str, set[str]]] = [
     ("types / errors / call", set(GROUND_ORDER)),
+    ("io: every reader and writer of user files", {"io"}),
     ("protocol", {"_protocol"}),
-    ("prompts, stats, backends, input", {"prompts", "stats", "backends", "_io"}),
+    ("prompts, stats, backends", {"prompts", "stats", "backends"}),
     ("runner", {"runner"}),
     ("judges", {"judges"}),
     ("evaluation", {"evaluation"}),
@@ -76,9 +77,7 @@ def imports(path: Path, name: str) -> Iterator[tuple[str, int]]:
 
 
 # Top-level modules that belong to another one's unit (a module split in two).
-SAME_UNIT = {
-    "_io_rows": "_io", "_io_scores": "_io", "_io_csv": "_io", "_io_problems": "_io"
-}  # fmt: skip
+SAME_UNIT: dict[str, str] = {}
 
 
 def top(name: str) -> str:

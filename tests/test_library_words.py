@@ -76,7 +76,7 @@ _BUSY = "being reworked by the budget-stop change of issue 22; converted after i
 _RECORDS = "failure records and report text the CLI prints as they are: needs a rewrite there too"
 _FILES = "names a result file by the command that wrote it (`compare --out`)"
 PENDING: dict[str, tuple[int, str]] = {
-    "_out_file.py": (2, _FILES),
+    "io/_out_file.py": (2, _FILES),
     "audit/_audit.py": (4, _BUSY),
     "audit/_audit_items.py": (1, "not converted yet"),
     "audit/_calibration.py": (1, _RECORDS),
@@ -93,7 +93,7 @@ PENDING: dict[str, tuple[int, str]] = {
     "judges/_replay.py": (1, _FILES),
     "judges/_session.py": (2, _BUSY),
     "report/_comparison.py": (1, _RECORDS),
-    "report/_files.py": (3, "not converted yet: check_writable leaves for cli/ (issue 22)"),
+    "io/_files.py": (3, "not converted yet: check_writable leaves for cli/ (issue 22)"),
     "report/_html_load.py": (6, _FILES),
     "report/_html_model.py": (2, _RECORDS),
     "report/_scores.py": (1, _RECORDS),

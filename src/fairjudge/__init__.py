@@ -27,7 +27,7 @@ from fairjudge._errors import (
     RequestRejected,
     ServerError,
 )
-from fairjudge._items import Call, Item, Judgment
+from fairjudge._items import Call, Item, Judgment, ScoreItem
 from fairjudge._lazy import lazy_attributes as _lazy_attributes
 from fairjudge._lazy import module_dir as _module_dir
 from fairjudge._protocol import debiased_verdict, position_consistency, win_rate
@@ -89,6 +89,7 @@ __all__ = [
     "RequestRejected",
     "Resolution",
     "Result",
+    "ScoreItem",
     "ServerError",
     "Verdict",
     "WinRate",

@@ -8,6 +8,7 @@ calls by a :class:`~fairjudge.Resolution` rule, with every call kept.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,7 +26,7 @@ from fairjudge._types import (
     translate,
 )
 
-__all__ = ["Call", "Item", "Judgment", "QuestionKeys", "question_text"]
+__all__ = ["Call", "Item", "Judgment", "QuestionKeys", "ScoreItem", "question_text"]
 
 
 def question_text(question: str | Conversation) -> str:
@@ -249,3 +250,46 @@ def _failure_dict(failure: ParseFailure | CallError | None) -> dict[str, str] | 
     if isinstance(failure, ParseFailure):
         return {"type": "parse_failure", "reason": failure.reason}
     return {"type": "call_error", "kind": failure.kind, "message": failure.message}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreItem(QuestionKeys):
+    """One answer to score, with whatever else is known about it.
+
+    Attributes:
+        question: The question, or the conversation (oldest message first) whose next
+            assistant turn is the answer.
+        answer: The answer to score.
+        id: A stable identifier (the line number when the file gives none).
+        reference: A reference answer, for rubrics that need one.
+        category: A free-form label for breakdowns.
+        system: The system that wrote the answer, when several are scored.
+        human: Human scores by dimension, when known (on the rubric's scale when
+            the loader was given it).
+        cluster: Items sharing a cluster are resampled together by the bootstrap, and
+            systems are paired on it; defaults to the question text.
+    """
+
+    question: str | Conversation
+    answer: str
+    id: str | None = None
+    reference: str | None = None
+    category: str | None = None
+    system: str | None = None
+    human: Mapping[str, float] = field(default_factory=dict)
+    cluster: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; a conversation as a list of ``{"role", "content"}``."""
+        question: Any = self.question
+        if not isinstance(question, str):
+            question = [{"role": r, "content": c} for r, c in question]
+        return {
+            "id": self.id,
+            "system": self.system,
+            "category": self.category,
+            "question": question,
+            "answer": self.answer,
+            "reference": self.reference,
+            "human": dict(self.human),
+        }

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairjudge import BudgetExceeded, CallError, Item, evaluate_pairs
+from fairjudge import BudgetExceeded, CallError, Item, ScoreItem, evaluate_pairs
 from fairjudge.evaluation import (
     EvalSettings,
-    ScoreItem,
     compare_via_scores,
     evaluate_jury,
     score_answers,

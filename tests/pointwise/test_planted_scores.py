@@ -14,9 +14,9 @@ from typing import Literal
 
 import pytest
 
-from fairjudge import ParseFailure
+from fairjudge import ParseFailure, ScoreItem
 from fairjudge.backends import OpenAIBackend
-from fairjudge.evaluation import ScoreItem, score_answers
+from fairjudge.evaluation import score_answers
 from fairjudge.judges import PointwiseJudge
 from fairjudge.runner import RetryPolicy, RunOptions
 from tests.pointwise.conftest import answer_in, script

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fairjudge import ConfigError, ParseFailure
+from fairjudge import ConfigError, ParseFailure, ScoreItem
 from fairjudge.backends import OpenAIBackend
-from fairjudge.evaluation import ScoreItem, score_answers
+from fairjudge.evaluation import score_answers
 from fairjudge.judges import (
     CallablePointwiseJudge,
     PointwiseJudge,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fairjudge import InputError
-from fairjudge.evaluation import load_score_items
+from fairjudge.io import load_score_items
 
 DIMS = ("accuracy", "relevance", "usefulness")
 

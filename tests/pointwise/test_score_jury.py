@@ -7,10 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from fairjudge import ConfigError
+from fairjudge import ConfigError, ScoreItem
 from fairjudge.evaluation import (
     JuryScoreResult,
-    ScoreItem,
     aggregate_scores,
     score_jury_diagnostics,
     score_with_jury,

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairjudge import ConfigError
+from fairjudge import ConfigError, ScoreItem
 from fairjudge.backends import OpenAIBackend
-from fairjudge.evaluation import CollapseRule, ScoreItem, ScoreResult, score_answers
+from fairjudge.evaluation import CollapseRule, ScoreResult, score_answers
 from fairjudge.evaluation._scores_stats import collapse_of
 from fairjudge.judges import PointwiseJudge
 from tests.pointwise.conftest import answer_in, script

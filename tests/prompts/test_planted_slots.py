@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairjudge import Item, Outcome, ParseFailure, Verdict, evaluate_pairs
-from fairjudge.evaluation import ScoreItem, score_answers
+from fairjudge import Item, Outcome, ParseFailure, ScoreItem, Verdict, evaluate_pairs
+from fairjudge.evaluation import score_answers
 from fairjudge.prompts import (
     VERDICT_FORMATS,
     ScoreReading,

@@ -18,10 +18,9 @@ from fairjudge._api._inputs import ROWS, load_rows
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury, run_score_jury
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
 from fairjudge._errors import ConfigError
-from fairjudge._io import Columns, load_items
-from fairjudge._io_scores import ScoreItem, load_score_items
-from fairjudge._items import Item
+from fairjudge._items import Item, ScoreItem
 from fairjudge.evaluation import EvalSettings, evaluate, score_answers
+from fairjudge.io import Columns, load_items, load_score_items
 from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
@@ -179,7 +178,7 @@ def score(
     """Score each answer on its own against a rubric (``fairjudge score``).
 
     Args:
-        items: A file, a list of dicts or :class:`~fairjudge.evaluation.ScoreItem`
+        items: A file, a list of dicts or :class:`~fairjudge.ScoreItem`
             objects, or a pandas DataFrame, with ``question`` and ``answer`` and
             optional ``id``, ``reference``, ``category``, ``system``, ``human_<dimension>``.
         judge: A spec (as for :func:`compare`), a function

@@ -78,7 +78,7 @@ def load_audit_items(
     Raises:
         InputError: The file cannot be read or a row is invalid (file and line named).
     """
-    from fairjudge._io_scores import load_score_items
+    from fairjudge.io import load_score_items
 
     loaded = load_score_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty)
     return [

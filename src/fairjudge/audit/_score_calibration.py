@@ -21,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fairjudge._errors import InputError
-from fairjudge._io_scores import ScoreItem
+from fairjudge._items import ScoreItem
 from fairjudge.evaluation import ScoreResult
 from fairjudge.evaluation._scores_stats import human_agreement
 from fairjudge.stats import CorrelationResult

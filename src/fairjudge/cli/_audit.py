@@ -25,8 +25,8 @@ from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import write_out
+from fairjudge.io import check_writable
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
-from fairjudge.report import check_writable
 
 __all__ = ["AuditFlags", "audit"]
 

@@ -29,7 +29,6 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge._io_rows import open_source
 from fairjudge._types import Resolution
 from fairjudge.audit import calibration_report, check_score_labels, score_calibration_report
 from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
@@ -38,7 +37,8 @@ from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import open_scorer, run_scoring, unscored_exit
-from fairjudge.evaluation import check_score_items, load_score_items
+from fairjudge.evaluation import check_score_items
+from fairjudge.io import load_score_items, open_source
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (

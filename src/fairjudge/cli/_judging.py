@@ -8,13 +8,12 @@ from typing import Any
 import typer
 
 from fairjudge._errors import ConfigError
-from fairjudge._io import LoadedItems, load_items
 from fairjudge._items import Item, Judgment
-from fairjudge._out_file import OutKind
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import PairwiseResult, evaluate
+from fairjudge.io import LoadedItems, OutKind, load_items
 from fairjudge.judges import BatchJudge, calls_no_model
 from fairjudge.prompts import get_template
 from fairjudge.runner import RunSummary

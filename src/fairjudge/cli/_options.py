@@ -18,10 +18,10 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from fairjudge._errors import ConfigError
-from fairjudge._io import Columns
 from fairjudge._types import Resolution
 from fairjudge.backends._base_url import check_base_url
 from fairjudge.evaluation import EvalSettings, check_repeats
+from fairjudge.io import Columns, check_writable
 from fairjudge.judges import (
     DEFAULT_JUDGE,
     BackendOptions,
@@ -30,7 +30,6 @@ from fairjudge.judges import (
     resolve_judge,
 )
 from fairjudge.prompts import list_templates
-from fairjudge.report import check_writable
 from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Every command's ``--out`` file: the header record, then the command's records.
 
 One function writes them all, so every ``--out`` file opens with the same header
-(:func:`fairjudge._out_file.out_header`): the kind of file, the command line, the
+(:func:`fairjudge.io._out_file.out_header`): the kind of file, the command line, the
 judge, the template or rubric, the settings and the fairjudge version.
 """
 
@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fairjudge._out_file import OutKind, out_header
-from fairjudge.report import write_jsonl_atomic
+from fairjudge.io import OutKind, out_header, write_jsonl_atomic
 
 __all__ = ["command_line", "write_out"]
 

@@ -14,8 +14,8 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
+from fairjudge.io import check_writable
 from fairjudge.report import (
-    check_writable,
     comparison_html,
     comparison_report,
     load_results,

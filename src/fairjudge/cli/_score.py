@@ -27,6 +27,7 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import ConfigError
+from fairjudge._items import ScoreItem
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import (
     EXIT_BUDGET,
@@ -40,17 +41,15 @@ from fairjudge.cli._app import (
 from fairjudge.cli._options import JudgeFlags, _adds, judge_flags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import (
-    LoadedScoreItems,
-    ScoreItem,
     ScoreResult,
     ScoreRun,
     check_comparable,
     check_score_items,
-    load_score_items,
     load_score_run,
     score_answers,
     score_trend,
 )
+from fairjudge.io import LoadedScoreItems, check_writable, load_score_items
 from fairjudge.judges import (
     BackendOptions,
     CallablePointwiseJudge,
@@ -61,7 +60,6 @@ from fairjudge.judges import (
 from fairjudge.judges._registry import judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
-    check_writable,
     render_scores,
     score_report,
 )

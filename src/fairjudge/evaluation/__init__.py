@@ -24,7 +24,6 @@ from fairjudge._lazy import lazy_attributes, module_dir
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 
 if TYPE_CHECKING:
-    from fairjudge._io_scores import LoadedScoreItems, ScoreItem, load_score_items
     from fairjudge.evaluation._battles import (
         Battles,
         LongAnswers,
@@ -101,7 +100,6 @@ __getattr__ = lazy_attributes(
         "fairjudge.evaluation._pairs": "JudgeLike evaluate evaluate_pairs",
         "fairjudge.evaluation._results": "PairwiseResult Rate WinRate summarise",
         "fairjudge.evaluation._scores_stats": "Collapse CollapseRule DimensionSummary ScoreMean",
-        "fairjudge._io_scores": "LoadedScoreItems ScoreItem load_score_items",
         "fairjudge.evaluation._scores_result": (
             "ScoreResult ScoredItem SystemDifference SystemScores"
         ),
@@ -145,7 +143,6 @@ __all__ = [
     "JuryResult",
     "JuryScoreDiagnostics",
     "JuryScoreResult",
-    "LoadedScoreItems",
     "LongAnswers",
     "MemberDiagnostics",
     "MemberScoreDiagnostics",
@@ -155,7 +152,6 @@ __all__ = [
     "Rate",
     "RuleLike",
     "ScoreAggregation",
-    "ScoreItem",
     "ScoreMean",
     "ScoreResult",
     "ScoreRun",
@@ -182,7 +178,6 @@ __all__ = [
     "jury_diagnostics",
     "length_controlled",
     "load_ranking_input",
-    "load_score_items",
     "load_score_run",
     "make_pairs",
     "score_answers",

@@ -9,7 +9,7 @@ both orders anyway.
 
 A battles file has ``model_a``, ``model_b``, ``winner`` (``model_a``/``model_b``/
 ``tie``, or ``1``/``2``/``tie``) and optionally ``question_id``. A ``rank --out``
-file is one: its header record (:mod:`fairjudge._out_file`) is skipped, and so are
+file is one: its header record (:mod:`fairjudge.io._out_file`) is skipped, and so are
 its unresolved pairs (``winner`` null), which the run that wrote it left out too.
 Any other kind of ``--out`` file is refused, naming it.
 """
@@ -24,12 +24,11 @@ from pathlib import Path
 from typing import Literal
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge._io import read_rows
 from fairjudge._items import Item
-from fairjudge._out_file import read_header
 from fairjudge._protocol import item_seed
 from fairjudge._types import Outcome
 from fairjudge.evaluation._results import PairwiseResult
+from fairjudge.io import read_header, read_rows
 
 __all__ = ["Battles", "LongAnswers", "battles_from", "load_ranking_input", "make_pairs"]
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from fairjudge._errors import ConfigError
-from fairjudge._io_scores import ScoreItem
+from fairjudge._items import ScoreItem
 from fairjudge._types import stopped_by
 from fairjudge.evaluation._score_jury_result import JuryScoreResult, aggregate_item, panel_result
 from fairjudge.evaluation._score_jury_rules import as_score_aggregation

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._io_scores import ScoreItem
+from fairjudge._items import ScoreItem
 from fairjudge.evaluation._score_jury_rules import (
     ScoreAggregation,
     aggregate_scores,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from fairjudge._errors import ConfigError
-from fairjudge._io_scores import ScoreItem
+from fairjudge._items import ScoreItem
 from fairjudge._types import stopped_by
 from fairjudge.evaluation._scores_result import (
     ScoredItem,

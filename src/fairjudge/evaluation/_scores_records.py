@@ -8,7 +8,7 @@
 those two names read as a run whose rubric and judge are unknown (``None``), which
 :func:`~fairjudge.evaluation.check_comparable` refuses unless told otherwise.
 
-The file's header record (:mod:`fairjudge._out_file`) is checked and skipped: a
+The file's header record (:mod:`fairjudge.io._out_file`) is checked and skipped: a
 ``score`` (or pointwise ``calibrate``) file is read, any other kind is refused,
 naming it. A file written before the header existed is read as before.
 """
@@ -21,11 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from fairjudge._errors import InputError
-from fairjudge._io_rows import open_source
 from fairjudge._items import question_text
-from fairjudge._out_file import read_header
-from fairjudge._untrusted import shown
 from fairjudge.evaluation._scores_result import ScoreResult
+from fairjudge.io import open_source, read_header, shown
 
 __all__ = ["ScoreRun", "load_score_run"]
 

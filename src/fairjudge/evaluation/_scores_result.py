@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairjudge._io_scores import ScoreItem
+from fairjudge._items import ScoreItem
 from fairjudge._types import CallError, ParseFailure
 from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, ScoreMean
 from fairjudge.judges._pointwise import AnswerScores

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Unpack
 
 from fairjudge._errors import ConfigError
-from fairjudge._io_scores import ScoreItem
-from fairjudge._items import Item
+from fairjudge._items import Item, ScoreItem
 from fairjudge._types import OUTCOME_SCORE, Outcome
 from fairjudge.evaluation._results import WinRate, _win_rate
 from fairjudge.evaluation._scores import (

@@ -28,7 +28,7 @@ A jury file is data, and may come from someone else, so what it can do is bounde
   (``allow_python=True``; on the command line ``--allow-python-judges``), because
   importing a module and calling a function named in a file runs whatever that
   file chooses (``python:os:execlp``).
-- It is read as an untrusted file (:mod:`fairjudge._untrusted`): a regular UTF-8
+- It is read as an untrusted file (:mod:`fairjudge.io._untrusted`): a regular UTF-8
   file of bounded size and nesting, or one :class:`~fairjudge.InputError`.
 
 A *recorded* panel is a ``jury --out`` file instead (JSONL):
@@ -47,10 +47,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge._io_rows import read_records
-from fairjudge._out_file import read_header
-from fairjudge._untrusted import read_toml, shown
 from fairjudge.backends._base_url import check_base_url
+from fairjudge.io import read_header, read_records, read_toml, shown
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
 from fairjudge.judges._registry import judge_spec
 from fairjudge.judges._replay import ReplayJudge, _Loader

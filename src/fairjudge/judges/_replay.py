@@ -15,7 +15,7 @@ object a line, either:
   its ``verdict`` (``"A"``, ``"B"`` or ``"tie"``), optionally ``probabilities``,
   ``sample`` and ``id``.
 
-A ``--out`` file opens with a header record (:mod:`fairjudge._out_file`), which is
+A ``--out`` file opens with a header record (:mod:`fairjudge.io._out_file`), which is
 checked, not replayed: a file of pairwise calls (``compare``, pairwise
 ``calibrate``, ``rank``, ``jury``) is read; any other kind (a ``score`` file, say)
 is refused, naming it. A file without a header (written before it existed, or by
@@ -37,12 +37,10 @@ from typing import Any, get_args
 
 from fairjudge._call import Conversation
 from fairjudge._errors import InputError
-from fairjudge._io_rows import read_records
 from fairjudge._items import question_text
-from fairjudge._out_file import read_header
 from fairjudge._protocol import normalize_verdict
 from fairjudge._types import CallError, Order, ParseFailure, Probabilities, Reply, Verdict
-from fairjudge._untrusted import shown
+from fairjudge.io import read_header, read_records, shown
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import VerdictFormat, parse_verdict
 
@@ -160,7 +158,7 @@ class _Loader:
 
     def load(self, name: str | None) -> ReplayJudge:
         # A regular file only, read a bounded line at a time; only "\n" ends a record,
-        # as in every JSONL file fairjudge writes (see _io_rows.read_records).
+        # as in every JSONL file fairjudge writes (see _rows.read_records).
         for number, record in read_records(self.path):
             self.line = number
             if not self.recordings and self._header(record):

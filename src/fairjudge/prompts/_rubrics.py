@@ -30,7 +30,7 @@ from typing import Any
 
 from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
-from fairjudge._untrusted import shown
+from fairjudge.io import shown
 from fairjudge.prompts._templates import (
     _defuse_tags,
     _get,

@@ -34,7 +34,7 @@ from typing import Any, Protocol, TypeVar
 from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import question_text
-from fairjudge._untrusted import BadTOML, loads_toml, read_text, shown
+from fairjudge.io import BadTOML, loads_toml, read_text, shown
 from fairjudge.prompts._parse import VERDICT_FORMATS, VerdictFormat
 
 __all__ = ["PairwiseTemplate", "defuse", "get_template", "list_templates", "load_template"]

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from fairjudge.report._audit import render_audit
     from fairjudge.report._calibration import calibration_payload, render_calibration
     from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
-    from fairjudge.report._files import check_writable, write_jsonl_atomic
     from fairjudge.report._html import comparison_html, ranking_html, write_html
     from fairjudge.report._html_load import load_results
     from fairjudge.report._jury import JuryReport, jury_report, render_jury
@@ -44,7 +43,6 @@ __getattr__ = lazy_attributes(
         "fairjudge.report._audit": "render_audit",
         "fairjudge.report._calibration": "calibration_payload render_calibration",
         "fairjudge.report._comparison": "ComparisonReport comparison_report render_comparison",
-        "fairjudge.report._files": "check_writable write_jsonl_atomic",
         "fairjudge.report._html": "comparison_html ranking_html write_html",
         "fairjudge.report._html_load": "load_results",
         "fairjudge.report._jury": "JuryReport jury_report render_jury",
@@ -65,7 +63,6 @@ __all__ = [
     "RankingReport",
     "ScoreReport",
     "calibration_payload",
-    "check_writable",
     "ci_text",
     "comparison_html",
     "comparison_report",
@@ -87,7 +84,6 @@ __all__ = [
     "score_jury_report",
     "score_report",
     "write_html",
-    "write_jsonl_atomic",
 ]
 
 

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 from fairjudge._items import Judgment
 from fairjudge._version import __version__
 from fairjudge.evaluation import PairwiseResult
+from fairjudge.io import write_atomic
 from fairjudge.report._comparison import ComparisonReport
-from fairjudge.report._files import write_atomic
 from fairjudge.report._html_items import item_records, script_json
 from fairjudge.report._html_model import View, comparison_view, ranking_view
 from fairjudge.report._ranking import RankingReport

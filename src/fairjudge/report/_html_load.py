@@ -6,7 +6,7 @@ The calls are resolved again under the record's rule and summarised with the see
 level and resamples given, so with ``compare``'s defaults the figures are
 ``compare``'s own.
 
-The file's header record (:mod:`fairjudge._out_file`) names the judge and the
+The file's header record (:mod:`fairjudge.io._out_file`) names the judge and the
 template, which the report shows, and the kind of file: a ``compare`` or pairwise
 ``calibrate`` file is read; any other kind is refused, naming it. A ``rank`` file
 pools many models, so it has no "model 1 vs model 2" page: ``rank --html`` draws its
@@ -31,9 +31,7 @@ from typing import Any
 
 from fairjudge._call import Conversation
 from fairjudge._errors import InputError
-from fairjudge._io_rows import read_records
 from fairjudge._items import Call, Item, Judgment
-from fairjudge._out_file import OutHeader, read_header
 from fairjudge._types import (
     CallError,
     Order,
@@ -44,9 +42,9 @@ from fairjudge._types import (
     Resolution,
     Verdict,
 )
-from fairjudge._untrusted import shown
 from fairjudge.evaluation import EvalSettings, PairwiseResult, summarise
 from fairjudge.evaluation._results import judgment as judgment_of
+from fairjudge.io import OutHeader, read_header, read_records, shown
 
 __all__ = ["load_results"]
 
@@ -157,7 +155,7 @@ def _check_kind(header: OutHeader, path: Path) -> None:
 
 def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
     # A regular file only, read a bounded line at a time, each line parsed with its
-    # depth bounded (_io_rows.read_records). Only "\n" ends a record: str.splitlines()
+    # depth bounded (_rows.read_records). Only "\n" ends a record: str.splitlines()
     # would also split at U+2028 and the other separators that JSON strings written
     # with ensure_ascii=False keep.
     judgments: list[Judgment] = []

@@ -1,6 +1,6 @@
 """Reading pointwise scoring files (JSONL, JSON, CSV, Parquet) into validated items.
 
-The same contract as :mod:`fairjudge._io`, whose row reading and question checks
+The same contract as :mod:`fairjudge.io._pairs`, whose row reading and question checks
 this reuses: the whole file validates before the first judge call, and every problem
 names the file and the line (JSONL) or row (CSV/Parquet, the header being line 1).
 
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from fairjudge._call import Conversation
 from fairjudge._errors import InputError
-from fairjudge._io import (
+from fairjudge._items import ScoreItem
+from fairjudge.io._pairs import (
     Columns,
     LoadedItems,
     _answer,
@@ -34,57 +34,13 @@ from fairjudge._io import (
     _shown,
     _string,
 )
-from fairjudge._io_problems import nothing_valid
-from fairjudge._io_rows import Source, open_source
-from fairjudge._items import QuestionKeys
+from fairjudge.io._problems import nothing_valid
+from fairjudge.io._rows import Source, open_source
 
 __all__ = ["HUMAN_PREFIX", "LoadedScoreItems", "ScoreItem", "load_score_items"]
 
 HUMAN_PREFIX = "human_"
 """A column ``human_<dimension>`` holds a human score for that dimension."""
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreItem(QuestionKeys):
-    """One answer to score, with whatever else is known about it.
-
-    Attributes:
-        question: The question, or the conversation (oldest message first) whose next
-            assistant turn is the answer.
-        answer: The answer to score.
-        id: A stable identifier (the line number when the file gives none).
-        reference: A reference answer, for rubrics that need one.
-        category: A free-form label for breakdowns.
-        system: The system that wrote the answer, when several are scored.
-        human: Human scores by dimension, when known (on the rubric's scale when
-            the loader was given it).
-        cluster: Items sharing a cluster are resampled together by the bootstrap, and
-            systems are paired on it; defaults to the question text.
-    """
-
-    question: str | Conversation
-    answer: str
-    id: str | None = None
-    reference: str | None = None
-    category: str | None = None
-    system: str | None = None
-    human: Mapping[str, float] = field(default_factory=dict)
-    cluster: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; a conversation as a list of ``{"role", "content"}``."""
-        question: Any = self.question
-        if not isinstance(question, str):
-            question = [{"role": r, "content": c} for r, c in question]
-        return {
-            "id": self.id,
-            "system": self.system,
-            "category": self.category,
-            "question": question,
-            "answer": self.answer,
-            "reference": self.reference,
-            "human": dict(self.human),
-        }
 
 
 LoadedScoreItems = LoadedItems[ScoreItem]

@@ -6,7 +6,7 @@ problem is reported with the file, the line (JSONL) or row (CSV/Parquet, countin
 the header as line 1) and what would fix it. With ``skip_invalid`` the bad rows are
 set aside and listed instead; a column missing from a CSV or Parquet header is a
 problem of the whole file, reported once, and never skipped. Finding the rows in
-each format is :mod:`fairjudge._io_rows`'s job.
+each format is :mod:`fairjudge.io._rows`'s job.
 
 A question is a string or a conversation: a list of ``{"role", "content"}`` messages,
 oldest first, ending with the ``user`` turn the answers continue. JSON rows and
@@ -15,7 +15,7 @@ string starting with ``[``.
 
 The path ``-`` reads standard input (JSON or CSV, told apart by the first character).
 Lines split at newlines only, and reading is bounded (64 MiB a line); see
-:mod:`fairjudge._io_rows`. Whatever the bytes, loading gives items or an
+:mod:`fairjudge.io._rows`. Whatever the bytes, loading gives items or an
 :class:`InputError` naming the source and, where there is one, the line.
 """
 
@@ -29,12 +29,12 @@ from typing import Any, Generic, TypeVar
 
 from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
-from fairjudge._io_problems import bare as _bare
-from fairjudge._io_problems import invalid_rows as _invalid_rows
-from fairjudge._io_problems import nothing_valid as _nothing_valid
-from fairjudge._io_rows import BadJSON, Source, loads, open_source, read_rows
 from fairjudge._items import Item
 from fairjudge._types import Outcome
+from fairjudge.io._problems import bare as _bare
+from fairjudge.io._problems import invalid_rows as _invalid_rows
+from fairjudge.io._problems import nothing_valid as _nothing_valid
+from fairjudge.io._rows import BadJSON, Source, loads, open_source, read_rows
 
 __all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
 

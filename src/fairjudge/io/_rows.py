@@ -1,6 +1,6 @@
 r"""Reading the rows of a comparison or ranking file: JSONL, JSON, CSV or Parquet.
 
-What a row means is the caller's business (:mod:`fairjudge._io` makes items of them,
+What a row means is the caller's business (:mod:`fairjudge.io._pairs` makes items of them,
 rankings read answers or battles); this module finds the rows, with the line each
 came from, and turns whole-file mistakes into one :class:`InputError`. A CSV header
 with ``;`` or tabs and no comma is read with that separator, as many locales save.
@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from fairjudge._errors import InputError, MissingExtraError
-from fairjudge._io_csv import csv_records
-from fairjudge._untrusted import (
+from fairjudge.io._csv import csv_records
+from fairjudge.io._untrusted import (
     SURROGATE,
     BadJSON,
     check_depth,
@@ -347,7 +347,7 @@ def read_records(path: str | Path) -> Iterator[tuple[int, Any]]:
 
     For recordings and results (``replay:``, ``jury --out``, ``compare --out``): a
     regular file only, lines bounded and decoded as for every input, each parsed by
-    :func:`loads` and nested no deeper than :data:`fairjudge._untrusted.MAX_DEPTH`.
+    :func:`loads` and nested no deeper than :data:`fairjudge.io._untrusted.MAX_DEPTH`.
 
     Raises:
         InputError: The file cannot be read or is not a regular file, a line is over

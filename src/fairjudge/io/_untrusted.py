@@ -9,7 +9,7 @@ never a traceback, a hang or an exhausted memory:
   named pipe is refused without reading it; the file is opened non-blocking, so a
   pipe with no writer cannot hang the open either. (The comparison inputs, which
   the user names on the command line, may still be pipes or ``-``: see
-  :mod:`fairjudge._io_rows`.)
+  :mod:`fairjudge.io._rows`.)
 - A whole-file read is bounded (:data:`MAX_TEXT_BYTES`) and the text must be UTF-8;
   the error names the byte offset and line of the first bad byte.
 - TOML and JSON nested too deeply to parse, or deeper than :data:`MAX_DEPTH`, is
@@ -19,7 +19,7 @@ never a traceback, a hang or an exhausted memory:
 JSON is parsed by :func:`loads`, the one parser every input reader uses (a lone
 surrogate, an integer too long to convert and nesting too deep to parse are each a
 :class:`BadJSON`); the line-by-line reader of JSON records lives with the other
-input readers (:func:`fairjudge._io_rows.read_records`), which open through
+input readers (:func:`fairjudge.io._rows.read_records`), which open through
 :func:`open_regular`.
 """
 

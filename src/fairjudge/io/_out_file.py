@@ -30,8 +30,8 @@ from typing import Any, Literal, get_args
 
 from fairjudge._errors import InputError
 from fairjudge._redact import scrub
-from fairjudge._untrusted import shown
 from fairjudge._version import __version__
+from fairjudge.io._untrusted import shown
 
 __all__ = ["KINDS", "SCHEMA_VERSION", "OutHeader", "OutKind", "out_header", "read_header"]
 

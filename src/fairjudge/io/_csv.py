@@ -1,6 +1,6 @@
 r"""The records of a CSV text, each with the line it starts on, or the error it is.
 
-:mod:`fairjudge._io_rows` reads the file and its header; this module splits the
+:mod:`fairjudge.io._rows` reads the file and its header; this module splits the
 records, as a spreadsheet does: lines also break at a lone ``\r``, a record spanning
 lines is named by the line it starts on, and a quote left open, which would swallow
 the rest of the file into one field, is reported at the line where it opened.

@@ -1,0 +1,45 @@
+"""Every reader and writer of a user's files: inputs, result files and their headers.
+
+Readers validate the whole file before the first judge call is paid for, and every
+problem names the file and its line (JSONL) or row (CSV, Parquet). Files are read
+as untrusted: a regular file, UTF-8, bounded in size and depth
+(:mod:`fairjudge.io._untrusted`). Writers replace a file atomically, so a crash
+leaves the old file or the new one, never half of one; every ``out`` file opens
+with a header record that says which command wrote it (:mod:`fairjudge.io._out_file`).
+
+The item types themselves (:class:`~fairjudge.Item`, :class:`~fairjudge.ScoreItem`)
+are core types and live with the others; this package only reads and writes them.
+Names outside ``__all__`` are the surface other layers of fairjudge use.
+"""
+
+from __future__ import annotations
+
+# Names outside __all__ are re-exported explicitly (`name as name`): the layers' surface.
+from fairjudge.io._files import check_writable as check_writable
+from fairjudge.io._files import write_atomic as write_atomic
+from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
+from fairjudge.io._out_file import KINDS as KINDS
+from fairjudge.io._out_file import SCHEMA_VERSION as SCHEMA_VERSION
+from fairjudge.io._out_file import OutHeader, read_header
+from fairjudge.io._out_file import OutKind as OutKind
+from fairjudge.io._out_file import out_header as out_header
+from fairjudge.io._pairs import Columns, LoadedItems, load_items
+from fairjudge.io._pairs import read_rows as read_rows
+from fairjudge.io._rows import open_source as open_source
+from fairjudge.io._rows import read_records as read_records
+from fairjudge.io._scores import LoadedScoreItems, load_score_items
+from fairjudge.io._untrusted import BadTOML as BadTOML
+from fairjudge.io._untrusted import loads_toml as loads_toml
+from fairjudge.io._untrusted import read_text as read_text
+from fairjudge.io._untrusted import read_toml as read_toml
+from fairjudge.io._untrusted import shown as shown
+
+__all__ = [
+    "Columns",
+    "LoadedItems",
+    "LoadedScoreItems",
+    "OutHeader",
+    "load_items",
+    "load_score_items",
+    "read_header",
+]
