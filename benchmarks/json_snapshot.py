@@ -5,7 +5,8 @@ the old one) and compare the folders: each command's JSON is written with ``call
 and ``mean_latency_s`` removed (they differ between a first run and a cached rerun,
 by design), and each command runs twice on one store so the second, cached run is
 the one kept. Offline: the judges are the Python callables in
-``fairjudge.examples.judges`` and the recorded reviews in the examples folder.
+``fairjudge.examples.judges``, the recorded reviews in the examples folder, and
+for the audit (which varies the prompt) the embedded local judge.
 
     python benchmarks/json_snapshot.py OUT_DIR     # writes OUT_DIR/<name>.json
     diff -r BEFORE_DIR AFTER_DIR                   # empty when nothing changed
@@ -31,13 +32,15 @@ COMMANDS: dict[str, list[str]] = {
     "jury": ["jury", "{ex}/demo_pairs.jsonl", "--judge", J + "longer",
              "--judge", J + "knows_facts", "--judge", J + "first_position"],
     "jury-replay": ["jury", "{ex}/demo_pairs.jsonl", "--judge",
-                    "replay:{ex}/replay_reviews.jsonl"],
+                    "replay:{ex}/replay_reviews.jsonl", "--judge", J + "knows_facts",
+                    "--judge", J + "longer"],
     "score-jury": ["score-jury", "{ex}/score_answers.jsonl", "--judge", J + "scorer",
                    "--judge", J + "scorer"],
     "rank": ["rank", "{ex}/rank_answers.jsonl", "--judge", J + "longer"],
     "rank-battles": ["rank", "{ex}/battles.jsonl"],
     "calibrate": ["calibrate", "{ex}/calibration.jsonl", "--judge", J + "knows_facts"],
-    "audit": ["audit", "--judge", J + "longer", "--limit", "3"],
+    # The audit varies the judge's prompt, so it needs a model: the embedded one.
+    "audit": ["audit", "--limit", "2", "--experiments", "position,framing"],
 }  # fmt: skip
 DROPPED = {"calls", "mean_latency_s"}
 
