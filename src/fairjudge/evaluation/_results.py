@@ -7,7 +7,7 @@ re-resolves the same calls under another rule without calling any judge again.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -15,13 +15,12 @@ from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import resolve
 from fairjudge._types import (
     OUTCOME_SCORE,
-    CallError,
     Order,
     Outcome,
-    ParseFailure,
     Resolution,
     Verdict,
 )
+from fairjudge.evaluation._frame import Failure, ResultFrame
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
 from fairjudge.stats._intervals import (
     ConfidenceInterval,
@@ -81,8 +80,8 @@ class Rate:
 
 
 @dataclass(frozen=True, slots=True)
-class PairwiseResult:
-    """Everything one comparison produced.
+class PairwiseResult(ResultFrame):
+    """Everything one comparison produced (on the shared :class:`ResultFrame`).
 
     Attributes:
         win_rate: Model 1's win rate under the rule (``None`` if no item resolved).
@@ -130,26 +129,27 @@ class PairwiseResult:
         return bool(done) and all(j.both_orders for j in done)
 
     @property
-    def n_not_run(self) -> int:
-        """Items with a call never made (a budget stopped the run first)."""
-        return sum(
-            any(isinstance(c.reply.failure, CallError) and c.reply.failure.kind == "NotRun"
-                for c in j.calls)
-            for j in self.judgments
-        )  # fmt: skip
+    def seed(self) -> int:
+        """The run's seed (from :attr:`settings`)."""
+        return self.settings.seed
 
     @property
-    def failures(self) -> Counter[str]:
-        """Why calls failed, grouped: ``"parse failure: <reason>"`` or ``"<kind>: <message>"``."""
-        reasons: Counter[str] = Counter()
-        for j in self.judgments:
-            for c in j.calls:
-                f = c.reply.failure
-                if isinstance(f, ParseFailure):
-                    reasons[f"parse failure: {f.reason}"] += 1
-                elif isinstance(f, CallError) and f.kind != "NotRun":  # see n_not_run
-                    reasons[f"{f.kind}: {f.message}"] += 1
-        return reasons
+    def level(self) -> float:
+        """The intervals' confidence level (from :attr:`settings`)."""
+        return self.settings.level
+
+    @property
+    def n_resamples(self) -> int:
+        """Bootstrap resamples (from :attr:`settings`)."""
+        return self.settings.n_resamples
+
+    def item_failures(self) -> Iterator[Iterable[Failure]]:
+        """Per item, its calls' failures."""
+        return ((c.reply.failure for c in j.calls) for j in self.judgments)
+
+    def settings_dict(self) -> dict[str, Any]:
+        """The settings whole (rule, rounds and the bootstrap), under ``"settings"``."""
+        return {"settings": self.settings.to_dict()}
 
     def with_rule(self, rule: RuleLike) -> PairwiseResult:
         """The same calls resolved with another rule: no judge is called again.
@@ -204,10 +204,8 @@ class PairwiseResult:
             "n_parse_failures": self.n_parse_failures,
             "n_call_errors": self.n_call_errors,
             "n_unresolved": self.n_unresolved,
-            "settings": self.settings.to_dict(),
-            "partial": self.stopped is not None,
             "n_not_run": self.n_not_run,
-            "stopped": self.stopped,
+            **self.frame_dict(),
         }
         if include_judgments:
             out["judgments"] = [j.to_dict() for j in self.judgments]

@@ -7,13 +7,12 @@ differences, and every item with every call, and renders itself as a summary or 
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from fairjudge._items import ScoreItem
-from fairjudge._types import CallError, ParseFailure
+from fairjudge.evaluation._frame import Failure, ResultFrame
 from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, ScoreMean
 from fairjudge.judges._pointwise import AnswerScores
 from fairjudge.prompts import Rubric
@@ -91,8 +90,8 @@ class SystemDifference:
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreResult:
-    """Everything one pointwise run produced.
+class ScoreResult(ResultFrame):
+    """Everything one pointwise run produced (on the shared :class:`ResultFrame`).
 
     Attributes:
         rubric: The rubric the answers were scored against.
@@ -140,28 +139,14 @@ class ScoreResult:
         """Calls that failed after their retries."""
         return sum(i.scored.call_errors for i in self.items)
 
-    @property
-    def n_not_run(self) -> int:
-        """Items with a call never made (a budget stopped the run)."""
-        return sum(i.scored.not_run for i in self.items)
+    def item_failures(self) -> Iterator[Iterable[Failure]]:
+        """Per item, its calls' failures."""
+        return ((c.reply.failure for c in i.scored.calls) for i in self.items)
 
     @property
     def collapsed(self) -> list[str]:
         """The dimensions whose collapse alarm tripped."""
         return [d.name for d in self.dimensions if d.collapse.collapsed]
-
-    @property
-    def failures(self) -> Counter[str]:
-        """Why calls failed, grouped: ``"parse failure: <reason>"`` or ``"<kind>: <message>"``."""
-        reasons: Counter[str] = Counter()
-        for item in self.items:
-            for call in item.scored.calls:
-                f = call.reply.failure
-                if isinstance(f, ParseFailure):
-                    reasons[f"parse failure: {f.reason}"] += 1
-                elif isinstance(f, CallError) and f.kind != "NotRun":
-                    reasons[f"{f.kind}: {f.message}"] += 1
-        return reasons
 
     def summary(self) -> str:
         """A few human-readable lines."""
@@ -213,10 +198,7 @@ class ScoreResult:
             "collapse_rule": self.collapse_rule.to_dict(),
             "systems": [s.to_dict() for s in self.systems],
             "differences": [d.to_dict() for d in self.differences],
-            "seed": self.seed,
-            "level": self.level,
-            "n_resamples": self.n_resamples,
-            "stopped": self.stopped,
+            **self.frame_dict(partial=False),
         }
         if include_items:
             out["items"] = [i.to_dict() for i in self.items]

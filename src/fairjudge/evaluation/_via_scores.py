@@ -21,13 +21,14 @@ the paired difference per dimension.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Unpack
 
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import OUTCOME_SCORE, Outcome
+from fairjudge.evaluation._frame import Failure, ResultFrame
 from fairjudge.evaluation._results import WinRate, _win_rate
 from fairjudge.evaluation._scores import (
     PointwiseJudgeLike,
@@ -125,8 +126,8 @@ def _pair(
 
 
 @dataclass(frozen=True, slots=True)
-class ViaScoresResult:
-    """Model 1 against model 2, through each answer's own score.
+class ViaScoresResult(ResultFrame):
+    """Model 1 against model 2, through each answer's own score (on a :class:`ResultFrame`).
 
     Attributes:
         win_rate: Model 1's win rate (wins 1, ties ½) with its CI and W/T/L; ``None``
@@ -150,6 +151,25 @@ class ViaScoresResult:
     def n_items(self) -> int:
         """Items submitted."""
         return len(self.pairs)
+
+    @property
+    def seed(self) -> int:
+        """The bootstrap seed (the scoring's)."""
+        return self.scores.seed
+
+    @property
+    def level(self) -> float:
+        """The intervals' confidence level (the scoring's)."""
+        return self.scores.level
+
+    @property
+    def n_resamples(self) -> int:
+        """Bootstrap resamples (the scoring's)."""
+        return self.scores.n_resamples
+
+    def item_failures(self) -> Iterator[Iterable[Failure]]:
+        """Per answer (two per item), its calls' failures."""
+        return self.scores.item_failures()
 
     @property
     def n_unresolved(self) -> int:
@@ -191,12 +211,8 @@ class ViaScoresResult:
             "dimensions": [d.to_dict() for d in s.differences],
             "n_parse_failures": s.n_parse_failures,
             "n_call_errors": s.n_call_errors,
-            "failures": dict(s.failures.most_common()),
-            "seed": s.seed,
-            "level": s.level,
-            "n_resamples": s.n_resamples,
-            "partial": self.stopped is not None,
-            "stopped": self.stopped,
+            "failures": dict(self.failures.most_common()),
+            **self.frame_dict(),
         }
         if include_items:
             out["items"] = [p.to_dict() for p in self.pairs]

@@ -1,0 +1,117 @@
+"""The frame every result shares: its bootstrap, its stop, and its calls' failures.
+
+Each kind of result (a comparison, a scoring run, a jury) holds different numbers,
+but every one of them was produced by calls under a seed, a confidence level and a
+number of resamples, may have been stopped by a spent budget, and lost some calls
+to failures. :class:`ResultFrame` is the base that holds the behaviour of those
+shared facts, written once: :attr:`~ResultFrame.partial`,
+:attr:`~ResultFrame.failures`, :attr:`~ResultFrame.n_not_run` and the frame's part
+of the JSON (:meth:`~ResultFrame.frame_dict`).
+
+A result joins the frame by subclassing it and giving, as dataclass fields or
+properties, ``seed``, ``level``, ``n_resamples`` and ``stopped``, and by yielding
+its calls' failures item by item from :meth:`~ResultFrame.item_failures`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from fairjudge._types import CallError, ParseFailure
+
+__all__ = ["Failure", "ResultFrame", "failure_reasons"]
+
+Failure = ParseFailure | CallError | None
+"""What one call's reply failed with, or ``None`` when it produced a reading."""
+
+
+def _not_run(failure: Failure) -> bool:
+    return isinstance(failure, CallError) and failure.kind == "NotRun"
+
+
+def failure_reasons(failures: Iterable[Failure]) -> Counter[str]:
+    """Failures grouped by reason: ``"parse failure: <reason>"`` or ``"<kind>: <message>"``.
+
+    A call a budget never started (``NotRun``) is not a failure: it is counted by
+    :attr:`ResultFrame.n_not_run` instead.
+    """
+    reasons: Counter[str] = Counter()
+    for f in failures:
+        if isinstance(f, ParseFailure):
+            reasons[f"parse failure: {f.reason}"] += 1
+        elif isinstance(f, CallError) and f.kind != "NotRun":
+            reasons[f"{f.kind}: {f.message}"] += 1
+    return reasons
+
+
+class ResultFrame:
+    """The facts every result shares, and their JSON, written once.
+
+    Attributes:
+        seed: The bootstrap seed (a field or a property of the result).
+        level: The intervals' confidence level.
+        n_resamples: Bootstrap resamples.
+        stopped: Why the run stopped before every call was made (a spent budget), or
+            ``None`` when it ran to the end. A stopped result is partial.
+    """
+
+    __slots__ = ()
+
+    @property
+    def seed(self) -> int:  # pragma: no cover - each result gives it
+        """The bootstrap seed."""
+        raise NotImplementedError
+
+    @property
+    def level(self) -> float:  # pragma: no cover - each result gives it
+        """The intervals' confidence level."""
+        raise NotImplementedError
+
+    @property
+    def n_resamples(self) -> int:  # pragma: no cover - each result gives it
+        """Bootstrap resamples."""
+        raise NotImplementedError
+
+    @property
+    def stopped(self) -> str | None:  # pragma: no cover - each result gives it
+        """Why the run stopped early (a spent budget), or ``None``."""
+        raise NotImplementedError
+
+    def item_failures(self) -> Iterator[Iterable[Failure]]:
+        """Per item, its calls' failures (``None`` for a call that gave a reading)."""
+        raise NotImplementedError  # pragma: no cover - each result gives it
+
+    @property
+    def partial(self) -> bool:
+        """Whether a budget stopped the run before every call was made."""
+        return self.stopped is not None
+
+    @property
+    def n_not_run(self) -> int:
+        """Items with a call never made (a budget stopped the run first)."""
+        return sum(any(_not_run(f) for f in item) for item in self.item_failures())
+
+    @property
+    def failures(self) -> Counter[str]:
+        """Why calls failed, grouped: ``"parse failure: <reason>"`` or ``"<kind>: <message>"``."""
+        return failure_reasons(f for item in self.item_failures() for f in item)
+
+    def settings_dict(self) -> dict[str, Any]:
+        """The settings' part of the JSON: the bootstrap's seed, level and resamples.
+
+        A result whose settings hold more (the pairwise rule and rounds) renders them
+        whole instead, under ``"settings"``.
+        """
+        return {"seed": self.seed, "level": self.level, "n_resamples": self.n_resamples}
+
+    def frame_dict(self, *, partial: bool = True) -> dict[str, Any]:
+        """The frame's part of the JSON: the settings, ``partial`` and ``stopped``.
+
+        Args:
+            partial: Whether to include ``partial`` (``score``'s JSON never had it,
+                and its JSON does not change).
+        """
+        stop: dict[str, Any] = {"partial": self.partial} if partial else {}
+        return {**self.settings_dict(), **stop, "stopped": self.stopped}
