@@ -46,6 +46,7 @@ __all__ = [
     "PairData",
     "RoundChunk",
     "RoundDraws",
+    "check_rounds",
     "multinomial_counts",
     "solve_rounds",
 ]
@@ -263,15 +264,20 @@ class RoundDraws:
         return counts.reshape(size, -1, 3)
 
     def _check(self, counts: FloatArray) -> RoundHealth:
-        data = self._data
-        score = counts[:, :, 0] + 0.5 * counts[:, :, 2]
-        # Counts are whole numbers: summed exactly in any order, and this is faster than
-        # a sum over the short last axis.
-        total = counts[:, :, 0] + counts[:, :, 1] + counts[:, :, 2]
-        return round_health(
-            data.first, data.second, score, total, self._anchor, data.n_models,
-            check_mle=self._check_mle,
-        )  # fmt: skip
+        return check_rounds(self._data, counts, self._anchor, check_mle=self._check_mle)
+
+
+def check_rounds(
+    data: PairData, counts: FloatArray, anchor: int, *, check_mle: bool
+) -> RoundHealth:
+    """:func:`._bt_graph.round_health` of rounds given as ``(B, P, 3)`` pair counts."""
+    score = counts[:, :, 0] + 0.5 * counts[:, :, 2]
+    # Counts are whole numbers: summed exactly in any order, and this is faster than
+    # a sum over the short last axis.
+    total = counts[:, :, 0] + counts[:, :, 1] + counts[:, :, 2]
+    return round_health(
+        data.first, data.second, score, total, anchor, data.n_models, check_mle=check_mle
+    )
 
 
 SPLIT_MIN_CELLS = 1 << 18

@@ -79,7 +79,6 @@ def davidson_lbfgs(
     counts: FloatArray,
     n: int,
     l2: float,
-    x0: FloatArray | None = None,
 ) -> FloatArray:
     """Fit Davidson's (1970) tie model by L-BFGS with the analytic gradient.
 
@@ -95,7 +94,6 @@ def davidson_lbfgs(
         counts: ``(P, 3)`` wins of first, wins of second, ties.
         n: Number of models.
         l2: Ridge strength on ``theta`` (not on ``kappa``).
-        x0: Starting point ``(n + 1,)``: ratings then ``kappa``.
 
     Returns:
         ``(n + 1,)``: ratings with mean zero, then ``kappa``. L-BFGS gets close;
@@ -120,10 +118,9 @@ def davidson_lbfgs(
         value = -float(ll.sum()) + 0.5 * l2 * float(theta @ theta)
         return value / norm, grad / norm
 
-    start = np.zeros(n + 1) if x0 is None else np.asarray(x0, dtype=np.float64)
     res = minimize(
         fun,
-        start,
+        np.zeros(n + 1),
         jac=True,
         method="L-BFGS-B",
         options={"maxiter": 500, "gtol": 1e-6},

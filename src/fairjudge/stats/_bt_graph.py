@@ -97,12 +97,6 @@ class Unbounded:
     below: BoolArray
     apart: BoolArray
 
-    @property
-    def runs_off(self) -> BoolArray:
-        """``(n,)`` every rating with no finite maximum, whichever way."""
-        out: BoolArray = self.above | self.below | self.apart
-        return out
-
 
 def unbounded(
     first: IntArray, second: IntArray, score: FloatArray, total: FloatArray, n: int, anchor: int

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
-from fairjudge.stats._newton import backtrack
+from fairjudge.stats._logistic import backtrack
 
 __all__ = ["MAX_NEWTON_ITER", "NewtonLayout", "bt_newton", "bt_objective", "to_models"]
 
@@ -308,7 +308,7 @@ class NewtonLayout:
         """The ``(B, m, m)`` Newton matrices, made solvable, from :func:`_hessian_terms`.
 
         Entry for entry the matrix that writing the terms into zeros and then
-        :func:`._newton.stabilise` gave, but gathered in one pass from a table of
+        :func:`._logistic.stabilise` gave, but gathered in one pass from a table of
         the distinct entries, on which the gauge term and the ridge are added.
         """
         table = self.entries(terms, l2)
@@ -320,7 +320,7 @@ class NewtonLayout:
 
         The gauge term ``mean_diag / n`` goes on the ratings-block entries (zero
         included) and the tiny ridge on the diagonal ones, in that order, as
-        :func:`._newton.stabilise` adds them to the matrix.
+        :func:`._logistic.stabilise` adds them to the matrix.
         """
         h_dd, h_dk, h_kk = terms
         b, p = h_dd.shape

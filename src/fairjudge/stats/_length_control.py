@@ -44,9 +44,8 @@ import numpy as np
 from fairjudge._errors import InputError
 from fairjudge.stats._arrays import FloatArray, IntArray, expit
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._newton import backtrack
+from fairjudge.stats._logistic import MAX_LOG_ODDS, backtrack, beyond_bound, separation_reason
 from fairjudge.stats._resample import BootstrapOptions, Resampled, plan_bootstrap, unstable_reason
-from fairjudge.stats._separation import MAX_LOG_ODDS, beyond_bound, separation_reason
 from fairjudge.stats._validate import (
     OUTCOME_SCORES,
     check_finite,
@@ -219,7 +218,7 @@ def _check_point_fit(theta: float, beta: float) -> None:
         InputError: The verdicts are separated by length, or all go one way.
     """
     # Over the tanh range [-1, 1] the length term adds at most |beta| to the log-odds,
-    # and the intercept |theta| (see :mod:`._separation` for the bound).
+    # and the intercept |theta| (see :mod:`._logistic` for the bound).
     if abs(beta) > MAX_LOG_ODDS:
         # The likelihood keeps rising as beta grows, so theta, and the win rate at
         # equal length, are not identified.

@@ -179,26 +179,21 @@ class Resampled:
         return {f.name: getattr(self, f.name) for f in fields(Resampled)}
 
 
-@dataclass(frozen=True, slots=True)
-class BootstrapPlan:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BootstrapPlan(Resampled):
     """The checked options of one bootstrap and what each resample draws.
+
+    The options its result records are :class:`Resampled`'s (``n_questions`` is
+    ``n_clusters`` when questions were given, else ``None``).
 
     Attributes:
         clusters: ``(n_items,)`` cluster code of each item (its own index when no
             questions were given).
         n_clusters: Number of clusters.
-        n_questions: ``n_clusters`` when questions were given, else ``None``.
-        n_resamples: Bootstrap rounds.
-        seed: Seed of the bootstrap.
-        level: Nominal coverage.
     """
 
     clusters: IntArray
     n_clusters: int
-    n_questions: int | None
-    n_resamples: int
-    seed: int
-    level: float
 
     @property
     def reason(self) -> str | None:

@@ -15,7 +15,7 @@ as not estimable rather than as NaN or zero.
 A judge whose verdicts style (almost) perfectly predicts (say, one that always
 prefers the longer answer) leaves nothing to estimate at equal style: the style
 coefficient runs off towards infinity, and the ratings are wherever Newton stopped.
-The test is length control's (:mod:`._separation`): a style term that adds more
+The test is length control's (:mod:`._logistic`): a style term that adds more
 than 15 log-odds to some battle. When the full-data fit fails it (asked also of the
 uncentred differences, see :func:`._style_fit.separating`), the separating
 coefficients and every rating interval are reported as not estimable, with the
@@ -34,7 +34,7 @@ import numpy as np
 
 from fairjudge._errors import ConfigError
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
-from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
+from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, check_rounds
 from fairjudge.stats._bt_data import (
     check_fallback,
     encode_battles,
@@ -42,9 +42,9 @@ from fairjudge.stats._bt_data import (
     pair_data,
     resolve_anchor,
 )
-from fairjudge.stats._bt_graph import round_health
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._leaderboard import Leaderboard, to_elo
+from fairjudge.stats._logistic import beyond_bound, separation_reason
 from fairjudge.stats._resample import (
     BootstrapOptions,
     BootstrapPlan,
@@ -52,7 +52,6 @@ from fairjudge.stats._resample import (
     plan_bootstrap,
     unstable_reason,
 )
-from fairjudge.stats._separation import beyond_bound, separation_reason
 from fairjudge.stats._style_features import (
     STYLE_CONTROLS,
     StyleControl,
@@ -196,7 +195,7 @@ def _bootstrap(
     """Refit on every resample, warm-started at ``x_hat``; check each round's fit.
 
     A round is separated when some style term reaches past 15 log-odds on the
-    battles it drew (see :mod:`._separation`), or when Newton did not converge: its
+    battles it drew (see :mod:`._logistic`), or when Newton did not converge: its
     values are where the optimiser stopped. Its ratings then count as diverged
     (all but the anchor's, which is pinned), as do those the battle graph alone
     leaves without a finite maximum.
@@ -221,10 +220,7 @@ def _bootstrap(
             cell_counts[r] = np.bincount(data.cells, weights=w, minlength=data.n_cells)
             r += 1
     counts = cell_counts.reshape(plan.n_resamples, -1, 3)
-    score = counts[:, :, 0] + 0.5 * counts[:, :, 2]
-    health = round_health(
-        data.first, data.second, score, counts.sum(axis=2), anchor, n, check_mle=l2 == 0.0
-    )
+    health = check_rounds(data, counts, anchor, check_mle=l2 == 0.0)
     theta = boot[:, :n].copy()
     theta[health.unidentified] = np.nan
     ran_off = separated[:, None] & ~health.unidentified

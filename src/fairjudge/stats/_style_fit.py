@@ -7,7 +7,7 @@ differences ``f_i``::
 
 Ties count as half a win. The fit is the exact (weighted, optionally ridge-penalised)
 maximum likelihood. Whether that maximum means anything is a separate question,
-answered with :mod:`._separation` from :func:`style_reach`: a style term that adds
+answered with :mod:`._logistic` from :func:`style_reach`: a style term that adds
 more than 15 log-odds to some battle has the verdicts (almost) separated by style
 (:func:`separating` asks it of the full data, the caller of each bootstrap round).
 """
@@ -18,8 +18,7 @@ import numpy as np
 from scipy.special import expit
 
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
-from fairjudge.stats._newton import backtrack, stabilise
-from fairjudge.stats._separation import beyond_bound
+from fairjudge.stats._logistic import backtrack, beyond_bound, stabilise
 
 __all__ = ["fit_style_bt", "separating", "style_reach"]
 
@@ -39,7 +38,7 @@ def fit_style_bt(
 
     The Hessian has the Bradley-Terry Laplacian in the ratings block, as in
     :func:`._bt_solvers.bt_newton` (made solvable the same way, by
-    :func:`._newton.stabilise`), plus the covariate rows and columns. Steps above
+    :func:`._logistic.stabilise`), plus the covariate rows and columns. Steps above
     0.5 are halved until the objective does not increase.
 
     Args:
