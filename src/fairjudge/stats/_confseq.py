@@ -1,0 +1,374 @@
+"""Anytime-valid confidence sequences for a win rate, judged without replacement.
+
+Adaptive stopping looks at the interval after every batch and stops when the answer
+is known. A fixed-sample interval (the bootstrap) is valid at one sample size chosen
+in advance; checked after every batch it excludes the truth far more often than
+``1 - level`` says. A *confidence sequence* is valid at every sample size at once:
+with probability at least ``level`` the population mean lies in every interval of
+the sequence, so stopping whenever it pleases the caller keeps the guarantee.
+
+The construction is the betting one of Waudby-Smith and Ramdas, "Estimating means of
+bounded random variables by betting" (JRSS-B 2024), in its sampling-without-
+replacement form, implemented here from the paper's formulas:
+
+- The population is ``N`` units (questions) with scores ``x_1..x_N`` in [0, 1] and
+  mean ``mu``; they are judged in a uniformly random order, without replacement.
+  After ``i - 1`` draws with sum ``S_{i-1}``, the mean of the units not yet drawn is,
+  if the population mean were ``m``, ``mu_i(m) = (N m - S_{i-1}) / (N - i + 1)``:
+  the without-replacement correction. Under ``m = mu`` the next draw has exactly that
+  conditional mean.
+- For each candidate ``m`` two gamblers bet on the next score, one that it exceeds
+  ``mu_i(m)``, one that it falls short. Their capitals
+  ``K+_t(m) = prod (1 + l+_i (x_i - mu_i(m)))`` and
+  ``K-_t(m) = prod (1 - l-_i (x_i - mu_i(m)))`` are nonnegative martingales when
+  ``m = mu``. The paper's hedged capital ``max(K+ / 2, K- / 2)`` is at most their
+  average, itself a nonnegative martingale that starts at 1; by Ville's inequality
+  the average ever reaches ``1 / alpha`` with probability at most ``alpha``. So
+  ``{m : K+_t(m) < 2 / alpha and K-_t(m) < 2 / alpha}``, over all ``t`` at once, is
+  a ``1 - alpha`` confidence sequence.
+- The bets are the paper's predictable plug-in, fixed before each draw is seen:
+  ``l_i = sqrt(2 log(2 / alpha) / (s2_{i-1} i log(1 + i)))`` with the running variance
+  ``s2_t = (1/4 + sum (x_j - xbar_j)^2) / (t + 1)``, ``xbar_j = (1/2 + S_j) / (j + 1)``,
+  truncated as ``l+_i = min(l_i, c / mu_i(m))`` and ``l-_i = min(l_i, c / (1 - mu_i(m)))``
+  with ``c = 1/2``, so every factor stays at least ``1 - c``.
+- A candidate ``m`` for which the units not yet drawn would need a mean outside
+  [0, 1] is impossible outright. This range, ``[S_n / N, (S_n + N - n) / N]``, is
+  what makes the interval collapse to the exact population mean at ``n = N``.
+
+Each capital falls as ``m`` rises (``K+``) or rises with it (``K-``), so the excluded
+candidates form a lower and an upper tail and the sequence is an interval. It is
+computed on a grid of candidates (``resolution`` steps on [0, 1], 0.5 among them): a
+bound is the outermost *excluded* grid point, which is conservative by less than one
+step, while the decision "0.5 is excluded" is exact, read from the capital at 0.5.
+
+Running intersection: a candidate excluded once stays excluded, and the reported
+bounds only move inwards. This costs nothing: the event "``mu`` is in every interval"
+is the same event for the sequence and for its running intersection, so the
+guarantee carries over, while the intervals get narrower and never un-decide.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fairjudge._errors import ConfigError, InputError
+from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._validate import check_level
+
+__all__ = ["ConfidenceSequence", "WealthGrid"]
+
+_TRUNCATION = 0.5  # c: the largest share of the capital one bet may risk
+_TINY = 1e-300  # c / mu with mu = 0: the truncation does not bind
+
+
+def _grid(resolution: int) -> NDArray[np.float64]:
+    if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 2:
+        raise ConfigError(f"resolution must be an even integer >= 2; got {resolution!r}")
+    if resolution % 2:
+        raise ConfigError(f"resolution must be even, so that 0.5 is a grid point; got {resolution}")
+    return np.arange(resolution + 1, dtype=np.float64) / resolution
+
+
+class WealthGrid:
+    """The betting capitals of ``runs`` independent sequences, in lock-step (mutable).
+
+    The engine behind :class:`ConfidenceSequence`, exposed for simulations that follow
+    thousands of random orders at once. ``grid`` is the candidate means: an even
+    ``resolution`` (``k / resolution`` for ``k = 0..resolution``), or explicit sorted
+    values in [0, 1] that include 0.5. The decision at 0.5 does not depend on the
+    other points, so a simulation that only needs decisions may pass ``[0.5]``.
+
+    Attributes:
+        population: ``N``, the number of units.
+        n: Units seen so far (the same in every run).
+        total: Sum of the scores seen, per run.
+        low: Lower bound per run (the running intersection).
+        high: Upper bound per run.
+        winner: Per run: 0 undecided, 1 when the mean is shown above 0.5, 2 below.
+        contradicted: Per run: the data excluded every candidate at some point.
+    """
+
+    def __init__(
+        self, population: int, runs: int = 1, *, level: float = 0.95, grid: int | ArrayLike = 2000
+    ) -> None:
+        if isinstance(population, bool) or not isinstance(population, int) or population < 1:
+            raise ConfigError(f"population must be an integer >= 1; got {population!r}")
+        if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+            raise ConfigError(f"runs must be an integer >= 1; got {runs!r}")
+        self.population, self.level = population, check_level(level)
+        self.grid = _grid(grid) if isinstance(grid, int) else np.asarray(grid, dtype=np.float64)
+        g = self.grid
+        if g.ndim != 1 or not np.all(np.diff(g) > 0) or g[0] < 0 or g[-1] > 1 or 0.5 not in g:
+            raise ConfigError("grid must be sorted values in [0, 1] that include 0.5")
+        self._half = int(np.searchsorted(g, 0.5))
+        self._log_threshold = math.log(2 / (1 - self.level))  # hedged, theta = 1/2
+        self.n = 0
+        self.total = np.zeros(runs)
+        self._dev2 = np.zeros(runs)  # sum of (x_j - xbar_j)^2, for the plug-in variance
+        self._log_plus = np.zeros((runs, g.size))
+        self._log_minus = np.zeros((runs, g.size))
+        self._out_plus = np.zeros((runs, g.size), dtype=bool)  # ever K+ >= 2 / alpha
+        self._out_minus = np.zeros((runs, g.size), dtype=bool)
+        self.low, self.high = np.zeros(runs), np.ones(runs)
+        self.winner = np.zeros(runs, dtype=np.int8)
+        self.contradicted = np.zeros(runs, dtype=bool)
+
+    def copy(self) -> WealthGrid:
+        """An independent copy (the arrays are copied, the grid is shared)."""
+        new = object.__new__(WealthGrid)
+        for name, value in vars(self).items():
+            setattr(new, name, value.copy() if isinstance(value, np.ndarray) else value)
+        new.grid = self.grid
+        return new
+
+    @property
+    def log_capital(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``log K+`` and ``log K-`` at each grid point, per run (``runs x grid``)."""
+        return self._log_plus, self._log_minus
+
+    def excluded(self, value: float) -> NDArray[np.bool_]:
+        """Per run, whether the grid point ``value`` has been excluded at any time so far.
+
+        Exact for ``value`` itself, unlike the bounds, which are rounded outwards to the
+        grid: a simulation that puts the true mean on the grid reads its miscoverage here.
+
+        Raises:
+            ConfigError: ``value`` is not a grid point.
+        """
+        at = np.flatnonzero(self.grid == value)
+        if at.size != 1:
+            raise ConfigError(f"value must be a point of the grid; got {value!r}")
+        n_pop, k = self.population, int(at[0])
+        outside = (value < self.total / n_pop) | (value > (self.total + n_pop - self.n) / n_pop)
+        return self._out_plus[:, k] | self._out_minus[:, k] | outside
+
+    def update(self, scores: NDArray[np.float64]) -> None:
+        """Bet on the next ``scores.shape[1]`` units of every run, in the order given.
+
+        The order must be the sampling order: the bets are predictable only if a unit's
+        position does not depend on its score. Every observation is a look, so a
+        candidate excluded in the middle of a batch stays excluded.
+
+        Args:
+            scores: ``runs x batch`` scores in [0, 1], already checked.
+        """
+        x = scores
+        if x.ndim != 2 or x.shape[0] != self.total.size:
+            raise InputError(f"scores must be runs x batch; got shape {x.shape}", params="scores")
+        size, n_pop = x.shape[1], self.population
+        if self.n + size > n_pop:
+            raise InputError(
+                f"scores: {size} more units after {self.n} would exceed population={n_pop}",
+                params=("scores", "population"),
+            )
+        if size == 0:
+            return
+        t = np.arange(self.n + 1, self.n + size + 1, dtype=np.float64)  # 1-based draw index
+        s_incl = self.total[:, None] + np.cumsum(x, axis=1)
+        s_prev = np.concatenate([self.total[:, None], s_incl[:, :-1]], axis=1)
+        dev2 = (x - (0.5 + s_incl) / (t + 1)) ** 2
+        d_incl = self._dev2[:, None] + np.cumsum(dev2, axis=1)
+        var_prev = (0.25 + np.concatenate([self._dev2[:, None], d_incl[:, :-1]], axis=1)) / t
+        bet = np.sqrt(2 * self._log_threshold / (var_prev * t * np.log1p(t)))[:, :, None]
+        left = (n_pop - t + 1)[None, :, None]
+        # Conditional mean of the next draw if the population mean were m; clipped
+        # where m is already impossible (those candidates are masked out below).
+        mu = np.clip((n_pop * self.grid - s_prev[:, :, None]) / left, 0.0, 1.0)
+        gap = x[:, :, None] - mu
+        plus = np.minimum(bet, _TRUNCATION / np.maximum(mu, _TINY)) * gap
+        minus = np.minimum(bet, _TRUNCATION / np.maximum(1 - mu, _TINY)) * gap
+        path_plus = self._log_plus[:, None, :] + np.cumsum(np.log1p(plus), axis=1)
+        path_minus = self._log_minus[:, None, :] + np.cumsum(np.log1p(-minus), axis=1)
+        self._out_plus |= (path_plus >= self._log_threshold).any(axis=1)
+        self._out_minus |= (path_minus >= self._log_threshold).any(axis=1)
+        self._log_plus, self._log_minus = path_plus[:, -1, :], path_minus[:, -1, :]
+        self.n += size
+        self.total, self._dev2 = s_incl[:, -1], d_incl[:, -1]
+        self._bounds()
+
+    def _bounds(self) -> None:
+        n_pop, g = self.population, self.grid
+        lo_f, hi_f = self.total / n_pop, (self.total + (n_pop - self.n)) / n_pop
+        possible = (g >= lo_f[:, None]) & (g <= hi_f[:, None])
+        g_low = np.where(self._out_plus & possible, g, -np.inf).max(axis=1)
+        g_high = np.where(self._out_minus & possible, g, np.inf).min(axis=1)
+        low = np.maximum(np.maximum(self.low, lo_f), g_low)
+        high = np.minimum(np.minimum(self.high, hi_f), g_high)
+        empty = low > high
+        if empty.any():
+            # Every candidate is excluded: the miscoverage event (probability <= alpha)
+            # has happened. Report the possible mean nearest to where the bounds crossed;
+            # at n = N that is the population mean itself.
+            point = np.clip((low + high) / 2, lo_f, hi_f)
+            low, high = np.where(empty, point, low), np.where(empty, point, high)
+            self.contradicted |= empty
+        self.low, self.high = low, high
+        up = self._out_plus[:, self._half] | (lo_f > 0.5)
+        down = self._out_minus[:, self._half] | (hi_f < 0.5)
+        mean = self.total / self.n
+        both = np.where(mean > 0.5, 1, np.where(mean < 0.5, 2, 0))
+        side = np.where(up & ~down, 1, np.where(down & ~up, 2, np.where(up, both, 0)))
+        self.winner = np.where(self.winner == 0, side, self.winner).astype(np.int8)
+
+
+def _check_scores(
+    scores: Iterable[float] | ArrayLike, seen: int, population: int
+) -> NDArray[np.float64]:
+    given: Any = scores
+    if isinstance(given, Iterable) and not isinstance(given, np.ndarray | str):
+        given = list(given)  # a generator, a tuple, a pandas column
+    try:
+        values = np.asarray(given, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"scores must be numbers in [0, 1]; got {scores!r:.60}", params="scores"
+        ) from None
+    if values.ndim != 1:
+        raise InputError(
+            f"scores must be a flat sequence; got shape {values.shape}", params="scores"
+        )
+    bad = np.flatnonzero(~((values >= 0) & (values <= 1)))  # NaN fails both
+    if bad.size:
+        k = int(bad[0])
+        raise InputError(
+            f"scores[{k}] must be a unit score in [0, 1]; got {float(values[k])!r}", params="scores"
+        )
+    if seen + values.size > population:
+        raise InputError(
+            f"scores: {values.size} more units after {seen} would exceed "
+            f"population={population}; each unit is judged once",
+            params=("scores", "population"),
+        )
+    return values
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ConfidenceSequence:
+    """An anytime-valid interval for model 1's win rate, updated batch by batch.
+
+    The sampling unit is the *question*: when several items share a question (turns
+    of a conversation, several prompt variants), they are judged together and the
+    caller passes one unit score per question, the mean of its items' scores (still
+    in [0, 1]). Units are drawn in a seeded random order without replacement, and
+    ``population`` counts questions. The target is then the mean over questions of
+    their mean score; it equals the item win rate when every question has the same
+    number of items.
+
+    Attributes:
+        population: Units in the population (``N``).
+        level: Nominal coverage, simultaneously over all sample sizes.
+        n: Units judged so far.
+        total: Sum of their scores.
+        low: Lower bound, conservative by less than ``1 / resolution``.
+        high: Upper bound, likewise.
+        winner: ``"1"`` once the interval shows the mean above 0.5, ``"2"`` below;
+            ``None`` while 0.5 is still possible. Never changes once set.
+        contradicted: The data excluded every candidate mean, which happens with
+            probability at most ``1 - level``; the interval is then the possible mean
+            nearest to where the bounds crossed.
+
+    Example:
+        >>> cs = ConfidenceSequence.start(population=4)
+        >>> cs = cs.update([1.0, 0.5]).update([1.0, 1.0])
+        >>> cs.interval, cs.winner
+        (ConfidenceInterval(low=0.875, high=0.875, level=0.95, reason=None), '1')
+    """
+
+    population: int
+    level: float
+    n: int
+    total: float
+    low: float
+    high: float
+    winner: Literal["1", "2"] | None
+    contradicted: bool
+    _wealth: WealthGrid = field(repr=False)
+
+    @classmethod
+    def start(
+        cls, population: int, *, level: float = 0.95, resolution: int = 2000
+    ) -> ConfidenceSequence:
+        """The sequence before any unit is judged: the interval is [0, 1].
+
+        Args:
+            population: Number of units (questions) that may be judged, at least 1.
+            level: Coverage over the whole sequence, in (0, 1).
+            resolution: Grid steps on [0, 1] (even): bounds are exact to ``1 / resolution``.
+
+        Raises:
+            ConfigError: A parameter is out of range; the message names it.
+        """
+        wealth = WealthGrid(population, 1, level=level, grid=resolution)
+        return cls(population, wealth.level, 0, 0.0, 0.0, 1.0, None, False, wealth)
+
+    def update(self, scores: Iterable[float] | ArrayLike) -> ConfidenceSequence:
+        """The sequence after the next units, given in the order they were drawn.
+
+        Pass the batch in its seeded sampling order, not in the order the calls
+        completed: completion time can depend on the answers, and the bets are valid
+        only for an order that does not. ``self`` is left unchanged.
+
+        Args:
+            scores: One score in [0, 1] per unit (the mean of the unit's item scores).
+
+        Raises:
+            InputError: A score is outside [0, 1] or not a number, or the units would
+                exceed ``population``.
+        """
+        values = _check_scores(scores, self.n, self.population)
+        if values.size == 0:
+            return self
+        wealth = self._wealth.copy()
+        wealth.update(values[None, :])
+        winner = {0: None, 1: "1", 2: "2"}[int(wealth.winner[0])]
+        return ConfidenceSequence(
+            self.population, self.level, wealth.n, float(wealth.total[0]),
+            float(wealth.low[0]), float(wealth.high[0]), winner,  # type: ignore[arg-type]
+            bool(wealth.contradicted[0]), wealth,
+        )  # fmt: skip
+
+    @property
+    def estimate(self) -> float:
+        """Mean score of the units judged so far (NaN before any)."""
+        return self.total / self.n if self.n else math.nan
+
+    @property
+    def interval(self) -> ConfidenceInterval:
+        """The current anytime-valid interval."""
+        return ConfidenceInterval(self.low, self.high, self.level)
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width (0.5 before any unit, 0 once all are judged)."""
+        return (self.high - self.low) / 2
+
+    @property
+    def complete(self) -> bool:
+        """Whether every unit of the population has been judged."""
+        return self.n == self.population
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "estimate": None if self.n == 0 else self.estimate,
+            "ci": self.interval.to_dict(),
+            "n": self.n,
+            "population": self.population,
+            "winner": self.winner,
+            "contradicted": self.contradicted,
+            "method": "betting confidence sequence, without replacement (Waudby-Smith & Ramdas)",
+        }
+
+    def summary(self) -> str:
+        """One line: estimate, interval, units judged and the decision."""
+        decision = f"model {self.winner} is better" if self.winner else "0.5 not excluded"
+        return (
+            f"win rate {self.estimate:.3f}, {self.level:.0%} anytime-valid CI {self.interval} "
+            f"after {self.n} of {self.population} units; {decision}"
+        )
