@@ -1,6 +1,6 @@
 """Numerical core of the Bradley-Terry fits: pair tables and batched Newton.
 
-The full-data fits that start from zero (L-BFGS, then Newton) are in :mod:`._bt_full_fit`.
+The full-data fits that start from zero (L-BFGS, then Newton) are in :mod:`._bradley_terry`.
 
 Why batched Newton: Chatbot Arena's modern code (FastChat ``rating_systems.py``)
 merges identical battles into weighted rows and fits every bootstrap round with its

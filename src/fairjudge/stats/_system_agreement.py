@@ -17,8 +17,8 @@ import scipy.sparse as sp
 
 from fairjudge._errors import InputError
 from fairjudge.stats._arrays import FloatArray
+from fairjudge.stats._bradley_terry import bt_lbfgs
 from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data
-from fairjudge.stats._bt_full_fit import bt_lbfgs
 from fairjudge.stats._bt_solvers import bt_newton
 from fairjudge.stats._leaderboard import ELO_SCALE
 from fairjudge.stats._rank_stats import RankCorrelation, correlation_fields, rank_corr_rows
