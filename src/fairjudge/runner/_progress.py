@@ -146,13 +146,22 @@ class Snapshot:
             f"{self.retries} retries)"
         )
 
+    @property
+    def eta_clock(self) -> str:
+        """:attr:`eta` as ``"m:ss"`` (or ``"h:mm:ss"``); ``"?"`` before the first call ends."""
+        eta = self.eta
+        return _clock(eta) if eta is not None else "?"
+
+    @property
+    def how_made(self) -> str:
+        """For a run that ended: ``"all from the store"``, the pace, or ``""`` if none was made."""
+        if self.all_cached:
+            return "all from the store"
+        return self.pace if self.done + self.failed else ""
+
     def line(self) -> str:
         """One line of plain text while the run goes on."""
-        eta = self.eta
-        return (
-            f"{self.counts()} {self.pace}, "
-            f"ETA {_clock(eta) if eta is not None else '?'}{self.waiting}"
-        )
+        return f"{self.counts()} {self.pace}, ETA {self.eta_clock}{self.waiting}"
 
     def final_line(self) -> str:
         """The line for a run that ended: no ETA, and no rate when no call was made.
@@ -160,12 +169,7 @@ class Snapshot:
         ``done`` only when every call settled, else ``stopped early``.
         """
         word = "done" if self.finished >= self.total else "stopped early"
-        if self.all_cached:
-            how = " all from the store"
-        elif self.done + self.failed:
-            how = f" {self.pace}"
-        else:
-            how = ""
+        how = f" {self.how_made}" if self.how_made else ""
         return f"{word}: {self.counts()}{how} in {_clock(self.elapsed)}"
 
 
@@ -257,16 +261,11 @@ class RichProgress:
 
     def _show(self, snapshot: Snapshot, *, final: bool = False) -> None:
         extra = f"cached {snapshot.cached} · failed {snapshot.failed} · "
-        if not final:
-            eta = snapshot.eta
-            extra += (
-                f"{snapshot.pace} · ETA {_clock(eta) if eta is not None else '?'}"
-                f"{snapshot.waiting.replace(', ', ' · ', 1)}"
-            )
-        elif snapshot.all_cached:
-            extra += "all from the store"
-        elif snapshot.done + snapshot.failed:
-            extra += snapshot.pace
+        if final:
+            extra += snapshot.how_made
+        else:
+            waiting = snapshot.waiting.replace(", ", " · ", 1)
+            extra += f"{snapshot.pace} · ETA {snapshot.eta_clock}{waiting}"
         extra = extra.removesuffix(" · ")
         self._progress.update(
             self._task, total=snapshot.total, completed=snapshot.finished, extra=extra
