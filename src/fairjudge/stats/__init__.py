@@ -20,10 +20,6 @@ if TYPE_CHECKING:
         BradleyTerryResult,
         bradley_terry,
     )
-    from fairjudge.stats._correlation import (
-        CorrelationResult,
-        score_correlation,
-    )
     from fairjudge.stats._elo import (
         OnlineEloResult,
         online_elo,
@@ -52,6 +48,10 @@ if TYPE_CHECKING:
         outcomes_from_positions,
         position_bias,
     )
+    from fairjudge.stats._rank_stats import (
+        CorrelationResult,
+        score_correlation,
+    )
     from fairjudge.stats._style_control import (
         StyleCoefficient,
         StyleControlResult,
@@ -72,7 +72,6 @@ __getattr__ = lazy_attributes(
         "fairjudge.stats._agreement": "AgreementResult ConfusionMatrix judge_agreement",
         "fairjudge.stats._bradley_terry": "BradleyTerryResult bradley_terry",
         "fairjudge.stats._intervals": "ConfidenceInterval bootstrap_mean shared_resamples",
-        "fairjudge.stats._correlation": "CorrelationResult score_correlation",
         "fairjudge.stats._length_control": "LengthControlledWinRate length_controlled_win_rate",
         "fairjudge.stats._leaderboard": "ModelRating",
         "fairjudge.stats._elo": "OnlineEloResult online_elo",
@@ -83,6 +82,7 @@ __getattr__ = lazy_attributes(
         "fairjudge.stats._position_bias": (
             "PositionBiasResult Proportion outcomes_from_positions position_bias"
         ),
+        "fairjudge.stats._rank_stats": "CorrelationResult score_correlation",
         "fairjudge.stats._style_control": (
             "StyleCoefficient StyleControlResult style_controlled_bradley_terry"
         ),
