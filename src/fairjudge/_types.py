@@ -1,4 +1,4 @@
-"""Core value types: verdicts, probabilities, replies and failures.
+"""Core value types: verdicts, scores, probabilities, replies and failures.
 
 Two vocabularies are kept apart on purpose. A single judge call speaks in
 *positions* (:class:`Verdict`: ``A``, ``B`` or ``tie``), because that is what the
@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 __all__ = [
     "OUTCOME_SCORE",
     "CallError",
+    "ExpectedScore",
     "Order",
     "Outcome",
     "ParseFailure",
@@ -26,6 +27,7 @@ __all__ = [
     "Replies",
     "Reply",
     "Resolution",
+    "ScoreReading",
     "Verdict",
     "failure_counts",
     "stopped_by",
@@ -173,51 +175,152 @@ class CallError:
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
-    """What one judge call produced: a reading of the reply, or why there is none.
+class ExpectedScore:
+    """The probability-weighted score of one dimension, from the score token's logprobs.
 
-    A pairwise call's reading is a :attr:`verdict` (with :attr:`probabilities` when
-    the backend gave logprobs); other kinds of judgment (rubric scores, a jury
-    member's vote) carry theirs as a JSON-ready :attr:`payload`. A reply holds a
-    reading or a :attr:`failure`, never both and never neither.
+    Attributes:
+        expected: Σ p(k)·k over the scale's levels, with p renormalised over them.
+        probabilities: p(k) per level, renormalised (sums to 1).
+        mass: The share of the first token's reported mass that fell on a level
+            (low mass means the judge meant to say something other than a score).
     """
 
-    verdict: Verdict | None
-    probabilities: Probabilities | None = None
-    raw: str | None = None
-    failure: ParseFailure | CallError | None = None
-    cached: bool = False
-    key: str | None = None
-    """The store key of the call, for LLM judges; links the judgment to its audit row."""
-    payload: Mapping[str, Any] | None = None
-    """A parsed reading other than a verdict, e.g. ``{"scores": {...}, "reason": ...}``."""
+    expected: float
+    probabilities: Mapping[int, float]
+    mass: float
 
-    def __post_init__(self) -> None:
-        read = self.verdict is not None or self.payload is not None
-        if read == (self.failure is not None):
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (levels as string keys)."""
+        return {
+            "expected": self.expected,
+            "probabilities": {str(k): p for k, p in self.probabilities.items()},
+            "mass": self.mass,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreReading:
+    """A pointwise reading: the scores read from one reply.
+
+    Attributes:
+        scores: One whole number per dimension read (every dimension for a JSON reply,
+            one for a bare-number reply).
+        reason: The judge's reason, when it gave one.
+        expected: The probability-weighted score of a dimension whose bare-number reply
+            came with logprobs (G-Eval); empty otherwise.
+    """
+
+    scores: Mapping[str, int]
+    reason: str | None = None
+    expected: Mapping[str, ExpectedScore] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, as the store's row and a ``score --out`` call record keep it."""
+        out: dict[str, Any] = {"scores": dict(self.scores), "reason": self.reason}
+        if self.expected:
+            out["expected"] = {name: e.to_dict() for name, e in self.expected.items()}
+        return out
+
+    to_payload = to_dict  # its name before the reading was typed
+
+
+# The reading's type: a pairwise reply's is a Verdict, the default, so a bare ``Reply``
+# is ``Reply[Verdict]``. Type checkers see the default (PEP 696, from typing_extensions);
+# at run time a plain TypeVar serves, so importing fairjudge does not load that module.
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as _DefaultTypeVar
+
+    R = _DefaultTypeVar("R", covariant=True, default=Verdict)
+else:
+    R = TypeVar("R", covariant=True)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Reply(Generic[R]):
+    """What one judge call produced: its reading, or why there is none.
+
+    The reading's type is the kind of judgment: a :class:`Verdict` for a pairwise
+    call (``Reply[Verdict]``, the default, with :attr:`probabilities` when the
+    backend gave logprobs), a :class:`ScoreReading` for a pointwise one
+    (``Reply[ScoreReading]``), or whatever a custom parser reads. A reply holds a
+    reading or a :attr:`failure`, never both and never neither. The parsers, the
+    session and the records are generic over it; only :meth:`to_record` turns it
+    into JSON.
+
+    ``Reply(verdict=...)`` and :attr:`verdict` are the pairwise spelling, kept for
+    every caller written before readings were typed; :attr:`payload` holds JSON-ready
+    detail beside the reading (a jury's member votes), or a custom parser's reading.
+    """
+
+    reading: R | None
+    probabilities: Probabilities | None
+    raw: str | None
+    failure: ParseFailure | CallError | None
+    cached: bool
+    key: str | None
+    """The store key of the call, for LLM judges; links the judgment to its audit row."""
+    payload: Mapping[str, Any] | None
+    """JSON-ready detail beside the reading, e.g. ``{"members": {...}}`` for a jury."""
+
+    def __init__(
+        self,
+        reading: R | None = None,
+        probabilities: Probabilities | None = None,
+        raw: str | None = None,
+        failure: ParseFailure | CallError | None = None,
+        cached: bool = False,
+        key: str | None = None,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        verdict: Verdict | None = None,
+    ) -> None:
+        if verdict is not None:
+            if reading is not None:
+                raise TypeError("give a Reply its reading or its verdict, not both")
+            reading = verdict  # type: ignore[assignment]  # the pairwise spelling
+        if (reading is not None or payload is not None) == (failure is not None):
             raise ValueError("a Reply holds either a reading or a failure, not both or neither")
+        for name, value in (
+            ("reading", reading), ("probabilities", probabilities), ("raw", raw),
+            ("failure", failure), ("cached", cached), ("key", key), ("payload", payload),
+        ):  # fmt: skip
+            object.__setattr__(self, name, value)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The pairwise reading: the verdict, or ``None`` (a failure, or another kind)."""
+        reading = self.reading
+        return reading if isinstance(reading, Verdict) else None
 
     @property
     def ok(self) -> bool:
-        """Whether the call produced a reading (a verdict or a payload)."""
+        """Whether the call produced a reading."""
         return self.failure is None
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON-ready reading stored next to the raw reply in the store's row."""
+        """The JSON-ready reading stored next to the raw reply in the store's row.
+
+        A verdict is ``verdict``; any other reading (its ``to_dict()``, or itself when it
+        is JSON already) and the :attr:`payload` are ``payload``.
+        """
         if isinstance(self.failure, ParseFailure):
             return {"verdict": None, "failure": "parse_failure", "reason": self.failure.reason}
         if isinstance(self.failure, CallError):
             return {"verdict": None, "failure": "call_error", "reason": self.failure.message}
+        reading = self.reading
         record: dict[str, Any] = {
-            "verdict": self.verdict.value if self.verdict is not None else None,
+            "verdict": reading.value if isinstance(reading, Verdict) else None,
             "probabilities": self.probabilities.to_dict() if self.probabilities else None,
         }
+        if reading is not None and not isinstance(reading, Verdict):
+            to_dict = getattr(reading, "to_dict", None)
+            record["payload"] = to_dict() if callable(to_dict) else reading
         if self.payload is not None:
-            record["payload"] = dict(self.payload)
+            record["payload"] = {**record.get("payload", {}), **self.payload}
         return record
 
 
-def failure_counts(replies: Iterable[Reply]) -> tuple[int, int]:
+def failure_counts(replies: Iterable[Reply[object]]) -> tuple[int, int]:
     """``(parse failures, call errors)`` among replies, whatever kind of judgment.
 
     A call a budget never started (``NotRun``) is neither: it is reported as not yet

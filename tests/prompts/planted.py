@@ -201,6 +201,6 @@ def _pointwise(judge: Style) -> Iterator[tuple[bool, bool]]:
                     json_reply = dimension is None
                     for text in echo_and_quote(real, shown, judge, json_reply=json_reply):
                         reply = read_scores(Completion(text), context)
-                        payload = reply.payload
-                        changed = payload is not None and payload["scores"] != wanted
+                        reading = reply.reading
+                        changed = reading is not None and reading.scores != wanted
                         yield changed, reply.failure is not None

@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Never
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
@@ -20,9 +20,9 @@ __all__ = ["CallableJudge", "load_python_judge", "not_run", "reply_from_value"]
 JudgeCallable = Callable[[str, str, str], Any]
 
 
-def not_run() -> Reply:
-    """The reply of a call a budget stop left unmade (as the session gives it)."""
-    return Reply(verdict=None, failure=CallError("NotRun", "the call was not made"))
+def not_run() -> Reply[Never]:
+    """The reply of a call a budget stop left unmade (as the session gives it), of any kind."""
+    return Reply(failure=CallError("NotRun", "the call was not made"))
 
 
 def reply_from_value(value: object) -> Reply:

@@ -69,13 +69,13 @@ class MemberUsage:
         }
 
 
-def no_model_usage(replies: Sequence[Reply], wall_s: float) -> MemberUsage:
+def no_model_usage(replies: Sequence[Reply[object]], wall_s: float) -> MemberUsage:
     """A member answered in this process: no call made, nothing spent."""
     latency = wall_s / len(replies) if replies else None
     return MemberUsage(len(replies), 0, 0, 0, 0, 0.0, latency, local=True)
 
 
-def model_usage(replies: Sequence[Reply], store: Store, charged: set[str]) -> MemberUsage:
+def model_usage(replies: Sequence[Reply[object]], store: Store, charged: set[str]) -> MemberUsage:
     """A model member's usage from its calls' rows in the store.
 
     Args:

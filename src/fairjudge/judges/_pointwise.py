@@ -31,7 +31,7 @@ from fairjudge._call import Backend, CallSpec, Conversation
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
 from fairjudge._redact import scrub
-from fairjudge._types import CallError, ParseFailure, Replies, Reply
+from fairjudge._types import CallError, ParseFailure, Replies, Reply, ScoreReading
 from fairjudge.judges._callable import load_python_judge, not_run
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
@@ -203,7 +203,9 @@ class PointwiseJudge(SessionJudge):
             for d in self._dimensions()
         ]
 
-    def _group(self, replies: Sequence[Reply], stopped: str | None) -> Replies[AnswerScores]:
+    def _group(
+        self, replies: Sequence[Reply[ScoreReading]], stopped: str | None
+    ) -> Replies[AnswerScores]:
         dims = self._dimensions()
         step = len(dims)
         return Replies(
@@ -301,27 +303,27 @@ class CallablePointwiseJudge:
         """The rubric the function's scores are validated against."""
         return self._rubric
 
-    def _reply(self, request: ScoreRequest) -> Reply:
+    def _reply(self, request: ScoreRequest) -> Reply[ScoreReading]:
         extra = {"reference": request.reference} if self._takes_reference else {}
         try:
             value = self.fn(question_text(request.question), request.answer, **extra)
         except (FatalBackendError, BudgetExceeded):
             raise  # stops the run, or (a spent budget) the batch: see score_batch
         except Exception as exc:  # a judge's bug is recorded per answer, not fatal
-            return Reply(verdict=None, failure=CallError(type(exc).__name__, scrub(str(exc))))
+            return Reply(failure=CallError(type(exc).__name__, scrub(str(exc))))
         if isinstance(value, str):
             read = parse_scores(value, self._rubric)
             if isinstance(read, ParseFailure):
-                return Reply(verdict=None, raw=value, failure=read)
-            return Reply(verdict=None, raw=value, payload=read.to_payload())
+                return Reply(raw=value, failure=read)
+            return Reply(read, raw=value)
         if isinstance(value, Mapping):
             checked = validate_scores(value, self._rubric)
             raw = repr(value)
             if isinstance(checked, str):
-                return Reply(verdict=None, raw=raw, failure=ParseFailure(raw, checked))
-            return Reply(verdict=None, raw=raw, payload=checked.to_payload())
+                return Reply(raw=raw, failure=ParseFailure(raw, checked))
+            return Reply(checked, raw=raw)
         reason = f"judge returned {type(value).__name__} {value!r}; expected {{dimension: score}}"
-        return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), reason))
+        return Reply(raw=repr(value), failure=ParseFailure(repr(value), reason))
 
     def score_batch(
         self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None

@@ -57,12 +57,13 @@ if TYPE_CHECKING:
 __all__ = ["Job", "JudgeSession", "ProgressCallback", "ReplyParser"]
 
 C = TypeVar("C")
+R = TypeVar("R")
 
-ReplyParser = Callable[[Completion, C], Reply]
+ReplyParser = Callable[[Completion, C], Reply[R]]
 """Reads one completion, given its call's context, into a :class:`~fairjudge.Reply`.
 
-It returns a reply with a reading (``verdict`` or ``payload``) or a
-:class:`~fairjudge.ParseFailure`; the session fills in ``raw``, ``cached`` and ``key``.
+It returns a reply with a reading (of the parser's kind: a verdict, scores, ...) or
+a :class:`~fairjudge.ParseFailure`; the session fills in ``raw``, ``cached`` and ``key``.
 """
 
 
@@ -158,11 +159,11 @@ class JudgeSession(Closing):
     def run(
         self,
         jobs: Sequence[Job[C]],
-        parse: ReplyParser[C],
+        parse: ReplyParser[C, R],
         *,
         progress: ProgressCallback | None = None,
         quiet: bool = False,
-    ) -> Replies[Reply]:
+    ) -> Replies[Reply[R]]:
         """Run the jobs; one reply per job, in order. Blocks until the batch is done.
 
         Batches on one session run one at a time (from any thread, sync or async), so
@@ -203,9 +204,9 @@ class JudgeSession(Closing):
     async def arun(
         self,
         jobs: Sequence[Job[C]],
-        parse: ReplyParser[C],
+        parse: ReplyParser[C, R],
         progress: ProgressCallback | None = None,
-    ) -> Replies[Reply]:
+    ) -> Replies[Reply[R]]:
         """Async :meth:`run`: awaits the batch on the session's event-loop thread."""
         import asyncio
 
@@ -217,7 +218,7 @@ class JudgeSession(Closing):
         finally:
             self._one_batch.release()
 
-    def _batch(self, work: _Pass[C], quiet: bool) -> Batch:
+    def _batch(self, work: _Pass[C, R], quiet: bool) -> Batch:
         from fairjudge.runner import Batch
         from fairjudge.runner._progress import PROGRESS_LABEL, make_progress
 
@@ -238,15 +239,15 @@ class JudgeSession(Closing):
             on_progress=work.on_progress if work.progress is not None else None,
         )
 
-    async def _run(self, work: _Pass[C], batch: Batch) -> Replies[Reply]:
+    async def _run(self, work: _Pass[C, R], batch: Batch) -> Replies[Reply[R]]:
         return self._replies(work, await self.executor.execute(batch))
 
-    def _replies(self, work: _Pass[C], result: RunResult) -> Replies[Reply]:
+    def _replies(self, work: _Pass[C, R], result: RunResult) -> Replies[Reply[R]]:
         """One reply per job from the run's outcomes; each unique call is read once."""
         summary = self.last_run = result.summary
         self.calls_made += summary.made
         self.spent += summary.cost_usd or 0.0
-        replies: dict[str, Reply] = {}
+        replies: dict[str, Reply[R]] = {}
         out = []
         for key in result.keys:
             reply = replies.get(key)
@@ -284,7 +285,7 @@ class JudgeSession(Closing):
         self._finalizer()
 
 
-class _Pass(Generic[C]):
+class _Pass(Generic[C, R]):
     """One batch on its way through a session: its jobs, and the replies read so far.
 
     A fresh reply is read as it arrives (:meth:`read_fresh`, on the session's
@@ -292,13 +293,13 @@ class _Pass(Generic[C]):
     """
 
     def __init__(
-        self, jobs: Sequence[Job[C]], parse: ReplyParser[C], progress: ProgressCallback | None
+        self, jobs: Sequence[Job[C]], parse: ReplyParser[C, R], progress: ProgressCallback | None
     ) -> None:
         self.jobs, self.parse, self.progress = jobs, parse, progress
         self.contexts: dict[str, C] = {}
         for job in jobs:
             self.contexts.setdefault(job.spec.key, job.context)
-        self.readings: dict[str, Reply] = {}
+        self.readings: dict[str, Reply[R]] = {}
         self.reported = 0
 
     def read_fresh(self, spec: CallSpec, completion: Completion) -> dict[str, Any]:
@@ -312,19 +313,19 @@ class _Pass(Generic[C]):
             self.progress(n)
 
 
-def _read(parse: ReplyParser[C], completion: Completion, context: C) -> Reply:
+def _read(parse: ReplyParser[C, R], completion: Completion, context: C) -> Reply[R]:
     """Parse one completion; a parser that raises yields a parse failure, not a crash."""
     try:
         return parse(completion, context)
     except Exception as exc:  # the paid reply is kept; the bug is reported with it
         reason = f"the parser raised {type(exc).__name__}: {exc}"
-        return Reply(verdict=None, failure=ParseFailure(completion.text, reason))
+        return Reply(failure=ParseFailure(completion.text, reason))
 
 
-def _finish(outcome: CallOutcome, reading: Reply | None) -> Reply:
+def _finish(outcome: CallOutcome, reading: Reply[R] | None) -> Reply[R]:
     if outcome.completion is None or reading is None:
         error = outcome.error or CallError("NotRun", "the call was not made")
-        return Reply(verdict=None, failure=error, key=outcome.key)
+        return Reply(failure=error, key=outcome.key)
     return dataclasses.replace(
         reading, raw=outcome.completion.text, cached=outcome.cached, key=outcome.key
     )

@@ -39,12 +39,19 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Completion
-from fairjudge._types import CallError, ParseFailure, Reply, failure_counts
+from fairjudge._types import (
+    CallError,
+    ExpectedScore,
+    ParseFailure,
+    Reply,
+    ScoreReading,
+    failure_counts,
+)
 from fairjudge.prompts._reply_end import after_object, quote
 from fairjudge.prompts._rubrics import Rubric
 
@@ -67,48 +74,6 @@ __all__ = [
 _LABEL = re.compile(r"^[\s\"'*`_\[(]*(?P<n>[+-]?[0-9]+(?:\.[0-9]+)?)[\s\"'*`_\])]*\.?\s*$")
 _QUOTE_MAX = 80
 _PAIRWISE = frozenset({"verdict", "probabilities"})  # a score reply's record has neither
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreReading:
-    """The scores read from one reply.
-
-    Attributes:
-        scores: One whole number per dimension read (every dimension for a JSON reply,
-            one for a bare-number reply).
-        reason: The judge's reason, when it gave one.
-    """
-
-    scores: Mapping[str, int]
-    reason: str | None = None
-
-    def to_payload(self) -> dict[str, Any]:
-        """The JSON-ready reading a :class:`~fairjudge.Reply` carries."""
-        return {"scores": dict(self.scores), "reason": self.reason}
-
-
-@dataclass(frozen=True, slots=True)
-class ExpectedScore:
-    """The probability-weighted score of one dimension, from the score token's logprobs.
-
-    Attributes:
-        expected: Σ p(k)·k over the scale's levels, with p renormalised over them.
-        probabilities: p(k) per level, renormalised (sums to 1).
-        mass: The share of the first token's reported mass that fell on a level
-            (low mass means the judge meant to say something other than a score).
-    """
-
-    expected: float
-    probabilities: Mapping[int, float]
-    mass: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (levels as string keys)."""
-        return {
-            "expected": self.expected,
-            "probabilities": {str(k): p for k, p in self.probabilities.items()},
-            "mass": self.mass,
-        }
 
 
 class _Object(dict[str, Any]):
@@ -310,7 +275,7 @@ class ScoreCall:
     """One call made to score an answer: the dimension it asked (``None``: all), its reply."""
 
     dimension: str | None
-    reply: Reply
+    reply: Reply[ScoreReading]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: the reading or the failure, the raw reply, the store key."""
@@ -345,13 +310,12 @@ class AnswerScores:
         expected: dict[str, float] = {}
         reason = None
         for call in calls:
-            payload = call.reply.payload
-            if payload is None:
+            reading = call.reply.reading
+            if reading is None:
                 continue
-            scores.update(payload.get("scores") or {})
-            for name, value in (payload.get("expected") or {}).items():
-                expected[name] = float(value["expected"])
-            reason = reason or payload.get("reason")
+            scores.update(reading.scores)
+            expected.update((name, e.expected) for name, e in reading.expected.items())
+            reason = reason or reading.reason
         return cls(tuple(calls), scores, expected, reason)
 
     @property
@@ -373,13 +337,12 @@ class AnswerScores:
         )
 
 
-def read_scores(completion: Completion, context: ScoreContext) -> Reply:
+def read_scores(completion: Completion, context: ScoreContext) -> Reply[ScoreReading]:
     """Read one pointwise reply, from the reply and the rubric alone.
 
     A JSON reply gives every dimension's score and the reason; a bare-number reply to
     a one-dimension call gives that score, and its probability-weighted score when the
-    first token's logprobs came with it. The payload is
-    ``{"scores": {...}, "reason": ..., "expected": {dimension: {...}}}``.
+    first token's logprobs came with it.
     """
     rubric, dimension = context.rubric, context.dimension
     if dimension is None:
@@ -387,10 +350,9 @@ def read_scores(completion: Completion, context: ScoreContext) -> Reply:
     else:
         reading = parse_score_label(completion.text, rubric, dimension)
     if isinstance(reading, ParseFailure):
-        return Reply(verdict=None, failure=reading)
-    payload = reading.to_payload()
+        return Reply(failure=reading)
     if dimension is not None and completion.top_logprobs:
         weighted = expected_score(completion.top_logprobs, rubric)
         if weighted is not None:
-            payload["expected"] = {dimension: weighted.to_dict()}
-    return Reply(verdict=None, payload=payload)
+            reading = replace(reading, expected={dimension: weighted})
+    return Reply(reading)
