@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Never
+from typing import Any, Never, TypeVar
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._items import question_text
@@ -15,9 +15,11 @@ from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Re
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import parse_verdict
 
-__all__ = ["CallableJudge", "load_python_judge", "not_run", "reply_from_value"]
+__all__ = ["CallableJudge", "PythonFunction", "load_python_judge", "not_run", "reply_from_value"]
 
 JudgeCallable = Callable[[str, str, str], Any]
+Q = TypeVar("Q")
+R = TypeVar("R")
 
 
 def not_run() -> Reply[Never]:
@@ -55,33 +57,36 @@ def reply_from_value(value: object) -> Reply:
     return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), reason))
 
 
-class CallableJudge:
-    """Adapts ``judge(question, answer_a, answer_b)`` to the batch interface.
+class PythonFunction:
+    """A Python function as a judge: its name, and its calls made one at a time, in order.
 
-    Calls are made one at a time, in request order, so a stateful or scripted judge
-    sees exactly the sequence the protocol specifies. A conversation question is
-    passed as its role-labelled transcript, keeping the seed signature
-    ``judge(question: str, answer_a: str, answer_b: str)``. An exception raised by the
-    callable becomes a :class:`CallError` record for that call and the run goes on,
+    What both kinds of Python judge share (:class:`CallableJudge` and the pointwise
+    :class:`~fairjudge.judges.CallablePointwiseJudge`): an exception raised by the
+    function becomes a :class:`CallError` record for that call and the run goes on,
     except :class:`FatalBackendError`, which stops it, and :class:`BudgetExceeded`
     (an LLM judge called one call at a time), which ends the batch early: the calls
     left are ``NotRun`` and the replies' ``stopped`` holds its message.
     """
 
-    def __init__(self, fn: JudgeCallable, *, name: str | None = None) -> None:
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None) -> None:
         if not callable(fn):
             raise ConfigError(f"judge must be callable; got {fn!r}")
         self.fn = fn
-        self.name = name or f"python:{getattr(fn, '__module__', '?')}:{_qualname(fn)}"
+        qualname = getattr(fn, "__qualname__", type(fn).__name__)
+        self.name = name or f"python:{getattr(fn, '__module__', '?')}:{qualname}"
 
-    def judge_batch(
-        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> Replies[Reply]:
-        """Call the function once per request, in order."""
-        replies: Replies[Reply] = Replies()
+    def _each(
+        self,
+        requests: Sequence[Q],
+        call: Callable[[Q], object],
+        read: Callable[[object], Reply[R]],
+        progress: ProgressCallback | None,
+    ) -> Replies[Reply[R]]:
+        """``read(call(request))`` for each request, in order, or the call's failure."""
+        replies: Replies[Reply[R]] = Replies()
         for request in requests:
             try:
-                value = self.fn(question_text(request.question), request.answer_a, request.answer_b)
+                value = call(request)
             except FatalBackendError:
                 raise  # the judge says the whole run cannot go on
             except BudgetExceeded as exc:  # no call can be made: the rest are not run
@@ -92,18 +97,38 @@ class CallableJudge:
                 replies.stopped = str(exc)
                 return replies
             except Exception as exc:  # a judge's bug is recorded per call, not fatal
-                replies.append(
-                    Reply(verdict=None, failure=CallError(type(exc).__name__, scrub(str(exc))))
-                )
+                replies.append(Reply(failure=CallError(type(exc).__name__, scrub(str(exc)))))
             else:
-                replies.append(reply_from_value(value))
+                replies.append(read(value))
             if progress is not None:
                 progress(1)
         return replies
 
 
-def _qualname(fn: object) -> str:
-    return str(getattr(fn, "__qualname__", type(fn).__name__))
+class CallableJudge(PythonFunction):
+    """Adapts ``judge(question, answer_a, answer_b)`` to the batch interface.
+
+    Calls are made one at a time, in request order, so a stateful or scripted judge
+    sees exactly the sequence the protocol specifies. A conversation question is
+    passed as its role-labelled transcript, keeping the seed signature
+    ``judge(question: str, answer_a: str, answer_b: str)``. Failures are records (see
+    :class:`PythonFunction`); each value is read with :func:`reply_from_value`.
+    """
+
+    def __init__(self, fn: JudgeCallable, *, name: str | None = None) -> None:
+        super().__init__(fn, name=name)
+
+    def judge_batch(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> Replies[Reply]:
+        """Call the function once per request, in order."""
+        fn = self.fn
+        return self._each(
+            requests,
+            lambda r: fn(question_text(r.question), r.answer_a, r.answer_b),
+            reply_from_value,
+            progress,
+        )
 
 
 def load_python_judge(spec: str) -> CallableJudge:

@@ -28,21 +28,22 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec, Conversation
-from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
+from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import question_text
-from fairjudge._redact import scrub
-from fairjudge._types import CallError, ParseFailure, Replies, Reply, ScoreReading
-from fairjudge.judges._callable import load_python_judge, not_run
+from fairjudge._types import ParseFailure, Replies, Reply, ScoreReading
+from fairjudge.judges._callable import PythonFunction, load_python_judge
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
-    JUDGE_FORMS,
+    PYTHON_JUDGE,
     BackendOptions,
     _backend,
     _given,
     _reject,
     _run_params,
     judge_spec,
+    model_route,
+    sampling,
 )
 from fairjudge.judges._session import Job, JudgeSession
 from fairjudge.prompts import Rubric, get_rubric, parse_scores, validate_scores
@@ -273,26 +274,22 @@ def _check_mode(mode: str, rubric: Rubric, backend: str | None, structured: bool
 ScoreFunction = Callable[..., Any]
 
 
-class CallablePointwiseJudge:
+class CallablePointwiseJudge(PythonFunction):
     """Adapts ``judge(question, answer) -> {dimension: score}`` to the batch interface.
 
     The function may also return the reply text of a model (read as a JSON reply).
     Its scores are validated exactly as a model's are: a missing dimension or a score
     off the scale is a :class:`~fairjudge.ParseFailure`. A conversation is passed as
     its role-labelled transcript, and the reference as ``reference=`` when the
-    function takes that keyword. An exception becomes a :class:`~fairjudge.CallError`
-    for that answer, except :class:`FatalBackendError`, which stops the run, and
-    :class:`BudgetExceeded`, which ends the batch early (as :class:`CallableJudge`).
+    function takes that keyword. Failures are records, and a spent budget ends the
+    batch early, as for :class:`CallableJudge` (see :class:`PythonFunction`).
     """
 
     def __init__(
         self, fn: ScoreFunction, *, rubric: str | Rubric = "production", name: str | None = None
     ) -> None:
-        if not callable(fn):
-            raise ConfigError(f"judge must be callable; got {fn!r}")
-        self.fn = fn
+        super().__init__(fn, name=name)
         self._rubric = _as_rubric(rubric)
-        self.name = name or f"python:{getattr(fn, '__module__', '?')}:{_qualname(fn)}"
         try:
             self._takes_reference = "reference" in inspect.signature(fn).parameters
         except (TypeError, ValueError):  # a builtin without a signature
@@ -303,14 +300,11 @@ class CallablePointwiseJudge:
         """The rubric the function's scores are validated against."""
         return self._rubric
 
-    def _reply(self, request: ScoreRequest) -> Reply[ScoreReading]:
+    def _call(self, request: ScoreRequest) -> object:
         extra = {"reference": request.reference} if self._takes_reference else {}
-        try:
-            value = self.fn(question_text(request.question), request.answer, **extra)
-        except (FatalBackendError, BudgetExceeded):
-            raise  # stops the run, or (a spent budget) the batch: see score_batch
-        except Exception as exc:  # a judge's bug is recorded per answer, not fatal
-            return Reply(failure=CallError(type(exc).__name__, scrub(str(exc))))
+        return self.fn(question_text(request.question), request.answer, **extra)
+
+    def _read(self, value: object) -> Reply[ScoreReading]:
         if isinstance(value, str):
             read = parse_scores(value, self._rubric)
             if isinstance(read, ParseFailure):
@@ -329,26 +323,11 @@ class CallablePointwiseJudge:
         self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
     ) -> Replies[AnswerScores]:
         """Call the function once per request, in order."""
-        out: Replies[AnswerScores] = Replies()
-        for request in requests:
-            try:
-                reply = self._reply(request)
-            except BudgetExceeded as exc:  # no call can be made: the rest are not run
-                left = len(requests) - len(out)
-                unmade = AnswerScores.from_calls([ScoreCall(None, not_run())])
-                out.extend(unmade for _ in range(left))
-                if progress is not None:
-                    progress(left)
-                out.stopped = str(exc)
-                return out
-            out.append(AnswerScores.from_calls([ScoreCall(None, reply)]))
-            if progress is not None:
-                progress(1)
-        return out
-
-
-def _qualname(fn: object) -> str:
-    return str(getattr(fn, "__qualname__", type(fn).__name__))
+        replies = self._each(requests, self._call, self._read, progress)
+        return Replies(
+            (AnswerScores.from_calls([ScoreCall(None, r)]) for r in replies),
+            stopped=replies.stopped,
+        )
 
 
 def resolve_pointwise_judge(
@@ -376,20 +355,13 @@ def resolve_pointwise_judge(
         given += ["store"] if store is not None else []
         given += ["mode"] if mode != "json" else []
         given += ["structured"] if structured else []
-        _reject(spec, given, "a Python judge is called directly, with no prompt or model")
+        _reject(spec, given, PYTHON_JUDGE)
         fn = load_python_judge(spec).fn
         return CallablePointwiseJudge(fn, rubric=the_rubric, name=spec)
-    kind, sep, name = spec.partition("/")
-    if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
-        raise ConfigError(
-            f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}", params="base_url"
-        )
+    kind, name = model_route(spec)
     _check_mode(mode, the_rubric, kind, structured)  # before a model loads
-    backend = _backend(kind, name.strip(), where, quiet=(options or RunOptions()).quiet)
-    sampling = dict(params or {})
-    if where.temperature is not None:
-        sampling["temperature"] = where.temperature
+    backend = _backend(kind, name, where, quiet=(options or RunOptions()).quiet)
     return PointwiseJudge(
-        backend, rubric=the_rubric, mode=mode, store=store, options=options, params=sampling,
-        structured=structured,
+        backend, rubric=the_rubric, mode=mode, store=store, options=options,
+        params=sampling(where, params), structured=structured,
     )  # fmt: skip

@@ -54,6 +54,9 @@ JUDGE_FORMS = (
 )
 """The valid judge spec forms, as shown in error messages."""
 
+PYTHON_JUDGE = "a Python judge is called directly, with no prompt or model"
+"""Why a model's option does not apply to a ``python:`` judge."""
+
 
 @dataclass(frozen=True, slots=True)
 class BackendOptions:
@@ -196,28 +199,44 @@ def resolve_judge(
         if params:
             given.append("params")
         if spec.startswith("python:"):
-            _reject(spec, given, "a Python judge is called directly, with no prompt or model")
+            _reject(spec, given, PYTHON_JUDGE)
             return load_python_judge(spec)
         _reject(spec, given, "a replay answers from recorded verdicts, with no prompt or model")
         return _replay(spec)
 
-    kind, sep, name = spec.partition("/")
-    if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
-        raise ConfigError(
-            f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}", params="base_url"
-        )
+    kind, name = model_route(spec)
     # Check everything that can fail before a backend opens connections or loads weights.
     tmpl: PairwiseTemplate = (
         template if isinstance(template, PairwiseTemplate) else get_template(template or "default")
     )
     quiet = (session.options if session is not None else options or RunOptions()).quiet
-    backend = _backend(kind, name.strip(), where, quiet=quiet)
-    sampling = dict(params or {})
-    if where.temperature is not None:
-        sampling["temperature"] = where.temperature
+    backend = _backend(kind, name, where, quiet=quiet)
     return LLMJudge(
-        backend, template=tmpl, session=session, store=store, options=options, params=sampling
-    )
+        backend, template=tmpl, session=session, store=store, options=options,
+        params=sampling(where, params),
+    )  # fmt: skip
+
+
+def model_route(spec: str) -> tuple[str, str]:
+    """``(kind, model)`` of a model judge's spec (``openai/gpt-4o`` gives ``openai``, ``gpt-4o``).
+
+    Raises:
+        ConfigError: The spec is no ``openai/``, ``anthropic/`` or ``local/`` model.
+    """
+    kind, sep, name = spec.partition("/")
+    if not sep or not name.strip() or kind not in ("openai", "anthropic", "local"):
+        raise ConfigError(
+            f"unknown judge {spec!r}; use one of: {'; '.join(JUDGE_FORMS)}", params="base_url"
+        )
+    return kind, name.strip()
+
+
+def sampling(where: BackendOptions, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A model judge's sampling parameters: ``params``, and the temperature when one is set."""
+    out = dict(params or {})
+    if where.temperature is not None:
+        out["temperature"] = where.temperature
+    return out
 
 
 def _replay(spec: str) -> BatchJudge:
