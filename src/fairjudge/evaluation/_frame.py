@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._types import CallError, ParseFailure
 
@@ -59,25 +59,25 @@ class ResultFrame:
 
     __slots__ = ()
 
-    @property
-    def seed(self) -> int:  # pragma: no cover - each result gives it
-        """The bootstrap seed."""
-        raise NotImplementedError
+    # Given by each result as dataclass fields or properties: declared for the type
+    # checker only, as a class attribute here would become a field's default.
+    if TYPE_CHECKING:
 
-    @property
-    def level(self) -> float:  # pragma: no cover - each result gives it
-        """The intervals' confidence level."""
-        raise NotImplementedError
+        @property
+        def seed(self) -> int:
+            raise NotImplementedError
 
-    @property
-    def n_resamples(self) -> int:  # pragma: no cover - each result gives it
-        """Bootstrap resamples."""
-        raise NotImplementedError
+        @property
+        def level(self) -> float:
+            raise NotImplementedError
 
-    @property
-    def stopped(self) -> str | None:  # pragma: no cover - each result gives it
-        """Why the run stopped early (a spent budget), or ``None``."""
-        raise NotImplementedError
+        @property
+        def n_resamples(self) -> int:
+            raise NotImplementedError
+
+        @property
+        def stopped(self) -> str | None:
+            raise NotImplementedError
 
     def item_failures(self) -> Iterator[Iterable[Failure]]:
         """Per item, its calls' failures (``None`` for a call that gave a reading)."""

@@ -36,6 +36,7 @@ from fairjudge.evaluation._scores_stats import (
     median_interval,
     score_mean,
 )
+from fairjudge.evaluation._settings import check_bootstrap
 from fairjudge.judges._pointwise import (
     BatchPointwiseJudge,
     CallablePointwiseJudge,
@@ -195,10 +196,7 @@ def check_score_items(items: Sequence[ScoreItem], rubric: Rubric) -> None:
 
 
 def _check(items: Sequence[ScoreItem], rubric: Rubric, level: float, n_resamples: int) -> None:
-    if not 0 < level < 1:
-        raise ConfigError(f"level must be in (0, 1); got {level}")
-    if n_resamples < 1:
-        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples}")
+    check_bootstrap(level, n_resamples)
     check_score_items(items, rubric)
 
 

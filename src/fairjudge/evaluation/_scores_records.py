@@ -89,9 +89,10 @@ def _scores(record: Mapping[str, Any], where: dict[str, Any]) -> dict[str, int]:
     scores = record.get("scores")
     if not isinstance(scores, Mapping):
         raise InputError(
-            "no 'scores' object: is this a `fairjudge score --out` file? "
+            "no 'scores' object: is this a `fairjudge score out` file? "
             f"found keys: {', '.join(map(str, record)) or '(none)'}",
             **where,
+            params="out",
         )
     for name, value in scores.items():
         if isinstance(value, bool) or not isinstance(value, int):
@@ -113,12 +114,13 @@ def _is_header(row: Mapping[str, Any], path: str, line: int) -> bool:
     header = read_header(dict(row), path=path, line=line)
     if header is None:
         return False
-    header.expect(("score", "calibrate"), reader="--baseline", path=path)
+    header.expect(("score", "calibrate"), reader="baseline", path=path, params=("baseline",))
     if header.rubric is None:
         raise InputError(
-            f"a pairwise {header.kind} file (verdicts, not scores); --baseline reads "
-            "`score --out` files",
+            f"a pairwise {header.kind} file (verdicts, not scores); baseline reads "
+            "`score out` files",
             path=path,
+            params=("baseline", "out"),
         )
     return True
 
@@ -149,8 +151,9 @@ def load_score_run(path: str | Path) -> ScoreRun:
             if seen != value:
                 raise InputError(
                     f"{key} {value!r} differs from {seen!r} on line {line}; a baseline is "
-                    "the --out file of one run",
+                    "one run's out file",
                     **where,
+                    params="out",
                 )
     if not scores:
         raise InputError("no records; expected one scored item per line", path=source.name)

@@ -17,7 +17,13 @@ from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, S
 from fairjudge.judges._pointwise import AnswerScores
 from fairjudge.prompts import Rubric
 
-__all__ = ["ScoreResult", "ScoredItem", "SystemDifference", "SystemScores"]
+__all__ = ["ScoreResult", "ScoredItem", "SystemDifference", "SystemScores", "rubric_dict"]
+
+
+def rubric_dict(rubric: Rubric) -> dict[str, Any]:
+    """The rubric as every scoring result's JSON names it: name, version, scale, dimensions."""
+    return {"name": rubric.name, "version": rubric.version, "scale": list(rubric.scale),
+            "dimensions": list(rubric.names)}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,12 +187,7 @@ class ScoreResult(ResultFrame):
     def to_dict(self, *, include_items: bool = False) -> dict[str, Any]:
         """JSON-ready summary; per-item records only when asked."""
         out: dict[str, Any] = {
-            "rubric": {
-                "name": self.rubric.name,
-                "version": self.rubric.version,
-                "scale": list(self.rubric.scale),
-                "dimensions": list(self.rubric.names),
-            },
+            "rubric": rubric_dict(self.rubric),
             "judge": self.judge,
             "n_items": self.n_items,
             "n_unscored": self.n_unscored,

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 
-__all__ = ["EvalSettings", "RuleLike", "as_rule", "check_repeats"]
+__all__ = ["EvalSettings", "RuleLike", "as_rule", "check_bootstrap", "check_repeats"]
 
 RuleLike = Resolution | Literal["conservative", "lenient", "soft"]
 
@@ -49,6 +49,18 @@ def check_repeats(rounds: int, temperature: float | None) -> None:
             "calls paid for again; sample above 0 (e.g. temperature=0.7), or use rounds=2",
             params=("rounds", "temperature"),
         )
+
+
+def check_bootstrap(level: float, n_resamples: int) -> None:
+    """Refuse a confidence level outside (0, 1) or fewer than one resample.
+
+    Raises:
+        ConfigError: Either is out of range; the message names the parameter.
+    """
+    if not 0 < level < 1:
+        raise ConfigError(f"level must be in (0, 1); got {level!r}", params="level")
+    if n_resamples < 1:
+        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples!r}", params="n_resamples")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +106,7 @@ class EvalSettings:
                 "gets half the calls; use an even number, or balanced=False for coin-flip orders",
                 params=("rounds", "balanced"),
             )
-        if not 0 < self.level < 1:
-            raise ConfigError(f"level must be in (0, 1); got {self.level!r}", params="level")
-        if self.n_resamples < 1:
-            raise ConfigError(
-                f"n_resamples must be >= 1; got {self.n_resamples!r}", params="n_resamples"
-            )
+        check_bootstrap(self.level, self.n_resamples)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; ``None`` provenance fields are left out."""

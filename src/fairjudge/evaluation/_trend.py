@@ -69,7 +69,8 @@ def check_comparable(
             f"the baseline {baseline.source} was not scored like this run ("
             + "; ".join(found)
             + "), so a shift would measure the change of rubric or judge as much as the "
-            "answers; score with the baseline's rubric and judge, or pass --allow-different"
+            "answers; score with the baseline's rubric and judge, or pass allow_different=True",
+            params="allow_different",
         )
     return tuple(found)
 

@@ -36,7 +36,7 @@ from fairjudge.evaluation._scores import (
     check_score_items,
     score_answers,
 )
-from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult
+from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, rubric_dict
 from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.prompts import Rubric
@@ -200,7 +200,7 @@ class ViaScoresResult(ResultFrame):
         s = self.scores
         out: dict[str, Any] = {
             "method": "via_scores",
-            "rubric": s.to_dict()["rubric"],
+            "rubric": rubric_dict(s.rubric),
             "judge": s.judge,
             "tie_margin": self.tie_margin,
             "n_items": self.n_items,
@@ -245,13 +245,12 @@ def _summarise(items: Sequence[Item], scores: ScoreResult, margin: float) -> Via
     )
     done = [p for p in pairs if p.outcome is not None]
     clusters = [p.item.cluster_key for p in done]
-    boot = EvalSettings(seed=scores.seed, level=scores.level, n_resamples=scores.n_resamples)
+    boot = scores.settings_dict()
     outcomes = [p.outcome for p in done if p.outcome is not None]
-    win = _win_rate([OUTCOME_SCORE[o] for o in outcomes], outcomes, clusters, boot=boot)
-    difference = score_mean(
-        [p.difference for p in done if p.difference is not None], clusters,
-        seed=scores.seed, level=scores.level, n_resamples=scores.n_resamples,
-    )  # fmt: skip
+    win = _win_rate([OUTCOME_SCORE[o] for o in outcomes], outcomes, clusters,
+                    boot=EvalSettings(**boot))  # fmt: skip
+    difference = score_mean([p.difference for p in done if p.difference is not None], clusters,
+                            **boot)  # fmt: skip
     return ViaScoresResult(win, difference, pairs, scores, margin, scores.stopped)
 
 
@@ -285,5 +284,7 @@ def compare_via_scores(
         (1, 3.0)
     """
     if not (isinstance(tie_margin, int | float) and math.isfinite(tie_margin) and tie_margin >= 0):
-        raise ConfigError(f"--tie-margin must be a number >= 0; got {tie_margin!r}")
+        raise ConfigError(
+            f"tie_margin must be a number >= 0; got {tie_margin!r}", params="tie_margin"
+        )
     return _summarise(items, score_answers(judge, _score_items(items), **options), tie_margin)

@@ -19,7 +19,16 @@ from rich.table import Table
 from fairjudge._items import Item
 from fairjudge._types import Outcome
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
-from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
+from fairjudge.report._frame import ReportFrame
+from fairjudge.report._text import (
+    calls_text,
+    ci_text,
+    estimate_text,
+    markup,
+    print_failures,
+    say,
+    spelled,
+)
 from fairjudge.runner import RunSummary
 from fairjudge.stats import shared_resamples
 
@@ -37,8 +46,8 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class ComparisonReport:
-    """Everything a ``compare`` run shows.
+class ComparisonReport(ReportFrame):
+    """Everything a ``compare`` run shows (on the shared :class:`ReportFrame`).
 
     Attributes:
         title: What was compared, e.g. the input file's name.
@@ -69,9 +78,7 @@ class ComparisonReport:
         payload["length_controlled_win_rate"] = (
             {"skipped": lc} if isinstance(lc, str) else _length_dict(lc)
         )
-        payload["failures"] = dict(self.result.failures.most_common())
-        payload["calls"] = self.run.to_dict() if self.run is not None else None
-        payload["skipped_rows"] = list(self.skipped)
+        payload.update(self.run_dict())
         payload["known_truth"] = self.truth.to_dict() if self.truth is not None else None
         return payload
 
@@ -320,12 +327,13 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
         "a parse failure or call error is never counted as a tie or a loss.",
     )
     if not result.debiased and result.win_rate is not None:
-        console.print(
-            "[yellow]warning:[/yellow] each item was judged in one order only (--rounds 1): "
+        warning = spelled(
+            "[yellow]warning:[/yellow] each item was judged in one order only (rounds=1): "
             "this win rate carries whatever position bias the judge has. "
-            "Use --rounds 2 (the default) to debias it.",
-            highlight=False,
+            "Use rounds=2 (the default) to debias it.",
+            "rounds",
         )
+        console.print(warning, highlight=False)
     if result.stopped is not None:
         console.print(
             f"[yellow]partial result:[/yellow] stopped by the budget before every call was "

@@ -23,7 +23,15 @@ from fairjudge.evaluation import (
     WinRate,
 )
 from fairjudge.report._comparison import labelled_truth, verdict_line
-from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
+from fairjudge.report._frame import ReportFrame, bootstrap_text
+from fairjudge.report._text import (
+    calls_text,
+    estimate_text,
+    markup,
+    print_failures,
+    say,
+    spelled,
+)
 from fairjudge.report._trend import mean_text, render_trend
 from fairjudge.runner import RunSummary
 
@@ -42,8 +50,8 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreReport:
-    """Everything a ``score`` run shows.
+class ScoreReport(ReportFrame):
+    """Everything a ``score`` run shows (on the shared :class:`ReportFrame`).
 
     Attributes:
         title: What was scored, e.g. the input file's name.
@@ -61,12 +69,8 @@ class ScoreReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the result's summary plus the failures, calls and skipped rows."""
-        payload = self.result.to_dict()
-        payload["failures"] = dict(self.result.failures.most_common())
-        payload["calls"] = self.run.to_dict() if self.run is not None else None
-        payload["skipped_rows"] = list(self.skipped)
-        payload["trend"] = self.trend.to_dict() if self.trend is not None else None
-        return payload
+        trend = self.trend.to_dict() if self.trend is not None else None
+        return {**self.result.to_dict(), **self.run_dict(), "trend": trend}
 
 
 def score_report(
@@ -204,8 +208,8 @@ def render_scores(report: ScoreReport, console: Console) -> None:
     say(console, _calls_line(report))
     say(
         console,
-        f"seed={result.seed} level={result.level} resamples={result.n_resamples}; intervals "
-        "resample whole questions; a parse failure or call error is never a score.",
+        f"{bootstrap_text(result)}; intervals resample whole questions; a parse failure or "
+        "call error is never a score.",
     )
     if result.stopped is not None:
         console.print(
@@ -218,8 +222,12 @@ def render_scores(report: ScoreReport, console: Console) -> None:
             console.print("[red]collapse alarm:[/red] ", end="", highlight=False)
             say(
                 console,
-                f"{d.name}: {d.collapse.reason}. The judge barely tells answers apart on this "
-                "dimension: try a stronger judge, a sharper rubric, or --mode label.",
+                f"{d.name}: {d.collapse.reason}. "
+                + spelled(
+                    "The judge barely tells answers apart on this dimension: try a stronger "
+                    "judge, a sharper rubric, or mode=label.",
+                    "mode",
+                ),
             )
 
 
@@ -252,8 +260,8 @@ def render_score_calibration(cal: ScoreCalibration, console: Console) -> None:
             say(console, f"{d.dimension}: {figure} not estimated: {why}")
     say(
         console,
-        f"items: {r.n_items} (not fully scored: {r.n_unscored}); seed={r.seed} level={r.level} "
-        f"resamples={r.n_resamples}; intervals resample whole questions.",
+        f"items: {r.n_items} (not fully scored: {r.n_unscored}); {bootstrap_text(r)}; "
+        "intervals resample whole questions.",
     )
 
 
@@ -302,8 +310,7 @@ def render_via_scores(
     say(
         console,
         f"items: {result.n_items} (unresolved: {result.n_unresolved}); parse failures: "
-        f"{s.n_parse_failures}, call errors: {s.n_call_errors}; seed={s.seed} level={s.level} "
-        f"resamples={s.n_resamples}",
+        f"{s.n_parse_failures}, call errors: {s.n_call_errors}; {bootstrap_text(s)}",
     )
     line = verdict_line(
         result.win_rate, failed=bool(s.failures), stopped=result.stopped,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from fairjudge.report._text import estimate_text, markup, say
+from fairjudge.report._text import estimate_text, markup, say, spelled
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import DimensionShift, ScoreMean, ScoreTrend
@@ -52,7 +52,10 @@ def render_trend(trend: ScoreTrend, console: Console) -> None:
                       _shift(d), str(d.n_shared), _test(d))  # fmt: skip
     console.print(table)
     for difference in trend.differences:
-        console.print("[yellow]compared anyway (--allow-different):[/yellow] ", end="")
+        anyway = spelled(
+            "[yellow]compared anyway (allow_different=True):[/yellow] ", "allow_different"
+        )
+        console.print(anyway, end="")
         say(console, difference)
     for d in trend.dimensions:
         style = {"up": "green", "down": "red"}.get(d.direction)
