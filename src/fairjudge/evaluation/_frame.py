@@ -10,7 +10,9 @@ of the JSON (:meth:`~ResultFrame.frame_dict`).
 
 A result joins the frame by subclassing it and giving, as dataclass fields or
 properties, ``seed``, ``level``, ``n_resamples`` and ``stopped``, and by yielding
-its calls' failures item by item from :meth:`~ResultFrame.item_failures`.
+its calls' failures item by item from :meth:`~ResultFrame.item_failures`. A pairwise
+result, whose :class:`EvalSettings` hold the bootstrap with the rule and rounds,
+subclasses :class:`SettingsFrame`, which reads them there and renders them whole.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._types import CallError, ParseFailure
+from fairjudge.evaluation._settings import EvalSettings
 
-__all__ = ["Failure", "ResultFrame", "failure_reasons"]
+__all__ = ["Failure", "ResultFrame", "SettingsFrame", "failure_reasons"]
 
 Failure = ParseFailure | CallError | None
 """What one call's reply failed with, or ``None`` when it produced a reading."""
@@ -115,3 +118,35 @@ class ResultFrame:
         """
         stop: dict[str, Any] = {"partial": self.partial} if partial else {}
         return {**self.settings_dict(), **stop, "stopped": self.stopped}
+
+
+class SettingsFrame(ResultFrame):
+    """A :class:`ResultFrame` whose bootstrap is its ``settings``' (pairwise results).
+
+    The result gives ``settings`` (an :class:`EvalSettings`) as a dataclass field; the
+    JSON carries them whole, under ``"settings"``.
+    """
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:  # a dataclass field of each result (see ResultFrame)
+        settings: EvalSettings
+
+    @property
+    def seed(self) -> int:
+        """The run's seed (from :attr:`settings`)."""
+        return self.settings.seed
+
+    @property
+    def level(self) -> float:
+        """The intervals' confidence level (from :attr:`settings`)."""
+        return self.settings.level
+
+    @property
+    def n_resamples(self) -> int:
+        """Bootstrap resamples (from :attr:`settings`)."""
+        return self.settings.n_resamples
+
+    def settings_dict(self) -> dict[str, Any]:
+        """The settings whole (rule, rounds and the bootstrap), under ``"settings"``."""
+        return {"settings": self.settings.to_dict()}

@@ -20,7 +20,7 @@ from fairjudge._types import (
     Resolution,
     Verdict,
 )
-from fairjudge.evaluation._frame import Failure, ResultFrame
+from fairjudge.evaluation._frame import Failure, SettingsFrame
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
 from fairjudge.stats._intervals import (
     ConfidenceInterval,
@@ -80,8 +80,8 @@ class Rate:
 
 
 @dataclass(frozen=True, slots=True)
-class PairwiseResult(ResultFrame):
-    """Everything one comparison produced (on the shared :class:`ResultFrame`).
+class PairwiseResult(SettingsFrame):
+    """Everything one comparison produced (on the shared :class:`SettingsFrame`).
 
     Attributes:
         win_rate: Model 1's win rate under the rule (``None`` if no item resolved).
@@ -128,28 +128,9 @@ class PairwiseResult(ResultFrame):
         done = [j for j in self.judgments if j.outcome is not None]
         return bool(done) and all(j.both_orders for j in done)
 
-    @property
-    def seed(self) -> int:
-        """The run's seed (from :attr:`settings`)."""
-        return self.settings.seed
-
-    @property
-    def level(self) -> float:
-        """The intervals' confidence level (from :attr:`settings`)."""
-        return self.settings.level
-
-    @property
-    def n_resamples(self) -> int:
-        """Bootstrap resamples (from :attr:`settings`)."""
-        return self.settings.n_resamples
-
     def item_failures(self) -> Iterator[Iterable[Failure]]:
         """Per item, its calls' failures."""
         return ((c.reply.failure for c in j.calls) for j in self.judgments)
-
-    def settings_dict(self) -> dict[str, Any]:
-        """The settings whole (rule, rounds and the bootstrap), under ``"settings"``."""
-        return {"settings": self.settings.to_dict()}
 
     def with_rule(self, rule: RuleLike) -> PairwiseResult:
         """The same calls resolved with another rule: no judge is called again.
