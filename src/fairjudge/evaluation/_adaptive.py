@@ -1,0 +1,226 @@
+"""Adaptive stopping for a comparison: judge questions in batches, stop when the answer is known.
+
+:func:`evaluate_adaptive` judges a file's questions in a seeded random order, batch by
+batch, and after each batch updates an anytime-valid confidence sequence for model
+1's win rate (:class:`~fairjudge.stats._confseq.ConfidenceSequence`) and asks the
+``stop_when`` rule (:class:`~fairjudge.stats._stop_rule.StopRule`) whether to stop.
+Stopping whenever the rule says so keeps the sequence's coverage; peeking at the
+fixed-sample bootstrap CI after every batch would not.
+
+The design, decision by decision:
+
+- **The sampling unit is the question** (``item.cluster_key``, as the bootstrap
+  clusters). Items sharing a question (turns of a conversation, prompt variants) are
+  judged in the same batch, and the sequence gets one score per question: the mean of
+  its items' scores under the rule (conservative, lenient or soft: all in [0, 1]). The
+  interval is about the mean over the file's questions of that score; it equals the
+  item win rate when every question has as many items.
+- **The order is seeded and content-keyed.** Each question's place is
+  ``item_seed(seed, "adaptive order", cluster_key)`` sorted: it depends only on the
+  seed and the question, never on a score, so the order is uniformly random and
+  independent of the outcomes (what the sequence needs), the same on every rerun, and
+  the same when the file is reordered. Questions are drawn without replacement.
+- **Each batch goes through** :func:`~fairjudge.evaluation.evaluate`, so the swap
+  protocol, the rules, parse failures and call errors are handled exactly as in a
+  fixed run, and the judge's store serves what it holds. The batches' judgments are
+  put back in input order and summarised once at the end
+  (:func:`~fairjudge.evaluation.summarise`): a run that judges the whole file gives
+  the same comparison as :func:`~fairjudge.evaluation.evaluate` on it. (Each batch
+  asks for one bootstrap resample only; nothing reads its intervals.)
+- **A failed judgment is never a tie.** An item whose calls failed is unresolved; in
+  the interval it counts 0 in the lower bound and 1 in the upper one
+  (:class:`~fairjudge.evaluation._adaptive_interval.AnytimeInterval`), so a run decides
+  only if it would whatever those items would have said, and the counts are reported.
+- **A budget stop is a result.** When a batch comes back with ``stopped`` set
+  (``max_calls`` or ``max_cost`` spent), the run ends with reason ``"budget"``; the
+  sequence takes that batch's questions in draw order up to the first with a call not
+  made (a prefix of the order, so the order is still independent of the scores).
+- **Resume is a rerun.** Every call is keyed by its content, and the order and each
+  item's plan by the seed, so a rerun with the same seed replays the judged batches
+  from the store (no call made twice), reaches the same interval, and goes on: with a
+  larger budget, a tighter width, or no ``stop_when`` to the end of the file (as
+  :func:`~fairjudge.evaluation.evaluate` on the whole file also does). The sequence is
+  the same whatever the batch size (it bets unit by unit); only where the run looks
+  depends on it.
+- **The default batch** is one wave of the runner: ``concurrency`` calls, i.e.
+  ``ceil(concurrency / calls per question)`` questions (``calls per question`` =
+  ``rounds`` x items per question), and at least :data:`MIN_BATCH`. One wave keeps
+  every slot busy while overshooting the stop by at most one wave of calls; a larger
+  batch would pay for more calls past the point where the answer was known. A
+  Python-callable judge runs one call at a time, so it gets :data:`MIN_BATCH`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from fairjudge._errors import ConfigError
+from fairjudge._items import Item, Judgment
+from fairjudge._protocol import item_seed
+from fairjudge._types import CallError
+from fairjudge.evaluation._adaptive_interval import AnytimeInterval
+from fairjudge.evaluation._adaptive_result import AdaptiveReason, AdaptiveResult
+from fairjudge.evaluation._pairs import ItemLike, JudgeLike, evaluate
+from fairjudge.evaluation._results import summarise
+from fairjudge.evaluation._settings import EvalSettings
+from fairjudge.judges import ProgressCallback
+from fairjudge.stats._stop_rule import StopRule
+
+__all__ = ["MIN_BATCH", "default_batch", "draw_order", "evaluate_adaptive"]
+
+MIN_BATCH = 8
+"""The fewest questions a default batch holds (a look per handful of questions is
+plenty: the sequence bets question by question whatever the batch)."""
+
+StopWhen = str | Sequence[str] | StopRule
+
+
+def _as_items(items: Iterable[ItemLike]) -> list[Item]:
+    out = []
+    for index, obj in enumerate(items):
+        if isinstance(obj, Item):
+            out.append(obj)
+        elif isinstance(obj, str) or len(obj) != 3:
+            raise ConfigError(f"items[{index}] must be an Item or a (question, ans1, ans2) triple")
+        else:
+            q, a1, a2 = obj
+            out.append(Item(question=q, answer_1=a1, answer_2=a2, id=str(index)))
+    if not out:
+        raise ConfigError("items is empty; need at least one item to judge")
+    return out
+
+
+def draw_order(items: Sequence[Item], seed: int) -> list[list[int]]:
+    """The questions in their seeded draw order, each as its items' positions in ``items``.
+
+    A question's place depends only on ``seed`` and its ``cluster_key``, so the order
+    is the same on every rerun and when the file is reordered; its items keep their
+    input order.
+    """
+    groups: dict[str, list[int]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(item.cluster_key, []).append(i)
+    order = sorted(groups, key=lambda key: item_seed(seed, "adaptive order", key))
+    return [groups[key] for key in order]
+
+
+def _concurrency(judge: object) -> int:
+    """Calls the judge runs at once: its session's ``concurrency``, capped by its backend."""
+    options = getattr(getattr(judge, "session", None), "options", None)
+    limit = getattr(options, "concurrency", None)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        return 1  # a Python callable: one call at a time
+    cap = getattr(getattr(judge, "backend", None), "max_concurrency", None)
+    return min(limit, cap) if isinstance(cap, int) and cap >= 1 else limit
+
+
+def default_batch(judge: object, rounds: int, n_items: int, n_questions: int) -> int:
+    """Questions per batch that make one wave of the judge's concurrency (at least 8).
+
+    Args:
+        judge: The judge; a session's ``concurrency`` (and its backend's cap) is read.
+        rounds: Calls per item.
+        n_items: Items in the file.
+        n_questions: Questions in the file.
+    """
+    calls_per_question = rounds * n_items / n_questions
+    return max(MIN_BATCH, math.ceil(_concurrency(judge) / calls_per_question))
+
+
+def _check_batch(batch: int) -> int:
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError(
+            f"batch must be a whole number of questions >= 1; got {batch!r}", params="batch"
+        )
+    return batch
+
+
+def _all_run(unit: Sequence[Judgment]) -> bool:
+    return not any(
+        isinstance(c.reply.failure, CallError) and c.reply.failure.kind == "NotRun"
+        for j in unit
+        for c in j.calls
+    )
+
+
+def evaluate_adaptive(
+    judge: JudgeLike,
+    items: Iterable[ItemLike],
+    settings: EvalSettings,
+    stop_when: StopWhen | None,
+    *,
+    batch: int | None = None,
+    progress: ProgressCallback | None = None,
+    resolution: int = 2000,
+) -> AdaptiveResult:
+    """Judge questions in a seeded random order, batch by batch, until ``stop_when`` is met.
+
+    Args:
+        judge: A seed-style callable or a :class:`fairjudge.judges.BatchJudge`, as for
+            :func:`~fairjudge.evaluation.evaluate`. A judge with a store resumes: a
+            rerun serves every call it holds.
+        items: :class:`fairjudge.Item` objects or ``(question, ans1, ans2)`` triples.
+        settings: Rule, rounds, seed (the draw order's too), level (the anytime-valid
+            interval's and the bootstrap's) and resamples.
+        stop_when: ``"decided"``, ``"width:W"``, both (``"decided,width:0.05"``, a list,
+            or a :class:`~fairjudge.stats._stop_rule.StopRule`); ``None`` judges every
+            question, batch by batch, and reports the interval at the end.
+        batch: Questions per batch; by default one wave of the judge's concurrency
+            (:func:`default_batch`). Both orders of an item, and every item of a
+            question, are in the same batch.
+        progress: Called with the number of calls as they finish, batch after batch.
+        resolution: Grid steps of the interval's bounds (they are exact to
+            ``1 / resolution``; the decision at 0.5 is exact).
+
+    Returns:
+        An :class:`AdaptiveResult`: the comparison over the judged items, the
+        anytime-valid interval, why the run stopped, and the calls used and saved.
+
+    Raises:
+        ConfigError: ``items`` is empty or malformed, or ``stop_when``, ``batch`` or
+            a setting is invalid; before any call is made.
+    """
+    rule = None if stop_when is None else StopRule.parse(stop_when)
+    item_list = _as_items(items)
+    order = draw_order(item_list, settings.seed)
+    size = (
+        _check_batch(batch)
+        if batch is not None
+        else default_batch(judge, settings.rounds, len(item_list), len(order))
+    )
+    interval = AnytimeInterval.start(len(order), level=settings.level, resolution=resolution)
+    one_resample = replace(settings, n_resamples=1)  # each batch's intervals go unread
+    judged: dict[int, Judgment] = {}
+    reason: AdaptiveReason = "complete"
+    stopped: str | None = None
+    for start in range(0, len(order), size):
+        questions = order[start : start + size]
+        positions = [i for question in questions for i in question]
+        result = evaluate(judge, [item_list[i] for i in positions], one_resample, progress=progress)
+        by_position = dict(zip(positions, result.judgments, strict=True))
+        judged.update(by_position)
+        units = [[by_position[i] for i in question] for question in questions]
+        if result.stopped is not None:
+            interval = interval.update(list(itertools.takewhile(_all_run, units)))
+            reason, stopped = "budget", result.stopped
+            break
+        interval = interval.update(units)
+        why = rule.reason(interval.for_rule()) if rule is not None else None
+        if why is not None:
+            reason = why
+            break
+    pairwise = summarise([judged[i] for i in sorted(judged)], settings)
+    if stopped is not None:
+        pairwise = replace(pairwise, stopped=stopped)
+    return AdaptiveResult(
+        pairwise=pairwise,
+        interval=interval,
+        reason=reason,
+        stop_when=rule,
+        batch=min(size, len(order)),
+        n_items_total=len(item_list),
+        rounds=settings.rounds,
+    )

@@ -1,0 +1,185 @@
+"""What an adaptively stopped comparison produces: the usual result, and how it stopped.
+
+An :class:`AdaptiveResult` holds the :class:`~fairjudge.evaluation.PairwiseResult`
+over every item judged (built by :func:`~fairjudge.evaluation.summarise`, as
+:func:`~fairjudge.evaluation.evaluate` builds it, so every field is there, the
+fixed-sample bootstrap CI included), the anytime-valid interval the run stopped on,
+why it stopped, and what it used and saved. Its JSON is the comparison's JSON plus an
+``"adaptive"`` block that says the bootstrap CI is not the valid one when the run
+stopped before the end of the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fairjudge._types import CallError
+from fairjudge.evaluation._adaptive_interval import AnytimeInterval
+from fairjudge.evaluation._results import PairwiseResult
+from fairjudge.stats._stop_rule import StopRule
+
+__all__ = ["AdaptiveReason", "AdaptiveResult"]
+
+AdaptiveReason = Literal["decided", "width", "not decided", "complete", "budget"]
+"""Why an adaptive run stopped.
+
+- ``"decided"``: the interval excludes 0.5 (``stop_when`` has ``decided``);
+- ``"width"``: its half-width reached the ``width:W`` of ``stop_when``;
+- ``"not decided"``: every question was judged and no condition was met;
+- ``"complete"``: every question was judged and no ``stop_when`` was given;
+- ``"budget"``: ``max_calls`` or ``max_cost`` ran out first; the result is partial and
+  :attr:`PairwiseResult.stopped` holds the budget's message. The rule is not asked
+  after the stopped batch; the interval is as it stood (it may already meet the rule,
+  and a rerun with a larger budget then stops at once, from the store).
+"""
+
+BOOTSTRAP_NOTE = (
+    "the run stopped before the end of the file, after checking its interval batch by "
+    "batch; the win rate's bootstrap CI is a fixed-sample interval on the judged items, "
+    "which is not valid after such a stop: use adaptive.ci"
+)
+FULL_NOTE = (
+    "every question was judged: the bootstrap CI is the fixed-sample run's, and "
+    "adaptive.ci is the file's own win rate (a point when no item is unresolved)"
+)
+
+
+def _not_run(failure: object) -> bool:
+    return isinstance(failure, CallError) and failure.kind == "NotRun"
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptiveResult:
+    """A comparison judged question by question in a seeded order, stopped when known.
+
+    Attributes:
+        pairwise: The comparison over every item judged, in input order, with every
+            field :func:`~fairjudge.evaluation.evaluate` gives. After an early stop its
+            bootstrap CI is *not* valid (it was looked at after every batch, in
+            effect); :attr:`interval` is. ``pairwise.stopped`` is set when a budget
+            stopped the run (:attr:`reason` ``"budget"``).
+        interval: The anytime-valid interval for model 1's win rate over the file's
+            questions, at the settings' level, as it stood when the run stopped.
+        reason: Why the run stopped (:data:`AdaptiveReason`).
+        stop_when: The stop rule, or ``None`` when none was given.
+        batch: Questions judged per batch.
+        n_items_total: Items in the file.
+        rounds: Calls planned per item (the settings' ``rounds``).
+    """
+
+    pairwise: PairwiseResult
+    interval: AnytimeInterval
+    reason: AdaptiveReason
+    stop_when: StopRule | None
+    batch: int
+    n_items_total: int
+    rounds: int
+
+    @property
+    def stopped(self) -> str | None:
+        """The budget's message when a budget stopped the run (as every result has it)."""
+        return self.pairwise.stopped
+
+    @property
+    def partial(self) -> bool:
+        """Whether a budget stopped the run before the stop rule did."""
+        return self.pairwise.partial
+
+    @property
+    def stopped_early(self) -> bool:
+        """Whether questions were left unjudged (by the stop rule or a budget)."""
+        return self.interval.n < self.interval.population
+
+    @property
+    def n_questions(self) -> int:
+        """Questions in the file: the population the interval is about."""
+        return self.interval.population
+
+    @property
+    def questions_judged(self) -> int:
+        """Questions in the interval, in draw order."""
+        return self.interval.n
+
+    @property
+    def items_judged(self) -> int:
+        """Items whose every call was made (resolved or not)."""
+        return sum(
+            not any(_not_run(c.reply.failure) for c in j.calls) for j in self.pairwise.judgments
+        )
+
+    @property
+    def calls_used(self) -> int:
+        """Calls made for the judged items, from the store or fresh."""
+        return sum(not _not_run(c.reply.failure) for j in self.pairwise.judgments for c in j.calls)
+
+    @property
+    def calls_new(self) -> int:
+        """Of :attr:`calls_used`, those not served from the store (made by this run)."""
+        return sum(
+            not _not_run(c.reply.failure) and not c.reply.cached
+            for j in self.pairwise.judgments
+            for c in j.calls
+        )
+
+    @property
+    def calls_not_run(self) -> int:
+        """Calls of the last batch that a budget left unmade."""
+        return sum(_not_run(c.reply.failure) for j in self.pairwise.judgments for c in j.calls)
+
+    @property
+    def calls_full(self) -> int:
+        """Calls the whole file needs: ``rounds`` per item."""
+        return self.rounds * self.n_items_total
+
+    @property
+    def calls_saved(self) -> int:
+        """Calls never planned because their questions were never drawn."""
+        return self.rounds * (self.n_items_total - len(self.pairwise.judgments))
+
+    def summary(self) -> str:
+        """A few human-readable lines: how the run stopped, the interval, then the comparison."""
+        rule = f"stop_when={self.stop_when}" if self.stop_when is not None else "no stop_when"
+        lines = [
+            f"adaptive stop: {self.reason} ({rule}) after {self.questions_judged} of "
+            f"{self.n_questions} questions, {self.items_judged} of {self.n_items_total} items; "
+            f"calls {self.calls_used} of {self.calls_full} ({self.calls_new} new, "
+            f"{self.calls_saved} saved)",
+            self.interval.summary(),
+        ]
+        if self.stopped is not None:
+            lines.append(f"stopped: {self.stopped}")
+        w = self.pairwise.win_rate
+        if w is not None:
+            valid = "not valid after an early stop" if self.stopped_early else "full file"
+            lines.append(f"fixed-sample bootstrap CI on the judged items: {w.ci} ({valid})")
+        return "\n".join([*lines, self.pairwise.summary()])
+
+    def adaptive_dict(self) -> dict[str, Any]:
+        """The ``"adaptive"`` block of the JSON: the stop, the interval, the counts."""
+        return {
+            "adaptive": True,
+            "stop_when": None if self.stop_when is None else str(self.stop_when),
+            "reason": self.reason,
+            "stopped_early": self.stopped_early,
+            **self.interval.to_dict(),
+            "items": {"judged": self.items_judged, "total": self.n_items_total},
+            "calls": {
+                "used": self.calls_used,
+                "new": self.calls_new,
+                "not_run": self.calls_not_run,
+                "saved": self.calls_saved,
+                "full": self.calls_full,
+            },
+            "batch": self.batch,
+            "order_seed": self.pairwise.seed,
+            "bootstrap_ci_valid": not self.stopped_early,
+            "note": BOOTSTRAP_NOTE if self.stopped_early else FULL_NOTE,
+        }
+
+    def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]:
+        """The comparison's JSON, plus the ``"adaptive"`` block."""
+        return {
+            **self.pairwise.to_dict(include_judgments=include_judgments),
+            "adaptive": self.adaptive_dict(),
+        }
