@@ -28,6 +28,8 @@ FLAGS: dict[str, str] = {
     "baseline": "--baseline",
     "l2": "--l2",
     "allow_different": "--allow-different",
+    "stop_when": "--stop-when",
+    "batch": "--batch",
     # judges and backends
     "judge": "--judge",
     "judges": "--judge",

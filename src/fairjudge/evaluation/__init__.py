@@ -24,6 +24,10 @@ from fairjudge._lazy import lazy_attributes, module_dir
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 
 if TYPE_CHECKING:
+    from fairjudge.evaluation._adaptive import evaluate_adaptive as evaluate_adaptive
+    from fairjudge.evaluation._adaptive_interval import AnytimeInterval as AnytimeInterval
+    from fairjudge.evaluation._adaptive_result import AdaptiveReason as AdaptiveReason
+    from fairjudge.evaluation._adaptive_result import AdaptiveResult as AdaptiveResult
     from fairjudge.evaluation._battles import (
         Battles,
         LongAnswers,
@@ -92,6 +96,9 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(
     __name__,
     {
+        "fairjudge.evaluation._adaptive": "evaluate_adaptive",
+        "fairjudge.evaluation._adaptive_interval": "AnytimeInterval",
+        "fairjudge.evaluation._adaptive_result": "AdaptiveReason AdaptiveResult",
         "fairjudge.evaluation._battles": (
             "Battles LongAnswers battles_from load_ranking_input make_pairs"
         ),
