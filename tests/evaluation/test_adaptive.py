@@ -60,13 +60,13 @@ def python_judge(script: Mapping[str, str]) -> Callable[[str, str, str], str]:
     return lambda question, answer_a, answer_b: say(script, answer_a, answer_b)
 
 
-def backend(script: Mapping[str, str]) -> FakeBackend:
+def backend(script: Mapping[str, str], *, cap: int | None = None) -> FakeBackend:
     def reply(spec: CallSpec, attempt: int) -> str:
         pair = extract_pair(spec.messages[-1][1])
         assert pair is not None
         return say(script, pair.answer_a, pair.answer_b)
 
-    return FakeBackend(reply)
+    return FakeBackend(reply, max_concurrency=cap)
 
 
 def model_judge(fake: FakeBackend, store: Path, max_calls: int | None = None) -> LLMJudge:
@@ -288,7 +288,7 @@ def test_a_run_stopped_mid_batch_then_resumed_equals_an_uninterrupted_run(
     assert killed.reason == "budget"
     assert killed.partial
     assert killed.stopped is not None
-    assert "max-calls 53" in killed.stopped
+    assert "budget is spent: 53 calls made" in killed.stopped
     assert killed.to_dict()["stopped"] == killed.stopped
     assert (killed.calls_used, killed.calls_not_run) == (53, 19)
     # The sequence took the stopped batch's questions up to the first with a call not made.
@@ -361,8 +361,7 @@ def test_the_default_batch_fills_one_wave_of_the_judge(tmp_path: Path) -> None:
         assert default_batch(judge, 2, 100, 100) == 32
         assert default_batch(judge, 2, 300, 100) == 11  # three items a question
         assert default_batch(judge, 4, 100, 100) == 16
-    capped = backend(script)
-    capped._max_concurrency = 20
+    capped = backend(script, cap=20)
     with LLMJudge(capped, store=tmp_path / "t.sqlite", options=RunOptions(concurrency=64)) as j:
         assert default_batch(j, 2, 100, 100) == 10
     result = evaluate_adaptive(python_judge(script), items, SETTINGS, "decided")
