@@ -153,8 +153,8 @@ class _Loader:
         self.labels: dict[tuple[str, frozenset[str]], _Pair] = {}
         self.line = 0
 
-    def fail(self, message: str) -> InputError:
-        return InputError(message, path=str(self.path), line=self.line or None)
+    def fail(self, message: str, params: str | tuple[str, ...] = ()) -> InputError:
+        return InputError(message, path=str(self.path), line=self.line or None, params=params)
 
     def load(self, name: str | None) -> ReplayJudge:
         # A regular file only, read a bounded line at a time; only "\n" ends a record,
@@ -172,8 +172,9 @@ class _Loader:
         self.line = 0
         if not self.recordings:
             raise self.fail(
-                "holds no recording; give a `fairjudge compare --out` file or a JSONL of "
-                "question, answer_a, answer_b and reply or verdict"
+                "holds no recording; give a `fairjudge compare out` file or a JSONL of "
+                "question, answer_a, answer_b and reply or verdict",
+                params="out",
             )
         return ReplayJudge(self.recordings, name=name, source=str(self.path), labels=self.labels)
 

@@ -29,14 +29,16 @@ def stop_error(
     kept = f"The {finished} calls finished so far are kept in the store {store_path}"
     if isinstance(exc, EndpointUnreachable):
         tries = min(retry.max_attempts, retry.max_unreachable_attempts)
-        return FatalBackendError(
+        unreachable = FatalBackendError(
             scrub(
                 f"{str(exc).rstrip('.')}. Nothing answered at "
                 f"{backend.base_url or backend.name} on any attempt ({tries} tries), so the "
                 "run stopped instead of retrying every call: check that the server is "
-                f"running and that --base-url points at it. {kept}."
+                f"running at base_url. {kept}."
             )
         )
+        unreachable.params = ("base_url",)  # the command line names its flag
+        return unreachable
     if isinstance(exc, RequestRejected):
         return FatalBackendError(
             scrub(
