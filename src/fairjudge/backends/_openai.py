@@ -46,8 +46,6 @@ from fairjudge.backends._lean_head import lean_applies, request_head
 from fairjudge.backends._openai_reply import completion_from_reply, error_message
 
 if TYPE_CHECKING:
-    import openai
-
     from fairjudge.backends._lean_http import LeanHTTPClient
 
 __all__ = ["OpenAIBackend", "Transport"]
@@ -215,7 +213,7 @@ class OpenAIBackend(HTTPBackend):
             # against the TypedDict annotations and costs ~20% of a call's CPU.
             reply = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
         except openai.APIStatusError as exc:
-            if sends_logprobs and _rejects_logprobs(exc):
+            if sends_logprobs and _rejects_logprobs(exc.status_code, server_message(exc)):
                 self._stop_logprobs(exc.status_code)
                 return await self._again(spec, sent=1)
             raise self._translate(exc) from exc
@@ -248,7 +246,7 @@ class OpenAIBackend(HTTPBackend):
         status = response.status
         if not 200 <= status < 300:
             message = redact(error_message(response.body), [client.api_key])[:MESSAGE_LIMIT]
-            if sends_logprobs and status in (400, 422) and "logprob" in message.lower():
+            if sends_logprobs and _rejects_logprobs(status, message):
                 self._stop_logprobs(status)
                 return await self._again(spec, sent=response.sends)
             error = error_from_status(
@@ -320,5 +318,6 @@ def _sent(error: BackendError, sends: int) -> BackendError:
     return error
 
 
-def _rejects_logprobs(exc: openai.APIStatusError) -> bool:
-    return exc.status_code in (400, 422) and "logprob" in server_message(exc).lower()
+def _rejects_logprobs(status: int, message: str) -> bool:
+    """Whether an error reply refuses the request for asking for logprobs."""
+    return status in (400, 422) and "logprob" in message.lower()
