@@ -200,7 +200,7 @@ def test_a_jury_is_checked_before_any_call() -> None:
         Jury([JuryMember("x", judge), JuryMember("x", judge)])
     with pytest.raises(ConfigError, match="weight"):
         Jury([JuryMember("x", judge), JuryMember("y", judge, -1.0)])
-    with pytest.raises(ConfigError, match="--aggregate"):
+    with pytest.raises(ConfigError, match="aggregation must be one of majority, mean"):
         evaluate_jury(Jury([JuryMember("x", judge), JuryMember("y", judge)]), ITEMS, SETTINGS,
                       aggregation="median")  # fmt: skip
     with pytest.raises(ConfigError, match="do not apply to a jury of Python callables"):

@@ -225,7 +225,7 @@ def test_specs_build_a_panel_of_callables_and_bad_panels_are_refused() -> None:
         jury(("a", ps.leading), ("b", ps.high, 0.0))
     with pytest.raises(ConfigError, match="template does not apply"):
         PointwiseJury.from_specs([MemberSpec("openai/x", template="explain"), specs[0]])
-    with pytest.raises(ConfigError, match="--aggregate must be one of mean, median"):
+    with pytest.raises(ConfigError, match="aggregation must be one of mean, median"):
         score_with_jury(jury(("a", ps.leading), ("b", ps.high)), items("1"), aggregation="majority")
     with pytest.raises(ConfigError, match="differs from the jury's own"):
         score_with_jury(jury(("a", ps.leading), ("b", ps.high)), items("1"), rubric="strict")

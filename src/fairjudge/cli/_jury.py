@@ -20,15 +20,17 @@ printed and saved); 4 when more than ``--max-unresolved`` of the items could not
 resolved by every member.
 """
 
+import contextlib
 import dataclasses
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
 from fairjudge.cli._aliases import (
     ALLOW_PYTHON_ONLY_WITH_JURY,
@@ -58,15 +60,15 @@ from fairjudge.cli._options import (
     judge_flags_without,
 )
 from fairjudge.cli._out import write_out
-from fairjudge.evaluation import evaluate_jury
-from fairjudge.evaluation._jury import as_aggregation
+from fairjudge.evaluation import AGGREGATIONS, evaluate_jury
 from fairjudge.evaluation._jury_records import jury_records
-from fairjudge.judges import Jury, MemberSpec, load_jury_file
+from fairjudge.evaluation._panel_rules import check_rule
+from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file
 from fairjudge.judges._jury_file import recorded_jury
 from fairjudge.prompts import get_template
 from fairjudge.report import jury_report, render_jury
 
-__all__ = ["JuryFlags", "jury"]
+__all__ = ["JuryFlags", "jury", "read_jury_file", "specs_from_flags", "with_flags"]
 
 _NOT_FOR_PANELS = {"judge", "model_path", "threads", "context"}
 """JudgeFlags fields a panel does not take: ``--judge`` is repeatable here, and
@@ -131,36 +133,49 @@ class JuryFlags:
         if self.jury is not None:
             if self.weight:
                 raise ConfigError("--weight goes with --judge; in a --jury file, set weight =")
-            loaded = load_jury_file(
-                self.jury,
-                allow_python=self.allow_python_judges,
-                allow_servers=self.allow_jury_servers,
-            )
+            loaded = read_jury_file(self)
             specs, rule = list(loaded.members), rule or loaded.aggregate
         else:
-            judges = self.judge or []
-            weights = self.weight or [1.0] * len(judges)
-            if len(weights) != len(judges):
-                raise ConfigError(
-                    f"--weight was given {len(weights)} time(s) for {len(judges)} --judge; "
-                    "give one per --judge, in order, or none"
-                )
-            specs = [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
-        checked = as_aggregation(rule or "majority")
-        return [_with_defaults(s, flags) for s in specs], checked
+            specs = specs_from_flags(self.judge or [], self.weight)
+        checked = check_rule(rule or "majority", AGGREGATIONS, param="aggregate")
+        return [with_flags(s, flags, template=flags.template) for s in specs], checked
 
 
-def _with_defaults(spec: MemberSpec, flags: Any) -> MemberSpec:
-    """A model member with the command line's template and backend flags where it sets none."""
-    if spec.is_python:
-        return spec
-    return dataclasses.replace(
-        spec,
-        template=spec.template or flags.template,
-        base_url=spec.base_url or flags.base_url,
-        temperature=spec.temperature if spec.temperature is not None else flags.temperature,
-        timeout=spec.timeout if spec.timeout is not None else flags.timeout,
-    )
+def read_jury_file(panel: Any) -> JuryFile:
+    """``--jury FILE.toml``, read as the panel's flags allow; its errors name the flag."""
+    with naming_the_jury_flag():
+        return load_jury_file(
+            panel.jury, allow_python=panel.allow_python_judges,
+            allow_servers=panel.allow_jury_servers,
+        )  # fmt: skip
+
+
+@contextlib.contextmanager
+def naming_the_jury_flag() -> Iterator[None]:
+    """A jury file's errors name the file; the command line puts its flag before it."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(f"--jury {exc}", params=exc.params) from None
+
+
+def specs_from_flags(judges: list[str], weights: list[float] | None) -> list[MemberSpec]:
+    """The members given with ``--judge``, weighed by ``--weight`` (once per ``--judge``)."""
+    weights = weights or [1.0] * len(judges)
+    if len(weights) != len(judges):
+        raise ConfigError(
+            f"--weight was given {len(weights)} time(s) for {len(judges)} --judge; "
+            "give one per --judge, in order, or none"
+        )
+    return [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
+
+
+def with_flags(spec: MemberSpec, flags: Any, template: str | None = None) -> MemberSpec:
+    """A model member with the command line's backend flags where it sets none."""
+    return spec.with_defaults(
+        template=template, base_url=flags.base_url, temperature=flags.temperature,
+        timeout=flags.timeout,
+    )  # fmt: skip
 
 
 def _check_references(specs: list[MemberSpec], items: list[Item]) -> None:
@@ -206,8 +221,10 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
                 "server; drop --judge/--weight/--allow-python-judges/--allow-jury-servers"
             )
         _no_model_flags(flags, "a recorded panel")
-        panel_jury, recorded_rule = recorded_jury(panel.jury)
-        rule: str = as_aggregation(panel.aggregate or recorded_rule or "majority")
+        with naming_the_jury_flag():
+            panel_jury, recorded_rule = recorded_jury(panel.jury)
+        rule = check_rule(panel.aggregate or recorded_rule or "majority", AGGREGATIONS,
+                          param="aggregate")  # fmt: skip
     else:
         specs, rule = panel.members(flags)
         _check_references(specs, loaded.items)

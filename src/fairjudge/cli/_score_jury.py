@@ -43,11 +43,12 @@ from fairjudge.cli._aliases import (
     AllowPythonJudges,
 )
 from fairjudge.cli._app import app, err_console, guarded, say, skipped_in_flags
+from fairjudge.cli._jury import read_jury_file, specs_from_flags, with_flags
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
 from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
-from fairjudge.judges import MemberSpec, PointwiseJury, load_jury_file
+from fairjudge.judges import MemberSpec, PointwiseJury
 from fairjudge.prompts import Rubric
 from fairjudge.report import (
     render_score_jury,
@@ -115,11 +116,7 @@ class ScorePanelFlags:
         if self.jury is not None:
             if self.judge or self.weight:
                 raise ConfigError("give the members with --judge or --jury FILE.toml, not both")
-            loaded = load_jury_file(
-                self.jury,
-                allow_python=self.allow_python_judges,
-                allow_servers=self.allow_jury_servers,
-            )
+            loaded = read_jury_file(self)
             templated = [m.judge for m in loaded.members if m.template is not None]
             if templated:
                 raise ConfigError(
@@ -138,17 +135,7 @@ class ScorePanelFlags:
             raise ConfigError(
                 f"{where} must be one of {', '.join(SCORE_AGGREGATIONS)}; got {rule!r}"
             )
-        specs = []
-        for spec in given:
-            if not spec.is_python:
-                spec = dataclasses.replace(
-                    spec, base_url=spec.base_url or flags.base_url,
-                    temperature=spec.temperature if spec.temperature is not None
-                    else flags.temperature,
-                    timeout=spec.timeout if spec.timeout is not None else flags.timeout,
-                )  # fmt: skip
-            specs.append(spec)
-        return specs, rule
+        return [with_flags(spec, flags) for spec in given], rule
 
     def _from_flags(self) -> list[MemberSpec]:
         """The members given with --judge (and --weight), checked."""
@@ -158,13 +145,7 @@ class ScorePanelFlags:
                 f"a panel needs --judge twice or more (or --jury FILE.toml); got {len(judges)} "
                 "(for one judge: fairjudge score)"
             )
-        weights = self.weight or [1.0] * len(judges)
-        if len(weights) != len(judges):
-            raise ConfigError(
-                f"--weight was given {len(weights)} time(s) for {len(judges)} --judge; "
-                "give one per --judge, in order, or none"
-            )
-        return [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
+        return specs_from_flags(judges, self.weight)
 
 
 def _open(specs: list[MemberSpec], flags: Any, rubric: Rubric, opts: ScoreFlags) -> PointwiseJury:

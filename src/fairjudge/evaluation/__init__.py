@@ -35,13 +35,7 @@ if TYPE_CHECKING:
         load_ranking_input,
         make_pairs,
     )
-    from fairjudge.evaluation._jury import (
-        AGGREGATIONS,
-        Aggregation,
-        JuryResult,
-        PanelJudgment,
-        evaluate_jury,
-    )
+    from fairjudge.evaluation._jury import JuryResult, PanelJudgment, evaluate_jury
     from fairjudge.evaluation._jury_stats import (
         JuryDiagnostics,
         MemberDiagnostics,
@@ -49,16 +43,18 @@ if TYPE_CHECKING:
     )
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
-    from fairjudge.evaluation._ranking import FALLBACK_L2, fit_battles
-    from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
-    from fairjudge.evaluation._score_jury import score_with_jury
-    from fairjudge.evaluation._score_jury_result import JuryScoreResult, PanelScoredItem
-    from fairjudge.evaluation._score_jury_rules import (
+    from fairjudge.evaluation._panel_rules import (
+        AGGREGATIONS,
         SCORE_AGGREGATIONS,
+        Aggregation,
         ScoreAggregation,
         aggregate_scores,
         weighted_median,
     )
+    from fairjudge.evaluation._ranking import FALLBACK_L2, fit_battles
+    from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
+    from fairjudge.evaluation._score_jury import score_with_jury
+    from fairjudge.evaluation._score_jury_result import JuryScoreResult, PanelScoredItem
     from fairjudge.evaluation._score_jury_stats import (
         DimensionPanelDiagnostics,
         JuryScoreDiagnostics,
@@ -114,17 +110,16 @@ __getattr__ = lazy_attributes(
         "fairjudge.evaluation._scores_records": "ScoreRun load_score_run",
         "fairjudge.evaluation._score_jury": "score_with_jury",
         "fairjudge.evaluation._score_jury_result": "JuryScoreResult PanelScoredItem",
-        "fairjudge.evaluation._score_jury_rules": (
-            "SCORE_AGGREGATIONS ScoreAggregation aggregate_scores weighted_median"
+        "fairjudge.evaluation._panel_rules": (
+            "AGGREGATIONS SCORE_AGGREGATIONS Aggregation ScoreAggregation aggregate_scores "
+            "weighted_median"
         ),
         "fairjudge.evaluation._score_jury_stats": (
             "DimensionPanelDiagnostics JuryScoreDiagnostics MemberScoreDiagnostics "
             "score_jury_diagnostics"
         ),
         "fairjudge.evaluation._scores_shift": "ShiftTest",
-        "fairjudge.evaluation._jury": (
-            "AGGREGATIONS Aggregation JuryResult PanelJudgment evaluate_jury"
-        ),
+        "fairjudge.evaluation._jury": "JuryResult PanelJudgment evaluate_jury",
         "fairjudge.evaluation._jury_stats": "JuryDiagnostics MemberDiagnostics jury_diagnostics",
         "fairjudge.evaluation._trend": "DimensionShift ScoreTrend check_comparable score_trend",
         "fairjudge.evaluation._via_scores": (

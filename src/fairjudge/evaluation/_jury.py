@@ -28,13 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
-from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge._protocol import resolve
-from fairjudge._types import OUTCOME_SCORE, Outcome, Replies, Reply, Resolution
+from fairjudge._types import Outcome, Replies, Reply, Resolution
 from fairjudge.evaluation._pairs import ItemLike, evaluate
+from fairjudge.evaluation._panel_result import PanelResult
+from fairjudge.evaluation._panel_rules import AGGREGATIONS, aggregate, check_rule
 from fairjudge.evaluation._results import PairwiseResult, WinRate
 from fairjudge.evaluation._settings import EvalSettings, check_repeats
 from fairjudge.judges import PairwiseRequest, ProgressCallback
@@ -44,65 +45,7 @@ if TYPE_CHECKING:
     from fairjudge.judges import Jury
     from fairjudge.judges._jury_usage import MemberUsage
 
-__all__ = [
-    "AGGREGATIONS",
-    "Aggregation",
-    "JuryResult",
-    "PanelJudgment",
-    "aggregate",
-    "as_aggregation",
-    "evaluate_jury",
-    "lean",
-]
-
-Aggregation = Literal["majority", "mean"]
-AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
-
-
-def as_aggregation(name: str) -> Aggregation:
-    """The rule, checked.
-
-    Raises:
-        ConfigError: Not a known rule; the message lists them.
-    """
-    if name not in AGGREGATIONS:
-        raise ConfigError(f"--aggregate must be one of {', '.join(AGGREGATIONS)}; got {name!r}")
-    return name  # type: ignore[return-value]
-
-
-def lean(score: float) -> Outcome:
-    """The outcome a score of model 1 leans to: above ½ model 1, below model 2, else a tie."""
-    if abs(score - 0.5) < 1e-12:
-        return Outcome.TIE
-    return Outcome.ONE if score > 0.5 else Outcome.TWO
-
-
-def aggregate(
-    votes: Sequence[Outcome],
-    soft: Sequence[float],
-    weights: Sequence[float],
-    rule: Aggregation,
-) -> tuple[Outcome, float]:
-    """One item's panel outcome and model 1's score from its members' verdicts.
-
-    Args:
-        votes: Each member's debiased outcome.
-        soft: Each member's soft score (model 1's expected score).
-        weights: Each member's weight.
-        rule: ``"majority"`` or ``"mean"`` (see the module docstring).
-
-    Example:
-        >>> aggregate([Outcome.ONE, Outcome.ONE, Outcome.TWO], [1, 1, 0], [1, 1, 1], "majority")
-        (<Outcome.ONE: '1'>, 1.0)
-    """
-    total = float(sum(weights))
-    if rule == "mean":
-        score = sum(w * s for w, s in zip(weights, soft, strict=True)) / total
-        return lean(score), score
-    held = {o: sum(w for w, v in zip(weights, votes, strict=True) if v is o) for o in Outcome}
-    best = max(held, key=lambda o: held[o])
-    outcome = best if held[best] > total / 2 else Outcome.TIE
-    return outcome, OUTCOME_SCORE[outcome]
+__all__ = ["JuryResult", "PanelJudgment", "evaluate_jury"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +86,8 @@ def _member_view(j: Judgment) -> tuple[Outcome | None, float | None]:
 
 
 @dataclass(frozen=True, slots=True)
-class JuryResult:
-    """Everything a jury evaluation produced.
+class JuryResult(PanelResult):
+    """Everything a jury evaluation produced (on the panels' shared frame).
 
     Attributes:
         names: The members, in order.
@@ -162,13 +105,32 @@ class JuryResult:
 
     names: tuple[str, ...]
     weights: tuple[float, ...]
-    aggregation: Aggregation
+    aggregation: str
     win_rate: WinRate | None
     judgments: tuple[PanelJudgment, ...]
     members: tuple[PairwiseResult, ...]
     settings: EvalSettings
     stopped: str | None = None
     usage: tuple[MemberUsage, ...] = ()
+
+    @property
+    def seed(self) -> int:
+        """The run's seed (from :attr:`settings`)."""
+        return self.settings.seed
+
+    @property
+    def level(self) -> float:
+        """The intervals' confidence level (from :attr:`settings`)."""
+        return self.settings.level
+
+    @property
+    def n_resamples(self) -> int:
+        """Bootstrap resamples (from :attr:`settings`)."""
+        return self.settings.n_resamples
+
+    def settings_dict(self) -> dict[str, Any]:
+        """The settings whole (rule, rounds and the bootstrap), under ``"settings"``."""
+        return {"settings": self.settings.to_dict()}
 
     @property
     def n_items(self) -> int:
@@ -182,22 +144,18 @@ class JuryResult:
 
     def with_aggregation(self, rule: str) -> JuryResult:
         """The same members' verdicts aggregated under another rule; no judge is called."""
-        again = _panel(self.names, self.weights, as_aggregation(rule), self.members, self.stopped)
-        return replace(again, usage=self.usage)
+        rule = check_rule(rule, AGGREGATIONS)
+        return _panel(self.names, self.weights, rule, self.members, self.stopped, self.usage)
 
     def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]:
         """JSON-ready summary; per-item records only when asked."""
         out: dict[str, Any] = {
-            "members": [
-                {"name": n, "weight": w} for n, w in zip(self.names, self.weights, strict=True)
-            ],
+            "members": self.roster(),
             "aggregation": self.aggregation,
             "n_items": self.n_items,
             "n_unresolved": self.n_unresolved,
             "win_rate": self.win_rate.to_dict() if self.win_rate is not None else None,
-            "settings": self.settings.to_dict(),
-            "partial": self.stopped is not None,
-            "stopped": self.stopped,
+            **self.frame_dict(),
         }
         if include_judgments:
             out["judgments"] = [j.to_dict(self.names) for j in self.judgments]
@@ -207,9 +165,10 @@ class JuryResult:
 def _panel(
     names: tuple[str, ...],
     weights: tuple[float, ...],
-    rule: Aggregation,
+    rule: str,
     members: tuple[PairwiseResult, ...],
     stopped: str | None,
+    usage: tuple[MemberUsage, ...],
 ) -> JuryResult:
     settings = members[0].settings
     judgments = []
@@ -240,7 +199,8 @@ def _panel(
             sum(scores) / len(scores), ci, len(done), outcomes.count(Outcome.ONE),
             outcomes.count(Outcome.TIE), outcomes.count(Outcome.TWO), settings.seed,
         )  # fmt: skip
-    return JuryResult(names, weights, rule, win, tuple(judgments), members, settings, stopped)
+    return JuryResult(names, weights, rule, win, tuple(judgments), members, settings, stopped,
+                      usage)  # fmt: skip
 
 
 class _Recorder:
@@ -253,7 +213,7 @@ class _Recorder:
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
     ) -> Replies[Reply]:
-        self.replies = self.jury.judge_members(requests, progress)
+        self.replies = self.jury.member_readings(requests, progress)
         return self.replies[0]  # marked with the panel's budget stop, if any
 
 
@@ -293,7 +253,7 @@ def evaluate_jury(
         ConfigError: Bad items, an unknown rule, or ``rounds`` > 2 for a member that
             does not sample.
     """
-    rule = as_aggregation(aggregation)
+    rule = check_rule(aggregation, AGGREGATIONS)
     for m in jury.members:
         check_repeats(settings.rounds, getattr(m.judge, "temperature", None))
     item_list = list(items)
@@ -303,4 +263,4 @@ def evaluate_jury(
     rest = [evaluate(_Replay(r), item_list, settings) for r in recorder.replies[1:]]
     reason = first.stopped
     members = tuple(replace(m, stopped=reason) for m in (first, *rest))
-    return replace(_panel(jury.names, jury.weights, rule, members, reason), usage=jury.last_usage)
+    return _panel(jury.names, jury.weights, rule, members, reason, jury.last_usage)

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._types import OUTCOME_SCORE, Outcome
-from fairjudge.evaluation._jury import JuryResult, PanelJudgment, aggregate, lean
+from fairjudge.evaluation._jury import JuryResult, PanelJudgment
+from fairjudge.evaluation._panel_rules import aggregate, lean
 from fairjudge.evaluation._results import Rate, WinRate
 from fairjudge.stats import (
     AgreementResult,

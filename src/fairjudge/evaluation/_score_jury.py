@@ -32,8 +32,8 @@ from dataclasses import replace
 from fairjudge._errors import ConfigError
 from fairjudge._items import ScoreItem
 from fairjudge._types import stopped_by
+from fairjudge.evaluation._panel_rules import SCORE_AGGREGATIONS, check_rule
 from fairjudge.evaluation._score_jury_result import JuryScoreResult, aggregate_item, panel_result
-from fairjudge.evaluation._score_jury_rules import as_score_aggregation
 from fairjudge.evaluation._scores import _check
 from fairjudge.evaluation._scores_stats import CollapseRule
 from fairjudge.judges._jury import MemberSpec
@@ -86,7 +86,7 @@ def score_with_jury(
         >>> score_with_jury(jury, [ScoreItem("q", "a")]).items[0].scores["accuracy"]
         4.0
     """
-    rule = as_score_aggregation(aggregation)
+    rule = check_rule(aggregation, SCORE_AGGREGATIONS, what=" for scores")
     if not isinstance(jury, PointwiseJury):
         the_rubric = _as_rubric(rubric or "production")
         _check(items, the_rubric, level, n_resamples)  # before any session opens
@@ -102,7 +102,7 @@ def score_with_jury(
         )
     _check(items, jury.rubric, level, n_resamples)
     requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
-    per_member = jury.score_members(requests, progress)
+    per_member = jury.member_readings(requests, progress)
     weights = jury.weights
     scored = [
         aggregate_item(item, row, weights, rule, jury.rubric)

@@ -15,17 +15,13 @@ mean, the median and their intervals use the aggregates as they are.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._items import ScoreItem
-from fairjudge.evaluation._score_jury_rules import (
-    ScoreAggregation,
-    aggregate_scores,
-    as_score_aggregation,
-)
+from fairjudge.evaluation._panel_result import PanelResult
+from fairjudge.evaluation._panel_rules import SCORE_AGGREGATIONS, aggregate_scores, check_rule
 from fairjudge.evaluation._scores import _median, summarise_scores
 from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult
 from fairjudge.evaluation._scores_stats import (
@@ -80,7 +76,7 @@ def aggregate_item(
     item: ScoreItem,
     members: Sequence[AnswerScores],
     weights: Sequence[float],
-    rule: ScoreAggregation,
+    rule: str,
     rubric: Rubric,
 ) -> PanelScoredItem:
     """One answer as the panel scored it, dimension by dimension."""
@@ -98,8 +94,8 @@ def nearest_level(value: float, levels: Sequence[int]) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class JuryScoreResult:
-    """Everything a scoring panel produced.
+class JuryScoreResult(PanelResult):
+    """Everything a scoring panel produced (on the panels' shared frame).
 
     Attributes:
         rubric: The rubric every member scored against.
@@ -120,7 +116,7 @@ class JuryScoreResult:
     rubric: Rubric
     names: tuple[str, ...]
     weights: tuple[float, ...]
-    aggregation: ScoreAggregation
+    aggregation: str
     dimensions: tuple[DimensionSummary, ...]
     items: tuple[PanelScoredItem, ...]
     members: tuple[ScoreResult, ...]
@@ -152,27 +148,16 @@ class JuryScoreResult:
         return [d.name for d in self.dimensions if d.collapse.collapsed]
 
     @property
-    def failures(self) -> Counter[str]:
-        """Why members' calls failed, each reason prefixed by the member."""
-        reasons: Counter[str] = Counter()
-        for name, member in zip(self.names, self.members, strict=True):
-            for reason, count in member.failures.items():
-                reasons[f"{name}: {reason}"] += count
-        return reasons
-
-    @property
     def rubric_tag(self) -> str:
         """The rubric as ``name@version``."""
         return f"{self.rubric.name}@{self.rubric.version}"
 
     def with_aggregation(self, rule: str) -> JuryScoreResult:
         """The same members' scores aggregated under another rule; no judge is called."""
-        the_rule = as_score_aggregation(rule)
+        the_rule = check_rule(rule, SCORE_AGGREGATIONS, what=" for scores")
         items = [aggregate_item(i.item, i.members, self.weights, the_rule, self.rubric)
                  for i in self.items]  # fmt: skip
-        dims = _panel_dimensions(
-            self.rubric, items, self.collapse_rule, self.seed, self.level, self.n_resamples
-        )
+        dims = _panel_dimensions(self.rubric, items, self.collapse_rule, self.boot)
         # a member's own summary does not depend on the rule: it is kept as it is
         return replace(self, aggregation=the_rule, items=tuple(items), dimensions=dims)
 
@@ -182,7 +167,7 @@ class JuryScoreResult:
         The panel's scores are under ``panel_scores`` (not ``scores``): a mean is not
         a whole level, so a panel's file is not read back as a one-judge baseline.
         """
-        panel = [{"name": n, "weight": w} for n, w in zip(self.names, self.weights, strict=True)]
+        panel = self.roster()
         for item in self.items:
             yield {**item.to_dict(self.names), "rubric": self.rubric_tag,
                    "aggregation": self.aggregation, "jury": panel}  # fmt: skip
@@ -207,11 +192,7 @@ class JuryScoreResult:
             "dimensions": [d.to_dict() for d in self.dimensions],
             "collapsed": self.collapsed,
             "collapse_rule": self.collapse_rule.to_dict(),
-            "seed": self.seed,
-            "level": self.level,
-            "n_resamples": self.n_resamples,
-            "partial": self.stopped is not None,
-            "stopped": self.stopped,
+            **self.frame_dict(),
         }
         if include_items:
             out["items"] = [i.to_dict(self.names) for i in self.items]
@@ -247,11 +228,9 @@ def _dimension(
 
 
 def _panel_dimensions(
-    rubric: Rubric, items: Sequence[PanelScoredItem], collapse: CollapseRule, seed: int,
-    level: float, n_resamples: int,
-) -> tuple[DimensionSummary, ...]:  # fmt: skip
+    rubric: Rubric, items: Sequence[PanelScoredItem], collapse: CollapseRule, boot: dict[str, Any]
+) -> tuple[DimensionSummary, ...]:
     """The panel's summary per dimension, in the rubric's order."""
-    boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n_resamples}
     return tuple(_dimension(n, items, rubric, collapse, boot) for n in rubric.names)
 
 
@@ -259,7 +238,7 @@ def panel_result(
     rubric: Rubric,
     names: Sequence[str],
     weights: Sequence[float],
-    rule: ScoreAggregation,
+    rule: str,
     items: Sequence[PanelScoredItem],
     *,
     seed: int,
@@ -270,7 +249,7 @@ def panel_result(
 ) -> JuryScoreResult:
     """Summarise the panel's aggregates and each member's own scores."""
     boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n_resamples}
-    dims = _panel_dimensions(rubric, items, collapse, seed, level, n_resamples)
+    dims = _panel_dimensions(rubric, items, collapse, boot)
     members = tuple(
         summarise_scores(
             [ScoredItem(i.item, i.members[k]) for i in items],

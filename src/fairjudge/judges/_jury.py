@@ -3,7 +3,7 @@
 :class:`Jury` holds its members (:class:`JuryMember`: a name, a judge and a weight)
 and answers a batch of planned calls in two ways:
 
-- :meth:`Jury.judge_members`: *every* member's reply to every call. This is what
+- :meth:`Jury.member_readings`: *every* member's reply to every call. This is what
   :func:`fairjudge.evaluation.evaluate_jury` uses: it debiases each member on its
   own and aggregates the members' debiased item outcomes.
 - :meth:`Jury.judge_batch`: the panel's reply to every call, aggregated per call
@@ -26,7 +26,7 @@ replies and :attr:`Jury.last_usage` what each member cost
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from os import PathLike
 from typing import Any
 
@@ -34,9 +34,9 @@ from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
-from fairjudge.judges._panel_base import Panel, check_run_args
+from fairjudge.judges._panel_base import Panel
 from fairjudge.judges._registry import BackendOptions, calls_no_model, resolve_judge
-from fairjudge.judges._session import Job, JudgeSession
+from fairjudge.judges._session import JudgeSession
 from fairjudge.runner import RunOptions, Store
 
 __all__ = ["Jury", "JuryMember", "MemberSpec"]
@@ -70,6 +70,25 @@ class MemberSpec:
         """Whether the member calls no model (a Python callable or a replay), so no session."""
         return calls_no_model(self.judge)
 
+    def with_defaults(
+        self,
+        *,
+        template: str | None = None,
+        base_url: str | None = None,
+        temperature: float | None = None,
+        timeout: float | None = None,
+    ) -> MemberSpec:
+        """A model member with these settings where it sets none; others as they are."""
+        if self.is_python:
+            return self
+        return replace(
+            self,
+            template=self.template or template,
+            base_url=self.base_url or base_url,
+            temperature=self.temperature if self.temperature is not None else temperature,
+            timeout=self.timeout if self.timeout is not None else timeout,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class JuryMember:
@@ -97,43 +116,21 @@ class JuryMember:
         return {"name": self.name, "weight": self.weight, "template": self.template}
 
 
-class Jury(Panel[JuryMember]):
+class Jury(Panel[JuryMember, PairwiseRequest, Reply]):
     """Several pairwise judges answering every call, on one session.
 
-    Args:
-        members: At least two members, with unique names and positive weights.
-        session: The session the model members run on (they must all share it, so
-            that the panel is one run); default the model members' own session.
-            Closed with the jury when ``owns_session``.
-        owns_session: Close ``session`` when the jury closes.
-
-    Raises:
-        ConfigError: Fewer than two members, a repeated name, a weight that is not a
-            positive number, or model members on different sessions.
-
-    Attributes:
-        last_members: Every member's replies to the last batch, one list per member
-            (empty before the first batch).
-        last_usage: Each member's calls, tokens, cost and latency in the last batch.
+    See :class:`~fairjudge.judges._panel_base.Panel` for the arguments, the checks
+    and :attr:`last_members` / :attr:`last_usage`.
 
     Example:
         >>> specs = [MemberSpec("openai/gpt-4o-mini"), MemberSpec("python:m:judge")]
         >>> with Jury.from_specs(specs) as jury:  # doctest: +SKIP
-        ...     replies = jury.judge_members(requests)  # one list per member
+        ...     replies = jury.member_readings(requests)  # one list per member
         ...     result = evaluate_pairs(jury, items)  # the panel as one judge
     """
 
     _model_type = LLMJudge
-
-    def __init__(
-        self,
-        members: Sequence[JuryMember],
-        *,
-        session: JudgeSession | None = None,
-        owns_session: bool = False,
-    ) -> None:
-        self.last_members: list[list[Reply]] = []
-        super().__init__(members, session=session, owns_session=owns_session)
+    _parser = read_verdict
 
     @classmethod
     def from_specs(
@@ -156,7 +153,6 @@ class Jury(Panel[JuryMember]):
             store: The store or its path, for a session of the jury's own.
             options: Run options (concurrency, budget, ...), for the jury's own session.
         """
-        check_run_args(session, store, options)
         return cls._assemble(specs, _member, session=session, store=store, options=options)
 
     @property
@@ -179,7 +175,7 @@ class Jury(Panel[JuryMember]):
     ) -> Replies[Reply]:
         """The panel's reply to every request, aggregated per call; makes a jury a judge.
 
-        Each member answers every request (as :meth:`judge_members`); the panel's
+        Each member answers every request (as :meth:`member_readings`); the panel's
         reply to a request is the weighted majority of the members' verdicts (no
         strict majority is a tie), with the weighted mean of their probabilities
         when any member gave them, and every member's verdict in its ``payload``.
@@ -201,42 +197,23 @@ class Jury(Panel[JuryMember]):
             FatalBackendError: A model member's backend failed for good.
         """
         scaled = _PerPanelCall(progress, len(self.members)) if progress is not None else None
-        per_member = self.judge_members(requests, scaled)
+        per_member = self.member_readings(requests, scaled)
         names, weights = self.names, self.weights
         return Replies(
             (panel_reply(row, names, weights) for row in zip(*per_member, strict=True)),
             stopped=stopped_by(*per_member),
         )
 
-    def judge_members(
-        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[Replies[Reply]]:
-        """Every member's replies to every request: one list per member, in member order.
+    def _collect(self, judge: Any, replies: list[Reply], stopped: str | None) -> list[Reply]:
+        return Replies(replies, stopped=stopped)  # one call per request
 
-        Returns:
-            The members' replies. When the session's budget ran out, each list's
-            ``stopped`` says so (``NotRun`` failures for calls not made), and the
-            Python members have still answered.
+    def _answer(
+        self, judge: Any, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None
+    ) -> list[Reply]:
+        return judge.judge_batch(requests, progress)  # type: ignore[no-any-return]
 
-        Raises:
-            FatalBackendError: A model member's backend failed for good; finished
-                calls are kept in the store.
-        """
-        llm = self._model_indices()
-        out: list[list[Reply]] = [[] for _ in self.members]
-        if llm:
-            judges = [self.members[i].judge for i in llm]
-            jobs: list[Job[Any]] = [
-                job for j in judges if isinstance(j, LLMJudge) for job in j.jobs(requests)
-            ]
-            replies = self._run_models(jobs, read_verdict, progress)
-            n = len(requests)
-            for k, i in enumerate(llm):
-                out[i] = Replies(replies[k * n : (k + 1) * n], stopped=replies.stopped)
-        wall = self._answer_directly(llm, lambda m: m.judge.judge_batch(requests, progress), out)
-        self.last_members = out
-        self.last_usage = self._usage(out, wall)
-        return self._stop_all(out)
+    def _replies_of(self, answers: Sequence[Reply]) -> list[Reply]:
+        return list(answers)
 
 
 def _member(spec: MemberSpec, name: str, session: JudgeSession | None) -> JuryMember:

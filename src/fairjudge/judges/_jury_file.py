@@ -103,7 +103,7 @@ class JuryFile:
 
 _ALLOW_PYTHON = (
     "a jury file may come from someone else, so it cannot name Python code unless you "
-    "allow it: pass --allow-python-judges (allow_python=True) if you trust this file"
+    "trust this file and say so (allow_python=True)"
 )
 """Why a ``python:`` member of a jury file is refused, and how to allow it."""
 
@@ -152,20 +152,17 @@ def load_jury_file(
             ``allow_servers``; the message names the file and the field.
     """
     path = Path(path)
-    try:
-        data = read_toml(path)
-    except InputError as exc:
-        raise InputError(f"--jury {exc}") from None
+    data = read_toml(path)
     try:
         parsed = _JuryFile.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"--jury {path}: {where}: {first['msg']}") from None
+        raise InputError(f"{path}: {where}: {first['msg']}") from None
     if parsed.schema_version != 1:
-        raise InputError(f"--jury {path}: schema_version {parsed.schema_version} is unknown; use 1")
+        raise InputError(f"{path}: schema_version {parsed.schema_version} is unknown; use 1")
     members = tuple(
-        _member(m, f"--jury {path}: member.{i}", path.parent, allow_python, allow_servers)
+        _member(m, f"{path}: member.{i}", path.parent, allow_python, allow_servers)
         for i, m in enumerate(parsed.member)
     )
     return JuryFile(members, parsed.aggregate, path)
@@ -183,7 +180,8 @@ def _member(
     if judge.startswith("python:") and not allow_python:
         raise InputError(
             f"{where}.judge {shown(member.judge)} would import and run Python code; "
-            + _ALLOW_PYTHON
+            + _ALLOW_PYTHON,
+            params=("allow_python",),
         )
     if member.base_url is not None:
         try:
@@ -234,8 +232,8 @@ def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
     try:
         for number, value in read_records(path):
             header = read_header(value, path=str(path), line=number) if not loaders else None
-            if header is not None:  # a --out file's header: only a jury's will do
-                header.expect(("jury",), reader="--jury", path=str(path))
+            if header is not None:  # a result file's header: only a jury's will do
+                header.expect(("jury",), reader="a recorded jury", path=str(path))
                 continue
             members, record = _members(path, number, value)
             rule = rule or record.get("aggregation")
@@ -245,14 +243,14 @@ def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
                 weights.setdefault(name, _weight(entry.get("weight", 1.0), path, number, name))
                 loader.add_result({**record, "calls": entry.get("calls")})
     except InputError as exc:
-        if exc.path is None:  # already names --jury and the line
+        if exc.path is None:  # already names the file and the line
             raise
         line = f", line {exc.line}" if exc.line is not None else ""
-        raise InputError(f"--jury {path}{line}: {_bare(exc)}") from None
+        raise InputError(f"{path}{line}: {_bare(exc)}", params=exc.params) from None
     if len(loaders) < 2:
         raise InputError(
-            f"--jury {path}: holds no jury record (a `fairjudge jury --out` file, one item a "
-            "line, each with 'members' and their 'calls')"
+            f"{path}: holds no jury record (the per-item records a jury run writes, one item "
+            "a line, each with 'members' and their 'calls')"
         )
     seated = [
         JuryMember(name, _replay(loader, name), weights[name]) for name, loader in loaders.items()
@@ -265,7 +263,7 @@ def _members(path: Path, number: int, record: Any) -> tuple[dict[str, Any], dict
     members = record.get("members") if isinstance(record, dict) else None
     if not isinstance(members, dict) or not all(isinstance(e, dict) for e in members.values()):
         raise InputError(
-            f"--jury {path}, line {number}: not a `jury --out` record: it needs 'members', "
+            f"{path}, line {number}: not a jury run's record: it needs 'members', "
             "each with its 'calls'"
         )
     return members, record
@@ -280,7 +278,7 @@ def _bare(error: InputError) -> str:
 def _weight(value: object, path: Path, number: int, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
         raise InputError(
-            f"--jury {path}, line {number}: member {shown(name)}: weight must be a number > 0"
+            f"{path}, line {number}: member {shown(name)}: weight must be a number > 0"
         )
     return float(value)
 

@@ -29,10 +29,13 @@ and never counted as a tie.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
 
-__all__ = ["PANEL_FAILED", "panel_reply"]
+__all__ = ["PANEL_FAILED", "panel_reply", "weighted_majority"]
+
+L = TypeVar("L")
 
 PANEL_FAILED = "JuryMembersFailed"
 """The :class:`~fairjudge.CallError` kind of a panel call whose members failed in
@@ -68,13 +71,9 @@ def panel_reply(replies: Sequence[Reply], names: Sequence[str], weights: Sequenc
     held_total = float(sum(weights[k] for k in answered))
     if held_total <= total / 2:
         return _failure(replies, names, weights, answered)
-    held = {v: 0.0 for v in Verdict}
-    for k in answered:
-        verdict = replies[k].verdict
-        assert verdict is not None  # answered members have a verdict
-        held[verdict] += weights[k]
-    best = max(held, key=lambda v: held[v])
-    verdict = best if held[best] > held_total / 2 else Verdict.TIE
+    votes = [replies[k].verdict for k in answered]
+    verdict = weighted_majority(votes, [weights[k] for k in answered], held_total, list(Verdict),
+                                Verdict.TIE)  # fmt: skip
     members = {
         n: (r.verdict.value if r.verdict is not None else None)
         for n, r in zip(names, replies, strict=True)
@@ -87,6 +86,21 @@ def panel_reply(replies: Sequence[Reply], names: Sequence[str], weights: Sequenc
         cached=all(replies[k].cached for k in answered),
         payload={"members": members},
     )
+
+
+def weighted_majority(
+    votes: Sequence[L], weights: Sequence[float], total: float, labels: Sequence[L], tie: L
+) -> L:
+    """The label whose voters hold more than half of ``total``; else ``tie``.
+
+    The one vote of every panel: a jury's verdict on a call here, and its debiased
+    outcome on an item (:func:`fairjudge.evaluation._panel_rules.aggregate`).
+    """
+    held = dict.fromkeys(labels, 0.0)
+    for vote, weight in zip(votes, weights, strict=True):
+        held[vote] += weight
+    best = max(held, key=held.__getitem__)
+    return best if held[best] > total / 2 else tie
 
 
 def _mean_probabilities(replies: Sequence[Reply], weights: Sequence[float]) -> Probabilities | None:

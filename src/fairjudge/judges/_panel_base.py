@@ -1,10 +1,16 @@
-"""What a pairwise jury and a pointwise jury have in common: one panel on one session.
+"""One panel for every kind of judgment: several judges on one session.
 
-Both panels check their members the same way (at least two, unique names, positive
-weights), run their model members' calls as one batch on one shared session, call
-their Python members directly and charge each member its own usage. Only the kind
-of judge, the request and the reply differ, so that much lives here once: a change
-to how a panel opens, checks or bills its members then reaches both juries.
+A pairwise jury and a pointwise jury are the same thing over different readings: a
+judge whose reading is aggregated from its members' readings. Both check their
+members the same way (at least two, unique names, positive weights), run their model
+members' calls as one batch on one shared session, call their Python members
+directly and charge each member its own usage. That much is :class:`Panel`, written
+once; a kind brings only its strategy, three small methods:
+
+- :meth:`Panel._collect`: a model member's answers from its calls' replies (one
+  reply per answer for verdicts; one per answer or per dimension for scores);
+- :meth:`Panel._answer`: a member that calls no model answers the batch itself;
+- :meth:`Panel._replies_of`: the replies behind a member's answers, for its usage.
 """
 
 from __future__ import annotations
@@ -21,10 +27,10 @@ from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._session import Job, JudgeSession, ReplyParser
+from fairjudge.judges._session import JudgeSession, ReplyParser
 from fairjudge.runner import RunOptions, RunSummary, Store
 
-__all__ = ["Panel", "check_run_args", "member_names"]
+__all__ = ["Panel", "member_names"]
 
 
 class _Spec(Protocol):
@@ -55,17 +61,17 @@ class _Member(Protocol):
 
 M = TypeVar("M", bound=_Member)
 S = TypeVar("S", bound=_Spec)
-T = TypeVar("T")
+Q = TypeVar("Q")  # a request: a pair to judge, an answer to score
+A = TypeVar("A")  # a member's answer to one request: a reply, an answer's scores
 
 
-def member_names(specs: Sequence[_Spec]) -> list[str]:
-    """Each member's name: its own, else its spec, with ``#2``, ``#3`` on repeats.
+def member_names(bases: Sequence[str]) -> list[str]:
+    """Each member's name from its base name, with ``#2``, ``#3`` on repeats.
 
     Reports name members, so two members on the same spec still need two names.
     """
     names: list[str] = []
-    for spec in specs:
-        base = spec.name or spec.judge.strip()
+    for base in bases:
         name, k = base, 1
         while name in names:
             k += 1
@@ -74,36 +80,31 @@ def member_names(specs: Sequence[_Spec]) -> list[str]:
     return names
 
 
-def check_run_args(
-    session: JudgeSession | None,
-    store: Store | str | PathLike[str] | None,
-    options: RunOptions | None,
-) -> None:
-    """Refuse a store or run options next to a session, which carries its own.
-
-    Raises:
-        ConfigError: ``store`` or ``options`` given with ``session``.
-    """
-    if session is not None and (store is not None or options is not None):
-        raise ConfigError("store= and options= do not apply with session=; set them on it")
-
-
-class Panel(Closing, Generic[M]):
-    """Several judges on one session: the checks, the session and the usage of a jury.
+class Panel(Closing, Generic[M, Q, A]):
+    """Several judges on one session: the checks, the batch and the usage of a jury.
 
     Args:
         members: At least two members, with unique names and positive weights.
-        session: The session the model members run on; default theirs.
+        session: The session the model members run on (they must all share it, so
+            that the panel is one run); default the model members' own session.
+            Closed with the panel when ``owns_session``.
         owns_session: Close ``session`` when the panel closes.
 
     Raises:
         ConfigError: Fewer than two members, a repeated name, a weight that is not a
             positive number, what :meth:`_check_panel` refuses, or model members on
             different sessions.
+
+    Attributes:
+        last_members: Every member's answers to the last batch, one list per member
+            (empty before the first batch).
+        last_usage: Each member's calls, tokens, cost and latency in the last batch.
     """
 
     #: The members' judges of this type call a model on the panel's session.
     _model_type: ClassVar[type[SessionJudge]]
+    #: Reads one reply of a model member's call.
+    _parser: ClassVar[ReplyParser[Any, Any]]
 
     def __init__(
         self,
@@ -114,6 +115,7 @@ class Panel(Closing, Generic[M]):
     ) -> None:
         self.members = tuple(members)
         self.session = session
+        self.last_members: list[list[A]] = []
         self.last_usage: tuple[MemberUsage, ...] = ()
         self._owns_session = owns_session and session is not None
         if len(self.members) < 2:
@@ -128,7 +130,7 @@ class Panel(Closing, Generic[M]):
                     f"member {m.name!r}: weight must be a number > 0; got {m.weight!r}"
                 )
         self._check_panel()
-        models = [self._model(i) for i in self._model_indices()]
+        models = [self._model(i) for i in self._on_model()]
         if self.session is None and models:
             self.session = models[0].session
         if any(j.session is not self.session for j in models):
@@ -160,20 +162,25 @@ class Panel(Closing, Generic[M]):
             options: Run options, for a session of the panel's own.
 
         Raises:
-            ConfigError: A store or options for a panel that calls no model.
+            ConfigError: A store or options next to a session, which carries its own,
+                or for a panel that calls no model.
         """
+        if session is not None and (store is not None or options is not None):
+            raise ConfigError("store= and options= do not apply with session=; set them on it")
         if (store is not None or options is not None) and all(s.is_python for s in specs):
             raise ConfigError(
-                "the store and run options (--store, --max-calls, --concurrency, ...) do not "
-                "apply to a jury of Python callables (they are called directly); drop them"
+                "store= and options= (the run options: max_calls, concurrency, ...) do not "
+                "apply to a jury of Python callables (they are called directly); drop them",
+                params=("store", "options"),
             )
         own = session is None and any(not s.is_python for s in specs)
         if own:
             session = JudgeSession(store=store, options=options)
+        bases = [spec.name or spec.judge.strip() for spec in specs]
         try:
             members = [
                 member(spec, name, session)
-                for spec, name in zip(specs, member_names(specs), strict=True)
+                for spec, name in zip(specs, member_names(bases), strict=True)
             ]
             return cls(members, session=session, owns_session=own)
         except BaseException:
@@ -196,54 +203,74 @@ class Panel(Closing, Generic[M]):
         """The model members' last batch (one batch for the whole panel)."""
         return self.session.last_run if self.session is not None else None
 
-    def _model_indices(self) -> list[int]:
+    def member_readings(
+        self, requests: Sequence[Q], progress: ProgressCallback | None = None
+    ) -> list[Replies[A]]:
+        """Every member's answers to every request: one list per member, in member order.
+
+        The model members' calls go to the session as one batch (two members making
+        the same call make it once); the other members are then called directly.
+
+        Returns:
+            The members' answers. When the budget ran out, each list's ``stopped``
+            says so (``NotRun`` failures for calls not made), and the Python members
+            have still answered.
+
+        Raises:
+            FatalBackendError: A model member's backend failed for good; finished
+                calls are kept in the store.
+        """
+        on_model = self._on_model()
+        out: list[list[A]] = [[] for _ in self.members]
+        if on_model:
+            assert self.session is not None  # checked in __init__: model members share it
+            per_judge = [(i, self._model(i).jobs(requests)) for i in on_model]
+            jobs = [job for _, own in per_judge for job in own]
+            replies = self.session.run(jobs, type(self)._parser, progress=progress)
+            start = 0
+            for i, own in per_judge:
+                mine = replies[start : start + len(own)]
+                out[i] = self._collect(self._model(i), mine, replies.stopped)
+                start += len(own)
+        # The other members answer here, so their latency is what their batch took.
+        wall: dict[int, float] = {}
+        for i, m in enumerate(self.members):
+            if i not in on_model:
+                begin = time.perf_counter()
+                out[i] = self._answer(m.judge, requests, progress)
+                wall[i] = time.perf_counter() - begin
+        self.last_members = out
+        self.last_usage = self._usage([self._replies_of(own) for own in out], wall)
+        # A stop in any member's batch stops the panel: every member's list says so.
+        stopped = stopped_by(*out)
+        return [Replies(own, stopped=stopped) for own in out]
+
+    def _on_model(self) -> list[int]:
         """Where the model members sit: their calls go to the session as one batch."""
         return [i for i, m in enumerate(self.members) if isinstance(m.judge, self._model_type)]
 
-    def _model(self, i: int) -> SessionJudge:
+    def _model(self, i: int) -> Any:
         """Member ``i``'s judge, which calls a model (the subclass's ``_model_type``)."""
         judge = self.members[i].judge
         assert isinstance(judge, self._model_type)
         return judge
 
-    def _run_models(
-        self, jobs: list[Job[Any]], parse: ReplyParser[Any], progress: ProgressCallback | None
-    ) -> Replies[Reply]:
-        """Run the model members' jobs as one batch (``stopped`` set on a spent budget).
+    def _collect(self, judge: Any, replies: list[Reply[Any]], stopped: str | None) -> list[A]:
+        """A model member's answers from its calls' replies, in request order."""
+        raise NotImplementedError
 
-        The Python members still answer after a stop; the caller marks every
-        member's answers with it.
-        """
-        assert self.session is not None  # checked in __init__: model members share it
-        return self.session.run(jobs, parse, progress=progress)
+    def _answer(
+        self, judge: Any, requests: Sequence[Q], progress: ProgressCallback | None
+    ) -> list[A]:
+        """A member that calls no model answers the whole batch itself."""
+        raise NotImplementedError
 
-    @staticmethod
-    def _stop_all(out: Sequence[Sequence[T]]) -> list[Replies[T]]:
-        """Every member's answers, each marked with the panel's budget stop, if any.
-
-        A stop in any member's batch (the shared session's, or a Python member's)
-        stops the panel: each member's list says so, whichever one a caller reads.
-        """
-        stopped = stopped_by(*out)
-        return [Replies(own, stopped=stopped) for own in out]
-
-    def _answer_directly(
-        self, skip: Sequence[int], answer: Callable[[M], T], out: list[T]
-    ) -> dict[int, float]:
-        """Every member not in ``skip`` answers into ``out``; returns each one's wall time.
-
-        These members call no model, so their latency is what their batch took.
-        """
-        wall: dict[int, float] = {}
-        for i, m in enumerate(self.members):
-            if i not in skip:
-                start = time.perf_counter()
-                out[i] = answer(m)
-                wall[i] = time.perf_counter() - start
-        return wall
+    def _replies_of(self, answers: Sequence[A]) -> list[Reply[Any]]:
+        """The replies behind a member's answers, whose calls its usage counts."""
+        raise NotImplementedError
 
     def _usage(
-        self, replies: Sequence[Sequence[Reply]], wall: dict[int, float]
+        self, replies: Sequence[Sequence[Reply[object]]], wall: dict[int, float]
     ) -> tuple[MemberUsage, ...]:
         """Each member's usage; a call shared by members is charged to the first."""
         charged: set[str] = set()

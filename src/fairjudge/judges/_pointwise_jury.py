@@ -4,7 +4,7 @@
 Its members (:class:`PointwiseMember`: a name, a pointwise judge and a weight) all
 score every answer against the *same* rubric, because a panel's per-dimension
 aggregate only means something when every member reads the dimensions and the scale
-alike. :meth:`PointwiseJury.score_members` returns every member's
+alike. :meth:`PointwiseJury.member_readings` returns every member's
 :class:`~fairjudge.judges.AnswerScores` for every answer; aggregating them (mean or
 median per dimension) is :func:`fairjudge.evaluation.score_with_jury`'s job.
 
@@ -24,10 +24,10 @@ from os import PathLike
 from typing import Any
 
 from fairjudge._errors import ConfigError
-from fairjudge._types import Replies
+from fairjudge._types import Reply
 from fairjudge.judges._jury import MemberSpec
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._panel_base import Panel, check_run_args
+from fairjudge.judges._panel_base import Panel
 from fairjudge.judges._pointwise import (
     AnswerScores,
     BatchPointwiseJudge,
@@ -40,7 +40,7 @@ from fairjudge.judges._pointwise import (
     resolve_pointwise_judge,
 )
 from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, _backend, judge_spec
-from fairjudge.judges._session import Job, JudgeSession
+from fairjudge.judges._session import JudgeSession
 from fairjudge.prompts import Rubric
 from fairjudge.runner import RunOptions, Store
 
@@ -67,7 +67,7 @@ class PointwiseMember:
         return {"name": self.name, "weight": self.weight}
 
 
-class PointwiseJury(Panel[PointwiseMember]):
+class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
     """Several pointwise judges scoring every answer against one rubric, on one session.
 
     Args:
@@ -85,10 +85,11 @@ class PointwiseJury(Panel[PointwiseMember]):
     Example:
         >>> specs = [MemberSpec("openai/gpt-4o-mini"), MemberSpec("python:m:scorer")]
         >>> with PointwiseJury.from_specs(specs, rubric="production") as jury:  # doctest: +SKIP
-        ...     per_member = jury.score_members(requests)  # one list per member
+        ...     per_member = jury.member_readings(requests)  # one list per member
     """
 
     _model_type = PointwiseJudge
+    _parser = read_scores
 
     def _check_panel(self) -> None:
         """Refuse members on different rubrics: a per-dimension aggregate needs one."""
@@ -132,7 +133,6 @@ class PointwiseJury(Panel[PointwiseMember]):
             ConfigError: A bad spec or option (named), or as the constructor.
         """
         the_rubric = _as_rubric(rubric)
-        check_run_args(session, store, options)
         for spec in specs:
             _check_spec(spec, the_rubric, mode, structured)
 
@@ -150,40 +150,18 @@ class PointwiseJury(Panel[PointwiseMember]):
     def __repr__(self) -> str:
         return f"PointwiseJury({', '.join(self.names)}; rubric={self.rubric.name!r})"
 
-    def score_members(
-        self, requests: Sequence[ScoreRequest], progress: ProgressCallback | None = None
-    ) -> list[Replies[AnswerScores]]:
-        """Every member's scores for every request: one list per member, in member order.
+    def _collect(
+        self, judge: PointwiseJudge, replies: list[Reply[Any]], stopped: str | None
+    ) -> list[AnswerScores]:
+        return judge._group(replies, stopped)  # one call per answer, or per dimension
 
-        Returns:
-            The members' scores. When the session's budget ran out, each list's
-            ``stopped`` says so (calls not made are ``NotRun``), and the Python
-            members have still answered.
+    def _answer(
+        self, judge: Any, requests: Sequence[ScoreRequest], progress: ProgressCallback | None
+    ) -> list[AnswerScores]:
+        return judge.score_batch(requests, progress)  # type: ignore[no-any-return]
 
-        Raises:
-            FatalBackendError: A model member's backend failed for good; finished
-                calls are kept in the store.
-        """
-        llm = self._model_indices()
-        out: list[list[AnswerScores]] = [[] for _ in self.members]
-        if llm:
-            per_judge = [self._model(i).jobs(requests) for i in llm]
-            jobs: list[Job[Any]] = [job for js in per_judge for job in js]
-            replies = self._run_models(jobs, read_scores, progress)
-            start = 0
-            for i, js in zip(llm, per_judge, strict=True):
-                out[i] = self._model(i)._group(replies[start : start + len(js)], replies.stopped)
-                start += len(js)
-        wall = self._answer_directly(llm, lambda m: m.judge.score_batch(requests, progress), out)
-        self.last_usage = self._usage(
-            [[c.reply for s in scored for c in s.calls] for scored in out], wall
-        )
-        return self._stop_all(out)
-
-    def _model(self, i: int) -> PointwiseJudge:
-        judge = self.members[i].judge
-        assert isinstance(judge, PointwiseJudge)
-        return judge
+    def _replies_of(self, answers: Sequence[AnswerScores]) -> list[Reply[Any]]:
+        return [c.reply for scored in answers for c in scored.calls]
 
 
 def _check_spec(spec: MemberSpec, rubric: Rubric, mode: ScoreMode, structured: bool) -> None:
