@@ -105,20 +105,9 @@ class LLMJudge(SessionJudge):
 
     def spec_for(self, request: PairwiseRequest) -> CallSpec:
         """The call this judge makes for one request (its ``key`` is the store key)."""
-        backend, template = self.backend, self.template
-        return CallSpec(
-            backend=backend.name,
-            model=backend.model,
-            base_url=backend.base_url,
-            template=template.name,
-            template_version=template.version,
-            messages=template.render(
-                request.question, request.answer_a, request.answer_b, request.reference
-            ),
-            params=self.params,
-            sample=request.sample,
-            kind="pairwise",
-        )
+        t = self.template
+        messages = t.render(request.question, request.answer_a, request.answer_b, request.reference)
+        return self._spec(t.name, t.version, messages, request.sample, "pairwise")
 
     def jobs(self, requests: Sequence[PairwiseRequest]) -> list[Job[VerdictFormat]]:
         """The session jobs for a batch: each spec with its template's verdict format."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._call import Backend
+from fairjudge._call import Backend, CallSpec, Conversation
 from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError
 from fairjudge.judges._session import JudgeSession
@@ -59,6 +59,17 @@ class SessionJudge(Closing):
         # same model serves the calls (the parameters travel in each spec).
         self.params = {**backend.default_params(label_only=label_only), **(params or {})}
         self.backend = self.session.add(backend)
+
+    def _spec(
+        self, template: str, version: str, messages: Conversation, sample: int, kind: str
+    ) -> CallSpec:
+        """One call of this judge: its backend's route, its sampling parameters, a prompt."""
+        b = self.backend
+        return CallSpec(
+            backend=b.name, model=b.model, base_url=b.base_url, template=template,
+            template_version=version, messages=messages, params=self.params, sample=sample,
+            kind=kind,
+        )  # fmt: skip
 
     @property
     def name(self) -> str:

@@ -178,20 +178,9 @@ class PointwiseJudge(SessionJudge):
 
     def spec_for(self, request: ScoreRequest, dimension: str | None = None) -> CallSpec:
         """The call made for one request (and one dimension, in label mode)."""
-        backend, rubric = self.backend, self._rubric
-        return CallSpec(
-            backend=backend.name,
-            model=backend.model,
-            base_url=backend.base_url,
-            template=f"rubric:{rubric.name}",
-            template_version=rubric.version,
-            messages=rubric.render(
-                request.question, request.answer, request.reference, dimension=dimension
-            ),
-            params=self.params,
-            sample=request.sample,
-            kind="pointwise",
-        )
+        r, q = self._rubric, request
+        messages = r.render(q.question, q.answer, q.reference, dimension=dimension)
+        return self._spec(f"rubric:{r.name}", r.version, messages, q.sample, "pointwise")
 
     def _dimensions(self) -> tuple[str | None, ...]:
         return self._rubric.names if self.mode == "label" else (None,)

@@ -72,33 +72,14 @@ class CallRecord(BaseModel):
 
 def to_row(r: CallRecord, now: str) -> Row:
     """The row for a record; ``now`` fills ``updated_at`` (and a missing ``created_at``)."""
-    created = r.created_at.isoformat(timespec="milliseconds") if r.created_at else now
-    return (
-        r.key,
-        r.kind,
-        r.backend,
-        r.model,
-        r.base_url,
-        r.template,
-        r.template_version,
-        r.sample,
-        dumps(r.spec),
-        r.status,
-        r.raw,
-        dumps(r.parsed),
-        dumps(r.top_logprobs),
-        r.response_model,
-        r.input_tokens,
-        r.output_tokens,
-        r.latency_s,
-        r.cost_usd,
-        r.attempts,
-        r.error_kind,
-        scrub(r.error_message) if r.error_message is not None else None,
-        created,
-        now,
-        r.schema_version,
-    )
+    values = {column: getattr(r, column) for column in COLUMNS}
+    values.update(
+        spec=dumps(r.spec), parsed=dumps(r.parsed), top_logprobs=dumps(r.top_logprobs),
+        error_message=scrub(r.error_message) if r.error_message is not None else None,
+        created_at=r.created_at.isoformat(timespec="milliseconds") if r.created_at else now,
+        updated_at=now,
+    )  # fmt: skip
+    return tuple(values[column] for column in COLUMNS)
 
 
 def from_row(row: Sequence[Any]) -> CallRecord:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from fairjudge._call import CallSpec, Completion
@@ -87,22 +87,8 @@ class RunSummary:
     stopped: StopReason | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "total": self.total,
-            "cached": self.cached,
-            "made": self.made,
-            "failed": self.failed,
-            "not_run": self.not_run,
-            "requests": self.requests,
-            "retries": self.retries,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost_usd": self.cost_usd,
-            "wall_s": self.wall_s,
-            "backoff_s": self.backoff_s,
-            "stopped": self.stopped,
-        }
+        """JSON-ready form: every field, in order."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def summary(self) -> str:
         """A short human-readable account, for the CLI and logs."""
