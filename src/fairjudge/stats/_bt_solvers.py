@@ -59,11 +59,12 @@ def _rows_index(index: IntArray, n: int, b: int) -> IntArray:
 
 
 def _pair_sums(counts: FloatArray, davidson: bool) -> tuple[FloatArray, ...]:
-    """What Newton reads of the counts: each pair's score ``w1 + ties / 2`` and total.
+    """What Newton and the objective read of the counts.
 
-    Davidson's: both sides' wins and the ties, as views of ``counts`` (C-contiguous),
-    and the total. Their memory layout decides the order in which numpy sums over
-    pairs, so it stays what it always was, and so do the results, bit for bit.
+    Half-win ties: each pair's score ``w1 + ties / 2`` and total. Davidson's: both
+    sides' wins and the ties, as views of ``counts`` (C-contiguous), and the total.
+    Their memory layout decides the order in which numpy sums over pairs, so it stays
+    what it always was, and so do the results, bit for bit.
     """
     w1, w2, ties = counts[..., 0], counts[..., 1], counts[..., 2]
     tot = w1 + w2 + ties
@@ -140,13 +141,13 @@ def bt_objective(
         ``(B,)`` objective values.
     """
     n = x.shape[1] - (1 if davidson else 0)
-    w1, w2, ties = counts[..., 0], counts[..., 1], counts[..., 2]
-    tot = w1 + w2 + ties
+    sums = _pair_sums(counts, davidson)
     d = x[:, first] - x[:, second]
     if not davidson:
-        s = w1 + 0.5 * ties
+        s, tot = sums
         ll = s * log_expit(d) + (tot - s) * log_expit(-d)
     else:
+        w1, w2, ties, tot = sums
         kappa = x[:, n : n + 1]
         log_z = np.logaddexp(np.logaddexp(0.5 * d, -0.5 * d), kappa)
         ll = 0.5 * d * (w1 - w2) + ties * kappa - tot * log_z
