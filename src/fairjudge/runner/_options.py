@@ -9,7 +9,7 @@ parameter at fault, and the judge session and the runner read it as it is.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, get_args
 
 from fairjudge._errors import ConfigError
 from fairjudge.runner._limits import Prices, RetryPolicy
@@ -17,7 +17,7 @@ from fairjudge.runner._progress import ProgressMode, RunProgress
 
 __all__ = ["RunOptions"]
 
-_PROGRESS_MODES = ("auto", "rich", "plain", "quiet")
+_PROGRESS_MODES: tuple[str, ...] = get_args(ProgressMode)
 
 
 @dataclass(frozen=True, slots=True)
