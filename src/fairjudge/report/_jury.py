@@ -8,10 +8,8 @@ read it, so the table and the JSON cannot disagree.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -25,63 +23,34 @@ from fairjudge.evaluation import (
     jury_diagnostics,
 )
 from fairjudge.report._comparison import labelled_truth, verdict_line
+from fairjudge.report._panel import (
+    PanelReport,
+    calls_table,
+    member_label,
+    panel_report,
+    partial_note,
+    print_legend,
+    print_local_note,
+)
 from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
 from fairjudge.runner import RunSummary
 from fairjudge.stats import AgreementResult
 
-if TYPE_CHECKING:
-    from fairjudge.judges._jury_usage import MemberUsage
-
-__all__ = [
-    "JuryReport",
-    "jury_report",
-    "member_label",
-    "print_legend",
-    "print_local_note",
-    "render_jury",
-]
+__all__ = ["JuryReport", "jury_report", "render_jury"]
 
 
-@dataclass(frozen=True, slots=True)
-class JuryReport:
-    """Everything a ``jury`` run shows.
+class JuryReport(PanelReport[JuryResult, JuryDiagnostics]):
+    """Everything a ``jury`` run shows (see :class:`~fairjudge.report._panel.PanelReport`).
 
-    Attributes:
-        title: What was compared.
-        result: The panel's result under its rule.
-        alternatives: The same verdicts under the other aggregation rule(s).
-        diagnostics: Per-member and panel figures.
-        run: The model members' calls (one run for the panel); ``None`` without any.
-        skipped: Input rows skipped with ``--skip-invalid``.
+    The other rule's readings show as its win rate; each member's usage is part of
+    its diagnostics.
     """
 
-    title: str
-    result: JuryResult
-    alternatives: tuple[JuryResult, ...]
-    diagnostics: JuryDiagnostics
-    run: RunSummary | None
-    skipped: tuple[dict[str, Any], ...] = ()
+    __slots__ = ()
 
-    @property
-    def failures(self) -> Counter[str]:
-        """Why calls failed, over every member, each reason prefixed by the member."""
-        out: Counter[str] = Counter()
-        for name, member in zip(self.result.names, self.result.members, strict=True):
-            for reason, count in member.failures.items():
-                out[f"{name}: {reason}"] += count
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
-        payload = self.result.to_dict()
-        payload["alternative_aggregations"] = {
-            a.aggregation: a.win_rate.to_dict() if a.win_rate else None for a in self.alternatives
-        }
-        payload.update(self.diagnostics.to_dict())
-        payload["failures"] = dict(self.failures.most_common())
-        payload["calls"] = self.run.to_dict() if self.run is not None else None
-        payload["skipped_rows"] = list(self.skipped)
-        return payload
+    def alternative_dict(self, alternative: JuryResult) -> Any:
+        """The win rate under another rule."""
+        return alternative.win_rate.to_dict() if alternative.win_rate else None
 
 
 def jury_report(
@@ -92,25 +61,8 @@ def jury_report(
     skipped: Sequence[dict[str, Any]] = (),
 ) -> JuryReport:
     """Build the report of one jury run (computes the diagnostics and the other rule)."""
-    others = tuple(result.with_aggregation(a) for a in AGGREGATIONS if a != result.aggregation)
-    return JuryReport(title, result, others, jury_diagnostics(result), run, tuple(skipped))
-
-
-def member_label(k: int) -> str:
-    """The short label of the ``k``-th member (from 0) in every table: ``#1``, ``#2``, ...
-
-    Members' names are judge specs such as ``python:examples.judges:longer``: at 80
-    columns a table cuts them to ``python:e…`` and two members read alike. A table
-    shows the number, and :func:`print_legend` names each number in full.
-    """
-    return f"#{k + 1}"
-
-
-def print_legend(console: Console, names: Sequence[str], weights: Sequence[float]) -> None:
-    """Name each member's number in full, one line each; a long name wraps, never cut."""
-    say(console, "members:")
-    for k, (name, weight) in enumerate(zip(names, weights, strict=True)):
-        say(console, f"  {member_label(k)}  {name}  (weight {weight:g})", overflow="fold")
+    return panel_report(JuryReport, result, AGGREGATIONS, jury_diagnostics, title=title, run=run,
+                        skipped=skipped)  # fmt: skip
 
 
 def _members_cell(n: int) -> str:
@@ -177,66 +129,6 @@ def _members_table(report: JuryReport) -> Table:
     return table
 
 
-def _cost(usage: MemberUsage) -> str:
-    return "n/a" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
-
-
-def _latency(usage: MemberUsage) -> str:
-    return "n/a" if usage.latency_s is None else f"{usage.latency_s:.3f} s"
-
-
-def _calls_head() -> Table:
-    """The empty calls-by-member table, so that both panels show their calls alike."""
-    table = Table(title="calls by member (this run; a stored call costs 0)", header_style="bold")
-    for head in ("member", "calls", "made", "cached", "failed", "tokens in / out", "cost",
-                 "mean latency"):  # fmt: skip
-        table.add_column(head, overflow="fold")
-    return table
-
-
-def _partial_note(stopped: str | None, console: Console) -> None:
-    """Say that the budget cut the run short, so a partial result is not read as whole."""
-    if stopped is not None:
-        console.print(
-            "[yellow]partial result:[/yellow] stopped by the budget before every call was made.",
-            highlight=False,
-        )
-
-
-def _calls_table(report: JuryReport) -> Table:
-    """Per member: calls asked, made now, from the store, failed; tokens, cost, latency."""
-    table = _calls_head()
-    for k, m in enumerate(report.diagnostics.members):
-        u = m.usage
-        if u is None:
-            cells = ("n/a", str(m.cached), "n/a", "n/a", "n/a")
-        elif u.local:
-            cells = (LOCAL, LOCAL, LOCAL, LOCAL, _latency(u))
-        else:
-            tokens = f"{u.input_tokens} / {u.output_tokens}"
-            cells = (str(u.made), str(m.cached), tokens, _cost(u), _latency(u))
-        made, cached, tokens, cost, latency = cells
-        table.add_row(member_label(k), str(m.calls), made, cached, str(m.failed), tokens, cost,
-                      latency)  # fmt: skip
-    return table
-
-
-LOCAL = "—"
-"""The made, cached, tokens and cost cells of a member that calls no model."""
-
-
-def print_local_note(console: Console, usage: Sequence[MemberUsage | None]) -> None:
-    """Name the members that call no model, whose calls were neither made nor cached."""
-    local = [member_label(k) for k, u in enumerate(usage) if u is not None and u.local]
-    if local:
-        who = ", ".join(local)
-        say(
-            console,
-            f"{LOCAL}: {who} called directly (a Python function or a replay): "
-            "no model call made or cached, nothing to pay for.",
-        )
-
-
 def _matrix_table(report: JuryReport) -> Table:
     names = report.result.names
     title = "share of items with the same vote"
@@ -256,8 +148,9 @@ def render_jury(report: JuryReport, console: Console) -> None:
     print_legend(console, report.result.names, report.result.weights)
     console.print(_panel_table(report))
     console.print(_members_table(report))
-    console.print(_calls_table(report))
-    print_local_note(console, [m.usage for m in report.diagnostics.members])
+    members = report.diagnostics.members
+    console.print(calls_table([(m.calls, m.cached, m.failed, m.usage) for m in members]))
+    print_local_note(console, [m.usage for m in members])
     console.print(_matrix_table(report))
     s = report.result.settings
     say(
@@ -266,7 +159,7 @@ def render_jury(report: JuryReport, console: Console) -> None:
         f"seed={s.seed}; figures use the {report.diagnostics.n_complete} items every member "
         "resolved; an item a member could not resolve is unresolved for the panel.",
     )
-    _partial_note(report.result.stopped, console)
+    partial_note(report.result.stopped, console)
     r = report.result
     line = verdict_line(
         r.win_rate, failed=bool(report.failures), stopped=r.stopped, n_items=r.n_items,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -23,13 +22,12 @@ from fairjudge.evaluation import (
     score_jury_diagnostics,
 )
 from fairjudge.report._comparison import verdict_line
-from fairjudge.report._jury import (
-    LOCAL,
-    _calls_head,
-    _cost,
-    _latency,
-    _partial_note,
+from fairjudge.report._panel import (
+    PanelReport,
+    calls_table,
     member_label,
+    panel_report,
+    partial_note,
     print_legend,
     print_local_note,
 )
@@ -56,38 +54,22 @@ clear 0.5, so that a small panel's lucky alpha is not read as agreement.
 """
 
 
-@dataclass(frozen=True, slots=True)
-class JuryScoreReport:
-    """Everything a scoring panel's run shows.
+class JuryScoreReport(PanelReport[JuryScoreResult, JuryScoreDiagnostics]):
+    """Everything a scoring panel's run shows (see :class:`~fairjudge.report._panel.PanelReport`).
 
-    Attributes:
-        title: What was scored, e.g. the input file's name.
-        result: The panel's result under its rule.
-        alternatives: The same scores under the other aggregation rule(s).
-        diagnostics: Per-dimension agreement, effective size and member figures.
-        run: The model members' calls (one run for the panel); ``None`` without any.
-        skipped: Input rows skipped with ``--skip-invalid``.
+    The other rule's readings show as its summary per dimension; the members' usage
+    is listed apart (``member_usage``).
     """
 
-    title: str
-    result: JuryScoreResult
-    alternatives: tuple[JuryScoreResult, ...]
-    diagnostics: JuryScoreDiagnostics
-    run: RunSummary | None = None
-    skipped: tuple[dict[str, Any], ...] = ()
+    __slots__ = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form: summary, other rules, diagnostics, failures, calls, skipped rows."""
-        payload = self.result.to_dict()
-        payload["alternative_aggregations"] = {
-            a.aggregation: [d.to_dict() for d in a.dimensions] for a in self.alternatives
-        }
-        payload.update(self.diagnostics.to_dict())
-        payload["member_usage"] = [u.to_dict() for u in self.result.usage]
-        payload["failures"] = dict(self.result.failures.most_common())
-        payload["calls"] = self.run.to_dict() if self.run is not None else None
-        payload["skipped_rows"] = list(self.skipped)
-        return payload
+    def alternative_dict(self, alternative: JuryScoreResult) -> Any:
+        """The summary per dimension under another rule."""
+        return [d.to_dict() for d in alternative.dimensions]
+
+    def usage_dict(self) -> dict[str, Any]:
+        """Each member's calls, tokens, cost and latency."""
+        return {"member_usage": [u.to_dict() for u in self.result.usage]}
 
 
 def score_jury_report(
@@ -98,12 +80,8 @@ def score_jury_report(
     skipped: Sequence[dict[str, Any]] = (),
 ) -> JuryScoreReport:
     """Build the report of one scoring panel's run (diagnostics and the other rule)."""
-    others = tuple(
-        result.with_aggregation(a) for a in SCORE_AGGREGATIONS if a != result.aggregation
-    )
-    return JuryScoreReport(
-        title, result, others, score_jury_diagnostics(result), run, tuple(skipped)
-    )
+    return panel_report(JuryScoreReport, result, SCORE_AGGREGATIONS, score_jury_diagnostics,
+                        title=title, run=run, skipped=skipped)  # fmt: skip
 
 
 def _panel_table(report: JuryScoreReport) -> Table:
@@ -199,24 +177,6 @@ def _members_table(report: JuryScoreReport) -> Table:
     return table
 
 
-def _calls_table(report: JuryScoreReport) -> Table:
-    table = _calls_head()
-    result = report.result
-    for k, own in enumerate(result.members):
-        failed = str(own.n_parse_failures + own.n_call_errors)
-        if len(result.usage) != len(result.names):
-            table.add_row(member_label(k), *("n/a",) * 3, failed, *("n/a",) * 3)
-            continue
-        u = result.usage[k]
-        if u.local:
-            table.add_row(member_label(k), str(u.calls), LOCAL, LOCAL, failed, LOCAL, LOCAL,
-                          _latency(u))  # fmt: skip
-            continue
-        table.add_row(member_label(k), str(u.calls), str(u.made), str(u.cached), failed,
-                      f"{u.input_tokens} / {u.output_tokens}", _cost(u), _latency(u))  # fmt: skip
-    return table
-
-
 def _agreement_sentence(name: str, a: KrippendorffAlpha | str) -> str:
     if isinstance(a, str):
         return f"{name}: no conclusion on agreement: {a}."
@@ -292,9 +252,11 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     console.print(_spread_table(report))
     console.print(_agreement_table(report))
     console.print(_members_table(report))
-    console.print(_calls_table(report))
-    if len(result.usage) == len(result.names):
-        print_local_note(console, result.usage)
+    failed = [own.n_parse_failures + own.n_call_errors for own in result.members]
+    usage = result.member_usage
+    rows = [(None, None, n, u) for n, u in zip(failed, usage, strict=True)]
+    console.print(calls_table(rows))
+    print_local_note(console, result.member_usage)
     line = f"answers fully scored by the panel: {result.n_items - result.n_unscored} of "
     line += f"{result.n_items}"
     if report.run is not None:
@@ -306,7 +268,7 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
         f"resamples={result.n_resamples}; an answer a member could not score is scored "
         "by the others only when they hold more than half of the weight, else unscored.",
     )
-    _partial_note(result.stopped, console)
+    partial_note(result.stopped, console)
     for d in result.dimensions:
         if d.collapse.collapsed:
             console.print("[red]collapse alarm:[/red] ", end="", highlight=False)
