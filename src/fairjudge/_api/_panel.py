@@ -14,7 +14,7 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fairjudge._api._common import judge_name, title
 from fairjudge._api._result import Result
@@ -31,10 +31,8 @@ from fairjudge.judges import (
     CallableJudge,
     CallablePointwiseJudge,
     Jury,
-    JuryMember,
     MemberSpec,
     PointwiseJury,
-    PointwiseMember,
     load_jury_file,
     resolve_judge,
     resolve_pointwise_judge,
@@ -46,6 +44,8 @@ __all__ = [
     "JudgesLike", "check_one_of", "pairwise_panel", "pointwise_panel", "run_jury",
     "run_score_jury",
 ]  # fmt: skip
+
+P = TypeVar("P", Jury, PointwiseJury)
 
 JudgesLike = Any
 """A list of members (specs, :class:`~fairjudge.judges.MemberSpec`, functions or judge
@@ -96,39 +96,26 @@ def _members(
     return members, aggregate or default_rule
 
 
-def _names(members: Sequence[Any]) -> list[str]:
-    """Each member's name: a spec's, or a judge's; ``#2``, ``#3`` added to repeats (as ``jury``)."""
-    names: list[str] = []
-    for m in members:
-        base = (m.name or m.judge) if isinstance(m, MemberSpec) else judge_name(m[0])
-        seen = len([n for n in names if n == base or n.startswith(f"{base}#")])
-        names.append(base if seen == 0 else f"{base}#{seen + 1}")
-    return names
-
-
 def pairwise_panel(
     judges: JudgesLike, *, weights: Sequence[float] | None, aggregate: str | None,
     template: str | None, backend: BackendOptions | None, options: RunOptions | None,
     store: str | Path | None,
 ) -> tuple[Jury, str, bool]:  # fmt: skip
     """The pairwise panel, its rule, and whether it was built here (so closed here)."""
-    if isinstance(judges, Jury):
-        return judges, aggregate or "majority", False
-    members, rule = _members(judges, weights, aggregate, "majority")
     where = backend or BackendOptions()
-    if all(isinstance(m, MemberSpec) for m in members):
-        specs = [_with_defaults(m, template, where) for m in members]
-        return Jury.from_specs(specs, store=store, options=options), rule, True
-    _no_session(store, options)
-    built = []
-    for m, name in zip(members, _names(members), strict=True):
-        if isinstance(m, MemberSpec):
-            m = (resolve_judge(_no_model(m).judge), m.weight)
-        judge, weight = m
-        if not isinstance(judge, BatchJudge):
-            judge = _callable(judge, lambda fn: CallableJudge(fn))
-        built.append(JuryMember(name, judge, weight))
-    return Jury(built), rule, True
+
+    def from_specs(specs: list[MemberSpec]) -> Jury:
+        specs = [
+            s.with_defaults(template=template, base_url=where.base_url,
+                            temperature=where.temperature, timeout=where.timeout)
+            for s in specs
+        ]  # fmt: skip
+        return Jury.from_specs(specs, store=store, options=options)
+
+    return _panel(
+        Jury, judges, weights, aggregate, "majority", from_specs, (store, options),
+        lambda spec: resolve_judge(spec), BatchJudge, lambda fn: CallableJudge(fn),
+    )  # fmt: skip
 
 
 def pointwise_panel(
@@ -136,22 +123,41 @@ def pointwise_panel(
     rubric: Rubric, options: RunOptions | None, store: str | Path | None,
 ) -> tuple[PointwiseJury, str, bool]:  # fmt: skip
     """The scoring panel, its rule, and whether it was built here (so closed here)."""
-    if isinstance(judges, PointwiseJury):
-        return judges, aggregate or "mean", False
-    members, rule = _members(judges, weights, aggregate, "mean")
+    return _panel(
+        PointwiseJury, judges, weights, aggregate, "mean",
+        lambda specs: PointwiseJury.from_specs(specs, rubric=rubric, store=store, options=options),
+        (store, options), lambda spec: resolve_pointwise_judge(spec, rubric=rubric),
+        BatchPointwiseJudge, lambda fn: CallablePointwiseJudge(fn, rubric=rubric),
+    )  # fmt: skip
+
+
+def _panel(
+    kind: type[P], judges: JudgesLike, weights: Sequence[float] | None, aggregate: str | None,
+    default_rule: str, from_specs: Callable[[list[MemberSpec]], P],
+    session_args: tuple[object, object], resolve: Callable[[str], Any], judge_type: type,
+    wrap: Callable[[Any], Any],
+) -> tuple[P, str, bool]:  # fmt: skip
+    """A panel of ``kind`` (a built one as it is), its rule, and whether it was built here.
+
+    Members given as specs share one session; a function or a judge object (or a
+    spec that calls no model) sits on the panel as it is, and then no session opens.
+    """
+    if isinstance(judges, kind):
+        return judges, aggregate or default_rule, False
+    members, rule = _members(judges, weights, aggregate, default_rule)
     if all(isinstance(m, MemberSpec) for m in members):
-        jury = PointwiseJury.from_specs(members, rubric=rubric, store=store, options=options)
-        return jury, rule, True
-    _no_session(store, options)
-    built = []
-    for m, name in zip(members, _names(members), strict=True):
+        return from_specs(members), rule, True
+    _no_session(*session_args)
+    seats = []
+    for m in members:
         if isinstance(m, MemberSpec):
-            m = (resolve_pointwise_judge(_no_model(m).judge, rubric=rubric), m.weight)
+            seats.append((m.name or m.judge, resolve(_no_model(m).judge), m.weight))
+            continue
         judge, weight = m
-        if not isinstance(judge, BatchPointwiseJudge):
-            judge = _callable(judge, lambda fn: CallablePointwiseJudge(fn, rubric=rubric))
-        built.append(PointwiseMember(name, judge, weight))
-    return PointwiseJury(built), rule, True
+        if not isinstance(judge, judge_type):
+            judge = _callable(judge, wrap)
+        seats.append((judge_name(m[0]), judge, weight))
+    return kind.seat(seats), rule, True
 
 
 def _no_session(store: object, options: object) -> None:
@@ -183,19 +189,6 @@ def _callable(judge: object, wrap: Callable[[Any], Any]) -> Any:
             params="judges",
         )
     return wrap(judge)
-
-
-def _with_defaults(spec: MemberSpec, template: str | None, where: BackendOptions) -> MemberSpec:
-    """A model member with the call's template and backend where it sets none (as ``jury``)."""
-    if spec.is_python:
-        return spec
-    return dataclasses.replace(
-        spec,
-        template=spec.template or template,
-        base_url=spec.base_url or where.base_url,
-        temperature=spec.temperature if spec.temperature is not None else where.temperature,
-        timeout=spec.timeout if spec.timeout is not None else where.timeout,
-    )
 
 
 def run_jury(

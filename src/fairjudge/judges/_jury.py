@@ -131,6 +131,7 @@ class Jury(Panel[JuryMember, PairwiseRequest, Reply]):
 
     _model_type = LLMJudge
     _parser = read_verdict
+    _member_type = JuryMember
 
     @classmethod
     def from_specs(

@@ -105,6 +105,8 @@ class Panel(Closing, Generic[M, Q, A]):
     _model_type: ClassVar[type[SessionJudge]]
     #: Reads one reply of a model member's call.
     _parser: ClassVar[ReplyParser[Any, Any]]
+    #: The kind's member type: a name, a judge and a weight.
+    _member_type: ClassVar[type[Any]]
 
     def __init__(
         self,
@@ -187,6 +189,16 @@ class Panel(Closing, Generic[M, Q, A]):
             if own and session is not None:
                 session.close()
             raise
+
+    @classmethod
+    def seat(cls, judges: Sequence[tuple[str, Any, float]]) -> Self:
+        """A panel of judges already built, each ``(base name, judge, weight)``.
+
+        The members are named from their base names, with ``#2``, ``#3`` on repeats.
+        """
+        names = member_names([base for base, _, _ in judges])
+        seats = zip(names, judges, strict=True)
+        return cls([cls._member_type(name, judge, w) for name, (_, judge, w) in seats])
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -90,6 +90,7 @@ class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
 
     _model_type = PointwiseJudge
     _parser = read_scores
+    _member_type = PointwiseMember
 
     def _check_panel(self) -> None:
         """Refuse members on different rubrics: a per-dimension aggregate needs one."""
