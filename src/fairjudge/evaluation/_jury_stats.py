@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from fairjudge._types import OUTCOME_SCORE, Outcome
 from fairjudge.evaluation._jury import JuryResult, PanelJudgment
 from fairjudge.evaluation._panel_rules import aggregate, lean
+from fairjudge.evaluation._panel_stats import effective, leave_one_out, skipped_or_dict
 from fairjudge.evaluation._results import Rate, WinRate
 from fairjudge.stats import (
     AgreementResult,
@@ -37,7 +38,6 @@ from fairjudge.stats import (
     FleissKappa,
     agreement_matrix,
     bootstrap_mean,
-    effective_judges,
     fleiss_kappa,
     judge_agreement,
 )
@@ -119,14 +119,13 @@ class JuryDiagnostics:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        fleiss, eff = self.fleiss, self.effective
         return {
             "members": [m.to_dict() for m in self.members],
             "n_complete_items": self.n_complete,
-            "fleiss_kappa": {"skipped": fleiss} if isinstance(fleiss, str) else fleiss.to_dict(),
+            "fleiss_kappa": skipped_or_dict(self.fleiss),
             "agreement_matrix": [list(r) for r in self.agreement],
-            "effective_judges": {"skipped": eff} if isinstance(eff, str) else eff.to_dict(),
-            "human_agreement": self.human.to_dict() if self.human is not None else None,
+            "effective_judges": skipped_or_dict(self.effective),
+            "human_agreement": skipped_or_dict(self.human),
         }
 
 
@@ -145,9 +144,8 @@ def _scores(j: PanelJudgment, rule: str) -> list[float]:
 def _rate(flags: list[bool], clusters: list[str], result: JuryResult) -> Rate | None:
     if not flags:
         return None
-    s = result.settings
     values = [1.0 if f else 0.0 for f in flags]
-    ci = bootstrap_mean(values, clusters, n_resamples=s.n_resamples, seed=s.seed, level=s.level)
+    ci = bootstrap_mean(values, clusters, **result.boot)
     return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
 
 
@@ -157,29 +155,24 @@ def _human(
     labelled = [(v, j) for v, j in zip(votes, done, strict=True) if j.item.human is not None]
     if not labelled:
         return None
-    s = result.settings
     return judge_agreement(
         [v.value for v, _ in labelled],
         [j.item.human.value for _, j in labelled if j.item.human is not None],
-        questions=[j.item.cluster_key for _, j in labelled],
-        n_resamples=s.n_resamples, seed=s.seed, level=s.level,
+        questions=[j.item.cluster_key for _, j in labelled], **result.boot,
     )  # fmt: skip
 
 
 def _leave_one_out(k: int, done: list[PanelJudgment], result: JuryResult) -> Rate | None:
-    rule, weights = result.aggregation, result.weights
-    flags = []
-    for j in done:
-        votes, soft = list(j.votes), list(j.soft)
-        others = [i for i in range(len(weights)) if i != k]
-        outcome, _ = aggregate(
-            [v for i, v in enumerate(votes) if i != k and v is not None],
-            [s for i, s in enumerate(soft) if i != k and s is not None],
-            [weights[i] for i in others],
-            rule,
-        )
-        flags.append(_votes(j, rule)[k] is outcome)
-    return _rate(flags, [j.item.cluster_key for j in done], result)
+    rule = result.aggregation
+
+    def others(readings: list[Any], weights: list[float]) -> Outcome:
+        votes, soft = zip(*readings, strict=True)  # (vote under the rule, soft score) each
+        return aggregate(votes, soft, weights, rule)[0]
+
+    rows = [list(zip(_votes(j, rule), j.soft, strict=True)) for j in done]
+    pairs = leave_one_out(k, rows, result.weights, others)
+    flags = [own[0] is rest for _, own, rest in pairs]
+    return _rate(flags, [done[i].item.cluster_key for i, _, _ in pairs], result)
 
 
 def _member(k: int, done: list[PanelJudgment], result: JuryResult) -> MemberDiagnostics:
@@ -196,32 +189,27 @@ def _member(k: int, done: list[PanelJudgment], result: JuryResult) -> MemberDiag
         calls=len(calls),
         cached=sum(c.reply.cached for c in calls),
         failed=sum(not c.reply.ok for c in calls),
-        usage=result.usage[k] if len(result.usage) == len(result.names) else None,
+        usage=result.member_usage[k],
     )
 
 
 def jury_diagnostics(result: JuryResult) -> JuryDiagnostics:
     """Per-member and panel diagnostics of a jury result; no judge is called."""
-    rule, s = result.aggregation, result.settings
+    rule = result.aggregation
     done = [j for j in result.judgments if j.outcome is not None]
+    clusters = [j.item.cluster_key for j in done]
     members = tuple(_member(k, done, result) for k in range(len(result.names)))
     fleiss: FleissKappa | str = "no item was resolved by every member"
-    effective: EffectiveJudges | str = "needs at least two items resolved by every member"
     n = len(result.names)
     agreement = tuple(tuple(float("nan") for _ in range(n)) for _ in range(n))
     if done:
         votes = [[v.value for v in _votes(j, rule)] for j in done]
-        fleiss = fleiss_kappa(
-            votes, questions=[j.item.cluster_key for j in done],
-            n_resamples=s.n_resamples, seed=s.seed, level=s.level,
-        )  # fmt: skip
+        fleiss = fleiss_kappa(votes, questions=clusters, **result.boot)
         agreement = tuple(tuple(row) for row in agreement_matrix(votes))
-    if len(done) >= 2:
-        effective = effective_judges(
-            [_scores(j, rule) for j in done], questions=[j.item.cluster_key for j in done],
-            n_resamples=s.n_resamples, seed=s.seed, level=s.level,
-        )  # fmt: skip
+    scores = [_scores(j, rule) for j in done]
+    too_few = "needs at least two items resolved by every member"
     panel_votes = [j.outcome for j in done if j.outcome is not None]
     return JuryDiagnostics(
-        members, len(done), fleiss, agreement, effective, _human(panel_votes, done, result)
-    )
+        members, len(done), fleiss, agreement, effective(scores, clusters, result.boot, too_few),
+        _human(panel_votes, done, result),
+    )  # fmt: skip

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._errors import FairJudgeError
 from fairjudge.evaluation._panel_rules import aggregate_scores
-from fairjudge.evaluation._score_jury_result import JuryScoreResult, PanelScoredItem
+from fairjudge.evaluation._panel_stats import effective, leave_one_out, skipped_or_dict
+from fairjudge.evaluation._score_jury_result import JuryScoreResult
 from fairjudge.evaluation._scores_stats import ScoreMean, human_agreement
-from fairjudge.stats import EffectiveJudges, effective_judges
+from fairjudge.stats import EffectiveJudges
 from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci
 
 if TYPE_CHECKING:
@@ -41,12 +42,6 @@ __all__ = [
     "MemberScoreDiagnostics",
     "score_jury_diagnostics",
 ]
-
-
-def _as_dict(value: Any) -> Any:
-    if value is None:
-        return None
-    return {"skipped": value} if isinstance(value, str) else value.to_dict()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +70,8 @@ class MemberScoreDiagnostics:
             "name": self.name,
             "weight": self.weight,
             "mean": self.mean.to_dict(),
-            "spearman_with_rest": _as_dict(self.with_rest),
-            "human_agreement": _as_dict(self.human),
+            "spearman_with_rest": skipped_or_dict(self.with_rest),
+            "human_agreement": skipped_or_dict(self.human),
         }
 
 
@@ -104,9 +99,9 @@ class DimensionPanelDiagnostics:
         """JSON-ready form."""
         return {
             "dimension": self.dimension,
-            "krippendorff_alpha_ordinal": _as_dict(self.alpha_ordinal),
-            "krippendorff_alpha_interval": _as_dict(self.alpha_interval),
-            "effective_judges": _as_dict(self.effective),
+            "krippendorff_alpha_ordinal": skipped_or_dict(self.alpha_ordinal),
+            "krippendorff_alpha_interval": skipped_or_dict(self.alpha_interval),
+            "effective_judges": skipped_or_dict(self.effective),
             "n_complete_items": self.n_complete,
             "members": [m.to_dict() for m in self.members],
         }
@@ -136,38 +131,21 @@ def _alpha(
         return str(exc)
 
 
-def _effective(
-    items: list[PanelScoredItem], dimension: str, boot: dict[str, Any]
-) -> EffectiveJudges | str:
-    complete = [i for i in items if all(s is not None for s in i.member_scores(dimension))]
-    if len(complete) < 2:
-        return f"{len(complete)} answer(s) scored by every member; needs at least 2"
-    rows = [[float(s) for s in i.member_scores(dimension) if s is not None] for i in complete]
-    try:
-        return effective_judges(rows, questions=[i.item.cluster_key for i in complete], **boot)
-    except (FairJudgeError, ValueError) as exc:
-        return str(exc)
-
-
 def _with_rest(
     k: int, result: JuryScoreResult, dimension: str, boot: dict[str, Any]
 ) -> CorrelationResult | str:
-    others = [j for j in range(len(result.names)) if j != k]
-    weights = [result.weights[j] for j in others]
-    own: list[float] = []
-    rest: list[float] = []
-    clusters: list[str] = []
-    for item in result.items:
-        scores = item.member_scores(dimension)
-        mine = scores[k]
-        agg = aggregate_scores([scores[j] for j in others], weights, result.aggregation)
-        if mine is not None and agg is not None:
-            own.append(float(mine))
-            rest.append(agg)
-            clusters.append(item.item.cluster_key)
-    if len(own) >= 3 and len(set(rest)) < 2:
+    rows = [item.member_scores(dimension) for item in result.items]
+
+    def others(scores: list[int | None], weights: list[float]) -> float | None:
+        return aggregate_scores(scores, weights, result.aggregation)
+
+    pairs = leave_one_out(k, rows, result.weights, others)
+    rest = [agg for _, _, agg in pairs]
+    if len(pairs) >= 3 and len(set(rest)) < 2:
         return "the other members' aggregate never varies: no rank correlation"
-    return human_agreement(own, rest, clusters, **boot)
+    own = [float(mine) for _, mine, _ in pairs]
+    return human_agreement(own, rest, [result.items[i].item.cluster_key for i, _, _ in pairs],
+                           **boot)  # fmt: skip
 
 
 def _member(
@@ -185,21 +163,22 @@ def _member(
 
 def score_jury_diagnostics(result: JuryScoreResult) -> JuryScoreDiagnostics:
     """Per-dimension agreement, effective size and per-member figures; no judge is called."""
-    boot: dict[str, Any] = {
-        "seed": result.seed, "level": result.level, "n_resamples": result.n_resamples
-    }  # fmt: skip
+    boot = result.boot
     items = list(result.items)
     clusters = [i.item.cluster_key for i in items]
     dims = []
     for name in result.rubric.names:
         rows = [i.member_scores(name) for i in items]
+        complete = [(r, c) for r, c in zip(rows, clusters, strict=True) if None not in r]
+        too_few = f"{len(complete)} answer(s) scored by every member; needs at least 2"
+        full = [[float(s) for s in r if s is not None] for r, _ in complete]
         dims.append(
             DimensionPanelDiagnostics(
                 dimension=name,
                 alpha_ordinal=_alpha(rows, clusters, "ordinal", boot),
                 alpha_interval=_alpha(rows, clusters, "interval", boot),
-                effective=_effective(items, name, boot),
-                n_complete=sum(all(s is not None for s in row) for row in rows),
+                effective=effective(full, [c for _, c in complete], boot, too_few),
+                n_complete=len(complete),
                 members=tuple(_member(k, result, name, boot) for k in range(len(result.names))),
             )
         )
