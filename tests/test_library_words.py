@@ -76,34 +76,7 @@ _BUSY = "being reworked by the budget-stop change of issue 22; converted after i
 _RECORDS = "failure records and report text the CLI prints as they are: needs a rewrite there too"
 _FILES = "names a result file by the command that wrote it (`compare --out`)"
 PENDING: dict[str, tuple[int, str]] = {
-    "io/_out_file.py": (2, _FILES),
-    "audit/_audit.py": (4, _BUSY),
-    "audit/_audit_items.py": (1, "not converted yet"),
-    "audit/_calibration.py": (1, _RECORDS),
-    "audit/_experiment.py": (3, _BUSY),
-    "audit/_self_preference.py": (2, "not converted yet"),
     "backends/_local_reply.py": (1, _RECORDS),
-    "evaluation/_jury.py": (1, _BUSY),
-    "evaluation/_score_jury_rules.py": (1, "not converted yet"),
-    "evaluation/_scores_records.py": (4, _FILES),
-    "evaluation/_trend.py": (1, "not converted yet"),
-    "evaluation/_via_scores.py": (1, _BUSY),
-    "judges/_jury_file.py": (12, "not converted yet: --jury FILE prefixes every message"),
-    "judges/_panel_base.py": (1, _BUSY),
-    "judges/_replay.py": (1, _FILES),
-    "judges/_session.py": (2, _BUSY),
-    "report/_comparison.py": (1, _RECORDS),
-    "io/_files.py": (3, "not converted yet: check_writable leaves for cli/ (issue 22)"),
-    "report/_html_load.py": (6, _FILES),
-    "report/_html_model.py": (2, _RECORDS),
-    "report/_scores.py": (1, _RECORDS),
-    "report/_text.py": (1, _RECORDS),
-    "report/_trend.py": (1, _RECORDS),
-    "runner/_stops.py": (1, _BUSY),
-    "runner/_store_errors.py": (2, "not converted yet"),
-    "runner/_store_open.py": (4, "not converted yet"),
-    "stats/_bt_data.py": (1, "names both spellings (--l2 and l2=); not converted yet"),
-    "stats/_leaderboard.py": (1, "names both spellings (--l2 and l2=); not converted yet"),
 }
 
 
@@ -258,3 +231,28 @@ def test_the_cli_names_the_flag_of_an_input_remedy(tmp_path: Path) -> None:
     assert "pass --allow-empty to judge empty answers" in done.stderr
     assert "allow_empty" not in done.stderr
     assert "pass --allow-empty" in done.stdout  # the --json error object reads the same
+
+
+def test_a_file_name_a_noun_and_an_identifier_are_left_or_rewritten_as_read() -> None:
+    message = "'/d/store.sqlite' is not a usable fairjudge store; pass another path with store"
+    assert to_flags(message, ("store",)) == (
+        "'/d/store.sqlite' is not a usable fairjudge store; pass another path with --store"
+    )
+    assert to_flags("out.jsonl: written by `compare out`", ("out",)) == (
+        "out.jsonl: written by `compare --out`"
+    )
+    assert to_flags("give judge once per judge", ("judge",)) == "give --judge once per judge"
+    assert to_flags("pick a strict_rubric", ("strict_rubric",)) == "pick a --strict-rubric"
+    assert to_flags("(a group never lost); pass l2 > 0 or add battles", ("l2",)) == (
+        "(a group never lost); pass l2 > 0 (--l2 on the command line) or add battles"
+    )
+
+
+def test_report_text_is_worded_for_the_command_running_now() -> None:
+    from fairjudge._words import worded, wording
+
+    text = "no item was judged in both orders (rounds=1)"
+    assert worded(text, "rounds") == text  # a library caller reads the parameter
+    with wording(to_flags):
+        assert worded(text, "rounds") == "no item was judged in both orders (--rounds 1)"
+    assert worded(text, "rounds") == text

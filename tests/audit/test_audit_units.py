@@ -10,6 +10,7 @@ from fairjudge.audit import AuditItem, AuditSettings, audit, plan_experiments
 from fairjudge.audit._effects import verdict_of
 from fairjudge.audit._self_preference_fit import fit_own_family
 from fairjudge.audit._verbosity import padded_twins
+from fairjudge.cli._flags import to_flags
 from fairjudge.judges import CallableJudge
 from fairjudge.stats import ConfidenceInterval
 
@@ -65,8 +66,12 @@ def test_framing_that_cannot_compare_is_refused_before_any_call() -> None:
     assert "framing" not in run
     assert "share no dimension" in skipped["framing"]
     with_templates = AuditSettings(framing_templates=("default", "concise"))
-    with pytest.raises(ConfigError, match="--framing-templates needs pairs"):
+    with pytest.raises(ConfigError, match="framing_templates needs pairs") as info:
         plan_experiments(["framing"], [NoCalls()], items, with_templates)  # type: ignore[list-item]
+    assert info.value.params == ("framing_templates", "items")  # the CLI names their flags
+    assert to_flags(str(info.value), info.value.params).startswith(
+        "framing: --framing-templates needs pairs of answers: the built-in suite, or --items rows"
+    )
 
 
 @pytest.mark.parametrize("n_answers", [30, 120, 300, 900])

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from fairjudge import ConfigError
+from fairjudge.cli._flags import to_flags
 from fairjudge.runner import RunOptions, Store, StoreRowDamaged, run_calls
 from fairjudge.runner._records import COLUMNS
 from tests.runner._fakes import FakeBackend, make_spec
@@ -234,6 +235,7 @@ def test_many_damaged_rows_are_summed_up_and_a_damaged_file_is_called_one() -> N
     assert "; and 198 more. " in str(many)
     assert "DELETE" not in str(many)
     assert str(many).endswith(
-        "move it aside and pass another --store (`sqlite3 STORE .recover` "
-        "can save the readable rows)"
+        "move it aside and pass another store (`sqlite3 STORE .recover` can save the readable rows)"
     )
+    assert (few.params, many.params) == ((), ("store",))  # the CLI shows it as --store
+    assert "pass another --store (`sqlite3 STORE" in to_flags(str(many), many.params)

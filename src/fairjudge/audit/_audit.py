@@ -11,7 +11,7 @@ the others are listed as skipped, with the reason.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
 
@@ -83,17 +83,9 @@ class AuditReport:
             "n_calls": self.n_calls,
             "n_failed": self.n_failed,
             "settings": {
-                "rubric": s.rubric,
-                "anti_verbose_rubric": s.anti_verbose_rubric,
-                "strict_rubric": s.strict_rubric,
-                "template": s.template,
-                "concise_template": s.concise_template,
+                **asdict(s),  # every field, in order: the two below made JSON-ready
                 "framing_templates": list(s.framing_templates or ()),
-                "target_words": s.target_words,
                 "rule": str(s.rule),
-                "seed": s.seed,
-                "level": s.level,
-                "n_resamples": s.n_resamples,
             },
             "stopped": self.stopped,
             "experiments": [e.to_dict() for e in self.experiments],
@@ -112,32 +104,42 @@ def plan_experiments(
         ConfigError: An unknown experiment, or a requested one the input cannot run
             (the message says what it needs).
     """
+    run, skipped = _plan(requested, judges, items, settings or AuditSettings())
+    return run, {e: str(why) for e, why in skipped.items()}
+
+
+def _plan(
+    requested: Iterable[str] | None,
+    judges: Sequence[AuditJudge],
+    items: Sequence[AuditItem],
+    settings: AuditSettings,
+) -> tuple[list[str], dict[str, ConfigError]]:
+    """:func:`plan_experiments`, each skip reason the error that asking for it raises."""
     wanted = list(dict.fromkeys(requested)) if requested is not None else list(EXPERIMENTS)
     unknown = [e for e in wanted if e not in EXPERIMENTS]
-    if unknown or not wanted:
-        raise ConfigError(
-            f"unknown experiment(s) {unknown}; choose from {', '.join(EXPERIMENTS)}"
-            if unknown else "--experiments is empty; choose from " + ", ".join(EXPERIMENTS)
-        )  # fmt: skip
-    why: dict[str, str] = {}
+    if unknown:
+        raise ConfigError(f"unknown experiment(s) {unknown}; choose from {', '.join(EXPERIMENTS)}")
+    if not wanted:
+        raise ConfigError("experiments is empty; choose from " + ", ".join(EXPERIMENTS),
+                          params="experiments")  # fmt: skip
     has_pairs = bool(position_pairs(items))
-    if not has_pairs:
-        why["position"] = (
-            "needs two answers per question: the built-in suite, or --items rows from two "
-            "systems (a `system` column) answering the same question"
-        )
-    reason = why_no_self_preference(judges, items)
-    if reason is not None:
-        why["self-preference"] = reason
-    reason = why_no_framing(settings or AuditSettings(), has_pairs)
-    if reason is not None:
-        why["framing"] = reason
+    no_pairs = ConfigError(
+        "needs two answers per question: the built-in suite, or items rows from two "
+        "systems (a `system` column) answering the same question",
+        params="items",
+    )
+    why = {
+        "position": None if has_pairs else no_pairs,
+        "self-preference": why_no_self_preference(judges, items),
+        "framing": why_no_framing(settings, has_pairs),
+    }
     if requested is not None:
-        impossible = [e for e in wanted if e in why]
+        impossible = [(e, r) for e in wanted if (r := why.get(e)) is not None]
         if impossible:
-            raise ConfigError("; ".join(f"{e}: {why[e]}" for e in impossible))
-    run = [e for e in EXPERIMENTS if e in wanted and e not in why]
-    skipped = {e: why.get(e, "not requested") for e in EXPERIMENTS if e not in run}
+            raise ConfigError("; ".join(f"{e}: {r}" for e, r in impossible),
+                              params=tuple(p for _, r in impossible for p in r.params))  # fmt: skip
+    run = [e for e in EXPERIMENTS if e in wanted and why.get(e) is None]
+    skipped = {e: why.get(e) or ConfigError("not requested") for e in EXPERIMENTS if e not in run}
     return run, skipped
 
 
@@ -177,14 +179,15 @@ def audit(
     the_items = builtin_items() if items is None else list(items)
     check_items(the_items)
     cfg = settings or AuditSettings()
-    _run, skipped = plan_experiments(experiments, judges, the_items, cfg)
+    _run, skipped = _plan(experiments, judges, the_items, cfg)
     check_references(cfg, the_items)
     pairs = position_pairs(the_items)
     results: list[ExperimentResult] = []
     stopped: str | None = None
     for bias in EXPERIMENTS:
         if bias in skipped:
-            results.append(ExperimentResult(bias, "", skipped=skipped[bias]))
+            why = skipped[bias]
+            results.append(ExperimentResult(bias, "", skipped=str(why), params=why.params))
             continue
         for name, run in _runs(bias, judges, the_items, pairs, cfg, judge_families_by_name,
                                progress):  # fmt: skip
@@ -247,20 +250,22 @@ def _judges(judge: AuditJudge | Sequence[AuditJudge]) -> list[AuditJudge]:
     return judges
 
 
-def why_no_framing(settings: AuditSettings, has_pairs: bool) -> str | None:
+def why_no_framing(settings: AuditSettings, has_pairs: bool) -> ConfigError | None:
     """Why the framing experiment cannot run as set up, or ``None`` (no call made)."""
     from fairjudge.prompts import get_rubric
 
     standard, strict = get_rubric(settings.rubric), get_rubric(settings.strict_rubric)
     if not set(standard.names) & set(strict.names):
-        return (
+        return ConfigError(
             f"rubrics {settings.rubric!r} and {settings.strict_rubric!r} share no dimension "
-            "to compare; pick a --strict-rubric with the same dimensions"
+            "to compare; pick a strict_rubric with the same dimensions",
+            params="strict_rubric",
         )
     if settings.framing_templates is not None and not has_pairs:
-        return (
-            "--framing-templates needs pairs of answers: the built-in suite, or --items rows "
-            "from two systems answering the same question"
+        return ConfigError(
+            "framing_templates needs pairs of answers: the built-in suite, or items rows "
+            "from two systems answering the same question",
+            params=("framing_templates", "items"),
         )
     return None
 

@@ -133,7 +133,8 @@ def check_items(items: Sequence[AuditItem]) -> None:
         ConfigError: No items, or an item with an empty answer.
     """
     if not items:
-        raise ConfigError("no items to audit; give --items FILE or use the built-in suite")
+        raise ConfigError("no items to audit; give items=FILE or use the built-in suite",
+                          params="items")  # fmt: skip
     blank = [it.id or str(i) for i, it in enumerate(items) if not it.answer.strip()]
     if blank:
         raise ConfigError(f"{len(blank)} item(s) have an empty answer (first: {blank[0]!r})")

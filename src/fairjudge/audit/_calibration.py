@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge._items import Item
+from fairjudge._items import Item, Judgment
 from fairjudge._types import Order
+from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult
 
 if TYPE_CHECKING:
@@ -320,26 +321,18 @@ def calibration_report(
     report["gate"] = CalibrationGate(tuple(checks))
     two_orders = [j for j in done if j.both_orders]
     if not two_orders:
-        skipped["position_bias"] = "no item was judged in both orders (--rounds 1)"
+        skipped["position_bias"] = worded("no item was judged in both orders (rounds=1)", "rounds")
     else:
         report["position_bias"] = position_bias(
-            [
-                [
-                    c.reply.verdict.value
-                    for c in j.calls
-                    if c.order is Order.ORIGINAL and c.reply.verdict is not None
-                ]
-                for j in two_orders
-            ],
-            [
-                [
-                    c.reply.verdict.value
-                    for c in j.calls
-                    if c.order is Order.SWAPPED and c.reply.verdict is not None
-                ]
-                for j in two_orders
-            ],
+            [_verdicts(j, Order.ORIGINAL) for j in two_orders],
+            [_verdicts(j, Order.SWAPPED) for j in two_orders],
             questions=[j.item.cluster_key for j in two_orders],
             **boot,
         )
     return report
+
+
+def _verdicts(j: Judgment, order: Order) -> list[str]:
+    """The verdicts of ``j``'s calls in ``order`` (every sample's), failures left out."""
+    return [c.reply.verdict.value for c in j.calls
+            if c.order is order and c.reply.verdict is not None]  # fmt: skip

@@ -86,11 +86,13 @@ class AuditSettings:
 
     def __post_init__(self) -> None:
         if not 50 <= self.target_words <= 5000:
-            raise ConfigError(f"--target-words must be in [50, 5000]; got {self.target_words}")
+            raise ConfigError(f"target_words must be in [50, 5000]; got {self.target_words}",
+                              params="target_words")  # fmt: skip
         if not 0 < self.level < 1:
-            raise ConfigError(f"--level must be in (0, 1); got {self.level}")
+            raise ConfigError(f"level must be in (0, 1); got {self.level}", params="level")
         if self.n_resamples < 100:
-            raise ConfigError(f"--bootstrap must be >= 100; got {self.n_resamples}")
+            raise ConfigError(f"n_resamples must be >= 100; got {self.n_resamples}",
+                              params="n_resamples")  # fmt: skip
 
     def eval_settings(self, judge: str, template: str) -> EvalSettings:
         """The pairwise protocol settings for one template."""
@@ -119,6 +121,8 @@ class ExperimentResult:
         n_failed: Calls that gave no usable reply (parse failures, call errors).
         details: Experiment-specific extras (a padded example, a judge x family matrix).
         skipped: Why the experiment did not run; ``None`` when it ran.
+        params: The parameters ``skipped`` names, by their Python names (the command
+            line shows them as its flags).
     """
 
     bias: str
@@ -131,6 +135,7 @@ class ExperimentResult:
     n_failed: int = 0
     details: Mapping[str, Any] = field(default_factory=dict)
     skipped: str | None = None
+    params: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> str:

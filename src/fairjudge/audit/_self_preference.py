@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from fairjudge._errors import ConfigError
 from fairjudge.audit._audit_items import AuditItem
 from fairjudge.audit._effects import Effect
 from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress, Scored, score
@@ -34,18 +35,22 @@ from fairjudge.audit._self_preference_fit import fit_own_family
 __all__ = ["self_preference_experiment", "why_no_self_preference"]
 
 
-def why_no_self_preference(judges: Sequence[AuditJudge], items: Sequence[AuditItem]) -> str | None:
-    """What the input lacks for the experiment, or ``None`` when it can run."""
+def why_no_self_preference(
+    judges: Sequence[AuditJudge], items: Sequence[AuditItem]
+) -> ConfigError | None:
+    """What the input lacks for the experiment (the error asking for it would be), or ``None``."""
     if len(judges) < 2:
-        return (
-            "needs two or more judges (give --judge once per judge) to tell self-preference "
-            "from the answers' real quality"
+        return ConfigError(
+            "needs two or more judges (give judge once per judge) to tell self-preference "
+            "from the answers' real quality",
+            params="judge",
         )
     labelled = {family_of(it.system) for it in items if it.system}
     if len(labelled) < 2:
-        return (
+        return ConfigError(
             "needs answers labelled with the model (family) that wrote them, from two or more "
-            "families (a `system` column in --items)"
+            "families (a `system` column in items)",
+            params="items",
         )
     return None
 

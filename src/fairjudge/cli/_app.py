@@ -52,6 +52,7 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, InputError
 from fairjudge._version import __version__
+from fairjudge._words import wording
 from fairjudge.cli._coercion import plain_values
 from fairjudge.cli._flags import to_flags
 
@@ -267,7 +268,9 @@ def guarded(fn: F) -> F:
 
         as_json = bool(kwargs.get("json_output"))
         try:
-            with shared_resamples():  # a command's summaries draw each resampling plan once
+            # A command's summaries draw each resampling plan once, and its reports name
+            # the flags the user typed, not the library's parameters.
+            with shared_resamples(), wording(_flag_words):
                 return fn(*args, **kwargs)
         except (InputError, ConfigError) as exc:
             _fail("error", exc, EXIT_USAGE, as_json, style="red")
@@ -308,6 +311,14 @@ def in_flags(exc: Exception, message: str | None = None) -> str:
     params = exc.params if isinstance(exc, FairJudgeError) else ()
     if not params:
         return text
+    # The file the error names is the user's, word for word: "out.jsonl" stays.
+    path = getattr(exc, "path", None)
+    parts = text.split(path) if isinstance(path, str) and path else [text]
+    return (path or "").join(_flag_words(part, params) for part in parts)
+
+
+def _flag_words(text: str, params: tuple[str, ...]) -> str:
+    """``text`` with the parameters it names written as the running command's flags."""
     from typer._click.globals import get_current_context
 
     ctx = get_current_context(silent=True)

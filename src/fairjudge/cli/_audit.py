@@ -13,7 +13,7 @@ rerun with a larger budget pays for the rest only.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,9 +23,10 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
+from fairjudge.cli._flags import to_flags
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import write_out
-from fairjudge.io import check_writable
+from fairjudge.cli._writable import check_writable
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
 
 __all__ = ["AuditFlags", "audit"]
@@ -193,7 +194,16 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
             judges, items, experiments=requested, settings=settings,
             judge_families_by_name=families, source=source,
         )  # fmt: skip
-        return report, session.calls_made
+        return _in_flags(report), session.calls_made
+
+
+def _in_flags(report: Any) -> Any:
+    """The report with each skip reason's parameters written as this command's flags."""
+    experiments = tuple(
+        replace(e, skipped=to_flags(e.skipped, e.params, "audit")) if e.skipped else e
+        for e in report.experiments
+    )
+    return replace(report, experiments=experiments)
 
 
 def _run_options(flags: Any) -> Any:

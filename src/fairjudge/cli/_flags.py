@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FLAGS", "FLAGS_BY_COMMAND", "flag", "to_flags"]
+__all__ = ["FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "flag", "to_flags"]
 
 FLAGS: dict[str, str] = {
     # evaluation settings (compare, calibrate, score, jury, score-jury, audit, rank, report)
@@ -40,6 +40,7 @@ FLAGS: dict[str, str] = {
     "structured": "--structured",
     "allow_python_judges": "--allow-python-judges",
     "allow_servers": "--allow-jury-servers",
+    "allow_python": "--allow-python-judges",
     "base_url": "--base-url",
     "model_path": "--model-path",
     "threads": "--threads",
@@ -75,6 +76,7 @@ FLAGS: dict[str, str] = {
     "strict_rubric": "--strict-rubric",
     # result files
     "out": "--out",
+    "html": "--html",
 }
 """Each library parameter's flag, where every command spells it the same way."""
 
@@ -83,6 +85,18 @@ FLAGS_BY_COMMAND: dict[str, dict[str, str]] = {
     "compare": {"mode": "--score-mode"},
 }
 """The flags one command spells its own way, over :data:`FLAGS`."""
+
+PHRASES: dict[str, dict[str, str]] = {
+    # The ridge's advice names "l2 > 0", a value, not the flag; rank has always shown
+    # the flag beside it, so a parameter rewrite cannot say it.
+    "l2": {
+        "pass l2 > 0 or add battles": "pass l2 > 0 (--l2 on the command line) or add battles",
+        "each other (l2=0.1), or add battles": (
+            "each other (--l2 0.1 on the command line, l2=0.1 in Python), or add battles"
+        ),
+    },
+}
+"""Parameters the command line words as whole phrases, not as a flag: phrase -> phrase."""
 
 
 def flag(param: str, command: str | None = None) -> str:
@@ -95,8 +109,12 @@ def flag(param: str, command: str | None = None) -> str:
 
 
 # A parameter's name that follows a determiner is the English word ("an empty judge
-# spec", "the judge samples"), not the parameter: it stays as it is.
-_DETERMINERS = ("a", "an", "the", "no", "each", "every", "this", "that", "empty", "unknown")
+# spec", "the judge samples", "once per judge", "a fairjudge store"), not the
+# parameter: it stays as it is. A name with "_" or "." is never a word.
+_DETERMINERS = (
+    "a", "an", "the", "no", "each", "every", "this", "that", "empty", "unknown", "per",
+    "fairjudge",
+)  # fmt: skip
 _NOUN = "".join(rf"(?<!\b{word} )" for word in _DETERMINERS)
 
 
@@ -110,7 +128,7 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
     ``name=True`` becomes the flag, ``name=False`` its ``--no-`` form, ``name=VALUE``
     the flag and the value, and a bare ``name`` the flag, unless a determiner comes
     before it ("the judge"): then it is the English word. A parameter no flag sets is
-    left as it is.
+    left as it is; one in :data:`PHRASES` has its phrases replaced instead.
 
     Example:
         >>> to_flags("n_resamples must be >= 1; got 0", ("n_resamples",))
@@ -119,6 +137,10 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
         'pass --allow-empty to judge them'
     """
     for param in params:
+        if param in PHRASES:
+            for said, shown in PHRASES[param].items():
+                message = message.replace(said, shown)
+            continue
         try:
             flag_ = flag(param, command)
         except KeyError:
@@ -134,6 +156,8 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
                 return _negated(flag_)
             return f"{flag_} {value}"
 
-        pattern = rf"(?<![\w.\-'\"]){re.escape(param)}(?:=([^\s,;:)]+))?(?![\w'\"(=-])"
-        message = re.sub(_NOUN + pattern, rewrite, message)
+        # Not inside a path or file name: "/data/store", "out.jsonl", "store-wal".
+        pattern = rf"(?<![\w.\-'\"/\\]){re.escape(param)}(?:=([^\s,;:)]+))?(?![\w'\"(=-]|\.\w)"
+        noun = "" if "_" in param or "." in param else _NOUN
+        message = re.sub(noun + pattern, rewrite, message)
     return message

@@ -14,7 +14,7 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
-from fairjudge.io import check_writable
+from fairjudge.cli._writable import check_writable
 from fairjudge.report import (
     comparison_html,
     comparison_report,

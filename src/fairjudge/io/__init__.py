@@ -15,7 +15,6 @@ Names outside ``__all__`` are the surface other layers of fairjudge use.
 from __future__ import annotations
 
 # Names outside __all__ are re-exported explicitly (`name as name`): the layers' surface.
-from fairjudge.io._files import check_writable as check_writable
 from fairjudge.io._files import write_atomic as write_atomic
 from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
 from fairjudge.io._out_file import KINDS as KINDS

@@ -106,22 +106,35 @@ class OutHeader:
     rubric: str | None
     settings: Mapping[str, Any]
 
-    def expect(self, accepted: Sequence[str], *, reader: str, path: str, advice: str = "") -> None:
+    def expect(
+        self,
+        accepted: Sequence[str],
+        *,
+        reader: str,
+        path: str,
+        advice: str = "",
+        params: tuple[str, ...] = (),
+    ) -> None:
         """Refuse a file of a kind ``reader`` cannot use, naming the kind.
+
+        A file is named by the command and parameter that wrote it (``compare out``),
+        which the command line shows as its flag (``compare --out``).
 
         Raises:
             InputError: The kind is not in ``accepted``; the message names the file,
-                its kind, what ``reader`` reads and ``advice``.
+                its kind, what ``reader`` reads and ``advice``; its ``params`` are
+                ``out`` and ``params``, the ones ``reader`` and ``advice`` name.
         """
         if self.kind in accepted:
             return
-        names = [f"`{k} --out`" for k in accepted]
+        names = [f"`{k} out`" for k in accepted]
         wants = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
         tail = f"; {advice}" if advice else ""
         raise InputError(
-            f"a {self.kind} file (written by `fairjudge {self.kind} --out`); {reader} reads "
+            f"a {self.kind} file (written by `fairjudge {self.kind} out`); {reader} reads "
             f"{wants} files{tail}",
             path=path,
+            params=("out", *params),
         )
 
 

@@ -134,22 +134,24 @@ def _judgment(record: object) -> Judgment:
 
 _RANK_FILE = (
     "its pairs pool many models, so there is no model 1 vs model 2 page to draw from it; "
-    "use `rank --html` for the ranking report (`fairjudge rank FILE --html PAGE` ranks "
+    "use `rank html` for the ranking report (`fairjudge rank FILE html=PAGE` ranks "
     "this file again without a judge call)"
 )
+_FILE_PARAMS = ("out", "html")  # the parameters these messages name
 
 
 def _check_kind(header: OutHeader, path: Path) -> None:
     """Refuse a file ``report`` cannot render, naming its kind."""
     if header.kind == "rank":
-        raise InputError(f"a rank file (written by `fairjudge rank --out`): {_RANK_FILE}",
-                         path=str(path))  # fmt: skip
+        raise InputError(f"a rank file (written by `fairjudge rank out`): {_RANK_FILE}",
+                         path=str(path), params=_FILE_PARAMS)  # fmt: skip
     header.expect(("compare", "calibrate"), reader="`fairjudge report`", path=str(path))
     if header.rubric is not None:
         raise InputError(
             f"a pointwise {header.kind} file (scores by rubric {header.rubric}); "
-            "`fairjudge report` reads pairwise `compare --out` and `calibrate --out` files",
+            "`fairjudge report` reads pairwise `compare out` and `calibrate out` files",
             path=str(path),
+            params="out",
         )
 
 
@@ -167,18 +169,20 @@ def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
                 _check_kind(header, path)
                 continue
         if isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
-            raise InputError(f"a `rank --out` record: {_RANK_FILE}", path=str(path),
-                             line=number)  # fmt: skip
+            raise InputError(f"a `rank out` record: {_RANK_FILE}", path=str(path),
+                             line=number, params=_FILE_PARAMS)  # fmt: skip
         try:
             judgments.append(_judgment(record))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
             raise InputError(
-                f"not a result record of `fairjudge compare --out` ({_clipped(exc)})",
+                f"not a result record of `fairjudge compare out` ({_clipped(exc)})",
                 path=str(path),
                 line=number,
+                params="out",
             ) from None
     if not judgments:
-        raise InputError("holds no result record; give a file written by --out", path=str(path))
+        raise InputError("holds no result record; give a file written by out", path=str(path),
+                         params="out")  # fmt: skip
     return header, judgments
 
 

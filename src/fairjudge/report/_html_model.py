@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
 from fairjudge.report._comparison import (
     ComparisonReport,
@@ -107,8 +108,11 @@ def _headline(result: PairwiseResult) -> Headline:
     warnings = []
     if not result.debiased and w is not None:
         warnings.append(
-            "Each item was judged in one order only (--rounds 1): this win rate carries "
-            "whatever position bias the judge has. Use --rounds 2 (the default) to debias it."
+            worded(
+                "Each item was judged in one order only (rounds=1): this win rate carries "
+                "whatever position bias the judge has. Use rounds=2 (the default) to debias it.",
+                "rounds",
+            )
         )
     if result.stopped is not None:
         warnings.append(
@@ -140,7 +144,7 @@ def _position(result: PairwiseResult) -> tuple[tuple[Figure, ...], tuple[str, ..
         _rate_figure(
             "Position consistency",
             result.position_consistency,
-            "no resolved item was shown in both orders (--rounds 1)",
+            worded("no resolved item was shown in both orders (rounds=1)", "rounds"),
         ),
         _rate_figure(
             "Calls choosing the first position",

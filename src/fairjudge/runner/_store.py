@@ -82,6 +82,14 @@ _UPSERT = (
 _RELEASE = "DELETE FROM claims WHERE key = ? AND owner = ?"
 
 
+def _chunks(keys: Iterable[str]) -> Iterator[tuple[list[str], str]]:
+    """The distinct ``keys`` in chunks for ``WHERE key IN (...)``, each with its ``?`` marks."""
+    wanted = list(dict.fromkeys(keys))
+    for start in range(0, len(wanted), _IN_CHUNK):
+        chunk = wanted[start : start + _IN_CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
+
+
 class Store(Closing):
     """The SQLite cache and audit log.
 
@@ -258,12 +266,9 @@ class Store(Closing):
         Keys are looked up in chunks with ``WHERE key IN (...)``, so thousands of keys
         cost a handful of queries.
         """
-        wanted = list(dict.fromkeys(keys))
         rows: list[tuple[Any, ...]] = []
         with self._lock:
-            for start in range(0, len(wanted), _IN_CHUNK):
-                chunk = wanted[start : start + _IN_CHUNK]
-                marks = ",".join("?" * len(chunk))
+            for chunk, marks in _chunks(keys):
                 rows += self._conn.execute(
                     f"SELECT key, {columns} FROM calls WHERE {where} key IN ({marks})", chunk
                 ).fetchall()
@@ -313,11 +318,8 @@ class Store(Closing):
 
     def has_all(self, keys: Iterable[str]) -> bool:
         """Whether every one of ``keys`` has an ``ok`` row; reads the keys only, in chunks."""
-        wanted = list(dict.fromkeys(keys))
         with self._lock:
-            for start in range(0, len(wanted), _IN_CHUNK):
-                chunk = wanted[start : start + _IN_CHUNK]
-                marks = ",".join("?" * len(chunk))
+            for chunk, marks in _chunks(keys):
                 (found,) = self._conn.execute(
                     f"SELECT COUNT(*) FROM calls WHERE status = 'ok' AND key IN ({marks})", chunk
                 ).fetchone()

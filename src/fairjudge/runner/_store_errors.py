@@ -141,6 +141,8 @@ class StoreWriteError(FairJudgeError):
         unsaved_errors: Failed calls whose audit row is not in the store.
     """
 
+    params = ("store",)
+
     def __init__(self, path: str, cause: str, *, unsaved: int = 0, unsaved_errors: int = 0) -> None:
         super().__init__(path, cause)
         self.path = path
@@ -161,7 +163,7 @@ class StoreWriteError(FairJudgeError):
             f"cannot write to the store {self.path}: {self.cause}. {lost} could not be "
             "stored (the next run makes those calls again), so the run stopped starting "
             "calls; every call stored before this is kept. Fix the cause, or pass "
-            "another --store, and run again."
+            "another store, and run again."
         )
 
 
@@ -213,6 +215,7 @@ class StoreRowDamaged(ConfigError):
         self.args = (path, dict(damage))  # as the constructor takes them: pickles round-trip
         self.path = path
         self.damage = dict(damage)
+        self.params = ("store",) if len(self.damage) > _DELETABLE else ()
 
     @property
     def delete_sql(self) -> str:
@@ -233,7 +236,7 @@ class StoreRowDamaged(ConfigError):
         if n > _DELETABLE:
             return (
                 f"{head}. So many damaged rows mean a damaged file: move it aside and pass "
-                "another --store (`sqlite3 STORE .recover` can save the readable rows)"
+                "another store (`sqlite3 STORE .recover` can save the readable rows)"
             )
         return (
             f"{head}. Delete {'it' if n == 1 else 'them'}, and the next run makes those "

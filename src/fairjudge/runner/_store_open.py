@@ -98,7 +98,8 @@ _CHECK_MMAP_BYTES = 1 << 30
 def _refuse(path: str, why: str) -> ConfigError:
     return ConfigError(
         f"{path!r} is not a usable fairjudge store: {why}. fairjudge did not change it; "
-        "pass another path with --store"
+        "pass another path with store",
+        params="store",
     )
 
 
@@ -106,7 +107,8 @@ def _cannot_write(path: str, exc: BaseException | None, *, new: bool) -> ConfigE
     left = "nothing was created" if new else "the store was not changed"
     return ConfigError(
         f"cannot use the store {path!r}: {cause_of(path, exc)}. No call was made and "
-        f"{left}; fix that or pass another path with --store"
+        f"{left}; fix that or pass another path with store",
+        params="store",
     )
 
 
@@ -114,7 +116,8 @@ def _damaged(path: str, detail: str) -> ConfigError:
     return ConfigError(
         f"the store {path!r} is damaged: it fails SQLite's integrity check ({detail}). "
         "fairjudge will not write to it. Restore it from a backup, or move it aside and "
-        "pass another --store (`sqlite3 STORE .recover` can save the readable rows)"
+        "pass another store (`sqlite3 STORE .recover` can save the readable rows)",
+        params="store",
     )
 
 
@@ -207,6 +210,11 @@ def _connect(path: str, busy_timeout: float) -> sqlite3.Connection:
 
 def _initialise(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA journal_mode = WAL")  # stored in the file's header
+    _write_schema(conn)
+
+
+def _write_schema(conn: sqlite3.Connection) -> None:
+    """The tables (those missing), the application id and the version, in one transaction."""
     conn.executescript(
         f"BEGIN IMMEDIATE;\n{_CALLS}\n{_CLAIMS}\n"
         f"PRAGMA application_id = {APPLICATION_ID};\n"
@@ -313,7 +321,8 @@ def _check_identity(conn: sqlite3.Connection, path: str) -> bool:
             raise ConfigError(
                 f"the store {path!r} has schema version {version}, newer than this "
                 f"fairjudge understands ({SCHEMA_VERSION}); upgrade fairjudge or use "
-                "another --store"
+                "another store",
+                params="store",
             )
         return version < SCHEMA_VERSION
     ours = f"a fairjudge store has application_id {APPLICATION_ID:#x} ('FJDG')"
@@ -351,11 +360,7 @@ def _prepare(conn: sqlite3.Connection, adopt: bool) -> None:
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'claims'"
     ).fetchone()
     if adopt or has_claims is None:
-        conn.executescript(
-            f"BEGIN IMMEDIATE;\n{_CALLS}\n{_CLAIMS}\n"
-            f"PRAGMA application_id = {APPLICATION_ID};\n"
-            f"PRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
-        )
+        _write_schema(conn)
 
 
 def _probe(conn: sqlite3.Connection) -> None:

@@ -200,7 +200,8 @@ def identify(
                 f"{name}: the ratings have no finite maximum-likelihood value: some group of "
                 "models never lost (or tied) against the rest, so its ratings run off to "
                 f"infinity. Groups: {groups[:4]}. Pass l2 > 0 to shrink ratings toward each "
-                "other (--l2 0.1 on the command line, l2=0.1 in Python), or add battles"
+                "other (l2=0.1), or add battles",
+                params="l2",
             )
         l2, fell_back = fallback_l2, True
     off = unbounded(data.first, data.second, score, total, data.n_models, anchor)

@@ -17,6 +17,7 @@ from typing import Any, Literal, Self
 import numpy as np
 from scipy.stats import rankdata
 
+from fairjudge._words import worded
 from fairjudge.stats._arrays import BoolArray, FloatArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import model_counts
@@ -30,7 +31,7 @@ ELO_SCALE = 400.0 / math.log(10.0)
 
 _DIVERGED = (
     "have no finite maximum for this rating (a group of models never lost in them); "
-    "pass l2 > 0 (--l2 on the command line) or add battles"
+    "pass l2 > 0 or add battles"
 )
 
 
@@ -175,7 +176,7 @@ class Leaderboard(Resampled):
         l2: float,
         plan: BootstrapPlan,
         not_identified: str | None = None,
-        unstable: str = _DIVERGED,
+        unstable: str | None = None,
         held: Sequence[str | None] = (),
         l2_fallback: bool = False,
         **extra: Any,
@@ -199,7 +200,8 @@ class Leaderboard(Resampled):
                 every rating interval but the anchor's (a point by construction)
                 and every rank interval.
             unstable: What went wrong in a round whose rating diverged, completing
-                "N of B bootstrap resamples ..." in a refused interval's reason.
+                "N of B bootstrap resamples ..." in a refused interval's reason; by
+                default, no finite maximum, and the ridge (``l2``) that gives one.
             held: Per model, why only the ridge holds its rating (see
                 :func:`._bt_data.identify`), or ``None``; empty when none is. It
                 replaces that model's rating interval; its rank interval stands, since
@@ -207,7 +209,7 @@ class Leaderboard(Resampled):
             l2_fallback: Whether ``l2`` is the fallback ridge.
             **extra: The subclass's own fields.
         """
-        rank_reasons = _reasons(draws.diverged, plan, unstable)
+        rank_reasons = _reasons(draws.diverged, plan, unstable or worded(_DIVERGED, "l2"))
         reasons = (
             [h or r for h, r in zip(held, rank_reasons, strict=True)] if held else rank_reasons
         )
