@@ -86,17 +86,16 @@ FLAGS_BY_COMMAND: dict[str, dict[str, str]] = {
 }
 """The flags one command spells its own way, over :data:`FLAGS`."""
 
-PHRASES: dict[str, dict[str, str]] = {
+PHRASES: dict[str, str] = {
     # The ridge's advice names "l2 > 0", a value, not the flag; rank has always shown
     # the flag beside it, so a parameter rewrite cannot say it.
-    "l2": {
-        "pass l2 > 0 or add battles": "pass l2 > 0 (--l2 on the command line) or add battles",
-        "each other (l2=0.1), or add battles": (
-            "each other (--l2 0.1 on the command line, l2=0.1 in Python), or add battles"
-        ),
-    },
+    "pass --l2 > 0 or add battles": "pass l2 > 0 (--l2 on the command line) or add battles",
+    "Pass --l2 > 0 to shrink ratings toward each other (--l2 0.1), or add battles": (
+        "Pass l2 > 0 to shrink ratings toward each other (--l2 0.1 on the command line, "
+        "l2=0.1 in Python), or add battles"
+    ),
 }
-"""Parameters the command line words as whole phrases, not as a flag: phrase -> phrase."""
+"""Phrases the command line has always worded its own way: rewritten -> shown."""
 
 
 def flag(param: str, command: str | None = None) -> str:
@@ -128,7 +127,7 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
     ``name=True`` becomes the flag, ``name=False`` its ``--no-`` form, ``name=VALUE``
     the flag and the value, and a bare ``name`` the flag, unless a determiner comes
     before it ("the judge"): then it is the English word. A parameter no flag sets is
-    left as it is; one in :data:`PHRASES` has its phrases replaced instead.
+    left as it is. Last, a phrase in :data:`PHRASES` is replaced by the CLI's own.
 
     Example:
         >>> to_flags("n_resamples must be >= 1; got 0", ("n_resamples",))
@@ -137,10 +136,6 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
         'pass --allow-empty to judge them'
     """
     for param in params:
-        if param in PHRASES:
-            for said, shown in PHRASES[param].items():
-                message = message.replace(said, shown)
-            continue
         try:
             flag_ = flag(param, command)
         except KeyError:
@@ -160,4 +155,6 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
         pattern = rf"(?<![\w.\-'\"/\\]){re.escape(param)}(?:=([^\s,;:)]+))?(?![\w'\"(=-]|\.\w)"
         noun = "" if "_" in param or "." in param else _NOUN
         message = re.sub(noun + pattern, rewrite, message)
+    for rewritten, shown in PHRASES.items():
+        message = message.replace(rewritten, shown)
     return message
