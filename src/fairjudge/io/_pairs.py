@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
-from fairjudge._items import Item
+from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
 from fairjudge.io._problems import bare as _bare
 from fairjudge.io._problems import invalid_rows as _invalid_rows
@@ -69,6 +69,7 @@ class Columns:
 
 
 T = TypeVar("T")
+_Keyed = TypeVar("_Keyed", Item, ScoreItem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,20 +325,11 @@ def load_items(
     _check_header(source, cols)
     items: list[Item] = []
     skipped: list[InputError] = []
-    seen_ids: dict[str, int] = {}
+    seen: dict[tuple[str, str | None], int] = {}
 
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> Item:
         item = _item(row, cols, where, tabular=source.tabular, allow_empty=allow_empty)
-        if item.id is None:
-            item = Item(**{**_fields(item), "id": str(lineno)})
-        assert item.id is not None
-        if item.id in seen_ids:
-            raise InputError(
-                f"duplicate id {_shown(item.id)} (first seen on line {seen_ids[item.id]})",
-                **where,
-            )
-        seen_ids[item.id] = lineno
-        return item
+        return _numbered(item, lineno, seen, where)
 
     for _, item in _parsed_rows(source, parse, skip_invalid, skipped):
         items.append(item)
@@ -374,5 +366,22 @@ def _parsed_rows(
         raise _invalid_rows(bad)
 
 
-def _fields(item: Item) -> dict[str, Any]:
-    return {name: getattr(item, name) for name in Item.__slots__}
+def _numbered(
+    item: _Keyed, lineno: int, seen: dict[tuple[str, str | None], int], where: dict[str, Any],
+    system: str | None = None,
+) -> _Keyed:  # fmt: skip
+    """``item``, its id its line number when it has none; refused if its id was ``seen``.
+
+    An id repeats only within one ``system`` (pointwise rows of several systems share
+    their question's id).
+    """
+    if item.id is None:
+        item = replace(item, id=str(lineno))
+    key = (str(item.id), system)
+    if key in seen:
+        of = f" of system {system!r}" if system is not None else ""
+        raise InputError(
+            f"duplicate id {_shown(item.id)}{of} (first seen on line {seen[key]})", **where
+        )
+    seen[key] = lineno
+    return item

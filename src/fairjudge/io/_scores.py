@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from fairjudge.io._pairs import (
     LoadedItems,
     _answer,
     _names,
+    _numbered,
     _optional,
     _parsed_rows,
     _question,
@@ -189,16 +189,7 @@ def load_score_items(
 
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> ScoreItem:
         item = _item(row, cols, answer_col, dimensions, scale, where, source.tabular, allow_empty)
-        if item.id is None:
-            item = replace(item, id=str(lineno))
-        key = (str(item.id), item.system)
-        if key in seen:
-            of = f" of system {item.system!r}" if item.system is not None else ""
-            raise InputError(
-                f"duplicate id {_shown(item.id)}{of} (first seen on line {seen[key]})", **where
-            )
-        seen[key] = lineno
-        return item
+        return _numbered(item, lineno, seen, where, item.system)
 
     for lineno, item in _parsed_rows(source, parse, skip_invalid, skipped):
         items.append(item)
