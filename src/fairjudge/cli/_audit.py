@@ -182,7 +182,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
     specs = opts.judge or [DEFAULT_JUDGE]
     where = BackendOptions(flags.base_url, flags.model_path, flags.threads, flags.temperature,
                            flags.timeout, flags.context)  # fmt: skip
-    options = _run_options(flags)
+    options = as_judge_flags(flags).run_options()  # budget, concurrency, ...
     with JudgeSession(store=flags.store, options=options) as session:
         judges = [ModelAuditJudge(s, session=session, backend_options=where, family=families.get(s))
                   for s in specs]  # fmt: skip
@@ -204,11 +204,6 @@ def _in_flags(report: Any) -> Any:
         for e in report.experiments
     )
     return replace(report, experiments=experiments)
-
-
-def _run_options(flags: Any) -> Any:
-    """The run options (budget, concurrency, ...) of the shared flags."""
-    return as_judge_flags(flags).run_options()
 
 
 @app.command()
