@@ -187,7 +187,7 @@ def test_a_spent_budget_returns_the_replies_with_stopped_set(store: Store) -> No
     with judge_for(backend, store, max_calls=3, concurrency=1) as judge:
         replies = judge.judge_batch(requests)
         assert replies.stopped is not None
-        assert "the --max-calls 3 budget is spent" in replies.stopped
+        assert "the max_calls=3 budget is spent" in replies.stopped
         assert "2 not run" in replies.stopped
         assert [r.ok for r in replies] == [True, True, True, False, False]
         assert all(isinstance(r.failure, CallError) and r.failure.kind == "NotRun"
@@ -198,7 +198,7 @@ def test_a_spent_budget_returns_the_replies_with_stopped_set(store: Store) -> No
         assert judge.judge_batch(requests).stopped is not None
         assert judge.last_run.cached == 3
         # One call through the seed protocol has no result to mark: it raises.
-        with pytest.raises(BudgetExceeded, match="--max-calls 3"):
+        with pytest.raises(BudgetExceeded, match="max_calls=3"):
             judge("q4", "x", "y")
         assert backend.calls == 3
     with judge_for(FakeBackend(), store) as judge:

@@ -106,7 +106,7 @@ def test_the_budget_covers_the_session_across_judges(tmp_path: Path) -> None:
         evaluate_pairs(first, items[:1])  # 2 calls
         result = evaluate_pairs(second, items[:1])  # 1 left of the session's 3
         assert result.stopped is not None
-        assert "the --max-calls 3 budget is spent" in result.stopped
+        assert "the max_calls=3 budget is spent" in result.stopped
         assert a.calls + b.calls == 3
 
 

@@ -163,5 +163,5 @@ def test_a_model_jury_as_one_judge_and_its_budget(
     with Jury.from_specs(specs(openai_env, shorter_server), store=store, options=options) as jury:
         partial = evaluate_pairs(jury, ITEMS, n_resamples=50)
     assert partial.stopped is not None
-    assert "the --max-calls 6 budget is spent" in partial.stopped
+    assert "the max_calls=6 budget is spent" in partial.stopped
     assert partial.n_unresolved > 0  # calls not made leave items unresolved, never guessed

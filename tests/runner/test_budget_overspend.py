@@ -79,7 +79,7 @@ def test_library_run_spends_at_most_max_cost(
         summary = judge.last_run
     assert summary is not None
     assert partial.stopped is not None
-    assert "--max-cost 0.01" in partial.stopped
+    assert "max_cost=0.01" in partial.stopped
     assert (summary.stopped, summary.made, summary.failed) == ("max_cost", calls, 0)
     assert summary.not_run == 2 * N_ITEMS - calls
     assert openai_env.count("requests") == calls  # no call started beyond those paid for

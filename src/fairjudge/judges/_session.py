@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._closing import Closing
 from fairjudge._types import CallError, ParseFailure, Replies, Reply
+from fairjudge._words import worded
 from fairjudge.judges._pairwise import ProgressCallback
 
 if TYPE_CHECKING:
@@ -197,9 +198,9 @@ class JudgeSession(Closing):
                 batch.backends, batch.specs, store=self.store, options=batch.options,
                 on_progress=batch.on_progress,
             )  # fmt: skip
-            if result is not None:  # all in the store: no thread, no backend, no connection
-                return self._replies(work, result)
-            return self._loop.run(self._run(work, batch))
+            if result is None:  # else all in the store: no thread, backend or connection
+                result = self._loop.run(self.executor.execute(batch))
+            return self._replies(work, result)
 
     async def arun(
         self,
@@ -213,8 +214,8 @@ class JudgeSession(Closing):
         await asyncio.to_thread(self._one_batch.acquire)  # one batch at a time (see run)
         try:
             work = _Pass(jobs, parse, progress)
-            future = self._loop.submit(self._run(work, self._batch(work, quiet=False)))
-            return await asyncio.wrap_future(future)
+            future = self._loop.submit(self.executor.execute(self._batch(work, quiet=False)))
+            return self._replies(work, await asyncio.wrap_future(future))
         finally:
             self._one_batch.release()
 
@@ -239,11 +240,11 @@ class JudgeSession(Closing):
             on_progress=work.on_progress if work.progress is not None else None,
         )
 
-    async def _run(self, work: _Pass[C, R], batch: Batch) -> Replies[Reply[R]]:
-        return self._replies(work, await self.executor.execute(batch))
-
     def _replies(self, work: _Pass[C, R], result: RunResult) -> Replies[Reply[R]]:
-        """One reply per job from the run's outcomes; each unique call is read once."""
+        """One reply per job from the run's outcomes; each unique call is read once.
+
+        Runs in the caller's thread, whose context words the budget's message.
+        """
         summary = self.last_run = result.summary
         self.calls_made += summary.made
         self.spent += summary.cost_usd or 0.0
@@ -264,15 +265,14 @@ class JudgeSession(Closing):
         return Replies(out, stopped=stopped)
 
     def _budget_message(self, summary: RunSummary) -> str:
-        if summary.stopped == "max_calls":
-            budget = f"--max-calls {self.options.max_calls}"
-        else:
-            budget = f"--max-cost {self.options.max_cost}"
-        return (
-            f"the {budget} budget is spent: {self.calls_made} calls made in this session, "
-            f"{summary.cached} served from the store, {summary.not_run} not run. "
-            f"Everything finished is kept in the store {self.store.path}; run again "
-            "with a larger budget to continue (stored calls cost nothing)."
+        budget = summary.stopped or "max_calls"
+        return worded(
+            f"the {budget}={getattr(self.options, budget)} budget is spent: {self.calls_made} "
+            f"calls made in this session, {summary.cached} served from the store, "
+            f"{summary.not_run} not run. Everything finished is kept in the store "
+            f"{self.store.path}; run again with a larger budget to continue (stored calls "
+            "cost nothing).",
+            budget,
         )
 
     # -- lifetime ------------------------------------------------------------------------
