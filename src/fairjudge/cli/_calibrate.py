@@ -32,13 +32,11 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Resolution
 from fairjudge.audit import calibration_report, check_score_labels, score_calibration_report
 from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
-from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, in_flags, say
+from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags
-from fairjudge.cli._out import write_out
-from fairjudge.cli._score import open_scorer, run_scoring, unscored_exit
-from fairjudge.evaluation import check_score_items
-from fairjudge.io import load_score_items, open_source
+from fairjudge.cli._score import load_scored, open_scorer, run_scoring, unscored_exit, write_scores
+from fairjudge.io import open_source
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
@@ -166,31 +164,14 @@ def calibrate_scores(
 ) -> None:
     """``calibrate`` on pointwise input: each dimension's scores against the human ones."""
     rubric = _pointwise_rubric(flags, columns, run, scoring, file)
-    loaded = load_score_items(file, dimensions=rubric.names, scale=rubric.scale,
-                              skip_invalid=columns.skip_invalid, question_col=columns.question_col,
-                              allow_empty=columns.allow_empty)  # fmt: skip
-    for problem in loaded.skipped:
-        say("skipped", in_flags(problem))
-    check_score_items(loaded.items, rubric)
+    loaded = load_scored(file, rubric, columns.skip_invalid, columns.allow_empty,
+                         columns.question_col)  # fmt: skip
     check_score_labels(loaded.items)
     judge = open_scorer(flags, rubric, scoring.mode)
     result = run_scoring(judge, loaded.items, seed=run.seed, level=run.level,
                          n_resamples=run.bootstrap)  # fmt: skip
-    if run.out is not None:
-        write_out(
-            run.out,
-            "calibrate",
-            result.records(),
-            judge=result.judge,
-            rubric=result.rubric_tag,
-            settings={
-                "mode": scoring.mode,
-                "seed": run.seed,
-                "level": run.level,
-                "n_resamples": run.bootstrap,
-                "min_spearman": min_spearman,
-            },
-        )
+    write_scores(run.out, "calibrate", result, scoring.mode, seed=run.seed, level=run.level,
+                 n_resamples=run.bootstrap, min_spearman=min_spearman)  # fmt: skip
     report = score_calibration_report(result, min_spearman=min_spearman)
     calls = getattr(judge, "last_run", None)
     payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,

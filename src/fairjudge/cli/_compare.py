@@ -1,10 +1,5 @@
 """``fairjudge compare FILE``: a position-debiased comparison of two systems."""
 
-import json
-
-import typer
-from rich.console import Console
-
 from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
@@ -47,6 +42,7 @@ def compare(
 
         return compare_via_scores_command(file, json_output, flags, columns, run, via)
     from fairjudge.cli._judging import check_unresolved, judge_file
+    from fairjudge.cli._out import show
     from fairjudge.report import comparison_report, render_comparison
 
     judged = judge_file(file, flags, columns, run)
@@ -59,12 +55,8 @@ def compare(
         from fairjudge.report import comparison_html, write_html
 
         write_html(run.html, comparison_html(report))
-    if json_output:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        render_comparison(report, Console())
-        for label, path in (("per-item results", run.out), ("HTML report", run.html)):
-            if path is not None:
-                err_console.print(f"{label}: {path}", highlight=False, markup=False)
+    show(report, render_comparison, as_json=json_output,
+         files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
+    if not json_output:
         err_console.print(_next_step(flags), highlight=False, markup=False)
     check_unresolved(judged.result, run.max_unresolved)

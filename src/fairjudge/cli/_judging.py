@@ -26,6 +26,7 @@ __all__ = [
     "judge_name",
     "last_run",
     "load_input",
+    "unresolved_exit",
 ]
 
 
@@ -138,15 +139,32 @@ def judge_file(
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:
     """Exit unless the result stands: 5 when it is partial, 4 when too few items resolved."""
-    if result.stopped is not None:
-        say("stopped", f"{result.stopped} The result above is partial.")
-        raise typer.Exit(EXIT_BUDGET)
-    share = result.n_unresolved / result.n_items if result.n_items else 0.0
-    if result.win_rate is None or share > limit:
+    code = unresolved_exit(
+        result.stopped, result.n_unresolved, result.n_items, limit, what="have no verdict",
+        none=result.win_rate is None, reasons="the reasons are listed above",
+    )  # fmt: skip
+    if code:
+        raise typer.Exit(code)
+
+
+def unresolved_exit(
+    stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
+    reasons: str = "the reasons are above",
+) -> int:  # fmt: skip
+    """The exit code of a run's coverage: 5 partial, 4 too many items unresolved, else 0.
+
+    4 when more than ``limit`` of the ``n`` items are ``what`` (``n_bad`` of them), or
+    when ``none`` resolved; each says why on stderr.
+    """
+    if stopped is not None:
+        say("stopped", f"{stopped} The result above is partial.")
+        return EXIT_BUDGET
+    share = n_bad / n if n else 0.0
+    if share > limit or none:
         say(
             "too many unresolved items",
-            f"{result.n_unresolved} of {result.n_items} items have no verdict "
-            f"({share:.0%} > --max-unresolved {limit:g}); the reasons are listed above",
+            f"{n_bad} of {n} items {what} ({share:.0%} > --max-unresolved {limit:g}); {reasons}",
             style="red",
         )
-        raise typer.Exit(EXIT_UNRESOLVED)
+        return EXIT_UNRESOLVED
+    return 0

@@ -20,8 +20,9 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 from fairjudge.backends._base_url import check_base_url
+from fairjudge.cli._writable import check_writable
 from fairjudge.evaluation import EvalSettings, check_repeats
-from fairjudge.io import Columns, check_writable
+from fairjudge.io import Columns
 from fairjudge.judges import (
     DEFAULT_JUDGE,
     BackendOptions,
@@ -33,9 +34,14 @@ from fairjudge.prompts import list_templates
 from fairjudge.runner import DEFAULT_STORE_PATH, RunOptions
 
 __all__ = [
+    "AllowEmpty",
+    "Bootstrap",
     "EvalFlags",
     "InputFlags",
     "JudgeFlags",
+    "Level",
+    "QuestionCol",
+    "SkipInvalid",
     "as_judge_flags",
     "check_outputs",
     "eval_flags",
@@ -58,6 +64,18 @@ _TEMPERATURE_WITH_ROUNDS = Annotated[
     ),
 ]
 """``--temperature`` on a command that has ``--rounds``: its help names the other default."""
+
+
+# The options several commands' flag groups share, each declared once.
+Level = Annotated[float, typer.Option(help="Confidence level.")]
+Bootstrap = Annotated[int, typer.Option(help="Bootstrap resamples.")]
+SkipInvalid = Annotated[
+    bool, typer.Option(help="Skip bad rows (each one listed) instead of stopping.")
+]
+AllowEmpty = Annotated[
+    bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
+]
+QuestionCol = Annotated[str, typer.Option(help="Column holding the question.")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,13 +186,9 @@ class JudgeFlags:
 class InputFlags:
     """Which input columns hold what, and what to do with bad rows."""
 
-    skip_invalid: Annotated[
-        bool, typer.Option(help="Skip bad rows (each one listed) instead of stopping.")
-    ] = False
-    allow_empty: Annotated[
-        bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
-    ] = False
-    question_col: Annotated[str, typer.Option(help="Column holding the question.")] = "question"
+    skip_invalid: SkipInvalid = False
+    allow_empty: AllowEmpty = False
+    question_col: QuestionCol = "question"
     answer1_col: Annotated[str, typer.Option(help="Column holding model 1's answer.")] = "answer_1"
     answer2_col: Annotated[str, typer.Option(help="Column holding model 2's answer.")] = "answer_2"
     id_col: Annotated[str, typer.Option(help="Column holding the item id.")] = "id"
@@ -199,8 +213,8 @@ class EvalFlags:
     rounds: Annotated[int, typer.Option(help="Calls per item; 2 is the swap protocol.")] = 2
     balanced: Annotated[bool, typer.Option(help="Exactly half the calls in each order.")] = True
     seed: Annotated[int, typer.Option(help="Run seed: randomised orders and the bootstrap.")] = 0
-    level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000
+    level: Level = 0.95
+    bootstrap: Bootstrap = 2000
     max_unresolved: Annotated[
         float,
         typer.Option(

@@ -1,21 +1,51 @@
-"""Every command's ``--out`` file: the header record, then the command's records.
+"""Every command's ``--out`` file, and how a command shows its report.
 
 One function writes them all, so every ``--out`` file opens with the same header
 (:func:`fairjudge.io._out_file.out_header`): the kind of file, the command line, the
-judge, the template or rubric, the settings and the fairjudge version.
+judge, the template or rubric, the settings and the fairjudge version. :func:`show`
+prints a report as ``--json`` or as its tables, then where each written file went.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
+import typer
+from rich.console import Console
+
+from fairjudge.cli._app import err_console
 from fairjudge.io import OutKind, out_header, write_jsonl_atomic
 
-__all__ = ["command_line", "write_out"]
+__all__ = ["command_line", "show", "write_out"]
+
+
+class _Report(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=_Report)
+
+
+def show(
+    report: R,
+    render: Callable[[R, Console], None],
+    *,
+    as_json: bool,
+    files: Iterable[tuple[str, Path | None]] = (),
+) -> None:
+    """Print ``report`` as JSON, or render its tables and say where each written file went."""
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    render(report, Console())
+    for label, path in files:
+        if path is not None:
+            err_console.print(f"{label}: {path}", highlight=False, markup=False)
 
 
 def command_line(name: str) -> list[str]:

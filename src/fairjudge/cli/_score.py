@@ -18,29 +18,31 @@ what ``calibrate`` (pointwise input) and ``compare --via-scores`` share with ``s
 """
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge._items import ScoreItem
 from fairjudge.cli._aliases import SummaryJson
-from fairjudge.cli._app import (
-    EXIT_BUDGET,
-    EXIT_UNRESOLVED,
-    app,
-    err_console,
-    guarded,
-    in_flags,
-    say,
+from fairjudge.cli._app import app, guarded, in_flags, say
+from fairjudge.cli._judging import unresolved_exit
+from fairjudge.cli._options import (
+    AllowEmpty,
+    Bootstrap,
+    JudgeFlags,
+    Level,
+    QuestionCol,
+    SkipInvalid,
+    _adds,
+    judge_flags,
 )
-from fairjudge.cli._options import JudgeFlags, _adds, judge_flags
-from fairjudge.cli._out import write_out
+from fairjudge.cli._out import show, write_out
+from fairjudge.cli._writable import check_writable
 from fairjudge.evaluation import (
+    EvalSettings,
     ScoreResult,
     ScoreRun,
     check_comparable,
@@ -49,7 +51,7 @@ from fairjudge.evaluation import (
     score_answers,
     score_trend,
 )
-from fairjudge.io import LoadedScoreItems, check_writable, load_score_items
+from fairjudge.io import LoadedScoreItems, OutKind, load_score_items
 from fairjudge.judges import (
     BackendOptions,
     CallablePointwiseJudge,
@@ -59,24 +61,39 @@ from fairjudge.judges import (
 )
 from fairjudge.judges._registry import judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import (
-    render_scores,
-    score_report,
-)
+from fairjudge.report import render_scores, score_report
+
+if TYPE_CHECKING:
+    from fairjudge.evaluation import JuryScoreResult
 
 __all__ = [
     "EXIT_COLLAPSE",
     "Judge",
+    "ScoreFile",
     "ScoreFlags",
+    "load_scored",
     "open_scorer",
     "run_scoring",
     "score",
+    "scored_exit",
     "unresolved_exit",
     "unscored_exit",
+    "write_scores",
 ]
 
 EXIT_COLLAPSE = 6
 """``--fail-on-collapse``: a dimension's collapse alarm tripped."""
+
+
+ScoreFile = Annotated[
+    Path,
+    typer.Argument(
+        metavar="FILE",
+        help="JSONL, CSV or Parquet with question (or a conversation) and answer; "
+        "optional id, reference, category, system, human_<dimension>.",
+    ),
+]
+"""The input of ``score`` and ``score-jury``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,15 +126,11 @@ class ScoreFlags:
         typer.Option(help="Exit with code 4 when more than this share of items is unscored."),
     ] = 0.2
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0
-    level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000
-    skip_invalid: Annotated[
-        bool, typer.Option(help="Skip bad rows (each one listed) instead of stopping.")
-    ] = False
-    allow_empty: Annotated[
-        bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
-    ] = False
-    question_col: Annotated[str, typer.Option(help="Column holding the question.")] = "question"
+    level: Level = 0.95
+    bootstrap: Bootstrap = 2000
+    skip_invalid: SkipInvalid = False
+    allow_empty: AllowEmpty = False
+    question_col: QuestionCol = "question"
     answer_col: Annotated[str, typer.Option(help="Column holding the answer.")] = "answer"
     baseline: Annotated[
         Path | None,
@@ -138,10 +151,7 @@ class ScoreFlags:
         """Check every option before the file is read; the rubric they name."""
         if flags.template is not None:
             raise ConfigError("--template does not apply to score; pick a rubric with --rubric")
-        if not 0 < self.level < 1:
-            raise ConfigError(f"--level must be in (0, 1); got {self.level}")
-        if self.bootstrap < 1:
-            raise ConfigError(f"--bootstrap must be >= 1; got {self.bootstrap}")
+        EvalSettings(level=self.level, n_resamples=self.bootstrap)  # checks both, as compare
         if not 0 <= self.max_unresolved <= 1:
             raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
         if self.allow_different and self.baseline is None:
@@ -168,15 +178,32 @@ class ScoreFlags:
 
     def load(self, file: Path, rubric: Rubric) -> LoadedScoreItems:
         """Read and validate the whole file; list the rows skipped."""
-        loaded = load_score_items(
-            file, dimensions=rubric.names, scale=rubric.scale, skip_invalid=self.skip_invalid,
-            question_col=self.question_col, answer_col=self.answer_col,
-            allow_empty=self.allow_empty,
-        )  # fmt: skip
-        for problem in loaded.skipped:
-            say("skipped", in_flags(problem))
-        check_score_items(loaded.items, rubric)
-        return loaded
+        return load_scored(file, rubric, self.skip_invalid, self.allow_empty,
+                           self.question_col, self.answer_col)  # fmt: skip
+
+
+def load_scored(
+    file: Path, rubric: Rubric, skip_invalid: bool, allow_empty: bool, question_col: str,
+    answer_col: str = "answer",
+) -> LoadedScoreItems:  # fmt: skip
+    """Read and check every answer to score before any call; list the rows skipped."""
+    loaded = load_score_items(
+        file, dimensions=rubric.names, scale=rubric.scale, skip_invalid=skip_invalid,
+        question_col=question_col, answer_col=answer_col, allow_empty=allow_empty,
+    )  # fmt: skip
+    for problem in loaded.skipped:
+        say("skipped", in_flags(problem))
+    check_score_items(loaded.items, rubric)
+    return loaded
+
+
+def write_scores(
+    path: Path | None, kind: OutKind, result: ScoreResult, mode: str, **settings: float
+) -> None:
+    """Write a scoring run's ``--out`` file (when asked): its records, rubric and settings."""
+    if path is not None:
+        write_out(path, kind, result.records(), judge=result.judge, rubric=result.rubric_tag,
+                  settings={"mode": mode, **settings})  # fmt: skip
 
 
 score_flags = _adds(ScoreFlags, "opts")
@@ -215,39 +242,22 @@ def run_scoring(judge: Judge, items: list[ScoreItem], *, seed: int, level: float
     return dataclasses.replace(result, judge=judge.name)
 
 
-def unresolved_exit(
-    stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool
-) -> int:
-    """The exit code of a run's coverage: 5 partial, 4 too many items unresolved, else 0.
-
-    4 when more than ``limit`` of the ``n`` items are ``what`` (``n_bad`` of them), or
-    when ``none`` resolved; each says why on stderr.
-    """
-    if stopped is not None:
-        say("stopped", f"{stopped} The result above is partial.")
-        return EXIT_BUDGET
-    share = n_bad / n if n else 0.0
-    if share > limit or none:
-        say(
-            "too many unresolved items",
-            f"{n_bad} of {n} items {what} ({share:.0%} > --max-unresolved {limit:g}); "
-            "the reasons are above",
-            style="red",
-        )
-        return EXIT_UNRESOLVED
-    return 0
-
-
-def unscored_exit(result: ScoreResult, max_unresolved: float) -> int:
-    """5 when the run is partial, 4 when too many items lack a score, else 0."""
+def unscored_exit(
+    result: "ScoreResult | JuryScoreResult", max_unresolved: float,
+    what: str = "are not fully scored",
+) -> int:  # fmt: skip
+    """5 when the run is partial, 4 when too many items are ``what`` (lack a score), else 0."""
     return unresolved_exit(
         result.stopped, result.n_unscored, result.n_items, max_unresolved,
-        what="are not fully scored", none=all(d.n == 0 for d in result.dimensions),
+        what=what, none=all(d.n == 0 for d in result.dimensions),
     )  # fmt: skip
 
 
-def _exit_code(result: ScoreResult, opts: ScoreFlags) -> int:
-    code = unscored_exit(result, opts.max_unresolved)
+def scored_exit(
+    result: "ScoreResult | JuryScoreResult", opts: ScoreFlags, what: str = "are not fully scored"
+) -> int:
+    """``score``'s and ``score-jury``'s exit: :func:`unscored_exit`, else 6 on a collapse."""
+    code = unscored_exit(result, opts.max_unresolved, what)
     if not code and opts.fail_on_collapse and result.collapsed:
         say("collapse alarm", f"dimension(s) {', '.join(result.collapsed)}", style="red")
         return EXIT_COLLAPSE
@@ -259,14 +269,7 @@ def _exit_code(result: ScoreResult, opts: ScoreFlags) -> int:
 @judge_flags
 @score_flags
 def score(
-    file: Annotated[
-        Path,
-        typer.Argument(
-            metavar="FILE",
-            help="JSONL, CSV or Parquet with question (or a conversation) and answer; "
-            "optional id, reference, category, system, human_<dimension>.",
-        ),
-    ],
+    file: ScoreFile,
     *,
     opts: ScoreFlags,
     flags: JudgeFlags,
@@ -288,10 +291,8 @@ def score(
         raise
     result = run_scoring(judge, loaded.items, seed=opts.seed, level=opts.level,
                          n_resamples=opts.bootstrap)  # fmt: skip
-    if opts.out is not None:
-        write_out(opts.out, "score", result.records(), judge=result.judge,
-                  rubric=result.rubric_tag, settings={"mode": opts.mode, "seed": opts.seed,
-                  "level": opts.level, "n_resamples": opts.bootstrap})  # fmt: skip
+    write_scores(opts.out, "score", result, opts.mode, seed=opts.seed, level=opts.level,
+                 n_resamples=opts.bootstrap)  # fmt: skip
     trend = None
     if baseline is not None:
         trend = score_trend(ScoreRun.from_result(result), baseline, seed=opts.seed,
@@ -301,12 +302,7 @@ def score(
     run = judge.last_run if isinstance(judge, PointwiseJudge) else None
     report = score_report(result, title=source, run=run, skipped=loaded.skipped_records(),
                           trend=trend)  # fmt: skip
-    if opts.json_output:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        render_scores(report, Console())
-        if opts.out is not None:
-            err_console.print(f"per-item results: {opts.out}", highlight=False, markup=False)
-    code = _exit_code(result, opts)
+    show(report, render_scores, as_json=opts.json_output, files=[("per-item results", opts.out)])
+    code = scored_exit(result, opts)
     if code:
         raise typer.Exit(code)

@@ -18,13 +18,13 @@ subclasses :class:`SettingsFrame`, which reads them there and renders them whole
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._types import CallError, ParseFailure
 from fairjudge.evaluation._settings import EvalSettings
 
-__all__ = ["Failure", "ResultFrame", "SettingsFrame", "failure_reasons"]
+__all__ = ["Failure", "ResultFrame", "SettingsFrame", "failure_reasons", "members_failures"]
 
 Failure = ParseFailure | CallError | None
 """What one call's reply failed with, or ``None`` when it produced a reading."""
@@ -46,6 +46,15 @@ def failure_reasons(failures: Iterable[Failure]) -> Counter[str]:
             reasons[f"parse failure: {f.reason}"] += 1
         elif isinstance(f, CallError) and f.kind != "NotRun":
             reasons[f"{f.kind}: {f.message}"] += 1
+    return reasons
+
+
+def members_failures(names: Sequence[str], members: Sequence[ResultFrame]) -> Counter[str]:
+    """A panel's failures: each member's, each reason prefixed by the member's name."""
+    reasons: Counter[str] = Counter()
+    for name, member in zip(names, members, strict=True):
+        for reason, count in member.failures.items():
+            reasons[f"{name}: {reason}"] += count
     return reasons
 
 

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from fairjudge._items import Item
 from fairjudge._types import Outcome
+from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
 from fairjudge.report._frame import ReportFrame
 from fairjudge.report._text import (
@@ -27,7 +28,6 @@ from fairjudge.report._text import (
     markup,
     print_failures,
     say,
-    spelled,
 )
 from fairjudge.runner import RunSummary
 from fairjudge.stats import shared_resamples
@@ -143,13 +143,20 @@ def _ci_side(w: WinRate | None) -> int:
     return _side(w.estimate, w.ci.low, w.ci.high) if w is not None and w.ci.estimable else 0
 
 
-def known_truth(result: PairwiseResult) -> KnownTruth | None:
-    """The labels' verdict beside the calls', when every resolved item is labelled."""
-    done = [j for j in result.judgments if j.outcome is not None]
-    if not done or any(j.item.human is None for j in done):
+def _human_rate(labelled: Sequence[Item]) -> float | None:
+    """Model 1's win rate by the human labels (1, ½ for a tie, 0), when every item has one."""
+    if not labelled or any(i.human is None for i in labelled):
         return None
     scores = {"1": 1.0, "tie": 0.5, "2": 0.0}
-    human = sum(scores[j.item.human.value] for j in done if j.item.human) / len(done)
+    return sum(scores[i.human.value] for i in labelled if i.human) / len(labelled)
+
+
+def known_truth(result: PairwiseResult) -> KnownTruth | None:
+    """The labels' verdict beside the calls', when every resolved item is labelled."""
+    done = [j.item for j in result.judgments if j.outcome is not None]
+    human = _human_rate(done)
+    if human is None:
+        return None
     # Both readings are placed by the same rule, their CIs, so that a naive result
     # identical to the debiased one can never be said to point another way.
     debiased, naive = _ci_side(result.win_rate), _ci_side(result.single_order)
@@ -237,12 +244,10 @@ def labelled_truth(
         reading: What to call the result in the sentence (``"the panel's result"``).
     """
     labelled = [item for item, outcome in done if outcome is not None]
-    if w is None or not labelled or any(item.human is None for item in labelled):
+    human = _human_rate(labelled)
+    if w is None or human is None:
         return []
-    scores = {"1": 1.0, "tie": 0.5, "2": 0.0}
-    human = sum(scores[i.human.value] for i in labelled if i.human) / len(labelled)
-    found = _ci_side(w)
-    return _truth_sentences(_side(human), human, len(labelled), found, reading)
+    return _truth_sentences(_side(human), human, len(labelled), _ci_side(w), reading)
 
 
 _SAID = {1: "model 1 is better", -1: "model 2 is better", 0: "neither is better"}
@@ -327,7 +332,7 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
         "a parse failure or call error is never counted as a tie or a loss.",
     )
     if not result.debiased and result.win_rate is not None:
-        warning = spelled(
+        warning = worded(
             "[yellow]warning:[/yellow] each item was judged in one order only (rounds=1): "
             "this win rate carries whatever position bias the judge has. "
             "Use rounds=2 (the default) to debias it.",

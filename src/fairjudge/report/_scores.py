@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from fairjudge._words import worded
 from fairjudge.evaluation import (
     DimensionSummary,
     PairwiseResult,
@@ -24,14 +25,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._frame import ReportFrame, bootstrap_text
-from fairjudge.report._text import (
-    calls_text,
-    estimate_text,
-    markup,
-    print_failures,
-    say,
-    spelled,
-)
+from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text, render_trend
 from fairjudge.runner import RunSummary
 
@@ -223,7 +217,7 @@ def render_scores(report: ScoreReport, console: Console) -> None:
             say(
                 console,
                 f"{d.name}: {d.collapse.reason}. "
-                + spelled(
+                + worded(
                     "The judge barely tells answers apart on this dimension: try a stronger "
                     "judge, a sharper rubric, or mode=label.",
                     "mode",

@@ -14,10 +14,6 @@ judge replies, server messages) is untrusted, and two things can go wrong with i
   ``⟨U+202E⟩``. Letters of right-to-left scripts (Arabic, Hebrew) are text, not
   controls, and stay as they are.
 
-A report names the settings a reader can change as the library's parameters
-(``rounds=2``), through :func:`spelled`; the command line renders under
-:func:`spelling`, which writes them as its flags (``--rounds 2``).
-
 So a terminal report passes such text through :func:`markup` (a rich markup string)
 or prints it with :func:`say` (plain text), never raw; the HTML report makes the
 whole view it renders visible in one pass (:func:`visible_all`). Only what is shown
@@ -30,13 +26,12 @@ import dataclasses
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 
+from fairjudge._words import worded
 from fairjudge.runner import RunSummary
 from fairjudge.stats import ConfidenceInterval
 
@@ -51,8 +46,6 @@ __all__ = [
     "print_failures",
     "replace_hidden",
     "say",
-    "spelled",
-    "spelling",
     "visible",
     "visible_all",
 ]
@@ -64,30 +57,6 @@ _STRETCH = 512  # characters of a long line checked at once
 _TABLE_LIMIT = 1 << 16  # distinct characters a table remembers; others are worked out anew
 
 T = TypeVar("T")
-
-Spell = Callable[[str, tuple[str, ...]], str]
-"""``spell(text, params)``: the text with the parameters it names spelled for its reader."""
-
-_SPELL: ContextVar[Spell] = ContextVar("spell", default=lambda text, params: text)
-
-
-def spelled(text: str, *params: str) -> str:
-    """``text``, which names ``params`` as the library's parameters, for its reader.
-
-    As written by default; as the command's flags under the command line's
-    :func:`spelling` (``rounds=2`` becomes ``--rounds 2``).
-    """
-    return _SPELL.get()(text, params)
-
-
-@contextmanager
-def spelling(spell: Spell) -> Iterator[None]:
-    """Render every report inside the block with ``spell`` (the CLI's: flags)."""
-    token = _SPELL.set(spell)
-    try:
-        yield
-    finally:
-        _SPELL.reset(token)
 
 
 def is_hidden(char: str) -> bool:
@@ -227,7 +196,7 @@ def failure_lines(reasons: Counter[str]) -> Iterator[str]:
         yield f"  {count} x {text}"
     rest = len(reasons) - _SHOWN_REASONS
     if rest > 0:
-        yield spelled(
+        yield worded(
             f"  ... and {rest} other reason(s); out=FILE keeps every call's failure", "out"
         )
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from fairjudge.report._text import estimate_text, markup, say, spelled
+from fairjudge._words import worded
+from fairjudge.report._text import estimate_text, markup, say
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import DimensionShift, ScoreMean, ScoreTrend
@@ -52,7 +53,7 @@ def render_trend(trend: ScoreTrend, console: Console) -> None:
                       _shift(d), str(d.n_shared), _test(d))  # fmt: skip
     console.print(table)
     for difference in trend.differences:
-        anyway = spelled(
+        anyway = worded(
             "[yellow]compared anyway (allow_different=True):[/yellow] ", "allow_different"
         )
         console.print(anyway, end="")
