@@ -6,7 +6,7 @@ The members come from ``--judge`` given several times (with ``--weight`` once pe
 ``jury --out`` instead: every member answers from its recorded calls, with its
 recorded weight, so the run is reproduced (and re-aggregated, re-diagnosed) at no
 cost. The ``--out`` records also read back as one judge, ``--judge replay:FILE``: the
-panel's per-call verdicts (:mod:`fairjudge.evaluation._jury_records`).
+panel's per-call verdicts (:func:`fairjudge.evaluation._jury.jury_records`).
 
 Every member judges every item with the same debiased protocol; the model members'
 calls run as one batch on one session, so one store and one budget (``--max-calls``,
@@ -61,14 +61,17 @@ from fairjudge.cli._options import (
 )
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import AGGREGATIONS, evaluate_jury
-from fairjudge.evaluation._jury_records import jury_records
-from fairjudge.evaluation._panel_rules import check_rule
+from fairjudge.evaluation._jury import jury_records
+from fairjudge.evaluation._panel import check_rule
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file
 from fairjudge.judges._jury_file import recorded_jury
 from fairjudge.prompts import get_template
 from fairjudge.report import jury_report, render_jury
 
-__all__ = ["JuryFlags", "jury", "read_jury_file", "specs_from_flags", "with_flags"]
+__all__ = [
+    "JuryFlags", "check_allowances", "jury", "no_model_flags", "read_jury_file",
+    "specs_from_flags", "with_flags",
+]  # fmt: skip
 
 _NOT_FOR_PANELS = {"judge", "model_path", "threads", "context"}
 """JudgeFlags fields a panel does not take: ``--judge`` is repeatable here, and
@@ -125,10 +128,7 @@ class JuryFlags:
         """
         if bool(self.judge) == (self.jury is not None):
             raise ConfigError("give the members with --judge (twice or more) or --jury FILE.toml")
-        if self.allow_python_judges and self.jury is None:
-            raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
-        if self.allow_jury_servers and self.jury is None:
-            raise ConfigError(ALLOW_SERVERS_ONLY_WITH_JURY)
+        check_allowances(self)
         rule = self.aggregate
         if self.jury is not None:
             if self.weight:
@@ -139,6 +139,14 @@ class JuryFlags:
             specs = specs_from_flags(self.judge or [], self.weight)
         checked = check_rule(rule or "majority", AGGREGATIONS, param="aggregate")
         return [with_flags(s, flags, template=flags.template) for s in specs], checked
+
+
+def check_allowances(panel: Any) -> None:
+    """``--allow-python-judges`` and ``--allow-jury-servers`` go with ``--jury FILE.toml``."""
+    if panel.allow_python_judges and panel.jury is None:
+        raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
+    if panel.allow_jury_servers and panel.jury is None:
+        raise ConfigError(ALLOW_SERVERS_ONLY_WITH_JURY)
 
 
 def read_jury_file(panel: Any) -> JuryFile:
@@ -191,8 +199,9 @@ def _check_references(specs: list[MemberSpec], items: list[Item]) -> None:
             )
 
 
-def _no_model_flags(flags: Any, what: str) -> None:
-    given = [g for g in as_judge_flags(flags).given() if g]
+def no_model_flags(flags: Any, what: str, more: tuple[str, ...] = ()) -> None:
+    """Refuse the model, store and budget flags (and ``more``) for a panel that calls no model."""
+    given = [g for g in as_judge_flags(flags).given() if g] + list(more)
     if given:
         raise ConfigError(
             f"{', '.join(given)}: {what} has no model, prompt, store or budget; drop them"
@@ -202,7 +211,7 @@ def _no_model_flags(flags: Any, what: str) -> None:
 def _open(specs: list[MemberSpec], flags: Any) -> Jury:
     """Build the panel: every member resolved (and checked) before any call."""
     if all(s.is_python for s in specs):
-        _no_model_flags(flags, "a panel of Python callables")
+        no_model_flags(flags, "a panel of Python callables")
         return Jury.from_specs(specs)
     options = as_judge_flags(flags).run_options()
     return Jury.from_specs(specs, store=flags.store, options=options)
@@ -220,7 +229,7 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
                 "--jury FILE.jsonl replays a recorded panel, which runs no code and calls no "
                 "server; drop --judge/--weight/--allow-python-judges/--allow-jury-servers"
             )
-        _no_model_flags(flags, "a recorded panel")
+        no_model_flags(flags, "a recorded panel")
         with naming_the_jury_flag():
             panel_jury, recorded_rule = recorded_jury(panel.jury)
         rule = check_rule(panel.aggregate or recorded_rule or "majority", AGGREGATIONS,

@@ -37,13 +37,17 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import (
-    ALLOW_PYTHON_ONLY_WITH_JURY,
-    ALLOW_SERVERS_ONLY_WITH_JURY,
     AllowJuryServers,
     AllowPythonJudges,
 )
 from fairjudge.cli._app import app, err_console, guarded, say, skipped_in_flags
-from fairjudge.cli._jury import read_jury_file, specs_from_flags, with_flags
+from fairjudge.cli._jury import (
+    check_allowances,
+    no_model_flags,
+    read_jury_file,
+    specs_from_flags,
+    with_flags,
+)
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
@@ -109,10 +113,7 @@ class ScorePanelFlags:
             ConfigError: Fewer than two --judge, --weight not once per --judge, or an
                 unknown rule.
         """
-        if self.allow_python_judges and self.jury is None:
-            raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
-        if self.allow_jury_servers and self.jury is None:
-            raise ConfigError(ALLOW_SERVERS_ONLY_WITH_JURY)
+        check_allowances(self)
         if self.jury is not None:
             if self.judge or self.weight:
                 raise ConfigError("give the members with --judge or --jury FILE.toml, not both")
@@ -150,20 +151,13 @@ class ScorePanelFlags:
 
 def _open(specs: list[MemberSpec], flags: Any, rubric: Rubric, opts: ScoreFlags) -> PointwiseJury:
     """Build the panel: every member resolved (and checked) before any call."""
-    shared = as_judge_flags(flags)
     if all(s.is_python for s in specs):
-        given = shared.given()
-        given += ["--mode"] if opts.mode != "json" else []
-        given += ["--structured"] if opts.structured else []
-        if given:
-            raise ConfigError(
-                f"{', '.join(given)}: a panel of Python callables has no model, prompt, store "
-                "or budget; drop them"
-            )
+        more = ("--mode",) * (opts.mode != "json") + ("--structured",) * opts.structured
+        no_model_flags(flags, "a panel of Python callables", more)
         return PointwiseJury.from_specs(specs, rubric=rubric)
     return PointwiseJury.from_specs(
         specs, rubric=rubric, mode=opts.mode, structured=opts.structured, store=flags.store,
-        options=shared.run_options(),
+        options=as_judge_flags(flags).run_options(),
     )  # fmt: skip
 
 

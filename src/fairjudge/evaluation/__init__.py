@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
-    from fairjudge.evaluation._panel_rules import (
+    from fairjudge.evaluation._panel import (
         AGGREGATIONS,
         SCORE_AGGREGATIONS,
         Aggregation,
@@ -53,8 +53,7 @@ if TYPE_CHECKING:
     )
     from fairjudge.evaluation._ranking import FALLBACK_L2, fit_battles
     from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
-    from fairjudge.evaluation._score_jury import score_with_jury
-    from fairjudge.evaluation._score_jury_result import JuryScoreResult, PanelScoredItem
+    from fairjudge.evaluation._score_jury import JuryScoreResult, PanelScoredItem, score_with_jury
     from fairjudge.evaluation._score_jury_stats import (
         DimensionPanelDiagnostics,
         JuryScoreDiagnostics,
@@ -108,9 +107,8 @@ __getattr__ = lazy_attributes(
         ),
         "fairjudge.evaluation._scores": "check_score_items score_answers summarise_scores",
         "fairjudge.evaluation._scores_records": "ScoreRun load_score_run",
-        "fairjudge.evaluation._score_jury": "score_with_jury",
-        "fairjudge.evaluation._score_jury_result": "JuryScoreResult PanelScoredItem",
-        "fairjudge.evaluation._panel_rules": (
+        "fairjudge.evaluation._score_jury": "JuryScoreResult PanelScoredItem score_with_jury",
+        "fairjudge.evaluation._panel": (
             "AGGREGATIONS SCORE_AGGREGATIONS Aggregation ScoreAggregation aggregate_scores "
             "weighted_median"
         ),

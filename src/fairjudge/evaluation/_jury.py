@@ -3,49 +3,53 @@
 :func:`evaluate_jury` plans the calls once, exactly as :func:`evaluate` does (same
 orders, same seed), has every member of a :class:`~fairjudge.judges.Jury` answer all
 of them in one batch, resolves each member's calls into its own debiased
-:class:`PairwiseResult`, and aggregates the members item by item:
-
-- ``"majority"``: the members' debiased outcomes vote, each with its weight; an
-  outcome wins an item when its voters hold *more than half* of the panel's weight.
-  No majority is a tie. The item scores 1, ½ or 0.
-- ``"mean"``: the weighted mean of the members' soft scores, each member's
-  ``P(model 1 better) + ½·P(tie)`` averaged over its calls (its probabilities when
-  it gave them, its labels as one-hot otherwise). The item leans to model 1 above
-  ½, to model 2 below.
-
-An item a member could not resolve (a parse failure, a failed call) is unresolved
-for the panel: a missing vote is reported, never guessed. The rule and the weights
-are recorded in the :class:`JuryResult`, and :meth:`JuryResult.with_aggregation`
-re-aggregates the same calls under the other rule without calling anyone again.
+:class:`PairwiseResult`, and aggregates the members item by item under the panel's
+rule (``"majority"`` of the debiased outcomes, or ``"mean"`` of the soft scores,
+weighted: :mod:`fairjudge.evaluation._panel`). An item a member could not resolve
+is unresolved for the panel: a missing vote is reported, never guessed.
+:meth:`JuryResult.with_aggregation` re-aggregates the same calls under the other
+rule without calling anyone again.
 
 This is per-*item* aggregation of debiased verdicts: each member is debiased on its
 own first. A :class:`~fairjudge.judges.Jury` handed to :func:`evaluate` as a judge
 aggregates per *call* instead (:meth:`~fairjudge.judges.Jury.judge_batch`), and the
 swap protocol then debiases the panel's verdicts as those of one judge.
+
+**Records** (``jury`` with ``out=``), readable back without a model: each is a
+``compare`` record of the item (``id``, ``question``, ``answer_1``, ``answer_2``,
+``category``, ``human``, ``calls``) with the panel's ``outcome`` and ``score`` under
+``aggregation``, and ``members``: per member its ``weight``, debiased ``outcome``,
+``soft_score`` and ``calls``. The top-level ``calls`` are the *panel's* reply to
+each planned call (:func:`~fairjudge.judges._jury_votes.panel_reply`). So the file
+reads back two ways, at no cost: ``replay:FILE`` reads the top-level ``calls`` (the
+panel acting as *one* judge, as :meth:`fairjudge.judges.Jury.judge_batch` answers),
+and :func:`fairjudge.judges._jury_file.recorded_jury` seats every member again from
+its own ``calls``, reproducing the run's per-member verdicts and its panel verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._items import Item, Judgment
+from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import resolve
 from fairjudge._types import Outcome, Replies, Reply, Resolution
+from fairjudge.evaluation._frame import SettingsFrame
 from fairjudge.evaluation._pairs import ItemLike, evaluate
-from fairjudge.evaluation._panel_result import PanelResult
-from fairjudge.evaluation._panel_rules import AGGREGATIONS, aggregate, check_rule
+from fairjudge.evaluation._panel import AGGREGATIONS, PanelResult, aggregate, check_rule
 from fairjudge.evaluation._results import PairwiseResult, WinRate
 from fairjudge.evaluation._settings import EvalSettings, check_repeats
 from fairjudge.judges import PairwiseRequest, ProgressCallback
+from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.stats._intervals import bootstrap_mean
 
 if TYPE_CHECKING:
     from fairjudge.judges import Jury
     from fairjudge.judges._jury_usage import MemberUsage
 
-__all__ = ["JuryResult", "PanelJudgment", "evaluate_jury"]
+__all__ = ["JuryResult", "PanelJudgment", "evaluate_jury", "jury_records"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +90,7 @@ def _member_view(j: Judgment) -> tuple[Outcome | None, float | None]:
 
 
 @dataclass(frozen=True, slots=True)
-class JuryResult(PanelResult):
+class JuryResult(PanelResult, SettingsFrame):
     """Everything a jury evaluation produced (on the panels' shared frame).
 
     Attributes:
@@ -112,25 +116,6 @@ class JuryResult(PanelResult):
     settings: EvalSettings
     stopped: str | None = None
     usage: tuple[MemberUsage, ...] = ()
-
-    @property
-    def seed(self) -> int:
-        """The run's seed (from :attr:`settings`)."""
-        return self.settings.seed
-
-    @property
-    def level(self) -> float:
-        """The intervals' confidence level (from :attr:`settings`)."""
-        return self.settings.level
-
-    @property
-    def n_resamples(self) -> int:
-        """Bootstrap resamples (from :attr:`settings`)."""
-        return self.settings.n_resamples
-
-    def settings_dict(self) -> dict[str, Any]:
-        """The settings whole (rule, rounds and the bootstrap), under ``"settings"``."""
-        return {"settings": self.settings.to_dict()}
 
     @property
     def n_items(self) -> int:
@@ -264,3 +249,36 @@ def evaluate_jury(
     reason = first.stopped
     members = tuple(replace(m, stopped=reason) for m in (first, *rest))
     return _panel(jury.names, jury.weights, rule, members, reason, jury.last_usage)
+
+
+_ITEM_FIELDS = ("id", "question", "answer_1", "answer_2", "category", "human", "human_score")
+
+
+def _call_record(call: Call) -> dict[str, Any]:
+    """One call in the ``compare --out`` form that ``replay:`` reads, with the members' replies."""
+    out = call.to_dict()
+    if call.reply.payload is not None:
+        out["members"] = dict(call.reply.payload).get("members")
+    return out
+
+
+def jury_records(result: JuryResult) -> Iterator[dict[str, Any]]:
+    """One JSON-ready record per item (see the module docstring)."""
+    names, weights = result.names, result.weights
+    for k, panel in enumerate(result.judgments):
+        own = [m.judgments[k] for m in result.members]
+        item = {**own[0].item_dict(), **own[0].extra}  # as its to_dict has them
+        record = {f: item[f] for f in _ITEM_FIELDS}
+        record.update(panel.to_dict(names))
+        for name, weight, judgment in zip(names, weights, own, strict=True):
+            entry = record["members"][name]
+            entry["weight"] = weight
+            entry["calls"] = [_call_record(c) for c in judgment.calls]
+        calls = []
+        for row in zip(*(j.calls for j in own), strict=True):
+            # Every member ran the same plan, so call i is the same order and sample.
+            reply = panel_reply([c.reply for c in row], names, weights)
+            calls.append(_call_record(Call(row[0].order, row[0].sample, reply)))
+        record["calls"] = calls
+        record["aggregation"] = result.aggregation
+        yield record

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._types import OUTCOME_SCORE, Outcome
 from fairjudge.evaluation._jury import JuryResult, PanelJudgment
-from fairjudge.evaluation._panel_rules import aggregate, lean
-from fairjudge.evaluation._panel_stats import effective, leave_one_out, skipped_or_dict
+from fairjudge.evaluation._panel import aggregate, effective, lean, leave_one_out, skipped_or_dict
 from fairjudge.evaluation._results import Rate, WinRate
 from fairjudge.stats import (
     AgreementResult,

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._errors import FairJudgeError
-from fairjudge.evaluation._panel_rules import aggregate_scores
-from fairjudge.evaluation._panel_stats import effective, leave_one_out, skipped_or_dict
-from fairjudge.evaluation._score_jury_result import JuryScoreResult
+from fairjudge.evaluation._panel import aggregate_scores, effective, leave_one_out, skipped_or_dict
+from fairjudge.evaluation._score_jury import JuryScoreResult
 from fairjudge.evaluation._scores_stats import ScoreMean, human_agreement
 from fairjudge.stats import EffectiveJudges
 from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci

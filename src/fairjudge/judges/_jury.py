@@ -13,20 +13,16 @@ and answers a batch of planned calls in two ways:
   (:func:`fairjudge.evaluate_pairs`, calibration, audits): the swap protocol then
   runs on the *panel's* verdicts, so the panel is debiased as one judge.
 
-The model members' calls go to the session as one batch: one run, one store and one
-budget carry the whole panel, each call routed to its member's backend, so a rerun
-costs nothing and ``max_calls`` covers the panel. Two members asking the same model
-with the same prompt and parameters make the same call, which is made (and paid
-for) once. Python-callable members are called directly, in request order, after the
-model members. After each batch, :attr:`Jury.last_members` holds every member's
-replies and :attr:`Jury.last_usage` what each member cost
-(:class:`~fairjudge.judges._jury_usage.MemberUsage`).
+The members' calls run as one batch on one session, so one store and one budget
+carry the whole panel (:class:`~fairjudge.judges._panel_base.Panel`); after each
+batch, :attr:`Jury.last_members` holds every member's replies and
+:attr:`Jury.last_usage` what each member cost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
@@ -34,60 +30,12 @@ from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
-from fairjudge.judges._panel_base import Panel
-from fairjudge.judges._registry import BackendOptions, calls_no_model, resolve_judge
+from fairjudge.judges._panel_base import MemberSpec, Panel
+from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.judges._session import JudgeSession
 from fairjudge.runner import RunOptions, Store
 
-__all__ = ["Jury", "JuryMember", "MemberSpec"]
-
-
-@dataclass(frozen=True, slots=True)
-class MemberSpec:
-    """One member as configured (``--judge`` or a ``[[member]]`` of a jury file).
-
-    Attributes:
-        judge: A ``--judge`` spec: ``openai/<model>``, ``python:module:function``, ...
-        name: How reports name the member; default the spec (``#2``, ``#3`` added to
-            repeats).
-        template: The member's prompt template (model members only).
-        weight: The member's weight in the aggregate (> 0).
-        base_url: Server URL (``openai/`` and ``anthropic/`` members).
-        temperature: Sampling temperature of the member's calls.
-        timeout: Seconds to wait for one reply (HTTP members).
-    """
-
-    judge: str
-    name: str | None = None
-    template: str | None = None
-    weight: float = 1.0
-    base_url: str | None = None
-    temperature: float | None = None
-    timeout: float | None = None
-
-    @property
-    def is_python(self) -> bool:
-        """Whether the member calls no model (a Python callable or a replay), so no session."""
-        return calls_no_model(self.judge)
-
-    def with_defaults(
-        self,
-        *,
-        template: str | None = None,
-        base_url: str | None = None,
-        temperature: float | None = None,
-        timeout: float | None = None,
-    ) -> MemberSpec:
-        """A model member with these settings where it sets none; others as they are."""
-        if self.is_python:
-            return self
-        return replace(
-            self,
-            template=self.template or template,
-            base_url=self.base_url or base_url,
-            temperature=self.temperature if self.temperature is not None else temperature,
-            timeout=self.timeout if self.timeout is not None else timeout,
-        )
+__all__ = ["Jury", "JuryMember", "MemberSpec"]  # MemberSpec: both kinds', from _panel_base
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,7 +94,7 @@ def weighted_majority(
     """The label whose voters hold more than half of ``total``; else ``tie``.
 
     The one vote of every panel: a jury's verdict on a call here, and its debiased
-    outcome on an item (:func:`fairjudge.evaluation._panel_rules.aggregate`).
+    outcome on an item (:func:`fairjudge.evaluation._panel.aggregate`).
     """
     held = dict.fromkeys(labels, 0.0)
     for vote, weight in zip(votes, weights, strict=True):

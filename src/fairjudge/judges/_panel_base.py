@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from os import PathLike
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
@@ -27,23 +28,59 @@ from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
+from fairjudge.judges._registry import calls_no_model
 from fairjudge.judges._session import JudgeSession, ReplyParser
 from fairjudge.runner import RunOptions, RunSummary, Store
 
-__all__ = ["Panel", "member_names"]
+__all__ = ["MemberSpec", "Panel", "member_names"]
 
 
-class _Spec(Protocol):
-    """A member as configured: what naming a member and opening a session read."""
+@dataclass(frozen=True, slots=True)
+class MemberSpec:
+    """One member as configured (``--judge`` or a ``[[member]]`` of a jury file).
+
+    Attributes:
+        judge: A ``--judge`` spec: ``openai/<model>``, ``python:module:function``, ...
+        name: How reports name the member; default the spec (``#2``, ``#3`` added to
+            repeats).
+        template: The member's prompt template (model members only).
+        weight: The member's weight in the aggregate (> 0).
+        base_url: Server URL (``openai/`` and ``anthropic/`` members).
+        temperature: Sampling temperature of the member's calls.
+        timeout: Seconds to wait for one reply (HTTP members).
+    """
+
+    judge: str
+    name: str | None = None
+    template: str | None = None
+    weight: float = 1.0
+    base_url: str | None = None
+    temperature: float | None = None
+    timeout: float | None = None
 
     @property
-    def judge(self) -> str: ...
+    def is_python(self) -> bool:
+        """Whether the member calls no model (a Python callable or a replay), so no session."""
+        return calls_no_model(self.judge)
 
-    @property
-    def name(self) -> str | None: ...
-
-    @property
-    def is_python(self) -> bool: ...
+    def with_defaults(
+        self,
+        *,
+        template: str | None = None,
+        base_url: str | None = None,
+        temperature: float | None = None,
+        timeout: float | None = None,
+    ) -> MemberSpec:
+        """A model member with these settings where it sets none; others as they are."""
+        if self.is_python:
+            return self
+        return replace(
+            self,
+            template=self.template or template,
+            base_url=self.base_url or base_url,
+            temperature=self.temperature if self.temperature is not None else temperature,
+            timeout=self.timeout if self.timeout is not None else timeout,
+        )
 
 
 class _Member(Protocol):
@@ -60,7 +97,6 @@ class _Member(Protocol):
 
 
 M = TypeVar("M", bound=_Member)
-S = TypeVar("S", bound=_Spec)
 Q = TypeVar("Q")  # a request: a pair to judge, an answer to score
 A = TypeVar("A")  # a member's answer to one request: a reply, an answer's scores
 
@@ -144,8 +180,8 @@ class Panel(Closing, Generic[M, Q, A]):
     @classmethod
     def _assemble(
         cls,
-        specs: Sequence[S],
-        member: Callable[[S, str, JudgeSession | None], M],
+        specs: Sequence[MemberSpec],
+        member: Callable[[MemberSpec, str, JudgeSession | None], M],
         *,
         session: JudgeSession | None,
         store: Store | str | PathLike[str] | None,

@@ -8,12 +8,8 @@ alike. :meth:`PointwiseJury.member_readings` returns every member's
 :class:`~fairjudge.judges.AnswerScores` for every answer; aggregating them (mean or
 median per dimension) is :func:`fairjudge.evaluation.score_with_jury`'s job.
 
-The model members' calls go to the session as *one* batch: one run, one store and
-one budget carry the whole panel, each call routed to its member's backend, so a
-rerun costs no call and ``max_calls`` covers the panel. Two members that would make
-the same call (same model, prompt and parameters) make it once. Python-callable
-members are called directly, after the model members. :attr:`PointwiseJury.last_usage`
-holds what each member cost in the last batch.
+The members' calls run as one batch on one session, as a pairwise jury's do
+(:class:`~fairjudge.judges._panel_base.Panel`).
 """
 
 from __future__ import annotations
@@ -25,9 +21,8 @@ from typing import Any
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Reply
-from fairjudge.judges._jury import MemberSpec
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._panel_base import Panel
+from fairjudge.judges._panel_base import MemberSpec, Panel
 from fairjudge.judges._pointwise import (
     AnswerScores,
     BatchPointwiseJudge,

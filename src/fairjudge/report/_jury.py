@@ -26,6 +26,7 @@ from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._panel import (
     PanelReport,
     calls_table,
+    effective_text,
     member_label,
     panel_report,
     partial_note,
@@ -96,15 +97,7 @@ def _panel_table(report: JuryReport) -> Table:
         "Fleiss' kappa (members' votes)",
         markup(fleiss if isinstance(fleiss, str) else f"{fleiss.kappa:.3f} {ci_text(fleiss.ci)}"),
     )
-    eff = diag.effective
-    table.add_row(
-        "effective number of judges",
-        markup(
-            eff
-            if isinstance(eff, str)
-            else f"{estimate_text(eff.estimate, eff.ci, '.2f')} of {eff.n_members}"
-        ),
-    )
+    table.add_row("effective number of judges", effective_text(diag.effective))
     if diag.human is not None:
         table.add_row("panel vs humans (S1 / kappa)", _human(diag.human))
     run = report.run

@@ -19,16 +19,18 @@ from rich.console import Console
 from rich.table import Table
 
 from fairjudge.report._frame import ReportFrame
-from fairjudge.report._text import say
+from fairjudge.report._text import estimate_text, markup, say
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     from fairjudge.judges import MemberUsage
+    from fairjudge.stats import EffectiveJudges
 
 __all__ = [
     "LOCAL",
     "PanelReport",
     "calls_table",
+    "effective_text",
     "member_label",
     "panel_report",
     "partial_note",
@@ -161,6 +163,14 @@ def calls_table(rows: Sequence[tuple[int | None, int | None, int, MemberUsage | 
         made, stored, tokens, cost, latency = cells
         table.add_row(member_label(k), asked, made, stored, str(failed), tokens, cost, latency)
     return table
+
+
+def effective_text(effective: EffectiveJudges | str) -> str:
+    """The effective number of judges with its interval, of how many; or why not computed."""
+    if isinstance(effective, str):
+        return markup(effective)
+    e = effective
+    return markup(f"{estimate_text(e.estimate, e.ci, '.2f')} of {e.n_members}")
 
 
 def _latency(usage: MemberUsage) -> str:

@@ -25,6 +25,7 @@ from fairjudge.report._comparison import verdict_line
 from fairjudge.report._panel import (
     PanelReport,
     calls_table,
+    effective_text,
     member_label,
     panel_report,
     partial_note,
@@ -38,7 +39,7 @@ from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import DimensionSummary
-    from fairjudge.stats import CorrelationResult, EffectiveJudges
+    from fairjudge.stats import CorrelationResult
     from fairjudge.stats._alpha_ci import KrippendorffAlpha
 
 __all__ = ["AGREEMENT_BAR", "JuryScoreReport", "conclusions", "render_score_jury",
@@ -135,14 +136,6 @@ def _alpha(a: KrippendorffAlpha | str) -> str:
     return "n/a" if math.isnan(a.alpha) else markup(estimate_text(a.alpha, a.ci, ".3f", ".2f"))
 
 
-def _effective(
-    e: EffectiveJudges | str,
-) -> str:
-    if isinstance(e, str):
-        return markup(e)
-    return markup(f"{estimate_text(e.estimate, e.ci, '.2f')} of {e.n_members}")
-
-
 def _agreement_table(report: JuryScoreReport) -> Table:
     table = Table(title="how much the members agree", header_style="bold")
     for head in ("dimension", "alpha (ordinal)", "alpha (interval)", "effective judges",
@@ -150,7 +143,7 @@ def _agreement_table(report: JuryScoreReport) -> Table:
         table.add_column(head, overflow="fold")
     for d in report.diagnostics.dimensions:
         table.add_row(markup(d.dimension), _alpha(d.alpha_ordinal), _alpha(d.alpha_interval),
-                      _effective(d.effective), str(d.n_complete))  # fmt: skip
+                      effective_text(d.effective), str(d.n_complete))  # fmt: skip
     return table
 
 

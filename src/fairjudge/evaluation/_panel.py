@@ -1,42 +1,66 @@
-"""The aggregators: how a panel's readings of one item become the panel's reading.
+"""One panel, whatever its members read: the aggregators, the result's frame, the diagnostics.
 
-Each reading kind has its rules, and every rule weighs the members:
+A jury is a judge whose reading is aggregated from its members' readings. What that
+means is written here once, for verdicts and scores alike; each kind brings only
+its readings and its measure of agreement (Fleiss' kappa of verdicts,
+Krippendorff's alpha of scores, which stay with each kind).
 
-- **verdicts** (``"majority"``, ``"mean"``): the members' debiased outcomes vote, and
-  an outcome wins when its voters hold *more than half* of the panel's weight (no
+**The aggregators.** Every rule weighs the members:
+
+- verdicts (``"majority"``, ``"mean"``): the members' debiased outcomes vote, and an
+  outcome wins when its voters hold *more than half* of the panel's weight (no
   majority is a tie, scored ½); or the weighted mean of the members' soft scores
   (model 1's expected score), which leans to model 1 above ½ and to model 2 below.
   Every member must have resolved the item: a missing vote is never guessed.
-- **scores** (``"mean"``, ``"median"``), per dimension: ``Σ w_k s_k / Σ w_k``, or
-  the weighted median: sort the scores and take the first at which the members'
+- scores (``"mean"``, ``"median"``), per dimension: ``Σ w_k s_k / Σ w_k``, or the
+  weighted median: sort the scores and take the first at which the members'
   cumulative weight passes half of the total; when it reaches *exactly* half there,
   the midpoint of that score and the next (so equal weights give the ordinary
   median, and ``[1, 2, 3, 4]`` gives 2.5). A member that gave no score has no say;
   the answer gets a panel score only when the members that scored it hold more
   than half of the weight.
 
-:func:`without` is the leave-one-out view every per-member diagnostic reads: the
-others' readings and weights, to aggregate under the same rule.
+**The result.** :class:`PanelResult` puts a panel's result on the
+:class:`~fairjudge.evaluation._frame.ResultFrame` every result shares, and gives
+what both kinds report alike: the failures by member, each member's usage (or
+``None`` when the panel recorded none), the roster and the bootstrap options.
+
+**The diagnostics.** :func:`leave_one_out` sets each member's reading against the
+aggregate of the *others* under the panel's own rule and weights, so a dissenter
+shows up (as low agreement for verdicts, a low Spearman for scores);
+:func:`effective` is the effective number of independent judges
+(:func:`fairjudge.stats.effective_judges`) over the items every member read, or
+why it cannot be computed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal, TypeVar, get_args
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, FairJudgeError
 from fairjudge._types import OUTCOME_SCORE, Outcome
+from fairjudge.evaluation._frame import Failure, ResultFrame
 from fairjudge.judges._jury_votes import weighted_majority
+from fairjudge.stats import EffectiveJudges, effective_judges
+
+if TYPE_CHECKING:
+    from fairjudge.judges import MemberUsage
 
 __all__ = [
     "AGGREGATIONS",
     "SCORE_AGGREGATIONS",
     "Aggregation",
+    "PanelResult",
     "ScoreAggregation",
     "aggregate",
     "aggregate_scores",
     "check_rule",
+    "effective",
     "lean",
+    "leave_one_out",
+    "skipped_or_dict",
     "weighted_median",
     "without",
 ]
@@ -47,6 +71,8 @@ ScoreAggregation = Literal["mean", "median"]
 SCORE_AGGREGATIONS: tuple[str, ...] = get_args(ScoreAggregation)
 
 T = TypeVar("T")
+V = TypeVar("V")
+A = TypeVar("A")
 
 
 def check_rule(
@@ -152,3 +178,82 @@ def aggregate_scores(
 def without(k: int, values: Sequence[T], weights: Sequence[float]) -> tuple[list[T], list[float]]:
     """The other members' values and weights: member ``k`` left out."""
     return [v for i, v in enumerate(values) if i != k], [w for i, w in enumerate(weights) if i != k]
+
+
+class PanelResult(ResultFrame):
+    """The shared part of a panel's result (a base of its frozen dataclass)."""
+
+    __slots__ = ()
+
+    # Given by each result as dataclass fields: declared for the type checker only.
+    if TYPE_CHECKING:
+        names: tuple[str, ...]
+        weights: tuple[float, ...]
+        aggregation: str
+        members: tuple[Any, ...]
+        usage: tuple[MemberUsage, ...]
+
+    @property
+    def boot(self) -> dict[str, Any]:
+        """The bootstrap options every interval of the result uses (seed, level, resamples)."""
+        return {"seed": self.seed, "level": self.level, "n_resamples": self.n_resamples}
+
+    def item_failures(self) -> Iterator[Iterable[Failure]]:
+        """Per item, every member's calls' failures."""
+        for own in zip(*(m.item_failures() for m in self.members), strict=True):
+            yield [f for calls in own for f in calls]
+
+    @property
+    def failures(self) -> Counter[str]:
+        """Why members' calls failed, each reason prefixed by the member."""
+        reasons: Counter[str] = Counter()
+        for name, member in zip(self.names, self.members, strict=True):
+            for reason, count in member.failures.items():
+                reasons[f"{name}: {reason}"] += count
+        return reasons
+
+    @property
+    def member_usage(self) -> tuple[MemberUsage | None, ...]:
+        """Each member's usage in this run; ``None`` each when the panel recorded none."""
+        if len(self.usage) == len(self.names):
+            return self.usage
+        return (None,) * len(self.names)
+
+    def roster(self) -> list[dict[str, Any]]:
+        """The members with their weights, JSON-ready."""
+        return [{"name": n, "weight": w} for n, w in zip(self.names, self.weights, strict=True)]
+
+
+def leave_one_out(
+    k: int,
+    rows: Sequence[Sequence[V | None]],
+    weights: Sequence[float],
+    aggregate: Callable[[list[V | None], list[float]], A | None],
+) -> list[tuple[int, V, A]]:
+    """Per row where both exist: its index, member ``k``'s reading and the others' aggregate."""
+    out = []
+    for i, row in enumerate(rows):
+        own = row[k]
+        rest = aggregate(*without(k, row, weights))
+        if own is not None and rest is not None:
+            out.append((i, own, rest))
+    return out
+
+
+def effective(
+    rows: Sequence[Sequence[float]], clusters: Sequence[str], boot: dict[str, Any], too_few: str
+) -> EffectiveJudges | str:
+    """The effective number of judges over complete rows, or why not (``too_few``: < 2 rows)."""
+    if len(rows) < 2:
+        return too_few
+    try:
+        return effective_judges(rows, questions=clusters, **boot)
+    except (FairJudgeError, ValueError) as exc:
+        return str(exc)
+
+
+def skipped_or_dict(value: Any) -> Any:
+    """A figure's JSON: ``None``, ``{"skipped": why}`` for a reason, else its ``to_dict()``."""
+    if value is None:
+        return None
+    return {"skipped": value} if isinstance(value, str) else value.to_dict()
