@@ -1,4 +1,4 @@
-"""Run the ``fairjudge`` command line as a user does: a fresh process, its output read.
+"""Run the ``fairjudge`` command line as a user does: a process of its own, its output read.
 
 Shared by the tests that check exit codes and printed lines. ``COLUMNS`` is fixed so
 that rich wraps the same way on every machine (200 unless a test is about width).
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.forked_cli import shared
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,12 +18,17 @@ ROOT = Path(__file__).resolve().parents[1]
 def fairjudge(
     *args: str | Path, columns: int = 200, cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process, from the repository root by default."""
+    """Run the command line in a process of its own, from the repository root by default.
+
+    The process is forked from one that has imported the command line already
+    (:func:`tests.forked_cli.shared`): the same run as a fresh one, less the imports.
+    """
     env = {**os.environ, "COLUMNS": str(columns)}
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, env=env, check=False, timeout=120,
-    )  # fmt: skip
+    argv = [*map(str, args)]
+    code, out, err = shared(env).run(argv, cwd=cwd, env=env, timeout=120)
+    if code is None:
+        raise subprocess.TimeoutExpired(["fairjudge", *argv], 120, out, err)
+    return subprocess.CompletedProcess(["fairjudge", *argv], code, out, err)
 
 
 def flat(text: str) -> str:

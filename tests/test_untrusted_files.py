@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 from typer.testing import CliRunner
@@ -20,8 +22,9 @@ from fairjudge.backends import OpenAIBackend
 from fairjudge.cli import app
 from fairjudge.judges import BackendOptions, ReplayJudge, load_jury_file
 from fairjudge.prompts import get_rubric, get_template, load_rubric, load_template
+from tests.forked_cli import LIBRARY, CliForks
 from tests.server import JudgeServer
-from tests.untrusted_files import Case, Outcome, run_case, try_hostile_files
+from tests.untrusted_files import Case, Outcome, environment, run_case, try_hostile_files
 
 PAIRWISE = "python:tests.untrusted_files:first"
 POINTWISE = "python:tests.untrusted_files:middling"
@@ -51,9 +54,26 @@ def scored(tmp_path: Path) -> Path:
     return _jsonl(tmp_path / "scored.jsonl", SCORED)
 
 
-def fairjudge(*argv: str, timeout: float = 60) -> Outcome:
-    """``fairjudge ARGV`` as a process (a run past ``timeout`` comes back with code None)."""
-    return run_case(Case("cli", "", tuple(argv), ()), timeout=timeout)
+class Fairjudge(Protocol):
+    def __call__(self, *argv: str, timeout: float = 60) -> Outcome: ...
+
+
+@pytest.fixture(scope="module")
+def forks() -> Iterator[list[CliForks]]:
+    """Two fork servers: each run is still a process of its own, less the imports."""
+    env = environment()
+    with CliForks(env, preload=LIBRARY) as one, CliForks(env, preload=LIBRARY) as two:
+        yield [one, two]
+
+
+@pytest.fixture
+def fairjudge(forks: list[CliForks]) -> Fairjudge:
+    """``fairjudge ARGV`` as its own process (code None for a run past ``timeout``)."""
+
+    def run(*argv: str, timeout: float = 60) -> Outcome:
+        return run_case(Case("cli", "", tuple(argv), ()), timeout=timeout, forks=forks[0])
+
+    return run
 
 
 def assert_refused(outcome: Outcome, *named: str) -> None:
@@ -88,7 +108,7 @@ TOML_READERS = ["jury file", "rubric", "template"]
 
 @pytest.mark.parametrize("reader", JSON_READERS)
 def test_json_nested_1000_deep_is_one_line_exit_2(
-    tmp_path: Path, pairs: Path, scored: Path, reader: str
+    tmp_path: Path, pairs: Path, scored: Path, reader: str, fairjudge: Fairjudge
 ) -> None:
     path = tmp_path / "deep.jsonl"
     path.write_text(DEEP_JSON + "\n", encoding="utf-8")
@@ -99,7 +119,7 @@ def test_json_nested_1000_deep_is_one_line_exit_2(
 
 @pytest.mark.parametrize("reader", TOML_READERS)
 def test_toml_nested_1000_deep_is_one_line_exit_2(
-    tmp_path: Path, pairs: Path, scored: Path, reader: str
+    tmp_path: Path, pairs: Path, scored: Path, reader: str, fairjudge: Fairjudge
 ) -> None:
     path = tmp_path / "deep.toml"
     path.write_text(DEEP_TOML + "\n", encoding="utf-8")
@@ -123,7 +143,7 @@ def test_a_value_nested_deeper_than_any_file_needs_is_refused(tmp_path: Path) ->
 
 @pytest.mark.parametrize("reader", TOML_READERS)
 def test_a_toml_file_not_utf8_is_one_line_exit_2(
-    tmp_path: Path, pairs: Path, scored: Path, reader: str
+    tmp_path: Path, pairs: Path, scored: Path, reader: str, fairjudge: Fairjudge
 ) -> None:
     path = tmp_path / "latin1.toml"
     path.write_bytes(b'# caf\xe9\nname = "caf\xe9"\n')
@@ -134,12 +154,14 @@ def test_a_toml_file_not_utf8_is_one_line_exit_2(
 # -- special files ----------------------------------------------------------------------
 
 
-def test_replay_of_dev_zero_is_refused_unread(pairs: Path) -> None:
+def test_replay_of_dev_zero_is_refused_unread(pairs: Path, fairjudge: Fairjudge) -> None:
     outcome = fairjudge("compare", str(pairs), "--judge", "replay:/dev/zero", timeout=30)
     assert_refused(outcome, "/dev/zero", "it is a device, not a regular file")
 
 
-def test_replay_of_a_named_pipe_is_refused_without_waiting(tmp_path: Path, pairs: Path) -> None:
+def test_replay_of_a_named_pipe_is_refused_without_waiting(
+    tmp_path: Path, pairs: Path, fairjudge: Fairjudge
+) -> None:
     fifo = tmp_path / "recorded.jsonl"
     os.mkfifo(fifo)  # nobody ever writes to it
     outcome = fairjudge("compare", str(pairs), "--judge", f"replay:{fifo}", timeout=30)
@@ -150,7 +172,7 @@ def test_replay_of_a_named_pipe_is_refused_without_waiting(tmp_path: Path, pairs
 @pytest.mark.parametrize("kind", ["named pipe", "device", "directory"])
 @pytest.mark.parametrize("reader", [*JSON_READERS, "baseline", *TOML_READERS])
 def test_every_reader_refuses_what_is_not_a_regular_file(
-    tmp_path: Path, pairs: Path, scored: Path, reader: str, kind: str
+    tmp_path: Path, pairs: Path, scored: Path, reader: str, kind: str, fairjudge: Fairjudge
 ) -> None:
     suffix = ".toml" if reader in TOML_READERS else ".jsonl"
     path = tmp_path / f"special{suffix}"
@@ -190,7 +212,7 @@ BAD_URLS = ["http://[::1", "file:///etc/passwd", "ftp://127.0.0.1/v1", "127.0.0.
 
 @pytest.mark.parametrize("url", BAD_URLS)
 def test_a_base_url_no_call_can_use_is_one_line_exit_2(
-    tmp_path: Path, pairs: Path, url: str
+    tmp_path: Path, pairs: Path, url: str, fairjudge: Fairjudge
 ) -> None:
     store = tmp_path / "store.sqlite"
     outcome = fairjudge(
@@ -200,7 +222,9 @@ def test_a_base_url_no_call_can_use_is_one_line_exit_2(
     assert not store.exists()  # refused before anything was opened, let alone called
 
 
-def test_a_bad_base_url_names_the_flag_before_the_jury_file(tmp_path: Path, pairs: Path) -> None:
+def test_a_bad_base_url_names_the_flag_before_the_jury_file(
+    tmp_path: Path, pairs: Path, fairjudge: Fairjudge
+) -> None:
     jury = tmp_path / "panel.toml"
     jury.write_text('[[member]]\njudge = "openai/a"\n[[member]]\njudge = "openai/b"\n')
     outcome = fairjudge("jury", str(pairs), "--jury", str(jury), "--base-url", "ftp://h/v1")
@@ -306,7 +330,9 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def test_a_rubric_version_that_is_a_table_is_one_line_exit_2(tmp_path: Path, scored: Path) -> None:
+def test_a_rubric_version_that_is_a_table_is_one_line_exit_2(
+    tmp_path: Path, scored: Path, fairjudge: Fairjudge
+) -> None:
     path = _write(tmp_path / "rubric.toml", RUBRIC.replace('version = "1"', "version = {a = 1}"))
     outcome = fairjudge("score", str(scored), "--judge", POINTWISE, "--rubric", str(path))
     assert_refused(outcome, "rubric.toml", "'version' must be a string")
@@ -377,10 +403,13 @@ def test_template_and_rubric_files_are_read_as_untrusted(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_every_hostile_file_against_every_reader(tmp_path: Path) -> None:
+def test_every_hostile_file_against_every_reader(tmp_path: Path, forks: list[CliForks]) -> None:
     failed: list[Outcome] = []
     tally = try_hostile_files(
-        tmp_path / "hostile", timeout=60, on_case=lambda o: None if o.ok else failed.append(o)
+        tmp_path / "hostile",
+        timeout=60,
+        on_case=lambda o: None if o.ok else failed.append(o),
+        forks=forks,
     )
     shown = [f"{o.case.reader} / {o.case.file}: exit {o.code}: {o.stderr[-300:]}" for o in failed]
     assert tally.tried > 150

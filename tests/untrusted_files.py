@@ -15,8 +15,8 @@ Call it from a benchmark or a test::
     tally = try_hostile_files(workers=2)
     tried, tracebacks, hangs, not_exit_2 = tally  # a NamedTuple: all but `tried` must be 0
 
-:func:`try_hostile_files` ``(root=None, *, timeout=30.0, workers=2, on_case=None)
--> Tally``:
+:func:`try_hostile_files` ``(root=None, *, timeout=30.0, workers=2, on_case=None,
+forks=None) -> Tally``:
 
 - ``root``: a folder to build the files in (a temporary one, removed after, when
   ``None``); it must not exist yet or be empty.
@@ -24,6 +24,11 @@ Call it from a benchmark or a test::
 - ``workers``: processes run at once.
 - ``on_case``: called with each :class:`Outcome`, in no particular order (for a
   table of what failed, say).
+- ``forks``: fork servers (:class:`tests.forked_cli.CliForks`) to run the cases in,
+  one at a time each; by default ``workers`` of them are started and closed after.
+  Each case is still its own process, forked from one that has imported
+  ``fairjudge.cli`` and the library already, which saves the imports that are most
+  of a run's time.
 - Returns :class:`Tally` ``(tried, tracebacks, hangs, not_exit_2)``: cases run (one
   file given to one reader), runs whose output held a traceback, runs killed at the
   timeout, and runs that ended with a code other than 2 (hangs not included).
@@ -40,16 +45,28 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["Case", "Outcome", "Tally", "hostile_cases", "run_case", "try_hostile_files"]
+from tests.forked_cli import LIBRARY, CliForks
+
+__all__ = [
+    "Case",
+    "Outcome",
+    "Tally",
+    "environment",
+    "hostile_cases",
+    "run_case",
+    "try_hostile_files",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = "tests.untrusted_files"
@@ -313,16 +330,31 @@ _MAIN = (
 )
 
 
-def run_case(case: Case, *, timeout: float = 30.0, cwd: Path | None = None) -> Outcome:
-    """Run one case as its own ``fairjudge`` process; a run past ``timeout`` is a hang."""
+def environment() -> dict[str, str]:
+    """The environment of every run: a key that reaches no server, plain fixed-width output."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-hostile-files-test", "NO_COLOR": "1",
            "COLUMNS": "400"}  # fmt: skip
     env.pop("OPENAI_BASE_URL", None)
+    return env
+
+
+def run_case(
+    case: Case, *, timeout: float = 30.0, cwd: Path | None = None, forks: CliForks | None = None
+) -> Outcome:
+    """Run one case as its own ``fairjudge`` process; a run past ``timeout`` is a hang.
+
+    With ``forks`` (``CliForks(environment(), preload=LIBRARY)``) the process is
+    forked from one that has already imported ``fairjudge.cli`` and the library
+    (:mod:`tests.forked_cli`): the same run, less the imports.
+    """
+    if forks is not None:
+        code, _, err = forks.run(case.argv, cwd=cwd or ROOT, timeout=timeout, memory_cap=MEMORY_CAP)
+        return Outcome(case, code, err)
     args = [sys.executable, "-c", _MAIN, *case.argv]
     try:
         done = subprocess.run(
-            args, cwd=cwd or ROOT, env=env, capture_output=True, text=True, errors="replace",
-            timeout=timeout, stdin=subprocess.DEVNULL, check=False,
+            args, cwd=cwd or ROOT, env=environment(), capture_output=True, text=True,
+            errors="replace", timeout=timeout, stdin=subprocess.DEVNULL, check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired as exc:
         err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
@@ -339,11 +371,22 @@ def _tally(outcomes: list[Outcome]) -> Tally:
     )
 
 
-def _outcomes(root: Path, timeout: float, workers: int) -> Iterator[Outcome]:
+def _outcomes(root: Path, timeout: float, pool: Sequence[CliForks]) -> Iterator[Outcome]:
     cases = hostile_cases(root)
+    idle: queue.SimpleQueue[CliForks] = queue.SimpleQueue()
+    for forks in pool:
+        idle.put(forks)
+
+    def run(case: Case) -> Outcome:
+        forks = idle.get()  # one run at a time per fork server
+        try:
+            return run_case(case, timeout=timeout, forks=forks)
+        finally:
+            idle.put(forks)
+
     # The processes run from ROOT, so "python:tests.untrusted_files:..." imports.
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        yield from pool.map(lambda case: run_case(case, timeout=timeout), cases)
+    with ThreadPoolExecutor(max_workers=len(pool)) as threads:
+        yield from threads.map(run, cases)
 
 
 def try_hostile_files(
@@ -352,6 +395,7 @@ def try_hostile_files(
     timeout: float = 30.0,
     workers: int = 2,
     on_case: Callable[[Outcome], object] | None = None,
+    forks: Sequence[CliForks] | None = None,
 ) -> Tally:
     """Give every hostile file to every reader, each run a ``fairjudge`` process.
 
@@ -361,23 +405,32 @@ def try_hostile_files(
         timeout: Seconds one run may take before it is killed and counted as a hang.
         workers: Runs at once.
         on_case: Called with each :class:`Outcome` as it is known.
+        forks: Fork servers to run the cases in (one run at a time each, so as many
+            runs at once as there are servers; ``workers`` is then unused); ``None``:
+            ``workers`` of them, started here and closed after.
 
     Returns:
         ``(tried, tracebacks, hangs, not_exit_2)``; see the module docstring.
     """
     outcomes: list[Outcome] = []
 
-    def collect(folder: Path) -> None:
-        for outcome in _outcomes(folder, timeout, workers):
+    def collect(folder: Path, pool: Sequence[CliForks]) -> None:
+        for outcome in _outcomes(folder, timeout, pool):
             outcomes.append(outcome)
             if on_case is not None:
                 on_case(outcome)
 
-    if root is not None:
-        collect(root)
-    else:
-        with tempfile.TemporaryDirectory(prefix="fairjudge-hostile-") as folder:
-            collect(Path(folder))
+    with ExitStack() as stack:
+        if forks is None:
+            forks = [
+                stack.enter_context(CliForks(environment(), preload=LIBRARY))
+                for _ in range(max(1, workers))
+            ]
+        if root is not None:
+            collect(root, forks)
+        else:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="fairjudge-hostile-"))
+            collect(Path(folder), forks)
     return _tally(outcomes)
 
 

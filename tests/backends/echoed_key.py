@@ -28,6 +28,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
@@ -57,6 +58,7 @@ def echoed_key_leaks(
     routes: Sequence[Route] = ROUTES,
     commands: Sequence[Command] = COMMANDS,
     timeout_s: float = 120.0,
+    workers: int = 1,
 ) -> dict[str, int]:
     """Run each command through each route against an echoing server; count the key.
 
@@ -67,6 +69,8 @@ def echoed_key_leaks(
             at once, so under ``anthropic`` it is the same run as under ``lean`` and
             is made once.
         timeout_s: Limit for one command.
+        workers: Runs at once. Each run has a scripted server of its own, so runs
+            at once share nothing.
 
     Returns:
         ``{"<route> <command> <output>": occurrences}`` for every output of every
@@ -74,32 +78,41 @@ def echoed_key_leaks(
         plus ``"<route> <command> exit"`` holding 1 when the command did not exit 0
         (its outputs are counted all the same).
     """
+    runs = [
+        (route, command)
+        for route in routes
+        for command in commands
+        if not (command == "jury" and route == "anthropic" and "lean" in routes)
+    ]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        counted = list(pool.map(lambda run: _leaks(workdir, *run, timeout_s), runs))
+    return {where: n for found in counted for where, n in found.items()}
+
+
+def _leaks(workdir: Path, route: Route, command: Command, timeout_s: float) -> dict[str, int]:
+    """One command through one route, against a server of its own: where the key is."""
     found: dict[str, int] = {}
     with JudgeServer(Script(api_key=ECHO_KEY, echo_key=True, retry_after="0")) as server:
-        for route in routes:
-            for command in commands:
-                if command == "jury" and route == "anthropic" and "lean" in routes:
-                    continue
-                run_dir = workdir / f"{route}-{command}"
-                run_dir.mkdir(parents=True)
-                _configure(server, command)
-                argv, env = _command(server, run_dir, route, command)
-                proc = subprocess.run(
-                    [sys.executable, "-c", _FAIRJUDGE, *argv],
-                    cwd=run_dir,
-                    env=env,
-                    capture_output=True,
-                    timeout=timeout_s,
-                    check=False,
-                )
-                where = f"{route} {command}"
-                found[f"{where} exit"] = int(proc.returncode != 0)
-                found[f"{where} stdout"] = proc.stdout.count(ECHO_KEY.encode())
-                found[f"{where} stderr"] = proc.stderr.count(ECHO_KEY.encode())
-                for path in sorted(run_dir.rglob("*")):
-                    if path.is_file() and path.suffix != ".toml" and path.name != "items.jsonl":
-                        count = path.read_bytes().count(ECHO_KEY.encode())
-                        found[f"{where} {path.relative_to(run_dir)}"] = count
+        run_dir = workdir / f"{route}-{command}"
+        run_dir.mkdir(parents=True)
+        _configure(server, command)
+        argv, env = _command(server, run_dir, route, command)
+        proc = subprocess.run(
+            [sys.executable, "-c", _FAIRJUDGE, *argv],
+            cwd=run_dir,
+            env=env,
+            capture_output=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    where = f"{route} {command}"
+    found[f"{where} exit"] = int(proc.returncode != 0)
+    found[f"{where} stdout"] = proc.stdout.count(ECHO_KEY.encode())
+    found[f"{where} stderr"] = proc.stderr.count(ECHO_KEY.encode())
+    for path in sorted(run_dir.rglob("*")):
+        if path.is_file() and path.suffix != ".toml" and path.name != "items.jsonl":
+            count = path.read_bytes().count(ECHO_KEY.encode())
+            found[f"{where} {path.relative_to(run_dir)}"] = count
     return found
 
 

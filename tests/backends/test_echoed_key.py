@@ -106,7 +106,7 @@ def test_a_key_echoed_in_every_field_of_a_reply_is_stored_nowhere(
 def test_compare_score_and_jury_leave_the_key_in_no_output(tmp_path: Path) -> None:
     # The commands as processes, through every route: the store (and its -wal), --out,
     # --html, --json on stdout, and stderr. 80 occurrences, all in the store, before.
-    leaks = echoed_key_leaks(tmp_path)
+    leaks = echoed_key_leaks(tmp_path, workers=2)
     assert {where: n for where, n in leaks.items() if n} == {}
     runs: dict[str, set[str]] = {}
     for where in leaks:

@@ -45,6 +45,9 @@ class FakeBackend:
         attempts: Requests per key.
         in_flight / max_in_flight: Concurrency actually seen.
         cancelled: Requests cancelled while in flight.
+
+    With a ``clock`` (a :class:`FakeClock`), a request's ``latency`` moves that clock
+    instead of taking real time.
     """
 
     name = "fake"
@@ -57,12 +60,14 @@ class FakeBackend:
         max_concurrency: int | None = None,
         model: str = "fake-model",
         log: str | os.PathLike[str] | None = None,
+        clock: FakeClock | None = None,
     ) -> None:
         self.script = script
         self.latency = latency
         self._max_concurrency = max_concurrency
         self._model = model
         self.log = Path(log) if log is not None else None
+        self.clock = clock
         self.calls = 0
         self.attempts: Counter[str] = Counter()
         self.in_flight = 0
@@ -96,7 +101,7 @@ class FakeBackend:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            await asyncio.sleep(self.latency)
+            await (self.clock.sleep if self.clock else asyncio.sleep)(self.latency)
         except asyncio.CancelledError:
             self.cancelled += 1
             raise

@@ -36,7 +36,7 @@ from fairjudge.runner import (
     TokenBucket,
     run_calls,
 )
-from tests.runner._fakes import FakeBackend, make_spec
+from tests.runner._fakes import FakeBackend, FakeClock, make_spec
 
 FAST = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.002)
 SECRET = "sk-proj-THISisAfakeKEY0123456789abcdef"
@@ -45,7 +45,9 @@ SECRET = "sk-proj-THISisAfakeKEY0123456789abcdef"
 def run(backend: FakeBackend, specs: list[CallSpec], store: Store, **options: Any) -> RunResult:
     options.setdefault("progress", "quiet")
     options.setdefault("retry", FAST)
-    hooks = {k: options.pop(k) for k in ("on_progress", "parse", "rng") if k in options}
+    hooks = {
+        k: options.pop(k) for k in ("on_progress", "parse", "rng", "clock", "sleep") if k in options
+    }
     return asyncio.run(
         run_calls(backend, specs, store=store, options=RunOptions(**options), **hooks)
     )
@@ -143,7 +145,9 @@ def test_retry_after_is_honoured(store: Store) -> None:
     backend = FakeBackend(
         lambda spec, attempt: RateLimitError("429", retry_after=0.05) if attempt == 1 else "A"
     )
-    result = run(backend, [make_spec(i) for i in range(4)], store, retry=policy)
+    clock = FakeClock()  # the waits move it: no real time passes
+    specs = [make_spec(i) for i in range(4)]
+    result = run(backend, specs, store, retry=policy, clock=clock, sleep=clock.sleep)
     assert result.summary.retries == 4
     # With no backoff of its own, the runner waited exactly what the server asked.
     assert result.summary.backoff_s == pytest.approx(4 * 0.05)

@@ -10,18 +10,29 @@ from fairjudge import BackendTimeout
 from fairjudge._call import CallSpec
 from fairjudge.runner import PlainProgress, RetryPolicy, RunOptions, Store, run_calls
 from fairjudge.runner._progress import Snapshot
-from tests.runner._fakes import FakeBackend, make_spec
+from tests.runner._fakes import FakeBackend, FakeClock, make_spec
 
 
 def test_retries_stop_at_the_per_call_limit(tmp_path: Path) -> None:
     def script(spec: CallSpec, attempt: int) -> BaseException:
         return BackendTimeout("no reply within 0.05 s")
 
-    backend = FakeBackend(script, latency=0.05)
+    # Attempts and backoffs take fake time: 0.05 s a request, up to 0.02 s a backoff.
+    clock = FakeClock()
+    backend = FakeBackend(script, latency=0.05, clock=clock)
     retry = RetryPolicy(max_attempts=100, base_delay=0.02, max_delay=0.02, max_call_s=0.3)
     options = RunOptions(retry=retry, progress="quiet")
     with Store(tmp_path / "s.sqlite") as store:
-        result = asyncio.run(run_calls(backend, [make_spec(0)], store=store, options=options))
+        result = asyncio.run(
+            run_calls(
+                backend,
+                [make_spec(0)],
+                store=store,
+                options=options,
+                clock=clock,
+                sleep=clock.sleep,
+            )
+        )
     (outcome,) = result
     assert outcome.error is not None
     assert "gave up after 0 s: the per-call limit" in outcome.error.message

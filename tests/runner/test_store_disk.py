@@ -50,6 +50,17 @@ class DiskFillsUp:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
+    async def until_refused(self, seconds: float) -> None:
+        """A retry's wait that lasts until a row was refused, whatever it was asked to be.
+
+        No race with the machine's speed: the retry is due exactly when the store has
+        failed (a minute's bound, so that a run that never fails ends the test).
+        """
+        for _ in range(60_000):
+            if self.refused:
+                return
+            await asyncio.sleep(0.001)
+
 
 class Staggered(FakeBackend):
     """Each call takes its own time, so replies arrive one by one, not in one batch."""
@@ -67,11 +78,22 @@ class Staggered(FakeBackend):
 
 
 def run_with_full_disk(
-    path: Path, backend: FakeBackend, n: int, ok_writes: int, **options: Any
+    path: Path,
+    backend: FakeBackend,
+    n: int,
+    ok_writes: int,
+    *,
+    retry_when_refused: bool = False,
+    **options: Any,
 ) -> tuple[StoreWriteError, int]:
-    """Run ``n`` calls while the disk fills up; returns the error and the rows kept."""
+    """Run ``n`` calls while the disk fills up; returns the error and the rows kept.
+
+    With ``retry_when_refused``, a retry waits until the disk has refused a row
+    (:meth:`DiskFillsUp.until_refused`), not for the delay it was given.
+    """
     store = Store(path)
-    store._conn = DiskFillsUp(store._conn, ok_writes)  # type: ignore[assignment]
+    disk = DiskFillsUp(store._conn, ok_writes)
+    store._conn = disk  # type: ignore[assignment]
     with pytest.raises(StoreWriteError) as info:
         asyncio.run(
             run_calls(
@@ -79,6 +101,7 @@ def run_with_full_disk(
                 [make_spec(i) for i in range(n)],
                 store=store,
                 options=RunOptions(progress="quiet", **options),
+                sleep=disk.until_refused if retry_when_refused else None,
             )
         )
     store._conn = store._conn._conn  # type: ignore[attr-defined]
@@ -113,8 +136,9 @@ def test_disk_full_after_some_rows_loses_only_what_was_in_flight(tmp_path: Path)
 
 
 def test_no_retry_is_sent_once_the_store_has_failed(tmp_path: Path) -> None:
-    # Call 0 is rate-limited and waits 0.3 s to retry; meanwhile call 1's row is
-    # refused. The retry would be a new paid reply with nowhere to go: not sent.
+    # Call 0 is rate-limited and waits to retry until call 1's row has been refused
+    # (an injected wait, not a real 0.3 s). The retry would be a new paid reply with
+    # nowhere to go: not sent.
     def script(spec: CallSpec, attempt: int) -> Completion | BaseException | str:
         if spec.key == make_spec(0).key and attempt == 1:
             return RateLimitError("429", retry_after=0.3)
@@ -126,6 +150,7 @@ def test_no_retry_is_sent_once_the_store_has_failed(tmp_path: Path) -> None:
         backend,
         2,
         0,
+        retry_when_refused=True,
         concurrency=2,
         retry=RetryPolicy(max_attempts=3, base_delay=0.0),
     )

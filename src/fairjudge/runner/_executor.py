@@ -12,7 +12,7 @@ and the result holds one outcome per unique key.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -36,6 +36,8 @@ async def run_calls(
     on_progress: Callable[[int], None] | None = None,
     parse: Parser | None = None,
     rng: random.Random | None = None,
+    clock: Callable[[], float] | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
 ) -> RunResult:
     """Run judge calls through the store, the limits and the backends.
 
@@ -51,6 +53,10 @@ async def run_calls(
             times a second; cached calls are reported at once).
         parse: Turns each fresh reply into the JSON stored with it.
         rng: Source of retry jitter (for reproducible tests).
+        clock: Seconds, for the rate limits and for a call's retries against
+            ``RetryPolicy.max_call_s``; the event loop's clock by default.
+        sleep: How the rate limits and retries wait; ``asyncio.sleep`` by default
+            (tests pass one that moves a fake ``clock`` instead of waiting).
 
     Returns:
         One outcome per unique call and a summary. Calls that failed after their
@@ -74,6 +80,8 @@ async def run_calls(
         on_progress=on_progress,
         parse=parse,
         rng=rng if rng is not None else random.Random(),
+        clock=clock,
+        sleep=sleep,
     )
     return await run.execute(specs)
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from fairjudge._call import Backend, CallSpec, Completion, Route
@@ -85,6 +85,8 @@ class Run(Tally):
         on_progress: Callable[[int], None] | None,
         parse: Parser | None,
         rng: random.Random,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
         self.backends = backends
         self.store = store
@@ -92,6 +94,9 @@ class Run(Tally):
         self.queues: dict[Route, ClaimQueue] = {}
         self.shared_slots: asyncio.Semaphore | None = None  # --concurrency across backends
         self.retry, self.rng, self.parse = options.retry, rng, parse
+        # The time the rate limits and retries wait in: the event loop's by default;
+        # tests pass a fake clock and a sleep that moves it instead of waiting.
+        self.clock, self.sleep = clock, sleep or asyncio.sleep
         self.progress, self.on_progress = make_progress(options.progress), on_progress
         self.outcomes: dict[str, CallOutcome] = {}
         Tally.__init__(self, options)
@@ -156,8 +161,9 @@ class Run(Tally):
     async def _make_calls(self, todo: dict[str, CallSpec]) -> None:
         loop = asyncio.get_running_loop()
         self.loop = loop
+        self.now = self.clock if self.clock is not None else loop.time
         self.writer = BatchWriter(self.store, loop, on_error=self._store_failed)
-        now = loop.time()
+        now = self.now()
         rpm, tpm = self.options.rpm, self.options.tpm
         self.rpm_bucket = TokenBucket.per_minute(rpm, now) if rpm else None
         self.tpm_bucket = TokenBucket.per_minute(tpm, now) if tpm else None
@@ -246,17 +252,18 @@ class Run(Tally):
 
     async def _attempts(self, key: str, spec: CallSpec, guess: CallGuess | None) -> None:
         loop, backend, retry = self.loop, self.backends[spec.route], self.retry
+        now, sleep = self.now, self.sleep
         est = estimate_tokens(spec) if self.tpm_bucket is not None else (0, 0)
-        attempts, started = 0, loop.time()
+        attempts, started = 0, now()
         while True:
             if self.rpm_bucket is not None:
-                wait = self.rpm_bucket.reserve(1, loop.time())
+                wait = self.rpm_bucket.reserve(1, now())
                 if wait > 0:
-                    await asyncio.sleep(wait)
+                    await sleep(wait)
             if self.tpm_bucket is not None:
-                wait = self.tpm_bucket.reserve(est[0] + est[1], loop.time())
+                wait = self.tpm_bucket.reserve(est[0] + est[1], now())
                 if wait > 0:
-                    await asyncio.sleep(wait)
+                    await sleep(wait)
             attempts += 1
             self.requests += 1
             self.sent[key] = loop.time()
@@ -269,17 +276,17 @@ class Run(Tally):
                 note = ""
                 if retry.should_retry(exc, attempts):
                     delay = retry.delay(exc, attempts, self.rng)
-                    if loop.time() - started + delay < retry.max_call_s:
+                    if now() - started + delay < retry.max_call_s:
                         self.retries += 1
                         self.backoff_s += delay
-                        await asyncio.sleep(delay)
+                        await sleep(delay)
                         if not self.halted:
                             continue
                         # The run stopped meanwhile (a full disk, a fatal error): no retry,
                         # whose reply would be paid for with nowhere to go, and no row.
                         self._settle(guess)
                         return
-                    note = f" (gave up after {loop.time() - started:.0f} s: the per-call limit)"
+                    note = f" (gave up after {now() - started:.0f} s: the per-call limit)"
                 if self._stops_the_run(exc, spec):
                     self.halted = True  # start nothing more while the error row is written
                     self.culprit = backend
@@ -298,7 +305,7 @@ class Run(Tally):
             attempts += extra
             self.requests += extra
             if self.rpm_bucket is not None:
-                self.rpm_bucket.adjust(extra, loop.time())
+                self.rpm_bucket.adjust(extra, now())
         self.answered.add(spec.route)
         await self._succeeded(key, spec, completion, attempts, guess, est)
 
@@ -332,7 +339,7 @@ class Run(Tally):
         if n_out is None:
             n_out = text_tokens(completion.text)
         if self.tpm_bucket is not None:
-            self.tpm_bucket.adjust(n_in + n_out - est[0] - est[1], self.loop.time())
+            self.tpm_bucket.adjust(n_in + n_out - est[0] - est[1], self.now())
         self.input_tokens += n_in
         self.output_tokens += n_out
         cost = None
