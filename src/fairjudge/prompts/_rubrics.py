@@ -36,6 +36,7 @@ from fairjudge.prompts._templates import (
     _get,
     _load_builtins,
     _read_toml,
+    _string,
     _version,
     defuse,
 )
@@ -259,13 +260,6 @@ def _item_text(question: str | Conversation, answer: str, reference: str | None)
     return "\n\n".join(blocks)
 
 
-def _text(data: dict[str, Any], key: str, source: str, default: str = "") -> str:
-    value = data.get(key, default)
-    if not isinstance(value, str):
-        raise ConfigError(f"rubric {source}: {key!r} must be a string; got {shown(value)}")
-    return value
-
-
 def _scale(data: dict[str, Any], source: str) -> tuple[int, int]:
     value = data.get("scale", [1, 5])
     ok = (
@@ -301,10 +295,10 @@ def _dimensions(data: dict[str, Any], source: str) -> tuple[Dimension, ...]:
         unknown = set(entry) - {"name", "description", "low", "mid", "high"}
         if unknown:
             raise ConfigError(f"rubric {where}: unknown key(s) {shown(sorted(unknown))}")
-        description = _text(entry, "description", where)
+        description = _string(entry, "description", "rubric", where, "")
         if not description.strip():
             raise ConfigError(f"rubric {where}: 'description' is missing or empty")
-        low, mid, high = (_text(entry, k, where) for k in ("low", "mid", "high"))
+        low, mid, high = (_string(entry, k, "rubric", where, "") for k in ("low", "mid", "high"))
         dims.append(Dimension(name, description, low, mid, high))
     return tuple(dims)
 
@@ -331,7 +325,7 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
     if not isinstance(needs_reference, bool):
         got = shown(needs_reference)
         raise ConfigError(f"rubric {source}: 'needs_reference' must be true or false; got {got}")
-    name = _text(data, "name", source)
+    name = _string(data, "name", "rubric", source, "")
     if not _RUBRIC_NAME.match(name):
         raise ConfigError(
             f"rubric {source}: 'name' must be letters, digits, '.', '_' or '-'; got {shown(name)}"
@@ -342,11 +336,11 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
         version=_version(data, "rubric", source),
         dimensions=_dimensions(data, source),
         scale=_scale(data, source),
-        instructions=_text(data, "instructions", source),
-        system=_text(data, "system", source, defaults.system),
-        reason=_text(data, "reason", source, defaults.reason),
+        instructions=_string(data, "instructions", "rubric", source, ""),
+        system=_string(data, "system", "rubric", source, defaults.system),
+        reason=_string(data, "reason", "rubric", source, defaults.reason),
         needs_reference=needs_reference,
-        description=_text(data, "description", source),
+        description=_string(data, "description", "rubric", source, ""),
     )
 
 
