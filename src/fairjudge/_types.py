@@ -259,7 +259,7 @@ class Reply(Generic[R]):
     cached: bool
     key: str | None
     """The store key of the call, for LLM judges; links the judgment to its audit row."""
-    payload: Mapping[str, Any] | None
+    payload: Mapping[str, object] | None
     """JSON-ready detail beside the reading, e.g. ``{"members": {...}}`` for a jury."""
 
     def __init__(
@@ -270,7 +270,7 @@ class Reply(Generic[R]):
         failure: ParseFailure | CallError | None = None,
         cached: bool = False,
         key: str | None = None,
-        payload: Mapping[str, Any] | None = None,
+        payload: Mapping[str, object] | None = None,
         *,
         verdict: Verdict | None = None,
     ) -> None:
