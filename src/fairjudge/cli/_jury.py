@@ -22,13 +22,11 @@ resolved by every member.
 
 import contextlib
 import dataclasses
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
@@ -44,7 +42,6 @@ from fairjudge.cli._app import (
     EXIT_BUDGET,
     EXIT_UNRESOLVED,
     app,
-    err_console,
     guarded,
     say,
     skipped_in_flags,
@@ -59,7 +56,7 @@ from fairjudge.cli._options import (
     input_flags,
     judge_flags_without,
 )
-from fairjudge.cli._out import write_out
+from fairjudge.cli._out import show, write_out
 from fairjudge.evaluation import AGGREGATIONS, evaluate_jury
 from fairjudge.evaluation._jury import jury_records
 from fairjudge.evaluation._panel import check_rule
@@ -274,12 +271,7 @@ def jury(
     one store and one budget; the verdicts are aggregated by --aggregate.
     """
     report = _judge(file, panel, flags, columns, run)
-    if json_output:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        render_jury(report, Console())
-        if run.out is not None:
-            err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)
+    show(report, render_jury, as_json=json_output, files=[("per-item results", run.out)])
     result = report.result
     if result.stopped is not None:
         say("stopped", f"{result.stopped} The result above is partial.")

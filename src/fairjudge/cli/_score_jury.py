@@ -28,19 +28,17 @@ dimension; 5 a spent budget (the partial result is shown and saved); 6 with
 """
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import (
     AllowJuryServers,
     AllowPythonJudges,
 )
-from fairjudge.cli._app import app, err_console, guarded, say, skipped_in_flags
+from fairjudge.cli._app import app, guarded, skipped_in_flags
 from fairjudge.cli._jury import (
     check_allowances,
     no_model_flags,
@@ -49,8 +47,8 @@ from fairjudge.cli._jury import (
     with_flags,
 )
 from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
-from fairjudge.cli._out import write_out
-from fairjudge.cli._score import EXIT_COLLAPSE, ScoreFlags, score_flags, unresolved_exit
+from fairjudge.cli._out import show, write_out
+from fairjudge.cli._score import ScoreFlags, score_flags, scored_exit
 from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
 from fairjudge.judges import MemberSpec, PointwiseJury
 from fairjudge.prompts import Rubric
@@ -191,25 +189,9 @@ def score_panel(
     report = score_jury_report(
         result, title=source, run=jury.last_run, skipped=skipped_in_flags(loaded)
     )
-    if opts.json_output:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        render_score_jury(report, Console())
-        if opts.out is not None:
-            err_console.print(f"per-item results: {opts.out}", highlight=False, markup=False)
+    show(report, render_score_jury, as_json=opts.json_output,
+         files=[("per-item results", opts.out)])  # fmt: skip
     return result
-
-
-def _exit_code(result: JuryScoreResult, opts: ScoreFlags) -> int:
-    code = unresolved_exit(
-        result.stopped, result.n_unscored, result.n_items, opts.max_unresolved,
-        what="lack a panel score on some dimension",
-        none=all(d.n == 0 for d in result.dimensions),
-    )  # fmt: skip
-    if not code and opts.fail_on_collapse and result.collapsed:
-        say("collapse alarm", f"dimension(s) {', '.join(result.collapsed)}", style="red")
-        return EXIT_COLLAPSE
-    return code
 
 
 @app.command("score-jury")
@@ -237,6 +219,7 @@ def score_jury(
     many answers without a panel score; 5 budget spent (partial result); 6
     --fail-on-collapse and the panel's scores on a dimension collapsed.
     """
-    code = _exit_code(score_panel(file, opts, panel, flags), opts)
+    result = score_panel(file, opts, panel, flags)
+    code = scored_exit(result, opts, what="lack a panel score on some dimension")
     if code:
         raise typer.Exit(code)

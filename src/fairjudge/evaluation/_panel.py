@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from fairjudge._errors import ConfigError, FairJudgeError
 from fairjudge._types import OUTCOME_SCORE, Outcome
-from fairjudge.evaluation._frame import Failure, ResultFrame
+from fairjudge.evaluation._frame import Failure, ResultFrame, members_failures
 from fairjudge.judges._jury_votes import weighted_majority
 from fairjudge.stats import EffectiveJudges, effective_judges
 
@@ -206,11 +206,7 @@ class PanelResult(ResultFrame):
     @property
     def failures(self) -> Counter[str]:
         """Why members' calls failed, each reason prefixed by the member."""
-        reasons: Counter[str] = Counter()
-        for name, member in zip(self.names, self.members, strict=True):
-            for reason, count in member.failures.items():
-                reasons[f"{name}: {reason}"] += count
-        return reasons
+        return members_failures(self.names, self.members)
 
     @property
     def member_usage(self) -> tuple[MemberUsage | None, ...]:

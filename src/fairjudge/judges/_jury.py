@@ -22,7 +22,6 @@ batch, :attr:`Jury.last_members` holds every member's replies and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
@@ -30,7 +29,7 @@ from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
-from fairjudge.judges._panel_base import MemberSpec, Panel
+from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember
 from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.judges._session import JudgeSession
 from fairjudge.runner import RunOptions, Store
@@ -38,19 +37,10 @@ from fairjudge.runner import RunOptions, Store
 __all__ = ["Jury", "JuryMember", "MemberSpec"]  # MemberSpec: both kinds', from _panel_base
 
 
-@dataclass(frozen=True, slots=True)
-class JuryMember:
-    """One judge on a panel.
+class JuryMember(PanelMember[BatchJudge]):
+    """One pairwise judge on a panel (see :class:`~fairjudge.judges._panel_base.PanelMember`)."""
 
-    Attributes:
-        name: Unique within the jury; names the member in every report.
-        judge: The judge (an :class:`~fairjudge.judges.LLMJudge`, a callable judge, ...).
-        weight: Its weight in the aggregate (> 0); 1 by default.
-    """
-
-    name: str
-    judge: BatchJudge
-    weight: float = 1.0
+    __slots__ = ()
 
     @property
     def template(self) -> str | None:
@@ -61,7 +51,7 @@ class JuryMember:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record of who the member is."""
-        return {"name": self.name, "weight": self.weight, "template": self.template}
+        return {**PanelMember.to_dict(self), "template": self.template}
 
 
 class Jury(Panel[JuryMember, PairwiseRequest, Reply]):

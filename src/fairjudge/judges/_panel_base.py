@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from os import PathLike
-from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError
@@ -32,7 +32,7 @@ from fairjudge.judges._registry import calls_no_model
 from fairjudge.judges._session import JudgeSession, ReplyParser
 from fairjudge.runner import RunOptions, RunSummary, Store
 
-__all__ = ["MemberSpec", "Panel", "member_names"]
+__all__ = ["MemberSpec", "Panel", "PanelMember", "member_names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,20 +83,29 @@ class MemberSpec:
         )
 
 
-class _Member(Protocol):
-    """A member on a panel: what checking and naming the members read."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def weight(self) -> float: ...
-
-    @property
-    def judge(self) -> object: ...
+J = TypeVar("J")  # a member's judge: a pairwise judge, a pointwise judge
 
 
-M = TypeVar("M", bound=_Member)
+@dataclass(frozen=True, slots=True)
+class PanelMember(Generic[J]):
+    """One judge on a panel, of either kind (``JuryMember``, ``PointwiseMember``).
+
+    Attributes:
+        name: Unique within the panel; names the member in every report.
+        judge: The judge (a model judge, a callable judge, a replay, ...).
+        weight: Its weight in the aggregate (> 0); 1 by default.
+    """
+
+    name: str
+    judge: J
+    weight: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record of who the member is."""
+        return {"name": self.name, "weight": self.weight}
+
+
+M = TypeVar("M", bound=PanelMember[Any])
 Q = TypeVar("Q")  # a request: a pair to judge, an answer to score
 A = TypeVar("A")  # a member's answer to one request: a reply, an answer's scores
 

@@ -15,14 +15,13 @@ The members' calls run as one batch on one session, as a pairwise jury's do
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from os import PathLike
 from typing import Any
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Reply
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._panel_base import MemberSpec, Panel
+from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember
 from fairjudge.judges._pointwise import (
     AnswerScores,
     BatchPointwiseJudge,
@@ -42,24 +41,10 @@ from fairjudge.runner import RunOptions, Store
 __all__ = ["PointwiseJury", "PointwiseMember"]
 
 
-@dataclass(frozen=True, slots=True)
-class PointwiseMember:
-    """One judge on a scoring panel.
+class PointwiseMember(PanelMember[BatchPointwiseJudge]):
+    """One pointwise judge on a panel (see :class:`~fairjudge.judges._panel_base.PanelMember`)."""
 
-    Attributes:
-        name: Unique within the panel; names the member in every report.
-        judge: The judge (a :class:`~fairjudge.judges.PointwiseJudge`, a
-            :class:`~fairjudge.judges.CallablePointwiseJudge`, ...).
-        weight: Its weight in the aggregate (> 0); 1 by default.
-    """
-
-    name: str
-    judge: BatchPointwiseJudge
-    weight: float = 1.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record of who the member is."""
-        return {"name": self.name, "weight": self.weight}
+    __slots__ = ()
 
 
 class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
