@@ -81,7 +81,7 @@ def call_row(
     status: Literal["ok", "error"],
     *,
     completion: Completion | None = None,
-    parsed: Mapping[str, Any] | None = None,
+    parsed: Mapping[str, object] | None = None,
     cost_usd: float | None = None,
     attempts: int = 1,
     error_kind: str | None = None,

@@ -44,7 +44,7 @@ class CallOutcome:
     cached: bool = False
     attempts: int = 0
     cost_usd: float | None = None
-    parsed: Mapping[str, Any] | None = None
+    parsed: Mapping[str, object] | None = None
 
     @property
     def ok(self) -> bool:
