@@ -13,8 +13,10 @@ input error, before any call.
 dimension's shift since that run (:func:`fairjudge.evaluation.score_trend`). Runs
 with another rubric or judge are refused, before any call, unless ``--allow-different``.
 
-The helpers :func:`open_scorer`, :func:`run_scoring` and :func:`unscored_exit` are
-what ``calibrate`` (pointwise input) and ``compare --via-scores`` share with ``score``.
+The helpers (:func:`open_scorer`, :func:`run_scoring`, :func:`load_scored`,
+:func:`write_scores`, :func:`unscored_exit`, :func:`scored_exit`) are what
+``calibrate`` (pointwise input), ``compare --via-scores`` and ``score-jury`` share
+with ``score``.
 """
 
 import dataclasses
@@ -76,7 +78,6 @@ __all__ = [
     "run_scoring",
     "score",
     "scored_exit",
-    "unresolved_exit",
     "unscored_exit",
     "write_scores",
 ]

@@ -25,10 +25,10 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import err_console, skipped_in_flags
-from fairjudge.cli._judging import _template, check_unresolved, load_input
+from fairjudge.cli._judging import _template, check_unresolved, load_input, unresolved_exit
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
-from fairjudge.cli._score import Judge, close_scorer, open_scorer, unresolved_exit
+from fairjudge.cli._score import Judge, close_scorer, open_scorer
 from fairjudge.cli._via_flags import ViaScoresFlags
 from fairjudge.evaluation import (
     EvalSettings,
