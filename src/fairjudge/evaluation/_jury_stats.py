@@ -81,19 +81,15 @@ class MemberDiagnostics:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        opt = {
-            k: (v.to_dict() if v is not None else None)
-            for k, v in (
-                ("win_rate", self.win_rate),
-                ("position_consistency", self.position_consistency),
-                ("first_position_call_rate", self.first_position_calls),
-                ("agreement_with_panel", self.agreement_with_panel),
-                ("human_agreement", self.human),
-            )
-        }
-        usage = self.usage.to_dict() if self.usage is not None else None
-        return {"name": self.name, "weight": self.weight, **opt, "calls": self.calls,
-                "cached": self.cached, "failed": self.failed, "usage": usage}  # fmt: skip
+        o = skipped_or_dict
+        return {
+            "name": self.name, "weight": self.weight, "win_rate": o(self.win_rate),
+            "position_consistency": o(self.position_consistency),
+            "first_position_call_rate": o(self.first_position_calls),
+            "agreement_with_panel": o(self.agreement_with_panel),
+            "human_agreement": o(self.human), "calls": self.calls, "cached": self.cached,
+            "failed": self.failed, "usage": o(self.usage),
+        }  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

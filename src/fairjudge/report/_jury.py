@@ -25,13 +25,12 @@ from fairjudge.evaluation import (
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._panel import (
     PanelReport,
-    calls_table,
     effective_text,
     member_label,
     panel_report,
     partial_note,
+    print_calls,
     print_legend,
-    print_local_note,
 )
 from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
 from fairjudge.runner import RunSummary
@@ -141,9 +140,9 @@ def render_jury(report: JuryReport, console: Console) -> None:
     print_legend(console, report.result.names, report.result.weights)
     console.print(_panel_table(report))
     console.print(_members_table(report))
-    members = report.diagnostics.members
-    console.print(calls_table([(m.calls, m.cached, m.failed, m.usage) for m in members]))
-    print_local_note(console, [m.usage for m in members])
+    print_calls(
+        console, [(m.calls, m.cached, m.failed, m.usage) for m in report.diagnostics.members]
+    )
     console.print(_matrix_table(report))
     s = report.result.settings
     say(

@@ -34,6 +34,7 @@ __all__ = [
     "member_label",
     "panel_report",
     "partial_note",
+    "print_calls",
     "print_legend",
     "print_local_note",
 ]
@@ -134,6 +135,14 @@ def print_legend(console: Console, names: Sequence[str], weights: Sequence[float
     say(console, "members:")
     for k, (name, weight) in enumerate(zip(names, weights, strict=True)):
         say(console, f"  {member_label(k)}  {name}  (weight {weight:g})", overflow="fold")
+
+
+def print_calls(
+    console: Console, rows: Sequence[tuple[int | None, int | None, int, MemberUsage | None]]
+) -> None:
+    """The calls by member (:func:`calls_table`), and the members that call no model."""
+    console.print(calls_table(rows))
+    print_local_note(console, [u for *_, u in rows])
 
 
 def calls_table(rows: Sequence[tuple[int | None, int | None, int, MemberUsage | None]]) -> Table:

@@ -22,15 +22,15 @@ from fairjudge.evaluation import (
     score_jury_diagnostics,
 )
 from fairjudge.report._comparison import verdict_line
+from fairjudge.report._frame import bootstrap_text
 from fairjudge.report._panel import (
     PanelReport,
-    calls_table,
     effective_text,
     member_label,
     panel_report,
     partial_note,
+    print_calls,
     print_legend,
-    print_local_note,
 )
 from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
 from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
@@ -247,9 +247,7 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     console.print(_members_table(report))
     failed = [own.n_parse_failures + own.n_call_errors for own in result.members]
     usage = result.member_usage
-    rows = [(None, None, n, u) for n, u in zip(failed, usage, strict=True)]
-    console.print(calls_table(rows))
-    print_local_note(console, result.member_usage)
+    print_calls(console, [(None, None, n, u) for n, u in zip(failed, usage, strict=True)])
     line = f"answers fully scored by the panel: {result.n_items - result.n_unscored} of "
     line += f"{result.n_items}"
     if report.run is not None:
@@ -257,9 +255,9 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     say(console, line)
     say(
         console,
-        f"aggregate={result.aggregation} seed={result.seed} level={result.level} "
-        f"resamples={result.n_resamples}; an answer a member could not score is scored "
-        "by the others only when they hold more than half of the weight, else unscored.",
+        f"aggregate={result.aggregation} {bootstrap_text(result)}; an answer a member could "
+        "not score is scored by the others only when they hold more than half of the weight, "
+        "else unscored.",
     )
     partial_note(result.stopped, console)
     for d in result.dimensions:
