@@ -27,8 +27,10 @@ lint: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy src/fairjudge
 
+# One worker per core; --dist loadscope keeps each module's tests on one worker, so a
+# module's shared fixtures (a fork server, a timed uninterrupted run) are made once.
 pytest: $(VENV)/.dev-installed
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadscope
 
 test: lint typecheck pytest
 
