@@ -34,7 +34,7 @@ from fairjudge.evaluation._panel import (
     aggregate_scores,
     check_rule,
 )
-from fairjudge.evaluation._scores import _check, _median, summarise_scores
+from fairjudge.evaluation._scores import _median, check_score_run, summarise_scores
 from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult
 from fairjudge.evaluation._scores_stats import (
     CollapseRule,
@@ -45,7 +45,7 @@ from fairjudge.evaluation._scores_stats import (
     score_mean,
 )
 from fairjudge.judges._jury import MemberSpec
-from fairjudge.judges._pointwise import AnswerScores, ScoreRequest, _as_rubric
+from fairjudge.judges._pointwise import AnswerScores, ScoreRequest, as_rubric
 from fairjudge.judges._pointwise_jury import PointwiseJury
 from fairjudge.prompts import Rubric, get_rubric
 
@@ -99,8 +99,8 @@ def score_with_jury(
     """
     rule = check_rule(aggregation, SCORE_AGGREGATIONS, what=" for scores")
     if not isinstance(jury, PointwiseJury):
-        the_rubric = _as_rubric(rubric or "production")
-        _check(items, the_rubric, level, n_resamples)  # before any session opens
+        the_rubric = as_rubric(rubric or "production")
+        check_score_run(items, the_rubric, level, n_resamples)  # before any session opens
         with PointwiseJury.from_specs(jury, rubric=the_rubric) as panel:
             return score_with_jury(panel, items, aggregation=rule, seed=seed, level=level,
                                    n_resamples=n_resamples, collapse=collapse,
@@ -111,7 +111,7 @@ def score_with_jury(
             f"rubric {wanted.name!r} differs from the jury's own, {jury.rubric.name!r}; "
             "give the rubric to the jury"
         )
-    _check(items, jury.rubric, level, n_resamples)
+    check_score_run(items, jury.rubric, level, n_resamples)
     requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
     per_member = jury.member_readings(requests, progress)
     weights = jury.weights

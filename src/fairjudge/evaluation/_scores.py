@@ -195,7 +195,9 @@ def check_score_items(items: Sequence[ScoreItem], rubric: Rubric) -> None:
         raise ConfigError(f"item {first!r} names no system, but others do; name every one")
 
 
-def _check(items: Sequence[ScoreItem], rubric: Rubric, level: float, n_resamples: int) -> None:
+def check_score_run(
+    items: Sequence[ScoreItem], rubric: Rubric, level: float, n_resamples: int
+) -> None:
     check_bootstrap(level, n_resamples)
     check_score_items(items, rubric)
 
@@ -241,7 +243,7 @@ def score_answers(
     """
     the_judge = _as_judge(judge, rubric)
     the_rubric = the_judge.rubric
-    _check(items, the_rubric, level, n_resamples)
+    check_score_run(items, the_rubric, level, n_resamples)
     requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
     name = getattr(the_judge, "name", None)
     options: dict[str, Any] = {

@@ -329,16 +329,16 @@ def load_items(
 
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> Item:
         item = _item(row, cols, where, tabular=source.tabular, allow_empty=allow_empty)
-        return _numbered(item, lineno, seen, where)
+        return numbered(item, lineno, seen, where)
 
-    for _, item in _parsed_rows(source, parse, skip_invalid, skipped):
+    for _, item in parsed_rows(source, parse, skip_invalid, skipped):
         items.append(item)
     if not items:
         raise _nothing_valid(name, skipped)
     return LoadedItems(items=items, skipped=skipped, path=name)
 
 
-def _parsed_rows(
+def parsed_rows(
     source: Source,
     parse: Callable[[Mapping[str, Any], dict[str, Any], int], T],
     skip_invalid: bool,
@@ -366,7 +366,7 @@ def _parsed_rows(
         raise _invalid_rows(bad)
 
 
-def _numbered(
+def numbered(
     item: _Keyed, lineno: int, seen: dict[tuple[str, str | None], int], where: dict[str, Any],
     system: str | None = None,
 ) -> _Keyed:  # fmt: skip

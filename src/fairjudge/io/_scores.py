@@ -27,12 +27,12 @@ from fairjudge.io._pairs import (
     LoadedItems,
     _answer,
     _names,
-    _numbered,
     _optional,
-    _parsed_rows,
     _question,
     _shown,
     _string,
+    numbered,
+    parsed_rows,
 )
 from fairjudge.io._problems import nothing_valid
 from fairjudge.io._rows import Source, open_source
@@ -189,9 +189,9 @@ def load_score_items(
 
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> ScoreItem:
         item = _item(row, cols, answer_col, dimensions, scale, where, source.tabular, allow_empty)
-        return _numbered(item, lineno, seen, where, item.system)
+        return numbered(item, lineno, seen, where, item.system)
 
-    for lineno, item in _parsed_rows(source, parse, skip_invalid, skipped):
+    for lineno, item in parsed_rows(source, parse, skip_invalid, skipped):
         items.append(item)
         lines.append(lineno)
     if not items:

@@ -51,7 +51,7 @@ from fairjudge.backends._base_url import check_base_url
 from fairjudge.io import read_header, read_records, read_toml, shown
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
 from fairjudge.judges._registry import judge_spec
-from fairjudge.judges._replay import ReplayJudge, _Loader
+from fairjudge.judges._replay import Loader, ReplayJudge
 
 __all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
 
@@ -226,7 +226,7 @@ def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
             line).
     """
     path = Path(path)
-    loaders: dict[str, _Loader] = {}
+    loaders: dict[str, Loader] = {}
     weights: dict[str, float] = {}
     rule: str | None = None
     try:
@@ -238,7 +238,7 @@ def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
             members, record = _members(path, number, value)
             rule = rule or record.get("aggregation")
             for name, entry in members.items():
-                loader = loaders.setdefault(name, _Loader(path))
+                loader = loaders.setdefault(name, Loader(path))
                 loader.line = number
                 weights.setdefault(name, _weight(entry.get("weight", 1.0), path, number, name))
                 loader.add_result({**record, "calls": entry.get("calls")})
@@ -283,6 +283,6 @@ def _weight(value: object, path: Path, number: int, name: str) -> float:
     return float(value)
 
 
-def _replay(loader: _Loader, name: str) -> ReplayJudge:
+def _replay(loader: Loader, name: str) -> ReplayJudge:
     source = f"{loader.path} (member {name})"
     return ReplayJudge(loader.recordings, name=name, source=source, labels=loader.labels)

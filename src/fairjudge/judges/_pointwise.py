@@ -39,10 +39,10 @@ from fairjudge.judges._registry import (
     BackendOptions,
     _backend,
     _given,
-    _reject,
-    _run_params,
     judge_spec,
     model_route,
+    reject,
+    run_params,
     sampling,
 )
 from fairjudge.judges._session import Job, JudgeSession
@@ -115,7 +115,7 @@ class BatchPointwiseJudge(Protocol):
         ...
 
 
-def _as_rubric(rubric: str | Rubric) -> Rubric:
+def as_rubric(rubric: str | Rubric) -> Rubric:
     return rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
 
 
@@ -154,8 +154,8 @@ class PointwiseJudge(SessionJudge):
         params: Mapping[str, Any] | None = None,
         structured: bool = False,
     ) -> None:
-        self._rubric = _as_rubric(rubric)
-        self.mode = _check_mode(mode, self._rubric, backend.name, structured)
+        self._rubric = as_rubric(rubric)
+        self.mode = check_mode(mode, self._rubric, backend.name, structured)
         self._join(
             backend,
             session=session,
@@ -241,7 +241,7 @@ class PointwiseJudge(SessionJudge):
         return dict(scored.scores)
 
 
-def _check_mode(mode: str, rubric: Rubric, backend: str | None, structured: bool) -> ScoreMode:
+def check_mode(mode: str, rubric: Rubric, backend: str | None, structured: bool) -> ScoreMode:
     if mode not in SCORE_MODES:
         raise ConfigError(
             f"mode must be one of {', '.join(SCORE_MODES)}; got {mode!r}", params="mode"
@@ -278,7 +278,7 @@ class CallablePointwiseJudge(PythonFunction):
         self, fn: ScoreFunction, *, rubric: str | Rubric = "production", name: str | None = None
     ) -> None:
         super().__init__(fn, name=name)
-        self._rubric = _as_rubric(rubric)
+        self._rubric = as_rubric(rubric)
         try:
             self._takes_reference = "reference" in inspect.signature(fn).parameters
         except (TypeError, ValueError):  # a builtin without a signature
@@ -338,17 +338,17 @@ def resolve_pointwise_judge(
     """
     spec = judge_spec(spec)
     where = backend_options or BackendOptions()
-    the_rubric = _as_rubric(rubric)
+    the_rubric = as_rubric(rubric)
     if spec.startswith("python:"):
-        given = _given(where) + _run_params(options)
+        given = _given(where) + run_params(options)
         given += ["store"] if store is not None else []
         given += ["mode"] if mode != "json" else []
         given += ["structured"] if structured else []
-        _reject(spec, given, PYTHON_JUDGE)
+        reject(spec, given, PYTHON_JUDGE)
         fn = load_python_judge(spec).fn
         return CallablePointwiseJudge(fn, rubric=the_rubric, name=spec)
     kind, name = model_route(spec)
-    _check_mode(mode, the_rubric, kind, structured)  # before a model loads
+    check_mode(mode, the_rubric, kind, structured)  # before a model loads
     backend = _backend(kind, name, where, quiet=(options or RunOptions()).quiet)
     return PointwiseJudge(
         backend, rubric=the_rubric, mode=mode, store=store, options=options,

@@ -28,8 +28,8 @@ from fairjudge.judges._pointwise import (
     PointwiseJudge,
     ScoreMode,
     ScoreRequest,
-    _as_rubric,
-    _check_mode,
+    as_rubric,
+    check_mode,
     read_scores,
     resolve_pointwise_judge,
 )
@@ -113,7 +113,7 @@ class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
         Raises:
             ConfigError: A bad spec or option (named), or as the constructor.
         """
-        the_rubric = _as_rubric(rubric)
+        the_rubric = as_rubric(rubric)
         for spec in specs:
             _check_spec(spec, the_rubric, mode, structured)
 
@@ -162,7 +162,7 @@ def _check_spec(spec: MemberSpec, rubric: Rubric, mode: ScoreMode, structured: b
         raise ConfigError(
             f"unknown judge {judge!r}; use one of: {'; '.join(JUDGE_FORMS)}", params="base_url"
         )
-    _check_mode(mode, rubric, kind, structured)
+    check_mode(mode, rubric, kind, structured)
 
 
 def _resolve(

@@ -191,7 +191,7 @@ def resolve_judge(
     spec = judge_spec(spec)
     where = backend_options or BackendOptions()
     if calls_no_model(spec):
-        given = _given(where) + _run_params(options)
+        given = _given(where) + run_params(options)
         if template is not None:
             given.append("template")
         if store is not None or session is not None:
@@ -199,9 +199,9 @@ def resolve_judge(
         if params:
             given.append("params")
         if spec.startswith("python:"):
-            _reject(spec, given, PYTHON_JUDGE)
+            reject(spec, given, PYTHON_JUDGE)
             return load_python_judge(spec)
-        _reject(spec, given, "a replay answers from recorded verdicts, with no prompt or model")
+        reject(spec, given, "a replay answers from recorded verdicts, with no prompt or model")
         return _replay(spec)
 
     kind, name = model_route(spec)
@@ -252,7 +252,7 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
     spec = f"{kind}/{name}"
     if kind == "local":
         given = [f for f, v in (("base_url", where.base_url), ("timeout", where.timeout)) if v]
-        _reject(spec, given, "it runs in this process")
+        reject(spec, given, "it runs in this process")
         from fairjudge.backends._local import DEFAULT_N_CTX, LocalBackend
 
         path = str(where.model_path) if where.model_path else None
@@ -265,7 +265,7 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
         ("context", where.context),
     )  # fmt: skip
     given = [f for f, v in local_only if v]
-    _reject(spec, given, "they are for local/ judges")
+    reject(spec, given, "they are for local/ judges")
     http: dict[str, Any] = {} if where.timeout is None else {"timeout": where.timeout}
     if kind == "openai":
         from fairjudge.backends._openai import OpenAIBackend
@@ -283,7 +283,7 @@ def _given(where: BackendOptions) -> list[str]:
 _RUN_PARAMS = ("concurrency", "rpm", "tpm", "max_calls", "max_cost", "prices", "retry")
 
 
-def _run_params(options: RunOptions | None) -> list[str]:
+def run_params(options: RunOptions | None) -> list[str]:
     """The run options set to something other than their defaults."""
     if options is None:
         return []
@@ -291,7 +291,7 @@ def _run_params(options: RunOptions | None) -> list[str]:
     return [name for name in _RUN_PARAMS if getattr(options, name) != getattr(default, name)]
 
 
-def _reject(spec: str, given: list[str], why: str) -> None:
+def reject(spec: str, given: list[str], why: str) -> None:
     if given:
         flags = ", ".join(given)
         verb = "does" if len(given) == 1 else "do"

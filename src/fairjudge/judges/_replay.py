@@ -98,7 +98,7 @@ class ReplayJudge:
             InputError: The file cannot be read, holds no recording, or a line is
                 not a recording (the message names the file and line).
         """
-        return _Loader(Path(path)).load(name)
+        return Loader(Path(path)).load(name)
 
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
@@ -144,7 +144,7 @@ _REPLAYABLE = ("compare", "calibrate", "rank", "jury")
 """The kinds of ``--out`` file that hold pairwise calls, which ``replay:`` answers from."""
 
 
-class _Loader:
+class Loader:
     """Reads a recordings file line by line, naming the line of anything malformed."""
 
     def __init__(self, path: Path) -> None:

@@ -32,13 +32,13 @@ from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
 from fairjudge.io import shown
 from fairjudge.prompts._templates import (
-    _defuse_tags,
-    _get,
-    _load_builtins,
-    _read_toml,
     _string,
     _version,
     defuse,
+    defuse_tags,
+    get_named,
+    load_builtins,
+    read_toml,
 )
 
 __all__ = [
@@ -75,7 +75,7 @@ def defuse_blocks(text: str) -> str:
     ``<conversation>``, ``<turn>``): every ``<`` that starts one of them, however
     written, gets a backslash after it. Defusing twice changes nothing.
     """
-    return _defuse_tags(defuse(text), _OWN_TAG)
+    return defuse_tags(defuse(text), _OWN_TAG)
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +317,7 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
             type, the scale is out of bounds, or a dimension is malformed; the message
             names the source and the field.
     """
-    data = _read_toml(text, "rubric", source, ("name", "version", "dimensions"))
+    data = read_toml(text, "rubric", source, ("name", "version", "dimensions"))
     unknown = set(data) - _KEYS
     if unknown:
         raise ConfigError(f"rubric {source}: unknown field(s) {shown(sorted(unknown))}")
@@ -346,7 +346,7 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
 
 @cache
 def _builtin() -> dict[str, Rubric]:
-    return _load_builtins("rubrics", load_rubric)
+    return load_builtins("rubrics", load_rubric)
 
 
 def list_rubrics() -> list[Rubric]:
@@ -361,4 +361,4 @@ def get_rubric(name: str = DEFAULT_RUBRIC) -> Rubric:
         ConfigError: No such rubric (the message lists the built-in names), or the
             file cannot be read or is not a valid rubric.
     """
-    return _get(name, "rubric", load_rubric, _builtin)
+    return get_named(name, "rubric", load_rubric, _builtin)

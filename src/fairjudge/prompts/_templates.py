@@ -124,10 +124,10 @@ def defuse(text: str) -> str:
     stays readable to the judge but holds no tag of ours, and defusing it again
     changes nothing.
     """
-    return _defuse_tags(text, _TAG_START)
+    return defuse_tags(text, _TAG_START)
 
 
-def _defuse_tags(text: str, tag_start: re.Pattern[str]) -> str:
+def defuse_tags(text: str, tag_start: re.Pattern[str]) -> str:
     """Put a backslash after every ``<`` that starts a match of ``tag_start``, as read."""
     if _ANY_OPENER.search(text) is None:
         return text  # nothing can read as "<": the common case, kept cheap
@@ -243,7 +243,7 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
             missing, a field is unknown or of the wrong type, or the verdict format
             is unknown or contradicts ``verdict_only``; names the source and field.
     """
-    data = _read_toml(text, "template", source, ("name", "version", "user"))
+    data = read_toml(text, "template", source, ("name", "version", "user"))
     _known_keys(data, _TEMPLATE_KEYS, "template", source)
     user = _string(data, "user", "template", source)
     for needed in ("{question}", "{answer_a}", "{answer_b}"):
@@ -297,7 +297,7 @@ def _version(data: dict[str, Any], kind: str, source: str) -> str:
     return value
 
 
-def _read_toml(text: str, kind: str, source: str, required: tuple[str, ...]) -> dict[str, Any]:
+def read_toml(text: str, kind: str, source: str, required: tuple[str, ...]) -> dict[str, Any]:
     """Parse TOML text for a ``kind`` file, checking that the ``required`` keys are there."""
     try:
         data = loads_toml(text)
@@ -309,7 +309,7 @@ def _read_toml(text: str, kind: str, source: str, required: tuple[str, ...]) -> 
     return data
 
 
-def _load_builtins(folder: str, load: Callable[..., _Named]) -> dict[str, _Named]:
+def load_builtins(folder: str, load: Callable[..., _Named]) -> dict[str, _Named]:
     """Every ``*.toml`` in the package data ``folder``, parsed by ``load``, by name."""
     found = {}
     for entry in (resources.files("fairjudge.prompts") / folder).iterdir():
@@ -328,7 +328,7 @@ def _load_file(name: str, kind: str, load: Callable[..., _Named]) -> _Named:
     return load(text, source=name)
 
 
-def _get(
+def get_named(
     name: str, kind: str, load: Callable[..., _Named], found: Callable[[], dict[str, _Named]]
 ) -> _Named:
     """A ``kind`` file by path (``*.toml``, parsed by ``load``), or a built-in one by name."""
@@ -371,7 +371,7 @@ def _verdict_format(data: dict[str, object], source: str) -> VerdictFormat:
 
 @cache
 def _builtin() -> dict[str, PairwiseTemplate]:
-    return _load_builtins("templates", load_template)
+    return load_builtins("templates", load_template)
 
 
 def list_templates() -> list[str]:
@@ -385,4 +385,4 @@ def get_template(name: str = "default") -> PairwiseTemplate:
     Raises:
         ConfigError: No such template; the message lists the built-in names.
     """
-    return _get(name, "template", load_template, _builtin)
+    return get_named(name, "template", load_template, _builtin)

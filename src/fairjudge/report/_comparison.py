@@ -353,11 +353,11 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
             "0.5 even when most items lean one way.",
         )
     console.print(f"[bold]{_verdict_line(result)}[/bold]")
-    for line in _truth_lines(report):
+    for line in truth_lines(report):
         say(console, line)
 
 
-def _truth_lines(report: ComparisonReport) -> list[str]:
+def truth_lines(report: ComparisonReport) -> list[str]:
     """The known truth beside both readings, or the naive gap when no truth is known."""
     result, truth = report.result, report.truth
     w, naive = result.win_rate, result.single_order

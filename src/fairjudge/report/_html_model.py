@@ -16,9 +16,9 @@ from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
 from fairjudge.report._comparison import (
     ComparisonReport,
-    _truth_lines,
     _verdict_line,
     protocol_label,
+    truth_lines,
 )
 from fairjudge.report._html_svg import Figure, ForestPlot, forest_plot
 from fairjudge.report._ranking import RankingReport, leader_line, rank_intervals
@@ -249,7 +249,7 @@ def comparison_view(
         plots=(plot,),
         figures=tuple(figures),
         naive=tuple(figures[:2]) if result.debiased else (main,),
-        gap=tuple(_truth_lines(report)),
+        gap=tuple(truth_lines(report)),
         position=position,
         position_notes=notes,
         facts=_facts(result, report.run),

@@ -24,7 +24,7 @@ import numpy as np
 
 from fairjudge._errors import InputError
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._panel import Metric, _alpha, _check_metric, _coincidences
+from fairjudge.stats._panel import Metric, _alpha, check_metric, coincidences
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 
 __all__ = ["KrippendorffAlpha", "krippendorff_alpha_ci"]
@@ -90,11 +90,11 @@ def krippendorff_alpha_ci(
         >>> krippendorff_alpha_ci([[1, 1], [2, 2], [3, 3]], n_resamples=10).alpha
         1.0
     """
-    _check_metric(metric)
+    check_metric(metric)
     questions = options.pop("questions", None)
     if questions is not None and len(questions) != len(data):
         raise InputError(f"questions has {len(questions)} labels for {len(data)} units")
-    per_unit, values, rows = _coincidences(data)
+    per_unit, values, rows = coincidences(data)
     size = values.size
     if questions is not None:
         options = {**options, "questions": [questions[k] for k in rows]}

@@ -331,18 +331,18 @@ def krippendorff_alpha(data: Sequence[Sequence[float | None]], metric: Metric = 
         >>> krippendorff_alpha([[1, 1], [2, 2], [3, None]])
         1.0
     """
-    _check_metric(metric)
-    per_unit, values, _ = _coincidences(data)
+    check_metric(metric)
+    per_unit, values, _ = coincidences(data)
     return _alpha(per_unit.sum(axis=0), values, metric, floor=0.0)
 
 
-def _check_metric(metric: str) -> None:
+def check_metric(metric: str) -> None:
     """Refuse an unknown Krippendorff metric."""
     if metric not in ("nominal", "ordinal", "interval"):
         raise ConfigError(f"metric must be nominal, ordinal or interval; got {metric!r}")
 
 
-def _coincidences(
+def coincidences(
     data: Sequence[Sequence[float | None]],
 ) -> tuple[FloatArray, FloatArray, list[int]]:
     """Each pairable unit's coincidence matrix ``(U, V, V)``, the values ``(V,)``, their rows.
