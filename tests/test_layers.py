@@ -192,6 +192,31 @@ def test_no_import_cycles() -> None:
     assert cycles() == []
 
 
+
+def private_imports() -> list[str]:
+    """Imports of another package's private module (``fairjudge.stats._panel`` from evaluation).
+
+    A package's ``__init__`` is its surface for the other layers; its private modules
+    can then be split, merged or renamed without touching a caller. The ground floor's
+    modules (``_types``, ``_items``, ...) are the core every layer shares, not a package.
+    """
+    bad = []
+    mods = modules()
+    for name, targets in graph().items():
+        for target, line in targets.items():
+            parts = target.split(".")
+            if len(parts) < 3 or top(target) == top(name):
+                continue
+            if any(part.startswith("_") for part in parts[2:]):
+                where = f"{mods[name].relative_to(SRC.parent)}:{line}"
+                bad.append(f"{where}: {name} imports {target}, private to fairjudge.{parts[1]}")
+    return bad
+
+
+def test_no_layer_imports_another_packages_private_module() -> None:
+    assert private_imports() == []
+
+
 def test_pure_code_imports_no_io() -> None:
     assert impure_imports() == []
 

@@ -94,3 +94,63 @@ def test_names_that_left_all_still_import_from_the_top_level() -> None:
 
     assert plan_orders is home
     assert all(callable(f) for f in (item_seed, normalize_verdict, resolve, translate))
+
+
+# Each subpackage's documented surface: what a user calls, and the types it hands back.
+# Names outside these lists still import (the layers use them) but are not promised.
+def _names(text: str) -> set[str]:
+    return set(text.split())
+
+
+SUBPACKAGES: dict[str, set[str]] = {
+    "audit": _names(
+        "AuditReport AuditSettings CalibrationGate Effect ScoreCalibration THRESHOLDS "
+        "audit builtin_items calibration_report load_audit_items score_calibration_report"
+    ),
+    "backends": _names("AnthropicBackend LocalBackend OpenAIBackend"),
+    "evaluation": _names(
+        "EvalSettings PairwiseResult WinRate Rate evaluate evaluate_pairs ScoreResult "
+        "score_answers CollapseRule JuryResult evaluate_jury JuryScoreResult "
+        "score_with_jury ViaScoresResult compare_via_scores ScoreTrend score_trend "
+        "length_controlled fit_battles make_pairs battles_from"
+    ),
+    "io": _names(
+        "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header"
+    ),
+    "judges": _names(
+        "BackendOptions BatchJudge BatchPointwiseJudge CallableJudge "
+        "CallablePointwiseJudge JudgeSession Jury JuryMember LLMJudge MemberSpec "
+        "PointwiseJudge PointwiseJury ReplayJudge load_jury_file resolve_judge "
+        "resolve_pointwise_judge"
+    ),
+    "prompts": _names(
+        "PairwiseTemplate Rubric Dimension get_template get_rubric list_templates "
+        "list_rubrics load_template load_rubric parse_verdict parse_scores"
+    ),
+    "report": _names(
+        "ComparisonReport RankingReport ScoreReport JuryReport comparison_report "
+        "write_html load_results"
+    ),
+    "runner": _names(
+        "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
+        "Executor AsyncioExecutor Batch"
+    ),
+    "stats": _names(
+        "ConfidenceInterval bootstrap_mean bradley_terry BradleyTerryResult "
+        "judge_agreement AgreementResult agreement_matrix fleiss_kappa krippendorff_alpha "
+        "effective_judges position_bias PositionBiasResult score_correlation "
+        "length_controlled_win_rate online_elo style_controlled_bradley_terry "
+        "system_agreement shared_resamples"
+    ),
+}
+
+
+def test_subpackage_surfaces_are_the_contract_and_at_most_120_names() -> None:
+    import importlib
+
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 120
+    for package, names in SUBPACKAGES.items():
+        module = importlib.import_module(f"fairjudge.{package}")
+        assert set(module.__all__) == names, package
+        for name in names:
+            assert getattr(module, name) is not None, (package, name)

@@ -45,22 +45,18 @@ from fairjudge._version import __version__
 
 if _typing.TYPE_CHECKING:
     from fairjudge._api import Result, audit_judge, calibrate, compare, rank, score
+    from fairjudge._protocol import item_seed as item_seed
+    from fairjudge._protocol import normalize_verdict as normalize_verdict
+    from fairjudge._protocol import plan_orders as plan_orders
+    from fairjudge._protocol import resolve as resolve
+    from fairjudge._types import translate as translate
     from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
     from fairjudge.stats import ConfidenceInterval
 
 # The evaluation layer loads on first use (PEP 562): the seed protocol, and every
 # command's --help, start without the judges, the runner or numpy. The protocol's
 # building blocks left __all__ (issue 22) but still import from here as before.
-__getattr__ = _lazy_attributes(
-    __name__,
-    {
-        "fairjudge._api": "Result audit_judge calibrate compare rank score",
-        "fairjudge.evaluation": "PairwiseResult Rate WinRate evaluate_pairs",
-        "fairjudge.stats": "ConfidenceInterval",
-        "fairjudge._protocol": "item_seed normalize_verdict plan_orders resolve",
-        "fairjudge._types": "translate",
-    },
-)
+__getattr__ = _lazy_attributes(__name__, __file__)
 
 __all__ = [
     "AuthenticationError",

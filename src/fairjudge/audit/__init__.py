@@ -16,70 +16,44 @@ Everything but the pairwise calibration loads on first use (PEP 562).
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes
-from fairjudge.audit._calibration import (
-    CalibrationGate,
-    GateCheck,
-    calibration_report,
-    check_labels,
-)
+from fairjudge.audit._calibration import CalibrationGate, calibration_report
+from fairjudge.audit._calibration import GateCheck as GateCheck
+from fairjudge.audit._calibration import check_labels as check_labels
 
 if TYPE_CHECKING:
-    from fairjudge.audit._audit import EXPERIMENTS, AuditReport, audit, plan_experiments
-    from fairjudge.audit._audit_items import AuditItem, builtin_items, load_audit_items
+    from fairjudge.audit._audit import EXPERIMENTS as EXPERIMENTS
+    from fairjudge.audit._audit import AuditReport, audit
+    from fairjudge.audit._audit import plan_experiments as plan_experiments
+    from fairjudge.audit._audit_items import AuditItem as AuditItem
+    from fairjudge.audit._audit_items import builtin_items, load_audit_items
+    from fairjudge.audit._calibration import MIN_KAPPA as MIN_KAPPA
+    from fairjudge.audit._calibration import check_threshold as check_threshold
     from fairjudge.audit._effects import THRESHOLDS, Effect
-    from fairjudge.audit._experiment import AuditSettings, ExperimentResult
-    from fairjudge.audit._judges import AuditJudge, ModelAuditJudge, family_of
-    from fairjudge.audit._padding import pad_answer, repetitive_list
-    from fairjudge.audit._score_calibration import (
-        DimensionCalibration,
-        ScoreCalibration,
-        SystemScoreAgreement,
-        check_score_labels,
-        score_calibration_report,
-        system_score_agreement,
-    )
+    from fairjudge.audit._experiment import AuditSettings
+    from fairjudge.audit._experiment import ExperimentResult as ExperimentResult
+    from fairjudge.audit._judges import AuditJudge as AuditJudge
+    from fairjudge.audit._judges import ModelAuditJudge as ModelAuditJudge
+    from fairjudge.audit._judges import family_of as family_of
+    from fairjudge.audit._padding import pad_answer as pad_answer
+    from fairjudge.audit._padding import repetitive_list as repetitive_list
+    from fairjudge.audit._score_calibration import DimensionCalibration as DimensionCalibration
+    from fairjudge.audit._score_calibration import ScoreCalibration, score_calibration_report
+    from fairjudge.audit._score_calibration import SystemScoreAgreement as SystemScoreAgreement
+    from fairjudge.audit._score_calibration import check_score_labels as check_score_labels
+    from fairjudge.audit._score_calibration import system_score_agreement as system_score_agreement
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "fairjudge.audit._audit": "EXPERIMENTS AuditReport audit plan_experiments",
-        "fairjudge.audit._audit_items": "AuditItem builtin_items load_audit_items",
-        "fairjudge.audit._effects": "THRESHOLDS Effect",
-        "fairjudge.audit._experiment": "AuditSettings ExperimentResult",
-        "fairjudge.audit._judges": "AuditJudge ModelAuditJudge family_of",
-        "fairjudge.audit._padding": "pad_answer repetitive_list",
-        "fairjudge.audit._score_calibration": (
-            "DimensionCalibration ScoreCalibration SystemScoreAgreement check_score_labels "
-            "score_calibration_report system_score_agreement"
-        ),
-    },
-)
+__getattr__ = lazy_attributes(__name__, __file__)
 
 __all__ = [
-    "EXPERIMENTS",
     "THRESHOLDS",
-    "AuditItem",
-    "AuditJudge",
     "AuditReport",
     "AuditSettings",
     "CalibrationGate",
-    "DimensionCalibration",
     "Effect",
-    "ExperimentResult",
-    "GateCheck",
-    "ModelAuditJudge",
     "ScoreCalibration",
-    "SystemScoreAgreement",
     "audit",
     "builtin_items",
     "calibration_report",
-    "check_labels",
-    "check_score_labels",
-    "family_of",
     "load_audit_items",
-    "pad_answer",
-    "plan_experiments",
-    "repetitive_list",
     "score_calibration_report",
-    "system_score_agreement",
 ]

@@ -32,7 +32,7 @@ from fairjudge.audit._self_preference import (
     why_no_self_preference,
 )
 from fairjudge.audit._verbosity import verbosity_experiment
-from fairjudge.runner._progress import progress_label
+from fairjudge.runner import progress_label
 
 __all__ = ["EXPERIMENTS", "AuditReport", "audit", "plan_experiments"]
 

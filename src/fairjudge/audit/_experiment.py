@@ -20,8 +20,7 @@ from fairjudge._types import Resolution, stopped_by
 from fairjudge.audit._effects import Effect
 from fairjudge.audit._judges import AuditJudge
 from fairjudge.evaluation import EvalSettings, PairwiseResult, evaluate
-from fairjudge.judges import ScoreRequest
-from fairjudge.judges._pointwise import BatchPointwiseJudge
+from fairjudge.judges import BatchPointwiseJudge, ScoreRequest
 from fairjudge.prompts import Rubric
 
 __all__ = [

@@ -20,12 +20,12 @@ from fairjudge._errors import ConfigError
 from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
+    BatchPointwiseJudge,
     JudgeSession,
     LLMJudge,
     PointwiseJudge,
     resolve_judge,
 )
-from fairjudge.judges._pointwise import BatchPointwiseJudge
 
 __all__ = ["AuditJudge", "ModelAuditJudge", "family_of"]
 

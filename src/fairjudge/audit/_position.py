@@ -28,7 +28,7 @@ from fairjudge.audit._experiment import (
     pairwise_failures,
 )
 from fairjudge.audit._judges import AuditJudge
-from fairjudge.evaluation._results import judgment
+from fairjudge.evaluation import judgment
 from fairjudge.stats import position_bias
 
 __all__ = ["FIRST", "position_experiment"]

@@ -22,12 +22,15 @@ import numpy as np
 
 from fairjudge._errors import InputError
 from fairjudge._items import ScoreItem
-from fairjudge.evaluation import ScoreResult
-from fairjudge.evaluation._scores_stats import human_agreement
-from fairjudge.stats import CorrelationResult
-from fairjudge.stats._arrays import FloatArray
-from fairjudge.stats._rank_stats import RankCorrelation, correlation_fields, rank_corr_rows
-from fairjudge.stats._resample import plan_bootstrap
+from fairjudge.evaluation import ScoreResult, human_agreement
+from fairjudge.stats import (
+    CorrelationResult,
+    FloatArray,
+    RankCorrelation,
+    correlation_fields,
+    plan_bootstrap,
+    rank_corr_rows,
+)
 
 __all__ = [
     "DimensionCalibration",

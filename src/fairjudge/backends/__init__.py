@@ -20,19 +20,18 @@ from fairjudge._lazy import lazy_attributes, module_dir
 
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
+    from fairjudge.backends._base_url import check_base_url as check_base_url
+    from fairjudge.backends._local import DEFAULT_N_CTX as DEFAULT_N_CTX
     from fairjudge.backends._local import LocalBackend
     from fairjudge.backends._openai import OpenAIBackend
 
-__all__ = ["AnthropicBackend", "LocalBackend", "OpenAIBackend"]
+__all__ = [
+    "AnthropicBackend",
+    "LocalBackend",
+    "OpenAIBackend",
+]
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "fairjudge.backends._anthropic": "AnthropicBackend",
-        "fairjudge.backends._local": "LocalBackend",
-        "fairjudge.backends._openai": "OpenAIBackend",
-    },
-)
+__getattr__ = lazy_attributes(__name__, __file__)
 
 
 __dir__ = module_dir(globals(), __all__)

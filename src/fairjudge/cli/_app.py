@@ -232,7 +232,7 @@ def say(label: str, text: str, style: str = "yellow") -> None:
     Messages quote file names, values and server replies: untrusted text, so hidden
     characters (a bidi override, ESC) are shown as markers, as in every report.
     """
-    from fairjudge.report._text import visible  # error paths only: off the start-up path
+    from fairjudge.report import visible
 
     err_console.print(f"[{style}]{label}:[/{style}] ", end="", highlight=False)
     err_console.print(visible(text), highlight=False, markup=False, soft_wrap=True)

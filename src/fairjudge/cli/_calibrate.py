@@ -30,8 +30,13 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Resolution
-from fairjudge.audit import calibration_report, check_score_labels, score_calibration_report
-from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
+from fairjudge.audit import (
+    MIN_KAPPA,
+    calibration_report,
+    check_score_labels,
+    check_threshold,
+    score_calibration_report,
+)
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags

@@ -57,11 +57,8 @@ from fairjudge.cli._options import (
     judge_flags_without,
 )
 from fairjudge.cli._out import show, write_out
-from fairjudge.evaluation import AGGREGATIONS, evaluate_jury
-from fairjudge.evaluation._jury import jury_records
-from fairjudge.evaluation._panel import check_rule
-from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file
-from fairjudge.judges._jury_file import recorded_jury
+from fairjudge.evaluation import AGGREGATIONS, check_rule, evaluate_jury, jury_records
+from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template
 from fairjudge.report import jury_report, render_jury
 

@@ -19,7 +19,7 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
-from fairjudge.backends._base_url import check_base_url
+from fairjudge.backends import check_base_url
 from fairjudge.cli._writable import check_writable
 from fairjudge.evaluation import EvalSettings, check_repeats
 from fairjudge.io import Columns

@@ -59,9 +59,9 @@ from fairjudge.judges import (
     CallablePointwiseJudge,
     PointwiseJudge,
     ScoreMode,
+    judge_spec,
     resolve_pointwise_judge,
 )
-from fairjudge.judges._registry import judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import render_scores, score_report
 

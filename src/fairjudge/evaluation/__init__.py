@@ -21,172 +21,99 @@
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, module_dir
-from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
+from fairjudge.evaluation._settings import EvalSettings
+from fairjudge.evaluation._settings import RuleLike as RuleLike
+from fairjudge.evaluation._settings import as_rule as as_rule
+from fairjudge.evaluation._settings import check_repeats as check_repeats
 
 if TYPE_CHECKING:
     from fairjudge.evaluation._adaptive import evaluate_adaptive as evaluate_adaptive
     from fairjudge.evaluation._adaptive_interval import AnytimeInterval as AnytimeInterval
     from fairjudge.evaluation._adaptive_result import AdaptiveReason as AdaptiveReason
     from fairjudge.evaluation._adaptive_result import AdaptiveResult as AdaptiveResult
-    from fairjudge.evaluation._battles import (
-        Battles,
-        LongAnswers,
-        battles_from,
-        load_ranking_input,
-        make_pairs,
-    )
-    from fairjudge.evaluation._jury import JuryResult, PanelJudgment, evaluate_jury
-    from fairjudge.evaluation._jury_stats import (
-        JuryDiagnostics,
-        MemberDiagnostics,
-        jury_diagnostics,
-    )
+    from fairjudge.evaluation._battles import Battles as Battles
+    from fairjudge.evaluation._battles import LongAnswers as LongAnswers
+    from fairjudge.evaluation._battles import battles_from, make_pairs
+    from fairjudge.evaluation._battles import load_ranking_input as load_ranking_input
+    from fairjudge.evaluation._jury import JuryResult, evaluate_jury
+    from fairjudge.evaluation._jury import PanelJudgment as PanelJudgment
+    from fairjudge.evaluation._jury import jury_records as jury_records
+    from fairjudge.evaluation._jury_stats import JuryDiagnostics as JuryDiagnostics
+    from fairjudge.evaluation._jury_stats import MemberDiagnostics as MemberDiagnostics
+    from fairjudge.evaluation._jury_stats import jury_diagnostics as jury_diagnostics
     from fairjudge.evaluation._length import length_controlled
-    from fairjudge.evaluation._pairs import JudgeLike, evaluate, evaluate_pairs
-    from fairjudge.evaluation._panel import (
-        AGGREGATIONS,
-        SCORE_AGGREGATIONS,
-        Aggregation,
-        ScoreAggregation,
-        aggregate_scores,
-        weighted_median,
-    )
-    from fairjudge.evaluation._ranking import FALLBACK_L2, fit_battles
-    from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate, summarise
-    from fairjudge.evaluation._score_jury import JuryScoreResult, PanelScoredItem, score_with_jury
+    from fairjudge.evaluation._pairs import JudgeLike as JudgeLike
+    from fairjudge.evaluation._pairs import evaluate, evaluate_pairs
+    from fairjudge.evaluation._panel import AGGREGATIONS as AGGREGATIONS
+    from fairjudge.evaluation._panel import SCORE_AGGREGATIONS as SCORE_AGGREGATIONS
+    from fairjudge.evaluation._panel import Aggregation as Aggregation
+    from fairjudge.evaluation._panel import ScoreAggregation as ScoreAggregation
+    from fairjudge.evaluation._panel import aggregate_scores as aggregate_scores
+    from fairjudge.evaluation._panel import check_rule as check_rule
+    from fairjudge.evaluation._panel import weighted_median as weighted_median
+    from fairjudge.evaluation._ranking import FALLBACK_L2 as FALLBACK_L2
+    from fairjudge.evaluation._ranking import fit_battles
+    from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate
+    from fairjudge.evaluation._results import judgment as judgment
+    from fairjudge.evaluation._results import summarise as summarise
+    from fairjudge.evaluation._score_jury import JuryScoreResult, score_with_jury
+    from fairjudge.evaluation._score_jury import PanelScoredItem as PanelScoredItem
     from fairjudge.evaluation._score_jury_stats import (
-        DimensionPanelDiagnostics,
-        JuryScoreDiagnostics,
-        MemberScoreDiagnostics,
-        score_jury_diagnostics,
+        DimensionPanelDiagnostics as DimensionPanelDiagnostics,
     )
-    from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
-    from fairjudge.evaluation._scores_records import ScoreRun, load_score_run
-    from fairjudge.evaluation._scores_result import (
-        ScoredItem,
-        ScoreResult,
-        SystemDifference,
-        SystemScores,
+    from fairjudge.evaluation._score_jury_stats import JuryScoreDiagnostics as JuryScoreDiagnostics
+    from fairjudge.evaluation._score_jury_stats import (
+        MemberScoreDiagnostics as MemberScoreDiagnostics,
     )
-    from fairjudge.evaluation._scores_shift import ShiftTest
-    from fairjudge.evaluation._scores_stats import (
-        Collapse,
-        CollapseRule,
-        DimensionSummary,
-        ScoreMean,
+    from fairjudge.evaluation._score_jury_stats import (
+        score_jury_diagnostics as score_jury_diagnostics,
     )
-    from fairjudge.evaluation._trend import (
-        DimensionShift,
-        ScoreTrend,
-        check_comparable,
-        score_trend,
-    )
-    from fairjudge.evaluation._via_scores import (
-        ScoredPair,
-        ViaScoresResult,
-        check_via_items,
-        compare_via_scores,
-    )
+    from fairjudge.evaluation._scores import check_score_items as check_score_items
+    from fairjudge.evaluation._scores import score_answers
+    from fairjudge.evaluation._scores import summarise_scores as summarise_scores
+    from fairjudge.evaluation._scores_records import ScoreRun as ScoreRun
+    from fairjudge.evaluation._scores_records import load_score_run as load_score_run
+    from fairjudge.evaluation._scores_result import ScoredItem as ScoredItem
+    from fairjudge.evaluation._scores_result import ScoreResult
+    from fairjudge.evaluation._scores_result import SystemDifference as SystemDifference
+    from fairjudge.evaluation._scores_result import SystemScores as SystemScores
+    from fairjudge.evaluation._scores_shift import ShiftTest as ShiftTest
+    from fairjudge.evaluation._scores_stats import Collapse as Collapse
+    from fairjudge.evaluation._scores_stats import CollapseRule
+    from fairjudge.evaluation._scores_stats import DimensionSummary as DimensionSummary
+    from fairjudge.evaluation._scores_stats import ScoreMean as ScoreMean
+    from fairjudge.evaluation._scores_stats import human_agreement as human_agreement
+    from fairjudge.evaluation._trend import DimensionShift as DimensionShift
+    from fairjudge.evaluation._trend import ScoreTrend, score_trend
+    from fairjudge.evaluation._trend import check_comparable as check_comparable
+    from fairjudge.evaluation._via_scores import ScoredPair as ScoredPair
+    from fairjudge.evaluation._via_scores import ViaScoresResult, compare_via_scores
+    from fairjudge.evaluation._via_scores import check_via_items as check_via_items
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "fairjudge.evaluation._adaptive": "evaluate_adaptive",
-        "fairjudge.evaluation._adaptive_interval": "AnytimeInterval",
-        "fairjudge.evaluation._adaptive_result": "AdaptiveReason AdaptiveResult",
-        "fairjudge.evaluation._battles": (
-            "Battles LongAnswers battles_from load_ranking_input make_pairs"
-        ),
-        "fairjudge.evaluation._length": "length_controlled",
-        "fairjudge.evaluation._ranking": "FALLBACK_L2 fit_battles",
-        "fairjudge.evaluation._pairs": "JudgeLike evaluate evaluate_pairs",
-        "fairjudge.evaluation._results": "PairwiseResult Rate WinRate summarise",
-        "fairjudge.evaluation._scores_stats": "Collapse CollapseRule DimensionSummary ScoreMean",
-        "fairjudge.evaluation._scores_result": (
-            "ScoreResult ScoredItem SystemDifference SystemScores"
-        ),
-        "fairjudge.evaluation._scores": "check_score_items score_answers summarise_scores",
-        "fairjudge.evaluation._scores_records": "ScoreRun load_score_run",
-        "fairjudge.evaluation._score_jury": "JuryScoreResult PanelScoredItem score_with_jury",
-        "fairjudge.evaluation._panel": (
-            "AGGREGATIONS SCORE_AGGREGATIONS Aggregation ScoreAggregation aggregate_scores "
-            "weighted_median"
-        ),
-        "fairjudge.evaluation._score_jury_stats": (
-            "DimensionPanelDiagnostics JuryScoreDiagnostics MemberScoreDiagnostics "
-            "score_jury_diagnostics"
-        ),
-        "fairjudge.evaluation._scores_shift": "ShiftTest",
-        "fairjudge.evaluation._jury": "JuryResult PanelJudgment evaluate_jury",
-        "fairjudge.evaluation._jury_stats": "JuryDiagnostics MemberDiagnostics jury_diagnostics",
-        "fairjudge.evaluation._trend": "DimensionShift ScoreTrend check_comparable score_trend",
-        "fairjudge.evaluation._via_scores": (
-            "ScoredPair ViaScoresResult check_via_items compare_via_scores"
-        ),
-    },
-)
+__getattr__ = lazy_attributes(__name__, __file__)
 
 __all__ = [
-    "AGGREGATIONS",
-    "FALLBACK_L2",
-    "SCORE_AGGREGATIONS",
-    "Aggregation",
-    "Battles",
-    "Collapse",
     "CollapseRule",
-    "DimensionPanelDiagnostics",
-    "DimensionShift",
-    "DimensionSummary",
     "EvalSettings",
-    "JudgeLike",
-    "JuryDiagnostics",
     "JuryResult",
-    "JuryScoreDiagnostics",
     "JuryScoreResult",
-    "LongAnswers",
-    "MemberDiagnostics",
-    "MemberScoreDiagnostics",
     "PairwiseResult",
-    "PanelJudgment",
-    "PanelScoredItem",
     "Rate",
-    "RuleLike",
-    "ScoreAggregation",
-    "ScoreMean",
     "ScoreResult",
-    "ScoreRun",
     "ScoreTrend",
-    "ScoredItem",
-    "ScoredPair",
-    "ShiftTest",
-    "SystemDifference",
-    "SystemScores",
     "ViaScoresResult",
     "WinRate",
-    "aggregate_scores",
-    "as_rule",
     "battles_from",
-    "check_comparable",
-    "check_repeats",
-    "check_score_items",
-    "check_via_items",
     "compare_via_scores",
     "evaluate",
     "evaluate_jury",
     "evaluate_pairs",
     "fit_battles",
-    "jury_diagnostics",
     "length_controlled",
-    "load_ranking_input",
-    "load_score_run",
     "make_pairs",
     "score_answers",
-    "score_jury_diagnostics",
     "score_trend",
     "score_with_jury",
-    "summarise",
-    "summarise_scores",
-    "weighted_median",
 ]
 
 

@@ -67,7 +67,7 @@ from fairjudge.evaluation._pairs import ItemLike, JudgeLike, evaluate
 from fairjudge.evaluation._results import summarise
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.judges import ProgressCallback
-from fairjudge.stats._stop_rule import StopRule
+from fairjudge.stats import StopRule
 
 __all__ = ["MIN_BATCH", "default_batch", "draw_order", "evaluate_adaptive"]
 

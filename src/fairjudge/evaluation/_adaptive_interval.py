@@ -42,8 +42,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from fairjudge._items import Judgment
-from fairjudge.stats._confseq import ConfidenceSequence
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats import ConfidenceInterval, ConfidenceSequence
 
 __all__ = ["AnytimeInterval"]
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from fairjudge._types import CallError
 from fairjudge.evaluation._adaptive_interval import AnytimeInterval
 from fairjudge.evaluation._results import PairwiseResult
-from fairjudge.stats._stop_rule import StopRule
+from fairjudge.stats import StopRule
 
 __all__ = ["AdaptiveReason", "AdaptiveResult"]
 

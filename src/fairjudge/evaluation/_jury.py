@@ -41,13 +41,11 @@ from fairjudge.evaluation._pairs import ItemLike, evaluate
 from fairjudge.evaluation._panel import AGGREGATIONS, PanelResult, aggregate, check_rule
 from fairjudge.evaluation._results import PairwiseResult, WinRate
 from fairjudge.evaluation._settings import EvalSettings, check_repeats
-from fairjudge.judges import PairwiseRequest, ProgressCallback
-from fairjudge.judges._jury_votes import panel_reply
-from fairjudge.stats._intervals import bootstrap_mean
+from fairjudge.judges import PairwiseRequest, ProgressCallback, panel_reply
+from fairjudge.stats import bootstrap_mean
 
 if TYPE_CHECKING:
-    from fairjudge.judges import Jury
-    from fairjudge.judges._jury_usage import MemberUsage
+    from fairjudge.judges import Jury, MemberUsage
 
 __all__ = ["JuryResult", "PanelJudgment", "evaluate_jury", "jury_records"]
 

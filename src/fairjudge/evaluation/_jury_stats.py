@@ -42,7 +42,7 @@ from fairjudge.stats import (
 )
 
 if TYPE_CHECKING:
-    from fairjudge.judges._jury_usage import MemberUsage
+    from fairjudge.judges import MemberUsage
 
 __all__ = ["JuryDiagnostics", "MemberDiagnostics", "jury_diagnostics"]
 

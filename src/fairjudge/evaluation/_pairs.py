@@ -21,7 +21,7 @@ from fairjudge._types import Order, Reply, Resolution, stopped_by
 from fairjudge.evaluation._results import PairwiseResult, judgment, summarise
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
-from fairjudge.stats._intervals import prefetch_resamples
+from fairjudge.stats import prefetch_resamples
 
 __all__ = ["ItemLike", "JudgeLike", "evaluate", "evaluate_pairs"]
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 from fairjudge._errors import ConfigError, FairJudgeError
 from fairjudge._types import OUTCOME_SCORE, Outcome
 from fairjudge.evaluation._frame import Failure, ResultFrame, members_failures
-from fairjudge.judges._jury_votes import weighted_majority
+from fairjudge.judges import weighted_majority
 from fairjudge.stats import EffectiveJudges, effective_judges
 
 if TYPE_CHECKING:

@@ -22,12 +22,7 @@ from fairjudge._types import (
 )
 from fairjudge.evaluation._frame import Failure, SettingsFrame
 from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule
-from fairjudge.stats._intervals import (
-    ConfidenceInterval,
-    bootstrap_mean,
-    prefetch_resamples,
-    shared_resamples,
-)
+from fairjudge.stats import ConfidenceInterval, bootstrap_mean, prefetch_resamples, shared_resamples
 
 __all__ = ["PairwiseResult", "Rate", "WinRate", "judgment", "summarise"]
 

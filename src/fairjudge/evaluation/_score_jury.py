@@ -44,13 +44,11 @@ from fairjudge.evaluation._scores_stats import (
     median_interval,
     score_mean,
 )
-from fairjudge.judges._jury import MemberSpec
-from fairjudge.judges._pointwise import AnswerScores, ScoreRequest, as_rubric
-from fairjudge.judges._pointwise_jury import PointwiseJury
+from fairjudge.judges import AnswerScores, MemberSpec, PointwiseJury, ScoreRequest, as_rubric
 from fairjudge.prompts import Rubric, get_rubric
 
 if TYPE_CHECKING:
-    from fairjudge.judges._jury_usage import MemberUsage
+    from fairjudge.judges import MemberUsage
 
 __all__ = ["JuryScoreResult", "PanelScoredItem", "score_with_jury"]
 

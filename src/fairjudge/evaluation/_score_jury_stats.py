@@ -29,8 +29,7 @@ from fairjudge._errors import FairJudgeError
 from fairjudge.evaluation._panel import aggregate_scores, effective, leave_one_out, skipped_or_dict
 from fairjudge.evaluation._score_jury import JuryScoreResult
 from fairjudge.evaluation._scores_stats import ScoreMean, human_agreement
-from fairjudge.stats import EffectiveJudges
-from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci
+from fairjudge.stats import EffectiveJudges, KrippendorffAlpha, krippendorff_alpha_ci
 
 if TYPE_CHECKING:
     from fairjudge.stats import CorrelationResult

@@ -37,11 +37,7 @@ from fairjudge.evaluation._scores_stats import (
     score_mean,
 )
 from fairjudge.evaluation._settings import check_bootstrap
-from fairjudge.judges._pointwise import (
-    BatchPointwiseJudge,
-    CallablePointwiseJudge,
-    ScoreRequest,
-)
+from fairjudge.judges import BatchPointwiseJudge, CallablePointwiseJudge, ScoreRequest
 from fairjudge.prompts import Rubric, get_rubric
 
 __all__ = ["ScoreOptions", "check_score_items", "score_answers", "summarise_scores"]

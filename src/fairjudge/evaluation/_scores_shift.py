@@ -26,9 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from fairjudge.stats._arrays import FloatArray
-from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import chunk_sizes, cluster_draws, percentile_bounds, weighted_means
+from fairjudge.stats import (
+    ConfidenceInterval,
+    FloatArray,
+    chunk_sizes,
+    cluster_draws,
+    percentile_bounds,
+    weighted_means,
+)
 
 __all__ = ["ShiftTest", "Strata", "shift_interval", "shift_test"]
 

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairjudge._errors import ConfigError, FairJudgeError
-from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean, single_cluster_reason
+from fairjudge.stats import ConfidenceInterval, bootstrap_mean, single_cluster_reason
 
 if TYPE_CHECKING:
     from fairjudge.stats import CorrelationResult

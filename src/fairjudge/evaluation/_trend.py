@@ -23,7 +23,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.evaluation._scores_records import ScoreRun
 from fairjudge.evaluation._scores_shift import ShiftTest, Strata, shift_interval, shift_test
 from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats import ConfidenceInterval
 
 __all__ = ["DimensionShift", "ScoreTrend", "check_comparable", "same_judge", "score_trend"]
 

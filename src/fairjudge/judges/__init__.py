@@ -19,97 +19,67 @@ or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes
-from fairjudge._types import Replies
-from fairjudge.judges._callable import CallableJudge, load_python_judge, reply_from_value
-from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
+from fairjudge._types import Replies as Replies
+from fairjudge.judges._callable import CallableJudge
+from fairjudge.judges._callable import load_python_judge as load_python_judge
+from fairjudge.judges._callable import reply_from_value as reply_from_value
+from fairjudge.judges._pairwise import BatchJudge
+from fairjudge.judges._pairwise import PairwiseRequest as PairwiseRequest
+from fairjudge.judges._pairwise import ProgressCallback as ProgressCallback
 
 if TYPE_CHECKING:
     from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
-    from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
-    from fairjudge.judges._jury_usage import MemberUsage
-    from fairjudge.judges._llm import LLMJudge, read_verdict
+    from fairjudge.judges._jury_file import JuryFile as JuryFile
+    from fairjudge.judges._jury_file import load_jury_file
+    from fairjudge.judges._jury_file import recorded_jury as recorded_jury
+    from fairjudge.judges._jury_usage import MemberUsage as MemberUsage
+    from fairjudge.judges._jury_votes import panel_reply as panel_reply
+    from fairjudge.judges._jury_votes import weighted_majority as weighted_majority
+    from fairjudge.judges._llm import LLMJudge
+    from fairjudge.judges._llm import read_verdict as read_verdict
+    from fairjudge.judges._pointwise import SCORE_MODES as SCORE_MODES
+    from fairjudge.judges._pointwise import AnswerScores as AnswerScores
     from fairjudge.judges._pointwise import (
-        SCORE_MODES,
-        AnswerScores,
         BatchPointwiseJudge,
         CallablePointwiseJudge,
         PointwiseJudge,
-        ScoreCall,
-        ScoreContext,
-        ScoreMode,
-        ScoreRequest,
-        read_scores,
         resolve_pointwise_judge,
     )
-    from fairjudge.judges._pointwise_jury import PointwiseJury, PointwiseMember
-    from fairjudge.judges._registry import (
-        DEFAULT_JUDGE,
-        JUDGE_FORMS,
-        BackendOptions,
-        calls_no_model,
-        resolve_judge,
-    )
+    from fairjudge.judges._pointwise import ScoreCall as ScoreCall
+    from fairjudge.judges._pointwise import ScoreContext as ScoreContext
+    from fairjudge.judges._pointwise import ScoreMode as ScoreMode
+    from fairjudge.judges._pointwise import ScoreRequest as ScoreRequest
+    from fairjudge.judges._pointwise import as_rubric as as_rubric
+    from fairjudge.judges._pointwise import read_scores as read_scores
+    from fairjudge.judges._pointwise_jury import PointwiseJury
+    from fairjudge.judges._pointwise_jury import PointwiseMember as PointwiseMember
+    from fairjudge.judges._registry import DEFAULT_JUDGE as DEFAULT_JUDGE
+    from fairjudge.judges._registry import JUDGE_FORMS as JUDGE_FORMS
+    from fairjudge.judges._registry import BackendOptions, resolve_judge
+    from fairjudge.judges._registry import calls_no_model as calls_no_model
+    from fairjudge.judges._registry import judge_spec as judge_spec
     from fairjudge.judges._replay import ReplayJudge
-    from fairjudge.judges._session import Job, JudgeSession, ReplyParser
+    from fairjudge.judges._session import Job as Job
+    from fairjudge.judges._session import JudgeSession
+    from fairjudge.judges._session import ReplyParser as ReplyParser
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "fairjudge.judges._registry": (
-            "DEFAULT_JUDGE JUDGE_FORMS BackendOptions calls_no_model resolve_judge"
-        ),
-        "fairjudge.judges._replay": "ReplayJudge",
-        "fairjudge.judges._jury": "Jury JuryMember MemberSpec",
-        "fairjudge.judges._jury_file": "JuryFile load_jury_file recorded_jury",
-        "fairjudge.judges._jury_usage": "MemberUsage",
-        "fairjudge.judges._llm": "LLMJudge read_verdict",
-        "fairjudge.judges._session": "Job JudgeSession ReplyParser",
-        "fairjudge.judges._pointwise_jury": "PointwiseJury PointwiseMember",
-        "fairjudge.judges._pointwise": (
-            "SCORE_MODES AnswerScores BatchPointwiseJudge "
-            "CallablePointwiseJudge PointwiseJudge ScoreCall ScoreContext "
-            "ScoreMode ScoreRequest read_scores resolve_pointwise_judge"
-        ),
-    },
-)
+__getattr__ = lazy_attributes(__name__, __file__)
 
 __all__ = [
-    "DEFAULT_JUDGE",
-    "JUDGE_FORMS",
-    "SCORE_MODES",
-    "AnswerScores",
     "BackendOptions",
     "BatchJudge",
     "BatchPointwiseJudge",
     "CallableJudge",
     "CallablePointwiseJudge",
-    "Job",
     "JudgeSession",
     "Jury",
-    "JuryFile",
     "JuryMember",
     "LLMJudge",
     "MemberSpec",
-    "MemberUsage",
-    "PairwiseRequest",
     "PointwiseJudge",
     "PointwiseJury",
-    "PointwiseMember",
-    "ProgressCallback",
     "ReplayJudge",
-    "Replies",
-    "ReplyParser",
-    "ScoreCall",
-    "ScoreContext",
-    "ScoreMode",
-    "ScoreRequest",
-    "calls_no_model",
     "load_jury_file",
-    "load_python_judge",
-    "read_scores",
-    "read_verdict",
-    "recorded_jury",
-    "reply_from_value",
     "resolve_judge",
     "resolve_pointwise_judge",
 ]

@@ -47,7 +47,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.backends._base_url import check_base_url
+from fairjudge.backends import check_base_url
 from fairjudge.io import read_header, read_records, read_toml, shown
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
 from fairjudge.judges._registry import judge_spec

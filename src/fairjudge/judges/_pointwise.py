@@ -46,12 +46,15 @@ from fairjudge.judges._registry import (
     sampling,
 )
 from fairjudge.judges._session import Job, JudgeSession
-from fairjudge.prompts import Rubric, get_rubric, parse_scores, validate_scores
-from fairjudge.prompts._score_parse import (
+from fairjudge.prompts import (
     AnswerScores,
+    Rubric,
     ScoreCall,
     ScoreContext,
+    get_rubric,
+    parse_scores,
     read_scores,
+    validate_scores,
 )
 from fairjudge.runner import RunOptions
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend
 from fairjudge._errors import ConfigError
-from fairjudge.backends._base_url import check_base_url
+from fairjudge.backends import check_base_url
 from fairjudge.judges._callable import load_python_judge
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._pairwise import BatchJudge
@@ -253,7 +253,7 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
     if kind == "local":
         given = [f for f, v in (("base_url", where.base_url), ("timeout", where.timeout)) if v]
         reject(spec, given, "it runs in this process")
-        from fairjudge.backends._local import DEFAULT_N_CTX, LocalBackend
+        from fairjudge.backends import DEFAULT_N_CTX, LocalBackend
 
         path = str(where.model_path) if where.model_path else None
         return LocalBackend.from_name(
@@ -268,10 +268,10 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
     reject(spec, given, "they are for local/ judges")
     http: dict[str, Any] = {} if where.timeout is None else {"timeout": where.timeout}
     if kind == "openai":
-        from fairjudge.backends._openai import OpenAIBackend
+        from fairjudge.backends import OpenAIBackend
 
         return OpenAIBackend(name, base_url=where.base_url, **http)
-    from fairjudge.backends._anthropic import AnthropicBackend
+    from fairjudge.backends import AnthropicBackend
 
     return AnthropicBackend(name, base_url=where.base_url, **http)
 

@@ -189,7 +189,7 @@ class JudgeSession(Closing):
             FatalBackendError: A backend rejected a call in a way retrying cannot fix,
                 or nothing answered at its address; finished calls are kept.
         """
-        from fairjudge.runner._cached import serve_from_store
+        from fairjudge.runner import serve_from_store
 
         with self._one_batch:
             work = _Pass(jobs, parse, progress)
@@ -220,8 +220,7 @@ class JudgeSession(Closing):
             self._one_batch.release()
 
     def _batch(self, work: _Pass[C, R], quiet: bool) -> Batch:
-        from fairjudge.runner import Batch
-        from fairjudge.runner._progress import PROGRESS_LABEL, make_progress
+        from fairjudge.runner import PROGRESS_LABEL, Batch, make_progress
 
         options = self.options.remaining(self.calls_made, self.spent)
         if quiet:

@@ -7,70 +7,45 @@ pydantic models, and ``import fairjudge`` should not pay for pydantic.
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes
-from fairjudge.prompts._parse import (
-    VERDICT_FORMATS,
-    VerdictFormat,
-    parse_verdict,
-    probabilities_from_logprobs,
-)
-from fairjudge.prompts._rubrics import (
-    DEFAULT_RUBRIC,
-    Dimension,
-    Rubric,
-    defuse_blocks,
-    get_rubric,
-    list_rubrics,
-    load_rubric,
-)
+from fairjudge.prompts._parse import VERDICT_FORMATS as VERDICT_FORMATS
+from fairjudge.prompts._parse import VerdictFormat as VerdictFormat
+from fairjudge.prompts._parse import parse_verdict
+from fairjudge.prompts._parse import probabilities_from_logprobs as probabilities_from_logprobs
+from fairjudge.prompts._rubrics import DEFAULT_RUBRIC as DEFAULT_RUBRIC
+from fairjudge.prompts._rubrics import Dimension, Rubric, get_rubric, list_rubrics, load_rubric
+from fairjudge.prompts._rubrics import defuse_blocks as defuse_blocks
 from fairjudge.prompts._templates import (
     PairwiseTemplate,
-    defuse,
     get_template,
     list_templates,
     load_template,
 )
+from fairjudge.prompts._templates import defuse as defuse
 
 if TYPE_CHECKING:
-    from fairjudge.prompts._score_parse import (
-        ExpectedScore,
-        ScoreReading,
-        expected_score,
-        parse_score_label,
-        parse_scores,
-        validate_scores,
-    )
+    from fairjudge.prompts._score_parse import AnswerScores as AnswerScores
+    from fairjudge.prompts._score_parse import ExpectedScore as ExpectedScore
+    from fairjudge.prompts._score_parse import ScoreCall as ScoreCall
+    from fairjudge.prompts._score_parse import ScoreContext as ScoreContext
+    from fairjudge.prompts._score_parse import ScoreReading as ScoreReading
+    from fairjudge.prompts._score_parse import expected_score as expected_score
+    from fairjudge.prompts._score_parse import parse_score_label as parse_score_label
+    from fairjudge.prompts._score_parse import parse_scores
+    from fairjudge.prompts._score_parse import read_scores as read_scores
+    from fairjudge.prompts._score_parse import validate_scores as validate_scores
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "fairjudge.prompts._score_parse": (
-            "ExpectedScore ScoreReading expected_score parse_score_label "
-            "parse_scores validate_scores"
-        ),
-    },
-)
+__getattr__ = lazy_attributes(__name__, __file__)
 
 __all__ = [
-    "DEFAULT_RUBRIC",
-    "VERDICT_FORMATS",
     "Dimension",
-    "ExpectedScore",
     "PairwiseTemplate",
     "Rubric",
-    "ScoreReading",
-    "VerdictFormat",
-    "defuse",
-    "defuse_blocks",
-    "expected_score",
     "get_rubric",
     "get_template",
     "list_rubrics",
     "list_templates",
     "load_rubric",
     "load_template",
-    "parse_score_label",
     "parse_scores",
     "parse_verdict",
-    "probabilities_from_logprobs",
-    "validate_scores",
 ]

@@ -43,7 +43,7 @@ from fairjudge._types import (
     Verdict,
 )
 from fairjudge.evaluation import EvalSettings, PairwiseResult, summarise
-from fairjudge.evaluation._results import judgment as judgment_of
+from fairjudge.evaluation import judgment as judgment_of
 from fairjudge.io import OutHeader, read_header, read_records, shown
 
 __all__ = ["load_results"]

@@ -39,8 +39,7 @@ from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import DimensionSummary
-    from fairjudge.stats import CorrelationResult
-    from fairjudge.stats._alpha_ci import KrippendorffAlpha
+    from fairjudge.stats import CorrelationResult, KrippendorffAlpha
 
 __all__ = ["AGREEMENT_BAR", "JuryScoreReport", "conclusions", "render_score_jury",
            "score_jury_report"]  # fmt: skip

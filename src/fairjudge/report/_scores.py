@@ -32,7 +32,7 @@ from fairjudge.runner import RunSummary
 if TYPE_CHECKING:
     from fairjudge.audit import ScoreCalibration
     from fairjudge.evaluation import ScoreTrend, ViaScoresResult
-    from fairjudge.stats._rank_stats import RankCorrelation
+    from fairjudge.stats import RankCorrelation
 
 __all__ = [
     "ScoreReport",

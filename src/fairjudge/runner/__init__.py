@@ -11,89 +11,51 @@ from typing import TYPE_CHECKING
 from fairjudge._lazy import lazy_attributes, module_dir
 
 if TYPE_CHECKING:
+    from fairjudge.runner._cached import serve_from_store as serve_from_store
     from fairjudge.runner._call_record import CallRecord
-    from fairjudge.runner._claims import ClaimQueue, Leases
+    from fairjudge.runner._claims import ClaimQueue as ClaimQueue
+    from fairjudge.runner._claims import Leases as Leases
     from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
-    from fairjudge.runner._limits import Prices, RetryPolicy, TokenBucket
+    from fairjudge.runner._limits import Prices, RetryPolicy
+    from fairjudge.runner._limits import TokenBucket as TokenBucket
     from fairjudge.runner._options import RunOptions
-    from fairjudge.runner._portal import EventLoopThread
-    from fairjudge.runner._progress import (
-        PlainProgress,
-        ProgressMode,
-        RichProgress,
-        RunProgress,
-        Snapshot,
-        make_progress,
-    )
-    from fairjudge.runner._records import SCHEMA_VERSION
-    from fairjudge.runner._result import (
-        CallOutcome,
-        CallStatus,
-        RunResult,
-        RunSummary,
-        StopReason,
-    )
-    from fairjudge.runner._run import Parser
-    from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
-    from fairjudge.runner._store_claims import DEFAULT_LEASE_S
-    from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError
-    from fairjudge.runner._store_open import APPLICATION_ID
+    from fairjudge.runner._portal import EventLoopThread as EventLoopThread
+    from fairjudge.runner._progress import PROGRESS_LABEL as PROGRESS_LABEL
+    from fairjudge.runner._progress import PlainProgress as PlainProgress
+    from fairjudge.runner._progress import ProgressMode as ProgressMode
+    from fairjudge.runner._progress import RichProgress as RichProgress
+    from fairjudge.runner._progress import RunProgress as RunProgress
+    from fairjudge.runner._progress import Snapshot as Snapshot
+    from fairjudge.runner._progress import make_progress as make_progress
+    from fairjudge.runner._progress import progress_label as progress_label
+    from fairjudge.runner._records import SCHEMA_VERSION as SCHEMA_VERSION
+    from fairjudge.runner._result import CallOutcome as CallOutcome
+    from fairjudge.runner._result import CallStatus as CallStatus
+    from fairjudge.runner._result import RunResult, RunSummary
+    from fairjudge.runner._result import StopReason as StopReason
+    from fairjudge.runner._run import Parser as Parser
+    from fairjudge.runner._store import DEFAULT_STORE_PATH as DEFAULT_STORE_PATH
+    from fairjudge.runner._store import Store
+    from fairjudge.runner._store_claims import DEFAULT_LEASE_S as DEFAULT_LEASE_S
+    from fairjudge.runner._store_errors import StoreRowDamaged as StoreRowDamaged
+    from fairjudge.runner._store_errors import StoreWriteError as StoreWriteError
+    from fairjudge.runner._store_open import APPLICATION_ID as APPLICATION_ID
 
 # Every name loads on first use (PEP 562): asking for RunSummary or RunOptions does
 # not import asyncio, sqlite3 or pydantic.
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "fairjudge.runner._call_record": "CallRecord",
-        "fairjudge.runner._claims": "ClaimQueue Leases",
-        "fairjudge.runner._executor": "AsyncioExecutor Batch Executor run_calls",
-        "fairjudge.runner._limits": "Prices RetryPolicy TokenBucket",
-        "fairjudge.runner._options": "RunOptions",
-        "fairjudge.runner._portal": "EventLoopThread",
-        "fairjudge.runner._progress": (
-            "PlainProgress ProgressMode RichProgress RunProgress Snapshot make_progress"
-        ),
-        "fairjudge.runner._records": "SCHEMA_VERSION",
-        "fairjudge.runner._result": "CallOutcome CallStatus RunResult RunSummary StopReason",
-        "fairjudge.runner._run": "Parser",
-        "fairjudge.runner._store": "DEFAULT_STORE_PATH Store",
-        "fairjudge.runner._store_claims": "DEFAULT_LEASE_S",
-        "fairjudge.runner._store_errors": "StoreRowDamaged StoreWriteError",
-        "fairjudge.runner._store_open": "APPLICATION_ID",
-    },
-)
+__getattr__ = lazy_attributes(__name__, __file__)
 
 __all__ = [
-    "APPLICATION_ID",
-    "DEFAULT_LEASE_S",
-    "DEFAULT_STORE_PATH",
-    "SCHEMA_VERSION",
     "AsyncioExecutor",
     "Batch",
-    "CallOutcome",
     "CallRecord",
-    "CallStatus",
-    "ClaimQueue",
-    "EventLoopThread",
     "Executor",
-    "Leases",
-    "Parser",
-    "PlainProgress",
     "Prices",
-    "ProgressMode",
     "RetryPolicy",
-    "RichProgress",
     "RunOptions",
-    "RunProgress",
     "RunResult",
     "RunSummary",
-    "Snapshot",
-    "StopReason",
     "Store",
-    "StoreRowDamaged",
-    "StoreWriteError",
-    "TokenBucket",
-    "make_progress",
     "run_calls",
 ]
 

@@ -11,103 +11,58 @@ from typing import TYPE_CHECKING
 from fairjudge._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from fairjudge.stats._agreement import (
-        AgreementResult,
-        ConfusionMatrix,
-        judge_agreement,
-    )
-    from fairjudge.stats._bradley_terry import (
-        BradleyTerryResult,
-        bradley_terry,
-    )
-    from fairjudge.stats._elo import (
-        OnlineEloResult,
-        online_elo,
-    )
-    from fairjudge.stats._intervals import (
-        ConfidenceInterval,
-        bootstrap_mean,
-        shared_resamples,
-    )
-    from fairjudge.stats._leaderboard import ModelRating
-    from fairjudge.stats._length_control import (
-        LengthControlledWinRate,
-        length_controlled_win_rate,
-    )
+    from fairjudge.stats._agreement import AgreementResult, judge_agreement
+    from fairjudge.stats._agreement import ConfusionMatrix as ConfusionMatrix
+    from fairjudge.stats._alpha_ci import KrippendorffAlpha as KrippendorffAlpha
+    from fairjudge.stats._alpha_ci import krippendorff_alpha_ci as krippendorff_alpha_ci
+    from fairjudge.stats._arrays import FloatArray as FloatArray
+    from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
+    from fairjudge.stats._confseq import ConfidenceSequence as ConfidenceSequence
+    from fairjudge.stats._elo import OnlineEloResult as OnlineEloResult
+    from fairjudge.stats._elo import online_elo
+    from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean, shared_resamples
+    from fairjudge.stats._intervals import prefetch_resamples as prefetch_resamples
+    from fairjudge.stats._intervals import single_cluster_reason as single_cluster_reason
+    from fairjudge.stats._leaderboard import ModelRating as ModelRating
+    from fairjudge.stats._length_control import LengthControlledWinRate as LengthControlledWinRate
+    from fairjudge.stats._length_control import length_controlled_win_rate
+    from fairjudge.stats._panel import EffectiveJudges as EffectiveJudges
+    from fairjudge.stats._panel import FleissKappa as FleissKappa
     from fairjudge.stats._panel import (
-        EffectiveJudges,
-        FleissKappa,
         agreement_matrix,
         effective_judges,
         fleiss_kappa,
         krippendorff_alpha,
     )
-    from fairjudge.stats._position_bias import (
-        PositionBiasResult,
-        Proportion,
-        outcomes_from_positions,
-        position_bias,
-    )
-    from fairjudge.stats._rank_stats import (
-        CorrelationResult,
-        score_correlation,
-    )
-    from fairjudge.stats._style_control import (
-        StyleCoefficient,
-        StyleControlResult,
-        style_controlled_bradley_terry,
-    )
-    from fairjudge.stats._style_features import (
-        StyleFeatures,
-        style_features,
-    )
-    from fairjudge.stats._system_agreement import (
-        SystemAgreementResult,
-        system_agreement,
-    )
+    from fairjudge.stats._position_bias import PositionBiasResult, position_bias
+    from fairjudge.stats._position_bias import Proportion as Proportion
+    from fairjudge.stats._position_bias import outcomes_from_positions as outcomes_from_positions
+    from fairjudge.stats._rank_stats import CorrelationResult as CorrelationResult
+    from fairjudge.stats._rank_stats import RankCorrelation as RankCorrelation
+    from fairjudge.stats._rank_stats import correlation_fields as correlation_fields
+    from fairjudge.stats._rank_stats import rank_corr_rows as rank_corr_rows
+    from fairjudge.stats._rank_stats import score_correlation
+    from fairjudge.stats._resample import chunk_sizes as chunk_sizes
+    from fairjudge.stats._resample import cluster_draws as cluster_draws
+    from fairjudge.stats._resample import percentile_bounds as percentile_bounds
+    from fairjudge.stats._resample import plan_bootstrap as plan_bootstrap
+    from fairjudge.stats._resample import weighted_means as weighted_means
+    from fairjudge.stats._stop_rule import StopRule as StopRule
+    from fairjudge.stats._style_control import StyleCoefficient as StyleCoefficient
+    from fairjudge.stats._style_control import StyleControlResult as StyleControlResult
+    from fairjudge.stats._style_control import style_controlled_bradley_terry
+    from fairjudge.stats._style_features import StyleFeatures as StyleFeatures
+    from fairjudge.stats._style_features import style_features as style_features
+    from fairjudge.stats._system_agreement import SystemAgreementResult as SystemAgreementResult
+    from fairjudge.stats._system_agreement import system_agreement
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "fairjudge.stats._agreement": "AgreementResult ConfusionMatrix judge_agreement",
-        "fairjudge.stats._bradley_terry": "BradleyTerryResult bradley_terry",
-        "fairjudge.stats._intervals": "ConfidenceInterval bootstrap_mean shared_resamples",
-        "fairjudge.stats._length_control": "LengthControlledWinRate length_controlled_win_rate",
-        "fairjudge.stats._leaderboard": "ModelRating",
-        "fairjudge.stats._elo": "OnlineEloResult online_elo",
-        "fairjudge.stats._panel": (
-            "EffectiveJudges FleissKappa agreement_matrix effective_judges fleiss_kappa "
-            "krippendorff_alpha"
-        ),
-        "fairjudge.stats._position_bias": (
-            "PositionBiasResult Proportion outcomes_from_positions position_bias"
-        ),
-        "fairjudge.stats._rank_stats": "CorrelationResult score_correlation",
-        "fairjudge.stats._style_control": (
-            "StyleCoefficient StyleControlResult style_controlled_bradley_terry"
-        ),
-        "fairjudge.stats._style_features": "StyleFeatures style_features",
-        "fairjudge.stats._system_agreement": "SystemAgreementResult system_agreement",
-    },
-)
+__getattr__ = lazy_attributes(__name__, __file__)
 
 __all__ = [
     "AgreementResult",
     "BradleyTerryResult",
     "ConfidenceInterval",
-    "ConfusionMatrix",
-    "CorrelationResult",
-    "EffectiveJudges",
-    "FleissKappa",
-    "LengthControlledWinRate",
-    "ModelRating",
-    "OnlineEloResult",
     "PositionBiasResult",
-    "Proportion",
-    "StyleCoefficient",
-    "StyleControlResult",
-    "StyleFeatures",
-    "SystemAgreementResult",
     "agreement_matrix",
     "bootstrap_mean",
     "bradley_terry",
@@ -117,11 +72,9 @@ __all__ = [
     "krippendorff_alpha",
     "length_controlled_win_rate",
     "online_elo",
-    "outcomes_from_positions",
     "position_bias",
     "score_correlation",
     "shared_resamples",
     "style_controlled_bradley_terry",
-    "style_features",
     "system_agreement",
 ]
