@@ -1,9 +1,11 @@
 """Run ``fairjudge`` as many processes, paying for its imports once.
 
 ``python -c "from fairjudge.cli import main; main()" ARGS`` spends most of its time
-importing: ``fairjudge.cli``, then the command's own modules (numpy, pydantic, the
-command). A :class:`CliForks` starts one process that imports ``fairjudge.cli`` and
-the modules named in ``preload``, then forks a child for each command. Each child is
+importing: ``fairjudge.cli``, then what the command needs (numpy, pydantic, the
+library's packages, the command's module). A :class:`CliForks` starts one process
+that imports ``fairjudge.cli`` and the modules named in ``preload`` (the tests pass
+:data:`LIBRARY`, which leaves the command modules to the child), then forks a child
+for each command. Each child is
 a process of its own, as a user's run is: its own exit code, stdout and stderr,
 working directory, environment and memory cap, nothing on stdin, and killed at a
 timeout. It runs ``main()`` at the top level of a ``-c`` program and exits through
