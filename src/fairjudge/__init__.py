@@ -30,6 +30,7 @@ from fairjudge._errors import (
 from fairjudge._items import Call, Item, Judgment, ScoreItem
 from fairjudge._lazy import lazy_attributes as _lazy_attributes
 from fairjudge._lazy import module_dir as _module_dir
+from fairjudge._lazy import publish as _publish
 from fairjudge._protocol import debiased_verdict, position_consistency, win_rate
 from fairjudge._types import (
     CallError,
@@ -103,3 +104,5 @@ __all__ = [
 
 
 __dir__ = _module_dir(globals(), __all__)
+
+_publish(globals())  # each public name reports "fairjudge" (see fairjudge._lazy.publish)

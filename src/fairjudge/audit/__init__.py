@@ -15,7 +15,7 @@ Everything but the pairwise calibration loads on first use (PEP 562).
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, publish
 from fairjudge.audit._calibration import CalibrationGate, calibration_report
 from fairjudge.audit._calibration import GateCheck as GateCheck
 from fairjudge.audit._calibration import check_labels as check_labels
@@ -57,3 +57,5 @@ __all__ = [
     "load_audit_items",
     "score_calibration_report",
 ]
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

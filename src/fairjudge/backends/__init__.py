@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir
+from fairjudge._lazy import lazy_attributes, module_dir, publish
 
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
@@ -35,3 +35,5 @@ __getattr__ = lazy_attributes(__name__, __file__)
 
 
 __dir__ = module_dir(globals(), __all__)
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

@@ -20,7 +20,7 @@
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir
+from fairjudge._lazy import lazy_attributes, module_dir, publish
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.evaluation._settings import RuleLike as RuleLike
 from fairjudge.evaluation._settings import as_rule as as_rule
@@ -118,3 +118,5 @@ __all__ = [
 
 
 __dir__ = module_dir(globals(), __all__)
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

@@ -15,6 +15,7 @@ Names outside ``__all__`` are the surface other layers of fairjudge use.
 from __future__ import annotations
 
 # Names outside __all__ are re-exported explicitly (`name as name`): the layers' surface.
+from fairjudge._lazy import publish
 from fairjudge.io._files import write_atomic as write_atomic
 from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
 from fairjudge.io._out_file import KINDS as KINDS
@@ -42,3 +43,5 @@ __all__ = [
     "load_score_items",
     "read_header",
 ]
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

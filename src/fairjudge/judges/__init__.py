@@ -18,7 +18,7 @@ or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, publish
 from fairjudge._types import Replies as Replies
 from fairjudge.judges._callable import CallableJudge
 from fairjudge.judges._callable import load_python_judge as load_python_judge
@@ -83,3 +83,5 @@ __all__ = [
     "resolve_judge",
     "resolve_pointwise_judge",
 ]
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

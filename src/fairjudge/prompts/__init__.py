@@ -6,7 +6,7 @@ pydantic models, and ``import fairjudge`` should not pay for pydantic.
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, publish
 from fairjudge.prompts._parse import VERDICT_FORMATS as VERDICT_FORMATS
 from fairjudge.prompts._parse import VerdictFormat as VerdictFormat
 from fairjudge.prompts._parse import parse_verdict
@@ -49,3 +49,5 @@ __all__ = [
     "parse_scores",
     "parse_verdict",
 ]
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

@@ -11,7 +11,7 @@ keeps the exact values.
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir
+from fairjudge._lazy import lazy_attributes, module_dir, publish
 
 if TYPE_CHECKING:
     from fairjudge.report._audit import render_audit as render_audit
@@ -57,3 +57,5 @@ __all__ = [
 
 
 __dir__ = module_dir(globals(), __all__)
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

@@ -8,7 +8,7 @@ keeps both. :class:`RunOptions` is the one bundle of run options; an
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir
+from fairjudge._lazy import lazy_attributes, module_dir, publish
 
 if TYPE_CHECKING:
     from fairjudge.runner._cached import serve_from_store as serve_from_store
@@ -61,3 +61,5 @@ __all__ = [
 
 
 __dir__ = module_dir(globals(), __all__)
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import lazy_attributes, publish
 
 if TYPE_CHECKING:
     from fairjudge.stats._agreement import AgreementResult, judge_agreement
@@ -78,3 +78,5 @@ __all__ = [
     "style_controlled_bradley_terry",
     "system_agreement",
 ]
+
+publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
