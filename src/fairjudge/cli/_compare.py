@@ -3,6 +3,7 @@
 from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
+from fairjudge.cli._stop_flags import StopFlags, stop_flags
 from fairjudge.cli._via_flags import ViaScoresFlags, via_scores_flags
 
 __all__ = ["compare"]
@@ -22,6 +23,7 @@ def _next_step(flags: JudgeFlags) -> str:
 @guarded
 @item_judging_flags
 @via_scores_flags
+@stop_flags
 def compare(
     file: PairsFile,
     json_output: SummaryJson = False,
@@ -30,13 +32,27 @@ def compare(
     columns: InputFlags,
     run: EvalFlags,
     via: ViaScoresFlags,
+    stop: StopFlags,
 ) -> None:
     """Compare two systems' answers with the position-debiased protocol.
 
     With --via-scores, each answer is scored on its own against a rubric instead (no
     order exists to prefer), and the two scores per item give the win rate.
+
+    With --stop-when, questions are judged in a seeded random order, --batch questions
+    at a time, and the run stops once the answer is known ('decided') or known
+    closely enough ('width:W'). Its interval is an anytime-valid confidence sequence,
+    valid however early the run stopped; the bootstrap CI of the judged items is
+    shown too, marked as not valid after an early stop. The store holds exactly the
+    calls made: a rerun with the same --seed and --store reuses them and goes on from
+    where it stopped (with a tighter width, a larger budget, or without --stop-when to
+    judge the whole file). Exit codes with --stop-when: 0 when the run stops on its
+    condition or reaches the end of the file (decided, width, not decided); 5 when
+    --max-calls or --max-cost runs out first (the partial result is shown and saved);
+    4, as always, when too many judged items are unresolved (--max-unresolved).
     """
     # The judging and report machinery loads when the command runs, not for --help.
+    adaptive = stop.requested(via_scores=via.via_scores)
     if via.requested():
         from fairjudge.cli._via_scores import compare_via_scores_command
 
@@ -45,11 +61,11 @@ def compare(
     from fairjudge.cli._out import show
     from fairjudge.report import comparison_report, render_comparison
 
-    judged = judge_file(file, flags, columns, run)
+    judged = judge_file(file, flags, columns, run, stop=stop if adaptive else None)
     source = "<stdin>" if str(file) == "-" else file.name
     report = comparison_report(
         judged.result, title=f"{source}: model 1 vs model 2", run=judged.calls,
-        skipped=judged.skipped,
+        skipped=judged.skipped, adaptive=judged.adaptive,
     )  # fmt: skip
     if run.html is not None:  # before the exit-code checks: a failed run's report helps most
         from fairjudge.report import comparison_html, write_html

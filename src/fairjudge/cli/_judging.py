@@ -1,9 +1,13 @@
 """What ``compare`` and ``calibrate`` share: load items, judge them, keep the results."""
 
+from __future__ import annotations
+
 import dataclasses
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -14,9 +18,15 @@ from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import PairwiseResult, evaluate
 from fairjudge.io import LoadedItems, OutKind, load_items
-from fairjudge.judges import BatchJudge, calls_no_model
+from fairjudge.judges import BatchJudge, PairwiseRequest, ProgressCallback, calls_no_model
 from fairjudge.prompts import get_template
-from fairjudge.runner import RunSummary
+from fairjudge.runner import RunSummary, progress_label
+
+if TYPE_CHECKING:
+    from fairjudge._types import Reply
+    from fairjudge.cli._stop_flags import StopFlags
+    from fairjudge.evaluation import AdaptiveResult, EvalSettings
+    from fairjudge.stats import StopRule
 
 __all__ = [
     "Judged",
@@ -32,11 +42,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """What judging a file produced: the result, the calls' summary, the skipped rows."""
+    """What judging a file produced: the result, the calls' summary, the skipped rows.
+
+    ``adaptive`` is the adaptive run (``--stop-when``), whose ``pairwise`` is ``result``.
+    """
 
     result: PairwiseResult
     calls: RunSummary | None
     skipped: list[dict[str, Any]]
+    adaptive: AdaptiveResult | None = None
 
 
 def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
@@ -80,6 +94,53 @@ def close_judge(judge: BatchJudge) -> None:
         close()
 
 
+class _Tallied:
+    """A judge that keeps every batch's run summary: an adaptive run is many batches.
+
+    The judge's ``last_run`` is its latest batch's alone; the report's calls are the
+    whole run's. Each batch's progress display is labelled with its number, so that a
+    run of many batches does not show as many unnamed bars. Everything else is the
+    judge's own (its session, backend, name).
+    """
+
+    def __init__(self, judge: BatchJudge) -> None:
+        self.judge = judge
+        self.runs: list[RunSummary] = []
+        self.batches = 0
+
+    def judge_batch(
+        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
+    ) -> list[Reply]:
+        self.batches += 1
+        with progress_label(f"batch {self.batches}"):
+            replies = self.judge.judge_batch(requests, progress)
+        run = last_run(self.judge)
+        if run is not None and (not self.runs or run is not self.runs[-1]):
+            self.runs.append(run)
+        return replies
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.judge, name)
+
+    def total(self) -> RunSummary | None:
+        """The batches' summaries added up (``None`` for a judge that keeps none)."""
+        if len(self.runs) <= 1:
+            return self.runs[0] if self.runs else None
+        costs = [r.cost_usd for r in self.runs if r.cost_usd is not None]
+        counts = {
+            f.name: sum(getattr(r, f.name) for r in self.runs)
+            for f in dataclasses.fields(RunSummary)
+            if f.name not in {"cost_usd", "wall_s", "backoff_s", "stopped"}
+        }
+        return RunSummary(
+            **counts,
+            cost_usd=math.fsum(costs) if costs else None,
+            wall_s=math.fsum(r.wall_s for r in self.runs),
+            backoff_s=math.fsum(r.backoff_s for r in self.runs),
+            stopped=self.runs[-1].stopped,
+        )
+
+
 def _record(judgment: Judgment) -> dict[str, Any]:
     """A judgment's ``--out`` record, with the item's model names when it has them.
 
@@ -100,8 +161,13 @@ def judge_file(
     *,
     labelled: bool = False,
     kind: OutKind = "compare",
+    stop: StopFlags | None = None,
 ) -> Judged:
     """Validate everything, judge every item, write ``--out``; the result and its calls.
+
+    With ``stop`` (``--stop-when``), questions are judged batch by batch in a seeded
+    order until the stop rule is met (:func:`fairjudge.evaluation.evaluate_adaptive`);
+    ``--out`` then holds the judged items, and its header's settings the adaptive block.
 
     Args:
         file: The input file.
@@ -110,8 +176,10 @@ def judge_file(
         run: Evaluation flags.
         labelled: Every item must carry a human label (for ``calibrate``).
         kind: What ``--out`` says the file is (the command).
+        stop: The ``--stop-when`` options, when given.
     """
     settings = run.settings(file)
+    rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
     items = loaded.items
     if labelled:
@@ -120,21 +188,48 @@ def judge_file(
         check_labels(items)
     template = _template(flags, items)
     judge = flags.open_judge(rounds=settings.rounds)
-    from fairjudge.cli._progress import judging_progress  # rich's progress bar, when judging
-
     try:  # a budget stop is a partial result: reported, saved, and exit 5 afterwards
-        with judging_progress(judge, len(items) * settings.rounds, quiet=flags.quiet) as progress:
-            result = evaluate(judge, items, settings, progress=progress)
+        batch = stop.batch if stop is not None else None
+        result, adaptive, calls = _judge(judge, items, settings, flags.quiet, rule, batch)
     finally:
         close_judge(judge)
     settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
     result = dataclasses.replace(result, settings=settings)
+    recorded = settings.to_dict()
+    if adaptive is not None:
+        adaptive = dataclasses.replace(adaptive, pairwise=result)
+        recorded["adaptive"] = adaptive.adaptive_dict()
     if run.out is not None:
         write_out(
             run.out, kind, (_record(j) for j in result.judgments), judge=settings.judge,
-            template=template, settings=settings.to_dict(),
+            template=template, settings=recorded,
         )  # fmt: skip
-    return Judged(result, last_run(judge), skipped_in_flags(loaded))
+    return Judged(result, calls, skipped_in_flags(loaded), adaptive)
+
+
+def _judge(
+    judge: BatchJudge,
+    items: list[Item],
+    settings: EvalSettings,
+    quiet: bool,
+    rule: StopRule | None,
+    batch: int | None,
+) -> tuple[PairwiseResult, AdaptiveResult | None, RunSummary | None]:
+    """Judge every item, or (with ``rule``) ``batch`` questions at a time until it is met.
+
+    Returns:
+        The comparison, the adaptive run (with ``rule``), and the calls' summary.
+    """
+    from fairjudge.cli._progress import judging_progress  # rich's progress bar, when judging
+
+    with judging_progress(judge, len(items) * settings.rounds, quiet=quiet) as progress:
+        if rule is None:
+            return evaluate(judge, items, settings, progress=progress), None, last_run(judge)
+        from fairjudge.evaluation import evaluate_adaptive
+
+        tallied = _Tallied(judge)
+        adaptive = evaluate_adaptive(tallied, items, settings, rule, batch=batch, progress=progress)
+        return adaptive.pairwise, adaptive, tallied.total()
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

@@ -10,7 +10,7 @@ both render from it, so they cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -20,6 +20,7 @@ from fairjudge._items import Item
 from fairjudge._types import Outcome
 from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
+from fairjudge.report._adaptive import early_side, items_cell, stop_lines, stop_verdict, win_cell
 from fairjudge.report._frame import ReportFrame
 from fairjudge.report._text import (
     calls_text,
@@ -33,6 +34,7 @@ from fairjudge.runner import RunSummary
 from fairjudge.stats import shared_resamples
 
 if TYPE_CHECKING:
+    from fairjudge.evaluation import AdaptiveResult
     from fairjudge.stats import LengthControlledWinRate
 
 __all__ = [
@@ -57,6 +59,7 @@ class ComparisonReport(ReportFrame):
         run: The judge calls' counts, tokens and cost (``None`` for Python judges).
         skipped: Input rows skipped with ``--skip-invalid`` (source, line, message).
         truth: What the input's human labels say, when every item has one.
+        adaptive: The adaptive run (``stop_when``) whose judged items ``result`` holds.
     """
 
     title: str
@@ -66,6 +69,7 @@ class ComparisonReport(ReportFrame):
     run: RunSummary | None
     skipped: tuple[dict[str, Any], ...] = ()
     truth: KnownTruth | None = None
+    adaptive: AdaptiveResult | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the result's summary plus the report's extras."""
@@ -80,6 +84,8 @@ class ComparisonReport(ReportFrame):
         )
         payload.update(self.run_dict())
         payload["known_truth"] = self.truth.to_dict() if self.truth is not None else None
+        if self.adaptive is not None:
+            payload["adaptive"] = self.adaptive.adaptive_dict()
         return payload
 
 
@@ -169,8 +175,9 @@ def comparison_report(
     title: str,
     run: RunSummary | None = None,
     skipped: Sequence[dict[str, Any]] = (),
+    adaptive: AdaptiveResult | None = None,
 ) -> ComparisonReport:
-    """Build the report of one comparison (computes the length control and alternatives)."""
+    """Build the report of one comparison (its length control, alternatives, adaptive stop)."""
     # The other informative rule, from the same calls: the seed's conservative result
     # beside a soft one, or the soft one beside the seed's when probabilities exist.
     alternatives: tuple[PairwiseResult, ...] = ()
@@ -181,7 +188,10 @@ def comparison_report(
             alternatives = (result.with_rule("soft"),)
     lc = length_controlled(result)
     truth = known_truth(result)
-    return ComparisonReport(title, result, alternatives, lc, run, tuple(skipped), truth)
+    side = early_side(adaptive)  # after an early stop, the anytime-valid interval concludes
+    if truth is not None and side is not None:
+        truth = replace(truth, debiased=side)
+    return ComparisonReport(title, result, alternatives, lc, run, tuple(skipped), truth, adaptive)
 
 
 def _win(w: WinRate | None) -> str:
@@ -287,12 +297,15 @@ def _table(report: ComparisonReport) -> Table:
     table = Table(title=markup(report.title), show_header=True, header_style="bold")
     table.add_column("metric")
     table.add_column(f"value  [{level}% CI]")
-    table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
+    judged = f"{result.n_items - result.n_unresolved} of {result.n_items}"
+    table.add_row("items judged", items_cell(judged, report.adaptive))
     label = protocol_label(result)
     soft = result.settings.rule.value == "soft"
     if soft:  # a mean probability, not a count of wins: say so, and count items by lean
         label += ", soft: mean P(model 1 better)"
-    table.add_row(f"win rate of model 1 ({label})", _win(result.win_rate))
+    table.add_row(
+        f"win rate of model 1 ({label})", win_cell(_win(result.win_rate), report.adaptive)
+    )
     w = result.win_rate
     if w is not None:
         counts = "items leaning to model 1 / even / 2" if soft else "wins / ties / losses"
@@ -352,7 +365,9 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
             "orders; the win rate is the mean of those scores, so a weak judge's sits near "
             "0.5 even when most items lean one way.",
         )
-    console.print(f"[bold]{_verdict_line(result)}[/bold]")
+    for line in stop_lines(report.adaptive) if report.adaptive is not None else ():
+        say(console, line)
+    console.print(f"[bold]{stop_verdict(report.adaptive) or _verdict_line(result)}[/bold]")
     for line in truth_lines(report):
         say(console, line)
 

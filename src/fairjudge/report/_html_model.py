@@ -9,11 +9,12 @@ cannot be estimated carries its reason and no numbers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
+from fairjudge.report._adaptive import FIXED_SAMPLE_MARK, stop_facts, stop_verdict, stop_warnings
 from fairjudge.report._comparison import (
     ComparisonReport,
     _verdict_line,
@@ -26,6 +27,7 @@ from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
+    from fairjudge.evaluation import AdaptiveResult
     from fairjudge.stats import ConfidenceInterval, LengthControlledWinRate, ModelRating
 
 __all__ = ["Headline", "View", "comparison_view", "ranking_view"]
@@ -212,9 +214,9 @@ def comparison_view(
     """The view of a ``compare`` (or ``calibrate``) report."""
     result = report.result
     none = _no_verdict(result)
-    main = _win_figure(
-        "Debiased" if result.debiased else "Single order (NOT debiased)", result.win_rate, none
-    )
+    early = report.adaptive is not None and report.adaptive.stopped_early
+    label = "Debiased" if result.debiased else "Single order (NOT debiased)"
+    main = _win_figure(label + (" (fixed-sample CI)" if early else ""), result.win_rate, none)
     figures = [main]
     if result.debiased:
         figures.append(_win_figure("Single order (naive)", result.single_order, none))
@@ -223,6 +225,8 @@ def comparison_view(
             _win_figure(f"Same calls, {alt.settings.rule.value} rule", alt.win_rate, none)
         )
     figures.append(_length_figure(report.length_control))
+    if report.adaptive is not None:
+        figures.append(_anytime_figure(report.adaptive, none))
     plot = forest_plot(
         figures,
         title="Win rate of model 1 with confidence intervals",
@@ -234,14 +238,18 @@ def comparison_view(
     headline = _headline(result)
     names = _model_names(result)
     if names:
-        headline = Headline(
-            headline.verdict,
-            headline.label,
-            headline.estimate,
-            headline.ci,
-            f"{headline.note}; {names}",
-            headline.warnings,
+        headline = replace(headline, note=f"{headline.note}; {names}")
+    facts = _facts(result, report.run)
+    if report.adaptive is not None:  # the stop, under the headline and among the facts
+        headline = replace(
+            headline,
+            verdict=stop_verdict(report.adaptive) or headline.verdict,
+            note=f"{headline.note}; {FIXED_SAMPLE_MARK}"
+            if early and headline.note
+            else headline.note,
+            warnings=(*headline.warnings, *stop_warnings(report.adaptive)),
         )
+        facts = (*facts, *stop_facts(report.adaptive))
     return View(
         kind="calibrate" if calibration is not None else "compare",
         title=report.title,
@@ -252,7 +260,7 @@ def comparison_view(
         gap=tuple(truth_lines(report)),
         position=position,
         position_notes=notes,
-        facts=_facts(result, report.run),
+        facts=facts,
         failures=tuple((n, r) for r, n in result.failures.most_common()),
         skipped_rows=tuple(
             f"{r.get('source', '')}:{r.get('line', '')}: {r.get('message', '')}"
@@ -261,6 +269,14 @@ def comparison_view(
         calibration=_calibration(calibration),
         gate=_gate(calibration) if calibration is not None else "",
     )
+
+
+def _anytime_figure(adaptive: AdaptiveResult, none: str) -> Figure:
+    interval = adaptive.interval
+    if not interval.resolved_units:
+        return _missing("Anytime-valid (adaptive)", none)
+    note = f"{interval.n} of {interval.population} questions; valid at any stop"
+    return _figure("Anytime-valid (adaptive)", interval.estimate, interval.interval, note, ".3f")
 
 
 def _length_figure(lc: LengthControlledWinRate | str) -> Figure:

@@ -1,0 +1,81 @@
+"""The options of ``compare --stop-when``: adaptive stopping, apart from the command.
+
+``compare`` declares them in its signature, so they are imported with it, even for
+``compare --help``: this module imports nothing but Typer. The stop rule is read
+(:meth:`StopFlags.rule`) and the run judged
+(:func:`fairjudge.evaluation.evaluate_adaptive`) only when ``--stop-when`` is given;
+without it ``compare`` runs exactly as it always has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from fairjudge._errors import ConfigError
+from fairjudge.cli._options import _adds
+
+if TYPE_CHECKING:
+    from fairjudge.stats import StopRule
+
+__all__ = ["StopFlags", "stop_flags"]
+
+
+@dataclass(frozen=True, slots=True)
+class StopFlags:
+    """The options of ``compare --stop-when``."""
+
+    stop_when: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="RULE",
+            help="Judge questions in a seeded random order, batch by batch, and stop once "
+            "'decided' (the anytime-valid interval for model 1's win rate excludes 0.5) or "
+            "'width:W' (its half-width is at most W). Repeat it or comma-separate for both; "
+            "the first met stops the run.",
+        ),
+    ] = None
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            help="With --stop-when: questions judged between two looks at the interval. "
+            "[default: one wave of --concurrency calls, at least 8 questions]"
+        ),
+    ] = None
+
+    def requested(self, *, via_scores: bool = False) -> bool:
+        """Whether ``--stop-when`` was given.
+
+        Raises:
+            ConfigError: ``--batch`` without ``--stop-when``, or ``--stop-when`` with
+                ``--via-scores`` (not supported yet).
+        """
+        if self.batch is not None and self.stop_when is None:
+            raise ConfigError(
+                "--batch applies with --stop-when only (it sets how many questions are "
+                "judged between two looks); add --stop-when, or drop --batch"
+            )
+        if self.stop_when is not None and via_scores:
+            raise ConfigError(
+                "--stop-when does not apply to --via-scores yet: adaptive stopping covers the "
+                "swap protocol only; drop --stop-when, or --via-scores"
+            )
+        return self.stop_when is not None
+
+    def rule(self) -> StopRule:
+        """The stop rule, read and checked before any judge is opened.
+
+        Raises:
+            ConfigError: A malformed ``--stop-when`` or a ``--batch`` below 1, named.
+        """
+        from fairjudge.stats import StopRule
+
+        if self.batch is not None and self.batch < 1:
+            raise ConfigError(f"--batch must be a whole number of questions >= 1; got {self.batch}")
+        return StopRule.parse(self.stop_when or [])
+
+
+stop_flags = _adds(StopFlags, "stop")
+"""Add the ``--stop-when`` options to ``compare``, as its ``stop`` argument."""
