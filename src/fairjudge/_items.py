@@ -16,13 +16,13 @@ from fairjudge._call import Conversation
 from fairjudge._types import (
     OUTCOME_SCORE,
     CallError,
+    CallFailures,
     Order,
     Outcome,
     ParseFailure,
     Reply,
     Resolution,
     Verdict,
-    failure_counts,
     translate,
 )
 
@@ -162,7 +162,7 @@ class Call:
 
 
 @dataclass(frozen=True, slots=True)
-class Judgment:
+class Judgment(CallFailures):
     """The resolved judgment on one item, with every call behind it.
 
     Attributes:
@@ -198,16 +198,6 @@ class Judgment:
     def verdicts(self) -> tuple[Verdict | None, ...]:
         """The parsed position verdict of every call, in call order."""
         return tuple(c.reply.verdict for c in self.calls)
-
-    @property
-    def parse_failures(self) -> int:
-        """How many calls returned text with no readable verdict."""
-        return failure_counts(c.reply for c in self.calls)[0]
-
-    @property
-    def call_errors(self) -> int:
-        """How many calls failed outright (after retries); calls never started are not."""
-        return failure_counts(c.reply for c in self.calls)[1]
 
     @property
     def resolved(self) -> bool:

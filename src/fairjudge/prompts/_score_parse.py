@@ -46,11 +46,11 @@ from typing import TYPE_CHECKING, Any
 from fairjudge._call import Completion
 from fairjudge._types import (
     CallError,
+    CallFailures,
     ExpectedScore,
     ParseFailure,
     Reply,
     ScoreReading,
-    failure_counts,
 )
 from fairjudge.prompts._reply_end import after_object, quote
 from fairjudge.prompts._rubrics import Rubric
@@ -288,7 +288,7 @@ class ScoreCall:
 
 
 @dataclass(frozen=True, slots=True)
-class AnswerScores:
+class AnswerScores(CallFailures):
     """What a judge said about one answer: every call, and the scores read from them.
 
     Attributes:
@@ -317,16 +317,6 @@ class AnswerScores:
             expected.update((name, e.expected) for name, e in reading.expected.items())
             reason = reason or reading.reason
         return cls(tuple(calls), scores, expected, reason)
-
-    @property
-    def parse_failures(self) -> int:
-        """Calls whose reply held no valid scores."""
-        return failure_counts(c.reply for c in self.calls)[0]
-
-    @property
-    def call_errors(self) -> int:
-        """Calls that failed outright (after retries), not counting calls never made."""
-        return failure_counts(c.reply for c in self.calls)[1]
 
     @property
     def not_run(self) -> bool:
