@@ -192,7 +192,6 @@ def test_no_import_cycles() -> None:
     assert cycles() == []
 
 
-
 def private_imports() -> list[str]:
     """Imports of another package's private module (``fairjudge.stats._panel`` from evaluation).
 
