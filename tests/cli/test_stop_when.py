@@ -285,3 +285,60 @@ def test_a_rerun_goes_on_from_where_the_stop_left_off(
     assert (whole["calls"]["cached"], whole["calls"]["made"]) == (32, 88)
     assert whole["n_items"] == 60
     assert openai_env.count("requests") == 120  # no call paid twice
+
+
+# --- jury -------------------------------------------------------------------------------------
+
+
+def _jury(*args: str | Path) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of ``fairjudge jury ARGS`` (tables 200 columns wide)."""
+    result = CliRunner().invoke(app, ["jury", *map(str, args)], env={"COLUMNS": "200"})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_jury_stops_when_the_panel_has_decided(tmp_path: Path) -> None:
+    path = _file(tmp_path, _rows(200, losses=30))
+    panel = ("--judge", LONGER, "--judge", LONGER, "--judge", FACTS)
+    code, out, _ = _jury(path, *panel, "--stop-when", "decided")
+    assert code == 0, out
+    text = _flat(out)
+    assert "items judged │ 24 of 24 drawn (200 in the file)" in text
+    assert "(fixed-sample CI, not valid after the adaptive stop)" in text
+    assert (
+        "adaptive stop: decided: the anytime-valid interval excludes 0.5 (--stop-when decided); "
+        "24 of 200 questions and 24 of 200 items judged" in text
+    )
+    assert "calls: 144 used of 1200 for the whole file (144 new, 0 from the store); 1056 saved" in (
+        text
+    )
+    assert "Model 1 is better: the whole anytime-valid interval lies above 0.5." in text
+    code, out, _ = _jury(path, *panel, "--stop-when", "decided", "--json")
+    assert code == 0, out
+    doc = json.loads(out)
+    block = doc["adaptive"]
+    assert (block["reason"], block["stopped_early"], block["winner"]) == ("decided", True, "1")
+    assert block["questions"] == {"judged": 24, "total": 200}
+    assert block["calls"] == {"used": 144, "new": 144, "not_run": 0, "saved": 1056, "full": 1200}
+    assert doc["n_items"] == 24
+    assert doc["aggregation"] == "majority"
+    # Without --stop-when, the panel's --json is as it always was: no adaptive block.
+    code, out, _ = _jury(path, *panel, "--json")
+    assert code == 0, out
+    assert "adaptive" not in json.loads(out)
+    assert json.loads(out)["n_items"] == 200
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--stop-when", "bogus"], "--stop-when has an unknown condition 'bogus'"),
+        (["--batch", "4"], "--batch applies with --stop-when only"),
+    ],
+)
+def test_jury_stop_usage_errors_exit_2_before_any_call(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    path = _file(tmp_path, _rows(20))
+    code, _, err = _jury(path, "--judge", LONGER, "--judge", LONGER, *args)
+    assert code == 2
+    assert says in _flat(err)

@@ -18,8 +18,11 @@ from fairjudge.evaluation import (
     EvalSettings,
     evaluate,
     evaluate_adaptive,
+    evaluate_jury,
+    evaluate_jury_adaptive,
 )
 from fairjudge.evaluation._adaptive import default_batch, draw_order
+from fairjudge.judges import CallableJudge, Jury, JuryMember
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.runner import RunOptions, Store
 from tests.runner._fakes import FakeBackend
@@ -394,3 +397,63 @@ def test_bad_settings_name_the_parameter_before_any_call(
     assert calls == []
     with pytest.raises(ConfigError, match="items is empty"):
         evaluate_adaptive(judge, [], SETTINGS, "decided")
+
+
+# --- a panel ----------------------------------------------------------------------------
+
+
+def jury_of(*judges: Callable[[str, str, str], str]) -> Jury:
+    return Jury([JuryMember(f"m{k}", CallableJudge(j), 1.0) for k, j in enumerate(judges)])
+
+
+def test_a_panel_decides_early_on_its_majority_verdict() -> None:
+    items, script = make_file(["1"] * 200)
+    contrary = {key: "2" for key in script}  # one member always disagrees: outvoted
+    jury = jury_of(python_judge(script), python_judge(script), python_judge(contrary))
+    result = evaluate_jury_adaptive(jury, items, SETTINGS, "decided", batch=8)
+    assert (result.reason, result.interval.winner) == ("decided", "1")
+    assert (result.questions_judged, result.n_questions, result.items_judged) == (16, 200, 16)
+    # Every member's calls count: 3 members x 2 orders.
+    assert (result.calls_used, result.calls_saved, result.calls_full) == (96, 1104, 1200)
+    assert result.interval.interval.low == pytest.approx(0.6715)
+    panel = result.pairwise
+    assert panel.n_items == 16
+    assert panel.win_rate is not None
+    assert panel.win_rate.estimate == 1.0
+    assert [m.win_rate.estimate for m in panel.members if m.win_rate] == [1.0, 1.0, 0.0]
+    assert [j.item.cluster_key for j in panel.judgments] == judged_keys(
+        evaluate_adaptive(python_judge(script), items, SETTINGS, "decided", batch=8)
+    )
+    data = result.to_dict()
+    assert data["adaptive"]["calls"] == {
+        "used": 96, "new": 96, "not_run": 0, "saved": 1104, "full": 1200,
+    }  # fmt: skip
+    assert data["aggregation"] == "majority"
+
+
+def test_a_panel_run_to_the_end_is_evaluate_jury() -> None:
+    items, script = make_file(mixed(60, seed=4), per_question=2)
+    flip = {key: {"1": "2", "2": "1"}.get(v, v) for key, v in script.items()}
+    jury = jury_of(python_judge(script), python_judge(flip), python_judge(script))
+    for rule in ("majority", "mean"):
+        full = evaluate_jury_adaptive(jury, items, SETTINGS, None, aggregation=rule, batch=5)
+        fixed = evaluate_jury(jury, items, SETTINGS, aggregation=rule)
+        assert full.reason == "complete"
+        assert full.pairwise.to_dict(include_judgments=True) == fixed.to_dict(
+            include_judgments=True
+        )
+        assert full.calls_used == full.calls_full == 360
+        # The interval is the panel's win rate over the questions, a point at the end.
+        assert fixed.win_rate is not None
+        assert full.interval.estimate == pytest.approx(fixed.win_rate.estimate)
+
+
+def test_a_panel_item_a_member_failed_is_bounded_never_a_tie() -> None:
+    items, script = make_file(["1"] * 40)
+    broken = dict(script, **{f"q{q}.0": "garbage" for q in range(0, 40, 4)})
+    jury = jury_of(python_judge(script), python_judge(broken), python_judge(script))
+    result = evaluate_jury_adaptive(jury, items, SETTINGS, None, batch=8)
+    assert result.interval.unresolved_items == 10
+    assert result.pairwise.n_unresolved == 10
+    ci = result.interval.interval
+    assert (ci.low, ci.high) == (pytest.approx(0.75), 1.0)  # 0 in the lower bound, 1 above

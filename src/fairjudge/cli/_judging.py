@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,12 +16,11 @@ from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import PairwiseResult, evaluate
 from fairjudge.io import LoadedItems, OutKind, load_items
-from fairjudge.judges import BatchJudge, PairwiseRequest, ProgressCallback, calls_no_model
+from fairjudge.judges import BatchJudge, calls_no_model
 from fairjudge.prompts import get_template
-from fairjudge.runner import RunSummary, progress_label
+from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
-    from fairjudge._types import Reply
     from fairjudge.cli._stop_flags import StopFlags
     from fairjudge.evaluation import AdaptiveResult, EvalSettings
     from fairjudge.stats import StopRule
@@ -50,7 +47,7 @@ class Judged:
     result: PairwiseResult
     calls: RunSummary | None
     skipped: list[dict[str, Any]]
-    adaptive: AdaptiveResult | None = None
+    adaptive: AdaptiveResult[PairwiseResult] | None = None
 
 
 def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
@@ -92,53 +89,6 @@ def close_judge(judge: BatchJudge) -> None:
     close = getattr(judge, "close", None)
     if callable(close):
         close()
-
-
-class _Tallied:
-    """A judge that keeps every batch's run summary: an adaptive run is many batches.
-
-    The judge's ``last_run`` is its latest batch's alone; the report's calls are the
-    whole run's. Each batch's progress display is labelled with its number, so that a
-    run of many batches does not show as many unnamed bars. Everything else is the
-    judge's own (its session, backend, name).
-    """
-
-    def __init__(self, judge: BatchJudge) -> None:
-        self.judge = judge
-        self.runs: list[RunSummary] = []
-        self.batches = 0
-
-    def judge_batch(
-        self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
-    ) -> list[Reply]:
-        self.batches += 1
-        with progress_label(f"batch {self.batches}"):
-            replies = self.judge.judge_batch(requests, progress)
-        run = last_run(self.judge)
-        if run is not None and (not self.runs or run is not self.runs[-1]):
-            self.runs.append(run)
-        return replies
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.judge, name)
-
-    def total(self) -> RunSummary | None:
-        """The batches' summaries added up (``None`` for a judge that keeps none)."""
-        if len(self.runs) <= 1:
-            return self.runs[0] if self.runs else None
-        costs = [r.cost_usd for r in self.runs if r.cost_usd is not None]
-        counts = {
-            f.name: sum(getattr(r, f.name) for r in self.runs)
-            for f in dataclasses.fields(RunSummary)
-            if f.name not in {"cost_usd", "wall_s", "backoff_s", "stopped"}
-        }
-        return RunSummary(
-            **counts,
-            cost_usd=math.fsum(costs) if costs else None,
-            wall_s=math.fsum(r.wall_s for r in self.runs),
-            backoff_s=math.fsum(r.backoff_s for r in self.runs),
-            stopped=self.runs[-1].stopped,
-        )
 
 
 def _record(judgment: Judgment) -> dict[str, Any]:
@@ -214,7 +164,7 @@ def _judge(
     quiet: bool,
     rule: StopRule | None,
     batch: int | None,
-) -> tuple[PairwiseResult, AdaptiveResult | None, RunSummary | None]:
+) -> tuple[PairwiseResult, AdaptiveResult[PairwiseResult] | None, RunSummary | None]:
     """Judge every item, or (with ``rule``) ``batch`` questions at a time until it is met.
 
     Returns:
@@ -225,11 +175,16 @@ def _judge(
     with judging_progress(judge, len(items) * settings.rounds, quiet=quiet) as progress:
         if rule is None:
             return evaluate(judge, items, settings, progress=progress), None, last_run(judge)
+        from fairjudge.cli._stop_run import tallied_run
         from fairjudge.evaluation import evaluate_adaptive
 
-        tallied = _Tallied(judge)
-        adaptive = evaluate_adaptive(tallied, items, settings, rule, batch=batch, progress=progress)
-        return adaptive.pairwise, adaptive, tallied.total()
+        adaptive, calls = tallied_run(
+            judge,
+            lambda tallied: evaluate_adaptive(
+                tallied, items, settings, rule, batch=batch, progress=progress
+            ),
+        )
+        return adaptive.pairwise, adaptive, calls
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

@@ -24,7 +24,7 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -57,10 +57,26 @@ from fairjudge.cli._options import (
     judge_flags_without,
 )
 from fairjudge.cli._out import show, write_out
-from fairjudge.evaluation import AGGREGATIONS, check_rule, evaluate_jury, jury_records
+from fairjudge.cli._stop_flags import StopFlags, stop_flags
+from fairjudge.cli._stop_run import tallied_run
+from fairjudge.evaluation import (
+    AGGREGATIONS,
+    AdaptiveResult,
+    EvalSettings,
+    JuryResult,
+    check_rule,
+    evaluate_jury,
+    evaluate_jury_adaptive,
+    jury_records,
+)
+from fairjudge.io import LoadedItems
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template
-from fairjudge.report import jury_report, render_jury
+from fairjudge.report import JuryReport, jury_report, render_jury
+from fairjudge.runner import RunSummary
+
+if TYPE_CHECKING:
+    from fairjudge.stats import StopRule
 
 __all__ = [
     "JuryFlags", "check_allowances", "jury", "no_model_flags", "read_jury_file",
@@ -211,12 +227,8 @@ def _open(specs: list[MemberSpec], flags: Any) -> Jury:
     return Jury.from_specs(specs, store=flags.store, options=options)
 
 
-def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags) -> Any:
-    """Validate everything, run the panel, write ``--out``; the report."""
-    if run.html is not None:
-        raise ConfigError("--html is not available for jury yet; use --json or --out")
-    settings = run.settings(file, inputs=(panel.jury,))
-    loaded = load_input(file, columns)
+def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Jury, str]:
+    """The panel (recorded, or built from its specs, every member checked) and its rule."""
     if panel.recorded and panel.jury is not None:
         if panel.weight or panel.judge or panel.allow_python_judges or panel.allow_jury_servers:
             raise ConfigError(
@@ -228,22 +240,61 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
             panel_jury, recorded_rule = recorded_jury(panel.jury)
         rule = check_rule(panel.aggregate or recorded_rule or "majority", AGGREGATIONS,
                           param="aggregate")  # fmt: skip
-    else:
-        specs, rule = panel.members(flags)
-        _check_references(specs, loaded.items)
-        panel_jury = _open(specs, flags)
+        return panel_jury, rule
+    specs, rule = panel.members(flags)
+    _check_references(specs, loaded.items)
+    return _open(specs, flags), rule
+
+
+def _adaptively(
+    panel_jury: Jury, items: list[Item], settings: EvalSettings, rule: str, stop: StopFlags,
+    stop_rule: "StopRule | None",
+) -> tuple[AdaptiveResult[JuryResult], RunSummary | None]:  # fmt: skip
+    """The panel judges batch by batch until ``--stop-when``; the run and its calls."""
+
+    def run(tallied: Any) -> AdaptiveResult[JuryResult]:
+        return evaluate_jury_adaptive(
+            tallied, items, settings, stop_rule, aggregation=rule, batch=stop.batch
+        )
+
+    return tallied_run(panel_jury, run)
+
+
+def _judge(
+    file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags,
+    stop: StopFlags | None,
+) -> JuryReport:  # fmt: skip
+    """Validate everything, run the panel (adaptively with ``stop``), write ``--out``.
+
+    Returns:
+        The report.
+    """
+    if run.html is not None:
+        raise ConfigError("--html is not available for jury yet; use --json or --out")
+    settings = run.settings(file, inputs=(panel.jury,))
+    stop_rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
+    loaded = load_input(file, columns)
+    panel_jury, rule = _seat(panel, flags, loaded)
     try:
-        result = evaluate_jury(panel_jury, loaded.items, settings, aggregation=rule)
+        if stop is None:
+            result = evaluate_jury(panel_jury, loaded.items, settings, aggregation=rule)
+            adaptive, calls = None, panel_jury.last_run
+        else:
+            adaptive, calls = _adaptively(panel_jury, loaded.items, settings, rule, stop, stop_rule)
+            result = adaptive.pairwise
     finally:
         panel_jury.close()
     if run.out is not None:
+        recorded = {**result.settings.to_dict(), "aggregation": result.aggregation,
+                    "weights": list(result.weights)}  # fmt: skip
+        if adaptive is not None:
+            recorded["adaptive"] = adaptive.adaptive_dict()
         write_out(run.out, "jury", jury_records(result), judge=", ".join(result.names),
-                  template=result.settings.template, settings={**result.settings.to_dict(),
-                  "aggregation": result.aggregation, "weights": list(result.weights)})  # fmt: skip
+                  template=result.settings.template, settings=recorded)  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     return jury_report(
         result, title=f"{source}: model 1 vs model 2, by a panel of {len(result.names)}",
-        run=panel_jury.last_run, skipped=skipped_in_flags(loaded),
+        run=calls, skipped=skipped_in_flags(loaded), adaptive=adaptive,
     )  # fmt: skip
 
 
@@ -253,6 +304,7 @@ def _judge(file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: E
 @_adds(PanelRunFlags, "flags")
 @eval_flags
 @_adds(JuryFlags, "panel")
+@stop_flags
 def jury(
     file: PairsFile,
     json_output: SummaryJson = False,
@@ -261,13 +313,25 @@ def jury(
     flags: Any,
     columns: InputFlags,
     run: EvalFlags,
+    stop: StopFlags,
 ) -> None:
     """Judge two systems' answers with a panel of judges, and show what each member adds.
 
     Every member judges every item with the position-debiased protocol, on one run,
     one store and one budget; the verdicts are aggregated by --aggregate.
+
+    With --stop-when, questions are judged in a seeded random order, --batch questions
+    at a time, each item scored by the panel's verdict under --aggregate, and the run
+    stops once the answer is known ('decided') or known closely enough ('width:W'), as
+    for compare: the anytime-valid interval, the stop and the calls used and saved are
+    shown, the bootstrap CI is marked as not valid after an early stop, and a rerun
+    with the same --seed and --store goes on from where it stopped. Exit codes are
+    compare's: 0 when the run stops on its condition or reaches the end of the file; 5
+    when --max-calls or --max-cost runs out first; 4 when too many judged items are
+    unresolved.
     """
-    report = _judge(file, panel, flags, columns, run)
+    adaptive = stop.requested()
+    report = _judge(file, panel, flags, columns, run, stop if adaptive else None)
     show(report, render_jury, as_json=json_output, files=[("per-item results", run.out)])
     result = report.result
     if result.stopped is not None:

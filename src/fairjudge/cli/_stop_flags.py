@@ -1,10 +1,11 @@
-"""The options of ``compare --stop-when``: adaptive stopping, apart from the command.
+"""The options of ``--stop-when``: adaptive stopping, apart from the commands.
 
-``compare`` declares them in its signature, so they are imported with it, even for
-``compare --help``: this module imports nothing but Typer. The stop rule is read
-(:meth:`StopFlags.rule`) and the run judged
-(:func:`fairjudge.evaluation.evaluate_adaptive`) only when ``--stop-when`` is given;
-without it ``compare`` runs exactly as it always has.
+``compare`` and ``jury`` declare them in their signatures, so they are imported with
+them, even for ``--help``: this module imports nothing but Typer. The stop rule is
+read (:meth:`StopFlags.rule`) and the run judged
+(:func:`fairjudge.evaluation.evaluate_adaptive`,
+:func:`fairjudge.evaluation.evaluate_jury_adaptive`) only when ``--stop-when`` is
+given; without it each command runs exactly as it always has.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["StopFlags", "stop_flags"]
 
 @dataclass(frozen=True, slots=True)
 class StopFlags:
-    """The options of ``compare --stop-when``."""
+    """The options of ``--stop-when`` (``compare``, ``jury``)."""
 
     stop_when: Annotated[
         list[str] | None,
@@ -78,4 +79,4 @@ class StopFlags:
 
 
 stop_flags = _adds(StopFlags, "stop")
-"""Add the ``--stop-when`` options to ``compare``, as its ``stop`` argument."""
+"""Add the ``--stop-when`` options to a command, as its ``stop`` argument."""

@@ -29,6 +29,9 @@ from fairjudge.evaluation._settings import check_repeats as check_repeats
 if TYPE_CHECKING:
     from fairjudge.evaluation._adaptive import evaluate_adaptive as evaluate_adaptive
     from fairjudge.evaluation._adaptive_interval import AnytimeInterval as AnytimeInterval
+    from fairjudge.evaluation._adaptive_jury import (
+        evaluate_jury_adaptive as evaluate_jury_adaptive,
+    )
     from fairjudge.evaluation._adaptive_result import AdaptiveReason as AdaptiveReason
     from fairjudge.evaluation._adaptive_result import AdaptiveResult as AdaptiveResult
     from fairjudge.evaluation._battles import Battles as Battles

@@ -54,22 +54,26 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Protocol, TypeVar
 
 from fairjudge._errors import ConfigError
-from fairjudge._items import Item, Judgment
+from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import item_seed
 from fairjudge._types import CallError
 from fairjudge.evaluation._adaptive_interval import AnytimeInterval
-from fairjudge.evaluation._adaptive_result import AdaptiveReason, AdaptiveResult
+from fairjudge.evaluation._adaptive_result import AdaptiveReason, AdaptiveResult, AdaptiveSummary
 from fairjudge.evaluation._pairs import ItemLike, JudgeLike, evaluate
-from fairjudge.evaluation._results import summarise
+from fairjudge.evaluation._results import PairwiseResult, summarise
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.judges import ProgressCallback
 from fairjudge.stats import StopRule
 
-__all__ = ["MIN_BATCH", "default_batch", "draw_order", "evaluate_adaptive"]
+__all__ = [
+    "MIN_BATCH", "AdaptiveBatch", "JudgedItem", "adaptive_run", "default_batch", "draw_order",
+    "evaluate_adaptive",
+]  # fmt: skip
 
 MIN_BATCH = 8
 """The fewest questions a default batch holds (a look per handful of questions is
@@ -138,7 +142,36 @@ def _check_batch(batch: int) -> int:
     return batch
 
 
-def _all_run(unit: Sequence[Judgment]) -> bool:
+class JudgedItem(Protocol):
+    """One judged item as an adaptive run reads it: its unit score and its calls."""
+
+    @property
+    def score(self) -> float | None:
+        """Model 1's score on the item (``None``: unresolved, bounded, never a tie)."""
+
+    @property
+    def calls(self) -> Sequence[Call]:
+        """Every call planned for the item (for a panel, every member's)."""
+
+
+J = TypeVar("J", bound=JudgedItem)
+J_co = TypeVar("J_co", bound=JudgedItem, covariant=True)
+R = TypeVar("R", bound=AdaptiveSummary)
+
+
+class AdaptiveBatch(Protocol[J_co]):
+    """What judging one batch gives: its items' judgments in order, and a budget stop."""
+
+    @property
+    def judgments(self) -> Sequence[J_co]:
+        """One per item of the batch, in the batch's order."""
+
+    @property
+    def stopped(self) -> str | None:
+        """The budget's message when it stopped the batch, else ``None``."""
+
+
+def _all_run(unit: Sequence[JudgedItem]) -> bool:
     return not any(
         isinstance(c.reply.failure, CallError) and c.reply.failure.kind == "NotRun"
         for j in unit
@@ -155,7 +188,7 @@ def evaluate_adaptive(
     batch: int | None = None,
     progress: ProgressCallback | None = None,
     resolution: int = 2000,
-) -> AdaptiveResult:
+) -> AdaptiveResult[PairwiseResult]:
     """Judge questions in a seeded random order, batch by batch, until ``stop_when`` is met.
 
     Args:
@@ -183,28 +216,78 @@ def evaluate_adaptive(
         ConfigError: ``items`` is empty or malformed, or ``stop_when``, ``batch`` or
             a setting is invalid; before any call is made.
     """
+    one_resample = replace(settings, n_resamples=1)  # each batch's intervals go unread
+
+    def judge_batch(batch_items: list[Item]) -> PairwiseResult:
+        return evaluate(judge, batch_items, one_resample, progress=progress)
+
+    def summary(judged: list[Judgment], stopped: str | None) -> PairwiseResult:
+        pairwise = summarise(judged, settings)
+        return pairwise if stopped is None else replace(pairwise, stopped=stopped)
+
+    return adaptive_run(
+        judge_batch, summary, items, settings, stop_when, judge=judge, batch=batch,
+        resolution=resolution,
+    )  # fmt: skip
+
+
+def adaptive_run(
+    judge_batch: Callable[[list[Item]], AdaptiveBatch[J]],
+    summary: Callable[[list[J], str | None], R],
+    items: Iterable[ItemLike],
+    settings: EvalSettings,
+    stop_when: StopWhen | None,
+    *,
+    judge: object,
+    members: int = 1,
+    batch: int | None = None,
+    resolution: int = 2000,
+) -> AdaptiveResult[R]:
+    """The adaptive loop, whatever judges a batch and whatever summarises the judged items.
+
+    :func:`evaluate_adaptive` (one judge) and
+    :func:`~fairjudge.evaluation._adaptive_jury.evaluate_jury_adaptive` (a panel) are
+    this loop with their own two steps; the order, the batches, the interval, the
+    stop and the budget are the same for both.
+
+    Args:
+        judge_batch: Judges a batch's items (a question's items together) and returns
+            one judged item per item, in order, with the batch's budget stop.
+        summary: The result over every judged item, in input order, given the
+            budget's message when a budget stopped the run.
+        items: Items or ``(question, ans1, ans2)`` triples.
+        settings: As for :func:`evaluate_adaptive`.
+        stop_when: As for :func:`evaluate_adaptive`.
+        judge: What :func:`default_batch` reads the concurrency of.
+        members: Judges answering each planned call (a panel's size; 1 otherwise).
+        batch: Questions per batch; by default :func:`default_batch`.
+        resolution: As for :func:`evaluate_adaptive`.
+
+    Raises:
+        ConfigError: As for :func:`evaluate_adaptive`, before any call is made.
+    """
     rule = None if stop_when is None else StopRule.parse(stop_when)
     item_list = _as_items(items)
     order = draw_order(item_list, settings.seed)
     size = (
         _check_batch(batch)
         if batch is not None
-        else default_batch(judge, settings.rounds, len(item_list), len(order))
+        else default_batch(judge, settings.rounds * members, len(item_list), len(order))
     )
     interval = AnytimeInterval.start(len(order), level=settings.level, resolution=resolution)
-    one_resample = replace(settings, n_resamples=1)  # each batch's intervals go unread
-    judged: dict[int, Judgment] = {}
+    judged: dict[int, J] = {}
     reason: AdaptiveReason = "complete"
     stopped: str | None = None
     for start in range(0, len(order), size):
         questions = order[start : start + size]
         positions = [i for question in questions for i in question]
-        result = evaluate(judge, [item_list[i] for i in positions], one_resample, progress=progress)
+        result = judge_batch([item_list[i] for i in positions])
         by_position = dict(zip(positions, result.judgments, strict=True))
         judged.update(by_position)
         units = [[by_position[i] for i in question] for question in questions]
         if result.stopped is not None:
-            interval = interval.update(list(itertools.takewhile(_all_run, units)))
+            ran: list[list[J]] = list(itertools.takewhile(_all_run, units))
+            interval = interval.update(ran)
             reason, stopped = "budget", result.stopped
             break
         interval = interval.update(units)
@@ -212,15 +295,15 @@ def evaluate_adaptive(
         if why is not None:
             reason = why
             break
-    pairwise = summarise([judged[i] for i in sorted(judged)], settings)
-    if stopped is not None:
-        pairwise = replace(pairwise, stopped=stopped)
+    done = [judged[i] for i in sorted(judged)]
     return AdaptiveResult(
-        pairwise=pairwise,
+        pairwise=summary(done, stopped),
         interval=interval,
         reason=reason,
         stop_when=rule,
         batch=min(size, len(order)),
         n_items_total=len(item_list),
         rounds=settings.rounds,
+        item_calls=tuple(tuple(j.calls) for j in done),
+        members=members,
     )

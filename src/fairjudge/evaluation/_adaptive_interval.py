@@ -39,17 +39,24 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from fairjudge._items import Judgment
 from fairjudge.stats import ConfidenceInterval, ConfidenceSequence
 
-__all__ = ["AnytimeInterval"]
+__all__ = ["AnytimeInterval", "Scored"]
 
 METHOD = (
     "betting confidence sequence by question, without replacement (Waudby-Smith & Ramdas); "
     "unresolved items bounded: 0 in the lower bound, 1 in the upper"
 )
+
+
+class Scored(Protocol):
+    """A judged item as the interval reads it: model 1's score, ``None`` when unresolved."""
+
+    @property
+    def score(self) -> float | None:
+        """Model 1's score on the item."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +92,11 @@ class AnytimeInterval:
         start = ConfidenceSequence.start(population, level=level, resolution=resolution)
         return cls(start, start)
 
-    def update(self, units: Sequence[Sequence[Judgment]]) -> AnytimeInterval:
-        """The interval after the next questions, each its items' judgments, in draw order."""
+    def update(self, units: Sequence[Sequence[Scored]]) -> AnytimeInterval:
+        """The interval after the next questions, each its items' judgments, in draw order.
+
+        A judged item is anything with a ``score`` (a judgment, a panel's judgment).
+        """
         low_scores: list[float] = []
         high_scores: list[float] = []
         total, resolved, failed, empty, partly = 0.0, 0, 0, 0, 0

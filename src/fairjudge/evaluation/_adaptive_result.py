@@ -11,15 +11,17 @@ stopped before the end of the file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
+from fairjudge._items import Call
 from fairjudge._types import CallError
 from fairjudge.evaluation._adaptive_interval import AnytimeInterval
-from fairjudge.evaluation._results import PairwiseResult
+from fairjudge.evaluation._results import PairwiseResult, WinRate
 from fairjudge.stats import StopRule
 
-__all__ = ["AdaptiveReason", "AdaptiveResult"]
+__all__ = ["AdaptiveReason", "AdaptiveResult", "AdaptiveSummary"]
 
 AdaptiveReason = Literal["decided", "width", "not decided", "complete", "budget"]
 """Why an adaptive run stopped.
@@ -45,36 +47,75 @@ FULL_NOTE = (
 )
 
 
+class AdaptiveSummary(Protocol):
+    """What an adaptive run summarises its judged items into (a comparison, a jury's result)."""
+
+    @property
+    def win_rate(self) -> WinRate | None: ...
+
+    @property
+    def stopped(self) -> str | None: ...
+
+    @property
+    def partial(self) -> bool: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=AdaptiveSummary)
+
+
 def _not_run(failure: object) -> bool:
     return isinstance(failure, CallError) and failure.kind == "NotRun"
 
 
 @dataclass(frozen=True, slots=True)
-class AdaptiveResult:
+class AdaptiveResult(Generic[R]):
     """A comparison judged question by question in a seeded order, stopped when known.
 
     Attributes:
-        pairwise: The comparison over every item judged, in input order, with every
-            field :func:`~fairjudge.evaluation.evaluate` gives. After an early stop its
-            bootstrap CI is *not* valid (it was looked at after every batch, in
-            effect); :attr:`interval` is. ``pairwise.stopped`` is set when a budget
-            stopped the run (:attr:`reason` ``"budget"``).
+        pairwise: The result over every item judged, in input order: for a comparison
+            the :class:`~fairjudge.evaluation.PairwiseResult` with every field
+            :func:`~fairjudge.evaluation.evaluate` gives; for a panel the
+            :class:`~fairjudge.evaluation.JuryResult` :func:`evaluate_jury` gives.
+            After an early stop its bootstrap CI is *not* valid (it was looked at
+            after every batch, in effect); :attr:`interval` is. ``pairwise.stopped``
+            is set when a budget stopped the run (:attr:`reason` ``"budget"``).
         interval: The anytime-valid interval for model 1's win rate over the file's
             questions, at the settings' level, as it stood when the run stopped.
         reason: Why the run stopped (:data:`AdaptiveReason`).
         stop_when: The stop rule, or ``None`` when none was given.
         batch: Questions judged per batch.
         n_items_total: Items in the file.
-        rounds: Calls planned per item (the settings' ``rounds``).
+        rounds: Calls planned per item and member (the settings' ``rounds``).
+        item_calls: Per judged item, in input order, every call planned for it (for a
+            panel, every member's); ``None`` for a comparison, whose calls are its
+            judgments'.
+        members: Judges that answer each planned call (a panel's members; 1 otherwise).
     """
 
-    pairwise: PairwiseResult
+    pairwise: R
     interval: AnytimeInterval
     reason: AdaptiveReason
     stop_when: StopRule | None
     batch: int
     n_items_total: int
     rounds: int
+    item_calls: tuple[tuple[Call, ...], ...] | None = None
+    members: int = 1
+
+    def _items(self) -> Iterator[tuple[Call, ...]]:
+        if self.item_calls is not None:
+            yield from self.item_calls
+        elif isinstance(self.pairwise, PairwiseResult):
+            for j in self.pairwise.judgments:
+                yield j.calls
+
+    def _calls(self) -> Iterator[Call]:
+        return (c for calls in self._items() for c in calls)
 
     @property
     def stopped(self) -> str | None:
@@ -104,38 +145,33 @@ class AdaptiveResult:
     @property
     def items_judged(self) -> int:
         """Items whose every call was made (resolved or not)."""
-        return sum(
-            not any(_not_run(c.reply.failure) for c in j.calls) for j in self.pairwise.judgments
-        )
+        return sum(not any(_not_run(c.reply.failure) for c in calls) for calls in self._items())
 
     @property
     def calls_used(self) -> int:
         """Calls made for the judged items, from the store or fresh."""
-        return sum(not _not_run(c.reply.failure) for j in self.pairwise.judgments for c in j.calls)
+        return sum(not _not_run(c.reply.failure) for c in self._calls())
 
     @property
     def calls_new(self) -> int:
         """Of :attr:`calls_used`, those not served from the store (made by this run)."""
-        return sum(
-            not _not_run(c.reply.failure) and not c.reply.cached
-            for j in self.pairwise.judgments
-            for c in j.calls
-        )
+        return sum(not _not_run(c.reply.failure) and not c.reply.cached for c in self._calls())
 
     @property
     def calls_not_run(self) -> int:
         """Calls of the last batch that a budget left unmade."""
-        return sum(_not_run(c.reply.failure) for j in self.pairwise.judgments for c in j.calls)
+        return sum(_not_run(c.reply.failure) for c in self._calls())
 
     @property
     def calls_full(self) -> int:
-        """Calls the whole file needs: ``rounds`` per item."""
-        return self.rounds * self.n_items_total
+        """Calls the whole file needs: ``rounds`` per item and member."""
+        return self.rounds * self.members * self.n_items_total
 
     @property
     def calls_saved(self) -> int:
         """Calls never planned because their questions were never drawn."""
-        return self.rounds * (self.n_items_total - len(self.pairwise.judgments))
+        judged = sum(1 for _ in self._items())
+        return self.rounds * self.members * (self.n_items_total - judged)
 
     def summary(self) -> str:
         """A few human-readable lines: how the run stopped, the interval, then the comparison."""
@@ -153,7 +189,9 @@ class AdaptiveResult:
         if w is not None:
             valid = "not valid after an early stop" if self.stopped_early else "full file"
             lines.append(f"fixed-sample bootstrap CI on the judged items: {w.ci} ({valid})")
-        return "\n".join([*lines, self.pairwise.summary()])
+        if isinstance(self.pairwise, PairwiseResult):
+            lines.append(self.pairwise.summary())
+        return "\n".join(lines)
 
     def adaptive_dict(self) -> dict[str, Any]:
         """The ``"adaptive"`` block of the JSON: the stop, the interval, the counts."""

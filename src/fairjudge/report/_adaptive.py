@@ -13,7 +13,7 @@ after such a stop, and is shown marked as such.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._words import worded
 from fairjudge.report._text import ci_text
@@ -37,7 +37,7 @@ FIXED_SAMPLE_MARK = "fixed-sample CI, not valid after the adaptive stop"
 """What marks a bootstrap CI shown beside an early adaptive stop."""
 
 
-def _reason(adaptive: AdaptiveResult) -> str:
+def _reason(adaptive: AdaptiveResult[Any]) -> str:
     """Why the run stopped, in a phrase."""
     interval = adaptive.interval
     rule = adaptive.stop_when
@@ -54,7 +54,7 @@ def _reason(adaptive: AdaptiveResult) -> str:
     return "complete: every question was judged"
 
 
-def stop_lines(adaptive: AdaptiveResult) -> list[str]:
+def stop_lines(adaptive: AdaptiveResult[Any]) -> list[str]:
     """The stop, the anytime-valid interval, the calls used and saved, and the CI note.
 
     Plain text (never markup), one sentence a line, for the terminal and the page.
@@ -89,7 +89,7 @@ def stop_lines(adaptive: AdaptiveResult) -> list[str]:
     ]
 
 
-def fixed_sample_note(adaptive: AdaptiveResult) -> str:
+def fixed_sample_note(adaptive: AdaptiveResult[Any]) -> str:
     """What the bootstrap CIs beside the run are worth."""
     if adaptive.stopped_early:
         return (
@@ -102,7 +102,7 @@ def fixed_sample_note(adaptive: AdaptiveResult) -> str:
     )
 
 
-def early_side(adaptive: AdaptiveResult | None) -> int | None:
+def early_side(adaptive: AdaptiveResult[Any] | None) -> int | None:
     """After an early stop, the side the anytime-valid interval shows: +1, -1 or 0.
 
     ``None`` for a run that judged the whole file (or no adaptive run): its
@@ -114,18 +114,18 @@ def early_side(adaptive: AdaptiveResult | None) -> int | None:
     return 1 if winner == "1" else -1 if winner == "2" else 0
 
 
-def items_cell(text: str, adaptive: AdaptiveResult | None) -> str:
+def items_cell(text: str, adaptive: AdaptiveResult[Any] | None) -> str:
     """The table's "items judged" cell, with the file's size after an adaptive run."""
     return text if adaptive is None else f"{text} drawn ({adaptive.n_items_total} in the file)"
 
 
-def win_cell(text: str, adaptive: AdaptiveResult | None) -> str:
+def win_cell(text: str, adaptive: AdaptiveResult[Any] | None) -> str:
     """A bootstrap win rate's cell, marked as not valid after an early stop."""
     early = adaptive is not None and adaptive.stopped_early and text != "n/a"
     return f"{text}  ({FIXED_SAMPLE_MARK})" if early else text
 
 
-def stop_warnings(adaptive: AdaptiveResult) -> tuple[str, ...]:
+def stop_warnings(adaptive: AdaptiveResult[Any]) -> tuple[str, ...]:
     """The page's notes under the headline: the stop, one sentence a paragraph."""
     said = (
         "Adaptively stopped before the end of the file."
@@ -135,7 +135,7 @@ def stop_warnings(adaptive: AdaptiveResult) -> tuple[str, ...]:
     return (said, *(line[:1].upper() + line[1:] for line in stop_lines(adaptive)))
 
 
-def stop_facts(adaptive: AdaptiveResult) -> tuple[tuple[str, str], ...]:
+def stop_facts(adaptive: AdaptiveResult[Any]) -> tuple[tuple[str, str], ...]:
     """The stop, the anytime-valid interval and the calls, as the page's run facts."""
     return tuple(
         (label, text)
@@ -143,7 +143,7 @@ def stop_facts(adaptive: AdaptiveResult) -> tuple[tuple[str, str], ...]:
     )
 
 
-def stop_verdict(adaptive: AdaptiveResult | None) -> str | None:
+def stop_verdict(adaptive: AdaptiveResult[Any] | None) -> str | None:
     """The plain conclusion after an early stop, from the anytime-valid interval.
 
     ``None`` when the run judged the whole file (the usual verdict holds), resolved

@@ -69,7 +69,7 @@ class ComparisonReport(ReportFrame):
     run: RunSummary | None
     skipped: tuple[dict[str, Any], ...] = ()
     truth: KnownTruth | None = None
-    adaptive: AdaptiveResult | None = None
+    adaptive: AdaptiveResult[PairwiseResult] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the result's summary plus the report's extras."""
@@ -175,7 +175,7 @@ def comparison_report(
     title: str,
     run: RunSummary | None = None,
     skipped: Sequence[dict[str, Any]] = (),
-    adaptive: AdaptiveResult | None = None,
+    adaptive: AdaptiveResult[PairwiseResult] | None = None,
 ) -> ComparisonReport:
     """Build the report of one comparison (its length control, alternatives, adaptive stop)."""
     # The other informative rule, from the same calls: the seed's conservative result

@@ -271,7 +271,7 @@ def comparison_view(
     )
 
 
-def _anytime_figure(adaptive: AdaptiveResult, none: str) -> Figure:
+def _anytime_figure(adaptive: AdaptiveResult[PairwiseResult], none: str) -> Figure:
     interval = adaptive.interval
     if not interval.resolved_units:
         return _missing("Anytime-valid (adaptive)", none)

@@ -9,7 +9,8 @@ read it, so the table and the JSON cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -22,6 +23,7 @@ from fairjudge.evaluation import (
     WinRate,
     jury_diagnostics,
 )
+from fairjudge.report._adaptive import items_cell, stop_lines, stop_verdict, win_cell
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._panel import (
     PanelReport,
@@ -36,17 +38,30 @@ from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, p
 from fairjudge.runner import RunSummary
 from fairjudge.stats import AgreementResult
 
+if TYPE_CHECKING:
+    from fairjudge.evaluation import AdaptiveResult
+
 __all__ = ["JuryReport", "jury_report", "render_jury"]
 
 
+@dataclass(frozen=True, slots=True)
 class JuryReport(PanelReport[JuryResult, JuryDiagnostics]):
     """Everything a ``jury`` run shows (see :class:`~fairjudge.report._panel.PanelReport`).
 
     The other rule's readings show as its win rate; each member's usage is part of
-    its diagnostics.
+    its diagnostics. ``adaptive`` is the adaptive run (``--stop-when``) whose judged
+    items ``result`` holds: the JSON adds its ``"adaptive"`` block, the table its
+    lines, and after an early stop the verdict is its anytime-valid interval's.
     """
 
-    __slots__ = ()
+    adaptive: AdaptiveResult[JuryResult] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The panel's JSON, plus the ``"adaptive"`` block after ``--stop-when``."""
+        out = PanelReport.to_dict(self)
+        if self.adaptive is not None:
+            out["adaptive"] = self.adaptive.adaptive_dict()
+        return out
 
     def alternative_dict(self, alternative: JuryResult) -> Any:
         """The win rate under another rule."""
@@ -59,10 +74,12 @@ def jury_report(
     title: str,
     run: RunSummary | None = None,
     skipped: Sequence[dict[str, Any]] = (),
+    adaptive: AdaptiveResult[JuryResult] | None = None,
 ) -> JuryReport:
     """Build the report of one jury run (computes the diagnostics and the other rule)."""
-    return panel_report(JuryReport, result, AGGREGATIONS, jury_diagnostics, title=title, run=run,
-                        skipped=skipped)  # fmt: skip
+    report = panel_report(JuryReport, result, AGGREGATIONS, jury_diagnostics, title=title,
+                          run=run, skipped=skipped)  # fmt: skip
+    return report if adaptive is None else replace(report, adaptive=adaptive)
 
 
 def _members_cell(n: int) -> str:
@@ -84,8 +101,12 @@ def _panel_table(report: JuryReport) -> Table:
     table.add_column("panel", overflow="fold")
     table.add_column(f"value  [{level}% CI]", overflow="fold")
     table.add_row("members", _members_cell(len(result.names)))
-    table.add_row("items judged", f"{result.n_items - result.n_unresolved} of {result.n_items}")
-    table.add_row(f"win rate of model 1 ({result.aggregation})", _num(result.win_rate))
+    judged = f"{result.n_items - result.n_unresolved} of {result.n_items}"
+    table.add_row("items judged", items_cell(judged, report.adaptive))
+    table.add_row(
+        f"win rate of model 1 ({result.aggregation})",
+        win_cell(_num(result.win_rate), report.adaptive),
+    )
     w = result.win_rate
     if w is not None:
         table.add_row("wins / ties / losses", f"{w.wins} / {w.ties} / {w.losses}")
@@ -152,8 +173,10 @@ def render_jury(report: JuryReport, console: Console) -> None:
         "resolved; an item a member could not resolve is unresolved for the panel.",
     )
     partial_note(report.result.stopped, console)
+    for text in stop_lines(report.adaptive) if report.adaptive is not None else ():
+        say(console, text)
     r = report.result
-    line = verdict_line(
+    line = stop_verdict(report.adaptive) or verdict_line(
         r.win_rate, failed=bool(report.failures), stopped=r.stopped, n_items=r.n_items,
         subject="the panel",
     )  # fmt: skip
