@@ -342,3 +342,29 @@ def test_jury_stop_usage_errors_exit_2_before_any_call(
     code, _, err = _jury(path, "--judge", LONGER, "--judge", LONGER, *args)
     assert code == 2
     assert says in _flat(err)
+
+
+def test_jury_budget_stop_exits_5_and_a_rerun_reuses_every_stored_call(
+    tmp_path: Path, openai_env: JudgeServer
+) -> None:
+    openai_env.configure(judge="longer")
+    path = _file(tmp_path, _rows(40))
+    panel = _server_args(tmp_path, openai_env, "--judge", LONGER, "--stop-when", "decided")
+    more = ("--batch", "8", "--max-calls", "8", "--concurrency", "1")
+    code, out, err = _jury(path, *panel, *more)
+    assert code == 5, out
+    block = json.loads(out)["adaptive"]
+    assert (block["reason"], block["stopped_early"]) == ("budget", True)
+    assert block["questions"] == {"judged": 4, "total": 40}
+    # Every member's calls count; the Python member answered all 16 of its calls.
+    assert block["calls"] == {"used": 24, "new": 24, "not_run": 8, "saved": 128, "full": 160}
+    assert "--max-calls" in err
+    assert openai_env.count("requests") == 8
+    # A larger budget goes on from the store: no call is paid twice.
+    code, out, _ = _jury(path, *panel, "--batch", "8")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["adaptive"]["reason"] == "decided"
+    assert doc["adaptive"]["questions"] == {"judged": 8, "total": 40}
+    assert (doc["calls"]["cached"], doc["calls"]["made"]) == (8, 8)
+    assert openai_env.count("requests") == 16
