@@ -168,8 +168,8 @@ def test_a_judge_that_resolves_nothing_ends_not_decided_and_exits_4(tmp_path: Pa
         (["--batch", "8"], "--batch applies with --stop-when only"),
         (["--stop-when", "decided", "--batch", "0"], "--batch must be a whole number"),
         (
-            ["--stop-when", "decided", "--via-scores"],
-            "--stop-when does not apply to --via-scores yet",
+            ["--stop-when", "decided", "--via-scores", "--with-swap"],
+            "--stop-when does not apply to --via-scores --with-swap yet",
         ),
     ],
 )
@@ -368,3 +368,46 @@ def test_jury_budget_stop_exits_5_and_a_rerun_reuses_every_stored_call(
     assert doc["adaptive"]["questions"] == {"judged": 8, "total": 40}
     assert (doc["calls"]["cached"], doc["calls"]["made"]) == (8, 8)
     assert openai_env.count("requests") == 16
+
+
+# --- compare --via-scores -----------------------------------------------------------------------
+
+SCORER = "python:fairjudge.examples.judges:scorer"
+
+
+def _facts(n: int, *, losses: int) -> list[dict[str, str]]:
+    """``n`` items; model 1 states the fact the example scorer knows but in ``losses``."""
+    lost = set(range(0, n, n // losses)[:losses])
+    good, bad = "Canberra is the capital.", "I think it is Sydney."
+    return [
+        {"id": f"q{i}", "question": f"Capital of Australia ({i})?",
+         "answer_1": bad if i in lost else good, "answer_2": good if i in lost else bad}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def test_via_scores_stops_when_decided(tmp_path: Path) -> None:
+    path = _file(tmp_path, _facts(80, losses=10))
+    code, out, _ = _compare(path, "--via-scores", "--judge", SCORER, "--stop-when", "decided")
+    assert code == 0, out
+    text = _flat(out)
+    assert "0.812 [0.625, 1.000] │ 13/0/3 │ 16 │" in text
+    assert "(fixed-sample CI, not valid after the" in text  # the cell wraps
+    assert "16 of 80 questions and 16 of 80 items judged" in text
+    assert "calls: 32 used of 160 for the whole file (32 new, 0 from the store); 128 saved" in text
+    assert "Model 1 is better: the whole anytime-valid interval lies above 0.5." in text
+    code, out, _ = _compare(
+        path, "--via-scores", "--judge", SCORER, "--stop-when", "decided", "--json"
+    )
+    assert code == 0, out
+    doc = json.loads(out)
+    assert (doc["adaptive"]["reason"], doc["adaptive"]["winner"]) == ("decided", "1")
+    assert doc["adaptive"]["calls"] == {
+        "used": 32, "new": 32, "not_run": 0, "saved": 128, "full": 160,
+    }  # fmt: skip
+    assert doc["via_scores"]["n_items"] == 16
+    # Without --stop-when the JSON has no adaptive block, and every item.
+    code, out, _ = _compare(path, "--via-scores", "--judge", SCORER, "--json")
+    assert code == 0, out
+    assert "adaptive" not in json.loads(out)
+    assert json.loads(out)["via_scores"]["n_items"] == 80

@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from fairjudge import ConfigError, Item
+from fairjudge import BudgetExceeded, ConfigError, Item
 from fairjudge._call import CallSpec
 from fairjudge.evaluation import (
     AdaptiveResult,
     EvalSettings,
+    compare_via_scores,
+    compare_via_scores_adaptive,
     evaluate,
     evaluate_adaptive,
     evaluate_jury,
@@ -457,3 +459,54 @@ def test_a_panel_item_a_member_failed_is_bounded_never_a_tie() -> None:
     assert result.pairwise.n_unresolved == 10
     ci = result.interval.interval
     assert (ci.low, ci.high) == (pytest.approx(0.75), 1.0)  # 0 in the lower bound, 1 above
+
+
+# --- compare via scores -------------------------------------------------------------------
+
+
+def scorer(script: Mapping[str, str]) -> Callable[[str, str], dict[str, int]]:
+    """Scores 5 the answer the script names the winner, 2 the other; 3 both on a tie."""
+
+    def score(question: str, answer: str) -> dict[str, int]:
+        side, key = answer.split("|")
+        want = script[key]
+        value = 3 if want == "tie" else 5 if (want == "1") == (side == "one") else 2
+        return dict.fromkeys(("accuracy", "relevance", "usefulness"), value)
+
+    return score
+
+
+def test_via_scores_decides_early_and_a_full_run_is_compare_via_scores() -> None:
+    items, script = make_file(["1"] * 200)
+    result = compare_via_scores_adaptive(scorer(script), items, SETTINGS, "decided", batch=8)
+    assert (result.reason, result.interval.winner) == ("decided", "1")
+    assert (result.questions_judged, result.calls_used, result.calls_full) == (16, 32, 400)
+    assert result.pairwise.n_items == 16
+    items, script = make_file(mixed(40, seed=2), per_question=2)
+    full = compare_via_scores_adaptive(scorer(script), items, SETTINGS, None, batch=3)
+    fixed = compare_via_scores(scorer(script), items, n_resamples=100)
+    assert full.reason == "complete"
+    assert full.pairwise.to_dict(include_items=True) == fixed.to_dict(include_items=True)
+    assert fixed.win_rate is not None
+    assert full.interval.estimate == pytest.approx(fixed.win_rate.estimate)
+
+
+def test_via_scores_budget_stop_keeps_the_prefix_of_fully_scored_questions() -> None:
+    items, _ = make_file(["1"] * 40)
+    made = 0
+
+    def until_21(question: str, answer: str) -> dict[str, int]:
+        nonlocal made
+        made += 1
+        if made > 21:
+            raise BudgetExceeded("the budget is spent (test)")
+        return dict.fromkeys(("accuracy", "relevance", "usefulness"), 4)
+
+    result = compare_via_scores_adaptive(until_21, items, SETTINGS, "decided", batch=8)
+    assert (result.reason, result.stopped) == ("budget", "the budget is spent (test)")
+    # Batch 2 made 5 calls: questions 9 and 10 in full, one answer of the 11th.
+    assert (result.questions_judged, result.pairwise.n_items) == (10, 16)
+    assert result.pairwise.partial
+    assert result.adaptive_dict()["calls"] == {
+        "used": 21, "new": 21, "not_run": 11, "saved": 48, "full": 80,
+    }  # fmt: skip

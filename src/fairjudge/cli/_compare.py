@@ -46,17 +46,20 @@ def compare(
     shown too, marked as not valid after an early stop. The store holds exactly the
     calls made: a rerun with the same --seed and --store reuses them and goes on from
     where it stopped (with a tighter width, a larger budget, or without --stop-when to
-    judge the whole file). Exit codes with --stop-when: 0 when the run stops on its
-    condition or reaches the end of the file (decided, width, not decided); 5 when
-    --max-calls or --max-cost runs out first (the partial result is shown and saved);
-    4, as always, when too many judged items are unresolved (--max-unresolved).
+    judge the whole file). With --via-scores, each item's score is its outcome via the
+    two answers' scores (not with --with-swap). Exit codes with --stop-when: 0 when
+    the run stops on its condition or reaches the end of the file (decided, width, not
+    decided); 5 when --max-calls or --max-cost runs out first (the partial result is
+    shown and saved); 4, as always, when too many judged items are unresolved (--max-unresolved).
     """
     # The judging and report machinery loads when the command runs, not for --help.
-    adaptive = stop.requested(via_scores=via.via_scores)
+    adaptive = stop.requested(with_swap=via.via_scores and via.with_swap)
     if via.requested():
         from fairjudge.cli._via_scores import compare_via_scores_command
 
-        return compare_via_scores_command(file, json_output, flags, columns, run, via)
+        return compare_via_scores_command(
+            file, json_output, flags, columns, run, via, stop if adaptive else None
+        )
     from fairjudge.cli._judging import check_unresolved, judge_file
     from fairjudge.cli._out import show
     from fairjudge.report import comparison_report, render_comparison

@@ -1,10 +1,11 @@
 """The options of ``--stop-when``: adaptive stopping, apart from the commands.
 
-``compare`` and ``jury`` declare them in their signatures, so they are imported with
-them, even for ``--help``: this module imports nothing but Typer. The stop rule is
-read (:meth:`StopFlags.rule`) and the run judged
+``compare`` (``--via-scores`` too) and ``jury`` declare them in their signatures,
+so they are imported with them, even for ``--help``: this module imports nothing
+but Typer. The stop rule is read (:meth:`StopFlags.rule`) and the run judged
 (:func:`fairjudge.evaluation.evaluate_adaptive`,
-:func:`fairjudge.evaluation.evaluate_jury_adaptive`) only when ``--stop-when`` is
+:func:`fairjudge.evaluation.evaluate_jury_adaptive`,
+:func:`fairjudge.evaluation.compare_via_scores_adaptive`) only when ``--stop-when`` is
 given; without it each command runs exactly as it always has.
 """
 
@@ -46,22 +47,23 @@ class StopFlags:
         ),
     ] = None
 
-    def requested(self, *, via_scores: bool = False) -> bool:
+    def requested(self, *, with_swap: bool = False) -> bool:
         """Whether ``--stop-when`` was given.
 
         Raises:
             ConfigError: ``--batch`` without ``--stop-when``, or ``--stop-when`` with
-                ``--via-scores`` (not supported yet).
+                ``--via-scores --with-swap`` (not supported yet).
         """
         if self.batch is not None and self.stop_when is None:
             raise ConfigError(
                 "--batch applies with --stop-when only (it sets how many questions are "
                 "judged between two looks); add --stop-when, or drop --batch"
             )
-        if self.stop_when is not None and via_scores:
+        if self.stop_when is not None and with_swap:
             raise ConfigError(
-                "--stop-when does not apply to --via-scores yet: adaptive stopping covers the "
-                "swap protocol only; drop --stop-when, or --via-scores"
+                "--stop-when does not apply to --via-scores --with-swap yet: the swap "
+                "protocol beside the scores would judge the whole file; drop --stop-when, "
+                "or --with-swap"
             )
         return self.stop_when is not None
 

@@ -1,11 +1,12 @@
-"""What ``--stop-when`` adds to a command's run, shared by ``compare`` and ``jury``.
+"""What ``--stop-when`` adds to a run, shared by ``compare`` (``--via-scores`` too) and ``jury``.
 
 An adaptive run judges its file in many batches, each a run of its own for the
 judge (or the panel): :class:`TalliedJudge` keeps every batch's
 :class:`~fairjudge.runner.RunSummary` and labels each batch's progress, and
 :func:`tallied_run` hands the wrapped judge to the library's adaptive loop
 (:func:`fairjudge.evaluation.evaluate_adaptive`,
-:func:`fairjudge.evaluation.evaluate_jury_adaptive`) and returns its result with the
+:func:`fairjudge.evaluation.evaluate_jury_adaptive`,
+:func:`fairjudge.evaluation.compare_via_scores_adaptive`) and returns its result with the
 calls of the whole run.
 """
 
@@ -68,6 +69,10 @@ class TalliedJudge:
     def judge_batch(self, requests: Sequence[Any], progress: Any = None) -> Any:
         """One judge's batch (:meth:`fairjudge.judges.BatchJudge.judge_batch`), tallied."""
         return self._tally(lambda: self.judge.judge_batch(requests, progress))
+
+    def score_batch(self, requests: Sequence[Any], progress: Any = None) -> Any:
+        """A pointwise judge's batch (``compare --via-scores``), tallied."""
+        return self._tally(lambda: self.judge.score_batch(requests, progress))
 
     def member_readings(self, requests: Sequence[Any], progress: Any = None) -> Any:
         """A panel's batch (:meth:`fairjudge.judges.Jury.member_readings`), tallied."""

@@ -18,6 +18,7 @@ machinery behind it, is imported only when ``--via-scores`` is given.
 import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -29,19 +30,26 @@ from fairjudge.cli._judging import _template, check_unresolved, load_input, unre
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import Judge, close_scorer, open_scorer
+from fairjudge.cli._stop_flags import StopFlags
+from fairjudge.cli._stop_run import tallied_run
 from fairjudge.cli._via_flags import ViaScoresFlags
 from fairjudge.evaluation import (
+    AdaptiveResult,
     EvalSettings,
     PairwiseResult,
     ViaScoresResult,
     check_via_items,
     compare_via_scores,
+    compare_via_scores_adaptive,
     evaluate,
 )
 from fairjudge.judges import LLMJudge, PointwiseJudge
 from fairjudge.prompts import Rubric
 from fairjudge.report import comparison_report, render_via_scores
 from fairjudge.runner import RunSummary
+
+if TYPE_CHECKING:
+    from fairjudge.stats import StopRule
 
 __all__ = ["compare_via_scores_command"]
 
@@ -85,6 +93,24 @@ def _exit(result: ViaScoresResult, swap: PairwiseResult | None, limit: float) ->
         check_unresolved(swap, limit)
 
 
+def _adaptively(
+    scorer: Judge, items: list[Item], settings: EvalSettings, via: ViaScoresFlags,
+    rubric: Rubric, stop: StopFlags, rule: "StopRule",
+) -> tuple[AdaptiveResult[ViaScoresResult], RunSummary | None]:  # fmt: skip
+    """Score the answers batch by batch until ``--stop-when``; the run and its calls."""
+    per_answer = len(rubric.names) if via.score_mode == "label" else 1
+
+    def run(judge: Any) -> AdaptiveResult[ViaScoresResult]:
+        return compare_via_scores_adaptive(
+            judge, items, settings, rule, tie_margin=via.tie_margin,
+            calls_per_answer=per_answer, batch=stop.batch,
+        )  # fmt: skip
+
+    if not isinstance(scorer, PointwiseJudge):  # a Python function: no run to tally
+        return run(scorer), None
+    return tallied_run(scorer, run)
+
+
 def compare_via_scores_command(
     file: Path,
     json_output: bool,
@@ -92,21 +118,31 @@ def compare_via_scores_command(
     columns: InputFlags,
     run: EvalFlags,
     via: ViaScoresFlags,
+    stop: StopFlags | None = None,
 ) -> None:
-    """``compare --via-scores``: validate everything, score every answer, report, exit."""
+    """``compare --via-scores``: validate everything, score every answer, report, exit.
+
+    With ``stop`` (``--stop-when``), questions are scored batch by batch in a seeded
+    order until the stop rule is met.
+    """
     settings = run.settings(file)
     rubric = via.check(flags, run)
+    rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
     check_via_items(loaded.items, rubric)
     template = _template(flags, loaded.items) if via.with_swap else None
     scorer, pairwise = _judges(flags, via, rubric, settings.rounds)
-    swap = None
+    swap = adaptive = None
     try:
-        result = compare_via_scores(
-            scorer, loaded.items, tie_margin=via.tie_margin, seed=run.seed, level=run.level,
-            n_resamples=run.bootstrap,
-        )  # fmt: skip
-        calls = scorer.last_run if isinstance(scorer, PointwiseJudge) else None
+        if stop is not None and rule is not None:
+            adaptive, calls = _adaptively(scorer, loaded.items, settings, via, rubric, stop, rule)
+            result = adaptive.pairwise
+        else:
+            result = compare_via_scores(
+                scorer, loaded.items, tie_margin=via.tie_margin, seed=run.seed, level=run.level,
+                n_resamples=run.bootstrap,
+            )  # fmt: skip
+            calls = scorer.last_run if isinstance(scorer, PointwiseJudge) else None
         if pairwise is not None and result.stopped is None:
             swap = _swap(pairwise, loaded.items, settings, template)
     finally:
@@ -123,6 +159,7 @@ def compare_via_scores_command(
         skipped_in_flags(loaded),
         judge=getattr(scorer, "name", None),
         rubric=f"{rubric.name}@{rubric.version}",
+        adaptive=adaptive,
     )
     _exit(result, swap, run.max_unresolved)
 
@@ -138,8 +175,10 @@ def _output(
     *,
     judge: str | None = None,
     rubric: str | None = None,
+    adaptive: AdaptiveResult[ViaScoresResult] | None = None,
 ) -> None:
-    """Write ``--out``, then print the table or the JSON."""
+    """Write ``--out``, then print the table or the JSON (with ``--stop-when``'s block)."""
+    stop = {} if adaptive is None else {"adaptive": adaptive.adaptive_dict()}
     if run.out is not None:
         records = (
             {**p.to_dict(), **({"swap": j.to_dict()} if j is not None else {})}
@@ -149,7 +188,7 @@ def _output(
         write_out(run.out, "compare-via-scores", records, judge=judge, rubric=rubric,
                   template=swap.settings.template if swap is not None else None,
                   settings={"tie_margin": result.tie_margin, "seed": run.seed,
-                            "level": run.level, "n_resamples": run.bootstrap})  # fmt: skip
+                            "level": run.level, "n_resamples": run.bootstrap, **stop})  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     title = f"{source}: model 1 vs model 2"
     if json_output:
@@ -158,9 +197,10 @@ def _output(
             "swap": comparison_report(swap, title=title).to_dict() if swap is not None else None,
             "calls": calls.to_dict() if calls is not None else None,
             "skipped_rows": skipped,
+            **stop,
         }
         typer.echo(json.dumps(payload, indent=2))
         return
-    render_via_scores(result, Console(), swap=swap, title=title)
+    render_via_scores(result, Console(), swap=swap, title=title, adaptive=adaptive)
     if run.out is not None:
         err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     )
     from fairjudge.evaluation._adaptive_result import AdaptiveReason as AdaptiveReason
     from fairjudge.evaluation._adaptive_result import AdaptiveResult as AdaptiveResult
+    from fairjudge.evaluation._adaptive_via import (
+        compare_via_scores_adaptive as compare_via_scores_adaptive,
+    )
     from fairjudge.evaluation._battles import Battles as Battles
     from fairjudge.evaluation._battles import LongAnswers as LongAnswers
     from fairjudge.evaluation._battles import battles_from, make_pairs

@@ -59,11 +59,16 @@ from dataclasses import replace
 from typing import Protocol, TypeVar
 
 from fairjudge._errors import ConfigError
-from fairjudge._items import Call, Item, Judgment
+from fairjudge._items import Item, Judgment
 from fairjudge._protocol import item_seed
 from fairjudge._types import CallError
 from fairjudge.evaluation._adaptive_interval import AnytimeInterval
-from fairjudge.evaluation._adaptive_result import AdaptiveReason, AdaptiveResult, AdaptiveSummary
+from fairjudge.evaluation._adaptive_result import (
+    AdaptiveReason,
+    AdaptiveResult,
+    AdaptiveSummary,
+    MadeCall,
+)
 from fairjudge.evaluation._pairs import ItemLike, JudgeLike, evaluate
 from fairjudge.evaluation._results import PairwiseResult, summarise
 from fairjudge.evaluation._settings import EvalSettings
@@ -150,7 +155,7 @@ class JudgedItem(Protocol):
         """Model 1's score on the item (``None``: unresolved, bounded, never a tie)."""
 
     @property
-    def calls(self) -> Sequence[Call]:
+    def calls(self) -> Sequence[MadeCall]:
         """Every call planned for the item (for a panel, every member's)."""
 
 

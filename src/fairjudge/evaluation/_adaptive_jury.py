@@ -30,9 +30,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from fairjudge._items import Call, Item, Judgment
+from fairjudge._items import Item, Judgment
 from fairjudge.evaluation._adaptive import StopWhen, adaptive_run
-from fairjudge.evaluation._adaptive_result import AdaptiveResult
+from fairjudge.evaluation._adaptive_result import AdaptiveResult, MadeCall
 from fairjudge.evaluation._jury import JuryResult, _panel, evaluate_jury
 from fairjudge.evaluation._pairs import ItemLike
 from fairjudge.evaluation._panel import AGGREGATIONS, check_rule
@@ -51,7 +51,7 @@ class _PanelItem:
     own: tuple[Judgment, ...]
 
     @property
-    def calls(self) -> Sequence[Call]:
+    def calls(self) -> Sequence[MadeCall]:
         """Every member's calls for the item, member after member."""
         return [c for j in self.own for c in j.calls]
 

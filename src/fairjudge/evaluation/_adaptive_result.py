@@ -11,17 +11,16 @@ stopped before the end of the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from fairjudge._items import Call
-from fairjudge._types import CallError
+from fairjudge._types import CallError, Reply
 from fairjudge.evaluation._adaptive_interval import AnytimeInterval
 from fairjudge.evaluation._results import PairwiseResult, WinRate
 from fairjudge.stats import StopRule
 
-__all__ = ["AdaptiveReason", "AdaptiveResult", "AdaptiveSummary"]
+__all__ = ["AdaptiveReason", "AdaptiveResult", "AdaptiveSummary", "MadeCall"]
 
 AdaptiveReason = Literal["decided", "width", "not decided", "complete", "budget"]
 """Why an adaptive run stopped.
@@ -45,6 +44,14 @@ FULL_NOTE = (
     "every question was judged: the bootstrap CI is the fixed-sample run's, and "
     "adaptive.ci is the file's own win rate (a point when no item is unresolved)"
 )
+
+
+class MadeCall(Protocol):
+    """A planned call as the counts read it: its reply (cached, or failed as not run)."""
+
+    @property
+    def reply(self) -> Reply[Any]:
+        """The call's reply."""
 
 
 class AdaptiveSummary(Protocol):
@@ -104,17 +111,17 @@ class AdaptiveResult(Generic[R]):
     batch: int
     n_items_total: int
     rounds: int
-    item_calls: tuple[tuple[Call, ...], ...] | None = None
+    item_calls: tuple[tuple[MadeCall, ...], ...] | None = None
     members: int = 1
 
-    def _items(self) -> Iterator[tuple[Call, ...]]:
+    def _items(self) -> Iterator[Sequence[MadeCall]]:
         if self.item_calls is not None:
             yield from self.item_calls
         elif isinstance(self.pairwise, PairwiseResult):
             for j in self.pairwise.judgments:
                 yield j.calls
 
-    def _calls(self) -> Iterator[Call]:
+    def _calls(self) -> Iterator[MadeCall]:
         return (c for calls in self._items() for c in calls)
 
     @property

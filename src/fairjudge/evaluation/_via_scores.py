@@ -195,8 +195,14 @@ class ViaScoresResult(ResultFrame):
             lines.append(f"mean score difference (model 1 - model 2): {d.estimate:+.3f} {d.ci}")
         return "\n".join(lines)
 
-    def to_dict(self, *, include_items: bool = False) -> dict[str, Any]:
-        """JSON-ready summary; per-item records only when asked."""
+    def to_dict(
+        self, *, include_items: bool = False, include_judgments: bool = False
+    ) -> dict[str, Any]:
+        """JSON-ready summary; per-item records only when asked.
+
+        ``include_judgments`` is ``include_items`` under the name every pairwise
+        result's ``to_dict`` takes (an adaptive run's JSON passes it on).
+        """
         s = self.scores
         out: dict[str, Any] = {
             "method": "via_scores",
@@ -214,7 +220,7 @@ class ViaScoresResult(ResultFrame):
             "failures": dict(self.failures.most_common()),
             **self.frame_dict(),
         }
-        if include_items:
+        if include_items or include_judgments:
             out["items"] = [p.to_dict() for p in self.pairs]
         return out
 

@@ -23,6 +23,7 @@ from fairjudge.evaluation import (
     SystemDifference,
     WinRate,
 )
+from fairjudge.report._adaptive import stop_lines, stop_verdict, win_cell
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._frame import ReportFrame, bootstrap_text
 from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
@@ -31,7 +32,7 @@ from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     from fairjudge.audit import ScoreCalibration
-    from fairjudge.evaluation import ScoreTrend, ViaScoresResult
+    from fairjudge.evaluation import AdaptiveResult, ScoreTrend, ViaScoresResult
     from fairjudge.stats import RankCorrelation
 
 __all__ = [
@@ -272,10 +273,12 @@ def render_via_scores(
     *,
     swap: PairwiseResult | None = None,
     title: str = "",
+    adaptive: AdaptiveResult[ViaScoresResult] | None = None,
 ) -> None:
     """Print model 1's win rate via scores, beside the swap protocol's when run.
 
-    Then the paired difference per dimension, and the mean score difference.
+    Then the paired difference per dimension, and the mean score difference; after
+    ``--stop-when``, the stop's lines, and the anytime-valid interval's verdict.
     """
     s = result.scores
     print_failures(s.failures, console)
@@ -288,7 +291,7 @@ def render_via_scores(
         f"rubric {s.rubric_tag}, each answer scored alone; tie margin {result.tie_margin:g}; "
         f"{result.n_expected} of {done} on prob.-weighted scores"
     )
-    table.add_row(*_win_row("via scores", result.win_rate, how))
+    table.add_row(*_win_row("via scores", result.win_rate, win_cell(how, adaptive)))
     if swap is not None:
         rule = swap.settings.rule.value
         table.add_row(*_win_row("swap protocol", swap.win_rate, f"both orders, rule {rule}"))
@@ -306,7 +309,9 @@ def render_via_scores(
         f"items: {result.n_items} (unresolved: {result.n_unresolved}); parse failures: "
         f"{s.n_parse_failures}, call errors: {s.n_call_errors}; {bootstrap_text(s)}",
     )
-    line = verdict_line(
+    for text in stop_lines(adaptive) if adaptive is not None else ():
+        say(console, text)
+    line = stop_verdict(adaptive) or verdict_line(
         result.win_rate, failed=bool(s.failures), stopped=result.stopped,
         n_items=result.n_items, subject="scores",
     )  # fmt: skip
