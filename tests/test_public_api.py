@@ -109,6 +109,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "backends": _names("AnthropicBackend LocalBackend OpenAIBackend"),
     "evaluation": _names(
+        "AdaptiveResult evaluate_adaptive evaluate_jury_adaptive compare_via_scores_adaptive "
         "EvalSettings PairwiseResult WinRate Rate evaluate evaluate_pairs ScoreResult "
         "score_answers CollapseRule JuryResult evaluate_jury JuryScoreResult "
         "score_with_jury ViaScoresResult compare_via_scores ScoreTrend score_trend "
@@ -136,6 +137,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "Executor AsyncioExecutor Batch"
     ),
     "stats": _names(
+        "ConfidenceSequence StopRule "
         "ConfidenceInterval bootstrap_mean bradley_terry BradleyTerryResult "
         "judge_agreement AgreementResult agreement_matrix fleiss_kappa krippendorff_alpha "
         "effective_judges position_bias PositionBiasResult score_correlation "

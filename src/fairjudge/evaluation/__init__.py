@@ -99,6 +99,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, __file__)
 
 __all__ = [
+    "AdaptiveResult",
     "CollapseRule",
     "EvalSettings",
     "JuryResult",
@@ -111,8 +112,11 @@ __all__ = [
     "WinRate",
     "battles_from",
     "compare_via_scores",
+    "compare_via_scores_adaptive",
     "evaluate",
+    "evaluate_adaptive",
     "evaluate_jury",
+    "evaluate_jury_adaptive",
     "evaluate_pairs",
     "fit_battles",
     "length_controlled",
