@@ -15,7 +15,7 @@ from fairjudge._errors import InputError
 from fairjudge.audit._padding import split_sentences, word_count
 from fairjudge.audit._suite import CATEGORIES, SuiteItem, load_builtin_suite, parse_suite
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SUITE = load_builtin_suite()
 
 

@@ -24,7 +24,7 @@ from fairjudge.judges import (
 from tests.out_file import out_records
 
 runner = CliRunner()
-SCRIPTED = "python:tests.test_replay:scripted"
+SCRIPTED = "python:tests.judges.test_replay:scripted"
 ROWS = [
     {"id": "a", "question": "Capital of France?", "answer_1": "Paris.",
      "answer_2": "Lyon, surely.", "human": "1"},
@@ -243,7 +243,7 @@ def test_a_replay_sits_on_a_jury(items: Path, tmp_path: Path) -> None:
 
 
 def test_the_example_recordings_cover_the_demo_items() -> None:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     judge = ReplayJudge.from_file(root / "examples" / "replay_reviews.jsonl")
     demo_text = (root / "examples" / "demo_pairs.jsonl").read_text(encoding="utf-8")
     demo = [json.loads(line) for line in demo_text.splitlines()]
