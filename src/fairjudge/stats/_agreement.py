@@ -1,6 +1,6 @@
 """Agreement between a judge's pairwise verdicts and human labels.
 
-Three views, for three kinds of human labels (the last two in :mod:`._correlation`
+Three views, for three kinds of human labels (the last two in :mod:`._rank_stats`
 and :mod:`._system_agreement`):
 
 - **Pairwise verdicts** (``"1"``, ``"2"``, ``"tie"``): :func:`judge_agreement` gives
