@@ -24,7 +24,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._flags import to_flags
-from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
+from fairjudge.cli._options import adds_flags, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import write_out
 from fairjudge.cli._writable import check_writable
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
@@ -208,8 +208,8 @@ def _in_flags(report: Any) -> Any:
 
 @app.command()
 @guarded
-@_adds(AuditRunFlags, "flags")
-@_adds(AuditFlags, "opts")
+@adds_flags(AuditRunFlags, "flags")
+@adds_flags(AuditFlags, "opts")
 def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> None:
     """Measure a judge's position, verbosity, framing and self-preference bias.
 

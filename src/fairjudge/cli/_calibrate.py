@@ -39,7 +39,7 @@ from fairjudge.audit import (
 )
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
-from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, _adds, item_judging_flags
+from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._score import load_scored, open_scorer, run_scoring, unscored_exit, write_scores
 from fairjudge.io import open_source
 from fairjudge.judges import ScoreMode
@@ -101,7 +101,7 @@ class PointwiseFlags:
         return "--rubric" if self.rubric is not None else "--mode" if self.mode != "json" else None
 
 
-pointwise_flags = _adds(PointwiseFlags, "scoring")
+pointwise_flags = adds_flags(PointwiseFlags, "scoring")
 
 
 def _columns(file: Path) -> set[str]:

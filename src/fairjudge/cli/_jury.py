@@ -50,7 +50,7 @@ from fairjudge.cli._judging import load_input
 from fairjudge.cli._options import (
     EvalFlags,
     InputFlags,
-    _adds,
+    adds_flags,
     as_judge_flags,
     eval_flags,
     input_flags,
@@ -301,9 +301,9 @@ def _judge(
 @app.command()
 @guarded
 @input_flags
-@_adds(PanelRunFlags, "flags")
+@adds_flags(PanelRunFlags, "flags")
 @eval_flags
-@_adds(JuryFlags, "panel")
+@adds_flags(JuryFlags, "panel")
 @stop_flags
 def jury(
     file: PairsFile,

@@ -282,7 +282,7 @@ def as_judge_flags(flags: Any) -> JudgeFlags:
     return JudgeFlags(**asdict(flags))
 
 
-def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:
+def adds_flags(flags_type: type[Any], param: str) -> Callable[[F], F]:
     """A decorator adding ``flags_type``'s fields as options, gathered into ``param``."""
     names = [f.name for f in fields(flags_type)]
     hints = inspect.get_annotations(flags_type, eval_str=True)
@@ -315,13 +315,13 @@ def _adds(flags_type: type[Any], param: str) -> Callable[[F], F]:
     return decorate
 
 
-judge_flags = _adds(JudgeFlags, "flags")
+judge_flags = adds_flags(JudgeFlags, "flags")
 """Add the shared judge and run flags to a command, as its ``flags`` argument."""
 
-input_flags = _adds(InputFlags, "columns")
+input_flags = adds_flags(InputFlags, "columns")
 """Add the input-column flags to a command, as its ``columns`` argument."""
 
-eval_flags = _adds(EvalFlags, "run")
+eval_flags = adds_flags(EvalFlags, "run")
 """Add the evaluation flags (rule, rounds, seed, bootstrap, --out, --html) as ``run``."""
 
 

@@ -38,7 +38,7 @@ from fairjudge.cli._options import (
     Level,
     QuestionCol,
     SkipInvalid,
-    _adds,
+    adds_flags,
     judge_flags,
 )
 from fairjudge.cli._out import show, write_out
@@ -207,7 +207,7 @@ def write_scores(
                   settings={"mode": mode, **settings})  # fmt: skip
 
 
-score_flags = _adds(ScoreFlags, "opts")
+score_flags = adds_flags(ScoreFlags, "opts")
 
 
 Judge = PointwiseJudge | CallablePointwiseJudge

@@ -46,7 +46,7 @@ from fairjudge.cli._jury import (
     specs_from_flags,
     with_flags,
 )
-from fairjudge.cli._options import _adds, as_judge_flags, judge_flags_without
+from fairjudge.cli._options import adds_flags, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import show, write_out
 from fairjudge.cli._score import ScoreFlags, score_flags, scored_exit
 from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
@@ -196,8 +196,8 @@ def score_panel(
 
 @app.command("score-jury")
 @guarded
-@_adds(ScorePanelFlags, "panel")
-@_adds(PanelScoreRunFlags, "flags")
+@adds_flags(ScorePanelFlags, "panel")
+@adds_flags(PanelScoreRunFlags, "flags")
 @score_flags
 def score_jury(
     file: Annotated[

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fairjudge._errors import ConfigError
-from fairjudge.cli._options import _adds
+from fairjudge.cli._options import adds_flags
 
 if TYPE_CHECKING:
     from fairjudge.stats import StopRule
@@ -80,5 +80,5 @@ class StopFlags:
         return StopRule.parse(self.stop_when or [])
 
 
-stop_flags = _adds(StopFlags, "stop")
+stop_flags = adds_flags(StopFlags, "stop")
 """Add the ``--stop-when`` options to a command, as its ``stop`` argument."""

@@ -12,7 +12,7 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
-from fairjudge.cli._options import EvalFlags, JudgeFlags, _adds
+from fairjudge.cli._options import EvalFlags, JudgeFlags, adds_flags
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
 __all__ = ["ViaScoresFlags", "via_scores_flags"]
@@ -92,5 +92,5 @@ class ViaScoresFlags:
         return get_rubric(self.rubric or DEFAULT_RUBRIC)
 
 
-via_scores_flags = _adds(ViaScoresFlags, "via")
+via_scores_flags = adds_flags(ViaScoresFlags, "via")
 """Add the ``--via-scores`` options to ``compare``, as its ``via`` argument."""
