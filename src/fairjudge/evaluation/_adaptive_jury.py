@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from fairjudge._items import Item, Judgment
 from fairjudge.evaluation._adaptive import StopWhen, adaptive_run
 from fairjudge.evaluation._adaptive_result import AdaptiveResult, MadeCall
-from fairjudge.evaluation._jury import JuryResult, _panel, evaluate_jury
+from fairjudge.evaluation._jury import JuryResult, evaluate_jury, jury_result
 from fairjudge.evaluation._pairs import ItemLike
 from fairjudge.evaluation._panel import AGGREGATIONS, check_rule
 from fairjudge.evaluation._results import summarise
@@ -143,7 +143,7 @@ def evaluate_jury_adaptive(
         total = tuple(
             _sum_usage([u[k] for u in added]) for k in range(len(jury.names))
         ) if added else ()  # fmt: skip
-        return _panel(jury.names, jury.weights, rule, members, stopped, total)
+        return jury_result(jury.names, jury.weights, rule, members, stopped, total)
 
     return adaptive_run(
         judge_batch, summary, items, settings, stop_when, judge=jury,

@@ -34,8 +34,8 @@ from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.evaluation._via_scores import (
     ScoredPair,
     ViaScoresResult,
-    _summarise,
     compare_via_scores,
+    via_result,
 )
 
 __all__ = ["compare_via_scores_adaptive"]
@@ -120,7 +120,7 @@ def compare_via_scores_adaptive(
             seed=seed, level=level, n_resamples=settings.n_resamples,
         )  # fmt: skip
         summed = summed if stopped is None else replace(summed, stopped=stopped)
-        return _summarise([it.pair.item for it in judged], summed, tie_margin)
+        return via_result([it.pair.item for it in judged], summed, tie_margin)
 
     per_answer = replace(settings, rounds=calls_per_answer)  # calls per "member" below
     return adaptive_run(

@@ -128,7 +128,7 @@ class JuryResult(PanelResult, SettingsFrame):
     def with_aggregation(self, rule: str) -> JuryResult:
         """The same members' verdicts aggregated under another rule; no judge is called."""
         rule = check_rule(rule, AGGREGATIONS)
-        return _panel(self.names, self.weights, rule, self.members, self.stopped, self.usage)
+        return jury_result(self.names, self.weights, rule, self.members, self.stopped, self.usage)
 
     def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]:
         """JSON-ready summary; per-item records only when asked."""
@@ -145,7 +145,7 @@ class JuryResult(PanelResult, SettingsFrame):
         return out
 
 
-def _panel(
+def jury_result(
     names: tuple[str, ...],
     weights: tuple[float, ...],
     rule: str,
@@ -246,7 +246,7 @@ def evaluate_jury(
     rest = [evaluate(_Replay(r), item_list, settings) for r in recorder.replies[1:]]
     reason = first.stopped
     members = tuple(replace(m, stopped=reason) for m in (first, *rest))
-    return _panel(jury.names, jury.weights, rule, members, reason, jury.last_usage)
+    return jury_result(jury.names, jury.weights, rule, members, reason, jury.last_usage)
 
 
 _ITEM_FIELDS = ("id", "question", "answer_1", "answer_2", "category", "human", "human_score")

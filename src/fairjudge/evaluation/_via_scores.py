@@ -243,7 +243,7 @@ def check_via_items(items: Sequence[Item], rubric: Rubric) -> None:
     check_score_items(_score_items(items), rubric)
 
 
-def _summarise(items: Sequence[Item], scores: ScoreResult, margin: float) -> ViaScoresResult:
+def via_result(items: Sequence[Item], scores: ScoreResult, margin: float) -> ViaScoresResult:
     names = scores.rubric.names
     answers = scores.items
     pairs = tuple(
@@ -293,4 +293,4 @@ def compare_via_scores(
         raise ConfigError(
             f"tie_margin must be a number >= 0; got {tie_margin!r}", params="tie_margin"
         )
-    return _summarise(items, score_answers(judge, _score_items(items), **options), tie_margin)
+    return via_result(items, score_answers(judge, _score_items(items), **options), tie_margin)
