@@ -392,3 +392,32 @@ def test_audit_judge_takes_a_judge_object_and_finds_the_length_bias() -> None:
     assert card.to_dict()["judges"] == ["longer"]
     assert card.to_dict()["n_items"] == 6
     assert card.to_dict()["calls_made"] == 0  # functions are called directly, not through a store
+
+
+def test_compare_stop_when_is_the_adaptive_run_and_resumes_from_the_store(tmp_path: Path) -> None:
+    from fairjudge.evaluation import EvalSettings, evaluate_adaptive
+    from fairjudge.judges import CallableJudge
+
+    rows = [
+        {"question": f"q{i}", "answer_1": "a long answer" if i % 5 < 4 else "s",
+         "answer_2": "s" if i % 5 < 4 else "a long answer"}
+        for i in range(200)
+    ]  # fmt: skip
+    stopped = fairjudge.compare(rows, longer, stop_when="decided")
+    adaptive = stopped.to_dict()["adaptive"]
+    assert adaptive["reason"] == "decided"
+    assert adaptive["questions"]["judged"] < 200
+    assert adaptive["bootstrap_ci_valid"] is False
+    assert stopped.summary().startswith("adaptive stop: decided")
+    # The same numbers as the library's adaptive run on the same items and settings.
+    items = [Item(r["question"], r["answer_1"], r["answer_2"]) for r in rows]
+    direct = evaluate_adaptive(CallableJudge(longer), items, EvalSettings(), "decided")
+    assert adaptive["ci"] == direct.adaptive_dict()["ci"]
+    assert stopped.result.win_rate.estimate == direct.pairwise.win_rate.estimate
+    # Without stop_when, the whole file; batch alone, and a panel, are refused.
+    assert "adaptive" not in fairjudge.compare(rows, longer).to_dict()
+    with pytest.raises(fairjudge.ConfigError, match="batch applies with stop_when") as info:
+        fairjudge.compare(rows, longer, batch=4)
+    assert info.value.params == ("batch",)
+    with pytest.raises(fairjudge.ConfigError, match="stop_when takes one judge"):
+        fairjudge.compare(rows, judges=[longer, longer], stop_when="decided")

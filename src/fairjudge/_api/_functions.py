@@ -19,12 +19,19 @@ from fairjudge._api._panel import JudgesLike, check_one_of, run_jury, run_score_
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, ScoreItem
-from fairjudge.evaluation import EvalSettings, evaluate, score_answers
+from fairjudge.evaluation import (
+    EvalSettings,
+    evaluate,
+    evaluate_adaptive,
+    score_answers,
+    tallied_run,
+)
 from fairjudge.io import Columns, load_items, load_score_items
 from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
     BatchPointwiseJudge,
+    CallableJudge,
     resolve_judge,
     resolve_pointwise_judge,
 )
@@ -85,6 +92,8 @@ def compare(
     columns: Mapping[str, str] | None = None,
     skip_invalid: bool = False,
     allow_empty: bool = False,
+    stop_when: str | Sequence[str] | None = None,
+    batch: int | None = None,
 ) -> Result:
     """Compare two systems' answers with the position-debiased protocol (``fairjudge compare``).
 
@@ -110,6 +119,12 @@ def compare(
         columns: Your column names -> the README's (``{"prompt": "question"}``).
         skip_invalid: Set invalid rows aside (listed in the result) instead of stopping.
         allow_empty: Judge empty or blank answers instead of refusing the row.
+        stop_when: Stop once the answer is known (``compare --stop-when``):
+            ``"decided"``, ``"width:W"`` or both; questions are judged in a seeded
+            order, a batch at a time, and the result reports the anytime-valid
+            interval in ``to_dict()["adaptive"]``. One judge only, for now.
+        batch: Questions per batch with ``stop_when`` (default: one wave of the
+            run's concurrency).
 
     Returns:
         A :class:`Result` whose ``result`` is a :class:`~fairjudge.PairwiseResult`,
@@ -127,6 +142,14 @@ def compare(
         1.0
     """
     check_one_of(judge, judges)
+    if stop_when is None and batch is not None:
+        raise ConfigError("batch applies with stop_when only; pass stop_when", params="batch")
+    if stop_when is not None and judges is not None:
+        raise ConfigError(
+            "stop_when takes one judge in fairjudge.compare; for a panel use "
+            "fairjudge.evaluation.evaluate_jury_adaptive",
+            params="stop_when",
+        )
     the_settings = settings or EvalSettings()
     item_list, source, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty)
     if judges is not None:
@@ -139,21 +162,36 @@ def compare(
         return resolve_judge(spec, backend_options=backend, template=template, options=options,
                              store=store)  # fmt: skip
 
+    adaptive = None
     with opened(judge, open_spec) as the_judge:
-        result = evaluate(the_judge, item_list, the_settings)
-        run = last_run(the_judge)
+        if stop_when is None:
+            result = evaluate(the_judge, item_list, the_settings)
+            run = last_run(the_judge)
+        else:
+            batch_judge = (
+                the_judge if hasattr(the_judge, "judge_batch") else CallableJudge(the_judge)
+            )
+            adaptive, run = tallied_run(
+                batch_judge,
+                lambda j: evaluate_adaptive(j, item_list, the_settings, stop_when, batch=batch),
+            )
+            result = adaptive.pairwise
         name = judge_name(the_judge)
     from dataclasses import replace
 
     from fairjudge.report import comparison_html, comparison_report
 
     result = replace(result, settings=replace(result.settings, judge=name, source=source))
+    if adaptive is not None:
+        adaptive = replace(adaptive, pairwise=result)
     report = comparison_report(
-        result, title=f"{title(source)}: model 1 vs model 2", run=run, skipped=skipped
-    )
+        result, title=f"{title(source)}: model 1 vs model 2", run=run, skipped=skipped,
+        adaptive=adaptive,
+    )  # fmt: skip
     return Result(
         "compare", result, report, result.stopped,
         _rows=lambda: pairwise_rows(result.judgments), _html=lambda: comparison_html(report),
+        _summary=None if adaptive is None else adaptive.summary,
     )  # fmt: skip
 
 

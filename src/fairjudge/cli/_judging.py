@@ -175,8 +175,7 @@ def _judge(
     with judging_progress(judge, len(items) * settings.rounds, quiet=quiet) as progress:
         if rule is None:
             return evaluate(judge, items, settings, progress=progress), None, last_run(judge)
-        from fairjudge.cli._stop_run import tallied_run
-        from fairjudge.evaluation import evaluate_adaptive
+        from fairjudge.evaluation import evaluate_adaptive, tallied_run
 
         adaptive, calls = tallied_run(
             judge,

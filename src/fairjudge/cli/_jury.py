@@ -58,7 +58,6 @@ from fairjudge.cli._options import (
 )
 from fairjudge.cli._out import show, write_out
 from fairjudge.cli._stop_flags import StopFlags, stop_flags
-from fairjudge.cli._stop_run import tallied_run
 from fairjudge.evaluation import (
     AGGREGATIONS,
     AdaptiveResult,
@@ -68,6 +67,7 @@ from fairjudge.evaluation import (
     evaluate_jury,
     evaluate_jury_adaptive,
     jury_records,
+    tallied_run,
 )
 from fairjudge.io import LoadedItems
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury

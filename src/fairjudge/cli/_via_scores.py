@@ -31,7 +31,6 @@ from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import Judge, close_scorer, open_scorer
 from fairjudge.cli._stop_flags import StopFlags
-from fairjudge.cli._stop_run import tallied_run
 from fairjudge.cli._via_flags import ViaScoresFlags
 from fairjudge.evaluation import (
     AdaptiveResult,
@@ -42,6 +41,7 @@ from fairjudge.evaluation import (
     compare_via_scores,
     compare_via_scores_adaptive,
     evaluate,
+    tallied_run,
 )
 from fairjudge.judges import LLMJudge, PointwiseJudge
 from fairjudge.prompts import Rubric

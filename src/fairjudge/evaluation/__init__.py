@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from fairjudge.evaluation._adaptive_result import AdaptiveReason as AdaptiveReason
     from fairjudge.evaluation._adaptive_result import AdaptiveResult as AdaptiveResult
+    from fairjudge.evaluation._adaptive_tally import tallied_run as tallied_run
     from fairjudge.evaluation._adaptive_via import (
         compare_via_scores_adaptive as compare_via_scores_adaptive,
     )

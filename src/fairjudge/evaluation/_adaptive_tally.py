@@ -1,4 +1,4 @@
-"""What ``--stop-when`` adds to a run, shared by ``compare`` (``--via-scores`` too) and ``jury``.
+"""The calls of an adaptive run, shared by the command line and the notebook API.
 
 An adaptive run judges its file in many batches, each a run of its own for the
 judge (or the panel): :class:`TalliedJudge` keeps every batch's
