@@ -32,7 +32,7 @@ from fairjudge.report._panel import (
     print_calls,
     print_legend,
 )
-from fairjudge.report._scores import _alarm, _histogram, _human, _mean, _median
+from fairjudge.report._scores import alarm_cell, histogram_cell, human_cell, mean_cell, median_cell
 from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
 from fairjudge.report._trend import mean_text
 from fairjudge.runner import RunSummary
@@ -103,8 +103,8 @@ def _panel_table(report: JuryScoreReport) -> Table:
     for head in headers:
         table.add_column(markup(head), overflow="fold")
     for d in result.dimensions:
-        row = [markup(d.name), _mean(d), _median(d), str(d.n), str(result.unscored[d.name])]
-        table.add_row(*row + ([_human(d)] if human else []))
+        row = [markup(d.name), mean_cell(d), median_cell(d), str(d.n), str(result.unscored[d.name])]
+        table.add_row(*row + ([human_cell(d)] if human else []))
     return table
 
 
@@ -114,7 +114,7 @@ def _spread_table(report: JuryScoreReport) -> Table:
     for head in ("dimension", "histogram (nearest level)", "collapse"):
         table.add_column(head, overflow="fold")
     for d in report.result.dimensions:
-        table.add_row(markup(d.name), _histogram(d), _alarm(d))
+        table.add_row(markup(d.name), histogram_cell(d), alarm_cell(d))
     return table
 
 
@@ -125,7 +125,7 @@ def _alternative_table(alt: JuryScoreResult) -> Table:
     for head in ("dimension", f"mean  [{level}% CI]", f"median  [{level}% CI]"):
         table.add_column(head, overflow="fold")
     for d in alt.dimensions:
-        table.add_row(markup(d.name), _mean(d), _median(d))
+        table.add_row(markup(d.name), mean_cell(d), median_cell(d))
     return table
 
 

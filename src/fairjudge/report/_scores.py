@@ -80,25 +80,25 @@ def score_report(
     return ScoreReport(title, result, run, tuple(skipped), trend)
 
 
-def _histogram(d: DimensionSummary) -> str:
+def histogram_cell(d: DimensionSummary) -> str:
     return " ".join(f"{level}:{count}" for level, count in d.histogram.items())
 
 
-def _mean(d: DimensionSummary) -> str:
+def mean_cell(d: DimensionSummary) -> str:
     return mean_text(d.mean)
 
 
-def _median(d: DimensionSummary) -> str:
+def median_cell(d: DimensionSummary) -> str:
     return "n/a" if d.median is None else markup(estimate_text(d.median, d.median_ci, "g", ".2f"))
 
 
-def _alarm(d: DimensionSummary) -> str:
+def alarm_cell(d: DimensionSummary) -> str:
     if d.collapse.collapsed is None:
         return "not assessed"
     return "[red]COLLAPSED[/red]" if d.collapse.collapsed else "ok"
 
 
-def _human(d: DimensionSummary) -> str:
+def human_cell(d: DimensionSummary) -> str:
     human = d.human
     if human is None:
         return ""
@@ -121,13 +121,20 @@ def _dimension_table(report: ScoreReport) -> Table:
     for header in headers:
         table.add_column(markup(header))
     for d in result.dimensions:
-        row = [markup(d.name), _mean(d), _median(d), str(d.n), _histogram(d), _alarm(d)]
+        row = [
+            markup(d.name),
+            mean_cell(d),
+            median_cell(d),
+            str(d.n),
+            histogram_cell(d),
+            alarm_cell(d),
+        ]
         if expected:
             e = d.expected
             shown = "n/a" if e is None else markup(estimate_text(e.estimate, e.ci, ".2f"))
             row.append(shown)
         if human:
-            row.append(_human(d))
+            row.append(human_cell(d))
         table.add_row(*row)
     return table
 
