@@ -59,7 +59,7 @@ def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
     return loaded
 
 
-def _template(flags: JudgeFlags, items: list[Item]) -> str | None:
+def template_option(flags: JudgeFlags, items: list[Item]) -> str | None:
     """The model judge's template as ``name@version``, after checking items have references."""
     if calls_no_model(flags.judge):  # a Python callable or a replay: no prompt
         return None
@@ -136,7 +136,7 @@ def judge_file(
         from fairjudge.audit import check_labels
 
         check_labels(items)
-    template = _template(flags, items)
+    template = template_option(flags, items)
     judge = flags.open_judge(rounds=settings.rounds)
     try:  # a budget stop is a partial result: reported, saved, and exit 5 afterwards
         batch = stop.batch if stop is not None else None

@@ -26,7 +26,7 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import err_console, skipped_in_flags
-from fairjudge.cli._judging import _template, check_unresolved, load_input, unresolved_exit
+from fairjudge.cli._judging import check_unresolved, load_input, template_option, unresolved_exit
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import Judge, close_scorer, open_scorer
@@ -130,7 +130,7 @@ def compare_via_scores_command(
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
     check_via_items(loaded.items, rubric)
-    template = _template(flags, loaded.items) if via.with_swap else None
+    template = template_option(flags, loaded.items) if via.with_swap else None
     scorer, pairwise = _judges(flags, via, rubric, settings.rounds)
     swap = adaptive = None
     try:

@@ -188,7 +188,7 @@ class PairwiseResult(SettingsFrame):
         return out
 
 
-def _win_rate(
+def win_rate_of(
     scores: list[float], outcomes: list[Outcome], clusters: list[str], *, boot: EvalSettings
 ) -> WinRate | None:
     if not scores:
@@ -280,8 +280,8 @@ def _summarise(judgments: list[Judgment], settings: EvalSettings) -> PairwiseRes
     groups = (clusters, naive_clusters, swapped_clusters, decisive_clusters)
     prefetch_resamples((len(set(g)) for g in groups), boot.n_resamples, boot.seed)
     return PairwiseResult(
-        win_rate=_win_rate(scores, outcomes, clusters, boot=boot),
-        single_order=_win_rate(naive_scores, naive_outcomes, naive_clusters, boot=boot),
+        win_rate=win_rate_of(scores, outcomes, clusters, boot=boot),
+        single_order=win_rate_of(naive_scores, naive_outcomes, naive_clusters, boot=boot),
         position_consistency=_rate(agree, swapped_clusters, boot=boot),
         first_position_calls=_rate(chose_first, decisive_clusters, boot=boot),
         tie_rate=ties / n_ok if n_ok else None,

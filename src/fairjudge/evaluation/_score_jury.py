@@ -34,7 +34,7 @@ from fairjudge.evaluation._panel import (
     aggregate_scores,
     check_rule,
 )
-from fairjudge.evaluation._scores import _median, check_score_run, summarise_scores
+from fairjudge.evaluation._scores import check_score_run, median_summary, summarise_scores
 from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult
 from fairjudge.evaluation._scores_stats import (
     CollapseRule,
@@ -303,7 +303,7 @@ def _dimension(
     return DimensionSummary(
         name=name,
         mean=score_mean(values, clusters, **boot),
-        median=_median(values),
+        median=median_summary(values),
         median_ci=median_interval(values, clusters, **boot),
         histogram=histogram,
         collapse=collapse_of(histogram, rule),

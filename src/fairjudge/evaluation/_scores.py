@@ -95,7 +95,7 @@ def _dimension(
     return DimensionSummary(
         name=name,
         mean=score_mean(values, clusters, **boot.kw()),
-        median=_median(values),
+        median=median_summary(values),
         median_ci=median_interval(values, clusters, **boot.kw()),
         histogram=histogram,
         collapse=collapse_of(histogram, rule),
@@ -104,7 +104,7 @@ def _dimension(
     )
 
 
-def _median(values: Sequence[float]) -> float | None:
+def median_summary(values: Sequence[float]) -> float | None:
     if not values:
         return None
     ordered = sorted(values)

@@ -29,7 +29,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import OUTCOME_SCORE, Outcome
 from fairjudge.evaluation._frame import Failure, ResultFrame
-from fairjudge.evaluation._results import WinRate, _win_rate
+from fairjudge.evaluation._results import WinRate, win_rate_of
 from fairjudge.evaluation._scores import (
     PointwiseJudgeLike,
     ScoreOptions,
@@ -253,7 +253,7 @@ def via_result(items: Sequence[Item], scores: ScoreResult, margin: float) -> Via
     clusters = [p.item.cluster_key for p in done]
     boot = scores.settings_dict()
     outcomes = [p.outcome for p in done if p.outcome is not None]
-    win = _win_rate([OUTCOME_SCORE[o] for o in outcomes], outcomes, clusters,
+    win = win_rate_of([OUTCOME_SCORE[o] for o in outcomes], outcomes, clusters,
                     boot=EvalSettings(**boot))  # fmt: skip
     difference = score_mean([p.difference for p in done if p.difference is not None], clusters,
                             **boot)  # fmt: skip

@@ -37,9 +37,9 @@ from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
     PYTHON_JUDGE,
     BackendOptions,
-    _backend,
-    _given,
+    given_options,
     judge_spec,
+    make_backend,
     model_route,
     reject,
     run_params,
@@ -343,7 +343,7 @@ def resolve_pointwise_judge(
     where = backend_options or BackendOptions()
     the_rubric = as_rubric(rubric)
     if spec.startswith("python:"):
-        given = _given(where) + run_params(options)
+        given = given_options(where) + run_params(options)
         given += ["store"] if store is not None else []
         given += ["mode"] if mode != "json" else []
         given += ["structured"] if structured else []
@@ -352,7 +352,7 @@ def resolve_pointwise_judge(
         return CallablePointwiseJudge(fn, rubric=the_rubric, name=spec)
     kind, name = model_route(spec)
     check_mode(mode, the_rubric, kind, structured)  # before a model loads
-    backend = _backend(kind, name, where, quiet=(options or RunOptions()).quiet)
+    backend = make_backend(kind, name, where, quiet=(options or RunOptions()).quiet)
     return PointwiseJudge(
         backend, rubric=the_rubric, mode=mode, store=store, options=options,
         params=sampling(where, params), structured=structured,

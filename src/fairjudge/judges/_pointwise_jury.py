@@ -33,7 +33,7 @@ from fairjudge.judges._pointwise import (
     read_scores,
     resolve_pointwise_judge,
 )
-from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, _backend, judge_spec
+from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, judge_spec, make_backend
 from fairjudge.judges._session import JudgeSession
 from fairjudge.prompts import Rubric
 from fairjudge.runner import RunOptions, Store
@@ -178,7 +178,7 @@ def _resolve(
         return resolve_pointwise_judge(judge, rubric=rubric, backend_options=where)
     assert session is not None  # opened for the model members
     kind, _, name = judge.partition("/")
-    backend = _backend(kind, name.strip(), where, quiet=session.options.quiet)
+    backend = make_backend(kind, name.strip(), where, quiet=session.options.quiet)
     params = {} if spec.temperature is None else {"temperature": spec.temperature}
     return PointwiseJudge(
         backend, rubric=rubric, mode=mode, session=session, params=params, structured=structured

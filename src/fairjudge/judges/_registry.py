@@ -191,7 +191,7 @@ def resolve_judge(
     spec = judge_spec(spec)
     where = backend_options or BackendOptions()
     if calls_no_model(spec):
-        given = _given(where) + run_params(options)
+        given = given_options(where) + run_params(options)
         if template is not None:
             given.append("template")
         if store is not None or session is not None:
@@ -210,7 +210,7 @@ def resolve_judge(
         template if isinstance(template, PairwiseTemplate) else get_template(template or "default")
     )
     quiet = (session.options if session is not None else options or RunOptions()).quiet
-    backend = _backend(kind, name, where, quiet=quiet)
+    backend = make_backend(kind, name, where, quiet=quiet)
     return LLMJudge(
         backend, template=tmpl, session=session, store=store, options=options,
         params=sampling(where, params),
@@ -248,7 +248,7 @@ def _replay(spec: str) -> BatchJudge:
     return ReplayJudge.from_file(path, name=spec)
 
 
-def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Backend:
+def make_backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Backend:
     spec = f"{kind}/{name}"
     if kind == "local":
         given = [f for f, v in (("base_url", where.base_url), ("timeout", where.timeout)) if v]
@@ -276,7 +276,7 @@ def _backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) -> Bac
     return AnthropicBackend(name, base_url=where.base_url, **http)
 
 
-def _given(where: BackendOptions) -> list[str]:
+def given_options(where: BackendOptions) -> list[str]:
     return [f.name for f in fields(where) if getattr(where, f.name) is not None]
 
 

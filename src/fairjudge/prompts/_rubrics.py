@@ -32,13 +32,13 @@ from fairjudge._call import Conversation, Message
 from fairjudge._errors import ConfigError
 from fairjudge.io import shown
 from fairjudge.prompts._templates import (
-    _string,
-    _version,
     defuse,
     defuse_tags,
     get_named,
     load_builtins,
     read_toml,
+    toml_string,
+    toml_version,
 )
 
 __all__ = [
@@ -295,10 +295,12 @@ def _dimensions(data: dict[str, Any], source: str) -> tuple[Dimension, ...]:
         unknown = set(entry) - {"name", "description", "low", "mid", "high"}
         if unknown:
             raise ConfigError(f"rubric {where}: unknown key(s) {shown(sorted(unknown))}")
-        description = _string(entry, "description", "rubric", where, "")
+        description = toml_string(entry, "description", "rubric", where, "")
         if not description.strip():
             raise ConfigError(f"rubric {where}: 'description' is missing or empty")
-        low, mid, high = (_string(entry, k, "rubric", where, "") for k in ("low", "mid", "high"))
+        low, mid, high = (
+            toml_string(entry, k, "rubric", where, "") for k in ("low", "mid", "high")
+        )
         dims.append(Dimension(name, description, low, mid, high))
     return tuple(dims)
 
@@ -325,7 +327,7 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
     if not isinstance(needs_reference, bool):
         got = shown(needs_reference)
         raise ConfigError(f"rubric {source}: 'needs_reference' must be true or false; got {got}")
-    name = _string(data, "name", "rubric", source, "")
+    name = toml_string(data, "name", "rubric", source, "")
     if not _RUBRIC_NAME.match(name):
         raise ConfigError(
             f"rubric {source}: 'name' must be letters, digits, '.', '_' or '-'; got {shown(name)}"
@@ -333,14 +335,14 @@ def load_rubric(text: str, *, source: str = "<string>") -> Rubric:
     defaults = Rubric("", "", ())
     return Rubric(
         name=name,
-        version=_version(data, "rubric", source),
+        version=toml_version(data, "rubric", source),
         dimensions=_dimensions(data, source),
         scale=_scale(data, source),
-        instructions=_string(data, "instructions", "rubric", source, ""),
-        system=_string(data, "system", "rubric", source, defaults.system),
-        reason=_string(data, "reason", "rubric", source, defaults.reason),
+        instructions=toml_string(data, "instructions", "rubric", source, ""),
+        system=toml_string(data, "system", "rubric", source, defaults.system),
+        reason=toml_string(data, "reason", "rubric", source, defaults.reason),
         needs_reference=needs_reference,
-        description=_string(data, "description", "rubric", source, ""),
+        description=toml_string(data, "description", "rubric", source, ""),
     )
 
 

@@ -245,7 +245,7 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
     """
     data = read_toml(text, "template", source, ("name", "version", "user"))
     _known_keys(data, _TEMPLATE_KEYS, "template", source)
-    user = _string(data, "user", "template", source)
+    user = toml_string(data, "user", "template", source)
     for needed in ("{question}", "{answer_a}", "{answer_b}"):
         if needed not in user:
             raise ConfigError(f"template {source}: the user message lacks {needed}")
@@ -253,17 +253,17 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
     if not isinstance(needs_reference, bool):
         raise ConfigError(f"template {source}: 'needs_reference' must be true or false; "
                           f"got {shown(needs_reference)}")  # fmt: skip
-    name = _string(data, "name", "template", source)
+    name = toml_string(data, "name", "template", source)
     if not name.strip():
         raise ConfigError(f"template {source}: 'name' is empty")
     return PairwiseTemplate(
         name=name,
-        version=_version(data, "template", source),
-        system=_string(data, "system", "template", source, ""),
+        version=toml_version(data, "template", source),
+        system=toml_string(data, "system", "template", source, ""),
         user=user,
         verdict_format=_verdict_format(data, source),
         needs_reference=needs_reference,
-        description=_string(data, "description", "template", source, ""),
+        description=toml_string(data, "description", "template", source, ""),
     )
 
 
@@ -274,7 +274,7 @@ def _known_keys(data: dict[str, Any], known: frozenset[str], kind: str, source: 
                           f"the fields are {', '.join(sorted(known))}")  # fmt: skip
 
 
-def _string(
+def toml_string(
     data: dict[str, Any], key: str, kind: str, source: str, default: str | None = None
 ) -> str:
     """The string field ``key`` (``default`` when absent, if one is given)."""
@@ -284,7 +284,7 @@ def _string(
     return value
 
 
-def _version(data: dict[str, Any], kind: str, source: str) -> str:
+def toml_version(data: dict[str, Any], kind: str, source: str) -> str:
     """The version: a string, or a whole number (``version = 2`` reads as ``"2"``)."""
     value = data["version"]
     if isinstance(value, int) and not isinstance(value, bool):

@@ -24,7 +24,7 @@ import numpy as np
 
 from fairjudge._errors import InputError
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._panel import Metric, _alpha, check_metric, coincidences
+from fairjudge.stats._panel import Metric, alpha_value, check_metric, coincidences
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 
 __all__ = ["KrippendorffAlpha", "krippendorff_alpha_ci"]
@@ -101,11 +101,11 @@ def krippendorff_alpha_ci(
     plan = plan_bootstrap(len(rows), options)
     per_cluster = np.zeros((plan.n_clusters, size, size))
     np.add.at(per_cluster, plan.clusters, per_unit)
-    point = _alpha(per_unit.sum(axis=0), values, metric, floor=_FLOOR)
+    point = alpha_value(per_unit.sum(axis=0), values, metric, floor=_FLOOR)
     boot: list[float] = []
     for draws in plan.draws(plan.n_clusters + 2 * size * size):
         for matrix in np.einsum("bk,kij->bij", draws, per_cluster):
-            boot.append(_alpha(matrix, values, metric, floor=_FLOOR))
+            boot.append(alpha_value(matrix, values, metric, floor=_FLOOR))
     (ci,) = plan.intervals(np.asarray(boot))
     return KrippendorffAlpha(
         alpha=point,

@@ -333,7 +333,7 @@ def krippendorff_alpha(data: Sequence[Sequence[float | None]], metric: Metric = 
     """
     check_metric(metric)
     per_unit, values, _ = coincidences(data)
-    return _alpha(per_unit.sum(axis=0), values, metric, floor=0.0)
+    return alpha_value(per_unit.sum(axis=0), values, metric, floor=0.0)
 
 
 def check_metric(metric: str) -> None:
@@ -371,7 +371,9 @@ def coincidences(
     return per_unit, values, rows
 
 
-def _alpha(coincidence: FloatArray, values: FloatArray, metric: Metric, *, floor: float) -> float:
+def alpha_value(
+    coincidence: FloatArray, values: FloatArray, metric: Metric, *, floor: float
+) -> float:
     """``1 - D_o / D_e`` from a coincidence matrix; NaN unless ``D_e > floor``."""
     n_c = coincidence.sum(axis=1)
     total = n_c.sum()
