@@ -53,19 +53,30 @@ def declared_names(source: str) -> dict[str, tuple[str, str]]:
 def lazy_attributes(package: str, init_file: str) -> Callable[[str], Any]:
     """A module ``__getattr__`` that imports each declared name from its module on first use.
 
+    The package's source is read only when a lazy name is first asked for (importing
+    a package costs nothing more than before), and a loaded public name (one in
+    ``__all__``) is stored in the package's namespace, so later lookups are plain
+    attribute reads that never come back here. Names outside ``__all__`` are not
+    stored: ``dir()`` of a package lists its public names only.
+
     Args:
         package: The package's ``__name__``, for error messages.
         init_file: The package's ``__file__``, whose ``if TYPE_CHECKING:`` imports
             declare the lazy names.
     """
-    home = declared_names(Path(init_file).read_text("utf-8"))
+    home: dict[str, tuple[str, str]] = {}
 
     def __getattr__(name: str) -> Any:
+        if not home:
+            home.update(declared_names(Path(init_file).read_text("utf-8")))
         where = home.get(name)
         if where is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(where[0]), where[1])
         _label(value, name, package)
+        module = sys.modules[package]
+        if name in getattr(module, "__all__", ()):
+            setattr(module, name, value)
         return value
 
     return __getattr__
