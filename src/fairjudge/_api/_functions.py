@@ -21,6 +21,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._items import Item, ScoreItem
 from fairjudge.evaluation import (
     EvalSettings,
+    as_batch_judge,
     evaluate,
     evaluate_adaptive,
     score_answers,
@@ -31,7 +32,6 @@ from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
     BatchPointwiseJudge,
-    CallableJudge,
     resolve_judge,
     resolve_pointwise_judge,
 )
@@ -168,11 +168,8 @@ def compare(
             result = evaluate(the_judge, item_list, the_settings)
             run = last_run(the_judge)
         else:
-            batch_judge = (
-                the_judge if hasattr(the_judge, "judge_batch") else CallableJudge(the_judge)
-            )
             adaptive, run = tallied_run(
-                batch_judge,
+                as_batch_judge(the_judge),
                 lambda j: evaluate_adaptive(j, item_list, the_settings, stop_when, batch=batch),
             )
             result = adaptive.pairwise

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._jury_stats import jury_diagnostics as jury_diagnostics
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import JudgeLike as JudgeLike
+    from fairjudge.evaluation._pairs import as_batch_judge as as_batch_judge
     from fairjudge.evaluation._pairs import evaluate, evaluate_pairs
     from fairjudge.evaluation._panel import AGGREGATIONS as AGGREGATIONS
     from fairjudge.evaluation._panel import SCORE_AGGREGATIONS as SCORE_AGGREGATIONS

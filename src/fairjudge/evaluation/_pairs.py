@@ -38,7 +38,8 @@ def _as_item(obj: ItemLike, index: int) -> Item:
     return Item(question=q, answer_1=a1, answer_2=a2, id=str(index))
 
 
-def _as_batch_judge(judge: JudgeLike) -> BatchJudge:
+def as_batch_judge(judge: JudgeLike) -> BatchJudge:
+    """A judge object as it is; a plain ``judge(question, answer_a, answer_b)`` function wrapped."""
     if isinstance(judge, BatchJudge):
         return judge
     return CallableJudge(judge)
@@ -130,7 +131,7 @@ def evaluate(
                 else (it.answer_2, it.answer_1)
             )
             requests.append(PairwiseRequest(it.question, a, b, it.reference, sample))
-    replies = _as_batch_judge(judge).judge_batch(requests, progress)
+    replies = as_batch_judge(judge).judge_batch(requests, progress)
     result = _resolve(item_list, plans, replies, settings)
     stopped = stopped_by(replies)
     return result if stopped is None else replace(result, stopped=stopped)
