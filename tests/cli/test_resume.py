@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.cli._kill import kill_after_requests
 from tests.server import DEFAULT_API_KEY, JudgeServer, Script
 
 pytest.importorskip("fairjudge.backends._openai")
@@ -66,23 +65,13 @@ def _no_key_in(tmp_path: Path, *texts: str, key: str = DEFAULT_API_KEY) -> None:
 @pytest.mark.slow
 def test_sigkill_then_resume_repeats_no_finished_call(tmp_path: Path) -> None:
     with JudgeServer(Script(judge="longer", latency=0.02)) as server:
-        proc = subprocess.Popen(
+        killed_at = kill_after_requests(
             _compare(tmp_path, server.base_url, "--quiet"),
-            cwd=REPO,
+            server,
+            80,
             env=_env(DEFAULT_API_KEY),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            cwd=REPO,
         )
-        try:
-            deadline = time.monotonic() + 120
-            while server.count("requests") < 80:
-                assert proc.poll() is None, "the run ended before it could be killed"
-                assert time.monotonic() < deadline, "the run made no progress"
-                time.sleep(0.005)
-            proc.send_signal(signal.SIGKILL)
-        finally:
-            proc.wait()
-        killed_at = server.count("requests")
         assert killed_at < 2 * N_ITEMS
 
         out = tmp_path / "results.jsonl"

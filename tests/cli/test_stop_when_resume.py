@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli._kill import kill_after_requests
 from tests.server import DEFAULT_API_KEY, JudgeServer, Script
 
 pytest.importorskip("fairjudge.backends._openai")
@@ -76,34 +75,20 @@ def test_a_killed_adaptive_run_resumes_to_the_uninterrupted_result(tmp_path: Pat
     killed.mkdir()
     fresh.mkdir()
     with JudgeServer(Script(judge="longer", latency=0.02)) as server:
-        proc = subprocess.Popen(
-            _compare(killed, server.base_url, "--quiet"),
-            cwd=REPO,
-            env=_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        killed_at = kill_after_requests(
+            _compare(killed, server.base_url, "--quiet"), server, 60, env=_env(), cwd=REPO
         )
-        try:
-            deadline = time.monotonic() + 120
-            while server.count("requests") < 60:
-                assert proc.poll() is None, "the run ended before it could be killed"
-                assert time.monotonic() < deadline, "the run made no progress"
-                time.sleep(0.005)
-            proc.send_signal(signal.SIGKILL)
-        finally:
-            proc.wait()
-        killed_at = server.count("requests")
 
-        resumed = subprocess.run(
-            _compare(killed, server.base_url, "--quiet"),
-            cwd=REPO, env=_env(), capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+        def run(folder: Path) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                _compare(folder, server.base_url, "--quiet"),
+                cwd=REPO, env=_env(), capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+
+        resumed = run(killed)
         resumed_calls = json.loads(resumed.stdout)["adaptive"]["calls"]
         paid = server.count("requests")
-        uninterrupted = subprocess.run(
-            _compare(fresh, server.base_url, "--quiet"),
-            cwd=REPO, env=_env(), capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+        uninterrupted = run(fresh)
         fresh_calls = json.loads(uninterrupted.stdout)["adaptive"]["calls"]
 
     result = _result(resumed)
