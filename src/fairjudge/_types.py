@@ -31,6 +31,7 @@ __all__ = [
     "ScoreReading",
     "Verdict",
     "failure_counts",
+    "never_made",
     "stopped_by",
     "translate",
 ]
@@ -321,6 +322,15 @@ class Reply(Generic[R]):
         return record
 
 
+def never_made(failure: object) -> bool:
+    """Whether a call's failure is ``NotRun``: a budget stopped the run before it started.
+
+    Such a call is neither a parse failure nor a call error: it is reported as not yet
+    made, and a rerun with a larger budget makes it.
+    """
+    return isinstance(failure, CallError) and failure.kind == "NotRun"
+
+
 def failure_counts(replies: Iterable[Reply[object]]) -> tuple[int, int]:
     """``(parse failures, call errors)`` among replies, whatever kind of judgment.
 
@@ -332,7 +342,7 @@ def failure_counts(replies: Iterable[Reply[object]]) -> tuple[int, int]:
         failure = reply.failure
         if isinstance(failure, ParseFailure):
             parse += 1
-        elif isinstance(failure, CallError) and failure.kind != "NotRun":
+        elif isinstance(failure, CallError) and not never_made(failure):
             errors += 1
     return parse, errors
 

@@ -61,7 +61,7 @@ from typing import Protocol, TypeVar
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge._protocol import item_seed
-from fairjudge._types import CallError
+from fairjudge._types import never_made
 from fairjudge.evaluation._adaptive_interval import AnytimeInterval
 from fairjudge.evaluation._adaptive_result import (
     AdaptiveReason,
@@ -177,11 +177,7 @@ class AdaptiveBatch(Protocol[J_co]):
 
 
 def _all_run(unit: Sequence[JudgedItem]) -> bool:
-    return not any(
-        isinstance(c.reply.failure, CallError) and c.reply.failure.kind == "NotRun"
-        for j in unit
-        for c in j.calls
-    )
+    return not any(never_made(c.reply.failure) for j in unit for c in j.calls)
 
 
 def evaluate_adaptive(

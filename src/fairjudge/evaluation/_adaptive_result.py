@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from fairjudge._types import CallError, Reply
+from fairjudge._types import Reply, never_made
 from fairjudge.evaluation._adaptive_interval import AnytimeInterval
 from fairjudge.evaluation._results import PairwiseResult, WinRate
 from fairjudge.stats import StopRule
@@ -73,10 +73,6 @@ class AdaptiveSummary(Protocol):
 
 
 R = TypeVar("R", bound=AdaptiveSummary)
-
-
-def _not_run(failure: object) -> bool:
-    return isinstance(failure, CallError) and failure.kind == "NotRun"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,22 +148,22 @@ class AdaptiveResult(Generic[R]):
     @property
     def items_judged(self) -> int:
         """Items whose every call was made (resolved or not)."""
-        return sum(not any(_not_run(c.reply.failure) for c in calls) for calls in self._items())
+        return sum(not any(never_made(c.reply.failure) for c in calls) for calls in self._items())
 
     @property
     def calls_used(self) -> int:
         """Calls made for the judged items, from the store or fresh."""
-        return sum(not _not_run(c.reply.failure) for c in self._calls())
+        return sum(not never_made(c.reply.failure) for c in self._calls())
 
     @property
     def calls_new(self) -> int:
         """Of :attr:`calls_used`, those not served from the store (made by this run)."""
-        return sum(not _not_run(c.reply.failure) and not c.reply.cached for c in self._calls())
+        return sum(not never_made(c.reply.failure) and not c.reply.cached for c in self._calls())
 
     @property
     def calls_not_run(self) -> int:
         """Calls of the last batch that a budget left unmade."""
-        return sum(_not_run(c.reply.failure) for c in self._calls())
+        return sum(never_made(c.reply.failure) for c in self._calls())
 
     @property
     def calls_full(self) -> int:

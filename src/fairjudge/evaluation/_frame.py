@@ -21,17 +21,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._types import CallError, ParseFailure
+from fairjudge._types import CallError, ParseFailure, never_made
 from fairjudge.evaluation._settings import EvalSettings
 
 __all__ = ["Failure", "ResultFrame", "SettingsFrame", "failure_reasons", "members_failures"]
 
 Failure = ParseFailure | CallError | None
 """What one call's reply failed with, or ``None`` when it produced a reading."""
-
-
-def _not_run(failure: Failure) -> bool:
-    return isinstance(failure, CallError) and failure.kind == "NotRun"
 
 
 def failure_reasons(failures: Iterable[Failure]) -> Counter[str]:
@@ -44,7 +40,7 @@ def failure_reasons(failures: Iterable[Failure]) -> Counter[str]:
     for f in failures:
         if isinstance(f, ParseFailure):
             reasons[f"parse failure: {f.reason}"] += 1
-        elif isinstance(f, CallError) and f.kind != "NotRun":
+        elif isinstance(f, CallError) and not never_made(f):
             reasons[f"{f.kind}: {f.message}"] += 1
     return reasons
 
@@ -103,7 +99,7 @@ class ResultFrame:
     @property
     def n_not_run(self) -> int:
         """Items with a call never made (a budget stopped the run first)."""
-        return sum(any(_not_run(f) for f in item) for item in self.item_failures())
+        return sum(any(never_made(f) for f in item) for item in self.item_failures())
 
     @property
     def failures(self) -> Counter[str]:

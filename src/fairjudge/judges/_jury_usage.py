@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._types import CallError, Reply
+from fairjudge._types import Reply, never_made
 
 if TYPE_CHECKING:
     from fairjudge.runner import Store
@@ -86,8 +86,7 @@ def model_usage(replies: Sequence[Reply[object]], store: Store, charged: set[str
     made: list[str] = []
     for reply in replies:
         key = reply.key
-        not_run = isinstance(reply.failure, CallError) and reply.failure.kind == "NotRun"
-        if key is None or reply.cached or not_run or key in charged:
+        if key is None or reply.cached or never_made(reply.failure) or key in charged:
             continue
         charged.add(key)
         made.append(key)

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict
+from fairjudge._types import CallError, ParseFailure, Probabilities, Reply, Verdict, never_made
 
 __all__ = ["PANEL_FAILED", "panel_reply", "weighted_majority"]
 
@@ -141,7 +141,7 @@ def _failure(
     )
     failures = [replies[k].failure for k in failed]
     calls = [f for f in failures if isinstance(f, CallError)]
-    if any(f.kind == "NotRun" for f in calls):
+    if any(never_made(f) for f in calls):
         # A budget stopped the run: the call is "not yet made", never an error.
         return Reply(verdict=None, failure=CallError("NotRun", message))
     if failures and all(isinstance(f, ParseFailure) for f in failures):

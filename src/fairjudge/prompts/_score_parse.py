@@ -51,6 +51,7 @@ from fairjudge._types import (
     ParseFailure,
     Reply,
     ScoreReading,
+    never_made,
 )
 from fairjudge.prompts._reply_end import after_object, quote
 from fairjudge.prompts._rubrics import Rubric
@@ -321,10 +322,7 @@ class AnswerScores(CallFailures):
     @property
     def not_run(self) -> bool:
         """Whether a call was never made (a budget stopped the run first)."""
-        return any(
-            isinstance(c.reply.failure, CallError) and c.reply.failure.kind == "NotRun"
-            for c in self.calls
-        )
+        return any(never_made(c.reply.failure) for c in self.calls)
 
 
 def read_scores(completion: Completion, context: ScoreContext) -> Reply[ScoreReading]:
