@@ -8,25 +8,25 @@ calls by a :class:`~fairjudge.Resolution` rule, with every call kept.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fairjudge._call import Conversation
 from fairjudge._types import (
     OUTCOME_SCORE,
     CallError,
-    CallFailures,
     Order,
     Outcome,
     ParseFailure,
     Reply,
     Resolution,
     Verdict,
+    failure_counts,
     translate,
 )
 
-__all__ = ["Call", "Item", "Judgment", "QuestionKeys", "ScoreItem", "question_text"]
+__all__ = ["Call", "CallFailures", "Item", "Judgment", "QuestionKeys", "ScoreItem", "question_text"]
 
 
 def question_text(question: str | Conversation) -> str:
@@ -38,6 +38,35 @@ def question_text(question: str | Conversation) -> str:
     if isinstance(question, str):
         return question
     return "\n\n".join(f"[{role}]\n{content}" for role, content in question)
+
+
+class _Replied(Protocol):
+    @property
+    def reply(self) -> Reply[Any]: ...
+
+
+class CallFailures:
+    """``parse_failures`` and ``call_errors`` of a judgment made of calls with replies.
+
+    A pairwise :class:`~fairjudge.Judgment` and a pointwise answer's scores count their
+    calls' failures by one rule (:func:`~fairjudge._types.failure_counts`); each holds ``calls``.
+    """
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+
+        @property
+        def calls(self) -> Sequence[_Replied]: ...
+
+    @property
+    def parse_failures(self) -> int:
+        """Calls whose reply held nothing readable (no verdict, no valid scores)."""
+        return failure_counts(c.reply for c in self.calls)[0]
+
+    @property
+    def call_errors(self) -> int:
+        """Calls that failed outright (after retries); calls never started are not."""
+        return failure_counts(c.reply for c in self.calls)[1]
 
 
 class QuestionKeys:

@@ -11,15 +11,14 @@ Items, calls and resolved judgments, built from these, are in :mod:`fairjudge._i
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 __all__ = [
     "OUTCOME_SCORE",
     "CallError",
-    "CallFailures",
     "ExpectedScore",
     "Order",
     "Outcome",
@@ -345,35 +344,6 @@ def failure_counts(replies: Iterable[Reply[object]]) -> tuple[int, int]:
         elif isinstance(failure, CallError) and not never_made(failure):
             errors += 1
     return parse, errors
-
-
-class _Replied(Protocol):
-    @property
-    def reply(self) -> Reply[Any]: ...
-
-
-class CallFailures:
-    """``parse_failures`` and ``call_errors`` of a judgment made of calls with replies.
-
-    A pairwise :class:`~fairjudge.Judgment` and a pointwise answer's scores count their
-    calls' failures by one rule (:func:`failure_counts`); each holds ``calls``.
-    """
-
-    __slots__ = ()
-    if TYPE_CHECKING:
-
-        @property
-        def calls(self) -> Sequence[_Replied]: ...
-
-    @property
-    def parse_failures(self) -> int:
-        """Calls whose reply held nothing readable (no verdict, no valid scores)."""
-        return failure_counts(c.reply for c in self.calls)[0]
-
-    @property
-    def call_errors(self) -> int:
-        """Calls that failed outright (after retries); calls never started are not."""
-        return failure_counts(c.reply for c in self.calls)[1]
 
 
 T = TypeVar("T")

@@ -44,9 +44,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Completion
+from fairjudge._items import CallFailures
 from fairjudge._types import (
     CallError,
-    CallFailures,
     ExpectedScore,
     ParseFailure,
     Reply,
