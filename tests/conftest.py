@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
-from tests.server import JudgeServer, Script
+from tests.server import JudgeServer, Pair, Script
 
 # In CI, property tests draw the same examples every run: a failure there is
 # reproducible, never a coin flip. Locally they keep exploring.
@@ -36,3 +36,16 @@ def openai_env(judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> Ju
     monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return judge_server
+
+
+@pytest.fixture
+def score_server(openai_env: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> JudgeServer:
+    """The scripted server with OPENAI_API_KEY set, reading whole prompts.
+
+    Its judge gets the whole prompt as the pair's question, so a pointwise scorer
+    (``tests.score_server.script``) sees the one answer. Cheap: one monkeypatch over
+    ``openai_env``; shared here because its users span cli/, evaluation/, judges/ and
+    prompts/.
+    """
+    monkeypatch.setattr("tests.server._app.extract_pair", lambda prompt: Pair(prompt, "", ""))
+    return openai_env

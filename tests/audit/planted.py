@@ -1,7 +1,7 @@
 """Scripted judges with planted, known biases, served by the real test server.
 
 Each judge reads the whole user prompt (the server's pair reader is swapped for one
-that hands over the prompt, as in ``tests.pointwise``), answers pairwise prompts
+that hands over the prompt, as in ``tests.score_server``), answers pairwise prompts
 (``<answer_a>``/``<answer_b>``) with a label and pointwise prompts (``<answer>``) with a
 JSON object of scores, and so runs every audit experiment through HTTP, the runner
 and the store, like a model would.

@@ -18,7 +18,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGES = "python:examples.judges"
-PANEL = "python:tests.pointwise.panel_scorers"
+PANEL = "python:tests.panel_scorers"
 
 
 def _env(*extra: Path) -> dict[str, str]:

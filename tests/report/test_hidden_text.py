@@ -179,7 +179,7 @@ def test_score_tables_show_markers(tmp_path: Path) -> None:
              "system": systems[i % 2]} for i in range(12)]  # fmt: skip
     source = write_rows(tmp_path / "s\u202ecore.jsonl", rows)
     result = runner.invoke(
-        app, ["score", str(source), "--judge", "python:tests.pointwise.scorers:spread"],
+        app, ["score", str(source), "--judge", "python:tests.scorers:spread"],
         env={"COLUMNS": "200"},
     )  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -5,6 +5,9 @@ a pointwise prompt has one ``<answer>`` block. For these tests its prompt reader
 swapped (monkeypatched, in the test server only) for one that hands the judge the
 whole prompt as the pair's question, so a scripted scorer can answer each answer on
 its own. Everything else (HTTP, auth, logprobs, faults, counters) is the real server.
+
+The swap is the ``score_server`` fixture in ``tests/conftest.py`` (its users are in
+cli/, evaluation/, judges/ and prompts/); this module holds the helpers they import.
 """
 
 from __future__ import annotations
@@ -12,9 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import pytest
-
-from tests.server import JudgeServer, Pair
+from tests.server import JudgeServer
 
 _ANSWER = re.compile(r"<answer>\n(.*?)\n</answer>", re.DOTALL)
 
@@ -28,13 +29,6 @@ def answer_in(prompt: str) -> str:
 
 Scorer = Callable[[str], str]
 """The whole user prompt -> the reply text."""
-
-
-@pytest.fixture
-def score_server(openai_env: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> JudgeServer:
-    """The scripted server with OPENAI_API_KEY set, reading whole prompts."""
-    monkeypatch.setattr("tests.server._app.extract_pair", lambda prompt: Pair(prompt, "", ""))
-    return openai_env
 
 
 def script(server: JudgeServer, scorer: Scorer) -> None:

@@ -17,7 +17,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.judges import CallablePointwiseJudge, MemberSpec, PointwiseJury, PointwiseMember
 from fairjudge.stats import krippendorff_alpha
-from tests.pointwise import panel_scorers as ps
+from tests import panel_scorers as ps
 
 Scorer = Callable[[str, str], dict[str, int]]
 BOOT = {"n_resamples": 200}
@@ -207,16 +207,16 @@ def test_records_keep_every_member_and_json_is_clean() -> None:
 
 def test_specs_build_a_panel_of_callables_and_bad_panels_are_refused() -> None:
     specs = [
-        MemberSpec("python:tests.pointwise.panel_scorers:leading"),
-        MemberSpec("python:tests.pointwise.panel_scorers:leading"),
-        MemberSpec("python:tests.pointwise.panel_scorers:mirror", weight=2.0),
+        MemberSpec("python:tests.panel_scorers:leading"),
+        MemberSpec("python:tests.panel_scorers:leading"),
+        MemberSpec("python:tests.panel_scorers:mirror", weight=2.0),
     ]
     result = score_with_jury(specs, items("15"), **BOOT)
     assert isinstance(result, JuryScoreResult)
     assert result.names == (
-        "python:tests.pointwise.panel_scorers:leading",
-        "python:tests.pointwise.panel_scorers:leading#2",
-        "python:tests.pointwise.panel_scorers:mirror",
+        "python:tests.panel_scorers:leading",
+        "python:tests.panel_scorers:leading#2",
+        "python:tests.panel_scorers:mirror",
     )
     assert [i.scores["accuracy"] for i in result.items] == [3.0, 3.0]
     with pytest.raises(ConfigError, match="at least two members"):

@@ -15,11 +15,11 @@ from fairjudge.evaluation import compare_via_scores
 from fairjudge.judges import AnswerScores, ScoreRequest
 from fairjudge.prompts import Rubric, get_rubric
 from tests.out_file import out_records
-from tests.pointwise.conftest import answer_in, script
+from tests.score_server import answer_in, script
 from tests.server import JudgeServer
 
 runner = CliRunner()
-LEADING = "python:tests.pointwise.scorers:leading"
+LEADING = "python:tests.scorers:leading"
 # (answer_1 level, answer_2 level) per item: 5 wins for model 1, 2 ties, 3 losses.
 LEVELS = [(5, 1), (4, 2), (5, 4), (3, 2), (4, 3), (3, 3), (2, 2), (1, 4), (2, 5), (2, 3)]
 
@@ -174,7 +174,7 @@ def test_both_answers_share_a_basis() -> None:
 
 def test_unscored_answers_leave_their_item_unresolved(tmp_path: Path) -> None:
     levels = [(5, 1), (9, 2), (3, 9), (4, 4)]
-    broken = "python:tests.pointwise.scorers:leading_or_broken"
+    broken = "python:tests.scorers:leading_or_broken"
     code, stdout, stderr = _compare(
         str(_file(tmp_path, levels)), "--via-scores", "--judge", broken, "--json"
     )

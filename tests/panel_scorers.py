@@ -1,4 +1,4 @@
-"""Python pointwise members for scoring-panel tests (``python:tests.pointwise.panel_scorers:...``).
+"""Python pointwise members for scoring-panel tests (``python:tests.panel_scorers:...``).
 
 Each scores an answer that starts with a digit 1-5 from that digit, so a test knows
 every member's score on every answer without a model.

@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 from fairjudge.cli import app
 from tests.out_file import out_records
-from tests.pointwise.conftest import by_answer, script
+from tests.score_server import by_answer, script
 from tests.server import JudgeServer
 
 runner = CliRunner()
-SCORERS = "python:tests.pointwise.scorers"
+SCORERS = "python:tests.scorers"
 
 
 def _score(*args: str) -> tuple[int, str, str]:

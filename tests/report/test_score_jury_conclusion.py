@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-P = "python:tests.pointwise.panel_scorers"
+P = "python:tests.panel_scorers"
 
 
 def score_jury(*args: str) -> Any:

@@ -142,7 +142,7 @@ def test_a_near_flat_judge_exits_6_with_fail_on_collapse(tmp_path: Path) -> None
             for i in range(20)]  # fmt: skip
     path = tmp_path / "items.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    judge = "python:tests.pointwise.test_collapse_alarm:near_flat"
+    judge = "python:tests.evaluation.test_collapse_alarm:near_flat"
     shown = fairjudge("score", str(path), "--judge", judge)
     assert shown.returncode == 0, shown.stderr  # shown, and fails the run only when asked
     assert "collapse alarm: accuracy: spread 0.18 < 0.20" in flat(shown.stdout)

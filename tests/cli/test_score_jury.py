@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 from fairjudge.cli import app
 from tests.out_file import out_records
-from tests.pointwise.conftest import by_answer, script
+from tests.score_server import by_answer, script
 from tests.server import JudgeServer
 
 runner = CliRunner()
-P = "python:tests.pointwise.panel_scorers"
+P = "python:tests.panel_scorers"
 
 
 def _run(*args: str) -> tuple[int, str, str]:
@@ -103,7 +103,7 @@ def test_model_members_share_one_run_and_a_rerun_costs_nothing(
     path.write_text("".join(json.dumps({"question": f"Q{i}?", "answer": a}) + "\n"
                             for i, a in enumerate(replies)), encoding="utf-8")  # fmt: skip
     args = [str(path), "--judge", "openai/judge-a", "--judge", "openai/judge-b", "--judge",
-            "python:tests.pointwise.scorers:fours", "--base-url", score_server.base_url,
+            "python:tests.scorers:fours", "--base-url", score_server.base_url,
             "--store", str(tmp_path / "store.sqlite"), "--quiet", "--json",
             "--bootstrap", "100"]  # fmt: skip
     code, stdout, stderr = _run(*args)

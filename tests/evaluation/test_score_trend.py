@@ -17,7 +17,7 @@ from tests.out_file import out_records
 from tests.server import JudgeServer
 
 runner = CliRunner()
-SPREAD = "python:tests.pointwise.scorers:spread"
+SPREAD = "python:tests.scorers:spread"
 LETTERS = "bcdebcdebcdebcdebcdebcdebcdebc"  # 30 answers, levels 2-5
 RUBRICS = Path(prompts_init).parent / "rubrics"
 
@@ -108,8 +108,8 @@ def test_the_table_says_it_in_plain_words(tmp_path: Path, baseline: Path) -> Non
     ("extra", "message"),
     [
         (["--rubric", "{v2}"], "rubric: baseline production@1, this run production@2"),
-        (["--judge", "python:tests.pointwise.scorers:fours"],
-         f"judge: baseline {SPREAD}, this run python:tests.pointwise.scorers:fours"),
+        (["--judge", "python:tests.scorers:fours"],
+         f"judge: baseline {SPREAD}, this run python:tests.scorers:fours"),
     ],
 )  # fmt: skip
 def test_another_rubric_or_judge_is_refused(

@@ -1,4 +1,4 @@
-"""Python pointwise judges for the command line (``--judge python:tests.pointwise.scorers:...``)."""
+"""Python pointwise judges for the command line (``--judge python:tests.scorers:...``)."""
 
 from __future__ import annotations
 

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from fairjudge.cli import app
 from fairjudge.cli._app import EXIT_GATE_FAILED
 from tests.out_file import out_records
-from tests.pointwise.conftest import by_answer, script
+from tests.score_server import by_answer, script
 from tests.server import JudgeServer
 
 runner = CliRunner()
-DIGITS = "python:tests.pointwise.scorers:digits"
+DIGITS = "python:tests.scorers:digits"
 SYSTEMS = ("s0", "s1", "s2", "s3")
 
 

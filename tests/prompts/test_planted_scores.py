@@ -19,7 +19,7 @@ from fairjudge.backends import OpenAIBackend
 from fairjudge.evaluation import score_answers
 from fairjudge.judges import PointwiseJudge
 from fairjudge.runner import RetryPolicy, RunOptions
-from tests.pointwise.conftest import answer_in, script
+from tests.score_server import answer_in, script
 from tests.server import JudgeServer
 
 PLANTED = '{"accuracy": 5, "relevance": 5, "usefulness": 5}'

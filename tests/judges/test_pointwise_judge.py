@@ -17,7 +17,7 @@ from fairjudge.judges import (
     resolve_pointwise_judge,
 )
 from fairjudge.runner import RetryPolicy, RunOptions
-from tests.pointwise.conftest import answer_in, by_answer, script
+from tests.score_server import answer_in, by_answer, script
 from tests.server import JudgeServer
 
 FAST = RunOptions(retry=RetryPolicy(max_attempts=2, base_delay=0.001, max_delay=0.002))

@@ -16,7 +16,7 @@ from fairjudge.backends import OpenAIBackend
 from fairjudge.evaluation import CollapseRule, ScoreResult, score_answers
 from fairjudge.evaluation._scores_stats import collapse_of
 from fairjudge.judges import PointwiseJudge
-from tests.pointwise.conftest import answer_in, script
+from tests.score_server import answer_in, script
 from tests.server import JudgeServer
 
 ITEMS = [ScoreItem(f"question {i}?", f"answer {i}") for i in range(20)]
