@@ -23,8 +23,8 @@ from fairjudge.judges import load_jury_file
 from fairjudge.prompts import load_rubric, load_template
 from tests.untrusted_files import Case, Outcome, run_case
 
-PLANTED = "python:tests.jury.planted_code:judge"
-SCORER = "python:tests.jury.planted_code:scorer"
+PLANTED = "python:tests.judges.planted_code:judge"
+SCORER = "python:tests.judges.planted_code:scorer"
 ALWAYS_A = "python:tests.judge_fixtures:always_a"
 ROWS = [{"id": str(i), "question": f"Q{i}?", "answer_1": "yes", "answer_2": "no"} for i in (1, 2)]
 SCORED = [{"id": str(i), "question": f"Q{i}?", "answer": "yes"} for i in (1, 2)]

@@ -1,6 +1,6 @@
 """Code a jury file names, to show whether it ran: importing it leaves a marker file.
 
-``python:tests.jury.planted_code:judge`` stands in for ``python:os:execlp``: when
+``python:tests.judges.planted_code:judge`` stands in for ``python:os:execlp``: when
 ``$FAIRJUDGE_PLANTED_MARKER`` names a file, importing this module writes it, so a
 test can tell, after the fact, whether anything imported the code a file named.
 """
