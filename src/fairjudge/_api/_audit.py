@@ -15,7 +15,7 @@ from fairjudge._api._inputs import load_rows
 from fairjudge._api._result import Result
 from fairjudge._errors import ConfigError
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
-from fairjudge.runner import RunOptions
+from fairjudge.runner import Executor, RunOptions
 
 __all__ = ["audit_judge"]
 
@@ -34,6 +34,7 @@ def audit_judge(
     columns: Mapping[str, str] | None = None,
     skip_invalid: bool = False,
     allow_empty: bool = False,
+    executor: Executor | str | None = None,
 ) -> Result:
     """Measure a judge's position, verbosity, framing and self-preference bias.
 
@@ -57,6 +58,8 @@ def audit_judge(
         columns: Your column names -> the README's.
         skip_invalid: Set invalid rows aside instead of stopping.
         allow_empty: Audit rows with empty answers instead of refusing them.
+        executor: Where the judges' session runs its calls, as for
+            :func:`fairjudge.compare`.
 
     Returns:
         A :class:`Result` whose ``result`` is the :class:`~fairjudge.audit.AuditReport`,
@@ -90,7 +93,7 @@ def audit_judge(
     given: Sequence[Any] = list(judges) if isinstance(judges, (list, tuple)) else [judges]
     specs = [DEFAULT_JUDGE if j is None else j for j in given]
     families = dict(judge_families or {})
-    with JudgeSession(store=store, options=options) as session:
+    with JudgeSession(store=store, options=options, executor=executor) as session:
         the_judges = [
             ModelAuditJudge(j, session=session, backend_options=backend or BackendOptions(),
                             family=families.get(j)) if isinstance(j, str) else j

@@ -36,7 +36,7 @@ from fairjudge.judges import (
     resolve_pointwise_judge,
 )
 from fairjudge.prompts import get_rubric
-from fairjudge.runner import RunOptions
+from fairjudge.runner import Executor, RunOptions
 
 __all__ = ["calibrate", "compare", "score"]
 
@@ -94,6 +94,7 @@ def compare(
     allow_empty: bool = False,
     stop_when: str | Sequence[str] | None = None,
     batch: int | None = None,
+    executor: Executor | str | None = None,
 ) -> Result:
     """Compare two systems' answers with the position-debiased protocol (``fairjudge compare``).
 
@@ -125,6 +126,10 @@ def compare(
             interval in ``to_dict()["adaptive"]``. One judge only, for now.
         batch: Questions per batch with ``stop_when`` (default: one wave of the
             run's concurrency).
+        executor: Where the calls of judges opened from specs run: ``"asyncio"``
+            (the default), ``"ray"`` (a local Ray instance, shut down at the end),
+            ``"ray:ADDRESS"`` (a running cluster) or an executor object such as
+            :class:`~fairjudge.runner.RayExecutor` (yours to close).
 
     Returns:
         A :class:`Result` whose ``result`` is a :class:`~fairjudge.PairwiseResult`,
@@ -156,11 +161,12 @@ def compare(
         return run_jury(
             item_list, source, skipped, judges, the_settings, weights=weights,
             aggregate=aggregate, template=template, backend=backend, options=options, store=store,
+            executor=executor,
         )  # fmt: skip
 
     def open_spec(spec: str | None) -> BatchJudge:
         return resolve_judge(spec, backend_options=backend, template=template, options=options,
-                             store=store)  # fmt: skip
+                             store=store, executor=executor)  # fmt: skip
 
     adaptive = None
     with opened(judge, open_spec) as the_judge:
@@ -209,6 +215,7 @@ def score(
     columns: Mapping[str, str] | None = None,
     skip_invalid: bool = False,
     allow_empty: bool = False,
+    executor: Executor | str | None = None,
 ) -> Result:
     """Score each answer on its own against a rubric (``fairjudge score``).
 
@@ -232,6 +239,7 @@ def score(
         columns: Your column names -> the README's.
         skip_invalid: Set invalid rows aside instead of stopping.
         allow_empty: Score empty or blank answers instead of refusing the row.
+        executor: As for :func:`compare`.
 
     Returns:
         A :class:`Result` whose ``result`` is a :class:`~fairjudge.evaluation.ScoreResult`,
@@ -248,12 +256,17 @@ def score(
         return run_score_jury(
             item_list, source, skipped, judges, the_rubric, seed=seed, level=level,
             n_resamples=n_resamples, weights=weights, aggregate=aggregate, options=options,
-            store=store,
+            store=store, executor=executor,
         )  # fmt: skip
 
     def open_spec(spec: str | None) -> BatchPointwiseJudge:
         return resolve_pointwise_judge(
-            spec, rubric=the_rubric, backend_options=backend, options=options, store=store
+            spec,
+            rubric=the_rubric,
+            backend_options=backend,
+            options=options,
+            store=store,
+            executor=executor,
         )
 
     if (
@@ -292,6 +305,7 @@ def calibrate(
     columns: Mapping[str, str] | None = None,
     skip_invalid: bool = False,
     allow_empty: bool = False,
+    executor: Executor | str | None = None,
 ) -> Result:
     """A pairwise judge's report card against human labels (``fairjudge calibrate``).
 
@@ -311,6 +325,7 @@ def calibrate(
         columns: As for :func:`compare`.
         skip_invalid: As for :func:`compare`.
         allow_empty: As for :func:`compare`.
+        executor: As for :func:`compare`.
 
     Returns:
         A :class:`Result` whose ``report`` is the calibration report (its ``gate`` a
@@ -329,7 +344,7 @@ def calibrate(
     compared = compare(
         item_list if isinstance(items, (list, tuple)) else items, judge, settings=settings,
         options=options, template=template, backend=backend, store=store, columns=columns,
-        skip_invalid=skip_invalid, allow_empty=allow_empty,
+        skip_invalid=skip_invalid, allow_empty=allow_empty, executor=executor,
     )  # fmt: skip
     result = compared.result
     report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)

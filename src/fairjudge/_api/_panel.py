@@ -38,7 +38,7 @@ from fairjudge.judges import (
     resolve_pointwise_judge,
 )
 from fairjudge.prompts import Rubric
-from fairjudge.runner import RunOptions
+from fairjudge.runner import Executor, RunOptions
 
 __all__ = [
     "JudgesLike", "check_one_of", "pairwise_panel", "pointwise_panel", "run_jury",
@@ -99,7 +99,7 @@ def _members(
 def pairwise_panel(
     judges: JudgesLike, *, weights: Sequence[float] | None, aggregate: str | None,
     template: str | None, backend: BackendOptions | None, options: RunOptions | None,
-    store: str | Path | None,
+    store: str | Path | None, executor: Executor | str | None = None,
 ) -> tuple[Jury, str, bool]:  # fmt: skip
     """The pairwise panel, its rule, and whether it was built here (so closed here)."""
     where = backend or BackendOptions()
@@ -110,10 +110,10 @@ def pairwise_panel(
                             temperature=where.temperature, timeout=where.timeout)
             for s in specs
         ]  # fmt: skip
-        return Jury.from_specs(specs, store=store, options=options)
+        return Jury.from_specs(specs, store=store, options=options, executor=executor)
 
     return _panel(
-        Jury, judges, weights, aggregate, "majority", from_specs, (store, options),
+        Jury, judges, weights, aggregate, "majority", from_specs, (store, options, executor),
         lambda spec: resolve_judge(spec), BatchJudge, lambda fn: CallableJudge(fn),
     )  # fmt: skip
 
@@ -121,12 +121,15 @@ def pairwise_panel(
 def pointwise_panel(
     judges: JudgesLike, *, weights: Sequence[float] | None, aggregate: str | None,
     rubric: Rubric, options: RunOptions | None, store: str | Path | None,
+    executor: Executor | str | None = None,
 ) -> tuple[PointwiseJury, str, bool]:  # fmt: skip
     """The scoring panel, its rule, and whether it was built here (so closed here)."""
     return _panel(
         PointwiseJury, judges, weights, aggregate, "mean",
-        lambda specs: PointwiseJury.from_specs(specs, rubric=rubric, store=store, options=options),
-        (store, options), lambda spec: resolve_pointwise_judge(spec, rubric=rubric),
+        lambda specs: PointwiseJury.from_specs(
+            specs, rubric=rubric, store=store, options=options, executor=executor
+        ),
+        (store, options, executor), lambda spec: resolve_pointwise_judge(spec, rubric=rubric),
         BatchPointwiseJudge, lambda fn: CallablePointwiseJudge(fn, rubric=rubric),
     )  # fmt: skip
 
@@ -134,7 +137,7 @@ def pointwise_panel(
 def _panel(
     kind: type[P], judges: JudgesLike, weights: Sequence[float] | None, aggregate: str | None,
     default_rule: str, from_specs: Callable[[list[MemberSpec]], P],
-    session_args: tuple[object, object], resolve: Callable[[str], Any], judge_type: type,
+    session_args: tuple[object, object, object], resolve: Callable[[str], Any], judge_type: type,
     wrap: Callable[[Any], Any],
 ) -> tuple[P, str, bool]:  # fmt: skip
     """A panel of ``kind`` (a built one as it is), its rule, and whether it was built here.
@@ -160,8 +163,9 @@ def _panel(
     return kind.seat(seats), rule, True
 
 
-def _no_session(store: object, options: object) -> None:
-    given = [name for name, value in (("store", store), ("options", options)) if value is not None]
+def _no_session(store: object, options: object, executor: object) -> None:
+    session_args = (("store", store), ("options", options), ("executor", executor))
+    given = [name for name, value in session_args if value is not None]
     if given:
         raise ConfigError(
             f"{', '.join(given)}: a panel with functions or judge objects on it opens no "
@@ -195,14 +199,14 @@ def run_jury(
     items: list[Any], source: str, skipped: list[dict[str, Any]], judges: JudgesLike,
     settings: EvalSettings, *, weights: Sequence[float] | None, aggregate: str | None,
     template: str | None, backend: BackendOptions | None, options: RunOptions | None,
-    store: str | Path | None,
+    store: str | Path | None, executor: Executor | str | None = None,
 ) -> Result:  # fmt: skip
     """``compare(judges=...)``: what ``fairjudge jury`` runs and reports."""
     from fairjudge.report import jury_report, render_jury
 
     panel, rule, built = pairwise_panel(judges, weights=weights, aggregate=aggregate,
                                         template=template, backend=backend, options=options,
-                                        store=store)  # fmt: skip
+                                        store=store, executor=executor)  # fmt: skip
     try:
         result = evaluate_jury(panel, items, settings, aggregation=rule)
     finally:
@@ -222,13 +226,14 @@ def run_score_jury(
     items: list[Any], source: str, skipped: list[dict[str, Any]], judges: JudgesLike,
     rubric: Rubric, *, seed: int, level: float, n_resamples: int,
     weights: Sequence[float] | None, aggregate: str | None, options: RunOptions | None,
-    store: str | Path | None,
+    store: str | Path | None, executor: Executor | str | None = None,
 ) -> Result:  # fmt: skip
     """``score(judges=...)``: what ``fairjudge score-jury`` runs and reports."""
     from fairjudge.report import render_score_jury, score_jury_report
 
     panel, rule, built = pointwise_panel(judges, weights=weights, aggregate=aggregate,
-                                         rubric=rubric, options=options, store=store)  # fmt: skip
+                                         rubric=rubric, options=options, store=store,
+                                         executor=executor)  # fmt: skip
     try:
         result = score_with_jury(panel, items, aggregation=rule, seed=seed, level=level,
                                  n_resamples=n_resamples)  # fmt: skip

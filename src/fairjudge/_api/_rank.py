@@ -23,7 +23,7 @@ from fairjudge.evaluation import (
     make_pairs,
 )
 from fairjudge.judges import BackendOptions, BatchJudge, resolve_judge
-from fairjudge.runner import RunOptions
+from fairjudge.runner import Executor, RunOptions
 
 __all__ = ["rank"]
 
@@ -79,6 +79,7 @@ def rank(
     store: str | Path | None = None,
     columns: Mapping[str, str] | None = None,
     allow_empty: bool = False,
+    executor: Executor | str | None = None,
 ) -> Result:
     """Rank many models: judge pairs of their answers, fit Bradley-Terry (``fairjudge rank``).
 
@@ -108,6 +109,7 @@ def rank(
         store: The store's path, for a judge opened from a spec.
         columns: Your column names -> the README's.
         allow_empty: Judge empty or blank answers instead of refusing the row.
+        executor: As for :func:`fairjudge.compare`.
 
     Returns:
         A :class:`Result` whose ``report`` is the ranking report (``to_dict()`` is
@@ -129,7 +131,8 @@ def rank(
         given = {"judge": judge is not None, "pairing": pairing != "all",
                  "baseline": baseline is not None, "pairs_per_question": pairs_per_question != 1,
                  "options": options is not None, "template": template is not None,
-                 "backend": backend is not None, "store": store is not None}  # fmt: skip
+                 "backend": backend is not None, "store": store is not None,
+                 "executor": executor is not None}  # fmt: skip
         unused = [name for name, set_ in given.items() if set_]
         if unused:
             raise ConfigError(
@@ -144,7 +147,7 @@ def rank(
 
         def open_spec(spec: str | None) -> BatchJudge:
             return resolve_judge(spec, backend_options=backend, template=template,
-                                 options=options, store=store)  # fmt: skip
+                                 options=options, store=store, executor=executor)  # fmt: skip
 
         with opened(judge, open_spec) as the_judge:
             judged = evaluate(the_judge, pairs, EvalSettings(seed=seed))

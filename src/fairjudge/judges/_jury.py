@@ -32,7 +32,7 @@ from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCall
 from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember
 from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.judges._session import JudgeSession
-from fairjudge.runner import RunOptions, Store
+from fairjudge.runner import Executor, RunOptions, Store
 
 __all__ = ["Jury", "JuryMember", "MemberSpec"]  # MemberSpec: both kinds', from _panel_base
 
@@ -79,6 +79,7 @@ class Jury(Panel[JuryMember, PairwiseRequest, Reply]):
         session: JudgeSession | None = None,
         store: Store | str | PathLike[str] | None = None,
         options: RunOptions | None = None,
+        executor: Executor | str | None = None,
     ) -> Jury:
         """Resolve every member's spec; model members share one session.
 
@@ -91,8 +92,12 @@ class Jury(Panel[JuryMember, PairwiseRequest, Reply]):
                 ``options``) when a model member needs it, and closed with the jury.
             store: The store or its path, for a session of the jury's own.
             options: Run options (concurrency, budget, ...), for the jury's own session.
+            executor: Where the jury's own session runs its batches (an
+                :class:`~fairjudge.runner.Executor`, ``"asyncio"`` or ``"ray"``).
         """
-        return cls._assemble(specs, _member, session=session, store=store, options=options)
+        return cls._assemble(
+            specs, _member, session=session, store=store, options=options, executor=executor
+        )
 
     @property
     def temperature(self) -> float | None:

@@ -29,7 +29,7 @@ from fairjudge.prompts import probabilities_from_logprobs as _probabilities
 from fairjudge.runner import RunOptions
 
 if TYPE_CHECKING:
-    from fairjudge.runner import Store
+    from fairjudge.runner import Executor, Store
 
 __all__ = ["LLMJudge"]
 
@@ -62,6 +62,9 @@ class LLMJudge(SessionJudge):
             with itself.
         store: The store or its path, for a session of the judge's own.
         options: Run options, for a session of the judge's own.
+        executor: Where a session of the judge's own runs its batches (an
+            :class:`~fairjudge.runner.Executor`, ``"asyncio"`` or ``"ray"``; see
+            :class:`~fairjudge.judges.JudgeSession`).
         params: Sampling parameters that override the backend's defaults
             (``temperature``, ``max_tokens``, ...); part of the cache key.
 
@@ -79,6 +82,7 @@ class LLMJudge(SessionJudge):
         store: Store | str | PathLike[str] | None = None,
         options: RunOptions | None = None,
         params: Mapping[str, Any] | None = None,
+        executor: Executor | str | None = None,
     ) -> None:
         self.template = (
             template if isinstance(template, PairwiseTemplate) else get_template(template)
@@ -90,6 +94,7 @@ class LLMJudge(SessionJudge):
             options=options,
             label_only=self.template.verdict_only,
             params=params,
+            executor=executor,
         )
 
     @property

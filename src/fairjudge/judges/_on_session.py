@@ -17,7 +17,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.judges._session import JudgeSession
 
 if TYPE_CHECKING:
-    from fairjudge.runner import RunOptions, RunSummary, Store
+    from fairjudge.runner import Executor, RunOptions, RunSummary, Store
 
 __all__ = ["SessionJudge"]
 
@@ -38,22 +38,27 @@ class SessionJudge(Closing):
         options: RunOptions | None,
         label_only: bool,
         params: Mapping[str, Any] | None,
+        executor: Executor | str | None = None,
     ) -> None:
         """Join ``session`` or open one; set :attr:`params` and route ``backend``.
 
         Raises:
-            ConfigError: ``store`` or ``options`` given with ``session`` (the session
-                has its own).
+            ConfigError: ``store``, ``options`` or ``executor`` given with ``session``
+                (the session has its own).
         """
-        if session is not None and (store is not None or options is not None):
-            given = "store" if store is not None else "options"
-            raise ConfigError(
-                f"{given}= does not apply with session=: the session has its own store and "
-                "options; set them on the session"
-            )
+        if session is not None:
+            own = (("store", store), ("options", options), ("executor", executor))
+            given = next((name for name, value in own if value is not None), None)
+            if given is not None:
+                raise ConfigError(
+                    f"{given}= does not apply with session=: the session has its own store, "
+                    "options and executor; set them on the session"
+                )
         self._owns_session = session is None
         self.session = (
-            session if session is not None else JudgeSession(store=store, options=options)
+            session
+            if session is not None
+            else JudgeSession(store=store, options=options, executor=executor)
         )
         # This judge's own sampling defaults, even when another judge's backend for the
         # same model serves the calls (the parameters travel in each spec).

@@ -25,12 +25,13 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError
 from fairjudge._types import Replies, Reply, stopped_by
+from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import calls_no_model
 from fairjudge.judges._session import JudgeSession, ReplyParser
-from fairjudge.runner import RunOptions, RunSummary, Store
+from fairjudge.runner import Executor, RunOptions, RunSummary, Store
 
 __all__ = ["MemberSpec", "Panel", "PanelMember", "member_names"]
 
@@ -195,6 +196,7 @@ class Panel(Closing, Generic[M, Q, A]):
         session: JudgeSession | None,
         store: Store | str | PathLike[str] | None,
         options: RunOptions | None,
+        executor: Executor | str | None = None,
     ) -> Self:
         """Open the panel's own session when a model member needs one, then build it.
 
@@ -207,6 +209,7 @@ class Panel(Closing, Generic[M, Q, A]):
             session: A session given by the caller; else one is opened.
             store: The store or its path, for a session of the panel's own.
             options: Run options, for a session of the panel's own.
+            executor: Where a session of the panel's own runs its batches.
 
         Raises:
             ConfigError: A store or options next to a session, which carries its own,
@@ -214,15 +217,23 @@ class Panel(Closing, Generic[M, Q, A]):
         """
         if session is not None and (store is not None or options is not None):
             raise ConfigError("store= and options= do not apply with session=; set them on it")
+        if session is not None and executor is not None:
+            raise ConfigError("executor= does not apply with session=; set it on the session")
         if (store is not None or options is not None) and all(s.is_python for s in specs):
             raise ConfigError(
                 "store= and options= (the run options: max_calls, concurrency, ...) do not "
                 "apply to a jury of Python callables (they are called directly); drop them",
                 params=("store", "options"),
             )
+        if not uses_default_executor(executor) and all(s.is_python for s in specs):
+            raise ConfigError(
+                "executor does not apply to a jury of Python callables (they are called "
+                "directly, in this process); drop it",
+                params="executor",
+            )
         own = session is None and any(not s.is_python for s in specs)
         if own:
-            session = JudgeSession(store=store, options=options)
+            session = JudgeSession(store=store, options=options, executor=executor)
         bases = [spec.name or spec.judge.strip() for spec in specs]
         try:
             members = [

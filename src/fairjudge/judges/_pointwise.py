@@ -32,6 +32,7 @@ from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import question_text
 from fairjudge._types import ParseFailure, Replies, Reply, ScoreReading
 from fairjudge.judges._callable import PythonFunction, load_python_judge
+from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
@@ -59,7 +60,7 @@ from fairjudge.prompts import (
 from fairjudge.runner import RunOptions
 
 if TYPE_CHECKING:
-    from fairjudge.runner import Store
+    from fairjudge.runner import Executor, Store
 
 __all__ = [
     "SCORE_MODES",
@@ -134,6 +135,9 @@ class PointwiseJudge(SessionJudge):
             ``store`` and ``options`` and closes it with itself.
         store: The store or its path, for a session of the judge's own.
         options: Run options, for a session of the judge's own.
+        executor: Where a session of the judge's own runs its batches (an
+            :class:`~fairjudge.runner.Executor`, ``"asyncio"`` or ``"ray"``; see
+            :class:`~fairjudge.judges.JudgeSession`).
         params: Sampling parameters over the backend's defaults; part of the cache key.
         structured: Ask an ``openai/`` backend for structured output, passing the
             rubric's :attr:`~fairjudge.prompts.Rubric.reply_schema` as
@@ -156,6 +160,7 @@ class PointwiseJudge(SessionJudge):
         options: RunOptions | None = None,
         params: Mapping[str, Any] | None = None,
         structured: bool = False,
+        executor: Executor | str | None = None,
     ) -> None:
         self._rubric = as_rubric(rubric)
         self.mode = check_mode(mode, self._rubric, backend.name, structured)
@@ -166,6 +171,7 @@ class PointwiseJudge(SessionJudge):
             options=options,
             label_only=mode == "label",
             params=params,
+            executor=executor,
         )
         if structured:
             schema = {"name": "rubric_scores", "schema": self._rubric.reply_schema, "strict": True}
@@ -332,6 +338,7 @@ def resolve_pointwise_judge(
     store: Store | str | PathLike[str] | None = None,
     params: Mapping[str, Any] | None = None,
     structured: bool = False,
+    executor: Executor | str | None = None,
 ) -> PointwiseJudge | CallablePointwiseJudge:
     """Build the pointwise judge a ``--judge`` spec names (the forms of ``compare``).
 
@@ -347,6 +354,7 @@ def resolve_pointwise_judge(
         given += ["store"] if store is not None else []
         given += ["mode"] if mode != "json" else []
         given += ["structured"] if structured else []
+        given += [] if uses_default_executor(executor) else ["executor"]
         reject(spec, given, PYTHON_JUDGE)
         fn = load_python_judge(spec).fn
         return CallablePointwiseJudge(fn, rubric=the_rubric, name=spec)
@@ -355,5 +363,5 @@ def resolve_pointwise_judge(
     backend = make_backend(kind, name, where, quiet=(options or RunOptions()).quiet)
     return PointwiseJudge(
         backend, rubric=the_rubric, mode=mode, store=store, options=options,
-        params=sampling(where, params), structured=structured,
+        params=sampling(where, params), structured=structured, executor=executor,
     )  # fmt: skip

@@ -36,7 +36,7 @@ from fairjudge.judges._pointwise import (
 from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, judge_spec, make_backend
 from fairjudge.judges._session import JudgeSession
 from fairjudge.prompts import Rubric
-from fairjudge.runner import RunOptions, Store
+from fairjudge.runner import Executor, RunOptions, Store
 
 __all__ = ["PointwiseJury", "PointwiseMember"]
 
@@ -93,6 +93,7 @@ class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
         session: JudgeSession | None = None,
         store: Store | str | PathLike[str] | None = None,
         options: RunOptions | None = None,
+        executor: Executor | str | None = None,
     ) -> PointwiseJury:
         """Resolve every member's spec against one rubric; model members share one session.
 
@@ -109,6 +110,8 @@ class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
                 ``options``) when a model member needs it, and closed with the jury.
             store: The store or its path, for a session of the jury's own.
             options: Run options (concurrency, budget, ...), for the jury's own session.
+            executor: Where the jury's own session runs its batches (an
+                :class:`~fairjudge.runner.Executor`, ``"asyncio"`` or ``"ray"``).
 
         Raises:
             ConfigError: A bad spec or option (named), or as the constructor.
@@ -121,7 +124,9 @@ class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
             judge = _resolve(spec, the_rubric, mode, structured, on)
             return PointwiseMember(name, judge, spec.weight)
 
-        return cls._assemble(specs, member, session=session, store=store, options=options)
+        return cls._assemble(
+            specs, member, session=session, store=store, options=options, executor=executor
+        )
 
     @property
     def rubric(self) -> Rubric:

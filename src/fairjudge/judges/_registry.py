@@ -23,6 +23,7 @@ from fairjudge._call import Backend
 from fairjudge._errors import ConfigError
 from fairjudge.backends import check_base_url
 from fairjudge.judges._callable import load_python_judge
+from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._pairwise import BatchJudge
 from fairjudge.judges._session import JudgeSession
@@ -30,7 +31,7 @@ from fairjudge.prompts import PairwiseTemplate, get_template
 from fairjudge.runner import RunOptions
 
 if TYPE_CHECKING:
-    from fairjudge.runner import Store
+    from fairjudge.runner import Executor, Store
 
 __all__ = [
     "DEFAULT_JUDGE",
@@ -161,6 +162,7 @@ def resolve_judge(
     store: Store | str | Path | None = None,
     session: JudgeSession | None = None,
     params: Mapping[str, Any] | None = None,
+    executor: Executor | str | None = None,
 ) -> BatchJudge:
     """Build the judge a ``--judge`` spec names.
 
@@ -176,6 +178,9 @@ def resolve_judge(
         session: Run on this session instead of opening one (it keeps its own
             store and options); the judge's backend is added to it.
         params: More sampling parameters (model judges only).
+        executor: Where the judge's own session runs its batches (model judges
+            only; not with ``session``): an :class:`~fairjudge.runner.Executor`,
+            ``"asyncio"`` (the default), ``"ray"`` or ``"ray:ADDRESS"``.
 
     Returns:
         A :class:`~fairjudge.judges.CallableJudge` for ``python:`` specs, a
@@ -198,6 +203,8 @@ def resolve_judge(
             given.append("store")
         if params:
             given.append("params")
+        if not uses_default_executor(executor):
+            given.append("executor")
         if spec.startswith("python:"):
             reject(spec, given, PYTHON_JUDGE)
             return load_python_judge(spec)
@@ -213,7 +220,7 @@ def resolve_judge(
     backend = make_backend(kind, name, where, quiet=quiet)
     return LLMJudge(
         backend, template=tmpl, session=session, store=store, options=options,
-        params=sampling(where, params),
+        params=sampling(where, params), executor=executor,
     )  # fmt: skip
 
 

@@ -44,6 +44,7 @@ from fairjudge._words import worded
 from fairjudge.judges._pairwise import ProgressCallback
 
 if TYPE_CHECKING:
+    from fairjudge.judges._executors import OwnedExecutor
     from fairjudge.runner import (
         Batch,
         CallOutcome,
@@ -91,7 +92,10 @@ class JudgeSession(Closing):
         store: The store, or its path; default ``.fairjudge/store.sqlite``.
             ``":memory:"`` caches for the session's life only.
         options: Concurrency, limits, budgets, retries and progress.
-        executor: Where batches run; default :class:`~fairjudge.runner.AsyncioExecutor`.
+        executor: Where batches run: an :class:`~fairjudge.runner.Executor` (yours to
+            close), or ``"asyncio"`` (the default), ``"ray"`` or ``"ray:ADDRESS"``,
+            which the session builds at its first uncached batch and shuts down
+            when it closes (see :func:`~fairjudge.judges._executors.open_executor`).
 
     Example:
         >>> with JudgeSession(OpenAIBackend("gpt-4o-mini")) as session:  # doctest: +SKIP
@@ -104,18 +108,14 @@ class JudgeSession(Closing):
         *,
         store: Store | str | PathLike[str] | None = None,
         options: RunOptions | None = None,
-        executor: Executor | None = None,
+        executor: Executor | str | None = None,
     ) -> None:
-        from fairjudge.runner import (
-            DEFAULT_STORE_PATH,
-            AsyncioExecutor,
-            EventLoopThread,
-            RunOptions,
-            Store,
-        )
+        from fairjudge.judges._executors import open_executor
+        from fairjudge.runner import DEFAULT_STORE_PATH, EventLoopThread, RunOptions, Store
 
         self.options = options if options is not None else RunOptions()
-        self.executor: Executor = executor if executor is not None else AsyncioExecutor()
+        self.executor: Executor
+        self.executor, owned = open_executor(executor)  # before the store opens: may refuse
         self.backends: dict[Route, Backend] = {}
         self.last_run: RunSummary | None = None
         """The summary of the most recent batch (also set when a budget stopped it)."""
@@ -130,8 +130,9 @@ class JudgeSession(Closing):
         )
         self._loop = EventLoopThread(name="fairjudge-session")  # its thread starts on first use
         self._finalizer = weakref.finalize(
-            self, _release, self._loop, self.backends, self.store if self._owns_store else None
-        )
+            self, _release, self._loop, self.backends, self.store if self._owns_store else None,
+            owned,
+        )  # fmt: skip
         for backend in [backends] if isinstance(backends, Backend) else backends:
             self.add(backend)
 
@@ -277,7 +278,10 @@ class JudgeSession(Closing):
     # -- lifetime ------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Release the backends, the event-loop thread and (if the session opened it) the store.
+        """Release the backends, the event-loop thread and what the session opened.
+
+        What it opened: the store (unless one was given) and an executor built from a
+        name (``executor="ray"`` shuts down the Ray it started).
 
         Also happens when the session is garbage-collected or the interpreter exits.
         """
@@ -356,10 +360,15 @@ def _close(loop: EventLoopThread, backends: list[Backend]) -> None:
     loop.run(close_all())
 
 
-def _release(loop: EventLoopThread, backends: dict[Route, Backend], store: Store | None) -> None:
+def _release(
+    loop: EventLoopThread, backends: dict[Route, Backend], store: Store | None,
+    executor: OwnedExecutor | None,
+) -> None:  # fmt: skip
     try:
         _close(loop, list(backends.values()))
     finally:
         loop.close()
         if store is not None:
             store.close()
+        if executor is not None:
+            executor.close()
