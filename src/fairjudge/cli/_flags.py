@@ -60,6 +60,7 @@ FLAGS: dict[str, str] = {
     "price_output": "--price-output",
     "retry": "--max-attempts",
     "max_attempts": "--max-attempts",
+    "executor": "--executor",
     # input files
     "allow_empty": "--allow-empty",
     "skip_invalid": "--skip-invalid",

@@ -224,7 +224,8 @@ def _open(specs: list[MemberSpec], flags: Any) -> Jury:
         no_model_flags(flags, "a panel of Python callables")
         return Jury.from_specs(specs)
     options = as_judge_flags(flags).run_options()
-    return Jury.from_specs(specs, store=flags.store, options=options)
+    executor = as_judge_flags(flags).executor_choice()
+    return Jury.from_specs(specs, store=flags.store, options=options, executor=executor)
 
 
 def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Jury, str]:

@@ -11,6 +11,7 @@ not apply to the chosen judge.
 import inspect
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, make_dataclass
+from enum import StrEnum
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -78,6 +79,13 @@ AllowEmpty = Annotated[
 QuestionCol = Annotated[str, typer.Option(help="Column holding the question.")]
 
 
+class ExecutorName(StrEnum):
+    """Where the judge calls run (``--executor``)."""
+
+    ASYNCIO = "asyncio"
+    RAY = "ray"
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeFlags:
     """The judge, template, backend and run flags of one command, as given."""
@@ -140,6 +148,20 @@ class JudgeFlags:
     ] = None
     price_input: Annotated[float | None, typer.Option(help="$ per 1M input tokens.")] = None
     price_output: Annotated[float | None, typer.Option(help="$ per 1M output tokens.")] = None
+    executor: Annotated[
+        ExecutorName | None,
+        typer.Option(
+            help="Where judge calls run: asyncio (this process) or ray (a Ray cluster, "
+            "needs fairjudge[ray]; the store stays here). [default: asyncio]"
+        ),
+    ] = None
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="The Ray cluster for --executor ray: auto, HOST:PORT or ray://HOST:PORT. "
+            "[default: start a local Ray]"
+        ),
+    ] = None
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False
 
     def given(self) -> list[str]:
@@ -164,6 +186,16 @@ class JudgeFlags:
             price_input=self.price_input, price_output=self.price_output, quiet=self.quiet, **given
         )
 
+    def executor_choice(self) -> str | None:
+        """The executor for the library's ``executor=``: ``None``, ``"ray"`` or ``"ray:ADDRESS"``.
+
+        ``None`` is asyncio, the default. The session given a name builds that
+        executor and shuts it down.
+        """
+        if self.executor is not ExecutorName.RAY:
+            return None
+        return "ray" if self.ray_address is None else f"ray:{self.ray_address}"
+
     def open_judge(self, *, rounds: int = 2) -> BatchJudge:
         """Resolve the judge; every flag is checked before a model loads or a call is made."""
         options = self.run_options()
@@ -178,7 +210,7 @@ class JudgeFlags:
         )
         return resolve_judge(
             self.judge, backend_options=where, template=self.template, options=options,
-            store=self.store,
+            store=self.store, executor=self.executor_choice(),
         )  # fmt: skip
 
 
@@ -306,6 +338,7 @@ def adds_flags(flags_type: type[Any], param: str) -> Callable[[F], F]:
             if getattr(kwargs[param], "base_url", None) is not None:
                 # Before anything is read or built: a URL no call can use is a usage error.
                 check_base_url(kwargs[param].base_url, name="--base-url")
+            _check_executor(kwargs[param])
             return fn(*args, **kwargs)
 
         wrapper.__signature__ = signature.replace(parameters=own + extra)  # type: ignore[attr-defined]
@@ -313,6 +346,19 @@ def adds_flags(flags_type: type[Any], param: str) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _check_executor(flags: Any) -> None:
+    """``--ray-address`` names where Ray runs: without ``--executor ray`` it is a usage error."""
+    if getattr(flags, "ray_address", None) is None:
+        return
+    if getattr(flags, "executor", None) is not ExecutorName.RAY:
+        raise ConfigError(
+            "--ray-address applies with --executor ray only (the default executor, asyncio, "
+            "runs every call in this process); add --executor ray or drop --ray-address"
+        )
+    if not flags.ray_address.strip():
+        raise ConfigError("--ray-address is empty; give auto, HOST:PORT or ray://HOST:PORT")
 
 
 judge_flags = adds_flags(JudgeFlags, "flags")

@@ -224,6 +224,7 @@ def open_scorer(
     return resolve_pointwise_judge(
         flags.judge, rubric=rubric, mode=mode, backend_options=where,
         options=flags.run_options(), store=flags.store, structured=structured,
+        executor=flags.executor_choice(),
     )  # fmt: skip
 
 

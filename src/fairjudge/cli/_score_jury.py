@@ -156,6 +156,7 @@ def _open(specs: list[MemberSpec], flags: Any, rubric: Rubric, opts: ScoreFlags)
     return PointwiseJury.from_specs(
         specs, rubric=rubric, mode=opts.mode, structured=opts.structured, store=flags.store,
         options=as_judge_flags(flags).run_options(),
+        executor=as_judge_flags(flags).executor_choice(),
     )  # fmt: skip
 
 
