@@ -48,7 +48,7 @@ from typer.core import TyperCommand, TyperGroup
 try:  # Typer 0.29 ships its own copy of Click; already imported by ``typer.core``
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover - a Typer that uses Click itself
-    from click.exceptions import ClickException  # type: ignore[no-redef, import-not-found, unused-ignore]
+    from click.exceptions import ClickException  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
 from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, InputError
 from fairjudge._version import __version__
