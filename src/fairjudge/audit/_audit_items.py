@@ -104,7 +104,8 @@ def position_pairs(items: Sequence[AuditItem]) -> list[Item]:
     by_question: dict[str, list[AuditItem]] = {}
     for it in items:
         if it.other is not None:
-            pairs.append(Item(it.question, it.answer, it.other, id=it.id, reference=it.reference))
+            pairs.append(Item(it.question, it.answer, it.other, id=it.id, reference=it.reference,
+                              category=it.category))  # fmt: skip
         elif it.system is not None:
             by_question.setdefault(it.cluster, []).append(it)
     for group in by_question.values():
@@ -119,6 +120,7 @@ def position_pairs(items: Sequence[AuditItem]) -> list[Item]:
                 second.answer,
                 id=first.id,
                 reference=first.reference,
+                category=first.category,
                 model_1=first.system,
                 model_2=second.system,
             )

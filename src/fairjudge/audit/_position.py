@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fairjudge._items import Call, Item, Judgment
-from fairjudge._types import Order
+from fairjudge._types import CallError, Order, ParseFailure
 from fairjudge.audit._effects import Effect, paired_effect
 from fairjudge.audit._experiment import (
     AuditSettings,
@@ -90,8 +90,34 @@ def position_experiment(
     return ExperimentResult(
         "position", name, tuple(effects), (residual,), mitigation="the swap (debiased verdicts)",
         n_items=len(pairs), n_calls=n_calls, n_failed=failed,
-        details={"pair_counts": {f"{a}/{b}": n for (a, b), n in bias.pair_counts.items()}},
+        details={"pair_counts": {f"{a}/{b}": n for (a, b), n in bias.pair_counts.items()},
+                 "pairs": [_pair_record(j) for j in result.judgments]},
     )  # fmt: skip
+
+
+def _pair_record(j: Judgment) -> dict[str, object]:
+    """One pair's verdict in each order, its debiased score and any failure, for the report.
+
+    The per-item view of the effects above: an HTML page lists the pairs the judge
+    flipped on, so a reader can see what a position share is made of.
+    """
+    by_order = {c.order: c.reply for c in j.calls}
+    failures = [f"{c.order}: {_why(c.reply.failure)}" for c in j.calls if c.reply.failure]
+    it = j.item
+    return {
+        "id": it.id, "category": it.category, "question": it.question_text,
+        "answer_1": it.answer_1, "answer_2": it.answer_2, "model_1": it.model_1,
+        "model_2": it.model_2,
+        **{str(o): None if (r := by_order.get(o)) is None or r.verdict is None else str(r.verdict)
+           for o in (Order.ORIGINAL, Order.SWAPPED)},
+        "score": j.score, "failures": failures,
+    }  # fmt: skip
+
+
+def _why(failure: ParseFailure | CallError) -> str:
+    if isinstance(failure, ParseFailure):
+        return f"no verdict in the reply ({failure.reason})"
+    return f"call failed ({failure.kind}: {failure.message})"
 
 
 def _mirrored(j: Judgment) -> Judgment:
