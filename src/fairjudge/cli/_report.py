@@ -1,11 +1,16 @@
-"""``fairjudge report RESULTS -o report.html``: the HTML report of a saved comparison.
+"""``fairjudge report RESULTS -o report.html``: the HTML page of any saved run.
 
-RESULTS is a file written by ``compare --out`` (one judgment per line, with every
-call's raw reply). The calls are resolved again under their recorded rule and
-summarised with the seed, level and resamples given here; with ``compare``'s
-defaults the figures are ``compare``'s own. No judge is called.
+RESULTS is a file written by a command's ``--out``. Its header record says which
+command wrote it. A ``compare`` or ``calibrate`` file (one judgment per line, with
+every call's raw reply) is resolved again under its recorded rule and drawn as the
+comparison report; a ``score``, ``audit``, ``jury`` or ``score-jury`` file is drawn
+by its page (:mod:`fairjudge.report._pages`). Either way the run is summarised
+again with the seed, level and resamples given here; with the commands' defaults the
+figures are the command's own. No judge is called. A kind no page draws (a ``rank``
+file) is refused with exit 2, naming the kind and what to use.
 """
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
@@ -16,9 +21,13 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._writable import check_writable
 from fairjudge.report import (
+    PAGES,
     comparison_html,
     comparison_report,
     load_results,
+    out_file_header,
+    out_file_page,
+    page_html,
     write_html,
 )
 
@@ -26,7 +35,10 @@ __all__ = ["report"]
 
 _Results = Annotated[
     Path,
-    typer.Argument(metavar="FILE", help="A results file written by `fairjudge compare --out`."),
+    typer.Argument(
+        metavar="FILE",
+        help="A file written by --out of compare, calibrate, score, audit, jury or score-jury.",
+    ),
 ]
 _Output = Annotated[Path, typer.Option("--output", "-o", help="Where to write the HTML report.")]
 _Title = Annotated[
@@ -55,16 +67,26 @@ def report(
         bool, typer.Option("--json", help="Also print the summary as JSON (as compare does).")
     ] = False,
 ) -> None:
-    """Write the self-contained HTML report of a saved comparison; no judge is called."""
+    """Write the self-contained HTML page of a saved run; no judge is called."""
     if results.resolve() == output.resolve():
         raise ConfigError(f"--output {output} is the results file itself; give another name")
     check_writable(output, "--output")
+    header = out_file_header(results)
+    if header is not None and header.kind in PAGES:
+        page = out_file_page(results, header.kind, seed=seed, level=level, n_resamples=bootstrap)
+        if title:
+            page = dataclasses.replace(page, title=title)
+        write_html(output, page_html(page))
+        if json_output:
+            typer.echo(json.dumps(page.summary, indent=2))
+        say("HTML report", f"{output} ({header.kind} run)", style="green")
+        return
     result = load_results(results, seed=seed, level=level, n_resamples=bootstrap)
-    page = comparison_report(
+    report_ = comparison_report(
         result,
         title=title or f"{_source_name(result.settings.source, results)}: model 1 vs model 2",
     )
-    write_html(output, comparison_html(page))
+    write_html(output, comparison_html(report_))
     if json_output:
-        typer.echo(json.dumps(page.to_dict(), indent=2))
+        typer.echo(json.dumps(report_.to_dict(), indent=2))
     say("HTML report", f"{output} ({result.n_items} items)", style="green")

@@ -97,6 +97,7 @@ class OutHeader:
         template: The pairwise template, when recorded.
         rubric: The pointwise rubric, when recorded.
         settings: The run's settings.
+        command: The command line that wrote the file (credentials masked).
     """
 
     kind: str
@@ -105,6 +106,7 @@ class OutHeader:
     template: str | None
     rubric: str | None
     settings: Mapping[str, Any]
+    command: tuple[str, ...] = ()
 
     def expect(
         self,
@@ -179,6 +181,7 @@ def read_header(record: object, *, path: str, line: int = 1) -> OutHeader | None
         raise InputError(f"header: unknown kind {shown(kind)}; known: {', '.join(KINDS)}",
                          path=path, line=line)  # fmt: skip
     settings = body.get("settings") or {}
+    command = body.get("command")
     if not isinstance(settings, dict):
         raise InputError("header: 'settings' must be an object", path=path, line=line)
     return OutHeader(
@@ -188,4 +191,5 @@ def read_header(record: object, *, path: str, line: int = 1) -> OutHeader | None
         template=_optional_text(body, "template", path, line),
         rubric=_optional_text(body, "rubric", path, line),
         settings=settings,
+        command=tuple(str(a) for a in command) if isinstance(command, list) else (),
     )

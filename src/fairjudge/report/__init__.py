@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from fairjudge.report._jury import JuryReport
     from fairjudge.report._jury import jury_report as jury_report
     from fairjudge.report._jury import render_jury as render_jury
+    from fairjudge.report._page import page_html as page_html
+    from fairjudge.report._pages import PAGES as PAGES
+    from fairjudge.report._pages import out_file_header as out_file_header
+    from fairjudge.report._pages import out_file_page as out_file_page
     from fairjudge.report._ranking import RankingReport
     from fairjudge.report._ranking import render_ranking as render_ranking
     from fairjudge.report._score_jury import JuryScoreReport as JuryScoreReport

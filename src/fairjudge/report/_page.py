@@ -1,0 +1,219 @@
+"""The page kit: one look for the ``score``, ``audit``, ``jury`` and ``score-jury`` pages.
+
+A :class:`Page` is a view of a command's result model: its headline, the run-facts
+card (:func:`~fairjudge.report._page_facts.run_facts`), sections of blocks (a plot
+followed by its table, a figure table, paragraphs, highlighted text), and an item
+explorer over records. :func:`page_html` renders it with ``templates/page.html.j2``;
+each page's builder only fills the dataclasses, so every page shares the header, the
+card, the plots (``templates/plots.html.j2``) and the explorer
+(``templates/explorer.js``).
+
+The security machinery is the report's (:mod:`fairjudge.report._html`): autoescaping
+on, a Content-Security-Policy of ``default-src 'none'`` that runs only the one
+script whose hash it names, the data embedded as JSON by
+:func:`~fairjudge.report._html_items.script_json`, and every string of the view,
+records included, made visible in one pass (:func:`~fairjudge.report._text.visible_all`),
+so a bidi override in an answer shows as ``⟨U+202E⟩``. The records' keys (``k``, used
+in the permalink) keep their exact values; the embedded summary (the command's
+``--json``) keeps every value exact, hidden characters written as JSON escapes.
+
+The explorer's records are ``{"k": key, "t": title line, "s": search text,
+"f": {flag: true}, "v": {facet: value}, "d": [detail sections]}``; a detail section
+is ``{"h": heading, "rows": [[label, text], ...]}`` or ``{"h": heading, "cols": [...],
+"cells": [[...], ...]}``. Its spec lists the filters (``flags``) and the selects
+(``facets``), each ``{"key", "label"}``; the script counts each filter's records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fairjudge._version import __version__
+from fairjudge.report._html import _asset, _environment, content_security_policy
+from fairjudge.report._html_items import script_json
+from fairjudge.report._html_svg import ForestPlot
+from fairjudge.report._page_plots import Heatmap, Histogram
+from fairjudge.report._text import visible, visible_all
+
+__all__ = [
+    "Details",
+    "Explorer",
+    "FigureTable",
+    "Headline",
+    "Highlighted",
+    "Page",
+    "PageKind",
+    "Paragraphs",
+    "PlotBlock",
+    "Section",
+    "page_html",
+]
+
+PageKind = Literal["score", "audit", "jury", "score-jury"]
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """The page's conclusion: one sentence, and the figure behind it when there is one.
+
+    Attributes:
+        verdict: The sentence (``#fj-verdict``), the one the command prints.
+        label: What the figure is; ``estimate`` and ``ci`` the figure as printed.
+        note: A line under the figure (counts, how it was estimated).
+        warnings: Shown in the warning style (partial run, failures, alarms).
+    """
+
+    verdict: str
+    label: str = ""
+    estimate: str = ""
+    ci: str = ""
+    note: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FigureTable:
+    """A table of figures: a header row, then rows of text cells.
+
+    ``classes`` gives a row a CSS class of the kit's (``fj-noci`` for a figure that
+    cannot be estimated; ``fj-v-negligible``, ``fj-v-notable``, ``fj-v-severe``,
+    ``fj-v-uncertain`` for a verdict's colour), by row index.
+    """
+
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    classes: Mapping[int, str] = field(default_factory=dict)
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlotBlock:
+    """A plot followed by its table, the plot's text alternative.
+
+    ``row_classes`` colours a forest plot's rows (as :class:`FigureTable` classes).
+    """
+
+    plot: ForestPlot | Histogram | Heatmap
+    table: FigureTable
+    row_classes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraphs:
+    """Plain paragraphs (``lines``), or a bulleted list when ``bullets``."""
+
+    lines: tuple[str, ...]
+    bullets: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Highlighted:
+    """Texts side by side, each a title and its parts, a part ``(text, highlighted)``.
+
+    The audit's padded answer beside its concise original, the added sentences marked.
+    """
+
+    panels: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Details:
+    """A line that opens, on a click, to more lines (a verdict's rule, say)."""
+
+    summary: str
+    lines: tuple[str, ...]
+
+
+Block = PlotBlock | FigureTable | Paragraphs | Highlighted | Details
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One titled card of the page; ``id`` is its HTML id (``fj-`` plus a word)."""
+
+    id: str
+    title: str
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Explorer:
+    """The item explorer: its spec (filters, facets) and one record per item.
+
+    Attributes:
+        spec: ``{"flags": [{"key", "label"}], "facets": [{"key", "label"}]}``.
+        records: One record per item, in input order (the module docstring's form).
+        noun: What a record is, for the count line ("answers", "items").
+    """
+
+    spec: Mapping[str, Sequence[Mapping[str, str]]]
+    records: Sequence[Mapping[str, Any]]
+    noun: str = "items"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page: a view of a command's result.
+
+    Attributes:
+        kind: The kind of run (the ``--out`` header's kind).
+        title: What was judged, e.g. the input file's name.
+        headline: The conclusion.
+        facts: The run-facts card, ``(label, value)`` pairs.
+        sections: The cards under the headline, in order.
+        explorer: The item explorer, when there are items.
+        summary: The command's ``--json``, embedded exact (``#fj-summary``).
+    """
+
+    kind: PageKind
+    title: str
+    headline: Headline
+    facts: tuple[tuple[str, str], ...]
+    sections: tuple[Section, ...]
+    explorer: Explorer | None
+    summary: Mapping[str, Any]
+
+
+def _shown_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each record made visible but its key, which the permalink matches exactly."""
+    return [{**visible_all(dict(r)), "k": r["k"]} for r in records]
+
+
+def _kind_of(block: object) -> str:
+    return type(block).__name__
+
+
+def page_html(page: Page) -> str:
+    """The page as one self-contained HTML file (CSS, script, SVG and data inline).
+
+    Raises:
+        AssertionError: The kit's script holds ``</script``, which would end its element.
+    """
+    from markupsafe import Markup  # jinja2's own dependency
+
+    script = _asset("explorer.js")
+    if "</script" in script.lower():  # the script's text would end its own element
+        raise AssertionError("explorer.js must not contain '</script'")
+    explorer = page.explorer
+    records = _shown_records(explorer.records) if explorer is not None else []
+    shown = visible_all(
+        Page(page.kind, page.title, page.headline, page.facts, page.sections, None, {})
+    )
+    template = _environment().get_template("page.html.j2")
+    return template.render(
+        page=shown,
+        kind_of=_kind_of,
+        csp=content_security_policy(script),
+        version=__version__,
+        explorer=explorer is not None,
+        noun=visible(explorer.noun) if explorer is not None else "",
+        n_records=len(records),
+        css=Markup(_asset("report.css") + _asset("page.css")),
+        js=Markup(script),
+        summary_json=Markup(script_json(dict(page.summary))),
+        records_json=Markup(script_json(records)),
+        spec_json=Markup(script_json(dict(explorer.spec) if explorer is not None else {})),
+    )

@@ -1,0 +1,243 @@
+"""Histograms and heatmaps for the pages: the geometry here, the markup in ``plots.html.j2``.
+
+Like the forest plot (:mod:`fairjudge.report._html_svg`), a plot here is numbers
+only: positions, sizes, colours and the text to print. Nothing writes markup, so
+every label reaches the page through the template's autoescaping, and every plot is
+followed on the page by a ``<table>`` that says the same in words.
+
+- :func:`histogram`: integer bins with their counts (one series, or two side by
+  side, as shares, to compare two runs), an optional density curve over them (the
+  probability-weighted scores, which are not integers), and an optional alarm drawn
+  over the band of bins it is about.
+- :func:`heatmap`: a row by column matrix of values in a known range, each cell with
+  its number; a cell with no value says "n/a", and its reason goes in the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from fairjudge.report._html_svg import _wrap
+
+__all__ = ["Bar", "HeatCell", "Heatmap", "Histogram", "heatmap", "histogram"]
+
+WIDTH = 400  # as the forest plot: a 390 px phone draws 12-unit text at about 11 px
+_LEFT = 36  # room for the count axis's labels
+_RIGHT = 392
+_LINE_H = 17
+_PLOT_H = 150
+_AXIS_H = 40
+_SERIES_CLASSES = ("fj-bar", "fj-bar2")
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """One bar of a histogram, in SVG user units.
+
+    Attributes:
+        series: Which series (0: the main one, 1: the compared one).
+        level: The bin.
+        value: The count, or the share when the histogram shows shares.
+        text: ``value`` as printed above the bar.
+        x: The bar's left edge; ``width`` its width.
+        y: The bar's top; ``height`` its height.
+        cls: The CSS class of its series.
+    """
+
+    series: int
+    level: int
+    value: float
+    text: str
+    x: float
+    width: float
+    y: float
+    height: float
+    cls: str
+
+
+@dataclass(frozen=True, slots=True)
+class Histogram:
+    """A histogram laid out: bars, bin labels, the density curve, the alarm band.
+
+    ``points`` is the density polyline (SVG ``points`` text), empty when none is drawn;
+    ``alarm_x``/``alarm_width`` span the alarm's bins (``None``: no alarm), and
+    ``alarm_lines`` are its annotation, wrapped, drawn above the plot.
+    """
+
+    title: str
+    width: int
+    height: int
+    top: float
+    base_y: float
+    bars: tuple[Bar, ...]
+    bins: tuple[tuple[float, str], ...]
+    y_ticks: tuple[tuple[float, str], ...]
+    points: str
+    alarm_x: float | None
+    alarm_width: float | None
+    alarm_lines: tuple[str, ...]
+    legend: tuple[tuple[str, str], ...]
+    line_h: int = _LINE_H
+    left: int = _LEFT
+    right: int = _RIGHT
+
+
+def _scale(value: float, shares: bool) -> tuple[float, float]:
+    """The axis's top and its tick step: round numbers (whole counts, or whole percents)."""
+    if value <= 0:
+        return (1.0, 0.25) if shares else (1.0, 1.0)
+    value = min(value, 1.0) if shares else value
+    raw = value / 4
+    power = 10 ** math.floor(math.log10(raw))
+    steps = [m * power for m in (1, 2, 2.5, 5, 10)]
+    if not shares:  # a count's tick is a whole number
+        steps = [s for s in steps if s >= 1 and float(s).is_integer()] or [1.0]
+    step = next((s for s in steps if s >= raw), steps[-1])
+    return step * math.ceil(value / step - 1e-9), step
+
+
+def _density(values: Sequence[float], levels: Sequence[int], n_bins: int) -> list[float]:
+    """A Gaussian kernel density of ``values``, in counts per bin, at 4 points per bin."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / n)
+    # Silverman's rule of thumb, with a floor: scores that all agree still draw a bump.
+    bandwidth = max(1.06 * sd * n ** (-0.2), 0.15)
+    xs = [levels[0] - 0.5 + i / 4 for i in range(n_bins * 4 + 1)]
+    norm = 1 / (n * bandwidth * math.sqrt(2 * math.pi))
+    return [n * norm * sum(math.exp(-0.5 * ((x - v) / bandwidth) ** 2) for v in values) for x in xs]
+
+
+def histogram(
+    counts: Mapping[int, int],
+    *,
+    title: str,
+    compare: Mapping[int, int] | None = None,
+    names: tuple[str, str] = ("this run", "baseline"),
+    density: Sequence[float] = (),
+    alarm: tuple[int, int] | None = None,
+    alarm_text: str = "",
+) -> Histogram:
+    """Lay out a histogram of integer ``counts`` (bins in the mapping's order).
+
+    Args:
+        counts: The count of each bin (level), every level of the scale present.
+        title: The plot's accessible title.
+        compare: A second series on the same bins (a baseline run): both are then
+            drawn as shares of their totals, side by side, with a legend.
+        names: The two series' names, for the legend.
+        density: Non-integer values (probability-weighted scores) whose kernel
+            density is drawn over the bars, scaled to counts; not with ``compare``.
+        alarm: The first and last bin of a band the alarm is about.
+        alarm_text: What the alarm says, drawn above the plot.
+    """
+    levels = list(counts)
+    series = [counts] if compare is None else [counts, compare]
+    shares = compare is not None
+    values: list[list[float]] = []
+    for s in series:
+        total = sum(s.values())
+        values.append([(s.get(k, 0) / total if total else 0.0) if shares else s.get(k, 0)
+                       for k in levels])  # fmt: skip
+    curve = _density(density, levels, len(levels)) if density and not shares and levels else []
+    # Headroom over the tallest bar, for the count printed above it.
+    top_value, tick = _scale(1.12 * max([v for vs in values for v in vs] + curve + [0.0]), shares)
+    alarm_lines = _wrap(alarm_text, 56.0) if alarm is not None and alarm_text else ()
+    top = 8.0 + len(alarm_lines) * _LINE_H + (_LINE_H if shares else 0)
+    base_y = top + _PLOT_H
+    step = (_RIGHT - _LEFT) / max(len(levels), 1)
+
+    def y(value: float) -> float:
+        return round(base_y - value / top_value * _PLOT_H, 2)
+
+    bars = []
+    inner = step * 0.8 / len(series)
+    for si, vs in enumerate(values):
+        for bi, (level, value) in enumerate(zip(levels, vs, strict=True)):
+            x = _LEFT + bi * step + step * 0.1 + si * inner
+            text = f"{value:.0%}" if shares else str(int(value))
+            bars.append(Bar(si, level, value, text, round(x, 2), round(inner, 2), y(value),
+                            round(base_y - y(value), 2), _SERIES_CLASSES[si]))  # fmt: skip
+    bins = tuple((round(_LEFT + (i + 0.5) * step, 2), str(k)) for i, k in enumerate(levels))
+    ticks = [tick * i for i in range(round(top_value / tick) + 1)]
+    y_ticks = tuple((y(t), f"{t:.0%}" if shares else f"{t:g}") for t in ticks)
+    points = " ".join(f"{_LEFT + i / 4 * step:.2f},{y(v):.2f}" for i, v in enumerate(curve))
+    alarm_x = alarm_width = None
+    if alarm is not None and alarm[0] in levels and alarm[1] in levels:
+        first, last = levels.index(alarm[0]), levels.index(alarm[1])
+        alarm_x = round(_LEFT + first * step + 1, 2)
+        alarm_width = round((last - first + 1) * step - 2, 2)
+    legend = tuple(zip(names, _SERIES_CLASSES, strict=True)) if shares else ()
+    return Histogram(
+        title=title, width=WIDTH, height=int(base_y + _AXIS_H), top=top, base_y=base_y,
+        bars=tuple(bars), bins=bins, y_ticks=y_ticks, points=points, alarm_x=alarm_x,
+        alarm_width=alarm_width, alarm_lines=alarm_lines, legend=legend,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class HeatCell:
+    """One cell: its value as printed (or "n/a"), its colours, and why it has none."""
+
+    text: str
+    background: str
+    color: str
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Heatmap:
+    """A matrix laid out: row and column labels and one :class:`HeatCell` per pair.
+
+    It is drawn as an HTML table, so a long member or family name wraps instead of
+    being cut, and the page's table scroller keeps a wide matrix inside its card.
+    """
+
+    title: str
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    cells: tuple[tuple[HeatCell, ...], ...]
+    low_text: str
+    high_text: str
+
+
+def heatmap(
+    rows: Sequence[str],
+    columns: Sequence[str],
+    values: Sequence[Sequence[float | None]],
+    *,
+    title: str,
+    domain: tuple[float, float] = (0.0, 1.0),
+    reasons: Mapping[tuple[int, int], str] | None = None,
+    value_format: str = ".2f",
+) -> Heatmap:
+    """Lay out a heatmap of ``values[row][column]`` over ``domain``.
+
+    Args:
+        rows: The row labels.
+        columns: The column labels.
+        values: One row of values per label; ``None`` where there is no number.
+        title: The plot's accessible title.
+        domain: The range the colour scale spans (values outside are clamped).
+        reasons: Why a cell has no value, by ``(row, column)`` index.
+        value_format: How each number is printed.
+    """
+    low, high = domain
+    why = reasons or {}
+    grid = []
+    for r, row in enumerate(values):
+        cells = []
+        for c, value in enumerate(row):
+            if value is None or not math.isfinite(value):
+                cells.append(HeatCell("n/a", "transparent", "inherit",
+                                      why.get((r, c), "not estimable")))  # fmt: skip
+                continue
+            share = (min(max(value, low), high) - low) / ((high - low) or 1.0)
+            lightness = round(95 - share * 60)  # pale for low, deep blue for high
+            cells.append(HeatCell(format(value, value_format), f"hsl(214 70% {lightness}%)",
+                                  "#ffffff" if lightness < 60 else "#1b1d21", None))  # fmt: skip
+        grid.append(tuple(cells))
+    return Heatmap(title, tuple(rows), tuple(columns), tuple(grid),
+                   format(low, value_format), format(high, value_format))  # fmt: skip

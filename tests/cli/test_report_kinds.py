@@ -1,0 +1,57 @@
+"""``fairjudge report FILE``: the header's kind picks the page, and a kind no page draws is refused.
+
+A ``compare`` file still draws the comparison report (tests/report/test_html.py); a
+``score`` file draws the score page; a kind without a page is refused with exit 2,
+naming the kind and what to use, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fairjudge.cli import app
+from fairjudge.report import PAGES
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
+SCORER = "python:fairjudge.examples.judges:scorer"
+runner = CliRunner()
+
+
+def _score_out(tmp_path: Path) -> Path:
+    out = tmp_path / "score.jsonl"
+    done = runner.invoke(app, ["score", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER,
+                               "--out", str(out), "-q"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    return out
+
+
+def test_a_kind_whose_page_is_missing_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(PAGES, "score", "fairjudge.report._no_such_page:score_page_from_file")
+    page = tmp_path / "page.html"
+    done = runner.invoke(app, ["report", str(_score_out(tmp_path)), "-o", str(page)])
+    assert done.exit_code == 2
+    assert "a score file: this fairjudge has no page for score runs yet" in done.output
+    assert not page.exists()
+
+
+def test_a_compare_via_scores_file_is_refused_naming_its_kind(tmp_path: Path) -> None:
+    out = tmp_path / "via.jsonl"
+    done = runner.invoke(app, ["compare", str(EXAMPLES / "demo_pairs.jsonl"), "--via-scores",
+                               "--judge", SCORER, "--out", str(out), "-q"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert json.loads(out.read_text("utf-8").split("\n")[0])["fairjudge"]["kind"] == (
+        "compare-via-scores"
+    )
+    page = tmp_path / "page.html"
+    done = runner.invoke(app, ["report", str(out), "-o", str(page)])
+    assert done.exit_code == 2
+    assert "a compare-via-scores file (written by `fairjudge compare-via-scores --out`)" in (
+        " ".join(done.output.split())
+    )
+    assert not page.exists()

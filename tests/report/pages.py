@@ -1,0 +1,175 @@
+"""Browser checks shared by the tests of the kit's pages (score, audit, jury, score-jury).
+
+On top of conftest.py's ``browser`` and ``open_report`` fixtures: open a page at a
+phone's width (390 px) and a desktop's (1,440 px), and check what every page
+promises: no console error, no request but the file itself, no sideways scroll, no
+label cut; read the headline, the explorer's filter counts and its records (the
+counts are compared with ones computed here from the records); time the page until
+it is interactive (reported, never asserted); and save screenshots to
+``tests/report/artifacts/<page>-<width>.png``. With ``FAIRJUDGE_DOCS_SCREENSHOTS=1``
+the 1,440 px view of the page's top is also saved as ``docs/img/<page>.png`` for the
+README; without it the tests leave the tree as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tests.report.conftest import Opened, OpenReport
+
+PHONE, DESKTOP = 390, 1440
+WIDTHS = (PHONE, DESKTOP)
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+# Every element whose text is cut: an HTML box that hides its overflow and is narrower
+# than its text, or an SVG text drawn past its plot's viewBox.
+_CLIPPED = """() => {
+  const cut = [];
+  for (const node of document.querySelectorAll("body *")) {
+    if (node instanceof SVGElement || !node.textContent.trim()) { continue; }
+    const style = getComputedStyle(node);
+    const hides = ["hidden", "clip"].includes(style.overflowX) && style.display !== "none";
+    if (hides && node.scrollWidth > node.clientWidth + 1) {
+      cut.push(node.tagName + "." + node.className + ": " + node.textContent.slice(0, 60));
+    }
+  }
+  for (const svg of document.querySelectorAll("svg")) {
+    const box = svg.viewBox.baseVal;
+    for (const text of svg.querySelectorAll("text")) {
+      const b = text.getBBox();
+      if (b.width && (b.x < box.x - 1 || b.x + b.width > box.x + box.width + 1)) {
+        cut.push("svg text: " + text.textContent.slice(0, 60));
+      }
+    }
+  }
+  return cut;
+}"""
+_SCRIPT_JSON = r'<script type="application/json" id="{}">(.*?)</script>'
+
+
+def embedded(html_path: Path, element_id: str) -> Any:
+    """The JSON a page embeds in ``<script type="application/json" id=element_id>``."""
+    text = html_path.read_text("utf-8")
+    match = re.search(_SCRIPT_JSON.format(re.escape(element_id)), text, re.S)
+    assert match is not None, f"no #{element_id} in {html_path}"
+    return json.loads(match.group(1))
+
+
+def records(html_path: Path) -> list[dict[str, Any]]:
+    """The explorer's records, as embedded in the page."""
+    found: list[dict[str, Any]] = embedded(html_path, "fj-records")
+    return found
+
+
+def expected_counts(found: list[dict[str, Any]], spec: dict[str, Any]) -> dict[str, int]:
+    """Each filter's count, computed here from the records: what the page must show."""
+    return {s["key"]: sum(bool((r.get("f") or {}).get(s["key"])) for r in found)
+            for s in spec.get("flags", [])}  # fmt: skip
+
+
+def expected_facets(found: list[dict[str, Any]], key: str) -> Counter[str]:
+    """A facet's values with the number of records holding each."""
+    counts: Counter[str] = Counter()
+    for r in found:
+        value = (r.get("v") or {}).get(key)
+        values = value if isinstance(value, list) else [value]
+        counts.update("\x00none" if v is None else str(v) for v in values)
+    return counts
+
+
+def shown_counts(opened: Opened) -> dict[str, int]:
+    """Each filter's count as the page shows it, ``(n)`` beside its checkbox."""
+    counts: dict[str, int] = opened.page.eval_on_selector_all(
+        ".fj-n[data-for]",
+        "nodes => Object.fromEntries(nodes.map(n => [n.dataset.for, "
+        "parseInt(n.textContent.replace(/[()]/g, ''), 10)]))",
+    )
+    return counts
+
+
+def shown_facets(opened: Opened, key: str) -> dict[str, int]:
+    """A facet select's options (but "all") with the count each shows."""
+    counts: dict[str, int] = opened.page.eval_on_selector_all(
+        f'select[data-facet="{key}"] option[data-count]',
+        "nodes => Object.fromEntries(nodes.map(n => [n.value, parseInt(n.dataset.count, 10)]))",
+    )
+    return counts
+
+
+def verdict(opened: Opened) -> str:
+    """The headline's sentence, as drawn."""
+    text: str = opened.page.text_content("#fj-verdict")
+    return text.strip()
+
+
+def sideways_scroll(opened: Opened) -> int:
+    """How many pixels wider than the window the page is (0: no sideways scroll)."""
+    over: int = opened.page.evaluate(
+        "() => document.documentElement.scrollWidth - window.innerWidth"
+    )
+    return max(over, 0)
+
+
+def clipped(opened: Opened) -> list[str]:
+    """Every label cut by its box or drawn past its plot."""
+    cut: list[str] = opened.page.evaluate(_CLIPPED)
+    return cut
+
+
+def assert_sound(opened: Opened) -> None:
+    """No console error, no request but the file, no sideways scroll, no label cut."""
+    assert opened.problems == []
+    assert opened.foreign_requests == []
+    assert sideways_scroll(opened) == 0
+    assert clipped(opened) == []
+
+
+def open_at(open_report: OpenReport, path: Path, width: int, fragment: str = "") -> Opened:
+    """The page at ``width`` pixels (900 tall)."""
+    return open_report(path, width=width, fragment=fragment)
+
+
+def screenshots(open_report: OpenReport, path: Path, name: str) -> list[Path]:
+    """Open the page at both widths, check it is sound, and save its screenshots.
+
+    ``<name>-390.png`` and ``<name>-1440.png`` (whole page) go to the artifacts; with
+    ``FAIRJUDGE_DOCS_SCREENSHOTS=1``, ``docs/img/<name>.png`` (1,440 px, the top).
+    """
+    saved = []
+    for width in WIDTHS:
+        opened = open_at(open_report, path, width)
+        assert_sound(opened)
+        saved.append(opened.shot(f"{name}-{width}.png", full_page=True))
+        if width == DESKTOP and os.environ.get("FAIRJUDGE_DOCS_SCREENSHOTS") == "1":
+            DOCS_IMG.mkdir(parents=True, exist_ok=True)
+            target = DOCS_IMG / f"{name}.png"
+            opened.page.screenshot(path=str(target))
+            saved.append(target)
+    return saved
+
+
+def time_to_interactive(open_report: OpenReport, path: Path) -> float:
+    """Seconds from navigation until the explorer is ready (for the closing note only)."""
+    start = time.perf_counter()
+    opened = open_report(path, width=DESKTOP)
+    elapsed = time.perf_counter() - start
+    assert opened.problems == []
+    return elapsed
+
+
+def explorer_keys(opened: Opened) -> str:
+    """Press Down twice and Enter in the list; the permalink it opened (``#item=...``)."""
+    page = opened.page
+    page.focus("#fj-list")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.hash.startsWith('#item=')")
+    hash_: str = page.evaluate("() => location.hash")
+    return hash_
