@@ -134,7 +134,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "runner": _names(
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
-        "Executor AsyncioExecutor Batch"
+        "Executor AsyncioExecutor Batch RayExecutor"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "

@@ -26,7 +26,7 @@ from fairjudge.backends._http_errors import (
     translate_sdk_error,
 )
 
-__all__ = ["LABEL_MAX_TOKENS", "REPLY_MAX_TOKENS", "HTTPBackend", "HTTPOptions"]
+__all__ = ["LABEL_MAX_TOKENS", "REPLY_MAX_TOKENS", "HTTPBackend", "HTTPOptions", "rebuild"]
 
 LABEL_MAX_TOKENS = 8
 """Default ``max_tokens`` of a label-only call: the label and a little slack."""
@@ -116,6 +116,27 @@ class HTTPBackend:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self._model!r}, base_url={self._base_url!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the settings only: never the key, the client or its connections.
+
+        A copy sent to another process (a Ray worker) is built anew there from the
+        settings, and reads the key from that process's environment, by the name of
+        its variable: the key never travels with the backend.
+        """
+        return (rebuild, (type(self), self._model, self._settings()))
+
+    def _settings(self) -> dict[str, Any]:
+        """The keywords that build an equal backend (base URL resolved, no key)."""
+        return {
+            "base_url": self._base_url,
+            "api_key_env": self._api_key_env,
+            "timeout": self._timeout,
+            "temperature": self._temperature,
+            "max_tokens": self._max_tokens,
+            "extra_params": self._extra_params,
+            "max_connections": self._max_connections,
+        }
 
     @property
     def model(self) -> str:
@@ -225,3 +246,8 @@ class HTTPBackend:
         """Close the connection pool."""
         if self._client is not None:
             await self._client.close()
+
+
+def rebuild(cls: type[HTTPBackend], model: str, settings: dict[str, Any]) -> HTTPBackend:
+    """A backend unpickled: built from its settings, its key read from this environment."""
+    return cls(model, **settings)

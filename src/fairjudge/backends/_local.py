@@ -281,6 +281,15 @@ class LocalBackend:
     def __repr__(self) -> str:
         return f"LocalBackend({self.model!r}, threads={self.threads}, n_ctx={self.n_ctx})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle how to load the model, not the loaded model, its lock or its thread.
+
+        A copy sent to another process (a Ray worker on another node) loads its own
+        weights on its first call, as this backend would.
+        """
+        settings = (str(self.model_path), self._model_id, self.threads, self.n_ctx, self.verbose)
+        return (_rebuild, settings)
+
     # -- internals -----------------------------------------------------------------------
 
     def _request(self, spec: CallSpec) -> dict[str, Any]:
@@ -361,3 +370,16 @@ class LocalBackend:
         sampled = sampled_completion(spec, shared, start, self._model_id)
         # No distribution to draw from: let llama.cpp sample.
         return sampled if sampled is not None else self._complete_sync(request)
+
+
+def _rebuild(path: str, model_id: str, threads: int, n_ctx: int, verbose: bool) -> LocalBackend:
+    """A local backend unpickled in another process, perhaps on another machine.
+
+    A packaged model whose file is not at the sender's path is assembled from this
+    machine's own chunk packages (:func:`ensure_model`), as ``from_name`` would.
+    """
+    if not Path(path).is_file():
+        known = [spec for spec in KNOWN_MODELS.values() if spec.model_id == model_id]
+        if known:
+            path = str(ensure_model(known[0], quiet=True))
+    return LocalBackend(path, model_id=model_id, threads=threads, n_ctx=n_ctx, verbose=verbose)

@@ -156,6 +156,15 @@ class OpenAIBackend(HTTPBackend):
             f"transport={self._transport!r})"
         )
 
+    def _settings(self) -> dict[str, Any]:
+        # The transport as resolved here, so a copy in another process talks the same way.
+        return {
+            **super()._settings(),
+            "logprobs": self._logprobs,
+            "top_logprobs": self._top_logprobs,
+            "transport": self._transport,
+        }
+
     @property
     def transport(self) -> Literal["sdk", "lean"]:
         """The transport in use: ``"auto"`` resolved at construction."""

@@ -3,7 +3,9 @@
 Nothing here knows what a call is for: a call is a :class:`~fairjudge._call.CallSpec`,
 a backend answers it, a parser supplied by the caller reads the reply, and the store
 keeps both. :class:`RunOptions` is the one bundle of run options; an
-:class:`Executor` is the seam where a batch runs (asyncio today).
+:class:`Executor` is the seam where a batch runs: on this process's event loop
+(:class:`AsyncioExecutor`) or on a Ray cluster (:class:`RayExecutor`, which imports
+Ray only when it first runs a batch).
 """
 
 from typing import TYPE_CHECKING
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from fairjudge.runner._progress import Snapshot as Snapshot
     from fairjudge.runner._progress import make_progress as make_progress
     from fairjudge.runner._progress import progress_label as progress_label
+    from fairjudge.runner._ray import RayExecutor
     from fairjudge.runner._records import SCHEMA_VERSION as SCHEMA_VERSION
     from fairjudge.runner._result import CallOutcome as CallOutcome
     from fairjudge.runner._result import CallStatus as CallStatus
@@ -51,6 +54,7 @@ __all__ = [
     "CallRecord",
     "Executor",
     "Prices",
+    "RayExecutor",
     "RetryPolicy",
     "RunOptions",
     "RunResult",

@@ -77,6 +77,8 @@ class Snapshot:
             display can say that a call is hanging instead of showing a stale ETA.
         median_call_s: Median seconds a request took so far (``None`` before the
             first reply): a wait is unusual only against what calls usually take.
+        detail: What the executor adds (a distributed one: its workers alive and
+            the calls each made), shown after the counts; ``""`` adds nothing.
     """
 
     total: int
@@ -88,6 +90,7 @@ class Snapshot:
     in_flight: int = 0
     longest_wait: float = 0.0
     median_call_s: float | None = None
+    detail: str = ""
 
     @property
     def finished(self) -> int:
@@ -161,7 +164,7 @@ class Snapshot:
 
     def line(self) -> str:
         """One line of plain text while the run goes on."""
-        return f"{self.counts()} {self.pace}, ETA {self.eta_clock}{self.waiting}"
+        return f"{self.counts()} {self.pace}, ETA {self.eta_clock}{self.waiting}{self._detail}"
 
     def final_line(self) -> str:
         """The line for a run that ended: no ETA, and no rate when no call was made.
@@ -170,7 +173,11 @@ class Snapshot:
         """
         word = "done" if self.finished >= self.total else "stopped early"
         how = f" {self.how_made}" if self.how_made else ""
-        return f"{word}: {self.counts()}{how} in {_clock(self.elapsed)}"
+        return f"{word}: {self.counts()}{how} in {_clock(self.elapsed)}{self._detail}"
+
+    @property
+    def _detail(self) -> str:
+        return f"; {self.detail}" if self.detail else ""
 
 
 def _clock(seconds: float) -> str:
@@ -267,6 +274,8 @@ class RichProgress:
             waiting = snapshot.waiting.replace(", ", " · ", 1)
             extra += f"{snapshot.pace} · ETA {snapshot.eta_clock}{waiting}"
         extra = extra.removesuffix(" · ")
+        if snapshot.detail:
+            extra += f" · {snapshot.detail}"
         self._progress.update(
             self._task, total=snapshot.total, completed=snapshot.finished, extra=extra
         )

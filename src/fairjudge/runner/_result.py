@@ -70,6 +70,9 @@ class RunSummary:
         wall_s: Wall time of the run.
         backoff_s: Total time calls spent waiting to be retried.
         stopped: Which budget stopped the run early, if one did.
+        repeated: Requests sent a second time because the worker making them was
+            lost (a distributed executor's worker process or node died): paid twice,
+            counted in ``requests`` too, never in ``retries``. Always 0 in one process.
     """
 
     total: int
@@ -85,10 +88,18 @@ class RunSummary:
     wall_s: float
     backoff_s: float
     stopped: StopReason | None = None
+    repeated: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: every field, in order."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """JSON-ready form: every field, in order; ``repeated`` only when not 0.
+
+        A run in one process never repeats a request, and its JSON stays what it was
+        before distributed executors existed.
+        """
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        if not self.repeated:
+            del data["repeated"]
+        return data
 
     def summary(self) -> str:
         """A short human-readable account, for the CLI and logs."""
@@ -101,6 +112,8 @@ class RunSummary:
         )
         if self.stopped is not None:
             text += f"; stopped by --{self.stopped.replace('_', '-')}, {self.not_run} not run"
+        if self.repeated:
+            text += f"; {self.repeated} sent again after a worker was lost"
         return text
 
     def __str__(self) -> str:

@@ -1,0 +1,191 @@
+"""Judge calls on a Ray cluster: :class:`RayExecutor`, the second implementation of the seam.
+
+The driver keeps everything the asyncio executor does: the store (the cache, the
+claims, a row written as each call finishes), the dedupe, the rate limits, the
+budgets, the retries, the parsing and the progress. The cluster makes the attempts
+(:mod:`fairjudge.runner._ray_pool`). Hence the guarantees carry over unchanged:
+
+- the same store keys, parsing and results as the asyncio executor;
+- ``rpm``/``tpm`` hold for the whole cluster, as every attempt on any node is
+  granted by the driver's one bucket; ``max_calls`` and ``max_cost`` are exact;
+- a run killed at any point loses at most its calls in flight, and a rerun
+  continues from the store as on one machine;
+- Ctrl-C cancels the attempts in flight on the workers and keeps every finished
+  call.
+
+Why one Ray call per attempt and not chunks of calls: measured on a 2-core machine,
+an actor call costs the driver about 0.3-0.4 ms of CPU, chunks of 100 calls streamed
+back about the same (the driver still awaits one reply per call), and the asyncio
+executor's own lean HTTP call costs about as much; per-attempt calls keep the
+engine's retries, limits and budget checks exactly where they are.
+
+Ray is imported when a batch first needs the cluster, never before: building the
+executor only checks that Ray is installed, and a batch the store answers entirely
+never reaches :meth:`RayExecutor.execute`, so it starts no Ray at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import logging
+import os
+import random
+from typing import TYPE_CHECKING, Any
+
+from fairjudge._errors import ConfigError, MissingExtraError
+from fairjudge.runner._executor import Batch, run_calls
+from fairjudge.runner._progress import RunProgress, Snapshot, make_progress
+from fairjudge.runner._result import RunResult
+
+if TYPE_CHECKING:
+    from fairjudge.runner._ray_pool import WorkerPool, WorkerReport
+
+__all__ = ["RayExecutor"]
+
+
+class RayExecutor:
+    """Runs a batch's attempts on Ray workers; the driver keeps the store and the limits.
+
+    Args:
+        address: The cluster: ``"auto"``, ``"host:port"`` or ``"ray://host:10001"``.
+            ``None`` starts a local Ray instance on this machine, unless this process
+            is already connected to one (then that one is used).
+        workers: Actors in the shared pool of HTTP workers; default one per node. An
+            in-process judge (``local/...``) always gets one actor per node.
+        num_cpus: CPUs of the local instance (``address=None``); default all.
+        rng: Source of retry jitter; seed it for reproducible tests.
+
+    Raises:
+        MissingExtraError: Ray is not installed.
+        ConfigError: ``workers`` or ``num_cpus`` is not positive.
+
+    Example:
+        >>> with JudgeSession(backend, executor=RayExecutor("auto")) as s:  # doctest: +SKIP
+        ...     replies = s.run(jobs, parse)
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        workers: int | None = None,
+        num_cpus: int | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        if importlib.util.find_spec("ray") is None:
+            raise MissingExtraError("the Ray executor", "ray", "ray")
+        for name, value in (("workers", workers), ("num_cpus", num_cpus)):
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise ConfigError(f"{name} must be a positive integer; got {value!r}", params=name)
+        self.address = address
+        self.workers = workers
+        self.num_cpus = num_cpus
+        self.rng = rng
+        self._pool: WorkerPool | None = None
+        self._started_ray = False  # this executor called ray.init, so it shuts Ray down
+
+    def __repr__(self) -> str:
+        return f"RayExecutor(address={self.address!r}, workers={self.workers!r})"
+
+    async def execute(self, batch: Batch) -> RunResult:
+        """Run the batch: the driver's engine, with each attempt made by a Ray worker.
+
+        Raises:
+            FatalBackendError: As :func:`~fairjudge.runner.run_calls`; also when a
+                worker cannot build a backend, or every worker of a backend is lost.
+        """
+        pool = self._connect()
+        repeated = pool.repeated
+        remote = await pool.prepare(batch.backends)
+        options = batch.options
+        display = make_progress(options.progress)
+        if display is not None:
+            options = dataclasses.replace(options, progress=_WorkerProgress(display, pool))
+        result = await run_calls(
+            remote,
+            batch.specs,
+            store=batch.store,
+            options=options,
+            parse=batch.parse,
+            on_progress=batch.on_progress,
+            rng=self.rng,
+        )
+        if pool.repeated == repeated:
+            return result
+        summary = dataclasses.replace(result.summary, repeated=pool.repeated - repeated)
+        return RunResult(result.keys, result.outcomes, summary)
+
+    def workers_report(self) -> tuple[WorkerReport, ...]:
+        """Every worker started so far: its node, process, calls answered, and whether alive."""
+        return self._pool.reports() if self._pool is not None else ()
+
+    def _connect(self) -> WorkerPool:
+        """The worker pool, connecting to (or starting) Ray on first use."""
+        if self._pool is not None:
+            return self._pool
+        os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")  # read when ray is imported
+        import ray
+
+        from fairjudge.runner._ray_pool import WorkerPool
+
+        if not ray.is_initialized():
+            settings: dict[str, Any] = {
+                "log_to_driver": False,  # workers' output stays in their log files
+                "logging_level": logging.WARNING,
+            }
+            if self.address is None:
+                settings.update(num_cpus=self.num_cpus, include_dashboard=False)
+            ray.init(address=self.address, **settings)
+            self._started_ray = True
+        self._pool = WorkerPool(ray, self.workers)
+        return self._pool
+
+    def close(self) -> None:
+        """End the workers (their models unload); shut Ray down if this executor started it.
+
+        A later batch starts a new pool (and Ray, if needed) again.
+        """
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+        if self._started_ray:
+            self._started_ray = False
+            import ray
+
+            ray.shutdown()
+
+    async def aclose(self) -> None:
+        """:meth:`close`, off the event loop."""
+        import asyncio
+
+        await asyncio.to_thread(self.close)
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _WorkerProgress:
+    """A progress display that also shows the workers alive and the calls each made."""
+
+    def __init__(self, display: RunProgress, pool: WorkerPool) -> None:
+        self.display = display
+        self.pool = pool
+
+    def _with_workers(self, snapshot: Snapshot) -> Snapshot:
+        return dataclasses.replace(snapshot, detail=self.pool.progress_text())
+
+    def start(self, snapshot: Snapshot) -> None:
+        """Draw the start, with the workers."""
+        self.display.start(self._with_workers(snapshot))
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Redraw, with the workers."""
+        self.display.update(self._with_workers(snapshot))
+
+    def finish(self, snapshot: Snapshot) -> None:
+        """Draw the end, with the workers."""
+        self.display.finish(self._with_workers(snapshot))

@@ -1,0 +1,281 @@
+"""The driver's side of the Ray executor: a pool of judge workers, and stand-in backends.
+
+The engine (:class:`~fairjudge.runner._run.Run`) does everything it does in one
+process: dedupe, cache, claims, rate limits, budgets, retries, parsing and the store.
+Only where one attempt runs changes. Each backend is replaced by a
+:class:`RemoteBackend` with the same route, whose ``complete`` sends the attempt to
+a worker actor and awaits the reply. Every attempt is therefore granted by the
+driver's one rate-limit bucket and one budget, whatever node makes it.
+
+Workers:
+
+- Backends that take many calls at once (HTTP judges) share a pool of async actors,
+  ``workers`` of them (default: one per node), pinned round-robin to the nodes.
+  Each attempt goes to the live worker with the fewest attempts in flight, so each
+  holds its share of ``concurrency`` on its own connection pool.
+- A backend that answers one call at a time (``max_concurrency == 1``: an
+  in-process model) gets one long-lived actor per node, pinned there, so its weights
+  load once per node and stay loaded for the executor's life.
+
+A worker that dies (its process killed, its node lost) fails the attempts it had in
+flight with Ray's ``RayActorError``; each is sent again to a live worker, counted as
+*repeated* (and as one more request, as a transport's own resend is), never as a
+retry. With no live worker left for a route, the attempt fails with
+:class:`fairjudge.FatalBackendError`, which stops the run the usual way: every
+finished call is in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
+from fairjudge._errors import BackendError, FatalBackendError
+
+__all__ = ["RemoteBackend", "WorkerPool", "WorkerReport"]
+
+_MAX_ACTOR_CONCURRENCY = 10_000  # the driver bounds the attempts in flight, not the actor
+
+
+@dataclass(eq=False, slots=True)
+class _Worker:
+    """One actor as the driver sees it."""
+
+    handle: Any
+    node: str
+    pid: int
+    serves: str  # "http" for the shared pool, else the model of its in-process backend
+    calls: int = 0
+    in_flight: int = 0
+    alive: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerReport:
+    """One worker of a :class:`~fairjudge.runner.RayExecutor`, as the driver counted it.
+
+    Attributes:
+        node: The Ray node id it runs on.
+        pid: Its process id on that node.
+        serves: ``"http"`` for the shared pool of HTTP workers, else the model id of
+            the in-process judge it holds.
+        calls: Attempts it answered (replies and errors) over the executor's life.
+        alive: False once it died; its calls in flight were sent to another worker.
+    """
+
+    node: str
+    pid: int
+    serves: str
+    calls: int
+    alive: bool
+
+
+class WorkerPool:
+    """The actors of one executor, created on first need and kept for its life.
+
+    Args:
+        ray: The imported ``ray`` module (imported by the executor, never here).
+        workers: Actors in the shared pool; ``None``: one per node.
+    """
+
+    def __init__(self, ray: Any, workers: int | None) -> None:
+        from fairjudge.runner._ray_worker import JudgeWorker
+
+        self.ray = ray
+        self.workers = workers
+        self.actor_class = ray.remote(JudgeWorker)
+        self.shared: list[_Worker] = []
+        self.by_model: dict[Route, list[_Worker]] = {}
+        self.opened: set[tuple[int, Route]] = set()  # (id of the worker, route)
+        self.repeated = 0
+        """Attempts sent again because their worker died, over the pool's life."""
+
+    def nodes(self) -> list[str]:
+        """The ids of the cluster's live nodes, in a stable order."""
+        return sorted(n["NodeID"] for n in self.ray.nodes() if n.get("Alive"))
+
+    async def _start(self, nodes: Sequence[str], serves: str) -> list[_Worker]:
+        """One actor on each of ``nodes`` (a node may repeat), pinned there.
+
+        Pinned, not merely preferred: Ray treats a preference as a hint and may put
+        every actor on one node. An actor that could not start (its node died
+        meanwhile) is left out; none at all is an error.
+        """
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        handles = [
+            self.actor_class.options(
+                num_cpus=0,  # I/O-bound, or sized by the backend's own threads
+                max_concurrency=_MAX_ACTOR_CONCURRENCY,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
+            ).remote()
+            for node in nodes
+        ]
+        places = await asyncio.gather(*(h.where.remote() for h in handles), return_exceptions=True)
+        started = [
+            _Worker(h, place[0], place[1], serves)
+            for h, place in zip(handles, places, strict=True)
+            if not isinstance(place, BaseException)
+        ]
+        if not started:
+            raise FatalBackendError(
+                f"no Ray worker could start on the cluster's {len(set(nodes))} nodes: {places[0]}"
+            )
+        return started
+
+    async def prepare(self, backends: Sequence[Backend]) -> list[RemoteBackend]:
+        """Stand-ins for ``backends``, each opened on the workers that will serve it.
+
+        Raises:
+            FatalBackendError: A worker could not build a backend (its key's variable
+                is unset on its machine, an extra is missing there).
+        """
+        from ray import cloudpickle
+
+        dumps: Callable[[object], bytes] = cloudpickle.dumps
+        remote = []
+        for backend in backends:
+            route = route_of(backend)
+            if backend.max_concurrency == 1:
+                if route not in self.by_model:
+                    self.by_model[route] = await self._start(self.nodes(), backend.model)
+                workers = self.by_model[route]
+            else:
+                if not self.shared:
+                    nodes = self.nodes()
+                    count = self.workers or len(nodes)
+                    placed = [nodes[i % len(nodes)] for i in range(count)]
+                    self.shared = await self._start(placed, "http")
+                workers = self.shared
+            todo = [w for w in workers if w.alive and (id(w), route) not in self.opened]
+            if todo:
+                # The backend's __reduce__ leaves its key out: each worker reads its own.
+                blob = dumps(backend)
+                errors = await asyncio.gather(*(w.handle.open.remote(route, blob) for w in todo))
+                for error in errors:
+                    if error is not None:
+                        raise error
+                self.opened.update((id(w), route) for w in todo)
+            remote.append(RemoteBackend(backend, self, workers))
+        return remote
+
+    def pick(self, workers: Sequence[_Worker], backend: Backend) -> _Worker:
+        """The live worker with the fewest attempts in flight."""
+        best = None
+        for worker in workers:
+            if worker.alive and (best is None or worker.in_flight < best.in_flight):
+                best = worker
+        if best is None:
+            raise FatalBackendError(
+                f"every Ray worker serving {backend.name}/{backend.model} was lost "
+                f"({len(workers)} started, {self.repeated} attempts sent again); "
+                "check the cluster's nodes"
+            )
+        return best
+
+    def lose(self, worker: _Worker) -> None:
+        """Take a dead worker out of service (and make sure Ray does not restart it)."""
+        if worker.alive:
+            worker.alive = False
+            with contextlib.suppress(Exception):  # already gone, which is the point
+                self.ray.kill(worker.handle, no_restart=True)
+
+    def reports(self) -> tuple[WorkerReport, ...]:
+        """Every worker started so far, shared pool first."""
+        everyone = [*self.shared, *(w for ws in self.by_model.values() for w in ws)]
+        return tuple(WorkerReport(w.node, w.pid, w.serves, w.calls, w.alive) for w in everyone)
+
+    def progress_text(self) -> str:
+        """``"workers 2/2 alive, calls 120 · 118"``: the line a progress display adds."""
+        everyone = [*self.shared, *(w for ws in self.by_model.values() for w in ws)]
+        if not everyone:
+            return ""
+        alive = sum(w.alive for w in everyone)
+        calls = [w.calls for w in everyone]
+        if len(calls) <= 8:
+            per = " · ".join(map(str, calls))
+        else:
+            per = f"{min(calls)}-{max(calls)} (mean {sum(calls) / len(calls):.0f})"
+        text = f"workers {alive}/{len(everyone)} alive, calls per worker {per}"
+        return f"{text}, {self.repeated} sent again" if self.repeated else text
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Close every worker's backends (waiting ``timeout`` s at most), then end the actors."""
+        everyone = [*self.shared, *(w for ws in self.by_model.values() for w in ws)]
+        live = [w for w in everyone if w.alive]
+        if live:
+            self.ray.wait([w.handle.close.remote() for w in live], num_returns=len(live),
+                          timeout=timeout)  # fmt: skip
+        for worker in live:
+            self.lose(worker)
+        self.shared, self.by_model = [], {}
+
+
+class RemoteBackend:
+    """A backend's stand-in on the driver: same route, attempts made by a worker.
+
+    Args:
+        backend: The backend the workers rebuilt from its pickled form.
+        pool: The pool whose workers serve it.
+        workers: Those workers (shared HTTP workers, or one per node).
+    """
+
+    def __init__(self, backend: Backend, pool: WorkerPool, workers: list[_Worker]) -> None:
+        self.backend = backend
+        self.pool = pool
+        self.workers = workers
+        self.route = route_of(backend)
+        self.name, self.model, self.base_url = self.route
+        cap = backend.max_concurrency
+        # Each worker has its own connection pool, or its own one-call-at-a-time model.
+        self.max_concurrency = cap * len(workers) if cap is not None else None
+
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
+        """The real backend's parameters (they are part of the cache key)."""
+        return self.backend.default_params(label_only=label_only)
+
+    async def complete(self, spec: CallSpec) -> Completion:
+        """One attempt, made by a live worker; sent again if that worker dies meanwhile.
+
+        Raises:
+            BackendError: What the backend raised on the worker, with its fields.
+            FatalBackendError: No live worker is left for this backend.
+        """
+        from ray.exceptions import RayActorError
+
+        pool, again = self.pool, 0
+        while True:
+            worker = pool.pick(self.workers, self.backend)
+            worker.in_flight += 1
+            ref = worker.handle.complete.remote(self.route, spec)
+            try:
+                ok, value = await ref
+            except RayActorError:  # the worker died with this attempt in flight
+                pool.lose(worker)
+                pool.repeated += 1
+                again += 1
+                continue
+            except asyncio.CancelledError:  # the run stopped (Ctrl-C, a fatal error)
+                pool.ray.cancel(ref)
+                raise
+            finally:
+                worker.in_flight -= 1
+            worker.calls += 1
+            # An attempt sent again is one more request the server may have seen,
+            # counted as a transport's own resend is: in `requests`, against the limits.
+            if not ok:
+                if isinstance(value, BackendError):
+                    value.requests += again
+                raise value
+            assert isinstance(value, Completion)
+            if again:
+                value = dataclasses.replace(value, requests=value.requests + again)
+            return value
+
+    async def aclose(self) -> None:
+        """Nothing here: the workers' backends close with the pool."""

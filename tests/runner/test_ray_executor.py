@@ -1,0 +1,295 @@
+"""The Ray executor against the scripted judge on a two-node loopback cluster.
+
+It must give what the asyncio executor gives (outcomes, store rows), keep the key off
+the cluster, carry a backend's errors back with their fields, hold ``rpm`` and
+``max_calls`` for the whole cluster, and survive a worker killed mid-run. Run it as
+``tests/runner/_ray_cluster.py`` says (a loopback-only network namespace).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairjudge import AuthenticationError, ConfigError, FatalBackendError, RateLimitError
+from fairjudge._call import CallSpec, Completion
+from fairjudge.runner import (
+    AsyncioExecutor,
+    Batch,
+    RayExecutor,
+    RetryPolicy,
+    RunOptions,
+    RunResult,
+    Store,
+)
+from fairjudge.runner import _run as engine
+from tests.runner._ray_cluster import (
+    KEY,
+    http_backend,
+    session_dir,
+    specs_for,
+    two_node_cluster,
+)
+from tests.server import JudgeServer, Script
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    yield from two_node_cluster()
+
+
+@pytest.fixture
+def server(cluster: Any) -> Iterator[JudgeServer]:
+    with JudgeServer(Script(judge="longer", api_key=KEY)) as judge:
+        yield judge
+
+
+@pytest.fixture
+def executor(cluster: Any) -> Iterator[RayExecutor]:
+    with RayExecutor() as ray_executor:  # this process is connected: the cluster is used
+        yield ray_executor
+
+
+def parse(spec: CallSpec, completion: Completion) -> Mapping[str, Any]:
+    return {"label": completion.text.strip(), "chars": len(spec.messages[-1][1])}
+
+
+def execute(
+    executor: Any, specs: list[CallSpec], store: Store, backend: Any, **options: Any
+) -> RunResult:
+    options.setdefault("progress", "quiet")
+    options.setdefault("retry", FAST)
+    batch = Batch([backend], specs, store, RunOptions(**options), parse=parse)
+
+    async def run() -> RunResult:
+        try:
+            result: RunResult = await executor.execute(batch)
+        finally:
+            await backend.aclose()  # the asyncio executor's connections (Ray's are remote)
+        return result
+
+    return asyncio.run(run())
+
+
+def rows(store: Store) -> dict[str, dict[str, Any]]:
+    """Every stored row, without what differs between two runs of the same calls."""
+    return {
+        r.key: r.model_dump(exclude={"latency_s", "created_at", "updated_at"})
+        for r in store.records()
+    }
+
+
+def same(outcome: Any) -> tuple[Any, ...]:
+    c = outcome.completion
+    reply = (c.text, dict(c.top_logprobs or {}), c.input_tokens, c.output_tokens) if c else None
+    error = (outcome.error.kind, outcome.error.message) if outcome.error else None
+    return outcome.status, reply, error, outcome.cached, outcome.parsed
+
+
+def test_ray_gives_the_asyncio_results_and_rows(
+    server: JudgeServer, executor: RayExecutor, tmp_path: Path
+) -> None:
+    backend = http_backend(server.base_url)
+    specs = specs_for(backend, 60)
+    specs += specs[:10]  # duplicates: made once, as on asyncio
+    with Store(tmp_path / "asyncio.sqlite") as one, Store(tmp_path / "ray.sqlite") as many:
+        expected = execute(AsyncioExecutor(), specs, one, backend, concurrency=8)
+        asyncio_requests = server.count("requests")
+        got = execute(executor, specs, many, backend, concurrency=8)
+        assert server.count("requests") == 2 * asyncio_requests == 120
+        assert got.keys == expected.keys
+        assert [same(o) for o in got] == [same(o) for o in expected]
+        assert {o.completion.text for o in got if o.completion} == {"A", "B", "tie"}
+        assert rows(many) == rows(one)
+        s, e = got.summary, expected.summary
+        assert (s.total, s.made, s.cached, s.failed, s.requests, s.repeated) == (
+            e.total,
+            e.made,
+            e.cached,
+            e.failed,
+            e.requests,
+            0,
+        )
+        assert "repeated" not in s.to_dict()  # nothing lost: the JSON is asyncio's
+    workers = executor.workers_report()
+    assert len({w.node for w in workers}) == len(workers) == 2  # one per node
+    assert sum(w.calls for w in workers) == 60
+    assert all(w.calls > 0 for w in workers)
+
+
+def test_a_backend_error_comes_back_with_its_type_and_fields(
+    server: JudgeServer, executor: RayExecutor, tmp_path: Path
+) -> None:
+    backend = http_backend(server.base_url)
+    specs = specs_for(backend, 3)
+    server.configure(Script(judge="longer", api_key=KEY, fault_sequence=["rate_limit"] * 2,
+                            retry_after="0.01"))  # fmt: skip
+    with Store(tmp_path / "s.sqlite") as store:
+        result = execute(executor, specs, store, backend, concurrency=1)
+        assert result.summary.retries == 2  # each 429 was a RateLimitError, retried
+        assert result.summary.requests == 5 == server.count("requests")
+        assert all(o.ok for o in result)
+    server.configure(Script(judge="longer", api_key="sk-another-key-entirely"))
+    with Store(tmp_path / "t.sqlite") as store, pytest.raises(AuthenticationError) as raised:
+        execute(executor, specs_for(backend, 3, start=3), store, backend, concurrency=1)
+    assert KEY not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RateLimitError("HTTP 429", retry_after=2.5),
+        AuthenticationError("HTTP 401"),
+        FatalBackendError("no such model"),
+    ],
+)
+def test_backend_errors_pickle_with_their_fields(error: Exception) -> None:
+    error.requests = 3  # type: ignore[attr-defined]
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is type(error)
+    assert str(copy) == str(error)
+    assert copy.__dict__ == error.__dict__
+    assert copy.retryable == error.retryable  # type: ignore[attr-defined]
+
+
+def test_a_pickled_backend_carries_no_key(cluster: Any, server: JudgeServer) -> None:
+    backend = http_backend(server.base_url, timeout=7.0)
+    blob = pickle.dumps(backend)
+    assert KEY.encode() not in blob
+    copy = pickle.loads(blob)
+    assert repr(copy) == repr(backend)
+    assert copy.default_params(label_only=True) == backend.default_params(label_only=True)
+
+
+def test_no_file_of_the_ray_session_holds_the_key(
+    server: JudgeServer, executor: RayExecutor, tmp_path: Path
+) -> None:
+    backend = http_backend(server.base_url)
+    server.configure(Script(judge="longer", api_key=KEY, fault_sequence=["server_error"]))
+    with Store(tmp_path / "s.sqlite") as store:
+        result = execute(executor, specs_for(backend, 20), store, backend, concurrency=4)
+    assert result.summary.made == 20
+    assert server.count("requests") == 21  # a 500, retried: an error travelled back
+    leaks = [
+        str(path)
+        for path in session_dir().rglob("*")
+        if path.is_file() and not path.is_socket() and KEY.encode() in _read(path)
+    ]
+    assert leaks == []
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:  # a socket, a pipe, a file gone meanwhile
+        return b""
+
+
+def test_every_attempt_on_every_node_is_granted_by_the_drivers_bucket(
+    server: JudgeServer, executor: RayExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    granted = []
+    real = engine.TokenBucket.reserve
+
+    def reserve(self: Any, amount: float, now: float) -> float:
+        granted.append(amount)
+        return real(self, amount, now)
+
+    monkeypatch.setattr(engine.TokenBucket, "reserve", reserve)
+    backend = http_backend(server.base_url)
+    server.configure(Script(judge="longer", api_key=KEY, fault_sequence=["rate_limit"] * 3,
+                            retry_after="0.01"))  # fmt: skip
+    before = {(w.node, w.pid): w.calls for w in executor.workers_report()}
+    with Store(tmp_path / "s.sqlite") as store:
+        result = execute(executor, specs_for(backend, 40), store, backend,
+                         concurrency=8, rpm=60_000)  # fmt: skip
+    requests = server.count("requests")
+    assert requests == 43 == result.summary.requests == len(granted)  # 3 retried 429s
+    served = [w.calls - before.get((w.node, w.pid), 0) for w in executor.workers_report()]
+    assert sum(served) == 43
+    assert len(served) == 2
+    assert all(n > 0 for n in served)  # both nodes made attempts, all granted here
+
+
+def test_max_calls_is_exact_across_the_cluster(
+    server: JudgeServer, executor: RayExecutor, tmp_path: Path
+) -> None:
+    backend = http_backend(server.base_url, max_connections=4)
+    with Store(tmp_path / "s.sqlite") as store:
+        result = execute(executor, specs_for(backend, 30), store, backend,
+                         concurrency=6, max_calls=11)  # fmt: skip
+        assert result.stopped == "max_calls"
+        s = result.summary
+        assert (s.made, s.not_run, server.count("requests"), store.count()) == (11, 19, 11, 11)
+        again = execute(executor, specs_for(backend, 30), store, backend, concurrency=6)
+    assert (again.summary.cached, again.summary.made) == (11, 19)
+
+
+def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
+    cluster: Any, tmp_path: Path
+) -> None:
+    with JudgeServer(Script(judge="longer", api_key=KEY, latency=0.05)) as server, \
+            RayExecutor() as executor:  # fmt: skip
+        backend = http_backend(server.base_url)
+        specs = specs_for(backend, 120)
+        with Store(tmp_path / "clean.sqlite") as store:
+            clean = execute(executor, specs, store, backend, concurrency=8)
+        server.reset()
+        victim = executor.workers_report()[0]
+        killed = threading.Event()
+
+        def kill_after(n: int) -> None:
+            while server.count("ok") < n:
+                threading.Event().wait(0.005)
+            os.kill(victim.pid, signal.SIGKILL)
+            killed.set()
+
+        killer = threading.Thread(target=kill_after, args=(30,), daemon=True)
+        killer.start()
+        with Store(tmp_path / "killed.sqlite") as store:
+            result = execute(executor, specs, store, backend, concurrency=8)
+            stored = store.count()
+        killer.join(timeout=30)
+        assert killed.is_set()
+        alive = [w.alive for w in executor.workers_report()]
+    s = result.summary
+    assert 1 <= s.repeated <= 8  # the victim's calls in flight: at most the concurrency
+    assert (s.made, s.failed, s.not_run, stored) == (120, 0, 0, 120)  # 0 lost
+    assert s.requests == 120 + s.repeated
+    assert [same(o) for o in result] == [same(o) for o in clean]
+    assert alive == [False, True]  # the survivor finished the run
+    assert "sent again after a worker was lost" in s.summary()
+
+
+def test_ray_is_not_imported_until_a_batch_needs_the_cluster() -> None:
+    code = (
+        "import sys, fairjudge, fairjudge.runner, fairjudge.judges, fairjudge.backends\n"
+        "from fairjudge.runner import RayExecutor\n"
+        "executor = RayExecutor(workers=2)\n"
+        "assert executor.workers_report() == ()\n"
+        "executor.close()\n"
+        "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_bad_worker_counts_name_the_parameter() -> None:
+    with pytest.raises(ConfigError, match="workers must be a positive integer; got 0") as e:
+        RayExecutor(workers=0)
+    assert e.value.params == ("workers",)
