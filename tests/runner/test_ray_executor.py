@@ -21,7 +21,13 @@ from typing import Any
 
 import pytest
 
-from fairjudge import AuthenticationError, ConfigError, FatalBackendError, RateLimitError
+from fairjudge import (
+    AuthenticationError,
+    ConfigError,
+    FatalBackendError,
+    MissingExtraError,
+    RateLimitError,
+)
 from fairjudge._call import CallSpec, Completion
 from fairjudge.runner import (
     AsyncioExecutor,
@@ -293,3 +299,45 @@ def test_bad_worker_counts_name_the_parameter() -> None:
     with pytest.raises(ConfigError, match="workers must be a positive integer; got 0") as e:
         RayExecutor(workers=0)
     assert e.value.params == ("workers",)
+
+
+@pytest.mark.local_model
+def test_an_embedded_judge_loads_once_per_node_and_answers_as_in_one_process(
+    cluster: Any, tmp_path: Path
+) -> None:
+    pytest.importorskip("xllamacpp")
+    from fairjudge.backends import LocalBackend
+    from fairjudge.prompts import get_template
+
+    try:
+        gemma = LocalBackend.from_name("gemma-3-270m", threads=1, n_ctx=1024, quiet=True)
+    except MissingExtraError as exc:
+        pytest.skip(str(exc))
+    template = get_template("default")
+    specs = [
+        CallSpec(
+            backend=gemma.name,
+            model=gemma.model,
+            messages=template.render(f"What is {i} + {i}?", str(2 * i), str(2 * i + 1)),
+            template=template.name,
+            template_version=template.version,
+            params=gemma.default_params(label_only=True),
+        )
+        for i in range(8)
+    ]
+    with Store(tmp_path / "one.sqlite") as one, Store(tmp_path / "ray.sqlite") as many:
+        expected = execute(AsyncioExecutor(), specs, one, gemma, concurrency=4)
+        with RayExecutor() as executor, Store(":memory:") as fresh:
+            got = execute(executor, specs, many, gemma, concurrency=4)
+            again = execute(executor, specs[:2], fresh, gemma, concurrency=4)
+            workers = executor.workers_report()
+        assert [same(o) for o in got] == [same(o) for o in expected]
+        assert rows(many) == rows(one)
+    assert again.summary.made == 2
+    assert len(workers) == 2  # one actor per node for the model, nothing else
+    assert len({w.node for w in workers}) == 2
+    assert {w.serves for w in workers} == {gemma.model}
+    assert [w.loads for w in workers] == [1, 1]  # loaded once per node, kept for the batch after
+    assert sum(w.calls for w in workers) == 10
+    assert all(w.calls > 0 for w in workers)
+    gemma.close()

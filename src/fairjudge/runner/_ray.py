@@ -111,6 +111,8 @@ class RayExecutor:
             on_progress=batch.on_progress,
             rng=self.rng,
         )
+        if pool.by_model:  # the loads of the in-process judges' workers, for the report
+            await pool.count_loads()
         if pool.repeated == repeated:
             return result
         summary = dataclasses.replace(result.summary, repeated=pool.repeated - repeated)

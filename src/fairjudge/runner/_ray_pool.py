@@ -51,6 +51,7 @@ class _Worker:
     pid: int
     serves: str  # "http" for the shared pool, else the model of its in-process backend
     calls: int = 0
+    loads: int = 0
     in_flight: int = 0
     alive: bool = True
 
@@ -66,6 +67,8 @@ class WorkerReport:
             the in-process judge it holds.
         calls: Attempts it answered (replies and errors) over the executor's life.
         alive: False once it died; its calls in flight were sent to another worker.
+        loads: Models it loaded (an in-process judge's worker: 1 once it has answered,
+            as the weights stay loaded; 0 for HTTP workers), as of the last batch.
     """
 
     node: str
@@ -73,6 +76,7 @@ class WorkerReport:
     serves: str
     calls: int
     alive: bool
+    loads: int = 0
 
 
 class WorkerPool:
@@ -188,7 +192,19 @@ class WorkerPool:
     def reports(self) -> tuple[WorkerReport, ...]:
         """Every worker started so far, shared pool first."""
         everyone = [*self.shared, *(w for ws in self.by_model.values() for w in ws)]
-        return tuple(WorkerReport(w.node, w.pid, w.serves, w.calls, w.alive) for w in everyone)
+        return tuple(
+            WorkerReport(w.node, w.pid, w.serves, w.calls, w.alive, w.loads) for w in everyone
+        )
+
+    async def count_loads(self) -> None:
+        """Ask each live in-process judge's worker how many models it has loaded."""
+        live = [w for ws in self.by_model.values() for w in ws if w.alive]
+        loads = await asyncio.gather(
+            *(w.handle.loads.remote() for w in live), return_exceptions=True
+        )
+        for worker, n in zip(live, loads, strict=True):
+            if isinstance(n, int):
+                worker.loads = n
 
     def progress_text(self) -> str:
         """``"workers 2/2 alive, calls 120 · 118"``: the line a progress display adds."""
