@@ -22,7 +22,7 @@ resolved by every member.
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -56,7 +56,7 @@ from fairjudge.cli._options import (
     input_flags,
     judge_flags_without,
 )
-from fairjudge.cli._out import show, write_out
+from fairjudge.cli._out import command_line, show, write_out
 from fairjudge.cli._stop_flags import StopFlags, stop_flags
 from fairjudge.evaluation import (
     AGGREGATIONS,
@@ -69,7 +69,7 @@ from fairjudge.evaluation import (
     jury_records,
     tallied_run,
 )
-from fairjudge.io import LoadedItems
+from fairjudge.io import LoadedItems, OutHeader, OutKind
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template
 from fairjudge.report import JuryReport, jury_report, render_jury
@@ -80,7 +80,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JuryFlags", "check_allowances", "jury", "no_model_flags", "read_jury_file",
-    "specs_from_flags", "with_flags",
+    "specs_from_flags", "with_flags", "write_page",
 ]  # fmt: skip
 
 _NOT_FOR_PANELS = {"judge", "model_path", "threads", "context"}
@@ -270,9 +270,7 @@ def _judge(
     Returns:
         The report.
     """
-    if run.html is not None:
-        raise ConfigError("--html is not available for jury yet; use --json or --out")
-    settings = run.settings(file, inputs=(panel.jury,))
+    settings = run.settings(file, inputs=(panel.jury,))  # --out and --html writable, too
     stop_rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
     panel_jury, rule = _seat(panel, flags, loaded)
@@ -285,18 +283,43 @@ def _judge(
             result = adaptive.pairwise
     finally:
         panel_jury.close()
+    recorded = {**result.settings.to_dict(), "aggregation": result.aggregation,
+                "weights": list(result.weights)}  # fmt: skip
+    if adaptive is not None:
+        recorded["adaptive"] = adaptive.adaptive_dict()
+    head: dict[str, Any] = {
+        "judge": ", ".join(result.names), "template": result.settings.template,
+        "settings": recorded,
+    }  # fmt: skip
     if run.out is not None:
-        recorded = {**result.settings.to_dict(), "aggregation": result.aggregation,
-                    "weights": list(result.weights)}  # fmt: skip
-        if adaptive is not None:
-            recorded["adaptive"] = adaptive.adaptive_dict()
-        write_out(run.out, "jury", jury_records(result), judge=", ".join(result.names),
-                  template=result.settings.template, settings=recorded)  # fmt: skip
+        write_out(run.out, "jury", jury_records(result), **head)
     source = "<stdin>" if str(file) == "-" else file.name
-    return jury_report(
+    report = jury_report(
         result, title=f"{source}: model 1 vs model 2, by a panel of {len(result.names)}",
         run=calls, skipped=skipped_in_flags(loaded), adaptive=adaptive,
     )  # fmt: skip
+    if run.html is not None:  # before the exit-code checks: a failed run's page helps most
+        from fairjudge.report import jury_html
+
+        write_page(run.html, "jury", lambda header: jury_html(report, header=header), **head)
+    return report
+
+
+def write_page(
+    path: Path, kind: OutKind, html_of: Callable[[OutHeader], str], **header: Any
+) -> None:
+    """Write a panel's ``--html`` page, its run facts from the header ``--out`` opens with.
+
+    ``header`` is what :func:`~fairjudge.cli._out.write_out` records (judge, template
+    or rubric, settings); the command line is masked there, as in the file.
+    """
+    from fairjudge.io import out_header, read_header
+    from fairjudge.report import write_html
+
+    record = out_header(kind, command=command_line(kind), **header)
+    made = read_header(record, path=str(path))
+    assert made is not None  # out_header makes a header record
+    write_html(path, html_of(made))
 
 
 @app.command()
@@ -333,7 +356,8 @@ def jury(
     """
     adaptive = stop.requested()
     report = _judge(file, panel, flags, columns, run, stop if adaptive else None)
-    show(report, render_jury, as_json=json_output, files=[("per-item results", run.out)])
+    show(report, render_jury, as_json=json_output,
+         files=[("per-item results", run.out), ("HTML report", run.html)])  # fmt: skip
     result = report.result
     if result.stopped is not None:
         say("stopped", f"{result.stopped} The result above is partial.")

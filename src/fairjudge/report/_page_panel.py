@@ -1,0 +1,202 @@
+"""The ``jury`` and ``score-jury`` pages: one builder, the reading type the only difference.
+
+:func:`panel_page` lays out a :class:`~fairjudge.report._page_panel_view.PanelView`
+on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
+
+1. the headline, with the known truth under it where the items carry labels;
+2. **the panel**: its members (the plots name them ``#1``, ``#2``, ...), how much
+   they agree (Fleiss' kappa, or Krippendorff's alpha per dimension) and the
+   effective number of independent judges against the panel's size;
+3. **member × member**: the agreement matrix as a heatmap, each cell with its
+   number (one per dimension for scores);
+4. **each member**: its figures with their intervals, one forest plot each;
+5. the item explorer, every member's verdicts or scores side by side, filterable to
+   the items where the members split.
+
+Every plot is followed by its table, which says the same in words; a figure that
+could not be estimated shows its reason there, and no number or point.
+
+:func:`jury_page` and :func:`score_jury_page` are what ``--html`` writes;
+:func:`jury_page_from_file` and :func:`score_jury_page_from_file` are what
+``fairjudge report`` draws from an ``--out`` file (:mod:`._page_panel_load`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from fairjudge.report._html_svg import forest_plot
+from fairjudge.report._page import (
+    Explorer,
+    FigureTable,
+    Headline,
+    Page,
+    PageKind,
+    Paragraphs,
+    PlotBlock,
+    Section,
+    page_html,
+)
+from fairjudge.report._page_facts import run_facts
+from fairjudge.report._page_panel_jury import jury_view
+from fairjudge.report._page_panel_load import load_jury_report, load_score_jury_report
+from fairjudge.report._page_panel_scores import score_jury_view
+from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
+from fairjudge.report._page_plots import heatmap
+
+if TYPE_CHECKING:
+    from fairjudge.io import OutHeader
+    from fairjudge.report._jury import JuryReport
+    from fairjudge.report._score_jury import JuryScoreReport
+
+__all__ = [
+    "jury_html",
+    "jury_page",
+    "jury_page_from_file",
+    "panel_page",
+    "score_jury_html",
+    "score_jury_page",
+    "score_jury_page_from_file",
+]
+
+_NO_CI = "fj-noci"
+_ADAPTIVE = (
+    "This run stopped adaptively (stop_when): the page shows the items it judged, with "
+    "fixed-sample intervals; the anytime-valid interval is in the run's own output."
+)
+
+
+def _forest(figures: FigureSet) -> PlotBlock:
+    plot = forest_plot(
+        figures.figures, title=figures.title, domain=figures.domain, ref=figures.ref,
+        ref_label=figures.ref_label,
+    )  # fmt: skip
+    table = FigureTable(
+        caption=figures.title + (f". {figures.note}" if figures.note else ""),
+        columns=("figure", "estimate [CI] or why not estimated", "counts"),
+        rows=tuple((f.label, f.text, f.note) for f in figures.figures),
+        classes={i: _NO_CI for i, f in enumerate(figures.figures) if f.reason is not None},
+    )
+    return PlotBlock(plot, table, tuple(_NO_CI if f.reason else "" for f in figures.figures))
+
+
+def _heatmap(matrix: Matrix) -> PlotBlock:
+    labels = matrix.labels
+    reasons = {
+        (r, c): matrix.reason
+        for r, row in enumerate(matrix.cells)
+        for c, value in enumerate(row)
+        if value is None
+    }
+    plot = heatmap(labels, labels, matrix.cells, title=matrix.title,
+                   domain=(matrix.low, matrix.high), reasons=reasons)  # fmt: skip
+    rows = tuple(
+        (label, *(cell.text if cell.reason is None else f"n/a: {cell.reason}" for cell in row))
+        for label, row in zip(labels, plot.cells, strict=True)
+    )
+    table = FigureTable(f"{matrix.title}. {matrix.note}", ("member", *labels), rows)
+    return PlotBlock(plot, table)
+
+
+def panel_page(
+    view: PanelView, *, header: OutHeader | None = None, command: Sequence[str] | None = None
+) -> Page:
+    """Lay out a panel's view on the page kit (the module docstring lists the page).
+
+    Args:
+        view: The panel's view (:func:`jury_view` or :func:`score_jury_view`).
+        header: The ``--out`` file's header, for a page drawn from a file.
+        command: The command line, for a page the command writes itself.
+    """
+    f = view.facts
+    facts = run_facts(
+        header, kind=view.kind, command=command, judge_or_members=f.members,
+        template_or_rubric=f.template_or_rubric, seed=f.seed, calls_made=f.calls_made,
+        calls_cached=f.calls_cached, cost=f.cost, extra=f.extra,
+    )  # fmt: skip
+    headline = Headline(**{k: getattr(view.headline, k) for k in (
+        "verdict", "label", "estimate", "ci", "note", "warnings")})  # fmt: skip
+    roster = FigureTable("The members: the matrices name each by its number",
+                         ("member", "weight"), view.roster)  # fmt: skip
+    panel: list[Any] = [roster]
+    if view.findings:
+        panel.append(Paragraphs(view.findings))
+    panel += [_forest(s) for s in view.panel_plots]
+    sections = (
+        Section("fj-panel", "The panel", tuple(panel)),
+        Section("fj-matrix", "Member × member agreement",
+                tuple(_heatmap(m) for m in view.matrices)),
+        Section("fj-members", "Each member",
+                (*(_forest(s) for s in view.member_plots), Paragraphs(view.notes))),
+    )  # fmt: skip
+    noun = "items" if view.kind == "jury" else "answers"
+    return Page(
+        kind=cast(PageKind, view.kind),
+        title=view.title,
+        headline=headline,
+        facts=facts,
+        sections=sections,
+        explorer=Explorer(view.spec, view.records, noun),
+        summary=view.summary,
+    )
+
+
+def jury_page(
+    report: JuryReport,
+    *,
+    summary: Mapping[str, Any] | None = None,
+    header: OutHeader | None = None,
+    command: Sequence[str] | None = None,
+) -> Page:
+    """The page of a ``jury`` run (``summary``: the JSON to embed, the report's by default)."""
+    return panel_page(jury_view(report, summary=summary), header=header, command=command)
+
+
+def score_jury_page(
+    report: JuryScoreReport,
+    *,
+    summary: Mapping[str, Any] | None = None,
+    header: OutHeader | None = None,
+    command: Sequence[str] | None = None,
+) -> Page:
+    """The page of a ``score-jury`` run (``summary``: as :func:`jury_page`'s)."""
+    return panel_page(score_jury_view(report, summary=summary), header=header, command=command)
+
+
+def jury_html(report: JuryReport, *, header: OutHeader | None = None) -> str:
+    """The HTML page ``jury --html`` writes (``header``: the run's, for its command line)."""
+    return page_html(jury_page(report, header=header))
+
+
+def score_jury_html(report: JuryScoreReport, *, header: OutHeader | None = None) -> str:
+    """The HTML page ``score-jury --html`` writes (``header``: as :func:`jury_html`'s)."""
+    return page_html(score_jury_page(report, header=header))
+
+
+def jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> Page:
+    """The page of a ``jury --out`` file, every member replayed from its recorded calls.
+
+    Raises:
+        InputError: Not a ``jury --out`` file, or one that does not hold a whole run.
+    """
+    report, header = load_jury_report(path, seed=seed, level=level, n_resamples=n_resamples)
+    page = jury_page(report, header=header)
+    if header is not None and "adaptive" in header.settings:
+        warnings = (*page.headline.warnings, _ADAPTIVE)
+        page = dataclasses.replace(
+            page, headline=dataclasses.replace(page.headline, warnings=warnings)
+        )
+    return page
+
+
+def score_jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> Page:
+    """The page of a ``score-jury --out`` file, every member's scores read back.
+
+    Raises:
+        InputError: Not a ``score-jury --out`` file, or its rubric cannot be known.
+    """
+    report, header = load_score_jury_report(path, seed=seed, level=level, n_resamples=n_resamples)
+    return score_jury_page(report, header=header)
