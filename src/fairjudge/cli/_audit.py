@@ -24,9 +24,8 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._flags import to_flags
-from fairjudge.cli._options import adds_flags, as_judge_flags, judge_flags_without
-from fairjudge.cli._out import write_out
-from fairjudge.cli._writable import check_writable
+from fairjudge.cli._options import adds_flags, as_judge_flags, check_outputs, judge_flags_without
+from fairjudge.cli._out import command_line, write_out
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
 
 __all__ = ["AuditFlags", "audit"]
@@ -97,6 +96,10 @@ class AuditFlags:
             help="Write the report as JSON lines: a header (judges, settings), then "
             "one line per experiment."
         ),
+    ] = None
+    html: Annotated[
+        Path | None,
+        typer.Option(help="Write the report card as a self-contained HTML page."),
     ] = None
     skip_invalid: Annotated[
         bool, typer.Option(help="Skip bad --items rows (each one listed) instead of stopping.")
@@ -173,8 +176,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
     settings = opts.settings()
     _check_prompts(settings)
     families = opts.families()
-    if opts.out is not None:
-        check_writable(opts.out, inputs=(opts.items,))
+    check_outputs(opts.out, opts.html, inputs=(opts.items,))
     items, source = opts.load_items()
     requested = None if opts.experiments is None else [
         e.strip() for e in opts.experiments.split(",") if e.strip()
@@ -217,11 +219,10 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     the residual after the mitigation. Runs offline on the built-in suite with the
     embedded judge: fairjudge audit --limit 3 --experiments position,framing.
     """
-    from fairjudge.report import render_audit
+    from fairjudge.report import audit_payload, render_audit
 
     report, made = _run(opts, flags)
-    payload = report.to_dict()
-    payload["calls_made"] = made
+    payload = audit_payload(report, made)  # the report, the calls made now, the headline
     if opts.out is not None:
         summary = {"kind": "audit", **{k: v for k, v in payload.items() if k != "experiments"}}
         rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
@@ -229,12 +230,27 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
         write_out(opts.out, "audit", [summary, *rows], judge=", ".join(payload["judges"]),
                   template=settings.get("template"), rubric=settings.get("rubric"),
                   settings=settings)  # fmt: skip
+    if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
+        _write_html(opts.html, report, made, payload)
     if json_output:
         typer.echo(json.dumps(payload, indent=2))
     else:
         render_audit(report, Console(), calls_made=made)
-        if opts.out is not None:
-            err_console.print(f"report records: {opts.out}", highlight=False, markup=False)
+        for label, path in (("report records", opts.out), ("HTML report", opts.html)):
+            if path is not None:
+                err_console.print(f"{label}: {path}", highlight=False, markup=False)
     if report.stopped is not None:
         say("stopped", f"{report.stopped} The report above is partial.")
         raise typer.Exit(EXIT_BUDGET)
+
+
+def _write_html(path: Path, report: Any, made: int, payload: dict[str, Any]) -> None:
+    """The report card's page, its run facts from the header an ``--out`` file would open with."""
+    from fairjudge.io import out_header, read_header
+    from fairjudge.report import audit_page, page_html, write_html
+
+    s = payload["settings"]
+    record = out_header("audit", command=command_line("audit"), judge=", ".join(report.judges),
+                        template=s.get("template"), rubric=s.get("rubric"), settings=s)  # fmt: skip
+    header = read_header(record, path=str(path))
+    write_html(path, page_html(audit_page(report, calls_made=made, header=header, summary=payload)))

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from fairjudge.report._jury import jury_report as jury_report
     from fairjudge.report._jury import render_jury as render_jury
     from fairjudge.report._page import page_html as page_html
+    from fairjudge.report._page_audit import audit_page as audit_page
+    from fairjudge.report._page_audit import audit_payload as audit_payload
     from fairjudge.report._page_panel import jury_html as jury_html
     from fairjudge.report._page_panel import score_jury_html as score_jury_html
     from fairjudge.report._pages import PAGES as PAGES

@@ -1,0 +1,319 @@
+"""The audit's page: the report card of a judge's biases, drawn from its :class:`AuditReport`.
+
+One page per audit, in the kit's look (:mod:`fairjudge.report._page`):
+
+- the headline: the most alarming effect, or that none is notable (the sentence the
+  ``--json`` carries as ``headline``);
+- the report card: one row per experiment and judge, its verdict coloured, and the
+  verdict table one click away;
+- the position card: first-position share, consistency and flip rate per judge;
+- per experiment, a forest plot of every effect (and residual after its mitigation)
+  on one axis, the distance from no bias as a share of the scale, each row coloured
+  by its verdict and followed by its table; why each verdict is what it is opens
+  under it;
+- the padded example beside its concise original, what the padding added marked;
+- the self-preference matrix (judge x answer family) as a heatmap with its numbers;
+- the position pairs, each with the verdict in both orders, in the explorer.
+
+:func:`audit_page` draws a live run (``audit --html``); :func:`audit_page_from_file`
+draws an ``audit --out`` file (``fairjudge report``), which holds the whole report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fairjudge.report._html_svg import Figure, forest_plot
+from fairjudge.report._page import (
+    Details,
+    FigureTable,
+    Headline,
+    Highlighted,
+    Page,
+    Paragraphs,
+    PlotBlock,
+    Section,
+)
+from fairjudge.report._page_audit_items import pair_explorer
+from fairjudge.report._page_audit_load import load_audit
+from fairjudge.report._page_audit_model import (
+    RULES,
+    EffectView,
+    effect_view,
+    headline_effect,
+    marked_parts,
+    pair_views,
+    verdict_sentence,
+)
+from fairjudge.report._page_facts import run_facts
+from fairjudge.report._page_plots import heatmap
+from fairjudge.report._text import ci_text
+
+if TYPE_CHECKING:
+    from fairjudge.audit import AuditReport, ExperimentResult
+    from fairjudge.io import OutHeader
+
+__all__ = ["audit_headline", "audit_page", "audit_page_from_file", "audit_payload"]
+
+_POSITION_CARD = ("first-position share of decisive calls", "position consistency", "flip rate")
+_EFFECT_COLUMNS = ("effect (unit; no bias; n)", "estimate and interval", "verdict")
+
+
+def audit_headline(report: AuditReport) -> str:
+    """The audit's one-sentence conclusion: the page's headline and the JSON's ``headline``."""
+    return verdict_sentence(report)
+
+
+def audit_payload(report: AuditReport, calls_made: int | None) -> dict[str, Any]:
+    """The audit's ``--json``: the report, the calls made now, and its headline."""
+    payload = report.to_dict()
+    if calls_made is not None:
+        payload["calls_made"] = calls_made
+    payload["headline"] = audit_headline(report)
+    return payload
+
+
+def _css(verdict: str) -> str:
+    return "fj-noci" if verdict == "not estimable" else f"fj-v-{verdict}"
+
+
+def _shown(v: EffectView) -> str:
+    """The estimate and its interval, or only why there is no number."""
+    return f"not estimable: {v.reason}" if v.reason is not None else f"{v.estimate} {v.interval}"
+
+
+def _effect_row(v: EffectView) -> tuple[str, ...]:
+    # Three columns, the unit, no-bias value and n beside the name: a 390 px phone shows
+    # the table whole.
+    return (f"{v.name} ({v.unit}; no bias: {v.null}; n = {v.n})", _shown(v), v.verdict)
+
+
+def _forest(views: Sequence[EffectView], title: str) -> PlotBlock:
+    """Every effect against the no-bias line, on the axis the verdicts are written in."""
+    figures = [
+        Figure(v.name, v.distance, v.distance_low, v.distance_high,
+               f"{v.estimate} {v.interval} ({v.unit}); {v.verdict}")
+        if v.reason is None
+        else Figure(v.name, None, None, None, f"not estimable: {v.reason}", reason=v.reason)
+        for v in views
+    ]  # fmt: skip
+    ends = [abs(x) for v in views for x in (v.distance_low, v.distance_high) if x is not None]
+    reach = max([0.2, *ends]) * 1.05  # at least past the severe threshold, both sides
+    plot = forest_plot(figures, title=title, domain=(-reach, reach), ref=0.0,
+                       ref_label="no bias", tick_format="+.2f")  # fmt: skip
+    classes = tuple(_css(v.verdict) for v in views)
+    table = FigureTable(
+        "The effects in numbers", _EFFECT_COLUMNS, tuple(_effect_row(v) for v in views),
+        {i: c for i, c in enumerate(classes)},
+    )  # fmt: skip
+    return PlotBlock(plot, table, classes)
+
+
+def _experiment_section(exp: ExperimentResult, index: int, judges: int) -> Section:
+    views = [effect_view(e) for e in exp.effects]
+    views += [effect_view(e, residual=True) for e in exp.residual]
+    who = f" ({exp.judge})" if judges > 1 or exp.bias == "self-preference" else ""
+    blocks: list[Any] = [
+        Paragraphs((
+            f"{exp.bias}: {exp.verdict}. Each row is an effect's distance from no bias (the "
+            "line at 0) as a share of its scale: notable from 0.05, severe from 0.15 either "
+            "side. The numbers in the rows are the effect's own, in its unit.",
+        )),
+        _forest(views, f"{exp.bias}{who}: distance from no bias, as a share of the scale"),
+        Details("Why each verdict", tuple(f"{v.name}: {v.rule}" for v in views)),
+    ]  # fmt: skip
+    counts = [f"{exp.n_items} items, {exp.n_calls} calls"]
+    if exp.n_failed:
+        counts.append(f"{exp.n_failed} call(s) gave no usable reply (left out, never scored)")
+    if exp.mitigation:
+        counts.append(f"residual measured under the mitigation: {exp.mitigation}")
+    blocks.append(Paragraphs(tuple(counts), bullets=True))
+    blocks += _example(exp.details) + _matrix(exp.details)
+    return Section(f"fj-exp-{index}", f"{exp.bias.capitalize()}{who}", tuple(blocks))
+
+
+def _example(details: Mapping[str, Any]) -> list[Any]:
+    """The padded answer beside its concise original, what the padding added marked."""
+    ex = details.get("example")
+    if not isinstance(ex, Mapping) or not isinstance(ex.get("concise"), str):
+        return []
+    concise = ex["concise"]
+    panels: list[tuple[str, tuple[tuple[str, bool], ...]]] = [
+        (f"concise original ({ex.get('concise_words')} words)", ((concise, False),))
+    ]
+    if isinstance(ex.get("padded"), str):
+        panels.append((f"padded ({ex.get('padded_words')} words; added text marked)",
+                       marked_parts(concise, ex["padded"])))  # fmt: skip
+    if isinstance(ex.get("repetitive_list"), str):
+        panels.append(("repetitive list (added text marked)",
+                       marked_parts(concise, ex["repetitive_list"])))  # fmt: skip
+    lead = Paragraphs((f"Example (item {ex.get('id')}): the same content, padded. The marked "
+                       "text adds nothing: an unbiased judge scores both alike.",))  # fmt: skip
+    return [lead, Highlighted(tuple(panels))]
+
+
+def _matrix(details: Mapping[str, Any]) -> list[Any]:
+    """The self-preference matrix: each judge's mean score per answer family."""
+    matrix = details.get("matrix")
+    if not isinstance(matrix, Mapping) or not matrix:
+        return []
+    judges = [str(j) for j in matrix]
+    families = sorted({str(f) for row in matrix.values() if isinstance(row, Mapping) for f in row})
+    given = details.get("families")
+    own: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+    values: list[list[float | None]] = []
+    reasons: dict[tuple[int, int], str] = {}
+    for r, judge in enumerate(judges):
+        row = matrix[judge] if isinstance(matrix[judge], Mapping) else {}
+        values.append([])
+        for c, family in enumerate(families):
+            value = row.get(family)
+            values[-1].append(float(value) if isinstance(value, int | float) else None)
+            if values[-1][-1] is None:
+                reasons[(r, c)] = f"no {family} answer was scored by every judge"
+    found = [v for row in values for v in row if v is not None]
+    domain = (min(found), max(found)) if found else (0.0, 1.0)
+    labels = [f"{j} (family {own[j]})" if j in own else j for j in judges]
+    title = "Mean score (standard rubric, overall): judge x answer family"
+    plot = heatmap(labels, families, values, title=title, domain=domain, reasons=reasons)
+    rows = tuple(
+        (label, *(f"{v:.2f}" if v is not None else f"n/a: {reasons[(r, c)]}"
+                  for c, v in enumerate(values[r])))
+        for r, label in enumerate(labels)
+    )  # fmt: skip
+    table = FigureTable(title, ("judge", *families), rows)
+    note = Paragraphs(("A judge's own family is in its row's label. A higher mean on its own "
+                       "family is not yet self-preference: the own-family advantage above "
+                       "compares it with the other judges' view of the answers.",))  # fmt: skip
+    return [PlotBlock(plot, table), note]
+
+
+def _card(report: AuditReport) -> Section:
+    """The report card: one row per experiment and judge, and the verdict table."""
+    rows, classes = [], {}
+    for i, exp in enumerate(report.experiments):
+        who = f"{exp.judge}: " if exp.judge and len(report.judges) > 1 else ""
+        if exp.skipped is not None:
+            rows.append((exp.bias, "skipped", who + exp.skipped))
+            classes[i] = "fj-noci"
+            continue
+        worst = max((e for e in exp.effects), key=lambda e: _RANK[e.verdict], default=None)
+        what = "" if worst is None else f"worst: {effect_view(worst).name}"
+        rows.append((exp.bias, exp.verdict, who + what))
+        classes[i] = _css(exp.verdict)
+    table = FigureTable("Verdict per experiment", ("bias", "verdict", "note"), tuple(rows),
+                        classes, id="fj-card-table")  # fmt: skip
+    return Section(
+        "fj-card", "Report card", (table, Details("How the verdicts are decided", RULES))
+    )
+
+
+_RANK = {v: i for i, v in enumerate(("negligible", "not estimable", "uncertain", "notable",
+                                     "severe"))}  # fmt: skip
+
+
+def _position_card(report: AuditReport) -> Section | None:
+    """First-position share, consistency and flip rate: one table per judge."""
+    tables: list[FigureTable] = []
+    for exp in report.experiments:
+        if exp.bias != "position" or exp.skipped is not None:
+            continue
+        by_name = {e.name: effect_view(e) for e in exp.effects}
+        views = [by_name[n] for n in _POSITION_CARD if n in by_name]
+        rows = tuple((f"{v.name} (no bias: {v.null})", _shown(v), v.verdict) for v in views)
+        classes = {i: _css(v.verdict) for i, v in enumerate(views)}
+        caption = exp.judge if len(report.judges) > 1 else ""
+        tables.append(FigureTable(caption, ("measure", "estimate and interval", "verdict"), rows,
+                                  classes, id=f"fj-position-table-{len(tables) + 1}"))  # fmt: skip
+    if not tables:
+        return None
+    note = Paragraphs(("Each pair is judged twice, the answers swapped. The first-position "
+                       "share is of the decisive calls; consistency is the share of pairs "
+                       "whose two verdicts agree; the flip rate, the share whose verdict "
+                       "followed the position.",))  # fmt: skip
+    return Section("fj-position", "Position card", (*tables, note))
+
+
+def _headline(report: AuditReport) -> Headline:
+    warnings = []
+    if report.stopped is not None:
+        warnings.append(f"Partial report: {report.stopped} The experiments after the stop "
+                        "are listed as not run.")  # fmt: skip
+    if report.n_failed:
+        warnings.append(f"{report.n_failed} call(s) gave no usable reply: left out, never "
+                        "scored.")  # fmt: skip
+    worst = headline_effect(report)
+    if worst is None or worst[1].verdict == "not estimable":
+        return Headline(audit_headline(report), warnings=tuple(warnings))
+    exp, effect = worst
+    v = effect_view(effect)
+    return Headline(
+        audit_headline(report), label=f"{exp.bias}: {effect.name}",
+        estimate=v.estimate or "-", ci=ci_text(effect.ci),
+        note=f"{effect.unit}; no bias is {effect.null:g}; n = {effect.n}",
+        warnings=tuple(warnings),
+    )  # fmt: skip
+
+
+def audit_page(
+    report: AuditReport,
+    *,
+    calls_made: int | None = None,
+    header: OutHeader | None = None,
+    summary: Mapping[str, Any] | None = None,
+) -> Page:
+    """The audit's page (see the module docstring).
+
+    Args:
+        report: The audit's report.
+        calls_made: Calls this run made (the rest of ``report.n_calls`` came from the store).
+        header: The ``audit --out`` file's header, when drawn from one.
+        summary: The ``--json`` to embed; by default :func:`audit_payload`'s.
+    """
+    s = report.settings
+    cached = None if calls_made is None else max(report.n_calls - calls_made, 0)
+    facts = run_facts(
+        header, kind="audit", judge_or_members=list(report.judges),
+        template_or_rubric=f"{s.template} (pairwise); rubrics {s.rubric}, {s.strict_rubric}, "
+        f"{s.anti_verbose_rubric}",
+        seed=s.seed, calls_made=calls_made, calls_cached=cached,
+        extra=(("items", f"{report.n_items} from {report.source}"),
+               ("intervals", f"{s.level:.0%}, {s.n_resamples} bootstrap resamples, clustered "
+                "by question")),
+    )  # fmt: skip
+    ran = [e for e in report.experiments if e.skipped is None]
+    sections = [_card(report)]
+    position = _position_card(report)
+    sections += [position] if position is not None else []
+    sections += [_experiment_section(e, i, len(report.judges)) for i, e in enumerate(ran)]
+    views = pair_views(report)
+    if not views and any(e.bias == "position" for e in ran):
+        sections.append(Section("fj-pairs-missing", "Pairs", (Paragraphs((
+            "The per-pair verdicts are not in this report (an audit file written before "
+            "fairjudge recorded them): the position figures above stand, the pairs cannot "
+            "be listed.",)),)))  # fmt: skip
+    return Page(
+        kind="audit", title=f"Audit of {', '.join(report.judges)} on {report.source}",
+        headline=_headline(report), facts=facts, sections=tuple(sections),
+        explorer=pair_explorer(views),
+        summary=dict(summary) if summary is not None else audit_payload(report, calls_made),
+    )  # fmt: skip
+
+
+def audit_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> Page:
+    """The page of an ``audit --out`` file.
+
+    ``seed``, ``level`` and ``n_resamples`` are the loaders' shared signature; an audit
+    file holds every estimate and interval the run computed, so nothing is resampled
+    and the page shows the run's own figures (its settings are in the facts card).
+
+    Raises:
+        InputError: The file is not an audit file, or a record lacks what the report
+            needs (named, with the line).
+    """
+    loaded = load_audit(path)
+    payload = audit_payload(loaded.report, loaded.calls_made)
+    return audit_page(loaded.report, calls_made=loaded.calls_made, header=loaded.header,
+                      summary=payload)  # fmt: skip
