@@ -218,8 +218,13 @@ def test_audit_html_and_the_report_of_its_out_file_show_the_json(
     assert dict(drawn.summary) == payload
     assert drawn.headline.verdict == payload["headline"]
     again = tmp_path / "again.html"
-    again.write_text(page_html(drawn), "utf-8")
+    result = runner.invoke(app, ["report", str(out), "-o", str(again)])
+    assert result.exit_code == 0, result.stderr
+    assert pages.embedded(again, "fj-summary") == payload
     assert pages.embedded(again, "fj-records") == pages.embedded(html, "fj-records")
+    reopened = pages.open_at(open_report, again, pages.DESKTOP)
+    pages.assert_sound(reopened)
+    assert pages.verdict(reopened) == visible(payload["headline"])
 
 
 def test_html_is_checked_writable_before_any_call(

@@ -225,3 +225,19 @@ def test_an_effect_without_an_interval_comes_back_without_one(tmp_path: Path) ->
     assert back.ci.reason == flip.ci.reason
     view = effect_view(back)
     assert (view.estimate, view.distance, view.reason) == ("", None, flip.ci.reason)
+
+
+def test_two_judges_get_a_card_each_and_the_padded_example_once() -> None:
+    judges = [PlantedAuditJudge(name="a/one"), PlantedAuditJudge(name="b/two", first_share=0.0)]
+    two = audit(judges, builtin_items()[:6], experiments=["position", "verbosity"],
+                settings=SETTINGS)  # fmt: skip
+    page = audit_page(two, calls_made=0)
+    blocks = [b for s in page.sections for b in s.blocks]
+    assert sum(type(b).__name__ == "Highlighted" for b in blocks) == 1  # same text for both
+    card = next(s for s in page.sections if s.id == "fj-position")
+    tables = [b for b in card.blocks if type(b).__name__ == "FigureTable"]
+    assert [t.caption for t in tables] == ["a/one", "b/two"]
+    assert page.explorer is not None
+    keys = [r["k"] for r in page.explorer.records]
+    assert keys[:2] == ["a/one/fact-01", "a/one/fact-02"]
+    assert len(set(keys)) == len(keys) == 12

@@ -111,7 +111,9 @@ def _forest(views: Sequence[EffectView], title: str) -> PlotBlock:
     return PlotBlock(plot, table, classes)
 
 
-def _experiment_section(exp: ExperimentResult, index: int, judges: int) -> Section:
+def _experiment_section(
+    exp: ExperimentResult, index: int, judges: int, *, example: bool = True
+) -> Section:
     views = [effect_view(e) for e in exp.effects]
     views += [effect_view(e, residual=True) for e in exp.residual]
     who = f" ({exp.judge})" if judges > 1 or exp.bias == "self-preference" else ""
@@ -127,10 +129,11 @@ def _experiment_section(exp: ExperimentResult, index: int, judges: int) -> Secti
     counts = [f"{exp.n_items} items, {exp.n_calls} calls"]
     if exp.n_failed:
         counts.append(f"{exp.n_failed} call(s) gave no usable reply (left out, never scored)")
-    if exp.mitigation:
-        counts.append(f"residual measured under the mitigation: {exp.mitigation}")
+    if exp.mitigation:  # a residual was measured under it, or it is the advice
+        lead = "residual measured under the mitigation" if exp.residual else "mitigation"
+        counts.append(f"{lead}: {exp.mitigation}")
     blocks.append(Paragraphs(tuple(counts), bullets=True))
-    blocks += _example(exp.details) + _matrix(exp.details)
+    blocks += (_example(exp.details) if example else []) + _matrix(exp.details)
     return Section(f"fj-exp-{index}", f"{exp.bias.capitalize()}{who}", tuple(blocks))
 
 
@@ -287,7 +290,10 @@ def audit_page(
     sections = [_card(report)]
     position = _position_card(report)
     sections += [position] if position is not None else []
-    sections += [_experiment_section(e, i, len(report.judges)) for i, e in enumerate(ran)]
+    for i, exp in enumerate(ran):
+        # The padded example is the same text for every judge (same items, same seed): once.
+        first = next(e for e in ran if e.bias == exp.bias) is exp
+        sections.append(_experiment_section(exp, i, len(report.judges), example=first))
     views = pair_views(report)
     if not views and any(e.bias == "position" for e in ran):
         sections.append(Section("fj-pairs-missing", "Pairs", (Paragraphs((
