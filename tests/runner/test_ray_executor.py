@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from fairjudge.runner import (
     RetryPolicy,
     RunOptions,
     RunResult,
+    Snapshot,
     Store,
 )
 from fairjudge.runner import _run as engine
@@ -258,8 +259,7 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
         killed = threading.Event()
 
         def kill_after(n: int) -> None:
-            while server.count("ok") < n:
-                threading.Event().wait(0.005)
+            until(lambda: server.count("ok") >= n)
             os.kill(victim.pid, signal.SIGKILL)
             killed.set()
 
@@ -341,3 +341,71 @@ def test_an_embedded_judge_loads_once_per_node_and_answers_as_in_one_process(
     assert sum(w.calls for w in workers) == 10
     assert all(w.calls > 0 for w in workers)
     gemma.close()
+
+
+class Recorder:
+    """A progress display that keeps what it is shown."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[str, Snapshot]] = []
+
+    def start(self, snapshot: Snapshot) -> None:
+        self.shown.append(("start", snapshot))
+
+    def update(self, snapshot: Snapshot) -> None:
+        self.shown.append(("update", snapshot))
+
+    def finish(self, snapshot: Snapshot) -> None:
+        self.shown.append(("finish", snapshot))
+
+
+def test_progress_shows_the_workers_alive_and_the_calls_each_made(
+    server: JudgeServer, executor: RayExecutor, tmp_path: Path
+) -> None:
+    backend = http_backend(server.base_url)
+    display = Recorder()
+    with Store(tmp_path / "s.sqlite") as store:
+        execute(executor, specs_for(backend, 30), store, backend, concurrency=4, progress=display)
+    kind, last = display.shown[-1]
+    calls = [w.calls for w in executor.workers_report()]
+    assert kind == "finish"
+    assert last.detail == f"workers 2/2 alive, calls per worker {calls[0]} · {calls[1]}"
+    assert sum(calls) == 30
+    assert last.final_line().endswith(f"; {last.detail}")
+    assert display.shown[0][1].detail.startswith("workers 2/2 alive")
+
+
+def test_a_cancelled_run_cancels_the_attempts_on_the_workers_and_keeps_the_finished(
+    executor: RayExecutor, cluster: Any, tmp_path: Path
+) -> None:
+    # The first 6 requests are answered; every later one hangs until the client gives up.
+    script = Script(judge="longer", api_key=KEY, fault_sequence=[None] * 6 + ["hang"] * 50)
+    with JudgeServer(script) as server, Store(tmp_path / "s.sqlite") as store:
+        backend = http_backend(server.base_url, timeout=600.0)
+        batch = Batch([backend], specs_for(backend, 40), store,
+                      RunOptions(concurrency=6, progress="quiet"), parse=parse)  # fmt: skip
+
+        async def interrupted() -> None:
+            task = asyncio.ensure_future(executor.execute(batch))
+            await asyncio.to_thread(until, lambda: server.count("hang") == 6)
+            task.cancel()  # what Ctrl-C does to the batch (EventLoopThread.run)
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+        asyncio.run(interrupted())
+        assert store.count() == store.count(status="ok") == 6  # every finished call kept
+        import ray
+
+        handles = [w.handle for w in executor._pool.shared]  # type: ignore[union-attr]
+        # Cancelling an actor's task is asynchronous: wait for it (or for 60 s at most).
+        until(lambda: not any(ray.get([h.busy.remote() for h in handles])), limit=60)
+        assert ray.get([h.busy.remote() for h in handles]) == [0, 0]  # else 600 s hanging
+    assert server.count("requests") == 12  # the 6 answered and the 6 cancelled: no more
+
+
+def until(condition: Callable[[], bool], limit: float = 120.0) -> None:
+    """Wait for ``condition``, polling; give up after ``limit`` seconds (the assert says)."""
+    waited = 0.0
+    while not condition() and waited < limit:
+        threading.Event().wait(0.01)
+        waited += 0.01

@@ -54,6 +54,7 @@ class JudgeWorker:
     def __init__(self) -> None:
         self.backends: dict[Route, Backend] = {}
         self.calls = 0
+        self.in_flight = 0
 
     def where(self) -> tuple[str, int]:
         """``(node id, process id)``: where this worker runs, for reports and tests."""
@@ -79,12 +80,19 @@ class JudgeWorker:
 
     async def complete(self, route: Route, spec: CallSpec) -> Outcome:
         """One attempt of one call; the outcome as a value (see the module docstring)."""
+        self.in_flight += 1
         try:
             completion = await self.backends[route].complete(spec)
         except Exception as exc:
             return False, portable(exc)
+        finally:  # a cancelled attempt (the driver stopped) ends here too
+            self.in_flight -= 1
         self.calls += 1
         return True, completion
+
+    def busy(self) -> int:
+        """Attempts running here now: 0 soon after the driver cancels a run."""
+        return self.in_flight
 
     def loads(self) -> int:
         """Model loads in this process: in-process backends that hold a loaded model."""
