@@ -354,8 +354,10 @@ def test_audit_judge_equals_the_audit_commands_json(audit_server: Any, tmp_path:
     ran = [r["bias"] for r in result.to_records() if r["skipped"] is None]
     assert ran == ["position", "verbosity"]
     assert "position: " in result.summary()
-    with pytest.raises(NotImplementedError, match="'audit' result has no HTML page"):
-        result.to_html(tmp_path / "audit.html")
+    from tests.report.pages import embedded
+
+    page = result.to_html(tmp_path / "audit.html")  # the page audit --html writes
+    assert embedded(page, "fj-summary") == result.to_dict()
 
 
 def test_audit_judge_refuses_a_python_judge_before_any_call() -> None:

@@ -64,7 +64,8 @@ def audit_judge(
     Returns:
         A :class:`Result` whose ``result`` is the :class:`~fairjudge.audit.AuditReport`,
         ``to_dict()`` the command's ``--json`` (with ``calls_made``) and
-        ``to_records()`` one row per experiment. It has no HTML page yet.
+        ``to_records()`` one row per experiment, and ``to_html()`` the page
+        ``audit --html`` writes.
 
     Raises:
         ConfigError: An unknown or impossible experiment, a bad setting or a
@@ -72,7 +73,7 @@ def audit_judge(
     """
     from fairjudge.audit import ModelAuditJudge, builtin_items, load_audit_items
     from fairjudge.audit import audit as run_audit
-    from fairjudge.report import render_audit
+    from fairjudge.report import audit_page, audit_payload, page_html, render_audit
 
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be >= 1; got {limit}", params="limit")
@@ -102,7 +103,7 @@ def audit_judge(
         report = run_audit(the_judges, the_items, experiments=requested, settings=settings,
                            judge_families_by_name=families, source=source)  # fmt: skip
         made = session.calls_made
-    payload = {**report.to_dict(), "calls_made": made}
+    payload = audit_payload(report, made)  # the command's --json: the headline too
 
     def summary() -> str:
         from rich.console import Console
@@ -113,4 +114,5 @@ def audit_judge(
 
     return Result("audit", report, payload, report.stopped,
                   _rows=lambda: [dict(e) for e in payload["experiments"]],
+                  _html=lambda: page_html(audit_page(report, calls_made=made, summary=payload)),
                   _summary=summary)  # fmt: skip
