@@ -241,3 +241,18 @@ def test_two_judges_get_a_card_each_and_the_padded_example_once() -> None:
     keys = [r["k"] for r in page.explorer.records]
     assert keys[:2] == ["a/one/fact-01", "a/one/fact-02"]
     assert len(set(keys)) == len(keys) == 12
+
+
+def test_a_file_without_the_pairs_draws_the_figures_and_says_the_pairs_are_missing(
+    report: AuditReport, tmp_path: Path
+) -> None:
+    path = tmp_path / "old.jsonl"
+    _write_out(report, path, made=0)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    del lines[2]["details"]["pairs"]  # as an audit out file written before they were kept
+    path.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    page = audit_page_from_file(path, seed=0, level=0.95, n_resamples=2000)
+    assert page.explorer is None
+    missing = next(s for s in page.sections if s.id == "fj-pairs-missing")
+    assert "not in this report" in missing.blocks[0].lines[0]
+    assert page.headline.verdict == verdict_sentence(report)  # the figures stand
