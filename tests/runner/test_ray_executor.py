@@ -271,12 +271,20 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
         killer.join(timeout=30)
         assert killed.is_set()
         alive = [w.alive for w in executor.workers_report()]
+        with Store(tmp_path / "next.sqlite") as store:  # the next batch: a new worker
+            later = execute(executor, specs_for(backend, 20, start=500), store, backend)
+        workers = executor.workers_report()
     s = result.summary
     assert 1 <= s.repeated <= 8  # the victim's calls in flight: at most the concurrency
     assert (s.made, s.failed, s.not_run, stored) == (120, 0, 0, 120)  # 0 lost
     assert s.requests == 120 + s.repeated
     assert [same(o) for o in result] == [same(o) for o in clean]
     assert alive == [False, True]  # the survivor finished the run
+    assert [w.alive for w in workers] == [True, True, False]
+    assert workers[2].pid == victim.pid
+    assert later.summary.made == 20
+    assert workers[1].calls > 0  # the replacement took its share
+    assert len({w.node for w in workers[:2]}) == 2
     assert "sent again after a worker was lost" in s.summary()
 
 

@@ -95,6 +95,7 @@ class WorkerPool:
         self.actor_class = ray.remote(JudgeWorker)
         self.shared: list[_Worker] = []
         self.by_model: dict[Route, list[_Worker]] = {}
+        self.retired: list[_Worker] = []  # lost, and replaced since
         self.opened: set[tuple[int, Route]] = set()  # (id of the worker, route)
         self.repeated = 0
         """Attempts sent again because their worker died, over the pool's life."""
@@ -142,6 +143,7 @@ class WorkerPool:
         from ray import cloudpickle
 
         dumps: Callable[[object], bytes] = cloudpickle.dumps
+        await self._revive()
         remote = []
         for backend in backends:
             route = route_of(backend)
@@ -168,6 +170,31 @@ class WorkerPool:
             remote.append(RemoteBackend(backend, self, workers))
         return remote
 
+    async def _revive(self) -> None:
+        """Replace the workers lost in earlier batches, so each batch starts at full strength.
+
+        Only between batches: during one, the survivors take a lost worker's share.
+        """
+        nodes: list[str] | None = None
+        if any(not w.alive for w in self.shared):
+            nodes = self.nodes()
+            lost = [w for w in self.shared if not w.alive]
+            # Where the lost one was, if that node is still up.
+            placed = [
+                w.node if w.node in nodes else nodes[i % len(nodes)] for i, w in enumerate(lost)
+            ]
+            self.retired += lost
+            self.shared = [w for w in self.shared if w.alive] + await self._start(placed, "http")
+        for route, workers in self.by_model.items():
+            if all(w.alive for w in workers):
+                continue
+            nodes = nodes if nodes is not None else self.nodes()
+            alive = [w for w in workers if w.alive]
+            missing = [node for node in nodes if node not in {w.node for w in alive}]
+            self.retired += [w for w in workers if not w.alive]
+            started = await self._start(missing, workers[0].serves) if missing else []
+            self.by_model[route] = alive + started
+
     def pick(self, workers: Sequence[_Worker], backend: Backend) -> _Worker:
         """The live worker with the fewest attempts in flight."""
         best = None
@@ -190,8 +217,8 @@ class WorkerPool:
                 self.ray.kill(worker.handle, no_restart=True)
 
     def reports(self) -> tuple[WorkerReport, ...]:
-        """Every worker started so far, shared pool first."""
-        everyone = [*self.shared, *(w for ws in self.by_model.values() for w in ws)]
+        """Every worker started so far: the shared pool, the models' workers, the lost."""
+        everyone = [*self.shared, *(w for ws in self.by_model.values() for w in ws), *self.retired]
         return tuple(
             WorkerReport(w.node, w.pid, w.serves, w.calls, w.alive, w.loads) for w in everyone
         )
