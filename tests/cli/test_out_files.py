@@ -95,10 +95,22 @@ def test_report_refuses_a_headerless_rank_file_too(tmp_path: Path) -> None:
     assert "a `rank --out` record" in json.loads(done.stdout)["error"]["message"]
 
 
-def test_report_refuses_a_score_file_naming_its_kind(tmp_path: Path) -> None:
-    done = fairjudge("report", str(_score_out(tmp_path)), "-o", str(tmp_path / "page.html"))
+def test_report_draws_a_score_file_and_refuses_a_via_scores_file_naming_its_kind(
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / "page.html"
+    done = fairjudge("report", str(_score_out(tmp_path)), "-o", str(page))
+    assert done.returncode == 0, done.stderr  # issue 25: the score page
+    assert 'data-kind="score"' in page.read_text("utf-8")
+    via = tmp_path / "via.jsonl"
+    done = fairjudge("compare", str(EXAMPLES / "demo_pairs.jsonl"), "--via-scores", "--judge",
+                     SCORER, "--out", str(via), "-q")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = fairjudge("report", str(via), "-o", str(tmp_path / "via.html"))
     assert done.returncode == 2
-    assert "a score file (written by `fairjudge score --out`)" in done.stderr
+    assert "a compare-via-scores file (written by `fairjudge compare-via-scores --out`)" in (
+        done.stderr
+    )
     assert "reads `compare --out` and `calibrate --out` files" in done.stderr
 
 

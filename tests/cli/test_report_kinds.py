@@ -55,3 +55,27 @@ def test_a_compare_via_scores_file_is_refused_naming_its_kind(tmp_path: Path) ->
         " ".join(done.output.split())
     )
     assert not page.exists()
+
+
+def test_report_draws_a_score_file_with_scores_own_figures(tmp_path: Path) -> None:
+    out = tmp_path / "score.jsonl"
+    live = runner.invoke(app, ["score", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER,
+                               "--out", str(out), "--json"])  # fmt: skip
+    assert live.exit_code == 0, live.output
+    page = tmp_path / "page.html"
+    again = runner.invoke(app, ["report", str(out), "-o", str(page), "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout) == json.loads(live.stdout)
+    assert 'data-kind="score"' in page.read_text("utf-8")
+
+
+def test_score_html_is_checked_before_any_call(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    args = ["score", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER, "--out", str(out)]
+    done = runner.invoke(app, [*args, "--html", str(tmp_path)])  # a folder
+    assert done.exit_code == 2
+    assert "--html" in done.output
+    done = runner.invoke(app, [*args, "--html", str(out)])
+    assert done.exit_code == 2
+    assert f"--out and --html both name {out}" in " ".join(done.output.split())
+    assert not out.exists()

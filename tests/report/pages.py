@@ -83,6 +83,22 @@ def expected_facets(found: list[dict[str, Any]], key: str) -> Counter[str]:
     return counts
 
 
+def search_text(record: dict[str, Any]) -> str:
+    """What the explorer's search reads of a record: title, search text, key, details."""
+    parts = [record.get("t") or "", record.get("s") or "", record["k"]]
+    for section in record.get("d") or []:
+        if "pre" in section:
+            parts.append(section["pre"])
+        parts += [row[1] for row in section.get("rows", [])]
+        parts += [" ".join(cells) for cells in section.get("cells", [])]
+    return "\n".join(parts).lower()
+
+
+def matching(found: list[dict[str, Any]], query: str) -> int:
+    """How many records the explorer's search for ``query`` keeps."""
+    return sum(query.strip().lower() in search_text(r) for r in found)
+
+
 def shown_counts(opened: Opened) -> dict[str, int]:
     """Each filter's count as the page shows it, ``(n)`` beside its checkbox."""
     counts: dict[str, int] = opened.page.eval_on_selector_all(
@@ -124,10 +140,12 @@ def clipped(opened: Opened) -> list[str]:
 
 def assert_sound(opened: Opened) -> None:
     """No console error, no request but the file, no sideways scroll, no label cut."""
-    assert opened.problems == []
-    assert opened.foreign_requests == []
-    assert sideways_scroll(opened) == 0
-    assert clipped(opened) == []
+    # Messages given: pytest rewrites the asserts of test modules only, not this helper's.
+    assert opened.problems == [], opened.problems
+    assert opened.foreign_requests == [], opened.foreign_requests
+    over, cut = sideways_scroll(opened), clipped(opened)
+    assert over == 0, f"{opened.url}: {over} px of sideways scroll"
+    assert cut == [], cut
 
 
 def open_at(open_report: OpenReport, path: Path, width: int, fragment: str = "") -> Opened:
@@ -159,7 +177,7 @@ def time_to_interactive(open_report: OpenReport, path: Path) -> float:
     start = time.perf_counter()
     opened = open_report(path, width=DESKTOP)
     elapsed = time.perf_counter() - start
-    assert opened.problems == []
+    assert opened.problems == [], opened.problems
     return elapsed
 
 

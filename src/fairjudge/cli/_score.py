@@ -39,10 +39,10 @@ from fairjudge.cli._options import (
     QuestionCol,
     SkipInvalid,
     adds_flags,
+    check_outputs,
     judge_flags,
 )
-from fairjudge.cli._out import show, write_out
-from fairjudge.cli._writable import check_writable
+from fairjudge.cli._out import command_line, show, write_out
 from fairjudge.evaluation import (
     EvalSettings,
     ScoreResult,
@@ -63,7 +63,7 @@ from fairjudge.judges import (
     resolve_pointwise_judge,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import render_scores, score_report
+from fairjudge.report import page_html, render_scores, score_page, score_report, write_html
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import JuryScoreResult
@@ -119,6 +119,10 @@ class ScoreFlags:
     out: Annotated[
         Path | None, typer.Option(help="Write one JSON record per item, with every call.")
     ] = None
+    html: Annotated[
+        Path | None,
+        typer.Option(help="Write a self-contained HTML page (figures and every answer)."),
+    ] = None
     fail_on_collapse: Annotated[
         bool, typer.Option(help=f"Exit with code {EXIT_COLLAPSE} when a collapse alarm trips.")
     ] = False
@@ -157,8 +161,7 @@ class ScoreFlags:
             raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
         if self.allow_different and self.baseline is None:
             raise ConfigError("--allow-different applies with --baseline only")
-        if self.out is not None:
-            check_writable(self.out, inputs=(file, self.baseline))
+        check_outputs(self.out, self.html, inputs=(file, self.baseline))
         return get_rubric(self.rubric)
 
     def load_baseline(self, rubric: Rubric, judge: str | None) -> ScoreRun | None:
@@ -199,12 +202,17 @@ def load_scored(
 
 
 def write_scores(
-    path: Path | None, kind: OutKind, result: ScoreResult, mode: str, **settings: float
+    path: Path | None, kind: OutKind, result: ScoreResult, mode: str, **settings: float | str
 ) -> None:
-    """Write a scoring run's ``--out`` file (when asked): its records, rubric and settings."""
+    """Write a scoring run's ``--out`` file (when asked): its records, rubric and settings.
+
+    The rubric's dimensions and scale go in the settings too, so ``fairjudge report``
+    can summarise the file again under a rubric read from a ``.toml`` file.
+    """
     if path is not None:
+        rubric = {"dimensions": list(result.rubric.names), "scale": list(result.rubric.scale)}
         write_out(path, kind, result.records(), judge=result.judge, rubric=result.rubric_tag,
-                  settings={"mode": mode, **settings})  # fmt: skip
+                  settings={"mode": mode, **settings, **rubric})  # fmt: skip
 
 
 score_flags = adds_flags(ScoreFlags, "opts")
@@ -294,7 +302,7 @@ def score(
     result = run_scoring(judge, loaded.items, seed=opts.seed, level=opts.level,
                          n_resamples=opts.bootstrap)  # fmt: skip
     write_scores(opts.out, "score", result, opts.mode, seed=opts.seed, level=opts.level,
-                 n_resamples=opts.bootstrap)  # fmt: skip
+                 n_resamples=opts.bootstrap, source=str(file))  # fmt: skip
     trend = None
     if baseline is not None:
         trend = score_trend(ScoreRun.from_result(result), baseline, seed=opts.seed,
@@ -304,7 +312,11 @@ def score(
     run = judge.last_run if isinstance(judge, PointwiseJudge) else None
     report = score_report(result, title=source, run=run, skipped=loaded.skipped_records(),
                           trend=trend)  # fmt: skip
-    show(report, render_scores, as_json=opts.json_output, files=[("per-item results", opts.out)])
+    if opts.html is not None:  # before the exit code: a collapsed run's page helps most
+        page = score_page(report, baseline=baseline, command=command_line("score"))
+        write_html(opts.html, page_html(page))
+    show(report, render_scores, as_json=opts.json_output,
+         files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
     code = scored_exit(result, opts)
     if code:
         raise typer.Exit(code)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from fairjudge.report._page_audit import audit_payload as audit_payload
     from fairjudge.report._page_panel import jury_html as jury_html
     from fairjudge.report._page_panel import score_jury_html as score_jury_html
+    from fairjudge.report._page_score import score_page as score_page
     from fairjudge.report._pages import PAGES as PAGES
     from fairjudge.report._pages import out_file_header as out_file_header
     from fairjudge.report._pages import out_file_page as out_file_page

@@ -18,10 +18,13 @@ in the permalink) keep their exact values; the embedded summary (the command's
 ``--json``) keeps every value exact, hidden characters written as JSON escapes.
 
 The explorer's records are ``{"k": key, "t": title line, "s": search text,
-"f": {flag: true}, "v": {facet: value}, "d": [detail sections]}``; a detail section
-is ``{"h": heading, "rows": [[label, text], ...]}`` or ``{"h": heading, "cols": [...],
-"cells": [[...], ...]}``. Its spec lists the filters (``flags``) and the selects
-(``facets``), each ``{"key", "label"}``; the script counts each filter's records.
+"f": {flag: true}, "v": {facet: value or [values]}, "d": [detail sections]}``; a
+detail section is ``{"h": heading, "rows": [[label, text], ...]}``, ``{"h": heading,
+"cols": [...], "cells": [[...], ...]}`` or ``{"h": heading, "pre": text}``. The
+search reads the title, ``s`` and every string of the details, so ``s`` holds only
+what the details do not show. Its spec lists the filters (``flags``) and the selects
+(``facets``), each ``{"key", "label"}``; the script counts each filter's records and
+each select's values.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from fairjudge.report._html_svg import _wrap
 __all__ = ["Bar", "HeatCell", "Heatmap", "Histogram", "heatmap", "histogram"]
 
 WIDTH = 400  # as the forest plot: a 390 px phone draws 12-unit text at about 11 px
-_LEFT = 36  # room for the count axis's labels
+_LEFT = 44  # room for the count axis's labels ("100%" at 12 px)
 _RIGHT = 392
 _LINE_H = 17
 _PLOT_H = 150
@@ -85,16 +85,19 @@ class Histogram:
 
 
 def _scale(value: float, shares: bool) -> tuple[float, float]:
-    """The axis's top and its tick step: round numbers (whole counts, or whole percents)."""
+    """The axis's top and its tick step: round numbers (whole counts, or whole percents).
+
+    The smallest round step that covers ``value`` in at most five ticks, so the top
+    stays close above the tallest bar.
+    """
     if value <= 0:
         return (1.0, 0.25) if shares else (1.0, 1.0)
     value = min(value, 1.0) if shares else value
-    raw = value / 4
-    power = 10 ** math.floor(math.log10(raw))
-    steps = [m * power for m in (1, 2, 2.5, 5, 10)]
+    power = 10 ** math.floor(math.log10(value / 5))
+    steps = [m * p for p in (power, power * 10) for m in (1, 2, 2.5, 5)]
     if not shares:  # a count's tick is a whole number
         steps = [s for s in steps if s >= 1 and float(s).is_integer()] or [1.0]
-    step = next((s for s in steps if s >= raw), steps[-1])
+    step = next((s for s in steps if math.ceil(value / s - 1e-9) <= 5), steps[-1])
     return step * math.ceil(value / step - 1e-9), step
 
 
@@ -143,8 +146,9 @@ def histogram(
                        for k in levels])  # fmt: skip
     curve = _density(density, levels, len(levels)) if density and not shares and levels else []
     # Headroom over the tallest bar, for the count printed above it.
-    top_value, tick = _scale(1.12 * max([v for vs in values for v in vs] + curve + [0.0]), shares)
-    alarm_lines = _wrap(alarm_text, 56.0) if alarm is not None and alarm_text else ()
+    top_value, tick = _scale(1.08 * max([v for vs in values for v in vs] + curve + [0.0]), shares)
+    # 13 px text from x = 44 to 392: 44 of _wrap's units (0.6 em each)
+    alarm_lines = _wrap(alarm_text, 43.0) if alarm is not None and alarm_text else ()
     top = 8.0 + len(alarm_lines) * _LINE_H + (_LINE_H if shares else 0)
     base_y = top + _PLOT_H
     step = (_RIGHT - _LEFT) / max(len(levels), 1)

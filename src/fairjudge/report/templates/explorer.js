@@ -38,9 +38,22 @@
     if (v === undefined || v === null) { return [NONE]; }
     return Array.isArray(v) ? v.map(String) : [String(v)];
   }
+  /* What the search reads: the title, the search text and every string of the detail
+     sections, so a record need not repeat its details in s. Built on the first search. */
+  function detailText(d) {
+    var parts = [];
+    (d || []).forEach(function (s) {
+      if (s.pre !== undefined) { parts.push(s.pre); }
+      (s.rows || []).forEach(function (r) { parts.push(r[1]); });
+      (s.cells || []).forEach(function (c) { parts.push(c.join(" ")); });
+    });
+    return parts.join("\n");
+  }
   function search(i) {
     if (haystack === null) {
-      haystack = records.map(function (r) { return ((r.t || "") + "\n" + (r.s || "") + "\n" + r.k).toLowerCase(); });
+      haystack = records.map(function (r) {
+        return [r.t || "", r.s || "", r.k, detailText(r.d)].join("\n").toLowerCase();
+      });
     }
     return haystack[i];
   }

@@ -1,0 +1,277 @@
+"""The ``score`` page: a view of the :class:`~fairjudge.report.ScoreReport` the command prints.
+
+Every number on it is read from the report's result (the same
+:class:`~fairjudge.evaluation.ScoreResult` behind ``score``'s tables and ``--json``),
+never computed again here:
+
+- the headline: each dimension's mean, the systems' paired reading, the trend's
+  readings since a baseline, and the collapse alarms and stops as warnings;
+- per dimension, the histogram of integer scores (``DimensionSummary.histogram``),
+  with the density of the probability-weighted scores over it where the judge gave
+  them, and the collapse alarm drawn over the band of levels it is about;
+- the per-system means with their intervals as forest plots, and the paired
+  differences of each pair of systems against zero;
+- with ``--baseline``, each dimension's shift with its interval against zero, and
+  the two runs' score distributions side by side, as shares;
+- the explorer over every answer (:mod:`fairjudge.report._page_score_items`).
+
+A figure that cannot be estimated shows its reason, and no number and no point.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from fairjudge.evaluation import DimensionSummary, ScoreResult, ScoreRun, SystemDifference
+from fairjudge.io import OutHeader
+from fairjudge.report._frame import bootstrap_text
+from fairjudge.report._html_svg import Figure, forest_plot
+from fairjudge.report._page import (
+    Explorer,
+    FigureTable,
+    Headline,
+    Page,
+    Paragraphs,
+    PlotBlock,
+    Section,
+)
+from fairjudge.report._page_facts import run_facts
+from fairjudge.report._page_plots import histogram
+from fairjudge.report._page_score_items import score_explorer_spec, score_records
+from fairjudge.report._page_score_load import calls_of, load_score_result
+from fairjudge.report._scores import ScoreReport, score_report
+from fairjudge.report._text import estimate_text, failure_lines
+from fairjudge.stats import ConfidenceInterval
+
+__all__ = ["score_page", "score_page_from_file"]
+
+
+def _figure(label: str, estimate: float | None, ci: ConfidenceInterval, n: int,
+            spec: str = ".2f") -> Figure:  # fmt: skip
+    """A figure, or its reason with no number when it cannot be estimated."""
+    if estimate is None:
+        why = ci.reason or "nothing scored"
+        return Figure(label, None, None, None, f"not estimated: {why}", reason=why)
+    if not ci.estimable:
+        return Figure(label, None, None, None, f"not estimated: {ci.reason}", reason=ci.reason)
+    return Figure(label, estimate, ci.low, ci.high, estimate_text(estimate, ci, spec, ".2f"),
+                  note=f"n = {n}")  # fmt: skip
+
+
+def _figure_rows(figures: list[Figure]) -> tuple[tuple[str, ...], ...]:
+    return tuple((f.label, f.text, f.note) for f in figures)
+
+
+def _noci(figures: list[Figure]) -> dict[int, str]:
+    return {i: "fj-noci" for i, f in enumerate(figures) if f.reason is not None}
+
+
+def _reading(diff: SystemDifference) -> str | None:
+    """``"b higher"`` when the paired interval excludes zero; else ``None``."""
+    d = diff.difference
+    if d.estimate is None or not d.ci.estimable:
+        return None
+    if d.ci.low > 0:
+        return diff.system_a
+    return diff.system_b if d.ci.high < 0 else None
+
+
+def _systems_sentence(result: ScoreResult) -> str:
+    higher: dict[tuple[str, str], list[str]] = {}
+    for diff in result.differences:
+        winner = _reading(diff)
+        if winner is not None:
+            loser = diff.system_b if winner == diff.system_a else diff.system_a
+            higher.setdefault((winner, loser), []).append(diff.dimension)
+    if not higher:
+        return "No system scores clearly higher than another on any dimension."
+    parts = [f"{w} scores higher than {lo} on {', '.join(dims)}" for (w, lo), dims in
+             higher.items()]  # fmt: skip
+    return "; ".join(parts) + "."
+
+
+def _headline(report: ScoreReport) -> Headline:
+    result = report.result
+    rubric = result.rubric
+    means = [f"{d.name} {d.mean.estimate:.2f}" for d in result.dimensions
+             if d.mean.estimate is not None]  # fmt: skip
+    verdict = (
+        f"Mean scores on rubric {result.rubric_tag} (scale {rubric.scale_text}): "
+        + ", ".join(means) + "."
+        if means else "No answer was scored: every call failed or was not made."
+    )  # fmt: skip
+    if result.systems:
+        verdict += " " + _systems_sentence(result)
+    warnings = [f"Collapse alarm on {d.name}: {d.collapse.reason}." for d in result.dimensions
+                if d.collapse.collapsed]  # fmt: skip
+    if result.stopped is not None:
+        warnings.append(f"Partial result: {result.stopped}; {result.n_not_run} answer(s) left out.")
+    if report.trend is not None:
+        warnings += [d.reading() for d in report.trend.dimensions if d.direction in ("up", "down")]
+    note = (
+        f"{result.n_items - result.n_unscored} of {result.n_items} answers fully scored; "
+        f"parse failures: {result.n_parse_failures}, call errors: {result.n_call_errors}; "
+        f"{bootstrap_text(result)}; intervals resample whole questions."
+    )
+    return Headline(verdict, note=note, warnings=tuple(warnings))
+
+
+def _dimension_block(d: DimensionSummary, result: ScoreResult) -> PlotBlock:
+    expected = [i.scored.expected[d.name] for i in result.items if d.name in i.scored.expected]
+    alarm = d.collapse.adjacent_levels if d.collapse.collapsed else None
+    plot = histogram(d.histogram, title=f"{d.name}: scores of {d.n} answers", density=expected,
+                     alarm=alarm, alarm_text=f"collapse alarm: {d.collapse.reason}")  # fmt: skip
+    rows = [(str(level), str(count), f"{count / d.n:.0%}" if d.n else "n/a")
+            for level, count in d.histogram.items()]  # fmt: skip
+    rows.append(("mean", estimate_text(d.mean.estimate, d.mean.ci, ".2f") if d.n else "n/a", ""))
+    if d.median is not None:
+        rows.append(("median", estimate_text(d.median, d.median_ci, "g", ".2f"), ""))
+    if d.expected is not None:
+        e = d.expected
+        rows.append(("prob.-weighted mean", estimate_text(e.estimate, e.ci, ".2f"),
+                     f"{e.n} answers"))  # fmt: skip
+    if isinstance(d.human, str):
+        rows.append(("Spearman vs human", f"not estimated: {d.human}", ""))
+    elif d.human is not None:
+        h = d.human
+        rows.append(("Spearman vs human", estimate_text(h.spearman, h.spearman_ci, ".2f"), ""))
+    alarm_text = "not assessed" if d.collapse.collapsed is None else (
+        f"TRIPPED: {d.collapse.reason}" if d.collapse.collapsed else "ok")  # fmt: skip
+    rows.append(("collapse alarm", alarm_text, ""))
+    table = FigureTable(f"{d.name} (scale {result.rubric.scale_text})",
+                        ("score", "answers", "share"), tuple(rows))  # fmt: skip
+    return PlotBlock(plot, table)
+
+
+def _systems_section(result: ScoreResult) -> Section:
+    level = round(result.level * 100)
+    blocks: list[PlotBlock | Paragraphs] = []
+    low, high = result.rubric.scale
+    for name in result.rubric.names:
+        figures = [_figure(s.system, s.means[name].estimate, s.means[name].ci, s.means[name].n)
+                   for s in result.systems]  # fmt: skip
+        plot = forest_plot(figures, title=f"{name}: mean score per system, {level}% CI",
+                           domain=(low - 0.2, high + 0.2), tick_format="g")  # fmt: skip
+        table = FigureTable(f"{name}: mean per system", ("system", f"mean [{level}% CI]", "n"),
+                            _figure_rows(figures), _noci(figures))  # fmt: skip
+        blocks.append(PlotBlock(plot, table))
+    diffs = [
+        _figure(f"{d.system_a} − {d.system_b}: {d.dimension}", d.difference.estimate,
+                d.difference.ci, d.n_questions, "+.2f")
+        for d in result.differences
+    ]  # fmt: skip
+    if diffs:
+        plot = forest_plot(diffs, title=f"Paired differences on shared questions, {level}% CI",
+                           ref=0.0, ref_label="no difference", tick_format="g")  # fmt: skip
+        table = FigureTable("paired differences", ("systems: dimension",
+                            f"difference [{level}% CI]", "questions"), _figure_rows(diffs),
+                            _noci(diffs))  # fmt: skip
+        blocks.append(PlotBlock(plot, table))
+    return Section("fj-systems", "Systems", tuple(blocks))
+
+
+def _levels(run: ScoreRun, dimension: str, levels: tuple[int, ...]) -> dict[int, int]:
+    counts = Counter(run.values(dimension)[1])
+    return {k: counts.get(k, 0) for k in levels}
+
+
+def _trend_section(report: ScoreReport, baseline: ScoreRun | None) -> Section:
+    trend, result = report.trend, report.result
+    assert trend is not None  # only called with one
+    level = round(trend.level * 100)
+    figures = [_figure(d.dimension, d.shift, d.ci, d.n_shared, "+.2f") for d in trend.dimensions]
+    plot = forest_plot(figures, title=f"Shift since the baseline, {level}% CI", ref=0.0,
+                       ref_label="no shift", tick_format="g")  # fmt: skip
+    rows = tuple(
+        (d.dimension, f.text, estimate_text(d.baseline.estimate, d.baseline.ci, ".2f")
+         if d.baseline.estimate is not None else "n/a", d.reading())
+        for d, f in zip(trend.dimensions, figures, strict=True)
+    )  # fmt: skip
+    table = FigureTable(f"baseline: {trend.baseline}", ("dimension", f"shift [{level}% CI]",
+                        "baseline mean", "reading"), rows, _noci(figures))  # fmt: skip
+    blocks: list[PlotBlock | Paragraphs] = [PlotBlock(plot, table)]
+    if trend.differences:
+        blocks.append(Paragraphs(("Compared although the runs differ:", *trend.differences)))
+    by_name = {d.name: d for d in result.dimensions}
+    for d in trend.dimensions:
+        if baseline is None or d.dimension not in by_name:
+            continue
+        now = by_name[d.dimension].histogram
+        before = _levels(baseline, d.dimension, tuple(now))
+        plot_ = histogram(now, title=f"{d.dimension}: this run and the baseline", compare=before)
+        rows_ = tuple((str(k), str(now[k]), str(before[k])) for k in now)
+        blocks.append(PlotBlock(plot_, FigureTable(f"{d.dimension}: answers per score",
+                                ("score", "this run", "baseline"), rows_)))  # fmt: skip
+    return Section("fj-trend", "Since the baseline", tuple(blocks))
+
+
+def _failures_section(report: ScoreReport) -> Section | None:
+    lines = list(failure_lines(report.failures))
+    skipped = [f"{r.get('source', '')}:{r.get('line', '')}: {r.get('message', '')}"
+               for r in report.skipped]  # fmt: skip
+    if not lines and not skipped:
+        return None
+    blocks: list[Paragraphs] = []
+    if lines:
+        blocks.append(Paragraphs(("A parse failure or a call error is never a score.", *lines)))
+    if skipped:
+        blocks.append(Paragraphs(("Input rows skipped:", *skipped), bullets=True))
+    return Section("fj-failures", "Failures", tuple(blocks))
+
+
+def score_page(
+    report: ScoreReport,
+    *,
+    baseline: ScoreRun | None = None,
+    header: OutHeader | None = None,
+    command: list[str] | None = None,
+    calls: tuple[int, int] | None = None,
+) -> Page:
+    """The page of a ``score`` run (``score --html``, ``fairjudge report``).
+
+    Args:
+        report: The run's report, as ``score`` prints it; its ``to_dict()`` is embedded.
+        baseline: The ``--baseline`` run, for the two distributions side by side.
+        header: The ``--out`` file's header, for the run-facts card.
+        command: The command line of a live run.
+        calls: ``(made, cached)``; by default the run summary's, else the records'
+            (a Python judge has no run summary).
+    """
+    result, run = report.result, report.run
+    made, cached = calls if calls is not None else (
+        (run.made, run.cached) if run is not None else calls_of(result))  # fmt: skip
+    cost = run.cost_usd if run is not None else None
+    facts = run_facts(header, kind="score", command=command, judge_or_members=result.judge,
+                      template_or_rubric=result.rubric_tag, seed=result.seed, calls_made=made,
+                      calls_cached=cached, cost=cost)  # fmt: skip
+    sections = [Section("fj-dimensions", "Scores per dimension",
+                        tuple(_dimension_block(d, result) for d in result.dimensions))]  # fmt: skip
+    if result.systems:
+        sections.append(_systems_section(result))
+    if report.trend is not None:
+        sections.append(_trend_section(report, baseline))
+    failures = _failures_section(report)
+    if failures is not None:
+        sections.append(failures)
+    explorer = Explorer(score_explorer_spec(result), score_records(result), noun="answers")
+    return Page("score", report.title, _headline(report), facts, tuple(sections), explorer,
+                report.to_dict())  # fmt: skip
+
+
+def score_page_from_file(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> Page:
+    """The page of a ``score --out`` file, summarised again as ``score`` did.
+
+    The file records no baseline, so a page drawn from it has no trend section;
+    ``score --baseline --html`` draws one.
+    """
+    loaded = load_score_result(path, seed=seed, level=level, n_resamples=n_resamples)
+    header = loaded.header
+    source = header.settings.get("source") if header is not None else None
+    title = path.name
+    if isinstance(source, str) and source:
+        title = "<stdin>" if source == "-" else Path(source).name
+    report = score_report(loaded.result, title=title)
+    return score_page(report, header=header)

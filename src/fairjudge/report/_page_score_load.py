@@ -1,0 +1,206 @@
+"""Read a ``score --out`` file back into the :class:`~fairjudge.evaluation.ScoreResult` it records.
+
+Each record after the header is one
+:meth:`ScoredItem.to_dict <fairjudge.evaluation.ScoredItem.to_dict>`: the item, its
+scores and every call with its reading or its failure and the raw reply. The calls
+are read back (:class:`~fairjudge.judges.ScoreCall`), each answer's scores merged
+from them as the judge's were (:meth:`AnswerScores.from_calls
+<fairjudge.judges.AnswerScores.from_calls>`), and the whole run summarised again by
+the command's own :func:`~fairjudge.evaluation.summarise_scores`, with the seed,
+level and resamples given; with ``score``'s defaults every figure is ``score``'s.
+
+The rubric is the header's (``name@version``): the dimensions and scale its settings
+record, else (a file written before they were) a built-in rubric of that version.
+The calls' counts (made, served from the store) are read from the records
+(:func:`calls_of`), for the run-facts card.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairjudge._errors import ConfigError, InputError
+from fairjudge._items import ScoreItem
+from fairjudge._types import CallError, ExpectedScore, ParseFailure, Reply, ScoreReading, never_made
+from fairjudge.evaluation import ScoredItem, ScoreResult, summarise_scores
+from fairjudge.io import OutHeader, read_header, read_records, shown
+from fairjudge.judges import AnswerScores, ScoreCall
+from fairjudge.prompts import Dimension, Rubric, get_rubric
+
+__all__ = ["LoadedScores", "calls_of", "load_score_result"]
+
+_STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedScores:
+    """A ``score --out`` file read back: the result and its header."""
+
+    result: ScoreResult
+    header: OutHeader | None
+
+
+def _text(record: Mapping[str, Any], key: str, *, required: bool = False) -> str | None:
+    value = record.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} must be a string; got {shown(value)}")
+    return value
+
+
+def _question(value: object) -> str | tuple[tuple[str, str], ...]:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(
+        isinstance(t, dict) and isinstance(t.get("role"), str) and isinstance(t.get("content"), str)
+        for t in value
+    ):  # fmt: skip
+        return tuple((t["role"], t["content"]) for t in value)
+    raise ValueError("'question' must be a string or a list of {role, content} turns")
+
+
+def _expected(value: object) -> dict[str, ExpectedScore]:
+    if not isinstance(value, dict):
+        return {}
+    return {
+        str(name): ExpectedScore(
+            float(e["expected"]),
+            {int(k): float(p) for k, p in (e.get("probabilities") or {}).items()},
+            float(e.get("mass", 1.0)),
+        )
+        for name, e in value.items()
+        if isinstance(e, dict) and isinstance(e.get("expected"), int | float)
+    }
+
+
+def _call(value: object) -> ScoreCall:
+    if not isinstance(value, dict):
+        raise ValueError("each of 'calls' must be an object")
+    raw = value.get("raw") if isinstance(value.get("raw"), str) else None
+    key = value.get("key") if isinstance(value.get("key"), str) else None
+    cached = bool(value.get("cached", False))
+    dimension = _text(value, "dimension")
+    failure = value.get("failure")
+    if failure == "parse_failure":
+        reply: Reply[ScoreReading] = Reply(
+            failure=ParseFailure(raw or "", str(value.get("reason", ""))), raw=raw, cached=cached,
+            key=key,
+        )  # fmt: skip
+    elif failure == "call_error":
+        error = CallError(str(value.get("kind", "")), str(value.get("reason", "")))
+        reply = Reply(failure=error, raw=raw, cached=cached, key=key)
+    elif failure is None:
+        payload = value.get("payload")
+        if not isinstance(payload, dict) or not isinstance(payload.get("scores"), dict):
+            raise ValueError("a call without a failure must have a 'payload' with 'scores'")
+        scores = {str(k): v for k, v in payload["scores"].items()}
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in scores.values()):
+            raise ValueError(f"scores must be whole numbers; got {shown(payload['scores'])}")
+        reason = payload.get("reason")
+        reading = ScoreReading(scores, reason if isinstance(reason, str) else None,
+                               _expected(payload.get("expected")))  # fmt: skip
+        reply = Reply(reading, raw=raw, cached=cached, key=key)
+    else:
+        raise ValueError(f"unknown failure {shown(failure)}")
+    return ScoreCall(dimension, reply)
+
+
+def _human(value: object) -> dict[str, float]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("'human' must be an object of scores")
+    return {str(k): float(v) for k, v in value.items() if isinstance(v, int | float)}
+
+
+def _scored(record: object) -> ScoredItem:
+    if not isinstance(record, dict):
+        raise ValueError("a line must be a JSON object")
+    calls = record.get("calls")
+    if not isinstance(calls, list) or not calls:
+        raise ValueError("'calls' must be a non-empty list of call records")
+    item = ScoreItem(
+        question=_question(record.get("question")),
+        answer=_text(record, "answer", required=True) or "",
+        id=None if record.get("id") is None else str(record["id"]),
+        reference=_text(record, "reference"),
+        category=None if record.get("category") is None else str(record["category"]),
+        system=None if record.get("system") is None else str(record["system"]),
+        human=_human(record.get("human")),
+        cluster=_text(record, "cluster"),
+    )
+    return ScoredItem(item, AnswerScores.from_calls([_call(c) for c in calls]))
+
+
+def _rubric(header: OutHeader | None, path: Path) -> Rubric:
+    tag = header.rubric if header is not None else None
+    if not tag:
+        raise InputError("the header names no rubric; give a file written by `score out`",
+                         path=str(path), params="out")  # fmt: skip
+    name, _, version = tag.rpartition("@")
+    settings = header.settings if header is not None else {}
+    dims, scale = settings.get("dimensions"), settings.get("scale")
+    if isinstance(dims, list) and isinstance(scale, list) and len(scale) == 2:
+        return Rubric(name, version, tuple(Dimension(str(d), "") for d in dims),
+                      (int(scale[0]), int(scale[1])))  # fmt: skip
+    try:
+        rubric = get_rubric(name)
+    except ConfigError:
+        rubric = None
+    if rubric is None or rubric.version != version:
+        raise InputError(
+            f"rubric {tag} is not a built-in rubric of this fairjudge, and the header does not "
+            "record its dimensions and scale (written by an older fairjudge); score again to "
+            "write a file this fairjudge can draw",
+            path=str(path),
+        )
+    return rubric
+
+
+def load_score_result(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> LoadedScores:
+    """Read a ``score --out`` file and summarise it again, as ``score`` did.
+
+    Raises:
+        InputError: The file cannot be read, is not a ``score`` file, names a rubric
+            this fairjudge cannot rebuild, or a line is not a scored answer (the
+            message names the file and the line).
+    """
+    header: OutHeader | None = None
+    items: list[ScoredItem] = []
+    for number, record in read_records(path):
+        if header is None and not items:
+            header = read_header(record, path=str(path), line=number)
+            if header is not None:
+                header.expect(("score",), reader="the score page", path=str(path))
+                continue
+        try:
+            items.append(_scored(record))
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+            raise InputError(f"not a record of `fairjudge score out` ({str(exc)[:200]})",
+                             path=str(path), line=number, params="out") from None  # fmt: skip
+    if not items:
+        raise InputError("holds no scored answer; give a file written by `score out`",
+                         path=str(path), params="out")  # fmt: skip
+    rubric = _rubric(header, path)
+    result = summarise_scores(items, rubric, seed=seed, level=level, n_resamples=n_resamples,
+                              judge=header.judge if header is not None else None)  # fmt: skip
+    if any(i.scored.not_run for i in items):
+        result = dataclasses.replace(result, stopped=_STOPPED)
+    return LoadedScores(result, header)
+
+
+def calls_of(result: ScoreResult) -> tuple[int, int]:
+    """``(made, cached)``: the calls a run made and the ones the store served, from its items.
+
+    A call a budget never started (``NotRun``) is neither.
+    """
+    replies = [c.reply for i in result.items for c in i.scored.calls]
+    made = sum(not r.cached and not never_made(r.failure) for r in replies)
+    return made, sum(r.cached for r in replies)
