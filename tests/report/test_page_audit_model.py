@@ -256,3 +256,10 @@ def test_a_file_without_the_pairs_draws_the_figures_and_says_the_pairs_are_missi
     missing = next(s for s in page.sections if s.id == "fj-pairs-missing")
     assert "not in this report" in missing.blocks[0].lines[0]
     assert page.headline.verdict == verdict_sentence(report)  # the figures stand
+
+
+def test_a_stopped_audit_says_its_page_is_partial(report: AuditReport) -> None:
+    stopped = replace(report, stopped="max_calls=10 reached.")
+    page = audit_page(stopped, calls_made=10)
+    assert page.headline.warnings[0].startswith("Partial report: max_calls=10 reached.")
+    assert page.summary["stopped"] == "max_calls=10 reached."

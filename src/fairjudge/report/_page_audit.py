@@ -40,6 +40,7 @@ from fairjudge.report._page_audit_items import pair_explorer
 from fairjudge.report._page_audit_load import load_audit
 from fairjudge.report._page_audit_model import (
     RULES,
+    SEVERITY,
     EffectView,
     effect_view,
     headline_effect,
@@ -106,7 +107,7 @@ def _forest(views: Sequence[EffectView], title: str) -> PlotBlock:
     classes = tuple(_css(v.verdict) for v in views)
     table = FigureTable(
         "The effects in numbers", _EFFECT_COLUMNS, tuple(_effect_row(v) for v in views),
-        {i: c for i, c in enumerate(classes)},
+        dict(enumerate(classes)),
     )  # fmt: skip
     return PlotBlock(plot, table, classes)
 
@@ -202,7 +203,7 @@ def _card(report: AuditReport) -> Section:
             rows.append((exp.bias, "skipped", who + exp.skipped))
             classes[i] = "fj-noci"
             continue
-        worst = max((e for e in exp.effects), key=lambda e: _RANK[e.verdict], default=None)
+        worst = max(exp.effects, key=lambda e: SEVERITY.index(e.verdict), default=None)
         what = "" if worst is None else f"worst: {effect_view(worst).name}"
         rows.append((exp.bias, exp.verdict, who + what))
         classes[i] = _css(exp.verdict)
@@ -211,10 +212,6 @@ def _card(report: AuditReport) -> Section:
     return Section(
         "fj-card", "Report card", (table, Details("How the verdicts are decided", RULES))
     )
-
-
-_RANK = {v: i for i, v in enumerate(("negligible", "not estimable", "uncertain", "notable",
-                                     "severe"))}  # fmt: skip
 
 
 def _position_card(report: AuditReport) -> Section | None:
