@@ -42,6 +42,7 @@ from fairjudge.runner import (
 from fairjudge.runner import _run as engine
 from tests.runner._ray_cluster import (
     KEY,
+    KEY_ENV,
     http_backend,
     session_dir,
     specs_for,
@@ -172,13 +173,44 @@ def test_backend_errors_pickle_with_their_fields(error: Exception) -> None:
     assert copy.retryable == error.retryable  # type: ignore[attr-defined]
 
 
-def test_a_pickled_backend_carries_no_key(cluster: Any, server: JudgeServer) -> None:
-    backend = http_backend(server.base_url, timeout=7.0)
+@pytest.mark.parametrize("kind", ["openai-lean", "openai-sdk", "anthropic"])
+def test_a_pickled_backend_carries_no_key_and_reads_it_where_it_lands(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fairjudge.backends import AnthropicBackend
+
+    monkeypatch.setenv(KEY_ENV, KEY)
+    url = "http://127.0.0.1:9/v1"
+    backend: Any = (
+        AnthropicBackend("claude", base_url=url, api_key_env=KEY_ENV, timeout=7.0)
+        if kind == "anthropic"
+        else http_backend(url, timeout=7.0, transport=kind.removeprefix("openai-"))
+    )
     blob = pickle.dumps(backend)
     assert KEY.encode() not in blob
+    cloudpickle = pytest.importorskip("ray.cloudpickle")  # what the executor sends
+    assert KEY.encode() not in cloudpickle.dumps(backend)
+    monkeypatch.setenv(KEY_ENV, "sk-the-workers-own-key-0000")
     copy = pickle.loads(blob)
+    assert type(copy) is type(backend)
     assert repr(copy) == repr(backend)
     assert copy.default_params(label_only=True) == backend.default_params(label_only=True)
+    assert copy._settings() == backend._settings()
+
+
+def test_a_pickled_local_backend_is_its_settings_not_its_loaded_model(tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    from fairjudge.backends import LocalBackend
+
+    backend = LocalBackend(tmp_path / "m.gguf", model_id="m@0123456789ab", threads=1, n_ctx=512)
+    copy = pickle.loads(pickle.dumps(backend))
+    assert (copy.model_path, copy.model, copy.threads, copy.n_ctx) == (
+        tmp_path / "m.gguf",
+        "m@0123456789ab",
+        1,
+        512,
+    )
+    assert copy.load_s is None  # it loads on its first call, where it landed
 
 
 def test_no_file_of_the_ray_session_holds_the_key(
