@@ -153,18 +153,19 @@ def open_at(open_report: OpenReport, path: Path, width: int, fragment: str = "")
     return open_report(path, width=width, fragment=fragment)
 
 
-def screenshots(open_report: OpenReport, path: Path, name: str) -> list[Path]:
+def screenshots(open_report: OpenReport, path: Path, name: str, *, docs: bool = True) -> list[Path]:
     """Open the page at both widths, check it is sound, and save its screenshots.
 
     ``<name>-390.png`` and ``<name>-1440.png`` (whole page) go to the artifacts; with
-    ``FAIRJUDGE_DOCS_SCREENSHOTS=1``, ``docs/img/<name>.png`` (1,440 px, the top).
+    ``FAIRJUDGE_DOCS_SCREENSHOTS=1`` and ``docs``, ``docs/img/<name>.png`` (1,440 px,
+    the top) for the README: give ``docs=False`` for a page of hostile test data.
     """
     saved = []
     for width in WIDTHS:
         opened = open_at(open_report, path, width)
         assert_sound(opened)
         saved.append(opened.shot(f"{name}-{width}.png", full_page=True))
-        if width == DESKTOP and os.environ.get("FAIRJUDGE_DOCS_SCREENSHOTS") == "1":
+        if docs and width == DESKTOP and os.environ.get("FAIRJUDGE_DOCS_SCREENSHOTS") == "1":
             DOCS_IMG.mkdir(parents=True, exist_ok=True)
             target = DOCS_IMG / f"{name}.png"
             opened.page.screenshot(path=str(target))

@@ -23,6 +23,7 @@ from fairjudge._items import ScoreItem
 from fairjudge._types import ExpectedScore, Reply, ScoreReading
 from fairjudge.cli import app
 from fairjudge.evaluation import ScoredItem, score_answers, summarise_scores
+from fairjudge.examples.judges import scorer
 from fairjudge.judges import AnswerScores, ScoreCall
 from fairjudge.prompts import get_rubric
 from fairjudge.report import score_page, score_report
@@ -41,6 +42,9 @@ SYSTEMS = (f"alpha {SCRIPT}", f"beta {ONERROR}", f"gamma{BIDI}")
 CATEGORIES = (f"cat {ONERROR}", f"cat{BIDI}")
 JUDGE = "python:tests.report.test_page_score:hostile_scorer"
 SHIFTED = "python:tests.report.test_page_score:shifted_scorer"
+EXAMPLE = "python:fairjudge.examples.judges:scorer"
+EXAMPLE_SHIFTED = "python:tests.report.test_page_score:example_shifted"
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
 runner = CliRunner()
 
 
@@ -54,6 +58,12 @@ def hostile_scorer(question: str, answer: str) -> str:
     level = int(answer[0])
     return json.dumps({"accuracy": level, "relevance": 4, "usefulness": 6 - level,
                        "reason": f"because {ONERROR} {BIDI}"})  # fmt: skip
+
+
+def example_shifted(question: str, answer: str) -> dict[str, int]:
+    """The example scorer, one level lower on accuracy (floored at 1): a run that moved."""
+    scores = scorer(question, answer)
+    return {**scores, "accuracy": max(1, scores["accuracy"] - 1)}
 
 
 def shifted_scorer(question: str, answer: str) -> str:
@@ -231,7 +241,7 @@ def test_score_page_in_chromium(open_report: OpenReport, runs: dict[str, Any]) -
         )
         assert alarms == [d["collapse"]["collapsed"] for d in summary["dimensions"]] == [
             False, True, False]  # fmt: skip
-    pages.screenshots(open_report, html, "score")
+    pages.screenshots(open_report, html, "score-hostile", docs=False)
 
 
 def test_hostile_text_shows_as_text(open_report: OpenReport, runs: dict[str, Any]) -> None:
@@ -280,11 +290,11 @@ def test_baseline_page_draws_the_shift_and_both_distributions(
             "#fj-trend table.fj-ptable", f"t => Array.from(t.tBodies[0].rows, {first_and_last})"
         )
         assert rows == [[d["dimension"], d["reading"]] for d in trend["dimensions"]]
-        assert opened.page.locator("#fj-trend svg .fj-bar2 > title").count() == 3 * 5
+        assert opened.page.locator("#fj-trend-dists svg .fj-bar2 > title").count() == 3 * 5
         assert "accuracy fell by" in " ".join(
             opened.page.eval_on_selector_all(".fj-warning", "n => n.map(x => x.textContent)")
         )
-    pages.screenshots(open_report, html, "score-baseline")
+    pages.screenshots(open_report, html, "score-baseline-hostile", docs=False)
 
 
 def test_time_to_interactive_at_10000_answers(open_report: OpenReport, tmp_path: Path) -> None:
@@ -298,3 +308,14 @@ def test_time_to_interactive_at_10000_answers(open_report: OpenReport, tmp_path:
     ARTIFACTS.mkdir(exist_ok=True)
     timing = {"answers": 10_000, "bytes": html.stat().st_size, "interactive_s": round(seconds, 2)}
     (ARTIFACTS / "score-timing.json").write_text(json.dumps(timing), "utf-8")
+
+
+def test_readme_pictures(open_report: OpenReport, tmp_path: Path) -> None:
+    """The example's pages, at both widths: the README's pictures (score, score-baseline)."""
+    answers, out = EXAMPLES / "score_answers.jsonl", tmp_path / "before.jsonl"
+    html, moved = tmp_path / "score.html", tmp_path / "baseline.html"
+    _run("score", str(answers), "--judge", EXAMPLE, "--out", str(out), "--html", str(html))
+    _run("score", str(answers), "--judge", EXAMPLE_SHIFTED, "--baseline", str(out),
+         "--allow-different", "--html", str(moved))  # fmt: skip
+    pages.screenshots(open_report, html, "score")
+    pages.screenshots(open_report, moved, "score-baseline")

@@ -135,11 +135,16 @@ Block = PlotBlock | FigureTable | Paragraphs | Highlighted | Details
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """One titled card of the page; ``id`` is its HTML id (``fj-`` plus a word)."""
+    """One titled card of the page; ``id`` is its HTML id (``fj-`` plus a word).
+
+    ``grid`` lays its blocks out side by side where the screen is wide enough (each
+    plot above its table), for many small plots of one kind: a histogram per dimension.
+    """
 
     id: str
     title: str
     blocks: tuple[Block, ...]
+    grid: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,7 +176,8 @@ def _levels(run: ScoreRun, dimension: str, levels: tuple[int, ...]) -> dict[int,
     return {k: counts.get(k, 0) for k in levels}
 
 
-def _trend_section(report: ScoreReport, baseline: ScoreRun | None) -> Section:
+def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[Section]:
+    """The shifts against zero; then, with the baseline run, both runs' distributions."""
     trend, result = report.trend, report.result
     assert trend is not None  # only called with one
     level = round(trend.level * 100)
@@ -193,7 +194,9 @@ def _trend_section(report: ScoreReport, baseline: ScoreRun | None) -> Section:
     blocks: list[PlotBlock | Paragraphs] = [PlotBlock(plot, table)]
     if trend.differences:
         blocks.append(Paragraphs(("Compared although the runs differ:", *trend.differences)))
+    sections = [Section("fj-trend", "Since the baseline", tuple(blocks))]
     by_name = {d.name: d for d in result.dimensions}
+    pictures = []
     for d in trend.dimensions:
         if baseline is None or d.dimension not in by_name:
             continue
@@ -201,9 +204,12 @@ def _trend_section(report: ScoreReport, baseline: ScoreRun | None) -> Section:
         before = _levels(baseline, d.dimension, tuple(now))
         plot_ = histogram(now, title=f"{d.dimension}: this run and the baseline", compare=before)
         rows_ = tuple((str(k), str(now[k]), str(before[k])) for k in now)
-        blocks.append(PlotBlock(plot_, FigureTable(f"{d.dimension}: answers per score",
-                                ("score", "this run", "baseline"), rows_)))  # fmt: skip
-    return Section("fj-trend", "Since the baseline", tuple(blocks))
+        pictures.append(PlotBlock(plot_, FigureTable(f"{d.dimension}: answers per score",
+                                  ("score", "this run", "baseline"), rows_)))  # fmt: skip
+    if pictures:
+        sections.append(Section("fj-trend-dists", "This run and the baseline, score by score",
+                                tuple(pictures), grid=True))  # fmt: skip
+    return sections
 
 
 def _failures_section(report: ScoreReport) -> Section | None:
@@ -246,11 +252,12 @@ def score_page(
                       template_or_rubric=result.rubric_tag, seed=result.seed, calls_made=made,
                       calls_cached=cached, cost=cost)  # fmt: skip
     sections = [Section("fj-dimensions", "Scores per dimension",
-                        tuple(_dimension_block(d, result) for d in result.dimensions))]  # fmt: skip
+                        tuple(_dimension_block(d, result) for d in result.dimensions),
+                        grid=True)]  # fmt: skip
+    if report.trend is not None:  # what a run against a baseline asks first: what moved
+        sections[:0] = _trend_sections(report, baseline)
     if result.systems:
         sections.append(_systems_section(result))
-    if report.trend is not None:
-        sections.append(_trend_section(report, baseline))
     failures = _failures_section(report)
     if failures is not None:
         sections.append(failures)

@@ -70,16 +70,24 @@ def _call_rows(item: ScoredItem) -> list[list[str]]:
     return rows
 
 
-def _score_cells(item: ScoredItem, names: Sequence[str]) -> list[list[str]]:
+def _score_table(
+    item: ScoredItem, names: Sequence[str], columns: tuple[bool, bool]
+) -> dict[str, Any]:
+    """The answer's scores; the weighted and human columns only when the run has them."""
+    weighted, human = columns
     scored = item.scored
+    cols = ["dimension", "score"] + ["weighted"] * weighted + ["human"] * human
     cells = []
     for name in names:
-        score = str(scored.scores[name]) if name in scored.scores else UNSCORED
-        expected = scored.expected.get(name)
-        human = item.item.human.get(name)
-        cells.append([name, score, "" if expected is None else f"{expected:.2f}",
-                      "" if human is None else f"{human:g}"])  # fmt: skip
-    return cells
+        row = [name, str(scored.scores[name]) if name in scored.scores else UNSCORED]
+        if weighted:
+            e = scored.expected.get(name)
+            row.append("" if e is None else f"{e:.2f}")
+        if human:
+            h = item.item.human.get(name)
+            row.append("" if h is None else f"{h:g}")
+        cells.append(row)
+    return {"h": "Scores", "cols": cols, "cells": cells}
 
 
 def _key(item: ScoredItem, index: int, seen: set[str]) -> str:
@@ -90,7 +98,9 @@ def _key(item: ScoredItem, index: int, seen: set[str]) -> str:
     return key
 
 
-def _record(item: ScoredItem, key: str, names: Sequence[str]) -> dict[str, Any]:
+def _record(
+    item: ScoredItem, key: str, names: Sequence[str], columns: tuple[bool, bool]
+) -> dict[str, Any]:
     scored, it = item.scored, item.item
     failures = [c.reply.failure for c in scored.calls]
     parse = any(isinstance(f, ParseFailure) for f in failures)
@@ -105,8 +115,7 @@ def _record(item: ScoredItem, key: str, names: Sequence[str]) -> dict[str, Any]:
              ["category", it.category or "(none)"]]  # fmt: skip
     details: list[dict[str, Any]] = [
         {"h": "Item", "rows": facts},
-        {"h": "Scores", "cols": ["dimension", "score", "prob.-weighted", "human"],
-         "cells": _score_cells(item, names)},
+        _score_table(item, names, columns),
         {"h": "The judge's reason", "pre": scored.reason or "(none given)"},
         {"h": "Question", "pre": question},
         {"h": "Answer", "pre": it.answer},
@@ -136,4 +145,9 @@ def score_records(result: ScoreResult) -> list[dict[str, Any]]:
     """One explorer record per answer, in input order."""
     seen: set[str] = set()
     names = result.rubric.names
-    return [_record(item, _key(item, i, seen), names) for i, item in enumerate(result.items)]
+    columns = (
+        any(i.scored.expected for i in result.items),
+        any(i.item.human for i in result.items),
+    )
+    return [_record(item, _key(item, i, seen), names, columns)
+            for i, item in enumerate(result.items)]  # fmt: skip
