@@ -79,3 +79,31 @@ def test_score_html_is_checked_before_any_call(tmp_path: Path) -> None:
     assert done.exit_code == 2
     assert f"--out and --html both name {out}" in " ".join(done.output.split())
     assert not out.exists()
+
+
+CUSTOM = """name = "tone"
+version = "3"
+scale = [0, 3]
+[[dimensions]]
+name = "politeness"
+description = "Is it polite?"
+"""
+
+
+def polite(question: str, answer: str) -> dict[str, int]:
+    """A scorer for the custom rubric: the answer's length, cut to the scale."""
+    return {"politeness": min(len(answer) // 10, 3)}
+
+
+def test_a_score_file_under_a_rubric_file_is_drawn_with_that_rubric(tmp_path: Path) -> None:
+    rubric = tmp_path / "tone.toml"
+    rubric.write_text(CUSTOM, "utf-8")
+    out = tmp_path / "score.jsonl"
+    live = runner.invoke(app, ["score", str(EXAMPLES / "score_answers.jsonl"), "--rubric",
+                               str(rubric), "--judge", "python:tests.cli.test_report_kinds:polite",
+                               "--out", str(out), "--json"])  # fmt: skip
+    assert live.exit_code == 0, live.output
+    again = runner.invoke(app, ["report", str(out), "-o", str(tmp_path / "p.html"), "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout) == json.loads(live.stdout)
+    assert list(json.loads(again.stdout)["dimensions"][0]["histogram"]) == ["0", "1", "2", "3"]
