@@ -458,3 +458,34 @@ def until(condition: Callable[[], bool], limit: float = 120.0) -> None:
     while not condition() and waited < limit:
         threading.Event().wait(0.01)
         waited += 0.01
+
+
+def test_a_driver_killed_mid_run_loses_only_its_calls_in_flight_and_resumes(
+    cluster: Any, executor: RayExecutor, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "s.sqlite"
+    with JudgeServer(Script(judge="longer", api_key=KEY, latency=0.05)) as server:
+        backend = http_backend(server.base_url)
+        args = [cluster.address, server.base_url, str(store_path), "80", "4"]
+        driver = subprocess.Popen(
+            [sys.executable, "-m", "tests.runner._ray_driver", *args],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            until(lambda: server.count("ok") >= 20 or driver.poll() is not None)
+            driver.send_signal(signal.SIGKILL)
+        finally:
+            driver.wait(timeout=60)
+            assert driver.stdout is not None
+            driver.stdout.close()
+        assert driver.returncode == -signal.SIGKILL  # killed mid-run, not finished
+        with Store(store_path) as store:
+            kept = store.count()
+            resumed = execute(executor, specs_for(backend, 80), store, backend, concurrency=4)
+            assert store.count() == 80
+        sent = server.count("requests")
+    # A slot frees only once its row is committed, so of the 20 answered, only those
+    # still in flight (4 at most: answered, not yet stored) can be missing.
+    assert kept >= 20 - 4
+    assert (resumed.summary.cached, resumed.summary.made) == (kept, 80 - kept)
+    assert sent - 80 <= 4  # paid twice: at most the killed driver's calls in flight

@@ -54,6 +54,7 @@ class _Worker:
     loads: int = 0
     in_flight: int = 0
     alive: bool = True
+    opened: set[Route] = dataclasses.field(default_factory=set)  # the backends it holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,6 @@ class WorkerPool:
         self.shared: list[_Worker] = []
         self.by_model: dict[Route, list[_Worker]] = {}
         self.retired: list[_Worker] = []  # lost, and replaced since
-        self.opened: set[tuple[int, Route]] = set()  # (id of the worker, route)
         self.repeated = 0
         """Attempts sent again because their worker died, over the pool's life."""
 
@@ -158,7 +158,7 @@ class WorkerPool:
                     placed = [nodes[i % len(nodes)] for i in range(count)]
                     self.shared = await self._start(placed, "http")
                 workers = self.shared
-            todo = [w for w in workers if w.alive and (id(w), route) not in self.opened]
+            todo = [w for w in workers if w.alive and route not in w.opened]
             if todo:
                 # The backend's __reduce__ leaves its key out: each worker reads its own.
                 blob = dumps(backend)
@@ -166,7 +166,8 @@ class WorkerPool:
                 for error in errors:
                     if error is not None:
                         raise error
-                self.opened.update((id(w), route) for w in todo)
+                for worker in todo:
+                    worker.opened.add(route)
             remote.append(RemoteBackend(backend, self, workers))
         return remote
 
