@@ -40,6 +40,7 @@ import os
 import random
 from typing import TYPE_CHECKING, Any
 
+from fairjudge._call import route_of
 from fairjudge._errors import ConfigError, MissingExtraError
 from fairjudge.runner._executor import Batch, run_calls
 from fairjudge.runner._progress import RunProgress, Snapshot, make_progress
@@ -104,7 +105,10 @@ class RayExecutor:
         """
         pool = self._connect()
         repeated = pool.repeated
-        remote = await pool.prepare(batch.backends)
+        # Workers only for the backends this batch calls (a panel's other judges may
+        # have all their calls in the store, or none in this batch).
+        routes = {spec.route for spec in batch.specs}
+        remote = await pool.prepare([b for b in batch.backends if route_of(b) in routes])
         options = batch.options
         display = make_progress(options.progress)
         if display is not None:

@@ -305,7 +305,8 @@ class RemoteBackend:
                 again += 1
                 continue
             except asyncio.CancelledError:  # the run stopped (Ctrl-C, a fatal error)
-                pool.ray.cancel(ref)
+                with contextlib.suppress(Exception):  # finished meanwhile, or its worker gone
+                    pool.ray.cancel(ref)
                 raise
             finally:
                 worker.in_flight -= 1
