@@ -194,10 +194,17 @@ def test_files_it_cannot_draw_are_refused_naming_why(tmp_path: Path) -> None:
     scored = tmp_path / "sj.jsonl"
     _cli("score-jury", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER, "--judge", HARSH,
          "--out", str(scored), "--bootstrap", "100")  # fmt: skip
-    # As a run with a rubric read from a .toml file records it: by name@version only.
+    # A rubric read from a .toml file is drawn from the dimensions and scale the header
+    # records; a file written before headers recorded them cannot be, and says so.
     lines = scored.read_text("utf-8").splitlines()
     header = json.loads(lines[0])
     header["fairjudge"]["rubric"] = "mine@3"
+    scored.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", "utf-8")
+    page = score_jury_page_from_file(scored, seed=0, level=0.95, n_resamples=100)
+    assert page.summary["rubric"]["name"] == "mine"
+    assert page.summary["rubric"]["dimensions"] == ["accuracy", "relevance", "usefulness"]
+    for key in ("dimensions", "scale"):
+        del header["fairjudge"]["settings"][key]
     scored.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", "utf-8")
     with pytest.raises(InputError, match="mine@3, which is not a built-in rubric"):
         score_jury_page_from_file(scored, seed=0, level=0.95, n_resamples=100)

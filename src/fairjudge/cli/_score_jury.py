@@ -45,6 +45,7 @@ from fairjudge.cli._jury import (
     read_jury_file,
     specs_from_flags,
     with_flags,
+    write_page,
 )
 from fairjudge.cli._options import adds_flags, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import show, write_out
@@ -181,17 +182,24 @@ def score_panel(
         )  # fmt: skip
     finally:
         jury.close()
+    # The rubric's dimensions and scale too: `fairjudge report` draws a .toml rubric's run.
+    head: dict[str, Any] = {"judge": ", ".join(result.names), "rubric": result.rubric_tag,
+        "settings": {"aggregation": result.aggregation, "weights": list(result.weights),
+                     "mode": opts.mode, "seed": opts.seed, "level": opts.level,
+                     "n_resamples": opts.bootstrap, "dimensions": list(rubric.names),
+                     "scale": list(rubric.scale), "source": str(file)}}  # fmt: skip
     if opts.out is not None:
-        write_out(opts.out, "score-jury", result.records(), judge=", ".join(result.names),
-                  rubric=result.rubric_tag, settings={"aggregation": result.aggregation,
-                  "weights": list(result.weights), "mode": opts.mode, "seed": opts.seed,
-                  "level": opts.level, "n_resamples": opts.bootstrap})  # fmt: skip
+        write_out(opts.out, "score-jury", result.records(), **head)
     source = "<stdin>" if str(file) == "-" else file.name
     report = score_jury_report(
         result, title=source, run=jury.last_run, skipped=skipped_in_flags(loaded)
     )
+    if opts.html is not None:  # before the exit-code checks: a failed run's page helps most
+        from fairjudge.report import score_jury_html
+
+        write_page(opts.html, "score-jury", lambda h: score_jury_html(report, header=h), **head)
     show(report, render_score_jury, as_json=opts.json_output,
-         files=[("per-item results", opts.out)])  # fmt: skip
+         files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
     return result
 
 

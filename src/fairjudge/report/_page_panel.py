@@ -74,12 +74,15 @@ def _forest(figures: FigureSet) -> PlotBlock:
         figures.figures, title=figures.title, domain=figures.domain, ref=figures.ref,
         ref_label=figures.ref_label,
     )  # fmt: skip
+    # Two columns, the counts beside the figure: at 390 px a third column squeezes the
+    # labels (members' names) to a few letters a line.
     table = FigureTable(
-        caption=figures.title + (f". {figures.note}" if figures.note else ""),
-        columns=("figure", "estimate [CI] or why not estimated", "counts"),
-        rows=tuple((f.label, f.text, f.note) for f in figures.figures),
+        caption=figures.note or figures.title,
+        columns=("figure", "estimate [CI] (counts), or why not estimated"),
+        rows=tuple((f.label, f"{f.text} ({f.note})" if f.note else f.text)
+                   for f in figures.figures),
         classes={i: _NO_CI for i, f in enumerate(figures.figures) if f.reason is not None},
-    )
+    )  # fmt: skip
     return PlotBlock(plot, table, tuple(_NO_CI if f.reason else "" for f in figures.figures))
 
 

@@ -113,7 +113,7 @@ def jury_records(result: JuryResult) -> Iterator[dict[str, Any]]:
         yield {
             "k": key,
             "t": f"{key}: panel {verdict}; votes {votes}",
-            "s": "\n".join((key, question, item.answer_1, item.answer_2, item.category or "")),
+            "s": key,  # the explorer searches the detail sections too
             "f": {
                 "split": len(said) > 1,
                 "unresolved": panel.outcome is None,
@@ -163,7 +163,7 @@ def score_jury_records(result: JuryScoreResult) -> Iterator[dict[str, Any]]:
         yield {
             "k": key,
             "t": f"{key}: panel {panel}",
-            "s": "\n".join((key, question, item.answer, item.system or "", item.category or "")),
+            "s": key,  # as jury's
             "f": {
                 "split": split,
                 "unscored": len(scored.scores) < len(dims),

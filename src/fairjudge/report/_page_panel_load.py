@@ -9,10 +9,10 @@ item with every member's own calls. No judge is called to read them back:
   run's recorded rule, rounds and seed, so each member's verdicts are the run's; the
   panel is aggregated under the recorded rule.
 - **score-jury**: every member's scores, reasons and calls are read as recorded, and
-  the panel's scores aggregated again under the recorded rule. The rubric is known
-  by its ``name@version`` only, so a built-in rubric of that version is needed: a
-  rubric read from a ``.toml`` file is not recorded (its dimensions and scale are
-  not in the file), and such a file is refused, saying so.
+  the panel's scores aggregated again under the recorded rule. The rubric's
+  dimensions and scale are the header's (``score-jury`` records them), else the
+  built-in rubric of the recorded ``name@version``; a file that records neither (a
+  ``.toml`` rubric, written by an older fairjudge) is refused, saying so.
 
 The intervals use the seed, level and resamples given (``fairjudge report``'s
 defaults are the commands' own, so with them the figures are the run's). What the
@@ -46,7 +46,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import AnswerScores, ScoreCall, recorded_jury
-from fairjudge.prompts import Rubric, get_rubric
+from fairjudge.prompts import Dimension, Rubric, get_rubric
 from fairjudge.report._jury import JuryReport, jury_report
 from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
 
@@ -177,21 +177,27 @@ def load_jury_report(
 
 
 def _rubric(header: OutHeader | None, rows: list[tuple[int, dict[str, Any]]], path: Path) -> Rubric:
+    """The run's rubric: as the header records it, else the built-in one of its name@version."""
     tag = header.rubric if header is not None else rows[0][1].get("rubric")
     if not isinstance(tag, str) or "@" not in tag:
         raise InputError(f"names no rubric (name@version); got {shown(tag)}", path=str(path),
                          params="out")  # fmt: skip
-    name = tag.rpartition("@")[0]
+    name, _, version = tag.rpartition("@")
+    settings = header.settings if header is not None else {}
+    dims, scale = settings.get("dimensions"), settings.get("scale")
+    if isinstance(dims, list) and dims and isinstance(scale, list) and len(scale) == 2:
+        return Rubric(name, version, tuple(Dimension(str(d), "") for d in dims),
+                      (int(scale[0]), int(scale[1])))  # fmt: skip
     try:
         rubric = get_rubric(name)
     except ConfigError:
         rubric = None
-    if rubric is None or f"{rubric.name}@{rubric.version}" != tag:
+    if rubric is None or rubric.version != version:
         raise InputError(
-            f"scored with rubric {tag}, which is not a built-in rubric of this fairjudge; the "
-            "file records the rubric's name only, not its dimensions and scale, which the "
-            "page needs: rerun score-jury with html=PAGE to draw it",
-            path=str(path), params=("out", "html"),
+            f"scored with rubric {tag}, which is not a built-in rubric of this fairjudge, and "
+            "the header does not record its dimensions and scale (written by an older "
+            "fairjudge): run score-jury again to write a file this fairjudge can draw",
+            path=str(path), params="out",
         )  # fmt: skip
     return rubric
 
