@@ -107,3 +107,37 @@ def test_a_score_file_under_a_rubric_file_is_drawn_with_that_rubric(tmp_path: Pa
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout) == json.loads(live.stdout)
     assert list(json.loads(again.stdout)["dimensions"][0]["histogram"]) == ["0", "1", "2", "3"]
+
+
+def _rewritten(out: Path, header: dict[str, object] | None = None, line: str | None = None) -> None:
+    lines = out.read_text("utf-8").splitlines()
+    if header is not None:
+        first = json.loads(lines[0])
+        first["fairjudge"]["settings"].update(header)
+        lines[0] = json.dumps(first)
+    if line is not None:
+        lines[2] = line
+    out.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+@pytest.mark.parametrize(
+    ("header", "line", "message"),
+    [
+        ({"scale": [1, 10**9]}, None, "its rubric cannot be rebuilt"),
+        ({"dimensions": ["<script>"]}, None, "its rubric cannot be rebuilt"),
+        (None, '{"answer": "a", "question": "q", "calls": [{"failure": "nope"}]}',
+         "score.jsonl:3: not a record of `fairjudge score --out` (unknown failure"),
+        (None, '{"answer": "a", "question": "q", "calls": [{"payload": {"scores": {"a": 1.5}}}]}',
+         "scores must be whole numbers"),
+    ],
+)  # fmt: skip
+def test_a_malformed_score_file_is_refused_naming_what_is_wrong(
+    tmp_path: Path, header: dict[str, object] | None, line: str | None, message: str
+) -> None:
+    out = _score_out(tmp_path)
+    _rewritten(out, header, line)
+    page = tmp_path / "page.html"
+    done = runner.invoke(app, ["report", str(out), "-o", str(page)])
+    assert done.exit_code == 2, done.output
+    assert message in " ".join(done.output.split())
+    assert not page.exists()

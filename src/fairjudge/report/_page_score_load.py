@@ -18,6 +18,7 @@ The calls' counts (made, served from the store) are read from the records
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from fairjudge._types import CallError, ExpectedScore, ParseFailure, Reply, Scor
 from fairjudge.evaluation import ScoredItem, ScoreResult, summarise_scores
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import AnswerScores, ScoreCall
-from fairjudge.prompts import Dimension, Rubric, get_rubric
+from fairjudge.prompts import Rubric, get_rubric, load_rubric
 
 __all__ = ["LoadedScores", "calls_of", "load_score_result"]
 
@@ -137,6 +138,28 @@ def _scored(record: object) -> ScoredItem:
     return ScoredItem(item, AnswerScores.from_calls([_call(c) for c in calls]))
 
 
+def _recorded(name: str, version: str, dims: object, scale: object, path: Path) -> Rubric:
+    """The rubric the header records, checked as a rubric file is (names, scale bounds).
+
+    The header is read from a file, so it is untrusted: a scale of a billion levels
+    would be a histogram of a billion bins. Written as TOML and read by
+    :func:`~fairjudge.prompts.load_rubric`, it passes every check a rubric file does.
+    """
+    ints = isinstance(scale, list) and all(type(v) is int for v in scale)
+    text = ""
+    if ints and isinstance(dims, list) and all(isinstance(d, str) for d in dims):
+        parts = [f"name = {json.dumps(name)}", f"version = {json.dumps(version)}",
+                 f"scale = {json.dumps(scale)}"]  # fmt: skip
+        for dim in dims:
+            parts += ["[[dimensions]]", f"name = {json.dumps(dim)}",
+                      'description = "(as recorded in the out file)"']  # fmt: skip
+        text = "\n".join(parts) + "\n"
+    try:
+        return load_rubric(text, source=f"{path} header")
+    except ConfigError as exc:
+        raise InputError(f"header: its rubric cannot be rebuilt ({exc})", path=str(path)) from None
+
+
 def _rubric(header: OutHeader | None, path: Path) -> Rubric:
     tag = header.rubric if header is not None else None
     if not tag:
@@ -145,9 +168,8 @@ def _rubric(header: OutHeader | None, path: Path) -> Rubric:
     name, _, version = tag.rpartition("@")
     settings = header.settings if header is not None else {}
     dims, scale = settings.get("dimensions"), settings.get("scale")
-    if isinstance(dims, list) and isinstance(scale, list) and len(scale) == 2:
-        return Rubric(name, version, tuple(Dimension(str(d), "") for d in dims),
-                      (int(scale[0]), int(scale[1])))  # fmt: skip
+    if dims is not None or scale is not None:
+        return _recorded(name, version, dims, scale, path)
     try:
         rubric = get_rubric(name)
     except ConfigError:
