@@ -100,15 +100,16 @@ def test_score_gives_score_answers_numbers() -> None:
     assert spec.to_dict()["dimensions"] == expected.to_dict()["dimensions"]
 
 
-def test_score_to_pandas_and_no_html_page_yet(tmp_path: Path) -> None:
+def test_score_to_pandas_and_its_html_page(tmp_path: Path) -> None:
     pytest.importorskip("pandas")
     result = fairjudge.score(ANSWERS, scorer)
     frame = result.to_pandas()
     assert len(frame) == len(_rows(ANSWERS))
     assert {"score_accuracy", "score_relevance", "score_usefulness", "reply"} <= set(frame.columns)
-    with pytest.raises(NotImplementedError, match="'score' result has no HTML page"):
-        result.to_html(tmp_path / "x.html")
-    assert not (tmp_path / "x.html").exists()
+    page = result.to_html(tmp_path / "x.html").read_text("utf-8")  # the page score --html writes
+    assert 'data-kind="score"' in page
+    embedded = page.split('id="fj-summary">')[1].split("</script>")[0]
+    assert json.loads(embedded) == json.loads(json.dumps(result.to_dict()))
 
 
 def _no_pandas(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -284,11 +284,12 @@ def score(
         name = judge_name(the_judge)
     from dataclasses import replace
 
-    from fairjudge.report import score_report
+    from fairjudge.report import page_html, score_page, score_report
 
     result = replace(result, judge=name)
     report = score_report(result, title=f"{title(source)}: scores", run=run, skipped=skipped)
-    return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items))
+    return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items),
+                  _html=lambda: page_html(score_page(report)))  # fmt: skip
 
 
 def calibrate(
