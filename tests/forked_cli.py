@@ -42,23 +42,27 @@ __all__ = ["LIBRARY", "CliForks", "shared"]
 ROOT = Path(__file__).resolve().parents[1]
 _SERVER = (Path(__file__).parent / "_fork_server.py").read_text(encoding="utf-8")
 
-LIBRARY = (
-    "numpy",
-    "pydantic",
-    "sqlite3",
-    "tomllib",
-    "fairjudge.backends",
-    "fairjudge.evaluation",
-    "fairjudge.io",
-    "fairjudge.judges",
-    "fairjudge.prompts",
-    "fairjudge.report",
-    "fairjudge.runner",
-    "fairjudge.stats",
-)
-"""What the commands import anyway, below the command line (its own modules are not
-preloaded: a command module imported ahead of its command words a bad choice
-differently)."""
+
+def _library_modules() -> tuple[str, ...]:
+    """Every module of the library below the command line, by its file under ``src/``."""
+    src = ROOT / "src" / "fairjudge"
+    names = []
+    for path in sorted(src.rglob("*.py")):
+        parts = path.relative_to(src.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts[-1] != "__main__" and parts[:2] != ("fairjudge", "cli"):
+            names.append(".".join(parts))
+    return tuple(names)
+
+
+LIBRARY = ("numpy", "pydantic", "sqlite3", "tomllib", "openai", *_library_modules())
+"""What the commands import anyway, below the command line: the numerics, the model
+SDK (about a second, for every run that calls a model) and every module of the
+library itself, each by name (its packages import their modules lazily, so importing
+``fairjudge.judges`` alone leaves a run most of the work). The command line's own
+modules are not preloaded: a command module imported ahead of its command words a bad
+choice differently."""
 
 _PER_TEST = ("PYTEST_CURRENT_TEST",)  # changes with every test; no module reads it
 
