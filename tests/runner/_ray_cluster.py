@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fairjudge._call import CallSpec
+from fairjudge._call import Backend, CallSpec
 from fairjudge.backends import OpenAIBackend
 
 RUN_THEM = (
@@ -92,7 +92,7 @@ def http_backend(base_url: str, **options: Any) -> OpenAIBackend:
     return OpenAIBackend("judge-model", base_url=base_url, api_key_env=KEY_ENV, **options)
 
 
-def specs_for(backend: OpenAIBackend, n: int, *, start: int = 0) -> list[CallSpec]:
+def specs_for(backend: Backend, n: int, *, start: int = 0) -> list[CallSpec]:
     """``n`` distinct pairwise calls the ``longer`` judge answers A, B or tie."""
     out = []
     for i in range(start, start + n):

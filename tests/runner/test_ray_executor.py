@@ -489,3 +489,22 @@ def test_a_driver_killed_mid_run_loses_only_its_calls_in_flight_and_resumes(
     assert kept >= 20 - 4
     assert (resumed.summary.cached, resumed.summary.made) == (kept, 80 - kept)
     assert sent - 80 <= 4  # paid twice: at most the killed driver's calls in flight
+
+
+def test_a_worker_that_cannot_build_the_backend_stops_the_batch_saying_why(
+    executor: RayExecutor, server: JudgeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fairjudge.backends import AnthropicBackend
+
+    # Set here, after the nodes started: the driver has the key, the workers do not.
+    monkeypatch.setenv("FAIRJUDGE_DRIVER_ONLY_KEY", KEY)
+    backend = AnthropicBackend(
+        "claude", base_url=server.base_url, api_key_env="FAIRJUDGE_DRIVER_ONLY_KEY"
+    )
+    with Store(tmp_path / "s.sqlite") as store, pytest.raises(FatalBackendError) as raised:
+        execute(executor, specs_for(backend, 3), store, backend)
+    message = str(raised.value)
+    assert "could not set up the backend for anthropic/claude" in message
+    assert "set $FAIRJUDGE_DRIVER_ONLY_KEY" in message
+    assert KEY not in message
+    assert server.count("requests") == 0

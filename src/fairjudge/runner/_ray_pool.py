@@ -141,6 +141,7 @@ class WorkerPool:
                 is unset on its machine, an extra is missing there).
         """
         from ray import cloudpickle
+        from ray.exceptions import RayActorError
 
         dumps: Callable[[object], bytes] = cloudpickle.dumps
         await self._revive()
@@ -162,12 +163,16 @@ class WorkerPool:
             if todo:
                 # The backend's __reduce__ leaves its key out: each worker reads its own.
                 blob = dumps(backend)
-                errors = await asyncio.gather(*(w.handle.open.remote(route, blob) for w in todo))
-                for error in errors:
-                    if error is not None:
+                opened = await asyncio.gather(
+                    *(w.handle.open.remote(route, blob) for w in todo), return_exceptions=True
+                )
+                for worker, error in zip(todo, opened, strict=True):
+                    if error is None:
+                        worker.opened.add(route)
+                    elif isinstance(error, RayActorError):  # it died since it started
+                        self.lose(worker)
+                    else:  # the backend cannot be built there: every call would fail
                         raise error
-                for worker in todo:
-                    worker.opened.add(route)
             remote.append(RemoteBackend(backend, self, workers))
         return remote
 
