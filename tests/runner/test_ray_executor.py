@@ -219,6 +219,8 @@ def test_a_pickled_local_backend_is_its_settings_not_its_loaded_model(tmp_path: 
         512,
     )
     assert copy.load_s is None  # it loads on its first call, where it landed
+    unset = LocalBackend(tmp_path / "m.gguf", model_id="m@0123456789ab")
+    assert pickle.loads(pickle.dumps(unset))._threads_asked is None  # its machine's cores
 
 
 def test_no_file_of_the_ray_session_holds_the_key(

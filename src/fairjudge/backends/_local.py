@@ -140,6 +140,7 @@ class LocalBackend:
             raise ConfigError(f"n_ctx must be at least 256 tokens, got {n_ctx}", params="n_ctx")
         self.model_path = Path(model_path)
         self.threads = threads or _default_threads()
+        self._threads_asked = threads  # None: each machine it is sent to uses all its cores
         self.n_ctx = n_ctx
         self.verbose = verbose
         self._model_id = model_id
@@ -287,7 +288,13 @@ class LocalBackend:
         A copy sent to another process (a Ray worker on another node) loads its own
         weights on its first call, as this backend would.
         """
-        settings = (str(self.model_path), self._model_id, self.threads, self.n_ctx, self.verbose)
+        settings = (
+            str(self.model_path),
+            self._model_id,
+            self._threads_asked,
+            self.n_ctx,
+            self.verbose,
+        )
         return (_rebuild, settings)
 
     # -- internals -----------------------------------------------------------------------
@@ -372,7 +379,9 @@ class LocalBackend:
         return sampled if sampled is not None else self._complete_sync(request)
 
 
-def _rebuild(path: str, model_id: str, threads: int, n_ctx: int, verbose: bool) -> LocalBackend:
+def _rebuild(
+    path: str, model_id: str, threads: int | None, n_ctx: int, verbose: bool
+) -> LocalBackend:
     """A local backend unpickled in another process, perhaps on another machine.
 
     A packaged model whose file is not at the sender's path is assembled from this
