@@ -162,7 +162,7 @@ def test_the_page_is_sound_and_says_what_the_json_says(
             key = facet["key"]
             assert pages.shown_facets(opened, key) == dict(pages.expected_facets(found, key))
         assert opened.count() == summary["n_items"] == len(found)
-    pages.screenshots(open_report, page, kind)
+    pages.screenshots(open_report, page, f"{kind}-hostile", docs=False)
 
 
 @pytest.mark.parametrize("kind", list(RUNS))
@@ -238,6 +238,30 @@ def test_hostile_scoring_text_does_nothing_and_shows_as_text(
     assert "\u202e" not in page.read_text("utf-8")
 
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
+README_RUNS = {
+    "jury": ["jury", str(EXAMPLES / "demo_pairs.jsonl"),
+             "--judge", "python:fairjudge.examples.judges:knows_facts",
+             "--judge", "python:fairjudge.examples.judges:longer",
+             "--judge", "python:fairjudge.examples.judges:first_position"],
+    "score-jury": ["score-jury", str(EXAMPLES / "score_answers.jsonl"),
+                   "--judge", "python:fairjudge.examples.judges:scorer",
+                   "--judge", "python:tests.report.panel_judges:lenient",
+                   "--judge", "python:tests.report.panel_judges:wordy"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(README_RUNS))
+def test_the_example_pages_for_the_readme(
+    kind: str, tmp_path: Path, open_report: OpenReport
+) -> None:
+    """The README's pictures: the example data, sound at both widths (docs/img with the env)."""
+    page = tmp_path / f"{kind}.html"
+    summary = run_json(*README_RUNS[kind], "--html", str(page), codes=(0, 4))
+    assert pages.embedded(page, "fj-summary") == json.loads(json.dumps(summary))
+    pages.screenshots(open_report, page, kind)
+
+
 def _measure(open_report: OpenReport, page: Path, name: str, n: int) -> dict[str, Any]:
     seconds = pages.time_to_interactive(open_report, page)
     opened = pages.open_at(open_report, page, pages.DESKTOP)
@@ -279,9 +303,9 @@ def test_ten_thousand_items_by_five_members(tmp_path: Path, open_report: OpenRep
 SCORERS = [
     "python:fairjudge.examples.judges:scorer",
     "python:tests.report.panel_judges:harsh",
+    "python:tests.report.panel_judges:lenient",
     "python:tests.report.panel_judges:moody",
-    "python:tests.panel_scorers:leading",
-    "python:tests.panel_scorers:mirror",
+    "python:tests.report.panel_judges:wordy",
 ]
 
 

@@ -1,9 +1,10 @@
 """The view of a ``score-jury`` run: a panel whose members read scores, per dimension.
 
 Made from the :class:`~fairjudge.report._score_jury.JuryScoreReport` the table and
-``--json`` render: the headline is the table's conclusions (does the panel agree on
-each dimension, by the whole interval of its ordinal alpha against Krippendorff's
-bar) and the known truth is the table's sentences on the human scores. The member
+``--json`` render: the headline says in one sentence on which dimensions the members
+agree, by the rule of the table's conclusions (the whole interval of the ordinal
+alpha against Krippendorff's bar), and the table's conclusions and its sentences on
+the human scores follow it. The member
 × member matrix of a dimension is the members' correlation matrix the effective
 number of judges is computed from. A score has no position, so this page has no
 position consistency: it says so instead of drawing an empty plot.
