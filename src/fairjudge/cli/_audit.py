@@ -185,7 +185,8 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
     where = BackendOptions(flags.base_url, flags.model_path, flags.threads, flags.temperature,
                            flags.timeout, flags.context)  # fmt: skip
     options = as_judge_flags(flags).run_options()  # budget, concurrency, ...
-    with JudgeSession(store=flags.store, options=options) as session:
+    executor = as_judge_flags(flags).executor_choice()
+    with JudgeSession(store=flags.store, options=options, executor=executor) as session:
         judges = [ModelAuditJudge(s, session=session, backend_options=where, family=families.get(s))
                   for s in specs]  # fmt: skip
         run, _skipped = plan_experiments(requested, judges, items, settings)  # before any call
