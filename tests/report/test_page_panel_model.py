@@ -64,7 +64,11 @@ def test_the_jury_view_is_the_diagnostics() -> None:
         view.headline.verdict
         == "Model 2 is better by the panel: the whole interval lies below 0.5."
     )
-    assert view.findings[0].startswith("Known truth, from the input's human labels: model 2")
+    assert view.headline.note == (
+        "95% CI; n = 20 items; W/T/L 0/3/17. Known truth, from the input's human labels: model "
+        "2 is better (model 1's win rate by the labels: 0.000, 20 items). The panel's result "
+        "found it."
+    )
     assert view.matrices[0].cells == diag.agreement
     assert view.matrices[0].cells[1][2] == 0.75
     position, rest, human = view.member_plots
@@ -94,7 +98,7 @@ def test_a_figure_that_cannot_be_estimated_has_its_reason_and_no_number(tmp_path
     effective = view.panel_plots[1].figures[0]
     assert effective.estimate is None
     assert effective.text == "not estimated: needs at least two items resolved by every member"
-    assert view.findings == ()
+    assert "Known truth" not in view.headline.note
     page = jury_page(_jury_report(unlabelled))
     block = page.sections[1].blocks[0]
     assert isinstance(block.plot, Heatmap)  # type: ignore[union-attr]

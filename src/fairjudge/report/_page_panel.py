@@ -3,7 +3,7 @@
 :func:`panel_page` lays out a :class:`~fairjudge.report._page_panel_view.PanelView`
 on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
 
-1. the headline, with the known truth under it where the items carry labels;
+1. the headline, with the known truth in its card where the items carry labels;
 2. **the panel**: its members (the plots name them ``#1``, ``#2``, ...), how much
    they agree (Fleiss' kappa, or Krippendorff's alpha per dimension) and the
    effective number of independent judges against the panel's size;

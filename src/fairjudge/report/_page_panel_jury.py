@@ -2,8 +2,8 @@
 
 Made from the :class:`~fairjudge.report._jury.JuryReport` the table and ``--json``
 render, so the page's numbers are theirs: the headline is ``jury``'s verdict line
-(or the adaptive stop's) with model 1's win rate by the panel, and the known truth
-is the same sentences the table prints under it.
+(or the adaptive stop's) with model 1's win rate by the panel and, under it, the
+known truth: the sentences the table prints under the verdict.
 """
 
 from __future__ import annotations
@@ -51,12 +51,16 @@ def _headline(report: JuryReport) -> Headline:
         return Headline(verdict, warnings=tuple(warnings))
     early = report.adaptive is not None and report.adaptive.stopped_early
     note = f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}"
+    note = f"{note}; {FIXED_SAMPLE_MARK}" if early else note
+    # The known truth belongs with the conclusion it checks, in the headline's card.
+    pairs = [(j.item, j.outcome) for j in r.judgments]
+    truth = labelled_truth(pairs, w, "The panel's result")
     return Headline(
         verdict=verdict,
         label=f"Win rate of model 1 by the panel ({r.aggregation} of {len(r.names)} members)",
         estimate=f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
         ci=ci_text(w.ci) if w.ci.estimable else f"({w.ci.reason})",
-        note=f"{note}; {FIXED_SAMPLE_MARK}" if early else note,
+        note=" ".join([f"{note}.", *truth]) if truth else note,
         warnings=tuple(warnings),
     )
 
@@ -136,8 +140,6 @@ def _facts(report: JuryReport) -> PanelFacts:
         ("items", f"{r.n_items - r.n_unresolved} of {r.n_items} resolved by every member"),
         ("failed calls", str(sum(m.failed for m in diag.members))),
     ]
-    if s.source:
-        extra.append(("source", s.source))
     if r.stopped is not None:
         extra.append(("stopped", r.stopped))
     if report.adaptive is not None:
@@ -164,13 +166,12 @@ def jury_view(report: JuryReport, *, summary: Mapping[str, Any] | None = None) -
             ``jury --json`` prints.
     """
     r = report.result
-    pairs = [(j.item, j.outcome) for j in r.judgments]
     n_complete = report.diagnostics.n_complete
     return PanelView(
         kind="jury",
         title=report.title,
         headline=_headline(report),
-        findings=tuple(labelled_truth(pairs, r.win_rate, "The panel's result")),
+        findings=(),  # the known truth is in the headline
         roster=roster_lines(r.names, r.weights),
         matrices=(_matrix(report),),
         member_plots=_member_plots(report),

@@ -3,8 +3,8 @@
 Made from the :class:`~fairjudge.report._score_jury.JuryScoreReport` the table and
 ``--json`` render: the headline says in one sentence on which dimensions the members
 agree, by the rule of the table's conclusions (the whole interval of the ordinal
-alpha against Krippendorff's bar), and the table's conclusions and its sentences on
-the human scores follow it. The member
+alpha against Krippendorff's bar) with the table's sentences on the human scores
+under it, and the table's conclusion on each dimension follows. The member
 × member matrix of a dimension is the members' correlation matrix the effective
 number of judges is computed from. A score has no position, so this page has no
 position consistency: it says so instead of drawing an empty plot.
@@ -73,11 +73,12 @@ def _headline(report: JuryScoreReport) -> Headline:
     warnings = [f"Partial result: {r.stopped}"] if r.stopped is not None else []
     warnings += [f"Collapse alarm on {d.name}: {d.collapse.reason}." for d in r.dimensions
                  if d.collapse.collapsed]  # fmt: skip
+    truth = [s for _, sentences in conclusions(report) for s in sentences]
     return Headline(
         verdict=_verdict(report),
         label=f"Answers fully scored by the panel ({r.aggregation} of {len(r.names)} members)",
         estimate=f"{r.n_items - r.n_unscored} of {r.n_items}",
-        note=f"rubric {r.rubric_tag}, scale {r.rubric.scale_text}",
+        note=" ".join([f"Rubric {r.rubric_tag}, scale {r.rubric.scale_text}.", *truth]),
         warnings=tuple(warnings),
     )
 
@@ -199,7 +200,7 @@ def score_jury_view(
         kind="score-jury",
         title=report.title,
         headline=_headline(report),
-        findings=tuple(s for line, truth in conclusions(report) for s in (line, *truth)),
+        findings=tuple(line for line, _ in conclusions(report)),  # the truth: in the headline
         roster=roster_lines(r.names, r.weights),
         matrices=_matrices(report),
         member_plots=_member_plots(report),

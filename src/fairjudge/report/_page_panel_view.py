@@ -117,8 +117,8 @@ class PanelView:
         kind: ``"jury"`` or ``"score-jury"``.
         title: What was judged.
         headline: The panel's conclusion and its figure.
-        findings: The sentences under the headline: each dimension's conclusion (scores),
-            and the known truth where the items carry human labels or scores.
+        findings: Sentences opening the panel's section (each dimension's conclusion,
+            for scores); the known truth is in the headline.
         roster: Each member's label, name and weight (the matrices name members by label).
         matrices: The member × member matrices (one, or one per dimension).
         member_plots: Per member: position consistency, agreement with the rest and
