@@ -13,15 +13,17 @@ budgets, the retries, the parsing and the progress. The cluster makes the attemp
 - Ctrl-C cancels the attempts in flight on the workers and keeps every finished
   call.
 
-Why one Ray call per attempt, not chunks of calls (measured on a 2-core machine,
-2,000 calls to the scripted judge at 1 s latency, concurrency 256): the driver spends
-0.55-0.66 ms of CPU per call on Ray against 0.23-0.28 ms on asyncio, and Ray on two
-nodes still makes 237 calls/s (92% of ideal) against asyncio's 213-227, since the
-HTTP work moves to the workers. Chunks would only pay if their results came back in
-groups: a streaming generator costs the driver as much per item as a call does
-(0.65 ms), while a list of 8 results costs 0.07 ms per call but holds each reply
-until its chunk-mates finish. Per-attempt calls keep the engine's retries, limits
-and budget checks exactly where they are, and each reply is stored as it arrives.
+Why one Ray call per attempt, not chunks of calls. Measured on a 2-core machine
+shared with other work (load average 11-21), 2,000 calls to the scripted judge at 1 s
+latency, concurrency 256, in two runs: the driver spends 0.55-1.05 ms of CPU per call
+on Ray against 0.23-0.38 ms on asyncio, about a quarter of one core at 256 calls/s;
+Ray made 182-237 calls/s against asyncio's 210-227, as the HTTP work moves to the
+workers. Chunks would pay only if their results came back in groups: a streaming
+generator costs the driver as much per item as a call does (0.65 ms against
+0.52-0.62), while a list of 8 results costs 0.07 ms per call but holds each reply,
+and its concurrency slot, until its chunk-mates finish. Per-attempt calls keep the
+engine's retries, limits and budget checks exactly where they are, and each reply is
+stored as it arrives.
 
 A worker lost during a batch is replaced when the next batch starts; during a batch
 the survivors take its share (:mod:`~fairjudge.runner._ray_pool`).
