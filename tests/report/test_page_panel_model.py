@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,37 @@ def test_files_it_cannot_draw_are_refused_naming_why(tmp_path: Path) -> None:
     scored.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", "utf-8")
     with pytest.raises(InputError, match="mine@3, which is not a built-in rubric"):
         score_jury_page_from_file(scored, seed=0, level=0.95, n_resamples=100)
+
+
+def _verdict(html: Path) -> str:
+    found = re.search(r'id="fj-verdict"[^>]*>([^<]*)<', html.read_text("utf-8"))
+    assert found is not None
+    return found.group(1)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["jury", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", FACTS, "--judge", CONTRARY],
+        ["score-jury", str(EXAMPLES / "score_answers.jsonl"), "--judge", SCORER, "--judge",
+         HARSH],
+    ],
+)  # fmt: skip
+def test_report_draws_the_page_the_command_wrote(args: list[str], tmp_path: Path) -> None:
+    out, live, drawn = tmp_path / "out.jsonl", tmp_path / "live.html", tmp_path / "drawn.html"
+    _cli(*args, "--out", str(out), "--html", str(live))
+    result = runner.invoke(app, ["report", str(out), "-o", str(drawn)])
+    assert result.exit_code == 0, result.output
+    assert _verdict(drawn) == _verdict(live)
+    assert _verdict(live).startswith(("Model 2 is better by the panel", "The members"))
+
+
+def test_an_adaptive_jury_file_says_what_its_page_lacks(tmp_path: Path) -> None:
+    out, drawn = tmp_path / "out.jsonl", tmp_path / "drawn.html"
+    _cli("jury", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", FACTS, "--judge", CONTRARY,
+         "--stop-when", "decided", "--batch", "4", "--out", str(out))  # fmt: skip
+    result = runner.invoke(app, ["report", str(out), "-o", str(drawn)])
+    assert result.exit_code == 0, result.output
+    assert "This run stopped adaptively (--stop-when)" in drawn.read_text("utf-8")
+    page = jury_page_from_file(out, seed=0, level=0.95, n_resamples=100)
+    assert page.summary["n_items"] == 8  # the items it judged before it stopped

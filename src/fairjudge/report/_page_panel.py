@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from fairjudge._words import worded
 from fairjudge.report._html_svg import forest_plot
 from fairjudge.report._page import (
     Explorer,
@@ -65,7 +66,8 @@ __all__ = [
 _NO_CI = "fj-noci"
 _ADAPTIVE = (
     "This run stopped adaptively (stop_when): the page shows the items it judged, with "
-    "fixed-sample intervals; the anytime-valid interval is in the run's own output."
+    "fixed-sample intervals; the anytime-valid interval is in the run's own output (its "
+    "header records it under settings.adaptive)."
 )
 
 
@@ -188,7 +190,7 @@ def jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int
     report, header = load_jury_report(path, seed=seed, level=level, n_resamples=n_resamples)
     page = jury_page(report, header=header)
     if header is not None and "adaptive" in header.settings:
-        warnings = (*page.headline.warnings, _ADAPTIVE)
+        warnings = (*page.headline.warnings, worded(_ADAPTIVE, "stop_when"))
         page = dataclasses.replace(
             page, headline=dataclasses.replace(page.headline, warnings=warnings)
         )
