@@ -150,7 +150,7 @@ def _member_plots(report: JuryScoreReport) -> tuple[FigureSet, ...]:
 def _panel_plots(report: JuryScoreReport) -> tuple[FigureSet, ...]:
     dims, n = report.diagnostics.dimensions, len(report.result.names)
     alphas = tuple(_alpha(d.dimension, d.alpha_ordinal) for d in dims)
-    effective = tuple(effective_figure(d.dimension, d.effective) for d in dims)
+    effective = tuple(effective_figure(d.dimension, d.effective, "answers") for d in dims)
     return (
         FigureSet("How much the members agree: Krippendorff's alpha (ordinal)", alphas,
                   (-1.0, 1.0), AGREEMENT_BAR, f"{AGREEMENT_BAR}: the lowest bar for agreement"),

@@ -173,11 +173,11 @@ def rate_figure(label: str, rate: Rate | WinRate | None, why_none: str) -> Figur
     return figure(label, rate.estimate, rate.ci, note)
 
 
-def effective_figure(label: str, effective: EffectiveJudges | str) -> Figure:
+def effective_figure(label: str, effective: EffectiveJudges | str, noun: str = "items") -> Figure:
     """The effective number of judges with its interval, or why it was not computed."""
     if isinstance(effective, str):
         return missing(label, effective)
-    note = f"of {effective.n_members} members, over {effective.n_items} items"
+    note = f"of {effective.n_members} members, over {effective.n_items} {noun}"
     return figure(label, effective.estimate, effective.ci, note, ".2f")
 
 
