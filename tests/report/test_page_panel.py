@@ -209,6 +209,8 @@ def test_hostile_jury_text_does_nothing_and_shows_as_text(
         categories = pages.shown_facets(opened, "category")
         assert "<i>hostile</i>" in categories
         assert "zw⟨U+200D⟩j⟨U+E0041⟩" in categories  # a joiner and a tag character, shown
+        failures = opened.page.text_content("#fj-failures") or ""
+        assert "RuntimeError: <img src=x onerror=" in failures  # the card, as text
         failed = _detail(open_report, page, "m1", width)  # [error]: markup in the message
         _inert(failed)
         assert "onerror" in (failed.page.text_content("#fj-detail") or "")

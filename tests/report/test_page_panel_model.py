@@ -23,7 +23,7 @@ from fairjudge.evaluation import EvalSettings, evaluate_jury, score_with_jury
 from fairjudge.io import load_items, load_score_items
 from fairjudge.judges import Jury, MemberSpec
 from fairjudge.report import jury_report, score_jury_report
-from fairjudge.report._page import page_html
+from fairjudge.report._page import FigureTable, page_html
 from fairjudge.report._page_panel import (
     jury_page,
     jury_page_from_file,
@@ -247,3 +247,21 @@ def test_an_adaptive_jury_file_says_what_its_page_lacks(tmp_path: Path) -> None:
     assert "This run stopped adaptively (--stop-when)" in drawn.read_text("utf-8")
     page = jury_page_from_file(out, seed=0, level=0.95, n_resamples=100)
     assert page.summary["n_items"] == 8  # the items it judged before it stopped
+
+
+def test_failures_have_their_card_and_the_headline_points_to_it(tmp_path: Path) -> None:
+    rows = [{"id": f"e{i}", "question": f"Q{i} [error]", "answer_1": "a", "answer_2": "bb"}
+            for i in range(3)]  # fmt: skip
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    jury = Jury.from_specs([MemberSpec("python:tests.report.judges:mixed"), MemberSpec(LONGER)])
+    report = jury_report(evaluate_jury(jury, load_items(items).items, EvalSettings()), title="e")
+    page = jury_page(report)
+    assert page.headline.verdict == "No item could be resolved: see the failures above."
+    assert page.headline.warnings[-1].startswith("6 member call(s) gave no reading")
+    card = page.sections[0]
+    assert card.id == "fj-failures"
+    table = card.blocks[0]
+    assert isinstance(table, FigureTable)
+    assert table.rows == tuple((r, str(n)) for r, n in report.failures.most_common())
+    assert table.rows[0][1] == "6"

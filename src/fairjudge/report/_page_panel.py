@@ -106,6 +106,31 @@ def _heatmap(matrix: Matrix) -> PlotBlock:
     return PlotBlock(plot, table)
 
 
+_SHOWN_FAILURES = 20
+
+
+def _with_failures(headline: Headline, failures: tuple[tuple[int, str], ...]) -> Headline:
+    if not failures:
+        return headline
+    total = sum(n for n, _ in failures)
+    said = f"{total} member call(s) gave no reading (parse failures, call errors); the "
+    said += "Failures card below lists why. They are never counted as a verdict or a score."
+    return dataclasses.replace(headline, warnings=(*headline.warnings, said))
+
+
+def _failures(failures: tuple[tuple[int, str], ...]) -> Section:
+    # The reason first: a row's first cell wraps anywhere, so a member's long name or a
+    # long message cannot widen the table past a phone's width.
+    rows = tuple((reason, str(n)) for n, reason in failures[:_SHOWN_FAILURES])
+    rest = failures[_SHOWN_FAILURES:]
+    if rest:
+        more = worded(f"{len(rest)} other reason(s); out=FILE keeps every call's failure", "out")
+        rows += ((more, str(sum(n for n, _ in rest))),)
+    table = FigureTable("Why members' calls gave no reading, most common first",
+                        ("member: reason", "calls"), rows)  # fmt: skip
+    return Section("fj-failures", "Failures", (table,))
+
+
 def panel_page(
     view: PanelView, *, header: OutHeader | None = None, command: Sequence[str] | None = None
 ) -> Page:
@@ -130,6 +155,7 @@ def panel_page(
     if view.findings:
         panel.append(Paragraphs(view.findings))
     panel += [_forest(s) for s in view.panel_plots]
+    headline = _with_failures(headline, view.failures)
     sections = (
         Section("fj-panel", "The panel", tuple(panel)),
         Section("fj-matrix", "Member × member agreement",
@@ -137,6 +163,8 @@ def panel_page(
         Section("fj-members", "Each member",
                 (*(_forest(s) for s in view.member_plots), Paragraphs(view.notes))),
     )  # fmt: skip
+    if view.failures:  # first, under the headline that points to it
+        sections = (_failures(view.failures), *sections)
     noun = "items" if view.kind == "jury" else "answers"
     return Page(
         kind=cast(PageKind, view.kind),

@@ -25,6 +25,7 @@ its reason and no number (:func:`missing`), a matrix cell its reason and no valu
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ __all__ = [
     "PanelFacts",
     "PanelView",
     "effective_figure",
+    "failure_rows",
     "figure",
     "missing",
     "rate_figure",
@@ -126,6 +128,8 @@ class PanelView:
         panel_plots: The panel's agreement and its effective number of judges.
         notes: What the figures are computed from.
         facts: The run-facts card.
+        failures: Why members' calls gave no reading, ``(count, "member: reason")``,
+            most common first.
         records: The item explorer's records; ``spec`` its filters and facets.
         summary: The command's ``--json``, embedded in the page.
     """
@@ -140,6 +144,7 @@ class PanelView:
     panel_plots: tuple[FigureSet, ...]
     notes: tuple[str, ...]
     facts: PanelFacts
+    failures: tuple[tuple[int, str], ...]
     records: tuple[dict[str, Any], ...]
     spec: dict[str, Any]
     summary: dict[str, Any]
@@ -179,6 +184,11 @@ def effective_figure(label: str, effective: EffectiveJudges | str, noun: str = "
         return missing(label, effective)
     note = f"of {effective.n_members} members, over {effective.n_items} {noun}"
     return figure(label, effective.estimate, effective.ci, note, ".2f")
+
+
+def failure_rows(reasons: Counter[str]) -> tuple[tuple[int, str], ...]:
+    """The failures' reasons with their counts, most common first (the page's card)."""
+    return tuple((n, reason) for reason, n in reasons.most_common())
 
 
 def roster_lines(names: Sequence[str], weights: Sequence[float]) -> tuple[tuple[str, str], ...]:
