@@ -156,7 +156,7 @@ def panel_page(
         panel.append(Paragraphs(view.findings))
     panel += [_forest(s) for s in view.panel_plots]
     headline = _with_failures(headline, view.failures)
-    sections = (
+    sections: tuple[Section, ...] = (
         Section("fj-panel", "The panel", tuple(panel)),
         Section("fj-matrix", "Member × member agreement",
                 tuple(_heatmap(m) for m in view.matrices)),
