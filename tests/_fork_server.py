@@ -6,7 +6,8 @@ is the working directory and no ``tests`` module is loaded.
 
 The server imports ``fairjudge.cli`` and the modules named in its arguments
 (``preload``), then reads one JSON request a line on stdin and answers one JSON line
-on stdout: ``{"argv", "cwd", "env", "stdout", "stderr", "timeout", "memory_cap"}`` ->
+on stdout: ``{"argv", "cwd", "env", "stdout", "stderr", "timeout", "memory_cap",
+"program"}`` ->
 ``{"code": exit code (negative for a signal), or None for a child killed at the
 timeout}``. Each request is run by a forked child, which leaves :func:`serve` with its
 arguments and runs ``main()`` at the top level, as the ``-c`` line does.
@@ -26,7 +27,7 @@ from fairjudge.cli import main
 
 
 def serve() -> list[str]:
-    """The server loop; returns only in a forked child, with that child's arguments."""
+    """The server loop; returns only in a forked child, with that child's ``sys.argv``."""
     for name in sys.argv[1:]:
         # One that fails to import fails again in each child that needs it, as it would
         # in a fresh process.
@@ -41,7 +42,7 @@ def serve() -> list[str]:
         if pid == 0:
             os.close(answers)
             _become_child(request)
-            return [str(arg) for arg in request["argv"]]
+            return [str(request.get("program", "-c")), *map(str, request["argv"])]
         code = _wait(pid, float(request["timeout"]))
         os.write(answers, (json.dumps({"code": code}) + "\n").encode())
     raise SystemExit(0)
@@ -90,5 +91,5 @@ def _wait(pid: int, timeout: float) -> int | None:
 
 
 if __name__ == "__main__":
-    sys.argv[1:] = serve()
+    sys.argv[:] = serve()
     main()

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tests.forked_cli import shared
+from tests.forked_cli import LIBRARY, PACKAGES, shared
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,10 +25,30 @@ def fairjudge(
     (:func:`tests.forked_cli.shared`): the same run as a fresh one, less the imports.
     """
     env = {**os.environ, "COLUMNS": str(columns)}
+    return run_process(args, env=env, cwd=cwd, preload=LIBRARY)
+
+
+def run_process(
+    args: tuple[str | Path, ...] | list[str | Path],
+    *,
+    env: Mapping[str, str],
+    cwd: Path = ROOT,
+    timeout: float = 120,
+    program: str = "-c",
+    preload: Sequence[str] = PACKAGES,
+) -> subprocess.CompletedProcess[str]:
+    """``python -c "from fairjudge.cli import main; main()" ARGS``, with ``env`` as its
+    whole environment, as a forked process (:func:`tests.forked_cli.shared`).
+
+    What ``subprocess.run(..., capture_output=True, text=True)`` would give: the exit
+    code, stdout and stderr apart; past ``timeout``, ``subprocess.TimeoutExpired``.
+    ``program`` is the run's ``sys.argv[0]`` (``fairjudge`` for a test that set it so).
+    """
     argv = [*map(str, args)]
-    code, out, err = shared(env).run(argv, cwd=cwd, env=env, timeout=120)
+    forks = shared(env, preload=preload)
+    code, out, err = forks.run(argv, cwd=cwd, env=env, timeout=timeout, program=program)
     if code is None:
-        raise subprocess.TimeoutExpired(["fairjudge", *argv], 120, out, err)
+        raise subprocess.TimeoutExpired(["fairjudge", *argv], timeout, out, err)
     return subprocess.CompletedProcess(["fairjudge", *argv], code, out, err)
 
 

@@ -16,7 +16,6 @@ import ast
 import os
 import re
 import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ import pytest
 
 from fairjudge._errors import ConfigError, FairJudgeError, InputError
 from fairjudge.cli._flags import FLAGS, to_flags
+from tests.cli_process import run_process
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fairjudge"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
@@ -197,12 +197,8 @@ def test_a_word_after_a_determiner_stays_a_word() -> None:
 
 
 def _fairjudge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The command line in a fresh process, its lines wide enough not to wrap."""
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *args], cwd=cwd,
-        env={**os.environ, "COLUMNS": "400"}, capture_output=True, text=True, timeout=120,
-        check=False,
-    )  # fmt: skip
+    """The command line in a process of its own, its lines wide enough not to wrap."""
+    return run_process(args, env={**os.environ, "COLUMNS": "400"}, cwd=cwd, timeout=120)
 
 
 def test_the_cli_still_names_its_flags(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.audit.conftest import plant
 from tests.audit.planted import Planted
+from tests.cli_process import run_process
 from tests.server import JudgeServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,12 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _audit(server: JudgeServer, store: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "80"}  # OPENAI_API_KEY: set by the fixture
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", "audit",
-         "--judge", "openai/scripted-judge", "--base-url", server.base_url,
-         "--store", str(store), "--bootstrap", "200", "--limit", "3", *args],
-        capture_output=True, text=True, cwd=ROOT, env=env, check=False, timeout=120,
-    )  # fmt: skip
+    argv = ("audit", "--judge", "openai/scripted-judge", "--base-url", server.base_url,
+            "--store", str(store), "--bootstrap", "200", "--limit", "3", *args)  # fmt: skip
+    return run_process(argv, env=env, cwd=ROOT, timeout=120)  # forked: the same run, less imports
 
 
 def test_units_labels_and_the_store_are_said_plainly(

@@ -8,8 +8,8 @@ refused for judges it does not apply to, and the error names it.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,17 +18,12 @@ from fairjudge import ConfigError
 from fairjudge._errors import RequestRejected
 from fairjudge.backends._local_reply import llama_error
 from fairjudge.judges import BackendOptions
+from tests.cli_process import run_process
 
 
 def fairjudge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-        timeout=300,
-    )
+    # A process of its own, forked from one that has imported the library.
+    return run_process(args, env=dict(os.environ), cwd=cwd, timeout=300)
 
 
 def _long_items(folder: Path) -> Path:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from tests.cli_process import run_process
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKED = "python:tests.cli.display_judges:marked"
@@ -31,16 +31,8 @@ def fairjudge(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
     full_env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
     full_env.pop("FORCE_COLOR", None)
     full_env.update(env or {})
-    code = "import sys; from fairjudge.cli import main; sys.argv[0] = 'fairjudge'; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd or ROOT,
-        env=full_env,
-        timeout=240,
-        check=False,
-    )
+    # A process of its own, forked from one that has imported the library.
+    return run_process(args, env=full_env, cwd=cwd or ROOT, timeout=240, program="fairjudge")
 
 
 def _answer(wins: bool, length: int) -> str:

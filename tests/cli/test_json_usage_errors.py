@@ -14,25 +14,26 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fairjudge.cli._app import COMMANDS
+from tests.cli_process import run_process
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = str(ROOT / "examples" / "demo_pairs.jsonl")
 
 
 def fairjudge(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the command line in a fresh process, from the repository root."""
+    """Run the command line in a process of its own, from the repository root.
+
+    Forked from one that has imported the library (no command module: a usage error
+    is worded as in a fresh process), so each run pays no imports.
+    """
     env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", *args],
-        capture_output=True, text=True, cwd=ROOT, env=env, check=False, timeout=120,
-    )  # fmt: skip
+    return run_process(args, env=env, cwd=ROOT, timeout=120)
 
 
 def json_error(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.cli_process import run_process
+
 ROOT = Path(__file__).resolve().parents[2]
 JUDGES = "python:examples.judges"
 PANEL = "python:tests.panel_scorers"
@@ -30,12 +32,8 @@ def _env(*extra: Path) -> dict[str, str]:
 
 def fairjudge(*args: str) -> Any:
     """``fairjudge ARGS`` as a process, 80 columns wide, as when piped."""
-    env = _env()
-    code = "import sys; from fairjudge.cli import main; sys.argv[0] = 'fairjudge'; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=240, check=False,
-    )  # fmt: skip
+    # A process of its own, forked from one that has imported the library.
+    return run_process(args, env=_env(), cwd=ROOT, timeout=240, program="fairjudge")
 
 
 def _legend(stdout: str) -> list[str]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from tests.cli_process import run_process
 
 ROOT = Path(__file__).resolve().parents[2]
 P = "python:tests.panel_scorers"
@@ -27,11 +27,9 @@ def score_jury(*args: str) -> Any:
     path = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
     env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": path, "NO_COLOR": "1"}
     env.pop("FORCE_COLOR", None)
-    code = "import sys; from fairjudge.cli import main; sys.argv[0] = 'fairjudge'; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, "score-jury", *args, "--bootstrap", "200"],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=240, check=False,
-    )  # fmt: skip
+    # A process of its own, forked from one that has imported the library.
+    argv = ("score-jury", *args, "--bootstrap", "200")
+    return run_process(argv, env=env, cwd=ROOT, timeout=240, program="fairjudge")
 
 
 def _file(tmp_path: Path, answers: list[str], *, human: bool = True) -> str:
