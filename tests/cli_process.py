@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tests.forked_cli import LIBRARY, PACKAGES, shared
+from tests.forked_cli import LIBRARY, shared
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,8 +24,7 @@ def fairjudge(
     The process is forked from one that has imported the command line already
     (:func:`tests.forked_cli.shared`): the same run as a fresh one, less the imports.
     """
-    env = {**os.environ, "COLUMNS": str(columns)}
-    return run_process(args, env=env, cwd=cwd, preload=LIBRARY)
+    return run_process(args, env={**os.environ, "COLUMNS": str(columns)}, cwd=cwd)
 
 
 def run_process(
@@ -35,7 +34,7 @@ def run_process(
     cwd: Path = ROOT,
     timeout: float = 120,
     program: str = "-c",
-    preload: Sequence[str] = PACKAGES,
+    preload: Sequence[str] = LIBRARY,
 ) -> subprocess.CompletedProcess[str]:
     """``python -c "from fairjudge.cli import main; main()" ARGS``, with ``env`` as its
     whole environment, as a forked process (:func:`tests.forked_cli.shared`).
@@ -43,6 +42,9 @@ def run_process(
     What ``subprocess.run(..., capture_output=True, text=True)`` would give: the exit
     code, stdout and stderr apart; past ``timeout``, ``subprocess.TimeoutExpired``.
     ``program`` is the run's ``sys.argv[0]`` (``fairjudge`` for a test that set it so).
+    ``preload``: what the server imports before it forks (one server per environment
+    and preload): the whole library by default, as many runs share an environment;
+    :data:`~tests.forked_cli.PACKAGES` starts faster, for an environment of a few runs.
     """
     argv = [*map(str, args)]
     forks = shared(env, preload=preload)

@@ -25,6 +25,7 @@ import pytest
 from fairjudge._errors import ConfigError, FairJudgeError, InputError
 from fairjudge.cli._flags import FLAGS, to_flags
 from tests.cli_process import run_process
+from tests.forked_cli import PACKAGES
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fairjudge"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
@@ -198,7 +199,8 @@ def test_a_word_after_a_determiner_stays_a_word() -> None:
 
 def _fairjudge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The command line in a process of its own, its lines wide enough not to wrap."""
-    return run_process(args, env={**os.environ, "COLUMNS": "400"}, cwd=cwd, timeout=120)
+    env = {**os.environ, "COLUMNS": "400"}
+    return run_process(args, env=env, cwd=cwd, timeout=120, preload=PACKAGES)  # few runs
 
 
 def test_the_cli_still_names_its_flags(tmp_path: Path) -> None:

@@ -19,11 +19,13 @@ from fairjudge._errors import RequestRejected
 from fairjudge.backends._local_reply import llama_error
 from fairjudge.judges import BackendOptions
 from tests.cli_process import run_process
+from tests.forked_cli import PACKAGES
 
 
 def fairjudge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    # A process of its own, forked from one that has imported the library.
-    return run_process(args, env=dict(os.environ), cwd=cwd, timeout=300)
+    # A process of its own, forked from one that has imported the library's packages
+    # (PACKAGES: a server that starts fast, for this module's few runs).
+    return run_process(args, env=dict(os.environ), cwd=cwd, timeout=300, preload=PACKAGES)
 
 
 def _long_items(folder: Path) -> Path:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli_process import run_process
+from tests.forked_cli import PACKAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGES = "python:examples.judges"
@@ -33,7 +34,9 @@ def _env(*extra: Path) -> dict[str, str]:
 def fairjudge(*args: str) -> Any:
     """``fairjudge ARGS`` as a process, 80 columns wide, as when piped."""
     # A process of its own, forked from one that has imported the library.
-    return run_process(args, env=_env(), cwd=ROOT, timeout=240, program="fairjudge")
+    return run_process(
+        args, env=_env(), cwd=ROOT, timeout=240, program="fairjudge", preload=PACKAGES
+    )  # PACKAGES: a server that starts fast, for the few runs in this environment
 
 
 def _legend(stdout: str) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli_process import run_process
+from tests.forked_cli import PACKAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 P = "python:tests.panel_scorers"
@@ -29,7 +30,9 @@ def score_jury(*args: str) -> Any:
     env.pop("FORCE_COLOR", None)
     # A process of its own, forked from one that has imported the library.
     argv = ("score-jury", *args, "--bootstrap", "200")
-    return run_process(argv, env=env, cwd=ROOT, timeout=240, program="fairjudge")
+    return run_process(
+        argv, env=env, cwd=ROOT, timeout=240, program="fairjudge", preload=PACKAGES
+    )  # PACKAGES: a server that starts fast, for the few runs in this environment
 
 
 def _file(tmp_path: Path, answers: list[str], *, human: bool = True) -> str:
