@@ -22,11 +22,18 @@ never vary) is the reason why, as a string, never a number.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._errors import FairJudgeError
-from fairjudge.evaluation._panel import aggregate_scores, effective, leave_one_out, skipped_or_dict
+from fairjudge.evaluation._panel import (
+    aggregate_scores,
+    effective,
+    leave_one_out,
+    leave_one_out_means,
+    skipped_or_dict,
+)
 from fairjudge.evaluation._score_jury import JuryScoreResult
 from fairjudge.evaluation._scores_stats import ScoreMean, human_agreement
 from fairjudge.stats import EffectiveJudges, KrippendorffAlpha, krippendorff_alpha_ci
@@ -137,7 +144,11 @@ def _with_rest(
     def others(scores: list[int | None], weights: list[float]) -> float | None:
         return aggregate_scores(scores, weights, result.aggregation)
 
-    pairs = leave_one_out(k, rows, result.weights, others)
+    if result.aggregation == "mean":  # the same sums, in numpy
+        pairs: Sequence[tuple[int, float, float]] = leave_one_out_means(k, rows, result.weights)
+    else:
+        found = leave_one_out(k, rows, result.weights, others)
+        pairs = found
     rest = [agg for _, _, agg in pairs]
     if len(pairs) >= 3 and len(set(rest)) < 2:
         return "the other members' aggregate never varies: no rank correlation"

@@ -104,7 +104,8 @@ def krippendorff_alpha_ci(
     point = alpha_value(per_unit.sum(axis=0), values, metric, floor=_FLOOR)
     boot: list[float] = []
     for draws in plan.draws(plan.n_clusters + 2 * size * size):
-        for matrix in np.einsum("bk,kij->bij", draws, per_cluster):
+        flat = draws @ per_cluster.reshape(plan.n_clusters, -1)  # BLAS, not einsum's loops
+        for matrix in flat.reshape(-1, size, size):
             boot.append(alpha_value(matrix, values, metric, floor=_FLOOR))
     (ci,) = plan.intervals(np.asarray(boot))
     return KrippendorffAlpha(

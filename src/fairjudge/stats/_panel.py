@@ -292,8 +292,8 @@ def effective_judges(
     boot = [
         _n_eff(
             d @ sums,
-            np.einsum("bk,kij->bij", d, cross),
-            np.einsum("bk,kij->bij", d, apart),
+            (d @ cross.reshape(k, -1)).reshape(-1, m, m),
+            (d @ apart.reshape(k, -1)).reshape(-1, m, m),
             d @ size,
             m,
         )
@@ -352,22 +352,17 @@ def coincidences(
     Raises:
         InputError: No unit has two values.
     """
-    units: list[list[float]] = []
-    rows: list[int] = []
-    for k, row in enumerate(data):
-        unit = [float(v) for v in row if v is not None]
-        if len(unit) >= 2:
-            units.append(unit)
-            rows.append(k)
-    if not units:
+    read = [[float(v) for v in row if v is not None] for row in data]
+    rows = [k for k, unit in enumerate(read) if len(unit) >= 2]
+    if not rows:
         raise InputError("krippendorff_alpha needs at least one unit with two values")
-    values = np.asarray(sorted({v for u in units for v in u}), dtype=np.float64)
-    index = {float(v): i for i, v in enumerate(values)}
-    size = values.size
-    per_unit = np.zeros((len(units), size, size))
-    for k, unit in enumerate(units):
-        counts = np.bincount([index[v] for v in unit], minlength=size).astype(np.float64)
-        per_unit[k] = (np.outer(counts, counts) - np.diag(counts)) / (len(unit) - 1)
+    sizes = np.asarray([len(read[k]) for k in rows])
+    values, codes = np.unique([v for k in rows for v in read[k]], return_inverse=True)
+    counts = np.zeros((len(rows), values.size))
+    np.add.at(counts, (np.repeat(np.arange(len(rows)), sizes), codes.ravel()), 1.0)
+    per_unit = counts[:, :, None] * counts[:, None, :]  # each unit's outer(c, c) - diag(c)
+    per_unit[:, np.arange(values.size), np.arange(values.size)] -= counts
+    per_unit /= (sizes - 1)[:, None, None]
     return per_unit, values, rows
 
 

@@ -1,0 +1,98 @@
+"""The panels' diagnostics, made fast for issue 25, give the numbers they gave before.
+
+``panel_cases_pinned.jsonl`` holds, one case a line, what the code of commit
+633b969 (before the diagnostics were vectorised) computed for the seeded panels of
+:mod:`tests.evaluation._panel_cases`: the command's summary (``to_dict``) and its
+diagnostics, for both kinds of panel under both rules, with failed calls, a skipped
+dimension, a member that never answers, members that are copies of one another and a
+single item, plus the statistics functions on their own. The same seeds draw the same
+resamples, so every number must agree to 1e-12 (the sums are now taken by BLAS in
+another order, hence not bit for bit) and every reason word for word.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.evaluation import _panel_cases
+
+PINNED = Path(__file__).with_name("panel_cases_pinned.jsonl")
+
+
+def _pinned() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for line in PINNED.read_text(encoding="utf-8").splitlines():
+        out.update(json.loads(line))
+    return out
+
+
+@pytest.fixture(scope="module")
+def computed() -> dict[str, Any]:
+    # a round trip through JSON, as the pinned values took (tuples become lists)
+    return json.loads(json.dumps(_panel_cases.cases()))
+
+
+def _differences(old: Any, new: Any, path: str = "") -> list[str]:
+    if isinstance(old, dict) and isinstance(new, dict):
+        if set(old) != set(new):
+            return [f"{path}: keys {sorted(set(old) ^ set(new))}"]
+        return [d for k in old for d in _differences(old[k], new[k], f"{path}/{k}")]
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            return [f"{path}: {len(old)} entries, now {len(new)}"]
+        return [d for i, (a, b) in enumerate(zip(old, new, strict=True))
+                for d in _differences(a, b, f"{path}[{i}]")]  # fmt: skip
+    numbers = (int, float)
+    if isinstance(old, float) and isinstance(new, numbers) and not isinstance(new, bool):
+        if math.isnan(old) and math.isnan(new):
+            return []
+        return [] if abs(old - new) <= 1e-12 else [f"{path}: {old!r}, now {new!r}"]
+    return [] if old == new and type(old) is type(new) else [f"{path}: {old!r}, now {new!r}"]
+
+
+PINNED_CASES = _pinned()
+
+
+def test_the_pinned_cases_cover_both_kinds_the_edge_cases_and_the_statistics() -> None:
+    names = set(PINNED_CASES)
+    for kind, n in (("score-jury", 60), ("jury", 45)):
+        rules = ("mean", "median") if kind == "score-jury" else ("majority", "mean")
+        for panel in ("mixed", "silent", "copies"):
+            for size in (n, 1):
+                assert {f"{kind} {panel} n={size} {rule}" for rule in rules} <= names
+    assert {"alpha ordinal questions", "fleiss items", "effective questions",
+            "spearman levels-means questions"} <= names  # fmt: skip
+    assert len(names) == 38
+
+
+@pytest.mark.parametrize("name", sorted(PINNED_CASES))
+def test_a_case_equals_the_code_before_issue_25(name: str, computed: dict[str, Any]) -> None:
+    assert _differences(PINNED_CASES[name], computed[name]) == []
+
+
+def test_the_edge_cases_are_what_they_claim(computed: dict[str, Any]) -> None:
+    # copies of one judge are one judge, and agree perfectly
+    copies = computed["score-jury copies n=60 mean"]["diagnostics"]["diagnostics"][0]
+    assert copies["effective_judges"]["estimate"] == pytest.approx(1.0)
+    assert copies["krippendorff_alpha_ordinal"]["alpha"] == 1.0
+    jury_copies = computed["jury copies n=45 majority"]["diagnostics"]
+    assert jury_copies["fleiss_kappa"]["kappa"] == 1.0
+    # a member that never scores: no answer is complete, its figures say why
+    silent = computed["score-jury silent n=60 mean"]["diagnostics"]["diagnostics"][0]
+    assert silent["n_complete_items"] == 0
+    assert silent["effective_judges"] == {
+        "skipped": "0 answer(s) scored by every member; needs at least 2"
+    }
+    assert "skipped" in silent["members"][3]["spearman_with_rest"]
+    assert computed["jury silent n=45 majority"]["diagnostics"]["n_complete_items"] == 0
+    # a single item: nothing to resample
+    one = computed["score-jury mixed n=1 mean"]["diagnostics"]["diagnostics"][0]
+    assert one["effective_judges"] == {
+        "skipped": "1 answer(s) scored by every member; needs at least 2"
+    }
+    assert not one["krippendorff_alpha_ordinal"]["ci"]["estimable"]
