@@ -34,9 +34,14 @@ def _file(path: Path, letters: str) -> Path:
     return path
 
 
-@pytest.fixture
-def baseline(tmp_path: Path) -> Path:
-    """The ``--out`` file of a run of the spread scorer over LETTERS."""
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``--out`` file of a run of the spread scorer over LETTERS.
+
+    Made once for the module: every test only reads it (one that needs it changed
+    writes a copy).
+    """
+    tmp_path = tmp_path_factory.mktemp("baseline")
     out = tmp_path / "old.jsonl"
     code, _, stderr = _score(str(_file(tmp_path / "old_items.jsonl", LETTERS)),
                              "--judge", SPREAD, "--out", str(out))  # fmt: skip

@@ -61,8 +61,10 @@ def assert_clean(opened: Opened) -> None:
     assert opened.page.evaluate("typeof window.pwned") == "undefined"
 
 
-@pytest.fixture
-def hostile(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """The hostile rows' report and ``--out`` records, made once: the tests only read them."""
+    tmp_path = tmp_path_factory.mktemp("hostile")
     items = write_rows(tmp_path / "hostile.jsonl", hostile_rows())
     out, page = tmp_path / "out.jsonl", tmp_path / "hostile.html"
     run_json("compare", str(items), "--judge", MIXED, "--out", str(out), "--html", str(page))
