@@ -22,7 +22,12 @@ Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "a
 
 
 class NoHtmlPage(FairJudgeError, NotImplementedError):
-    """This kind of result has no HTML page yet (``compare``, ``rank`` and ``calibrate`` do)."""
+    """A panel's result (``jury``, ``score-jury``) has no HTML page in the library yet.
+
+    ``compare``, ``score``, ``rank``, ``calibrate`` and ``audit`` results write the page
+    their command writes. A panel's page is drawn by the command line only (``fairjudge
+    jury`` and ``score-jury``, or ``fairjudge report`` on their out file).
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +87,15 @@ class Result:
             The path written.
 
         Raises:
-            NoHtmlPage: This kind has no HTML page yet (a :class:`NotImplementedError`).
+            NoHtmlPage: A panel's result (``jury``, ``score-jury``), which has no HTML page
+                in the library yet (a :class:`NotImplementedError`).
         """
         if self._html is None:
             raise NoHtmlPage(
-                f"a {self.kind!r} result has no HTML page yet; compare, rank and calibrate "
-                "results have one. Use to_dict() or to_pandas() instead"
+                f"a {self.kind!r} result has no HTML page in the library yet; compare, score, "
+                "rank, calibrate and audit results have one, and the command line draws a "
+                "panel's (fairjudge jury, score-jury or report). Use to_dict() or to_pandas() "
+                "instead"
             )
         from fairjudge.report import write_html
 
