@@ -16,6 +16,7 @@ from fairjudge.evaluation._panel import aggregate_scores, leave_one_out, leave_o
 from fairjudge.evaluation._scores_stats import _resampled_medians
 from fairjudge.stats._panel import coincidences
 from fairjudge.stats._rank_stats import kendall, kendall_grid, kendall_loop
+from fairjudge.stats._resample import plan_bootstrap
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -80,3 +81,13 @@ def test_coincidences_are_each_units_matrix() -> None:
         counts = np.array([unit.count(v) for v in values], dtype=float)
         expected = (np.outer(counts, counts) - np.diag(counts)) / (len(unit) - 1)
         assert np.array_equal(matrix, expected)
+
+
+@pytest.mark.parametrize("n_clusters", [3, 7, 2500])
+def test_a_plans_draws_are_one_stream_however_they_are_chunked(n_clusters: int) -> None:
+    # the rank correlations size their chunks by the path they take (the grid needs
+    # fewer cells than the quadratic forms): the same seed must give the same resamples
+    plan = plan_bootstrap(n_clusters, {"n_resamples": 301, "seed": 5})
+    whole = np.concatenate(list(plan.draws(1)))  # every chunk as large as memory allows
+    for cells in (n_clusters * 150, n_clusters * 1000 + 7, 1 << 22):  # 1 << 22: chunks of 2
+        assert np.array_equal(np.concatenate(list(plan.draws(cells))), whole)

@@ -39,6 +39,7 @@ from fairjudge.stats import (
     bootstrap_mean,
     fleiss_kappa,
     judge_agreement,
+    shared_resamples,
 )
 
 if TYPE_CHECKING:
@@ -189,7 +190,15 @@ def _member(k: int, done: list[PanelJudgment], result: JuryResult) -> MemberDiag
 
 
 def jury_diagnostics(result: JuryResult) -> JuryDiagnostics:
-    """Per-member and panel diagnostics of a jury result; no judge is called."""
+    """Per-member and panel diagnostics of a jury result; no judge is called.
+
+    The members' rates share their resampling plans (the same numbers, one draw).
+    """
+    with shared_resamples():
+        return _diagnostics(result)
+
+
+def _diagnostics(result: JuryResult) -> JuryDiagnostics:
     rule = result.aggregation
     done = [j for j in result.judgments if j.outcome is not None]
     clusters = [j.item.cluster_key for j in done]

@@ -46,6 +46,7 @@ from fairjudge.evaluation._scores_stats import (
 )
 from fairjudge.judges import AnswerScores, MemberSpec, PointwiseJury, ScoreRequest, as_rubric
 from fairjudge.prompts import Rubric, get_rubric
+from fairjudge.stats import shared_resamples
 
 if TYPE_CHECKING:
     from fairjudge.judges import MemberUsage
@@ -331,19 +332,23 @@ def panel_result(
     collapse: CollapseRule,
     stopped: str | None,
 ) -> JuryScoreResult:
-    """Summarise the panel's aggregates and each member's own scores."""
+    """Summarise the panel's aggregates and each member's own scores.
+
+    The means' intervals share their resampling plans (the same numbers, one draw).
+    """
     boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n_resamples}
-    dims = _panel_dimensions(rubric, items, collapse, boot)
-    members = tuple(
-        summarise_scores(
-            [ScoredItem(i.item, i.members[k]) for i in items],
-            rubric,
-            judge=name,
-            collapse=collapse,
-            **boot,
+    with shared_resamples():
+        dims = _panel_dimensions(rubric, items, collapse, boot)
+        members = tuple(
+            summarise_scores(
+                [ScoredItem(i.item, i.members[k]) for i in items],
+                rubric,
+                judge=name,
+                collapse=collapse,
+                **boot,
+            )
+            for k, name in enumerate(names)
         )
-        for k, name in enumerate(names)
-    )
     if stopped is not None:
         members = tuple(replace(m, stopped=stopped) for m in members)
     return JuryScoreResult(

@@ -312,16 +312,19 @@ def _correlations(
     u = pairs.shape[0]
     xu, yu = pairs[:, 0], pairs[:, 1]
     merge = sp.csr_array((np.ones(x.size), (np.arange(x.size), inv)), shape=(x.size, u))
+    k = plan.n_clusters
+    # The grid blocks its own memory, the quadratic forms need u^2 cells per resample.
+    # Chunks only size memory: the draws are one stream however it is cut.
     if np.unique(xu).size * np.unique(yu).size <= GRID_KENDALL_MAX:
-        tau = kendall_grid
+        tau, cells = kendall_grid, k + 4 * u
     else:
         tau = kendall if u <= DENSE_KENDALL_MAX else kendall_loop
+        cells = k + 4 * u + u * u // 8
     ones: FloatArray = np.asarray(merge.sum(axis=0), dtype=np.float64).reshape(1, u)
     point = np.array([spearman(xu, yu, ones)[0], tau(xu, yu, ones)[0]])
-    k = plan.n_clusters
     by_cluster = sp.csr_array((np.ones(x.size), (plan.clusters, inv)), shape=(k, u))
     out: list[FloatArray] = []
-    for draws in plan.draws(k + 4 * u + u * u // 8):
+    for draws in plan.draws(cells):
         w = np.asarray((by_cluster.T @ draws.T).T)
         out.append(np.stack([spearman(xu, yu, w), tau(xu, yu, w)], axis=1))
     return point, np.concatenate(out)
