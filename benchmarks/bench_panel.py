@@ -146,7 +146,8 @@ def bench_jury(n: int, n_resamples: int, seed: int) -> list[dict[str, Any]]:
     rule = result.aggregation
     done = [j for j in result.judgments if j.outcome is not None]
     clusters = [j.item.cluster_key for j in done]
-    votes = [[v.value for v in _votes(j, rule)] for j in done]
+    outcomes = [_votes(j, rule) for j in done]
+    votes = [[v.value for v in row] for row in outcomes]
     scores = [_scores(j, rule) for j in done]
     _timed(
         rows, "jury: fleiss_kappa", lambda: fleiss_kappa(votes, questions=clusters, **result.boot)
@@ -156,12 +157,12 @@ def bench_jury(n: int, n_resamples: int, seed: int) -> list[dict[str, Any]]:
     _timed(
         rows,
         "jury: leave-one-out x5",
-        lambda: [_leave_one_out(k, done, result) for k in range(MEMBERS)],
+        lambda: [_leave_one_out(k, done, outcomes, result) for k in range(MEMBERS)],
     )
     _timed(
         rows,
         "jury: human agreement x5",
-        lambda: [_human([_votes(j, rule)[k] for j in done], done, result) for k in range(MEMBERS)],
+        lambda: [_human([v[k] for v in outcomes], done, result) for k in range(MEMBERS)],
     )
     _timed(rows, "jury: jury_diagnostics (all)", lambda: jury_diagnostics(result))
     return rows
@@ -178,6 +179,10 @@ def bench_score_jury(n: int, n_resamples: int, seed: int) -> list[dict[str, Any]
     )
     boot = result.boot
     clusters = [i.item.cluster_key for i in result.items]
+
+    def member_rows(dimension: str) -> list[list[int | None]]:
+        return [i.member_scores(dimension) for i in result.items]
+
     for metric in ("ordinal", "interval"):
         _timed(
             rows,
@@ -210,7 +215,7 @@ def bench_score_jury(n: int, n_resamples: int, seed: int) -> list[dict[str, Any]
     _timed(
         rows,
         "score-jury: spearman with rest x15",
-        lambda: [_with_rest(k, result, d, boot) for d in DIMS for k in range(MEMBERS)],
+        lambda: [_with_rest(k, result, member_rows(d), boot) for d in DIMS for k in range(MEMBERS)],
     )
     _timed(rows, "score-jury: score_jury_diagnostics (all)", lambda: score_jury_diagnostics(result))
     return rows

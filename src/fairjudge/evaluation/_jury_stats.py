@@ -158,20 +158,25 @@ def _human(
     )  # fmt: skip
 
 
-def _leave_one_out(k: int, done: list[PanelJudgment], result: JuryResult) -> Rate | None:
+def _leave_one_out(
+    k: int, done: list[PanelJudgment], item_votes: list[list[Outcome]], result: JuryResult
+) -> Rate | None:
+    """Member ``k``'s agreement with the others; ``item_votes``: each item's :func:`_votes`."""
     rule = result.aggregation
 
     def others(readings: list[Any], weights: list[float]) -> Outcome:
         votes, soft = zip(*readings, strict=True)  # (vote under the rule, soft score) each
         return aggregate(votes, soft, weights, rule)[0]
 
-    rows = [list(zip(_votes(j, rule), j.soft, strict=True)) for j in done]
+    rows = [list(zip(v, j.soft, strict=True)) for v, j in zip(item_votes, done, strict=True)]
     pairs = leave_one_out(k, rows, result.weights, others)
     flags = [own[0] is rest for _, own, rest in pairs]
     return _rate(flags, [done[i].item.cluster_key for i, _, _ in pairs], result)
 
 
-def _member(k: int, done: list[PanelJudgment], result: JuryResult) -> MemberDiagnostics:
+def _member(
+    k: int, done: list[PanelJudgment], votes: list[list[Outcome]], result: JuryResult
+) -> MemberDiagnostics:
     own = result.members[k]
     calls = [c for j in own.judgments for c in j.calls]
     return MemberDiagnostics(
@@ -180,8 +185,8 @@ def _member(k: int, done: list[PanelJudgment], result: JuryResult) -> MemberDiag
         win_rate=own.win_rate,
         position_consistency=own.position_consistency,
         first_position_calls=own.first_position_calls,
-        agreement_with_panel=_leave_one_out(k, done, result),
-        human=_human([_votes(j, result.aggregation)[k] for j in done], done, result),
+        agreement_with_panel=_leave_one_out(k, done, votes, result),
+        human=_human([v[k] for v in votes], done, result),
         calls=len(calls),
         cached=sum(c.reply.cached for c in calls),
         failed=sum(not c.reply.ok for c in calls),
@@ -202,12 +207,13 @@ def _diagnostics(result: JuryResult) -> JuryDiagnostics:
     rule = result.aggregation
     done = [j for j in result.judgments if j.outcome is not None]
     clusters = [j.item.cluster_key for j in done]
-    members = tuple(_member(k, done, result) for k in range(len(result.names)))
+    outcomes = [_votes(j, rule) for j in done]
+    members = tuple(_member(k, done, outcomes, result) for k in range(len(result.names)))
     fleiss: FleissKappa | str = "no item was resolved by every member"
     n = len(result.names)
     agreement = tuple(tuple(float("nan") for _ in range(n)) for _ in range(n))
     if done:
-        votes = [[v.value for v in _votes(j, rule)] for j in done]
+        votes = [[v.value for v in row] for row in outcomes]
         fleiss = fleiss_kappa(votes, questions=clusters, **result.boot)
         agreement = tuple(tuple(row) for row in agreement_matrix(votes))
     scores = [_scores(j, rule) for j in done]

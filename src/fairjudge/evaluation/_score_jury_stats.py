@@ -137,9 +137,9 @@ def _alpha(
 
 
 def _with_rest(
-    k: int, result: JuryScoreResult, dimension: str, boot: dict[str, Any]
+    k: int, result: JuryScoreResult, rows: list[list[int | None]], boot: dict[str, Any]
 ) -> CorrelationResult | str:
-    rows = [item.member_scores(dimension) for item in result.items]
+    """Member ``k`` against the others' aggregate; ``rows``: each answer's member scores."""
 
     def others(scores: list[int | None], weights: list[float]) -> float | None:
         return aggregate_scores(scores, weights, result.aggregation)
@@ -158,14 +158,18 @@ def _with_rest(
 
 
 def _member(
-    k: int, result: JuryScoreResult, dimension: str, boot: dict[str, Any]
+    k: int,
+    result: JuryScoreResult,
+    dimension: str,
+    rows: list[list[int | None]],
+    boot: dict[str, Any],
 ) -> MemberScoreDiagnostics:
     summary = result.members[k].dimensions[result.rubric.names.index(dimension)]
     return MemberScoreDiagnostics(
         name=result.names[k],
         weight=result.weights[k],
         mean=summary.mean,
-        with_rest=_with_rest(k, result, dimension, boot),
+        with_rest=_with_rest(k, result, rows, boot),
         human=summary.human,
     )
 
@@ -188,7 +192,9 @@ def score_jury_diagnostics(result: JuryScoreResult) -> JuryScoreDiagnostics:
                 alpha_interval=_alpha(rows, clusters, "interval", boot),
                 effective=effective(full, [c for _, c in complete], boot, too_few),
                 n_complete=len(complete),
-                members=tuple(_member(k, result, name, boot) for k in range(len(result.names))),
+                members=tuple(
+                    _member(k, result, name, rows, boot) for k in range(len(result.names))
+                ),
             )
         )
     return JuryScoreDiagnostics(tuple(dims))
