@@ -14,7 +14,8 @@ import pytest
 
 from fairjudge.evaluation._panel import aggregate_scores, leave_one_out, leave_one_out_means
 from fairjudge.evaluation._scores_stats import _resampled_medians
-from fairjudge.stats._panel import coincidences
+from fairjudge.stats._alpha_ci import _alphas
+from fairjudge.stats._panel import Metric, alpha_value, coincidences
 from fairjudge.stats._rank_stats import kendall, kendall_grid, kendall_loop
 from fairjudge.stats._resample import plan_bootstrap
 
@@ -91,3 +92,18 @@ def test_a_plans_draws_are_one_stream_however_they_are_chunked(n_clusters: int) 
     whole = np.concatenate(list(plan.draws(1)))  # every chunk as large as memory allows
     for cells in (n_clusters * 150, n_clusters * 1000 + 7, 1 << 22):  # 1 << 22: chunks of 2
         assert np.array_equal(np.concatenate(list(plan.draws(cells))), whole)
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval"])
+def test_alpha_of_many_resamples_at_once_is_alpha_of_each(metric: Metric) -> None:
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        size = int(rng.integers(1, 7))
+        values = np.sort(rng.choice(np.arange(1, 20) / 2, size, replace=False))
+        m = rng.integers(0, 5, (20, size, size)).astype(float)
+        m = (m + m.transpose(0, 2, 1)) / 3.0
+        m[0] = 0.0  # nothing drawn: no alpha
+        m[1] = 0.0
+        m[1, 0, 0] = 4.0  # one value only: no disagreement expected, no alpha
+        one_by_one = [alpha_value(x, values, metric, floor=1e-12) for x in m]
+        assert np.array_equal(_alphas(m, values, metric), np.asarray(one_by_one), equal_nan=True)
