@@ -50,6 +50,52 @@ _CLIPPED = """() => {
   }
   return cut;
 }"""
+# Every word shorter than SHORT_WORD characters that the page breaks across lines: a
+# label squeezed into a narrow column ("usefulnes|s", "posit|ion" at 390 px). A word is
+# a run of letters and digits inside a token (a run without spaces), so "anti-verbose"
+# may still break after its hyphen; a token of SHORT_WORD characters or more (a judge
+# spec, a path) may break anywhere when it cannot fit. SVG text is laid out by the
+# plots, not by the browser, and is checked by _CLIPPED instead.
+SHORT_WORD = 13
+_BROKEN_WORDS = """(short) => {
+  const broken = [];
+  const skip = "svg, script, style, noscript, template, select";
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.parentElement.closest(skip) ? NodeFilter.FILTER_REJECT
+                                                  : NodeFilter.FILTER_ACCEPT,
+  });
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const token of node.data.matchAll(/\\S+/g)) {
+      if (token[0].length >= short) { continue; }
+      for (const word of token[0].matchAll(/[\\p{L}\\p{N}]{2,}/gu)) {
+        const start = token.index + word.index;
+        range.setStart(node, start);
+        range.setEnd(node, start + word[0].length);
+        const lines = new Set(Array.from(range.getClientRects(), r => Math.round(r.bottom)));
+        if (lines.size > 1) {
+          const box = node.parentElement;
+          broken.push(box.tagName + "." + box.className + ": " + word[0] + " in " + token[0]);
+        }
+      }
+    }
+  }
+  return broken;
+}"""
+# Every box that scrolls sideways inside the page (a table wider than its card): the
+# page itself does not scroll, but a reader still has to swipe to read it.
+_SCROLLED = """() => {
+  const wide = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const style = getComputedStyle(node);
+    if (["auto", "scroll"].includes(style.overflowX) && node.clientWidth
+        && node.scrollWidth > node.clientWidth + 1) {
+      wide.push(node.tagName + "." + node.className + " " + (node.scrollWidth - node.clientWidth)
+                + " px: " + node.textContent.trim().slice(0, 60));
+    }
+  }
+  return wide;
+}"""
 _SCRIPT_JSON = r'<script type="application/json" id="{}">(.*?)</script>'
 
 
@@ -138,14 +184,33 @@ def clipped(opened: Opened) -> list[str]:
     return cut
 
 
+def broken_words(opened: Opened, shorter_than: int = SHORT_WORD) -> list[str]:
+    """Every word shorter than ``shorter_than`` characters drawn across two lines."""
+    broken: list[str] = opened.page.evaluate(_BROKEN_WORDS, shorter_than)
+    return broken
+
+
+def scrolled_inside(opened: Opened) -> list[str]:
+    """Every box whose content scrolls sideways inside the page (a table wider than its card)."""
+    wide: list[str] = opened.page.evaluate(_SCROLLED)
+    return wide
+
+
 def assert_sound(opened: Opened) -> None:
-    """No console error, no request but the file, no sideways scroll, no label cut."""
+    """No console error, no request but the file, no sideways scroll, no label cut.
+
+    No sideways scroll means neither the page's nor a box's inside it, and a label is
+    cut when its box hides part of it or when a short word is broken across lines.
+    """
     # Messages given: pytest rewrites the asserts of test modules only, not this helper's.
     assert opened.problems == [], opened.problems
     assert opened.foreign_requests == [], opened.foreign_requests
     over, cut = sideways_scroll(opened), clipped(opened)
     assert over == 0, f"{opened.url}: {over} px of sideways scroll"
     assert cut == [], cut
+    wide, broken = scrolled_inside(opened), broken_words(opened)
+    assert wide == [], f"{opened.url}: boxes that scroll sideways: {wide}"
+    assert broken == [], f"{opened.url}: words broken across lines: {broken}"
 
 
 def open_at(open_report: OpenReport, path: Path, width: int, fragment: str = "") -> Opened:
@@ -153,12 +218,15 @@ def open_at(open_report: OpenReport, path: Path, width: int, fragment: str = "")
     return open_report(path, width=width, fragment=fragment)
 
 
-def screenshots(open_report: OpenReport, path: Path, name: str, *, docs: bool = True) -> list[Path]:
+def screenshots(
+    open_report: OpenReport, path: Path, name: str, *, docs: bool = False
+) -> list[Path]:
     """Open the page at both widths, check it is sound, and save its screenshots.
 
     ``<name>-390.png`` and ``<name>-1440.png`` (whole page) go to the artifacts; with
     ``FAIRJUDGE_DOCS_SCREENSHOTS=1`` and ``docs``, ``docs/img/<name>.png`` (1,440 px,
-    the top) for the README: give ``docs=False`` for a page of hostile test data.
+    the top) for the README: only a README picture's test gives ``docs=True``, so a page
+    of test data never lands in the README's folder.
     """
     saved = []
     for width in WIDTHS:
