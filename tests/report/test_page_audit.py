@@ -106,14 +106,16 @@ def test_audit_page_in_chromium(
         assert "negligible: under 0.05" in rule.inner_text()
 
 
-def test_screenshots_of_a_plain_audit(open_report: OpenReport, tmp_path: Path) -> None:
+def test_readme_picture_of_a_plain_audit(open_report: OpenReport, tmp_path: Path) -> None:
     # The README's picture: the built-in suite, a judge with planted position and
-    # verbosity biases, no hostile text (that page is checked above, not pictured).
+    # verbosity biases, no hostile text (that page is checked above, not pictured). The
+    # command line audits model judges only, and the embedded one takes tens of minutes
+    # on the suite, hence the planted judge; every one of its calls was made, none stored.
     plain = audit(PlantedAuditJudge(name="python/planted-judge", first_share=0.3),
                   settings=SETTINGS)  # fmt: skip
     path = tmp_path / "audit.html"
-    path.write_text(page_html(audit_page(plain, calls_made=0)), "utf-8")
-    saved = pages.screenshots(open_report, path, "audit")
+    path.write_text(page_html(audit_page(plain, calls_made=plain.n_calls)), "utf-8")
+    saved = pages.screenshots(open_report, path, "audit", docs=True)
     assert [p.name for p in saved[:2]] == ["audit-390.png", "audit-1440.png"]
 
 

@@ -249,8 +249,7 @@ README_RUNS = {
              "--judge", "python:fairjudge.examples.judges:first_position"],
     "score-jury": ["score-jury", str(EXAMPLES / "score_answers.jsonl"),
                    "--judge", "python:fairjudge.examples.judges:scorer",
-                   "--judge", "python:tests.report.panel_judges:lenient",
-                   "--judge", "python:tests.report.panel_judges:wordy"],
+                   "--judge", "python:fairjudge.examples.judges:length_scorer"],
 }  # fmt: skip
 
 
@@ -262,7 +261,7 @@ def test_the_example_pages_for_the_readme(
     page = tmp_path / f"{kind}.html"
     summary = run_json(*README_RUNS[kind], "--html", str(page), codes=(0, 4))
     assert pages.embedded(page, "fj-summary") == json.loads(json.dumps(summary))
-    pages.screenshots(open_report, page, kind)
+    pages.screenshots(open_report, page, kind, docs=True)
 
 
 def _measure(open_report: OpenReport, page: Path, name: str, n: int) -> dict[str, Any]:

@@ -23,7 +23,6 @@ from fairjudge._items import ScoreItem
 from fairjudge._types import ExpectedScore, Reply, ScoreReading
 from fairjudge.cli import app
 from fairjudge.evaluation import ScoredItem, score_answers, summarise_scores
-from fairjudge.examples.judges import scorer
 from fairjudge.judges import AnswerScores, ScoreCall
 from fairjudge.prompts import get_rubric
 from fairjudge.report import score_page, score_report
@@ -43,7 +42,7 @@ CATEGORIES = (f"cat {ONERROR}", f"cat{BIDI}")
 JUDGE = "python:tests.report.test_page_score:hostile_scorer"
 SHIFTED = "python:tests.report.test_page_score:shifted_scorer"
 EXAMPLE = "python:fairjudge.examples.judges:scorer"
-EXAMPLE_SHIFTED = "python:tests.report.test_page_score:example_shifted"
+LENGTH = "python:fairjudge.examples.judges:length_scorer"
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
 runner = CliRunner()
 
@@ -58,12 +57,6 @@ def hostile_scorer(question: str, answer: str) -> str:
     level = int(answer[0])
     return json.dumps({"accuracy": level, "relevance": 4, "usefulness": 6 - level,
                        "reason": f"because {ONERROR} {BIDI}"})  # fmt: skip
-
-
-def example_shifted(question: str, answer: str) -> dict[str, int]:
-    """The example scorer, one level lower on accuracy (floored at 1): a run that moved."""
-    scores = scorer(question, answer)
-    return {**scores, "accuracy": max(1, scores["accuracy"] - 1)}
 
 
 def shifted_scorer(question: str, answer: str) -> str:
@@ -310,12 +303,18 @@ def test_time_to_interactive_at_10000_answers(open_report: OpenReport, tmp_path:
     (ARTIFACTS / "score-timing.json").write_text(json.dumps(timing), "utf-8")
 
 
-def test_readme_pictures(open_report: OpenReport, tmp_path: Path) -> None:
-    """The example's pages, at both widths: the README's pictures (score, score-baseline)."""
-    answers, out = EXAMPLES / "score_answers.jsonl", tmp_path / "before.jsonl"
-    html, moved = tmp_path / "score.html", tmp_path / "baseline.html"
-    _run("score", str(answers), "--judge", EXAMPLE, "--out", str(out), "--html", str(html))
-    _run("score", str(answers), "--judge", EXAMPLE_SHIFTED, "--baseline", str(out),
-         "--allow-different", "--html", str(moved))  # fmt: skip
-    pages.screenshots(open_report, html, "score")
-    pages.screenshots(open_report, moved, "score-baseline")
+def test_readme_pictures(
+    open_report: OpenReport, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's pictures (score, score-baseline): its commands on the example data.
+
+    The baseline run swaps in the example judge that scores length, so every dimension
+    moves; run in the folder of ``scores.jsonl``, the page names it as the README does.
+    """
+    monkeypatch.chdir(tmp_path)
+    answers, html, moved = EXAMPLES / "score_answers.jsonl", "score.html", "baseline.html"
+    _run("score", str(answers), "--judge", EXAMPLE, "--out", "scores.jsonl", "--html", html)
+    _run("score", str(answers), "--judge", LENGTH, "--baseline", "scores.jsonl",
+         "--allow-different", "--html", moved)  # fmt: skip
+    pages.screenshots(open_report, tmp_path / html, "score", docs=True)
+    pages.screenshots(open_report, tmp_path / moved, "score-baseline", docs=True)

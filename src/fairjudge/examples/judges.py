@@ -3,7 +3,10 @@
 They are deliberately simple and deterministic, so the CLI can be tried without a
 model: `first_position` shows what pure position bias looks like, `longer` shows
 verbosity bias, and `knows_facts` is a judge that knows the facts of the example set.
-`scorer` is a pointwise judge for `fairjudge score` (the `production` rubric).
+`scorer` is a pointwise judge for `fairjudge score` (the `production` rubric), and
+`length_scorer` is one that scores words, not facts: seat the two on one panel
+(`fairjudge score-jury ... --judge ...:scorer --judge ...:length_scorer`) to see what
+members that disagree look like.
 """
 
 from __future__ import annotations
@@ -64,3 +67,14 @@ def scorer(question: str, answer: str) -> dict[str, int]:
     relevance = 4 if right else 3
     usefulness = 4 if right else 2
     return {"accuracy": accuracy, "relevance": relevance, "usefulness": usefulness}
+
+
+def length_scorer(question: str, answer: str) -> dict[str, int]:
+    """Scores the answer's length, whatever it says: verbosity bias in a pointwise judge.
+
+    One level per three words (1-2 words: 1, 12 or more: 5) on every dimension of the
+    `production` rubric, so the long wrong answers of the example outscore the short
+    right ones: the pointwise counterpart of `longer`.
+    """
+    level = min(5, 1 + len(answer.split()) // 3)
+    return {"accuracy": level, "relevance": level, "usefulness": level}
