@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fairjudge.evaluation._panel import aggregate_scores, leave_one_out, leave_one_out_means
-from fairjudge.evaluation._scores_stats import _resampled_medians
+from fairjudge.evaluation._scores_stats import _resampled_medians, median_interval
 from fairjudge.stats._alpha_ci import _alphas
 from fairjudge.stats._panel import Metric, alpha_value, coincidences
 from fairjudge.stats._rank_stats import kendall, kendall_grid, kendall_loop
@@ -107,3 +107,18 @@ def test_alpha_of_many_resamples_at_once_is_alpha_of_each(metric: Metric) -> Non
         m[1, 0, 0] = 4.0  # one value only: no disagreement expected, no alpha
         one_by_one = [alpha_value(x, values, metric, floor=1e-12) for x in m]
         assert np.array_equal(_alphas(m, values, metric), np.asarray(one_by_one), equal_nan=True)
+
+
+@pytest.mark.parametrize(("n_clusters", "per_cluster"), [(3000, 1), (900, 3), (5, 2)])
+def test_the_medians_interval_is_the_one_drawn_whole(n_clusters: int, per_cluster: int) -> None:
+    # 3,000 clusters: the draws come in two blocks of rows, one stream as before
+    rng = np.random.default_rng(1)
+    values = [round(float(v), 2) for v in rng.normal(3.0, 1.0, n_clusters * per_cluster)]
+    clusters = [f"c{i // per_cluster}" for i in range(len(values))]
+    members = [np.asarray(values[c * per_cluster : (c + 1) * per_cluster])
+               for c in range(n_clusters)]  # fmt: skip
+    draws = np.random.default_rng(3).integers(0, n_clusters, size=(1500, n_clusters))
+    slow = [np.median(np.concatenate([members[i] for i in row])) for row in draws]
+    low, high = np.quantile(slow, [0.025, 0.975])
+    ci = median_interval(values, clusters, seed=3, level=0.95, n_resamples=1500)
+    assert (ci.low, ci.high) == (float(low), float(high))

@@ -267,8 +267,13 @@ def median_interval(
         return ConfidenceInterval.not_estimable(reason, level)
     members = [np.asarray(g, dtype=np.float64) for g in groups.values()]
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
-    medians = _resampled_medians(members, draws)
+    k = len(members)
+    # Drawn in blocks of rows: the same stream as one (n_resamples, k) draw, in less memory.
+    block = max(1, (1 << 22) // k)
+    medians = np.concatenate([
+        _resampled_medians(members, rng.integers(0, k, size=(min(block, n_resamples - s), k)))
+        for s in range(0, n_resamples, block)
+    ])  # fmt: skip
     alpha = (1 - level) / 2
     low, high = np.quantile(medians, [alpha, 1 - alpha])
     return ConfidenceInterval(float(low), float(high), level)
