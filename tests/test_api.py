@@ -299,11 +299,22 @@ def test_score_with_judges_equals_the_score_jury_commands_json(tmp_path: Path) -
     means = {d["name"]: d["mean"]["estimate"] for d in mine["dimensions"]}
     single = fairjudge.score(ANSWERS, scorer).to_dict()["dimensions"]
     assert means == {d["name"]: d["mean"]["estimate"] for d in single}  # two equal members
-    with pytest.raises(NotImplementedError, match="'score-jury' result has no HTML page") as no:
-        result.to_html(tmp_path / "x.html")
-    assert type(no.value).__name__ == "NoHtmlPage"
-    with pytest.raises(NotImplementedError, match="'jury' result has no HTML page"):
-        fairjudge.compare(PAIRS, judges=[longer, LONGER]).to_html(tmp_path / "y.html")
+    page = result.to_html(tmp_path / "x.html").read_text("utf-8")  # score-jury --html's page
+    assert 'data-kind="score-jury"' in page
+    assert _embedded_summary(page)["dimensions"] == result.to_dict()["dimensions"]
+
+
+def test_a_panels_to_html_writes_the_jury_page_of_its_result(tmp_path: Path) -> None:
+    result = fairjudge.compare(PAIRS, judges=[longer, LONGER])
+    page = result.to_html(tmp_path / "jury.html").read_text("utf-8")  # jury --html's page
+    assert 'data-kind="jury"' in page
+    assert _embedded_summary(page)["win_rate"] == result.to_dict()["win_rate"]
+
+
+def _embedded_summary(page: str) -> Any:
+    """The command's JSON a page carries in its ``fj-summary`` data block."""
+    start = page.index('id="fj-summary">') + len('id="fj-summary">')
+    return json.loads(page[start : page.index("</script>", start)])
 
 
 def test_judge_and_judges_together_is_refused_naming_both() -> None:

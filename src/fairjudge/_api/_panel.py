@@ -202,7 +202,7 @@ def run_jury(
     store: str | Path | None, executor: Executor | str | None = None,
 ) -> Result:  # fmt: skip
     """``compare(judges=...)``: what ``fairjudge jury`` runs and reports."""
-    from fairjudge.report import jury_report, render_jury
+    from fairjudge.report import jury_html, jury_report, render_jury
 
     panel, rule, built = pairwise_panel(judges, weights=weights, aggregate=aggregate,
                                         template=template, backend=backend, options=options,
@@ -219,7 +219,8 @@ def run_jury(
     )  # fmt: skip
     return Result("jury", result, report, result.stopped,
                   _rows=lambda: [j.to_dict(result.names) for j in result.judgments],
-                  _summary=lambda: _rendered(render_jury, report))  # fmt: skip
+                  _summary=lambda: _rendered(render_jury, report),
+                  _html=lambda: jury_html(report))  # fmt: skip
 
 
 def run_score_jury(
@@ -229,7 +230,7 @@ def run_score_jury(
     store: str | Path | None, executor: Executor | str | None = None,
 ) -> Result:  # fmt: skip
     """``score(judges=...)``: what ``fairjudge score-jury`` runs and reports."""
-    from fairjudge.report import render_score_jury, score_jury_report
+    from fairjudge.report import render_score_jury, score_jury_html, score_jury_report
 
     panel, rule, built = pointwise_panel(judges, weights=weights, aggregate=aggregate,
                                          rubric=rubric, options=options, store=store,
@@ -243,7 +244,8 @@ def run_score_jury(
     report = score_jury_report(result, title=title(source), run=panel.last_run, skipped=skipped)
     return Result("score-jury", result, report, result.stopped,
                   _rows=lambda: [i.to_dict(result.names) for i in result.items],
-                  _summary=lambda: _rendered(render_score_jury, report))  # fmt: skip
+                  _summary=lambda: _rendered(render_score_jury, report),
+                  _html=lambda: score_jury_html(report))  # fmt: skip
 
 
 def _rendered(render: Callable[[Any, Any], None], report: Any) -> str:

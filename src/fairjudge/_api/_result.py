@@ -13,21 +13,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fairjudge._api._inputs import import_pandas
-from fairjudge._errors import FairJudgeError
 from fairjudge._items import Judgment
 
-__all__ = ["Kind", "NoHtmlPage", "Result"]
+__all__ = ["Kind", "Result"]
 
 Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
-
-
-class NoHtmlPage(FairJudgeError, NotImplementedError):
-    """A panel's result (``jury``, ``score-jury``) has no HTML page in the library yet.
-
-    ``compare``, ``score``, ``rank``, ``calibrate`` and ``audit`` results write the page
-    their command writes. A panel's page is drawn by the command line only (``fairjudge
-    jury`` and ``score-jury``, or ``fairjudge report`` on their out file).
-    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +43,7 @@ class Result:
     report: Any
     stopped: str | None = None
     _rows: Callable[[], list[dict[str, Any]]] = field(default=lambda: [], repr=False)
-    _html: Callable[[], str] | None = field(default=None, repr=False)
+    _html: Callable[[], str] = field(kw_only=True, repr=False)
     _summary: Callable[[], str] | None = field(default=None, repr=False)
 
     def summary(self) -> str:
@@ -85,18 +75,7 @@ class Result:
 
         Returns:
             The path written.
-
-        Raises:
-            NoHtmlPage: A panel's result (``jury``, ``score-jury``), which has no HTML page
-                in the library yet (a :class:`NotImplementedError`).
         """
-        if self._html is None:
-            raise NoHtmlPage(
-                f"a {self.kind!r} result has no HTML page in the library yet; compare, score, "
-                "rank, calibrate and audit results have one, and the command line draws a "
-                "panel's (fairjudge jury, score-jury or report). Use to_dict() or to_pandas() "
-                "instead"
-            )
         from fairjudge.report import write_html
 
         target = Path(path)
