@@ -23,10 +23,10 @@ commands' are. ``--quick`` runs 1,000 items with 200 resamples.
 
 Run: ``python benchmarks/bench_panel.py [--quick] [--only jury|score-jury]``; writes
 ``benchmarks/results/bench_panel.json`` (``bench_panel_quick.json`` with ``--quick``).
-To measure the code before a change, run this script with that package first on
-the path (it imports only public names and the diagnostics' helpers). Timings are
-wall and CPU seconds of this process (BLAS threads included) on a shared machine:
-read the CPU column, with the load average recorded beside them.
+Timings are wall and CPU seconds of this process (BLAS threads included) on a
+shared machine: read the CPU column, with the load average recorded beside them.
+The step-by-step rows call the diagnostics' private helpers, so an older version of
+the package may need this script as of its own commit.
 """
 
 from __future__ import annotations
