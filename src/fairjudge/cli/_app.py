@@ -101,7 +101,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "report": (
         "fairjudge.cli._report",
-        "Write the self-contained HTML report of a saved comparison; no judge is called.",
+        "Write the self-contained HTML page of a saved run; no judge is called.",
     ),
     "rubrics": (
         "fairjudge.cli._rubrics",
