@@ -43,7 +43,7 @@ _Results = Annotated[
 _Output = Annotated[Path, typer.Option("--output", "-o", help="Where to write the HTML report.")]
 _Title = Annotated[
     str | None,
-    typer.Option(help="The report's title. [default: the compared file's name, as compare has it]"),
+    typer.Option(help="The page's title. [default: the one the run's own --html gives it]"),
 ]
 
 
@@ -64,7 +64,8 @@ def report(
     level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
     json_output: Annotated[
-        bool, typer.Option("--json", help="Also print the summary as JSON (as compare does).")
+        bool,
+        typer.Option("--json", help="Also print the summary as JSON (as the run's --json does)."),
     ] = False,
 ) -> None:
     """Write the self-contained HTML page of a saved run; no judge is called."""
