@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -218,3 +219,48 @@ def test_ctrl_c_exits_130_and_keeps_every_finished_call(
         rest = _run(_argv("compare", source, server.base_url, store))
     made = json.loads(rest.stdout)["calls"]["made"]
     assert made <= 2 * N_ITEMS - answered + CONCURRENCY
+
+
+FAIRJUDGE_LINE = re.compile(r"^(fairjudge: \d+ calls: |fairjudge: done: |next: `fairjudge )")
+"""The shapes of what ``compare`` prints on stderr: its progress, summary and next step."""
+
+
+@pytest.mark.slow
+def test_a_run_on_a_local_ray_prints_only_fairjudges_lines(
+    cluster_address: str, tmp_path: Path
+) -> None:
+    # No --ray-address: a local Ray starts for the run and stops with it, though the
+    # module's cluster runs (and /tmp/ray names it). Not --quiet: the progress shows.
+    source = _items(tmp_path)
+    with JudgeServer(Script(judge="longer", latency=0.005, api_key=DEFAULT_API_KEY)) as server:
+        argv = _argv("compare", source, server.base_url, tmp_path / "s.sqlite", "--executor", "ray")
+        argv.remove("--quiet")
+        done = _run(argv)
+        assert server.count("requests") == 2 * N_ITEMS
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines, "the progress and the summary go to stderr"
+    for line in lines:  # Ray's own lines: "[... W ...] network_util.cc:330: ...", "INFO ..."
+        assert FAIRJUDGE_LINE.match(line), line
+        assert not any(mark in line for mark in ("ray", ".cc:", "WARNING", "INFO")), line
+    assert any(line.startswith("fairjudge: done: ") for line in lines)
+    assert json.loads(done.stdout)["calls"]["made"] == 2 * N_ITEMS
+
+
+def test_a_ray_address_where_no_cluster_answers_is_a_usage_error_naming_the_flag(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("ray")
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"127.0.0.1:{probe.getsockname()[1]}"
+    source = _items(tmp_path)
+    with JudgeServer(Script(judge="longer", api_key=DEFAULT_API_KEY)) as server:
+        done = _run(_argv("compare", source, server.base_url, tmp_path / "s.sqlite",
+                          "--executor", "ray", "--ray-address", closed))  # fmt: skip
+        assert server.count("requests") == 0
+    assert done.returncode == 2, done.stderr
+    message = json.loads(done.stdout)["error"]["message"]
+    assert message.startswith(f"--ray-address '{closed}': no Ray cluster answers at {closed}")
+    assert "Check that the cluster is up" in message
+    assert message in " ".join(done.stderr.split())  # the same line on stderr

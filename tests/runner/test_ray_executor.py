@@ -9,11 +9,14 @@ the cluster, carry a backend's errors back with their fields, hold ``rpm`` and
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -510,3 +513,70 @@ def test_a_worker_that_cannot_build_the_backend_stops_the_batch_saying_why(
     assert "set $FAIRJUDGE_DRIVER_ONLY_KEY" in message
     assert KEY not in message
     assert server.count("requests") == 0
+
+
+def _local_driver(base_url: str, env: Mapping[str, str]) -> tuple[dict[str, Any], str]:
+    """Run :mod:`tests.runner._ray_local` (6 calls); what it printed, and its stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.runner._ray_local", base_url, "6"],
+        capture_output=True, text=True, cwd=ROOT, env=dict(env), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def test_no_address_starts_a_fresh_local_ray_even_while_another_runs(
+    cluster: Any, server: JudgeServer
+) -> None:
+    # The module's cluster runs in this process and /tmp/ray names it (the default
+    # address file of ray.init()): a driver built without an address must not join it,
+    # nor refuse (Ray's "num_cpus ... must not be provided" when it tries to).
+    assert (Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster").exists()
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    own, stderr = _local_driver(server.base_url, env)
+    theirs = sorted(n["NodeID"] for n in ray_nodes() if n["Alive"])
+    assert own["made"] == 6
+    assert own["gcs"] != cluster.address
+    assert len(own["nodes"]) == 1
+    assert not set(own["nodes"]) & set(theirs)
+    assert stderr == ""  # not a line of Ray's start-up or shutdown
+    # RAY_ADDRESS, Ray's convention for "the cluster this program belongs to", is followed.
+    joined, _ = _local_driver(server.base_url, {**env, "RAY_ADDRESS": cluster.address})
+    assert joined["made"] == 6
+    assert joined["nodes"] == theirs
+
+
+def ray_nodes() -> list[dict[str, Any]]:
+    import ray
+
+    return list(ray.nodes())
+
+
+@pytest.mark.parametrize(
+    ("address", "says"),
+    [
+        ("127.0.0.1:{closed}", "no Ray cluster answers at 127.0.0.1:{closed}"),
+        ("ray://127.0.0.1:{closed}", "no Ray cluster answers at 127.0.0.1:{closed}"),
+        ("no-port-here", "is no Ray address; give auto, HOST:PORT"),
+    ],
+)
+def test_an_address_where_no_cluster_answers_is_a_config_error_at_once(
+    address: str, says: str
+) -> None:
+    pytest.importorskip("ray")
+    from fairjudge.runner._ray_start import start_ray
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    address, says = address.format(closed=closed), says.format(closed=closed)
+
+    class NoRay:  # ray.init must not be reached: Ray itself would wait for minutes
+        def init(self, **settings: Any) -> None:
+            raise AssertionError(f"ray.init{settings}")
+
+    with pytest.raises(ConfigError) as raised:
+        start_ray(NoRay(), address, None)
+    assert says in str(raised.value)
+    assert str(raised.value).startswith(f"address={address!r}")
+    assert raised.value.params == ("address",)

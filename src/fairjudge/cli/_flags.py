@@ -61,6 +61,7 @@ FLAGS: dict[str, str] = {
     "retry": "--max-attempts",
     "max_attempts": "--max-attempts",
     "executor": "--executor",
+    "address": "--ray-address",  # RayExecutor(address=...)
     # input files
     "allow_empty": "--allow-empty",
     "skip_invalid": "--skip-invalid",

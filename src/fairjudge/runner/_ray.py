@@ -37,10 +37,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import logging
 import os
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fairjudge._call import route_of
 from fairjudge._errors import ConfigError, MissingExtraError
@@ -59,16 +58,19 @@ class RayExecutor:
 
     Args:
         address: The cluster: ``"auto"``, ``"host:port"`` or ``"ray://host:10001"``.
-            ``None`` starts a local Ray instance on this machine, unless this process
-            is already connected to one (then that one is used).
+            ``None``: the cluster ``$RAY_ADDRESS`` names, as for any Ray program; without
+            it, a fresh local Ray instance that stops with the executor (a cluster that
+            ``/tmp/ray`` names is never joined). A process already connected to Ray
+            uses that connection, whatever the address.
         workers: Actors in the shared pool of HTTP workers; default one per node. An
             in-process judge (``local/...``) always gets one actor per node.
-        num_cpus: CPUs of the local instance (``address=None``); default all.
+        num_cpus: CPUs of a local instance; default all. Ignored when joining a cluster.
         rng: Source of retry jitter; seed it for reproducible tests.
 
     Raises:
         MissingExtraError: Ray is not installed.
-        ConfigError: ``workers`` or ``num_cpus`` is not positive.
+        ConfigError: ``workers`` or ``num_cpus`` is not positive; at the first batch,
+            an address where no cluster answers.
 
     Example:
         >>> with JudgeSession(backend, executor=RayExecutor("auto")) as s:  # doctest: +SKIP
@@ -143,17 +145,16 @@ class RayExecutor:
         import ray
 
         from fairjudge.runner._ray_pool import WorkerPool
+        from fairjudge.runner._ray_start import start_ray
 
         if not ray.is_initialized():
-            settings: dict[str, Any] = {
-                "log_to_driver": False,  # workers' output stays in their log files
-                "logging_level": logging.ERROR,  # not its notes on threads and tokens
-            }
-            if self.address is None:
-                settings.update(num_cpus=self.num_cpus, include_dashboard=False)
-            ray.init(address=self.address, **settings)
+            start_ray(ray, self.address, self.num_cpus)
             self._started_ray = True
-        self._pool = WorkerPool(ray, self.workers)
+        try:
+            self._pool = WorkerPool(ray, self.workers)
+        except BaseException:
+            self.close()  # a Ray this executor started stops with the failure
+            raise
         return self._pool
 
     def close(self) -> None:

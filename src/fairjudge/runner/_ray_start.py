@@ -1,0 +1,164 @@
+"""Starting or joining Ray for a :class:`~fairjudge.runner.RayExecutor`, quietly and clearly.
+
+Which Ray a run uses:
+
+- an address given (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``): that cluster;
+- none given, and ``RAY_ADDRESS`` set in the environment: that cluster, as for any
+  Ray program (a driver started by ``ray job submit`` finds its cluster this way);
+- neither: a fresh local instance, started for the executor and stopped with it. It
+  is started with ``address="local"``, so a cluster that ``/tmp/ray`` names (a stale
+  one, or another process's, running) is never joined, and it binds only
+  127.0.0.1: nothing outside this machine is meant to reach it.
+
+What a run prints stays fairjudge's own. Ray's Python logger is set to errors only
+and the workers' output stays in their log files; a local instance lives on 127.0.0.1
+(:func:`_on_loopback`), so Ray never probes the network for this machine's address
+(the probe's "Failed to determine local IP" warning, written by Ray's C++ core
+straight to stderr, is the one line its logging settings cannot reach). A failure
+is not hidden: it becomes one fairjudge error that says what to check.
+
+An address is tried with a plain TCP connection first: Ray itself waits minutes on
+a port where nothing answers before it gives up, a silent hang for a mistyped port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+from fairjudge._errors import ConfigError, FairJudgeError
+
+__all__ = ["cluster_address", "start_ray"]
+
+_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+CONNECT_TIMEOUT_S = 10.0
+"""How long the address check waits for the cluster's port to accept a connection."""
+
+
+def cluster_address(address: str | None) -> str | None:
+    """The cluster to join: ``address``, else ``$RAY_ADDRESS``; ``None``: start a local one."""
+    if address is not None:
+        return address.strip()
+    return os.environ.get("RAY_ADDRESS", "").strip() or None
+
+
+def start_ray(ray: Any, address: str | None, num_cpus: int | None) -> None:
+    """``ray.init`` for the executor: a local instance, or the cluster the address names.
+
+    Args:
+        ray: The imported ``ray`` module.
+        address: The executor's address (``None``: ``$RAY_ADDRESS``, else local).
+        num_cpus: CPUs of a local instance (ignored when joining a cluster).
+
+    Raises:
+        ConfigError: The address is malformed, or no cluster answers there.
+        FairJudgeError: A local instance could not start (Ray's reason is in the
+            message); whatever it had started is shut down.
+    """
+    target = cluster_address(address)
+    settings: dict[str, Any] = {
+        "log_to_driver": False,  # the workers' output stays in their log files
+        "logging_level": logging.ERROR,  # not Ray's notes on threads, tokens, start-up
+    }
+    if target is None:
+        settings.update(address="local", num_cpus=num_cpus, include_dashboard=False)
+    else:
+        host = _check_reachable(target, address is None)
+        settings["address"] = target
+        if host is not None and _is_loopback(host):  # a cluster on this machine's loopback
+            settings["_node_ip_address"] = host
+    try:
+        with _on_loopback(ray, target is None):
+            ray.init(**settings)
+    except Exception as exc:
+        with contextlib.suppress(Exception):  # whatever it started before it failed
+            ray.shutdown()
+        if target is None:
+            raise FairJudgeError(
+                f"could not start a local Ray instance: {type(exc).__name__}: {exc}. "
+                "Check that this machine has free memory and /tmp space, or give the "
+                "address of a running cluster"
+            ) from exc
+        raise ConfigError(
+            f"{_named(target, address is None)}: Ray could not join the cluster there: "
+            f"{type(exc).__name__}: {exc}",
+            params=() if address is None else ("address",),
+        ) from exc
+
+
+@contextlib.contextmanager
+def _on_loopback(ray: Any, local: bool) -> Iterator[None]:
+    """While a local instance starts: every node address it picks is 127.0.0.1.
+
+    Ray's own switch for this (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, what it does
+    on macOS and Windows) is read once, when Ray is imported, so it is set on the
+    imported constant too; the processes the start spawns inherit the variable. Both
+    are put back afterwards: a later start may be asked to join a real cluster.
+    """
+    if not local:
+        yield
+        return
+    constants = ray._private.ray_constants
+    saved = os.environ.get(_CLUSTER_SWITCH), getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    os.environ[_CLUSTER_SWITCH] = "0"
+    if saved[1] is not None:
+        constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if saved[0] is None:
+            os.environ.pop(_CLUSTER_SWITCH, None)
+        else:
+            os.environ[_CLUSTER_SWITCH] = saved[0]
+        if saved[1] is not None:
+            constants.ENABLE_RAY_CLUSTER = saved[1]
+
+
+def _named(target: str, from_environment: bool) -> str:
+    """How a message names the address: the parameter, or the environment variable."""
+    return f"RAY_ADDRESS={target!r} (from the environment)" if from_environment else (
+        f"address={target!r}"
+    )  # fmt: skip
+
+
+def _check_reachable(target: str, from_environment: bool) -> str | None:
+    """The address's host, once its port accepts a connection (``None`` for ``auto``).
+
+    Raises:
+        ConfigError: The address is no Ray address, or nothing answers at it.
+    """
+    if target == "auto":
+        return None
+    params = () if from_environment else ("address",)
+    hostport = target.removeprefix("ray://")
+    host, _, port = hostport.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        raise ConfigError(
+            f"{_named(target, from_environment)} is no Ray address; give auto, HOST:PORT "
+            "(the head node's GCS port, 6379 by default) or ray://HOST:PORT (Ray Client)",
+            params=params,
+        )
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"{_named(target, from_environment)}: no Ray cluster answers at {host}:{port} "
+            f"({type(exc).__name__}: {exc}). Check that the cluster is up (`ray status` "
+            "on its head node) and that this machine reaches that port",
+            params=params,
+        ) from exc
+    return host
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
