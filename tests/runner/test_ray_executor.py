@@ -315,8 +315,8 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
             stored = store.count()
         killer.join(timeout=30)
         assert killed.is_set()
-        alive = [w.alive for w in executor.workers_report()]
-        with Store(tmp_path / "next.sqlite") as store:  # the next batch: a new worker
+        after = executor.workers_report()
+        with Store(tmp_path / "next.sqlite") as store:  # the next batch: no worker to replace
             later = execute(executor, specs_for(backend, 20, start=500), store, backend)
         workers = executor.workers_report()
     s = result.summary
@@ -324,12 +324,15 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
     assert (s.made, s.failed, s.not_run, stored) == (120, 0, 0, 120)  # 0 lost
     assert s.requests == 120 + s.repeated
     assert [same(o) for o in result] == [same(o) for o in clean]
-    assert alive == [False, True]  # the survivor finished the run
-    assert [w.alive for w in workers] == [True, True, False]
-    assert workers[2].pid == victim.pid
+    # Replaced during the batch, on the victim's node (still up): it ends with 2 alive.
+    assert [w.alive for w in after] == [True, True, False]
+    assert after[2].pid == victim.pid
+    assert after[1].pid not in {victim.pid, after[0].pid}
+    assert after[1].node == victim.node
+    assert len({w.node for w in after[:2]}) == 2
+    assert [(w.pid, w.alive) for w in workers] == [(w.pid, w.alive) for w in after]
     assert later.summary.made == 20
     assert workers[1].calls > 0  # the replacement took its share
-    assert len({w.node for w in workers[:2]}) == 2
     assert "sent again after a worker was lost" in s.summary()
 
 

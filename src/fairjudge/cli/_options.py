@@ -159,7 +159,7 @@ class JudgeFlags:
         str | None,
         typer.Option(
             help="The Ray cluster for --executor ray: auto, HOST:PORT or ray://HOST:PORT. "
-            "[default: start a local Ray]"
+            "[default: $RAY_ADDRESS if set, else a local Ray for this run]"
         ),
     ] = None
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False

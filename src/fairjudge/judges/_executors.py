@@ -4,7 +4,9 @@ A session takes ``executor=`` as an :class:`~fairjudge.runner.Executor` object o
 name:
 
 - ``"asyncio"`` (the default): every call on one event loop in this process;
-- ``"ray"``: on a local Ray instance started for the session;
+- ``"ray"``: on a fresh local Ray instance started for the session (on 127.0.0.1,
+  never one another process started), or on the cluster ``$RAY_ADDRESS`` names
+  when it is set, as for any Ray program (:class:`~fairjudge.runner.RayExecutor`);
 - ``"ray:ADDRESS"``: on the Ray cluster at ``ADDRESS`` (``auto``, ``HOST:PORT``,
   ``ray://HOST:PORT``); a bare ``ray://HOST:PORT`` means the same.
 
@@ -68,7 +70,7 @@ class OwnedExecutor:
     a session whose every batch is cached starts no Ray at all.
 
     Args:
-        address: The cluster's address; ``None`` starts a local instance.
+        address: The cluster's address; ``None``: ``$RAY_ADDRESS``, else a local instance.
     """
 
     def __init__(self, address: str | None) -> None:

@@ -25,8 +25,9 @@ and its concurrency slot, until its chunk-mates finish. Per-attempt calls keep t
 engine's retries, limits and budget checks exactly where they are, and each reply is
 stored as it arrives.
 
-A worker lost during a batch is replaced when the next batch starts; during a batch
-the survivors take its share (:mod:`~fairjudge.runner._ray_pool`).
+A worker lost during a batch is replaced at once, on its node if that is still up,
+while the survivors take its share; the batch ends when the replacement is up
+(:mod:`~fairjudge.runner._ray_pool`).
 
 Ray is imported when a batch first needs the cluster, never before: building the
 executor only checks that Ray is installed, and a batch the store answers entirely
@@ -117,15 +118,20 @@ class RayExecutor:
         display = make_progress(options.progress)
         if display is not None:
             options = dataclasses.replace(options, progress=_WorkerProgress(display, pool))
-        result = await run_calls(
-            remote,
-            batch.specs,
-            store=batch.store,
-            options=options,
-            parse=batch.parse,
-            on_progress=batch.on_progress,
-            rng=self.rng,
-        )
+        try:
+            result = await run_calls(
+                remote,
+                batch.specs,
+                store=batch.store,
+                options=options,
+                parse=batch.parse,
+                on_progress=batch.on_progress,
+                rng=self.rng,
+            )
+        except BaseException:
+            pool.cancel_replacements()
+            raise
+        await pool.settle()  # a worker lost late in the batch: its replacement is up
         if pool.by_model:  # the loads of the in-process judges' workers, for the report
             await pool.count_loads()
         if pool.repeated == repeated:

@@ -20,9 +20,12 @@ Workers:
 A worker that dies (its process killed, its node lost) fails the attempts it had in
 flight with Ray's ``RayActorError``; each is sent again to a live worker, counted as
 *repeated* (and as one more request, as a transport's own resend is), never as a
-retry. With no live worker left for a route, the attempt fails with
-:class:`fairjudge.FatalBackendError`, which stops the run the usual way: every
-finished call is in the store.
+retry. A replacement starts at once, in the background (:meth:`WorkerPool.replace`):
+on the lost worker's node if it is still up, else on another live node (an
+in-process judge's worker only on a node that has none), with the backends the lost
+one held; the survivors take the attempts meanwhile. With no live worker left for a
+route, the attempt fails with :class:`fairjudge.FatalBackendError`, which stops the
+run the usual way: every finished call is in the store.
 """
 
 from __future__ import annotations
@@ -97,6 +100,8 @@ class WorkerPool:
         self.shared: list[_Worker] = []
         self.by_model: dict[Route, list[_Worker]] = {}
         self.retired: list[_Worker] = []  # lost, and replaced since
+        self.blobs: dict[Route, bytes] = {}  # each backend as its workers rebuild it
+        self.replacing: set[asyncio.Task[None]] = set()
         self.repeated = 0
         """Attempts sent again because their worker died, over the pool's life."""
 
@@ -162,7 +167,7 @@ class WorkerPool:
             todo = [w for w in workers if w.alive and route not in w.opened]
             if todo:
                 # The backend's __reduce__ leaves its key out: each worker reads its own.
-                blob = dumps(backend)
+                blob = self.blobs[route] = dumps(backend)
                 opened = await asyncio.gather(
                     *(w.handle.open.remote(route, blob) for w in todo), return_exceptions=True
                 )
@@ -215,12 +220,66 @@ class WorkerPool:
             )
         return best
 
-    def lose(self, worker: _Worker) -> None:
-        """Take a dead worker out of service (and make sure Ray does not restart it)."""
-        if worker.alive:
-            worker.alive = False
-            with contextlib.suppress(Exception):  # already gone, which is the point
-                self.ray.kill(worker.handle, no_restart=True)
+    def lose(self, worker: _Worker) -> bool:
+        """Take a dead worker out of service (and make sure Ray does not restart it).
+
+        Returns:
+            Whether it was in service until now (False: already lost).
+        """
+        if not worker.alive:
+            return False
+        worker.alive = False
+        with contextlib.suppress(Exception):  # already gone, which is the point
+            self.ray.kill(worker.handle, no_restart=True)
+        return True
+
+    def replace_soon(self, lost: _Worker, workers: list[_Worker]) -> None:
+        """Start :meth:`replace` in the background; the survivors serve meanwhile."""
+        task = asyncio.ensure_future(self.replace(lost, workers))
+        self.replacing.add(task)
+        task.add_done_callback(self.replacing.discard)
+
+    async def replace(self, lost: _Worker, workers: list[_Worker]) -> None:
+        """A new worker in ``lost``'s place in ``workers``, with the backends it held.
+
+        On ``lost``'s node if it is still up, else on another live node; a model's
+        workers stay one per node, so one whose node is gone is replaced only on a
+        node without one. When none can start (no node left, the backend cannot be
+        built), ``lost`` stays listed and the next batch tries again
+        (:meth:`_revive`): the survivors carry this one.
+        """
+        nodes = await asyncio.to_thread(self.nodes)
+        taken = {w.node for w in workers if w.alive}
+        if lost.serves != "http":
+            nodes = [n for n in nodes if n not in taken]
+        if not nodes:
+            return
+        place = lost.node if lost.node in nodes else nodes[0]
+        try:
+            (worker,) = await self._start([place], lost.serves)
+            for route in sorted(lost.opened):
+                if await worker.handle.open.remote(route, self.blobs[route]) is not None:
+                    self.lose(worker)  # it cannot build what the lost one held
+                    return
+                worker.opened.add(route)
+        except Exception:  # the node went too, or Ray refused: the next batch tries
+            return
+        if lost in workers:  # not already replaced by the next batch's revival
+            workers.remove(lost)
+            self.retired.append(lost)
+            workers.append(worker)
+        else:
+            self.lose(worker)
+
+    async def settle(self) -> None:
+        """Wait for the replacements under way, so a batch ends at full strength."""
+        while self.replacing:
+            await asyncio.gather(*self.replacing, return_exceptions=True)
+
+    def cancel_replacements(self) -> None:
+        """Stop the replacements under way (the batch stopped); the next batch revives."""
+        for task in self.replacing:
+            task.cancel()
 
     def reports(self) -> tuple[WorkerReport, ...]:
         """Every worker started so far: the shared pool, the models' workers, the lost."""
@@ -305,7 +364,8 @@ class RemoteBackend:
             try:
                 ok, value = await ref
             except RayActorError:  # the worker died with this attempt in flight
-                pool.lose(worker)
+                if pool.lose(worker):
+                    pool.replace_soon(worker, self.workers)
                 pool.repeated += 1
                 again += 1
                 continue

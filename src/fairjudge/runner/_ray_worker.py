@@ -53,8 +53,7 @@ class JudgeWorker:
 
     def __init__(self) -> None:
         self.backends: dict[Route, Backend] = {}
-        self.calls = 0
-        self.in_flight = 0
+        self.in_flight = 0  # the driver counts the calls each worker answered
 
     def where(self) -> tuple[str, int]:
         """``(node id, process id)``: where this worker runs, for reports and tests."""
@@ -87,7 +86,6 @@ class JudgeWorker:
             return False, portable(exc)
         finally:  # a cancelled attempt (the driver stopped) ends here too
             self.in_flight -= 1
-        self.calls += 1
         return True, completion
 
     def busy(self) -> int:
