@@ -543,6 +543,10 @@ def test_no_address_starts_a_fresh_local_ray_even_while_another_runs(
     assert len(own["nodes"]) == 1
     assert not set(own["nodes"]) & set(theirs)
     assert stderr == ""  # not a line of Ray's start-up or shutdown
+    # Closed, the executor stopped its Ray gracefully: nothing it spawned runs on. (Shut
+    # down after the thread that started it ended, Ray's agents ran on for a minute.)
+    assert own["spawned"] >= 3
+    assert own["left"] == []
     # RAY_ADDRESS, Ray's convention for "the cluster this program belongs to", is followed.
     joined, _ = _local_driver(server.base_url, {**env, "RAY_ADDRESS": cluster.address})
     assert joined["made"] == 6

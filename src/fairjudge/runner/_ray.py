@@ -50,6 +50,7 @@ from fairjudge.runner._result import RunResult
 
 if TYPE_CHECKING:
     from fairjudge.runner._ray_pool import WorkerPool, WorkerReport
+    from fairjudge.runner._ray_start import RayKeeper
 
 __all__ = ["RayExecutor"]
 
@@ -96,7 +97,7 @@ class RayExecutor:
         self.num_cpus = num_cpus
         self.rng = rng
         self._pool: WorkerPool | None = None
-        self._started_ray = False  # this executor called ray.init, so it shuts Ray down
+        self._keeper: RayKeeper | None = None  # this executor started Ray: it shuts it down
 
     def __repr__(self) -> str:
         return f"RayExecutor(address={self.address!r}, workers={self.workers!r})"
@@ -151,11 +152,10 @@ class RayExecutor:
         import ray
 
         from fairjudge.runner._ray_pool import WorkerPool
-        from fairjudge.runner._ray_start import start_ray
+        from fairjudge.runner._ray_start import RayKeeper
 
         if not ray.is_initialized():
-            start_ray(ray, self.address, self.num_cpus)
-            self._started_ray = True
+            self._keeper = RayKeeper(ray, self.address, self.num_cpus)
         try:
             self._pool = WorkerPool(ray, self.workers)
         except BaseException:
@@ -171,11 +171,9 @@ class RayExecutor:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
-        if self._started_ray:
-            self._started_ray = False
-            import ray
-
-            ray.shutdown()
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            keeper.stop()
 
     async def aclose(self) -> None:
         """:meth:`close`, off the event loop."""

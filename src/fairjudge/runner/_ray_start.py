@@ -28,12 +28,13 @@ import ipaddress
 import logging
 import os
 import socket
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 from fairjudge._errors import ConfigError, FairJudgeError
 
-__all__ = ["cluster_address", "start_ray"]
+__all__ = ["RayKeeper", "cluster_address", "start_ray"]
 
 _CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 CONNECT_TIMEOUT_S = 10.0
@@ -162,3 +163,54 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return host == "localhost"
+
+
+class RayKeeper:
+    """A thread that starts Ray, lives while it runs, and shuts it down: Ray's parent thread.
+
+    Ray ties the processes ``ray.init`` spawns (raylet, GCS) to the thread that spawned
+    them (Linux's parent-death signal follows the thread, not the process). Started
+    from a session's event-loop thread, they were SIGKILLed when that thread ended,
+    before the executor closed: an ungraceful stop after which Ray's agents lingered a
+    minute trying to report it to a GCS already gone. The keeper thread outlives all
+    that: it ends only after :meth:`stop` has shut Ray down gracefully. It is a daemon
+    thread, so an executor never closed cannot hold the interpreter open; Ray's own
+    exit hook shuts Ray down then.
+
+    Args:
+        ray: The imported ``ray`` module.
+        address: As :func:`start_ray`.
+        num_cpus: As :func:`start_ray`.
+
+    Raises:
+        ConfigError, FairJudgeError: As :func:`start_ray`, from the thread.
+    """
+
+    def __init__(self, ray: Any, address: str | None, num_cpus: int | None) -> None:
+        self.ray = ray
+        self.started = threading.Event()
+        self.stopping = threading.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(
+            target=self._keep, args=(address, num_cpus), name="fairjudge-ray", daemon=True
+        )
+        self.thread.start()
+        self.started.wait()
+        if self.error is not None:
+            raise self.error
+
+    def _keep(self, address: str | None, num_cpus: int | None) -> None:
+        try:
+            start_ray(self.ray, address, num_cpus)
+        except BaseException as exc:
+            self.error = exc
+            return
+        finally:
+            self.started.set()
+        self.stopping.wait()
+        self.ray.shutdown()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Shut Ray down (from the thread that started it) and wait for that."""
+        self.stopping.set()
+        self.thread.join(timeout)
