@@ -211,7 +211,7 @@ def test_files_it_cannot_draw_are_refused_naming_why(tmp_path: Path) -> None:
     for key in ("dimensions", "scale"):
         del header["fairjudge"]["settings"][key]
     scored.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", "utf-8")
-    with pytest.raises(InputError, match="mine@3, which is not a built-in rubric"):
+    with pytest.raises(InputError, match="rubric mine@3 is not a built-in rubric"):
         score_jury_page_from_file(scored, seed=0, level=0.95, n_resamples=100)
 
 

@@ -30,7 +30,7 @@ from typing import Any
 from fairjudge._call import Conversation
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item, ScoreItem
-from fairjudge._types import CallError, ExpectedScore, Outcome, ParseFailure, Reply, ScoreReading
+from fairjudge._types import Outcome
 from fairjudge.evaluation import (
     AGGREGATIONS,
     SCORE_AGGREGATIONS,
@@ -45,9 +45,9 @@ from fairjudge.evaluation import (
     summarise_scores,
 )
 from fairjudge.io import OutHeader, read_header, read_records, shown
-from fairjudge.judges import AnswerScores, ScoreCall, recorded_jury
-from fairjudge.prompts import Dimension, Rubric, get_rubric
+from fairjudge.judges import AnswerScores, recorded_jury
 from fairjudge.report._jury import JuryReport, jury_report
+from fairjudge.report._page_score_load import recorded_rubric, score_call
 from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
 
 __all__ = ["load_jury_report", "load_score_jury_report"]
@@ -176,71 +176,12 @@ def load_jury_report(
     return report, header
 
 
-def _rubric(header: OutHeader | None, rows: list[tuple[int, dict[str, Any]]], path: Path) -> Rubric:
-    """The run's rubric: as the header records it, else the built-in one of its name@version."""
-    tag = header.rubric if header is not None else rows[0][1].get("rubric")
-    if not isinstance(tag, str) or "@" not in tag:
-        raise InputError(f"names no rubric (name@version); got {shown(tag)}", path=str(path),
-                         params="out")  # fmt: skip
-    name, _, version = tag.rpartition("@")
-    settings = header.settings if header is not None else {}
-    dims, scale = settings.get("dimensions"), settings.get("scale")
-    if isinstance(dims, list) and dims and isinstance(scale, list) and len(scale) == 2:
-        return Rubric(name, version, tuple(Dimension(str(d), "") for d in dims),
-                      (int(scale[0]), int(scale[1])))  # fmt: skip
-    try:
-        rubric = get_rubric(name)
-    except ConfigError:
-        rubric = None
-    if rubric is None or rubric.version != version:
-        raise InputError(
-            f"scored with rubric {tag}, which is not a built-in rubric of this fairjudge, and "
-            "the header does not record its dimensions and scale (written by an older "
-            "fairjudge): run score-jury again to write a file this fairjudge can draw",
-            path=str(path), params="out",
-        )  # fmt: skip
-    return rubric
-
-
-def _score_call(value: object) -> ScoreCall:
-    if not isinstance(value, dict):
-        raise ValueError("each of 'calls' must be an object")
-    raw = value.get("raw") if isinstance(value.get("raw"), str) else None
-    cached, key = bool(value.get("cached", False)), value.get("key")
-    key = key if isinstance(key, str) else None
-    dimension = value.get("dimension")
-    dimension = dimension if isinstance(dimension, str) else None
-    failure = value.get("failure")
-    if failure == "parse_failure":
-        reply: Reply[ScoreReading] = Reply(
-            raw=raw, failure=ParseFailure(raw or "", str(value.get("reason", ""))), cached=cached,
-            key=key,
-        )  # fmt: skip
-    elif failure == "call_error":
-        error = CallError(str(value.get("kind", "")), str(value.get("reason", "")))
-        reply = Reply(raw=raw, failure=error, cached=cached, key=key)
-    else:
-        payload = value.get("payload") or {}
-        expected = {
-            d: ExpectedScore(float(e["expected"]),
-                             {int(k): float(p) for k, p in e["probabilities"].items()},
-                             float(e["mass"]))
-            for d, e in (payload.get("expected") or {}).items()
-        }  # fmt: skip
-        reading = ScoreReading(
-            {d: int(s) for d, s in (payload.get("scores") or {}).items()},
-            payload.get("reason"), expected,
-        )  # fmt: skip
-        reply = Reply(reading, raw=raw, cached=cached, key=key)
-    return ScoreCall(dimension, reply)
-
-
 def _answer_scores(entry: object) -> AnswerScores:
     if not isinstance(entry, dict) or not isinstance(entry.get("calls"), list):
         raise ValueError("a member's entry needs its 'calls'")
     reason = entry.get("reason")
     return AnswerScores(
-        tuple(_score_call(c) for c in entry["calls"]),
+        tuple(score_call(c) for c in entry["calls"]),
         {str(d): int(s) for d, s in (entry.get("scores") or {}).items()},
         {str(d): float(e) for d, e in (entry.get("expected") or {}).items()},
         reason if isinstance(reason, str) else None,
@@ -285,7 +226,8 @@ def load_score_jury_report(
             or a rubric this fairjudge does not have built in.
     """
     header, rows = _records(path, "score-jury")
-    rubric = _rubric(header, rows, path)
+    tag = header.rubric if header is not None else rows[0][1].get("rubric")
+    rubric = recorded_rubric(tag, header, path, command="score-jury")
     names, weights = _roster(header, rows[0][1])
     scored = []
     for number, record in rows:

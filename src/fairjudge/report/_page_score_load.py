@@ -32,7 +32,7 @@ from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import AnswerScores, ScoreCall
 from fairjudge.prompts import Rubric, get_rubric, load_rubric
 
-__all__ = ["LoadedScores", "calls_of", "load_score_result"]
+__all__ = ["LoadedScores", "calls_of", "load_score_result", "recorded_rubric", "score_call"]
 
 _STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
 
@@ -79,7 +79,8 @@ def _expected(value: object) -> dict[str, ExpectedScore]:
     }
 
 
-def _call(value: object) -> ScoreCall:
+def score_call(value: object) -> ScoreCall:
+    """One recorded rubric call of an ``--out`` record (``score``'s and each panel member's)."""
     if not isinstance(value, dict):
         raise ValueError("each of 'calls' must be an object")
     raw = value.get("raw") if isinstance(value.get("raw"), str) else None
@@ -135,7 +136,7 @@ def _scored(record: object) -> ScoredItem:
         human=_human(record.get("human")),
         cluster=_text(record, "cluster"),
     )
-    return ScoredItem(item, AnswerScores.from_calls([_call(c) for c in calls]))
+    return ScoredItem(item, AnswerScores.from_calls([score_call(c) for c in calls]))
 
 
 def _recorded(name: str, version: str, dims: object, scale: object, path: Path) -> Rubric:
@@ -160,11 +161,15 @@ def _recorded(name: str, version: str, dims: object, scale: object, path: Path) 
         raise InputError(f"header: its rubric cannot be rebuilt ({exc})", path=str(path)) from None
 
 
-def _rubric(header: OutHeader | None, path: Path) -> Rubric:
-    tag = header.rubric if header is not None else None
-    if not tag:
-        raise InputError("the header names no rubric; give a file written by `score out`",
-                         path=str(path), params="out")  # fmt: skip
+def recorded_rubric(tag: object, header: OutHeader | None, path: Path, *, command: str) -> Rubric:
+    """The run's rubric: as the header records it, else the built-in one of its name@version.
+
+    ``command`` (``score``, ``score-jury``) is the one to run again for a file written
+    before headers recorded the rubric.
+    """
+    if not isinstance(tag, str) or "@" not in tag:
+        raise InputError(f"names no rubric (name@version); got {shown(tag)}", path=str(path),
+                         params="out")  # fmt: skip
     name, _, version = tag.rpartition("@")
     settings = header.settings if header is not None else {}
     dims, scale = settings.get("dimensions"), settings.get("scale")
@@ -177,10 +182,10 @@ def _rubric(header: OutHeader | None, path: Path) -> Rubric:
     if rubric is None or rubric.version != version:
         raise InputError(
             f"rubric {tag} is not a built-in rubric of this fairjudge, and the header does not "
-            "record its dimensions and scale (written by an older fairjudge); score again to "
-            "write a file this fairjudge can draw",
-            path=str(path),
-        )
+            "record its dimensions and scale (written by an older fairjudge); run "
+            f"{command} again to write a file this fairjudge can draw",
+            path=str(path), params="out",
+        )  # fmt: skip
     return rubric
 
 
@@ -210,7 +215,8 @@ def load_score_result(
     if not items:
         raise InputError("holds no scored answer; give a file written by `score out`",
                          path=str(path), params="out")  # fmt: skip
-    rubric = _rubric(header, path)
+    rubric = recorded_rubric(header.rubric if header is not None else None, header, path,
+                             command="score")  # fmt: skip
     result = summarise_scores(items, rubric, seed=seed, level=level, n_resamples=n_resamples,
                               judge=header.judge if header is not None else None)  # fmt: skip
     if any(i.scored.not_run for i in items):
