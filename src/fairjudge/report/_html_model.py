@@ -35,7 +35,16 @@ __all__ = ["Headline", "View", "comparison_view", "ranking_view"]
 
 @dataclass(frozen=True, slots=True)
 class Headline:
-    """The plain-language conclusion and the one figure behind it."""
+    """A page's conclusion: one sentence, and the figure behind it when there is one.
+
+    One type for every page (the comparison's and the page kit's).
+
+    Attributes:
+        verdict: The sentence (``#fj-verdict``), the one the command prints.
+        label: What the figure is; ``estimate`` and ``ci`` the figure as printed.
+        note: A line under the figure (counts, how it was estimated).
+        warnings: Shown in the warning style (partial run, failures, alarms).
+    """
 
     verdict: str
     label: str = ""

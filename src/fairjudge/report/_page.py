@@ -36,6 +36,7 @@ from typing import Any, Literal
 from fairjudge._version import __version__
 from fairjudge.report._html import _asset, _environment, content_security_policy
 from fairjudge.report._html_items import script_json
+from fairjudge.report._html_model import Headline
 from fairjudge.report._html_svg import ForestPlot
 from fairjudge.report._page_plots import Heatmap, Histogram
 from fairjudge.report._text import visible, visible_all
@@ -55,25 +56,6 @@ __all__ = [
 ]
 
 PageKind = Literal["score", "audit", "jury", "score-jury"]
-
-
-@dataclass(frozen=True, slots=True)
-class Headline:
-    """The page's conclusion: one sentence, and the figure behind it when there is one.
-
-    Attributes:
-        verdict: The sentence (``#fj-verdict``), the one the command prints.
-        label: What the figure is; ``estimate`` and ``ci`` the figure as printed.
-        note: A line under the figure (counts, how it was estimated).
-        warnings: Shown in the warning style (partial run, failures, alarms).
-    """
-
-    verdict: str
-    label: str = ""
-    estimate: str = ""
-    ci: str = ""
-    note: str = ""
-    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

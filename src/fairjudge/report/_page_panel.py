@@ -147,8 +147,7 @@ def panel_page(
         template_or_rubric=f.template_or_rubric, seed=f.seed, calls_made=f.calls_made,
         calls_cached=f.calls_cached, cost=f.cost, extra=f.extra,
     )  # fmt: skip
-    headline = Headline(**{k: getattr(view.headline, k) for k in (
-        "verdict", "label", "estimate", "ci", "note", "warnings")})  # fmt: skip
+    headline = view.headline
     roster = FigureTable("The members: the matrices name each by its number",
                          ("member", "weight"), view.roster)  # fmt: skip
     panel: list[Any] = [roster]
