@@ -35,9 +35,7 @@ __all__ = ["Headline", "View", "comparison_view", "ranking_view"]
 
 @dataclass(frozen=True, slots=True)
 class Headline:
-    """A page's conclusion: one sentence, and the figure behind it when there is one.
-
-    One type for every page (the comparison's and the page kit's).
+    """A page's conclusion (every page's): one sentence, and the figure behind it if any.
 
     Attributes:
         verdict: The sentence (``#fj-verdict``), the one the command prints.
