@@ -175,7 +175,9 @@ def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
             judgments.append(_judgment(record))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
             raise InputError(
-                f"not a result record of `fairjudge compare out` ({_clipped(exc)})",
+                f"not a result record of `fairjudge compare out` ({_clipped(exc)}); a file with "
+                "no header line is read as one, and the pages draw a file written by out of "
+                "compare, calibrate, score, audit, jury or score-jury",
                 path=str(path),
                 line=number,
                 params="out",
