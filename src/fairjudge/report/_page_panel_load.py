@@ -49,6 +49,7 @@ from fairjudge.judges import AnswerScores, recorded_jury
 from fairjudge.report._jury import JuryReport, jury_report
 from fairjudge.report._page_score_load import recorded_rubric, score_call
 from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
+from fairjudge.stats import shared_resamples
 
 __all__ = ["load_jury_report", "load_score_jury_report"]
 
@@ -239,14 +240,15 @@ def load_score_jury_report(
     rule = check_rule(str(recorded or rows[0][1].get("aggregation") or "mean"),
                       SCORE_AGGREGATIONS, what=" for scores")  # fmt: skip
     boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n_resamples}
-    members = tuple(
-        summarise_scores([ScoredItem(s.item, s.members[k]) for s in scored], rubric, judge=name,
-                         **boot)
-        for k, name in enumerate(names)
-    )  # fmt: skip
     not_run = any(m.not_run for s in scored for m in s.members)
-    result = JuryScoreResult(
-        rubric, tuple(names), tuple(weights), rule, (), tuple(scored), members, CollapseRule(),
-        seed, level, n_resamples, _STOPPED if not_run else None,
-    ).with_aggregation(rule)  # fmt: skip
+    with shared_resamples():  # as score-jury summarises: the same intervals, one draw per plan
+        members = tuple(
+            summarise_scores([ScoredItem(s.item, s.members[k]) for s in scored], rubric,
+                             judge=name, **boot)
+            for k, name in enumerate(names)
+        )  # fmt: skip
+        result = JuryScoreResult(
+            rubric, tuple(names), tuple(weights), rule, (), tuple(scored), members,
+            CollapseRule(), seed, level, n_resamples, _STOPPED if not_run else None,
+        ).with_aggregation(rule)  # fmt: skip
     return score_jury_report(result, title=_source(header, path)), header
