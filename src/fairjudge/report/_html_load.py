@@ -46,7 +46,7 @@ from fairjudge.evaluation import EvalSettings, PairwiseResult, summarise
 from fairjudge.evaluation import judgment as judgment_of
 from fairjudge.io import OutHeader, read_header, read_records, shown
 
-__all__ = ["load_results"]
+__all__ = ["clipped", "load_results"]
 
 _ITEM_KEYS = frozenset(
     {"id", "question", "answer_1", "answer_2", "category", "human", "human_score", "outcome",
@@ -175,7 +175,7 @@ def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
             judgments.append(_judgment(record))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
             raise InputError(
-                f"not a result record of `fairjudge compare out` ({_clipped(exc)}); a file with "
+                f"not a result record of `fairjudge compare out` ({clipped(exc)}); a file with "
                 "no header line is read as one, and the pages draw a file written by out of "
                 "compare, calibrate, score, audit, jury or score-jury",
                 path=str(path),
@@ -188,7 +188,7 @@ def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
     return header, judgments
 
 
-def _clipped(exc: Exception, width: int = 200) -> str:
+def clipped(exc: Exception, width: int = 200) -> str:
     """An exception's message, cut short: it may quote a value from the file."""
     text = str(exc)
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fairjudge._call import Conversation
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
@@ -46,8 +45,9 @@ from fairjudge.evaluation import (
 )
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import AnswerScores, recorded_jury
+from fairjudge.report._html_load import clipped
 from fairjudge.report._jury import JuryReport, jury_report
-from fairjudge.report._page_score_load import recorded_rubric, score_call
+from fairjudge.report._page_score_load import question_of, recorded_rubric, score_call
 from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
 from fairjudge.stats import shared_resamples
 
@@ -76,23 +76,6 @@ def _records(path: Path, kind: str) -> tuple[OutHeader | None, list[tuple[int, d
     return header, rows
 
 
-def _question(value: object) -> str | Conversation:
-    if isinstance(value, str):
-        return value
-    if (
-        isinstance(value, list)
-        and value
-        and all(
-            isinstance(t, dict)
-            and isinstance(t.get("role"), str)
-            and isinstance(t.get("content"), str)
-            for t in value
-        )
-    ):
-        return tuple((t["role"], t["content"]) for t in value)
-    raise ValueError("'question' must be a string or a list of {role, content} turns")
-
-
 def _text(record: Mapping[str, Any], key: str) -> str:
     value = record.get(key)
     if not isinstance(value, str):
@@ -106,16 +89,14 @@ def _optional(record: Mapping[str, Any], key: str) -> str | None:
 
 
 def _fail(path: Path, number: int, kind: str, exc: Exception) -> InputError:
-    text = str(exc)
-    text = text if len(text) <= 200 else text[:199] + "…"
-    return InputError(f"not a record of `fairjudge {kind} out` ({text})", path=str(path),
+    return InputError(f"not a record of `fairjudge {kind} out` ({clipped(exc)})", path=str(path),
                       line=number, params="out")  # fmt: skip
 
 
 def _pair(record: Mapping[str, Any]) -> Item:
     human, score = record.get("human"), record.get("human_score")
     return Item(
-        question=_question(record.get("question")),
+        question=question_of(record.get("question")),
         answer_1=_text(record, "answer_1"),
         answer_2=_text(record, "answer_2"),
         id=_optional(record, "id"),
@@ -194,7 +175,7 @@ def _scored(record: Mapping[str, Any], names: list[str]) -> PanelScoredItem:
     if not isinstance(human, dict):
         raise ValueError("'human' must be an object of scores by dimension")
     item = ScoreItem(
-        question=_question(record.get("question")), answer=_text(record, "answer"),
+        question=question_of(record.get("question")), answer=_text(record, "answer"),
         id=_optional(record, "id"), reference=_optional(record, "reference"),
         category=_optional(record, "category"), system=_optional(record, "system"),
         human={str(d): float(s) for d, s in human.items()}, cluster=_optional(record, "cluster"),

@@ -31,8 +31,16 @@ from fairjudge.evaluation import ScoredItem, ScoreResult, summarise_scores
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import AnswerScores, ScoreCall
 from fairjudge.prompts import Rubric, get_rubric, load_rubric
+from fairjudge.report._html_load import clipped
 
-__all__ = ["LoadedScores", "calls_of", "load_score_result", "recorded_rubric", "score_call"]
+__all__ = [
+    "LoadedScores",
+    "calls_of",
+    "load_score_result",
+    "question_of",
+    "recorded_rubric",
+    "score_call",
+]
 
 _STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
 
@@ -54,7 +62,8 @@ def _text(record: Mapping[str, Any], key: str, *, required: bool = False) -> str
     return value
 
 
-def _question(value: object) -> str | tuple[tuple[str, str], ...]:
+def question_of(value: object) -> str | tuple[tuple[str, str], ...]:
+    """A record's question: a string, or a conversation of {role, content} string turns."""
     if isinstance(value, str):
         return value
     if isinstance(value, list) and value and all(
@@ -127,7 +136,7 @@ def _scored(record: object) -> ScoredItem:
     if not isinstance(calls, list) or not calls:
         raise ValueError("'calls' must be a non-empty list of call records")
     item = ScoreItem(
-        question=_question(record.get("question")),
+        question=question_of(record.get("question")),
         answer=_text(record, "answer", required=True) or "",
         id=None if record.get("id") is None else str(record["id"]),
         reference=_text(record, "reference"),
@@ -210,7 +219,7 @@ def load_score_result(
         try:
             items.append(_scored(record))
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-            raise InputError(f"not a record of `fairjudge score out` ({str(exc)[:200]})",
+            raise InputError(f"not a record of `fairjudge score out` ({clipped(exc)})",
                              path=str(path), line=number, params="out") from None  # fmt: skip
     if not items:
         raise InputError("holds no scored answer; give a file written by `score out`",
