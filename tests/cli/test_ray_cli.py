@@ -34,60 +34,28 @@ from typing import Any
 import pytest
 
 from tests.cli._kill import kill_after_requests
+from tests.runner._ray_cluster import two_node_cluster
 from tests.server import DEFAULT_API_KEY, JudgeServer, Script
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = "from fairjudge.cli import main; main()"
-RUN_THEM = (
-    "RAY_DISABLE_USAGE_STATS=1 unshare -n sh -c "
-    "'ip link set lo up && .venv/bin/pytest -q -n 0 -p no:randomly tests/cli/test_ray_cli.py'"
-)
+THESE = "tests/cli/test_ray_cli.py"
 EXAMPLES = REPO / "src" / "fairjudge" / "examples"
 N_ITEMS = 150  # x 2 orders = 300 calls
 CONCURRENCY = 8
 
 
-def _loopback_only() -> bool:
-    """Whether this network namespace has no interface but ``lo`` (asked of the kernel:
-    ``/sys/class/net`` still lists the host's interfaces after ``unshare -n``)."""
-    try:
-        return [name for _, name in socket.if_nameindex()] == ["lo"]
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def cluster_address() -> Iterator[str]:
     """A head and one more node, 1 CPU each, no dashboard: its address, for --ray-address."""
-    pytest.importorskip("ray")
-    if not _loopback_only():
-        pytest.skip(
-            "the Ray tests run only in a network namespace with nothing but loopback "
-            f"(Ray would bind the external address); as root: {RUN_THEM}"
-        )
-    os.environ["RAY_DISABLE_USAGE_STATS"] = "1"
     # The workers read the key from their own environment (it never travels): set it
     # before the nodes start, as it is set where `ray start` runs on a real cluster.
-    key = os.environ.get("OPENAI_API_KEY")
-    os.environ["OPENAI_API_KEY"] = DEFAULT_API_KEY
-    import ray
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(
-        initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
-    )
+    clusters = two_node_cluster(THESE, "OPENAI_API_KEY", DEFAULT_API_KEY)
+    cluster = next(clusters)
     try:
-        cluster.add_node(num_cpus=1)
-        ray.init(address=cluster.address, log_to_driver=False, logging_level="warning")
-        cluster.wait_for_nodes()
         yield cluster.address
     finally:
-        ray.shutdown()
-        cluster.shutdown()
-        if key is None:
-            os.environ.pop("OPENAI_API_KEY", None)
-        else:
-            os.environ["OPENAI_API_KEY"] = key
+        clusters.close()  # shuts the cluster down and puts the key's variable back
 
 
 def _items(folder: Path) -> Path:

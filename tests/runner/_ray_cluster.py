@@ -20,10 +20,14 @@ import pytest
 from fairjudge._call import Backend, CallSpec
 from fairjudge.backends import OpenAIBackend
 
-RUN_THEM = (
-    "RAY_DISABLE_USAGE_STATS=1 unshare -n sh -c "
-    "'ip link set lo up && .venv/bin/pytest -q -n 0 -p no:randomly tests/runner/test_ray_*.py'"
-)
+
+def run_them(tests: str) -> str:
+    """How to run ``tests`` where they can run: as root, in a loopback-only namespace."""
+    return (
+        "RAY_DISABLE_USAGE_STATS=1 unshare -n sh -c "
+        f"'ip link set lo up && .venv/bin/pytest -q -n 0 -p no:randomly {tests}'"
+    )
+
 
 KEY_ENV = "FAIRJUDGE_RAY_TEST_KEY"
 """The variable the test backends read their key from, on the driver and on the workers."""
@@ -44,25 +48,29 @@ def loopback_only() -> bool:
         return False
 
 
-def require_loopback_namespace() -> None:
+def require_loopback_namespace(tests: str = "tests/runner/test_ray_*.py") -> None:
     """Skip unless Ray can only bind loopback here (see the module docstring)."""
     pytest.importorskip("ray")
     if not loopback_only():
         pytest.skip(
             "the Ray tests run only in a network namespace with nothing but loopback "
-            f"(Ray would bind the external address); as root: {RUN_THEM}"
+            f"(Ray would bind the external address); as root: {run_them(tests)}"
         )
 
 
-def two_node_cluster() -> Iterator[Any]:
+def two_node_cluster(
+    tests: str = "tests/runner/test_ray_*.py", key_env: str = KEY_ENV, key: str = KEY
+) -> Iterator[Any]:
     """A head and one more node, 1 CPU each, no dashboard; this process connected.
 
-    The key's variable is set before the nodes start, so every worker inherits it,
-    as a worker on a real cluster has its key in its own environment.
+    The key's variable (``key_env``) is set before the nodes start, so every worker
+    inherits it, as a worker on a real cluster has its key in its own environment;
+    its value before is put back at the end. ``tests``: what the skip says to run.
     """
-    require_loopback_namespace()
+    require_loopback_namespace(tests)
     os.environ["RAY_DISABLE_USAGE_STATS"] = "1"
-    os.environ[KEY_ENV] = KEY
+    before = os.environ.get(key_env)
+    os.environ[key_env] = key
     import ray
     from ray.cluster_utils import Cluster
 
@@ -77,7 +85,10 @@ def two_node_cluster() -> Iterator[Any]:
     finally:
         ray.shutdown()
         cluster.shutdown()
-        os.environ.pop(KEY_ENV, None)
+        if before is None:
+            os.environ.pop(key_env, None)
+        else:
+            os.environ[key_env] = before
 
 
 def session_dir() -> Path:
