@@ -12,11 +12,12 @@ from __future__ import annotations
 import importlib
 import time
 from types import ModuleType
-from typing import Unpack
+from typing import Any, Unpack
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import ConfigError, MissingExtraError, ServerError
-from fairjudge.backends._http_base import HTTPBackend, HTTPOptions
+from fairjudge._errors import ConfigError, MissingExtraError
+from fairjudge.backends._anthropic_reply import completion_from_reply
+from fairjudge.backends._http_base import REPLY_MAX_TOKENS, HTTPBackend, HTTPOptions
 
 __all__ = ["AnthropicBackend"]
 
@@ -58,45 +59,44 @@ class AnthropicBackend(HTTPBackend):
             raise ConfigError(f"the anthropic backend needs an API key: set ${self._api_key_env}")
         self._client = self._sdk_client(self._loaded_sdk.AsyncAnthropic, key)
 
+    def request_body(self, spec: CallSpec) -> dict[str, Any]:
+        """The JSON body of the Messages request this backend sends for ``spec``.
+
+        System messages are joined into the ``system`` parameter; the rest keep their
+        order. Every parameter travels in the body as given (SDK releases differ in
+        which sampling arguments ``create`` names, and the body is what the API reads
+        either way); ``max_tokens`` is required by the API, so it is always there.
+        The same body is a Message Batches request's ``params``.
+        """
+        system = "\n\n".join(content for role, content in spec.messages if role == "system")
+        body: dict[str, Any] = {
+            "model": spec.model,
+            "max_tokens": spec.params.get("max_tokens", REPLY_MAX_TOKENS),
+            "messages": [{"role": r, "content": c} for r, c in spec.messages if r != "system"],
+        }
+        if system:
+            body["system"] = system
+        body.update((k, v) for k, v in spec.params.items() if k != "max_tokens")
+        return body
+
     async def complete(self, spec: CallSpec) -> Completion:
         """Send one message and return the reply's text.
 
-        System messages are joined into the ``system`` parameter; the rest keep their
-        order. Raises the same errors as :meth:`OpenAIBackend.complete`.
+        Raises the same errors as :meth:`OpenAIBackend.complete`.
         """
-        system = "\n\n".join(content for role, content in spec.messages if role == "system")
-        messages = [{"role": r, "content": c} for r, c in spec.messages if r != "system"]
-        # Everything but the required max_tokens travels in the body as given: SDK
-        # releases differ in which sampling arguments `create` names (recent ones name
-        # no temperature at all), and the body is what the API reads either way.
-        extra = {k: v for k, v in spec.params.items() if k != "max_tokens"}
-        if system:
-            extra["system"] = system
+        sdk = self._loaded_sdk
         start = time.perf_counter()
         try:
-            reply = await self._client.messages.create(
-                model=spec.model,
-                messages=messages,
-                max_tokens=spec.params.get("max_tokens", 1024),
-                extra_body=extra,
+            # client.post (the SDK's way to call any endpoint) keeps its auth, the
+            # anthropic-version header, timeouts and error classes, and sends exactly
+            # request_body: one body for online calls and batch files.
+            reply = await self._client.post(
+                "/v1/messages", body=self.request_body(spec), cast_to=sdk.types.Message
             )
-        except self._loaded_sdk.AnthropicError as exc:
+        except sdk.AnthropicError as exc:
             raise self._translate(exc) from exc
         except ValueError as exc:  # the SDK lets json.JSONDecodeError through on a bad body
             raise self._not_json() from exc
         latency = time.perf_counter() - start
-        try:
-            texts = [b.text for b in reply.content if getattr(b, "type", None) == "text"]
-        except (AttributeError, TypeError) as exc:
-            raise ServerError(f"anthropic backend: {self._where}: reply has no content") from exc
-        if not texts:
-            raise ServerError(f"anthropic backend: {self._where}: reply has no text block")
-        usage = getattr(reply, "usage", None)
-        return Completion(
-            text="".join(texts),
-            top_logprobs=None,
-            input_tokens=getattr(usage, "input_tokens", None),
-            output_tokens=getattr(usage, "output_tokens", None),
-            latency_s=latency,
-            model=getattr(reply, "model", None),
-        )
+        data = reply.to_dict() if hasattr(reply, "to_dict") else reply
+        return completion_from_reply(data, latency, self._where)

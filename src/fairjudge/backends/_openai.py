@@ -181,6 +181,22 @@ class OpenAIBackend(HTTPBackend):
             return {}
         return {"logprobs": True, "top_logprobs": self._top_logprobs}
 
+    def request_body(self, spec: CallSpec) -> dict[str, Any]:
+        """The JSON body of the chat-completions request this backend sends for ``spec``.
+
+        What the run has learned so far applies (a server that refused logprobs gets
+        none), so the body is exactly what goes on the wire now; the same body is an
+        OpenAI Batch API request line's ``body``.
+        """
+        params = spec.params
+        if not self._send_logprobs:
+            params = {k: v for k, v in params.items() if k not in _LOGPROB_KEYS}
+        return {
+            **params,
+            "model": spec.model,
+            "messages": [{"role": role, "content": content} for role, content in spec.messages],
+        }
+
     async def complete(self, spec: CallSpec) -> Completion:
         """Send one chat completion and return its reply.
 
@@ -194,15 +210,8 @@ class OpenAIBackend(HTTPBackend):
             AuthenticationError: 401/403.
             FatalBackendError: 400/404/422 and other client errors.
         """
-        params = spec.params
-        sends_logprobs = self._send_logprobs and any(k in params for k in _LOGPROB_KEYS)
-        if not self._send_logprobs:
-            params = {k: v for k, v in params.items() if k not in _LOGPROB_KEYS}
-        body = {
-            **params,
-            "model": spec.model,
-            "messages": [{"role": role, "content": content} for role, content in spec.messages],
-        }
+        sends_logprobs = self._send_logprobs and any(k in spec.params for k in _LOGPROB_KEYS)
+        body = self.request_body(spec)
         if self._open_lean is not None:
             if self._lean is None:
                 self._lean = self._open_lean()

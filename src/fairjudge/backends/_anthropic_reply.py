@@ -1,0 +1,66 @@
+"""Reading an Anthropic Messages reply (a parsed JSON body) into a :class:`Completion`.
+
+One reader for every way a Message reaches fairjudge: the online call (the SDK's
+object turned back into the fields the server sent) and a Message Batches result
+line, so both give the same :class:`~fairjudge._call.Completion` and the same errors.
+
+The reply's shape is documented at https://docs.anthropic.com/en/api/messages:
+``content`` is a list of blocks; with extended thinking the ``thinking`` (and
+``redacted_thinking``) blocks come before the ``text`` blocks, and only the text
+blocks are the answer. ``usage`` counts ``input_tokens`` (the uncached part of the
+prompt), ``output_tokens`` (thinking included: it is billed as output) and, with
+prompt caching, ``cache_creation_input_tokens`` and ``cache_read_input_tokens``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fairjudge._call import Completion
+from fairjudge._errors import ServerError
+
+__all__ = ["completion_from_reply"]
+
+
+def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
+    """A :class:`Completion` from a parsed Messages reply.
+
+    The text is the text blocks joined in order (thinking blocks are the model's
+    hidden work, not its answer). The Messages API reports no logprobs, so
+    ``top_logprobs`` is ``None``.
+
+    Args:
+        reply: The reply body as parsed JSON (a mapping).
+        latency: Seconds the call took, recorded on the completion.
+        where: ``"model ... at host"``, named in errors.
+
+    Raises:
+        ServerError: The reply has no content list, or no text block in it (a reply
+            cut off by ``max_tokens`` while still thinking has none: the message
+            says so, and what to raise).
+    """
+    try:
+        blocks = reply["content"]
+        texts = [b["text"] for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"]
+    except (TypeError, KeyError) as exc:
+        raise ServerError(f"anthropic backend: {where}: reply has no content") from exc
+    if not texts or not all(isinstance(t, str) for t in texts):
+        if reply.get("stop_reason") == "max_tokens":
+            raise ServerError(
+                f"anthropic backend: {where}: the reply reached max_tokens before any text "
+                "(thinking used the whole cap); raise --max-tokens, or lower --thinking-budget"
+            )
+        raise ServerError(f"anthropic backend: {where}: reply has no text block")
+    usage = reply.get("usage")
+    if not isinstance(usage, Mapping):
+        usage = {}
+    model = reply.get("model")
+    return Completion(
+        text="".join(texts),
+        top_logprobs=None,
+        input_tokens=usage.get("input_tokens"),
+        output_tokens=usage.get("output_tokens"),
+        latency_s=latency,
+        model=model if isinstance(model, str) else None,
+    )
