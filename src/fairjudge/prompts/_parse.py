@@ -46,6 +46,12 @@ Design:
 
 ``C`` is accepted as a tie in bracket slots because FastChat's prompts use
 ``[[C]]`` for ties.
+
+Labels and slot keys match after one normalisation, ASCII only
+(:func:`~fairjudge.prompts._reply_end.fold`: ASCII case and whitespace, nothing
+else): ``[[tıe]]``, ``TİE`` or ``verdıct: A`` is no slot, and a reply whose last
+line is one is a counted :class:`ParseFailure`. No text, whatever its code points
+(lone surrogates included), makes :func:`parse_verdict` raise.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from fairjudge._types import ParseFailure, Probabilities, Verdict
-from fairjudge.prompts._reply_end import after_object, quote
+from fairjudge.prompts._reply_end import FOLD, SPACE, after_object, fold, quote
 
 __all__ = ["VERDICT_FORMATS", "VerdictFormat", "parse_verdict", "probabilities_from_logprobs"]
 
@@ -86,26 +92,26 @@ _KEYED_SLOT = rf"{_KEYED_START}(?:{_WHO}{_LABEL}|{_C_TIE})"
 
 # The three shapes a final slot takes; each must end the line, so a slot is the
 # line's last word.
-_BARE = re.compile(rf"^{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", re.IGNORECASE)
-_BRACKET = re.compile(rf"\[\[\s*(?:{_LABEL}|(?P<c>c))\s*\]\]{_END}", re.IGNORECASE)
-_KEYED = re.compile(rf"(?:^|[.!?;]\s+){_KEYED_SLOT}{_END}", re.IGNORECASE)
+_BARE = re.compile(rf"^{_DECOR}(?:{_WHO}{_LABEL}|{_C_TIE}){_END}", FOLD)
+_BRACKET = re.compile(rf"\[\[\s*(?:{_LABEL}|(?P<c>c))\s*\]\]{_END}", FOLD)
+_KEYED = re.compile(rf"(?:^|[.!?;]\s+){_KEYED_SLOT}{_END}", FOLD)
 # A label reply is a slot from its first word: a bare label or a keyed slot.
-_WHOLE_KEYED = re.compile(rf"^{_KEYED_SLOT}{_END}", re.IGNORECASE)
+_WHOLE_KEYED = re.compile(rf"^{_KEYED_SLOT}{_END}", FOLD)
 
 # What counts as a slot anywhere in the reply (see _slots): a bracket slot wherever
 # it stands; a keyed slot whose label is a word (a capital A or B, or tie: "Verdict:
 # A Sydney." is the judge's verdict run into an echo) or ends a sentence or the line
 # (any case: "the answer is a city" is prose, "Verdict: a." is not).
-_ANY_BRACKET = re.compile(r"\[\[\s*(?:a|b|tie|c)\s*\]\]", re.IGNORECASE)
+_ANY_BRACKET = re.compile(r"\[\[\s*(?:a|b|tie|c)\s*\]\]", FOLD)
 _ANY_KEYED = re.compile(
     rf"(?:^|(?<=[.!;?]\s)){_KEYED_START}{_WHO}"
     rf"(?:(?-i:[AB])\b|tie\b|{_C_TIE}|[ab](?:{_END}|{_CLOSE}[.!;][\"'*`_\])}}]*(?=\s)))",
-    re.IGNORECASE,
+    FOLD,
 )
 
 _TO_VERDICT = {"a": Verdict.A, "b": Verdict.B, "tie": Verdict.TIE}
 _CLOSING_FENCE = re.compile(r"`{3,}")
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | FOLD)
 _JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
 
@@ -202,8 +208,10 @@ def _label_verdict(line: str) -> Verdict | None:
     return None
 
 
-def _verdict_of(match: re.Match[str]) -> Verdict:
-    return Verdict.TIE if match.group("c") else _TO_VERDICT[match.group("label").lower()]
+def _verdict_of(match: re.Match[str]) -> Verdict | None:
+    # The patterns fold ASCII only, so the label is "a", "b" or "tie" in some case;
+    # a lookup that can miss all the same keeps a pattern edit from ever raising.
+    return Verdict.TIE if match.group("c") else _TO_VERDICT.get(fold(match.group("label")))
 
 
 def _slots(lines: list[str]) -> list[tuple[int, str]]:
@@ -278,18 +286,30 @@ def _parse_json(text: str) -> Verdict | ParseFailure:
     if "verdict" not in data:
         return ParseFailure(text, "no verdict field: the JSON object has no 'verdict'")
     value = data["verdict"]
-    label = value.strip().lower() if isinstance(value, str) else None
-    if label not in _TO_VERDICT:
+    verdict = _TO_VERDICT.get(fold(value)) if isinstance(value, str) else None
+    if verdict is None:
         return ParseFailure(
-            text, f'no verdict field: \'verdict\' must be "A", "B" or "tie"; got {value!r}'
+            text, f'no verdict field: \'verdict\' must be "A", "B" or "tie"; got {_shown(value)}'
         )
-    return _TO_VERDICT[label]
+    return verdict
+
+
+def _shown(value: object) -> str:
+    """``value`` for a reason: its ``repr``, cut short; a value too deep to print is named."""
+    try:
+        shown = repr(value)
+    except RecursionError:  # JSON nested nearly as deep as the decoder allows
+        return f"a {type(value).__name__} nested too deeply to show"
+    return shown if len(shown) <= _SHOWN_MAX else shown[: _SHOWN_MAX - 3] + "..."
+
+
+_SHOWN_MAX = 80
 
 
 def _label_of(token: str) -> str | None:
     if token in _LABELS:
         return _LABELS[token]
-    cleaned = token.strip().strip("\"'*`[](){}.:,").lower()
+    cleaned = fold(token.strip(SPACE + "\"'*`[](){}.:,"))
     label = _TOKEN_LABELS.get(cleaned)
     if len(_LABELS) < _MAX_LABELS:
         _LABELS[token] = label
@@ -321,7 +341,9 @@ def probabilities_from_logprobs(top_logprobs: Mapping[str, float]) -> Probabilit
     for token, logprob in top_logprobs.items():
         label = _label_of(token)
         if label is not None and math.isfinite(logprob):
-            mass[label] += math.exp(logprob)
+            # A log probability is at most 0; a server's rounding may pass it a
+            # little, a broken one by any amount (exp(710) overflows): both read as 0.
+            mass[label] += math.exp(min(logprob, 0.0))
     total = sum(mass.values())
     if total <= 0:
         return None

@@ -1,20 +1,56 @@
-"""What may follow a reply's one slot: whitespace and a closing code fence, nothing else.
+r"""What the parsers share: the one normalisation of labels and keys, and what may end a reply.
 
-Both JSON parsers (verdicts in :mod:`._parse`, rubric scores in :mod:`._score_parse`)
-read one JSON object that must end the reply. A judge that writes its object and
-then echoes an answer would otherwise hand the reading to whatever the answer
-planted after it. So the text after the object decides only whether the reply is
-read at all, and this module says why it is not.
+**The one normalisation.** Every label (``A``, ``B``, ``tie``, ``C``), slot key
+(``verdict``, ``answer``, ...), rubric dimension key and logprob token is compared
+after :func:`fold` and nothing else: surrounding ASCII whitespace trimmed, ``A``-``Z``
+lowered to ``a``-``z`` (a JSON verdict's field must be ``"verdict"`` exactly).
+Nothing outside ASCII is folded, so a label or key holding any other character
+(``tıe`` with a dotless i, ``TİE``, ``verdıct``, a Kelvin sign ``\u212a`` for ``k``,
+full-width letters) matches nothing, and the reply is a counted
+:class:`~fairjudge.ParseFailure`. Python's own ``str.lower`` and ``re.IGNORECASE``
+fold Unicode: ``re.IGNORECASE`` lets ``tıe`` match ``tie``, and then ``"tıe".lower()``
+is no label at all (a ``KeyError``), and ``"\u212a".lower()`` is ``"k"``, so a key
+spelled with a look-alike would be read as the real one. The slot patterns therefore
+compile with :data:`FOLD` (``re.IGNORECASE | re.ASCII``), whose case folding, ``\s``,
+``\w`` and ``\b`` are ASCII: the same rule as :func:`fold`. A reply may hold any code
+point, lone surrogates included; none makes a parser raise.
+
+**What may follow a reply's one slot:** whitespace and a closing code fence, nothing
+else. Both JSON parsers (verdicts in :mod:`._parse`, rubric scores in
+:mod:`._score_parse`) read one JSON object that must end the reply. A judge that
+writes its object and then echoes an answer would otherwise hand the reading to
+whatever the answer planted after it. So the text after the object decides only
+whether the reply is read at all, and this module says why it is not.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import string
 
-__all__ = ["after_object", "quote"]
+__all__ = ["FOLD", "SPACE", "after_object", "fold", "quote"]
 
-_CLOSING = re.compile(r"\s*(?:```\s*)?")
+FOLD = re.IGNORECASE | re.ASCII
+"""The flags every slot pattern compiles with: ASCII-only case folding (see above)."""
+
+SPACE = " \t\n\r\x0b\x0c"
+"""ASCII whitespace, the characters :func:`fold` trims (``\\s`` under ``re.ASCII``)."""
+
+_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def fold(text: str) -> str:
+    """The one normalisation of a label or key: trim ASCII whitespace, lower ``A``-``Z`` only.
+
+    Example:
+        >>> fold(" TIE "), fold("T\u0130E"), fold("t\u0131e") == "tie"
+        ('tie', 't\u0130e', False)
+    """
+    return text.strip(SPACE).translate(_LOWER)
+
+
+_CLOSING = re.compile(r"\s*(?:```\s*)?", re.ASCII)
 _QUOTE_MAX = 80
 _PLAIN = json.JSONDecoder()
 

@@ -16,7 +16,10 @@ Design, as for verdicts (:mod:`._parse`):
   second object, or any text after the first, is a :class:`~fairjudge.ParseFailure`
   that says which. The one object is validated by a pydantic model built from the
   rubric: every dimension present, each a JSON integer on the scale, ``reason`` a
-  string when given. Keys match after trimming and lower-casing; a key given twice
+  string when given. Keys match after the parsers' one normalisation
+  (:func:`~fairjudge.prompts._reply_end.fold`: ASCII whitespace trimmed, ASCII
+  letters lowered, nothing else, so ``"Accuracy"`` is ``accuracy`` but a key
+  spelled with a dotless ``ı`` or a Kelvin sign is no dimension); a key given twice
   (in either spelling) is ambiguous and rejected. Other keys are ignored. Structured
   output (``response_format``) replies are read the same way.
 - **Never guess.** Invalid JSON, a missing dimension, ``4.5``, ``"4"``, ``true`` or a
@@ -25,7 +28,8 @@ Design, as for verdicts (:mod:`._parse`):
 - **Bare numbers.** A one-dimension call (:meth:`Rubric.render` with ``dimension=``)
   is answered with the number alone. :func:`parse_score_label` reads a reply that
   is one whole number and nothing else, so an answer echoed after it makes the reply
-  unreadable, never a second score. :func:`expected_score` turns its first token's
+  unreadable, never a second score. A number too long to be on any scale is off
+  the scale, read without converting its digits. :func:`expected_score` turns its first token's
   logprobs into the probability-weighted score Σ p(k)·k (G-Eval). Only a reply that
   *is* a score gets one: logprobs never stand in for an unreadable reply.
 - **One answer, several calls.** :func:`read_scores` is the session's parser for a
@@ -53,7 +57,7 @@ from fairjudge._types import (
     ScoreReading,
     never_made,
 )
-from fairjudge.prompts._reply_end import after_object, quote
+from fairjudge.prompts._reply_end import after_object, fold, quote
 from fairjudge.prompts._rubrics import Rubric
 
 if TYPE_CHECKING:
@@ -72,7 +76,12 @@ __all__ = [
     "validate_scores",
 ]
 
-_LABEL = re.compile(r"^[\s\"'*`_\[(]*(?P<n>[+-]?[0-9]+(?:\.[0-9]+)?)[\s\"'*`_\])]*\.?\s*$")
+_LABEL = re.compile(
+    r"^[\s\"'*`_\[(]*(?P<n>[+-]?[0-9]+(?:\.[0-9]+)?)[\s\"'*`_\])]*\.?\s*\Z", re.ASCII
+)
+_DIGITS_MAX = 18
+"""Longest score read as a number: past it, any scale is missed, and Python refuses
+to convert a string of over 4,300 digits to an int (a ``ValueError``)."""
 _QUOTE_MAX = 80
 _PAIRWISE = frozenset({"verdict", "probabilities"})  # a score reply's record has neither
 
@@ -86,7 +95,7 @@ class _Object(dict[str, Any]):
 def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
     obj = _Object()
     for key, value in pairs:
-        norm = key.strip().lower()
+        norm = fold(key)
         if norm in obj and obj.repeated is None:
             obj.repeated = key
         obj[norm] = value
@@ -140,20 +149,28 @@ def _why(error: Mapping[str, Any], scale: str) -> str:
     if kind == "missing":
         return f"{field!r} is missing"
     if field == "reason":
-        return f"'reason' must be a string; got {value!r}"
+        return f"'reason' must be a string; got {_shown(value)}"
     if kind in ("greater_than_equal", "less_than_equal"):
-        return f"{field!r} is {value!r}, outside the scale {scale}"
-    shown = json.dumps(value)
-    shown = shown if len(shown) <= _QUOTE_MAX else shown[: _QUOTE_MAX - 3] + "..."
-    return f"{field!r} must be a whole number on the scale {scale}; got {shown}"
+        return f"{field!r} is {_shown(value)}, outside the scale {scale}"
+    return f"{field!r} must be a whole number on the scale {scale}; got {_shown(value)}"
+
+
+def _shown(value: Any) -> str:
+    """A decoded JSON value as JSON, cut to 80 characters, for a failure's reason."""
+    try:
+        shown = json.dumps(value)
+    except RecursionError:  # nested nearly as deep as the decoder allows
+        shown = f"a JSON {'object' if isinstance(value, dict) else 'array'} nested too deeply"
+    return shown if len(shown) <= _QUOTE_MAX else shown[: _QUOTE_MAX - 3] + "..."
 
 
 def validate_scores(data: Mapping[str, Any], rubric: Rubric) -> ScoreReading | str:
     """Check one set of scores against the rubric: every dimension, a whole number on the scale.
 
     Args:
-        data: ``{dimension: score, ..., "reason": str}``; keys match after trimming
-            and lower-casing, and other keys are ignored.
+        data: ``{dimension: score, ..., "reason": str}``; keys match after
+            :func:`~fairjudge.prompts._reply_end.fold` (ASCII only), and other keys
+            are ignored.
         rubric: Gives the dimensions and the scale.
 
     Returns:
@@ -161,7 +178,7 @@ def validate_scores(data: Mapping[str, Any], rubric: Rubric) -> ScoreReading | s
     """
     normalised: dict[str, Any] = {}
     for key, value in data.items():
-        norm = str(key).strip().lower()
+        norm = fold(str(key))
         if norm in normalised:
             return f"invalid scores: the key {norm!r} is given twice"
         normalised[norm] = value
@@ -223,9 +240,12 @@ def parse_score_label(text: str, rubric: Rubric, dimension: str) -> ScoreReading
         )
     number = match.group("n")
     if not re.fullmatch(r"[+-]?[0-9]+", number):
-        return ParseFailure(text, f"no score: {number} is not a whole number")
-    value = int(number)
+        return ParseFailure(text, f"no score: {quote(number)[1:-1]} is not a whole number")
     low, high = rubric.scale
+    if len(number.lstrip("+-0")) > _DIGITS_MAX:
+        shown = quote(number)[1:-1]
+        return ParseFailure(text, f"no score: {shown} is outside the scale {rubric.scale_text}")
+    value = int(number)
     if not low <= value <= high:
         return ParseFailure(text, f"no score: {value} is outside the scale {rubric.scale_text}")
     return ScoreReading({dimension: value})
@@ -250,10 +270,10 @@ def expected_score(top_logprobs: Mapping[str, float], rubric: Rubric) -> Expecte
     for token, logprob in top_logprobs.items():
         if not math.isfinite(logprob):
             continue
-        p = math.exp(logprob)
+        p = math.exp(min(logprob, 0.0))  # at most 0; exp() of a broken 710 overflows
         total += p
         cleaned = token.strip().strip("\"'*`_[]()")
-        if cleaned.isascii() and cleaned.isdigit() and int(cleaned) in levels:
+        if _is_level(cleaned) and int(cleaned) in levels:
             mass[int(cleaned)] = mass.get(int(cleaned), 0.0) + p
     on_scale = sum(mass.values())
     if on_scale <= 0:
@@ -261,6 +281,11 @@ def expected_score(top_logprobs: Mapping[str, float], rubric: Rubric) -> Expecte
     probs = {k: mass.get(k, 0.0) / on_scale for k in sorted(levels)}
     expected = sum(k * p for k, p in probs.items())
     return ExpectedScore(expected, probs, min(on_scale / total, 1.0) if total > 0 else 0.0)
+
+
+def _is_level(token: str) -> bool:
+    """Whether a cleaned token is digits that may name a level (ASCII, and short)."""
+    return token.isascii() and token.isdigit() and len(token) <= _DIGITS_MAX
 
 
 @dataclass(frozen=True, slots=True)
