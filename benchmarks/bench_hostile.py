@@ -27,6 +27,11 @@ benchmark and the tests cannot drift apart):
   2 must be 0 (``tests/untrusted_files.py``). Plus damaged store rows (malformed JSON
   and wrong types in every column), each read three ways (a run, ``records()``,
   ``usage_rows()``); tracebacks must be 0 (``tests/runner/_hostile_rows.py``).
+- ``store schemas``: stores carrying an object fairjudge does not write (a trigger
+  that rewrites replies, any trigger, a view, an extra index, table or column, a
+  retyped, reordered, missing or re-declared column, a changed constraint, an odd
+  name), each opened; ``believed`` (opened anyway), refusals that do not name the
+  object, and tracebacks must be 0 (``tests/runner/_hostile_schemas.py``).
 
 Run: ``python benchmarks/bench_hostile.py`` (a few minutes on 2 cores);
 ``--quick`` skips the slowest parts (the key check runs ``compare`` only, the budget
@@ -53,6 +58,7 @@ from _common import environment, table, write_json  # noqa: E402
 from tests.backends.echoed_key import echoed_key_leaks  # noqa: E402
 from tests.prompts.planted import attempts  # noqa: E402
 from tests.runner._hostile_rows import count_hostile_rows  # noqa: E402
+from tests.runner._hostile_schemas import count_hostile_schemas  # noqa: E402
 from tests.untrusted_files import try_hostile_files  # noqa: E402
 
 HEADERS = ["section", "case", "result", "must be", "ok", "seconds"]
@@ -125,11 +131,21 @@ def file_rows() -> list[list[Any]]:
     return rows
 
 
+def schema_rows() -> list[list[Any]]:
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        tried, believed, unnamed, tracebacks = count_hostile_schemas(Path(tmp))
+    result = f"{tried} planted: {believed} believed, {unnamed} unnamed, {tracebacks} tracebacks"
+    ok = believed == unnamed == tracebacks == 0
+    return [_row("store schemas", "objects fairjudge does not write", result, "0 / 0 / 0", ok, t0)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smaller grid (about a minute)")
     args = parser.parse_args()
     rows = planted_rows() + key_rows(args.quick) + budget_table_rows(args.quick) + file_rows()
+    rows += schema_rows()
     print(table(HEADERS, rows, left=(0, 1, 2, 3)))
     failed = [r for r in rows if r[4] != "yes"]
     path = write_json(

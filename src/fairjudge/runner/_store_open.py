@@ -14,6 +14,12 @@ is refused too: fairjudge never leaves one behind, because a new store is built 
 a temporary name and linked into place whole (so a second process opening the same new
 path sees either nothing or a complete store).
 
+Schema. The file's tables, columns, indexes, triggers and views must be exactly
+those fairjudge writes (an older store may lack a table added since, which is then
+created): anything else, such as a trigger that rewrites replies as they are stored,
+is refused before any call (:mod:`fairjudge.runner._store_schema`). Every connection
+runs with ``PRAGMA trusted_schema = OFF``.
+
 Integrity. ``PRAGMA quick_check`` runs on every open; a damaged file is refused,
 never repaired or overwritten. It reads the whole file: about 0.15 s for 100,000
 stored calls (400 MB) when the file is in the OS cache.
@@ -35,6 +41,7 @@ would fail for that process too).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import sqlite3
@@ -44,6 +51,7 @@ from pathlib import Path
 from fairjudge._errors import ConfigError
 from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION
 from fairjudge.runner._store_errors import MIN_FREE_BYTES, cause_of, free_bytes, is_corruption
+from fairjudge.runner._store_schema import SchemaObject, check_schema, expected_schema
 
 __all__ = ["APPLICATION_ID", "open_store"]
 
@@ -91,7 +99,6 @@ CREATE TABLE IF NOT EXISTS claims (
 ) WITHOUT ROWID;
 """
 
-_OUR_TABLES = frozenset({"calls", "claims"})
 _CHECK_MMAP_BYTES = 1 << 30
 
 
@@ -205,6 +212,9 @@ def _connect(path: str, busy_timeout: float) -> sqlite3.Connection:
         path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
     )
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    # No SQL function with side effects runs from the file's own schema (its triggers,
+    # views, defaults); the schema check below refuses any trigger or view anyway.
+    conn.execute("PRAGMA trusted_schema = OFF")
     return conn
 
 
@@ -214,12 +224,27 @@ def _initialise(conn: sqlite3.Connection) -> None:
 
 
 def _write_schema(conn: sqlite3.Connection) -> None:
-    """The tables (those missing), the application id and the version, in one transaction."""
+    """The tables (those missing), the application id and the version, in one transaction.
+
+    This is the one definition of the store's schema: the check on open expects
+    exactly what it writes (:func:`_expected`), so every ``CREATE`` here must say
+    ``IF NOT EXISTS`` (an older store gets what it lacks by running it again).
+    """
     conn.executescript(
         f"BEGIN IMMEDIATE;\n{_CALLS}\n{_CLAIMS}\n"
         f"PRAGMA application_id = {APPLICATION_ID};\n"
         f"PRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
     )
+
+
+@functools.cache
+def _expected() -> dict[tuple[str, str], SchemaObject]:
+    """The schema :func:`_write_schema` makes, read back from an in-memory database."""
+    return expected_schema(_write_schema)
+
+
+def _our_tables() -> frozenset[str]:
+    return frozenset(name for kind, name in _expected() if kind == "table")
 
 
 def _create(p: Path) -> bool:
@@ -232,6 +257,7 @@ def _create(p: Path) -> bool:
     try:
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
+            conn.execute("PRAGMA trusted_schema = OFF")
             _initialise(conn)
         finally:
             conn.close()  # the last close folds the WAL into the file
@@ -296,7 +322,12 @@ def _open_checked(conn: sqlite3.Connection, path: str, made: _Made) -> None:
         found = "; ".join(str(r[0]) for r in rows[:3])
         raise _damaged(path, f"PRAGMA quick_check: {found}")
     try:
-        _prepare(conn, adopt)
+        # Before anything is written: a trigger would run on the probe's INSERT.
+        missing = check_schema(conn, path, _expected())
+    except sqlite3.DatabaseError as exc:
+        raise _cannot_write(path, exc, new=made.new) from exc
+    try:
+        _prepare(conn, adopt or missing)
         _probe(conn)
     except sqlite3.Error as exc:
         raise _cannot_write(path, exc, new=made.new) from exc
@@ -307,7 +338,8 @@ def _check_identity(conn: sqlite3.Connection, path: str) -> bool:
 
     Returns:
         Whether the id, tables and version must be written: a store from before the
-        application id (adopted), or one from before a table was added.
+        application id (adopted), or one of an older schema version. (A store from
+        before a table was added is found by the schema check.)
     """
     app_id: int = conn.execute("PRAGMA application_id").fetchone()[0]
     version: int = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -331,7 +363,7 @@ def _check_identity(conn: sqlite3.Connection, path: str) -> bool:
     if not tables:
         raise _refuse(path, f"it is a SQLite database with no tables; {ours}")
     columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(calls)"))
-    if tables <= _OUR_TABLES and columns == COLUMNS and version == SCHEMA_VERSION:
+    if tables <= _our_tables() and columns == COLUMNS and version == SCHEMA_VERSION:
         return True  # written before the application id existed
     if "calls" in tables and columns != COLUMNS:
         why = "its own 'calls' table has other columns"
@@ -340,7 +372,7 @@ def _check_identity(conn: sqlite3.Connection, path: str) -> bool:
     raise _refuse(path, f"{why}; {ours}")
 
 
-def _prepare(conn: sqlite3.Connection, adopt: bool) -> None:
+def _prepare(conn: sqlite3.Connection, write_schema: bool) -> None:
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         deadline = time.monotonic() + conn.execute("PRAGMA busy_timeout").fetchone()[0] / 1000
         while True:
@@ -356,10 +388,7 @@ def _prepare(conn: sqlite3.Connection, adopt: bool) -> None:
     # WAL + NORMAL: a commit survives a killed process; only power loss can lose the
     # last few, and a lost call is simply made again.
     conn.execute("PRAGMA synchronous = NORMAL")
-    has_claims = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'claims'"
-    ).fetchone()
-    if adopt or has_claims is None:
+    if write_schema:  # adopted, an older version, or a table added since it was made
         _write_schema(conn)
 
 
