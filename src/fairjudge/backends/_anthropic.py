@@ -15,8 +15,14 @@ from types import ModuleType
 from typing import Any, Unpack
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import ConfigError, MissingExtraError
+from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError, RequestRejected
 from fairjudge.backends._anthropic_reply import completion_from_reply
+from fairjudge.backends._capabilities import (
+    EMPTY_AT_CAP_LIMIT,
+    MIN_THINKING_BUDGET,
+    Capabilities,
+    capabilities_for,
+)
 from fairjudge.backends._http_base import REPLY_MAX_TOKENS, HTTPBackend, HTTPOptions
 
 __all__ = ["AnthropicBackend"]
@@ -34,17 +40,26 @@ class AnthropicBackend(HTTPBackend):
 
     Args:
         model: The model name, e.g. ``"claude-3-5-haiku-latest"``.
+        thinking_budget: Turn on extended thinking with this many tokens of budget
+            (at least 1024, and below ``max_tokens``). Thinking takes temperature 1
+            only, so such a judge samples; ``max_tokens`` defaults to the budget plus
+            1024 for the answer.
+        cache_prompts: Mark the shared prefix of each prompt (the system message and
+            the template's or rubric's text before the item) with ``cache_control``
+            when it is long enough to be cached (see :func:`cache_point`).
         **options: The :class:`~fairjudge.backends._http_base.HTTPOptions`:
             ``base_url`` (another Messages-compatible server; default
             ``$ANTHROPIC_BASE_URL``, else Anthropic's API), ``api_key_env`` (default
             ``ANTHROPIC_API_KEY``, read once, here), ``timeout`` (60 s),
             ``temperature`` (0; ``None`` sends none, for models that reject sampling
-            parameters), ``max_tokens`` (8 for label-only calls, else 1024: the API
-            requires one), ``extra_params``, ``max_connections`` (512).
+            parameters; 1 with thinking), ``max_tokens`` (8 for label-only calls, else
+            1024: the API requires one), ``extra_params``, ``max_connections`` (512).
 
     Raises:
         MissingExtraError: The ``anthropic`` package is not installed.
-        ConfigError: The key's environment variable is not set.
+        ConfigError: The key's environment variable is not set; the thinking budget is
+            under 1024 or not below ``max_tokens``, or the model has no extended
+            thinking.
     """
 
     name = "anthropic"
@@ -52,12 +67,47 @@ class AnthropicBackend(HTTPBackend):
     base_url_env = "ANTHROPIC_BASE_URL"
     default_key_env = "ANTHROPIC_API_KEY"
 
-    def __init__(self, model: str, **options: Unpack[HTTPOptions]) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        thinking_budget: int | None = None,
+        cache_prompts: bool = True,
+        **options: Unpack[HTTPOptions],
+    ) -> None:
         super().__init__(model, sdk=_import_sdk(), **options)
+        self._caps = capabilities_for("anthropic", model)
+        self._budget = _checked_budget(model, self._caps, thinking_budget, self._max_tokens)
+        self._cache_prompts = cache_prompts
+        self._empty_at_cap = 0
         key = self._read_key()
         if key is None:
             raise ConfigError(f"the anthropic backend needs an API key: set ${self._api_key_env}")
         self._client = self._sdk_client(self._loaded_sdk.AsyncAnthropic, key)
+
+    def _settings(self) -> dict[str, Any]:
+        return {
+            **super()._settings(),
+            "thinking_budget": self._budget,
+            "cache_prompts": self._cache_prompts,
+        }
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The capability table's row for this model (see :mod:`._capabilities`)."""
+        return self._caps
+
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
+        """Sampling parameters; with thinking, the budget, temperature 1 and room to answer."""
+        if self._budget is None:
+            return super().default_params(label_only=label_only)
+        params: dict[str, Any] = {
+            "max_tokens": self._max_tokens or self._budget + REPLY_MAX_TOKENS,
+            "temperature": 1,  # the only temperature thinking takes
+            "thinking": {"type": "enabled", "budget_tokens": self._budget},
+        }
+        params.update(self._extra_params)
+        return params
 
     def request_body(self, spec: CallSpec) -> dict[str, Any]:
         """The JSON body of the Messages request this backend sends for ``spec``.
@@ -66,24 +116,47 @@ class AnthropicBackend(HTTPBackend):
         order. Every parameter travels in the body as given (SDK releases differ in
         which sampling arguments ``create`` names, and the body is what the API reads
         either way); ``max_tokens`` is required by the API, so it is always there.
-        The same body is a Message Batches request's ``params``.
+        With ``cache_prompts``, the shared prefix carries ``cache_control`` (see
+        :func:`cache_point`). The same body is a Message Batches request's ``params``.
         """
         system = "\n\n".join(content for role, content in spec.messages if role == "system")
+        turns = [(r, c) for r, c in spec.messages if r != "system"]
+        messages: list[dict[str, Any]] = [{"role": r, "content": c} for r, c in turns]
         body: dict[str, Any] = {
             "model": spec.model,
             "max_tokens": spec.params.get("max_tokens", REPLY_MAX_TOKENS),
-            "messages": [{"role": r, "content": c} for r, c in spec.messages if r != "system"],
+            "messages": messages,
         }
         if system:
             body["system"] = system
+        first = turns[0][1] if turns and turns[0][0] == "user" else None
+        point = cache_point(system, first, self._caps.cache_min_tokens)
+        if self._cache_prompts and point is not None:
+            if point == 0:
+                body["system"] = [{"type": "text", "text": system, "cache_control": _EPHEMERAL}]
+            else:
+                assert first is not None
+                messages[0]["content"] = [
+                    {"type": "text", "text": first[:point], "cache_control": _EPHEMERAL},
+                    {"type": "text", "text": first[point:]},
+                ]
         body.update((k, v) for k, v in spec.params.items() if k != "max_tokens")
         return body
 
     async def complete(self, spec: CallSpec) -> Completion:
         """Send one message and return the reply's text.
 
-        Raises the same errors as :meth:`OpenAIBackend.complete`.
+        Raises the same errors as :meth:`OpenAIBackend.complete`: a reply that spent
+        its whole ``max_tokens`` thinking is a :class:`RequestRejected` that says what
+        to raise, and after the third the run sends no more (a
+        :class:`FatalBackendError`).
         """
+        if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
+            raise FatalBackendError(
+                f"anthropic backend: {self._where}: stopped after {EMPTY_AT_CAP_LIMIT} replies "
+                "that spent their whole max_tokens thinking; no more calls are sent; raise "
+                "--max-tokens, or lower --thinking-budget"
+            )
         sdk = self._loaded_sdk
         start = time.perf_counter()
         try:
@@ -99,4 +172,67 @@ class AnthropicBackend(HTTPBackend):
             raise self._not_json() from exc
         latency = time.perf_counter() - start
         data = reply.to_dict() if hasattr(reply, "to_dict") else reply
-        return completion_from_reply(data, latency, self._where)
+        try:
+            return completion_from_reply(data, latency, self._where)
+        except RequestRejected:  # thinking used the whole cap: paid for, and no answer
+            self._empty_at_cap += 1
+            raise
+
+
+_EPHEMERAL = {"type": "ephemeral"}
+_ITEM_OPENERS = ("<question>", "<conversation>")
+
+
+def cache_point(system: str, first_user: str | None, minimum: int) -> int | None:
+    """Where the shared prefix of a prompt ends, when it is long enough to cache.
+
+    fairjudge's templates and rubrics put what every call shares first: the system
+    message, then the template's or rubric's own text, then the item, which opens
+    with ``<question>`` (or ``<conversation>``). The prefix is cached by Anthropic
+    only from ``minimum`` tokens on (1024 for most models, 2048 or 4096 for some:
+    https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching), and a
+    shorter one marked is simply not cached, so it is marked only when long enough.
+    Tokens are estimated as characters over four, fairjudge's estimate everywhere.
+
+    Returns:
+        ``0`` to mark the system message alone (it is long enough by itself), the
+        offset in the first user message where the shared part ends, or ``None`` when
+        the prefix is too short (or there is none).
+    """
+    if len(system) // 4 >= minimum:
+        return 0
+    if first_user is None:
+        return None
+    ends = [i for tag in _ITEM_OPENERS if (i := first_user.find(tag)) > 0]
+    if not ends:
+        return None
+    point = min(ends)
+    return point if (len(system) + point) // 4 >= minimum else None
+
+
+def _checked_budget(
+    model: str, caps: Capabilities, budget: int | None, max_tokens: int | None
+) -> int | None:
+    """The thinking budget, refused before any call when the API would refuse it."""
+    if budget is None:
+        return None
+    if budget < MIN_THINKING_BUDGET:
+        raise ConfigError(
+            f"thinking_budget must be at least {MIN_THINKING_BUDGET} tokens (Anthropic's "
+            f"minimum); got {budget}",
+            params="thinking_budget",
+        )
+    if max_tokens is not None and budget >= max_tokens:
+        raise ConfigError(
+            f"thinking_budget ({budget}) must be below max_tokens ({max_tokens}): thinking "
+            "counts against max_tokens, and the answer needs room after it; raise "
+            "max_tokens or lower the budget",
+            params=("thinking_budget", "max_tokens"),
+        )
+    if not caps.thinking:
+        raise ConfigError(
+            f"anthropic/{model} has no extended thinking (Claude 3.7 Sonnet and the "
+            "Claude 4 models have it); drop thinking_budget or pick one of those",
+            params="thinking_budget",
+        )
+    return budget

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairjudge._call import Completion
-from fairjudge._errors import ServerError
+from fairjudge._errors import RequestRejected, ServerError
+from fairjudge.backends._usage import anthropic_usage
 
 __all__ = ["completion_from_reply"]
 
@@ -36,9 +37,10 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
         where: ``"model ... at host"``, named in errors.
 
     Raises:
-        ServerError: The reply has no content list, or no text block in it (a reply
-            cut off by ``max_tokens`` while still thinking has none: the message
-            says so, and what to raise).
+        ServerError: The reply has no content list, or no text block in it.
+        RequestRejected: The reply was cut off by ``max_tokens`` while still
+            thinking, before any text: sent again it would be cut again, so it is
+            not retried, and the message says what to raise.
     """
     try:
         blocks = reply["content"]
@@ -47,20 +49,16 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
         raise ServerError(f"anthropic backend: {where}: reply has no content") from exc
     if not texts or not all(isinstance(t, str) for t in texts):
         if reply.get("stop_reason") == "max_tokens":
-            raise ServerError(
+            raise RequestRejected(
                 f"anthropic backend: {where}: the reply reached max_tokens before any text "
                 "(thinking used the whole cap); raise --max-tokens, or lower --thinking-budget"
             )
         raise ServerError(f"anthropic backend: {where}: reply has no text block")
-    usage = reply.get("usage")
-    if not isinstance(usage, Mapping):
-        usage = {}
     model = reply.get("model")
     return Completion(
         text="".join(texts),
         top_logprobs=None,
-        input_tokens=usage.get("input_tokens"),
-        output_tokens=usage.get("output_tokens"),
         latency_s=latency,
         model=model if isinstance(model, str) else None,
+        **anthropic_usage(reply.get("usage")).fields(),  # untrusted: checked there
     )

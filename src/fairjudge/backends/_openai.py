@@ -30,17 +30,33 @@ opens a connection.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import BackendError, ConfigError
+from fairjudge._errors import BackendError, ConfigError, FatalBackendError, RequestRejected
 from fairjudge._redact import redact
-from fairjudge.backends._http_base import HTTPBackend, HTTPOptions
+from fairjudge.backends._capabilities import (
+    EFFORTS,
+    EMPTY_AT_CAP_LIMIT,
+    Capabilities,
+    Change,
+    apply_changes,
+    capabilities_for,
+    lesson,
+    reasoning_room,
+)
+from fairjudge.backends._http_base import (
+    LABEL_MAX_TOKENS,
+    REPLY_MAX_TOKENS,
+    HTTPBackend,
+    HTTPOptions,
+)
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status, server_message
 from fairjudge.backends._lean_head import lean_applies, request_head
 from fairjudge.backends._openai_reply import completion_from_reply, error_message
@@ -49,9 +65,6 @@ if TYPE_CHECKING:
     from fairjudge.backends._lean_http import LeanHTTPClient
 
 __all__ = ["OpenAIBackend", "Transport"]
-
-
-_LOGPROB_KEYS = ("logprobs", "top_logprobs")
 
 Transport = Literal["auto", "sdk", "lean"]
 """How :class:`OpenAIBackend` talks HTTP; see the module docstring."""
@@ -101,12 +114,19 @@ class OpenAIBackend(HTTPBackend):
         logprobs: bool = True,
         top_logprobs: int = 20,
         transport: Transport = "auto",
+        reasoning_effort: str | None = None,
         **options: Unpack[HTTPOptions],
     ) -> None:
         super().__init__(model, sdk=None, **options)  # the SDK, if needed, loads on first use
         self._logprobs = logprobs
         self._top_logprobs = top_logprobs
-        self._send_logprobs = True
+        self._caps = capabilities_for("openai", model)
+        self._effort = _checked_effort(model, self._caps, reasoning_effort)
+        # What refused requests taught this run (by parameter), shared by its calls.
+        self._changes: dict[str, Change] = {}
+        self._refused = 0
+        self._empty_at_cap = 0
+        self._probe: asyncio.Event | None = None  # the first call of an unknown model
         key = self._read_key()
         if key is None and self._base_url is None:
             raise ConfigError(
@@ -152,7 +172,7 @@ class OpenAIBackend(HTTPBackend):
 
     def __repr__(self) -> str:
         return (
-            f"OpenAIBackend(model={self._model!r}, base_url={self._base_url!r}, "
+            f"OpenAIBackend(model={self._model!r}, base_url={self._shown_url!r}, "
             f"transport={self._transport!r})"
         )
 
@@ -163,6 +183,7 @@ class OpenAIBackend(HTTPBackend):
             "logprobs": self._logprobs,
             "top_logprobs": self._top_logprobs,
             "transport": self._transport,
+            "reasoning_effort": self._effort,
         }
 
     @property
@@ -172,33 +193,75 @@ class OpenAIBackend(HTTPBackend):
 
     @property
     def sends_logprobs(self) -> bool:
-        """False once the server rejected a logprob request (see the class docstring)."""
-        return self._send_logprobs
+        """False once the server refused logprobs, or when the model takes none."""
+        return self._caps.logprobs and "logprobs" not in self._changes
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The capability table's row for this model (see :mod:`._capabilities`)."""
+        return self._caps
+
+    @property
+    def changes(self) -> list[str]:
+        """What refused requests taught this run, one line each (empty: nothing)."""
+        return [change.describe() for change in self._changes.values()]
+
+    @property
+    def refused(self) -> int:
+        """Requests the server refused for a parameter, then sent again without it."""
+        return self._refused
+
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
+        """Sampling parameters as the capability table says the model takes them.
+
+        A reasoning model (gpt-5*, o1*, o3*, o4*) gets ``max_completion_tokens`` with
+        room for its hidden reasoning (:func:`reasoning_room` of the effort) on top of
+        the label's or reply's own cap, ``temperature`` 1 (the only value it takes: its
+        replies are samples, and the key and settings say so), no logprobs, and the
+        ``reasoning_effort`` asked for. Any other model: as :class:`HTTPBackend` builds
+        them, and the effort when one was asked for.
+        """
+        if self._caps.family != "openai-reasoning":
+            chat = super().default_params(label_only=label_only)
+            if self._effort is not None:
+                chat["reasoning_effort"] = self._effort
+            return chat
+        visible = LABEL_MAX_TOKENS if label_only else REPLY_MAX_TOKENS
+        params: dict[str, Any] = {
+            "max_completion_tokens": self._max_tokens or visible + reasoning_room(self._effort),
+            "temperature": 1,
+        }
+        if self._effort is not None:
+            params["reasoning_effort"] = self._effort
+        params.update(self._extra_params)
+        return params
 
     def _label_params(self) -> dict[str, Any]:
         # The first token's top logprobs are the label's distribution.
-        if not self._logprobs:
+        if not self._logprobs or not self._caps.logprobs:
             return {}
         return {"logprobs": True, "top_logprobs": self._top_logprobs}
 
     def request_body(self, spec: CallSpec) -> dict[str, Any]:
         """The JSON body of the chat-completions request this backend sends for ``spec``.
 
-        What the run has learned so far applies (a server that refused logprobs gets
-        none), so the body is exactly what goes on the wire now; the same body is an
-        OpenAI Batch API request line's ``body``.
+        What the run has learned so far applies (a parameter the server refused is
+        renamed or dropped, see :func:`lesson`), so the body is exactly what goes on
+        the wire now; the same body is an OpenAI Batch API request line's ``body``.
         """
-        params = spec.params
-        if not self._send_logprobs:
-            params = {k: v for k, v in params.items() if k not in _LOGPROB_KEYS}
         return {
-            **params,
+            **apply_changes(spec.params, self._changes),
             "model": spec.model,
             "messages": [{"role": role, "content": content} for role, content in spec.messages],
         }
 
     async def complete(self, spec: CallSpec) -> Completion:
         """Send one chat completion and return its reply.
+
+        For a model the capability table does not know, the first call goes alone:
+        the others wait until it has an answer, so that what its refusals teach (one
+        refused request per parameter the model does not take) is learned once for
+        the run, not once per call in flight.
 
         Raises:
             RateLimitError: 429; ``retry_after`` from the ``Retry-After`` header.
@@ -208,14 +271,73 @@ class OpenAIBackend(HTTPBackend):
             ServerError: 5xx, a connection that failed mid-exchange, or a reply
                 without text.
             AuthenticationError: 401/403.
-            FatalBackendError: 400/404/422 and other client errors.
+            RequestRejected: 400/413/422 for this request only, or a reply that used
+                its whole cap on reasoning and said nothing (the message says what to
+                raise).
+            FatalBackendError: 404, a parameter the model refuses that cannot be
+                dropped (``reasoning_effort``), or the third reply empty at its cap.
         """
-        sends_logprobs = self._send_logprobs and any(k in spec.params for k in _LOGPROB_KEYS)
-        body = self.request_body(spec)
+        if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
+            raise FatalBackendError(self._cap_advice(spec, stopped=True))
+        if not self._caps.known and self._probe is None:
+            self._probe = asyncio.Event()
+            try:
+                return await self._learning(spec)
+            finally:
+                self._probe.set()
+        if self._probe is not None and not self._probe.is_set():
+            await self._probe.wait()
+        return await self._learning(spec)
+
+    async def _learning(self, spec: CallSpec) -> Completion:
+        """The call, sent again after each refusal that teaches a change."""
+        refused = 0
+        while True:
+            body = self.request_body(spec)
+            try:
+                completion = await self._send(spec, body)
+            except _Refused as exc:
+                refused += exc.sends
+                if not self._learn(exc, body):
+                    exc.error.requests = refused
+                    raise exc.error from None
+                self._refused += 1
+                continue
+            except BackendError as exc:
+                exc.requests += refused
+                raise
+            if refused:
+                completion = dataclasses.replace(completion, requests=completion.requests + refused)
+            return completion
+
+    def _learn(self, refusal: _Refused, body: Mapping[str, Any]) -> bool:
+        """Take in what a refusal teaches; whether the call can go again."""
+        changes = lesson(refusal.status, refusal.detail, refusal.message, body)
+        if not changes:
+            return False
+        import logging  # only for these lines
+
+        log = logging.getLogger("fairjudge.backends.openai")
+        for change in changes:
+            if change.param in self._changes:  # a call in flight learned it first
+                continue
+            if change.to == "max_completion_tokens" and self._max_tokens is None:
+                # The server asks for the reasoning models' cap: leave room to reason.
+                change = dataclasses.replace(change, add=reasoning_room(self._effort))
+            self._changes[change.param] = change
+            log.warning(
+                "openai/%s at %s %s",
+                self._model,
+                self._shown_url or self.default_host,
+                change.describe(),
+            )
+        return True
+
+    async def _send(self, spec: CallSpec, body: dict[str, Any]) -> Completion:
         if self._open_lean is not None:
             if self._lean is None:
                 self._lean = self._open_lean()
-            return await self._complete_lean(self._lean, spec, body, sends_logprobs)
+            return await self._complete_lean(self._lean, spec, body)
         import openai  # here, not at the top: it takes about a second to import
         from openai.types.chat import ChatCompletion
 
@@ -231,10 +353,10 @@ class OpenAIBackend(HTTPBackend):
             # against the TypedDict annotations and costs ~20% of a call's CPU.
             reply = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
         except openai.APIStatusError as exc:
-            if sends_logprobs and _rejects_logprobs(exc.status_code, server_message(exc)):
-                self._stop_logprobs(exc.status_code)
-                return await self._again(spec, sent=1)
-            raise self._translate(exc) from exc
+            error = self._translate(exc)
+            detail = exc.body if isinstance(exc.body, Mapping) else None
+            self._refusal(exc.status_code, detail, server_message(exc), 1, error)
+            raise error from exc
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
         except ValueError as exc:  # the SDK lets json.JSONDecodeError through on a bad body
@@ -243,10 +365,10 @@ class OpenAIBackend(HTTPBackend):
         # One reader for both transports: the SDK's object goes back to the server's
         # JSON fields (only those the server set), so the two paths cannot drift apart.
         data = reply.to_dict() if isinstance(reply, ChatCompletion) else reply
-        return completion_from_reply(data, latency, self._where)
+        return self._read(data, latency, spec)
 
     async def _complete_lean(
-        self, client: LeanHTTPClient, spec: CallSpec, body: dict[str, Any], sends_logprobs: bool
+        self, client: LeanHTTPClient, spec: CallSpec, body: dict[str, Any]
     ) -> Completion:
         from fairjudge.backends._lean_http import LeanTransportError
 
@@ -264,9 +386,6 @@ class OpenAIBackend(HTTPBackend):
         status = response.status
         if not 200 <= status < 300:
             message = redact(error_message(response.body), [client.api_key])[:MESSAGE_LIMIT]
-            if sends_logprobs and _rejects_logprobs(status, message):
-                self._stop_logprobs(status)
-                return await self._again(spec, sent=response.sends)
             error = error_from_status(
                 status,
                 message,
@@ -275,13 +394,14 @@ class OpenAIBackend(HTTPBackend):
                 headers=response.headers,
                 key_env=self._api_key_env,
             )
+            self._refusal(status, error_detail(response.body), message, response.sends, error)
             raise _sent(error, response.sends)
         try:
             reply = json.loads(response.body)
         except ValueError as exc:
             raise _sent(self._not_json(), response.sends) from exc
         try:
-            completion = completion_from_reply(reply, latency, self._where)
+            completion = self._read(reply, latency, spec)
         except BackendError as exc:  # no choices, no text
             exc.requests = response.sends
             raise
@@ -289,31 +409,52 @@ class OpenAIBackend(HTTPBackend):
             completion = dataclasses.replace(completion, requests=response.sends)
         return completion
 
-    async def _again(self, spec: CallSpec, *, sent: int) -> Completion:
-        """The call once more, without logprobs, counting the ``sent`` refused requests.
+    def _refusal(
+        self,
+        status: int,
+        detail: Mapping[str, Any] | None,
+        message: str,
+        sends: int,
+        error: BackendError,
+    ) -> None:
+        """Raise :class:`_Refused` for a 400/422 about a parameter; else return.
 
-        The server answered the request that asked for logprobs (with a 400), so it is
-        a request made, and the retry's reply or error carries it in ``requests``.
+        A parameter refusal the run cannot learn from (the parameter is asked for on
+        purpose, e.g. ``reasoning_effort``) fails every call alike, so it is a
+        :class:`FatalBackendError` that stops the run.
         """
-        try:
-            completion = await self.complete(spec)
-        except BackendError as exc:
-            exc.requests += sent
-            raise
-        return dataclasses.replace(completion, requests=completion.requests + sent)
+        if status not in (400, 422):
+            return
+        code = detail.get("code") if detail else None
+        unsupported = code in ("unsupported_parameter", "unsupported_value")
+        if unsupported or "logprob" in message.lower():
+            if unsupported:  # every call sends it: unless it can be dropped, stop the run
+                error = FatalBackendError(str(error))
+            raise _Refused(status, detail, message, sends, _sent(error, sends))
 
-    def _stop_logprobs(self, status: int) -> None:
-        # Calls already in flight with logprobs get the same answer: each retries
-        # once, and only the first one logs.
-        if self._send_logprobs:
-            self._send_logprobs = False
-            import logging  # only for this warning
+    def _read(self, data: Any, latency: float, spec: CallSpec) -> Completion:
+        """The completion of a reply; an empty reply cut at its cap is an error."""
+        completion = completion_from_reply(data, latency, self._where)
+        if not completion.text.strip() and finish_reason(data) == "length":
+            self._empty_at_cap += 1
+            raise RequestRejected(self._cap_advice(spec, stopped=False))
+        return completion
 
-            logging.getLogger("fairjudge.backends.openai").warning(
-                "%s rejected logprobs (HTTP %d); judging with labels only from now on",
-                self._base_url or "the OpenAI API",
-                status,
-            )
+    def _cap_advice(self, spec: CallSpec, *, stopped: bool) -> str:
+        body = self.request_body(spec)
+        name = next((n for n in ("max_completion_tokens", "max_tokens") if n in body), None)
+        cap = f"{name}={body[name]}" if name else "the server's default cap"
+        head = (
+            f"openai backend: {self._where}: stopped after {EMPTY_AT_CAP_LIMIT} replies that "
+            "spent their whole cap before any text; no more calls are sent"
+            if stopped
+            else f"openai backend: {self._where}: the reply spent its whole cap ({cap}) "
+            "before any text (finish_reason 'length')"
+        )
+        return (
+            f"{head}; raise --max-tokens (now {cap}) or lower --reasoning-effort, "
+            "so the model has room to reason and then answer"
+        )
 
     @property
     def opened(self) -> bool:
@@ -336,6 +477,57 @@ def _sent(error: BackendError, sends: int) -> BackendError:
     return error
 
 
-def _rejects_logprobs(status: int, message: str) -> bool:
-    """Whether an error reply refuses the request for asking for logprobs."""
-    return status in (400, 422) and "logprob" in message.lower()
+def error_detail(body: bytes) -> Mapping[str, Any] | None:
+    """The ``error`` object of an error reply's body (``param``, ``code``, ...), if any."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    inner = data.get("error") if isinstance(data, Mapping) else None
+    return inner if isinstance(inner, Mapping) else None
+
+
+def finish_reason(reply: Any) -> str | None:
+    """The first choice's ``finish_reason`` (``"length"``: the reply hit its cap)."""
+    try:
+        reason = reply["choices"][0].get("finish_reason")
+    except (AttributeError, IndexError, TypeError, KeyError):
+        return None
+    return reason if isinstance(reason, str) else None
+
+
+def _checked_effort(model: str, caps: Capabilities, effort: str | None) -> str | None:
+    """``effort``, refused before any call when the model is known not to take it."""
+    if effort is None:
+        return None
+    if effort not in EFFORTS:
+        raise ConfigError(
+            f"reasoning_effort must be one of {', '.join(EFFORTS)}; got {effort!r}",
+            params="reasoning_effort",
+        )
+    if caps.known and effort not in caps.efforts:
+        takes = (
+            f"it takes {', '.join(caps.efforts)}"
+            if caps.efforts
+            else "it is not a reasoning model (gpt-5*, o1*, o3*, o4*)"
+        )
+        raise ConfigError(
+            f"openai/{model} takes no reasoning_effort {effort!r}: {takes}; drop it or "
+            "pick a reasoning model",
+            params="reasoning_effort",
+        )
+    return effort
+
+
+@dataclasses.dataclass(slots=True)
+class _Refused(Exception):
+    """A 400/422 about a parameter, for :meth:`OpenAIBackend._learning` to learn from.
+
+    ``error`` is what the call raises when the refusal teaches nothing.
+    """
+
+    status: int
+    detail: Mapping[str, Any] | None
+    message: str
+    sends: int
+    error: BackendError
