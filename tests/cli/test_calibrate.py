@@ -62,6 +62,22 @@ def test_unlabelled_items_are_an_input_error(tmp_path: Path) -> None:
     assert "human" in result.output
 
 
+def test_a_missing_label_column_is_named_as_the_user_asked(tmp_path: Path) -> None:
+    p = tmp_path / "x.jsonl"
+    row = {"id": "r1", "question": "q", "answer_1": "a", "answer_2": "b", "human": "1"}
+    p.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    args = ["calibrate", str(p), "--judge", "python:examples.judges:longer", "--human-col"]
+    result = runner.invoke(app, [*args, "nothere"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "error: 1 item(s) have neither 'nothere' (1/2/tie, the column --human-col names) "
+        "nor 'human_score' (first: id 'r1'); calibration needs a human label on every item"
+    )
+    # The same file read with 'human' is judged (one item is too few for the gate: 7).
+    default = runner.invoke(app, [*args[:-1]])
+    assert default.exit_code == 7, default.output
+
+
 def test_a_named_pipe_is_read_once_and_whole(tmp_path: Path) -> None:
     # A pipe can be read once: peeking at its columns would lose rows (or hang).
     fifo = tmp_path / "pairs.jsonl"

@@ -220,12 +220,22 @@ def _spearman_check(report: dict[str, Any], min_spearman: float) -> GateCheck:
     )
 
 
-def check_labels(items: list[Item]) -> None:
+def check_labels(items: list[Item], *, human: str = "human") -> None:
+    """Refuse items without a human label, naming the label column that was read.
+
+    Args:
+        items: The loaded items.
+        human: The column the ``human`` labels were read from (``columns`` renames it),
+            so that the message names the column the user asked for.
+    """
     unlabelled = [it.id for it in items if it.human is None and it.human_score is None]
     if unlabelled:
+        named = "" if human == "human" else ", the column columns.human names"
         raise InputError(
-            f"{len(unlabelled)} item(s) have neither 'human' (1/2/tie) nor 'human_score' "
-            f"(first: id {unlabelled[0]!r}); calibration needs a human label on every item"
+            f"{len(unlabelled)} item(s) have neither {human!r} (1/2/tie{named}) nor "
+            f"'human_score' (first: id {unlabelled[0]!r}); calibration needs a human "
+            "label on every item",
+            params="columns.human" if named else (),
         )
 
 

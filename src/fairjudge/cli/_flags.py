@@ -68,6 +68,7 @@ FLAGS: dict[str, str] = {
     "columns.question": "--question-col",
     "columns.answer_1": "--answer1-col",
     "columns.answer_2": "--answer2-col",
+    "columns.human": "--human-col",
     "answer_col": "--answer-col",
     "pairs_per_question": "--pairs-per-question",
     # audit

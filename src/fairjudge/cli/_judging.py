@@ -135,7 +135,7 @@ def judge_file(
     if labelled:
         from fairjudge.audit import check_labels
 
-        check_labels(items)
+        check_labels(items, human=columns.human_col)
     template = template_option(flags, items)
     judge = flags.open_judge(rounds=settings.rounds)
     try:  # a budget stop is a partial result: reported, saved, and exit 5 afterwards
