@@ -13,6 +13,7 @@ into a flag, so CLI users read what they typed.
 from __future__ import annotations
 
 import ast
+import math
 import os
 import re
 import subprocess
@@ -143,7 +144,9 @@ def _library_errors() -> Iterator[tuple[str, FairJudgeError]]:
         "max_calls": lambda: RunOptions(max_calls=-1),
         "max_attempts": lambda: RunOptions.build(max_attempts=0),
         "price_output": lambda: RunOptions.build(price_input=1.0),
-        "max_cost": lambda: RunOptions.build(max_cost=1.0),
+        "max_cost": lambda: RunOptions(max_cost=1.0, list_prices=False),
+        "price_cached_input": lambda: RunOptions.build(price_cached_input=0.1),
+        "price_input": lambda: RunOptions.build(price_input=math.nan, price_output=1.0),
     }
     for name, make in cases.items():
         with pytest.raises(FairJudgeError) as info:

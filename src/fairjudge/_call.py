@@ -156,6 +156,22 @@ class Completion:
             when its transport resent the request itself (a kept-alive connection
             found closed) or made it again without the logprobs the server refused,
             so rate limits and the store count every one, as the server did.
+        reasoning_tokens: Of ``output_tokens``, those the model spent reasoning
+            before its answer (hidden, billed as output), when reported.
+        cached_input_tokens: Of ``input_tokens``, those read from the provider's
+            prompt cache (billed at the cached price), when reported.
+        cache_write_tokens: Of ``input_tokens``, those written to the provider's
+            prompt cache (Anthropic bills them above the input price), when reported.
+        usage_problem: Why the server's usage figures were not believed (a count
+            that is negative, not a whole number, absurdly large, inconsistent or
+            missing); ``None`` when they were. Such a call is charged its estimate.
+        batch: The reply came through a provider's batch API, billed at the batch
+            price (half the online one).
+
+    Token counts follow one convention for every provider: ``input_tokens`` is the
+    whole prompt, cached and cache-written tokens included (Anthropic reports those
+    apart; :mod:`fairjudge.backends._usage` adds them up), and ``output_tokens`` is
+    the whole completion, reasoning included.
     """
 
     text: str
@@ -165,6 +181,11 @@ class Completion:
     latency_s: float = 0.0
     model: str | None = None
     requests: int = 1
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    usage_problem: str | None = None
+    batch: bool = False
 
 
 @runtime_checkable

@@ -73,5 +73,6 @@ def test_max_cost_without_prices_names_the_flags() -> None:
     assert done.stdout == ""
     assert done.stderr.strip() == (
         "error: --max-cost needs prices: give --price-input and --price-output (dollars per "
-        "million input and output tokens)"
+        "million input and output tokens); fairjudge's list prices (2025-11-01) do not name "
+        "openai/some-model"
     )

@@ -244,9 +244,11 @@ def test_close_releases_backend(tmp_path: Path) -> None:
 def test_max_cost_without_prices() -> None:
     # The library names its parameters; the command line (RunOptions.build) its flags.
     with pytest.raises(ConfigError, match=r"max_cost needs prices: pass prices=Prices\(input"):
-        RunOptions(max_cost=1.0)
-    with pytest.raises(ConfigError, match="price_input and price_output") as caught:
-        RunOptions.build(max_cost=1.0)
+        RunOptions(max_cost=1.0, list_prices=False)
+    # With list prices (the default), a model the list lacks is refused at its first batch.
+    judge = LLMJudge(FakeBackend(), store=":memory:", options=RunOptions.build(max_cost=1.0))
+    with judge, pytest.raises(ConfigError, match="price_input and price_output") as caught:
+        evaluate_pairs(judge, [Item("q", "a", "b")])
     assert "Prices" not in str(caught.value)
 
 

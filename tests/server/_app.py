@@ -257,6 +257,7 @@ class ScriptedJudge:
             reply = _openai_reply(
                 request, text, fault, usage, first, logprobs if script.logprobs else None
             )
+        _override_usage(reply, script)
         if script.echo_key:
             _plant(reply, _presented(headers), dialect)
         return 200, json.dumps(reply).encode(), ()
@@ -277,6 +278,18 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+
+
+def _override_usage(reply: dict[str, Any], script: Script) -> None:
+    """Write ``Script.usage`` over the reply's usage (``None`` drops a field), or drop it."""
+    if script.drop_usage:
+        del reply["usage"]
+        return
+    for name, value in script.usage.items():
+        if value is None:
+            reply["usage"].pop(name, None)
+        else:
+            reply["usage"][name] = value
 
 
 def _scaled_usage(

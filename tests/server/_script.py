@@ -167,6 +167,10 @@ class Script:
             (:func:`client_estimate`) instead of counting words, rounded: a provider
             whose tokenizer counts ``usage_scale`` times the tokens the client
             expects (``None``: count words).
+        usage: Fields written over the reply's ``usage`` object as given, any JSON
+            value (``NaN``, a string, ``-5``, ``2**70``), or ``None`` to drop a field:
+            a buggy or hostile server's usage figures (``{}``: the counted ones).
+        drop_usage: Send no ``usage`` object at all.
     """
 
     judge: str | JudgeFn = "always_a"
@@ -190,6 +194,8 @@ class Script:
     drop_after: int | None = None
     too_long_marker: str | None = None
     usage_scale: float | None = None
+    usage: Mapping[str, Any] = field(default_factory=dict)
+    drop_usage: bool = False
 
     def __post_init__(self) -> None:
         names = set(Fault)

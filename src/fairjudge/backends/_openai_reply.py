@@ -14,6 +14,7 @@ from typing import Any
 
 from fairjudge._call import Completion
 from fairjudge._errors import ServerError
+from fairjudge.backends._usage import openai_usage
 
 __all__ = ["completion_from_reply", "error_message"]
 
@@ -42,7 +43,9 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
 
     Mirrors the SDK path field by field: the first choice's content (else its
     refusal), the first token's top logprobs (unreadable ones are dropped, the text
-    still counts), the token usage and the model the server names.
+    still counts), the token usage (checked as untrusted input by
+    :func:`~fairjudge.backends._usage.openai_usage`: a figure that fails is never
+    used, and the completion says why) and the model the server names.
 
     Raises:
         ServerError: The reply has no choices, or the first has no text.
@@ -67,14 +70,11 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
             top.setdefault(first["token"], float(first["logprob"]))
     except (AttributeError, TypeError, ValueError, KeyError):
         top = None  # unreadable logprobs: the label still counts
-    usage = reply.get("usage")
-    if not isinstance(usage, Mapping):
-        usage = {}
+    model = reply.get("model")
     return Completion(
         text=text,
         top_logprobs=top or None,
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
         latency_s=latency,
-        model=reply.get("model"),
+        model=model if isinstance(model, str) else None,
+        **openai_usage(reply.get("usage")).fields(),  # untrusted: checked there
     )

@@ -59,6 +59,7 @@ FLAGS: dict[str, str] = {
     "price_input": "--price-input",
     "price_output": "--price-output",
     "retry": "--max-attempts",
+    "price_cached_input": "--price-cached-input",
     "max_attempts": "--max-attempts",
     "executor": "--executor",
     "address": "--ray-address",  # RayExecutor(address=...)

@@ -144,10 +144,28 @@ class JudgeFlags:
     ] = None
     max_cost: Annotated[
         float | None,
-        typer.Option(help="Stop at this estimated cost in $; needs --price-input/--price-output."),
+        typer.Option(
+            help="Stop at this estimated cost in $; needs --price-input/--price-output "
+            "unless fairjudge's dated list prices the model (OpenAI, Anthropic)."
+        ),
     ] = None
-    price_input: Annotated[float | None, typer.Option(help="$ per 1M input tokens.")] = None
-    price_output: Annotated[float | None, typer.Option(help="$ per 1M output tokens.")] = None
+    price_input: Annotated[
+        float | None,
+        typer.Option(help="$ per 1M input tokens, for every call. [default: the list price]"),
+    ] = None
+    price_output: Annotated[
+        float | None,
+        typer.Option(
+            help="$ per 1M output tokens (reasoning included). [default: the list price]"
+        ),
+    ] = None
+    price_cached_input: Annotated[
+        float | None,
+        typer.Option(
+            help="$ per 1M input tokens read from the prompt cache; needs --price-input "
+            "and --price-output. [default: the input price]"
+        ),
+    ] = None
     executor: Annotated[
         ExecutorName | None,
         typer.Option(
@@ -179,12 +197,13 @@ class JudgeFlags:
             for name in ("concurrency", "rpm", "tpm", "max_calls", "max_cost", "max_attempts")
             if getattr(self, name) is not None
         }
-        prices = self.price_input is not None or self.price_output is not None
-        if not given and not prices and not self.quiet:
+        prices = (self.price_input, self.price_output, self.price_cached_input)
+        if not given and prices == (None, None, None) and not self.quiet:
             return None
         return RunOptions.build(
-            price_input=self.price_input, price_output=self.price_output, quiet=self.quiet, **given
-        )
+            price_input=self.price_input, price_output=self.price_output,
+            price_cached_input=self.price_cached_input, quiet=self.quiet, **given,
+        )  # fmt: skip
 
     def executor_choice(self) -> str | None:
         """The executor for the library's ``executor=``: ``None``, ``"ray"`` or ``"ray:ADDRESS"``.

@@ -32,11 +32,13 @@ def sum_runs(runs: Sequence[RunSummary]) -> RunSummary | None:
     counts = {
         f.name: sum(getattr(r, f.name) for r in runs)
         for f in dataclasses.fields(RunSummary)
-        if f.name not in {"cost_usd", "wall_s", "backoff_s", "stopped"}
+        if f.name not in {"cost_usd", "wall_s", "backoff_s", "stopped", "cache_saved_usd"}
     }
+    saved = [r.cache_saved_usd for r in runs if r.cache_saved_usd is not None]
     return RunSummary(
         **counts,
         cost_usd=math.fsum(costs) if costs else None,
+        cache_saved_usd=math.fsum(saved) if saved else None,
         wall_s=math.fsum(r.wall_s for r in runs),
         backoff_s=math.fsum(r.backoff_s for r in runs),
         stopped=runs[-1].stopped,

@@ -72,7 +72,7 @@ def serve_from_store(
     found = store.get_many(unique)
     if len(found) < len(unique):  # cannot happen (ok rows are final), but never guess
         return None
-    tally = Tally(options)
+    tally = Tally(options, (route_of(b) for b in backends))
     tally.total = tally.cached = len(unique)
     tally.progress, tally.on_progress = make_progress(options.progress), on_progress
     tally.stopped = None

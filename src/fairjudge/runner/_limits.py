@@ -6,6 +6,7 @@ wait, so every rule can be tested exactly.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from fairjudge._call import CallSpec
 from fairjudge._errors import BackendError, ConfigError, EndpointUnreachable, RateLimitError
 
 __all__ = [
+    "CACHE_WRITE_MARKUP",
     "Prices",
     "RetryPolicy",
     "TokenBucket",
@@ -164,29 +166,84 @@ def text_tokens(text: str) -> int:
     return max(1, len(text) // _CHARS_PER_TOKEN) if text else 0
 
 
+CACHE_WRITE_MARKUP = 1.25
+"""A prompt-cache write's price over the input price, when no price for it is given.
+
+Anthropic's 5-minute cache writes cost 1.25 times the input price; OpenAI charges no
+write (it never reports one), so the markup is the safe default for both.
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class Prices:
-    """Prices in US dollars per million tokens, for cost estimates and ``--max-cost``.
+    """Prices in US dollars per million tokens, for costs and ``--max-cost``.
 
     Attributes:
         input_per_million: Price of a million prompt tokens.
-        output_per_million: Price of a million completion tokens.
+        output_per_million: Price of a million completion tokens, reasoning tokens
+            included (they are billed as output).
+        cached_input_per_million: Price of a million prompt tokens read from the
+            provider's prompt cache; ``None``: the input price (no discount assumed).
+        cache_write_per_million: Price of a million prompt tokens written to the
+            prompt cache; ``None``: :data:`CACHE_WRITE_MARKUP` times the input price.
+
+    Raises:
+        ConfigError: A price is negative, NaN or infinite.
     """
 
     input_per_million: float
     output_per_million: float
+    cached_input_per_million: float | None = None
+    cache_write_per_million: float | None = None
 
     def __post_init__(self) -> None:
-        if self.input_per_million < 0 or self.output_per_million < 0:
-            raise ConfigError(f"prices must be >= 0; got {self!r}")
+        for name in (
+            "input_per_million",
+            "output_per_million",
+            "cached_input_per_million",
+            "cache_write_per_million",
+        ):
+            value = getattr(self, name)
+            if value is None and name.startswith("cache"):
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"prices: {name} must be a number; got {value!r}")
+            if not 0 <= value < math.inf:  # NaN fails too
+                raise ConfigError(f"prices: {name} must be >= 0 and finite; got {value!r}")
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
+    @property
+    def cached_input(self) -> float:
+        """Dollars per million cached prompt tokens (the input price unless given)."""
+        c = self.cached_input_per_million
+        return self.input_per_million if c is None else c
+
+    @property
+    def cache_write(self) -> float:
+        """Dollars per million prompt tokens written to the cache."""
+        w = self.cache_write_per_million
+        return self.input_per_million * CACHE_WRITE_MARKUP if w is None else w
+
+    def cost(
+        self, input_tokens: int, output_tokens: int, cached: int = 0, written: int = 0
+    ) -> float:
         """Dollars for a call of that size.
+
+        Args:
+            input_tokens: Every prompt token, cached and cache-written ones included.
+            output_tokens: Every completion token, reasoning included.
+            cached: Of ``input_tokens``, those read from the prompt cache.
+            written: Of ``input_tokens``, those written to the prompt cache.
 
         Example:
             >>> Prices(2.5, 10.0).cost(1000, 10)
             0.0026
+            >>> Prices(1.25, 10.0, cached_input_per_million=0.125).cost(1000, 10, cached=800)
+            0.00045
         """
+        plain = input_tokens - cached - written
         return (
-            input_tokens * self.input_per_million + output_tokens * self.output_per_million
+            plain * self.input_per_million
+            + cached * self.cached_input
+            + written * self.cache_write
+            + output_tokens * self.output_per_million
         ) / 1e6

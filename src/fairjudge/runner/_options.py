@@ -8,6 +8,7 @@ parameter at fault, and the judge session and the runner read it as it is.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
@@ -34,7 +35,13 @@ class RunOptions:
             Calls in flight are reserved at a guess corrected by the usage replies
             report; the run overspends by at most what the calls in flight when the
             last one started cost beyond that guess (:mod:`fairjudge.runner._budget`).
-        prices: Dollars per million input and output tokens, for costs.
+        prices: Dollars per million input, cached input and output tokens, for
+            every call's cost (:class:`~fairjudge.runner.Prices`).
+        list_prices: Without ``prices``, price the calls of a model that
+            fairjudge's dated list (:data:`fairjudge.runner._prices.LIST_PRICES`)
+            names at its list price; other models stay unpriced. With ``max_cost``,
+            every judge must then be priced one way or the other, or the first batch
+            is refused before any call.
         retry: Retry policy for 429s, timeouts and server errors.
         progress: ``auto`` (a bar on a terminal, plain lines otherwise), ``rich``,
             ``plain``, ``quiet``, or a display object (:class:`RunProgress`).
@@ -53,6 +60,7 @@ class RunOptions:
     max_calls: int | None = None
     max_cost: float | None = None
     prices: Prices | None = None
+    list_prices: bool = True
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: ProgressMode | RunProgress = "auto"
 
@@ -72,10 +80,11 @@ class RunOptions:
                 raise ConfigError(
                     f"max_cost must be >= 0; got {self.max_cost!r}", params="max_cost"
                 )
-            if self.prices is None:
+            if self.prices is None and not self.list_prices:
                 raise ConfigError(
                     "max_cost needs prices: pass prices=Prices(input, output), in dollars "
-                    "per million input and output tokens",
+                    "per million input and output tokens (or list_prices=True, for a "
+                    "model fairjudge's list prices)",
                     params="max_cost",
                 )
         if isinstance(self.progress, str) and self.progress not in _PROGRESS_MODES:
@@ -89,11 +98,17 @@ class RunOptions:
         *,
         price_input: float | None = None,
         price_output: float | None = None,
+        price_cached_input: float | None = None,
         quiet: bool = False,
         max_attempts: int | None = None,
         **fields: Any,
     ) -> RunOptions:
         """Build from command-line values: separate prices, ``quiet``, ``max_attempts``.
+
+        The prices given replace the list prices for every call: ``price_input`` and
+        ``price_output`` come together, and ``price_cached_input`` (default: the input
+        price) needs them. Without them a model on fairjudge's dated list is priced
+        from it, and ``max_cost`` needs every judge to be on it.
 
         Raises:
             ConfigError: Only one of the two prices is given, or a field is invalid.
@@ -105,13 +120,26 @@ class RunOptions:
                 f"{given} needs {missing} too: cost is priced on both sides",
                 params=(given, missing),
             )
+        for name, value in (
+            ("price_input", price_input),
+            ("price_output", price_output),
+            ("price_cached_input", price_cached_input),
+        ):
+            if value is not None and not 0 <= value < math.inf:  # NaN fails too
+                raise ConfigError(
+                    f"{name} must be a finite number >= 0 (dollars per million tokens); "
+                    f"got {value!r}",
+                    params=name,
+                )
         if price_input is not None and price_output is not None:
-            fields["prices"] = Prices(price_input, price_output)
-        elif fields.get("max_cost") is not None:
+            fields["prices"] = Prices(
+                price_input, price_output, cached_input_per_million=price_cached_input
+            )
+        elif price_cached_input is not None:
             raise ConfigError(
-                "max_cost needs prices: give price_input and price_output "
-                "(dollars per million input and output tokens)",
-                params=("max_cost", "price_input", "price_output"),
+                "price_cached_input needs price_input and price_output too: the prices "
+                "given replace the list prices for every call",
+                params=("price_cached_input", "price_input", "price_output"),
             )
         if quiet:
             fields["progress"] = "quiet"

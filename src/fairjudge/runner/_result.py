@@ -64,15 +64,26 @@ class RunSummary:
         not_run: Calls never started because a budget ran out.
         requests: Requests sent, retries included.
         retries: Requests that were retries.
-        input_tokens: Prompt tokens of this run's replies (reported, or estimated).
-        output_tokens: Completion tokens of this run's replies.
-        cost_usd: Estimated cost of this run, when prices were given.
+        input_tokens: Prompt tokens of this run's replies (reported, or estimated),
+            cached ones included.
+        output_tokens: Completion tokens of this run's replies, reasoning included.
+        cost_usd: Estimated cost of this run, when its calls had prices (given, or
+            the list prices of known models): every token at its own price.
         wall_s: Wall time of the run.
         backoff_s: Total time calls spent waiting to be retried.
         stopped: Which budget stopped the run early, if one did.
         repeated: Requests sent a second time because the worker making them was
             lost (a distributed executor's worker process or node died): paid twice,
             counted in ``requests`` too, never in ``retries``. Always 0 in one process.
+        reasoning_tokens: Of ``output_tokens``, the hidden reasoning tokens reported.
+        cached_input_tokens: Of ``input_tokens``, those read from the provider's
+            prompt cache (billed at the cached price).
+        cache_write_tokens: Of ``input_tokens``, those written to the prompt cache.
+        cache_saved_usd: What the prompt cache saved against the input price (cache
+            writes cost more, so it can be below 0), when the calls had prices.
+        usage_unreported: Replies whose usage the server did not report correctly
+            (missing, negative, not a whole number, too large, inconsistent): each
+            was charged its estimate, never less.
     """
 
     total: int
@@ -89,9 +100,19 @@ class RunSummary:
     backoff_s: float
     stopped: StopReason | None = None
     repeated: int = 0
+    reasoning_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_saved_usd: float | None = None
+    usage_unreported: int = 0
+
+    @property
+    def cached_share(self) -> float | None:
+        """The share of prompt tokens read from the prompt cache (``None``: no prompt)."""
+        return self.cached_input_tokens / self.input_tokens if self.input_tokens else None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: every field, in order; ``repeated`` only when not 0.
+        """JSON-ready form: every field in order, then ``cached_share``; ``repeated`` if not 0.
 
         A run in one process never repeats a request, and its JSON stays what it was
         before distributed executors existed.
@@ -99,7 +120,35 @@ class RunSummary:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         if not self.repeated:
             del data["repeated"]
+        data["cached_share"] = self.cached_share
         return data
+
+    def usage_notes(self) -> list[str]:
+        """What the ledger adds to the counts, where it is not nothing.
+
+        The prompt cache's share and savings, the reasoning tokens, and the replies
+        whose usage was not believed.
+        """
+        notes = []
+        if self.cached_input_tokens or self.cache_write_tokens:
+            share = self.cached_share or 0.0
+            text = (
+                f"{self.cached_input_tokens} of {self.input_tokens} input tokens cached "
+                f"({share:.1%})"
+            )
+            if self.cache_write_tokens:
+                text += f", {self.cache_write_tokens} written to the cache"
+            if self.cache_saved_usd is not None:
+                text += f", saving ${self.cache_saved_usd:.4f}"
+            notes.append(text)
+        if self.reasoning_tokens:
+            notes.append(f"{self.reasoning_tokens} of the output tokens were reasoning")
+        if self.usage_unreported:
+            notes.append(
+                f"usage not reported correctly for {self.usage_unreported} call(s): "
+                "each was charged its estimate"
+            )
+        return notes
 
     def summary(self) -> str:
         """A short human-readable account, for the CLI and logs."""
@@ -114,7 +163,7 @@ class RunSummary:
             text += f"; stopped by --{self.stopped.replace('_', '-')}, {self.not_run} not run"
         if self.repeated:
             text += f"; {self.repeated} sent again after a worker was lost"
-        return text
+        return "; ".join([text, *self.usage_notes()])
 
     def __str__(self) -> str:
         return self.summary()

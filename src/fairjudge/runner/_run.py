@@ -52,7 +52,7 @@ from fairjudge._types import CallError
 from fairjudge.runner._budget import CallGuess
 from fairjudge.runner._cached import unique_calls
 from fairjudge.runner._claims import ClaimQueue, Leases
-from fairjudge.runner._limits import TokenBucket, estimate_tokens, text_tokens
+from fairjudge.runner._limits import TokenBucket, estimate_tokens
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._progress import make_progress
 from fairjudge.runner._records import call_row
@@ -99,7 +99,7 @@ class Run(Tally):
         self.clock, self.sleep = clock, sleep or asyncio.sleep
         self.progress, self.on_progress = make_progress(options.progress), on_progress
         self.outcomes: dict[str, CallOutcome] = {}
-        Tally.__init__(self, options)
+        Tally.__init__(self, options, backends)
         self.stopped: StopReason | None = None
         self.halted = False
         self.answered: set[Route] = set()
@@ -332,22 +332,10 @@ class Run(Tally):
         # The one place every backend's fresh reply passes before it is parsed, stored or
         # returned: a server that reflects the key, in any field, never gets it stored.
         completion = self.redactor.completion(completion)
-        n_in = completion.input_tokens
-        if n_in is None:
-            n_in = estimate_tokens(spec)[0]
-        n_out = completion.output_tokens
-        if n_out is None:
-            n_out = text_tokens(completion.text)
+        bill = self._charge(spec, completion, guess)  # the ledger: usage checked, never < 0
+        n_in, n_out, cost = bill.input_tokens, bill.output_tokens, bill.cost_usd
         if self.tpm_bucket is not None:
             self.tpm_bucket.adjust(n_in + n_out - est[0] - est[1], self.now())
-        self.input_tokens += n_in
-        self.output_tokens += n_out
-        cost = None
-        prices = self.options.prices
-        if prices is not None:
-            cost = prices.cost(n_in, n_out)
-            self.spent += cost
-        self._settle(guess, n_in, n_out)
         parsed = None
         if self.parse is not None:
             try:

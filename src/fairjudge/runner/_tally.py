@@ -4,19 +4,21 @@
 engine half makes the calls and updates these counters as calls settle. The display
 and the ``on_progress`` callback read them a few times a second, never per call.
 ``max_cost`` is kept here too: :meth:`Tally._admit` holds a call until the budget
-(:class:`~fairjudge.runner._budget.CostBudget`) lets it start.
+(:class:`~fairjudge.runner._budget.CostBudget`) lets it start, and :meth:`Tally._charge`
+enters each fresh reply in the ledger (:mod:`~fairjudge.runner._prices`).
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from fairjudge._call import CallSpec
+from fairjudge._call import CallSpec, Completion, Route
 from fairjudge.runner._budget import CallGuess, CostBudget
 from fairjudge.runner._options import RunOptions
+from fairjudge.runner._prices import Charge, Pricing, charge
 from fairjudge.runner._progress import RunProgress, Snapshot
 from fairjudge.runner._result import RunSummary, StopReason
 
@@ -37,21 +39,26 @@ class Tally:
     stopped: StopReason | None
     halted: bool
 
-    def __init__(self, options: RunOptions) -> None:
+    def __init__(self, options: RunOptions, routes: Iterable[Route] = ()) -> None:
         self.options = options
+        self.pricing = Pricing(
+            options.prices, use_list=options.list_prices, routes=routes, max_cost=options.max_cost
+        )
         self.total = self.cached = self.done = self.failed = 0
         self.started = self.requests = self.retries = 0
         self.input_tokens = self.output_tokens = 0
-        self.spent = self.backoff_s = 0.0
+        self.reasoning_tokens = self.cached_input_tokens = self.cache_write_tokens = 0
+        self.usage_unreported = 0  # replies whose usage was not believed: charged an estimate
+        self.spent = self.backoff_s = self.cache_saved = 0.0
         self.sent: dict[str, float] = {}  # key -> when its current request was sent
         self.request_s: list[float] = []  # how long each request took, for "waiting"
         self._median: tuple[int, float | None] = (0, None)  # (len(request_s), its median)
         self.reported = 0
         self.t0 = time.perf_counter()
         self.budget: CostBudget | None = None
-        if options.max_cost is not None:
-            assert options.prices is not None  # RunOptions checks max_cost comes with prices
-            self.budget = CostBudget(options.max_cost, options.prices)
+        ceiling = self.pricing.ceiling()
+        if options.max_cost is not None and ceiling is not None:  # Pricing: every route priced
+            self.budget = CostBudget(options.max_cost, ceiling)
         self._settled: asyncio.Event | None = None  # set when a call in flight settles
 
     async def _admit(self, spec: CallSpec, budget: CostBudget) -> CallGuess | None:
@@ -81,6 +88,35 @@ class Tally:
             if self._settled is not None:  # wake every waiter; the next makes a new one
                 self._settled.set()
                 self._settled = None
+
+    def _charge(self, spec: CallSpec, completion: Completion, guess: CallGuess | None) -> Charge:
+        """Enter a fresh reply in the ledger and settle it with the budget.
+
+        The spend only grows: every charge is non-negative counts times non-negative
+        finite prices, whatever the server reported (:func:`~fairjudge.runner._prices.charge`).
+        """
+        if guess is None:  # no budget: the guess is needed only to estimate usage
+            unknown = completion.usage_problem is not None or completion.input_tokens is None
+            guess = CallGuess.of(spec) if unknown else CallGuess(0, 0)
+            budget_guess = None
+        else:
+            budget_guess = guess
+        ratio = 1.0
+        if self.budget is not None and self.budget.replies:
+            ratio = self.budget.input_ratio()
+        bill = charge(completion, guess, self.pricing.of(spec), ratio)
+        self.input_tokens += bill.input_tokens
+        self.output_tokens += bill.output_tokens
+        self.reasoning_tokens += bill.reasoning_tokens
+        self.cached_input_tokens += bill.cached_input_tokens
+        self.cache_write_tokens += bill.cache_write_tokens
+        self.usage_unreported += not bill.believed
+        if bill.cost_usd is not None:
+            assert bill.cost_usd >= 0  # by construction; the spend never goes down
+            self.spent += bill.cost_usd
+            self.cache_saved += bill.saved_usd
+        self._settle(budget_guess, bill.input_tokens, bill.output_tokens)
+        return bill
 
     def snapshot(self) -> Snapshot:
         elapsed = time.perf_counter() - self.t0
@@ -136,8 +172,13 @@ class Tally:
             retries=self.retries,
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
-            cost_usd=self.spent if self.options.prices is not None else None,
+            cost_usd=self.spent if self.pricing.priced else None,
             wall_s=time.perf_counter() - self.t0,
             backoff_s=self.backoff_s,
             stopped=self.stopped,
+            reasoning_tokens=self.reasoning_tokens,
+            cached_input_tokens=self.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens,
+            cache_saved_usd=self.cache_saved if self.pricing.priced else None,
+            usage_unreported=self.usage_unreported,
         )

@@ -1,0 +1,240 @@
+"""The cost ledger: list prices, and what each call is charged.
+
+Every token is billed at its own price (:meth:`Prices.cost
+<fairjudge.runner._limits.Prices.cost>`): prompt tokens at the input price, those read
+from the provider's prompt cache at the cached price, those written to it at the
+cache-write price, and completion tokens, hidden reasoning included, at the output
+price. A reply that came through a batch API (``Completion.batch``) costs
+:data:`BATCH_PRICE_FACTOR` of that: both providers take half off every token class.
+
+Where prices come from. ``prices=`` (``--price-input``, ``--price-output``,
+``--price-cached-input``) prices every call of the run. Without it, a run whose
+options allow list prices (``RunOptions(list_prices=True)``, as the command line
+does) prices a model named in :data:`LIST_PRICES`: OpenAI and Anthropic list prices
+in US dollars per million tokens, standard tier, as published on
+:data:`LIST_PRICES_DATE`. A dated snapshot of a listed model (``gpt-4o-2024-08-06``,
+``claude-sonnet-4-5-20250929``, ``claude-3-5-haiku-latest``) has its model's price.
+Anthropic's long-context price (Sonnet above 200,000 prompt tokens) and 1-hour
+cache writes are not modelled: a judge prompt is far shorter, and fairjudge's cache
+marks use the default 5-minute TTL.
+
+Untrusted usage. A reply whose usage the server did not report correctly
+(``Completion.usage_problem``; see :mod:`fairjudge.backends._usage`) is charged its
+estimate and never less: the prompt at the call's guess (corrected by the run's input
+ratio once replies have taught it) and the reply at its ``max_tokens`` (or
+:data:`~fairjudge.runner._budget.UNKNOWN_OUTPUT_TOKENS` without one), each raised to
+any figure of the reply that could be believed, with no cache discount. Every charge
+is a sum of non-negative counts times non-negative finite prices, so the spend never
+goes down.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from fairjudge._call import CallSpec, Completion, Route
+from fairjudge._errors import ConfigError
+from fairjudge.runner._budget import UNKNOWN_OUTPUT_TOKENS, CallGuess
+from fairjudge.runner._limits import Prices, text_tokens
+
+__all__ = [
+    "BATCH_PRICE_FACTOR",
+    "LIST_PRICES",
+    "LIST_PRICES_DATE",
+    "Charge",
+    "Pricing",
+    "charge",
+    "list_price",
+]
+
+BATCH_PRICE_FACTOR = 0.5
+"""What a batch-API call costs, as a share of the online price (OpenAI and Anthropic)."""
+
+LIST_PRICES_DATE = "2025-11-01"
+"""When :data:`LIST_PRICES` was checked against the providers' pricing pages."""
+
+
+def _openai(inp: float, cached: float, out: float) -> Prices:
+    # OpenAI charges nothing for writing its cache (and never reports a write).
+    return Prices(inp, out, cached_input_per_million=cached, cache_write_per_million=inp)
+
+
+def _anthropic(inp: float, write: float, read: float, out: float) -> Prices:
+    return Prices(inp, out, cached_input_per_million=read, cache_write_per_million=write)
+
+
+LIST_PRICES: Mapping[tuple[str, str], Prices] = {
+    # OpenAI: input, cached input, output.
+    ("openai", "gpt-5"): _openai(1.25, 0.125, 10.0),
+    ("openai", "gpt-5-mini"): _openai(0.25, 0.025, 2.0),
+    ("openai", "gpt-5-nano"): _openai(0.05, 0.005, 0.4),
+    ("openai", "o1"): _openai(15.0, 7.5, 60.0),
+    ("openai", "o1-mini"): _openai(1.1, 0.55, 4.4),
+    ("openai", "o3"): _openai(2.0, 0.5, 8.0),
+    ("openai", "o3-mini"): _openai(1.1, 0.55, 4.4),
+    ("openai", "o4-mini"): _openai(1.1, 0.275, 4.4),
+    ("openai", "gpt-4o"): _openai(2.5, 1.25, 10.0),
+    ("openai", "gpt-4o-mini"): _openai(0.15, 0.075, 0.6),
+    ("openai", "gpt-4.1"): _openai(2.0, 0.5, 8.0),
+    ("openai", "gpt-4.1-mini"): _openai(0.4, 0.1, 1.6),
+    ("openai", "gpt-4.1-nano"): _openai(0.1, 0.025, 0.4),
+    # Anthropic: input, 5-minute cache write (1.25x), cache read (0.1x), output.
+    ("anthropic", "claude-opus-4-5"): _anthropic(5.0, 6.25, 0.5, 25.0),
+    ("anthropic", "claude-opus-4-1"): _anthropic(15.0, 18.75, 1.5, 75.0),
+    ("anthropic", "claude-opus-4"): _anthropic(15.0, 18.75, 1.5, 75.0),
+    ("anthropic", "claude-opus-4-0"): _anthropic(15.0, 18.75, 1.5, 75.0),
+    ("anthropic", "claude-sonnet-4-5"): _anthropic(3.0, 3.75, 0.3, 15.0),
+    ("anthropic", "claude-sonnet-4"): _anthropic(3.0, 3.75, 0.3, 15.0),
+    ("anthropic", "claude-sonnet-4-0"): _anthropic(3.0, 3.75, 0.3, 15.0),
+    ("anthropic", "claude-3-7-sonnet"): _anthropic(3.0, 3.75, 0.3, 15.0),
+    ("anthropic", "claude-haiku-4-5"): _anthropic(1.0, 1.25, 0.1, 5.0),
+    ("anthropic", "claude-3-5-haiku"): _anthropic(0.8, 1.0, 0.08, 4.0),
+}
+"""List prices by ``(backend, model)``, dated :data:`LIST_PRICES_DATE`."""
+
+# A snapshot's suffix: a date (2024-08-06, 20250929) or "latest".
+_SNAPSHOT = re.compile(r"-(?:\d{4}-?\d{2}-?\d{2}|latest)$")
+
+
+def list_price(backend: str, model: str) -> Prices | None:
+    """The list price of ``model`` on ``backend``, or ``None`` when the table lacks it.
+
+    Example:
+        >>> list_price("openai", "gpt-4o-mini-2024-07-18").output_per_million
+        0.6
+        >>> list_price("openai", "my-finetune") is None
+        True
+    """
+    found = LIST_PRICES.get((backend, model))
+    if found is None:
+        found = LIST_PRICES.get((backend, _SNAPSHOT.sub("", model)))
+    return found
+
+
+class Pricing:
+    """The prices of one run's routes, and the ceiling ``max_cost`` reserves at.
+
+    Args:
+        prices: Prices for every call (the user's), or ``None``.
+        use_list: Price the models :data:`LIST_PRICES` names when ``prices`` is ``None``.
+        routes: The routes the run may call.
+        max_cost: The run's budget; with one, every route must have a price.
+
+    Raises:
+        ConfigError: ``max_cost`` is set and a route has no price (names the model
+            and the parameters that give one).
+    """
+
+    def __init__(
+        self,
+        prices: Prices | None,
+        *,
+        use_list: bool,
+        routes: Iterable[Route],
+        max_cost: float | None,
+    ) -> None:
+        self._by_route: dict[Route, Prices | None] = {}
+        for route in routes:
+            found = prices
+            if found is None and use_list:
+                found = list_price(route[0], route[1])
+            self._by_route[route] = found
+        missing = [f"{r[0]}/{r[1]}" for r, p in self._by_route.items() if p is None]
+        if max_cost is not None and missing:
+            raise ConfigError(
+                "max_cost needs prices: give price_input and price_output (dollars per "
+                f"million input and output tokens); fairjudge's list prices "
+                f"({LIST_PRICES_DATE}) do not name {', '.join(sorted(missing))}",
+                params=("max_cost", "price_input", "price_output"),
+            )
+
+    def of(self, spec: CallSpec) -> Prices | None:
+        """The prices of the call's route (``None``: unpriced)."""
+        return self._by_route.get(spec.route)
+
+    @property
+    def priced(self) -> bool:
+        """Whether any route has a price (so the run reports a cost)."""
+        return any(p is not None for p in self._by_route.values())
+
+    def ceiling(self) -> Prices | None:
+        """Each token class at its highest price over the routes (``None`` if none is priced).
+
+        ``max_cost`` reserves calls in flight at these, so a run whose judges have
+        different prices never reserves less than a call can cost.
+        """
+        known = [p for p in self._by_route.values() if p is not None]
+        if not known:
+            return None
+        return Prices(
+            max(p.input_per_million for p in known),
+            max(p.output_per_million for p in known),
+            cached_input_per_million=max(p.cached_input for p in known),
+            cache_write_per_million=max(p.cache_write for p in known),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Charge:
+    """What one fresh reply is charged.
+
+    Attributes:
+        input_tokens: Prompt tokens charged (reported, or estimated).
+        output_tokens: Completion tokens charged, reasoning included.
+        cached_input_tokens: Of the prompt, tokens charged at the cached price.
+        cache_write_tokens: Of the prompt, tokens charged at the cache-write price.
+        reasoning_tokens: Of the completion, the reasoning tokens reported.
+        cost_usd: Dollars, when the call has a price.
+        saved_usd: What the prompt cache saved against the input price (a cache
+            write costs more, so this can be below 0); 0 without a price.
+        believed: The server's usage figures were used (not an estimate for them).
+    """
+
+    input_tokens: int
+    output_tokens: int
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float | None = None
+    saved_usd: float = 0.0
+    believed: bool = True
+
+
+def charge(
+    completion: Completion, guess: CallGuess, prices: Prices | None, input_ratio: float = 1.0
+) -> Charge:
+    """What ``completion`` costs (see the module docstring for the rules).
+
+    Args:
+        completion: A fresh reply.
+        guess: The call's size as guessed before it was made.
+        prices: The call's prices, or ``None`` (tokens are still counted).
+        input_ratio: Reported prompt tokens per guessed one so far in the run; an
+            estimated prompt is the guess times this, when it is above 1.
+    """
+    c = completion
+    if c.usage_problem is not None:
+        est_in = math.ceil(guess.input * max(1.0, input_ratio))
+        est_out = max(guess.cap or UNKNOWN_OUTPUT_TOKENS, text_tokens(c.text))
+        n_in = max(est_in, c.input_tokens or 0)
+        n_out = max(est_out, c.output_tokens or 0)
+        cost = None if prices is None else prices.cost(n_in, n_out)
+        if cost is not None and c.batch:
+            cost *= BATCH_PRICE_FACTOR
+        return Charge(n_in, n_out, cost_usd=cost, believed=False)
+    # A backend that reports no usage at all (an in-process model, a custom backend)
+    # is guessed as before: the prompt from its characters, the reply from its text.
+    n_in = guess.input if c.input_tokens is None else c.input_tokens
+    n_out = text_tokens(c.text) if c.output_tokens is None else c.output_tokens
+    cached = min(c.cached_input_tokens or 0, n_in)
+    written = min(c.cache_write_tokens or 0, n_in - cached)
+    reasoning = min(c.reasoning_tokens or 0, n_out)
+    if prices is None:
+        return Charge(n_in, n_out, cached, written, reasoning)
+    factor = BATCH_PRICE_FACTOR if c.batch else 1.0
+    cost = prices.cost(n_in, n_out, cached, written) * factor
+    saved = prices.cost(n_in, n_out) * factor - cost
+    return Charge(n_in, n_out, cached, written, reasoning, cost, saved)
