@@ -9,6 +9,8 @@ import pytest
 from hypothesis import settings
 
 from tests.server import JudgeServer, Pair, Script
+from tests.server._anthropic_emulator import AnthropicEmulator
+from tests.server._openai_emulator import EmulatorServer, OpenAIEmulator
 
 # In CI, property tests draw the same examples every run: a failure there is
 # reproducible, never a coin flip. Locally they keep exploring.
@@ -49,3 +51,33 @@ def score_server(openai_env: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> Ju
     """
     monkeypatch.setattr("tests.server._app.extract_pair", lambda prompt: Pair(prompt, "", ""))
     return openai_env
+
+
+@pytest.fixture
+def openai_emulator(monkeypatch: pytest.MonkeyPatch) -> Iterator[EmulatorServer]:
+    """OpenAI's Chat Completions as the real API behaves, on a free port.
+
+    Reasoning models (gpt-5*, o1*, o3*, o4*, and ``acme-reasoner``, a name fairjudge
+    does not know) refuse what the API refuses; chat models (gpt-4o*) take all.
+    ``OPENAI_API_KEY`` is set to its key. See ``tests/server/_openai_emulator.py``.
+    """
+    emulator = OpenAIEmulator(Script(), reasoning_models=("acme-reasoner",))
+    with EmulatorServer(emulator) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        yield server
+
+
+@pytest.fixture
+def anthropic_emulator(monkeypatch: pytest.MonkeyPatch) -> Iterator[EmulatorServer]:
+    """Anthropic's Messages API as the real one behaves (thinking, prompt caching).
+
+    ``ANTHROPIC_API_KEY`` is set to its key; its base URL for the SDK is
+    ``server.base_url`` without ``/v1``. See ``tests/server/_anthropic_emulator.py``.
+    """
+    with EmulatorServer(AnthropicEmulator(Script())) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key)
+        monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+        yield server

@@ -199,7 +199,7 @@ def cache_point(system: str, first_user: str | None, minimum: int) -> int | None
         offset in the first user message where the shared part ends, or ``None`` when
         the prefix is too short (or there is none).
     """
-    if len(system) // 4 >= minimum:
+    if system and len(system) // 4 >= minimum:
         return 0
     if first_user is None:
         return None

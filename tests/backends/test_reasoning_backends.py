@@ -1,0 +1,270 @@
+"""The HTTP backends against the faithful emulators: reasoning models, thinking, caching.
+
+Each test counts what the emulator saw: a model in the capability table never gets a
+refused request, an unknown one a few (once per run, not per call), and no reply
+ends empty for want of room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from fairjudge._call import CallSpec, Completion
+from fairjudge._errors import ConfigError, FatalBackendError, RequestRejected
+from fairjudge.backends._anthropic import AnthropicBackend, cache_point
+from fairjudge.backends._openai import OpenAIBackend
+from tests.backends._calls import PROMPT, SYSTEM, run, spec_for
+from tests.server._anthropic_emulator import THINKING_TOKENS
+from tests.server._openai_emulator import REASONING_TOKENS, EmulatorServer
+
+LONG_SYSTEM = SYSTEM + " " + " ".join(f"rule{i}." for i in range(1300))
+"""A system prompt of 1300+ words (tokens, to the emulators), long enough to cache."""
+
+
+def openai(server: EmulatorServer, model: str, **options: object) -> OpenAIBackend:
+    return OpenAIBackend(model, base_url=server.base_url, **options)  # type: ignore[arg-type]
+
+
+def anthropic(server: EmulatorServer, model: str, **options: object) -> AnthropicBackend:
+    url = server.base_url.removesuffix("/v1")
+    return AnthropicBackend(model, base_url=url, **options)  # type: ignore[arg-type]
+
+
+def calls(
+    backend: OpenAIBackend | AnthropicBackend, specs: list[CallSpec]
+) -> list[Completion | BaseException]:
+    async def go() -> list[Completion | BaseException]:
+        try:
+            return await asyncio.gather(*map(backend.complete, specs), return_exceptions=True)
+        finally:
+            await backend.aclose()
+
+    return run(go())
+
+
+def distinct(
+    backend: OpenAIBackend | AnthropicBackend, n: int, system: str = SYSTEM
+) -> list[CallSpec]:
+    """``n`` different calls (the question differs), with the backend's own parameters."""
+    return [
+        spec_for(backend, prompt=PROMPT.replace("2 + 2?", f"2 + {i}?"), system=system)
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("model", ["gpt-5-mini", "o3-mini", "o4-mini"])
+def test_reasoning_model_in_the_table_is_never_refused(
+    openai_emulator: EmulatorServer, model: str
+) -> None:
+    backend = openai(openai_emulator, model)
+    spec = spec_for(backend)
+    body = backend.request_body(spec)
+    assert "max_tokens" not in body
+    assert body["max_completion_tokens"] == 8 + 8192  # the label, and room to reason
+    assert body["temperature"] == 1
+    assert "logprobs" not in body
+
+    done = calls(backend, distinct(backend, 8))
+
+    assert all(isinstance(c, Completion) and c.text == "A" for c in done)
+    assert openai_emulator.count("refused") == 0
+    assert openai_emulator.count("empty_length") == 0
+    first = done[0]
+    assert isinstance(first, Completion)
+    # Reasoning tokens are billed as output: 256 hidden (medium) and the 1-word label.
+    assert first.output_tokens == REASONING_TOKENS["medium"] + 1
+    assert first.top_logprobs is None
+
+
+def test_chat_model_keeps_logprobs_and_refuses_no_request(openai_emulator: EmulatorServer) -> None:
+    backend = openai(openai_emulator, "gpt-4o-mini")
+    body = backend.request_body(spec_for(backend))
+    assert body["max_tokens"] == 8
+    assert body["temperature"] == 0
+    assert body["logprobs"] is True
+
+    (done,) = calls(backend, distinct(backend, 1))
+
+    assert isinstance(done, Completion)
+    assert done.top_logprobs is not None
+    assert done.output_tokens == 1
+    assert openai_emulator.count("refused") == 0
+
+
+def test_unknown_reasoning_model_is_learned_once_for_the_run(
+    openai_emulator: EmulatorServer,
+) -> None:
+    backend = openai(openai_emulator, "acme-reasoner")
+    specs = distinct(backend, 12)
+
+    done = calls(backend, specs)
+
+    assert all(isinstance(c, Completion) and c.text == "A" for c in done), done
+    # One refusal per parameter the model does not take, for the whole run: the
+    # first call probes alone while the other eleven wait.
+    assert openai_emulator.count("refused:max_tokens") == 1
+    assert openai_emulator.count("refused:temperature") == 1
+    assert openai_emulator.count("refused:logprobs") == 1
+    assert openai_emulator.count("refused") == backend.refused == 3
+    assert openai_emulator.count("empty_length") == 0
+    assert sum(c.requests for c in done if isinstance(c, Completion)) == 12 + 3
+    changes = backend.changes
+    assert any("max_completion_tokens" in line and "room to reason" in line for line in changes)
+    body = backend.request_body(specs[0])
+    # What goes on the wire now, while the key keeps what was asked for.
+    assert body["max_completion_tokens"] == 8 + 8192
+    assert {"max_tokens", "temperature", "logprobs", "top_logprobs"}.isdisjoint(body)
+    assert specs[0].params["max_tokens"] == 8
+
+
+def test_effort_is_checked_before_any_call(openai_emulator: EmulatorServer) -> None:
+    with pytest.raises(ConfigError, match=r"gpt-4o takes no reasoning_effort"):
+        openai(openai_emulator, "gpt-4o", reasoning_effort="low")
+    with pytest.raises(ConfigError, match=r"it takes low, medium, high"):
+        openai(openai_emulator, "o3-mini", reasoning_effort="minimal")
+    with pytest.raises(ConfigError, match=r"one of minimal, low, medium, high"):
+        openai(openai_emulator, "gpt-5", reasoning_effort="extreme")
+    assert openai_emulator.count("requests") == 0
+
+
+def test_effort_sets_the_room(openai_emulator: EmulatorServer) -> None:
+    backend = openai(openai_emulator, "gpt-5-nano", reasoning_effort="minimal")
+    body = backend.request_body(spec_for(backend, label_only=False))
+    assert body["reasoning_effort"] == "minimal"
+    assert body["max_completion_tokens"] == 1024 + 1024
+    (done,) = calls(backend, [spec_for(backend)])
+    assert isinstance(done, Completion)
+    assert done.output_tokens == 1  # minimal effort: no reasoning tokens here
+
+
+def test_an_effort_the_unknown_model_refuses_stops_the_run(
+    openai_emulator: EmulatorServer,
+) -> None:
+    # acme-reasoner is served as an o-series model: no 'minimal'. The user asked for
+    # it, so it is not dropped: every call would be refused, so the run stops.
+    backend = openai(openai_emulator, "acme-reasoner", reasoning_effort="minimal")
+    (done,) = calls(backend, [spec_for(backend)])
+    assert isinstance(done, FatalBackendError)
+    assert "reasoning_effort" in str(done)
+
+
+def test_empty_reply_at_the_cap_says_what_to_raise_and_stops_after_three(
+    openai_emulator: EmulatorServer,
+) -> None:
+    backend = openai(openai_emulator, "o4-mini", reasoning_effort="high", max_tokens=200)
+    specs = distinct(backend, 5)
+
+    async def one_by_one() -> list[BaseException]:
+        errors: list[BaseException] = []
+        try:
+            for spec in specs:
+                try:
+                    await backend.complete(spec)
+                except (RequestRejected, FatalBackendError) as exc:
+                    errors.append(exc)
+        finally:
+            await backend.aclose()
+        return errors
+
+    errors = run(one_by_one())
+
+    assert [type(e) for e in errors] == [RequestRejected] * 3 + [FatalBackendError] * 2
+    assert "raise --max-tokens (now max_completion_tokens=200)" in str(errors[0])
+    assert "stopped after 3 replies" in str(errors[3])
+    assert openai_emulator.count("empty_length") == 3
+    assert openai_emulator.count("requests") == 3  # none sent after the third
+
+
+def test_openai_prefix_cache_is_read_on_the_second_call(openai_emulator: EmulatorServer) -> None:
+    backend = openai(openai_emulator, "gpt-5-mini")
+    specs = distinct(backend, 2, system=LONG_SYSTEM)
+
+    async def in_order() -> None:
+        try:
+            for spec in specs:
+                await backend.complete(spec)
+        finally:
+            await backend.aclose()
+
+    run(in_order())
+    # The system prompt (the shared prefix) comes first, so the second call reads
+    # the first 1024 + 128k tokens of it from the provider's cache.
+    assert openai_emulator.count("cached_tokens") == 1280
+
+
+def test_thinking_judge(anthropic_emulator: EmulatorServer) -> None:
+    backend = anthropic(anthropic_emulator, "claude-sonnet-4-5", thinking_budget=2048)
+    spec = spec_for(backend)
+    body = backend.request_body(spec)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["max_tokens"] == 2048 + 1024
+    assert body["temperature"] == 1
+
+    (done,) = calls(backend, [spec])
+
+    assert isinstance(done, Completion)
+    assert done.text == "A"  # the thinking block is not the answer
+    assert done.output_tokens == THINKING_TOKENS + 1
+    assert anthropic_emulator.count("refused") == 0
+
+
+def test_thinking_budget_is_checked_before_any_call(anthropic_emulator: EmulatorServer) -> None:
+    with pytest.raises(ConfigError, match=r"at least 1024"):
+        anthropic(anthropic_emulator, "claude-sonnet-4-5", thinking_budget=512)
+    with pytest.raises(ConfigError, match=r"must be below max_tokens \(2048\)"):
+        anthropic(anthropic_emulator, "claude-sonnet-4-5", thinking_budget=2048, max_tokens=2048)
+    with pytest.raises(ConfigError, match=r"has no extended thinking"):
+        anthropic(anthropic_emulator, "claude-3-5-haiku-latest", thinking_budget=2048)
+    assert anthropic_emulator.count("requests") == 0
+
+
+def test_anthropic_caches_a_long_system_prompt(anthropic_emulator: EmulatorServer) -> None:
+    backend = anthropic(anthropic_emulator, "claude-sonnet-4-5")
+    specs = distinct(backend, 3, system=LONG_SYSTEM)
+    assert isinstance(backend.request_body(specs[0])["system"], list)
+
+    async def in_order() -> list[Completion]:
+        try:
+            return [await backend.complete(spec) for spec in specs]
+        finally:
+            await backend.aclose()
+
+    done = run(in_order())
+
+    words = len(LONG_SYSTEM.split())
+    assert anthropic_emulator.count("cache_write_tokens") == words
+    assert anthropic_emulator.count("cache_read_tokens") == 2 * words
+    assert [c.text for c in done] == ["A"] * 3
+
+
+def test_cache_point_marks_only_a_prefix_long_enough() -> None:
+    rubric = "Score it. " * 600 + "<question>\nQ\n</question>"
+    assert cache_point("short", rubric, 1024) == rubric.index("<question>")
+    assert cache_point("short", rubric, 4096) is None  # too short for Opus 4.5
+    assert cache_point("x" * 4096, None, 1024) == 0
+    assert cache_point("", "no item tags", 1) is None
+
+
+def test_anthropic_caches_a_rubric_before_the_item(anthropic_emulator: EmulatorServer) -> None:
+    backend = anthropic(anthropic_emulator, "claude-opus-4-1")
+    rubric = " ".join(f"criterion{i}" for i in range(1100)) + "\n\n"
+    specs = [
+        spec_for(backend, prompt=rubric + PROMPT.split("\n\n", 1)[1].replace("2?", f"{i}?"))
+        for i in range(2)
+    ]
+    content = backend.request_body(specs[0])["messages"][0]["content"]
+    assert content[0]["cache_control"] == {"type": "ephemeral"}
+    assert content[1]["text"].startswith("<question>")
+
+    async def in_order() -> None:
+        try:
+            for spec in specs:
+                await backend.complete(spec)
+        finally:
+            await backend.aclose()
+
+    run(in_order())
+    assert anthropic_emulator.count("cache_read_tokens") > 1100
+    assert anthropic_emulator.count("refused") == 0

@@ -1,0 +1,291 @@
+"""A faithful OpenAI Chat Completions emulator: refuses what the real API refuses.
+
+The scripted judge (``_app.py``) accepts any request, which proves nothing about a
+real provider. This emulator stands in front of it and behaves as OpenAI's
+``POST /v1/chat/completions`` does for two kinds of model, chosen by the request's
+``model`` as OpenAI chooses:
+
+- **reasoning models** (``gpt-5*`` but ``gpt-5-chat*``, ``o1*``, ``o3*``, ``o4*``, and
+  any name in ``reasoning_models``) refuse ``max_tokens``, any ``temperature`` or
+  ``top_p`` but 1, and ``logprobs``/``top_logprobs``, each with the real 400 body
+  (``{"error": {"message", "type": "invalid_request_error", "param", "code"}}``), one
+  problem per reply, as the API reports them. The messages are the API's own, as
+  quoted in many trackers, e.g. https://github.com/gabrii/Cursor-Azure-GPT-5/issues/33
+  (``Unsupported value: 'temperature' does not support 0 with this model. Only the
+  default (1) value is supported.``, ``code: "unsupported_value"``) and
+  https://github.com/BeehiveInnovations/pal-mcp-server/issues/78. They spend hidden
+  reasoning tokens (by ``reasoning_effort``, :data:`REASONING_TOKENS`) out of
+  ``max_completion_tokens`` before any visible text: when the cap leaves no room for
+  the answer, the reply is empty with ``finish_reason: "length"`` and the whole cap
+  billed, as OpenAI's reasoning guide describes
+  (https://platform.openai.com/docs/guides/reasoning). ``reasoning_effort`` takes
+  ``minimal`` on gpt-5 models only.
+- **chat models** (everything else: ``gpt-4o*``, ``gpt-4.1*``) take ``max_tokens``,
+  ``temperature`` and ``logprobs``, and refuse ``reasoning_effort`` (``Unsupported
+  parameter: 'reasoning_effort' is not supported with this model.``).
+
+Both report ``usage`` with ``completion_tokens_details.reasoning_tokens`` (reasoning
+included in ``completion_tokens``) and ``prompt_tokens_details.cached_tokens``:
+OpenAI caches prompt prefixes automatically from 1024 tokens on, in steps of 128
+(https://platform.openai.com/docs/guides/prompt-caching), so a prompt whose first
+1024+ tokens were seen before reports them cached. Tokens are the scripted judge's
+(whitespace-separated words), counted over the messages in order.
+
+What the judge replies (the verdict or score text), the faults, the auth and the
+counters are the scripted judge's own: the emulator only checks the request first
+and rewrites the usage, reasoning and cut-off of a successful reply. Its own
+counters: ``refused`` (and ``refused:<param>``), ``empty_length``,
+``reasoning_tokens`` and ``cached_tokens`` (sums).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tests.server._app import Reply, ScriptedJudge
+from tests.server._http import JudgeServer, _Listener
+from tests.server._script import Script
+
+REASONING_TOKENS = {"minimal": 0, "low": 64, "medium": 256, "high": 1024}
+"""Hidden reasoning tokens a reply spends, by ``reasoning_effort`` (default medium)."""
+
+_O_SERIES_EFFORTS = ("low", "medium", "high")
+CACHE_MIN = 1024
+CACHE_STEP = 128
+_REASONING = re.compile(r"^(gpt-5(?!-chat)|o[134](?![0-9]))")
+_CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+
+
+def _error(message: str, param: str | None, code: str | None) -> Reply:
+    body = {
+        "error": {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": param,
+            "code": code,
+        }
+    }
+    return 400, json.dumps(body).encode(), ()
+
+
+def _unsupported_parameter(param: str, hint: str = "") -> Reply:
+    return _error(
+        f"Unsupported parameter: '{param}' is not supported with this model.{hint}",
+        param,
+        "unsupported_parameter",
+    )
+
+
+def _unsupported_value(param: str, value: Any) -> Reply:
+    shown = json.dumps(value) if not isinstance(value, float) else f"{value:g}"
+    return _error(
+        f"Unsupported value: '{param}' does not support {shown} with this model. "
+        "Only the default (1) value is supported.",
+        param,
+        "unsupported_value",
+    )
+
+
+class OpenAIEmulator:
+    """The scripted judge behind OpenAI's request rules (see the module docstring).
+
+    Args:
+        script: The scripted judge's script (what it replies, its faults).
+        reasoning_models: More model names served as reasoning models, for a model
+            fairjudge's table does not know (e.g. ``"acme-reasoner"``).
+    """
+
+    def __init__(
+        self, script: Script | None = None, *, reasoning_models: Iterable[str] = ()
+    ) -> None:
+        self.inner = ScriptedJudge(script)
+        self.reasoning_models = frozenset(reasoning_models)
+        self._lock = threading.Lock()
+        self._counts: Counter[str] = Counter()
+        self._seen_prefixes: set[str] = set()
+
+    # The transport reads these off its app.
+    @property
+    def script(self) -> Script:
+        """The scripted judge's script."""
+        return self.inner.script
+
+    def connection_opened(self) -> None:
+        """Count an accepted connection (the scripted judge's counter)."""
+        self.inner.connection_opened()
+
+    def count_event(self, name: str) -> None:
+        """Count a transport event (the scripted judge's counter)."""
+        self.inner.count_event(name)
+
+    def stats(self) -> dict[str, int]:
+        """The scripted judge's counters and the emulator's own."""
+        with self._lock:
+            return {**self.inner.stats(), **self._counts}
+
+    def count(self, name: str) -> int:
+        """One counter (0 when never counted)."""
+        return self.stats().get(name, 0)
+
+    def reset(self) -> None:
+        """Zero every counter and forget the prompt cache."""
+        self.inner.reset()
+        with self._lock:
+            self._counts.clear()
+            self._seen_prefixes.clear()
+
+    def _bump(self, name: str, n: int = 1) -> None:
+        with self._lock:
+            self._counts[name] += n
+
+    def is_reasoning(self, model: str) -> bool:
+        """Whether ``model`` is served as a reasoning model."""
+        return model in self.reasoning_models or bool(_REASONING.match(model))
+
+    async def handle(
+        self, method: str, path: str, headers: Mapping[bytes, bytes], body: bytes
+    ) -> Reply:
+        """Check a chat request as OpenAI does, then let the scripted judge answer it."""
+        if method == "GET" and path.split("?")[0] == "/_stats":
+            return 200, json.dumps(self.stats()).encode(), ()
+        if method != "POST" or path.split("?")[0] not in _CHAT_PATHS:
+            return await self.inner.handle(method, path, headers, body)
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = None
+        if isinstance(request, dict):
+            refusal = self.refusal(request)
+            if refusal is not None:
+                param = json.loads(refusal[1])["error"]["param"]
+                self._bump("refused")
+                self._bump(f"refused:{param}")
+                return refusal
+        status, payload, extra = await self.inner.handle(method, path, headers, body)
+        if status != 200 or not isinstance(request, dict):
+            return status, payload, extra
+        try:
+            reply = json.loads(payload)
+        except ValueError:  # a scripted malformed-JSON fault: passed on as it is
+            return status, payload, extra
+        if isinstance(reply, dict) and reply.get("choices"):
+            self._finish(request, reply)
+        return status, json.dumps(reply).encode(), extra
+
+    def refusal(self, request: Mapping[str, Any]) -> Reply | None:
+        """The 400 the real API gives this request, or ``None`` when it takes it."""
+        model = str(request.get("model", ""))
+        effort = request.get("reasoning_effort")
+        if not self.is_reasoning(model):
+            if effort is not None:
+                return _unsupported_parameter("reasoning_effort")
+            return None
+        if "max_tokens" in request:
+            return _unsupported_parameter("max_tokens", " Use 'max_completion_tokens' instead.")
+        for name in ("temperature", "top_p"):
+            value = request.get(name)
+            if value is not None and value != 1:
+                return _unsupported_value(name, value)
+        for name in ("logprobs", "top_logprobs"):
+            if request.get(name) not in (None, False):
+                return _unsupported_parameter(name)
+        allowed = (
+            tuple(REASONING_TOKENS) if model.startswith("gpt-5") else ("low", "medium", "high")
+        )
+        if effort is not None and effort not in allowed:
+            listed = ", ".join(f"'{e}'" for e in allowed[:-1]) + f", and '{allowed[-1]}'"
+            return _error(
+                f"Unsupported value: 'reasoning_effort' does not support {json.dumps(effort)} "
+                f"with this model. Supported values are: {listed}.",
+                "reasoning_effort",
+                "unsupported_value",
+            )
+        return None
+
+    def _finish(self, request: Mapping[str, Any], reply: dict[str, Any]) -> None:
+        """Rewrite a successful reply's usage, reasoning and cut-off as OpenAI's would be."""
+        usage = reply.setdefault("usage", {})
+        visible = int(usage.get("completion_tokens", 0))
+        prompt = self._prompt_words(request)
+        cached = self._cached(prompt)
+        reasoning = 0
+        if self.is_reasoning(str(request.get("model", ""))):
+            reasoning = REASONING_TOKENS[str(request.get("reasoning_effort") or "medium")]
+            cap = request.get("max_completion_tokens")
+            if isinstance(cap, int) and reasoning + visible > cap:
+                # The reasoning ate the cap: no visible text, the whole cap billed.
+                choice = reply["choices"][0]
+                choice["message"]["content"] = ""
+                choice["finish_reason"] = "length"
+                reasoning, visible = min(reasoning, cap), max(cap - reasoning, 0)
+                self._bump("empty_length")
+        usage["completion_tokens"] = reasoning + visible
+        usage["total_tokens"] = int(usage.get("prompt_tokens", 0)) + reasoning + visible
+        usage["completion_tokens_details"] = {
+            "reasoning_tokens": reasoning,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        }
+        usage["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+        self._bump("reasoning_tokens", reasoning)
+        self._bump("cached_tokens", cached)
+
+    @staticmethod
+    def _prompt_words(request: Mapping[str, Any]) -> list[str]:
+        words: list[str] = []
+        for message in request.get("messages") or ():
+            content = message.get("content") if isinstance(message, Mapping) else None
+            if isinstance(content, list):
+                content = "\n".join(
+                    str(p.get("text", "")) for p in content if isinstance(p, Mapping)
+                )
+            words.extend(str(content or "").split())
+        return words
+
+    def _cached(self, words: list[str]) -> int:
+        """Tokens of the longest prefix seen before (1024 and up, in steps of 128)."""
+        if len(words) < CACHE_MIN:
+            return 0
+        lengths = range(CACHE_MIN, len(words) + 1, CACHE_STEP)
+        keys = [hashlib.sha256(" ".join(words[:n]).encode()).hexdigest() for n in lengths]
+        with self._lock:
+            cached = max(
+                (n for n, k in zip(lengths, keys, strict=True) if k in self._seen_prefixes),
+                default=0,
+            )
+            self._seen_prefixes.update(keys)
+        return cached
+
+
+class EmulatorServer(JudgeServer):
+    """An emulator (OpenAI's or Anthropic's) on a real socket, in a background thread.
+
+    The same transport and controls as :class:`~tests.server.JudgeServer`:
+    ``configure`` changes the scripted judge's script; ``stats``/``count`` read the
+    scripted judge's counters and the emulator's own.
+    """
+
+    def __init__(self, emulator: Any, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(host=host, port=port)
+        self.emulator = emulator
+        self.app = emulator.inner
+        self._listener = _Listener(emulator)
+
+    def stats(self) -> dict[str, int]:
+        """The scripted judge's counters and the emulator's own."""
+        return dict(self.emulator.stats())
+
+    def count(self, name: str) -> int:
+        """One counter; 0 when nothing was counted under that name."""
+        return int(self.emulator.stats().get(name, 0))
+
+    def reset(self) -> None:
+        """Zero every counter and forget the emulator's prompt cache."""
+        self.emulator.reset()
