@@ -69,18 +69,24 @@ def test_a_judge_that_always_prefers_the_longer_answer_identifies_no_rating() ->
     assert length.reason == SEPARATED
     assert length.ci.reason == SEPARATED
     assert str(length) == f"beta[length] cannot be estimated: {SEPARATED}"
-    # The anchor is pinned (its interval is the point 1000); every other interval, and
-    # every rank interval, carries the reason.
-    assert [row.model for row in r.ratings] == ["alpha", "beta", "gamma", "delta"]
+    # The anchor is pinned (its rating and interval are the point 1000); every other
+    # rating and interval, every rank and every rank interval carries the reason, and the
+    # ratings with none come after the anchor by name: they have no order.
+    assert [row.model for row in r.ratings] == ["alpha", "beta", "delta", "gamma"]
     alpha = r.rating("alpha")
-    assert (alpha.ci.low, alpha.ci.high) == (1000.0, 1000.0)
+    assert (alpha.rating, alpha.ci.low, alpha.ci.high) == (1000.0, 1000.0, 1000.0)
+    assert alpha.estimable
     for row in r.ratings:
+        assert row.rank is None
         assert row.rank_ci.reason == SEPARATED
         if row.model != "alpha":
             assert row.ci.reason == SEPARATED
+            assert row.reason == SEPARATED
+            assert not row.estimable
+            assert math.isnan(row.rating)
     # Most rounds are near-separated too (finite, but a style term past 15 log-odds).
     assert r.n_degenerate_resamples == 108
-    assert [row.n_degenerate_resamples for row in r.ratings] == [0, 107, 107, 108]
+    assert [row.n_degenerate_resamples for row in r.ratings] == [0, 107, 108, 107]
     d = r.to_dict()
     assert d["reason"] == SEPARATED
     assert d["coefficients"][0] == {
@@ -98,14 +104,19 @@ def test_a_judge_that_always_prefers_the_longer_answer_identifies_no_rating() ->
     }
     assert d["ratings"][3]["ci"] == d["coefficients"][0]["ci"]
     assert d["ratings"][0]["rank_ci"]["reason"] == SEPARATED
+    assert d["ratings"][0]["rating"] == 1000.0
+    for row in d["ratings"][1:]:
+        assert (row["rating"], row["rank"], row["estimable"]) == (None, None, False)
+        assert row["reason"] == SEPARATED
     summary = r.summary()
-    assert f"  beta, gamma, delta: interval cannot be estimated: {SEPARATED}" in summary
+    assert f"  beta, delta, gamma: rating and interval cannot be estimated: {SEPARATED}" in summary
     assert f"  beta[length] cannot be estimated: {SEPARATED}" in summary
     assert "nan" not in summary
-    # No interval is printed but the anchor's point.
+    # No rating, interval or rank is printed but the anchor's pinned point.
     table = summary.splitlines()[2:6]
-    assert table[0] == "   1  alpha   1000.0  [ 1000.0,  1000.0]      n/a       48"
-    assert all(line.endswith("n/a      n/a       48") for line in table[1:])
+    assert table[0] == " n/a  alpha   1000.0  [ 1000.0,  1000.0]      n/a       48"
+    for line, model in zip(table[1:], ("beta", "delta", "gamma"), strict=True):
+        assert line.split() == ["n/a", model, "n/a", "n/a", "n/a", "48"]
 
 
 @pytest.mark.parametrize("l2", [0.0, 0.1])

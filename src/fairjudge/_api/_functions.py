@@ -32,6 +32,7 @@ from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
     BatchPointwiseJudge,
+    CallableJudge,
     resolve_judge,
     resolve_pointwise_judge,
 )
@@ -113,10 +114,12 @@ def compare(
         aggregate: The panel's rule: ``majority`` (default) or ``mean``.
         weights: One weight per member of a ``judges`` list, in order (default 1 each).
         settings: Rule, rounds, seed, level and resamples (the command's settings).
-        options: Concurrency, rate limits and budget, for a judge opened from a spec.
+        options: Concurrency, rate limits and budget, for a judge opened from a spec
+            or your own judge (a sync function runs one call at a time without them).
         template: The prompt template, for a model judge opened from a spec.
         backend: Server URL, GGUF file, temperature..., for a judge opened from a spec.
-        store: The store's path, for a judge opened from a spec.
+        store: The store's path, for a judge opened from a spec or your own judge
+            that declares a name and version (:func:`fairjudge.judge_function`).
         columns: Your column names -> the README's (``{"prompt": "question"}``).
         skip_invalid: Set invalid rows aside (listed in the result) instead of stopping.
         allow_empty: Judge empty or blank answers instead of refusing the row.
@@ -168,8 +171,11 @@ def compare(
         return resolve_judge(spec, backend_options=backend, template=template, options=options,
                              store=store, executor=executor)  # fmt: skip
 
+    def own(fn: Any) -> BatchJudge:  # your own judge, on the engine with options and store
+        return CallableJudge(fn, name=judge_name(fn), options=options, store=store)
+
     adaptive = None
-    with opened(judge, open_spec) as the_judge:
+    with opened(judge, open_spec, own) as the_judge:
         if stop_when is None:
             result = evaluate(the_judge, item_list, the_settings)
             run = last_run(the_judge)

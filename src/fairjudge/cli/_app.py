@@ -281,7 +281,10 @@ def guarded(fn: F) -> F:
         except OSError as exc:  # a file that could not be written after all: no traceback
             _fail("error", exc, EXIT_FAILED, as_json, style="red")
         except KeyboardInterrupt:
-            err_console.print("interrupted; every finished call is kept in the store")
+            from fairjudge.judges import interrupt_note  # what a Python judge's run kept
+
+            note = interrupt_note() or "interrupted; every finished call is kept in the store"
+            err_console.print(note, markup=False, highlight=False)
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
-from fairjudge.report._adaptive import FIXED_SAMPLE_MARK, stop_facts, stop_verdict, stop_warnings
+from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
 from fairjudge.report._comparison import (
     ComparisonReport,
     _verdict_line,
@@ -251,8 +251,8 @@ def comparison_view(
         headline = replace(
             headline,
             verdict=stop_verdict(report.adaptive) or headline.verdict,
-            note=f"{headline.note}; {FIXED_SAMPLE_MARK}"
-            if early and headline.note
+            note=f"{headline.note}; {mark}"
+            if (mark := ci_mark(report.adaptive)) and headline.note
             else headline.note,
             warnings=(*headline.warnings, *stop_warnings(report.adaptive)),
         )
@@ -325,10 +325,13 @@ def _gate(report: Mapping[str, Any]) -> str:
 
 def _rating_figure(r: ModelRating) -> Figure:
     wtl = f"W/T/L {r.wins}/{r.ties}/{r.losses}"
+    rank = "rank n/a" if r.rank is None else f"rank {r.rank}"
     if r.rank_ci.estimable:
-        note = f"rank {r.rank} ({r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}); {wtl}"
+        note = f"{rank} ({r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}); {wtl}"
     else:
-        note = f"rank {r.rank} (rank interval cannot be estimated); {wtl}"
+        note = f"{rank} (rank interval cannot be estimated); {wtl}"
+    if not r.estimable:  # no rating to draw: the reason, as the terminal's n/a
+        return _missing(r.model, r.reason or "", note)
     return _figure(r.model, r.rating, r.ci, note, ".1f")
 
 

@@ -77,17 +77,17 @@ def render_ranking(report: RankingReport, console: Console) -> None:
         table.add_column(col, justify="left" if col == "model" else "right")
     for r in result.ratings:
         table.add_row(
-            str(r.rank),
+            "n/a *" if r.rank is None else str(r.rank),
             markup(r.model),
-            f"{r.rating:.1f}",
+            f"{r.rating:.1f}" if r.estimable else "n/a *",
             f"[{r.ci.low:.1f}, {r.ci.high:.1f}]" if r.ci.estimable else "n/a *",
             f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}" if r.rank_ci.estimable else "n/a *",
             f"{r.wins} / {r.ties} / {r.losses}",
         )
     console.print(table)
     for r in result.ratings:
-        if not r.ci.estimable or not r.rank_ci.estimable:
-            why = r.ci.reason or r.rank_ci.reason
+        if not r.estimable or not r.ci.estimable or not r.rank_ci.estimable:
+            why = r.reason or r.ci.reason or r.rank_ci.reason
             say(console, f"* {r.model}: {why}")
     say(
         console,

@@ -5,6 +5,8 @@ the model they fit but not in how a fit becomes a leaderboard: ratings anchored 
 one model, percentile intervals of the ratings and of the ranks, and those
 intervals refused (with the reason) where too many bootstrap rounds had no finite
 maximum for that model's rating, or where the full-data fit identifies no rating.
+In that last case the ratings themselves (all but the pinned anchor's) and every
+rank are refused too: a number the fit cannot estimate is never printed as one.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from fairjudge.stats._arrays import BoolArray, FloatArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import model_counts
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import BootstrapPlan, Resampled, unstable_reason
+from fairjudge.stats._resample import BootstrapPlan, Resampled, nan_to_none, unstable_reason
 
 __all__ = ["ELO_SCALE", "Leaderboard", "ModelRating", "rank_of", "to_elo"]
 
@@ -41,9 +43,11 @@ class ModelRating:
 
     Attributes:
         model: The model's name.
-        rating: Bradley-Terry rating on the Elo scale.
+        rating: Bradley-Terry rating on the Elo scale; NaN when it cannot be
+            estimated (``reason`` says why).
         ci: Bootstrap percentile interval of the rating, or why there is none.
-        rank: 1 + the number of models with a strictly higher rating.
+        rank: 1 + the number of models with a strictly higher rating; ``None`` when
+            the ratings are not identified (then no order between models is known).
         rank_ci: Bootstrap interval of the rank (integer-valued bounds).
         n_battles: Battles the model took part in.
         wins: Battles it won.
@@ -52,24 +56,34 @@ class ModelRating:
         n_degenerate_resamples: Bootstrap rounds in which this rating was not
             identified (left out of its interval) or had no finite maximum (in style
             control, also: the round was separated by style).
+        reason: Why the rating itself cannot be estimated (say, style separates the
+            verdicts, so the fit stopped anywhere); ``None`` when it can.
     """
 
     model: str
     rating: float
     ci: ConfidenceInterval
-    rank: int
+    rank: int | None
     rank_ci: ConfidenceInterval
     n_battles: int
     wins: int
     losses: int
     ties: int
     n_degenerate_resamples: int = 0
+    reason: str | None = None
+
+    @property
+    def estimable(self) -> bool:
+        """Whether the rating means anything (its interval may still be refused)."""
+        return self.reason is None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+        """JSON-ready form: a rating that cannot be estimated is ``None``, with its reason."""
         return {
             "model": self.model,
-            "rating": self.rating,
+            "rating": nan_to_none(self.rating),
+            "estimable": self.estimable,
+            "reason": self.reason,
             "ci": self.ci.to_dict(),
             "rank": self.rank,
             "rank_ci": self.rank_ci.to_dict(),
@@ -126,27 +140,31 @@ class Leaderboard(Resampled):
         raise KeyError(f"model {model!r} is not in this leaderboard; known: {list(self.models)}")
 
     def table_lines(self) -> list[str]:
-        """The leaderboard as plain-text lines, with any interval that cannot be estimated."""
+        """The leaderboard as plain-text lines; what cannot be estimated is ``n/a``, with why."""
         pct = round(self.level * 100)
         width = max(5, *(len(r.model) for r in self.ratings))
         lines = [
             f"{'rank':>4}  {'model':<{width}}  {'rating':>7}  {f'{pct}% CI':>17}  "
             f"{'rank CI':>7}  {'battles':>7}",
         ]
-        refused: dict[str, list[str]] = {}
+        refused: dict[tuple[str, str], list[str]] = {}
         for r in self.ratings:
             ci = format(r.ci, "7.1f") if r.ci.estimable else "n/a"
             rank_ci = f"{r.rank_ci.low:.0f}-{r.rank_ci.high:.0f}" if r.rank_ci.estimable else "n/a"
+            rank = "n/a" if r.rank is None else str(r.rank)
+            rating = format(r.rating, "7.1f") if r.estimable else "n/a"
             lines.append(
-                f"{r.rank:>4}  {r.model:<{width}}  {r.rating:7.1f}  {ci:>17}  "
+                f"{rank:>4}  {r.model:<{width}}  {rating:>7}  {ci:>17}  "
                 f"{rank_ci:>7}  {r.n_battles:>7}"
             )
-            if r.ci.reason is not None:
-                refused.setdefault(r.ci.reason, []).append(r.model)
+            what = "rating and interval" if r.reason is not None else "interval"
+            if r.ci.reason is not None or r.reason is not None:
+                refused.setdefault((what, r.reason or r.ci.reason or ""), []).append(r.model)
         # Models refused for the same reason (say, style separates the verdicts) share one
         # note, so that a long reason is read once.
         notes = [
-            f"  {', '.join(m)}: interval cannot be estimated: {why}" for why, m in refused.items()
+            f"  {', '.join(m)}: {what} cannot be estimated: {why}"
+            for (what, why), m in refused.items()
         ]
         if self.n_degenerate_resamples:
             notes.append(f"{self.n_degenerate_resamples} degenerate bootstrap rounds")
@@ -197,8 +215,8 @@ class Leaderboard(Resampled):
             plan: The bootstrap's options.
             not_identified: Why the full-data fit identifies no rating (say, the
                 verdicts are separated by style), or ``None``. When given, it replaces
-                every rating interval but the anchor's (a point by construction)
-                and every rank interval.
+                every rating and rating interval but the anchor's (a point by
+                construction), every rank and every rank interval.
             unstable: What went wrong in a round whose rating diverged, completing
                 "N of B bootstrap resamples ..." in a refused interval's reason; by
                 default, no finite maximum, and the ridge (``l2``) that gives one.
@@ -213,10 +231,13 @@ class Leaderboard(Resampled):
         reasons = (
             [h or r for h, r in zip(held, rank_reasons, strict=True)] if held else rank_reasons
         )
+        refused: list[str | None] = [None] * len(models)
         if not_identified is not None:
             reasons = [r if i == anchor else not_identified for i, r in enumerate(reasons)]
             rank_reasons = [not_identified] * len(models)
-        rows = _rows(models, elo, boot, data, plan, draws.diverged, reasons, rank_reasons)
+            refused = [None if i == anchor else not_identified for i in range(len(models))]
+        why = (reasons, rank_reasons, refused)
+        rows = _rows(models, elo, boot, data, plan, draws.diverged, why)
         return cls(
             ratings=tuple(rows),
             models=models,
@@ -278,8 +299,7 @@ def _rows(
     data: PairData,
     plan: BootstrapPlan,
     diverged: BoolArray,
-    reasons: list[str | None],
-    rank_reasons: list[str | None],
+    why: tuple[list[str | None], list[str | None], list[str | None]],
 ) -> list[ModelRating]:
     """Leaderboard rows, best first, from point and bootstrap ratings on the Elo scale.
 
@@ -290,28 +310,32 @@ def _rows(
         data: The battles, for the win/loss/tie counts.
         plan: The bootstrap's options.
         diverged: ``(B, n)`` ratings with no finite maximum (or separated) in that round.
-        reasons: Per model, why its rating interval is not estimable, or ``None``.
-        rank_reasons: The same for its rank interval.
+        why: Per model, why its rating interval is not estimable, why its rank
+            interval is not, and why its rating itself is not (``None``: it is). When
+            any rating is refused, so is every rank: no order between them is known.
     """
+    reasons, rank_reasons, refused = why
     cis = plan.intervals(boot, reasons=reasons)
     rank_cis = plan.intervals(rank_of(boot), method="inverted_cdf", reasons=rank_reasons)
     n_degenerate = (np.isnan(boot) | diverged).sum(axis=0)
-    ranks = rank_of(elo)
+    ranks = None if any(refused) else rank_of(elo)
     wins, losses, ties = model_counts(data)
     rows = [
         ModelRating(
             model=models[i],
-            rating=float(elo[i]),
+            rating=math.nan if refused[i] else float(elo[i]),
             ci=cis[i],
-            rank=int(ranks[i]),
+            rank=None if ranks is None else int(ranks[i]),
             rank_ci=rank_cis[i],
             n_battles=int(wins[i] + losses[i] + ties[i]),
             wins=int(wins[i]),
             losses=int(losses[i]),
             ties=int(ties[i]),
             n_degenerate_resamples=int(n_degenerate[i]),
+            reason=refused[i],
         )
         for i in range(len(models))
     ]
-    rows.sort(key=lambda r: (-r.rating, r.model))
+    # Ratings that cannot be estimated have no order: after the others, by name.
+    rows.sort(key=lambda r: (not r.estimable, -r.rating if r.estimable else 0.0, r.model))
     return rows
