@@ -33,6 +33,7 @@ EXPECTED = {
     "Result",
     "ScoreItem",
     "ServerError",
+    "TransientJudgeError",
     "Verdict",
     "WinRate",
     "__version__",
@@ -41,6 +42,7 @@ EXPECTED = {
     "compare",
     "debiased_verdict",
     "evaluate_pairs",
+    "judge_function",
     "position_consistency",
     "rank",
     "score",
@@ -76,8 +78,9 @@ def test_public_names_match_module_attributes() -> None:
     assert public - submodules <= set(fairjudge.__all__)
 
 
-def test_all_is_at_most_40_names_each_documented() -> None:
-    assert len(fairjudge.__all__) <= 40
+def test_all_is_at_most_42_names_each_documented() -> None:
+    # 40 until your own judge's declaration (judge_function, TransientJudgeError) joined.
+    assert len(fairjudge.__all__) <= 42
     for name in fairjudge.__all__:
         if name != "__version__":
             assert (getattr(fairjudge, name).__doc__ or "").strip(), name
@@ -134,7 +137,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "runner": _names(
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
-        "Executor AsyncioExecutor Batch RayExecutor"
+        "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "

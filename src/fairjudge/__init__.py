@@ -52,6 +52,7 @@ if _typing.TYPE_CHECKING:
     from fairjudge._protocol import resolve as resolve
     from fairjudge._types import translate as translate
     from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
+    from fairjudge.judges import TransientJudgeError, judge_function
     from fairjudge.stats import ConfidenceInterval
 
 # The evaluation layer loads on first use (PEP 562): the seed protocol, and every
@@ -88,6 +89,7 @@ __all__ = [
     "Result",
     "ScoreItem",
     "ServerError",
+    "TransientJudgeError",
     "Verdict",
     "WinRate",
     "__version__",
@@ -96,6 +98,7 @@ __all__ = [
     "compare",
     "debiased_verdict",
     "evaluate_pairs",
+    "judge_function",
     "position_consistency",
     "rank",
     "score",

@@ -19,10 +19,24 @@ def title(source: str) -> str:
 
 
 @contextmanager
-def opened(judge: Any, open_spec: Callable[[str | None], Any]) -> Iterator[Any]:
-    """The judge to use; one opened from a spec here is closed here."""
+def opened(
+    judge: Any,
+    open_spec: Callable[[str | None], Any],
+    own: Callable[[Any], Any] | None = None,
+) -> Iterator[Any]:
+    """The judge to use; one opened from a spec here is closed here.
+
+    ``own`` wraps your own judge (a function, or an object with a ``judge``/``ajudge``
+    method; anything with no ``judge_batch``) with the run options and store, as a
+    spec's judge would get them; the wrapper is closed here too.
+    """
     if judge is None or isinstance(judge, str):
         judge_ = open_spec(judge)
+    elif own is not None and not hasattr(judge, "judge_batch"):
+        judge_ = own(judge)
+    else:
+        judge_ = None
+    if judge_ is not None:
         try:
             yield judge_
         finally:

@@ -155,9 +155,7 @@ class JudgeFlags:
     ] = None
     price_output: Annotated[
         float | None,
-        typer.Option(
-            help="$ per 1M output tokens (reasoning included). [default: the list price]"
-        ),
+        typer.Option(help="$ per 1M output tokens (reasoning included). [default: the list price]"),
     ] = None
     price_cached_input: Annotated[
         float | None,
@@ -224,6 +222,8 @@ class JudgeFlags:
             temperature = SAMPLING_TEMPERATURE
         if is_model:
             check_repeats(rounds, temperature)  # before a model loads or a call is made
+        elif options is None and (self.judge or "").strip().startswith("python:"):
+            options = RunOptions()  # your own judge on the engine: concurrency 16, progress
         where = BackendOptions(
             self.base_url, self.model_path, self.threads, temperature, self.timeout, self.context
         )

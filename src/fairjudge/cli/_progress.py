@@ -1,8 +1,9 @@
-"""A progress bar for judges that have no runner of their own (Python callables).
+"""A progress bar for a Python judge run without run options (the runner draws none).
 
-Model judges show the runner's progress (cached, done, failed, retries); a Python
-callable is called in-process, one call at a time, and gets this simple bar on a
-terminal instead.
+Model judges, and Python judges given run options (as every ``python:`` judge of the
+command line is), show the runner's progress (cached, done, failed, retries); a
+Python judge without options runs quietly, one call at a time, and gets this
+simple bar on a terminal instead.
 """
 
 from collections.abc import Callable, Iterator
@@ -20,6 +21,9 @@ def judging_progress(
 ) -> Iterator[Callable[[int], None] | None]:
     """Yield a progress callback for a Python judge on a terminal, else ``None``."""
     if quiet or not isinstance(judge, CallableJudge) or not err_console.is_terminal:
+        yield None
+        return
+    if judge.options is not None:  # it runs on the engine, whose progress display draws
         yield None
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn

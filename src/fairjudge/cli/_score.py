@@ -64,6 +64,7 @@ from fairjudge.judges import (
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import page_html, render_scores, score_page, score_report, write_html
+from fairjudge.runner import RunOptions
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import JuryScoreResult
@@ -229,16 +230,19 @@ def open_scorer(
         flags.base_url, flags.model_path, flags.threads, flags.temperature, flags.timeout,
         flags.context,
     )  # fmt: skip
+    options = flags.run_options()
+    if options is None and (flags.judge or "").strip().startswith("python:"):
+        options = RunOptions()  # your own judge on the engine: concurrency 16, progress
     return resolve_pointwise_judge(
         flags.judge, rubric=rubric, mode=mode, backend_options=where,
-        options=flags.run_options(), store=flags.store, structured=structured,
+        options=options, store=flags.store, structured=structured,
         executor=flags.executor_choice(),
     )  # fmt: skip
 
 
 def close_scorer(judge: object) -> None:
-    """Release a model judge's session; a Python function holds none."""
-    if isinstance(judge, PointwiseJudge):
+    """Release the judge's session (a model's, or a Python judge's own)."""
+    if isinstance(judge, PointwiseJudge | CallablePointwiseJudge):
         judge.close()
 
 

@@ -3,7 +3,9 @@
 - :class:`JudgeSession` owns backends, store, event loop, run options and budget,
   and runs batches of :class:`Job` objects for any kind of judgment.
 - :class:`LLMJudge` is the pairwise judge on a session: a template and a verdict
-  parser. :class:`CallableJudge` adapts a plain Python function.
+  parser. :class:`CallableJudge` runs your own Python judge (sync, ``async def``, or
+  an object with a ``judge``/``ajudge`` method) on the same engine, cached when it
+  declares a name and version (:func:`fairjudge.judge_function`).
 - :class:`ReplayJudge` answers from recorded verdicts (``replay:FILE``), calling no one.
 - :func:`resolve_judge` turns a ``--judge`` spec into any of them.
 - :class:`PointwiseJudge` scores one answer against a rubric on a session;
@@ -23,6 +25,9 @@ from fairjudge._types import Replies as Replies
 from fairjudge.judges._callable import CallableJudge
 from fairjudge.judges._callable import load_python_judge as load_python_judge
 from fairjudge.judges._callable import reply_from_value as reply_from_value
+from fairjudge.judges._own_judge import TransientJudgeError as TransientJudgeError
+from fairjudge.judges._own_judge import interrupt_note as interrupt_note
+from fairjudge.judges._own_judge import judge_function as judge_function
 from fairjudge.judges._pairwise import BatchJudge
 from fairjudge.judges._pairwise import PairwiseRequest as PairwiseRequest
 from fairjudge.judges._pairwise import ProgressCallback as ProgressCallback
@@ -57,6 +62,7 @@ if TYPE_CHECKING:
     from fairjudge.judges._registry import JUDGE_FORMS as JUDGE_FORMS
     from fairjudge.judges._registry import BackendOptions, resolve_judge
     from fairjudge.judges._registry import calls_no_model as calls_no_model
+    from fairjudge.judges._registry import fixes_temperature as fixes_temperature
     from fairjudge.judges._registry import judge_spec as judge_spec
     from fairjudge.judges._replay import ReplayJudge
     from fairjudge.judges._session import Job as Job

@@ -1,19 +1,31 @@
-"""Plain Python callables as judges, and ``python:package.module:function`` specs."""
+"""Your own Python judges (functions, ``async def``, objects), and ``python:module:NAME`` specs."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Never, TypeVar
+from os import PathLike
+from typing import TYPE_CHECKING, Any, Never, TypeVar
 
-from fairjudge._errors import BudgetExceeded, ConfigError, FatalBackendError
+from fairjudge._call import CallSpec, Completion
+from fairjudge._closing import Closing
+from fairjudge._errors import ConfigError, FatalBackendError
 from fairjudge._items import question_text
-from fairjudge._redact import scrub
 from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Reply, Verdict
+from fairjudge._words import worded
+from fairjudge.judges._own_backend import FunctionBackend, from_text
+from fairjudge.judges._own_judge import NOT_CACHED, own_judge, set_interrupt_note
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import parse_verdict
+
+if TYPE_CHECKING:
+    from fairjudge.judges._session import JudgeSession
+    from fairjudge.runner import RunOptions, RunSummary, Store
 
 __all__ = ["CallableJudge", "PythonFunction", "load_python_judge", "not_run", "reply_from_value"]
 
@@ -57,23 +69,123 @@ def reply_from_value(value: object) -> Reply:
     return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), reason))
 
 
-class PythonFunction:
-    """A Python function as a judge: its name, and its calls made one at a time, in order.
+class PythonFunction(Closing):
+    """A user's Python judge, run on the engine that runs HTTP judges.
 
     What both kinds of Python judge share (:class:`CallableJudge` and the pointwise
-    :class:`~fairjudge.judges.CallablePointwiseJudge`): an exception raised by the
-    function becomes a :class:`CallError` record for that call and the run goes on,
-    except :class:`FatalBackendError`, which stops it, and :class:`BudgetExceeded`
-    (an LLM judge called one call at a time), which ends the batch early: the calls
-    left are ``NotRun`` and the replies' ``stopped`` holds its message.
+    :class:`~fairjudge.judges.CallablePointwiseJudge`): each batch runs on a
+    :class:`~fairjudge.judges.JudgeSession` of the judge's own, through a
+    :class:`~fairjudge.judges._own_backend.FunctionBackend`, so the function gets the
+    runner's concurrency, rpm, retries, progress and ``max_calls``. ``fn`` may be a
+    function, an ``async def`` function, or an object with a ``judge``/``ajudge``
+    method (see :mod:`fairjudge.judges._own_judge`).
+
+    Caching: a judge that declares a name and a version
+    (:func:`~fairjudge.judges._own_judge.judge_function`) is cached in the store
+    (``store``, default ``.fairjudge/store.sqlite``) under that identity, with the
+    claims, resume and audit log of an HTTP judge's calls. An undeclared one runs on
+    an in-memory store and every call is made, duplicates included; a ``store`` for
+    it is refused, since nothing could be kept there.
+
+    Concurrency: the run's (``options.concurrency``). Without ``options``, an async
+    judge runs 16 calls at once and a sync one is called one call at a time, in
+    request order, on one thread, with no progress display: a bare function handed
+    to :func:`fairjudge.evaluate_pairs` keeps the seed protocol's call-by-call
+    contract, and need not be thread-safe. Pass options to run it concurrently.
+
+    Failures are records: an exception raised by the function becomes a
+    :class:`CallError` for that call (after retries, when it is transient), except
+    :class:`FatalBackendError`, which stops the run, and :class:`BudgetExceeded`
+    (an LLM judge called inside the function ran out), which ends the batch early:
+    the calls left are ``NotRun`` and the replies' ``stopped`` holds its message.
+
+    Args:
+        fn: The judge.
+        name: How reports name it (default ``python:module:qualname``).
+        options: Run options (concurrency, rpm, max_calls, retries, progress); a
+            Python judge reports no tokens, so ``tpm``, ``max_cost`` and prices do
+            not apply.
+        store: The store or its path, for a declared judge.
     """
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None = None) -> None:
-        if not callable(fn):
-            raise ConfigError(f"judge must be callable; got {fn!r}")
+    call_kind = "pairwise"
+    """What the calls are for, as the store's ``kind`` column says."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        options: RunOptions | None = None,
+        store: Store | str | PathLike[str] | None = None,
+    ) -> None:
         self.fn = fn
-        qualname = getattr(fn, "__qualname__", type(fn).__name__)
-        self.name = name or f"python:{getattr(fn, '__module__', '?')}:{qualname}"
+        self.own = own_judge(fn, name)
+        self.target = self.own.target
+        self.name = name or self.own.label
+        self.options = options
+        if options is not None:
+            _check_options(self.name, options)
+        if store is not None and not self.own.declared:
+            raise ConfigError(
+                f"store does not apply to the judge {self.name!r}: it declares no name and "
+                "version, so its calls cannot be cached (a cache keyed by a function's name "
+                "would serve stale replies once its body changes); declare them with "
+                "@fairjudge.judge_function(name=..., version=...), or drop store",
+                params="store",
+            )
+        self._store = store
+        self._session: JudgeSession | None = None
+        self._backend: FunctionBackend | None = None
+        self._made = 0  # numbers an undeclared judge's calls, so none is deduplicated
+
+    @property
+    def declared(self) -> bool:
+        """Whether the judge declares a name and version, so its calls are cached."""
+        return self.own.declared
+
+    @property
+    def last_run(self) -> RunSummary | None:
+        """The summary of the judge's most recent batch (calls, retries, errors)."""
+        return self._session.last_run if self._session is not None else None
+
+    def _run_options(self) -> RunOptions:
+        from fairjudge.runner import RunOptions
+
+        if self.options is not None:
+            return self.options
+        return RunOptions(concurrency=16 if self.own.is_async else 1, progress="quiet")
+
+    def _open(self) -> tuple[JudgeSession, FunctionBackend]:
+        if self._session is None or self._backend is None:
+            from fairjudge.judges._session import JudgeSession
+
+            options = self._run_options()
+            own = self.own
+            model = own.name if own.declared and own.name is not None else own.label
+            backend = FunctionBackend(own, model=model, threads=options.concurrency)
+            store = self._store if own.declared else ":memory:"
+            self._session = JudgeSession(backend, store=store, options=options)
+            self._backend = backend
+        return self._session, self._backend
+
+    def _spec(self, request: Any) -> CallSpec:
+        """The call for one request: its fields as messages, keyed by the judge's identity."""
+        own = self.own
+        messages = tuple(
+            ("user", f"{f.name}: {question_text(value) if f.name == 'question' else value}")
+            for f in dataclasses.fields(request)
+            if f.name != "sample" and (value := getattr(request, f.name)) is not None
+        )
+        params: dict[str, Any] = {}
+        if not own.declared:
+            self._made += 1
+            params["call"] = self._made
+        return CallSpec(
+            backend=FunctionBackend.name, model=own.name or own.label, messages=messages,
+            template=f"python-{self.call_kind}", template_version=own.version or "undeclared",
+            params=params, sample=getattr(request, "sample", 0), kind=self.call_kind,
+        )  # fmt: skip
 
     def _each(
         self,
@@ -82,57 +194,134 @@ class PythonFunction:
         read: Callable[[object], Reply[R]],
         progress: ProgressCallback | None,
     ) -> Replies[Reply[R]]:
-        """``read(call(request))`` for each request, in order, or the call's failure."""
-        replies: Replies[Reply[R]] = Replies()
+        """``read(call(request))`` for each request, on the engine; one reply per request."""
+        from fairjudge.judges._session import Job
+
+        session, backend = self._open()
+        jobs = []
         for request in requests:
-            try:
-                value = call(request)
-            except FatalBackendError:
-                raise  # the judge says the whole run cannot go on
-            except BudgetExceeded as exc:  # no call can be made: the rest are not run
-                left = len(requests) - len(replies)
-                replies.extend(not_run() for _ in range(left))
-                if progress is not None:
-                    progress(left)  # settled, as the session settles its unmade calls
-                replies.stopped = str(exc)
-                return replies
-            except Exception as exc:  # a judge's bug is recorded per call, not fatal
-                replies.append(Reply(failure=CallError(type(exc).__name__, scrub(str(exc)))))
-            else:
-                replies.append(read(value))
-            if progress is not None:
-                progress(1)
+            spec = self._spec(request)
+            backend.expect(spec, functools.partial(call, request))
+            jobs.append(Job(spec, spec.key))
+
+        def parse(completion: Completion, key: str) -> Reply[R]:
+            value = backend.value_of(key, _TEXT)
+            return read(from_text(completion.text) if value is _TEXT else value)
+
+        set_interrupt_note(None if self.declared else f"interrupted; {NOT_CACHED}")
+        try:
+            replies = session.run(jobs, parse, progress=progress)
+        except KeyboardInterrupt:
+            self._interrupted(session, jobs)
+            raise
+        except FatalBackendError as exc:
+            if self.declared:
+                raise
+            raise type(exc)(_unkept(str(exc))) from exc
+        finally:
+            backend.forget()
+        if backend.stopped is not None:  # the function's own budget ran out
+            replies.stopped = replies.stopped or backend.stopped
+            backend.stopped = None
+        elif replies.stopped is not None and not self.declared:
+            replies.stopped = self._budget_note(session)
         return replies
+
+    def _budget_note(self, session: JudgeSession) -> str:
+        """The budget stop of an undeclared judge, which has no store to keep anything in."""
+        summary = session.last_run
+        not_run = summary.not_run if summary is not None else 0
+        return worded(
+            f"the max_calls={session.options.max_calls} budget is spent: "
+            f"{session.calls_made} calls made, {not_run} not run; {NOT_CACHED}.",
+            "max_calls",
+        )
+
+    def _interrupted(self, session: JudgeSession, jobs: Sequence[Any]) -> None:
+        """Say what the store kept of an interrupted batch (a declared judge's)."""
+        if not self.declared:
+            return
+        keys = {job.spec.key for job in jobs}
+        try:
+            kept = len(session.store.get_many(keys))
+        except Exception:  # the store is past reading: say no number rather than a wrong one
+            return
+        set_interrupt_note(
+            f"interrupted; {kept} of this batch's {len(keys)} calls are kept in the store "
+            f"{session.store.path} under the judge {self.own.name!r} version "
+            f"{self.own.version!r}; run the same command again to make only the rest"
+        )
+
+    def close(self) -> None:
+        """Close the judge's session (its store, threads and event loop), if one opened."""
+        session, self._session, self._backend = self._session, None, None
+        if session is not None:
+            session.close()
+
+
+_TEXT = object()
+"""No value kept for a call: read its stored text."""
+
+_NO_TOKENS = ("tpm", "max_cost", "prices")
+
+
+def _check_options(name: str, options: RunOptions) -> None:
+    """Refuse the run options a Python judge cannot honour: it reports no tokens or cost."""
+    from fairjudge.runner import RunOptions
+
+    default = RunOptions()
+    given = [p for p in _NO_TOKENS if getattr(options, p) != getattr(default, p)]
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        raise ConfigError(
+            f"{', '.join(given)} {verb} not apply to the judge {name!r} (a Python judge "
+            "reports no tokens and no cost; use max_calls and rpm); drop it",
+            params=tuple(given),
+        )
+
+
+def _unkept(message: str) -> str:
+    """A stop message without the store promise an undeclared judge's run cannot keep."""
+    return re.sub(
+        r"The \d+ calls finished so far are kept in the store :memory:", NOT_CACHED, message
+    )
 
 
 class CallableJudge(PythonFunction):
     """Adapts ``judge(question, answer_a, answer_b)`` to the batch interface.
 
-    Calls are made one at a time, in request order, so a stateful or scripted judge
-    sees exactly the sequence the protocol specifies. A conversation question is
-    passed as its role-labelled transcript, keeping the seed signature
-    ``judge(question: str, answer_a: str, answer_b: str)``. Failures are records (see
-    :class:`PythonFunction`); each value is read with :func:`reply_from_value`.
+    A conversation question is passed as its role-labelled transcript, keeping the
+    seed signature ``judge(question: str, answer_a: str, answer_b: str)``. Each value
+    is read with :func:`reply_from_value`; how calls run, are cached and fail is
+    :class:`PythonFunction`'s. At concurrency 1 (the default for a sync function
+    without options) calls are made one at a time, in request order, so a stateful
+    or scripted judge sees exactly the sequence the protocol specifies.
     """
-
-    def __init__(self, fn: JudgeCallable, *, name: str | None = None) -> None:
-        super().__init__(fn, name=name)
 
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
     ) -> Replies[Reply]:
-        """Call the function once per request, in order."""
-        fn = self.fn
+        """Call the judge once per request; one reply per request, in order."""
+        target = self.target
         return self._each(
             requests,
-            lambda r: fn(question_text(r.question), r.answer_a, r.answer_b),
+            lambda r: target(question_text(r.question), r.answer_a, r.answer_b),
             reply_from_value,
             progress,
         )
 
 
-def load_python_judge(spec: str) -> CallableJudge:
+def load_python_judge(
+    spec: str,
+    *,
+    options: RunOptions | None = None,
+    store: Store | str | PathLike[str] | None = None,
+) -> CallableJudge:
     """Import ``python:package.module:function`` (or ``module:function``) as a judge.
+
+    The attribute may be a function, an ``async def`` function, or an object with a
+    ``judge``/``ajudge`` method; ``options`` and ``store`` are
+    :class:`PythonFunction`'s.
 
     Raises:
         ConfigError: The spec is malformed, the module cannot be imported, or the
@@ -150,9 +339,9 @@ def load_python_judge(spec: str) -> CallableJudge:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
+    except Exception as exc:  # the user's module failed to import: say so, no traceback
         raise ConfigError(
-            f"cannot import module {module_name!r} for judge {spec!r}: {exc}"
+            f"cannot import module {module_name!r} for judge {spec!r}: {type(exc).__name__}: {exc}"
         ) from exc
     obj: Any = module
     for part in attr.split("."):
@@ -160,6 +349,8 @@ def load_python_judge(spec: str) -> CallableJudge:
             obj = getattr(obj, part)
         except AttributeError as exc:
             raise ConfigError(f"module {module_name!r} has no attribute {attr!r}") from exc
-    if not callable(obj):
-        raise ConfigError(f"{spec!r} is not callable; it is {type(obj).__name__}")
-    return CallableJudge(obj, name=f"python:{module_name}:{attr}")
+    if not callable(obj) and not any(callable(getattr(obj, m, None)) for m in ("judge", "ajudge")):
+        raise ConfigError(
+            f"{spec!r} is not callable and has no judge/ajudge method; it is {type(obj).__name__}"
+        )
+    return CallableJudge(obj, name=f"python:{module_name}:{attr}", options=options, store=store)

@@ -43,7 +43,6 @@ from fairjudge.judges._registry import (
     make_backend,
     model_route,
     reject,
-    run_params,
     sampling,
 )
 from fairjudge.judges._session import Job, JudgeSession
@@ -283,13 +282,16 @@ class CallablePointwiseJudge(PythonFunction):
     batch early, as for :class:`CallableJudge` (see :class:`PythonFunction`).
     """
 
+    call_kind = "pointwise"
+
     def __init__(
-        self, fn: ScoreFunction, *, rubric: str | Rubric = "production", name: str | None = None
-    ) -> None:
-        super().__init__(fn, name=name)
+        self, fn: ScoreFunction, *, rubric: str | Rubric = "production", name: str | None = None,
+        options: RunOptions | None = None, store: Store | str | PathLike[str] | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(fn, name=name, options=options, store=store)
         self._rubric = as_rubric(rubric)
         try:
-            self._takes_reference = "reference" in inspect.signature(fn).parameters
+            self._takes_reference = "reference" in inspect.signature(self.target).parameters
         except (TypeError, ValueError):  # a builtin without a signature
             self._takes_reference = False
 
@@ -300,7 +302,7 @@ class CallablePointwiseJudge(PythonFunction):
 
     def _call(self, request: ScoreRequest) -> object:
         extra = {"reference": request.reference} if self._takes_reference else {}
-        return self.fn(question_text(request.question), request.answer, **extra)
+        return self.target(question_text(request.question), request.answer, **extra)
 
     def _read(self, value: object) -> Reply[ScoreReading]:
         if isinstance(value, str):
@@ -350,14 +352,15 @@ def resolve_pointwise_judge(
     where = backend_options or BackendOptions()
     the_rubric = as_rubric(rubric)
     if spec.startswith("python:"):
-        given = given_options(where) + run_params(options)
-        given += ["store"] if store is not None else []
+        given = given_options(where)
         given += ["mode"] if mode != "json" else []
         given += ["structured"] if structured else []
         given += [] if uses_default_executor(executor) else ["executor"]
         reject(spec, given, PYTHON_JUDGE)
         fn = load_python_judge(spec).fn
-        return CallablePointwiseJudge(fn, rubric=the_rubric, name=spec)
+        return CallablePointwiseJudge(
+            fn, rubric=the_rubric, name=spec, options=options, store=store
+        )
     kind, name = model_route(spec)
     check_mode(mode, the_rubric, kind, structured)  # before a model loads
     backend = make_backend(kind, name, where, quiet=(options or RunOptions()).quiet)

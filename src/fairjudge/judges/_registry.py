@@ -7,8 +7,9 @@ The forms are ``openai/<model>``, ``anthropic/<model>``, ``local/<name>`` and
 missing optional SDK matters only to the user who picked that backend.
 
 An option that does not apply to the chosen judge is an error that names it, never
-silently ignored: a Python callable or a replay has no template, no server, no rate
-limit and no budget; a local model has no ``--base-url``; an HTTP model has no ``--threads``.
+silently ignored: a Python callable has no template and no server (it takes the run
+options, and the store when it declares a name and version); a replay has none of
+them; a local model has no ``--base-url``; an HTTP model has no ``--threads``.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ JUDGE_FORMS = (
 )
 """The valid judge spec forms, as shown in error messages."""
 
-PYTHON_JUDGE = "a Python judge is called directly, with no prompt or model"
+PYTHON_JUDGE = "a Python judge is called directly, with no prompt, model or server"
 """Why a model's option does not apply to a ``python:`` judge."""
 
 
@@ -71,6 +72,12 @@ class BackendOptions:
         timeout: Seconds an HTTP judge waits for one reply (default 60).
         context: Context size in tokens for ``local/`` judges (llama.cpp's ``n_ctx``,
             default 8192): raise it when a prompt is too long for the model's window.
+        reasoning_effort: ``reasoning_effort`` of an ``openai/`` reasoning model
+            (``minimal``, ``low``, ``medium``, ``high``).
+        thinking_budget: Extended-thinking budget in tokens of an ``anthropic/`` model
+            (at least 1024; the judge then samples at temperature 1).
+        max_tokens: Output cap of an HTTP judge's calls (reasoning included); by
+            default sized per family (see :mod:`fairjudge.backends._capabilities`).
     """
 
     base_url: str | None = None
@@ -79,6 +86,9 @@ class BackendOptions:
     temperature: float | None = None
     timeout: float | None = None
     context: int | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+    max_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if self.base_url is not None:
@@ -98,6 +108,10 @@ class BackendOptions:
         if self.timeout is not None and not 0 < self.timeout < 86400:
             raise ConfigError(
                 f"timeout must be a number of seconds > 0; got {self.timeout}", params="timeout"
+            )
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ConfigError(
+                f"max_tokens must be >= 1; got {self.max_tokens}", params="max_tokens"
             )
 
 
@@ -196,18 +210,21 @@ def resolve_judge(
     spec = judge_spec(spec)
     where = backend_options or BackendOptions()
     if calls_no_model(spec):
-        given = given_options(where) + run_params(options)
+        given = given_options(where)
         if template is not None:
             given.append("template")
-        if store is not None or session is not None:
-            given.append("store")
         if params:
             given.append("params")
         if not uses_default_executor(executor):
             given.append("executor")
         if spec.startswith("python:"):
-            reject(spec, given, PYTHON_JUDGE)
-            return load_python_judge(spec)
+            # A Python judge runs on a session of its own, with the run options and (when
+            # it declares a name and version) the store, as an HTTP judge does.
+            reject(spec, [*given, *(["session"] if session is not None else [])], PYTHON_JUDGE)
+            return load_python_judge(spec, options=options, store=store)
+        given += run_params(options)
+        if store is not None or session is not None:
+            given.append("store")
         reject(spec, given, "a replay answers from recorded verdicts, with no prompt or model")
         return _replay(spec)
 
@@ -273,14 +290,55 @@ def make_backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) ->
     )  # fmt: skip
     given = [f for f, v in local_only if v]
     reject(spec, given, "they are for local/ judges")
+    other = "thinking_budget" if kind == "openai" else "reasoning_effort"
+    if getattr(where, other) is not None:
+        reject(spec, [other], f"it is for {'anthropic' if kind == 'openai' else 'openai'}/ judges")
+    check_fixed_temperature(kind, name, where)
     http: dict[str, Any] = {} if where.timeout is None else {"timeout": where.timeout}
+    if where.max_tokens is not None:
+        http["max_tokens"] = where.max_tokens
     if kind == "openai":
         from fairjudge.backends import OpenAIBackend
 
-        return OpenAIBackend(name, base_url=where.base_url, **http)
+        return OpenAIBackend(
+            name, base_url=where.base_url, reasoning_effort=where.reasoning_effort, **http
+        )
     from fairjudge.backends import AnthropicBackend
 
-    return AnthropicBackend(name, base_url=where.base_url, **http)
+    return AnthropicBackend(
+        name, base_url=where.base_url, thinking_budget=where.thinking_budget, **http
+    )
+
+
+def fixes_temperature(spec: str, where: BackendOptions) -> bool:
+    """Whether the judge ``spec`` samples at temperature 1 only (its provider says so).
+
+    OpenAI's reasoning models (gpt-5*, o1*, o3*, o4*) accept no other temperature, and
+    neither does a Claude model with extended thinking. Such a judge is stochastic:
+    ``--rounds`` above 2 samples it again, as at any temperature above 0.
+    """
+    kind, _, name = spec.partition("/")
+    if kind == "anthropic":
+        return where.thinking_budget is not None
+    if kind != "openai" or not name:
+        return False
+    from fairjudge.backends import capabilities_for
+
+    return capabilities_for("openai", name.strip()).stochastic
+
+
+def check_fixed_temperature(kind: str, name: str, where: BackendOptions) -> None:
+    """Refuse a temperature other than 1 for a judge that samples at 1 only (exit 2)."""
+    if where.temperature is None or where.temperature == 1:
+        return
+    if fixes_temperature(f"{kind}/{name}", where):
+        why = "extended thinking" if kind == "anthropic" else "the provider"
+        raise ConfigError(
+            f"{kind}/{name} samples at temperature 1 only ({why} fixes it); got "
+            f"temperature={where.temperature:g}: drop it (its replies are samples, so "
+            "rounds above 2 are allowed)",
+            params="temperature",
+        )
 
 
 def given_options(where: BackendOptions) -> list[str]:

@@ -1,0 +1,236 @@
+"""Your own judge: what a Python function (or object) declares about itself.
+
+A team's own judge is a Python function that wraps a company gateway, LiteLLM or
+any client. fairjudge runs it on the same engine as an HTTP judge (concurrency,
+rpm, retries, progress, ``max_calls``, the store), and needs to know three things
+the function alone cannot say:
+
+- **Its identity** (a stable name and version), so its replies can be cached. A
+  function's name is not an identity: edit its body, and a cache keyed by its name
+  would serve stale replies as new ones. Only a judge that declares a name and a
+  version (:func:`judge_function`, or the attributes ``fairjudge_name`` and
+  ``fairjudge_version``) is cached; bump the version whenever its replies may
+  change. An undeclared judge is never cached, and every message says so.
+- **Which failures are worth retrying.** Raising :class:`TransientJudgeError`, or
+  an exception of a type listed in ``transient=``, retries the call with the same
+  backoff as an HTTP 429 or 5xx; any other exception is that call's error record.
+- **How it is called.** A function, an ``async def`` function, or an object with a
+  ``judge`` or ``ajudge`` method (``ajudge`` is preferred when both exist).
+
+This module is pure declaration: it imports no runner and starts no thread.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from fairjudge._errors import BackendError, ConfigError
+
+__all__ = [
+    "NOT_CACHED",
+    "OwnJudge",
+    "TransientJudgeError",
+    "interrupt_note",
+    "judge_function",
+    "own_judge",
+    "set_interrupt_note",
+]
+
+F = TypeVar("F")
+
+NOT_CACHED = (
+    "no store: this judge declares no name and version, so nothing was kept and a rerun "
+    "makes every call again; declare them with @fairjudge.judge_function(name=..., "
+    "version=...) to cache its calls (README: 'Your own judge')"
+)
+"""What every message about an undeclared judge's calls says instead of a store path."""
+
+
+class TransientJudgeError(BackendError):
+    """Raise it from your judge for a failure worth retrying (a gateway's 429 or 503).
+
+    The call is retried with the run's backoff (``max_attempts``), as an HTTP judge's
+    429 or 5xx is; a call that still fails is recorded as that call's error. Any other
+    exception is recorded at once, without a retry, unless its type is listed in
+    ``transient=`` of :func:`judge_function`.
+
+    Example:
+        >>> raise TransientJudgeError("gateway busy")  # doctest: +SKIP
+    """
+
+    retryable = True
+
+
+@dataclass(frozen=True, slots=True)
+class OwnJudge:
+    """A user's judge, as fairjudge calls it.
+
+    Attributes:
+        target: What is called: the function, or the object's ``ajudge``/``judge`` method.
+        is_async: Whether calling ``target`` returns an awaitable (an ``async def``).
+        name: The declared stable name, or ``None`` (then the judge is never cached).
+        version: The declared version (part of every cache key), or ``None``.
+        transient: Exception types that are retried like :class:`TransientJudgeError`.
+        label: How the judge is named where no identity is declared.
+    """
+
+    target: Callable[..., Any]
+    is_async: bool
+    name: str | None
+    version: str | None
+    transient: tuple[type[BaseException], ...]
+    label: str
+
+    @property
+    def declared(self) -> bool:
+        """Whether the judge declares a name and a version, so its calls may be cached."""
+        return self.name is not None and self.version is not None
+
+
+def judge_function(
+    fn: F | None = None,
+    *,
+    name: str | None = None,
+    version: str | int | None = None,
+    transient: tuple[type[BaseException], ...] = (),
+) -> Any:
+    """Declare your judge's stable identity and its retryable failures.
+
+    Use it as ``@judge_function(name="acme-gateway", version="3")`` on a function, an
+    ``async def`` function or a class with a ``judge``/``ajudge`` method. It only sets
+    attributes (``fairjudge_name``, ``fairjudge_version``, ``fairjudge_transient``),
+    so the decorated object is unchanged otherwise; setting them yourself works too.
+
+    Args:
+        fn: The judge, when the decorator is used without parentheses.
+        name: A name that stays the same across runs and machines; with ``version``,
+            the judge's calls are cached in the store under it.
+        version: Bump it whenever the judge's replies may change (a new model behind
+            the gateway, a new prompt): calls of an old version are never served.
+        transient: Exception types worth retrying (``(TimeoutError, ConnectionError)``).
+
+    Returns:
+        The judge, with the attributes set (or the decorator, without ``fn``).
+
+    Raises:
+        ConfigError: Only one of ``name`` and ``version``, an empty one, or a
+            ``transient`` entry that is no exception type.
+
+    Example:
+        >>> @judge_function(name="acme-gateway", version="3", transient=(TimeoutError,))
+        ... def acme(question, answer_a, answer_b):
+        ...     return "A"
+        >>> acme.fairjudge_name, acme.fairjudge_version
+        ('acme-gateway', '3')
+    """
+    name, version_text = _checked_identity(name, version, "judge_function")
+    kinds = tuple(transient)
+    if not all(isinstance(t, type) and issubclass(t, BaseException) for t in kinds):
+        raise ConfigError(
+            f"judge_function: transient must be exception types; got {transient!r}",
+            params="transient",
+        )
+
+    def declare(obj: F) -> F:
+        for attribute, value in (
+            ("fairjudge_name", name), ("fairjudge_version", version_text),
+            ("fairjudge_transient", kinds),
+        ):  # fmt: skip
+            try:
+                setattr(obj, attribute, value)
+            except (AttributeError, TypeError) as exc:  # a builtin or a bound method
+                raise ConfigError(
+                    f"judge_function cannot mark {obj!r}: {exc}; wrap it in a def"
+                ) from exc
+        return obj
+
+    return declare if fn is None else declare(fn)
+
+
+def _checked_identity(name: object, version: object, where: str) -> tuple[str | None, str | None]:
+    """``(name, version)`` as text, both or neither; a half or empty identity is refused."""
+    if name is None and version is None:
+        return None, None
+    if isinstance(version, int) and not isinstance(version, bool):
+        version = str(version)
+    if not (
+        isinstance(name, str) and name.strip() and isinstance(version, str) and version.strip()
+    ):
+        raise ConfigError(
+            f"{where}: a judge is cached under a name and a version, both non-empty text; "
+            f"got name={name!r}, version={version!r}",
+            params=("name", "version"),
+        )
+    return name.strip(), version.strip()
+
+
+def own_judge(obj: Any, label: str | None = None) -> OwnJudge:
+    """Read a user's judge: what to call, whether it is async, and what it declares.
+
+    The declaration is looked up on the object first, then on the method called,
+    so a decorated class and a decorated method both work.
+
+    Raises:
+        ConfigError: ``obj`` is neither callable nor has a ``judge``/``ajudge``
+            method, or its declaration is half or empty.
+    """
+    target: Any = obj
+    if not inspect.isroutine(obj):
+        for method in ("ajudge", "judge"):
+            bound = getattr(obj, method, None)
+            if callable(bound):
+                target = bound
+                break
+    if not callable(target):
+        raise ConfigError(
+            f"judge must be callable or have a judge/ajudge method; got {obj!r}", params="judge"
+        )
+
+    def declared(attribute: str) -> Any:
+        value = getattr(obj, attribute, None)
+        return value if value is not None else getattr(target, attribute, None)
+
+    name, version = _checked_identity(
+        declared("fairjudge_name"), declared("fairjudge_version"), f"judge {obj!r}"
+    )
+    qualname = getattr(target, "__qualname__", type(target).__name__)
+    return OwnJudge(
+        target=target,
+        is_async=_is_async(target),
+        name=name,
+        version=version,
+        transient=tuple(declared("fairjudge_transient") or ()),
+        label=label or f"python:{getattr(target, '__module__', '?')}:{qualname}",
+    )
+
+
+def _is_async(target: Any) -> bool:
+    """Whether calling ``target`` gives a coroutine.
+
+    That is an ``async def``, or an object whose ``__call__`` is one. A sync function
+    that returns an awaitable is awaited anyway (:mod:`~fairjudge.judges._own_backend`).
+    """
+    if inspect.iscoroutinefunction(target):
+        return True
+    call = getattr(target, "__call__", None)  # noqa: B004 (an async __call__, not callability)
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+_NOTE: list[str] = []
+
+
+def set_interrupt_note(note: str | None) -> None:
+    """Say what a Ctrl-C now would leave behind (``None``: the store's usual promise).
+
+    A Python judge sets it as each batch starts and, when interrupted, to what the
+    store holds; the command line prints it instead of its generic line.
+    """
+    _NOTE[:] = [] if note is None else [note]
+
+
+def interrupt_note() -> str | None:
+    """What the last judge that ran says about an interruption, if it says anything."""
+    return _NOTE[0] if _NOTE else None
