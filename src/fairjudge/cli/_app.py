@@ -157,6 +157,7 @@ class LazyCommands(TyperGroup):
         arguments themselves.
         """
         self._json = _asks_json(args)
+        plain_values(self)  # --install/--show-completion too, without pydantic
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
         except ClickException as exc:
@@ -210,6 +211,19 @@ class LazyCommands(TyperGroup):
         finally:
             self._listing = False
 
+    def shell_complete(self, ctx: Any, incomplete: str) -> Any:
+        """Complete the command names from their summaries, importing none.
+
+        Shell completion (``--install-completion``) runs this on every Tab after
+        ``fairjudge``; importing each command to read its summary took about 1 s.
+        A command's own options are completed from the command, imported then.
+        """
+        self._listing = True
+        try:
+            return super().shell_complete(ctx, incomplete)
+        finally:
+            self._listing = False
+
 
 app = typer.Typer(
     cls=LazyCommands,
@@ -217,7 +231,7 @@ app = typer.Typer(
     help="LLM-as-a-judge evaluation you can trust: position-debiased, with honest uncertainty.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
     # Plain click help wraps at the terminal's width; rich's option panels cut long
     # option names and defaults off at 80 columns.
     rich_markup_mode=None,
