@@ -81,8 +81,8 @@ def test_decided_stops_early_with_fewer_calls_and_says_which_interval_is_valid(
         "batch" in text
     )
     assert (
-        "anytime-valid win rate of model 1: 1.000 [0.671, 1.000] (95% confidence sequence, "
-        "valid at any stop); model 1 is better" in text
+        "anytime-valid win rate of model 1: 1.000 [0.658, 1.000] on questions like these (95% "
+        "confidence sequence, valid at any stop)" in text
     )
     assert "calls: 32 used of 400 for the whole file (32 new, 0 from the store); 368 saved" in text
     assert "The bootstrap CIs are fixed-sample intervals on the judged items: not valid" in text
@@ -104,7 +104,9 @@ def test_json_is_the_comparison_plus_the_librarys_adaptive_block(tmp_path: Path)
     )
     assert block["bootstrap_ci_valid"] is False
     assert block["questions"] == {"judged": 24, "total": 200}
-    assert block["calls"] == {"used": 48, "new": 48, "not_run": 0, "saved": 352, "full": 400}
+    assert block["calls"] == {
+        "used": 48, "new": 48, "not_run": 0, "saved": 352, "not_made": 0, "full": 400,
+    }  # fmt: skip
     # The rest is the comparison of the judged items, as --json always prints it.
     pairwise = lib.pairwise.to_dict()
     assert {k: doc[k] for k in pairwise if k != "settings"} == {
@@ -121,7 +123,7 @@ def test_width_stops_at_the_half_width(tmp_path: Path) -> None:
     block = json.loads(out)["adaptive"]
     assert block == _library(path, "width:0.1").adaptive_dict()
     assert (block["reason"], block["stop_when"]) == ("width", "width:0.1")
-    assert block["questions"] == {"judged": 64, "total": 200}
+    assert block["questions"] == {"judged": 72, "total": 200}
     assert block["ci"]["high"] - block["ci"]["low"] <= 0.2
 
 
@@ -249,7 +251,10 @@ def test_a_budget_stop_with_stop_when_exits_5(tmp_path: Path, openai_env: JudgeS
     block = doc["adaptive"]
     assert (block["reason"], block["stopped_early"]) == ("budget", True)
     assert block["questions"] == {"judged": 4, "total": 40}
-    assert block["calls"] == {"used": 8, "new": 8, "not_run": 8, "saved": 64, "full": 80}
+    # Nothing saved: the budget left 72 calls unmade (8 of them in the stopped batch).
+    assert block["calls"] == {
+        "used": 8, "new": 8, "not_run": 8, "saved": 0, "not_made": 72, "full": 80,
+    }  # fmt: skip
     assert doc["calls"]["made"] == 8
     assert "--max-calls" in err
     assert openai_env.count("requests") == 8
@@ -318,7 +323,9 @@ def test_jury_stops_when_the_panel_has_decided(tmp_path: Path) -> None:
     block = doc["adaptive"]
     assert (block["reason"], block["stopped_early"], block["winner"]) == ("decided", True, "1")
     assert block["questions"] == {"judged": 24, "total": 200}
-    assert block["calls"] == {"used": 144, "new": 144, "not_run": 0, "saved": 1056, "full": 1200}
+    assert block["calls"] == {
+        "used": 144, "new": 144, "not_run": 0, "saved": 1056, "not_made": 0, "full": 1200,
+    }  # fmt: skip
     assert doc["n_items"] == 24
     assert doc["aggregation"] == "majority"
     # Without --stop-when, the panel's --json is as it always was: no adaptive block.
@@ -357,7 +364,9 @@ def test_jury_budget_stop_exits_5_and_a_rerun_reuses_every_stored_call(
     assert (block["reason"], block["stopped_early"]) == ("budget", True)
     assert block["questions"] == {"judged": 4, "total": 40}
     # Every member's calls count; the Python member answered all 16 of its calls.
-    assert block["calls"] == {"used": 24, "new": 24, "not_run": 8, "saved": 128, "full": 160}
+    assert block["calls"] == {
+        "used": 24, "new": 24, "not_run": 8, "saved": 0, "not_made": 136, "full": 160,
+    }  # fmt: skip
     assert "--max-calls" in err
     assert openai_env.count("requests") == 8
     # A larger budget goes on from the store: no call is paid twice.
@@ -365,9 +374,9 @@ def test_jury_budget_stop_exits_5_and_a_rerun_reuses_every_stored_call(
     assert code == 0, out
     doc = json.loads(out)
     assert doc["adaptive"]["reason"] == "decided"
-    assert doc["adaptive"]["questions"] == {"judged": 8, "total": 40}
-    assert (doc["calls"]["cached"], doc["calls"]["made"]) == (8, 8)
-    assert openai_env.count("requests") == 16
+    assert doc["adaptive"]["questions"] == {"judged": 16, "total": 40}
+    assert (doc["calls"]["cached"], doc["calls"]["made"]) == (8, 24)
+    assert openai_env.count("requests") == 32
 
 
 # --- compare --via-scores -----------------------------------------------------------------------
@@ -403,7 +412,7 @@ def test_via_scores_stops_when_decided(tmp_path: Path) -> None:
     doc = json.loads(out)
     assert (doc["adaptive"]["reason"], doc["adaptive"]["winner"]) == ("decided", "1")
     assert doc["adaptive"]["calls"] == {
-        "used": 32, "new": 32, "not_run": 0, "saved": 128, "full": 160,
+        "used": 32, "new": 32, "not_run": 0, "saved": 128, "not_made": 0, "full": 160,
     }  # fmt: skip
     assert doc["via_scores"]["n_items"] == 16
     # Without --stop-when the JSON has no adaptive block, and every item.

@@ -27,6 +27,7 @@ from fairjudge.evaluation._adaptive import default_batch, draw_order
 from fairjudge.judges import CallableJudge, Jury, JuryMember
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.runner import RunOptions, Store
+from fairjudge.stats._stop_rule import Population
 from tests.runner._fakes import FakeBackend
 from tests.server import extract_pair
 
@@ -102,7 +103,7 @@ def test_a_clear_winner_is_decided_early_for_a_fraction_of_the_calls() -> None:
     assert (result.questions_judged, result.n_questions, result.items_judged) == (16, 200, 16)
     assert (result.calls_used, result.calls_new, result.calls_saved) == (32, 32, 368)
     assert result.calls_full == 400
-    assert result.interval.interval.low == pytest.approx(0.6715)
+    assert result.interval.interval.low == pytest.approx(0.6585)
     assert result.interval.interval.high == 1.0
     # The judged questions are the first 16 of the seeded order, in input order.
     first = sorted(q[0] for q in draw_order(items, SETTINGS.seed)[:16])
@@ -121,22 +122,38 @@ def test_a_clear_winner_is_decided_early_for_a_fraction_of_the_calls() -> None:
     assert block["bootstrap_ci_valid"] is False
     assert "not valid" in block["note"]
     assert block["questions"] == {"judged": 16, "total": 200}
-    assert block["calls"] == {"used": 32, "new": 32, "not_run": 0, "saved": 368, "full": 400}
+    assert block["calls"] == {
+        "used": 32, "new": 32, "not_run": 0, "saved": 368, "not_made": 0, "full": 400,
+    }  # fmt: skip
+    assert block["population"] == "source"
+    assert block["describes"].startswith("questions like these")
+    assert (
+        block["conclusion"]
+        == result.conclusion
+        == ("Model 1 is better: the whole anytime-valid interval lies above 0.5.")
+    )
     assert result.summary().startswith(
         "adaptive stop: decided (stop_when=decided) after 16 of 200 questions, 16 of 200 "
-        "items; calls 32 of 400 (32 new, 368 saved)"
+        "items; calls 32 of 400 (32 new, 368 saved, 0 not made)"
     )
+    assert result.summary().endswith(block["conclusion"])
 
 
-def test_a_judge_that_ties_everything_never_decides() -> None:
+@pytest.mark.parametrize(
+    ("population", "bounds"), [("source", (0.4435, 0.5565)), ("file", (0.5, 0.5))]
+)
+def test_a_judge_that_ties_everything_never_decides(
+    population: Population, bounds: tuple[float, float]
+) -> None:
     items, script = make_file(["tie"] * 60)
     judge = python_judge(script)
-    result = evaluate_adaptive(judge, items, SETTINGS, "decided", batch=8)
+    result = evaluate_adaptive(judge, items, SETTINGS, "decided", batch=8, population=population)
     assert result.reason == "not decided"
     assert result.interval.winner is None
     assert (result.questions_judged, result.calls_used, result.calls_saved) == (60, 120, 0)
     ci = result.interval.interval
-    assert (ci.low, ci.high) == (0.5, 0.5)
+    # About this file, its exact win rate; about questions like these, an interval.
+    assert (ci.low, ci.high) == bounds
     assert not result.stopped_early
     assert result.to_dict()["adaptive"]["bootstrap_ci_valid"] is True
     # The whole file judged in batches is the fixed run, field for field.
@@ -148,8 +165,9 @@ def test_a_run_without_stop_when_is_the_fixed_run_with_its_exact_win_rate() -> N
     outcomes[5] = "garbage"  # a question with one of its three items unresolved
     items, script = make_file(outcomes, per_question=3)
     judge = python_judge(script)
-    result = evaluate_adaptive(judge, items, SETTINGS, None, batch=7)
+    result = evaluate_adaptive(judge, items, SETTINGS, None, batch=7, population="file")
     assert result.reason == "complete"
+    assert result.conclusion is None  # nothing decided on a look: the bootstrap's verdict
     assert result.stop_when is None
     assert result.pairwise.to_dict() == evaluate(judge, items, SETTINGS).to_dict()
     score = {"1": 1.0, "tie": 0.5, "2": 0.0, "garbage": 0.0}
@@ -170,10 +188,17 @@ def test_failed_judgments_are_bounded_never_counted_as_ties(
     outcomes = ["1"] * 28 + ["tie"] * 12 + [failure] * 40
     outcomes = [outcomes[i] for i in np.random.default_rng(2).permutation(80)]
     items, script = make_file(outcomes)
-    failed = evaluate_adaptive(python_judge(script), items, SETTINGS, "decided", batch=8)
+    about_source = evaluate_adaptive(python_judge(script), items, SETTINGS, "decided", batch=8)
+    assert (about_source.reason, about_source.interval.winner) == ("not decided", None)
+    # About this file only, the bounds at its end are exact.
+    failed = evaluate_adaptive(
+        python_judge(script), items, SETTINGS, "decided", batch=8, population="file"
+    )
     # Counted as ties, the failures would decide the file (win rate 0.675)...
     as_ties = {k: "tie" if v == failure else v for k, v in script.items()}
-    tied = evaluate_adaptive(python_judge(as_ties), items, SETTINGS, "decided", batch=8)
+    tied = evaluate_adaptive(
+        python_judge(as_ties), items, SETTINGS, "decided", batch=8, population="file"
+    )
     assert (tied.reason, tied.interval.winner, tied.questions_judged) == ("decided", "1", 32)
     # ...but unknown in [0, 1] they leave it open: [28 + 6, 28 + 6 + 40] / 80.
     assert (failed.reason, failed.interval.winner, failed.questions_judged) == (
@@ -209,7 +234,7 @@ def test_decided_comes_first_when_both_conditions_are_given() -> None:
     items, script = make_file(mixed(300, 3))
     judge = python_judge(script)
     both = evaluate_adaptive(judge, items, SETTINGS, ["width:0.05", "decided"], batch=10)
-    assert (both.reason, both.questions_judged) == ("decided", 100)
+    assert (both.reason, both.questions_judged) == ("decided", 110)
     assert both.interval.half_width > 0.05
 
 
@@ -246,17 +271,17 @@ def test_a_rerun_with_a_tighter_target_reuses_every_stored_call(tmp_path: Path) 
     with model_judge(first_backend, store) as judge:
         first = evaluate_adaptive(judge, items, SETTINGS, "decided")
     assert first.batch == 8  # one wave of the default concurrency of 16: 8 questions
-    assert (first.reason, first.questions_judged, first.calls_used) == ("decided", 40, 80)
-    assert first_backend.calls == first.calls_new == 80
+    assert (first.reason, first.questions_judged, first.calls_used) == ("decided", 48, 96)
+    assert first_backend.calls == first.calls_new == 96
     with Store(store) as s:
-        assert s.count() == 80
+        assert s.count() == 96
 
     tighter = backend(script)
     with model_judge(tighter, store) as judge:
-        second = evaluate_adaptive(judge, items, SETTINGS, "width:0.05")
+        second = evaluate_adaptive(judge, items, SETTINGS, "width:0.12")
     assert (second.reason, second.questions_judged) == ("width", 112)
     assert second.calls_used == 224
-    assert tighter.calls == second.calls_new == 224 - 80  # only the questions after the stop
+    assert tighter.calls == second.calls_new == 224 - 96  # only the questions after the stop
     assert set(judged_keys(first)) <= set(judged_keys(second))
 
     to_the_end = backend(script)
@@ -285,7 +310,7 @@ def test_a_run_stopped_mid_batch_then_resumed_equals_an_uninterrupted_run(
     whole_backend = backend(script)
     with model_judge(whole_backend, tmp_path / "whole.sqlite") as judge:
         whole = evaluate_adaptive(judge, items, SETTINGS, "decided", batch=6)
-    assert (whole.reason, whole.questions_judged, whole.calls_used) == ("decided", 18, 72)
+    assert (whole.reason, whole.questions_judged, whole.calls_used) == ("decided", 24, 96)
 
     store = tmp_path / "killed.sqlite"
     with model_judge(backend(script), store, max_calls=53) as judge:
@@ -305,7 +330,7 @@ def test_a_run_stopped_mid_batch_then_resumed_equals_an_uninterrupted_run(
     resumed_backend = backend(script)
     with model_judge(resumed_backend, store) as judge:
         resumed = evaluate_adaptive(judge, items, SETTINGS, "decided", batch=6)
-    assert resumed_backend.calls == resumed.calls_new == 72 - 53  # no call made twice
+    assert resumed_backend.calls == resumed.calls_new == 96 - 53  # no call made twice
     assert _without_new(resumed.to_dict(include_judgments=False)) == _without_new(
         whole.to_dict(include_judgments=False)
     )
@@ -332,10 +357,33 @@ def test_max_calls_and_stop_when_stop_at_whichever_comes_first(tmp_path: Path) -
 # --- validity ---------------------------------------------------------------------------
 
 
-def test_coverage_at_the_stopping_times_seen_through_the_pipeline() -> None:
-    # One small population (40 questions of 2 items, file win rate 0.7) judged in 40
-    # seeded orders; each run stops by the rule. The interval at the stop must cover the
-    # file's win rate in at least 95% of runs; the betting sequence is conservative.
+def test_coverage_of_questions_like_these_at_the_stopping_times_seen() -> None:
+    # 60 files, each of 40 questions of 2 items drawn afresh from a population whose win
+    # rate is 0.6; each run stops by the rule, or at its file's end. The interval at the
+    # stop must cover 0.6, the population's win rate, in at least 95% of runs.
+    score = {"1": 1.0, "tie": 0.5, "2": 0.0}
+    rng = np.random.default_rng(8)
+    misses, wrong, files_below, stops = 0, 0, 0, []
+    for seed in range(60):
+        outcomes = list(rng.choice(["1", "tie", "2"], p=[0.5, 0.2, 0.3], size=80))
+        items, script = make_file(outcomes, per_question=2)
+        settings = EvalSettings(seed=seed, n_resamples=20)
+        result = evaluate_adaptive(python_judge(script), items, settings, "decided", batch=4)
+        ci = result.interval.interval
+        misses += not ci.low <= 0.6 <= ci.high
+        stops.append(result.questions_judged)
+        wrong += result.interval.winner == "2"
+        files_below += np.mean([score[o] for o in outcomes]) < 0.5
+    assert misses == 1
+    assert misses <= binom.ppf(0.95, 60, 0.05)
+    assert (wrong, files_below) == (0, 2)  # no run says model 2 wins, though 2 files do
+    assert sum(n < 40 for n in stops) == 10  # 40 questions are few to tell 0.6 from 0.5
+
+
+def test_coverage_of_this_file_at_the_stopping_times_seen_through_the_pipeline() -> None:
+    # One small file (40 questions of 2 items, file win rate 0.7) judged in 40 seeded
+    # orders, about this file only; each run stops by the rule. The interval at the stop
+    # must cover the file's win rate in at least 95% of runs.
     outcomes = mixed(80, 7)
     items, script = make_file(outcomes, per_question=2)
     score = {"1": 1.0, "tie": 0.5, "2": 0.0}
@@ -344,7 +392,9 @@ def test_coverage_at_the_stopping_times_seen_through_the_pipeline() -> None:
     misses, stops = 0, []
     for seed in range(40):
         settings = EvalSettings(seed=seed, n_resamples=20)
-        result = evaluate_adaptive(judge, items, settings, "decided,width:0.2", batch=4)
+        result = evaluate_adaptive(
+            judge, items, settings, "decided,width:0.2", batch=4, population="file"
+        )
         ci = result.interval.interval
         misses += not ci.low <= truth <= ci.high
         stops.append(result.questions_judged)
@@ -417,7 +467,7 @@ def test_a_panel_decides_early_on_its_majority_verdict() -> None:
     assert (result.questions_judged, result.n_questions, result.items_judged) == (16, 200, 16)
     # Every member's calls count: 3 members x 2 orders.
     assert (result.calls_used, result.calls_saved, result.calls_full) == (96, 1104, 1200)
-    assert result.interval.interval.low == pytest.approx(0.6715)
+    assert result.interval.interval.low == pytest.approx(0.6585)
     panel = result.pairwise
     assert panel.n_items == 16
     assert panel.win_rate is not None
@@ -428,7 +478,7 @@ def test_a_panel_decides_early_on_its_majority_verdict() -> None:
     )
     data = result.to_dict()
     assert data["adaptive"]["calls"] == {
-        "used": 96, "new": 96, "not_run": 0, "saved": 1104, "full": 1200,
+        "used": 96, "new": 96, "not_run": 0, "saved": 1104, "not_made": 0, "full": 1200,
     }  # fmt: skip
     assert data["aggregation"] == "majority"
 
@@ -454,7 +504,7 @@ def test_a_panel_item_a_member_failed_is_bounded_never_a_tie() -> None:
     items, script = make_file(["1"] * 40)
     broken = dict(script, **{f"q{q}.0": "garbage" for q in range(0, 40, 4)})
     jury = jury_of(python_judge(script), python_judge(broken), python_judge(script))
-    result = evaluate_jury_adaptive(jury, items, SETTINGS, None, batch=8)
+    result = evaluate_jury_adaptive(jury, items, SETTINGS, None, batch=8, population="file")
     assert result.interval.unresolved_items == 10
     assert result.pairwise.n_unresolved == 10
     ci = result.interval.interval
@@ -507,6 +557,7 @@ def test_via_scores_budget_stop_keeps_the_prefix_of_fully_scored_questions() -> 
     # Batch 2 made 5 calls: questions 9 and 10 in full, one answer of the 11th.
     assert (result.questions_judged, result.pairwise.n_items) == (10, 16)
     assert result.pairwise.partial
+    # Nothing is saved: the budget left 59 calls unmade (11 of them in the stopped batch).
     assert result.adaptive_dict()["calls"] == {
-        "used": 21, "new": 21, "not_run": 11, "saved": 48, "full": 80,
+        "used": 21, "new": 21, "not_run": 11, "saved": 0, "not_made": 59, "full": 80,
     }  # fmt: skip

@@ -38,6 +38,7 @@ from fairjudge.judges import (
 )
 from fairjudge.prompts import get_rubric
 from fairjudge.runner import Executor, RunOptions
+from fairjudge.stats._stop_rule import Population
 
 __all__ = ["calibrate", "compare", "score"]
 
@@ -96,6 +97,7 @@ def compare(
     stop_when: str | Sequence[str] | None = None,
     batch: int | None = None,
     executor: Executor | str | None = None,
+    population: Population | None = None,
 ) -> Result:
     """Compare two systems' answers with the position-debiased protocol (``fairjudge compare``).
 
@@ -129,6 +131,10 @@ def compare(
             interval in ``to_dict()["adaptive"]``. One judge only, for now.
         batch: Questions per batch with ``stop_when`` (default: one wave of the
             run's concurrency).
+        population: With ``stop_when``, what the interval and the decision are about:
+            ``"source"`` (default), questions like these, the population the file's
+            questions are drawn from; ``"file"``, this file's questions only (the
+            interval ends on the file's own win rate, and says so).
         executor: Where the calls of judges opened from specs run: ``"asyncio"``
             (the default), ``"ray"`` (a local Ray instance, shut down at the end),
             ``"ray:ADDRESS"`` (a running cluster) or an executor object such as
@@ -152,6 +158,10 @@ def compare(
     check_one_of(judge, judges)
     if stop_when is None and batch is not None:
         raise ConfigError("batch applies with stop_when only; pass stop_when", params="batch")
+    if stop_when is None and population is not None:
+        raise ConfigError(
+            "population applies with stop_when only; pass stop_when", params="population"
+        )
     if stop_when is not None and judges is not None:
         raise ConfigError(
             "stop_when takes one judge in fairjudge.compare; for a panel use "
@@ -182,7 +192,9 @@ def compare(
         else:
             adaptive, run = tallied_run(
                 as_batch_judge(the_judge),
-                lambda j: evaluate_adaptive(j, item_list, the_settings, stop_when, batch=batch),
+                lambda j: evaluate_adaptive(
+                    j, item_list, the_settings, stop_when, batch=batch, population=population
+                ),
             )
             result = adaptive.pairwise
         name = judge_name(the_judge)

@@ -30,6 +30,7 @@ FLAGS: dict[str, str] = {
     "allow_different": "--allow-different",
     "stop_when": "--stop-when",
     "batch": "--batch",
+    "population": "--population",
     # judges and backends
     "judge": "--judge",
     "judges": "--judge",

@@ -21,6 +21,7 @@ from fairjudge.cli._options import adds_flags
 
 if TYPE_CHECKING:
     from fairjudge.stats import StopRule
+    from fairjudge.stats._stop_rule import Population
 
 __all__ = ["StopFlags", "stop_flags"]
 
@@ -46,18 +47,34 @@ class StopFlags:
             "[default: one wave of --concurrency calls, at least 8 questions]"
         ),
     ] = None
+    population: Annotated[
+        str | None,
+        typer.Option(
+            metavar="source|file",
+            help="With --stop-when: what the interval and the decision are about. 'source': "
+            "questions like these, the population the file's questions are drawn from (the "
+            "same question the bootstrap CI answers). 'file': this file's questions only; "
+            "the interval then shrinks to the file's own win rate at its end, and every "
+            "line says it describes this file only. [default: source]",
+        ),
+    ] = None
 
     def requested(self, *, with_swap: bool = False) -> bool:
         """Whether ``--stop-when`` was given.
 
         Raises:
-            ConfigError: ``--batch`` without ``--stop-when``, or ``--stop-when`` with
-                ``--via-scores --with-swap`` (not supported yet).
+            ConfigError: ``--batch`` or ``--population`` without ``--stop-when``, or
+                ``--stop-when`` with ``--via-scores --with-swap`` (not supported yet).
         """
         if self.batch is not None and self.stop_when is None:
             raise ConfigError(
                 "--batch applies with --stop-when only (it sets how many questions are "
                 "judged between two looks); add --stop-when, or drop --batch"
+            )
+        if self.population is not None and self.stop_when is None:
+            raise ConfigError(
+                "--population applies with --stop-when only (it says what the adaptive "
+                "interval is about); add --stop-when, or drop --population"
             )
         if self.stop_when is not None and with_swap:
             raise ConfigError(
@@ -71,13 +88,24 @@ class StopFlags:
         """The stop rule, read and checked before any judge is opened.
 
         Raises:
-            ConfigError: A malformed ``--stop-when`` or a ``--batch`` below 1, named.
+            ConfigError: A malformed ``--stop-when``, a ``--batch`` below 1 or a
+                ``--population`` other than ``source`` or ``file``, named.
         """
         from fairjudge.stats import StopRule
 
         if self.batch is not None and self.batch < 1:
             raise ConfigError(f"--batch must be a whole number of questions >= 1; got {self.batch}")
-        return StopRule.parse(self.stop_when or [])
+        population = None if self.population is None else self.population.strip().lower()
+        if population not in (None, "source", "file"):
+            raise ConfigError(
+                f"--population must be 'source' (questions like these: the population the "
+                f"file's questions are drawn from) or 'file' (this file only); "
+                f"got {self.population!r}"
+            )
+        about: Population | None = None
+        if population is not None:
+            about = "file" if population == "file" else "source"
+        return StopRule.parse(self.stop_when or [], about)
 
 
 stop_flags = adds_flags(StopFlags, "stop")

@@ -19,7 +19,16 @@ The design, decision by decision:
   ``item_seed(seed, "adaptive order", cluster_key)`` sorted: it depends only on the
   seed and the question, never on a score, so the order is uniformly random and
   independent of the outcomes (what the sequence needs), the same on every rerun, and
-  the same when the file is reordered. Questions are drawn without replacement.
+  the same when the file is reordered. Each question is judged once.
+- **What the decision is about** (``population``). By default (``"source"``) the
+  population the file's questions are drawn from: the questions of a file sampled
+  from it are i.i.d., and so is any order of them chosen independently of their
+  scores, so the sequence *with* replacement is valid over the seeded order. It never
+  collapses at the end of the file: there, as anywhere, the run is decided only when
+  the evidence excludes 0.5, and the fixed-sample bootstrap CI of the whole file,
+  narrower than the anytime interval, then excludes it too. ``"file"`` asks about this
+  file's questions only (the sequence without replacement, which ends on the file's
+  exact win rate); every line that reports it says so.
 - **Each batch goes through** :func:`~fairjudge.evaluation.evaluate`, so the swap
   protocol, the rules, parse failures and call errors are handled exactly as in a
   fixed run, and the judge's store serves what it holds. The batches' judgments are
@@ -74,6 +83,7 @@ from fairjudge.evaluation._results import PairwiseResult, summarise
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.judges import ProgressCallback
 from fairjudge.stats import StopRule
+from fairjudge.stats._stop_rule import POPULATIONS, Population
 
 __all__ = [
     "MIN_BATCH", "AdaptiveBatch", "JudgedItem", "adaptive_run", "default_batch", "draw_order",
@@ -176,6 +186,19 @@ class AdaptiveBatch(Protocol[J_co]):
         """The budget's message when it stopped the batch, else ``None``."""
 
 
+def _about(rule: StopRule | None, population: Population | None) -> Population:
+    """What the run is about: the rule's population, or ``population`` without a rule."""
+    if rule is not None:
+        return rule.population
+    if population is None:
+        return "source"
+    if population not in POPULATIONS:
+        raise ConfigError(
+            f"population must be 'source' or 'file'; got {population!r}", params="population"
+        )
+    return population
+
+
 def _all_run(unit: Sequence[JudgedItem]) -> bool:
     return not any(never_made(c.reply.failure) for j in unit for c in j.calls)
 
@@ -189,6 +212,7 @@ def evaluate_adaptive(
     batch: int | None = None,
     progress: ProgressCallback | None = None,
     resolution: int = 2000,
+    population: Population | None = None,
 ) -> AdaptiveResult[PairwiseResult]:
     """Judge questions in a seeded random order, batch by batch, until ``stop_when`` is met.
 
@@ -208,14 +232,18 @@ def evaluate_adaptive(
         progress: Called with the number of calls as they finish, batch after batch.
         resolution: Grid steps of the interval's bounds (they are exact to
             ``1 / resolution``; the decision at 0.5 is exact).
+        population: What the interval and the decision are about: ``"source"``
+            (default), the population the questions are drawn from, or ``"file"``,
+            this file's questions only. ``None`` takes a
+            :class:`~fairjudge.stats._stop_rule.StopRule`'s own.
 
     Returns:
         An :class:`AdaptiveResult`: the comparison over the judged items, the
         anytime-valid interval, why the run stopped, and the calls used and saved.
 
     Raises:
-        ConfigError: ``items`` is empty or malformed, or ``stop_when``, ``batch`` or
-            a setting is invalid; before any call is made.
+        ConfigError: ``items`` is empty or malformed, or ``stop_when``, ``batch``,
+            ``population`` or a setting is invalid; before any call is made.
     """
     one_resample = replace(settings, n_resamples=1)  # each batch's intervals go unread
 
@@ -228,7 +256,7 @@ def evaluate_adaptive(
 
     return adaptive_run(
         judge_batch, summary, items, settings, stop_when, judge=judge, batch=batch,
-        resolution=resolution,
+        resolution=resolution, population=population,
     )  # fmt: skip
 
 
@@ -243,6 +271,7 @@ def adaptive_run(
     members: int = 1,
     batch: int | None = None,
     resolution: int = 2000,
+    population: Population | None = None,
 ) -> AdaptiveResult[R]:
     """The adaptive loop, whatever judges a batch and whatever summarises the judged items.
 
@@ -263,11 +292,13 @@ def adaptive_run(
         members: Judges answering each planned call (a panel's size; 1 otherwise).
         batch: Questions per batch; by default :func:`default_batch`.
         resolution: As for :func:`evaluate_adaptive`.
+        population: As for :func:`evaluate_adaptive`.
 
     Raises:
         ConfigError: As for :func:`evaluate_adaptive`, before any call is made.
     """
-    rule = None if stop_when is None else StopRule.parse(stop_when)
+    rule = None if stop_when is None else StopRule.parse(stop_when, population)
+    about = _about(rule, population)
     item_list = _as_items(items)
     order = draw_order(item_list, settings.seed)
     size = (
@@ -275,7 +306,9 @@ def adaptive_run(
         if batch is not None
         else default_batch(judge, settings.rounds * members, len(item_list), len(order))
     )
-    interval = AnytimeInterval.start(len(order), level=settings.level, resolution=resolution)
+    interval = AnytimeInterval.start(
+        len(order), level=settings.level, resolution=resolution, about=about
+    )
     judged: dict[int, J] = {}
     reason: AdaptiveReason = "complete"
     stopped: str | None = None

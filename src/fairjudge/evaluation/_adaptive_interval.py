@@ -11,9 +11,9 @@ Instead it is *unknown in [0, 1]*, and the interval covers the win rate whatever
 would have scored (a partial identification, as Manski's bounds):
 
 - the **lower** sequence counts every unresolved item as a loss for model 1 (0), the
-  **upper** one as a win (1). Each is an ordinary sequence for a fixed population of
-  unit scores, in a uniformly random order, so each is valid for its own population
-  mean ``mu_0 <= mu <= mu_1``;
+  **upper** one as a win (1). Each is an ordinary sequence for its own unit scores
+  (i.i.d. draws from the population the questions come from, or a uniformly random
+  order of the file's), so each is valid for its own mean ``mu_0 <= mu <= mu_1``;
 - the reported interval is ``[lower.low, upper.high]``. The lower bound is wrong only
   when the lower sequence's upward gambler ever reaches ``2 / alpha`` at ``mu_0``,
   which has probability at most ``alpha / 2`` by Ville's inequality (and likewise for
@@ -25,8 +25,14 @@ would have scored (a partial identification, as Manski's bounds):
 
 With no unresolved item the two sequences are the same sequence and nothing changes.
 With some, the interval is wider by about their share, a run may end "not decided"
-where treating them as ties would have decided, and at the end of the file the
-interval is ``[mu_0, mu_1]`` rather than a point. A question that is only partly
+where treating them as ties would have decided, and, about this file only
+(``about="file"``), the interval at the end of the file is ``[mu_0, mu_1]`` rather
+than a point.
+
+What the interval is about (``about``) is the stop rule's ``population``: ``"source"``
+(the default), the population the file's questions are drawn from, with the sequence
+with replacement over the seeded random order; ``"file"``, this file's questions only,
+with the sequence without replacement. A question that is only partly
 unresolved contributes its resolved items' scores and bounds for the rest.
 
 The point estimate is the mean, over the questions with at least one resolved item, of
@@ -42,13 +48,22 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from fairjudge.stats import ConfidenceInterval, ConfidenceSequence
+from fairjudge.stats._stop_rule import Population
 
-__all__ = ["AnytimeInterval", "Scored"]
+__all__ = ["DESCRIBES", "AnytimeInterval", "Scored"]
 
-METHOD = (
-    "betting confidence sequence by question, without replacement (Waudby-Smith & Ramdas); "
-    "unresolved items bounded: 0 in the lower bound, 1 in the upper"
-)
+METHOD = {
+    "source": "betting confidence sequence by question, with replacement over the seeded "
+    "random order (Waudby-Smith & Ramdas); unresolved items bounded: 0 in the lower bound, "
+    "1 in the upper",
+    "file": "betting confidence sequence by question, without replacement (Waudby-Smith & "
+    "Ramdas): this file only; unresolved items bounded: 0 in the lower bound, 1 in the upper",
+}
+DESCRIBES: dict[Population, str] = {
+    "source": "questions like these: the population the file's questions are drawn from",
+    "file": "this file only: its own questions, not questions like these",
+}
+"""What the interval and its decision describe, per ``population``."""
 
 
 class Scored(Protocol):
@@ -83,13 +98,23 @@ class AnytimeInterval:
     partly_unresolved_questions: int = 0
 
     @classmethod
-    def start(cls, population: int, *, level: float, resolution: int = 2000) -> AnytimeInterval:
+    def start(
+        cls, population: int, *, level: float, resolution: int = 2000, about: Population = "source"
+    ) -> AnytimeInterval:
         """Before any question: the interval is [0, 1].
+
+        Args:
+            population: Questions in the file.
+            level: Coverage, simultaneously over every batch.
+            resolution: Grid steps of the bounds.
+            about: ``"source"`` (questions like these) or ``"file"`` (this file only).
 
         Raises:
             ConfigError: ``level`` or ``resolution`` is out of range.
         """
-        start = ConfidenceSequence.start(population, level=level, resolution=resolution)
+        start = ConfidenceSequence.start(
+            population, level=level, resolution=resolution, replacement=about != "file"
+        )
         return cls(start, start)
 
     def update(self, units: Sequence[Sequence[Scored]]) -> AnytimeInterval:
@@ -131,6 +156,11 @@ class AnytimeInterval:
     def population(self) -> int:
         """Questions in the file (``N``)."""
         return self.lower.population
+
+    @property
+    def about(self) -> Population:
+        """What the interval describes: ``"source"`` (questions like these) or ``"file"``."""
+        return "source" if self.lower.replacement else "file"
 
     @property
     def n(self) -> int:
@@ -205,12 +235,16 @@ class AnytimeInterval:
                 "questions_partly_unresolved": self.partly_unresolved_questions,
                 "counted_as": "0 in the lower bound and 1 in the upper bound; never a tie",
             },
-            "method": METHOD,
+            "population": self.about,
+            "describes": DESCRIBES[self.about],
+            "method": METHOD[self.about],
         }
 
     def summary(self) -> str:
-        """One line: estimate, interval, questions judged and the decision."""
+        """One line: estimate, interval, questions judged and the decision (and what about)."""
         decision = f"model {self.winner} is better" if self.winner else "0.5 not excluded"
+        if self.about == "file":
+            decision += ", on this file only"
         estimate = "n/a" if math.isnan(self.estimate) else f"{self.estimate:.3f}"
         unresolved = (
             f"; {self.unresolved_items} unresolved items bounded, not counted as ties"

@@ -39,6 +39,7 @@ from fairjudge.evaluation._panel import AGGREGATIONS, check_rule
 from fairjudge.evaluation._results import summarise
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.judges import Jury, MemberUsage, ProgressCallback
+from fairjudge.stats._stop_rule import Population
 
 __all__ = ["evaluate_jury_adaptive"]
 
@@ -100,6 +101,7 @@ def evaluate_jury_adaptive(
     batch: int | None = None,
     progress: ProgressCallback | None = None,
     resolution: int = 2000,
+    population: Population | None = None,
 ) -> AdaptiveResult[JuryResult]:
     """A panel judges questions in a seeded random order, batch by batch, until ``stop_when``.
 
@@ -114,6 +116,7 @@ def evaluate_jury_adaptive(
             (every member's calls count).
         progress: Called with the number of calls as they finish (members x calls).
         resolution: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
+        population: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
 
     Returns:
         An :class:`~fairjudge.evaluation.AdaptiveResult` whose ``pairwise`` is the
@@ -148,6 +151,7 @@ def evaluate_jury_adaptive(
     return adaptive_run(
         judge_batch, summary, items, settings, stop_when, judge=jury,
         members=len(jury.names), batch=batch, resolution=resolution,
+        population=population,
     )  # fmt: skip
 
 

@@ -7,6 +7,16 @@ fixed-sample bootstrap CI included), the anytime-valid interval the run stopped 
 why it stopped, and what it used and saved. Its JSON is the comparison's JSON plus an
 ``"adaptive"`` block that says the bootstrap CI is not the valid one when the run
 stopped before the end of the file.
+
+**One conclusion.** A run with a stop rule looked at its interval after every batch,
+so its conclusion (:attr:`AdaptiveResult.conclusion`) is read from the anytime-valid
+interval wherever it stopped, the end of the file included: the terminal, the page,
+``--json`` and ``--out`` all carry that one sentence, never the bootstrap CI's verdict
+beside it.
+
+**Saved is not unpaid.** :attr:`AdaptiveResult.calls_saved` counts the calls the stop
+rule made unnecessary; when a budget (``max_calls``, ``max_cost``) ended the run, the
+calls it left unmade are :attr:`AdaptiveResult.calls_not_made`, and none is saved.
 """
 
 from __future__ import annotations
@@ -41,8 +51,13 @@ BOOTSTRAP_NOTE = (
     "which is not valid after such a stop: use adaptive.ci"
 )
 FULL_NOTE = (
-    "every question was judged: the bootstrap CI is the fixed-sample run's, and "
-    "adaptive.ci is the file's own win rate (a point when no item is unresolved)"
+    "every question was judged: the bootstrap CI is the fixed-sample interval of the whole "
+    "file; the run looked at adaptive.ci after every batch, so its conclusion is read from "
+    "adaptive.ci, which needs the same evidence at the end of the file as anywhere else"
+)
+FILE_NOTE = (
+    "adaptive.ci and the conclusion describe this file only (population 'file'); the "
+    "bootstrap CI describes questions like these"
 )
 
 
@@ -172,18 +187,51 @@ class AdaptiveResult(Generic[R]):
 
     @property
     def calls_saved(self) -> int:
-        """Calls never planned because their questions were never drawn."""
+        """Calls never needed because the stop rule ended the run before their questions.
+
+        0 when the run judged the whole file, and 0 after a budget stop: calls a budget
+        left unmade are :attr:`calls_not_made`, not savings.
+        """
+        if self.reason not in ("decided", "width"):
+            return 0
         judged = sum(1 for _ in self._items())
         return self.rounds * self.members * (self.n_items_total - judged)
 
+    @property
+    def calls_not_made(self) -> int:
+        """Calls the whole file needs that a budget stop left unmade (0 otherwise).
+
+        They include :attr:`calls_not_run` (those of the stopped batch); the answer they
+        would have given is unknown, so a rerun with a larger budget makes them.
+        """
+        return self.calls_full - self.calls_used if self.reason == "budget" else 0
+
+    @property
+    def conclusion(self) -> str | None:
+        """The run's one conclusion, read from the anytime-valid interval.
+
+        ``None`` without a stop rule (nothing was decided on a look: the bootstrap
+        CI's verdict holds) or when no question has a resolved item (the usual
+        verdict says why).
+        """
+        interval = self.interval
+        if self.stop_when is None or not interval.resolved_units:
+            return None
+        return _conclusion(interval, self.reason, self.stopped_early)
+
     def summary(self) -> str:
-        """A few human-readable lines: how the run stopped, the interval, then the comparison."""
+        """A few human-readable lines: how the run stopped, the interval, then the comparison.
+
+        The conclusion, when there is one, is the last line: the comparison's own
+        verdict is not repeated beside it.
+        """
         rule = f"stop_when={self.stop_when}" if self.stop_when is not None else "no stop_when"
+        about = " (about this file only)" if self.interval.about == "file" else ""
         lines = [
-            f"adaptive stop: {self.reason} ({rule}) after {self.questions_judged} of "
+            f"adaptive stop: {self.reason} ({rule}){about} after {self.questions_judged} of "
             f"{self.n_questions} questions, {self.items_judged} of {self.n_items_total} items; "
             f"calls {self.calls_used} of {self.calls_full} ({self.calls_new} new, "
-            f"{self.calls_saved} saved)",
+            f"{self.calls_saved} saved, {self.calls_not_made} not made)",
             self.interval.summary(),
         ]
         if self.stopped is not None:
@@ -192,8 +240,10 @@ class AdaptiveResult(Generic[R]):
         if w is not None:
             valid = "not valid after an early stop" if self.stopped_early else "full file"
             lines.append(f"fixed-sample bootstrap CI on the judged items: {w.ci} ({valid})")
-        if isinstance(self.pairwise, PairwiseResult):
+        if isinstance(self.pairwise, PairwiseResult) and self.conclusion is None:
             lines.append(self.pairwise.summary())
+        if self.conclusion is not None:
+            lines.append(self.conclusion)
         return "\n".join(lines)
 
     def adaptive_dict(self) -> dict[str, Any]:
@@ -210,13 +260,19 @@ class AdaptiveResult(Generic[R]):
                 "new": self.calls_new,
                 "not_run": self.calls_not_run,
                 "saved": self.calls_saved,
+                "not_made": self.calls_not_made,
                 "full": self.calls_full,
             },
             "batch": self.batch,
             "order_seed": self.pairwise.seed,
             "bootstrap_ci_valid": not self.stopped_early,
-            "note": BOOTSTRAP_NOTE if self.stopped_early else FULL_NOTE,
+            "conclusion": self.conclusion,
+            "note": self._note(),
         }
+
+    def _note(self) -> str:
+        note = BOOTSTRAP_NOTE if self.stopped_early else FULL_NOTE
+        return f"{note}; {FILE_NOTE}" if self.interval.about == "file" else note
 
     def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]:
         """The comparison's JSON, plus the ``"adaptive"`` block."""
@@ -224,3 +280,44 @@ class AdaptiveResult(Generic[R]):
             **self.pairwise.to_dict(include_judgments=include_judgments),
             "adaptive": self.adaptive_dict(),
         }
+
+
+def _conclusion(interval: AnytimeInterval, reason: AdaptiveReason, early: bool) -> str:
+    """The one sentence a run with a stop rule concludes, from its anytime-valid interval.
+
+    About the population (``"source"``) it is the same sentence wherever the run
+    stopped; about this file only (``"file"``) every sentence says so.
+    """
+    yet = " yet" if early else ""
+    if interval.about == "file":
+        if interval.winner is not None:
+            side = "above" if interval.winner == "1" else "below"
+            return (
+                f"On this file only, model {interval.winner} is better: the anytime-valid "
+                f"interval for this file's own win rate lies {side} 0.5 (it says nothing "
+                "about questions like these)."
+            )
+        if reason == "budget":
+            return (
+                "No conclusion yet about this file only: the budget stopped the run, and the "
+                "interval for this file's own win rate contains 0.5."
+            )
+        return (
+            f"No clear winner{yet} on this file only: the anytime-valid interval for this "
+            "file's own win rate contains 0.5."
+        )
+    if interval.winner is not None:
+        side = "above" if interval.winner == "1" else "below"
+        return (
+            f"Model {interval.winner} is better: the whole anytime-valid interval lies {side} 0.5."
+        )
+    if reason == "budget":
+        return (
+            "No conclusion yet: the budget stopped the run, and the anytime-valid interval "
+            "contains 0.5."
+        )
+    if early:
+        return "No clear winner yet: the anytime-valid interval contains 0.5."
+    return (
+        "No clear winner: the anytime-valid interval contains 0.5 after every question of the file."
+    )

@@ -37,6 +37,7 @@ from fairjudge.evaluation._via_scores import (
     compare_via_scores,
     via_result,
 )
+from fairjudge.stats._stop_rule import Population
 
 __all__ = ["compare_via_scores_adaptive"]
 
@@ -76,6 +77,7 @@ def compare_via_scores_adaptive(
     batch: int | None = None,
     progress: Callable[[int], None] | None = None,
     resolution: int = 2000,
+    population: Population | None = None,
 ) -> AdaptiveResult[ViaScoresResult]:
     """Score both answers of each question's items in a seeded order until ``stop_when``.
 
@@ -92,6 +94,7 @@ def compare_via_scores_adaptive(
         batch: Questions per batch; by default one wave of the judge's concurrency.
         progress: Called with the number of calls just finished.
         resolution: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
+        population: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
 
     Returns:
         An :class:`~fairjudge.evaluation.AdaptiveResult` whose ``pairwise`` is the
@@ -126,4 +129,5 @@ def compare_via_scores_adaptive(
     return adaptive_run(
         judge_batch, summary, items, per_answer, stop_when, judge=judge, members=2,
         batch=batch, resolution=resolution,
+        population=population,
     )  # fmt: skip

@@ -4,10 +4,19 @@ A comparison judged with ``stop_when``
 (:func:`fairjudge.evaluation.evaluate_adaptive`) is shown as any comparison of the
 items it judged, plus what only the adaptive run knows: why it stopped, the
 anytime-valid interval (the one that stays valid after stopping on a look at the
-data), the questions, items and calls it used of the whole file's, and what it saved.
-Its conclusion, when it stopped before the end of the file, is read from that
-interval: the bootstrap CI on the judged items is a fixed-sample interval, not valid
-after such a stop, and is shown marked as such.
+data), the questions, items and calls it used of the whole file's, and what it saved
+(or, after a budget stop, left unmade).
+
+**One conclusion.** A run with a stop rule looked at its interval after every batch,
+so its one conclusion line is the interval's
+(:attr:`~fairjudge.evaluation.AdaptiveResult.conclusion`) wherever it stopped, the end
+of the file included, and the same sentence is in ``--json`` and ``--out``
+(``adaptive.conclusion``) and on the page. The interval's line states the interval
+without a decision of its own, and the bootstrap CI is shown marked as a fixed-sample
+interval, so that the screen never says two things.
+
+**This file only.** A run with ``population="file"`` is about this file's questions
+only: every line below says so.
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FIXED_SAMPLE_MARK",
+    "FULL_FILE_MARK",
+    "ci_mark",
     "early_side",
     "fixed_sample_note",
     "items_cell",
@@ -36,11 +47,18 @@ __all__ = [
 FIXED_SAMPLE_MARK = "fixed-sample CI, not valid after the adaptive stop"
 """What marks a bootstrap CI shown beside an early adaptive stop."""
 
+FULL_FILE_MARK = "fixed-sample CI; the conclusion is the anytime-valid interval's"
+"""What marks a bootstrap CI beside a run with a stop rule that judged the whole file."""
+
+_FILE_ONLY = "this file only"
+
 
 def _reason(adaptive: AdaptiveResult[Any]) -> str:
     """Why the run stopped, in a phrase."""
     interval = adaptive.interval
     rule = adaptive.stop_when
+    if adaptive.reason == "decided" and interval.about == "file":
+        return "decided about this file only: the interval for its own win rate excludes 0.5"
     if adaptive.reason == "decided":
         return "decided: the anytime-valid interval excludes 0.5"
     if adaptive.reason == "width":
@@ -57,58 +75,89 @@ def _reason(adaptive: AdaptiveResult[Any]) -> str:
 def stop_lines(adaptive: AdaptiveResult[Any]) -> list[str]:
     """The stop, the anytime-valid interval, the calls used and saved, and the CI note.
 
-    Plain text (never markup), one sentence a line, for the terminal and the page.
+    Plain text (never markup), one sentence a line, for the terminal and the page. The
+    conclusion is not among them: it is :func:`stop_verdict`'s one line.
     """
     interval = adaptive.interval
+    file_only = interval.about == "file"
     rule = f"stop_when={adaptive.stop_when}" if adaptive.stop_when is not None else "no stop_when"
+    if file_only:
+        rule += ", population=file"
     pct = round(interval.level * 100)
     estimate = "n/a" if math.isnan(interval.estimate) else f"{interval.estimate:.3f}"
-    decision = f"model {interval.winner} is better" if interval.winner else "0.5 is not excluded"
     unresolved = (
         f"; {interval.unresolved_items} unresolved item(s) bounded (0 in the lower bound, "
         "1 in the upper), never counted as ties"
         if interval.unresolved_items
         else ""
     )
-    from_store = adaptive.calls_used - adaptive.calls_new
-    not_run = f", {adaptive.calls_not_run} not run" if adaptive.calls_not_run else ""
+    about, method = (
+        (f"on {_FILE_ONLY}, not questions like these", " without replacement")
+        if file_only
+        else ("on questions like these", "")
+    )
     return [
         worded(
             f"adaptive stop: {_reason(adaptive)} ({rule}); {interval.n} of "
             f"{interval.population} questions and {adaptive.items_judged} of "
             f"{adaptive.n_items_total} items judged, in a seeded order, {adaptive.batch} "
-            "questions per batch",
+            f"questions per batch{'; about ' + _FILE_ONLY if file_only else ''}",
             "stop_when",
+            "population",
         ),
-        f"anytime-valid win rate of model 1: {estimate}  {ci_text(interval.interval)} "
-        f"({pct}% confidence sequence, valid at any stop); {decision}{unresolved}",
-        f"calls: {adaptive.calls_used} used of {adaptive.calls_full} for the whole file "
-        f"({adaptive.calls_new} new, {from_store} from the store{not_run}); "
-        f"{adaptive.calls_saved} saved",
+        f"anytime-valid win rate of model 1: {estimate}  {ci_text(interval.interval)} {about} "
+        f"({pct}% confidence sequence{method}, valid at any stop){unresolved}",
+        _calls_line(adaptive) + (f"; the run was about {_FILE_ONLY}" if file_only else ""),
         fixed_sample_note(adaptive),
     ]
 
 
+def _calls_line(adaptive: AdaptiveResult[Any]) -> str:
+    """The calls used of the whole file's, and those saved by the rule or left by a budget."""
+    from_store = adaptive.calls_used - adaptive.calls_new
+    not_run = f", {adaptive.calls_not_run} not run" if adaptive.calls_not_run else ""
+    line = (
+        f"calls: {adaptive.calls_used} used of {adaptive.calls_full} for the whole file "
+        f"({adaptive.calls_new} new, {from_store} from the store{not_run})"
+    )
+    if adaptive.calls_not_made:
+        return (
+            f"{line}; {adaptive.calls_not_made} not made: the budget ran out first (not "
+            "saved; a rerun with a larger budget makes them)"
+        )
+    return f"{line}; {adaptive.calls_saved} saved" if adaptive.calls_saved else line
+
+
 def fixed_sample_note(adaptive: AdaptiveResult[Any]) -> str:
     """What the bootstrap CIs beside the run are worth."""
+    if adaptive.interval.about == "file":
+        return (
+            "The bootstrap CIs are fixed-sample intervals about questions like these; the "
+            "anytime-valid interval and the conclusion describe this file only."
+        )
     if adaptive.stopped_early:
         return (
             "The bootstrap CIs are fixed-sample intervals on the judged items: not valid "
             "after an adaptive stop. The anytime-valid interval is the one to report."
         )
+    if adaptive.stop_when is None:
+        return (
+            "Every question was judged and nothing was decided on a look: the bootstrap CIs stand."
+        )
     return (
-        "Every question was judged: the bootstrap CIs are the fixed-sample run's, and the "
-        "anytime-valid interval is the file's own win rate."
+        "Every question was judged: the bootstrap CIs are the fixed-sample run's; the run "
+        "looked at its anytime-valid interval after every batch, so the conclusion is read "
+        "from it, on the same evidence at the end of the file as anywhere else."
     )
 
 
 def early_side(adaptive: AdaptiveResult[Any] | None) -> int | None:
-    """After an early stop, the side the anytime-valid interval shows: +1, -1 or 0.
+    """The side the anytime-valid interval concludes, when it concludes: +1, -1 or 0.
 
-    ``None`` for a run that judged the whole file (or no adaptive run): its
-    bootstrap CI stands.
+    ``None`` when there is no adaptive conclusion (no adaptive run, no stop rule, or
+    no resolved question): the bootstrap CI's verdict stands.
     """
-    if adaptive is None or not adaptive.stopped_early:
+    if adaptive is None or adaptive.conclusion is None:
         return None
     winner = adaptive.interval.winner
     return 1 if winner == "1" else -1 if winner == "2" else 0
@@ -119,10 +168,19 @@ def items_cell(text: str, adaptive: AdaptiveResult[Any] | None) -> str:
     return text if adaptive is None else f"{text} drawn ({adaptive.n_items_total} in the file)"
 
 
+def ci_mark(adaptive: AdaptiveResult[Any] | None) -> str | None:
+    """What marks a bootstrap CI beside the run, when the adaptive interval concludes."""
+    if adaptive is None:
+        return None
+    if adaptive.stopped_early:
+        return FIXED_SAMPLE_MARK
+    return FULL_FILE_MARK if adaptive.conclusion is not None else None
+
+
 def win_cell(text: str, adaptive: AdaptiveResult[Any] | None) -> str:
-    """A bootstrap win rate's cell, marked as not valid after an early stop."""
-    early = adaptive is not None and adaptive.stopped_early and text != "n/a"
-    return f"{text}  ({FIXED_SAMPLE_MARK})" if early else text
+    """A bootstrap win rate's cell, marked when the adaptive interval concludes instead."""
+    mark = ci_mark(adaptive)
+    return text if mark is None or text == "n/a" else f"{text}  ({mark})"
 
 
 def stop_warnings(adaptive: AdaptiveResult[Any]) -> tuple[str, ...]:
@@ -144,23 +202,10 @@ def stop_facts(adaptive: AdaptiveResult[Any]) -> tuple[tuple[str, str], ...]:
 
 
 def stop_verdict(adaptive: AdaptiveResult[Any] | None) -> str | None:
-    """The plain conclusion after an early stop, from the anytime-valid interval.
+    """The run's one conclusion line, from the anytime-valid interval, wherever it stopped.
 
-    ``None`` when the run judged the whole file (the usual verdict holds), resolved
-    no item (the usual verdict says why), or was not adaptive.
+    The same sentence as ``adaptive.conclusion`` in ``--json`` and ``--out``. ``None``
+    when there is no stop rule (the usual verdict holds), no item was resolved (the
+    usual verdict says why), or the run was not adaptive.
     """
-    if adaptive is None:
-        return None
-    interval = adaptive.interval
-    if not adaptive.stopped_early or math.isnan(interval.estimate):
-        return None
-    if interval.winner == "1":
-        return "Model 1 is better: the whole anytime-valid interval lies above 0.5."
-    if interval.winner == "2":
-        return "Model 2 is better: the whole anytime-valid interval lies below 0.5."
-    if adaptive.reason == "budget":
-        return (
-            "No conclusion yet: the budget stopped the run, and the anytime-valid interval "
-            "contains 0.5."
-        )
-    return "No clear winner yet: the anytime-valid interval contains 0.5."
+    return None if adaptive is None else adaptive.conclusion

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from fairjudge.report._adaptive import FIXED_SAMPLE_MARK, stop_facts, stop_verdict, stop_warnings
+from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._jury import JuryReport
 from fairjudge.report._page import Headline
@@ -50,9 +50,9 @@ def _headline(report: JuryReport) -> Headline:
     )
     if w is None:
         return Headline(verdict, warnings=tuple(warnings))
-    early = report.adaptive is not None and report.adaptive.stopped_early
+    mark = ci_mark(report.adaptive)
     note = f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}"
-    note = f"{note}; {FIXED_SAMPLE_MARK}" if early else note
+    note = f"{note}; {mark}" if mark else note
     # The known truth belongs with the conclusion it checks, in the headline's card.
     pairs = [(j.item, j.outcome) for j in r.judgments]
     truth = labelled_truth(pairs, w, "The panel's result")

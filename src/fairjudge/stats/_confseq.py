@@ -1,22 +1,36 @@
-"""Anytime-valid confidence sequences for a win rate, judged without replacement.
+"""Anytime-valid confidence sequences for a win rate, by betting.
 
 Adaptive stopping looks at the interval after every batch and stops when the answer
 is known. A fixed-sample interval (the bootstrap) is valid at one sample size chosen
 in advance; checked after every batch it excludes the truth far more often than
 ``1 - level`` says. A *confidence sequence* is valid at every sample size at once:
-with probability at least ``level`` the population mean lies in every interval of
-the sequence, so stopping whenever it pleases the caller keeps the guarantee.
+with probability at least ``level`` the mean lies in every interval of the sequence,
+so stopping whenever it pleases the caller keeps the guarantee.
 
 The construction is the betting one of Waudby-Smith and Ramdas, "Estimating means of
-bounded random variables by betting" (JRSS-B 2024), in its sampling-without-
-replacement form, implemented here from the paper's formulas:
+bounded random variables by betting" (JRSS-B 2024), implemented here from the
+paper's formulas, in its two forms. Which mean it is about is the caller's choice:
 
-- The population is ``N`` units (questions) with scores ``x_1..x_N`` in [0, 1] and
-  mean ``mu``; they are judged in a uniformly random order, without replacement.
-  After ``i - 1`` draws with sum ``S_{i-1}``, the mean of the units not yet drawn is,
-  if the population mean were ``m``, ``mu_i(m) = (N m - S_{i-1}) / (N - i + 1)``:
-  the without-replacement correction. Under ``m = mu`` the next draw has exactly that
-  conditional mean.
+- **With replacement (the default): the population the units are drawn from.** The
+  scores ``x_1, x_2, ...`` in [0, 1] are i.i.d. with mean ``mu``. This is the question
+  "which model is better on questions like these", the one the bootstrap CI of a full
+  run answers too. A file of questions sampled from some population, judged in a
+  uniformly random order that does not depend on the scores, is such a sequence: a
+  random order of an i.i.d. sample is itself i.i.d. Nothing collapses at the end of
+  the file: a decision there needs the same evidence as anywhere else.
+- **Without replacement: this file only.** The population is the ``N`` units
+  themselves, with mean ``mu`` = the file's own mean, judged in a uniformly random
+  order. After ``i - 1`` draws with sum ``S_{i-1}``, the mean of the units not yet
+  drawn is, if the population mean were ``m``, ``mu_i(m) = (N m - S_{i-1}) / (N - i + 1)``.
+  A candidate ``m`` for which the units not yet drawn would need a mean outside
+  [0, 1] is impossible outright; this range, ``[S_n / N, (S_n + N - n) / N]``, makes
+  the interval collapse to the file's exact mean at ``n = N``. That answers "what is
+  the mean of this file", not "which model is better on questions like these": a file
+  whose win rate is 0.498 ends "model 2 is better" about the file, whatever the
+  population it came from.
+
+The bets, in both forms (with ``mu_i(m) = m`` with replacement):
+
 - For each candidate ``m`` two gamblers bet on the next score, one that it exceeds
   ``mu_i(m)``, one that it falls short. Their capitals
   ``K+_t(m) = prod (1 + l+_i (x_i - mu_i(m)))`` and
@@ -31,15 +45,13 @@ replacement form, implemented here from the paper's formulas:
   ``s2_t = (1/4 + sum (x_j - xbar_j)^2) / (t + 1)``, ``xbar_j = (1/2 + S_j) / (j + 1)``,
   truncated as ``l+_i = min(l_i, c / mu_i(m))`` and ``l-_i = min(l_i, c / (1 - mu_i(m)))``
   with ``c = 1/2``, so every factor stays at least ``1 - c``.
-- A candidate ``m`` for which the units not yet drawn would need a mean outside
-  [0, 1] is impossible outright. This range, ``[S_n / N, (S_n + N - n) / N]``, is
-  what makes the interval collapse to the exact population mean at ``n = N``.
 
-Each capital falls as ``m`` rises (``K+``) or rises with it (``K-``), so the excluded
-candidates form a lower and an upper tail and the sequence is an interval. It is
-computed on a grid of candidates (``resolution`` steps on [0, 1], 0.5 among them): a
-bound is the outermost *excluded* grid point, which is conservative by less than one
-step, while the decision "0.5 is excluded" is exact, read from the capital at 0.5.
+Each capital falls as ``m`` rises (``K+``) or rises with it (``K-``): each factor is
+monotone in ``m``, truncation included, so the excluded candidates form a lower and
+an upper tail and the sequence is an interval. It is computed on a grid of
+candidates (``resolution`` steps on [0, 1], 0.5 among them): a bound is the
+outermost *excluded* grid point, which is conservative by less than one step, while
+the decision "0.5 is excluded" is exact, read from the capital at 0.5.
 
 Running intersection: a candidate excluded once stays excluded, and the reported
 bounds only move inwards. This costs nothing: the event "``mu`` is in every interval"
@@ -79,13 +91,18 @@ class WealthGrid:
     """The betting capitals of ``runs`` independent sequences, in lock-step (mutable).
 
     The engine behind :class:`ConfidenceSequence`, exposed for simulations that follow
-    thousands of random orders at once. ``grid`` is the candidate means: an even
+    thousands of random orders at once. ``replacement`` picks the form: ``True`` (the
+    default) for i.i.d. units, the mean of the population they are drawn from;
+    ``False`` for a uniformly random order of ``population`` units without
+    replacement, the mean of those units only. ``grid`` is the candidate means: an even
     ``resolution`` (``k / resolution`` for ``k = 0..resolution``), or explicit sorted
     values in [0, 1] that include 0.5. The decision at 0.5 does not depend on the
     other points, so a simulation that only needs decisions may pass ``[0.5]``.
 
     Attributes:
-        population: ``N``, the number of units.
+        population: ``N``, the number of units: the most that can be seen; without
+            replacement also the population the mean is about.
+        replacement: Which form (see the module's docstring).
         n: Units seen so far (the same in every run).
         total: Sum of the scores seen, per run.
         low: Lower bound per run (the running intersection).
@@ -95,13 +112,22 @@ class WealthGrid:
     """
 
     def __init__(
-        self, population: int, runs: int = 1, *, level: float = 0.95, grid: int | ArrayLike = 2000
+        self,
+        population: int,
+        runs: int = 1,
+        *,
+        level: float = 0.95,
+        grid: int | ArrayLike = 2000,
+        replacement: bool = True,
     ) -> None:
         if isinstance(population, bool) or not isinstance(population, int) or population < 1:
             raise ConfigError(f"population must be an integer >= 1; got {population!r}")
         if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
             raise ConfigError(f"runs must be an integer >= 1; got {runs!r}")
+        if not isinstance(replacement, bool):
+            raise ConfigError(f"replacement must be True or False; got {replacement!r}")
         self.population, self.level = population, check_level(level)
+        self.replacement = replacement
         self.grid = _grid(grid) if isinstance(grid, int) else np.asarray(grid, dtype=np.float64)
         g = self.grid
         if g.ndim != 1 or not np.all(np.diff(g) > 0) or g[0] < 0 or g[-1] > 1 or 0.5 not in g:
@@ -144,9 +170,21 @@ class WealthGrid:
         at = np.flatnonzero(self.grid == value)
         if at.size != 1:
             raise ConfigError(f"value must be a point of the grid; got {value!r}")
-        n_pop, k = self.population, int(at[0])
-        outside = (value < self.total / n_pop) | (value > (self.total + n_pop - self.n) / n_pop)
+        k = int(at[0])
+        lo_f, hi_f = self._possible()
+        outside = (value < lo_f) | (value > hi_f)
         return self._out_plus[:, k] | self._out_minus[:, k] | outside
+
+    def _possible(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Per run, the range of means the data allow outright (no bet needed).
+
+        Without replacement the units not yet seen lie in [0, 1], which bounds the
+        population's mean; with replacement nothing seen rules a mean out.
+        """
+        if self.replacement:
+            return np.zeros_like(self.total), np.ones_like(self.total)
+        n_pop = self.population
+        return self.total / n_pop, (self.total + (n_pop - self.n)) / n_pop
 
     def update(self, scores: NDArray[np.float64]) -> None:
         """Bet on the next ``scores.shape[1]`` units of every run, in the order given.
@@ -176,10 +214,12 @@ class WealthGrid:
         d_incl = self._dev2[:, None] + np.cumsum(dev2, axis=1)
         var_prev = (0.25 + np.concatenate([self._dev2[:, None], d_incl[:, :-1]], axis=1)) / t
         bet = np.sqrt(2 * self._log_threshold / (var_prev * t * np.log1p(t)))[:, :, None]
-        left = (n_pop - t + 1)[None, :, None]
-        # Conditional mean of the next draw if the population mean were m; clipped
-        # where m is already impossible (those candidates are masked out below).
-        mu = np.clip((n_pop * self.grid - s_prev[:, :, None]) / left, 0.0, 1.0)
+        mu: NDArray[np.float64] = self.grid[None, None, :]  # i.i.d.: the next draw's mean is m
+        if not self.replacement:
+            left = (n_pop - t + 1)[None, :, None]
+            # Conditional mean of the next draw if the population mean were m; clipped
+            # where m is already impossible (those candidates are masked out below).
+            mu = np.clip((n_pop * self.grid - s_prev[:, :, None]) / left, 0.0, 1.0)
         gap = x[:, :, None] - mu
         plus = np.minimum(bet, _TRUNCATION / np.maximum(mu, _TINY)) * gap
         minus = np.minimum(bet, _TRUNCATION / np.maximum(1 - mu, _TINY)) * gap
@@ -193,8 +233,8 @@ class WealthGrid:
         self._bounds()
 
     def _bounds(self) -> None:
-        n_pop, g = self.population, self.grid
-        lo_f, hi_f = self.total / n_pop, (self.total + (n_pop - self.n)) / n_pop
+        g = self.grid
+        lo_f, hi_f = self._possible()
         possible = (g >= lo_f[:, None]) & (g <= hi_f[:, None])
         g_low = np.where(self._out_plus & possible, g, -np.inf).max(axis=1)
         g_high = np.where(self._out_minus & possible, g, np.inf).min(axis=1)
@@ -204,7 +244,7 @@ class WealthGrid:
         if empty.any():
             # Every candidate is excluded: the miscoverage event (probability <= alpha)
             # has happened. Report the possible mean nearest to where the bounds crossed;
-            # at n = N that is the population mean itself.
+            # without replacement, at n = N, that is the population mean itself.
             point = np.clip((low + high) / 2, lo_f, hi_f)
             low, high = np.where(empty, point, low), np.where(empty, point, high)
             self.contradicted |= empty
@@ -255,13 +295,15 @@ class ConfidenceSequence:
     The sampling unit is the *question*: when several items share a question (turns
     of a conversation, several prompt variants), they are judged together and the
     caller passes one unit score per question, the mean of its items' scores (still
-    in [0, 1]). Units are drawn in a seeded random order without replacement, and
-    ``population`` counts questions. The target is then the mean over questions of
-    their mean score; it equals the item win rate when every question has the same
-    number of items.
+    in [0, 1]). The file's questions are judged in a seeded random order, and
+    ``population`` counts them. The target is the mean over questions of their mean
+    score; it equals the item win rate when every question has the same number of
+    items. With replacement (the default) it is that mean over the population the
+    questions were drawn from, questions like these; without replacement it is the
+    file's own mean, and the interval shrinks to it at the end of the file.
 
     Attributes:
-        population: Units in the population (``N``).
+        population: Units in the file (``N``): the most that can be judged.
         level: Nominal coverage, simultaneously over all sample sizes.
         n: Units judged so far.
         total: Sum of their scores.
@@ -274,10 +316,13 @@ class ConfidenceSequence:
             nearest to where the bounds crossed.
 
     Example:
-        >>> cs = ConfidenceSequence.start(population=4)
-        >>> cs = cs.update([1.0, 0.5]).update([1.0, 1.0])
-        >>> cs.interval, cs.winner
+        >>> this_file = ConfidenceSequence.start(population=4, replacement=False)
+        >>> this_file = this_file.update([1.0, 0.5]).update([1.0, 1.0])
+        >>> this_file.interval, this_file.winner
         (ConfidenceInterval(low=0.875, high=0.875, level=0.95, reason=None), '1')
+        >>> like_these = ConfidenceSequence.start(population=4).update([1.0, 0.5, 1.0, 1.0])
+        >>> like_these.winner is None  # four questions say little about questions like them
+        True
     """
 
     population: int
@@ -292,19 +337,22 @@ class ConfidenceSequence:
 
     @classmethod
     def start(
-        cls, population: int, *, level: float = 0.95, resolution: int = 2000
-    ) -> ConfidenceSequence:
+        cls, population: int, *, level: float = 0.95, resolution: int = 2000,
+        replacement: bool = True,
+    ) -> ConfidenceSequence:  # fmt: skip
         """The sequence before any unit is judged: the interval is [0, 1].
 
         Args:
             population: Number of units (questions) that may be judged, at least 1.
             level: Coverage over the whole sequence, in (0, 1).
             resolution: Grid steps on [0, 1] (even): bounds are exact to ``1 / resolution``.
+            replacement: ``True``: about the population the units are drawn from (i.i.d.
+                units); ``False``: about these ``population`` units only.
 
         Raises:
             ConfigError: A parameter is out of range; the message names it.
         """
-        wealth = WealthGrid(population, 1, level=level, grid=resolution)
+        wealth = WealthGrid(population, 1, level=level, grid=resolution, replacement=replacement)
         return cls(population, wealth.level, 0, 0.0, 0.0, 1.0, None, False, wealth)
 
     def update(self, scores: Iterable[float] | ArrayLike) -> ConfidenceSequence:
@@ -334,6 +382,11 @@ class ConfidenceSequence:
         )  # fmt: skip
 
     @property
+    def replacement(self) -> bool:
+        """``True``: about the population the units are drawn from; ``False``: these units."""
+        return self._wealth.replacement
+
+    @property
     def estimate(self) -> float:
         """Mean score of the units judged so far (NaN before any)."""
         return self.total / self.n if self.n else math.nan
@@ -345,7 +398,7 @@ class ConfidenceSequence:
 
     @property
     def half_width(self) -> float:
-        """Half the interval's width (0.5 before any unit, 0 once all are judged)."""
+        """Half the interval's width (0.5 before any unit; without replacement, 0 at the end)."""
         return (self.high - self.low) / 2
 
     @property
@@ -362,7 +415,9 @@ class ConfidenceSequence:
             "population": self.population,
             "winner": self.winner,
             "contradicted": self.contradicted,
-            "method": "betting confidence sequence, without replacement (Waudby-Smith & Ramdas)",
+            "method": "betting confidence sequence, "
+            + ("with" if self.replacement else "without")
+            + " replacement (Waudby-Smith & Ramdas)",
         }
 
     def summary(self) -> str:
