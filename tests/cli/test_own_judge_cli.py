@@ -1,0 +1,125 @@
+"""Your own judge on the command line: async, cached when declared, honest about the store.
+
+The judges are ``tests/judges/own_judges.py``; each counts its own calls in
+``$FAIRJUDGE_TEST_CALLS``. Ctrl-C is a real SIGINT to a real ``fairjudge`` process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.cli._invoke import ROOT, invoke
+
+OWN = "python:tests.judges.own_judges:"
+MAIN = "from fairjudge.cli._main import main; main()"
+
+
+def pairs(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    rows = [
+        {"id": str(i), "question": f"q{i}", "answer_1": "short", "answer_2": "a longer answer"}
+        for i in range(n)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def calls(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+
+
+def test_an_async_judge_runs_from_a_python_spec(tmp_path: Path) -> None:
+    counted = tmp_path / "calls"
+    result = invoke(
+        "compare", str(pairs(tmp_path, 5)), "--judge", OWN + "async_longer", "--json",
+        "--concurrency", "4", env={"FAIRJUDGE_TEST_CALLS": str(counted)},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert (out["n_call_errors"], out["n_parse_failures"]) == (0, 0)
+    assert out["win_rate"]["estimate"] == 0.0
+    assert calls(counted) == 10
+
+
+def test_a_declared_judges_rerun_makes_no_call(tmp_path: Path) -> None:
+    counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
+    args = ("compare", str(pairs(tmp_path, 5)), "--judge", OWN + "acme", "--store", str(store))
+    env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0"}
+    first = invoke(*args, "--json", env=env)
+    assert first.exit_code == 0, first.output
+    assert calls(counted) == 10
+    again = invoke(*args, "--json", env=env)
+    assert again.exit_code == 0, again.output
+    assert calls(counted) == 10  # all 10 from the store
+    assert json.loads(again.stdout)["win_rate"] == json.loads(first.stdout)["win_rate"]
+    # A judge object declaring the same name and version is served the same calls.
+    obj = invoke(*args[:3], OWN + "acme_client", "--store", str(store), "--json", env=env)
+    assert obj.exit_code == 0, obj.output
+    assert calls(counted) == 10
+
+
+def test_an_undeclared_judge_with_a_store_is_a_usage_error(tmp_path: Path) -> None:
+    counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
+    result = invoke(
+        "compare", str(pairs(tmp_path, 3)), "--judge", OWN + "slow_longer", "--store", str(store),
+        env={"FAIRJUDGE_TEST_CALLS": str(counted)},
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "--store does not apply" in result.output
+    assert "declares no name and version" in result.output
+    assert "judge_function" in result.output
+    assert calls(counted) == 0
+    assert not store.exists()
+
+
+def interrupt(tmp_path: Path, judge: str, extra: tuple[str, ...], env: dict[str, str]) -> Any:
+    """Start compare on 60 items (120 calls), SIGINT it once 10 calls were made."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", MAIN, "compare", str(pairs(tmp_path, 60)), "--judge", judge,
+         "--concurrency", "2", *extra],
+        cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    counted = Path(env["FAIRJUDGE_TEST_CALLS"])
+    deadline = time.monotonic() + 60
+    while calls(counted) < 10 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    child.send_signal(signal.SIGINT)
+    _out, err = child.communicate(timeout=60)
+    return child.returncode, err
+
+
+def test_ctrl_c_on_a_declared_judge_says_what_the_store_kept(tmp_path: Path) -> None:
+    counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
+    env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.05"}
+    code, err = interrupt(tmp_path, OWN + "acme", ("--store", str(store)), env)
+    assert code == 130, err
+    text = " ".join(err.split())  # the line wraps at the terminal's width
+    said = re.search(r"interrupted; (\d+) of this batch's 120 calls are kept in the store", text)
+    assert said is not None, err
+    kept = int(said.group(1))
+    assert 0 < kept < 120  # the 10 counted were started; those in flight are not kept
+    made = calls(counted)
+    rerun = invoke(
+        "compare", str(tmp_path / "pairs.jsonl"), "--judge", OWN + "acme", "--store", str(store),
+        "--json", env={**env, "FAIRJUDGE_TEST_DELAY": "0"},
+    )  # fmt: skip
+    assert rerun.exit_code == 0, rerun.output
+    assert calls(counted) - made == 120 - kept  # the rerun makes only what was not kept
+
+
+def test_ctrl_c_on_an_undeclared_judge_says_nothing_was_kept(tmp_path: Path) -> None:
+    counted = tmp_path / "calls"
+    env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.05"}
+    code, err = interrupt(tmp_path, OWN + "slow_longer", (), env)
+    assert code == 130, err
+    assert "interrupted; no store: this judge declares no name and version" in " ".join(err.split())
+    assert "kept in the store" not in err

@@ -1,0 +1,63 @@
+"""Your own judges for the tests: sync, async, objects, declared and not.
+
+The CLI tests name them as ``python:tests.judges.own_judges:NAME``. Each call is
+counted by the judge itself: a line in ``$FAIRJUDGE_TEST_CALLS`` when that is set,
+so a test proves how many calls a run made (or that none was made).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import fairjudge
+
+
+def _count() -> None:
+    path = os.environ.get("FAIRJUDGE_TEST_CALLS")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("call\n")
+
+
+def _pause() -> None:
+    time.sleep(float(os.environ.get("FAIRJUDGE_TEST_DELAY", "0.02")))
+
+
+def _longer(answer_a: str, answer_b: str) -> str:
+    return "B" if len(answer_b) > len(answer_a) else "A"
+
+
+async def async_longer(question: str, answer_a: str, answer_b: str) -> str:
+    """An ``async def`` judge, awaited on the session's loop."""
+    await asyncio.sleep(0)
+    _count()
+    return _longer(answer_a, answer_b)
+
+
+def slow_longer(question: str, answer_a: str, answer_b: str) -> str:
+    """Undeclared and slow ($FAIRJUDGE_TEST_DELAY s a call), so a test can interrupt it."""
+    _count()
+    _pause()
+    return _longer(answer_a, answer_b)
+
+
+@fairjudge.judge_function(name="acme-gateway", version="3")
+def acme(question: str, answer_a: str, answer_b: str) -> str:
+    """Declared: cached in the store as acme-gateway, version 3 (slow as ``slow_longer``)."""
+    _count()
+    _pause()
+    return _longer(answer_a, answer_b)
+
+
+@fairjudge.judge_function(name="acme-gateway", version="3")
+class AcmeClient:
+    """A declared judge object whose ``ajudge`` method is called."""
+
+    async def ajudge(self, question: str, answer_a: str, answer_b: str) -> str:
+        _count()
+        return _longer(answer_a, answer_b)
+
+
+acme_client = AcmeClient()
