@@ -137,7 +137,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "runner": _names(
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
-        "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending"
+        "Executor AsyncioExecutor Batch RayExecutor BatchExecutor"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "

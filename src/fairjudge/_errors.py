@@ -9,6 +9,7 @@ from :class:`ValueError`, so code written against the seed API keeps working::
     │   └── MissingExtraError          names the `pip install 'fairjudge[...]'` fix
     ├── InputError(ValueError)         bad input file: names the file and line/row
     ├── BudgetExceeded                 a single call found the budget spent
+    ├── BatchPending                   provider batches submitted, not yet ended
     └── BackendError                   a judge backend failed
         ├── RateLimitError             429; carries `retry_after` seconds
         ├── BackendTimeout             no reply within the timeout
@@ -35,6 +36,7 @@ __all__ = [
     "AuthenticationError",
     "BackendError",
     "BackendTimeout",
+    "BatchPending",
     "BudgetExceeded",
     "ConfigError",
     "EndpointUnreachable",
@@ -122,6 +124,25 @@ class BudgetExceeded(FairJudgeError):
     judge called on one answer, raises it, having no result to mark; a batch that
     calls such a judge ends there, with ``stopped`` set to this message.
     """
+
+
+class BatchPending(FairJudgeError):
+    """Calls were submitted to a provider's batch API and their batches have not ended.
+
+    Raised by a batch executor that does not wait (``wait=False``) once it has
+    submitted what it could and collected what had ended. The batch ids and each
+    call's ``custom_id`` are in the store, so running the same work again polls the
+    same batches and collects them; nothing is submitted twice.
+
+    Attributes:
+        batches: ``{batch id: provider status}`` of the batches not yet ended.
+        calls: Calls waiting in them (and in other processes' hands).
+    """
+
+    def __init__(self, message: str, *, batches: dict[str, str], calls: int) -> None:
+        super().__init__(message)
+        self.batches = batches
+        self.calls = calls
 
 
 class BackendError(FairJudgeError):

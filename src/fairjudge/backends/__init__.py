@@ -21,6 +21,10 @@ from fairjudge._lazy import lazy_attributes, module_dir, publish
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
     from fairjudge.backends._base_url import check_base_url as check_base_url
+    from fairjudge.backends._batch_api import BatchAPI as BatchAPI
+    from fairjudge.backends._batch_api import BatchState as BatchState
+    from fairjudge.backends._batch_clients import batch_client as batch_client
+    from fairjudge.backends._batch_clients import check_batchable as check_batchable
     from fairjudge.backends._local import DEFAULT_N_CTX as DEFAULT_N_CTX
     from fairjudge.backends._local import LocalBackend
     from fairjudge.backends._openai import OpenAIBackend

@@ -18,6 +18,9 @@ Exit codes:
 - 7: ``calibrate`` could evaluate no check of its gate (too few labelled items, or a
   statistic undefined on them): no evidence either way, which is not a pass
   (``cli._calibrate``).
+- 8: ``--batch-api`` without ``--wait``: the calls were submitted to the provider's
+  batch API (their ids are in the store) and some batches have not ended; the same
+  command run again collects them and submits nothing twice.
 - 130: interrupted; every finished call is kept in the store.
 
 With ``--json``, every failure is also a JSON object on stdout,
@@ -50,7 +53,13 @@ try:  # Typer 0.29 ships its own copy of Click; already imported by ``typer.core
 except ImportError:  # pragma: no cover - a Typer that uses Click itself
     from click.exceptions import ClickException  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
-from fairjudge._errors import BudgetExceeded, ConfigError, FairJudgeError, InputError
+from fairjudge._errors import (
+    BatchPending,
+    BudgetExceeded,
+    ConfigError,
+    FairJudgeError,
+    InputError,
+)
 from fairjudge._version import __version__
 from fairjudge._words import wording
 from fairjudge.cli._coercion import plain_values
@@ -58,6 +67,7 @@ from fairjudge.cli._flags import to_flags
 
 __all__ = [
     "COMMANDS",
+    "EXIT_BATCH_PENDING",
     "EXIT_BUDGET",
     "EXIT_FAILED",
     "EXIT_GATE_FAILED",
@@ -77,6 +87,7 @@ EXIT_USAGE = 2
 EXIT_GATE_FAILED = 3
 EXIT_UNRESOLVED = 4
 EXIT_BUDGET = 5
+EXIT_BATCH_PENDING = 8
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": (
@@ -290,6 +301,8 @@ def guarded(fn: F) -> F:
             _fail("error", exc, EXIT_USAGE, as_json, style="red")
         except BudgetExceeded as exc:
             _fail("stopped", exc, EXIT_BUDGET, as_json)
+        except BatchPending as exc:
+            _fail("batches submitted", exc, EXIT_BATCH_PENDING, as_json)
         except FairJudgeError as exc:
             _fail("judging failed", exc, EXIT_FAILED, as_json, style="red")
         except OSError as exc:  # a file that could not be written after all: no traceback

@@ -64,6 +64,9 @@ FLAGS: dict[str, str] = {
     "max_attempts": "--max-attempts",
     "executor": "--executor",
     "address": "--ray-address",  # RayExecutor(address=...)
+    "batch_api": "--batch-api",
+    "wait": "--wait",  # BatchExecutor(wait=...)
+    "batch_poll_s": "--batch-poll",
     # input files
     "allow_empty": "--allow-empty",
     "skip_invalid": "--skip-invalid",
@@ -92,6 +95,8 @@ FLAGS_BY_COMMAND: dict[str, dict[str, str]] = {
 """The flags one command spells its own way, over :data:`FLAGS`."""
 
 PHRASES: dict[str, str] = {
+    # A batch run that did not wait: the library says "work", the command line "command".
+    "run the same work again": "run the same command again",
     # The ridge's advice names "l2 > 0", a value, not the flag; rank has always shown
     # the flag beside it, so a parameter rewrite cannot say it.
     "pass --l2 > 0 or add battles": "pass l2 > 0 (--l2 on the command line) or add battles",

@@ -271,8 +271,10 @@ class JudgeSession(Closing):
             f"calls made in this session, {summary.cached} served from the store, "
             f"{summary.not_run} not run. Everything finished is kept in the store "
             f"{self.store.path}; run again with a larger budget to continue (stored calls "
-            "cost nothing).",
+            "cost nothing)."
+            + (f" {note}" if (note := getattr(self.executor, "budget_note", "")) else ""),
             budget,
+            "max_cost",
         )
 
     # -- lifetime ------------------------------------------------------------------------

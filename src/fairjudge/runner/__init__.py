@@ -4,8 +4,9 @@ Nothing here knows what a call is for: a call is a :class:`~fairjudge._call.Call
 a backend answers it, a parser supplied by the caller reads the reply, and the store
 keeps both. :class:`RunOptions` is the one bundle of run options; an
 :class:`Executor` is the seam where a batch runs: on this process's event loop
-(:class:`AsyncioExecutor`) or on a Ray cluster (:class:`RayExecutor`, which imports
-Ray only when it first runs a batch).
+(:class:`AsyncioExecutor`), on a Ray cluster (:class:`RayExecutor`, which imports
+Ray only when it first runs a batch), or through the providers' batch APIs at half
+the price (:class:`BatchExecutor`).
 """
 
 from typing import TYPE_CHECKING
@@ -13,6 +14,9 @@ from typing import TYPE_CHECKING
 from fairjudge._lazy import lazy_attributes, module_dir, publish
 
 if TYPE_CHECKING:
+    from fairjudge._errors import BatchPending as BatchPending
+    from fairjudge.runner._batch import DEFAULT_POLL_S as DEFAULT_POLL_S
+    from fairjudge.runner._batch import BatchExecutor
     from fairjudge.runner._cached import serve_from_store as serve_from_store
     from fairjudge.runner._call_record import CallRecord
     from fairjudge.runner._claims import ClaimQueue as ClaimQueue
@@ -51,6 +55,7 @@ __getattr__ = lazy_attributes(__name__, __file__)
 __all__ = [
     "AsyncioExecutor",
     "Batch",
+    "BatchExecutor",
     "CallRecord",
     "Executor",
     "Prices",

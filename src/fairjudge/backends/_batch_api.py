@@ -1,0 +1,214 @@
+"""What a provider's batch API looks like to the runner, and the HTTP both clients share.
+
+A batch API takes many requests at once, answers them within a window (24 hours for
+OpenAI and Anthropic) and bills them at half the online price. The runner drives one
+through :class:`BatchAPI`: :meth:`~BatchAPI.submit` the calls, :meth:`~BatchAPI.poll`
+the batch until :attr:`BatchState.ended`, then read :meth:`~BatchAPI.results`: one
+:class:`~fairjudge._call.Completion` (``batch=True``) or one
+:class:`~fairjudge.BackendError` per ``custom_id``. What each request sends is the
+backend's own ``request_body(spec)``, so a batch sends exactly what an online call
+would, and each reply goes through the same reader as an online reply.
+
+Each provider's client lives in its own module (:mod:`._openai_batch`,
+:mod:`._anthropic_batch`); :func:`~fairjudge.backends._batch_clients.batch_client`
+picks one for a backend. Errors of the batch endpoints themselves (a refused upload,
+an unknown batch id, bad credentials) map onto the same error tree as online calls
+(:func:`~fairjudge.backends._http_errors.error_from_status`), with the key scrubbed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from fairjudge._call import CallSpec, Completion
+from fairjudge._errors import BackendError, EndpointUnreachable, ServerError
+from fairjudge._redact import redact
+from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status
+from fairjudge.backends._openai_reply import error_message
+
+__all__ = ["BatchAPI", "BatchHTTP", "BatchState", "Outcome", "jsonl", "missing"]
+
+Outcome = Completion | BackendError
+"""What one request of a batch came to: its reply, or the error it ended with."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchState:
+    """A batch as the provider last described it.
+
+    Attributes:
+        id: The provider's batch id.
+        status: The provider's own word for its state (OpenAI: ``validating``,
+            ``in_progress``, ``finalizing``, ``completed``, ``failed``, ``expired``,
+            ``cancelling``, ``cancelled``; Anthropic: ``in_progress``, ``canceling``,
+            ``ended``).
+        ended: No request of it will change any more: its results can be read.
+        counts: The provider's request counts (OpenAI: ``total``, ``completed``,
+            ``failed``; Anthropic: ``processing``, ``succeeded``, ``errored``,
+            ``canceled``, ``expired``).
+        input_file: OpenAI's uploaded input file id (``None`` for Anthropic).
+        errors: Why the provider refused the whole batch (OpenAI's ``errors`` of a
+            ``failed`` batch: a bad line, a duplicate ``custom_id``), else empty.
+        elapsed_s: Seconds from the batch's creation to its end, by the provider's
+            clock, once it ended (recorded as each call's latency).
+        raw: The batch object as the provider sent it (for the links to results).
+    """
+
+    id: str
+    status: str
+    ended: bool
+    counts: Mapping[str, int] = field(default_factory=dict)
+    input_file: str | None = None
+    errors: str = ""
+    elapsed_s: float = 0.0
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def counts_text(self) -> str:
+        """``completed 3, failed 1 of 4``-style text of the counts, for progress lines."""
+        return ", ".join(f"{k} {v}" for k, v in self.counts.items() if isinstance(v, int))
+
+
+class BatchAPI(Protocol):
+    """One provider's batch endpoints, for one backend's route."""
+
+    provider: str
+    """``"openai"`` or ``"anthropic"``: the batch table's ``provider`` column."""
+    max_requests: int
+    """The most requests the provider takes in one batch."""
+
+    async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
+        """Submit ``(custom_id, spec)`` requests as one batch; returns it as created."""
+        ...
+
+    async def poll(self, batch_id: str) -> BatchState:
+        """The batch's current state."""
+        ...
+
+    async def results(self, state: BatchState, members: Iterable[str]) -> dict[str, Outcome]:
+        """The outcome of every one of ``members`` (their ``custom_id``) of a batch that ended.
+
+        A member the provider returned no line for is an error that says so.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        ...
+
+
+class BatchHTTP:
+    """The HTTP of a batch client: one ``httpx`` pool, errors mapped, key scrubbed.
+
+    Args:
+        backend: ``openai`` or ``anthropic``, named in errors.
+        base: The API root the paths are appended to.
+        headers: Authentication and version headers (never printed).
+        where: ``"model ... at host"``, named in errors.
+        key_env: The key's variable, named when the key is refused.
+        secrets: Values scrubbed from every message.
+        timeout: Seconds per request (uploads and result files included).
+    """
+
+    def __init__(
+        self,
+        *,
+        backend: str,
+        base: str,
+        headers: Mapping[str, str],
+        where: str,
+        key_env: str,
+        secrets: Sequence[str | None],
+        timeout: float,
+    ) -> None:
+        import httpx
+
+        self.backend, self.where, self.key_env = backend, where, key_env
+        self._secrets = [s for s in secrets if s]
+        self._client = httpx.AsyncClient(
+            base_url=base.rstrip("/"), headers=dict(headers), timeout=timeout
+        )
+
+    async def request(self, method: str, path: str, **kwargs: Any) -> bytes:
+        """Send one request; the body of a 2xx reply, else the mapped error.
+
+        Raises:
+            BackendError: A refused request (4xx, by status as for online calls), a
+                server error, or no answer at all (:class:`EndpointUnreachable`).
+        """
+        import httpx
+
+        try:
+            reply = await self._client.request(method, path, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise ServerError(f"{self.backend} batch API: {self.where}: no reply") from exc
+        except httpx.TransportError as exc:
+            text = self._scrub(f"{type(exc).__name__}: {exc}")
+            raise EndpointUnreachable(
+                f"{self.backend} batch API: cannot reach {self.where}: {text}"
+            ) from exc
+        if reply.status_code >= 300:
+            message = self._scrub(error_message(reply.content))[:MESSAGE_LIMIT]
+            raise error_from_status(
+                reply.status_code,
+                f"{method} {path}: {message}",
+                backend=f"{self.backend} batch API",
+                where=self.where,
+                headers=dict(reply.headers),
+                key_env=self.key_env,
+            )
+        return reply.content
+
+    async def json(self, method: str, path: str, **kwargs: Any) -> Any:
+        """:meth:`request`, its body read as JSON.
+
+        Raises:
+            ServerError: The body is no JSON object.
+        """
+        body = await self.request(method, path, **kwargs)
+        try:
+            data = json.loads(body)
+        except ValueError as exc:
+            raise ServerError(f"{self.backend} batch API: {self.where}: reply is not JSON") from exc
+        if not isinstance(data, dict):
+            raise ServerError(f"{self.backend} batch API: {self.where}: reply is no JSON object")
+        return data
+
+    def _scrub(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    async def aclose(self) -> None:
+        """Close the pool."""
+        await self._client.aclose()
+
+
+def jsonl(body: bytes, backend: str, where: str) -> list[dict[str, Any]]:
+    """The JSON objects of a results file, one a line (blank lines skipped).
+
+    Raises:
+        ServerError: A line is no JSON object.
+    """
+    rows = []
+    for n, line in enumerate(body.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise ServerError(
+                f"{backend} batch API: {where}: results line {n} is not JSON"
+            ) from exc
+        if not isinstance(row, dict):
+            raise ServerError(f"{backend} batch API: {where}: results line {n} is no object")
+        rows.append(row)
+    return rows
+
+
+def missing(provider: str, where: str, state: BatchState, custom_id: str) -> ServerError:
+    """The error of a request a batch ended without a result for (retried by the next run)."""
+    return ServerError(
+        f"{provider} batch API: {where}: batch {state.id} ended ({state.status}) with no "
+        f"result for request {custom_id}"
+    )
