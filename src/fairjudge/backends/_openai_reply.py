@@ -9,6 +9,7 @@ errors and cannot drift apart.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,6 +69,9 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
             first = content[0]
             top = {alt["token"]: float(alt["logprob"]) for alt in first.get("top_logprobs") or ()}
             top.setdefault(first["token"], float(first["logprob"]))
+            # NaN or +inf from a server would become a NaN probability, and none can be
+            # stored as JSON (-inf is probability 0: the same as not listed).
+            top = {t: lp for t, lp in top.items() if math.isfinite(lp)}
     except (AttributeError, TypeError, ValueError, KeyError):
         top = None  # unreadable logprobs: the label still counts
     model = reply.get("model")

@@ -39,7 +39,6 @@ command runs or shows its help (:class:`LazyCommands`); ``fairjudge --help`` and
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Annotated, Any, NoReturn, TypeVar
@@ -78,6 +77,7 @@ __all__ = [
     "err_console",
     "guarded",
     "in_flags",
+    "internal_error",
     "say",
     "skipped_in_flags",
 ]
@@ -307,6 +307,10 @@ def guarded(fn: F) -> F:
             _fail("judging failed", exc, EXIT_FAILED, as_json, style="red")
         except OSError as exc:  # a file that could not be written after all: no traceback
             _fail("error", exc, EXIT_FAILED, as_json, style="red")
+        except (typer.Exit, ClickException):
+            raise
+        except Exception as exc:  # a bug: one clear line (and the JSON error), no traceback
+            internal_error(exc, as_json)
         except KeyboardInterrupt:
             from fairjudge.judges import interrupt_note  # what a Python judge's run kept
 
@@ -329,6 +333,34 @@ def _fail(
     if as_json:
         _echo_error(type(exc).__name__, message, code)
     raise typer.Exit(code) from None
+
+
+TRACEBACK_ENV = "FAIRJUDGE_TRACEBACK"
+"""Set to ``1`` to see the traceback of an unexpected error instead of its one line."""
+
+
+def internal_error(exc: BaseException, as_json: bool) -> NoReturn:
+    """An unexpected exception, said in one line on stderr (and as ``--json``'s error); exit 1.
+
+    It is a bug in fairjudge, so the line says so, names the exception and how to see
+    where it happened. Its text is scrubbed of secrets, as every message is.
+    """
+    import os
+
+    from fairjudge._redact import scrub
+
+    if os.environ.get(TRACEBACK_ENV) == "1":
+        raise exc
+    text = scrub(str(exc)).strip().splitlines()
+    message = (
+        f"{type(exc).__name__}: {text[0] if text else '(no message)'}. This is a bug in "
+        f"fairjudge, not in your input: please report it, with the command; "
+        f"{TRACEBACK_ENV}=1 shows where it happened"
+    )
+    say("internal error", message, style="red")
+    if as_json:
+        _echo_error(type(exc).__name__, message, EXIT_FAILED)
+    raise typer.Exit(EXIT_FAILED) from None
 
 
 def in_flags(exc: Exception, message: str | None = None) -> str:
@@ -369,8 +401,10 @@ def skipped_in_flags(loaded: Any) -> list[dict[str, Any]]:
 
 def _echo_error(kind: str, message: str, code: int) -> None:
     """The JSON error object on stdout: ``{"error": {"type", "message", "exit_code"}}``."""
+    from fairjudge.io import strict_dumps  # here: --version and --help never load io
+
     error = {"error": {"type": kind, "message": message, "exit_code": code}}
-    typer.echo(json.dumps(error, indent=2))
+    typer.echo(strict_dumps(error, indent=2))
 
 
 def _asks_json(args: list[str]) -> bool:

@@ -12,7 +12,6 @@ listed as not run) is printed and written, and the calls made are in the store, 
 rerun with a larger budget pays for the rest only.
 """
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,6 +25,7 @@ from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._flags import to_flags
 from fairjudge.cli._options import adds_flags, as_judge_flags, check_outputs, judge_flags_without
 from fairjudge.cli._out import command_line, write_out
+from fairjudge.io import strict_dumps
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
 
 __all__ = ["AuditFlags", "audit"]
@@ -234,7 +234,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
         _write_html(opts.html, report, made, payload)
     if json_output:
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(strict_dumps(payload, indent=2))
     else:
         render_audit(report, Console(), calls_made=made)
         for label, path in (("report records", opts.out), ("HTML report", opts.html)):

@@ -20,7 +20,6 @@ them: not a pass), 2 for input errors, 1 when judging failed, 4 when too many it
 were unresolved, 5 when a budget stopped the run.
 """
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -41,7 +40,7 @@ from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._score import load_scored, open_scorer, run_scoring, unscored_exit, write_scores
-from fairjudge.io import open_source
+from fairjudge.io import open_source, strict_dumps
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
@@ -182,7 +181,7 @@ def calibrate_scores(
     payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,
                "skipped_rows": loaded.skipped_records()}  # fmt: skip
     if json_output:
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(strict_dumps(payload, indent=2))
     else:
         render_score_calibration(report, Console())
     code = unscored_exit(result, run.max_unresolved)
@@ -249,7 +248,7 @@ def calibrate(
                                  skipped=judged.skipped)  # fmt: skip
         write_html(run.html, comparison_html(page, calibration=report, summary=payload))
     if json_output:
-        typer.echo(json.dumps(payload, indent=2, default=str))
+        typer.echo(strict_dumps(payload, indent=2, default=str))
     else:
         render_calibration(report, Console())
     check_unresolved(result, run.max_unresolved)

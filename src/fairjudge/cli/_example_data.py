@@ -13,7 +13,6 @@ and, when one exists, writes nothing and exits 2 naming them.
 
 from __future__ import annotations
 
-import json
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -23,6 +22,7 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, err_console, guarded
+from fairjudge.io import strict_dumps
 
 __all__ = ["example_data", "example_files"]
 
@@ -85,7 +85,7 @@ def example_data(
             typer.echo(str(target))
     if json_output:
         wrote = {"directory": str(directory), "wrote": [str(t) for t in targets]}
-        typer.echo(json.dumps({**wrote, "replaced": replaced}, indent=2))
+        typer.echo(strict_dumps({**wrote, "replaced": replaced}, indent=2))
     err_console.print(
         f"wrote {len(targets)} example files{f', {len(replaced)} replaced' if replaced else ''}; "
         f"try: fairjudge compare {directory / 'demo_pairs.jsonl'} --judge {_NEXT}",

@@ -153,6 +153,7 @@ def judge_file(
         write_out(
             run.out, kind, (_record(j) for j in result.judgments), judge=settings.judge,
             template=template, settings=recorded,
+            calls=calls.to_dict() if calls is not None else None,
         )  # fmt: skip
     return Judged(result, calls, skipped_in_flags(loaded), adaptive)
 

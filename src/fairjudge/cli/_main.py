@@ -10,6 +10,10 @@ nothing is left to do but exit: Python never promised to finalize objects that a
 still alive at exit, and every file and store a command writes is closed by then.
 That takes a fully cached ``compare`` of 1,000 calls from about 1.3 s to 1.0 s.
 
+An exception that escapes a command's guard (``_app.guarded``) is still one line on
+stderr, and under ``--json`` an ``{"error": ...}`` object on stdout, never a traceback
+(``FAIRJUDGE_TRACEBACK=1`` shows it).
+
 Ctrl-C: the first one raises :class:`KeyboardInterrupt`, so the run stops starting
 calls, closes its store (every finished call is already on disk) and exits 130
 (``_app.guarded``). An interrupted run then ends at once with :func:`os._exit`: the
@@ -61,11 +65,25 @@ def main() -> None:
         code = exc.code
     except KeyboardInterrupt:  # before any command took over: nothing to keep
         code = EXIT_INTERRUPTED
+    except Exception as exc:  # escaped every command's guard: one line still, no traceback
+        code = _unexpected(exc)
     finally:
         gc.freeze()  # the interpreter's collections at exit would find nothing to free
     if code == EXIT_INTERRUPTED or interrupts.seen:
         _exit_now(EXIT_INTERRUPTED)
     sys.exit(code)
+
+
+def _unexpected(exc: Exception) -> int:
+    """Say an unexpected error in one line (a JSON error too, under ``--json``); its exit code."""
+    from typer import Exit
+
+    from fairjudge.cli._app import _asks_json, internal_error
+
+    try:
+        internal_error(exc, _asks_json(sys.argv[1:]))
+    except Exit as done:
+        return done.exit_code
 
 
 def _exit_now(code: int) -> NoReturn:

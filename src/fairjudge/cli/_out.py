@@ -9,7 +9,6 @@ prints a report as ``--json`` or as its tables, then where each written file wen
 from __future__ import annotations
 
 import itertools
-import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -19,7 +18,7 @@ import typer
 from rich.console import Console
 
 from fairjudge.cli._app import err_console
-from fairjudge.io import OutKind, out_header, write_jsonl_atomic
+from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
 __all__ = ["command_line", "show", "write_out"]
 
@@ -40,7 +39,7 @@ def show(
 ) -> None:
     """Print ``report`` as JSON, or render its tables and say where each written file went."""
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
+        typer.echo(strict_dumps(report.to_dict(), indent=2))
         return
     render(report, Console())
     for label, path in files:
@@ -70,10 +69,12 @@ def write_out(
     template: str | None = None,
     rubric: str | None = None,
     settings: Mapping[str, Any] | None = None,
+    calls: Mapping[str, Any] | None = None,
 ) -> None:
     """Write a ``--out`` file atomically: its header record, then ``records``."""
     command = command_line(kind.removesuffix("-via-scores"))
     header = out_header(
-        kind, command=command, judge=judge, template=template, rubric=rubric, settings=settings
-    )
+        kind, command=command, judge=judge, template=template, rubric=rubric, settings=settings,
+        calls=calls,
+    )  # fmt: skip
     write_jsonl_atomic(path, itertools.chain([header], records))

@@ -1,7 +1,6 @@
 """``fairjudge rank FILE``: a Bradley-Terry leaderboard of many models, with CIs."""
 
 import dataclasses
-import json
 import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -28,6 +27,7 @@ from fairjudge.evaluation import (
     load_ranking_input,
     make_pairs,
 )
+from fairjudge.io import strict_dumps
 from fairjudge.judges import calls_no_model
 from fairjudge.prompts import get_template
 from fairjudge.report import (
@@ -200,7 +200,7 @@ def _show(
         title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
         write_html(html, ranking_html(report, title=title, result=result, run=run))
     if json_output:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
+        typer.echo(strict_dumps(report.to_dict(), indent=2))
         return
     render_ranking(report, Console())
     if html is not None:

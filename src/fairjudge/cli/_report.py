@@ -11,7 +11,6 @@ file) is refused with exit 2, naming the kind and what to use.
 """
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +19,7 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._writable import check_writable
+from fairjudge.io import strict_dumps
 from fairjudge.report import (
     PAGES,
     comparison_html,
@@ -79,7 +79,7 @@ def report(
             page = dataclasses.replace(page, title=title)
         write_html(output, page_html(page))
         if json_output:
-            typer.echo(json.dumps(page.summary, indent=2))
+            typer.echo(strict_dumps(page.summary, indent=2))
         say("HTML report", f"{output} ({header.kind} run)", style="green")
         return
     result = load_results(results, seed=seed, level=level, n_resamples=bootstrap)
@@ -89,5 +89,5 @@ def report(
     )
     write_html(output, comparison_html(report_))
     if json_output:
-        typer.echo(json.dumps(report_.to_dict(), indent=2))
+        typer.echo(strict_dumps(report_.to_dict(), indent=2))
     say("HTML report", f"{output} ({result.n_items} items)", style="green")

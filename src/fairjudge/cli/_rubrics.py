@@ -1,6 +1,5 @@
 """``fairjudge rubrics [NAME]``: the built-in rubrics, or one rubric in full."""
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -9,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairjudge.cli._app import app, guarded
+from fairjudge.io import strict_dumps
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric, list_rubrics
 
 __all__ = ["rubrics"]
@@ -78,12 +78,12 @@ def rubrics(
     if name is None:
         found = list_rubrics()
         if json_output:
-            typer.echo(json.dumps([_as_dict(r, full=False) for r in found], indent=2))
+            typer.echo(strict_dumps([_as_dict(r, full=False) for r in found], indent=2))
         else:
             console.print(_list_table(found))
         return
     rubric = get_rubric(name)
     if json_output:
-        typer.echo(json.dumps(_as_dict(rubric, full=True), indent=2))
+        typer.echo(strict_dumps(_as_dict(rubric, full=True), indent=2))
     else:
         _show(rubric, console)

@@ -16,7 +16,6 @@ machinery behind it, is imported only when ``--via-scores`` is given.
 """
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,7 @@ from fairjudge.evaluation import (
     evaluate,
     tallied_run,
 )
+from fairjudge.io import strict_dumps
 from fairjudge.judges import LLMJudge, PointwiseJudge
 from fairjudge.prompts import Rubric
 from fairjudge.report import comparison_report, render_via_scores
@@ -199,7 +199,7 @@ def _output(
             "skipped_rows": skipped,
             **stop,
         }
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(strict_dumps(payload, indent=2))
         return
     render_via_scores(result, Console(), swap=swap, title=title, adaptive=adaptive)
     if run.out is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from fairjudge._lazy import publish
 from fairjudge.io._files import write_atomic as write_atomic
 from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
+from fairjudge.io._json import strict_dumps as strict_dumps
 from fairjudge.io._out_file import KINDS as KINDS
 from fairjudge.io._out_file import SCHEMA_VERSION as SCHEMA_VERSION
 from fairjudge.io._out_file import OutHeader, read_header

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from fairjudge.io._json import strict_dumps
 
 __all__ = ["write_atomic", "write_jsonl_atomic"]
 
@@ -37,5 +38,9 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> None:
 
 
 def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    """Write one JSON line per record, atomically (see :func:`write_atomic`)."""
-    write_atomic(path, (json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    """Write one JSON line per record, atomically (see :func:`write_atomic`).
+
+    Strict JSON: a value that is not finite is written as null, with its reason
+    (:func:`~fairjudge.io._json.strict_dumps`).
+    """
+    write_atomic(path, (strict_dumps(r, ensure_ascii=False) + "\n" for r in records))

@@ -58,6 +58,7 @@ def out_header(
     template: str | None = None,
     rubric: str | None = None,
     settings: Mapping[str, Any] | None = None,
+    calls: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The first record of a ``--out`` file: what wrote it, and with what.
 
@@ -68,22 +69,26 @@ def out_header(
         template: The pairwise template, ``name@version``.
         rubric: The pointwise rubric, ``name@version``.
         settings: The run's settings (rule, seed, level, ...), JSON-ready.
+        calls: What the run's judge calls did (counts, tokens, cost, the replies
+            whose usage was not reported correctly), as ``--json`` has it; only in
+            the header when given.
 
     Returns:
         ``{"fairjudge": {...}}``, ready for ``json.dumps``.
     """
-    return {
-        _KEY: {
-            "kind": kind,
-            "schema_version": SCHEMA_VERSION,
-            "version": __version__,
-            "command": [_masked(str(a)) for a in command],
-            "judge": judge,
-            "template": template,
-            "rubric": rubric,
-            "settings": dict(settings or {}),
-        }
+    body = {
+        "kind": kind,
+        "schema_version": SCHEMA_VERSION,
+        "version": __version__,
+        "command": [_masked(str(a)) for a in command],
+        "judge": judge,
+        "template": template,
+        "rubric": rubric,
+        "settings": dict(settings or {}),
     }
+    if calls is not None:
+        body["calls"] = dict(calls)
+    return {_KEY: body}
 
 
 @dataclass(frozen=True, slots=True)

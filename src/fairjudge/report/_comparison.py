@@ -26,6 +26,7 @@ from fairjudge.report._text import (
     calls_text,
     ci_text,
     estimate_text,
+    ledger_rows,
     markup,
     print_failures,
     say,
@@ -330,6 +331,8 @@ def _table(report: ComparisonReport) -> Table:
         if run.input_tokens or run.output_tokens:
             cost = f", est. ${run.cost_usd:.4f}" if run.cost_usd else ""
             table.add_row("tokens (in / out)", f"{run.input_tokens} / {run.output_tokens}{cost}")
+        for label, text in ledger_rows(run):
+            table.add_row(label, text)
     return table
 
 

@@ -26,7 +26,14 @@ from fairjudge.evaluation import (
 from fairjudge.report._adaptive import stop_lines, stop_verdict, win_cell
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._frame import ReportFrame, bootstrap_text
-from fairjudge.report._text import calls_text, estimate_text, markup, print_failures, say
+from fairjudge.report._text import (
+    calls_text,
+    estimate_text,
+    ledger_rows,
+    markup,
+    print_failures,
+    say,
+)
 from fairjudge.report._trend import mean_text, render_trend
 from fairjudge.runner import RunSummary
 
@@ -194,6 +201,7 @@ def _calls_line(report: ScoreReport) -> str:
         line += f"; judge calls: {calls_text(run)}"
         if run.cost_usd:
             line += f", est. ${run.cost_usd:.4f}"
+        line += "".join(f"; {label}: {text}" for label, text in ledger_rows(run))
     return line
 
 

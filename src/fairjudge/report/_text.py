@@ -42,6 +42,7 @@ __all__ = [
     "estimate_text",
     "failure_lines",
     "is_hidden",
+    "ledger_rows",
     "markup",
     "print_failures",
     "replace_hidden",
@@ -208,5 +209,33 @@ def print_failures(reasons: Counter[str], console: Console) -> None:
 
 
 def calls_text(run: RunSummary) -> str:
-    """``N made, N cached, N failed``: what became of a run's calls."""
-    return f"{run.made} made, {run.cached} cached, {run.failed} failed"
+    """``N made, N cached, N failed``: what became of a run's calls.
+
+    With the replies whose usage the server did not report correctly, when there
+    were any: each was charged its estimate, and the reader should know the cost is one.
+    """
+    text = f"{run.made} made, {run.cached} cached, {run.failed} failed"
+    if run.usage_unreported:
+        text += (
+            f"; usage not reported correctly: {run.usage_unreported} (each charged its estimate)"
+        )
+    return text
+
+
+def ledger_rows(run: RunSummary) -> list[tuple[str, str]]:
+    """The ledger's rows beside the tokens: the prompt cache's share and savings, reasoning.
+
+    Only those that are not nothing, so a run without caching or reasoning shows none.
+    """
+    rows = []
+    if run.cached_input_tokens or run.cache_write_tokens:
+        share = run.cached_share or 0.0
+        text = f"{run.cached_input_tokens} of {run.input_tokens} input tokens ({share:.1%})"
+        if run.cache_write_tokens:
+            text += f"; {run.cache_write_tokens} written"
+        if run.cache_saved_usd is not None:
+            text += f"; saved ${run.cache_saved_usd:.4f}"
+        rows.append(("prompt cache", text))
+    if run.reasoning_tokens:
+        rows.append(("reasoning tokens", f"{run.reasoning_tokens} of {run.output_tokens} output"))
+    return rows
