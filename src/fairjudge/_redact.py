@@ -15,19 +15,35 @@ So the runner passes every fresh :class:`~fairjudge._call.Completion`, from ever
 backend, through :meth:`Redactor.completion` before anything reads, stores or prints
 it: every text field (the text, the model the server names, the logprob tokens) is
 masked there, not in each backend.
+
+A base URL is stored with every call (the store's ``base_url`` and ``spec`` columns)
+and printed in messages, so a credential inside one is masked by :func:`redact_url`
+before it is shown anywhere; see its docstring for what counts as one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
+from urllib.parse import unquote, unquote_plus, urlsplit
 
 from fairjudge._call import Completion
 
-__all__ = ["Redactor", "env_secrets", "known_secrets", "redact", "remember_secret", "scrub"]
+__all__ = [
+    "Redactor",
+    "env_secrets",
+    "known_secrets",
+    "redact",
+    "redact_arg",
+    "redact_url",
+    "remember_secret",
+    "scrub",
+    "url_secrets",
+]
 
 MASK = "***"
 
@@ -102,6 +118,164 @@ def scrub(text: str) -> str:
         '401: invalid key ***'
     """
     return redact(text, known_secrets())
+
+
+# -- base URLs ---------------------------------------------------------------------------
+
+# A query parameter whose name (decoded, ASCII case folded) holds one of these words
+# carries a credential, whatever its value looks like: ?api_key=, ?k%65y=, ?token=, ?sig=.
+_CREDENTIAL_NAME = re.compile(
+    r"key|token|secret|passw(?:or)?d|pwd|auth|sig|credential|session", re.IGNORECASE | re.ASCII
+)
+# Vendor key prefixes (OpenAI/Anthropic/OpenRouter sk-, Groq gsk_, Hugging Face hf_,
+# GitHub ghp_/github_pat_, GitLab glpat-, xAI, Perplexity, Fireworks, Replicate r8_,
+# NVIDIA nvapi-), then eight key characters; Google's keys start "AIza".
+_PREFIXED_KEY = re.compile(
+    r"(?:\b|_)(?:sk|rk|gsk|hf|ghp|gho|ghs|ghu|github_pat|glpat|xai|pplx|fw|r8|nvapi)[-_]"
+    r"[A-Za-z0-9_\-]{8,}|\bAIza[A-Za-z0-9_\-]{20,}",
+    re.ASCII,
+)
+# A long run of letters and digits holding both: a hex or base62 token (an Azure key
+# is 32 hex digits), not a word, a version or a date (gpt-4o-mini-2024-07-18 has no
+# run longer than 4).
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9]{20,}", re.ASCII)
+_URL_SECRET_MIN = 8  # as for remember_secret: a shorter "secret" would mask ordinary text
+
+
+def _decodings(text: str, plus: bool) -> list[str]:
+    """``text`` and each percent-decoding of it until it no longer changes, at most 4.
+
+    Every stage is a form a server may read (one decoding is what it does; a double
+    encoding hides a name or a key from a look at the first). ``+`` is a space in a
+    query only at the first decoding: a ``%2B`` decoded once is a literal ``+``.
+    """
+    stages = [text]
+    for n in range(4):
+        decoded = unquote_plus(text) if plus and n == 0 else unquote(text)
+        if decoded == text:
+            break
+        stages.append(decoded)
+        text = decoded
+    return stages
+
+
+def _key_shaped(value: str, secrets: tuple[str, ...]) -> bool:
+    """Whether a decoded URL part holds a known secret or looks like a key (see redact_url)."""
+    if any(secret in value for secret in secrets):
+        return True
+    if _PREFIXED_KEY.search(value):
+        return True
+    return any(not run.isdigit() and not run.isalpha() for run in _TOKEN_RUN.findall(value))
+
+
+def redact_url(url: str, secrets: Iterable[str | None] = ()) -> str:
+    """``url`` with every credential in it replaced by ``***``; ``url`` itself when none.
+
+    Before a base URL is stored, printed or written to a file. What counts as a
+    credential, each part percent-decoded first until it no longer changes (so
+    ``%6B``, ``%6b`` and ``%256B`` are all ``k``):
+
+    - user information (``user:pass@``), whole: ``***@host``;
+    - a path segment, query value or host label that holds a ``secrets`` value (8
+      characters or more) or looks like a key: a vendor key prefix (``sk-``,
+      ``gsk_``, ``hf_``, ``AIza``, ...) then 8 key characters, or a run of 20 or more
+      letters and digits holding both (a hex or base62 token; words, versions and
+      dates such as ``gpt-4o-mini-2024-07-18`` have no such run);
+    - the value of a query parameter whose name holds ``key``, ``token``, ``secret``,
+      ``password``, ``pwd``, ``auth``, ``sig``, ``credential`` or ``session``
+      (``?api-key=``, ``?k%65y=``), whatever the value; a name that is itself
+      key-shaped masks the whole parameter;
+    - a fragment.
+
+    A URL with nothing to mask comes back unchanged, character for character, so a
+    call key made from it is the one it always was. Masking a segment that only
+    looks like a key (a 32-hex account id) costs nothing but a ``***`` in the shown
+    URL: the request still goes to the URL as given.
+
+    Args:
+        url: The URL as given.
+        secrets: Exact values to mask too (the API key in use).
+
+    Example:
+        >>> redact_url("http://h:8000/v1/sk-abcdefgh1234?k%65y=xyz&api-version=2024")
+        'http://h:8000/v1/***?k%65y=***&api-version=2024'
+    """
+    return _url_parts(url, _long(secrets))[0]
+
+
+def url_secrets(url: str, secrets: Iterable[str | None] = ()) -> list[str]:
+    """The values :func:`redact_url` masks in ``url``, as given and as decoded.
+
+    A backend scrubs them from its messages and replies like its key: a server that
+    repeats the request's path or query in an error would otherwise print them.
+    Values shorter than 8 characters are left out, as in :func:`remember_secret`:
+    masking a 3-letter password everywhere would mask ordinary words.
+    """
+    return [v for v in _url_parts(url, _long(secrets))[1] if len(v) >= _URL_SECRET_MIN]
+
+
+def _long(secrets: Iterable[str | None]) -> tuple[str, ...]:
+    return tuple(sorted({s for s in secrets if s and len(s) >= _URL_SECRET_MIN}))
+
+
+@functools.lru_cache(maxsize=256)
+def _url_parts(url: str, secrets: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """``(url shown, values masked)``; a URL is parsed once however often it is shown."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL at all (an unclosed "[" host): mask what can be seen
+        return redact(url, secrets), ()
+    found: list[str] = []
+
+    def masked(raw: str, plus: bool = False) -> bool:
+        stages = _decodings(raw, plus)
+        if raw and any(_key_shaped(stage, secrets) for stage in stages):
+            found.extend(stages)
+            return True
+        return False
+
+    netloc = parts.netloc
+    userinfo, at, host = netloc.rpartition("@")
+    if at:
+        found.extend(v for v in (*_decodings(userinfo, False), *userinfo.split(":", 1)) if v)
+    host = ".".join(MASK if masked(label) else label for label in host.split("."))
+    netloc = f"{MASK}@{host}" if at else host
+    path = "/".join(MASK if masked(segment) else segment for segment in parts.path.split("/"))
+    query = "&".join(_query_part(part, masked, found) for part in parts.query.split("&"))
+    fragment = parts.fragment
+    if fragment:
+        found.extend(_decodings(fragment, False))
+        fragment = MASK
+    if not found:
+        return redact(url, secrets), ()
+    shown = f"{parts.scheme}://{netloc}{path}" if parts.scheme or netloc else path
+    shown += ("?" + query if "?" in url else "") + ("#" + fragment if "#" in url else "")
+    return redact(shown, secrets), tuple(dict.fromkeys(v for v in found if v != MASK))
+
+
+def _query_part(part: str, masked: Any, found: list[str]) -> str:
+    """One ``name=value`` of a query, its value (or all of it) masked when a credential."""
+    name, eq, value = part.partition("=")
+    if masked(name, True):
+        return MASK
+    if value and any(_CREDENTIAL_NAME.search(stage) for stage in _decodings(name, True)):
+        found.extend(_decodings(value, True))
+        return f"{name}{eq}{MASK}"
+    return f"{name}{eq}{MASK}" if masked(value, True) else part
+
+
+_URL_IN_ARG = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://\S+")
+
+
+def redact_arg(arg: str) -> str:
+    """A command-line argument with every URL in it passed through :func:`redact_url`.
+
+    Then :func:`scrub`, so a known secret or a key-shaped value outside a URL is
+    masked too: ``--base-url=http://h/v1/<key>`` and ``--base-url`` ``http://...``
+    are both safe to record.
+    """
+    secrets = known_secrets()
+    return scrub(_URL_IN_ARG.sub(lambda m: redact_url(m.group(0), secrets), arg))
 
 
 _COMPLETION_FIELDS = tuple(f.name for f in dataclasses.fields(Completion))

@@ -12,12 +12,14 @@ def test_the_command_line_is_recorded_with_credentials_masked() -> None:
     header = out_header(
         "compare",
         command=["fairjudge", "compare", "x.jsonl", "--base-url",
-                 "https://me:hunter2@example.org/v1", "--note", "sk-abcdefghijklmnop"],
+                 "https://me:hunter2@example.org/v1", "--note", "sk-abcdefghijklmnop",
+                 "--base-url=http://h/v1/0f3c9b2a7e6d5c4b3a2910ff?k%65y=plain-value"],
     )  # fmt: skip
     command = header["fairjudge"]["command"]
     assert command[:3] == ["fairjudge", "compare", "x.jsonl"]
-    assert command[4] == "https://me:***@example.org/v1"
+    assert command[4] == "https://***@example.org/v1"  # the user name may be the key
     assert command[6] == "***"
+    assert command[7] == "--base-url=http://h/v1/***?k%65y=***"
     assert "hunter2" not in str(header)
 
 

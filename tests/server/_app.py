@@ -67,6 +67,7 @@ class ScriptedJudge:
         self._counts: Counter[str] = Counter()
         self._by_prompt: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self._in_flight = 0
+        self._queries: Counter[str] = Counter()
         self._set(script or Script())
 
     def _set(self, script: Script) -> None:
@@ -87,12 +88,18 @@ class ScriptedJudge:
         with self._lock:
             self._counts.clear()
             self._by_prompt.clear()
+            self._queries.clear()
         self._set(self.script)
 
     def stats(self) -> dict[str, int]:
         """A snapshot of the counters (missing names are 0)."""
         with self._lock:
             return dict(self._counts)
+
+    def queries(self) -> dict[str, int]:
+        """Chat requests by the query string their target carried (``""``: none)."""
+        with self._lock:
+            return dict(self._queries)
 
     def prompt_counts(self) -> dict[str, dict[str, int]]:
         """Per call: ``{counter: {hash: n}}`` (see the class doc).
@@ -144,9 +151,13 @@ class ScriptedJudge:
     ) -> Reply:
         """Answer one HTTP request: ``(status, body, extra headers)``."""
         path, _, query = _origin_form(path).partition("?")
+        mount = self.script.mount
+        if mount and path.startswith(mount + "/"):
+            path = path[len(mount) :]
         dialect = _CHAT_PATHS.get(path) if method == "POST" else None
         if dialect is not None:
             with self._lock:
+                self._queries[query] += 1
                 self._in_flight += 1
                 peak = max(self._counts["max_in_flight"], self._in_flight)
                 self._counts["max_in_flight"] = peak

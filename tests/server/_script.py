@@ -167,6 +167,9 @@ class Script:
             (:func:`client_estimate`) instead of counting words, rounded: a provider
             whose tokenizer counts ``usage_scale`` times the tokens the client
             expects (``None``: count words).
+        mount: A path the API also answers under (``/v1/<token>``, a gateway that
+            takes its key in the path): ``{mount}/chat/completions`` is served as
+            ``/chat/completions``. ``""``: none.
         usage: Fields written over the reply's ``usage`` object as given, any JSON
             value (``NaN``, a string, ``-5``, ``2**70``), or ``None`` to drop a field:
             a buggy or hostile server's usage figures (``{}``: the counted ones).
@@ -194,6 +197,7 @@ class Script:
     drop_after: int | None = None
     too_long_marker: str | None = None
     usage_scale: float | None = None
+    mount: str = ""
     usage: Mapping[str, Any] = field(default_factory=dict)
     drop_usage: bool = False
 

@@ -8,32 +8,38 @@ gave it (the parameter, the variable, the flag, the file and member).
 
 A URL that is not ``http``/``https`` (``file://``, ``ftp://``, no scheme at all) or
 has no host cannot reach a server: left alone, every call would fail and be retried.
-User information (``user:key@``) and a key in the query string are refused too: a
-base URL is stored with every call and printed in messages, so a key inside it would
-be written everywhere (and the two transports would disagree about it: the SDK sends
-user information as Basic auth, the lean client drops it); the message then never
-repeats the URL. A plain query (an ``api-version=...``) is allowed, as before; a
-fragment is not.
+User information (``user:key@``) is refused: the two transports would disagree about
+it (the SDK sends it as Basic auth, the lean client drops it); the message never
+repeats the URL. A fragment is refused too.
+
+A query is kept and sent with every request, by both transports
+(:func:`split_query` gives the SDK its ``default_query``): Azure OpenAI needs
+``?api-version=...``, and some gateways take their key there (``?key=``,
+``?subscription-key=``). A base URL is stored with every call and printed in
+messages, so what it shows is :func:`shown_url`: every credential in it (a key in the
+query, the path or the host, however percent-encoded; see
+:func:`fairjudge._redact.redact_url`) masked, and each masked value remembered, so
+that a server repeating the URL in a reply or an error has it masked there too.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from fairjudge._errors import ConfigError
+from fairjudge._redact import known_secrets, redact_url, remember_secret, url_secrets
 
-__all__ = ["check_base_url"]
+__all__ = ["check_base_url", "shown_url", "split_query", "trimmed"]
 
-_SECRET_PARAM = re.compile(r"(?i)(?:^|&)[^=&]*(?:key|token|secret|password|auth)[^=&]*=")
 _UNPRINTABLE = re.compile(r"[\x00-\x20\x7f]")
 _FORM = "http(s)://host[:port][/path], e.g. http://localhost:8000/v1"
 
 
 def _quoted(url: str) -> str:
-    """The URL for a message: repeated unless it may carry a key, and cut short."""
-    if "@" in url or "?" in url or "#" in url:
-        return "(not repeated: it may carry a key)"
+    """The URL for a message: every credential in it masked, and cut short."""
+    url = redact_url(url, known_secrets())
     return repr(url if len(url) <= 80 else url[:79] + "…")
 
 
@@ -48,8 +54,9 @@ def check_base_url(url: str, *, name: str = "base_url", key_env: str = "OPENAI_A
 
     Raises:
         ConfigError: The URL does not parse, its scheme is not ``http``/``https``, it
-            has no host, a bad port, user information, a key in its query or a
-            fragment; the message names ``name`` and says what would fix it.
+            has no host, a bad port, user information or a fragment; the message
+            names ``name`` and says what would fix it, and shows the URL only with
+            its credentials masked.
     """
     if not isinstance(url, str) or not url:
         raise ConfigError(f"{name} is empty; give {_FORM}")
@@ -76,10 +83,57 @@ def check_base_url(url: str, *, name: str = "base_url", key_env: str = "OPENAI_A
         raise ConfigError(f"{name} has no host: {_quoted(url)}; give {_FORM}")
     if port == 0:
         raise ConfigError(f"{name} has a bad port (0); give a number from 1 to 65535")
-    if parts.query and _SECRET_PARAM.search(parts.query):
-        raise ConfigError(
-            f"{name} carries a key in its query string ({host}?...); base URLs are stored "
-            f"and printed, so put the key in ${key_env} instead and give the URL without it"
-        )
     if parts.fragment or url.endswith("#"):
         raise ConfigError(f"{name} has a fragment (#...); give {_FORM}")
+
+
+def trimmed(url: str) -> str:
+    """``url`` without trailing slashes on its path; a query keeps every character.
+
+    Example:
+        >>> trimmed("http://h/v1/?api-version=2024-10-21")
+        'http://h/v1?api-version=2024-10-21'
+    """
+    head, mark, query = url.partition("?")
+    return head.rstrip("/") + mark + query
+
+
+def shown_url(url: str, *, key_env: str) -> str:
+    """What a backend shows of ``url`` (stores, prints, keys calls on): credentials masked.
+
+    The key in ``$key_env`` and every :func:`~fairjudge._redact.known_secrets` value
+    are masked where they appear, and so is anything key-shaped
+    (:func:`~fairjudge._redact.redact_url`). Each value masked is remembered
+    (:func:`~fairjudge._redact.remember_secret`), so the runner masks it in replies
+    and messages too. A URL with no credential comes back unchanged, so the calls
+    made through it keep the store keys they always had.
+    """
+    secrets = [*known_secrets(), os.environ.get(key_env)]
+    for value in url_secrets(url, secrets):
+        remember_secret(value)
+    return redact_url(url, secrets)
+
+
+def split_query(url: str) -> tuple[str, dict[str, str | list[str]] | None]:
+    """``url`` without its query, and the query as the SDKs' ``default_query``.
+
+    The OpenAI and Anthropic SDKs join a request's path onto the base URL's raw path,
+    query included, so a query left in the base URL would end up inside the path
+    (``/v1?api-version=1/chat/completions``). Given apart, as ``default_query``, it
+    is sent with every request. A name given twice keeps every value, in order.
+
+    Example:
+        >>> split_query("http://h/v1?api-version=2024-10-21&x=1&x=2")
+        ('http://h/v1', {'api-version': '2024-10-21', 'x': ['1', '2']})
+    """
+    head, _, query = url.partition("?")
+    if not query:
+        return head, None
+    params: dict[str, str | list[str]] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name not in params:
+            params[name] = value
+        else:
+            held = params[name]
+            params[name] = [*held, value] if isinstance(held, list) else [held, value]
+    return head, params

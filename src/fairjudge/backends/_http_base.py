@@ -18,8 +18,8 @@ from types import ModuleType
 from typing import Any, ClassVar, TypedDict
 
 from fairjudge._errors import BackendError, BackendTimeout, ServerError
-from fairjudge._redact import remember_secret
-from fairjudge.backends._base_url import check_base_url
+from fairjudge._redact import remember_secret, url_secrets
+from fairjudge.backends._base_url import check_base_url, shown_url, split_query, trimmed
 from fairjudge.backends._http_errors import (
     connection_error,
     pooled_http_client,
@@ -103,8 +103,12 @@ class HTTPBackend:
             check_base_url(base_url, name=where, key_env=api_key_env or self.default_key_env)
         self._sdk = sdk
         self._model = model
-        self._base_url = base_url.rstrip("/") if base_url else None
+        self._base_url = trimmed(base_url) if base_url else None  # sent as given
         self._api_key_env = api_key_env or self.default_key_env
+        # What is stored, printed and keyed on: any credential in the URL masked.
+        self._shown_url = (
+            shown_url(self._base_url, key_env=self._api_key_env) if self._base_url else None
+        )
         self._timeout = timeout
         self._temperature = temperature
         self._max_tokens = max_tokens
@@ -115,7 +119,7 @@ class HTTPBackend:
         self._client: Any = None
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self._model!r}, base_url={self._base_url!r})"
+        return f"{type(self).__name__}(model={self._model!r}, base_url={self._shown_url!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle the settings only: never the key, the client or its connections.
@@ -145,8 +149,12 @@ class HTTPBackend:
 
     @property
     def base_url(self) -> str | None:
-        """The server's base URL, or ``None`` for the vendor's API."""
-        return self._base_url
+        """The server's base URL, credentials masked, or ``None`` for the vendor's API.
+
+        This is the URL calls are stored and keyed with; requests go to the URL as
+        given (see :func:`~fairjudge.backends._base_url.shown_url`).
+        """
+        return self._shown_url
 
     @property
     def max_concurrency(self) -> int | None:
@@ -188,11 +196,14 @@ class HTTPBackend:
         """The SDK's async client, with a keep-alive pool of ``max_connections``.
 
         The SDK's own retries are off: the runner retries, with backoff that honours
-        ``Retry-After``.
+        ``Retry-After``. The base URL's query goes in ``default_query``, so that it
+        is sent with every request (see :func:`~fairjudge.backends._base_url.split_query`).
         """
+        base_url, query = split_query(self._base_url) if self._base_url else (None, None)
         return client_cls(
             api_key=api_key,
-            base_url=self._base_url,
+            base_url=base_url,
+            default_query=query,
             timeout=self._timeout,
             max_retries=0,
             http_client=pooled_http_client(self._loaded_sdk, self._max_connections, self._timeout),
@@ -205,11 +216,12 @@ class HTTPBackend:
 
     @property
     def _where(self) -> str:
-        return f"model {self._model!r} at {self._base_url or self.default_host}"
+        return f"model {self._model!r} at {self._shown_url or self.default_host}"
 
     def _secrets(self) -> list[str | None]:
-        """Values to scrub from messages: the key the client holds."""
-        return [getattr(self._client, "api_key", None)]
+        """Values to scrub from messages: the key the client holds, any key in the URL."""
+        urls = url_secrets(self._base_url) if self._base_url else []
+        return [getattr(self._client, "api_key", None), *urls]
 
     def _translate(self, exc: Exception) -> BackendError:
         """The :class:`BackendError` for an exception the SDK raised."""

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from fairjudge._errors import ConfigError
+from fairjudge._redact import known_secrets, redact_url
+from fairjudge.backends._base_url import trimmed
 
 __all__ = ["RequestHead", "lean_applies", "request_head"]
 
@@ -25,11 +27,13 @@ class RequestHead:
     """Where requests go and the header lines every one carries.
 
     Attributes:
-        base_url: The URL without a trailing slash.
+        base_url: The URL without a trailing slash, credentials masked: for messages.
         host: The host to connect to.
         port: Its port.
         https: Whether to speak TLS.
         prefix: The URL's path, prepended to every request path.
+        query: The URL's query with its ``?`` (``"?api-version=2024-10-21"``), appended
+            to every request path, as given; ``""`` when it has none.
         headers: The fixed header lines, ``Authorization`` included (never shown).
     """
 
@@ -38,7 +42,8 @@ class RequestHead:
     port: int
     https: bool
     prefix: str
-    headers: bytes = field(repr=False)
+    query: str = field(default="", repr=False)  # it may carry a key: never shown
+    headers: bytes = field(default=b"", repr=False)
 
 
 def request_head(
@@ -55,20 +60,25 @@ def request_head(
 
     Raises:
         ConfigError: The URL is not ``http(s)``, ``max_connections`` is below 1, the
-            URL's path is not ASCII, or a header value cannot be sent (named, never
-            shown: it may be the key).
+            URL's path or query is not ASCII, or a header value cannot be sent (named,
+            never shown: it may be the key). A URL in a message has its credentials
+            masked.
     """
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(
-            f"the lean HTTP transport needs an http:// or https:// base URL, got {base_url!r}"
+            "the lean HTTP transport needs an http:// or https:// base URL, "
+            f"got {redact_url(base_url, known_secrets())!r}"
         )
     if max_connections < 1:
         raise ConfigError(f"max_connections must be at least 1, got {max_connections}")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     prefix = parts.path.rstrip("/")
-    if not prefix.isascii():
-        raise ConfigError(f"the base URL path must be ASCII (percent-encoded): {parts.path!r}")
+    if not prefix.isascii() or not parts.query.isascii():
+        shown = redact_url(base_url, known_secrets())
+        raise ConfigError(
+            f"the base URL's path and query must be ASCII (percent-encoded): {shown!r}"
+        )
     host = parts.netloc.rpartition("@")[2]  # never send userinfo in Host
     fixed = {
         "Host": host,
@@ -87,11 +97,12 @@ def request_head(
             raise ConfigError(f"the {name} header value has characters HTTP cannot send")
         lines.append(f"{name}: {value}\r\n")
     return RequestHead(
-        base_url=base_url.rstrip("/"),
+        base_url=redact_url(trimmed(base_url), known_secrets()),
         host=parts.hostname,
         port=port,
         https=parts.scheme == "https",
         prefix=prefix,
+        query=f"?{parts.query}" if parts.query else "",
         headers="".join(lines).encode("ascii"),
     )
 

@@ -158,6 +158,7 @@ class LeanHTTPClient:
         self._https = head.https
         self._ssl: ssl.SSLContext | None = None  # made on first connect: loading CAs takes ms
         self._prefix = head.prefix
+        self._query = head.query
         self._timeout = timeout
         self._max_connections = max_connections
         self.api_key = api_key
@@ -171,6 +172,9 @@ class LeanHTTPClient:
 
     async def post(self, path: str, body: bytes) -> LeanResponse:
         """Send ``POST {base_url}{path}`` with a JSON ``body`` and read the reply.
+
+        The base URL's query, if any, follows the path (``/v1/chat/completions?
+        api-version=2024-10-21``): it goes with every request.
 
         Raises:
             LeanTimeoutError: No complete reply within ``timeout`` (pool wait
@@ -187,7 +191,7 @@ class LeanHTTPClient:
         request = b"".join(
             (
                 b"POST ",
-                (self._prefix + path).encode("ascii"),
+                (self._prefix + path + self._query).encode("ascii"),
                 b" HTTP/1.1\r\n",
                 self._headers,
                 b"Content-Length: %d\r\n\r\n" % len(body),

@@ -385,7 +385,7 @@ class OpenAIBackend(HTTPBackend):
         latency = time.perf_counter() - start
         status = response.status
         if not 200 <= status < 300:
-            message = redact(error_message(response.body), [client.api_key])[:MESSAGE_LIMIT]
+            message = redact(error_message(response.body), self._secrets())[:MESSAGE_LIMIT]
             error = error_from_status(
                 status,
                 message,

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 import typer
 from rich.console import Console
 
+from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
 from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
@@ -48,15 +49,17 @@ def show(
 
 
 def command_line(name: str) -> list[str]:
-    """The command as typed, ``fairjudge`` first (masked later, in the header).
+    """The command as typed, ``fairjudge`` first, every credential in it masked.
 
     ``sys.argv`` when the process is the ``fairjudge`` command; otherwise (the CLI
     called from Python, as tests do) the command's ``name`` alone, not the host
-    program's arguments.
+    program's arguments. Masked here (:func:`fairjudge._redact.redact_arg`: a key in
+    a ``--base-url``, a known secret), so no page, file or header shows what a
+    header would not.
     """
     program = Path(sys.argv[0]).name if sys.argv else ""
     if program.removesuffix(".exe") == "fairjudge":
-        return ["fairjudge", *sys.argv[1:]]
+        return ["fairjudge", *map(redact_arg, sys.argv[1:])]
     return ["fairjudge", name]
 
 

@@ -18,7 +18,8 @@ Files written before the header existed open directly with a record; every reade
 still loads them, without the check the header allows.
 
 The command line is recorded with anything credential-like masked
-(:func:`fairjudge._redact.scrub`, and the password of a URL).
+(:func:`fairjudge._redact.redact_arg`: every credential in a URL, whatever its
+percent-encoding, every known secret, anything key-shaped).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from fairjudge._errors import InputError
-from fairjudge._redact import scrub
+from fairjudge._redact import redact_arg
 from fairjudge._version import __version__
 from fairjudge.io._untrusted import shown
 
@@ -47,7 +48,7 @@ _URL_PASSWORD = re.compile(r"(://[^/@:\s]*:)[^/@\s]*@")
 
 
 def _masked(arg: str) -> str:
-    return _URL_PASSWORD.sub(r"\1***@", scrub(arg))
+    return _URL_PASSWORD.sub(r"\1***@", redact_arg(arg))
 
 
 def out_header(

@@ -47,6 +47,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fairjudge._errors import ConfigError, InputError
+from fairjudge._redact import known_secrets, redact_url
 from fairjudge.backends import check_base_url
 from fairjudge.io import read_header, read_records, read_toml, shown
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
@@ -190,8 +191,8 @@ def _member(
             raise InputError(str(exc)) from None
         if not allow_servers and not _on_this_machine(member.base_url):
             raise InputError(
-                f"{where}.base_url {shown(member.base_url)} would receive your API key; "
-                + _ALLOW_SERVERS,
+                f"{where}.base_url {shown(redact_url(member.base_url, known_secrets()))} "
+                "would receive your API key; " + _ALLOW_SERVERS,
                 params=("allow_servers",),
             )
     if judge.startswith("replay:"):
