@@ -1,6 +1,6 @@
 """Hostile input: nothing planted is believed, no key is stored, no budget is overspent.
 
-One table, four sections, each run by the same code the test suite uses (so the
+One table, its sections each run by the same code the test suite uses (so the
 benchmark and the tests cannot drift apart):
 
 - ``planted``: every built-in template and rubric renders real prompts whose answers
@@ -32,6 +32,11 @@ benchmark and the tests cannot drift apart):
   retyped, reordered, missing or re-declared column, a changed constraint, an odd
   name), each opened; ``believed`` (opened anyway), refusals that do not name the
   object, and tracebacks must be 0 (``tests/runner/_hostile_schemas.py``).
+- ``usage values``: ``compare --max-cost 1 --json`` as a process against a server
+  whose every reply carries one hostile value in ``usage.prompt_tokens`` or
+  ``usage.completion_tokens`` (negative, NaN, +-Infinity, a string, a boolean,
+  2**70, missing). ``believed`` (replies whose usage was used) and tracebacks must be
+  0, ``spent/max`` at most 1.00, stdout strict JSON (``tests/cli/_hostile_usage.py``).
 
 Run: ``python benchmarks/bench_hostile.py`` (a few minutes on 2 cores);
 ``--quick`` skips the slowest parts (the key check runs ``compare`` only, the budget
@@ -56,6 +61,7 @@ from _budget import budget_rows  # noqa: E402
 from _common import environment, table, write_json  # noqa: E402
 
 from tests.backends.echoed_key import echoed_key_leaks  # noqa: E402
+from tests.cli._hostile_usage import HOSTILE, MAX_COST, try_usage  # noqa: E402
 from tests.prompts.planted import attempts  # noqa: E402
 from tests.runner._hostile_rows import count_hostile_rows  # noqa: E402
 from tests.runner._hostile_schemas import count_hostile_schemas  # noqa: E402
@@ -140,12 +146,35 @@ def schema_rows() -> list[list[Any]]:
     return [_row("store schemas", "objects fairjudge does not write", result, "0 / 0 / 0", ok, t0)]
 
 
+def usage_rows(quick: bool) -> list[list[Any]]:
+    from tests.server import JudgeServer, Script
+
+    rows = []
+    fields = ("completion_tokens",) if quick else ("prompt_tokens", "completion_tokens")
+    with JudgeServer(Script()) as server:
+        for field in fields:
+            for name, value in HOSTILE:
+                t0 = time.perf_counter()
+                server.reset()
+                with tempfile.TemporaryDirectory() as tmp:
+                    got = try_usage(server, Path(tmp), {field: value})
+                ratio = got.spent / MAX_COST
+                result = (
+                    f"spent/max {ratio:.3f}, {got.believed} believed, {int(got.traceback)} "
+                    f"tracebacks ({got.made} calls, exit {got.exit_code})"
+                )
+                ok = ratio <= 1.0 and got.believed == 0 and not got.traceback and got.strict_json
+                rows.append(_row("usage values", f"{field} {name}", result, "<= 1 / 0 / 0", ok, t0))
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smaller grid (about a minute)")
     args = parser.parse_args()
     rows = planted_rows() + key_rows(args.quick) + budget_table_rows(args.quick) + file_rows()
     rows += schema_rows()
+    rows += usage_rows(args.quick)
     print(table(HEADERS, rows, left=(0, 1, 2, 3)))
     failed = [r for r in rows if r[4] != "yes"]
     path = write_json(

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from fairjudge.backends._batch_api import BatchState as BatchState
     from fairjudge.backends._batch_clients import batch_client as batch_client
     from fairjudge.backends._batch_clients import check_batchable as check_batchable
+    from fairjudge.backends._capabilities import capabilities_for as capabilities_for
     from fairjudge.backends._local import DEFAULT_N_CTX as DEFAULT_N_CTX
     from fairjudge.backends._local import LocalBackend
     from fairjudge.backends._openai import OpenAIBackend

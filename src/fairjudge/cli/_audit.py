@@ -26,7 +26,7 @@ from fairjudge.cli._flags import to_flags
 from fairjudge.cli._options import adds_flags, as_judge_flags, check_outputs, judge_flags_without
 from fairjudge.cli._out import command_line, write_out
 from fairjudge.io import strict_dumps
-from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
+from fairjudge.judges import DEFAULT_JUDGE, JudgeSession
 
 __all__ = ["AuditFlags", "audit"]
 
@@ -182,8 +182,7 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
         e.strip() for e in opts.experiments.split(",") if e.strip()
     ]  # fmt: skip
     specs = opts.judge or [DEFAULT_JUDGE]
-    where = BackendOptions(flags.base_url, flags.model_path, flags.threads, flags.temperature,
-                           flags.timeout, flags.context)  # fmt: skip
+    where = as_judge_flags(flags).backend_options(flags.temperature)
     options = as_judge_flags(flags).run_options()  # budget, concurrency, ...
     executor = as_judge_flags(flags).executor_choice()
     with JudgeSession(store=flags.store, options=options, executor=executor) as session:

@@ -48,6 +48,9 @@ FLAGS: dict[str, str] = {
     "context": "--context",
     "n_ctx": "--context",
     "temperature": "--temperature",
+    "max_tokens": "--max-tokens",
+    "reasoning_effort": "--reasoning-effort",
+    "thinking_budget": "--thinking-budget",
     "timeout": "--timeout",
     # run options
     "store": "--store",

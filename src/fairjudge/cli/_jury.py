@@ -83,9 +83,13 @@ __all__ = [
     "specs_from_flags", "with_flags", "write_page",
 ]  # fmt: skip
 
-_NOT_FOR_PANELS = {"judge", "model_path", "threads", "context"}
+_NOT_FOR_PANELS = {
+    "judge", "model_path", "threads", "context", "max_tokens", "reasoning_effort",
+    "thinking_budget",
+}  # fmt: skip
 """JudgeFlags fields a panel does not take: ``--judge`` is repeatable here, and
-local-model options are per member (not supported on a panel yet)."""
+local-model and per-family options (caps, reasoning effort, thinking) are per member
+(not supported on a panel yet; each member's family gets its own defaults)."""
 
 
 PanelRunFlags = judge_flags_without(_NOT_FOR_PANELS, "PanelRunFlags")

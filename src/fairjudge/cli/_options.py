@@ -29,6 +29,7 @@ from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
     calls_no_model,
+    fixes_temperature,
     resolve_judge,
 )
 from fairjudge.prompts import list_templates
@@ -122,6 +123,27 @@ class JudgeFlags:
     timeout: Annotated[
         float | None,
         typer.Option(help="Seconds to wait for one reply from an HTTP judge. [default: 60]"),
+    ] = None
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            help="Output cap of each HTTP judge call, reasoning included. [default: per "
+            "family: 8 for a label, 1024 for a reply; reasoning models add room to reason]"
+        ),
+    ] = None
+    reasoning_effort: Annotated[
+        str | None,
+        typer.Option(
+            help="reasoning_effort of an openai/ reasoning model (gpt-5*, o1*, o3*, o4*): "
+            "minimal (gpt-5 only), low, medium or high. [default: the provider's, medium]"
+        ),
+    ] = None
+    thinking_budget: Annotated[
+        int | None,
+        typer.Option(
+            help="Extended thinking for an anthropic/ model, with this many tokens of budget "
+            "(>= 1024, below --max-tokens); the judge then samples at temperature 1."
+        ),
     ] = None
     max_attempts: Annotated[
         int | None,
@@ -237,20 +259,30 @@ class JudgeFlags:
             return None
         return "ray" if self.ray_address is None else f"ray:{self.ray_address}"
 
+    def backend_options(self, temperature: float | None) -> BackendOptions:
+        """Where and how a model judge runs, from the flags (``temperature`` as resolved)."""
+        return BackendOptions(
+            self.base_url, self.model_path, self.threads, temperature, self.timeout, self.context,
+            reasoning_effort=self.reasoning_effort, thinking_budget=self.thinking_budget,
+            max_tokens=self.max_tokens,
+        )  # fmt: skip
+
+    def _samples_at_one(self) -> bool:
+        """The judge samples at temperature 1 only (a reasoning model, or thinking)."""
+        return fixes_temperature(self.judge or DEFAULT_JUDGE, self.backend_options(None))
+
     def open_judge(self, *, rounds: int = 2) -> BatchJudge:
         """Resolve the judge; every flag is checked before a model loads or a call is made."""
         options = self.run_options()
         temperature = self.temperature
         is_model = not calls_no_model(self.judge)
-        if temperature is None and rounds > 2 and is_model:
+        if temperature is None and rounds > 2 and is_model and not self._samples_at_one():
             temperature = SAMPLING_TEMPERATURE
         if is_model:
             check_repeats(rounds, temperature)  # before a model loads or a call is made
         elif options is None and (self.judge or "").strip().startswith("python:"):
             options = RunOptions()  # your own judge on the engine: concurrency 16, progress
-        where = BackendOptions(
-            self.base_url, self.model_path, self.threads, temperature, self.timeout, self.context
-        )
+        where = self.backend_options(temperature)
         return resolve_judge(
             self.judge, backend_options=where, template=self.template, options=options,
             store=self.store, executor=self.executor_choice(),

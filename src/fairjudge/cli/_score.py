@@ -55,7 +55,6 @@ from fairjudge.evaluation import (
 )
 from fairjudge.io import LoadedScoreItems, OutKind, load_score_items
 from fairjudge.judges import (
-    BackendOptions,
     CallablePointwiseJudge,
     PointwiseJudge,
     ScoreMode,
@@ -226,10 +225,7 @@ def open_scorer(
     flags: JudgeFlags, rubric: Rubric, mode: ScoreMode = "json", *, structured: bool = False
 ) -> Judge:
     """The pointwise judge the flags name; every flag is checked before a call."""
-    where = BackendOptions(
-        flags.base_url, flags.model_path, flags.threads, flags.temperature, flags.timeout,
-        flags.context,
-    )  # fmt: skip
+    where = flags.backend_options(flags.temperature)
     options = flags.run_options()
     if options is None and (flags.judge or "").strip().startswith("python:"):
         options = RunOptions()  # your own judge on the engine: concurrency 16, progress

@@ -61,8 +61,10 @@ from fairjudge.report import (
 __all__ = ["ScorePanelFlags", "score_jury", "score_panel"]
 
 PanelScoreRunFlags = judge_flags_without(
-    {"judge", "model_path", "threads", "context"}, "PanelScoreRunFlags"
-)
+    {"judge", "model_path", "threads", "context", "max_tokens", "reasoning_effort",
+     "thinking_budget"},
+    "PanelScoreRunFlags",
+)  # fmt: skip
 """The shared judge and run flags less ``--judge`` (repeatable here) and the local-model
 options (per member; not supported on a panel yet)."""
 

@@ -1,0 +1,163 @@
+"""Today's judges through the command line, as processes, against the faithful emulators.
+
+``compare``, ``score``, ``jury`` and ``audit`` with an OpenAI reasoning model
+(``gpt-5-mini``), an OpenAI model fairjudge does not know that reasons
+(``acme-reasoner``), and Claude with extended thinking: every call completes, with 0
+call errors, 0 empty ``length`` replies, 0 refused requests for a model in the
+capability table and a handful (one per parameter, once per run) for the unknown
+one. Bad input exits 2 before any call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli_process import fairjudge
+from tests.server import Pair
+from tests.server._openai_emulator import EmulatorServer
+from tests.server._script import extract_pair
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
+PAIRS = EXAMPLES / "demo_pairs.jsonl"
+ANSWERS = EXAMPLES / "score_answers.jsonl"
+SCORES = '{"accuracy": 4, "relevance": 5, "usefulness": 3, "reason": "clear enough"}'
+
+
+def reply(prompt: str) -> str:
+    """A pairwise prompt gets the longer answer's label; a pointwise one, scores."""
+    pair = extract_pair(prompt)
+    if pair is None:
+        return SCORES
+    return "A" if len(pair.answer_a) >= len(pair.answer_b) else "B"
+
+
+def scripted(server: EmulatorServer, monkeypatch: pytest.MonkeyPatch) -> EmulatorServer:
+    """The emulator's judge reads whole prompts (pairwise and pointwise alike)."""
+    monkeypatch.setattr("tests.server._app.extract_pair", lambda prompt: Pair(prompt, "", ""))
+    server.configure(judge=lambda pair: reply(pair.question), reply_format="{verdict}")
+    return server
+
+
+def commands(judge: str, *more: str) -> dict[str, list[str]]:
+    return {
+        "compare": ["compare", str(PAIRS), "--judge", judge, *more],
+        "score": ["score", str(ANSWERS), "--judge", judge, *more],
+        "jury": ["jury", str(PAIRS), "--judge", judge, "--judge", judge, *more],
+        "audit": ["audit", "--limit", "3", "--experiments", "position", "--judge", judge, *more],
+    }
+
+
+def run_json(argv: list[str]) -> dict[str, Any]:
+    done = fairjudge(*argv, "--json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def made_and_failed(payload: dict[str, Any]) -> tuple[int, int]:
+    """Calls made now, and calls that failed (an audit reports them per experiment)."""
+    if "calls" not in payload:
+        failed = sum(e["n_failed"] for e in payload["experiments"])
+        return int(payload["calls_made"]), failed
+    calls = payload["calls"]
+    return calls["made"], calls["failed"]
+
+
+@pytest.mark.parametrize("command", ["compare", "score", "jury", "audit"])
+def test_reasoning_model_in_the_table(
+    command: str,
+    openai_emulator: EmulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    server = scripted(openai_emulator, monkeypatch)
+    argv = commands(
+        "openai/gpt-5-mini", "--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite")
+    )[command]
+    payload = run_json(argv)
+    made, failed = made_and_failed(payload)
+    assert made > 0
+    assert failed == 0
+    assert server.count("ok") == made
+    assert server.count("refused") == 0
+    assert server.count("empty_length") == 0
+    assert server.count("reasoning_tokens") == 256 * made  # medium effort, every call
+
+
+@pytest.mark.parametrize("command", ["compare", "score", "jury", "audit"])
+def test_unknown_reasoning_model_spends_a_handful_of_refusals(
+    command: str,
+    openai_emulator: EmulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    server = scripted(openai_emulator, monkeypatch)
+    argv = commands(
+        "openai/acme-reasoner", "--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite")
+    )[command]
+    done = fairjudge(*argv, "--json")
+    assert done.returncode == 0, done.stderr
+    made, failed = made_and_failed(json.loads(done.stdout))
+    assert failed == 0
+    assert server.count("ok") == made
+    assert server.count("empty_length") == 0
+    # One refusal per parameter the model does not take (the cap's name, temperature
+    # and, for label-only calls, logprobs), once per run: a jury naming the judge
+    # twice shares one backend, and so one lesson.
+    assert server.count("refused") == (3 if command != "score" else 2)
+    assert "sending max_completion_tokens instead" in done.stderr  # the run says so
+
+
+def test_claude_with_extended_thinking(
+    anthropic_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    server = scripted(anthropic_emulator, monkeypatch)
+    url = server.base_url.removesuffix("/v1")
+    for command, argv in commands(
+        "anthropic/claude-sonnet-4-5", "--base-url", url, "--thinking-budget", "2048",
+        "--store", str(tmp_path / "s.sqlite"),
+    ).items():  # fmt: skip
+        if command == "jury":
+            continue  # per-member options: --thinking-budget is not a panel flag
+        made, failed = made_and_failed(run_json(argv))
+        assert made > 0, command
+        assert failed == 0, command
+    assert server.count("refused") == 0
+    assert server.count("empty_max_tokens") == 0
+    assert server.count("thinking_tokens") == 1500 * server.count("ok")
+
+
+@pytest.mark.parametrize(
+    ("judge", "flags", "named"),
+    [
+        ("openai/gpt-4o", ["--reasoning-effort", "low"], "--reasoning-effort"),
+        ("openai/o3-mini", ["--reasoning-effort", "minimal"], "--reasoning-effort"),
+        ("openai/gpt-5-mini", ["--temperature", "0"], "--temperature"),
+        ("anthropic/claude-sonnet-4-5", ["--thinking-budget", "512"], "--thinking-budget"),
+        (
+            "anthropic/claude-sonnet-4-5",
+            ["--thinking-budget", "4096", "--max-tokens", "4096"],
+            "--thinking-budget",
+        ),
+        ("anthropic/claude-3-5-haiku-latest", ["--thinking-budget", "2048"], "--thinking-budget"),
+        ("openai/gpt-5-mini", ["--thinking-budget", "2048"], "--thinking-budget"),
+    ],
+)
+def test_bad_input_exits_2_before_any_call(
+    judge: str,
+    flags: list[str],
+    named: str,
+    openai_emulator: EmulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    url = openai_emulator.base_url
+    argv = commands(judge, "--base-url", url, "--store", str(tmp_path / "s.sqlite"), *flags)
+    done = fairjudge(*argv["compare"], "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert named in done.stderr
+    assert openai_emulator.count("requests") == 0
