@@ -171,7 +171,7 @@ def test_empty_reply_at_the_cap_says_what_to_raise_and_stops_after_three(
     errors = run(one_by_one())
 
     assert [type(e) for e in errors] == [RequestRejected] * 3 + [FatalBackendError] * 2
-    assert "raise --max-tokens (now max_completion_tokens=200)" in str(errors[0])
+    assert "raise max_tokens (now max_completion_tokens=200)" in str(errors[0])
     assert "stopped after 3 replies" in str(errors[3])
     assert openai_emulator.count("empty_length") == 3
     assert openai_emulator.count("requests") == 3  # none sent after the third

@@ -152,11 +152,13 @@ class AnthropicBackend(HTTPBackend):
         :class:`FatalBackendError`).
         """
         if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
-            raise FatalBackendError(
+            stop = FatalBackendError(
                 f"anthropic backend: {self._where}: stopped after {EMPTY_AT_CAP_LIMIT} replies "
                 "that spent their whole max_tokens thinking; no more calls are sent; raise "
-                "--max-tokens, or lower --thinking-budget"
+                "max_tokens, or lower thinking_budget"
             )
+            stop.params = ("max_tokens", "thinking_budget")  # the CLI shows them as flags
+            raise stop
         sdk = self._loaded_sdk
         start = time.perf_counter()
         try:

@@ -49,10 +49,12 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
         raise ServerError(f"anthropic backend: {where}: reply has no content") from exc
     if not texts or not all(isinstance(t, str) for t in texts):
         if reply.get("stop_reason") == "max_tokens":
-            raise RequestRejected(
+            cut = RequestRejected(
                 f"anthropic backend: {where}: the reply reached max_tokens before any text "
-                "(thinking used the whole cap); raise --max-tokens, or lower --thinking-budget"
+                "(thinking used the whole cap); raise max_tokens, or lower thinking_budget"
             )
+            cut.params = ("max_tokens", "thinking_budget")  # the CLI shows them as flags
+            raise cut
         raise ServerError(f"anthropic backend: {where}: reply has no text block")
     model = reply.get("model")
     return Completion(

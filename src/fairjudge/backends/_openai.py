@@ -278,7 +278,7 @@ class OpenAIBackend(HTTPBackend):
                 dropped (``reasoning_effort``), or the third reply empty at its cap.
         """
         if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
-            raise FatalBackendError(self._cap_advice(spec, stopped=True))
+            raise _naming(FatalBackendError(self._cap_advice(spec, stopped=True)))
         if not self._caps.known and self._probe is None:
             self._probe = asyncio.Event()
             try:
@@ -437,7 +437,7 @@ class OpenAIBackend(HTTPBackend):
         completion = completion_from_reply(data, latency, self._where)
         if not completion.text.strip() and finish_reason(data) == "length":
             self._empty_at_cap += 1
-            raise RequestRejected(self._cap_advice(spec, stopped=False))
+            raise _naming(RequestRejected(self._cap_advice(spec, stopped=False)))
         return completion
 
     def _cap_advice(self, spec: CallSpec, *, stopped: bool) -> str:
@@ -452,7 +452,7 @@ class OpenAIBackend(HTTPBackend):
             "before any text (finish_reason 'length')"
         )
         return (
-            f"{head}; raise --max-tokens (now {cap}) or lower --reasoning-effort, "
+            f"{head}; raise max_tokens (now {cap}) or lower reasoning_effort, "
             "so the model has room to reason and then answer"
         )
 
@@ -469,6 +469,12 @@ class OpenAIBackend(HTTPBackend):
         await super().aclose()
         if self._lean is not None:
             await self._lean.aclose()
+
+
+def _naming(error: BackendError) -> BackendError:
+    """``error``, naming the parameters its advice names (the CLI shows them as flags)."""
+    error.params = ("max_tokens", "reasoning_effort")
+    return error
 
 
 def _sent(error: BackendError, sends: int) -> BackendError:
