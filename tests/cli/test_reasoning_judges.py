@@ -161,3 +161,44 @@ def test_bad_input_exits_2_before_any_call(
     assert done.returncode == 2, done.stderr
     assert named in done.stderr
     assert openai_emulator.count("requests") == 0
+
+
+def header_request(path: Path) -> dict[str, Any]:
+    header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    return dict(header["fairjudge"]["settings"]["request"])
+
+
+def test_out_header_records_what_was_sent(
+    openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    server = scripted(openai_emulator, monkeypatch)
+    store = str(tmp_path / "s.sqlite")
+    for model, out in (
+        ("gpt-5-mini", tmp_path / "known.jsonl"),
+        ("acme-reasoner", tmp_path / "new.jsonl"),
+    ):
+        argv = commands(f"openai/{model}", "--base-url", server.base_url, "--store", store)
+        run_json([*argv["compare"], "--out", str(out)])
+    known = header_request(tmp_path / "known.jsonl")
+    assert known["params"]["max_completion_tokens"] == 8 + 8192
+    assert known["params"]["temperature"] == 1
+    assert known["samples"] is True  # the provider fixes the temperature at 1
+    assert "sent" not in known  # a model in the table: what is keyed is what is sent
+    learned = header_request(tmp_path / "new.jsonl")
+    assert learned["params"]["max_tokens"] == 8  # the key keeps what was asked for
+    assert learned["sent"] == {"max_completion_tokens": 8 + 8192}
+    assert learned["refused"] == 3
+    assert len(learned["learned"]) == 4  # max_tokens, temperature, logprobs, top_logprobs
+
+
+def test_rounds_sample_a_judge_fixed_at_temperature_one(
+    openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    server = scripted(openai_emulator, monkeypatch)
+    argv = commands(
+        "openai/gpt-5-mini", "--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite")
+    )
+    made, failed = made_and_failed(run_json([*argv["compare"], "--rounds", "4"]))
+    assert failed == 0
+    assert made == server.count("ok") > 0
+    assert server.count("refused") == 0  # temperature 1, not the 0.7 other judges sample at

@@ -242,6 +242,10 @@ class OpenAIBackend(HTTPBackend):
             return {}
         return {"logprobs": True, "top_logprobs": self._top_logprobs}
 
+    def sent_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` as they go on the wire now, what refusals taught applied."""
+        return apply_changes(params, self._changes)
+
     def request_body(self, spec: CallSpec) -> dict[str, Any]:
         """The JSON body of the chat-completions request this backend sends for ``spec``.
 

@@ -14,6 +14,7 @@ from fairjudge._items import Item, Judgment
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
+from fairjudge.cli._requests import request_settings
 from fairjudge.evaluation import PairwiseResult, evaluate
 from fairjudge.io import LoadedItems, OutKind, load_items
 from fairjudge.judges import BatchJudge, calls_no_model
@@ -145,7 +146,7 @@ def judge_file(
         close_judge(judge)
     settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
     result = dataclasses.replace(result, settings=settings)
-    recorded = settings.to_dict()
+    recorded = {**settings.to_dict(), **request_settings(judge)}
     if adaptive is not None:
         adaptive = dataclasses.replace(adaptive, pairwise=result)
         recorded["adaptive"] = adaptive.adaptive_dict()

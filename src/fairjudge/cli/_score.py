@@ -22,7 +22,7 @@ with ``score``.
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -43,6 +43,7 @@ from fairjudge.cli._options import (
     judge_flags,
 )
 from fairjudge.cli._out import command_line, show, write_out
+from fairjudge.cli._requests import request_settings
 from fairjudge.evaluation import (
     EvalSettings,
     ScoreResult,
@@ -202,7 +203,7 @@ def load_scored(
 
 
 def write_scores(
-    path: Path | None, kind: OutKind, result: ScoreResult, mode: str, **settings: float | str
+    path: Path | None, kind: OutKind, result: ScoreResult, mode: str, **settings: Any
 ) -> None:
     """Write a scoring run's ``--out`` file (when asked): its records, rubric and settings.
 
@@ -301,7 +302,8 @@ def score(
         raise
     result = run_scoring(judge, loaded.items, seed=opts.seed, level=opts.level,
                          n_resamples=opts.bootstrap)  # fmt: skip
-    write_scores(opts.out, "score", result, opts.mode, seed=opts.seed, level=opts.level,
+    write_scores(opts.out, "score", result, opts.mode, **request_settings(judge),
+                 seed=opts.seed, level=opts.level,
                  n_resamples=opts.bootstrap, source=str(file))  # fmt: skip
     trend = None
     if baseline is not None:

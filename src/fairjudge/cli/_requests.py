@@ -1,0 +1,41 @@
+"""What a model judge's requests carried, for the ``--out`` header's settings.
+
+The call's parameters (``params``) are what the store keys the call by and keeps in
+each row's spec: for a model in the capability table they are exactly what was sent.
+For a model the table does not know, a refused request may have taught the run to
+rename or drop a parameter (:mod:`fairjudge.backends._capabilities`); the key keeps
+the parameters as asked, so that a rerun finds the stored replies without paying a
+refusal again, and what was actually sent is recorded here, with the lines the run
+printed and the refused requests it spent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["request_settings"]
+
+
+def request_settings(judge: Any) -> dict[str, Any]:
+    """``{"request": {...}}`` for a model judge, or ``{}`` for one that sends no request.
+
+    ``params`` are the keyed parameters; ``sent`` what went on the wire (only when it
+    differs), ``learned`` and ``refused`` what refusals taught and cost; ``samples``
+    is true when every reply is a sample (a temperature above 0, as a provider that
+    fixes it at 1 does).
+    """
+    params = getattr(judge, "params", None)
+    backend = getattr(judge, "backend", None)
+    if not isinstance(params, dict) or backend is None:
+        return {}
+    record: dict[str, Any] = {"params": dict(params)}
+    sent = getattr(backend, "sent_params", None)
+    if callable(sent) and (wire := sent(params)) != params:
+        record["sent"] = wire
+    learned = list(getattr(backend, "changes", None) or [])
+    if learned:
+        record["learned"] = learned
+        record["refused"] = int(getattr(backend, "refused", 0))
+    temperature = params.get("temperature")
+    record["samples"] = isinstance(temperature, int | float) and temperature > 0
+    return {"request": record}
