@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fairjudge._call import Backend, CallSpec, Completion
 from fairjudge._errors import ConfigError
@@ -252,3 +254,35 @@ def test_hostile_usage_is_charged_the_estimate(
     assert s.cost_usd is not None
     assert s.cost_usd >= Prices(1.0, 1.0).cost(guess.input, guess.cap)
     assert "usage not reported correctly for 1 call(s)" in s.summary()
+
+
+_COUNT = st.none() | st.integers(min_value=0, max_value=10**8 - 1)
+
+
+@given(
+    n_in=_COUNT, n_out=_COUNT, cached=_COUNT, written=_COUNT, reasoning=_COUNT,
+    problem=st.none() | st.just("usage.x is NaN"), batch=st.booleans(),
+    guess_in=st.integers(0, 10**6), cap=st.integers(0, 10**5),
+    ratio=st.floats(min_value=0.0, max_value=100.0),
+)  # fmt: skip
+def test_a_charge_is_never_negative_nor_below_the_estimate(
+    n_in: int | None, n_out: int | None, cached: int | None, written: int | None,
+    reasoning: int | None, problem: str | None, batch: bool, guess_in: int, cap: int,
+    ratio: float,
+) -> None:  # fmt: skip
+    reply = Completion(
+        "A", input_tokens=n_in, output_tokens=n_out, cached_input_tokens=cached,
+        cache_write_tokens=written, reasoning_tokens=reasoning, usage_problem=problem,
+        batch=batch,
+    )  # fmt: skip
+    prices = LIST_PRICES["anthropic", "claude-sonnet-4-5"]
+    bill = charge(reply, CallGuess(guess_in, cap), prices, ratio)
+    assert bill.cost_usd is not None
+    assert 0.0 <= bill.cost_usd < math.inf
+    assert bill.cached_input_tokens + bill.cache_write_tokens <= bill.input_tokens
+    assert bill.reasoning_tokens <= bill.output_tokens
+    if problem is not None:
+        factor = BATCH_PRICE_FACTOR if batch else 1.0
+        estimate = prices.cost(guess_in, cap or UNKNOWN_OUTPUT_TOKENS) * factor
+        assert bill.cost_usd >= estimate
+        assert not bill.believed
