@@ -1,8 +1,9 @@
 """Stores whose schema is not fairjudge's: the plants, how to make them, and a count.
 
 :data:`PLANTS` lists each kind of object a handed-over store can carry: triggers
-(one that rewrites every stored reply, as in the attack that was reproduced, and one
-that does nothing), a view, an extra index, table and column, and ``calls`` tables
+(one that rewrites every stored reply, as in the attack that was reproduced, one
+that does nothing, one that would load code), views (one over a table since dropped,
+one standing in for ``calls``), an extra index, table and column, and ``calls`` tables
 with a column retyped, reordered, dropped or re-declared, or a constraint changed.
 Each plant is ``(id, SQL, what the message names, why it says)``:
 
@@ -52,6 +53,24 @@ PLANTS: list[tuple[str, str | tuple[str, str], str, str]] = [
         "view",
         "CREATE VIEW answers AS SELECT key, raw FROM calls",
         "view answers",
+        "that fairjudge never creates",
+    ),
+    (
+        "view-on-a-dropped-table",
+        "CREATE TABLE gone (a); CREATE VIEW stale AS SELECT a FROM gone; DROP TABLE gone",
+        "view stale",
+        "that fairjudge never creates",
+    ),
+    (
+        "calls-replaced-by-a-view",
+        "ALTER TABLE calls RENAME TO kept; CREATE VIEW calls AS SELECT * FROM kept",
+        "table kept",
+        "that fairjudge never creates",
+    ),
+    (
+        "trigger-loading-code",
+        "CREATE TRIGGER loader AFTER INSERT ON claims BEGIN SELECT load_extension('x'); END",
+        "trigger loader on table claims",
         "that fairjudge never creates",
     ),
     (

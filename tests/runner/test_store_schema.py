@@ -71,6 +71,8 @@ CREATE TABLE IF NOT EXISTS claims (
     expires_at REAL NOT NULL
 ) WITHOUT ROWID;
 """
+SQL = {name: how for name, how, _, _ in PLANTS}
+
 EARLIER_VERSIONS = {
     "calls-only": f"PRAGMA journal_mode = WAL; {CALLS_AS_WRITTEN} PRAGMA user_version = 1;",
     "calls-and-claims": (
@@ -134,9 +136,9 @@ def test_each_planted_object_is_refused_by_name_and_the_file_is_left_alone(
 @pytest.mark.parametrize(
     ("sql", "shown"),
     [
-        (PLANTS[0][1], "CREATE TRIGGER rewrite AFTER INSERT ON calls"),
-        (PLANTS[2][1], "CREATE VIEW answers AS SELECT key, raw FROM calls"),
-        (PLANTS[-1][1], "CREATE TRIGGER"),
+        (SQL["trigger-rewriting-replies"], "CREATE TRIGGER rewrite AFTER INSERT ON calls"),
+        (SQL["view"], "CREATE VIEW answers AS SELECT key, raw FROM calls"),
+        (SQL["odd-name"], "CREATE TRIGGER"),
     ],
     ids=["trigger", "view", "odd-name"],
 )
@@ -159,7 +161,7 @@ def test_a_handed_over_store_with_a_rewriting_trigger_stops_compare_before_any_c
     # judge's replies rewritten and the rerun served them as cached truth.
     openai_env.configure(judge="longer")
     store = tmp_path / "shared.sqlite"
-    plant(store, PLANTS[0][1])
+    plant(store, SQL["trigger-rewriting-replies"])
     items = tmp_path / "items.jsonl"
     rows = [
         {"id": str(i), "question": f"q{i}?", "answer_1": "a" * (1 + i % 3), "answer_2": "bb"}
@@ -263,7 +265,15 @@ def test_many_objects_are_named_five_at_a_time(tmp_path: Path) -> None:
 
 def test_an_odd_name_is_shown_escaped_on_one_line(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
-    plant(path, PLANTS[-1][1])
+    plant(path, SQL["odd-name"])
     message = str(refusal(path))
     assert "\n" not in message
     assert ascii(ODD_NAME) in message
+
+
+def test_a_view_standing_in_for_calls_is_named_with_the_table_behind_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    plant(path, SQL["calls-replaced-by-a-view"])
+    message = str(refusal(path))
+    assert "table kept that fairjudge never creates" in message
+    assert "view calls that fairjudge never creates" in message

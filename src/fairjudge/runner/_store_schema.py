@@ -57,9 +57,9 @@ class SchemaObject:
         table: The table it belongs to (its own name for a table or view).
         sql: Its ``CREATE`` statement with whitespace folded; ``None`` for the indexes
             SQLite makes itself for a ``PRIMARY KEY`` or ``UNIQUE`` constraint.
-        columns: ``PRAGMA table_xinfo`` rows (a table or view) or ``index_xinfo``
-            rows (an index) without their position: (name, type, not null, default,
-            key, hidden) or (column, name, descending, collation, key).
+        columns: ``PRAGMA table_xinfo`` rows (a table) or ``index_xinfo`` rows (an
+            index) without their position: (name, type, not null, default, key,
+            hidden) or (column, name, descending, collation, key); none for the rest.
     """
 
     type: str
@@ -87,7 +87,9 @@ def schema_of(conn: sqlite3.Connection) -> dict[tuple[str, str], SchemaObject]:
     found: dict[tuple[str, str], SchemaObject] = {}
     rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
     for kind, name, table, sql in rows:
-        pragma = {"table": "table_xinfo", "view": "table_xinfo", "index": "index_xinfo"}
+        # Not a view's columns: reading them runs the view's query, which can fail (a
+        # table it names is gone) or call functions; its CREATE statement says it all.
+        pragma = {"table": "table_xinfo", "index": "index_xinfo"}
         columns: tuple[tuple[object, ...], ...] = ()
         if kind in pragma:
             listed = conn.execute(f"PRAGMA {pragma[kind]}({_quoted(name)})").fetchall()
