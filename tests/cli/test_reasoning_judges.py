@@ -202,3 +202,42 @@ def test_rounds_sample_a_judge_fixed_at_temperature_one(
     assert failed == 0
     assert made == server.count("ok") > 0
     assert server.count("refused") == 0  # temperature 1, not the 0.7 other judges sample at
+
+
+@pytest.mark.parametrize(
+    ("rounds", "code", "named"),
+    [("2", 2, "--rounds 6 or more"), ("6", 0, None)],
+)
+def test_soft_rule_needs_probabilities_or_samples(
+    rounds: str,
+    code: int,
+    named: str | None,
+    openai_emulator: EmulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    server = scripted(openai_emulator, monkeypatch)
+    argv = commands(
+        "openai/gpt-5-mini", "--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite")
+    )
+    done = fairjudge(*argv["compare"], "--rule", "soft", "--rounds", rounds, "--quiet")
+    assert done.returncode == code, done.stderr
+    if named is not None:
+        assert named in done.stderr
+        assert "reports no logprobs" in done.stderr
+        assert server.count("requests") == 0
+    else:
+        assert server.count("ok") > 0
+
+
+def test_soft_rule_on_claude_without_sampling_names_the_other_rules(
+    anthropic_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    url = anthropic_emulator.base_url.removesuffix("/v1")
+    argv = commands(
+        "anthropic/claude-sonnet-4-5", "--base-url", url, "--store", str(tmp_path / "s.sqlite")
+    )
+    done = fairjudge(*argv["compare"], "--rule", "soft", "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert "--rule conservative" in done.stderr
+    assert anthropic_emulator.count("requests") == 0

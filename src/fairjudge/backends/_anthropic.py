@@ -97,6 +97,11 @@ class AnthropicBackend(HTTPBackend):
         """The capability table's row for this model (see :mod:`._capabilities`)."""
         return self._caps
 
+    @property
+    def sends_logprobs(self) -> bool:
+        """Always False: the Messages API reports no logprobs."""
+        return False
+
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """Sampling parameters; with thinking, the budget, temperature 1 and room to answer."""
         if self._budget is None:

@@ -19,7 +19,13 @@ from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import item_seed, plan_orders
 from fairjudge._types import Order, Reply, Resolution, stopped_by
 from fairjudge.evaluation._results import PairwiseResult, judgment, summarise
-from fairjudge.evaluation._settings import EvalSettings, RuleLike, as_rule, check_repeats
+from fairjudge.evaluation._settings import (
+    EvalSettings,
+    RuleLike,
+    as_rule,
+    check_probabilities,
+    check_repeats,
+)
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
 from fairjudge.stats import prefetch_resamples
 
@@ -106,6 +112,7 @@ def evaluate(
 ) -> PairwiseResult:
     """:func:`evaluate_pairs` with its settings as one validated value."""
     check_repeats(settings.rounds, getattr(judge, "temperature", None))
+    check_probabilities(settings.rule, settings.rounds, judge)
     item_list = [_as_item(obj, i) for i, obj in enumerate(items)]
     if not item_list:
         raise ConfigError("items is empty; need at least one item to judge")

@@ -14,7 +14,14 @@ from typing import Any, Literal
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 
-__all__ = ["EvalSettings", "RuleLike", "as_rule", "check_bootstrap", "check_repeats"]
+__all__ = [
+    "EvalSettings",
+    "RuleLike",
+    "as_rule",
+    "check_bootstrap",
+    "check_probabilities",
+    "check_repeats",
+]
 
 RuleLike = Resolution | Literal["conservative", "lenient", "soft"]
 
@@ -49,6 +56,43 @@ def check_repeats(rounds: int, temperature: float | None) -> None:
             "calls paid for again; sample above 0 (e.g. temperature=0.7), or use rounds=2",
             params=("rounds", "temperature"),
         )
+
+
+def check_probabilities(rule: Resolution, rounds: int, judge: object) -> None:
+    """Refuse the soft rule on a judge that reports no probabilities and does not sample.
+
+    The soft rule averages the judge's probability of each label. A judge that gives
+    no logprobs (an OpenAI reasoning model, Claude) gives a label only, so its
+    "probability" would be 0 or 1 unmeasured; when its replies are samples (a
+    temperature above 0, as reasoning models and extended thinking fix at 1), the
+    mean over ``rounds`` sampled labels estimates the probability instead, with a
+    standard error of at most ``0.5 / sqrt(rounds)`` per item.
+
+    Raises:
+        ConfigError: ``rule`` is soft, the judge's backend sends no logprob requests,
+            and it does not sample with ``rounds`` above 2.
+    """
+    if rule != Resolution.SOFT:
+        return
+    backend = getattr(judge, "backend", None)
+    if backend is None or getattr(backend, "sends_logprobs", True):
+        return
+    temperature = getattr(judge, "temperature", None)
+    samples = temperature is not None and temperature > 0
+    if samples and rounds > 2:
+        return
+    name = f"{getattr(backend, 'name', '?')}/{getattr(backend, 'model', '?')}"
+    fix = (
+        "sample it: rounds=6 or more (its replies are samples, so the soft score is the "
+        "share of sampled labels)"
+        if samples
+        else "use rule=conservative or rule=lenient"
+    )
+    raise ConfigError(
+        f"rule=soft needs the judge's probabilities, and {name} reports no logprobs; "
+        f"{fix}: fairjudge never reports a probability it did not measure",
+        params=("rule", "rounds"),
+    )
 
 
 def check_bootstrap(level: float, n_resamples: int) -> None:
