@@ -37,6 +37,19 @@ benchmark and the tests cannot drift apart):
   ``usage.completion_tokens`` (negative, NaN, +-Infinity, a string, a boolean,
   2**70, missing). ``believed`` (replies whose usage was used) and tracebacks must be
   0, ``spent/max`` at most 1.00, stdout strict JSON (``tests/cli/_hostile_usage.py``).
+- ``URLs``: ``compare`` as a process through the lean client, the OpenAI SDK and the
+  Anthropic backend, and against a port where nothing listens, with a ``--base-url``
+  carrying four keys (a key-shaped path segment, the API key as a path segment,
+  ``?k%65y=``, ``&%2561uth=``) and ``api-version=``. Keys stored or printed (every
+  form, in the store and its ``-wal``, ``--out``, ``--html``, ``--json``, stderr),
+  requests that lost the query, and runs that did not exit 0 must be 0
+  (``tests/backends/url_secrets.py``).
+- ``parser folding``: replies that spell a label or key with a look-alike (``[[tıe]]``,
+  ``TİE``, ``verdıct: A``, a long ``ſ`` in a rubric key) or carry lone surrogates,
+  read offline by every template's format and every rubric mode (plus seeded random
+  text over every code point), and given by a server to ``compare`` as a process.
+  ``believed`` (a look-alike read as a verdict or scores) and tracebacks must be 0
+  (``tests/prompts/hostile_replies.py``).
 
 Run: ``python benchmarks/bench_hostile.py`` (a few minutes on 2 cores);
 ``--quick`` skips the slowest parts (the key check runs ``compare`` only, the budget
@@ -61,7 +74,9 @@ from _budget import budget_rows  # noqa: E402
 from _common import environment, table, write_json  # noqa: E402
 
 from tests.backends.echoed_key import echoed_key_leaks  # noqa: E402
+from tests.backends.url_secrets import AZURE, UrlRun  # noqa: E402
 from tests.cli._hostile_usage import HOSTILE, MAX_COST, try_usage  # noqa: E402
+from tests.prompts.hostile_replies import count_offline, count_process  # noqa: E402
 from tests.prompts.planted import attempts  # noqa: E402
 from tests.runner._hostile_rows import count_hostile_rows  # noqa: E402
 from tests.runner._hostile_schemas import count_hostile_schemas  # noqa: E402
@@ -168,6 +183,47 @@ def usage_rows(quick: bool) -> list[list[Any]]:
     return rows
 
 
+def url_rows() -> list[list[Any]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for route in ("lean", "sdk", "anthropic", "unreachable"):
+            t0 = time.perf_counter()
+            run = UrlRun(Path(tmp), route)
+            keys = sum(run.leaks.values())
+            lost = sum(1 for query in run.queries if AZURE not in query)
+            exit_ok = run.exit_code != 0 if route == "unreachable" else run.exit_code == 0
+            tracebacks = int("Traceback" in run.stderr or "internal error" in run.stderr)
+            result = (
+                f"{keys} keys in {len(run.leaks)} outputs, {tracebacks} tracebacks, {lost} of "
+                f"{len(run.queries)} requests without the query, exit {run.exit_code}"
+            )
+            sent = route == "unreachable" or bool(run.queries)
+            ok = keys == tracebacks == lost == 0 and exit_ok and sent
+            rows.append(_row("URLs", f"keys in --base-url, {route}", result, "0 / 0 / 0", ok, t0))
+    return rows
+
+
+def folding_rows() -> list[list[Any]]:
+    t0 = time.perf_counter()
+    got = count_offline()
+    result = (
+        f"{got.tried} read: {got.believed} believed, {got.tracebacks} tracebacks "
+        f"({got.unreadable} parse failures)"
+    )
+    ok = got.believed == got.tracebacks == 0
+    rows = [_row("parser folding", "look-alikes, surrogates, any text", result, "0 / 0", ok, t0)]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        got, exit_code = count_process(Path(tmp))
+    result = (
+        f"{got.tried} calls: {got.believed} believed, {got.tracebacks} tracebacks "
+        f"({got.unreadable} parse failures, exit {exit_code})"
+    )
+    ok = got.believed == got.tracebacks == 0 and got.tried > 0
+    rows.append(_row("parser folding", "hostile replies via compare", result, "0 / 0", ok, t0))
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smaller grid (about a minute)")
@@ -175,6 +231,7 @@ def main() -> int:
     rows = planted_rows() + key_rows(args.quick) + budget_table_rows(args.quick) + file_rows()
     rows += schema_rows()
     rows += usage_rows(args.quick)
+    rows += url_rows() + folding_rows()
     print(table(HEADERS, rows, left=(0, 1, 2, 3)))
     failed = [r for r in rows if r[4] != "yes"]
     path = write_json(

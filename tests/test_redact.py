@@ -129,3 +129,21 @@ def test_a_known_secret_in_the_path_never_shows(secret: str, data: st.DataObject
     shown = redact_url(url, [secret])
     assert shown == "http://h/v1/***/chat?x=1"
     assert secret in url_secrets(url, [secret])
+
+
+def test_a_reply_with_a_lone_surrogate_is_made_encodable_in_every_field() -> None:
+    from fairjudge._call import Completion
+    from fairjudge._redact import Redactor, well_formed
+
+    reply = Completion("[[A]]\ud800", top_logprobs={"\udfff": -1.0, "A": -0.1}, model="m\ud800")
+    clean = Redactor().completion(reply)
+    assert clean.text == "[[A]]\ufffd"
+    assert clean.model == "m\ufffd"
+    assert clean.top_logprobs == {"\ufffd": -1.0, "A": -0.1}
+    for text in (clean.text, clean.model, *clean.top_logprobs):
+        text.encode("utf-8")  # raises on a lone surrogate
+    assert well_formed("\ud83d\ude00") == "\U0001f600"  # a pair is one character
+    plain = "no surrogate here: \u00e9"
+    assert well_formed(plain) is plain
+    same = Completion("A")
+    assert Redactor().completion(same) is same

@@ -43,6 +43,7 @@ __all__ = [
     "remember_secret",
     "scrub",
     "url_secrets",
+    "well_formed",
 ]
 
 MASK = "***"
@@ -320,11 +321,20 @@ class Redactor:
         )
 
     def text(self, text: str) -> str:
-        """``text`` with every secret masked; the same object when there is none."""
+        """``text`` with every secret masked, and made encodable (see :func:`well_formed`).
+
+        The same object when there is nothing to do, as for nearly every reply.
+        """
+        if not text.isascii():  # O(1) in CPython: most replies skip the scan
+            text = well_formed(text)
         return redact(text, self._secrets) if self._may_hold(text) else text
 
     def completion(self, completion: Completion) -> Completion:
-        """The reply with every text field masked: the one place replies are scrubbed.
+        r"""The reply with every text field masked: the one place replies are scrubbed.
+
+        Every text field is made encodable here too (:func:`well_formed`): a server
+        may send a lone surrogate (``"\ud800"`` is valid JSON), which no store,
+        file or terminal can write, and the call would otherwise be lost.
 
         Every field of :class:`~fairjudge._call.Completion` is visited, so a text
         field added to it later is scrubbed without a change here: strings, and the
@@ -347,7 +357,8 @@ class Redactor:
             return self.text(value)
         if not isinstance(value, Mapping) or not value:
             return value
-        if not self._may_hold(_joined(value.keys()) + "\0" + _joined(value.values())):
+        joined = _joined(value.keys()) + "\0" + _joined(value.values())
+        if not self._may_hold(joined) and well_formed(joined) is joined:
             return value
         clean: dict[Any, Any] = {}
         for key, item in value.items():
@@ -360,6 +371,24 @@ class Redactor:
 
 
 _PLAIN = (int, float, bool)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    r"""``text`` with each lone surrogate replaced by U+FFFD; ``text`` itself when none.
+
+    A JSON reply may escape a UTF-16 surrogate alone (``"\ud800"``); Python decodes
+    it to a string that UTF-8 cannot encode, so SQLite, a file or the terminal would
+    raise on it. A pair of surrogates becomes the character it encodes; a lone one
+    becomes the replacement character, as any UTF-8 decoder shows a broken sequence.
+
+    Example:
+        >>> well_formed("A\udfff") == "A\ufffd", well_formed("\ud83d\ude00") == "\U0001f600"
+        (True, True)
+    """
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def _joined(values: Collection[object]) -> str:

@@ -36,6 +36,7 @@ from fairjudge.prompts._score_parse import (
     parse_scores,
     read_scores,
 )
+from tests.prompts.hostile_replies import count_offline
 
 FORMATS = sorted({get_template(name).verdict_format for name in list_templates()})
 RUBRICS = list_rubrics()
@@ -193,3 +194,10 @@ def test_a_logprob_token_with_a_non_ascii_letter_counts_for_no_label(label: str,
     if fold(token.strip(" \t\n\r\x0b\x0c\"'*`[](){}.:,")) in {"a", "b", "tie", "ti", "c"}:
         return  # the junk was only decoration
     assert probabilities_from_logprobs({token: 0.0}) is None
+
+
+def test_no_look_alike_is_believed_and_no_text_raises() -> None:
+    tally = count_offline(random_replies=500)
+    assert tally.tried > 5000
+    assert (tally.believed, tally.tracebacks) == (0, 0)
+    assert tally.unreadable > 0.99 * tally.tried
