@@ -82,7 +82,8 @@ class BatchScript:
     """How the batches behave.
 
     Attributes:
-        delay_polls: Polls a batch answers ``in_progress`` before it ends.
+        delay_polls: Polls a batch answers ``in_progress`` (OpenAI: the first after
+            ``validating``) before it ends; 0: the first poll sees it ended.
         delay_s: Seconds a batch stays in progress at least (as well as the polls).
         end: How a batch ends: ``completed``, ``expired`` (the 24 h window ran out)
             or ``cancelled`` (as if cancelled from the dashboard).
@@ -180,6 +181,12 @@ class BatchEmulator:
         """The emulator's counters and the judge's."""
         with self._lock:
             return {**self.judge.stats(), **self._counts}
+
+    def reset(self) -> None:
+        """Zero the emulator's counters and the judge's (batches and files stay)."""
+        self.judge.reset()
+        with self._lock:
+            self._counts.clear()
 
     def _bump(self, name: str, n: int = 1) -> None:
         with self._lock:
@@ -476,7 +483,8 @@ class BatchEmulator:
             return
         if batch.status == "validating":
             batch.status = "failed" if batch.errors else "in_progress"
-            return
+            if batch.errors:
+                return
         batch.polls += 1
         waited = time.time() - batch.created >= script.delay_s
         if batch.status == "in_progress" and (batch.polls <= script.delay_polls or not waited):
@@ -631,6 +639,10 @@ class BatchServer(JudgeServer):
     def stats(self) -> dict[str, int]:
         """The judge's and the emulator's counters."""
         return self.emulator.stats()
+
+    def reset(self) -> None:
+        """Zero every counter (the judge's and the emulator's)."""
+        self.emulator.reset()
 
     def configure_batches(self, **changes: Any) -> BatchScript:
         """Change fields of the batch script."""

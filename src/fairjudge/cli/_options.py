@@ -444,9 +444,13 @@ def _check_batch(flags: Any) -> None:
             raise ConfigError(
                 "--batch-api and --executor ray are two ways of running the calls; give one"
             )
-        judges = flags.judge if isinstance(flags.judge, list | tuple) else [flags.judge]
-        for judge in judges:
-            spec = (judge or "local/").strip()
+        # A panel's members come in its own flags: the executor checks each of their
+        # backends before it submits anything (BatchExecutor.check).
+        judge = getattr(flags, "judge", None)
+        if judge is None and hasattr(flags, "judge"):
+            judge = "local/ (the default judge)"
+        if isinstance(judge, str):
+            spec = judge.strip()
             if not spec.startswith(("openai/", "anthropic/")):
                 raise ConfigError(
                     f"--batch-api needs a judge with a batch API (openai/<model> or "

@@ -1,0 +1,204 @@
+"""``--batch-api`` on every judging command, against the batch emulators on 127.0.0.1.
+
+Each command's ``--json`` through a batch equals its online ``--json`` (run facts
+aside: wall time and money); a run without ``--wait`` exits 8 and the same command
+collects; a run SIGKILLed while it polls resumes the same batch and submits nothing
+twice; bad combinations are usage errors before any call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli._invoke import ROOT, invoke
+from tests.server import Pair, Script
+from tests.server._batch_emulator import BatchScript, BatchServer
+from tests.server._openai_emulator import OpenAIEmulator
+
+EXAMPLES = ROOT / "src" / "fairjudge" / "examples"
+PAIRS = EXAMPLES / "demo_pairs.jsonl"
+ANSWERS = EXAMPLES / "score_answers.jsonl"
+MODEL, SECOND = "openai/gpt-4o-mini", "openai/gpt-4o"
+BATCH = ["--batch-api", "--wait", "--batch-poll", "0.01"]
+
+
+def _commands(*more: str) -> dict[str, list[str]]:
+    """Each command the batch API serves, with the flags ``more``."""
+    two = ["--judge", MODEL, "--judge", SECOND]
+    return {
+        "compare": ["compare", str(PAIRS), "--judge", MODEL, *more],
+        "score": ["score", str(ANSWERS), "--judge", MODEL, *more],
+        "jury": ["jury", str(PAIRS), *two, *more],
+        "score-jury": ["score-jury", str(ANSWERS), *two, *more],
+        "audit": ["audit", "--limit", "2", "--experiments", "position", "--judge", MODEL, *more],
+        "rank": ["rank", str(EXAMPLES / "rank_answers.jsonl"), "--judge", MODEL, *more],
+    }
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[BatchServer]:
+    """OpenAI's chat emulator behind the batch emulator, with ``OPENAI_API_KEY`` set."""
+    app = OpenAIEmulator(Script(judge="longer"))
+    with BatchServer(batch=BatchScript(delay_polls=1), app=app) as running:
+        assert running.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", running.api_key)
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        yield running
+
+
+def _facts_aside(stdout: str) -> dict[str, Any]:
+    """A command's JSON without what differs by design: wall time and money."""
+    data = json.loads(stdout)
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: strip(v)
+                for k, v in value.items()
+                if k not in ("wall_s", "cost_usd", "cache_saved_usd", "mean_latency_s")
+            }
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(data)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_every_command_gives_the_online_json_through_the_batch_api(
+    command: str, server: BatchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if command.startswith("score"):  # the rubric scorer reads the whole prompt
+        monkeypatch.setattr("tests.server._app.extract_pair", lambda p: Pair(p, "", ""))
+    outputs = []
+    for name, batch in (("online", []), ("batch", BATCH)):
+        argv = _commands("--base-url", server.base_url, "--json", "--quiet",
+                         "--store", str(tmp_path / f"{name}.sqlite"), *batch)[command]  # fmt: skip
+        done = invoke(*argv)
+        assert done.exit_code in (0, 4), done.output
+        outputs.append(_facts_aside(done.stdout))
+        if name == "online":
+            online_requests = server.stats()["requests"]
+            server.reset()
+    assert outputs[1] == outputs[0]
+    stats = server.stats()
+    assert stats["batch_requests"] == online_requests > 0
+    assert stats["batches_created"] >= 1
+    assert stats.get("batch_refused", 0) == 0
+
+
+def test_without_wait_it_exits_8_and_the_same_command_collects(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    server.configure_batches(delay_polls=1)
+    store = str(tmp_path / "s.sqlite")
+    argv = _commands("--base-url", server.base_url, "--json", "--store", store,
+                     "--batch-api", "--batch-poll", "0.01")["compare"]  # fmt: skip
+    first = invoke(*argv)
+    assert first.exit_code == 8, first.output
+    error = json.loads(first.stdout)["error"]
+    assert error["type"] == "BatchPending"
+    assert error["exit_code"] == 8
+    assert "run the same command again" in error["message"]
+    assert "--wait to poll until they end" in error["message"]
+    second = invoke(*argv)
+    assert second.exit_code == 0, second.output
+    assert json.loads(second.stdout)["n_items"] == 20
+    stats = server.stats()
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, 40)
+    assert "completed (total 40, completed 40, failed 0)" in second.stderr
+
+
+def test_a_run_killed_while_polling_resumes_the_same_batch(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    server.configure_batches(delay_polls=10_000)
+    store = tmp_path / "s.sqlite"
+    argv = [sys.executable, "-c", "from fairjudge.cli import main; main()", *_commands(
+        "--base-url", server.base_url, "--json", "--quiet", "--store", str(store), *BATCH
+    )["compare"]]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(
+        argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while server.stats().get("batch_polls", 0) < 3:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "the run never polled"
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert server.stats()["batches_created"] == 1
+    assert server.stats().get("batch_requests", 0) == 0  # killed while in progress
+    server.configure_batches(delay_polls=0)
+    done = invoke(*argv[3:])
+    assert done.exit_code == 0, done.output
+    stats = server.stats()
+    assert (stats["batches_created"], stats["files_uploaded"], stats["batch_requests"]) == (
+        1,
+        1,
+        40,
+    )
+    assert json.loads(done.stdout)["calls"]["made"] == 40
+    again = invoke(*argv[3:])  # every call in the store now: no batch, no request
+    assert again.exit_code == 0
+    assert server.stats()["batches_created"] == 1
+    assert json.loads(again.stdout)["calls"]["cached"] == 40
+
+
+def test_a_budget_stop_says_a_batch_is_committed_money(server: BatchServer, tmp_path: Path) -> None:
+    argv = _commands("--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"),
+                     "--price-input", "1", "--price-output", "1", "--max-cost", "0.0005",
+                     *BATCH)["compare"]  # fmt: skip
+    done = invoke(*argv)
+    assert done.exit_code == 5, done.output
+    assert "A submitted batch is committed money" in done.output
+    assert "--max-cost was held against the estimate" in done.output
+    assert 0 < server.stats()["batch_requests"] < 40
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--judge", "local/qwen", "--batch-api"], "local/qwen has none"),
+        (["--judge", "python:fairjudge.examples.judges:longer", "--batch-api"], "has none"),
+        (["--judge", MODEL, "--wait"], "--wait applies with --batch-api only"),
+        (["--judge", MODEL, "--batch-poll", "5"], "--batch-poll applies with --batch-api only"),
+        (["--judge", MODEL, "--batch-api", "--executor", "ray"], "give one"),
+        (["--judge", MODEL, "--batch-api", "--batch-poll", "0"], "--batch-poll must be > 0"),
+    ],
+)
+def test_bad_batch_flags_are_usage_errors_before_any_call(
+    flags: list[str], says: str, server: BatchServer, tmp_path: Path
+) -> None:
+    done = invoke("compare", str(PAIRS), "--base-url", server.base_url,
+                  "--store", str(tmp_path / "s.sqlite"), *flags)  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert says in done.output
+    assert server.stats().get("requests", 0) == 0
+    assert server.stats().get("files_uploaded", 0) == 0
+
+
+def test_a_jury_member_without_a_batch_api_is_refused_before_any_call(
+    server: BatchServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    done = invoke("jury", str(PAIRS), "--judge", MODEL, "--judge", "local/gemma-3-270m",
+                  "--store", str(tmp_path / "s.sqlite"), "--batch-api")  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert "--batch-api needs a judge with a batch API" in done.output
+    assert "local/gemma-3-270m" in done.output
+    assert server.stats().get("files_uploaded", 0) == 0
+    assert server.stats().get("requests", 0) == 0

@@ -1,0 +1,342 @@
+"""The batch executor against the batch emulators: results, resume, cache, claims, errors.
+
+Every run goes through the library (``fairjudge.compare``) against
+``tests/server/_batch_emulator.py``, whose lines are answered by the faithful chat
+emulators (``_openai_emulator``, ``_anthropic_emulator``), so a batch request is
+checked as strictly as an online one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fairjudge
+from fairjudge._call import Backend, CallSpec
+from fairjudge._errors import BatchPending, ConfigError, RequestRejected
+from fairjudge.backends import batch_client
+from fairjudge.backends._openai import OpenAIBackend
+from fairjudge.backends._openai_batch import OpenAIBatch
+from fairjudge.judges import BackendOptions, Job, JudgeSession
+from fairjudge.runner import BatchExecutor, Prices, RunOptions, Store
+from tests.server import Script
+from tests.server._anthropic_emulator import AnthropicEmulator
+from tests.server._batch_emulator import BatchScript, BatchServer
+from tests.server._openai_emulator import OpenAIEmulator
+
+PAIRS = Path(__file__).resolve().parents[2] / "src/fairjudge/examples/demo_pairs.jsonl"
+ITEMS = [json.loads(line) for line in PAIRS.read_text().splitlines()][:6]
+CALLS = 2 * len(ITEMS)
+MODEL = "openai/gpt-4o-mini"
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[BatchServer]:
+    """OpenAI's chat emulator behind the batch emulator; one poll in progress."""
+    app = OpenAIEmulator(Script(judge="longer"))
+    with BatchServer(batch=BatchScript(delay_polls=1), app=app) as running:
+        assert running.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", running.api_key)
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        yield running
+
+
+def _compare(
+    server: BatchServer,
+    store: Path,
+    executor: Any = None,
+    *,
+    judge: str = MODEL,
+    base_url: str | None = None,
+    items: list[dict[str, Any]] = ITEMS,
+    **options: Any,
+) -> fairjudge.Result:
+    return fairjudge.compare(
+        items,
+        judge=judge,
+        backend=BackendOptions(base_url=base_url or server.base_url),
+        store=str(store),
+        executor=executor,
+        options=RunOptions(progress="quiet", **options),
+    )
+
+
+def _without_run_facts(result: fairjudge.Result) -> dict[str, Any]:
+    """The result as JSON data, without what differs by design: wall time and money."""
+    data = result.to_dict()
+    calls = dict(data.pop("calls"))
+    for name in ("wall_s", "cost_usd", "cache_saved_usd"):
+        calls.pop(name, None)
+    return {**data, "calls": calls}
+
+
+def _batch_tables(store: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    with sqlite3.connect(store) as conn:
+        batches = conn.execute("SELECT id, provider, status, requests, collected_at FROM batches")
+        members = conn.execute("SELECT batch_id, custom_id, key FROM batch_calls")
+        return batches.fetchall(), members.fetchall()
+
+
+def test_a_batch_run_equals_an_online_run_at_half_the_price(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    prices = Prices(2.0, 8.0)
+    online = _compare(server, tmp_path / "online.sqlite", prices=prices)
+    server.reset()
+    batched = _compare(server, tmp_path / "batch.sqlite", BatchExecutor(poll_s=0.01), prices=prices)
+    assert _without_run_facts(batched) == _without_run_facts(online)
+    assert batched.to_dict()["calls"]["cost_usd"] == pytest.approx(
+        online.to_dict()["calls"]["cost_usd"] / 2
+    )
+    stats = server.stats()
+    assert (stats["batches_created"], stats["files_uploaded"], stats["batch_requests"]) == (
+        1,
+        1,
+        CALLS,
+    )
+    assert batched.to_dict()["calls"]["requests"] == CALLS
+
+
+def test_batch_ids_and_custom_ids_are_in_the_store_before_the_first_poll(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    store = tmp_path / "s.sqlite"
+    seen_at_poll: list[Any] = []
+
+    class Watching:
+        def __init__(self, backend: Backend) -> None:
+            self.inner = batch_client(backend)
+            self.provider, self.max_requests = self.inner.provider, self.inner.max_requests
+
+        async def submit(self, requests: Any) -> Any:
+            return await self.inner.submit(requests)
+
+        async def poll(self, batch_id: str) -> Any:
+            seen_at_poll.append(_batch_tables(store))  # what a SIGKILL here would leave
+            return await self.inner.poll(batch_id)
+
+        async def results(self, state: Any, members: Any) -> Any:
+            return await self.inner.results(state, members)
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    _compare(server, store, BatchExecutor(poll_s=0.01, clients=Watching))
+    batches, members = seen_at_poll[0]
+    assert [(b[1], b[2], b[3]) for b in batches] == [("openai", "submitted", CALLS)]
+    assert len(members) == CALLS
+    assert all(custom_id == key and len(key) == 64 for _, custom_id, key in members)
+    with Store(store) as opened:
+        assert {key for _, _, key in members} == {r.key for r in opened.records()}
+    assert _batch_tables(store)[0][0][2:4] == ("completed", CALLS)
+
+
+def test_without_wait_the_run_submits_and_a_rerun_collects_without_resubmitting(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    server.configure_batches(delay_polls=3)
+    store = tmp_path / "s.sqlite"
+    for _ in range(3):
+        with pytest.raises(BatchPending) as caught:
+            _compare(server, store, BatchExecutor(wait=False))
+        assert caught.value.calls == CALLS
+        assert list(caught.value.batches.values()) == ["in_progress"]
+        assert "run the same work again" in str(caught.value)
+    result = _compare(server, store, BatchExecutor(wait=False))
+    assert result.to_dict()["n_not_run"] == 0
+    assert result.to_dict()["calls"]["made"] == CALLS
+    stats = server.stats()
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    assert _batch_tables(store)[0][0][4] is not None  # collected
+    again = _compare(server, store, BatchExecutor(wait=False))  # all cached: no batch
+    assert again.to_dict()["calls"]["cached"] == CALLS
+    assert server.stats()["batches_created"] == 1
+
+
+def test_only_uncached_calls_are_submitted(server: BatchServer, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    _compare(server, store, items=ITEMS[:2])  # online: 4 calls in the store
+    server.reset()
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    assert result.to_dict()["calls"]["cached"] == 4
+    assert server.stats()["batch_requests"] == CALLS - 4
+    assert server.stats().get("requests", 0) == CALLS - 4
+
+
+def test_a_call_another_process_holds_is_not_submitted(server: BatchServer, tmp_path: Path) -> None:
+    _compare(server, tmp_path / "keys.sqlite")  # online, to learn the first item's keys
+    with Store(tmp_path / "keys.sqlite") as known:
+        keys = [r.key for r in known.records() if ITEMS[0]["question"] in json.dumps(r.spec)]
+    assert len(keys) == 2
+    server.reset()
+    server.configure_batches(delay_polls=0)
+    store = tmp_path / "s.sqlite"
+    with Store(store) as other:
+        assert other.claim(keys) == keys
+        with pytest.raises(BatchPending) as caught:
+            _compare(server, store, BatchExecutor(wait=False, poll_s=0.01))
+    assert server.stats()["batch_requests"] == CALLS - len(keys)
+    assert "2 held by another process" in str(caught.value)
+    assert caught.value.calls == 2
+
+
+def test_per_request_errors_are_call_errors_and_only_they_go_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    marker = "OVERLONG"
+    items = [dict(ITEMS[0], question=ITEMS[0]["question"] + " " + marker), *ITEMS[1:]]
+    server.configure(too_long_marker=marker)
+    store = tmp_path / "s.sqlite"
+    first = _compare(server, store, BatchExecutor(poll_s=0.01), items=items).to_dict()
+    assert first["n_call_errors"] == 2
+    assert first["calls"]["failed"] == 2
+    with Store(store) as opened:
+        errors = list(opened.records(status="error"))
+    assert {e.error_kind for e in errors} == {"RequestRejected"}
+    assert all("maximum context length" in (e.error_message or "") for e in errors)
+    server.configure(too_long_marker=None)
+    server.reset()
+    second = _compare(server, store, BatchExecutor(poll_s=0.01), items=items).to_dict()
+    assert second["n_call_errors"] == 0
+    assert server.stats()["batch_requests"] == 2
+
+
+@pytest.mark.parametrize(
+    ("end", "word"), [("expired", "batch_expired"), ("cancelled", "batch_cancelled")]
+)
+def test_an_ended_batch_keeps_what_ran_and_the_rerun_submits_the_rest(
+    server: BatchServer, tmp_path: Path, end: str, word: str
+) -> None:
+    server.configure_batches(end=end, finished_before_end=5)
+    store = tmp_path / "s.sqlite"
+    first = _compare(server, store, BatchExecutor(poll_s=0.01)).to_dict()
+    assert first["calls"]["failed"] == CALLS - 5
+    with Store(store) as opened:
+        assert opened.count(status="ok") == 5
+        messages = [r.error_message or "" for r in opened.records(status="error")]
+    assert len(messages) == CALLS - 5
+    assert all(word in m for m in messages)
+    assert _batch_tables(store)[0][0][2] == end
+    server.configure_batches(end="completed")
+    server.reset()
+    second = _compare(server, store, BatchExecutor(poll_s=0.01)).to_dict()
+    assert second["n_call_errors"] == 0
+    assert server.stats()["batch_requests"] == CALLS - 5
+    assert second["calls"]["cached"] == 5
+
+
+def test_a_refused_batch_fails_each_call_with_the_providers_reasons(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """A duplicate custom_id (which fairjudge never sends) makes OpenAI fail the batch."""
+    import asyncio
+
+    backend = OpenAIBackend("gpt-4o-mini", base_url=server.base_url)
+    prompt = "<answer_a>\nx\n</answer_a>\n<answer_b>\ny\n</answer_b>"
+    spec = CallSpec(
+        "openai", "gpt-4o-mini", (("user", prompt),), "default", "1", {"max_tokens": 8},
+        base_url=server.base_url,
+    )  # fmt: skip
+
+    async def run() -> Any:
+        client = OpenAIBatch(backend)
+        state = await client.submit([("same", spec), ("same", spec)])
+        while not state.ended:
+            state = await client.poll(state.id)
+        outcomes = await client.results(state, ["same"])
+        await client.aclose()
+        return state, outcomes
+
+    state, outcomes = asyncio.run(run())
+    assert state.status == "failed"
+    assert "duplicate_custom_id" in state.errors
+    assert isinstance(outcomes["same"], RequestRejected)
+    assert "line 2: duplicate_custom_id" in str(outcomes["same"])
+
+
+def test_max_calls_caps_what_is_submitted(server: BatchServer, tmp_path: Path) -> None:
+    result = _compare(server, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01), max_calls=4)
+    data = result.to_dict()
+    assert data["stopped"] is not None
+    assert data["calls"]["made"] == 4
+    assert server.stats()["batch_requests"] == 4
+
+
+def test_max_cost_is_held_against_the_estimate_before_submission(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    # Each call's estimate at $1 / $1 per million tokens is about 70 tokens, so
+    # 0.0002 dollars lets the first two of twelve calls in.
+    result = _compare(
+        server,
+        tmp_path / "s.sqlite",
+        BatchExecutor(poll_s=0.01),
+        prices=Prices(1.0, 1.0),
+        max_cost=0.0002,
+    )
+    data = result.to_dict()
+    made = data["calls"]["made"]
+    assert 0 < made < CALLS
+    assert server.stats()["batch_requests"] == made
+    assert data["calls"]["cost_usd"] <= 0.0002
+    assert "committed money" in str(data["stopped"])
+
+
+def test_a_backend_without_a_batch_api_is_refused_before_any_call(tmp_path: Path) -> None:
+    from tests.runner._fakes import FakeBackend
+
+    fake = FakeBackend()
+    with pytest.raises(ConfigError) as caught:
+        BatchExecutor().check([fake])
+    assert caught.value.params == ("batch_api",)
+    assert "fake/" in str(caught.value)
+    with (
+        pytest.raises(ConfigError),
+        JudgeSession(fake, store=":memory:", executor=BatchExecutor()) as s,
+    ):
+        s.run([Job(_spec(fake), None)], lambda completion, context: completion.text)  # type: ignore[arg-type]
+    assert fake.calls == 0
+
+
+def _spec(backend: Backend) -> CallSpec:
+    return CallSpec(
+        backend.name, backend.model, (("user", "q"),), "t", "1", base_url=backend.base_url
+    )
+
+
+def test_a_bad_poll_interval_is_refused() -> None:
+    for bad in (0, -1.0, float("nan"), True, "5"):
+        with pytest.raises(ConfigError) as caught:
+            BatchExecutor(poll_s=bad)  # type: ignore[arg-type]
+        assert caught.value.params == ("batch_poll_s",)
+
+
+def test_anthropic_message_batches_equal_an_online_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = AnthropicEmulator(Script(judge="longer"))
+    with BatchServer(batch=BatchScript(delay_polls=2), app=app) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key)
+        monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+        judge, prices = "anthropic/claude-3-5-haiku-latest", Prices(0.8, 4.0)
+        online = _compare(
+            server, tmp_path / "o.sqlite", judge=judge, base_url=server.root, prices=prices
+        )
+        server.reset()
+        batched = _compare(
+            server, tmp_path / "b.sqlite", BatchExecutor(poll_s=0.01), judge=judge,
+            base_url=server.root, prices=prices,
+        )  # fmt: skip
+        stats = server.stats()
+    assert _without_run_facts(batched) == _without_run_facts(online)
+    assert batched.to_dict()["calls"]["cost_usd"] == pytest.approx(
+        online.to_dict()["calls"]["cost_usd"] / 2
+    )
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    assert _batch_tables(tmp_path / "b.sqlite")[0][0][1:3] == ("anthropic", "ended")
