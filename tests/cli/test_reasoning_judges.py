@@ -241,3 +241,21 @@ def test_soft_rule_on_claude_without_sampling_names_the_other_rules(
     assert done.returncode == 2, done.stderr
     assert "--rule conservative" in done.stderr
     assert anthropic_emulator.count("requests") == 0
+
+
+def test_a_rerun_after_learning_pays_no_refusal(
+    openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    server = scripted(openai_emulator, monkeypatch)
+    argv = commands(
+        "openai/acme-reasoner", "--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite")
+    )["compare"]
+    first = run_json(argv)
+    assert server.count("refused") == 3
+    server.reset()
+    again = run_json(argv)
+    # The keys hold the parameters as asked, so the rerun finds every reply stored.
+    assert again["calls"]["made"] == 0
+    assert again["calls"]["cached"] == first["calls"]["made"]
+    assert server.count("requests") == 0
+    assert server.count("refused") == 0

@@ -1,0 +1,147 @@
+"""The emulators' refusals, byte for byte as the real APIs give them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from tests.server import DEFAULT_API_KEY, Script
+from tests.server._anthropic_emulator import AnthropicEmulator
+from tests.server._openai_emulator import OpenAIEmulator
+
+OPENAI_HEADERS = {b"authorization": f"Bearer {DEFAULT_API_KEY}".encode()}
+ANTHROPIC_HEADERS = {b"x-api-key": DEFAULT_API_KEY.encode(), b"anthropic-version": b"2023-06-01"}
+MESSAGES = [{"role": "user", "content": "<answer_a>\nx\n</answer_a>\n<answer_b>\ny\n</answer_b>"}]
+
+
+def post(app: Any, path: str, headers: dict[bytes, bytes], body: dict[str, Any]) -> Any:
+    status, payload, _ = asyncio.run(app.handle("POST", path, headers, json.dumps(body).encode()))
+    return status, json.loads(payload)
+
+
+def test_reasoning_model_refuses_max_tokens_with_the_real_body() -> None:
+    app = OpenAIEmulator(Script())
+    status, body = post(
+        app, "/v1/chat/completions", OPENAI_HEADERS,
+        {"model": "gpt-5-mini", "messages": MESSAGES, "max_tokens": 8},
+    )  # fmt: skip
+    assert status == 400
+    assert body == {
+        "error": {
+            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            "type": "invalid_request_error",
+            "param": "max_tokens",
+            "code": "unsupported_parameter",
+        }
+    }
+
+
+def test_reasoning_model_refuses_temperature_zero() -> None:
+    app = OpenAIEmulator(Script())
+    status, body = post(
+        app, "/v1/chat/completions", OPENAI_HEADERS,
+        {"model": "o3", "messages": MESSAGES, "max_completion_tokens": 500, "temperature": 0},
+    )  # fmt: skip
+    assert status == 400
+    assert body["error"]["message"] == (
+        "Unsupported value: 'temperature' does not support 0 with this model. "
+        "Only the default (1) value is supported."
+    )
+    assert body["error"]["code"] == "unsupported_value"
+    assert app.stats()["refused:temperature"] == 1
+
+
+def test_reasoning_tokens_fill_a_short_cap_and_leave_no_text() -> None:
+    app = OpenAIEmulator(Script())
+    status, body = post(
+        app, "/v1/chat/completions", OPENAI_HEADERS,
+        {"model": "gpt-5", "messages": MESSAGES, "max_completion_tokens": 16},
+    )  # fmt: skip
+    assert status == 200
+    choice = body["choices"][0]
+    assert (choice["message"]["content"], choice["finish_reason"]) == ("", "length")
+    assert body["usage"]["completion_tokens"] == 16
+    assert body["usage"]["completion_tokens_details"]["reasoning_tokens"] == 16
+
+
+def test_chat_model_takes_what_reasoning_models_refuse() -> None:
+    app = OpenAIEmulator(Script())
+    status, body = post(
+        app, "/v1/chat/completions", OPENAI_HEADERS,
+        {"model": "gpt-4o", "messages": MESSAGES, "max_tokens": 8, "temperature": 0,
+         "logprobs": True, "top_logprobs": 5},
+    )  # fmt: skip
+    assert status == 200
+    assert body["choices"][0]["logprobs"]["content"]
+    assert body["usage"]["completion_tokens_details"]["reasoning_tokens"] == 0
+
+
+def test_anthropic_requires_its_version_header() -> None:
+    app = AnthropicEmulator(Script())
+    headers = {b"x-api-key": DEFAULT_API_KEY.encode()}
+    status, body = post(
+        app, "/v1/messages", headers,
+        {"model": "claude-sonnet-4-5", "max_tokens": 8, "messages": MESSAGES},
+    )  # fmt: skip
+    assert status == 400
+    assert body == {
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": "anthropic-version: header is required",
+        },
+    }
+
+
+def test_anthropic_thinking_rules() -> None:
+    app = AnthropicEmulator(Script())
+    base = {"model": "claude-sonnet-4-5", "messages": MESSAGES}
+    cases = [
+        ({"max_tokens": 2048, "thinking": {"type": "enabled", "budget_tokens": 512}}, "1024"),
+        (
+            {"max_tokens": 2048, "thinking": {"type": "enabled", "budget_tokens": 2048}},
+            "`max_tokens` must be greater than `thinking.budget_tokens`",
+        ),
+        (
+            {"max_tokens": 4096, "temperature": 0,
+             "thinking": {"type": "enabled", "budget_tokens": 2048}},
+            "`temperature` may only be set to 1 when thinking is enabled",
+        ),
+    ]  # fmt: skip
+    for extra, fragment in cases:
+        status, body = post(app, "/v1/messages", ANTHROPIC_HEADERS, {**base, **extra})
+        assert status == 400
+        assert body["type"] == "error"
+        assert body["error"]["type"] == "invalid_request_error"
+        assert fragment in body["error"]["message"]
+    status, body = post(
+        app, "/v1/messages", ANTHROPIC_HEADERS,
+        {**base, "max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 2048}},
+    )  # fmt: skip
+    assert status == 200
+    assert [b["type"] for b in body["content"]] == ["thinking", "text"]
+    assert body["usage"]["output_tokens"] == 1500 + 1
+
+
+def test_anthropic_cache_needs_the_minimum_length() -> None:
+    app = AnthropicEmulator(Script())
+    short = [{"type": "text", "text": "brief rules", "cache_control": {"type": "ephemeral"}}]
+    long = [{"type": "text", "text": "rule " * 2100, "cache_control": {"type": "ephemeral"}}]
+    usages = []
+    for system in (short, long, long):
+        status, body = post(
+            app, "/v1/messages", ANTHROPIC_HEADERS,
+            {"model": "claude-3-5-haiku-latest", "max_tokens": 8, "system": system,
+             "messages": MESSAGES},
+        )  # fmt: skip
+        assert status == 200
+        usages.append(body["usage"])
+    assert (usages[0]["cache_creation_input_tokens"], usages[0]["cache_read_input_tokens"]) == (
+        0,
+        0,
+    )
+    assert usages[1]["cache_creation_input_tokens"] == 2100  # Haiku 3.5's minimum is 2048
+    assert usages[2]["cache_read_input_tokens"] == 2100
+    assert usages[2]["input_tokens"] == usages[1]["input_tokens"]
