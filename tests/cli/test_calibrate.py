@@ -28,7 +28,7 @@ def test_good_judge_passes_the_gate() -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     # knows_facts recognises every fact but says tie on 3 items whose facts it misses.
     assert report["agreement"]["s1"]["estimate"] == 21 / 24
     assert report["agreement"]["s2"]["estimate"] == 1.0

@@ -128,7 +128,8 @@ def test_the_readme_example_raises_no_alarm_and_fail_on_collapse_exits_0() -> No
     assert "collapse alarm" not in done.stdout + done.stderr
     assert "COLLAPSED" not in done.stdout
     assert "-3.40 [-4.00, -2.80]" in flat(done.stdout)
-    assert done.stderr == ""
+    # Only the runner's progress lines (a Python judge runs on the engine, as a model does).
+    assert all(line.startswith("fairjudge: ") for line in done.stderr.splitlines())
     as_json = fairjudge("score", EXAMPLE, "--judge", "python:examples.judges:scorer", "--json")
     assert as_json.returncode == 0, as_json.stderr
     summary = json.loads(as_json.stdout)

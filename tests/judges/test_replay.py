@@ -67,8 +67,13 @@ def cli(*args: str) -> tuple[int, str]:
 
 
 def comparable(summary: dict[str, Any]) -> dict[str, Any]:
-    """Everything but the judge's name (the replay is named after its file)."""
+    """Everything but the judge's name (the replay is named after its file) and its calls.
+
+    The recorded Python judge ran on the engine, which counts its calls; a replay calls
+    no one, so it has none to count.
+    """
     summary.get("settings", summary).pop("judge")
+    summary.pop("calls", None)
     return summary
 
 

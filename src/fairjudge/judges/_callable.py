@@ -225,6 +225,9 @@ class PythonFunction(Closing):
             backend.stopped = None
         elif replies.stopped is not None and not self.declared:
             replies.stopped = self._budget_note(session)
+        if not self.declared:  # no store row to point at: an undeclared call has no key
+            keyless = (dataclasses.replace(r, key=None) for r in replies)
+            return Replies(keyless, stopped=replies.stopped)
         return replies
 
     def _budget_note(self, session: JudgeSession) -> str:
