@@ -40,7 +40,7 @@ from fairjudge.evaluation._frame import SettingsFrame
 from fairjudge.evaluation._pairs import ItemLike, evaluate
 from fairjudge.evaluation._panel import AGGREGATIONS, PanelResult, aggregate, check_rule
 from fairjudge.evaluation._results import PairwiseResult, WinRate
-from fairjudge.evaluation._settings import EvalSettings, check_repeats
+from fairjudge.evaluation._settings import EvalSettings, check_probabilities, check_repeats
 from fairjudge.judges import PairwiseRequest, ProgressCallback, panel_reply
 from fairjudge.stats import bootstrap_mean
 
@@ -239,6 +239,7 @@ def evaluate_jury(
     rule = check_rule(aggregation, AGGREGATIONS)
     for m in jury.members:
         check_repeats(settings.rounds, getattr(m.judge, "temperature", None))
+        check_probabilities(settings.rule, settings.rounds, m.judge)
     item_list = list(items)
     recorder = _Recorder(jury)
     first = evaluate(recorder, item_list, settings, progress=progress)
