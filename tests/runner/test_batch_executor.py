@@ -340,3 +340,21 @@ def test_anthropic_message_batches_equal_an_online_run(
     )
     assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
     assert _batch_tables(tmp_path / "b.sqlite")[0][0][1:3] == ("anthropic", "ended")
+
+
+def test_an_unknown_model_learns_from_one_online_call_before_its_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reasoning model the table does not know refuses max_tokens, temperature, logprobs."""
+    app = OpenAIEmulator(Script(judge="longer"), reasoning_models=("acme-reasoner",))
+    with BatchServer(batch=BatchScript(delay_polls=0), app=app) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        result = _compare(
+            server, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01), judge="openai/acme-reasoner"
+        ).to_dict()
+        stats = server.stats()
+    assert result["n_call_errors"] == 0
+    assert result["calls"]["made"] == CALLS
+    assert stats["batch_requests"] == CALLS - 1  # one call went online, and taught the rest
+    assert 0 < stats["refused"] <= 3  # its online refusals; none inside the batch

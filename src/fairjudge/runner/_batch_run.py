@@ -81,6 +81,7 @@ class BatchRun(Run):
         self.states: dict[str, BatchState] = {}
         self.todo: dict[str, CallSpec] = {}
         self.claimed: set[str] = set()
+        self.probed: set[Route] = set()  # routes of unknown models that made a call online
         self.waiting = 0  # calls in batches not yet collected
         self.submitted = 0
         self.committed = 0.0  # estimated cost of submitted calls not yet collected
@@ -233,6 +234,14 @@ class BatchRun(Run):
             by_route.setdefault(spec.route, []).append((key, spec))
         made = []
         for route, group in by_route.items():
+            caps = getattr(self.backends[route], "capabilities", None)
+            if caps is not None and not caps.known and route not in self.probed:
+                # A model the capability table does not know learns what it refuses
+                # from online calls (one refused request per parameter); a batch
+                # cannot learn, so one call goes online first and the batch sends
+                # what it taught.
+                self.probed.add(route)
+                await self._online(*group.pop(0))
             client = self._client(route)
             for start in range(0, len(group), client.max_requests):
                 chunk = group[start : start + client.max_requests]
@@ -248,6 +257,21 @@ class BatchRun(Run):
                     OpenBatch(state.id, client.provider, route, state.status, dict(members))
                 )
         return made
+
+    async def _online(self, key: str, spec: CallSpec) -> None:
+        """Make one call online, as the asyncio engine would (its row, price and errors)."""
+        backend = self.backends[spec.route]
+        try:
+            completion = await backend.complete(spec)
+        except BackendError as exc:
+            self.requests += max(exc.requests, 1)
+            await self._failed(key, spec, exc, max(exc.requests, 1), None)
+            if self._stops_the_run(exc, spec):
+                raise
+            return
+        self.requests += completion.requests
+        self.answered.add(spec.route)
+        await self._succeeded(key, spec, completion, completion.requests, None, (0, 0))
 
     async def _follow(self, batches: list[OpenBatch]) -> list[OpenBatch]:
         """Poll until every batch has ended (``wait``) or once; collect each that ended."""
