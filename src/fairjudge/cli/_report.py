@@ -87,6 +87,9 @@ def report(
         result,
         title=title or f"{_source_name(result.settings.source, results)}: model 1 vs model 2",
     )
+    recorded = header.settings.get("adaptive") if header is not None else None
+    if isinstance(recorded, dict):  # an adaptive run: its own conclusion, not a new one
+        report_ = dataclasses.replace(report_, recorded_adaptive=recorded)
     write_html(output, comparison_html(report_))
     if json_output:
         typer.echo(strict_dumps(report_.to_dict(), indent=2))

@@ -37,6 +37,7 @@ __all__ = [
     "early_side",
     "fixed_sample_note",
     "items_cell",
+    "recorded_stop",
     "stop_facts",
     "stop_lines",
     "stop_verdict",
@@ -199,6 +200,37 @@ def stop_facts(adaptive: AdaptiveResult[Any]) -> tuple[tuple[str, str], ...]:
         (label, text)
         for label, _, text in (line.partition(": ") for line in stop_lines(adaptive)[:3])
     )
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def recorded_stop(block: dict[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+    """A page rebuilt from an ``--out`` file: the run's recorded conclusion, and a note.
+
+    The file holds the judged items, not the run's sequence, so the page cannot read
+    the anytime-valid interval again: it shows the conclusion the run printed (``None``
+    for a file written before runs recorded one) and says where it comes from.
+    """
+    conclusion = block.get("conclusion")
+    ci = _mapping(block.get("ci"))
+    low, high = ci.get("low"), ci.get("high")
+    interval = (
+        f" [{low:.3f}, {high:.3f}]"
+        if isinstance(low, int | float) and isinstance(high, int | float)
+        else ""
+    )
+    questions = _mapping(block.get("questions"))
+    about = "; it describes this file only" if block.get("population") == "file" else ""
+    note = worded(
+        f"Adaptive run (stop_when={block.get('stop_when')}), {questions.get('judged', '?')} of "
+        f"{questions.get('total', '?')} questions judged: the conclusion is the run's own, "
+        f"read from its anytime-valid interval{interval} as the file's header records it"
+        f"{about}. The CIs on this page are fixed-sample intervals on the judged items.",
+        "stop_when",
+    )
+    return (conclusion if isinstance(conclusion, str) else None), (note,)
 
 
 def stop_verdict(adaptive: AdaptiveResult[Any] | None) -> str | None:

@@ -61,6 +61,8 @@ class ComparisonReport(ReportFrame):
         skipped: Input rows skipped with ``--skip-invalid`` (source, line, message).
         truth: What the input's human labels say, when every item has one.
         adaptive: The adaptive run (``stop_when``) whose judged items ``result`` holds.
+        recorded_adaptive: For a page rebuilt from an ``--out`` file, the adaptive
+            block its header recorded (the run's conclusion among it); ``None`` else.
     """
 
     title: str
@@ -71,6 +73,7 @@ class ComparisonReport(ReportFrame):
     skipped: tuple[dict[str, Any], ...] = ()
     truth: KnownTruth | None = None
     adaptive: AdaptiveResult[PairwiseResult] | None = None
+    recorded_adaptive: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the result's summary plus the report's extras."""
@@ -87,6 +90,8 @@ class ComparisonReport(ReportFrame):
         payload["known_truth"] = self.truth.to_dict() if self.truth is not None else None
         if self.adaptive is not None:
             payload["adaptive"] = self.adaptive.adaptive_dict()
+        elif self.recorded_adaptive is not None:
+            payload["adaptive"] = self.recorded_adaptive
         return payload
 
 

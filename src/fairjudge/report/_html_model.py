@@ -14,13 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
-from fairjudge.report._adaptive import (
-    ci_mark,
-    recorded_stop,
-    stop_facts,
-    stop_verdict,
-    stop_warnings,
-)
+from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
 from fairjudge.report._comparison import (
     ComparisonReport,
     _verdict_line,
@@ -265,11 +259,6 @@ def comparison_view(
         facts = (*facts, *stop_facts(report.adaptive))
     return View(
         kind="calibrate" if calibration is not None else "compare",
-    elif report.recorded_adaptive is not None:  # a page rebuilt from an --out file
-        verdict, notes = recorded_stop(report.recorded_adaptive)
-        headline = replace(
-            headline, verdict=verdict or headline.verdict, warnings=(*headline.warnings, *notes)
-        )
         title=report.title,
         headline=headline,
         plots=(plot,),
