@@ -158,3 +158,34 @@ def test_a_budget_stop_reports_calls_not_made_never_saved(
     calls = json.loads(again.stdout)["adaptive"]["calls"]
     assert calls["not_made"] == 0
     assert calls["saved"] == calls["full"] - calls["used"] > 0
+
+
+def test_a_rebuilt_page_keeps_the_runs_conclusion_where_the_bootstrap_would_differ(
+    tmp_path: Path,
+) -> None:
+    # 275 of 500 questions to model 1: the whole file's bootstrap CI excludes 0.5, but
+    # the run looked after every batch, and its anytime-valid interval still holds 0.5.
+    path = _file(tmp_path, wins=275)
+    out, page, rebuilt = tmp_path / "out.jsonl", tmp_path / "page.html", tmp_path / "r.html"
+    run = ("--judge", LONGER, "--stop-when", "decided", "-q", "--out", out, "--html", page)
+    shown = _run(path, *run)
+    assert shown.returncode == 0, shown.stderr
+    conclusion = (
+        "No clear winner: the anytime-valid interval contains 0.5 after every question of "
+        "the file."
+    )
+    assert _conclusions(shown.stdout) == [conclusion]
+    assert "0.550  [0.506, 0.592]  (fixed-sample CI; the conclusion is the anytime-valid" in (
+        shown.stdout
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    again = subprocess.run(
+        [sys.executable, "-c", CLI, "report", str(out), "-o", str(rebuilt), "--json"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["adaptive"] == out_header(out)["settings"]["adaptive"]
+    for html in (page.read_text("utf-8"), rebuilt.read_text("utf-8")):
+        assert conclusion in html
+        assert "Model 1 is better" not in html
+    assert "the conclusion is the run&#39;s own" in rebuilt.read_text("utf-8")

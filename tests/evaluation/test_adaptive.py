@@ -27,7 +27,7 @@ from fairjudge.evaluation._adaptive import default_batch, draw_order
 from fairjudge.judges import CallableJudge, Jury, JuryMember
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.runner import RunOptions, Store
-from fairjudge.stats._stop_rule import Population
+from fairjudge.stats import Population
 from tests.runner._fakes import FakeBackend
 from tests.server import extract_pair
 

@@ -246,7 +246,7 @@ def test_an_adaptive_jury_file_says_what_its_page_lacks(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "This run stopped adaptively (--stop-when)" in drawn.read_text("utf-8")
     page = jury_page_from_file(out, seed=0, level=0.95, n_resamples=100)
-    assert page.summary["n_items"] == 8  # the items it judged before it stopped
+    assert page.summary["n_items"] == 16  # the items it judged before it stopped
 
 
 def test_failures_have_their_card_and_the_headline_points_to_it(tmp_path: Path) -> None:

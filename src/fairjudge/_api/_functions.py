@@ -38,7 +38,7 @@ from fairjudge.judges import (
 )
 from fairjudge.prompts import get_rubric
 from fairjudge.runner import Executor, RunOptions
-from fairjudge.stats._stop_rule import Population
+from fairjudge.stats import Population
 
 __all__ = ["calibrate", "compare", "score"]
 

@@ -20,8 +20,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._options import adds_flags
 
 if TYPE_CHECKING:
-    from fairjudge.stats import StopRule
-    from fairjudge.stats._stop_rule import Population
+    from fairjudge.stats import Population, StopRule
 
 __all__ = ["StopFlags", "stop_flags"]
 

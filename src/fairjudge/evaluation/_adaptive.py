@@ -82,8 +82,7 @@ from fairjudge.evaluation._pairs import ItemLike, JudgeLike, evaluate
 from fairjudge.evaluation._results import PairwiseResult, summarise
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.judges import ProgressCallback
-from fairjudge.stats import StopRule
-from fairjudge.stats._stop_rule import POPULATIONS, Population
+from fairjudge.stats import POPULATIONS, Population, StopRule
 
 __all__ = [
     "MIN_BATCH", "AdaptiveBatch", "JudgedItem", "adaptive_run", "default_batch", "draw_order",

@@ -47,8 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
-from fairjudge.stats import ConfidenceInterval, ConfidenceSequence
-from fairjudge.stats._stop_rule import Population
+from fairjudge.stats import ConfidenceInterval, ConfidenceSequence, Population
 
 __all__ = ["DESCRIBES", "AnytimeInterval", "Scored"]
 

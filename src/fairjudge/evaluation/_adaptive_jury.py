@@ -39,7 +39,7 @@ from fairjudge.evaluation._panel import AGGREGATIONS, check_rule
 from fairjudge.evaluation._results import summarise
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.judges import Jury, MemberUsage, ProgressCallback
-from fairjudge.stats._stop_rule import Population
+from fairjudge.stats import Population
 
 __all__ = ["evaluate_jury_adaptive"]
 

@@ -37,7 +37,7 @@ from fairjudge.evaluation._via_scores import (
     compare_via_scores,
     via_result,
 )
-from fairjudge.stats._stop_rule import Population
+from fairjudge.stats import Population
 
 __all__ = ["compare_via_scores_adaptive"]
 

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from fairjudge.stats._resample import percentile_bounds as percentile_bounds
     from fairjudge.stats._resample import plan_bootstrap as plan_bootstrap
     from fairjudge.stats._resample import weighted_means as weighted_means
+    from fairjudge.stats._stop_rule import POPULATIONS as POPULATIONS
+    from fairjudge.stats._stop_rule import Population as Population
     from fairjudge.stats._stop_rule import StopRule as StopRule
     from fairjudge.stats._style_control import StyleCoefficient as StyleCoefficient
     from fairjudge.stats._style_control import StyleControlResult as StyleControlResult
