@@ -93,10 +93,12 @@ def test_chat_model_keeps_logprobs_and_refuses_no_request(openai_emulator: Emula
     assert openai_emulator.count("refused") == 0
 
 
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
 def test_unknown_reasoning_model_is_learned_once_for_the_run(
-    openai_emulator: EmulatorServer,
+    openai_emulator: EmulatorServer, transport: str
 ) -> None:
-    backend = openai(openai_emulator, "acme-reasoner")
+    backend = openai(openai_emulator, "acme-reasoner", transport=transport)
+    assert backend.transport == transport
     specs = distinct(backend, 12)
 
     done = calls(backend, specs)
