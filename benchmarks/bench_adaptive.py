@@ -1,41 +1,53 @@
-"""Adaptive stopping (issue 24): its error under the null, and the calls it saves.
+"""Adaptive stopping (issues 24, 30): its error under the null, and the calls it saves.
 
 Everything here runs at the level of per-item scores from scripted or replayed
 judges, at no model cost, through :class:`~fairjudge.stats._confseq.WealthGrid` (the
-engine of :class:`~fairjudge.stats._confseq.ConfidenceSequence`), with many random
-orders followed in lock-step. The decision "0.5 is excluded" reads only the capital
-at 0.5, so the runs use the grid ``[0.5]``: the same decisions as the full grid, at
-a fraction of the cost. Each run judges units in a seeded random order, without
-replacement, in batches (both orders of an item in the same batch), and stops at the
-first batch after which the anytime-valid interval at level 0.95 excludes 0.5
-(``stop_when="decided"``), or at the end of the file.
+engine of :class:`~fairjudge.stats._confseq.ConfidenceSequence`), with many runs
+followed in lock-step. The decision "0.5 is excluded" reads only the capital at 0.5,
+so the runs use the grid ``[0.5]``: the same decisions as the full grid, at a
+fraction of the cost. Each run judges its file's units in a seeded random order, in
+batches (both orders of an item in the same batch), and stops at the first batch
+after which the anytime-valid interval at level 0.95 excludes 0.5
+(``stop_when="decided"``), or at the end of the file. A decision reached in the last
+batch, at the end of the file, counts like any other.
 
-1. **Error under the null.** A scripted seed-protocol judge ``judge(q, a, b)``
-   prefers model 1 on a seeded half of the items and model 2 on the other half; on
-   top, each call answers the first position (``bias``) or ``tie`` (``tie``) at
-   random. The noise draws of the k-th model-1 item and the k-th model-2 item are
-   mirrored (orders exchanged), so their scores add to 1 and the population win rate
-   is exactly 0.5: any declared winner is wrong. Items are resolved from the two
-   calls with :func:`fairjudge.resolve` (conservative or soft rule). The naive
-   alternative, after every batch, computes a 95% percentile bootstrap CI on the
-   items judged so far (1,000 resamples) and stops when it excludes 0.5. Scores take
-   a few distinct values, so a bootstrap resample of ``n`` scores is exactly a
-   multinomial draw of their counts; that is how it is drawn here.
+The default sequence (``population="source"``) is the betting sequence *with*
+replacement: it is about the population the file's questions are drawn from. The
+sequence about the file alone (``population="file"``, without replacement) is shown
+beside it under the null, where it shows why it is not the default.
+
+1. **Error under the null, end of the file included.** A scripted seed-protocol judge
+   ``judge(q, a, b)`` prefers model 1 on a seeded half of its items and model 2 on
+   the other half; on top, each call answers the first position (``bias``) or ``tie``
+   (``tie``) at random. The noise draws of the k-th model-1 item and the k-th model-2
+   item are mirrored (orders exchanged), so their scores add to 1 and the judge's
+   population of item scores has a win rate of exactly 0.5: any declared winner is
+   wrong. Items are resolved from the two calls with :func:`fairjudge.resolve`
+   (conservative or soft rule). Each of the 2,000 runs judges a *fresh file* of
+   ``items`` items drawn i.i.d. from that population (a file's own win rate is then
+   not exactly 0.5, as in real use), in random order. Three readers of the same files:
+   the default sequence; the sequence about the file alone; and the naive one, which
+   after every batch computes a 95% percentile bootstrap CI on the items judged so
+   far (1,000 resamples) and stops when it excludes 0.5. Scores take a few distinct
+   values, so a bootstrap resample of ``n`` scores is exactly a multinomial draw of
+   their counts; that is how it is drawn here. Each share comes with its exact
+   (Clopper-Pearson) 95% binomial CI.
 2. **Savings on recorded judgments.** GPT-4's PRD reviews (Vicuna-80, both orders,
    ``ratings-gpt4``; 10 system pairs x 80 questions) resolved by the conservative
    rule, and GPT-4's LLMFAO verdicts (``gpt4-comparisons.csv``), which hold *one*
    order per prompt: there each prompt is one call scored as it stands (position
    bias not removed), for the pairs with at least ``--min-prompts`` prompts. Per pair,
-   500 random orders. The full-run result is the side of the full-file win rate
-   (shown with its fixed-sample bootstrap CI): the answer the whole file gives.
+   500 random orders. The full-run result is the side of the full file's
+   fixed-sample bootstrap CI ("-" when it contains 0.5): the answer a full run gives.
+   "same" is the share of runs that end with that answer (a side, or none);
+   "opposite" the share that declare the side opposite to the file's win rate.
 3. **Large synthetic sets.** 10,000 items with swap-protocol scores (20% ties) at
    exact win rates 0.50 .. 0.70; 500 orders each. Against the fixed sample size of a
-   two-sided z-test at alpha = 0.05 with power 1 - beta, with the finite-population
-   correction for sampling 10,000 items without replacement:
-   ``n0 = sigma^2 (z_{1-alpha/2} + z_{1-beta})^2 / (p - 0.5)^2``,
-   ``n = n0 / (1 + (n0 - 1) / N)``, 2 calls per item, ``sigma^2`` the score variance.
-   A fixed design with power 80% decides in 80% of runs, so it compares with the
-   adaptive run's 80th percentile of calls (and 90% with the 90th).
+   two-sided z-test at alpha = 0.05 with power 1 - beta, for the population (no
+   finite-population correction): ``n = sigma^2 (z_{1-alpha/2} + z_{1-beta})^2 /
+   (p - 0.5)^2``, 2 calls per item, ``sigma^2`` the score variance. A fixed design with
+   power 80% decides in 80% of runs, so it compares with the adaptive run's 80th
+   percentile of calls (and 90% with the 90th).
 
 Run: ``nice python benchmarks/bench_adaptive.py [--prd ../shared/datasets/prd]
 [--llmfao ../shared/datasets/llmfao]``.
@@ -75,32 +87,43 @@ Array = NDArray[np.float64]
 # --- the adaptive and the naive runs -------------------------------------------------
 
 
-def adaptive(pop: Array, runs: int, batch: int, seed: int) -> dict[str, Any]:
-    """``runs`` random orders of ``pop``; each stops at the first batch that decides."""
-    n = pop.size
-    orders = np.random.default_rng(seed).permuted(np.tile(pop, (runs, 1)), axis=1)
-    wealth = WealthGrid(n, runs, level=LEVEL, grid=[0.5])
+def adaptive_runs(files: Array, batch: int, *, replacement: bool = True) -> dict[str, Any]:
+    """Each row of ``files`` judged in its order; it stops at the first batch that decides.
+
+    Returns the units used per run, the winner (0 none, 1, 2), and whether the
+    decision came in the last batch, at the end of the file.
+    """
+    runs, n = files.shape
+    wealth = WealthGrid(n, runs, level=LEVEL, grid=[0.5], replacement=replacement)
     used, winner = np.full(runs, n), np.zeros(runs, dtype=np.int8)
     for start in range(0, n, batch):
-        wealth.update(orders[:, start : start + batch])
+        wealth.update(files[:, start : start + batch])
         new = (winner == 0) & (wealth.winner > 0)
         used[new], winner[new] = wealth.n, wealth.winner[new]
-    return {"used": used, "winner": winner}
+    # Decided in the last batch: the sequence had seen the whole file.
+    return {"used": used, "winner": winner, "at_end": (winner > 0) & (used == n)}
 
 
-def naive_peeking(pop: Array, runs: int, batch: int, seed: int, resamples: int) -> NDArray[Any]:
+def adaptive(pop: Array, runs: int, batch: int, seed: int) -> dict[str, Any]:
+    """``runs`` random orders of one file ``pop``, read by the default sequence."""
+    orders = np.random.default_rng(seed).permuted(np.tile(pop, (runs, 1)), axis=1)
+    return adaptive_runs(orders, batch)
+
+
+def naive_peeking(files: Array, batch: int, seed: int, resamples: int) -> NDArray[Any]:
     """Winner (0, 1, 2) of each run that stops when a bootstrap CI excludes 0.5."""
     rng = np.random.default_rng(seed)
-    values, codes = np.unique(pop, return_inverse=True)
-    orders = rng.permuted(np.tile(codes, (runs, 1)), axis=1)
+    runs, n = files.shape
+    values, codes = np.unique(files, return_inverse=True)
+    codes = codes.reshape(files.shape)
     counts = np.zeros((runs, values.size))
     winner = np.zeros(runs, dtype=np.int8)
-    for start in range(0, pop.size, batch):
-        np.add.at(counts, (np.arange(runs)[:, None], orders[:, start : start + batch]), 1)
+    for start in range(0, n, batch):
+        np.add.at(counts, (np.arange(runs)[:, None], codes[:, start : start + batch]), 1)
         live = np.flatnonzero(winner == 0)
-        n = start + min(batch, pop.size - start)
-        draws = rng.multinomial(n, counts[live] / n, size=(resamples, live.size))
-        low, high = np.quantile(draws @ values / n, [0.025, 0.975], axis=0)
+        seen = start + min(batch, n - start)
+        draws = rng.multinomial(seen, counts[live] / seen, size=(resamples, live.size))
+        low, high = np.quantile(draws @ values / seen, [0.025, 0.975], axis=0)
         winner[live] = np.where(low > 0.5, 1, np.where(high < 0.5, 2, 0))
     return winner
 
@@ -110,17 +133,23 @@ def _share(k: int, n: int) -> dict[str, float]:
     return {"share": k / n, "count": k, "runs": n, "ci_low": ci.low, "ci_high": ci.high}
 
 
-def _summary(res: dict[str, Any], truth: int, n: int, calls_per_unit: int) -> dict[str, Any]:
+def _summary(
+    res: dict[str, Any], truth: int, n: int, calls_per_unit: int, mean_side: int
+) -> dict[str, Any]:
+    """Calls and decisions of a set of runs; ``truth`` 0: the full run decides nothing."""
     used, winner = res["used"] * calls_per_unit, res["winner"]
     runs, full = winner.size, n * calls_per_unit
-    wrong = int(((winner > 0) & (winner != truth)).sum())
+    opposite = int(((winner > 0) & (winner != mean_side)).sum()) if mean_side else 0
     return {
-        "same": float((winner == truth).mean()) if truth else None,
-        "wrong": _share(wrong, runs),
+        "same": float((winner == truth).mean()),
+        "opposite": _share(opposite, runs),
+        "decided": _share(int((winner > 0).sum()), runs),
+        "decided_at_end": int(res["at_end"].sum()),
         "stopped_early": float((res["used"] < n).mean()),
         "calls_full": full,
         "calls": {f"p{q}": float(np.percentile(used, q)) for q in (50, 80, 90)},
         "share_of_calls": {f"p{q}": float(np.percentile(used, q)) / full for q in (50, 80, 90)},
+        "calls_saved_mean": float(1 - used.mean() / full),
     }
 
 
@@ -182,15 +211,23 @@ def null_part(runs: int, resamples: int, seed: int) -> list[dict[str, Any]]:
         judge = ScriptedJudge(s["items"], bias=s["bias"], tie=s["tie"], seed=seed + k)
         pop = judge.scores(s["rule"])
         assert pop.sum() * 2 == pop.size, "the scripted population must have mean exactly 0.5"
+        # Each run: a fresh file drawn i.i.d. from the population, in random order.
+        files = np.random.default_rng(seed + 100 + k).choice(pop, size=(runs, pop.size))
         t0 = time.perf_counter()
-        res = adaptive(pop, runs, s["batch"], seed + 100 + k)
+        source = adaptive_runs(files, s["batch"])
         t1 = time.perf_counter()
-        naive = naive_peeking(pop, runs, s["batch"], seed + 200 + k, resamples)
+        this_file = adaptive_runs(files, s["batch"], replacement=False)
+        t2 = time.perf_counter()
+        naive = naive_peeking(files, s["batch"], seed + 200 + k, resamples)
+        file_means = files.mean(axis=1)
         out.append({
             "setting": s, "seed": seed + k, "score_values": sorted(set(pop.tolist())),
-            "adaptive": _summary(res, 0, pop.size, 2), "adaptive_seconds": t1 - t0,
-            "naive_peeking": {"wrong": _share(int((naive > 0).sum()), runs),
-                              "seconds": time.perf_counter() - t1},
+            "files_off_half": int((file_means != 0.5).sum()),
+            "adaptive": _summary(source, 0, pop.size, 2, 0), "adaptive_seconds": t1 - t0,
+            "file_sequence": _summary(this_file, 0, pop.size, 2, 0),
+            "file_sequence_seconds": t2 - t1,
+            "naive_peeking": {"decided": _share(int((naive > 0).sum()), runs),
+                              "seconds": time.perf_counter() - t2},
         })  # fmt: skip
     return out
 
@@ -265,13 +302,14 @@ def recorded_part(pairs: list[dict[str, Any]], orders: int, batch: int, seed: in
     for k, p in enumerate(pairs):
         pop = p["scores"]
         mean = float(pop.mean())
-        truth = 1 if mean > 0.5 else 2 if mean < 0.5 else 0
         ci = bootstrap_mean(pop, n_resamples=2000, seed=seed)
+        truth = 1 if ci.low > 0.5 else 2 if ci.high < 0.5 else 0
+        side = 1 if mean > 0.5 else 2 if mean < 0.5 else 0
         res = adaptive(pop, orders, batch, seed + k)
         out.append({
             "pair": p["pair"], "units": int(pop.size), "win_rate": mean,
             "bootstrap_ci": ci.to_dict(), "full_run_decision": truth or None, "batch": batch,
-            **_summary(res, truth, pop.size, p["calls_per_unit"]),
+            **_summary(res, truth, pop.size, p["calls_per_unit"], side),
         })  # fmt: skip
     return out
 
@@ -291,12 +329,10 @@ def synthetic_part(n: int, orders: int, batch: int, seed: int) -> list[dict[str,
         fixed = {}
         for power in (0.8, 0.9):
             n0 = var * (norm.ppf(0.975) + norm.ppf(power)) ** 2 / delta**2 if delta else None
-            fixed[f"power_{power:.0%}"] = (
-                None if n0 is None else 2 * float(np.ceil(n0 / (1 + (n0 - 1) / n)))
-            )
+            fixed[f"power_{power:.0%}"] = None if n0 is None else 2 * float(np.ceil(n0))
         out.append({
             "win_rate": rate, "units": n, "score_variance": var, "batch": batch,
-            "fixed_design_calls": fixed, **_summary(res, truth, n, 2),
+            "fixed_design_calls": fixed, **_summary(res, truth, n, 2, truth),
         })  # fmt: skip
     return out
 
@@ -312,7 +348,7 @@ def _calls(s: dict[str, Any]) -> list[str]:
     return [f"{s['calls'][q]:.0f} ({_pct(s['share_of_calls'][q])})" for q in ("p50", "p80", "p90")]
 
 
-def _wrong(w: dict[str, float]) -> str:
+def _ci(w: dict[str, float]) -> str:
     return f"{_pct(w['share'])} [{_pct(w['ci_low'])}, {_pct(w['ci_high'])}]"
 
 
@@ -321,49 +357,65 @@ def rows(r: dict[str, Any]) -> list[list[Any]]:
     for s in r["null"]:
         st = s["setting"]
         name = f"{st['rule']}, bias {st['bias']}, tie {st['tie']}, batch {st['batch']}"
-        a = s["adaptive"]
-        out.append(["null CS", name, st["items"], a["calls_full"], "0.5 (no winner)", "",
-                    _wrong(a["wrong"]), _pct(a["stopped_early"]), *_calls(a), ""])  # fmt: skip
-        out.append(["null naive", name, st["items"], a["calls_full"], "0.5 (no winner)", "",
-                    _wrong(s["naive_peeking"]["wrong"]), "", "", "", "", ""])  # fmt: skip
+        a, f = s["adaptive"], s["file_sequence"]
+        out.append(["null: default", name, st["items"], a["calls_full"], "0.5 (no winner)",
+                    _ci(a["decided"]), a["decided_at_end"], _pct(a["stopped_early"]),
+                    *_calls(a), ""])  # fmt: skip
+        out.append(["null: file only", name, st["items"], f["calls_full"], "0.5 (no winner)",
+                    _ci(f["decided"]), f["decided_at_end"], _pct(f["stopped_early"]),
+                    "", "", "", ""])  # fmt: skip
+        out.append(["null: naive", name, st["items"], a["calls_full"], "0.5 (no winner)",
+                    _ci(s["naive_peeking"]["decided"]), "", "", "", "", "", ""])  # fmt: skip
     for part, key in (("PRD", "prd"), ("LLMFAO", "llmfao")):
         for p in r[key]:
             ci = p["bootstrap_ci"]
             side = p["full_run_decision"] or "-"
             full = f"{side}: {p['win_rate']:.3f} [{ci['low']:.2f}, {ci['high']:.2f}]"
-            same = "" if p["same"] is None else _pct(p["same"])
-            out.append([part, p["pair"], p["units"], p["calls_full"], full, same,
-                        _wrong(p["wrong"]), _pct(p["stopped_early"]), *_calls(p), ""])  # fmt: skip
+            out.append([part, p["pair"], p["units"], p["calls_full"], full,
+                        f"same {_pct(p['same'])}, opposite {_pct(p['opposite']['share'])}",
+                        p["decided_at_end"], _pct(p["stopped_early"]), *_calls(p),
+                        ""])  # fmt: skip
     for s in r["synthetic"]:
         f = s["fixed_design_calls"]
         fixed = "-" if f["power_80%"] is None else f"{f['power_80%']:.0f} / {f['power_90%']:.0f}"
-        same = "" if s["same"] is None else _pct(s["same"])
         out.append(["synthetic", f"win rate {s['win_rate']:.2f}", s["units"], s["calls_full"],
-                    f"{s['win_rate']:.2f}", same, _wrong(s["wrong"]), _pct(s["stopped_early"]),
-                    *_calls(s), fixed])  # fmt: skip
+                    f"{s['win_rate']:.2f}", f"decided {_ci(s['decided'])}", s["decided_at_end"],
+                    _pct(s["stopped_early"]), *_calls(s), fixed])  # fmt: skip
     return out
 
 
-HEADERS = ["part", "pair / setting", "units", "full calls", "full-run result", "same",
-           "wrong [95% CI]", "stopped early", "calls p50", "calls p80", "calls p90",
-           "fixed n calls (80%/90%)"]  # fmt: skip
+HEADERS = ["part", "pair / setting", "units", "full calls", "full-run result",
+           "decided [95% CI] / same", "at end", "stopped early", "calls p50", "calls p80",
+           "calls p90", "fixed n calls (80%/90%)"]  # fmt: skip
+
+
+def _medians(parts: list[dict[str, Any]]) -> dict[str, float]:
+    """Over the pairs of a part: the median of the per-pair median share of calls."""
+    shares = [p["share_of_calls"]["p50"] for p in parts]
+    return {"median_share_of_calls": float(np.median(shares)) if shares else float("nan")}
 
 
 def report(r: dict[str, Any]) -> None:
     st = r["settings"]
     print(
         f"Adaptive stopping, stop_when='decided' at level {LEVEL}: betting confidence sequence "
-        f"without replacement (Waudby-Smith & Ramdas 2024); {r['seconds']:.0f} s.\n"
-        f"Null: {st['null_runs']} runs per setting; naive = stop when a bootstrap CI "
+        f"with replacement (default; Waudby-Smith & Ramdas 2024); {r['seconds']:.0f} s.\n"
+        f"Null: {st['null_runs']} runs per setting, each a fresh i.i.d. file from a population "
+        "at exactly 0.5; 'decided' counts decisions at the end of the file too ('at end'); "
+        "'file only' = population='file' (without replacement); naive = stop when a bootstrap CI "
         f"({st['resamples']} resamples) excludes 0.5 after a batch. Recorded: {st['orders']} "
         f"orders per pair, batch {st['recorded_batch']} questions (PRD), "
         f"{st['llmfao_batch']} prompts (LLMFAO).\nSynthetic: {st['synthetic_orders']} orders, "
         f"batch {st['synthetic_batch']} items; fixed n = calls of a z-test at power 80%/90%. "
-        "'same': the run declared the full file's side (at the latest at its end)."
+        "'same': the run ended with the full run's answer (its bootstrap CI's side, or none); "
+        "'opposite': declared the side opposite to the file's win rate."
     )
     print(table(HEADERS, rows(r), left=(0, 1, 4)))
     for note in r["notes"]:
         print(f"note: {note}")
+    for key in ("prd", "llmfao"):
+        print(f"{key}: median over pairs of the median share of calls used: "
+              f"{_pct(r['medians'][key]['median_share_of_calls'])}")  # fmt: skip
 
 
 def main() -> None:
@@ -395,6 +447,9 @@ def main() -> None:
             a.synthetic_items, a.synthetic_orders, a.synthetic_batch, a.seed
         ),
         "notes": notes + fao_notes,
+        "method": "betting confidence sequence with replacement over the seeded random order "
+        "(population='source', the default); the null part also reads the same files with the "
+        "sequence without replacement (population='file')",
         "settings": {
             "level": LEVEL,
             "null_runs": a.null_runs,
@@ -406,13 +461,14 @@ def main() -> None:
             "synthetic_orders": a.synthetic_orders,
             "synthetic_batch": a.synthetic_batch,
             "seed": a.seed,
-            "prd": str(prd_dir),
-            "llmfao": str(llmfao_dir),
-            "power_formula": "n0 = var (z_0.975 + z_power)^2 / (p - 0.5)^2; "
-            "n = n0 / (1 + (n0 - 1) / N); calls = 2 n",
+            "prd": str(a.prd),  # as given (relative to the repository unless absolute)
+            "llmfao": str(a.llmfao),
+            "power_formula": "n = var (z_0.975 + z_power)^2 / (p - 0.5)^2 (the population: no "
+            "finite-population correction); calls = 2 n",
         },
         "environment": environment(),
     }
+    result["medians"] = {k: _medians(result[k]) for k in ("prd", "llmfao")}
     result["seconds"] = time.perf_counter() - t0
     report(result)
     print(f"wrote {write_json('bench_adaptive', result)}")

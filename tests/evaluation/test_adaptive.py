@@ -561,3 +561,60 @@ def test_via_scores_budget_stop_keeps_the_prefix_of_fully_scored_questions() -> 
     assert result.adaptive_dict()["calls"] == {
         "used": 21, "new": 21, "not_run": 11, "saved": 0, "not_made": 59, "full": 80,
     }  # fmt: skip
+
+
+# --- what the decision is about -----------------------------------------------------------
+
+
+def test_population_is_checked_and_named_before_any_call() -> None:
+    import fairjudge
+    from fairjudge.stats import StopRule
+
+    calls: list[str] = []
+
+    def judge(question: str, answer_a: str, answer_b: str) -> str:
+        calls.append(question)
+        return "A"
+
+    items, _ = make_file(["1"] * 4)
+    cases: list[tuple[Callable[[], object], str]] = [
+        (lambda: evaluate_adaptive(judge, items, SETTINGS, "decided", population="files"),
+         "population must be 'source'"),  # type: ignore[arg-type]
+        (lambda: evaluate_adaptive(judge, items, SETTINGS, None, population="all"),
+         "population must be 'source' or 'file'; got 'all'"),  # type: ignore[arg-type]
+        (lambda: evaluate_adaptive(
+            judge, items, SETTINGS, StopRule(decided=True, population="file"), population="source"
+        ), "contradicts the stop rule's population='file'"),
+        (lambda: fairjudge.compare(
+            [{"question": "q", "answer_1": "a", "answer_2": "b"}], judge, population="file"
+        ), "population applies with stop_when only"),
+    ]  # fmt: skip
+    for call, says in cases:
+        with pytest.raises(ConfigError) as info:
+            call()
+        assert says in str(info.value)
+        assert info.value.params == ("population",)
+        assert not FLAG.search(str(info.value))
+    assert calls == []
+
+
+def test_compare_population_file_is_the_sequence_about_this_file() -> None:
+    import fairjudge
+
+    rows = [{"question": f"q{i}", "answer_1": "a", "answer_2": "b"} for i in range(60)]
+    half = {f"q{i}": "A" if i < 31 else "B" for i in range(60)}  # 31 of 60 to model 1
+
+    def judge(question: str, answer_a: str, answer_b: str) -> str:
+        first_is_1 = answer_a == "a"
+        return "A" if (half[question] == "A") == first_is_1 else "B"
+
+    source = fairjudge.compare(rows, judge, stop_when="decided").to_dict()["adaptive"]
+    this_file = fairjudge.compare(rows, judge, stop_when="decided", population="file")
+    block = this_file.to_dict()["adaptive"]
+    assert (source["population"], source["winner"], source["reason"]) == (
+        "source", None, "not decided",
+    )  # fmt: skip
+    assert (block["population"], block["winner"], block["reason"]) == ("file", "1", "decided")
+    assert block["ci"]["low"] == block["ci"]["high"] == pytest.approx(31 / 60)
+    assert this_file.summary().endswith(block["conclusion"])
+    assert block["conclusion"].startswith("On this file only, model 1 is better")
