@@ -5,7 +5,8 @@ least width of its grid column), and the forest plots, 760 units wide, drew thei
 text at 6 px and cut labels at 28 characters ("Same calls, conservative ru…").
 Each report kind is written by the CLI and opened 390 px wide: the page must not be
 wider than the window, and every plot label and value must be whole, inside the
-plot's viewBox, and drawn at a readable size.
+plot, and drawn at a readable size. At any width the plot fills its card: at 1,280 px
+it once stopped at 32rem, 45% of the card.
 """
 
 from __future__ import annotations
@@ -27,15 +28,22 @@ PHONE = 390
 LONG_NAME = "a-very-long-model-name-from-some-provider-2025-06-01-instruct-preview"
 WIDE_NAME = "大型语言模型助手第二版本实验性预览"  # East Asian wide: each character an em
 
-# Per plot: its viewBox, its drawn width, and per row the label's lines, the value's
-# lines, the row's tooltip, and every text's box in viewBox units.
+# Per plot: its drawn size, its card's width, a label's drawn font size, and per row the
+# label's lines, the value's lines, the row's tooltip, and every text's box in pixels
+# from the plot's top left corner (a plot with a viewBox has its font scaled with it).
 PLOTS = """() => [...document.querySelectorAll('.fj-plot svg')].map(svg => {
+  const frame = svg.getBoundingClientRect();
   const vb = svg.viewBox.baseVal;
+  const scale = vb && vb.width ? frame.width / vb.width : 1;
   const lines = t => t ? [...t.querySelectorAll('tspan')].map(s => s.textContent) : [];
-  const box = t => { const b = t.getBBox(); return [b.x, b.y, b.x + b.width, b.y + b.height]; };
+  const box = t => { const b = t.getBoundingClientRect();
+    return [b.left - frame.left, b.top - frame.top, b.right - frame.left, b.bottom - frame.top]; };
+  const label = svg.querySelector('.fj-label');
   return {
-    viewBox: [vb.width, vb.height],
-    drawn: svg.getBoundingClientRect().width,
+    size: [frame.width, frame.height],
+    drawn: frame.width,
+    card: svg.closest('.fj-section, .fj-card').getBoundingClientRect().width,
+    label_px: parseFloat(getComputedStyle(label).fontSize) * scale,
     rows: [...svg.querySelectorAll('g.fj-prow')].map(g => ({
       label: lines(g.querySelector('.fj-label')),
       value: lines(g.querySelector('.fj-value')),
@@ -63,9 +71,9 @@ def assert_fits_a_phone(open_report: OpenReport, page: Path) -> list[dict[str, A
     plots: list[dict[str, Any]] = p.evaluate(PLOTS)
     assert plots
     for plot in plots:
-        vb_width, vb_height = plot["viewBox"]
+        width, height = plot["size"]
         assert plot["drawn"] <= PHONE
-        assert plot["drawn"] / vb_width * 15 >= 12  # a 15-unit label reads at 12 px or more
+        assert plot["label_px"] >= 12  # a label reads at 12 px or more
         for row in plot["rows"]:
             label, value = " ".join(row["label"]), " ".join(row["value"])
             # nothing dropped from either: every character of the tooltip, in order
@@ -74,8 +82,8 @@ def assert_fits_a_phone(open_report: OpenReport, page: Path) -> list[dict[str, A
             assert "…" not in label + value
         for text, x0, y0, x1, y1 in plot["boxes"]:
             assert min(x0, y0) >= 0, text
-            assert x1 <= vb_width, text
-            assert y1 <= vb_height, text
+            assert x1 <= width, text
+            assert y1 <= height, text
     opened.shot(f"phone_{page.stem}.png", full_page=True)
     return plots
 
@@ -125,14 +133,25 @@ def test_calibrate_on_a_phone(tmp_path: Path, open_report: OpenReport) -> None:
     assert_fits_a_phone(open_report, page)
 
 
-@pytest.mark.parametrize("width", [1280])
-def test_a_wide_screen_keeps_the_plot_at_a_sensible_size(
+@pytest.mark.parametrize("width", [PHONE, 768, 1280])
+def test_the_plot_fills_its_card_at_any_width(
     tmp_path: Path, open_report: OpenReport, width: int
 ) -> None:
     page = tmp_path / "compare.html"
     cli("compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", "python:examples.judges:longer",
         "--html", str(page))  # fmt: skip
-    p = open_report(page, width=width).page
+    opened = open_report(page, width=width)
+    p = opened.page
     assert p.evaluate("document.documentElement.scrollWidth") <= width
-    drawn = p.evaluate("document.querySelector('.fj-plot svg').getBoundingClientRect().width")
-    assert 300 <= drawn <= 32 * 16  # 32rem at most: text no larger than about 19 px
+    plots = p.evaluate(PLOTS)
+    assert len(plots) == 1
+    plot = plots[0]
+    # The card's width includes its padding (1.1rem each side) and border.
+    assert plot["drawn"] / plot["card"] >= 0.9, (plot["drawn"], plot["card"])
+    # The text does not grow with the plot: 15 px at most, 12 px at least.
+    assert 12 <= plot["label_px"] <= 15
+    for text, x0, y0, x1, y1 in plot["boxes"]:
+        assert min(x0, y0) >= 0, text
+        assert x1 <= plot["size"][0], text
+        assert y1 <= plot["size"][1], text
+    opened.shot(f"compare_plot_{width}.png", full_page=True)

@@ -109,6 +109,17 @@ def test_the_page_says_what_the_terminal_and_the_json_say(runs: dict[str, Any]) 
     style_plot = text[text.index('id="fj-plot-2-title"') :].split("</svg>")[0]
     shown = re.sub(r"<[^>]+>", " ", style_plot)
     assert {n for n in _RATING_NUMBER.findall(shown)} <= {"1000.0"}
+    # The style coefficients, as the terminal prints them.
+    listed = re.search(r'<ul class="fj-notes" id="fj-style">(.*?)</ul>', text, re.S)
+    assert listed is not None
+    coefficients = [html.unescape(li) for li in re.findall(r"<li>(.*?)</li>", listed.group(1))]
+    assert coefficients == [
+        f"beta[length] cannot be estimated: {SEPARATED}",
+        *(f"beta[{name}] cannot be estimated: constant in the data"
+          for name in ("headers", "lists", "bold")),
+    ]  # fmt: skip
+    for line in coefficients:
+        assert line in flat(runs["table"])
 
 
 def test_out_holds_the_judgments_the_ranking_was_fitted_on(runs: dict[str, Any]) -> None:

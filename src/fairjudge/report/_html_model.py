@@ -70,6 +70,8 @@ class View:
     skipped_rows: tuple[str, ...] = ()
     calibration: tuple[tuple[str, str], ...] = ()
     gate: str = ""
+    style: tuple[str, ...] = ()
+    """The style coefficients as the terminal prints them (``rank --style-control``)."""
 
 
 def _figure(label: str, estimate: float, ci: ConfidenceInterval, note: str, spec: str) -> Figure:
@@ -366,11 +368,18 @@ def ranking_view(
             tick_format=".0f",
         )
     ]
+    style: tuple[str, ...] = ()
     if report.style_control is not None:
+        style = tuple(str(c) for c in report.style_control.coefficients)
         styled = tuple(_rating_figure(r) for r in report.style_control.ratings)
+        anchor = report.style_control.anchor
         plots.append(
             forest_plot(
-                styled, title="Style-controlled ratings", tick_format=".0f", ref=board.anchor_rating
+                styled,
+                title="Style-controlled ratings",
+                tick_format=".0f",
+                ref=report.style_control.anchor_rating,
+                ref_label=f"anchor {anchor}",
             )
         )
     facts = [
@@ -400,4 +409,5 @@ def ranking_view(
         position_notes=notes,
         facts=tuple(facts),
         failures=failures,
+        style=style,
     )
