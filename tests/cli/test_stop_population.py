@@ -171,8 +171,7 @@ def test_a_rebuilt_page_keeps_the_runs_conclusion_where_the_bootstrap_would_diff
     shown = _run(path, *run)
     assert shown.returncode == 0, shown.stderr
     conclusion = (
-        "No clear winner: the anytime-valid interval contains 0.5 after every question of "
-        "the file."
+        "No clear winner: the anytime-valid interval contains 0.5 after every question of the file."
     )
     assert _conclusions(shown.stdout) == [conclusion]
     assert "0.550  [0.506, 0.592]  (fixed-sample CI; the conclusion is the anytime-valid" in (
