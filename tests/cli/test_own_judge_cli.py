@@ -123,3 +123,16 @@ def test_ctrl_c_on_an_undeclared_judge_says_nothing_was_kept(tmp_path: Path) -> 
     assert code == 130, err
     assert "interrupted; no store: this judge declares no name and version" in " ".join(err.split())
     assert "kept in the store" not in err
+
+
+def test_the_second_ctrl_c_says_no_store_for_an_undeclared_judge() -> None:
+    from fairjudge.cli._main import _AGAIN, _again
+    from fairjudge.judges._own_judge import NOT_CACHED, set_interrupt_note
+
+    try:
+        set_interrupt_note(f"interrupted; {NOT_CACHED}")
+        assert _again() == f"interrupted again: stopping now; {NOT_CACHED}\n".encode()
+        set_interrupt_note(None)  # a declared or model judge: the store keeps its calls
+        assert _again() == _AGAIN
+    finally:
+        set_interrupt_note(None)

@@ -254,3 +254,24 @@ def test_an_async_pointwise_judge_scores_concurrently() -> None:
     assert seen.calls == 6
     assert seen.most > 1
     assert all(s.calls[0].reply.ok for s in scored)
+
+
+def test_a_fatal_error_of_an_undeclared_judge_promises_no_store() -> None:
+    def judge(question: str, answer_a: str, answer_b: str) -> str:
+        raise fairjudge.FatalBackendError("the gateway answered 401: bad key")
+
+    with CallableJudge(judge) as own, pytest.raises(fairjudge.FatalBackendError) as caught:
+        own.judge_batch(REQUESTS[:2])
+    message = str(caught.value)
+    assert "401: bad key" in message
+    assert "No store: this judge declares no name and version" in message
+    assert ":memory:" not in message
+    assert "continue from there" not in message
+
+
+def test_a_finished_batch_leaves_no_interrupt_note_behind() -> None:
+    from fairjudge.judges import interrupt_note
+
+    with CallableJudge(lambda q, a, b: "A") as own:
+        own.judge_batch(REQUESTS[:1])
+    assert interrupt_note() is None  # a later run's Ctrl-C is not this judge's

@@ -49,8 +49,21 @@ class _Interrupts:
         if not self.seen:
             self.seen = True
             raise KeyboardInterrupt
-        os.write(2, _AGAIN)  # no Python I/O in a signal handler: it may hold a lock
+        os.write(2, _again())  # no Python I/O in a signal handler: it may hold a lock
         os._exit(EXIT_INTERRUPTED)
+
+
+def _again() -> bytes:
+    """The second Ctrl-C's line: the store's promise, unless the judge running has no store.
+
+    An undeclared Python judge keeps nothing (``judges._own_judge.interrupt_note``); the
+    module is read only if it is loaded already: nothing is imported in a signal handler.
+    """
+    own = sys.modules.get("fairjudge.judges._own_judge")
+    note = own.interrupt_note() if own is not None else None
+    if not note:
+        return _AGAIN
+    return f"interrupted again: stopping now; {note.removeprefix('interrupted; ')}\n".encode()
 
 
 def main() -> None:

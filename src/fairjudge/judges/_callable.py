@@ -208,10 +208,14 @@ class PythonFunction(Closing):
             value = backend.value_of(key, _TEXT)
             return read(from_text(completion.text) if value is _TEXT else value)
 
+        # What a Ctrl-C during this batch leaves behind; said by the command line, and
+        # forgotten once the batch ends any other way (a later run is not this one).
         set_interrupt_note(None if self.declared else f"interrupted; {NOT_CACHED}")
+        interrupted = False
         try:
             replies = session.run(jobs, parse, progress=progress)
         except KeyboardInterrupt:
+            interrupted = True
             self._interrupted(session, jobs)
             raise
         except FatalBackendError as exc:
@@ -220,6 +224,8 @@ class PythonFunction(Closing):
             raise type(exc)(_unkept(str(exc))) from exc
         finally:
             backend.forget()
+            if not interrupted:
+                set_interrupt_note(None)
         if backend.stopped is not None:  # the function's own budget ran out
             replies.stopped = replies.stopped or backend.stopped
             backend.stopped = None
@@ -285,8 +291,11 @@ def _check_options(name: str, options: RunOptions) -> None:
 
 def _unkept(message: str) -> str:
     """A stop message without the store promise an undeclared judge's run cannot keep."""
+    message = message.replace("to continue from there", "(every call is made again)")
     return re.sub(
-        r"The \d+ calls finished so far are kept in the store :memory:", NOT_CACHED, message
+        r"The \d+ calls finished so far are kept in the store :memory:",
+        NOT_CACHED[0].upper() + NOT_CACHED[1:],
+        message,
     )
 
 
