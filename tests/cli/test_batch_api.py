@@ -22,6 +22,7 @@ import pytest
 
 from tests.cli._invoke import ROOT, invoke
 from tests.server import Pair, Script
+from tests.server._anthropic_emulator import AnthropicEmulator
 from tests.server._batch_emulator import BatchScript, BatchServer
 from tests.server._openai_emulator import OpenAIEmulator
 
@@ -204,3 +205,24 @@ def test_a_jury_member_without_a_batch_api_is_refused_before_any_call(
     assert "local/gemma-3-270m" in done.output
     assert server.stats().get("files_uploaded", 0) == 0
     assert server.stats().get("requests", 0) == 0
+
+
+def test_an_anthropic_judge_through_message_batches_gives_the_online_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = AnthropicEmulator(Script(judge="longer"))
+    with BatchServer(batch=BatchScript(delay_polls=1), app=app) as running:
+        assert running.api_key is not None
+        monkeypatch.setenv("ANTHROPIC_API_KEY", running.api_key)
+        monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+        outputs = []
+        for name, batch in (("online", []), ("batch", BATCH)):
+            done = invoke("compare", str(PAIRS), "--judge", "anthropic/claude-3-5-haiku-latest",
+                          "--base-url", running.root, "--json", "--quiet",
+                          "--store", str(tmp_path / f"{name}.sqlite"), *batch)  # fmt: skip
+            assert done.exit_code == 0, done.output
+            outputs.append(json.loads(done.stdout))
+        stats = running.stats()
+    assert _facts_aside(json.dumps(outputs[1])) == _facts_aside(json.dumps(outputs[0]))
+    assert outputs[1]["calls"]["cost_usd"] == pytest.approx(outputs[0]["calls"]["cost_usd"] / 2)
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, 40)
