@@ -7,7 +7,8 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
 
 - **reasoning models** (``gpt-5*`` but ``gpt-5-chat*``, ``o1*``, ``o3*``, ``o4*``, and
   any name in ``reasoning_models``) refuse ``max_tokens``, any ``temperature`` or
-  ``top_p`` but 1, and ``logprobs``/``top_logprobs``, each with the real 400 body
+  ``top_p`` but 1 (o1-mini and o3-mini refuse ``temperature`` at any value), and
+  ``logprobs``/``top_logprobs``, each with the real 400 body
   (``{"error": {"message", "type": "invalid_request_error", "param", "code"}}``), one
   problem per reply, as the API reports them. The messages are the API's own, as
   quoted in many trackers, e.g. https://github.com/gabrii/Cursor-Azure-GPT-5/issues/33
@@ -55,6 +56,11 @@ from tests.server._script import Script
 REASONING_TOKENS = {"minimal": 0, "low": 64, "medium": 256, "high": 1024}
 """Hidden reasoning tokens a reply spends, by ``reasoning_effort`` (default medium)."""
 
+_NO_TEMPERATURE = re.compile(r"^o[13]-mini")
+"""Models that refuse ``temperature`` itself, at any value: ``Unsupported parameter:
+'temperature' is not supported with this model.`` (o3-mini, as reported in
+https://github.com/livekit/agents/issues/1470 and
+https://github.com/ChatGPTNextWeb/NextChat/issues/6120)."""
 _O_SERIES_EFFORTS = ("low", "medium", "high")
 CACHE_MIN = 1024
 CACHE_STEP = 128
@@ -188,6 +194,8 @@ class OpenAIEmulator:
             return None
         if "max_tokens" in request:
             return _unsupported_parameter("max_tokens", " Use 'max_completion_tokens' instead.")
+        if "temperature" in request and _NO_TEMPERATURE.match(model):
+            return _unsupported_parameter("temperature")  # even at 1
         for name in ("temperature", "top_p"):
             value = request.get(name)
             if value is not None and value != 1:

@@ -145,3 +145,18 @@ def test_anthropic_cache_needs_the_minimum_length() -> None:
     assert usages[1]["cache_creation_input_tokens"] == 2100  # Haiku 3.5's minimum is 2048
     assert usages[2]["cache_read_input_tokens"] == 2100
     assert usages[2]["input_tokens"] == usages[1]["input_tokens"]
+
+
+def test_o3_mini_refuses_temperature_even_at_one() -> None:
+    app = OpenAIEmulator(Script())
+    status, body = post(
+        app, "/v1/chat/completions", OPENAI_HEADERS,
+        {"model": "o3-mini", "messages": MESSAGES, "max_completion_tokens": 500, "temperature": 1},
+    )  # fmt: skip
+    assert status == 400
+    assert body["error"] == {
+        "message": "Unsupported parameter: 'temperature' is not supported with this model.",
+        "type": "invalid_request_error",
+        "param": "temperature",
+        "code": "unsupported_parameter",
+    }

@@ -52,8 +52,9 @@ class AnthropicBackend(HTTPBackend):
             ``$ANTHROPIC_BASE_URL``, else Anthropic's API), ``api_key_env`` (default
             ``ANTHROPIC_API_KEY``, read once, here), ``timeout`` (60 s),
             ``temperature`` (0; ``None`` sends none, for models that reject sampling
-            parameters; 1 with thinking), ``max_tokens`` (8 for label-only calls, else
-            1024: the API requires one), ``extra_params``, ``max_connections`` (512).
+            parameters; none with thinking, which samples at 1), ``max_tokens`` (8 for
+            label-only calls, else 1024: the API requires one), ``extra_params``,
+            ``max_connections`` (512).
 
     Raises:
         MissingExtraError: The ``anthropic`` package is not installed.
@@ -98,17 +99,21 @@ class AnthropicBackend(HTTPBackend):
         return self._caps
 
     @property
+    def fixed_temperature(self) -> float | None:
+        """1.0 with extended thinking, which samples at temperature 1 only; else None."""
+        return 1.0 if self._budget is not None else None
+
+    @property
     def sends_logprobs(self) -> bool:
         """Always False: the Messages API reports no logprobs."""
         return False
 
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
-        """Sampling parameters; with thinking, the budget, temperature 1 and room to answer."""
+        """Sampling parameters; with thinking, the budget and room to answer after it."""
         if self._budget is None:
             return super().default_params(label_only=label_only)
-        params: dict[str, Any] = {
+        params: dict[str, Any] = {  # no temperature: thinking takes only the default, 1
             "max_tokens": self._max_tokens or self._budget + REPLY_MAX_TOKENS,
-            "temperature": 1,  # the only temperature thinking takes
             "thinking": {"type": "enabled", "budget_tokens": self._budget},
         }
         params.update(self._extra_params)
@@ -169,9 +174,11 @@ class AnthropicBackend(HTTPBackend):
         try:
             # client.post (the SDK's way to call any endpoint) keeps its auth, the
             # anthropic-version header, timeouts and error classes, and sends exactly
-            # request_body: one body for online calls and batch files.
+            # request_body: one body for online calls and batch files. The reply comes
+            # back as the JSON the server sent (cast_to=object): the SDK's model would
+            # coerce usage ("12" -> 12, false -> 0) before fairjudge could check it.
             reply = await self._client.post(
-                "/v1/messages", body=self.request_body(spec), cast_to=sdk.types.Message
+                "/v1/messages", body=self.request_body(spec), cast_to=object
             )
         except sdk.AnthropicError as exc:
             raise self._translate(exc) from exc

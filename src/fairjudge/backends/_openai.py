@@ -202,6 +202,11 @@ class OpenAIBackend(HTTPBackend):
         return self._caps
 
     @property
+    def fixed_temperature(self) -> float | None:
+        """1.0 for a model that samples at temperature 1 only (its replies are samples)."""
+        return 1.0 if self._caps.stochastic else None
+
+    @property
     def changes(self) -> list[str]:
         """What refused requests taught this run, one line each (empty: nothing)."""
         return [change.describe() for change in self._changes.values()]
@@ -216,9 +221,9 @@ class OpenAIBackend(HTTPBackend):
 
         A reasoning model (gpt-5*, o1*, o3*, o4*) gets ``max_completion_tokens`` with
         room for its hidden reasoning (:func:`reasoning_room` of the effort) on top of
-        the label's or reply's own cap, ``temperature`` 1 (the only value it takes: its
-        replies are samples, and the key and settings say so), no logprobs, and the
-        ``reasoning_effort`` asked for. Any other model: as :class:`HTTPBackend` builds
+        the label's or reply's own cap, no temperature (it samples at 1, the only value
+        it takes: :attr:`fixed_temperature`), no logprobs, and the ``reasoning_effort``
+        asked for. Any other model: as :class:`HTTPBackend` builds
         them, and the effort when one was asked for.
         """
         if self._caps.family != "openai-reasoning":
@@ -227,9 +232,10 @@ class OpenAIBackend(HTTPBackend):
                 chat["reasoning_effort"] = self._effort
             return chat
         visible = LABEL_MAX_TOKENS if label_only else REPLY_MAX_TOKENS
+        # No temperature: these models sample at 1 only, and some (o1-mini, o3-mini)
+        # refuse the parameter itself, even at 1 (see :attr:`fixed_temperature`).
         params: dict[str, Any] = {
             "max_completion_tokens": self._max_tokens or visible + reasoning_room(self._effort),
-            "temperature": 1,
         }
         if self._effort is not None:
             params["reasoning_effort"] = self._effort
@@ -354,8 +360,10 @@ class OpenAIBackend(HTTPBackend):
             # client.post (the SDK's documented way to call any endpoint) keeps its
             # auth, headers, timeouts and error classes, but skips the per-field
             # transform of `chat.completions.create`, which walks every message
-            # against the TypedDict annotations and costs ~20% of a call's CPU.
-            reply = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+            # against the TypedDict annotations and costs ~20% of a call's CPU. The reply
+            # comes back as the JSON the server sent (cast_to=object): the SDK's model
+            # would coerce usage ("12" -> 12, false -> 0) before fairjudge could check it.
+            reply = await client.post("/chat/completions", body=body, cast_to=object)
         except openai.APIStatusError as exc:
             error = self._translate(exc)
             detail = exc.body if isinstance(exc.body, Mapping) else None

@@ -21,8 +21,8 @@ def request_settings(judge: Any) -> dict[str, Any]:
 
     ``params`` are the keyed parameters; ``sent`` what went on the wire (only when it
     differs), ``learned`` and ``refused`` what refusals taught and cost; ``samples``
-    is true when every reply is a sample (a temperature above 0, as a provider that
-    fixes it at 1 does).
+    is true when every reply is a sample (a temperature above 0, or a model that
+    samples at 1 only and is sent no temperature).
     """
     params = getattr(judge, "params", None)
     backend = getattr(judge, "backend", None)
@@ -36,6 +36,6 @@ def request_settings(judge: Any) -> dict[str, Any]:
     if learned:
         record["learned"] = learned
         record["refused"] = int(getattr(backend, "refused", 0))
-    temperature = params.get("temperature")
+    temperature = params.get("temperature", getattr(backend, "fixed_temperature", None))
     record["samples"] = isinstance(temperature, int | float) and temperature > 0
     return {"request": record}

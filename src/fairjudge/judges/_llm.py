@@ -99,8 +99,12 @@ class LLMJudge(SessionJudge):
 
     @property
     def temperature(self) -> float | None:
-        """The sampling temperature of this judge's calls, when it sets one."""
-        value = self.params.get("temperature")
+        """The sampling temperature of this judge's calls, when it sets one.
+
+        A model that samples at 1 only (an OpenAI reasoning model, extended thinking)
+        is sent none, and reports its fixed 1 here: its replies are samples.
+        """
+        value = self.params.get("temperature", getattr(self.backend, "fixed_temperature", None))
         return float(value) if value is not None else None
 
     def __repr__(self) -> str:
