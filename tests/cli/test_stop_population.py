@@ -91,7 +91,8 @@ def test_a_file_at_0498_is_not_decided_and_every_output_says_so(tmp_path: Path) 
 def test_population_file_speaks_of_this_file_only_on_every_line(tmp_path: Path) -> None:
     path = _file(tmp_path)
     args = ("--judge", LONGER, "--stop-when", "decided", "--population", "file", "-q")
-    shown = _run(path, *args)
+    page = tmp_path / "page.html"
+    shown = _run(path, *args, "--html", page)
     assert shown.returncode == 0, shown.stderr
     conclusion = (
         "On this file only, model 2 is better: the anytime-valid interval for this file's "
@@ -110,6 +111,10 @@ def test_population_file_speaks_of_this_file_only_on_every_line(tmp_path: Path) 
     assert block["describes"].startswith("this file only")
     assert "this file only" in block["note"]
     assert "without replacement" in block["method"]
+    html = page.read_text("utf-8")
+    assert "Anytime-valid (adaptive, this file only)" in html
+    assert "On this file only, model 2 is better" in html
+    assert "No clear winner" not in html
 
 
 @pytest.mark.parametrize(

@@ -282,10 +282,11 @@ def comparison_view(
 
 def _anytime_figure(adaptive: AdaptiveResult[PairwiseResult], none: str) -> Figure:
     interval = adaptive.interval
+    label = "Anytime-valid (adaptive" + (", this file only)" if interval.about == "file" else ")")
     if not interval.resolved_units:
-        return _missing("Anytime-valid (adaptive)", none)
+        return _missing(label, none)
     note = f"{interval.n} of {interval.population} questions; valid at any stop"
-    return _figure("Anytime-valid (adaptive)", interval.estimate, interval.interval, note, ".3f")
+    return _figure(label, interval.estimate, interval.interval, note, ".3f")
 
 
 def _length_figure(lc: LengthControlledWinRate | str) -> Figure:
