@@ -18,9 +18,11 @@ coefficient runs off towards infinity, and the ratings are wherever Newton stopp
 The test is length control's (:mod:`._logistic`): a style term that adds more
 than 15 log-odds to some battle. When the full-data fit fails it (asked also of the
 uncentred differences, see :func:`._style_fit.separating`), the separating
-coefficients and every rating interval are reported as not estimable, with the
-reason; a bootstrap round that fails it, or whose Newton did not converge, counts
-as degenerate, and intervals resting on too many of those are refused.
+coefficients, every rating but the pinned anchor's, every rating interval and every
+rank are reported as not estimable, with the reason (NaN or ``None`` in the object,
+``n/a`` in the text, ``null`` in JSON), never as the point where Newton stopped; a
+bootstrap round that fails it, or whose Newton did not converge, counts as degenerate,
+and intervals resting on too many of those are refused.
 """
 
 from __future__ import annotations
@@ -130,8 +132,9 @@ class StyleControlResult(Leaderboard):
         coefficients: One per requested control, in the order requested.
         reason: Why the ratings at equal style are not identified (the verdicts are
             (almost) perfectly separated by style), or ``None``. When set, every
-            rating interval but the anchor's point, and every rank interval, carries
-            it instead of bounds.
+            rating but the anchor's (pinned) is NaN with this reason, every rank is
+            ``None``, and every rating interval but the anchor's point, and every
+            rank interval, carries it instead of bounds.
     """
 
     coefficients: tuple[StyleCoefficient, ...]
@@ -311,9 +314,9 @@ def style_controlled_bradley_terry(
         intervals resting on too many rounds without a finite maximum, or separated
         by style, are not estimable, as in :func:`.bradley_terry`. When style
         (almost) perfectly separates the verdicts of the full data, the separating
-        coefficients and the ratings' intervals are not estimable, with the reason
-        (also in ``reason``). Models the ridge alone keeps finite are listed in
-        ``held_by_ridge``, as in :func:`.bradley_terry`.
+        coefficients, the ratings (all but the anchor's), their intervals and the
+        ranks are not estimable, with the reason (also in ``reason``). Models the ridge
+        alone keeps finite are listed in ``held_by_ridge``, as in :func:`.bradley_terry`.
 
     Raises:
         InputError: Bad battles or features, unconnected models, or (with
