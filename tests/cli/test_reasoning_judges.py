@@ -136,6 +136,7 @@ def test_claude_with_extended_thinking(
         ("openai/gpt-4o", ["--reasoning-effort", "low"], "--reasoning-effort"),
         ("openai/o3-mini", ["--reasoning-effort", "minimal"], "--reasoning-effort"),
         ("openai/gpt-5-mini", ["--temperature", "0"], "--temperature"),
+        ("openai/o3-mini", ["--temperature", "1"], "--temperature"),  # refused even at 1
         ("anthropic/claude-sonnet-4-5", ["--thinking-budget", "512"], "--thinking-budget"),
         (
             "anthropic/claude-sonnet-4-5",

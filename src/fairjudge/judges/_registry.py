@@ -328,13 +328,18 @@ def fixes_temperature(spec: str, where: BackendOptions) -> bool:
 
 
 def check_fixed_temperature(kind: str, name: str, where: BackendOptions) -> None:
-    """Refuse a temperature other than 1 for a judge that samples at 1 only (exit 2)."""
-    if where.temperature is None or where.temperature == 1:
+    """Refuse a temperature for a judge that samples at 1 only (exit 2).
+
+    Extended thinking takes 1 (or none); an OpenAI reasoning model is sent none at
+    all, since some (o1-mini, o3-mini) refuse the parameter even at 1.
+    """
+    if where.temperature is None or (kind == "anthropic" and where.temperature == 1):
         return
     if fixes_temperature(f"{kind}/{name}", where):
         why = "extended thinking" if kind == "anthropic" else "the provider"
         raise ConfigError(
-            f"{kind}/{name} samples at temperature 1 only ({why} fixes it); got "
+            f"{kind}/{name} samples at temperature 1 only ({why} fixes it), so it takes no "
+            "temperature; got "
             f"temperature={where.temperature:g}: drop it (its replies are samples, so "
             "rounds above 2 are allowed)",
             params="temperature",
