@@ -10,7 +10,7 @@ Two transports, chosen by ``transport=``, with the same requests, replies and er
   HTTP/1.1 keep-alive client. The SDK costs 13-20 ms of CPU per call, which on a small
   machine caps a run at about half the rate the server allows at concurrency 64; the
   lean client costs under 1 ms. Status codes go through the same
-  :func:`error_from_status`, with the same logprob fallback, ``Retry-After`` handling
+  :func:`error_from_status`, with the same learning from refusals, ``Retry-After`` handling
   and key scrubbing, and the reply is read field by field as the SDK path reads it.
 - ``"auto"`` (the default): lean for an ``http(s)://`` ``base_url`` that no proxy
   variable (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, either case, minus
@@ -95,11 +95,20 @@ class OpenAIBackend(HTTPBackend):
         ConfigError: ``base_url`` is the OpenAI API and ``api_key_env`` is not set, or
             ``transport`` is unknown.
 
-    Logprob fallback: when the server rejects a request because it asks for logprobs
-    (a 400 or 422 whose message mentions them), the call is retried once without
-    them and this backend stops sending them for the rest of its life. The cache key
-    still holds the logprob fields of :meth:`default_params`, so keys do not change
-    in the middle of a run; the stored rows simply have no logprobs.
+    Requests follow the capability table (:mod:`fairjudge.backends._capabilities`):
+    a reasoning model (gpt-5*, o1*, o3*, o4*) gets ``max_completion_tokens`` with room
+    to reason, no temperature and no logprobs; ``reasoning_effort`` (``minimal``,
+    ``low``, ``medium``, ``high``) is refused here, before any call, for a model known
+    not to take it.
+
+    Learning from refusals: when the server refuses a parameter (a 400 or 422 whose
+    ``param``/``code`` name it, or whose message mentions logprobs), the call is sent
+    again with the parameter renamed (``max_tokens`` to ``max_completion_tokens``) or
+    dropped (``temperature``, ``top_p``, the logprob fields), and this backend keeps
+    the change for the rest of its life; the first call of a model the table does not
+    know goes alone, so the run pays each refusal once. The cache key still holds the
+    parameters of :meth:`default_params`, so keys do not change in the middle of a
+    run, and a rerun is served from the store; :meth:`request_body` is what is sent.
     """
 
     name = "openai"
