@@ -132,9 +132,10 @@ def _calls_line(adaptive: AdaptiveResult[Any]) -> str:
 def fixed_sample_note(adaptive: AdaptiveResult[Any]) -> str:
     """What the bootstrap CIs beside the run are worth."""
     if adaptive.interval.about == "file":
+        early = ", not valid after an adaptive stop" if adaptive.stopped_early else ""
         return (
-            "The bootstrap CIs are fixed-sample intervals about questions like these; the "
-            "anytime-valid interval and the conclusion describe this file only."
+            f"The bootstrap CIs are fixed-sample intervals about questions like these{early}; "
+            "the anytime-valid interval and the conclusion describe this file only."
         )
     if adaptive.stopped_early:
         return (
