@@ -136,3 +136,22 @@ def test_the_second_ctrl_c_says_no_store_for_an_undeclared_judge() -> None:
         assert _again() == _AGAIN
     finally:
         set_interrupt_note(None)
+
+
+def test_two_processes_share_a_declared_judges_calls_through_the_stores_claims(
+    tmp_path: Path,
+) -> None:
+    counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
+    env = {**os.environ, "FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.02"}
+    args = [sys.executable, "-c", MAIN, "compare", str(pairs(tmp_path, 60)), "--judge",
+            OWN + "acme", "--store", str(store), "--concurrency", "4", "--json"]  # fmt: skip
+    children = [
+        subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outs = [child.communicate(timeout=120) for child in children]
+    assert [child.returncode for child in children] == [0, 0], outs
+    assert calls(counted) == 120  # each call made once, by one process or the other
+    docs = [json.loads(out) for out, _ in outs]
+    assert docs[0]["win_rate"] == docs[1]["win_rate"]
+    assert docs[0]["calls"]["made"] + docs[1]["calls"]["made"] == 120
