@@ -239,12 +239,13 @@ def test_an_anthropic_run_costs_its_tokens_times_the_list_price(
     assert s.usage_unreported == 0
 
 
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
 @pytest.mark.parametrize("value", [-5, math.nan, math.inf, "12", True, 2**70, None])
 def test_hostile_usage_is_charged_the_estimate(
-    openai_env: JudgeServer, store: Store, value: Any
+    openai_env: JudgeServer, store: Store, value: Any, transport: Any
 ) -> None:
     openai_env.configure(usage={"completion_tokens": value})  # None: the field is dropped
-    backend = OpenAIBackend("gpt-4o-mini", base_url=openai_env.base_url)
+    backend = OpenAIBackend("gpt-4o-mini", base_url=openai_env.base_url, transport=transport)
     spec = spec_for(backend)
     s = _run(backend, [spec], store, prices=Prices(1.0, 1.0)).summary
     guess = CallGuess.of(spec)
@@ -286,3 +287,27 @@ def test_a_charge_is_never_negative_nor_below_the_estimate(
         estimate = prices.cost(guess_in, cap or UNKNOWN_OUTPUT_TOKENS) * factor
         assert bill.cost_usd >= estimate
         assert not bill.believed
+
+
+@pytest.mark.parametrize("field", ["input_tokens", "output_tokens", "cache_read_input_tokens"])
+@pytest.mark.parametrize("value", [-5, math.nan, -math.inf, "12", False, 2**70])
+def test_hostile_anthropic_usage_is_charged_the_estimate(
+    judge_server: JudgeServer,
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    field: str,
+    value: Any,
+) -> None:
+    assert judge_server.api_key is not None
+    monkeypatch.setenv("ANTHROPIC_API_KEY", judge_server.api_key)
+    judge_server.configure(usage={field: value})
+    backend = AnthropicBackend(
+        "claude-haiku-4-5", base_url=judge_server.base_url.removesuffix("/v1")
+    )
+    spec = spec_for(backend)
+    s = _run(backend, [spec], store).summary
+    guess = CallGuess.of(spec)
+    assert (s.made, s.failed, s.usage_unreported) == (1, 0, 1)
+    assert s.cached_input_tokens == 0  # no discount for a reply whose usage is not believed
+    assert s.cost_usd is not None
+    assert s.cost_usd >= HAIKU.cost(guess.input, guess.cap)
