@@ -358,3 +358,40 @@ def test_an_unknown_model_learns_from_one_online_call_before_its_batch(
     assert result["calls"]["made"] == CALLS
     assert stats["batch_requests"] == CALLS - 1  # one call went online, and taught the rest
     assert 0 < stats["refused"] <= 3  # its online refusals; none inside the batch
+
+
+class Killed(Exception):
+    """Stands for a SIGKILL at one point of a submission."""
+
+
+def _dying(when: str) -> Any:
+    """An OpenAI batch client that dies just before or just after creating the batch."""
+
+    class Dying(OpenAIBatch):
+        async def create(self, file_id: str) -> Any:
+            if when == "before":
+                raise Killed
+            await super().create(file_id)
+            raise Killed
+
+    return Dying
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_run_killed_between_upload_and_batch_makes_no_second_batch(
+    server: BatchServer, tmp_path: Path, when: str
+) -> None:
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(Killed):
+        _compare(server, store, BatchExecutor(poll_s=0.01, clients=_dying(when)))
+    batches, members = _batch_tables(store)
+    assert [(b[0][:5], b[2]) for b in batches] == [("file:", "uploaded")]
+    assert len(members) == CALLS
+    result = _compare(server, store, BatchExecutor(poll_s=0.01)).to_dict()
+    assert result["calls"]["made"] == CALLS
+    assert result["n_not_run"] == 0
+    stats = server.stats()
+    assert (stats["files_uploaded"], stats["batches_created"]) == (1, 1)
+    assert stats["batch_requests"] == CALLS
+    assert stats["batch_lists"] == 1  # the rerun looked for the batch before making one
+    assert _batch_tables(store)[0][0][0].startswith("batch_")

@@ -22,6 +22,8 @@ OpenAI (https://platform.openai.com/docs/guides/batch, API reference Files/Batch
   for :attr:`BatchScript.delay_polls` polls, then ``finalizing`` and a terminal
   status: ``completed``, or ``expired`` / ``cancelled`` by the script.
 - ``POST /v1/batches/{id}/cancel``: ``cancelling``, then ``cancelled``.
+- ``GET /v1/batches?limit=&after=``: the batches, newest first, in pages
+  (``data``, ``first_id``, ``last_id``, ``has_more``; ``limit`` 1 to 100).
 - ``GET /v1/files/{id}/content``: the output file (status 200 lines) and the error
   file (other statuses; and ``batch_expired`` / ``batch_cancelled`` lines with
   ``response: null``).
@@ -40,7 +42,7 @@ beside it):
   ``succeeded``, ``errored``, ``canceled`` or ``expired``; before the end a 400.
 
 Counters (:meth:`BatchEmulator.stats`): ``files_uploaded``, ``batches_created``,
-``batch_polls``, ``results_read``, ``batch_requests`` (lines answered) and
+``batch_polls``, ``batch_lists``, ``results_read``, ``batch_requests`` (lines answered) and
 ``batch_refused`` (batch requests the emulator refused), next to the judge's own.
 
 The lines are answered by any app with the scripted judge's ``handle``: the
@@ -207,7 +209,10 @@ class BatchEmulator:
                 return _openai_error(401, "Incorrect API key provided.", None, "invalid_api_key")
             if route.startswith("/v1/files"):
                 return self._files_route(method, parts[2:], headers, body)
-            return await self._batches_route(method, parts[2:], headers, body)
+            query = dict(
+                pair.partition("=")[::2] for pair in path.partition("?")[2].split("&") if pair
+            )
+            return await self._batches_route(method, parts[2:], headers, body, query)
         return await self.judge.handle(method, path, headers, body)
 
     def _authorized(self, headers: Mapping[bytes, bytes], dialect: str) -> bool:
@@ -270,10 +275,17 @@ class BatchEmulator:
     # -- OpenAI Batch ------------------------------------------------------------------
 
     async def _batches_route(
-        self, method: str, parts: list[str], headers: Mapping[bytes, bytes], body: bytes
+        self,
+        method: str,
+        parts: list[str],
+        headers: Mapping[bytes, bytes],
+        body: bytes,
+        query: Mapping[str, str],
     ) -> Reply:
         if method == "POST" and not parts:
             return self._create_openai(headers, body)
+        if method == "GET" and not parts:
+            return self._list_openai(query)
         batch = self._batches.get(parts[0]) if parts else None
         if batch is None or batch.dialect != "openai":
             return _openai_error(
@@ -289,6 +301,31 @@ class BatchEmulator:
             return _json(self._openai_object(batch))
         return _openai_error(
             404, f"Invalid URL ({method} /v1/batches/{'/'.join(parts)})", None, None
+        )
+
+    def _list_openai(self, query: Mapping[str, str]) -> Reply:
+        """``GET /v1/batches?limit=&after=``: newest first, ``limit`` 1 to 100 (default 20)."""
+        self._bump("batch_lists")
+        try:
+            limit = int(query.get("limit", "20"))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 100:
+            return _openai_error(400, "limit must be between 1 and 100.", "limit", "invalid_value")
+        newest = [b for b in reversed(self._batches.values()) if b.dialect == "openai"]
+        after = query.get("after")
+        if after:
+            ids = [b.id for b in newest]
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
+        page = [self._openai_object(b) for b in newest[:limit]]
+        return _json(
+            {
+                "object": "list",
+                "data": page,
+                "first_id": page[0]["id"] if page else None,
+                "last_id": page[-1]["id"] if page else None,
+                "has_more": len(newest) > limit,
+            }
         )
 
     def _create_openai(self, headers: Mapping[bytes, bytes], body: bytes) -> Reply:

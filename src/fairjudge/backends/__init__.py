@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from fairjudge.backends._base_url import check_base_url as check_base_url
     from fairjudge.backends._batch_api import BatchAPI as BatchAPI
     from fairjudge.backends._batch_api import BatchState as BatchState
+    from fairjudge.backends._batch_api import UploadingBatchAPI as UploadingBatchAPI
     from fairjudge.backends._batch_clients import batch_client as batch_client
     from fairjudge.backends._batch_clients import check_batchable as check_batchable
     from fairjudge.backends._capabilities import capabilities_for as capabilities_for

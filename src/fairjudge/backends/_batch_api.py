@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import BackendError, EndpointUnreachable, ServerError
@@ -29,7 +29,15 @@ from fairjudge._redact import redact
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status
 from fairjudge.backends._openai_reply import error_message
 
-__all__ = ["BatchAPI", "BatchHTTP", "BatchState", "Outcome", "jsonl", "missing"]
+__all__ = [
+    "BatchAPI",
+    "BatchHTTP",
+    "BatchState",
+    "Outcome",
+    "UploadingBatchAPI",
+    "jsonl",
+    "missing",
+]
 
 Outcome = Completion | BackendError
 """What one request of a batch came to: its reply, or the error it ended with."""
@@ -96,6 +104,27 @@ class BatchAPI(Protocol):
 
     async def aclose(self) -> None:
         """Close the connections."""
+        ...
+
+
+@runtime_checkable
+class UploadingBatchAPI(BatchAPI, Protocol):
+    """A batch API made in two steps, upload then create, that can find a batch by its upload.
+
+    OpenAI's: the runner records the upload before it creates the batch, so a run
+    killed between the two steps finds the batch instead of paying for a second.
+    """
+
+    async def upload(self, requests: Sequence[tuple[str, CallSpec]]) -> str:
+        """Upload the ``(custom_id, spec)`` requests; the upload's id."""
+        ...
+
+    async def create(self, file_id: str) -> BatchState:
+        """Create the batch over an upload."""
+        ...
+
+    async def find(self, file_id: str) -> BatchState | None:
+        """The batch over an upload, if the provider made one."""
         ...
 
 

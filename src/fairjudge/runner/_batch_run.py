@@ -32,7 +32,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
-from fairjudge._errors import BackendError, BatchPending
+from fairjudge._errors import BackendError, BatchPending, RateLimitError
+from fairjudge.backends import UploadingBatchAPI
 from fairjudge.runner._budget import UNKNOWN_OUTPUT_TOKENS, CallGuess
 from fairjudge.runner._cached import unique_calls
 from fairjudge.runner._claims import Leases
@@ -42,7 +43,15 @@ from fairjudge.runner._progress import Snapshot
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._result import CallOutcome, RunResult
 from fairjudge.runner._run import Run
-from fairjudge.runner._store_batches import OpenBatch, collected, open_batches, record_batch, seen
+from fairjudge.runner._store_batches import (
+    UPLOADED,
+    OpenBatch,
+    collected,
+    open_batches,
+    record_batch,
+    renamed,
+    seen,
+)
 
 if TYPE_CHECKING:
     from fairjudge.backends import BatchAPI, BatchState
@@ -245,12 +254,18 @@ class BatchRun(Run):
             client = self._client(route)
             for start in range(0, len(group), client.max_requests):
                 chunk = group[start : start + client.max_requests]
-                state = await self._retrying(functools.partial(client.submit, chunk))
                 members = [(key, key) for key, _ in chunk]  # custom_id: the store key
-                self._ledger(
-                    record_batch, batch_id=state.id, provider=client.provider, route=route,
-                    members=members, input_file=state.input_file, now=utc_now(),
+                record = functools.partial(
+                    self._ledger, record_batch, provider=client.provider, route=route,
+                    members=members, now=utc_now(),
                 )  # fmt: skip
+                if isinstance(client, UploadingBatchAPI):  # OpenAI: the file is recorded first
+                    file_id = await self._retrying(functools.partial(client.upload, chunk))
+                    record(batch_id=UPLOADED + file_id, input_file=file_id, status="uploaded")
+                    state = await self._create(client, UPLOADED + file_id, look_first=False)
+                else:
+                    state = await self._submit_once(client, chunk)
+                    record(batch_id=state.id, input_file=state.input_file)
                 self.submitted += 1
                 self.states[state.id] = state
                 made.append(
@@ -273,6 +288,51 @@ class BatchRun(Run):
         self.answered.add(spec.route)
         await self._succeeded(key, spec, completion, completion.requests, None, (0, 0))
 
+    async def _submit_once(self, client: BatchAPI, chunk: list[tuple[str, CallSpec]]) -> BatchState:
+        """Create a batch in one request, sent again only after a 429 (nothing was made).
+
+        After a timeout or a 5xx the batch may exist, and a provider with no lookup
+        by upload cannot tell: sending it again could pay for it twice, so the run
+        stops instead, and what it recorded stays in the store.
+        """
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await client.submit(chunk)
+            except RateLimitError as exc:
+                if not self.retry.should_retry(exc, attempts):
+                    raise
+                self.retries += 1
+                await asyncio.sleep(self.retry.delay(exc, attempts, self.rng))
+
+    async def _create(
+        self, client: UploadingBatchAPI, pending: str, *, look_first: bool
+    ) -> BatchState:
+        """The batch over a recorded upload: found by its file, else created; the row renamed.
+
+        Before each creation after the first (a timeout may have hidden a success),
+        and first of all for a row a killed run left, the provider's list is
+        searched for a batch over the file, so no upload gets two batches.
+        """
+        file_id = pending.removeprefix(UPLOADED)
+        attempts, state = 0, None
+        while state is None:
+            if look_first or attempts:
+                state = await self._retrying(functools.partial(client.find, file_id))
+                if state is not None:
+                    break
+            attempts += 1
+            try:
+                state = await client.create(file_id)
+            except BackendError as exc:
+                if not self.retry.should_retry(exc, attempts):
+                    raise
+                self.retries += 1
+                await asyncio.sleep(self.retry.delay(exc, attempts, self.rng))
+        self._ledger(renamed, pending, state.id, state.status, utc_now())
+        return state
+
     async def _follow(self, batches: list[OpenBatch]) -> list[OpenBatch]:
         """Poll until every batch has ended (``wait``) or once; collect each that ended."""
         running = {b.id: b for b in batches}
@@ -280,6 +340,11 @@ class BatchRun(Run):
         while running and not self.halted:
             for bid, batch in list(running.items()):
                 client = self._client(batch.route)
+                if bid.startswith(UPLOADED) and isinstance(client, UploadingBatchAPI):
+                    made = await self._create(client, bid, look_first=True)  # a killed run's
+                    del running[bid]
+                    bid, batch = made.id, dataclasses.replace(batch, id=made.id)
+                    running[bid] = batch
                 state = await self._retrying(functools.partial(client.poll, bid))
                 self.states[bid] = state
                 self._ledger(seen, state.id, state.status, utc_now())

@@ -26,7 +26,25 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["BATCH_TABLES", "OpenBatch", "collected", "open_batches", "record_batch", "seen"]
+__all__ = [
+    "BATCH_TABLES",
+    "UPLOADED",
+    "OpenBatch",
+    "collected",
+    "open_batches",
+    "record_batch",
+    "renamed",
+    "seen",
+]
+
+UPLOADED = "file:"
+"""Prefix of a batch row recorded before its batch exists: ``file:<input file id>``.
+
+OpenAI's batches are made in two steps (upload the file, create the batch over it).
+The row is written after the upload, under the file's id, and renamed to the batch's
+id once the provider created it; a run that finds such a row looks the batch up by
+its input file before it creates one, so a kill between the steps costs no second
+batch."""
 
 BATCH_TABLES = """
 CREATE TABLE IF NOT EXISTS batches (
@@ -83,12 +101,13 @@ def record_batch(
     members: Sequence[tuple[str, str]],
     input_file: str | None,
     now: str,
+    status: str = "submitted",
 ) -> None:
     """Write a submitted batch and its ``(custom_id, key)`` members (caller's transaction)."""
     conn.execute(
         "INSERT INTO batches (id, provider, backend, model, base_url, status, requests, "
-        "input_file, submitted_at, updated_at) VALUES (?, ?, ?, ?, ?, 'submitted', ?, ?, ?, ?)",
-        (batch_id, provider, *route, len(members), input_file, now, now),
+        "input_file, submitted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (batch_id, provider, *route, status, len(members), input_file, now, now),
     )
     conn.executemany(
         "INSERT INTO batch_calls (batch_id, custom_id, key) VALUES (?, ?, ?)",
@@ -124,6 +143,15 @@ def open_batches(conn: sqlite3.Connection, keys: Iterable[str]) -> list[OpenBatc
         )
         found.append(OpenBatch(batch_id, row[0], (row[1], row[2], row[3]), row[4], members))
     return found
+
+
+def renamed(conn: sqlite3.Connection, old: str, new: str, status: str, now: str) -> None:
+    """Give a row recorded under its upload (:data:`UPLOADED`) the id of its batch."""
+    conn.execute(
+        "UPDATE batches SET id = ?, status = ?, updated_at = ? WHERE id = ?",
+        (new, status, now, old),
+    )
+    conn.execute("UPDATE batch_calls SET batch_id = ? WHERE batch_id = ?", (new, old))
 
 
 def seen(conn: sqlite3.Connection, batch_id: str, status: str, now: str) -> None:
