@@ -282,9 +282,10 @@ def _check_options(name: str, options: RunOptions) -> None:
     given = [p for p in _NO_TOKENS if getattr(options, p) != getattr(default, p)]
     if given:
         verb = "does" if len(given) == 1 else "do"
+        instead = worded("use max_calls and rpm", "max_calls", "rpm")
         raise ConfigError(
             f"{', '.join(given)} {verb} not apply to the judge {name!r} (a Python judge "
-            "reports no tokens and no cost; use max_calls and rpm); drop it",
+            f"reports no tokens and no cost; {instead}); drop it",
             params=tuple(given),
         )
 
