@@ -311,3 +311,24 @@ def test_hostile_anthropic_usage_is_charged_the_estimate(
     assert s.cached_input_tokens == 0  # no discount for a reply whose usage is not believed
     assert s.cost_usd is not None
     assert s.cost_usd >= HAIKU.cost(guess.input, guess.cap)
+
+
+def test_the_store_keeps_each_replys_usage(openai_env: JudgeServer, store: Store) -> None:
+    openai_env.configure(usage=OPENAI_USAGE)
+    backend = OpenAIBackend("gpt-4o-mini", base_url=openai_env.base_url)
+    spec = spec_for(backend)
+    _run(backend, [spec], store)
+    record = store.get(spec.key)
+    assert record is not None
+    assert (record.input_tokens, record.output_tokens) == (1200, 300)
+    assert (record.reasoning_tokens, record.cached_input_tokens) == (256, 1024)
+    assert (record.cache_write_tokens, record.usage_problem, record.batch) == (None, None, False)
+    assert [r.reasoning_tokens for r in store.records()] == [256]
+    # A reply whose usage was not believed says why, in the audit log.
+    openai_env.configure(usage={"prompt_tokens": -3})
+    other = spec_for(backend, prompt="another question")
+    _run(backend, [other], store)
+    bad = store.get(other.key)
+    assert bad is not None
+    assert bad.usage_problem == "usage.prompt_tokens is negative (-3)"
+    assert bad.input_tokens is None  # never the server's bad figure

@@ -345,7 +345,7 @@ def test_new_store_is_created_whole(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "s.sqlite")
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"calls", "claims"}
+    assert tables == {"calls", "claims", "batches", "batch_calls", "call_usage"}
     conn.close()
 
 

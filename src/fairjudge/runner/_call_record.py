@@ -68,10 +68,24 @@ class CallRecord(BaseModel):
     """When the row was last written (UTC); filled in by the store."""
     schema_version: int = SCHEMA_VERSION
     """Row layout version."""
+    reasoning_tokens: int | None = None
+    """Of ``output_tokens``, the hidden reasoning tokens, when reported (``call_usage``)."""
+    cached_input_tokens: int | None = None
+    """Of ``input_tokens``, those read from the prompt cache, when reported."""
+    cache_write_tokens: int | None = None
+    """Of ``input_tokens``, those written to the prompt cache, when reported."""
+    usage_problem: str | None = None
+    """Why the server's usage was not believed (the call was charged its estimate)."""
+    batch: bool = False
+    """The reply came through a batch API, at the batch price."""
 
 
 def to_row(r: CallRecord, now: str) -> Row:
-    """The row for a record; ``now`` fills ``updated_at`` (and a missing ``created_at``)."""
+    """The row for a record; ``now`` fills ``updated_at`` (and a missing ``created_at``).
+
+    An ``ok`` record with usage beyond the ``calls`` columns has its ``call_usage``
+    values after them, as :func:`~fairjudge.runner._records.call_row` writes them.
+    """
     values = {column: getattr(r, column) for column in COLUMNS}
     values.update(
         spec=dumps(r.spec), parsed=dumps(r.parsed), top_logprobs=dumps(r.top_logprobs),
@@ -79,12 +93,17 @@ def to_row(r: CallRecord, now: str) -> Row:
         created_at=r.created_at.isoformat(timespec="milliseconds") if r.created_at else now,
         updated_at=now,
     )  # fmt: skip
-    return tuple(values[column] for column in COLUMNS)
+    extras = (
+        r.reasoning_tokens, r.cached_input_tokens, r.cache_write_tokens, r.usage_problem,
+        int(r.batch),
+    )  # fmt: skip
+    usage = extras if r.status == "ok" and extras != (None, None, None, None, 0) else ()
+    return (*(values[column] for column in COLUMNS), *usage)
 
 
 def from_row(row: Sequence[Any]) -> CallRecord:
     """The record of a row read in column order."""
-    data = dict(zip(COLUMNS, row, strict=True))
+    data = dict(zip(COLUMNS, row[: len(COLUMNS)], strict=True))
     for column in ("spec", "parsed", "top_logprobs"):
         if data[column] is not None:
             data[column] = json.loads(data[column])

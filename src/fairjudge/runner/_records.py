@@ -22,9 +22,11 @@ from fairjudge._redact import scrub
 __all__ = [
     "COLUMNS",
     "SCHEMA_VERSION",
+    "USAGE_COLUMNS",
     "Row",
     "call_row",
     "dumps",
+    "usage_extras",
     "utc_now",
 ]
 
@@ -71,8 +73,32 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+USAGE_COLUMNS = (
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_write_tokens",
+    "usage_problem",
+    "batch",
+)
+"""The usage a ``call_usage`` row holds, in column order after ``key``."""
+
+
+def usage_extras(c: Completion | None) -> tuple[Any, ...]:
+    """The values a reply's ``call_usage`` row holds, or ``()`` when it has none to hold."""
+    if c is None:
+        return ()
+    values = (
+        c.reasoning_tokens,
+        c.cached_input_tokens,
+        c.cache_write_tokens,
+        c.usage_problem,
+        int(c.batch),
+    )
+    return values if values != (None, None, None, None, 0) else ()
+
+
 Row = tuple[Any, ...]
-"""One ``calls`` row, in column order."""
+"""One ``calls`` row, in column order; then, for a reply with any, its ``call_usage`` values."""
 
 
 def call_row(
@@ -90,7 +116,9 @@ def call_row(
     """The row for one finished call, without building a :class:`CallRecord` first.
 
     This is what the runner writes for every call, so it does only the work the row
-    needs: two or three ``json.dumps`` and a tuple.
+    needs: two or three ``json.dumps`` and a tuple. A reply with reasoning or cached
+    tokens, a usage problem or a batch price has its ``call_usage`` values
+    (:func:`~fairjudge.runner._store_usage.usage_extras`) after the columns.
     """
     now = utc_now()
     c = completion
@@ -119,4 +147,5 @@ def call_row(
         now,
         now,
         SCHEMA_VERSION,
+        *usage_extras(c),
     )

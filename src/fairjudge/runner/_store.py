@@ -53,6 +53,7 @@ from fairjudge.runner._store_claims import (
 from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
 from fairjudge.runner._store_open import open_store
 from fairjudge.runner._store_read import DamagedColumn, Usage, record_of, reply_of, usage_of
+from fairjudge.runner._store_usage import checked_usage, usage_rows, write_usage
 
 if TYPE_CHECKING:
     from fairjudge.runner._call_record import CallRecord
@@ -189,7 +190,9 @@ class Store(Closing):
                 raise
 
     def _write(self, rows: Sequence[Row]) -> None:
-        self._conn.executemany(_UPSERT, rows)
+        n = len(COLUMNS)  # a row may carry its call_usage values after the columns
+        self._conn.executemany(_UPSERT, [row[:n] if len(row) > n else row for row in rows])
+        write_usage(self._conn, [(row[0], *row[n:]) for row in rows if len(row) > n])
         self._conn.executemany(_RELEASE, [(row[0], self.owner) for row in rows])
 
     def _transaction(self, work: Callable[[], _T]) -> _T:
@@ -337,7 +340,8 @@ class Store(Closing):
             row = self._conn.execute(
                 f"SELECT {', '.join(COLUMNS)} FROM calls WHERE key = ?", (key,)
             ).fetchone()
-        return None if row is None else self._checked([row], record_of)[key]
+            read = self._reader([] if row is None else [row])
+        return None if row is None else self._checked([row], read)[key]
 
     def records(self, *, status: Literal["ok", "error"] | None = None) -> Iterator[CallRecord]:
         """Every record (optionally only one status), oldest first.
@@ -353,13 +357,28 @@ class Store(Closing):
                 f"SELECT {', '.join(COLUMNS)} FROM calls{where} ORDER BY created_at, key",
                 params,
             ).fetchall()
+            read = self._reader(rows)
         for n, row in enumerate(rows):
             try:
-                record = record_of(row)
+                record = read(row)
             except DamagedColumn:
-                self._checked(rows[n:], record_of)  # raises, naming each damaged row left
+                self._checked(rows[n:], read)  # raises, naming each damaged row left
                 raise
             yield record
+
+    def _reader(self, rows: Sequence[Row]) -> Callable[[Row], CallRecord]:
+        """:func:`record_of` with each row's ``call_usage`` values, read for ``rows`` at once.
+
+        The caller holds ``self._lock``.
+        """
+        usage = usage_rows(self._conn, [str(row[0]) for row in rows])
+
+        def read(row: Row) -> CallRecord:
+            record = record_of(row)
+            extra = usage.get(str(row[0]))
+            return record if extra is None else record.model_copy(update=checked_usage(extra))
+
+        return read
 
     def count(self, *, status: Literal["ok", "error"] | None = None) -> int:
         """How many rows there are (optionally only one status)."""

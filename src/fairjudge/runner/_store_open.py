@@ -53,6 +53,7 @@ from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION
 from fairjudge.runner._store_batches import BATCH_TABLES
 from fairjudge.runner._store_errors import MIN_FREE_BYTES, cause_of, free_bytes, is_corruption
 from fairjudge.runner._store_schema import SchemaObject, check_schema, expected_schema
+from fairjudge.runner._store_usage import USAGE_TABLE
 
 __all__ = ["APPLICATION_ID", "open_store"]
 
@@ -232,7 +233,7 @@ def _write_schema(conn: sqlite3.Connection) -> None:
     ``IF NOT EXISTS`` (an older store gets what it lacks by running it again).
     """
     conn.executescript(
-        f"BEGIN IMMEDIATE;\n{_CALLS}\n{_CLAIMS}\n{BATCH_TABLES}\n"
+        f"BEGIN IMMEDIATE;\n{_CALLS}\n{_CLAIMS}\n{BATCH_TABLES}\n{USAGE_TABLE}\n"
         f"PRAGMA application_id = {APPLICATION_ID};\n"
         f"PRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
     )
