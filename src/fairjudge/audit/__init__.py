@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from fairjudge.audit._judges import AuditJudge as AuditJudge
     from fairjudge.audit._judges import ModelAuditJudge as ModelAuditJudge
     from fairjudge.audit._judges import family_of as family_of
+    from fairjudge.audit._label_merge import LabelMerge as LabelMerge
+    from fairjudge.audit._label_merge import merge_labels as merge_labels
     from fairjudge.audit._padding import pad_answer as pad_answer
     from fairjudge.audit._padding import repetitive_list as repetitive_list
     from fairjudge.audit._score_calibration import DimensionCalibration as DimensionCalibration

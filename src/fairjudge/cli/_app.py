@@ -126,6 +126,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fairjudge.cli._score_jury",
         "Score each answer with a panel of judges: aggregates, agreement, what each adds.",
     ),
+    "label": (
+        "fairjudge.cli._label",
+        "Label pairs blind in a local web page; each label is saved into FILE as it is given.",
+    ),
+    "label-merge": (
+        "fairjudge.cli._label",
+        "Merge two labellers' files of the same items, with their agreement (Cohen's kappa).",
+    ),
     "example-data": (
         "fairjudge.cli._example_data",
         "Copy the example inputs and judges into DIR, to try every command offline.",

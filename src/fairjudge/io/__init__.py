@@ -19,6 +19,11 @@ from fairjudge._lazy import publish
 from fairjudge.io._files import write_atomic as write_atomic
 from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
 from fairjudge.io._json import strict_dumps as strict_dumps
+from fairjudge.io._labels import LabelSheet as LabelSheet
+from fairjudge.io._labels import Side as Side
+from fairjudge.io._labels import order_path as order_path
+from fairjudge.io._labels import read_sheet_rows as read_sheet_rows
+from fairjudge.io._labels import write_rows_durably as write_rows_durably
 from fairjudge.io._out_file import KINDS as KINDS
 from fairjudge.io._out_file import SCHEMA_VERSION as SCHEMA_VERSION
 from fairjudge.io._out_file import OutHeader, read_header

@@ -1,0 +1,209 @@
+"""Two labellers' files of the same items, merged, with their agreement.
+
+Before a judge is checked against human labels, the labels themselves are checked:
+two people who labelled the same pairs (``fairjudge label``) agree only so far, and a
+judge cannot be expected to agree with a human better than humans agree with each
+other. :func:`merge_labels` reports Cohen's kappa between the two
+(:func:`fairjudge.stats.judge_agreement`, with its bootstrap interval) and writes one
+file in which nothing is silently resolved:
+
+- ``human`` holds the label where both labellers gave the same one, and is empty
+  where they disagree or only one labelled the item, so ``fairjudge calibrate`` on
+  the merged file uses the agreed items only;
+- ``label_a`` and ``label_b`` hold each labeller's own label (empty when none), and
+  ``labels_agree`` says whether they agree (empty unless both labelled), so every
+  disagreement stays in the file for a third person to settle.
+
+The two files must hold the same items: the same ids (or, without an ``id`` column,
+the same lines), each with the same question and answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairjudge._errors import InputError
+from fairjudge._types import Outcome
+from fairjudge.io import Columns, load_items, read_sheet_rows, write_rows_durably
+from fairjudge.stats import AgreementResult, judge_agreement
+
+__all__ = ["Disagreement", "LabelMerge", "merge_labels"]
+
+LABEL_A, LABEL_B, AGREE = "label_a", "label_b", "labels_agree"
+"""The merged file's columns for each labeller's label, and whether they agree."""
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """One item the two labellers labelled differently."""
+
+    id: str
+    line: int
+    a: str
+    b: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"id": self.id, "line": self.line, "a": self.a, "b": self.b}
+
+
+@dataclass(frozen=True, slots=True)
+class LabelMerge:
+    """What merging two labellers' files found.
+
+    Attributes:
+        a: The first labeller's file.
+        b: The second labeller's file.
+        out: The merged file.
+        items: Items in each file.
+        both: Items both labelled.
+        agreed: Items both gave the same label (the merged ``human`` column).
+        only_one: Items only one labeller labelled.
+        disagreements: Each item labelled differently, in file order.
+        agreement: Kappa and the agreement rates over the items both labelled
+            (labeller A as rows); ``None`` when no item was labelled by both.
+    """
+
+    a: str
+    b: str
+    out: str
+    items: int
+    both: int
+    agreed: int
+    only_one: int
+    disagreements: tuple[Disagreement, ...]
+    agreement: AgreementResult | None
+
+    def summary(self) -> str:
+        """The counts, kappa with its interval, and each disagreement."""
+        lines = [
+            f"{self.items} items; {self.both} labelled by both, {self.agreed} agree, "
+            f"{len(self.disagreements)} disagree, {self.only_one} labelled by one only",
+        ]
+        if self.agreement is None:
+            lines.append("Cohen's kappa: n/a (no item was labelled by both)")
+        else:
+            r = self.agreement
+            lines.append(f"Cohen's kappa {r.kappa:.3f} {r.kappa_ci} (A rows, B columns)")
+            lines.append(str(r.confusion).replace("human\\judge", "    A\\B    "))
+        lines += [f"  disagree: id {d.id} (line {d.line}): A {d.a}, B {d.b}"
+                  for d in self.disagreements]  # fmt: skip
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the confusion matrix's rows are A, its columns B)."""
+        agreement = None if self.agreement is None else self.agreement.to_dict()
+        if agreement is not None:
+            agreement["confusion"].update(rows="a", columns="b")
+        return {
+            "a": self.a, "b": self.b, "out": self.out, "items": self.items,
+            "both": self.both, "agreed": self.agreed, "only_one": self.only_one,
+            "disagreements": [d.to_dict() for d in self.disagreements],
+            "agreement": agreement,
+        }  # fmt: skip
+
+
+def _labels(path: Path, cols: Columns) -> tuple[dict[str, tuple[int, Any]], list[str]]:
+    """Each id's (index, item) in a file, and its ids in order."""
+    items = load_items(path, columns=cols).items
+    return {str(it.id): (i, it) for i, it in enumerate(items)}, [str(it.id) for it in items]
+
+
+def _check_same(a: Path, b: Path, cols: Columns) -> tuple[list[Any], list[Any], list[int]]:
+    """Both files' items in A's order, and A's lines; refused unless they hold the same."""
+    by_a, order = _labels(a, cols)
+    by_b, _ = _labels(b, cols)
+    lines = read_sheet_rows(a).lines
+    b_lines = read_sheet_rows(b).lines
+    for key in by_b.keys() - by_a.keys():
+        raise InputError(f"id {key!r} is not in {a}: both files must hold the same items",
+                         path=str(b), line=b_lines[by_b[key][0]])  # fmt: skip
+    items_a, items_b = [], []
+    for key in order:
+        index, item = by_a[key]
+        if key not in by_b:
+            raise InputError(f"id {key!r} is not in {b}: both files must hold the same items",
+                             path=str(a), line=lines[index])  # fmt: skip
+        other_index, other = by_b[key]
+        for field in ("question", "answer_1", "answer_2"):
+            if getattr(item, field) != getattr(other, field):
+                raise InputError(
+                    f"id {key!r}: {field} differs from line {lines[index]} of {a}; "
+                    "merge files of the same items only", path=str(b),
+                    line=b_lines[other_index],
+                )  # fmt: skip
+        items_a.append(item)
+        items_b.append(other)
+    return items_a, items_b, lines
+
+
+def _stored(label: Outcome | None) -> str | None:
+    return None if label is None else label.value
+
+
+def merge_labels(
+    a: str | Path, b: str | Path, out: str | Path, *, columns: Columns | None = None,
+    seed: int = 0, n_resamples: int = 2000,
+) -> LabelMerge:  # fmt: skip
+    """Merge two labellers' files of the same items into ``out``, with their agreement.
+
+    Args:
+        a: The first labeller's JSONL or CSV file.
+        b: The second's, of the same items.
+        out: Where the merged file goes (JSONL, or CSV by its extension); A's rows,
+            with ``human`` (the agreed label), ``label_a``, ``label_b`` and
+            ``labels_agree``.
+        columns: Other column names, as for :func:`~fairjudge.io.load_items`.
+        seed: The seed of kappa's bootstrap interval.
+        n_resamples: Its resamples.
+
+    Returns:
+        The counts, every disagreement and the agreement figures.
+
+    Raises:
+        InputError: A file cannot be read, or the two hold different items (naming
+            the file and line).
+    """
+    a, b, out = Path(a), Path(b), Path(out)
+    cols = columns or Columns()
+    items_a, items_b, lines = _check_same(a, b, cols)
+    sheet = read_sheet_rows(a)
+    both_a: list[str] = []
+    both_b: list[str] = []
+    disagreements: list[Disagreement] = []
+    for row, line, x, y in zip(sheet.rows, lines, items_a, items_b, strict=True):
+        la, lb = _stored(x.human), _stored(y.human)
+        agree = None if la is None or lb is None else la == lb
+        row.update({cols.human: la if agree else None, LABEL_A: la, LABEL_B: lb, AGREE: agree})
+        if agree is not None:
+            both_a.append(str(la))
+            both_b.append(str(lb))
+        if agree is False:
+            disagreements.append(Disagreement(str(x.id), line, str(la), str(lb)))
+    header = None
+    if sheet.header is not None or out.suffix.lower() == ".csv":
+        names = list(sheet.header or _keys(sheet.rows))
+        header = names + [c for c in (cols.human, LABEL_A, LABEL_B, AGREE) if c not in names]
+    write_rows_durably(out, sheet.rows, header)
+    agreement = (
+        judge_agreement(both_b, both_a, seed=seed, n_resamples=n_resamples) if both_a else None
+    )
+    one_only = sum(
+        (x.human is None) != (y.human is None) for x, y in zip(items_a, items_b, strict=True)
+    )
+    return LabelMerge(
+        a=str(a), b=str(b), out=str(out), items=len(items_a), both=len(both_a),
+        agreed=len(both_a) - len(disagreements), disagreements=tuple(disagreements),
+        only_one=one_only,
+        agreement=agreement,
+    )  # fmt: skip
+
+
+def _keys(rows: list[dict[str, Any]]) -> list[str]:
+    """Every key of JSON rows, in first-seen order (a CSV header for JSONL input)."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)

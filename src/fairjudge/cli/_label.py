@@ -1,0 +1,130 @@
+"""``fairjudge label FILE`` and ``fairjudge label-merge A B --out C``: human labels.
+
+``label`` serves a page on 127.0.0.1 where a person labels each pair blind (the
+sides drawn per item from a recorded seed, the systems' names hidden), by keyboard:
+``1`` left, ``2`` right, ``t`` tie, ``u`` or Backspace undo, the arrows move. Each
+label is written into FILE's ``human`` column (``1``/``2``/``tie``, about model 1
+and model 2 whatever side they were shown on) before the page says it is saved, so
+a crash loses nothing and the same command continues where it stopped. ``fairjudge
+calibrate FILE`` reads the result directly. The page, its security and the file's
+writing: :mod:`fairjudge.report._label_server`, :mod:`fairjudge.io._labels`.
+
+``label-merge`` puts two labellers' files of the same items together and reports
+their agreement (Cohen's kappa with its interval); disagreements stay in the merged
+file, never resolved (:mod:`fairjudge.audit._label_merge`).
+
+Exit codes: 0 when the page was served and stopped (Ctrl-C), or the files merged;
+2 for bad input (a file of another format, an invalid row, a seed other than the
+recorded one, files of different items, a port in use), naming the file and line.
+"""
+
+import errno
+import webbrowser
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fairjudge._errors import ConfigError
+from fairjudge.audit import merge_labels
+from fairjudge.cli._app import app, guarded, say
+from fairjudge.cli._writable import check_writable
+from fairjudge.io import Columns, LabelSheet, order_path, strict_dumps
+from fairjudge.report import LabelServer
+
+__all__ = ["label", "label_merge"]
+
+_File = Annotated[
+    Path,
+    typer.Argument(
+        metavar="FILE",
+        help="A JSONL or CSV file: question, answer_1, answer_2 (id optional); the labels "
+        "are written into its human column as they are given.",
+    ),
+]
+_Seed = Annotated[
+    int | None,
+    typer.Option(
+        help="Seed of the sides shown. [default: the one recorded in FILE.label.json, "
+        "else a new one, recorded there]"
+    ),
+]
+_Port = Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0: any free port).")]
+_Open = Annotated[
+    bool, typer.Option("--open/--no-open", help="Open the page in the default browser.")
+]
+_HumanCol = Annotated[str, typer.Option(help="Column the labels are written to.")]
+
+
+def _serve(sheet: LabelSheet, port: int) -> LabelServer:
+    """The server on ``port``; a port in use is the user's to change (exit 2)."""
+    try:
+        return LabelServer(sheet, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"--port {port} is in use on 127.0.0.1; pick another, or 0 for any free port"
+            ) from None
+        raise
+
+
+@app.command()
+@guarded
+def label(
+    file: _File,
+    seed: _Seed = None,
+    port: _Port = 0,
+    open_page: _Open = True,
+    human_col: _HumanCol = "human",
+) -> None:
+    """Label pairs blind in a local web page; each label is saved into FILE as it is given.
+
+    Keys: 1 left is better, 2 right is better, t tie, u or Backspace undo, arrows
+    move. Ctrl-C stops the server; the same command continues where it stopped.
+    """
+    sheet = LabelSheet.open(file, seed=seed, columns=Columns(human=human_col))
+    server = _serve(sheet, port)
+    total = len(sheet.items)
+    say("labelling page", server.url, style="green")
+    say("order", f"seed {sheet.seed}, recorded in {order_path(file)}", style="green")
+    say("progress", f"{sheet.done} of {total} labelled; Ctrl-C stops (nothing is lost)")
+    typer.echo(server.url)
+    if open_page:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    say("saved", f"{sheet.done} of {total} items labelled in {file}", style="green")
+
+
+@app.command("label-merge")
+@guarded
+def label_merge(
+    a: Annotated[Path, typer.Argument(metavar="A", help="One labeller's file.")],
+    b: Annotated[Path, typer.Argument(metavar="B", help="The other's, of the same items.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            help="The merged file (.jsonl or .csv): human holds the agreed label, "
+            "label_a/label_b each labeller's, labels_agree whether they agree."
+        ),
+    ],
+    seed: Annotated[int, typer.Option(help="Seed of kappa's bootstrap interval.")] = 0,
+    bootstrap: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 2000,
+    human_col: Annotated[str, typer.Option(help="Column holding the labels.")] = "human",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Merge two labellers' files of the same items, with their agreement (Cohen's kappa).
+
+    Disagreements are kept: the merged human column is empty there, and label_a,
+    label_b show both labels for a third person to settle.
+    """
+    check_writable(out, "--out", inputs=(a, b))
+    merged = merge_labels(
+        a, b, out, columns=Columns(human=human_col), seed=seed, n_resamples=bootstrap
+    )
+    typer.echo(strict_dumps(merged.to_dict(), indent=2) if json_output else merged.summary())
+    say("merged", f"{out} ({merged.agreed} agreed labels in its human column)", style="green")

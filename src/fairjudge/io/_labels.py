@@ -1,0 +1,329 @@
+"""A labelling sheet: a comparison file whose ``human`` column a person fills in.
+
+``fairjudge label FILE`` shows each pair blind, in an order drawn per item, and
+writes every label into ``FILE`` itself the moment it is given, so that
+``fairjudge calibrate FILE`` reads the result directly and a crash loses nothing:
+
+- **Atomic and durable.** Each label rewrites the whole file through a temporary
+  file in the same folder: written, flushed, ``fsync``-ed, then ``os.replace``-d over
+  the original, and the folder ``fsync``-ed so the rename itself survives a power
+  cut. A killed process leaves the previous file or the new one, never half of one.
+  The files are the 20-300 items of a calibration sample, so a whole rewrite per
+  label is cheap.
+- **Original orientation.** The label stored is always about model 1 and model 2
+  (``"1"``, ``"2"``, ``"tie"``), whichever side each answer was shown on; the page
+  speaks of left and right only, and :meth:`LabelSheet.set_shown` maps back.
+- **Seeded and recorded order.** Whether an item's answers are shown swapped is a
+  coin drawn from the seed and the item's id (:func:`shown_swapped`), so a resumed
+  session shows every item as before. The seed and the order it gives are recorded
+  beside the file, in ``FILE.label.json``, written once when the sheet is opened;
+  a later session reads the seed from there.
+
+Only JSON Lines (``.jsonl``, ``.ndjson``) and CSV files are written; every other
+key, column and value of a row is kept as it was (blank JSONL lines are dropped).
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _io
+import os
+import random
+import secrets
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from fairjudge._call import Conversation
+from fairjudge._errors import ConfigError, InputError
+from fairjudge._types import Outcome
+from fairjudge.io._json import strict_dumps
+from fairjudge.io._pairs import Columns, load_items
+from fairjudge.io._rows import open_source
+from fairjudge.io._untrusted import loads, read_text
+
+__all__ = [
+    "LABEL_SUFFIXES",
+    "LabelItem",
+    "LabelSheet",
+    "SheetRows",
+    "Side",
+    "order_path",
+    "read_sheet_rows",
+    "shown_swapped",
+    "write_rows_durably",
+]
+
+LABEL_SUFFIXES = (".jsonl", ".ndjson", ".csv")
+"""The formats a sheet is written back in: a row's other fields are kept as they were."""
+ORDER_SCHEMA = 1
+Side = Literal["left", "right", "tie"]
+"""A label as the labeller gave it: about the answer shown on the left or the right."""
+_STORED = {Outcome.ONE: "1", Outcome.TWO: "2", Outcome.TIE: "tie"}
+
+
+@dataclass(frozen=True, slots=True)
+class LabelItem:
+    """One pair as the page shows it.
+
+    Attributes:
+        key: The item's id (its line number when the file has no ``id``).
+        line: The line (JSONL) or row (CSV, the header being line 1) it came from.
+        question: The prompt, or the conversation the answers continue.
+        left: The answer shown on the left.
+        right: The answer shown on the right.
+        swapped: Whether ``left`` is model 2's answer.
+    """
+
+    key: str
+    line: int
+    question: str | Conversation
+    left: str
+    right: str
+    swapped: bool
+
+
+def shown_swapped(seed: int, key: str) -> bool:
+    """Whether item ``key`` shows model 2's answer on the left, under ``seed``.
+
+    One coin per item, seeded by the seed and the id (not by position), so the order
+    survives a resumed session and a reordered file alike.
+    """
+    return random.Random(f"fairjudge-label/{seed}/{key}").random() < 0.5
+
+
+def order_path(path: Path) -> Path:
+    """Where the seed and the order shown are recorded: ``FILE.label.json``."""
+    return path.with_name(path.name + ".label.json")
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # a platform without directory handles: the rename is still atomic
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_durably(path: Path, text: str) -> None:
+    """``text`` into ``path`` through a fsync-ed temporary file and ``os.replace``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_folder(path.parent)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_rows_durably(
+    path: Path, rows: Iterable[Mapping[str, Any]], header: Sequence[str] | None = None
+) -> None:
+    """Write ``rows`` as JSON Lines, or as CSV under ``header`` when the path ends ``.csv``.
+
+    A CSV cell that is not a string (a conversation, a number) is written as JSON;
+    ``None`` as an empty cell.
+    """
+    if path.suffix.lower() == ".csv":
+        buffer = _io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(header or []), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(v) for k, v in row.items()})
+        text = buffer.getvalue()
+    else:
+        text = "".join(strict_dumps(dict(row), ensure_ascii=False) + "\n" for row in rows)
+    _write_durably(path, text)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else strict_dumps(value, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SheetRows:
+    """A JSONL or CSV file's rows as read, their lines, and the CSV header (``None``: JSONL)."""
+
+    rows: list[dict[str, Any]]
+    lines: list[int]
+    header: list[str] | None
+
+
+def read_sheet_rows(path: Path) -> SheetRows:
+    """Every row of a JSONL or CSV file as read, with its line, and the CSV header.
+
+    Raises:
+        InputError: Another format (naming the file and what to convert it to), or a
+            row that cannot be read (naming the file and line).
+    """
+    if path.suffix.lower() not in LABEL_SUFFIXES:
+        raise InputError(
+            f"labels are written back into JSON Lines (.jsonl) or CSV files, not "
+            f"{path.suffix or 'a file without an extension'}; convert the file to .jsonl",
+            path=str(path),
+        )
+    source = open_source(path, pipes=False)
+    rows: list[dict[str, Any]] = []
+    lines: list[int] = []
+    for lineno, row in source.rows:
+        if isinstance(row, InputError):
+            raise row
+        if not isinstance(row, Mapping):  # pragma: no cover - the reader yields objects
+            raise InputError("not a JSON object", path=str(path), line=lineno)
+        rows.append(dict(row))
+        lines.append(lineno)
+    return SheetRows(rows, lines, list(source.header) if source.header is not None else None)
+
+
+class LabelSheet:
+    """A comparison file open for labelling: its items as shown, and their labels.
+
+    Build one with :meth:`open`. Every :meth:`set_shown` writes the file before it
+    returns.
+    """
+
+    def __init__(
+        self, path: Path, items: list[LabelItem], labels: list[Outcome | None],
+        rows: list[dict[str, Any]], header: list[str] | None, seed: int, human: str,
+    ) -> None:  # fmt: skip
+        self.path = path
+        self.items = items
+        self.labels = labels
+        self.seed = seed
+        self._rows = rows
+        self._header = header
+        self._human = human
+
+    @classmethod
+    def open(
+        cls, path: str | Path, *, seed: int | None = None, columns: Columns | None = None
+    ) -> LabelSheet:
+        """Read and validate ``path``; record (or read back) the seed of its order.
+
+        Args:
+            path: A JSONL or CSV comparison file (``question``, ``answer_1``,
+                ``answer_2``; ``id`` and ``human`` optional).
+            seed: The seed of the order shown. ``None``: the recorded one, or a fresh
+                one recorded now.
+            columns: Other column names, as for :func:`~fairjudge.io.load_items`.
+
+        Raises:
+            InputError: The file cannot be read, is of another format, or has an
+                invalid row (naming the file and line); its order file is unreadable.
+            ConfigError: ``seed`` differs from the seed this file was labelled with.
+        """
+        path = Path(path)
+        cols = columns or Columns()
+        read = read_sheet_rows(path)
+        loaded = load_items(path, columns=cols)
+        if len(loaded.items) != len(read.rows):  # pragma: no cover - the same reader twice
+            raise InputError("the file changed while it was read", path=str(path))
+        seed = _seed(path, seed)
+        header = read.header
+        items: list[LabelItem] = []
+        for item, row_line in zip(loaded.items, read.lines, strict=True):
+            key = str(item.id)
+            swap = shown_swapped(seed, key)
+            left, right = (item.answer_2, item.answer_1) if swap else (item.answer_1, item.answer_2)
+            items.append(LabelItem(key, row_line, item.question, left, right, swap))
+        if header is not None and cols.human not in header:
+            header = [*header, cols.human]
+        labels = [i.human for i in loaded.items]
+        sheet = cls(path, items, labels, read.rows, header, seed, cols.human)
+        sheet._record_order()
+        return sheet
+
+    def shown(self, index: int) -> Side | None:
+        """Item ``index``'s label as the page shows it (left/right), or ``None``."""
+        label = self.labels[index]
+        if label is None or label is Outcome.TIE:
+            return None if label is None else "tie"
+        is_one = label is Outcome.ONE
+        return "right" if is_one == self.items[index].swapped else "left"
+
+    def set_shown(self, index: int, side: Side | None) -> Outcome | None:
+        """Store the label ``side`` (or clear it with ``None``) for item ``index``.
+
+        The side is mapped back to model 1 / model 2 before it is written, and the
+        file is written (durably) before this returns.
+
+        Returns:
+            The label stored, in the file's orientation.
+
+        Raises:
+            IndexError: No such item.
+        """
+        item = self.items[index]
+        outcome: Outcome | None
+        if side is None or side == "tie":
+            outcome = None if side is None else Outcome.TIE
+        else:
+            outcome = Outcome.ONE if (side == "left") != item.swapped else Outcome.TWO
+        row = self._rows[index]
+        if outcome is None:
+            if self._header is not None:
+                row[self._human] = ""
+            else:
+                row.pop(self._human, None)
+        else:
+            row[self._human] = _STORED[outcome]
+        write_rows_durably(self.path, self._rows, self._header)
+        self.labels[index] = outcome
+        return outcome
+
+    @property
+    def done(self) -> int:
+        """How many items hold a label."""
+        return sum(label is not None for label in self.labels)
+
+    def _record_order(self) -> None:
+        record = {
+            "schema_version": ORDER_SCHEMA,
+            "file": self.path.name,
+            "seed": self.seed,
+            "shown_swapped": {item.key: item.swapped for item in self.items},
+        }
+        _write_durably(order_path(self.path), strict_dumps(record, indent=1) + "\n")
+
+
+def _seed(path: Path, seed: int | None) -> int:
+    """The seed recorded beside ``path``, checked against ``seed``; or a new one."""
+    where = order_path(path)
+    if not where.exists():
+        return secrets.randbelow(2**31) if seed is None else seed
+    try:
+        recorded = loads(read_text(where))["seed"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(
+            f"cannot read the recorded order ({exc}); delete it to start a new order",
+            path=str(where),
+        ) from None
+    if not isinstance(recorded, int) or isinstance(recorded, bool):
+        raise InputError(f"'seed' must be an integer, got {recorded!r}", path=str(where))
+    if seed is not None and seed != recorded:
+        raise ConfigError(
+            f"seed={seed} differs from the seed {recorded} this file was labelled with "
+            f"(recorded in {where.name}); leave it out to continue, or delete that file "
+            "to draw a new order",
+            params=("seed",),
+        )
+    return recorded

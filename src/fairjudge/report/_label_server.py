@@ -1,0 +1,247 @@
+"""The labelling page's server: one person, one file, on 127.0.0.1 only.
+
+``fairjudge label FILE`` serves a page where a person labels each pair blind (see
+``templates/label.html``). The server holds the :class:`~fairjudge.io.LabelSheet`
+and is the only place that knows which side is model 1: the page is sent the
+answers as *left* and *right* and answers with a side, which the sheet maps back
+and writes to the file before the reply goes out (so the page shows "saved" only
+for a label that is on disk).
+
+Other people and pages on the same machine must not be able to read the answers
+or post labels, so:
+
+- it listens on ``127.0.0.1`` only, never on every interface;
+- every URL carries a random 128-bit token (``/label/<token>/``), compared in
+  constant time; without it the answer is a bare 404, which says nothing about
+  the file;
+- a request whose ``Host`` header is not ``127.0.0.1:<port>`` or
+  ``localhost:<port>`` is refused (403), which stops DNS rebinding: a remote page
+  whose name resolves to 127.0.0.1 still sends its own name as the host;
+- a label is a ``POST`` of ``application/json``, which a cross-origin page cannot
+  send without a CORS preflight this server never grants;
+- the page is static: the answers reach it as JSON and are put in the page with
+  ``textContent`` only, never parsed as HTML, under a Content-Security-Policy that
+  runs only the page's own script (by hash) and connects only to this server. An
+  answer's hidden characters (a bidi override) are shown as markers
+  (:func:`~fairjudge.report._text.visible`), as on every report page.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+
+from fairjudge.io import LabelSheet, Side, strict_dumps
+from fairjudge.report._text import visible
+
+__all__ = ["LabelServer", "label_page"]
+
+HOST = "127.0.0.1"
+_SIDES: dict[Any, Side | None] = {"left": "left", "right": "right", "tie": "tie", None: None}
+_MAX_BODY = 4096  # a label is a few bytes; anything larger is not one
+
+
+def _asset(name: str) -> str:
+    return resources.files("fairjudge.report").joinpath("templates", name).read_text("utf-8")
+
+
+@cache
+def label_page() -> tuple[str, str]:
+    """The page's HTML (its script inline) and its Content-Security-Policy."""
+    script = _asset("label.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    policy = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
+    page = _asset("label.html").replace("/*SCRIPT*/", script)
+    return page, policy
+
+
+def _question(question: Any) -> Any:
+    """The question as the page draws it: text, or ``[[role, content], ...]``."""
+    if isinstance(question, str):
+        return visible(question)
+    return [[visible(role), visible(content)] for role, content in question]
+
+
+class LabelServer:
+    """The page and its JSON API for one sheet, served on ``127.0.0.1:port``.
+
+    Args:
+        sheet: The file being labelled.
+        port: The port; 0 picks a free one (read :attr:`url` for it).
+    """
+
+    def __init__(self, sheet: LabelSheet, port: int = 0) -> None:
+        self.sheet = sheet
+        self.token = secrets.token_urlsafe(16)
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer((HOST, port), _handler(self))
+        self._httpd.daemon_threads = True
+        self.port = int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The page's address, token included: give it to the labeller only."""
+        return f"http://{HOST}:{self.port}/label/{self.token}/"
+
+    def serve_forever(self) -> None:
+        """Serve until :meth:`shutdown` (from another thread) or an interrupt."""
+        self._httpd.serve_forever()
+
+    def shutdown(self) -> None:
+        """Stop serving, and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def close(self) -> None:
+        """Close the socket of a server that is not serving."""
+        self._httpd.server_close()
+
+    def state(self) -> dict[str, Any]:
+        """Everything the page draws: the items as shown, their labels, the progress."""
+        sheet = self.sheet
+        return {
+            "file": visible(sheet.path.name),
+            "seed": sheet.seed,
+            "items": [
+                # No id: an id such as "gpt4-vs-claude-7" would name the systems.
+                {
+                    "question": _question(i.question),
+                    "left": visible(i.left),
+                    "right": visible(i.right),
+                }
+                for i in sheet.items
+            ],
+            "labels": [sheet.shown(i) for i in range(len(sheet.items))],
+        }
+
+    def label(self, body: Any) -> tuple[int, dict[str, Any]]:
+        """Store one label from the page: ``{"index": i, "side": left/right/tie/null}``."""
+        if not isinstance(body, dict) or set(body) != {"index", "side"}:
+            return 400, {"error": 'send {"index": <item>, "side": "left"|"right"|"tie"|null}'}
+        index, side = body["index"], body["side"]
+        count = len(self.sheet.items)
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
+            return 400, {"error": f"index must be an item number from 0 to {count - 1}"}
+        if not isinstance(side, str | None) or side not in _SIDES:
+            return 400, {"error": 'side must be "left", "right", "tie" or null'}
+        with self._lock:
+            try:
+                self.sheet.set_shown(index, _SIDES[side])
+            except OSError as exc:
+                return 500, {"error": f"the label was not saved: {exc.strerror or exc}"}
+            return 200, {"index": index, "side": side, "done": self.sheet.done, "total": count}
+
+    def allowed_host(self, host: str | None) -> bool:
+        """Whether a request's ``Host`` header names this server on the loopback."""
+        return host in (f"{HOST}:{self.port}", f"localhost:{self.port}")
+
+    def path_token(self, path: str) -> str | None:
+        """What follows the token in ``path``, or ``None`` when the token is wrong."""
+        parts = path.split("?", 1)[0].split("/", 3)
+        if len(parts) < 4 or parts[:2] != ["", "label"]:
+            return None
+        if not hmac.compare_digest(parts[2].encode(), self.token.encode()):
+            return None
+        return parts[3]
+
+
+def _handler(server: LabelServer) -> type[BaseHTTPRequestHandler]:
+    page, policy = label_page()
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "fairjudge-label"
+        sys_version = ""
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silent: the terminal shows the progress, not one line per request."""
+
+        def _send(self, code: int, body: bytes, kind: str) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Security-Policy", policy)
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header("X-Frame-Options", "DENY")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _json(self, code: int, value: Any) -> None:
+            self._send(code, strict_dumps(value).encode(), "application/json")
+
+        def _route(self) -> str | None:
+            """The path after the token; ``None`` once a refusal has been sent."""
+            if not server.allowed_host(self.headers.get("Host")):
+                self._json(403, {"error": "this page answers on 127.0.0.1 only"})
+                return None
+            rest = server.path_token(self.path)
+            if rest is None:
+                self._json(404, {"error": "not found"})
+            return rest
+
+        def do_GET(self) -> None:
+            """The page, or the state of the sheet (``api/state``)."""
+            self._safely(self._get)
+
+        def do_POST(self) -> None:
+            """One label (``api/label``), as JSON."""
+            self._safely(self._post)
+
+        def _safely(self, serve: Any) -> None:
+            """A bug answers 500 with its name, not a dropped connection the page cannot read."""
+            try:
+                serve()
+            except Exception as exc:
+                self._json(500, {"error": f"internal error in fairjudge: {type(exc).__name__}"})
+
+        def _get(self) -> None:
+            rest = self._route()
+            if rest is None:
+                return
+            if rest == "":
+                self._send(200, page.encode(), "text/html; charset=utf-8")
+            elif rest == "api/state":
+                with server._lock:
+                    self._json(200, server.state())
+            else:
+                self._json(404, {"error": "not found"})
+
+        def _post(self) -> None:
+            rest = self._route()
+            if rest is None:
+                return
+            if rest != "api/label":
+                self._json(404, {"error": "not found"})
+                return
+            kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                self._json(415, {"error": "send the label as application/json"})
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = 0
+            if not 0 < length <= _MAX_BODY:
+                self._json(400, {"error": "a label is a small JSON object"})
+                return
+            try:
+                body = json.loads(self.rfile.read(length))
+            except ValueError:
+                self._json(400, {"error": "not JSON"})
+                return
+            self._json(*server.label(body))
+
+    return Handler
