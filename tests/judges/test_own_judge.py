@@ -275,3 +275,23 @@ def test_a_finished_batch_leaves_no_interrupt_note_behind() -> None:
     with CallableJudge(lambda q, a, b: "A") as own:
         own.judge_batch(REQUESTS[:1])
     assert interrupt_note() is None  # a later run's Ctrl-C is not this judge's
+
+
+def test_a_declared_async_scorer_through_score_is_cached(tmp_path: Path) -> None:
+    seen = Counter()
+
+    @judge_function(name="acme-scorer", version="1")
+    async def scorer(question: str, answer: str) -> dict[str, int]:
+        seen.enter()
+        await asyncio.sleep(0)
+        seen.leave()
+        return {"accuracy": 4, "relevance": 5, "usefulness": 3}
+
+    rows = [{"question": f"q{i}", "answer": "an answer"} for i in range(5)]
+    store = tmp_path / "store.sqlite"
+    options = RunOptions(concurrency=4, progress="quiet")
+    first = fairjudge.score(rows, scorer, options=options, store=store)
+    assert seen.calls == 5
+    again = fairjudge.score(rows, scorer, options=options, store=store)
+    assert seen.calls == 5  # all five from the store
+    assert again.to_dict()["dimensions"] == first.to_dict()["dimensions"]

@@ -27,12 +27,12 @@ def opened(
     """The judge to use; one opened from a spec here is closed here.
 
     ``own`` wraps your own judge (a function, or an object with a ``judge``/``ajudge``
-    method; anything with no ``judge_batch``) with the run options and store, as a
-    spec's judge would get them; the wrapper is closed here too.
+    method; anything with no ``judge_batch`` or ``score_batch``) with the run options
+    and store, as a spec's judge would get them; the wrapper is closed here too.
     """
     if judge is None or isinstance(judge, str):
         judge_ = open_spec(judge)
-    elif own is not None and not hasattr(judge, "judge_batch"):
+    elif own is not None and not any(hasattr(judge, m) for m in ("judge_batch", "score_batch")):
         judge_ = own(judge)
     else:
         judge_ = None

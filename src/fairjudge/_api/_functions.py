@@ -33,6 +33,7 @@ from fairjudge.judges import (
     BatchJudge,
     BatchPointwiseJudge,
     CallableJudge,
+    CallablePointwiseJudge,
     resolve_judge,
     resolve_pointwise_judge,
 )
@@ -251,9 +252,11 @@ def score(
         seed: Bootstrap seed; recorded with the result.
         level: Confidence level of every interval.
         n_resamples: Bootstrap resamples.
-        options: Run options, for a judge opened from a spec.
+        options: Run options, for a judge opened from a spec or your own scorer
+            (a sync function runs one call at a time without them).
         backend: Backend options, for a judge opened from a spec.
-        store: The store's path, for a judge opened from a spec.
+        store: The store's path, for a judge opened from a spec or your own scorer
+            that declares a name and version (:func:`fairjudge.judge_function`).
         columns: Your column names -> the README's.
         skip_invalid: Set invalid rows aside instead of stopping.
         allow_empty: Score empty or blank answers instead of refusing the row.
@@ -291,9 +294,16 @@ def score(
         judge is not None
         and not isinstance(judge, (str, BatchPointwiseJudge))
         and not callable(judge)
+        and not any(callable(getattr(judge, m, None)) for m in ("judge", "ajudge"))
     ):
         raise ConfigError(f"judge must be a spec, a function or a pointwise judge; got {judge!r}")
-    with opened(judge, open_spec) as the_judge:
+
+    def own(fn: Any) -> BatchPointwiseJudge:  # your own scorer, with options and store
+        return CallablePointwiseJudge(
+            fn, rubric=the_rubric, name=judge_name(fn), options=options, store=store
+        )
+
+    with opened(judge, open_spec, own) as the_judge:
         given = None if isinstance(the_judge, BatchPointwiseJudge) else the_rubric
         result = score_answers(
             the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
