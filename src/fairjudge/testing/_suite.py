@@ -1,0 +1,176 @@
+"""The ``fairjudge_judge`` fixture's value: judge a file or a DataFrame, as configured.
+
+:class:`SuiteJudge` is a client of the public functions (:func:`fairjudge.compare`,
+:func:`fairjudge.score`), as the command line is: it turns the suite's settings into
+their arguments and wraps the result for assertions. It never plans or makes a call
+itself, so a judged test gets the store, the swap protocol, the parse-failure rules
+and the budget exactly as a command does.
+
+In ``replay`` mode every run gets a budget of zero new calls, so nothing can reach a
+judge (and no API key is needed: the store serves a call before any backend is
+asked); a call the recording does not hold fails the test, naming the recording and
+how to record it. A run that made a call anyway (a judge object that brings its own
+session) fails the test too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from fairjudge.testing._judged import Judged
+from fairjudge.testing._settings import SuiteSettings
+
+if TYPE_CHECKING:
+    from fairjudge._api import Result
+
+__all__ = ["SuiteJudge"]
+
+
+class SuiteJudge:
+    """Judges items with the suite's judge and store; one per test.
+
+    Args:
+        settings: The suite's settings, with the test's own changes.
+        name: The test's name, for the HTML page's file name.
+        on_run: Called with every judged run (the plugin counts calls for its summary).
+
+    Example:
+        >>> def test_candidate_is_not_worse(fairjudge_judge):  # doctest: +SKIP
+        ...     run = fairjudge_judge.compare("answers/candidate.jsonl")
+        ...     run.assert_not_worse(margin=0.05)
+    """
+
+    def __init__(
+        self,
+        settings: SuiteSettings,
+        *,
+        name: str = "judged",
+        on_run: Callable[[Judged, SuiteSettings], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.name = name
+        self._on_run = on_run
+        self._runs = 0
+
+    def configure(self, **changes: Any) -> SuiteJudge:
+        """A judge for this test with its own ``judge``, ``store``, ``concurrency`` or ``seed``.
+
+        Raises:
+            ConfigError: An unknown setting, or a bad value (named).
+        """
+        return SuiteJudge(self.settings.changed(**changes), name=self.name, on_run=self._on_run)
+
+    def compare(self, items: Any, **kwargs: Any) -> Judged:
+        """Compare two systems' answers (``fairjudge.compare``) with the suite's judge and store.
+
+        Args:
+            items: A file, a list of dicts or a pandas DataFrame with ``question``,
+                ``answer_1`` and ``answer_2`` columns (``columns=`` renames yours).
+            **kwargs: Any other argument of :func:`fairjudge.compare`: ``stop_when``
+                for an adaptive run, ``template``, ``columns``, ``settings``...; a
+                ``judge``, ``seed`` or ``concurrency`` here overrides the suite's.
+
+        Returns:
+            The run, for ``assert_not_worse`` and the other assertions.
+        """
+        from fairjudge._api import compare
+        from fairjudge.evaluation import EvalSettings
+
+        settings, kwargs = self._split(kwargs)
+        if "settings" not in kwargs:
+            kwargs["settings"] = EvalSettings(seed=settings.seed)
+        return self._run(compare, items, settings, kwargs)
+
+    def score(self, items: Any, *, rubric: str = "production", **kwargs: Any) -> Judged:
+        """Score answers against a rubric (``fairjudge.score``) with the suite's judge and store.
+
+        Args:
+            items: A file, a list of dicts or a pandas DataFrame with ``question`` and
+                ``answer`` columns.
+            rubric: A built-in rubric's name or a ``*.toml`` path.
+            **kwargs: Any other argument of :func:`fairjudge.score`; ``judge``,
+                ``seed`` or ``concurrency`` here overrides the suite's.
+
+        Returns:
+            The run, for ``assert_mean_above`` and the other assertions.
+        """
+        from fairjudge._api import score
+
+        settings, kwargs = self._split(kwargs)
+        kwargs.setdefault("seed", settings.seed)
+        kwargs["rubric"] = rubric
+        return self._run(score, items, settings, kwargs)
+
+    def _split(self, kwargs: dict[str, Any]) -> tuple[SuiteSettings, dict[str, Any]]:
+        """The settings this call changes, and the rest of its arguments."""
+        changes = {k: kwargs.pop(k) for k in ("judge", "concurrency", "seed") if k in kwargs}
+        judge = changes.get("judge")
+        if judge is not None and not isinstance(judge, str):  # a function or judge object
+            kwargs["judge"] = changes.pop("judge")
+        return self.settings.changed(**changes), kwargs
+
+    def _run(
+        self,
+        function: Callable[..., Result],
+        items: Any,
+        settings: SuiteSettings,
+        kwargs: dict[str, Any],
+    ) -> Judged:
+        from fairjudge.runner import RunOptions
+
+        kwargs.setdefault("judge", settings.judge)
+        if settings.store is not None:
+            kwargs.setdefault("store", str(settings.store))
+        options = kwargs.get("options") or RunOptions()
+        if settings.concurrency is not None:
+            options = replace(options, concurrency=settings.concurrency)
+        if settings.mode == "replay":
+            options = replace(options, max_calls=0)  # the recording answers, or nothing does
+        kwargs["options"] = options
+        result = function(items, **kwargs)
+        self._runs += 1
+        suffix = "" if self._runs == 1 else f"-{self._runs}"
+        page = settings.report_dir / f"{_slug(self.name)}{suffix}.html"
+        judged = Judged(result, page=page, max_unresolved=settings.max_unresolved)
+        if self._on_run is not None:
+            self._on_run(judged, settings)
+        if settings.mode == "replay":
+            _check_replayed(judged, settings)
+        return judged
+
+
+def _check_replayed(judged: Judged, settings: SuiteSettings) -> None:
+    """A replayed run must be answered entirely by the recording.
+
+    A stale recording fails the test (``pytest.fail``, without a traceback): it is
+    something to fix, like a failed check, not an error in the suite.
+    """
+    missing = int(judged.calls.get("not_run", 0))
+    made = judged.calls_made
+    if not missing and not made:
+        return
+    what = (
+        f"{missing} of its {judged.calls.get('total', 0)} calls are not in the recording"
+        if missing
+        else f"it made {made} call(s) in replay mode (a judge object with its own session?)"
+    )
+    pytest.fail(
+        f"fairjudge: replayed run is incomplete: {what} {settings.recording}; the recording "
+        "was made with other items, judge, template or seed. Record again with a judge at hand: "
+        "pytest --fairjudge-record (then commit the recording)",
+        pytrace=False,
+    )
+
+
+def _slug(name: str) -> str:
+    """A file name from a test's node id: ``tests/test_x.py::test_y[a]`` -> ``test_x.py-test_y-a``.
+
+    Only the file's name is kept, so the pages of a suite sit side by side.
+    """
+    tail = name.replace("\\", "/").split("/")[-1]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", tail).strip("-.") or "judged"
