@@ -8,11 +8,16 @@ other. :func:`merge_labels` reports Cohen's kappa between the two
 file in which nothing is silently resolved:
 
 - ``human`` holds the label where both labellers gave the same one, and is empty
-  where they disagree or only one labelled the item, so ``fairjudge calibrate`` on
-  the merged file uses the agreed items only;
+  where they disagree or only one labelled the item;
 - ``label_a`` and ``label_b`` hold each labeller's own label (empty when none), and
   ``labels_agree`` says whether they agree (empty unless both labelled), so every
-  disagreement stays in the file for a third person to settle.
+  disagreement stays in the file.
+
+``fairjudge calibrate`` wants a label on every item, so it refuses the merged file
+while a disagreement is unsettled (naming the first one) rather than guess. A third
+person settles them with ``fairjudge label merged.jsonl``: the page opens at the
+first item without a ``human`` label, that is, at the disagreements, shown blind as
+any other; ``label_a``/``label_b`` stay as a record of what the two said.
 
 The two files must hold the same items: the same ids (or, without an ``id`` column,
 the same lines), each with the same question and answers.

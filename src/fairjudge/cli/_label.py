@@ -13,8 +13,9 @@ writing: :mod:`fairjudge.report._label_server`, :mod:`fairjudge.io._labels`.
 their agreement (Cohen's kappa with its interval); disagreements stay in the merged
 file, never resolved (:mod:`fairjudge.audit._label_merge`).
 
-Exit codes: 0 when the page was served and stopped (Ctrl-C), or the files merged;
-2 for bad input (a file of another format, an invalid row, a seed other than the
+Exit codes: 130 when Ctrl-C stops the page's server (as for every interrupted
+command; every label given is already in the file), 0 when the files merged, 2 for
+bad input (a file of another format, an invalid row, a seed other than the
 recorded one, files of different items, a port in use), naming the file and line.
 """
 

@@ -1,0 +1,131 @@
+"""``fairjudge label`` and ``label-merge`` on the command line: exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+from fairjudge.cli._app import COMMANDS
+from fairjudge.io import LabelSheet
+from tests.cli._invoke import invoke
+from tests.cli_process import flat
+
+LABELS_A = ["1", "2", "tie", "1", "2", "1", "2", "1"]
+LABELS_B = ["1", "2", "tie", "2", "2", "1", "tie", "1"]
+
+
+def write_pairs(path: Path, labels: list[str] | None = None) -> Path:
+    rows = []
+    for i in range(8):
+        row = {"id": f"q{i}", "question": f"Question {i}?", "answer_1": f"short {i}",
+               "answer_2": f"a longer answer {i}"}  # fmt: skip
+        if labels is not None:
+            row["human"] = labels[i]
+        rows.append(row)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_both_commands_are_listed() -> None:
+    assert COMMANDS["label"][0] == COMMANDS["label-merge"][0] == "fairjudge.cli._label"
+    shown = invoke("--help").output
+    assert "label-merge" in shown
+    assert "Label pairs blind" in shown
+
+
+def test_merge_reports_kappa_and_keeps_disagreements(tmp_path: Path) -> None:
+    a = write_pairs(tmp_path / "a.jsonl", LABELS_A)
+    b = write_pairs(tmp_path / "b.jsonl", LABELS_B)
+    out = tmp_path / "merged.jsonl"
+    result = invoke("label-merge", str(a), str(b), "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["both"] == 8
+    assert report["agreed"] == 6
+    assert [(d["id"], d["a"], d["b"]) for d in report["disagreements"]] == [
+        ("q3", "1", "2"),
+        ("q6", "2", "tie"),
+    ]
+    # A: 1 x4, 2 x3, tie x1; B: 1 x3, 2 x3, tie x2. (6/8 - 23/64) / (1 - 23/64) = 25/41.
+    assert report["agreement"]["kappa"] == 25 / 41
+    text = invoke("label-merge", str(a), str(b), "--out", str(out)).stdout
+    assert "Cohen's kappa 0.610" in text
+    assert "id q3 (line 4): A 1, B 2" in text
+
+
+def test_a_third_labeller_settles_the_disagreements_then_calibrate_reads_it(
+    tmp_path: Path,
+) -> None:
+    a = write_pairs(tmp_path / "a.jsonl", LABELS_A)
+    b = write_pairs(tmp_path / "b.jsonl", LABELS_B)
+    out = tmp_path / "merged.jsonl"
+    assert invoke("label-merge", str(a), str(b), "--out", str(out)).exit_code == 0
+    judge = ("--judge", "python:examples.judges:longer", "--json")
+    refused = invoke("calibrate", str(out), *judge)
+    assert refused.exit_code == 2  # two items unsettled: calibrate does not guess them
+    assert "id 'q3'" in flat(refused.stderr)
+    # `fairjudge label merged.jsonl` opens at the first unlabelled item: the disagreements.
+    third = LabelSheet.open(out, seed=0)
+    assert [i for i, label in enumerate(third.labels) if label is None] == [3, 6]
+    third.set_shown(3, "tie")
+    third.set_shown(6, "tie")
+    calibrated = invoke("calibrate", str(out), *judge)
+    assert calibrated.exit_code in (0, 3), calibrated.output
+    assert json.loads(calibrated.stdout)["agreement"]["n"] == 8
+    rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert (rows[3]["label_a"], rows[3]["label_b"], rows[3]["human"]) == ("1", "2", "tie")
+
+
+def test_merge_refuses_to_write_over_an_input(tmp_path: Path) -> None:
+    a = write_pairs(tmp_path / "a.jsonl", LABELS_A)
+    b = write_pairs(tmp_path / "b.jsonl", LABELS_B)
+    before = a.read_bytes()
+    result = invoke("label-merge", str(a), str(b), "--out", str(a))
+    assert result.exit_code == 2
+    assert "--out" in flat(result.stderr)
+    assert a.read_bytes() == before
+
+
+def test_merge_of_other_items_names_the_file_and_line(tmp_path: Path) -> None:
+    a = write_pairs(tmp_path / "a.jsonl", LABELS_A)
+    b = write_pairs(tmp_path / "b.jsonl", LABELS_B)
+    lines = b.read_text("utf-8").splitlines()
+    lines[4] = lines[4].replace("Question 4?", "Another question?")
+    b.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = invoke("label-merge", str(a), str(b), "--out", str(tmp_path / "m.jsonl"))
+    assert result.exit_code == 2
+    assert f"{b}:5" in flat(result.stderr)
+    assert "question differs from line 5" in flat(result.stderr)
+
+
+def test_label_refuses_bad_input_before_serving(tmp_path: Path) -> None:
+    parquet = tmp_path / "p.parquet"
+    parquet.write_bytes(b"PAR1")
+    result = invoke("label", str(parquet), "--no-open")
+    assert result.exit_code == 2
+    assert "JSON Lines (.jsonl) or CSV" in flat(result.stderr)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"question": "q", "answer_1": "a"}\n', encoding="utf-8")
+    result = invoke("label", str(broken), "--no-open")
+    assert result.exit_code == 2
+    assert f"{broken}:1" in flat(result.stderr)
+
+
+def test_label_refuses_another_seed_than_the_recorded_one(tmp_path: Path) -> None:
+    path = write_pairs(tmp_path / "p.jsonl")
+    LabelSheet.open(path, seed=12)
+    result = invoke("label", str(path), "--seed", "13", "--no-open")
+    assert result.exit_code == 2
+    assert "--seed 13 differs from the seed 12" in flat(result.stderr)
+
+
+def test_label_on_a_port_in_use_says_so(tmp_path: Path) -> None:
+    path = write_pairs(tmp_path / "p.jsonl")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = invoke("label", str(path), "--port", str(port), "--no-open")
+    assert result.exit_code == 2
+    assert f"--port {port} is in use" in flat(result.stderr)
