@@ -123,7 +123,8 @@ class SuiteJudge:
     ) -> Judged:
         from fairjudge.runner import RunOptions
 
-        kwargs.setdefault("judge", settings.judge)
+        if "judges" not in kwargs:  # a panel (judges=) replaces the suite's judge
+            kwargs.setdefault("judge", settings.judge)
         if settings.store is not None:
             kwargs.setdefault("store", str(settings.store))
         options = kwargs.get("options") or RunOptions()
