@@ -23,6 +23,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
 from fairjudge.cli._flags import to_flags
+from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import adds_flags, as_judge_flags, check_outputs, judge_flags_without
 from fairjudge.cli._out import command_line, write_out
 from fairjudge.io import strict_dumps
@@ -210,6 +211,7 @@ def _in_flags(report: Any) -> Any:
 
 @app.command()
 @guarded
+@markdown_flag
 @adds_flags(AuditRunFlags, "flags")
 @adds_flags(AuditFlags, "opts")
 def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> None:
@@ -234,7 +236,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
         _write_html(opts.html, report, made, payload)
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
-    else:
+    if not _markdown(report, made, payload) and not json_output:
         render_audit(report, Console(), calls_made=made)
         for label, path in (("report records", opts.out), ("HTML report", opts.html)):
             if path is not None:
@@ -242,6 +244,17 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     if report.stopped is not None:
         say("stopped", f"{report.stopped} The report above is partial.")
         raise typer.Exit(EXIT_BUDGET)
+
+
+def _markdown(report: Any, made: int, payload: dict[str, Any]) -> bool:
+    """Write ``--markdown`` from the report card's page; True when it went to stdout."""
+    from fairjudge.cli._markdown import write_markdown
+    from fairjudge.report import audit_page, page_markdown
+
+    def draw() -> str:
+        return page_markdown(audit_page(report, calls_made=made, summary=payload))
+
+    return write_markdown(draw)
 
 
 def _write_html(path: Path, report: Any, made: int, payload: dict[str, Any]) -> None:

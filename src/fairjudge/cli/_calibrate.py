@@ -38,6 +38,12 @@ from fairjudge.audit import (
 )
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, judge_file
+from fairjudge.cli._markdown import (
+    markdown_flag,
+    markdown_given,
+    refuse_markdown,
+    write_markdown,
+)
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._score import load_scored, open_scorer, run_scoring, unscored_exit, write_scores
 from fairjudge.io import open_source, strict_dumps
@@ -46,6 +52,7 @@ from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
     calibration_payload,
     comparison_html,
+    comparison_markdown,
     comparison_report,
     render_calibration,
     render_score_calibration,
@@ -167,6 +174,7 @@ def calibrate_scores(
     scoring: PointwiseFlags,
 ) -> None:
     """``calibrate`` on pointwise input: each dimension's scores against the human ones."""
+    refuse_markdown("calibrate on human scores")
     rubric = _pointwise_rubric(flags, columns, run, scoring, file)
     loaded = load_scored(file, rubric, columns.skip_invalid, columns.allow_empty,
                          columns.question_col)  # fmt: skip
@@ -208,6 +216,7 @@ def _not_applied(why: str) -> None:
 
 @app.command()
 @guarded
+@markdown_flag
 @item_judging_flags
 @pointwise_flags
 def calibrate(
@@ -242,14 +251,16 @@ def calibrate(
     report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
     payload = calibration_payload(report, judge=result.settings.judge or "")
     payload["skipped_rows"] = judged.skipped
-    if run.html is not None:
+    if run.html is not None or markdown_given():
         source = "<stdin>" if str(file) == "-" else file.name
         page = comparison_report(result, title=f"{source}: calibration", run=judged.calls,
                                  skipped=judged.skipped)  # fmt: skip
+    if run.html is not None:
         write_html(run.html, comparison_html(page, calibration=report, summary=payload))
     if json_output:
         typer.echo(strict_dumps(payload, indent=2, default=str))
-    else:
+    markdown = lambda: comparison_markdown(page, calibration=report)  # noqa: E731
+    if not write_markdown(markdown) and not json_output:
         render_calibration(report, Console())
     check_unresolved(result, run.max_unresolved)
     gate = report["gate"]

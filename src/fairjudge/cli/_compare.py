@@ -2,6 +2,7 @@
 
 from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import app, err_console, guarded
+from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
 from fairjudge.cli._stop_flags import StopFlags, stop_flags
 from fairjudge.cli._via_flags import ViaScoresFlags, via_scores_flags
@@ -21,6 +22,7 @@ def _next_step(flags: JudgeFlags) -> str:
 
 @app.command()
 @guarded
+@markdown_flag
 @item_judging_flags
 @via_scores_flags
 @stop_flags
@@ -39,18 +41,17 @@ def compare(
     With --via-scores, each answer is scored on its own against a rubric instead (no
     order exists to prefer), and the two scores per item give the win rate.
 
-    With --stop-when, questions are judged in a seeded random order, --batch questions
-    at a time, and the run stops once the answer is known ('decided') or known
-    closely enough ('width:W'). Its interval is an anytime-valid confidence sequence,
-    valid however early the run stopped; the bootstrap CI of the judged items is
-    shown too, marked as not valid after an early stop. The store holds exactly the
-    calls made: a rerun with the same --seed and --store reuses them and goes on from
-    where it stopped (with a tighter width, a larger budget, or without --stop-when to
-    judge the whole file). With --via-scores, each item's score is its outcome via the
-    two answers' scores (not with --with-swap). Exit codes with --stop-when: 0 when
-    the run stops on its condition or reaches the end of the file (decided, width, not
-    decided); 5 when --max-calls or --max-cost runs out first (the partial result is
-    shown and saved); 4, as always, when too many judged items are unresolved (--max-unresolved).
+    With --stop-when, questions are judged in a seeded random order, --batch questions at a
+    time, and the run stops once the answer is known ('decided') or known closely enough
+    ('width:W'). Its interval is an anytime-valid confidence sequence, valid however early the
+    run stopped; the bootstrap CI of the judged items is shown too, marked as not valid after an
+    early stop. The store holds exactly the calls made: a rerun with the same --seed and --store
+    reuses them and goes on from where it stopped (with a tighter width, a larger budget, or
+    without --stop-when to judge the whole file). With --via-scores, each item's score is its
+    outcome via the two answers' scores (not with --with-swap). Exit codes with --stop-when: 0
+    when the run stops on its condition or reaches the end of the file (decided, width, not
+    decided); 5 when --max-calls or --max-cost runs out first (the partial result is shown and
+    saved); 4, as always, when too many judged items are unresolved (--max-unresolved).
     """
     # The judging and report machinery loads when the command runs, not for --help.
     adaptive = stop.requested(with_swap=via.via_scores and via.with_swap)

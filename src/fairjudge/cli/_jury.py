@@ -47,6 +47,7 @@ from fairjudge.cli._app import (
     skipped_in_flags,
 )
 from fairjudge.cli._judging import load_input
+from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     EvalFlags,
     InputFlags,
@@ -328,6 +329,7 @@ def write_page(
 
 @app.command()
 @guarded
+@markdown_flag
 @input_flags
 @adds_flags(PanelRunFlags, "flags")
 @eval_flags

@@ -38,11 +38,24 @@ def show(
     as_json: bool,
     files: Iterable[tuple[str, Path | None]] = (),
 ) -> None:
-    """Print ``report`` as JSON, or render its tables and say where each written file went."""
+    """Print ``report`` as JSON, or render its tables and say where each written file went.
+
+    With ``--markdown``, its summary is written too; ``--markdown -`` prints it instead
+    of the tables (:mod:`fairjudge.cli._markdown`).
+    """
+    from fairjudge.cli._markdown import write_markdown
+
+    def markdown() -> str:
+        from fairjudge.report import markdown_of
+
+        return markdown_of(report)
+
     if as_json:
         typer.echo(strict_dumps(report.to_dict(), indent=2))
+        write_markdown(markdown)
         return
-    render(report, Console())
+    if not write_markdown(markdown):
+        render(report, Console())
     for label, path in files:
         if path is not None:
             err_console.print(f"{label}: {path}", highlight=False, markup=False)

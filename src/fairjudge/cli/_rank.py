@@ -13,6 +13,7 @@ from fairjudge._items import Item, Judgment
 from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, say
 from fairjudge.cli._judging import check_unresolved, close_judge, judge_name, last_run
+from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import (
@@ -195,20 +196,27 @@ def _show(
     report: RankingReport, file: Path, *, json_output: bool, html: Path | None,
     result: PairwiseResult | None, run: RunSummary | None,
 ) -> None:  # fmt: skip
-    """Print the leaderboard (a table or JSON) and write the HTML report when asked."""
+    """Print the leaderboard (a table or JSON); write the HTML and Markdown when asked."""
+    from fairjudge.cli._markdown import write_markdown
+    from fairjudge.report import ranking_markdown
+
+    title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
     if html is not None:
-        title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
         write_html(html, ranking_html(report, title=title, result=result, run=run))
+    markdown = lambda: ranking_markdown(report, title=title, result=result, run=run)  # noqa: E731
     if json_output:
         typer.echo(strict_dumps(report.to_dict(), indent=2))
+        write_markdown(markdown)
         return
-    render_ranking(report, Console())
+    if not write_markdown(markdown):
+        render_ranking(report, Console())
     if html is not None:
         err_console.print(f"HTML report: {html}", highlight=False, markup=False)
 
 
 @app.command()
 @guarded
+@markdown_flag
 @judge_flags
 def rank(
     file: _File,

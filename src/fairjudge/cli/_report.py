@@ -18,16 +18,19 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
+from fairjudge.cli._markdown import markdown_flag, write_markdown
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import strict_dumps
 from fairjudge.report import (
     PAGES,
     comparison_html,
+    comparison_markdown,
     comparison_report,
     load_results,
     out_file_header,
     out_file_page,
     page_html,
+    page_markdown,
     write_html,
 )
 
@@ -56,6 +59,7 @@ def _source_name(source: str | None, results: Path) -> str:
 
 @app.command()
 @guarded
+@markdown_flag
 def report(
     results: _Results,
     output: _Output,
@@ -80,6 +84,7 @@ def report(
         write_html(output, page_html(page))
         if json_output:
             typer.echo(strict_dumps(page.summary, indent=2))
+        write_markdown(lambda: page_markdown(page))
         say("HTML report", f"{output} ({header.kind} run)", style="green")
         return
     result = load_results(results, seed=seed, level=level, n_resamples=bootstrap)
@@ -93,4 +98,5 @@ def report(
     write_html(output, comparison_html(report_))
     if json_output:
         typer.echo(strict_dumps(report_.to_dict(), indent=2))
+    write_markdown(lambda: comparison_markdown(report_))
     say("HTML report", f"{output} ({result.n_items} items)", style="green")

@@ -31,6 +31,7 @@ from fairjudge._items import ScoreItem
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import app, guarded, in_flags, say
 from fairjudge.cli._judging import unresolved_exit
+from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     AllowEmpty,
     Bootstrap,
@@ -277,6 +278,7 @@ def scored_exit(
 
 @app.command()
 @guarded
+@markdown_flag
 @judge_flags
 @score_flags
 def score(

@@ -47,6 +47,7 @@ from fairjudge.cli._jury import (
     with_flags,
     write_page,
 )
+from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import adds_flags, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import show, write_out
 from fairjudge.cli._score import ScoreFlags, score_flags, scored_exit
@@ -207,6 +208,7 @@ def score_panel(
 
 @app.command("score-jury")
 @guarded
+@markdown_flag
 @adds_flags(ScorePanelFlags, "panel")
 @adds_flags(PanelScoreRunFlags, "flags")
 @score_flags

@@ -26,6 +26,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import err_console, skipped_in_flags
 from fairjudge.cli._judging import check_unresolved, load_input, template_option, unresolved_exit
+from fairjudge.cli._markdown import refuse_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import Judge, close_scorer, open_scorer
@@ -125,6 +126,7 @@ def compare_via_scores_command(
     With ``stop`` (``--stop-when``), questions are scored batch by batch in a seeded
     order until the stop rule is met.
     """
+    refuse_markdown("a comparison via scores")
     settings = run.settings(file)
     rubric = via.check(flags, run)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
