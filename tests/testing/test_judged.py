@@ -194,3 +194,18 @@ def test_a_judged_run_repr_and_page_on_request(tmp_path: Path) -> None:
     assert repr(run).startswith("Judged('compare', calls made 35")
     written = run.write_page(tmp_path / "page.html")
     assert written.read_text("utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_an_interval_that_cannot_be_estimated_fails_saying_why(tmp_path: Path) -> None:
+    rows = [{"id": "a", "question": "What is the capital of Australia?", "answer_1": "Sydney.",
+             "answer_2": "Canberra."}]  # fmt: skip
+    run = suite(tmp_path).compare(rows)
+    assert run.win_rate(2).low is None
+    with pytest.raises(AssertionError) as failed:
+        run.assert_not_worse(margin=0.1)
+    message = str(failed.value)
+    assert message.startswith(
+        "model 2: its win rate has no interval, so the data cannot show that it is not worse "
+        "than model 1 (margin 0.1)"
+    )
+    assert "1.000 (no 95% bootstrap CI: one question: the bootstrap cannot vary)" in message

@@ -192,6 +192,12 @@ class Judged:
             else f"may not be better than {that} by the margin {margin:g}"
         )
         head = f"{this} {claim}: the lower bound of its win rate is not above {bound:g}"
+        if rate.low is None:  # nothing to bound: more questions, not a pass
+            goal = "not worse than" if relation == "worse" else "better than"
+            head = (
+                f"{this}: its win rate has no interval, so the data cannot show that it is "
+                f"{goal} {that} (margin {margin:g})"
+            )
         counts = f"n={win_rate.get('n', 0)} resolved items, W/T/L {wins}/{ties}/{losses}"
         lines = [head, f"model {model}'s win rate: {rate.text()}, {counts}"]
         adaptive = self.report.get("adaptive")
