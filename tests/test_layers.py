@@ -34,8 +34,9 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("report", {"report"}),
     ("examples", {"examples"}),  # the README's inputs and judges: only the CLI copies them
     ("notebook API", {"_api"}),  # fairjudge.compare, ...: over the report layer, beside cli
-    # The pytest plugin (fairjudge.testing) is a client of the notebook API, like the CLI.
-    ("cli, pytest plugin", {"cli", "testing"}),
+    # The pytest plugin (fairjudge.testing) is a client of the notebook API, like the CLI;
+    # so are the integrations with other tools (fairjudge.integrations: Inspect AI).
+    ("cli, pytest plugin, integrations", {"cli", "testing", "integrations"}),
     ("public API", {"__init__"}),
 ]
 # Pure code never touches I/O, clocks or event loops (STYLE.md).

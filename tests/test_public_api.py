@@ -75,6 +75,7 @@ def test_public_names_match_module_attributes() -> None:
         "runner",
         "stats",
         "testing",
+        "integrations",  # fairjudge.integrations.inspect, once a test imports it
     }
     assert public - submodules <= set(fairjudge.__all__)
 

@@ -1,0 +1,46 @@
+"""fairjudge in Inspect AI: debiased pairwise and rubric scorers, and Inspect models as judges.
+
+Needs the ``inspect`` extra (``pip install 'fairjudge[inspect]'``). In a task::
+
+    from inspect_ai import Task, task
+    from inspect_ai.solver import generate
+    from fairjudge.integrations.inspect import pairwise_scorer
+
+    @task
+    def against_baseline():
+        return Task(dataset=..., solver=generate(), scorer=pairwise_scorer())
+
+then ``inspect eval task.py --model openai/gpt-4o-mini --model-role
+grader=anthropic/claude-sonnet-4-5``. Each sample's output is compared with its target
+(the baseline answer) twice, the answers swapped between the two calls, and the score
+is 1, ½ or 0 for a win, tie or loss; a reply the judge's parser cannot read leaves
+the sample unscored, never a tie. See ``docs/inspect.md``.
+
+- :func:`pairwise_scorer`: the seed protocol's two calls, fairjudge's templates and
+  verdict parser; metrics :func:`win_rate` (with a bootstrap interval) and
+  :func:`position_consistency`.
+- :func:`rubric_scorer`: fairjudge's rubrics and score parser, a dict value with a
+  mean and standard error per dimension.
+- :class:`InspectBackend`: a fairjudge backend that calls an Inspect model, for
+  ``LLMJudge`` and everything built on it.
+"""
+
+from fairjudge._errors import MissingExtraError
+
+try:
+    import inspect_ai as _inspect_ai  # noqa: F401  (is the extra installed?)
+except ImportError as exc:  # pragma: no cover - the extra is in the dev install
+    raise MissingExtraError("fairjudge.integrations.inspect", "inspect", "inspect_ai") from exc
+
+from fairjudge.integrations.inspect._backend import InspectBackend
+from fairjudge.integrations.inspect._metrics import position_consistency, win_rate
+from fairjudge.integrations.inspect._pairwise import pairwise_scorer
+from fairjudge.integrations.inspect._rubric import rubric_scorer
+
+__all__ = [
+    "InspectBackend",
+    "pairwise_scorer",
+    "position_consistency",
+    "rubric_scorer",
+    "win_rate",
+]

@@ -1,0 +1,211 @@
+"""The position-debiased pairwise scorer for ``inspect eval``.
+
+For each sample, :func:`pairwise_scorer` compares the evaluated model's output with a
+baseline answer (the sample's target, or a metadata field) the way fairjudge compares
+two systems, with fairjudge's own pieces, never a copy of them:
+
+1. the calls are planned by :func:`fairjudge.plan_orders` (two rounds: the original
+   order, then the swapped one: the seed protocol's exactly two calls);
+2. each call is rendered by a fairjudge template (answers delimited and defused) and
+   sent to the judge through :class:`~._backend.InspectBackend`, so it is an Inspect
+   model call, in the sample's transcript;
+3. each reply is read by fairjudge's verdict parser, from the reply alone;
+4. the two calls are resolved by :func:`fairjudge.resolve` with the conservative rule,
+   which with two calls in opposite orders is exactly :func:`fairjudge.debiased_verdict`.
+
+The evaluated output is model 1: the score is 1 for a win, ½ for a tie, 0 for a loss.
+
+**A reply that cannot be read is not a tie.** When either reply holds no readable
+verdict, the sample gets ``Score.unscored(reason="grader_failed")``: its value is NaN,
+which Inspect leaves out of every metric and counts among the task's
+``unscored_samples``, and the explanation says which reply failed and why. Both raw
+replies are kept in the score's metadata whatever the outcome, so the log viewer shows
+what the judge said in each order. A call that fails after Inspect's retries raises,
+and Inspect records the sample's error: never a guess either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from inspect_ai.model import Model
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+
+from fairjudge._call import CallSpec
+from fairjudge._errors import ConfigError
+from fairjudge._items import Call
+from fairjudge._protocol import plan_orders, resolve
+from fairjudge._types import Order, Outcome, ParseFailure, Reply, Resolution
+from fairjudge.integrations.inspect._backend import InspectBackend, generate_config
+from fairjudge.integrations.inspect._metrics import position_consistency, win_rate
+from fairjudge.judges import read_verdict
+from fairjudge.prompts import PairwiseTemplate, get_template
+
+__all__ = ["pairwise_scorer"]
+
+_OUTCOME_WORD = {Outcome.ONE: "win", Outcome.TWO: "loss", Outcome.TIE: "tie"}
+"""The evaluated output's outcome, in the words a reader of the log expects."""
+
+
+def baseline_answer(state: TaskState, target: Target, baseline: str | None) -> str:
+    """The answer the evaluated output is compared with: the target, or a metadata field.
+
+    Raises:
+        ConfigError: The target is empty, or the sample's metadata has no text under
+            ``baseline``; the message names the sample.
+    """
+    if baseline is None:
+        if not target.text.strip():
+            raise ConfigError(
+                f"sample {state.sample_id!r} has an empty target: give each sample the "
+                "baseline answer as its target, or name a metadata field with baseline=",
+                params="baseline",
+            )
+        return target.text
+    value = state.metadata.get(baseline)
+    if not isinstance(value, str):
+        raise ConfigError(
+            f"sample {state.sample_id!r}: metadata[{baseline!r}] is {value!r}, not the "
+            "baseline answer's text; add it to every sample, or leave baseline out to "
+            "compare with the target",
+            params="baseline",
+        )
+    return value
+
+
+def _pair(order: Order, output: str, base: str) -> tuple[str, str]:
+    return (output, base) if order is Order.ORIGINAL else (base, output)
+
+
+async def judge_pair(
+    backend: InspectBackend,
+    template: PairwiseTemplate,
+    question: str,
+    answers: tuple[str, str],
+    reference: str | None = None,
+) -> tuple[Call, ...]:
+    """Both calls on one pair, planned, rendered, asked and read by fairjudge.
+
+    Args:
+        backend: The judge.
+        template: The pairwise template.
+        question: The question both answers reply to.
+        answers: ``(answer_1, answer_2)``: the evaluated output and the baseline.
+        reference: A reference answer, for a template that needs one.
+
+    Returns:
+        One :class:`~fairjudge.Call` per planned order, original first; a call whose
+        reply held no verdict carries its :class:`~fairjudge.ParseFailure`.
+    """
+    calls = []
+    for order, sample in plan_orders(2):
+        answer_a, answer_b = _pair(order, *answers)
+        spec = CallSpec(
+            backend.name, backend.model,
+            template.render(question, answer_a, answer_b, reference),
+            template.name, template.version,
+            params=backend.default_params(label_only=template.verdict_only),
+            sample=sample, kind="pairwise",
+        )  # fmt: skip
+        completion = await backend.complete(spec)
+        reply = read_verdict(completion, template.verdict_format)
+        calls.append(Call(order, sample, _with_raw(reply, completion.text, spec.key)))
+    return tuple(calls)
+
+
+def _with_raw(reply: Reply, raw: str, key: str) -> Reply:
+    """The reply with its raw text and call key, as the judge session fills them in."""
+    return replace(reply, raw=raw, key=key)
+
+
+def _call_line(call: Call) -> str:
+    shown = "this output" if call.order is Order.ORIGINAL else "the baseline"
+    reply = call.reply
+    said = (
+        f"no readable verdict ({reply.failure.reason})"
+        if isinstance(reply.failure, ParseFailure)
+        else f"{reply.verdict}"
+    )
+    return f"{call.order.value} order (A = {shown}): {said}"
+
+
+def pair_score(calls: tuple[Call, ...], rule: Resolution, meta: Mapping[str, Any]) -> Score:
+    """The Inspect score of one judged pair: resolved, or unscored with the reason."""
+    lines = [_call_line(c) for c in calls]
+    metadata = {**meta, "rule": rule.value, "calls": [c.to_dict() for c in calls]}
+    resolved = resolve(calls, rule)
+    if resolved is None:
+        failed = [c.order.value for c in calls if c.reply.failure is not None]
+        explanation = (
+            f"The judge's reply in the {' and '.join(failed)} order held no readable "
+            "verdict. An unreadable reply is not a tie: this sample is left out of the "
+            "metrics (counted as unscored). " + "; ".join(lines) + "."
+        )
+        metadata.update(outcome=None, consistent=None)
+        return Score.unscored(reason="grader_failed", explanation=explanation, metadata=metadata)
+    outcome, value, consistent = resolved
+    word = _OUTCOME_WORD[outcome]
+    why = "both orders agreed" if consistent else "the two orders disagreed, so it is a tie"
+    explanation = f"{word} ({rule.value} rule: {why}). " + "; ".join(lines) + "."
+    metadata.update(outcome=word, consistent=consistent)
+    return Score(value=value, answer=word, explanation=explanation, metadata=metadata)
+
+
+@scorer(metrics=[win_rate(), position_consistency()])
+def pairwise_scorer(
+    judge: str | Model | None = None,
+    *,
+    judge_role: str | None = "grader",
+    template: str | PairwiseTemplate = "default",
+    baseline: str | None = None,
+    rule: Resolution | str = Resolution.CONSERVATIVE,
+    params: Mapping[str, Any] | None = None,
+) -> Scorer:
+    """Score each output against a baseline answer, judged in both orders.
+
+    Args:
+        judge: The judge model, or its name; ``None`` takes the model bound to
+            ``judge_role``, and failing that the model being evaluated (Inspect's
+            precedence for graders).
+        judge_role: The Inspect model role of the judge.
+        template: A fairjudge pairwise template: a built-in name (``"default"``,
+            ``"explain"``, ``"json"``, ...), a ``*.toml`` path, or a template.
+        baseline: The sample metadata field holding the baseline answer; ``None``
+            compares with the sample's target.
+        rule: How the two calls resolve: ``"conservative"`` (the seed protocol: a
+            win needs both orders), ``"lenient"`` or ``"soft"``.
+        params: Generation settings for the judge's calls (Inspect ``GenerateConfig``
+            fields, e.g. ``{"temperature": 0}``).
+
+    Returns:
+        An Inspect scorer. A template that needs a reference answer is given the
+        sample's target; compare with a metadata baseline then.
+
+    Raises:
+        ConfigError: An unknown template or rule, or bad ``params`` (at once); an
+            empty target or a missing baseline field (when that sample is scored).
+    """
+    tmpl = template if isinstance(template, PairwiseTemplate) else get_template(template)
+    try:
+        how = Resolution(rule)
+    except ValueError as exc:
+        raise ConfigError(
+            f"rule must be one of {', '.join(r.value for r in Resolution)}; got {rule!r}",
+            params="rule",
+        ) from exc
+    backend_params = dict(params or {})
+    generate_config(backend_params)  # refuse bad params when the task is built
+
+    async def score(state: TaskState, target: Target) -> Score:
+        backend = InspectBackend(judge, role=judge_role, params=backend_params)
+        output = state.output.completion
+        base = baseline_answer(state, target, baseline)
+        reference = target.text if tmpl.needs_reference else None
+        calls = await judge_pair(backend, tmpl, state.input_text, (output, base), reference)
+        meta = {"judge": backend.model, "template": tmpl.name, "template_version": tmpl.version}
+        return pair_score(calls, how, meta)
+
+    return score
