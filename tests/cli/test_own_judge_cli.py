@@ -155,3 +155,17 @@ def test_two_processes_share_a_declared_judges_calls_through_the_stores_claims(
     docs = [json.loads(out) for out, _ in outs]
     assert docs[0]["win_rate"] == docs[1]["win_rate"]
     assert docs[0]["calls"]["made"] + docs[1]["calls"]["made"] == 120
+
+
+def test_a_sync_judge_runs_eight_calls_at_once_under_concurrency_8(tmp_path: Path) -> None:
+    from tests.judges.own_judges import at_once
+
+    before = at_once.calls
+    result = invoke(
+        "compare", str(pairs(tmp_path, 8)), "--judge", OWN + "meets_seven_others", "--json",
+        "--concurrency", "8",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["n_call_errors"] == 0
+    assert at_once.calls - before == 16
+    assert at_once.most == 8  # counted by the judge: eight of its calls ran at once
