@@ -30,7 +30,6 @@ opens a connection.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -62,6 +61,8 @@ from fairjudge.backends._lean_head import lean_applies, request_head
 from fairjudge.backends._openai_reply import completion_from_reply, error_message
 
 if TYPE_CHECKING:
+    import asyncio
+
     from fairjudge.backends._lean_http import LeanHTTPClient
 
 __all__ = ["OpenAIBackend", "Transport"]
@@ -299,6 +300,8 @@ class OpenAIBackend(HTTPBackend):
         if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
             raise _naming(FatalBackendError(self._cap_advice(spec, stopped=True)))
         if not self._caps.known and self._probe is None:
+            import asyncio  # here: a run the store answers whole needs no event loop
+
             self._probe = asyncio.Event()
             try:
                 return await self._learning(spec)
