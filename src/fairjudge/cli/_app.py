@@ -138,6 +138,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fairjudge.cli._example_data",
         "Copy the example inputs and judges into DIR, to try every command offline.",
     ),
+    "run": (
+        "fairjudge.cli._run",
+        "Run an evaluation from its config file: the command, its input and every flag.",
+    ),
 }
 """Each command: the module that registers it, and its docstring's first paragraph
 (what ``fairjudge --help`` lists; a test keeps the two equal)."""
@@ -209,6 +213,10 @@ class LazyCommands(TyperGroup):
             assert isinstance(group, TyperGroup)
             command = self.commands[cmd_name] = group.commands[cmd_name]
             plain_values(command)  # its options coerced without pydantic (see ``_coercion``)
+        if command is not None and not self._listing:
+            from fairjudge.cli._run_config import offer_save_config
+
+            offer_save_config(cmd_name, command)  # --save-config (docs/config.md)
         return command
 
     def get_help_option(self, ctx: Any) -> Any:

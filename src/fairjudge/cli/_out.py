@@ -19,6 +19,7 @@ from rich.console import Console
 
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
+from fairjudge.cli._run_config import current_config
 from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
 __all__ = ["command_line", "show", "write_out"]
@@ -87,10 +88,14 @@ def write_out(
     settings: Mapping[str, Any] | None = None,
     calls: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write a ``--out`` file atomically: its header record, then ``records``."""
+    """Write a ``--out`` file atomically: its header record, then ``records``.
+
+    The header records the run's config file too (:func:`current_config`), so any
+    ``--out`` file says how to run its evaluation again (``fairjudge run``).
+    """
     command = command_line(kind.removesuffix("-via-scores"))
     header = out_header(
         kind, command=command, judge=judge, template=template, rubric=rubric, settings=settings,
-        calls=calls,
+        calls=calls, config=current_config(),
     )  # fmt: skip
     write_jsonl_atomic(path, itertools.chain([header], records))

@@ -16,9 +16,15 @@ from __future__ import annotations
 
 # Names outside __all__ are re-exported explicitly (`name as name`): the layers' surface.
 from fairjudge._lazy import publish
+from fairjudge.io._config_file import CONFIG_SCHEMA_VERSION as CONFIG_SCHEMA_VERSION
+from fairjudge.io._config_file import ConfigText as ConfigText
+from fairjudge.io._config_file import dump_config as dump_config
+from fairjudge.io._config_file import read_config as read_config
 from fairjudge.io._files import write_atomic as write_atomic
 from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
 from fairjudge.io._json import strict_dumps as strict_dumps
+from fairjudge.io._label_scores import ScoreSheet as ScoreSheet
+from fairjudge.io._label_scores import is_pointwise_file as is_pointwise_file
 from fairjudge.io._labels import LabelSheet as LabelSheet
 from fairjudge.io._labels import Side as Side
 from fairjudge.io._labels import order_path as order_path

@@ -60,6 +60,7 @@ def out_header(
     rubric: str | None = None,
     settings: Mapping[str, Any] | None = None,
     calls: Mapping[str, Any] | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The first record of a ``--out`` file: what wrote it, and with what.
 
@@ -73,6 +74,8 @@ def out_header(
         calls: What the run's judge calls did (counts, tokens, cost, the replies
             whose usage was not reported correctly), as ``--json`` has it; only in
             the header when given.
+        config: The run's config table (``fairjudge run``'s file, ``docs/config.md``),
+            credentials masked; only in the header when given.
 
     Returns:
         ``{"fairjudge": {...}}``, ready for ``json.dumps``.
@@ -89,6 +92,8 @@ def out_header(
     }
     if calls is not None:
         body["calls"] = dict(calls)
+    if config is not None:
+        body["config"] = dict(config)
     return {_KEY: body}
 
 

@@ -1,0 +1,106 @@
+"""``fairjudge run CONFIG``: run an evaluation from its config file.
+
+The file names the command and sets its flags (``docs/config.md``); the table
+between them is :mod:`fairjudge.cli._run_config`. The command is invoked exactly as
+if it had been typed, so what it prints, writes and exits with is its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from fairjudge.cli._aliases import SummaryJson
+from fairjudge.cli._app import app, guarded
+from fairjudge.cli._run_config import CONFIG_COMMANDS, Trust, config_argv
+
+__all__ = ["run"]
+
+ConfigFile = Annotated[
+    Path,
+    typer.Argument(
+        metavar="CONFIG",
+        help="A config file (TOML) naming the command and its flags; write one with the "
+        "command's --save-config.",
+    ),
+]
+AllowPython = Annotated[
+    bool,
+    typer.Option(
+        "--allow-python-judges",
+        help="Let the file name python: judges (code it imports and runs), and let it pass "
+        "--allow-python-judges to a --jury file. Off by default: a config file may come "
+        "from someone else.",
+    ),
+]
+AllowServers = Annotated[
+    bool,
+    typer.Option(
+        "--allow-servers",
+        help="Let the file name servers off this machine (base-url, ray-address), which "
+        "receive your API key or your work, and pass --allow-jury-servers. Loopback needs "
+        "no flag.",
+    ),
+]
+
+
+@app.command()
+def run(
+    config: ConfigFile,
+    json_output: SummaryJson = False,
+    allow_python_judges: AllowPython = False,
+    allow_servers: AllowServers = False,
+) -> None:
+    """Run an evaluation from its config file: the command, its input and every flag.
+
+    The file is one flat TOML table: command = "compare", the input (file = ...),
+    and one key per flag, named as the flag without '--' (max-calls = 200). Relative
+    paths are read from the file's folder. The file is read as untrusted input: an
+    unknown key or a wrong type is an error naming the key and its line (exit 2);
+    python: judges and servers off this machine need the flags below; an API key in
+    the file is refused (keys come from the environment). The command then runs as
+    if typed, with its own output and exit code. Every judging command writes such
+    a file with --save-config PATH. The schema: docs/config.md.
+    """
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context()
+    root = ctx.parent
+    assert root is not None
+    name, argv = _prepare(
+        config, root, json_output=json_output,
+        trust=Trust(python=allow_python_judges, servers=allow_servers),
+    )  # fmt: skip
+    group: Any = root.command  # the LazyCommands group: it loads the command's module
+    command = group.get_command(root, name)
+    if json_output:
+        argv.insert(0, "--json")
+    sub = command.make_context(name, argv, parent=root)
+    with sub:
+        command.invoke(sub)
+
+
+@guarded
+def _prepare(config: Path, root: Any, *, json_output: bool, trust: Trust) -> tuple[str, list[str]]:
+    """The command a config file names and its arguments; its errors exit 2, naming the key."""
+    from fairjudge.io import CONFIG_SCHEMA_VERSION, read_config
+
+    del json_output  # read by guarded
+    loaded = read_config(config)
+    version = loaded.data.get("schema_version", CONFIG_SCHEMA_VERSION)
+    if version != CONFIG_SCHEMA_VERSION or type(version) is not int:
+        raise loaded.error("schema_version", f"{version!r} is unknown; this fairjudge reads "
+                           f"{CONFIG_SCHEMA_VERSION}")  # fmt: skip
+    name = loaded.data.get("command")
+    known = ", ".join(CONFIG_COMMANDS)
+    if name is None:
+        from fairjudge._errors import InputError
+
+        raise InputError(f"command: missing; name the command to run: {known}",
+                         path=str(config))  # fmt: skip
+    if name not in CONFIG_COMMANDS:
+        raise loaded.error("command", f"must be one of {known}; got {name!r}")
+    group: Any = root.command
+    return name, config_argv(loaded, name, group.get_command(root, name), trust)

@@ -1,0 +1,488 @@
+"""One config file per evaluation: the table from a command's flags to the file's keys.
+
+``fairjudge run eval.toml`` runs a command from a file, ``--save-config PATH`` on
+that command writes the file, and every ``--out`` header records the same table.
+All three read one table, derived from the command's own click parameters
+(:func:`config_keys`): a key is the flag's long name without ``--`` (``max-calls``
+for ``--max-calls``), the command's argument its parameter name (``file``), and
+the value's type is the option's annotated type. A flag added to a command is a key
+of its config file the moment it exists; there is no second list to keep in step.
+
+``fairjudge run`` turns the file back into the command's own arguments
+(:func:`config_argv`) and invokes the very command the user would have typed, so its
+parsing, its checks and its ``--json`` are the command's, byte for byte.
+
+The file is untrusted input (it may come from someone else), so before any of it
+reaches a command:
+
+- a key no flag of the command has, a value of the wrong type or outside the
+  option's choices, is an error naming the key and its line (exit 2);
+- a ``python:`` judge (code the file would import and run) and the keys that let a
+  jury file do so are refused unless ``fairjudge run --allow-python-judges``;
+- a server off this machine (``base-url``, ``ray-address``, any URL), which would
+  receive the user's API key or work, is refused unless ``--allow-servers``;
+- a value that holds a credential is refused: keys come from the environment, and
+  ``--save-config`` never writes one (:func:`fairjudge._redact.redact_arg`).
+
+Relative paths in the file are read from the file's own folder, so a config means
+the same wherever it is run from; ``--save-config`` writes them relative to the
+folder it writes into.
+
+This module imports neither ``cli._app`` nor ``cli._out`` (both reach it), and loads
+``fairjudge.io`` only when a file is read or written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import ipaddress
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
+
+import typer
+
+try:  # Typer 0.29 ships its own copy of Click
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover - a Typer that uses Click itself
+    from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
+
+from fairjudge._redact import redact_arg
+from fairjudge.cli._coercion import plain_values
+
+if TYPE_CHECKING:
+    from fairjudge.io import ConfigText
+
+__all__ = [
+    "CONFIG_COMMANDS",
+    "ConfigKey",
+    "config_argv",
+    "config_keys",
+    "config_of",
+    "current_config",
+    "offer_save_config",
+]
+
+CONFIG_COMMANDS = ("compare", "rank", "calibrate", "score", "audit", "jury", "score-jury")
+"""The commands a config file runs, and which take ``--save-config``."""
+
+_SHOWN_NOT_RUN = frozenset({"json_output", "save_config", "help"})
+"""Parameters that say how a run is shown or saved, not what it is: never keys."""
+
+_TRUST_PYTHON = frozenset({"allow-python-judges"})
+_TRUST_SERVERS = frozenset({"allow-jury-servers"})
+_SERVER_KEYS = frozenset({"base-url", "ray-address"})
+_CREDENTIAL_KEY = re.compile(r"(?i)(api[_-]?key|token|secret|password|credential|^key$)")
+_FILE_KEYS = frozenset({"schema_version", "command"})
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigKey:
+    """One key of a command's config file: the click parameter it sets.
+
+    Attributes:
+        name: The key (the flag's long name without ``--``, or the argument's name).
+        param: The command's click parameter.
+    """
+
+    name: str
+    param: Any
+
+    @property
+    def flag(self) -> str | None:
+        """The long flag (``--max-calls``), or ``None`` for the command's argument."""
+        return _long(self.param.opts) if self.is_option else None
+
+    @property
+    def is_option(self) -> bool:
+        """An option (a flag); otherwise the command's positional argument."""
+        return getattr(self.param, "param_type_name", "") == "option"
+
+    @property
+    def many(self) -> bool:
+        """The flag may be given several times: the value is an array."""
+        return bool(self.param.multiple)
+
+    @property
+    def kind(self) -> Any:
+        """The annotated type of one value: bool, int, float, str, Path, an Enum or Literal."""
+        descriptor = getattr(self.param, "type_descriptor", None)
+        annotation = getattr(descriptor, "annotation", str)
+        if get_origin(annotation) in (list, tuple):
+            annotation = get_args(annotation)[0]
+        return annotation
+
+    def choices(self) -> tuple[str, ...] | None:
+        """The values the option accepts, when it is a choice."""
+        kind = self.kind
+        if isinstance(kind, type) and issubclass(kind, Enum):
+            return tuple(str(member.value) for member in kind)
+        if get_origin(kind) is Literal:
+            return tuple(str(arg) for arg in get_args(kind))
+        return None
+
+    def type_name(self) -> str:
+        """What the file must hold here, in words."""
+        kind = self.kind
+        one = {bool: "true or false", int: "an integer", float: "a number"}.get(kind, "a string")
+        choices = self.choices()
+        if choices is not None:
+            one = "one of " + ", ".join(repr(c) for c in choices)
+        return f"{one}, or an array of them" if self.many else one
+
+
+def _long(opts: list[str]) -> str:
+    return next((o for o in opts if o.startswith("--")), opts[0])
+
+
+def config_keys(command: Any) -> dict[str, ConfigKey]:
+    """Every key of ``command``'s config file, derived from its click parameters."""
+    keys: dict[str, ConfigKey] = {}
+    for param in command.params:
+        if param.name in _SHOWN_NOT_RUN or not param.expose_value:
+            continue
+        is_option = getattr(param, "param_type_name", "") == "option"
+        name = _long(param.opts).removeprefix("--") if is_option else param.name
+        keys[name] = ConfigKey(name, param)
+    return keys
+
+
+# --- from the file to the command's arguments --------------------------------------
+
+
+def _one_value(key: ConfigKey, value: Any) -> str:
+    """One value of ``key`` as the command line spells it; ValueError if of the wrong type."""
+    kind, wanted = key.kind, key.type_name()
+    if kind is bool:
+        if type(value) is not bool:
+            raise ValueError(f"must be {wanted}; got {_shown(value)}")
+        return "true" if value else "false"
+    if kind is int and (type(value) is not int):
+        raise ValueError(f"must be {wanted}; got {_shown(value)}")
+    if kind is float:
+        if type(value) not in (int, float):
+            raise ValueError(f"must be {wanted}; got {_shown(value)}")
+        return repr(float(value))
+    if kind not in (int, float) and not isinstance(value, str):
+        raise ValueError(f"must be {wanted}; got {_shown(value)}")
+    choices = key.choices()
+    if choices is not None and str(value) not in choices:
+        raise ValueError(f"must be {wanted}; got {_shown(value)}")
+    return str(value)
+
+
+def _shown(value: Any) -> str:
+    from fairjudge.io import shown
+
+    return shown(value)
+
+
+def _tokens(key: ConfigKey, value: Any) -> list[str]:
+    """The command-line arguments that set ``key`` to ``value``."""
+    values = value if isinstance(value, list) else [value]
+    if isinstance(value, list) and not key.many:
+        raise ValueError(f"must be {key.type_name()}, not an array; got {_shown(value)}")
+    spelled = [_one_value(key, v) for v in values]
+    flag = key.flag
+    if flag is None:
+        return spelled
+    if key.param.is_flag and key.kind is bool:
+        if value is True:
+            return [flag]
+        if key.param.secondary_opts:
+            return [_long(key.param.secondary_opts)]
+        if key.param.default:
+            raise ValueError(f"cannot be false: {flag} is on by default and has no --no- form")
+        return []  # false for a flag with no --no- form is the flag not given
+    return [f"{flag}={s}" for s in spelled]
+
+
+def _is_path(key: ConfigKey, value: str) -> bool:
+    """Whether a string value names a file: a path option, a template or rubric, a recording."""
+    if value == "-" or not value.strip():
+        return False
+    return key.kind is Path or value.endswith(".toml") or value.startswith("replay:")
+
+
+def _moved(value: str, move: Callable[[str], str]) -> str:
+    """``value`` with its file path passed through ``move`` (after ``replay:``, if any)."""
+    prefix = "replay:" if value.startswith("replay:") else ""
+    path = value.removeprefix(prefix).strip()
+    if not path or Path(path).is_absolute():
+        return value
+    return prefix + move(path)
+
+
+def _from(folder: Path, path: str) -> str:
+    """``path`` in the config file's ``folder``, as the command gets it.
+
+    Relative to the working directory when it lies below it (a config in the folder
+    it is run from gives each path exactly as written), absolute otherwise.
+    """
+    full = os.path.abspath(os.path.join(folder, path))
+    here = os.path.relpath(full)
+    return full if here == ".." or here.startswith(".." + os.sep) else here
+
+
+def _on_this_machine(host: str) -> bool:
+    host = host.lower().strip("[]")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _server_host(key: str, value: str) -> str | None:
+    """The host a value sends work to: a URL's host, or ``ray-address``'s ``HOST:PORT``."""
+    if "://" in value:
+        return urlsplit(value.strip()).hostname or ""
+    if key == "ray-address" and value.strip() != "auto":
+        return value.strip().rsplit(":", 1)[0]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """What ``fairjudge run``'s own flags allow its config file to do."""
+
+    python: bool = False
+    """``--allow-python-judges``: ``python:`` judges, and a jury file's ones."""
+    servers: bool = False
+    """``--allow-servers``: servers off this machine."""
+
+
+def _check_trust(config: ConfigText, key: str, values: list[Any], trust: Trust) -> None:
+    """Refuse code, off-machine servers and credentials the file names (InputError)."""
+    for value in values:
+        if not isinstance(value, str):
+            continue
+        if redact_arg(value) != value:
+            raise config.error(key, "holds what looks like a credential; a config file never "
+                               "holds one: fairjudge reads keys from the environment "
+                               "(OPENAI_API_KEY, ANTHROPIC_API_KEY)")  # fmt: skip
+        if value.strip().startswith("python:") and not trust.python:
+            raise config.error(key, f"{_shown(value)} would import and run Python code; a "
+                               "config file may come from someone else, so it names code "
+                               "only when you trust it and say so: fairjudge run "
+                               "--allow-python-judges")  # fmt: skip
+        host = _server_host(key, value) if key in _SERVER_KEYS or "://" in value else None
+        if host is not None and not trust.servers and not _on_this_machine(host):
+            raise config.error(key, f"names a server off this machine ({host}), which would "
+                               "receive your API key or your work; if you trust this file, "
+                               "say so: fairjudge run --allow-servers (loopback needs no "
+                               "flag)")  # fmt: skip
+    grants = (
+        key in _TRUST_PYTHON and not trust.python,
+        key in _TRUST_SERVERS and not trust.servers,
+    )
+    if any(v is True for v in values) and any(grants):
+        needed = "--allow-python-judges" if grants[0] else "--allow-servers"
+        raise config.error(key, f"lets a jury file do what only you may allow; give "
+                           f"fairjudge run {needed} if you trust this file")  # fmt: skip
+
+
+def _unknown(
+    config: ConfigText, key: str, keys: Mapping[str, ConfigKey], command: str
+) -> Exception:
+    if _CREDENTIAL_KEY.search(key):
+        return config.error(key, "an API key never goes in a config file: fairjudge "
+                            "reads keys from the environment (OPENAI_API_KEY, "
+                            "ANTHROPIC_API_KEY)")  # fmt: skip
+    close = difflib.get_close_matches(key, [*keys, *_FILE_KEYS], n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return config.error(key, f"unknown key for `fairjudge {command}`{hint} Keys are the "
+                        f"command's flags without '--' (docs/config.md; `fairjudge "
+                        f"{command} --help` lists them)")  # fmt: skip
+
+
+def config_argv(config: ConfigText, command_name: str, command: Any, trust: Trust) -> list[str]:
+    """The arguments of ``command`` that ``config`` stands for.
+
+    Options come first, each as ``--flag=value``; the argument comes after ``--``,
+    so a value starting with ``-`` is never read as a flag.
+
+    Raises:
+        InputError: An unknown key, a value of the wrong type, a missing argument,
+            or what :class:`Trust` does not allow; names the key and its line.
+    """
+    keys = config_keys(command)
+    options: list[str] = []
+    arguments: list[str] = []
+    folder = config.path.parent
+    for name, value in config.data.items():
+        if name in _FILE_KEYS:
+            continue
+        key = keys.get(name)
+        if key is None:
+            raise _unknown(config, name, keys, command_name)
+        values = value if isinstance(value, list) else [value]
+        _check_trust(config, name, values, trust)
+        if key.kind is not bool:
+            relocated = [_moved(v, functools.partial(_from, folder)) if isinstance(v, str)
+                         and _is_path(key, v) else v for v in values]  # fmt: skip
+            value = relocated if isinstance(value, list) else relocated[0]
+        try:
+            tokens = _tokens(key, value)
+        except ValueError as exc:
+            raise config.error(name, str(exc)) from None
+        (options if key.is_option else arguments).extend(tokens)
+    for key in keys.values():
+        if key.param.required and key.name not in config.data:
+            raise config.error(key.name, f"missing: `fairjudge {command_name}` needs its "
+                               f"{key.name} ({key.param.metavar or key.name.upper()})")  # fmt: skip
+    return [*options, "--", *arguments]
+
+
+# --- from the command's values to the file -------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return _plain(value.value)
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def config_of(
+    command_name: str, command: Any, params: Mapping[str, Any], *, folder: Path | None = None
+) -> dict[str, Any]:
+    """The config table of a run of ``command`` with click ``params``: the values not at default.
+
+    Args:
+        command_name: The command (``compare``).
+        command: Its click command.
+        params: The parsed values, by parameter name (``ctx.params``).
+        folder: Write relative paths relative to this folder (where the file goes);
+            ``None`` keeps them as given (relative to the working directory).
+    """
+    table: dict[str, Any] = {"schema_version": 1, "command": command_name}
+    for name, key in config_keys(command).items():
+        value, default = _plain(params.get(key.param.name)), _plain(key.param.default)
+        if value is None or value == [] or value == default:
+            continue
+        if value is False and key.is_option and key.param.is_flag and not key.param.secondary_opts:
+            continue  # the flag not given
+        if folder is not None:
+            value = _relative(key, value, folder)
+        table[name] = value
+    return table
+
+
+def _relative(key: ConfigKey, value: Any, folder: Path) -> Any:
+    def move(path: str) -> str:
+        return os.path.relpath(os.path.abspath(path), os.path.abspath(folder))
+
+    if isinstance(value, list):
+        return [_relative(key, v, folder) for v in value]
+    if isinstance(value, str) and _is_path(key, value):
+        return _moved(value, move)
+    return value
+
+
+def current_config() -> dict[str, Any] | None:
+    """The config table of the command running now, credentials masked; for ``--out`` headers.
+
+    ``None`` outside a command a config file runs. Paths are as the command got them.
+    """
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is None or ctx.info_name not in CONFIG_COMMANDS:
+        return None
+    table = config_of(str(ctx.info_name), ctx.command, ctx.params)
+    return {k: _masked(v) for k, v in table.items()}
+
+
+def _masked(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return redact_arg(value) if isinstance(value, str) else value
+
+
+# --- --save-config --------------------------------------------------------------------
+
+
+@functools.cache
+def _save_option() -> Any:
+    """The ``--save-config`` option, declared as Typer declares every other."""
+    probe = typer.Typer()
+
+    @probe.command()
+    def _probe(
+        save_config: Annotated[
+            Path | None,
+            typer.Option(
+                metavar="PATH",
+                help="Write this command's config file (TOML) to PATH and exit without "
+                "judging; `fairjudge run PATH` then runs it (docs/config.md). Never writes "
+                "an API key.",
+            ),
+        ] = None,
+    ) -> None: ...
+
+    return typer.main.get_command(probe).params[0]
+
+
+def offer_save_config(name: str, command: Any) -> None:
+    """Give ``command`` the ``--save-config`` option, if a config file can run it."""
+    if name not in CONFIG_COMMANDS or any(p.name == "save_config" for p in command.params):
+        return
+    command.params.append(_save_option())
+    plain_values(command)
+    run = command.callback
+
+    @functools.wraps(run)
+    def callback(*args: Any, save_config: Path | None = None, **kwargs: Any) -> Any:
+        if save_config is None:
+            return run(*args, **kwargs)
+        return _save(name, command, save_config, kwargs)
+
+    command.callback = callback
+
+
+def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
+    """Write the config file and say so; a credential in a value is refused (exit 2)."""
+    from fairjudge.io import dump_config, write_atomic
+
+    table = config_of(name, command, params, folder=path.parent)
+    keys = config_keys(command)
+    for key, value in table.items():
+        for one in value if isinstance(value, list) else [value]:
+            if isinstance(one, str) and redact_arg(one) != one:
+                flag = keys[key].flag or key
+                raise UsageError(
+                    f"--save-config: {flag} holds what looks like a credential, and a config "
+                    "file never holds one; put the key in the environment (OPENAI_API_KEY, "
+                    "ANTHROPIC_API_KEY) instead"
+                )
+    comment = f"fairjudge {name}: run it with `fairjudge run {path.name}` (docs/config.md)"
+    try:
+        write_atomic(path, [dump_config(table, comment=comment)])
+    except OSError as exc:
+        raise UsageError(f"--save-config: cannot write {path}: {exc.strerror or exc}") from None
+    note = ""
+    if any(isinstance(v, str) and v.strip().startswith("python:") for v in _flat(table)):
+        note = " --allow-python-judges` (it names a python: judge)"
+    if params.get("json_output"):
+        from fairjudge.io import strict_dumps
+
+        typer.echo(strict_dumps({"config": str(path)}, indent=2))
+    typer.echo(f"config saved: {path}; run it with `fairjudge run {path}{note or '`'}", err=True)
+
+
+def _flat(table: Mapping[str, Any]) -> list[Any]:
+    out: list[Any] = []
+    for value in table.values():
+        out += value if isinstance(value, list) else [value]
+    return out

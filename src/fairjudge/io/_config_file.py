@@ -1,0 +1,163 @@
+"""An evaluation's config file (``fairjudge run eval.toml``): read it safely, write it.
+
+A config file is one flat TOML table: ``command``, an optional ``schema_version``
+and one key per flag of that command (``docs/config.md``). This module knows
+nothing of the commands: it reads the file as untrusted input, through the reader
+rubric, template and jury files go through (:mod:`fairjudge.io._untrusted`: a
+regular UTF-8 file of bounded size and nesting, never code), finds the line a key
+sits on so that every error can name it, and writes a table back as TOML that
+:mod:`tomllib` reads to the same values.
+
+The standard library reads TOML but does not write it; the writer here covers the
+values a config holds (strings, integers, floats, booleans and arrays of them),
+which is all it needs, and a test reads back everything it writes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairjudge._errors import InputError
+from fairjudge.io._untrusted import BadTOML, loads_toml, read_text, shown
+
+__all__ = ["CONFIG_SCHEMA_VERSION", "ConfigText", "dump_config", "key_line", "read_config"]
+
+CONFIG_SCHEMA_VERSION = 1
+"""The config file format's version; 1 is the only one."""
+
+MAX_CONFIG_BYTES = 2**20
+"""The largest config file read: 1 MiB, far more than any evaluation's flags take."""
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigText:
+    """A config file as read: its table, and its text for finding a key's line.
+
+    Attributes:
+        path: The file, as named.
+        data: The parsed top-level table.
+        text: The file's text.
+    """
+
+    path: Path
+    data: dict[str, Any]
+    text: str
+
+    def line(self, key: str) -> int | None:
+        """The 1-based line that sets top-level ``key``, or ``None`` if none does."""
+        return key_line(self.text, key)
+
+    def error(self, key: str, message: str, *, params: tuple[str, ...] = ()) -> InputError:
+        """An error about ``key``, naming the file and the key's line."""
+        return InputError(f"{key}: {message}", path=str(self.path), line=self.line(key),
+                          params=params)  # fmt: skip
+
+
+def read_config(path: str | Path) -> ConfigText:
+    """Read a config file as untrusted input: a flat TOML table.
+
+    Raises:
+        InputError: The file cannot be read, is not a regular file, is larger than
+            1 MiB, is not UTF-8 or not TOML (the message has TOML's own line and
+            column), or holds a table where a value belongs (named with its line).
+    """
+    path = Path(path)
+    text = read_text(path, limit=MAX_CONFIG_BYTES)
+    try:
+        data = loads_toml(text)
+    except BadTOML as exc:
+        raise InputError(str(exc), path=str(path)) from None
+    config = ConfigText(path, data, text)
+    for key, value in data.items():
+        if isinstance(value, dict) or (
+            isinstance(value, list) and any(isinstance(v, dict | list) for v in value)
+        ):
+            line = _table_line(text, key)
+            raise InputError(
+                f"{key}: a config file is one flat table: every key is a flag's name at the "
+                f"top, and a value is a string, number, boolean or an array of them; got "
+                f"{shown(value)}",
+                path=str(path),
+                line=line if line is not None else config.line(key),
+            )
+    return config
+
+
+def _key_pattern(key: str) -> str:
+    quoted = re.escape(json.dumps(key)) + "|" + re.escape(f"'{key}'")
+    return rf"(?:{re.escape(key)}|{quoted})"
+
+
+def key_line(text: str, key: str) -> int | None:
+    """The 1-based line on which the top-level ``key`` is set, or ``None``.
+
+    TOML parsers give no positions for keys, so the line is found in the text: the
+    first line, before any ``[table]`` header, that starts with the key (bare or
+    quoted) and ``=``. A config file is one flat table, so that line is the key's.
+    """
+    pattern = re.compile(rf"\s*{_key_pattern(key)}\s*=")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("["):
+            return None
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _table_line(text: str, key: str) -> int | None:
+    """The line of a ``[key]`` or ``[[key]]`` header, where a table was given."""
+    pattern = re.compile(rf"\s*\[\[?\s*{_key_pattern(key)}\s*[\].]")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _toml_string(key)
+
+
+def _toml_string(value: str) -> str:
+    # A JSON string is a TOML basic string, but for DEL, which TOML wants escaped.
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"a config value is a string, number, boolean or array; got {value!r}")
+
+
+def dump_config(table: Mapping[str, Any], *, comment: str = "") -> str:
+    """``table`` as TOML text, one ``key = value`` line each, in the table's order.
+
+    Args:
+        table: A flat table of strings, integers, floats, booleans and lists of them.
+        comment: Lines written first, each as a ``#`` comment.
+
+    Raises:
+        TypeError: A value of another type (a bug in the caller).
+    """
+    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+    lines += [f"{_toml_key(key)} = {_toml_value(value)}" for key, value in table.items()]
+    return "\n".join(lines) + "\n"

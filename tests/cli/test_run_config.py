@@ -1,0 +1,243 @@
+"""``fairjudge run CONFIG`` and ``--save-config``: one config file per evaluation.
+
+Each command's saved config, run, prints the command's own ``--json`` byte for byte;
+a config file is untrusted input (code, servers, keys), and every error names the
+key and its line.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairjudge.io import read_config
+from tests.cli._invoke import invoke
+from tests.server import JudgeServer
+
+EX = "python:fairjudge.examples.judges:"
+
+COMMANDS: dict[str, list[str]] = {
+    "compare": ["compare", "demo_pairs.jsonl", "--judge", EX + "longer", "--rule", "lenient",
+                "--seed", "3", "--stop-when", "decided", "--batch", "5", "--out", "c.jsonl"],
+    "rank": ["rank", "rank_answers.jsonl", "--judge", EX + "longer", "--bootstrap", "200"],
+    "calibrate": ["calibrate", "calibration.jsonl", "--judge", EX + "knows_facts",
+                  "--min-kappa", "0.1"],
+    "score": ["score", "score_answers.jsonl", "--judge", EX + "scorer", "--level", "0.9",
+              "--no-fail-on-collapse"],
+    "jury": ["jury", "demo_pairs.jsonl", "--judge", EX + "knows_facts", "--judge", EX + "longer",
+             "--judge", EX + "first_position", "--weight", "2", "--weight", "1", "--weight", "1"],
+    "score-jury": ["score-jury", "score_answers.jsonl", "--judge", EX + "scorer",
+                   "--judge", EX + "length_scorer", "--aggregate", "median"],
+}  # fmt: skip
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder holding the example data, as the working directory; clocks stopped.
+
+    Every run reports its wall time and latencies, which differ between any two runs
+    of the same command; with the clock stopped, two runs print the same bytes.
+    """
+    assert invoke("example-data", str(tmp_path)).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(time, "perf_counter", lambda: 1000.0)
+    return tmp_path
+
+
+def _same_json(args: list[str], config: Path, *run_flags: str) -> dict[str, Any]:
+    """Run ``args --json``, save its config, run that: the two stdouts are one.
+
+    The command runs twice first, so that both compared runs find the store as full
+    (a model judge's calls are cached by the first run).
+    """
+    assert invoke(*args, "--json").exit_code in (0, 3, 4)
+    direct = invoke(*args, "--json")
+    assert direct.exit_code in (0, 3, 4), direct.output
+    saved = invoke(*args, "--save-config", str(config))
+    assert saved.exit_code == 0, saved.output
+    assert f"config saved: {config}" in saved.stderr
+    again = invoke("run", str(config), "--json", *run_flags)
+    assert again.exit_code == direct.exit_code, again.output
+    assert again.stdout == direct.stdout
+    return read_config(config).data
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_saved_config_runs_to_the_commands_own_json(command: str, here: Path) -> None:
+    data = _same_json(COMMANDS[command], here / "eval.toml", "--allow-python-judges")
+    assert data["command"] == command
+    assert data["schema_version"] == 1
+    assert data["file"] == COMMANDS[command][1]
+
+
+def test_audit_config_runs_to_the_same_json(here: Path, openai_env: JudgeServer) -> None:
+    args = ["audit", "--judge", "openai/m", "--base-url", openai_env.base_url, "--limit", "2",
+            "--experiments", "position"]  # fmt: skip
+    data = _same_json(args, here / "audit.toml")
+    assert data["judge"] == ["openai/m"]
+    assert data["experiments"] == "position"
+    assert data["limit"] == 2
+
+
+def test_the_config_keeps_values_as_typed(here: Path) -> None:
+    data = _same_json(COMMANDS["compare"], here / "eval.toml", "--allow-python-judges")
+    assert data == {
+        "schema_version": 1, "command": "compare", "file": "demo_pairs.jsonl",
+        "stop-when": ["decided"], "batch": 5, "rule": "lenient", "seed": 3, "out": "c.jsonl",
+        "judge": EX + "longer",
+    }  # fmt: skip
+
+
+def test_every_out_header_records_the_config(here: Path) -> None:
+    done = invoke(*COMMANDS["compare"])
+    assert done.exit_code == 0, done.output
+    header = json.loads(Path("c.jsonl").read_text("utf-8").splitlines()[0])["fairjudge"]
+    saved = invoke(*COMMANDS["compare"], "--save-config", "eval.toml")
+    assert saved.exit_code == 0
+    assert header["config"] == read_config("eval.toml").data
+
+
+def test_paths_are_read_from_the_config_files_folder(here: Path, tmp_path_factory: Any) -> None:
+    (here / "cfg").mkdir()
+    saved = invoke(*COMMANDS["rank"], "--save-config", "cfg/rank.toml")
+    assert saved.exit_code == 0, saved.output
+    assert read_config(here / "cfg" / "rank.toml").data["file"] == "../rank_answers.jsonl"
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    import os
+
+    os.chdir(elsewhere)
+    done = invoke("run", str(here / "cfg" / "rank.toml"), "--json", "--allow-python-judges")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["n_battles"] > 0
+
+
+def _config(folder: Path, text: str) -> Path:
+    path = folder / "eval.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_an_unknown_key_names_the_key_and_its_line(here: Path) -> None:
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\nmax-cals = 10\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:3: max-cals: unknown key for `fairjudge compare`; did you mean " \
+           "'max-calls'?" in done.stderr  # fmt: skip
+
+
+def test_a_wrong_type_names_the_key_and_its_line(here: Path) -> None:
+    path = _config(here, 'command = "compare"\n\nfile = "demo_pairs.jsonl"\nseed = "3"\n')
+    done = invoke("run", str(path), "--json")
+    assert done.exit_code == 2
+    error = json.loads(done.stdout)["error"]
+    assert error["message"].endswith("eval.toml:4: seed: must be an integer; got '3'")
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\nrule = "strict"\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:3: rule: must be one of 'conservative', 'lenient', 'soft'; got " \
+           "'strict'" in done.stderr  # fmt: skip
+
+
+def test_not_toml_names_the_line(here: Path) -> None:
+    path = _config(here, 'command = "compare"\nfile = demo_pairs.jsonl\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "not valid TOML" in done.stderr
+    assert "line 2" in done.stderr
+
+
+def test_a_table_is_refused_with_its_line(here: Path) -> None:
+    path = _config(here, 'command = "rank"\nfile = "rank_answers.jsonl"\n[judge]\nx = 1\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:3: judge: a config file is one flat table" in done.stderr
+
+
+def test_an_unknown_command_or_schema_is_refused(here: Path) -> None:
+    done = invoke("run", str(_config(here, 'command = "label"\n')))
+    assert done.exit_code == 2
+    assert "eval.toml:1: command: must be one of compare, rank" in done.stderr
+    done = invoke("run", str(_config(here, 'schema_version = 2\ncommand = "rank"\n')))
+    assert done.exit_code == 2
+    assert "eval.toml:1: schema_version: 2 is unknown" in done.stderr
+    done = invoke("run", str(_config(here, 'command = "rank"\n')))
+    assert done.exit_code == 2
+    assert "file: missing" in done.stderr
+
+
+def test_a_python_judge_needs_the_flag(here: Path) -> None:
+    path = _config(here, f'command = "rank"\nfile = "rank_answers.jsonl"\n'
+                         f'judge = "{EX}longer"\n')  # fmt: skip
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:3: judge: 'python:fairjudge.examples.judges:longer' would import and " \
+           "run Python code" in done.stderr  # fmt: skip
+    assert "fairjudge run --allow-python-judges" in done.stderr
+    assert invoke("run", str(path), "--allow-python-judges").exit_code == 0
+
+
+def test_the_file_cannot_grant_itself_trust(here: Path) -> None:
+    path = _config(here, 'command = "jury"\nfile = "demo_pairs.jsonl"\njury = "panel.toml"\n'
+                         "allow-python-judges = true\n")  # fmt: skip
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:4: allow-python-judges: lets a jury file do what only you may allow" in (
+        done.stderr
+    )
+
+
+def test_a_server_off_this_machine_needs_the_flag(here: Path) -> None:
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "openai/m"\n'
+                         'base-url = "https://judge.example.com/v1"\n')  # fmt: skip
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:4: base-url: names a server off this machine (judge.example.com)" in (
+        done.stderr
+    )
+    assert "fairjudge run --allow-servers" in done.stderr
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\nexecutor = "ray"\n'
+                         'ray-address = "10.0.0.5:6379"\n')  # fmt: skip
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:4: ray-address: names a server off this machine (10.0.0.5)" in done.stderr
+
+
+def test_a_loopback_server_needs_no_flag(here: Path, openai_env: JudgeServer) -> None:
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "openai/m"\n'
+                         f'base-url = "{openai_env.base_url}"\n')  # fmt: skip
+    done = invoke("run", str(path), "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["n_items"] == 20
+
+
+def test_an_api_key_in_the_file_is_refused(here: Path) -> None:
+    done = invoke("run", str(_config(here, 'command = "rank"\napi_key = "abc"\n')))
+    assert done.exit_code == 2
+    assert "eval.toml:2: api_key: an API key never goes in a config file" in done.stderr
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "openai/m"\n'
+                         'base-url = "http://127.0.0.1:9/v1/sk-abcdefghijklmnop"\n')  # fmt: skip
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:4: base-url: holds what looks like a credential" in done.stderr
+    assert "sk-abcdefghijklmnop" not in done.output
+
+
+def test_save_config_never_writes_a_key(here: Path) -> None:
+    url = "http://127.0.0.1:9/v1/sk-abcdefghijklmnop"
+    done = invoke("compare", "demo_pairs.jsonl", "--judge", "openai/m", "--base-url", url,
+                  "--save-config", "eval.toml")  # fmt: skip
+    assert done.exit_code == 2
+    assert "--base-url holds what looks like a credential" in done.output
+    assert "sk-abcdefghijklmnop" not in done.output
+    assert not Path("eval.toml").exists()
+
+
+def test_save_config_names_the_flag_a_python_judge_needs(here: Path) -> None:
+    done = invoke(*COMMANDS["score"], "--save-config", "s.toml")
+    assert done.exit_code == 0
+    assert "run it with `fairjudge run s.toml --allow-python-judges`" in done.stderr
+    assert done.stdout == ""
