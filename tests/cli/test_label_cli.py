@@ -129,3 +129,18 @@ def test_label_on_a_port_in_use_says_so(tmp_path: Path) -> None:
         result = invoke("label", str(path), "--port", str(port), "--no-open")
     assert result.exit_code == 2
     assert f"--port {port} is in use" in flat(result.stderr)
+
+
+def test_rubric_options_fit_the_file(tmp_path: Path) -> None:
+    pairs = write_pairs(tmp_path / "p.jsonl")
+    result = invoke("label", str(pairs), "--rubric", "production", "--no-open")
+    assert result.exit_code == 2
+    assert "--rubric applies to files of single answers" in flat(result.stderr)
+    single = tmp_path / "s.jsonl"
+    single.write_text('{"question": "q", "answer": "a"}\n', encoding="utf-8")
+    result = invoke("label", str(single), "--human-col", "mine", "--no-open")
+    assert result.exit_code == 2
+    assert "--human-col applies to pairs" in flat(result.stderr)
+    result = invoke("label", str(single), "--rubric", "no-such-rubric", "--no-open")
+    assert result.exit_code == 2
+    assert "no-such-rubric" in flat(result.stderr)

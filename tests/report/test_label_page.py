@@ -50,10 +50,10 @@ class Labelling:
 
     running: ClassVar[list[subprocess.Popen[str]]] = []
 
-    def __init__(self, browser: Any, path: Path) -> None:
+    def __init__(self, browser: Any, path: Path, *more: str) -> None:
         code = "from fairjudge.cli import main; main()"
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", code, "label", str(path), "--no-open"], cwd=ROOT,
+            [sys.executable, "-c", code, "label", str(path), "--no-open", *more], cwd=ROOT,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             env={**os.environ, "COLUMNS": "200"},
         )  # fmt: skip
@@ -194,3 +194,69 @@ def test_keyboard_labelling_survives_a_kill_and_stores_what_was_shown(
     assert calibrated.returncode in (0, 3), calibrated.stderr
     result = json.loads(calibrated.stdout)
     assert result["agreement"]["n"] == N
+
+
+DIMS = ("accuracy", "relevance", "usefulness")  # the production rubric, scored 1-5
+
+
+def test_rubric_scores_by_keyboard_across_a_kill(browser: Any, tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    rows = [{"id": f"q{i // 2}", "question": f"Question {i // 2}?",
+             "answer": f"Answer number {i} " + "so " * i, "system": f"system-{i % 2}"}
+            for i in range(6)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    given: dict[str, list[int]] = {}  # answer shown -> its scores, in DIMS order
+    plan = [["4", "2", "5"], ["1", "3", "3"], ["5", "5", "4"], ["2", "1", "2"],
+            ["3", "4", "1"], ["5", "2", "3"]]  # fmt: skip
+
+    def score_item(session: Labelling, keys: list[str], done: int) -> None:
+        answer = session.page.inner_text("#fj-answer")
+        assert session.page.get_attribute("#fj-main", "data-focus") == "0"
+        for k, key in enumerate(keys):
+            session.press(key, done if k == len(keys) - 1 else done - 1)
+        given[answer] = [int(key) for key in keys]
+
+    first = Labelling(browser, path, "--rubric", "production")
+    assert first.page.get_attribute("body", "data-kind") == "scores"
+    assert "system-" not in first.page.inner_text("body")  # the system's name is hidden
+    for n, keys in enumerate(plan[:2], start=1):
+        score_item(first, keys, n)
+    # One score of the third item, then the kill: that score is on disk too.
+    third = first.page.inner_text("#fj-answer")
+    first.page.keyboard.press(plan[2][0])
+    first.page.wait_for_function(
+        "() => document.querySelector('#fj-main').dataset.focus === '1'"
+        " && document.body.dataset.busy !== '1'"
+    )
+    first.kill()
+    row = next(json.loads(x) for x in path.read_text().splitlines() if third in x)
+    assert row["human_accuracy"] == int(plan[2][0])
+
+    second = Labelling(browser, path)  # the rubric's default is production too
+    assert second.page.inner_text("#fj-progress-text") == "2 / 6 labelled"
+    assert second.page.inner_text("#fj-answer") == third  # resumed on the unfinished item
+    assert second.page.get_attribute("#fj-main", "data-focus") == "1"
+    second.press(plan[2][1], 2)
+    second.press(plan[2][2], 3)
+    given[third] = [int(k) for k in plan[2]]
+    # Undo the last score: the third item is unfinished again and shown.
+    second.press("u", 2)
+    assert second.page.inner_text("#fj-answer") == third
+    second.press(plan[2][2], 3)
+    for n, keys in enumerate(plan[3:], start=4):
+        score_item(second, keys, n)
+    assert second.page.get_attribute("body", "data-complete") == "1"
+    second.page.screenshot(path=str(ARTIFACTS / "label-page-rubric.png"))
+    assert second.console == []
+    second.stop()
+
+    on_disk = {json.loads(x)["answer"]: json.loads(x) for x in path.read_text().splitlines()}
+    assert set(given) == set(on_disk)
+    for answer, scores in given.items():
+        assert [on_disk[answer][f"human_{d}"] for d in DIMS] == scores
+    calibrated = fairjudge("calibrate", path, "--judge", "python:fairjudge.examples.judges:scorer",
+                           "--rubric", "production", "--json")  # fmt: skip
+    assert calibrated.returncode in (0, 3, 7), calibrated.stderr
+    result = json.loads(calibrated.stdout)
+    assert result["n_items"] == 6
+    assert [d["n"] for d in result["dimensions"]] == [6, 6, 6]  # every human score read

@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fairjudge.io import LabelSheet, load_items
+from fairjudge.io import LabelSheet, ScoreSheet, load_items
+from fairjudge.prompts import get_rubric
 from fairjudge.report import LabelServer
 
 SCRIPT = '<script>window.pwned = 1</script><img src=x onerror="window.pwned=2">'
@@ -134,3 +135,41 @@ def test_a_write_that_fails_is_reported_not_claimed(served: LabelServer, tmp_pat
     assert reply.status_code == 500
     assert "not saved" in reply.json()["error"]
     assert served.sheet.labels[0] is None
+
+
+def test_a_scoring_sheet_is_served_blind_and_scores_land_on_their_rows(tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    rows = [{"id": f"gpt-{i}", "question": f"Q{i}?", "answer": f"answer {i}",
+             "system": "gpt-4o" if i % 2 else "claude-3"} for i in range(5)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    rubric = get_rubric("production")
+    sheet = ScoreSheet.open(path, dimensions=rubric.names, scale=rubric.scale, seed=2)
+    server = LabelServer(sheet, rubric=rubric)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        state = httpx.get(server.url + "api/state").json()
+        text = json.dumps(state)
+        for hidden in ("gpt-4o", "claude-3", "gpt-", "system"):
+            assert hidden not in text
+        assert state["kind"] == "scores"
+        assert state["scale"] == [1, 5]
+        assert [d["name"] for d in state["dimensions"]] == list(rubric.names)
+        shown = state["items"][0]["answer"]
+        reply = post(server, {"index": 0, "dimension": "accuracy", "score": 5})
+        assert reply.status_code == 200
+        on_disk = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        assert [r.get("human_accuracy") for r in on_disk if r["answer"] == shown] == [5]
+        assert sum("human_accuracy" in r for r in on_disk) == 1
+        for body, message in [
+            ({"index": 0, "dimension": "accuracy", "score": 9}, "off the rubric's scale"),
+            ({"index": 0, "dimension": "tone", "score": 3}, "not one of"),
+            ({"index": 0, "dimension": "accuracy", "score": 2.5}, "whole number"),
+            ({"index": 0, "side": "left"}, "send {"),
+        ]:
+            refused = post(server, body)
+            assert refused.status_code == 400
+            assert message in refused.json()["error"]
+    finally:
+        server.shutdown()
+        thread.join()

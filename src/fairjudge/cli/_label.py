@@ -9,6 +9,10 @@ a crash loses nothing and the same command continues where it stopped. ``fairjud
 calibrate FILE`` reads the result directly. The page, its security and the file's
 writing: :mod:`fairjudge.report._label_server`, :mod:`fairjudge.io._labels`.
 
+A file of single answers (an ``answer`` column, no ``answer_1``/``answer_2``) is
+scored on the dimensions of ``--rubric`` instead, into ``human_<dimension>``
+(:mod:`fairjudge.io._label_scores`); ``calibrate --rubric`` reads those.
+
 ``label-merge`` puts two labellers' files of the same items together and reports
 their agreement (Cohen's kappa with its interval); disagreements stay in the merged
 file, never resolved (:mod:`fairjudge.audit._label_merge`).
@@ -30,7 +34,15 @@ from fairjudge._errors import ConfigError
 from fairjudge.audit import merge_labels
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._writable import check_writable
-from fairjudge.io import Columns, LabelSheet, order_path, strict_dumps
+from fairjudge.io import (
+    Columns,
+    LabelSheet,
+    ScoreSheet,
+    is_pointwise_file,
+    order_path,
+    strict_dumps,
+)
+from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import LabelServer
 
 __all__ = ["label", "label_merge"]
@@ -54,13 +66,39 @@ _Port = Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0
 _Open = Annotated[
     bool, typer.Option("--open/--no-open", help="Open the page in the default browser.")
 ]
-_HumanCol = Annotated[str, typer.Option(help="Column the labels are written to.")]
+_HumanCol = Annotated[str, typer.Option(help="Pairs: the column the labels are written to.")]
+_Rubric = Annotated[
+    str | None,
+    typer.Option(
+        help="Files with an answer column (no answer_1/answer_2): the rubric whose "
+        "dimensions are scored into human_<dimension> (a name or .toml). "
+        f"[default: {DEFAULT_RUBRIC}]"
+    ),
+]
 
 
-def _serve(sheet: LabelSheet, port: int) -> LabelServer:
+def _open(
+    file: Path, seed: int | None, human_col: str, rubric: str | None
+) -> tuple[LabelSheet | ScoreSheet, Rubric | None]:
+    """The sheet FILE's columns call for: pairs, or answers scored on a rubric."""
+    if not is_pointwise_file(file):
+        if rubric is not None:
+            raise ConfigError(
+                "--rubric applies to files of single answers (an 'answer' column); "
+                f"{file} holds pairs (answer_1/answer_2): leave --rubric out"
+            )
+        return LabelSheet.open(file, seed=seed, columns=Columns(human=human_col)), None
+    if human_col != "human":
+        raise ConfigError("--human-col applies to pairs; scores go to human_<dimension> columns")
+    chosen = get_rubric(rubric or DEFAULT_RUBRIC)
+    sheet = ScoreSheet.open(file, dimensions=chosen.names, scale=chosen.scale, seed=seed)
+    return sheet, chosen
+
+
+def _serve(sheet: LabelSheet | ScoreSheet, port: int, rubric: Rubric | None) -> LabelServer:
     """The server on ``port``; a port in use is the user's to change (exit 2)."""
     try:
-        return LabelServer(sheet, port)
+        return LabelServer(sheet, port, rubric=rubric)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ConfigError(
@@ -77,14 +115,17 @@ def label(
     port: _Port = 0,
     open_page: _Open = True,
     human_col: _HumanCol = "human",
+    rubric: _Rubric = None,
 ) -> None:
     """Label pairs blind in a local web page; each label is saved into FILE as it is given.
 
     Keys: 1 left is better, 2 right is better, t tie, u or Backspace undo, arrows
-    move. Ctrl-C stops the server; the same command continues where it stopped.
+    move. A file of single answers is scored on a rubric's dimensions instead: a
+    number key scores the highlighted dimension, up and down move between them.
+    Ctrl-C stops the server; the same command continues where it stopped.
     """
-    sheet = LabelSheet.open(file, seed=seed, columns=Columns(human=human_col))
-    server = _serve(sheet, port)
+    sheet, chosen = _open(file, seed, human_col, rubric)
+    server = _serve(sheet, port, chosen)
     total = len(sheet.items)
     say("labelling page", server.url, style="green")
     say("order", f"seed {sheet.seed}, recorded in {order_path(file)}", style="green")

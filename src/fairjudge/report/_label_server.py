@@ -5,7 +5,8 @@
 and is the only place that knows which side is model 1: the page is sent the
 answers as *left* and *right* and answers with a side, which the sheet maps back
 and writes to the file before the reply goes out (so the page shows "saved" only
-for a label that is on disk).
+for a label that is on disk). A file of single answers is scored on a rubric
+instead; that half of the API is :mod:`fairjudge.report._label_scores`.
 
 Other people and pages on the same machine must not be able to read the answers
 or post labels, so:
@@ -39,7 +40,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from fairjudge.io import LabelSheet, Side, strict_dumps
+from fairjudge.io import LabelSheet, ScoreSheet, Side, strict_dumps
+from fairjudge.prompts import Rubric
+from fairjudge.report._label_scores import score_label, score_state
 from fairjudge.report._text import visible
 
 __all__ = ["LabelServer", "label_page"]
@@ -78,12 +81,19 @@ class LabelServer:
     """The page and its JSON API for one sheet, served on ``127.0.0.1:port``.
 
     Args:
-        sheet: The file being labelled.
+        sheet: The file being labelled: pairs, or answers to score against ``rubric``.
         port: The port; 0 picks a free one (read :attr:`url` for it).
+        rubric: The rubric a :class:`~fairjudge.io.ScoreSheet` is scored on (its
+            dimensions' descriptions are shown).
     """
 
-    def __init__(self, sheet: LabelSheet, port: int = 0) -> None:
+    def __init__(
+        self, sheet: LabelSheet | ScoreSheet, port: int = 0, *, rubric: Rubric | None = None
+    ) -> None:
+        if isinstance(sheet, ScoreSheet) and rubric is None:
+            raise ValueError("a scoring sheet is served with its rubric")
         self.sheet = sheet
+        self.rubric = rubric
         self.token = secrets.token_urlsafe(16)
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer((HOST, port), _handler(self))
@@ -111,9 +121,13 @@ class LabelServer:
     def state(self) -> dict[str, Any]:
         """Everything the page draws: the items as shown, their labels, the progress."""
         sheet = self.sheet
+        head = {"file": visible(sheet.path.name), "seed": sheet.seed}
+        if isinstance(sheet, ScoreSheet):
+            assert self.rubric is not None  # checked when the server was made
+            return {**head, **score_state(sheet, self.rubric, _question)}
         return {
-            "file": visible(sheet.path.name),
-            "seed": sheet.seed,
+            **head,
+            "kind": "pairs",
             "items": [
                 # No id: an id such as "gpt4-vs-claude-7" would name the systems.
                 {
@@ -127,7 +141,13 @@ class LabelServer:
         }
 
     def label(self, body: Any) -> tuple[int, dict[str, Any]]:
-        """Store one label from the page: ``{"index": i, "side": left/right/tie/null}``."""
+        """Store one label from the page: ``{"index": i, "side": left/right/tie/null}``.
+
+        For a scoring sheet, one score (:func:`~fairjudge.report._label_scores.score_label`).
+        """
+        if isinstance(self.sheet, ScoreSheet):
+            with self._lock:
+                return score_label(self.sheet, body)
         if not isinstance(body, dict) or set(body) != {"index", "side"}:
             return 400, {"error": 'send {"index": <item>, "side": "left"|"right"|"tie"|null}'}
         index, side = body["index"], body["side"]
