@@ -241,3 +241,36 @@ def test_save_config_names_the_flag_a_python_judge_needs(here: Path) -> None:
     assert done.exit_code == 0
     assert "run it with `fairjudge run s.toml --allow-python-judges`" in done.stderr
     assert done.stdout == ""
+
+
+def _loaded(name: str) -> Any:
+    import importlib
+
+    import typer
+
+    from fairjudge.cli import app
+    from fairjudge.cli._app import COMMANDS
+
+    importlib.import_module(COMMANDS[name][0])
+    group = typer.main.get_command(app)
+    return group.get_command(None, name)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", ["compare", "rank", "calibrate", "score", "audit", "jury",
+                                     "score-jury"])  # fmt: skip
+def test_every_flag_of_the_command_is_a_key(command: str) -> None:
+    from fairjudge.cli._run_config import config_keys
+
+    click_command = _loaded(command)
+    flags = {_long(p.opts) for p in click_command.params if p.param_type_name == "option"}
+    keys = config_keys(click_command)
+    assert {"--" + k for k in keys if keys[k].is_option} == flags - {"--json", "--save-config"}
+    # Flags added by other slices are keys as soon as they exist: nothing lists them here.
+    assert {"markdown", "batch-api", "max-calls", "executor"} <= set(keys)
+    if command not in ("jury", "score-jury"):  # a panel's members set their own
+        assert "reasoning-effort" in keys
+    assert "--save-config" in flags
+
+
+def _long(opts: list[str]) -> str:
+    return next(o for o in opts if o.startswith("--"))
