@@ -21,8 +21,8 @@ $(VENV)/.demo-installed: $(BIN)/python pyproject.toml
 	touch $@
 
 lint: $(VENV)/.dev-installed
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
 
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy src/fairjudge

@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+from tools.house import code_lines  # one definition, shared with the measuring tool
+
 TESTS = Path(__file__).resolve().parent
 SRC = TESTS.parent / "src" / "fairjudge"
 MAX_MODULE_LINES = 400
@@ -27,31 +29,6 @@ NOT_MIRRORS = {
 # instead of what it tests. (A test of a regression model is named after its module,
 # test_logistic.py, so "regression" here is always history.)
 HISTORY_WORDS = {"issue", "issues", "defect", "defects", "regression", "regressions"}
-
-
-def code_lines(source: str) -> int:
-    """Lines of code: not blank, not a comment, not part of a docstring.
-
-    The cap measures what a reader has to follow, so a module's documentation never
-    pushes it over (a long docstring that explains why is welcome).
-    """
-    docstring_lines: set[int] = set()
-    for node in ast.walk(ast.parse(source)):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            first = body[0]
-            docstring_lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-    return sum(
-        1
-        for number, line in enumerate(source.splitlines(), start=1)
-        if line.strip() and not line.lstrip().startswith("#") and number not in docstring_lines
-    )
 
 
 def test_code_lines_skip_docstrings_comments_and_blanks() -> None:

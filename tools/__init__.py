@@ -1,0 +1,1 @@
+"""Scripts the repository keeps: ``house.py`` measures the house rules' figures."""
