@@ -21,6 +21,7 @@ def write_pairs(path: Path, n: int) -> Path:
     rows = [
         {"id": f"gpt-vs-claude-{i}", "question": f"Question {i}?", "answer_1": f"one {i}",
          "answer_2": SCRIPT if i == 0 else f"two {i}", "model_1": "gpt-4o",
+         **({"answer_1": "one 1\u202e"} if i == 1 else {}),
          "model_2": "claude-3"}
         for i in range(n)
     ]  # fmt: skip
@@ -65,6 +66,9 @@ def test_the_state_hides_names_and_ids_and_shows_sides(served: LabelServer) -> N
         model_2_left = shown["left"].startswith("two") or shown["left"] == SCRIPT
         assert model_2_left == item.swapped
     assert SCRIPT in (state["items"][0]["left"], state["items"][0]["right"])  # data, as is
+    answers = {a for i in state["items"] for a in (i["left"], i["right"])}
+    assert "one 1⟨U+202E⟩" in answers  # a bidi override is shown as a marker
+    assert not any("\u202e" in a for a in answers)
     assert state["labels"] == [None] * 6
 
 
@@ -77,7 +81,7 @@ def test_a_posted_side_is_stored_in_the_files_orientation(served: LabelServer) -
         stored = load_items(served.sheet.path).items[index].human
         assert stored is not None
         # The answer shown on the left is the one the stored label names.
-        left_is_one = shown["left"] == f"one {index}"
+        left_is_one = shown["left"].startswith(f"one {index}")
         assert stored.value == ("1" if left_is_one else "2")
     assert post(served, {"index": 2, "side": None}).status_code == 200
     assert load_items(served.sheet.path).items[2].human is None
