@@ -274,3 +274,16 @@ def test_every_flag_of_the_command_is_a_key(command: str) -> None:
 
 def _long(opts: list[str]) -> str:
     return next(o for o in opts if o.startswith("--"))
+
+
+def test_docs_config_lists_every_key_of_every_command() -> None:
+    from fairjudge.cli._run_config import CONFIG_COMMANDS, config_keys
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "config.md").read_text("utf-8")
+    missing = {
+        key
+        for command in CONFIG_COMMANDS
+        for key in config_keys(_loaded(command))
+        if f"| `{key}` |" not in page
+    }
+    assert missing == set(), f"docs/config.md lacks these keys: {sorted(missing)}"

@@ -130,7 +130,8 @@ class ConfigKey:
     def type_name(self) -> str:
         """What the file must hold here, in words."""
         kind = self.kind
-        one = {bool: "true or false", int: "an integer", float: "a number"}.get(kind, "a string")
+        words = {bool: "true or false", int: "an integer", float: "a number", Path: "a path"}
+        one = words.get(kind, "a string")
         choices = self.choices()
         if choices is not None:
             one = "one of " + ", ".join(repr(c) for c in choices)
