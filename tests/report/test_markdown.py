@@ -6,7 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairjudge.report._html_model import Headline
-from fairjudge.report._markdown import MarkdownSummary, escape, markdown_text, verdict_counts
+from fairjudge.report._markdown import (
+    MarkdownSummary,
+    MarkdownTable,
+    escape,
+    markdown_text,
+    verdict_counts,
+)
 from tests.report._markdown_read import counts, read
 
 HOSTILE = "a|b <script>alert(1)</script> `x` *y* _z_ [l](http://evil.example) $1$ ~~s~~ &lt; @u"
@@ -20,8 +26,8 @@ def _summary(name: str = HOSTILE) -> MarkdownSummary:
                           name, "(1-2)", "95% rank intervals"),
         counts=(("wins", 3), ("ties", 1), ("losses", 2), ("parse failures", 4),
                 ("call errors", 5)),
-        columns=("model", "rating [CI]"),
-        rows=((name, "1000.0 [1000.0, 1000.0]"), ("# beta\nline", "967.7 [855.9, 1077.7]")),
+        tables=(MarkdownTable("Ratings", ("model", "rating [CI]"), (
+            (name, "1000.0 [1000.0, 1000.0]"), ("# beta\nline", "967.7 [855.9, 1077.7]"))),),
     )  # fmt: skip
 
 
@@ -34,9 +40,11 @@ def test_a_hostile_name_stays_one_cell_of_plain_text() -> None:
         [HOSTILE, "1000.0 [1000.0, 1000.0]"],
         ["# beta line", "967.7 [855.9, 1077.7]"],
     ]
-    # No link, image, HTML, code span, emphasis or strikethrough came from the name.
-    made = {"link_open", "image", "html_inline", "html_block", "code_inline", "em_open", "s_open"}
+    # No link, image, HTML, code span or strikethrough came from the name (the only
+    # emphasis is the table's caption, and the name's text above is whole).
+    made = {"link_open", "image", "html_inline", "html_block", "code_inline", "s_open"}
     assert not seen.token_types & made
+    assert "Ratings" in seen.paragraphs
     assert "<script>" not in md
     assert "\\<script\\>" in md
 

@@ -171,12 +171,37 @@ def test_a_markdown_file_that_must_not_be_written_is_refused_first(
     assert "calls" not in result.stderr  # refused before any judge call
 
 
-def test_via_scores_refuses_the_flag_by_name(tmp_path: Path) -> None:
-    result = _run("compare", str(EX / "calibration.jsonl"), "--via-scores", "--judge",
-                  f"{J}:scorer", "--markdown", str(tmp_path / "v.md"))  # fmt: skip
-    assert result.returncode == 2
-    assert "--markdown does not draw a comparison via scores" in result.stderr
-    assert not (tmp_path / "v.md").exists()
+def test_a_comparison_via_scores_says_its_verdict_line_and_json_counts(tmp_path: Path) -> None:
+    args = ["compare", str(EX / "calibration.jsonl"), "--via-scores", "--judge", f"{J}:scorer"]
+    terminal = _run(*args, "--markdown", str(tmp_path / "v.md"))
+    assert terminal.returncode == 0, terminal.stderr
+    md = (tmp_path / "v.md").read_text("utf-8")
+    seen = read(md)
+    assert seen.bold[0] in [line.strip() for line in terminal.stdout.splitlines()]
+    assert seen.bold[0] == "No clear winner by scores: the interval contains 0.5."
+    as_json = _run(*args, "--json", "--markdown", str(tmp_path / "j.md"))
+    via = json.loads(as_json.stdout)["via_scores"]
+    assert (tmp_path / "j.md").read_text("utf-8") == md
+    table = counts(md)
+    assert {k: table[k] for k in ("wins", "ties", "losses")} == {
+        k: str(via["win_rate"][k]) for k in ("wins", "ties", "losses")
+    }
+    for label in ("items", "unresolved", "parse failures", "call errors"):
+        assert table[label] == str(via[_KEYS[label]])
+    dims = [row[1] for row in seen.tables[2][1:]]
+    assert dims == [d["dimension"] for d in via["dimensions"]]
+
+
+def test_calibrate_on_human_scores_refuses_the_flag_by_name(tmp_path: Path) -> None:
+    scored = tmp_path / "scored.jsonl"
+    rows = [json.loads(line) for line in (EX / "score_answers.jsonl").read_text().splitlines()]
+    scored.write_text("".join(json.dumps({**r, "human_accuracy": 3}) + "\n" for r in rows))
+    result = _run("calibrate", str(scored), "--judge", f"{J}:scorer",
+                  "--markdown", str(tmp_path / "c.md"))  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--markdown does not draw calibrate on human scores" in result.stderr
+    assert "calls" not in result.stderr
+    assert not (tmp_path / "c.md").exists()
 
 
 @pytest.mark.parametrize("command", ["compare", "score", "jury"])

@@ -26,7 +26,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import err_console, skipped_in_flags
 from fairjudge.cli._judging import check_unresolved, load_input, template_option, unresolved_exit
-from fairjudge.cli._markdown import refuse_markdown
+from fairjudge.cli._markdown import write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.cli._score import Judge, close_scorer, open_scorer
@@ -46,7 +46,7 @@ from fairjudge.evaluation import (
 from fairjudge.io import strict_dumps
 from fairjudge.judges import LLMJudge, PointwiseJudge
 from fairjudge.prompts import Rubric
-from fairjudge.report import comparison_report, render_via_scores
+from fairjudge.report import comparison_report, render_via_scores, via_scores_markdown
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
@@ -126,7 +126,6 @@ def compare_via_scores_command(
     With ``stop`` (``--stop-when``), questions are scored batch by batch in a seeded
     order until the stop rule is met.
     """
-    refuse_markdown("a comparison via scores")
     settings = run.settings(file)
     rubric = via.check(flags, run)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
@@ -202,6 +201,11 @@ def _output(
             **stop,
         }
         typer.echo(strict_dumps(payload, indent=2))
+
+    def markdown() -> str:
+        return via_scores_markdown(result, title=title, swap=swap, adaptive=adaptive)
+
+    if write_markdown(markdown) or json_output:
         return
     render_via_scores(result, Console(), swap=swap, title=title, adaptive=adaptive)
     if run.out is not None:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from fairjudge.report._markdown_kinds import markdown_of as markdown_of
     from fairjudge.report._markdown_kinds import page_markdown as page_markdown
     from fairjudge.report._markdown_kinds import ranking_markdown as ranking_markdown
+    from fairjudge.report._markdown_kinds import via_scores_markdown as via_scores_markdown
     from fairjudge.report._page import page_html as page_html
     from fairjudge.report._page_audit import audit_page as audit_page
     from fairjudge.report._page_audit import audit_payload as audit_payload

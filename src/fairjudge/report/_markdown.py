@@ -31,7 +31,7 @@ from fairjudge._version import __version__
 from fairjudge.report._html_model import Headline
 from fairjudge.report._text import visible
 
-__all__ = ["MarkdownSummary", "escape", "markdown_text", "verdict_counts"]
+__all__ = ["MarkdownSummary", "MarkdownTable", "escape", "markdown_text", "verdict_counts"]
 
 # The ASCII characters with a meaning inside a line of GitHub's Markdown: emphasis,
 # code, links and images, HTML, table cells, strikethrough, entities, math, and the
@@ -60,6 +60,15 @@ def escape(text: object, *, line_start: bool = False) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class MarkdownTable:
+    """One table of figures: what it is, its header row, its rows of text cells."""
+
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class MarkdownSummary:
     """What the Markdown summary of one run shows.
 
@@ -68,9 +77,7 @@ class MarkdownSummary:
         title: What was judged, e.g. the input file's name.
         headline: The page's headline: the terminal's conclusion and its figure.
         counts: The verdict counts, ``(label, value)``, as ``--json`` has them.
-        columns: The table's header row.
-        rows: The table's rows, text cells.
-        caption: What the table is.
+        tables: The figure tables, in order.
         notes: Lines the terminal prints under the conclusion (the known truth).
     """
 
@@ -78,9 +85,7 @@ class MarkdownSummary:
     title: str
     headline: Headline
     counts: tuple[tuple[str, Any], ...]
-    columns: tuple[str, ...] = ()
-    rows: tuple[tuple[str, ...], ...] = ()
-    caption: str = ""
+    tables: tuple[MarkdownTable, ...] = ()
     notes: tuple[str, ...] = ()
 
 
@@ -115,7 +120,7 @@ def markdown_text(summary: MarkdownSummary) -> str:
 
     A heading naming the command and what was judged; the conclusion in bold, the
     exact sentence the terminal prints; the headline figure with its interval; any
-    warning as a quote; the verdict counts as a one-row table; the figure table.
+    warning as a quote; the verdict counts as a one-row table; the figure tables.
     """
     h = summary.headline
     lines = [f"### fairjudge {escape(summary.kind)}: {escape(summary.title)}", ""]
@@ -128,10 +133,12 @@ def markdown_text(summary: MarkdownSummary) -> str:
     if summary.counts:
         lines += _table([c for c, _ in summary.counts], [[v for _, v in summary.counts]])
         lines.append("")
-    if summary.rows:
-        if summary.caption:
-            lines += [f"*{escape(summary.caption)}*", ""]
-        lines += _table(summary.columns, summary.rows)
+    for table in summary.tables:
+        if not table.rows:
+            continue
+        if table.caption:
+            lines += [f"*{escape(table.caption)}*", ""]
+        lines += _table(table.columns, table.rows)
         lines.append("")
     lines.append(escape(f"fairjudge {__version__}"))
     return "\n".join(lines) + "\n"
@@ -146,6 +153,8 @@ _COUNTS = (
     ("n_parse_failures", "parse failures"),
     ("n_call_errors", "call errors"),
     ("n_not_run", "not run"),
+    ("n_calls", "calls"),
+    ("n_failed", "calls without a reading (parse failures and call errors)"),
 )
 
 

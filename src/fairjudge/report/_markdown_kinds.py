@@ -14,16 +14,22 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from fairjudge.report._comparison import ComparisonReport
+from fairjudge.report._comparison import ComparisonReport, labelled_truth
 from fairjudge.report._html_model import Headline, View, comparison_view, ranking_view
 from fairjudge.report._jury import JuryReport
-from fairjudge.report._markdown import MarkdownSummary, markdown_text, verdict_counts
+from fairjudge.report._markdown import (
+    MarkdownSummary,
+    MarkdownTable,
+    markdown_text,
+    verdict_counts,
+)
 from fairjudge.report._page import FigureTable, Page, PlotBlock
 from fairjudge.report._score_jury import JuryScoreReport
-from fairjudge.report._scores import ScoreReport
+from fairjudge.report._scores import ScoreReport, via_scores_verdict
+from fairjudge.report._text import ci_text, estimate_text
 
 if TYPE_CHECKING:
-    from fairjudge.evaluation import PairwiseResult
+    from fairjudge.evaluation import AdaptiveResult, PairwiseResult, ViaScoresResult, WinRate
     from fairjudge.report._ranking import RankingReport
     from fairjudge.runner import RunSummary
 
@@ -32,6 +38,7 @@ __all__ = [
     "markdown_of",
     "page_markdown",
     "ranking_markdown",
+    "via_scores_markdown",
 ]
 
 
@@ -39,10 +46,12 @@ def _view_summary(view: View, summary: Mapping[str, Any]) -> MarkdownSummary:
     """A comparison's or ranking's view: its headline, and its figures as the table."""
     rows = tuple((f.label, f.text, f.note) for f in view.figures)
     rows += tuple((label, text, "") for label, text in view.calibration)
+    table = MarkdownTable(
+        "Figures, each with its confidence interval", ("figure", "value [CI]", "counts"), rows
+    )
     return MarkdownSummary(
         kind=view.kind, title=view.title, headline=view.headline,
-        counts=verdict_counts(summary), columns=("figure", "value [CI]", "counts"),
-        rows=rows, caption="Figures, each with its confidence interval", notes=view.gap,
+        counts=verdict_counts(summary), tables=(table,), notes=view.gap,
     )  # fmt: skip
 
 
@@ -84,28 +93,85 @@ def ranking_markdown(
     """The Markdown of a ``rank`` report: the leader line, one row per model."""
     view = ranking_view(report, title=title, result=result, run=run)
     md = _view_summary(view, report.to_dict())
-    return markdown_text(replace(md, columns=("model", "rating [CI]", "rank and W/T/L")))
+    board = replace(md.tables[0], columns=("model", "rating [CI]", "rank and W/T/L"))
+    return markdown_text(replace(md, tables=(board,)))
 
 
-def _first_table(page: Page) -> FigureTable | None:
+def _first_card(page: Page) -> tuple[MarkdownTable, ...]:
+    """The tables of the page's first card that has any: the run's main figures.
+
+    The score page's distributions, the panel's members and agreement, the audit's
+    report card; the rest of the page (matrices, items) stays on the page.
+    """
     for section in page.sections:
-        for block in section.blocks:
-            if isinstance(block, FigureTable):
-                return block
-            if isinstance(block, PlotBlock):
-                return block.table
-    return None
+        tables = [
+            block if isinstance(block, FigureTable) else block.table
+            for block in section.blocks
+            if isinstance(block, FigureTable | PlotBlock)
+        ]
+        if tables:
+            return tuple(MarkdownTable(t.caption, t.columns, t.rows) for t in tables)
+    return ()
 
 
 def page_markdown(page: Page) -> str:
-    """The Markdown of a page-kit page (score, audit, jury, score-jury): its first table."""
-    table = _first_table(page)
+    """The Markdown of a page-kit page (score, audit, jury, score-jury)."""
     md = MarkdownSummary(
         kind=page.kind, title=page.title, headline=page.headline,
-        counts=verdict_counts(page.summary),
-        columns=table.columns if table is not None else (),
-        rows=table.rows if table is not None else (),
-        caption=table.caption if table is not None else "",
+        counts=verdict_counts(page.summary), tables=_first_card(page),
+    )  # fmt: skip
+    return markdown_text(md)
+
+
+def _win_text(w: WinRate | None) -> tuple[str, str, str]:
+    """A win rate's estimate and interval (or why none), its W/T/L, its n."""
+    if w is None:
+        return "n/a", "", "0"
+    return estimate_text(w.estimate, w.ci), f"{w.wins}/{w.ties}/{w.losses}", str(w.n)
+
+
+def via_scores_markdown(
+    result: ViaScoresResult,
+    *,
+    title: str,
+    swap: PairwiseResult | None = None,
+    adaptive: AdaptiveResult[ViaScoresResult] | None = None,
+) -> str:
+    """The Markdown of ``compare --via-scores``: the terminal's verdict line and tables.
+
+    The counts are its ``--json``'s ``via_scores`` block; the tables, the win rate by
+    each method run and the paired difference per dimension.
+    """
+    w, scores = result.win_rate, result.scores
+    headline = Headline(via_scores_verdict(result, adaptive))
+    if w is not None:
+        headline = Headline(
+            headline.verdict, "Win rate of model 1 via scores",
+            f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
+            ci_text(w.ci) if w.ci.estimable else f"({w.ci.reason})",
+            f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}",
+        )  # fmt: skip
+    methods = [("via scores", *_win_text(w))]
+    if swap is not None:
+        methods.append(("swap protocol", *_win_text(swap.win_rate)))
+    diffs = tuple(
+        (f"{d.system_a} - {d.system_b}", d.dimension,
+         "n/a" if d.difference.estimate is None
+         else estimate_text(d.difference.estimate, d.difference.ci, "+.2f", ".2f"),
+         str(d.n_questions))
+        for d in scores.differences
+    )  # fmt: skip
+    tables = (
+        MarkdownTable("Win rate of model 1, by method",
+                      ("method", "win rate [CI]", "W/T/L", "n"), tuple(methods)),
+        MarkdownTable("Paired score differences per dimension",
+                      ("systems", "dimension", "difference [CI]", "questions"), diffs),
+    )  # fmt: skip
+    pairs = [(p.item, p.outcome) for p in result.pairs]
+    md = MarkdownSummary(
+        kind="compare", title=title, headline=headline,
+        counts=verdict_counts({"via_scores": result.to_dict()}), tables=tables,
+        notes=tuple(labelled_truth(pairs, w, "The result via scores")),
     )  # fmt: skip
     return markdown_text(md)
 

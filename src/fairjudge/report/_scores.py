@@ -48,6 +48,7 @@ __all__ = [
     "render_scores",
     "render_via_scores",
     "score_report",
+    "via_scores_verdict",
 ]
 
 
@@ -282,6 +283,16 @@ def _win_row(label: str, w: WinRate | None, note: str) -> list[str]:
             str(w.n), markup(note)]  # fmt: skip
 
 
+def via_scores_verdict(
+    result: ViaScoresResult, adaptive: AdaptiveResult[ViaScoresResult] | None = None
+) -> str:
+    """The conclusion of a comparison via scores: the table's and the Markdown's one line."""
+    return stop_verdict(adaptive) or verdict_line(
+        result.win_rate, failed=bool(result.scores.failures), stopped=result.stopped,
+        n_items=result.n_items, subject="scores",
+    )  # fmt: skip
+
+
 def render_via_scores(
     result: ViaScoresResult,
     console: Console,
@@ -326,11 +337,7 @@ def render_via_scores(
     )
     for text in stop_lines(adaptive) if adaptive is not None else ():
         say(console, text)
-    line = stop_verdict(adaptive) or verdict_line(
-        result.win_rate, failed=bool(s.failures), stopped=result.stopped,
-        n_items=result.n_items, subject="scores",
-    )  # fmt: skip
-    console.print(f"[bold]{line}[/bold]", highlight=False)
+    console.print(f"[bold]{via_scores_verdict(result, adaptive)}[/bold]", highlight=False)
     pairs = [(p.item, p.outcome) for p in result.pairs]
     for sentence in labelled_truth(pairs, result.win_rate, "The result via scores"):
         say(console, sentence)
