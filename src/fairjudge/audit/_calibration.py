@@ -6,16 +6,7 @@ with CIs for scores; system-level rank correlation when the items name their
 systems; and the judge's position-bias figures. A figure the data cannot support is
 left out with the reason, never printed as ``nan``.
 
-The gate (:class:`CalibrationGate`) has one check per kind of human label in the
-input: Cohen's kappa >= ``min_kappa`` (0.4, the bottom of "moderate" agreement on
-Landis and Koch's scale) for ``human`` labels (1/2/tie), and Spearman >=
-``min_spearman`` (0.7) for ``human_score``. Each check compares the point estimate,
-as the Spearman gate always has: with 20-30 labelled items the interval is wide, and
-a gate on its lower end would fail nearly every judge; whether the lower end clears
-the threshold too is reported next to the verdict. The judge passes when every
-check that could be evaluated passes and fails when any fails. A check needs 3 or
-more resolved items with its label and a defined statistic; when no check can be
-evaluated the gate is not applied, and says why, which is not a pass.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

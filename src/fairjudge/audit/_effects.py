@@ -1,28 +1,9 @@
 """An audit's unit of report: one measured effect, its interval and a plain verdict.
 
-Every bias the audit measures ends as an :class:`Effect`: an estimate, its bootstrap
-interval clustered by question, the value that means "no bias" (0 for a score
-difference, 0.5 for a win rate, 1 for position consistency), and a verdict against
-documented thresholds on the *distance from no bias as a share of the scale*
-(:data:`THRESHOLDS`):
+Every verdict is read against documented thresholds (:data:`THRESHOLDS`) on the
+distance from no bias as a share of the scale, so effects on different scales compare.
 
-==============  ==========================================================
-verdict         when
-==============  ==========================================================
-negligible      distance < 0.05 of the scale, and the whole interval within 0.05
-notable         0.05 <= distance < 0.15, and the interval excludes no bias
-severe          distance >= 0.15, and the interval excludes no bias
-uncertain       otherwise: the interval cannot tell (it covers no bias, or it reaches
-                beyond the negligible band around a small estimate)
-not estimable   no estimate, or no interval (too few items or questions)
-==============  ==========================================================
-
-The scale is 1 for rates and shares, and ``max - min`` for rubric scores: the
-seed's +0.5 points on a 1-10 scale is 0.056 of it (notable); a first-position win
-rate of 0.67 is 0.17 from 0.5 (severe). "uncertain" keeps a small audit honest: a
-large estimate that its interval cannot tell from zero is not yet a finding, and
-neither is a small estimate whose interval still reaches a notable effect:
-"negligible" is a claim the data make.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

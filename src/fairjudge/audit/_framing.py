@@ -1,17 +1,9 @@
 """Framing bias: the same answers under a standard and a strict-expert prompt.
 
-The seed's experiment scores the same answers under the standard pointwise prompt
-and under a strict-expert prompt ("ordinary answers do not exceed 6/10") and reports
-the score delta. Here: every answer (the concise one, and the second answer when the
-item has one, so the scores span the scale) is scored under the standard rubric and
-the strict rubric; the effect is the paired delta strict - standard per shared
-dimension and overall. When the two rubrics' scales differ, the strict scores are
-mapped linearly onto the standard scale first, so the delta reads in standard points.
+A judge whose absolute scores move with the wording is safe only for relative uses;
+there is no mitigation to measure.
 
-With two pairwise templates (``framing_templates``), the pairs are also judged under
-each, and the change in the debiased win rate of answer 1 is reported, per pair
-paired, with its interval. There is no mitigation to measure: the finding *is* that a
-judge's absolute scores depend on the wording, so only relative uses are safe.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

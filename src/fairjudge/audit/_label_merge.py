@@ -1,26 +1,9 @@
 """Two labellers' files of the same items, merged, with their agreement.
 
-Before a judge is checked against human labels, the labels themselves are checked:
-two people who labelled the same pairs (``fairjudge label``) agree only so far, and a
-judge cannot be expected to agree with a human better than humans agree with each
-other. :func:`merge_labels` reports Cohen's kappa between the two
-(:func:`fairjudge.stats.judge_agreement`, with its bootstrap interval) and writes one
-file in which nothing is silently resolved:
+A judge cannot be expected to agree with a human better than humans agree with each
+other, so the labels are checked first; every disagreement stays in the merged file.
 
-- ``human`` holds the label where both labellers gave the same one, and is empty
-  where they disagree or only one labelled the item;
-- ``label_a`` and ``label_b`` hold each labeller's own label (empty when none), and
-  ``labels_agree`` says whether they agree (empty unless both labelled), so every
-  disagreement stays in the file.
-
-``fairjudge calibrate`` wants a label on every item, so it refuses the merged file
-while a disagreement is unsettled (naming the first one) rather than guess. A third
-person settles them with ``fairjudge label merged.jsonl``: the page opens at the
-first item without a ``human`` label, that is, at the disagreements, shown blind as
-any other; ``label_a``/``label_b`` stay as a record of what the two said.
-
-The two files must hold the same items: the same ids (or, without an ``id`` column,
-the same lines), each with the same question and answers.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

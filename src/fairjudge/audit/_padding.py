@@ -5,18 +5,7 @@ the same content; any score gap is the judge paying for length. That only holds 
 padding adds nothing a judge could fairly reward, so every transformation here is
 content-free by construction:
 
-- :func:`pad_answer` wraps the concise answer, verbatim and in one piece, in a
-  pleasantry, a restatement of the question, restatements of the answer's own prose
-  sentences in neutral frames ("In other words, ..."), filler that names no fact, and
-  a closing summary that repeats the answer. It grows to about ``target_words``.
-- :func:`repetitive_list` is MT-Bench's "repetitive list" attack: the answer's
-  sentences as a numbered list, extended with items that restate earlier ones.
-
-Fenced code blocks are opaque: never split, never restated, so a padded code answer
-still contains exactly one copy of the code and no paraphrase of it can be wrong.
-Everything is a pure function of its arguments and ``seed`` (the random choices are
-drawn from a generator seeded by a hash of all three), so an audit is reproducible and
-a cached judge call is reused on a rerun.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

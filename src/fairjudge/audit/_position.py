@@ -6,11 +6,7 @@ same pairs costs nothing. Reported: the first-position share of decisive calls, 
 position consistency, the flip rate and the preference fairness (Shi et al. 2024,
 as :func:`fairjudge.stats.position_bias` defines them), each with an interval.
 
-The residual is the protocol's own check: the debiased score of answer 1 plus the
-debiased score of the same answer with the pair given the other way round, minus 1.
-It is zero by construction of the swap; it is computed by resolving the same calls
-for the mirrored pair (no extra call) with the protocol's own resolution, and shown,
-so a reader sees it is zero rather than being told.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

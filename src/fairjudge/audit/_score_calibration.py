@@ -1,15 +1,10 @@
 """Calibration of a pointwise judge: its rubric scores against human scores.
 
-The input names each answer's human score per dimension (``human_<dimension>``).
-For every dimension with human scores :func:`score_calibration_report` gives Spearman
-and Kendall with bootstrap CIs clustered by question
-(:func:`~fairjudge.stats.score_correlation`) and the gate: the dimension passes at
-Spearman >= ``min_spearman`` (0.7), and the judge passes when every gated dimension
-does. When the items name three or more systems it adds the system-level
-correlation per dimension: each system's mean judge score against its mean human
-score, over the answers that have both, the questions resampled whole and the
-systems' means recomputed in every resample. A figure the data cannot support is
-left out with the reason.
+Per dimension with human scores: Spearman and Kendall with intervals clustered by
+question, and a gate at Spearman >= ``min_spearman``; a figure the data cannot
+support is left out with the reason.
+
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -9,16 +9,7 @@ own-family indicator per judge gives each judge's own-family advantage at once
 whole questions. No bias is 0. One judge's self-preference does not leak into
 another's estimate.
 
-With two judges whose two families wrote every answer, only the sum of their
-advantages is identifiable (each is seen only against the other): the sum is
-reported as the panel's combined self-preference, and each judge's own share says
-what would identify it (a third judge, or answers from a family outside the panel).
-
-It needs two or more judges and answers labelled with their family (the ``system``
-column; a family is the leading letters of the model name, see
-:func:`~fairjudge.audit._judges.family_of`). Without them the experiment says what
-is missing instead of guessing. Scores are the standard rubric's, overall (the mean
-over dimensions).
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Each judge's own-family advantage, separated from the answers' quality and the judges' leniency.
 
-Model, for answer ``i`` scored by judge ``k``::
+A judge scoring its own family higher may simply be right, so quality and leniency
+are fitted out and each judge's advantage is estimated at once.
 
-    s_k(i) = q_i + b_k + delta_k * [family(i) == family(k)] + noise
-
-``q_i`` is the answer's quality (what every judge sees), ``b_k`` the judge's
-leniency, ``delta_k`` its own-family advantage: the self-preference. Centering each
-answer's scores over the judges removes ``q_i``; a least-squares fit of the centred
-scores on the judges' leniency and own-family indicators gives every ``delta_k`` at
-once, so one judge's self-preference never leaks into another's estimate (as a
-"difference from the panel's mean view" would: the biased judge's inflated scores
-move that mean). Intervals come from a bootstrap that resamples whole questions and
-refits.
-
-Not every ``delta_k`` is identifiable. With two judges whose families wrote all the
-answers, only ``delta_a + delta_b`` is (each judge is seen only against the other):
-that sum is then reported as the panel's combined self-preference, and each judge's
-own share is "not identifiable", with what would identify it (a third judge, or
-answers from a family outside the panel).
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -6,17 +6,7 @@ about ``target_words``) and a "repetitive list" twin (MT-Bench's attack: the poi
 as a list, then restated as more items). Neither adds information, so an unbiased
 judge scores them alike.
 
-Measured, as the seed's experiment does:
-
-- pointwise: the paired score difference padded - concise under the standard rubric,
-  per dimension and overall (the mean over dimensions), with intervals clustered by
-  question; the residual is the same difference under the anti-verbose rubric, on the
-  dimensions the two rubrics share (its ``conciseness`` dimension is *meant* to reward
-  the concise answer, so a drop there is the rubric working, not a bias: it is left
-  out);
-- pairwise: the debiased win rate of the padded (and the list) answer over the concise
-  one (0.5: no bias); the residual is the same under a template that declares length
-  irrelevant.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

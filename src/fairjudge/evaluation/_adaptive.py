@@ -7,56 +7,7 @@ batch, and after each batch updates an anytime-valid confidence sequence for mod
 Stopping whenever the rule says so keeps the sequence's coverage; peeking at the
 fixed-sample bootstrap CI after every batch would not.
 
-The design, decision by decision:
-
-- **The sampling unit is the question** (``item.cluster_key``, as the bootstrap
-  clusters). Items sharing a question (turns of a conversation, prompt variants) are
-  judged in the same batch, and the sequence gets one score per question: the mean of
-  its items' scores under the rule (conservative, lenient or soft: all in [0, 1]). The
-  interval is about the mean over the file's questions of that score; it equals the
-  item win rate when every question has as many items.
-- **The order is seeded and content-keyed.** Each question's place is
-  ``item_seed(seed, "adaptive order", cluster_key)`` sorted: it depends only on the
-  seed and the question, never on a score, so the order is uniformly random and
-  independent of the outcomes (what the sequence needs), the same on every rerun, and
-  the same when the file is reordered. Each question is judged once.
-- **What the decision is about** (``population``). By default (``"source"``) the
-  population the file's questions are drawn from: the questions of a file sampled
-  from it are i.i.d., and so is any order of them chosen independently of their
-  scores, so the sequence *with* replacement is valid over the seeded order. It never
-  collapses at the end of the file: there, as anywhere, the run is decided only when
-  the evidence excludes 0.5, and the fixed-sample bootstrap CI of the whole file,
-  narrower than the anytime interval, then excludes it too. ``"file"`` asks about this
-  file's questions only (the sequence without replacement, which ends on the file's
-  exact win rate); every line that reports it says so.
-- **Each batch goes through** :func:`~fairjudge.evaluation.evaluate`, so the swap
-  protocol, the rules, parse failures and call errors are handled exactly as in a
-  fixed run, and the judge's store serves what it holds. The batches' judgments are
-  put back in input order and summarised once at the end
-  (:func:`~fairjudge.evaluation.summarise`): a run that judges the whole file gives
-  the same comparison as :func:`~fairjudge.evaluation.evaluate` on it. (Each batch
-  asks for one bootstrap resample only; nothing reads its intervals.)
-- **A failed judgment is never a tie.** An item whose calls failed is unresolved; in
-  the interval it counts 0 in the lower bound and 1 in the upper one
-  (:class:`~fairjudge.evaluation._adaptive_interval.AnytimeInterval`), so a run decides
-  only if it would whatever those items would have said, and the counts are reported.
-- **A budget stop is a result.** When a batch comes back with ``stopped`` set
-  (``max_calls`` or ``max_cost`` spent), the run ends with reason ``"budget"``; the
-  sequence takes that batch's questions in draw order up to the first with a call not
-  made (a prefix of the order, so the order is still independent of the scores).
-- **Resume is a rerun.** Every call is keyed by its content, and the order and each
-  item's plan by the seed, so a rerun with the same seed replays the judged batches
-  from the store (no call made twice), reaches the same interval, and goes on: with a
-  larger budget, a tighter width, or no ``stop_when`` to the end of the file (as
-  :func:`~fairjudge.evaluation.evaluate` on the whole file also does). The sequence is
-  the same whatever the batch size (it bets unit by unit); only where the run looks
-  depends on it.
-- **The default batch** is one wave of the runner: ``concurrency`` calls, i.e.
-  ``ceil(concurrency / calls per question)`` questions (``calls per question`` =
-  ``rounds`` x items per question), and at least :data:`MIN_BATCH`. One wave keeps
-  every slot busy while overshooting the stop by at most one wave of calls; a larger
-  batch would pay for more calls past the point where the answer was known. A
-  Python-callable judge runs one call at a time, so it gets :data:`MIN_BATCH`.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -7,37 +7,7 @@ judgment failed (a parse failure, a call error) has no score: it is never counte
 tie, which would pull the estimate towards 0.5 without saying so, and never dropped,
 which would make the population the sequence is about depend on the judge's failures.
 
-Instead it is *unknown in [0, 1]*, and the interval covers the win rate whatever it
-would have scored (a partial identification, as Manski's bounds):
-
-- the **lower** sequence counts every unresolved item as a loss for model 1 (0), the
-  **upper** one as a win (1). Each is an ordinary sequence for its own unit scores
-  (i.i.d. draws from the population the questions come from, or a uniformly random
-  order of the file's), so each is valid for its own mean ``mu_0 <= mu <= mu_1``;
-- the reported interval is ``[lower.low, upper.high]``. The lower bound is wrong only
-  when the lower sequence's upward gambler ever reaches ``2 / alpha`` at ``mu_0``,
-  which has probability at most ``alpha / 2`` by Ville's inequality (and likewise for
-  the upper bound), so the interval covers ``mu`` at every sample size with
-  probability at least ``level``, as the plain sequence does;
-- model 1 is declared better only when the *lower* sequence shows its mean above 0.5
-  (it wins even if every unresolved item were a loss), model 2 only when the *upper*
-  one shows its mean below 0.5.
-
-With no unresolved item the two sequences are the same sequence and nothing changes.
-With some, the interval is wider by about their share, a run may end "not decided"
-where treating them as ties would have decided, and, about this file only
-(``about="file"``), the interval at the end of the file is ``[mu_0, mu_1]`` rather
-than a point.
-
-What the interval is about (``about``) is the stop rule's ``population``: ``"source"``
-(the default), the population the file's questions are drawn from, with the sequence
-with replacement over the seeded random order; ``"file"``, this file's questions only,
-with the sequence without replacement. A question that is only partly
-unresolved contributes its resolved items' scores and bounds for the rest.
-
-The point estimate is the mean, over the questions with at least one resolved item, of
-the mean over their resolved items: what the judged data say, shown beside an interval
-that also allows for what they do not.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

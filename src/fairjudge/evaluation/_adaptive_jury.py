@@ -1,27 +1,9 @@
 """Adaptive stopping for a panel: the comparison's loop, with the panel's verdict as the score.
 
-:func:`evaluate_jury_adaptive` is :func:`~fairjudge.evaluation._adaptive.adaptive_run`
-with a panel in the judge's place:
+Each batch is judged by :func:`~fairjudge.evaluation.evaluate_jury`, so a run over the
+whole file gives its result; an item some member could not resolve is bounded, never a tie.
 
-- **each batch is judged by** :func:`~fairjudge.evaluation.evaluate_jury`, so every
-  member answers the batch's planned calls on the panel's one session (one store, one
-  budget), each member is debiased on its own and the verdicts are aggregated under
-  the panel's rule, exactly as in a fixed run;
-- **an item's unit score is the panel's**: its resolved outcome's score under the
-  aggregation rule (1, ½, 0 by majority; the weighted mean of the soft scores by
-  mean), the score the panel's win rate averages. An item some member could not
-  resolve has no panel score: it is bounded (0 in the lower bound, 1 in the upper),
-  never a tie, as for one judge;
-- **its calls are every member's**, so a budget stop cuts the sequence before the
-  first question with a call of any member not made, and the calls used, saved and
-  the whole file's are counted per member;
-- **the result over the judged items** is built as :func:`evaluate_jury` builds it:
-  each member's own comparison of every judged item (in input order), aggregated once.
-  A run that judges the whole file gives the result :func:`evaluate_jury` gives; the
-  members' usage is added up over the batches.
-
-The order, the batches, the store's reuse and the resume are the comparison's: a rerun
-with the same seed replays the judged batches from the store and goes on.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

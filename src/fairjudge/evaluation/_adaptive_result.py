@@ -8,15 +8,7 @@ why it stopped, and what it used and saved. Its JSON is the comparison's JSON pl
 ``"adaptive"`` block that says the bootstrap CI is not the valid one when the run
 stopped before the end of the file.
 
-**One conclusion.** A run with a stop rule looked at its interval after every batch,
-so its conclusion (:attr:`AdaptiveResult.conclusion`) is read from the anytime-valid
-interval wherever it stopped, the end of the file included: the terminal, the page,
-``--json`` and ``--out`` all carry that one sentence, never the bootstrap CI's verdict
-beside it.
-
-**Saved is not unpaid.** :attr:`AdaptiveResult.calls_saved` counts the calls the stop
-rule made unnecessary; when a budget (``max_calls``, ``max_cost``) ended the run, the
-calls it left unmade are :attr:`AdaptiveResult.calls_not_made`, and none is saved.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

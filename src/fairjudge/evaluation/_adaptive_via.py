@@ -1,23 +1,9 @@
 """Adaptive stopping for ``compare --via-scores``: each answer scored alone, batch by batch.
 
-:func:`compare_via_scores_adaptive` is
-:func:`~fairjudge.evaluation._adaptive.adaptive_run` with
-:func:`~fairjudge.evaluation.compare_via_scores` judging each batch:
+Each batch is judged by :func:`~fairjudge.evaluation.compare_via_scores`, so a run
+over the whole file gives its result; an unscored item is bounded, never a tie.
 
-- **an item's unit score is its outcome's** under the tie margin (model 1's answer
-  scored higher: 1, a tie: ½, lower: 0), the score the via-scores win rate averages.
-  An item with a dimension unscored on either answer has no outcome: it is bounded
-  (0 in the lower bound, 1 in the upper), never a tie;
-- **its calls are both answers'** (one call per answer, or one per dimension in
-  label mode), so the calls used, saved and the whole file's count them all, and a
-  budget stop cuts the sequence before the first question with a call not made;
-- **the result over the judged items** is built as
-  :func:`~fairjudge.evaluation.compare_via_scores` builds it: the judged answers'
-  scores summarised once (:func:`~fairjudge.evaluation.summarise_scores`), then
-  paired. A run that judges the whole file gives the result
-  :func:`~fairjudge.evaluation.compare_via_scores` gives.
-
-The order, the batches, the store's reuse and the resume are the comparison's.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Inputs for rankings: answers in long format, pairings, and already-judged battles.
 
-Long format has one row per (question, model): ``question_id``, ``model``,
-``answer`` and optionally ``question``. :func:`make_pairs` turns it into pairwise
-:class:`Item` objects (all pairs, every model against a baseline, or a seeded sample
-of pairs per question). Which model is shown as "model 1" is a seeded coin flip per
-pair, so no model sits systematically in one slot; the debiased protocol judges
-both orders anyway.
+Which model is shown as "model 1" is a seeded coin flip per pair, so no model sits
+systematically in one slot.
 
-A battles file has ``model_a``, ``model_b``, ``winner`` (``model_a``/``model_b``/
-``tie``, or ``1``/``2``/``tie``) and optionally ``question_id``. A ``rank --out``
-file is one: its header record (:mod:`fairjudge.io._out_file`) is skipped, and so are
-its unresolved pairs (``winner`` null), which the run that wrote it left out too.
-Any other kind of ``--out`` file is refused, naming it.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -8,11 +8,7 @@ shared facts, written once: :attr:`~ResultFrame.partial`,
 :attr:`~ResultFrame.failures`, :attr:`~ResultFrame.n_not_run` and the frame's part
 of the JSON (:meth:`~ResultFrame.frame_dict`).
 
-A result joins the frame by subclassing it and giving, as dataclass fields or
-properties, ``seed``, ``level``, ``n_resamples`` and ``stopped``, and by yielding
-its calls' failures item by item from :meth:`~ResultFrame.item_failures`. A pairwise
-result, whose :class:`EvalSettings` hold the bootstrap with the rule and rounds,
-subclasses :class:`SettingsFrame`, which reads them there and renders them whole.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

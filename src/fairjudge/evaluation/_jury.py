@@ -10,21 +10,7 @@ is unresolved for the panel: a missing vote is reported, never guessed.
 :meth:`JuryResult.with_aggregation` re-aggregates the same calls under the other
 rule without calling anyone again.
 
-This is per-*item* aggregation of debiased verdicts: each member is debiased on its
-own first. A :class:`~fairjudge.judges.Jury` handed to :func:`evaluate` as a judge
-aggregates per *call* instead (:meth:`~fairjudge.judges.Jury.judge_batch`), and the
-swap protocol then debiases the panel's verdicts as those of one judge.
-
-**Records** (``jury`` with ``out=``), readable back without a model: each is a
-``compare`` record of the item (``id``, ``question``, ``answer_1``, ``answer_2``,
-``category``, ``human``, ``calls``) with the panel's ``outcome`` and ``score`` under
-``aggregation``, and ``members``: per member its ``weight``, debiased ``outcome``,
-``soft_score`` and ``calls``. The top-level ``calls`` are the *panel's* reply to
-each planned call (:func:`~fairjudge.judges._jury_votes.panel_reply`). So the file
-reads back two ways, at no cost: ``replay:FILE`` reads the top-level ``calls`` (the
-panel acting as *one* judge, as :meth:`fairjudge.judges.Jury.judge_batch` answers),
-and :func:`fairjudge.judges._jury_file.recorded_jury` seats every member again from
-its own ``calls``, reproducing the run's per-member verdicts and its panel verdict.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

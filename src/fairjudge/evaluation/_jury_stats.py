@@ -1,24 +1,9 @@
 """What each member adds to a panel, and how much the panel agrees with itself.
 
-:func:`jury_diagnostics` reads a :class:`JuryResult` (no judge is called) and gives:
+It calls no judge: the figures are read off a :class:`JuryResult`, so a dissenting
+member shows up (leave-one-out agreement) at no cost.
 
-- **per member**: its own debiased win rate, position consistency and
-  first-position call rate; its agreement with the rest of the panel (leave-one-out:
-  the member's vote against the aggregate of the *other* members under the same rule
-  and weights, so a dissenter shows up as low agreement); its agreement with the
-  human labels when the items carry them (MT-Bench S1 and S2, Cohen's kappa); its
-  calls (asked, served from the store, failed); and, when the jury recorded them,
-  the calls made for it in this run with their tokens, cost and mean latency
-  (:class:`~fairjudge.judges._jury_usage.MemberUsage`: a cached call costs 0);
-- **for the panel**: Fleiss' kappa of the members' votes with a bootstrap interval
-  clustered by question, the member × member agreement matrix, the effective number
-  of independent judges (:func:`fairjudge.stats.effective_judges`, from the members'
-  item scores) with a bootstrap interval clustered by question, and the panel's own
-  agreement with the human labels.
-
-Only items every member resolved count, so every member is measured on the same
-items. A member's *vote* is its debiased outcome under ``"majority"`` and the lean
-of its soft score under ``"mean"``; its *score* is the matching 1/½/0 or soft score.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -5,32 +5,7 @@ means is written here once, for verdicts and scores alike; each kind brings only
 its readings and its measure of agreement (Fleiss' kappa of verdicts,
 Krippendorff's alpha of scores, which stay with each kind).
 
-**The aggregators.** Every rule weighs the members:
-
-- verdicts (``"majority"``, ``"mean"``): the members' debiased outcomes vote, and an
-  outcome wins when its voters hold *more than half* of the panel's weight (no
-  majority is a tie, scored ½); or the weighted mean of the members' soft scores
-  (model 1's expected score), which leans to model 1 above ½ and to model 2 below.
-  Every member must have resolved the item: a missing vote is never guessed.
-- scores (``"mean"``, ``"median"``), per dimension: ``Σ w_k s_k / Σ w_k``, or the
-  weighted median: sort the scores and take the first at which the members'
-  cumulative weight passes half of the total; when it reaches *exactly* half there,
-  the midpoint of that score and the next (so equal weights give the ordinary
-  median, and ``[1, 2, 3, 4]`` gives 2.5). A member that gave no score has no say;
-  the answer gets a panel score only when the members that scored it hold more
-  than half of the weight.
-
-**The result.** :class:`PanelResult` puts a panel's result on the
-:class:`~fairjudge.evaluation._frame.ResultFrame` every result shares, and gives
-what both kinds report alike: the failures by member, each member's usage (or
-``None`` when the panel recorded none), the roster and the bootstrap options.
-
-**The diagnostics.** :func:`leave_one_out` sets each member's reading against the
-aggregate of the *others* under the panel's own rule and weights, so a dissenter
-shows up (as low agreement for verdicts, a low Spearman for scores);
-:func:`effective` is the effective number of independent judges
-(:func:`fairjudge.stats.effective_judges`) over the items every member read, or
-why it cannot be computed.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

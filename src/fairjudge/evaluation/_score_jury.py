@@ -9,14 +9,7 @@ that scored it do not hold a majority of the weight on stays unscored, and count
 as such, never imputed. :meth:`JuryScoreResult.with_aggregation` re-aggregates the
 same scores under the other rule without calling anyone again.
 
-The panel's aggregates are summarised per dimension exactly as a one-judge run is
-(:class:`~fairjudge.evaluation.DimensionSummary`: mean and median with intervals
-clustered by question, histogram, collapse alarm, agreement with human scores), and
-each member's own scores as a one-judge :class:`~fairjudge.evaluation.ScoreResult`.
-A mean of several members is rarely a whole level, so the histogram and the collapse
-alarm of the panel read each aggregate at its *nearest* level (a half goes up); the
-mean, the median and their intervals use the aggregates as they are. What each
-member adds is :func:`~fairjudge.evaluation._score_jury_stats.score_jury_diagnostics`.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

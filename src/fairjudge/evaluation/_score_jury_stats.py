@@ -1,23 +1,9 @@
 """What each member adds to a scoring panel, and how much the panel agrees, per dimension.
 
-:func:`score_jury_diagnostics` reads a :class:`JuryScoreResult` (no judge is called)
-and gives, for each dimension of the rubric:
+It calls no judge: the figures are read off a :class:`JuryScoreResult`, and a
+correlation that cannot be computed is its reason, never a number.
 
-- **inter-judge agreement**: Krippendorff's alpha of the members' scores, ordinal
-  (rubric levels are ranks) and interval (distances between levels count), each with
-  a seeded bootstrap interval that resamples questions. Alpha allows missing scores,
-  so every answer scored by two members or more counts;
-- **the effective number of independent judges**
-  (:func:`fairjudge.stats.effective_judges`) from the members' scores on the answers
-  every member scored, with its interval: three copies of one judge are one judge;
-- **per member**: its mean score; its Spearman correlation with the *leave-one-out*
-  aggregate (the others' scores under the panel's rule and weights, with the same
-  majority-of-weight condition among the others), so a dissenting member shows up
-  as a low or negative correlation; and its Spearman with the human scores
-  (``human_<dimension>``) when the items carry them.
-
-A correlation that cannot be computed (fewer than three answers, or scores that
-never vary) is the reason why, as a string, never a number.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

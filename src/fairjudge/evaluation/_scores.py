@@ -1,15 +1,9 @@
 """Pointwise scoring: every answer scored against a rubric, summarised per dimension.
 
-:func:`score_answers` hands the judge every answer at once (one batch, one store, one
-budget), keeps every call, and summarises each dimension (:mod:`._scores_stats`): the
-mean and the median with seeded bootstrap intervals clustered by question, the
-histogram, the collapse alarm, the probability-weighted mean where logprobs gave it,
-and the agreement with human scores where the items carry them. When the items name
-several systems, each system gets its means, and each pair of systems the paired
-difference of their scores on the questions both answered, with its interval.
-
 A parse failure or a call error is counted, with its reason, and never becomes a
-score: the dimensions it would have scored simply have one score fewer.
+score.
+
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

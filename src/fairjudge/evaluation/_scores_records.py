@@ -8,9 +8,7 @@
 those two names read as a run whose rubric and judge are unknown (``None``), which
 :func:`~fairjudge.evaluation.check_comparable` refuses unless told otherwise.
 
-The file's header record (:mod:`fairjudge.io._out_file`) is checked and skipped: a
-``score`` (or pointwise ``calibrate``) file is read, any other kind is refused,
-naming it. A file written before the header existed is read as before.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

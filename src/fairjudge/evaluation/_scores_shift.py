@@ -5,17 +5,7 @@ either run scored is a cluster; the questions split into three strata: those bot
 runs scored (the usual case: the same evaluation set, run again), those only the
 baseline scored, and those only the new run scored.
 
-- :func:`shift_interval`: the mean shift ``new - old`` with a seeded percentile
-  bootstrap that draws each stratum's questions with replacement, whole. On shared
-  questions one draw takes the question's old and new scores together, so the
-  interval is a paired one and as narrow as the pairing allows.
-- :func:`shift_test`: a permutation test of *any* change in the distribution of
-  scores, not only its mean. The statistic is the Wasserstein-1 distance between the
-  two runs' score histograms (the area between their CDFs, in scale points: a
-  distance on the ordinal scale, unlike a chi-square). Under "no change", a shared
-  question's old and new scores are exchangeable, so each permutation swaps them
-  with probability ½; the questions only one run scored are shuffled between the
-  runs, whole. The p-value is ``(1 + #{permuted >= observed}) / (1 + permutations)``.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

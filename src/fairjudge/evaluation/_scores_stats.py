@@ -5,30 +5,7 @@ several answers to one question (several systems, or repeated items) are not tak
 for independent evidence. An interval the data cannot give (one question, no score)
 is :meth:`~fairjudge.stats.ConfidenceInterval.not_estimable`, with the reason.
 
-**The collapse alarm** asks whether the judge tells answers apart, following the
-rule of thumb "if the judge gives 90% of outputs a score of 7-8 (on 1-10), the
-distribution is too concentrated and the judge lacks discriminative power". A
-dimension is collapsed when either test trips:
-
-- **Narrow band.** At least ``max_adjacent_share`` (0.9) of its scores fall in one
-  band of adjacent levels no wider than ``band_width`` (a fifth) of the scale's
-  range: one level on 1-5 (a step is a quarter of the range), two adjacent levels on
-  1-7 and 1-10, three on 0-10.
-- **Small spread.** The scores' standard deviation is below ``min_spread`` (0.2) of
-  the largest the scale allows, half its range (half the scores on each end): on 1-5,
-  a standard deviation under 0.4. Spread is 0 when every score is equal, about 0.71
-  when the five levels of 1-5 are used equally, and 1 when half the scores are the
-  lowest level and half the highest.
-
-Scores on both ends of the scale are the opposite of a collapse: a judge that gives
-only 1s and 5s separates its answers as sharply as a scale can (spread near 1). A
-judge that splits its answers between two adjacent levels of 1-5 still sorts them
-into two groups (spread up to 0.25); one that puts 85% of them on one level and the
-rest on the next does not (spread 0.18). The normalised entropy of the histogram,
-which this alarm used before, counts how many levels are used and not how far apart
-they are, so it took 1-or-5 scores for a collapse. With fewer than ``min_n`` (10)
-scores the alarm is not assessed: too few to tell a collapsed judge from a uniform
-sample.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

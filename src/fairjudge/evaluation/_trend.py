@@ -7,11 +7,7 @@ distribution of scores (:mod:`._scores_shift`), summed up in one plain line
 ("usefulness fell by 0.40 [0.20, 0.60] since the baseline"; "no shift beyond noise"
 when the interval holds 0).
 
-Runs scored against different rubrics (``name@version``) or by different judges do
-not measure the same thing, so :func:`check_comparable` refuses them unless
-``allow_different`` is given; the differences are then recorded in the result. Each
-dimension is tested on its own, at the intervals' level: with several dimensions,
-one may cross the line by chance.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

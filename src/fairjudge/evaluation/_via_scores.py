@@ -6,16 +6,7 @@ its own, in its own call, leaves no order to prefer: :func:`compare_via_scores`
 scores every answer against a rubric with :func:`score_answers` (one batch on the
 judge's session: one store, one budget) and compares the two answers of each item.
 
-An answer's score is its probability-weighted score averaged over the dimensions
-when logprobs gave one for every dimension of both answers (``basis="expected"``),
-else the mean of its integer scores (``basis="scores"``); both answers of an item
-always share a basis. Model 1 wins when its score is higher by more than
-``tie_margin``, loses when lower by more, and ties otherwise. An item with a
-dimension unscored on either answer is unresolved, never a guess.
-
-The result reads like the swap protocol's: model 1's win rate (wins 1, ties ½) with a
-bootstrap CI clustered by question, and W/T/L; plus the mean score difference, and
-the paired difference per dimension.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

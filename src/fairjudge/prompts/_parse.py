@@ -1,57 +1,11 @@
 """Reading a verdict out of a judge's reply.
 
-Design:
+The parser sees the reply alone, never the answers, so an answer can reach it only
+through the judge echoing it. The verdict is the one slot that ends the reply; a
+reply holding a second slot, or prose instead of a slot, is a :class:`ParseFailure`
+that is counted, never a guess and never a tie.
 
-- **The reply alone.** :func:`parse_verdict` takes the judge's reply and the
-  template's verdict format, and nothing else: not the answers, not the question.
-  The parser never sees an answer, so an answer can reach it only through the judge
-  quoting or echoing it. An earlier design skipped reply lines copied from the
-  answers; that let an answer veto the judge's real verdict by containing it.
-- **Exactly one slot, and it ends the reply.** Each template declares its
-  :data:`VerdictFormat`. The verdict is the slot that ends the reply, and it must
-  be the reply's only slot. Binding to the end alone is not enough: a judge that
-  gives its verdict and then echoes an answer ending in ``[[B]]`` would hand its last
-  word to the answer. Counting every slot closes that gap. A reply holding two slots
-  is a :class:`ParseFailure`, whichever comes last and even when they agree. A
-  planted slot can make a reply unreadable, and that is counted. It can never become
-  the verdict. The formats:
-
-  - ``"label"``: the whole reply is one line holding one verdict, from its first
-    word: ``A``, ``**B**``, ``"tie".``, ``[[A]]``, ``Verdict: B``, "The better
-    answer is A.". Prose before the slot ("Sydney. [[B]]") is not a label.
-  - ``"explained"``: the judge explains, then concludes on the **last non-empty
-    line**, which must end with a verdict slot: ``[[A]]`` (MT-Bench; prose may lead
-    up to it, as in "my final verdict is: [[A]]"), a keyed slot (``Verdict: B``,
-    ``Final verdict: [[tie]]``, "The better answer is B."), or a bare label. Only
-    whitespace (and a closing code fence) may follow it, so a P.S. after the verdict
-    makes the reply unreadable. The explanation before it must hold no other slot
-    (see :func:`_slots`). A bracket slot counts wherever it stands, because
-    ``[[X]]`` is slot syntax, not prose. A keyed slot at the start of a sentence
-    counts too ("Verdict: A", even run into more text), and so does any line that
-    would be read as a verdict were it the last (``B``, or a heading ``**Answer
-    A**``; ``**Answer A:**`` is not one). Prose that names an answer ("Answer A is
-    better because ...", "B is wrong.") holds no slot. What the parser could not
-    read as a verdict at the end of a reply is no slot anywhere, so a judge whose
-    own verdict is such prose ("I'd pick A", a bare ``A`` with an echo run onto its
-    line) cannot be told from an answer it echoes. The ``explain`` template asks
-    for ``[[A]]`` on a line of its own.
-  - ``"json"``: the reply is exactly one JSON object (optionally in a fenced block)
-    with a ``"verdict"`` field, and nothing after it. The ``"reason"`` is a JSON
-    string, so what it quotes is never a slot. A repeated key is ambiguous and
-    rejected, and so is a second object or any text after the first.
-
-- **Never guess.** Prose is not a verdict: "The result is a tie." or "Decision: A
-  or B? Clearly B." is a :class:`ParseFailure` that keeps the raw text and says
-  what was wrong with which line. Callers report it and never count it as a tie.
-
-``C`` is accepted as a tie in bracket slots because FastChat's prompts use
-``[[C]]`` for ties.
-
-Labels and slot keys match after one normalisation, ASCII only
-(:func:`~fairjudge.prompts._reply_end.fold`: ASCII case and whitespace, nothing
-else): ``[[tıe]]``, ``TİE`` or ``verdıct: A`` is no slot, and a reply whose last
-line is one is a counted :class:`ParseFailure`. No text, whatever its code points
-(lone surrogates included), makes :func:`parse_verdict` raise.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
 r"""What the parsers share: the one normalisation of labels and keys, and what may end a reply.
 
-**The one normalisation.** Every label (``A``, ``B``, ``tie``, ``C``), slot key
-(``verdict``, ``answer``, ...), rubric dimension key and logprob token is compared
-after :func:`fold` and nothing else: surrounding ASCII whitespace trimmed, ``A``-``Z``
-lowered to ``a``-``z`` (a JSON verdict's field must be ``"verdict"`` exactly).
-Nothing outside ASCII is folded, so a label or key holding any other character
-(``tıe`` with a dotless i, ``TİE``, ``verdıct``, a Kelvin sign ``\u212a`` for ``k``,
-full-width letters) matches nothing, and the reply is a counted
-:class:`~fairjudge.ParseFailure`. Python's own ``str.lower`` and ``re.IGNORECASE``
-fold Unicode: ``re.IGNORECASE`` lets ``tıe`` match ``tie``, and then ``"tıe".lower()``
-is no label at all (a ``KeyError``), and ``"\u212a".lower()`` is ``"k"``, so a key
-spelled with a look-alike would be read as the real one. The slot patterns therefore
-compile with :data:`FOLD` (``re.IGNORECASE | re.ASCII``), whose case folding, ``\s``,
-``\w`` and ``\b`` are ASCII: the same rule as :func:`fold`. A reply may hold any code
-point, lone surrogates included; none makes a parser raise.
+Labels and keys match after :func:`fold` only (ASCII case and whitespace), so a
+look-alike character never passes for a real key; after a reply's one slot, only
+whitespace and a closing code fence may follow, so an echoed answer cannot plant the
+reading.
 
-**What may follow a reply's one slot:** whitespace and a closing code fence, nothing
-else. Both JSON parsers (verdicts in :mod:`._parse`, rubric scores in
-:mod:`._score_parse`) read one JSON object that must end the reply. A judge that
-writes its object and then echoes an answer would otherwise hand the reading to
-whatever the answer planted after it. So the text after the object decides only
-whether the reply is read at all, and this module says why it is not.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -9,16 +9,7 @@ every rubric asks for the same reply shape, which :mod:`._score_parse` reads:
 
     {"accuracy": <score>, "relevance": <score>, "reason": "<one sentence>"}
 
-Untrusted text stays data, as in the pairwise templates: the question (or each turn
-of a conversation), the answer and the reference sit in their own tagged blocks, and
-everything inserted is defused (:func:`fairjudge.prompts.defuse`, plus this module's
-own block names), so an answer cannot close its block and speak as the instructions.
-Substitution is by concatenation, never by formatting, so braces in an answer are
-inserted literally.
-
-A rubric can also ask about one dimension with a bare-number reply (``dimension=``),
-whose first token's logprobs give the probability-weighted score (G-Eval); only on a
-scale of single digits (on ``1-10``, the token ``1`` may start ``10``).
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

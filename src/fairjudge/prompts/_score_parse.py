@@ -1,40 +1,11 @@
 """Reading rubric scores out of a judge's reply.
 
-Design, as for verdicts (:mod:`._parse`):
+As for verdicts (:mod:`._parse`), the parsers read the reply alone, never the
+answer that was scored. A reply is one JSON object that ends it (or one bare number),
+validated against the rubric; anything else is a :class:`~fairjudge.ParseFailure`
+naming the dimension and the value, never clipped, rounded or imputed.
 
-- **The reply alone.** The parsers take the reply and the rubric (its dimensions and
-  scale), never the answer that was scored, so nothing an answer says can change how
-  the judge's reply is read.
-- **One JSON object, and it ends the reply.** A JSON reply is one top-level JSON
-  object, optionally in a code fence, with only whitespace (and the closing fence)
-  after it. A few words of prose may lead up to it ("Here are my scores:"), but the
-  lead-in holds no ``{``: the reply's first ``{`` must open the object. A judge
-  that writes its scores and then echoes an answer carrying
-  ``{"accuracy": 5, ...}`` is therefore not read at all, because text follows its
-  object. It is never read with the planted scores. An earlier design read the
-  *last* object anywhere in the reply, and that handed the reading to the answer. A
-  second object, or any text after the first, is a :class:`~fairjudge.ParseFailure`
-  that says which. The one object is validated by a pydantic model built from the
-  rubric: every dimension present, each a JSON integer on the scale, ``reason`` a
-  string when given. Keys match after the parsers' one normalisation
-  (:func:`~fairjudge.prompts._reply_end.fold`: ASCII whitespace trimmed, ASCII
-  letters lowered, nothing else, so ``"Accuracy"`` is ``accuracy`` but a key
-  spelled with a dotless ``ı`` or a Kelvin sign is no dimension); a key given twice
-  (in either spelling) is ambiguous and rejected. Other keys are ignored. Structured
-  output (``response_format``) replies are read the same way.
-- **Never guess.** Invalid JSON, a missing dimension, ``4.5``, ``"4"``, ``true`` or a
-  score off the scale is a :class:`~fairjudge.ParseFailure` whose reason names the
-  dimension and the value. Nothing is clipped, rounded or imputed.
-- **Bare numbers.** A one-dimension call (:meth:`Rubric.render` with ``dimension=``)
-  is answered with the number alone. :func:`parse_score_label` reads a reply that
-  is one whole number and nothing else, so an answer echoed after it makes the reply
-  unreadable, never a second score. A number too long to be on any scale is off
-  the scale, read without converting its digits. :func:`expected_score` turns its first token's
-  logprobs into the probability-weighted score Σ p(k)·k (G-Eval). Only a reply that
-  *is* a score gets one: logprobs never stand in for an unreadable reply.
-- **One answer, several calls.** :func:`read_scores` is the session's parser for a
-  pointwise call (its context, :class:`ScoreContext`, is the rubric and the dimension
-  asked); :class:`AnswerScores` merges the readings of one answer's calls.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

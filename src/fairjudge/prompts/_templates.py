@@ -5,16 +5,13 @@ A template is a TOML file in ``templates/``: a system message, a user message wi
 and a version. The name and version go into every call's cache key, so editing a
 prompt means bumping its version, and a stale cached reply is never served for it.
 
-A template also declares its ``verdict_format`` (``"label"``, ``"explained"`` or
-``"json"``; see :mod:`fairjudge.prompts._parse`), which is how its replies are read.
-Template files written before the field existed say ``verdict_only = true`` (a
-label) or ``false`` (explained); both keys are accepted when they agree.
-
 Untrusted text stays data. Answers are wrapped in ``<answer_a>`` / ``<answer_b>``
 tags, and :func:`defuse` neutralises everything inside the inserted values that
 could read as one of our tags, so an answer cannot close its own block (or open
 another) and pose as instructions. Substitution is a single pass, so an answer that
 contains ``{answer_b}`` is inserted literally, never expanded.
+
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

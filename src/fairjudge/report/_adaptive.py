@@ -1,22 +1,9 @@
 """An adaptively stopped comparison in words: the lines its table and its page add.
 
-A comparison judged with ``stop_when``
-(:func:`fairjudge.evaluation.evaluate_adaptive`) is shown as any comparison of the
-items it judged, plus what only the adaptive run knows: why it stopped, the
-anytime-valid interval (the one that stays valid after stopping on a look at the
-data), the questions, items and calls it used of the whole file's, and what it saved
-(or, after a budget stop, left unmade).
+Its one conclusion is the anytime-valid interval's, wherever the run stopped, so the
+screen, the page and ``--json`` never say two things.
 
-**One conclusion.** A run with a stop rule looked at its interval after every batch,
-so its one conclusion line is the interval's
-(:attr:`~fairjudge.evaluation.AdaptiveResult.conclusion`) wherever it stopped, the end
-of the file included, and the same sentence is in ``--json`` and ``--out``
-(``adaptive.conclusion``) and on the page. The interval's line states the interval
-without a decision of its own, and the bootstrap CI is shown marked as a fixed-sample
-interval, so that the screen never says two things.
-
-**This file only.** A run with ``population="file"`` is about this file's questions
-only: every line below says so.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -8,18 +8,11 @@ element. A Content-Security-Policy in the page forbids every load from anywhere
 only the one script whose SHA-256 it names: a ``<script>`` that slipped into the
 page by any route would not run.
 
-Escaping stops markup; it does not stop text that draws itself differently. The
-view the template renders is made visible in one pass
-(:func:`~fairjudge.report._text.visible_all`), so a bidi override, a zero-width
-character or a control code in a model name, a file name or a failure reason shows
-as ``⟨U+202E⟩`` rather than reordering or hiding what follows it; the item
-explorer's records are made visible where they are built
-(:func:`~fairjudge.report._html_items.item_records`), and the embedded summary
-keeps its exact values with every such character written as a JSON escape.
-
 - :func:`comparison_html`: ``compare`` and ``calibrate`` (and ``fairjudge report``).
 - :func:`ranking_html`: ``rank``'s leaderboard.
 - :func:`write_html`: written whole or not at all.
+
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

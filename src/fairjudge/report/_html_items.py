@@ -6,13 +6,7 @@ string with ``textContent``. :func:`script_json` escapes ``<``, ``>`` and ``&``
 (and the two line separators JavaScript once treated as newlines), so no answer,
 reply or question can close the block (``</script>``) or open a comment in it.
 
-The records hold text to show, not data to keep: every string in them but the
-permalink key has its hidden characters (bidi overrides, zero-width characters,
-control codes) made visible (:func:`~fairjudge.report._text.visible`), so the
-script has nothing to clean and the search finds what the page shows. The exact
-values are in ``--out``. :func:`script_json` writes any hidden character left
-(the key, the embedded summary) as a JSON escape, so the page's source holds none
-and ``JSON.parse`` gives the exact value back.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

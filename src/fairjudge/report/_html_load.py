@@ -6,20 +6,7 @@ The calls are resolved again under the record's rule and summarised with the see
 level and resamples given, so with ``compare``'s defaults the figures are
 ``compare``'s own.
 
-The file's header record (:mod:`fairjudge.io._out_file`) names the judge and the
-template, which the report shows, and the kind of file: a ``compare`` or pairwise
-``calibrate`` file is read; any other kind is refused, naming it. A ``rank`` file
-pools many models, so it has no "model 1 vs model 2" page: ``rank --html`` draws its
-report. A file written before the header existed is read as a ``compare`` file, and
-the report says the judge and template were not recorded; a record that names its
-battle (``model_a`` and ``winner``, as ``rank --out`` records do) is refused there too.
-
-The records name the models (``model_1``, ``model_2``) and the header the run's
-input file (``settings.source``), so the report names them as ``compare --html``
-did; a file written before they were recorded shows "model 1", "model 2" and the
-results file as the source. What the record does not hold (the rendered prompts,
-the bootstrap clusters, tokens and cost) is not in a report built from it, and the report says
-so.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -8,23 +8,12 @@ and writes to the file before the reply goes out (so the page shows "saved" only
 for a label that is on disk). A file of single answers is scored on a rubric
 instead; that half of the API is :mod:`fairjudge.report._label_scores`.
 
-Other people and pages on the same machine must not be able to read the answers
-or post labels, so:
+Other people and pages on the same machine must not read the answers or post
+labels: the server listens on 127.0.0.1 only, behind a random token, checks the
+``Host`` header, takes JSON only, and the page runs under a strict
+Content-Security-Policy.
 
-- it listens on ``127.0.0.1`` only, never on every interface;
-- every URL carries a random 128-bit token (``/label/<token>/``), compared in
-  constant time; without it the answer is a bare 404, which says nothing about
-  the file;
-- a request whose ``Host`` header is not ``127.0.0.1:<port>`` or
-  ``localhost:<port>`` is refused (403), which stops DNS rebinding: a remote page
-  whose name resolves to 127.0.0.1 still sends its own name as the host;
-- a label is a ``POST`` of ``application/json``, which a cross-origin page cannot
-  send without a CORS preflight this server never grants;
-- the page is static: the answers reach it as JSON and are put in the page with
-  ``textContent`` only, never parsed as HTML, under a Content-Security-Policy that
-  runs only the page's own script (by hash) and connects only to this server. An
-  answer's hidden characters (a bidi override) are shown as markers
-  (:func:`~fairjudge.report._text.visible`), as on every report page.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -8,23 +8,7 @@ each page's builder only fills the dataclasses, so every page shares the header,
 card, the plots (``templates/plots.html.j2``) and the explorer
 (``templates/explorer.js``).
 
-The security machinery is the report's (:mod:`fairjudge.report._html`): autoescaping
-on, a Content-Security-Policy of ``default-src 'none'`` that runs only the one
-script whose hash it names, the data embedded as JSON by
-:func:`~fairjudge.report._html_items.script_json`, and every string of the view,
-records included, made visible in one pass (:func:`~fairjudge.report._text.visible_all`),
-so a bidi override in an answer shows as ``⟨U+202E⟩``. The records' keys (``k``, used
-in the permalink) keep their exact values; the embedded summary (the command's
-``--json``) keeps every value exact, hidden characters written as JSON escapes.
-
-The explorer's records are ``{"k": key, "t": title line, "s": search text,
-"f": {flag: true}, "v": {facet: value or [values]}, "d": [detail sections]}``; a
-detail section is ``{"h": heading, "rows": [[label, text], ...]}``, ``{"h": heading,
-"cols": [...], "cells": [[...], ...]}`` or ``{"h": heading, "pre": text}``. The
-search reads the title, ``s`` and every string of the details, so ``s`` holds only
-what the details do not show. Its spec lists the filters (``flags``) and the selects
-(``facets``), each ``{"key", "label"}``; the script counts each filter's records and
-each select's values.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """The audit's page: the report card of a judge's biases, drawn from its :class:`AuditReport`.
 
-One page per audit, in the kit's look (:mod:`fairjudge.report._page`):
+One page per audit, in the kit's look (:mod:`fairjudge.report._page`): the headline,
+the report card, the position card, a forest plot per experiment, the padded example,
+the self-preference matrix and the position pairs in the explorer.
 
-- the headline: the most alarming effect, or that none is notable (the sentence the
-  ``--json`` carries as ``headline``);
-- the report card: one row per experiment and judge, its verdict coloured, and the
-  verdict table one click away;
-- the position card: first-position share, consistency and flip rate per judge;
-- per experiment, a forest plot of every effect (and residual after its mitigation)
-  on one axis, the distance from no bias as a share of the scale, each row coloured
-  by its verdict and followed by its table; why each verdict is what it is opens
-  under it;
-- the padded example beside its concise original, what the padding added marked;
-- the self-preference matrix (judge x answer family) as a heatmap with its numbers;
-- the position pairs, each with the verdict in both orders, in the explorer.
-
-:func:`audit_page` draws a live run (``audit --html``); :func:`audit_page_from_file`
-draws an ``audit --out`` file (``fairjudge report``), which holds the whole report.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -4,16 +4,7 @@ Nothing here computes a statistic: every estimate, interval and verdict is the
 report's own (the ``--json`` reads the same objects), so the page cannot disagree
 with the terminal card. What this module adds is how to *show* them:
 
-- an effect's position on one axis shared by every effect: its signed distance from
-  no bias as a share of the scale, the very quantity the verdict's thresholds are
-  written in (:data:`fairjudge.audit.THRESHOLDS`), so a first-position share, a
-  score difference and a flip rate can be read against one no-bias line;
-- the verdict's rule for each effect, with its own numbers, for a reader who asks why;
-- the padded example split into the concise answer and what the padding added;
-- the position pairs' verdicts in each order, for the per-item explorer.
-
-An effect that is "not estimable" (no interval, or censored with a note) shows its
-reason and no number.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -13,12 +13,7 @@ on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
 5. the item explorer, every member's verdicts or scores side by side, filterable to
    the items where the members split.
 
-Every plot is followed by its table, which says the same in words; a figure that
-could not be estimated shows its reason there, and no number or point.
-
-:func:`jury_page` and :func:`score_jury_page` are what ``--html`` writes;
-:func:`jury_page_from_file` and :func:`score_jury_page_from_file` are what
-``fairjudge report`` draws from an ``--out`` file (:mod:`._page_panel_load`).
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The panel page's item explorer: one record per item, every member's reading side by side.
 
-Each record is what the page's explorer reads (``k`` the permalink key, ``t`` the
-title line, ``s`` extra search text, ``f`` the flags, ``v`` the facets, ``d`` the
-detail sections), built from the result the page shows. The explorer searches the
-title and the details too, so ``s`` repeats nothing of them (at 10,000 items it
-would add a third to the file). The flag every
-panel has is ``split``: the members' readings of the item differ (their debiased
-verdicts, or their scores on some dimension), the items a reader of a panel looks at
-first. The strings are kept exact: the page kit makes every one but the key visible
-when it renders the page (:func:`~fairjudge.report._page.page_html`), so a bidi
-override in an answer, a reason or a member's name shows as a marker.
+The flag every panel has is ``split``: the items where the members' readings differ,
+the ones a reader of a panel looks at first.
+
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -4,20 +4,7 @@ Both files open with a header record (:mod:`fairjudge.io._out_file`) naming the
 kind, the members, the template or rubric and the settings, and hold one record per
 item with every member's own calls. No judge is called to read them back:
 
-- **jury**: every member is seated again from its recorded calls
-  (:func:`fairjudge.judges.recorded_jury`) and the items are judged again with the
-  run's recorded rule, rounds and seed, so each member's verdicts are the run's; the
-  panel is aggregated under the recorded rule.
-- **score-jury**: every member's scores, reasons and calls are read as recorded, and
-  the panel's scores aggregated again under the recorded rule. The rubric's
-  dimensions and scale are the header's (``score-jury`` records them), else the
-  built-in rubric of the recorded ``name@version``; a file that records neither (a
-  ``.toml`` rubric, written by an older fairjudge) is refused, saying so.
-
-The intervals use the seed, level and resamples given (``fairjudge report``'s
-defaults are the commands' own, so with them the figures are the run's). What the
-file does not hold (tokens, cost, an adaptive run's anytime-valid interval) is not
-on the page, and the run-facts card or a warning says so.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -6,20 +6,7 @@ reading differs (a verdict or a score per dimension), so both are one
 (:class:`~fairjudge.report._jury.JuryReport`,
 :class:`~fairjudge.report._score_jury.JuryScoreReport`):
 
-- the headline: the panel's conclusion (the verdict line of ``jury``, the
-  agreement conclusions of ``score-jury``), and the known truth where the items
-  carry human labels or scores;
-- the member × member matrices: the share of items two members voted alike on
-  (``jury``), or the correlation of two members' scores on each dimension
-  (``score-jury``: the matrix the effective number of judges is computed from);
-- per member, its figures with their intervals: position consistency (verdicts
-  only: a score has no position), agreement with the rest of the panel
-  (leave-one-out) and agreement with the human labels;
-- the panel's agreement (Fleiss' kappa, or Krippendorff's alpha per dimension)
-  and the effective number of judges against the panel's size.
-
-Every number is the report's own; a figure the report could not estimate carries
-its reason and no number (:func:`missing`), a matrix cell its reason and no value.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

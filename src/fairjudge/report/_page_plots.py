@@ -5,12 +5,7 @@ only: positions, sizes, colours and the text to print. Nothing writes markup, so
 every label reaches the page through the template's autoescaping, and every plot is
 followed on the page by a ``<table>`` that says the same in words.
 
-- :func:`histogram`: integer bins with their counts (one series, or two side by
-  side, as shares, to compare two runs), an optional density curve over them (the
-  probability-weighted scores, which are not integers), and an optional alarm drawn
-  over the band of bins it is about.
-- :func:`heatmap`: a row by column matrix of values in a known range, each cell with
-  its number; a cell with no value says "n/a", and its reason goes in the table.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

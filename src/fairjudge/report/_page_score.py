@@ -2,20 +2,9 @@
 
 Every number on it is read from the report's result (the same
 :class:`~fairjudge.evaluation.ScoreResult` behind ``score``'s tables and ``--json``),
-never computed again here:
+never computed again here, so the page cannot disagree with the terminal.
 
-- the headline: each dimension's mean, the systems' paired reading, the trend's
-  readings since a baseline, and the collapse alarms and stops as warnings;
-- per dimension, the histogram of integer scores (``DimensionSummary.histogram``),
-  with the density of the probability-weighted scores over it where the judge gave
-  them, and the collapse alarm drawn over the band of levels it is about;
-- the per-system means with their intervals as forest plots, and the paired
-  differences of each pair of systems against zero;
-- with ``--baseline``, each dimension's shift with its interval against zero, and
-  the two runs' score distributions side by side, as shares;
-- the explorer over every answer (:mod:`fairjudge.report._page_score_items`).
-
-A figure that cannot be estimated shows its reason, and no number and no point.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

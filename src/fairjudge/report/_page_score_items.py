@@ -7,9 +7,7 @@ the judge's reason, and every call with its raw reply or its failure. Its filter
 the item's failures and its disagreement with a human score; its selects are the
 system, the category, and each dimension's score, so "accuracy = 2" is one choice.
 
-An answer *disagrees with a human score* when, on some dimension both scored, the
-judge's score is at least :data:`DISAGREEMENT` away from the human's (on the rubric's
-scale).
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

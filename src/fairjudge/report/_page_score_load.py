@@ -9,10 +9,7 @@ from them as the judge's were (:meth:`AnswerScores.from_calls
 the command's own :func:`~fairjudge.evaluation.summarise_scores`, with the seed,
 level and resamples given; with ``score``'s defaults every figure is ``score``'s.
 
-The rubric is the header's (``name@version``): the dimensions and scale its settings
-record, else (a file written before they were) a built-in rubric of that version.
-The calls' counts (made, served from the store) are read from the records
-(:func:`calls_of`), for the run-facts card.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

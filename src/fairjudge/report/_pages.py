@@ -1,16 +1,9 @@
 """Which page draws which ``--out`` file, for ``fairjudge report``.
 
-``report`` reads the file's header record to know what kind of run wrote it. A
-``compare`` or pairwise ``calibrate`` file is drawn by the comparison report
-(:mod:`fairjudge.report._html`), as before; the kinds in :data:`PAGES` are drawn by
-the page kit (:mod:`fairjudge.report._page`), each by a loader named as
-``"module:function"`` that reads the file and returns a
-:class:`~fairjudge.report._page.Page`. A loader is imported only when its kind is
-asked for, so a page still being written (a module not there yet) refuses its kind,
-with the reason, and leaves the others working.
+The page kit's kinds are listed in :data:`PAGES`, each with the loader that reads
+its file; a kind no page draws is refused, naming what to do instead.
 
-A kind no page draws (a ``rank`` file, a ``compare --via-scores`` file) is refused,
-naming the kind and what to do instead.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

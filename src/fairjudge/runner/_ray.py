@@ -3,35 +3,14 @@
 The driver keeps everything the asyncio executor does: the store (the cache, the
 claims, a row written as each call finishes), the dedupe, the rate limits, the
 budgets, the retries, the parsing and the progress. The cluster makes the attempts
-(:mod:`fairjudge.runner._ray_pool`). Hence the guarantees carry over unchanged:
+(:mod:`fairjudge.runner._ray_pool`), so the asyncio executor's guarantees (store
+keys, exact budgets, resume, Ctrl-C) carry over unchanged.
 
-- the same store keys, parsing and results as the asyncio executor;
-- ``rpm``/``tpm`` hold for the whole cluster, as every attempt on any node is
-  granted by the driver's one bucket; ``max_calls`` and ``max_cost`` are exact;
-- a run killed at any point loses at most its calls in flight, and a rerun
-  continues from the store as on one machine;
-- Ctrl-C cancels the attempts in flight on the workers and keeps every finished
-  call.
+One Ray call per attempt, not chunks of calls, so retries, limits and budget checks
+stay where they are and each reply is stored as it arrives (the figures behind the
+choice are in ``docs/ray.md``).
 
-Why one Ray call per attempt, not chunks of calls. Measured on a 2-core machine
-shared with other work (load average 11-21), 2,000 calls to the scripted judge at 1 s
-latency, concurrency 256, in two runs: the driver spends 0.55-1.05 ms of CPU per call
-on Ray against 0.23-0.38 ms on asyncio, about a quarter of one core at 256 calls/s;
-Ray made 182-237 calls/s against asyncio's 210-227, as the HTTP work moves to the
-workers. Chunks would pay only if their results came back in groups: a streaming
-generator costs the driver as much per item as a call does (0.65 ms against
-0.52-0.62), while a list of 8 results costs 0.07 ms per call but holds each reply,
-and its concurrency slot, until its chunk-mates finish. Per-attempt calls keep the
-engine's retries, limits and budget checks exactly where they are, and each reply is
-stored as it arrives.
-
-A worker lost during a batch is replaced at once, on its node if that is still up,
-while the survivors take its share; the batch ends when the replacement is up
-(:mod:`~fairjudge.runner._ray_pool`).
-
-Ray is imported when a batch first needs the cluster, never before: building the
-executor only checks that Ray is installed, and a batch the store answers entirely
-never reaches :meth:`RayExecutor.execute`, so it starts no Ray at all.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

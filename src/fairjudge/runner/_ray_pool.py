@@ -7,25 +7,7 @@ Only where one attempt runs changes. Each backend is replaced by a
 a worker actor and awaits the reply. Every attempt is therefore granted by the
 driver's one rate-limit bucket and one budget, whatever node makes it.
 
-Workers:
-
-- Backends that take many calls at once (HTTP judges) share a pool of async actors,
-  ``workers`` of them (default: one per node), pinned round-robin to the nodes.
-  Each attempt goes to the live worker with the fewest attempts in flight, so each
-  holds its share of ``concurrency`` on its own connection pool.
-- A backend that answers one call at a time (``max_concurrency == 1``: an
-  in-process model) gets one long-lived actor per node, pinned there, so its weights
-  load once per node and stay loaded for the executor's life.
-
-A worker that dies (its process killed, its node lost) fails the attempts it had in
-flight with Ray's ``RayActorError``; each is sent again to a live worker, counted as
-*repeated* (and as one more request, as a transport's own resend is), never as a
-retry. A replacement starts at once, in the background (:meth:`WorkerPool.replace`):
-on the lost worker's node if it is still up, else on another live node (an
-in-process judge's worker only on a node that has none), with the backends the lost
-one held; the survivors take the attempts meanwhile. With no live worker left for a
-route, the attempt fails with :class:`fairjudge.FatalBackendError`, which stops the
-run the usual way: every finished call is in the store.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,23 +2,7 @@
 
 Which Ray a run uses:
 
-- an address given (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``): that cluster;
-- none given, and ``RAY_ADDRESS`` set in the environment: that cluster, as for any
-  Ray program (a driver started by ``ray job submit`` finds its cluster this way);
-- neither: a fresh local instance, started for the executor and stopped with it. It
-  is started with ``address="local"``, so a cluster that ``/tmp/ray`` names (a stale
-  one, or another process's, running) is never joined, and it binds only
-  127.0.0.1: nothing outside this machine is meant to reach it.
-
-What a run prints stays fairjudge's own. Ray's Python logger is set to errors only
-and the workers' output stays in their log files; a local instance lives on 127.0.0.1
-(:func:`_on_loopback`), so Ray never probes the network for this machine's address
-(the probe's "Failed to determine local IP" warning, written by Ray's C++ core
-straight to stderr, is the one line its logging settings cannot reach). A failure
-is not hidden: it becomes one fairjudge error that says what to check.
-
-An address is tried with a plain TCP connection first: Ray itself waits minutes on
-a port where nothing answers before it gives up, a silent hang for a mistyped port.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

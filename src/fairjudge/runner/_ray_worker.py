@@ -6,19 +6,7 @@ backends it holds. It is a Ray *async actor*: one process with its own event loo
 its own HTTP connection pools and, for an in-process model, its own loaded weights,
 which stay loaded for the actor's life.
 
-A backend reaches the worker as pickled bytes that it unpickles itself
-(:meth:`JudgeWorker.open`), so a backend that cannot be built here (its key's
-variable unset on this machine, the model's package missing) is an error the driver
-can word, not a crashed actor. The backends pickle without their keys (their
-``__reduce__``): each reads its key from this process's environment.
-
-A call's outcome travels back as a value, ``(True, completion)`` or ``(False,
-error)``, never as a raised exception: Ray would wrap a raised one in its own
-``RayTaskError``, and the driver must re-raise the backend's own error, with its
-fields (``retryable``, ``retry_after``, ``requests``), for its retry rules to apply.
-
-Nothing here imports Ray at module level: the driver wraps :class:`JudgeWorker` with
-``ray.remote`` when it starts the pool.
+Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations
