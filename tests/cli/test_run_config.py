@@ -287,3 +287,11 @@ def test_docs_config_lists_every_key_of_every_command() -> None:
         if f"| `{key}` |" not in page
     }
     assert missing == set(), f"docs/config.md lacks these keys: {sorted(missing)}"
+
+
+def test_save_config_never_overwrites_a_file_the_command_uses(here: Path) -> None:
+    before = Path("rank_answers.jsonl").read_bytes()
+    done = invoke(*COMMANDS["rank"], "--save-config", "rank_answers.jsonl")
+    assert done.exit_code == 2
+    assert "--save-config rank_answers.jsonl is also this command's file" in done.output
+    assert Path("rank_answers.jsonl").read_bytes() == before

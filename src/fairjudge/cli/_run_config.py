@@ -458,6 +458,14 @@ def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
 
     table = config_of(name, command, params, folder=path.parent)
     keys = config_keys(command)
+    for spec in keys.values():
+        value = _plain(params.get(spec.param.name))
+        for one in value if isinstance(value, list) else [value]:
+            if isinstance(one, str) and _is_path(spec, one) and _same_file(one, path):
+                raise UsageError(
+                    f"--save-config {path} is also this command's {spec.flag or spec.name}, "
+                    "which writing the config would destroy; give the config another name"
+                )
     for key, value in table.items():
         for one in value if isinstance(value, list) else [value]:
             if isinstance(one, str) and redact_arg(one) != one:
@@ -480,6 +488,11 @@ def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
 
         typer.echo(strict_dumps({"config": str(path)}, indent=2))
     typer.echo(f"config saved: {path}; run it with `fairjudge run {path}{note or '`'}", err=True)
+
+
+def _same_file(value: str, path: Path) -> bool:
+    named = value.removeprefix("replay:").strip()
+    return os.path.abspath(named) == os.path.abspath(path)
 
 
 def _flat(table: Mapping[str, Any]) -> list[Any]:
