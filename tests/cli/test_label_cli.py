@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 from fairjudge.cli._app import COMMANDS
@@ -144,3 +147,35 @@ def test_rubric_options_fit_the_file(tmp_path: Path) -> None:
     result = invoke("label", str(single), "--rubric", "no-such-rubric", "--no-open")
     assert result.exit_code == 2
     assert "no-such-rubric" in flat(result.stderr)
+
+
+def test_out_of_range_numbers_are_refused_naming_the_flag(tmp_path: Path) -> None:
+    path = write_pairs(tmp_path / "p.jsonl", LABELS_A)
+    result = invoke("label", str(path), "--port", "70000", "--no-open")
+    assert result.exit_code == 2
+    assert "--port 70000 is not a port" in flat(result.stderr)
+    result = invoke("label-merge", str(path), str(path), "--out", str(tmp_path / "m.jsonl"),
+                    "--bootstrap", "0")  # fmt: skip
+    assert result.exit_code == 2
+    assert "--bootstrap must be at least 1, got 0" in flat(result.stderr)
+
+
+def test_label_json_prints_the_address_and_progress(tmp_path: Path) -> None:
+    path = write_pairs(tmp_path / "p.jsonl", LABELS_A)
+    code = "from fairjudge.cli import main; main()"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "label", str(path), "--no-open", "--json", "--seed", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        started = json.loads(proc.stdout.readline())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert started["url"].startswith("http://127.0.0.1:")
+    assert started["seed"] == 3
+    assert (started["labelled"], started["items"]) == (8, 8)
+    assert started["order_file"] == f"{path}.label.json"

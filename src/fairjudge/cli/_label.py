@@ -62,7 +62,15 @@ _Seed = Annotated[
         "else a new one, recorded there]"
     ),
 ]
-_Port = Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0: any free port).")]
+_Port = Annotated[int, typer.Option(help="Port on 127.0.0.1, 0-65535 (0: any free port).")]
+_Json = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print the page's address, seed and progress as one JSON object on stdout "
+        "(instead of the bare address); errors as JSON too.",
+    ),
+]
 _Open = Annotated[
     bool, typer.Option("--open/--no-open", help="Open the page in the default browser.")
 ]
@@ -116,6 +124,7 @@ def label(
     open_page: _Open = True,
     human_col: _HumanCol = "human",
     rubric: _Rubric = None,
+    json_output: _Json = False,
 ) -> None:
     """Label pairs blind in a local web page; each label is saved into FILE as it is given.
 
@@ -124,13 +133,20 @@ def label(
     number key scores the highlighted dimension, up and down move between them.
     Ctrl-C stops the server; the same command continues where it stopped.
     """
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"--port {port} is not a port: give 0-65535 (0: any free port)")
     sheet, chosen = _open(file, seed, human_col, rubric)
     server = _serve(sheet, port, chosen)
     total = len(sheet.items)
     say("labelling page", server.url, style="green")
     say("order", f"seed {sheet.seed}, recorded in {order_path(file)}", style="green")
     say("progress", f"{sheet.done} of {total} labelled; Ctrl-C stops (nothing is lost)")
-    typer.echo(server.url)
+    if json_output:
+        typer.echo(strict_dumps({"url": server.url, "file": str(file), "seed": sheet.seed,
+                                 "order_file": str(order_path(file)), "labelled": sheet.done,
+                                 "items": total}))  # fmt: skip
+    else:
+        typer.echo(server.url)
     if open_page:
         webbrowser.open(server.url)
     try:
@@ -155,7 +171,7 @@ def label_merge(
         ),
     ],
     seed: Annotated[int, typer.Option(help="Seed of kappa's bootstrap interval.")] = 0,
-    bootstrap: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 2000,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
     human_col: Annotated[str, typer.Option(help="Column holding the labels.")] = "human",
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
@@ -164,6 +180,8 @@ def label_merge(
     Disagreements are kept: the merged human column is empty there, and label_a,
     label_b show both labels for a third person to settle.
     """
+    if bootstrap < 1:
+        raise ConfigError(f"--bootstrap must be at least 1, got {bootstrap}")
     check_writable(out, "--out", inputs=(a, b))
     merged = merge_labels(
         a, b, out, columns=Columns(human=human_col), seed=seed, n_resamples=bootstrap
