@@ -213,3 +213,15 @@ def test_report_of_a_saved_run_gives_the_runs_summary(command: str, tmp_path: Pa
     assert result.returncode == 0, result.stderr
     assert read(again.read_text("utf-8")).bold == read(live.read_text("utf-8")).bold
     assert counts(again.read_text("utf-8")) == counts(live.read_text("utf-8"))
+
+
+def test_an_adaptive_stop_concludes_on_its_anytime_valid_interval(tmp_path: Path) -> None:
+    args = [*COMMANDS["compare"][:3], f"{J}:knows_facts", "--stop-when", "decided",
+            "--batch", "4", "--markdown", str(tmp_path / "a.md")]  # fmt: skip
+    result = _run(*args)
+    assert result.returncode == 0, result.stderr
+    seen = read((tmp_path / "a.md").read_text("utf-8"))
+    assert seen.bold == ["Model 2 is better: the whole anytime-valid interval lies below 0.5."]
+    assert seen.bold[0] in [line.strip() for line in result.stdout.splitlines()]
+    figures = [row[0] for row in seen.tables[1][1:]]
+    assert any(label.startswith("Anytime-valid") for label in figures), figures
