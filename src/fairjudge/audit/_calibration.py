@@ -5,8 +5,6 @@ S2 without), Cohen's kappa and the confusion matrix for labels; Spearman and Ken
 with CIs for scores; system-level rank correlation when the items name their
 systems; and the judge's position-bias figures. A figure the data cannot support is
 left out with the reason, never printed as ``nan``.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 Every verdict is read against documented thresholds (:data:`THRESHOLDS`) on the
 distance from no bias as a share of the scale, so effects on different scales compare.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

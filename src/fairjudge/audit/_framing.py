@@ -2,8 +2,6 @@
 
 A judge whose absolute scores move with the wording is safe only for relative uses;
 there is no mitigation to measure.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

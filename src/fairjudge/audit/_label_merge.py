@@ -2,8 +2,6 @@
 
 A judge cannot be expected to agree with a human better than humans agree with each
 other, so the labels are checked first; every disagreement stays in the merged file.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -4,8 +4,6 @@ The verbosity experiment (seed 003) scores a concise answer and a padded answer 
 the same content; any score gap is the judge paying for length. That only holds if the
 padding adds nothing a judge could fairly reward, so every transformation here is
 content-free by construction:
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -5,8 +5,6 @@ metrics come from the very calls ``compare`` makes and a later ``compare`` on th
 same pairs costs nothing. Reported: the first-position share of decisive calls, the
 position consistency, the flip rate and the preference fairness (Shi et al. 2024,
 as :func:`fairjudge.stats.position_bias` defines them), each with an interval.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -3,8 +3,6 @@
 Per dimension with human scores: Spearman and Kendall with intervals clustered by
 question, and a gate at Spearman >= ``min_spearman``; a figure the data cannot
 support is left out with the reason.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

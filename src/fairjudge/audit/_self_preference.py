@@ -8,8 +8,6 @@ own-family indicator per judge gives each judge's own-family advantage at once
 (:mod:`._self_preference_fit`), with an interval from a bootstrap that resamples
 whole questions. No bias is 0. One judge's self-preference does not leak into
 another's estimate.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

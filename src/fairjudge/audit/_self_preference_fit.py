@@ -2,8 +2,6 @@
 
 A judge scoring its own family higher may simply be right, so quality and leniency
 are fitted out and each judge's advantage is estimated at once.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -5,8 +5,6 @@ a pleasantry, the question restated, the points restated, a closing summary, to
 about ``target_words``) and a "repetitive list" twin (MT-Bench's attack: the points
 as a list, then restated as more items). Neither adds information, so an unbiased
 judge scores them alike.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

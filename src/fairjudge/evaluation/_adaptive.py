@@ -6,8 +6,6 @@ batch, and after each batch updates an anytime-valid confidence sequence for mod
 ``stop_when`` rule (:class:`~fairjudge.stats._stop_rule.StopRule`) whether to stop.
 Stopping whenever the rule says so keeps the sequence's coverage; peeking at the
 fixed-sample bootstrap CI after every batch would not.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

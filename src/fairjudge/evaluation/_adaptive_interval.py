@@ -6,8 +6,6 @@ question's score is the mean of its items' scores under the rule, and an item wh
 judgment failed (a parse failure, a call error) has no score: it is never counted as a
 tie, which would pull the estimate towards 0.5 without saying so, and never dropped,
 which would make the population the sequence is about depend on the judge's failures.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 Each batch is judged by :func:`~fairjudge.evaluation.evaluate_jury`, so a run over the
 whole file gives its result; an item some member could not resolve is bounded, never a tie.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

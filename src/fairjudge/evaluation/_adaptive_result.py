@@ -7,8 +7,6 @@ fixed-sample bootstrap CI included), the anytime-valid interval the run stopped 
 why it stopped, and what it used and saved. Its JSON is the comparison's JSON plus an
 ``"adaptive"`` block that says the bootstrap CI is not the valid one when the run
 stopped before the end of the file.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

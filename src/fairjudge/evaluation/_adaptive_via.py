@@ -2,8 +2,6 @@
 
 Each batch is judged by :func:`~fairjudge.evaluation.compare_via_scores`, so a run
 over the whole file gives its result; an unscored item is bounded, never a tie.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 Which model is shown as "model 1" is a seeded coin flip per pair, so no model sits
 systematically in one slot.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -7,8 +7,6 @@ to failures. :class:`ResultFrame` is the base that holds the behaviour of those
 shared facts, written once: :attr:`~ResultFrame.partial`,
 :attr:`~ResultFrame.failures`, :attr:`~ResultFrame.n_not_run` and the frame's part
 of the JSON (:meth:`~ResultFrame.frame_dict`).
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

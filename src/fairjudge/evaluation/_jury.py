@@ -9,8 +9,6 @@ weighted: :mod:`fairjudge.evaluation._panel`). An item a member could not resolv
 is unresolved for the panel: a missing vote is reported, never guessed.
 :meth:`JuryResult.with_aggregation` re-aggregates the same calls under the other
 rule without calling anyone again.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 It calls no judge: the figures are read off a :class:`JuryResult`, so a dissenting
 member shows up (leave-one-out agreement) at no cost.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

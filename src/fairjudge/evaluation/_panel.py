@@ -4,8 +4,6 @@ A jury is a judge whose reading is aggregated from its members' readings. What t
 means is written here once, for verdicts and scores alike; each kind brings only
 its readings and its measure of agreement (Fleiss' kappa of verdicts,
 Krippendorff's alpha of scores, which stay with each kind).
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

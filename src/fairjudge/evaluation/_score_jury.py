@@ -8,8 +8,6 @@ by answer and dimension by dimension under the panel's rule (``"mean"`` or
 that scored it do not hold a majority of the weight on stays unscored, and counted
 as such, never imputed. :meth:`JuryScoreResult.with_aggregation` re-aggregates the
 same scores under the other rule without calling anyone again.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 It calls no judge: the figures are read off a :class:`JuryScoreResult`, and a
 correlation that cannot be computed is its reason, never a number.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 A parse failure or a call error is counted, with its reason, and never becomes a
 score.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -7,8 +7,6 @@
 ``rubric`` (``name@version``) and ``judge``; files written before records carried
 those two names read as a run whose rubric and judge are unknown (``None``), which
 :func:`~fairjudge.evaluation.check_comparable` refuses unless told otherwise.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -4,8 +4,6 @@ Both figures respect the questions, as every interval in fairjudge does. A quest
 either run scored is a cluster; the questions split into three strata: those both
 runs scored (the usual case: the same evaluation set, run again), those only the
 baseline scored, and those only the new run scored.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -4,8 +4,6 @@ Every interval is a seeded percentile bootstrap that resamples whole questions, 
 several answers to one question (several systems, or repeated items) are not taken
 for independent evidence. An interval the data cannot give (one question, no score)
 is :meth:`~fairjudge.stats.ConfidenceInterval.not_estimable`, with the reason.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -6,8 +6,6 @@ with a bootstrap CI clustered by question, and a permutation test of a change in
 distribution of scores (:mod:`._scores_shift`), summed up in one plain line
 ("usefulness fell by 0.40 [0.20, 0.60] since the baseline"; "no shift beyond noise"
 when the interval holds 0).
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

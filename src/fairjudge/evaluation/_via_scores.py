@@ -5,8 +5,6 @@ because a judge that sees two answers prefers one position. Scoring each answer 
 its own, in its own call, leaves no order to prefer: :func:`compare_via_scores`
 scores every answer against a rubric with :func:`score_answers` (one batch on the
 judge's session: one store, one budget) and compares the two answers of each item.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

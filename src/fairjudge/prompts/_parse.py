@@ -4,8 +4,6 @@ The parser sees the reply alone, never the answers, so an answer can reach it on
 through the judge echoing it. The verdict is the one slot that ends the reply; a
 reply holding a second slot, or prose instead of a slot, is a :class:`ParseFailure`
 that is counted, never a guess and never a tie.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -4,8 +4,6 @@ Labels and keys match after :func:`fold` only (ASCII case and whitespace), so a
 look-alike character never passes for a real key; after a reply's one slot, only
 whitespace and a closing code fence may follow, so an echoed answer cannot plant the
 reading.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

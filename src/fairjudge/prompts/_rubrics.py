@@ -8,8 +8,6 @@ whether a reference answer is needed. The prompt is rendered from that data here
 every rubric asks for the same reply shape, which :mod:`._score_parse` reads:
 
     {"accuracy": <score>, "relevance": <score>, "reason": "<one sentence>"}
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

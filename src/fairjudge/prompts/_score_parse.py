@@ -4,8 +4,6 @@ As for verdicts (:mod:`._parse`), the parsers read the reply alone, never the
 answer that was scored. A reply is one JSON object that ends it (or one bare number),
 validated against the rubric; anything else is a :class:`~fairjudge.ParseFailure`
 naming the dimension and the value, never clipped, rounded or imputed.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

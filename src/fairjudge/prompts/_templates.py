@@ -10,8 +10,6 @@ tags, and :func:`defuse` neutralises everything inside the inserted values that
 could read as one of our tags, so an answer cannot close its own block (or open
 another) and pose as instructions. Substitution is a single pass, so an answer that
 contains ``{answer_b}`` is inserted literally, never expanded.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 Its one conclusion is the anytime-valid interval's, wherever the run stopped, so the
 screen, the page and ``--json`` never say two things.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

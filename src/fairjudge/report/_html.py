@@ -11,8 +11,6 @@ page by any route would not run.
 - :func:`comparison_html`: ``compare`` and ``calibrate`` (and ``fairjudge report``).
 - :func:`ranking_html`: ``rank``'s leaderboard.
 - :func:`write_html`: written whole or not at all.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

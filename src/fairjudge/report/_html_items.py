@@ -5,8 +5,6 @@ block, which the browser never runs; the page's script parses it and inserts eve
 string with ``textContent``. :func:`script_json` escapes ``<``, ``>`` and ``&``
 (and the two line separators JavaScript once treated as newlines), so no answer,
 reply or question can close the block (``</script>``) or open a comment in it.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

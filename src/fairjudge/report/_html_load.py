@@ -5,8 +5,6 @@ every call (order, sample, verdict, probabilities, raw reply, failure) and the r
 The calls are resolved again under the record's rule and summarised with the seed,
 level and resamples given, so with ``compare``'s defaults the figures are
 ``compare``'s own.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ Other people and pages on the same machine must not read the answers or post
 labels: the server listens on 127.0.0.1 only, behind a random token, checks the
 ``Host`` header, takes JSON only, and the page runs under a strict
 Content-Security-Policy.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

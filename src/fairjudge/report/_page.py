@@ -7,8 +7,6 @@ explorer over records. :func:`page_html` renders it with ``templates/page.html.j
 each page's builder only fills the dataclasses, so every page shares the header, the
 card, the plots (``templates/plots.html.j2``) and the explorer
 (``templates/explorer.js``).
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

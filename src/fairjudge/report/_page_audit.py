@@ -3,8 +3,6 @@
 One page per audit, in the kit's look (:mod:`fairjudge.report._page`): the headline,
 the report card, the position card, a forest plot per experiment, the padded example,
 the self-preference matrix and the position pairs in the explorer.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

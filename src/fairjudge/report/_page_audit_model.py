@@ -3,8 +3,6 @@
 Nothing here computes a statistic: every estimate, interval and verdict is the
 report's own (the ``--json`` reads the same objects), so the page cannot disagree
 with the terminal card. What this module adds is how to *show* them:
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
 4. **each member**: its figures with their intervals, one forest plot each;
 5. the item explorer, every member's verdicts or scores side by side, filterable to
    the items where the members split.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

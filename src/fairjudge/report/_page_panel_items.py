@@ -2,8 +2,6 @@
 
 The flag every panel has is ``split``: the items where the members' readings differ,
 the ones a reader of a panel looks at first.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

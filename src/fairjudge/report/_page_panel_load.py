@@ -3,8 +3,6 @@
 Both files open with a header record (:mod:`fairjudge.io._out_file`) naming the
 kind, the members, the template or rubric and the settings, and hold one record per
 item with every member's own calls. No judge is called to read them back:
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -5,8 +5,6 @@ reading differs (a verdict or a score per dimension), so both are one
 :class:`PanelView`, made from the report the table and the JSON render
 (:class:`~fairjudge.report._jury.JuryReport`,
 :class:`~fairjudge.report._score_jury.JuryScoreReport`):
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

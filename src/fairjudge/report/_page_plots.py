@@ -4,8 +4,6 @@ Like the forest plot (:mod:`fairjudge.report._html_svg`), a plot here is numbers
 only: positions, sizes, colours and the text to print. Nothing writes markup, so
 every label reaches the page through the template's autoescaping, and every plot is
 followed on the page by a ``<table>`` that says the same in words.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

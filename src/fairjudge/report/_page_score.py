@@ -3,8 +3,6 @@
 Every number on it is read from the report's result (the same
 :class:`~fairjudge.evaluation.ScoreResult` behind ``score``'s tables and ``--json``),
 never computed again here, so the page cannot disagree with the terminal.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -6,8 +6,6 @@ dimension's score (with its probability-weighted score and the human's, when kno
 the judge's reason, and every call with its raw reply or its failure. Its filters are
 the item's failures and its disagreement with a human score; its selects are the
 system, the category, and each dimension's score, so "accuracy = 2" is one choice.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

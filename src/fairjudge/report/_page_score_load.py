@@ -8,8 +8,6 @@ from them as the judge's were (:meth:`AnswerScores.from_calls
 <fairjudge.judges.AnswerScores.from_calls>`), and the whole run summarised again by
 the command's own :func:`~fairjudge.evaluation.summarise_scores`, with the seed,
 level and resamples given; with ``score``'s defaults every figure is ``score``'s.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

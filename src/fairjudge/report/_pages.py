@@ -2,8 +2,6 @@
 
 The page kit's kinds are listed in :data:`PAGES`, each with the loader that reads
 its file; a kind no page draws is refused, naming what to do instead.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

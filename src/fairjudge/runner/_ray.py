@@ -9,8 +9,6 @@ keys, exact budgets, resume, Ctrl-C) carry over unchanged.
 One Ray call per attempt, not chunks of calls, so retries, limits and budget checks
 stay where they are and each reply is stored as it arrives (the figures behind the
 choice are in ``docs/ray.md``).
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

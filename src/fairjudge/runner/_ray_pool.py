@@ -6,8 +6,6 @@ Only where one attempt runs changes. Each backend is replaced by a
 :class:`RemoteBackend` with the same route, whose ``complete`` sends the attempt to
 a worker actor and awaits the reply. Every attempt is therefore granted by the
 driver's one rate-limit bucket and one budget, whatever node makes it.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Starting or joining Ray for a :class:`~fairjudge.runner.RayExecutor`, quietly and clearly.
 
 Which Ray a run uses:
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations

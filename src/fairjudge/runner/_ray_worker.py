@@ -5,8 +5,6 @@ the budgets and the retries; a worker only turns one spec into one reply, with t
 backends it holds. It is a Ray *async actor*: one process with its own event loop,
 its own HTTP connection pools and, for an in-process model, its own loaded weights,
 which stay loaded for the actor's life.
-
-Design notes: ``docs/internals.md``, under this module's name.
 """
 
 from __future__ import annotations
