@@ -295,3 +295,15 @@ def test_save_config_never_overwrites_a_file_the_command_uses(here: Path) -> Non
     assert done.exit_code == 2
     assert "--save-config rank_answers.jsonl is also this command's file" in done.output
     assert Path("rank_answers.jsonl").read_bytes() == before
+
+
+def test_the_out_headers_config_masks_a_key(here: Path, openai_env: JudgeServer) -> None:
+    url = openai_env.base_url + "?key=sk-abcdefghijklmnop"
+    done = invoke("compare", "demo_pairs.jsonl", "--judge", "openai/m", "--base-url", url,
+                  "--out", "c.jsonl")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    text = Path("c.jsonl").read_text("utf-8")
+    assert "sk-abcdefghijklmnop" not in text
+    config = json.loads(text.splitlines()[0])["fairjudge"]["config"]
+    assert config["base-url"].startswith(openai_env.base_url)
+    assert config["judge"] == "openai/m"
