@@ -1,7 +1,8 @@
 """``audit --markdown``: a process against the scripted server, and the report card's page.
 
 The summary's bold line is the audit's headline (the sentence the page and ``--json``
-carry; the terminal prints the card itself); its counts are the ``--json`` numbers, failed calls apart.
+carry; the terminal prints the card itself); its counts are the ``--json`` numbers,
+failed calls apart.
 """
 
 from __future__ import annotations
