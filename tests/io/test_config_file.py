@@ -47,12 +47,16 @@ def test_a_keys_line_is_found_bare_or_quoted() -> None:
     assert key_line(text, "seed") == 4
     assert key_line(text, "max-calls") == 5
     assert key_line(text, "missing") is None
+    assert key_line(text, "x") == 6
 
 
 def test_a_table_is_refused_naming_its_header_line(tmp_path: Path) -> None:
     path = tmp_path / "eval.toml"
     path.write_text('command = "rank"\n\n[limits]\nmax-calls = 3\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"eval.toml:3: limits: a config file is one flat table"):
+        read_config(path)
+    path.write_text('command = "rank"\nlimits.max-calls = 3\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"eval.toml:2: limits: a config file is one flat"):
         read_config(path)
     path.write_text('command = "rank"\njudge = [["a"]]\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"eval.toml:2: judge: a config file is one flat table"):

@@ -101,9 +101,10 @@ def key_line(text: str, key: str) -> int | None:
 
     TOML parsers give no positions for keys, so the line is found in the text: the
     first line, before any ``[table]`` header, that starts with the key (bare or
-    quoted) and ``=``. A config file is one flat table, so that line is the key's.
+    quoted) and ``=`` (or ``.``, a dotted key, which makes it a table). A config file
+    is one flat table, so that line is the key's.
     """
-    pattern = re.compile(rf"\s*{_key_pattern(key)}\s*=")
+    pattern = re.compile(rf"\s*{_key_pattern(key)}\s*[=.]")
     for number, line in enumerate(text.splitlines(), start=1):
         if line.lstrip().startswith("["):
             return None
