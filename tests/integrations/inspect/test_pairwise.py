@@ -20,11 +20,13 @@ from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.model import get_model
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import generate
 
-from fairjudge import ConfigError
+from fairjudge import ConfigError, Order, Reply, Resolution, Verdict, debiased_verdict
+from fairjudge._items import Call
 from fairjudge.integrations.inspect import pairwise_scorer
+from fairjudge.integrations.inspect._pairwise import pair_score
 from tests.integrations.inspect.quiet import QUIET
 from tests.integrations.inspect.scripted import PairJudge, answering
 
@@ -169,3 +171,42 @@ def test_bad_settings_are_refused_when_the_task_is_built(
     with pytest.raises(ConfigError) as info:
         pairwise_scorer(**kwargs)
     assert info.value.params == (named,)
+
+
+@pytest.mark.parametrize("first", list(Verdict))
+@pytest.mark.parametrize("second", list(Verdict))
+def test_the_score_is_the_seed_protocols_debiased_verdict(first: Verdict, second: Verdict) -> None:
+    replies = iter([first.value, second.value])
+    seed = debiased_verdict(lambda q, a, b: next(replies), "q", "output", "baseline")
+    calls = (
+        Call(Order.ORIGINAL, 0, Reply(verdict=first, raw=first.value)),
+        Call(Order.SWAPPED, 0, Reply(verdict=second, raw=second.value)),
+    )
+    score = pair_score(calls, Resolution.CONSERVATIVE, {})
+    assert score.value == {"1": 1.0, "tie": 0.5, "2": 0.0}[seed]
+    assert score.answer == {"1": "win", "tie": "tie", "2": "loss"}[seed]
+
+
+def test_a_conversation_reaches_the_judge_as_a_transcript(tmp_path: Path) -> None:
+    judge = PairJudge()
+    turns = [
+        ChatMessageSystem(content="Be brief."),
+        ChatMessageUser(content="Hi."),
+        ChatMessageAssistant(content="Hello!"),
+        ChatMessageUser(content=WIN),
+    ]
+    task = Task(
+        dataset=[Sample(input=turns, target="Paris", id=1)],
+        solver=generate(),
+        scorer=pairwise_scorer(get_model("mockllm/model", custom_outputs=judge, memoize=False)),
+    )
+    [log] = inspect_eval(
+        task,
+        model=get_model("mockllm/model", custom_outputs=answering(OUTPUTS), memoize=False),
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    assert [c.question for c in judge.calls] == [
+        f"[system]\nBe brief.\n\n[user]\nHi.\n\n[assistant]\nHello!\n\n[user]\n{WIN}"
+    ] * 2

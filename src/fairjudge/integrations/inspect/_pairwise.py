@@ -34,7 +34,7 @@ from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from fairjudge._call import CallSpec
+from fairjudge._call import ROLES, CallSpec, Conversation
 from fairjudge._errors import ConfigError
 from fairjudge._items import Call
 from fairjudge._protocol import plan_orders, resolve
@@ -44,7 +44,7 @@ from fairjudge.integrations.inspect._metrics import position_consistency, win_ra
 from fairjudge.judges import read_verdict
 from fairjudge.prompts import PairwiseTemplate, get_template
 
-__all__ = ["pairwise_scorer"]
+__all__ = ["pairwise_scorer", "question_of"]
 
 _OUTCOME_WORD = {Outcome.ONE: "win", Outcome.TWO: "loss", Outcome.TIE: "tie"}
 """The evaluated output's outcome, in the words a reader of the log expects."""
@@ -76,6 +76,20 @@ def baseline_answer(state: TaskState, target: Target, baseline: str | None) -> s
     return value
 
 
+def question_of(state: TaskState) -> str | Conversation:
+    """The sample's input as fairjudge shows it to the judge.
+
+    A single prompt stays a string. A multi-turn input becomes a conversation (its
+    system, user and assistant turns, as text), which fairjudge's templates show the
+    judge as a role-labelled transcript inside the question block: ``input_text``
+    alone would keep only the last user turn and hide the context being answered.
+    """
+    if isinstance(state.input, str):
+        return state.input
+    turns = tuple((m.role, m.text) for m in state.input if m.role in ROLES)
+    return turns if len(turns) > 1 else state.input_text
+
+
 def _pair(order: Order, output: str, base: str) -> tuple[str, str]:
     return (output, base) if order is Order.ORIGINAL else (base, output)
 
@@ -83,7 +97,7 @@ def _pair(order: Order, output: str, base: str) -> tuple[str, str]:
 async def judge_pair(
     backend: InspectBackend,
     template: PairwiseTemplate,
-    question: str,
+    question: str | Conversation,
     answers: tuple[str, str],
     reference: str | None = None,
 ) -> tuple[Call, ...]:
@@ -92,7 +106,7 @@ async def judge_pair(
     Args:
         backend: The judge.
         template: The pairwise template.
-        question: The question both answers reply to.
+        question: The question (or conversation) both answers reply to.
         answers: ``(answer_1, answer_2)``: the evaluated output and the baseline.
         reference: A reference answer, for a template that needs one.
 
@@ -204,7 +218,7 @@ def pairwise_scorer(
         output = state.output.completion
         base = baseline_answer(state, target, baseline)
         reference = target.text if tmpl.needs_reference else None
-        calls = await judge_pair(backend, tmpl, state.input_text, (output, base), reference)
+        calls = await judge_pair(backend, tmpl, question_of(state), (output, base), reference)
         meta = {"judge": backend.model, "template": tmpl.name, "template_version": tmpl.version}
         return pair_score(calls, how, meta)
 

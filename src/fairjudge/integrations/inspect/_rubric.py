@@ -23,6 +23,7 @@ from inspect_ai.solver import TaskState
 from fairjudge._call import CallSpec
 from fairjudge._types import ParseFailure, Reply, ScoreReading
 from fairjudge.integrations.inspect._backend import InspectBackend, generate_config
+from fairjudge.integrations.inspect._pairwise import question_of
 from fairjudge.prompts import Rubric, ScoreContext, get_rubric, read_scores
 
 __all__ = ["rubric_scorer"]
@@ -82,7 +83,7 @@ def rubric_scorer(
         reference = target.text if rub.needs_reference else None
         spec = CallSpec(
             backend.name, backend.model,
-            rub.render(state.input_text, state.output.completion, reference),
+            rub.render(question_of(state), state.output.completion, reference),
             f"rubric:{rub.name}", rub.version,
             params=backend.default_params(label_only=False), kind="pointwise",
         )  # fmt: skip
