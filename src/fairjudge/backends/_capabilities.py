@@ -169,6 +169,12 @@ class Change:
             what += f", with {self.add} more tokens of room to reason"
         return f"refused {self.param!r} (HTTP {self.status}: {self.reason}); {what}"
 
+    def short(self) -> str:
+        """What the run sends now, in a few words: the run summary's line."""
+        if self.to is None:
+            return f"stopped sending {self.param}"
+        return f"sent {self.to} instead of {self.param}"
+
 
 # Parameters whose refusal can be worked around without changing what is asked:
 # the cap under its other name; sampling parameters at the provider's default

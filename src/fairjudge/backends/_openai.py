@@ -222,6 +222,11 @@ class OpenAIBackend(HTTPBackend):
         return [change.describe() for change in self._changes.values()]
 
     @property
+    def lessons(self) -> list[str]:
+        """The same, a few words each (``sent max_completion_tokens instead of max_tokens``)."""
+        return [change.short() for change in self._changes.values()]
+
+    @property
     def refused(self) -> int:
         """Requests the server refused for a parameter, then sent again without it."""
         return self._refused

@@ -12,8 +12,6 @@ calls of the whole run.
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -26,23 +24,7 @@ T = TypeVar("T")
 
 def sum_runs(runs: Sequence[RunSummary]) -> RunSummary | None:
     """The batches' summaries added up (``None`` for a judge that keeps none)."""
-    if len(runs) <= 1:
-        return runs[0] if runs else None
-    costs = [r.cost_usd for r in runs if r.cost_usd is not None]
-    counts = {
-        f.name: sum(getattr(r, f.name) for r in runs)
-        for f in dataclasses.fields(RunSummary)
-        if f.name not in {"cost_usd", "wall_s", "backoff_s", "stopped", "cache_saved_usd"}
-    }
-    saved = [r.cache_saved_usd for r in runs if r.cache_saved_usd is not None]
-    return RunSummary(
-        **counts,
-        cost_usd=math.fsum(costs) if costs else None,
-        cache_saved_usd=math.fsum(saved) if saved else None,
-        wall_s=math.fsum(r.wall_s for r in runs),
-        backoff_s=math.fsum(r.backoff_s for r in runs),
-        stopped=runs[-1].stopped,
-    )
+    return RunSummary.total_of(runs)
 
 
 class TalliedJudge:

@@ -119,6 +119,9 @@ class JudgeSession(Closing):
         self.backends: dict[Route, Backend] = {}
         self.last_run: RunSummary | None = None
         """The summary of the most recent batch (also set when a budget stopped it)."""
+        self.runs: list[RunSummary] = []
+        """Every batch's summary, in order: a command of many batches reports them all
+        (:meth:`RunSummary.total_of <fairjudge.runner.RunSummary.total_of>`)."""
         self.calls_made = 0
         self.spent = 0.0
         # One batch at a time: each batch's budget is what the batches before it left,
@@ -246,6 +249,7 @@ class JudgeSession(Closing):
         Runs in the caller's thread, whose context words the budget's message.
         """
         summary = self.last_run = result.summary
+        self.runs.append(summary)
         self.calls_made += summary.made
         self.spent += summary.cost_usd or 0.0
         replies: dict[str, Reply[R]] = {}

@@ -213,12 +213,16 @@ def calls_text(run: RunSummary) -> str:
 
     With the replies whose usage the server did not report correctly, when there
     were any: each was charged its estimate, and the reader should know the cost is one.
+    With the requests refused while learning what an unknown model takes, and what
+    they changed, when there were any.
     """
     text = f"{run.made} made, {run.cached} cached, {run.failed} failed"
     if run.usage_unreported:
         text += (
             f"; usage not reported correctly: {run.usage_unreported} (each charged its estimate)"
         )
+    if (learning := run.learning_note()) is not None:
+        text += f"; {learning}"
     return text
 
 

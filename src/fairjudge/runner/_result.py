@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -84,6 +85,12 @@ class RunSummary:
         usage_unreported: Replies whose usage the server did not report correctly
             (missing, negative, not a whole number, too large, inconsistent): each
             was charged its estimate, never less.
+        refused: Requests the server refused for a parameter the model does not take,
+            each of which taught the run what to send instead (a model the capability
+            table does not know: :mod:`fairjudge.backends._capabilities`). Counted in
+            ``requests`` too; paid once per parameter per run, never once per call.
+        learned: What those refusals changed, a few words each (``"sent
+            max_completion_tokens instead of max_tokens"``), in the order learned.
     """
 
     total: int
@@ -105,6 +112,33 @@ class RunSummary:
     cache_write_tokens: int = 0
     cache_saved_usd: float | None = None
     usage_unreported: int = 0
+    refused: int = 0
+    learned: tuple[str, ...] = ()
+
+    @classmethod
+    def total_of(cls, runs: Sequence[RunSummary]) -> RunSummary | None:
+        """Several runs' summaries added up: one command's many batches (``None``: none).
+
+        Counts and tokens add; costs add where known (``None`` when no run had prices);
+        times add; ``stopped`` is the last run's (an earlier stop ends the batches);
+        ``learned`` keeps every run's lines in order.
+        """
+        if len(runs) <= 1:
+            return runs[0] if runs else None
+        summed = {"cost_usd", "wall_s", "backoff_s", "stopped", "cache_saved_usd", "learned"}
+        counts = {f.name: sum(getattr(r, f.name) for r in runs) for f in fields(cls)
+                  if f.name not in summed}  # fmt: skip
+        costs = [r.cost_usd for r in runs if r.cost_usd is not None]
+        saved = [r.cache_saved_usd for r in runs if r.cache_saved_usd is not None]
+        return cls(
+            **counts,
+            cost_usd=math.fsum(costs) if costs else None,
+            cache_saved_usd=math.fsum(saved) if saved else None,
+            wall_s=math.fsum(r.wall_s for r in runs),
+            backoff_s=math.fsum(r.backoff_s for r in runs),
+            stopped=runs[-1].stopped,
+            learned=tuple(line for r in runs for line in r.learned),
+        )
 
     @property
     def cached_share(self) -> float | None:
@@ -120,14 +154,28 @@ class RunSummary:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         if not self.repeated:
             del data["repeated"]
+        data["learned"] = list(self.learned)
         data["cached_share"] = self.cached_share
         return data
+
+    def learning_note(self) -> str | None:
+        """The refused requests and what they changed, or ``None`` when there were none.
+
+        A model the capability table does not know pays a refusal per parameter it
+        does not take; the reader should see what that cost and what is sent instead.
+        """
+        if not self.refused:
+            return None
+        text = f"{self.refused} refused request(s)"
+        if self.learned:
+            text += f" ({'; '.join(self.learned)})"
+        return text
 
     def usage_notes(self) -> list[str]:
         """What the ledger adds to the counts, where it is not nothing.
 
-        The prompt cache's share and savings, the reasoning tokens, and the replies
-        whose usage was not believed.
+        The prompt cache's share and savings, the reasoning tokens, the replies whose
+        usage was not believed, and the requests refused while learning a model.
         """
         notes = []
         if self.cached_input_tokens or self.cache_write_tokens:
@@ -148,6 +196,8 @@ class RunSummary:
                 f"usage not reported correctly for {self.usage_unreported} call(s): "
                 "each was charged its estimate"
             )
+        if (learning := self.learning_note()) is not None:
+            notes.append(learning)
         return notes
 
     def summary(self) -> str:

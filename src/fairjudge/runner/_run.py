@@ -99,7 +99,7 @@ class Run(Tally):
         self.clock, self.sleep = clock, sleep or asyncio.sleep
         self.progress, self.on_progress = make_progress(options.progress), on_progress
         self.outcomes: dict[str, CallOutcome] = {}
-        Tally.__init__(self, options, backends)
+        Tally.__init__(self, options, backends, learners=backends.values())
         self.stopped: StopReason | None = None
         self.halted = False
         self.answered: set[Route] = set()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import CallSpec, Completion, Route
 from fairjudge.runner._budget import CallGuess, CostBudget
@@ -39,7 +39,9 @@ class Tally:
     stopped: StopReason | None
     halted: bool
 
-    def __init__(self, options: RunOptions, routes: Iterable[Route] = ()) -> None:
+    def __init__(
+        self, options: RunOptions, routes: Iterable[Route] = (), learners: Iterable[Any] = ()
+    ) -> None:
         self.options = options
         self.pricing = Pricing(
             options.prices, use_list=options.list_prices, routes=routes, max_cost=options.max_cost
@@ -60,6 +62,7 @@ class Tally:
         if options.max_cost is not None and ceiling is not None:  # Pricing: every route priced
             self.budget = CostBudget(options.max_cost, ceiling)
         self._settled: asyncio.Event | None = None  # set when a call in flight settles
+        self._learning = _Learning(learners)
 
     async def _admit(self, spec: CallSpec, budget: CostBudget) -> CallGuess | None:
         """Wait until ``max_cost`` lets the call start; ``None`` when it never will.
@@ -181,4 +184,33 @@ class Tally:
             cache_write_tokens=self.cache_write_tokens,
             cache_saved_usd=self.cache_saved if self.pricing.priced else None,
             usage_unreported=self.usage_unreported,
+            refused=self._learning.refused(),
+            learned=self._learning.learned(),
         )
+
+
+class _Learning:
+    """What the run's backends learned from refused requests during this run.
+
+    A backend that learns (:class:`~fairjudge.backends.OpenAIBackend` on a model the
+    capability table does not know) counts its refusals and keeps its lessons for its
+    whole life, across the runs of one session; the run reports its own, the
+    difference between now and when it started. A backend that does not learn has
+    neither attribute and adds nothing.
+    """
+
+    def __init__(self, backends: Iterable[Any]) -> None:
+        unique = {id(b): b for b in backends if isinstance(getattr(b, "refused", None), int)}
+        self.start = [(b, b.refused, set(_lessons(b))) for b in unique.values()]
+
+    def refused(self) -> int:
+        return sum(b.refused - before for b, before, _ in self.start)
+
+    def learned(self) -> tuple[str, ...]:
+        return tuple(line for b, _, seen in self.start for line in _lessons(b) if line not in seen)
+
+
+def _lessons(backend: Any) -> list[str]:
+    """A backend's lessons, a few words each (none when it keeps none)."""
+    lessons = getattr(backend, "lessons", None)
+    return [line for line in lessons if isinstance(line, str)] if lessons else []
