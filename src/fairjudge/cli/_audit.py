@@ -169,10 +169,18 @@ def _check_prompts(settings: Any) -> None:
         get_template(template)
 
 
-def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
-    """Check everything, build the judges on one session, run the audit."""
+def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int, dict[str, Any]]:
+    """Check everything, build the judges on one session, run the audit.
+
+    Returns:
+        The report, the calls made now, and what ``--out``'s header records of the
+        calls: every experiment's runs added up (``calls``), and each judge's requests
+        with the standard template (``sent_by``; the other prompts vary the
+        template or rubric, not the parameters).
+    """
     from fairjudge.audit import ModelAuditJudge, plan_experiments
     from fairjudge.audit import audit as run_audit
+    from fairjudge.runner import RunSummary
 
     settings = opts.settings()
     _check_prompts(settings)
@@ -197,7 +205,11 @@ def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int]:
             judges, items, experiments=requested, settings=settings,
             judge_families_by_name=families, source=source,
         )  # fmt: skip
-        return _in_flags(report), session.calls_made
+        usage = {
+            "calls": RunSummary.total_of(session.runs),
+            "sent_by": {j.name: j.pairwise(settings.template) for j in judges},
+        }
+        return _in_flags(report), session.calls_made, usage
 
 
 def _in_flags(report: Any) -> Any:
@@ -223,7 +235,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     """
     from fairjudge.report import audit_payload, render_audit
 
-    report, made = _run(opts, flags)
+    report, made, usage = _run(opts, flags)
     payload = audit_payload(report, made)  # the report, the calls made now, the headline
     if opts.out is not None:
         summary = {"kind": "audit", **{k: v for k, v in payload.items() if k != "experiments"}}
@@ -231,7 +243,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
         settings = payload["settings"]
         write_out(opts.out, "audit", [summary, *rows], judge=", ".join(payload["judges"]),
                   template=settings.get("template"), rubric=settings.get("rubric"),
-                  settings=settings)  # fmt: skip
+                  settings=settings, **usage)  # fmt: skip
     if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
         _write_html(opts.html, report, made, payload)
     if json_output:

@@ -182,8 +182,8 @@ def calibrate_scores(
     judge = open_scorer(flags, rubric, scoring.mode)
     result = run_scoring(judge, loaded.items, seed=run.seed, level=run.level,
                          n_resamples=run.bootstrap)  # fmt: skip
-    write_scores(run.out, "calibrate", result, scoring.mode, seed=run.seed, level=run.level,
-                 n_resamples=run.bootstrap, min_spearman=min_spearman)  # fmt: skip
+    write_scores(run.out, "calibrate", result, scoring.mode, scorer=judge, seed=run.seed,
+                 level=run.level, n_resamples=run.bootstrap, min_spearman=min_spearman)  # fmt: skip
     report = score_calibration_report(result, min_spearman=min_spearman)
     calls = getattr(judge, "last_run", None)
     payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,

@@ -14,7 +14,6 @@ from fairjudge._items import Item, Judgment
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
-from fairjudge.cli._requests import request_settings
 from fairjudge.evaluation import PairwiseResult, evaluate
 from fairjudge.io import LoadedItems, OutKind, load_items
 from fairjudge.judges import BatchJudge, calls_no_model
@@ -146,15 +145,14 @@ def judge_file(
         close_judge(judge)
     settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
     result = dataclasses.replace(result, settings=settings)
-    recorded = {**settings.to_dict(), **request_settings(judge)}
+    recorded = settings.to_dict()
     if adaptive is not None:
         adaptive = dataclasses.replace(adaptive, pairwise=result)
         recorded["adaptive"] = adaptive.adaptive_dict()
     if run.out is not None:
         write_out(
             run.out, kind, (_record(j) for j in result.judgments), judge=settings.judge,
-            template=template, settings=recorded,
-            calls=calls.to_dict() if calls is not None else None,
+            template=template, settings=recorded, calls=calls, sent_by=judge,
         )  # fmt: skip
     return Judged(result, calls, skipped_in_flags(loaded), adaptive)
 

@@ -297,7 +297,7 @@ def _judge(
         "settings": recorded,
     }  # fmt: skip
     if run.out is not None:
-        write_out(run.out, "jury", jury_records(result), **head)
+        write_out(run.out, "jury", jury_records(result), **head, calls=calls, sent_by=panel_jury)
     source = "<stdin>" if str(file) == "-" else file.name
     report = jury_report(
         result, title=f"{source}: model 1 vs model 2, by a panel of {len(result.names)}",

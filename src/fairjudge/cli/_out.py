@@ -2,7 +2,10 @@
 
 One function writes them all, so every ``--out`` file opens with the same header
 (:func:`fairjudge.io._out_file.out_header`): the kind of file, the command line, the
-judge, the template or rubric, the settings and the fairjudge version. :func:`show`
+judge, the template or rubric, the settings and the fairjudge version; and, for every
+command that calls a model, what its requests carried (``settings.request``, or
+``settings.requests`` by member for a panel) and what its calls did (``calls``: counts,
+tokens, cost, cache, reasoning, refused requests). :func:`show`
 prints a report as ``--json`` or as its tables, then where each written file went.
 """
 
@@ -19,10 +22,11 @@ from rich.console import Console
 
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
+from fairjudge.cli._requests import request_settings
 from fairjudge.cli._run_config import current_config
 from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
-__all__ = ["command_line", "show", "write_out"]
+__all__ = ["command_line", "requests_of", "show", "write_out"]
 
 
 class _Report(Protocol):
@@ -86,16 +90,59 @@ def write_out(
     template: str | None = None,
     rubric: str | None = None,
     settings: Mapping[str, Any] | None = None,
-    calls: Mapping[str, Any] | None = None,
+    calls: _Report | Mapping[str, Any] | None = None,
+    sent_by: object = None,
 ) -> None:
     """Write a ``--out`` file atomically: its header record, then ``records``.
 
     The header records the run's config file too (:func:`current_config`), so any
     ``--out`` file says how to run its evaluation again (``fairjudge run``).
+
+    Args:
+        path: Where to write.
+        kind: What the file is (the command that wrote it).
+        records: The file's records, after the header.
+        judge: The judge's name (a member list for a panel).
+        template: The pairwise template.
+        rubric: The pointwise rubric.
+        settings: The run's settings.
+        calls: What the run's calls did: a :class:`~fairjudge.runner.RunSummary`
+            (or its ``to_dict()``), as ``--json`` reports it; ``None`` for a judge
+            that keeps none.
+        sent_by: The judge whose requests the settings record (:func:`requests_of`):
+            one judge, a panel, or a mapping of names to judges.
     """
     command = command_line(kind.removesuffix("-via-scores"))
+    settings = {**(settings or {}), **requests_of(sent_by)}
+    if calls is not None and not isinstance(calls, Mapping):
+        calls = calls.to_dict()
     header = out_header(
         kind, command=command, judge=judge, template=template, rubric=rubric, settings=settings,
         calls=calls, config=current_config(),
     )  # fmt: skip
     write_jsonl_atomic(path, itertools.chain([header], records))
+
+
+def requests_of(sent_by: object) -> dict[str, Any]:
+    """What the requests of ``sent_by`` carried, as the ``--out`` header's settings hold it.
+
+    One model judge: ``{"request": {...}}`` (:func:`request_settings`). A panel
+    (members with a ``name`` and a ``judge``), or a mapping of names to judges (an
+    audit's judges): ``{"requests": {name: {...}}}``, one entry per model judge, so a
+    reader always finds each member's own. A judge that sends no request (a Python
+    callable, a replay), or none at all: ``{}``.
+    """
+    if sent_by is None:
+        return {}
+    members = getattr(sent_by, "members", None)
+    if isinstance(members, tuple | list):
+        named = {
+            getattr(m, "name", str(i)): getattr(m, "judge", None) for i, m in enumerate(members)
+        }
+    elif isinstance(sent_by, Mapping):
+        named = dict(sent_by)
+    else:
+        return request_settings(sent_by)
+    each = {name: request_settings(judge).get("request") for name, judge in named.items()}
+    kept = {str(name): record for name, record in each.items() if record is not None}
+    return {"requests": kept} if kept else {}

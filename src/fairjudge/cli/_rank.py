@@ -146,7 +146,8 @@ def _judge(
     if out is not None:
         write_out(out, "rank", (_battle(j) for j in result.judgments), judge=settings.judge,
                   template=_template_tag(flags),
-                  settings={**settings.to_dict(), **out_settings})  # fmt: skip
+                  settings={**settings.to_dict(), **out_settings}, calls=last_run(judge),
+                  sent_by=judge)  # fmt: skip
     if result.n_unresolved:
         say(
             "unresolved",

@@ -44,7 +44,6 @@ from fairjudge.cli._options import (
     judge_flags,
 )
 from fairjudge.cli._out import command_line, show, write_out
-from fairjudge.cli._requests import request_settings
 from fairjudge.evaluation import (
     EvalSettings,
     ScoreResult,
@@ -204,17 +203,25 @@ def load_scored(
 
 
 def write_scores(
-    path: Path | None, kind: OutKind, result: ScoreResult, mode: str, **settings: Any
+    path: Path | None,
+    kind: OutKind,
+    result: ScoreResult,
+    mode: str,
+    *,
+    scorer: object = None,
+    **settings: Any,
 ) -> None:
     """Write a scoring run's ``--out`` file (when asked): its records, rubric and settings.
 
     The rubric's dimensions and scale go in the settings too, so ``fairjudge report``
-    can summarise the file again under a rubric read from a ``.toml`` file.
+    can summarise the file again under a rubric read from a ``.toml`` file. With the
+    ``scorer`` that made the run, its requests and its calls go in the header too.
     """
     if path is not None:
         rubric = {"dimensions": list(result.rubric.names), "scale": list(result.rubric.scale)}
         write_out(path, kind, result.records(), judge=result.judge, rubric=result.rubric_tag,
-                  settings={"mode": mode, **settings, **rubric})  # fmt: skip
+                  settings={"mode": mode, **settings, **rubric},
+                  calls=getattr(scorer, "last_run", None), sent_by=scorer)  # fmt: skip
 
 
 score_flags = adds_flags(ScoreFlags, "opts")
@@ -304,7 +311,7 @@ def score(
         raise
     result = run_scoring(judge, loaded.items, seed=opts.seed, level=opts.level,
                          n_resamples=opts.bootstrap)  # fmt: skip
-    write_scores(opts.out, "score", result, opts.mode, **request_settings(judge),
+    write_scores(opts.out, "score", result, opts.mode, scorer=judge,
                  seed=opts.seed, level=opts.level,
                  n_resamples=opts.bootstrap, source=str(file))  # fmt: skip
     trend = None

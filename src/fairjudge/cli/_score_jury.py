@@ -192,7 +192,8 @@ def score_panel(
                      "n_resamples": opts.bootstrap, "dimensions": list(rubric.names),
                      "scale": list(rubric.scale), "source": str(file)}}  # fmt: skip
     if opts.out is not None:
-        write_out(opts.out, "score-jury", result.records(), **head)
+        write_out(opts.out, "score-jury", result.records(), **head, calls=jury.last_run,
+                  sent_by=jury)  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     report = score_jury_report(
         result, title=source, run=jury.last_run, skipped=skipped_in_flags(loaded)

@@ -161,6 +161,7 @@ def compare_via_scores_command(
         judge=getattr(scorer, "name", None),
         rubric=f"{rubric.name}@{rubric.version}",
         adaptive=adaptive,
+        scorer=scorer,
     )
     _exit(result, swap, run.max_unresolved)
 
@@ -177,8 +178,12 @@ def _output(
     judge: str | None = None,
     rubric: str | None = None,
     adaptive: AdaptiveResult[ViaScoresResult] | None = None,
+    scorer: object = None,
 ) -> None:
-    """Write ``--out``, then print the table or the JSON (with ``--stop-when``'s block)."""
+    """Write ``--out``, then print the table or the JSON (with ``--stop-when``'s block).
+
+    ``--out``'s header records the scorer's requests and the scoring calls.
+    """
     stop = {} if adaptive is None else {"adaptive": adaptive.adaptive_dict()}
     if run.out is not None:
         records = (
@@ -189,7 +194,8 @@ def _output(
         write_out(run.out, "compare-via-scores", records, judge=judge, rubric=rubric,
                   template=swap.settings.template if swap is not None else None,
                   settings={"tie_margin": result.tie_margin, "seed": run.seed,
-                            "level": run.level, "n_resamples": run.bootstrap, **stop})  # fmt: skip
+                            "level": run.level, "n_resamples": run.bootstrap, **stop},
+                  calls=calls, sent_by=scorer)  # fmt: skip
     source = "<stdin>" if str(file) == "-" else file.name
     title = f"{source}: model 1 vs model 2"
     if json_output:
