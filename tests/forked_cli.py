@@ -43,6 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 _SERVER = (Path(__file__).parent / "_fork_server.py").read_text(encoding="utf-8")
 
 
+_NOT_BELOW_CLI = (("fairjudge", "cli"), ("fairjudge", "integrations"))
+
+
 def _library_modules() -> tuple[str, ...]:
     """Every module of the library below the command line, by its file under ``src/``."""
     src = ROOT / "src" / "fairjudge"
@@ -51,7 +54,8 @@ def _library_modules() -> tuple[str, ...]:
         parts = path.relative_to(src.parent).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        if parts[-1] != "__main__" and parts[:2] != ("fairjudge", "cli"):
+        # The integrations (Inspect AI) are other tools' front doors: no command imports them.
+        if parts[-1] != "__main__" and parts[:2] not in _NOT_BELOW_CLI:
             names.append(".".join(parts))
     return tuple(names)
 
