@@ -42,19 +42,31 @@ def _check(models: list[str], anchor: str | None, anchor_rating: float, l2: floa
 
 
 def _rows(report: Any) -> list[dict[str, Any]]:
-    """One row per model, best first: rating and rank with their intervals, and the record."""
+    """One row per model, best first: rating and rank with their intervals, and the record.
+
+    As ``rank --json`` has them: a rating or bound that cannot be estimated is ``None``
+    (never NaN, which would read as a number that failed), and the ``reason`` columns
+    say why (``None`` where it was estimated). With style control, its rating and
+    interval as ``style_*`` columns, the same way (``style_reason``: say, the verdicts
+    are separated by length, so ratings at equal style are not identified).
+    """
     styled = {}
     if report.style_control is not None:
         styled = {r.model: r for r in report.style_control.ratings}
     rows = []
     for r in report.leaderboard.ratings:
-        row = {"model": r.model, "rating": r.rating, "ci_low": r.ci.low, "ci_high": r.ci.high,
-               "rank": r.rank, "rank_low": r.rank_ci.low, "rank_high": r.rank_ci.high,
+        rating, ci, rank_ci = r.to_dict(), r.ci.to_dict(), r.rank_ci.to_dict()
+        row = {"model": r.model, "rating": rating["rating"], "reason": r.reason,
+               "ci_low": ci["low"], "ci_high": ci["high"], "ci_reason": r.ci.reason,
+               "rank": r.rank, "rank_low": rank_ci["low"], "rank_high": rank_ci["high"],
                "n_battles": r.n_battles, "wins": r.wins, "losses": r.losses,
                "ties": r.ties}  # fmt: skip
         if r.model in styled:
             s = styled[r.model]
-            row |= {"style_rating": s.rating, "style_ci_low": s.ci.low, "style_ci_high": s.ci.high}
+            style, style_ci = s.to_dict(), s.ci.to_dict()
+            row |= {"style_rating": style["rating"], "style_reason": s.reason,
+                    "style_ci_low": style_ci["low"], "style_ci_high": style_ci["high"],
+                    "style_ci_reason": s.ci.reason}  # fmt: skip
         rows.append(row)
     return rows
 
