@@ -110,6 +110,10 @@ def test_the_log_on_disk_keeps_both_raw_replies_for_the_viewer(tmp_path: Path) -
     assert garbled[1]["verdict"] is None
     assert garbled[1]["failure"]["reason"]
     assert "win (conservative rule: both orders agreed)" in (by_id[1].explanation or "")
+    # Each judge call is an Inspect model call, in the sample's transcript after the answer.
+    [first] = [s for s in stored.samples or [] if s.id == 1]
+    model_events = [e for e in first.events if e.event == "model"]
+    assert [e.output.completion for e in model_events] == [OUTPUTS[WIN], "A", "B"]
 
 
 def test_a_metadata_baseline_and_an_explicit_judge(tmp_path: Path) -> None:
