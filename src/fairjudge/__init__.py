@@ -58,7 +58,29 @@ if _typing.TYPE_CHECKING:
 # The evaluation layer loads on first use (PEP 562): the seed protocol, and every
 # command's --help, start without the judges, the runner or numpy. The protocol's
 # building blocks left __all__ (issue 22) but still import from here as before.
-__getattr__ = _lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "Result": "fairjudge._api",
+    "audit_judge": "fairjudge._api",
+    "calibrate": "fairjudge._api",
+    "compare": "fairjudge._api",
+    "rank": "fairjudge._api",
+    "score": "fairjudge._api",
+    "item_seed": "fairjudge._protocol",
+    "normalize_verdict": "fairjudge._protocol",
+    "plan_orders": "fairjudge._protocol",
+    "resolve": "fairjudge._protocol",
+    "translate": "fairjudge._types",
+    "PairwiseResult": "fairjudge.evaluation",
+    "Rate": "fairjudge.evaluation",
+    "WinRate": "fairjudge.evaluation",
+    "evaluate_pairs": "fairjudge.evaluation",
+    "TransientJudgeError": "fairjudge.judges",
+    "judge_function": "fairjudge.judges",
+    "ConfidenceInterval": "fairjudge.stats",
+}
+__getattr__ = _lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "AuthenticationError",

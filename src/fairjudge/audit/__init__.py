@@ -44,7 +44,37 @@ if TYPE_CHECKING:
     from fairjudge.audit._score_calibration import check_score_labels as check_score_labels
     from fairjudge.audit._score_calibration import system_score_agreement as system_score_agreement
 
-__getattr__ = lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "AuditReport": "fairjudge.audit._audit",
+    "EXPERIMENTS": "fairjudge.audit._audit",
+    "audit": "fairjudge.audit._audit",
+    "plan_experiments": "fairjudge.audit._audit",
+    "AuditItem": "fairjudge.audit._audit_items",
+    "builtin_items": "fairjudge.audit._audit_items",
+    "load_audit_items": "fairjudge.audit._audit_items",
+    "MIN_KAPPA": "fairjudge.audit._calibration",
+    "check_threshold": "fairjudge.audit._calibration",
+    "Effect": "fairjudge.audit._effects",
+    "THRESHOLDS": "fairjudge.audit._effects",
+    "AuditSettings": "fairjudge.audit._experiment",
+    "ExperimentResult": "fairjudge.audit._experiment",
+    "AuditJudge": "fairjudge.audit._judges",
+    "ModelAuditJudge": "fairjudge.audit._judges",
+    "family_of": "fairjudge.audit._judges",
+    "LabelMerge": "fairjudge.audit._label_merge",
+    "merge_labels": "fairjudge.audit._label_merge",
+    "pad_answer": "fairjudge.audit._padding",
+    "repetitive_list": "fairjudge.audit._padding",
+    "DimensionCalibration": "fairjudge.audit._score_calibration",
+    "ScoreCalibration": "fairjudge.audit._score_calibration",
+    "SystemScoreAgreement": "fairjudge.audit._score_calibration",
+    "check_score_labels": "fairjudge.audit._score_calibration",
+    "score_calibration_report": "fairjudge.audit._score_calibration",
+    "system_score_agreement": "fairjudge.audit._score_calibration",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "THRESHOLDS",

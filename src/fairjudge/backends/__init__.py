@@ -37,7 +37,22 @@ __all__ = [
     "OpenAIBackend",
 ]
 
-__getattr__ = lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "AnthropicBackend": "fairjudge.backends._anthropic",
+    "check_base_url": "fairjudge.backends._base_url",
+    "BatchAPI": "fairjudge.backends._batch_api",
+    "BatchState": "fairjudge.backends._batch_api",
+    "UploadingBatchAPI": "fairjudge.backends._batch_api",
+    "batch_client": "fairjudge.backends._batch_clients",
+    "check_batchable": "fairjudge.backends._batch_clients",
+    "capabilities_for": "fairjudge.backends._capabilities",
+    "DEFAULT_N_CTX": "fairjudge.backends._local",
+    "LocalBackend": "fairjudge.backends._local",
+    "OpenAIBackend": "fairjudge.backends._openai",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 __dir__ = module_dir(globals(), __all__)

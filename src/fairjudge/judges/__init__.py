@@ -28,6 +28,7 @@ from fairjudge.judges._callable import reply_from_value as reply_from_value
 from fairjudge.judges._own_judge import TransientJudgeError as TransientJudgeError
 from fairjudge.judges._own_judge import interrupt_note as interrupt_note
 from fairjudge.judges._own_judge import judge_function as judge_function
+from fairjudge.judges._own_judge import judge_name
 from fairjudge.judges._pairwise import BatchJudge
 from fairjudge.judges._pairwise import PairwiseRequest as PairwiseRequest
 from fairjudge.judges._pairwise import ProgressCallback as ProgressCallback
@@ -69,7 +70,47 @@ if TYPE_CHECKING:
     from fairjudge.judges._session import JudgeSession
     from fairjudge.judges._session import ReplyParser as ReplyParser
 
-__getattr__ = lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "Jury": "fairjudge.judges._jury",
+    "JuryMember": "fairjudge.judges._jury",
+    "MemberSpec": "fairjudge.judges._jury",
+    "JuryFile": "fairjudge.judges._jury_file",
+    "load_jury_file": "fairjudge.judges._jury_file",
+    "recorded_jury": "fairjudge.judges._jury_file",
+    "MemberUsage": "fairjudge.judges._jury_usage",
+    "panel_reply": "fairjudge.judges._jury_votes",
+    "weighted_majority": "fairjudge.judges._jury_votes",
+    "LLMJudge": "fairjudge.judges._llm",
+    "read_verdict": "fairjudge.judges._llm",
+    "AnswerScores": "fairjudge.judges._pointwise",
+    "BatchPointwiseJudge": "fairjudge.judges._pointwise",
+    "CallablePointwiseJudge": "fairjudge.judges._pointwise",
+    "PointwiseJudge": "fairjudge.judges._pointwise",
+    "SCORE_MODES": "fairjudge.judges._pointwise",
+    "ScoreCall": "fairjudge.judges._pointwise",
+    "ScoreContext": "fairjudge.judges._pointwise",
+    "ScoreMode": "fairjudge.judges._pointwise",
+    "ScoreRequest": "fairjudge.judges._pointwise",
+    "as_rubric": "fairjudge.judges._pointwise",
+    "read_scores": "fairjudge.judges._pointwise",
+    "resolve_pointwise_judge": "fairjudge.judges._pointwise",
+    "PointwiseJury": "fairjudge.judges._pointwise_jury",
+    "PointwiseMember": "fairjudge.judges._pointwise_jury",
+    "BackendOptions": "fairjudge.judges._registry",
+    "DEFAULT_JUDGE": "fairjudge.judges._registry",
+    "JUDGE_FORMS": "fairjudge.judges._registry",
+    "calls_no_model": "fairjudge.judges._registry",
+    "fixes_temperature": "fairjudge.judges._registry",
+    "judge_spec": "fairjudge.judges._registry",
+    "resolve_judge": "fairjudge.judges._registry",
+    "ReplayJudge": "fairjudge.judges._replay",
+    "Job": "fairjudge.judges._session",
+    "JudgeSession": "fairjudge.judges._session",
+    "ReplyParser": "fairjudge.judges._session",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "BackendOptions",
@@ -85,6 +126,7 @@ __all__ = [
     "PointwiseJudge",
     "PointwiseJury",
     "ReplayJudge",
+    "judge_name",
     "load_jury_file",
     "resolve_judge",
     "resolve_pointwise_judge",

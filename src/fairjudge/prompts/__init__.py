@@ -34,7 +34,21 @@ if TYPE_CHECKING:
     from fairjudge.prompts._score_parse import read_scores as read_scores
     from fairjudge.prompts._score_parse import validate_scores as validate_scores
 
-__getattr__ = lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "AnswerScores": "fairjudge.prompts._score_parse",
+    "ExpectedScore": "fairjudge.prompts._score_parse",
+    "ScoreCall": "fairjudge.prompts._score_parse",
+    "ScoreContext": "fairjudge.prompts._score_parse",
+    "ScoreReading": "fairjudge.prompts._score_parse",
+    "expected_score": "fairjudge.prompts._score_parse",
+    "parse_score_label": "fairjudge.prompts._score_parse",
+    "parse_scores": "fairjudge.prompts._score_parse",
+    "read_scores": "fairjudge.prompts._score_parse",
+    "validate_scores": "fairjudge.prompts._score_parse",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "Dimension",

@@ -58,7 +58,54 @@ if TYPE_CHECKING:
     from fairjudge.report._trend import render_trend as render_trend
 
 # Every name loads on first use (PEP 562): a command imports only the report it shows.
-__getattr__ = lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "render_audit": "fairjudge.report._audit",
+    "calibration_payload": "fairjudge.report._calibration",
+    "render_calibration": "fairjudge.report._calibration",
+    "ComparisonReport": "fairjudge.report._comparison",
+    "comparison_report": "fairjudge.report._comparison",
+    "render_comparison": "fairjudge.report._comparison",
+    "comparison_html": "fairjudge.report._html",
+    "ranking_html": "fairjudge.report._html",
+    "write_html": "fairjudge.report._html",
+    "load_results": "fairjudge.report._html_load",
+    "JuryReport": "fairjudge.report._jury",
+    "jury_report": "fairjudge.report._jury",
+    "render_jury": "fairjudge.report._jury",
+    "LabelServer": "fairjudge.report._label_server",
+    "comparison_markdown": "fairjudge.report._markdown_kinds",
+    "markdown_of": "fairjudge.report._markdown_kinds",
+    "page_markdown": "fairjudge.report._markdown_kinds",
+    "ranking_markdown": "fairjudge.report._markdown_kinds",
+    "via_scores_markdown": "fairjudge.report._markdown_kinds",
+    "page_html": "fairjudge.report._page",
+    "audit_page": "fairjudge.report._page_audit",
+    "audit_payload": "fairjudge.report._page_audit",
+    "jury_html": "fairjudge.report._page_panel",
+    "score_jury_html": "fairjudge.report._page_panel",
+    "score_page": "fairjudge.report._page_score",
+    "PAGES": "fairjudge.report._pages",
+    "out_file_header": "fairjudge.report._pages",
+    "out_file_page": "fairjudge.report._pages",
+    "RankingReport": "fairjudge.report._ranking",
+    "render_ranking": "fairjudge.report._ranking",
+    "JuryScoreReport": "fairjudge.report._score_jury",
+    "render_score_jury": "fairjudge.report._score_jury",
+    "score_jury_report": "fairjudge.report._score_jury",
+    "ScoreReport": "fairjudge.report._scores",
+    "render_score_calibration": "fairjudge.report._scores",
+    "render_scores": "fairjudge.report._scores",
+    "render_via_scores": "fairjudge.report._scores",
+    "score_report": "fairjudge.report._scores",
+    "ci_text": "fairjudge.report._text",
+    "failure_lines": "fairjudge.report._text",
+    "print_failures": "fairjudge.report._text",
+    "visible": "fairjudge.report._text",
+    "render_trend": "fairjudge.report._trend",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "ComparisonReport",

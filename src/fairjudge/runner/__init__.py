@@ -50,7 +50,49 @@ if TYPE_CHECKING:
 
 # Every name loads on first use (PEP 562): asking for RunSummary or RunOptions does
 # not import asyncio, sqlite3 or pydantic.
-__getattr__ = lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "BatchPending": "fairjudge._errors",
+    "BatchExecutor": "fairjudge.runner._batch",
+    "DEFAULT_POLL_S": "fairjudge.runner._batch",
+    "serve_from_store": "fairjudge.runner._cached",
+    "CallRecord": "fairjudge.runner._call_record",
+    "ClaimQueue": "fairjudge.runner._claims",
+    "Leases": "fairjudge.runner._claims",
+    "AsyncioExecutor": "fairjudge.runner._executor",
+    "Batch": "fairjudge.runner._executor",
+    "Executor": "fairjudge.runner._executor",
+    "run_calls": "fairjudge.runner._executor",
+    "Prices": "fairjudge.runner._limits",
+    "RetryPolicy": "fairjudge.runner._limits",
+    "TokenBucket": "fairjudge.runner._limits",
+    "RunOptions": "fairjudge.runner._options",
+    "EventLoopThread": "fairjudge.runner._portal",
+    "PROGRESS_LABEL": "fairjudge.runner._progress",
+    "PlainProgress": "fairjudge.runner._progress",
+    "ProgressMode": "fairjudge.runner._progress",
+    "RichProgress": "fairjudge.runner._progress",
+    "RunProgress": "fairjudge.runner._progress",
+    "Snapshot": "fairjudge.runner._progress",
+    "make_progress": "fairjudge.runner._progress",
+    "progress_label": "fairjudge.runner._progress",
+    "RayExecutor": "fairjudge.runner._ray",
+    "SCHEMA_VERSION": "fairjudge.runner._records",
+    "CallOutcome": "fairjudge.runner._result",
+    "CallStatus": "fairjudge.runner._result",
+    "RunResult": "fairjudge.runner._result",
+    "RunSummary": "fairjudge.runner._result",
+    "StopReason": "fairjudge.runner._result",
+    "Parser": "fairjudge.runner._run",
+    "DEFAULT_STORE_PATH": "fairjudge.runner._store",
+    "Store": "fairjudge.runner._store",
+    "DEFAULT_LEASE_S": "fairjudge.runner._store_claims",
+    "StoreRowDamaged": "fairjudge.runner._store_errors",
+    "StoreWriteError": "fairjudge.runner._store_errors",
+    "APPLICATION_ID": "fairjudge.runner._store_open",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "AsyncioExecutor",

@@ -58,7 +58,60 @@ if TYPE_CHECKING:
     from fairjudge.stats._system_agreement import SystemAgreementResult as SystemAgreementResult
     from fairjudge.stats._system_agreement import system_agreement
 
-__getattr__ = lazy_attributes(__name__, __file__)
+# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
+# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+_LAZY = {
+    "AgreementResult": "fairjudge.stats._agreement",
+    "ConfusionMatrix": "fairjudge.stats._agreement",
+    "judge_agreement": "fairjudge.stats._agreement",
+    "KrippendorffAlpha": "fairjudge.stats._alpha_ci",
+    "krippendorff_alpha_ci": "fairjudge.stats._alpha_ci",
+    "FloatArray": "fairjudge.stats._arrays",
+    "BradleyTerryResult": "fairjudge.stats._bradley_terry",
+    "bradley_terry": "fairjudge.stats._bradley_terry",
+    "ConfidenceSequence": "fairjudge.stats._confseq",
+    "OnlineEloResult": "fairjudge.stats._elo",
+    "online_elo": "fairjudge.stats._elo",
+    "ConfidenceInterval": "fairjudge.stats._intervals",
+    "bootstrap_mean": "fairjudge.stats._intervals",
+    "prefetch_resamples": "fairjudge.stats._intervals",
+    "shared_resamples": "fairjudge.stats._intervals",
+    "single_cluster_reason": "fairjudge.stats._intervals",
+    "ModelRating": "fairjudge.stats._leaderboard",
+    "LengthControlledWinRate": "fairjudge.stats._length_control",
+    "length_controlled_win_rate": "fairjudge.stats._length_control",
+    "EffectiveJudges": "fairjudge.stats._panel",
+    "FleissKappa": "fairjudge.stats._panel",
+    "agreement_matrix": "fairjudge.stats._panel",
+    "effective_judges": "fairjudge.stats._panel",
+    "fleiss_kappa": "fairjudge.stats._panel",
+    "krippendorff_alpha": "fairjudge.stats._panel",
+    "PositionBiasResult": "fairjudge.stats._position_bias",
+    "Proportion": "fairjudge.stats._position_bias",
+    "outcomes_from_positions": "fairjudge.stats._position_bias",
+    "position_bias": "fairjudge.stats._position_bias",
+    "CorrelationResult": "fairjudge.stats._rank_stats",
+    "RankCorrelation": "fairjudge.stats._rank_stats",
+    "correlation_fields": "fairjudge.stats._rank_stats",
+    "rank_corr_rows": "fairjudge.stats._rank_stats",
+    "score_correlation": "fairjudge.stats._rank_stats",
+    "chunk_sizes": "fairjudge.stats._resample",
+    "cluster_draws": "fairjudge.stats._resample",
+    "percentile_bounds": "fairjudge.stats._resample",
+    "plan_bootstrap": "fairjudge.stats._resample",
+    "weighted_means": "fairjudge.stats._resample",
+    "POPULATIONS": "fairjudge.stats._stop_rule",
+    "Population": "fairjudge.stats._stop_rule",
+    "StopRule": "fairjudge.stats._stop_rule",
+    "StyleCoefficient": "fairjudge.stats._style_control",
+    "StyleControlResult": "fairjudge.stats._style_control",
+    "style_controlled_bradley_terry": "fairjudge.stats._style_control",
+    "StyleFeatures": "fairjudge.stats._style_features",
+    "style_features": "fairjudge.stats._style_features",
+    "SystemAgreementResult": "fairjudge.stats._system_agreement",
+    "system_agreement": "fairjudge.stats._system_agreement",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "AgreementResult",
