@@ -172,6 +172,16 @@ def test_a_budget_stop_says_a_batch_is_committed_money(server: BatchServer, tmp_
     assert 0 < server.stats()["batch_requests"] < 40
 
 
+def test_a_calls_budget_stop_names_only_its_own_budget(server: BatchServer, tmp_path: Path) -> None:
+    argv = _commands("--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"),
+                     "--max-calls", "10", *BATCH)["compare"]  # fmt: skip
+    done = invoke(*argv)
+    assert done.exit_code == 5, done.output
+    assert "the --max-calls 10 budget is spent" in done.output
+    assert "--max-cost" not in done.output  # no cost budget was given, so none was held
+    assert server.stats()["batch_requests"] == 10
+
+
 @pytest.mark.parametrize(
     ("flags", "says"),
     [

@@ -307,3 +307,15 @@ def test_the_out_headers_config_masks_a_key(here: Path, openai_env: JudgeServer)
     config = json.loads(text.splitlines()[0])["fairjudge"]["config"]
     assert config["base-url"].startswith(openai_env.base_url)
     assert config["judge"] == "openai/m"
+
+
+@pytest.mark.parametrize("key", ["out", "html", "markdown", "store"])
+def test_a_config_never_writes_over_itself(key: str, here: Path) -> None:
+    (here / "cfg").mkdir()
+    text = (f'command = "rank"\nfile = "../rank_answers.jsonl"\njudge = "{EX}longer"\n'
+            f'{key} = "eval.toml"\n')  # fmt: skip
+    path = _config(here / "cfg", text)
+    done = invoke("run", str(path), "--allow-python-judges")
+    assert done.exit_code == 2, done.output
+    assert f"eval.toml:4: {key}: names this config file itself" in done.stderr
+    assert path.read_text("utf-8") == text

@@ -304,6 +304,18 @@ def _unknown(
                         f"{command} --help` lists them)")  # fmt: skip
 
 
+def _refuse_itself(config: ConfigText, name: str, key: ConfigKey, values: list[Any]) -> None:
+    """Refuse a path that is the config file itself: ``out`` or ``store`` would overwrite it.
+
+    ``--save-config`` refuses to write over the command's files; this is the other
+    direction, so a run never destroys the file that defines it.
+    """
+    for value in values:
+        if isinstance(value, str) and _is_path(key, value) and _same_file(value, config.path):
+            raise config.error(name, "names this config file itself, which the run would "
+                               "overwrite or misread; give another path")  # fmt: skip
+
+
 def config_argv(config: ConfigText, command_name: str, command: Any, trust: Trust) -> list[str]:
     """The arguments of ``command`` that ``config`` stands for.
 
@@ -329,6 +341,7 @@ def config_argv(config: ConfigText, command_name: str, command: Any, trust: Trus
         if key.kind is not bool:
             relocated = [_moved(v, functools.partial(_from, folder)) if isinstance(v, str)
                          and _is_path(key, v) else v for v in values]  # fmt: skip
+            _refuse_itself(config, name, key, relocated)
             value = relocated if isinstance(value, list) else relocated[0]
         try:
             tokens = _tokens(key, value)
@@ -492,7 +505,7 @@ def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
 
 def _same_file(value: str, path: Path) -> bool:
     named = value.removeprefix("replay:").strip()
-    return os.path.abspath(named) == os.path.abspath(path)
+    return os.path.realpath(named) == os.path.realpath(path)  # a link to it is the file too
 
 
 def _flat(table: Mapping[str, Any]) -> list[Any]:

@@ -276,7 +276,12 @@ class JudgeSession(Closing):
             f"{summary.not_run} not run. Everything finished is kept in the store "
             f"{self.store.path}; run again with a larger budget to continue (stored calls "
             "cost nothing)."
-            + (f" {note}" if (note := getattr(self.executor, "budget_note", "")) else ""),
+            # the batch note says max_cost was held before submission: true of that budget only
+            + (
+                f" {note}"
+                if budget == "max_cost" and (note := getattr(self.executor, "budget_note", ""))
+                else ""
+            ),
             budget,
             "max_cost",
         )
