@@ -60,7 +60,8 @@ def position_consistency() -> Metric:
     A judge that always picks the first position scores 0; one that reads the answers
     and not their places scores near 1. A low value says the win rate rests on many
     ties forced by position bias. Reads each score's ``consistent`` metadata; a score
-    without it (reduced across epochs by a reducer that drops metadata) is skipped.
+    without it is skipped. Across epochs, Inspect's reducers keep one epoch's
+    metadata, so the rate is then that epoch's (one epoch gives the exact rate).
     """
 
     def compute(scores: list[SampleScore]) -> Value:
