@@ -14,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.report import PAGES
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
 SCORER = "python:fairjudge.examples.judges:scorer"
@@ -27,17 +26,6 @@ def _score_out(tmp_path: Path) -> Path:
                                "--out", str(out), "-q"])  # fmt: skip
     assert done.exit_code == 0, done.output
     return out
-
-
-def test_a_kind_whose_page_is_missing_is_refused_naming_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(PAGES, "score", "fairjudge.report._no_such_page:score_page_from_file")
-    page = tmp_path / "page.html"
-    done = runner.invoke(app, ["report", str(_score_out(tmp_path)), "-o", str(page)])
-    assert done.exit_code == 2
-    assert "a score file: this fairjudge has no page for score runs yet" in done.output
-    assert not page.exists()
 
 
 def test_a_compare_via_scores_file_is_refused_naming_its_kind(tmp_path: Path) -> None:

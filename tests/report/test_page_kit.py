@@ -10,7 +10,7 @@ from __future__ import annotations
 import html as html_lib
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -23,6 +23,7 @@ from fairjudge.report._page import (
     Headline,
     Highlighted,
     Page,
+    PageKind,
     Paragraphs,
     PlotBlock,
     Section,
@@ -30,6 +31,7 @@ from fairjudge.report._page import (
 )
 from fairjudge.report._page_facts import NOT_RECORDED, run_facts
 from fairjudge.report._page_plots import heatmap, histogram
+from fairjudge.report._pages import PAGES
 from tests.report import pages
 from tests.report.conftest import OpenReport
 
@@ -212,3 +214,14 @@ def test_kit_explorer_filters_search_keys_and_permalinks(
     assert "item 4:" in again.page.text_content("#fj-detail h3")
     assert again.page.evaluate("() => window.__pwned") is None
     assert pages.sideways_scroll(again) == 0
+
+
+def test_every_page_kind_has_the_loader_its_module_registers() -> None:
+    """``fairjudge report`` draws every kind of page, each by its own module's loader."""
+    assert set(PAGES) == set(get_args(PageKind))
+    assert {kind: loader.__name__ for kind, loader in PAGES.items()} == {
+        "score": "score_page_from_file",
+        "audit": "audit_page_from_file",
+        "jury": "jury_page_from_file",
+        "score-jury": "score_jury_page_from_file",
+    }

@@ -11,7 +11,7 @@ card, the plots (``templates/plots.html.j2``) and the explorer
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +31,7 @@ __all__ = [
     "Highlighted",
     "Page",
     "PageKind",
+    "PageLoader",
     "Paragraphs",
     "PlotBlock",
     "Section",
@@ -147,6 +148,14 @@ class Page:
     sections: tuple[Section, ...]
     explorer: Explorer | None
     summary: Mapping[str, Any]
+
+
+PageLoader = Callable[..., Page]
+"""``(path, *, seed, level, n_resamples) -> Page``: a page drawn again from a ``--out`` file.
+
+Each page's module lists its loaders by kind in ``OUT_FILE_PAGES``;
+:mod:`fairjudge.report._pages` gathers them for ``fairjudge report``.
+"""
 
 
 def _shown_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

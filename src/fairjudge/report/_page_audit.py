@@ -18,6 +18,7 @@ from fairjudge.report._page import (
     Headline,
     Highlighted,
     Page,
+    PageLoader,
     Paragraphs,
     PlotBlock,
     Section,
@@ -42,7 +43,13 @@ if TYPE_CHECKING:
     from fairjudge.audit import AuditReport, ExperimentResult
     from fairjudge.io import OutHeader
 
-__all__ = ["audit_headline", "audit_page", "audit_page_from_file", "audit_payload"]
+__all__ = [
+    "OUT_FILE_PAGES",
+    "audit_headline",
+    "audit_page",
+    "audit_page_from_file",
+    "audit_payload",
+]
 
 _POSITION_CARD = ("first-position share of decisive calls", "position consistency", "flip rate")
 _EFFECT_COLUMNS = ("effect (unit; no bias; n)", "estimate and interval", "verdict")
@@ -306,3 +313,7 @@ def audit_page_from_file(path: Path, *, seed: int, level: float, n_resamples: in
     payload = audit_payload(loaded.report, loaded.calls_made)
     return audit_page(loaded.report, calls_made=loaded.calls_made, header=loaded.header,
                       summary=payload)  # fmt: skip
+
+
+OUT_FILE_PAGES: dict[str, PageLoader] = {"audit": audit_page_from_file}
+"""The ``--out`` kinds this module draws, for ``fairjudge report``."""

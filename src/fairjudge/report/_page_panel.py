@@ -29,6 +29,7 @@ from fairjudge.report._page import (
     Headline,
     Page,
     PageKind,
+    PageLoader,
     Paragraphs,
     PlotBlock,
     Section,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from fairjudge.report._score_jury import JuryScoreReport
 
 __all__ = [
+    "OUT_FILE_PAGES",
     "jury_html",
     "jury_page",
     "jury_page_from_file",
@@ -225,3 +227,10 @@ def score_jury_page_from_file(path: Path, *, seed: int, level: float, n_resample
     """
     report, header = load_score_jury_report(path, seed=seed, level=level, n_resamples=n_resamples)
     return score_jury_page(report, header=header)
+
+
+OUT_FILE_PAGES: dict[str, PageLoader] = {
+    "jury": jury_page_from_file,
+    "score-jury": score_jury_page_from_file,
+}
+"""The ``--out`` kinds this module draws, for ``fairjudge report``."""

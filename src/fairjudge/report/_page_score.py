@@ -19,6 +19,7 @@ from fairjudge.report._page import (
     FigureTable,
     Headline,
     Page,
+    PageLoader,
     Paragraphs,
     PlotBlock,
     Section,
@@ -31,7 +32,7 @@ from fairjudge.report._scores import ScoreReport, score_report
 from fairjudge.report._text import estimate_text, failure_lines
 from fairjudge.stats import ConfidenceInterval
 
-__all__ = ["score_page", "score_page_from_file"]
+__all__ = ["OUT_FILE_PAGES", "score_page", "score_page_from_file"]
 
 
 def _figure(label: str, estimate: float | None, ci: ConfidenceInterval, n: int,
@@ -269,3 +270,7 @@ def score_page_from_file(
         title = "<stdin>" if source == "-" else Path(source).name
     report = score_report(loaded.result, title=title)
     return score_page(report, header=header)
+
+
+OUT_FILE_PAGES: dict[str, PageLoader] = {"score": score_page_from_file}
+"""The ``--out`` kinds this module draws, for ``fairjudge report``."""

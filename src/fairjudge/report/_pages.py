@@ -1,32 +1,29 @@
 """Which page draws which ``--out`` file, for ``fairjudge report``.
 
-The page kit's kinds are listed in :data:`PAGES`, each with the loader that reads
-its file; a kind no page draws is refused, naming what to do instead.
+Each page's module says which kinds it draws (its ``OUT_FILE_PAGES``: a kind and the
+function that loads its file); :data:`PAGES` gathers them. A kind no page draws is
+refused, naming what to do instead.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from fairjudge._errors import InputError
 from fairjudge.io import OutHeader, read_header, read_records
-from fairjudge.report._page import Page
+from fairjudge.report._page import Page, PageLoader
+from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
+from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
+from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
 
-__all__ = ["PAGES", "PageLoader", "out_file_header", "out_file_page"]
+__all__ = ["PAGES", "out_file_header", "out_file_page"]
 
-PageLoader = Callable[..., Page]
-"""``(path, *, seed, level, n_resamples) -> Page``: a page from a ``--out`` file."""
+PAGES: dict[str, PageLoader] = {**_SCORE, **_AUDIT, **_PANELS}
+"""Each kind a page draws, and the function that loads its ``--out`` file.
 
-PAGES: dict[str, str] = {
-    "score": "fairjudge.report._page_score:score_page_from_file",
-    "audit": "fairjudge.report._page_audit:audit_page_from_file",
-    "jury": "fairjudge.report._page_panel:jury_page_from_file",
-    "score-jury": "fairjudge.report._page_panel:score_jury_page_from_file",
-}
-"""Each kind the page kit draws, and the function that loads its ``--out`` file."""
+One line per page module: a module joins by being imported here, and says itself
+which kinds it draws.
+"""
 
 _ELSEWHERE = {
     "rank": "its pairs pool many models; `fairjudge rank FILE html=PAGE` ranks it again "
@@ -48,25 +45,6 @@ def out_file_header(path: Path) -> OutHeader | None:
     return None
 
 
-def _loader(kind: str, path: Path) -> PageLoader:
-    target = PAGES.get(kind)
-    if target is None:
-        how = _ELSEWHERE.get(kind, "no page draws this kind of file")
-        raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): {how}",
-                         path=str(path), params=_PARAMS)  # fmt: skip
-    module_name, _, name = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-        loader = getattr(module, name)
-    except (ModuleNotFoundError, AttributeError):
-        raise InputError(
-            f"a {kind} file: this fairjudge has no page for {kind} runs yet ({target} is "
-            f"missing); the `fairjudge {kind}` command's tables and JSON show the run",
-            path=str(path),
-        ) from None
-    return cast(PageLoader, loader)
-
-
 def out_file_page(
     path: Path, kind: str, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
 ) -> Page:
@@ -83,4 +61,9 @@ def out_file_page(
         InputError: No page draws ``kind`` (the message names it and what to do), or
             the file is not a readable ``--out`` file of that kind.
     """
-    return _loader(kind, path)(path, seed=seed, level=level, n_resamples=n_resamples)
+    loader = PAGES.get(kind)
+    if loader is None:
+        how = _ELSEWHERE.get(kind, "no page draws this kind of file")
+        raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): {how}",
+                         path=str(path), params=_PARAMS)  # fmt: skip
+    return loader(path, seed=seed, level=level, n_resamples=n_resamples)
