@@ -125,8 +125,11 @@ def test_unknown_reasoning_model_is_learned_once_for_the_run(
 def test_effort_is_checked_before_any_call(openai_emulator: EmulatorServer) -> None:
     with pytest.raises(ConfigError, match=r"gpt-4o takes no reasoning_effort"):
         openai(openai_emulator, "gpt-4o", reasoning_effort="low")
-    with pytest.raises(ConfigError, match=r"it takes low, medium, high"):
+    with pytest.raises(ConfigError, match=r"it takes low, medium, high") as refused:
         openai(openai_emulator, "o3-mini", reasoning_effort="minimal")
+    # o3-mini is a reasoning model: the fix is another effort, not another kind of model
+    assert "pick a reasoning model" not in str(refused.value)
+    assert "give one of those, or a gpt-5 model for minimal" in str(refused.value)
     with pytest.raises(ConfigError, match=r"one of minimal, low, medium, high"):
         openai(openai_emulator, "gpt-5", reasoning_effort="extreme")
     assert openai_emulator.count("requests") == 0

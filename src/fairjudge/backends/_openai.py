@@ -541,14 +541,13 @@ def _checked_effort(model: str, caps: Capabilities, effort: str | None) -> str |
             params="reasoning_effort",
         )
     if caps.known and effort not in caps.efforts:
-        takes = (
-            f"it takes {', '.join(caps.efforts)}"
-            if caps.efforts
-            else "it is not a reasoning model (gpt-5*, o1*, o3*, o4*)"
-        )
+        if caps.efforts:  # a reasoning model: the fix is another effort
+            minimal = ", or a gpt-5 model for minimal" if effort == "minimal" else ""
+            takes = f"it takes {', '.join(caps.efforts)}; give one of those{minimal}"
+        else:
+            takes = "it is not a reasoning model (gpt-5*, o1*, o3*, o4*); drop it or pick one"
         raise ConfigError(
-            f"openai/{model} takes no reasoning_effort {effort!r}: {takes}; drop it or "
-            "pick a reasoning model",
+            f"openai/{model} takes no reasoning_effort {effort!r}: {takes}",
             params="reasoning_effort",
         )
     return effort
