@@ -73,7 +73,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import environment, table, write_json
 
-from fairjudge import Call, Order, Reply, Verdict, normalize_verdict, resolve
+from fairjudge import Call, Order, Reply, Verdict
+from fairjudge._protocol import normalize_verdict, resolve
 from fairjudge.stats import bootstrap_mean
 from fairjudge.stats._confseq import WealthGrid
 

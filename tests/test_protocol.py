@@ -15,11 +15,10 @@ from fairjudge import (
     Reply,
     Verdict,
     debiased_verdict,
-    plan_orders,
     position_consistency,
-    resolve,
     win_rate,
 )
+from fairjudge._protocol import plan_orders, resolve
 
 
 def always_a(question: str, answer_a: str, answer_b: str) -> str:

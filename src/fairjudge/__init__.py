@@ -46,18 +46,13 @@ from fairjudge._version import __version__
 
 if _typing.TYPE_CHECKING:
     from fairjudge._api import Result, audit_judge, calibrate, compare, rank, score
-    from fairjudge._protocol import item_seed as item_seed
-    from fairjudge._protocol import normalize_verdict as normalize_verdict
-    from fairjudge._protocol import plan_orders as plan_orders
-    from fairjudge._protocol import resolve as resolve
-    from fairjudge._types import translate as translate
     from fairjudge.evaluation import PairwiseResult, Rate, WinRate, evaluate_pairs
     from fairjudge.judges import TransientJudgeError, judge_function
     from fairjudge.stats import ConfidenceInterval
 
 # The evaluation layer loads on first use (PEP 562): the seed protocol, and every
-# command's --help, start without the judges, the runner or numpy. The protocol's
-# building blocks left __all__ (issue 22) but still import from here as before.
+# command's --help, start without the judges, the runner or numpy. A name outside
+# __all__ does not import from here (the protocol's building blocks are in _protocol).
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
@@ -67,11 +62,6 @@ _LAZY = {
     "compare": "fairjudge._api",
     "rank": "fairjudge._api",
     "score": "fairjudge._api",
-    "item_seed": "fairjudge._protocol",
-    "normalize_verdict": "fairjudge._protocol",
-    "plan_orders": "fairjudge._protocol",
-    "resolve": "fairjudge._protocol",
-    "translate": "fairjudge._types",
     "PairwiseResult": "fairjudge.evaluation",
     "Rate": "fairjudge.evaluation",
     "WinRate": "fairjudge.evaluation",

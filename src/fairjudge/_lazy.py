@@ -67,14 +67,18 @@ def _label(value: Any, name: str, package: str) -> None:
     tracebacks name the import a user writes, not a private module. Only names in the
     package's ``__all__`` are relabelled, only classes and functions (a constant has no
     module), and never a pydantic model, which resolves its annotations through its
-    module. Pickle still finds every relabelled object there, under the same name.
+    module. A core type a package exports (``fairjudge.runner.BatchPending``, from
+    ``fairjudge._errors``) reports that package. Pickle still finds every relabelled
+    object there, under the same name.
     """
     exported = getattr(sys.modules.get(package), "__all__", ())
     if name not in exported or not isinstance(value, type | _FUNCTION):
         return
     if getattr(value, "__pydantic_fields__", None) is not None:
         return
-    if value.__module__.startswith(f"{package}.") or value.__module__ == package:
+    module = value.__module__
+    core = module.startswith("fairjudge._") and module.count(".") == 1  # fairjudge._errors
+    if module.startswith(f"{package}.") or module == package or core:
         value.__module__ = _home(name, package)
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fairjudge.audit import AuditItem, AuditReport, AuditSettings, Effect, audit
+from fairjudge.audit import AuditReport, AuditSettings, Effect, audit
+from fairjudge.audit._audit_items import AuditItem
 from fairjudge.judges import BackendOptions, JudgeSession
 from fairjudge.runner import RunOptions
 from tests.audit.conftest import model_judge, plant

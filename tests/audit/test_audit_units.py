@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from fairjudge import ConfigError
-from fairjudge.audit import AuditItem, AuditSettings, audit, plan_experiments
+from fairjudge.audit import AuditSettings, audit, plan_experiments
+from fairjudge.audit._audit_items import AuditItem
 from fairjudge.audit._effects import verdict_of
 from fairjudge.audit._self_preference_fit import fit_own_family
 from fairjudge.audit._verbosity import padded_twins

@@ -29,14 +29,8 @@ from fairjudge.evaluation import (
     score_jury_diagnostics,
     score_with_jury,
 )
-from fairjudge.judges import (
-    CallableJudge,
-    CallablePointwiseJudge,
-    Jury,
-    JuryMember,
-    PointwiseJury,
-    PointwiseMember,
-)
+from fairjudge.judges import CallableJudge, CallablePointwiseJudge, Jury, JuryMember, PointwiseJury
+from fairjudge.judges._pointwise_jury import PointwiseMember
 from fairjudge.stats import (
     effective_judges,
     fleiss_kappa,

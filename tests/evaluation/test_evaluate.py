@@ -134,7 +134,7 @@ def test_batch_judges_receive_planned_requests() -> None:
             self.seen: list[PairwiseRequest] = []
 
         def judge_batch(self, requests, progress=None):  # type: ignore[no-untyped-def]
-            from fairjudge.judges import reply_from_value
+            from fairjudge.judges._callable import reply_from_value
 
             self.seen.extend(requests)
             return [reply_from_value("A") for _ in requests]

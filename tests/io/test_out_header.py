@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fairjudge._errors import InputError
-from fairjudge.io import SCHEMA_VERSION, out_header, read_header
+from fairjudge.io import out_header, read_header
+from fairjudge.io._out_file import SCHEMA_VERSION
 
 
 def test_the_command_line_is_recorded_with_credentials_masked() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fairjudge import BudgetExceeded, CallError, Item, ScoreItem, evaluate_pairs
+from fairjudge._types import Replies
 from fairjudge.evaluation import (
     EvalSettings,
     compare_via_scores,
@@ -24,9 +25,8 @@ from fairjudge.judges import (
     JuryMember,
     PairwiseRequest,
     PointwiseJury,
-    PointwiseMember,
-    Replies,
 )
+from fairjudge.judges._pointwise_jury import PointwiseMember
 
 STOP = "the budget is spent (test)"
 DIMS = ("accuracy", "relevance", "usefulness")

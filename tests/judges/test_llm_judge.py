@@ -26,8 +26,9 @@ from fairjudge import (
 )
 from fairjudge._call import CallSpec, Completion
 from fairjudge._types import CallError, ParseFailure, Verdict
-from fairjudge.judges import CallableJudge, PairwiseRequest, read_verdict, reply_from_value
+from fairjudge.judges import CallableJudge, PairwiseRequest, read_verdict
 from fairjudge.judges import _llm as llm_module
+from fairjudge.judges._callable import reply_from_value
 from fairjudge.judges._llm import LLMJudge
 from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, resolve_judge
 from fairjudge.runner import Prices, RetryPolicy, RunOptions, Store

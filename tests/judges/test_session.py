@@ -9,7 +9,8 @@ import pytest
 
 from fairjudge import ConfigError, Item, ParseFailure, Reply, evaluate_pairs
 from fairjudge._call import CallSpec, Completion
-from fairjudge.judges import Job, JudgeSession, LLMJudge
+from fairjudge.judges import JudgeSession, LLMJudge
+from fairjudge.judges._session import Job
 from fairjudge.runner import AsyncioExecutor, Batch, RunOptions, RunResult
 from tests.runner._fakes import FakeBackend
 

@@ -9,7 +9,8 @@ import pytest
 
 from fairjudge import Reply
 from fairjudge._call import CallSpec, Completion
-from fairjudge.judges import Job, JudgeSession
+from fairjudge.judges import JudgeSession
+from fairjudge.judges._session import Job
 from fairjudge.runner import RunOptions
 from tests.runner._fakes import FakeBackend
 

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairjudge import ParseFailure, Verdict
-from fairjudge.prompts import VERDICT_FORMATS, parse_verdict, probabilities_from_logprobs
+from fairjudge.prompts import parse_verdict, probabilities_from_logprobs
+from fairjudge.prompts._parse import VERDICT_FORMATS
 
 # -- label: the whole reply is the verdict -----------------------------------------------
 

@@ -17,16 +17,15 @@ from hypothesis import strategies as st
 from fairjudge import Item, Outcome, ParseFailure, ScoreItem, Verdict, evaluate_pairs
 from fairjudge.evaluation import score_answers
 from fairjudge.prompts import (
-    VERDICT_FORMATS,
-    ScoreReading,
     get_rubric,
     get_template,
     list_rubrics,
     list_templates,
-    parse_score_label,
     parse_scores,
     parse_verdict,
 )
+from fairjudge.prompts._parse import VERDICT_FORMATS
+from fairjudge.prompts._score_parse import ScoreReading, parse_score_label
 from tests.prompts.planted import attempts, planted_attempts, seen
 
 # -- the repros, verbatim -----------------------------------------------------------------

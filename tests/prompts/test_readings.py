@@ -12,8 +12,15 @@ import pytest
 
 from fairjudge import CallError, ParseFailure, Probabilities, Reply, Verdict
 from fairjudge._call import Completion
-from fairjudge.prompts import ExpectedScore, ScoreReading, get_rubric
-from fairjudge.prompts._score_parse import AnswerScores, ScoreCall, ScoreContext, read_scores
+from fairjudge.prompts import get_rubric
+from fairjudge.prompts._score_parse import (
+    AnswerScores,
+    ExpectedScore,
+    ScoreCall,
+    ScoreContext,
+    ScoreReading,
+    read_scores,
+)
 
 
 def test_the_pairwise_spelling_is_the_reading() -> None:

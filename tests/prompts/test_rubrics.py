@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from fairjudge import ConfigError
 from fairjudge.cli import app
-from fairjudge.prompts import DEFAULT_RUBRIC, defuse_blocks, get_rubric, list_rubrics, load_rubric
+from fairjudge.prompts import DEFAULT_RUBRIC, get_rubric, list_rubrics, load_rubric
+from fairjudge.prompts._rubrics import defuse_blocks
 
 BUILT_IN = {
     "anti-verbose": ((1, 5), ("accuracy", "conciseness", "relevance")),

@@ -10,13 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairjudge import ParseFailure
-from fairjudge.prompts import (
-    ScoreReading,
-    expected_score,
-    get_rubric,
-    parse_score_label,
-    parse_scores,
-)
+from fairjudge.prompts import get_rubric, parse_scores
+from fairjudge.prompts._score_parse import ScoreReading, expected_score, parse_score_label
 
 RUBRIC = get_rubric("production")
 NAMES = RUBRIC.names

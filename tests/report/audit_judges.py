@@ -19,7 +19,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from fairjudge.audit import AuditItem, builtin_items
+from fairjudge.audit import builtin_items
+from fairjudge.audit._audit_items import AuditItem
 from fairjudge.judges import CallableJudge, CallablePointwiseJudge
 from fairjudge.prompts import get_rubric
 

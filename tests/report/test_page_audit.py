@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from fairjudge.audit import AuditItem, AuditReport, AuditSettings, audit, builtin_items
+from fairjudge.audit import AuditReport, AuditSettings, audit, builtin_items
+from fairjudge.audit._audit_items import AuditItem
 from fairjudge.cli import app
 from fairjudge.report import visible
 from fairjudge.report._page import page_html

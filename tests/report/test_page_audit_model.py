@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from fairjudge import InputError
-from fairjudge.audit import AuditItem, AuditReport, AuditSettings, Effect, audit, builtin_items
+from fairjudge.audit import AuditReport, AuditSettings, Effect, audit, builtin_items
+from fairjudge.audit._audit_items import AuditItem
 from fairjudge.report._page_audit import audit_page, audit_page_from_file, audit_payload
 from fairjudge.report._page_audit_items import pair_explorer
 from fairjudge.report._page_audit_load import load_audit

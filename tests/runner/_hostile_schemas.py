@@ -27,7 +27,8 @@ import sqlite3
 from pathlib import Path
 
 from fairjudge._errors import ConfigError
-from fairjudge.runner import SCHEMA_VERSION, Store
+from fairjudge.runner import Store
+from fairjudge.runner._records import SCHEMA_VERSION
 from fairjudge.runner._store_open import APPLICATION_ID
 
 __all__ = ["ODD_NAME", "PLANTS", "count_hostile_schemas", "plant", "schema_sql"]

@@ -22,7 +22,8 @@ from fairjudge._errors import BatchPending, ConfigError, RequestRejected
 from fairjudge.backends import batch_client
 from fairjudge.backends._openai import OpenAIBackend
 from fairjudge.backends._openai_batch import OpenAIBatch
-from fairjudge.judges import BackendOptions, Job, JudgeSession
+from fairjudge.judges import BackendOptions, JudgeSession
+from fairjudge.judges._session import Job
 from fairjudge.runner import BatchExecutor, Prices, RunOptions, Store
 from tests.server import Script
 from tests.server._anthropic_emulator import AnthropicEmulator

@@ -10,8 +10,8 @@ import io
 
 import pytest
 
-from fairjudge.runner import PlainProgress, RunOptions
-from fairjudge.runner._progress import Snapshot
+from fairjudge.runner import RunOptions
+from fairjudge.runner._progress import PlainProgress, Snapshot
 from fairjudge.runner._tally import Tally
 
 

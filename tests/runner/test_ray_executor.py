@@ -39,10 +39,10 @@ from fairjudge.runner import (
     RetryPolicy,
     RunOptions,
     RunResult,
-    Snapshot,
     Store,
 )
 from fairjudge.runner import _run as engine
+from fairjudge.runner._progress import Snapshot
 from tests.runner._ray_cluster import (
     KEY,
     KEY_ENV,

@@ -25,17 +25,9 @@ from fairjudge import (
     ServerError,
 )
 from fairjudge._call import CallSpec, Completion
-from fairjudge.runner import (
-    PlainProgress,
-    Prices,
-    RetryPolicy,
-    RichProgress,
-    RunOptions,
-    RunResult,
-    Store,
-    TokenBucket,
-    run_calls,
-)
+from fairjudge.runner import Prices, RetryPolicy, RunOptions, RunResult, Store, run_calls
+from fairjudge.runner._limits import TokenBucket
+from fairjudge.runner._progress import PlainProgress, RichProgress
 from tests.runner._fakes import FakeBackend, FakeClock, make_spec
 
 FAST = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.002)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from fairjudge import BackendTimeout
 from fairjudge._call import CallSpec
-from fairjudge.runner import PlainProgress, RetryPolicy, RunOptions, Store, run_calls
-from fairjudge.runner._progress import Snapshot
+from fairjudge.runner import RetryPolicy, RunOptions, Store, run_calls
+from fairjudge.runner._progress import PlainProgress, Snapshot
 from tests.runner._fakes import FakeBackend, FakeClock, make_spec
 
 

@@ -9,7 +9,8 @@ import pytest
 from fairjudge import ConfigError
 from fairjudge._call import Completion
 from fairjudge._redact import scrub
-from fairjudge.runner import SCHEMA_VERSION, CallRecord, Store
+from fairjudge.runner import CallRecord, Store
+from fairjudge.runner._records import SCHEMA_VERSION
 from tests.runner._fakes import make_spec, run_in_process
 
 

@@ -30,8 +30,9 @@ import pytest
 
 from fairjudge import ConfigError
 from fairjudge.cli._flags import to_flags
-from fairjudge.runner import RunOptions, Store, StoreRowDamaged, run_calls
+from fairjudge.runner import RunOptions, Store, run_calls
 from fairjudge.runner._records import COLUMNS
+from fairjudge.runner._store_errors import StoreRowDamaged
 from tests.runner._fakes import FakeBackend, make_spec
 from tests.runner._hostile_rows import HOSTILE_ROWS, delete_sql_of, fill, spoil
 

@@ -21,13 +21,8 @@ import pytest
 
 from fairjudge import RateLimitError
 from fairjudge._call import CallSpec, Completion
-from fairjudge.runner import (
-    RetryPolicy,
-    RunOptions,
-    Store,
-    StoreWriteError,
-    run_calls,
-)
+from fairjudge.runner import RetryPolicy, RunOptions, Store, run_calls
+from fairjudge.runner._store_errors import StoreWriteError
 from tests.runner._fakes import FakeBackend, make_spec
 
 

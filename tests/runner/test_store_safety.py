@@ -31,15 +31,10 @@ from typing import Any
 import pytest
 
 from fairjudge import ConfigError
-from fairjudge.runner import (
-    APPLICATION_ID,
-    SCHEMA_VERSION,
-    RunOptions,
-    Store,
-    StoreWriteError,
-    _store_errors,
-    run_calls,
-)
+from fairjudge.runner import RunOptions, Store, _store_errors, run_calls
+from fairjudge.runner._records import SCHEMA_VERSION
+from fairjudge.runner._store_errors import StoreWriteError
+from fairjudge.runner._store_open import APPLICATION_ID
 from tests.runner._fakes import FakeBackend, make_spec
 from tests.runner.test_store import record
 

@@ -23,7 +23,8 @@ import pytest
 
 from fairjudge import ConfigError
 from fairjudge.cli._flags import to_flags
-from fairjudge.runner import SCHEMA_VERSION, Store
+from fairjudge.runner import Store
+from fairjudge.runner._records import SCHEMA_VERSION
 from fairjudge.runner._store_open import APPLICATION_ID
 from fairjudge.runner._store_schema import check_schema, expected_schema, schema_of
 from tests.cli_process import fairjudge

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from fairjudge._call import Completion
-from fairjudge.runner import RunOptions, Store, StoreRowDamaged, run_calls
+from fairjudge.runner import RunOptions, Store, run_calls
+from fairjudge.runner._store_errors import StoreRowDamaged
 from tests.runner._fakes import FakeBackend, make_spec
 from tests.runner.test_store import record
 

@@ -17,41 +17,29 @@ from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, publish
 from fairjudge.audit._calibration import CalibrationGate, calibration_report
-from fairjudge.audit._calibration import GateCheck as GateCheck
 from fairjudge.audit._calibration import check_labels as check_labels
 
 if TYPE_CHECKING:
-    from fairjudge.audit._audit import EXPERIMENTS as EXPERIMENTS
     from fairjudge.audit._audit import AuditReport, audit
     from fairjudge.audit._audit import plan_experiments as plan_experiments
-    from fairjudge.audit._audit_items import AuditItem as AuditItem
     from fairjudge.audit._audit_items import builtin_items, load_audit_items
     from fairjudge.audit._calibration import MIN_KAPPA as MIN_KAPPA
     from fairjudge.audit._calibration import check_threshold as check_threshold
     from fairjudge.audit._effects import THRESHOLDS, Effect
     from fairjudge.audit._experiment import AuditSettings
     from fairjudge.audit._experiment import ExperimentResult as ExperimentResult
-    from fairjudge.audit._judges import AuditJudge as AuditJudge
+    from fairjudge.audit._judges import AuditJudge
     from fairjudge.audit._judges import ModelAuditJudge as ModelAuditJudge
-    from fairjudge.audit._judges import family_of as family_of
-    from fairjudge.audit._label_merge import LabelMerge as LabelMerge
     from fairjudge.audit._label_merge import merge_labels as merge_labels
-    from fairjudge.audit._padding import pad_answer as pad_answer
-    from fairjudge.audit._padding import repetitive_list as repetitive_list
-    from fairjudge.audit._score_calibration import DimensionCalibration as DimensionCalibration
     from fairjudge.audit._score_calibration import ScoreCalibration, score_calibration_report
-    from fairjudge.audit._score_calibration import SystemScoreAgreement as SystemScoreAgreement
     from fairjudge.audit._score_calibration import check_score_labels as check_score_labels
-    from fairjudge.audit._score_calibration import system_score_agreement as system_score_agreement
 
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "AuditReport": "fairjudge.audit._audit",
-    "EXPERIMENTS": "fairjudge.audit._audit",
     "audit": "fairjudge.audit._audit",
     "plan_experiments": "fairjudge.audit._audit",
-    "AuditItem": "fairjudge.audit._audit_items",
     "builtin_items": "fairjudge.audit._audit_items",
     "load_audit_items": "fairjudge.audit._audit_items",
     "MIN_KAPPA": "fairjudge.audit._calibration",
@@ -62,22 +50,16 @@ _LAZY = {
     "ExperimentResult": "fairjudge.audit._experiment",
     "AuditJudge": "fairjudge.audit._judges",
     "ModelAuditJudge": "fairjudge.audit._judges",
-    "family_of": "fairjudge.audit._judges",
-    "LabelMerge": "fairjudge.audit._label_merge",
     "merge_labels": "fairjudge.audit._label_merge",
-    "pad_answer": "fairjudge.audit._padding",
-    "repetitive_list": "fairjudge.audit._padding",
-    "DimensionCalibration": "fairjudge.audit._score_calibration",
     "ScoreCalibration": "fairjudge.audit._score_calibration",
-    "SystemScoreAgreement": "fairjudge.audit._score_calibration",
     "check_score_labels": "fairjudge.audit._score_calibration",
     "score_calibration_report": "fairjudge.audit._score_calibration",
-    "system_score_agreement": "fairjudge.audit._score_calibration",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "THRESHOLDS",
+    "AuditJudge",
     "AuditReport",
     "AuditSettings",
     "CalibrationGate",

@@ -22,43 +22,28 @@ from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, module_dir, publish
 from fairjudge.evaluation._settings import EvalSettings
-from fairjudge.evaluation._settings import RuleLike as RuleLike
-from fairjudge.evaluation._settings import as_rule as as_rule
 from fairjudge.evaluation._settings import check_repeats as check_repeats
 
 if TYPE_CHECKING:
-    from fairjudge.evaluation._adaptive import evaluate_adaptive as evaluate_adaptive
-    from fairjudge.evaluation._adaptive_interval import AnytimeInterval as AnytimeInterval
-    from fairjudge.evaluation._adaptive_jury import (
-        evaluate_jury_adaptive as evaluate_jury_adaptive,
-    )
-    from fairjudge.evaluation._adaptive_result import AdaptiveReason as AdaptiveReason
-    from fairjudge.evaluation._adaptive_result import AdaptiveResult as AdaptiveResult
+    from fairjudge.evaluation._adaptive import evaluate_adaptive
+    from fairjudge.evaluation._adaptive_jury import evaluate_jury_adaptive
+    from fairjudge.evaluation._adaptive_result import AdaptiveResult
     from fairjudge.evaluation._adaptive_tally import tallied_run as tallied_run
-    from fairjudge.evaluation._adaptive_via import (
-        compare_via_scores_adaptive as compare_via_scores_adaptive,
-    )
+    from fairjudge.evaluation._adaptive_via import compare_via_scores_adaptive
     from fairjudge.evaluation._battles import Battles as Battles
     from fairjudge.evaluation._battles import LongAnswers as LongAnswers
     from fairjudge.evaluation._battles import battles_from, make_pairs
     from fairjudge.evaluation._battles import load_ranking_input as load_ranking_input
     from fairjudge.evaluation._jury import JuryResult, evaluate_jury
-    from fairjudge.evaluation._jury import PanelJudgment as PanelJudgment
     from fairjudge.evaluation._jury import jury_records as jury_records
     from fairjudge.evaluation._jury_stats import JuryDiagnostics as JuryDiagnostics
-    from fairjudge.evaluation._jury_stats import MemberDiagnostics as MemberDiagnostics
     from fairjudge.evaluation._jury_stats import jury_diagnostics as jury_diagnostics
     from fairjudge.evaluation._length import length_controlled
-    from fairjudge.evaluation._pairs import JudgeLike as JudgeLike
     from fairjudge.evaluation._pairs import as_batch_judge as as_batch_judge
     from fairjudge.evaluation._pairs import evaluate, evaluate_pairs
     from fairjudge.evaluation._panel import AGGREGATIONS as AGGREGATIONS
     from fairjudge.evaluation._panel import SCORE_AGGREGATIONS as SCORE_AGGREGATIONS
-    from fairjudge.evaluation._panel import Aggregation as Aggregation
-    from fairjudge.evaluation._panel import ScoreAggregation as ScoreAggregation
-    from fairjudge.evaluation._panel import aggregate_scores as aggregate_scores
     from fairjudge.evaluation._panel import check_rule as check_rule
-    from fairjudge.evaluation._panel import weighted_median as weighted_median
     from fairjudge.evaluation._ranking import FALLBACK_L2 as FALLBACK_L2
     from fairjudge.evaluation._ranking import fit_battles
     from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate
@@ -66,13 +51,7 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._results import summarise as summarise
     from fairjudge.evaluation._score_jury import JuryScoreResult, score_with_jury
     from fairjudge.evaluation._score_jury import PanelScoredItem as PanelScoredItem
-    from fairjudge.evaluation._score_jury_stats import (
-        DimensionPanelDiagnostics as DimensionPanelDiagnostics,
-    )
     from fairjudge.evaluation._score_jury_stats import JuryScoreDiagnostics as JuryScoreDiagnostics
-    from fairjudge.evaluation._score_jury_stats import (
-        MemberScoreDiagnostics as MemberScoreDiagnostics,
-    )
     from fairjudge.evaluation._score_jury_stats import (
         score_jury_diagnostics as score_jury_diagnostics,
     )
@@ -84,9 +63,6 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._scores_result import ScoredItem as ScoredItem
     from fairjudge.evaluation._scores_result import ScoreResult
     from fairjudge.evaluation._scores_result import SystemDifference as SystemDifference
-    from fairjudge.evaluation._scores_result import SystemScores as SystemScores
-    from fairjudge.evaluation._scores_shift import ShiftTest as ShiftTest
-    from fairjudge.evaluation._scores_stats import Collapse as Collapse
     from fairjudge.evaluation._scores_stats import CollapseRule
     from fairjudge.evaluation._scores_stats import DimensionSummary as DimensionSummary
     from fairjudge.evaluation._scores_stats import ScoreMean as ScoreMean
@@ -94,7 +70,6 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._trend import DimensionShift as DimensionShift
     from fairjudge.evaluation._trend import ScoreTrend, score_trend
     from fairjudge.evaluation._trend import check_comparable as check_comparable
-    from fairjudge.evaluation._via_scores import ScoredPair as ScoredPair
     from fairjudge.evaluation._via_scores import ViaScoresResult, compare_via_scores
     from fairjudge.evaluation._via_scores import check_via_items as check_via_items
 
@@ -102,9 +77,7 @@ if TYPE_CHECKING:
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "evaluate_adaptive": "fairjudge.evaluation._adaptive",
-    "AnytimeInterval": "fairjudge.evaluation._adaptive_interval",
     "evaluate_jury_adaptive": "fairjudge.evaluation._adaptive_jury",
-    "AdaptiveReason": "fairjudge.evaluation._adaptive_result",
     "AdaptiveResult": "fairjudge.evaluation._adaptive_result",
     "tallied_run": "fairjudge.evaluation._adaptive_tally",
     "compare_via_scores_adaptive": "fairjudge.evaluation._adaptive_via",
@@ -114,24 +87,17 @@ _LAZY = {
     "load_ranking_input": "fairjudge.evaluation._battles",
     "make_pairs": "fairjudge.evaluation._battles",
     "JuryResult": "fairjudge.evaluation._jury",
-    "PanelJudgment": "fairjudge.evaluation._jury",
     "evaluate_jury": "fairjudge.evaluation._jury",
     "jury_records": "fairjudge.evaluation._jury",
     "JuryDiagnostics": "fairjudge.evaluation._jury_stats",
-    "MemberDiagnostics": "fairjudge.evaluation._jury_stats",
     "jury_diagnostics": "fairjudge.evaluation._jury_stats",
     "length_controlled": "fairjudge.evaluation._length",
-    "JudgeLike": "fairjudge.evaluation._pairs",
     "as_batch_judge": "fairjudge.evaluation._pairs",
     "evaluate": "fairjudge.evaluation._pairs",
     "evaluate_pairs": "fairjudge.evaluation._pairs",
     "AGGREGATIONS": "fairjudge.evaluation._panel",
-    "Aggregation": "fairjudge.evaluation._panel",
     "SCORE_AGGREGATIONS": "fairjudge.evaluation._panel",
-    "ScoreAggregation": "fairjudge.evaluation._panel",
-    "aggregate_scores": "fairjudge.evaluation._panel",
     "check_rule": "fairjudge.evaluation._panel",
-    "weighted_median": "fairjudge.evaluation._panel",
     "FALLBACK_L2": "fairjudge.evaluation._ranking",
     "fit_battles": "fairjudge.evaluation._ranking",
     "PairwiseResult": "fairjudge.evaluation._results",
@@ -142,9 +108,7 @@ _LAZY = {
     "JuryScoreResult": "fairjudge.evaluation._score_jury",
     "PanelScoredItem": "fairjudge.evaluation._score_jury",
     "score_with_jury": "fairjudge.evaluation._score_jury",
-    "DimensionPanelDiagnostics": "fairjudge.evaluation._score_jury_stats",
     "JuryScoreDiagnostics": "fairjudge.evaluation._score_jury_stats",
-    "MemberScoreDiagnostics": "fairjudge.evaluation._score_jury_stats",
     "score_jury_diagnostics": "fairjudge.evaluation._score_jury_stats",
     "check_score_items": "fairjudge.evaluation._scores",
     "score_answers": "fairjudge.evaluation._scores",
@@ -154,9 +118,6 @@ _LAZY = {
     "ScoreResult": "fairjudge.evaluation._scores_result",
     "ScoredItem": "fairjudge.evaluation._scores_result",
     "SystemDifference": "fairjudge.evaluation._scores_result",
-    "SystemScores": "fairjudge.evaluation._scores_result",
-    "ShiftTest": "fairjudge.evaluation._scores_shift",
-    "Collapse": "fairjudge.evaluation._scores_stats",
     "CollapseRule": "fairjudge.evaluation._scores_stats",
     "DimensionSummary": "fairjudge.evaluation._scores_stats",
     "ScoreMean": "fairjudge.evaluation._scores_stats",
@@ -165,7 +126,6 @@ _LAZY = {
     "ScoreTrend": "fairjudge.evaluation._trend",
     "check_comparable": "fairjudge.evaluation._trend",
     "score_trend": "fairjudge.evaluation._trend",
-    "ScoredPair": "fairjudge.evaluation._via_scores",
     "ViaScoresResult": "fairjudge.evaluation._via_scores",
     "check_via_items": "fairjudge.evaluation._via_scores",
     "compare_via_scores": "fairjudge.evaluation._via_scores",

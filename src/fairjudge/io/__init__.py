@@ -30,8 +30,6 @@ from fairjudge.io._labels import Side as Side
 from fairjudge.io._labels import order_path as order_path
 from fairjudge.io._labels import read_sheet_rows as read_sheet_rows
 from fairjudge.io._labels import write_rows_durably as write_rows_durably
-from fairjudge.io._out_file import KINDS as KINDS
-from fairjudge.io._out_file import SCHEMA_VERSION as SCHEMA_VERSION
 from fairjudge.io._out_file import OutHeader, read_header
 from fairjudge.io._out_file import OutKind as OutKind
 from fairjudge.io._out_file import out_header as out_header

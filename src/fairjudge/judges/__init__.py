@@ -8,6 +8,8 @@
   declares a name and version (:func:`fairjudge.judge_function`).
 - :class:`ReplayJudge` answers from recorded verdicts (``replay:FILE``), calling no one.
 - :func:`resolve_judge` turns a ``--judge`` spec into any of them.
+- :func:`judge_name` names any judge for results and reports: the one rule the
+  notebook functions and the command line share.
 - :class:`PointwiseJudge` scores one answer against a rubric on a session;
   :class:`CallablePointwiseJudge` adapts a function; :func:`resolve_pointwise_judge`
   turns a ``--judge`` spec into either. :class:`PointwiseJury` puts several of them
@@ -21,10 +23,7 @@ or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, publish
-from fairjudge._types import Replies as Replies
 from fairjudge.judges._callable import CallableJudge
-from fairjudge.judges._callable import load_python_judge as load_python_judge
-from fairjudge.judges._callable import reply_from_value as reply_from_value
 from fairjudge.judges._own_judge import TransientJudgeError as TransientJudgeError
 from fairjudge.judges._own_judge import interrupt_note as interrupt_note
 from fairjudge.judges._own_judge import judge_function as judge_function
@@ -43,7 +42,6 @@ if TYPE_CHECKING:
     from fairjudge.judges._jury_votes import weighted_majority as weighted_majority
     from fairjudge.judges._llm import LLMJudge
     from fairjudge.judges._llm import read_verdict as read_verdict
-    from fairjudge.judges._pointwise import SCORE_MODES as SCORE_MODES
     from fairjudge.judges._pointwise import AnswerScores as AnswerScores
     from fairjudge.judges._pointwise import (
         BatchPointwiseJudge,
@@ -52,23 +50,17 @@ if TYPE_CHECKING:
         resolve_pointwise_judge,
     )
     from fairjudge.judges._pointwise import ScoreCall as ScoreCall
-    from fairjudge.judges._pointwise import ScoreContext as ScoreContext
     from fairjudge.judges._pointwise import ScoreMode as ScoreMode
     from fairjudge.judges._pointwise import ScoreRequest as ScoreRequest
     from fairjudge.judges._pointwise import as_rubric as as_rubric
-    from fairjudge.judges._pointwise import read_scores as read_scores
     from fairjudge.judges._pointwise_jury import PointwiseJury
-    from fairjudge.judges._pointwise_jury import PointwiseMember as PointwiseMember
     from fairjudge.judges._registry import DEFAULT_JUDGE as DEFAULT_JUDGE
-    from fairjudge.judges._registry import JUDGE_FORMS as JUDGE_FORMS
     from fairjudge.judges._registry import BackendOptions, resolve_judge
     from fairjudge.judges._registry import calls_no_model as calls_no_model
     from fairjudge.judges._registry import fixes_temperature as fixes_temperature
     from fairjudge.judges._registry import judge_spec as judge_spec
     from fairjudge.judges._replay import ReplayJudge
-    from fairjudge.judges._session import Job as Job
     from fairjudge.judges._session import JudgeSession
-    from fairjudge.judges._session import ReplyParser as ReplyParser
 
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
@@ -88,27 +80,20 @@ _LAZY = {
     "BatchPointwiseJudge": "fairjudge.judges._pointwise",
     "CallablePointwiseJudge": "fairjudge.judges._pointwise",
     "PointwiseJudge": "fairjudge.judges._pointwise",
-    "SCORE_MODES": "fairjudge.judges._pointwise",
     "ScoreCall": "fairjudge.judges._pointwise",
-    "ScoreContext": "fairjudge.judges._pointwise",
     "ScoreMode": "fairjudge.judges._pointwise",
     "ScoreRequest": "fairjudge.judges._pointwise",
     "as_rubric": "fairjudge.judges._pointwise",
-    "read_scores": "fairjudge.judges._pointwise",
     "resolve_pointwise_judge": "fairjudge.judges._pointwise",
     "PointwiseJury": "fairjudge.judges._pointwise_jury",
-    "PointwiseMember": "fairjudge.judges._pointwise_jury",
     "BackendOptions": "fairjudge.judges._registry",
     "DEFAULT_JUDGE": "fairjudge.judges._registry",
-    "JUDGE_FORMS": "fairjudge.judges._registry",
     "calls_no_model": "fairjudge.judges._registry",
     "fixes_temperature": "fairjudge.judges._registry",
     "judge_spec": "fairjudge.judges._registry",
     "resolve_judge": "fairjudge.judges._registry",
     "ReplayJudge": "fairjudge.judges._replay",
-    "Job": "fairjudge.judges._session",
     "JudgeSession": "fairjudge.judges._session",
-    "ReplyParser": "fairjudge.judges._session",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
 

@@ -7,29 +7,22 @@ pydantic models, and ``import fairjudge`` should not pay for pydantic.
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, publish
-from fairjudge.prompts._parse import VERDICT_FORMATS as VERDICT_FORMATS
 from fairjudge.prompts._parse import VerdictFormat as VerdictFormat
 from fairjudge.prompts._parse import parse_verdict
 from fairjudge.prompts._parse import probabilities_from_logprobs as probabilities_from_logprobs
 from fairjudge.prompts._rubrics import DEFAULT_RUBRIC as DEFAULT_RUBRIC
 from fairjudge.prompts._rubrics import Dimension, Rubric, get_rubric, list_rubrics, load_rubric
-from fairjudge.prompts._rubrics import defuse_blocks as defuse_blocks
 from fairjudge.prompts._templates import (
     PairwiseTemplate,
     get_template,
     list_templates,
     load_template,
 )
-from fairjudge.prompts._templates import defuse as defuse
 
 if TYPE_CHECKING:
     from fairjudge.prompts._score_parse import AnswerScores as AnswerScores
-    from fairjudge.prompts._score_parse import ExpectedScore as ExpectedScore
     from fairjudge.prompts._score_parse import ScoreCall as ScoreCall
     from fairjudge.prompts._score_parse import ScoreContext as ScoreContext
-    from fairjudge.prompts._score_parse import ScoreReading as ScoreReading
-    from fairjudge.prompts._score_parse import expected_score as expected_score
-    from fairjudge.prompts._score_parse import parse_score_label as parse_score_label
     from fairjudge.prompts._score_parse import parse_scores
     from fairjudge.prompts._score_parse import read_scores as read_scores
     from fairjudge.prompts._score_parse import validate_scores as validate_scores
@@ -38,12 +31,8 @@ if TYPE_CHECKING:
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "AnswerScores": "fairjudge.prompts._score_parse",
-    "ExpectedScore": "fairjudge.prompts._score_parse",
     "ScoreCall": "fairjudge.prompts._score_parse",
     "ScoreContext": "fairjudge.prompts._score_parse",
-    "ScoreReading": "fairjudge.prompts._score_parse",
-    "expected_score": "fairjudge.prompts._score_parse",
-    "parse_score_label": "fairjudge.prompts._score_parse",
     "parse_scores": "fairjudge.prompts._score_parse",
     "read_scores": "fairjudge.prompts._score_parse",
     "validate_scores": "fairjudge.prompts._score_parse",

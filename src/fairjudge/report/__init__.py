@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from fairjudge.report._pages import out_file_page as out_file_page
     from fairjudge.report._ranking import RankingReport
     from fairjudge.report._ranking import render_ranking as render_ranking
-    from fairjudge.report._score_jury import JuryScoreReport as JuryScoreReport
     from fairjudge.report._score_jury import render_score_jury as render_score_jury
     from fairjudge.report._score_jury import score_jury_report as score_jury_report
     from fairjudge.report._scores import ScoreReport
@@ -51,11 +50,8 @@ if TYPE_CHECKING:
     from fairjudge.report._scores import render_scores as render_scores
     from fairjudge.report._scores import render_via_scores as render_via_scores
     from fairjudge.report._scores import score_report as score_report
-    from fairjudge.report._text import ci_text as ci_text
-    from fairjudge.report._text import failure_lines as failure_lines
     from fairjudge.report._text import print_failures as print_failures
     from fairjudge.report._text import visible as visible
-    from fairjudge.report._trend import render_trend as render_trend
 
 # Every name loads on first use (PEP 562): a command imports only the report it shows.
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
@@ -91,7 +87,6 @@ _LAZY = {
     "out_file_page": "fairjudge.report._pages",
     "RankingReport": "fairjudge.report._ranking",
     "render_ranking": "fairjudge.report._ranking",
-    "JuryScoreReport": "fairjudge.report._score_jury",
     "render_score_jury": "fairjudge.report._score_jury",
     "score_jury_report": "fairjudge.report._score_jury",
     "ScoreReport": "fairjudge.report._scores",
@@ -99,11 +94,8 @@ _LAZY = {
     "render_scores": "fairjudge.report._scores",
     "render_via_scores": "fairjudge.report._scores",
     "score_report": "fairjudge.report._scores",
-    "ci_text": "fairjudge.report._text",
-    "failure_lines": "fairjudge.report._text",
     "print_failures": "fairjudge.report._text",
     "visible": "fairjudge.report._text",
-    "render_trend": "fairjudge.report._trend",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
 

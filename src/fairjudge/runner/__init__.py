@@ -14,39 +14,23 @@ from typing import TYPE_CHECKING
 from fairjudge._lazy import lazy_attributes, module_dir, publish
 
 if TYPE_CHECKING:
-    from fairjudge._errors import BatchPending as BatchPending
+    from fairjudge._errors import BatchPending
     from fairjudge.runner._batch import DEFAULT_POLL_S as DEFAULT_POLL_S
     from fairjudge.runner._batch import BatchExecutor
     from fairjudge.runner._cached import serve_from_store as serve_from_store
     from fairjudge.runner._call_record import CallRecord
-    from fairjudge.runner._claims import ClaimQueue as ClaimQueue
-    from fairjudge.runner._claims import Leases as Leases
     from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
     from fairjudge.runner._limits import Prices, RetryPolicy
-    from fairjudge.runner._limits import TokenBucket as TokenBucket
     from fairjudge.runner._options import RunOptions
     from fairjudge.runner._portal import EventLoopThread as EventLoopThread
     from fairjudge.runner._progress import PROGRESS_LABEL as PROGRESS_LABEL
-    from fairjudge.runner._progress import PlainProgress as PlainProgress
-    from fairjudge.runner._progress import ProgressMode as ProgressMode
-    from fairjudge.runner._progress import RichProgress as RichProgress
-    from fairjudge.runner._progress import RunProgress as RunProgress
-    from fairjudge.runner._progress import Snapshot as Snapshot
     from fairjudge.runner._progress import make_progress as make_progress
     from fairjudge.runner._progress import progress_label as progress_label
     from fairjudge.runner._ray import RayExecutor
-    from fairjudge.runner._records import SCHEMA_VERSION as SCHEMA_VERSION
     from fairjudge.runner._result import CallOutcome as CallOutcome
-    from fairjudge.runner._result import CallStatus as CallStatus
     from fairjudge.runner._result import RunResult, RunSummary
-    from fairjudge.runner._result import StopReason as StopReason
-    from fairjudge.runner._run import Parser as Parser
     from fairjudge.runner._store import DEFAULT_STORE_PATH as DEFAULT_STORE_PATH
     from fairjudge.runner._store import Store
-    from fairjudge.runner._store_claims import DEFAULT_LEASE_S as DEFAULT_LEASE_S
-    from fairjudge.runner._store_errors import StoreRowDamaged as StoreRowDamaged
-    from fairjudge.runner._store_errors import StoreWriteError as StoreWriteError
-    from fairjudge.runner._store_open import APPLICATION_ID as APPLICATION_ID
 
 # Every name loads on first use (PEP 562): asking for RunSummary or RunOptions does
 # not import asyncio, sqlite3 or pydantic.
@@ -58,39 +42,23 @@ _LAZY = {
     "DEFAULT_POLL_S": "fairjudge.runner._batch",
     "serve_from_store": "fairjudge.runner._cached",
     "CallRecord": "fairjudge.runner._call_record",
-    "ClaimQueue": "fairjudge.runner._claims",
-    "Leases": "fairjudge.runner._claims",
     "AsyncioExecutor": "fairjudge.runner._executor",
     "Batch": "fairjudge.runner._executor",
     "Executor": "fairjudge.runner._executor",
     "run_calls": "fairjudge.runner._executor",
     "Prices": "fairjudge.runner._limits",
     "RetryPolicy": "fairjudge.runner._limits",
-    "TokenBucket": "fairjudge.runner._limits",
     "RunOptions": "fairjudge.runner._options",
     "EventLoopThread": "fairjudge.runner._portal",
     "PROGRESS_LABEL": "fairjudge.runner._progress",
-    "PlainProgress": "fairjudge.runner._progress",
-    "ProgressMode": "fairjudge.runner._progress",
-    "RichProgress": "fairjudge.runner._progress",
-    "RunProgress": "fairjudge.runner._progress",
-    "Snapshot": "fairjudge.runner._progress",
     "make_progress": "fairjudge.runner._progress",
     "progress_label": "fairjudge.runner._progress",
     "RayExecutor": "fairjudge.runner._ray",
-    "SCHEMA_VERSION": "fairjudge.runner._records",
     "CallOutcome": "fairjudge.runner._result",
-    "CallStatus": "fairjudge.runner._result",
     "RunResult": "fairjudge.runner._result",
     "RunSummary": "fairjudge.runner._result",
-    "StopReason": "fairjudge.runner._result",
-    "Parser": "fairjudge.runner._run",
     "DEFAULT_STORE_PATH": "fairjudge.runner._store",
     "Store": "fairjudge.runner._store",
-    "DEFAULT_LEASE_S": "fairjudge.runner._store_claims",
-    "StoreRowDamaged": "fairjudge.runner._store_errors",
-    "StoreWriteError": "fairjudge.runner._store_errors",
-    "APPLICATION_ID": "fairjudge.runner._store_open",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
@@ -98,6 +66,7 @@ __all__ = [
     "AsyncioExecutor",
     "Batch",
     "BatchExecutor",
+    "BatchPending",
     "CallRecord",
     "Executor",
     "Prices",

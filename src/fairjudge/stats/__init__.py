@@ -12,13 +12,11 @@ from fairjudge._lazy import lazy_attributes, publish
 
 if TYPE_CHECKING:
     from fairjudge.stats._agreement import AgreementResult, judge_agreement
-    from fairjudge.stats._agreement import ConfusionMatrix as ConfusionMatrix
     from fairjudge.stats._alpha_ci import KrippendorffAlpha as KrippendorffAlpha
     from fairjudge.stats._alpha_ci import krippendorff_alpha_ci as krippendorff_alpha_ci
     from fairjudge.stats._arrays import FloatArray as FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
-    from fairjudge.stats._confseq import ConfidenceSequence as ConfidenceSequence
-    from fairjudge.stats._elo import OnlineEloResult as OnlineEloResult
+    from fairjudge.stats._confseq import ConfidenceSequence
     from fairjudge.stats._elo import online_elo
     from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean, shared_resamples
     from fairjudge.stats._intervals import prefetch_resamples as prefetch_resamples
@@ -35,8 +33,6 @@ if TYPE_CHECKING:
         krippendorff_alpha,
     )
     from fairjudge.stats._position_bias import PositionBiasResult, position_bias
-    from fairjudge.stats._position_bias import Proportion as Proportion
-    from fairjudge.stats._position_bias import outcomes_from_positions as outcomes_from_positions
     from fairjudge.stats._rank_stats import CorrelationResult as CorrelationResult
     from fairjudge.stats._rank_stats import RankCorrelation as RankCorrelation
     from fairjudge.stats._rank_stats import correlation_fields as correlation_fields
@@ -49,20 +45,15 @@ if TYPE_CHECKING:
     from fairjudge.stats._resample import weighted_means as weighted_means
     from fairjudge.stats._stop_rule import POPULATIONS as POPULATIONS
     from fairjudge.stats._stop_rule import Population as Population
-    from fairjudge.stats._stop_rule import StopRule as StopRule
-    from fairjudge.stats._style_control import StyleCoefficient as StyleCoefficient
+    from fairjudge.stats._stop_rule import StopRule
     from fairjudge.stats._style_control import StyleControlResult as StyleControlResult
     from fairjudge.stats._style_control import style_controlled_bradley_terry
-    from fairjudge.stats._style_features import StyleFeatures as StyleFeatures
-    from fairjudge.stats._style_features import style_features as style_features
-    from fairjudge.stats._system_agreement import SystemAgreementResult as SystemAgreementResult
     from fairjudge.stats._system_agreement import system_agreement
 
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "AgreementResult": "fairjudge.stats._agreement",
-    "ConfusionMatrix": "fairjudge.stats._agreement",
     "judge_agreement": "fairjudge.stats._agreement",
     "KrippendorffAlpha": "fairjudge.stats._alpha_ci",
     "krippendorff_alpha_ci": "fairjudge.stats._alpha_ci",
@@ -70,7 +61,6 @@ _LAZY = {
     "BradleyTerryResult": "fairjudge.stats._bradley_terry",
     "bradley_terry": "fairjudge.stats._bradley_terry",
     "ConfidenceSequence": "fairjudge.stats._confseq",
-    "OnlineEloResult": "fairjudge.stats._elo",
     "online_elo": "fairjudge.stats._elo",
     "ConfidenceInterval": "fairjudge.stats._intervals",
     "bootstrap_mean": "fairjudge.stats._intervals",
@@ -87,8 +77,6 @@ _LAZY = {
     "fleiss_kappa": "fairjudge.stats._panel",
     "krippendorff_alpha": "fairjudge.stats._panel",
     "PositionBiasResult": "fairjudge.stats._position_bias",
-    "Proportion": "fairjudge.stats._position_bias",
-    "outcomes_from_positions": "fairjudge.stats._position_bias",
     "position_bias": "fairjudge.stats._position_bias",
     "CorrelationResult": "fairjudge.stats._rank_stats",
     "RankCorrelation": "fairjudge.stats._rank_stats",
@@ -103,12 +91,8 @@ _LAZY = {
     "POPULATIONS": "fairjudge.stats._stop_rule",
     "Population": "fairjudge.stats._stop_rule",
     "StopRule": "fairjudge.stats._stop_rule",
-    "StyleCoefficient": "fairjudge.stats._style_control",
     "StyleControlResult": "fairjudge.stats._style_control",
     "style_controlled_bradley_terry": "fairjudge.stats._style_control",
-    "StyleFeatures": "fairjudge.stats._style_features",
-    "style_features": "fairjudge.stats._style_features",
-    "SystemAgreementResult": "fairjudge.stats._system_agreement",
     "system_agreement": "fairjudge.stats._system_agreement",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
