@@ -161,6 +161,34 @@ def test_a_run_killed_while_polling_resumes_the_same_batch(
     assert json.loads(again.stdout)["calls"]["cached"] == 40
 
 
+def test_ctrl_c_while_polling_says_the_batch_runs_on_and_how_to_collect_it(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    server.configure_batches(delay_polls=10_000)
+    argv = [sys.executable, "-c", "from fairjudge.cli import main; main()", *_commands(
+        "--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"), *BATCH
+    )["compare"]]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while server.stats().get("batch_polls", 0) < 3:
+            assert proc.poll() is None, "the run ended before it could be interrupted"
+            assert time.monotonic() < deadline, "the run never polled"
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    said = " ".join(stderr.split())  # the terminal wraps long lines
+    assert "interrupted; every finished call is kept in the store" in said
+    assert "keeps running at the provider" in said  # billed whether or not it is collected
+    assert "run the same command again to collect it" in said
+    assert server.stats()["batches_created"] == 1
+
+
 def test_a_budget_stop_says_a_batch_is_committed_money(server: BatchServer, tmp_path: Path) -> None:
     argv = _commands("--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"),
                      "--price-input", "1", "--price-output", "1", "--max-cost", "0.0005",

@@ -331,6 +331,12 @@ def guarded(fn: F) -> F:
             from fairjudge.judges import interrupt_note  # what a Python judge's run kept
 
             note = interrupt_note() or "interrupted; every finished call is kept in the store"
+            if kwargs.get("batch_api"):  # a submitted batch is not stopped by a Ctrl-C here
+                note += (
+                    "; a batch already submitted keeps running at the provider (and is "
+                    "billed): run the same command again to collect it (nothing is "
+                    "submitted twice)"
+                )
             err_console.print(note, markup=False, highlight=False)
             raise typer.Exit(130) from None
 
