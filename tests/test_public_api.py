@@ -113,7 +113,8 @@ def _names(text: str) -> set[str]:
 SUBPACKAGES: dict[str, set[str]] = {
     "audit": _names(
         "AuditJudge AuditReport AuditSettings CalibrationGate Effect ScoreCalibration THRESHOLDS "
-        "audit builtin_items calibration_report load_audit_items score_calibration_report"
+        "audit builtin_items calibration_report load_audit_items score_calibration_report "
+        "ExperimentResult"
     ),
     "backends": _names("AnthropicBackend LocalBackend OpenAIBackend"),
     "evaluation": _names(
@@ -121,7 +122,9 @@ SUBPACKAGES: dict[str, set[str]] = {
         "EvalSettings PairwiseResult WinRate Rate evaluate evaluate_pairs ScoreResult "
         "score_answers CollapseRule JuryResult evaluate_jury JuryScoreResult "
         "score_with_jury ViaScoresResult compare_via_scores ScoreTrend score_trend "
-        "length_controlled fit_battles make_pairs battles_from"
+        "length_controlled fit_battles make_pairs battles_from "
+        "ScoredItem DimensionSummary SystemDifference ScoreMean DimensionShift "
+        "JuryDiagnostics JuryScoreDiagnostics PanelScoredItem"
     ),
     "io": _names(
         "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header"
@@ -130,11 +133,11 @@ SUBPACKAGES: dict[str, set[str]] = {
         "BackendOptions BatchJudge BatchPointwiseJudge CallableJudge "
         "CallablePointwiseJudge JudgeSession Jury JuryMember LLMJudge MemberSpec "
         "PointwiseJudge PointwiseJury ReplayJudge judge_name load_jury_file resolve_judge "
-        "resolve_pointwise_judge"
+        "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function"
     ),
     "prompts": _names(
         "PairwiseTemplate Rubric Dimension get_template get_rubric list_templates "
-        "list_rubrics load_template load_rubric parse_verdict parse_scores"
+        "list_rubrics load_template load_rubric parse_verdict parse_scores AnswerScores"
     ),
     "report": _names(
         "ComparisonReport RankingReport ScoreReport JuryReport comparison_report "
@@ -150,15 +153,19 @@ SUBPACKAGES: dict[str, set[str]] = {
         "judge_agreement AgreementResult agreement_matrix fleiss_kappa krippendorff_alpha "
         "effective_judges position_bias PositionBiasResult score_correlation "
         "length_controlled_win_rate online_elo style_controlled_bradley_terry "
-        "system_agreement shared_resamples"
+        "system_agreement shared_resamples "
+        "CorrelationResult EffectiveJudges LengthControlledWinRate KrippendorffAlpha "
+        "RankCorrelation StyleControlResult FleissKappa ModelRating Population"
     ),
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_120_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_140_names() -> None:
     import importlib
 
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 120
+    # 120 until the types public functions return joined __all__ (a name another
+    # package imports is in its owner's __all__: the one public surface).
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 140
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from fairjudge.audit._calibration import MIN_KAPPA as MIN_KAPPA
     from fairjudge.audit._calibration import check_threshold as check_threshold
     from fairjudge.audit._effects import THRESHOLDS, Effect
-    from fairjudge.audit._experiment import AuditSettings
-    from fairjudge.audit._experiment import ExperimentResult as ExperimentResult
+    from fairjudge.audit._experiment import AuditSettings, ExperimentResult
     from fairjudge.audit._judges import AuditJudge
     from fairjudge.audit._judges import ModelAuditJudge as ModelAuditJudge
     from fairjudge.audit._label_merge import merge_labels as merge_labels
@@ -64,6 +63,7 @@ __all__ = [
     "AuditSettings",
     "CalibrationGate",
     "Effect",
+    "ExperimentResult",
     "ScoreCalibration",
     "audit",
     "builtin_items",

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._battles import load_ranking_input as load_ranking_input
     from fairjudge.evaluation._jury import JuryResult, evaluate_jury
     from fairjudge.evaluation._jury import jury_records as jury_records
-    from fairjudge.evaluation._jury_stats import JuryDiagnostics as JuryDiagnostics
+    from fairjudge.evaluation._jury_stats import JuryDiagnostics
     from fairjudge.evaluation._jury_stats import jury_diagnostics as jury_diagnostics
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import as_batch_judge as as_batch_judge
@@ -49,9 +49,8 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate
     from fairjudge.evaluation._results import judgment as judgment
     from fairjudge.evaluation._results import summarise as summarise
-    from fairjudge.evaluation._score_jury import JuryScoreResult, score_with_jury
-    from fairjudge.evaluation._score_jury import PanelScoredItem as PanelScoredItem
-    from fairjudge.evaluation._score_jury_stats import JuryScoreDiagnostics as JuryScoreDiagnostics
+    from fairjudge.evaluation._score_jury import JuryScoreResult, PanelScoredItem, score_with_jury
+    from fairjudge.evaluation._score_jury_stats import JuryScoreDiagnostics
     from fairjudge.evaluation._score_jury_stats import (
         score_jury_diagnostics as score_jury_diagnostics,
     )
@@ -60,15 +59,10 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._scores import summarise_scores as summarise_scores
     from fairjudge.evaluation._scores_records import ScoreRun as ScoreRun
     from fairjudge.evaluation._scores_records import load_score_run as load_score_run
-    from fairjudge.evaluation._scores_result import ScoredItem as ScoredItem
-    from fairjudge.evaluation._scores_result import ScoreResult
-    from fairjudge.evaluation._scores_result import SystemDifference as SystemDifference
-    from fairjudge.evaluation._scores_stats import CollapseRule
-    from fairjudge.evaluation._scores_stats import DimensionSummary as DimensionSummary
-    from fairjudge.evaluation._scores_stats import ScoreMean as ScoreMean
+    from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, SystemDifference
+    from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, ScoreMean
     from fairjudge.evaluation._scores_stats import human_agreement as human_agreement
-    from fairjudge.evaluation._trend import DimensionShift as DimensionShift
-    from fairjudge.evaluation._trend import ScoreTrend, score_trend
+    from fairjudge.evaluation._trend import DimensionShift, ScoreTrend, score_trend
     from fairjudge.evaluation._trend import check_comparable as check_comparable
     from fairjudge.evaluation._via_scores import ViaScoresResult, compare_via_scores
     from fairjudge.evaluation._via_scores import check_via_items as check_via_items
@@ -135,13 +129,21 @@ __getattr__ = lazy_attributes(__name__, _LAZY)
 __all__ = [
     "AdaptiveResult",
     "CollapseRule",
+    "DimensionShift",
+    "DimensionSummary",
     "EvalSettings",
+    "JuryDiagnostics",
     "JuryResult",
+    "JuryScoreDiagnostics",
     "JuryScoreResult",
     "PairwiseResult",
+    "PanelScoredItem",
     "Rate",
+    "ScoreMean",
     "ScoreResult",
     "ScoreTrend",
+    "ScoredItem",
+    "SystemDifference",
     "ViaScoresResult",
     "WinRate",
     "battles_from",

@@ -35,8 +35,8 @@ from fairjudge.evaluation._scores_stats import (
     median_interval,
     score_mean,
 )
-from fairjudge.judges import AnswerScores, MemberSpec, PointwiseJury, ScoreRequest, as_rubric
-from fairjudge.prompts import Rubric, get_rubric
+from fairjudge.judges import MemberSpec, PointwiseJury, ScoreRequest, as_rubric
+from fairjudge.prompts import AnswerScores, Rubric, get_rubric
 from fairjudge.stats import shared_resamples
 
 if TYPE_CHECKING:

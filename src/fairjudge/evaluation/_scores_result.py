@@ -14,8 +14,7 @@ from typing import Any
 from fairjudge._items import ScoreItem
 from fairjudge.evaluation._frame import Failure, ResultFrame
 from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, ScoreMean
-from fairjudge.judges import AnswerScores
-from fairjudge.prompts import Rubric
+from fairjudge.prompts import AnswerScores, Rubric
 
 __all__ = ["ScoreResult", "ScoredItem", "SystemDifference", "SystemScores", "rubric_dict"]
 

@@ -24,10 +24,8 @@ from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, publish
 from fairjudge.judges._callable import CallableJudge
-from fairjudge.judges._own_judge import TransientJudgeError as TransientJudgeError
+from fairjudge.judges._own_judge import TransientJudgeError, judge_function, judge_name
 from fairjudge.judges._own_judge import interrupt_note as interrupt_note
-from fairjudge.judges._own_judge import judge_function as judge_function
-from fairjudge.judges._own_judge import judge_name
 from fairjudge.judges._pairwise import BatchJudge
 from fairjudge.judges._pairwise import PairwiseRequest as PairwiseRequest
 from fairjudge.judges._pairwise import ProgressCallback as ProgressCallback
@@ -37,7 +35,7 @@ if TYPE_CHECKING:
     from fairjudge.judges._jury_file import JuryFile as JuryFile
     from fairjudge.judges._jury_file import load_jury_file
     from fairjudge.judges._jury_file import recorded_jury as recorded_jury
-    from fairjudge.judges._jury_usage import MemberUsage as MemberUsage
+    from fairjudge.judges._jury_usage import MemberUsage
     from fairjudge.judges._jury_votes import panel_reply as panel_reply
     from fairjudge.judges._jury_votes import weighted_majority as weighted_majority
     from fairjudge.judges._llm import LLMJudge
@@ -47,10 +45,10 @@ if TYPE_CHECKING:
         BatchPointwiseJudge,
         CallablePointwiseJudge,
         PointwiseJudge,
+        ScoreMode,
         resolve_pointwise_judge,
     )
     from fairjudge.judges._pointwise import ScoreCall as ScoreCall
-    from fairjudge.judges._pointwise import ScoreMode as ScoreMode
     from fairjudge.judges._pointwise import ScoreRequest as ScoreRequest
     from fairjudge.judges._pointwise import as_rubric as as_rubric
     from fairjudge.judges._pointwise_jury import PointwiseJury
@@ -108,9 +106,13 @@ __all__ = [
     "JuryMember",
     "LLMJudge",
     "MemberSpec",
+    "MemberUsage",
     "PointwiseJudge",
     "PointwiseJury",
     "ReplayJudge",
+    "ScoreMode",
+    "TransientJudgeError",
+    "judge_function",
     "judge_name",
     "load_jury_file",
     "resolve_judge",

@@ -20,10 +20,9 @@ from fairjudge.prompts._templates import (
 )
 
 if TYPE_CHECKING:
-    from fairjudge.prompts._score_parse import AnswerScores as AnswerScores
+    from fairjudge.prompts._score_parse import AnswerScores, parse_scores
     from fairjudge.prompts._score_parse import ScoreCall as ScoreCall
     from fairjudge.prompts._score_parse import ScoreContext as ScoreContext
-    from fairjudge.prompts._score_parse import parse_scores
     from fairjudge.prompts._score_parse import read_scores as read_scores
     from fairjudge.prompts._score_parse import validate_scores as validate_scores
 
@@ -40,6 +39,7 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "AnswerScores",
     "Dimension",
     "PairwiseTemplate",
     "Rubric",

@@ -12,7 +12,7 @@ from fairjudge._lazy import lazy_attributes, publish
 
 if TYPE_CHECKING:
     from fairjudge.stats._agreement import AgreementResult, judge_agreement
-    from fairjudge.stats._alpha_ci import KrippendorffAlpha as KrippendorffAlpha
+    from fairjudge.stats._alpha_ci import KrippendorffAlpha
     from fairjudge.stats._alpha_ci import krippendorff_alpha_ci as krippendorff_alpha_ci
     from fairjudge.stats._arrays import FloatArray as FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
@@ -21,33 +21,28 @@ if TYPE_CHECKING:
     from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean, shared_resamples
     from fairjudge.stats._intervals import prefetch_resamples as prefetch_resamples
     from fairjudge.stats._intervals import single_cluster_reason as single_cluster_reason
-    from fairjudge.stats._leaderboard import ModelRating as ModelRating
-    from fairjudge.stats._length_control import LengthControlledWinRate as LengthControlledWinRate
-    from fairjudge.stats._length_control import length_controlled_win_rate
-    from fairjudge.stats._panel import EffectiveJudges as EffectiveJudges
-    from fairjudge.stats._panel import FleissKappa as FleissKappa
+    from fairjudge.stats._leaderboard import ModelRating
+    from fairjudge.stats._length_control import LengthControlledWinRate, length_controlled_win_rate
     from fairjudge.stats._panel import (
+        EffectiveJudges,
+        FleissKappa,
         agreement_matrix,
         effective_judges,
         fleiss_kappa,
         krippendorff_alpha,
     )
     from fairjudge.stats._position_bias import PositionBiasResult, position_bias
-    from fairjudge.stats._rank_stats import CorrelationResult as CorrelationResult
-    from fairjudge.stats._rank_stats import RankCorrelation as RankCorrelation
+    from fairjudge.stats._rank_stats import CorrelationResult, RankCorrelation, score_correlation
     from fairjudge.stats._rank_stats import correlation_fields as correlation_fields
     from fairjudge.stats._rank_stats import rank_corr_rows as rank_corr_rows
-    from fairjudge.stats._rank_stats import score_correlation
     from fairjudge.stats._resample import chunk_sizes as chunk_sizes
     from fairjudge.stats._resample import cluster_draws as cluster_draws
     from fairjudge.stats._resample import percentile_bounds as percentile_bounds
     from fairjudge.stats._resample import plan_bootstrap as plan_bootstrap
     from fairjudge.stats._resample import weighted_means as weighted_means
     from fairjudge.stats._stop_rule import POPULATIONS as POPULATIONS
-    from fairjudge.stats._stop_rule import Population as Population
-    from fairjudge.stats._stop_rule import StopRule
-    from fairjudge.stats._style_control import StyleControlResult as StyleControlResult
-    from fairjudge.stats._style_control import style_controlled_bradley_terry
+    from fairjudge.stats._stop_rule import Population, StopRule
+    from fairjudge.stats._style_control import StyleControlResult, style_controlled_bradley_terry
     from fairjudge.stats._system_agreement import system_agreement
 
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
@@ -102,8 +97,17 @@ __all__ = [
     "BradleyTerryResult",
     "ConfidenceInterval",
     "ConfidenceSequence",
+    "CorrelationResult",
+    "EffectiveJudges",
+    "FleissKappa",
+    "KrippendorffAlpha",
+    "LengthControlledWinRate",
+    "ModelRating",
+    "Population",
     "PositionBiasResult",
+    "RankCorrelation",
     "StopRule",
+    "StyleControlResult",
     "agreement_matrix",
     "bootstrap_mean",
     "bradley_terry",
