@@ -115,6 +115,28 @@ def test_label_refuses_bad_input_before_serving(tmp_path: Path) -> None:
     assert f"{broken}:1" in flat(result.stderr)
 
 
+def test_label_offers_no_flag_it_does_not_take(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"question": "q", "answer_1": "a"}\n' * 3, encoding="utf-8")
+    result = invoke("label", str(broken), "--no-open")
+    assert result.exit_code == 2
+    said = flat(result.stderr)
+    assert "3 invalid rows; fix them" in said
+    assert "--skip-invalid" not in said  # label has no such flag: every row is shown
+
+
+def test_label_never_writes_labels_over_the_files_own_columns(tmp_path: Path) -> None:
+    path = write_pairs(tmp_path / "p.jsonl")
+    before = path.read_bytes()
+    for column in ("question", "answer_1", "answer_2", "id"):
+        result = invoke("label", str(path), "--human-col", column, "--no-open")
+        assert result.exit_code == 2, result.output
+        said = flat(result.stderr)
+        assert f"--human-col {column} is the file's {column} column" in said
+        assert "--skip-invalid" not in said
+    assert path.read_bytes() == before
+
+
 def test_label_refuses_another_seed_than_the_recorded_one(tmp_path: Path) -> None:
     path = write_pairs(tmp_path / "p.jsonl")
     LabelSheet.open(path, seed=12)

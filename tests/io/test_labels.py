@@ -151,3 +151,15 @@ def test_an_invalid_row_names_the_file_and_line(tmp_path: Path) -> None:
         LabelSheet.open(path)
     assert f"{path}:2" in str(caught.value)
     assert not order_path(path).exists()  # nothing recorded for a file that cannot be used
+
+
+def test_invalid_rows_are_not_offered_a_skip_the_sheet_does_not_have(tmp_path: Path) -> None:
+    rows = pairs(4)
+    for row in rows[:3]:
+        del row["answer_2"]
+    path = write_jsonl(tmp_path / "p.jsonl", rows)
+    with pytest.raises(InputError, match="3 invalid rows; fix them") as caught:
+        LabelSheet.open(path)
+    assert "skip_invalid" not in str(caught.value)
+    assert "skip_invalid" not in caught.value.params
+    assert str(caught.value).startswith(f"{path}:1: ")

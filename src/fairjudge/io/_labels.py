@@ -234,7 +234,10 @@ class LabelSheet:
         path = Path(path)
         cols = columns or Columns()
         read = read_sheet_rows(path)
-        loaded = load_items(path, columns=cols)
+        try:
+            loaded = load_items(path, columns=cols)
+        except InputError as exc:
+            raise _every_row_is_shown(exc) from None
         if len(loaded.items) != len(read.rows):  # pragma: no cover - the same reader twice
             raise InputError("the file changed while it was read", path=str(path))
         seed = _seed(path, seed)
@@ -303,6 +306,22 @@ class LabelSheet:
             "shown_swapped": {item.key: item.swapped for item in self.items},
         }
         _write_durably(order_path(self.path), strict_dumps(record, indent=1) + "\n")
+
+
+def _every_row_is_shown(exc: InputError) -> InputError:
+    """``exc`` without the loader's ``skip_invalid`` remedy: a sheet has no such option.
+
+    Every row of a file to label is shown and written back, so a bad row cannot be set
+    aside; the only fix is the file.
+    """
+    if "skip_invalid" not in exc.params:
+        return exc
+    text = str(exc).replace(", or pass skip_invalid=True to set them aside", "")
+    where = f"{exc.path}:{exc.line}: " if exc.line is not None else f"{exc.path}: "
+    if exc.path is not None:
+        text = text.removeprefix(where)
+    params = tuple(p for p in exc.params if p != "skip_invalid")
+    return InputError(text, path=exc.path, line=exc.line, params=params)
 
 
 def _seed(path: Path, seed: int | None) -> int:
