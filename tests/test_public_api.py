@@ -114,7 +114,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     "audit": _names(
         "AuditJudge AuditReport AuditSettings CalibrationGate Effect ScoreCalibration THRESHOLDS "
         "audit builtin_items calibration_report load_audit_items score_calibration_report "
-        "ExperimentResult"
+        "ExperimentResult AuditItem"
     ),
     "backends": _names("AnthropicBackend LocalBackend OpenAIBackend"),
     "evaluation": _names(
@@ -124,7 +124,8 @@ SUBPACKAGES: dict[str, set[str]] = {
         "score_with_jury ViaScoresResult compare_via_scores ScoreTrend score_trend "
         "length_controlled fit_battles make_pairs battles_from "
         "ScoredItem DimensionSummary SystemDifference ScoreMean DimensionShift "
-        "JuryDiagnostics JuryScoreDiagnostics PanelScoredItem"
+        "JuryDiagnostics JuryScoreDiagnostics PanelScoredItem jury_diagnostics "
+        "score_jury_diagnostics ScoreRun load_score_run"
     ),
     "io": _names(
         "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header"
@@ -133,11 +134,13 @@ SUBPACKAGES: dict[str, set[str]] = {
         "BackendOptions BatchJudge BatchPointwiseJudge CallableJudge "
         "CallablePointwiseJudge JudgeSession Jury JuryMember LLMJudge MemberSpec "
         "PointwiseJudge PointwiseJury ReplayJudge judge_name load_jury_file resolve_judge "
-        "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function"
+        "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function "
+        "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser"
     ),
     "prompts": _names(
         "PairwiseTemplate Rubric Dimension get_template get_rubric list_templates "
-        "list_rubrics load_template load_rubric parse_verdict parse_scores AnswerScores"
+        "list_rubrics load_template load_rubric parse_verdict parse_scores AnswerScores "
+        "ScoreReading"
     ),
     "report": _names(
         "ComparisonReport RankingReport ScoreReport JuryReport comparison_report "
@@ -155,17 +158,18 @@ SUBPACKAGES: dict[str, set[str]] = {
         "length_controlled_win_rate online_elo style_controlled_bradley_terry "
         "system_agreement shared_resamples "
         "CorrelationResult EffectiveJudges LengthControlledWinRate KrippendorffAlpha "
-        "RankCorrelation StyleControlResult FleissKappa ModelRating Population"
+        "RankCorrelation StyleControlResult FleissKappa ModelRating Population "
+        "krippendorff_alpha_ci"
     ),
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_140_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_155_names() -> None:
     import importlib
 
-    # 120 until the types public functions return joined __all__ (a name another
-    # package imports is in its owner's __all__: the one public surface).
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 140
+    # 120 until the types public functions take and return joined __all__ (a name
+    # another package imports is in its owner's __all__: the one public surface).
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 155
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package
@@ -176,10 +180,13 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_140_names() -> None:
 def test_every_public_name_reports_its_documented_namespace() -> None:
     import importlib
     import pickle
+    import types
     import typing
 
     def home(value: object) -> str | None:
         if isinstance(value, typing._GenericAlias):  # type: ignore[attr-defined]  # Loaded[X]
+            return None
+        if isinstance(value, types.GenericAlias):  # Callable[[...], R]: an alias has no module
             return None
         if getattr(value, "__pydantic_fields__", None) is not None:
             return None  # a pydantic model resolves its annotations through its module

@@ -22,7 +22,7 @@ from fairjudge.audit._calibration import check_labels as check_labels
 if TYPE_CHECKING:
     from fairjudge.audit._audit import AuditReport, audit
     from fairjudge.audit._audit import plan_experiments as plan_experiments
-    from fairjudge.audit._audit_items import builtin_items, load_audit_items
+    from fairjudge.audit._audit_items import AuditItem, builtin_items, load_audit_items
     from fairjudge.audit._calibration import MIN_KAPPA as MIN_KAPPA
     from fairjudge.audit._calibration import check_threshold as check_threshold
     from fairjudge.audit._effects import THRESHOLDS, Effect
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
+    "AuditItem": "fairjudge.audit._audit_items",
     "AuditReport": "fairjudge.audit._audit",
     "audit": "fairjudge.audit._audit",
     "plan_experiments": "fairjudge.audit._audit",
@@ -58,6 +59,7 @@ __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "THRESHOLDS",
+    "AuditItem",
     "AuditJudge",
     "AuditReport",
     "AuditSettings",

@@ -36,8 +36,7 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._battles import load_ranking_input as load_ranking_input
     from fairjudge.evaluation._jury import JuryResult, evaluate_jury
     from fairjudge.evaluation._jury import jury_records as jury_records
-    from fairjudge.evaluation._jury_stats import JuryDiagnostics
-    from fairjudge.evaluation._jury_stats import jury_diagnostics as jury_diagnostics
+    from fairjudge.evaluation._jury_stats import JuryDiagnostics, jury_diagnostics
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import as_batch_judge as as_batch_judge
     from fairjudge.evaluation._pairs import evaluate, evaluate_pairs
@@ -50,15 +49,14 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._results import judgment as judgment
     from fairjudge.evaluation._results import summarise as summarise
     from fairjudge.evaluation._score_jury import JuryScoreResult, PanelScoredItem, score_with_jury
-    from fairjudge.evaluation._score_jury_stats import JuryScoreDiagnostics
     from fairjudge.evaluation._score_jury_stats import (
-        score_jury_diagnostics as score_jury_diagnostics,
+        JuryScoreDiagnostics,
+        score_jury_diagnostics,
     )
     from fairjudge.evaluation._scores import check_score_items as check_score_items
     from fairjudge.evaluation._scores import score_answers
     from fairjudge.evaluation._scores import summarise_scores as summarise_scores
-    from fairjudge.evaluation._scores_records import ScoreRun as ScoreRun
-    from fairjudge.evaluation._scores_records import load_score_run as load_score_run
+    from fairjudge.evaluation._scores_records import ScoreRun, load_score_run
     from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, SystemDifference
     from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, ScoreMean
     from fairjudge.evaluation._scores_stats import human_agreement as human_agreement
@@ -141,6 +139,7 @@ __all__ = [
     "Rate",
     "ScoreMean",
     "ScoreResult",
+    "ScoreRun",
     "ScoreTrend",
     "ScoredItem",
     "SystemDifference",
@@ -155,9 +154,12 @@ __all__ = [
     "evaluate_jury_adaptive",
     "evaluate_pairs",
     "fit_battles",
+    "jury_diagnostics",
     "length_controlled",
+    "load_score_run",
     "make_pairs",
     "score_answers",
+    "score_jury_diagnostics",
     "score_trend",
     "score_with_jury",
 ]

@@ -26,9 +26,7 @@ from fairjudge._lazy import lazy_attributes, publish
 from fairjudge.judges._callable import CallableJudge
 from fairjudge.judges._own_judge import TransientJudgeError, judge_function, judge_name
 from fairjudge.judges._own_judge import interrupt_note as interrupt_note
-from fairjudge.judges._pairwise import BatchJudge
-from fairjudge.judges._pairwise import PairwiseRequest as PairwiseRequest
-from fairjudge.judges._pairwise import ProgressCallback as ProgressCallback
+from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 
 if TYPE_CHECKING:
     from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
@@ -46,10 +44,10 @@ if TYPE_CHECKING:
         CallablePointwiseJudge,
         PointwiseJudge,
         ScoreMode,
+        ScoreRequest,
         resolve_pointwise_judge,
     )
     from fairjudge.judges._pointwise import ScoreCall as ScoreCall
-    from fairjudge.judges._pointwise import ScoreRequest as ScoreRequest
     from fairjudge.judges._pointwise import as_rubric as as_rubric
     from fairjudge.judges._pointwise_jury import PointwiseJury
     from fairjudge.judges._registry import DEFAULT_JUDGE as DEFAULT_JUDGE
@@ -58,11 +56,13 @@ if TYPE_CHECKING:
     from fairjudge.judges._registry import fixes_temperature as fixes_temperature
     from fairjudge.judges._registry import judge_spec as judge_spec
     from fairjudge.judges._replay import ReplayJudge
-    from fairjudge.judges._session import JudgeSession
+    from fairjudge.judges._session import Job, JudgeSession, ReplyParser
 
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
+    "ReplyParser": "fairjudge.judges._session",
+    "Job": "fairjudge.judges._session",
     "Jury": "fairjudge.judges._jury",
     "JuryMember": "fairjudge.judges._jury",
     "MemberSpec": "fairjudge.judges._jury",
@@ -101,16 +101,21 @@ __all__ = [
     "BatchPointwiseJudge",
     "CallableJudge",
     "CallablePointwiseJudge",
+    "Job",
     "JudgeSession",
     "Jury",
     "JuryMember",
     "LLMJudge",
     "MemberSpec",
     "MemberUsage",
+    "PairwiseRequest",
     "PointwiseJudge",
     "PointwiseJury",
+    "ProgressCallback",
     "ReplayJudge",
+    "ReplyParser",
     "ScoreMode",
+    "ScoreRequest",
     "TransientJudgeError",
     "judge_function",
     "judge_name",

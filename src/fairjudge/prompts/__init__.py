@@ -20,7 +20,7 @@ from fairjudge.prompts._templates import (
 )
 
 if TYPE_CHECKING:
-    from fairjudge.prompts._score_parse import AnswerScores, parse_scores
+    from fairjudge.prompts._score_parse import AnswerScores, ScoreReading, parse_scores
     from fairjudge.prompts._score_parse import ScoreCall as ScoreCall
     from fairjudge.prompts._score_parse import ScoreContext as ScoreContext
     from fairjudge.prompts._score_parse import read_scores as read_scores
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
+    "ScoreReading": "fairjudge.prompts._score_parse",
     "AnswerScores": "fairjudge.prompts._score_parse",
     "ScoreCall": "fairjudge.prompts._score_parse",
     "ScoreContext": "fairjudge.prompts._score_parse",
@@ -43,6 +44,7 @@ __all__ = [
     "Dimension",
     "PairwiseTemplate",
     "Rubric",
+    "ScoreReading",
     "get_rubric",
     "get_template",
     "list_rubrics",

@@ -12,8 +12,7 @@ from fairjudge._lazy import lazy_attributes, publish
 
 if TYPE_CHECKING:
     from fairjudge.stats._agreement import AgreementResult, judge_agreement
-    from fairjudge.stats._alpha_ci import KrippendorffAlpha
-    from fairjudge.stats._alpha_ci import krippendorff_alpha_ci as krippendorff_alpha_ci
+    from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci
     from fairjudge.stats._arrays import FloatArray as FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
     from fairjudge.stats._confseq import ConfidenceSequence
@@ -115,6 +114,7 @@ __all__ = [
     "fleiss_kappa",
     "judge_agreement",
     "krippendorff_alpha",
+    "krippendorff_alpha_ci",
     "length_controlled_win_rate",
     "online_elo",
     "position_bias",
