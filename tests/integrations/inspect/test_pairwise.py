@@ -214,3 +214,18 @@ def test_a_conversation_reaches_the_judge_as_a_transcript(tmp_path: Path) -> Non
     assert [c.question for c in judge.calls] == [
         f"[system]\nBe brief.\n\n[user]\nHi.\n\n[assistant]\nHello!\n\n[user]\n{WIN}"
     ] * 2
+
+
+def test_a_lenient_win_from_disagreeing_orders_says_how_it_was_reached() -> None:
+    calls = (
+        Call(Order.ORIGINAL, 0, Reply(verdict=Verdict.A, raw="A")),
+        Call(Order.SWAPPED, 0, Reply(verdict=Verdict.TIE, raw="tie")),
+    )
+    score = pair_score(calls, Resolution.LENIENT, {})
+    assert (score.value, score.answer) == (1.0, "win")
+    assert score.explanation is not None
+    assert score.explanation.startswith(
+        "win (lenient rule: the two orders disagreed, and the rule weighs them)"
+    )
+    assert score.metadata is not None
+    assert score.metadata["consistent"] is False

@@ -162,7 +162,12 @@ def pair_score(calls: tuple[Call, ...], rule: Resolution, meta: Mapping[str, Any
         return Score.unscored(reason="grader_failed", explanation=explanation, metadata=metadata)
     outcome, value, consistent = resolved
     word = _OUTCOME_WORD[outcome]
-    why = "both orders agreed" if consistent else "the two orders disagreed, so it is a tie"
+    if consistent:
+        why = "both orders agreed"
+    elif outcome is Outcome.TIE:
+        why = "the two orders disagreed, so it is a tie"
+    else:  # lenient or soft: the rule weighs orders that disagreed
+        why = "the two orders disagreed, and the rule weighs them"
     explanation = f"{word} ({rule.value} rule: {why}). " + "; ".join(lines) + "."
     metadata.update(outcome=word, consistent=consistent)
     return Score(value=value, answer=word, explanation=explanation, metadata=metadata)
