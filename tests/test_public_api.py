@@ -116,7 +116,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "audit builtin_items calibration_report load_audit_items score_calibration_report "
         "ExperimentResult AuditItem"
     ),
-    "backends": _names("AnthropicBackend LocalBackend OpenAIBackend"),
+    "backends": _names("AnthropicBackend LocalBackend OpenAIBackend BatchAPI"),
     "evaluation": _names(
         "AdaptiveResult evaluate_adaptive evaluate_jury_adaptive compare_via_scores_adaptive "
         "EvalSettings PairwiseResult WinRate Rate evaluate evaluate_pairs ScoreResult "
@@ -125,7 +125,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "length_controlled fit_battles make_pairs battles_from "
         "ScoredItem DimensionSummary SystemDifference ScoreMean DimensionShift "
         "JuryDiagnostics JuryScoreDiagnostics PanelScoredItem jury_diagnostics "
-        "score_jury_diagnostics ScoreRun load_score_run"
+        "score_jury_diagnostics ScoreRun load_score_run Battles LongAnswers"
     ),
     "io": _names(
         "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header"
@@ -135,12 +135,12 @@ SUBPACKAGES: dict[str, set[str]] = {
         "CallablePointwiseJudge JudgeSession Jury JuryMember LLMJudge MemberSpec "
         "PointwiseJudge PointwiseJury ReplayJudge judge_name load_jury_file resolve_judge "
         "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function "
-        "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser"
+        "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser JuryFile"
     ),
     "prompts": _names(
         "PairwiseTemplate Rubric Dimension get_template get_rubric list_templates "
         "list_rubrics load_template load_rubric parse_verdict parse_scores AnswerScores "
-        "ScoreReading"
+        "ScoreReading VerdictFormat ScoreContext ScoreCall"
     ),
     "report": _names(
         "ComparisonReport RankingReport ScoreReport JuryReport comparison_report "
@@ -148,7 +148,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "runner": _names(
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
-        "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending"
+        "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending CallOutcome"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "
@@ -159,17 +159,17 @@ SUBPACKAGES: dict[str, set[str]] = {
         "system_agreement shared_resamples "
         "CorrelationResult EffectiveJudges LengthControlledWinRate KrippendorffAlpha "
         "RankCorrelation StyleControlResult FleissKappa ModelRating Population "
-        "krippendorff_alpha_ci"
+        "krippendorff_alpha_ci FloatArray"
     ),
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_155_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_160_names() -> None:
     import importlib
 
-    # 120 until the types public functions take and return joined __all__ (a name
+    # 120 until the types public signatures take and return joined __all__ (a name
     # another package imports is in its owner's __all__: the one public surface).
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 155
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 160
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

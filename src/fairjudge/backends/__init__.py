@@ -21,7 +21,7 @@ from fairjudge._lazy import lazy_attributes, module_dir, publish
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
     from fairjudge.backends._base_url import check_base_url as check_base_url
-    from fairjudge.backends._batch_api import BatchAPI as BatchAPI
+    from fairjudge.backends._batch_api import BatchAPI
     from fairjudge.backends._batch_api import BatchState as BatchState
     from fairjudge.backends._batch_api import UploadingBatchAPI as UploadingBatchAPI
     from fairjudge.backends._batch_clients import batch_client as batch_client
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnthropicBackend",
+    "BatchAPI",
     "LocalBackend",
     "OpenAIBackend",
 ]

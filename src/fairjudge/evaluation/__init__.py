@@ -30,9 +30,7 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._adaptive_result import AdaptiveResult
     from fairjudge.evaluation._adaptive_tally import tallied_run as tallied_run
     from fairjudge.evaluation._adaptive_via import compare_via_scores_adaptive
-    from fairjudge.evaluation._battles import Battles as Battles
-    from fairjudge.evaluation._battles import LongAnswers as LongAnswers
-    from fairjudge.evaluation._battles import battles_from, make_pairs
+    from fairjudge.evaluation._battles import Battles, LongAnswers, battles_from, make_pairs
     from fairjudge.evaluation._battles import load_ranking_input as load_ranking_input
     from fairjudge.evaluation._jury import JuryResult, evaluate_jury
     from fairjudge.evaluation._jury import jury_records as jury_records
@@ -126,6 +124,7 @@ __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "AdaptiveResult",
+    "Battles",
     "CollapseRule",
     "DimensionShift",
     "DimensionSummary",
@@ -134,6 +133,7 @@ __all__ = [
     "JuryResult",
     "JuryScoreDiagnostics",
     "JuryScoreResult",
+    "LongAnswers",
     "PairwiseResult",
     "PanelScoredItem",
     "Rate",

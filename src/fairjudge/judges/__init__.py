@@ -30,8 +30,7 @@ from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCall
 
 if TYPE_CHECKING:
     from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
-    from fairjudge.judges._jury_file import JuryFile as JuryFile
-    from fairjudge.judges._jury_file import load_jury_file
+    from fairjudge.judges._jury_file import JuryFile, load_jury_file
     from fairjudge.judges._jury_file import recorded_jury as recorded_jury
     from fairjudge.judges._jury_usage import MemberUsage
     from fairjudge.judges._jury_votes import panel_reply as panel_reply
@@ -104,6 +103,7 @@ __all__ = [
     "Job",
     "JudgeSession",
     "Jury",
+    "JuryFile",
     "JuryMember",
     "LLMJudge",
     "MemberSpec",

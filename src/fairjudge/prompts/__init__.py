@@ -7,8 +7,7 @@ pydantic models, and ``import fairjudge`` should not pay for pydantic.
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, publish
-from fairjudge.prompts._parse import VerdictFormat as VerdictFormat
-from fairjudge.prompts._parse import parse_verdict
+from fairjudge.prompts._parse import VerdictFormat, parse_verdict
 from fairjudge.prompts._parse import probabilities_from_logprobs as probabilities_from_logprobs
 from fairjudge.prompts._rubrics import DEFAULT_RUBRIC as DEFAULT_RUBRIC
 from fairjudge.prompts._rubrics import Dimension, Rubric, get_rubric, list_rubrics, load_rubric
@@ -20,9 +19,13 @@ from fairjudge.prompts._templates import (
 )
 
 if TYPE_CHECKING:
-    from fairjudge.prompts._score_parse import AnswerScores, ScoreReading, parse_scores
-    from fairjudge.prompts._score_parse import ScoreCall as ScoreCall
-    from fairjudge.prompts._score_parse import ScoreContext as ScoreContext
+    from fairjudge.prompts._score_parse import (
+        AnswerScores,
+        ScoreCall,
+        ScoreContext,
+        ScoreReading,
+        parse_scores,
+    )
     from fairjudge.prompts._score_parse import read_scores as read_scores
     from fairjudge.prompts._score_parse import validate_scores as validate_scores
 
@@ -44,7 +47,10 @@ __all__ = [
     "Dimension",
     "PairwiseTemplate",
     "Rubric",
+    "ScoreCall",
+    "ScoreContext",
     "ScoreReading",
+    "VerdictFormat",
     "get_rubric",
     "get_template",
     "list_rubrics",

@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from fairjudge.runner._progress import make_progress as make_progress
     from fairjudge.runner._progress import progress_label as progress_label
     from fairjudge.runner._ray import RayExecutor
-    from fairjudge.runner._result import CallOutcome as CallOutcome
-    from fairjudge.runner._result import RunResult, RunSummary
+    from fairjudge.runner._result import CallOutcome, RunResult, RunSummary
     from fairjudge.runner._store import DEFAULT_STORE_PATH as DEFAULT_STORE_PATH
     from fairjudge.runner._store import Store
 
@@ -67,6 +66,7 @@ __all__ = [
     "Batch",
     "BatchExecutor",
     "BatchPending",
+    "CallOutcome",
     "CallRecord",
     "Executor",
     "Prices",

@@ -13,7 +13,7 @@ from fairjudge._lazy import lazy_attributes, publish
 if TYPE_CHECKING:
     from fairjudge.stats._agreement import AgreementResult, judge_agreement
     from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci
-    from fairjudge.stats._arrays import FloatArray as FloatArray
+    from fairjudge.stats._arrays import FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
     from fairjudge.stats._confseq import ConfidenceSequence
     from fairjudge.stats._elo import online_elo
@@ -99,6 +99,7 @@ __all__ = [
     "CorrelationResult",
     "EffectiveJudges",
     "FleissKappa",
+    "FloatArray",
     "KrippendorffAlpha",
     "LengthControlledWinRate",
     "ModelRating",
