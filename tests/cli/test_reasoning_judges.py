@@ -266,12 +266,14 @@ def test_a_budget_below_one_calls_cap_says_so_not_that_it_is_spent(
     openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     server = scripted(openai_emulator, monkeypatch)
+    store = str(tmp_path / "s.sqlite")
     argv = commands("openai/gpt-5-mini", "--base-url", server.base_url,
-                    "--store", str(tmp_path / "s.sqlite"), "--max-cost", "0.002")["compare"]  # fmt: skip
+                    "--store", store, "--max-cost", "0.002")["compare"]  # fmt: skip
     done = fairjudge(*argv, "--quiet")
     assert done.returncode == 5, done.stderr
     said = " ".join(done.stderr.split())
     assert server.count("requests") == 0
     assert "budget is spent" not in said  # nothing was spent
     assert "the --max-cost 0.002 budget cannot pay for one call at its worst case" in said
-    assert "--max-tokens" in said and "--reasoning-effort" in said
+    assert "--max-tokens" in said
+    assert "--reasoning-effort" in said
