@@ -36,10 +36,10 @@ if TYPE_CHECKING:
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
-    "AuditItem": "fairjudge.audit._audit_items",
     "AuditReport": "fairjudge.audit._audit",
     "audit": "fairjudge.audit._audit",
     "plan_experiments": "fairjudge.audit._audit",
+    "AuditItem": "fairjudge.audit._audit_items",
     "builtin_items": "fairjudge.audit._audit_items",
     "load_audit_items": "fairjudge.audit._audit_items",
     "MIN_KAPPA": "fairjudge.audit._calibration",

@@ -60,8 +60,6 @@ if TYPE_CHECKING:
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
-    "ReplyParser": "fairjudge.judges._session",
-    "Job": "fairjudge.judges._session",
     "Jury": "fairjudge.judges._jury",
     "JuryMember": "fairjudge.judges._jury",
     "MemberSpec": "fairjudge.judges._jury",
@@ -90,7 +88,9 @@ _LAZY = {
     "judge_spec": "fairjudge.judges._registry",
     "resolve_judge": "fairjudge.judges._registry",
     "ReplayJudge": "fairjudge.judges._replay",
+    "Job": "fairjudge.judges._session",
     "JudgeSession": "fairjudge.judges._session",
+    "ReplyParser": "fairjudge.judges._session",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
 

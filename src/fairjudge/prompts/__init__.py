@@ -32,10 +32,10 @@ if TYPE_CHECKING:
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
-    "ScoreReading": "fairjudge.prompts._score_parse",
     "AnswerScores": "fairjudge.prompts._score_parse",
     "ScoreCall": "fairjudge.prompts._score_parse",
     "ScoreContext": "fairjudge.prompts._score_parse",
+    "ScoreReading": "fairjudge.prompts._score_parse",
     "parse_scores": "fairjudge.prompts._score_parse",
     "read_scores": "fairjudge.prompts._score_parse",
     "validate_scores": "fairjudge.prompts._score_parse",
