@@ -179,6 +179,7 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_160_names() -> None:
 
 def test_every_public_name_reports_its_documented_namespace() -> None:
     import importlib
+    import inspect
     import pickle
     import types
     import typing
@@ -212,3 +213,9 @@ def test_every_public_name_reports_its_documented_namespace() -> None:
     assert pickle.loads(pickle.dumps(fairjudge.Verdict.A)) is fairjudge.Verdict.A
     settings = importlib.import_module("fairjudge.evaluation").EvalSettings(seed=3)
     assert pickle.loads(pickle.dumps(settings)) == settings
+    for package in SUBPACKAGES:  # every public class and function, by its new home
+        module = importlib.import_module(f"fairjudge.{package}")
+        for name in module.__all__:
+            value = getattr(module, name)
+            if isinstance(value, type) or inspect.isfunction(value):
+                assert pickle.loads(pickle.dumps(value)) is value, (package, name)
