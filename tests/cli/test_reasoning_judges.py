@@ -190,6 +190,8 @@ def test_out_header_records_what_was_sent(
     assert learned["sent"] == {"max_completion_tokens": 8 + 8192}
     assert learned["refused"] == 3
     assert len(learned["learned"]) == 4  # max_tokens, temperature, logprobs, top_logprobs
+    # temperature 0 was refused and dropped: the server samples at its default of 1
+    assert learned["samples"] is True
 
 
 def test_rounds_sample_a_judge_fixed_at_temperature_one(

@@ -21,8 +21,9 @@ def request_settings(judge: Any) -> dict[str, Any]:
 
     ``params`` are the keyed parameters; ``sent`` what went on the wire (only when it
     differs), ``learned`` and ``refused`` what refusals taught and cost; ``samples``
-    is true when every reply is a sample (a temperature above 0, or a model that
-    samples at 1 only and is sent no temperature).
+    is true when every reply is a sample (a temperature above 0, a model that
+    samples at 1 only and is sent no temperature, or one whose refusal of the
+    temperature asked for taught the run to send none).
     """
     params = getattr(judge, "params", None)
     backend = getattr(judge, "backend", None)
@@ -30,12 +31,17 @@ def request_settings(judge: Any) -> dict[str, Any]:
         return {}
     record: dict[str, Any] = {"params": dict(params)}
     sent = getattr(backend, "sent_params", None)
-    if callable(sent) and (wire := sent(params)) != params:
+    wire = sent(params) if callable(sent) else params
+    if wire != params:
         record["sent"] = wire
     learned = list(getattr(backend, "changes", None) or [])
     if learned:
         record["learned"] = learned
         record["refused"] = int(getattr(backend, "refused", 0))
     temperature = params.get("temperature", getattr(backend, "fixed_temperature", None))
+    if "temperature" in params and "temperature" not in wire:
+        # Refused and dropped: the server samples at its own default (OpenAI's is 1, the
+        # only value such a model takes), so the replies are samples whatever was asked.
+        temperature = 1.0
     record["samples"] = isinstance(temperature, int | float) and temperature > 0
     return {"request": record}
