@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.report._html_items import script_json
-from fairjudge.report._html_svg import Figure, forest_plot
+from fairjudge.report._document import script_json
+from fairjudge.report._forest import Figure, forest_plot
 from tests.report._data import HOSTILE, hostile_rows, write_rows
 
 runner = CliRunner()

@@ -15,7 +15,8 @@ from typing import Any, get_args
 import pytest
 
 from fairjudge.io import OutHeader
-from fairjudge.report._html_svg import Figure, forest_plot
+from fairjudge.report._document import asset, page_script
+from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     Details,
     Explorer,
@@ -214,6 +215,8 @@ def test_kit_explorer_filters_search_keys_and_permalinks(
     assert "item 4:" in again.page.text_content("#fj-detail h3")
     assert again.page.evaluate("() => window.__pwned") is None
     assert pages.sideways_scroll(again) == 0
+    again.page.evaluate("location.hash = '#item=nope'")
+    again.page.wait_for_selector("#fj-detail .fj-warning:has-text('No item nope in this report.')")
 
 
 def test_every_page_kind_has_the_loader_its_module_registers() -> None:
@@ -225,3 +228,12 @@ def test_every_page_kind_has_the_loader_its_module_registers() -> None:
         "jury": "jury_page_from_file",
         "score-jury": "score_jury_page_from_file",
     }
+
+
+def test_one_permalink_serves_every_explorer() -> None:
+    """The address code is written once: each page's script is it, then its explorer."""
+    shared = asset("permalink.js")
+    assert 'function href(key) { return "#item=" + encodeURIComponent(key); }' in shared
+    for explorer in ("explorer.js", "report.js"):
+        assert "#item=" not in asset(explorer)
+        assert page_script(explorer) == shared + asset(explorer)

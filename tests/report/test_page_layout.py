@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fairjudge.report._html_svg import Figure, forest_plot
+from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     FigureTable,
     Headline,

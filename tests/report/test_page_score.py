@@ -26,7 +26,7 @@ from fairjudge.evaluation import ScoredItem, score_answers, summarise_scores
 from fairjudge.judges import AnswerScores, ScoreCall
 from fairjudge.prompts import get_rubric
 from fairjudge.report import score_page, score_report
-from fairjudge.report._html_svg import ForestPlot
+from fairjudge.report._forest import ForestPlot
 from fairjudge.report._page import PlotBlock
 from fairjudge.report._page_plots import Histogram
 from fairjudge.report._page_score_items import score_records

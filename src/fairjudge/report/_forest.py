@@ -1,4 +1,4 @@
-"""Forest plots for the HTML report: the geometry here, the SVG markup in the template.
+"""Forest plots for every page: the geometry here, the SVG markup in the template.
 
 A figure is an estimate with its interval, or the reason there is none. A row whose
 interval cannot be estimated is drawn with no point and no whiskers, only its
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from fairjudge.report._text import visible
 
-__all__ = ["Figure", "ForestPlot", "PlotRow", "forest_plot"]
+__all__ = ["Figure", "ForestPlot", "PlotRow", "forest_plot", "wrap"]
 
 # A phone-first layout: each row's label sits above its interval, on as many lines as
 # it needs. The page kit draws it in a 400-unit viewBox that scales to its container;
@@ -143,7 +143,7 @@ def _units(char: str) -> float:
     return 1.3 if char.isupper() or char in "mwMW@%" else 1.0
 
 
-def _wrap(text: str, budget: float) -> tuple[str, ...]:
+def wrap(text: str, budget: float) -> tuple[str, ...]:
     """``text`` in lines of at most ``budget`` units, broken at spaces; nothing dropped.
 
     A word longer than a line (a model name, a path) is broken inside itself. Runs of
@@ -202,7 +202,7 @@ def forest_plot(
         estimable = f.reason is None and f.low is not None and f.high is not None
         # Measured as shown: a hidden character's marker (⟨U+202E⟩) takes room too.
         label, text = visible(f.label), visible(f.text)
-        label_lines, text_lines = _wrap(label, _LABEL_UNITS), _wrap(text, _VALUE_UNITS)
+        label_lines, text_lines = wrap(label, _LABEL_UNITS), wrap(text, _VALUE_UNITS)
         text_h = (len(label_lines) + len(text_lines)) * _LINE_H
         y = top + 4 + text_h + _INTERVAL_H / 2
         rows.append(

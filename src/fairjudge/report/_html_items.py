@@ -1,61 +1,21 @@
-"""The item explorer's data: one compact record per judged item, and safe embedding.
+"""The comparison explorer's data: one compact record per judged item.
 
 The records go into the page as JSON in a ``<script type="application/json">``
 block, which the browser never runs; the page's script parses it and inserts every
-string with ``textContent``. :func:`script_json` escapes ``<``, ``>`` and ``&``
-(and the two line separators JavaScript once treated as newlines), so no answer,
-reply or question can close the block (``</script>``) or open a comment in it.
+string with ``textContent``. :func:`~fairjudge.report._document.script_json` embeds
+them, so no answer, reply or question can close the block (``</script>``).
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from fairjudge._items import Call, Judgment
 from fairjudge._types import CallError, ParseFailure
-from fairjudge.report._text import HiddenTable, replace_hidden, visible_all
+from fairjudge.report._text import visible_all
 
-__all__ = ["item_records", "json_ready", "script_json"]
-
-
-def _json_escape(code: int) -> str:
-    r"""``\uXXXX``, or a surrogate pair of them beyond the BMP, as JSON writes a code point."""
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
-_HTML_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
-# The two line separators JavaScript once treated as newlines, and every hidden character.
-_SCRIPT_ESCAPES = HiddenTable(_json_escape, {0x2028: "\\u2028", 0x2029: "\\u2029"})
-
-
-def json_ready(value: Any) -> Any:
-    """``value`` with every non-finite float as ``None`` (``JSON.parse`` rejects ``NaN``)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    return value
-
-
-def script_json(value: Any) -> str:
-    r"""JSON that is safe inside a ``<script>`` element: it cannot end the element early.
-
-    ``script_json({"a": "</script>"})`` is ``{"a": "\u003c/script\u003e"}``. Hidden
-    characters (:func:`~fairjudge.report._text.is_hidden`) become escapes too: a right-to-left
-    override is written as the six characters ``\u202e``, never as itself.
-    """
-    text = json.dumps(json_ready(value), ensure_ascii=False, allow_nan=False, default=str)
-    for char, escape in _HTML_ESCAPES:
-        text = text.replace(char, escape)
-    return replace_hidden(text, _SCRIPT_ESCAPES)
+__all__ = ["item_records"]
 
 
 def _call(c: Call) -> dict[str, Any]:

@@ -30,8 +30,9 @@ from fairjudge._types import (
 from fairjudge.evaluation import EvalSettings, PairwiseResult, summarise
 from fairjudge.evaluation import judgment as judgment_of
 from fairjudge.io import OutHeader, read_header, read_records, shown
+from fairjudge.report._text import clipped
 
-__all__ = ["clipped", "load_results"]
+__all__ = ["load_results"]
 
 _ITEM_KEYS = frozenset(
     {"id", "question", "answer_1", "answer_2", "category", "human", "human_score", "outcome",
@@ -171,12 +172,6 @@ def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
         raise InputError("holds no result record; give a file written by out", path=str(path),
                          params="out")  # fmt: skip
     return header, judgments
-
-
-def clipped(exc: Exception, width: int = 200) -> str:
-    """An exception's message, cut short: it may quote a value from the file."""
-    text = str(exc)
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _source(header: OutHeader | None, path: Path) -> str:

@@ -21,7 +21,8 @@ from fairjudge.report._comparison import (
     protocol_label,
     truth_lines,
 )
-from fairjudge.report._html_svg import Figure, ForestPlot, forest_plot
+from fairjudge.report._document import Headline
+from fairjudge.report._forest import Figure, ForestPlot, forest_plot
 from fairjudge.report._ranking import RankingReport, leader_line, rank_intervals
 from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
@@ -31,25 +32,6 @@ if TYPE_CHECKING:
     from fairjudge.stats import ConfidenceInterval, LengthControlledWinRate, ModelRating
 
 __all__ = ["Headline", "View", "comparison_view", "ranking_view"]
-
-
-@dataclass(frozen=True, slots=True)
-class Headline:
-    """A page's conclusion (every page's): one sentence, and the figure behind it if any.
-
-    Attributes:
-        verdict: The sentence (``#fj-verdict``), the one the command prints.
-        label: What the figure is; ``estimate`` and ``ci`` the figure as printed.
-        note: A line under the figure (counts, how it was estimated).
-        warnings: Shown in the warning style (partial run, failures, alarms).
-    """
-
-    verdict: str
-    label: str = ""
-    estimate: str = ""
-    ci: str = ""
-    note: str = ""
-    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,10 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fairjudge._version import __version__
-from fairjudge.report._html import _asset, _environment, content_security_policy
-from fairjudge.report._html_items import script_json
-from fairjudge.report._html_model import Headline
-from fairjudge.report._html_svg import ForestPlot
+from fairjudge.report._document import (
+    Headline,
+    asset,
+    content_security_policy,
+    environment,
+    page_script,
+    script_json,
+)
+from fairjudge.report._forest import ForestPlot
 from fairjudge.report._page_plots import Heatmap, Histogram
 from fairjudge.report._text import visible, visible_all
 
@@ -175,15 +180,13 @@ def page_html(page: Page) -> str:
     """
     from markupsafe import Markup  # jinja2's own dependency
 
-    script = _asset("explorer.js")
-    if "</script" in script.lower():  # the script's text would end its own element
-        raise AssertionError("explorer.js must not contain '</script'")
+    script = page_script("explorer.js")
     explorer = page.explorer
     records = _shown_records(explorer.records) if explorer is not None else []
     shown = visible_all(
         Page(page.kind, page.title, page.headline, page.facts, page.sections, None, {})
     )
-    template = _environment().get_template("page.html.j2")
+    template = environment().get_template("page.html.j2")
     return template.render(
         page=shown,
         kind_of=_kind_of,
@@ -192,7 +195,7 @@ def page_html(page: Page) -> str:
         explorer=explorer is not None,
         noun=visible(explorer.noun) if explorer is not None else "",
         n_records=len(records),
-        css=Markup(_asset("report.css") + _asset("page.css")),
+        css=Markup(asset("report.css") + asset("page.css")),
         js=Markup(script),
         summary_json=Markup(script_json(dict(page.summary))),
         records_json=Markup(script_json(records)),

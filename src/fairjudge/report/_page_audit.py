@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairjudge.report._html_svg import Figure, forest_plot
+from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     Details,
     FigureTable,

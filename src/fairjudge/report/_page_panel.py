@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from fairjudge._words import worded
-from fairjudge.report._html_svg import forest_plot
+from fairjudge.report._forest import forest_plot
 from fairjudge.report._page import (
     Explorer,
     FigureTable,

@@ -29,11 +29,12 @@ from fairjudge.evaluation import (
     summarise_scores,
 )
 from fairjudge.io import OutHeader, read_header, read_records, shown
-from fairjudge.judges import AnswerScores, recorded_jury
-from fairjudge.report._html_load import clipped
+from fairjudge.judges import recorded_jury
+from fairjudge.prompts import AnswerScores
 from fairjudge.report._jury import JuryReport, jury_report
 from fairjudge.report._page_score_load import question_of, recorded_rubric, score_call
 from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
+from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
 
 __all__ = ["load_jury_report", "load_score_jury_report"]

@@ -33,7 +33,7 @@ from fairjudge.report._panel import member_label
 from fairjudge.report._score_jury import AGREEMENT_BAR, JuryScoreReport, conclusions
 
 if TYPE_CHECKING:
-    from fairjudge.report._html_svg import Figure
+    from fairjudge.report._forest import Figure
     from fairjudge.stats import CorrelationResult, KrippendorffAlpha
 
 __all__ = ["score_jury_view"]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fairjudge.report._html_svg import Figure
+from fairjudge.report._forest import Figure
 from fairjudge.report._page import Headline
 from fairjudge.report._panel import member_label
 from fairjudge.report._text import ci_text

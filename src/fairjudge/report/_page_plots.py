@@ -1,6 +1,6 @@
 """Histograms and heatmaps for the pages: the geometry here, the markup in ``plots.html.j2``.
 
-Like the forest plot (:mod:`fairjudge.report._html_svg`), a plot here is numbers
+Like the forest plot (:mod:`fairjudge.report._forest`), a plot here is numbers
 only: positions, sizes, colours and the text to print. Nothing writes markup, so
 every label reaches the page through the template's autoescaping, and every plot is
 followed on the page by a ``<table>`` that says the same in words.
@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fairjudge.report._html_svg import _wrap
+from fairjudge.report._forest import wrap
 
 __all__ = ["Bar", "HeatCell", "Heatmap", "Histogram", "heatmap", "histogram"]
 
@@ -140,8 +140,8 @@ def histogram(
     curve = _density(density, levels, len(levels)) if density and not shares and levels else []
     # Headroom over the tallest bar, for the count printed above it.
     top_value, tick = _scale(1.08 * max([v for vs in values for v in vs] + curve + [0.0]), shares)
-    # 13 px text from x = 44 to 392: 44 of _wrap's units (0.6 em each)
-    alarm_lines = _wrap(alarm_text, 43.0) if alarm is not None and alarm_text else ()
+    # 13 px text from x = 44 to 392: 44 of wrap's units (0.6 em each)
+    alarm_lines = wrap(alarm_text, 43.0) if alarm is not None and alarm_text else ()
     top = 8.0 + len(alarm_lines) * _LINE_H + (_LINE_H if shares else 0)
     base_y = top + _PLOT_H
     step = (_RIGHT - _LEFT) / max(len(levels), 1)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from fairjudge.evaluation import DimensionSummary, ScoreResult, ScoreRun, SystemDifference
 from fairjudge.io import OutHeader
+from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._frame import bootstrap_text
-from fairjudge.report._html_svg import Figure, forest_plot
 from fairjudge.report._page import (
     Explorer,
     FigureTable,

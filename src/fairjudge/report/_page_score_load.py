@@ -24,9 +24,8 @@ from fairjudge._items import ScoreItem
 from fairjudge._types import CallError, ExpectedScore, ParseFailure, Reply, ScoreReading, never_made
 from fairjudge.evaluation import ScoredItem, ScoreResult, summarise_scores
 from fairjudge.io import OutHeader, read_header, read_records, shown
-from fairjudge.judges import AnswerScores, ScoreCall
-from fairjudge.prompts import Rubric, get_rubric, load_rubric
-from fairjudge.report._html_load import clipped
+from fairjudge.prompts import AnswerScores, Rubric, ScoreCall, get_rubric, load_rubric
+from fairjudge.report._text import clipped
 
 __all__ = [
     "LoadedScores",

@@ -39,6 +39,7 @@ __all__ = [
     "HiddenTable",
     "calls_text",
     "ci_text",
+    "clipped",
     "estimate_text",
     "failure_lines",
     "is_hidden",
@@ -117,6 +118,12 @@ def _replace_in_line(line: str, table: HiddenTable) -> str:
 
 
 _VISIBLE = HiddenTable(lambda code: f"\u27e8U+{code:04X}\u27e9")
+
+
+def clipped(exc: Exception, width: int = 200) -> str:
+    """An exception's message, cut short: it may quote a value from the file."""
+    text = str(exc)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def visible(text: str) -> str:

@@ -19,7 +19,7 @@
   var PAGE = 50, NONE = "\u0000none";
   var noun = $("fj-count").dataset.noun || "items";
   var state = { flags: {}, facets: {}, query: "", page: 0 };
-  var view = [], current = -1, selected = 0, haystack = null, byKey = new Map();
+  var view = [], current = -1, selected = 0, haystack = null, byKey = new Map(), fromHash;
   var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
   records.forEach(function (r, i) { byKey.set(r.k, i); });
 
@@ -79,7 +79,7 @@
     var r = records[i];
     var li = el("li", (i === current ? "fj-current" : "") + (at === selected ? " fj-sel" : ""));
     var a = el("a");
-    a.href = "#item=" + encodeURIComponent(r.k);
+    a.href = fjPermalink.href(r.k);
     a.tabIndex = -1;
     add(a, el("span", "fj-num", "#" + (i + 1)), el("bdi", "fj-title", r.t || r.k));
     flagSpecs.forEach(function (s) { if (r.f && r.f[s.key]) { add(a, el("span", "fj-badge fj-warnb", s.label)); } });
@@ -124,27 +124,10 @@
     current = i;
     box.textContent = "";
     var link = el("a", null, "permalink");
-    link.href = "#item=" + encodeURIComponent(r.k);
+    link.href = fjPermalink.href(r.k);
     add(box, add(add(el("h3"), el("bdi", null, r.t || r.k), document.createTextNode(" ")), link));
     (r.d || []).forEach(function (s) { add(box, section(s)); });
-    Array.prototype.forEach.call(list.children, function (li) { li.classList.remove("fj-current"); });
-    var mine = list.querySelector("a[href=\"#item=" + CSS.escape(encodeURIComponent(r.k)) + "\"]");
-    if (mine) { mine.parentNode.classList.add("fj-current"); }
-  }
-  function fromHash() {
-    var m = /^#item=(.*)$/.exec(window.location.hash);
-    if (!m) { return; }
-    var key;
-    try { key = decodeURIComponent(m[1]); } catch (e) { return; }
-    var box = $("fj-detail");
-    if (!byKey.has(key)) {
-      box.textContent = "";
-      add(box, add(el("p", "fj-warning", "Not in this report: "), el("bdi", null, m[1])));
-      return;
-    }
-    showDetail(byKey.get(key));
-    var top = box.getBoundingClientRect().top;
-    if (top < 0 || top > window.innerHeight) { box.scrollIntoView({ block: "start" }); }
+    fjPermalink.mark(list, r.k);
   }
   function select(at) {
     if (!view.length) { return; }
@@ -157,7 +140,7 @@
   }
   function open(at) {
     if (!view.length) { return; }
-    var key = "#item=" + encodeURIComponent(records[view[at]].k);
+    var key = fjPermalink.href(records[view[at]].k);
     if (window.location.hash === key) { fromHash(); } else { window.location.hash = key; }
   }
   function turn(step) {
@@ -218,10 +201,10 @@
       var li = e.target.closest ? e.target.closest("li") : null;
       if (li) { selected = state.page * PAGE + Array.prototype.indexOf.call(list.children, li); }
     });
-    window.addEventListener("hashchange", fromHash);
   }
   setUp();
   apply();
+  fromHash = fjPermalink.follow(byKey, $("fj-detail"), showDetail);
   fromHash();
   document.body.dataset.ready = "1";
 }());

@@ -121,7 +121,7 @@
     var it = items[i], f = flags[i];
     var li = el("li", i === current ? "fj-current" : "");
     var a = el("a");
-    a.href = "#item=" + encodeURIComponent(it.k);
+    a.href = fjPermalink.href(it.k);
     add(a, el("span", "fj-num", "#" + (i + 1)), el("bdi", "fj-id", it.id || ""),
       phrase("span", "fj-badge" + (it.out === undefined ? " fj-bad" : ""), outcomeParts(it.out, it)));
     if (f.inconsistent) { add(a, badge("inconsistent", "fj-warnb")); }
@@ -195,7 +195,7 @@
     current = i;
     box.textContent = "";
     var link = el("a", null, "permalink");
-    link.href = "#item=" + encodeURIComponent(it.k);
+    link.href = fjPermalink.href(it.k);
     add(box, add(phrase("h3", null, ["Item ", it.id !== undefined ? { t: it.id } : "#" + (i + 1), " "]), link));
     var facts = el("dl", "fj-facts");
     var rows = [["outcome", outcomeParts(it.out, it)], ["model 1's score", it.sc === undefined ? "none (unresolved)" : it.sc.toFixed(3)],
@@ -214,26 +214,7 @@
     var swapped = add(el("div"), el("h4", null, "Swapped order: A = answer 2, B = answer 1"));
     it.calls.forEach(function (c, n) { add(c.o === "original" ? original : swapped, callCard(c, n + 1, it)); });
     add(box, add(el("div", "fj-two"), original, swapped));
-    Array.prototype.forEach.call(list.children, function (li) { li.className = ""; });
-    var mine = list.querySelector("a[href=\"#item=" + CSS.escape(encodeURIComponent(it.k)) + "\"]");
-    if (mine) { mine.parentNode.className = "fj-current"; }
-  }
-  function fromHash() {
-    var m = /^#item=(.*)$/.exec(window.location.hash);
-    if (!m) { return; }
-    var key;
-    try { key = decodeURIComponent(m[1]); } catch (e) { return; }
-    var box = $("fj-detail");
-    if (!byKey.has(key)) {
-      box.textContent = "";
-      /* The key as the address holds it (percent-encoded): a link may carry any character. */
-      add(box, phrase("p", "fj-warning", ["No item ", { t: m[1] }, " in this report."]));
-      return;
-    }
-    showDetail(byKey.get(key));
-    if (box.getBoundingClientRect().top < 0 || box.getBoundingClientRect().top > window.innerHeight) {
-      box.scrollIntoView({ block: "start" });
-    }
+    fjPermalink.mark(list, it.k);
   }
 
   function setUp() {
@@ -273,11 +254,10 @@
     }
     $("fj-prev").addEventListener("click", function () { turn(-1); });
     $("fj-next").addEventListener("click", function () { turn(1); });
-    window.addEventListener("hashchange", fromHash);
   }
 
   setUp();
   apply();
-  fromHash();
+  fjPermalink.follow(byKey, $("fj-detail"), showDetail)();
   document.body.dataset.ready = "1";
 }());

@@ -1,0 +1,40 @@
+/* fairjudge pages: the permalink, one copy for every page's explorer. An item's
+   address is #item= and its key percent-encoded, so a key may hold any character and
+   round-trips exactly. The page's explorer (report.js or explorer.js) follows this
+   text in the page's one script, which the Content-Security-Policy names by its hash. */
+var fjPermalink = (function () {
+  "use strict";
+  function href(key) { return "#item=" + encodeURIComponent(key); }
+  /* Mark the list's row that links to key as the current one, and no other. */
+  function mark(list, key) {
+    Array.prototype.forEach.call(list.children, function (li) { li.classList.remove("fj-current"); });
+    var mine = list.querySelector("a[href=\"#item=" + CSS.escape(encodeURIComponent(key)) + "\"]");
+    if (mine) { mine.parentNode.classList.add("fj-current"); }
+  }
+  /* Open the item the address names, now and on each change of it: show(index) draws
+     it in box; a key no item has is said in box, as the address holds it
+     (percent-encoded, so a link may carry any character). Returns the opener. */
+  function follow(byKey, box, show) {
+    function open() {
+      var m = /^#item=(.*)$/.exec(window.location.hash);
+      if (!m) { return; }
+      var key;
+      try { key = decodeURIComponent(m[1]); } catch (e) { return; }
+      if (!byKey.has(key)) {
+        var note = document.createElement("p"), name = document.createElement("bdi");
+        note.className = "fj-warning";
+        name.textContent = m[1];
+        note.append("No item ", name, " in this report.");
+        box.textContent = "";
+        box.appendChild(note);
+        return;
+      }
+      show(byKey.get(key));
+      var top = box.getBoundingClientRect().top;
+      if (top < 0 || top > window.innerHeight) { box.scrollIntoView({ block: "start" }); }
+    }
+    window.addEventListener("hashchange", open);
+    return open;
+  }
+  return { href: href, mark: mark, follow: follow };
+}());
