@@ -114,7 +114,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     "audit": _names(
         "AuditJudge AuditReport AuditSettings CalibrationGate Effect ScoreCalibration THRESHOLDS "
         "audit builtin_items calibration_report load_audit_items score_calibration_report "
-        "ExperimentResult AuditItem"
+        "ExperimentResult AuditItem ModelAuditJudge"
     ),
     "backends": _names("AnthropicBackend LocalBackend OpenAIBackend BatchAPI"),
     "evaluation": _names(
@@ -125,17 +125,19 @@ SUBPACKAGES: dict[str, set[str]] = {
         "length_controlled fit_battles make_pairs battles_from "
         "ScoredItem DimensionSummary SystemDifference ScoreMean DimensionShift "
         "JuryDiagnostics JuryScoreDiagnostics PanelScoredItem jury_diagnostics "
-        "score_jury_diagnostics ScoreRun load_score_run Battles LongAnswers"
+        "score_jury_diagnostics ScoreRun load_score_run Battles LongAnswers AGGREGATIONS "
+        "SCORE_AGGREGATIONS load_ranking_input"
     ),
     "io": _names(
-        "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header"
+        "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header "
+        "strict_dumps read_records write_atomic LabelSheet ScoreSheet"
     ),
     "judges": _names(
         "BackendOptions BatchJudge BatchPointwiseJudge CallableJudge "
         "CallablePointwiseJudge JudgeSession Jury JuryMember LLMJudge MemberSpec "
         "PointwiseJudge PointwiseJury ReplayJudge judge_name load_jury_file resolve_judge "
         "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function "
-        "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser JuryFile"
+        "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser JuryFile DEFAULT_JUDGE"
     ),
     "prompts": _names(
         "PairwiseTemplate Rubric Dimension get_template get_rubric list_templates "
@@ -148,7 +150,8 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "runner": _names(
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
-        "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending CallOutcome"
+        "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending CallOutcome "
+        "DEFAULT_STORE_PATH"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "
@@ -164,12 +167,12 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_160_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_175_names() -> None:
     import importlib
 
-    # 120 until the types public signatures take and return joined __all__ (a name
-    # another package imports is in its owner's __all__: the one public surface).
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 160
+    # 120 until the types public signatures take and return, and the readers, writers
+    # and defaults several packages share, joined __all__ (issue 32: one surface).
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 175
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from fairjudge.audit._calibration import check_threshold as check_threshold
     from fairjudge.audit._effects import THRESHOLDS, Effect
     from fairjudge.audit._experiment import AuditSettings, ExperimentResult
-    from fairjudge.audit._judges import AuditJudge
-    from fairjudge.audit._judges import ModelAuditJudge as ModelAuditJudge
+    from fairjudge.audit._judges import AuditJudge, ModelAuditJudge
     from fairjudge.audit._label_merge import merge_labels as merge_labels
     from fairjudge.audit._score_calibration import ScoreCalibration, score_calibration_report
     from fairjudge.audit._score_calibration import check_score_labels as check_score_labels
@@ -66,6 +65,7 @@ __all__ = [
     "CalibrationGate",
     "Effect",
     "ExperimentResult",
+    "ModelAuditJudge",
     "ScoreCalibration",
     "audit",
     "builtin_items",

@@ -30,16 +30,20 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._adaptive_result import AdaptiveResult
     from fairjudge.evaluation._adaptive_tally import tallied_run as tallied_run
     from fairjudge.evaluation._adaptive_via import compare_via_scores_adaptive
-    from fairjudge.evaluation._battles import Battles, LongAnswers, battles_from, make_pairs
-    from fairjudge.evaluation._battles import load_ranking_input as load_ranking_input
+    from fairjudge.evaluation._battles import (
+        Battles,
+        LongAnswers,
+        battles_from,
+        load_ranking_input,
+        make_pairs,
+    )
     from fairjudge.evaluation._jury import JuryResult, evaluate_jury
     from fairjudge.evaluation._jury import jury_records as jury_records
     from fairjudge.evaluation._jury_stats import JuryDiagnostics, jury_diagnostics
     from fairjudge.evaluation._length import length_controlled
     from fairjudge.evaluation._pairs import as_batch_judge as as_batch_judge
     from fairjudge.evaluation._pairs import evaluate, evaluate_pairs
-    from fairjudge.evaluation._panel import AGGREGATIONS as AGGREGATIONS
-    from fairjudge.evaluation._panel import SCORE_AGGREGATIONS as SCORE_AGGREGATIONS
+    from fairjudge.evaluation._panel import AGGREGATIONS, SCORE_AGGREGATIONS
     from fairjudge.evaluation._panel import check_rule as check_rule
     from fairjudge.evaluation._ranking import FALLBACK_L2 as FALLBACK_L2
     from fairjudge.evaluation._ranking import fit_battles
@@ -123,6 +127,8 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "AGGREGATIONS",
+    "SCORE_AGGREGATIONS",
     "AdaptiveResult",
     "Battles",
     "CollapseRule",
@@ -156,6 +162,7 @@ __all__ = [
     "fit_battles",
     "jury_diagnostics",
     "length_controlled",
+    "load_ranking_input",
     "load_score_run",
     "make_pairs",
     "score_answers",

@@ -20,12 +20,12 @@ from fairjudge.io._config_file import CONFIG_SCHEMA_VERSION as CONFIG_SCHEMA_VER
 from fairjudge.io._config_file import ConfigText as ConfigText
 from fairjudge.io._config_file import dump_config as dump_config
 from fairjudge.io._config_file import read_config as read_config
-from fairjudge.io._files import write_atomic as write_atomic
+from fairjudge.io._files import write_atomic
 from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
-from fairjudge.io._json import strict_dumps as strict_dumps
-from fairjudge.io._label_scores import ScoreSheet as ScoreSheet
+from fairjudge.io._json import strict_dumps
+from fairjudge.io._label_scores import ScoreSheet
 from fairjudge.io._label_scores import is_pointwise_file as is_pointwise_file
-from fairjudge.io._labels import LabelSheet as LabelSheet
+from fairjudge.io._labels import LabelSheet
 from fairjudge.io._labels import Side as Side
 from fairjudge.io._labels import order_path as order_path
 from fairjudge.io._labels import read_sheet_rows as read_sheet_rows
@@ -36,7 +36,7 @@ from fairjudge.io._out_file import out_header as out_header
 from fairjudge.io._pairs import Columns, LoadedItems, load_items
 from fairjudge.io._pairs import read_rows as read_rows
 from fairjudge.io._rows import open_source as open_source
-from fairjudge.io._rows import read_records as read_records
+from fairjudge.io._rows import read_records
 from fairjudge.io._scores import LoadedScoreItems, load_score_items
 from fairjudge.io._untrusted import BadTOML as BadTOML
 from fairjudge.io._untrusted import loads_toml as loads_toml
@@ -46,12 +46,17 @@ from fairjudge.io._untrusted import shown as shown
 
 __all__ = [
     "Columns",
+    "LabelSheet",
     "LoadedItems",
     "LoadedScoreItems",
     "OutHeader",
+    "ScoreSheet",
     "load_items",
     "load_score_items",
     "read_header",
+    "read_records",
+    "strict_dumps",
+    "write_atomic",
 ]
 
 publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

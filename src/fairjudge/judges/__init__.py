@@ -49,8 +49,7 @@ if TYPE_CHECKING:
     from fairjudge.judges._pointwise import ScoreCall as ScoreCall
     from fairjudge.judges._pointwise import as_rubric as as_rubric
     from fairjudge.judges._pointwise_jury import PointwiseJury
-    from fairjudge.judges._registry import DEFAULT_JUDGE as DEFAULT_JUDGE
-    from fairjudge.judges._registry import BackendOptions, resolve_judge
+    from fairjudge.judges._registry import DEFAULT_JUDGE, BackendOptions, resolve_judge
     from fairjudge.judges._registry import calls_no_model as calls_no_model
     from fairjudge.judges._registry import fixes_temperature as fixes_temperature
     from fairjudge.judges._registry import judge_spec as judge_spec
@@ -95,6 +94,7 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "DEFAULT_JUDGE",
     "BackendOptions",
     "BatchJudge",
     "BatchPointwiseJudge",

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from fairjudge.runner._progress import progress_label as progress_label
     from fairjudge.runner._ray import RayExecutor
     from fairjudge.runner._result import CallOutcome, RunResult, RunSummary
-    from fairjudge.runner._store import DEFAULT_STORE_PATH as DEFAULT_STORE_PATH
-    from fairjudge.runner._store import Store
+    from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
 
 # Every name loads on first use (PEP 562): asking for RunSummary or RunOptions does
 # not import asyncio, sqlite3 or pydantic.
@@ -62,6 +61,7 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "DEFAULT_STORE_PATH",
     "AsyncioExecutor",
     "Batch",
     "BatchExecutor",
