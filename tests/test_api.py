@@ -46,7 +46,7 @@ def test_compare_settings_are_the_commands_settings() -> None:
     settings = EvalSettings(rule="soft", seed=7, n_resamples=300)
     result = fairjudge.compare(PAIRS, longer, settings=settings)
     assert result.to_dict()["settings"] == {
-        **settings.to_dict(), "judge": "longer", "source": str(PAIRS)
+        **settings.to_dict(), "judge": LONGER, "source": str(PAIRS)
     }  # fmt: skip
 
 
@@ -284,11 +284,11 @@ def test_compare_with_judges_equals_the_jury_commands_json() -> None:
     # knows_facts agrees with the human labels far better than the length judge.
     assert members[KNOWS]["human_agreement"]["kappa"] == pytest.approx(7 / 9)
     assert members[LONGER]["human_agreement"]["kappa"] == pytest.approx(-0.75)
-    # The same panel as functions: the same numbers, members named by their functions.
+    # The same panel as functions: the same numbers, members named as the command names them.
     functions = fairjudge.compare(
         CALIBRATION, judges=[longer, knows_facts, longer], weights=[1, 2, 1], aggregate="mean"
     )
-    assert functions.result.names == ("longer", "knows_facts", "longer#2")
+    assert functions.result.names == (LONGER, KNOWS, LONGER + "#2")
     assert functions.to_dict()["win_rate"] == result.to_dict()["win_rate"]
     assert "knows_facts" in functions.summary()
     assert len(functions.to_records()) == 24

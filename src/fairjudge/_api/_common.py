@@ -1,4 +1,4 @@
-"""What every top-level function shares: opening a judge from a spec, and naming it."""
+"""What every top-level function shares: opening a judge from a spec, and its last run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from fairjudge._api._inputs import ROWS
 from fairjudge.runner import RunSummary
 
-__all__ = ["judge_name", "last_run", "opened", "title"]
+__all__ = ["last_run", "opened", "title"]
 
 
 def title(source: str) -> str:
@@ -51,8 +51,3 @@ def last_run(judge: object) -> RunSummary | None:
     """The judge's last run (calls, usage, cost), when it keeps one."""
     run = getattr(judge, "last_run", None)
     return run if isinstance(run, RunSummary) else None
-
-
-def judge_name(judge: object) -> str:
-    """The judge's name for the record: its ``name``, a function's name, or its type."""
-    return str(getattr(judge, "name", None) or getattr(judge, "__name__", type(judge).__name__))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fairjudge._api._common import judge_name, last_run, opened, title
+from fairjudge._api._common import last_run, opened, title
 from fairjudge._api._inputs import ROWS, load_rows
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury, run_score_jury
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
@@ -34,6 +34,7 @@ from fairjudge.judges import (
     BatchPointwiseJudge,
     CallableJudge,
     CallablePointwiseJudge,
+    judge_name,
     resolve_judge,
     resolve_pointwise_judge,
 )

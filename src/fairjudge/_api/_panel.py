@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fairjudge._api._common import judge_name, title
+from fairjudge._api._common import title
 from fairjudge._api._result import Result
 from fairjudge._errors import ConfigError
 from fairjudge.evaluation import (
@@ -33,6 +33,7 @@ from fairjudge.judges import (
     Jury,
     MemberSpec,
     PointwiseJury,
+    judge_name,
     load_jury_file,
     resolve_judge,
     resolve_pointwise_judge,

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from fairjudge._api._common import judge_name, last_run, opened, title
+from fairjudge._api._common import last_run, opened, title
 from fairjudge._api._inputs import load_rows
 from fairjudge._api._result import Result
 from fairjudge._errors import ConfigError
@@ -22,7 +22,7 @@ from fairjudge.evaluation import (
     load_ranking_input,
     make_pairs,
 )
-from fairjudge.judges import BackendOptions, BatchJudge, resolve_judge
+from fairjudge.judges import BackendOptions, BatchJudge, judge_name, resolve_judge
 from fairjudge.runner import Executor, RunOptions
 
 __all__ = ["rank"]

@@ -16,7 +16,7 @@ from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.evaluation import PairwiseResult, evaluate
 from fairjudge.io import LoadedItems, OutKind, load_items
-from fairjudge.judges import BatchJudge, calls_no_model
+from fairjudge.judges import BatchJudge, calls_no_model, judge_name
 from fairjudge.prompts import get_template
 from fairjudge.runner import RunSummary
 
@@ -30,7 +30,6 @@ __all__ = [
     "check_unresolved",
     "close_judge",
     "judge_file",
-    "judge_name",
     "last_run",
     "load_input",
     "unresolved_exit",
@@ -71,11 +70,6 @@ def template_option(flags: JudgeFlags, items: list[Item]) -> str | None:
             f"(first: id {missing[0]!r}); add a 'reference' column or pick another template"
         )
     return f"{tmpl.name}@{tmpl.version}"
-
-
-def judge_name(judge: BatchJudge) -> str:
-    """How a judge is named in reports: its ``name``, else its type."""
-    return str(getattr(judge, "name", type(judge).__name__))
 
 
 def last_run(judge: BatchJudge) -> RunSummary | None:

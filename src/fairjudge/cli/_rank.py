@@ -12,7 +12,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, say
-from fairjudge.cli._judging import check_unresolved, close_judge, judge_name, last_run
+from fairjudge.cli._judging import check_unresolved, close_judge, last_run
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
 from fairjudge.cli._out import write_out
@@ -29,7 +29,7 @@ from fairjudge.evaluation import (
     make_pairs,
 )
 from fairjudge.io import strict_dumps
-from fairjudge.judges import calls_no_model
+from fairjudge.judges import calls_no_model, judge_name
 from fairjudge.prompts import get_template
 from fairjudge.report import (
     RankingReport,

@@ -35,6 +35,7 @@ __all__ = [
     "TransientJudgeError",
     "interrupt_note",
     "judge_function",
+    "judge_name",
     "own_judge",
     "set_interrupt_note",
 ]
@@ -177,13 +178,7 @@ def own_judge(obj: Any, label: str | None = None) -> OwnJudge:
         ConfigError: ``obj`` is neither callable nor has a ``judge``/``ajudge``
             method, or its declaration is half or empty.
     """
-    target: Any = obj
-    if not inspect.isroutine(obj):
-        for method in ("ajudge", "judge"):
-            bound = getattr(obj, method, None)
-            if callable(bound):
-                target = bound
-                break
+    target = _called(obj)
     if not callable(target):
         raise ConfigError(
             f"judge must be callable or have a judge/ajudge method; got {obj!r}", params="judge"
@@ -196,15 +191,53 @@ def own_judge(obj: Any, label: str | None = None) -> OwnJudge:
     name, version = _checked_identity(
         declared("fairjudge_name"), declared("fairjudge_version"), f"judge {obj!r}"
     )
-    qualname = getattr(target, "__qualname__", type(target).__name__)
     return OwnJudge(
         target=target,
         is_async=_is_async(target),
         name=name,
         version=version,
         transient=tuple(declared("fairjudge_transient") or ()),
-        label=label or f"python:{getattr(target, '__module__', '?')}:{qualname}",
+        label=label or _spec_of(target),
     )
+
+
+def _called(obj: Any) -> Any:
+    """What calling a user's judge calls: the function, or its ``ajudge``/``judge`` method."""
+    if not inspect.isroutine(obj):
+        for method in ("ajudge", "judge"):
+            bound = getattr(obj, method, None)
+            if callable(bound):
+                return bound
+    return obj
+
+
+def _spec_of(target: Any) -> str:
+    """The ``python:module:qualname`` spec that names a user's judge."""
+    qualname = getattr(target, "__qualname__", type(target).__name__)
+    return f"python:{getattr(target, '__module__', '?')}:{qualname}"
+
+
+def judge_name(judge: object) -> str:
+    """A judge's name in results, reports, ``--out`` headers and panels: the one rule.
+
+    The notebook functions and the command line both name judges here, so one judge
+    reads the same in both. A judge object keeps its ``name`` (a spec's judge is named
+    by its spec: ``openai/gpt-4o-mini``, ``local/...@sha``). Your own function or
+    object is named by the spec that loads it on the command line,
+    ``python:module:qualname``, so ``compare(items, longer)`` and ``--judge
+    python:module:longer`` agree. Anything else is named by its type.
+
+    Example:
+        >>> def longer(question, answer_a, answer_b):
+        ...     return "A"
+        >>> judge_name(longer)
+        'python:fairjudge.judges._own_judge:longer'
+    """
+    name = getattr(judge, "name", None)
+    if name:
+        return str(name)
+    target = _called(judge)
+    return _spec_of(target) if callable(target) else type(judge).__name__
 
 
 def _is_async(target: Any) -> bool:
