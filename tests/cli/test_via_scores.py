@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from fairjudge import Item, Outcome
 from fairjudge.cli import app
 from fairjudge.evaluation import compare_via_scores
-from fairjudge.judges import AnswerScores, ScoreRequest
-from fairjudge.prompts import Rubric, get_rubric
+from fairjudge.judges import ScoreRequest
+from fairjudge.prompts import AnswerScores, Rubric, get_rubric
 from tests.out_file import out_records
 from tests.score_server import answer_in, script
 from tests.server import JudgeServer

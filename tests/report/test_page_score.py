@@ -23,8 +23,7 @@ from fairjudge._items import ScoreItem
 from fairjudge._types import ExpectedScore, Reply, ScoreReading
 from fairjudge.cli import app
 from fairjudge.evaluation import ScoredItem, score_answers, summarise_scores
-from fairjudge.judges import AnswerScores, ScoreCall
-from fairjudge.prompts import get_rubric
+from fairjudge.prompts import AnswerScores, ScoreCall, get_rubric
 from fairjudge.report import score_page, score_report
 from fairjudge.report._forest import ForestPlot
 from fairjudge.report._page import PlotBlock

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from fairjudge.judges._jury_votes import weighted_majority as weighted_majority
     from fairjudge.judges._llm import LLMJudge
     from fairjudge.judges._llm import read_verdict as read_verdict
-    from fairjudge.judges._pointwise import AnswerScores as AnswerScores
     from fairjudge.judges._pointwise import (
         BatchPointwiseJudge,
         CallablePointwiseJudge,
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
         ScoreRequest,
         resolve_pointwise_judge,
     )
-    from fairjudge.judges._pointwise import ScoreCall as ScoreCall
     from fairjudge.judges._pointwise import as_rubric as as_rubric
     from fairjudge.judges._pointwise_jury import PointwiseJury
     from fairjudge.judges._registry import DEFAULT_JUDGE, BackendOptions, resolve_judge
@@ -70,11 +68,9 @@ _LAZY = {
     "weighted_majority": "fairjudge.judges._jury_votes",
     "LLMJudge": "fairjudge.judges._llm",
     "read_verdict": "fairjudge.judges._llm",
-    "AnswerScores": "fairjudge.judges._pointwise",
     "BatchPointwiseJudge": "fairjudge.judges._pointwise",
     "CallablePointwiseJudge": "fairjudge.judges._pointwise",
     "PointwiseJudge": "fairjudge.judges._pointwise",
-    "ScoreCall": "fairjudge.judges._pointwise",
     "ScoreMode": "fairjudge.judges._pointwise",
     "ScoreRequest": "fairjudge.judges._pointwise",
     "as_rubric": "fairjudge.judges._pointwise",
