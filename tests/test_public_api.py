@@ -137,12 +137,14 @@ SUBPACKAGES: dict[str, set[str]] = {
         "CallablePointwiseJudge JudgeSession Jury JuryMember LLMJudge MemberSpec "
         "PointwiseJudge PointwiseJury ReplayJudge judge_name load_jury_file resolve_judge "
         "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function "
-        "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser JuryFile DEFAULT_JUDGE"
+        "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser JuryFile DEFAULT_JUDGE "
+        "read_verdict"
     ),
     "prompts": _names(
         "PairwiseTemplate Rubric Dimension get_template get_rubric list_templates "
         "list_rubrics load_template load_rubric parse_verdict parse_scores AnswerScores "
-        "ScoreReading VerdictFormat ScoreContext ScoreCall"
+        "ScoreReading VerdictFormat ScoreContext ScoreCall read_scores validate_scores "
+        "probabilities_from_logprobs DEFAULT_RUBRIC"
     ),
     "report": _names(
         "ComparisonReport RankingReport ScoreReport JuryReport comparison_report "
@@ -151,7 +153,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     "runner": _names(
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
         "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending CallOutcome "
-        "DEFAULT_STORE_PATH"
+        "DEFAULT_STORE_PATH DEFAULT_POLL_S"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "
@@ -167,12 +169,12 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_175_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_180_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
     # and defaults several packages share, joined __all__ (issue 32: one surface).
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 175
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 180
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

@@ -35,8 +35,7 @@ if TYPE_CHECKING:
     from fairjudge.judges._jury_usage import MemberUsage
     from fairjudge.judges._jury_votes import panel_reply as panel_reply
     from fairjudge.judges._jury_votes import weighted_majority as weighted_majority
-    from fairjudge.judges._llm import LLMJudge
-    from fairjudge.judges._llm import read_verdict as read_verdict
+    from fairjudge.judges._llm import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
         BatchPointwiseJudge,
         CallablePointwiseJudge,
@@ -116,6 +115,7 @@ __all__ = [
     "judge_function",
     "judge_name",
     "load_jury_file",
+    "read_verdict",
     "resolve_judge",
     "resolve_pointwise_judge",
 ]

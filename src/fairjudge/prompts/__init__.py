@@ -7,10 +7,15 @@ pydantic models, and ``import fairjudge`` should not pay for pydantic.
 from typing import TYPE_CHECKING
 
 from fairjudge._lazy import lazy_attributes, publish
-from fairjudge.prompts._parse import VerdictFormat, parse_verdict
-from fairjudge.prompts._parse import probabilities_from_logprobs as probabilities_from_logprobs
-from fairjudge.prompts._rubrics import DEFAULT_RUBRIC as DEFAULT_RUBRIC
-from fairjudge.prompts._rubrics import Dimension, Rubric, get_rubric, list_rubrics, load_rubric
+from fairjudge.prompts._parse import VerdictFormat, parse_verdict, probabilities_from_logprobs
+from fairjudge.prompts._rubrics import (
+    DEFAULT_RUBRIC,
+    Dimension,
+    Rubric,
+    get_rubric,
+    list_rubrics,
+    load_rubric,
+)
 from fairjudge.prompts._templates import (
     PairwiseTemplate,
     get_template,
@@ -25,9 +30,9 @@ if TYPE_CHECKING:
         ScoreContext,
         ScoreReading,
         parse_scores,
+        read_scores,
+        validate_scores,
     )
-    from fairjudge.prompts._score_parse import read_scores as read_scores
-    from fairjudge.prompts._score_parse import validate_scores as validate_scores
 
 # Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
@@ -43,6 +48,7 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "DEFAULT_RUBRIC",
     "AnswerScores",
     "Dimension",
     "PairwiseTemplate",
@@ -59,6 +65,9 @@ __all__ = [
     "load_template",
     "parse_scores",
     "parse_verdict",
+    "probabilities_from_logprobs",
+    "read_scores",
+    "validate_scores",
 ]
 
 publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)

@@ -15,8 +15,7 @@ from fairjudge._lazy import lazy_attributes, module_dir, publish
 
 if TYPE_CHECKING:
     from fairjudge._errors import BatchPending
-    from fairjudge.runner._batch import DEFAULT_POLL_S as DEFAULT_POLL_S
-    from fairjudge.runner._batch import BatchExecutor
+    from fairjudge.runner._batch import DEFAULT_POLL_S, BatchExecutor
     from fairjudge.runner._cached import serve_from_store as serve_from_store
     from fairjudge.runner._call_record import CallRecord
     from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
@@ -61,6 +60,7 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "DEFAULT_POLL_S",
     "DEFAULT_STORE_PATH",
     "AsyncioExecutor",
     "Batch",
