@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
-from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
+from fairjudge.report._adaptive import (
+    ci_mark,
+    recorded_stop,
+    stop_facts,
+    stop_verdict,
+    stop_warnings,
+)
 from fairjudge.report._comparison import (
     ComparisonReport,
     _verdict_line,
@@ -241,6 +247,11 @@ def comparison_view(
             warnings=(*headline.warnings, *stop_warnings(report.adaptive)),
         )
         facts = (*facts, *stop_facts(report.adaptive))
+    elif report.recorded_adaptive is not None:  # a page rebuilt from an --out file
+        verdict, notes = recorded_stop(report.recorded_adaptive)
+        headline = replace(
+            headline, verdict=verdict or headline.verdict, warnings=(*headline.warnings, *notes)
+        )
     return View(
         kind="calibrate" if calibration is not None else "compare",
         title=report.title,
