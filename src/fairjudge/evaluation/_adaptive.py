@@ -234,16 +234,19 @@ def adaptive_run(
         summary: The result over every judged item, in input order, given the
             budget's message when a budget stopped the run.
         items: Items or ``(question, ans1, ans2)`` triples.
-        settings: As for :func:`evaluate_adaptive`.
-        stop_when: As for :func:`evaluate_adaptive`.
+        settings: Rule, rounds, seed, level and resamples (see :func:`evaluate_adaptive`).
+        stop_when: The stop rule, parsed by :meth:`StopRule.parse`; ``None`` judges every
+            question.
         judge: What :func:`default_batch` reads the concurrency of.
         members: Judges answering each planned call (a panel's size; 1 otherwise).
         batch: Questions per batch; by default :func:`default_batch`.
-        resolution: As for :func:`evaluate_adaptive`.
-        population: As for :func:`evaluate_adaptive`.
+        resolution: Grid steps of the interval's bounds (exact to ``1 / resolution``).
+        population: ``"source"`` or ``"file"``, what the interval is about; ``None``
+            takes the stop rule's own.
 
     Raises:
-        ConfigError: As for :func:`evaluate_adaptive`, before any call is made.
+        ConfigError: ``items`` is empty or malformed, or ``stop_when``, ``batch`` or
+            ``population`` is invalid; before any call is made.
     """
     rule = None if stop_when is None else StopRule.parse(stop_when, population)
     about = _about(rule, population)

@@ -88,23 +88,26 @@ def evaluate_jury_adaptive(
     Args:
         jury: The panel (see :func:`~fairjudge.evaluation.evaluate_jury`).
         items: Items or ``(question, ans1, ans2)`` triples.
-        settings: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
-        stop_when: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
+        settings: Rule, rounds, seed, level and resamples (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`).
+        stop_when: ``"decided"``, ``"width:W"`` or both (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`); ``None`` judges every question.
         aggregation: ``"majority"`` or ``"mean"``: the panel's verdict, and so each
             item's unit score.
         batch: Questions per batch; by default one wave of the panel's concurrency
             (every member's calls count).
         progress: Called with the number of calls as they finish (members x calls).
-        resolution: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
-        population: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
+        resolution: Grid steps of the interval's bounds (exact to ``1 / resolution``).
+        population: ``"source"`` or ``"file"``, what the interval is about (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`).
 
     Returns:
         An :class:`~fairjudge.evaluation.AdaptiveResult` whose ``pairwise`` is the
         panel's :class:`~fairjudge.evaluation.JuryResult` over the judged items.
 
     Raises:
-        ConfigError: As for :func:`~fairjudge.evaluation.evaluate_jury` and
-            :func:`~fairjudge.evaluation.evaluate_adaptive`, before any call.
+        ConfigError: The panel or ``aggregation`` is invalid, or ``items``,
+            ``stop_when``, ``batch`` or ``population`` is; before any call.
     """
     rule = check_rule(aggregation, AGGREGATIONS)
     one_resample = replace(settings, n_resamples=1)  # each batch's intervals go unread

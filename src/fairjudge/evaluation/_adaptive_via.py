@@ -71,22 +71,24 @@ def compare_via_scores_adaptive(
         items: The items.
         settings: Seed (the draw order's and the bootstrap's), level and resamples;
             the rule and rounds do not apply.
-        stop_when: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
+        stop_when: ``"decided"``, ``"width:W"`` or both (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`); ``None`` scores every question.
         tie_margin: A score difference of at most this is a tie (>= 0).
         calls_per_answer: Calls the judge makes per answer (1; the rubric's
             dimensions in label mode), for the default batch and the calls saved.
         batch: Questions per batch; by default one wave of the judge's concurrency.
         progress: Called with the number of calls just finished.
-        resolution: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
-        population: As for :func:`~fairjudge.evaluation.evaluate_adaptive`.
+        resolution: Grid steps of the interval's bounds (exact to ``1 / resolution``).
+        population: ``"source"`` or ``"file"``, what the interval is about (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`).
 
     Returns:
         An :class:`~fairjudge.evaluation.AdaptiveResult` whose ``pairwise`` is the
         :class:`~fairjudge.evaluation.ViaScoresResult` over the judged items.
 
     Raises:
-        ConfigError: As for :func:`~fairjudge.evaluation.compare_via_scores` and
-            :func:`~fairjudge.evaluation.evaluate_adaptive`, before any call.
+        ConfigError: The judge, ``tie_margin``, ``items``, ``stop_when``, ``batch``
+            or ``population`` is invalid; before any call.
     """
     seed, level = settings.seed, settings.level
     last: list[ViaScoresResult] = []

@@ -1,42 +1,9 @@
 """Judge calls through the providers' batch APIs: :class:`BatchExecutor`, on the executor seam.
 
-OpenAI's Batch API and Anthropic's Message Batches answer many requests within a
-24-hour window at half the online price. Judging is such a workload, so a batch is
-just another way of running a session's calls (``executor=BatchExecutor()``), and
-what it keeps of the engine is everything but the sending:
-
-- the dedupe, the store's cache (a stored call is never submitted), and the claims
-  (a call another process is making, online or in its own batch, is not submitted
-  twice: it is waited for, and served from the store when that process stores it);
-- each result lands in the store as an ordinary row, keyed by
-  :attr:`~fairjudge._call.CallSpec.key`, through the engine's own code: the same
-  redaction, parser, cost ledger (at the batch price: ``Completion.batch``) and row,
-  so a batch run's results equal an online run's;
-- ``max_calls`` and ``max_cost`` are checked before submission. Money for a
-  submitted batch is committed whole (a provider bills every request it runs, and
-  the budget cannot stop it part way), so ``max_cost`` is held against the
-  estimate of every call submitted: the calls that fit are submitted, the rest are
-  not run, and the result says ``stopped``.
-
-Resuming. A batch's id, and each call's ``custom_id`` (the call's store key: 64
-hex characters, which both providers accept), are written to the store
-(:mod:`~fairjudge.runner._store_batches`) right after the provider accepts the batch
-and before it is polled once. A run killed while it waits leaves them there; the
-next run over the same calls polls the same batch and collects it, and never
-submits those calls again.
-
-Waiting. With ``wait=True`` the executor polls every ``poll_s`` seconds until
-every batch has ended. With ``wait=False`` it submits, polls once, collects what has
-ended and raises :class:`~fairjudge.BatchPending` naming the batches still running:
-the same work run again later collects them.
-
-Errors. A request the provider refused is that call's error row, mapped as the
-online status would be; a request that expired, was cancelled or came back with no
-line is an error row that says so (the next run submits it again, as it retries
-any failed call); a batch the provider refused whole (OpenAI's ``failed``) fails
-each of its calls with the provider's reasons. An error of the batch endpoints
-themselves (bad credentials, an unknown batch) stops the run as an online call's
-fatal error does; the batches stay in the store.
+A batch is another way of running a session's calls: the store's cache, claims,
+parsing, cost ledger (at the batch price) and rows are the engine's own, so a batch
+run's results equal an online run's. Batch ids are stored as soon as the provider
+accepts them, so a killed run resumes by collecting, never by submitting again.
 """
 
 from __future__ import annotations

@@ -1,59 +1,9 @@
 """The ``max_cost`` rule: which call may start, with its cost guess corrected as the run goes.
 
-Before a call is made its size is a guess (:func:`~fairjudge.runner._limits.estimate_tokens`:
-characters over four for the prompt, ``max_tokens`` for the reply). A provider's
-tokenizer may count several times that, so the guess is corrected from the usage the
-calls that settled report, and the calls in flight are reserved at the corrected guess.
-
-The guess, corrected. For each call, the raw guess is its input estimate ``in`` and its
-``max_tokens`` (``cap``, 0 when unset). Over the calls that settled with a reply (usage
-as reported, or as guessed where the backend reports none, which is what they are
-charged):
-
-- the input ratio ``r_in`` = charged input tokens / estimated input tokens; before
-  the first reply it is :data:`PRIOR_TOKEN_RATIO` (8): tokenizers that count up to
-  eight times the character rule (code, CJK text, unusual vocabularies) cannot
-  overspend the first wave;
-- the capped-output ratio ``r_cap`` = charged output tokens / ``max_tokens``, over
-  calls that set it; 1 before the first (``max_tokens`` is the most a reply can cost);
-- the uncapped output ``mean_out`` = mean charged output tokens per call; 256 before
-  the first.
-
-A call's corrected cost ``ĉ`` is its price at ``r_in * in`` input tokens and
-``r_cap * cap`` output tokens (``mean_out`` when ``cap`` is 0), at the ratios of the
-moment.
-
-The rule. A call may start only if::
-
-    spent + sum(ĉ of the calls in flight) + ĉ(this call) <= max_cost
-
-where ``spent`` is the charged cost of the calls settled so far and every ``ĉ`` is at
-the current ratios (in-flight calls are re-valued as the ratios learn). One
-exception, the probe: while no call has settled with a reply and none is in flight,
-a call is checked at its raw guess (all ratios 1), so a budget smaller than eight
-calls' guesses still makes its first call and learns the true size from it. A call
-that does not fit waits while calls are in flight (one settling may free budget or
-correct the guess down); with none in flight, the run stops starting calls.
-
-The bound. Let ``F`` be the calls in flight when the last call started (that call
-included), ``c`` their true costs and ``ĉ`` what the rule counted for them then.
-Every settled call's cost was in ``spent`` at that check, so the run spends
-
-    spent_final <= max_cost + sum over F of (c - ĉ)
-
-that is, never more than ``max_cost`` plus what the calls in flight at the last start
-cost beyond their corrected guesses: at most their true cost, and at most
-``--concurrency`` calls. In particular, when every call's reported input is the same
-multiple ``m`` of its guess and replies are the same size (at most ``max_tokens``,
-or 256 tokens without it), the ratios are exact from the first reply on, and:
-
-- ``m <= 8``: ``spent_final <= max(max_cost, true cost of the first call)``;
-- ``m > 8``: only the calls that started before the first reply (reserved at 8x) can
-  overspend, by at most ``(m / 8 - 1)`` times what they reserved, itself at most
-  ``max_cost``.
-
-Nothing here does I/O or waits: the engine asks :meth:`CostBudget.admit` and, when it
-says no while :attr:`CostBudget.in_flight` is above 0, waits for a call to settle.
+A call starts only if the spend so far, the calls in flight and this call, each at a
+guess corrected by the usage replies report, fit ``max_cost``; the overspend this
+allows is bounded by the calls in flight at the last start. The rule and its bound
+are in ``docs/internals.md``. Nothing here does I/O or waits.
 """
 
 from __future__ import annotations

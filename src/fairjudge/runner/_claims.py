@@ -1,29 +1,8 @@
 """Claims: processes that share a store never make the same call at the same time.
 
-Before a process makes a call it *claims* the call's key in the store's ``claims``
-table, in one ``BEGIN IMMEDIATE`` transaction that skips keys already answered
-(an ``ok`` row in ``calls``) and keys another process holds under a live lease. The
-claim is released in the same transaction that stores the call's row
-(:meth:`Store.write_rows <fairjudge.runner.Store.write_rows>`), and the rest when
-the run ends. A lease lasts :data:`DEFAULT_LEASE_S` and is renewed while the run
-goes on, so a process killed with SIGKILL holds its keys for at most one lease;
-then another process takes them over.
-
-:class:`ClaimQueue` is the engine's side of it: the calls still to make, claimed a
-batch at a time as workers take them, and a :meth:`ClaimQueue.wait` for workers that
-have run out of claimable calls while another process holds some. A key another
-process finished is served from the store like any cached call. :class:`Leases`
-renews a run's claims while it goes on and gives back the unused ones at its end.
-
-How the engine (``runner/_run.py``) uses it: one ``ClaimQueue(store, items,
-self._served)`` per route instead of ``iter(items)``; ``async with Leases(store,
-queues.values())`` around the calls; a worker whose queue is empty returns only when
-``await queue.wait()`` says so (and no budget or fatal error stopped the run); and
-``_served`` records a call another process made as a cached outcome.
-
-Leases use wall-clock time (``time.time()``), which processes on one machine share;
-machines sharing a store over a network file system need clocks that agree to well
-within a lease.
+A process claims a call's key under a renewed lease before making it, and
+releases it with the stored row, so a killed process holds its keys for at most one
+lease.
 """
 
 from __future__ import annotations

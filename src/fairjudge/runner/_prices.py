@@ -1,31 +1,8 @@
 """The cost ledger: list prices, and what each call is charged.
 
-Every token is billed at its own price (:meth:`Prices.cost
-<fairjudge.runner._limits.Prices.cost>`): prompt tokens at the input price, those read
-from the provider's prompt cache at the cached price, those written to it at the
-cache-write price, and completion tokens, hidden reasoning included, at the output
-price. A reply that came through a batch API (``Completion.batch``) costs
-:data:`BATCH_PRICE_FACTOR` of that: both providers take half off every token class.
-
-Where prices come from. ``prices=`` (``--price-input``, ``--price-output``,
-``--price-cached-input``) prices every call of the run. Without it, a run whose
-options allow list prices (``RunOptions(list_prices=True)``, as the command line
-does) prices a model named in :data:`LIST_PRICES`: OpenAI and Anthropic list prices
-in US dollars per million tokens, standard tier, as published on
-:data:`LIST_PRICES_DATE`. A dated snapshot of a listed model (``gpt-4o-2024-08-06``,
-``claude-sonnet-4-5-20250929``, ``claude-3-5-haiku-latest``) has its model's price.
-Anthropic's long-context price (Sonnet above 200,000 prompt tokens) and 1-hour
-cache writes are not modelled: a judge prompt is far shorter, and fairjudge's cache
-marks use the default 5-minute TTL.
-
-Untrusted usage. A reply whose usage the server did not report correctly
-(``Completion.usage_problem``; see :mod:`fairjudge.backends._usage`) is charged its
-estimate and never less: the prompt at the call's guess (corrected by the run's input
-ratio once replies have taught it) and the reply at its ``max_tokens`` (or
-:data:`~fairjudge.runner._budget.UNKNOWN_OUTPUT_TOKENS` without one), each raised to
-any figure of the reply that could be believed, with no cache discount. Every charge
-is a sum of non-negative counts times non-negative finite prices, so the spend never
-goes down.
+Every token class is billed at its own price (batch replies at
+:data:`BATCH_PRICE_FACTOR`); list prices apply only when the run allows them, and a
+reply whose usage cannot be believed is charged its estimate, never less.
 """
 
 from __future__ import annotations

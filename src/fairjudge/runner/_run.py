@@ -1,36 +1,8 @@
 """The async engine: dedupe, serve from cache, and make the rest of the calls.
 
-:func:`~fairjudge.runner.run_calls` takes rendered calls (:class:`fairjudge._call.CallSpec`), looks
-them all up in the store at once, and sends the missing ones to their backends from a
-fixed pool of worker tasks (one task per concurrency slot, not one per call: fewer
-objects, less scheduling, the same throughput). Around each call sit the optional
-rate limits, retries with full-jitter backoff that honour ``Retry-After``, and the
-budget checks; after it, the record goes to the store before the slot is reused.
-
-Stopping:
-
-- A :class:`fairjudge.FatalBackendError` (400/401/403/404) cancels the calls in
-  flight and is re-raised with a message that names the backend and what to do.
-- So does a call that found nothing listening (:class:`fairjudge.EndpointUnreachable`)
-  on every attempt, at an address that has not answered once in this run, and a
-  backend that rejected the first few calls (:class:`fairjudge.RequestRejected`)
-  without accepting one. A rejected call after that is that call's error record.
-- A budget (``max_calls``, ``max_cost``) stops *starting* calls; those in flight
-  finish, the result marks the unstarted calls ``not_run``, and its summary's
-  ``stopped`` names the budget (:class:`fairjudge.judges.JudgeSession` returns the
-  replies with ``stopped`` set, and every result built on them is partial, never an
-  exception). ``max_cost`` reserves the calls in flight at a
-  guess corrected by the usage replies report, and a call that does not fit waits
-  for those in flight before the run gives up on it (:mod:`~fairjudge.runner._budget`
-  states the rule and the overspend it bounds).
-
-Either way, every call that finished is in the store, so running the same work
-again continues where this run stopped.
-
-A store that cannot be written (a full disk: :class:`~fairjudge.runner.StoreWriteError`)
-stops starting calls and sending retries at once. The calls in flight finish, because
-their replies are paid for: each is stored if it fits, or counted in the error's
-``unsaved`` if not, so the message names every paid reply the next run makes again.
+Missing calls go to their backends from a fixed pool of worker tasks, with rate
+limits, retries and budget checks around each; every finished call is stored before
+its slot is reused, so a stopped run continues where it stopped.
 """
 
 from __future__ import annotations

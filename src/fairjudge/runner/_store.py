@@ -1,31 +1,8 @@
 """The store: the cache and the audit log of judge calls, in one SQLite file.
 
-One row per judge call, keyed by :attr:`fairjudge._call.CallSpec.key` (a SHA-256
-over everything that determines the reply). A row with status ``ok`` is a cache hit
-for every later run; a row with status ``error`` records the failure for the audit
-and is retried by the next run. The row keeps the rendered call (its canonical
-JSON), the raw reply, the parsed result as generic JSON (a verdict, rubric scores,
-a vote: the store does not care), the logprobs, token usage, latency and cost.
-
-Concurrency. The file is in WAL mode with a busy timeout, and every write is an
-``INSERT ... ON CONFLICT DO UPDATE``, so two processes can fill the same store at
-once. Within a process the runner funnels writes through one writer that commits
-small batches, so a killed run loses at most the calls in flight. Once a key has an
-``ok`` row it is never overwritten: the first successful reply is the cached one,
-while ``attempts`` adds up every request sent for the key, by any process. Processes
-that share a store claim each call before making it (:meth:`Store.claim`, see
-:mod:`fairjudge.runner._claims`), so no call is made by two of them at once.
-
-Safety. Opening refuses, before any call, a file that is not a fairjudge store, is
-damaged, or cannot be written (:mod:`fairjudge.runner._store_open`); a write that
-fails mid-run is a :class:`~fairjudge.runner.StoreWriteError` that stops the run.
-Every value read back is checked: a row holding what fairjudge never writes there
-(malformed JSON, text in a number column) is a
-:class:`~fairjudge.runner.StoreRowDamaged` that names the row and how to delete it
-(the class says which damage a run rebuilds from ``raw`` and which it reports).
-
-Secrets. A :class:`~fairjudge._call.CallSpec` holds no credentials, and error text
-is scrubbed of key-shaped text and credential env values before it is written.
+One row per call, keyed by :attr:`fairjudge._call.CallSpec.key`: an ``ok`` row is a
+cache hit for every later run, an ``error`` row is kept for the audit and retried.
+Several processes may fill one store at once (WAL, upserts, claims).
 """
 
 from __future__ import annotations

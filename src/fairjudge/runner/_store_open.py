@@ -1,41 +1,9 @@
 """Opening a store: prove the file is a fairjudge store, whole, and writable, or refuse.
 
-Everything here runs before the first judge call, so every refusal is a
-:class:`~fairjudge.ConfigError` (exit 2) that names the file and what to do, and a
-file that is refused is never written to.
-
-Identity. A store carries ``PRAGMA application_id = 0x464A4447`` ("FJDG") and
-``PRAGMA user_version = SCHEMA_VERSION``. A file with another application id, or with
-tables but not ours, is another program's database and is refused (it used to get a
-``calls`` table added). A store written by fairjudge before the application id existed
-(id 0, exactly our ``calls`` table, our schema version) is adopted: the id is set and
-it keeps working. A store from a newer fairjudge is refused. An empty file (0 bytes)
-is refused too: fairjudge never leaves one behind, because a new store is built under
-a temporary name and linked into place whole (so a second process opening the same new
-path sees either nothing or a complete store).
-
-Schema. The file's tables, columns, indexes, triggers and views must be exactly
-those fairjudge writes (an older store may lack a table added since, which is then
-created): anything else, such as a trigger that rewrites replies as they are stored,
-is refused before any call (:mod:`fairjudge.runner._store_schema`). Every connection
-runs with ``PRAGMA trusted_schema = OFF``.
-
-Integrity. ``PRAGMA quick_check`` runs on every open; a damaged file is refused,
-never repaired or overwritten. It reads the whole file: about 0.15 s for 100,000
-stored calls (400 MB) when the file is in the OS cache.
-
-Writability. A free-space check, before anything is created or opened, and a write
-inside a transaction that is rolled back prove that finished calls can be stored
-before any call is paid for.
-
-Leaving nothing. An open that refuses leaves the disk as it found it: the folders it
-made and the store it created (with its ``-wal`` and ``-shm``) are removed again, so
-a refused new path is never left holding an empty store, and the message says so
-("nothing was created"; for a store that was there, "the store was not changed").
-A store another process put in place meanwhile is not this open's to remove; one
-that another process opened in the moment between this open creating it and
-refusing it would be (the refusals after creation are a write probe failing, which
-would fail for that process too).
+Every refusal is a :class:`~fairjudge.ConfigError` raised before the first judge
+call, naming the file and the fix; a refused file is never written to, and a refused
+new path is left as it was. Identity, schema, integrity and writability checks are
+described in ``docs/internals.md``.
 """
 
 from __future__ import annotations

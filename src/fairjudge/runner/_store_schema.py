@@ -1,31 +1,8 @@
 """The store's schema, checked on every open: what fairjudge writes, and nothing else.
 
-Why. A store is an audit log only if what it holds is what the runs stored. SQLite
-keeps code in a database file: a trigger runs on every ``INSERT`` or ``UPDATE`` of its
-table, and a view can stand where a table is expected. A store handed over with a
-trigger on ``calls`` that rewrote each fresh reply made the victim's rerun serve the
-rewritten verdicts as cached truth. ``PRAGMA trusted_schema = OFF`` (set on every
-connection fairjudge opens) stops a schema from calling SQL functions with side
-effects, but a trigger that only updates rows is plain SQL and runs anyway. So the
-only store fairjudge opens is one whose schema is exactly its own:
-
-- every table, column (name, declared type, ``NOT NULL``, default, key, order),
-  index, trigger and view, compared with the schema fairjudge itself writes, and the
-  ``CREATE`` statement of each compared too (whitespace aside), so that a constraint,
-  a collation or a ``WITHOUT ROWID`` that differs is caught as well;
-- anything else (any trigger or view, whatever its body, an extra table, index or
-  column, a changed column) is refused before any call, naming the object and the
-  ``sqlite3`` command that shows it.
-
-The expected schema is not a copy kept here: :func:`expected_schema` runs the
-store's own DDL in an in-memory database and reads it back, so a table added to the
-DDL is expected from then on, with no second list to keep in step.
-
-Older stores. fairjudge migrates a store only by adding what it lacks: a table added
-to the DDL later (``claims`` was) is created by ``CREATE TABLE IF NOT EXISTS`` when an
-older store is opened. So an object of ours that is missing is accepted (and reported,
-so that the opener writes the schema); every object that is there must be ours,
-exactly.
+A store is an audit log only if no trigger or view can rewrite what runs store, so
+the only store opened is one whose schema is exactly the one fairjudge's own DDL
+builds; anything else is refused before any call, naming the object.
 """
 
 from __future__ import annotations
