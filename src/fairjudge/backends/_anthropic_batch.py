@@ -1,27 +1,8 @@
 """Anthropic's Message Batches: create with the requests inline, poll, stream the results.
 
-The documented flow (https://docs.anthropic.com/en/docs/build-with-claude/batch-processing
-and the API reference for Message Batches):
-
-1. ``POST /v1/messages/batches`` with ``{"requests": [{"custom_id", "params"}]}``.
-   ``params`` is a Messages request body: the backend's own
-   :meth:`~fairjudge.backends.AnthropicBackend.request_body`, so a batch request is
-   the online request. A ``custom_id`` is 1 to 64 characters of letters, digits,
-   ``-`` and ``_``, unique in its batch; up to 100,000 requests (256 MB) per batch.
-   A request body that is invalid is refused at once (HTTP 400,
-   ``invalid_request_error``).
-2. ``GET /v1/messages/batches/{id}`` until ``processing_status`` is ``ended``
-   (``in_progress`` and ``canceling`` are still running). ``request_counts`` holds
-   ``processing``, ``succeeded``, ``errored``, ``canceled`` and ``expired``.
-3. ``GET`` the batch's ``results_url``: JSONL, one ``{"custom_id", "result"}`` per
-   request, in any order. ``result.type`` is ``succeeded`` (with the ``message``),
-   ``errored`` (with the API error, ``{"type": "error", "error": {"type",
-   "message"}}``), ``canceled`` or ``expired`` (never run: not billed). The docs
-   ask clients to read the URL from the batch, not build it; fairjudge follows it
-   only on the API's own host, so a reply cannot send the key elsewhere.
-
-Each succeeded message goes through
-:func:`~fairjudge.backends._anthropic_reply.completion_from_reply`, the online reader.
+The provider's documented flow is in ``docs/internals.md``. The results URL is
+followed only on the API's own host, so a reply cannot send the key elsewhere; each
+succeeded message is read by the online reader.
 """
 
 from __future__ import annotations

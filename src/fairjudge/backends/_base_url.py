@@ -1,25 +1,8 @@
 """What a server's base URL may be: ``http(s)://host[:port][/path]``, checked before any call.
 
-Every place that takes a base URL checks it here, before a backend is built or a
-call is made: the backends (``base_url``, or ``$OPENAI_BASE_URL`` /
-``$ANTHROPIC_BASE_URL``), :class:`~fairjudge.judges.BackendOptions`, a jury file's
-members and the command line's ``--base-url``. Each names the URL the way its user
-gave it (the parameter, the variable, the flag, the file and member).
-
-A URL that is not ``http``/``https`` (``file://``, ``ftp://``, no scheme at all) or
-has no host cannot reach a server: left alone, every call would fail and be retried.
-User information (``user:key@``) is refused: the two transports would disagree about
-it (the SDK sends it as Basic auth, the lean client drops it); the message never
-repeats the URL. A fragment is refused too.
-
-A query is kept and sent with every request, by both transports
-(:func:`split_query` gives the SDK its ``default_query``): Azure OpenAI needs
-``?api-version=...``, and some gateways take their key there (``?key=``,
-``?subscription-key=``). A base URL is stored with every call and printed in
-messages, so what it shows is :func:`shown_url`: every credential in it (a key in the
-query, the path or the host, however percent-encoded; see
-:func:`fairjudge._redact.redact_url`) masked, and each masked value remembered, so
-that a server repeating the URL in a reply or an error has it masked there too.
+A URL that cannot reach a server, or that holds user information or a fragment, is
+refused where it is given, naming it as the user gave it; a query is kept and sent.
+What is shown and stored is :func:`shown_url`, with every credential masked.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """What a provider's batch API looks like to the runner, and the HTTP both clients share.
 
-A batch API takes many requests at once, answers them within a window (24 hours for
-OpenAI and Anthropic) and bills them at half the online price. The runner drives one
-through :class:`BatchAPI`: :meth:`~BatchAPI.submit` the calls, :meth:`~BatchAPI.poll`
-the batch until :attr:`BatchState.ended`, then read :meth:`~BatchAPI.results`: one
-:class:`~fairjudge._call.Completion` (``batch=True``) or one
-:class:`~fairjudge.BackendError` per ``custom_id``. What each request sends is the
-backend's own ``request_body(spec)``, so a batch sends exactly what an online call
-would, and each reply goes through the same reader as an online reply.
-
-Each provider's client lives in its own module (:mod:`._openai_batch`,
-:mod:`._anthropic_batch`); :func:`~fairjudge.backends._batch_clients.batch_client`
-picks one for a backend. Errors of the batch endpoints themselves (a refused upload,
-an unknown batch id, bad credentials) map onto the same error tree as online calls
-(:func:`~fairjudge.backends._http_errors.error_from_status`), with the key scrubbed.
+A batch sends each call's online request body and reads each reply with the online
+reader, so a batch's results equal an online run's; errors of the batch endpoints map
+onto the same error tree, with the key scrubbed.
 """
 
 from __future__ import annotations

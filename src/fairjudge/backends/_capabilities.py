@@ -1,30 +1,9 @@
 """What each judge family accepts, and what a refused request teaches about the rest.
 
-Why a table. Today's judges refuse requests that older ones took. The OpenAI
-reasoning models (gpt-5*, o1*, o3*, o4*) answer ``max_tokens`` with HTTP 400
-``Unsupported parameter: 'max_tokens' is not supported with this model. Use
-'max_completion_tokens' instead.`` (``param: "max_tokens"``, ``code:
-"unsupported_parameter"``), any ``temperature`` but 1 with ``Unsupported value:
-'temperature' does not support 0 with this model. Only the default (1) value is
-supported.`` (``code: "unsupported_value"``), and ``logprobs`` likewise; they spend
-hidden reasoning tokens (billed as output) out of ``max_completion_tokens`` before
-any visible text, so a cap sized for a one-word label ends empty with
-``finish_reason: "length"`` (OpenAI's reasoning guide:
-https://platform.openai.com/docs/guides/reasoning, which advises leaving room for
-reasoning). Anthropic's extended thinking (``thinking: {"type": "enabled",
-"budget_tokens": N}``, https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking)
-needs ``N >= 1024``, ``max_tokens > N``, and temperature 1 or none. So requests are
-built from this table, and a judge in it never pays for a refused request.
-
-A model the table does not know is learned, once: :func:`lesson` reads a refusal's
-``param``/``code``/message and says which parameter to rename or drop; the backend
-applies the change to every later request of the run (see
-:class:`~fairjudge.backends.OpenAIBackend`). Pure code: no I/O.
-
-Prompt caching minimums (Anthropic's prompt-caching page,
-https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): a marked prefix
-shorter than the model's minimum is silently not cached, so a ``cache_control`` is
-only worth sending above it.
+Reasoning models and extended thinking refuse parameters older models took, so
+requests are built from a table and a judge in it never pays for a refused request; a
+model the table does not know is learned from its first refusal (:func:`lesson`).
+Pure code: no I/O.
 """
 
 from __future__ import annotations

@@ -1,34 +1,9 @@
 """A lean HTTP/1.1 client for OpenAI-compatible chat completions.
 
-Why it exists: the ``openai`` SDK spends 13-20 ms of CPU per call (request building,
-``httpx`` machinery, reply models). On a small machine that caps a judge run at about
-half of what the server could answer at concurrency 64. This client does only what a
-judge call needs, with asyncio streams, at under a millisecond per call:
-
-- ``POST {base_url}/chat/completions`` with a JSON body, ``http`` or ``https`` (the
-  ``ssl`` module's default context, which honours ``SSL_CERT_FILE``/``SSL_CERT_DIR``);
-- a keep-alive pool of at most ``max_connections`` sockets; calls beyond it wait for
-  one, and that wait counts against the timeout, as in the SDK;
-- replies framed by ``Content-Length``, ``Transfer-Encoding: chunked`` or, failing
-  both, the end of the connection; ``Connection: close`` is honoured; no compression
-  (``Accept-Encoding: identity``);
-- an idle connection the server closed is detected before reuse, and if the server
-  closes one before sending any byte of the reply, the request is sent once more on a
-  fresh connection (the race every keep-alive client has);
-- no redirects, proxies or retries: the backend only picks this client where no proxy
-  applies, and the runner retries.
-
-Errors: :class:`TimeoutError` when no complete reply arrives within ``timeout``;
-:class:`LeanConnectError` when no connection could be opened (refused, unknown host,
-no route, TLS handshake), and its base :class:`LeanTransportError` for everything else
-that prevents a reply (a reset, a reply cut short, an unreadable reply): the backend
-tells "nothing answered" apart from "the server failed mid-exchange" by that class.
-Each failure, like each reply, says how many times the request went on the wire
-(``sends``), so a resend that failed too is still counted as the request it was.
-Neither ever carries the request, so the key in its ``Authorization`` header cannot
-leak into a message; :meth:`__repr__` leaves it out too. Status codes are not errors
-here: :class:`OpenAIBackend` maps them, and :mod:`fairjudge.backends._openai_reply`
-reads the JSON.
+It exists because the ``openai`` SDK's CPU cost per call caps a judge run on a small
+machine; this client does only what a judge call needs (keep-alive pool, chunked
+replies, one resend on a stale connection) and never carries the request, so the key
+cannot leak into an error. Status codes are the backend's to map.
 """
 
 from __future__ import annotations

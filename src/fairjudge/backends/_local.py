@@ -1,39 +1,9 @@
 """The embedded judge: a GGUF model run in-process on the CPU by llama.cpp.
 
-The runtime is `xllamacpp <https://github.com/xorbitsai/xllamacpp>`_, which ships
-prebuilt wheels (``llama-cpp-python`` builds from source for minutes). Its API is
-llama.cpp's server, called in-process: a chat request is a dict, the model's own
-chat template (from the GGUF metadata) renders it, and the reply carries
-OpenAI-style ``top_logprobs``.
-
-Design:
-
-- **One forward pass, read from the logits.** A label-only call asks for one
-  token at temperature 0 with the top 20 alternatives. llama.cpp reports those as
-  the softmax of the raw logits unless ``post_sampling_probs`` is set, in which case
-  greedy sampling reports the chosen token at p = 1; the request pins it off, so
-  the labels' probabilities (P(A), P(B), P(tie) for a verdict) are the model's own.
-- **No prompt cache.** Each call evaluates its whole prompt (``cache_prompt``
-  off), so a reply never depends on which call ran before it: the same call gives
-  the same logprobs in any order, as the store's cache key promises.
-- **Sampled labels share the forward pass.** A label-only call at a temperature
-  above 0 draws its token from the greedy call's top 20 alternatives, kept in memory
-  per prompt, with a seed taken from the call: k sampled rounds cost one forward pass,
-  and the same call draws the same label. See :mod:`fairjudge.backends._local_sampling`.
-- **One call at a time.** The model is loaded lazily on the first call and used by
-  one worker thread at a time; :attr:`LocalBackend.max_concurrency` is 1 so the
-  runner does not queue threads behind it.
-- **An interrupted call is abandoned, not awaited.** llama.cpp's in-process API has
-  no way to stop a prompt being evaluated (a long prompt takes tens of seconds on a
-  small CPU), so each call runs on a daemon thread of its own: cancelling
-  :meth:`LocalBackend.complete` (Ctrl-C) returns at once, nothing is stored for that
-  call, and the command line exits at once (``cli._main``). Closing the backend
-  while a call is in flight leaves the unloading to that call's thread. A Python
-  program that exits normally still waits for such a call (an ``atexit`` hook), as
-  tearing llama.cpp down under a running prompt would crash the interpreter.
-- **No network listener.** llama.cpp's server always listens; here it listens on
-  a Unix socket in a private temporary folder (loopback on Windows), guarded by a
-  random API key, and is never used: calls go through the in-process API.
+Runtime: ``xllamacpp`` (prebuilt wheels). A label call reads the labels'
+probabilities from one forward pass at temperature 0; prompts are never cached, so a
+reply does not depend on call order; calls run one at a time, and an interrupted one
+is abandoned rather than awaited. The reasons are in ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,31 +1,8 @@
 """The OpenAI-compatible HTTP backend: OpenAI itself, vLLM, Ollama, llama.cpp, SGLang, ...
 
-Two transports, chosen by ``transport=``, with the same requests, replies and errors:
-
-- ``"sdk"``: the official ``openai`` SDK's :class:`openai.AsyncOpenAI`, with the SDK's
-  own retries off (the runner retries, with backoff that honours ``Retry-After``).
-  SDK exceptions are translated here, at the boundary, into the
-  :class:`fairjudge.BackendError` tree, with messages scrubbed of the key.
-- ``"lean"``: :class:`~fairjudge.backends._lean_http.LeanHTTPClient`, a plain asyncio
-  HTTP/1.1 keep-alive client. The SDK costs 13-20 ms of CPU per call, which on a small
-  machine caps a run at about half the rate the server allows at concurrency 64; the
-  lean client costs under 1 ms. Status codes go through the same
-  :func:`error_from_status`, with the same learning from refusals, ``Retry-After`` handling
-  and key scrubbing, and the reply is read field by field as the SDK path reads it.
-- ``"auto"`` (the default): lean for an ``http(s)://`` ``base_url`` that no proxy
-  variable (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, either case, minus
-  ``NO_PROXY``) applies to; the SDK otherwise, and for the OpenAI API itself
-  (no ``base_url``), where the SDK's own headers and behaviour are the reference.
-
-HTTP status codes, SDK exceptions and failed connections map onto the error tree in
-:mod:`fairjudge.backends._http_errors`, and configuration is read as in
-:class:`~fairjudge.backends._http_base.HTTPBackend`, both shared with the Anthropic
-backend.
-
-Neither transport opens anything before the first call, and each is imported only
-then: the SDK (about a second), or the lean client (asyncio, ssl and the proxy
-machinery, about 0.05 s). A run the store answers entirely imports neither, nor
-opens a connection.
+Two transports with the same requests, replies and errors: the ``openai`` SDK, and
+the lean client (:mod:`._lean_http`), which ``"auto"`` picks for a ``base_url`` no
+proxy applies to. Neither is imported or opens anything before the first call.
 """
 
 from __future__ import annotations

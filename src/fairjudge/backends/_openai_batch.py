@@ -1,35 +1,8 @@
 """OpenAI's Batch API: upload the requests as a file, create a batch, poll, read two files.
 
-The documented flow (https://platform.openai.com/docs/guides/batch and the API
-reference for Files and Batch):
-
-1. ``POST /v1/files`` (multipart: ``purpose=batch`` and the ``file``): a JSONL file,
-   one request a line: ``{"custom_id", "method": "POST", "url":
-   "/v1/chat/completions", "body"}``. The body is the backend's own
-   :meth:`~fairjudge.backends.OpenAIBackend.request_body`, so a batch request is the
-   online request. Up to 50,000 requests and 200 MB per file; every ``custom_id``
-   unique; one model per file.
-2. ``POST /v1/batches`` with ``input_file_id``, ``endpoint: "/v1/chat/completions"``
-   and ``completion_window: "24h"`` (the only window offered).
-   fairjudge records the file id before step 2, and a run killed between the two
-   finds its batch with ``GET /v1/batches`` (by ``input_file_id``) instead of making
-   a second one.
-3. ``GET /v1/batches/{id}`` until the status is terminal. The statuses: ``validating``,
-   ``in_progress``, ``finalizing`` (running), ``completed``, ``failed`` (the file was
-   refused: ``errors.data`` lists why, with ``line`` and ``code`` such as
-   ``duplicate_custom_id``), ``expired`` (the 24 h ran out: finished requests are in
-   the output file, the rest in the error file with ``code: "batch_expired"``),
-   ``cancelling`` (running) and ``cancelled``. ``request_counts`` holds ``total``,
-   ``completed`` and ``failed``.
-4. ``GET /v1/files/{output_file_id}/content`` and ``.../{error_file_id}/content``:
-   one line per request, ``{"id", "custom_id", "response": {"status_code",
-   "request_id", "body"}, "error"}``. A request the model refused has its
-   ``status_code`` and the usual error body (``{"error": {"message", "type", "param",
-   "code"}}``); one that never ran has ``response: null`` and ``error: {"code",
-   "message"}``.
-
-A request's reply goes through :func:`~fairjudge.backends._openai_reply.completion_from_reply`,
-the online reader; its error through the online status mapping.
+The provider's documented flow, step by step, is in ``docs/internals.md``; the file
+id is recorded before the batch is created, so a killed run finds its batch instead of
+making a second. Each reply is read by the online reader.
 """
 
 from __future__ import annotations

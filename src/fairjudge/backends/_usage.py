@@ -1,30 +1,9 @@
 """Reading a server's token usage as untrusted input.
 
-The usage a server reports decides what a call costs, and so whether ``max_cost``
-lets the next call start. A buggy proxy or a hostile server can send anything
-there: a negative count, ``NaN``, ``Infinity``, a string, ``true``, ``2**70``.
-Believed, a negative count makes the spend go down and switches the budget off; a
-string or a huge number used to crash the run. So every field is checked here, at
-the boundary, and a figure that fails a check is never used: the call is marked with
-a ``usage_problem`` and the runner charges it its estimate instead (never less).
-
-A count is believed when it is an ``int`` (JSON integers only: not a float, not a
-bool, not a string) with ``0 <= n <`` :data:`MAX_REPORTED_TOKENS`, and when the
-parts fit the whole: cached prompt tokens at most the prompt, reasoning tokens at
-most the completion. Missing optional details (``prompt_tokens_details``,
-``completion_tokens_details``, the cache fields) are fine: many servers never send
-them. A reply with no prompt or completion count at all is not: the call succeeded,
-so its size is unknown and it is charged its estimate.
-
-Both providers come out in one convention (see :class:`~fairjudge._call.Completion`):
-``input_tokens`` is the whole prompt and ``output_tokens`` the whole completion.
-OpenAI already counts that way: ``prompt_tokens`` includes
-``prompt_tokens_details.cached_tokens``, and ``completion_tokens`` includes
-``completion_tokens_details.reasoning_tokens`` (reasoning is billed as output, so it
-is never added twice). Anthropic reports the uncached remainder of the prompt as
-``input_tokens`` and the cache reads and writes beside it
-(``cache_read_input_tokens``, ``cache_creation_input_tokens``), so the three are
-added up; its ``output_tokens`` already include extended thinking.
+Usage decides what a call costs, and a hostile or buggy server can send anything
+there; a figure that fails a check is never used, the call is marked with a
+``usage_problem`` and charged its estimate. Both providers come out in one convention
+(whole prompt, whole completion).
 """
 
 from __future__ import annotations

