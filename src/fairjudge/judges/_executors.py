@@ -1,22 +1,8 @@
 """Which executor a session runs its batches on: one the caller built, or one named.
 
-A session takes ``executor=`` as an :class:`~fairjudge.runner.Executor` object or a
-name:
-
-- ``"asyncio"`` (the default): every call on one event loop in this process;
-- ``"ray"``: on a fresh local Ray instance started for the session (on 127.0.0.1,
-  never one another process started), or on the cluster ``$RAY_ADDRESS`` names
-  when it is set, as for any Ray program (:class:`~fairjudge.runner.RayExecutor`);
-- ``"ray:ADDRESS"``: on the Ray cluster at ``ADDRESS`` (``auto``, ``HOST:PORT``,
-  ``ray://HOST:PORT``); a bare ``ray://HOST:PORT`` means the same.
-
-An executor built from a name is the session's: it is built at the first batch the
-store cannot answer and shut down when the session closes, so a fully cached rerun
-on ``"ray"`` neither imports Ray nor starts it. An executor object given by the
-caller is the caller's: the session never closes it.
-
-Ray is an optional extra: a name that needs it is checked at once (without
-importing Ray), so a missing install is a usage error before the first call.
+``"asyncio"`` (the default), ``"ray"`` or ``"ray:ADDRESS"``. An executor built from a
+name is the session's, started at the first batch the store cannot answer and shut
+down with it; one given by the caller is never closed here.
 """
 
 from __future__ import annotations

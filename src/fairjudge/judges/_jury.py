@@ -1,22 +1,9 @@
 """A jury: several pairwise judges that answer the same calls, on one session.
 
-:class:`Jury` holds its members (:class:`JuryMember`: a name, a judge and a weight)
-and answers a batch of planned calls in two ways:
-
-- :meth:`Jury.member_readings`: *every* member's reply to every call. This is what
-  :func:`fairjudge.evaluation.evaluate_jury` uses: it debiases each member on its
-  own and aggregates the members' debiased item outcomes.
-- :meth:`Jury.judge_batch`: the panel's reply to every call, aggregated per call
-  (:func:`~fairjudge.judges._jury_votes.panel_reply`: a weighted majority of the
-  members' verdicts, the weighted mean of their probabilities). This makes a jury a
-  :class:`~fairjudge.judges.BatchJudge`, usable wherever a judge is
-  (:func:`fairjudge.evaluate_pairs`, calibration, audits): the swap protocol then
-  runs on the *panel's* verdicts, so the panel is debiased as one judge.
-
-The members' calls run as one batch on one session, so one store and one budget
-carry the whole panel (:class:`~fairjudge.judges._panel_base.Panel`); after each
-batch, :attr:`Jury.last_members` holds every member's replies and
-:attr:`Jury.last_usage` what each member cost.
+:meth:`Jury.member_readings` gives every member's reply (for
+:func:`fairjudge.evaluation.evaluate_jury`, which debiases each member), and
+:meth:`Jury.judge_batch` the panel's aggregated reply, which makes a jury a
+:class:`~fairjudge.judges.BatchJudge`. One session carries the whole panel.
 """
 
 from __future__ import annotations

@@ -1,40 +1,9 @@
 """``--jury FILE.toml``: a panel's members and its aggregation rule, in a file.
 
-.. code-block:: toml
-
-    schema_version = 1
-    aggregate = "majority"          # or "mean"; optional
-
-    [[member]]
-    judge = "openai/gpt-4o-mini"
-    template = "default"            # optional
-    weight = 1.0                    # optional
-    base_url = "http://127.0.0.1:8000/v1"   # optional
-
-    [[member]]
-    judge = "replay:earlier.jsonl"  # read from this file's folder
-    name = "earlier"                # optional
-
-The file is validated whole (unknown keys included) before any judge is built, and
-every error names the file and the member.
-
-A jury file is data, and may come from someone else, so what it can do is bounded:
-
-- It names judges (model specs and ``replay:`` recordings), templates, weights,
-  servers (``base_url``, checked to be ``http(s)://host[:port][/path]``), sampling
-  temperatures and timeouts. A relative ``template`` path or ``replay:`` path is
-  read from the jury file's own folder, not from the working directory.
-- It cannot run code: a ``python:`` member is refused unless the caller allows it
-  (``allow_python=True``; on the command line ``--allow-python-judges``), because
-  importing a module and calling a function named in a file runs whatever that
-  file chooses (``python:os:execlp``).
-- It is read as an untrusted file (:mod:`fairjudge.io._untrusted`): a regular UTF-8
-  file of bounded size and nesting, or one :class:`~fairjudge.InputError`.
-
-A *recorded* panel is a ``jury --out`` file instead (JSONL):
-:func:`recorded_jury` seats every member again as a
-:class:`~fairjudge.judges.ReplayJudge` of its own recorded calls, with its recorded
-weight, so the run replays exactly and calls no one.
+The file is validated whole before any judge is built, and every error names the
+file and the member. A jury file may come from someone else, so it cannot run code
+(``python:`` members need ``allow_python``) and is read as an untrusted file.
+:func:`recorded_jury` seats a ``jury --out`` file's members again as replay judges.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """A panel's reply to one call: the members' replies to that call, aggregated.
 
-This is what makes a :class:`~fairjudge.judges.Jury` a judge like any other
-(:meth:`Jury.judge_batch`): each planned call, in the order the protocol planned it,
-is answered by every member, and the panel's reply to the call is
-
-- its **verdict**: the members' verdicts (``A``, ``B`` or ``tie``, by position) vote
-  with their weights; a verdict wins when its voters hold *more than half* of the
-  weight of the members that answered; no strict majority is a ``tie``;
-- its **probabilities**, when at least one member gave probabilities: the weighted
-  mean of the members' probabilities, each normalised to sum to 1, a member that
-  gave a label only counting as that label with probability 1 (as the ``soft``
-  resolution reads a label);
-- its **payload**: ``{"members": {name: verdict or None}}``, so every member's
-  verdict on the call stays with the panel's reply.
-
-The swap protocol then runs on the panel's per-call verdicts: the panel, not each
-member, is what gets debiased. That differs on purpose from
-:func:`fairjudge.evaluation.evaluate_jury`, which debiases each member on its own
-and aggregates the members' *debiased item outcomes*.
-
-A member whose call failed (a parse failure, a call error, a call a budget never
-made) does not vote. The panel still answers when the members that did answer hold
-a strict majority of the weight; otherwise the panel's call fails too, with a record
-that names every member that failed and why. A failure is never silently dropped
-and never counted as a tie.
+This makes a :class:`~fairjudge.judges.Jury` a judge like any other: the members'
+verdicts vote by weight (a strict majority wins, else a tie), probabilities are
+averaged, and the swap protocol then debiases the panel as one judge. A failed member
+does not vote; a panel without a majority of the weight fails the call, never a tie.
 """
 
 from __future__ import annotations

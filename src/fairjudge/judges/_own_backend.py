@@ -1,26 +1,9 @@
 """A user's Python judge as a :class:`~fairjudge._call.Backend`, so the runner runs it.
 
-The runner already does everything a team's own judge needs: bounded concurrency,
-rpm, retries with backoff, ``max_calls``, progress, the store with its claims and
-audit log. Rather than a second, smaller engine for functions, a function becomes a
-backend: each call's :class:`~fairjudge._call.CallSpec` is registered with the
-arguments to call it with (:meth:`FunctionBackend.expect`), and
-:meth:`FunctionBackend.complete` calls the function and hands the runner a
-:class:`~fairjudge._call.Completion` whose text is the value returned (as JSON when
-it is a mapping or probabilities, so a stored reply reads back the same).
-
-- An ``async def`` judge is awaited on the session's event loop: ``concurrency``
-  calls in flight at once, no thread.
-- A sync judge is called in a thread pool of ``concurrency`` threads of its own
-  (asyncio's default pool is capped at a few threads per CPU, far below what a
-  judge waiting on a network gateway can use). At concurrency 1 it is called one
-  call at a time, in request order, as the seed protocol describes.
-- Failures: a :class:`~fairjudge.judges.TransientJudgeError`, or an exception of
-  a declared ``transient`` type, is retried by the runner; a
-  :class:`~fairjudge.FatalBackendError` stops the run; a
-  :class:`~fairjudge.BudgetExceeded` (an LLM judge called inside the function ran
-  out) leaves this call and every later one unmade (``NotRun``); anything else is
-  that call's error record.
+The runner already gives a team's own judge concurrency, rpm, retries, budgets and
+the store, so a function becomes a backend rather than getting a smaller engine of
+its own. ``async def`` judges run on the session's loop; sync ones in a thread pool of
+``concurrency`` threads.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Your own judge: what a Python function (or object) declares about itself.
 
-A team's own judge is a Python function that wraps a company gateway, LiteLLM or
-any client. fairjudge runs it on the same engine as an HTTP judge (concurrency,
-rpm, retries, progress, ``max_calls``, the store), and needs to know three things
-the function alone cannot say:
-
-- **Its identity** (a stable name and version), so its replies can be cached. A
-  function's name is not an identity: edit its body, and a cache keyed by its name
-  would serve stale replies as new ones. Only a judge that declares a name and a
-  version (:func:`judge_function`, or the attributes ``fairjudge_name`` and
-  ``fairjudge_version``) is cached; bump the version whenever its replies may
-  change. An undeclared judge is never cached, and every message says so.
-- **Which failures are worth retrying.** Raising :class:`TransientJudgeError`, or
-  an exception of a type listed in ``transient=``, retries the call with the same
-  backoff as an HTTP 429 or 5xx; any other exception is that call's error record.
-- **How it is called.** A function, an ``async def`` function, or an object with a
-  ``judge`` or ``ajudge`` method (``ajudge`` is preferred when both exist).
-
-This module is pure declaration: it imports no runner and starts no thread.
+fairjudge runs a team's own judge on the same engine as an HTTP judge, and needs
+what the function alone cannot say: a declared identity (only then is it cached),
+which failures are transient, and how to call it. Pure declaration: no runner, no
+thread.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """The pointwise judge: one answer scored against a rubric, by a model or a function.
 
-:class:`PointwiseJudge` mirrors :class:`~fairjudge.judges.LLMJudge`: a thin layer on a
-:class:`~fairjudge.judges.JudgeSession` that renders each :class:`ScoreRequest` with
-its rubric into a :class:`~fairjudge._call.CallSpec` (``kind="pointwise"``) and reads
-each reply once with :func:`read_scores`, whose context is the rubric (its dimensions
-and scale) and, for a one-dimension call, the dimension. The reading depends on the
-reply and the rubric alone, never on the answer scored. Two modes:
-
-- ``"json"`` (the default): one call per answer; the judge replies with a JSON object,
-  an integer per dimension and a reason.
-- ``"label"``: one call per dimension, answered with the bare number, so the score
-  token's logprobs (where the backend gives them: the embedded judge, and
-  OpenAI-compatible servers) yield the probability-weighted score Σ p(k)·k of G-Eval
-  beside the integer. Costs one call per dimension; needs a scale of single digits.
-
-:class:`CallablePointwiseJudge` adapts ``judge(question, answer) -> {dimension: int}``,
-validated exactly as a model's reply is, and :func:`resolve_pointwise_judge` turns a
-``--judge`` spec into either.
+:class:`PointwiseJudge` mirrors :class:`~fairjudge.judges.LLMJudge` on a session;
+``"json"`` mode makes one call per answer, ``"label"`` one per dimension (so logprobs
+give a probability-weighted score). :class:`CallablePointwiseJudge` adapts a
+function, validated as a model's reply is.
 """
 
 from __future__ import annotations

@@ -1,31 +1,8 @@
 """Replayed judges: verdicts recorded once, answered again without calling anyone.
 
-A :class:`ReplayJudge` (``--judge replay:FILE``) answers each planned call from a
-file of recorded replies, so judgments made elsewhere (another tool's run, a
-published dataset of reviews, an earlier ``fairjudge compare --out``) can be
-audited, calibrated and seated on a jury at no cost. The file holds, one JSON
-object a line, either:
-
-- a record written by ``fairjudge compare --out`` (or ``calibrate --out``): the
-  item with every call, each in its order and sample; its replies are replayed as
-  recorded, failures included, so the replay reproduces the run exactly; or
-- one recorded call: ``question``, ``answer_a`` (shown first), ``answer_b`` (shown
-  second) and the judge's raw ``reply`` (read with the verdict parser, in
-  ``verdict_format``, default ``"explained"``, which also reads a bare label) or
-  its ``verdict`` (``"A"``, ``"B"`` or ``"tie"``), optionally ``probabilities``,
-  ``sample`` and ``id``.
-
-A ``--out`` file opens with a header record (:mod:`fairjudge.io._out_file`), which is
-checked, not replayed: a file of pairwise calls (``compare``, pairwise
-``calibrate``, ``rank``, ``jury``) is read; any other kind (a ``score`` file, say)
-is refused, naming it. A file without a header (written before it existed, or by
-another tool) is read as before.
-
-A call is looked up by what the judge was shown: (question, answer shown first,
-answer shown second) and the sample index, so an item replays only when both of its
-orders were recorded. A call with no recording is a :class:`~fairjudge.CallError`
-that names the item and the missing order, never a guess: the item is reported
-unresolved, exactly as if the judge had failed on it.
+Recorded judgments (an earlier ``--out`` file, another tool's, a dataset of
+reviews) can be audited, calibrated and seated on a jury at no cost. A call with no
+recording is a :class:`~fairjudge.CallError` naming the item, never a guess.
 """
 
 from __future__ import annotations

@@ -1,30 +1,9 @@
 """The judge session: one owner of backends, store, event loop, options and budget.
 
-Every kind of judgment (a pairwise verdict, rubric scores, a jury member's vote)
-comes down to the same thing: render calls, run them through the store and the
-backends, and read each reply. :class:`JudgeSession` does the middle part once for
-all of them. A judge hands it :class:`Job` objects (a :class:`~fairjudge._call.CallSpec`
-plus whatever that call's parser needs to know, its *context*) and a parser; the
-session routes each spec to its own backend (so one run carries a whole panel),
-serves what the store holds, makes the rest of the calls through its
-:class:`~fairjudge.runner.Executor`, and returns one :class:`~fairjudge.Reply` per
-job, in order. Each unique call is parsed once per batch: a fresh reply as it
-arrives (its reading is stored beside the raw text, for the audit log), a stored one
-from its raw text (so an improved parser reads old replies anew).
-
-All calls run on one private event loop in a background thread
-(:class:`~fairjudge.runner.EventLoopThread`), so backends keep their connections on
-the loop that opened them, and the sync methods work where an event loop is already
-running (a notebook). The session's budget (``max_calls``, ``max_cost``) covers its
-whole life, across batches and judges.
-
-A batch the store answers entirely (a rerun of finished work) is served in the
-caller's thread by :func:`~fairjudge.runner._cached.serve_from_store`: the loop's
-thread is not started, no backend is asked, so no connection opens and no model
-loads. The replies are the same either way.
-
-The runner (asyncio, SQLite) is imported when a session opens, not with this module,
-so that a command's ``--help`` does not pay for it.
+Every kind of judgment renders calls, runs them through the store and the backends,
+and reads each reply; :class:`JudgeSession` does the middle part once for all, on one
+private event loop, with one budget for its whole life. A batch the store answers
+entirely is served without starting the loop or any backend.
 """
 
 from __future__ import annotations
