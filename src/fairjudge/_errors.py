@@ -1,33 +1,9 @@
 """The exception tree.
 
-Every error fairjudge raises on purpose derives from :class:`FairJudgeError`, so a
-caller can catch them all at once, and the ones caused by bad input also derive
-from :class:`ValueError`, so code written against the seed API keeps working::
-
-    FairJudgeError
-    ├── ConfigError(ValueError)        bad option, unknown judge, missing extra
-    │   └── MissingExtraError          names the `pip install 'fairjudge[...]'` fix
-    ├── InputError(ValueError)         bad input file: names the file and line/row
-    ├── BudgetExceeded                 a single call found the budget spent
-    ├── BatchPending                   provider batches submitted, not yet ended
-    └── BackendError                   a judge backend failed
-        ├── RateLimitError             429; carries `retry_after` seconds
-        ├── BackendTimeout             no reply within the timeout
-        ├── ServerError                5xx, malformed body, empty choices
-        │   └── EndpointUnreachable    connection refused / unknown host: retried
-        │                              briefly, then stops a run that reached nothing
-        ├── RequestRejected            400/413/422, a prompt too long: this call
-        │                              fails for good, the run goes on
-        └── FatalBackendError          404, bad parameters: no call can succeed
-            └── AuthenticationError    401/403
-
-An error caused by a value the caller passed names that parameter, by its Python
-name (``n_resamples must be >= 1; got 0``), and lists it in ``params``; the command
-line rewrites those names to its flags when it prints the message.
-
-Messages never contain an API key: backends translate SDK exceptions at the
-boundary (``raise ... from exc``) and build messages from status codes and server
-error text, which :func:`fairjudge._redact.redact` scrubs.
+Everything fairjudge raises on purpose derives from :class:`FairJudgeError`; input
+errors also derive from :class:`ValueError`. An error caused by a parameter names it
+(``params``), and no message ever contains an API key. The tree is drawn in
+``docs/internals.md``.
 """
 
 from __future__ import annotations

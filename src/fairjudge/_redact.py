@@ -1,24 +1,9 @@
 """Scrub secrets from text before it reaches an exception message, a log line or a store.
 
-Two layers, one module. Backends build error messages from the server's own error
-text, and some servers echo the presented key back ("Incorrect API key provided:
-sk-..."), so everything a backend puts in a message goes through :func:`redact` with
-the key it holds. A backend written by a user may forget to scrub, so everything the
-runner writes also goes through :func:`scrub`: the same patterns, plus every
-:func:`known_secrets` value: credential-like environment variables (``*_API_KEY``,
-``*_TOKEN``, ``*_SECRET``) and each key a built-in backend read
-(:func:`remember_secret`), whatever its variable is called.
-
-Replies are scrubbed whole, once: a server (a debugging proxy, say) may echo the
-``Authorization`` header in any field of a successful reply, not only in its text.
-So the runner passes every fresh :class:`~fairjudge._call.Completion`, from every
-backend, through :meth:`Redactor.completion` before anything reads, stores or prints
-it: every text field (the text, the model the server names, the logprob tokens) is
-masked there, not in each backend.
-
-A base URL is stored with every call (the store's ``base_url`` and ``spec`` columns)
-and printed in messages, so a credential inside one is masked by :func:`redact_url`
-before it is shown anywhere; see its docstring for what counts as one.
+Backends scrub their own messages with :func:`redact`; everything the runner writes
+also goes through :func:`scrub`, and every fresh reply through
+:meth:`Redactor.completion`, so a backend that forgets, or a server that echoes the
+key, cannot leak it.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """A labelling sheet: a comparison file whose ``human`` column a person fills in.
 
-``fairjudge label FILE`` shows each pair blind, in an order drawn per item, and
-writes every label into ``FILE`` itself the moment it is given, so that
-``fairjudge calibrate FILE`` reads the result directly and a crash loses nothing:
-
-- **Atomic and durable.** Each label rewrites the whole file through a temporary
-  file in the same folder: written, flushed, ``fsync``-ed, then ``os.replace``-d over
-  the original, and the folder ``fsync``-ed so the rename itself survives a power
-  cut. A killed process leaves the previous file or the new one, never half of one.
-  The files are the 20-300 items of a calibration sample, so a whole rewrite per
-  label is cheap.
-- **Original orientation.** The label stored is always about model 1 and model 2
-  (``"1"``, ``"2"``, ``"tie"``), whichever side each answer was shown on; the page
-  speaks of left and right only, and :meth:`LabelSheet.set_shown` maps back.
-- **Seeded and recorded order.** Whether an item's answers are shown swapped is a
-  coin drawn from the seed and the item's id (:func:`shown_swapped`), so a resumed
-  session shows every item as before. The seed and the order it gives are recorded
-  beside the file, in ``FILE.label.json``, written once when the sheet is opened;
-  a later session reads the seed from there.
-
-Only JSON Lines (``.jsonl``, ``.ndjson``) and CSV files are written; every other
-key, column and value of a row is kept as it was (blank JSONL lines are dropped).
+Every label is written into the file the moment it is given (an atomic, durable
+rewrite), always about model 1 and model 2 whichever side was shown, in a seeded
+order recorded beside the file, so ``calibrate`` reads it directly and a crash loses
+nothing.
 """
 
 from __future__ import annotations

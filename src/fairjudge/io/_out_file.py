@@ -1,25 +1,8 @@
 """The header record that opens every ``--out`` file, and how its readers check it.
 
-Every ``--out`` file is JSON Lines, and its first line says what the file is::
-
-    {"fairjudge": {"kind": "compare", "schema_version": 1, "version": "0.1.0",
-                   "command": ["fairjudge", "compare", "pairs.jsonl", ...],
-                   "judge": "local/qwen2.5-0.5b-instruct", "template": "default@1",
-                   "rubric": null, "settings": {"rule": "conservative", ...}}}
-
-The header is one key wide (``fairjudge``), so no per-item record, whose keys are
-the command's own, can be taken for it. The records after it are unchanged. The
-``kind`` is the command that wrote the file (:data:`KINDS`), which lets each reader
-refuse a file it cannot use, naming what the file is, instead of misreading it:
-``fairjudge report`` renders ``compare`` and ``calibrate`` files, ``replay:`` reads
-any file of pairwise calls, and ``score --baseline`` reads ``score`` files.
-
-Files written before the header existed open directly with a record; every reader
-still loads them, without the check the header allows.
-
-The command line is recorded with anything credential-like masked
-(:func:`fairjudge._redact.redact_arg`: every credential in a URL, whatever its
-percent-encoding, every known secret, anything key-shaped).
+The header is one key wide (``fairjudge``) and names the file's ``kind``, so each
+reader can refuse a file it cannot use instead of misreading it. The command line is
+recorded with anything credential-like masked.
 """
 
 from __future__ import annotations

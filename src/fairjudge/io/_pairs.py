@@ -1,22 +1,8 @@
 """Reading comparison files (JSONL, JSON, CSV, Parquet) into validated items.
 
-Nothing is judged until the whole file has validated: a judge call costs money,
-and a typo on row 900 should not be found after 899 rows were paid for. Every
-problem is reported with the file, the line (JSONL) or row (CSV/Parquet, counting
-the header as line 1) and what would fix it. With ``skip_invalid`` the bad rows are
-set aside and listed instead; a column missing from a CSV or Parquet header is a
-problem of the whole file, reported once, and never skipped. Finding the rows in
-each format is :mod:`fairjudge.io._rows`'s job.
-
-A question is a string or a conversation: a list of ``{"role", "content"}`` messages,
-oldest first, ending with the ``user`` turn the answers continue. JSON rows and
-Parquet list columns hold it as a list; a CSV or Parquet text cell holds it as a JSON
-string starting with ``[``.
-
-The path ``-`` reads standard input (JSON or CSV, told apart by the first character).
-Lines split at newlines only, and reading is bounded (64 MiB a line); see
-:mod:`fairjudge.io._rows`. Whatever the bytes, loading gives items or an
-:class:`InputError` naming the source and, where there is one, the line.
+Nothing is judged until the whole file has validated, since a judge call costs
+money; every problem names the file, the line or row and the fix (``skip_invalid``
+sets bad rows aside and lists them). A question is a string or a conversation.
 """
 
 from __future__ import annotations

@@ -1,25 +1,8 @@
 r"""Reading the rows of a comparison or ranking file: JSONL, JSON, CSV or Parquet.
 
-What a row means is the caller's business (:mod:`fairjudge.io._pairs` makes items of them,
-rankings read answers or battles); this module finds the rows, with the line each
-came from, and turns whole-file mistakes into one :class:`InputError`. A CSV header
-with ``;`` or tabs and no comma is read with that separator, as many locales save.
-
-Whatever its bytes, an input gives rows or an :class:`InputError` naming the source
-and, where there is one, the line. Reading streams, and is bounded:
-
-- Lines split on ``\n`` only, as JSON Lines defines them (U+2028 or a form feed in a
-  JSON string is a character); CSV also breaks lines at a lone ``\r``, as old
-  spreadsheets do, and names a record by the line it starts on.
-- A line holds at most ``MAX_LINE_BYTES`` (64 MiB), also the largest CSV field; a
-  JSON array, parsed whole, at most ``MAX_ARRAY_BYTES`` (256 MiB). JSON Lines of
-  any length stream. Devices (``/dev/zero``) and sockets are refused; pipes are read.
-- The path ``-`` reads standard input, named ``<stdin>``: JSON when its first
-  non-blank character is ``{`` or ``[``, CSV otherwise; Parquet needs a file.
-- Files a user may be handed (recordings, a ``--baseline``): regular files only
-  (:func:`read_records`, ``open_source(..., pipes=False)``).
-- JSON nested deeper than Python parses, integers longer than it converts, and lone
-  surrogates (``"\ud800"``, which no encoding writes) are invalid rows.
+What a row means is the caller's business; this module finds the rows, with the
+line each came from, streaming and bounded, and turns whole-file mistakes into one
+:class:`InputError` naming the source and line. ``-`` reads standard input.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """Reading files a user may have been handed by someone else, safely.
 
-Jury files, recordings (``replay:``, ``jury --out``, ``compare --out``), rubrics and
-templates travel between people. Whatever such a file holds, reading it gives its
-contents or one :class:`~fairjudge.InputError` that names the file and the problem;
-never a traceback, a hang or an exhausted memory:
-
-- Only regular files are read. A directory, a device (``/dev/zero``), a socket or a
-  named pipe is refused without reading it; the file is opened non-blocking, so a
-  pipe with no writer cannot hang the open either. (The comparison inputs, which
-  the user names on the command line, may still be pipes or ``-``: see
-  :mod:`fairjudge.io._rows`.)
-- A whole-file read is bounded (:data:`MAX_TEXT_BYTES`) and the text must be UTF-8;
-  the error names the byte offset and line of the first bad byte.
-- TOML and JSON nested too deeply to parse, or deeper than :data:`MAX_DEPTH`, is
-  refused: code that walks a value (``repr``, validation, ``json.dumps``) recurses,
-  and no file fairjudge reads nests anywhere near that deep.
-
-JSON is parsed by :func:`loads`, the one parser every input reader uses (a lone
-surrogate, an integer too long to convert and nesting too deep to parse are each a
-:class:`BadJSON`); the line-by-line reader of JSON records lives with the other
-input readers (:func:`fairjudge.io._rows.read_records`), which open through
-:func:`open_regular`.
+Jury files, recordings, rubrics and templates travel between people, so reading one
+gives its contents or one :class:`~fairjudge.InputError` naming the file: only
+regular files, bounded in size and nesting, UTF-8. :func:`loads` is the one JSON
+parser every input reader uses.
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """The engine of one batch run: claim, submit, record, poll, collect, in rounds.
 
-:class:`BatchRun` is the asyncio engine (:class:`~fairjudge.runner._run.Run`) with
-the sending replaced: the dedupe, the cache, the claims, the redaction, the parser,
-the cost ledger and the rows are the engine's own methods, so a batch's results are
-stored exactly as online calls are. See :mod:`fairjudge.runner._batch` for the
-contract; this module is how it is kept.
-
-One round:
-
-1. claim every call still to make (a call another process holds is left to it and
-   served from the store when it is stored there);
-2. find the claimed calls that an earlier run already submitted (the batch tables),
-   and keep them out of any new batch;
-3. hold the rest against ``max_calls`` and ``max_cost`` (at the batch price, on the
-   token estimate), submit those that fit, one batch per backend (split at the
-   provider's request limit), and record each batch before it is polled;
-4. poll every batch, collecting each as it ends (``wait=False``: one poll).
-
-Rounds repeat while calls are left that other processes held (they may have
-failed, or died), waiting ``poll_s`` between them.
+:class:`BatchRun` is the asyncio engine with the sending replaced, so a batch's
+results are stored exactly as online calls are (:mod:`fairjudge.runner._batch` states
+the contract). Rounds of claim, submit, record, poll and collect repeat while other
+processes hold calls.
 """
 
 from __future__ import annotations

@@ -1,23 +1,8 @@
 """The store's batch tables: which provider batch holds which call, written before any poll.
 
-A provider batch (OpenAI Batch, Anthropic Message Batches) is paid for once it is
-submitted, whatever becomes of the process that submitted it. So the batch's id, and
-each call's ``custom_id`` and store key, are written here in the transaction right
-after the provider accepts the batch, before it is polled even once. A run that is
-killed while it waits leaves these rows behind; the next run finds its calls here,
-polls the same batch and collects it, and never submits those calls again.
-
-- ``batches``: one row per provider batch: its id, the provider and route it went to,
-  the last status seen, the request count, and ``collected_at`` once its results are
-  rows of ``calls`` (a collected batch holds no call any more).
-- ``batch_calls``: one row per request of a batch: the ``custom_id`` sent and the
-  call's store key. A call key may appear in several batches over time (one that
-  expired, then the batch that made it); only batches not yet collected hold a call.
-
-The functions take the connection inside the caller's transaction (the
-:class:`~fairjudge.runner.Store` holds the lock and runs ``BEGIN IMMEDIATE``); the
-tables are part of the store's one DDL (:mod:`fairjudge.runner._store_open`), so the
-schema check on open expects them.
+A submitted batch is paid for whatever becomes of the process, so its id and each
+call's ``custom_id`` are written right after the provider accepts it, before any
+poll; the next run collects the same batch and never submits those calls again.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """The store's ``call_usage`` table: the token usage a ``calls`` row has no column for.
 
-A reply's reasoning tokens, cached and cache-written prompt tokens, the reason its
-usage was not believed, and whether it came through a batch API are part of its
-audit record: they decide what the call cost. They live in a table of their own,
-keyed like ``calls``, rather than in new ``calls`` columns, because fairjudge
-migrates a store only by adding what it lacks: an older store gets this table from
-``CREATE TABLE IF NOT EXISTS`` when it is opened (the schema check accepts an object
-of ours that is missing, :mod:`fairjudge.runner._store_schema`), while a changed
-``calls`` table would be refused.
-
-A row is written only for an ``ok`` reply that has something to say (most have not),
-in the transaction that writes its ``calls`` row, and never replaced: the first
-reply stored is the cached one, and its usage is the one kept. A call without a row
-reported none of it. Reading back checks each value as the ``calls`` columns are
-(:mod:`fairjudge.runner._store_read`).
+A table of its own, not new ``calls`` columns, because a store is migrated only by
+adding what it lacks. A row is written only for an ``ok`` reply with something to
+say, with its ``calls`` row, and never replaced.
 """
 
 from __future__ import annotations

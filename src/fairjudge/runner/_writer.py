@@ -1,19 +1,8 @@
 """Group commits from the event loop: every finished call is durable before its slot frees.
 
-Workers hand their record to :class:`BatchWriter` and await the returned future.
-All records that arrive during one pass of the event loop are committed together at
-the start of the next pass, so a run at any concurrency pays one SQLite transaction
-per loop pass instead of one per call, and a worker only takes its next call once
-its last one is on disk. A process killed at any moment therefore loses at most the
-calls that were in flight.
-
-A failed commit (full disk, read-only file, I/O error) is a
-:class:`~fairjudge.runner.StoreWriteError`, never a bare ``sqlite3`` traceback. One
-run shares one instance: the first failure calls ``on_error`` at once (the engine
-stops starting calls and retries) and is raised to the workers whose rows were in the
-batch; the calls still in flight finish, and a later failure, such as the rows of
-those calls, is added to its count of unsaved replies, so it counts every paid reply
-that did not reach the disk.
+Records arriving in one event-loop pass commit together, one transaction per pass,
+and a worker takes its next call only once its last is on disk. A failed commit is a
+:class:`~fairjudge.runner.StoreWriteError` that counts every paid reply not saved.
 """
 
 from __future__ import annotations
