@@ -1,9 +1,8 @@
 """One frozen bundle of run options, validated once, passed whole from the CLI down.
 
-Every command that calls a judge takes the same run options, and every layer between
-the command line and the runner used to re-declare and re-check them. Now the CLI
-builds one :class:`RunOptions`, its constructor checks every field and names the
-parameter at fault, and the judge session and the runner read it as it is.
+Every command that calls a judge takes the same run options, so they are declared and
+checked once: the CLI builds one :class:`RunOptions`, its constructor checks every
+field and names the parameter at fault, and the session and the runner read it as it is.
 """
 
 from __future__ import annotations
