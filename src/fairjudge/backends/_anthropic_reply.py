@@ -1,15 +1,7 @@
 """Reading an Anthropic Messages reply (a parsed JSON body) into a :class:`Completion`.
 
-One reader for every way a Message reaches fairjudge: the online call (the SDK's
-object turned back into the fields the server sent) and a Message Batches result
-line, so both give the same :class:`~fairjudge._call.Completion` and the same errors.
-
-The reply's shape is documented at https://docs.anthropic.com/en/api/messages:
-``content`` is a list of blocks; with extended thinking the ``thinking`` (and
-``redacted_thinking``) blocks come before the ``text`` blocks, and only the text
-blocks are the answer. ``usage`` counts ``input_tokens`` (the uncached part of the
-prompt), ``output_tokens`` (thinking included: it is billed as output) and, with
-prompt caching, ``cache_creation_input_tokens`` and ``cache_read_input_tokens``.
+One reader for the online call and a Message Batches result line, so both give the
+same :class:`~fairjudge._call.Completion` and the same errors.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """HTTP errors, in one place for every HTTP backend.
 
-The OpenAI and Anthropic SDKs come from the same generator and raise the same
-exception classes, and the lean HTTP path sees bare status codes; all three map onto
-the :class:`fairjudge.BackendError` tree here, so a 429 is a
-:class:`~fairjudge.RateLimitError` honouring ``Retry-After`` whichever way it arrived,
-and every message is scrubbed of the key before it leaves.
-
-Transport failures are split in two by :func:`connection_error`: nothing answering at
-the address (refused, unknown host, no route) is an
-:class:`~fairjudge.EndpointUnreachable`, which the runner stops retrying quickly;
-anything after a connection was made (a reset, a reply cut short, a TLS failure) is a
-plain :class:`~fairjudge.ServerError`.
+The SDKs and the lean client all map onto the :class:`fairjudge.BackendError` tree
+here, so a status means the same whichever way it arrived, and every message is
+scrubbed of the key.
 """
 
 from __future__ import annotations

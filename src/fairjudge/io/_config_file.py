@@ -1,16 +1,8 @@
 """An evaluation's config file (``fairjudge run eval.toml``): read it safely, write it.
 
-A config file is one flat TOML table: ``command``, an optional ``schema_version``
-and one key per flag of that command (``docs/config.md``). This module knows
-nothing of the commands: it reads the file as untrusted input, through the reader
-rubric, template and jury files go through (:mod:`fairjudge.io._untrusted`: a
-regular UTF-8 file of bounded size and nesting, never code), finds the line a key
-sits on so that every error can name it, and writes a table back as TOML that
-:mod:`tomllib` reads to the same values.
-
-The standard library reads TOML but does not write it; the writer here covers the
-values a config holds (strings, integers, floats, booleans and arrays of them),
-which is all it needs, and a test reads back everything it writes.
+The file is read as untrusted input, every error names the key's line, and the
+writer covers exactly the values a config holds (the standard library writes no
+TOML).
 """
 
 from __future__ import annotations

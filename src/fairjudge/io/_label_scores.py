@@ -1,16 +1,8 @@
 """A scoring sheet: a pointwise file whose ``human_<dimension>`` columns a person fills in.
 
-The pointwise counterpart of :mod:`fairjudge.io._labels` (``fairjudge label FILE``
-on a file with an ``answer`` column): each answer is scored on every dimension of a
-rubric, and each score is written into the file the moment it is given, by the same
-durable rewrite (fsync, ``os.replace``, fsync of the folder), as
-``human_<dimension>``, the column ``fairjudge calibrate --rubric`` reads.
-
-Blind here means the ``system`` column is never shown, and the answers are shown in
-an order drawn from the seed (a sort on one seeded number per item), so one
-system's answers do not come in a row and the order says nothing about who wrote
-them. The seed and the order are recorded in ``FILE.label.json``, as for pairs; a
-resumed session shows the same order.
+The pointwise counterpart of :mod:`fairjudge.io._labels`: each score is written into
+the file as it is given, by the same durable rewrite, and answers are shown blind
+(no ``system`` column) in a seeded, recorded order.
 """
 
 from __future__ import annotations

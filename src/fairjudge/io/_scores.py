@@ -1,16 +1,7 @@
 """Reading pointwise scoring files (JSONL, JSON, CSV, Parquet) into validated items.
 
-The same contract as :mod:`fairjudge.io._pairs`, whose row reading and question checks
-this reuses: the whole file validates before the first judge call, and every problem
-names the file and the line (JSONL) or row (CSV/Parquet, the header being line 1).
-
-Columns: ``question`` (a string, or a conversation: a list of ``{"role", "content"}``
-messages ending with the ``user`` turn the answer continues) and ``answer`` are
-required; ``id``, ``reference``, ``category`` and ``system`` are optional strings;
-``human_<dimension>`` holds a human score for one of the rubric's dimensions, on
-the rubric's scale. With
-several systems, every row names its system and ``(id, system)`` is unique, so the
-same question answered by two systems can share an id.
+The same contract as :mod:`fairjudge.io._pairs`: the whole file validates before the
+first judge call, and every problem names the file and the line or row.
 """
 
 from __future__ import annotations

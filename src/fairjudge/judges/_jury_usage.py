@@ -1,14 +1,8 @@
 """What each member of a panel cost: calls, tokens, dollars and latency.
 
-A run's :class:`~fairjudge.runner.RunSummary` counts the whole panel, because the
-whole panel is one batch. The per-member split comes from the store instead: every
-reply of a model member carries its call's store key, and the store's row for that
-key holds the call's tokens, latency and cost. Only calls *made in this run* count
-towards tokens, cost and latency, as in the run's summary: a reply served from the
-store cost nothing now (its ``cached`` flag), and a call two members share (the same
-model, prompt and parameters) was made once, so it is charged to the first member
-that asked for it. A member that calls no model (a Python callable, a replay) makes
-no model call; its latency is the wall time of its batch per call.
+The per-member split comes from the store rows behind each member's replies; only
+calls made in this run count, and a call two members share is charged to the first
+that asked for it.
 """
 
 from __future__ import annotations

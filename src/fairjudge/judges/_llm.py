@@ -1,15 +1,8 @@
 """The pairwise judge backed by a language model: a template and a verdict parser.
 
-:class:`LLMJudge` is a thin layer on a :class:`~fairjudge.judges.JudgeSession`: it
-renders each :class:`~fairjudge.judges.PairwiseRequest` with its template into a
-:class:`~fairjudge._call.CallSpec`, and reads each reply with
-:func:`fairjudge.prompts.parse_verdict` in the template's verdict format (plus
-:func:`fairjudge.prompts.probabilities_from_logprobs` when a verdict-only reply came
-with logprobs). The reading depends on the reply and the format alone, never on the
-answers that were judged, so no answer can change how the judge's reply is read.
-The session owns everything else: the store, the event loop, the backend's
-lifetime, the run options and the budget. Several judges may share one session, and
-so one store, one budget and one run.
+A thin layer on a :class:`~fairjudge.judges.JudgeSession`: it renders requests with
+its template and reads replies in the template's verdict format, never looking at the
+answers judged; the session owns the store, loop, backend, options and budget.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """One panel for every kind of judgment: several judges on one session.
 
-A pairwise jury and a pointwise jury are the same thing over different readings: a
-judge whose reading is aggregated from its members' readings. Both check their
-members the same way (at least two, unique names, positive weights), run their model
-members' calls as one batch on one shared session, call their Python members
-directly and charge each member its own usage. That much is :class:`Panel`, written
-once; a kind brings only its strategy, three small methods:
-
-- :meth:`Panel._collect`: a model member's answers from its calls' replies (one
-  reply per answer for verdicts; one per answer or per dimension for scores);
-- :meth:`Panel._answer`: a member that calls no model answers the batch itself;
-- :meth:`Panel._replies_of`: the replies behind a member's answers, for its usage.
+A pairwise and a pointwise jury differ only in what they read, so :class:`Panel`
+checks members, batches their calls on one session and charges each its usage once;
+a kind brings three small methods (``_collect``, ``_answer``, ``_replies_of``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """A pointwise jury: several judges that score every answer against one rubric.
 
-:class:`PointwiseJury` is the scoring counterpart of :class:`~fairjudge.judges.Jury`.
-Its members (:class:`PointwiseMember`: a name, a pointwise judge and a weight) all
-score every answer against the *same* rubric, because a panel's per-dimension
-aggregate only means something when every member reads the dimensions and the scale
-alike. :meth:`PointwiseJury.member_readings` returns every member's
-:class:`~fairjudge.judges.AnswerScores` for every answer; aggregating them (mean or
-median per dimension) is :func:`fairjudge.evaluation.score_with_jury`'s job.
-
-The members' calls run as one batch on one session, as a pairwise jury's do
-(:class:`~fairjudge.judges._panel_base.Panel`).
+Every member scores against the *same* rubric, because a per-dimension aggregate
+means something only when all read the dimensions and scale alike; aggregating is
+:func:`fairjudge.evaluation.score_with_jury`'s job.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """Why the store cannot be written, in words that say what to fix.
 
-The store can fail to write at two moments. When it is opened, nothing has been paid
-for yet, so the problem is a :class:`~fairjudge.ConfigError` (exit 2, before the first
-call). In the middle of a run, replies already paid for may not reach the disk, so the
-writer raises :class:`StoreWriteError` and the engine starts no new call.
-
-SQLite's own words ("attempt to write a readonly database", "disk I/O error") say
-what failed, not why. :func:`cause_of` looks at the file system for the reason a
-person can act on: a parent path that is a file, a read-only file or folder, a
-read-only file system, a full disk, a lock held by another process.
-
-A row can also be damaged inside a whole file (a hand edit, a bad disk, a tool that
-wrote the wrong type): :class:`StoreRowDamaged` names each such row, the column and
-what is wrong, and gives the command that deletes the rows.
+At open, a failure is a :class:`~fairjudge.ConfigError` before any call; mid-run it
+is a :class:`StoreWriteError` that stops new calls. :func:`cause_of` finds the reason
+a person can act on; :class:`StoreRowDamaged` names a damaged row and how to delete it.
 """
 
 from __future__ import annotations

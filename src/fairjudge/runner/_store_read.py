@@ -1,15 +1,8 @@
 """Reading the store's rows back, every value checked.
 
-SQLite keeps whatever a damaged file, a hand edit or another tool puts in a column:
-``[1,2`` in ``top_logprobs``, text in ``input_tokens``, a blob in ``raw``. Each reader
-here checks the columns it uses and raises :class:`DamagedColumn`, naming the column
-and what is wrong, instead of letting ``json`` or a ``TypeError`` further on raise a
-traceback; the store turns those into one
-:class:`~fairjudge.runner.StoreRowDamaged` per read (see there for what a run does
-with a damaged row).
-
-:func:`reply_of` is on the path of every cached call, so the usual row passes with
-a few ``type(...) is`` tests and no copy.
+A damaged file or a hand edit can put anything in a column, so each reader checks
+what it uses and raises :class:`DamagedColumn`, never a bare traceback; the usual row
+passes with a few type tests and no copy.
 """
 
 from __future__ import annotations
