@@ -279,3 +279,19 @@ def test_a_budget_below_one_calls_cap_says_so_not_that_it_is_spent(
     assert "the --max-cost 0.002 budget cannot pay for one call at its worst case" in said
     assert "--max-tokens" in said
     assert "--reasoning-effort" in said
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--reasoning-effort", "low"], ["--thinking-budget", "2048"], ["--max-tokens", "5"]],
+)
+def test_the_embedded_judge_refuses_the_model_families_flags(
+    flags: list[str], tmp_path: Path
+) -> None:
+    from tests.cli._invoke import invoke
+
+    done = invoke("compare", str(PAIRS), "--judge", "local/qwen2.5-coder-1.5b", *flags,
+                  "--store", str(tmp_path / "s.sqlite"), "--max-calls", "0")  # fmt: skip
+    assert done.exit_code == 2, done.output  # it used to run, the flag ignored
+    said = " ".join(done.stderr.split())
+    assert f"{flags[0]} does not apply to the judge 'local/qwen2.5-coder-1.5b'" in said

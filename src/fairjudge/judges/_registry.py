@@ -277,6 +277,12 @@ def make_backend(kind: str, name: str, where: BackendOptions, *, quiet: bool) ->
     if kind == "local":
         given = [f for f, v in (("base_url", where.base_url), ("timeout", where.timeout)) if v]
         reject(spec, given, "it runs in this process")
+        # The embedded judge reads one verdict token and has no reasoning to budget:
+        # these were ignored, which a flag must never be.
+        family = ("max_tokens", "reasoning_effort", "thinking_budget")
+        reject(spec, [f for f in family if getattr(where, f) is not None],
+               "its caps are fixed (one verdict token, 512 for a reply) and it does not "
+               "reason; the flag is for openai/ and anthropic/ judges")  # fmt: skip
         from fairjudge.backends import DEFAULT_N_CTX, LocalBackend
 
         path = str(where.model_path) if where.model_path else None
