@@ -33,7 +33,7 @@ class NotRun(Exception):  # named for the failure kind the reply records
 
 
 class FunctionBackend:
-    """Calls one user judge for the runner; see the module docstring.
+    """Calls one user judge for the runner (design: ``docs/internals.md``).
 
     Args:
         judge: The judge as read by :func:`~fairjudge.judges._own_judge.own_judge`.
