@@ -143,7 +143,8 @@ class Judged:
         """Assert that model ``model`` is better: its win rate's lower bound is above 0.5 + margin.
 
         Raises:
-            AssertionError: As for :meth:`assert_not_worse`.
+            AssertionError: The bound is not above ``0.5 + margin``, or cannot be
+                estimated; the message is as :meth:`assert_not_worse`'s.
         """
         __tracebackhide__ = True  # pytest shows the test's line, not this one
         self._assert_win_rate(0.5 + margin, "better", margin, model, show)
