@@ -6,9 +6,11 @@ A written ``--out`` file gets the store's permissions.
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
@@ -80,3 +82,22 @@ def test_out_file_has_the_stores_permissions(
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert stat.S_IMODE(out.stat().st_mode) == stat.S_IMODE(store.stat().st_mode)
+
+
+@pytest.mark.parametrize("flag", ["--out", "--html", "--markdown"])
+def test_a_result_file_that_is_a_pipe_or_device_is_refused(flag: str, tmp_path: Path) -> None:
+    """A result file is renamed into place, which would replace a device or a pipe there.
+
+    As root, ``--markdown /dev/null`` replaced the device with a plain file; a FIFO
+    shows the same without root.
+    """
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = CliRunner().invoke(
+        app,
+        ["compare", str(_items(tmp_path)), "--judge", "python:tests.judge_fixtures:longer",
+         flag, str(pipe)],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"{flag} {pipe}: is not a regular file" in result.output
+    assert stat.S_ISFIFO(pipe.stat().st_mode)

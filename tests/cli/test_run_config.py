@@ -8,6 +8,8 @@ key and its line.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -127,6 +129,22 @@ def test_an_unknown_key_names_the_key_and_its_line(here: Path) -> None:
     assert done.exit_code == 2
     assert "eval.toml:3: max-cals: unknown key for `fairjudge compare`; did you mean " \
            "'max-calls'?" in done.stderr  # fmt: skip
+
+
+def test_an_unknown_key_with_no_near_name_reads_as_a_sentence(here: Path) -> None:
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\nzzz = 1\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "zzz: unknown key for `fairjudge compare`. Keys are the command's flags" in done.stderr
+
+
+def test_save_config_to_a_pipe_is_refused(here: Path) -> None:
+    """The config is renamed into place, which would replace a pipe or a device there."""
+    os.mkfifo("pipe")
+    done = invoke(*COMMANDS["rank"], "--save-config", "pipe")
+    assert done.exit_code == 2, done.output
+    assert "--save-config pipe: is not a regular file" in done.output
+    assert stat.S_ISFIFO(Path("pipe").stat().st_mode)
 
 
 def test_a_wrong_type_names_the_key_and_its_line(here: Path) -> None:

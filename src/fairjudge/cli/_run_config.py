@@ -53,6 +53,7 @@ try:  # Typer 0.29 ships its own copy of Click
 except ImportError:  # pragma: no cover - a Typer that uses Click itself
     from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
+from fairjudge._errors import ConfigError
 from fairjudge._redact import redact_arg
 from fairjudge.cli._coercion import plain_values
 
@@ -299,7 +300,7 @@ def _unknown(
                             "ANTHROPIC_API_KEY)")  # fmt: skip
     close = difflib.get_close_matches(key, [*keys, *_FILE_KEYS], n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return config.error(key, f"unknown key for `fairjudge {command}`{hint} Keys are the "
+    return config.error(key, f"unknown key for `fairjudge {command}`{hint or '.'} Keys are the "
                         f"command's flags without '--' (docs/config.md; `fairjudge "
                         f"{command} --help` lists them)")  # fmt: skip
 
@@ -467,8 +468,13 @@ def offer_save_config(name: str, command: Any) -> None:
 
 def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
     """Write the config file and say so; a credential in a value is refused (exit 2)."""
+    from fairjudge.cli._writable import check_writable
     from fairjudge.io import dump_config, write_atomic
 
+    try:  # a folder, a store, a device or a pipe is refused
+        check_writable(path, "--save-config")
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
     table = config_of(name, command, params, folder=path.parent)
     keys = config_keys(command)
     for spec in keys.values():

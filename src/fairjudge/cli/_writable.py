@@ -45,6 +45,13 @@ def check_writable(
     _refuse_input(path, flag, inputs)
     if path.is_dir():
         raise ConfigError(f"{flag} {path}: is a folder; give a file name")
+    if path.exists() and not path.is_file():
+        # A result file is renamed into place: a device (/dev/null, /dev/stdout) or a
+        # pipe there would be replaced by a plain file, which run as root breaks the system.
+        raise ConfigError(
+            f"{flag} {path}: is not a regular file (a device, pipe or socket), which writing "
+            "the result would replace; give a file name"
+        )
     if _is_sqlite(path):
         raise ConfigError(
             f"{flag} {path}: is a SQLite database (a fairjudge store holds every paid judge "
