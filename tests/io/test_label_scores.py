@@ -11,6 +11,7 @@ import pytest
 from fairjudge._errors import ConfigError
 from fairjudge.io import ScoreSheet, is_pointwise_file, load_score_items, order_path
 from fairjudge.io._label_scores import shown_order
+from fairjudge.io._labels import SheetChangedError
 
 DIMS = ("accuracy", "relevance")
 
@@ -91,3 +92,14 @@ def test_pairs_are_not_pointwise(tmp_path: Path) -> None:
     assert not is_pointwise_file(path)
     assert is_pointwise_file(answers(tmp_path / "a.jsonl"))
     assert not is_pointwise_file(tmp_path / "missing.jsonl")
+
+
+def test_a_stale_score_sheet_never_erases_anothers_scores(tmp_path: Path) -> None:
+    path = answers(tmp_path / "a.jsonl")
+    first = ScoreSheet.open(path, dimensions=DIMS, scale=(1, 5))
+    second = ScoreSheet.open(path, dimensions=DIMS, scale=(1, 5))
+    first.set_score(0, "accuracy", 4)
+    with pytest.raises(SheetChangedError, match="changed on disk"):
+        second.set_score(1, "accuracy", 2)
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    assert [r.get("human_accuracy") for r in rows[:2]] == [4, None]

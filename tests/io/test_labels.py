@@ -11,7 +11,7 @@ import pytest
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Outcome
 from fairjudge.io import LabelSheet, load_items, order_path
-from fairjudge.io._labels import shown_swapped
+from fairjudge.io._labels import SheetChangedError, shown_swapped
 
 
 def pairs(n: int) -> list[dict[str, object]]:
@@ -163,3 +163,26 @@ def test_invalid_rows_are_not_offered_a_skip_the_sheet_does_not_have(tmp_path: P
     assert "skip_invalid" not in str(caught.value)
     assert "skip_invalid" not in caught.value.params
     assert str(caught.value).startswith(f"{path}:1: ")
+
+
+def test_a_second_session_on_the_file_never_erases_the_firsts_labels(tmp_path: Path) -> None:
+    """Each write rewrites the whole file from the rows read; a stale sheet must not."""
+    path = write_jsonl(tmp_path / "pairs.jsonl", pairs(3))
+    first = LabelSheet.open(path)
+    second = LabelSheet.open(path)
+    first.set_shown(0, "tie")
+    with pytest.raises(SheetChangedError, match="changed on disk since this page read it"):
+        second.set_shown(1, "tie")
+    assert [r.get("human") for r in rows_of(path)] == ["tie", None, None]
+    first.set_shown(2, "tie")  # its own writes do not count as a change
+    assert [r.get("human") for r in rows_of(path)] == ["tie", None, "tie"]
+
+
+def test_a_row_added_while_labelling_is_kept(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "pairs.jsonl", pairs(2))
+    sheet = LabelSheet.open(path)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(pairs(3)[2]) + "\n")
+    with pytest.raises(SheetChangedError):
+        sheet.set_shown(0, "tie")
+    assert len(rows_of(path)) == 3

@@ -20,9 +20,10 @@ from fairjudge.io._labels import (
     ORDER_SCHEMA,
     _seed,
     _write_durably,
+    file_stamp,
     order_path,
     read_sheet_rows,
-    write_rows_durably,
+    write_sheet,
 )
 from fairjudge.io._rows import open_source
 from fairjudge.io._scores import HUMAN_PREFIX, load_score_items
@@ -88,6 +89,7 @@ class ScoreSheet:
         self.order = shown_order(seed, [item.key for item in items])
         self._rows = rows
         self._header = header
+        self._stamp = file_stamp(path)
 
     @classmethod
     def open(
@@ -148,7 +150,7 @@ class ScoreSheet:
                 row.pop(column, None)
         else:
             row[column] = score
-        write_rows_durably(self.path, self._rows, self._header)
+        self._stamp = write_sheet(self.path, self._rows, self._header, self._stamp)
         if score is None:
             self.scores[index].pop(dimension, None)
         else:

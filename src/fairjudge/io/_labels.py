@@ -31,12 +31,14 @@ __all__ = [
     "LABEL_SUFFIXES",
     "LabelItem",
     "LabelSheet",
+    "SheetChangedError",
     "SheetRows",
     "Side",
     "order_path",
     "read_sheet_rows",
     "shown_swapped",
     "write_rows_durably",
+    "write_sheet",
 ]
 
 LABEL_SUFFIXES = (".jsonl", ".ndjson", ".csv")
@@ -136,6 +138,48 @@ def write_rows_durably(
     _write_durably(path, text)
 
 
+class SheetChangedError(OSError):
+    """The file being labelled changed on disk since the sheet read it.
+
+    A sheet writes the whole file from the rows it read, so writing now would erase
+    what changed: another ``fairjudge label`` session's labels, or an editor's rows.
+    """
+
+
+FileStamp = tuple[int, int, int] | None
+
+
+def file_stamp(path: Path) -> FileStamp:
+    """What tells a file apart from an edited or replaced one: inode, size, mtime."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def write_sheet(
+    path: Path, rows: Iterable[Mapping[str, Any]], header: Sequence[str] | None, read: FileStamp
+) -> FileStamp:
+    """:func:`write_rows_durably`, unless the file is no longer the one read (stamp ``read``).
+
+    Returns:
+        The stamp of the file written, for the next write's check.
+
+    Raises:
+        SheetChangedError: The file changed since; nothing is written.
+    """
+    if file_stamp(path) != read:
+        raise SheetChangedError(
+            f"{path.name} changed on disk since this page read it (another `fairjudge "
+            "label` on the same file, or an editor), and writing it would erase that. "
+            f"Stop this page and run `fairjudge label {path.name}` again: it continues "
+            "from the file"
+        )
+    write_rows_durably(path, rows, header)
+    return file_stamp(path)
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
@@ -195,6 +239,7 @@ class LabelSheet:
         self._rows = rows
         self._header = header
         self._human = human
+        self._stamp = file_stamp(path)
 
     @classmethod
     def open(
@@ -272,7 +317,7 @@ class LabelSheet:
                 row.pop(self._human, None)
         else:
             row[self._human] = _STORED[outcome]
-        write_rows_durably(self.path, self._rows, self._header)
+        self._stamp = write_sheet(self.path, self._rows, self._header, self._stamp)
         self.labels[index] = outcome
         return outcome
 
