@@ -137,3 +137,22 @@ def test_a_marker_with_an_unknown_setting_is_a_usage_error(tmp_path: Path) -> No
         done.stdout + done.stderr
     )
     assert outcome(done) != {"passed": 1}
+
+
+def test_an_undeclared_judge_is_told_what_the_suites_store_needs(tmp_path: Path) -> None:
+    """The suite passes its store on every run; the user never gave one to drop."""
+    repo = example_repo(tmp_path)
+    (repo / "tests" / "test_plain.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.mark.fairjudge(judge='python:fairjudge.examples.judges:longer')\n"
+        "def test_plain(fairjudge_judge):\n"
+        "    fairjudge_judge.compare('answers/ckpt-7.jsonl')\n",
+        "utf-8",
+    )
+    done = run_pytest(repo, "tests/test_plain.py")
+    shown = done.stdout + done.stderr
+    assert outcome(done) == {"failed": 1}
+    assert "the suite caches, records and replays every judge call in its store" in shown
+    assert "fairjudge_store" in shown
+    assert "@fairjudge.judge_function(name=..., version=...) on the function" in shown
+    assert "or drop store" not in shown

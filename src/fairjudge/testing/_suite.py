@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from fairjudge._errors import ConfigError
 from fairjudge.testing._judged import Judged
 from fairjudge.testing._settings import SuiteSettings
 
@@ -133,7 +134,10 @@ class SuiteJudge:
         if settings.mode == "replay":
             options = replace(options, max_calls=0)  # the recording answers, or nothing does
         kwargs["options"] = options
-        result = function(items, **kwargs)
+        try:
+            result = function(items, **kwargs)
+        except ConfigError as exc:
+            raise _uncacheable(exc, settings) from None
         self._runs += 1
         suffix = "" if self._runs == 1 else f"-{self._runs}"
         page = settings.report_dir / f"{_slug(self.name)}{suffix}.html"
@@ -143,6 +147,24 @@ class SuiteJudge:
         if settings.mode == "replay":
             _check_replayed(judged, settings)
         return judged
+
+
+def _uncacheable(exc: ConfigError, settings: SuiteSettings) -> ConfigError:
+    """``exc``, said in the suite's words when it refuses the store the suite always passes.
+
+    The user gave no ``store``: the suite caches (and records) every call, so a judge
+    that declares no name and version cannot be used until it does.
+    """
+    if "store" not in exc.params or "declares no name and version" not in str(exc):
+        return exc
+    return ConfigError(
+        f"the suite caches, records and replays every judge call in its store "
+        f"({settings.store}; fairjudge_store), and the judge {settings.judge!r} declares "
+        "no name and version, so its calls cannot be cached (a cache keyed by a function's "
+        "name would serve stale replies once its body changes); declare them with "
+        "@fairjudge.judge_function(name=..., version=...) on the function",
+        params="store",
+    )
 
 
 def _check_replayed(judged: Judged, settings: SuiteSettings) -> None:
