@@ -215,6 +215,24 @@ def test_report_of_a_saved_run_gives_the_runs_summary(command: str, tmp_path: Pa
     assert counts(again.read_text("utf-8")) == counts(live.read_text("utf-8"))
 
 
+def test_report_writes_the_summary_alone_without_an_html_page(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert _run(*COMMANDS["compare"], "--out", str(out)).returncode == 0
+    result = _run("report", str(out), "--markdown", "-")
+    assert result.returncode == 0, result.stderr
+    assert read(result.stdout).bold == ["Model 1 is better: the whole interval lies above 0.5."]
+    assert "HTML report" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+def test_report_with_neither_page_nor_summary_names_both_flags(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert _run(*COMMANDS["compare"], "--out", str(out)).returncode == 0
+    result = _run("report", str(out))
+    assert result.returncode == 2
+    assert "give --output FILE (the HTML page), --markdown FILE" in result.stderr
+
+
 def test_an_adaptive_stop_concludes_on_its_anytime_valid_interval(tmp_path: Path) -> None:
     args = [*COMMANDS["compare"][:3], f"{J}:knows_facts", "--stop-when", "decided",
             "--batch", "4", "--markdown", str(tmp_path / "a.md")]  # fmt: skip

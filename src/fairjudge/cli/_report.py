@@ -18,7 +18,7 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
-from fairjudge.cli._markdown import markdown_flag, write_markdown
+from fairjudge.cli._markdown import markdown_flag, markdown_given, write_markdown
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import strict_dumps
 from fairjudge.report import (
@@ -43,7 +43,12 @@ _Results = Annotated[
         help="A file written by --out of compare, calibrate, score, audit, jury or score-jury.",
     ),
 ]
-_Output = Annotated[Path, typer.Option("--output", "-o", help="Where to write the HTML report.")]
+_Output = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Where to write the HTML report (needed unless --markdown)."
+    ),
+]
 _Title = Annotated[
     str | None,
     typer.Option(help="The page's title. [default: the one the run's own --html gives it]"),
@@ -62,7 +67,7 @@ def _source_name(source: str | None, results: Path) -> str:
 @markdown_flag
 def report(
     results: _Results,
-    output: _Output,
+    output: _Output = None,
     title: _Title = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed (compare's default: 0).")] = 0,
     level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
@@ -73,19 +78,27 @@ def report(
     ] = False,
 ) -> None:
     """Write the self-contained HTML page of a saved run; no judge is called."""
-    if results.resolve() == output.resolve():
+    if output is None and not markdown_given():
+        raise ConfigError(
+            "give --output FILE (the HTML page), --markdown FILE (a pull request summary; "
+            "- prints it), or both"
+        )
+    if output is not None and results.resolve() == output.resolve():
         raise ConfigError(f"--output {output} is the results file itself; give another name")
-    check_writable(output, "--output")
+    if output is not None:
+        check_writable(output, "--output")
     header = out_file_header(results)
     if header is not None and header.kind in PAGES:
         page = out_file_page(results, header.kind, seed=seed, level=level, n_resamples=bootstrap)
         if title:
             page = dataclasses.replace(page, title=title)
-        write_html(output, page_html(page))
+        if output is not None:
+            write_html(output, page_html(page))
         if json_output:
             typer.echo(strict_dumps(page.summary, indent=2))
         write_markdown(lambda: page_markdown(page))
-        say("HTML report", f"{output} ({header.kind} run)", style="green")
+        if output is not None:
+            say("HTML report", f"{output} ({header.kind} run)", style="green")
         return
     result = load_results(results, seed=seed, level=level, n_resamples=bootstrap)
     report_ = comparison_report(
@@ -95,8 +108,10 @@ def report(
     recorded = header.settings.get("adaptive") if header is not None else None
     if isinstance(recorded, dict):  # an adaptive run: its own conclusion, not a new one
         report_ = dataclasses.replace(report_, recorded_adaptive=recorded)
-    write_html(output, comparison_html(report_))
+    if output is not None:
+        write_html(output, comparison_html(report_))
     if json_output:
         typer.echo(strict_dumps(report_.to_dict(), indent=2))
     write_markdown(lambda: comparison_markdown(report_))
-    say("HTML report", f"{output} ({result.n_items} items)", style="green")
+    if output is not None:
+        say("HTML report", f"{output} ({result.n_items} items)", style="green")
