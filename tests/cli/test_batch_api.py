@@ -122,6 +122,26 @@ def test_without_wait_it_exits_8_and_the_same_command_collects(
     assert "completed (total 40, completed 40, failed 0)" in second.stderr
 
 
+def test_an_online_run_never_pays_again_for_calls_in_an_uncollected_batch(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    server.configure_batches(delay_polls=1)
+    store = str(tmp_path / "s.sqlite")
+    online = _commands("--base-url", server.base_url, "--store", store)["compare"]
+    assert invoke(*online, "--batch-api").exit_code == 8  # submitted, not collected
+    server.reset()
+    refused = invoke(*online)  # the same calls online, while the batch runs
+    assert refused.exit_code == 2, refused.output
+    said = " ".join(refused.stderr.split())
+    assert "40 of this run's calls are in a provider batch" in said
+    assert "would pay for them twice" in said
+    assert "--batch-api" in said
+    assert server.stats().get("requests", 0) == 0  # nothing paid online
+    collected = invoke(*online, "--batch-api", "--wait", "--batch-poll", "0.01")
+    assert collected.exit_code == 0, collected.output
+    assert (server.stats()["batch_requests"], server.stats().get("batches_created", 0)) == (40, 0)
+
+
 def test_a_run_killed_while_polling_resumes_the_same_batch(
     server: BatchServer, tmp_path: Path
 ) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from fairjudge._call import Backend, CallSpec, Completion, Route
 from fairjudge._errors import (
     BackendError,
+    ConfigError,
     EndpointUnreachable,
     FatalBackendError,
     RequestRejected,
@@ -31,6 +32,7 @@ from fairjudge.runner._records import call_row
 from fairjudge.runner._result import CallOutcome, RunResult, StopReason
 from fairjudge.runner._stops import stop_error
 from fairjudge.runner._store import Store
+from fairjudge.runner._store_batches import open_batches
 from fairjudge.runner._store_errors import StoreWriteError
 from fairjudge.runner._tally import Tally
 from fairjudge.runner._writer import BatchWriter
@@ -90,6 +92,8 @@ class Run(Tally):
                 key, todo.pop(key), "ok", completion=completion, cached=True, cost_usd=0.0
             )
         self.cached = len(cached)
+        if todo:
+            self._refuse_calls_in_open_batches(todo)
         if self.progress is not None:
             self.progress.start(self.snapshot())
         self._report()
@@ -109,6 +113,31 @@ class Run(Tally):
             if key not in self.outcomes:
                 self.outcomes[key] = CallOutcome(key, spec, "not_run")
         return RunResult(tuple(keys), self.outcomes, self.summary())
+
+    def _refuse_calls_in_open_batches(self, todo: Mapping[str, CallSpec]) -> None:
+        """Refuse to make online the calls a ``--batch-api`` run submitted and not collected.
+
+        The provider bills a submitted batch whether or not it is collected, so making
+        its calls online as well would pay for them twice; the batch run that
+        collects them is the same command with ``batch_api``.
+
+        Raises:
+            ConfigError: Some of ``todo`` are in a batch not yet collected (before any call).
+        """
+        store = self.store
+        with store._lock:
+            batches = store._transaction(lambda: open_batches(store._conn, todo))
+        held = {key for batch in batches for key in batch.members.values()} & set(todo)
+        if not held:
+            return
+        listed = ", ".join(f"{b.id} ({b.status})" for b in batches)
+        raise ConfigError(
+            f"{len(held)} of this run's calls are in a provider batch submitted by an "
+            f"earlier batch_api run and not collected yet ({listed}, recorded in the store "
+            f"{store.path}): making them online now would pay for them twice. Run the same "
+            "command with batch_api to collect them (add wait to poll until the batch ends)",
+            params=("batch_api", "wait"),
+        )
 
     def _worker_counts(self, todo: dict[str, CallSpec]) -> dict[Route, int]:
         """Workers per backend: each gets its own, so a slow one never idles the others.
