@@ -209,7 +209,7 @@ def test_rounds_sample_a_judge_fixed_at_temperature_one(
 
 @pytest.mark.parametrize(
     ("rounds", "code", "named"),
-    [("2", 2, "--rounds 6 or more"), ("6", 0, None)],
+    [("2", 2, "--rounds 4 or more"), ("4", 0, None)],
 )
 def test_soft_rule_needs_probabilities_or_samples(
     rounds: str,

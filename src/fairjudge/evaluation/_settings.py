@@ -83,8 +83,8 @@ def check_probabilities(rule: Resolution, rounds: int, judge: object) -> None:
         return
     name = f"{getattr(backend, 'name', '?')}/{getattr(backend, 'model', '?')}"
     fix = (
-        "sample it: rounds=6 or more (its replies are samples, so the soft score is the "
-        "share of sampled labels)"
+        "sample it: rounds=4 or more, an even number when balanced (its replies are samples, "
+        "so the soft score is the share of sampled labels; more rounds measure it more finely)"
         if samples
         else "use rule=conservative or rule=lenient"
     )

@@ -29,10 +29,11 @@ def stop_error(
     kept = f"The {finished} calls finished so far are kept in the store {store_path}"
     if isinstance(exc, EndpointUnreachable):
         tries = min(retry.max_attempts, retry.max_unreachable_attempts)
+        attempts = f"{tries} {'try' if tries == 1 else 'tries'}"
         unreachable = FatalBackendError(
             scrub(
                 f"{str(exc).rstrip('.')}. Nothing answered at "
-                f"{backend.base_url or backend.name} on any attempt ({tries} tries), so the "
+                f"{backend.base_url or backend.name} on any attempt ({attempts}), so the "
                 "run stopped instead of retrying every call: check that the server is "
                 f"running at base_url. {kept}."
             )
