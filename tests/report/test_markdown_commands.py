@@ -192,6 +192,20 @@ def test_a_comparison_via_scores_says_its_verdict_line_and_json_counts(tmp_path:
     assert dims == [d["dimension"] for d in via["dimensions"]]
 
 
+def test_calibrates_reports_are_tables_one_line_a_row(tmp_path: Path) -> None:
+    """The agreement report (its confusion matrix among its lines) is not one long cell."""
+    result = _run(*COMMANDS["calibrate"], "--markdown", "-")
+    assert result.returncode == 0, result.stderr
+    tables = read(result.stdout).tables
+    agreement = next(t for t in tables if t[0][0].startswith("Judge-human agreement on 24"))
+    rows = [row[0] for row in agreement[1:]]
+    assert rows[0].startswith("S1 (with ties) 0.875 [0.750, 1.000]")
+    assert any(row.startswith("Cohen's kappa 0.778") for row in rows)
+    assert all(len(row) < 60 for row in rows)
+    position = next(t for t in tables if t[0][0].startswith("Position bias over 24"))
+    assert position[1][0].startswith("consistency 1.000")
+
+
 def test_calibrate_on_human_scores_refuses_the_flag_by_name(tmp_path: Path) -> None:
     scored = tmp_path / "scored.jsonl"
     rows = [json.loads(line) for line in (EX / "score_answers.jsonl").read_text().splitlines()]

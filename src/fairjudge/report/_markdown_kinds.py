@@ -45,13 +45,21 @@ __all__ = [
 def _view_summary(view: View, summary: Mapping[str, Any]) -> MarkdownSummary:
     """A comparison's or ranking's view: its headline, and its figures as the table."""
     rows = tuple((f.label, f.text, f.note) for f in view.figures)
-    rows += tuple((label, text, "") for label, text in view.calibration)
+    rows += tuple((label, text, "") for label, text in view.calibration if "\n" not in text)
     table = MarkdownTable(
         "Figures, each with its confidence interval", ("figure", "value [CI]", "counts"), rows
     )
+    # calibrate's reports are several lines (a confusion matrix among them): one cell
+    # ran them together, so each is a table of its own, one line a row.
+    reports = tuple(
+        MarkdownTable(label, (head,), tuple((line,) for line in rest if line.strip()))
+        for label, text in view.calibration
+        if "\n" in text
+        for head, *rest in [text.strip().splitlines()]
+    )
     return MarkdownSummary(
         kind=view.kind, title=view.title, headline=view.headline,
-        counts=verdict_counts(summary), tables=(table,), notes=view.gap,
+        counts=verdict_counts(summary), tables=(table, *reports), notes=view.gap,
     )  # fmt: skip
 
 
