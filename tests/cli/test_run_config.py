@@ -138,6 +138,14 @@ def test_an_unknown_key_with_no_near_name_reads_as_a_sentence(here: Path) -> Non
     assert "zzz: unknown key for `fairjudge compare`. Keys are the command's flags" in done.stderr
 
 
+def test_json_in_the_file_says_it_is_given_on_the_command_line(here: Path) -> None:
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\njson = true\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:3: json: is not a config key: --json is given on the command line, " \
+           "e.g. fairjudge run FILE --json" in done.stderr  # fmt: skip
+
+
 def test_save_config_to_a_pipe_is_refused(here: Path) -> None:
     """The config is renamed into place, which would replace a pipe or a device there."""
     os.mkfifo("pipe")

@@ -298,6 +298,10 @@ def _unknown(
         return config.error(key, "an API key never goes in a config file: fairjudge "
                             "reads keys from the environment (OPENAI_API_KEY, "
                             "ANTHROPIC_API_KEY)")  # fmt: skip
+    if key in ("json", "save-config", "help"):  # flags of one invocation, not of the run
+        return config.error(key, f"is not a config key: --{key} is given on the command "
+                            f"line, e.g. fairjudge run FILE --{key}"
+                            + (" PATH" if key == "save-config" else ""))  # fmt: skip
     close = difflib.get_close_matches(key, [*keys, *_FILE_KEYS], n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return config.error(key, f"unknown key for `fairjudge {command}`{hint or '.'} Keys are the "
