@@ -80,6 +80,21 @@ def test_a_third_labeller_settles_the_disagreements_then_calibrate_reads_it(
     assert (rows[3]["label_a"], rows[3]["label_b"], rows[3]["human"]) == ("1", "2", "tie")
 
 
+def test_calibrate_refuses_unsettled_labels_even_with_human_scores(tmp_path: Path) -> None:
+    """With a human_score on every item, the unsettled items were silently left out."""
+    files = []
+    for name, labels in (("a", LABELS_A), ("b", LABELS_B)):
+        path = write_pairs(tmp_path / f"{name}.jsonl", labels)
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        path.write_text("".join(json.dumps({**r, "human_score": 1.0}) + "\n" for r in rows))
+        files.append(str(path))
+    out = tmp_path / "merged.jsonl"
+    assert invoke("label-merge", *files, "--out", str(out)).exit_code == 0
+    refused = invoke("calibrate", str(out), "--judge", "python:examples.judges:longer")
+    assert refused.exit_code == 2, refused.output
+    assert "2 of 8 item(s) have no 'human' label (first: id 'q3')" in flat(refused.stderr)
+
+
 def test_merge_refuses_to_write_over_an_input(tmp_path: Path) -> None:
     a = write_pairs(tmp_path / "a.jsonl", LABELS_A)
     b = write_pairs(tmp_path / "b.jsonl", LABELS_B)

@@ -226,6 +226,17 @@ def check_labels(items: list[Item], *, human: str = "human") -> None:
             "label on every item",
             params="columns.human" if named else (),
         )
+    unsettled = [it.id for it in items if it.human is None]
+    if unsettled and len(unsettled) < len(items):
+        # Agreement on the labelled items alone would leave out exactly these (a
+        # label-merge's disagreements, the hard items), and read higher than it is.
+        raise InputError(
+            f"{len(unsettled)} of {len(items)} item(s) have no {human!r} label (first: id "
+            f"{unsettled[0]!r}) while the others have one; agreement on the labelled "
+            "items alone would leave them out. Label them (fairjudge label FILE), or "
+            f"drop the {human!r} column to calibrate on 'human_score' alone",
+            params="columns.human" if human != "human" else (),
+        )
 
 
 def calibration_report(
