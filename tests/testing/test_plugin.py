@@ -156,3 +156,16 @@ def test_an_undeclared_judge_is_told_what_the_suites_store_needs(tmp_path: Path)
     assert "fairjudge_store" in shown
     assert "@fairjudge.judge_function(name=..., version=...) on the function" in shown
     assert "or drop store" not in shown
+
+
+def test_replay_with_no_recording_set_says_the_default_was_used(tmp_path: Path) -> None:
+    repo = example_repo(tmp_path)
+    pyproject = repo / "pyproject.toml"
+    text = pyproject.read_text("utf-8").replace('fairjudge_recording = "recorded/judge.sqlite"', "")
+    pyproject.write_text(text, "utf-8")
+    done = run_pytest(repo, "--fairjudge-replay")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert (
+        f"no recording at {repo / 'fairjudge-recording.sqlite'} to replay (the default: "
+        "fairjudge_recording is not set in pyproject.toml)" in done.stderr
+    )

@@ -208,10 +208,12 @@ class _Reader:
         places = []
         for param in params or ("judge",):
             key = param.replace("-", "_")
+            ini = self.config.inipath.name if self.config.inipath else "the ini file"
             if key in self.from_cli:
                 places.append(f"--fairjudge-{key.replace('_', '-')}")
+            elif not str(self.config.getini(f"fairjudge_{key}") or "").strip():
+                places.append(f"the default: fairjudge_{key} is not set in {ini}")
             else:
-                ini = self.config.inipath.name if self.config.inipath else "the ini file"
                 places.append(f"fairjudge_{key} in {ini}")
         return ", ".join(places)
 
