@@ -206,6 +206,15 @@ def test_calibrates_reports_are_tables_one_line_a_row(tmp_path: Path) -> None:
     assert position[1][0].startswith("consistency 1.000")
 
 
+def test_a_panels_effective_number_is_named_above_its_table() -> None:
+    """Its rows are named by dimension, so only the caption says what the figure is."""
+    result = _run(*COMMANDS["score-jury"], "--markdown", "-")
+    assert result.returncode == 0, result.stderr
+    paragraphs = read(result.stdout).paragraphs
+    assert any(p.startswith("Effective number of independent judges, against the panel's 2")
+               for p in paragraphs), paragraphs  # fmt: skip
+
+
 def test_calibrate_on_human_scores_refuses_the_flag_by_name(tmp_path: Path) -> None:
     scored = tmp_path / "scored.jsonl"
     rows = [json.loads(line) for line in (EX / "score_answers.jsonl").read_text().splitlines()]

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from fairjudge.report._comparison import ComparisonReport, labelled_truth
+from fairjudge.report._forest import ForestPlot
 from fairjudge.report._html_model import Headline, View, comparison_view, ranking_view
 from fairjudge.report._jury import JuryReport
 from fairjudge.report._markdown import (
@@ -113,13 +114,29 @@ def _first_card(page: Page) -> tuple[MarkdownTable, ...]:
     """
     for section in page.sections:
         tables = [
-            block if isinstance(block, FigureTable) else block.table
+            MarkdownTable(_caption(block), block.columns, block.rows)
+            if isinstance(block, FigureTable)
+            else MarkdownTable(_caption(block), block.table.columns, block.table.rows)
             for block in section.blocks
             if isinstance(block, FigureTable | PlotBlock)
         ]
         if tables:
-            return tuple(MarkdownTable(t.caption, t.columns, t.rows) for t in tables)
+            return tuple(tables)
     return ()
+
+
+def _caption(block: FigureTable | PlotBlock) -> str:
+    """A table's caption; under a forest plot, its title first, which says what it shows.
+
+    (Without the title, score-jury's effective numbers were captioned only by how they
+    are computed, and their rows named by dimension: nothing said what the figure was.)
+    """
+    if isinstance(block, FigureTable) or not isinstance(block.plot, ForestPlot):
+        return block.caption if isinstance(block, FigureTable) else block.table.caption
+    title, caption = block.plot.title, block.table.caption
+    if not title or title == caption:
+        return caption
+    return f"{title}: {caption}" if caption else title
 
 
 def page_markdown(page: Page) -> str:
