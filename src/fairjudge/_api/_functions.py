@@ -17,16 +17,10 @@ from fairjudge._api._common import last_run, opened, title
 from fairjudge._api._inputs import ROWS, load_rows
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury, run_score_jury
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
+from fairjudge._api._runs import judge_pairs
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, ScoreItem
-from fairjudge.evaluation import (
-    EvalSettings,
-    as_batch_judge,
-    evaluate,
-    evaluate_adaptive,
-    score_answers,
-    tallied_run,
-)
+from fairjudge.evaluation import EvalSettings, score_answers
 from fairjudge.io import Columns, load_items, load_score_items
 from fairjudge.judges import (
     BackendOptions,
@@ -186,19 +180,11 @@ def compare(
     def own(fn: Any) -> BatchJudge:  # your own judge, on the engine with options and store
         return CallableJudge(fn, name=judge_name(fn), options=options, store=store)
 
-    adaptive = None
     with opened(judge, open_spec, own) as the_judge:
-        if stop_when is None:
-            result = evaluate(the_judge, item_list, the_settings)
-            run = last_run(the_judge)
-        else:
-            adaptive, run = tallied_run(
-                as_batch_judge(the_judge),
-                lambda j: evaluate_adaptive(
-                    j, item_list, the_settings, stop_when, batch=batch, population=population
-                ),
-            )
-            result = adaptive.pairwise
+        result, adaptive, run = judge_pairs(
+            the_judge, item_list, the_settings, stop_when=stop_when, batch=batch,
+            population=population,
+        )  # fmt: skip
         name = judge_name(the_judge)
     from dataclasses import replace
 

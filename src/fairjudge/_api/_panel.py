@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 
 from fairjudge._api._common import title
 from fairjudge._api._result import Result
+from fairjudge._api._runs import judge_panel
 from fairjudge._errors import ConfigError
 from fairjudge.evaluation import (
     EvalSettings,
-    evaluate_jury,
     score_with_jury,
 )
 from fairjudge.judges import (
@@ -209,7 +209,7 @@ def run_jury(
                                         template=template, backend=backend, options=options,
                                         store=store, executor=executor)  # fmt: skip
     try:
-        result = evaluate_jury(panel, items, settings, aggregation=rule)
+        result = judge_panel(panel, items, settings, aggregation=rule)[0]
     finally:
         if built:
             panel.close()

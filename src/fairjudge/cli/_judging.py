@@ -14,7 +14,7 @@ from fairjudge._items import Item, Judgment
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
-from fairjudge.evaluation import PairwiseResult, evaluate
+from fairjudge.evaluation import PairwiseResult
 from fairjudge.io import LoadedItems, OutKind, load_items
 from fairjudge.judges import BatchJudge, calls_no_model, judge_name
 from fairjudge.prompts import get_template
@@ -22,8 +22,7 @@ from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     from fairjudge.cli._stop_flags import StopFlags
-    from fairjudge.evaluation import AdaptiveResult, EvalSettings
-    from fairjudge.stats import StopRule
+    from fairjudge.evaluation import AdaptiveResult
 
 __all__ = [
     "Judged",
@@ -110,7 +109,7 @@ def judge_file(
     """Validate everything, judge every item, write ``--out``; the result and its calls.
 
     With ``stop`` (``--stop-when``), questions are judged batch by batch in a seeded
-    order until the stop rule is met (:func:`fairjudge.evaluation.evaluate_adaptive`);
+    order until the stop rule is met, as ``fairjudge.compare(stop_when=...)`` runs it;
     ``--out`` then holds the judged items, and its header's settings the adaptive block.
 
     Args:
@@ -131,10 +130,17 @@ def judge_file(
 
         check_labels(items, human=columns.human_col)
     template = template_option(flags, items)
+    from fairjudge._api import judge_pairs  # the run, as fairjudge.compare's
+    from fairjudge.cli._progress import judging_progress  # rich's progress bar, when judging
+
     judge = flags.open_judge(rounds=settings.rounds)
     try:  # a budget stop is a partial result: reported, saved, and exit 5 afterwards
-        batch = stop.batch if stop is not None else None
-        result, adaptive, calls = _judge(judge, items, settings, flags.quiet, rule, batch)
+        calls_made = len(items) * settings.rounds
+        with judging_progress(judge, calls_made, quiet=flags.quiet) as progress:
+            result, adaptive, calls = judge_pairs(
+                judge, items, settings, stop_when=rule, progress=progress,
+                batch=stop.batch if stop is not None else None,
+            )  # fmt: skip
     finally:
         close_judge(judge)
     settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
@@ -149,35 +155,6 @@ def judge_file(
             template=template, settings=recorded, calls=calls, sent_by=judge,
         )  # fmt: skip
     return Judged(result, calls, skipped_in_flags(loaded), adaptive)
-
-
-def _judge(
-    judge: BatchJudge,
-    items: list[Item],
-    settings: EvalSettings,
-    quiet: bool,
-    rule: StopRule | None,
-    batch: int | None,
-) -> tuple[PairwiseResult, AdaptiveResult[PairwiseResult] | None, RunSummary | None]:
-    """Judge every item, or (with ``rule``) ``batch`` questions at a time until it is met.
-
-    Returns:
-        The comparison, the adaptive run (with ``rule``), and the calls' summary.
-    """
-    from fairjudge.cli._progress import judging_progress  # rich's progress bar, when judging
-
-    with judging_progress(judge, len(items) * settings.rounds, quiet=quiet) as progress:
-        if rule is None:
-            return evaluate(judge, items, settings, progress=progress), None, last_run(judge)
-        from fairjudge.evaluation import evaluate_adaptive, tallied_run
-
-        adaptive, calls = tallied_run(
-            judge,
-            lambda tallied: evaluate_adaptive(
-                tallied, items, settings, rule, batch=batch, progress=progress
-            ),
-        )
-        return adaptive.pairwise, adaptive, calls
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

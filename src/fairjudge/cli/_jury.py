@@ -24,7 +24,7 @@ import contextlib
 import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -59,25 +59,11 @@ from fairjudge.cli._options import (
 )
 from fairjudge.cli._out import command_line, show, write_out
 from fairjudge.cli._stop_flags import StopFlags, stop_flags
-from fairjudge.evaluation import (
-    AGGREGATIONS,
-    AdaptiveResult,
-    EvalSettings,
-    JuryResult,
-    check_rule,
-    evaluate_jury,
-    evaluate_jury_adaptive,
-    jury_records,
-    tallied_run,
-)
+from fairjudge.evaluation import AGGREGATIONS, check_rule, jury_records
 from fairjudge.io import LoadedItems, OutHeader, OutKind
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template
 from fairjudge.report import JuryReport, jury_report, render_jury
-from fairjudge.runner import RunSummary
-
-if TYPE_CHECKING:
-    from fairjudge.stats import StopRule
 
 __all__ = [
     "JuryFlags", "check_allowances", "jury", "no_model_flags", "read_jury_file",
@@ -252,20 +238,6 @@ def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Jury
     return _open(specs, flags), rule
 
 
-def _adaptively(
-    panel_jury: Jury, items: list[Item], settings: EvalSettings, rule: str, stop: StopFlags,
-    stop_rule: "StopRule | None",
-) -> tuple[AdaptiveResult[JuryResult], RunSummary | None]:  # fmt: skip
-    """The panel judges batch by batch until ``--stop-when``; the run and its calls."""
-
-    def run(tallied: Any) -> AdaptiveResult[JuryResult]:
-        return evaluate_jury_adaptive(
-            tallied, items, settings, stop_rule, aggregation=rule, batch=stop.batch
-        )
-
-    return tallied_run(panel_jury, run)
-
-
 def _judge(
     file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags,
     stop: StopFlags | None,
@@ -279,13 +251,13 @@ def _judge(
     stop_rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
     panel_jury, rule = _seat(panel, flags, loaded)
+    from fairjudge._api import judge_panel  # the run, as compare(judges=...)'s
+
     try:
-        if stop is None:
-            result = evaluate_jury(panel_jury, loaded.items, settings, aggregation=rule)
-            adaptive, calls = None, panel_jury.last_run
-        else:
-            adaptive, calls = _adaptively(panel_jury, loaded.items, settings, rule, stop, stop_rule)
-            result = adaptive.pairwise
+        result, adaptive, calls = judge_panel(
+            panel_jury, loaded.items, settings, aggregation=rule, stop_when=stop_rule,
+            batch=stop.batch if stop is not None else None,
+        )  # fmt: skip
     finally:
         panel_jury.close()
     recorded = {**result.settings.to_dict(), "aggregation": result.aggregation,
