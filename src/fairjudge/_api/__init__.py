@@ -3,8 +3,9 @@
 They sit above the report layer and beside the command line: each loads items,
 resolves a judge, calls the library function its command calls, and returns a
 :class:`Result` with the command's report model. :func:`judge_pairs` and
-:func:`judge_panel` are the runs themselves, orchestrated once: the commands that
-read their own files (``compare``, ``calibrate``, ``jury``) call them too. Every name
+:func:`judge_panel` (and :func:`judge_via_scores`) are the runs themselves,
+orchestrated once: the commands that read their own files (``compare``, ``calibrate``,
+``jury``, ``compare --via-scores``) call them too. Every name
 loads on first use (PEP 562), so a command loads only the run it makes.
 """
 
@@ -17,11 +18,11 @@ if TYPE_CHECKING:
     from fairjudge._api._functions import calibrate, compare, score
     from fairjudge._api._rank import rank
     from fairjudge._api._result import Result
-    from fairjudge._api._runs import judge_pairs, judge_panel
+    from fairjudge._api._runs import judge_pairs, judge_panel, judge_via_scores
 
 __all__ = [
-    "Result", "audit_judge", "calibrate", "compare", "judge_pairs", "judge_panel", "rank",
-    "score",
+    "Result", "audit_judge", "calibrate", "compare", "judge_pairs", "judge_panel",
+    "judge_via_scores", "rank", "score",
 ]  # fmt: skip
 
 # Where each name lives; the notebook's names report the flat namespace when loaded
@@ -35,5 +36,6 @@ _LAZY = {
     "Result": "fairjudge._api._result",
     "judge_pairs": "fairjudge._api._runs",
     "judge_panel": "fairjudge._api._runs",
+    "judge_via_scores": "fairjudge._api._runs",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -1,4 +1,4 @@
-"""The runs themselves, orchestrated once: one judge's, and a panel's.
+"""The runs themselves, orchestrated once: one judge's, a panel's, and one via scores.
 
 :func:`fairjudge.compare` (``judge=`` and ``judges=``) and the ``compare``,
 ``calibrate`` and ``jury`` commands, which read their own files and show their own
@@ -15,12 +15,18 @@ from fairjudge._api._common import last_run
 
 if TYPE_CHECKING:
     from fairjudge._items import Item
-    from fairjudge.evaluation import AdaptiveResult, EvalSettings, JuryResult, PairwiseResult
+    from fairjudge.evaluation import (
+        AdaptiveResult,
+        EvalSettings,
+        JuryResult,
+        PairwiseResult,
+        ViaScoresResult,
+    )
     from fairjudge.judges import BatchJudge, Jury, ProgressCallback
     from fairjudge.runner import RunSummary
     from fairjudge.stats import Population, StopRule
 
-__all__ = ["judge_pairs", "judge_panel"]
+__all__ = ["judge_pairs", "judge_panel", "judge_via_scores"]
 
 
 def judge_pairs(
@@ -84,3 +90,48 @@ def judge_panel(
         ),
     )
     return adaptive.pairwise, adaptive, run
+
+
+def judge_via_scores(
+    scorer: Any,
+    items: list[Item],
+    settings: EvalSettings,
+    *,
+    tie_margin: float,
+    calls_per_answer: int = 1,
+    stop_when: str | Sequence[str] | StopRule | None = None,
+    batch: int | None = None,
+) -> tuple[ViaScoresResult, AdaptiveResult[ViaScoresResult] | None, RunSummary | None]:
+    """Score each answer on its own, the two scores per item giving the win rate.
+
+    With ``stop_when``, questions are scored a batch at a time until it is met.
+    ``calls_per_answer`` is what one answer costs (one call per rubric dimension in
+    ``label`` mode), for the batch size.
+
+    Returns:
+        The comparison via scores, the adaptive run (with ``stop_when``), and the
+        calls' summary (``None`` for a Python scorer, which keeps no run).
+    """
+    from fairjudge.judges import PointwiseJudge
+
+    if stop_when is None:
+        from fairjudge.evaluation import compare_via_scores
+
+        result = compare_via_scores(
+            scorer, items, tie_margin=tie_margin, seed=settings.seed, level=settings.level,
+            n_resamples=settings.n_resamples,
+        )  # fmt: skip
+        return result, None, scorer.last_run if isinstance(scorer, PointwiseJudge) else None
+    from fairjudge.evaluation import compare_via_scores_adaptive, tallied_run
+
+    def run(judge: Any) -> AdaptiveResult[ViaScoresResult]:
+        return compare_via_scores_adaptive(
+            judge, items, settings, stop_when, tie_margin=tie_margin,
+            calls_per_answer=calls_per_answer, batch=batch,
+        )  # fmt: skip
+
+    if not isinstance(scorer, PointwiseJudge):  # a Python function: no run to tally
+        adaptive = run(scorer)
+        return adaptive.pairwise, adaptive, None
+    adaptive, calls = tallied_run(scorer, run)
+    return adaptive.pairwise, adaptive, calls

@@ -2,11 +2,10 @@
 
 ``compare`` (``--via-scores`` too) and ``jury`` declare them in their signatures,
 so they are imported with them, even for ``--help``: this module imports nothing
-but Typer. The stop rule is read (:meth:`StopFlags.rule`) and the run judged
-(:func:`fairjudge.evaluation.evaluate_adaptive`,
-:func:`fairjudge.evaluation.evaluate_jury_adaptive`,
-:func:`fairjudge.evaluation.compare_via_scores_adaptive`) only when ``--stop-when`` is
-given; without it each command runs exactly as it always has.
+but Typer. The stop rule is read (:meth:`StopFlags.rule`) and handed to the
+library's run (``fairjudge._api``: ``judge_pairs``, ``judge_panel``,
+``judge_via_scores``, the runs ``fairjudge.compare`` makes) only when ``--stop-when``
+is given; without it each command runs exactly as it always has.
 """
 
 from __future__ import annotations

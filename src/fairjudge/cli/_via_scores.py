@@ -17,7 +17,6 @@ machinery behind it, is imported only when ``--via-scores`` is given.
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -38,19 +37,12 @@ from fairjudge.evaluation import (
     PairwiseResult,
     ViaScoresResult,
     check_via_items,
-    compare_via_scores,
-    compare_via_scores_adaptive,
-    evaluate,
-    tallied_run,
 )
 from fairjudge.io import strict_dumps
-from fairjudge.judges import LLMJudge, PointwiseJudge
+from fairjudge.judges import LLMJudge, PointwiseJudge, judge_name
 from fairjudge.prompts import Rubric
 from fairjudge.report import comparison_report, render_via_scores, via_scores_markdown
 from fairjudge.runner import RunSummary
-
-if TYPE_CHECKING:
-    from fairjudge.stats import StopRule
 
 __all__ = ["compare_via_scores_command"]
 
@@ -78,7 +70,9 @@ def _swap(
     judge: LLMJudge, items: list[Item], settings: EvalSettings, template: str | None
 ) -> PairwiseResult:
     """The swap protocol on the same session; a partial result on a spent budget."""
-    result = evaluate(judge, items, settings)
+    from fairjudge._api import judge_pairs
+
+    result = judge_pairs(judge, items, settings)[0]
     named = dataclasses.replace(settings, judge=judge.name, template=template)
     return dataclasses.replace(result, settings=named)
 
@@ -92,24 +86,6 @@ def _exit(result: ViaScoresResult, swap: PairwiseResult | None, limit: float) ->
         raise typer.Exit(code)
     if swap is not None:
         check_unresolved(swap, limit)
-
-
-def _adaptively(
-    scorer: Judge, items: list[Item], settings: EvalSettings, via: ViaScoresFlags,
-    rubric: Rubric, stop: StopFlags, rule: "StopRule",
-) -> tuple[AdaptiveResult[ViaScoresResult], RunSummary | None]:  # fmt: skip
-    """Score the answers batch by batch until ``--stop-when``; the run and its calls."""
-    per_answer = len(rubric.names) if via.score_mode == "label" else 1
-
-    def run(judge: Any) -> AdaptiveResult[ViaScoresResult]:
-        return compare_via_scores_adaptive(
-            judge, items, settings, rule, tie_margin=via.tie_margin,
-            calls_per_answer=per_answer, batch=stop.batch,
-        )  # fmt: skip
-
-    if not isinstance(scorer, PointwiseJudge):  # a Python function: no run to tally
-        return run(scorer), None
-    return tallied_run(scorer, run)
 
 
 def compare_via_scores_command(
@@ -133,17 +109,15 @@ def compare_via_scores_command(
     check_via_items(loaded.items, rubric)
     template = template_option(flags, loaded.items) if via.with_swap else None
     scorer, pairwise = _judges(flags, via, rubric, settings.rounds)
-    swap = adaptive = None
+    from fairjudge._api import judge_via_scores  # the run, orchestrated once
+
+    swap = None
     try:
-        if stop is not None and rule is not None:
-            adaptive, calls = _adaptively(scorer, loaded.items, settings, via, rubric, stop, rule)
-            result = adaptive.pairwise
-        else:
-            result = compare_via_scores(
-                scorer, loaded.items, tie_margin=via.tie_margin, seed=run.seed, level=run.level,
-                n_resamples=run.bootstrap,
-            )  # fmt: skip
-            calls = scorer.last_run if isinstance(scorer, PointwiseJudge) else None
+        result, adaptive, calls = judge_via_scores(
+            scorer, loaded.items, settings, tie_margin=via.tie_margin, stop_when=rule,
+            calls_per_answer=len(rubric.names) if via.score_mode == "label" else 1,
+            batch=stop.batch if stop is not None else None,
+        )  # fmt: skip
         if pairwise is not None and result.stopped is None:
             swap = _swap(pairwise, loaded.items, settings, template)
     finally:
@@ -158,7 +132,7 @@ def compare_via_scores_command(
         swap,
         calls,
         skipped_in_flags(loaded),
-        judge=getattr(scorer, "name", None),
+        judge=judge_name(scorer),
         rubric=f"{rubric.name}@{rubric.version}",
         adaptive=adaptive,
         scorer=scorer,
