@@ -434,10 +434,8 @@ def test_compare_stop_when_is_the_adaptive_run_and_resumes_from_the_store(tmp_pa
     direct = evaluate_adaptive(CallableJudge(longer), items, EvalSettings(), "decided")
     assert adaptive["ci"] == direct.adaptive_dict()["ci"]
     assert stopped.result.win_rate.estimate == direct.pairwise.win_rate.estimate
-    # Without stop_when, the whole file; batch alone, and a panel, are refused.
+    # Without stop_when, the whole file; batch alone is refused.
     assert "adaptive" not in fairjudge.compare(rows, longer).to_dict()
     with pytest.raises(fairjudge.ConfigError, match="batch applies with stop_when") as info:
         fairjudge.compare(rows, longer, batch=4)
     assert info.value.params == ("batch",)
-    with pytest.raises(fairjudge.ConfigError, match="stop_when takes one judge"):
-        fairjudge.compare(rows, judges=[longer, longer], stop_when="decided")

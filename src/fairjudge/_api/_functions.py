@@ -124,7 +124,8 @@ def compare(
         stop_when: Stop once the answer is known (``compare --stop-when``):
             ``"decided"``, ``"width:W"`` or both; questions are judged in a seeded
             order, a batch at a time, and the result reports the anytime-valid
-            interval in ``to_dict()["adaptive"]``. One judge only, for now.
+            interval in ``to_dict()["adaptive"]``; with ``judges``, the panel's
+            (``jury --stop-when``).
         batch: Questions per batch with ``stop_when`` (default: one wave of the
             run's concurrency).
         population: With ``stop_when``, what the interval and the decision are about:
@@ -158,19 +159,13 @@ def compare(
         raise ConfigError(
             "population applies with stop_when only; pass stop_when", params="population"
         )
-    if stop_when is not None and judges is not None:
-        raise ConfigError(
-            "stop_when takes one judge in fairjudge.compare; for a panel use "
-            "fairjudge.evaluation.evaluate_jury_adaptive",
-            params="stop_when",
-        )
     the_settings = settings or EvalSettings()
     item_list, source, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty)
     if judges is not None:
         return run_jury(
             item_list, source, skipped, judges, the_settings, weights=weights,
             aggregate=aggregate, template=template, backend=backend, options=options, store=store,
-            executor=executor,
+            executor=executor, stop_when=stop_when, batch=batch, population=population,
         )  # fmt: skip
 
     def open_spec(spec: str | None) -> BatchJudge:

@@ -40,6 +40,7 @@ from fairjudge.judges import (
 )
 from fairjudge.prompts import Rubric
 from fairjudge.runner import Executor, RunOptions
+from fairjudge.stats import Population
 
 __all__ = [
     "JudgesLike", "check_one_of", "pairwise_panel", "pointwise_panel", "run_jury",
@@ -201,22 +202,29 @@ def run_jury(
     settings: EvalSettings, *, weights: Sequence[float] | None, aggregate: str | None,
     template: str | None, backend: BackendOptions | None, options: RunOptions | None,
     store: str | Path | None, executor: Executor | str | None = None,
+    stop_when: str | Sequence[str] | None = None, batch: int | None = None,
+    population: Population | None = None,
 ) -> Result:  # fmt: skip
-    """``compare(judges=...)``: what ``fairjudge jury`` runs and reports."""
+    """``compare(judges=...)``: what ``fairjudge jury`` runs and reports (``--stop-when`` too)."""
     from fairjudge.report import jury_html, jury_report, render_jury
 
     panel, rule, built = pairwise_panel(judges, weights=weights, aggregate=aggregate,
                                         template=template, backend=backend, options=options,
                                         store=store, executor=executor)  # fmt: skip
     try:
-        result = judge_panel(panel, items, settings, aggregation=rule)[0]
+        result, adaptive, run = judge_panel(
+            panel, items, settings, aggregation=rule, stop_when=stop_when, batch=batch,
+            population=population,
+        )  # fmt: skip
     finally:
         if built:
             panel.close()
     result = replace(result, settings=replace(result.settings, source=source))
+    if adaptive is not None:
+        adaptive = replace(adaptive, pairwise=result)
     report = jury_report(
         result, title=f"{title(source)}: model 1 vs model 2, by a panel of {len(result.names)}",
-        run=panel.last_run, skipped=skipped,
+        run=panel.last_run if adaptive is None else run, skipped=skipped, adaptive=adaptive,
     )  # fmt: skip
     return Result("jury", result, report, result.stopped,
                   _rows=lambda: [j.to_dict(result.names) for j in result.judgments],

@@ -69,6 +69,7 @@ def judge_panel(
     aggregation: str,
     stop_when: str | Sequence[str] | StopRule | None = None,
     batch: int | None = None,
+    population: Population | None = None,
 ) -> tuple[JuryResult, AdaptiveResult[JuryResult] | None, RunSummary | None]:
     """The panel judges every item, or with ``stop_when`` batch by batch until it is met.
 
@@ -86,7 +87,13 @@ def judge_panel(
     adaptive, run = tallied_run(
         panel,
         lambda tallied: evaluate_jury_adaptive(
-            tallied, items, settings, stop_when, aggregation=aggregation, batch=batch
+            tallied,
+            items,
+            settings,
+            stop_when,
+            aggregation=aggregation,
+            batch=batch,
+            population=population,
         ),
     )
     return adaptive.pairwise, adaptive, run
