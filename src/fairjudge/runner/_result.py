@@ -63,7 +63,9 @@ class RunSummary:
         made: Calls sent to the backend in this run (succeeded or failed).
         failed: Of those, the calls that still failed after their retries.
         not_run: Calls never started because a budget ran out.
-        requests: Requests sent, retries included.
+        requests: Requests sent, retries included. In a batch run, the requests inside
+            the submitted batches (one per call line), not the few HTTP requests that
+            upload, create and poll them.
         retries: Requests that were retries.
         input_tokens: Prompt tokens of this run's replies (reported, or estimated),
             cached ones included.
