@@ -144,6 +144,27 @@ def test_a_hostile_model_name_is_one_cell_of_the_leaderboard(tmp_path: Path) -> 
     assert all(len(row) == 3 for row in board)
 
 
+def test_rank_style_control_summary_has_the_style_table_with_its_n_a_rows(
+    tmp_path: Path,
+) -> None:
+    # Every verdict follows length: no style-controlled rating but the anchor's can be
+    # estimated, and the summary says so row by row, as the terminal and --json do.
+    result = _run(
+        "rank", str(EX / "rank_answers.jsonl"), "--judge", f"{J}:longer", "--style-control",
+        "--bootstrap", "50", "--markdown", str(tmp_path / "r.md"), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    tables = read((tmp_path / "r.md").read_text("utf-8")).tables
+    styled = tables[2]
+    assert styled[0] == ["model", "rating [CI]", "rank and W/T/L"]
+    rows = {row[0]: row[1] for row in styled[1:]}
+    ratings = json.loads(result.stdout)["style_control"]["ratings"]
+    assert set(rows) == {r["model"] for r in ratings}
+    for r in ratings:
+        assert (r["rating"] is None) == rows[r["model"]].startswith("not estimated: ")
+    assert any(row[0].startswith("beta[length] cannot be estimated") for row in tables[3][1:])
+
+
 def test_a_dash_prints_the_summary_alone_on_stdout(tmp_path: Path) -> None:
     saved = tmp_path / "s.md"
     _run(*COMMANDS["compare"], "--markdown", str(saved))

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge.report._comparison import ComparisonReport, labelled_truth
 from fairjudge.report._forest import ForestPlot
-from fairjudge.report._html_model import Headline, View, comparison_view, ranking_view
+from fairjudge.report._html_model import (
+    Headline,
+    View,
+    _rating_figure,
+    comparison_view,
+    ranking_view,
+)
 from fairjudge.report._jury import JuryReport
 from fairjudge.report._markdown import (
     MarkdownSummary,
@@ -102,8 +108,22 @@ def ranking_markdown(
     """The Markdown of a ``rank`` report: the leader line, one row per model."""
     view = ranking_view(report, title=title, result=result, run=run)
     md = _view_summary(view, report.to_dict())
-    board = replace(md.tables[0], columns=("model", "rating [CI]", "rank and W/T/L"))
-    return markdown_text(replace(md, tables=(board,)))
+    columns = ("model", "rating [CI]", "rank and W/T/L")
+    tables = [replace(md.tables[0], columns=columns)]
+    style = report.style_control
+    if style is not None:  # the terminal and --json show it: so does the summary (n/a rows too)
+        styled = tuple(_rating_figure(r) for r in style.ratings)
+        tables.append(
+            MarkdownTable(
+                f"Style-controlled ratings (anchor {style.anchor})",
+                columns,
+                tuple((f.label, f.text, f.note) for f in styled),
+            )
+        )
+        tables.append(
+            MarkdownTable("Style coefficients", ("coefficient",), tuple((c,) for c in view.style))
+        )
+    return markdown_text(replace(md, tables=tuple(tables)))
 
 
 def _first_card(page: Page) -> tuple[MarkdownTable, ...]:
