@@ -21,6 +21,7 @@ from fairjudge._lazy import lazy_attributes, module_dir, publish
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
     from fairjudge.backends._base_url import check_base_url as check_base_url
+    from fairjudge.backends._base_url import is_loopback_host as is_loopback_host
     from fairjudge.backends._batch_api import BatchAPI
     from fairjudge.backends._batch_api import BatchState as BatchState
     from fairjudge.backends._batch_api import UploadingBatchAPI as UploadingBatchAPI
@@ -43,6 +44,7 @@ __all__ = [
 _LAZY = {
     "AnthropicBackend": "fairjudge.backends._anthropic",
     "check_base_url": "fairjudge.backends._base_url",
+    "is_loopback_host": "fairjudge.backends._base_url",
     "BatchAPI": "fairjudge.backends._batch_api",
     "BatchState": "fairjudge.backends._batch_api",
     "UploadingBatchAPI": "fairjudge.backends._batch_api",

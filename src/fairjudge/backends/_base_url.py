@@ -7,6 +7,7 @@ What is shown and stored is :func:`shown_url`, with every credential masked.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from urllib.parse import parse_qsl, urlsplit
@@ -14,7 +15,7 @@ from urllib.parse import parse_qsl, urlsplit
 from fairjudge._errors import ConfigError
 from fairjudge._redact import known_secrets, redact_url, remember_secret, url_secrets
 
-__all__ = ["check_base_url", "shown_url", "split_query", "trimmed"]
+__all__ = ["check_base_url", "is_loopback_host", "shown_url", "split_query", "trimmed"]
 
 _UNPRINTABLE = re.compile(r"[\x00-\x20\x7f]")
 _FORM = "http(s)://host[:port][/path], e.g. http://localhost:8000/v1"
@@ -68,6 +69,22 @@ def check_base_url(url: str, *, name: str = "base_url", key_env: str = "OPENAI_A
         raise ConfigError(f"{name} has a bad port (0); give a number from 1 to 65535")
     if parts.fragment or url.endswith("#"):
         raise ConfigError(f"{name} has a fragment (#...); give {_FORM}")
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` is a loopback name or address, so a key sent there stays here.
+
+    ``host`` is a URL's host or a ``HOST`` from ``HOST:PORT`` (an IPv6 address may keep
+    its brackets). Jury files and config files send work to a server off this machine
+    only when the user allows it; this is the one test of "on this machine" they share.
+    """
+    host = host.lower().strip("[]")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def trimmed(url: str) -> str:

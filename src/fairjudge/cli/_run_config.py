@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import ipaddress
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -55,6 +54,7 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
 
 from fairjudge._errors import ConfigError
 from fairjudge._redact import redact_arg
+from fairjudge.backends import is_loopback_host
 from fairjudge.cli._coercion import plain_values
 
 if TYPE_CHECKING:
@@ -232,16 +232,6 @@ def _from(folder: Path, path: str) -> str:
     return full if here == ".." or here.startswith(".." + os.sep) else here
 
 
-def _on_this_machine(host: str) -> bool:
-    host = host.lower().strip("[]")
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _server_host(key: str, value: str) -> str | None:
     """The host a value sends work to: a URL's host, or ``ray-address``'s ``HOST:PORT``."""
     if "://" in value:
@@ -276,7 +266,7 @@ def _check_trust(config: ConfigText, key: str, values: list[Any], trust: Trust) 
                                "only when you trust it and say so: fairjudge run "
                                "--allow-python-judges")  # fmt: skip
         host = _server_host(key, value) if key in _SERVER_KEYS or "://" in value else None
-        if host is not None and not trust.servers and not _on_this_machine(host):
+        if host is not None and not trust.servers and not is_loopback_host(host):
             raise config.error(key, f"names a server off this machine ({host}), which would "
                                "receive your API key or your work; if you trust this file, "
                                "say so: fairjudge run --allow-servers (loopback needs no "

@@ -12,12 +12,13 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._redact import known_secrets, redact_url
-from fairjudge.backends import check_base_url
+from fairjudge.backends import check_base_url, is_loopback_host
 from fairjudge.io import read_header, read_records, read_toml, shown
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
 from fairjudge.judges._registry import judge_spec
@@ -85,20 +86,6 @@ _ALLOW_SERVERS = (
 """Why a jury file's ``base_url`` off this machine is refused, and how to allow it."""
 
 
-def _on_this_machine(url: str) -> bool:
-    """Whether ``url``'s host is a loopback name or address: the key stays here."""
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def load_jury_file(
     path: str | Path, *, allow_python: bool = False, allow_servers: bool = False
 ) -> JuryFile:
@@ -158,7 +145,7 @@ def _member(
             check_base_url(member.base_url, name=f"{where}.base_url")
         except ConfigError as exc:
             raise InputError(str(exc)) from None
-        if not allow_servers and not _on_this_machine(member.base_url):
+        if not allow_servers and not is_loopback_host(urlsplit(member.base_url).hostname or ""):
             raise InputError(
                 f"{where}.base_url {shown(redact_url(member.base_url, known_secrets()))} "
                 "would receive your API key; " + _ALLOW_SERVERS,
