@@ -58,14 +58,11 @@ class AnthropicBatch:
         key = backend._read_key() or ""
         self._base = backend._base_url or f"https://{backend.default_host}"
         self._where = backend._where
-        self._http = BatchHTTP(
-            backend="anthropic",
+        self._http = BatchHTTP.of(
+            backend,
             base=self._base,
             headers={"x-api-key": key, "anthropic-version": API_VERSION},
-            where=self._where,
-            key_env=backend._api_key_env,
-            secrets=[key],
-            timeout=max(backend._timeout, 300.0),  # a results file can be large
+            key=key,
         )
 
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:

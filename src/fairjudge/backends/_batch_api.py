@@ -10,13 +10,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import BackendError, EndpointUnreachable, ServerError
 from fairjudge._redact import redact
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status
 from fairjudge.backends._openai_reply import error_message
+
+if TYPE_CHECKING:
+    from fairjudge.backends._http_base import HTTPBackend
 
 __all__ = [
     "BatchAPI",
@@ -147,6 +150,25 @@ class BatchHTTP:
         self._secrets = [s for s in secrets if s]
         self._client = httpx.AsyncClient(
             base_url=base.rstrip("/"), headers=dict(headers), timeout=timeout
+        )
+
+    @classmethod
+    def of(
+        cls, backend: HTTPBackend, *, base: str, headers: Mapping[str, str], key: str | None
+    ) -> BatchHTTP:
+        """The batch HTTP at ``backend``'s address: its name, key variable and timeout.
+
+        The timeout is at least 300 s, whatever the online calls use: a results file
+        can be large.
+        """
+        return cls(
+            backend=backend.name,
+            base=base,
+            headers=headers,
+            where=backend._where,
+            key_env=backend._api_key_env,
+            secrets=[key],
+            timeout=max(backend._timeout, 300.0),
         )
 
     async def request(self, method: str, path: str, **kwargs: Any) -> bytes:

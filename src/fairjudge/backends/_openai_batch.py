@@ -56,15 +56,8 @@ class OpenAIBatch:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         self._where = backend._where
-        self._http = BatchHTTP(
-            backend="openai",
-            base=backend._base_url or f"https://{backend.default_host}/v1",
-            headers=headers,
-            where=self._where,
-            key_env=backend._api_key_env,
-            secrets=[key],
-            timeout=max(backend._timeout, 300.0),  # a result file can be large
-        )
+        base = backend._base_url or f"https://{backend.default_host}/v1"
+        self._http = BatchHTTP.of(backend, base=base, headers=headers, key=key)
 
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
         """Upload the requests as one JSONL file and create a batch over it."""
