@@ -15,15 +15,10 @@ from typing import Any
 
 from fairjudge._call import Conversation
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.io._json import strict_dumps
 from fairjudge.io._labels import (
-    ORDER_SCHEMA,
     _seed,
-    _write_durably,
-    file_stamp,
-    order_path,
+    _Sheet,
     read_sheet_rows,
-    write_sheet,
 )
 from fairjudge.io._rows import open_source
 from fairjudge.io._scores import HUMAN_PREFIX, load_score_items
@@ -68,7 +63,7 @@ def is_pointwise_file(path: Path) -> bool:
     return "answer" in names and not {"answer_1", "answer_2"} & names
 
 
-class ScoreSheet:
+class ScoreSheet(_Sheet):
     """A pointwise file open for scoring against a rubric's dimensions.
 
     Build one with :meth:`open`; every :meth:`set_score` writes the file before it
@@ -80,16 +75,12 @@ class ScoreSheet:
         rows: list[dict[str, Any]], header: list[str] | None, seed: int,
         dimensions: tuple[str, ...], scale: tuple[int, int],
     ) -> None:  # fmt: skip
-        self.path = path
+        super().__init__(path, rows, header, seed)
         self.items = items
         self.scores = scores
-        self.seed = seed
         self.dimensions = dimensions
         self.scale = scale
         self.order = shown_order(seed, [item.key for item in items])
-        self._rows = rows
-        self._header = header
-        self._stamp = file_stamp(path)
 
     @classmethod
     def open(
@@ -142,15 +133,7 @@ class ScoreSheet:
         low, high = self.scale
         if score is not None and not low <= score <= high:
             raise ConfigError(f"score={score} is off the rubric's scale {low}-{high}")
-        row, column = self._rows[index], HUMAN_PREFIX + dimension
-        if score is None:
-            if self._header is not None:
-                row[column] = ""
-            else:
-                row.pop(column, None)
-        else:
-            row[column] = score
-        self._stamp = write_sheet(self.path, self._rows, self._header, self._stamp)
+        self._write_cell(index, HUMAN_PREFIX + dimension, score)
         if score is None:
             self.scores[index].pop(dimension, None)
         else:
@@ -166,13 +149,7 @@ class ScoreSheet:
         return sum(self.complete(i) for i in range(len(self.items)))
 
     def _record_order(self) -> None:
-        record = {
-            "schema_version": ORDER_SCHEMA,
-            "file": self.path.name,
-            "seed": self.seed,
-            "shown_order": [self.items[i].key for i in self.order],
-        }
-        _write_durably(order_path(self.path), strict_dumps(record, indent=1) + "\n")
+        self._write_order({"shown_order": [self.items[i].key for i in self.order]})
 
 
 def _key(item_id: str | None, system: str | None) -> str:

@@ -221,7 +221,46 @@ def read_sheet_rows(path: Path) -> SheetRows:
     return SheetRows(rows, lines, list(source.header) if source.header is not None else None)
 
 
-class LabelSheet:
+class _Sheet:
+    """What a comparison sheet and a score sheet share: a file open for a human.
+
+    The rows as read, written back whole (:func:`write_sheet`) before each change
+    returns, and the seed of the order shown, recorded beside the file.
+    """
+
+    def __init__(
+        self, path: Path, rows: list[dict[str, Any]], header: list[str] | None, seed: int
+    ) -> None:
+        self.path = path
+        self.seed = seed
+        self._rows = rows
+        self._header = header
+        self._stamp = file_stamp(path)
+
+    def _write_cell(self, index: int, column: str, value: Any) -> None:
+        """Set row ``index``'s ``column`` (``None``: clear it) and write the file.
+
+        A cleared CSV cell stays, empty, so the header keeps its columns; a cleared
+        JSONL key goes.
+        """
+        row = self._rows[index]
+        if value is None:
+            if self._header is not None:
+                row[column] = ""
+            else:
+                row.pop(column, None)
+        else:
+            row[column] = value
+        self._stamp = write_sheet(self.path, self._rows, self._header, self._stamp)
+
+    def _write_order(self, shown: Mapping[str, Any]) -> None:
+        """Record the seed, and ``shown`` (the order as shown), beside the file."""
+        record = {"schema_version": ORDER_SCHEMA, "file": self.path.name, "seed": self.seed}
+        record.update(shown)
+        _write_durably(order_path(self.path), strict_dumps(record, indent=1) + "\n")
+
+
+class LabelSheet(_Sheet):
     """A comparison file open for labelling: its items as shown, and their labels.
 
     Build one with :meth:`open`. Every :meth:`set_shown` writes the file before it
@@ -232,14 +271,10 @@ class LabelSheet:
         self, path: Path, items: list[LabelItem], labels: list[Outcome | None],
         rows: list[dict[str, Any]], header: list[str] | None, seed: int, human: str,
     ) -> None:  # fmt: skip
-        self.path = path
+        super().__init__(path, rows, header, seed)
         self.items = items
         self.labels = labels
-        self.seed = seed
-        self._rows = rows
-        self._header = header
         self._human = human
-        self._stamp = file_stamp(path)
 
     @classmethod
     def open(
@@ -309,15 +344,7 @@ class LabelSheet:
             outcome = None if side is None else Outcome.TIE
         else:
             outcome = Outcome.ONE if (side == "left") != item.swapped else Outcome.TWO
-        row = self._rows[index]
-        if outcome is None:
-            if self._header is not None:
-                row[self._human] = ""
-            else:
-                row.pop(self._human, None)
-        else:
-            row[self._human] = _STORED[outcome]
-        self._stamp = write_sheet(self.path, self._rows, self._header, self._stamp)
+        self._write_cell(index, self._human, None if outcome is None else _STORED[outcome])
         self.labels[index] = outcome
         return outcome
 
@@ -327,13 +354,7 @@ class LabelSheet:
         return sum(label is not None for label in self.labels)
 
     def _record_order(self) -> None:
-        record = {
-            "schema_version": ORDER_SCHEMA,
-            "file": self.path.name,
-            "seed": self.seed,
-            "shown_swapped": {item.key: item.swapped for item in self.items},
-        }
-        _write_durably(order_path(self.path), strict_dumps(record, indent=1) + "\n")
+        self._write_order({"shown_swapped": {item.key: item.swapped for item in self.items}})
 
 
 def _every_row_is_shown(exc: InputError) -> InputError:
