@@ -43,12 +43,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from tests.server._app import Reply, ScriptedJudge
+from tests.server._front import JudgeFront
 from tests.server._script import Script, count_tokens
 
 THINKING_TOKENS = 1500
@@ -83,7 +82,7 @@ def _blocks(content: Any) -> list[Mapping[str, Any]]:
     return [b for b in content or () if isinstance(b, Mapping)]
 
 
-class AnthropicEmulator:
+class AnthropicEmulator(JudgeFront):
     """The scripted judge behind Anthropic's Messages rules (see the module docstring).
 
     Args:
@@ -92,40 +91,13 @@ class AnthropicEmulator:
     """
 
     def __init__(self, script: Script | None = None, *, thinking_tokens: int = THINKING_TOKENS):
-        self.inner = ScriptedJudge(script)
+        super().__init__(ScriptedJudge(script))
         self.thinking_tokens = thinking_tokens
-        self._lock = threading.Lock()
-        self._counts: Counter[str] = Counter()
         self._cached: set[str] = set()
 
-    @property
-    def script(self) -> Script:
-        """The scripted judge's script."""
-        return self.inner.script
-
-    def connection_opened(self) -> None:
-        """Count an accepted connection (the scripted judge's counter)."""
-        self.inner.connection_opened()
-
-    def count_event(self, name: str) -> None:
-        """Count a transport event (the scripted judge's counter)."""
-        self.inner.count_event(name)
-
-    def stats(self) -> dict[str, int]:
-        """The scripted judge's counters and the emulator's own."""
-        with self._lock:
-            return {**self.inner.stats(), **self._counts}
-
-    def reset(self) -> None:
-        """Zero every counter and empty the prompt cache."""
-        self.inner.reset()
-        with self._lock:
-            self._counts.clear()
-            self._cached.clear()
-
-    def _bump(self, name: str, n: int = 1) -> None:
-        with self._lock:
-            self._counts[name] += n
+    def _forget(self) -> None:
+        """Empty the prompt cache."""
+        self._cached.clear()
 
     async def handle(
         self, method: str, path: str, headers: Mapping[bytes, bytes], body: bytes

@@ -58,7 +58,6 @@ import dataclasses
 import json
 import re
 import secrets
-import threading
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -67,6 +66,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from tests.server._app import ScriptedJudge
+from tests.server._front import JudgeFront
 from tests.server._http import JudgeServer, _Listener
 from tests.server._script import Script
 
@@ -155,44 +155,14 @@ def multipart(headers: Mapping[bytes, bytes], body: bytes) -> dict[str, tuple[st
     return parts
 
 
-class BatchEmulator:
+class BatchEmulator(JudgeFront):
     """The batch endpoints in front of a :class:`ScriptedJudge` (which answers the rest)."""
 
     def __init__(self, judge: ScriptedJudge | Any, script: BatchScript | None = None) -> None:
-        self.judge = judge
+        super().__init__(judge)
         self.batch_script = script or BatchScript()
         self._files: dict[str, tuple[str, bytes]] = {}  # id -> (purpose, content)
         self._batches: dict[str, _Batch] = {}
-        self._counts: Counter[str] = Counter()
-        self._lock = threading.Lock()
-
-    @property
-    def script(self) -> Script:
-        """The judge's script (the transport reads its connection settings)."""
-        return self.judge.script
-
-    def connection_opened(self) -> None:
-        """Count an accepted connection (the judge's counter)."""
-        self.judge.connection_opened()
-
-    def count_event(self, name: str) -> None:
-        """Count a transport event (the judge's counter)."""
-        self.judge.count_event(name)
-
-    def stats(self) -> dict[str, int]:
-        """The emulator's counters and the judge's."""
-        with self._lock:
-            return {**self.judge.stats(), **self._counts}
-
-    def reset(self) -> None:
-        """Zero the emulator's counters and the judge's (batches and files stay)."""
-        self.judge.reset()
-        with self._lock:
-            self._counts.clear()
-
-    def _bump(self, name: str, n: int = 1) -> None:
-        with self._lock:
-            self._counts[name] += n
 
     # -- routing ---------------------------------------------------------------------
 
@@ -213,10 +183,10 @@ class BatchEmulator:
                 pair.partition("=")[::2] for pair in path.partition("?")[2].split("&") if pair
             )
             return await self._batches_route(method, parts[2:], headers, body, query)
-        return await self.judge.handle(method, path, headers, body)
+        return await self.inner.handle(method, path, headers, body)
 
     def _authorized(self, headers: Mapping[bytes, bytes], dialect: str) -> bool:
-        want = self.judge.script.api_key
+        want = self.inner.script.api_key
         if want is None:
             return True
         if dialect == "anthropic":
@@ -539,7 +509,7 @@ class BatchEmulator:
 
     async def _run_line(self, batch: _Batch, request: dict[str, Any]) -> dict[str, Any]:
         path = "/v1/messages" if batch.dialect == "anthropic" else "/v1/chat/completions"
-        status, body, _ = await self.judge.handle(
+        status, body, _ = await self.inner.handle(
             "POST", path, batch.headers, json.dumps(request).encode()
         )
         self._bump("batch_requests")

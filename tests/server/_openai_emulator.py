@@ -44,12 +44,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tests.server._app import Reply, ScriptedJudge
+from tests.server._front import JudgeFront
 from tests.server._http import JudgeServer, _Listener
 from tests.server._script import Script
 
@@ -98,7 +97,7 @@ def _unsupported_value(param: str, value: Any) -> Reply:
     )
 
 
-class OpenAIEmulator:
+class OpenAIEmulator(JudgeFront):
     """The scripted judge behind OpenAI's request rules (see the module docstring).
 
     Args:
@@ -110,45 +109,13 @@ class OpenAIEmulator:
     def __init__(
         self, script: Script | None = None, *, reasoning_models: Iterable[str] = ()
     ) -> None:
-        self.inner = ScriptedJudge(script)
+        super().__init__(ScriptedJudge(script))
         self.reasoning_models = frozenset(reasoning_models)
-        self._lock = threading.Lock()
-        self._counts: Counter[str] = Counter()
         self._seen_prefixes: set[str] = set()
 
-    # The transport reads these off its app.
-    @property
-    def script(self) -> Script:
-        """The scripted judge's script."""
-        return self.inner.script
-
-    def connection_opened(self) -> None:
-        """Count an accepted connection (the scripted judge's counter)."""
-        self.inner.connection_opened()
-
-    def count_event(self, name: str) -> None:
-        """Count a transport event (the scripted judge's counter)."""
-        self.inner.count_event(name)
-
-    def stats(self) -> dict[str, int]:
-        """The scripted judge's counters and the emulator's own."""
-        with self._lock:
-            return {**self.inner.stats(), **self._counts}
-
-    def count(self, name: str) -> int:
-        """One counter (0 when never counted)."""
-        return self.stats().get(name, 0)
-
-    def reset(self) -> None:
-        """Zero every counter and forget the prompt cache."""
-        self.inner.reset()
-        with self._lock:
-            self._counts.clear()
-            self._seen_prefixes.clear()
-
-    def _bump(self, name: str, n: int = 1) -> None:
-        with self._lock:
-            self._counts[name] += n
+    def _forget(self) -> None:
+        """Forget the prompt cache."""
+        self._seen_prefixes.clear()
 
     def is_reasoning(self, model: str) -> bool:
         """Whether ``model`` is served as a reasoning model."""
