@@ -21,10 +21,8 @@ from typing import Any
 import pytest
 
 from tests.cli._invoke import ROOT, invoke
-from tests.server import Pair, Script
-from tests.server._anthropic_emulator import AnthropicEmulator
-from tests.server._batch_emulator import BatchScript, BatchServer
-from tests.server._openai_emulator import OpenAIEmulator
+from tests.server import Pair
+from tests.server._batch_emulator import BatchServer, provider_batches
 
 EXAMPLES = ROOT / "src" / "fairjudge" / "examples"
 PAIRS = EXAMPLES / "demo_pairs.jsonl"
@@ -51,11 +49,7 @@ def _commands(*more: str) -> dict[str, list[str]]:
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[BatchServer]:
     """OpenAI's chat emulator behind the batch emulator, with ``OPENAI_API_KEY`` set."""
-    app = OpenAIEmulator(Script(judge="longer"))
-    with BatchServer(batch=BatchScript(delay_polls=1), app=app) as running:
-        assert running.api_key is not None
-        monkeypatch.setenv("OPENAI_API_KEY", running.api_key)
-        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with provider_batches(monkeypatch) as running:
         yield running
 
 
@@ -268,11 +262,7 @@ def test_a_jury_member_without_a_batch_api_is_refused_before_any_call(
 def test_an_anthropic_judge_through_message_batches_gives_the_online_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = AnthropicEmulator(Script(judge="longer"))
-    with BatchServer(batch=BatchScript(delay_polls=1), app=app) as running:
-        assert running.api_key is not None
-        monkeypatch.setenv("ANTHROPIC_API_KEY", running.api_key)
-        monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    with provider_batches(monkeypatch, "anthropic") as running:
         outputs = []
         for name, batch in (("online", []), ("batch", BATCH)):
             done = invoke("compare", str(PAIRS), "--judge", "anthropic/claude-3-5-haiku-latest",

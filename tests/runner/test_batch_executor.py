@@ -27,7 +27,7 @@ from fairjudge.judges._session import Job
 from fairjudge.runner import BatchExecutor, Prices, RunOptions, Store
 from tests.server import Script
 from tests.server._anthropic_emulator import AnthropicEmulator
-from tests.server._batch_emulator import BatchScript, BatchServer
+from tests.server._batch_emulator import BatchScript, BatchServer, provider_batches
 from tests.server._openai_emulator import OpenAIEmulator
 
 PAIRS = Path(__file__).resolve().parents[2] / "src/fairjudge/examples/demo_pairs.jsonl"
@@ -39,11 +39,7 @@ MODEL = "openai/gpt-4o-mini"
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[BatchServer]:
     """OpenAI's chat emulator behind the batch emulator; one poll in progress."""
-    app = OpenAIEmulator(Script(judge="longer"))
-    with BatchServer(batch=BatchScript(delay_polls=1), app=app) as running:
-        assert running.api_key is not None
-        monkeypatch.setenv("OPENAI_API_KEY", running.api_key)
-        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with provider_batches(monkeypatch) as running:
         yield running
 
 

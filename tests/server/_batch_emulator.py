@@ -60,17 +60,20 @@ import re
 import secrets
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
+
+import pytest
 
 from tests.server._app import ScriptedJudge
 from tests.server._front import JudgeFront
 from tests.server._http import JudgeServer, _Listener
 from tests.server._script import Script
 
-__all__ = ["BatchEmulator", "BatchScript", "BatchServer"]
+__all__ = ["BatchEmulator", "BatchScript", "BatchServer", "provider_batches"]
 
 Reply = tuple[int, bytes, tuple[tuple[str, str], ...]]
 
@@ -208,17 +211,19 @@ class BatchEmulator(JudgeFront):
             return 200, found[1], ()
         return _openai_error(404, f"Invalid URL ({method} /v1/files/{'/'.join(parts)})", None, None)
 
+    def _missing(self, given: Mapping[str, Any], names: tuple[str, ...]) -> Reply | None:
+        """OpenAI's 400 for the first of ``names`` not ``given`` (counted as refused)."""
+        for name in names:
+            if name not in given:
+                self._bump("batch_refused")
+                message = f"Missing required parameter: '{name}'."
+                return _openai_error(400, message, name, "missing_required_parameter")
+        return None
+
     def _upload(self, headers: Mapping[bytes, bytes], body: bytes) -> Reply:
         fields = multipart(headers, body)
-        for name in ("purpose", "file"):
-            if name not in fields:
-                self._bump("batch_refused")
-                return _openai_error(
-                    400,
-                    f"Missing required parameter: '{name}'.",
-                    name,
-                    "missing_required_parameter",
-                )
+        if (refused := self._missing(fields, ("purpose", "file"))) is not None:
+            return refused
         purpose = fields["purpose"][1].decode()
         if purpose not in PURPOSES:
             self._bump("batch_refused")
@@ -305,15 +310,9 @@ class BatchEmulator(JudgeFront):
             return _openai_error(
                 400, "We could not parse the JSON body of your request.", None, None
             )
-        for name in ("input_file_id", "endpoint", "completion_window"):
-            if name not in request:
-                self._bump("batch_refused")
-                return _openai_error(
-                    400,
-                    f"Missing required parameter: '{name}'.",
-                    name,
-                    "missing_required_parameter",
-                )
+        names = ("input_file_id", "endpoint", "completion_window")
+        if (refused := self._missing(request, names)) is not None:
+            return refused
         if request["endpoint"] not in ENDPOINTS:
             self._bump("batch_refused")
             listed = ", ".join(f"'{e}'" for e in ENDPOINTS)
@@ -655,3 +654,27 @@ class BatchServer(JudgeServer):
         """Change fields of the batch script."""
         self.emulator.batch_script = dataclasses.replace(self.emulator.batch_script, **changes)
         return self.emulator.batch_script
+
+
+@contextmanager
+def provider_batches(
+    monkeypatch: pytest.MonkeyPatch,
+    provider: Literal["openai", "anthropic"] = "openai",
+    *,
+    delay_polls: int = 1,
+) -> Iterator[BatchServer]:
+    """The provider's chat emulator (judge ``longer``) behind the batch emulator.
+
+    ``$<PROVIDER>_API_KEY`` holds the server's key and ``$<PROVIDER>_BASE_URL`` is
+    unset, so a judge reaches the server only through the base URL a test gives it.
+    """
+    from tests.server._anthropic_emulator import AnthropicEmulator
+    from tests.server._openai_emulator import OpenAIEmulator
+
+    front = OpenAIEmulator if provider == "openai" else AnthropicEmulator
+    app = front(Script(judge="longer"))
+    with BatchServer(batch=BatchScript(delay_polls=delay_polls), app=app) as running:
+        assert running.api_key is not None
+        monkeypatch.setenv(f"{provider.upper()}_API_KEY", running.api_key)
+        monkeypatch.delenv(f"{provider.upper()}_BASE_URL", raising=False)
+        yield running
