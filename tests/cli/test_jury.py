@@ -122,7 +122,7 @@ def test_the_budget_stops_the_panel_with_exit_5(
         (("--judge", LONGER, "--judge", LONGER, "--aggregate", "median"), "--aggregate"),
         (("--judge", LONGER, "--judge", "gpt4"), "unknown judge"),
         (("--judge", LONGER, "--judge", LONGER, "--html", "-"), "--html -: give a file name"),
-        (("--judge", LONGER, "--judge", LONGER, "--max-calls", "3"), "--max-calls"),
+        (("--judge", LONGER, "--judge", LONGER, "--tpm", "3"), "--tpm"),
         (("--judge", "openai/m", "--judge", "openai/n", "--template", "nope"), "unknown template"),
     ],
 )

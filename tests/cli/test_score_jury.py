@@ -79,8 +79,10 @@ def test_bad_panels_are_refused_before_any_call(tmp_path: Path) -> None:
          "--weight was given 1 time(s) for 2 --judge"),
         (["--judge", f"{P}:leading", "--judge", f"{P}:high", "--aggregate", "majority"],
          "--aggregate must be one of mean, median"),
-        (["--judge", f"{P}:leading", "--judge", f"{P}:high", "--max-calls", "3"],
-         "--max-calls: a panel of Python callables has no model"),
+        (["--judge", f"{P}:leading", "--judge", f"{P}:high", "--tpm", "3"],
+         "--tpm: a panel of Python callables has no model"),
+        (["--judge", f"{P}:leading", "--judge", f"{P}:high", "--store", path + ".sqlite"],
+         "--store does not apply to a panel of Python judges none of which declares"),
         (["--judge", f"{P}:leading", "--judge", f"{P}:high", "--baseline", path],
          "--baseline compares one-judge runs"),
     ]  # fmt: skip

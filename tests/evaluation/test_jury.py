@@ -203,7 +203,7 @@ def test_a_jury_is_checked_before_any_call() -> None:
     with pytest.raises(ConfigError, match="aggregation must be one of majority, mean"):
         evaluate_jury(Jury([JuryMember("x", judge), JuryMember("y", judge)]), ITEMS, SETTINGS,
                       aggregation="median")  # fmt: skip
-    with pytest.raises(ConfigError, match="do not apply to a jury of Python callables"):
+    with pytest.raises(ConfigError, match="none of which declares a name and version"):
         Jury.from_specs([MemberSpec("python:tests.judge_fixtures:longer")] * 2, store=":memory:")
 
 

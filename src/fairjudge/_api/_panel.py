@@ -145,14 +145,17 @@ def _panel(
     """A panel of ``kind`` (a built one as it is), its rule, and whether it was built here.
 
     Members given as specs share one session; a function or a judge object (or a
-    spec that calls no model) sits on the panel as it is, and then no session opens.
+    spec that calls no model) sits on the panel as it is, and then no session opens;
+    a function runs on the engine with ``options`` and, if declared, ``store``.
     """
     if isinstance(judges, kind):
         return judges, aggregate or default_rule, False
     members, rule = _members(judges, weights, aggregate, default_rule)
     if all(isinstance(m, MemberSpec) for m in members):
         return from_specs(members), rule, True
-    _no_session(*session_args)
+    store, options, executor = session_args  # a built judge object opens no session of ours
+    ready = any(not isinstance(m, MemberSpec) and isinstance(m[0], judge_type) for m in members)
+    _no_session(*((store, options) if ready else (None, None)), executor)
     seats = []
     for m in members:
         if isinstance(m, MemberSpec):
@@ -162,7 +165,7 @@ def _panel(
         if not isinstance(judge, judge_type):
             judge = _callable(judge, wrap)
         seats.append((judge_name(m[0]), judge, weight))
-    return kind.seat(seats), rule, True
+    return kind.seat(seats, options=options, store=store), rule, True  # type: ignore[arg-type]
 
 
 def _no_session(store: object, options: object, executor: object) -> None:

@@ -209,11 +209,27 @@ def no_model_flags(flags: Any, what: str, more: tuple[str, ...] = ()) -> None:
         )
 
 
+PYTHON_PANEL_FLAGS = ("--store", "--concurrency", "--rpm", "--max-calls", "--max-attempts")
+"""The run flags a panel of Python judges takes: they run on the engine, as one does."""
+
+
+def python_panel_flags(flags: Any, more: tuple[str, ...] = ()) -> None:
+    """Refuse the model, token and cost flags (and ``more``) for a panel of Python judges."""
+    given = [g for g in as_judge_flags(flags).given() if g not in PYTHON_PANEL_FLAGS]
+    if given or more:
+        raise ConfigError(
+            f"{', '.join([*given, *more])}: a panel of Python callables has no model or "
+            f"prompt and reports no tokens or cost (it takes {', '.join(PYTHON_PANEL_FLAGS)}); "
+            "drop them"
+        )
+
+
 def _open(specs: list[MemberSpec], flags: Any) -> Jury:
     """Build the panel: every member resolved (and checked) before any call."""
     if all(s.is_python for s in specs):
-        no_model_flags(flags, "a panel of Python callables")
-        return Jury.from_specs(specs)
+        python_panel_flags(flags)
+        options = as_judge_flags(flags).run_options()
+        return Jury.from_specs(specs, store=flags.store, options=options)
     options = as_judge_flags(flags).run_options()
     executor = as_judge_flags(flags).executor_choice()
     return Jury.from_specs(specs, store=flags.store, options=options, executor=executor)

@@ -41,7 +41,7 @@ from fairjudge.cli._aliases import (
 from fairjudge.cli._app import app, guarded, skipped_in_flags
 from fairjudge.cli._jury import (
     check_allowances,
-    no_model_flags,
+    python_panel_flags,
     read_jury_file,
     specs_from_flags,
     with_flags,
@@ -155,8 +155,10 @@ def _open(specs: list[MemberSpec], flags: Any, rubric: Rubric, opts: ScoreFlags)
     """Build the panel: every member resolved (and checked) before any call."""
     if all(s.is_python for s in specs):
         more = ("--mode",) * (opts.mode != "json") + ("--structured",) * opts.structured
-        no_model_flags(flags, "a panel of Python callables", more)
-        return PointwiseJury.from_specs(specs, rubric=rubric)
+        python_panel_flags(flags, more)
+        return PointwiseJury.from_specs(
+            specs, rubric=rubric, store=flags.store, options=as_judge_flags(flags).run_options()
+        )
     return PointwiseJury.from_specs(
         specs, rubric=rubric, mode=opts.mode, structured=opts.structured, store=flags.store,
         options=as_judge_flags(flags).run_options(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import importlib
@@ -10,7 +11,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Never, TypeVar
+from typing import TYPE_CHECKING, Any, Never, Self, TypeVar
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._closing import Closing
@@ -148,6 +149,39 @@ class PythonFunction(Closing):
     def last_run(self) -> RunSummary | None:
         """The summary of the judge's most recent batch (calls, retries, errors)."""
         return self._session.last_run if self._session is not None else None
+
+    def with_run(
+        self, options: RunOptions | None, store: Store | str | PathLike[str] | None
+    ) -> Self:
+        """A copy of this judge with run options and a store (a panel's), checked as here.
+
+        The copy has a session of its own; this judge's is left as it is.
+        """
+        judge = copy.copy(self)
+        if options is not None:
+            _check_options(self.name, options)
+        if store is not None and not self.declared:
+            raise ConfigError(f"store does not apply to the undeclared judge {self.name!r}")
+        judge.options, judge._store = options, store
+        judge._session = judge._backend = None
+        judge._made = 0
+        return judge
+
+    @property
+    def calls_made(self) -> int:
+        """Calls the judge has made (not served from a store) over its life."""
+        return self._session.calls_made if self._session is not None else 0
+
+    @property
+    def store_path(self) -> str | None:
+        """Where a declared judge's calls are kept; ``None`` for an undeclared one."""
+        return str(self._open()[0].store.path) if self.declared else None
+
+    def cap_calls(self, left: int) -> None:
+        """Let the next batches make at most ``left`` more calls (a panel's shared budget)."""
+        session, _ = self._open()
+        options = dataclasses.replace(self._run_options(), max_calls=session.calls_made + left)
+        session.options = options
 
     def _run_options(self) -> RunOptions:
         from fairjudge.runner import RunOptions

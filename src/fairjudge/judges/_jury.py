@@ -13,10 +13,12 @@ from os import PathLike
 from typing import Any
 
 from fairjudge._types import Replies, Reply, stopped_by
+from fairjudge.judges._callable import load_python_judge
 from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember
+from fairjudge.judges._panel_python import PythonRun
 from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.judges._session import JudgeSession
 from fairjudge.runner import Executor, RunOptions, Store
@@ -147,9 +149,23 @@ class Jury(Panel[JuryMember, PairwiseRequest, Reply]):
         return list(answers)
 
 
-def _member(spec: MemberSpec, name: str, session: JudgeSession | None) -> JuryMember:
-    """One member from its spec; a model member joins ``session``."""
+def _member(
+    spec: MemberSpec, name: str, session: JudgeSession | None, run: PythonRun
+) -> JuryMember:
+    """One member from its spec; a model member joins ``session``.
+
+    A ``python:`` member runs on the engine with the panel's run options and, when it
+    declares a name and version, its store (:class:`PythonRun`).
+    """
     where = BackendOptions(spec.base_url, None, None, spec.temperature, spec.timeout)
+    if spec.is_python and spec.judge.strip().startswith("python:"):
+        judge: BatchJudge = run.build(
+            lambda options, store: load_python_judge(
+                spec.judge.strip(), options=options, store=store
+            ),
+            mixed=session is not None,
+        )
+        return JuryMember(name, judge, spec.weight)
     judge = resolve_judge(
         spec.judge,
         backend_options=where,

@@ -21,6 +21,7 @@ from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
+from fairjudge.judges._panel_python import PythonRun, budget_message, python_budget
 from fairjudge.judges._registry import calls_no_model
 from fairjudge.judges._session import JudgeSession, ReplyParser
 from fairjudge.runner import Executor, RunOptions, RunSummary, Store
@@ -183,7 +184,7 @@ class Panel(Closing, Generic[M, Q, A]):
     def _assemble(
         cls,
         specs: Sequence[MemberSpec],
-        member: Callable[[MemberSpec, str, JudgeSession | None], M],
+        member: Callable[[MemberSpec, str, JudgeSession | None, PythonRun], M],
         *,
         session: JudgeSession | None,
         store: Store | str | PathLike[str] | None,
@@ -197,7 +198,8 @@ class Panel(Closing, Generic[M, Q, A]):
 
         Args:
             specs: The members, as configured.
-            member: Resolves one spec, under its name, on the session.
+            member: Resolves one spec, under its name, on the session (a Python
+                member with the panel's run options and store).
             session: A session given by the caller; else one is opened.
             store: The store or its path, for a session of the panel's own.
             options: Run options, for a session of the panel's own.
@@ -205,18 +207,13 @@ class Panel(Closing, Generic[M, Q, A]):
 
         Raises:
             ConfigError: A store or options next to a session, which carries its own,
-                or for a panel that calls no model.
+                or a store for a panel of Python members none of which declares a
+                name and version (nothing could be kept there).
         """
         if session is not None and (store is not None or options is not None):
             raise ConfigError("store= and options= do not apply with session=; set them on it")
         if session is not None and executor is not None:
             raise ConfigError("executor= does not apply with session=; set it on the session")
-        if (store is not None or options is not None) and all(s.is_python for s in specs):
-            raise ConfigError(
-                "store= and options= (the run options: max_calls, concurrency, ...) do not "
-                "apply to a jury of Python callables (they are called directly); drop them",
-                params=("store", "options"),
-            )
         if not uses_default_executor(executor) and all(s.is_python for s in specs):
             raise ConfigError(
                 "executor does not apply to a jury of Python callables (they are called "
@@ -226,12 +223,19 @@ class Panel(Closing, Generic[M, Q, A]):
         own = session is None and any(not s.is_python for s in specs)
         if own:
             session = JudgeSession(store=store, options=options, executor=executor)
+        # Python members run on sessions of their own with the panel's run options and
+        # store (a declared one is cached there), as a single Python judge does.
+        run = PythonRun(
+            session.options if session is not None else options,
+            session.store if session is not None else store,
+        )
         bases = [spec.name or spec.judge.strip() for spec in specs]
         try:
             members = [
-                member(spec, name, session)
+                member(spec, name, session, run)
                 for spec, name in zip(specs, member_names(bases), strict=True)
             ]
+            run.check_store(store, [m.judge for m in members])
             return cls(members, session=session, owns_session=own)
         except BaseException:
             if own and session is not None:
@@ -239,14 +243,25 @@ class Panel(Closing, Generic[M, Q, A]):
             raise
 
     @classmethod
-    def seat(cls, judges: Sequence[tuple[str, Any, float]]) -> Self:
+    def seat(
+        cls,
+        judges: Sequence[tuple[str, Any, float]],
+        *,
+        options: RunOptions | None = None,
+        store: Store | str | PathLike[str] | None = None,
+    ) -> Self:
         """A panel of judges already built, each ``(base name, judge, weight)``.
 
         The members are named from their base names, with ``#2``, ``#3`` on repeats.
+        Python members run with ``options`` and (when declared) ``store``; a store
+        that no member could use is refused, as for one undeclared judge.
         """
+        run = PythonRun(options, store)
+        built = [run.attach(judge) for _, judge, _ in judges]
+        run.check_store(store, built)
         names = member_names([base for base, _, _ in judges])
-        seats = zip(names, judges, strict=True)
-        return cls([cls._member_type(name, judge, w) for name, (_, judge, w) in seats])
+        seats = zip(names, built, judges, strict=True)
+        return cls([cls._member_type(name, judge, w) for name, judge, (_, _, w) in seats])
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -292,18 +307,41 @@ class Panel(Closing, Generic[M, Q, A]):
                 mine = replies[start : start + len(own)]
                 out[i] = self._collect(self._model(i), mine, replies.stopped)
                 start += len(own)
-        # The other members answer here, so their latency is what their batch took.
+        # The other members answer here, so their latency is what their batch took;
+        # a Python member runs on the engine, within what is left of the panel's budget.
         wall: dict[int, float] = {}
+        judges, limit = [m.judge for m in self.members], self._max_calls()
         for i, m in enumerate(self.members):
             if i not in on_model:
                 begin = time.perf_counter()
+                python_budget(judges, self._session_calls(), limit, m.judge)
                 out[i] = self._answer(m.judge, requests, progress)
                 wall[i] = time.perf_counter() - begin
+                if limit is not None and _budget_stopped(m.judge):
+                    out[i] = Replies(out[i], stopped=self._stop_of(judges, limit))
         self.last_members = out
         self.last_usage = self._usage([self._replies_of(own) for own in out], wall)
         # A stop in any member's batch stops the panel: every member's list says so.
         stopped = stopped_by(*out)
         return [Replies(own, stopped=stopped) for own in out]
+
+    def _max_calls(self) -> int | None:
+        """The panel's ``max_calls``: its session's, or its Python members' (the same)."""
+        if self.session is not None:
+            return self.session.options.max_calls
+        options = [getattr(m.judge, "options", None) for m in self.members]
+        return next((o.max_calls for o in options if isinstance(o, RunOptions)), None)
+
+    def _session_calls(self) -> int:
+        return self.session.calls_made if self.session is not None else 0
+
+    def _stop_of(self, judges: Sequence[object], limit: int) -> str:
+        """The budget stop of a Python member's batch, said for the whole panel."""
+        paths = [p for j in judges if (p := getattr(j, "store_path", None)) is not None]
+        store = str(self.session.store.path) if self.session is not None else None
+        return budget_message(
+            judges, self._session_calls(), limit, store or next(iter(paths), None)
+        )
 
     def _on_model(self) -> list[int]:
         """Where the model members sit: their calls go to the session as one batch."""
@@ -346,3 +384,9 @@ class Panel(Closing, Generic[M, Q, A]):
         """Close the panel's own session (a shared one is its owner's to close)."""
         if self._owns_session and self.session is not None:
             self.session.close()
+
+
+def _budget_stopped(judge: object) -> bool:
+    """Whether a Python member's last batch stopped at the panel's ``max_calls``."""
+    summary = getattr(judge, "last_run", None)
+    return getattr(summary, "stopped", None) == "max_calls"

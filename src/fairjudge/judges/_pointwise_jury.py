@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, cast
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Reply
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember
+from fairjudge.judges._panel_python import PythonRun
 from fairjudge.judges._pointwise import (
     AnswerScores,
     BatchPointwiseJudge,
+    CallablePointwiseJudge,
     PointwiseJudge,
     ScoreMode,
     ScoreRequest,
@@ -113,8 +115,10 @@ class PointwiseJury(Panel[PointwiseMember, ScoreRequest, AnswerScores]):
         for spec in specs:
             _check_spec(spec, the_rubric, mode, structured)
 
-        def member(spec: MemberSpec, name: str, on: JudgeSession | None) -> PointwiseMember:
-            judge = _resolve(spec, the_rubric, mode, structured, on)
+        def member(
+            spec: MemberSpec, name: str, on: JudgeSession | None, run: PythonRun
+        ) -> PointwiseMember:
+            judge = _resolve(spec, the_rubric, mode, structured, on, run)
             return PointwiseMember(name, judge, spec.weight)
 
         return cls._assemble(
@@ -169,11 +173,20 @@ def _resolve(
     mode: ScoreMode,
     structured: bool,
     session: JudgeSession | None,
+    run: PythonRun,
 ) -> BatchPointwiseJudge:
     where = BackendOptions(spec.base_url, None, None, spec.temperature, spec.timeout)
     judge = spec.judge.strip()
-    if spec.is_python:
-        return resolve_pointwise_judge(judge, rubric=rubric, backend_options=where)
+    if spec.is_python:  # on the engine, with the panel's run options and (declared) store
+        return run.build(
+            lambda options, store: cast(
+                CallablePointwiseJudge,
+                resolve_pointwise_judge(
+                    judge, rubric=rubric, backend_options=where, options=options, store=store
+                ),
+            ),
+            mixed=session is not None,
+        )
     assert session is not None  # opened for the model members
     kind, _, name = judge.partition("/")
     backend = make_backend(kind, name.strip(), where, quiet=session.options.quiet)

@@ -1,0 +1,96 @@
+"""Python jury members for the tests that run a panel of your own judges on the engine.
+
+Named as ``python:tests.judges.own_members:NAME``. Every call meets one other call
+(a barrier of two), so a member answers only when two of its calls run at once: the
+judge itself shows the panel ran it concurrently, with no timing. Each call is also
+counted in ``$FAIRJUDGE_TEST_CALLS`` when that is set.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import fairjudge
+
+
+class Meeting:
+    """How many of the members' calls ran at once, as the members see it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.active = self.most = self.calls = 0
+        self.barrier = threading.Barrier(2, timeout=20)
+
+    def attend(self) -> None:
+        with self.lock:
+            self.calls += 1
+            self.active += 1
+            self.most = max(self.most, self.active)
+        try:
+            self.barrier.wait()
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+meeting = Meeting()
+
+
+def _count() -> None:
+    path = os.environ.get("FAIRJUDGE_TEST_CALLS")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("call\n")
+    delay = float(os.environ.get("FAIRJUDGE_TEST_DELAY", "0"))
+    if delay:
+        time.sleep(delay)
+
+
+def _longer(answer_a: str, answer_b: str) -> str:
+    return "B" if len(answer_b) > len(answer_a) else "A"
+
+
+def meets_longer(question: str, answer_a: str, answer_b: str) -> str:
+    """Undeclared; answers only with a second call running beside it."""
+    meeting.attend()
+    return _longer(answer_a, answer_b)
+
+
+def meets_shorter(question: str, answer_a: str, answer_b: str) -> str:
+    """Undeclared dissenter; answers only with a second call running beside it."""
+    meeting.attend()
+    return "A" if _longer(answer_a, answer_b) == "B" else "B"
+
+
+@fairjudge.judge_function(name="panel-longer", version="1")
+def declared_longer(question: str, answer_a: str, answer_b: str) -> str:
+    """Declared: cached in the store as panel-longer, version 1."""
+    _count()
+    return _longer(answer_a, answer_b)
+
+
+@fairjudge.judge_function(name="panel-shorter", version="1")
+def declared_shorter(question: str, answer_a: str, answer_b: str) -> str:
+    """Declared dissenter: cached as panel-shorter, version 1."""
+    _count()
+    return "A" if _longer(answer_a, answer_b) == "B" else "B"
+
+
+def counted_longer(question: str, answer_a: str, answer_b: str) -> str:
+    """Undeclared, counted (and slowed by $FAIRJUDGE_TEST_DELAY), so a test can interrupt it."""
+    _count()
+    return _longer(answer_a, answer_b)
+
+
+def counted_shorter(question: str, answer_a: str, answer_b: str) -> str:
+    """Undeclared dissenter, counted as :func:`counted_longer`."""
+    _count()
+    return "A" if _longer(answer_a, answer_b) == "B" else "B"
+
+
+def meets_scorer(question: str, answer: str) -> dict[str, int]:
+    """A pointwise member scoring the answer's leading digit, with a call beside it."""
+    meeting.attend()
+    return dict.fromkeys(("accuracy", "relevance", "usefulness"), int(answer[0]))
