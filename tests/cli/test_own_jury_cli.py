@@ -150,8 +150,8 @@ def test_an_undeclared_members_budget_stop_says_nothing_of_it_was_kept(tmp_path:
 
 
 def interrupt(tmp_path: Path, members: tuple[str, ...], extra: tuple[str, ...],
-              env: dict[str, str]) -> tuple[int, str]:  # fmt: skip
-    """Start jury on 60 items (120 calls a member), SIGINT it once 10 calls were made."""
+              env: dict[str, str], at: int = 10) -> tuple[int, str]:  # fmt: skip
+    """Start jury on 60 items (120 calls a member), SIGINT it once ``at`` calls were made."""
     args = [a for m in members for a in ("--judge", OWN + m)]
     child = subprocess.Popen(
         [sys.executable, "-c", MAIN, "jury", str(pairs(tmp_path, 60)), *args,
@@ -161,7 +161,7 @@ def interrupt(tmp_path: Path, members: tuple[str, ...], extra: tuple[str, ...],
     )  # fmt: skip
     counted = Path(env["FAIRJUDGE_TEST_CALLS"])
     deadline = time.monotonic() + 60
-    while calls(counted) < 10 and child.poll() is None and time.monotonic() < deadline:
+    while calls(counted) < at and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     child.send_signal(signal.SIGINT)
     _out, err = child.communicate(timeout=60)
@@ -195,6 +195,17 @@ def test_ctrl_c_on_an_undeclared_member_says_nothing_was_kept(tmp_path: Path) ->
     assert code == 130, err
     assert "interrupted; no store: this judge declares no name and version" in err
     assert "kept in the store" not in err
+
+
+def test_ctrl_c_on_the_second_member_names_it_and_what_the_first_kept(tmp_path: Path) -> None:
+    counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
+    env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.005"}
+    members = ("declared_longer", "counted_longer")
+    code, err = interrupt(tmp_path, members, ("--store", str(store)), env, at=130)
+    assert code == 130, err
+    assert "interrupted; no store: this judge declares no name and version" in err
+    assert f"(member {OWN}counted_longer)" in err
+    assert f"answered before it: {OWN}declared_longer (kept in the store)" in err
 
 
 def test_a_panel_of_python_scorers_runs_concurrently(tmp_path: Path) -> None:

@@ -21,7 +21,12 @@ from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._panel_python import PythonRun, budget_message, python_budget
+from fairjudge.judges._panel_python import (
+    PythonRun,
+    budget_message,
+    interrupted_member,
+    python_budget,
+)
 from fairjudge.judges._registry import calls_no_model
 from fairjudge.judges._session import JudgeSession, ReplyParser
 from fairjudge.runner import Executor, RunOptions, RunSummary, Store
@@ -315,7 +320,11 @@ class Panel(Closing, Generic[M, Q, A]):
             if i not in on_model:
                 begin = time.perf_counter()
                 python_budget(judges, self._session_calls(), limit, m.judge)
-                out[i] = self._answer(m.judge, requests, progress)
+                try:
+                    out[i] = self._answer(m.judge, requests, progress)
+                except KeyboardInterrupt:
+                    interrupted_member(m.name, [n.judge for n in self.members[:i]], on_model)
+                    raise
                 wall[i] = time.perf_counter() - begin
                 if limit is not None and _budget_stopped(m.judge):
                     out[i] = Replies(out[i], stopped=self._stop_of(judges, limit))

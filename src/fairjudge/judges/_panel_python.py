@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from fairjudge._errors import ConfigError
 from fairjudge._words import worded
 from fairjudge.judges._callable import PythonFunction
+from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 
 if TYPE_CHECKING:
     from fairjudge.runner import RunOptions, Store
 
-__all__ = ["PythonRun", "python_budget"]
+__all__ = ["PythonRun", "budget_message", "interrupted_member", "python_budget"]
 
 J = TypeVar("J", bound=PythonFunction)
 
@@ -134,3 +135,25 @@ def budget_message(
         f"cache them; README: 'Your own judge').{others}",
         "max_calls",
     )
+
+
+def interrupted_member(name: str, before: Sequence[object], on_model: Sequence[int]) -> None:
+    """Say which member a Ctrl-C stopped, and what became of the members before it.
+
+    The interrupted member's own note (what its store kept, or that it has none) is
+    about that member alone; on a panel, the members that answered before it are
+    named too, so the note claims nothing for them that is not so.
+    """
+    note = interrupt_note()
+    if note is None:
+        return
+    done = [
+        f"{getattr(j, 'name', j)} ("
+        + ("kept in the store" if getattr(j, "declared", True) else "not kept: no store")
+        + ")"
+        for k, j in enumerate(before)
+        if k not in on_model
+    ]
+    models = " The model members' calls are kept in their store." if on_model else ""
+    earlier = f" Members that answered before it: {', '.join(done)}." if done else ""
+    set_interrupt_note(f"{note} (member {name}).{earlier}{models}")
