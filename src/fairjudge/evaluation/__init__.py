@@ -25,11 +25,13 @@ from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.evaluation._settings import check_repeats as check_repeats
 
 if TYPE_CHECKING:
-    from fairjudge.evaluation._adaptive import evaluate_adaptive
-    from fairjudge.evaluation._adaptive_jury import evaluate_jury_adaptive
+    from fairjudge.evaluation._adaptive import (
+        compare_via_scores_adaptive,
+        evaluate_adaptive,
+        evaluate_jury_adaptive,
+    )
     from fairjudge.evaluation._adaptive_result import AdaptiveResult
-    from fairjudge.evaluation._adaptive_tally import tallied_run as tallied_run
-    from fairjudge.evaluation._adaptive_via import compare_via_scores_adaptive
+    from fairjudge.evaluation._adaptive_result import tallied_run as tallied_run
     from fairjudge.evaluation._battles import (
         Battles,
         LongAnswers,
@@ -71,10 +73,10 @@ if TYPE_CHECKING:
 # same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "evaluate_adaptive": "fairjudge.evaluation._adaptive",
-    "evaluate_jury_adaptive": "fairjudge.evaluation._adaptive_jury",
+    "evaluate_jury_adaptive": "fairjudge.evaluation._adaptive",
     "AdaptiveResult": "fairjudge.evaluation._adaptive_result",
-    "tallied_run": "fairjudge.evaluation._adaptive_tally",
-    "compare_via_scores_adaptive": "fairjudge.evaluation._adaptive_via",
+    "tallied_run": "fairjudge.evaluation._adaptive_result",
+    "compare_via_scores_adaptive": "fairjudge.evaluation._adaptive",
     "Battles": "fairjudge.evaluation._battles",
     "LongAnswers": "fairjudge.evaluation._battles",
     "battles_from": "fairjudge.evaluation._battles",

@@ -1,4 +1,4 @@
-"""Adaptive stopping for a comparison: judge questions in batches, stop when the answer is known.
+"""Adaptive stopping: judge questions in batches, stop when the answer is known.
 
 :func:`evaluate_adaptive` judges a file's questions in a seeded random order, batch by
 batch, and after each batch updates an anytime-valid confidence sequence for model
@@ -6,6 +6,13 @@ batch, and after each batch updates an anytime-valid confidence sequence for mod
 ``stop_when`` rule (:class:`~fairjudge.stats._stop_rule.StopRule`) whether to stop.
 Stopping whenever the rule says so keeps the sequence's coverage; peeking at the
 fixed-sample bootstrap CI after every batch would not.
+
+The same loop (:func:`adaptive_run`) runs a panel (:func:`evaluate_jury_adaptive`, each
+batch judged by :func:`~fairjudge.evaluation.evaluate_jury`, the panel's verdict the
+score) and ``compare --via-scores`` (:func:`compare_via_scores_adaptive`, each batch
+judged by :func:`~fairjudge.evaluation.compare_via_scores`, each answer scored alone).
+A run over the whole file gives the fixed run's result; an item some judge could not
+resolve is bounded, never a tie.
 """
 
 from __future__ import annotations
@@ -13,31 +20,39 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge._protocol import item_seed
-from fairjudge._types import never_made
-from fairjudge.evaluation._adaptive_interval import AnytimeInterval
+from fairjudge._types import OUTCOME_SCORE, never_made
 from fairjudge.evaluation._adaptive_result import (
     AdaptiveReason,
     AdaptiveResult,
     AdaptiveSummary,
+    AnytimeInterval,
     MadeCall,
 )
+from fairjudge.evaluation._jury import JuryResult, evaluate_jury, jury_result
 from fairjudge.evaluation._pairs import ItemLike, JudgeLike, evaluate
+from fairjudge.evaluation._panel import AGGREGATIONS, check_rule
 from fairjudge.evaluation._results import PairwiseResult, summarise
+from fairjudge.evaluation._scores import PointwiseJudgeLike, summarise_scores
 from fairjudge.evaluation._settings import EvalSettings
-from fairjudge.judges import ProgressCallback
+from fairjudge.evaluation._via_scores import (
+    ScoredPair,
+    ViaScoresResult,
+    compare_via_scores,
+    via_result,
+)
+from fairjudge.judges import Jury, MemberUsage, ProgressCallback
 from fairjudge.stats import POPULATIONS, Population, StopRule
 
 __all__ = [
-    "MIN_BATCH", "AdaptiveBatch", "JudgedItem", "adaptive_run", "default_batch", "draw_order",
-    "evaluate_adaptive",
+    "MIN_BATCH", "AdaptiveBatch", "JudgedItem", "adaptive_run", "compare_via_scores_adaptive",
+    "default_batch", "draw_order", "evaluate_adaptive", "evaluate_jury_adaptive",
 ]  # fmt: skip
-
 MIN_BATCH = 8
 """The fewest questions a default batch holds (a look per handful of questions is
 plenty: the sequence bets question by question whatever the batch)."""
@@ -224,7 +239,7 @@ def adaptive_run(
     """The adaptive loop, whatever judges a batch and whatever summarises the judged items.
 
     :func:`evaluate_adaptive` (one judge) and
-    :func:`~fairjudge.evaluation._adaptive_jury.evaluate_jury_adaptive` (a panel) are
+    :func:`~fairjudge.evaluation._adaptive.evaluate_jury_adaptive` (a panel) are
     this loop with their own two steps; the order, the batches, the interval, the
     stop and the budget are the same for both.
 
@@ -292,3 +307,217 @@ def adaptive_run(
         item_calls=tuple(tuple(j.calls) for j in done),
         members=members,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _PanelItem:
+    """One item as the panel judged it: the panel's score, and every member's judgment."""
+
+    score: float | None
+    own: tuple[Judgment, ...]
+
+    @property
+    def calls(self) -> Sequence[MadeCall]:
+        """Every member's calls for the item, member after member."""
+        return [c for j in self.own for c in j.calls]
+
+
+@dataclass(frozen=True, slots=True)
+class _PanelBatch:
+    judgments: tuple[_PanelItem, ...]
+    stopped: str | None
+    usage: tuple[MemberUsage, ...]
+
+
+def _batch(result: JuryResult) -> _PanelBatch:
+    rows = zip(*(m.judgments for m in result.members), strict=True)
+    judged = tuple(
+        _PanelItem(panel.score if panel.outcome is not None else None, tuple(own))
+        for panel, own in zip(result.judgments, rows, strict=True)
+    )
+    return _PanelBatch(judged, result.stopped, result.usage)
+
+
+def _add_usage(a: MemberUsage, b: MemberUsage) -> MemberUsage:
+    """One member's usage over two batches (latency weighted by the calls it averages)."""
+    weight_a, weight_b = (a.calls, b.calls) if a.local else (a.made, b.made)
+    latencies = [(lat, w) for lat, w in ((a.latency_s, weight_a), (b.latency_s, weight_b))
+                 if lat is not None and w]  # fmt: skip
+    total = sum(w for _, w in latencies)
+    return MemberUsage(
+        calls=a.calls + b.calls,
+        made=a.made + b.made,
+        cached=a.cached + b.cached,
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        cost_usd=None if a.cost_usd is None or b.cost_usd is None else a.cost_usd + b.cost_usd,
+        latency_s=math.fsum(lat * w for lat, w in latencies) / total if total else None,
+        local=a.local and b.local,
+    )
+
+
+def evaluate_jury_adaptive(
+    jury: Jury,
+    items: Iterable[ItemLike],
+    settings: EvalSettings,
+    stop_when: StopWhen | None,
+    *,
+    aggregation: str = "majority",
+    batch: int | None = None,
+    progress: ProgressCallback | None = None,
+    resolution: int = 2000,
+    population: Population | None = None,
+) -> AdaptiveResult[JuryResult]:
+    """A panel judges questions in a seeded random order, batch by batch, until ``stop_when``.
+
+    Args:
+        jury: The panel (see :func:`~fairjudge.evaluation.evaluate_jury`).
+        items: Items or ``(question, ans1, ans2)`` triples.
+        settings: Rule, rounds, seed, level and resamples (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`).
+        stop_when: ``"decided"``, ``"width:W"`` or both (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`); ``None`` judges every question.
+        aggregation: ``"majority"`` or ``"mean"``: the panel's verdict, and so each
+            item's unit score.
+        batch: Questions per batch; by default one wave of the panel's concurrency
+            (every member's calls count).
+        progress: Called with the number of calls as they finish (members x calls).
+        resolution: Grid steps of the interval's bounds (exact to ``1 / resolution``).
+        population: ``"source"`` or ``"file"``, what the interval is about (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`).
+
+    Returns:
+        An :class:`~fairjudge.evaluation.AdaptiveResult` whose ``pairwise`` is the
+        panel's :class:`~fairjudge.evaluation.JuryResult` over the judged items.
+
+    Raises:
+        ConfigError: The panel or ``aggregation`` is invalid, or ``items``,
+            ``stop_when``, ``batch`` or ``population`` is; before any call.
+    """
+    rule = check_rule(aggregation, AGGREGATIONS)
+    one_resample = replace(settings, n_resamples=1)  # each batch's intervals go unread
+    usage: list[tuple[MemberUsage, ...]] = []
+
+    def judge_batch(batch_items: list[Item]) -> _PanelBatch:
+        result = _batch(
+            evaluate_jury(jury, batch_items, one_resample, aggregation=rule, progress=progress)
+        )
+        usage.append(result.usage)
+        return result
+
+    def summary(judged: list[_PanelItem], stopped: str | None) -> JuryResult:
+        members = tuple(
+            replace(summarise([row.own[k] for row in judged], settings), stopped=stopped)
+            for k in range(len(jury.names))
+        )
+        added = [u for u in usage if len(u) == len(jury.names)]
+        total = tuple(
+            _sum_usage([u[k] for u in added]) for k in range(len(jury.names))
+        ) if added else ()  # fmt: skip
+        return jury_result(jury.names, jury.weights, rule, members, stopped, total)
+
+    return adaptive_run(
+        judge_batch, summary, items, settings, stop_when, judge=jury,
+        members=len(jury.names), batch=batch, resolution=resolution,
+        population=population,
+    )  # fmt: skip
+
+
+def _sum_usage(batches: list[MemberUsage]) -> MemberUsage:
+    total = batches[0]
+    for more in batches[1:]:
+        total = _add_usage(total, more)
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class _PairItem:
+    """One item as scored: its outcome's score, and both answers' calls."""
+
+    pair: ScoredPair
+
+    @property
+    def score(self) -> float | None:
+        """Model 1's score on the item (``None``: a dimension unscored)."""
+        outcome = self.pair.outcome
+        return None if outcome is None else OUTCOME_SCORE[outcome]
+
+    @property
+    def calls(self) -> Sequence[MadeCall]:
+        """Both answers' calls."""
+        return [*self.pair.first.scored.calls, *self.pair.second.scored.calls]
+
+
+@dataclass(frozen=True, slots=True)
+class _PairBatch:
+    judgments: tuple[_PairItem, ...]
+    stopped: str | None
+
+
+def compare_via_scores_adaptive(
+    judge: PointwiseJudgeLike,
+    items: Sequence[Item],
+    settings: EvalSettings,
+    stop_when: StopWhen | None,
+    *,
+    tie_margin: float = 0.0,
+    calls_per_answer: int = 1,
+    batch: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    resolution: int = 2000,
+    population: Population | None = None,
+) -> AdaptiveResult[ViaScoresResult]:
+    """Score both answers of each question's items in a seeded order until ``stop_when``.
+
+    Args:
+        judge: A pointwise judge or ``judge(question, answer) -> {dimension: int}``,
+            as for :func:`~fairjudge.evaluation.compare_via_scores`.
+        items: The items.
+        settings: Seed (the draw order's and the bootstrap's), level and resamples;
+            the rule and rounds do not apply.
+        stop_when: ``"decided"``, ``"width:W"`` or both (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`); ``None`` scores every question.
+        tie_margin: A score difference of at most this is a tie (>= 0).
+        calls_per_answer: Calls the judge makes per answer (1; the rubric's
+            dimensions in label mode), for the default batch and the calls saved.
+        batch: Questions per batch; by default one wave of the judge's concurrency.
+        progress: Called with the number of calls just finished.
+        resolution: Grid steps of the interval's bounds (exact to ``1 / resolution``).
+        population: ``"source"`` or ``"file"``, what the interval is about (see
+            :func:`~fairjudge.evaluation.evaluate_adaptive`).
+
+    Returns:
+        An :class:`~fairjudge.evaluation.AdaptiveResult` whose ``pairwise`` is the
+        :class:`~fairjudge.evaluation.ViaScoresResult` over the judged items.
+
+    Raises:
+        ConfigError: The judge, ``tie_margin``, ``items``, ``stop_when``, ``batch``
+            or ``population`` is invalid; before any call.
+    """
+    seed, level = settings.seed, settings.level
+    last: list[ViaScoresResult] = []
+
+    def judge_batch(batch_items: list[Item]) -> _PairBatch:
+        result = compare_via_scores(
+            judge, batch_items, tie_margin=tie_margin, seed=seed, level=level, n_resamples=1,
+            progress=progress,
+        )  # fmt: skip
+        last.append(result)
+        return _PairBatch(tuple(_PairItem(p) for p in result.pairs), result.stopped)
+
+    def summary(judged: list[_PairItem], stopped: str | None) -> ViaScoresResult:
+        scores = last[-1].scores
+        answers = [a for it in judged for a in (it.pair.first, it.pair.second)]
+        summed = summarise_scores(
+            answers, scores.rubric, collapse=scores.collapse_rule, judge=scores.judge,
+            seed=seed, level=level, n_resamples=settings.n_resamples,
+        )  # fmt: skip
+        summed = summed if stopped is None else replace(summed, stopped=stopped)
+        return via_result([it.pair.item for it in judged], summed, tie_margin)
+
+    per_answer = replace(settings, rounds=calls_per_answer)  # calls per "member" below
+    return adaptive_run(
+        judge_batch, summary, items, per_answer, stop_when, judge=judge, members=2,
+        batch=batch, resolution=resolution,
+        population=population,
+    )  # fmt: skip
