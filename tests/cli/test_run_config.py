@@ -345,3 +345,109 @@ def test_a_config_never_writes_over_itself(key: str, here: Path) -> None:
     assert done.exit_code == 2, done.output
     assert f"eval.toml:4: {key}: names this config file itself" in done.stderr
     assert path.read_text("utf-8") == text
+
+
+def test_a_commands_error_names_the_key_and_its_line_not_the_flag(here: Path) -> None:
+    path = _config(here, f'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "{EX}longer"\n'
+                         "rounds = 0\n")  # fmt: skip
+    done = invoke("run", str(path), "--allow-python-judges")
+    assert done.exit_code == 2, done.output
+    assert "eval.toml:4: rounds: must be an integer >= 1; got 0" in done.stderr
+    assert "--rounds" not in done.output
+    done = invoke("run", str(path), "--allow-python-judges", "--json")
+    assert json.loads(done.stdout)["error"]["message"].endswith(
+        "eval.toml:4: rounds: must be an integer >= 1; got 0"
+    )
+
+
+def test_a_remedy_names_the_key_to_set(here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "openai/m"\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2, done.output
+    assert "set base-url for a server that needs none" in done.stderr
+    assert "--base-url" not in done.output
+
+
+def test_fairjudge_runs_own_flags_stay_flags(here: Path) -> None:
+    path = _config(here, f'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "{EX}longer"\n'
+                         'markdown = "-"\n')  # fmt: skip
+    done = invoke("run", str(path), "--allow-python-judges", "--json")
+    assert done.exit_code == 2, done.output
+    message = json.loads(done.stdout)["error"]["message"]
+    assert message.startswith(f"{path}:4: markdown: markdown - and --json both print")
+    assert "--markdown" not in message
+
+
+def test_a_click_error_names_the_key_and_its_line(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Click's own errors (a value its type refuses) name the flag; under run, the key."""
+    import typer
+    from typer._click.globals import get_current_context
+
+    import fairjudge.stats
+
+    real = fairjudge.stats.shared_resamples
+
+    def refuse() -> Any:
+        if get_current_context().info_name == "compare":
+            raise typer.BadParameter("0 is too few", param_hint="'--max-calls'")
+        return real()
+
+    monkeypatch.setattr(fairjudge.stats, "shared_resamples", refuse)
+    path = _config(here, f'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "{EX}longer"\n'
+                         "max-calls = 5\n")  # fmt: skip
+    done = invoke("run", str(path), "--allow-python-judges")
+    assert done.exit_code == 2, done.output
+    assert "eval.toml:4: max-calls: Invalid value for 'max-calls': 0 is too few" in done.stderr
+    assert "--max-calls" not in done.output
+
+
+def test_the_out_header_of_a_config_run_elsewhere_has_the_files_paths(here: Path) -> None:
+    (here / "sub").mkdir()
+    (here / "sub" / "demo_pairs.jsonl").write_bytes((here / "demo_pairs.jsonl").read_bytes())
+    os.chdir(here / "sub")
+    saved = invoke(*COMMANDS["compare"], "--save-config", "eval.toml")
+    assert saved.exit_code == 0, saved.output
+    os.chdir(here)
+    done = invoke("run", "sub/eval.toml", "--allow-python-judges")
+    assert done.exit_code == 0, done.output
+    header = json.loads(Path("sub/c.jsonl").read_text("utf-8").splitlines()[0])["fairjudge"]
+    assert header["config"] == read_config("sub/eval.toml").data
+    assert header["config"]["file"] == "demo_pairs.jsonl"
+    assert header["config_file"] == "sub/eval.toml"
+
+
+def test_a_typed_commands_header_names_no_config_file(here: Path) -> None:
+    assert invoke(*COMMANDS["compare"]).exit_code == 0
+    header = json.loads(Path("c.jsonl").read_text("utf-8").splitlines()[0])["fairjudge"]
+    assert "config_file" not in header
+    assert header["config"]["file"] == "demo_pairs.jsonl"
+
+
+def test_every_file_a_value_names_is_read_from_the_config_files_folder(here: Path) -> None:
+    from fairjudge.cli._run_config import Trust, config_argv
+
+    (here / "sub").mkdir()
+    path = _config(here / "sub", 'command = "audit"\nitems = "items.jsonl"\n'
+                                 'framing-templates = "a.toml,b.toml"\n'
+                                 'concise-template = "mt-bench"\n')  # fmt: skip
+    argv = config_argv(read_config(path), "audit", _loaded("audit"), Trust())
+    assert f"--framing-templates={os.path.join('sub', 'a.toml')},"\
+           f"{os.path.join('sub', 'b.toml')}" in argv  # fmt: skip
+    assert f"--items={os.path.join('sub', 'items.jsonl')}" in argv
+    assert "--concise-template=mt-bench" in argv
+    path = _config(here / "sub", 'command = "audit"\nitems = "items.jsonl"\n'
+                                 'framing-templates = "pairwise,b.toml"\n')  # fmt: skip
+    argv = config_argv(read_config(path), "audit", _loaded("audit"), Trust())
+    assert f"--framing-templates=pairwise,{os.path.join('sub', 'b.toml')}" in argv
+
+
+def test_save_config_writes_each_template_file_from_its_folder(here: Path) -> None:
+    (here / "sub").mkdir()
+    done = invoke("audit", "--items", "demo_pairs.jsonl", "--judge", "openai/m",
+                  "--framing-templates", "a.toml,b.toml",
+                  "--save-config", "sub/audit.toml")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert read_config("sub/audit.toml").data["framing-templates"] == "../a.toml,../b.toml"

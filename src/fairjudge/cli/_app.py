@@ -348,9 +348,12 @@ def _fail(
 ) -> NoReturn:
     """Report an error on stderr, and with ``--json`` as a JSON object on stdout too.
 
-    A script that asked for JSON always gets JSON it can read, even on failure.
+    A script that asked for JSON always gets JSON it can read, even on failure. Under
+    ``fairjudge run FILE``, the flags it names are FILE's keys, with their lines.
     """
-    message = in_flags(exc)
+    from fairjudge.cli._run_config import config_words
+
+    message = config_words(in_flags(exc))
     say(label, message, style=style)
     if as_json:
         _echo_error(type(exc).__name__, message, code)

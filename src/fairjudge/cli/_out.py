@@ -23,7 +23,7 @@ from rich.console import Console
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
 from fairjudge.cli._requests import request_settings
-from fairjudge.cli._run_config import current_config
+from fairjudge.cli._run_config import current_config, current_config_file
 from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
 __all__ = ["command_line", "requests_of", "show", "write_out"]
@@ -118,7 +118,7 @@ def write_out(
         calls = calls.to_dict()
     header = out_header(
         kind, command=command, judge=judge, template=template, rubric=rubric, settings=settings,
-        calls=calls, config=current_config(),
+        calls=calls, config=current_config(), config_file=current_config_file(),
     )  # fmt: skip
     write_jsonl_atomic(path, itertools.chain([header], records))
 

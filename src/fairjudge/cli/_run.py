@@ -8,13 +8,27 @@ if it had been typed, so what it prints, writes and exits with is its own.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+try:  # Typer 0.29 ships its own copy of Click
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover - a Typer that uses Click itself
+    from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
+
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import app, guarded
-from fairjudge.cli._run_config import CONFIG_COMMANDS, Trust, config_argv
+from fairjudge.cli._run_config import (
+    CONFIG_COMMANDS,
+    Trust,
+    config_argv,
+    config_words,
+    running_config,
+)
+
+if TYPE_CHECKING:
+    from fairjudge.io import ConfigText
 
 __all__ = ["run"]
 
@@ -69,7 +83,7 @@ def run(
     ctx = get_current_context()
     root = ctx.parent
     assert root is not None
-    name, argv = _prepare(
+    loaded, name, argv = _prepare(
         config, root, json_output=json_output,
         trust=Trust(python=allow_python_judges, servers=allow_servers),
     )  # fmt: skip
@@ -77,14 +91,20 @@ def run(
     command = group.get_command(root, name)
     if json_output:
         argv.insert(0, "--json")
-    sub = command.make_context(name, argv, parent=root)
-    with sub:
-        command.invoke(sub)
+    with running_config(loaded, command):
+        try:
+            sub = command.make_context(name, argv, parent=root)
+            with sub:
+                command.invoke(sub)
+        except UsageError as exc:  # Click's, and the command's own: in the file's words
+            raise UsageError(config_words(exc.format_message()), ctx=ctx) from None
 
 
 @guarded
-def _prepare(config: Path, root: Any, *, json_output: bool, trust: Trust) -> tuple[str, list[str]]:
-    """The command a config file names and its arguments; its errors exit 2, naming the key."""
+def _prepare(
+    config: Path, root: Any, *, json_output: bool, trust: Trust
+) -> tuple[ConfigText, str, list[str]]:
+    """The config file, the command it names and its arguments; errors exit 2, naming the key."""
     from fairjudge.io import CONFIG_SCHEMA_VERSION, read_config
 
     del json_output  # read by guarded
@@ -103,4 +123,4 @@ def _prepare(config: Path, root: Any, *, json_output: bool, trust: Trust) -> tup
     if name not in CONFIG_COMMANDS:
         raise loaded.error("command", f"must be one of {known}; got {name!r}")
     group: Any = root.command
-    return name, config_argv(loaded, name, group.get_command(root, name), trust)
+    return loaded, name, config_argv(loaded, name, group.get_command(root, name), trust)

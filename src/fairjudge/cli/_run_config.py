@@ -34,11 +34,13 @@ This module imports neither ``cli._app`` nor ``cli._out`` (both reach it), and l
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -66,8 +68,11 @@ __all__ = [
     "config_argv",
     "config_keys",
     "config_of",
+    "config_words",
     "current_config",
+    "current_config_file",
     "offer_save_config",
+    "running_config",
 ]
 
 CONFIG_COMMANDS = ("compare", "rank", "calibrate", "score", "audit", "jury", "score-jury")
@@ -205,20 +210,44 @@ def _tokens(key: ConfigKey, value: Any) -> list[str]:
     return [f"{flag}={s}" for s in spelled]
 
 
-def _is_path(key: ConfigKey, value: str) -> bool:
-    """Whether a string value names a file: a path option, a template or rubric, a recording."""
-    if value == "-" or not value.strip():
+def _names_file(value: str) -> bool:
+    """Whether a string names a file: a ``.toml`` template or rubric, a recording."""
+    return bool(value.strip()) and (value.endswith(".toml") or value.startswith("replay:"))
+
+
+def _parts(key: ConfigKey, value: str) -> list[str]:
+    """``value`` split as the option reads it: one path, or comma-joined names or files.
+
+    An option of type ``Path`` holds one path, commas and all. Any other string option
+    that names files names them as templates and rubrics are named (a ``.toml`` file,
+    a ``replay:`` recording), one or several joined by commas (``framing-templates``);
+    the parts that are files are paths. Nothing lists the keys that hold paths: the
+    option's type and the value say it.
+    """
+    return [value] if key.kind is Path else value.split(",")
+
+
+def _is_path_part(key: ConfigKey, part: str) -> bool:
+    if part == "-" or not part.strip():
         return False
-    return key.kind is Path or value.endswith(".toml") or value.startswith("replay:")
+    return key.kind is Path or _names_file(part)
 
 
-def _moved(value: str, move: Callable[[str], str]) -> str:
-    """``value`` with its file path passed through ``move`` (after ``replay:``, if any)."""
-    prefix = "replay:" if value.startswith("replay:") else ""
-    path = value.removeprefix(prefix).strip()
-    if not path or Path(path).is_absolute():
-        return value
-    return prefix + move(path)
+def _paths(key: ConfigKey, value: str) -> list[str]:
+    """The files a string value of ``key`` names (after ``replay:``)."""
+    return [p.removeprefix("replay:").strip() for p in _parts(key, value) if _is_path_part(key, p)]
+
+
+def _moved(key: ConfigKey, value: str, move: Callable[[str], str]) -> str:
+    """``value`` with each file path it names passed through ``move``; the rest as written."""
+    out = []
+    for part in _parts(key, value):
+        prefix = "replay:" if part.startswith("replay:") else ""
+        path = part.removeprefix(prefix).strip()
+        if _is_path_part(key, part) and path and not Path(path).is_absolute():
+            part = prefix + move(path)
+        out.append(part)
+    return ",".join(out)
 
 
 def _from(folder: Path, path: str) -> str:
@@ -306,7 +335,7 @@ def _refuse_itself(config: ConfigText, name: str, key: ConfigKey, values: list[A
     direction, so a run never destroys the file that defines it.
     """
     for value in values:
-        if isinstance(value, str) and _is_path(key, value) and _same_file(value, config.path):
+        if isinstance(value, str) and any(_same_file(p, config.path) for p in _paths(key, value)):
             raise config.error(name, "names this config file itself, which the run would "
                                "overwrite or misread; give another path")  # fmt: skip
 
@@ -334,8 +363,8 @@ def config_argv(config: ConfigText, command_name: str, command: Any, trust: Trus
         values = value if isinstance(value, list) else [value]
         _check_trust(config, name, values, trust)
         if key.kind is not bool:
-            relocated = [_moved(v, functools.partial(_from, folder)) if isinstance(v, str)
-                         and _is_path(key, v) else v for v in values]  # fmt: skip
+            relocated = [_moved(key, v, functools.partial(_from, folder)) if isinstance(v, str)
+                         else v for v in values]  # fmt: skip
             _refuse_itself(config, name, key, relocated)
             value = relocated if isinstance(value, list) else relocated[0]
         try:
@@ -394,23 +423,98 @@ def _relative(key: ConfigKey, value: Any, folder: Path) -> Any:
 
     if isinstance(value, list):
         return [_relative(key, v, folder) for v in value]
-    if isinstance(value, str) and _is_path(key, value):
-        return _moved(value, move)
+    if isinstance(value, str):
+        return _moved(key, value, move)
     return value
 
 
 def current_config() -> dict[str, Any] | None:
     """The config table of the command running now, credentials masked; for ``--out`` headers.
 
-    ``None`` outside a command a config file runs. Paths are as the command got them.
+    ``None`` outside a command a config file runs. Paths are as the command got them,
+    except under ``fairjudge run FILE``: then they are relative to FILE's folder, as
+    the file has them, so the table saved next to FILE is FILE's evaluation again
+    wherever the run was started (:func:`current_config_file` names FILE).
     """
     from typer._click.globals import get_current_context
 
     ctx = get_current_context(silent=True)
     if ctx is None or ctx.info_name not in CONFIG_COMMANDS:
         return None
-    table = config_of(str(ctx.info_name), ctx.command, ctx.params)
+    running = _RUNNING.get()
+    folder = running.config.path.parent if running is not None else None
+    table = config_of(str(ctx.info_name), ctx.command, ctx.params, folder=folder)
     return {k: _masked(v) for k, v in table.items()}
+
+
+def current_config_file() -> str | None:
+    """The config file ``fairjudge run`` is running now, as it was named; else ``None``."""
+    running = _RUNNING.get()
+    return None if running is None else str(running.config.path)
+
+
+# --- fairjudge run: the command's messages in the file's words -----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Running:
+    config: ConfigText
+    flags: dict[str, str]
+    """Every long flag of the command (``--no-`` forms too), to its key."""
+
+
+_RUNNING: ContextVar[_Running | None] = ContextVar("fairjudge_config_run", default=None)
+
+
+@contextlib.contextmanager
+def running_config(config: ConfigText, command: Any) -> Iterator[None]:
+    """While the block runs ``command`` from ``config``: its messages name keys, not flags.
+
+    The command was not typed, so its errors (``--rounds must be >= 1``, ``pass
+    --base-url``) would name flags the user never wrote; :func:`config_words` rewrites
+    them as the file's own errors read. The ``--out`` header records the file's paths.
+    """
+    flags: dict[str, str] = {}
+    for key in config_keys(command).values():
+        if key.is_option:
+            for opt in [*key.param.opts, *key.param.secondary_opts]:
+                if opt.startswith("--"):
+                    flags[opt] = key.name
+    token = _RUNNING.set(_Running(config, flags))
+    try:
+        yield
+    finally:
+        _RUNNING.reset(token)
+
+
+def config_words(message: str) -> str:
+    """``message`` in the words of the config file ``fairjudge run`` is running, if any.
+
+    Each flag of the command becomes its key (``--max-calls`` is ``max-calls``; ``pass
+    --base-url`` is ``set base-url``), and the message starts with the file, the line
+    and the key of the first flag it names that the file sets, as the file's own
+    errors do: ``eval.toml:4: rounds: must be an integer >= 1; got 0``. ``fairjudge
+    run``'s own flags (``--json``) stay flags. Outside ``fairjudge run``, unchanged.
+    """
+    running = _RUNNING.get()
+    if running is None or not running.flags:
+        return message
+    named: list[str] = []
+    alternatives = "|".join(re.escape(f) for f in sorted(running.flags, key=len, reverse=True))
+    pattern = re.compile(rf"(?:\b(pass)\s+)?(?<![\w-])({alternatives})(?![\w-])")
+
+    def key_of(match: re.Match[str]) -> str:
+        name = running.flags[match.group(2)]
+        named.append(name)
+        return f"set {name}" if match.group(1) else name
+
+    text = pattern.sub(key_of, message)
+    first = next((name for name in named if name in running.config.data), None)
+    if first is None:
+        return text
+    if re.match(rf"{re.escape(first)} [a-z]", text):  # "rounds must be": the key leads
+        text = text.removeprefix(first + " ")
+    return str(running.config.error(first, text))
 
 
 def _masked(value: Any) -> Any:
@@ -474,7 +578,7 @@ def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
     for spec in keys.values():
         value = _plain(params.get(spec.param.name))
         for one in value if isinstance(value, list) else [value]:
-            if isinstance(one, str) and _is_path(spec, one) and _same_file(one, path):
+            if isinstance(one, str) and any(_same_file(p, path) for p in _paths(spec, one)):
                 raise UsageError(
                     f"--save-config {path} is also this command's {spec.flag or spec.name}, "
                     "which writing the config would destroy; give the config another name"
@@ -503,8 +607,7 @@ def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
     typer.echo(f"config saved: {path}; run it with `fairjudge run {path}{note or '`'}", err=True)
 
 
-def _same_file(value: str, path: Path) -> bool:
-    named = value.removeprefix("replay:").strip()
+def _same_file(named: str, path: Path) -> bool:
     return os.path.realpath(named) == os.path.realpath(path)  # a link to it is the file too
 
 

@@ -44,6 +44,7 @@ def out_header(
     settings: Mapping[str, Any] | None = None,
     calls: Mapping[str, Any] | None = None,
     config: Mapping[str, Any] | None = None,
+    config_file: str | None = None,
 ) -> dict[str, Any]:
     """The first record of a ``--out`` file: what wrote it, and with what.
 
@@ -59,6 +60,8 @@ def out_header(
             the header when given.
         config: The run's config table (``fairjudge run``'s file, ``docs/config.md``),
             credentials masked; only in the header when given.
+        config_file: The config file ``fairjudge run`` ran, as named; its relative
+            paths in ``config`` are from its folder. Only in the header when given.
 
     Returns:
         ``{"fairjudge": {...}}``, ready for ``json.dumps``.
@@ -77,6 +80,8 @@ def out_header(
         body["calls"] = dict(calls)
     if config is not None:
         body["config"] = dict(config)
+    if config_file is not None:
+        body["config_file"] = config_file
     return {_KEY: body}
 
 
