@@ -12,6 +12,12 @@ on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
 4. **each member**: its figures with their intervals, one forest plot each;
 5. the item explorer, every member's verdicts or scores side by side, filterable to
    the items where the members split.
+
+:func:`load_jury_report` and :func:`load_score_jury_report` read a ``jury --out`` or
+``score-jury --out`` file back into its report (``fairjudge report``), no judge
+called: the header record (:mod:`fairjudge.io._out_file`) names the kind, the
+members, the template or rubric and the settings, and each item's record holds every
+member's own calls.
 """
 
 from __future__ import annotations
@@ -19,10 +25,30 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+from fairjudge._errors import ConfigError, InputError
+from fairjudge._items import Item, ScoreItem
+from fairjudge._types import Outcome
 from fairjudge._words import worded
+from fairjudge.evaluation import (
+    AGGREGATIONS,
+    SCORE_AGGREGATIONS,
+    CollapseRule,
+    EvalSettings,
+    JuryScoreResult,
+    PanelScoredItem,
+    ScoredItem,
+    check_rule,
+    evaluate_jury,
+    summarise,
+    summarise_scores,
+)
+from fairjudge.io import OutHeader, read_header, read_records, shown
+from fairjudge.judges import recorded_jury
+from fairjudge.prompts import AnswerScores
 from fairjudge.report._forest import forest_plot
+from fairjudge.report._jury import JuryReport, jury_report
 from fairjudge.report._page import (
     Explorer,
     FigureTable,
@@ -37,26 +63,27 @@ from fairjudge.report._page import (
 )
 from fairjudge.report._page_facts import run_facts
 from fairjudge.report._page_panel_jury import jury_view
-from fairjudge.report._page_panel_load import load_jury_report, load_score_jury_report
 from fairjudge.report._page_panel_scores import score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
 from fairjudge.report._page_plots import heatmap
-
-if TYPE_CHECKING:
-    from fairjudge.io import OutHeader
-    from fairjudge.report._jury import JuryReport
-    from fairjudge.report._score_jury import JuryScoreReport
+from fairjudge.report._page_score_load import question_of, recorded_rubric, score_call
+from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
+from fairjudge.report._text import clipped
+from fairjudge.stats import shared_resamples
 
 __all__ = [
     "OUT_FILE_PAGES",
     "jury_html",
     "jury_page",
     "jury_page_from_file",
+    "load_jury_report",
+    "load_score_jury_report",
     "panel_page",
     "score_jury_html",
     "score_jury_page",
     "score_jury_page_from_file",
 ]
+
 
 _NO_CI = "fj-noci"
 _ADAPTIVE = (
@@ -234,3 +261,185 @@ OUT_FILE_PAGES: dict[str, PageLoader] = {
     "score-jury": score_jury_page_from_file,
 }
 """The ``--out`` kinds this module draws, for ``fairjudge report``."""
+
+
+_STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
+
+
+def _records(path: Path, kind: str) -> tuple[OutHeader | None, list[tuple[int, dict[str, Any]]]]:
+    """The header (checked to be ``kind``'s) and the item records, with their lines."""
+    header: OutHeader | None = None
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, record in read_records(path):
+        if not rows and header is None:
+            header = read_header(record, path=str(path), line=number)
+            if header is not None:
+                header.expect((kind,), reader=f"the {kind} page", path=str(path))
+                continue
+        if not isinstance(record, dict) or not isinstance(record.get("members"), dict):
+            raise InputError(f"not a record of `fairjudge {kind} out`: it needs 'members'",
+                             path=str(path), line=number, params="out")  # fmt: skip
+        rows.append((number, record))
+    if not rows:
+        raise InputError(f"holds no {kind} record; give a file written by `{kind} out`",
+                         path=str(path), params="out")  # fmt: skip
+    return header, rows
+
+
+def _text(record: Mapping[str, Any], key: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} must be a string; got {shown(value)}")
+    return value
+
+
+def _optional(record: Mapping[str, Any], key: str) -> str | None:
+    value = record.get(key)
+    return None if value is None else str(value)
+
+
+def _fail(path: Path, number: int, kind: str, exc: Exception) -> InputError:
+    return InputError(f"not a record of `fairjudge {kind} out` ({clipped(exc)})", path=str(path),
+                      line=number, params="out")  # fmt: skip
+
+
+def _pair(record: Mapping[str, Any]) -> Item:
+    human, score = record.get("human"), record.get("human_score")
+    return Item(
+        question=question_of(record.get("question")),
+        answer_1=_text(record, "answer_1"),
+        answer_2=_text(record, "answer_2"),
+        id=_optional(record, "id"),
+        category=_optional(record, "category"),
+        human=Outcome(str(human)) if human is not None else None,
+        human_score=float(score) if score is not None else None,
+    )
+
+
+def _source(header: OutHeader | None, path: Path) -> str:
+    source = header.settings.get("source") if header is not None else None
+    if not isinstance(source, str) or not source:
+        return path.name
+    return "<stdin>" if source == "-" else Path(source).name
+
+
+def load_jury_report(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> tuple[JuryReport, OutHeader | None]:
+    """The report of a ``jury --out`` file, and the file's header.
+
+    Raises:
+        InputError: Not a ``jury --out`` file, or a record that is not one of its.
+    """
+    header, rows = _records(path, "jury")
+    items = []
+    for number, record in rows:
+        try:
+            items.append(_pair(record))
+        except (ValueError, TypeError) as exc:
+            raise _fail(path, number, "jury", exc) from None
+    recorded = dict(header.settings) if header is not None else {}
+    jury, rule = recorded_jury(path)
+    try:
+        # The orders are planned with the run's own seed, so the replay finds its calls.
+        settings = EvalSettings(
+            recorded.get("rule", "conservative"), int(recorded.get("rounds", 2)),
+            bool(recorded.get("balanced", True)), int(recorded.get("seed", seed)), level,
+            n_resamples, judge=header.judge if header else None,
+            template=header.template if header else None,
+            source=str(recorded.get("source") or path),
+        )  # fmt: skip
+        aggregation = check_rule(str(recorded.get("aggregation") or rule or "majority"),
+                                 AGGREGATIONS)  # fmt: skip
+    except (ConfigError, ValueError, TypeError) as exc:
+        raise InputError(f"header: bad settings ({exc})", path=str(path), params="out") from None
+    result = evaluate_jury(jury, items, settings, aggregation=aggregation)
+    if settings.seed != seed:  # the figures' seed is the one given, as compare's report
+        boot = dataclasses.replace(settings, seed=seed)
+        members = tuple(summarise(list(m.judgments), boot) for m in result.members)
+        result = dataclasses.replace(result, members=members, settings=boot)
+        result = result.with_aggregation(aggregation)
+    # The replayed members' usage is the replay's, not the run's: the file records none.
+    result = dataclasses.replace(result, usage=())
+    if any(m.n_not_run for m in result.members):
+        result = dataclasses.replace(result, stopped=_STOPPED)
+    title = f"{_source(header, path)}: model 1 vs model 2, by a panel of {len(result.names)}"
+    report = jury_report(result, title=title)
+    return report, header
+
+
+def _answer_scores(entry: object) -> AnswerScores:
+    if not isinstance(entry, dict) or not isinstance(entry.get("calls"), list):
+        raise ValueError("a member's entry needs its 'calls'")
+    reason = entry.get("reason")
+    return AnswerScores(
+        tuple(score_call(c) for c in entry["calls"]),
+        {str(d): int(s) for d, s in (entry.get("scores") or {}).items()},
+        {str(d): float(e) for d, e in (entry.get("expected") or {}).items()},
+        reason if isinstance(reason, str) else None,
+    )
+
+
+def _scored(record: Mapping[str, Any], names: list[str]) -> PanelScoredItem:
+    human = record.get("human") or {}
+    if not isinstance(human, dict):
+        raise ValueError("'human' must be an object of scores by dimension")
+    item = ScoreItem(
+        question=question_of(record.get("question")), answer=_text(record, "answer"),
+        id=_optional(record, "id"), reference=_optional(record, "reference"),
+        category=_optional(record, "category"), system=_optional(record, "system"),
+        human={str(d): float(s) for d, s in human.items()}, cluster=_optional(record, "cluster"),
+    )  # fmt: skip
+    members = record["members"]
+    missing = [n for n in names if n not in members]
+    if missing:
+        raise ValueError(f"no entry for member {shown(missing[0])}")
+    return PanelScoredItem(item, tuple(_answer_scores(members[n]) for n in names), {})
+
+
+def _roster(header: OutHeader | None, first: Mapping[str, Any]) -> tuple[list[str], list[float]]:
+    jury = first.get("jury")
+    if isinstance(jury, list) and all(isinstance(m, dict) and "name" in m for m in jury):
+        return [str(m["name"]) for m in jury], [float(m.get("weight", 1.0)) for m in jury]
+    names = list(first["members"])
+    weights = header.settings.get("weights") if header is not None else None
+    if not isinstance(weights, list) or len(weights) != len(names):
+        weights = [1.0] * len(names)
+    return names, [float(w) for w in weights]
+
+
+def load_score_jury_report(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> tuple[JuryScoreReport, OutHeader | None]:
+    """The report of a ``score-jury --out`` file, and the file's header.
+
+    Raises:
+        InputError: Not a ``score-jury --out`` file, a record that is not one of its,
+            or a rubric this fairjudge does not have built in.
+    """
+    header, rows = _records(path, "score-jury")
+    tag = header.rubric if header is not None else rows[0][1].get("rubric")
+    rubric = recorded_rubric(tag, header, path, command="score-jury")
+    names, weights = _roster(header, rows[0][1])
+    scored = []
+    for number, record in rows:
+        try:
+            scored.append(_scored(record, names))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise _fail(path, number, "score-jury", exc) from None
+    recorded = header.settings.get("aggregation") if header is not None else None
+    rule = check_rule(str(recorded or rows[0][1].get("aggregation") or "mean"),
+                      SCORE_AGGREGATIONS, what=" for scores")  # fmt: skip
+    boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n_resamples}
+    not_run = any(m.not_run for s in scored for m in s.members)
+    with shared_resamples():  # as score-jury summarises: the same intervals, one draw per plan
+        members = tuple(
+            summarise_scores([ScoredItem(s.item, s.members[k]) for s in scored], rubric,
+                             judge=name, **boot)
+            for k, name in enumerate(names)
+        )  # fmt: skip
+        result = JuryScoreResult(
+            rubric, tuple(names), tuple(weights), rule, (), tuple(scored), members,
+            CollapseRule(), seed, level, n_resamples, _STOPPED if not_run else None,
+        ).with_aggregation(rule)  # fmt: skip
+    return score_jury_report(result, title=_source(header, path)), header

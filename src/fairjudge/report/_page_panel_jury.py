@@ -16,7 +16,6 @@ from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_w
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._jury import JuryReport
 from fairjudge.report._page import Headline
-from fairjudge.report._page_panel_items import jury_records, jury_spec
 from fairjudge.report._page_panel_view import (
     FigureSet,
     Matrix,
@@ -25,6 +24,8 @@ from fairjudge.report._page_panel_view import (
     effective_figure,
     failure_rows,
     figure,
+    jury_records,
+    jury_spec,
     missing,
     rate_figure,
     roster_lines,

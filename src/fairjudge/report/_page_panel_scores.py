@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fairjudge.report._page import Headline
-from fairjudge.report._page_panel_items import score_jury_records, score_jury_spec
 from fairjudge.report._page_panel_view import (
     FigureSet,
     Matrix,
@@ -28,6 +27,8 @@ from fairjudge.report._page_panel_view import (
     figure,
     missing,
     roster_lines,
+    score_jury_records,
+    score_jury_spec,
 )
 from fairjudge.report._panel import member_label
 from fairjudge.report._score_jury import AGREEMENT_BAR, JuryScoreReport, conclusions
