@@ -451,3 +451,36 @@ def test_save_config_writes_each_template_file_from_its_folder(here: Path) -> No
                   "--save-config", "sub/audit.toml")  # fmt: skip
     assert done.exit_code == 0, done.output
     assert read_config("sub/audit.toml").data["framing-templates"] == "../a.toml,../b.toml"
+
+
+def test_a_saved_report_config_draws_the_same_page_from_anywhere(
+    here: Path, tmp_path_factory: Any
+) -> None:
+    assert invoke(*COMMANDS["compare"]).exit_code == 0
+    (here / "cfg").mkdir()
+    args = ["report", "c.jsonl", "-o", "cfg/page.html", "--seed", "2", "--title", "Run"]
+    direct = invoke(*args, "--json")
+    assert direct.exit_code == 0, direct.output
+    page = Path("cfg/page.html").read_bytes()
+    saved = invoke(*args, "--save-config", "cfg/report.toml")
+    assert saved.exit_code == 0, saved.output
+    assert read_config("cfg/report.toml").data == {
+        "schema_version": 1, "command": "report", "results": "../c.jsonl",
+        "output": "page.html", "title": "Run", "seed": 2,
+    }  # fmt: skip
+    Path("cfg/page.html").unlink()
+    os.chdir(here / "cfg")
+    again = invoke("run", "report.toml", "--json")
+    assert again.exit_code == 0, again.output
+    assert again.stdout == direct.stdout
+    assert Path("page.html").read_bytes() == page
+    os.chdir(tmp_path_factory.mktemp("elsewhere"))
+    done = invoke("run", str(here / "cfg" / "report.toml"), "--json")
+    assert done.exit_code == 0, done.output
+    assert done.stdout == direct.stdout
+
+
+def test_a_report_config_without_its_results_names_the_key(here: Path) -> None:
+    done = invoke("run", str(_config(here, 'command = "report"\noutput = "p.html"\n')))
+    assert done.exit_code == 2
+    assert "results: missing: `fairjudge report` needs its results (FILE)" in done.stderr

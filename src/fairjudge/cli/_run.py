@@ -75,8 +75,9 @@ def run(
     unknown key or a wrong type is an error naming the key and its line (exit 2);
     python: judges and servers off this machine need the flags below; an API key in
     the file is refused (keys come from the environment). The command then runs as
-    if typed, with its own output and exit code. Every judging command writes such
-    a file with --save-config PATH. The schema: docs/config.md.
+    if typed, with its own output and exit code, its errors naming the file's keys and
+    lines. Every judging command, and report, writes such a file with --save-config
+    PATH. The schema: docs/config.md.
     """
     from typer._click.globals import get_current_context
 

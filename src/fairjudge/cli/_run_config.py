@@ -75,7 +75,9 @@ __all__ = [
     "running_config",
 ]
 
-CONFIG_COMMANDS = ("compare", "rank", "calibrate", "score", "audit", "jury", "score-jury")
+CONFIG_COMMANDS = (
+    "compare", "rank", "calibrate", "score", "audit", "jury", "score-jury", "report",
+)  # fmt: skip
 """The commands a config file runs, and which take ``--save-config``."""
 
 _SHOWN_NOT_RUN = frozenset({"json_output", "save_config", "help"})
