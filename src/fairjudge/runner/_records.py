@@ -6,7 +6,7 @@ field documented, in :mod:`._call_record`). Writing from the runner skips the mo
 per judge call on the event loop. So a run that only serves and writes calls never
 loads pydantic.
 
-Reading rows back, every value checked, is :mod:`._store_read`.
+Reading rows back, every value checked, is in :mod:`._store`.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def call_row(
     This is what the runner writes for every call, so it does only the work the row
     needs: two or three ``json.dumps`` and a tuple. A reply with reasoning or cached
     tokens, a usage problem or a batch price has its ``call_usage`` values
-    (:func:`~fairjudge.runner._store_usage.usage_extras`) after the columns.
+    (:func:`usage_extras`) after the columns.
     """
     now = utc_now()
     c = completion

@@ -21,9 +21,8 @@ from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION
 from fairjudge.runner._store_batches import BATCH_TABLES
 from fairjudge.runner._store_errors import MIN_FREE_BYTES, cause_of, free_bytes, is_corruption
 from fairjudge.runner._store_schema import SchemaObject, check_schema, expected_schema
-from fairjudge.runner._store_usage import USAGE_TABLE
 
-__all__ = ["APPLICATION_ID", "open_store"]
+__all__ = ["APPLICATION_ID", "USAGE_TABLE", "open_store"]
 
 APPLICATION_ID = 0x464A4447
 """``PRAGMA application_id`` of a fairjudge store: the bytes ``FJDG``."""
@@ -66,6 +65,18 @@ CREATE TABLE IF NOT EXISTS claims (
     key        TEXT PRIMARY KEY,
     owner      TEXT NOT NULL,
     expires_at REAL NOT NULL
+) WITHOUT ROWID;
+"""
+
+# The token usage a ``calls`` row has no column for (written and read in _store.py).
+USAGE_TABLE = """
+CREATE TABLE IF NOT EXISTS call_usage (
+    key                 TEXT PRIMARY KEY,
+    reasoning_tokens    INTEGER,
+    cached_input_tokens INTEGER,
+    cache_write_tokens  INTEGER,
+    usage_problem       TEXT,
+    batch               INTEGER NOT NULL CHECK (batch IN (0, 1))
 ) WITHOUT ROWID;
 """
 
