@@ -28,7 +28,7 @@ from fairjudge.runner._progress import Snapshot
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._result import CallOutcome, RunResult
 from fairjudge.runner._run import Run
-from fairjudge.runner._store_batches import (
+from fairjudge.runner._store_inflight import (
     UPLOADED,
     OpenBatch,
     collected,

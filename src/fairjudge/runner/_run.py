@@ -32,8 +32,8 @@ from fairjudge.runner._records import call_row
 from fairjudge.runner._result import CallOutcome, RunResult, StopReason
 from fairjudge.runner._stops import stop_error
 from fairjudge.runner._store import Store
-from fairjudge.runner._store_batches import open_batches
 from fairjudge.runner._store_errors import StoreWriteError
+from fairjudge.runner._store_inflight import open_batches
 from fairjudge.runner._tally import Tally
 from fairjudge.runner._writer import BatchWriter
 

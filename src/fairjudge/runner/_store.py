@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 from fairjudge._call import Completion
 from fairjudge._closing import Closing
 from fairjudge.runner._records import COLUMNS, USAGE_COLUMNS, Row, utc_now
-from fairjudge.runner._store_claims import (
+from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
+from fairjudge.runner._store_inflight import (
     DEFAULT_LEASE_S,
     claim_keys,
     drop_expired,
@@ -39,7 +40,6 @@ from fairjudge.runner._store_claims import (
     release_keys,
     renew_all,
 )
-from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
 from fairjudge.runner._store_open import open_store
 
 if TYPE_CHECKING:
