@@ -14,10 +14,8 @@ error) has no score: it is never counted as a tie, which would pull the estimate
 towards 0.5 without saying so, and never dropped, which would make the population the
 sequence is about depend on the judge's failures; it is bounded instead.
 
-The calls of a run (:class:`TalliedJudge`, :func:`tallied_run`, shared by the command
-line and the notebook API): each batch is a run of its own for the judge or the panel,
-so every batch's :class:`~fairjudge.runner.RunSummary` is kept, each batch's progress
-labelled, and the result returned with the calls of the whole run.
+:class:`TalliedJudge` and :func:`tallied_run` keep every batch's
+:class:`~fairjudge.runner.RunSummary`, so a run's result comes with all its calls.
 """
 
 from __future__ import annotations

@@ -14,10 +14,7 @@ on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
    the items where the members split.
 
 :func:`load_jury_report` and :func:`load_score_jury_report` read a ``jury --out`` or
-``score-jury --out`` file back into its report (``fairjudge report``), no judge
-called: the header record (:mod:`fairjudge.io._out_file`) names the kind, the
-members, the template or rubric and the settings, and each item's record holds every
-member's own calls.
+``score-jury --out`` file back into its report (``fairjudge report``), no judge called.
 """
 
 from __future__ import annotations
