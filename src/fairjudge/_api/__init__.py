@@ -7,6 +7,11 @@ resolves a judge, calls the library function its command calls, and returns a
 orchestrated once: the commands that read their own files (``compare``, ``calibrate``,
 ``jury``, ``compare --via-scores``) call them too. Every name
 loads on first use (PEP 562), so a command loads only the run it makes.
+
+The commands import the evaluation's result types, settings and argument checks from
+here too (``PairwiseResult``, ``EvalSettings``, ``check_repeats``, ...), so the command
+line reaches the library through this one door; each loads from
+:mod:`fairjudge.evaluation` on first use, as it would imported there.
 """
 
 from typing import TYPE_CHECKING
@@ -19,10 +24,38 @@ if TYPE_CHECKING:
     from fairjudge._api._rank import rank
     from fairjudge._api._result import Result
     from fairjudge._api._runs import judge_pairs, judge_panel, judge_via_scores
+    from fairjudge.evaluation import (
+        FALLBACK_L2,
+        AdaptiveResult,
+        Battles,
+        EvalSettings,
+        JuryScoreResult,
+        LongAnswers,
+        PairwiseResult,
+        ScoreResult,
+        ScoreRun,
+        ViaScoresResult,
+        battles_from,
+        check_comparable,
+        check_repeats,
+        check_score_items,
+        check_via_items,
+        fit_battles,
+        load_ranking_input,
+        load_score_run,
+        make_pairs,
+        score_answers,
+        score_trend,
+    )
 
 __all__ = [
-    "Result", "audit_judge", "calibrate", "compare", "judge_pairs", "judge_panel",
-    "judge_via_scores", "rank", "score",
+    "FALLBACK_L2", "AdaptiveResult", "Battles", "EvalSettings", "JuryScoreResult",
+    "LongAnswers", "PairwiseResult", "Result", "ScoreResult", "ScoreRun",
+    "ViaScoresResult", "audit_judge", "battles_from", "calibrate", "check_comparable",
+    "check_repeats", "check_score_items", "check_via_items", "compare",
+    "fit_battles", "judge_pairs", "judge_panel", "judge_via_scores",
+    "load_ranking_input", "load_score_run", "make_pairs", "rank", "score",
+    "score_answers", "score_trend",
 ]  # fmt: skip
 
 # Where each name lives; the notebook's names report the flat namespace when loaded
@@ -37,5 +70,26 @@ _LAZY = {
     "judge_pairs": "fairjudge._api._runs",
     "judge_panel": "fairjudge._api._runs",
     "judge_via_scores": "fairjudge._api._runs",
+    "FALLBACK_L2": "fairjudge.evaluation",
+    "AdaptiveResult": "fairjudge.evaluation",
+    "Battles": "fairjudge.evaluation",
+    "EvalSettings": "fairjudge.evaluation",
+    "JuryScoreResult": "fairjudge.evaluation",
+    "LongAnswers": "fairjudge.evaluation",
+    "PairwiseResult": "fairjudge.evaluation",
+    "ScoreResult": "fairjudge.evaluation",
+    "ScoreRun": "fairjudge.evaluation",
+    "ViaScoresResult": "fairjudge.evaluation",
+    "battles_from": "fairjudge.evaluation",
+    "check_comparable": "fairjudge.evaluation",
+    "check_repeats": "fairjudge.evaluation",
+    "check_score_items": "fairjudge.evaluation",
+    "check_via_items": "fairjudge.evaluation",
+    "fit_battles": "fairjudge.evaluation",
+    "load_ranking_input": "fairjudge.evaluation",
+    "load_score_run": "fairjudge.evaluation",
+    "make_pairs": "fairjudge.evaluation",
+    "score_answers": "fairjudge.evaluation",
+    "score_trend": "fairjudge.evaluation",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -9,20 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from fairjudge._api import PairwiseResult
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
-from fairjudge.evaluation import PairwiseResult
 from fairjudge.io import LoadedItems, OutKind, load_items
 from fairjudge.judges import BatchJudge, calls_no_model, judge_name
 from fairjudge.prompts import get_template
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
+    from fairjudge._api import AdaptiveResult
     from fairjudge.cli._stop_flags import StopFlags
-    from fairjudge.evaluation import AdaptiveResult
 
 __all__ = [
     "Judged",

@@ -18,11 +18,11 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from fairjudge._api import EvalSettings, check_repeats
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 from fairjudge.backends import check_base_url
 from fairjudge.cli._writable import check_writable
-from fairjudge.evaluation import EvalSettings, check_repeats
 from fairjudge.io import Columns
 from fairjudge.judges import (
     DEFAULT_JUDGE,

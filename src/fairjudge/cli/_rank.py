@@ -8,6 +8,17 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.console import Console
 
+from fairjudge._api import (
+    FALLBACK_L2,
+    Battles,
+    EvalSettings,
+    LongAnswers,
+    PairwiseResult,
+    battles_from,
+    fit_battles,
+    load_ranking_input,
+    make_pairs,
+)
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, Judgment
 from fairjudge._types import Outcome
@@ -16,18 +27,6 @@ from fairjudge.cli._judging import check_unresolved, close_judge, last_run
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
 from fairjudge.cli._out import write_out
-from fairjudge.evaluation import (
-    FALLBACK_L2,
-    Battles,
-    EvalSettings,
-    LongAnswers,
-    PairwiseResult,
-    battles_from,
-    evaluate,
-    fit_battles,
-    load_ranking_input,
-    make_pairs,
-)
 from fairjudge.io import strict_dumps
 from fairjudge.judges import calls_no_model, judge_name
 from fairjudge.prompts import get_template
@@ -128,6 +127,8 @@ def _judge(
     data: LongAnswers, file: Path, items: list[Item], *, seed: int, flags: JudgeFlags,
     out: Path | None, out_settings: dict[str, Any],
 ) -> tuple[PairwiseResult, RunSummary | None]:  # fmt: skip
+    from fairjudge._api import judge_pairs  # the run, as fairjudge.compare's
+
     judge = flags.open_judge()  # every flag checked before anything is printed
     try:
         if not flags.quiet:
@@ -138,7 +139,7 @@ def _judge(
                 markup=False,
             )
         # On a spent budget, rank what was judged; the exit code says it is partial.
-        result = evaluate(judge, items, EvalSettings(seed=seed))
+        result, _, _ = judge_pairs(judge, items, EvalSettings(seed=seed))
     finally:
         close_judge(judge)
     settings = dataclasses.replace(result.settings, judge=judge_name(judge), source=str(file))

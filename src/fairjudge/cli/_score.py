@@ -26,6 +26,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from fairjudge._api import (
+    EvalSettings,
+    ScoreResult,
+    ScoreRun,
+    check_comparable,
+    check_score_items,
+    load_score_run,
+    score_answers,
+    score_trend,
+)
 from fairjudge._errors import ConfigError
 from fairjudge._items import ScoreItem
 from fairjudge.cli._aliases import SummaryJson
@@ -44,16 +54,6 @@ from fairjudge.cli._options import (
     judge_flags,
 )
 from fairjudge.cli._out import command_line, show, write_out
-from fairjudge.evaluation import (
-    EvalSettings,
-    ScoreResult,
-    ScoreRun,
-    check_comparable,
-    check_score_items,
-    load_score_run,
-    score_answers,
-    score_trend,
-)
 from fairjudge.io import LoadedScoreItems, OutKind, load_score_items
 from fairjudge.judges import (
     CallablePointwiseJudge,
@@ -67,7 +67,7 @@ from fairjudge.report import page_html, render_scores, score_page, score_report,
 from fairjudge.runner import RunOptions
 
 if TYPE_CHECKING:
-    from fairjudge.evaluation import JuryScoreResult
+    from fairjudge._api import JuryScoreResult
 
 __all__ = [
     "EXIT_COLLAPSE",

@@ -21,6 +21,13 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from fairjudge._api import (
+    AdaptiveResult,
+    EvalSettings,
+    PairwiseResult,
+    ViaScoresResult,
+    check_via_items,
+)
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import err_console, skipped_in_flags
@@ -31,13 +38,6 @@ from fairjudge.cli._out import write_out
 from fairjudge.cli._score import Judge, close_scorer, open_scorer
 from fairjudge.cli._stop_flags import StopFlags
 from fairjudge.cli._via_flags import ViaScoresFlags
-from fairjudge.evaluation import (
-    AdaptiveResult,
-    EvalSettings,
-    PairwiseResult,
-    ViaScoresResult,
-    check_via_items,
-)
 from fairjudge.io import strict_dumps
 from fairjudge.judges import LLMJudge, PointwiseJudge, judge_name
 from fairjudge.prompts import Rubric
