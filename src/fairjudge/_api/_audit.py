@@ -15,7 +15,7 @@ from fairjudge._api._inputs import load_rows
 from fairjudge._api._result import Result
 from fairjudge._errors import ConfigError
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
-from fairjudge.runner import Executor, RunOptions
+from fairjudge.runner import Executor, RunOptions, RunSummary
 
 __all__ = ["audit_judge"]
 
@@ -102,8 +102,8 @@ def audit_judge(
         ]  # fmt: skip
         report = run_audit(the_judges, the_items, experiments=requested, settings=settings,
                            judge_families_by_name=families, source=source)  # fmt: skip
-        made = session.calls_made
-    payload = audit_payload(report, made)  # the command's --json: the headline too
+        made, calls = session.calls_made, RunSummary.total_of(session.runs)
+    payload = audit_payload(report, made, calls)  # the command's --json: the headline too
 
     def summary() -> str:
         from rich.console import Console

@@ -17,7 +17,7 @@ from fairjudge._api._common import last_run, opened, title
 from fairjudge._api._inputs import ROWS, load_rows
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury, run_score_jury
 from fairjudge._api._result import Result, pairwise_rows, scored_rows
-from fairjudge._api._runs import judge_pairs
+from fairjudge._api._runs import judge_pairs, recorded_template
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, ScoreItem
 from fairjudge.evaluation import EvalSettings, score_answers
@@ -180,12 +180,14 @@ def compare(
             the_judge, item_list, the_settings, stop_when=stop_when, batch=batch,
             population=population,
         )  # fmt: skip
-        name = judge_name(the_judge)
+        name, template = judge_name(the_judge), recorded_template(the_judge)
     from dataclasses import replace
 
     from fairjudge.report import comparison_html, comparison_report
 
-    result = replace(result, settings=replace(result.settings, judge=name, source=source))
+    result = replace(
+        result, settings=replace(result.settings, judge=name, source=source, template=template)
+    )
     if adaptive is not None:
         adaptive = replace(adaptive, pairwise=result)
     report = comparison_report(

@@ -26,7 +26,21 @@ if TYPE_CHECKING:
     from fairjudge.runner import RunSummary
     from fairjudge.stats import Population, StopRule
 
-__all__ = ["judge_pairs", "judge_panel", "judge_via_scores"]
+__all__ = ["judge_pairs", "judge_panel", "judge_via_scores", "recorded_template"]
+
+
+def recorded_template(judge: BatchJudge) -> str | None:
+    """The template a judge's run records, as ``name@version``: ``None`` without a prompt.
+
+    A model judge (:class:`~fairjudge.judges.LLMJudge`) records its template, as the
+    commands do (``default@N``), so a notebook's result and a command's ``--json``
+    name the same prompt; a Python callable or a replay sends none.
+    """
+    from fairjudge.judges import LLMJudge
+
+    if isinstance(judge, LLMJudge):
+        return f"{judge.template.name}@{judge.template.version}"
+    return None
 
 
 def judge_pairs(

@@ -236,9 +236,11 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     from fairjudge.report import audit_payload, render_audit
 
     report, made, usage = _run(opts, flags)
-    payload = audit_payload(report, made)  # the report, the calls made now, the headline
-    if opts.out is not None:
-        summary = {"kind": "audit", **{k: v for k, v in payload.items() if k != "experiments"}}
+    payload = audit_payload(report, made, usage["calls"])  # the report, calls, the headline
+    if opts.out is not None:  # the calls' totals are in the header already
+        summary = {"kind": "audit"} | {
+            k: v for k, v in payload.items() if k not in ("experiments", "calls")
+        }
         rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
         settings = payload["settings"]
         write_out(opts.out, "audit", [summary, *rows], judge=", ".join(payload["judges"]),

@@ -42,6 +42,7 @@ from fairjudge.report._text import ci_text
 if TYPE_CHECKING:
     from fairjudge.audit import AuditReport, ExperimentResult
     from fairjudge.io import OutHeader
+    from fairjudge.runner import RunSummary
 
 __all__ = [
     "OUT_FILE_PAGES",
@@ -60,11 +61,21 @@ def audit_headline(report: AuditReport) -> str:
     return verdict_sentence(report)
 
 
-def audit_payload(report: AuditReport, calls_made: int | None) -> dict[str, Any]:
-    """The audit's ``--json``: the report, the calls made now, and its headline."""
+def audit_payload(
+    report: AuditReport, calls_made: int | None, calls: RunSummary | None = None
+) -> dict[str, Any]:
+    """The audit's ``--json``: the report, the calls made now, their totals and its headline.
+
+    ``calls`` is every experiment's runs added up
+    (:meth:`~fairjudge.runner.RunSummary.total_of`), as another command's ``calls``
+    block: requests, refused requests, tokens and cost, beside the per-experiment
+    ``n_calls``.
+    """
     payload = report.to_dict()
     if calls_made is not None:
         payload["calls_made"] = calls_made
+    if calls is not None:
+        payload["calls"] = calls.to_dict()
     payload["headline"] = audit_headline(report)
     return payload
 
