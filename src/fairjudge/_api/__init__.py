@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from fairjudge._api._result import Result
     from fairjudge._api._runs import judge_pairs, judge_panel, judge_via_scores
     from fairjudge.evaluation import (
+        AGGREGATIONS,
         FALLBACK_L2,
+        SCORE_AGGREGATIONS,
         AdaptiveResult,
         Battles,
         EvalSettings,
@@ -38,24 +40,27 @@ if TYPE_CHECKING:
         battles_from,
         check_comparable,
         check_repeats,
+        check_rule,
         check_score_items,
         check_via_items,
         fit_battles,
+        jury_records,
         load_ranking_input,
         load_score_run,
         make_pairs,
         score_answers,
         score_trend,
+        score_with_jury,
     )
 
 __all__ = [
-    "FALLBACK_L2", "AdaptiveResult", "Battles", "EvalSettings", "JuryScoreResult",
-    "LongAnswers", "PairwiseResult", "Result", "ScoreResult", "ScoreRun",
-    "ViaScoresResult", "audit_judge", "battles_from", "calibrate", "check_comparable",
-    "check_repeats", "check_score_items", "check_via_items", "compare",
-    "fit_battles", "judge_pairs", "judge_panel", "judge_via_scores",
-    "load_ranking_input", "load_score_run", "make_pairs", "rank", "score",
-    "score_answers", "score_trend",
+    "AGGREGATIONS", "FALLBACK_L2", "SCORE_AGGREGATIONS", "AdaptiveResult", "Battles",
+    "EvalSettings", "JuryScoreResult", "LongAnswers", "PairwiseResult", "Result",
+    "ScoreResult", "ScoreRun", "ViaScoresResult", "audit_judge", "battles_from",
+    "calibrate", "check_comparable", "check_repeats", "check_rule", "check_score_items",
+    "check_via_items", "compare", "fit_battles", "judge_pairs", "judge_panel",
+    "judge_via_scores", "jury_records", "load_ranking_input", "load_score_run",
+    "make_pairs", "rank", "score", "score_answers", "score_trend", "score_with_jury",
 ]  # fmt: skip
 
 # Where each name lives; the notebook's names report the flat namespace when loaded
@@ -70,7 +75,9 @@ _LAZY = {
     "judge_pairs": "fairjudge._api._runs",
     "judge_panel": "fairjudge._api._runs",
     "judge_via_scores": "fairjudge._api._runs",
+    "AGGREGATIONS": "fairjudge.evaluation",
     "FALLBACK_L2": "fairjudge.evaluation",
+    "SCORE_AGGREGATIONS": "fairjudge.evaluation",
     "AdaptiveResult": "fairjudge.evaluation",
     "Battles": "fairjudge.evaluation",
     "EvalSettings": "fairjudge.evaluation",
@@ -83,13 +90,16 @@ _LAZY = {
     "battles_from": "fairjudge.evaluation",
     "check_comparable": "fairjudge.evaluation",
     "check_repeats": "fairjudge.evaluation",
+    "check_rule": "fairjudge.evaluation",
     "check_score_items": "fairjudge.evaluation",
     "check_via_items": "fairjudge.evaluation",
     "fit_battles": "fairjudge.evaluation",
+    "jury_records": "fairjudge.evaluation",
     "load_ranking_input": "fairjudge.evaluation",
     "load_score_run": "fairjudge.evaluation",
     "make_pairs": "fairjudge.evaluation",
     "score_answers": "fairjudge.evaluation",
     "score_trend": "fairjudge.evaluation",
+    "score_with_jury": "fairjudge.evaluation",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)

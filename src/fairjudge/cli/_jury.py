@@ -28,6 +28,7 @@ from typing import Annotated, Any
 
 import typer
 
+from fairjudge._api import AGGREGATIONS, check_rule, jury_records
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
 from fairjudge.cli._aliases import (
@@ -59,7 +60,6 @@ from fairjudge.cli._options import (
 )
 from fairjudge.cli._out import command_line, show, write_out
 from fairjudge.cli._stop_flags import StopFlags, stop_flags
-from fairjudge.evaluation import AGGREGATIONS, check_rule, jury_records
 from fairjudge.io import LoadedItems, OutHeader, OutKind
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template

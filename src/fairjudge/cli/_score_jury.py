@@ -33,6 +33,7 @@ from typing import Annotated, Any
 
 import typer
 
+from fairjudge._api import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import (
     AllowJuryServers,
@@ -51,7 +52,6 @@ from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import adds_flags, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import show, write_out
 from fairjudge.cli._score import ScoreFlags, score_flags, scored_exit
-from fairjudge.evaluation import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
 from fairjudge.judges import MemberSpec, PointwiseJury
 from fairjudge.prompts import Rubric
 from fairjudge.report import (
