@@ -237,10 +237,8 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
 
     report, made, usage = _run(opts, flags)
     payload = audit_payload(report, made, usage["calls"])  # the report, calls, the headline
-    if opts.out is not None:  # the calls' totals are in the header already
-        summary = {"kind": "audit"} | {
-            k: v for k, v in payload.items() if k not in ("experiments", "calls")
-        }
+    if opts.out is not None:  # the summary keeps calls, so `report` redraws the --json
+        summary = {"kind": "audit"} | {k: v for k, v in payload.items() if k != "experiments"}
         rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
         settings = payload["settings"]
         write_out(opts.out, "audit", [summary, *rows], judge=", ".join(payload["judges"]),

@@ -62,7 +62,9 @@ def audit_headline(report: AuditReport) -> str:
 
 
 def audit_payload(
-    report: AuditReport, calls_made: int | None, calls: RunSummary | None = None
+    report: AuditReport,
+    calls_made: int | None,
+    calls: RunSummary | Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The audit's ``--json``: the report, the calls made now, their totals and its headline.
 
@@ -74,8 +76,8 @@ def audit_payload(
     payload = report.to_dict()
     if calls_made is not None:
         payload["calls_made"] = calls_made
-    if calls is not None:
-        payload["calls"] = calls.to_dict()
+    if calls is not None:  # a run's summary, or the block an --out file recorded
+        payload["calls"] = dict(calls) if isinstance(calls, Mapping) else calls.to_dict()
     payload["headline"] = audit_headline(report)
     return payload
 
@@ -321,7 +323,7 @@ def audit_page_from_file(path: Path, *, seed: int, level: float, n_resamples: in
             needs (named, with the line).
     """
     loaded = load_audit(path)
-    payload = audit_payload(loaded.report, loaded.calls_made)
+    payload = audit_payload(loaded.report, loaded.calls_made, loaded.calls)
     return audit_page(loaded.report, calls_made=loaded.calls_made, header=loaded.header,
                       summary=payload)  # fmt: skip
 

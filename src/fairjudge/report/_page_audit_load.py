@@ -41,11 +41,14 @@ class LoadedAudit:
         report: The report, as the run built it.
         header: The file's header (``None`` for a file written without one).
         calls_made: Calls the run made (the rest came from the store); ``None`` if absent.
+        calls: Every experiment's runs added up, as ``--json``'s ``calls``; ``None`` in
+            a file written before the summary record carried it.
     """
 
     report: AuditReport
     header: OutHeader | None
     calls_made: int | None
+    calls: Mapping[str, Any] | None = None
 
 
 class _Bad(Exception):
@@ -178,4 +181,8 @@ def load_audit(path: Path) -> LoadedAudit:
         raise InputError(f"cannot rebuild the audit report from its summary: {exc}",
                          path=name) from None  # fmt: skip
     made = summary.get("calls_made")
-    return LoadedAudit(report, header, made if isinstance(made, int) else None)
+    calls = summary.get("calls")
+    return LoadedAudit(
+        report, header, made if isinstance(made, int) else None,
+        dict(calls) if isinstance(calls, Mapping) else None,
+    )  # fmt: skip
