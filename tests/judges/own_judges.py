@@ -65,27 +65,34 @@ acme_client = AcmeClient()
 
 
 class AtOnce:
-    """The most calls running at once, as the judge itself sees them."""
+    """The most calls running at once, as the judge itself sees them.
 
-    def __init__(self) -> None:
+    ``parties`` calls meet at a barrier: only that many calls running at once get past
+    it, so a judge that answers shows it was run concurrently, with no timing.
+    """
+
+    def __init__(self, parties: int) -> None:
         self.lock = threading.Lock()
         self.active = self.most = self.calls = 0
-        # Eight calls meet here: only eight calls running at once get past it.
-        self.barrier = threading.Barrier(8, timeout=20)
+        self.barrier = threading.Barrier(parties, timeout=20)
+
+    def attend(self) -> None:
+        """Count this call, and wait until ``parties`` calls are running at once."""
+        with self.lock:
+            self.calls += 1
+            self.active += 1
+            self.most = max(self.most, self.active)
+        try:
+            self.barrier.wait()
+        finally:
+            with self.lock:
+                self.active -= 1
 
 
-at_once = AtOnce()
+at_once = AtOnce(8)
 
 
 def meets_seven_others(question: str, answer_a: str, answer_b: str) -> str:
     """A sync judge whose calls wait for seven others: it answers only at concurrency 8."""
-    with at_once.lock:
-        at_once.calls += 1
-        at_once.active += 1
-        at_once.most = max(at_once.most, at_once.active)
-    try:
-        at_once.barrier.wait()
-    finally:
-        with at_once.lock:
-            at_once.active -= 1
+    at_once.attend()
     return _longer(answer_a, answer_b)

@@ -9,33 +9,12 @@ counted in ``$FAIRJUDGE_TEST_CALLS`` when that is set.
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 import fairjudge
+from tests.judges.own_judges import AtOnce, _longer
 
-
-class Meeting:
-    """How many of the members' calls ran at once, as the members see it."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.active = self.most = self.calls = 0
-        self.barrier = threading.Barrier(2, timeout=20)
-
-    def attend(self) -> None:
-        with self.lock:
-            self.calls += 1
-            self.active += 1
-            self.most = max(self.most, self.active)
-        try:
-            self.barrier.wait()
-        finally:
-            with self.lock:
-                self.active -= 1
-
-
-meeting = Meeting()
+meeting = AtOnce(2)  # how many of the members' calls ran at once, as they see it
 
 
 def _count() -> None:
@@ -46,10 +25,6 @@ def _count() -> None:
     delay = float(os.environ.get("FAIRJUDGE_TEST_DELAY", "0"))
     if delay:
         time.sleep(delay)
-
-
-def _longer(answer_a: str, answer_b: str) -> str:
-    return "B" if len(answer_b) > len(answer_a) else "A"
 
 
 def meets_longer(question: str, answer_a: str, answer_b: str) -> str:
