@@ -100,3 +100,17 @@ def blas_threads() -> list[int]:
     except ImportError:
         return [int(get_threads()) for get_threads in _openblas_calls("get_num_threads")]
     return [int(lib["num_threads"]) for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+WORDS = ["the", "answer", "depends", "on", "careful", "reasoning", "about", "each", "step"]
+
+
+def write_synthetic_items(path: Path, n_items: int) -> None:
+    """``n_items`` synthetic items (answers of varied lengths), as compare's JSONL."""
+    with path.open("w") as f:
+        for i in range(n_items):
+            question = f"Question {i}: explain step {i % 97} of the proof in plain words."
+            one = " ".join(WORDS[: 3 + i % 11]) + f" (item {i}, system 1)"
+            two = " ".join(WORDS[: 3 + (i * 7) % 13]) + f" (item {i}, system 2)"
+            row = {"id": f"item-{i}", "question": question, "answer_1": one, "answer_2": two}
+            f.write(json.dumps(row) + "\n")

@@ -86,28 +86,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _budget import HEADERS as BUDGET_HEADERS  # noqa: E402
 from _budget import budget_rows, table_row  # noqa: E402
-from _common import environment, table, write_json  # noqa: E402
+from _common import environment, table, write_json, write_synthetic_items  # noqa: E402
 
 from fairjudge.runner import Store  # noqa: E402
 from tests.server import DEFAULT_API_KEY, ServerProcess, prompt_hash  # noqa: E402
 
-WORDS = ["the", "answer", "depends", "on", "careful", "reasoning", "about", "each", "step"]
 FAULTS = {"rate_limit": 0.20, "server_error": 0.05, "reset": 0.02, "hang": 0.01}
 CLI = "from fairjudge.cli import main; main()"
 
 
 # -- inputs ----------------------------------------------------------------------------
-
-
-def write_items(path: Path, n_items: int) -> None:
-    """``n_items`` synthetic items (answers of varied lengths), as compare's JSONL."""
-    with path.open("w") as f:
-        for i in range(n_items):
-            question = f"Question {i}: explain step {i % 97} of the proof in plain words."
-            one = " ".join(WORDS[: 3 + i % 11]) + f" (item {i}, system 1)"
-            two = " ".join(WORDS[: 3 + (i * 7) % 13]) + f" (item {i}, system 2)"
-            row = {"id": f"item-{i}", "question": question, "answer_1": one, "answer_2": two}
-            f.write(json.dumps(row) + "\n")
 
 
 def server_args(args: argparse.Namespace, faults: bool) -> list[str]:
@@ -357,7 +345,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp_name:
         tmp = Path(tmp_name)
         items = tmp / "items.jsonl"
-        write_items(items, args.items)
+        write_synthetic_items(items, args.items)
         rows.append(scenario("clean", args, items, tmp, faults=False, kills=0))
         rows.append(scenario("faults", args, items, tmp, faults=True, kills=0))
         if args.kills:

@@ -47,26 +47,14 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import environment, table, write_json  # noqa: E402
+from _common import environment, table, write_json, write_synthetic_items  # noqa: E402
 
 from tests.server import Script  # noqa: E402
 from tests.server._batch_emulator import BatchScript, BatchServer  # noqa: E402
 from tests.server._openai_emulator import OpenAIEmulator  # noqa: E402
 
 CLI = "from fairjudge.cli import main; main()"
-WORDS = ["the", "answer", "depends", "on", "careful", "reasoning", "about", "each", "step"]
 HEADERS = ["run", "calls", "HTTP requests", "wall s", "cost $ (list)", "refused", "batches"]
-
-
-def write_items(path: Path, n_items: int) -> None:
-    """``n_items`` synthetic items (answers of varied lengths), as compare's JSONL."""
-    with path.open("w") as f:
-        for i in range(n_items):
-            question = f"Question {i}: explain step {i % 97} of the proof in plain words."
-            one = " ".join(WORDS[: 3 + i % 11]) + f" (item {i}, system 1)"
-            two = " ".join(WORDS[: 3 + (i * 7) % 13]) + f" (item {i}, system 2)"
-            f.write(json.dumps({"id": f"i{i}", "question": question,
-                                "answer_1": one, "answer_2": two}) + "\n")  # fmt: skip
 
 
 def compare_argv(
@@ -103,7 +91,7 @@ def online_vs_batch(
     args: argparse.Namespace, tmp: Path, server: BatchServer, env: dict[str, str]
 ) -> list[dict[str, Any]]:
     items = tmp / "items.jsonl"
-    write_items(items, args.items)
+    write_synthetic_items(items, args.items)
     rows, outputs = [], {}
     for name in ("online", "batch"):
         server.reset()
