@@ -214,7 +214,7 @@ class LazyCommands(TyperGroup):
             command = self.commands[cmd_name] = group.commands[cmd_name]
             plain_values(command)  # its options coerced without pydantic (see ``_coercion``)
         if command is not None and not self._listing:
-            from fairjudge.cli._run_config import offer_save_config
+            from fairjudge.cli._save_config_flag import offer_save_config
 
             offer_save_config(cmd_name, command)  # --save-config (docs/config.md)
         return command

@@ -23,7 +23,6 @@ from rich.console import Console
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
 from fairjudge.cli._requests import request_settings
-from fairjudge.cli._run_config import current_config, current_config_file
 from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
 __all__ = ["command_line", "requests_of", "show", "write_out"]
@@ -112,6 +111,8 @@ def write_out(
         sent_by: The judge whose requests the settings record (:func:`requests_of`):
             one judge, a panel, or a mapping of names to judges.
     """
+    from fairjudge.cli._run_config import current_config, current_config_file
+
     command = command_line(kind.removesuffix("-via-scores"))
     settings = {**(settings or {}), **requests_of(sent_by)}
     if calls is not None and not isinstance(calls, Mapping):

@@ -44,7 +44,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 from urllib.parse import urlsplit
 
 import typer
@@ -57,7 +57,7 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
 from fairjudge._errors import ConfigError
 from fairjudge._redact import redact_arg
 from fairjudge.backends import is_loopback_host
-from fairjudge.cli._coercion import plain_values
+from fairjudge.cli._config_commands import CONFIG_COMMANDS
 
 if TYPE_CHECKING:
     from fairjudge.io import ConfigText
@@ -71,14 +71,9 @@ __all__ = [
     "config_words",
     "current_config",
     "current_config_file",
-    "offer_save_config",
     "running_config",
+    "save",
 ]
-
-CONFIG_COMMANDS = (
-    "compare", "rank", "calibrate", "score", "audit", "jury", "score-jury", "report",
-)  # fmt: skip
-"""The commands a config file runs, and which take ``--save-config``."""
 
 _SHOWN_NOT_RUN = frozenset({"json_output", "save_config", "help"})
 """Parameters that say how a run is shown or saved, not what it is: never keys."""
@@ -528,45 +523,7 @@ def _masked(value: Any) -> Any:
 # --- --save-config --------------------------------------------------------------------
 
 
-@functools.cache
-def _save_option() -> Any:
-    """The ``--save-config`` option, declared as Typer declares every other."""
-    probe = typer.Typer()
-
-    @probe.command()
-    def _probe(
-        save_config: Annotated[
-            Path | None,
-            typer.Option(
-                metavar="PATH",
-                help="Write this command's config file (TOML) to PATH and exit without "
-                "judging; `fairjudge run PATH` then runs it (docs/config.md). Never writes "
-                "an API key.",
-            ),
-        ] = None,
-    ) -> None: ...
-
-    return typer.main.get_command(probe).params[0]
-
-
-def offer_save_config(name: str, command: Any) -> None:
-    """Give ``command`` the ``--save-config`` option, if a config file can run it."""
-    if name not in CONFIG_COMMANDS or any(p.name == "save_config" for p in command.params):
-        return
-    command.params.append(_save_option())
-    plain_values(command)
-    run = command.callback
-
-    @functools.wraps(run)
-    def callback(*args: Any, save_config: Path | None = None, **kwargs: Any) -> Any:
-        if save_config is None:
-            return run(*args, **kwargs)
-        return _save(name, command, save_config, kwargs)
-
-    command.callback = callback
-
-
-def _save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
+def save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
     """Write the config file and say so; a credential in a value is refused (exit 2)."""
     from fairjudge.cli._writable import check_writable
     from fairjudge.io import dump_config, write_atomic
