@@ -162,7 +162,11 @@ def test_hostile_text_shows_as_text_and_never_runs(hostile, open_report: OpenRep
     p = opened.page
     for record in records:  # every item's detail: question, answers, replies, failures
         p.click(f"#fj-list a[href='#item={record['id']}']")
-        p.wait_for_function(f"() => location.hash === '#item={record['id']}'")
+        # The detail is drawn on hashchange, which fires after the hash is set:
+        # wait for the heading, or a fast read sees the previous item.
+        p.wait_for_function(
+            "id => (document.querySelector('#fj-detail h3') || {}).textContent === 'Item ' + id + ' permalink'",
+            arg=record["id"])  # fmt: skip
         detail = p.text_content("#fj-detail") or ""
         assert record["answer_1"] in detail
         assert record["answer_2"] in detail
