@@ -39,18 +39,11 @@ from scipy.special import expit, log_expit
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import RoundDraws, solve_rounds
-from fairjudge.stats._bt_data import (
-    check_fallback,
-    encode_battles,
-    identify,
-    pair_data,
-    resolve_anchor,
-)
+from fairjudge.stats._bt_data import encode_battles
 from fairjudge.stats._bt_solvers import bt_newton, to_models
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._leaderboard import Leaderboard, to_elo
-from fairjudge.stats._resample import BootstrapOptions, nan_to_none, plan_bootstrap
-from fairjudge.stats._validate import check_non_negative
+from fairjudge.stats._leaderboard import Leaderboard, check_fit_inputs, to_elo
+from fairjudge.stats._resample import BootstrapOptions, nan_to_none
 
 __all__ = ["LBFGS_MIN_MODELS", "BradleyTerryResult", "bradley_terry", "bt_lbfgs", "davidson_lbfgs"]
 
@@ -184,13 +177,9 @@ def bradley_terry(
     n_models = len(models)
     if ties not in ("half", "davidson"):
         raise ConfigError(f"ties must be 'half' or 'davidson'; got {ties!r}")
-    anchor_idx = resolve_anchor(models, anchor, anchor_rating)
-    l2 = check_non_negative("l2", l2)
-    fallback = check_fallback(fallback_l2)
-    plan = plan_bootstrap(a.size, options)
-
-    data = pair_data(n_models, a, b, codes)
-    found = identify(data, models, anchor_idx, l2, fallback_l2=fallback)
+    anchor_idx, plan, data, found = check_fit_inputs(
+        models, (a, b, codes), anchor, anchor_rating, l2, fallback_l2, options
+    )
     l2 = found.l2
     if ties == "davidson" and data.counts[:, 2].sum() == 0:
         raise InputError("outcomes: ties='davidson' needs at least one 'tie'; use ties='half'")

@@ -14,19 +14,42 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Self
+from typing import Any, Literal, NamedTuple, Self
 
 import numpy as np
 from scipy.stats import rankdata
 
 from fairjudge._words import worded
-from fairjudge.stats._arrays import BoolArray, FloatArray
+from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
-from fairjudge.stats._bt_data import model_counts
+from fairjudge.stats._bt_data import (
+    Identification,
+    check_fallback,
+    identify,
+    model_counts,
+    pair_data,
+    resolve_anchor,
+)
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._resample import BootstrapPlan, Resampled, nan_to_none, unstable_reason
+from fairjudge.stats._resample import (
+    BootstrapOptions,
+    BootstrapPlan,
+    Resampled,
+    nan_to_none,
+    plan_bootstrap,
+    unstable_reason,
+)
+from fairjudge.stats._validate import check_non_negative
 
-__all__ = ["ELO_SCALE", "Leaderboard", "ModelRating", "rank_of", "to_elo"]
+__all__ = [
+    "ELO_SCALE",
+    "FitInputs",
+    "Leaderboard",
+    "ModelRating",
+    "check_fit_inputs",
+    "rank_of",
+    "to_elo",
+]
 
 ELO_SCALE = 400.0 / math.log(10.0)
 """Elo points per unit of log-odds: a 400-point gap means 10:1 odds."""
@@ -270,6 +293,63 @@ class Leaderboard(Resampled):
             "l2_fallback": self.l2_fallback,
             **self.resampling_dict(),
         }
+
+
+class FitInputs(NamedTuple):
+    """A leaderboard fit's checked inputs, the same for the plain and the styled fit.
+
+    Attributes:
+        anchor: Index of the anchor model.
+        plan: The bootstrap plan (rounds, seed, level, question clusters).
+        data: The battles, per pair.
+        found: What the battles pin down, and the ridge to fit with (``found.l2``).
+    """
+
+    anchor: int
+    plan: BootstrapPlan
+    data: PairData
+    found: Identification
+
+
+def check_fit_inputs(
+    models: tuple[str, ...],
+    battles: tuple[IntArray, IntArray, IntArray],
+    anchor: str | None,
+    anchor_rating: float,
+    l2: float,
+    fallback_l2: float | None,
+    options: BootstrapOptions,
+) -> FitInputs:
+    """Check a fit's anchor, ridge and bootstrap options, and what its battles identify.
+
+    One place, so that :func:`.bradley_terry` and
+    :func:`.style_controlled_bradley_terry` refuse the same inputs in the same order
+    with the same messages.
+
+    Args:
+        models: Model names in index order (from :func:`._bt_data.encode_battles`).
+        battles: The encoded battles: model A's index, model B's index and the
+            outcome code of each.
+        anchor: The model pinned at ``anchor_rating``; ``None``: the first.
+        anchor_rating: Its rating.
+        l2: The ridge asked for.
+        fallback_l2: The ridge to use when ``l2`` is 0 and the ratings have no finite
+            maximum; ``None`` refuses such battles.
+        options: The caller's bootstrap options.
+
+    Raises:
+        ConfigError: A bad anchor, ridge or bootstrap option.
+        InputError: Models never compared with the others, or (with ``l2=0`` and no
+            ``fallback_l2``) data with no finite maximum.
+    """
+    a, b, codes = battles
+    anchor_idx = resolve_anchor(models, anchor, anchor_rating)
+    l2 = check_non_negative("l2", l2)
+    fallback = check_fallback(fallback_l2)
+    plan = plan_bootstrap(a.size, options)
+    data = pair_data(len(models), a, b, codes)
+    found = identify(data, models, anchor_idx, l2, fallback_l2=fallback)
+    return FitInputs(anchor_idx, plan, data, found)
 
 
 def to_elo(theta: FloatArray, anchor: int, anchor_rating: float) -> FloatArray:

@@ -37,21 +37,14 @@ import numpy as np
 from fairjudge._errors import ConfigError
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, check_rounds
-from fairjudge.stats._bt_data import (
-    check_fallback,
-    encode_battles,
-    identify,
-    pair_data,
-    resolve_anchor,
-)
+from fairjudge.stats._bt_data import encode_battles
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._leaderboard import Leaderboard, to_elo
+from fairjudge.stats._leaderboard import Leaderboard, check_fit_inputs, to_elo
 from fairjudge.stats._logistic import beyond_bound, separation_reason
 from fairjudge.stats._resample import (
     BootstrapOptions,
     BootstrapPlan,
     nan_to_none,
-    plan_bootstrap,
     unstable_reason,
 )
 from fairjudge.stats._style_features import (
@@ -62,7 +55,7 @@ from fairjudge.stats._style_features import (
     style_design,
 )
 from fairjudge.stats._style_fit import fit_style_bt, separating, style_reach
-from fairjudge.stats._validate import OUTCOME_SCORES, check_non_negative, check_same_length
+from fairjudge.stats._validate import OUTCOME_SCORES, check_same_length
 
 __all__ = ["StyleCoefficient", "StyleControlResult", "style_controlled_bradley_terry"]
 
@@ -326,13 +319,10 @@ def style_controlled_bradley_terry(
     models, a, b, codes = encode_battles(model_a, model_b, outcomes)
     m = check_same_length(outcomes=outcomes, features_a=features_a, features_b=features_b)
     picked = _check_controls(controls)
-    anchor_idx = resolve_anchor(models, anchor, anchor_rating)
-    l2 = check_non_negative("l2", l2)
-    fallback = check_fallback(fallback_l2)
-    plan = plan_bootstrap(m, options)
+    anchor_idx, plan, data, found = check_fit_inputs(
+        models, (a, b, codes), anchor, anchor_rating, l2, fallback_l2, options
+    )
     n = len(models)
-    data = pair_data(n, a, b, codes)
-    found = identify(data, models, anchor_idx, l2, fallback_l2=fallback)
     l2 = found.l2
 
     raw = style_design(
