@@ -36,6 +36,10 @@ class Result:
         report: The report model the command line renders (its ``to_dict()`` is the
             command's ``--json``), or for ``calibrate`` the calibration report.
         stopped: Why a budget stopped the run early (the result is partial), or ``None``.
+        calls: What the run's calls did (a :class:`~fairjudge.runner.RunSummary`: counts,
+            tokens, cost), or ``None`` for a judge that keeps none.
+        sent_by: The judge whose requests the run sent (a mapping of names to judges
+            for several), so what they carried can be recorded; ``None`` without one.
     """
 
     kind: Kind
@@ -45,6 +49,8 @@ class Result:
     _rows: Callable[[], list[dict[str, Any]]] = field(default=lambda: [], repr=False)
     _html: Callable[[], str] = field(kw_only=True, repr=False)
     _summary: Callable[[], str] | None = field(default=None, repr=False)
+    calls: Any = field(default=None, kw_only=True, repr=False)
+    sent_by: Any = field(default=None, kw_only=True, repr=False)
 
     def summary(self) -> str:
         """A few human-readable lines: the headline numbers with their intervals."""
