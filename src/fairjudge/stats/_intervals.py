@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfidenceInterval",
+    "Estimable",
     "bootstrap_mean",
     "prefetch_resamples",
     "shared_resamples",
@@ -48,8 +49,24 @@ _pending: ContextVar[dict[tuple[int, int, int], Future[NDArray[np.float64]]] | N
 )
 
 
+class Estimable:
+    """A value that means something unless it carries the reason it does not.
+
+    The base of every figure that can be refused (an interval, a rating, a style
+    coefficient): ``reason`` is ``None`` when the figure can be estimated.
+    """
+
+    __slots__ = ()
+    reason: str | None
+
+    @property
+    def estimable(self) -> bool:
+        """Whether the figure means anything: it has no reason why not."""
+        return self.reason is None
+
+
 @dataclass(frozen=True, slots=True)
-class ConfidenceInterval:
+class ConfidenceInterval(Estimable):
     """A two-sided confidence interval, or the reason there is none.
 
     Attributes:
@@ -68,11 +85,6 @@ class ConfidenceInterval:
     def not_estimable(cls, reason: str, level: float = 0.95) -> ConfidenceInterval:
         """An interval that cannot be estimated, with NaN bounds and the reason."""
         return cls(math.nan, math.nan, level, reason)
-
-    @property
-    def estimable(self) -> bool:
-        """Whether the bounds mean anything."""
-        return self.reason is None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: bounds are ``null`` when not estimable, and the reason says why."""

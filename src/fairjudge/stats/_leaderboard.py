@@ -30,7 +30,7 @@ from fairjudge.stats._bt_data import (
     pair_data,
     resolve_anchor,
 )
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._intervals import ConfidenceInterval, Estimable
 from fairjudge.stats._resample import (
     BootstrapOptions,
     BootstrapPlan,
@@ -61,7 +61,7 @@ _DIVERGED = (
 
 
 @dataclass(frozen=True, slots=True)
-class ModelRating:
+class ModelRating(Estimable):
     """One model's row of the leaderboard.
 
     Attributes:
@@ -94,11 +94,6 @@ class ModelRating:
     ties: int
     n_degenerate_resamples: int = 0
     reason: str | None = None
-
-    @property
-    def estimable(self) -> bool:
-        """Whether the rating means anything (its interval may still be refused)."""
-        return self.reason is None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: a rating that cannot be estimated is ``None``, with its reason."""

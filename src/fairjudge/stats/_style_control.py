@@ -38,7 +38,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, check_rounds
 from fairjudge.stats._bt_data import encode_battles
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._intervals import ConfidenceInterval, Estimable
 from fairjudge.stats._leaderboard import Leaderboard, check_fit_inputs, to_elo
 from fairjudge.stats._logistic import beyond_bound, separation_reason
 from fairjudge.stats._resample import (
@@ -73,7 +73,7 @@ _UNSTABLE_RATING = (
 
 
 @dataclass(frozen=True, slots=True)
-class StyleCoefficient:
+class StyleCoefficient(Estimable):
     """The effect of one style feature.
 
     Attributes:
@@ -91,11 +91,6 @@ class StyleCoefficient:
     estimate: float
     ci: ConfidenceInterval
     reason: str | None = None
-
-    @property
-    def estimable(self) -> bool:
-        """Whether the estimate means anything."""
-        return self.reason is None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (NaN becomes ``None``)."""
