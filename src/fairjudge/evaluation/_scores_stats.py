@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -64,13 +64,8 @@ class CollapseRule:
             raise ConfigError(f"min_n must be >= 1; got {self.min_n}")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "max_adjacent_share": self.max_adjacent_share,
-            "band_width": self.band_width,
-            "min_spread": self.min_spread,
-            "min_n": self.min_n,
-        }
+        """JSON-ready form: every field, in order."""
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
