@@ -23,8 +23,8 @@ from fairjudge._call import CallSpec, Completion
 from fairjudge.runner import Store
 from fairjudge.runner._claims import ClaimQueue, Leases
 from fairjudge.runner._records import call_row
+from fairjudge.runner._run import BatchWriter
 from fairjudge.runner._store_errors import StoreWriteError
-from fairjudge.runner._writer import BatchWriter
 from tests.runner._fakes import FakeClock, make_spec
 from tests.runner.test_store import record
 

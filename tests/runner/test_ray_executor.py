@@ -571,7 +571,7 @@ def test_an_address_where_no_cluster_answers_is_a_config_error_at_once(
     address: str, says: str
 ) -> None:
     pytest.importorskip("ray")
-    from fairjudge.runner._ray_start import start_ray
+    from fairjudge.runner._ray import start_ray
 
     with socket.socket() as probe:  # a loopback port nothing listens on
         probe.bind(("127.0.0.1", 0))

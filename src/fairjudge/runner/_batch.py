@@ -1,4 +1,4 @@
-"""Judge calls through the providers' batch APIs: :class:`BatchExecutor`, on the executor seam.
+"""Judge calls through the providers' batch APIs: :class:`BatchExecutor`, and its engine.
 
 A batch is another way of running a session's calls: the store's cache, claims,
 parsing, cost ledger (at the batch price) and rows are the engine's own, so a batch
@@ -8,19 +8,396 @@ accepts them, so a killed run resumes by collecting, never by submitting again.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
+import functools
 import math
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from fairjudge._call import Backend, route_of
-from fairjudge._errors import ConfigError
+from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
+from fairjudge._errors import BackendError, BatchPending, ConfigError, RateLimitError
+from fairjudge.backends import UploadingBatchAPI
+from fairjudge.runner._budget import UNKNOWN_OUTPUT_TOKENS, CallGuess
+from fairjudge.runner._cached import unique_calls
+from fairjudge.runner._claims import Leases
 from fairjudge.runner._executor import Batch
-from fairjudge.runner._result import RunResult
+from fairjudge.runner._prices import BATCH_PRICE_FACTOR
+from fairjudge.runner._progress import Snapshot
+from fairjudge.runner._records import utc_now
+from fairjudge.runner._result import CallOutcome, RunResult
+from fairjudge.runner._run import Run
+from fairjudge.runner._store_schema import (
+    UPLOADED,
+    OpenBatch,
+    collected,
+    open_batches,
+    record_batch,
+    renamed,
+    seen,
+)
 
 if TYPE_CHECKING:
-    from fairjudge.backends import BatchAPI
+    from fairjudge.backends import BatchAPI, BatchState
 
-__all__ = ["DEFAULT_POLL_S", "BatchExecutor"]
+__all__ = ["DEFAULT_POLL_S", "BatchExecutor", "BatchRun"]
+
+
+_T = TypeVar("_T")
+_SHOWN_BATCHES = 3  # batches named in a progress line; the rest are counted
+
+
+class BatchRun(Run):
+    """One :meth:`BatchExecutor.execute <fairjudge.runner.BatchExecutor.execute>` call."""
+
+    def __init__(
+        self,
+        batch: Batch,
+        *,
+        wait: bool,
+        poll_s: float,
+        clients: Callable[[Backend], BatchAPI] | None,
+    ) -> None:
+        super().__init__(
+            {route_of(b): b for b in batch.backends},
+            store=batch.store,
+            options=batch.options,
+            on_progress=batch.on_progress,
+            parse=batch.parse,
+            rng=random.Random(),
+        )
+        if clients is None:
+            from fairjudge.backends import batch_client
+
+            clients = batch_client
+        self.wait, self.poll_s, self.make_client = wait, poll_s, clients
+        self.clients: dict[Route, BatchAPI] = {}
+        self.states: dict[str, BatchState] = {}
+        self.todo: dict[str, CallSpec] = {}
+        self.claimed: set[str] = set()
+        self.probed: set[Route] = set()  # routes of unknown models that made a call online
+        self.waiting = 0  # calls in batches not yet collected
+        self.submitted = 0
+        self.committed = 0.0  # estimated cost of submitted calls not yet collected
+
+    # -- progress ------------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        """The engine's counts, with each batch's state and counts as the detail."""
+        snap = dataclasses.replace(super().snapshot(), in_flight=self.waiting)
+        if not self.states:
+            return snap
+        shown = [
+            f"batch {bid} {s.status}" + (f" ({s.counts_text()})" if s.counts else "")
+            for bid, s in list(self.states.items())[-_SHOWN_BATCHES:]
+        ]
+        if len(self.states) > _SHOWN_BATCHES:
+            shown.insert(0, f"{len(self.states)} batches")
+        return dataclasses.replace(snap, detail="; ".join(shown))
+
+    # -- the run -------------------------------------------------------------------
+
+    async def execute(self, specs: Sequence[CallSpec]) -> RunResult:  # type: ignore[override]
+        """Serve what the store holds, batch the rest, and return one outcome per call."""
+        keys, todo = unique_calls(specs, self.backends)
+        self.todo, self.total = todo, len(todo)
+        for key, completion in self.store.get_many(todo).items():
+            self._served(key, todo[key], completion)
+        remaining = {k: s for k, s in todo.items() if k not in self.outcomes}
+        loop = asyncio.get_running_loop()
+        self.loop, self.now = loop, loop.time
+        from fairjudge.runner._run import BatchWriter
+
+        self.writer = BatchWriter(self.store, loop, on_error=self._store_failed)
+        self.rpm_bucket = self.tpm_bucket = None
+        if self.progress is not None:
+            self.progress.start(self.snapshot())
+        self._report()
+        ticker = None
+        if self.progress is not None or self.on_progress is not None:
+            ticker = loop.create_task(self._tick())
+        try:
+            if remaining:
+                async with Leases(self.store, ()):
+                    await self._rounds(remaining)
+            if self.writer.error is not None:
+                raise self.writer.error
+        finally:
+            await self._wind_down(ticker)
+        for key, spec in todo.items():
+            if key not in self.outcomes:
+                self.outcomes[key] = CallOutcome(key, spec, "not_run")
+        return RunResult(tuple(keys), self.outcomes, self.summary())
+
+    async def _wind_down(self, ticker: asyncio.Task[None] | None) -> None:
+        if ticker is not None:
+            ticker.cancel()
+            await asyncio.gather(ticker, return_exceptions=True)
+        self.writer.flush()
+        with contextlib.suppress(Exception):  # unreleased claims expire anyway
+            self.store.release(self.claimed)
+        for client in self.clients.values():
+            with contextlib.suppress(Exception):
+                await client.aclose()
+        self._report()
+        if self.progress is not None:
+            self.progress.finish(self.snapshot())
+
+    async def _rounds(self, remaining: dict[str, CallSpec]) -> None:
+        while remaining and not self.halted:
+            claimed = self.store.claim(list(remaining))
+            self.claimed.update(claimed)
+            mine = set(claimed)
+            for key, completion in self.store.get_many(
+                k for k in remaining if k not in mine
+            ).items():
+                self._served(key, remaining[key], completion)
+            batches = [b for b in self._ledger(open_batches, claimed) if b.route in self.backends]
+            held = {key for b in batches for key in b.members.values()}
+            fresh = self._within_budget([k for k in claimed if k not in held])
+            batches += await self._submit([(k, remaining[k]) for k in fresh])
+            still_open = await self._follow(batches)
+            for key in [k for k in remaining if k in self.outcomes]:
+                del remaining[key]
+            if self.stopped is not None or not remaining:
+                return
+            if not self.wait:
+                raise self._pending(still_open, len(remaining))
+            await asyncio.sleep(self.poll_s)  # the rest is another process's: look again
+
+    def _within_budget(self, fresh: list[str]) -> list[str]:
+        """The calls ``max_calls`` and ``max_cost`` let this round submit, in order.
+
+        The cost of a batch is committed in full once submitted, so each call is
+        held at its estimate before submission: the engine's guess (a quarter token
+        per character of the prompt, and ``max_tokens`` of reply) at the batch price.
+        """
+        take, stop = len(fresh), None
+        max_calls = self.options.max_calls
+        if max_calls is not None and max_calls - self.started < take:
+            take, stop = max(max_calls - self.started, 0), "max_calls"
+        max_cost = self.options.max_cost
+        if max_cost is not None:
+            left, total = max_cost - self.spent - self.committed, 0.0
+            for n, key in enumerate(fresh[:take]):
+                spec = self.todo[key]
+                prices, guess = self.pricing.of(spec), CallGuess.of(spec)
+                if prices is None:  # unpriced routes are refused with max_cost before this
+                    continue
+                full = prices.cost(guess.input, guess.cap or UNKNOWN_OUTPUT_TOKENS)
+                cost = full * BATCH_PRICE_FACTOR
+                if total + cost > left:
+                    take, stop = n, "max_cost"
+                    break
+                total += cost
+            self.committed += total
+        if stop is not None:
+            self.stopped = stop  # type: ignore[assignment]
+            with contextlib.suppress(Exception):
+                self.store.release(fresh[take:])
+        self.started += take
+        return fresh[:take]
+
+    # -- the provider --------------------------------------------------------------
+
+    def _client(self, route: Route) -> BatchAPI:
+        client = self.clients.get(route)
+        if client is None:
+            client = self.clients[route] = self.make_client(self.backends[route])
+        return client
+
+    async def _retrying(self, what: Callable[[], Awaitable[_T]]) -> _T:
+        """``what()``, sent again after a retryable error (429, 5xx, timeouts) with backoff."""
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await what()
+            except BackendError as exc:
+                if not self.retry.should_retry(exc, attempts):
+                    raise
+                self.retries += 1
+                delay = self.retry.delay(exc, attempts, self.rng)
+                self.backoff_s += delay
+                await asyncio.sleep(delay)
+
+    async def _submit(self, items: list[tuple[str, CallSpec]]) -> list[OpenBatch]:
+        """One batch per backend (split at its request limit), each recorded at once."""
+        by_route: dict[Route, list[tuple[str, CallSpec]]] = {}
+        for key, spec in items:
+            by_route.setdefault(spec.route, []).append((key, spec))
+        made = []
+        for route, group in by_route.items():
+            caps = getattr(self.backends[route], "capabilities", None)
+            if caps is not None and not caps.known and route not in self.probed:
+                # A model the capability table does not know learns what it refuses
+                # from online calls (one refused request per parameter); a batch
+                # cannot learn, so one call goes online first and the batch sends
+                # what it taught.
+                self.probed.add(route)
+                await self._online(*group.pop(0))
+            client = self._client(route)
+            for start in range(0, len(group), client.max_requests):
+                chunk = group[start : start + client.max_requests]
+                members = [(key, key) for key, _ in chunk]  # custom_id: the store key
+                record = functools.partial(
+                    self._ledger, record_batch, provider=client.provider, route=route,
+                    members=members, now=utc_now(),
+                )  # fmt: skip
+                if isinstance(client, UploadingBatchAPI):  # OpenAI: the file is recorded first
+                    file_id = await self._retrying(functools.partial(client.upload, chunk))
+                    record(batch_id=UPLOADED + file_id, input_file=file_id, status="uploaded")
+                    state = await self._create(client, UPLOADED + file_id, look_first=False)
+                else:
+                    state = await self._submit_once(client, chunk)
+                    record(batch_id=state.id, input_file=state.input_file)
+                self.submitted += 1
+                self.states[state.id] = state
+                made.append(
+                    OpenBatch(state.id, client.provider, route, state.status, dict(members))
+                )
+        return made
+
+    async def _online(self, key: str, spec: CallSpec) -> None:
+        """Make one call online, as the asyncio engine would (its row, price and errors)."""
+        backend = self.backends[spec.route]
+        try:
+            completion = await backend.complete(spec)
+        except BackendError as exc:
+            self.requests += max(exc.requests, 1)
+            await self._failed(key, spec, exc, max(exc.requests, 1), None)
+            if self._stops_the_run(exc, spec):
+                raise
+            return
+        self.requests += completion.requests
+        self.answered.add(spec.route)
+        await self._succeeded(key, spec, completion, completion.requests, None, (0, 0))
+
+    async def _submit_once(self, client: BatchAPI, chunk: list[tuple[str, CallSpec]]) -> BatchState:
+        """Create a batch in one request, sent again only after a 429 (nothing was made).
+
+        After a timeout or a 5xx the batch may exist, and a provider with no lookup
+        by upload cannot tell: sending it again could pay for it twice, so the run
+        stops instead, and what it recorded stays in the store.
+        """
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await client.submit(chunk)
+            except RateLimitError as exc:
+                if not self.retry.should_retry(exc, attempts):
+                    raise
+                self.retries += 1
+                await asyncio.sleep(self.retry.delay(exc, attempts, self.rng))
+
+    async def _create(
+        self, client: UploadingBatchAPI, pending: str, *, look_first: bool
+    ) -> BatchState:
+        """The batch over a recorded upload: found by its file, else created; the row renamed.
+
+        Before each creation after the first (a timeout may have hidden a success),
+        and first of all for a row a killed run left, the provider's list is
+        searched for a batch over the file, so no upload gets two batches.
+        """
+        file_id = pending.removeprefix(UPLOADED)
+        attempts, state = 0, None
+        while state is None:
+            if look_first or attempts:
+                state = await self._retrying(functools.partial(client.find, file_id))
+                if state is not None:
+                    break
+            attempts += 1
+            try:
+                state = await client.create(file_id)
+            except BackendError as exc:
+                if not self.retry.should_retry(exc, attempts):
+                    raise
+                self.retries += 1
+                await asyncio.sleep(self.retry.delay(exc, attempts, self.rng))
+        self._ledger(renamed, pending, state.id, state.status, utc_now())
+        return state
+
+    async def _follow(self, batches: list[OpenBatch]) -> list[OpenBatch]:
+        """Poll until every batch has ended (``wait``) or once; collect each that ended."""
+        running = {b.id: b for b in batches}
+        self.waiting = sum(len(b.members) for b in batches)
+        while running and not self.halted:
+            for bid, batch in list(running.items()):
+                client = self._client(batch.route)
+                if bid.startswith(UPLOADED) and isinstance(client, UploadingBatchAPI):
+                    made = await self._create(client, bid, look_first=True)  # a killed run's
+                    del running[bid]
+                    bid, batch = made.id, dataclasses.replace(batch, id=made.id)
+                    running[bid] = batch
+                state = await self._retrying(functools.partial(client.poll, bid))
+                self.states[bid] = state
+                self._ledger(seen, state.id, state.status, utc_now())
+                if state.ended:
+                    await self._collect(batch, state, client)
+                    self.waiting -= len(batch.members)
+                    del running[bid]
+            if not running or not self.wait:
+                break
+            await asyncio.sleep(self.poll_s)
+        self.committed = 0.0  # what was collected is in ``spent`` now
+        return list(running.values())
+
+    async def _collect(self, batch: OpenBatch, state: BatchState, client: BatchAPI) -> None:
+        """Store every result of an ended batch that this run holds, as the engine would."""
+        ours = {
+            cid: key
+            for cid, key in batch.members.items()
+            if key in self.todo and key in self.claimed and key not in self.outcomes
+        }
+        if ours:
+            results = await self._retrying(lambda: client.results(state, list(ours)))
+            stored = self.store.get_many(ours.values())
+            settling = []
+            # Each call the provider ran is one request, counted as the run collects it
+            # (a run that resumes a batch counts what it collects, as an online run would).
+            self.requests += sum(1 for key in ours.values() if key not in stored)
+            for cid, key in ours.items():
+                spec, outcome = self.todo[key], results[cid]
+                if key in stored:  # another process stored it meanwhile
+                    self._served(key, spec, stored[key])
+                elif isinstance(outcome, Completion):
+                    settling.append(self._succeeded(key, spec, outcome, 1, None, (0, 0)))
+                else:
+                    settling.append(self._failed(key, spec, outcome, 1, None))
+            await asyncio.gather(*settling)  # one transaction for the batch's rows
+        self.writer.flush()
+        if len(self.store.usage_rows(batch.members.values())) == len(batch.members):
+            self._ledger(collected, batch.id, state.status, utc_now())
+
+    # -- store and messages --------------------------------------------------------
+
+    def _ledger(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """``work(conn, *args, **kwargs)`` on the store's batch tables, in one transaction."""
+        store = self.store
+        with store._lock:
+            return store._transaction(lambda: work(store._conn, *args, **kwargs))
+
+    def _pending(self, running: list[OpenBatch], left: int) -> BatchPending:
+        """The error that ends a run not told to wait, naming what is still running."""
+        batches = {b.id: self.states[b.id].status for b in running if b.id in self.states}
+        listed = ", ".join(f"{bid} ({status})" for bid, status in batches.items())
+        where = f"{len(batches)} provider batch(es) still running: {listed}" if batches else ""
+        in_batches = sum(len(b.members) for b in running)
+        if left > in_batches:
+            where += ("; " if where else "") + f"{left - in_batches} held by another process"
+        error = BatchPending(
+            f"{left} of {self.total} calls are not answered yet ({where}). The batch ids are "
+            f"in the store {self.store.path}: run the same work again to collect the "
+            "results (nothing is submitted twice), or pass wait=True to poll until they end",
+            batches=batches,
+            calls=left,
+        )
+        error.params = ("wait",)
+        return error
+
 
 DEFAULT_POLL_S = 30.0
 """Seconds between polls of a running batch: a batch takes minutes to hours."""
@@ -91,8 +468,6 @@ class BatchExecutor:
             FatalBackendError: The batch endpoints refused the run (bad key, unknown
                 batch, no such endpoint); what was submitted stays in the store.
         """
-        from fairjudge.runner._batch_run import BatchRun
-
         routes = {spec.route for spec in batch.specs}
         self.check([b for b in batch.backends if route_of(b) in routes])
         run = BatchRun(batch, wait=self.wait, poll_s=self.poll_s, clients=self.clients)

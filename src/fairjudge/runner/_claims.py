@@ -16,7 +16,7 @@ from typing import Self
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge.runner._store import Store
-from fairjudge.runner._store_inflight import DEFAULT_LEASE_S
+from fairjudge.runner._store_schema import DEFAULT_LEASE_S
 
 __all__ = ["DEFAULT_LEASE_S", "ClaimQueue", "Leases", "OnCached"]
 

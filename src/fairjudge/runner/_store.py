@@ -32,7 +32,8 @@ from fairjudge._call import Completion
 from fairjudge._closing import Closing
 from fairjudge.runner._records import COLUMNS, USAGE_COLUMNS, Row, utc_now
 from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
-from fairjudge.runner._store_inflight import (
+from fairjudge.runner._store_open import open_store
+from fairjudge.runner._store_schema import (
     DEFAULT_LEASE_S,
     claim_keys,
     drop_expired,
@@ -40,7 +41,6 @@ from fairjudge.runner._store_inflight import (
     release_keys,
     renew_all,
 )
-from fairjudge.runner._store_open import open_store
 
 if TYPE_CHECKING:
     from fairjudge.runner._call_record import CallRecord

@@ -121,7 +121,7 @@ class StoreWriteError(FairJudgeError):
     The engine starts no new call once it sees this error; the calls already stored
     are kept, and the ones that are not will be made again by the next run. One run
     shares one instance across all its failed writes (see
-    :class:`~fairjudge.runner._writer.BatchWriter`), so the counts keep growing until
+    :class:`~fairjudge.runner._run.BatchWriter`), so the counts keep growing until
     the run has stopped, and the message is built when it is read.
 
     Attributes:

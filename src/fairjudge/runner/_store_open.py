@@ -19,8 +19,7 @@ from pathlib import Path
 from fairjudge._errors import ConfigError
 from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION
 from fairjudge.runner._store_errors import MIN_FREE_BYTES, cause_of, free_bytes, is_corruption
-from fairjudge.runner._store_inflight import BATCH_TABLES
-from fairjudge.runner._store_schema import SchemaObject, check_schema, expected_schema
+from fairjudge.runner._store_schema import BATCH_TABLES, SchemaObject, check_schema, expected_schema
 
 __all__ = ["APPLICATION_ID", "USAGE_TABLE", "open_store"]
 
