@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from fairjudge import Item, ScoreItem, evaluate_pairs
 from fairjudge.evaluation import compare_via_scores, score_answers
-from fairjudge.evaluation._frame import members_failures
+from fairjudge.evaluation._settings import members_failures
 
 ITEMS = [Item(f"q{i}?", "a long answer", "short", id=str(i)) for i in range(4)]
 

@@ -42,14 +42,19 @@ if TYPE_CHECKING:
     from fairjudge.evaluation._jury import JuryResult, evaluate_jury
     from fairjudge.evaluation._jury import jury_records as jury_records
     from fairjudge.evaluation._jury_stats import JuryDiagnostics, jury_diagnostics
-    from fairjudge.evaluation._length import length_controlled
-    from fairjudge.evaluation._pairs import as_batch_judge as as_batch_judge
-    from fairjudge.evaluation._pairs import evaluate, evaluate_pairs
     from fairjudge.evaluation._panel import AGGREGATIONS, SCORE_AGGREGATIONS
     from fairjudge.evaluation._panel import check_rule as check_rule
     from fairjudge.evaluation._ranking import FALLBACK_L2 as FALLBACK_L2
     from fairjudge.evaluation._ranking import fit_battles
-    from fairjudge.evaluation._results import PairwiseResult, Rate, WinRate
+    from fairjudge.evaluation._results import (
+        PairwiseResult,
+        Rate,
+        WinRate,
+        evaluate,
+        evaluate_pairs,
+        length_controlled,
+    )
+    from fairjudge.evaluation._results import as_batch_judge as as_batch_judge
     from fairjudge.evaluation._results import judgment as judgment
     from fairjudge.evaluation._results import summarise as summarise
     from fairjudge.evaluation._score_jury import JuryScoreResult, PanelScoredItem, score_with_jury
@@ -87,10 +92,10 @@ _LAZY = {
     "jury_records": "fairjudge.evaluation._jury",
     "JuryDiagnostics": "fairjudge.evaluation._jury_stats",
     "jury_diagnostics": "fairjudge.evaluation._jury_stats",
-    "length_controlled": "fairjudge.evaluation._length",
-    "as_batch_judge": "fairjudge.evaluation._pairs",
-    "evaluate": "fairjudge.evaluation._pairs",
-    "evaluate_pairs": "fairjudge.evaluation._pairs",
+    "length_controlled": "fairjudge.evaluation._results",
+    "as_batch_judge": "fairjudge.evaluation._results",
+    "evaluate": "fairjudge.evaluation._results",
+    "evaluate_pairs": "fairjudge.evaluation._results",
     "AGGREGATIONS": "fairjudge.evaluation._panel",
     "SCORE_AGGREGATIONS": "fairjudge.evaluation._panel",
     "check_rule": "fairjudge.evaluation._panel",

@@ -35,9 +35,8 @@ from fairjudge.evaluation._adaptive_result import (
     MadeCall,
 )
 from fairjudge.evaluation._jury import JuryResult, evaluate_jury, jury_result
-from fairjudge.evaluation._pairs import ItemLike, JudgeLike, evaluate
 from fairjudge.evaluation._panel import AGGREGATIONS, check_rule
-from fairjudge.evaluation._results import PairwiseResult, summarise
+from fairjudge.evaluation._results import ItemLike, JudgeLike, PairwiseResult, evaluate, summarise
 from fairjudge.evaluation._scores import PointwiseJudgeLike, summarise_scores
 from fairjudge.evaluation._settings import EvalSettings
 from fairjudge.evaluation._via_scores import (

@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING, Any
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._protocol import resolve
 from fairjudge._types import Outcome, Replies, Reply, Resolution
-from fairjudge.evaluation._frame import SettingsFrame
-from fairjudge.evaluation._pairs import ItemLike, evaluate
 from fairjudge.evaluation._panel import AGGREGATIONS, PanelResult, aggregate, check_rule
-from fairjudge.evaluation._results import PairwiseResult, WinRate
-from fairjudge.evaluation._settings import EvalSettings, check_probabilities, check_repeats
+from fairjudge.evaluation._results import ItemLike, PairwiseResult, WinRate, evaluate
+from fairjudge.evaluation._settings import (
+    EvalSettings,
+    SettingsFrame,
+    check_probabilities,
+    check_repeats,
+)
 from fairjudge.judges import PairwiseRequest, ProgressCallback, panel_reply
 from fairjudge.stats import bootstrap_mean
 

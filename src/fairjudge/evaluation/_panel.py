@@ -16,7 +16,7 @@ import numpy as np
 
 from fairjudge._errors import ConfigError, FairJudgeError
 from fairjudge._types import OUTCOME_SCORE, Outcome
-from fairjudge.evaluation._frame import Failure, ResultFrame, members_failures
+from fairjudge.evaluation._settings import Failure, ResultFrame, members_failures
 from fairjudge.judges import weighted_majority
 from fairjudge.stats import EffectiveJudges, effective_judges
 

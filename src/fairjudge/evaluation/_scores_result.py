@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairjudge._items import ScoreItem
-from fairjudge.evaluation._frame import Failure, ResultFrame
 from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, ScoreMean
+from fairjudge.evaluation._settings import Failure, ResultFrame
 from fairjudge.prompts import AnswerScores, Rubric
 
 __all__ = ["ScoreResult", "ScoredItem", "SystemDifference", "SystemScores", "rubric_dict"]

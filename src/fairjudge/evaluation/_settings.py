@@ -1,27 +1,34 @@
-"""How one evaluation runs: a frozen, validated value recorded with every result.
+"""How one evaluation runs, and the frame every result shares.
 
-A result carries the settings that produced it (rule, rounds, seed, bootstrap), so
-it can be reproduced and re-resolved; and the settings are checked once, when they
-are built, so a bad ``--rounds`` is an error that names the flag before the first
-judge call, never a traceback after it.
+:class:`~fairjudge.evaluation.EvalSettings` is frozen and checked once, when built, so
+a bad ``--rounds`` names the flag before the first judge call. :class:`ResultFrame`
+holds what every result has: its seed, level, resamples, stop and failures.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fairjudge._errors import ConfigError
-from fairjudge._types import Resolution
+from fairjudge._types import CallError, ParseFailure, Resolution, never_made
 
 __all__ = [
     "EvalSettings",
+    "Failure",
+    "ResultFrame",
     "RuleLike",
+    "SettingsFrame",
     "as_rule",
     "check_bootstrap",
     "check_probabilities",
     "check_repeats",
+    "failure_reasons",
+    "members_failures",
 ]
+
 
 RuleLike = Resolution | Literal["conservative", "lenient", "soft"]
 
@@ -157,3 +164,134 @@ class EvalSettings:
         data = asdict(self)
         data["rule"] = self.rule.value
         return {k: v for k, v in data.items() if v is not None}
+
+
+Failure = ParseFailure | CallError | None
+"""What one call's reply failed with, or ``None`` when it produced a reading."""
+
+
+def failure_reasons(failures: Iterable[Failure]) -> Counter[str]:
+    """Failures grouped by reason: ``"parse failure: <reason>"`` or ``"<kind>: <message>"``.
+
+    A call a budget never started (``NotRun``) is not a failure: it is counted by
+    :attr:`ResultFrame.n_not_run` instead.
+    """
+    reasons: Counter[str] = Counter()
+    for f in failures:
+        if isinstance(f, ParseFailure):
+            reasons[f"parse failure: {f.reason}"] += 1
+        elif isinstance(f, CallError) and not never_made(f):
+            reasons[f"{f.kind}: {f.message}"] += 1
+    return reasons
+
+
+def members_failures(names: Sequence[str], members: Sequence[ResultFrame]) -> Counter[str]:
+    """A panel's failures: each member's, each reason prefixed by the member's name."""
+    reasons: Counter[str] = Counter()
+    for name, member in zip(names, members, strict=True):
+        for reason, count in member.failures.items():
+            reasons[f"{name}: {reason}"] += count
+    return reasons
+
+
+class ResultFrame:
+    """The facts every result shares, and their JSON, written once.
+
+    Attributes:
+        seed: The bootstrap seed (a field or a property of the result).
+        level: The intervals' confidence level.
+        n_resamples: Bootstrap resamples.
+        stopped: Why the run stopped before every call was made (a spent budget), or
+            ``None`` when it ran to the end. A stopped result is partial.
+    """
+
+    __slots__ = ()
+
+    # Given by each result as dataclass fields or properties: declared for the type
+    # checker only, as a class attribute here would become a field's default.
+    if TYPE_CHECKING:
+
+        @property
+        def seed(self) -> int:
+            raise NotImplementedError
+
+        @property
+        def level(self) -> float:
+            raise NotImplementedError
+
+        @property
+        def n_resamples(self) -> int:
+            raise NotImplementedError
+
+        @property
+        def stopped(self) -> str | None:
+            raise NotImplementedError
+
+    def item_failures(self) -> Iterator[Iterable[Failure]]:
+        """Per item, its calls' failures (``None`` for a call that gave a reading)."""
+        raise NotImplementedError  # pragma: no cover - each result gives it
+
+    @property
+    def partial(self) -> bool:
+        """Whether a budget stopped the run before every call was made."""
+        return self.stopped is not None
+
+    @property
+    def n_not_run(self) -> int:
+        """Items with a call never made (a budget stopped the run first)."""
+        return sum(any(never_made(f) for f in item) for item in self.item_failures())
+
+    @property
+    def failures(self) -> Counter[str]:
+        """Why calls failed, grouped: ``"parse failure: <reason>"`` or ``"<kind>: <message>"``."""
+        return failure_reasons(f for item in self.item_failures() for f in item)
+
+    def settings_dict(self) -> dict[str, Any]:
+        """The settings' part of the JSON: the bootstrap's seed, level and resamples.
+
+        A result whose settings hold more (the pairwise rule and rounds) renders them
+        whole instead, under ``"settings"``.
+        """
+        return {"seed": self.seed, "level": self.level, "n_resamples": self.n_resamples}
+
+    def frame_dict(self, *, partial: bool = True) -> dict[str, Any]:
+        """The frame's part of the JSON: the settings, ``partial`` and ``stopped``.
+
+        Args:
+            partial: Whether to include ``partial`` (``score``'s JSON never had it,
+                and its JSON does not change).
+        """
+        stop: dict[str, Any] = {"partial": self.partial} if partial else {}
+        return {**self.settings_dict(), **stop, "stopped": self.stopped}
+
+
+class SettingsFrame(ResultFrame):
+    """A :class:`ResultFrame` whose bootstrap is its ``settings``' (pairwise results).
+
+    The result gives ``settings`` (an :class:`EvalSettings`) as a dataclass field; the
+    JSON carries them whole, under ``"settings"``.
+    """
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:  # a dataclass field of each result (see ResultFrame)
+        settings: EvalSettings
+
+    @property
+    def seed(self) -> int:
+        """The run's seed (from :attr:`settings`)."""
+        return self.settings.seed
+
+    @property
+    def level(self) -> float:
+        """The intervals' confidence level (from :attr:`settings`)."""
+        return self.settings.level
+
+    @property
+    def n_resamples(self) -> int:
+        """Bootstrap resamples (from :attr:`settings`)."""
+        return self.settings.n_resamples
+
+    def settings_dict(self) -> dict[str, Any]:
+        """The settings whole (rule, rounds and the bootstrap), under ``"settings"``."""
+        return {"settings": self.settings.to_dict()}

@@ -17,7 +17,6 @@ from typing import Any, Literal, Unpack
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import OUTCOME_SCORE, Outcome
-from fairjudge.evaluation._frame import Failure, ResultFrame
 from fairjudge.evaluation._results import WinRate, win_rate_of
 from fairjudge.evaluation._scores import (
     PointwiseJudgeLike,
@@ -27,7 +26,7 @@ from fairjudge.evaluation._scores import (
 )
 from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, rubric_dict
 from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
-from fairjudge.evaluation._settings import EvalSettings
+from fairjudge.evaluation._settings import EvalSettings, Failure, ResultFrame
 from fairjudge.prompts import Rubric
 
 __all__ = ["SYSTEMS", "ScoredPair", "ViaScoresResult", "check_via_items", "compare_via_scores"]
