@@ -177,9 +177,8 @@ def bradley_terry(
     n_models = len(models)
     if ties not in ("half", "davidson"):
         raise ConfigError(f"ties must be 'half' or 'davidson'; got {ties!r}")
-    anchor_idx, plan, data, found = check_fit_inputs(
-        models, (a, b, codes), anchor, anchor_rating, l2, fallback_l2, options
-    )
+    fit = check_fit_inputs(models, (a, b, codes), anchor, anchor_rating, l2, fallback_l2, options)
+    anchor_idx, plan, data, found = fit
     l2 = found.l2
     if ties == "davidson" and data.counts[:, 2].sum() == 0:
         raise InputError("outcomes: ties='davidson' needs at least one 'tie'; use ties='half'")
@@ -218,13 +217,8 @@ def bradley_terry(
         to_elo(theta, anchor_idx, anchor_rating),
         boot,
         draws,
-        data,
-        anchor=anchor_idx,
+        fit,
         anchor_rating=anchor_rating,
-        l2=l2,
-        plan=plan,
-        held=found.held,
-        l2_fallback=found.fell_back,
         ties=ties,
         tie_strength=tie_strength,
         tie_strength_ci=tie_ci,

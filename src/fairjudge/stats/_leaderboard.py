@@ -12,7 +12,6 @@ rank are refused too: a number the fit cannot estimate is never printed as one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Self
 
@@ -205,16 +204,11 @@ class Leaderboard(Resampled):
         elo: FloatArray,
         boot: FloatArray,
         draws: BootstrapDraws,
-        data: PairData,
+        fit: FitInputs,
         *,
-        anchor: int,
         anchor_rating: float,
-        l2: float,
-        plan: BootstrapPlan,
         not_identified: str | None = None,
         unstable: str | None = None,
-        held: Sequence[str | None] = (),
-        l2_fallback: bool = False,
         **extra: Any,
     ) -> Self:
         """Build the leaderboard from its point and bootstrap ratings.
@@ -226,11 +220,11 @@ class Leaderboard(Resampled):
                 identified.
             draws: The bootstrap rounds (which ratings diverged, how many were
                 degenerate).
-            data: The battles.
-            anchor: Index of the anchor model.
-            anchor_rating: Its rating.
-            l2: Ridge strength of the fit.
-            plan: The bootstrap's options.
+            fit: The fit's checked inputs (:func:`check_fit_inputs`): the anchor, the
+                bootstrap plan, the battles, and the ridge with the models it alone
+                holds (``fit.found.held``), whose rating intervals it refuses; their
+                rank intervals stand, since the battles do order them against the rest.
+            anchor_rating: The anchor's rating.
             not_identified: Why the full-data fit identifies no rating (say, the
                 verdicts are separated by style), or ``None``. When given, it replaces
                 every rating and rating interval but the anchor's (a point by
@@ -238,17 +232,11 @@ class Leaderboard(Resampled):
             unstable: What went wrong in a round whose rating diverged, completing
                 "N of B bootstrap resamples ..." in a refused interval's reason; by
                 default, no finite maximum, and the ridge (``l2``) that gives one.
-            held: Per model, why only the ridge holds its rating (see
-                :func:`._bt_data.identify`), or ``None``; empty when none is. It
-                replaces that model's rating interval; its rank interval stands, since
-                the battles do order it against the rest.
-            l2_fallback: Whether ``l2`` is the fallback ridge.
             **extra: The subclass's own fields.
         """
+        anchor, plan, data, found = fit
         rank_reasons = _reasons(draws.diverged, plan, unstable or worded(_DIVERGED, "l2"))
-        reasons = (
-            [h or r for h, r in zip(held, rank_reasons, strict=True)] if held else rank_reasons
-        )
+        reasons = [h or r for h, r in zip(found.held, rank_reasons, strict=True)]
         refused: list[str | None] = [None] * len(models)
         if not_identified is not None:
             reasons = [r if i == anchor else not_identified for i, r in enumerate(reasons)]
@@ -261,14 +249,12 @@ class Leaderboard(Resampled):
             models=models,
             anchor=models[anchor],
             anchor_rating=float(anchor_rating),
-            l2=l2,
+            l2=found.l2,
             n_battles=int(data.cells.size),
             bootstrap="battles" if plan.n_questions is None else "questions",
             n_degenerate_resamples=draws.n_degenerate,
-            held_by_ridge=tuple(m for m, why in zip(models, held, strict=True) if why)
-            if held
-            else (),
-            l2_fallback=l2_fallback,
+            held_by_ridge=tuple(m for m, why in zip(models, found.held, strict=True) if why),
+            l2_fallback=found.fell_back,
             **plan.record(),
             **extra,
         )

@@ -314,9 +314,8 @@ def style_controlled_bradley_terry(
     models, a, b, codes = encode_battles(model_a, model_b, outcomes)
     m = check_same_length(outcomes=outcomes, features_a=features_a, features_b=features_b)
     picked = _check_controls(controls)
-    anchor_idx, plan, data, found = check_fit_inputs(
-        models, (a, b, codes), anchor, anchor_rating, l2, fallback_l2, options
-    )
+    fit = check_fit_inputs(models, (a, b, codes), anchor, anchor_rating, l2, fallback_l2, options)
+    anchor_idx, plan, data, found = fit
     n = len(models)
     l2 = found.l2
 
@@ -342,15 +341,10 @@ def style_controlled_bradley_terry(
         to_elo(x_hat[:n], anchor_idx, anchor_rating),
         to_elo(draws.theta, anchor_idx, anchor_rating),
         draws,
-        data,
-        anchor=anchor_idx,
+        fit,
         anchor_rating=anchor_rating,
-        l2=l2,
-        plan=plan,
         not_identified=reason,
         unstable=_UNSTABLE_RATING,
-        held=found.held,
-        l2_fallback=found.fell_back,
         reason=reason,
         coefficients=tuple(coefs),
     )
