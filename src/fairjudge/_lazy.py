@@ -8,8 +8,10 @@ Each such package keeps two lists of the same names: its ``if TYPE_CHECKING:``
 imports, which the type checker reads, and a plain ``name -> module`` table, which
 :func:`lazy_attributes` reads at run time. A table is a dict literal: nothing parses
 source at run time, so the package works where only bytecode is installed.
+Every lazy name is in the package's ``__all__``: there is one tier of public names.
 ``tests/test_lazy.py`` checks that every package's two lists name the same things,
-so a name moved in one but not the other fails a test, not a command.
+so a name moved in one but not the other fails a test, not a command. A package's
+``__init__`` ends with one call, :func:`package_surface`, after its ``__all__``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_attributes", "module_dir", "publish"]
+__all__ = ["lazy_attributes", "package_surface"]
 
 
 def lazy_attributes(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
@@ -85,7 +87,7 @@ def _label(value: Any, name: str, package: str) -> None:
 _FUNCTION = type(lazy_attributes)
 
 
-def publish(namespace: dict[str, Any]) -> None:
+def _publish(namespace: dict[str, Any]) -> None:
     """Label every eager name of a package's ``__all__`` with its public home (see _label)."""
     package = namespace["__name__"]
     for name in namespace.get("__all__", ()):
@@ -93,6 +95,22 @@ def publish(namespace: dict[str, Any]) -> None:
             _label(namespace[name], name, package)
 
 
-def module_dir(namespace: Mapping[str, Any], exported: list[str]) -> Callable[[], list[str]]:
-    """A module ``__dir__`` that lists the lazy names too (for completion and ``dir()``)."""
-    return lambda: sorted({*namespace, *exported})
+def package_surface(namespace: dict[str, Any], lazy: Mapping[str, str] | None = None) -> None:
+    """Finish a package's ``__init__``: its lazy names, its ``dir()`` and its public labels.
+
+    Called once, last, with the package's ``globals()``: it installs ``__getattr__``
+    for the ``lazy`` table (name -> module, see :func:`lazy_attributes`) and a
+    ``__dir__`` that lists every name of ``__all__``, loaded or not (for completion),
+    then labels the eager public names (:func:`_publish`). The ``__getattr__`` is set
+    here rather than written in the module, so the type checker knows a package's names
+    from its imports alone and rejects a name it does not export.
+
+    Args:
+        namespace: The package's ``globals()``, with ``__all__`` already set.
+        lazy: Each lazy name and the dotted module it is defined in.
+    """
+    exported = list(namespace["__all__"])
+    if lazy:
+        namespace["__getattr__"] = lazy_attributes(namespace["__name__"], lazy)
+    namespace["__dir__"] = lambda: sorted({*namespace, *exported})
+    _publish(namespace)

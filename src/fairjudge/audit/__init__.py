@@ -15,25 +15,47 @@ Everything but the pairwise calibration loads on first use (PEP 562).
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, publish
-from fairjudge.audit._calibration import CalibrationGate, calibration_report
-from fairjudge.audit._calibration import check_labels as check_labels
+from fairjudge._lazy import package_surface
+from fairjudge.audit._calibration import CalibrationGate, calibration_report, check_labels
 
 if TYPE_CHECKING:
-    from fairjudge.audit._audit import AuditReport, audit
-    from fairjudge.audit._audit import plan_experiments as plan_experiments
+    from fairjudge.audit._audit import AuditReport, audit, plan_experiments
     from fairjudge.audit._audit_items import AuditItem, builtin_items, load_audit_items
-    from fairjudge.audit._calibration import MIN_KAPPA as MIN_KAPPA
-    from fairjudge.audit._calibration import check_threshold as check_threshold
+    from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
     from fairjudge.audit._effects import THRESHOLDS, Effect
     from fairjudge.audit._experiment import AuditSettings, ExperimentResult
     from fairjudge.audit._judges import AuditJudge, ModelAuditJudge
-    from fairjudge.audit._label_merge import merge_labels as merge_labels
-    from fairjudge.audit._score_calibration import ScoreCalibration, score_calibration_report
-    from fairjudge.audit._score_calibration import check_score_labels as check_score_labels
+    from fairjudge.audit._label_merge import merge_labels
+    from fairjudge.audit._score_calibration import (
+        ScoreCalibration,
+        check_score_labels,
+        score_calibration_report,
+    )
 
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+__all__ = [
+    "MIN_KAPPA",
+    "THRESHOLDS",
+    "AuditItem",
+    "AuditJudge",
+    "AuditReport",
+    "AuditSettings",
+    "CalibrationGate",
+    "Effect",
+    "ExperimentResult",
+    "ModelAuditJudge",
+    "ScoreCalibration",
+    "audit",
+    "builtin_items",
+    "calibration_report",
+    "check_labels",
+    "check_score_labels",
+    "check_threshold",
+    "load_audit_items",
+    "merge_labels",
+    "plan_experiments",
+    "score_calibration_report",
+]
+
 _LAZY = {
     "AuditReport": "fairjudge.audit._audit",
     "audit": "fairjudge.audit._audit",
@@ -54,24 +76,5 @@ _LAZY = {
     "check_score_labels": "fairjudge.audit._score_calibration",
     "score_calibration_report": "fairjudge.audit._score_calibration",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
 
-__all__ = [
-    "THRESHOLDS",
-    "AuditItem",
-    "AuditJudge",
-    "AuditReport",
-    "AuditSettings",
-    "CalibrationGate",
-    "Effect",
-    "ExperimentResult",
-    "ModelAuditJudge",
-    "ScoreCalibration",
-    "audit",
-    "builtin_items",
-    "calibration_report",
-    "load_audit_items",
-    "score_calibration_report",
-]
-
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals(), _LAZY)

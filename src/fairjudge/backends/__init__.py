@@ -16,31 +16,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir, publish
+from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
-    from fairjudge.backends._base_url import check_base_url as check_base_url
-    from fairjudge.backends._base_url import is_loopback_host as is_loopback_host
-    from fairjudge.backends._batch_api import BatchAPI
-    from fairjudge.backends._batch_api import BatchState as BatchState
-    from fairjudge.backends._batch_api import UploadingBatchAPI as UploadingBatchAPI
-    from fairjudge.backends._batch_clients import batch_client as batch_client
-    from fairjudge.backends._batch_clients import check_batchable as check_batchable
-    from fairjudge.backends._capabilities import capabilities_for as capabilities_for
-    from fairjudge.backends._local import DEFAULT_N_CTX as DEFAULT_N_CTX
-    from fairjudge.backends._local import LocalBackend
+    from fairjudge.backends._base_url import check_base_url, is_loopback_host
+    from fairjudge.backends._batch_api import BatchAPI, BatchState, UploadingBatchAPI
+    from fairjudge.backends._batch_clients import batch_client, check_batchable
+    from fairjudge.backends._capabilities import capabilities_for
+    from fairjudge.backends._local import DEFAULT_N_CTX, LocalBackend
     from fairjudge.backends._openai import OpenAIBackend
 
 __all__ = [
+    "DEFAULT_N_CTX",
     "AnthropicBackend",
     "BatchAPI",
+    "BatchState",
     "LocalBackend",
     "OpenAIBackend",
+    "UploadingBatchAPI",
+    "batch_client",
+    "capabilities_for",
+    "check_base_url",
+    "check_batchable",
+    "is_loopback_host",
 ]
 
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "AnthropicBackend": "fairjudge.backends._anthropic",
     "check_base_url": "fairjudge.backends._base_url",
@@ -55,9 +56,5 @@ _LAZY = {
     "LocalBackend": "fairjudge.backends._local",
     "OpenAIBackend": "fairjudge.backends._openai",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
 
-
-__dir__ = module_dir(globals(), __all__)
-
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals(), _LAZY)

@@ -20,9 +20,8 @@
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir, publish
-from fairjudge.evaluation._settings import EvalSettings
-from fairjudge.evaluation._settings import check_repeats as check_repeats
+from fairjudge._lazy import package_surface
+from fairjudge.evaluation._settings import EvalSettings, check_repeats
 
 if TYPE_CHECKING:
     from fairjudge.evaluation._adaptive import (
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
         evaluate_adaptive,
         evaluate_jury_adaptive,
     )
-    from fairjudge.evaluation._adaptive_result import AdaptiveResult
-    from fairjudge.evaluation._adaptive_result import tallied_run as tallied_run
+    from fairjudge.evaluation._adaptive_result import AdaptiveResult, tallied_run
     from fairjudge.evaluation._battles import (
         Battles,
         LongAnswers,
@@ -39,43 +37,106 @@ if TYPE_CHECKING:
         load_ranking_input,
         make_pairs,
     )
-    from fairjudge.evaluation._jury import JuryResult, evaluate_jury
-    from fairjudge.evaluation._jury import jury_records as jury_records
+    from fairjudge.evaluation._jury import JuryResult, evaluate_jury, jury_records
     from fairjudge.evaluation._jury_stats import JuryDiagnostics, jury_diagnostics
-    from fairjudge.evaluation._panel import AGGREGATIONS, SCORE_AGGREGATIONS
-    from fairjudge.evaluation._panel import check_rule as check_rule
-    from fairjudge.evaluation._ranking import FALLBACK_L2 as FALLBACK_L2
-    from fairjudge.evaluation._ranking import fit_battles
+    from fairjudge.evaluation._panel import AGGREGATIONS, SCORE_AGGREGATIONS, check_rule
+    from fairjudge.evaluation._ranking import FALLBACK_L2, fit_battles
     from fairjudge.evaluation._results import (
         PairwiseResult,
         Rate,
         WinRate,
+        as_batch_judge,
         evaluate,
         evaluate_pairs,
+        judgment,
         length_controlled,
+        summarise,
     )
-    from fairjudge.evaluation._results import as_batch_judge as as_batch_judge
-    from fairjudge.evaluation._results import judgment as judgment
-    from fairjudge.evaluation._results import summarise as summarise
     from fairjudge.evaluation._score_jury import JuryScoreResult, PanelScoredItem, score_with_jury
     from fairjudge.evaluation._score_jury_stats import (
         JuryScoreDiagnostics,
         score_jury_diagnostics,
     )
-    from fairjudge.evaluation._scores import check_score_items as check_score_items
-    from fairjudge.evaluation._scores import score_answers
-    from fairjudge.evaluation._scores import summarise_scores as summarise_scores
-    from fairjudge.evaluation._scores_records import ScoreRun, load_score_run
+    from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
     from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, SystemDifference
-    from fairjudge.evaluation._scores_stats import CollapseRule, DimensionSummary, ScoreMean
-    from fairjudge.evaluation._scores_stats import human_agreement as human_agreement
-    from fairjudge.evaluation._trend import DimensionShift, ScoreTrend, score_trend
-    from fairjudge.evaluation._trend import check_comparable as check_comparable
-    from fairjudge.evaluation._via_scores import ViaScoresResult, compare_via_scores
-    from fairjudge.evaluation._via_scores import check_via_items as check_via_items
+    from fairjudge.evaluation._scores_stats import (
+        CollapseRule,
+        DimensionSummary,
+        ScoreMean,
+        human_agreement,
+    )
+    from fairjudge.evaluation._trend import (
+        DimensionShift,
+        ScoreRun,
+        ScoreTrend,
+        check_comparable,
+        load_score_run,
+        score_trend,
+    )
+    from fairjudge.evaluation._via_scores import (
+        ViaScoresResult,
+        check_via_items,
+        compare_via_scores,
+    )
 
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+__all__ = [
+    "AGGREGATIONS",
+    "FALLBACK_L2",
+    "SCORE_AGGREGATIONS",
+    "AdaptiveResult",
+    "Battles",
+    "CollapseRule",
+    "DimensionShift",
+    "DimensionSummary",
+    "EvalSettings",
+    "JuryDiagnostics",
+    "JuryResult",
+    "JuryScoreDiagnostics",
+    "JuryScoreResult",
+    "LongAnswers",
+    "PairwiseResult",
+    "PanelScoredItem",
+    "Rate",
+    "ScoreMean",
+    "ScoreResult",
+    "ScoreRun",
+    "ScoreTrend",
+    "ScoredItem",
+    "SystemDifference",
+    "ViaScoresResult",
+    "WinRate",
+    "as_batch_judge",
+    "battles_from",
+    "check_comparable",
+    "check_repeats",
+    "check_rule",
+    "check_score_items",
+    "check_via_items",
+    "compare_via_scores",
+    "compare_via_scores_adaptive",
+    "evaluate",
+    "evaluate_adaptive",
+    "evaluate_jury",
+    "evaluate_jury_adaptive",
+    "evaluate_pairs",
+    "fit_battles",
+    "human_agreement",
+    "judgment",
+    "jury_diagnostics",
+    "jury_records",
+    "length_controlled",
+    "load_ranking_input",
+    "load_score_run",
+    "make_pairs",
+    "score_answers",
+    "score_jury_diagnostics",
+    "score_trend",
+    "score_with_jury",
+    "summarise",
+    "summarise_scores",
+    "tallied_run",
+]
+
 _LAZY = {
     "evaluate_adaptive": "fairjudge.evaluation._adaptive",
     "evaluate_jury_adaptive": "fairjudge.evaluation._adaptive",
@@ -114,8 +175,8 @@ _LAZY = {
     "check_score_items": "fairjudge.evaluation._scores",
     "score_answers": "fairjudge.evaluation._scores",
     "summarise_scores": "fairjudge.evaluation._scores",
-    "ScoreRun": "fairjudge.evaluation._scores_records",
-    "load_score_run": "fairjudge.evaluation._scores_records",
+    "ScoreRun": "fairjudge.evaluation._trend",
+    "load_score_run": "fairjudge.evaluation._trend",
     "ScoreResult": "fairjudge.evaluation._scores_result",
     "ScoredItem": "fairjudge.evaluation._scores_result",
     "SystemDifference": "fairjudge.evaluation._scores_result",
@@ -131,54 +192,5 @@ _LAZY = {
     "check_via_items": "fairjudge.evaluation._via_scores",
     "compare_via_scores": "fairjudge.evaluation._via_scores",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
 
-__all__ = [
-    "AGGREGATIONS",
-    "SCORE_AGGREGATIONS",
-    "AdaptiveResult",
-    "Battles",
-    "CollapseRule",
-    "DimensionShift",
-    "DimensionSummary",
-    "EvalSettings",
-    "JuryDiagnostics",
-    "JuryResult",
-    "JuryScoreDiagnostics",
-    "JuryScoreResult",
-    "LongAnswers",
-    "PairwiseResult",
-    "PanelScoredItem",
-    "Rate",
-    "ScoreMean",
-    "ScoreResult",
-    "ScoreRun",
-    "ScoreTrend",
-    "ScoredItem",
-    "SystemDifference",
-    "ViaScoresResult",
-    "WinRate",
-    "battles_from",
-    "compare_via_scores",
-    "compare_via_scores_adaptive",
-    "evaluate",
-    "evaluate_adaptive",
-    "evaluate_jury",
-    "evaluate_jury_adaptive",
-    "evaluate_pairs",
-    "fit_battles",
-    "jury_diagnostics",
-    "length_controlled",
-    "load_ranking_input",
-    "load_score_run",
-    "make_pairs",
-    "score_answers",
-    "score_jury_diagnostics",
-    "score_trend",
-    "score_with_jury",
-]
-
-
-__dir__ = module_dir(globals(), __all__)
-
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals(), _LAZY)

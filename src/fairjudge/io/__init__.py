@@ -9,54 +9,55 @@ with a header record that says which command wrote it (:mod:`fairjudge.io._out_f
 
 The item types themselves (:class:`~fairjudge.Item`, :class:`~fairjudge.ScoreItem`)
 are core types and live with the others; this package only reads and writes them.
-Names outside ``__all__`` are the surface other layers of fairjudge use.
+Other packages use only the names in ``__all__``.
 """
 
 from __future__ import annotations
 
-# Names outside __all__ are re-exported explicitly (`name as name`): the layers' surface.
-from fairjudge._lazy import publish
-from fairjudge.io._config_file import CONFIG_SCHEMA_VERSION as CONFIG_SCHEMA_VERSION
-from fairjudge.io._config_file import ConfigText as ConfigText
-from fairjudge.io._config_file import dump_config as dump_config
-from fairjudge.io._config_file import read_config as read_config
-from fairjudge.io._files import write_atomic
-from fairjudge.io._files import write_jsonl_atomic as write_jsonl_atomic
+from fairjudge._lazy import package_surface
+from fairjudge.io._config_file import CONFIG_SCHEMA_VERSION, ConfigText, dump_config, read_config
+from fairjudge.io._files import write_atomic, write_jsonl_atomic
 from fairjudge.io._json import strict_dumps
-from fairjudge.io._label_scores import ScoreSheet
-from fairjudge.io._label_scores import is_pointwise_file as is_pointwise_file
-from fairjudge.io._labels import LabelSheet
-from fairjudge.io._labels import Side as Side
-from fairjudge.io._labels import order_path as order_path
-from fairjudge.io._labels import read_sheet_rows as read_sheet_rows
-from fairjudge.io._labels import write_rows_durably as write_rows_durably
-from fairjudge.io._out_file import OutHeader, read_header
-from fairjudge.io._out_file import OutKind as OutKind
-from fairjudge.io._out_file import out_header as out_header
-from fairjudge.io._pairs import Columns, LoadedItems, load_items
-from fairjudge.io._pairs import read_rows as read_rows
-from fairjudge.io._rows import open_source as open_source
-from fairjudge.io._rows import read_records
+from fairjudge.io._label_scores import ScoreSheet, is_pointwise_file
+from fairjudge.io._labels import LabelSheet, Side, order_path, read_sheet_rows, write_rows_durably
+from fairjudge.io._out_file import OutHeader, OutKind, out_header, read_header
+from fairjudge.io._pairs import Columns, LoadedItems, load_items, read_rows
+from fairjudge.io._rows import open_source, read_records
 from fairjudge.io._scores import LoadedScoreItems, load_score_items
-from fairjudge.io._untrusted import BadTOML as BadTOML
-from fairjudge.io._untrusted import loads_toml as loads_toml
-from fairjudge.io._untrusted import read_text as read_text
-from fairjudge.io._untrusted import read_toml as read_toml
-from fairjudge.io._untrusted import shown as shown
+from fairjudge.io._untrusted import BadTOML, loads_toml, read_text, read_toml, shown
 
 __all__ = [
+    "CONFIG_SCHEMA_VERSION",
+    "BadTOML",
     "Columns",
+    "ConfigText",
     "LabelSheet",
     "LoadedItems",
     "LoadedScoreItems",
     "OutHeader",
+    "OutKind",
     "ScoreSheet",
+    "Side",
+    "dump_config",
+    "is_pointwise_file",
     "load_items",
     "load_score_items",
+    "loads_toml",
+    "open_source",
+    "order_path",
+    "out_header",
+    "read_config",
     "read_header",
     "read_records",
+    "read_rows",
+    "read_sheet_rows",
+    "read_text",
+    "read_toml",
+    "shown",
     "strict_dumps",
     "write_atomic",
+    "write_jsonl_atomic",
+    "write_rows_durably",
 ]
 
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals())

@@ -22,19 +22,21 @@ or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, publish
+from fairjudge._lazy import package_surface
 from fairjudge.judges._callable import CallableJudge
-from fairjudge.judges._own_judge import TransientJudgeError, judge_function, judge_name
-from fairjudge.judges._own_judge import interrupt_note as interrupt_note
+from fairjudge.judges._own_judge import (
+    TransientJudgeError,
+    interrupt_note,
+    judge_function,
+    judge_name,
+)
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 
 if TYPE_CHECKING:
     from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
-    from fairjudge.judges._jury_file import JuryFile, load_jury_file
-    from fairjudge.judges._jury_file import recorded_jury as recorded_jury
+    from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
     from fairjudge.judges._jury_usage import MemberUsage
-    from fairjudge.judges._jury_votes import panel_reply as panel_reply
-    from fairjudge.judges._jury_votes import weighted_majority as weighted_majority
+    from fairjudge.judges._jury_votes import panel_reply, weighted_majority
     from fairjudge.judges._llm import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
         BatchPointwiseJudge,
@@ -42,19 +44,61 @@ if TYPE_CHECKING:
         PointwiseJudge,
         ScoreMode,
         ScoreRequest,
+        as_rubric,
         resolve_pointwise_judge,
     )
-    from fairjudge.judges._pointwise import as_rubric as as_rubric
     from fairjudge.judges._pointwise_jury import PointwiseJury
-    from fairjudge.judges._registry import DEFAULT_JUDGE, BackendOptions, resolve_judge
-    from fairjudge.judges._registry import calls_no_model as calls_no_model
-    from fairjudge.judges._registry import fixes_temperature as fixes_temperature
-    from fairjudge.judges._registry import judge_spec as judge_spec
+    from fairjudge.judges._registry import (
+        DEFAULT_JUDGE,
+        BackendOptions,
+        calls_no_model,
+        fixes_temperature,
+        judge_spec,
+        resolve_judge,
+    )
     from fairjudge.judges._replay import ReplayJudge
     from fairjudge.judges._session import Job, JudgeSession, ReplyParser
 
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+__all__ = [
+    "DEFAULT_JUDGE",
+    "BackendOptions",
+    "BatchJudge",
+    "BatchPointwiseJudge",
+    "CallableJudge",
+    "CallablePointwiseJudge",
+    "Job",
+    "JudgeSession",
+    "Jury",
+    "JuryFile",
+    "JuryMember",
+    "LLMJudge",
+    "MemberSpec",
+    "MemberUsage",
+    "PairwiseRequest",
+    "PointwiseJudge",
+    "PointwiseJury",
+    "ProgressCallback",
+    "ReplayJudge",
+    "ReplyParser",
+    "ScoreMode",
+    "ScoreRequest",
+    "TransientJudgeError",
+    "as_rubric",
+    "calls_no_model",
+    "fixes_temperature",
+    "interrupt_note",
+    "judge_function",
+    "judge_name",
+    "judge_spec",
+    "load_jury_file",
+    "panel_reply",
+    "read_verdict",
+    "recorded_jury",
+    "resolve_judge",
+    "resolve_pointwise_judge",
+    "weighted_majority",
+]
+
 _LAZY = {
     "Jury": "fairjudge.judges._jury",
     "JuryMember": "fairjudge.judges._jury",
@@ -86,38 +130,5 @@ _LAZY = {
     "JudgeSession": "fairjudge.judges._session",
     "ReplyParser": "fairjudge.judges._session",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
 
-__all__ = [
-    "DEFAULT_JUDGE",
-    "BackendOptions",
-    "BatchJudge",
-    "BatchPointwiseJudge",
-    "CallableJudge",
-    "CallablePointwiseJudge",
-    "Job",
-    "JudgeSession",
-    "Jury",
-    "JuryFile",
-    "JuryMember",
-    "LLMJudge",
-    "MemberSpec",
-    "MemberUsage",
-    "PairwiseRequest",
-    "PointwiseJudge",
-    "PointwiseJury",
-    "ProgressCallback",
-    "ReplayJudge",
-    "ReplyParser",
-    "ScoreMode",
-    "ScoreRequest",
-    "TransientJudgeError",
-    "judge_function",
-    "judge_name",
-    "load_jury_file",
-    "read_verdict",
-    "resolve_judge",
-    "resolve_pointwise_judge",
-]
-
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals(), _LAZY)

@@ -6,7 +6,7 @@ pydantic models, and ``import fairjudge`` should not pay for pydantic.
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, publish
+from fairjudge._lazy import package_surface
 from fairjudge.prompts._parse import VerdictFormat, parse_verdict, probabilities_from_logprobs
 from fairjudge.prompts._rubrics import (
     DEFAULT_RUBRIC,
@@ -34,19 +34,6 @@ if TYPE_CHECKING:
         validate_scores,
     )
 
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
-_LAZY = {
-    "AnswerScores": "fairjudge.prompts._score_parse",
-    "ScoreCall": "fairjudge.prompts._score_parse",
-    "ScoreContext": "fairjudge.prompts._score_parse",
-    "ScoreReading": "fairjudge.prompts._score_parse",
-    "parse_scores": "fairjudge.prompts._score_parse",
-    "read_scores": "fairjudge.prompts._score_parse",
-    "validate_scores": "fairjudge.prompts._score_parse",
-}
-__getattr__ = lazy_attributes(__name__, _LAZY)
-
 __all__ = [
     "DEFAULT_RUBRIC",
     "AnswerScores",
@@ -70,4 +57,14 @@ __all__ = [
     "validate_scores",
 ]
 
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+_LAZY = {
+    "AnswerScores": "fairjudge.prompts._score_parse",
+    "ScoreCall": "fairjudge.prompts._score_parse",
+    "ScoreContext": "fairjudge.prompts._score_parse",
+    "ScoreReading": "fairjudge.prompts._score_parse",
+    "parse_scores": "fairjudge.prompts._score_parse",
+    "read_scores": "fairjudge.prompts._score_parse",
+    "validate_scores": "fairjudge.prompts._score_parse",
+}
+
+package_surface(globals(), _LAZY)

@@ -11,51 +11,86 @@ keeps the exact values.
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir, publish
+from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
-    from fairjudge.report._audit import render_audit as render_audit
-    from fairjudge.report._calibration import calibration_payload as calibration_payload
-    from fairjudge.report._calibration import render_calibration as render_calibration
-    from fairjudge.report._comparison import ComparisonReport, comparison_report
-    from fairjudge.report._comparison import render_comparison as render_comparison
-    from fairjudge.report._html import comparison_html as comparison_html
-    from fairjudge.report._html import ranking_html as ranking_html
-    from fairjudge.report._html import write_html
+    from fairjudge.report._audit import render_audit
+    from fairjudge.report._calibration import calibration_payload, render_calibration
+    from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
+    from fairjudge.report._html import comparison_html, ranking_html, write_html
     from fairjudge.report._html_load import load_results
-    from fairjudge.report._jury import JuryReport
-    from fairjudge.report._jury import jury_report as jury_report
-    from fairjudge.report._jury import render_jury as render_jury
-    from fairjudge.report._label_server import LabelServer as LabelServer
-    from fairjudge.report._markdown_kinds import comparison_markdown as comparison_markdown
-    from fairjudge.report._markdown_kinds import markdown_of as markdown_of
-    from fairjudge.report._markdown_kinds import page_markdown as page_markdown
-    from fairjudge.report._markdown_kinds import ranking_markdown as ranking_markdown
-    from fairjudge.report._markdown_kinds import via_scores_markdown as via_scores_markdown
-    from fairjudge.report._page import page_html as page_html
-    from fairjudge.report._page_audit import audit_page as audit_page
-    from fairjudge.report._page_audit import audit_payload as audit_payload
-    from fairjudge.report._page_panel import jury_html as jury_html
-    from fairjudge.report._page_panel import score_jury_html as score_jury_html
-    from fairjudge.report._page_score import score_page as score_page
-    from fairjudge.report._pages import PAGES as PAGES
-    from fairjudge.report._pages import out_file_header as out_file_header
-    from fairjudge.report._pages import out_file_page as out_file_page
-    from fairjudge.report._ranking import RankingReport
-    from fairjudge.report._ranking import render_ranking as render_ranking
-    from fairjudge.report._score_jury import render_score_jury as render_score_jury
-    from fairjudge.report._score_jury import score_jury_report as score_jury_report
-    from fairjudge.report._scores import ScoreReport
-    from fairjudge.report._scores import render_score_calibration as render_score_calibration
-    from fairjudge.report._scores import render_scores as render_scores
-    from fairjudge.report._scores import render_via_scores as render_via_scores
-    from fairjudge.report._scores import score_report as score_report
-    from fairjudge.report._text import print_failures as print_failures
-    from fairjudge.report._text import visible as visible
+    from fairjudge.report._jury import JuryReport, jury_report, render_jury
+    from fairjudge.report._label_server import LabelServer
+    from fairjudge.report._markdown_kinds import (
+        comparison_markdown,
+        markdown_of,
+        page_markdown,
+        ranking_markdown,
+        via_scores_markdown,
+    )
+    from fairjudge.report._page import page_html
+    from fairjudge.report._page_audit import audit_page, audit_payload
+    from fairjudge.report._page_compare import compare_page
+    from fairjudge.report._page_panel import jury_html, score_jury_html
+    from fairjudge.report._page_rank import rank_page
+    from fairjudge.report._page_score import score_page
+    from fairjudge.report._pages import PAGES, out_file_header, out_file_page
+    from fairjudge.report._ranking import RankingReport, render_ranking
+    from fairjudge.report._score_jury import render_score_jury, score_jury_report
+    from fairjudge.report._scores import (
+        ScoreReport,
+        render_score_calibration,
+        render_scores,
+        render_via_scores,
+        score_report,
+    )
+    from fairjudge.report._text import print_failures, visible
+
+__all__ = [
+    "PAGES",
+    "ComparisonReport",
+    "JuryReport",
+    "LabelServer",
+    "RankingReport",
+    "ScoreReport",
+    "audit_page",
+    "audit_payload",
+    "calibration_payload",
+    "compare_page",
+    "comparison_html",
+    "comparison_markdown",
+    "comparison_report",
+    "jury_html",
+    "jury_report",
+    "load_results",
+    "markdown_of",
+    "out_file_header",
+    "out_file_page",
+    "page_html",
+    "page_markdown",
+    "print_failures",
+    "rank_page",
+    "ranking_html",
+    "ranking_markdown",
+    "render_audit",
+    "render_calibration",
+    "render_comparison",
+    "render_jury",
+    "render_ranking",
+    "render_score_calibration",
+    "render_score_jury",
+    "render_scores",
+    "render_via_scores",
+    "score_jury_html",
+    "score_jury_report",
+    "score_page",
+    "score_report",
+    "via_scores_markdown",
+    "visible",
+    "write_html",
+]
 
 # Every name loads on first use (PEP 562): a command imports only the report it shows.
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "render_audit": "fairjudge.report._audit",
     "calibration_payload": "fairjudge.report._calibration",
@@ -79,6 +114,8 @@ _LAZY = {
     "page_html": "fairjudge.report._page",
     "audit_page": "fairjudge.report._page_audit",
     "audit_payload": "fairjudge.report._page_audit",
+    "compare_page": "fairjudge.report._page_compare",
+    "rank_page": "fairjudge.report._page_rank",
     "jury_html": "fairjudge.report._page_panel",
     "score_jury_html": "fairjudge.report._page_panel",
     "score_page": "fairjudge.report._page_score",
@@ -97,19 +134,5 @@ _LAZY = {
     "print_failures": "fairjudge.report._text",
     "visible": "fairjudge.report._text",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
 
-__all__ = [
-    "ComparisonReport",
-    "JuryReport",
-    "RankingReport",
-    "ScoreReport",
-    "comparison_report",
-    "load_results",
-    "write_html",
-]
-
-
-__dir__ = module_dir(globals(), __all__)
-
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals(), _LAZY)

@@ -11,28 +11,49 @@ the price (:class:`BatchExecutor`).
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, module_dir, publish
+from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
     from fairjudge._errors import BatchPending
     from fairjudge.runner._batch import DEFAULT_POLL_S, BatchExecutor
-    from fairjudge.runner._cached import serve_from_store as serve_from_store
+    from fairjudge.runner._cached import serve_from_store
     from fairjudge.runner._call_record import CallRecord
     from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
     from fairjudge.runner._limits import Prices, RetryPolicy
     from fairjudge.runner._options import RunOptions
-    from fairjudge.runner._portal import EventLoopThread as EventLoopThread
-    from fairjudge.runner._progress import PROGRESS_LABEL as PROGRESS_LABEL
-    from fairjudge.runner._progress import make_progress as make_progress
-    from fairjudge.runner._progress import progress_label as progress_label
+    from fairjudge.runner._portal import EventLoopThread
+    from fairjudge.runner._progress import PROGRESS_LABEL, make_progress, progress_label
     from fairjudge.runner._ray import RayExecutor
     from fairjudge.runner._result import CallOutcome, RunResult, RunSummary
     from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
 
+__all__ = [
+    "DEFAULT_POLL_S",
+    "DEFAULT_STORE_PATH",
+    "PROGRESS_LABEL",
+    "AsyncioExecutor",
+    "Batch",
+    "BatchExecutor",
+    "BatchPending",
+    "CallOutcome",
+    "CallRecord",
+    "EventLoopThread",
+    "Executor",
+    "Prices",
+    "RayExecutor",
+    "RetryPolicy",
+    "RunOptions",
+    "RunResult",
+    "RunSummary",
+    "Store",
+    "make_progress",
+    "progress_label",
+    "run_calls",
+    "serve_from_store",
+]
+
 # Every name loads on first use (PEP 562): asking for RunSummary or RunOptions does
 # not import asyncio, sqlite3 or pydantic.
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "BatchPending": "fairjudge._errors",
     "BatchExecutor": "fairjudge.runner._batch",
@@ -57,29 +78,5 @@ _LAZY = {
     "DEFAULT_STORE_PATH": "fairjudge.runner._store",
     "Store": "fairjudge.runner._store",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
 
-__all__ = [
-    "DEFAULT_POLL_S",
-    "DEFAULT_STORE_PATH",
-    "AsyncioExecutor",
-    "Batch",
-    "BatchExecutor",
-    "BatchPending",
-    "CallOutcome",
-    "CallRecord",
-    "Executor",
-    "Prices",
-    "RayExecutor",
-    "RetryPolicy",
-    "RunOptions",
-    "RunResult",
-    "RunSummary",
-    "Store",
-    "run_calls",
-]
-
-
-__dir__ = module_dir(globals(), __all__)
-
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals(), _LAZY)

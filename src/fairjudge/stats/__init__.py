@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes, publish
+from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
     from fairjudge.stats._agreement import AgreementResult, judge_agreement
@@ -17,9 +17,13 @@ if TYPE_CHECKING:
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
     from fairjudge.stats._confseq import ConfidenceSequence
     from fairjudge.stats._elo import online_elo
-    from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean, shared_resamples
-    from fairjudge.stats._intervals import prefetch_resamples as prefetch_resamples
-    from fairjudge.stats._intervals import single_cluster_reason as single_cluster_reason
+    from fairjudge.stats._intervals import (
+        ConfidenceInterval,
+        bootstrap_mean,
+        prefetch_resamples,
+        shared_resamples,
+        single_cluster_reason,
+    )
     from fairjudge.stats._leaderboard import ModelRating
     from fairjudge.stats._length_control import LengthControlledWinRate, length_controlled_win_rate
     from fairjudge.stats._panel import (
@@ -31,21 +35,68 @@ if TYPE_CHECKING:
         krippendorff_alpha,
     )
     from fairjudge.stats._position_bias import PositionBiasResult, position_bias
-    from fairjudge.stats._rank_stats import CorrelationResult, RankCorrelation, score_correlation
-    from fairjudge.stats._rank_stats import correlation_fields as correlation_fields
-    from fairjudge.stats._rank_stats import rank_corr_rows as rank_corr_rows
-    from fairjudge.stats._resample import chunk_sizes as chunk_sizes
-    from fairjudge.stats._resample import cluster_draws as cluster_draws
-    from fairjudge.stats._resample import percentile_bounds as percentile_bounds
-    from fairjudge.stats._resample import plan_bootstrap as plan_bootstrap
-    from fairjudge.stats._resample import weighted_means as weighted_means
-    from fairjudge.stats._stop_rule import POPULATIONS as POPULATIONS
-    from fairjudge.stats._stop_rule import Population, StopRule
+    from fairjudge.stats._rank_stats import (
+        CorrelationResult,
+        RankCorrelation,
+        correlation_fields,
+        rank_corr_rows,
+        score_correlation,
+    )
+    from fairjudge.stats._resample import (
+        chunk_sizes,
+        cluster_draws,
+        percentile_bounds,
+        plan_bootstrap,
+        weighted_means,
+    )
+    from fairjudge.stats._stop_rule import POPULATIONS, Population, StopRule
     from fairjudge.stats._style_control import StyleControlResult, style_controlled_bradley_terry
     from fairjudge.stats._system_agreement import system_agreement
 
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
+__all__ = [
+    "POPULATIONS",
+    "AgreementResult",
+    "BradleyTerryResult",
+    "ConfidenceInterval",
+    "ConfidenceSequence",
+    "CorrelationResult",
+    "EffectiveJudges",
+    "FleissKappa",
+    "FloatArray",
+    "KrippendorffAlpha",
+    "LengthControlledWinRate",
+    "ModelRating",
+    "Population",
+    "PositionBiasResult",
+    "RankCorrelation",
+    "StopRule",
+    "StyleControlResult",
+    "agreement_matrix",
+    "bootstrap_mean",
+    "bradley_terry",
+    "chunk_sizes",
+    "cluster_draws",
+    "correlation_fields",
+    "effective_judges",
+    "fleiss_kappa",
+    "judge_agreement",
+    "krippendorff_alpha",
+    "krippendorff_alpha_ci",
+    "length_controlled_win_rate",
+    "online_elo",
+    "percentile_bounds",
+    "plan_bootstrap",
+    "position_bias",
+    "prefetch_resamples",
+    "rank_corr_rows",
+    "score_correlation",
+    "shared_resamples",
+    "single_cluster_reason",
+    "style_controlled_bradley_terry",
+    "system_agreement",
+    "weighted_means",
+]
+
 _LAZY = {
     "AgreementResult": "fairjudge.stats._agreement",
     "judge_agreement": "fairjudge.stats._agreement",
@@ -89,40 +140,5 @@ _LAZY = {
     "style_controlled_bradley_terry": "fairjudge.stats._style_control",
     "system_agreement": "fairjudge.stats._system_agreement",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
 
-__all__ = [
-    "AgreementResult",
-    "BradleyTerryResult",
-    "ConfidenceInterval",
-    "ConfidenceSequence",
-    "CorrelationResult",
-    "EffectiveJudges",
-    "FleissKappa",
-    "FloatArray",
-    "KrippendorffAlpha",
-    "LengthControlledWinRate",
-    "ModelRating",
-    "Population",
-    "PositionBiasResult",
-    "RankCorrelation",
-    "StopRule",
-    "StyleControlResult",
-    "agreement_matrix",
-    "bootstrap_mean",
-    "bradley_terry",
-    "effective_judges",
-    "fleiss_kappa",
-    "judge_agreement",
-    "krippendorff_alpha",
-    "krippendorff_alpha_ci",
-    "length_controlled_win_rate",
-    "online_elo",
-    "position_bias",
-    "score_correlation",
-    "shared_resamples",
-    "style_controlled_bradley_terry",
-    "system_agreement",
-]
-
-publish(globals())  # each public name reports this namespace (see fairjudge._lazy.publish)
+package_surface(globals(), _LAZY)
