@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from fairjudge import ConfigError, InputError
 from fairjudge.cli import app
 from fairjudge.evaluation import ScoreRun, load_score_run, score_trend
-from fairjudge.evaluation._scores_shift import Strata, shift_interval, shift_test
+from fairjudge.evaluation._trend import Strata, shift_interval, shift_test
 from fairjudge.prompts import __file__ as prompts_init
 from tests.out_file import out_records
 from tests.server import JudgeServer

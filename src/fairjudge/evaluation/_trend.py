@@ -3,23 +3,321 @@
 :func:`score_trend` compares two pointwise runs (:class:`ScoreRun`: this run, and an
 earlier ``score --out`` file) dimension by dimension: each run's mean, the mean shift
 with a bootstrap CI clustered by question, and a permutation test of a change in the
-distribution of scores (:mod:`._scores_shift`), summed up in one plain line
-("usefulness fell by 0.40 [0.20, 0.60] since the baseline"; "no shift beyond noise"
-when the interval holds 0).
+distribution of scores, summed up in one plain line ("usefulness fell by 0.40 [0.20,
+0.60] since the baseline"; "no shift beyond noise" when the interval holds 0).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from fairjudge._errors import ConfigError
-from fairjudge.evaluation._scores_records import ScoreRun
-from fairjudge.evaluation._scores_shift import ShiftTest, Strata, shift_interval, shift_test
-from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
-from fairjudge.stats import ConfidenceInterval
+import numpy as np
 
-__all__ = ["DimensionShift", "ScoreTrend", "check_comparable", "same_judge", "score_trend"]
+from fairjudge._errors import ConfigError, InputError
+from fairjudge._items import question_text
+from fairjudge.evaluation._scores_result import ScoreResult
+from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
+from fairjudge.io import open_source, read_header, shown
+from fairjudge.stats import (
+    ConfidenceInterval,
+    FloatArray,
+    chunk_sizes,
+    cluster_draws,
+    percentile_bounds,
+    weighted_means,
+)
+
+__all__ = [
+    "DimensionShift",
+    "ScoreRun",
+    "ScoreTrend",
+    "ShiftTest",
+    "Strata",
+    "check_comparable",
+    "load_score_run",
+    "same_judge",
+    "score_trend",
+    "shift_interval",
+    "shift_test",
+]
+
+
+TEST_NAME = "permutation test of the Wasserstein-1 distance, questions permuted whole"
+
+
+@dataclass(frozen=True, slots=True)
+class Strata:
+    """Two runs' scores on one dimension, gathered by question.
+
+    Attributes:
+        levels: Every score either run gave, ascending.
+        old: ``(questions, levels)`` baseline histograms; shared questions first,
+            then the baseline's own, then the new run's own (zero rows).
+        new: The same for the new run.
+        n_shared: Questions both runs scored.
+        n_old_only: Questions only the baseline scored.
+    """
+
+    levels: FloatArray
+    old: FloatArray
+    new: FloatArray
+    n_shared: int
+    n_old_only: int
+
+    @classmethod
+    def of(
+        cls,
+        old: tuple[Sequence[str], Sequence[int]],
+        new: tuple[Sequence[str], Sequence[int]],
+    ) -> Strata:
+        """Gather ``(clusters, scores)`` of each run into histograms by question."""
+        levels = sorted({*old[1], *new[1]})
+        col = {level: j for j, level in enumerate(levels)}
+        in_old, in_new = dict.fromkeys(old[0]), dict.fromkeys(new[0])
+        shared = [q for q in in_old if q in in_new]
+        order = shared + [q for q in in_old if q not in in_new]
+        order += [q for q in in_new if q not in in_old]
+        row = {q: i for i, q in enumerate(order)}
+        hists = []
+        for clusters, values in (old, new):
+            h = np.zeros((len(order), len(levels)))
+            np.add.at(h, ([row[c] for c in clusters], [col[v] for v in values]), 1.0)
+            hists.append(h)
+        return cls(np.asarray(levels, dtype=np.float64), hists[0], hists[1], len(shared),
+                   len(in_old) - len(shared))  # fmt: skip
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        """Questions per stratum: shared, the baseline's own, the new run's own."""
+        n = self.old.shape[0]
+        return self.n_shared, self.n_old_only, n - self.n_shared - self.n_old_only
+
+
+def shift_interval(
+    strata: Strata, *, seed: int, level: float, n_resamples: int
+) -> tuple[float, ConfidenceInterval]:
+    """The mean shift ``new - old`` and its stratified, question-clustered bootstrap CI."""
+    sums_old, sums_new = strata.old @ strata.levels, strata.new @ strata.levels
+    n_old, n_new = strata.old.sum(axis=1), strata.new.sum(axis=1)
+    shift = float(sums_new.sum() / n_new.sum() - sums_old.sum() / n_old.sum())
+    few = [name for name, n in (("baseline", n_old), ("new run", n_new)) if (n > 0).sum() < 2]
+    if few:
+        reason = f"the {few[0]} scored one question: the bootstrap cannot vary"
+        return shift, ConfidenceInterval.not_estimable(reason, level)
+    rng = np.random.default_rng(seed)
+    out = []
+    for size in chunk_sizes(n_resamples, strata.old.shape[0]):
+        draws = np.hstack([cluster_draws(k, size, rng) for k in strata.sizes if k])
+        out.append(weighted_means(draws, sums_new, n_new) - weighted_means(draws, sums_old, n_old))
+    low, high = percentile_bounds(np.concatenate(out), level)
+    return shift, ConfidenceInterval(float(low[0]), float(high[0]), level)
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftTest:
+    """A permutation test of a change in one dimension's score distribution.
+
+    Attributes:
+        statistic: The Wasserstein-1 distance between the runs' histograms, in
+            scale points (0: the same distribution of scores).
+        p_value: The permutation p-value; ``None`` when the test was not run.
+        n_permutations: Permutations drawn.
+        seed: Seed of the permutations.
+        reason: Why the test was not run, else ``None``.
+    """
+
+    statistic: float | None
+    p_value: float | None
+    n_permutations: int
+    seed: int
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "test": TEST_NAME,
+            "statistic": self.statistic,
+            "p_value": self.p_value,
+            "n_permutations": self.n_permutations,
+            "seed": self.seed,
+            "reason": self.reason,
+        }
+
+
+def _distances(old: FloatArray, new: FloatArray, gaps: FloatArray) -> FloatArray:
+    """Wasserstein-1 distance between matching rows of two sets of histograms."""
+    cdf = np.cumsum(
+        new / new.sum(axis=1, keepdims=True) - old / old.sum(axis=1, keepdims=True), axis=1
+    )
+    out: FloatArray = (np.abs(cdf[:, :-1]) * gaps).sum(axis=1)
+    return out
+
+
+def shift_test(strata: Strata, *, seed: int, n_permutations: int) -> ShiftTest:
+    """Permutation test of a change in the distribution of scores (module docstring)."""
+    if not strata.old.any() or not strata.new.any():
+        why = "the baseline" if not strata.old.any() else "the new run"
+        return ShiftTest(None, None, n_permutations, seed, f"{why} has no scores")
+    gaps = np.diff(strata.levels)
+    s = strata.n_shared
+    ho, hn, own = strata.old[:s], strata.new[:s], strata.old[s:] + strata.new[s:]
+    is_old = np.zeros(own.shape[0])
+    is_old[: strata.n_old_only] = 1.0
+    base_old, base_new, swap = ho.sum(axis=0), hn.sum(axis=0), hn - ho
+    observed = float(_distances(
+        (base_old + is_old @ own)[None], (base_new + (1 - is_old) @ own)[None], gaps
+    )[0])  # fmt: skip
+    rng = np.random.default_rng(seed)
+    extreme = 0
+    for size in chunk_sizes(n_permutations, strata.old.shape[0]):
+        flips = rng.integers(0, 2, size=(size, s)).astype(np.float64)
+        z = rng.permuted(np.tile(is_old, (size, 1)), axis=1)
+        old = base_old + flips @ swap + z @ own
+        new = base_new - flips @ swap + (1 - z) @ own
+        extreme += int((_distances(old, new, gaps) >= observed - 1e-12).sum())
+    p = (1 + extreme) / (1 + n_permutations)
+    return ShiftTest(observed, p, n_permutations, seed)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRun:
+    """The scores of one pointwise run, one entry per answer.
+
+    Attributes:
+        rubric: ``name@version``; ``None`` when the records do not say.
+        judge: The judge's name; ``None`` when unknown.
+        clusters: Each answer's question (its bootstrap cluster, and what pairs it
+            with the other run's answers to the same question).
+        scores: Each answer's scores by dimension (failed dimensions absent).
+        source: Where the run came from, for messages.
+    """
+
+    rubric: str | None
+    judge: str | None
+    clusters: tuple[str, ...]
+    scores: tuple[Mapping[str, int], ...]
+    source: str = "this run"
+
+    @classmethod
+    def from_result(cls, result: ScoreResult, *, source: str = "this run") -> ScoreRun:
+        """The run a result records."""
+        return cls(
+            rubric=result.rubric_tag,
+            judge=result.judge,
+            clusters=tuple(i.item.cluster_key for i in result.items),
+            scores=tuple(dict(i.scored.scores) for i in result.items),
+            source=source,
+        )
+
+    @property
+    def dimensions(self) -> tuple[str, ...]:
+        """Every dimension scored at least once, in order of first appearance."""
+        return tuple(dict.fromkeys(d for s in self.scores for d in s))
+
+    def values(self, dimension: str) -> tuple[list[str], list[int]]:
+        """The clusters and the scores of the answers scored on ``dimension``."""
+        done = [(c, s[dimension]) for c, s in zip(self.clusters, self.scores, strict=True)
+                if dimension in s]  # fmt: skip
+        return [c for c, _ in done], [v for _, v in done]
+
+
+def _cluster(record: Mapping[str, Any], where: dict[str, Any]) -> str:
+    cluster = record.get("cluster")
+    if isinstance(cluster, str):
+        return cluster
+    question = record.get("question")
+    if isinstance(question, str):
+        return question
+    if isinstance(question, list) and all(
+        isinstance(t, Mapping) and isinstance(t.get("role"), str)
+        and isinstance(t.get("content"), str) for t in question
+    ):  # fmt: skip
+        return question_text(tuple((t["role"], t["content"]) for t in question))
+    raise InputError("'question' must be a string or a list of {role, content} turns", **where)
+
+
+def _scores(record: Mapping[str, Any], where: dict[str, Any]) -> dict[str, int]:
+    scores = record.get("scores")
+    if not isinstance(scores, Mapping):
+        raise InputError(
+            "no 'scores' object: is this a `fairjudge score out` file? "
+            f"found keys: {', '.join(map(str, record)) or '(none)'}",
+            **where,
+            params="out",
+        )
+    for name, value in scores.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(
+                f"score {shown(name)} must be a whole number, got {shown(value)}", **where
+            )
+    return {str(k): v for k, v in scores.items()}
+
+
+def _label(record: Mapping[str, Any], key: str, where: dict[str, Any]) -> str | None:
+    value = record.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"{key!r} must be a string, got {shown(value)}", **where)
+    return value
+
+
+def _is_header(row: Mapping[str, Any], path: str, line: int) -> bool:
+    """Whether ``row`` is a ``--out`` header; refuse a file that holds no scored answers."""
+    header = read_header(dict(row), path=path, line=line)
+    if header is None:
+        return False
+    header.expect(("score", "calibrate"), reader="baseline", path=path, params=("baseline",))
+    if header.rubric is None:
+        raise InputError(
+            f"a pairwise {header.kind} file (verdicts, not scores); baseline reads "
+            "`score out` files",
+            path=path,
+            params=("baseline", "out"),
+        )
+    return True
+
+
+def load_score_run(path: str | Path) -> ScoreRun:
+    """Read an earlier ``score --out`` file back as a run.
+
+    Raises:
+        InputError: The file cannot be read, is empty, a record is not a scored item,
+            or two records name different rubrics or judges (a baseline is one run);
+            the message names the file and the line.
+    """
+    source = open_source(Path(path), pipes=False)  # a file, never a stream: see _untrusted
+    clusters: list[str] = []
+    scores: list[dict[str, int]] = []
+    first: dict[str, tuple[int, str | None]] = {}
+    for lineno, row in source.rows:
+        where: dict[str, Any] = {"path": source.name, "line": lineno}
+        if isinstance(row, InputError):
+            raise row
+        if not scores and _is_header(row, source.name, lineno):
+            continue
+        clusters.append(_cluster(row, where))
+        scores.append(_scores(row, where))
+        for key in ("rubric", "judge"):
+            value = _label(row, key, where)
+            line, seen = first.setdefault(key, (lineno, value))
+            if seen != value:
+                raise InputError(
+                    f"{key} {value!r} differs from {seen!r} on line {line}; a baseline is "
+                    "one run's out file",
+                    **where,
+                    params="out",
+                )
+    if not scores:
+        raise InputError("no records; expected one scored item per line", path=source.name)
+    return ScoreRun(
+        rubric=first["rubric"][1],
+        judge=first["judge"][1],
+        clusters=tuple(clusters),
+        scores=tuple(scores),
+        source=source.name,
+    )
 
 
 def same_judge(recorded: str | None, given: str | None) -> bool:
