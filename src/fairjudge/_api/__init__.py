@@ -16,7 +16,7 @@ line reaches the library through this one door; each loads from
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import package_surface
+from fairjudge._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from fairjudge._api._audit import audit_judge
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from fairjudge._api._rank import rank
     from fairjudge._api._result import Result
     from fairjudge._api._runs import judge_pairs, judge_panel, judge_via_scores
+    from fairjudge._api._setup import JudgeSetup
     from fairjudge.evaluation import (
         AGGREGATIONS,
         FALLBACK_L2,
@@ -54,42 +55,14 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
-    "AGGREGATIONS",
-    "FALLBACK_L2",
-    "SCORE_AGGREGATIONS",
-    "AdaptiveResult",
-    "Battles",
-    "EvalSettings",
-    "JuryScoreResult",
-    "LongAnswers",
-    "PairwiseResult",
-    "Result",
-    "ScoreResult",
-    "ScoreRun",
-    "ViaScoresResult",
-    "audit_judge",
-    "battles_from",
-    "calibrate",
-    "check_comparable",
-    "check_repeats",
-    "check_rule",
-    "check_score_items",
-    "check_via_items",
-    "compare",
-    "fit_battles",
-    "judge_pairs",
-    "judge_panel",
-    "judge_via_scores",
-    "jury_records",
-    "load_ranking_input",
-    "load_score_run",
-    "make_pairs",
-    "rank",
-    "score",
-    "score_answers",
-    "score_trend",
-    "score_with_jury",
-]
+    "AGGREGATIONS", "FALLBACK_L2", "SCORE_AGGREGATIONS", "AdaptiveResult", "Battles",
+    "EvalSettings", "JudgeSetup", "JuryScoreResult", "LongAnswers", "PairwiseResult", "Result",
+    "ScoreResult", "ScoreRun", "ViaScoresResult", "audit_judge", "battles_from",
+    "calibrate", "check_comparable", "check_repeats", "check_rule", "check_score_items",
+    "check_via_items", "compare", "fit_battles", "judge_pairs", "judge_panel",
+    "judge_via_scores", "jury_records", "load_ranking_input", "load_score_run",
+    "make_pairs", "rank", "score", "score_answers", "score_trend", "score_with_jury",
+]  # fmt: skip
 
 # Where each name lives; the notebook's names report the flat namespace when loaded
 # (``fairjudge.compare.__module__ == "fairjudge"``, httpx's convention).
@@ -100,6 +73,7 @@ _LAZY = {
     "score": "fairjudge._api._functions",
     "rank": "fairjudge._api._rank",
     "Result": "fairjudge._api._result",
+    "JudgeSetup": "fairjudge._api._setup",
     "judge_pairs": "fairjudge._api._runs",
     "judge_panel": "fairjudge._api._runs",
     "judge_via_scores": "fairjudge._api._runs",
@@ -130,5 +104,4 @@ _LAZY = {
     "score_trend": "fairjudge.evaluation",
     "score_with_jury": "fairjudge.evaluation",
 }
-
-package_surface(globals(), _LAZY)
+__getattr__ = lazy_attributes(__name__, _LAZY)

@@ -14,7 +14,9 @@ __all__ = ["last_run", "opened", "title"]
 
 
 def title(source: str) -> str:
-    """The input's name for a report's title: a file's name, or ``<rows>``."""
+    """The input's name for a report's title: a file's name, ``<stdin>`` or ``<rows>``."""
+    if source == "-":
+        return "<stdin>"
     return source if source == ROWS else Path(source).name
 
 

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from fairjudge._api._common import title
 from fairjudge._api._result import Result
 from fairjudge._api._runs import judge_panel
+from fairjudge._api._setup import JudgeSetup
 from fairjudge._errors import ConfigError
 from fairjudge.evaluation import (
     EvalSettings,
@@ -33,13 +34,13 @@ from fairjudge.judges import (
     Jury,
     MemberSpec,
     PointwiseJury,
+    ScoreMode,
     judge_name,
     load_jury_file,
     resolve_judge,
     resolve_pointwise_judge,
 )
 from fairjudge.prompts import Rubric
-from fairjudge.runner import Executor, RunOptions
 from fairjudge.stats import Population
 
 __all__ = [
@@ -100,46 +101,62 @@ def _members(
 
 def pairwise_panel(
     judges: JudgesLike, *, weights: Sequence[float] | None, aggregate: str | None,
-    template: str | None, backend: BackendOptions | None, options: RunOptions | None,
-    store: str | Path | None, executor: Executor | str | None = None,
+    setup: JudgeSetup,
 ) -> tuple[Jury, str, bool]:  # fmt: skip
-    """The pairwise panel, its rule, and whether it was built here (so closed here)."""
-    where = backend or BackendOptions()
+    """The pairwise panel, its rule, and whether it was built here (so closed here).
+
+    Members given as specs take the setup's template, base URL, temperature and
+    timeout where they set none of their own.
+    """
+    where = setup.backend or BackendOptions()
 
     def from_specs(specs: list[MemberSpec]) -> Jury:
         specs = [
-            s.with_defaults(template=template, base_url=where.base_url,
+            s.with_defaults(template=setup.template, base_url=where.base_url,
                             temperature=where.temperature, timeout=where.timeout)
             for s in specs
         ]  # fmt: skip
-        return Jury.from_specs(specs, store=store, options=options, executor=executor)
+        return Jury.from_specs(specs, store=setup.store, options=setup.options,
+                               executor=setup.executor)  # fmt: skip
 
     return _panel(
-        Jury, judges, weights, aggregate, "majority", from_specs, (store, options, executor),
+        Jury, judges, weights, aggregate, "majority", from_specs, setup,
         lambda spec: resolve_judge(spec), BatchJudge, lambda fn: CallableJudge(fn),
     )  # fmt: skip
 
 
 def pointwise_panel(
     judges: JudgesLike, *, weights: Sequence[float] | None, aggregate: str | None,
-    rubric: Rubric, options: RunOptions | None, store: str | Path | None,
-    executor: Executor | str | None = None,
+    rubric: Rubric, setup: JudgeSetup, mode: ScoreMode = "json", structured: bool = False,
 ) -> tuple[PointwiseJury, str, bool]:  # fmt: skip
     """The scoring panel, its rule, and whether it was built here (so closed here)."""
+    where = setup.backend or BackendOptions()
+
+    def from_specs(specs: list[MemberSpec]) -> PointwiseJury:
+        specs = [
+            s.with_defaults(base_url=where.base_url, temperature=where.temperature,
+                            timeout=where.timeout)
+            for s in specs
+        ]  # fmt: skip
+        if all(s.is_python for s in specs):  # no model to ask in a mode
+            return PointwiseJury.from_specs(specs, rubric=rubric, store=setup.store,
+                                            options=setup.options)  # fmt: skip
+        return PointwiseJury.from_specs(
+            specs, rubric=rubric, mode=mode, structured=structured, store=setup.store,
+            options=setup.options, executor=setup.executor,
+        )  # fmt: skip
+
     return _panel(
-        PointwiseJury, judges, weights, aggregate, "mean",
-        lambda specs: PointwiseJury.from_specs(
-            specs, rubric=rubric, store=store, options=options, executor=executor
-        ),
-        (store, options, executor), lambda spec: resolve_pointwise_judge(spec, rubric=rubric),
+        PointwiseJury, judges, weights, aggregate, "mean", from_specs, setup,
+        lambda spec: resolve_pointwise_judge(spec, rubric=rubric),
         BatchPointwiseJudge, lambda fn: CallablePointwiseJudge(fn, rubric=rubric),
     )  # fmt: skip
 
 
 def _panel(
     kind: type[P], judges: JudgesLike, weights: Sequence[float] | None, aggregate: str | None,
-    default_rule: str, from_specs: Callable[[list[MemberSpec]], P],
-    session_args: tuple[object, object, object], resolve: Callable[[str], Any], judge_type: type,
+    default_rule: str, from_specs: Callable[[list[MemberSpec]], P], setup: JudgeSetup,
+    resolve: Callable[[str], Any], judge_type: type,
     wrap: Callable[[Any], Any],
 ) -> tuple[P, str, bool]:  # fmt: skip
     """A panel of ``kind`` (a built one as it is), its rule, and whether it was built here.
@@ -153,7 +170,7 @@ def _panel(
     members, rule = _members(judges, weights, aggregate, default_rule)
     if all(isinstance(m, MemberSpec) for m in members):
         return from_specs(members), rule, True
-    store, options, executor = session_args  # a built judge object opens no session of ours
+    store, options, executor = setup.store, setup.options, setup.executor  # none opened here
     ready = any(not isinstance(m, MemberSpec) and isinstance(m[0], judge_type) for m in members)
     _no_session(*((store, options) if ready else (None, None)), executor)
     seats = []
@@ -165,7 +182,7 @@ def _panel(
         if not isinstance(judge, judge_type):
             judge = _callable(judge, wrap)
         seats.append((judge_name(m[0]), judge, weight))
-    return kind.seat(seats, options=options, store=store), rule, True  # type: ignore[arg-type]
+    return kind.seat(seats, options=options, store=store), rule, True
 
 
 def _no_session(store: object, options: object, executor: object) -> None:
@@ -203,17 +220,14 @@ def _callable(judge: object, wrap: Callable[[Any], Any]) -> Any:
 def run_jury(
     items: list[Any], source: str, skipped: list[dict[str, Any]], judges: JudgesLike,
     settings: EvalSettings, *, weights: Sequence[float] | None, aggregate: str | None,
-    template: str | None, backend: BackendOptions | None, options: RunOptions | None,
-    store: str | Path | None, executor: Executor | str | None = None,
-    stop_when: str | Sequence[str] | None = None, batch: int | None = None,
+    setup: JudgeSetup, stop_when: str | Sequence[str] | None = None, batch: int | None = None,
     population: Population | None = None,
 ) -> Result:  # fmt: skip
     """``compare(judges=...)``: what ``fairjudge jury`` runs and reports (``--stop-when`` too)."""
     from fairjudge.report import jury_html, jury_report, render_jury
 
     panel, rule, built = pairwise_panel(judges, weights=weights, aggregate=aggregate,
-                                        template=template, backend=backend, options=options,
-                                        store=store, executor=executor)  # fmt: skip
+                                        setup=setup)  # fmt: skip
     try:
         result, adaptive, run = judge_panel(
             panel, items, settings, aggregation=rule, stop_when=stop_when, batch=batch,
@@ -227,26 +241,26 @@ def run_jury(
         adaptive = replace(adaptive, pairwise=result)
     report = jury_report(
         result, title=f"{title(source)}: model 1 vs model 2, by a panel of {len(result.names)}",
-        run=panel.last_run if adaptive is None else run, skipped=skipped, adaptive=adaptive,
+        run=run, skipped=skipped, adaptive=adaptive,
     )  # fmt: skip
     return Result("jury", result, report, result.stopped,
                   _rows=lambda: [j.to_dict(result.names) for j in result.judgments],
                   _summary=lambda: _rendered(render_jury, report),
-                  _html=lambda: jury_html(report))  # fmt: skip
+                  _html=lambda: jury_html(report), calls=run, sent_by=panel)  # fmt: skip
 
 
 def run_score_jury(
     items: list[Any], source: str, skipped: list[dict[str, Any]], judges: JudgesLike,
     rubric: Rubric, *, seed: int, level: float, n_resamples: int,
-    weights: Sequence[float] | None, aggregate: str | None, options: RunOptions | None,
-    store: str | Path | None, executor: Executor | str | None = None,
+    weights: Sequence[float] | None, aggregate: str | None, setup: JudgeSetup,
+    mode: ScoreMode = "json", structured: bool = False,
 ) -> Result:  # fmt: skip
     """``score(judges=...)``: what ``fairjudge score-jury`` runs and reports."""
     from fairjudge.report import render_score_jury, score_jury_html, score_jury_report
 
     panel, rule, built = pointwise_panel(judges, weights=weights, aggregate=aggregate,
-                                         rubric=rubric, options=options, store=store,
-                                         executor=executor)  # fmt: skip
+                                         rubric=rubric, setup=setup, mode=mode,
+                                         structured=structured)  # fmt: skip
     try:
         result = score_with_jury(panel, items, aggregation=rule, seed=seed, level=level,
                                  n_resamples=n_resamples)  # fmt: skip
@@ -257,7 +271,8 @@ def run_score_jury(
     return Result("score-jury", result, report, result.stopped,
                   _rows=lambda: [i.to_dict(result.names) for i in result.items],
                   _summary=lambda: _rendered(render_score_jury, report),
-                  _html=lambda: score_jury_html(report))  # fmt: skip
+                  _html=lambda: score_jury_html(report), calls=panel.last_run,
+                  sent_by=panel)  # fmt: skip
 
 
 def _rendered(render: Callable[[Any, Any], None], report: Any) -> str:

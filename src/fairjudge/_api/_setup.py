@@ -1,0 +1,252 @@
+"""How judges are opened and run, written once: :class:`JudgeSetup`.
+
+Every top-level function that opens a judge from a spec (``compare``, ``score``,
+``calibrate``, ``rank``, ``audit_judge``, panels through ``judges=``) takes one, and
+the command line builds one from its judge and run flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fairjudge._errors import ConfigError
+
+if TYPE_CHECKING:
+    from fairjudge.judges import BackendOptions, BatchJudge, BatchPointwiseJudge, ScoreMode
+    from fairjudge.prompts import Rubric
+    from fairjudge.runner import Executor, RunOptions, Store
+
+__all__ = ["SAMPLING_TEMPERATURE", "JudgeSetup", "setup_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSetup:
+    """Where and how the judges of a call are opened and run; the same for every function.
+
+    The judge itself is not part of it (``compare(items, "openai/gpt-4o-mini",
+    setup=...)``), so one setup serves several judges. Each field applies to judges
+    opened from a spec (and the store and run options to your own judge functions);
+    a judge object you built keeps its own. Every value is checked here, before any
+    item is read or any call is made.
+
+    Attributes:
+        template: The prompt template of a pairwise model judge: a built-in name
+            (``default``, ...) or a ``*.toml`` path; ``None`` is ``default``.
+        backend: Server URL, GGUF file, temperature, timeout, token caps...
+            (:class:`~fairjudge.judges.BackendOptions`, or a mapping of its fields).
+        options: Concurrency, rate limits, budgets (``max_calls``, ``max_cost``),
+            retries and progress (:class:`~fairjudge.runner.RunOptions`, or a mapping
+            of :meth:`~fairjudge.runner.RunOptions.build`'s arguments). Without them a
+            sync Python judge runs one call at a time.
+        store: The SQLite store (cache and audit log), as a path or a
+            :class:`~fairjudge.runner.Store`; ``None``: the default path for model
+            judges, none for an undeclared Python judge.
+        executor: Where the calls run: ``"asyncio"`` (the default), ``"ray"`` (a
+            local Ray instance, shut down at the end), ``"ray:ADDRESS"`` (a running
+            cluster), or an executor object such as
+            :class:`~fairjudge.runner.RayExecutor` or
+            :class:`~fairjudge.runner.BatchExecutor` (yours to close).
+
+    Raises:
+        ConfigError: A field of the wrong type or a blank name, naming the field.
+
+    Example:
+        >>> setup = JudgeSetup(store="runs.db", options={"max_calls": 200})
+        >>> setup.options.max_calls
+        200
+    """
+
+    template: str | None = None
+    backend: BackendOptions | None = None
+    options: RunOptions | None = None
+    store: str | Path | Store | None = None
+    executor: Executor | str | None = None
+
+    def __post_init__(self) -> None:
+        if self.template is not None:
+            _check_template(self.template)
+        if self.backend is not None:
+            object.__setattr__(self, "backend", _backend(self.backend))
+        if self.options is not None:
+            object.__setattr__(self, "options", _options(self.options))
+        if self.store is not None:
+            _check_store(self.store)
+        if self.executor is not None:
+            _check_executor(self.executor)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The fields, in order: the keyword parameters each function takes as shorthand."""
+        return tuple(f.name for f in fields(cls))
+
+    def given(self) -> list[str]:
+        """The fields set (not ``None``), in order."""
+        return [name for name in self.field_names() if getattr(self, name) is not None]
+
+    def open_judge(self, spec: str | None, *, rounds: int = 2) -> BatchJudge:
+        """The pairwise judge ``spec`` names; every option is checked before a call.
+
+        ``rounds`` above 2 repeat each order, so a model judge given no temperature
+        samples at :data:`SAMPLING_TEMPERATURE` (a judge that samples at 1 only keeps
+        its own); a temperature of 0 with repeats is refused, before a model loads.
+        """
+        from dataclasses import replace
+
+        from fairjudge.evaluation import check_repeats
+        from fairjudge.judges import (
+            DEFAULT_JUDGE,
+            BackendOptions,
+            calls_no_model,
+            fixes_temperature,
+            resolve_judge,
+        )
+
+        backend = self.backend
+        if not calls_no_model(spec):
+            where = backend or BackendOptions()
+            samples = fixes_temperature(spec or DEFAULT_JUDGE, where)
+            if rounds > 2 and where.temperature is None and not samples:
+                backend = replace(where, temperature=SAMPLING_TEMPERATURE)
+            check_repeats(rounds, backend.temperature if backend is not None else None)
+        return resolve_judge(
+            spec, backend_options=backend, template=self.template, options=self.options,
+            store=self.store, executor=self.executor,
+        )  # fmt: skip
+
+    def open_scorer(
+        self, spec: str | None, rubric: Rubric, *, mode: ScoreMode = "json",
+        structured: bool = False,
+    ) -> BatchPointwiseJudge:  # fmt: skip
+        """The pointwise judge ``spec`` names, asking ``rubric``; checked before a call.
+
+        Raises:
+            ConfigError: A template is set (a scorer asks the rubric), or an option
+                does not apply to the judge.
+        """
+        from fairjudge.judges import resolve_pointwise_judge
+
+        if self.template is not None:
+            raise ConfigError(
+                "template does not apply to score; pick a rubric with rubric",
+                params=("template", "rubric"),
+            )
+        return resolve_pointwise_judge(
+            spec, rubric=rubric, mode=mode, backend_options=self.backend, options=self.options,
+            store=self.store, structured=structured, executor=self.executor,
+        )  # fmt: skip
+
+
+SAMPLING_TEMPERATURE = 0.7
+"""The temperature of a model judge with ``rounds`` above 2 and none given: repeats must sample."""
+
+
+def setup_of(setup: JudgeSetup | None, **shorthand: Any) -> JudgeSetup:
+    """The setup a function runs with: ``setup``, or one built from its keyword shorthand.
+
+    ``compare(items, judge, store="runs.db")`` is ``compare(items, judge,
+    setup=JudgeSetup(store="runs.db"))``; giving a field both ways is an error, so
+    no value is silently dropped.
+
+    Raises:
+        ConfigError: ``setup`` is not a :class:`JudgeSetup`, or a field is given both
+            in it and as a keyword.
+    """
+    given = {name: value for name, value in shorthand.items() if value is not None}
+    if setup is None:
+        return JudgeSetup(**given)
+    if not isinstance(setup, JudgeSetup):
+        raise ConfigError(
+            f"setup must be a fairjudge.JudgeSetup; got {type(setup).__name__}", params="setup"
+        )
+    if given:
+        names = ", ".join(given)
+        raise ConfigError(
+            f"{names} given beside setup=: set {names} in the JudgeSetup (or pass "
+            "them without setup=), not both",
+            params=("setup", *given),
+        )
+    return setup
+
+
+def _check_template(template: object) -> None:
+    if not isinstance(template, str) or not template.strip():
+        raise ConfigError(
+            f"template must be a template's name or a *.toml path; got {template!r:.80}",
+            params="template",
+        )
+
+
+def _backend(backend: object) -> BackendOptions:
+    from fairjudge.judges import BackendOptions
+
+    if isinstance(backend, BackendOptions):
+        return backend
+    if isinstance(backend, Mapping):
+        known = {f.name for f in fields(BackendOptions)}
+        unknown = sorted(set(backend) - known)
+        if unknown:
+            raise ConfigError(
+                f"backend has no field {unknown[0]!r}; its fields: {', '.join(sorted(known))}",
+                params="backend",
+            )
+        return BackendOptions(**backend)
+    raise ConfigError(
+        f"backend must be a fairjudge.judges.BackendOptions or a mapping of its fields; "
+        f"got {type(backend).__name__}",
+        params="backend",
+    )
+
+
+def _options(options: object) -> RunOptions:
+    from fairjudge.runner import RunOptions
+
+    if isinstance(options, RunOptions):
+        return options
+    if isinstance(options, Mapping):
+        try:
+            return RunOptions.build(**options)
+        except TypeError as exc:  # an unknown keyword
+            raise ConfigError(
+                f"options: {exc}; give RunOptions' fields (concurrency, rpm, tpm, "
+                "max_calls, max_cost, max_attempts, price_input, price_output, quiet, ...)",
+                params="options",
+            ) from None
+    raise ConfigError(
+        f"options must be a fairjudge.runner.RunOptions or a mapping of its fields; "
+        f"got {type(options).__name__}",
+        params="options",
+    )
+
+
+def _check_store(store: object) -> None:
+    from fairjudge.runner import Store
+
+    if isinstance(store, Store) or (isinstance(store, Path) and str(store).strip()):
+        return
+    if not isinstance(store, str) or not store.strip():
+        raise ConfigError(
+            f"store must be a path or a fairjudge.runner.Store; got {store!r:.80}",
+            params="store",
+        )
+
+
+def _check_executor(executor: object) -> None:
+    if not isinstance(executor, str):
+        if callable(getattr(executor, "execute", None)):
+            return
+        raise ConfigError(
+            f"executor must be 'asyncio', 'ray', 'ray:ADDRESS' or an Executor; "
+            f"got {type(executor).__name__}",
+            params="executor",
+        )
+    name = executor.strip()
+    if name in ("asyncio", "ray") or (name.startswith("ray:") and name[4:].strip()):
+        return
+    raise ConfigError(
+        f"executor={executor!r} is no executor; use 'asyncio', 'ray', 'ray:ADDRESS' or an "
+        "Executor object",
+        params="executor",
+    )
