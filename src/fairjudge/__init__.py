@@ -28,9 +28,7 @@ from fairjudge._errors import (
     ServerError,
 )
 from fairjudge._items import Call, Item, Judgment, ScoreItem
-from fairjudge._lazy import lazy_attributes as _lazy_attributes
-from fairjudge._lazy import module_dir as _module_dir
-from fairjudge._lazy import publish as _publish
+from fairjudge._lazy import package_surface as _package_surface
 from fairjudge._protocol import debiased_verdict, position_consistency, win_rate
 from fairjudge._types import (
     CallError,
@@ -53,8 +51,6 @@ if _typing.TYPE_CHECKING:
 # The evaluation layer loads on first use (PEP 562): the seed protocol, and every
 # command's --help, start without the judges, the runner or numpy. A name outside
 # __all__ does not import from here (the protocol's building blocks are in _protocol).
-# Where each lazy name lives, for __getattr__; the TYPE_CHECKING imports above name the
-# same for the type checker (tests/test_lazy.py keeps the two lists equal).
 _LAZY = {
     "JudgeSetup": "fairjudge._api",
     "Result": "fairjudge._api",
@@ -71,7 +67,6 @@ _LAZY = {
     "judge_function": "fairjudge.judges",
     "ConfidenceInterval": "fairjudge.stats",
 }
-__getattr__ = _lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "AuthenticationError",
@@ -119,7 +114,5 @@ __all__ = [
     "win_rate",
 ]
 
-
-__dir__ = _module_dir(globals(), __all__)
-
-_publish(globals())  # each public name reports "fairjudge" (see fairjudge._lazy.publish)
+# Each public name reports "fairjudge" (``fairjudge.Item.__module__``, httpx's convention).
+_package_surface(globals(), _LAZY)

@@ -16,7 +16,7 @@ line reaches the library through this one door; each loads from
 
 from typing import TYPE_CHECKING
 
-from fairjudge._lazy import lazy_attributes
+from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
     from fairjudge._api._audit import audit_judge
@@ -55,14 +55,43 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
-    "AGGREGATIONS", "FALLBACK_L2", "SCORE_AGGREGATIONS", "AdaptiveResult", "Battles",
-    "EvalSettings", "JudgeSetup", "JuryScoreResult", "LongAnswers", "PairwiseResult", "Result",
-    "ScoreResult", "ScoreRun", "ViaScoresResult", "audit_judge", "battles_from",
-    "calibrate", "check_comparable", "check_repeats", "check_rule", "check_score_items",
-    "check_via_items", "compare", "fit_battles", "judge_pairs", "judge_panel",
-    "judge_via_scores", "jury_records", "load_ranking_input", "load_score_run",
-    "make_pairs", "rank", "score", "score_answers", "score_trend", "score_with_jury",
-]  # fmt: skip
+    "AGGREGATIONS",
+    "FALLBACK_L2",
+    "SCORE_AGGREGATIONS",
+    "AdaptiveResult",
+    "Battles",
+    "EvalSettings",
+    "JudgeSetup",
+    "JuryScoreResult",
+    "LongAnswers",
+    "PairwiseResult",
+    "Result",
+    "ScoreResult",
+    "ScoreRun",
+    "ViaScoresResult",
+    "audit_judge",
+    "battles_from",
+    "calibrate",
+    "check_comparable",
+    "check_repeats",
+    "check_rule",
+    "check_score_items",
+    "check_via_items",
+    "compare",
+    "fit_battles",
+    "judge_pairs",
+    "judge_panel",
+    "judge_via_scores",
+    "jury_records",
+    "load_ranking_input",
+    "load_score_run",
+    "make_pairs",
+    "rank",
+    "score",
+    "score_answers",
+    "score_trend",
+    "score_with_jury",
+]
 
 # Where each name lives; the notebook's names report the flat namespace when loaded
 # (``fairjudge.compare.__module__ == "fairjudge"``, httpx's convention).
@@ -104,4 +133,5 @@ _LAZY = {
     "score_trend": "fairjudge.evaluation",
     "score_with_jury": "fairjudge.evaluation",
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
+
+package_surface(globals(), _LAZY)
