@@ -4,7 +4,7 @@
   systems, as a :class:`PairwiseResult` with every number's CI.
 - :func:`length_controlled`: the AlpacaEval-2-style length-controlled win rate of
   a result, or why it cannot be estimated.
-- :mod:`fairjudge.evaluation._battles`: pairings and battles for rankings;
+- :mod:`fairjudge.evaluation._ranking`: pairings and battles for rankings;
   :func:`fit_battles` fits their leaderboard (with the :data:`FALLBACK_L2` ridge).
 - :func:`score_answers`: pointwise rubric scores per dimension, with CIs, the collapse
   alarm and paired system differences, as a :class:`ScoreResult`. It and its types
@@ -30,17 +30,18 @@ if TYPE_CHECKING:
         evaluate_jury_adaptive,
     )
     from fairjudge.evaluation._adaptive_result import AdaptiveResult, tallied_run
-    from fairjudge.evaluation._battles import (
-        Battles,
-        LongAnswers,
-        battles_from,
-        load_ranking_input,
-        make_pairs,
-    )
     from fairjudge.evaluation._jury import JuryResult, evaluate_jury, jury_records
     from fairjudge.evaluation._jury_stats import JuryDiagnostics, jury_diagnostics
     from fairjudge.evaluation._panel import AGGREGATIONS, SCORE_AGGREGATIONS, check_rule
-    from fairjudge.evaluation._ranking import FALLBACK_L2, fit_battles
+    from fairjudge.evaluation._ranking import (
+        FALLBACK_L2,
+        Battles,
+        LongAnswers,
+        battles_from,
+        fit_battles,
+        load_ranking_input,
+        make_pairs,
+    )
     from fairjudge.evaluation._results import (
         PairwiseResult,
         Rate,
@@ -143,11 +144,11 @@ _LAZY = {
     "AdaptiveResult": "fairjudge.evaluation._adaptive_result",
     "tallied_run": "fairjudge.evaluation._adaptive_result",
     "compare_via_scores_adaptive": "fairjudge.evaluation._adaptive",
-    "Battles": "fairjudge.evaluation._battles",
-    "LongAnswers": "fairjudge.evaluation._battles",
-    "battles_from": "fairjudge.evaluation._battles",
-    "load_ranking_input": "fairjudge.evaluation._battles",
-    "make_pairs": "fairjudge.evaluation._battles",
+    "Battles": "fairjudge.evaluation._ranking",
+    "LongAnswers": "fairjudge.evaluation._ranking",
+    "battles_from": "fairjudge.evaluation._ranking",
+    "load_ranking_input": "fairjudge.evaluation._ranking",
+    "make_pairs": "fairjudge.evaluation._ranking",
     "JuryResult": "fairjudge.evaluation._jury",
     "evaluate_jury": "fairjudge.evaluation._jury",
     "jury_records": "fairjudge.evaluation._jury",
