@@ -109,6 +109,34 @@ def test_a_package_exports_its_all_and_nothing_else_lazily() -> None:
     assert runner.BatchPending.__module__ == "fairjudge.runner"  # docs/batch.md
 
 
+def test_a_package_uses_another_only_through_its_all() -> None:
+    # One tier (issue 32): what a package's __all__ lists is all another package may
+    # import from it (tests/test_layers.py already refuses its private modules).
+    import ast
+    import importlib
+    from pathlib import Path
+
+    src = Path(fairjudge.__file__).parent
+    outside = []
+    for path in sorted(src.rglob("*.py")):
+        own = path.relative_to(src).parts[0]
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            parts = node.module.split(".")
+            if parts[0] != "fairjudge" or len(parts) < 2 or parts[1] == own:
+                continue
+            if not (src / parts[1]).is_dir() or any(p.startswith("_") for p in parts[2:]):
+                continue  # a core module at the root, or a private module test_layers refuses
+            public = set(getattr(importlib.import_module(node.module), "__all__", ()))
+            outside += [
+                f"{path.relative_to(src)}: {node.module}.{alias.name}"
+                for alias in node.names
+                if alias.name not in public
+            ]
+    assert outside == [], "\n".join(outside)
+
+
 # Each subpackage's surface: what a user calls, the types it hands back, and every name
 # another package of fairjudge uses (a package uses another only through its __all__).
 # A name outside these lists does not import from the package.
