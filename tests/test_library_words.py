@@ -78,7 +78,7 @@ _BUSY = "being reworked by the budget-stop change of issue 22; converted after i
 _RECORDS = "failure records and report text the CLI prints as they are: needs a rewrite there too"
 _FILES = "names a result file by the command that wrote it (`compare --out`)"
 PENDING: dict[str, tuple[int, str]] = {
-    "backends/_local_reply.py": (1, _RECORDS),
+    "backends/_local.py": (1, _RECORDS),
 }
 
 

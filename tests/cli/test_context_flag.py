@@ -16,7 +16,7 @@ import pytest
 
 from fairjudge import ConfigError
 from fairjudge._errors import RequestRejected
-from fairjudge.backends._local_reply import llama_error
+from fairjudge.backends._local import llama_error
 from fairjudge.judges import BackendOptions
 from tests.cli_process import run_process
 from tests.forked_cli import PACKAGES

@@ -8,21 +8,31 @@ is abandoned rather than awaited. The reasons are in ``docs/internals.md``.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import contextlib
 import dataclasses
+import math
 import os
 import secrets
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError, ServerError
+from fairjudge._errors import (
+    BackendError,
+    ConfigError,
+    FatalBackendError,
+    MissingExtraError,
+    RequestRejected,
+    ServerError,
+)
 from fairjudge.backends._local_models import DEFAULT_LOCAL_MODEL, KNOWN_MODELS
-from fairjudge.backends._local_reply import completion_from_llama
 from fairjudge.backends._local_sampling import (
     ForwardPasses,
     draws_from_shared_pass,
@@ -30,15 +40,140 @@ from fairjudge.backends._local_sampling import (
     is_greedy_label_pass,
     sampled_completion,
 )
-from fairjudge.backends._local_thread import on_daemon_thread
 from fairjudge.backends._weights import ensure_model, file_sha256
 
-__all__ = ["LocalBackend"]
+__all__ = [
+    "LocalBackend",
+    "completion_from_llama",
+    "llama_error",
+    "on_daemon_thread",
+    "pooled_top_logprobs",
+]
+
+
+def completion_from_llama(response: Any, latency: float, model: str, n_ctx: int) -> Completion:
+    """A :class:`Completion` from llama.cpp's chat-completion reply (a dict).
+
+    Raises:
+        RequestRejected: The prompt exceeds ``n_ctx``, or llama.cpp rejected the
+            request (a 4xx error).
+        ServerError: Any other error, or a reply with no choices.
+    """
+    if not isinstance(response, dict):
+        raise ServerError(f"llama.cpp returned {type(response).__name__}, not a reply")
+    if "error" in response:
+        raise llama_error(response["error"], n_ctx)
+    try:
+        choice = response["choices"][0]
+        text = choice["message"].get("content") or ""
+        usage = response.get("usage") or {}
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise ServerError(f"llama.cpp returned a reply with no choices: {response!r:.300}") from exc
+    return Completion(
+        text=text,
+        top_logprobs=pooled_top_logprobs(choice.get("logprobs")),
+        input_tokens=usage.get("prompt_tokens"),
+        output_tokens=usage.get("completion_tokens"),
+        latency_s=latency,
+        model=model,
+    )
+
+
+def pooled_top_logprobs(logprobs: Any) -> dict[str, float] | None:
+    """The first generated token's alternatives, pooling tokens that decode alike."""
+    try:
+        alternatives = logprobs["content"][0]["top_logprobs"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    pooled: dict[str, float] = {}
+    for alt in alternatives:
+        token, logprob = alt.get("token"), alt.get("logprob")
+        if not isinstance(token, str) or not isinstance(logprob, int | float):
+            continue
+        # Distinct token ids can decode to the same text; their probabilities add up.
+        seen = pooled.get(token)
+        pooled[token] = logprob if seen is None else _logaddexp(seen, float(logprob))
+    return pooled or None
+
+
+def _logaddexp(a: float, b: float) -> float:
+    high, low = max(a, b), min(a, b)
+    if low == -math.inf:
+        return high
+    return high + math.log1p(math.exp(low - high))
+
+
+def llama_error(error: Any, n_ctx: int) -> BackendError:
+    """The :class:`BackendError` for the ``error`` member of a llama.cpp reply."""
+    if not isinstance(error, dict):
+        return ServerError(f"llama.cpp error: {error!r:.300}")
+    message = str(error.get("message", error))
+    if error.get("type") == "exceed_context_size_error":
+        return RequestRejected(
+            f"the prompt has {error.get('n_prompt_tokens', '?')} tokens, more than the local "
+            f"judge's context of {n_ctx} (n_ctx); raise it (--context on the command line) "
+            "or shorten the answers"
+        )
+    code = error.get("code")
+    if isinstance(code, int) and 400 <= code < 500:
+        return RequestRejected(f"llama.cpp rejected the call ({code}): {message}")
+    return ServerError(f"llama.cpp error ({code}): {message}")
+
+
+T = TypeVar("T")
+
+
+async def on_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on a daemon thread of its own; cancelling the await abandons it.
+
+    Unlike :func:`asyncio.to_thread`, whose executor threads the event loop's
+    shutdown and the interpreter's exit both join, an abandoned call here holds
+    neither: its result, when it comes, is dropped.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled: the caller has gone
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = fn(*args), None
+        except BaseException as exc:  # handed to the awaiting task, raised there
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
+            loop.call_soon_threadsafe(settle, result, error)
+        with _IN_FLIGHT_LOCK:
+            _IN_FLIGHT.discard(threading.current_thread())
+
+    thread = threading.Thread(target=run, name="fairjudge-llama-call", daemon=True)
+    with _IN_FLIGHT_LOCK:
+        _IN_FLIGHT.add(thread)
+    thread.start()
+    return await future
+
+
+_IN_FLIGHT: set[threading.Thread] = set()
+_IN_FLIGHT_LOCK = threading.Lock()
+
+
+@atexit.register
+def _wait_for_calls() -> None:
+    """At a normal interpreter exit, let abandoned calls finish before llama.cpp goes."""
+    with _IN_FLIGHT_LOCK:
+        threads = list(_IN_FLIGHT)
+    for thread in threads:
+        thread.join()
+
 
 DEFAULT_N_CTX = 8192
 """llama.cpp's context window, in tokens, unless ``n_ctx`` (``--context``) says otherwise."""
 
-T = TypeVar("T")
 
 _LABEL_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 1, "top_logprobs": 20}
 _FREE_PARAMS: Mapping[str, Any] = {"temperature": 0.0, "max_tokens": 512}
