@@ -21,9 +21,15 @@ from fairjudge import (
 )
 from fairjudge._call import CallSpec
 from fairjudge.backends._local import LocalBackend, llama_error, pooled_top_logprobs
-from fairjudge.backends._local_models import KNOWN_MODELS, Chunk, ModelSpec
 from fairjudge.backends._local_sampling import draw_token, draws_from_shared_pass
-from fairjudge.backends._weights import ensure_model, file_sha256, locate_chunks
+from fairjudge.backends._weights import (
+    KNOWN_MODELS,
+    Chunk,
+    ModelSpec,
+    ensure_model,
+    file_sha256,
+    locate_chunks,
+)
 from fairjudge.judges import PairwiseRequest
 from fairjudge.prompts import get_template, probabilities_from_logprobs
 

@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from fairjudge import MissingExtraError
-from fairjudge.backends._local_models import KNOWN_MODELS
-from fairjudge.backends._weights import locate_chunks
+from fairjudge.backends._weights import KNOWN_MODELS, locate_chunks
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 

@@ -32,7 +32,6 @@ from fairjudge._errors import (
     RequestRejected,
     ServerError,
 )
-from fairjudge.backends._local_models import DEFAULT_LOCAL_MODEL, KNOWN_MODELS
 from fairjudge.backends._local_sampling import (
     ForwardPasses,
     draws_from_shared_pass,
@@ -40,7 +39,7 @@ from fairjudge.backends._local_sampling import (
     is_greedy_label_pass,
     sampled_completion,
 )
-from fairjudge.backends._weights import ensure_model, file_sha256
+from fairjudge.backends._weights import DEFAULT_LOCAL_MODEL, KNOWN_MODELS, ensure_model, file_sha256
 
 __all__ = [
     "LocalBackend",
