@@ -17,10 +17,10 @@ from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
-from fairjudge.io._problems import bare as _bare
-from fairjudge.io._problems import invalid_rows as _invalid_rows
-from fairjudge.io._problems import nothing_valid as _nothing_valid
 from fairjudge.io._rows import BadJSON, Source, loads, open_source, read_rows
+from fairjudge.io._rows import bare as _bare
+from fairjudge.io._rows import invalid_rows as _invalid_rows
+from fairjudge.io._rows import nothing_valid as _nothing_valid
 
 __all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
 

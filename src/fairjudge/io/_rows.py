@@ -1,8 +1,9 @@
-r"""Reading the rows of a comparison or ranking file: JSONL, JSON, CSV or Parquet.
+"""Reading the rows of a comparison or ranking file (JSONL, JSON, CSV, Parquet), and their problems.
 
-What a row means is the caller's business; this module finds the rows, with the
-line each came from, streaming and bounded, and turns whole-file mistakes into one
-:class:`InputError` naming the source and line. ``-`` reads standard input.
+This module finds the rows, with the line each came from, streaming and bounded; what
+a row means is the caller's. Whole-file mistakes are one :class:`InputError` naming
+the source and line, and a load that stops names up to :data:`SHOWN_PROBLEMS` bad
+rows at once, so a file is fixed in one pass. ``-`` reads standard input.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import re
 import shlex
 import stat
 import sys
@@ -21,7 +23,6 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from fairjudge._errors import InputError, MissingExtraError
-from fairjudge.io._csv import csv_records
 from fairjudge.io._untrusted import (
     SURROGATE,
     BadJSON,
@@ -32,7 +33,136 @@ from fairjudge.io._untrusted import (
     why,
 )
 
-__all__ = ["BadJSON", "Row", "Source", "loads", "open_source", "read_records", "read_rows"]
+__all__ = [
+    "SHOWN_PROBLEMS",
+    "BadJSON",
+    "Row",
+    "Source",
+    "bare",
+    "csv_records",
+    "invalid_rows",
+    "loads",
+    "nothing_valid",
+    "open_source",
+    "read_records",
+    "read_rows",
+]
+
+
+_BARE_CR = re.compile(r"(?<=\r)(?!\n)")  # after a "\r" that no "\n" follows
+
+
+def csv_records(
+    lines: Iterable[tuple[int, str]], delimiter: str, name: str
+) -> Iterator[tuple[int, list[str] | InputError]]:
+    """Each non-empty CSV record, or the error reading it, with the line it starts on.
+
+    A quote left open runs to the end of the file, which the reader returns as one
+    field: that record is reported as the unterminated quote it is, at the quote's line.
+    """
+    taken: list[tuple[int, str]] = []  # (line, piece) fed to the reader for this record
+    ended: list[bool] = []  # the input ran out
+
+    def pieces() -> Iterator[str]:
+        extra = 0  # lone "\r" breaks so far: each starts a line, as in a spreadsheet
+        for lineno, text in lines:
+            parts = [part for part in _BARE_CR.split(text) if part]
+            for index, part in enumerate(parts):
+                taken.append((lineno + extra + index, part))
+                yield part
+            extra += len(parts) - 1
+        ended.append(True)
+
+    reader = csv.reader(pieces(), delimiter=delimiter)
+    while True:
+        taken.clear()
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield taken[0][0], InputError(f"invalid CSV ({exc})", path=name, line=taken[0][0])
+            continue
+        # The reader asks for more input only inside a quoted field, so a record that
+        # reached the end of the input is one whose quote never closed.
+        opened = _open_quote(taken, delimiter) if ended else None
+        if opened is not None:
+            message = (
+                "invalid CSV: the quoted field opened on this line never closes, so the rest "
+                'of the file was read into it; close the quote (a quote inside a field is "")'
+            )
+            yield opened, InputError(message, path=name, line=opened)
+        elif record:
+            yield taken[0][0], record
+
+
+def _open_quote(pieces: Iterable[tuple[int, str]], delimiter: str) -> int | None:
+    """The line of the quote still open at the end of a CSV record's text, if one is."""
+    opened, at_start = None, True
+    for lineno, text in pieces:
+        quoted_next = False  # the previous character was a quote inside a quoted field
+        for char in text:
+            if opened is not None:
+                if quoted_next:
+                    quoted_next = False
+                    if char != '"':  # that quote closed the field
+                        opened, at_start = None, char in (delimiter, "\r", "\n")
+                elif char == '"':
+                    quoted_next = True
+            elif char == '"' and at_start:
+                opened = lineno
+            else:
+                at_start = char in (delimiter, "\r", "\n")
+        if quoted_next:  # a quote at the very end of the text closes the field
+            opened = None
+    return opened
+
+
+SHOWN_PROBLEMS = 5
+"""Row problems listed in one error."""
+
+
+def invalid_rows(bad: list[InputError]) -> InputError:
+    """The first invalid row's error, naming up to :data:`SHOWN_PROBLEMS` in all."""
+    first = bad[0]
+    if len(bad) == 1:
+        return first
+    # " | " between problems: the problems' own messages use ";".
+    more = [f"line {e.line}: {bare(e)}" for e in bad[1:SHOWN_PROBLEMS]]
+    rest = len(bad) - SHOWN_PROBLEMS
+    if rest > 0:
+        more.append(f"and {rest} more invalid row{'s' if rest != 1 else ''}")
+    fix = f"{len(bad)} invalid rows; fix them, or pass skip_invalid=True to set them aside"
+    named = dict.fromkeys(p for e in bad[:SHOWN_PROBLEMS] for p in e.params)
+    return InputError(
+        f"{bare(first)} | {' | '.join(more)} ({fix})",
+        path=first.path,
+        line=first.line,
+        params=(*named, "skip_invalid"),
+    )
+
+
+def nothing_valid(name: str, skipped: list[InputError]) -> InputError:
+    """The error for a file with no valid row: what it held, or its first few problems."""
+    if not skipped:
+        return InputError("file holds no items", path=name)
+    # Every row was set aside: listing none of them would leave nothing to fix from.
+    # " | " between problems: the problems' own messages use ";".
+    problems = " | ".join(f"line {e.line}: {bare(e)}" for e in skipped[:SHOWN_PROBLEMS])
+    n = len(skipped)
+    first = f"; the first {SHOWN_PROBLEMS}" if n > SHOWN_PROBLEMS else ""
+    return InputError(
+        f"no valid row found ({n} invalid row{'s' if n != 1 else ''}{first}): {problems}",
+        path=name,
+        params=tuple(dict.fromkeys(p for e in skipped[:SHOWN_PROBLEMS] for p in e.params)),
+    )
+
+
+def bare(error: InputError) -> str:
+    """The message without the ``path:line:`` prefix the summary already gives."""
+    prefix = f"{error.path}:{error.line}: " if error.line is not None else f"{error.path}: "
+    return str(error).removeprefix(prefix) if error.path is not None else str(error)
+
 
 MAX_LINE_BYTES = 64 * 2**20  # the longest line read; also the largest CSV field
 MAX_ARRAY_BYTES = 256 * 2**20  # the largest JSON array, which is parsed whole

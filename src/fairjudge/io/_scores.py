@@ -25,8 +25,7 @@ from fairjudge.io._pairs import (
     numbered,
     parsed_rows,
 )
-from fairjudge.io._problems import nothing_valid
-from fairjudge.io._rows import Source, open_source
+from fairjudge.io._rows import Source, nothing_valid, open_source
 
 __all__ = ["HUMAN_PREFIX", "LoadedScoreItems", "ScoreItem", "load_score_items"]
 
