@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairjudge.io import strict_dumps, write_jsonl_atomic
-from fairjudge.io._json import REASONS_KEY
+from fairjudge.io._out_file import REASONS_KEY
 
 
 def strict_loads(text: str) -> Any:

@@ -16,11 +16,17 @@ from __future__ import annotations
 
 from fairjudge._lazy import package_surface
 from fairjudge.io._config_file import CONFIG_SCHEMA_VERSION, ConfigText, dump_config, read_config
-from fairjudge.io._files import write_atomic, write_jsonl_atomic
-from fairjudge.io._json import strict_dumps
 from fairjudge.io._label_scores import ScoreSheet, is_pointwise_file
 from fairjudge.io._labels import LabelSheet, Side, order_path, read_sheet_rows, write_rows_durably
-from fairjudge.io._out_file import OutHeader, OutKind, out_header, read_header
+from fairjudge.io._out_file import (
+    OutHeader,
+    OutKind,
+    out_header,
+    read_header,
+    strict_dumps,
+    write_atomic,
+    write_jsonl_atomic,
+)
 from fairjudge.io._pairs import Columns, LoadedItems, load_items, read_rows
 from fairjudge.io._rows import open_source, read_records
 from fairjudge.io._scores import LoadedScoreItems, load_score_items

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from fairjudge._call import Conversation
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Outcome
-from fairjudge.io._json import strict_dumps
+from fairjudge.io._out_file import strict_dumps
 from fairjudge.io._pairs import Columns, load_items
 from fairjudge.io._rows import open_source
 from fairjudge.io._untrusted import loads, read_text

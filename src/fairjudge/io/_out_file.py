@@ -1,15 +1,20 @@
-"""The header record that opens every ``--out`` file, and how its readers check it.
+"""Result files: strict JSON, written whole or not at all, opened by a header record.
 
-The header is one key wide (``fairjudge``) and names the file's ``kind``, so each
-reader can refuse a file it cannot use instead of misreading it. The command line is
-recorded with anything credential-like masked.
+Every writer goes through :func:`strict_dumps`, so each file and ``--json`` output
+parses with any JSON parser. The header (one key, ``fairjudge``) names the file's
+``kind``, so each reader refuses a file it cannot use instead of misreading it.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import re
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, get_args
 
 from fairjudge._errors import InputError
@@ -17,7 +22,97 @@ from fairjudge._redact import redact_arg
 from fairjudge._version import __version__
 from fairjudge.io._untrusted import shown
 
-__all__ = ["KINDS", "SCHEMA_VERSION", "OutHeader", "OutKind", "out_header", "read_header"]
+__all__ = [
+    "KINDS",
+    "REASONS_KEY",
+    "SCHEMA_VERSION",
+    "OutHeader",
+    "OutKind",
+    "out_header",
+    "read_header",
+    "strict_dumps",
+    "write_atomic",
+    "write_jsonl_atomic",
+]
+
+
+REASONS_KEY = "null_reasons"
+"""The top-level key of ``{path: reason}``: each non-finite value written as null."""
+
+
+def strict_dumps(
+    value: Any,
+    *,
+    indent: int | None = None,
+    ensure_ascii: bool = True,
+    default: Callable[[Any], Any] | None = None,
+) -> str:
+    """``json.dumps(value)``, with no ``NaN`` or ``Infinity`` in it.
+
+    Example:
+        >>> strict_dumps({"cost": float("nan"), "n": 2})
+        '{"cost": null, "n": 2, "null_reasons": {"cost": "NaN is not a number JSON can hold"}}'
+    """
+    options: dict[str, Any] = {"indent": indent, "ensure_ascii": ensure_ascii, "default": default}
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:  # a float that is not finite somewhere inside
+        reasons: dict[str, str] = {}
+        if default is not None:  # what the default makes of a value may hold one too
+            value = json.loads(json.dumps(value, **options))
+        clean = _finite(value, "", reasons)
+        if isinstance(clean, dict) and reasons:
+            clean[REASONS_KEY] = {**clean.get(REASONS_KEY, {}), **reasons}
+        return json.dumps(clean, allow_nan=False, **options)
+
+
+def _finite(value: Any, path: str, reasons: dict[str, str]) -> Any:
+    """A copy of ``value`` with each non-finite float replaced by ``None``, noted in ``reasons``."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        word = "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+        reasons[path or "$"] = f"{word} is not a number JSON can hold"
+        return None
+    if isinstance(value, Mapping):
+        return {k: _finite(v, f"{path}.{k}" if path else str(k), reasons) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v, f"{path}[{i}]", reasons) for i, v in enumerate(value)]
+    return value
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: Path, chunks: Iterable[str]) -> None:
+    """Write text to a temporary file and rename it: a crash never leaves half a file.
+
+    The file gets the permissions an ordinary new file gets (``0666`` less the
+    umask), like the store beside it, not the ``0600`` of a temporary file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.writelines(chunks)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    """Write one JSON line per record, atomically (see :func:`write_atomic`).
+
+    Strict JSON: a value that is not finite is written as null, with its reason
+    (:func:`~fairjudge.io._out_file.strict_dumps`).
+    """
+    write_atomic(path, (strict_dumps(r, ensure_ascii=False) + "\n" for r in records))
+
 
 OutKind = Literal[
     "compare", "compare-via-scores", "calibrate", "rank", "score", "jury", "score-jury", "audit"
