@@ -9,7 +9,7 @@ from fairjudge import ConfigError
 from fairjudge.audit import AuditSettings, audit, plan_experiments
 from fairjudge.audit._audit_items import AuditItem
 from fairjudge.audit._effects import verdict_of
-from fairjudge.audit._self_preference_fit import fit_own_family
+from fairjudge.audit._self_preference import fit_own_family
 from fairjudge.audit._verbosity import padded_twins
 from fairjudge.cli._flags import to_flags
 from fairjudge.judges import CallableJudge

@@ -1,27 +1,145 @@
 """Self-preference: does a judge favour answers written by its own model family?
 
-A judge that scores its own family's answers higher may simply be right (its family
-may write better answers). So the experiment compares each judge with the other
-judges' view of the same answers: every judge scores every labelled answer, and a
-least-squares fit of the scores on the answers' quality, the judges' leniency and an
-own-family indicator per judge gives each judge's own-family advantage at once
-(:mod:`._self_preference_fit`), with an interval from a bootstrap that resamples
-whole questions. No bias is 0. One judge's self-preference does not leak into
-another's estimate.
+Every judge scores every labelled answer; a least-squares fit of the scores on the
+answers' quality, the judges' leniency and an own-family indicator per judge gives
+each judge's own-family advantage at once, with a bootstrap over whole questions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from fairjudge._errors import ConfigError
 from fairjudge.audit._audit_items import AuditItem
 from fairjudge.audit._effects import Effect
 from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress, Scored, score
 from fairjudge.audit._judges import AuditJudge, family_of, judge_family
-from fairjudge.audit._self_preference_fit import fit_own_family
+from fairjudge.stats import ConfidenceInterval
 
-__all__ = ["self_preference_experiment", "why_no_self_preference"]
+__all__ = ["OwnFamilyFit", "fit_own_family", "self_preference_experiment", "why_no_self_preference"]
+
+
+@dataclass(frozen=True, slots=True)
+class OwnFamilyFit:
+    """The fitted own-family advantages.
+
+    Attributes:
+        deltas: Per judge, its advantage, or ``None`` where not identifiable.
+        cis: Per judge, its interval (not estimable where the delta is ``None``).
+        combined: ``sum(delta)`` over the judges, when the judges' own shares are not
+            all identifiable but their sum is; else ``None``.
+        combined_ci: Its interval.
+        n_answers: Answers every judge scored.
+    """
+
+    deltas: tuple[float | None, ...]
+    cis: tuple[ConfidenceInterval, ...]
+    combined: float | None
+    combined_ci: ConfidenceInterval | None
+    n_answers: int
+
+
+def _design(
+    table: np.ndarray, answer_family: Sequence[str], judge_family: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (answer, judge): the centred score, and [leniency | own-family] columns."""
+    n, j = table.shape
+    own = np.array([[a == f for f in judge_family] for a in answer_family], dtype=np.float64)
+    eye = np.eye(j)
+    x_b = np.repeat((eye - 1.0 / j)[None, :, :], n, axis=0)  # (n, j, j)
+    x_d = own[:, :, None] * eye[None, :, :] - own[:, None, :] / j  # (n, j, j)
+    x = np.concatenate([x_b, x_d], axis=2).reshape(n * j, 2 * j)
+    y = (table - table.mean(axis=1, keepdims=True)).reshape(n * j)
+    return x, y
+
+
+def _null_space(x: np.ndarray) -> np.ndarray:
+    """Rows spanning the null space of ``x`` (numerical rank cut as in ``matrix_rank``).
+
+    The design is always rank-deficient (the leniencies sum to zero after centring);
+    a fixed cutoff such as ``pinv``'s ``rcond=1e-15`` takes the round-off singular
+    value for a real one once there are a few hundred answers.
+    """
+    rows, cols = x.shape
+    padded = np.vstack([x, np.zeros((max(0, cols - rows), cols))])  # same null space
+    _, s, vt = np.linalg.svd(padded, full_matrices=False)  # vt: (cols, cols)
+    cut = s[0] * max(rows, cols) * np.finfo(np.float64).eps
+    null: np.ndarray = vt[s <= cut]
+    return null
+
+
+def _identified(null: np.ndarray, vector: np.ndarray) -> bool:
+    """Whether ``vector @ theta`` is the same for every least-squares solution.
+
+    It is when ``vector`` is orthogonal to the null space of the design.
+    """
+    return bool(np.allclose(null @ vector, 0.0, atol=1e-6))
+
+
+def fit_own_family(
+    table: Sequence[Sequence[float]],
+    answer_family: Sequence[str],
+    judge_family: Sequence[str],
+    clusters: Sequence[Hashable],
+    *,
+    seed: int,
+    level: float,
+    n_resamples: int,
+) -> OwnFamilyFit:
+    """Fit every judge's own-family advantage, with question-bootstrap intervals.
+
+    Args:
+        table: Per answer (rows), each judge's score (columns); complete rows only.
+        answer_family: The family of each answer.
+        judge_family: The family of each judge.
+        clusters: The question of each answer (resampled together).
+        seed: Bootstrap seed.
+        level: Confidence level.
+        n_resamples: Bootstrap resamples.
+    """
+    scores = np.asarray(table, dtype=np.float64)
+    n, j = scores.shape
+    x, y = _design(scores, answer_family, judge_family)
+    unit = np.eye(2 * j)[j:]  # rows pick delta_k
+    null = _null_space(x)
+    ok = [_identified(null, unit[k]) for k in range(j)]
+    total = unit.sum(axis=0)
+    want_total = not all(ok) and _identified(null, total)
+    theta = np.linalg.lstsq(x, y, rcond=None)[0]
+    index: dict[Hashable, int] = {}
+    row_cluster = np.repeat([index.setdefault(c, len(index)) for c in clusters], j)
+    k = len(index)
+    draws: list[np.ndarray] = []
+    if k >= 2:
+        rng = np.random.default_rng(seed)
+        counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_resamples)
+        for c in counts:
+            w = np.sqrt(c[row_cluster].astype(np.float64))
+            draws.append(np.linalg.lstsq(x * w[:, None], y * w, rcond=None)[0])
+    alpha = (1 - level) / 2
+
+    def interval(vector: np.ndarray) -> ConfidenceInterval:
+        if not draws:
+            return ConfidenceInterval.not_estimable("a single question", level)
+        values = np.array([d @ vector for d in draws])
+        low, high = np.quantile(values, [alpha, 1 - alpha])
+        return ConfidenceInterval(float(low), float(high), level)
+
+    why = (
+        "not identifiable: this judge is only ever compared with judges whose families "
+        "wrote the other answers; add a judge from another family, or answers from a "
+        "family outside the panel"
+    )
+    deltas = tuple(float(theta @ unit[m]) if ok[m] else None for m in range(j))
+    cis = tuple(
+        interval(unit[m]) if ok[m] else ConfidenceInterval.not_estimable(why, level)
+        for m in range(j)
+    )
+    combined = float(theta @ total) if want_total else None
+    return OwnFamilyFit(deltas, cis, combined, interval(total) if want_total else None, n)
 
 
 def why_no_self_preference(
