@@ -1,16 +1,8 @@
 """The pytest hooks: options, the ``fairjudge`` marker, the fixture and the run summary.
 
-Settings come from, weakest first: the ini file (``fairjudge_judge = ...`` under
-``[tool.pytest.ini_options]``, or ``[pytest]`` in ``pytest.ini``), the command line
-(``--fairjudge-judge``), the test's marker (``@pytest.mark.fairjudge(seed=3)``) and
-the call (``fairjudge_judge.compare(..., seed=3)``). Paths in the ini file are read
-from its folder, paths on the command line from the current one, so a suite finds
-its store and recording from wherever pytest starts.
-
-``--fairjudge-replay`` copies the recording once per session into pytest's
-temporary folder and serves every run from the copy: the committed file is never
-written (a store opened for reading still records its claims), and a replayed suite
-leaves the working tree clean.
+Settings come from, weakest first: the ini file, the command line, the test's marker
+and the call. ``--fairjudge-replay`` serves every run from a per-session copy of the
+recording, so the committed file is never written.
 """
 
 from __future__ import annotations
@@ -26,8 +18,7 @@ import pytest
 
 from fairjudge._errors import ConfigError
 from fairjudge.testing._judged import Judged
-from fairjudge.testing._settings import CHANGEABLE, Mode, SuiteSettings
-from fairjudge.testing._suite import SuiteJudge
+from fairjudge.testing._suite import CHANGEABLE, Mode, SuiteJudge, SuiteSettings
 
 __all__ = [
     "fairjudge_judge",
