@@ -21,9 +21,8 @@ from numpy.typing import NDArray
 from scipy.stats import beta, binom
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._confseq import ConfidenceSequence, WealthGrid
+from fairjudge.stats._confseq import ConfidenceSequence, StopRule, WealthGrid
 from fairjudge.stats._intervals import ConfidenceInterval
-from fairjudge.stats._stop_rule import StopRule
 
 FLAG = re.compile(r"(?<![\w-])--[a-z]")
 

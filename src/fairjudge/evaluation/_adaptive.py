@@ -3,7 +3,7 @@
 :func:`evaluate_adaptive` judges a file's questions in a seeded random order, batch by
 batch, and after each batch updates an anytime-valid confidence sequence for model
 1's win rate (:class:`~fairjudge.stats._confseq.ConfidenceSequence`) and asks the
-``stop_when`` rule (:class:`~fairjudge.stats._stop_rule.StopRule`) whether to stop.
+``stop_when`` rule (:class:`~fairjudge.stats._confseq.StopRule`) whether to stop.
 Stopping whenever the rule says so keeps the sequence's coverage; peeking at the
 fixed-sample bootstrap CI after every batch would not.
 
@@ -186,7 +186,7 @@ def evaluate_adaptive(
         settings: Rule, rounds, seed (the draw order's too), level (the anytime-valid
             interval's and the bootstrap's) and resamples.
         stop_when: ``"decided"``, ``"width:W"``, both (``"decided,width:0.05"``, a list,
-            or a :class:`~fairjudge.stats._stop_rule.StopRule`); ``None`` judges every
+            or a :class:`~fairjudge.stats._confseq.StopRule`); ``None`` judges every
             question, batch by batch, and reports the interval at the end.
         batch: Questions per batch; by default one wave of the judge's concurrency
             (:func:`default_batch`). Both orders of an item, and every item of a
@@ -197,7 +197,7 @@ def evaluate_adaptive(
         population: What the interval and the decision are about: ``"source"``
             (default), the population the questions are drawn from, or ``"file"``,
             this file's questions only. ``None`` takes a
-            :class:`~fairjudge.stats._stop_rule.StopRule`'s own.
+            :class:`~fairjudge.stats._confseq.StopRule`'s own.
 
     Returns:
         An :class:`AdaptiveResult`: the comparison over the judged items, the

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci
     from fairjudge.stats._arrays import FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
-    from fairjudge.stats._confseq import ConfidenceSequence
+    from fairjudge.stats._confseq import POPULATIONS, ConfidenceSequence, Population, StopRule
     from fairjudge.stats._elo import online_elo
     from fairjudge.stats._intervals import (
         ConfidenceInterval,
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
         plan_bootstrap,
         weighted_means,
     )
-    from fairjudge.stats._stop_rule import POPULATIONS, Population, StopRule
     from fairjudge.stats._style_control import StyleControlResult, style_controlled_bradley_terry
     from fairjudge.stats._system_agreement import system_agreement
 
@@ -133,9 +132,9 @@ _LAZY = {
     "percentile_bounds": "fairjudge.stats._resample",
     "plan_bootstrap": "fairjudge.stats._resample",
     "weighted_means": "fairjudge.stats._resample",
-    "POPULATIONS": "fairjudge.stats._stop_rule",
-    "Population": "fairjudge.stats._stop_rule",
-    "StopRule": "fairjudge.stats._stop_rule",
+    "POPULATIONS": "fairjudge.stats._confseq",
+    "Population": "fairjudge.stats._confseq",
+    "StopRule": "fairjudge.stats._confseq",
     "StyleControlResult": "fairjudge.stats._style_control",
     "style_controlled_bradley_terry": "fairjudge.stats._style_control",
     "system_agreement": "fairjudge.stats._system_agreement",
