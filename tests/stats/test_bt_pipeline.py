@@ -17,9 +17,8 @@ import scipy.sparse as sp
 
 from fairjudge.stats import _bt_bootstrap, _resample
 from fairjudge.stats._bradley_terry import bt_lbfgs, davidson_lbfgs
-from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
+from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, round_health
 from fairjudge.stats._bt_data import encode_battles, pair_data
-from fairjudge.stats._bt_graph import round_health
 from fairjudge.stats._bt_solvers import bt_newton
 from fairjudge.stats._resample import chunk_sizes
 from tests.stats._bootstrap import bootstrap_thetas

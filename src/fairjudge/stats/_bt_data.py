@@ -15,8 +15,7 @@ import numpy as np
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._arrays import FloatArray, IntArray
-from fairjudge.stats._bt_bootstrap import PairData
-from fairjudge.stats._bt_graph import Unbounded, mle_exists, reachable_from, unbounded
+from fairjudge.stats._bt_bootstrap import PairData, Unbounded, mle_exists, reachable_from, unbounded
 from fairjudge.stats._validate import (
     check_labels,
     check_non_negative,
