@@ -1,4 +1,4 @@
-"""Bootstrap rounds for Bradley-Terry (each round's counts, then all rounds solved), and estimability.
+"""Bradley-Terry bootstrap rounds (counts drawn, then all rounds solved), and estimability.
 
 Two resampling schemes:
 
