@@ -9,9 +9,8 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau, spearmanr
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._agreement import judge_agreement
+from fairjudge.stats._agreement import judge_agreement, system_agreement
 from fairjudge.stats._rank_stats import score_correlation
-from fairjudge.stats._system_agreement import system_agreement
 from tests.stats._sim import battles
 
 

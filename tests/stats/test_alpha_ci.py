@@ -8,7 +8,7 @@ import pytest
 
 from fairjudge import InputError
 from fairjudge.stats import krippendorff_alpha
-from fairjudge.stats._alpha_ci import krippendorff_alpha_ci
+from fairjudge.stats._agreement import krippendorff_alpha_ci
 
 ROWS: list[list[float | None]] = [
     [1, 2, 1], [2, 2, 3], [3, 3, 3], [4, 5, 4], [5, 5, None], [2, 1, 2], [4, 4, 3], [1, None, 1],

@@ -14,7 +14,7 @@ import pytest
 
 from fairjudge.evaluation._panel import aggregate_scores, leave_one_out, leave_one_out_means
 from fairjudge.evaluation._scores_stats import _resampled_medians, median_interval
-from fairjudge.stats._alpha_ci import _alphas
+from fairjudge.stats._agreement import _alphas
 from fairjudge.stats._panel import Metric, alpha_value, coincidences
 from fairjudge.stats._rank_stats import kendall, kendall_grid, kendall_loop
 from fairjudge.stats._resample import plan_bootstrap

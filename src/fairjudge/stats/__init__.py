@@ -11,8 +11,13 @@ from typing import TYPE_CHECKING
 from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
-    from fairjudge.stats._agreement import AgreementResult, judge_agreement
-    from fairjudge.stats._alpha_ci import KrippendorffAlpha, krippendorff_alpha_ci
+    from fairjudge.stats._agreement import (
+        AgreementResult,
+        KrippendorffAlpha,
+        judge_agreement,
+        krippendorff_alpha_ci,
+        system_agreement,
+    )
     from fairjudge.stats._arrays import FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
     from fairjudge.stats._confseq import POPULATIONS, ConfidenceSequence, Population, StopRule
@@ -50,7 +55,6 @@ if TYPE_CHECKING:
         weighted_means,
     )
     from fairjudge.stats._style_control import StyleControlResult, style_controlled_bradley_terry
-    from fairjudge.stats._system_agreement import system_agreement
 
 __all__ = [
     "POPULATIONS",
@@ -99,8 +103,8 @@ __all__ = [
 _LAZY = {
     "AgreementResult": "fairjudge.stats._agreement",
     "judge_agreement": "fairjudge.stats._agreement",
-    "KrippendorffAlpha": "fairjudge.stats._alpha_ci",
-    "krippendorff_alpha_ci": "fairjudge.stats._alpha_ci",
+    "KrippendorffAlpha": "fairjudge.stats._agreement",
+    "krippendorff_alpha_ci": "fairjudge.stats._agreement",
     "FloatArray": "fairjudge.stats._arrays",
     "BradleyTerryResult": "fairjudge.stats._bradley_terry",
     "bradley_terry": "fairjudge.stats._bradley_terry",
@@ -137,7 +141,7 @@ _LAZY = {
     "StopRule": "fairjudge.stats._confseq",
     "StyleControlResult": "fairjudge.stats._style_control",
     "style_controlled_bradley_terry": "fairjudge.stats._style_control",
-    "system_agreement": "fairjudge.stats._system_agreement",
+    "system_agreement": "fairjudge.stats._agreement",
 }
 
 package_surface(globals(), _LAZY)

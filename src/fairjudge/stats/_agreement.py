@@ -1,7 +1,7 @@
 """Agreement between a judge's pairwise verdicts and human labels.
 
 Three views, for three kinds of human labels (the last two in :mod:`._rank_stats`
-and :mod:`._system_agreement`):
+and below):
 
 - **Pairwise verdicts** (``"1"``, ``"2"``, ``"tie"``): :func:`judge_agreement` gives
   MT-Bench's two agreement rates (Zheng et al. 2023, section 4.2). Setup S1 keeps
@@ -18,6 +18,28 @@ and :mod:`._system_agreement`):
   the judge's verdicts and on the humans' verdicts over the same battles and
   correlates the two rankings, bootstrapping battles (or questions) jointly so the
   interval reflects both fits' uncertainty.
+
+Krippendorff's alpha with a seeded bootstrap interval, clustered by question.
+
+:func:`~fairjudge.stats.krippendorff_alpha` gives the point estimate; a panel that
+scores answers on a rubric also needs to know how sure that estimate is. Alpha is a
+ratio of two sums over the *coincidence matrix*, and that matrix is a sum of one
+small matrix per unit (item). So each question's contribution is computed once, and
+a resample's matrix is its draw counts times those contributions: a bootstrap over
+questions that costs one matrix product per resample, not one pass over the data.
+
+Only units with two or more values are pairable and count, as in the point
+estimate; the bootstrap resamples those units (whole questions when ``questions``
+is given, so that several answers to one question are not taken for independent
+evidence). A resample where no disagreement is expected (every value equal) has no
+alpha and is left out of the interval.
+
+System-level agreement: does the judge rank the systems as the humans do?
+
+Bradley-Terry ratings are fitted on the judge's verdicts and on the humans'
+verdicts over the same battles, and the two rankings are correlated, with battles
+(or questions) resampled jointly so that the interval carries both fits'
+uncertainty.
 """
 
 from __future__ import annotations
@@ -27,15 +49,31 @@ from dataclasses import dataclass
 from typing import Any, Unpack
 
 import numpy as np
+import scipy.sparse as sp
 
 from fairjudge._errors import InputError
 from fairjudge.stats._arrays import FloatArray
+from fairjudge.stats._bradley_terry import bt_lbfgs
+from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data
+from fairjudge.stats._bt_solvers import bt_newton
 from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._leaderboard import ELO_SCALE
+from fairjudge.stats._panel import Metric, alpha_value, check_metric, coincidences
 from fairjudge.stats._position_bias import Proportion
+from fairjudge.stats._rank_stats import RankCorrelation, correlation_fields, rank_corr_rows
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
-from fairjudge.stats._validate import check_outcomes, check_same_length
+from fairjudge.stats._validate import check_non_negative, check_outcomes, check_same_length
 
-__all__ = ["AgreementResult", "ConfusionMatrix", "judge_agreement"]
+__all__ = [
+    "AgreementResult",
+    "ConfusionMatrix",
+    "KrippendorffAlpha",
+    "SystemAgreementResult",
+    "judge_agreement",
+    "krippendorff_alpha_ci",
+    "system_agreement",
+]
+
 
 _LABELS = ("1", "2", "tie")
 
@@ -187,4 +225,244 @@ def judge_agreement(
         confusion=ConfusionMatrix(_LABELS, tuple(tuple(int(c) for c in r) for r in conf)),
         n=n,
         **plan.record(),
+    )
+
+
+_FLOOR = 1e-12  # a resample expecting less disagreement has no alpha
+
+
+@dataclass(frozen=True, slots=True)
+class KrippendorffAlpha(Resampled):
+    """Krippendorff's alpha of a panel's scores, with a bootstrap interval.
+
+    Attributes:
+        alpha: ``1 - D_o / D_e``; NaN when no disagreement is expected.
+        ci: Percentile bootstrap interval, or why there is none.
+        metric: ``"nominal"``, ``"ordinal"`` or ``"interval"``.
+        n_units: Pairable units (items with two or more values).
+        n_values: Values in those units.
+    """
+
+    alpha: float
+    ci: ConfidenceInterval
+    metric: Metric
+    n_units: int
+    n_values: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (NaN becomes ``None``)."""
+        return {
+            "alpha": nan_to_none(self.alpha),
+            "ci": self.ci.to_dict(),
+            "metric": self.metric,
+            "n_units": self.n_units,
+            "n_values": self.n_values,
+            **self.resampling_dict(),
+        }
+
+    def summary(self) -> str:
+        """One line."""
+        units = f"{self.n_units} units"
+        return f"Krippendorff's alpha ({self.metric}) {self.alpha:.3f} {self.ci} ({units})"
+
+
+def krippendorff_alpha_ci(
+    data: Sequence[Sequence[float | None]],
+    metric: Metric = "ordinal",
+    **options: Unpack[BootstrapOptions],
+) -> KrippendorffAlpha:
+    """Krippendorff's alpha with a percentile bootstrap interval over units or questions.
+
+    Args:
+        data: One row per unit (an item), one value per coder (a member); ``None``
+            where a coder gave none.
+        metric: ``"nominal"``, ``"ordinal"`` (rubric levels: ranks matter) or
+            ``"interval"`` (differences matter).
+        **options: Bootstrap options (``questions``: one label per row of ``data``,
+            ``n_resamples``, ``seed``, ``level``).
+
+    Raises:
+        ConfigError: An unknown metric or a bad bootstrap option.
+        InputError: No unit has two values, or ``questions`` does not match ``data``.
+
+    Example:
+        >>> krippendorff_alpha_ci([[1, 1], [2, 2], [3, 3]], n_resamples=10).alpha
+        1.0
+    """
+    check_metric(metric)
+    questions = options.pop("questions", None)
+    if questions is not None and len(questions) != len(data):
+        raise InputError(f"questions has {len(questions)} labels for {len(data)} units")
+    per_unit, values, rows = coincidences(data)
+    size = values.size
+    if questions is not None:
+        options = {**options, "questions": [questions[k] for k in rows]}
+    plan = plan_bootstrap(len(rows), options)
+    per_cluster = np.zeros((plan.n_clusters, size, size))
+    np.add.at(per_cluster, plan.clusters, per_unit)
+    point = alpha_value(per_unit.sum(axis=0), values, metric, floor=_FLOOR)
+    boot = [
+        _alphas((draws @ per_cluster.reshape(plan.n_clusters, -1)).reshape(-1, size, size),
+                values, metric)
+        for draws in plan.draws(plan.n_clusters + 2 * size * size)
+    ]  # fmt: skip
+    (ci,) = plan.intervals(np.concatenate(boot))
+    return KrippendorffAlpha(
+        alpha=point,
+        ci=ci,
+        metric=metric,
+        n_units=len(rows),
+        n_values=sum(v is not None for k in rows for v in data[k]),
+        **plan.record(),
+    )
+
+
+def _alphas(matrices: FloatArray, values: FloatArray, metric: Metric) -> FloatArray:
+    """:func:`~fairjudge.stats._panel.alpha_value` of each coincidence matrix ``(B, V, V)``.
+
+    The same formula for all resamples at once (one resample at a time was most of
+    the interval's cost); NaN where it is undefined, as there.
+    """
+    n_c = matrices.sum(axis=1)
+    total = n_c.sum(axis=1)
+    size = values.size
+    if metric == "nominal":
+        delta = np.broadcast_to(1.0 - np.eye(size), matrices.shape)
+    elif metric == "interval":
+        delta = np.broadcast_to(np.subtract.outer(values, values) ** 2, matrices.shape)
+    else:  # ordinal: as _panel._delta, with each resample's own marginals
+        cum = np.cumsum(n_c, axis=1)
+        lo = np.minimum.outer(np.arange(size), np.arange(size))
+        hi = np.maximum.outer(np.arange(size), np.arange(size))
+        between = cum[:, hi] - np.where(lo > 0, cum[:, lo - 1], 0.0)
+        delta = (between - (n_c[:, lo] + n_c[:, hi]) / 2.0) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (matrices * delta).sum(axis=(1, 2)) / total
+        pairs = n_c[:, :, None] * n_c[:, None, :]
+        expected = (pairs * delta).sum(axis=(1, 2)) / (total * (total - 1))
+        out: FloatArray = np.where(
+            (total > 1) & (expected > _FLOOR), 1.0 - observed / expected, np.nan
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SystemAgreementResult(RankCorrelation):
+    """How well the judge's ranking of systems matches the humans' ranking.
+
+    ``spearman`` and ``kendall`` correlate the two sets of Bradley-Terry ratings;
+    they and the bootstrap's options are described on
+    :class:`._rank_stats.RankCorrelation`.
+
+    Attributes:
+        judge_ratings: ``(model, rating)`` from the judge's verdicts, Elo scale,
+            mean 1000, best first.
+        human_ratings: The same from the human labels.
+        n_models: Systems ranked.
+        n_battles: Battles with both a judge verdict and a human label.
+    """
+
+    judge_ratings: tuple[tuple[str, float], ...]
+    human_ratings: tuple[tuple[str, float], ...]
+    n_models: int
+    n_battles: int
+
+    def summary(self) -> str:
+        """The two rankings side by side and their correlations."""
+        width = max(5, *(len(m) for m, _ in self.judge_ratings))
+        human = dict(self.human_ratings)
+        lines = [
+            f"System-level agreement: {self.n_models} systems, {self.n_battles} battles "
+            f"({self.n_resamples} resamples, seed {self.seed})",
+            *self.correlation_lines(),
+            f"  {'model':<{width}}  {'judge':>7}  {'human':>7}",
+        ]
+        lines += [f"  {m:<{width}}  {r:7.1f}  {human[m]:7.1f}" for m, r in self.judge_ratings]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            **self.correlation_dict(),
+            "judge_ratings": [{"model": m, "rating": r} for m, r in self.judge_ratings],
+            "human_ratings": [{"model": m, "rating": r} for m, r in self.human_ratings],
+            "n_models": self.n_models,
+            "n_battles": self.n_battles,
+        }
+
+
+def system_agreement(
+    model_a: Sequence[str],
+    model_b: Sequence[str],
+    judge: Sequence[str],
+    human: Sequence[str],
+    *,
+    l2: float = 0.0,
+    **options: Unpack[BootstrapOptions],
+) -> SystemAgreementResult:
+    """Correlate the system ranking implied by the judge with the one implied by humans.
+
+    Both rankings are Bradley-Terry fits (ties as half a win) on the same battles;
+    each bootstrap round resamples battles (or questions) once and refits both. A
+    system that draws no battle in a round keeps its full-data rating there.
+
+    Args:
+        model_a: The first system of each battle.
+        model_b: The second system of each battle.
+        judge: The judge's verdict per battle: ``"1"``, ``"2"`` or ``"tie"``.
+        human: The human label per battle, same vocabulary.
+        l2: Ridge strength of both fits (needed when a system never lost).
+        **options: Bootstrap options: ``questions``, ``n_resamples``, ``seed``, ``level``
+            (see :class:`._resample.BootstrapOptions`); each round resamples once
+            for both fits.
+
+    Returns:
+        The correlations with their intervals, and both sets of ratings.
+
+    Raises:
+        InputError: Bad battles, fewer than 3 systems, or ratings that are not
+            identified (see :func:`bradley_terry`).
+        ConfigError: A bad option.
+    """
+    models, a, b, j_codes = encode_battles(model_a, model_b, judge)
+    check_same_length(model_a=model_a, human=human)
+    h_codes = check_outcomes("human", human)
+    if len(models) < 3:
+        raise InputError(f"model_a/model_b name {len(models)} systems; a ranking needs at least 3")
+    l2 = check_non_negative("l2", l2)
+    n, m = len(models), a.size
+    plan = plan_bootstrap(m, options)
+    fits = []
+    for name, codes in (("judge", j_codes), ("human", h_codes)):
+        data = pair_data(n, a, b, codes)
+        check_identified(data, models, 0, l2, name=name)
+        fits.append((data, bt_lbfgs(data.first, data.second, data.counts, n, l2)))
+    point = rank_corr_rows(fits[0][1][None], fits[1][1][None])[0]
+
+    cells = [
+        sp.csr_array(
+            (np.ones(m), (plan.clusters, data.cells)), shape=(plan.n_clusters, data.n_cells)
+        )
+        for data, _ in fits
+    ]
+    boot: list[FloatArray] = []
+    for draws in plan.draws(2 * plan.n_clusters + 2 * n * n):
+        thetas = []
+        for (data, start), c in zip(fits, cells, strict=True):
+            counts = np.asarray((c.T @ draws.T).T).reshape(draws.shape[0], -1, 3)
+            theta, _ = bt_newton(data.first, data.second, counts, start, l2=l2)
+            thetas.append(theta)
+        boot.append(rank_corr_rows(thetas[0], thetas[1]))
+
+    def board(theta: FloatArray) -> tuple[tuple[str, float], ...]:
+        elo = 1000.0 + ELO_SCALE * (theta - theta.mean())
+        order = sorted(range(n), key=lambda i: (-elo[i], models[i]))
+        return tuple((models[i], float(elo[i])) for i in order)
+
+    return SystemAgreementResult(
+        **correlation_fields(point, np.concatenate(boot), plan),
+        judge_ratings=board(fits[0][1]),
+        human_ratings=board(fits[1][1]),
+        n_models=n,
+        n_battles=m,
     )

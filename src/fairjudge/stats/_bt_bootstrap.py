@@ -19,7 +19,7 @@ into groups never compared, so some ratings are not identified relative to the
 anchor (those are NaN and left out of that model's interval); or, without a
 penalty, some group may never lose, so its maximum lies at infinity (Newton then
 stops at a large, arbitrary value). The rounds say which ratings diverged in them
-(:mod:`._bt_graph`), so that the caller can count them per model and refuse an
+(below), so that the caller can count them per model and refuse an
 interval that rests on arbitrary values.
 
 Which Bradley-Terry ratings a set of battles identifies, and which are finite.
@@ -437,7 +437,7 @@ class RoundDraws:
 def check_rounds(
     data: PairData, counts: FloatArray, anchor: int, *, check_mle: bool
 ) -> RoundHealth:
-    """:func:`._bt_graph.round_health` of rounds given as ``(B, P, 3)`` pair counts."""
+    """:func:`round_health` of rounds given as ``(B, P, 3)`` pair counts."""
     score = counts[:, :, 0] + 0.5 * counts[:, :, 2]
     # Counts are whole numbers: summed exactly in any order, and this is faster than
     # a sum over the short last axis.
