@@ -19,8 +19,13 @@ from fairjudge._errors import ConfigError, FatalBackendError
 from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Reply, Verdict
 from fairjudge._words import worded
-from fairjudge.judges._own_backend import FunctionBackend, from_text
-from fairjudge.judges._own_judge import NOT_CACHED, own_judge, set_interrupt_note
+from fairjudge.judges._own_judge import (
+    NOT_CACHED,
+    FunctionBackend,
+    from_text,
+    own_judge,
+    set_interrupt_note,
+)
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
 from fairjudge.prompts import parse_verdict
 
@@ -76,7 +81,7 @@ class PythonFunction(Closing):
     What both kinds of Python judge share (:class:`CallableJudge` and the pointwise
     :class:`~fairjudge.judges.CallablePointwiseJudge`): each batch runs on a
     :class:`~fairjudge.judges.JudgeSession` of the judge's own, through a
-    :class:`~fairjudge.judges._own_backend.FunctionBackend`, so the function gets the
+    :class:`~fairjudge.judges._own_judge.FunctionBackend`, so the function gets the
     runner's concurrency, rpm, retries, progress and ``max_calls``. ``fn`` may be a
     function, an ``async def`` function, or an object with a ``judge``/``ajudge``
     method (see :mod:`fairjudge.judges._own_judge`).
