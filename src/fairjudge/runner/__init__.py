@@ -16,7 +16,6 @@ from fairjudge._lazy import package_surface
 if TYPE_CHECKING:
     from fairjudge._errors import BatchPending
     from fairjudge.runner._batch import DEFAULT_POLL_S, BatchExecutor
-    from fairjudge.runner._cached import serve_from_store
     from fairjudge.runner._call_record import CallRecord
     from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
     from fairjudge.runner._limits import Prices, RetryPolicy
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from fairjudge.runner._ray import RayExecutor
     from fairjudge.runner._result import CallOutcome, RunResult, RunSummary
     from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
+    from fairjudge.runner._tally import serve_from_store
 
 __all__ = [
     "DEFAULT_POLL_S",
@@ -58,7 +58,7 @@ _LAZY = {
     "BatchPending": "fairjudge._errors",
     "BatchExecutor": "fairjudge.runner._batch",
     "DEFAULT_POLL_S": "fairjudge.runner._batch",
-    "serve_from_store": "fairjudge.runner._cached",
+    "serve_from_store": "fairjudge.runner._tally",
     "CallRecord": "fairjudge.runner._call_record",
     "AsyncioExecutor": "fairjudge.runner._executor",
     "Batch": "fairjudge.runner._executor",

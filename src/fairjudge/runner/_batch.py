@@ -21,7 +21,6 @@ from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._errors import BackendError, BatchPending, ConfigError, RateLimitError
 from fairjudge.backends import UploadingBatchAPI
 from fairjudge.runner._budget import UNKNOWN_OUTPUT_TOKENS, CallGuess
-from fairjudge.runner._cached import unique_calls
 from fairjudge.runner._claims import Leases
 from fairjudge.runner._executor import Batch
 from fairjudge.runner._prices import BATCH_PRICE_FACTOR
@@ -38,6 +37,7 @@ from fairjudge.runner._store_schema import (
     renamed,
     seen,
 )
+from fairjudge.runner._tally import unique_calls
 
 if TYPE_CHECKING:
     from fairjudge.backends import BatchAPI, BatchState

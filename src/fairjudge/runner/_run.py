@@ -24,7 +24,6 @@ from fairjudge._errors import (
 from fairjudge._redact import Redactor, scrub
 from fairjudge._types import CallError
 from fairjudge.runner._budget import CallGuess
-from fairjudge.runner._cached import unique_calls
 from fairjudge.runner._claims import ClaimQueue, Leases
 from fairjudge.runner._limits import TokenBucket, estimate_tokens
 from fairjudge.runner._options import RunOptions
@@ -34,7 +33,7 @@ from fairjudge.runner._result import CallOutcome, RunResult, StopReason, stop_er
 from fairjudge.runner._store import Store
 from fairjudge.runner._store_errors import StoreWriteError
 from fairjudge.runner._store_schema import open_batches
-from fairjudge.runner._tally import Tally
+from fairjudge.runner._tally import Tally, unique_calls
 
 __all__ = ["REJECTIONS_BEFORE_STOP", "BatchWriter", "Parser", "Run"]
 

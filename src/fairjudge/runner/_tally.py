@@ -1,31 +1,32 @@
-"""What a run has done so far: its counters, its spend, the progress it reports, its summary.
+"""What a run has done so far (counters, spend, progress, summary), and a batch served whole.
 
-:class:`Tally` is the bookkeeping half of :class:`~fairjudge.runner._run.Run`; the
-engine half makes the calls and updates these counters as calls settle. The display
-and the ``on_progress`` callback read them a few times a second, never per call.
-``max_cost`` is kept here too: :meth:`Tally._admit` holds a call until the budget
-(:class:`~fairjudge.runner._budget.CostBudget`) lets it start, and :meth:`Tally._charge`
-enters each fresh reply in the ledger (:mod:`~fairjudge.runner._prices`).
+:class:`Tally` is the bookkeeping half of :class:`~fairjudge.runner._run.Run`: it admits
+calls under ``max_cost`` and enters each fresh reply in the ledger.
+:func:`serve_from_store` answers a batch the store holds entirely with the result
+the engine would give, without an event loop, a thread or a loaded model.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._call import CallSpec, Completion, Route
+from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
+from fairjudge._errors import ConfigError
 from fairjudge.runner._budget import CallGuess, CostBudget
 from fairjudge.runner._options import RunOptions
 from fairjudge.runner._prices import Charge, Pricing, charge
-from fairjudge.runner._progress import RunProgress, Snapshot
-from fairjudge.runner._result import RunSummary, StopReason
+from fairjudge.runner._progress import RunProgress, Snapshot, make_progress
+from fairjudge.runner._result import CallOutcome, RunResult, RunSummary, StopReason
+from fairjudge.runner._store import Store
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["TICK_S", "Tally"]
+__all__ = ["TICK_S", "Tally", "serve_from_store", "unique_calls"]
+
 
 TICK_S = 0.25
 """Seconds between progress refreshes."""
@@ -214,3 +215,68 @@ def _lessons(backend: Any) -> list[str]:
     """A backend's lessons, a few words each (none when it keeps none)."""
     lessons = getattr(backend, "lessons", None)
     return [line for line in lessons if isinstance(line, str)] if lessons else []
+
+
+def unique_calls(
+    specs: Iterable[CallSpec], routes: Collection[Route]
+) -> tuple[list[str], dict[str, CallSpec]]:
+    """Each spec's key, and the unique specs by key; every one must have a backend.
+
+    Raises:
+        ConfigError: A spec names a backend that is not among ``routes``.
+    """
+    keys: list[str] = []
+    unique: dict[str, CallSpec] = {}
+    for spec in specs:
+        key = spec.key
+        keys.append(key)
+        if key not in unique:
+            unique[key] = spec
+            if spec.route not in routes:
+                raise ConfigError(
+                    f"no backend for the call to {spec.backend}/{spec.model}"
+                    f"{' at ' + spec.base_url if spec.base_url else ''}; "
+                    f"this run has: {', '.join('/'.join(r[:2]) for r in routes)}"
+                )
+    return keys, unique
+
+
+def serve_from_store(
+    backends: Sequence[Backend],
+    specs: Sequence[CallSpec],
+    *,
+    store: Store,
+    options: RunOptions,
+    on_progress: Callable[[int], None] | None = None,
+) -> RunResult | None:
+    """The result of a batch the store answers entirely; ``None`` when a call is missing.
+
+    The result is the one :func:`~fairjudge.runner.run_calls` would return (every
+    outcome cached, at no cost), and the progress display and ``on_progress`` see
+    the same, but no event loop, thread, backend or connection is touched. Only the
+    keys are read until they are known to be all there, so a batch with work left
+    costs one cheap query before the engine's own lookup.
+
+    Raises:
+        ConfigError: A spec names a backend that is not among ``backends``.
+    """
+    keys, unique = unique_calls(specs, dict.fromkeys(route_of(b) for b in backends))
+    if not store.has_all(unique):
+        return None
+    found = store.get_many(unique)
+    if len(found) < len(unique):  # cannot happen (ok rows are final), but never guess
+        return None
+    tally = Tally(options, (route_of(b) for b in backends))
+    tally.total = tally.cached = len(unique)
+    tally.progress, tally.on_progress = make_progress(options.progress), on_progress
+    tally.stopped = None
+    outcomes = {
+        key: CallOutcome(key, unique[key], "ok", completion=found[key], cached=True, cost_usd=0.0)
+        for key in unique
+    }
+    if tally.progress is not None:
+        tally.progress.start(tally.snapshot())
+    tally._report()
+    if tally.progress is not None:
+        tally.progress.finish(tally.snapshot())
+    return RunResult(tuple(keys), outcomes, tally.summary())
