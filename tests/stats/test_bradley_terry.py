@@ -11,8 +11,8 @@ from scipy.special import expit
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._bradley_terry import bradley_terry
 from fairjudge.stats._bt_bootstrap import multinomial_counts
+from fairjudge.stats._bt_data import online_elo
 from fairjudge.stats._bt_solvers import bt_newton
-from fairjudge.stats._elo import online_elo
 from tests.stats._sim import ELO, battles
 
 THETA = np.array([0.0, 0.5, -0.3, 1.0, 0.2])

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     )
     from fairjudge.stats._arrays import FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
+    from fairjudge.stats._bt_data import online_elo
     from fairjudge.stats._confseq import POPULATIONS, ConfidenceSequence, Population, StopRule
-    from fairjudge.stats._elo import online_elo
     from fairjudge.stats._intervals import (
         ConfidenceInterval,
         bootstrap_mean,
@@ -109,7 +109,7 @@ _LAZY = {
     "BradleyTerryResult": "fairjudge.stats._bradley_terry",
     "bradley_terry": "fairjudge.stats._bradley_terry",
     "ConfidenceSequence": "fairjudge.stats._confseq",
-    "online_elo": "fairjudge.stats._elo",
+    "online_elo": "fairjudge.stats._bt_data",
     "ConfidenceInterval": "fairjudge.stats._intervals",
     "bootstrap_mean": "fairjudge.stats._intervals",
     "prefetch_resamples": "fairjudge.stats._intervals",
