@@ -205,7 +205,7 @@ def compare(
         name, recorded = judge_name(the_judge), recorded_template(the_judge)
     from dataclasses import replace
 
-    from fairjudge.report import comparison_html, comparison_report
+    from fairjudge.report import compare_page, comparison_report, page_html
 
     result = replace(
         result, settings=replace(result.settings, judge=name, source=source, template=recorded)
@@ -219,7 +219,7 @@ def compare(
     return Result(
         "compare", result, report, result.stopped,
         _rows=lambda: pairwise_rows(result.judgments),
-        _html=lambda: comparison_html(report),
+        _html=lambda: page_html(compare_page(report)),
         _summary=None if adaptive is None else adaptive.summary, calls=run, sent_by=the_judge,
     )  # fmt: skip
 
@@ -434,13 +434,13 @@ def calibrate(
     )  # fmt: skip
     result = compared.result
     report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
-    from fairjudge.report import calibration_payload, comparison_html
+    from fairjudge.report import calibration_payload, compare_page, page_html
 
     payload = calibration_payload(report, judge=result.settings.judge or "")
     page = compared.report
     return Result(
         "calibrate", result, payload, result.stopped,
         _rows=lambda: pairwise_rows(result.judgments),
-        _html=lambda: comparison_html(page, calibration=report, summary=payload),
+        _html=lambda: page_html(compare_page(page, calibration=report, summary=payload)),
         _summary=lambda: f"{result.summary()}\n{report['gate'].summary()}",
     )  # fmt: skip

@@ -167,7 +167,7 @@ def rank(
             name = judge_name(the_judge)
         result = replace(judged, settings=replace(judged.settings, judge=name, source=source))
         battles = battles_from(result)
-    from fairjudge.report import RankingReport, ranking_html
+    from fairjudge.report import RankingReport, page_html, rank_page
 
     leaderboard, styled = fit_battles(
         battles, ties=ties, style_control=style_control, anchor=anchor,
@@ -178,7 +178,7 @@ def rank(
     return Result(
         "rank", result, report, result.stopped if result is not None else None,
         _rows=lambda: _rows(report),
-        _html=lambda: ranking_html(report, title=page_title, result=result, run=run),
+        _html=lambda: page_html(rank_page(report, title=page_title, result=result, run=run)),
         _summary=lambda: "\n".join(
             b.summary() for b in (report.leaderboard, report.style_control) if b is not None
         ),

@@ -271,11 +271,12 @@ def _markdown(report: Any, made: int, payload: dict[str, Any]) -> bool:
 
 def _write_html(path: Path, report: Any, made: int, payload: dict[str, Any]) -> None:
     """The report card's page, its run facts from the header an ``--out`` file would open with."""
-    from fairjudge.io import out_header, read_header
-    from fairjudge.report import audit_page, page_html, write_html
+    from fairjudge.io import out_header, read_header, write_atomic
+    from fairjudge.report import audit_page, page_html
 
     s = payload["settings"]
     record = out_header("audit", command=command_line("audit"), judge=", ".join(report.judges),
                         template=s.get("template"), rubric=s.get("rubric"), settings=s)  # fmt: skip
     header = read_header(record, path=str(path))
-    write_html(path, page_html(audit_page(report, calls_made=made, header=header, summary=payload)))
+    page = audit_page(report, calls_made=made, header=header, summary=payload)
+    write_atomic(path, (page_html(page),))

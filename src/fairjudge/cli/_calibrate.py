@@ -46,17 +46,17 @@ from fairjudge.cli._markdown import (
 )
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._score import load_scored, open_scorer, run_scoring, unscored_exit, write_scores
-from fairjudge.io import open_source, strict_dumps
+from fairjudge.io import open_source, strict_dumps, write_atomic
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import (
     calibration_payload,
-    comparison_html,
+    compare_page,
     comparison_markdown,
     comparison_report,
+    page_html,
     render_calibration,
     render_score_calibration,
-    write_html,
 )
 
 __all__ = ["EXIT_GATE_NOT_APPLIED", "calibrate"]
@@ -256,7 +256,8 @@ def calibrate(
         page = comparison_report(result, title=f"{source}: calibration", run=judged.calls,
                                  skipped=judged.skipped)  # fmt: skip
     if run.html is not None:
-        write_html(run.html, comparison_html(page, calibration=report, summary=payload))
+        html = page_html(compare_page(page, calibration=report, summary=payload))
+        write_atomic(run.html, (html,))
     if json_output:
         typer.echo(strict_dumps(payload, indent=2, default=str))
     markdown = lambda: comparison_markdown(page, calibration=report)  # noqa: E731

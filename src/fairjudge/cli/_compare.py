@@ -72,9 +72,10 @@ def compare(
         skipped=judged.skipped, adaptive=judged.adaptive,
     )  # fmt: skip
     if run.html is not None:  # before the exit-code checks: a failed run's report helps most
-        from fairjudge.report import comparison_html, write_html
+        from fairjudge.io import write_atomic
+        from fairjudge.report import compare_page, page_html
 
-        write_html(run.html, comparison_html(report))
+        write_atomic(run.html, (page_html(compare_page(report)),))
     show(report, render_comparison, as_json=json_output,
          files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
     if not json_output:

@@ -306,13 +306,12 @@ def write_page(
     ``header`` is what :func:`~fairjudge.cli._out.write_out` records (judge, template
     or rubric, settings); the command line is masked there, as in the file.
     """
-    from fairjudge.io import out_header, read_header
-    from fairjudge.report import write_html
+    from fairjudge.io import out_header, read_header, write_atomic
 
     record = out_header(kind, command=command_line(kind), **header)
     made = read_header(record, path=str(path))
     assert made is not None  # out_header makes a header record
-    write_html(path, html_of(made))
+    write_atomic(path, (html_of(made),))
 
 
 @app.command()

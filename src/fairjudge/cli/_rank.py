@@ -27,15 +27,15 @@ from fairjudge.cli._judging import check_unresolved, close_judge, last_run
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
 from fairjudge.cli._out import write_out
-from fairjudge.io import strict_dumps
+from fairjudge.io import strict_dumps, write_atomic
 from fairjudge.judges import calls_no_model, judge_name
 from fairjudge.prompts import get_template
 from fairjudge.report import (
     RankingReport,
+    page_html,
     print_failures,
-    ranking_html,
+    rank_page,
     render_ranking,
-    write_html,
 )
 from fairjudge.runner import RunSummary
 
@@ -204,7 +204,7 @@ def _show(
 
     title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
     if html is not None:
-        write_html(html, ranking_html(report, title=title, result=result, run=run))
+        write_atomic(html, (page_html(rank_page(report, title=title, result=result, run=run)),))
     markdown = lambda: ranking_markdown(report, title=title, result=result, run=run)  # noqa: E731
     if json_output:
         typer.echo(strict_dumps(report.to_dict(), indent=2))

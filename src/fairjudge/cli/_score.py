@@ -54,7 +54,7 @@ from fairjudge.cli._options import (
     judge_flags,
 )
 from fairjudge.cli._out import command_line, show, write_out
-from fairjudge.io import LoadedScoreItems, OutKind, load_score_items
+from fairjudge.io import LoadedScoreItems, OutKind, load_score_items, write_atomic
 from fairjudge.judges import (
     CallablePointwiseJudge,
     PointwiseJudge,
@@ -63,7 +63,7 @@ from fairjudge.judges import (
     resolve_pointwise_judge,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import page_html, render_scores, score_page, score_report, write_html
+from fairjudge.report import page_html, render_scores, score_page, score_report
 from fairjudge.runner import RunOptions
 
 if TYPE_CHECKING:
@@ -325,7 +325,7 @@ def score(
                           trend=trend)  # fmt: skip
     if opts.html is not None:  # before the exit code: a collapsed run's page helps most
         page = score_page(report, baseline=baseline, command=command_line("score"))
-        write_html(opts.html, page_html(page))
+        write_atomic(opts.html, (page_html(page),))
     show(report, render_scores, as_json=opts.json_output,
          files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
     code = scored_exit(result, opts)

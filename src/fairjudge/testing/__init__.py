@@ -19,13 +19,12 @@ The plugin is a client of the public functions (:func:`fairjudge.compare`,
 ``docs/pytest.md``.
 """
 
-from fairjudge.testing._judged import Interval, Judged
 from fairjudge.testing._plugin import fairjudge_judge as fairjudge_judge
 from fairjudge.testing._plugin import pytest_addoption as pytest_addoption
 from fairjudge.testing._plugin import pytest_configure as pytest_configure
 from fairjudge.testing._plugin import pytest_terminal_summary as pytest_terminal_summary
 from fairjudge.testing._plugin import pytest_unconfigure as pytest_unconfigure
-from fairjudge.testing._suite import SuiteJudge, SuiteSettings
+from fairjudge.testing._suite import Interval, Judged, SuiteJudge, SuiteSettings
 
 __all__ = ["Interval", "Judged", "SuiteJudge", "SuiteSettings"]
 

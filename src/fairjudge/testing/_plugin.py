@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from fairjudge._errors import ConfigError
-from fairjudge.testing._judged import Judged
-from fairjudge.testing._suite import CHANGEABLE, Mode, SuiteJudge, SuiteSettings
+from fairjudge.testing._suite import CHANGEABLE, Judged, Mode, SuiteJudge, SuiteSettings
 
 __all__ = [
     "fairjudge_judge",
