@@ -193,9 +193,9 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "report": _names(
         "ComparisonReport RankingReport ScoreReport JuryReport comparison_report "
-        "write_html load_results LabelServer PAGES audit_page audit_payload calibration_payload "
-        "comparison_html comparison_markdown jury_html jury_report markdown_of "
-        "out_file_header out_file_page page_html page_markdown print_failures ranking_html "
+        "LabelServer PAGES audit_page audit_payload calibration_payload "
+        "comparison_markdown jury_html jury_report markdown_of "
+        "out_file_header out_file_page page_html page_markdown print_failures "
         "ranking_markdown render_audit render_calibration render_comparison render_jury "
         "render_ranking render_score_calibration render_score_jury render_scores "
         "render_via_scores score_jury_html score_jury_report score_page score_report "

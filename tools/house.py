@@ -14,9 +14,9 @@ What each measure counts, so that two runs on two trees compare:
   ``fairjudge.evaluation`` (at module level, in a function or under ``TYPE_CHECKING``).
 - **HTML renderers**: the jinja2 templates (``*.j2``) that hold a whole HTML document
   (``<!DOCTYPE html>``), each a renderer together with the modules that load it:
-  ``report.html.j2`` with ``report/_html.py``, and the page kit's ``page.html.j2``
-  with ``report/_page.py``. Partials (``plots.html.j2``) and the labelling form
-  (``label.html``, a static asset, not a result page) are not renderers.
+  the page kit's ``page.html.j2`` with ``report/_page.py``. Partials
+  (``plots.html.j2``) and the labelling form (``label.html``, a static asset, not a
+  result page) are not renderers.
 - **names outside __all__**: each (importing module, package, name) where a module
   imports ``name`` from package ``X`` (``from fairjudge.X._mod import name``,
   ``from fairjudge.X import name`` or the relative forms), ``X`` is not the importer's

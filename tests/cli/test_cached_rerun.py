@@ -124,7 +124,7 @@ def test_a_cached_rerun_as_a_process_matches_and_loads_only_what_it_shows(
     assert code == 0, fresh
     openai_env.reset()
     watch = ["scipy", "fairjudge.judges._pointwise", "fairjudge.cli._via_scores",
-             "rich.progress", "fairjudge.report._html_model", "fairjudge.backends._lean_http",
+             "rich.progress", "fairjudge.report._page_compare", "fairjudge.backends._lean_http",
              "openai", "asyncio", "ssl", "pydantic"]  # fmt: skip
     args = [
         "compare", str(tmp_path / "items.jsonl"), "--judge", "openai/m", "--json", "-q",

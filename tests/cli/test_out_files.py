@@ -111,7 +111,7 @@ def test_report_draws_a_score_file_and_refuses_a_via_scores_file_naming_its_kind
     assert "a compare-via-scores file (written by `fairjudge compare-via-scores --out`)" in (
         done.stderr
     )
-    assert "reads `compare --out` and `calibrate --out` files" in done.stderr
+    assert "reads `compare --out`, `calibrate --out`, `score --out`" in done.stderr
 
 
 def test_a_rank_file_reads_back_as_its_battles_with_the_same_leaderboard(

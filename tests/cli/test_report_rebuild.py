@@ -29,13 +29,13 @@ def _embedded(page: Path, name: str) -> Any:
 def _names(page: Path) -> dict[str, Any]:
     """What the page says of the run: its title, headline note, source and models."""
     html = page.read_text(encoding="utf-8")
-    items = _embedded(page, "fj-items")["items"]
+    items = [dict(r["d"][0]["rows"]) for r in _embedded(page, "fj-records")]
     return {
         "title": re.findall(r"<title>(.*?)</title>", html)[0],
         "h1": re.findall(r"<h1[^>]*>(.*?)</h1>", html, re.S),
         "note": re.findall(r'<p class="fj-note">(.*?)</p>', html)[0],
         "source": _embedded(page, "fj-summary")["settings"]["source"],
-        "models": [(it.get("m1"), it.get("m2")) for it in items],
+        "models": [it.get("models") for it in items],  # the detail's "1: name, 2: name"
     }
 
 
@@ -54,7 +54,7 @@ def test_report_on_compare_out_names_the_source_and_models_as_compare_html(
     assert want["title"].startswith("demo_pairs.jsonl: model 1 vs model 2")
     assert "model 1 is assistant-v1, model 2 is assistant-v2" in want["note"]
     assert want["source"].endswith("demo_pairs.jsonl")
-    assert set(want["models"]) == {("assistant-v1", "assistant-v2")}
+    assert set(want["models"]) == {"1: assistant-v1, 2: assistant-v2"}
     assert got == want
     assert "results.jsonl" not in again.read_text(encoding="utf-8")
 
@@ -74,4 +74,4 @@ def test_an_older_file_without_names_or_source_still_loads(tmp_path: Path) -> No
     names = _names(page)
     assert names["title"].startswith("old.jsonl: model 1 vs model 2")
     assert names["source"] == str(old)
-    assert set(names["models"]) == {(None, None)}
+    assert set(names["models"]) == {None}

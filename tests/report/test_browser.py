@@ -25,6 +25,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LONGER = "python:examples.judges:longer"
 MIXED = "python:tests.report.judges:mixed"
 HIDDEN = "python:tests.report.judges:hidden"
+CATEGORY = "select[data-facet='category']"
 # Where each character of `needle` is drawn, left to right on screen, inside `selector`.
 CHARACTER_LEFTS = """([selector, needle]) => {
   const root = typeof selector === "string" ? document.querySelector(selector) : selector;
@@ -138,19 +139,19 @@ def test_filters_search_and_sort_count_correctly(hostile, open_report: OpenRepor
     assert opened.count() == len(both) == 3
     p.uncheck(".fj-filter[data-filter='inconsistent']")
     p.uncheck(".fj-filter[data-filter='disagrees']")
-    p.select_option("#fj-category", "markers")
+    p.select_option(CATEGORY, "markers")
     assert opened.count() == sum(r["category"] == "markers" for r in records) == 7
-    p.select_option("#fj-category", "")
+    p.select_option(CATEGORY, "")
     p.fill("#fj-search", "PRIME")  # case-insensitive; finds a conversation's later turn
     p.wait_for_selector("#fj-count[data-count='1']")
-    assert p.text_content("#fj-list .fj-id") == "conv"
+    assert p.text_content("#fj-list .fj-title") == "conv"
     p.fill("#fj-search", "")
     p.wait_for_selector("#fj-count[data-count='12']")
     p.select_option("#fj-sort", "score-asc")
     scores = [r["score"] for r in records if r["score"] is not None]
-    first = p.text_content("#fj-list li:first-child .fj-id")
+    first = p.text_content("#fj-list li:first-child .fj-title")
     assert next(r for r in records if r["id"] == first)["score"] == min(scores)
-    last = p.text_content("#fj-list li:last-child .fj-id")
+    last = p.text_content("#fj-list li:last-child .fj-title")
     assert next(r for r in records if r["id"] == last)["score"] is None  # unresolved last
     assert_clean(opened)
     opened.shot("filters.png", full_page=True)
@@ -165,8 +166,10 @@ def test_hostile_text_shows_as_text_and_never_runs(hostile, open_report: OpenRep
         # The detail is drawn on hashchange, which fires after the hash is set:
         # wait for the heading, or a fast read sees the previous item.
         p.wait_for_function(
-            "id => (document.querySelector('#fj-detail h3') || {}).textContent === 'Item ' + id + ' permalink'",
-            arg=record["id"])  # fmt: skip
+            "id => (document.querySelector('#fj-detail h3') || {}).textContent"
+            " === 'Item ' + id + ' permalink'",
+            arg=record["id"],
+        )
         detail = p.text_content("#fj-detail") or ""
         assert record["answer_1"] in detail
         assert record["answer_2"] in detail
@@ -177,7 +180,7 @@ def test_hostile_text_shows_as_text_and_never_runs(hostile, open_report: OpenRep
     answer = p.text_content("#fj-detail .fj-two pre") or ""
     assert answer == "<script>window.pwned = 'script'</script>"
     assert_clean(opened)
-    assert p.evaluate("document.querySelectorAll('script').length") == 3
+    assert p.evaluate("document.querySelectorAll('script').length") == 4  # 3 JSON, 1 script
     assert p.evaluate("document.querySelectorAll('img, textarea, b, i').length") == 0
 
 
@@ -306,11 +309,11 @@ def test_ten_thousand_items(tmp_path: Path, open_report: OpenReport) -> None:
     assert p.locator("#fj-list li").count() == 50  # one page in the DOM, not 10,000 rows
     assert p.text_content("#fj-page") == "page 1 of 200"
     assert (p.text_content("#fj-detail h3") or "").startswith("Item item-09999")
-    p.select_option("#fj-category", "code")
+    p.select_option(CATEGORY, "code")
     assert opened.count() == sum(r["category"] == "code" for r in rows)
     p.check(".fj-filter[data-filter='disagrees']")
     p.uncheck(".fj-filter[data-filter='disagrees']")
-    p.select_option("#fj-category", "")
+    p.select_option(CATEGORY, "")
     p.fill("#fj-search", "item-0999")
     p.wait_for_selector("#fj-count[data-count='10']")
     p.fill("#fj-search", "")
@@ -318,7 +321,7 @@ def test_ten_thousand_items(tmp_path: Path, open_report: OpenReport) -> None:
     for _ in range(3):
         p.click("#fj-next")
     assert p.text_content("#fj-page") == "page 4 of 200"
-    assert p.text_content("#fj-list li:first-child .fj-id") == "item-00150"
+    assert p.text_content("#fj-list li:first-child .fj-title") == "item-00150"
     assert_clean(opened)
     p.evaluate("document.getElementById('fj-explorer').scrollIntoView()")
     opened.shot("large_10000.png")

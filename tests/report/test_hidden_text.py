@@ -141,10 +141,11 @@ def test_html_report_holds_no_raw_hidden_character(bidi_items: Path, tmp_path: P
     assert hidden_in(html) == []
     # The headline names the models; the explorer's data and the failures show the markers.
     assert "model 1 is a⟨U+202E⟩gnp.exe, model 2 is b⟨U+2066⟩⟨U+200B⟩x⟨U+2069⟩" in html
-    items = json.loads(html.split('id="fj-items">', 1)[1].split("</script>", 1)[0])["items"]
+    items = json.loads(html.split('id="fj-records">', 1)[1].split("</script>", 1)[0])
     first = items[0]
-    assert first["m1"] == "a⟨U+202E⟩gnp.exe"
-    assert first["a2"] == "Open ⟨U+2066⟩it⟨U+2069⟩ ⟨U+200B⟩please"
+    facts, answers = dict(first["d"][0]["rows"]), first["d"][2]["two"]
+    assert facts["models"] == "1: a⟨U+202E⟩gnp.exe, 2: b⟨U+2066⟩⟨U+200B⟩x⟨U+2069⟩"
+    assert answers[1]["pre"] == "Open ⟨U+2066⟩it⟨U+2069⟩ ⟨U+200B⟩please"
     assert first["k"] == "r\u202e0"  # the permalink key stays exact (escaped in the source)
     assert "server said ⟨U+202E⟩on⟨U+202C⟩ ⟨U+200B⟩no ⟨U+001B⟩[2Jagain" in html
     # What is data stays exact: the embedded summary is --json's, and --out keeps every value.

@@ -60,11 +60,12 @@ def test_page_forbids_every_load_and_runs_only_its_script(hostile) -> None:  # t
     assert directives["default-src"] == "'none'"
     assert directives["img-src"] == "data:"
     assert directives["style-src"] == "'unsafe-inline'"
-    # exactly three script elements: two JSON blocks and the one script the policy names
+    # exactly four script elements: three JSON blocks and the one script the policy names
     tags = re.findall(r"<script[^>]*>", html)
     assert tags == [
         '<script type="application/json" id="fj-summary">',
-        '<script type="application/json" id="fj-items">',
+        '<script type="application/json" id="fj-explorer-spec">',
+        '<script type="application/json" id="fj-records">',
         "<script>",
     ]
     script = html.rsplit("<script>", 1)[1].split("</script>", 1)[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairjudge.report._html_model import Headline
+from fairjudge.report._document import Headline
 from fairjudge.report._markdown import (
     MarkdownSummary,
     MarkdownTable,

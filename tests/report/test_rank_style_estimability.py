@@ -106,11 +106,14 @@ def test_the_page_says_what_the_terminal_and_the_json_say(runs: dict[str, Any]) 
     assert styled[0] == "alpha: 1000.0  [1000.0, 1000.0]"
     assert styled[1:] == [f"{m}: not estimated: {SEPARATED}" for m in MODELS[1:]]
     # No stopping point of the fit is drawn or written anywhere on the page's style plot.
-    style_plot = text[text.index('id="fj-plot-2-title"') :].split("</svg>")[0]
+    style_plot = text[text.index('id="fj-figures-2-title"') :].split("</svg>")[0]
     shown = re.sub(r"<[^>]+>", " ", style_plot)
     assert {n for n in _RATING_NUMBER.findall(shown)} <= {"1000.0"}
     # The style coefficients, as the terminal prints them.
-    listed = re.search(r'<ul class="fj-notes" id="fj-style">(.*?)</ul>', text, re.S)
+    coefficients_list = (
+        r'<p>Style coefficients:</p></div>\s*<ul class="fj-block fj-lines">(.*?)</ul>'
+    )
+    listed = re.search(coefficients_list, text, re.S)
     assert listed is not None
     coefficients = [html.unescape(li) for li in re.findall(r"<li>(.*?)</li>", listed.group(1))]
     assert coefficients == [

@@ -82,10 +82,10 @@ class Result:
         Returns:
             The path written.
         """
-        from fairjudge.report import write_html
+        from fairjudge.io import write_atomic
 
         target = Path(path)
-        write_html(target, self._html())
+        write_atomic(target, (self._html(),))
         return target
 
 

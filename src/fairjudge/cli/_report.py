@@ -20,19 +20,8 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._markdown import markdown_flag, markdown_given, write_markdown
 from fairjudge.cli._writable import check_writable
-from fairjudge.io import strict_dumps
-from fairjudge.report import (
-    PAGES,
-    comparison_html,
-    comparison_markdown,
-    comparison_report,
-    load_results,
-    out_file_header,
-    out_file_page,
-    page_html,
-    page_markdown,
-    write_html,
-)
+from fairjudge.io import strict_dumps, write_atomic
+from fairjudge.report import out_file_header, out_file_page, page_html, page_markdown
 
 __all__ = ["report"]
 
@@ -53,13 +42,6 @@ _Title = Annotated[
     str | None,
     typer.Option(help="The page's title. [default: the one the run's own --html gives it]"),
 ]
-
-
-def _source_name(source: str | None, results: Path) -> str:
-    """The input file's name as compare's title has it (the header's source), else RESULTS'."""
-    if not source or source == str(results):
-        return results.name
-    return "<stdin>" if source == "-" else Path(source).name
 
 
 @app.command()
@@ -88,30 +70,16 @@ def report(
     if output is not None:
         check_writable(output, "--output")
     header = out_file_header(results)
-    if header is not None and header.kind in PAGES:
-        page = out_file_page(results, header.kind, seed=seed, level=level, n_resamples=bootstrap)
-        if title:
-            page = dataclasses.replace(page, title=title)
-        if output is not None:
-            write_html(output, page_html(page))
-        if json_output:
-            typer.echo(strict_dumps(page.summary, indent=2))
-        write_markdown(lambda: page_markdown(page))
-        if output is not None:
-            say("HTML report", f"{output} ({header.kind} run)", style="green")
-        return
-    result = load_results(results, seed=seed, level=level, n_resamples=bootstrap)
-    report_ = comparison_report(
-        result,
-        title=title or f"{_source_name(result.settings.source, results)}: model 1 vs model 2",
-    )
-    recorded = header.settings.get("adaptive") if header is not None else None
-    if isinstance(recorded, dict):  # an adaptive run: its own conclusion, not a new one
-        report_ = dataclasses.replace(report_, recorded_adaptive=recorded)
+    kind = header.kind if header is not None else "compare"  # no header: an older compare file
+    page = out_file_page(results, kind, seed=seed, level=level, n_resamples=bootstrap)
+    if title:
+        page = dataclasses.replace(page, title=title)
     if output is not None:
-        write_html(output, comparison_html(report_))
+        write_atomic(output, (page_html(page),))
     if json_output:
-        typer.echo(strict_dumps(report_.to_dict(), indent=2))
-    write_markdown(lambda: comparison_markdown(report_))
+        typer.echo(strict_dumps(page.summary, indent=2))
+    write_markdown(lambda: page_markdown(page))
     if output is not None:
-        say("HTML report", f"{output} ({result.n_items} items)", style="green")
+        n = page.summary.get("n_items") if kind in ("compare", "calibrate") else None
+        say("HTML report", f"{output} ({n} items)" if n is not None else f"{output} ({kind} run)",
+            style="green")  # fmt: skip

@@ -3,7 +3,7 @@
 Each report is built once from a result (:func:`comparison_report`, ...), and every
 rendering reads that one model, so the table and the JSON cannot disagree. Text
 that came from a user or an exception is escaped before rich sees it, and every
-value on the HTML page is escaped (:mod:`fairjudge.report._html`). In both, its
+value on the HTML page is escaped (:mod:`fairjudge.report._page`). In both, its
 invisible characters (bidi overrides, zero-width characters, control codes) are
 shown as markers such as ``⟨U+202E⟩`` (:mod:`fairjudge.report._text`); the JSON
 keeps the exact values.
@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from fairjudge.report._audit import render_audit
     from fairjudge.report._calibration import calibration_payload, render_calibration
     from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
-    from fairjudge.report._html import comparison_html, ranking_html, write_html
-    from fairjudge.report._html_load import load_results
     from fairjudge.report._jury import JuryReport, jury_report, render_jury
     from fairjudge.report._label_server import LabelServer
     from fairjudge.report._markdown_kinds import (
@@ -57,12 +55,10 @@ __all__ = [
     "audit_payload",
     "calibration_payload",
     "compare_page",
-    "comparison_html",
     "comparison_markdown",
     "comparison_report",
     "jury_html",
     "jury_report",
-    "load_results",
     "markdown_of",
     "out_file_header",
     "out_file_page",
@@ -70,7 +66,6 @@ __all__ = [
     "page_markdown",
     "print_failures",
     "rank_page",
-    "ranking_html",
     "ranking_markdown",
     "render_audit",
     "render_calibration",
@@ -87,7 +82,6 @@ __all__ = [
     "score_report",
     "via_scores_markdown",
     "visible",
-    "write_html",
 ]
 
 # Every name loads on first use (PEP 562): a command imports only the report it shows.
@@ -98,10 +92,6 @@ _LAZY = {
     "ComparisonReport": "fairjudge.report._comparison",
     "comparison_report": "fairjudge.report._comparison",
     "render_comparison": "fairjudge.report._comparison",
-    "comparison_html": "fairjudge.report._html",
-    "ranking_html": "fairjudge.report._html",
-    "write_html": "fairjudge.report._html",
-    "load_results": "fairjudge.report._html_load",
     "JuryReport": "fairjudge.report._jury",
     "jury_report": "fairjudge.report._jury",
     "render_jury": "fairjudge.report._jury",

@@ -47,6 +47,7 @@ class Headline:
         label: What the figure is; ``estimate`` and ``ci`` the figure as printed.
         note: A line under the figure (counts, how it was estimated).
         warnings: Shown in the warning style (partial run, failures, alarms).
+        gate: A line above the verdict (``#fj-gate``): ``calibrate``'s gate.
     """
 
     verdict: str
@@ -55,6 +56,7 @@ class Headline:
     ci: str = ""
     note: str = ""
     warnings: tuple[str, ...] = ()
+    gate: str = ""
 
 
 def asset(name: str) -> str:

@@ -19,13 +19,13 @@ from fairjudge.report._text import visible
 __all__ = ["Figure", "ForestPlot", "PlotRow", "forest_plot", "wrap"]
 
 # A phone-first layout: each row's label sits above its interval, on as many lines as
-# it needs. The page kit draws it in a 400-unit viewBox that scales to its container;
-# the report's page (report.html.j2) draws every x as a share of WIDTH, with no
-# viewBox, so the axis fills its card at any width while the text keeps the sizes the
-# lines are wrapped for (shrunk below 400 px as the viewBox would). At 400 units wide,
-# a 390 px phone draws 15-unit labels at about 12 px; the old 760-unit plot with labels
-# beside the axis drew its 13-unit text at 6 px, and cut labels at 28 characters. The
-# font sizes are the template's (report.css).
+# it needs. The page kit draws it in a 400-unit viewBox that scales to its container,
+# or, for a page's main plot (plots.html.j2's fluid_forest), every x as a share of
+# WIDTH with no viewBox, so the axis fills its card at any width while the text keeps
+# the sizes the lines are wrapped for (shrunk below 400 px as the viewBox would). At
+# 400 units wide, a 390 px phone draws 15-unit labels at about 12 px; the old 760-unit
+# plot with labels beside the axis drew its 13-unit text at 6 px, and cut labels at 28
+# characters. The font sizes are the template's (page.css).
 WIDTH = 400
 _PLOT_START = 16  # the axis; a point's circle and the tick labels stay inside the viewBox
 _PLOT_END = 384

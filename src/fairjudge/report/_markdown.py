@@ -4,7 +4,7 @@ One renderer, :func:`markdown_text`, draws every kind of run from one
 :class:`MarkdownSummary`. The summary is filled from what the other renderings
 already read, never worded again:
 
-- the headline is the page's :class:`~fairjudge.report._html_model.Headline`, whose
+- the headline is the page's :class:`~fairjudge.report._document.Headline`, whose
   ``verdict`` is the sentence the command prints on the terminal, and whose label,
   estimate and interval are the page's headline figure;
 - the verdict counts are the ``--json`` summary's own numbers (wins, ties, losses;
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairjudge._version import __version__
-from fairjudge.report._html_model import Headline
+from fairjudge.report._document import Headline
 from fairjudge.report._text import visible
 
 __all__ = ["MarkdownSummary", "MarkdownTable", "escape", "markdown_text", "verdict_counts"]

@@ -1,9 +1,8 @@
 """Each kind of run as a :class:`~fairjudge.report._markdown.MarkdownSummary`.
 
-A summary is filled from the view the run's HTML page draws (the comparison and
-ranking views of :mod:`fairjudge.report._html_model`, the page kit's
-:class:`~fairjudge.report._page.Page`), so the headline, the figures and the
-``--json`` numbers are the ones every other rendering shows. ``calibrate``'s
+A summary is filled from the :class:`~fairjudge.report._page.Page` the run's HTML
+page draws, so the headline, the figures and the ``--json`` numbers are the ones
+every other rendering shows. ``calibrate``'s
 conclusion is its gate, as the terminal prints it (the gate's first line), with
 each check beside it.
 """
@@ -16,13 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge.report._comparison import ComparisonReport, labelled_truth
 from fairjudge.report._forest import ForestPlot
-from fairjudge.report._html_model import (
-    Headline,
-    View,
-    _rating_figure,
-    comparison_view,
-    ranking_view,
-)
 from fairjudge.report._jury import JuryReport
 from fairjudge.report._markdown import (
     MarkdownSummary,
@@ -30,7 +22,17 @@ from fairjudge.report._markdown import (
     markdown_text,
     verdict_counts,
 )
-from fairjudge.report._page import FigureTable, Page, PlotBlock
+from fairjudge.report._page import (
+    FigureTable,
+    Headline,
+    Highlighted,
+    Page,
+    Paragraphs,
+    PlotBlock,
+    Section,
+)
+from fairjudge.report._page_compare import compare_page
+from fairjudge.report._page_rank import rank_page
 from fairjudge.report._score_jury import JuryScoreReport
 from fairjudge.report._scores import ScoreReport, via_scores_verdict
 from fairjudge.report._text import ci_text, estimate_text
@@ -49,24 +51,39 @@ __all__ = [
 ]
 
 
-def _view_summary(view: View, summary: Mapping[str, Any]) -> MarkdownSummary:
-    """A comparison's or ranking's view: its headline, and its figures as the table."""
-    rows = tuple((f.label, f.text, f.note) for f in view.figures)
-    rows += tuple((label, text, "") for label, text in view.calibration if "\n" not in text)
+def _section(page: Page, sid: str) -> Section | None:
+    return next((section for section in page.sections if section.id == sid), None)
+
+
+def _pairs_summary(page: Page) -> MarkdownSummary:
+    """A comparison's or ranking's page: its headline, and its figures as the table."""
+    figures = _section(page, "fj-figures")
+    main = figures.blocks[0] if figures is not None else None
+    rows = main.table.rows if isinstance(main, PlotBlock) else ()
+    calibration = _section(page, "fj-calibration")
+    reports = [
+        (title, parts[0][0])
+        for block in (calibration.blocks if calibration is not None else ())
+        if isinstance(block, Highlighted)
+        for title, parts in block.panels
+    ]
+    rows += tuple((label, text, "") for label, text in reports if "\n" not in text)
     table = MarkdownTable(
         "Figures, each with its confidence interval", ("figure", "value [CI]", "counts"), rows
     )
     # calibrate's reports are several lines (a confusion matrix among them): one cell
     # ran them together, so each is a table of its own, one line a row.
-    reports = tuple(
+    tables = tuple(
         MarkdownTable(label, (head,), tuple((line,) for line in rest if line.strip()))
-        for label, text in view.calibration
+        for label, text in reports
         if "\n" in text
         for head, *rest in [text.strip().splitlines()]
     )
+    naive = _section(page, "fj-naive")
+    gap = next((b.lines for b in naive.blocks if isinstance(b, Paragraphs)), ()) if naive else ()
     return MarkdownSummary(
-        kind=view.kind, title=view.title, headline=view.headline,
-        counts=verdict_counts(summary), tables=(table, *reports), notes=view.gap,
+        kind=page.kind, title=page.title, headline=page.headline,
+        counts=verdict_counts(page.summary), tables=(table, *tables), notes=gap,
     )  # fmt: skip
 
 
@@ -95,8 +112,7 @@ def comparison_markdown(
         report: The comparison report.
         calibration: ``calibrate``'s report: the gate becomes the conclusion.
     """
-    view = comparison_view(report, calibration=calibration)
-    md = _view_summary(view, report.to_dict())
+    md = _pairs_summary(compare_page(report, calibration=calibration))
     if calibration is not None:  # its terminal prints the gate, not the comparison's lines
         md = replace(md, headline=_gate_headline(calibration, md.headline), notes=())
     return markdown_text(md)
@@ -106,23 +122,22 @@ def ranking_markdown(
     report: RankingReport, *, title: str, result: PairwiseResult | None, run: RunSummary | None
 ) -> str:
     """The Markdown of a ``rank`` report: the leader line, one row per model."""
-    view = ranking_view(report, title=title, result=result, run=run)
-    md = _view_summary(view, report.to_dict())
+    page = rank_page(report, title=title, result=result, run=run)
+    md = _pairs_summary(page)
     columns = ("model", "rating [CI]", "rank and W/T/L")
     tables = [replace(md.tables[0], columns=columns)]
     style = report.style_control
-    if style is not None:  # the terminal and --json show it: so does the summary (n/a rows too)
-        styled = tuple(_rating_figure(r) for r in style.ratings)
+    figures = _section(page, "fj-figures")
+    if style is not None and figures is not None:  # the terminal and --json show it: so
+        styled = figures.blocks[1]  # does the summary (n/a rows too)
+        assert isinstance(styled, PlotBlock)
         tables.append(
             MarkdownTable(
-                f"Style-controlled ratings (anchor {style.anchor})",
-                columns,
-                tuple((f.label, f.text, f.note) for f in styled),
+                f"Style-controlled ratings (anchor {style.anchor})", columns, styled.table.rows
             )
         )
-        tables.append(
-            MarkdownTable("Style coefficients", ("coefficient",), tuple((c,) for c in view.style))
-        )
+        coefficients = tuple((str(c),) for c in style.coefficients)
+        tables.append(MarkdownTable("Style coefficients", ("coefficient",), coefficients))
     return markdown_text(replace(md, tables=tuple(tables)))
 
 
@@ -160,7 +175,9 @@ def _caption(block: FigureTable | PlotBlock) -> str:
 
 
 def page_markdown(page: Page) -> str:
-    """The Markdown of a page-kit page (score, audit, jury, score-jury)."""
+    """The Markdown of any command's page (a comparison read back from ``--out`` too)."""
+    if page.kind in ("compare", "calibrate", "rank"):
+        return markdown_text(_pairs_summary(page))
     md = MarkdownSummary(
         kind=page.kind, title=page.title, headline=page.headline,
         counts=verdict_counts(page.summary), tables=_first_card(page),

@@ -1,4 +1,4 @@
-"""The page kit: one look for the ``score``, ``audit``, ``jury`` and ``score-jury`` pages.
+"""The page kit: one look for every command's page (compare, calibrate, rank, score, ...).
 
 A :class:`Page` is a view of a command's result model: its headline, the run-facts
 card (:func:`~fairjudge.report._page_facts.run_facts`), sections of blocks (a plot
@@ -29,6 +29,7 @@ from fairjudge.report._page_plots import Heatmap, Histogram
 from fairjudge.report._text import visible, visible_all
 
 __all__ = [
+    "Block",
     "Details",
     "Explorer",
     "FigureTable",
@@ -43,7 +44,7 @@ __all__ = [
     "page_html",
 ]
 
-PageKind = Literal["score", "audit", "jury", "score-jury"]
+PageKind = Literal["compare", "calibrate", "rank", "score", "audit", "jury", "score-jury"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +68,14 @@ class PlotBlock:
     """A plot followed by its table, the plot's text alternative.
 
     ``row_classes`` colours a forest plot's rows (as :class:`FigureTable` classes).
+    ``fluid`` draws a forest plot across its card's whole width at any screen width,
+    its table under it: a page's main figures (a win rate, a leaderboard).
     """
 
     plot: ForestPlot | Histogram | Heatmap
     table: FigureTable
     row_classes: tuple[str, ...] = ()
+    fluid: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +126,10 @@ class Explorer:
     """The item explorer: its spec (filters, facets) and one record per item.
 
     Attributes:
-        spec: ``{"flags": [{"key", "label"}], "facets": [{"key", "label"}]}``.
-        records: One record per item, in input order (the module docstring's form).
+        spec: ``{"flags": [{"key", "label"}], "facets": [{"key", "label"}]}``, and
+            ``"sorts": [{"key", "label"}]`` to sort by a record's number ``n[key]``.
+        records: One record per item, in input order (``templates/explorer.js``
+            gives their form).
         noun: What a record is, for the count line ("answers", "items").
     """
 
@@ -195,7 +201,8 @@ def page_html(page: Page) -> str:
         explorer=explorer is not None,
         noun=visible(explorer.noun) if explorer is not None else "",
         n_records=len(records),
-        css=Markup(asset("report.css") + asset("page.css")),
+        sorts=visible_all(list(explorer.spec.get("sorts", ()))) if explorer is not None else [],
+        css=Markup(asset("page.css")),
         js=Markup(script),
         summary_json=Markup(script_json(dict(page.summary))),
         records_json=Markup(script_json(records)),

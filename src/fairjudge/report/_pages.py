@@ -13,12 +13,14 @@ from fairjudge._errors import InputError
 from fairjudge.io import OutHeader, read_header, read_records
 from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
+from fairjudge.report._page_compare import OUT_FILE_PAGES as _COMPARE
+from fairjudge.report._page_compare_load import RANK_FILE
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
 
 __all__ = ["PAGES", "out_file_header", "out_file_page"]
 
-PAGES: dict[str, PageLoader] = {**_SCORE, **_AUDIT, **_PANELS}
+PAGES: dict[str, PageLoader] = {**_COMPARE, **_SCORE, **_AUDIT, **_PANELS}
 """Each kind a page draws, and the function that loads its ``--out`` file.
 
 One line per page module: a module joins by being imported here, and says itself
@@ -26,8 +28,7 @@ which kinds it draws.
 """
 
 _ELSEWHERE = {
-    "rank": "its pairs pool many models; `fairjudge rank FILE html=PAGE` ranks it again "
-    "and writes the leaderboard's page",
+    "rank": RANK_FILE,
     "compare-via-scores": "no page draws a comparison via scores yet; the run's tables and "
     "JSON show it (`fairjudge compare`, as the header's command line has it)",
 }
@@ -64,6 +65,9 @@ def out_file_page(
     loader = PAGES.get(kind)
     if loader is None:
         how = _ELSEWHERE.get(kind, "no page draws this kind of file")
-        raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): {how}",
+        names = [f"`{k} out`" for k in PAGES]
+        reads = f"{', '.join(names[:-1])} and {names[-1]}"
+        raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): {how}; "
+                         f"`fairjudge report` reads {reads} files",
                          path=str(path), params=_PARAMS)  # fmt: skip
     return loader(path, seed=seed, level=level, n_resamples=n_resamples)

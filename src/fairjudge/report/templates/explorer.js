@@ -1,8 +1,11 @@
 /* fairjudge pages: the explorer, generic over records. The records arrive as JSON in
    the application/json block #fj-records (which the browser never runs), the spec of
-   its filters and selects in #fj-explorer-spec. A record is
-   {k: key, t: title line, s: search text, f: {flag: true}, v: {facet: value or [values]},
-   d: [{h: heading, rows: [[label, text]]} or {h: heading, cols: [...], cells: [[...]]}]}.
+   its filters, selects and sorts in #fj-explorer-spec. A record is
+   {k: key, t: title line, h: detail heading (t when absent), x: a line under the title,
+   s: search text, f: {flag: true}, v: {facet: value or [values]}, n: {sort: number},
+   d: [section]}; a section is {h: heading, c: class, rows: [[label, text]],
+   fail: failure text, pre: text, cols: [...], cells: [[...]], parts: [section] stacked,
+   two: [section] side by side}, each part optional and drawn in that order.
    Every string from them reaches the page through textContent (never innerHTML), so
    an answer that holds markup shows as text; their hidden characters (bidi overrides)
    were made visible before the page was written. Only one page of rows is in the DOM
@@ -18,7 +21,7 @@
   var flagSpecs = spec.flags || [], facetSpecs = spec.facets || [];
   var PAGE = 50, NONE = "\u0000none";
   var noun = $("fj-count").dataset.noun || "items";
-  var state = { flags: {}, facets: {}, query: "", page: 0 };
+  var state = { flags: {}, facets: {}, query: "", sort: "", page: 0 };
   var view = [], current = -1, selected = 0, haystack = null, byKey = new Map(), fromHash;
   var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
   records.forEach(function (r, i) { byKey.set(r.k, i); });
@@ -44,8 +47,10 @@
     var parts = [];
     (d || []).forEach(function (s) {
       if (s.pre !== undefined) { parts.push(s.pre); }
+      if (s.fail !== undefined) { parts.push(s.fail); }
       (s.rows || []).forEach(function (r) { parts.push(r[1]); });
       (s.cells || []).forEach(function (c) { parts.push(c.join(" ")); });
+      parts.push(detailText(s.parts), detailText(s.two));
     });
     return parts.join("\n");
   }
@@ -71,9 +76,22 @@
     var query = state.query.trim().toLowerCase();
     view = [];
     for (var i = 0; i < records.length; i++) { if (matches(i, flags, facets, query)) { view.push(i); } }
+    sortView();
     state.page = 0;
     selected = 0;
     renderList();
+  }
+  /* By a record's number n[key], low or high first; a record without one goes last. */
+  function sortView() {
+    var m = /^(.*)-(asc|desc)$/.exec(state.sort);
+    if (!m) { return; }
+    var key = m[1], sign = m[2] === "asc" ? 1 : -1;
+    function num(i) { var n = records[i].n ? records[i].n[key] : undefined; return n === null ? undefined : n; }
+    view.sort(function (a, b) {
+      var x = num(a), y = num(b);
+      if (x === undefined || y === undefined) { return (x === undefined) - (y === undefined) || a - b; }
+      return sign * (x - y) || a - b;
+    });
   }
   function row(i, at) {
     var r = records[i];
@@ -83,6 +101,7 @@
     a.tabIndex = -1;
     add(a, el("span", "fj-num", "#" + (i + 1)), el("bdi", "fj-title", r.t || r.k));
     flagSpecs.forEach(function (s) { if (r.f && r.f[s.key]) { add(a, el("span", "fj-badge fj-warnb", s.label)); } });
+    if (r.x) { add(a, el("span", "fj-snippet", r.x)); }
     return add(li, a);
   }
   function renderList() {
@@ -100,16 +119,9 @@
     $("fj-prev").disabled = state.page === 0;
     $("fj-next").disabled = state.page >= pages - 1;
   }
-  function section(s) {
-    var box = add(el("div", "fj-dsec"), el("h4", null, s.h));
-    if (s.rows) {
-      var dl = el("dl", "fj-facts");
-      s.rows.forEach(function (r) { add(dl, el("dt", null, r[0]), add(el("dd"), el("bdi", null, r[1]))); });
-      return add(box, dl);
-    }
-    if (s.pre !== undefined) { return add(box, el("pre", null, s.pre)); }
+  function table(s) {
     var wrap = el("div", "fj-scroll"), table = el("table"), head = el("tr");
-    (s.cols || []).forEach(function (c) { add(head, el("th", null, c)); });
+    s.cols.forEach(function (c) { add(head, el("th", null, c)); });
     add(table, add(el("thead"), head));
     var body = el("tbody");
     (s.cells || []).forEach(function (cells) {
@@ -119,13 +131,32 @@
     });
     return add(wrap, add(table, body));
   }
+  function section(s) {
+    var box = el("div", "fj-dsec" + (s.c ? " " + s.c : ""));
+    if (s.h !== undefined) { add(box, el("h4", null, s.h)); }
+    if (s.rows) {
+      var dl = el("dl", "fj-facts");
+      s.rows.forEach(function (r) { add(dl, el("dt", null, r[0]), add(el("dd"), el("bdi", null, r[1]))); });
+      add(box, dl);
+    }
+    if (s.fail !== undefined) { add(box, el("p", "fj-failure", s.fail)); }
+    if (s.pre !== undefined) { add(box, el("pre", null, s.pre)); }
+    if (s.cols) { add(box, table(s)); }
+    (s.parts || []).forEach(function (p) { add(box, section(p)); });
+    if (s.two) {
+      var two = el("div", "fj-two");
+      s.two.forEach(function (p) { add(two, section(p)); });
+      add(box, two);
+    }
+    return box;
+  }
   function showDetail(i) {
     var r = records[i], box = $("fj-detail");
     current = i;
     box.textContent = "";
     var link = el("a", null, "permalink");
     link.href = fjPermalink.href(r.k);
-    add(box, add(add(el("h3"), el("bdi", null, r.t || r.k), document.createTextNode(" ")), link));
+    add(box, add(add(el("h3"), el("bdi", null, r.h || r.t || r.k), document.createTextNode(" ")), link));
     (r.d || []).forEach(function (s) { add(box, section(s)); });
     fjPermalink.mark(list, r.k);
   }
@@ -184,6 +215,8 @@
       select.addEventListener("change", function () { state.facets[s.key] = select.value; apply(); });
       add(facetBox, add(el("label"), document.createTextNode(s.label + " "), select));
     });
+    var sort = $("fj-sort");
+    if (sort) { sort.addEventListener("change", function () { state.sort = sort.value; apply(); }); }
     var timer = null;
     $("fj-search").addEventListener("input", function () {
       window.clearTimeout(timer);

@@ -1,6 +1,6 @@
 /* fairjudge pages: the permalink, one copy for every page's explorer. An item's
    address is #item= and its key percent-encoded, so a key may hold any character and
-   round-trips exactly. The page's explorer (report.js or explorer.js) follows this
+   round-trips exactly. The page's explorer (explorer.js) follows this
    text in the page's one script, which the Content-Security-Policy names by its hash. */
 var fjPermalink = (function () {
   "use strict";
