@@ -21,13 +21,8 @@ from fairjudge._lazy import package_surface
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
     from fairjudge.backends._base_url import check_base_url, is_loopback_host
-    from fairjudge.backends._batch_api import (
-        BatchAPI,
-        BatchState,
-        UploadingBatchAPI,
-        batch_client,
-        check_batchable,
-    )
+    from fairjudge.backends._batch_api import BatchAPI, BatchState, UploadingBatchAPI
+    from fairjudge.backends._batch_clients import batch_client, check_batchable
     from fairjudge.backends._capabilities import capabilities_for
     from fairjudge.backends._local import DEFAULT_N_CTX, LocalBackend
     from fairjudge.backends._openai import OpenAIBackend
@@ -54,8 +49,8 @@ _LAZY = {
     "BatchAPI": "fairjudge.backends._batch_api",
     "BatchState": "fairjudge.backends._batch_api",
     "UploadingBatchAPI": "fairjudge.backends._batch_api",
-    "batch_client": "fairjudge.backends._batch_api",
-    "check_batchable": "fairjudge.backends._batch_api",
+    "batch_client": "fairjudge.backends._batch_clients",
+    "check_batchable": "fairjudge.backends._batch_clients",
     "capabilities_for": "fairjudge.backends._capabilities",
     "DEFAULT_N_CTX": "fairjudge.backends._local",
     "LocalBackend": "fairjudge.backends._local",

@@ -1,9 +1,8 @@
-"""What a provider's batch API looks like to the runner, and which one serves a backend.
+"""What a provider's batch API looks like to the runner, and the HTTP both clients share.
 
 A batch sends each call's online request body and reads each reply with the online
-reader, so its results equal an online run's. ``openai/`` uses the Files and Batch
-endpoints at the base URL, ``anthropic/`` Message Batches; anything else has none
-(a :class:`~fairjudge.ConfigError` naming ``batch_api`` before any call).
+reader, so a batch's results equal an online run's; errors of the batch endpoints map
+onto the same error tree, with the key scrubbed.
 """
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from fairjudge._call import Backend, CallSpec, Completion
-from fairjudge._errors import BackendError, ConfigError, EndpointUnreachable, ServerError
+from fairjudge._call import CallSpec, Completion
+from fairjudge._errors import BackendError, EndpointUnreachable, ServerError
 from fairjudge._redact import redact
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status
 from fairjudge.backends._openai_reply import error_message
@@ -28,12 +27,9 @@ __all__ = [
     "BatchState",
     "Outcome",
     "UploadingBatchAPI",
-    "batch_client",
-    "check_batchable",
     "jsonl",
     "missing",
 ]
-
 
 Outcome = Completion | BackendError
 """What one request of a batch came to: its reply, or the error it ended with."""
@@ -256,39 +252,3 @@ def missing(provider: str, where: str, state: BatchState, custom_id: str) -> Ser
         f"{provider} batch API: {where}: batch {state.id} ended ({state.status}) with no "
         f"result for request {custom_id}"
     )
-
-
-def check_batchable(backend: Backend) -> None:
-    """Refuse a backend no batch API serves.
-
-    Raises:
-        ConfigError: ``backend`` is neither an OpenAI nor an Anthropic backend.
-    """
-    from fairjudge.backends._anthropic import AnthropicBackend
-    from fairjudge.backends._openai import OpenAIBackend
-
-    if not isinstance(backend, OpenAIBackend | AnthropicBackend):
-        raise ConfigError(
-            f"batch_api needs a judge with a batch API (openai/<model> or "
-            f"anthropic/<model>); {backend.name}/{backend.model} has none: drop batch_api "
-            "for it",
-            params="batch_api",
-        )
-
-
-def batch_client(backend: Backend) -> BatchAPI:
-    """The batch API client for ``backend``'s route.
-
-    Raises:
-        ConfigError: As :func:`check_batchable`.
-    """
-    from fairjudge.backends._anthropic import AnthropicBackend
-    from fairjudge.backends._anthropic_batch import AnthropicBatch
-    from fairjudge.backends._openai import OpenAIBackend
-    from fairjudge.backends._openai_batch import OpenAIBatch
-
-    check_batchable(backend)
-    if isinstance(backend, OpenAIBackend):
-        return OpenAIBatch(backend)
-    assert isinstance(backend, AnthropicBackend)
-    return AnthropicBatch(backend)

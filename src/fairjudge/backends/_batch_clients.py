@@ -1,0 +1,54 @@
+"""Which batch API serves a backend: OpenAI's, Anthropic's, or none.
+
+- ``openai/<model>``: OpenAI's Files and Batch endpoints at the backend's base URL.
+  A custom ``base_url`` is taken to speak them too, as vLLM's OpenAI-compatible
+  server and other gateways do; one that does not answers the first upload with an
+  error (a 404) that stops the run, naming the server, before any call is paid for.
+- ``anthropic/<model>``: Message Batches at the backend's base URL.
+- ``local/<name>`` and anything else (a Python function, an in-process model): no
+  batch API, a :class:`~fairjudge.ConfigError` naming ``batch_api`` before any call.
+"""
+
+from __future__ import annotations
+
+from fairjudge._call import Backend
+from fairjudge._errors import ConfigError
+from fairjudge.backends._batch_api import BatchAPI
+
+__all__ = ["batch_client", "check_batchable"]
+
+
+def check_batchable(backend: Backend) -> None:
+    """Refuse a backend no batch API serves.
+
+    Raises:
+        ConfigError: ``backend`` is neither an OpenAI nor an Anthropic backend.
+    """
+    from fairjudge.backends._anthropic import AnthropicBackend
+    from fairjudge.backends._openai import OpenAIBackend
+
+    if not isinstance(backend, OpenAIBackend | AnthropicBackend):
+        raise ConfigError(
+            f"batch_api needs a judge with a batch API (openai/<model> or "
+            f"anthropic/<model>); {backend.name}/{backend.model} has none: drop batch_api "
+            "for it",
+            params="batch_api",
+        )
+
+
+def batch_client(backend: Backend) -> BatchAPI:
+    """The batch API client for ``backend``'s route.
+
+    Raises:
+        ConfigError: As :func:`check_batchable`.
+    """
+    from fairjudge.backends._anthropic import AnthropicBackend
+    from fairjudge.backends._anthropic_batch import AnthropicBatch
+    from fairjudge.backends._openai import OpenAIBackend
+    from fairjudge.backends._openai_batch import OpenAIBatch
+
+    check_batchable(backend)
+    if isinstance(backend, OpenAIBackend):
+        return OpenAIBatch(backend)
+    assert isinstance(backend, AnthropicBackend)
+    return AnthropicBatch(backend)
