@@ -1,14 +1,8 @@
 """The built-in audit suite: 40 questions that ship with fairjudge, so an audit needs no data.
 
-``fairjudge audit --judge X`` has to work on a fresh machine, so the package carries
-its own items (``suite/builtin.jsonl``, package data): ten each of facts, reasoning,
-code and summaries, written for this project. Each item has a short, correct answer
-(the concise side of the verbosity experiment, padded by :mod:`._padding`) and a
-plausible but wrong one, so an audit can also check that the judge still prefers the
-right answer once biases are accounted for.
-
-The file is validated when it is loaded: a broken row is a packaging bug, and it should
-fail loudly with the file and line, not turn into a half-empty audit.
+Ten each of facts, reasoning, code and summaries, each with a short correct answer and
+a plausible wrong one. The file is validated on load: a broken row is a packaging bug
+that fails loudly with the file and line.
 """
 
 from __future__ import annotations

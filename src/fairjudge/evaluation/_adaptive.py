@@ -1,18 +1,9 @@
 """Adaptive stopping: judge questions in batches, stop when the answer is known.
 
-:func:`evaluate_adaptive` judges a file's questions in a seeded random order, batch by
-batch, and after each batch updates an anytime-valid confidence sequence for model
-1's win rate (:class:`~fairjudge.stats._confseq.ConfidenceSequence`) and asks the
-``stop_when`` rule (:class:`~fairjudge.stats._confseq.StopRule`) whether to stop.
-Stopping whenever the rule says so keeps the sequence's coverage; peeking at the
-fixed-sample bootstrap CI after every batch would not.
-
-The same loop (:func:`adaptive_run`) runs a panel (:func:`evaluate_jury_adaptive`, each
-batch judged by :func:`~fairjudge.evaluation.evaluate_jury`, the panel's verdict the
-score) and ``compare --via-scores`` (:func:`compare_via_scores_adaptive`, each batch
-judged by :func:`~fairjudge.evaluation.compare_via_scores`, each answer scored alone).
-A run over the whole file gives the fixed run's result; an item some judge could not
-resolve is bounded, never a tie.
+:func:`evaluate_adaptive` judges questions in a seeded random order and, after each
+batch, asks the ``stop_when`` rule about an anytime-valid confidence sequence, which
+keeps its coverage wherever it stops. One loop (:func:`adaptive_run`) also runs a
+panel and ``compare --via-scores``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """What an adaptively stopped comparison produces: the usual result, and how it stopped.
 
-An :class:`AdaptiveResult` holds the :class:`~fairjudge.evaluation.PairwiseResult`
-over every item judged (built by :func:`~fairjudge.evaluation.summarise`, as
-:func:`~fairjudge.evaluation.evaluate` builds it, so every field is there, the
-fixed-sample bootstrap CI included), the anytime-valid interval the run stopped on,
-why it stopped, and what it used and saved. Its JSON is the comparison's JSON plus an
-``"adaptive"`` block that says the bootstrap CI is not the valid one when the run
-stopped before the end of the file.
-
-The interval (:class:`AnytimeInterval`) takes one score per *question* (the sampling
-unit) in the seeded draw order. An item whose judgment failed (a parse failure, a call
-error) has no score: it is never counted as a tie, which would pull the estimate
-towards 0.5 without saying so, and never dropped, which would make the population the
-sequence is about depend on the judge's failures; it is bounded instead.
-
-:class:`TalliedJudge` and :func:`tallied_run` keep every batch's
-:class:`~fairjudge.runner.RunSummary`, so a run's result comes with all its calls.
+:class:`AdaptiveResult` holds the full :class:`~fairjudge.evaluation.PairwiseResult`
+of every item judged, the anytime-valid interval the run stopped on
+(:class:`AnytimeInterval`, unresolved items bounded, never ties), why it stopped,
+and what it used and saved. Design notes: ``docs/internals.md``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """A panel's verdict: every member judges every item, and the verdicts are aggregated.
 
-:func:`evaluate_jury` plans the calls once, exactly as :func:`evaluate` does (same
-orders, same seed), has every member of a :class:`~fairjudge.judges.Jury` answer all
-of them in one batch, resolves each member's calls into its own debiased
-:class:`PairwiseResult`, and aggregates the members item by item under the panel's
-rule (``"majority"`` of the debiased outcomes, or ``"mean"`` of the soft scores,
-weighted: :mod:`fairjudge.evaluation._panel`). An item a member could not resolve
-is unresolved for the panel: a missing vote is reported, never guessed.
-:meth:`JuryResult.with_aggregation` re-aggregates the same calls under the other
-rule without calling anyone again.
+:func:`evaluate_jury` plans the calls once, as :func:`evaluate` does, has every member
+answer them in one batch, debiases each member on its own, and aggregates item by
+item under the panel's rule; a missing vote is reported, never guessed.
 """
 
 from __future__ import annotations

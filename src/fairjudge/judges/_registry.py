@@ -1,15 +1,8 @@
 """Turn a ``--judge`` spec into a judge: the one resolver the CLI and the library share.
 
-The forms are ``openai/<model>``, ``anthropic/<model>``, ``local/<name>`` and
-``python:package.module:function`` and ``replay:FILE`` (recorded verdicts, see
-:class:`~fairjudge.judges.ReplayJudge`); no spec means the embedded default,
-``local/qwen2.5-coder-1.5b``. Backends are imported only when asked for, so a
-missing optional SDK matters only to the user who picked that backend.
-
-An option that does not apply to the chosen judge is an error that names it, never
-silently ignored: a Python callable has no template and no server (it takes the run
-options, and the store when it declares a name and version); a replay has none of
-them; a local model has no ``--base-url``; an HTTP model has no ``--threads``.
+Forms: ``openai/<model>``, ``anthropic/<model>``, ``local/<name>`` (no spec: the
+embedded default), ``python:module:function`` and ``replay:FILE``. Backends load only
+when asked for, and an option that does not apply to the judge is an error naming it.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Versioned pairwise prompt templates, shipped as package data.
 
-A template is a TOML file in ``templates/``: a system message, a user message with
-``{question}``, ``{answer_a}``, ``{answer_b}`` (and ``{reference}`` where needed),
-and a version. The name and version go into every call's cache key, so editing a
-prompt means bumping its version, and a stale cached reply is never served for it.
-
-Untrusted text stays data. Answers are wrapped in ``<answer_a>`` / ``<answer_b>``
-tags, and :func:`defuse` neutralises everything inside the inserted values that
-could read as one of our tags, so an answer cannot close its own block (or open
-another) and pose as instructions. Substitution is a single pass, so an answer that
-contains ``{answer_b}`` is inserted literally, never expanded.
+A template is a TOML file in ``templates/``; its name and version go into every
+call's cache key. Answers are inserted, in one pass, inside tags that
+:func:`defuse` keeps them from closing, so an answer cannot pose as instructions.
 """
 
 from __future__ import annotations

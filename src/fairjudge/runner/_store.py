@@ -3,16 +3,6 @@
 One row per call, keyed by :attr:`fairjudge._call.CallSpec.key`: an ``ok`` row is a
 cache hit for every later run, an ``error`` row is kept for the audit and retried.
 Several processes may fill one store at once (WAL, upserts, claims).
-
-Reading rows back, every value is checked: a damaged file or a hand edit can put
-anything in a column, so each reader checks what it uses and raises
-:class:`DamagedColumn`, never a bare traceback; the usual row passes with a few type
-tests and no copy.
-
-The ``call_usage`` table holds the token usage a ``calls`` row has no column for: a
-table of its own, not new ``calls`` columns, because a store is migrated only by
-adding what it lacks. A row is written only for an ``ok`` reply with something to
-say, with its ``calls`` row, and never replaced.
 """
 
 from __future__ import annotations
