@@ -1,11 +1,8 @@
 """``audit()``: a judge's report card on position, verbosity, framing and self-preference.
 
-The experiments run one after the other on the judges' one session, so the whole
-audit is one store (a rerun costs no call, a killed audit resumes) and one budget.
-Which experiments run is decided, and refused when impossible, before the first
-call: a requested experiment the input cannot support is a :class:`ConfigError`
-that says what is missing; by default every experiment the input allows runs and
-the others are listed as skipped, with the reason.
+The experiments run on the judges' one session: one store, one budget, resumable.
+Which run is decided before the first call; a requested one the input cannot support
+is a :class:`ConfigError` saying what is missing, the others are listed as skipped.
 """
 
 from __future__ import annotations

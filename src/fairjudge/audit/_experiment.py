@@ -1,11 +1,8 @@
 """What every audit experiment shares: its settings, its result, and how it asks the judge.
 
-An experiment is a function of an :class:`~fairjudge.audit.AuditJudge`, the items and
-the :class:`AuditSettings`, returning an :class:`ExperimentResult`: its effects
-(headline first), the residual effects after the mitigation, the items and calls
-behind them, and the failures (parse failures and call errors are counted and shown,
-never scored). Asking goes through the judge's own batch methods, so every call of
-every experiment is in the one store.
+An experiment maps an :class:`~fairjudge.audit.AuditJudge`, items and
+:class:`AuditSettings` to an :class:`ExperimentResult`: effects (headline first),
+residual effects, the calls behind them and the failures, counted, never scored.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The judge an audit examines: one model, asked with several prompts.
 
-An audit asks the *same* judge with different prompts: the pairwise template and its
-length-declaring variant, the standard rubric, the anti-verbose rubric and the
-strict-expert rubric. :class:`AuditJudge` is that one judge seen as a factory of
-prompt-specific judges. :class:`ModelAuditJudge` builds them for a model on one
-:class:`~fairjudge.judges.JudgeSession`, so every experiment shares one store (an
-audit rerun costs no call, and a later ``compare`` reuses the audit's calls), one
-budget and one loaded model.
+:class:`AuditJudge` is one judge seen as a factory of prompt-specific judges;
+:class:`ModelAuditJudge` builds them on one :class:`~fairjudge.judges.JudgeSession`,
+so every experiment shares one store, one budget and one loaded model.
 """
 
 from __future__ import annotations

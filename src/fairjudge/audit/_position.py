@@ -1,10 +1,8 @@
 """Position bias: the same pair in both orders, and what the swap leaves.
 
-Each pair is judged twice, answers swapped (the seed protocol), so the position
-metrics come from the very calls ``compare`` makes and a later ``compare`` on the
-same pairs costs nothing. Reported: the first-position share of decisive calls, the
-position consistency, the flip rate and the preference fairness (Shi et al. 2024,
-as :func:`fairjudge.stats.position_bias` defines them), each with an interval.
+The metrics come from the very calls ``compare`` makes (a later ``compare`` is free):
+first-position share, position consistency, flip rate and preference fairness, each
+with an interval (as :func:`fairjudge.stats.position_bias` defines them).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The Anthropic backend: Claude models through the official ``anthropic`` SDK.
 
-Labels only: the Messages API reports no logprobs, so every :class:`Completion` has
-``top_logprobs=None`` and ``soft`` resolution counts each label as probability 1.
-The SDK is an optional extra, imported when a backend is built. Configuration and
-error translation are shared with the OpenAI backend in
-:class:`~fairjudge.backends._http_base.HTTPBackend`.
+Labels only: the Messages API reports no logprobs, so ``soft`` resolution counts each
+label as probability 1. The SDK is an optional extra, imported when a backend is
+built; settings and errors are shared in :class:`~fairjudge.backends._http_base.HTTPBackend`.
 """
 
 from __future__ import annotations

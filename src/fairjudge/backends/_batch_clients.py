@@ -1,12 +1,8 @@
 """Which batch API serves a backend: OpenAI's, Anthropic's, or none.
 
-- ``openai/<model>``: OpenAI's Files and Batch endpoints at the backend's base URL.
-  A custom ``base_url`` is taken to speak them too, as vLLM's OpenAI-compatible
-  server and other gateways do; one that does not answers the first upload with an
-  error (a 404) that stops the run, naming the server, before any call is paid for.
-- ``anthropic/<model>``: Message Batches at the backend's base URL.
-- ``local/<name>`` and anything else (a Python function, an in-process model): no
-  batch API, a :class:`~fairjudge.ConfigError` naming ``batch_api`` before any call.
+``openai/`` uses the Files and Batch endpoints at the base URL, ``anthropic/``
+Message Batches; anything else has none, a :class:`~fairjudge.ConfigError` naming
+``batch_api`` before any call.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """What the lean HTTP client sends before any connection: checked when a backend is made.
 
-:class:`~fairjudge.backends._lean_http.LeanHTTPClient` itself loads with its first
-call (a rerun the store answers entirely needs none of asyncio's streams, ssl or
-the proxy machinery). Its configuration, though, is
-checked when the backend is made, so that a bad URL or a key HTTP cannot send is a
-usage error before the first call, never a failed call: :func:`request_head` does
-that check and builds the fixed part of every request, which the client then uses.
+The client itself loads with its first call, but :func:`request_head` checks its
+configuration when the backend is made (a bad URL or a key HTTP cannot send is a
+usage error before any call) and builds the fixed part of every request.
 """
 
 from __future__ import annotations

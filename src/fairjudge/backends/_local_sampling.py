@@ -1,13 +1,8 @@
 """Sampled label calls of the local judge, drawn from a shared greedy forward pass.
 
-A label-only call at a temperature above 0 (the randomized rounds of
-``evaluate_pairs``) draws its one token from the same softmax a greedy call reads: the
-top 20 tokens' probabilities, tempered and renormalized (llama.cpp's own sampler would
-also cut to its top 40 and apply top-p 0.95 and min-p 0.05). The forward pass for a
-prompt is kept in a small in-memory table, :class:`ForwardPasses`, so k sampled rounds
-of one prompt cost one pass, not k. The draw is seeded from the call itself (messages,
-temperature, sample index and any ``seed``), so the same call gives the same label, as
-the store's key promises; llama.cpp would draw from a fresh random seed each time.
+A label call above temperature 0 draws its token from the tempered top-20 softmax of
+one cached forward pass (:class:`ForwardPasses`: k rounds cost one pass), seeded from
+the call itself, so the same call gives the same label, as the store's key promises.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Two systems compared through each answer's own score (``compare --via-scores``).
 
-The swap protocol shows the judge both answers and asks twice, once in each order,
-because a judge that sees two answers prefers one position. Scoring each answer on
-its own, in its own call, leaves no order to prefer: :func:`compare_via_scores`
-scores every answer against a rubric with :func:`score_answers` (one batch on the
-judge's session: one store, one budget) and compares the two answers of each item.
+Scoring each answer alone, in its own call, leaves no position to prefer:
+:func:`compare_via_scores` scores every answer against a rubric in one batch on the
+judge's session and compares the two answers of each item.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Pairwise judges as :func:`fairjudge.evaluate_pairs` sees them.
 
-:func:`fairjudge.evaluate_pairs` plans every call up front and hands the whole batch
-to the judge. A plain Python callable answers the batch one call at a time; an LLM
-judge sends it through its session, with caching, concurrency and retries.
-Both return one :class:`fairjudge.Reply` per request, in request order, and never
-raise for a single bad reply: a failure is a record in the reply.
+The whole batch goes to the judge: a Python callable answers one call at a time, an
+LLM judge through its session. Both return one :class:`fairjudge.Reply` per request,
+in order, and never raise for a single bad reply: a failure is a record.
 """
 
 from __future__ import annotations

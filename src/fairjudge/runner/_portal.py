@@ -1,11 +1,8 @@
 """A private event loop on a background thread, so sync code can drive async judges.
 
-An LLM judge's backend holds connections that belong to the event loop that opened
-them. Running each sync batch under its own ``asyncio.run`` would hand those
-connections to a new loop every time; running on one long-lived loop keeps them
-valid for the judge's whole life. It also lets the sync API work where a loop is
-already running (a notebook, an async web handler): the caller's thread simply
-blocks until the batch is done.
+A backend's connections belong to the loop that opened them, so one long-lived loop
+keeps them valid for the judge's life, and the sync API works where a loop already
+runs (a notebook): the caller's thread blocks until the batch is done.
 """
 
 from __future__ import annotations

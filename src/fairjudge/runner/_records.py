@@ -1,12 +1,8 @@
 """The store's row: its columns, and the fast tuple path the runner writes.
 
-Reading returns :class:`~fairjudge.runner.CallRecord` (pydantic, validated, every
-field documented, in :mod:`._call_record`). Writing from the runner skips the model:
-:func:`call_row` builds the tuple for the ``INSERT`` directly, because it runs once
-per judge call on the event loop. So a run that only serves and writes calls never
-loads pydantic.
-
-Reading rows back, every value checked, is in :mod:`._store`.
+:func:`call_row` builds the ``INSERT`` tuple directly, once per call on the event
+loop, so a run that only serves and writes calls never loads pydantic; reading
+returns the validated :class:`~fairjudge.runner.CallRecord` (``_call_record``).
 """
 
 from __future__ import annotations
