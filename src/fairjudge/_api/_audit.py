@@ -6,14 +6,17 @@ Named ``audit_judge`` because :mod:`fairjudge.audit` is the subpackage it runs.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from fairjudge._api._common import title
 from fairjudge._api._inputs import load_rows
 from fairjudge._api._result import Result
+from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
+from fairjudge._words import worded
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
 from fairjudge.runner import Executor, RunOptions, RunSummary
 
@@ -28,6 +31,7 @@ def audit_judge(
     settings: Any = None,
     judge_families: Mapping[str, str] | None = None,
     limit: int | None = None,
+    setup: JudgeSetup | None = None,
     options: RunOptions | None = None,
     backend: BackendOptions | None = None,
     store: str | Path | None = None,
@@ -35,6 +39,7 @@ def audit_judge(
     skip_invalid: bool = False,
     allow_empty: bool = False,
     executor: Executor | str | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Result:
     """Measure a judge's position, verbosity, framing and self-preference bias.
 
@@ -52,14 +57,19 @@ def audit_judge(
             padding length, seed, level, resamples).
         judge_families: A judge's model family by its spec, where the name does not show it.
         limit: Audit only the first ``limit`` items.
-        options: Run options (budget, concurrency), for judges given as specs.
-        backend: Backend options, for judges given as specs.
-        store: The store's path, for judges given as specs.
+        setup: How judges given as specs are opened and run (:class:`JudgeSetup`;
+            its ``template`` does not apply: the prompts are ``settings``'); the
+            ``options``, ``backend``, ``store`` and ``executor`` keywords are its
+            fields given one by one.
+        options: A :class:`JudgeSetup` field.
+        backend: A :class:`JudgeSetup` field.
+        store: A :class:`JudgeSetup` field.
         columns: Your column names -> the README's.
         skip_invalid: Set invalid rows aside instead of stopping.
         allow_empty: Audit rows with empty answers instead of refusing them.
-        executor: Where the judges' session runs its calls, as for
-            :func:`fairjudge.compare`.
+        executor: A :class:`JudgeSetup` field.
+        notify: Called with one line naming the judges, the items and the experiments
+            that will run, once they are planned and before the first call.
 
     Returns:
         A :class:`Result` whose ``result`` is the :class:`~fairjudge.audit.AuditReport`,
@@ -71,22 +81,21 @@ def audit_judge(
         ConfigError: An unknown or impossible experiment, a bad setting or a
             ``python:`` judge, before the first call.
     """
-    from fairjudge.audit import ModelAuditJudge, builtin_items, load_audit_items
+    from fairjudge.audit import AuditSettings, ModelAuditJudge, plan_experiments
     from fairjudge.audit import audit as run_audit
     from fairjudge.report import audit_page, audit_payload, page_html, render_audit
 
-    if limit is not None and limit < 1:
-        raise ConfigError(f"limit must be >= 1; got {limit}", params="limit")
-    if items is None:
-        the_items, source = builtin_items(), "the built-in suite"
-    else:
-
-        def load(path: Path) -> list[Any]:
-            return load_audit_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty)
-
-        the_items, source = load_rows(items, load, columns=columns)
-        source = title(source)
-    the_items = the_items[:limit] if limit else the_items
+    the_setup = setup_of(setup, options=options, backend=backend, store=store,
+                         executor=executor)  # fmt: skip
+    if the_setup.template is not None:
+        raise ConfigError(
+            "template does not apply to an audit: its prompts are the settings' "
+            "(AuditSettings.template, concise_template, framing_templates)",
+            params="template",
+        )
+    cfg = settings or AuditSettings()
+    _check_prompts(cfg)  # before any item is read or any model loads
+    the_items, source = _items(items, limit, columns, skip_invalid, allow_empty)
     requested = (
         [e.strip() for e in experiments.split(",") if e.strip()]
         if isinstance(experiments, str) else None if experiments is None else list(experiments)
@@ -94,15 +103,26 @@ def audit_judge(
     given: Sequence[Any] = list(judges) if isinstance(judges, (list, tuple)) else [judges]
     specs = [DEFAULT_JUDGE if j is None else j for j in given]
     families = dict(judge_families or {})
-    with JudgeSession(store=store, options=options, executor=executor) as session:
+    where = the_setup.backend or BackendOptions()
+    with JudgeSession(store=the_setup.store, options=the_setup.options,
+                      executor=the_setup.executor) as session:  # fmt: skip
         the_judges = [
-            ModelAuditJudge(j, session=session, backend_options=backend or BackendOptions(),
-                            family=families.get(j)) if isinstance(j, str) else j
+            ModelAuditJudge(j, session=session, backend_options=where, family=families.get(j))
+            if isinstance(j, str) else j
             for j in specs
         ]  # fmt: skip
+        run, _ = plan_experiments(requested, the_judges, the_items, cfg)  # before any call
+        if notify is not None:
+            notify(f"auditing {', '.join(j.name for j in the_judges)} on {source}: "
+                   f"{', '.join(run)}")  # fmt: skip
         report = run_audit(the_judges, the_items, experiments=requested, settings=settings,
                            judge_families_by_name=families, source=source)  # fmt: skip
         made, calls = session.calls_made, RunSummary.total_of(session.runs)
+        # What each judge's requests carried, with the standard template (the other
+        # prompts vary the template or rubric, not the parameters).
+        sent_by = {j.name: j.pairwise(cfg.template) for j in the_judges
+                   if isinstance(j, ModelAuditJudge)}  # fmt: skip
+    report = _worded(report)
     payload = audit_payload(report, made, calls)  # the command's --json: the headline too
 
     def summary() -> str:
@@ -115,4 +135,48 @@ def audit_judge(
     return Result("audit", report, payload, report.stopped,
                   _rows=lambda: [dict(e) for e in payload["experiments"]],
                   _html=lambda: page_html(audit_page(report, calls_made=made, summary=payload)),
-                  _summary=summary)  # fmt: skip
+                  _summary=summary, calls=calls, sent_by=sent_by)  # fmt: skip
+
+
+def _items(
+    items: Any, limit: int | None, columns: Mapping[str, str] | None, skip_invalid: bool,
+    allow_empty: bool,
+) -> tuple[list[Any], str]:  # fmt: skip
+    """The items to audit (the first ``limit``), and their name for the report."""
+    from fairjudge.audit import builtin_items, load_audit_items
+
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be >= 1; got {limit}", params="limit")
+    if items is None:
+        the_items, source = builtin_items(), "the built-in suite"
+    else:
+
+        def load(path: Path) -> list[Any]:
+            return load_audit_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty)
+
+        the_items, source = load_rows(items, load, columns=columns)
+        source = title(source)
+    return (the_items[:limit] if limit else the_items), source
+
+
+def _check_prompts(settings: Any) -> None:
+    """Every rubric and template exists, before any item is read or any model loads."""
+    from fairjudge.prompts import get_rubric, get_template
+
+    for rubric in (settings.rubric, settings.strict_rubric, settings.anti_verbose_rubric):
+        get_rubric(rubric)
+    for template in (settings.template, settings.concise_template,
+                     *(settings.framing_templates or ())):  # fmt: skip
+        get_template(template)
+
+
+def _worded(report: Any) -> Any:
+    """The report with each skip reason's parameters in the caller's words.
+
+    A notebook reads them as parameters; under the command line, as its flags.
+    """
+    experiments = tuple(
+        replace(e, skipped=worded(e.skipped, *e.params)) if e.skipped else e
+        for e in report.experiments
+    )
+    return replace(report, experiments=experiments)

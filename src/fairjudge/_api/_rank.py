@@ -8,22 +8,25 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from fairjudge._api._common import last_run, opened, title
-from fairjudge._api._inputs import load_rows
+from fairjudge._api._common import opened, title
+from fairjudge._api._inputs import ROWS, load_rows
 from fairjudge._api._result import Result
+from fairjudge._api._runs import judge_pairs
+from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
+from fairjudge._items import Item
 from fairjudge.evaluation import (
     Battles,
     EvalSettings,
+    LongAnswers,
     PairwiseResult,
     battles_from,
-    evaluate,
     fit_battles,
     load_ranking_input,
     make_pairs,
 )
-from fairjudge.judges import BackendOptions, BatchJudge, judge_name, resolve_judge
-from fairjudge.runner import Executor, RunOptions
+from fairjudge.judges import BackendOptions, BatchJudge, judge_name
+from fairjudge.runner import Executor, RunOptions, RunSummary
 
 __all__ = ["rank"]
 
@@ -36,9 +39,13 @@ def _check(models: list[str], anchor: str | None, anchor_rating: float, l2: floa
     if n_resamples < 1:
         raise ConfigError(f"n_resamples must be >= 1; got {n_resamples}", params="n_resamples")
     if not math.isfinite(anchor_rating):
-        raise ConfigError(f"anchor_rating must be a finite number; got {anchor_rating}")
+        raise ConfigError(
+            f"anchor_rating must be a finite number; got {anchor_rating}", params="anchor_rating"
+        )
     if anchor is not None and anchor not in models:
-        raise ConfigError(f"anchor {anchor!r} is not a model in the input; models: {models}")
+        raise ConfigError(
+            f"anchor {anchor!r} is not a model in the input; models: {models}", params="anchor"
+        )
 
 
 def _rows(report: Any) -> list[dict[str, Any]]:
@@ -85,6 +92,7 @@ def rank(
     l2: float = 0.0,
     seed: int = 0,
     style_control: bool = False,
+    setup: JudgeSetup | None = None,
     options: RunOptions | None = None,
     template: str | None = None,
     backend: BackendOptions | None = None,
@@ -92,6 +100,8 @@ def rank(
     columns: Mapping[str, str] | None = None,
     allow_empty: bool = False,
     executor: Executor | str | None = None,
+    source: str | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Result:
     """Rank many models: judge pairs of their answers, fit Bradley-Terry (``fairjudge rank``).
 
@@ -99,7 +109,8 @@ def rank(
         items: Answers in long format (``question_id``, ``model``, ``answer``,
             optional ``question``), or already-judged battles (``model_a``,
             ``model_b``, ``winner``, optional ``question_id``), which need no judge:
-            a file, a list of dicts or a pandas DataFrame.
+            a file, a list of dicts, a pandas DataFrame, or what
+            :func:`~fairjudge.evaluation.load_ranking_input` read.
         judge: As for :func:`fairjudge.compare`; ``None`` is the embedded default
             for answers, and must stay ``None`` for battles.
         pairing: Which pairs to judge: ``all``, every model against ``baseline``, or
@@ -115,13 +126,20 @@ def rank(
             the result).
         seed: Seed of the pairing, the judging and the bootstrap.
         style_control: Also fit Arena-Hard style control (needs answers, not battles).
-        options: Run options, for a judge opened from a spec.
-        template: The prompt template, for a model judge opened from a spec.
-        backend: Backend options, for a judge opened from a spec.
-        store: The store's path, for a judge opened from a spec.
+        setup: How a judge given as a spec is opened and run (:class:`JudgeSetup`);
+            ``options``, ``template``, ``backend``, ``store`` and ``executor`` are
+            its fields given one by one.
+        options: A :class:`JudgeSetup` field.
+        template: A :class:`JudgeSetup` field.
+        backend: A :class:`JudgeSetup` field.
+        store: A :class:`JudgeSetup` field.
         columns: Your column names -> the README's.
         allow_empty: Judge empty or blank answers instead of refusing the row.
-        executor: As for :func:`fairjudge.compare`.
+        executor: A :class:`JudgeSetup` field.
+        source: The input's name in the result and its page, for items read
+            already (default: the file's path, or ``<rows>``).
+        notify: Called with one line saying what will be judged, once the judge is
+            open and before its first call (the command prints it).
 
     Returns:
         A :class:`Result` whose ``report`` is the ranking report (``to_dict()`` is
@@ -131,20 +149,20 @@ def rank(
     Raises:
         ConfigError: A bad setting, or judge settings given with judged battles.
     """
-    data, source = load_rows(items, lambda path: load_ranking_input(path, allow_empty=allow_empty),
-                             columns=columns)  # fmt: skip
+    the_setup = setup_of(setup, options=options, template=template, backend=backend,
+                         store=store, executor=executor)  # fmt: skip
+    data, name = _loaded(items, columns, allow_empty)
+    source = name if source is None else source
     models = (
         sorted(set(data.model_a) | set(data.model_b)) if isinstance(data, Battles) else data.models
     )
     _check(models, anchor, anchor_rating, l2, n_resamples)
     result: PairwiseResult | None = None
-    run = None
+    run, sent_by = None, None
     if isinstance(data, Battles):
         given = {"judge": judge is not None, "pairing": pairing != "all",
                  "baseline": baseline is not None, "pairs_per_question": pairs_per_question != 1,
-                 "options": options is not None, "template": template is not None,
-                 "backend": backend is not None, "store": store is not None,
-                 "executor": executor is not None}  # fmt: skip
+                 **{name: True for name in the_setup.given()}}  # fmt: skip
         unused = [name for name, set_ in given.items() if set_]
         if unused:
             raise ConfigError(
@@ -156,16 +174,7 @@ def rank(
     else:
         pairs = make_pairs(data, pairing=pairing, baseline=baseline,
                            pairs_per_question=pairs_per_question, seed=seed)  # fmt: skip
-
-        def open_spec(spec: str | None) -> BatchJudge:
-            return resolve_judge(spec, backend_options=backend, template=template,
-                                 options=options, store=store, executor=executor)  # fmt: skip
-
-        with opened(judge, open_spec) as the_judge:
-            judged = evaluate(the_judge, pairs, EvalSettings(seed=seed))
-            run = last_run(the_judge)
-            name = judge_name(the_judge)
-        result = replace(judged, settings=replace(judged.settings, judge=name, source=source))
+        result, run, sent_by = _judge(judge, the_setup, pairs, data, seed, source, notify)
         battles = battles_from(result)
     from fairjudge.report import RankingReport, page_html, rank_page
 
@@ -182,4 +191,31 @@ def rank(
         _summary=lambda: "\n".join(
             b.summary() for b in (report.leaderboard, report.style_control) if b is not None
         ),
+        calls=run, sent_by=sent_by,
     )  # fmt: skip
+
+
+def _loaded(
+    items: Any, columns: Mapping[str, str] | None, allow_empty: bool
+) -> tuple[LongAnswers | Battles, str]:
+    """The answers or battles, and the input's name: read here, or read already."""
+    if isinstance(items, (LongAnswers, Battles)):
+        return items, ROWS
+    return load_rows(items, lambda path: load_ranking_input(path, allow_empty=allow_empty),
+                     columns=columns)  # fmt: skip
+
+
+def _judge(
+    judge: Any, setup: JudgeSetup, pairs: list[Item], data: LongAnswers, seed: int, source: str,
+    notify: Callable[[str], None] | None,
+) -> tuple[PairwiseResult, RunSummary | None, Any]:  # fmt: skip
+    """Judge the pairs in both orders; the result named by its judge and source, its calls."""
+    with opened(judge, setup.open_judge) as the_judge:  # every setting checked before the note
+        if notify is not None:
+            notify(f"{source}: {len(data.models)} models, {len(data.answers)} questions, "
+                   f"{len(pairs)} pairs; each judged in both orders")  # fmt: skip
+        # On a spent budget, rank what was judged; the result says it is partial.
+        judged, _, run = judge_pairs(the_judge, pairs, EvalSettings(seed=seed))
+        name = judge_name(the_judge)
+    settings = replace(judged.settings, judge=name, source=source)
+    return replace(judged, settings=settings), run, the_judge

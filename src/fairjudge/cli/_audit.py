@@ -12,7 +12,7 @@ listed as not run) is printed and written, and the calls made are in the store, 
 rerun with a larger budget pays for the rest only.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,12 +22,11 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
-from fairjudge.cli._flags import to_flags
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import adds_flags, as_judge_flags, check_outputs, judge_flags_without
 from fairjudge.cli._out import command_line, write_out
 from fairjudge.io import strict_dumps
-from fairjudge.judges import DEFAULT_JUDGE, JudgeSession
+from fairjudge.judges import DEFAULT_JUDGE
 
 __all__ = ["AuditFlags", "audit"]
 
@@ -139,86 +138,24 @@ class AuditFlags:
             pairs[spec.strip()] = family.strip()
         return pairs
 
-    def load_items(self) -> tuple[Any, str]:
-        """The items and where they came from (before any model loads)."""
-        from fairjudge.audit import builtin_items, load_audit_items
 
-        if self.limit is not None and self.limit < 1:
-            raise ConfigError(f"--limit must be >= 1; got {self.limit}")
-        if self.items is None:
-            items, source = builtin_items(), "the built-in suite"
-        else:
-            items = load_audit_items(
-                self.items, skip_invalid=self.skip_invalid, allow_empty=self.allow_empty
-            )
-            source = self.items.name
-        return items[: self.limit] if self.limit else items, source
+def _run(opts: AuditFlags, flags: Any) -> Any:
+    """Check the flags, then audit through the library, as ``fairjudge.audit_judge`` does."""
+    from fairjudge._api import JudgeSetup, audit_judge
 
-
-def _check_prompts(settings: Any) -> None:
-    """Every rubric and template exists, before any model loads."""
-    from fairjudge.prompts import get_rubric, get_template
-
-    for rubric in (settings.rubric, settings.strict_rubric, settings.anti_verbose_rubric):
-        get_rubric(rubric)
-    for template in (
-        settings.template,
-        settings.concise_template,
-        *(settings.framing_templates or ()),
-    ):
-        get_template(template)
-
-
-def _run(opts: AuditFlags, flags: Any) -> tuple[Any, int, dict[str, Any]]:
-    """Check everything, build the judges on one session, run the audit.
-
-    Returns:
-        The report, the calls made now, and what ``--out``'s header records of the
-        calls: every experiment's runs added up (``calls``), and each judge's requests
-        with the standard template (``sent_by``; the other prompts vary the
-        template or rubric, not the parameters).
-    """
-    from fairjudge.audit import ModelAuditJudge, plan_experiments
-    from fairjudge.audit import audit as run_audit
-    from fairjudge.runner import RunSummary
-
-    settings = opts.settings()
-    _check_prompts(settings)
-    families = opts.families()
+    settings, families = opts.settings(), opts.families()
     check_outputs(opts.out, opts.html, inputs=(opts.items,))
-    items, source = opts.load_items()
-    requested = None if opts.experiments is None else [
-        e.strip() for e in opts.experiments.split(",") if e.strip()
-    ]  # fmt: skip
-    specs = opts.judge or [DEFAULT_JUDGE]
-    where = as_judge_flags(flags).backend_options(flags.temperature)
-    options = as_judge_flags(flags).run_options()  # budget, concurrency, ...
-    executor = as_judge_flags(flags).executor_choice()
-    with JudgeSession(store=flags.store, options=options, executor=executor) as session:
-        judges = [ModelAuditJudge(s, session=session, backend_options=where, family=families.get(s))
-                  for s in specs]  # fmt: skip
-        run, _skipped = plan_experiments(requested, judges, items, settings)  # before any call
-        if not flags.quiet:
-            err_console.print(f"auditing {', '.join(j.name for j in judges)} on {source}: "
-                              f"{', '.join(run)}", highlight=False, markup=False)  # fmt: skip
-        report = run_audit(
-            judges, items, experiments=requested, settings=settings,
-            judge_families_by_name=families, source=source,
-        )  # fmt: skip
-        usage = {
-            "calls": RunSummary.total_of(session.runs),
-            "sent_by": {j.name: j.pairwise(settings.template) for j in judges},
-        }
-        return _in_flags(report), session.calls_made, usage
-
-
-def _in_flags(report: Any) -> Any:
-    """The report with each skip reason's parameters written as this command's flags."""
-    experiments = tuple(
-        replace(e, skipped=to_flags(e.skipped, e.params, "audit")) if e.skipped else e
-        for e in report.experiments
-    )
-    return replace(report, experiments=experiments)
+    judge_flags = as_judge_flags(flags)
+    setup = JudgeSetup(backend=judge_flags.backend_options(flags.temperature),
+                       options=judge_flags.run_options(), store=flags.store,
+                       executor=judge_flags.executor_choice())  # fmt: skip
+    note = None if flags.quiet else lambda line: err_console.print(line, highlight=False,
+                                                                  markup=False)  # fmt: skip
+    return audit_judge(
+        opts.judge, items=opts.items, experiments=opts.experiments, settings=settings,
+        judge_families=families, limit=opts.limit, setup=setup, skip_invalid=opts.skip_invalid,
+        allow_empty=opts.allow_empty, notify=note,
+    )  # fmt: skip
 
 
 @app.command()
@@ -233,17 +170,18 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     the residual after the mitigation. Runs offline on the built-in suite with the
     embedded judge: fairjudge audit --limit 3 --experiments position,framing.
     """
-    from fairjudge.report import audit_payload, render_audit
+    from fairjudge.report import render_audit
 
-    report, made, usage = _run(opts, flags)
-    payload = audit_payload(report, made, usage["calls"])  # the report, calls, the headline
+    audited = _run(opts, flags)
+    report, payload = audited.result, audited.report  # the report; the calls, the headline
+    made = payload["calls_made"]
     if opts.out is not None:  # the summary keeps calls, so `report` redraws the --json
         summary = {"kind": "audit"} | {k: v for k, v in payload.items() if k != "experiments"}
         rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
         settings = payload["settings"]
         write_out(opts.out, "audit", [summary, *rows], judge=", ".join(payload["judges"]),
                   template=settings.get("template"), rubric=settings.get("rubric"),
-                  settings=settings, **usage)  # fmt: skip
+                  settings=settings, calls=audited.calls, sent_by=audited.sent_by)  # fmt: skip
     if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
         _write_html(opts.html, report, made, payload)
     if json_output:

@@ -27,6 +27,9 @@ FLAGS: dict[str, str] = {
     "pairing": "--pairing",
     "baseline": "--baseline",
     "l2": "--l2",
+    "anchor": "--anchor",
+    "anchor_rating": "--anchor-rating",
+    "style_control": "--style-control",
     "allow_different": "--allow-different",
     "stop_when": "--stop-when",
     "batch": "--batch",
@@ -81,6 +84,7 @@ FLAGS: dict[str, str] = {
     "pairs_per_question": "--pairs-per-question",
     # audit
     "items": "--items",
+    "limit": "--limit",
     "experiments": "--experiments",
     "target_words": "--target-words",
     "framing_templates": "--framing-templates",

@@ -25,7 +25,7 @@ from fairjudge.cli._app import err_console
 from fairjudge.cli._requests import request_settings
 from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
-__all__ = ["command_line", "requests_of", "show", "write_out"]
+__all__ = ["command_line", "requests_of", "show", "write_judgments", "write_out"]
 
 
 class _Report(Protocol):
@@ -147,3 +147,29 @@ def requests_of(sent_by: object) -> dict[str, Any]:
     each = {name: request_settings(judge).get("request") for name, judge in named.items()}
     kept = {str(name): record for name, record in each.items() if record is not None}
     return {"requests": kept} if kept else {}
+
+
+def write_judgments(
+    path: Path, kind: OutKind, judged: Any, settings: Mapping[str, Any] | None = None
+) -> None:
+    """A pairwise run's ``--out``: the header, then one record per judged item.
+
+    ``judged`` is the library's result (:func:`fairjudge.compare`,
+    :func:`fairjudge.calibrate`); its settings name the judge and template (and are
+    the header's ``settings`` unless ``settings`` is given), its ``calls`` and
+    ``sent_by`` fill the header's calls and requests. A record carries the item's
+    model names when it has them, so ``fairjudge report`` names the models as the
+    ``--html`` page of the same run does.
+    """
+    result = judged.result
+    recorded = result.settings
+
+    def record(judgment: Any) -> dict[str, Any]:
+        item = judgment.item
+        names = {k: v for k, v in (("model_1", item.model_1), ("model_2", item.model_2)) if v}
+        data = judgment.to_dict()
+        return {**judgment.item_dict(), **names, **data} if names else data
+
+    write_out(path, kind, (record(j) for j in result.judgments), judge=recorded.judge,
+              template=recorded.template, settings=settings or recorded.to_dict(),
+              calls=judged.calls, sent_by=judged.sent_by)  # fmt: skip

@@ -1,43 +1,22 @@
 """``fairjudge rank FILE``: a Bradley-Terry leaderboard of many models, with CIs."""
 
-import dataclasses
-import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
 
-from fairjudge._api import (
-    FALLBACK_L2,
-    Battles,
-    EvalSettings,
-    LongAnswers,
-    PairwiseResult,
-    battles_from,
-    fit_battles,
-    load_ranking_input,
-    make_pairs,
-)
+from fairjudge._api import FALLBACK_L2, Battles, JudgeSetup, Result, load_ranking_input
 from fairjudge._errors import ConfigError
-from fairjudge._items import Item, Judgment
+from fairjudge._items import Judgment
 from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, say
-from fairjudge.cli._judging import check_unresolved, close_judge, last_run
+from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
 from fairjudge.cli._out import write_out
-from fairjudge.io import strict_dumps, write_atomic
-from fairjudge.judges import calls_no_model, judge_name
-from fairjudge.prompts import get_template
-from fairjudge.report import (
-    RankingReport,
-    page_html,
-    print_failures,
-    rank_page,
-    render_ranking,
-)
-from fairjudge.runner import RunSummary
+from fairjudge.io import strict_dumps
+from fairjudge.report import RankingReport, print_failures, render_ranking
 
 __all__ = ["rank"]
 
@@ -81,31 +60,12 @@ _AllowEmpty = Annotated[
 ]
 
 
-def _check(data: LongAnswers | Battles, fit: dict[str, Any], max_unresolved: float) -> None:
-    """Every ranking option is checked before the first judge call."""
-    anchor = fit["anchor"]
-    if not fit["l2"] >= 0:
-        raise ConfigError(f"--l2 must be >= 0; got {fit['l2']}")
-    if fit["n_resamples"] < 1:
-        raise ConfigError(f"--bootstrap must be >= 1; got {fit['n_resamples']}")
-    if not math.isfinite(fit["anchor_rating"]):
-        raise ConfigError(f"--anchor-rating must be a finite number; got {fit['anchor_rating']}")
-    if not 0 <= max_unresolved <= 1:
-        raise ConfigError(f"--max-unresolved must be in [0, 1]; got {max_unresolved}")
-    check_outputs(fit.get("out"), fit.get("html"), inputs=(fit.get("source"),))
-    models = (
-        sorted(set(data.model_a) | set(data.model_b)) if isinstance(data, Battles) else data.models
-    )
-    if anchor is not None and anchor not in models:
-        raise ConfigError(f"--anchor {anchor!r} is not a model in the input; models: {models}")
-
-
-def _template_tag(flags: JudgeFlags) -> str | None:
+def _template_tag(judge: Any) -> str | None:
     """The model judge's template as ``name@version``; ``None`` for a judge with no prompt."""
-    if calls_no_model(flags.judge):
-        return None
-    template = get_template(flags.template or "default")
-    return f"{template.name}@{template.version}"
+    from fairjudge.judges import LLMJudge
+
+    template = judge.template if isinstance(judge, LLMJudge) else None
+    return None if template is None else f"{template.name}@{template.version}"
 
 
 _WINNER = {Outcome.ONE: "model_a", Outcome.TWO: "model_b", Outcome.TIE: "tie"}
@@ -123,50 +83,13 @@ def _battle(judgment: Judgment) -> dict[str, Any]:
             "model_b": item.model_2, "winner": winner}  # fmt: skip
 
 
-def _judge(
-    data: LongAnswers, file: Path, items: list[Item], *, seed: int, flags: JudgeFlags,
-    out: Path | None, out_settings: dict[str, Any],
-) -> tuple[PairwiseResult, RunSummary | None]:  # fmt: skip
-    from fairjudge._api import judge_pairs  # the run, as fairjudge.compare's
-
-    judge = flags.open_judge()  # every flag checked before anything is printed
-    try:
-        if not flags.quiet:
-            err_console.print(
-                f"{file}: {len(data.models)} models, {len(data.answers)} questions, "
-                f"{len(items)} pairs; each judged in both orders",
-                highlight=False,
-                markup=False,
-            )
-        # On a spent budget, rank what was judged; the exit code says it is partial.
-        result, _, _ = judge_pairs(judge, items, EvalSettings(seed=seed))
-    finally:
-        close_judge(judge)
-    settings = dataclasses.replace(result.settings, judge=judge_name(judge), source=str(file))
-    result = dataclasses.replace(result, settings=settings)
-    if out is not None:
-        write_out(out, "rank", (_battle(j) for j in result.judgments), judge=settings.judge,
-                  template=_template_tag(flags),
-                  settings={**settings.to_dict(), **out_settings}, calls=last_run(judge),
-                  sent_by=judge)  # fmt: skip
-    if result.n_unresolved:
-        say(
-            "unresolved",
-            f"{result.n_unresolved} pair(s) ({result.n_parse_failures} parse failures, "
-            f"{result.n_call_errors} call errors): left out of the ranking, never counted as ties",
-        )
-        print_failures(result.failures, err_console)
-    return result, last_run(judge)
-
-
-def _fit(
-    battles: Battles, ties: Ties, style_control: bool, unresolved: int, common: dict[str, Any]
-) -> RankingReport:
-    """Bradley-Terry, and the style-controlled fit when asked for, on the same battles."""
-    if style_control and (battles.answers_a is None or battles.answers_b is None):
-        raise ConfigError("--style-control needs the answers: give long-format input")
-    leaderboard, styled = fit_battles(battles, ties=ties, style_control=style_control, **common)
-    return RankingReport(leaderboard, styled, unresolved)
+def _write_out(out: Path, ranked: Result, fit: dict[str, Any]) -> None:
+    """``--out``: the header (judge, template, settings, calls), then one battle a line."""
+    result = ranked.result
+    settings = {**result.settings.to_dict(), **fit}
+    write_out(out, "rank", (_battle(j) for j in result.judgments), judge=result.settings.judge,
+              template=_template_tag(ranked.sent_by), settings=settings,
+              calls=ranked.calls, sent_by=ranked.sent_by)  # fmt: skip
 
 
 def _say_held(report: RankingReport) -> None:
@@ -194,14 +117,13 @@ def _say_held(report: RankingReport) -> None:
         )
 
 
-def _show(
-    report: RankingReport, file: Path, *, json_output: bool, html: Path | None,
-    result: PairwiseResult | None, run: RunSummary | None,
-) -> None:  # fmt: skip
+def _show(ranked: Result, file: Path, *, json_output: bool, html: Path | None) -> None:
     """Print the leaderboard (a table or JSON); write the HTML and Markdown when asked."""
     from fairjudge.cli._markdown import write_markdown
-    from fairjudge.report import ranking_markdown
+    from fairjudge.io import write_atomic
+    from fairjudge.report import page_html, rank_page, ranking_markdown
 
+    report, result, run = ranked.report, ranked.result, ranked.calls
     title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
     if html is not None:
         write_atomic(html, (page_html(rank_page(report, title=title, result=result, run=run)),))
@@ -241,38 +163,81 @@ def rank(
     flags: JudgeFlags,
 ) -> None:
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
-    fit: dict[str, Any] = {"anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
-                           "n_resamples": bootstrap, "seed": seed}  # fmt: skip
+    from fairjudge._api import rank as rank_models
+
+    if not 0 <= max_unresolved <= 1:
+        raise ConfigError(f"--max-unresolved must be in [0, 1]; got {max_unresolved}")
+    check_outputs(out, html, inputs=(file,))
     data = load_ranking_input(file, allow_empty=allow_empty)
-    _check(data, {**fit, "out": out, "html": html, "source": file}, max_unresolved)
-    result, run = None, None
     if isinstance(data, Battles):
-        given = {"--pairing": pairing != "all", "--baseline": baseline is not None,
-                 "--pairs-per-question": pairs_per_question != 1, "--out": out is not None,
-                 "--max-unresolved": max_unresolved != _MAX_UNRESOLVED}  # fmt: skip
-        unused = flags.given() + [flag for flag, set_ in given.items() if set_]
-        if unused:
-            raise ConfigError(
-                f"{', '.join(unused)}: {file} holds judged battles, so no judge is "
-                "called and these flags have no effect; drop them"
-            )
-        if not flags.quiet:
-            say("no judge calls needed", f"{file}: {len(data.outcomes)} judged battles", "dim")
-        battles = data
-    else:
-        items = make_pairs(
-            data, pairing=pairing, baseline=baseline, pairs_per_question=pairs_per_question,
-            seed=seed,
-        )  # fmt: skip
-        result, run = _judge(data, file, items, seed=seed, flags=flags, out=out, out_settings={
+        _no_judge(file, data, flags, {
+            "--pairing": pairing != "all", "--baseline": baseline is not None,
+            "--pairs-per-question": pairs_per_question != 1, "--out": out is not None,
+            "--max-unresolved": max_unresolved != _MAX_UNRESOLVED,
+        })  # fmt: skip
+    fit: dict[str, Any] = {"ties": ties, "anchor": anchor, "anchor_rating": anchor_rating,
+                           "l2": l2, "seed": seed, "style_control": style_control}  # fmt: skip
+    judging = {"judge": flags.judge, "setup": judge_setup(flags), "notify": _note(flags)}
+    ranked = rank_models(
+        data, **({} if isinstance(data, Battles) else judging), source=str(file),
+        pairing=pairing, baseline=baseline, pairs_per_question=pairs_per_question,
+        n_resamples=bootstrap, **fit,
+    )  # fmt: skip
+    result = ranked.result
+    if result is not None and out is not None:
+        _write_out(out, ranked, {
             "pairing": pairing, "baseline": baseline, "pairs_per_question": pairs_per_question,
             "ties": ties, "anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
             "n_resamples_fit": bootstrap, "style_control": style_control,
         })  # fmt: skip
-        battles = battles_from(result)
-    unresolved = result.n_unresolved if result is not None else 0
-    report = _fit(battles, ties, style_control, unresolved, fit)
-    _say_held(report)
-    _show(report, file, json_output=json_output, html=html, result=result, run=run)
+    if result is not None and result.n_unresolved:
+        _say_unresolved(result)
+    _say_held(ranked.report)
+    _show(ranked, file, json_output=json_output, html=html)
     if result is not None:
         check_unresolved(result, max_unresolved)  # after the report: partial exits 5
+
+
+def _no_judge(file: Path, data: Battles, flags: JudgeFlags, given: dict[str, bool]) -> None:
+    """Judged battles call no judge: refuse the flags that would have no effect."""
+    unused = flags.given() + [flag for flag, set_ in given.items() if set_]
+    if unused:
+        raise ConfigError(
+            f"{', '.join(unused)}: {file} holds judged battles, so no judge is "
+            "called and these flags have no effect; drop them"
+        )
+    if not flags.quiet:
+        say("no judge calls needed", f"{file}: {len(data.outcomes)} judged battles", "dim")
+
+
+def _say_unresolved(result: Any) -> None:
+    """The pairs left out of the ranking, and why: never counted as ties."""
+    say(
+        "unresolved",
+        f"{result.n_unresolved} pair(s) ({result.n_parse_failures} parse failures, "
+        f"{result.n_call_errors} call errors): left out of the ranking, never counted as ties",
+    )
+    print_failures(result.failures, err_console)
+
+
+def _note(flags: JudgeFlags) -> Any:
+    """What will be judged, said on stderr before the first call (unless ``--quiet``)."""
+    if flags.quiet:
+        return None
+    return lambda line: err_console.print(line, highlight=False, markup=False)
+
+
+def judge_setup(flags: JudgeFlags) -> JudgeSetup:
+    """The library's setup the judge flags give; a ``python:`` judge runs on the engine.
+
+    With no run flag, your own judge still gets run options (concurrency 16, progress),
+    as the command line has always run it.
+    """
+    from fairjudge.runner import RunOptions
+
+    options = flags.run_options()
+    if options is None and (flags.judge or "").strip().startswith("python:"):
+        options = RunOptions()
+    return JudgeSetup(template=flags.template, backend=flags.backend_options(flags.temperature),
+                      options=options, store=flags.store,
+                      executor=flags.executor_choice())  # fmt: skip
