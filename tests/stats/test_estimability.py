@@ -14,7 +14,7 @@ from fairjudge.cli._flags import to_flags
 from fairjudge.stats._agreement import judge_agreement
 from fairjudge.stats._bradley_terry import bradley_terry
 from fairjudge.stats._intervals import ConfidenceInterval, bootstrap_mean
-from fairjudge.stats._length_control import length_controlled_win_rate
+from fairjudge.stats._logistic import length_controlled_win_rate
 from fairjudge.stats._position_bias import position_bias
 from fairjudge.stats._rank_stats import score_correlation
 from fairjudge.stats._resample import unstable_reason

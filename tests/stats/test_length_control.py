@@ -7,7 +7,7 @@ import pytest
 from scipy.special import expit
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._length_control import length_controlled_win_rate
+from fairjudge.stats._logistic import length_controlled_win_rate
 
 
 def _simulate(

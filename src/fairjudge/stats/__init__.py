@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         single_cluster_reason,
     )
     from fairjudge.stats._leaderboard import ModelRating
-    from fairjudge.stats._length_control import LengthControlledWinRate, length_controlled_win_rate
+    from fairjudge.stats._logistic import LengthControlledWinRate, length_controlled_win_rate
     from fairjudge.stats._panel import (
         EffectiveJudges,
         FleissKappa,
@@ -116,8 +116,8 @@ _LAZY = {
     "shared_resamples": "fairjudge.stats._intervals",
     "single_cluster_reason": "fairjudge.stats._intervals",
     "ModelRating": "fairjudge.stats._leaderboard",
-    "LengthControlledWinRate": "fairjudge.stats._length_control",
-    "length_controlled_win_rate": "fairjudge.stats._length_control",
+    "LengthControlledWinRate": "fairjudge.stats._logistic",
+    "length_controlled_win_rate": "fairjudge.stats._logistic",
     "EffectiveJudges": "fairjudge.stats._panel",
     "FleissKappa": "fairjudge.stats._panel",
     "agreement_matrix": "fairjudge.stats._panel",
