@@ -1,9 +1,8 @@
 """Padded answers for the verbosity-bias experiment: more words, no more information.
 
-The verbosity experiment (seed 003) scores a concise answer and a padded answer with
-the same content; any score gap is the judge paying for length. That only holds if the
-padding adds nothing a judge could fairly reward, so every transformation here is
-content-free by construction:
+A score gap between a concise answer and its padded twin is the judge paying for
+length only if the padding adds nothing a judge could fairly reward, so every
+transformation here is content-free by construction (see ``docs/internals.md``).
 """
 
 from __future__ import annotations

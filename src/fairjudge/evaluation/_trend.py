@@ -1,10 +1,8 @@
 """Trend monitoring: has the judge's view of the answers moved since a baseline run?
 
-:func:`score_trend` compares two pointwise runs (:class:`ScoreRun`: this run, and an
-earlier ``score --out`` file) dimension by dimension: each run's mean, the mean shift
-with a bootstrap CI clustered by question, and a permutation test of a change in the
-distribution of scores, summed up in one plain line ("usefulness fell by 0.40 [0.20,
-0.60] since the baseline"; "no shift beyond noise" when the interval holds 0).
+:func:`score_trend` compares two pointwise runs per dimension: the mean shift with a
+bootstrap CI clustered by question and a permutation test of any change in the
+scores' distribution, summed up in one plain line.
 """
 
 from __future__ import annotations
