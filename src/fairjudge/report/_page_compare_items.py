@@ -56,7 +56,7 @@ def _card(n: int, c: Call, m1: str | None, m2: str | None) -> dict[str, Any]:
     """One call: its order, its verdict and what it meant, its failure, its raw reply."""
     order = c.order.value
     head = f"Call {n} · {order} order" + (f" · sample {c.sample}" if c.sample else "")
-    card: dict[str, Any] = {"h": head + (" · cached" if c.reply.cached else ""), "c": "fj-call"}
+    card: dict[str, Any] = {"h": head + (" · cached" if c.reply.cached else "")}
     rows = []
     failure = c.reply.failure
     if isinstance(failure, ParseFailure):
@@ -107,28 +107,27 @@ def _record(key: str, n: int, j: Judgment) -> dict[str, Any]:
     question = _question(it.question)
     answers = [{"h": f"Answer 1 ({m1 or 'model 1'})", "pre": it.answer_1},
                {"h": f"Answer 2 ({m2 or 'model 2'})", "pre": it.answer_2}]  # fmt: skip
-    original = [
-        _card(i, c, m1, m2) for i, c in enumerate(j.calls, 1) if c.order.value == "original"
-    ]
-    swapped = [_card(i, c, m1, m2) for i, c in enumerate(j.calls, 1) if c.order.value != "original"]
-    calls = [{"h": "Original order: A = answer 1, B = answer 2", "parts": original},
-             {"h": "Swapped order: A = answer 2, B = answer 1", "parts": swapped}]  # fmt: skip
+    # Side by side, in the order they were made: each swapped call beside its original.
+    cards = [_card(i, c, m1, m2) for i, c in enumerate(j.calls, 1)]
+    calls = {"h": "Calls", "c": "fj-calls", "two": cards}
     kinds = {type(c.reply.failure) for c in j.calls}
+    flags = {
+        "inconsistent": j.consistent is False,
+        "parse": ParseFailure in kinds,
+        "error": CallError in kinds,
+        "disagrees": human is not None and outcome is not None and human != outcome,
+    }
+    # What is absent is left out (a flag not raised, no category, no score): the
+    # explorer reads a missing value as false or none, and 10,000 items stay small.
     record: dict[str, Any] = {
         "k": key,
         "t": it.id if it.id is not None else f"#{n}",
         "h": f"Item {it.id}" if it.id is not None else f"Item #{n}",
         "x": f"{_side(outcome, m1, m2)} · {question['pre'][:_SNIPPET]}",
-        "s": "",  # the search reads the details, which hold every text
-        "f": {
-            "inconsistent": j.consistent is False,
-            "parse": ParseFailure in kinds,
-            "error": CallError in kinds,
-            "disagrees": human is not None and outcome is not None and human != outcome,
-        },
-        "v": {"category": it.category},
-        "n": {"score": j.score},
-        "d": [{"h": "Item", "rows": facts}, question, {"two": answers}, {"two": calls}],
+        "f": {name: True for name, raised in flags.items() if raised},
+        "v": {"category": it.category} if it.category is not None else {},
+        "n": {"score": j.score} if j.score is not None else {},
+        "d": [{"h": "Item", "rows": facts}, question, {"two": answers}, calls],
     }
     return record
 

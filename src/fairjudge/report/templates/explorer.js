@@ -4,8 +4,8 @@
    {k: key, t: title line, h: detail heading (t when absent), x: a line under the title,
    s: search text, f: {flag: true}, v: {facet: value or [values]}, n: {sort: number},
    d: [section]}; a section is {h: heading, c: class, rows: [[label, text]],
-   fail: failure text, pre: text, cols: [...], cells: [[...]], parts: [section] stacked,
-   two: [section] side by side}, each part optional and drawn in that order.
+   fail: failure text, pre: text, cols: [...], cells: [[...]], two: [section] side by
+   side}, each part optional and drawn in that order.
    Every string from them reaches the page through textContent (never innerHTML), so
    an answer that holds markup shows as text; their hidden characters (bidi overrides)
    were made visible before the page was written. Only one page of rows is in the DOM
@@ -50,7 +50,7 @@
       if (s.fail !== undefined) { parts.push(s.fail); }
       (s.rows || []).forEach(function (r) { parts.push(r[1]); });
       (s.cells || []).forEach(function (c) { parts.push(c.join(" ")); });
-      parts.push(detailText(s.parts), detailText(s.two));
+      parts.push(detailText(s.two));
     });
     return parts.join("\n");
   }
@@ -142,7 +142,6 @@
     if (s.fail !== undefined) { add(box, el("p", "fj-failure", s.fail)); }
     if (s.pre !== undefined) { add(box, el("pre", null, s.pre)); }
     if (s.cols) { add(box, table(s)); }
-    (s.parts || []).forEach(function (p) { add(box, section(p)); });
     if (s.two) {
       var two = el("div", "fj-two");
       s.two.forEach(function (p) { add(two, section(p)); });
