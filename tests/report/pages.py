@@ -129,14 +129,21 @@ def expected_facets(found: list[dict[str, Any]], key: str) -> Counter[str]:
     return counts
 
 
+def _detail_text(sections: list[dict[str, Any]]) -> list[str]:
+    """Every text of detail sections, those laid side by side (``two``) included."""
+    parts: list[str] = []
+    for section in sections:
+        parts += [section[key] for key in ("pre", "fail") if key in section]
+        parts += [row[1] for row in section.get("rows", [])]
+        parts += [" ".join(cells) for cells in section.get("cells", [])]
+        parts += _detail_text(section.get("two", []))
+    return parts
+
+
 def search_text(record: dict[str, Any]) -> str:
     """What the explorer's search reads of a record: title, search text, key, details."""
     parts = [record.get("t") or "", record.get("s") or "", record["k"]]
-    for section in record.get("d") or []:
-        if "pre" in section:
-            parts.append(section["pre"])
-        parts += [row[1] for row in section.get("rows", [])]
-        parts += [" ".join(cells) for cells in section.get("cells", [])]
+    parts += _detail_text(record.get("d") or [])
     return "\n".join(parts).lower()
 
 
