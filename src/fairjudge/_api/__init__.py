@@ -20,11 +20,12 @@ from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
     from fairjudge._api._audit import audit_judge
-    from fairjudge._api._functions import calibrate, compare, score
+    from fairjudge._api._functions import calibrate, compare
     from fairjudge._api._rank import rank
     from fairjudge._api._result import Result
     from fairjudge._api._runs import judge_pairs, judge_panel, judge_via_scores
-    from fairjudge._api._setup import JudgeSetup
+    from fairjudge._api._score import score
+    from fairjudge._api._setup import SAMPLING_TEMPERATURE, JudgeSetup
     from fairjudge.evaluation import (
         AGGREGATIONS,
         FALLBACK_L2,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AGGREGATIONS",
     "FALLBACK_L2",
+    "SAMPLING_TEMPERATURE",
     "SCORE_AGGREGATIONS",
     "AdaptiveResult",
     "Battles",
@@ -99,10 +101,11 @@ _LAZY = {
     "audit_judge": "fairjudge._api._audit",
     "calibrate": "fairjudge._api._functions",
     "compare": "fairjudge._api._functions",
-    "score": "fairjudge._api._functions",
+    "score": "fairjudge._api._score",
     "rank": "fairjudge._api._rank",
     "Result": "fairjudge._api._result",
     "JudgeSetup": "fairjudge._api._setup",
+    "SAMPLING_TEMPERATURE": "fairjudge._api._setup",
     "judge_pairs": "fairjudge._api._runs",
     "judge_panel": "fairjudge._api._runs",
     "judge_via_scores": "fairjudge._api._runs",

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from fairjudge._errors import ConfigError, InputError, MissingExtraError
 
-__all__ = ["ItemsLike", "import_pandas", "load_rows", "rows_of"]
+__all__ = ["ItemsLike", "import_pandas", "load_rows", "read_already", "rows_of"]
 
 ItemsLike = Any
 """A path, a sequence of dicts or item objects, or a pandas DataFrame."""
@@ -122,3 +122,20 @@ def load_rows(
             return load(path), ROWS
         except InputError as exc:
             raise InputError(str(exc).replace(str(path), ROWS)) from None
+
+
+def read_already(
+    items: Any, kind: type, source: str | None
+) -> tuple[list[Any], str, list[dict[str, Any]]] | None:
+    """Items already read (a :class:`~fairjudge.io.LoadedItems`, or item objects of ``kind``).
+
+    Returns:
+        The items, their source's name and the skipped rows; ``None`` for anything else.
+    """
+    from fairjudge.io import LoadedItems
+
+    if isinstance(items, LoadedItems):
+        return list(items.items), source or items.path or ROWS, items.skipped_records()
+    if isinstance(items, (list, tuple)) and items and all(isinstance(i, kind) for i in items):
+        return list(items), source or ROWS, []
+    return None

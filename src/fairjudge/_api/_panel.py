@@ -14,41 +14,35 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._api._common import title
 from fairjudge._api._result import Result
 from fairjudge._api._runs import judge_panel
 from fairjudge._api._setup import JudgeSetup
 from fairjudge._errors import ConfigError
-from fairjudge.evaluation import (
-    EvalSettings,
-    score_with_jury,
-)
 from fairjudge.judges import (
     BackendOptions,
     BatchJudge,
-    BatchPointwiseJudge,
     CallableJudge,
-    CallablePointwiseJudge,
     Jury,
     MemberSpec,
-    PointwiseJury,
-    ScoreMode,
     judge_name,
-    load_jury_file,
     resolve_judge,
-    resolve_pointwise_judge,
 )
-from fairjudge.prompts import Rubric
-from fairjudge.stats import Population
+
+if TYPE_CHECKING:  # the scoring panel's names load with it (a pairwise run never does)
+    from fairjudge.evaluation import EvalSettings
+    from fairjudge.judges import PointwiseJury, ScoreMode
+    from fairjudge.prompts import Rubric
+    from fairjudge.stats import Population, StopRule
 
 __all__ = [
     "JudgesLike", "check_one_of", "pairwise_panel", "pointwise_panel", "run_jury",
     "run_score_jury",
 ]  # fmt: skip
 
-P = TypeVar("P", Jury, PointwiseJury)
+P = TypeVar("P", "Jury", "PointwiseJury")
 
 JudgesLike = Any
 """A list of members (specs, :class:`~fairjudge.judges.MemberSpec`, functions or judge
@@ -74,6 +68,8 @@ def _members(
             raise ConfigError(
                 "weights go with a list of judges; in a jury file, set weight =", params="weights"
             )
+        from fairjudge.judges import load_jury_file  # its reader loads pydantic
+
         loaded = load_jury_file(
             judges, allow_python=True, allow_servers=True
         )  # the caller's own file and code
@@ -130,6 +126,13 @@ def pointwise_panel(
     rubric: Rubric, setup: JudgeSetup, mode: ScoreMode = "json", structured: bool = False,
 ) -> tuple[PointwiseJury, str, bool]:  # fmt: skip
     """The scoring panel, its rule, and whether it was built here (so closed here)."""
+    from fairjudge.judges import (
+        BatchPointwiseJudge,
+        CallablePointwiseJudge,
+        PointwiseJury,
+        resolve_pointwise_judge,
+    )
+
     where = setup.backend or BackendOptions()
 
     def from_specs(specs: list[MemberSpec]) -> PointwiseJury:
@@ -220,11 +223,12 @@ def _callable(judge: object, wrap: Callable[[Any], Any]) -> Any:
 def run_jury(
     items: list[Any], source: str, skipped: list[dict[str, Any]], judges: JudgesLike,
     settings: EvalSettings, *, weights: Sequence[float] | None, aggregate: str | None,
-    setup: JudgeSetup, stop_when: str | Sequence[str] | None = None, batch: int | None = None,
+    setup: JudgeSetup, stop_when: str | Sequence[str] | StopRule | None = None,
+    batch: int | None = None,
     population: Population | None = None,
 ) -> Result:  # fmt: skip
     """``compare(judges=...)``: what ``fairjudge jury`` runs and reports (``--stop-when`` too)."""
-    from fairjudge.report import jury_html, jury_report, render_jury
+    from fairjudge.report import jury_report, render_jury
 
     panel, rule, built = pairwise_panel(judges, weights=weights, aggregate=aggregate,
                                         setup=setup)  # fmt: skip
@@ -246,7 +250,8 @@ def run_jury(
     return Result("jury", result, report, result.stopped,
                   _rows=lambda: [j.to_dict(result.names) for j in result.judgments],
                   _summary=lambda: _rendered(render_jury, report),
-                  _html=lambda: jury_html(report), calls=run, sent_by=panel)  # fmt: skip
+                  _html=lambda: _jury_page(report), calls=run,
+                  sent_by=panel)  # fmt: skip
 
 
 def run_score_jury(
@@ -256,7 +261,8 @@ def run_score_jury(
     mode: ScoreMode = "json", structured: bool = False,
 ) -> Result:  # fmt: skip
     """``score(judges=...)``: what ``fairjudge score-jury`` runs and reports."""
-    from fairjudge.report import render_score_jury, score_jury_html, score_jury_report
+    from fairjudge.evaluation import score_with_jury
+    from fairjudge.report import render_score_jury, score_jury_report
 
     panel, rule, built = pointwise_panel(judges, weights=weights, aggregate=aggregate,
                                          rubric=rubric, setup=setup, mode=mode,
@@ -271,7 +277,7 @@ def run_score_jury(
     return Result("score-jury", result, report, result.stopped,
                   _rows=lambda: [i.to_dict(result.names) for i in result.items],
                   _summary=lambda: _rendered(render_score_jury, report),
-                  _html=lambda: score_jury_html(report), calls=panel.last_run,
+                  _html=lambda: _score_jury_page(report), calls=panel.last_run,
                   sent_by=panel)  # fmt: skip
 
 
@@ -282,3 +288,17 @@ def _rendered(render: Callable[[Any, Any], None], report: Any) -> str:
     console = Console(record=True, width=100, file=io.StringIO())
     render(report, console)
     return console.export_text().rstrip()
+
+
+def _jury_page(report: Any) -> str:
+    """The panel's page: the page kit loads with the first ``to_html()``, not the run."""
+    from fairjudge.report import jury_html
+
+    return jury_html(report)
+
+
+def _score_jury_page(report: Any) -> str:
+    """The scoring panel's page, loaded as :func:`_jury_page`'s."""
+    from fairjudge.report import score_jury_html
+
+    return score_jury_html(report)

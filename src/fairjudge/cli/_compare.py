@@ -61,16 +61,12 @@ def compare(
         return compare_via_scores_command(
             file, json_output, flags, columns, run, via, stop if adaptive else None
         )
-    from fairjudge.cli._judging import check_unresolved, judge_file
+    from fairjudge.cli._judging import check_unresolved, compare_file
     from fairjudge.cli._out import show
-    from fairjudge.report import comparison_report, render_comparison
+    from fairjudge.report import render_comparison
 
-    judged = judge_file(file, flags, columns, run, stop=stop if adaptive else None)
-    source = "<stdin>" if str(file) == "-" else file.name
-    report = comparison_report(
-        judged.result, title=f"{source}: model 1 vs model 2", run=judged.calls,
-        skipped=judged.skipped, adaptive=judged.adaptive,
-    )  # fmt: skip
+    done = compare_file(file, flags, columns, run, stop if adaptive else None)
+    report = done.report
     if run.html is not None:  # before the exit-code checks: a failed run's report helps most
         from fairjudge.io import write_atomic
         from fairjudge.report import compare_page, page_html
@@ -80,4 +76,4 @@ def compare(
          files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
     if not json_output:
         err_console.print(_next_step(flags), highlight=False, markup=False)
-    check_unresolved(judged.result, run.max_unresolved)
+    check_unresolved(done.result, run.max_unresolved)

@@ -1,4 +1,4 @@
-"""What ``compare`` and ``calibrate`` share: load items, judge them, keep the results."""
+"""``compare``'s run through :func:`fairjudge.compare`, and what the pairwise commands share."""
 
 from __future__ import annotations
 
@@ -16,36 +16,25 @@ from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skip
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
 from fairjudge.io import LoadedItems, OutKind, load_items
-from fairjudge.judges import BatchJudge, calls_no_model, judge_name
+from fairjudge.judges import calls_no_model
 from fairjudge.prompts import get_template
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
-    from fairjudge._api import AdaptiveResult
+    from fairjudge._api import Result
     from fairjudge.cli._stop_flags import StopFlags
 
 __all__ = [
     "Judged",
     "check_unresolved",
     "close_judge",
+    "compare_file",
     "judge_file",
     "last_run",
     "load_input",
+    "template_option",
     "unresolved_exit",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Judged:
-    """What judging a file produced: the result, the calls' summary, the skipped rows.
-
-    ``adaptive`` is the adaptive run (``--stop-when``), whose ``pairwise`` is ``result``.
-    """
-
-    result: PairwiseResult
-    calls: RunSummary | None
-    skipped: list[dict[str, Any]]
-    adaptive: AdaptiveResult[PairwiseResult] | None = None
 
 
 def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
@@ -71,19 +60,6 @@ def template_option(flags: JudgeFlags, items: list[Item]) -> str | None:
     return f"{tmpl.name}@{tmpl.version}"
 
 
-def last_run(judge: BatchJudge) -> RunSummary | None:
-    """The judge's last batch summary, for model judges; ``None`` for Python callables."""
-    run = getattr(judge, "last_run", None)
-    return run if isinstance(run, RunSummary) else None
-
-
-def close_judge(judge: BatchJudge) -> None:
-    """Release a judge's session (connections, model, store), when it holds one."""
-    close = getattr(judge, "close", None)
-    if callable(close):
-        close()
-
-
 def _record(judgment: Judgment) -> dict[str, Any]:
     """A judgment's ``--out`` record, with the item's model names when it has them.
 
@@ -96,65 +72,74 @@ def _record(judgment: Judgment) -> dict[str, Any]:
     return {**judgment.item_dict(), **names, **record} if names else record
 
 
-def judge_file(
-    file: Path,
-    flags: JudgeFlags,
-    columns: InputFlags,
-    run: EvalFlags,
-    *,
-    labelled: bool = False,
-    kind: OutKind = "compare",
-    stop: StopFlags | None = None,
-) -> Judged:
-    """Validate everything, judge every item, write ``--out``; the result and its calls.
+def compare_file(
+    file: Path, flags: JudgeFlags, columns: InputFlags, run: EvalFlags,
+    stop: StopFlags | None = None, *, labelled: bool = False, kind: OutKind = "compare",
+) -> Result:  # fmt: skip
+    """Check every flag and row, run ``fairjudge.compare`` on them, write ``--out``.
 
-    With ``stop`` (``--stop-when``), questions are judged batch by batch in a seeded
-    order until the stop rule is met, as ``fairjudge.compare(stop_when=...)`` runs it;
-    ``--out`` then holds the judged items, and its header's settings the adaptive block.
-
-    Args:
-        file: The input file.
-        flags: Judge and run flags.
-        columns: Input-column flags.
-        run: Evaluation flags.
-        labelled: Every item must carry a human label (for ``calibrate``).
-        kind: What ``--out`` says the file is (the command).
-        stop: The ``--stop-when`` options, when given.
+    With ``stop`` (``--stop-when``), the run is adaptive; ``--out`` then holds the
+    judged items, and its header's settings the adaptive block. ``labelled``: every
+    item must carry a human label; ``kind``: what ``--out`` says the file is.
     """
     settings = run.settings(file)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
-    items = loaded.items
     if labelled:
         from fairjudge.audit import check_labels
 
-        check_labels(items, human=columns.human_col)
-    template = template_option(flags, items)
-    from fairjudge._api import judge_pairs  # the run, as fairjudge.compare's
-    from fairjudge.cli._progress import judging_progress  # rich's progress bar, when judging
+        check_labels(loaded.items, human=columns.human_col)
+    template_option(flags, loaded.items)
+    from fairjudge._api import compare
 
-    judge = flags.open_judge(rounds=settings.rounds)
-    try:  # a budget stop is a partial result: reported, saved, and exit 5 afterwards
-        calls_made = len(items) * settings.rounds
-        with judging_progress(judge, calls_made, quiet=flags.quiet) as progress:
-            result, adaptive, calls = judge_pairs(
-                judge, items, settings, stop_when=rule, progress=progress,
-                batch=stop.batch if stop is not None else None,
-            )  # fmt: skip
-    finally:
-        close_judge(judge)
-    settings = dataclasses.replace(settings, judge=judge_name(judge), template=template)
-    result = dataclasses.replace(result, settings=settings)
-    recorded = settings.to_dict()
-    if adaptive is not None:
-        adaptive = dataclasses.replace(adaptive, pairwise=result)
-        recorded["adaptive"] = adaptive.adaptive_dict()
+    done = compare(
+        loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
+        stop_when=rule, batch=stop.batch if stop is not None else None,
+    )  # fmt: skip
+    report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
+    done, result = dataclasses.replace(done, report=report), done.result
     if run.out is not None:
+        recorded = result.settings.to_dict()
+        if report.adaptive is not None:
+            recorded["adaptive"] = report.adaptive.adaptive_dict()
         write_out(
-            run.out, kind, (_record(j) for j in result.judgments), judge=settings.judge,
-            template=template, settings=recorded, calls=calls, sent_by=judge,
+            run.out, kind, (_record(j) for j in result.judgments),
+            judge=result.settings.judge, template=result.settings.template, settings=recorded,
+            calls=done.calls, sent_by=done.sent_by,
         )  # fmt: skip
-    return Judged(result, calls, skipped_in_flags(loaded), adaptive)
+    return done
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """:func:`judge_file`'s result: the comparison, its calls, skipped rows, adaptive run."""
+
+    result: PairwiseResult
+    calls: RunSummary | None
+    skipped: list[dict[str, Any]]
+    adaptive: Any = None
+
+
+def judge_file(
+    file: Path, flags: JudgeFlags, columns: InputFlags, run: EvalFlags, *,
+    labelled: bool = False, kind: OutKind = "compare", stop: StopFlags | None = None,
+) -> Judged:  # fmt: skip
+    """:func:`compare_file`, as ``calibrate`` reads it until it calls ``fairjudge.calibrate``."""
+    done = compare_file(file, flags, columns, run, stop, labelled=labelled, kind=kind)
+    return Judged(done.result, done.calls, list(done.report.skipped), done.report.adaptive)
+
+
+def last_run(judge: object) -> RunSummary | None:
+    """The judge's last batch summary, for model judges; ``None`` for Python callables."""
+    run = getattr(judge, "last_run", None)
+    return run if isinstance(run, RunSummary) else None
+
+
+def close_judge(judge: object) -> None:
+    """Release a judge's session (connections, model, store), when it holds one."""
+    close = getattr(judge, "close", None)
+    if callable(close):
+        close()
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:
@@ -169,7 +154,7 @@ def check_unresolved(result: PairwiseResult, limit: float) -> None:
 
 def unresolved_exit(
     stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
-    reasons: str = "the reasons are above",
+    reasons: str | None = "the reasons are above",
 ) -> int:  # fmt: skip
     """The exit code of a run's coverage: 5 partial, 4 too many items unresolved, else 0.
 
@@ -183,7 +168,8 @@ def unresolved_exit(
     if share > limit or none:
         say(
             "too many unresolved items",
-            f"{n_bad} of {n} items {what} ({share:.0%} > --max-unresolved {limit:g}); {reasons}",
+            f"{n_bad} of {n} items {what} ({share:.0%} > --max-unresolved {limit:g})"
+            + (f"; {reasons}" if reasons else ""),
             style="red",
         )
         return EXIT_UNRESOLVED

@@ -40,14 +40,11 @@ from fairjudge.cli._aliases import (
     SummaryJson,
 )
 from fairjudge.cli._app import (
-    EXIT_BUDGET,
-    EXIT_UNRESOLVED,
     app,
     guarded,
-    say,
     skipped_in_flags,
 )
-from fairjudge.cli._judging import load_input
+from fairjudge.cli._judging import load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     EvalFlags,
@@ -63,11 +60,11 @@ from fairjudge.cli._stop_flags import StopFlags, stop_flags
 from fairjudge.io import LoadedItems, OutHeader, OutKind
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template
-from fairjudge.report import JuryReport, jury_report, render_jury
+from fairjudge.report import JuryReport, render_jury
 
 __all__ = [
     "JuryFlags", "check_allowances", "jury", "no_model_flags", "read_jury_file",
-    "specs_from_flags", "with_flags", "write_page",
+    "specs_from_flags", "write_page",
 ]  # fmt: skip
 
 _NOT_FOR_PANELS = {
@@ -139,7 +136,7 @@ class JuryFlags:
         else:
             specs = specs_from_flags(self.judge or [], self.weight)
         checked = check_rule(rule or "majority", AGGREGATIONS, param="aggregate")
-        return [with_flags(s, flags, template=flags.template) for s in specs], checked
+        return specs, checked
 
 
 def check_allowances(panel: Any) -> None:
@@ -179,20 +176,13 @@ def specs_from_flags(judges: list[str], weights: list[float] | None) -> list[Mem
     return [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
 
 
-def with_flags(spec: MemberSpec, flags: Any, template: str | None = None) -> MemberSpec:
-    """A model member with the command line's backend flags where it sets none."""
-    return spec.with_defaults(
-        template=template, base_url=flags.base_url, temperature=flags.temperature,
-        timeout=flags.timeout,
-    )  # fmt: skip
-
-
-def _check_references(specs: list[MemberSpec], items: list[Item]) -> None:
+def _check_references(specs: list[MemberSpec], items: list[Item], template: str | None) -> None:
+    """Every model member's template has the references it needs (``--template``'s default)."""
     missing = [it.id for it in items if it.reference is None]
     for spec in specs:
         if spec.is_python or not missing:
             continue
-        tmpl = get_template(spec.template or "default")
+        tmpl = get_template(spec.template or template or "default")
         if tmpl.needs_reference:
             raise ConfigError(
                 f"member {spec.judge!r}: template {tmpl.name!r} needs a reference, but "
@@ -224,19 +214,8 @@ def python_panel_flags(flags: Any, more: tuple[str, ...] = ()) -> None:
         )
 
 
-def _open(specs: list[MemberSpec], flags: Any) -> Jury:
-    """Build the panel: every member resolved (and checked) before any call."""
-    if all(s.is_python for s in specs):
-        python_panel_flags(flags)
-        options = as_judge_flags(flags).run_options()
-        return Jury.from_specs(specs, store=flags.store, options=options)
-    options = as_judge_flags(flags).run_options()
-    executor = as_judge_flags(flags).executor_choice()
-    return Jury.from_specs(specs, store=flags.store, options=options, executor=executor)
-
-
-def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Jury, str]:
-    """The panel (recorded, or built from its specs, every member checked) and its rule."""
+def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Any, str]:
+    """The panel (a recorded one, or its specs, every member checked) and its rule."""
     if panel.recorded and panel.jury is not None:
         if panel.weight or panel.judge or panel.allow_python_judges or panel.allow_jury_servers:
             raise ConfigError(
@@ -250,47 +229,47 @@ def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Jury
                           param="aggregate")  # fmt: skip
         return panel_jury, rule
     specs, rule = panel.members(flags)
-    _check_references(specs, loaded.items)
-    return _open(specs, flags), rule
+    _check_references(specs, loaded.items, flags.template)
+    if all(s.is_python for s in specs):
+        python_panel_flags(flags)
+    return specs, rule
 
 
 def _judge(
     file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags,
     stop: StopFlags | None,
 ) -> JuryReport:  # fmt: skip
-    """Validate everything, run the panel (adaptively with ``stop``), write ``--out``.
+    """Check everything, run ``fairjudge.compare(judges=...)`` (adaptively with ``stop``).
 
-    Returns:
-        The report.
+    Writes ``--out`` and ``--html``; returns the report.
     """
     settings = run.settings(file, inputs=(panel.jury,))  # --out and --html writable, too
     stop_rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
-    panel_jury, rule = _seat(panel, flags, loaded)
-    from fairjudge._api import judge_panel  # the run, as compare(judges=...)'s
+    members, rule = _seat(panel, flags, loaded)
+    from fairjudge._api import compare
 
-    try:
-        result, adaptive, calls = judge_panel(
-            panel_jury, loaded.items, settings, aggregation=rule, stop_when=stop_rule,
+    with contextlib.ExitStack() as built:
+        if isinstance(members, Jury):  # a recorded panel: ours to close
+            built.callback(members.close)
+        done = compare(
+            loaded, judges=members, aggregate=rule, settings=settings,
+            setup=as_judge_flags(flags).setup(), source=str(file), stop_when=stop_rule,
             batch=stop.batch if stop is not None else None,
         )  # fmt: skip
-    finally:
-        panel_jury.close()
+    report: JuryReport = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
+    result = report.result
     recorded = {**result.settings.to_dict(), "aggregation": result.aggregation,
                 "weights": list(result.weights)}  # fmt: skip
-    if adaptive is not None:
-        recorded["adaptive"] = adaptive.adaptive_dict()
+    if report.adaptive is not None:
+        recorded["adaptive"] = report.adaptive.adaptive_dict()
     head: dict[str, Any] = {
         "judge": ", ".join(result.names), "template": result.settings.template,
         "settings": recorded,
     }  # fmt: skip
     if run.out is not None:
-        write_out(run.out, "jury", jury_records(result), **head, calls=calls, sent_by=panel_jury)
-    source = "<stdin>" if str(file) == "-" else file.name
-    report = jury_report(
-        result, title=f"{source}: model 1 vs model 2, by a panel of {len(result.names)}",
-        run=calls, skipped=skipped_in_flags(loaded), adaptive=adaptive,
-    )  # fmt: skip
+        write_out(run.out, "jury", jury_records(result), **head, calls=done.calls,
+                  sent_by=done.sent_by)  # fmt: skip
     if run.html is not None:  # before the exit-code checks: a failed run's page helps most
         from fairjudge.report import jury_html
 
@@ -352,15 +331,9 @@ def jury(
     show(report, render_jury, as_json=json_output,
          files=[("per-item results", run.out), ("HTML report", run.html)])  # fmt: skip
     result = report.result
-    if result.stopped is not None:
-        say("stopped", f"{result.stopped} The result above is partial.")
-        raise typer.Exit(EXIT_BUDGET)
-    share = result.n_unresolved / result.n_items if result.n_items else 0.0
-    if result.win_rate is None or share > run.max_unresolved:
-        say(
-            "too many unresolved items",
-            f"{result.n_unresolved} of {result.n_items} items lack a verdict from every member "
-            f"({share:.0%} > --max-unresolved {run.max_unresolved:g})",
-            style="red",
-        )
-        raise typer.Exit(EXIT_UNRESOLVED)
+    code = unresolved_exit(
+        result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
+        what="lack a verdict from every member", none=result.win_rate is None, reasons=None,
+    )  # fmt: skip
+    if code:
+        raise typer.Exit(code)

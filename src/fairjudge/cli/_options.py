@@ -18,20 +18,13 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from fairjudge._api import EvalSettings, check_repeats
+from fairjudge._api import SAMPLING_TEMPERATURE, EvalSettings, JudgeSetup
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 from fairjudge.backends import check_base_url
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import Columns
-from fairjudge.judges import (
-    DEFAULT_JUDGE,
-    BackendOptions,
-    BatchJudge,
-    calls_no_model,
-    fixes_temperature,
-    resolve_judge,
-)
+from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, BatchJudge
 from fairjudge.prompts import list_templates
 from fairjudge.runner import DEFAULT_STORE_PATH, Executor, RunOptions
 
@@ -54,9 +47,6 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-SAMPLING_TEMPERATURE = 0.7
-"""The temperature for ``--rounds`` above 2 when none is given: repeats must sample."""
 
 _TEMPERATURE_WITH_ROUNDS = Annotated[
     float | None,
@@ -267,26 +257,23 @@ class JudgeFlags:
             max_tokens=self.max_tokens,
         )  # fmt: skip
 
-    def _samples_at_one(self) -> bool:
-        """The judge samples at temperature 1 only (a reasoning model, or thinking)."""
-        return fixes_temperature(self.judge or DEFAULT_JUDGE, self.backend_options(None))
+    def setup(self) -> JudgeSetup:
+        """The library's :class:`~fairjudge.JudgeSetup` the flags give, checked.
+
+        A ``python:`` judge runs on the engine (concurrency 16, progress) even with
+        no run flag, as the command line has always run it.
+        """
+        options = self.run_options()
+        if options is None and (self.judge or "").strip().startswith("python:"):
+            options = RunOptions()
+        return JudgeSetup(
+            template=self.template, backend=self.backend_options(self.temperature),
+            options=options, store=self.store, executor=self.executor_choice(),
+        )  # fmt: skip
 
     def open_judge(self, *, rounds: int = 2) -> BatchJudge:
         """Resolve the judge; every flag is checked before a model loads or a call is made."""
-        options = self.run_options()
-        temperature = self.temperature
-        is_model = not calls_no_model(self.judge)
-        if temperature is None and rounds > 2 and is_model and not self._samples_at_one():
-            temperature = SAMPLING_TEMPERATURE
-        if is_model:
-            check_repeats(rounds, temperature)  # before a model loads or a call is made
-        elif options is None and (self.judge or "").strip().startswith("python:"):
-            options = RunOptions()  # your own judge on the engine: concurrency 16, progress
-        where = self.backend_options(temperature)
-        return resolve_judge(
-            self.judge, backend_options=where, template=self.template, options=options,
-            store=self.store, executor=self.executor_choice(),
-        )  # fmt: skip
+        return self.setup().open_judge(self.judge, rounds=rounds)
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,6 @@ from fairjudge._api import (
     check_score_items,
     load_score_run,
     score_answers,
-    score_trend,
 )
 from fairjudge._errors import ConfigError
 from fairjudge._items import ScoreItem
@@ -60,11 +59,9 @@ from fairjudge.judges import (
     PointwiseJudge,
     ScoreMode,
     judge_spec,
-    resolve_pointwise_judge,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import page_html, render_scores, score_page, score_report
-from fairjudge.runner import RunOptions
+from fairjudge.report import page_html, render_scores, score_page
 
 if TYPE_CHECKING:
     from fairjudge._api import JuryScoreResult
@@ -234,15 +231,9 @@ def open_scorer(
     flags: JudgeFlags, rubric: Rubric, mode: ScoreMode = "json", *, structured: bool = False
 ) -> Judge:
     """The pointwise judge the flags name; every flag is checked before a call."""
-    where = flags.backend_options(flags.temperature)
-    options = flags.run_options()
-    if options is None and (flags.judge or "").strip().startswith("python:"):
-        options = RunOptions()  # your own judge on the engine: concurrency 16, progress
-    return resolve_pointwise_judge(
-        flags.judge, rubric=rubric, mode=mode, backend_options=where,
-        options=options, store=flags.store, structured=structured,
-        executor=flags.executor_choice(),
-    )  # fmt: skip
+    scorer = flags.setup().open_scorer(flags.judge, rubric, mode=mode, structured=structured)
+    assert isinstance(scorer, PointwiseJudge | CallablePointwiseJudge)
+    return scorer
 
 
 def close_scorer(judge: object) -> None:
@@ -303,31 +294,21 @@ def score(
     rubric = opts.check(flags, file)
     loaded = opts.load(file, rubric)
     baseline = opts.load_baseline(rubric, judge_spec(flags.judge))
-    judge = open_scorer(flags, rubric, opts.mode, structured=opts.structured)
-    try:
-        opts.check_baseline(baseline, rubric, judge.name)  # exactly, now the model is known
-    except ConfigError:
-        close_scorer(judge)
-        raise
-    result = run_scoring(judge, loaded.items, seed=opts.seed, level=opts.level,
-                         n_resamples=opts.bootstrap)  # fmt: skip
-    write_scores(opts.out, "score", result, opts.mode, scorer=judge,
+    from fairjudge._api import score as score_items
+
+    done = score_items(
+        loaded, flags.judge, rubric=rubric, mode=opts.mode, structured=opts.structured,
+        seed=opts.seed, level=opts.level, n_resamples=opts.bootstrap, baseline=baseline,
+        allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
+    )  # fmt: skip
+    write_scores(opts.out, "score", done.result, opts.mode, scorer=done.sent_by,
                  seed=opts.seed, level=opts.level,
                  n_resamples=opts.bootstrap, source=str(file))  # fmt: skip
-    trend = None
-    if baseline is not None:
-        trend = score_trend(ScoreRun.from_result(result), baseline, seed=opts.seed,
-                            level=opts.level, n_resamples=opts.bootstrap,
-                            allow_different=opts.allow_different)  # fmt: skip
-    source = "<stdin>" if str(file) == "-" else file.name
-    run = judge.last_run if isinstance(judge, PointwiseJudge) else None
-    report = score_report(result, title=source, run=run, skipped=loaded.skipped_records(),
-                          trend=trend)  # fmt: skip
     if opts.html is not None:  # before the exit code: a collapsed run's page helps most
-        page = score_page(report, baseline=baseline, command=command_line("score"))
+        page = score_page(done.report, baseline=baseline, command=command_line("score"))
         write_atomic(opts.html, (page_html(page),))
-    show(report, render_scores, as_json=opts.json_output,
+    show(done.report, render_scores, as_json=opts.json_output,
          files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
-    code = scored_exit(result, opts)
+    code = scored_exit(done.result, opts)
     if code:
         raise typer.Exit(code)

@@ -33,7 +33,7 @@ from typing import Annotated, Any
 
 import typer
 
-from fairjudge._api import SCORE_AGGREGATIONS, JuryScoreResult, score_with_jury
+from fairjudge._api import SCORE_AGGREGATIONS, JuryScoreResult
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import (
     AllowJuryServers,
@@ -45,18 +45,15 @@ from fairjudge.cli._jury import (
     python_panel_flags,
     read_jury_file,
     specs_from_flags,
-    with_flags,
     write_page,
 )
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import adds_flags, as_judge_flags, judge_flags_without
 from fairjudge.cli._out import show, write_out
 from fairjudge.cli._score import ScoreFlags, score_flags, scored_exit
-from fairjudge.judges import MemberSpec, PointwiseJury
-from fairjudge.prompts import Rubric
+from fairjudge.judges import MemberSpec
 from fairjudge.report import (
     render_score_jury,
-    score_jury_report,
 )
 
 __all__ = ["ScorePanelFlags", "score_jury", "score_panel"]
@@ -138,7 +135,7 @@ class ScorePanelFlags:
             raise ConfigError(
                 f"{where} must be one of {', '.join(SCORE_AGGREGATIONS)}; got {rule!r}"
             )
-        return [with_flags(spec, flags) for spec in given], rule
+        return given, rule
 
     def _from_flags(self) -> list[MemberSpec]:
         """The members given with --judge (and --weight), checked."""
@@ -151,25 +148,10 @@ class ScorePanelFlags:
         return specs_from_flags(judges, self.weight)
 
 
-def _open(specs: list[MemberSpec], flags: Any, rubric: Rubric, opts: ScoreFlags) -> PointwiseJury:
-    """Build the panel: every member resolved (and checked) before any call."""
-    if all(s.is_python for s in specs):
-        more = ("--mode",) * (opts.mode != "json") + ("--structured",) * opts.structured
-        python_panel_flags(flags, more)
-        return PointwiseJury.from_specs(
-            specs, rubric=rubric, store=flags.store, options=as_judge_flags(flags).run_options()
-        )
-    return PointwiseJury.from_specs(
-        specs, rubric=rubric, mode=opts.mode, structured=opts.structured, store=flags.store,
-        options=as_judge_flags(flags).run_options(),
-        executor=as_judge_flags(flags).executor_choice(),
-    )  # fmt: skip
-
-
 def score_panel(
     file: Path, opts: ScoreFlags, panel: ScorePanelFlags, flags: Any
 ) -> JuryScoreResult:
-    """Check everything, run the panel, write ``--out``, show the report; the result.
+    """Check everything, run ``fairjudge.score(judges=...)``, write ``--out``, show the report.
 
     Raises:
         ConfigError: A bad flag, member or input, always before the first call.
@@ -179,14 +161,17 @@ def score_panel(
         raise ConfigError("--baseline compares one-judge runs; a panel does not take it yet")
     specs, rule = panel.members(flags)
     loaded = opts.load(file, rubric)
-    jury = _open(specs, flags, rubric, opts)
-    try:
-        result = score_with_jury(
-            jury, loaded.items, aggregation=rule, seed=opts.seed, level=opts.level,
-            n_resamples=opts.bootstrap,
-        )  # fmt: skip
-    finally:
-        jury.close()
+    if all(s.is_python for s in specs):  # no model: no mode to ask in
+        more = ("--mode",) * (opts.mode != "json") + ("--structured",) * opts.structured
+        python_panel_flags(flags, more)
+    from fairjudge._api import score
+
+    done = score(
+        loaded, judges=specs, aggregate=rule, rubric=rubric, mode=opts.mode,
+        structured=opts.structured, seed=opts.seed, level=opts.level,
+        n_resamples=opts.bootstrap, setup=as_judge_flags(flags).setup(), source=str(file),
+    )  # fmt: skip
+    result: JuryScoreResult = done.result
     # The rubric's dimensions and scale too: `fairjudge report` draws a .toml rubric's run.
     head: dict[str, Any] = {"judge": ", ".join(result.names), "rubric": result.rubric_tag,
         "settings": {"aggregation": result.aggregation, "weights": list(result.weights),
@@ -194,12 +179,9 @@ def score_panel(
                      "n_resamples": opts.bootstrap, "dimensions": list(rubric.names),
                      "scale": list(rubric.scale), "source": str(file)}}  # fmt: skip
     if opts.out is not None:
-        write_out(opts.out, "score-jury", result.records(), **head, calls=jury.last_run,
-                  sent_by=jury)  # fmt: skip
-    source = "<stdin>" if str(file) == "-" else file.name
-    report = score_jury_report(
-        result, title=source, run=jury.last_run, skipped=skipped_in_flags(loaded)
-    )
+        write_out(opts.out, "score-jury", result.records(), **head, calls=done.calls,
+                  sent_by=done.sent_by)  # fmt: skip
+    report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
     if opts.html is not None:  # before the exit-code checks: a failed run's page helps most
         from fairjudge.report import score_jury_html
 

@@ -1,0 +1,216 @@
+"""``fairjudge.score``: every answer scored against a rubric, by one judge or a panel.
+
+Apart from :mod:`fairjudge._api._functions` so that a pairwise run never loads the
+pointwise judges, their rubric models or the scoring summaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fairjudge._api._common import last_run, opened, title
+from fairjudge._api._inputs import load_rows, read_already
+from fairjudge._api._panel import JudgesLike, check_one_of, run_score_jury
+from fairjudge._api._result import Result, scored_rows
+from fairjudge._api._setup import JudgeSetup, setup_of
+from fairjudge._errors import ConfigError
+from fairjudge._items import ScoreItem
+from fairjudge.evaluation import score_answers
+from fairjudge.io import load_score_items
+from fairjudge.judges import (
+    BackendOptions,
+    BatchPointwiseJudge,
+    CallablePointwiseJudge,
+    ScoreMode,
+    judge_name,
+)
+from fairjudge.prompts import Rubric, get_rubric
+from fairjudge.runner import Executor, RunOptions
+
+if TYPE_CHECKING:
+    from fairjudge.evaluation import ScoreRun
+
+__all__ = ["score"]
+
+
+def _score_items(
+    items: Any, columns: Mapping[str, str] | None, rubric: Any, skip_invalid: bool,
+    allow_empty: bool, source: str | None = None,
+) -> tuple[list[ScoreItem], str, list[dict[str, Any]]]:  # fmt: skip
+    ready = read_already(items, ScoreItem, source)
+    if ready is not None:
+        return ready
+    loaded, name = load_rows(
+        items,
+        lambda path: load_score_items(
+            path,
+            dimensions=rubric.names,
+            scale=rubric.scale,
+            skip_invalid=skip_invalid,
+            allow_empty=allow_empty,
+        ),
+        columns=columns,
+    )
+    return loaded.items, source or name, loaded.skipped_records()
+
+
+def score(
+    items: Any,
+    judge: str | BatchPointwiseJudge | Callable[..., Any] | None = None,
+    *,
+    judges: JudgesLike = None,
+    aggregate: str | None = None,
+    weights: Sequence[float] | None = None,
+    rubric: str | Rubric = "production",
+    mode: ScoreMode = "json",
+    structured: bool = False,
+    seed: int = 0,
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    baseline: ScoreRun | str | Path | None = None,
+    allow_different: bool = False,
+    setup: JudgeSetup | None = None,
+    columns: Mapping[str, str] | None = None,
+    skip_invalid: bool = False,
+    allow_empty: bool = False,
+    source: str | None = None,
+    backend: BackendOptions | None = None,
+    options: RunOptions | None = None,
+    store: str | Path | None = None,
+    executor: Executor | str | None = None,
+) -> Result:
+    """Score each answer on its own against a rubric (``fairjudge score``).
+
+    Args:
+        items: A file, a list of dicts or :class:`~fairjudge.ScoreItem` objects, a
+            pandas DataFrame, or what :func:`fairjudge.io.load_score_items` read,
+            with ``question`` and ``answer`` and optional ``id``, ``reference``,
+            ``category``, ``system``, ``human_<dimension>``.
+        judge: A spec (the forms :func:`compare` takes), a function
+            ``judge(question, answer) -> {dimension: score}`` or a pointwise judge.
+        judges: A scoring panel instead of ``judge`` (``fairjudge score-jury``): a
+            list of members, a jury TOML file or a
+            :class:`~fairjudge.judges.PointwiseJury`.
+        aggregate: The panel's rule per dimension: ``mean`` (default) or ``median``.
+        weights: One weight per member of a ``judges`` list, in order (default 1 each).
+        rubric: A built-in rubric's name, a ``*.toml`` path or a rubric.
+        mode: ``json``: one JSON reply per answer; ``label``: one bare-number call per
+            dimension, probability-weighted where the judge gives logprobs.
+        structured: Ask an ``openai/`` judge for structured output (JSON schema).
+        seed: Bootstrap seed; recorded with the result.
+        level: Confidence level of every interval.
+        n_resamples: Bootstrap resamples.
+        baseline: An earlier run (a ``score --out`` file or a
+            :class:`~fairjudge.evaluation.ScoreRun`): the result's ``trend`` says how
+            each dimension moved since. Refused, before any call, when its rubric or
+            judge differ, unless ``allow_different``.
+        allow_different: Compare with ``baseline`` even when the rubric or judge differ.
+        setup: How judges opened from specs (and your own scorers) run: backend, run
+            options, store, executor (:class:`JudgeSetup`; a scorer takes no template).
+        columns: Your column names -> the README's.
+        skip_invalid: Set invalid rows aside instead of stopping.
+        allow_empty: Score empty or blank answers instead of refusing the row.
+        source: The items' name in the result and the title.
+        backend: Shorthand for ``setup=JudgeSetup(backend=...)``.
+        options: Shorthand for ``setup=JudgeSetup(options=...)``.
+        store: Shorthand for ``setup=JudgeSetup(store=...)``.
+        executor: Shorthand for ``setup=JudgeSetup(executor=...)``.
+
+    Returns:
+        A :class:`Result` whose ``result`` is a :class:`~fairjudge.evaluation.ScoreResult`,
+        or with ``judges`` a :class:`~fairjudge.evaluation.JuryScoreResult` (kind
+        ``score-jury``).
+
+    Raises:
+        ConfigError: A bad setting, a setup field given twice, both ``judge`` and
+            ``judges``, or a baseline scored otherwise.
+    """
+    check_one_of(judge, judges)
+    the_setup = setup_of(setup, backend=backend, options=options, store=store,
+                         executor=executor)  # fmt: skip
+    if allow_different and baseline is None:
+        raise ConfigError("allow_different applies with baseline only", params="allow_different")
+    the_rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
+    item_list, source, skipped = _score_items(
+        items, columns, the_rubric, skip_invalid, allow_empty, source
+    )
+    if judges is not None:
+        if baseline is not None:
+            raise ConfigError(
+                "baseline compares one-judge runs; a panel does not take it yet",
+                params="baseline",
+            )
+        return run_score_jury(
+            item_list, source, skipped, judges, the_rubric, seed=seed, level=level,
+            n_resamples=n_resamples, weights=weights, aggregate=aggregate, mode=mode,
+            structured=structured, setup=the_setup,
+        )  # fmt: skip
+    before = _baseline(baseline)
+
+    def open_spec(spec: str | None) -> BatchPointwiseJudge:
+        return the_setup.open_scorer(spec, the_rubric, mode=mode, structured=structured)
+
+    if (
+        judge is not None
+        and not isinstance(judge, (str, BatchPointwiseJudge))
+        and not callable(judge)
+        and not any(callable(getattr(judge, m, None)) for m in ("judge", "ajudge"))
+    ):
+        raise ConfigError(f"judge must be a spec, a function or a pointwise judge; got {judge!r}")
+
+    def own(fn: Any) -> BatchPointwiseJudge:  # your own scorer, with options and store
+        return CallablePointwiseJudge(fn, rubric=the_rubric, name=judge_name(fn),
+                                      options=the_setup.options, store=the_setup.store)  # fmt: skip
+
+    with opened(judge, open_spec, own) as the_judge:
+        name = judge_name(the_judge)
+        _check_baseline(before, the_rubric, name, allow_different)  # before any call
+        given = None if isinstance(the_judge, BatchPointwiseJudge) else the_rubric
+        result = score_answers(
+            the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
+        )
+        run = last_run(the_judge)
+    from dataclasses import replace
+
+    from fairjudge.report import score_report
+
+    result = replace(result, judge=name)
+    trend = None
+    if before is not None:
+        from fairjudge.evaluation import ScoreRun, score_trend
+
+        trend = score_trend(ScoreRun.from_result(result), before, seed=seed, level=level,
+                            n_resamples=n_resamples, allow_different=allow_different)  # fmt: skip
+    report = score_report(result, title=f"{title(source)}", run=run, skipped=skipped,
+                          trend=trend)  # fmt: skip
+    return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items),
+                  _html=lambda: _page(report, before),
+                  calls=run, sent_by=the_judge)  # fmt: skip
+
+
+def _baseline(baseline: ScoreRun | str | Path | None) -> ScoreRun | None:
+    """The baseline run, read from its ``score --out`` file when given as a path."""
+    if baseline is None or not isinstance(baseline, (str, Path)):
+        return baseline
+    from fairjudge.evaluation import load_score_run
+
+    return load_score_run(Path(baseline))
+
+
+def _check_baseline(
+    baseline: ScoreRun | None, rubric: Rubric, judge: str, allow_different: bool
+) -> None:
+    if baseline is not None:
+        from fairjudge.evaluation import check_comparable
+
+        check_comparable(baseline, rubric=f"{rubric.name}@{rubric.version}", judge=judge,
+                         allow_different=allow_different)  # fmt: skip
+
+
+def _page(report: Any, baseline: ScoreRun | None) -> str:
+    """The scores' page: the page kit loads with the first ``to_html()``, not the run."""
+    from fairjudge.report import page_html, score_page
+
+    return page_html(score_page(report, baseline=baseline))
