@@ -64,7 +64,8 @@ def test_json_and_out(items: Path, tmp_path: Path) -> None:
     assert [m["position_consistency"]["estimate"] for m in summary["members"]] == [1.0, 0.0]
     assert summary["members"][0]["human_agreement"]["s1"]["estimate"] == pytest.approx(1 / 3)
     assert summary["effective_judges"]["n_members"] == 2
-    assert summary["calls"] is None  # no model member
+    # the panel's calls are its Python members' own: 3 items x 2 orders x 2 members
+    assert (summary["calls"]["made"], summary["calls"]["not_run"]) == (12, 0)
     records = out_records(out_file, "jury")
     assert [r["id"] for r in records] == ["a", "b", "c"]
     assert records[2]["outcome"] == "1"
@@ -92,11 +93,12 @@ def test_a_jury_file_with_model_members_and_a_free_rerun(
     summary = json.loads(out)
     assert summary["aggregation"] == "mean"
     assert [m["name"] for m in summary["members"]] == ["openai/judge-a", "openai/judge-b", "py"]
-    assert summary["calls"]["made"] == 12
+    assert summary["calls"]["made"] == 18  # 12 model calls and the Python member's 6
     assert openai_env.count("requests") == 12
     code, out = run(*args)
     assert code == 0, out
-    assert json.loads(out)["calls"]["made"] == 0
+    # the model calls come from the store; the undeclared Python member, never stored, again
+    assert (json.loads(out)["calls"]["made"], json.loads(out)["calls"]["cached"]) == (6, 12)
     assert openai_env.count("requests") == 12
 
 

@@ -48,7 +48,7 @@ def test_a_panel_runs_as_one_batch_and_a_rerun_costs_nothing(
         result = evaluate_jury(jury, ITEMS, SETTINGS)
         run = jury.last_run
     assert run is not None
-    assert (run.made, run.cached) == (30, 0)
+    assert (run.made, run.cached) == (40, 0)  # 30 model calls, and py's 10 on the engine
     assert openai_env.count("requests") == 20
     assert shorter_server.count("requests") == 10
     # majority: long1, long2 and py prefer the longer answer; short dissents.
@@ -64,7 +64,7 @@ def test_a_panel_runs_as_one_batch_and_a_rerun_costs_nothing(
         again = evaluate_jury(jury, ITEMS, SETTINGS)
         rerun = jury.last_run
     assert rerun is not None
-    assert (rerun.made, rerun.cached) == (0, 30)
+    assert (rerun.made, rerun.cached) == (10, 30)  # py declares no name: never stored
     assert openai_env.count("requests") == 20
     assert shorter_server.count("requests") == 10
     assert [j.outcome for j in again.judgments] == expected
@@ -102,7 +102,7 @@ def test_one_budget_covers_the_whole_panel(
     with Jury.from_specs(specs(openai_env, shorter_server), store=store, options=quiet()) as jury:
         done = evaluate_jury(jury, ITEMS, SETTINGS)
         assert jury.last_run is not None
-        assert jury.last_run.made == 18
+        assert jury.last_run.made == 18 + 10  # the model calls left, and py's (never stored)
     assert done.n_unresolved == 0
 
 
@@ -129,9 +129,10 @@ def test_each_members_calls_tokens_cost_and_latency(
     assert (long1.latency_s or 0.0) > 0
     # The same calls as long1: made (and paid for) once, charged to long1.
     assert (again.calls, again.made, again.input_tokens, again.cost_usd) == (10, 0, 0, 0.0)
-    # The members' shares add up to the run's own count and bill.
+    # The model members' shares add up to the run's model calls and its bill (the run
+    # counts py's 10 calls of its function too: the panel's budget counts them).
     model = (long1, short, long2)
-    assert sum(u.made for u in model) == run.made == 30
+    assert sum(u.made for u in model) == run.made - 10 == 30
     assert sum(u.cost_usd or 0.0 for u in model) == pytest.approx(run.cost_usd)
     assert long1.cost_usd == pytest.approx(
         (long1.input_tokens * 1.0 + long1.output_tokens * 2.0) / 1e6

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError
 from fairjudge._types import Replies, Reply, stopped_by
+from fairjudge.judges._callable import PythonFunction
 from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._on_session import SessionJudge
@@ -25,6 +26,7 @@ from fairjudge.judges._panel_python import (
     PythonRun,
     budget_message,
     interrupted_member,
+    panel_run,
     python_budget,
 )
 from fairjudge.judges._registry import calls_no_model
@@ -163,6 +165,7 @@ class Panel(Closing, Generic[M, Q, A]):
         self.session = session
         self.last_members: list[list[A]] = []
         self.last_usage: tuple[MemberUsage, ...] = ()
+        self._last_run: RunSummary | None = None
         self._owns_session = owns_session and session is not None
         if len(self.members) < 2:
             raise ConfigError(f"a jury needs at least two members; got {len(self.members)}")
@@ -280,8 +283,14 @@ class Panel(Closing, Generic[M, Q, A]):
 
     @property
     def last_run(self) -> RunSummary | None:
-        """The model members' last batch (one batch for the whole panel)."""
-        return self.session.last_run if self.session is not None else None
+        """The panel's last batch, every member's calls: the model members' and its own.
+
+        The model members' session and each Python member's own run, added up
+        (:func:`panel_run`), so that ``--json``'s ``calls`` and the budget's stop
+        line count the same calls; ``None`` before the first batch, or when no
+        member ran on the engine (replays only).
+        """
+        return self._last_run
 
     def member_readings(
         self, requests: Sequence[Q], progress: ProgressCallback | None = None
@@ -302,6 +311,7 @@ class Panel(Closing, Generic[M, Q, A]):
         """
         on_model = self._on_model()
         out: list[list[A]] = [[] for _ in self.members]
+        runs: list[RunSummary] = []  # the batches on the engine: the session's, each Python's
         if on_model:
             assert self.session is not None  # checked in __init__: model members share it
             per_judge = [(i, self._model(i).jobs(requests)) for i in on_model]
@@ -312,6 +322,7 @@ class Panel(Closing, Generic[M, Q, A]):
                 mine = replies[start : start + len(own)]
                 out[i] = self._collect(self._model(i), mine, replies.stopped)
                 start += len(own)
+            runs += [self.session.last_run] if self.session.last_run is not None else []
         # The other members answer here, so their latency is what their batch took;
         # a Python member runs on the engine, within what is left of the panel's budget.
         wall: dict[int, float] = {}
@@ -320,18 +331,20 @@ class Panel(Closing, Generic[M, Q, A]):
             if i not in on_model:
                 begin = time.perf_counter()
                 python_budget(judges, self._session_calls(), limit, m.judge)
+                before = getattr(m.judge, "last_run", None)
                 try:
                     out[i] = self._answer(m.judge, requests, progress)
                 except KeyboardInterrupt:
                     interrupted_member(m.name, [n.judge for n in self.members[:i]], on_model)
                     raise
                 wall[i] = time.perf_counter() - begin
-                if limit is not None and _budget_stopped(m.judge):
-                    out[i] = Replies(out[i], stopped=self._stop_of(judges, limit))
+                if isinstance(run := getattr(m.judge, "last_run", None), RunSummary):
+                    runs += [run] if run is not before else []
         self.last_members = out
         self.last_usage = self._usage([self._replies_of(own) for own in out], wall)
+        self._last_run = panel_run(runs)
         # A stop in any member's batch stops the panel: every member's list says so.
-        stopped = stopped_by(*out)
+        stopped = self._stop_of(judges, stopped_by(*out))
         return [Replies(own, stopped=stopped) for own in out]
 
     def _max_calls(self) -> int | None:
@@ -344,12 +357,23 @@ class Panel(Closing, Generic[M, Q, A]):
     def _session_calls(self) -> int:
         return self.session.calls_made if self.session is not None else 0
 
-    def _stop_of(self, judges: Sequence[object], limit: int) -> str:
-        """The budget stop of a Python member's batch, said for the whole panel."""
+    def _stop_of(self, judges: Sequence[object], stopped: str | None) -> str | None:
+        """The panel's stop: a ``max_calls`` stop with Python members, said for the panel.
+
+        A member's own line counts its own session's calls only (a Python member's
+        run, or the model members' session): on a panel with Python members it is
+        said again from the panel's batch (:attr:`last_run`), the count ``--json``
+        gives. Without Python members the session made every call, and its line
+        (which also words a ``max_cost`` stop) is the panel's already.
+        """
+        run = self._last_run
+        python = any(isinstance(j, PythonFunction) for j in judges)
+        if stopped is None or run is None or run.stopped != "max_calls" or not python:
+            return stopped
         paths = [p for j in judges if (p := getattr(j, "store_path", None)) is not None]
         store = str(self.session.store.path) if self.session is not None else None
         return budget_message(
-            judges, self._session_calls(), limit, store or next(iter(paths), None)
+            judges, self._session_calls(), run, self._max_calls(), store or next(iter(paths), None)
         )
 
     def _on_model(self) -> list[int]:
@@ -393,9 +417,3 @@ class Panel(Closing, Generic[M, Q, A]):
         """Close the panel's own session (a shared one is its owner's to close)."""
         if self._owns_session and self.session is not None:
             self.session.close()
-
-
-def _budget_stopped(judge: object) -> bool:
-    """Whether a Python member's last batch stopped at the panel's ``max_calls``."""
-    summary = getattr(judge, "last_run", None)
-    return getattr(summary, "stopped", None) == "max_calls"

@@ -19,9 +19,9 @@ from fairjudge.judges._callable import PythonFunction
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 
 if TYPE_CHECKING:
-    from fairjudge.runner import RunOptions, Store
+    from fairjudge.runner import RunOptions, RunSummary, Store
 
-__all__ = ["PythonRun", "budget_message", "interrupted_member", "python_budget"]
+__all__ = ["PythonRun", "budget_message", "interrupted_member", "panel_run", "python_budget"]
 
 J = TypeVar("J", bound=PythonFunction)
 
@@ -115,25 +115,55 @@ def panel_calls(judges: Sequence[object], session_calls: int) -> int:
     return session_calls + own
 
 
+def panel_run(runs: Sequence[RunSummary]) -> RunSummary | None:
+    """The panel's batch as one run: its model members' session and each Python member's.
+
+    Every output of a panel (the budget's stop line, ``--json``'s ``calls``, the
+    report) reads this one count, so none of them counts one session's calls alone.
+    ``stopped`` is the first budget stop among them (the Python members answer after
+    the model members, within what the model members left of ``max_calls``).
+    """
+    from fairjudge.runner import RunSummary
+
+    total = RunSummary.total_of(runs)
+    if total is None or len(runs) <= 1:
+        return total
+    return dataclasses.replace(total, stopped=next((r.stopped for r in runs if r.stopped), None))
+
+
 def budget_message(
-    judges: Sequence[object], session_calls: int, limit: int, store: str | None
+    judges: Sequence[object], session_calls: int, run: RunSummary, limit: object, store: str | None
 ) -> str:
-    """The panel's budget stop, true of every Python member: which calls were kept."""
+    """The panel's budget stop, counted over every member and true of every Python member.
+
+    Args:
+        judges: Every member's judge.
+        session_calls: Calls the model members' session has made (the budget counts
+            them with the Python members' own).
+        run: The panel's batch (:func:`panel_run`): its ``stopped`` names the budget,
+            its ``not_run`` counts every member's calls the budget left unmade.
+        limit: That budget's value.
+        store: Where the finished calls are kept (``None``: no store).
+    """
+    budget = run.stopped or "max_calls"
     undeclared = [str(j.name) for j in judges if isinstance(j, PythonFunction) and not j.declared]
-    made = f"the max_calls={limit} budget is spent: {panel_calls(judges, session_calls)} calls"
+    made = (
+        f"the {budget}={limit} budget is spent: {panel_calls(judges, session_calls)} calls "
+        f"made by the panel, {run.not_run} not run"
+    )
     if not undeclared:
         return worded(
-            f"{made} made by the panel. Everything finished is kept in the store {store}; "
+            f"{made}. Everything finished is kept in the store {store}; "
             "run again with a larger budget to continue (stored calls cost nothing).",
-            "max_calls",
+            budget,
         )
     others = f" The other members' finished calls are kept in the store {store}." if store else ""
     return worded(
-        f"{made} made by the panel. No store for {', '.join(undeclared)}: they declare no "
+        f"{made}. No store for {', '.join(undeclared)}: they declare no "
         "name and version, so nothing of theirs was kept and a rerun makes their calls "
         "again (declare them with @fairjudge.judge_function(name=..., version=...) to "
         f"cache them; README: 'Your own judge').{others}",
-        "max_calls",
+        budget,
     )
 
 

@@ -122,7 +122,7 @@ def _panel_table(report: JuryReport) -> Table:
         table.add_row("panel vs humans (S1 / kappa)", _human(diag.human))
     run = report.run
     if run is not None:
-        table.add_row("model calls", calls_text(run))
+        table.add_row("calls", calls_text(run))
     return table
 
 

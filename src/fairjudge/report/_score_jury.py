@@ -250,7 +250,7 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     line = f"answers fully scored by the panel: {result.n_items - result.n_unscored} of "
     line += f"{result.n_items}"
     if report.run is not None:
-        line += f"; model calls: {calls_text(report.run)}"
+        line += f"; calls: {calls_text(report.run)}"
     say(console, line)
     say(
         console,
