@@ -165,7 +165,7 @@ def test_calibrate_refuses_unlabelled_items_and_bad_thresholds_before_any_call()
     def never(q: str, a: str, b: str) -> str:
         raise AssertionError("called")
 
-    with pytest.raises(fairjudge.ConfigError, match="min_kappa must be in"):
+    with pytest.raises(fairjudge.ConfigError, match="min_kappa must be a number in"):
         fairjudge.calibrate(PAIRS, never, min_kappa=2)
     rows = [{"question": "q", "answer_1": "a", "answer_2": "b"}]
     with pytest.raises(fairjudge.InputError, match="human"):

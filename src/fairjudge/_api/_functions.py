@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from fairjudge._api._calibration import Calibration, calibrate_scores
 from fairjudge._api._common import opened, title
 from fairjudge._api._inputs import load_rows, read_already
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
@@ -21,11 +22,16 @@ from fairjudge._api._runs import judge_pairs, recorded_template
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
+from fairjudge._words import worded
 from fairjudge.evaluation import EvalSettings
-from fairjudge.io import Columns, load_items
+from fairjudge.io import Columns, LoadedItems, load_items
 from fairjudge.judges import BackendOptions, BatchJudge, CallableJudge, judge_name
 from fairjudge.runner import Executor, RunOptions
 from fairjudge.stats import Population, StopRule
+
+if TYPE_CHECKING:
+    from fairjudge.judges import ScoreMode
+    from fairjudge.prompts import Rubric
 
 __all__ = ["calibrate", "compare"]
 
@@ -194,63 +200,99 @@ def calibrate(
     min_kappa: float = 0.4,
     min_spearman: float = 0.7,
     settings: EvalSettings | None = None,
-    options: RunOptions | None = None,
-    template: str | None = None,
-    backend: BackendOptions | None = None,
-    store: str | Path | None = None,
+    rubric: str | Rubric | None = None,
+    mode: ScoreMode = "json",
+    setup: JudgeSetup | None = None,
     columns: Mapping[str, str] | None = None,
     skip_invalid: bool = False,
     allow_empty: bool = False,
+    source: str | None = None,
+    template: str | None = None,
+    backend: BackendOptions | None = None,
+    options: RunOptions | None = None,
+    store: str | Path | None = None,
     executor: Executor | str | None = None,
 ) -> Result:
-    """A pairwise judge's report card against human labels (``fairjudge calibrate``).
+    """A judge's report card against human labels (``fairjudge calibrate``).
 
-    Every item needs a ``human`` label (``1``/``2``/``tie``). The arguments are
-    :func:`compare`'s, plus the gate's thresholds.
+    Pairs: every item needs a ``human`` label (``1``/``2``/``tie``) or a
+    ``human_score``; the items are judged as :func:`compare` judges them, then
+    compared with the labels. With ``rubric``, single answers: each is scored as
+    :func:`fairjudge.score` scores it, and each dimension compared with the items'
+    ``human_<dimension>`` scores (gated on ``min_spearman``, every dimension).
 
     Args:
-        items: As for :func:`compare`, with a ``human`` column.
-        judge: As for :func:`compare`.
+        items: The items :func:`compare` takes, with a ``human`` column.
+        judge: The judge :func:`compare` takes.
         min_kappa: The gate's Cohen's kappa threshold, on ``human`` labels.
         min_spearman: The gate's Spearman threshold, on ``human_score``.
-        settings: As for :func:`compare`.
-        options: As for :func:`compare`.
-        template: As for :func:`compare`.
-        backend: As for :func:`compare`.
-        store: As for :func:`compare`.
-        columns: As for :func:`compare`.
-        skip_invalid: As for :func:`compare`.
-        allow_empty: As for :func:`compare`.
-        executor: As for :func:`compare`.
+        settings: Rule, rounds, seed, level and resamples, as for :func:`compare`
+            (with ``rubric``, its seed, level and resamples).
+        rubric: Calibrate rubric scores instead of pairwise verdicts: a built-in
+            rubric's name, a ``*.toml`` path or a rubric.
+        mode: With ``rubric``: ``json`` (one reply per answer) or ``label`` (one
+            bare-number call per dimension), as for :func:`fairjudge.score`.
+        setup: How a judge opened from a spec runs (:class:`JudgeSetup`).
+        columns: Your column names -> the README's; a label column named here is
+            the one an unlabelled item's error names.
+        skip_invalid: Set invalid rows aside (listed in ``skipped_rows``) instead of stopping.
+        allow_empty: Judge empty or blank answers instead of refusing the row.
+        source: The items' name in the result and the page's title.
+        template: Shorthand for ``setup=JudgeSetup(template=...)``.
+        backend: Shorthand for ``setup=JudgeSetup(backend=...)``.
+        options: Shorthand for ``setup=JudgeSetup(options=...)``.
+        store: Shorthand for ``setup=JudgeSetup(store=...)``.
+        executor: Shorthand for ``setup=JudgeSetup(executor=...)``.
 
     Returns:
-        A :class:`Result` whose ``report`` is the calibration report (its ``gate`` a
-        :class:`~fairjudge.audit.CalibrationGate`) and ``result`` the judged pairs.
+        A :class:`Result` whose ``report`` is a :class:`Calibration` (``to_dict()``
+        is ``calibrate --json``) and ``result`` the judged pairs (with ``rubric``,
+        the :class:`~fairjudge.evaluation.ScoreResult`).
 
     Raises:
-        ConfigError: An item has no human label, or a threshold is outside [-1, 1].
+        ConfigError: A threshold that is not a number in [-1, 1], or ``min_kappa``
+            with ``rubric`` (scores are gated on Spearman).
+        InputError: An item has no human label.
     """
     from fairjudge.audit import calibration_report, check_labels
 
-    for name, value in (("min_kappa", min_kappa), ("min_spearman", min_spearman)):
-        if not -1 <= value <= 1:  # before any call; calibration_report checks it again
-            raise ConfigError(f"{name} must be in [-1, 1]; got {value!r}")
-    item_list, _, _ = _pairwise_items(items, columns, skip_invalid, allow_empty)
-    check_labels(item_list)  # before any call
-    compared = compare(
-        item_list if isinstance(items, (list, tuple)) else items, judge, settings=settings,
-        options=options, template=template, backend=backend, store=store, columns=columns,
-        skip_invalid=skip_invalid, allow_empty=allow_empty, executor=executor,
-    )  # fmt: skip
+    for name, value in (("min_spearman", min_spearman), ("min_kappa", min_kappa)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
+            raise ConfigError(f"{name} must be a number in [-1, 1]; got {value!r}", params=name)
+    the_setup = setup_of(setup, template=template, backend=backend, options=options,
+                         store=store, executor=executor)  # fmt: skip
+    if rubric is not None:
+        if min_kappa != 0.4:
+            raise ConfigError(
+                "min_kappa applies to pairs with human labels (1/2/tie); rubric scores are "
+                "gated on Spearman (min_spearman)",
+                params=("min_kappa", "min_spearman"),
+            )
+        s = settings or EvalSettings()
+        return calibrate_scores(
+            items, judge, rubric, mode=mode, min_spearman=min_spearman, seed=s.seed,
+            level=s.level, n_resamples=s.n_resamples, setup=the_setup, columns=columns,
+            skip_invalid=skip_invalid, allow_empty=allow_empty, source=source,
+        )  # fmt: skip
+    item_list, name, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty, source)
+    if isinstance(items, LoadedItems):  # the readers' words, as the caller speaks
+        skipped = [{**r, "message": worded(str(r["message"]), *e.params)}
+                   for r, e in zip(skipped, items.skipped, strict=True)]  # fmt: skip
+    human = next((mine for mine, readme in (columns or {}).items() if readme == "human"), "human")
+    check_labels(item_list, human=human)  # before any call
+    compared = compare(item_list, judge, settings=settings, setup=the_setup, source=name)
     result = compared.result
     report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
-    from fairjudge.report import calibration_payload, compare_page, page_html
+    from fairjudge.report import calibration_payload, compare_page, comparison_report, page_html
 
     payload = calibration_payload(report, judge=result.settings.judge or "")
-    page = compared.report
+    payload["skipped_rows"] = skipped
+    page = comparison_report(result, title=f"{title(name)}: calibration", run=compared.calls,
+                             skipped=skipped)  # fmt: skip
     return Result(
-        "calibrate", result, payload, result.stopped,
+        "calibrate", result, Calibration(report, page, payload), result.stopped,
         _rows=lambda: pairwise_rows(result.judgments),
         _html=lambda: page_html(compare_page(page, calibration=report, summary=payload)),
         _summary=lambda: f"{result.summary()}\n{report['gate'].summary()}",
+        calls=compared.calls, sent_by=compared.sent_by,
     )  # fmt: skip

@@ -78,6 +78,7 @@ __all__ = [
     "guarded",
     "in_flags",
     "internal_error",
+    "notes",
     "say",
     "skipped_in_flags",
 ]
@@ -277,6 +278,13 @@ def say(label: str, text: str, style: str = "yellow") -> None:
 
     err_console.print(f"[{style}]{label}:[/{style}] ", end="", highlight=False)
     err_console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
+
+
+def notes(quiet: bool) -> Callable[[str], None] | None:
+    """Where a library function's ``notify`` lines go: stderr, as given; nowhere with ``-q``."""
+    if quiet:
+        return None
+    return lambda line: err_console.print(line, highlight=False, markup=False)
 
 
 def _version(value: bool) -> None:

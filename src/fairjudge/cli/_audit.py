@@ -21,7 +21,7 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._aliases import SummaryJson
-from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, say
+from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, notes, say
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import adds_flags, as_judge_flags, check_outputs, judge_flags_without
 from fairjudge.cli._out import command_line, write_out
@@ -141,20 +141,14 @@ class AuditFlags:
 
 def _run(opts: AuditFlags, flags: Any) -> Any:
     """Check the flags, then audit through the library, as ``fairjudge.audit_judge`` does."""
-    from fairjudge._api import JudgeSetup, audit_judge
+    from fairjudge._api import audit_judge
 
     settings, families = opts.settings(), opts.families()
     check_outputs(opts.out, opts.html, inputs=(opts.items,))
-    judge_flags = as_judge_flags(flags)
-    setup = JudgeSetup(backend=judge_flags.backend_options(flags.temperature),
-                       options=judge_flags.run_options(), store=flags.store,
-                       executor=judge_flags.executor_choice())  # fmt: skip
-    note = None if flags.quiet else lambda line: err_console.print(line, highlight=False,
-                                                                  markup=False)  # fmt: skip
     return audit_judge(
         opts.judge, items=opts.items, experiments=opts.experiments, settings=settings,
-        judge_families=families, limit=opts.limit, setup=setup, skip_invalid=opts.skip_invalid,
-        allow_empty=opts.allow_empty, notify=note,
+        judge_families=families, limit=opts.limit, setup=as_judge_flags(flags).setup(),
+        skip_invalid=opts.skip_invalid, allow_empty=opts.allow_empty, notify=notes(flags.quiet),
     )  # fmt: skip
 
 

@@ -29,35 +29,17 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Resolution
-from fairjudge.audit import (
-    MIN_KAPPA,
-    calibration_report,
-    check_score_labels,
-    check_threshold,
-    score_calibration_report,
-)
+from fairjudge.audit import MIN_KAPPA, check_threshold
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
-from fairjudge.cli._judging import check_unresolved, judge_file
-from fairjudge.cli._markdown import (
-    markdown_flag,
-    markdown_given,
-    refuse_markdown,
-    write_markdown,
-)
+from fairjudge.cli._judging import check_unresolved, load_input, template_option
+from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
-from fairjudge.cli._score import load_scored, open_scorer, run_scoring, unscored_exit, write_scores
-from fairjudge.io import open_source, strict_dumps, write_atomic
+from fairjudge.cli._out import write_judgments
+from fairjudge.cli._score import load_scored, unscored_exit, write_scores
+from fairjudge.io import open_source, strict_dumps
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import (
-    calibration_payload,
-    compare_page,
-    comparison_markdown,
-    comparison_report,
-    page_html,
-    render_calibration,
-    render_score_calibration,
-)
+from fairjudge.report import comparison_markdown, render_calibration, render_score_calibration
 
 __all__ = ["EXIT_GATE_NOT_APPLIED", "calibrate"]
 
@@ -174,20 +156,22 @@ def calibrate_scores(
     scoring: PointwiseFlags,
 ) -> None:
     """``calibrate`` on pointwise input: each dimension's scores against the human ones."""
+    from fairjudge._api import EvalSettings
+    from fairjudge._api import calibrate as calibrate_judge
+
     refuse_markdown("calibrate on human scores")
     rubric = _pointwise_rubric(flags, columns, run, scoring, file)
     loaded = load_scored(file, rubric, columns.skip_invalid, columns.allow_empty,
                          columns.question_col)  # fmt: skip
-    check_score_labels(loaded.items)
-    judge = open_scorer(flags, rubric, scoring.mode)
-    result = run_scoring(judge, loaded.items, seed=run.seed, level=run.level,
-                         n_resamples=run.bootstrap)  # fmt: skip
-    write_scores(run.out, "calibrate", result, scoring.mode, scorer=judge, seed=run.seed,
-                 level=run.level, n_resamples=run.bootstrap, min_spearman=min_spearman)  # fmt: skip
-    report = score_calibration_report(result, min_spearman=min_spearman)
-    calls = getattr(judge, "last_run", None)
-    payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,
-               "skipped_rows": loaded.skipped_records()}  # fmt: skip
+    settings = EvalSettings(seed=run.seed, level=run.level, n_resamples=run.bootstrap)
+    calibrated = calibrate_judge(
+        loaded, flags.judge, rubric=rubric, mode=scoring.mode, min_spearman=min_spearman,
+        settings=settings, setup=flags.setup(), source=str(file),
+    )  # fmt: skip
+    result, report, payload = calibrated.result, calibrated.report.figures, calibrated.to_dict()
+    write_scores(run.out, "calibrate", result, scoring.mode, scorer=calibrated.sent_by,
+                 seed=run.seed, level=run.level, n_resamples=run.bootstrap,
+                 min_spearman=min_spearman)  # fmt: skip
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     else:
@@ -246,21 +230,32 @@ def calibrate(
                 "input is gated on Spearman (--min-spearman)"
             )
         return calibrate_scores(file, min_spearman, json_output, flags, columns, run, scoring)
-    judged = judge_file(file, flags, columns, run, labelled=True, kind="calibrate")
-    result = judged.result
-    report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
-    payload = calibration_payload(report, judge=result.settings.judge or "")
-    payload["skipped_rows"] = judged.skipped
-    if run.html is not None or markdown_given():
-        source = "<stdin>" if str(file) == "-" else file.name
-        page = comparison_report(result, title=f"{source}: calibration", run=judged.calls,
-                                 skipped=judged.skipped)  # fmt: skip
+    return _calibrate_pairs(file, min_spearman, min_kappa, json_output, flags, columns, run)
+
+
+def _calibrate_pairs(
+    file: Path, min_spearman: float, min_kappa: float, json_output: bool, flags: JudgeFlags,
+    columns: InputFlags, run: EvalFlags,
+) -> None:  # fmt: skip
+    """``calibrate`` on pairwise input, through :func:`fairjudge.calibrate`."""
+    from fairjudge._api import calibrate as calibrate_judge
+
+    settings = run.settings(file)  # --max-unresolved, --out, --html: before anything is read
+    loaded = load_input(file, columns)
+    template_option(flags, loaded.items)  # a template that needs references: before any call
+    calibrated = calibrate_judge(
+        loaded, flags.judge, min_kappa=min_kappa, min_spearman=min_spearman, settings=settings,
+        setup=flags.setup(), columns={columns.human_col: "human"}, source=str(file),
+    )  # fmt: skip
+    result, shown = calibrated.result, calibrated.report
+    report = shown.figures
+    if run.out is not None:
+        write_judgments(run.out, "calibrate", calibrated)
     if run.html is not None:
-        html = page_html(compare_page(page, calibration=report, summary=payload))
-        write_atomic(run.html, (html,))
+        calibrated.to_html(run.html)
     if json_output:
-        typer.echo(strict_dumps(payload, indent=2, default=str))
-    markdown = lambda: comparison_markdown(page, calibration=report)  # noqa: E731
+        typer.echo(strict_dumps(shown.payload, indent=2, default=str))
+    markdown = lambda: comparison_markdown(shown.page, calibration=report)  # noqa: E731
     if not write_markdown(markdown) and not json_output:
         render_calibration(report, Console())
     check_unresolved(result, run.max_unresolved)

@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.console import Console
 
-from fairjudge._api import FALLBACK_L2, Battles, JudgeSetup, Result, load_ranking_input
+from fairjudge._api import FALLBACK_L2, Battles, Result, load_ranking_input
 from fairjudge._errors import ConfigError
 from fairjudge._items import Judgment
 from fairjudge._types import Outcome
-from fairjudge.cli._app import app, err_console, guarded, say
+from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
@@ -177,11 +177,10 @@ def rank(
         })  # fmt: skip
     fit: dict[str, Any] = {"ties": ties, "anchor": anchor, "anchor_rating": anchor_rating,
                            "l2": l2, "seed": seed, "style_control": style_control}  # fmt: skip
-    judging = {"judge": flags.judge, "setup": judge_setup(flags), "notify": _note(flags)}
     ranked = rank_models(
-        data, **({} if isinstance(data, Battles) else judging), source=str(file),
-        pairing=pairing, baseline=baseline, pairs_per_question=pairs_per_question,
-        n_resamples=bootstrap, **fit,
+        data, flags.judge, setup=None if isinstance(data, Battles) else flags.setup(),
+        notify=notes(flags.quiet), source=str(file), pairing=pairing, baseline=baseline,
+        pairs_per_question=pairs_per_question, n_resamples=bootstrap, **fit,
     )  # fmt: skip
     result = ranked.result
     if result is not None and out is not None:
@@ -218,26 +217,3 @@ def _say_unresolved(result: Any) -> None:
         f"{result.n_call_errors} call errors): left out of the ranking, never counted as ties",
     )
     print_failures(result.failures, err_console)
-
-
-def _note(flags: JudgeFlags) -> Any:
-    """What will be judged, said on stderr before the first call (unless ``--quiet``)."""
-    if flags.quiet:
-        return None
-    return lambda line: err_console.print(line, highlight=False, markup=False)
-
-
-def judge_setup(flags: JudgeFlags) -> JudgeSetup:
-    """The library's setup the judge flags give; a ``python:`` judge runs on the engine.
-
-    With no run flag, your own judge still gets run options (concurrency 16, progress),
-    as the command line has always run it.
-    """
-    from fairjudge.runner import RunOptions
-
-    options = flags.run_options()
-    if options is None and (flags.judge or "").strip().startswith("python:"):
-        options = RunOptions()
-    return JudgeSetup(template=flags.template, backend=flags.backend_options(flags.temperature),
-                      options=options, store=flags.store,
-                      executor=flags.executor_choice())  # fmt: skip
