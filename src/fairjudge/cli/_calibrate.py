@@ -27,7 +27,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fairjudge._errors import ConfigError, InputError
+from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 from fairjudge.audit import MIN_KAPPA, check_threshold
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
@@ -36,7 +36,7 @@ from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdo
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._out import write_judgments
 from fairjudge.cli._score import load_scored, unscored_exit, write_scores
-from fairjudge.io import open_source, strict_dumps
+from fairjudge.io import is_pointwise_file, strict_dumps
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import comparison_markdown, render_calibration, render_score_calibration
@@ -92,18 +92,6 @@ class PointwiseFlags:
 pointwise_flags = adds_flags(PointwiseFlags, "scoring")
 
 
-def _columns(file: Path) -> set[str]:
-    """The header of a CSV/Parquet file, or the keys of a JSON file's first row."""
-    try:
-        source = open_source(file)
-        if source.header is not None:
-            return set(source.header)
-        first = next(source.rows, None)
-    except InputError:
-        return set()  # the loader names the problem
-    return set() if first is None or isinstance(first[1], InputError) else set(first[1])
-
-
 def is_pointwise(file: Path, columns: InputFlags, scoring: PointwiseFlags) -> bool:
     """Whether the input is pointwise: an ``answer`` column and no answer_1/answer_2.
 
@@ -115,8 +103,7 @@ def is_pointwise(file: Path, columns: InputFlags, scoring: PointwiseFlags) -> bo
         # at its first row would lose it. (A missing file is the loader's to report.)
         pointwise = scoring.rubric is not None
     else:
-        names = _columns(file)
-        pointwise = "answer" in names and not {columns.answer1_col, columns.answer2_col} & names
+        pointwise = is_pointwise_file(file, (columns.answer1_col, columns.answer2_col))
     flag = scoring.given()
     if flag is not None and not pointwise:
         raise ConfigError(

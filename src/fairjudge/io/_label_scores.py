@@ -49,8 +49,13 @@ def shown_order(seed: int, keys: Sequence[str]) -> list[int]:
     return sorted(range(len(keys)), key=lambda i: (draws[i], i))
 
 
-def is_pointwise_file(path: Path) -> bool:
-    """Whether a file's columns are pointwise: ``answer``, and no ``answer_1``/``answer_2``."""
+def is_pointwise_file(path: Path, pair: tuple[str, str] = ("answer_1", "answer_2")) -> bool:
+    """Whether a file's columns are pointwise: ``answer``, and neither column of ``pair``.
+
+    ``pair`` names the two answers' columns of pairwise input (``answer_1``,
+    ``answer_2`` unless the caller renames them). A file that cannot be read is not
+    pointwise: its loader names the problem.
+    """
     try:
         source = open_source(path, pipes=False)
         names = set(source.header or [])
@@ -60,7 +65,7 @@ def is_pointwise_file(path: Path) -> bool:
                 names = set(first[1])
     except InputError:
         return False  # the loader names the problem
-    return "answer" in names and not {"answer_1", "answer_2"} & names
+    return "answer" in names and not set(pair) & names
 
 
 class ScoreSheet(_Sheet):
