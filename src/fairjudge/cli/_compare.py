@@ -68,10 +68,7 @@ def compare(
     done = compare_file(file, flags, columns, run, stop if adaptive else None)
     report = done.report
     if run.html is not None:  # before the exit-code checks: a failed run's report helps most
-        from fairjudge.io import write_atomic
-        from fairjudge.report import compare_page, page_html
-
-        write_atomic(run.html, (page_html(compare_page(report)),))
+        done.to_html(run.html)  # the page fairjudge.compare(...).to_html writes
     show(report, render_comparison, as_json=json_output,
          files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
     if not json_output:
