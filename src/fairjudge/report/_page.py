@@ -24,7 +24,7 @@ from fairjudge.report._document import (
     page_script,
     script_json,
 )
-from fairjudge.report._forest import ForestPlot
+from fairjudge.report._forest import Figure, ForestPlot
 from fairjudge.report._page_plots import Heatmap, Histogram
 from fairjudge.report._text import visible, visible_all
 
@@ -42,6 +42,7 @@ __all__ = [
     "PlotBlock",
     "Section",
     "page_html",
+    "unestimated",
 ]
 
 PageKind = Literal["compare", "calibrate", "rank", "score", "audit", "jury", "score-jury"]
@@ -61,6 +62,19 @@ class FigureTable:
     rows: tuple[tuple[str, ...], ...]
     classes: Mapping[int, str] = field(default_factory=dict)
     id: str = ""
+
+    @classmethod
+    def of(
+        cls, caption: str, columns: tuple[str, ...], figures: Sequence[Figure], id: str = ""
+    ) -> FigureTable:
+        """Figures as rows of label, estimate and interval (or the reason), and counts."""
+        rows = tuple((f.label, f.text, f.note) for f in figures)
+        return cls(caption, columns, rows, unestimated(figures), id)
+
+
+def unestimated(figures: Sequence[Figure]) -> dict[int, str]:
+    """The rows of figures that cannot be estimated, marked ``fj-noci`` (their reason shows)."""
+    return {i: "fj-noci" for i, f in enumerate(figures) if f.reason is not None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from fairjudge.report._page import (
     Paragraphs,
     PlotBlock,
     Section,
+    unestimated,
 )
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_compare_load import load_comparison
@@ -93,20 +94,12 @@ def _rate_figure(label: str, r: Rate | None, why_none: str) -> Figure:
     return estimated(label, r.estimate, r.ci, f"{r.successes} of {r.n}", ".3f")
 
 
-def _rows(figures: Sequence[Figure]) -> tuple[tuple[str, ...], ...]:
-    return tuple((f.label, f.text, f.note) for f in figures)
-
-
-def _noci(figures: Sequence[Figure]) -> dict[int, str]:
-    return {i: "fj-noci" for i, f in enumerate(figures) if f.reason is not None}
-
-
 def figures_block(
     plot: ForestPlot, figures: Sequence[Figure], first: str, *, id: str = "fj-figure-table"
 ) -> PlotBlock:
     """The forest plot filling its card, then its figures as the table ``id``."""
     columns = (first, "estimate and interval", "counts")
-    table = FigureTable("", columns, _rows(figures), _noci(figures), id=id)
+    table = FigureTable.of("", columns, figures, id)
     return PlotBlock(plot, table, fluid=True)
 
 
@@ -172,7 +165,7 @@ def position_section(result: PairwiseResult | None) -> Section:
     if result.tie_rate is not None:
         notes.append(f"Calls that said tie: {result.tie_rate:.3f}.")
     columns = ("figure", "estimate and interval", "counts")
-    table = FigureTable("", columns, _rows(figures), _noci(figures))
+    table = FigureTable.of("", columns, figures)
     return Section("fj-position", "Position bias", (table, Paragraphs(tuple(notes), bullets=True)))
 
 
@@ -316,7 +309,7 @@ def compare_page(
     naive = figures[:2] if result.debiased else figures[:1]
     naive_rows = tuple((f.label, f.text) for f in naive)
     naive_blocks: tuple[Block, ...] = (
-        FigureTable("", ("figure", "estimate and interval"), naive_rows, _noci(naive)),
+        FigureTable("", ("figure", "estimate and interval"), naive_rows, unestimated(naive)),
         Paragraphs(tuple(truth_lines(report))),
     )  # fmt: skip
     sections = [

@@ -23,6 +23,7 @@ from fairjudge.report._page import (
     Paragraphs,
     PlotBlock,
     Section,
+    unestimated,
 )
 from fairjudge.report._page_facts import run_facts
 from fairjudge.report._page_plots import histogram
@@ -45,14 +46,6 @@ def _figure(label: str, estimate: float | None, ci: ConfidenceInterval, n: int,
         return Figure(label, None, None, None, f"not estimated: {ci.reason}", reason=ci.reason)
     return Figure(label, estimate, ci.low, ci.high, estimate_text(estimate, ci, spec, ".2f"),
                   note=f"n = {n}")  # fmt: skip
-
-
-def _figure_rows(figures: list[Figure]) -> tuple[tuple[str, ...], ...]:
-    return tuple((f.label, f.text, f.note) for f in figures)
-
-
-def _noci(figures: list[Figure]) -> dict[int, str]:
-    return {i: "fj-noci" for i, f in enumerate(figures) if f.reason is not None}
 
 
 def _reading(diff: SystemDifference) -> str | None:
@@ -141,8 +134,8 @@ def _systems_section(result: ScoreResult) -> Section:
                    for s in result.systems]  # fmt: skip
         plot = forest_plot(figures, title=f"{name}: mean score per system, {level}% CI",
                            domain=(low - 0.2, high + 0.2), tick_format="g")  # fmt: skip
-        table = FigureTable(f"{name}: mean per system", ("system", f"mean [{level}% CI]", "n"),
-                            _figure_rows(figures), _noci(figures))  # fmt: skip
+        table = FigureTable.of(f"{name}: mean per system", ("system", f"mean [{level}% CI]", "n"),
+                               figures)  # fmt: skip
         blocks.append(PlotBlock(plot, table))
     diffs = [
         _figure(f"{d.system_a} − {d.system_b}: {d.dimension}", d.difference.estimate,
@@ -152,9 +145,8 @@ def _systems_section(result: ScoreResult) -> Section:
     if diffs:
         plot = forest_plot(diffs, title=f"Paired differences on shared questions, {level}% CI",
                            ref=0.0, ref_label="no difference", tick_format="g")  # fmt: skip
-        table = FigureTable("paired differences", ("systems: dimension",
-                            f"difference [{level}% CI]", "questions"), _figure_rows(diffs),
-                            _noci(diffs))  # fmt: skip
+        table = FigureTable.of("paired differences", ("systems: dimension",
+                               f"difference [{level}% CI]", "questions"), diffs)  # fmt: skip
         blocks.append(PlotBlock(plot, table))
     return Section("fj-systems", "Systems", tuple(blocks))
 
@@ -178,7 +170,7 @@ def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[Sect
         for d, f in zip(trend.dimensions, figures, strict=True)
     )  # fmt: skip
     table = FigureTable(f"baseline: {trend.baseline}", ("dimension", f"shift [{level}% CI]",
-                        "baseline mean", "reading"), rows, _noci(figures))  # fmt: skip
+                        "baseline mean", "reading"), rows, unestimated(figures))  # fmt: skip
     blocks: list[PlotBlock | Paragraphs] = [PlotBlock(plot, table)]
     if trend.differences:
         blocks.append(Paragraphs(("Compared although the runs differ:", *trend.differences)))
