@@ -23,7 +23,13 @@ if TYPE_CHECKING:
     from fairjudge._api._functions import calibrate, compare
     from fairjudge._api._rank import rank
     from fairjudge._api._result import Result
-    from fairjudge._api._runs import judge_pairs, judge_panel, judge_via_scores
+    from fairjudge._api._runs import (
+        ViaScoresRun,
+        judge_pairs,
+        judge_panel,
+        judge_via_scores,
+        via_scores,
+    )
     from fairjudge._api._score import score
     from fairjudge._api._setup import SAMPLING_TEMPERATURE, JudgeSetup
     from fairjudge.evaluation import (
@@ -71,6 +77,7 @@ __all__ = [
     "ScoreResult",
     "ScoreRun",
     "ViaScoresResult",
+    "ViaScoresRun",
     "audit_judge",
     "battles_from",
     "calibrate",
@@ -93,6 +100,7 @@ __all__ = [
     "score_answers",
     "score_trend",
     "score_with_jury",
+    "via_scores",
 ]
 
 # Where each name lives; the notebook's names report the flat namespace when loaded
@@ -109,6 +117,8 @@ _LAZY = {
     "judge_pairs": "fairjudge._api._runs",
     "judge_panel": "fairjudge._api._runs",
     "judge_via_scores": "fairjudge._api._runs",
+    "via_scores": "fairjudge._api._runs",
+    "ViaScoresRun": "fairjudge._api._runs",
     "AGGREGATIONS": "fairjudge.evaluation",
     "FALLBACK_L2": "fairjudge.evaluation",
     "SCORE_AGGREGATIONS": "fairjudge.evaluation",

@@ -9,11 +9,13 @@ command line run alike. The adaptive machinery loads only when ``stop_when`` is 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._common import last_run
 
 if TYPE_CHECKING:
+    from fairjudge._api._setup import JudgeSetup
     from fairjudge._items import Item
     from fairjudge.evaluation import (
         AdaptiveResult,
@@ -22,11 +24,15 @@ if TYPE_CHECKING:
         PairwiseResult,
         ViaScoresResult,
     )
-    from fairjudge.judges import BatchJudge, Jury, ProgressCallback
+    from fairjudge.judges import BatchJudge, Jury, ProgressCallback, ScoreMode
+    from fairjudge.prompts import Rubric
     from fairjudge.runner import RunSummary
     from fairjudge.stats import Population, StopRule
 
-__all__ = ["judge_pairs", "judge_panel", "judge_via_scores", "recorded_template"]
+__all__ = [
+    "ViaScoresRun", "judge_pairs", "judge_panel", "judge_via_scores", "recorded_template",
+    "via_scores",
+]  # fmt: skip
 
 
 def recorded_template(judge: BatchJudge) -> str | None:
@@ -156,3 +162,80 @@ def judge_via_scores(
         return adaptive.pairwise, adaptive, None
     adaptive, calls = tallied_run(scorer, run)
     return adaptive.pairwise, adaptive, calls
+
+
+@dataclass(frozen=True, slots=True)
+class ViaScoresRun:
+    """What :func:`via_scores` produced.
+
+    Attributes:
+        result: The comparison via scores.
+        swap: The swap protocol's comparison beside it (``with_swap``), or ``None``.
+        adaptive: The adaptive run (``stop_when``), or ``None``.
+        calls: The scoring calls' summary (``None`` for a Python scorer).
+        scorer: The scorer that ran (closed), whose requests a record can name.
+        judge: The scorer's name.
+    """
+
+    result: ViaScoresResult
+    swap: PairwiseResult | None
+    adaptive: AdaptiveResult[ViaScoresResult] | None
+    calls: RunSummary | None
+    scorer: Any
+    judge: str
+
+
+def via_scores(
+    spec: str | None, items: list[Item], settings: EvalSettings, *, setup: JudgeSetup,
+    rubric: Rubric, mode: ScoreMode = "json", tie_margin: float = 0.0, with_swap: bool = False,
+    stop_when: str | Sequence[str] | StopRule | None = None, batch: int | None = None,
+) -> ViaScoresRun:  # fmt: skip
+    """Open the scorer ``spec`` names and compare through its scores (``compare --via-scores``).
+
+    With ``with_swap``, the swap protocol runs too, with the same model on the same
+    session (one store, one budget), unless the scoring stopped on the budget.
+    """
+    from fairjudge.judges import judge_name
+
+    scorer, pairwise = _via_judges(spec, setup, rubric, mode, settings.rounds, with_swap)
+    swap = None
+    try:
+        result, adaptive, calls = judge_via_scores(
+            scorer, items, settings, tie_margin=tie_margin, stop_when=stop_when,
+            calls_per_answer=len(rubric.names) if mode == "label" else 1, batch=batch,
+        )  # fmt: skip
+        if pairwise is not None and result.stopped is None:
+            swapped = judge_pairs(pairwise, items, settings)[0]
+            named = replace(settings, judge=judge_name(pairwise),
+                            template=recorded_template(pairwise))  # fmt: skip
+            swap = replace(swapped, settings=named)
+    finally:
+        for judge in (scorer, pairwise):
+            close = getattr(judge, "close", None)
+            if callable(close):
+                close()
+    return ViaScoresRun(result, swap, adaptive, calls, scorer, judge_name(scorer))
+
+
+def _via_judges(
+    spec: str | None, setup: JudgeSetup, rubric: Rubric, mode: ScoreMode, rounds: int,
+    with_swap: bool,
+) -> tuple[Any, Any]:  # fmt: skip
+    """The scorer, and with ``with_swap`` the pairwise judge whose session it shares."""
+    from fairjudge._errors import ConfigError
+    from fairjudge.judges import LLMJudge, PointwiseJudge
+
+    if not with_swap:
+        return setup.open_scorer(spec, rubric, mode=mode), None
+    pairwise = setup.open_judge(spec, rounds=rounds)
+    if not isinstance(pairwise, LLMJudge):  # a Python function is pairwise or pointwise
+        raise ConfigError("with_swap needs a model judge", params="with_swap")
+    temperature = setup.backend.temperature if setup.backend is not None else None
+    params = {} if temperature is None else {"temperature": temperature}
+    try:
+        scorer = PointwiseJudge(pairwise.backend, rubric=rubric, mode=mode,
+                                session=pairwise.session, params=params)  # fmt: skip
+    except ConfigError:
+        pairwise.close()
+        raise
+    return scorer, pairwise

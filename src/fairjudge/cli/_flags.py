@@ -23,6 +23,7 @@ FLAGS: dict[str, str] = {
     "rounds": "--rounds",
     "balanced": "--balanced",
     "tie_margin": "--tie-margin",
+    "with_swap": "--with-swap",
     "aggregate": "--aggregate",
     "pairing": "--pairing",
     "baseline": "--baseline",

@@ -3,34 +3,28 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from fairjudge._api import PairwiseResult
 from fairjudge._errors import ConfigError
-from fairjudge._items import Item, Judgment
+from fairjudge._items import Item
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
-from fairjudge.cli._out import write_out
+from fairjudge.cli._out import write_judgments
 from fairjudge.io import LoadedItems, OutKind, load_items
 from fairjudge.judges import calls_no_model
 from fairjudge.prompts import get_template
-from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     from fairjudge._api import Result
     from fairjudge.cli._stop_flags import StopFlags
 
 __all__ = [
-    "Judged",
     "check_unresolved",
-    "close_judge",
     "compare_file",
-    "judge_file",
-    "last_run",
     "load_input",
     "template_option",
     "unresolved_exit",
@@ -58,18 +52,6 @@ def template_option(flags: JudgeFlags, items: list[Item]) -> str | None:
             f"(first: id {missing[0]!r}); add a 'reference' column or pick another template"
         )
     return f"{tmpl.name}@{tmpl.version}"
-
-
-def _record(judgment: Judgment) -> dict[str, Any]:
-    """A judgment's ``--out`` record, with the item's model names when it has them.
-
-    ``fairjudge report`` reads the names back, so its page names the models as the
-    ``--html`` page of the same run does.
-    """
-    item = judgment.item
-    names = {k: v for k, v in (("model_1", item.model_1), ("model_2", item.model_2)) if v}
-    record = judgment.to_dict()
-    return {**judgment.item_dict(), **names, **record} if names else record
 
 
 def compare_file(
@@ -102,44 +84,8 @@ def compare_file(
         recorded = result.settings.to_dict()
         if report.adaptive is not None:
             recorded["adaptive"] = report.adaptive.adaptive_dict()
-        write_out(
-            run.out, kind, (_record(j) for j in result.judgments),
-            judge=result.settings.judge, template=result.settings.template, settings=recorded,
-            calls=done.calls, sent_by=done.sent_by,
-        )  # fmt: skip
+        write_judgments(run.out, kind, done, recorded)
     return done
-
-
-@dataclass(frozen=True, slots=True)
-class Judged:
-    """:func:`judge_file`'s result: the comparison, its calls, skipped rows, adaptive run."""
-
-    result: PairwiseResult
-    calls: RunSummary | None
-    skipped: list[dict[str, Any]]
-    adaptive: Any = None
-
-
-def judge_file(
-    file: Path, flags: JudgeFlags, columns: InputFlags, run: EvalFlags, *,
-    labelled: bool = False, kind: OutKind = "compare", stop: StopFlags | None = None,
-) -> Judged:  # fmt: skip
-    """:func:`compare_file`, as ``calibrate`` reads it until it calls ``fairjudge.calibrate``."""
-    done = compare_file(file, flags, columns, run, stop, labelled=labelled, kind=kind)
-    return Judged(done.result, done.calls, list(done.report.skipped), done.report.adaptive)
-
-
-def last_run(judge: object) -> RunSummary | None:
-    """The judge's last batch summary, for model judges; ``None`` for Python callables."""
-    run = getattr(judge, "last_run", None)
-    return run if isinstance(run, RunSummary) else None
-
-
-def close_judge(judge: object) -> None:
-    """Release a judge's session (connections, model, store), when it holds one."""
-    close = getattr(judge, "close", None)
-    if callable(close):
-        close()
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

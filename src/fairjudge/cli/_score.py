@@ -13,13 +13,11 @@ input error, before any call.
 dimension's shift since that run (:func:`fairjudge.evaluation.score_trend`). Runs
 with another rubric or judge are refused, before any call, unless ``--allow-different``.
 
-The helpers (:func:`open_scorer`, :func:`run_scoring`, :func:`load_scored`,
-:func:`write_scores`, :func:`unscored_exit`, :func:`scored_exit`) are what
-``calibrate`` (pointwise input), ``compare --via-scores`` and ``score-jury`` share
-with ``score``.
+The run is :func:`fairjudge.score`'s; :func:`load_scored`, :func:`write_scores`,
+:func:`unscored_exit` and :func:`scored_exit` are what ``score-jury`` (and
+``calibrate`` on rubric scores) share with it.
 """
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -33,10 +31,8 @@ from fairjudge._api import (
     check_comparable,
     check_score_items,
     load_score_run,
-    score_answers,
 )
 from fairjudge._errors import ConfigError
-from fairjudge._items import ScoreItem
 from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import app, guarded, in_flags, say
 from fairjudge.cli._judging import unresolved_exit
@@ -55,8 +51,6 @@ from fairjudge.cli._options import (
 from fairjudge.cli._out import command_line, show, write_out
 from fairjudge.io import LoadedScoreItems, OutKind, load_score_items, write_atomic
 from fairjudge.judges import (
-    CallablePointwiseJudge,
-    PointwiseJudge,
     ScoreMode,
     judge_spec,
 )
@@ -68,12 +62,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXIT_COLLAPSE",
-    "Judge",
     "ScoreFile",
     "ScoreFlags",
     "load_scored",
-    "open_scorer",
-    "run_scoring",
     "score",
     "scored_exit",
     "unscored_exit",
@@ -163,20 +154,16 @@ class ScoreFlags:
         return get_rubric(self.rubric)
 
     def load_baseline(self, rubric: Rubric, judge: str | None) -> ScoreRun | None:
-        """Read ``--baseline`` and check it was scored like this run (before any call)."""
+        """Read ``--baseline`` and check it was scored like this run, by its spec.
+
+        ``fairjudge.score`` checks it again by the judge's own name once it is open.
+        """
         if self.baseline is None:
             return None
         baseline = load_score_run(self.baseline)
-        self.check_baseline(baseline, rubric, judge)
+        tag = f"{rubric.name}@{rubric.version}"
+        check_comparable(baseline, rubric=tag, judge=judge, allow_different=self.allow_different)
         return baseline
-
-    def check_baseline(self, baseline: ScoreRun | None, rubric: Rubric, judge: str | None) -> None:
-        """Refuse a baseline scored with another rubric or judge, unless allowed."""
-        if baseline is not None:
-            tag = f"{rubric.name}@{rubric.version}"
-            check_comparable(
-                baseline, rubric=tag, judge=judge, allow_different=self.allow_different
-            )
 
     def load(self, file: Path, rubric: Rubric) -> LoadedScoreItems:
         """Read and validate the whole file; list the rows skipped."""
@@ -222,34 +209,6 @@ def write_scores(
 
 
 score_flags = adds_flags(ScoreFlags, "opts")
-
-
-Judge = PointwiseJudge | CallablePointwiseJudge
-
-
-def open_scorer(
-    flags: JudgeFlags, rubric: Rubric, mode: ScoreMode = "json", *, structured: bool = False
-) -> Judge:
-    """The pointwise judge the flags name; every flag is checked before a call."""
-    scorer = flags.setup().open_scorer(flags.judge, rubric, mode=mode, structured=structured)
-    assert isinstance(scorer, PointwiseJudge | CallablePointwiseJudge)
-    return scorer
-
-
-def close_scorer(judge: object) -> None:
-    """Release the judge's session (a model's, or a Python judge's own)."""
-    if isinstance(judge, PointwiseJudge | CallablePointwiseJudge):
-        judge.close()
-
-
-def run_scoring(judge: Judge, items: list[ScoreItem], *, seed: int, level: float,
-                n_resamples: int) -> ScoreResult:  # fmt: skip
-    """Score every item (a spent budget gives a partial result), close the judge."""
-    try:
-        result = score_answers(judge, items, seed=seed, level=level, n_resamples=n_resamples)
-    finally:
-        close_scorer(judge)
-    return dataclasses.replace(result, judge=judge.name)
 
 
 def unscored_exit(

@@ -15,7 +15,6 @@ Its options are declared in :mod:`._via_flags`; this module, with the scoring
 machinery behind it, is imported only when ``--via-scores`` is given.
 """
 
-import dataclasses
 from pathlib import Path
 
 import typer
@@ -23,58 +22,22 @@ from rich.console import Console
 
 from fairjudge._api import (
     AdaptiveResult,
-    EvalSettings,
     PairwiseResult,
     ViaScoresResult,
     check_via_items,
 )
-from fairjudge._errors import ConfigError
-from fairjudge._items import Item
 from fairjudge.cli._app import err_console, skipped_in_flags
 from fairjudge.cli._judging import check_unresolved, load_input, template_option, unresolved_exit
 from fairjudge.cli._markdown import write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
 from fairjudge.cli._out import write_out
-from fairjudge.cli._score import Judge, close_scorer, open_scorer
 from fairjudge.cli._stop_flags import StopFlags
 from fairjudge.cli._via_flags import ViaScoresFlags
 from fairjudge.io import strict_dumps
-from fairjudge.judges import LLMJudge, PointwiseJudge, judge_name
-from fairjudge.prompts import Rubric
 from fairjudge.report import comparison_report, render_via_scores, via_scores_markdown
 from fairjudge.runner import RunSummary
 
 __all__ = ["compare_via_scores_command"]
-
-
-def _judges(
-    flags: JudgeFlags, via: ViaScoresFlags, rubric: Rubric, rounds: int
-) -> tuple[Judge, LLMJudge | None]:
-    """The pointwise judge, and with ``--with-swap`` the pairwise one on the same session."""
-    if not via.with_swap:
-        return open_scorer(flags, rubric, via.score_mode), None
-    pairwise = flags.open_judge(rounds=rounds)
-    if not isinstance(pairwise, LLMJudge):  # a python: judge was refused in check()
-        raise ConfigError("--with-swap needs a model judge")
-    params = {} if flags.temperature is None else {"temperature": flags.temperature}
-    try:
-        scorer = PointwiseJudge(pairwise.backend, rubric=rubric, mode=via.score_mode,
-                                session=pairwise.session, params=params)  # fmt: skip
-    except ConfigError:
-        pairwise.close()
-        raise
-    return scorer, pairwise
-
-
-def _swap(
-    judge: LLMJudge, items: list[Item], settings: EvalSettings, template: str | None
-) -> PairwiseResult:
-    """The swap protocol on the same session; a partial result on a spent budget."""
-    from fairjudge._api import judge_pairs
-
-    result = judge_pairs(judge, items, settings)[0]
-    named = dataclasses.replace(settings, judge=judge.name, template=template)
-    return dataclasses.replace(result, settings=named)
 
 
 def _exit(result: ViaScoresResult, swap: PairwiseResult | None, limit: float) -> None:
@@ -107,23 +70,16 @@ def compare_via_scores_command(
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
     check_via_items(loaded.items, rubric)
-    template = template_option(flags, loaded.items) if via.with_swap else None
-    scorer, pairwise = _judges(flags, via, rubric, settings.rounds)
-    from fairjudge._api import judge_via_scores  # the run, orchestrated once
+    if via.with_swap:
+        template_option(flags, loaded.items)  # the references the template needs
+    from fairjudge._api import via_scores  # the run, orchestrated once
 
-    swap = None
-    try:
-        result, adaptive, calls = judge_via_scores(
-            scorer, loaded.items, settings, tie_margin=via.tie_margin, stop_when=rule,
-            calls_per_answer=len(rubric.names) if via.score_mode == "label" else 1,
-            batch=stop.batch if stop is not None else None,
-        )  # fmt: skip
-        if pairwise is not None and result.stopped is None:
-            swap = _swap(pairwise, loaded.items, settings, template)
-    finally:
-        close_scorer(scorer)
-        if pairwise is not None:
-            pairwise.close()
+    done = via_scores(
+        flags.judge, loaded.items, settings, setup=flags.setup(), rubric=rubric,
+        mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
+        stop_when=rule, batch=stop.batch if stop is not None else None,
+    )  # fmt: skip
+    result, swap, calls = done.result, done.swap, done.calls
     _output(
         file,
         json_output,
@@ -132,10 +88,10 @@ def compare_via_scores_command(
         swap,
         calls,
         skipped_in_flags(loaded),
-        judge=judge_name(scorer),
+        judge=done.judge,
         rubric=f"{rubric.name}@{rubric.version}",
-        adaptive=adaptive,
-        scorer=scorer,
+        adaptive=done.adaptive,
+        scorer=done.scorer,
     )
     _exit(result, swap, run.max_unresolved)
 
