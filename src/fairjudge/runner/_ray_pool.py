@@ -22,8 +22,14 @@ from fairjudge._errors import BackendError, FatalBackendError
 __all__ = ["JudgeWorker", "Outcome", "RemoteBackend", "WorkerPool", "WorkerReport", "portable"]
 
 
-Outcome = tuple[bool, Completion | BaseException]
-"""``(True, completion)`` or ``(False, the error the backend raised)``."""
+Learning = tuple[int, tuple[str, ...]] | None
+"""What a worker's backend has learned from refused requests so far: its refusals and its
+lessons (``None``: a backend that does not learn). Each worker learns an unknown model
+for itself (:mod:`fairjudge.backends._capabilities`), so the driver adds up what they
+report (:class:`WorkerPool`), and the run's summary counts every refusal a worker paid."""
+
+Outcome = tuple[bool, Completion | BaseException, Learning]
+"""``(True, completion, learning)`` or ``(False, the error the backend raised, learning)``."""
 
 
 def portable(exc: BaseException) -> BaseException:
@@ -71,13 +77,14 @@ class JudgeWorker:
     async def complete(self, route: Route, spec: CallSpec) -> Outcome:
         """One attempt of one call; the outcome as a value (see the module docstring)."""
         self.in_flight += 1
+        backend = self.backends[route]
         try:
-            completion = await self.backends[route].complete(spec)
+            completion = await backend.complete(spec)
         except Exception as exc:
-            return False, portable(exc)
+            return False, portable(exc), _learning(backend)
         finally:  # a cancelled attempt (the driver stopped) ends here too
             self.in_flight -= 1
-        return True, completion
+        return True, completion, _learning(backend)
 
     def busy(self) -> int:
         """Attempts running here now: 0 soon after the driver cancels a run."""
@@ -92,6 +99,15 @@ class JudgeWorker:
         backends, self.backends = list(self.backends.values()), {}
         for backend in backends:
             await backend.aclose()
+
+
+def _learning(backend: Backend) -> Learning:
+    """A worker's backend's refusals and lessons so far (``None``: it does not learn)."""
+    refused = getattr(backend, "refused", None)
+    if not isinstance(refused, int):
+        return None
+    lessons = getattr(backend, "lessons", None) or ()
+    return refused, tuple(line for line in lessons if isinstance(line, str))
 
 
 _MAX_ACTOR_CONCURRENCY = 10_000  # the driver bounds the attempts in flight, not the actor
@@ -110,6 +126,7 @@ class _Worker:
     in_flight: int = 0
     alive: bool = True
     opened: set[Route] = dataclasses.field(default_factory=set)  # the backends it holds
+    refused: dict[Route, int] = dataclasses.field(default_factory=dict)  # as it last reported
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +172,26 @@ class WorkerPool:
         self.replacing: set[asyncio.Task[None]] = set()
         self.repeated = 0
         """Attempts sent again because their worker died, over the pool's life."""
+        self.refused: dict[Route, int] = {}
+        """Requests the workers' backends had refused, by route, over the pool's life."""
+        self.lessons: dict[Route, list[str]] = {}
+        """What those refusals taught, by route, each lesson once, in the order reported."""
+
+    def learned(self, worker: _Worker, route: Route, learning: Learning) -> None:
+        """Take in what a worker's backend reports it has learned (see :data:`Learning`).
+
+        Its counts only grow, and replies may arrive out of order, so only a count
+        above the one it last reported adds (the difference) to the route's.
+        """
+        if learning is None:
+            return
+        refused, lessons = learning
+        before = worker.refused.get(route, 0)
+        if refused > before:
+            worker.refused[route] = refused
+            self.refused[route] = self.refused.get(route, 0) + refused - before
+        known = self.lessons.setdefault(route, [])
+        known += [line for line in lessons if line not in known]
 
     def nodes(self) -> list[str]:
         """The ids of the cluster's live nodes, in a stable order."""
@@ -394,6 +431,20 @@ class RemoteBackend:
         # Each worker has its own connection pool, or its own one-call-at-a-time model.
         self.max_concurrency = cap * len(workers) if cap is not None else None
 
+    @property
+    def refused(self) -> int:
+        """Requests the workers refused for a parameter, then sent again (the run counts them).
+
+        Over the pool's life, as a backend counts its own: the run reports the
+        difference between its start and its end.
+        """
+        return self.pool.refused.get(self.route, 0)
+
+    @property
+    def lessons(self) -> list[str]:
+        """What those refusals taught the workers, a few words each, each once."""
+        return list(self.pool.lessons.get(self.route, ()))
+
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """The real backend's parameters (they are part of the cache key)."""
         return self.backend.default_params(label_only=label_only)
@@ -413,7 +464,7 @@ class RemoteBackend:
             worker.in_flight += 1
             ref = worker.handle.complete.remote(self.route, spec)
             try:
-                ok, value = await ref
+                ok, value, learning = await ref
             except RayActorError:  # the worker died with this attempt in flight
                 if pool.lose(worker):
                     pool.replace_soon(worker, self.workers)
@@ -427,6 +478,7 @@ class RemoteBackend:
             finally:
                 worker.in_flight -= 1
             worker.calls += 1
+            pool.learned(worker, self.route, learning)
             # An attempt sent again is one more request the server may have seen,
             # counted as a transport's own resend is: in `requests`, against the limits.
             if not ok:
