@@ -43,7 +43,7 @@ def _pairwise_items(
     source: str | None = None,
 ) -> tuple[list[Item], str, list[dict[str, Any]]]:  # fmt: skip
     """Items from a path, rows, a DataFrame or :class:`Item` objects; with skipped rows."""
-    ready = read_already(items, Item, source)
+    ready = read_already(items, Item, source, skip_invalid=skip_invalid, allow_empty=allow_empty)
     if ready is not None:
         return ready
     loaded, name = load_rows(

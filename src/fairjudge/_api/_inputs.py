@@ -125,17 +125,33 @@ def load_rows(
 
 
 def read_already(
-    items: Any, kind: type, source: str | None
+    items: Any, kind: type, source: str | None, **reading: object
 ) -> tuple[list[Any], str, list[dict[str, Any]]] | None:
     """Items already read (a :class:`~fairjudge.io.LoadedItems`, or item objects of ``kind``).
 
+    ``reading``: how the caller asked for the items to be read (``skip_invalid``,
+    ``allow_empty``), which items read already cannot honour. (``columns`` may still
+    name a column the caller reads back, as ``calibrate``'s label column.)
+
     Returns:
         The items, their source's name and the skipped rows; ``None`` for anything else.
+
+    Raises:
+        ConfigError: The items were read already and a reading option was given.
     """
     from fairjudge.io import LoadedItems
 
     if isinstance(items, LoadedItems):
-        return list(items.items), source or items.path or ROWS, items.skipped_records()
-    if isinstance(items, (list, tuple)) and items and all(isinstance(i, kind) for i in items):
-        return list(items), source or ROWS, []
-    return None
+        ready = list(items.items), source or items.path or ROWS, items.skipped_records()
+    elif isinstance(items, (list, tuple)) and items and all(isinstance(i, kind) for i in items):
+        ready = list(items), source or ROWS, []
+    else:
+        return None
+    given = tuple(name for name, value in reading.items() if value)
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: the items were read already, so these have no effect; "
+            "give them to the loader that read the items, or pass the file",
+            params=given,
+        )
+    return ready

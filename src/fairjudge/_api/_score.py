@@ -39,7 +39,9 @@ def _score_items(
     items: Any, columns: Mapping[str, str] | None, rubric: Any, skip_invalid: bool,
     allow_empty: bool, source: str | None = None,
 ) -> tuple[list[ScoreItem], str, list[dict[str, Any]]]:  # fmt: skip
-    ready = read_already(items, ScoreItem, source)
+    ready = read_already(
+        items, ScoreItem, source, skip_invalid=skip_invalid, allow_empty=allow_empty
+    )
     if ready is not None:
         return ready
     loaded, name = load_rows(
