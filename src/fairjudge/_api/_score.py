@@ -23,6 +23,7 @@ from fairjudge.judges import (
     BackendOptions,
     BatchPointwiseJudge,
     CallablePointwiseJudge,
+    PointwiseJudge,
     ScoreMode,
     judge_name,
 )
@@ -173,7 +174,9 @@ def score(
         result = score_answers(
             the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
         )
-        run = last_run(the_judge)
+        # A model's calls are reported; a Python scorer's are not, as score --json and a
+        # report rebuilt from its --out file have never had them.
+        run = last_run(the_judge) if isinstance(the_judge, PointwiseJudge) else None
     from dataclasses import replace
 
     from fairjudge.report import score_report
