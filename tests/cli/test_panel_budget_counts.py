@@ -120,3 +120,26 @@ def test_a_mixed_scoring_panels_budget_stop_counts_every_members_calls(
     assert _not_run(_stop_line(shown)) == summary["calls"]["not_run"] == 6
     assert [u["made"] for u in summary["member_usage"]] == [4, 0]
     assert _not_run(summary["stopped"]) == 6
+
+
+def test_identical_members_share_their_calls_in_every_count(
+    tmp_path: Path, openai_env: JudgeServer
+) -> None:
+    openai_env.configure(judge="longer")
+    path = _pairs(tmp_path)
+    run = ("jury", path, "--judge", "openai/m", "--judge", "openai/m", "--base-url",
+           openai_env.base_url, "--stop-when", "decided", "--batch", "8", "--concurrency", "1",
+           "--max-calls", "8", "-q")  # fmt: skip
+    shown = _run(*run, "--store", tmp_path / "a.sqlite")
+    assert shown.returncode == 5, shown.stderr
+    doc = _run(*run, "--store", tmp_path / "b.sqlite", "--json")
+    summary = json.loads(doc.stdout)
+    # Two members making the same calls make each once: the first batch is 16 calls,
+    # 8 made under --max-calls 8 (never "16 new"), 8 not run; the file needs 40.
+    calls = summary["adaptive"]["calls"]
+    assert (calls["used"], calls["new"], calls["not_run"], calls["full"]) == (8, 8, 8, 40)
+    assert _not_run(_stop_line(shown)) == summary["calls"]["not_run"] == 8
+    assert summary["calls"]["made"] == openai_env.count("requests") // 2 == 8
+    assert "calls: 8 used of 40 for the whole file (8 new, 0 from the store, 8 not run)" in (
+        shown.stdout
+    )

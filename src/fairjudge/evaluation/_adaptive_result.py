@@ -256,6 +256,24 @@ FILE_NOTE = (
 )
 
 
+def _unique(calls: Sequence[MadeCall]) -> list[MadeCall]:
+    """``calls`` with each store key once: members that make the same call make it once.
+
+    A reply with no key (a Python judge that declares no name and version, a replay)
+    is its own call.
+    """
+    seen: set[str] = set()
+    out = []
+    for call in calls:
+        key = call.reply.key
+        if key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
+        out.append(call)
+    return out
+
+
 class MadeCall(Protocol):
     """A planned call as the counts read it: its reply (cached, or failed as not run)."""
 
@@ -328,7 +346,18 @@ class AdaptiveResult(Generic[R]):
                 yield j.calls
 
     def _calls(self) -> Iterator[MadeCall]:
-        return (c for calls in self._items() for c in calls)
+        """Every call of the judged items, a call two members share counted once."""
+        return (c for calls in self._items() for c in _unique(calls))
+
+    def _per_item(self) -> int:
+        """Calls one item needs: ``rounds`` per member, less those identical members share.
+
+        Members on one session that make the same call make it once (as the run and
+        the budget count it), so the file needs as many calls per item as the judged
+        items have, at most ``rounds`` per member.
+        """
+        counts = [len(_unique(calls)) for calls in self._items()]
+        return max(counts, default=0) or self.rounds * self.members
 
     @property
     def stopped(self) -> str | None:
@@ -377,8 +406,8 @@ class AdaptiveResult(Generic[R]):
 
     @property
     def calls_full(self) -> int:
-        """Calls the whole file needs: ``rounds`` per item and member."""
-        return self.rounds * self.members * self.n_items_total
+        """Calls the whole file needs: ``rounds`` per item and member (shared ones once)."""
+        return self._per_item() * self.n_items_total
 
     @property
     def calls_saved(self) -> int:
@@ -390,7 +419,7 @@ class AdaptiveResult(Generic[R]):
         if self.reason not in ("decided", "width"):
             return 0
         judged = sum(1 for _ in self._items())
-        return self.rounds * self.members * (self.n_items_total - judged)
+        return self._per_item() * (self.n_items_total - judged)
 
     @property
     def calls_not_made(self) -> int:
