@@ -67,7 +67,7 @@ def test_a_local_judge_is_named_alike_by_the_flags_and_by_the_library() -> None:
     from fairjudge.cli._options import JudgeFlags
 
     spec = "local/gemma-3-270m"  # resolving loads no model: the name is known before
-    from_flags = JudgeFlags(judge=spec).open_judge()
+    from_flags = JudgeFlags(judge=spec).setup().open_judge(spec)
     from_library = resolve_judge(spec)
     try:
         assert judge_name(from_flags) == judge_name(from_library)

@@ -3,9 +3,9 @@
 :func:`judge_flags` adds the judge, template, backend and run flags to a command
 (``compare``, ``rank``, ``calibrate`` all get the same ones) and hands the command
 one :class:`JudgeFlags` value; :func:`input_flags` does the same for the input
-columns. :meth:`JudgeFlags.open_judge` turns the flags into a judge through the one
-resolver, :func:`fairjudge.judges.resolve_judge`, which rejects any flag that does
-not apply to the chosen judge.
+columns. :meth:`JudgeFlags.setup` turns the flags into the library's
+:class:`~fairjudge.JudgeSetup`, the value every notebook function takes, whose
+judges reject any flag that does not apply to the chosen judge.
 """
 
 import inspect
@@ -24,7 +24,7 @@ from fairjudge._types import Resolution
 from fairjudge.backends import check_base_url
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import Columns
-from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, BatchJudge
+from fairjudge.judges import DEFAULT_JUDGE, BackendOptions
 from fairjudge.prompts import list_templates
 from fairjudge.runner import DEFAULT_STORE_PATH, Executor, RunOptions
 
@@ -270,10 +270,6 @@ class JudgeFlags:
             template=self.template, backend=self.backend_options(self.temperature),
             options=options, store=self.store, executor=self.executor_choice(),
         )  # fmt: skip
-
-    def open_judge(self, *, rounds: int = 2) -> BatchJudge:
-        """Resolve the judge; every flag is checked before a model loads or a call is made."""
-        return self.setup().open_judge(self.judge, rounds=rounds)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,9 +3,9 @@
 ``compare`` (``--via-scores`` too) and ``jury`` declare them in their signatures,
 so they are imported with them, even for ``--help``: this module imports nothing
 but Typer. The stop rule is read (:meth:`StopFlags.rule`) and handed to the
-library's run (``fairjudge._api``: ``judge_pairs``, ``judge_panel``,
-``judge_via_scores``, the runs ``fairjudge.compare`` makes) only when ``--stop-when``
-is given; without it each command runs exactly as it always has.
+library (``fairjudge.compare(stop_when=...)``, with ``judges=`` for a panel, and
+``compare --via-scores``'s run) only when ``--stop-when`` is given; without it each
+command runs exactly as it always has.
 """
 
 from __future__ import annotations
