@@ -142,3 +142,16 @@ def test_calibrate_takes_rows_read_already_with_their_skipped_rows_and_label_col
     with pytest.raises(fairjudge.InputError, match="neither 'nothere'") as e:
         fairjudge.calibrate(unlabelled, knows_facts, columns={"nothere": "human"})
     assert e.value.params == ("columns.human",)
+
+
+def test_rank_runs_your_own_function_on_the_engine_as_compare_does() -> None:
+    from fairjudge.examples.judges import longer
+
+    quiet = RunOptions.build(quiet=True, concurrency=4)
+    ranked = fairjudge.rank(EXAMPLES / "rank_answers.jsonl", longer, n_resamples=20,
+                            options=quiet)  # fmt: skip
+    assert isinstance(ranked.calls, RunSummary)  # the engine's run: a plain call keeps none
+    assert ranked.calls.made == 2 * len(ranked.result.judgments)
+    pair = [{"question": "q", "answer_1": "a longer answer", "answer_2": "short"}]
+    compared = fairjudge.compare(pair, longer, options=quiet)
+    assert ranked.result.settings.judge == compared.result.settings.judge

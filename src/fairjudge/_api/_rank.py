@@ -25,7 +25,7 @@ from fairjudge.evaluation import (
     load_ranking_input,
     make_pairs,
 )
-from fairjudge.judges import BackendOptions, BatchJudge, judge_name
+from fairjudge.judges import BackendOptions, BatchJudge, CallableJudge, judge_name
 from fairjudge.runner import Executor, RunOptions, RunSummary
 
 __all__ = ["rank"]
@@ -210,7 +210,11 @@ def _judge(
     notify: Callable[[str], None] | None,
 ) -> tuple[PairwiseResult, RunSummary | None, Any]:  # fmt: skip
     """Judge the pairs in both orders; the result named by its judge and source, its calls."""
-    with opened(judge, setup.open_judge) as the_judge:  # every setting checked before the note
+
+    def own(fn: Any) -> BatchJudge:  # your own judge, on the engine with options and store
+        return CallableJudge(fn, name=judge_name(fn), options=setup.options, store=setup.store)
+
+    with opened(judge, setup.open_judge, own) as the_judge:  # every setting checked first
         if notify is not None:
             notify(f"{source}: {len(data.models)} models, {len(data.answers)} questions, "
                    f"{len(pairs)} pairs; each judged in both orders")  # fmt: skip
