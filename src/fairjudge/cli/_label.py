@@ -95,24 +95,12 @@ def _open(
                 "--rubric applies to files of single answers (an 'answer' column); "
                 f"{file} holds pairs (answer_1/answer_2): leave --rubric out"
             )
-        _refuse_own_column(human_col)
         return LabelSheet.open(file, seed=seed, columns=Columns(human=human_col)), None
     if human_col != "human":
         raise ConfigError("--human-col applies to pairs; scores go to human_<dimension> columns")
     chosen = get_rubric(rubric or DEFAULT_RUBRIC)
     sheet = ScoreSheet.open(file, dimensions=chosen.names, scale=chosen.scale, seed=seed)
     return sheet, chosen
-
-
-def _refuse_own_column(human_col: str) -> None:
-    """Refuse a ``--human-col`` that is one of the file's fields: labels would replace it."""
-    fields = Columns()
-    taken = {getattr(fields, name) for name in fields.__dataclass_fields__} - {fields.human}
-    if human_col in taken:
-        raise ConfigError(
-            f"--human-col {human_col} is the file's {human_col} column, which the labels "
-            "would overwrite; give the labels a column of their own (default: human)"
-        )
 
 
 def _serve(sheet: LabelSheet | ScoreSheet, port: int, rubric: Rubric | None) -> LabelServer:

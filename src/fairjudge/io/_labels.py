@@ -292,10 +292,13 @@ class LabelSheet(_Sheet):
         Raises:
             InputError: The file cannot be read, is of another format, or has an
                 invalid row (naming the file and line); its order file is unreadable.
-            ConfigError: ``seed`` differs from the seed this file was labelled with.
+            ConfigError: ``seed`` differs from the seed this file was labelled with,
+                or ``columns.human`` names another field of the file (the labels
+                would overwrite it).
         """
         path = Path(path)
         cols = columns or Columns()
+        _refuse_own_column(cols)
         read = read_sheet_rows(path)
         try:
             loaded = load_items(path, columns=cols)
@@ -395,3 +398,15 @@ def _seed(path: Path, seed: int | None) -> int:
             params=("seed",),
         )
     return recorded
+
+
+def _refuse_own_column(columns: Columns) -> None:
+    """Refuse a label column that is one of the file's fields: the labels would replace it."""
+    human = columns.human
+    taken = {getattr(Columns(), name) for name in Columns.__dataclass_fields__} - {"human"}
+    if human in taken:
+        raise ConfigError(
+            f"columns.human {human} is the file's {human} column, which the labels would "
+            "overwrite; give the labels a column of their own (default: human)",
+            params="columns.human",
+        )
