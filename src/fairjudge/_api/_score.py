@@ -175,8 +175,10 @@ def score(
             the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
         )
         # A model's calls are reported; a Python scorer's are not, as score --json and a
-        # report rebuilt from its --out file have never had them.
-        run = last_run(the_judge) if isinstance(the_judge, PointwiseJudge) else None
+        # report rebuilt from its --out file have never had them. Result.calls keeps
+        # them all: the pytest plugin counts and checks a replay by them.
+        calls = last_run(the_judge)
+        run = calls if isinstance(the_judge, PointwiseJudge) else None
     from dataclasses import replace
 
     from fairjudge.report import score_report
@@ -192,7 +194,7 @@ def score(
                           trend=trend)  # fmt: skip
     return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items),
                   _html=lambda: _page(report, before),
-                  calls=run, sent_by=the_judge)  # fmt: skip
+                  calls=calls, sent_by=the_judge)  # fmt: skip
 
 
 def _baseline(baseline: ScoreRun | str | Path | None) -> ScoreRun | None:

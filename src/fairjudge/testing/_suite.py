@@ -158,9 +158,17 @@ class Judged:
 
     @property
     def calls(self) -> Mapping[str, Any]:
-        """The run's call counts (``total``, ``cached``, ``made``, ``not_run``, cost...)."""
+        """The run's call counts (``total``, ``cached``, ``made``, ``not_run``, cost...).
+
+        The report's, else the result's own: a Python scorer's report has no calls
+        (``score --json`` never had them), but a replay must still see what it missed.
+        """
         calls = self.report.get("calls")
-        return calls if isinstance(calls, Mapping) else {}
+        if isinstance(calls, Mapping):
+            return calls
+        summary = getattr(self.result, "calls", None)
+        to_dict = getattr(summary, "to_dict", None)
+        return to_dict() if callable(to_dict) else {}
 
     @property
     def calls_made(self) -> int:
@@ -485,10 +493,11 @@ class SuiteJudge:
         from fairjudge._api import compare
         from fairjudge.evaluation import EvalSettings
 
+        by_call = "concurrency" in kwargs
         settings, kwargs = self._split(kwargs)
         if "settings" not in kwargs:
             kwargs["settings"] = EvalSettings(seed=settings.seed)
-        return self._run(compare, items, settings, kwargs)
+        return self._run(compare, items, settings, kwargs, by_call=by_call)
 
     def score(self, items: Any, *, rubric: str = "production", **kwargs: Any) -> Judged:
         """Score answers against a rubric (``fairjudge.score``) with the suite's judge and store.
@@ -505,10 +514,11 @@ class SuiteJudge:
         """
         from fairjudge._api import score
 
+        by_call = "concurrency" in kwargs
         settings, kwargs = self._split(kwargs)
         kwargs.setdefault("seed", settings.seed)
         kwargs["rubric"] = rubric
-        return self._run(score, items, settings, kwargs)
+        return self._run(score, items, settings, kwargs, by_call=by_call)
 
     def _split(self, kwargs: dict[str, Any]) -> tuple[SuiteSettings, dict[str, Any]]:
         """The settings this call changes, and the rest of its arguments."""
@@ -524,20 +534,15 @@ class SuiteJudge:
         items: Any,
         settings: SuiteSettings,
         kwargs: dict[str, Any],
+        *,
+        by_call: bool = False,
     ) -> Judged:
-        from fairjudge.runner import RunOptions
+        from fairjudge.testing._setup import suite_setup
 
         if "judges" not in kwargs:  # a panel (judges=) replaces the suite's judge
             kwargs.setdefault("judge", settings.judge)
-        if settings.store is not None:
-            kwargs.setdefault("store", str(settings.store))
-        options = kwargs.get("options") or RunOptions()
-        if settings.concurrency is not None:
-            options = replace(options, concurrency=settings.concurrency)
-        if settings.mode == "replay":
-            options = replace(options, max_calls=0)  # the recording answers, or nothing does
-        kwargs["options"] = options
         try:
+            kwargs["setup"] = suite_setup(kwargs, settings, call_concurrency=by_call)
             result = function(items, **kwargs)
         except ConfigError as exc:
             raise _uncacheable(exc, settings) from None
