@@ -163,6 +163,7 @@ def compare(
         return the_setup.open_judge(spec, rounds=the_settings.rounds)
 
     def own(fn: Any) -> BatchJudge:  # your own judge, on the engine with options and store
+        the_setup.refuse_for_own(fn)
         return CallableJudge(fn, name=judge_name(fn), options=the_setup.options,
                              store=the_setup.store)  # fmt: skip
 

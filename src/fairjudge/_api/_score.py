@@ -164,6 +164,7 @@ def score(
         raise ConfigError(f"judge must be a spec, a function or a pointwise judge; got {judge!r}")
 
     def own(fn: Any) -> BatchPointwiseJudge:  # your own scorer, with options and store
+        the_setup.refuse_for_own(fn)
         return CallablePointwiseJudge(fn, rubric=the_rubric, name=judge_name(fn),
                                       options=the_setup.options, store=the_setup.store)  # fmt: skip
 

@@ -116,6 +116,27 @@ class JudgeSetup:
             store=self.store, executor=self.executor,
         )  # fmt: skip
 
+    def refuse_for_own(self, judge: object) -> None:
+        """Refuse the fields your own judge function cannot use, as its ``python:`` spec does.
+
+        A function is called directly (no prompt, model or server) on this process's
+        engine, so a template, backend options or another executor would be dropped
+        without a word; each one set is an error naming it.
+        """
+        from fairjudge.judges import judge_name
+
+        unused = [name for name in ("template", "backend") if getattr(self, name) is not None]
+        if self.executor is not None and self.executor != "asyncio":
+            unused.append("executor")
+        if unused:
+            names = ", ".join(unused)
+            raise ConfigError(
+                f"{names} {'does' if len(unused) == 1 else 'do'} not apply to the judge "
+                f"{judge_name(judge)!r} (a Python judge is called directly, with no prompt, "
+                "model or server); drop it",
+                params=tuple(unused),
+            )
+
     def open_scorer(
         self, spec: str | None, rubric: Rubric, *, mode: ScoreMode = "json",
         structured: bool = False,
