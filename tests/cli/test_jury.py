@@ -216,3 +216,16 @@ def test_the_table_shows_calls_by_member_and_the_effective_numbers_interval(item
     assert summary["effective_judges"]["ci"]["level"] == 0.95
     assert summary["members"][0]["usage"]["made"] == 0
     assert summary["members"][0]["usage"]["calls"] == 6
+
+
+def test_an_agreement_no_item_measures_reads_n_a_with_the_reason_not_nan(items: Path) -> None:
+    # A member that never gives a verdict leaves no item resolved by every member.
+    judges = ("--judge", LONGER, "--judge", "python:tests.judge_fixtures:garbage")
+    code, out = run(str(items), *judges)
+    assert code == 4, out  # every item unresolved
+    matrix = " ".join(out[out.index("share of items with the same vote") :].split())
+    assert "│ #1 │ n/a │ n/a │" in matrix
+    assert "n/a: no item was resolved by every member" in matrix
+    assert "nan" not in out.split()
+    code, out = run(str(items), *judges, "--json")
+    assert json.loads(out)["agreement_matrix"] == [[None, None], [None, None]]

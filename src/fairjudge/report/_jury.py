@@ -8,6 +8,7 @@ read it, so the table and the JSON cannot disagree.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -150,8 +151,11 @@ def _matrix_table(report: JuryReport) -> Table:
     table.add_column("", overflow="fold")
     for k in range(len(names)):
         table.add_column(member_label(k), overflow="fold")
-    for k, row in enumerate(report.diagnostics.agreement):
-        table.add_row(member_label(k), *(f"{x:.2f}" for x in row))
+    agreement = report.diagnostics.agreement
+    for k, row in enumerate(agreement):
+        table.add_row(member_label(k), *("n/a" if math.isnan(x) else f"{x:.2f}" for x in row))
+    if any(math.isnan(x) for row in agreement for x in row):  # --json: null
+        table.caption = "n/a: no item was resolved by every member"
     return table
 
 
