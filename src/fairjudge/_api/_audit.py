@@ -117,7 +117,10 @@ def audit_judge(
                    f"{', '.join(run)}")  # fmt: skip
         report = run_audit(the_judges, the_items, experiments=requested, settings=settings,
                            judge_families_by_name=families, source=source)  # fmt: skip
-        made, calls = session.calls_made, RunSummary.total_of(session.runs)
+        # Your own audit judges run outside the session: their calls are not counted.
+        counted = all(isinstance(j, ModelAuditJudge) for j in the_judges)
+        made = session.calls_made if counted else None
+        calls = RunSummary.total_of(session.runs) if counted else None
         # What each judge's requests carried, with the standard template (the other
         # prompts vary the template or rubric, not the parameters).
         sent_by = {j.name: j.pairwise(cfg.template) for j in the_judges
