@@ -201,10 +201,23 @@ def make_pairs(
     Raises:
         ConfigError: A bad pairing option.
     """
+    # Each option is read by one pairing only: given with another, it would change nothing.
+    if baseline is not None and pairing != "baseline":
+        raise ConfigError(
+            "baseline applies with pairing='baseline' only; set pairing='baseline', or drop "
+            "baseline",
+            params=("baseline", "pairing"),
+        )
+    if pairs_per_question != 1 and pairing != "sample":
+        raise ConfigError(
+            "pairs_per_question applies with pairing='sample' only; set pairing='sample', or "
+            "drop pairs_per_question",
+            params=("pairs_per_question", "pairing"),
+        )
     if pairing == "baseline":
         if baseline is None:
             raise ConfigError(
-                "pairing=baseline needs baseline=MODEL", params=("pairing", "baseline")
+                "pairing='baseline' needs baseline=MODEL", params=("pairing", "baseline")
             )
         if baseline not in data.models:
             raise ConfigError(f"baseline {baseline!r} is not a model; models: {data.models}")
