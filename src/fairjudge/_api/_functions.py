@@ -146,7 +146,7 @@ def compare(
         >>> r.result.win_rate.estimate
         1.0
     """
-    check_one_of(judge, judges)
+    check_one_of(judge, judges, weights, aggregate)
     the_setup = setup_of(setup, template=template, backend=backend, options=options,
                          store=store, executor=executor)  # fmt: skip
     _check_stop(stop_when, batch, population)

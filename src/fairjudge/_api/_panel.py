@@ -49,13 +49,22 @@ JudgesLike = Any
 objects), a jury TOML file's path, or a built :class:`~fairjudge.judges.Jury`."""
 
 
-def check_one_of(judge: object, judges: object) -> None:
-    """``judge=`` or ``judges=``, not both."""
+def check_one_of(
+    judge: object, judges: object, weights: object = None, aggregate: object = None
+) -> None:
+    """``judge=`` or ``judges=``, not both; a panel's ``weights``/``aggregate`` need ``judges``."""
     if judge is not None and judges is not None:
         raise ConfigError(
             "judge and judges were both given: pass judge= for one judge or judges= for a "
             "panel, not both",
             params=("judge", "judges"),
+        )
+    unused = [n for n, v in (("weights", weights), ("aggregate", aggregate)) if v is not None]
+    if judges is None and unused:
+        raise ConfigError(
+            f"{unused[0]} applies with judges= only (one judge has no panel to weigh or "
+            f"aggregate); pass judges=[...], or drop {unused[0]}",
+            params=(unused[0], "judges"),
         )
 
 

@@ -130,7 +130,7 @@ def score(
         ConfigError: A bad setting, a setup field given twice, both ``judge`` and
             ``judges``, or a baseline scored otherwise.
     """
-    check_one_of(judge, judges)
+    check_one_of(judge, judges, weights, aggregate)
     the_setup = setup_of(setup, backend=backend, options=options, store=store,
                          executor=executor)  # fmt: skip
     if allow_different and baseline is None:
