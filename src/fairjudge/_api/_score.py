@@ -193,8 +193,9 @@ def score(
                             n_resamples=n_resamples, allow_different=allow_different)  # fmt: skip
     report = score_report(result, title=f"{title(source)}", run=run, skipped=skipped,
                           trend=trend)  # fmt: skip
+    summary = None if trend is None else (lambda: f"{result.summary()}\n{trend.summary()}")
     return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items),
-                  _html=lambda: _page(report, before),
+                  _html=lambda: _page(report, before), _summary=summary,
                   calls=calls, sent_by=the_judge)  # fmt: skip
 
 
