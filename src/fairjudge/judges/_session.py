@@ -249,6 +249,8 @@ class JudgeSession(Closing):
 
     def _budget_message(self, summary: RunSummary) -> str:
         budget = summary.stopped or "max_calls"
+        # The session's, as calls_made is: a --stop-when run is many batches.
+        cached = sum(run.cached for run in self.runs)
         if budget == "max_cost" and self.calls_made == 0 and summary.not_run:
             # Nothing was spent: each call is held at its whole token cap until replies
             # show what calls cost, and not even one fit. "Spent" would be false.
@@ -256,7 +258,7 @@ class JudgeSession(Closing):
                 f"the max_cost={self.options.max_cost} budget cannot pay for one call at "
                 "its worst case (a call is held at its whole token cap until replies show "
                 f"what calls cost), so no call was made and nothing was spent; "
-                f"{summary.cached} served from the store, {summary.not_run} not run. "
+                f"{cached} served from the store, {summary.not_run} not run. "
                 "Raise the budget, or lower max_tokens (or reasoning_effort, for a "
                 "reasoning model) so that one call's cap fits.",
                 "max_cost",
@@ -265,7 +267,7 @@ class JudgeSession(Closing):
             )
         return worded(
             f"the {budget}={getattr(self.options, budget)} budget is spent: {self.calls_made} "
-            f"calls made in this session, {summary.cached} served from the store, "
+            f"calls made in this session, {cached} served from the store, "
             f"{summary.not_run} not run. Everything finished is kept in the store "
             f"{self.store.path}; run again with a larger budget to continue (stored calls "
             "cost nothing)."
