@@ -115,7 +115,11 @@ def load_jury_file(
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"{path}: {where}: {first['msg']}") from None
+        msg = first["msg"]
+        if first["type"] == "extra_forbidden":  # a misspelt key: say which keys there are
+            model = _Member if first["loc"][0] == "member" else _JuryFile
+            msg = f"unknown key; the keys are {', '.join(model.model_fields)}"
+        raise InputError(f"{path}: {where}: {msg}") from None
     if parsed.schema_version != 1:
         raise InputError(f"{path}: schema_version {parsed.schema_version} is unknown; use 1")
     members = tuple(
