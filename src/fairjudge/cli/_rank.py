@@ -214,6 +214,8 @@ def _say_unresolved(result: Any) -> None:
     say(
         "unresolved",
         f"{result.n_unresolved} pair(s) ({result.n_parse_failures} parse failures, "
-        f"{result.n_call_errors} call errors): left out of the ranking, never counted as ties",
+        f"{result.n_call_errors} call errors"
+        + (f", {result.n_not_run} not run" if result.n_not_run else "")  # a budget stop
+        + "): left out of the ranking, never counted as ties",
     )
     print_failures(result.failures, err_console)
