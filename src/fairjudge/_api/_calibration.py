@@ -66,7 +66,8 @@ def calibrate_scores(
     result = scored.result
     report = score_calibration_report(result, min_spearman=min_spearman)
     calls = scored.calls
-    payload = {**report.to_dict(), "calls": calls.to_dict() if calls is not None else None,
+    # The calls as score --json reports them (a Python scorer's: null); Result.calls keeps all.
+    payload = {**report.to_dict(), "calls": scored.to_dict().get("calls"),
                "skipped_rows": skipped}  # fmt: skip
     return Result(
         "calibrate", result, Calibration(report, None, payload), result.stopped,
