@@ -194,6 +194,26 @@ def compare(
     )  # fmt: skip
 
 
+def _refuse_single_answers(items: Any, columns: Mapping[str, str] | None) -> None:
+    """A file of single answers without ``rubric``: name the option, not every row's column.
+
+    ``fairjudge calibrate`` tells such a file from pairs by its columns
+    (:func:`~fairjudge.io.is_pointwise_file`); here ``rubric=`` says which it is.
+    """
+    from fairjudge.io import is_pointwise_file
+
+    if not isinstance(items, (str, Path)) or str(items) == "-":
+        return
+    mine = {readme: col for col, readme in (columns or {}).items()}
+    if is_pointwise_file(Path(items), (mine.get("answer_1", "answer_1"),
+                                       mine.get("answer_2", "answer_2"))):  # fmt: skip
+        raise ConfigError(
+            f"{items} holds single answers (an 'answer' column), not pairs: pass rubric= "
+            "(e.g. rubric='production') to calibrate its human_<dimension> scores",
+            params="rubric",
+        )
+
+
 def calibrate(
     items: Any,
     judge: str | BatchJudge | Callable[[str, str, str], Any] | None = None,
@@ -275,6 +295,7 @@ def calibrate(
             level=s.level, n_resamples=s.n_resamples, setup=the_setup, columns=columns,
             skip_invalid=skip_invalid, allow_empty=allow_empty, source=source,
         )  # fmt: skip
+    _refuse_single_answers(items, columns)
     item_list, name, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty, source)
     if isinstance(items, LoadedItems):  # the readers' words, as the caller speaks
         skipped = [{**r, "message": worded(str(r["message"]), *e.params)}
