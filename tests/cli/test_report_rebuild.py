@@ -14,6 +14,7 @@ from typing import Any
 
 from tests.cli.test_headlines import fairjudge
 from tests.out_file import out_records
+from tests.report.pages import records
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
 LONGER = "python:fairjudge.examples.judges:longer"
@@ -29,7 +30,7 @@ def _embedded(page: Path, name: str) -> Any:
 def _names(page: Path) -> dict[str, Any]:
     """What the page says of the run: its title, headline note, source and models."""
     html = page.read_text(encoding="utf-8")
-    items = [dict(r["d"][0]["rows"]) for r in _embedded(page, "fj-records")]
+    items = [dict(r["d"][0]["rows"]) for r in records(page)]  # shared labels read back
     return {
         "title": re.findall(r"<title>(.*?)</title>", html)[0],
         "h1": re.findall(r"<h1[^>]*>(.*?)</h1>", html, re.S),

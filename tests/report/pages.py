@@ -108,9 +108,31 @@ def embedded(html_path: Path, element_id: str) -> Any:
 
 
 def records(html_path: Path) -> list[dict[str, Any]]:
-    """The explorer's records, as embedded in the page."""
+    """The explorer's records, as embedded in the page, each shared label read back.
+
+    A heading or row label that is a number is the spec's ``labels`` at that index,
+    as explorer.js reads it.
+    """
     found: list[dict[str, Any]] = embedded(html_path, "fj-records")
-    return found
+    labels = embedded(html_path, "fj-explorer-spec").get("labels", [])
+    return [{**r, "d": _read_labels(r["d"], labels)} if "d" in r else r for r in found]
+
+
+def _read_labels(sections: list[dict[str, Any]], labels: list[str]) -> list[dict[str, Any]]:
+    def word(value: Any) -> Any:
+        return labels[value] if isinstance(value, int) else value
+
+    out = []
+    for section in sections:
+        section = dict(section)
+        if "h" in section:
+            section["h"] = word(section["h"])
+        if "rows" in section:
+            section["rows"] = [[word(row[0]), *row[1:]] for row in section["rows"]]
+        if "two" in section:
+            section["two"] = _read_labels(section["two"], labels)
+        out.append(section)
+    return out
 
 
 def expected_counts(found: list[dict[str, Any]], spec: dict[str, Any]) -> dict[str, int]:

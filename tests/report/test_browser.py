@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from fairjudge.cli import app
 from tests.out_file import out_records
+from tests.report import pages
 from tests.report._data import MODEL_1, bidi_rows, hostile_rows, large_rows, write_rows
 from tests.report.conftest import Opened, OpenReport
 
@@ -94,6 +95,13 @@ def test_demo_compare_report(tmp_path: Path, open_report: OpenReport) -> None:
     assert embedded == summary
     assert "Item q03" in (headline.text_content("#fj-detail h3") or "")
     assert opened.count() == 20
+    # The heading and the line under each title are said once, in the spec; each row
+    # still shows its outcome and question.
+    records = pages.records(page)
+    assert not any("h" in r or "x" in r for r in records)
+    assert pages.embedded(page, "fj-explorer-spec")["head"] == "Item "
+    first = headline.text_content("#fj-list li:first-child .fj-snippet")
+    assert first == "assistant-v1 better · What is the capital of Australia?"
     opened.shot("demo_compare.png", full_page=True)
     dark = open_report(page, fragment="#item=q03", color_scheme="dark")
     assert_clean(dark)
@@ -309,6 +317,9 @@ def test_ten_thousand_items(tmp_path: Path, open_report: OpenReport) -> None:
     assert p.locator("#fj-list li").count() == 50  # one page in the DOM, not 10,000 rows
     assert p.text_content("#fj-page") == "page 1 of 200"
     assert (p.text_content("#fj-detail h3") or "").startswith("Item item-09999")
+    snippet = p.text_content("#fj-list li:first-child .fj-snippet") or ""
+    assert snippet.endswith(" better · " + rows[0]["question"][:160])
+    assert len(rows[0]["question"]) > 160  # the line keeps the question's first 160 only
     p.select_option(CATEGORY, "code")
     assert opened.count() == sum(r["category"] == "code" for r in rows)
     p.check(".fj-filter[data-filter='disagrees']")

@@ -27,6 +27,7 @@ from fairjudge.cli import app
 from fairjudge.report._document import script_json
 from fairjudge.report._text import is_hidden, markup, say, visible, visible_all
 from tests.out_file import out_records
+from tests.report import pages
 from tests.report._data import MODEL_1, MODEL_2, bidi_rows, write_rows
 
 runner = CliRunner()
@@ -141,7 +142,7 @@ def test_html_report_holds_no_raw_hidden_character(bidi_items: Path, tmp_path: P
     assert hidden_in(html) == []
     # The headline names the models; the explorer's data and the failures show the markers.
     assert "model 1 is a⟨U+202E⟩gnp.exe, model 2 is b⟨U+2066⟩⟨U+200B⟩x⟨U+2069⟩" in html
-    items = json.loads(html.split('id="fj-records">', 1)[1].split("</script>", 1)[0])
+    items = pages.records(page)
     first = items[0]
     facts, answers = dict(first["d"][0]["rows"]), first["d"][2]["two"]
     assert facts["models"] == "1: a⟨U+202E⟩gnp.exe, 2: b⟨U+2066⟩⟨U+200B⟩x⟨U+2069⟩"

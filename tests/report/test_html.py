@@ -47,7 +47,8 @@ def test_script_json_cannot_close_its_element() -> None:
     for unsafe in ("<", ">", "&", "\u2028", "\u2029"):
         assert unsafe not in text
     assert json.loads(text) == value
-    assert script_json({"x": math.nan, "y": [math.inf]}) == '{"x": null, "y": [null]}'
+    assert script_json({"x": math.nan, "y": [math.inf]}) == '{"x":null,"y":[null]}'
+    assert script_json({"a": [1, "b, c: d"]}) == '{"a":[1,"b, c: d"]}'  # no space to spare
 
 
 def test_page_forbids_every_load_and_runs_only_its_script(hostile) -> None:  # type: ignore[no-untyped-def]

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 
 from fairjudge.io import OutHeader
-from fairjudge.report._document import asset, page_script
+from fairjudge.report._document import asset, compact_css, compact_script, page_script
 from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     Details,
@@ -240,4 +241,45 @@ def test_one_permalink_serves_every_explorer() -> None:
     shared = asset("permalink.js")
     assert 'function href(key) { return "#item=" + encodeURIComponent(key); }' in shared
     assert "#item=" not in asset("explorer.js")
-    assert page_script("explorer.js") == shared + asset("explorer.js")
+    assert page_script("explorer.js") == compact_script(shared + asset("explorer.js"))
+
+
+def test_a_page_ships_its_script_and_stylesheet_without_comments_or_indentation() -> None:
+    """Every code line of the scripts and every rule of page.css survive; only prose goes."""
+    source = asset("permalink.js") + asset("explorer.js")
+    shipped = page_script("explorer.js")
+    # The code as written, comments dropped wherever they are: the same tokens in order.
+    code = re.sub(r"^\s*//.*$", "", re.sub(r"/\*.*?\*/", "", source, flags=re.S), flags=re.M)
+    assert "".join(shipped.split()) == "".join(code.split())
+    stripped = {line.strip() for line in source.splitlines()}
+    assert all(line in stripped for line in shipped.splitlines())  # whole lines, none cut
+    assert "/*" not in shipped
+    assert "\n  " not in shipped
+    assert len(shipped) < 0.85 * len(source)
+    css = compact_css(asset("page.css"))
+    assert "/*" not in css
+    assert ".fj-calls .fj-two>.fj-dsec{border:1px solid var(--border);" in css
+    assert "@media (prefers-color-scheme: dark){:root{--bg:#14161a;" in css
+    assert len(css) < 0.75 * len(asset("page.css"))
+
+
+def test_headings_and_labels_every_record_repeats_are_written_once_in_the_spec(
+    tmp_path: Path,
+) -> None:
+    """A repeated heading or row label is an index into spec labels; a unique one stays."""
+    records = [
+        {"k": "a", "t": "a", "d": [{"h": f"Item {SCRIPT}", "rows": [["outcome", "won"]]},
+                                   {"h": "only once", "pre": "outcome"}]},
+        {"k": "b", "t": "B", "d": [{"h": f"Item {SCRIPT}", "rows": [["outcome", "lost"]]}]},
+    ]  # fmt: skip
+    page = kit_page(1)
+    path = tmp_path / "labels.html"
+    path.write_text(page_html(replace(page, explorer=Explorer(SPEC, records))), "utf-8")
+    raw = pages.embedded(path, "fj-records")
+    labels = pages.embedded(path, "fj-explorer-spec")["labels"]
+    assert labels == [f"Item {SCRIPT}", "outcome"]
+    assert raw[0]["d"] == [{"h": 0, "rows": [[1, "won"]]}, {"h": "only once", "pre": "outcome"}]
+    assert "t" not in raw[0]  # the title is its key
+    assert raw[1]["t"] == "B"
+    assert pages.records(path)[1]["d"] == records[1]["d"]  # read back, as explorer.js does
+    assert SCRIPT not in path.read_text("utf-8")  # in the spec as in the records: escaped

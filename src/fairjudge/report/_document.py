@@ -17,6 +17,7 @@ import base64
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Headline",
     "asset",
+    "compact_css",
+    "compact_script",
     "content_security_policy",
     "environment",
     "json_ready",
@@ -84,10 +87,46 @@ def page_script(name: str) -> str:
     Raises:
         AssertionError: The script holds ``</script``, which would end its own element.
     """
-    script = asset("permalink.js") + asset(name)
+    script = compact_script(asset("permalink.js") + asset(name))
     if "</script" in script.lower():
         raise AssertionError(f"{name} and permalink.js must not contain '</script'")
     return script
+
+
+# A comment that starts its line: a block comment to its close, or a // line. The
+# package's scripts put no code after a block comment's close and hold no template
+# literal or multi-line string, so dropping these and each line's indentation keeps
+# every statement as written (tests/report/test_page_kit.py checks both).
+_SCRIPT_COMMENT = re.compile(r"^[ \t]*(?:/\*.*?\*/|//[^\n]*)[ \t]*\n", re.S | re.M)
+_INDENT = re.compile(r"^[ \t]+", re.M)
+
+
+@cache
+def compact_script(script: str) -> str:
+    """``script`` without its comments, indentation and blank lines: what a page ships.
+
+    Every page carries the explorer; its comments are for the reader of
+    ``templates/explorer.js``, not for each page's bytes.
+    """
+    text = _INDENT.sub("", _SCRIPT_COMMENT.sub("", script))
+    return "\n".join(line for line in text.splitlines() if line) + "\n"
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_SPACE = re.compile(r"\s*([{};,>])\s*")
+_CSS_COLON = re.compile(r"([{;][-\w]+):\s+")  # a declaration's "name: value"
+
+
+@cache
+def compact_css(css: str) -> str:
+    """The stylesheet without comments and the whitespace no rule needs (every page's copy).
+
+    Whitespace goes only around ``{ } ; , >`` and after a declaration's colon, where
+    CSS never reads it; a space between words (a descendant selector, ``1px solid``)
+    stays one space.
+    """
+    text = " ".join(_CSS_COMMENT.sub("", css).split())
+    return _CSS_COLON.sub(r"\1:", _CSS_SPACE.sub(r"\1", text)).replace(";}", "}")
 
 
 def content_security_policy(script: str) -> str:
@@ -133,7 +172,9 @@ def script_json(value: Any) -> str:
     characters (:func:`~fairjudge.report._text.is_hidden`) become escapes too: a right-to-left
     override is written as the six characters ``\u202e``, never as itself.
     """
-    text = json.dumps(json_ready(value), ensure_ascii=False, allow_nan=False, default=str)
+    text = json.dumps(
+        json_ready(value), ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":")
+    )
     for char, escape in _HTML_ESCAPES:
         text = text.replace(char, escape)
     return replace_hidden(text, _SCRIPT_ESCAPES)

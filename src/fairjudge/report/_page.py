@@ -19,6 +19,7 @@ from fairjudge._version import __version__
 from fairjudge.report._document import (
     Headline,
     asset,
+    compact_css,
     content_security_policy,
     environment,
     page_script,
@@ -141,13 +142,15 @@ class Explorer:
 
     Attributes:
         spec: ``{"flags": [{"key", "label"}], "facets": [{"key", "label"}]}``, and
-            ``"sorts": [{"key", "label"}]`` to sort by a record's number ``n[key]``.
+            ``"sorts": [{"key", "label"}]`` to sort by a record's number ``n[key]``;
+            ``"head"`` and ``"snippet"`` say once the heading and the line under the
+            title that each record would otherwise repeat (``templates/explorer.js``).
         records: One record per item, in input order (``templates/explorer.js``
             gives their form).
         noun: What a record is, for the count line ("answers", "items").
     """
 
-    spec: Mapping[str, Sequence[Mapping[str, str]]]
+    spec: Mapping[str, Any]
     records: Sequence[Mapping[str, Any]]
     noun: str = "items"
 
@@ -184,8 +187,66 @@ Each page's module lists its loaders by kind in ``OUT_FILE_PAGES``;
 
 
 def _shown_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Each record made visible but its key, which the permalink matches exactly."""
-    return [{**visible_all(dict(r)), "k": r["k"]} for r in records]
+    """Each record made visible but its key, which the permalink matches exactly.
+
+    A title the same as its key is left out (the explorer titles a record by its key
+    then); one whose key holds a hidden character stays, made visible.
+    """
+    shown = []
+    for r in records:
+        record = {**visible_all(dict(r)), "k": r["k"]}
+        if record.get("t") == r["k"]:
+            del record["t"]
+        shown.append(record)
+    return shown
+
+
+def _headings(sections: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The headings and row labels of ``sections``, those side by side included."""
+    found: list[str] = []
+    for s in sections:
+        if isinstance(s.get("h"), str):
+            found.append(s["h"])
+        found += [row[0] for row in s.get("rows", ()) if isinstance(row[0], str)]
+        found += _headings(s.get("two", ()))
+    return found
+
+
+def _labelled(sections: Sequence[Mapping[str, Any]], index: Mapping[str, int]) -> list[Any]:
+    """``sections`` with each heading and row label in ``index`` written as its number."""
+    out: list[Any] = []
+    for s in sections:
+        s = dict(s)
+        if isinstance(s.get("h"), str) and s["h"] in index:
+            s["h"] = index[s["h"]]
+        if "rows" in s:
+            s["rows"] = [[index.get(row[0], row[0]), *row[1:]] for row in s["rows"]]
+        if "two" in s:
+            s["two"] = _labelled(s["two"], index)
+        out.append(s)
+    return out
+
+
+def _shared_labels(
+    records: list[dict[str, Any]], spec: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Records whose repeated headings and row labels are numbers into ``spec["labels"]``.
+
+    "outcome", "Question", "Call 1 · original order"... are the same on every record;
+    written once in the spec, a 10,000-item page carries each once, not 10,000 times.
+    explorer.js reads a number where a heading or a label is expected as the label at
+    that index; every other string stays where it was.
+    """
+    counts: dict[str, int] = {}
+    for r in records:
+        for text in _headings(r.get("d", ())):
+            counts[text] = counts.get(text, 0) + 1
+    labels = [text for text, n in counts.items() if n > 1 and len(text) > 1]
+    if not labels:
+        return records, spec
+    index = {text: i for i, text in enumerate(labels)}
+    shared = [{**r, "d": _labelled(r["d"], index)} if "d" in r else r for r in records]
+    return shared, {**spec, "labels": labels}
 
 
 def _kind_of(block: object) -> str:
@@ -203,6 +264,8 @@ def page_html(page: Page) -> str:
     script = page_script("explorer.js")
     explorer = page.explorer
     records = _shown_records(explorer.records) if explorer is not None else []
+    spec = dict(explorer.spec) if explorer is not None else {}
+    records, spec = _shared_labels(records, spec)
     shown = visible_all(
         Page(page.kind, page.title, page.headline, page.facts, page.sections, None, {})
     )
@@ -216,9 +279,9 @@ def page_html(page: Page) -> str:
         noun=visible(explorer.noun) if explorer is not None else "",
         n_records=len(records),
         sorts=visible_all(list(explorer.spec.get("sorts", ()))) if explorer is not None else [],
-        css=Markup(asset("page.css")),
+        css=Markup(compact_css(asset("page.css"))),
         js=Markup(script),
         summary_json=Markup(script_json(dict(page.summary))),
         records_json=Markup(script_json(records)),
-        spec_json=Markup(script_json(dict(explorer.spec) if explorer is not None else {})),
+        spec_json=Markup(script_json(spec)),
     )

@@ -25,6 +25,9 @@ _FLAGS = (
     {"key": "disagrees", "label": "disagree with the human label"},
 )
 _SNIPPET = 160
+# The line under each title: the outcome (the Item section's first row), then the
+# question's first 160 characters; explorer.js builds it from the record's details.
+_SNIPPET_PARTS = ({"path": [0, "rows", 0, 1]}, {"path": [1, "pre"], "cut": _SNIPPET})
 
 
 def _keys(judgments: Sequence[Judgment]) -> list[str]:
@@ -119,16 +122,17 @@ def _record(key: str, n: int, j: Judgment) -> dict[str, Any]:
     }
     # What is absent is left out (a flag not raised, no category, no score): the
     # explorer reads a missing value as false or none, and 10,000 items stay small.
-    record: dict[str, Any] = {
-        "k": key,
-        "t": it.id if it.id is not None else f"#{n}",
-        "h": f"Item {it.id}" if it.id is not None else f"Item #{n}",
-        "x": f"{_side(outcome, m1, m2)} · {question['pre'][:_SNIPPET]}",
-        "f": {name: True for name, raised in flags.items() if raised},
-        "v": {"category": it.category} if it.category is not None else {},
-        "n": {"score": j.score} if j.score is not None else {},
-        "d": [{"h": "Item", "rows": facts}, question, {"two": answers}, calls],
-    }
+    # The heading ("Item " + title) and the line under the title (the outcome, then
+    # the question's start) are the spec's HEAD and SNIPPET, drawn from the record.
+    record: dict[str, Any] = {"k": key, "t": it.id if it.id is not None else f"#{n}"}
+    raised = {name: True for name, up in flags.items() if up}
+    if raised:
+        record["f"] = raised
+    if it.category is not None:
+        record["v"] = {"category": it.category}
+    if j.score is not None:
+        record["n"] = {"score": j.score}
+    record["d"] = [{"h": "Item", "rows": facts}, question, {"two": answers}, calls]
     return record
 
 
@@ -138,7 +142,8 @@ def pair_explorer(judgments: Sequence[Judgment]) -> Explorer | None:
         return None
     facets = [{"key": "category", "label": "Category"}]
     spec = {"flags": list(_FLAGS), "facets": facets,
-            "sorts": [{"key": "score", "label": "model 1's score"}]}  # fmt: skip
+            "sorts": [{"key": "score", "label": "model 1's score"}],
+            "head": "Item ", "snippet": _SNIPPET_PARTS}  # fmt: skip
     records = [_record(k, n, j) for n, (k, j) in enumerate(zip(_keys(judgments), judgments,
                                                                 strict=True), 1)]  # fmt: skip
     return Explorer(spec, records)

@@ -1,11 +1,17 @@
 /* fairjudge pages: the explorer, generic over records. The records arrive as JSON in
    the application/json block #fj-records (which the browser never runs), the spec of
    its filters, selects and sorts in #fj-explorer-spec. A record is
-   {k: key, t: title line, h: detail heading (t when absent), x: a line under the title,
+   {k: key, t: title line (k when absent), h: detail heading (t when absent), x: a line under the title,
    s: search text, f: {flag: true}, v: {facet: value or [values]}, n: {sort: number},
    d: [section]}; a section is {h: heading, c: class, rows: [[label, text]],
    fail: failure text, pre: text, cols: [...], cells: [[...]], two: [section] side by
    side}, each part optional and drawn in that order.
+   Wording every record would repeat is said once, in the spec: spec.head is put before
+   the title of a record without h ("Item " + t), and spec.snippet builds the line of a
+   record without x from its details: each part a path into d (a section's index,
+   then keys and indexes) and the most characters it keeps, joined by " · ". A section
+   heading or a row label that is a number is spec.labels at that index: "outcome",
+   "Question" and the like are written once, not on every record.
    Every string from them reaches the page through textContent (never innerHTML), so
    an answer that holds markup shows as text; their hidden characters (bidi overrides)
    were made visible before the page was written. Only one page of rows is in the DOM
@@ -18,7 +24,7 @@
   if (!holder || !list) { document.body.dataset.ready = "1"; return; }
   var records = JSON.parse(holder.textContent);
   var spec = JSON.parse($("fj-explorer-spec").textContent);
-  var flagSpecs = spec.flags || [], facetSpecs = spec.facets || [];
+  var flagSpecs = spec.flags || [], facetSpecs = spec.facets || [], labels = spec.labels || [];
   var PAGE = 50, NONE = "\u0000none";
   var noun = $("fj-count").dataset.noun || "items";
   var state = { flags: {}, facets: {}, query: "", sort: "", page: 0 };
@@ -35,6 +41,20 @@
   function add(parent) {
     for (var i = 1; i < arguments.length; i++) { if (arguments[i]) { parent.appendChild(arguments[i]); } }
     return parent;
+  }
+  function word(v) { return typeof v === "number" ? labels[v] : v; }
+  function heading(r) {
+    if (r.h !== undefined) { return r.h; }
+    return (spec.head || "") + (r.t || r.k);
+  }
+  function snippet(r) {
+    if (r.x !== undefined || !spec.snippet) { return r.x; }
+    return spec.snippet.map(function (part) {
+      var at = r.d;
+      part.path.forEach(function (step) { at = at === undefined || at === null ? at : at[step]; });
+      var text = at === undefined || at === null ? "" : String(at);
+      return part.cut ? Array.from(text).slice(0, part.cut).join("") : text;
+    }).join(" \u00b7 ");
   }
   function valuesOf(r, key) {
     var v = r.v ? r.v[key] : undefined;
@@ -101,7 +121,8 @@
     a.tabIndex = -1;
     add(a, el("span", "fj-num", "#" + (i + 1)), el("bdi", "fj-title", r.t || r.k));
     flagSpecs.forEach(function (s) { if (r.f && r.f[s.key]) { add(a, el("span", "fj-badge fj-warnb", s.label)); } });
-    if (r.x) { add(a, el("span", "fj-snippet", r.x)); }
+    var x = snippet(r);
+    if (x) { add(a, el("span", "fj-snippet", x)); }
     return add(li, a);
   }
   function renderList() {
@@ -133,10 +154,10 @@
   }
   function section(s) {
     var box = el("div", "fj-dsec" + (s.c ? " " + s.c : ""));
-    if (s.h !== undefined) { add(box, el("h4", null, s.h)); }
+    if (s.h !== undefined) { add(box, el("h4", null, word(s.h))); }
     if (s.rows) {
       var dl = el("dl", "fj-facts");
-      s.rows.forEach(function (r) { add(dl, el("dt", null, r[0]), add(el("dd"), el("bdi", null, r[1]))); });
+      s.rows.forEach(function (r) { add(dl, el("dt", null, word(r[0])), add(el("dd"), el("bdi", null, r[1]))); });
       add(box, dl);
     }
     if (s.fail !== undefined) { add(box, el("p", "fj-failure", s.fail)); }
@@ -155,7 +176,7 @@
     box.textContent = "";
     var link = el("a", null, "permalink");
     link.href = fjPermalink.href(r.k);
-    add(box, add(add(el("h3"), el("bdi", null, r.h || r.t || r.k), document.createTextNode(" ")), link));
+    add(box, add(add(el("h3"), el("bdi", null, heading(r)), document.createTextNode(" ")), link));
     (r.d || []).forEach(function (s) { add(box, section(s)); });
     fjPermalink.mark(list, r.k);
   }
