@@ -10,12 +10,13 @@ functions. A budget stop returns the partial result with ``stopped`` set.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._calibration import Calibration, calibrate_scores
 from fairjudge._api._common import opened, title
-from fairjudge._api._inputs import load_rows, read_already
+from fairjudge._api._inputs import file_renames, load_rows, read_already
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
 from fairjudge._api._result import Result, pairwise_rows
 from fairjudge._api._runs import judge_pairs, recorded_template
@@ -46,9 +47,12 @@ def _pairwise_items(
     ready = read_already(items, Item, source, skip_invalid=skip_invalid, allow_empty=allow_empty)
     if ready is not None:
         return ready
+    cols = Columns(**file_renames(items, columns, [f.name for f in fields(Columns)]))
     loaded, name = load_rows(
         items,
-        lambda path: load_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty),
+        lambda path: load_items(
+            path, columns=cols, skip_invalid=skip_invalid, allow_empty=allow_empty
+        ),
         columns=columns,
     )
     return loaded.items, source or name, loaded.skipped_records()

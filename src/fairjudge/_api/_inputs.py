@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from fairjudge._errors import ConfigError, InputError, MissingExtraError
 
-__all__ = ["ItemsLike", "import_pandas", "load_rows", "read_already", "rows_of"]
+__all__ = ["ItemsLike", "file_renames", "import_pandas", "load_rows", "read_already", "rows_of"]
 
 ItemsLike = Any
 """A path, a sequence of dicts or item objects, or a pandas DataFrame."""
@@ -96,6 +96,31 @@ def _as_file(rows: Sequence[Mapping[str, Any]]) -> Iterator[Path]:
             for row in rows:
                 f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
         yield path
+
+
+def file_renames(
+    items: Any, columns: Mapping[str, str] | None, readable: Sequence[str]
+) -> dict[str, str]:
+    """For a path, ``columns`` as the file reader takes them: the README's name -> yours.
+
+    Rows and DataFrames are renamed by :func:`rows_of`; a file is read with the
+    reader's column options, so only the names in ``readable`` can be renamed there.
+
+    Raises:
+        ConfigError: ``columns`` renames a field the file reader cannot read under
+            another name.
+    """
+    if not isinstance(items, (str, Path)) or not columns:
+        return {}
+    renames = {readme: mine for mine, readme in columns.items()}
+    other = sorted(set(renames) - set(readable))
+    if other:
+        raise ConfigError(
+            f"columns: a file's {other[0]!r} column cannot be renamed (a file's columns "
+            f"that can: {', '.join(readable)}); rename it in the file, or pass the rows",
+            params="columns",
+        )
+    return renames
 
 
 def load_rows(

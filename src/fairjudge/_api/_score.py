@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._common import last_run, opened, title
-from fairjudge._api._inputs import load_rows, read_already
+from fairjudge._api._inputs import file_renames, load_rows, read_already
 from fairjudge._api._panel import JudgesLike, check_one_of, run_score_jury
 from fairjudge._api._result import Result, scored_rows
 from fairjudge._api._setup import JudgeSetup, setup_of
@@ -45,10 +45,13 @@ def _score_items(
     )
     if ready is not None:
         return ready
+    renames = file_renames(items, columns, ["question", "answer"])
     loaded, name = load_rows(
         items,
         lambda path: load_score_items(
             path,
+            question_col=renames.get("question", "question"),
+            answer_col=renames.get("answer", "answer"),
             dimensions=rubric.names,
             scale=rubric.scale,
             skip_invalid=skip_invalid,

@@ -1,0 +1,56 @@
+"""``columns=`` renames a file's columns too, not only rows' and a DataFrame's.
+
+``fairjudge.compare("pairs.jsonl", judge, columns={"prompt": "question"})`` read the
+file as if ``columns`` had not been given and failed on every row with "missing column
+'question' ... pass columns.question=NAME", the very option it was given.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import fairjudge
+
+EXAMPLES = Path(fairjudge.__file__).parent / "examples"
+
+
+def _renamed(src: Path, dst: Path, old: str, new: str) -> Path:
+    rows = [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()]
+    dst.write_text(
+        "".join(json.dumps({new if k == old else k: v for k, v in r.items()}) + "\n"
+                for r in rows),
+        encoding="utf-8",
+    )  # fmt: skip
+    return dst
+
+
+def test_compare_and_calibrate_rename_a_files_columns(tmp_path: Path) -> None:
+    path = _renamed(EXAMPLES / "demo_pairs.jsonl", tmp_path / "p.jsonl", "question", "prompt")
+    judge = "python:fairjudge.examples.judges:longer"
+    renamed = fairjudge.compare(str(path), judge, columns={"prompt": "question"})
+    plain = fairjudge.compare(str(EXAMPLES / "demo_pairs.jsonl"), judge)
+    assert renamed.to_dict()["win_rate"] == plain.to_dict()["win_rate"]
+    labels = _renamed(EXAMPLES / "calibration.jsonl", tmp_path / "c.jsonl", "human", "label")
+    card = fairjudge.calibrate(str(labels), judge, columns={"label": "human"})
+    assert card.to_dict()["n_items"] == 24
+
+
+def test_score_renames_a_files_answer_column(tmp_path: Path) -> None:
+    path = _renamed(EXAMPLES / "score_answers.jsonl", tmp_path / "s.jsonl", "answer", "response")
+    judge = "python:fairjudge.examples.judges:scorer"
+    renamed = fairjudge.score(str(path), judge, columns={"response": "answer"})
+    plain = fairjudge.score(str(EXAMPLES / "score_answers.jsonl"), judge)
+    assert renamed.to_dict()["dimensions"] == plain.to_dict()["dimensions"]
+
+
+def test_a_file_column_no_reader_renames_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(fairjudge.ConfigError, match="columns") as e:
+        fairjudge.score(
+            str(EXAMPLES / "score_answers.jsonl"),
+            "python:fairjudge.examples.judges:scorer",
+            columns={"who": "system"},
+        )
+    assert e.value.params == ("columns",)
