@@ -54,3 +54,13 @@ def test_a_file_column_no_reader_renames_is_refused(tmp_path: Path) -> None:
             columns={"who": "system"},
         )
     assert e.value.params == ("columns",)
+
+
+def test_rank_and_audit_refuse_columns_for_a_file() -> None:
+    with pytest.raises(fairjudge.ConfigError, match="none, for this input") as e:
+        fairjudge.rank(str(EXAMPLES / "rank_answers.jsonl"), columns={"q": "question_id"})
+    assert e.value.params == ("columns",)
+    with pytest.raises(fairjudge.ConfigError, match="none, for this input"):
+        fairjudge.audit_judge(
+            "openai/m", items=str(EXAMPLES / "score_answers.jsonl"), columns={"who": "system"}
+        )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fairjudge._api._common import title
-from fairjudge._api._inputs import load_rows
+from fairjudge._api._inputs import file_renames, load_rows
 from fairjudge._api._result import Result
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
@@ -157,6 +157,7 @@ def _items(
         def load(path: Path) -> list[Any]:
             return load_audit_items(path, skip_invalid=skip_invalid, allow_empty=allow_empty)
 
+        file_renames(items, columns, ())  # its reader renames no column of a file
         the_items, source = load_rows(items, load, columns=columns)
         source = title(source)
     return (the_items[:limit] if limit else the_items), source

@@ -117,7 +117,8 @@ def file_renames(
     if other:
         raise ConfigError(
             f"columns: a file's {other[0]!r} column cannot be renamed (a file's columns "
-            f"that can: {', '.join(readable)}); rename it in the file, or pass the rows",
+            f"that can: {', '.join(readable) or 'none, for this input'}); rename it in the "
+            "file, or pass the rows",
             params="columns",
         )
     return renames

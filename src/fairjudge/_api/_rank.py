@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fairjudge._api._common import opened, title
-from fairjudge._api._inputs import ROWS, load_rows
+from fairjudge._api._inputs import ROWS, file_renames, load_rows
 from fairjudge._api._result import Result
 from fairjudge._api._runs import judge_pairs
 from fairjudge._api._setup import JudgeSetup, setup_of
@@ -201,6 +201,7 @@ def _loaded(
     """The answers or battles, and the input's name: read here, or read already."""
     if isinstance(items, (LongAnswers, Battles)):
         return items, ROWS
+    file_renames(items, columns, ())  # its reader renames no column of a file
     return load_rows(items, lambda path: load_ranking_input(path, allow_empty=allow_empty),
                      columns=columns)  # fmt: skip
 
