@@ -36,3 +36,15 @@ def test_panel_options_with_judges_still_apply() -> None:
         str(EXAMPLES / "demo_pairs.jsonl"), judges=members, weights=[1, 2], aggregate="mean"
     )
     assert panel.to_dict()["aggregation"] == "mean"
+
+
+@pytest.mark.parametrize(("field", "value"), [("template", "concise"), ("backend", {"timeout": 5})])
+def test_a_panel_without_a_model_refuses_prompt_and_server_fields(field: str, value: Any) -> None:
+    specs = [f"python:fairjudge.examples.judges:{name}" for name in ("longer", "knows_facts")]
+    for members in (specs, [longer, specs[1]]):
+        with pytest.raises(fairjudge.ConfigError, match="no model or prompt") as e:
+            fairjudge.compare(str(EXAMPLES / "demo_pairs.jsonl"), judges=members, **{field: value})
+        assert e.value.params == (field,)
+    with pytest.raises(fairjudge.ConfigError, match="no model or prompt"):
+        fairjudge.score(str(EXAMPLES / "score_answers.jsonl"), judges=[scorer, scorer],
+                        backend={"timeout": 5})  # fmt: skip

@@ -180,6 +180,15 @@ def _panel(
     if isinstance(judges, kind):
         return judges, aggregate or default_rule, False
     members, rule = _members(judges, weights, aggregate, default_rule)
+    backend = setup.backend or BackendOptions()
+    set_ = [f.name for f in dataclasses.fields(backend) if getattr(backend, f.name) is not None]
+    prompt = [n for n, on in (("template", setup.template is not None), ("backend", set_)) if on]
+    if prompt and all(not isinstance(m, MemberSpec) or m.is_python for m in members):
+        raise ConfigError(  # functions, python:/replay: specs and built judges keep their own
+            f"{', '.join(prompt)}: a panel of Python functions, replays or judge objects has "
+            "no model or prompt of the setup's, so these have no effect; leave them out",
+            params=tuple(prompt),
+        )
     if all(isinstance(m, MemberSpec) for m in members):
         return from_specs(members), rule, True
     store, options, executor = setup.store, setup.options, setup.executor  # none opened here
