@@ -125,7 +125,10 @@ class JudgeSetup:
         """
         from fairjudge.judges import judge_name
 
-        unused = [name for name in ("template", "backend") if getattr(self, name) is not None]
+        unused = ["template"] if self.template is not None else []
+        if self.backend is not None and any(getattr(self.backend, f.name) is not None
+                                            for f in fields(self.backend)):  # fmt: skip
+            unused.append("backend")
         if self.executor is not None and self.executor != "asyncio":
             unused.append("executor")
         if unused:
