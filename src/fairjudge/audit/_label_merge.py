@@ -153,6 +153,8 @@ def merge_labels(
             the file and line).
     """
     a, b, out = Path(a), Path(b), Path(out)
+    if a.resolve() == b.resolve():  # one labeller agreeing with themself measures nothing
+        raise InputError(f"{a} and {b} are the same file; give the two labellers' files")
     cols = columns or Columns()
     items_a, items_b, lines = _check_same(a, b, cols)
     sheet = read_sheet_rows(a)
