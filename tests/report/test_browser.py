@@ -207,6 +207,41 @@ def test_permalink_opens_the_item(hostile, open_report: OpenReport) -> None:  # 
     assert_clean(opened)
 
 
+def test_a_click_or_enter_draws_the_item_before_the_click_returns(  # type: ignore[no-untyped-def]
+    hostile, open_report: OpenReport
+) -> None:
+    """The detail is drawn in the click itself, not on the hashchange that follows it.
+
+    The script clicks and reads in one task, before any hashchange can fire: a page
+    that drew only on hashchange shows the previous item there (a reader, or a test,
+    reading right after a click saw stale details).
+    """
+    page, records = hostile
+    opened = open_report(page)
+    p = opened.page
+    read_at_once = """([id, how]) => {
+        const link = document.querySelector(`#fj-list a[href='#item=${id}']`);
+        if (how === "click") { link.click(); } else {
+            const list = document.getElementById("fj-list");
+            const rows = Array.from(list.querySelectorAll("li"));
+            const at = rows.findIndex(li => li.contains(link));
+            rows[at].click();  // selects the row without following its link
+            list.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true}));
+        }
+        return [location.hash, document.querySelector("#fj-detail h3").textContent];
+    }"""
+    for record in records[:4]:
+        hash_, heading = p.evaluate(read_at_once, [record["id"], "click"])
+        assert (hash_, heading) == (f"#item={record['id']}", f"Item {record['id']} permalink")
+    hash_, heading = p.evaluate(read_at_once, [records[5]["id"], "enter"])
+    assert (hash_, heading) == (f"#item={records[5]['id']}", f"Item {records[5]['id']} permalink")
+    p.go_back()  # Back still follows the address
+    p.wait_for_function(
+        "id => document.querySelector('#fj-detail h3').textContent === 'Item ' + id + ' permalink'",
+        arg=records[3]["id"])  # fmt: skip
+    assert_clean(opened)
+
+
 def drawn_in_order(opened: Opened, selector: str, needle: str) -> bool:
     """Whether ``needle``, found in ``selector``'s text, is drawn left to right as written."""
     lefts = opened.page.evaluate(CHARACTER_LEFTS, [selector, needle])

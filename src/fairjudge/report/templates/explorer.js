@@ -192,7 +192,9 @@
   function open(at) {
     if (!view.length) { return; }
     var key = fjPermalink.href(records[view[at]].k);
-    if (window.location.hash === key) { fromHash(); } else { window.location.hash = key; }
+    if (window.location.hash !== key) { window.location.hash = key; }
+    /* drawn now: the hashchange that follows is skipped (permalink.js) */
+    fromHash();
   }
   function turn(step) {
     state.page += step;

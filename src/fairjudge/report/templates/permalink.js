@@ -15,8 +15,10 @@ var fjPermalink = (function () {
      it in box; a key no item has is said in box, as the address holds it
      (percent-encoded, so a link may carry any character). Returns the opener. */
   function follow(byKey, box, show) {
+    var drawn = null;
     function open() {
-      var m = /^#item=(.*)$/.exec(window.location.hash);
+      drawn = window.location.hash;
+      var m = /^#item=(.*)$/.exec(drawn);
       if (!m) { return; }
       var key;
       try { key = decodeURIComponent(m[1]); } catch (e) { return; }
@@ -33,7 +35,18 @@ var fjPermalink = (function () {
       var top = box.getBoundingClientRect().top;
       if (top < 0 || top > window.innerHeight) { box.scrollIntoView({ block: "start" }); }
     }
-    window.addEventListener("hashchange", open);
+    /* A link to an item draws it at once, in the click itself: hashchange fires only
+       after the hash is set, and until then the box would show the previous item. The
+       hashchange that follows is then skipped; one from the address bar or from Back
+       still draws. */
+    window.addEventListener("hashchange", function () { if (window.location.hash !== drawn) { open(); } });
+    document.addEventListener("click", function (e) {
+      var link = e.target.closest ? e.target.closest("a[href^='#item=']") : null;
+      if (!link || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) { return; }
+      e.preventDefault();
+      window.location.hash = link.getAttribute("href");
+      open();
+    });
     return open;
   }
   return { href: href, mark: mark, follow: follow };
