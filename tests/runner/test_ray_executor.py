@@ -32,6 +32,7 @@ from fairjudge import (
     RateLimitError,
 )
 from fairjudge._call import CallSpec, Completion
+from fairjudge.backends import OpenAIBackend
 from fairjudge.runner import (
     AsyncioExecutor,
     Batch,
@@ -438,13 +439,20 @@ def test_a_cancelled_run_cancels_the_attempts_on_the_workers_and_keeps_the_finis
     # The first 6 requests are answered; every later one hangs until the client gives up.
     script = Script(judge="longer", api_key=KEY, fault_sequence=[None] * 6 + ["hang"] * 50)
     with JudgeServer(script) as server, Store(tmp_path / "s.sqlite") as store:
-        backend = http_backend(server.base_url, timeout=600.0)
+        # A model the capability table knows. For an unknown one each worker's first
+        # attempt probes alone and the worker's others wait for its reply: a worker
+        # slow to start (a loaded machine) probed after the 6 answers, its probe hung,
+        # and its other attempts never reached the server (10 requests, not 12).
+        backend = OpenAIBackend(
+            "gpt-4o-mini", base_url=server.base_url, api_key_env=KEY_ENV, timeout=600.0
+        )
         batch = Batch([backend], specs_for(backend, 40), store,
                       RunOptions(concurrency=6, progress="quiet"), parse=parse)  # fmt: skip
 
         async def interrupted() -> None:
             task = asyncio.ensure_future(executor.execute(batch))
-            await asyncio.to_thread(until, lambda: server.count("hang") == 6)
+            # Every slot's attempt is on the server before the cancel (else it proves less).
+            assert await asyncio.to_thread(until, lambda: server.count("hang") == 6)
             task.cancel()  # what Ctrl-C does to the batch (EventLoopThread.run)
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -460,12 +468,46 @@ def test_a_cancelled_run_cancels_the_attempts_on_the_workers_and_keeps_the_finis
     assert server.count("requests") == 12  # the 6 answered and the 6 cancelled: no more
 
 
-def until(condition: Callable[[], bool], limit: float = 120.0) -> None:
-    """Wait for ``condition``, polling; give up after ``limit`` seconds (the assert says)."""
+def test_a_cancel_reaches_the_attempts_a_worker_holds_behind_its_first_call(
+    executor: RayExecutor, cluster: Any, tmp_path: Path
+) -> None:
+    import ray
+
+    # An unknown model: a worker's first attempt goes alone, its others wait for the
+    # reply. Every request hangs, so each worker sends one attempt and holds two.
+    script = Script(judge="longer", api_key=KEY, fault_sequence=["hang"] * 50)
+    with JudgeServer(script) as server, Store(tmp_path / "s.sqlite") as store:
+        backend = http_backend(server.base_url, timeout=600.0)
+        batch = Batch([backend], specs_for(backend, 40), store,
+                      RunOptions(concurrency=6, progress="quiet"), parse=parse)  # fmt: skip
+
+        def busy() -> list[int]:
+            pool = executor._pool
+            handles = [w.handle for w in pool.shared] if pool is not None else []
+            return sorted(ray.get([h.busy.remote() for h in handles]))
+
+        async def interrupted() -> None:
+            task = asyncio.ensure_future(executor.execute(batch))
+            held = lambda: server.count("hang") == 2 and busy() == [3, 3]  # noqa: E731
+            assert await asyncio.to_thread(until, held)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+        asyncio.run(interrupted())
+        until(lambda: busy() == [0, 0], limit=60)
+        assert busy() == [0, 0]  # the held attempts ended too, not only the two sent
+        assert store.count() == 0
+    assert server.count("requests") == 2  # the held ones were never sent
+
+
+def until(condition: Callable[[], bool], limit: float = 120.0) -> bool:
+    """Wait for ``condition``, polling; give up after ``limit`` seconds: whether it came."""
     waited = 0.0
     while not condition() and waited < limit:
         threading.Event().wait(0.01)
         waited += 0.01
+    return condition()
 
 
 def test_a_driver_killed_mid_run_loses_only_its_calls_in_flight_and_resumes(
