@@ -100,6 +100,7 @@ def audit_judge(
         [e.strip() for e in experiments.split(",") if e.strip()]
         if isinstance(experiments, str) else None if experiments is None else list(experiments)
     )  # fmt: skip
+    _refuse_unused(requested, cfg)
     given: Sequence[Any] = list(judges) if isinstance(judges, (list, tuple)) else [judges]
     specs = [DEFAULT_JUDGE if j is None else j for j in given]
     families = dict(judge_families or {})
@@ -139,6 +140,29 @@ def audit_judge(
                   _rows=lambda: [dict(e) for e in payload["experiments"]],
                   _html=lambda: page_html(audit_page(report, calls_made=made, summary=payload)),
                   _summary=summary, calls=calls, sent_by=sent_by)  # fmt: skip
+
+
+_EXPERIMENT_OF = {
+    "target_words": "verbosity", "anti_verbose_rubric": "verbosity",
+    "concise_template": "verbosity", "strict_rubric": "framing", "framing_templates": "framing",
+}  # fmt: skip
+"""The settings one experiment alone reads."""
+
+
+def _refuse_unused(requested: list[str] | None, cfg: Any) -> None:
+    """A setting of an experiment not requested would change nothing: say so, before a call."""
+    from fairjudge.audit import AuditSettings
+
+    if requested is None:
+        return
+    default = AuditSettings()
+    for name, experiment in _EXPERIMENT_OF.items():
+        if experiment not in requested and getattr(cfg, name) != getattr(default, name):
+            raise ConfigError(
+                f"{name} applies to the {experiment} experiment, which is not requested; "
+                f"add {experiment} to experiments, or drop {name}",
+                params=(name, "experiments"),
+            )
 
 
 def _items(

@@ -90,6 +90,8 @@ FLAGS: dict[str, str] = {
     "target_words": "--target-words",
     "framing_templates": "--framing-templates",
     "strict_rubric": "--strict-rubric",
+    "anti_verbose_rubric": "--anti-verbose-rubric",
+    "concise_template": "--concise-template",
     # result files
     "out": "--out",
     "html": "--html",
