@@ -159,6 +159,8 @@ def calibrate_scores(
     write_scores(run.out, "calibrate", result, scoring.mode, scorer=calibrated.sent_by,
                  seed=run.seed, level=run.level, n_resamples=run.bootstrap,
                  min_spearman=min_spearman)  # fmt: skip
+    if run.out is not None:
+        say("per-item results", str(run.out), "dim")
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     else:
@@ -238,8 +240,10 @@ def _calibrate_pairs(
     report = shown.figures
     if run.out is not None:
         write_judgments(run.out, "calibrate", calibrated)
+        say("per-item results", str(run.out), "dim")
     if run.html is not None:
         calibrated.to_html(run.html)
+        say("HTML report", str(run.html), "dim")
     if json_output:
         typer.echo(strict_dumps(shown.payload, indent=2, default=str))
     markdown = lambda: comparison_markdown(shown.page, calibration=report)  # noqa: E731

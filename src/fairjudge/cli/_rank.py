@@ -90,6 +90,7 @@ def _write_out(out: Path, ranked: Result, fit: dict[str, Any]) -> None:
     write_out(out, "rank", (_battle(j) for j in result.judgments), judge=result.settings.judge,
               template=_template_tag(ranked.sent_by), settings=settings,
               calls=ranked.calls, sent_by=ranked.sent_by)  # fmt: skip
+    err_console.print(f"per-item results: {out}", highlight=False, markup=False)
 
 
 def _say_held(report: RankingReport) -> None:

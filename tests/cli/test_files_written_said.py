@@ -1,0 +1,33 @@
+"""``rank`` and ``calibrate`` say where their ``--out`` and ``--html`` files went.
+
+``compare``, ``jury``, ``score`` and ``score-jury`` end with "per-item results: FILE"
+and "HTML report: FILE"; ``rank`` named only its page and ``calibrate`` neither, so a
+run's output did not say where its files were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from fairjudge.cli import app
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "src/fairjudge/examples"
+
+
+def test_rank_and_calibrate_name_their_files(tmp_path: Path) -> None:
+    runs = (
+        ("rank", "rank_answers.jsonl", "longer"),
+        ("calibrate", "calibration.jsonl", "knows_facts"),
+    )
+    for command, items, judge in runs:
+        out, html = tmp_path / f"{command}.jsonl", tmp_path / f"{command}.html"
+        result = CliRunner().invoke(app, [
+            command, str(EXAMPLES / items), "--judge", f"python:fairjudge.examples.judges:{judge}",
+            "--bootstrap", "50", "--out", str(out), "--html", str(html),
+        ])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        text = "".join(result.output.split())
+        assert f"per-itemresults:{out}" in text, command
+        assert f"HTMLreport:{html}" in text, command
