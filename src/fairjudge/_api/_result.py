@@ -53,10 +53,14 @@ class Result:
     sent_by: Any = field(default=None, kw_only=True, repr=False)
 
     def summary(self) -> str:
-        """A few human-readable lines: the headline numbers with their intervals."""
-        if self._summary is not None:
-            return self._summary()
-        return str(self.result.summary())
+        """A few human-readable lines: the headline numbers with their intervals.
+
+        A run a budget stopped says so (its figures are of the judged part only).
+        """
+        text = self._summary() if self._summary is not None else str(self.result.summary())
+        if self.stopped is not None and self.stopped not in text:
+            text += f"\npartial result, stopped: {self.stopped}"
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready summary, as the command's ``--json`` prints it."""
