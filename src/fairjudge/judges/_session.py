@@ -9,6 +9,7 @@ entirely is served without starting the loop or any backend.
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._closing import Closing
+from fairjudge._errors import FatalBackendError
 from fairjudge._types import CallError, ParseFailure, Replies, Reply
 from fairjudge._words import worded
 from fairjudge.judges._pairwise import ProgressCallback
@@ -103,6 +105,9 @@ class JudgeSession(Closing):
         (:meth:`RunSummary.total_of <fairjudge.runner.RunSummary.total_of>`)."""
         self.calls_made = 0
         self.spent = 0.0
+        self._kept: set[str] = set()
+        """Keys of the calls this session's batches got a reply for (each in the store):
+        a stop counts them all, not only the stopped batch's (an audit's experiments)."""
         # One batch at a time: each batch's budget is what the batches before it left,
         # and its claims are the session's; two at once would both see the whole budget.
         self._one_batch = threading.Lock()
@@ -182,7 +187,11 @@ class JudgeSession(Closing):
                 on_progress=batch.on_progress,
             )  # fmt: skip
             if result is None:  # else all in the store: no thread, backend or connection
-                result = self._loop.run(self.executor.execute(batch))
+                try:
+                    result = self._loop.run(self.executor.execute(batch))
+                except FatalBackendError as exc:
+                    self._count_kept(exc, batch.specs)
+                    raise
             return self._replies(work, result)
 
     async def arun(
@@ -197,8 +206,14 @@ class JudgeSession(Closing):
         await asyncio.to_thread(self._one_batch.acquire)  # one batch at a time (see run)
         try:
             work = _Pass(jobs, parse, progress)
-            future = self._loop.submit(self.executor.execute(self._batch(work, quiet=False)))
-            return self._replies(work, await asyncio.wrap_future(future))
+            batch = self._batch(work, quiet=False)
+            future = self._loop.submit(self.executor.execute(batch))
+            try:
+                result = await asyncio.wrap_future(future)
+            except FatalBackendError as exc:
+                self._count_kept(exc, batch.specs)
+                raise
+            return self._replies(work, result)
         finally:
             self._one_batch.release()
 
@@ -222,6 +237,22 @@ class JudgeSession(Closing):
             on_progress=work.on_progress if work.progress is not None else None,
         )
 
+    def _count_kept(self, exc: FatalBackendError, specs: Sequence[CallSpec]) -> None:
+        """Make ``exc``'s count of calls kept the session's, not only the stopped batch's.
+
+        The run that stopped knows only its own batch: an audit stopped in its framing
+        batch said 0 calls were kept while the position experiment's were in the store.
+        """
+        if not self._kept:
+            return
+        kept = len(self._kept | set(self.store.get_many({spec.key for spec in specs})))
+        said = re.compile(r"The \d+ calls finished so far are kept")
+        exc.args = tuple(
+            said.sub(f"The {kept} calls finished so far are kept", arg, count=1)
+            if isinstance(arg, str) else arg
+            for arg in exc.args
+        )  # fmt: skip
+
     def _replies(self, work: _Pass[C, R], result: RunResult) -> Replies[Reply[R]]:
         """One reply per job from the run's outcomes; each unique call is read once.
 
@@ -230,6 +261,7 @@ class JudgeSession(Closing):
         summary = self.last_run = result.summary
         self.runs.append(summary)
         self.calls_made += summary.made
+        self._kept.update(key for key, done in result.outcomes.items() if done.status == "ok")
         self.spent += summary.cost_usd or 0.0
         replies: dict[str, Reply[R]] = {}
         out = []
