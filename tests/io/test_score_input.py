@@ -95,7 +95,7 @@ def test_problems_name_the_file_and_line(
 def test_csv_header_is_checked_once(tmp_path: Path) -> None:
     path = tmp_path / "items.csv"
     path.write_text("question,response\nq,a\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"missing column 'answer'.*answer_col=NAME"):
+    with pytest.raises(InputError, match=r"missing column 'answer'.*columns.answer=NAME"):
         load_score_items(path)
     assert load_score_items(path, answer_col="response").items[0].answer == "a"
 

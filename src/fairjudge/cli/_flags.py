@@ -81,6 +81,7 @@ FLAGS: dict[str, str] = {
     "columns.answer_1": "--answer1-col",
     "columns.answer_2": "--answer2-col",
     "columns.human": "--human-col",
+    "columns.answer": "--answer-col",  # fairjudge.score(columns=...)
     "answer_col": "--answer-col",
     "pairs_per_question": "--pairs-per-question",
     # audit

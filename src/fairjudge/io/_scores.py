@@ -57,7 +57,7 @@ def _check_header(source: Source, question: str, answer: str, dims: Sequence[str
     if source.header is None:
         return
     where: dict[str, Any] = {"path": source.name, "line": source.header_line}
-    for column, param in ((question, "columns.question"), (answer, "answer_col")):
+    for column, param in ((question, "columns.question"), (answer, "columns.answer")):
         if column not in source.header:
             raise InputError(
                 f"missing column {column!r}; found columns: {_names(source.header)}; "
@@ -118,9 +118,9 @@ def _item(
     if row.get(answer_col) is None:
         raise InputError(
             f"missing column {answer_col!r}; this row has keys: {_names(row)}; "
-            "to read another key, pass answer_col=NAME",
+            "to read another key, pass columns.answer=NAME",
             **where,
-            params="answer_col",
+            params="columns.answer",
         )
     answer = _answer(_string(row[answer_col], answer_col, where), answer_col, where,
                      allow_empty=allow_empty)  # fmt: skip
