@@ -125,6 +125,28 @@ def _check_same(a: Path, b: Path, cols: Columns) -> tuple[list[Any], list[Any], 
     return items_a, items_b, lines
 
 
+def _check_label_column(human: str, a: Path, names_a: list[str], b: Path) -> None:
+    """Refuse a label column named by ``columns`` that neither file has.
+
+    Both files' labels would read as none: the merge said 0 labelled by both and
+    kappa n/a, exit 0. One file without it is a labeller who labelled nothing yet,
+    and the default ``human`` column is never named by mistake.
+
+    Raises:
+        InputError: ``human`` is not ``"human"`` and neither file has it.
+    """
+    if human == "human" or human in names_a:
+        return
+    sheet_b = read_sheet_rows(b)
+    if human in (sheet_b.header or _keys(sheet_b.rows)):
+        return
+    raise InputError(
+        f"no column {human!r} (columns.human) in {a} or {b}; {a}'s columns: "
+        f"{', '.join(repr(n) for n in names_a)}; name the column holding the labels",
+        params="columns.human",
+    )
+
+
 def _stored(label: Outcome | None) -> str | None:
     return None if label is None else label.value
 
@@ -158,6 +180,7 @@ def merge_labels(
     cols = columns or Columns()
     items_a, items_b, lines = _check_same(a, b, cols)
     sheet = read_sheet_rows(a)
+    _check_label_column(cols.human, a, sheet.header or _keys(sheet.rows), b)
     both_a: list[str] = []
     both_b: list[str] = []
     disagreements: list[Disagreement] = []
