@@ -231,10 +231,13 @@ def _check_human_col(file: Path, human_col: str, items: list[Item]) -> None:
     Standard input cannot be read twice, so only a file's columns are checked.
 
     Raises:
-        InputError: No item has a label and the file's columns lack ``human_col``.
+        InputError: No item has a label, every item a ``human_score``, and the file's
+            columns lack ``human_col``.
     """
     if human_col == "human" or any(it.human is not None for it in items):
         return
+    if not all(it.human_score is not None for it in items):
+        return  # calibrate refuses the unlabelled items, naming the column
     if str(file) == "-" or not file.is_file():
         return
     source = open_source(file, pipes=False)
