@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         via_scores,
     )
     from fairjudge._api._score import score
-    from fairjudge._api._setup import SAMPLING_TEMPERATURE, JudgeSetup
+    from fairjudge._api._setup import SAMPLING_TEMPERATURE, JudgeSetup, setup_of
     from fairjudge.evaluation import (
         AGGREGATIONS,
         FALLBACK_L2,
@@ -100,6 +100,7 @@ __all__ = [
     "score_answers",
     "score_trend",
     "score_with_jury",
+    "setup_of",
     "via_scores",
 ]
 
@@ -114,6 +115,7 @@ _LAZY = {
     "Result": "fairjudge._api._result",
     "JudgeSetup": "fairjudge._api._setup",
     "SAMPLING_TEMPERATURE": "fairjudge._api._setup",
+    "setup_of": "fairjudge._api._setup",
     "judge_pairs": "fairjudge._api._runs",
     "judge_panel": "fairjudge._api._runs",
     "judge_via_scores": "fairjudge._api._runs",

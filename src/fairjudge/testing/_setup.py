@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fairjudge._api import JudgeSetup
+from fairjudge._api import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
 
 if TYPE_CHECKING:
@@ -59,31 +59,12 @@ def suite_setup(
             recording; or ``concurrency=`` and options with another concurrency.
     """
     shorthand = {name: kwargs.pop(name) for name in JudgeSetup.field_names() if name in kwargs}
-    theirs = _theirs(kwargs.pop("setup", None), shorthand)
+    theirs = setup_of(kwargs.pop("setup", None), **shorthand)
     return replace(
         theirs,
         store=_store(theirs.store, settings),
         options=_options(theirs.options, settings, call_concurrency),
     )
-
-
-def _theirs(setup: object, shorthand: dict[str, Any]) -> JudgeSetup:
-    """The test's setup, or one from its shorthand; both at once is refused, as the library does."""
-    given = {name: value for name, value in shorthand.items() if value is not None}
-    if setup is None:
-        return JudgeSetup(**given)
-    if not isinstance(setup, JudgeSetup):
-        raise ConfigError(
-            f"setup must be a fairjudge.JudgeSetup; got {type(setup).__name__}", params="setup"
-        )
-    if given:
-        names = ", ".join(given)
-        raise ConfigError(
-            f"{names} given beside setup=: set {names} in the JudgeSetup (or pass them "
-            "without setup=), not both",
-            params=("setup", *given),
-        )
-    return setup
 
 
 def _store(theirs: str | Path | Store | None, settings: SuiteSettings) -> str | Path | Store | None:
