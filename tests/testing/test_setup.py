@@ -54,7 +54,7 @@ def test_a_live_tests_own_store_wins_and_a_doubled_field_is_still_refused(tmp_pa
     assert not (tmp_path / "store.sqlite").exists()
     with pytest.raises(ConfigError, match="store given beside setup="):
         suite(tmp_path).compare(GOOD, setup=JudgeSetup(), store=mine)
-    with pytest.raises(ConfigError, match="setup must be a fairjudge.JudgeSetup; got dict"):
+    with pytest.raises(ConfigError, match=r"setup must be a fairjudge\.JudgeSetup; got dict"):
         suite(tmp_path).compare(GOOD, setup={"store": mine})
 
 
