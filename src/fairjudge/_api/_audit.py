@@ -101,6 +101,12 @@ def audit_judge(
         if isinstance(experiments, str) else None if experiments is None else list(experiments)
     )  # fmt: skip
     _refuse_unused(requested, cfg)
+    if judge_families and requested is not None and "self-preference" not in requested:
+        raise ConfigError(  # the families are read by self-preference alone
+            "judge_families applies to the self-preference experiment, which is not "
+            "requested; add self-preference to experiments, or drop judge_families",
+            params=("judge_families", "experiments"),
+        )
     given: Sequence[Any] = list(judges) if isinstance(judges, (list, tuple)) else [judges]
     specs = [DEFAULT_JUDGE if j is None else j for j in given]
     families = dict(judge_families or {})

@@ -93,6 +93,7 @@ FLAGS: dict[str, str] = {
     "strict_rubric": "--strict-rubric",
     "anti_verbose_rubric": "--anti-verbose-rubric",
     "concise_template": "--concise-template",
+    "judge_families": "--judge-family",
     # result files
     "out": "--out",
     "html": "--html",
