@@ -99,6 +99,33 @@ def _gate_headline(calibration: Mapping[str, Any], headline: Headline) -> Headli
     )  # fmt: skip
 
 
+def _confusion_apart(
+    tables: tuple[MarkdownTable, ...], agreement: Any
+) -> tuple[MarkdownTable, ...]:
+    """The agreement's confusion matrix as a table of its own, the counts in cells.
+
+    The agreement panel's text draws the matrix as aligned lines; one cell a line
+    flattened each row into a single cell, so the rows are taken out of that table
+    and the matrix follows it: rows the human labels, columns the judge's verdicts.
+    """
+    confusion = getattr(agreement, "confusion", None)
+    if confusion is None:
+        return tables
+    matrix = {line.strip() for line in str(confusion).splitlines()}
+    out: list[MarkdownTable] = []
+    for table in tables:
+        kept = tuple(row for row in table.rows if row[0].strip() not in matrix)
+        out.append(replace(table, rows=kept))
+        if len(kept) < len(table.rows):
+            out.append(MarkdownTable(
+                "Confusion matrix: rows the human label, columns the judge's verdict",
+                ("human \\ judge", *confusion.labels),
+                tuple((label, *(str(c) for c in row))
+                      for label, row in zip(confusion.labels, confusion.counts, strict=True)),
+            ))  # fmt: skip
+    return tuple(out)
+
+
 def comparison_markdown(
     report: ComparisonReport, *, calibration: Mapping[str, Any] | None = None
 ) -> str:
@@ -115,6 +142,7 @@ def comparison_markdown(
     md = _pairs_summary(compare_page(report, calibration=calibration))
     if calibration is not None:  # its terminal prints the gate, not the comparison's lines
         md = replace(md, headline=_gate_headline(calibration, md.headline), notes=())
+        md = replace(md, tables=_confusion_apart(md.tables, calibration.get("agreement")))
     return markdown_text(md)
 
 
