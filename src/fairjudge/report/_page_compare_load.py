@@ -10,9 +10,7 @@ level and resamples given, so with ``compare``'s defaults the figures are
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from fairjudge._call import Conversation
 from fairjudge._errors import InputError
@@ -30,6 +28,7 @@ from fairjudge._types import (
 from fairjudge.evaluation import EvalSettings, PairwiseResult, summarise
 from fairjudge.evaluation import judgment as judgment_of
 from fairjudge.io import OutHeader, read_header, read_records, shown
+from fairjudge.report._page_score_load import record_name, record_text
 from fairjudge.report._text import clipped
 
 __all__ = ["RANK_FILE", "load_comparison"]
@@ -39,18 +38,6 @@ _ITEM_KEYS = frozenset(
      "score", "consistent", "rule", "calls", "model_1", "model_2"}
 )  # fmt: skip
 _STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
-
-
-def _text(record: Mapping[str, Any], key: str) -> str:
-    value = record.get(key)
-    if not isinstance(value, str):
-        raise ValueError(f"{key!r} must be a string; got {type(value).__name__}")
-    return value
-
-
-def _name(record: Mapping[str, Any], key: str) -> str | None:
-    value = record.get(key)
-    return None if value is None else str(value)
 
 
 def _question(value: object) -> str | Conversation:
@@ -104,14 +91,14 @@ def _judgment(record: object) -> Judgment:
     human, score = record.get("human"), record.get("human_score")
     item = Item(
         question=_question(record.get("question")),
-        answer_1=_text(record, "answer_1"),
-        answer_2=_text(record, "answer_2"),
+        answer_1=record_text(record, "answer_1"),
+        answer_2=record_text(record, "answer_2"),
         id=None if record.get("id") is None else str(record["id"]),
         category=None if record.get("category") is None else str(record["category"]),
         human=Outcome(str(human)) if human is not None else None,
         human_score=float(score) if score is not None else None,
-        model_1=_name(record, "model_1"),
-        model_2=_name(record, "model_2"),
+        model_1=record_name(record, "model_1"),
+        model_2=record_name(record, "model_2"),
     )
     extra = {k: v for k, v in record.items() if k not in _ITEM_KEYS}
     rule = Resolution(record.get("rule", "conservative"))

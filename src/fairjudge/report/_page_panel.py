@@ -63,7 +63,13 @@ from fairjudge.report._page_panel_jury import jury_view
 from fairjudge.report._page_panel_scores import score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
 from fairjudge.report._page_plots import heatmap
-from fairjudge.report._page_score_load import question_of, recorded_rubric, score_call
+from fairjudge.report._page_score_load import (
+    question_of,
+    record_name,
+    record_text,
+    recorded_rubric,
+    score_call,
+)
 from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
 from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
@@ -283,18 +289,6 @@ def _records(path: Path, kind: str) -> tuple[OutHeader | None, list[tuple[int, d
     return header, rows
 
 
-def _text(record: Mapping[str, Any], key: str) -> str:
-    value = record.get(key)
-    if not isinstance(value, str):
-        raise ValueError(f"{key!r} must be a string; got {shown(value)}")
-    return value
-
-
-def _optional(record: Mapping[str, Any], key: str) -> str | None:
-    value = record.get(key)
-    return None if value is None else str(value)
-
-
 def _fail(path: Path, number: int, kind: str, exc: Exception) -> InputError:
     return InputError(f"not a record of `fairjudge {kind} out` ({clipped(exc)})", path=str(path),
                       line=number, params="out")  # fmt: skip
@@ -304,10 +298,10 @@ def _pair(record: Mapping[str, Any]) -> Item:
     human, score = record.get("human"), record.get("human_score")
     return Item(
         question=question_of(record.get("question")),
-        answer_1=_text(record, "answer_1"),
-        answer_2=_text(record, "answer_2"),
-        id=_optional(record, "id"),
-        category=_optional(record, "category"),
+        answer_1=record_text(record, "answer_1"),
+        answer_2=record_text(record, "answer_2"),
+        id=record_name(record, "id"),
+        category=record_name(record, "category"),
         human=Outcome(str(human)) if human is not None else None,
         human_score=float(score) if score is not None else None,
     )
@@ -382,10 +376,10 @@ def _scored(record: Mapping[str, Any], names: list[str]) -> PanelScoredItem:
     if not isinstance(human, dict):
         raise ValueError("'human' must be an object of scores by dimension")
     item = ScoreItem(
-        question=question_of(record.get("question")), answer=_text(record, "answer"),
-        id=_optional(record, "id"), reference=_optional(record, "reference"),
-        category=_optional(record, "category"), system=_optional(record, "system"),
-        human={str(d): float(s) for d, s in human.items()}, cluster=_optional(record, "cluster"),
+        question=question_of(record.get("question")), answer=record_text(record, "answer"),
+        id=record_name(record, "id"), reference=record_name(record, "reference"),
+        category=record_name(record, "category"), system=record_name(record, "system"),
+        human={str(d): float(s) for d, s in human.items()}, cluster=record_name(record, "cluster"),
     )  # fmt: skip
     members = record["members"]
     missing = [n for n in names if n not in members]

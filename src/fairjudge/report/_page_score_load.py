@@ -32,6 +32,8 @@ __all__ = [
     "calls_of",
     "load_score_result",
     "question_of",
+    "record_name",
+    "record_text",
     "recorded_rubric",
     "score_call",
 ]
@@ -47,13 +49,28 @@ class LoadedScores:
     header: OutHeader | None
 
 
-def _text(record: Mapping[str, Any], key: str, *, required: bool = False) -> str | None:
+def record_text(record: Mapping[str, Any], key: str) -> str:
+    """A record's string field; a ``ValueError`` naming the key and the value if it is not one.
+
+    Every page loader reads its ``--out`` records through this one check, so a damaged
+    file is worded alike whichever page reads it (the caller adds the path and line).
+    """
     value = record.get(key)
-    if value is None and not required:
-        return None
     if not isinstance(value, str):
         raise ValueError(f"{key!r} must be a string; got {shown(value)}")
     return value
+
+
+def record_name(record: Mapping[str, Any], key: str) -> str | None:
+    """A record's optional label (an id, a model, a category) as text; ``None`` when absent."""
+    value = record.get(key)
+    return None if value is None else str(value)
+
+
+def _text(record: Mapping[str, Any], key: str, *, required: bool = False) -> str | None:
+    if record.get(key) is None and not required:
+        return None
+    return record_text(record, key)
 
 
 def question_of(value: object) -> str | tuple[tuple[str, str], ...]:
