@@ -1,13 +1,9 @@
 """What the HTTP backends share: settings, the SDK client, sampling defaults, errors.
 
-:class:`~fairjudge.backends.OpenAIBackend` and
-:class:`~fairjudge.backends.AnthropicBackend` differ in their request and reply
-shapes, not in how they are configured or how they fail, so that part lives once here:
-reading the base URL and key from the environment, the SDK client with its own
-retries off and a keep-alive pool sized to ``max_connections``, the
-:class:`~fairjudge._call.Backend` properties, the sampling parameters of
-:meth:`HTTPBackend.default_params`, and the translation of every failure into the
-:class:`fairjudge.BackendError` tree with the key scrubbed.
+The OpenAI and Anthropic backends differ in request and reply shapes, not in how they
+are configured or fail: base URL and key from the environment, the SDK client (its
+retries off), sampling defaults and every failure mapped, key scrubbed, onto
+:class:`fairjudge.BackendError`.
 """
 
 from __future__ import annotations

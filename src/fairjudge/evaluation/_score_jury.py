@@ -1,13 +1,9 @@
 """A panel's scores: every member scores every answer, aggregated per dimension.
 
-:func:`score_with_jury` hands a :class:`~fairjudge.judges.PointwiseJury` every answer
-at once (one batch, one store, one budget for the panel), keeps every member's
-:class:`~fairjudge.judges.AnswerScores` (with every call) and aggregates them answer
-by answer and dimension by dimension under the panel's rule (``"mean"`` or
-``"median"``, weighted: :mod:`fairjudge.evaluation._panel`). A dimension the members
-that scored it do not hold a majority of the weight on stays unscored, and counted
-as such, never imputed. :meth:`JuryScoreResult.with_aggregation` re-aggregates the
-same scores under the other rule without calling anyone again.
+:func:`score_with_jury` hands a :class:`~fairjudge.judges.PointwiseJury` every answer in
+one batch, keeps every member's scores and aggregates them per answer and dimension
+under the panel's rule; a dimension without a majority of the weight stays unscored,
+never imputed.
 """
 
 from __future__ import annotations

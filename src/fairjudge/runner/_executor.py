@@ -1,12 +1,8 @@
 """Where a batch of calls runs: :func:`run_calls`, and the executor seam around it.
 
-A judge session hands an executor its backends, the calls, the store, the options
-and a parser, and gets one :class:`~fairjudge.runner.RunResult` back. Today's
-executor runs everything on one asyncio event loop in this process
-(:class:`AsyncioExecutor`). A distributed executor (Ray, say) implements the same
-method with the same store contract: every finished call is a row keyed by
-:attr:`CallSpec.key` before the run returns, a cached key is never called again,
-and the result holds one outcome per unique key.
+An executor takes backends, calls, store, options and a parser and returns one
+:class:`~fairjudge.runner.RunResult`; each stores every finished call under its key
+before returning, never calls a cached key again, and gives one outcome per key.
 """
 
 from __future__ import annotations
