@@ -259,7 +259,7 @@ def test_failures_have_their_card_and_the_headline_points_to_it(tmp_path: Path) 
     jury = Jury.from_specs([MemberSpec("python:tests.report.judges:mixed"), MemberSpec(LONGER)])
     report = jury_report(evaluate_jury(jury, load_items(items).items, EvalSettings()), title="e")
     page = jury_page(report)
-    assert page.headline.verdict == "No item could be resolved: see the failures above."
+    assert page.headline.verdict == "No item could be resolved: see the Failures card below."
     assert page.headline.warnings[-1].startswith("6 member call(s) gave no reading")
     card = page.sections[0]
     assert card.id == "fj-failures"

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from fairjudge.stats import LengthControlledWinRate
 
 __all__ = [
+    "FAILURES_ABOVE",
+    "FAILURES_CARD",
+    "PAGE_FAILURES",
     "ComparisonReport",
     "comparison_report",
     "labelled_truth",
@@ -204,23 +207,38 @@ def _win(w: WinRate | None) -> str:
     return "n/a" if w is None else estimate_text(w.estimate, w.ci)
 
 
+FAILURES_ABOVE = "see the failures above"
+"""Where the terminal's conclusion points when no item was resolved: it prints them first."""
+PAGE_FAILURES = "the Failures card below"
+"""Where a page's failures are: a card under its headline."""
+FAILURES_CARD = f"see {PAGE_FAILURES}"
+"""A page's conclusion when no item was resolved points there, not above."""
+
+
 def _rate(r: Rate | None) -> str:
     if r is None:
         return "n/a"
     return f"{estimate_text(r.estimate, r.ci)}  ({r.successes}/{r.n})"
 
 
-def _verdict_line(result: PairwiseResult) -> str:
+def _verdict_line(result: PairwiseResult, failures_at: str = FAILURES_ABOVE) -> str:
     return verdict_line(
         result.win_rate,
         failed=bool(result.failures),
         stopped=result.stopped,
         n_items=result.n_items,
+        failures_at=failures_at,
     )
 
 
 def verdict_line(
-    w: WinRate | None, *, failed: bool, stopped: str | None, n_items: int, subject: str = ""
+    w: WinRate | None,
+    *,
+    failed: bool,
+    stopped: str | None,
+    n_items: int,
+    subject: str = "",
+    failures_at: str = FAILURES_ABOVE,
 ) -> str:
     """The plain conclusion from model 1's win rate, shared by every pairwise command.
 
@@ -230,12 +248,14 @@ def verdict_line(
         stopped: Why a budget stopped the run, or ``None``.
         n_items: Items in the input.
         subject: What produced the win rate (``"the panel"``), for the sentence.
+        failures_at: Where this output shows the failures (:data:`FAILURES_ABOVE` on
+            the terminal, :data:`FAILURES_CARD` on a page), so the pointer is true there.
     """
     if w is None:
         if not n_items:
             return "No conclusion: there were no items."
         if failed:
-            return "No item could be resolved: see the failures above."
+            return f"No item could be resolved: {failures_at}."
         if stopped is not None:
             return "No conclusion: the budget stopped the run before any item was resolved."
         return "No conclusion: no item was resolved."

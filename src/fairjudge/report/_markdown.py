@@ -22,12 +22,14 @@ the page (:func:`fairjudge.report._text.visible`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from fairjudge._version import __version__
+from fairjudge.report._comparison import FAILURES_ABOVE, FAILURES_CARD, PAGE_FAILURES
 from fairjudge.report._document import Headline
 from fairjudge.report._text import visible
 
@@ -122,7 +124,7 @@ def markdown_text(summary: MarkdownSummary) -> str:
     exact sentence the terminal prints; the headline figure with its interval; any
     warning as a quote; the verdict counts as a one-row table; the figure tables.
     """
-    h = summary.headline
+    h = _failures_here(summary.headline)
     lines = [f"### fairjudge {escape(summary.kind)}: {escape(summary.title)}", ""]
     lines += [f"**{escape(h.verdict)}**", ""]
     lines += _interval(h)
@@ -143,6 +145,22 @@ def markdown_text(summary: MarkdownSummary) -> str:
     lines.append(escape(f"fairjudge {__version__}"))
     return "\n".join(lines) + "\n"
 
+
+def _failures_here(h: Headline) -> Headline:
+    """The headline with its pointers to the failures made true of this text.
+
+    The headline is the terminal's sentence (the failures printed above it) or the
+    page's (a Failures card below it). Here the failures are counted in the table
+    under the headline, and a panel's reasons are a table further down.
+    """
+    verdict = h.verdict.replace(FAILURES_ABOVE, FAILURES_HERE)
+    verdict = verdict.replace(FAILURES_CARD, FAILURES_HERE)
+    warnings = tuple(w.replace(PAGE_FAILURES, "the table of reasons below") for w in h.warnings)
+    return dataclasses.replace(h, verdict=verdict, warnings=warnings)
+
+
+FAILURES_HERE = "see the parse failures and call errors counted below"
+"""Where the Markdown's conclusion points when no item was resolved."""
 
 _COUNTS = (
     ("n_items", "items"),

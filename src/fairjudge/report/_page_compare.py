@@ -24,6 +24,7 @@ from fairjudge.report._adaptive import (
     stop_warnings,
 )
 from fairjudge.report._comparison import (
+    FAILURES_CARD,
     ComparisonReport,
     _verdict_line,
     comparison_report,
@@ -120,7 +121,7 @@ def _headline(result: PairwiseResult) -> Headline:
             "are left out."
         )
     if w is None:
-        return Headline(_verdict_line(result), warnings=tuple(warnings))
+        return Headline(_verdict_line(result, FAILURES_CARD), warnings=tuple(warnings))
     label = protocol_label(result)
     counts = "W/T/L"
     if result.settings.rule.value == "soft":  # a mean probability, not a count of wins
@@ -130,7 +131,7 @@ def _headline(result: PairwiseResult) -> Headline:
         label += f", {result.settings.rule.value} rule"
     pct = round(w.ci.level * 100)
     return Headline(
-        verdict=_verdict_line(result),
+        verdict=_verdict_line(result, FAILURES_CARD),
         label=f"Win rate of model 1 ({label})",
         estimate=f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
         ci=ci_text(w.ci, ".3f") if w.ci.estimable else f"({w.ci.reason})",

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
-from fairjudge.report._comparison import labelled_truth, verdict_line
+from fairjudge.report._comparison import FAILURES_CARD, labelled_truth, verdict_line
 from fairjudge.report._jury import JuryReport
 from fairjudge.report._page import Headline
 from fairjudge.report._page_panel_view import (
@@ -47,8 +47,9 @@ def _headline(report: JuryReport) -> Headline:
     if report.adaptive is not None:
         warnings += stop_warnings(report.adaptive)
     verdict = stop_verdict(report.adaptive) or verdict_line(
-        w, failed=bool(report.failures), stopped=r.stopped, n_items=r.n_items, subject="the panel"
-    )
+        w, failed=bool(report.failures), stopped=r.stopped, n_items=r.n_items,
+        subject="the panel", failures_at=FAILURES_CARD,
+    )  # fmt: skip
     if w is None:
         return Headline(verdict, warnings=tuple(warnings))
     mark = ci_mark(report.adaptive)

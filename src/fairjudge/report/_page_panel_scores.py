@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from fairjudge.report._comparison import FAILURES_ABOVE, FAILURES_CARD
 from fairjudge.report._page import Headline
 from fairjudge.report._page_panel_view import (
     FigureSet,
@@ -60,8 +61,8 @@ def _listed(names: list[str]) -> str:
 def _verdict(report: JuryScoreReport) -> str:
     """One sentence: on which dimensions the members agree, and on which they do not."""
     r = report.result
-    if all(d.n == 0 for d in r.dimensions):  # no panel score: the table's one conclusion
-        return conclusions(report)[0][0]
+    if all(d.n == 0 for d in r.dimensions):  # no panel score: the table's one conclusion,
+        return conclusions(report)[0][0].replace(FAILURES_ABOVE, FAILURES_CARD)  # failures below
     sides: dict[str, list[str]] = {}
     for d in report.diagnostics.dimensions:
         sides.setdefault(_side(d.alpha_ordinal), []).append(d.dimension)

@@ -1,0 +1,50 @@
+"""Where no item was resolved, each output points at the failures where it shows them.
+
+The conclusion said "see the failures above" on the terminal (true: it prints them
+first), on the page (its Failures card is below) and in the Markdown (its counts and
+a panel's reasons are below); a jury's Markdown said "above" and "the Failures card
+below" in one text, though Markdown has no cards.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli._invoke import invoke
+
+PAIRS = Path(__file__).resolve().parents[2] / "src/fairjudge/examples/demo_pairs.jsonl"
+FAILING = ("--judge", "python:tests.judge_fixtures:garbage")
+PANEL = (*FAILING, "--judge", "python:tests.judge_fixtures:raises")
+
+
+def _page_text(path: Path) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", path.read_text())).split())
+
+
+@pytest.mark.parametrize(("command", "judges"), [("jury", PANEL), ("compare", FAILING)])
+def test_each_output_points_where_it_shows_the_failures(
+    command: str, judges: tuple[str, ...], tmp_path: Path
+) -> None:
+    md, page = tmp_path / "r.md", tmp_path / "r.html"
+    result = invoke(command, str(PAIRS), *judges, "--markdown", str(md), "--html", str(page))
+    assert result.exit_code == 4, result.output  # every item unresolved: the gate fails
+    terminal = " ".join(result.output.split())
+    assert "No item could be resolved: see the failures above." in terminal
+    shown = _page_text(page)
+    assert "No item could be resolved: see the Failures card below." in shown
+    assert "failures above" not in shown
+    text = md.read_text()
+    assert "No item could be resolved: see the parse failures and call errors counted below." in (
+        text
+    )
+    assert "above" not in text, text
+    assert "card" not in text.lower(), text
+    counts = text.index("| items | unresolved |")
+    assert text.index("No item could be resolved") < counts  # the counts are below it
+    if command == "jury":
+        assert "the table of reasons below lists why" in text
+        assert text.index("the table of reasons below") < text.index("*Why members' calls")
