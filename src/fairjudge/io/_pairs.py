@@ -17,6 +17,7 @@ from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
+from fairjudge.io._file_kind import SINGLE_ANSWERS, FileKind, hinted, of_other_kind
 from fairjudge.io._rows import BadJSON, Source, loads, open_source, read_rows
 from fairjudge.io._rows import bare as _bare
 from fairjudge.io._rows import invalid_rows as _invalid_rows
@@ -317,7 +318,7 @@ def load_items(
         item = _item(row, cols, where, tabular=source.tabular, allow_empty=allow_empty)
         return numbered(item, lineno, seen, where)
 
-    for _, item in parsed_rows(source, parse, skip_invalid, skipped):
+    for _, item in parsed_rows(source, parse, skip_invalid, skipped, SINGLE_ANSWERS):
         items.append(item)
     if not items:
         raise _nothing_valid(name, skipped)
@@ -329,6 +330,7 @@ def parsed_rows(
     parse: Callable[[Mapping[str, Any], dict[str, Any], int], T],
     skip_invalid: bool,
     skipped: list[InputError],
+    kind: FileKind | None = None,
 ) -> Iterator[tuple[int, T]]:
     """Each row of ``source`` that ``parse`` accepts, with its line.
 
@@ -337,6 +339,8 @@ def parsed_rows(
     stops at the end with the first few problems, so one run shows what to fix.
     """
     bad: list[InputError] = []
+    failed: list[tuple[bool, InputError]] = []  # each row's look (of ``kind``?), its error
+    n_parsed = 0
     for lineno, row in source.rows:
         where: dict[str, Any] = {"path": source.name, "line": lineno}
         try:
@@ -345,11 +349,18 @@ def parsed_rows(
             parsed = parse(row, where, lineno)
         except InputError as exc:
             (skipped if skip_invalid else bad).append(exc)
+            looks = kind is not None and not isinstance(row, InputError) and kind[0](row)
+            failed.append((looks, exc))
             continue
+        n_parsed += 1
         if not bad:
             yield lineno, parsed
+    other = kind if kind is not None and of_other_kind(failed, n_parsed) else None
     if bad:
-        raise _invalid_rows(bad)
+        error = _invalid_rows(bad)
+        raise hinted(error, other) if other is not None else error
+    if other is not None:  # every row set aside (skip_invalid): say what the file is
+        raise hinted(_nothing_valid(source.name, skipped), other)
 
 
 def numbered(

@@ -13,6 +13,7 @@ from typing import Any
 
 from fairjudge._errors import InputError
 from fairjudge._items import ScoreItem
+from fairjudge.io._file_kind import PAIRS
 from fairjudge.io._pairs import (
     Columns,
     LoadedItems,
@@ -181,7 +182,7 @@ def load_score_items(
         item = _item(row, cols, answer_col, dimensions, scale, where, source.tabular, allow_empty)
         return numbered(item, lineno, seen, where, item.system)
 
-    for lineno, item in parsed_rows(source, parse, skip_invalid, skipped):
+    for lineno, item in parsed_rows(source, parse, skip_invalid, skipped, PAIRS):
         items.append(item)
         lines.append(lineno)
     if not items:
