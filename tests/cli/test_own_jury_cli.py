@@ -70,22 +70,18 @@ def test_python_members_run_concurrently_and_read_as_one_at_a_time(tmp_path: Pat
     assert timeless(json.loads(many.stdout)) == timeless(json.loads(one.stdout))
 
 
+def declared_panel(tmp_path: Path, n_items: int) -> tuple[tuple[str, ...], dict[str, str]]:
+    """A jury of the two declared members on a store, and the env that counts their calls."""
+    store = str(tmp_path / "store.sqlite")
+    args = ("jury", str(pairs(tmp_path, n_items)), "--judge", OWN + "declared_longer",
+            "--judge", OWN + "declared_shorter", "--store", store)  # fmt: skip
+    return args, {"FAIRJUDGE_TEST_CALLS": str(tmp_path / "calls")}
+
+
 def test_a_declared_panels_rerun_makes_no_call(tmp_path: Path) -> None:
-    counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
-    args = (
-        "jury",
-        str(pairs(tmp_path, 6)),
-        "--judge",
-        OWN + "declared_longer",
-        "--judge",
-        OWN + "declared_shorter",
-        "--store",
-        str(store),
-        "--concurrency",
-        "4",
-        "--json",
-    )
-    env = {"FAIRJUDGE_TEST_CALLS": str(counted)}
+    counted = tmp_path / "calls"
+    panel, env = declared_panel(tmp_path, 6)
+    args = (*panel, "--concurrency", "4", "--json")
     first = invoke(*args, env=env)
     assert first.exit_code == 0, first.output
     assert calls(counted) == 24
@@ -112,18 +108,8 @@ def test_an_undeclared_panel_with_a_store_is_a_usage_error(tmp_path: Path) -> No
 
 
 def test_max_calls_is_one_budget_for_the_whole_panel(tmp_path: Path) -> None:
-    counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
-    args = (
-        "jury",
-        str(pairs(tmp_path, 4)),
-        "--judge",
-        OWN + "declared_longer",
-        "--judge",
-        OWN + "declared_shorter",
-        "--store",
-        str(store),
-    )
-    env = {"FAIRJUDGE_TEST_CALLS": str(counted)}
+    counted = tmp_path / "calls"
+    args, env = declared_panel(tmp_path, 4)
     stopped = invoke(*args, "--max-calls", "5", env=env)
     assert stopped.exit_code == 5, stopped.output
     assert calls(counted) == 5  # 16 calls planned; the members shared the 5
