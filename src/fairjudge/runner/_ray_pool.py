@@ -187,11 +187,11 @@ class WorkerPool:
             return
         refused, lessons = learning
         before = worker.refused.get(route, 0)
-        if refused > before:
+        if refused > before:  # a backend learns a lesson only as it counts a refusal
             worker.refused[route] = refused
             self.refused[route] = self.refused.get(route, 0) + refused - before
-        known = self.lessons.setdefault(route, [])
-        known += [line for line in lessons if line not in known]
+            known = self.lessons.setdefault(route, [])
+            known += [line for line in lessons if line not in known]
 
     def nodes(self) -> list[str]:
         """The ids of the cluster's live nodes, in a stable order."""
