@@ -205,7 +205,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
         "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending CallOutcome "
         "DEFAULT_STORE_PATH DEFAULT_POLL_S EventLoopThread PROGRESS_LABEL make_progress "
-        "progress_label serve_from_store"
+        "progress_label serve_from_store KEPT_SENTENCE restate_kept"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "

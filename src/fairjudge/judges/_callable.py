@@ -331,9 +331,11 @@ def _check_options(name: str, options: RunOptions) -> None:
 
 def _unkept(message: str) -> str:
     """A stop message without the store promise an undeclared judge's run cannot keep."""
+    from fairjudge.runner import KEPT_SENTENCE
+
     message = message.replace("to continue from there", "(every call is made again)")
     return re.sub(
-        r"The \d+ calls finished so far are kept in the store :memory:",
+        KEPT_SENTENCE.pattern + re.escape(":memory:"),
         NOT_CACHED[0].upper() + NOT_CACHED[1:],
         message,
     )

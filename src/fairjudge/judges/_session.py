@@ -9,7 +9,6 @@ entirely is served without starting the loop or any backend.
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -246,12 +245,9 @@ class JudgeSession(Closing):
         if not self._kept:
             return
         kept = len(self._kept | set(self.store.get_many({spec.key for spec in specs})))
-        said = re.compile(r"The \d+ calls finished so far are kept")
-        exc.args = tuple(
-            said.sub(f"The {kept} calls finished so far are kept", arg, count=1)
-            if isinstance(arg, str) else arg
-            for arg in exc.args
-        )  # fmt: skip
+        from fairjudge.runner import restate_kept  # the stop's path only
+
+        restate_kept(exc, kept)
 
     def _replies(self, work: _Pass[C, R], result: RunResult) -> Replies[Reply[R]]:
         """One reply per job from the run's outcomes; each unique call is read once.

@@ -23,13 +23,20 @@ if TYPE_CHECKING:
     from fairjudge.runner._portal import EventLoopThread
     from fairjudge.runner._progress import PROGRESS_LABEL, make_progress, progress_label
     from fairjudge.runner._ray import RayExecutor
-    from fairjudge.runner._result import CallOutcome, RunResult, RunSummary
+    from fairjudge.runner._result import (
+        KEPT_SENTENCE,
+        CallOutcome,
+        RunResult,
+        RunSummary,
+        restate_kept,
+    )
     from fairjudge.runner._store import DEFAULT_STORE_PATH, Store
     from fairjudge.runner._tally import serve_from_store
 
 __all__ = [
     "DEFAULT_POLL_S",
     "DEFAULT_STORE_PATH",
+    "KEPT_SENTENCE",
     "PROGRESS_LABEL",
     "AsyncioExecutor",
     "Batch",
@@ -48,6 +55,7 @@ __all__ = [
     "Store",
     "make_progress",
     "progress_label",
+    "restate_kept",
     "run_calls",
     "serve_from_store",
 ]
@@ -75,6 +83,8 @@ _LAZY = {
     "CallOutcome": "fairjudge.runner._result",
     "RunResult": "fairjudge.runner._result",
     "RunSummary": "fairjudge.runner._result",
+    "KEPT_SENTENCE": "fairjudge.runner._result",
+    "restate_kept": "fairjudge.runner._result",
     "DEFAULT_STORE_PATH": "fairjudge.runner._store",
     "Store": "fairjudge.runner._store",
 }

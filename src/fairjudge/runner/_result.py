@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
@@ -259,6 +260,23 @@ class RunResult:
     def stopped(self) -> StopReason | None:
         """Which budget stopped the run early, if one did."""
         return self.summary.stopped
+
+
+KEPT_SENTENCE = re.compile(r"The \d+ calls finished so far are kept in the store ")
+"""The count of calls kept that :func:`stop_error` writes, for those that restate it."""
+
+
+def restate_kept(exc: BaseException, kept: int) -> None:
+    """Make the count of calls kept in ``exc``'s stop message (:func:`stop_error`) ``kept``.
+
+    A run knows only its own batch; a caller that ran earlier batches on the same
+    store (a judge session) knows how many calls are kept in all.
+    """
+    said = f"The {kept} calls finished so far are kept in the store "
+    exc.args = tuple(
+        KEPT_SENTENCE.sub(said, arg, count=1) if isinstance(arg, str) else arg
+        for arg in exc.args
+    )  # fmt: skip
 
 
 def stop_error(
