@@ -266,13 +266,17 @@ KEPT_SENTENCE = re.compile(r"The \d+ calls finished so far are kept in the store
 """The count of calls kept that :func:`stop_error` writes, for those that restate it."""
 
 
+def _kept_words(finished: int) -> str:
+    return f"The {finished} calls finished so far are kept in the store "
+
+
 def restate_kept(exc: BaseException, kept: int) -> None:
     """Make the count of calls kept in ``exc``'s stop message (:func:`stop_error`) ``kept``.
 
     A run knows only its own batch; a caller that ran earlier batches on the same
     store (a judge session) knows how many calls are kept in all.
     """
-    said = f"The {kept} calls finished so far are kept in the store "
+    said = _kept_words(kept)
     exc.args = tuple(
         KEPT_SENTENCE.sub(said, arg, count=1) if isinstance(arg, str) else arg
         for arg in exc.args
@@ -287,7 +291,7 @@ def stop_error(
     retry: RetryPolicy,
 ) -> FatalBackendError:
     """The error that stops the run, its message scrubbed of anything secret."""
-    kept = f"The {finished} calls finished so far are kept in the store {store_path}"
+    kept = _kept_words(finished) + store_path
     if isinstance(exc, EndpointUnreachable):
         tries = min(retry.max_attempts, retry.max_unreachable_attempts)
         attempts = f"{tries} {'try' if tries == 1 else 'tries'}"
