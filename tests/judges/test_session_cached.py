@@ -38,8 +38,15 @@ class Untouchable(FakeBackend):
         raise AssertionError("a cached call reached the backend")
 
 
-def session_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("fairjudge")]
+def session_threads(before: set[threading.Thread]) -> list[str]:
+    """fairjudge's threads started since ``before`` was taken.
+
+    Only new ones: a session closed just before (this test's first, or another
+    test's on the same worker) may still be winding its threads down.
+    """
+    return [
+        t.name for t in threading.enumerate() if t.name.startswith("fairjudge") and t not in before
+    ]
 
 
 def test_a_fully_cached_batch_starts_no_thread_and_asks_no_backend(tmp_path: Path) -> None:
@@ -51,14 +58,15 @@ def test_a_fully_cached_batch_starts_no_thread_and_asks_no_backend(tmp_path: Pat
 
     progress: list[int] = []
     again = Untouchable()
+    before = set(threading.enumerate())
     session = JudgeSession(again, store=store, options=QUIET)
     cached = session.run(jobs, read, progress=progress.append)
     assert not session._loop.started
-    assert session_threads() == []
+    assert session_threads(before) == []
     session.close()
     assert again.calls == 0
     assert again.closed  # closed without starting the loop's thread
-    assert session_threads() == []
+    assert session_threads(before) == []
 
     assert [r.payload for r in cached] == [r.payload for r in fresh]
     assert [r.raw for r in cached] == [r.raw for r in fresh]
