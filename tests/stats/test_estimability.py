@@ -18,8 +18,7 @@ from fairjudge.stats._logistic import length_controlled_win_rate
 from fairjudge.stats._position_bias import position_bias
 from fairjudge.stats._rank_stats import score_correlation
 from fairjudge.stats._resample import unstable_reason
-from fairjudge.stats._style_control import style_controlled_bradley_terry
-from fairjudge.stats._style_features import StyleFeatures
+from fairjudge.stats._style_control import StyleFeatures, style_controlled_bradley_terry
 from tests.stats._sim import battles
 
 ONE_QUESTION = "one question: the bootstrap cannot vary"

@@ -7,8 +7,11 @@ import pytest
 from scipy.special import expit
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._style_control import style_controlled_bradley_terry
-from fairjudge.stats._style_features import StyleFeatures, style_features
+from fairjudge.stats._style_control import (
+    StyleFeatures,
+    style_controlled_bradley_terry,
+    style_features,
+)
 from tests.stats._sim import ELO
 
 

@@ -12,8 +12,7 @@ from scipy.special import expit
 from fairjudge.stats._bradley_terry import bradley_terry, bt_lbfgs
 from fairjudge.stats._bt_data import encode_battles, pair_data
 from fairjudge.stats._logistic import MAX_LOG_ODDS
-from fairjudge.stats._style_control import style_controlled_bradley_terry
-from fairjudge.stats._style_features import StyleFeatures
+from fairjudge.stats._style_control import StyleFeatures, style_controlled_bradley_terry
 from tests.stats._bootstrap import bootstrap_thetas
 from tests.stats._sim import battles
 

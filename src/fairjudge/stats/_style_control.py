@@ -1,63 +1,323 @@
-"""Style-controlled Bradley-Terry ratings, Arena-Hard-Auto's way.
+"""Style-controlled Bradley-Terry ratings, Arena-Hard-Auto's way: the features, the fit, the test.
 
 Judges (and people) reward length and markdown: headers, lists, bold. Style
 control adds those as covariates to the Bradley-Terry model, so that each model's
-rating measures what is left once style is accounted for::
+rating measures what is left once style is accounted for. Per battle ``i`` between
+``a_i`` and ``b_i`` with standardised style differences ``f_i``::
 
-    logit P(A beats B) = theta_A - theta_B + sum_k beta_k f_k(A, B)
+    logit P(a_i beats b_i) = theta[a_i] - theta[b_i] + f_i . beta
 
-Style features are computed in :mod:`._style_features`. Here: the fit, ties as
-half a win, by exact maximum likelihood (Newton), and a bootstrap seeded and
-clustered by question when questions are given. A feature that never varies in
-the data cannot have an effect estimated; it is left out of the fit and reported
-as not estimable rather than as NaN or zero.
+**Features** follow Arena-Hard-Auto (``show_result.py``, ``add_markdown_info.py``):
 
-A judge whose verdicts style (almost) perfectly predicts (say, one that always
-prefers the longer answer) leaves nothing to estimate at equal style: the style
-coefficient runs off towards infinity, and the ratings are wherever Newton stopped.
-The test is length control's (:mod:`._logistic`): a style term that adds more
-than 15 log-odds to some battle. When the full-data fit fails it (asked also of the
-uncentred differences, see :func:`._style_fit.separating`), the separating
-coefficients, every rating but the pinned anchor's, every rating interval and every
-rank are reported as not estimable, with the reason (NaN or ``None`` in the object,
-``n/a`` in the text, ``null`` in JSON), never as the point where Newton stopped; a
-bootstrap round that fails it, or whose Newton did not converge, counts as degenerate,
-and intervals resting on too many of those are refused.
+- code blocks (```` ``` ... ``` ````) are removed before counting markdown, so a code
+  answer is not rewarded for its comments' ``#`` lines;
+- headers (``#`` to ``######`` at the start of a line), list items (ordered and
+  unordered) and bold spans (``**x**`` and ``__x__``) are counted, and divided by
+  the answer length to give densities;
+- length: ``(len_A - len_B) / (len_A + len_B)``; each density:
+  ``(d_A - d_B) / (d_A + d_B + 1)``;
+- each feature is standardised over the battles, so ``beta_k`` is the log-odds
+  effect of one standard deviation of that style difference.
+
+Arena-Hard-Auto counts length in tiktoken tokens; with no tokenizer dependency,
+:func:`style_features` counts whitespace-separated words (the length feature is a
+ratio, so the unit barely matters; pass your own token counts as
+``StyleFeatures(length=...)`` to match exactly).
+
+**The fit**: ties count as half a win; the exact (weighted, optionally
+ridge-penalised) maximum likelihood by Newton's method (:func:`fit_style_bt`), and a
+bootstrap seeded and clustered by question when questions are given. A feature that
+never varies in the data cannot have an effect estimated; it is left out of the fit
+and reported as not estimable rather than as NaN or zero.
+
+**Separation.** A judge whose verdicts style (almost) perfectly predicts (say, one
+that always prefers the longer answer) leaves nothing to estimate at equal style: the
+style coefficient runs off towards infinity, and the ratings are wherever Newton
+stopped. The test is length control's (:mod:`._logistic`) on :func:`style_reach`: a
+style term that adds more than 15 log-odds to some battle. When the full-data fit
+fails it (asked also of the uncentred differences, see :func:`separating`), the
+separating coefficients, every rating but the pinned anchor's, every rating interval
+and every rank are reported as not estimable, with the reason (NaN or ``None`` in the
+object, ``n/a`` in the text, ``null`` in JSON), never as the point where Newton
+stopped; a bootstrap round that fails it, or whose Newton did not converge, counts as
+degenerate, and intervals resting on too many of those are refused.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Unpack
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Unpack
 
 import numpy as np
+from scipy.special import expit
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, check_rounds
 from fairjudge.stats._bt_data import encode_battles
 from fairjudge.stats._intervals import ConfidenceInterval, Estimable
 from fairjudge.stats._leaderboard import Leaderboard, check_fit_inputs, to_elo
-from fairjudge.stats._logistic import beyond_bound, separation_reason
+from fairjudge.stats._logistic import (
+    backtrack,
+    beyond_bound,
+    separation_reason,
+    stabilise,
+)
 from fairjudge.stats._resample import (
     BootstrapOptions,
     BootstrapPlan,
     nan_to_none,
     unstable_reason,
 )
-from fairjudge.stats._style_features import (
-    STYLE_CONTROLS,
-    StyleControl,
-    StyleFeatures,
-    feature_matrix,
-    style_design,
-)
-from fairjudge.stats._style_fit import fit_style_bt, separating, style_reach
 from fairjudge.stats._validate import OUTCOME_SCORES, check_same_length
 
-__all__ = ["StyleCoefficient", "StyleControlResult", "style_controlled_bradley_terry"]
+__all__ = [
+    "STYLE_CONTROLS",
+    "StyleCoefficient",
+    "StyleControl",
+    "StyleControlResult",
+    "StyleFeatures",
+    "feature_matrix",
+    "fit_style_bt",
+    "separating",
+    "style_controlled_bradley_terry",
+    "style_design",
+    "style_features",
+    "style_reach",
+]
+
+StyleControl = Literal["length", "headers", "lists", "bold"]
+STYLE_CONTROLS: tuple[StyleControl, ...] = ("length", "headers", "lists", "bold")
+"""The style covariates, in Arena-Hard-Auto's order."""
+
+_CODE_BLOCK = re.compile(r"```[^`]*```")
+_HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
+_ORDERED = re.compile(r"^\s*\d+\.\s", re.MULTILINE)
+_UNORDERED = re.compile(r"^\s*[-*+]\s", re.MULTILINE)
+_BOLD = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
+
+
+@dataclass(frozen=True, slots=True)
+class StyleFeatures:
+    """Length and markdown counts of one answer.
+
+    Attributes:
+        length: Answer length (words by default; any unit, used in ratios).
+        headers: Markdown headers, outside code blocks.
+        lists: List items, ordered and unordered, outside code blocks.
+        bold: Bold spans, outside code blocks.
+    """
+
+    length: float
+    headers: int = 0
+    lists: int = 0
+    bold: int = 0
+
+    def to_dict(self) -> dict[str, float]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def style_features(text: str) -> StyleFeatures:
+    r"""Count an answer's length and markdown elements, Arena-Hard-Auto's way.
+
+    Example:
+        >>> style_features("# Title\n- a **b**\n```\n# not a header\n```")
+        StyleFeatures(length=11, headers=1, lists=1, bold=1)
+    """
+    if not isinstance(text, str):
+        raise InputError(f"text must be a string; got {type(text).__name__}")
+    prose = _CODE_BLOCK.sub("", text)
+    return StyleFeatures(
+        length=len(text.split()),
+        headers=len(_HEADER.findall(prose)),
+        lists=len(_ORDERED.findall(prose)) + len(_UNORDERED.findall(prose)),
+        bold=len(_BOLD.findall(prose)),
+    )
+
+
+def feature_matrix(name: str, values: Sequence[StyleFeatures | str]) -> FloatArray:
+    """``(m, 4)`` array of length, headers, lists, bold; strings are featurised.
+
+    Raises:
+        InputError: An entry is neither features nor text, or holds a bad count.
+    """
+    out = np.empty((len(values), 4))
+    for i, v in enumerate(values):
+        f = style_features(v) if isinstance(v, str) else v
+        if not isinstance(f, StyleFeatures):
+            raise InputError(
+                f"{name}[{i}] must be a StyleFeatures or the answer text; got {type(v).__name__}"
+            )
+        row = (f.length, f.headers, f.lists, f.bold)
+        if not all(
+            isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
+            for x in row
+        ):
+            raise InputError(f"{name}[{i}] must hold finite counts >= 0; got {f!r}")
+        out[i] = row
+    return out
+
+
+def style_design(fa: FloatArray, fb: FloatArray) -> FloatArray:
+    """Arena-Hard-Auto's normalised style differences (before standardising).
+
+    Args:
+        fa: ``(m, 4)`` features of answer A (see :func:`feature_matrix`).
+        fb: ``(m, 4)`` features of answer B.
+
+    Returns:
+        ``(m, 4)``: the length ratio, then the header, list and bold densities.
+    """
+    la, lb = fa[:, 0], fb[:, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        length = np.where(la + lb > 0, (la - lb) / (la + lb), 0.0)
+        da = np.where(la[:, None] > 0, fa[:, 1:] / la[:, None], 0.0)
+        db = np.where(lb[:, None] > 0, fb[:, 1:] / lb[:, None], 0.0)
+    out: FloatArray = np.column_stack([length, (da - db) / (da + db + 1.0)])
+    return out
+
+
+def fit_style_bt(
+    a: IntArray,
+    b: IntArray,
+    feats: FloatArray,
+    y: FloatArray,
+    w: FloatArray,
+    n: int,
+    l2: float,
+    x0: FloatArray,
+    max_iter: int = 100,
+) -> tuple[FloatArray, bool]:
+    """Weighted maximum likelihood of BT + covariates by Newton's method.
+
+    The Hessian has the Bradley-Terry Laplacian in the ratings block, as in
+    :func:`._bt_solvers.bt_newton` (made solvable the same way, by
+    :func:`._logistic.stabilise`), plus the covariate rows and columns. Steps above
+    0.5 are halved until the objective does not increase.
+
+    Args:
+        a: ``(m,)`` model A of each battle.
+        b: ``(m,)`` model B of each battle.
+        feats: ``(m, k)`` standardised style differences.
+        y: ``(m,)`` score of A: 1, 0.5 (tie) or 0.
+        w: ``(m,)`` weight of each battle (its count in a bootstrap round).
+        n: Number of models.
+        l2: Ridge strength on all parameters.
+        x0: ``(n + k,)`` starting point: ratings, then style coefficients.
+        max_iter: Iteration cap.
+
+    Returns:
+        ``(n + k,)`` parameters, and whether Newton met its gradient or step
+        tolerance before the cap (otherwise the point is not a maximum).
+    """
+    k = feats.shape[1]
+    x = x0.copy()
+    scale = max(float(w.sum()), 1.0)
+
+    def objective(v: FloatArray) -> float:
+        eta = v[a] - v[b] + feats @ v[n:]
+        ll = y * -np.logaddexp(0.0, -eta) + (1.0 - y) * -np.logaddexp(0.0, eta)
+        return -float(w @ ll) + 0.5 * l2 * float(v @ v)
+
+    for _ in range(max_iter):
+        eta = x[a] - x[b] + feats @ x[n:]
+        p = expit(eta)
+        r = w * (y - p)
+        grad = np.concatenate([np.bincount(a, r, n) - np.bincount(b, r, n), feats.T @ r]) - l2 * x
+        if np.abs(grad).max() <= 1e-10 * scale:
+            return x, True
+        h = w * p * (1.0 - p)
+        hess = np.zeros((n + k, n + k))
+        block = (
+            np.bincount(a * n + a, h, n * n)
+            + np.bincount(b * n + b, h, n * n)
+            - np.bincount(a * n + b, h, n * n)
+            - np.bincount(b * n + a, h, n * n)
+        )
+        hess[:n, :n] = block.reshape(n, n)
+        hf = h[:, None] * feats
+        # (n, k); with every feature constant k is 0 and this is plain Bradley-Terry.
+        cross = np.zeros((n, k))
+        for j in range(k):
+            cross[:, j] = np.bincount(a, hf[:, j], n) - np.bincount(b, hf[:, j], n)
+        hess[:n, n:] = cross
+        hess[n:, :n] = cross.T
+        hess[n:, n:] = feats.T @ hf
+        hess[np.arange(n + k), np.arange(n + k)] += l2
+        mean_diag = max(float(np.diag(hess).mean()), 1e-300)
+        stabilise(hess[None], n, l2, np.array([mean_diag]))
+        step = np.asarray(np.linalg.solve(hess, grad), dtype=np.float64)
+        new = x + step
+        if np.abs(step).max() > 0.5:
+            new = backtrack(x[None], step[None], lambda v: np.array([objective(v[0])]))[0]
+        x = new
+        if np.abs(step).max() <= 1e-9:
+            return x, True
+    return x, False
+
+
+def style_reach(beta: FloatArray, feats: FloatArray, w: FloatArray | None = None) -> FloatArray:
+    """The largest log-odds each style term adds to a battle: ``|beta_k| max_i |f_ik|``.
+
+    The analogue of length control's ``|beta|`` (whose covariate lies in [-1, 1]):
+    standardised style differences are unbounded, so the reach is measured on the
+    battles at hand.
+
+    Args:
+        beta: ``(k,)`` style coefficients.
+        feats: ``(m, k)`` standardised style differences.
+        w: ``(m,)`` battle weights; battles of weight zero (not drawn in a bootstrap
+            round) are left out. ``None``: all battles.
+    """
+    used = feats if w is None else feats[w > 0]
+    if used.shape[0] == 0:
+        return np.zeros_like(beta)
+    out: FloatArray = np.abs(beta) * np.abs(used).max(axis=0)
+    return out
+
+
+def separating(
+    a: IntArray,
+    b: IntArray,
+    raw: FloatArray,
+    feats: FloatArray,
+    y: FloatArray,
+    x_hat: FloatArray,
+    l2: float,
+) -> BoolArray:
+    """Which style features (almost) perfectly separate the verdicts of the full data.
+
+    Judged on the reported fit, and on the same fit of the differences scaled but not
+    centred; either counts. Centring (Arena-Hard-Auto's) moves "equal style" off zero,
+    so ties between answers of equal style sit where a growing coefficient would push
+    them off one half: they hold it back, and can hide a judge whose verdicts style
+    alone explains (one that always prefers the longer answer, with answers of equal
+    length tied) behind a finite maximum. Uncentred, equal style is zero again.
+    As for plain Bradley-Terry, a ridge is a cure the user may choose: both fits are
+    penalised, so a ridge strong enough to hold style within the bound passes.
+
+    Args:
+        a: ``(m,)`` model A of each battle.
+        b: ``(m,)`` model B of each battle.
+        raw: ``(m, k)`` style differences of the varying features, before standardising.
+        feats: ``(m, k)`` the same, standardised.
+        y: ``(m,)`` score of A.
+        x_hat: ``(n + k,)`` the reported fit.
+        l2: Ridge strength.
+    """
+    n = x_hat.size - feats.shape[1]
+    split = beyond_bound(style_reach(x_hat[n:], feats))
+    if feats.shape[1] == 0:
+        return split
+    scaled = raw / raw.std(axis=0, ddof=1)
+    x_raw, _ = fit_style_bt(a, b, scaled, y, np.ones(a.size), n, l2, x_hat)
+    out: BoolArray = split | beyond_bound(style_reach(x_raw[n:], scaled))
+    return out
+
 
 CONSTANT_FEATURE = "constant in the data"
 """Why a style coefficient cannot be estimated when its feature never varies."""
@@ -283,7 +543,7 @@ def style_controlled_bradley_terry(
         model_b: The second model of each battle.
         outcomes: ``"1"`` (A won), ``"2"`` (B won) or ``"tie"`` (half a win each).
         features_a: Style of A's answer per battle: :class:`StyleFeatures`, or the
-            answer text (featurised with :func:`._style_features.style_features`).
+            answer text (featurised with :func:`style_features`).
         features_b: Style of B's answer per battle.
         controls: Which covariates to include (Arena-Hard-Auto's ``--control-features
             length markdown`` is all four, the default). A covariate that never
