@@ -32,9 +32,15 @@ from fairjudge.report._panel import (
     print_calls,
     print_legend,
 )
-from fairjudge.report._scores import alarm_cell, histogram_cell, human_cell, mean_cell, median_cell
+from fairjudge.report._scores import (
+    alarm_cell,
+    histogram_cell,
+    human_cell,
+    mean_cell,
+    mean_text,
+    median_cell,
+)
 from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
-from fairjudge.report._trend import mean_text
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
