@@ -11,8 +11,8 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
-from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, RoundDraws, solve_rounds
+from fairjudge.stats._validate import FloatArray
 
 
 def bootstrap_thetas(

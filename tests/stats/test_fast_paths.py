@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from scipy.special import expit as scipy_expit
 
-from fairjudge.stats._arrays import expit
 from fairjudge.stats._intervals import (
     _draw,
     _pending,
@@ -25,6 +24,7 @@ from fairjudge.stats._intervals import (
     prefetch_resamples,
     shared_resamples,
 )
+from fairjudge.stats._logistic import expit
 from tests.stats._ulp import ulp_distance
 
 # numpy's vectorised exp rounds differently on AVX-512, AVX2 and baseline CPUs (up to
@@ -62,7 +62,7 @@ _SIMD_CHECK = """
 import json, sys
 import numpy as np
 from scipy.special import expit as scipy_expit
-from fairjudge.stats._arrays import expit
+from fairjudge.stats._logistic import expit
 from tests.stats._ulp import ulp_distance
 from tests.stats.test_fast_paths import _expit_inputs
 x = _expit_inputs()

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
         krippendorff_alpha_ci,
         system_agreement,
     )
-    from fairjudge.stats._arrays import FloatArray
     from fairjudge.stats._bradley_terry import BradleyTerryResult, bradley_terry
     from fairjudge.stats._bt_data import online_elo
     from fairjudge.stats._confseq import POPULATIONS, ConfidenceSequence, Population, StopRule
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
         weighted_means,
     )
     from fairjudge.stats._style_control import StyleControlResult, style_controlled_bradley_terry
+    from fairjudge.stats._validate import FloatArray
 
 __all__ = [
     "POPULATIONS",
@@ -105,7 +105,7 @@ _LAZY = {
     "judge_agreement": "fairjudge.stats._agreement",
     "KrippendorffAlpha": "fairjudge.stats._agreement",
     "krippendorff_alpha_ci": "fairjudge.stats._agreement",
-    "FloatArray": "fairjudge.stats._arrays",
+    "FloatArray": "fairjudge.stats._validate",
     "BradleyTerryResult": "fairjudge.stats._bradley_terry",
     "bradley_terry": "fairjudge.stats._bradley_terry",
     "ConfidenceSequence": "fairjudge.stats._confseq",

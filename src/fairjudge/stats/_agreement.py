@@ -52,7 +52,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from fairjudge._errors import InputError
-from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._bradley_terry import bt_lbfgs
 from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data
 from fairjudge.stats._bt_solvers import bt_newton
@@ -62,7 +61,12 @@ from fairjudge.stats._panel import Metric, alpha_value, check_metric, coincidenc
 from fairjudge.stats._position_bias import Proportion
 from fairjudge.stats._rank_stats import RankCorrelation, correlation_fields, rank_corr_rows
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
-from fairjudge.stats._validate import check_non_negative, check_outcomes, check_same_length
+from fairjudge.stats._validate import (
+    FloatArray,
+    check_non_negative,
+    check_outcomes,
+    check_same_length,
+)
 
 __all__ = [
     "AgreementResult",

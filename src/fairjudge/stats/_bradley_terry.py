@@ -37,13 +37,13 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import RoundDraws, solve_rounds
 from fairjudge.stats._bt_data import encode_battles
 from fairjudge.stats._bt_solvers import bt_newton, to_models
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._leaderboard import Leaderboard, check_fit_inputs, to_elo
 from fairjudge.stats._resample import BootstrapOptions, nan_to_none
+from fairjudge.stats._validate import FloatArray, IntArray
 
 __all__ = ["LBFGS_MIN_MODELS", "BradleyTerryResult", "bradley_terry", "bt_lbfgs", "davidson_lbfgs"]
 

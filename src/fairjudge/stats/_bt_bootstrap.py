@@ -50,9 +50,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_solvers import NewtonLayout, bt_newton
 from fairjudge.stats._resample import chunk_sizes, cluster_draws
+from fairjudge.stats._validate import BoolArray, FloatArray, IntArray
 
 __all__ = [
     "BootstrapDraws",

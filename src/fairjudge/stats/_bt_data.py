@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import PairData, Unbounded, mle_exists, reachable_from, unbounded
 from fairjudge.stats._validate import (
+    FloatArray,
+    IntArray,
     check_labels,
     check_non_negative,
     check_outcomes,

@@ -26,8 +26,8 @@ from functools import partial
 import numpy as np
 from scipy.special import expit, log_expit
 
-from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._logistic import backtrack
+from fairjudge.stats._validate import BoolArray, FloatArray, IntArray
 
 __all__ = ["MAX_NEWTON_ITER", "NewtonLayout", "bt_newton", "bt_objective", "to_models"]
 

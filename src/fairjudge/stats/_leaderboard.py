@@ -19,7 +19,6 @@ import numpy as np
 from scipy.stats import rankdata
 
 from fairjudge._words import worded
-from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import (
     Identification,
@@ -38,7 +37,7 @@ from fairjudge.stats._resample import (
     plan_bootstrap,
     unstable_reason,
 )
-from fairjudge.stats._validate import check_non_negative
+from fairjudge.stats._validate import BoolArray, FloatArray, IntArray, check_non_negative
 
 __all__ = [
     "ELO_SCALE",

@@ -31,10 +31,9 @@ from typing import Any, Literal, Unpack
 import numpy as np
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
-from fairjudge.stats._validate import check_outcomes
+from fairjudge.stats._validate import FloatArray, check_outcomes
 
 __all__ = [
     "EffectiveJudges",

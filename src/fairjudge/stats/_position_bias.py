@@ -52,10 +52,9 @@ from typing import Any, Unpack
 import numpy as np
 
 from fairjudge._errors import InputError
-from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
-from fairjudge.stats._validate import check_positions
+from fairjudge.stats._validate import FloatArray, check_positions
 
 __all__ = ["PositionBiasResult", "Proportion", "outcomes_from_positions", "position_bias"]
 

@@ -23,7 +23,6 @@ import scipy.sparse as sp
 from scipy.stats import kendalltau, rankdata
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._arrays import FloatArray
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._resample import (
     BootstrapOptions,
@@ -33,7 +32,7 @@ from fairjudge.stats._resample import (
     nan_to_none,
     plan_bootstrap,
 )
-from fairjudge.stats._validate import check_finite, check_same_length
+from fairjudge.stats._validate import FloatArray, check_finite, check_same_length
 
 __all__ = [
     "DENSE_KENDALL_MAX",

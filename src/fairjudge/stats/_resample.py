@@ -27,9 +27,15 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from fairjudge.stats._arrays import FloatArray, IntArray
 from fairjudge.stats._intervals import ConfidenceInterval, single_cluster_reason
-from fairjudge.stats._validate import check_clusters, check_level, check_n_resamples, check_seed
+from fairjudge.stats._validate import (
+    FloatArray,
+    IntArray,
+    check_clusters,
+    check_level,
+    check_n_resamples,
+    check_seed,
+)
 
 __all__ = [
     "BootstrapOptions",

@@ -55,7 +55,6 @@ import numpy as np
 from scipy.special import expit
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._arrays import BoolArray, FloatArray, IntArray
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData, check_rounds
 from fairjudge.stats._bt_data import encode_battles
 from fairjudge.stats._intervals import ConfidenceInterval, Estimable
@@ -72,7 +71,13 @@ from fairjudge.stats._resample import (
     nan_to_none,
     unstable_reason,
 )
-from fairjudge.stats._validate import OUTCOME_SCORES, check_same_length
+from fairjudge.stats._validate import (
+    OUTCOME_SCORES,
+    BoolArray,
+    FloatArray,
+    IntArray,
+    check_same_length,
+)
 
 __all__ = [
     "STYLE_CONTROLS",

@@ -1,4 +1,4 @@
-"""Input checks shared by the statistics functions.
+"""The array types of the statistics functions, and the input checks that make them.
 
 Statistics code is where a silent mistake costs the most: a verdict spelled ``"A"``
 where ``"1"`` was meant, or a length column shifted by one row, still produces a
@@ -28,6 +28,9 @@ __all__ = [
     "OUTCOME_CODES",
     "OUTCOME_SCORES",
     "POSITION_CODES",
+    "BoolArray",
+    "FloatArray",
+    "IntArray",
     "check_clusters",
     "check_finite",
     "check_labels",
@@ -39,6 +42,10 @@ __all__ = [
     "check_same_length",
     "check_seed",
 ]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
 
 OUTCOME_CODES: dict[str, int] = {"1": 0, "2": 1, "tie": 2}
 """Internal integer codes of resolved outcomes: model 1 wins, model 2 wins, tie."""
