@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
-    from fairjudge.report._audit import render_audit
-    from fairjudge.report._calibration import calibration_payload, render_calibration
+    from fairjudge.report._audit import calibration_payload, render_audit, render_calibration
     from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
     from fairjudge.report._jury import JuryReport, jury_report, render_jury
     from fairjudge.report._label_server import LabelServer
@@ -87,8 +86,8 @@ __all__ = [
 # Every name loads on first use (PEP 562): a command imports only the report it shows.
 _LAZY = {
     "render_audit": "fairjudge.report._audit",
-    "calibration_payload": "fairjudge.report._calibration",
-    "render_calibration": "fairjudge.report._calibration",
+    "calibration_payload": "fairjudge.report._audit",
+    "render_calibration": "fairjudge.report._audit",
     "ComparisonReport": "fairjudge.report._comparison",
     "comparison_report": "fairjudge.report._comparison",
     "render_comparison": "fairjudge.report._comparison",

@@ -1,15 +1,17 @@
-"""The audit report card: one table of effects per bias, and what the mitigation leaves.
+"""The judge's checks as text: the bias audit's report card and the calibration.
 
-:func:`render_audit` prints an :class:`~fairjudge.audit.AuditReport` for the terminal;
-``AuditReport.to_dict`` is the JSON. Both read the same report, so they cannot
-disagree. Every text that came from a user (answers, names) is printed without markup,
-its hidden characters shown (:func:`~fairjudge.report._text.say`).
+:func:`render_audit` prints an :class:`~fairjudge.audit.AuditReport` (one table of
+effects per bias, and what the mitigation leaves); :func:`render_calibration` prints
+:func:`fairjudge.audit.calibration_report`'s agreement with human labels, and
+:func:`calibration_payload` is its JSON. The table and the JSON read the same report,
+so they cannot disagree. Every text that came from a user (answers, names) is printed
+without markup, its hidden characters shown (:func:`~fairjudge.report._text.say`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -19,7 +21,7 @@ from fairjudge.report._text import ci_text, markup, say
 if TYPE_CHECKING:
     from fairjudge.audit import AuditReport, Effect, ExperimentResult
 
-__all__ = ["render_audit"]
+__all__ = ["calibration_payload", "render_audit", "render_calibration"]
 
 _STYLE = {
     "negligible": "green",
@@ -29,6 +31,7 @@ _STYLE = {
     "not estimable": "dim",
 }
 _EXAMPLE_WORDS = 70
+_FIGURES = ("agreement", "correlation", "system", "position_bias")
 
 
 def _estimate(effect: Effect) -> str:
@@ -122,3 +125,29 @@ def _details(exp: ExperimentResult, console: Console) -> None:
             cells = [f"{row[f]:.2f}" if f in row else "-" for f in families]
             table.add_row(markup(judge), *cells)
         console.print(table)
+
+
+def calibration_payload(report: dict[str, Any], *, judge: str) -> dict[str, Any]:
+    """The JSON form of :func:`fairjudge.audit.calibration_report`'s report."""
+    payload = {k: (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in report.items()}
+    payload["judge"] = judge
+    return payload
+
+
+def render_calibration(report: dict[str, Any], console: Console) -> None:
+    """Print each figure's summary (a figure the data could not support says why), then the gate."""
+    say(
+        console,
+        f"{report['n_resolved']} of {report['n_items']} items resolved"
+        f" ({report['n_unresolved']} left out: parse failures or call errors)",
+        style="bold",
+    )
+    for key in _FIGURES:
+        if key in report:
+            say(console, report[key].summary())
+            console.print()
+    for key, reason in report.get("skipped", {}).items():
+        say(console, f"{key}: not estimated: {reason}")
+    if "gate" in report:
+        console.print()
+        say(console, report["gate"].summary())
