@@ -16,7 +16,7 @@ number, and a budget that is never overspent makes ``floor(max_cost / call $)`` 
 Columns: ``ratio`` (the server's tokens per guessed token), ``conc``, ``calls`` (made),
 ``fit`` (``floor(max_cost / call $)``: the calls the budget pays for), ``spent $``,
 ``spent/max`` (must be at most 1.00 for ratios up to 8: see
-:mod:`fairjudge.runner._budget`), ``in flight`` (the server's peak of concurrent
+:mod:`fairjudge.runner._prices`), ``in flight`` (the server's peak of concurrent
 requests), ``exit`` (5: stopped by the budget, partial result printed).
 
 Call :func:`budget_rows` from another benchmark (``bench_faults.py`` prints its table).

@@ -18,7 +18,7 @@ benchmark and the tests cannot drift apart):
   be 0 (``tests/backends/echoed_key.py``).
 - ``budget``: ``compare --max-cost 0.01`` against a server that counts 1x, 4x and 8x
   the tokens fairjudge guesses, at ``--concurrency`` 1, 16 and 64. ``spent/max``
-  must be at most 1.00 (``benchmarks/_budget.py``; see ``fairjudge.runner._budget``
+  must be at most 1.00 (``benchmarks/_budget.py``; see ``fairjudge.runner._prices``
   for the bound).
 - ``files``: hostile files (nested 1,000 deep, not UTF-8, ``/dev/zero``, a named
   pipe, a folder, a Python judge named by a shared jury file, ...) given to every

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairjudge.runner._budget import UNKNOWN_OUTPUT_TOKENS
 from fairjudge.runner._limits import Prices
+from fairjudge.runner._prices import UNKNOWN_OUTPUT_TOKENS
 from tests.cli_process import run_process
 from tests.server import DEFAULT_API_KEY, JudgeServer
 

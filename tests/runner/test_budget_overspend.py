@@ -23,7 +23,7 @@ from fairjudge import Item, evaluate_pairs
 from fairjudge.backends import OpenAIBackend
 from fairjudge.judges import LLMJudge
 from fairjudge.runner import Prices, RunOptions, Store
-from fairjudge.runner._budget import PRIOR_TOKEN_RATIO, CallGuess, CostBudget
+from fairjudge.runner._prices import PRIOR_TOKEN_RATIO, CallGuess, CostBudget
 from tests.server import DEFAULT_API_KEY, JudgeServer, client_estimate
 
 PRICES = Prices(input_per_million=2.5, output_per_million=10.0)

@@ -16,10 +16,11 @@ from fairjudge._errors import ConfigError
 from fairjudge.backends import OpenAIBackend
 from fairjudge.backends._anthropic import AnthropicBackend
 from fairjudge.runner import Prices, RunOptions, RunResult, Store, run_calls
-from fairjudge.runner._budget import UNKNOWN_OUTPUT_TOKENS, CallGuess
 from fairjudge.runner._prices import (
     BATCH_PRICE_FACTOR,
     LIST_PRICES,
+    UNKNOWN_OUTPUT_TOKENS,
+    CallGuess,
     Pricing,
     charge,
     list_price,

@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._errors import BackendError, BatchPending, ConfigError, RateLimitError
 from fairjudge.backends import UploadingBatchAPI
-from fairjudge.runner._budget import UNKNOWN_OUTPUT_TOKENS, CallGuess
 from fairjudge.runner._claims import Leases
 from fairjudge.runner._executor import Batch
-from fairjudge.runner._prices import BATCH_PRICE_FACTOR
+from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS, CallGuess
 from fairjudge.runner._progress import Snapshot
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._result import CallOutcome, RunResult

@@ -33,7 +33,7 @@ class RunOptions:
         max_cost: Dollars the session may spend over its life (needs ``prices``).
             Calls in flight are reserved at a guess corrected by the usage replies
             report; the run overspends by at most what the calls in flight when the
-            last one started cost beyond that guess (:mod:`fairjudge.runner._budget`).
+            last one started cost beyond that guess (:mod:`fairjudge.runner._prices`).
         prices: Dollars per million input, cached input and output tokens, for
             every call's cost (:class:`~fairjudge.runner.Prices`).
         list_prices: Without ``prices``, price the calls of a model that
