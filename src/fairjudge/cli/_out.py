@@ -5,8 +5,11 @@ One function writes them all, so every ``--out`` file opens with the same header
 judge, the template or rubric, the settings and the fairjudge version; and, for every
 command that calls a model, what its requests carried (``settings.request``, or
 ``settings.requests`` by member for a panel) and what its calls did (``calls``: counts,
-tokens, cost, cache, reasoning, refused requests). :func:`show`
-prints a report as ``--json`` or as its tables, then where each written file went.
+tokens, cost, cache, reasoning, refused requests). A request's ``params`` are what
+the store keys the call by; what was actually sent, when a refusal taught the run to
+rename or drop one (:mod:`fairjudge.backends._capabilities`), is recorded beside them
+(:func:`request_settings`). :func:`show` prints a report as ``--json`` or as its
+tables, then where each written file went.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from rich.console import Console
 
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
-from fairjudge.cli._requests import request_settings
 from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
 
 __all__ = ["command_line", "requests_of", "show", "write_judgments", "write_out"]
@@ -147,6 +149,37 @@ def requests_of(sent_by: object) -> dict[str, Any]:
     each = {name: request_settings(judge).get("request") for name, judge in named.items()}
     kept = {str(name): record for name, record in each.items() if record is not None}
     return {"requests": kept} if kept else {}
+
+
+def request_settings(judge: Any) -> dict[str, Any]:
+    """``{"request": {...}}`` for a model judge, or ``{}`` for one that sends no request.
+
+    ``params`` are the keyed parameters; ``sent`` what went on the wire (only when it
+    differs), ``learned`` and ``refused`` what refusals taught and cost; ``samples``
+    is true when every reply is a sample (a temperature above 0, a model that
+    samples at 1 only and is sent no temperature, or one whose refusal of the
+    temperature asked for taught the run to send none).
+    """
+    params = getattr(judge, "params", None)
+    backend = getattr(judge, "backend", None)
+    if not isinstance(params, dict) or backend is None:
+        return {}
+    record: dict[str, Any] = {"params": dict(params)}
+    sent = getattr(backend, "sent_params", None)
+    wire = sent(params) if callable(sent) else params
+    if wire != params:
+        record["sent"] = wire
+    learned = list(getattr(backend, "changes", None) or [])
+    if learned:
+        record["learned"] = learned
+        record["refused"] = int(getattr(backend, "refused", 0))
+    temperature = params.get("temperature", getattr(backend, "fixed_temperature", None))
+    if "temperature" in params and "temperature" not in wire:
+        # Refused and dropped: the server samples at its own default (OpenAI's is 1, the
+        # only value such a model takes), so the replies are samples whatever was asked.
+        temperature = 1.0
+    record["samples"] = isinstance(temperature, int | float) and temperature > 0
+    return {"request": record}
 
 
 def write_judgments(
