@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 import pytest
 
 import fairjudge.cli._judging as judging
-from fairjudge.cli import _main
+from fairjudge.cli import _app
 from tests.cli._invoke import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,7 @@ def test_an_error_outside_every_command_is_one_line_too(
 ) -> None:
     monkeypatch.delenv("FAIRJUDGE_TRACEBACK", raising=False)
     monkeypatch.setattr(sys, "argv", ["fairjudge", "compare", "x.jsonl", "--json"])
-    assert _main._unexpected(ValueError("odd")) == 1
+    assert _app._unexpected(ValueError("odd")) == 1
     out, err = capsys.readouterr()
     assert json.loads(out)["error"]["type"] == "ValueError"
     assert " ".join(err.split()).startswith("internal error: ValueError: odd. This is a bug")

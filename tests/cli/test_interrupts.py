@@ -13,7 +13,7 @@ import sys
 
 CHILD = """
 import signal, time
-from fairjudge.cli._main import _Interrupts
+from fairjudge.cli._app import _Interrupts
 
 signal.signal(signal.SIGINT, _Interrupts())
 try:

@@ -19,7 +19,7 @@ from typing import Any
 from tests.cli._invoke import ROOT, invoke
 
 OWN = "python:tests.judges.own_judges:"
-MAIN = "from fairjudge.cli._main import main; main()"
+MAIN = "from fairjudge.cli import main; main()"
 
 
 def pairs(tmp_path: Path, n: int) -> Path:
@@ -126,7 +126,7 @@ def test_ctrl_c_on_an_undeclared_judge_says_nothing_was_kept(tmp_path: Path) -> 
 
 
 def test_the_second_ctrl_c_says_no_store_for_an_undeclared_judge() -> None:
-    from fairjudge.cli._main import _AGAIN, _again
+    from fairjudge.cli._app import _AGAIN, _again
     from fairjudge.judges._own_judge import NOT_CACHED, set_interrupt_note
 
     try:

@@ -20,7 +20,7 @@ from typing import Any
 from tests.cli._invoke import ROOT, invoke
 
 OWN = "python:tests.judges.own_members:"
-MAIN = "from fairjudge.cli._main import main; main()"
+MAIN = "from fairjudge.cli import main; main()"
 
 
 def pairs(tmp_path: Path, n: int) -> Path:

@@ -303,7 +303,8 @@ def _long(opts: list[str]) -> str:
 
 
 def test_docs_config_lists_every_key_of_every_command() -> None:
-    from fairjudge.cli._run_config import CONFIG_COMMANDS, config_keys
+    from fairjudge.cli._app import CONFIG_COMMANDS
+    from fairjudge.cli._run_config import config_keys
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "config.md").read_text("utf-8")
     missing = {

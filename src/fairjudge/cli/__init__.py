@@ -4,7 +4,6 @@ Each command parses its arguments, builds its options once (:mod:`._options`), c
 the library, and hands the result to :mod:`fairjudge.report`.
 """
 
-from fairjudge.cli._app import app
-from fairjudge.cli._main import main
+from fairjudge.cli._app import app, main
 
 __all__ = ["app", "main"]

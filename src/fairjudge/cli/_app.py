@@ -33,14 +33,30 @@ whole instead of being eaten by rich.
 
 Start-up: a command's module (and the library it calls) is imported only when that
 command runs or shows its help (:class:`LazyCommands`); ``fairjudge --help`` and
-``--version`` import none of them.
+``--version`` import none of them. ``--save-config`` is given to every command a config
+file can run (:data:`CONFIG_COMMANDS`) as it loads; the config machinery
+(``cli._run_config``) loads only when the flag is used.
+
+The script (:func:`main`): an exception that escapes every guard is still one line
+(and ``--json``'s error), never a traceback. The first Ctrl-C stops the run, keeping
+every finished call, and exits 130 at once with :func:`os._exit` (the embedded judge
+may be on a thread llama.cpp cannot stop); a second one exits at once. The objects
+made at start-up are frozen out of every garbage collection (:func:`gc.freeze`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import importlib
+import os
+import signal
+import sys
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
+from types import FrameType
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -66,6 +82,7 @@ from fairjudge.cli._flags import to_flags
 
 __all__ = [
     "COMMANDS",
+    "CONFIG_COMMANDS",
     "EXIT_BATCH_PENDING",
     "EXIT_BUDGET",
     "EXIT_FAILED",
@@ -78,6 +95,7 @@ __all__ = [
     "guarded",
     "in_flags",
     "internal_error",
+    "main",
     "notes",
     "say",
     "skipped_in_flags",
@@ -147,6 +165,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 """Each command: the module that registers it, and its docstring's first paragraph
 (what ``fairjudge --help`` lists; a test keeps the two equal)."""
 
+CONFIG_COMMANDS = (
+    "compare", "rank", "calibrate", "score", "audit", "jury", "score-jury", "report",
+)  # fmt: skip
+"""The commands a config file runs (``fairjudge run``), which take ``--save-config``."""
+
 
 class _Unloaded(TyperCommand):
     """A command whose module is not imported yet: its name and summary only."""
@@ -215,8 +238,6 @@ class LazyCommands(TyperGroup):
             command = self.commands[cmd_name] = group.commands[cmd_name]
             plain_values(command)  # its options coerced without pydantic (see ``_coercion``)
         if command is not None and not self._listing:
-            from fairjudge.cli._save_config_flag import offer_save_config
-
             offer_save_config(cmd_name, command)  # --save-config (docs/config.md)
         return command
 
@@ -251,6 +272,46 @@ class LazyCommands(TyperGroup):
             return super().shell_complete(ctx, incomplete)
         finally:
             self._listing = False
+
+
+@functools.cache
+def _save_option() -> Any:
+    """The ``--save-config`` option, declared as Typer declares every other."""
+    probe = typer.Typer()
+
+    @probe.command()
+    def _probe(
+        save_config: Annotated[
+            Path | None,
+            typer.Option(
+                metavar="PATH",
+                help="Write this command's config file (TOML) to PATH and exit without "
+                "judging; `fairjudge run PATH` then runs it (docs/config.md). Never writes "
+                "an API key.",
+            ),
+        ] = None,
+    ) -> None: ...
+
+    return typer.main.get_command(probe).params[0]
+
+
+def offer_save_config(name: str, command: Any) -> None:
+    """Give ``command`` the ``--save-config`` option, if a config file can run it."""
+    if name not in CONFIG_COMMANDS or any(p.name == "save_config" for p in command.params):
+        return
+    command.params.append(_save_option())
+    plain_values(command)
+    run = command.callback
+
+    @functools.wraps(run)
+    def callback(*args: Any, save_config: Path | None = None, **kwargs: Any) -> Any:
+        if save_config is None:
+            return run(*args, **kwargs)
+        from fairjudge.cli._run_config import save
+
+        return save(name, command, save_config, kwargs)
+
+    command.callback = callback
 
 
 app = typer.Typer(
@@ -378,8 +439,6 @@ def internal_error(exc: BaseException, as_json: bool) -> NoReturn:
     It is a bug in fairjudge, so the line says so, names the exception and how to see
     where it happened. Its text is scrubbed of secrets, as every message is.
     """
-    import os
-
     from fairjudge._redact import scrub
 
     if os.environ.get(TRACEBACK_ENV) == "1":
@@ -448,3 +507,73 @@ def _asks_json(args: list[str]) -> bool:
         if arg == "--json":
             return True
     return False
+
+
+# --- the script ---------------------------------------------------------------
+
+EXIT_INTERRUPTED = 130
+_AGAIN = b"interrupted again: stopping now; every finished call is kept in the store\n"
+
+
+class _Interrupts:
+    """SIGINT: a :class:`KeyboardInterrupt` the first time, an immediate exit after."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if not self.seen:
+            self.seen = True
+            raise KeyboardInterrupt
+        os.write(2, _again())  # no Python I/O in a signal handler: it may hold a lock
+        os._exit(EXIT_INTERRUPTED)
+
+
+def _again() -> bytes:
+    """The second Ctrl-C's line: the store's promise, unless the judge running has no store.
+
+    An undeclared Python judge keeps nothing (``judges._own_judge.interrupt_note``); the
+    module is read only if it is loaded already: nothing is imported in a signal handler.
+    """
+    own = sys.modules.get("fairjudge.judges._own_judge")
+    note = own.interrupt_note() if own is not None else None
+    if not note:
+        return _AGAIN
+    return f"interrupted again: stopping now; {note.removeprefix('interrupted; ')}\n".encode()
+
+
+def main() -> None:
+    """Entry point of the ``fairjudge`` script."""
+    gc.freeze()  # what the imports made lives until exit: no collection need look at it
+    interrupts = _Interrupts()
+    signal.signal(signal.SIGINT, interrupts)
+    code: str | int | None = 0
+    try:
+        app(prog_name="fairjudge")
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:  # before any command took over: nothing to keep
+        code = EXIT_INTERRUPTED
+    except Exception as exc:  # escaped every command's guard: one line still, no traceback
+        code = _unexpected(exc)
+    finally:
+        gc.freeze()  # the interpreter's collections at exit would find nothing to free
+    if code == EXIT_INTERRUPTED or interrupts.seen:
+        _exit_now(EXIT_INTERRUPTED)
+    sys.exit(code)
+
+
+def _unexpected(exc: Exception) -> int:
+    """Say an unexpected error in one line (a JSON error too, under ``--json``); its exit code."""
+    try:
+        internal_error(exc, _asks_json(sys.argv[1:]))
+    except typer.Exit as done:
+        return done.exit_code
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Flush what was printed and exit, skipping the interpreter's teardown."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
+            stream.flush()
+    os._exit(code)

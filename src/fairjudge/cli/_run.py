@@ -18,9 +18,8 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
     from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
 from fairjudge.cli._aliases import SummaryJson
-from fairjudge.cli._app import app, guarded
+from fairjudge.cli._app import CONFIG_COMMANDS, app, guarded
 from fairjudge.cli._run_config import (
-    CONFIG_COMMANDS,
     Trust,
     config_argv,
     config_words,

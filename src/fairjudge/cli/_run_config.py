@@ -57,13 +57,11 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
 from fairjudge._errors import ConfigError
 from fairjudge._redact import redact_arg
 from fairjudge.backends import is_loopback_host
-from fairjudge.cli._config_commands import CONFIG_COMMANDS
 
 if TYPE_CHECKING:
     from fairjudge.io import ConfigText
 
 __all__ = [
-    "CONFIG_COMMANDS",
     "ConfigKey",
     "config_argv",
     "config_keys",
@@ -436,7 +434,8 @@ def current_config() -> dict[str, Any] | None:
     from typer._click.globals import get_current_context
 
     ctx = get_current_context(silent=True)
-    if ctx is None or ctx.info_name not in CONFIG_COMMANDS:
+    # A command a config file runs is one given --save-config (cli._app.CONFIG_COMMANDS).
+    if ctx is None or not any(p.name == "save_config" for p in ctx.command.params):
         return None
     running = _RUNNING.get()
     folder = running.config.path.parent if running is not None else None
