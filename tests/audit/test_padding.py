@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fairjudge.audit._audit_items import load_builtin_suite
 from fairjudge.audit._padding import (
     _ABBREVIATIONS,
     pad_answer,
@@ -15,7 +16,6 @@ from fairjudge.audit._padding import (
     split_sentences,
     word_count,
 )
-from fairjudge.audit._suite import load_builtin_suite
 
 SUITE = load_builtin_suite()
 # Every (item, side) pair: the concise answers and the flawed ones are both padded.

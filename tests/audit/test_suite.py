@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from fairjudge._errors import InputError
+from fairjudge.audit._audit_items import CATEGORIES, SuiteItem, load_builtin_suite, parse_suite
 from fairjudge.audit._padding import split_sentences, word_count
-from fairjudge.audit._suite import CATEGORIES, SuiteItem, load_builtin_suite, parse_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = load_builtin_suite()
