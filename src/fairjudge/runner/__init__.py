@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from fairjudge.runner._batch import DEFAULT_POLL_S, BatchExecutor
     from fairjudge.runner._call_record import CallRecord
     from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
-    from fairjudge.runner._limits import Prices, RetryPolicy
-    from fairjudge.runner._options import RunOptions
+    from fairjudge.runner._limits import Prices, RetryPolicy, RunOptions
     from fairjudge.runner._portal import EventLoopThread
     from fairjudge.runner._progress import PROGRESS_LABEL, make_progress, progress_label
     from fairjudge.runner._ray import RayExecutor
@@ -74,7 +73,7 @@ _LAZY = {
     "run_calls": "fairjudge.runner._executor",
     "Prices": "fairjudge.runner._limits",
     "RetryPolicy": "fairjudge.runner._limits",
-    "RunOptions": "fairjudge.runner._options",
+    "RunOptions": "fairjudge.runner._limits",
     "EventLoopThread": "fairjudge.runner._portal",
     "PROGRESS_LABEL": "fairjudge.runner._progress",
     "make_progress": "fairjudge.runner._progress",

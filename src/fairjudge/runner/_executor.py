@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec, route_of
-from fairjudge.runner._options import RunOptions
+from fairjudge.runner._limits import RunOptions
 from fairjudge.runner._result import RunResult
 from fairjudge.runner._store import Store
 

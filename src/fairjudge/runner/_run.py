@@ -24,8 +24,7 @@ from fairjudge._errors import (
 from fairjudge._redact import Redactor, scrub
 from fairjudge._types import CallError
 from fairjudge.runner._claims import ClaimQueue, Leases
-from fairjudge.runner._limits import TokenBucket, estimate_tokens
-from fairjudge.runner._options import RunOptions
+from fairjudge.runner._limits import RunOptions, TokenBucket, estimate_tokens
 from fairjudge.runner._prices import CallGuess
 from fairjudge.runner._progress import make_progress
 from fairjudge.runner._records import Row, call_row

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._errors import ConfigError
-from fairjudge.runner._options import RunOptions
+from fairjudge.runner._limits import RunOptions
 from fairjudge.runner._prices import CallGuess, Charge, CostBudget, Pricing, charge
 from fairjudge.runner._progress import RunProgress, Snapshot, make_progress
 from fairjudge.runner._result import CallOutcome, RunResult, RunSummary, StopReason
