@@ -19,6 +19,7 @@ from fairjudge.io import OutHeader
 from fairjudge.report._document import asset, compact_css, compact_script, page_script
 from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
+    NOT_RECORDED,
     Details,
     Explorer,
     FigureTable,
@@ -30,8 +31,8 @@ from fairjudge.report._page import (
     PlotBlock,
     Section,
     page_html,
+    run_facts,
 )
-from fairjudge.report._page_facts import NOT_RECORDED, run_facts
 from fairjudge.report._page_plots import heatmap, histogram
 from fairjudge.report._pages import PAGES
 from tests.report import pages

@@ -22,8 +22,8 @@ from fairjudge.report._page import (
     PlotBlock,
     Section,
     page_html,
+    run_facts,
 )
-from fairjudge.report._page_facts import run_facts
 from fairjudge.report._page_plots import heatmap
 from tests.report import pages
 from tests.report.conftest import OpenReport

@@ -1,12 +1,15 @@
 """The page kit: one look for every command's page (compare, calibrate, rank, score, ...).
 
 A :class:`Page` is a view of a command's result model: its headline, the run-facts
-card (:func:`~fairjudge.report._page_facts.run_facts`), sections of blocks (a plot
-followed by its table, a figure table, paragraphs, highlighted text), and an item
-explorer over records. :func:`page_html` renders it with ``templates/page.html.j2``;
-each page's builder only fills the dataclasses, so every page shares the header, the
-card, the plots (``templates/plots.html.j2``) and the explorer
-(``templates/explorer.js``).
+card, sections of blocks (a plot followed by its table, a figure table, paragraphs,
+highlighted text), and an item explorer over records. :func:`page_html` renders it
+with ``templates/page.html.j2``; each page's builder only fills the dataclasses, so
+every page shares the header, the card, the plots (``templates/plots.html.j2``) and
+the explorer (``templates/explorer.js``).
+
+The run-facts card (:func:`run_facts`) answers "what run is this?" the same for
+every kind: read from an ``--out`` file's header, or passed by the live run; a value
+that neither recorded says "not recorded", never a guess.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fairjudge._version import __version__
+from fairjudge.io import OutHeader
 from fairjudge.report._document import (
     Headline,
     asset,
@@ -30,6 +34,7 @@ from fairjudge.report._page_plots import Heatmap, Histogram
 from fairjudge.report._text import visible, visible_all
 
 __all__ = [
+    "NOT_RECORDED",
     "Block",
     "Details",
     "Explorer",
@@ -43,10 +48,14 @@ __all__ = [
     "PlotBlock",
     "Section",
     "page_html",
+    "run_facts",
     "unestimated",
 ]
 
 PageKind = Literal["compare", "calibrate", "rank", "score", "audit", "jury", "score-jury"]
+
+NOT_RECORDED = "not recorded"
+_MEMBER_KINDS = ("jury", "score-jury")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +193,67 @@ PageLoader = Callable[..., Page]
 Each page's module lists its loaders by kind in ``OUT_FILE_PAGES``;
 :mod:`fairjudge.report._pages` gathers them for ``fairjudge report``.
 """
+
+
+def _joined(value: str | Sequence[str] | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return ", ".join(value) if value else None
+
+
+def run_facts(
+    header: OutHeader | None,
+    *,
+    kind: str,
+    command: Sequence[str] | None = None,
+    judge_or_members: str | Sequence[str] | None = None,
+    template_or_rubric: str | None = None,
+    seed: int | None = None,
+    calls_made: int | None = None,
+    calls_cached: int | None = None,
+    cost: float | None = None,
+    version: str | None = None,
+    extra: Sequence[tuple[str, str]] = (),
+) -> tuple[tuple[str, str], ...]:
+    """The card's ``(label, value)`` rows; a keyword given wins over the header's value.
+
+    Args:
+        header: The ``--out`` file's header; ``None`` for a live run or an old file.
+        kind: The kind of run (``score``, ``audit``, ``jury``, ``score-jury``).
+        command: The command line (the header's when not given).
+        judge_or_members: The judge's name, or the jury's member names.
+        template_or_rubric: ``name@version`` of the template or the rubric.
+        seed: The bootstrap seed (the header's ``settings.seed`` when not given).
+        calls_made: Calls sent to a backend (or a Python judge) in the run.
+        calls_cached: Calls served from the store at no cost.
+        cost: The estimated cost in US dollars, when prices were known.
+        version: The fairjudge version that ran it (this one, for a live run).
+        extra: More rows, after the others (the mode, the aggregate, ...).
+    """
+    line = command if command is not None else (header.command if header else ())
+    who = _joined(judge_or_members) or (header.judge if header else None)
+    recipe = template_or_rubric
+    recipe_label = "rubric" if kind in ("score", "score-jury") else "template"
+    if recipe is None and header is not None:
+        recipe = header.rubric or header.template
+        recipe_label = "rubric" if header.rubric else "template"
+    if seed is None and header is not None and isinstance(header.settings.get("seed"), int):
+        seed = header.settings["seed"]
+    if version is None:
+        version = header.version if header is not None else __version__
+    calls = NOT_RECORDED
+    if calls_made is not None or calls_cached is not None:
+        calls = f"{calls_made or 0} made, {calls_cached or 0} cached"
+    rows = [
+        ("command", " ".join(line) if line else NOT_RECORDED),
+        ("members" if kind in _MEMBER_KINDS else "judge", who or NOT_RECORDED),
+        (recipe_label, recipe or NOT_RECORDED),
+        ("seed", NOT_RECORDED if seed is None else str(seed)),
+        ("calls", calls),
+        ("cost", NOT_RECORDED if cost is None else f"${cost:.4f} (estimated)"),
+        ("fairjudge", version or NOT_RECORDED),
+    ]
+    return (*rows, *extra)
 
 
 def _shown_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

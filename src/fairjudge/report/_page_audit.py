@@ -22,6 +22,7 @@ from fairjudge.report._page import (
     Paragraphs,
     PlotBlock,
     Section,
+    run_facts,
 )
 from fairjudge.report._page_audit_items import pair_explorer
 from fairjudge.report._page_audit_load import load_audit
@@ -35,7 +36,6 @@ from fairjudge.report._page_audit_model import (
     pair_views,
     verdict_sentence,
 )
-from fairjudge.report._page_facts import run_facts
 from fairjudge.report._page_plots import heatmap
 from fairjudge.report._text import ci_text
 

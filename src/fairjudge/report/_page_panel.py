@@ -57,8 +57,8 @@ from fairjudge.report._page import (
     PlotBlock,
     Section,
     page_html,
+    run_facts,
 )
-from fairjudge.report._page_facts import run_facts
 from fairjudge.report._page_panel_jury import jury_view
 from fairjudge.report._page_panel_scores import score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView

@@ -23,9 +23,9 @@ from fairjudge.report._page import (
     Paragraphs,
     PlotBlock,
     Section,
+    run_facts,
     unestimated,
 )
-from fairjudge.report._page_facts import run_facts
 from fairjudge.report._page_plots import histogram
 from fairjudge.report._page_score_items import score_explorer_spec, score_records
 from fairjudge.report._page_score_load import calls_of, load_score_result
