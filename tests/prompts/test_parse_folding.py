@@ -28,7 +28,7 @@ from fairjudge.prompts import (
     parse_verdict,
     probabilities_from_logprobs,
 )
-from fairjudge.prompts._reply_end import fold
+from fairjudge.prompts._parse import fold
 from fairjudge.prompts._score_parse import (
     ScoreContext,
     expected_score,

@@ -1,9 +1,12 @@
-"""Reading a verdict out of a judge's reply.
+"""Reading a verdict out of a judge's reply, and what every reply parser shares.
 
 The parser sees the reply alone, never the answers, so an answer can reach it only
 through the judge echoing it. The verdict is the one slot that ends the reply; a
 reply holding a second slot, or prose instead of a slot, is a :class:`ParseFailure`
-that is counted, never a guess and never a tie.
+that is counted, never a guess and never a tie. Labels and keys (here and in the
+score parsers) match after :func:`fold` only (ASCII case and whitespace), so a
+look-alike character never passes for a real key, and after a reply's one slot only
+whitespace and a closing code fence may follow.
 """
 
 from __future__ import annotations
@@ -11,13 +14,79 @@ from __future__ import annotations
 import json
 import math
 import re
+import string
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from fairjudge._types import ParseFailure, Probabilities, Verdict
-from fairjudge.prompts._reply_end import FOLD, SPACE, after_object, fold, quote
 
-__all__ = ["VERDICT_FORMATS", "VerdictFormat", "parse_verdict", "probabilities_from_logprobs"]
+__all__ = [
+    "FOLD",
+    "SPACE",
+    "VERDICT_FORMATS",
+    "VerdictFormat",
+    "after_object",
+    "fold",
+    "parse_verdict",
+    "probabilities_from_logprobs",
+    "quote",
+]
+
+FOLD = re.IGNORECASE | re.ASCII
+"""The flags every slot pattern compiles with: ASCII-only case folding (see above)."""
+
+SPACE = " \t\n\r\x0b\x0c"
+"""ASCII whitespace, the characters :func:`fold` trims (``\\s`` under ``re.ASCII``)."""
+
+_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def fold(text: str) -> str:
+    """The one normalisation of a label or key: trim ASCII whitespace, lower ``A``-``Z`` only.
+
+    Example:
+        >>> fold(" TIE "), fold("T\u0130E"), fold("t\u0131e") == "tie"
+        ('tie', 't\u0130e', False)
+    """
+    return text.strip(SPACE).translate(_LOWER)
+
+
+_CLOSING = re.compile(r"\s*(?:```\s*)?", re.ASCII)
+_QUOTE_MAX = 80
+_PLAIN = json.JSONDecoder()
+
+
+def quote(text: str) -> str:
+    """``repr`` of ``text``, cut to 80 characters, for a failure's reason."""
+    return repr(text if len(text) <= _QUOTE_MAX else text[: _QUOTE_MAX - 3] + "...")
+
+
+def after_object(tail: str) -> str | None:
+    """Why ``tail``, the text after a reply's JSON object, may not stand there.
+
+    Returns:
+        ``None`` when the tail is whitespace with at most one closing fence;
+        otherwise the reason, naming a second JSON object or quoting the text.
+    """
+    if _CLOSING.fullmatch(tail):
+        return None
+    if _holds_object(tail):
+        return "the reply holds a second JSON object after the first; it must be exactly one"
+    return f"text after the JSON object: {quote(tail.strip())}; the object must end the reply"
+
+
+def _holds_object(text: str) -> bool:
+    pos = text.find("{")
+    while pos != -1:
+        try:
+            obj, _ = _PLAIN.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            obj = None
+        if isinstance(obj, dict):
+            return True
+        pos = text.find("{", pos + 1)
+    return False
+
 
 VerdictFormat = Literal["label", "explained", "json"]
 """How a template asks the judge to give its verdict (see the module docstring)."""

@@ -26,7 +26,7 @@ from fairjudge._types import (
     ScoreReading,
     never_made,
 )
-from fairjudge.prompts._reply_end import after_object, fold, quote
+from fairjudge.prompts._parse import after_object, fold, quote
 from fairjudge.prompts._rubrics import Rubric
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def validate_scores(data: Mapping[str, Any], rubric: Rubric) -> ScoreReading | s
 
     Args:
         data: ``{dimension: score, ..., "reason": str}``; keys match after
-            :func:`~fairjudge.prompts._reply_end.fold` (ASCII only), and other keys
+            :func:`~fairjudge.prompts._parse.fold` (ASCII only), and other keys
             are ignored.
         rubric: Gives the dimensions and the scale.
 
