@@ -123,7 +123,7 @@ def test_a_cached_rerun_as_a_process_matches_and_loads_only_what_it_shows(
     code, fresh = _compare(tmp_path, openai_env, out)
     assert code == 0, fresh
     openai_env.reset()
-    watch = ["scipy", "fairjudge.judges._pointwise", "fairjudge.cli._via_scores",
+    watch = ["scipy", "fairjudge.judges._pointwise", "fairjudge.report._scores",
              "rich.progress", "fairjudge.report._page_compare", "fairjudge.backends._lean_http",
              "openai", "asyncio", "ssl", "pydantic"]  # fmt: skip
     args = [

@@ -58,7 +58,7 @@ def test_a_commands_help_imports_that_command_only_and_no_engine() -> None:
 def test_the_via_scores_options_name_the_pointwise_judges_score_modes() -> None:
     from typing import get_args
 
-    from fairjudge.cli._via_flags import ScoreMode
+    from fairjudge.cli._compare import ScoreMode
     from fairjudge.judges import ScoreMode as JudgesScoreMode
 
     assert get_args(ScoreMode) == get_args(JudgesScoreMode)

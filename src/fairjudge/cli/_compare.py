@@ -1,13 +1,208 @@
-"""``fairjudge compare FILE``: a position-debiased comparison of two systems."""
+"""``fairjudge compare FILE``: two systems compared, by the swap protocol or via scores.
 
+The plain run is position-debiased (:func:`fairjudge.compare`). ``--via-scores``
+scores each answer on its own against a rubric instead, in its own call, so no order
+exists for the judge to prefer; the two scores of an item give its outcome, read like
+the swap protocol's win rate under ``--tie-margin``, and ``--with-swap`` runs the swap
+protocol too on the same session (one store, one budget). ``--stop-when`` (with
+``jury`` too) judges questions batch by batch until the stop rule is met.
+
+The options are declared here, so ``compare --help`` imports them; the judging,
+scoring and report machinery loads only when the command runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import typer
+
+from fairjudge._errors import ConfigError
+from fairjudge._types import Resolution
 from fairjudge.cli._aliases import PairsFile, SummaryJson
-from fairjudge.cli._app import app, err_console, guarded
-from fairjudge.cli._markdown import markdown_flag
-from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, item_judging_flags
-from fairjudge.cli._stop_flags import StopFlags, stop_flags
-from fairjudge.cli._via_flags import ViaScoresFlags, via_scores_flags
+from fairjudge.cli._app import app, err_console, guarded, skipped_in_flags
+from fairjudge.cli._markdown import markdown_flag, write_markdown
+from fairjudge.cli._options import (
+    EvalFlags,
+    InputFlags,
+    JudgeFlags,
+    adds_flags,
+    item_judging_flags,
+)
+from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
-__all__ = ["compare"]
+if TYPE_CHECKING:
+    from fairjudge._api import Result, ViaScoresRun
+    from fairjudge.stats import Population, StopRule
+
+__all__ = ["StopFlags", "ViaScoresFlags", "compare", "stop_flags", "via_scores_flags"]
+
+ScoreMode = Literal["json", "label"]
+""":data:`fairjudge.judges.ScoreMode`, spelled out: importing it loads the pointwise
+judge, which a plain ``compare`` never uses (a test keeps the two equal)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StopFlags:
+    """The options of ``--stop-when`` (``compare``, ``jury``)."""
+
+    stop_when: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="RULE",
+            help="Judge questions in a seeded random order, batch by batch, and stop once "
+            "'decided' (the anytime-valid interval for model 1's win rate excludes 0.5) or "
+            "'width:W' (its half-width is at most W). Repeat it or comma-separate for both; "
+            "the first met stops the run.",
+        ),
+    ] = None
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            help="With --stop-when: questions judged between two looks at the interval. "
+            "[default: one wave of --concurrency calls, at least 8 questions]"
+        ),
+    ] = None
+    population: Annotated[
+        str | None,
+        typer.Option(
+            metavar="source|file",
+            help="With --stop-when: what the interval and the decision are about. 'source': "
+            "questions like these, the population the file's questions are drawn from (the "
+            "same question the bootstrap CI answers). 'file': this file's questions only; "
+            "the interval then shrinks to the file's own win rate at its end, and every "
+            "line says it describes this file only. [default: source]",
+        ),
+    ] = None
+
+    def requested(self, *, with_swap: bool = False) -> bool:
+        """Whether ``--stop-when`` was given.
+
+        Raises:
+            ConfigError: ``--batch`` or ``--population`` without ``--stop-when``, or
+                ``--stop-when`` with ``--via-scores --with-swap`` (not supported yet).
+        """
+        if self.batch is not None and self.stop_when is None:
+            raise ConfigError(
+                "--batch applies with --stop-when only (it sets how many questions are "
+                "judged between two looks); add --stop-when, or drop --batch"
+            )
+        if self.population is not None and self.stop_when is None:
+            raise ConfigError(
+                "--population applies with --stop-when only (it says what the adaptive "
+                "interval is about); add --stop-when, or drop --population"
+            )
+        if self.stop_when is not None and with_swap:
+            raise ConfigError(
+                "--stop-when does not apply to --via-scores --with-swap yet: the swap "
+                "protocol beside the scores would judge the whole file; drop --stop-when, "
+                "or --with-swap"
+            )
+        return self.stop_when is not None
+
+    def rule(self) -> StopRule:
+        """The stop rule, read and checked before any judge is opened.
+
+        Raises:
+            ConfigError: A malformed ``--stop-when``, a ``--batch`` below 1 or a
+                ``--population`` other than ``source`` or ``file``, named.
+        """
+        from fairjudge.stats import StopRule
+
+        if self.batch is not None and self.batch < 1:
+            raise ConfigError(f"--batch must be a whole number of questions >= 1; got {self.batch}")
+        population = None if self.population is None else self.population.strip().lower()
+        if population not in (None, "source", "file"):
+            raise ConfigError(
+                f"--population must be 'source' (questions like these: the population the "
+                f"file's questions are drawn from) or 'file' (this file only); "
+                f"got {self.population!r}"
+            )
+        about: Population | None = None
+        if population is not None:
+            about = "file" if population == "file" else "source"
+        return StopRule.parse(self.stop_when or [], about)
+
+
+stop_flags = adds_flags(StopFlags, "stop")
+"""Add the ``--stop-when`` options to a command, as its ``stop`` argument."""
+
+
+@dataclass(frozen=True, slots=True)
+class ViaScoresFlags:
+    """The options of ``compare --via-scores``."""
+
+    via_scores: Annotated[
+        bool,
+        typer.Option(
+            "--via-scores",
+            help="Score each answer on its own against a rubric (one call per answer, so no "
+            "order to prefer) and compare the two scores per item.",
+        ),
+    ] = False
+    rubric: Annotated[
+        str | None,
+        typer.Option(help=f"With --via-scores: the rubric. [default: {DEFAULT_RUBRIC}]"),
+    ] = None
+    score_mode: Annotated[
+        ScoreMode,
+        typer.Option(
+            help="With --via-scores: json, or label for probability-weighted scores where the "
+            "judge gives logprobs (then used to compare)."
+        ),
+    ] = "json"
+    tie_margin: Annotated[
+        float,
+        typer.Option(help="With --via-scores: a tie when the two scores differ by at most this."),
+    ] = 0.0
+    with_swap: Annotated[
+        bool,
+        typer.Option(
+            "--with-swap",
+            help="With --via-scores: run the swap protocol too, same model and session, "
+            "and show both.",
+        ),
+    ] = False
+
+    def requested(self) -> bool:
+        """Whether ``--via-scores`` was given; its options without it are an error."""
+        given = {"--rubric": self.rubric is not None, "--score-mode": self.score_mode != "json",
+                 "--tie-margin": self.tie_margin != 0.0, "--with-swap": self.with_swap}  # fmt: skip
+        flags = [flag for flag, on in given.items() if on]
+        if flags and not self.via_scores:
+            raise ConfigError(
+                f"{flags[0]} applies with --via-scores only; add it, or drop {flags[0]}"
+            )
+        return self.via_scores
+
+    def check(self, flags: JudgeFlags, run: EvalFlags) -> Rubric:
+        """Reject what does not apply; the rubric."""
+        if run.html is not None:
+            raise ConfigError("--html does not apply to --via-scores; drop it")
+        if not self.tie_margin >= 0:
+            raise ConfigError(f"--tie-margin must be >= 0; got {self.tie_margin}")
+        swap_only = {"--template": flags.template is not None, "--rounds": run.rounds != 2,
+                     "--rule": run.rule is not Resolution.CONSERVATIVE,
+                     "--no-balanced": not run.balanced}  # fmt: skip
+        given = [flag for flag, on in swap_only.items() if on]
+        if given and not self.with_swap:
+            raise ConfigError(
+                f"{given[0]} applies to the swap protocol; add --with-swap to run it beside "
+                "--via-scores, or drop it"
+            )
+        if self.with_swap and (flags.judge or "").startswith("python:"):
+            raise ConfigError(
+                "--with-swap needs a model judge: a python: judge is either a pairwise or a "
+                "pointwise function"
+            )
+        return get_rubric(self.rubric or DEFAULT_RUBRIC)
+
+
+via_scores_flags = adds_flags(ViaScoresFlags, "via")
+"""Add the ``--via-scores`` options to ``compare``, as its ``via`` argument."""
 
 
 def _next_step(flags: JudgeFlags) -> str:
@@ -56,16 +251,12 @@ def compare(
     # The judging and report machinery loads when the command runs, not for --help.
     adaptive = stop.requested(with_swap=via.via_scores and via.with_swap)
     if via.requested():
-        from fairjudge.cli._via_scores import compare_via_scores_command
-
-        return compare_via_scores_command(
-            file, json_output, flags, columns, run, via, stop if adaptive else None
-        )
-    from fairjudge.cli._judging import check_unresolved, compare_file
+        return _via_scores(file, json_output, flags, columns, run, via, stop if adaptive else None)
+    from fairjudge.cli._judging import check_unresolved
     from fairjudge.cli._out import show
     from fairjudge.report import render_comparison
 
-    done = compare_file(file, flags, columns, run, stop if adaptive else None)
+    done = _pairwise(file, flags, columns, run, stop if adaptive else None)
     report = done.report
     if run.html is not None:  # before the exit-code checks: a failed run's report helps most
         done.to_html(run.html)  # the page fairjudge.compare(...).to_html writes
@@ -74,3 +265,123 @@ def compare(
     if not json_output:
         err_console.print(_next_step(flags), highlight=False, markup=False)
     check_unresolved(done.result, run.max_unresolved)
+
+
+def _pairwise(
+    file: Path, flags: JudgeFlags, columns: InputFlags, run: EvalFlags, stop: StopFlags | None
+) -> Result:
+    """Check every flag and row, run ``fairjudge.compare`` on them, write ``--out``.
+
+    With ``stop`` (``--stop-when``), the run is adaptive; ``--out`` then holds the
+    judged items, and its header's settings the adaptive block.
+    """
+    from fairjudge._api import compare
+    from fairjudge.cli._judging import load_input, template_option
+    from fairjudge.cli._out import write_judgments
+
+    settings = run.settings(file)
+    rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
+    loaded = load_input(file, columns)
+    template_option(flags, loaded.items)
+    done = compare(
+        loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
+        stop_when=rule, batch=stop.batch if stop is not None else None,
+    )  # fmt: skip
+    report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
+    done, result = dataclasses.replace(done, report=report), done.result
+    if run.out is not None:
+        recorded = result.settings.to_dict()
+        if report.adaptive is not None:
+            recorded["adaptive"] = report.adaptive.adaptive_dict()
+        write_judgments(run.out, "compare", done, recorded)
+    return done
+
+
+def _via_scores(
+    file: Path, json_output: bool, flags: JudgeFlags, columns: InputFlags, run: EvalFlags,
+    via: ViaScoresFlags, stop: StopFlags | None,
+) -> None:  # fmt: skip
+    """``compare --via-scores``: check everything, score every answer, report, exit.
+
+    Exit codes as ``compare``: 2 before any call for a usage or input error, 4 too many
+    unresolved items, 5 a spent budget.
+    """
+    from fairjudge._api import check_via_items, via_scores
+    from fairjudge.cli._judging import (
+        check_unresolved,
+        load_input,
+        template_option,
+        unresolved_exit,
+    )
+
+    settings = run.settings(file)
+    rubric = via.check(flags, run)
+    rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
+    loaded = load_input(file, columns)
+    check_via_items(loaded.items, rubric)
+    if via.with_swap:
+        template_option(flags, loaded.items)  # the references the template needs
+    done = via_scores(
+        flags.judge, loaded.items, settings, setup=flags.setup(), rubric=rubric,
+        mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
+        stop_when=rule, batch=stop.batch if stop is not None else None,
+    )  # fmt: skip
+    _via_output(file, json_output, run, done, skipped_in_flags(loaded), rubric)
+    result = done.result
+    code = unresolved_exit(
+        result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
+        what="lack a score on some dimension", none=result.win_rate is None,
+    )  # fmt: skip
+    if code:
+        raise typer.Exit(code)
+    if done.swap is not None:
+        check_unresolved(done.swap, run.max_unresolved)
+
+
+def _via_output(
+    file: Path, json_output: bool, run: EvalFlags, done: ViaScoresRun,
+    skipped: list[dict[str, Any]], rubric: Rubric,
+) -> None:  # fmt: skip
+    """Write ``--out``, then print the table or the JSON (with ``--stop-when``'s block).
+
+    ``--out``'s header records the scorer's requests and the scoring calls.
+    """
+    from rich.console import Console
+
+    from fairjudge.cli._out import write_out
+    from fairjudge.io import strict_dumps
+    from fairjudge.report import comparison_report, render_via_scores, via_scores_markdown
+
+    result, swap, calls, adaptive = done.result, done.swap, done.calls, done.adaptive
+    stop = {} if adaptive is None else {"adaptive": adaptive.adaptive_dict()}
+    if run.out is not None:
+        records = (
+            {**p.to_dict(), **({"swap": j.to_dict()} if j is not None else {})}
+            for p, j in zip(result.pairs, swap.judgments if swap else [None] * result.n_items,
+                            strict=True)
+        )  # fmt: skip
+        write_out(run.out, "compare-via-scores", records, judge=done.judge,
+                  rubric=f"{rubric.name}@{rubric.version}",
+                  template=swap.settings.template if swap is not None else None,
+                  settings={"tie_margin": result.tie_margin, "seed": run.seed,
+                            "level": run.level, "n_resamples": run.bootstrap, **stop},
+                  calls=calls, sent_by=done.scorer)  # fmt: skip
+    title = f"{'<stdin>' if str(file) == '-' else file.name}: model 1 vs model 2"
+    if json_output:
+        payload = {
+            "via_scores": result.to_dict(),
+            "swap": comparison_report(swap, title=title).to_dict() if swap is not None else None,
+            "calls": calls.to_dict() if calls is not None else None,
+            "skipped_rows": skipped,
+            **stop,
+        }
+        typer.echo(strict_dumps(payload, indent=2))
+
+    def markdown() -> str:
+        return via_scores_markdown(result, title=title, swap=swap, adaptive=adaptive)
+
+    if write_markdown(markdown) or json_output:
+        return
+    render_via_scores(result, Console(), swap=swap, title=title, adaptive=adaptive)
+    if run.out is not None:
+        err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)

@@ -1,30 +1,22 @@
-"""``compare``'s run through :func:`fairjudge.compare`, and what the pairwise commands share."""
+"""What the judging commands share: reading the input, the template check, the exit codes."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from fairjudge._api import PairwiseResult
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
-from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say, skipped_in_flags
-from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags
-from fairjudge.cli._out import write_judgments
-from fairjudge.io import LoadedItems, OutKind, load_items
+from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say
+from fairjudge.cli._options import InputFlags, JudgeFlags
+from fairjudge.io import LoadedItems, load_items
 from fairjudge.judges import calls_no_model
 from fairjudge.prompts import get_template
 
-if TYPE_CHECKING:
-    from fairjudge._api import Result
-    from fairjudge.cli._stop_flags import StopFlags
-
 __all__ = [
     "check_unresolved",
-    "compare_file",
     "load_input",
     "template_option",
     "unresolved_exit",
@@ -52,40 +44,6 @@ def template_option(flags: JudgeFlags, items: list[Item]) -> str | None:
             f"(first: id {missing[0]!r}); add a 'reference' column or pick another template"
         )
     return f"{tmpl.name}@{tmpl.version}"
-
-
-def compare_file(
-    file: Path, flags: JudgeFlags, columns: InputFlags, run: EvalFlags,
-    stop: StopFlags | None = None, *, labelled: bool = False, kind: OutKind = "compare",
-) -> Result:  # fmt: skip
-    """Check every flag and row, run ``fairjudge.compare`` on them, write ``--out``.
-
-    With ``stop`` (``--stop-when``), the run is adaptive; ``--out`` then holds the
-    judged items, and its header's settings the adaptive block. ``labelled``: every
-    item must carry a human label; ``kind``: what ``--out`` says the file is.
-    """
-    settings = run.settings(file)
-    rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
-    loaded = load_input(file, columns)
-    if labelled:
-        from fairjudge.audit import check_labels
-
-        check_labels(loaded.items, human=columns.human_col)
-    template_option(flags, loaded.items)
-    from fairjudge._api import compare
-
-    done = compare(
-        loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
-        stop_when=rule, batch=stop.batch if stop is not None else None,
-    )  # fmt: skip
-    report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
-    done, result = dataclasses.replace(done, report=report), done.result
-    if run.out is not None:
-        recorded = result.settings.to_dict()
-        if report.adaptive is not None:
-            recorded["adaptive"] = report.adaptive.adaptive_dict()
-        write_judgments(run.out, kind, done, recorded)
-    return done
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

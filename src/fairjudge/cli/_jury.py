@@ -44,6 +44,7 @@ from fairjudge.cli._app import (
     guarded,
     skipped_in_flags,
 )
+from fairjudge.cli._compare import StopFlags, stop_flags
 from fairjudge.cli._judging import load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
@@ -56,7 +57,6 @@ from fairjudge.cli._options import (
     judge_flags_without,
 )
 from fairjudge.cli._out import command_line, show, write_out
-from fairjudge.cli._stop_flags import StopFlags, stop_flags
 from fairjudge.io import LoadedItems, OutHeader, OutKind
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template
