@@ -8,7 +8,7 @@ import pytest
 from fairjudge import ConfigError
 from fairjudge.audit import AuditSettings, audit, plan_experiments
 from fairjudge.audit._audit_items import AuditItem
-from fairjudge.audit._effects import verdict_of
+from fairjudge.audit._experiment import verdict_of
 from fairjudge.audit._self_preference import fit_own_family
 from fairjudge.audit._verbosity import padded_twins
 from fairjudge.cli._flags import to_flags

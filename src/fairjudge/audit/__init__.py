@@ -22,9 +22,14 @@ if TYPE_CHECKING:
     from fairjudge.audit._audit import AuditReport, audit, plan_experiments
     from fairjudge.audit._audit_items import AuditItem, builtin_items, load_audit_items
     from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
-    from fairjudge.audit._effects import THRESHOLDS, Effect
-    from fairjudge.audit._experiment import AuditSettings, ExperimentResult
-    from fairjudge.audit._judges import AuditJudge, ModelAuditJudge
+    from fairjudge.audit._experiment import (
+        THRESHOLDS,
+        AuditJudge,
+        AuditSettings,
+        Effect,
+        ExperimentResult,
+        ModelAuditJudge,
+    )
     from fairjudge.audit._label_merge import merge_labels
     from fairjudge.audit._score_calibration import (
         ScoreCalibration,
@@ -65,12 +70,12 @@ _LAZY = {
     "load_audit_items": "fairjudge.audit._audit_items",
     "MIN_KAPPA": "fairjudge.audit._calibration",
     "check_threshold": "fairjudge.audit._calibration",
-    "Effect": "fairjudge.audit._effects",
-    "THRESHOLDS": "fairjudge.audit._effects",
+    "Effect": "fairjudge.audit._experiment",
+    "THRESHOLDS": "fairjudge.audit._experiment",
     "AuditSettings": "fairjudge.audit._experiment",
     "ExperimentResult": "fairjudge.audit._experiment",
-    "AuditJudge": "fairjudge.audit._judges",
-    "ModelAuditJudge": "fairjudge.audit._judges",
+    "AuditJudge": "fairjudge.audit._experiment",
+    "ModelAuditJudge": "fairjudge.audit._experiment",
     "merge_labels": "fairjudge.audit._label_merge",
     "ScoreCalibration": "fairjudge.audit._score_calibration",
     "check_score_labels": "fairjudge.audit._score_calibration",

@@ -15,13 +15,13 @@ from typing import Any
 from fairjudge._errors import ConfigError
 from fairjudge.audit._audit_items import AuditItem, builtin_items, check_items, position_pairs
 from fairjudge.audit._experiment import (
+    AuditJudge,
     AuditSettings,
     ExperimentResult,
     ExperimentStopped,
     Progress,
 )
 from fairjudge.audit._framing import framing_experiment
-from fairjudge.audit._judges import AuditJudge
 from fairjudge.audit._position import position_experiment
 from fairjudge.audit._self_preference import (
     judge_families,

@@ -1,33 +1,57 @@
-"""What every audit experiment shares: its settings, its result, and how it asks the judge.
+"""What every audit experiment shares: the judge it asks, its settings, its effects, its result.
 
-An experiment maps an :class:`~fairjudge.audit.AuditJudge`, items and
-:class:`AuditSettings` to an :class:`ExperimentResult`: effects (headline first),
-residual effects, the calls behind them and the failures, counted, never scored.
+An experiment maps an :class:`AuditJudge` (one model asked with several prompts;
+:class:`ModelAuditJudge` builds them on one session, so every experiment shares one
+store, one budget and one loaded model), items and :class:`AuditSettings` to an
+:class:`ExperimentResult`: effects (headline first), each with a verdict read against
+documented thresholds (:data:`THRESHOLDS`) on the distance from no bias as a share of
+the scale, so effects on different scales compare; residual effects; the calls behind
+them and the failures, counted, never scored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+import math
+import re
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol, runtime_checkable
 
+from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge._types import Resolution, stopped_by
-from fairjudge.audit._effects import Effect
-from fairjudge.audit._judges import AuditJudge
 from fairjudge.evaluation import EvalSettings, PairwiseResult, evaluate
-from fairjudge.judges import BatchPointwiseJudge, ScoreRequest
+from fairjudge.judges import (
+    BackendOptions,
+    BatchJudge,
+    BatchPointwiseJudge,
+    JudgeSession,
+    LLMJudge,
+    PointwiseJudge,
+    ScoreRequest,
+    resolve_judge,
+)
 from fairjudge.prompts import Rubric
+from fairjudge.stats import ConfidenceInterval, bootstrap_mean
 
 __all__ = [
+    "THRESHOLDS",
+    "AuditJudge",
     "AuditSettings",
+    "Effect",
+    "EffectVerdict",
     "ExperimentResult",
     "ExperimentStopped",
+    "ModelAuditJudge",
     "Progress",
     "Scored",
+    "family_of",
+    "judge_family",
     "judge_pairs",
+    "paired_effect",
     "score",
+    "verdict_of",
 ]
 
 Progress = Callable[[int], None]
@@ -41,6 +65,241 @@ class ExperimentStopped(Exception):
     and returns the report with ``stopped`` set. It carries the budget's message,
     never a result; an experiment has no partial effects to report.
     """
+
+
+@runtime_checkable
+class AuditJudge(Protocol):
+    """One judge, able to answer with any pairwise template or pointwise rubric."""
+
+    @property
+    def name(self) -> str:
+        """How reports name the judge (``backend/model``)."""
+        ...
+
+    def pairwise(self, template: str) -> BatchJudge:
+        """The judge asked which of two answers is better, with ``template``."""
+        ...
+
+    def pointwise(self, rubric: str) -> BatchPointwiseJudge:
+        """The judge asked to score one answer against ``rubric``."""
+        ...
+
+
+_FAMILY = re.compile(r"[a-z]+")
+
+
+def family_of(model: str) -> str:
+    """A model's family: the leading letters of its name, lowercased.
+
+    ``local/qwen2.5-coder-1.5b`` and ``Qwen-72B-Chat`` are both ``qwen``;
+    ``openai/gpt-4o-mini`` is ``gpt``. Crude on purpose: it is what a family label in
+    a data file usually looks like, and ``judge_families`` overrides it.
+    """
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    match = _FAMILY.match(name)
+    return match.group(0) if match else name
+
+
+class ModelAuditJudge(Closing):
+    """A model judge (any ``--judge`` spec but ``python:``) on a shared session.
+
+    Args:
+        spec: The ``--judge`` spec, e.g. ``local/qwen2.5-coder-1.5b``.
+        session: The session every prompt's judge runs on.
+        backend_options: Server URL, GGUF file, threads, temperature, timeout.
+        family: The judge's model family, for the self-preference experiment
+            (default: :func:`family_of` the spec).
+
+    Raises:
+        ConfigError: A ``python:`` spec (a callable has no prompt to vary), an unknown
+            spec, or an option that does not apply to the judge.
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        session: JudgeSession,
+        backend_options: BackendOptions | None = None,
+        family: str | None = None,
+    ) -> None:
+        if spec.strip().startswith(("python:", "replay:")):
+            raise ConfigError(
+                f"audit needs a model judge, whose prompt it can vary; {spec!r} is not one "
+                "(a Python callable or a replay has no prompt). In the library, pass an "
+                "object with pairwise(template) and pointwise(rubric) methods instead"
+            )
+        base = resolve_judge(spec, backend_options=backend_options, session=session)
+        if not isinstance(base, LLMJudge):  # pragma: no cover - resolve_judge's contract
+            raise ConfigError(f"{spec!r} did not resolve to a model judge")
+        self.spec = spec.strip()
+        self.session = session
+        self._base = base
+        temperature = (backend_options or BackendOptions()).temperature
+        self._params: dict[str, Any] = {} if temperature is None else {"temperature": temperature}
+        self.family = family or family_of(self.spec)
+        self._pairwise: dict[str, LLMJudge] = {}
+        self._pointwise: dict[str, PointwiseJudge] = {}
+
+    @property
+    def name(self) -> str:
+        """``backend/model``."""
+        return self._base.name
+
+    @property
+    def temperature(self) -> float | None:
+        """The sampling temperature of every call, when one was set."""
+        return self._base.temperature
+
+    def pairwise(self, template: str) -> BatchJudge:
+        """The judge with a pairwise template (built once per template)."""
+        if template not in self._pairwise:
+            self._pairwise[template] = LLMJudge(
+                self._base.backend, template=template, session=self.session, params=self._params
+            )
+        return self._pairwise[template]
+
+    def pointwise(self, rubric: str) -> BatchPointwiseJudge:
+        """The judge with a rubric (built once per rubric)."""
+        if rubric not in self._pointwise:
+            self._pointwise[rubric] = PointwiseJudge(
+                self._base.backend, rubric=rubric, session=self.session, params=self._params
+            )
+        return self._pointwise[rubric]
+
+    def close(self) -> None:
+        """Nothing of its own: the session is its owner's to close."""
+
+
+def judge_family(judge: AuditJudge, overrides: Mapping[str, str] | None) -> str:
+    """The family of ``judge``: an override by name or spec, its own, or from its name."""
+    for key in (judge.name, getattr(judge, "spec", None)):
+        if overrides and isinstance(key, str) and key in overrides:
+            return overrides[key].strip().lower()
+    own = getattr(judge, "family", None)
+    return str(own) if own else family_of(judge.name)
+
+
+EffectVerdict = Literal["negligible", "notable", "severe", "uncertain", "not estimable"]
+
+THRESHOLDS = {"notable": 0.05, "severe": 0.15}
+"""Distance from no bias, as a share of the scale, where a verdict starts."""
+
+
+def verdict_of(
+    estimate: float | None, ci: ConfidenceInterval, null: float, scale: float
+) -> EffectVerdict:
+    """The verdict for an estimate (the verdict table is in ``docs/internals.md``)."""
+    if estimate is None or not math.isfinite(estimate) or not ci.estimable:
+        return "not estimable"
+    distance = abs(estimate - null) / scale
+    if distance < THRESHOLDS["notable"]:
+        # Negligible only when the data rule out a notable effect: the whole interval
+        # lies within the negligible band. A wide interval around zero is no finding.
+        band = THRESHOLDS["notable"] * scale
+        within = null - band < ci.low and ci.high < null + band
+        return "negligible" if within else "uncertain"
+    if null in ci:
+        return "uncertain"
+    return "notable" if distance < THRESHOLDS["severe"] else "severe"
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One measured effect of a bias.
+
+    Attributes:
+        name: What was measured, e.g. ``"padded - concise, accuracy"``.
+        estimate: The effect (``None`` when nothing could be measured).
+        ci: Its bootstrap interval, clustered by question, or why there is none.
+        null: The value that means no bias.
+        unit: How to read the estimate (``"points on 1-10"``, ``"win rate"``, ...).
+        scale: The scale the verdict's thresholds are shares of.
+        n: Items (or answers) behind the estimate.
+        verdict: See :func:`verdict_of`.
+        note: Why the estimate cannot show the bias even though it could be computed
+            (a judge whose scores sit at the top of the scale cannot score a padded
+            answer higher); the verdict is then "not estimable".
+    """
+
+    name: str
+    estimate: float | None
+    ci: ConfidenceInterval
+    null: float
+    unit: str
+    scale: float
+    n: int
+    verdict: EffectVerdict
+    note: str | None = None
+
+    def censored(self, why: str) -> Effect:
+        """This effect, kept, but with the verdict "not estimable" and the reason."""
+        return replace(self, verdict="not estimable", note=why)
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        estimate: float | None,
+        ci: ConfidenceInterval,
+        *,
+        null: float,
+        unit: str,
+        scale: float = 1.0,
+        n: int,
+    ) -> Effect:
+        """An effect with its verdict computed."""
+        return cls(name, estimate, ci, null, unit, scale, n, verdict_of(estimate, ci, null, scale))
+
+    @classmethod
+    def missing(
+        cls, name: str, reason: str, *, null: float, unit: str, scale: float = 1.0
+    ) -> Effect:
+        """An effect that could not be measured, with the reason."""
+        return cls(name, None, ConfidenceInterval.not_estimable(reason), null, unit, scale, 0,
+                   "not estimable")  # fmt: skip
+
+    @property
+    def covers_null(self) -> bool:
+        """Whether the interval contains the no-bias value."""
+        return self.null in self.ci
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "name": self.name,
+            "estimate": self.estimate,
+            "ci": self.ci.to_dict(),
+            "null": self.null,
+            "unit": self.unit,
+            "scale": self.scale,
+            "n": self.n,
+            "verdict": self.verdict,
+            "note": self.note,
+        }
+
+
+def paired_effect(
+    name: str,
+    differences: Sequence[float],
+    clusters: Sequence[Hashable],
+    *,
+    unit: str,
+    scale: float,
+    seed: int,
+    level: float,
+    n_resamples: int,
+) -> Effect:
+    """The mean of paired differences (no bias: 0), with a clustered bootstrap interval."""
+    if not differences:
+        return Effect.missing(
+            name, "no item was scored both ways", null=0.0, unit=unit, scale=scale
+        )
+    ci = bootstrap_mean(
+        list(differences), list(clusters), n_resamples=n_resamples, seed=seed, level=level
+    )
+    estimate = math.fsum(differences) / len(differences)
+    return Effect.of(name, estimate, ci, null=0.0, unit=unit, scale=scale, n=len(differences))
 
 
 SEVERITY = ("negligible", "not estimable", "uncertain", "notable", "severe")

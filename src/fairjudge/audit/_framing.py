@@ -10,17 +10,17 @@ from collections.abc import Sequence
 
 from fairjudge._items import Item
 from fairjudge.audit._audit_items import AuditItem
-from fairjudge.audit._effects import paired_effect
 from fairjudge.audit._experiment import (
+    AuditJudge,
     AuditSettings,
     ExperimentResult,
     Progress,
     Scored,
     judge_pairs,
+    paired_effect,
     pairwise_failures,
     score,
 )
-from fairjudge.audit._judges import AuditJudge
 from fairjudge.audit._verbosity import score_differences
 
 __all__ = ["framing_experiment"]

@@ -11,15 +11,16 @@ from collections.abc import Sequence
 
 from fairjudge._items import Call, Item, Judgment
 from fairjudge._types import CallError, Order, ParseFailure
-from fairjudge.audit._effects import Effect, paired_effect
 from fairjudge.audit._experiment import (
+    AuditJudge,
     AuditSettings,
+    Effect,
     ExperimentResult,
     Progress,
     judge_pairs,
+    paired_effect,
     pairwise_failures,
 )
-from fairjudge.audit._judges import AuditJudge
 from fairjudge.evaluation import judgment
 from fairjudge.stats import position_bias
 

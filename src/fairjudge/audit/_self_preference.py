@@ -14,9 +14,17 @@ import numpy as np
 
 from fairjudge._errors import ConfigError
 from fairjudge.audit._audit_items import AuditItem
-from fairjudge.audit._effects import Effect
-from fairjudge.audit._experiment import AuditSettings, ExperimentResult, Progress, Scored, score
-from fairjudge.audit._judges import AuditJudge, family_of, judge_family
+from fairjudge.audit._experiment import (
+    AuditJudge,
+    AuditSettings,
+    Effect,
+    ExperimentResult,
+    Progress,
+    Scored,
+    family_of,
+    judge_family,
+    score,
+)
 from fairjudge.stats import ConfidenceInterval
 
 __all__ = ["OwnFamilyFit", "fit_own_family", "self_preference_experiment", "why_no_self_preference"]

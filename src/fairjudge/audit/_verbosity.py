@@ -14,17 +14,18 @@ from collections.abc import Sequence
 from fairjudge._call import Conversation
 from fairjudge._items import Item
 from fairjudge.audit._audit_items import AuditItem
-from fairjudge.audit._effects import Effect, paired_effect
 from fairjudge.audit._experiment import (
+    AuditJudge,
     AuditSettings,
+    Effect,
     ExperimentResult,
     Progress,
     Scored,
     judge_pairs,
+    paired_effect,
     pairwise_failures,
     score,
 )
-from fairjudge.audit._judges import AuditJudge
 from fairjudge.audit._padding import pad_answer, repetitive_list, word_count
 from fairjudge.evaluation import PairwiseResult
 

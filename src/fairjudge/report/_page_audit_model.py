@@ -144,7 +144,7 @@ RULES = (
     "not estimable: no estimate or no interval (too few items or questions), or an estimate "
     "that cannot show the bias (a judge already at the top of the scale); its reason is shown.",
 )
-"""The documented verdict table (:mod:`fairjudge.audit._effects`), in the page's words."""
+"""The documented verdict table (:mod:`fairjudge.audit._experiment`), in the page's words."""
 
 
 def headline_effect(report: AuditReport) -> tuple[ExperimentResult, Effect] | None:
