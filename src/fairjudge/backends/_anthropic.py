@@ -3,18 +3,26 @@
 Labels only: the Messages API reports no logprobs, so ``soft`` resolution counts each
 label as probability 1. The SDK is an optional extra, imported when a backend is
 built; settings and errors are shared in :class:`~fairjudge.backends._http_base.HTTPBackend`.
+One reader, :func:`completion_from_reply`, serves the online call and a Message
+Batches result line, so both give the same completion and the same errors.
 """
 
 from __future__ import annotations
 
 import importlib
 import time
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Unpack
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError, RequestRejected
-from fairjudge.backends._anthropic_reply import completion_from_reply
+from fairjudge._errors import (
+    ConfigError,
+    FatalBackendError,
+    MissingExtraError,
+    RequestRejected,
+    ServerError,
+)
 from fairjudge.backends._capabilities import (
     EMPTY_AT_CAP_LIMIT,
     MIN_THINKING_BUDGET,
@@ -22,8 +30,9 @@ from fairjudge.backends._capabilities import (
     capabilities_for,
 )
 from fairjudge.backends._http_base import REPLY_MAX_TOKENS, HTTPBackend, HTTPOptions
+from fairjudge.backends._usage import anthropic_usage
 
-__all__ = ["AnthropicBackend"]
+__all__ = ["AnthropicBackend", "completion_from_reply"]
 
 
 def _import_sdk() -> ModuleType:
@@ -248,3 +257,45 @@ def _checked_budget(
             params="thinking_budget",
         )
     return budget
+
+
+def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
+    """A :class:`Completion` from a parsed Messages reply.
+
+    The text is the text blocks joined in order (thinking blocks are the model's
+    hidden work, not its answer). The Messages API reports no logprobs, so
+    ``top_logprobs`` is ``None``.
+
+    Args:
+        reply: The reply body as parsed JSON (a mapping).
+        latency: Seconds the call took, recorded on the completion.
+        where: ``"model ... at host"``, named in errors.
+
+    Raises:
+        ServerError: The reply has no content list, or no text block in it.
+        RequestRejected: The reply was cut off by ``max_tokens`` while still
+            thinking, before any text: sent again it would be cut again, so it is
+            not retried, and the message says what to raise.
+    """
+    try:
+        blocks = reply["content"]
+        texts = [b["text"] for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"]
+    except (TypeError, KeyError) as exc:
+        raise ServerError(f"anthropic backend: {where}: reply has no content") from exc
+    if not texts or not all(isinstance(t, str) for t in texts):
+        if reply.get("stop_reason") == "max_tokens":
+            cut = RequestRejected(
+                f"anthropic backend: {where}: the reply reached max_tokens before any text "
+                "(thinking used the whole cap); raise max_tokens, or lower thinking_budget"
+            )
+            cut.params = ("max_tokens", "thinking_budget")  # the CLI shows them as flags
+            raise cut
+        raise ServerError(f"anthropic backend: {where}: reply has no text block")
+    model = reply.get("model")
+    return Completion(
+        text="".join(texts),
+        top_logprobs=None,
+        latency_s=latency,
+        model=model if isinstance(model, str) else None,
+        **anthropic_usage(reply.get("usage")).fields(),  # untrusted: checked there
+    )

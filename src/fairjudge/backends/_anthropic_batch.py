@@ -10,17 +10,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from fairjudge._call import CallSpec
 from fairjudge._errors import BackendError, FatalBackendError, ServerError
-from fairjudge.backends._anthropic_reply import completion_from_reply
+from fairjudge.backends._anthropic import AnthropicBackend, completion_from_reply
 from fairjudge.backends._batch_api import BatchHTTP, BatchState, Outcome, jsonl, missing
 from fairjudge.backends._http_errors import error_from_status
-
-if TYPE_CHECKING:
-    from fairjudge.backends._anthropic import AnthropicBackend
 
 __all__ = ["API_VERSION", "AnthropicBatch"]
 
