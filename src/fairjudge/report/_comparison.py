@@ -21,8 +21,8 @@ from fairjudge._types import Outcome
 from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
 from fairjudge.report._adaptive import early_side, items_cell, stop_lines, stop_verdict, win_cell
-from fairjudge.report._frame import ReportFrame
 from fairjudge.report._text import (
+    ReportFrame,
     calls_text,
     ci_text,
     estimate_text,

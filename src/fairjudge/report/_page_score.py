@@ -13,7 +13,6 @@ from pathlib import Path
 from fairjudge.evaluation import DimensionSummary, ScoreResult, ScoreRun, SystemDifference
 from fairjudge.io import OutHeader
 from fairjudge.report._forest import Figure, forest_plot
-from fairjudge.report._frame import bootstrap_text
 from fairjudge.report._page import (
     Explorer,
     FigureTable,
@@ -30,7 +29,7 @@ from fairjudge.report._page_plots import histogram
 from fairjudge.report._page_score_items import score_explorer_spec, score_records
 from fairjudge.report._page_score_load import calls_of, load_score_result
 from fairjudge.report._scores import ScoreReport, score_report
-from fairjudge.report._text import estimate_text, failure_lines
+from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines
 from fairjudge.stats import ConfidenceInterval
 
 __all__ = ["OUT_FILE_PAGES", "score_page", "score_page_from_file"]

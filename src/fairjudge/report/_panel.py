@@ -2,7 +2,7 @@
 
 A jury's report and a scoring panel's report are one model each (the result under
 its rule, the same readings under the other rules, the diagnostics, the run): that
-model is :class:`PanelReport`, on the shared :class:`~fairjudge.report._frame.ReportFrame`,
+model is :class:`PanelReport`, on the shared :class:`~fairjudge.report._text.ReportFrame`,
 and its JSON is written once. So are the parts of the table a panel adds to any
 report: the legend that names each member's number, the calls by member and the
 note on members that call no model.
@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from rich.console import Console
 from rich.table import Table
 
-from fairjudge.report._frame import ReportFrame
-from fairjudge.report._text import estimate_text, markup, say
+from fairjudge.report._text import ReportFrame, estimate_text, markup, say
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:

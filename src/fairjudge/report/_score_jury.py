@@ -22,7 +22,6 @@ from fairjudge.evaluation import (
     score_jury_diagnostics,
 )
 from fairjudge.report._comparison import verdict_line
-from fairjudge.report._frame import bootstrap_text
 from fairjudge.report._panel import (
     PanelReport,
     effective_text,
@@ -40,7 +39,15 @@ from fairjudge.report._scores import (
     mean_text,
     median_cell,
 )
-from fairjudge.report._text import calls_text, ci_text, estimate_text, markup, print_failures, say
+from fairjudge.report._text import (
+    bootstrap_text,
+    calls_text,
+    ci_text,
+    estimate_text,
+    markup,
+    print_failures,
+    say,
+)
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:

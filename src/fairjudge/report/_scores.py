@@ -26,8 +26,9 @@ from fairjudge.evaluation import (
 )
 from fairjudge.report._adaptive import stop_lines, stop_verdict, win_cell
 from fairjudge.report._comparison import labelled_truth, verdict_line
-from fairjudge.report._frame import ReportFrame, bootstrap_text
 from fairjudge.report._text import (
+    ReportFrame,
+    bootstrap_text,
     calls_text,
     estimate_text,
     ledger_rows,
