@@ -142,7 +142,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Judge two systems' answers with a panel of judges, and show what each member adds.",
     ),
     "score-jury": (
-        "fairjudge.cli._score_jury",
+        "fairjudge.cli._jury",
         "Score each answer with a panel of judges: aggregates, agreement, what each adds.",
     ),
     "label": (
