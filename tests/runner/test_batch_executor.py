@@ -20,8 +20,8 @@ import fairjudge
 from fairjudge._call import Backend, CallSpec
 from fairjudge._errors import BatchPending, ConfigError, RequestRejected
 from fairjudge.backends import batch_client
+from fairjudge.backends._batch_clients import OpenAIBatch
 from fairjudge.backends._openai import OpenAIBackend
-from fairjudge.backends._openai_batch import OpenAIBatch
 from fairjudge.judges import BackendOptions, JudgeSession
 from fairjudge.judges._session import Job
 from fairjudge.runner import BatchExecutor, Prices, RunOptions, Store

@@ -1,17 +1,47 @@
-"""Which batch API serves a backend: OpenAI's, Anthropic's, or none.
+"""The providers' batch clients, and which one serves a backend.
 
-``openai/`` uses the Files and Batch endpoints at the base URL, ``anthropic/``
-Message Batches; anything else has none, a :class:`~fairjudge.ConfigError` naming
-``batch_api`` before any call.
+``openai/`` uploads the requests as a file to the Files and Batch endpoints at the
+base URL, ``anthropic/`` creates Message Batches with the requests inline; anything
+else has none, a :class:`~fairjudge.ConfigError` naming ``batch_api`` before any call.
+Each sends the online request body and reads each reply with the online reader; the
+providers' documented flows are in ``docs/internals.md``.
 """
 
 from __future__ import annotations
 
-from fairjudge._call import Backend
-from fairjudge._errors import ConfigError
-from fairjudge.backends._batch_api import BatchAPI
+import dataclasses
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-__all__ = ["batch_client", "check_batchable"]
+from fairjudge._call import Backend, CallSpec
+from fairjudge._errors import (
+    BackendError,
+    ConfigError,
+    FatalBackendError,
+    RequestRejected,
+    ServerError,
+)
+from fairjudge.backends._anthropic import AnthropicBackend
+from fairjudge.backends._anthropic import completion_from_reply as anthropic_completion
+from fairjudge.backends._batch_api import BatchAPI, BatchHTTP, BatchState, Outcome, jsonl, missing
+from fairjudge.backends._http_errors import error_from_status
+from fairjudge.backends._openai_reply import completion_from_reply as openai_completion
+
+if TYPE_CHECKING:
+    from fairjudge.backends._openai import OpenAIBackend
+
+__all__ = [
+    "API_VERSION",
+    "ENDPOINT",
+    "AnthropicBatch",
+    "OpenAIBatch",
+    "batch_client",
+    "check_batchable",
+]
 
 
 def check_batchable(backend: Backend) -> None:
@@ -20,7 +50,6 @@ def check_batchable(backend: Backend) -> None:
     Raises:
         ConfigError: ``backend`` is neither an OpenAI nor an Anthropic backend.
     """
-    from fairjudge.backends._anthropic import AnthropicBackend
     from fairjudge.backends._openai import OpenAIBackend
 
     if not isinstance(backend, OpenAIBackend | AnthropicBackend):
@@ -38,13 +67,340 @@ def batch_client(backend: Backend) -> BatchAPI:
     Raises:
         ConfigError: As :func:`check_batchable`.
     """
-    from fairjudge.backends._anthropic import AnthropicBackend
-    from fairjudge.backends._anthropic_batch import AnthropicBatch
     from fairjudge.backends._openai import OpenAIBackend
-    from fairjudge.backends._openai_batch import OpenAIBatch
 
     check_batchable(backend)
     if isinstance(backend, OpenAIBackend):
         return OpenAIBatch(backend)
     assert isinstance(backend, AnthropicBackend)
     return AnthropicBatch(backend)
+
+
+ENDPOINT = "/v1/chat/completions"
+"""The one endpoint fairjudge batches: where its online calls go."""
+
+_RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
+_ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+
+
+class OpenAIBatch:
+    """The Files and Batch endpoints at an OpenAI backend's address, with its key.
+
+    Args:
+        backend: The judge's backend: its base URL, key variable, timeout and the
+            body it sends (:meth:`~fairjudge.backends.OpenAIBackend.request_body`).
+    """
+
+    provider = "openai"
+    max_requests = 50_000
+
+    def __init__(self, backend: OpenAIBackend) -> None:
+        self._backend = backend
+        key = backend._read_key()
+        headers = {
+            name: value
+            for name, env in (
+                ("OpenAI-Organization", "OPENAI_ORG_ID"),
+                ("OpenAI-Project", "OPENAI_PROJECT_ID"),
+            )
+            if (value := os.environ.get(env))
+        }
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        self._where = backend._where
+        base = backend._base_url or f"https://{backend.default_host}/v1"
+        self._http = BatchHTTP.of(backend, base=base, headers=headers, key=key)
+
+    async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
+        """Upload the requests as one JSONL file and create a batch over it."""
+        return await self.create(await self.upload(requests))
+
+    async def upload(self, requests: Sequence[tuple[str, CallSpec]]) -> str:
+        """``POST /v1/files``: the requests as one JSONL file (purpose ``batch``); its id.
+
+        The runner records the file id before it creates the batch, so a run killed
+        between the two finds its batch by the file (:meth:`find`) instead of making
+        a second one.
+        """
+        lines = (
+            json.dumps(
+                {
+                    "custom_id": custom_id,
+                    "method": "POST",
+                    "url": ENDPOINT,
+                    "body": self._backend.request_body(spec),
+                },
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            for custom_id, spec in requests
+        )
+        data = ("\n".join(lines) + "\n").encode()
+        uploaded = await self._http.json(
+            "POST",
+            "/files",
+            data={"purpose": "batch"},
+            files={"file": ("fairjudge-batch.jsonl", data, "application/jsonl")},
+        )
+        file_id = uploaded.get("id")
+        if not isinstance(file_id, str):
+            raise ServerError(f"openai batch API: {self._where}: the upload reply has no id")
+        return file_id
+
+    async def create(self, file_id: str) -> BatchState:
+        """``POST /v1/batches`` over an uploaded file: ``/v1/chat/completions``, ``24h``."""
+        created = await self._http.json(
+            "POST",
+            "/batches",
+            json={
+                "input_file_id": file_id,
+                "endpoint": ENDPOINT,
+                "completion_window": "24h",
+                "metadata": {"created_by": "fairjudge"},
+            },
+        )
+        return self._state(created)
+
+    async def find(self, file_id: str) -> BatchState | None:
+        """The batch created over ``file_id``, from ``GET /v1/batches`` (newest first).
+
+        Pages through the list (``limit=100``, ``after`` the last id) while
+        ``has_more``; ``None`` when no batch names the file.
+        """
+        after: str | None = None
+        while True:
+            query = "/batches?limit=100" + (f"&after={after}" if after else "")
+            page = await self._http.json("GET", query)
+            data = page.get("data") or []
+            for batch in data:
+                if isinstance(batch, Mapping) and batch.get("input_file_id") == file_id:
+                    return self._state(batch)
+            last = data[-1].get("id") if data and isinstance(data[-1], Mapping) else None
+            if not page.get("has_more") or not isinstance(last, str):
+                return None
+            after = last
+
+    async def poll(self, batch_id: str) -> BatchState:
+        """``GET /v1/batches/{id}``."""
+        return self._state(await self._http.json("GET", f"/batches/{batch_id}"))
+
+    def _state(self, data: Mapping[str, Any]) -> BatchState:
+        batch_id, status = data.get("id"), data.get("status")
+        if not isinstance(batch_id, str) or not isinstance(status, str):
+            raise ServerError(f"openai batch API: {self._where}: a batch reply has no id or status")
+        if status not in _RUNNING | _ENDED:
+            raise ServerError(f"openai batch API: {self._where}: unknown batch status {status!r}")
+        counts = data.get("request_counts") or {}
+        errors = (data.get("errors") or {}).get("data") or []
+        shown = "; ".join(
+            f"line {e.get('line')}: {e.get('code')}: {e.get('message')}"
+            for e in errors[:5]
+            if isinstance(e, Mapping)
+        )
+        start, end = data.get("created_at"), _first_time(data)
+        elapsed = float(end - start) if isinstance(start, int) and isinstance(end, int) else 0.0
+        return BatchState(
+            batch_id,
+            status,
+            status in _ENDED,
+            {k: v for k, v in counts.items() if isinstance(v, int)},
+            data.get("input_file_id"),
+            shown,
+            max(elapsed, 0.0),
+            dict(data),
+        )
+
+    async def results(self, state: BatchState, members: Iterable[str]) -> dict[str, Outcome]:
+        """Every member's outcome, from both files; a refused batch fails every request."""
+        if state.status == "failed":
+            refused = RequestRejected(self._refused(state))
+            return dict.fromkeys(members, refused)
+        found: dict[str, Outcome] = {}
+        for name in ("output_file_id", "error_file_id"):
+            file_id = state.raw.get(name)
+            if not isinstance(file_id, str):
+                continue
+            body = await self._http.request("GET", f"/files/{file_id}/content")
+            for row in jsonl(body, "openai", self._where):
+                custom_id = row.get("custom_id")
+                if isinstance(custom_id, str):
+                    found[custom_id] = self._outcome(row, state)
+        return {m: found.get(m) or missing(self.provider, self._where, state, m) for m in members}
+
+    def _refused(self, state: BatchState) -> str:
+        return (
+            f"openai batch API: {self._where}: batch {state.id} was refused "
+            f"({state.errors or 'no reason given'})"
+        )
+
+    def _outcome(self, row: Mapping[str, Any], state: BatchState) -> Outcome:
+        response = row.get("response")
+        if isinstance(response, Mapping):
+            status, body = response.get("status_code"), response.get("body")
+            if status == 200 and isinstance(body, Mapping):
+                try:
+                    completion = openai_completion(body, state.elapsed_s, self._where)
+                except BackendError as exc:
+                    return exc
+                return dataclasses.replace(completion, batch=True)
+            if isinstance(status, int):
+                message = json.dumps(body)[:2000] if body is not None else "(no body)"
+                if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
+                    message = str(body["error"].get("message") or message)
+                return error_from_status(
+                    status, message, backend="openai batch API", where=self._where
+                )
+        error = row.get("error")
+        code = error.get("code") if isinstance(error, Mapping) else None
+        why = error.get("message") if isinstance(error, Mapping) else None
+        return ServerError(
+            f"openai batch API: {self._where}: batch {state.id} ({state.status}) did not run "
+            f"this request: {code or 'no code'}: {why or 'no message'}"
+        )
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+
+
+def _first_time(data: Mapping[str, Any]) -> int | None:
+    """When the batch ended, by the first terminal timestamp it carries."""
+    for name in ("completed_at", "failed_at", "expired_at", "cancelled_at"):
+        value = data.get(name)
+        if isinstance(value, int):
+            return value
+    return None
+
+
+API_VERSION = "2023-06-01"
+"""The ``anthropic-version`` header sent, as the SDK sends it."""
+
+_PATH = "/v1/messages/batches"
+_STATUSES = frozenset({"in_progress", "canceling", "ended"})
+# The HTTP status of each documented API error type, for the online status mapping.
+_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+
+
+class AnthropicBatch:
+    """The Message Batches endpoints at an Anthropic backend's address, with its key.
+
+    Args:
+        backend: The judge's backend: its base URL, key variable, timeout and the
+            body it sends (:meth:`~fairjudge.backends.AnthropicBackend.request_body`).
+    """
+
+    provider = "anthropic"
+    max_requests = 100_000
+
+    def __init__(self, backend: AnthropicBackend) -> None:
+        self._backend = backend
+        key = backend._read_key() or ""
+        self._base = backend._base_url or f"https://{backend.default_host}"
+        self._where = backend._where
+        self._http = BatchHTTP.of(
+            backend,
+            base=self._base,
+            headers={"x-api-key": key, "anthropic-version": API_VERSION},
+            key=key,
+        )
+
+    async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
+        """Create one batch holding the requests."""
+        body = {
+            "requests": [
+                {"custom_id": custom_id, "params": self._backend.request_body(spec)}
+                for custom_id, spec in requests
+            ]
+        }
+        return self._state(await self._http.json("POST", _PATH, json=body))
+
+    async def poll(self, batch_id: str) -> BatchState:
+        """``GET /v1/messages/batches/{id}``."""
+        return self._state(await self._http.json("GET", f"{_PATH}/{batch_id}"))
+
+    def _state(self, data: Mapping[str, Any]) -> BatchState:
+        batch_id, status = data.get("id"), data.get("processing_status")
+        if not isinstance(batch_id, str) or status not in _STATUSES:
+            raise ServerError(
+                f"anthropic batch API: {self._where}: a batch reply has no id or a "
+                f"processing_status of {status!r}"
+            )
+        counts = data.get("request_counts") or {}
+        return BatchState(
+            batch_id,
+            str(status),
+            status == "ended",
+            {k: v for k, v in counts.items() if isinstance(v, int)},
+            None,
+            "",
+            _elapsed(data.get("created_at"), data.get("ended_at")),
+            dict(data),
+        )
+
+    async def results(self, state: BatchState, members: Iterable[str]) -> dict[str, Outcome]:
+        """Every member's outcome, from the batch's ``results_url``."""
+        url = state.raw.get("results_url")
+        if not isinstance(url, str):
+            raise ServerError(
+                f"anthropic batch API: {self._where}: batch {state.id} ended with no results_url"
+            )
+        if urlsplit(url).netloc and urlsplit(url).netloc != urlsplit(self._base).netloc:
+            raise FatalBackendError(
+                f"anthropic batch API: {self._where}: batch {state.id}'s results_url is on "
+                f"another host ({urlsplit(url).netloc}); not sending the key there"
+            )
+        found: dict[str, Outcome] = {}
+        for row in jsonl(await self._http.request("GET", url), "anthropic", self._where):
+            custom_id, result = row.get("custom_id"), row.get("result")
+            if isinstance(custom_id, str) and isinstance(result, Mapping):
+                found[custom_id] = self._outcome(result, state)
+        return {m: found.get(m) or missing(self.provider, self._where, state, m) for m in members}
+
+    def _outcome(self, result: Mapping[str, Any], state: BatchState) -> Outcome:
+        kind = result.get("type")
+        if kind == "succeeded":
+            try:
+                completion = anthropic_completion(
+                    result.get("message"), state.elapsed_s, self._where
+                )
+            except BackendError as exc:
+                return exc
+            return dataclasses.replace(completion, batch=True)
+        if kind == "errored":
+            outer = result.get("error")
+            inner = outer.get("error") if isinstance(outer, Mapping) else None
+            error = inner if isinstance(inner, Mapping) else outer
+            error = error if isinstance(error, Mapping) else {}
+            status = _ERROR_STATUS.get(str(error.get("type")), 500)
+            message = f"{error.get('type')}: {error.get('message') or 'no message'}"
+            return error_from_status(
+                status, message, backend="anthropic batch API", where=self._where
+            )
+        return ServerError(
+            f"anthropic batch API: {self._where}: batch {state.id} did not run this request "
+            f"({kind}: {'the batch was canceled' if kind == 'canceled' else 'its 24 h ran out'}"
+            "); the next run submits it again"
+        )
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+
+
+def _elapsed(created: Any, ended: Any) -> float:
+    """Seconds between two RFC 3339 times; 0 when either is missing or unreadable."""
+    try:
+        start = datetime.fromisoformat(str(created))
+        end = datetime.fromisoformat(str(ended))
+    except ValueError:
+        return 0.0
+    return max((end - start).total_seconds(), 0.0)
