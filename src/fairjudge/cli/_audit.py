@@ -20,10 +20,17 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import ConfigError
-from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, notes, say
 from fairjudge.cli._markdown import markdown_flag
-from fairjudge.cli._options import adds_flags, as_judge_flags, check_outputs, judge_flags_without
+from fairjudge.cli._options import (
+    Bootstrap,
+    Level,
+    SummaryJson,
+    adds_flags,
+    as_judge_flags,
+    check_outputs,
+    judge_flags_without,
+)
 from fairjudge.cli._out import command_line, write_out
 from fairjudge.io import strict_dumps
 from fairjudge.judges import DEFAULT_JUDGE
@@ -88,8 +95,8 @@ class AuditFlags:
     ] = None
     target_words: Annotated[int, typer.Option(help="Length of the padded answers.")] = 300
     seed: Annotated[int, typer.Option(help="Seeds the padding and the bootstrap.")] = 0
-    level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000
+    level: Level = 0.95
+    bootstrap: Bootstrap = 2000
     out: Annotated[
         Path | None,
         typer.Option(

@@ -22,13 +22,14 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
-from fairjudge.cli._aliases import PairsFile, SummaryJson
 from fairjudge.cli._app import app, err_console, guarded, skipped_in_flags
 from fairjudge.cli._markdown import markdown_flag, write_markdown
 from fairjudge.cli._options import (
     EvalFlags,
     InputFlags,
     JudgeFlags,
+    PairsFile,
+    SummaryJson,
     adds_flags,
     item_judging_flags,
 )

@@ -39,14 +39,6 @@ from fairjudge._api import (
 )
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
-from fairjudge.cli._aliases import (
-    ALLOW_PYTHON_ONLY_WITH_JURY,
-    ALLOW_SERVERS_ONLY_WITH_JURY,
-    AllowJuryServers,
-    AllowPythonJudges,
-    PairsFile,
-    SummaryJson,
-)
 from fairjudge.cli._app import (
     app,
     guarded,
@@ -56,8 +48,14 @@ from fairjudge.cli._compare import StopFlags, stop_flags
 from fairjudge.cli._judging import load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
+    ALLOW_PYTHON_ONLY_WITH_JURY,
+    ALLOW_SERVERS_ONLY_WITH_JURY,
+    AllowJuryServers,
+    AllowPythonJudges,
     EvalFlags,
     InputFlags,
+    PairsFile,
+    SummaryJson,
     adds_flags,
     as_judge_flags,
     eval_flags,

@@ -33,6 +33,7 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge.audit import merge_labels
 from fairjudge.cli._app import app, guarded, say
+from fairjudge.cli._options import Bootstrap
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import (
     Columns,
@@ -171,7 +172,7 @@ def label_merge(
         ),
     ],
     seed: Annotated[int, typer.Option(help="Seed of kappa's bootstrap interval.")] = 0,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    bootstrap: Bootstrap = 2000,
     human_col: Annotated[str, typer.Option(help="Column holding the labels.")] = "human",
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:

@@ -5,7 +5,9 @@
 one :class:`JudgeFlags` value; :func:`input_flags` does the same for the input
 columns. :meth:`JudgeFlags.setup` turns the flags into the library's
 :class:`~fairjudge.JudgeSetup`, the value every notebook function takes, whose
-judges reject any flag that does not apply to the chosen judge.
+judges reject any flag that does not apply to the chosen judge. The arguments and
+options several commands declare alike (``FILE``, ``--json``, ``--level``) are
+``Annotated`` aliases here.
 """
 
 import inspect
@@ -29,14 +31,20 @@ from fairjudge.prompts import list_templates
 from fairjudge.runner import DEFAULT_STORE_PATH, Executor, RunOptions
 
 __all__ = [
+    "ALLOW_PYTHON_ONLY_WITH_JURY",
+    "ALLOW_SERVERS_ONLY_WITH_JURY",
     "AllowEmpty",
+    "AllowJuryServers",
+    "AllowPythonJudges",
     "Bootstrap",
     "EvalFlags",
     "InputFlags",
     "JudgeFlags",
     "Level",
+    "PairsFile",
     "QuestionCol",
     "SkipInvalid",
+    "SummaryJson",
     "as_judge_flags",
     "check_outputs",
     "eval_flags",
@@ -68,6 +76,47 @@ AllowEmpty = Annotated[
     bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
 ]
 QuestionCol = Annotated[str, typer.Option(help="Column holding the question.")]
+
+PairsFile = Annotated[
+    Path,
+    typer.Argument(metavar="FILE", help="JSONL, CSV or Parquet with question, answer_1, answer_2."),
+]
+"""The input file of a pairwise command."""
+
+SummaryJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
+"""``--json``: print the summary as JSON."""
+
+AllowPythonJudges = Annotated[
+    bool,
+    typer.Option(
+        "--allow-python-judges",
+        help="Let the --jury file's python: members import and run the code they name. Off "
+        "by default: a jury file may come from someone else. (--judge python:... needs no flag.)",
+    ),
+]
+"""``--allow-python-judges``: a jury file may name Python code (``jury``, ``score-jury``)."""
+
+AllowJuryServers = Annotated[
+    bool,
+    typer.Option(
+        "--allow-jury-servers",
+        help="Let the --jury file's base_url send your API key to a server off this machine. "
+        "Off by default: a jury file may come from someone else. (Loopback needs no flag.)",
+    ),
+]
+"""``--allow-jury-servers``: a jury file may name servers off this machine."""
+
+ALLOW_SERVERS_ONLY_WITH_JURY = (
+    "--allow-jury-servers applies with --jury FILE.toml only; --base-url given on the "
+    "command line needs no flag"
+)
+"""The message for ``--allow-jury-servers`` without a jury file to apply to."""
+
+ALLOW_PYTHON_ONLY_WITH_JURY = (
+    "--allow-python-judges applies with --jury FILE.toml only; python: judges given with "
+    "--judge run without it"
+)
+"""The message for ``--allow-python-judges`` without a jury file to apply to."""
 
 
 class ExecutorName(StrEnum):

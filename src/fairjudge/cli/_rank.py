@@ -13,7 +13,7 @@ from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
-from fairjudge.cli._options import JudgeFlags, check_outputs, judge_flags
+from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, judge_flags
 from fairjudge.cli._out import write_out
 from fairjudge.io import strict_dumps
 from fairjudge.report import RankingReport, print_failures, render_ranking
@@ -55,9 +55,6 @@ _Html = Annotated[
     Path | None, typer.Option(help="Write a self-contained HTML report (leaderboard and pairs).")
 ]
 _Json = Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")]
-_AllowEmpty = Annotated[
-    bool, typer.Option(help="Judge empty or blank answers instead of refusing the row.")
-]
 
 
 def _template_tag(judge: Any) -> str | None:
@@ -159,7 +156,7 @@ def rank(
     out: _Out = None,
     html: _Html = None,
     json_output: _Json = False,
-    allow_empty: _AllowEmpty = False,
+    allow_empty: AllowEmpty = False,
     *,
     flags: JudgeFlags,
 ) -> None:

@@ -19,6 +19,7 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._markdown import markdown_flag, markdown_given, write_markdown
+from fairjudge.cli._options import Bootstrap, Level
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import strict_dumps, write_atomic
 from fairjudge.report import out_file_header, out_file_page, page_html, page_markdown
@@ -52,8 +53,8 @@ def report(
     output: _Output = None,
     title: _Title = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed (compare's default: 0).")] = 0,
-    level: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    level: Level = 0.95,
+    bootstrap: Bootstrap = 2000,
     json_output: Annotated[
         bool,
         typer.Option("--json", help="Also print the summary as JSON (as the run's --json does)."),

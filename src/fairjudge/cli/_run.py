@@ -17,8 +17,8 @@ try:  # Typer 0.29 ships its own copy of Click
 except ImportError:  # pragma: no cover - a Typer that uses Click itself
     from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
-from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import CONFIG_COMMANDS, app, guarded
+from fairjudge.cli._options import SummaryJson
 from fairjudge.cli._run_config import (
     Trust,
     config_argv,

@@ -33,7 +33,6 @@ from fairjudge._api import (
     load_score_run,
 )
 from fairjudge._errors import ConfigError
-from fairjudge.cli._aliases import SummaryJson
 from fairjudge.cli._app import app, guarded, in_flags, say
 from fairjudge.cli._judging import unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
@@ -44,6 +43,7 @@ from fairjudge.cli._options import (
     Level,
     QuestionCol,
     SkipInvalid,
+    SummaryJson,
     adds_flags,
     check_outputs,
     judge_flags,
