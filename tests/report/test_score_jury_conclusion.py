@@ -3,7 +3,7 @@
 ``compare`` ends with a plain conclusion; ``score-jury`` printed
 none. A scoring panel has no win rate, so its conclusion is on what it does have:
 whether the members agree (Krippendorff's ordinal alpha against
-:data:`fairjudge.report._score_jury.AGREEMENT_BAR`, the whole interval), and, where
+:data:`fairjudge.report._jury.AGREEMENT_BAR`, the whole interval), and, where
 the input has ``human_<dimension>`` scores, whether the panel's scores follow them.
 Each test runs ``fairjudge`` as a process, 80 columns wide, and reads its exit code
 and stdout.

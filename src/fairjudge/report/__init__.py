@@ -16,7 +16,13 @@ from fairjudge._lazy import package_surface
 if TYPE_CHECKING:
     from fairjudge.report._audit import calibration_payload, render_audit, render_calibration
     from fairjudge.report._comparison import ComparisonReport, comparison_report, render_comparison
-    from fairjudge.report._jury import JuryReport, jury_report, render_jury
+    from fairjudge.report._jury import (
+        JuryReport,
+        jury_report,
+        render_jury,
+        render_score_jury,
+        score_jury_report,
+    )
     from fairjudge.report._label_server import LabelServer
     from fairjudge.report._markdown_kinds import (
         comparison_markdown,
@@ -33,7 +39,6 @@ if TYPE_CHECKING:
     from fairjudge.report._page_score import score_page
     from fairjudge.report._pages import PAGES, out_file_header, out_file_page
     from fairjudge.report._ranking import RankingReport, render_ranking
-    from fairjudge.report._score_jury import render_score_jury, score_jury_report
     from fairjudge.report._scores import (
         ScoreReport,
         render_score_calibration,
@@ -113,8 +118,8 @@ _LAZY = {
     "out_file_page": "fairjudge.report._pages",
     "RankingReport": "fairjudge.report._ranking",
     "render_ranking": "fairjudge.report._ranking",
-    "render_score_jury": "fairjudge.report._score_jury",
-    "score_jury_report": "fairjudge.report._score_jury",
+    "render_score_jury": "fairjudge.report._jury",
+    "score_jury_report": "fairjudge.report._jury",
     "ScoreReport": "fairjudge.report._scores",
     "render_score_calibration": "fairjudge.report._scores",
     "render_scores": "fairjudge.report._scores",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge.report._comparison import ComparisonReport, labelled_truth
 from fairjudge.report._forest import ForestPlot
-from fairjudge.report._jury import JuryReport
+from fairjudge.report._jury import JuryReport, JuryScoreReport
 from fairjudge.report._markdown import (
     MarkdownSummary,
     MarkdownTable,
@@ -33,7 +33,6 @@ from fairjudge.report._page import (
 )
 from fairjudge.report._page_compare import compare_page
 from fairjudge.report._page_rank import rank_page
-from fairjudge.report._score_jury import JuryScoreReport
 from fairjudge.report._scores import ScoreReport, via_scores_verdict
 from fairjudge.report._text import ci_text, estimate_text
 

@@ -45,7 +45,7 @@ from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import recorded_jury
 from fairjudge.prompts import AnswerScores
 from fairjudge.report._forest import forest_plot
-from fairjudge.report._jury import JuryReport, jury_report
+from fairjudge.report._jury import JuryReport, JuryScoreReport, jury_report, score_jury_report
 from fairjudge.report._page import (
     Explorer,
     FigureTable,
@@ -70,7 +70,6 @@ from fairjudge.report._page_score_load import (
     recorded_rubric,
     score_call,
 )
-from fairjudge.report._score_jury import JuryScoreReport, score_jury_report
 from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
 

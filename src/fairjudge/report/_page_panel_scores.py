@@ -1,6 +1,6 @@
 """The view of a ``score-jury`` run: a panel whose members read scores, per dimension.
 
-Made from the :class:`~fairjudge.report._score_jury.JuryScoreReport` the table and
+Made from the :class:`~fairjudge.report._jury.JuryScoreReport` the table and
 ``--json`` render: the headline says in one sentence on which dimensions the members
 agree, by the rule of the table's conclusions (the whole interval of the ordinal
 alpha against Krippendorff's bar) with the table's sentences on the human scores
@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fairjudge.report._comparison import FAILURES_ABOVE, FAILURES_CARD
+from fairjudge.report._jury import AGREEMENT_BAR, JuryScoreReport, conclusions
 from fairjudge.report._page import Headline
 from fairjudge.report._page_panel_view import (
     FigureSet,
@@ -32,7 +33,6 @@ from fairjudge.report._page_panel_view import (
     score_jury_spec,
 )
 from fairjudge.report._panel import member_label
-from fairjudge.report._score_jury import AGREEMENT_BAR, JuryScoreReport, conclusions
 
 if TYPE_CHECKING:
     from fairjudge.report._forest import Figure

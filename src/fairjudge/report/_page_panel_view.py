@@ -4,7 +4,7 @@ A ``jury`` page and a ``score-jury`` page show the same things, and only the
 reading differs (a verdict or a score per dimension), so both are one
 :class:`PanelView`, made from the report the table and the JSON render
 (:class:`~fairjudge.report._jury.JuryReport`,
-:class:`~fairjudge.report._score_jury.JuryScoreReport`).
+:class:`~fairjudge.report._jury.JuryScoreReport`).
 
 The item explorer's records (:func:`jury_records`, :func:`score_jury_records`) put
 every member's reading of an item side by side. The flag every panel has is
