@@ -6,7 +6,9 @@ and is the only place that knows which side is model 1: the page is sent the
 answers as *left* and *right* and answers with a side, which the sheet maps back
 and writes to the file before the reply goes out (so the page shows "saved" only
 for a label that is on disk). A file of single answers is scored on a rubric
-instead; that half of the API is :mod:`fairjudge.report._label_scores`.
+instead: the page is sent the answers in the sheet's shown order (never the system's
+name or the item's id) with the rubric's dimensions, and posts one score at a time by
+position in that order (:func:`score_state`, :func:`score_label`).
 
 Other people and pages on the same machine must not read the answers or post
 labels: the server listens on 127.0.0.1 only, behind a random token, checks the
@@ -27,12 +29,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
+from fairjudge._errors import ConfigError
 from fairjudge.io import LabelSheet, ScoreSheet, Side, strict_dumps
 from fairjudge.prompts import Rubric
-from fairjudge.report._label_scores import score_label, score_state
 from fairjudge.report._text import visible
 
-__all__ = ["LabelServer", "label_page"]
+__all__ = ["LabelServer", "label_page", "score_label", "score_state"]
 
 HOST = "127.0.0.1"
 _SIDES: dict[Any, Side | None] = {"left": "left", "right": "right", "tie": "tie", None: None}
@@ -62,6 +64,55 @@ def _question(question: Any) -> Any:
     if isinstance(question, str):
         return visible(question)
     return [[visible(role), visible(content)] for role, content in question]
+
+
+def score_state(sheet: ScoreSheet, rubric: Rubric, question: Any) -> dict[str, Any]:
+    """The page's state for a scoring sheet; ``question`` draws a question for the page."""
+    shown = [sheet.items[i] for i in sheet.order]
+    return {
+        "kind": "scores",
+        "scale": list(sheet.scale),
+        "dimensions": [
+            {
+                "name": d.name,
+                "description": visible(d.description),
+                "low": visible(d.low),
+                "high": visible(d.high),
+            }
+            for d in rubric.dimensions
+        ],
+        "items": [{"question": question(i.question), "answer": visible(i.answer)} for i in shown],
+        "scores": [
+            {d: _number(sheet.scores[i][d]) for d in sheet.dimensions if d in sheet.scores[i]}
+            for i in sheet.order
+        ],
+    }
+
+
+def _number(score: float) -> float | int:
+    """A whole score as an integer (a mean of raters stays a float)."""
+    return int(score) if score.is_integer() else score
+
+
+def score_label(sheet: ScoreSheet, body: Any) -> tuple[int, dict[str, Any]]:
+    """Store one score: ``{"index": shown position, "dimension": name, "score": n|null}``."""
+    if not isinstance(body, dict) or set(body) != {"index", "dimension", "score"}:
+        return 400, {"error": 'send {"index": <item>, "dimension": <name>, "score": <n>|null}'}
+    index, score = body["index"], body["score"]
+    count = len(sheet.items)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
+        return 400, {"error": f"index must be an item number from 0 to {count - 1}"}
+    if score is not None and (not isinstance(score, int) or isinstance(score, bool)):
+        return 400, {"error": "score must be a whole number on the rubric's scale, or null"}
+    if not isinstance(body["dimension"], str):
+        return 400, {"error": "dimension must be one of the rubric's dimensions"}
+    try:
+        sheet.set_score(sheet.order[index], body["dimension"], score)
+    except ConfigError as exc:
+        return 400, {"error": str(exc)}
+    except OSError as exc:
+        return 500, {"error": f"the score was not saved: {exc.strerror or exc}"}
+    return 200, {"index": index, "done": sheet.done, "total": count}
 
 
 class LabelServer:
@@ -130,7 +181,7 @@ class LabelServer:
     def label(self, body: Any) -> tuple[int, dict[str, Any]]:
         """Store one label from the page: ``{"index": i, "side": left/right/tie/null}``.
 
-        For a scoring sheet, one score (:func:`~fairjudge.report._label_scores.score_label`).
+        For a scoring sheet, one score (:func:`score_label`).
         """
         if isinstance(self.sheet, ScoreSheet):
             with self._lock:
