@@ -20,10 +20,10 @@ from fairjudge._lazy import package_surface
 
 if TYPE_CHECKING:
     from fairjudge.backends._anthropic import AnthropicBackend
-    from fairjudge.backends._base_url import check_base_url, is_loopback_host
     from fairjudge.backends._batch_api import BatchAPI, BatchState, UploadingBatchAPI
     from fairjudge.backends._batch_clients import batch_client, check_batchable
     from fairjudge.backends._capabilities import capabilities_for
+    from fairjudge.backends._http_base import check_base_url, is_loopback_host
     from fairjudge.backends._local import DEFAULT_N_CTX, LocalBackend
     from fairjudge.backends._openai import OpenAIBackend
 
@@ -44,8 +44,8 @@ __all__ = [
 
 _LAZY = {
     "AnthropicBackend": "fairjudge.backends._anthropic",
-    "check_base_url": "fairjudge.backends._base_url",
-    "is_loopback_host": "fairjudge.backends._base_url",
+    "check_base_url": "fairjudge.backends._http_base",
+    "is_loopback_host": "fairjudge.backends._http_base",
     "BatchAPI": "fairjudge.backends._batch_api",
     "BatchState": "fairjudge.backends._batch_api",
     "UploadingBatchAPI": "fairjudge.backends._batch_api",

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from fairjudge._errors import ConfigError
 from fairjudge._redact import known_secrets, redact_url
-from fairjudge.backends._base_url import trimmed
+from fairjudge.backends._http_base import trimmed
 
 __all__ = ["RequestHead", "lean_applies", "request_head"]
 
