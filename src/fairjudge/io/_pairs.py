@@ -3,12 +3,15 @@
 Nothing is judged until the whole file has validated, since a judge call costs
 money; every problem names the file, the line or row and the fix (``skip_invalid``
 sets bad rows aside and lists them). A question is a string or a conversation.
+A file of the other kind (single answers where pairs are read, or pairs where single
+answers are read: every row failing the same way, each with the other kind's
+columns) gets a hint line naming the command that reads it (:data:`FileKind`).
 """
 
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -17,13 +20,22 @@ from fairjudge._call import ROLES, Conversation, Message
 from fairjudge._errors import InputError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
-from fairjudge.io._file_kind import SINGLE_ANSWERS, FileKind, hinted, of_other_kind
 from fairjudge.io._rows import BadJSON, Source, loads, open_source, read_rows
 from fairjudge.io._rows import bare as _bare
 from fairjudge.io._rows import invalid_rows as _invalid_rows
 from fairjudge.io._rows import nothing_valid as _nothing_valid
 
-__all__ = ["Columns", "LoadedItems", "load_items", "read_rows"]
+__all__ = [
+    "PAIRS",
+    "SINGLE_ANSWERS",
+    "Columns",
+    "FileKind",
+    "LoadedItems",
+    "hinted",
+    "load_items",
+    "of_other_kind",
+    "read_rows",
+]
 
 _HUMAN = {"1": Outcome.ONE, "2": Outcome.TWO, "tie": Outcome.TIE, "0": Outcome.TIE}
 # The parameter that renames each required column, named in "missing column" messages.
@@ -278,6 +290,50 @@ def _item(
         human_score=human_score,
         **optional,
     )
+
+
+FileKind = tuple[Callable[[Mapping[str, Any]], bool], str]
+"""How a row of the other kind looks, and the hint line for a file of them."""
+
+
+def _pairs(row: Mapping[str, Any]) -> bool:
+    return "answer_1" in row and "answer_2" in row
+
+
+def _single(row: Mapping[str, Any]) -> bool:
+    return "answer" in row and "answer_1" not in row and "answer_2" not in row
+
+
+PAIRS: FileKind = (
+    _pairs,
+    "hint: each row holds two answers (answer_1, answer_2): a file of pairs, which "
+    "`fairjudge compare` (or jury, calibrate; fairjudge.compare in Python) reads",
+)
+"""Where single answers are read: a file of pairs is the other kind."""
+
+SINGLE_ANSWERS: FileKind = (
+    _single,
+    "hint: each row holds one answer (an 'answer' column): a file of single answers, "
+    "which `fairjudge score` (or score-jury; fairjudge.score in Python) reads",
+)
+"""Where pairs are read: a file of single answers is the other kind."""
+
+
+def of_other_kind(failed: Sequence[tuple[bool, InputError]], parsed: int) -> bool:
+    """Whether the file is of the other kind, so the hint is true of it.
+
+    No row parsed, and each failed the same way and looks like the other kind
+    (``failed``: each failed row's look and error).
+    """
+    if parsed or not failed or not all(looks for looks, _ in failed):
+        return False
+    return len({_bare(e).split(";")[0] for _, e in failed}) == 1  # one failure, row after row
+
+
+def hinted(error: InputError, kind: FileKind) -> InputError:
+    """``error`` with ``kind``'s hint line under it."""
+    return InputError(f"{_bare(error)}\n{kind[1]}", path=error.path, line=error.line,
+                      params=error.params)  # fmt: skip
 
 
 def load_items(

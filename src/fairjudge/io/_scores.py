@@ -13,8 +13,8 @@ from typing import Any
 
 from fairjudge._errors import InputError
 from fairjudge._items import ScoreItem
-from fairjudge.io._file_kind import PAIRS
 from fairjudge.io._pairs import (
+    PAIRS,
     Columns,
     LoadedItems,
     _answer,
