@@ -17,9 +17,14 @@ if TYPE_CHECKING:
     from fairjudge._errors import BatchPending
     from fairjudge.runner._batch import DEFAULT_POLL_S, BatchExecutor
     from fairjudge.runner._call_record import CallRecord
-    from fairjudge.runner._executor import AsyncioExecutor, Batch, Executor, run_calls
+    from fairjudge.runner._executor import (
+        AsyncioExecutor,
+        Batch,
+        EventLoopThread,
+        Executor,
+        run_calls,
+    )
     from fairjudge.runner._limits import Prices, RetryPolicy, RunOptions
-    from fairjudge.runner._portal import EventLoopThread
     from fairjudge.runner._progress import PROGRESS_LABEL, make_progress, progress_label
     from fairjudge.runner._ray import RayExecutor
     from fairjudge.runner._result import (
@@ -74,7 +79,7 @@ _LAZY = {
     "Prices": "fairjudge.runner._limits",
     "RetryPolicy": "fairjudge.runner._limits",
     "RunOptions": "fairjudge.runner._limits",
-    "EventLoopThread": "fairjudge.runner._portal",
+    "EventLoopThread": "fairjudge.runner._executor",
     "PROGRESS_LABEL": "fairjudge.runner._progress",
     "make_progress": "fairjudge.runner._progress",
     "progress_label": "fairjudge.runner._progress",
