@@ -50,8 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import environment, table, write_json
 
 from fairjudge import Item
-from fairjudge.evaluation import EvalSettings, JuryResult, evaluate_jury
-from fairjudge.evaluation._jury_stats import jury_diagnostics
+from fairjudge.evaluation import EvalSettings, JuryResult, evaluate_jury, jury_diagnostics
 from fairjudge.judges import Jury, MemberSpec
 from fairjudge.stats import bootstrap_mean, judge_agreement
 

@@ -54,7 +54,7 @@ from fairjudge.evaluation import (
     score_jury_diagnostics,
     score_with_jury,
 )
-from fairjudge.evaluation._jury_stats import _human, _leave_one_out, _scores, _votes
+from fairjudge.evaluation._jury import _human, _leave_one_out, _scores, _votes
 from fairjudge.evaluation._panel import effective
 from fairjudge.evaluation._score_jury_stats import _alpha, _with_rest
 from fairjudge.judges import CallableJudge, CallablePointwiseJudge, Jury, JuryMember

@@ -30,8 +30,13 @@ if TYPE_CHECKING:
         evaluate_jury_adaptive,
     )
     from fairjudge.evaluation._adaptive_result import AdaptiveResult, tallied_run
-    from fairjudge.evaluation._jury import JuryResult, evaluate_jury, jury_records
-    from fairjudge.evaluation._jury_stats import JuryDiagnostics, jury_diagnostics
+    from fairjudge.evaluation._jury import (
+        JuryDiagnostics,
+        JuryResult,
+        evaluate_jury,
+        jury_diagnostics,
+        jury_records,
+    )
     from fairjudge.evaluation._panel import AGGREGATIONS, SCORE_AGGREGATIONS, check_rule
     from fairjudge.evaluation._ranking import (
         FALLBACK_L2,
@@ -152,8 +157,8 @@ _LAZY = {
     "JuryResult": "fairjudge.evaluation._jury",
     "evaluate_jury": "fairjudge.evaluation._jury",
     "jury_records": "fairjudge.evaluation._jury",
-    "JuryDiagnostics": "fairjudge.evaluation._jury_stats",
-    "jury_diagnostics": "fairjudge.evaluation._jury_stats",
+    "JuryDiagnostics": "fairjudge.evaluation._jury",
+    "jury_diagnostics": "fairjudge.evaluation._jury",
     "length_controlled": "fairjudge.evaluation._results",
     "as_batch_judge": "fairjudge.evaluation._results",
     "evaluate": "fairjudge.evaluation._results",
