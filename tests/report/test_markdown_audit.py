@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from fairjudge.audit import AuditSettings, audit
-from fairjudge.report._markdown_kinds import page_markdown
+from fairjudge.report._markdown import page_markdown
 from fairjudge.report._page_audit import audit_page, audit_payload
 from tests.audit.conftest import audit_server, plant  # noqa: F401  (a fixture, used by name)
 from tests.audit.planted import Planted

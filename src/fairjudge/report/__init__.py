@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         score_jury_report,
     )
     from fairjudge.report._label_server import LabelServer
-    from fairjudge.report._markdown_kinds import (
+    from fairjudge.report._markdown import (
         comparison_markdown,
         markdown_of,
         page_markdown,
@@ -100,11 +100,11 @@ _LAZY = {
     "jury_report": "fairjudge.report._jury",
     "render_jury": "fairjudge.report._jury",
     "LabelServer": "fairjudge.report._label_server",
-    "comparison_markdown": "fairjudge.report._markdown_kinds",
-    "markdown_of": "fairjudge.report._markdown_kinds",
-    "page_markdown": "fairjudge.report._markdown_kinds",
-    "ranking_markdown": "fairjudge.report._markdown_kinds",
-    "via_scores_markdown": "fairjudge.report._markdown_kinds",
+    "comparison_markdown": "fairjudge.report._markdown",
+    "markdown_of": "fairjudge.report._markdown",
+    "page_markdown": "fairjudge.report._markdown",
+    "ranking_markdown": "fairjudge.report._markdown",
+    "via_scores_markdown": "fairjudge.report._markdown",
     "page_html": "fairjudge.report._page",
     "audit_page": "fairjudge.report._page_audit",
     "audit_payload": "fairjudge.report._page_audit",

@@ -1,16 +1,12 @@
 """The Markdown summary of any run, for a pull request comment (``--markdown FILE``).
 
 One renderer, :func:`markdown_text`, draws every kind of run from one
-:class:`MarkdownSummary`. The summary is filled from what the other renderings
-already read, never worded again:
-
-- the headline is the page's :class:`~fairjudge.report._document.Headline`, whose
-  ``verdict`` is the sentence the command prints on the terminal, and whose label,
-  estimate and interval are the page's headline figure;
-- the verdict counts are the ``--json`` summary's own numbers (wins, ties, losses;
-  parse failures and call errors each on their own, never folded into ties);
-- the table is the page's figure table (a comparison's or ranking's figures, the
-  page kit's first table).
+:class:`MarkdownSummary`, and :func:`markdown_of` fills that summary from what the
+other renderings already read, never worded again: the headline and the figure
+tables are the run's HTML page's (:class:`~fairjudge.report._page.Page`), whose
+verdict is the sentence the terminal prints; the verdict counts are the ``--json``
+summary's own numbers (parse failures and call errors each on their own, never
+folded into ties); ``calibrate``'s conclusion is its gate, as the terminal prints it.
 
 GitHub-flavoured Markdown, written to be safe to paste under untrusted text: no link,
 no image, no HTML. Every piece of text is escaped (:func:`escape`), so a model name
@@ -25,15 +21,50 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from fairjudge._version import __version__
-from fairjudge.report._comparison import FAILURES_ABOVE, FAILURES_CARD, PAGE_FAILURES
+from fairjudge.report._comparison import (
+    FAILURES_ABOVE,
+    FAILURES_CARD,
+    PAGE_FAILURES,
+    ComparisonReport,
+    labelled_truth,
+)
 from fairjudge.report._document import Headline
-from fairjudge.report._text import visible
+from fairjudge.report._forest import ForestPlot
+from fairjudge.report._jury import JuryReport, JuryScoreReport
+from fairjudge.report._page import (
+    FigureTable,
+    Highlighted,
+    Page,
+    Paragraphs,
+    PlotBlock,
+    Section,
+)
+from fairjudge.report._page_compare import compare_page
+from fairjudge.report._page_rank import rank_page
+from fairjudge.report._scores import ScoreReport, via_scores_verdict
+from fairjudge.report._text import ci_text, estimate_text, visible
 
-__all__ = ["MarkdownSummary", "MarkdownTable", "escape", "markdown_text", "verdict_counts"]
+if TYPE_CHECKING:
+    from fairjudge.evaluation import AdaptiveResult, PairwiseResult, ViaScoresResult, WinRate
+    from fairjudge.report._ranking import RankingReport
+    from fairjudge.runner import RunSummary
+
+__all__ = [
+    "MarkdownSummary",
+    "MarkdownTable",
+    "comparison_markdown",
+    "escape",
+    "markdown_of",
+    "markdown_text",
+    "page_markdown",
+    "ranking_markdown",
+    "verdict_counts",
+    "via_scores_markdown",
+]
 
 # The ASCII characters with a meaning inside a line of GitHub's Markdown: emphasis,
 # code, links and images, HTML, table cells, strikethrough, entities, math, and the
@@ -212,3 +243,241 @@ def verdict_counts(summary: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     if "n_parse_failures" not in source:
         counts += _member_counts(source.get("members"))
     return tuple(counts)
+
+
+def _section(page: Page, sid: str) -> Section | None:
+    return next((section for section in page.sections if section.id == sid), None)
+
+
+def _pairs_summary(page: Page) -> MarkdownSummary:
+    """A comparison's or ranking's page: its headline, and its figures as the table."""
+    figures = _section(page, "fj-figures")
+    main = figures.blocks[0] if figures is not None else None
+    rows = main.table.rows if isinstance(main, PlotBlock) else ()
+    calibration = _section(page, "fj-calibration")
+    reports = [
+        (title, parts[0][0])
+        for block in (calibration.blocks if calibration is not None else ())
+        if isinstance(block, Highlighted)
+        for title, parts in block.panels
+    ]
+    rows += tuple((label, text, "") for label, text in reports if "\n" not in text)
+    table = MarkdownTable(
+        "Figures, each with its confidence interval", ("figure", "value [CI]", "counts"), rows
+    )
+    # calibrate's reports are several lines (a confusion matrix among them): one cell
+    # ran them together, so each is a table of its own, one line a row.
+    tables = tuple(
+        MarkdownTable(label, (head,), tuple((line,) for line in rest if line.strip()))
+        for label, text in reports
+        if "\n" in text
+        for head, *rest in [text.strip().splitlines()]
+    )
+    naive = _section(page, "fj-naive")
+    gap = next((b.lines for b in naive.blocks if isinstance(b, Paragraphs)), ()) if naive else ()
+    return MarkdownSummary(
+        kind=page.kind, title=page.title, headline=page.headline,
+        counts=verdict_counts(page.summary), tables=(table, *tables), notes=gap,
+    )  # fmt: skip
+
+
+def _gate_headline(calibration: Mapping[str, Any], headline: Headline) -> Headline:
+    """``calibrate``'s conclusion: the gate's outcome line the terminal prints, its checks."""
+    gate = calibration.get("gate")
+    if gate is None:
+        return headline
+    head, *checks = gate.summary().splitlines()
+    return replace(
+        headline, verdict=head, label="; ".join(" ".join(c.split()) for c in checks),
+        estimate="", ci="", note="",
+    )  # fmt: skip
+
+
+def _confusion_apart(
+    tables: tuple[MarkdownTable, ...], agreement: Any
+) -> tuple[MarkdownTable, ...]:
+    """The agreement's confusion matrix as a table of its own, the counts in cells.
+
+    The agreement panel's text draws the matrix as aligned lines; one cell a line
+    flattened each row into a single cell, so the rows are taken out of that table
+    and the matrix follows it: rows the human labels, columns the judge's verdicts.
+    """
+    confusion = getattr(agreement, "confusion", None)
+    if confusion is None:
+        return tables
+    matrix = {line.strip() for line in str(confusion).splitlines()}
+    out: list[MarkdownTable] = []
+    for table in tables:
+        kept = tuple(row for row in table.rows if row[0].strip() not in matrix)
+        out.append(replace(table, rows=kept))
+        if len(kept) < len(table.rows):
+            out.append(MarkdownTable(
+                "Confusion matrix: rows the human label, columns the judge's verdict",
+                ("human \\ judge", *confusion.labels),
+                tuple((label, *(str(c) for c in row))
+                      for label, row in zip(confusion.labels, confusion.counts, strict=True)),
+            ))  # fmt: skip
+    return tuple(out)
+
+
+def comparison_markdown(
+    report: ComparisonReport, *, calibration: Mapping[str, Any] | None = None
+) -> str:
+    """The Markdown of a ``compare`` report, or of ``calibrate``'s with its ``calibration``.
+
+    The verdict counts are the comparison's ``--json`` counts, for ``calibrate`` too
+    (its own ``--json`` folds parse failures and call errors into ``n_unresolved``;
+    here each is counted on its own, from the same judgments).
+
+    Args:
+        report: The comparison report.
+        calibration: ``calibrate``'s report: the gate becomes the conclusion.
+    """
+    md = _pairs_summary(compare_page(report, calibration=calibration))
+    if calibration is not None:  # its terminal prints the gate, not the comparison's lines
+        md = replace(md, headline=_gate_headline(calibration, md.headline), notes=())
+        md = replace(md, tables=_confusion_apart(md.tables, calibration.get("agreement")))
+    return markdown_text(md)
+
+
+def ranking_markdown(
+    report: RankingReport, *, title: str, result: PairwiseResult | None, run: RunSummary | None
+) -> str:
+    """The Markdown of a ``rank`` report: the leader line, one row per model."""
+    page = rank_page(report, title=title, result=result, run=run)
+    md = _pairs_summary(page)
+    columns = ("model", "rating [CI]", "rank and W/T/L")
+    tables = [replace(md.tables[0], columns=columns)]
+    style = report.style_control
+    figures = _section(page, "fj-figures")
+    if style is not None and figures is not None:  # the terminal and --json show it: so
+        styled = figures.blocks[1]  # does the summary (n/a rows too)
+        assert isinstance(styled, PlotBlock)
+        tables.append(
+            MarkdownTable(
+                f"Style-controlled ratings (anchor {style.anchor})", columns, styled.table.rows
+            )
+        )
+        coefficients = tuple((str(c),) for c in style.coefficients)
+        tables.append(MarkdownTable("Style coefficients", ("coefficient",), coefficients))
+    return markdown_text(replace(md, tables=tuple(tables)))
+
+
+def _first_card(page: Page) -> tuple[MarkdownTable, ...]:
+    """The tables of the page's first card that has any: the run's main figures.
+
+    The score page's distributions, the panel's members and agreement, the audit's
+    report card; the rest of the page (matrices, items) stays on the page.
+    """
+    for section in page.sections:
+        tables = [
+            MarkdownTable(_caption(block), block.columns, block.rows)
+            if isinstance(block, FigureTable)
+            else MarkdownTable(_caption(block), block.table.columns, block.table.rows)
+            for block in section.blocks
+            if isinstance(block, FigureTable | PlotBlock)
+        ]
+        if tables:
+            return tuple(tables)
+    return ()
+
+
+def _caption(block: FigureTable | PlotBlock) -> str:
+    """A table's caption; under a forest plot, its title first, which says what it shows.
+
+    (Without the title, score-jury's effective numbers were captioned only by how they
+    are computed, and their rows named by dimension: nothing said what the figure was.)
+    """
+    if isinstance(block, FigureTable) or not isinstance(block.plot, ForestPlot):
+        return block.caption if isinstance(block, FigureTable) else block.table.caption
+    title, caption = block.plot.title, block.table.caption
+    if not title or title == caption:
+        return caption
+    return f"{title}: {caption}" if caption else title
+
+
+def page_markdown(page: Page) -> str:
+    """The Markdown of any command's page (a comparison read back from ``--out`` too)."""
+    if page.kind in ("compare", "calibrate", "rank"):
+        return markdown_text(_pairs_summary(page))
+    md = MarkdownSummary(
+        kind=page.kind, title=page.title, headline=page.headline,
+        counts=verdict_counts(page.summary), tables=_first_card(page),
+    )  # fmt: skip
+    return markdown_text(md)
+
+
+def _win_text(w: WinRate | None) -> tuple[str, str, str]:
+    """A win rate's estimate and interval (or why none), its W/T/L, its n."""
+    if w is None:
+        return "n/a", "", "0"
+    return estimate_text(w.estimate, w.ci), f"{w.wins}/{w.ties}/{w.losses}", str(w.n)
+
+
+def via_scores_markdown(
+    result: ViaScoresResult,
+    *,
+    title: str,
+    swap: PairwiseResult | None = None,
+    adaptive: AdaptiveResult[ViaScoresResult] | None = None,
+) -> str:
+    """The Markdown of ``compare --via-scores``: the terminal's verdict line and tables.
+
+    The counts are its ``--json``'s ``via_scores`` block; the tables, the win rate by
+    each method run and the paired difference per dimension.
+    """
+    w, scores = result.win_rate, result.scores
+    headline = Headline(via_scores_verdict(result, adaptive))
+    if w is not None:
+        headline = Headline(
+            headline.verdict, "Win rate of model 1 via scores",
+            f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
+            ci_text(w.ci) if w.ci.estimable else f"({w.ci.reason})",
+            f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}",
+        )  # fmt: skip
+    methods = [("via scores", *_win_text(w))]
+    if swap is not None:
+        methods.append(("swap protocol", *_win_text(swap.win_rate)))
+    diffs = tuple(
+        (f"{d.system_a} - {d.system_b}", d.dimension,
+         "n/a" if d.difference.estimate is None
+         else estimate_text(d.difference.estimate, d.difference.ci, "+.2f", ".2f"),
+         str(d.n_questions))
+        for d in scores.differences
+    )  # fmt: skip
+    tables = (
+        MarkdownTable("Win rate of model 1, by method",
+                      ("method", "win rate [CI]", "W/T/L", "n"), tuple(methods)),
+        MarkdownTable("Paired score differences per dimension",
+                      ("systems", "dimension", "difference [CI]", "questions"), diffs),
+    )  # fmt: skip
+    pairs = [(p.item, p.outcome) for p in result.pairs]
+    md = MarkdownSummary(
+        kind="compare", title=title, headline=headline,
+        counts=verdict_counts({"via_scores": result.to_dict()}), tables=tables,
+        notes=tuple(labelled_truth(pairs, w, "The result via scores")),
+    )  # fmt: skip
+    return markdown_text(md)
+
+
+def markdown_of(report: object) -> str:
+    """The Markdown of a report that ``show`` prints (compare, score, jury, score-jury).
+
+    Raises:
+        TypeError: A report of another kind: its command builds its Markdown itself.
+    """
+    if isinstance(report, ComparisonReport):
+        return comparison_markdown(report)
+    if isinstance(report, ScoreReport):
+        from fairjudge.report._page_score import score_page
+
+        return page_markdown(score_page(report))
+    if isinstance(report, JuryReport):
+        from fairjudge.report._page_panel import jury_page
+
+        return page_markdown(jury_page(report))
+    if isinstance(report, JuryScoreReport):
+        from fairjudge.report._page_panel import score_jury_page
+
+        return page_markdown(score_jury_page(report))
+    raise TypeError(f"no Markdown summary for a {type(report).__name__}")
