@@ -10,8 +10,7 @@ import pytest
 
 from fairjudge._errors import ConfigError
 from fairjudge.io import ScoreSheet, is_pointwise_file, load_score_items, order_path
-from fairjudge.io._label_scores import shown_order
-from fairjudge.io._labels import SheetChangedError
+from fairjudge.io._labels import SheetChangedError, shown_order
 
 DIMS = ("accuracy", "relevance")
 

@@ -11,7 +11,7 @@ writing: :mod:`fairjudge.report._label_server`, :mod:`fairjudge.io._labels`.
 
 A file of single answers (an ``answer`` column, no ``answer_1``/``answer_2``) is
 scored on the dimensions of ``--rubric`` instead, into ``human_<dimension>``
-(:mod:`fairjudge.io._label_scores`); ``calibrate --rubric`` reads those.
+(:class:`fairjudge.io.ScoreSheet`); ``calibrate --rubric`` reads those.
 
 ``label-merge`` puts two labellers' files of the same items together and reports
 their agreement (Cohen's kappa with its interval); disagreements stay in the merged

@@ -16,8 +16,15 @@ from __future__ import annotations
 
 from fairjudge._lazy import package_surface
 from fairjudge.io._config_file import CONFIG_SCHEMA_VERSION, ConfigText, dump_config, read_config
-from fairjudge.io._label_scores import ScoreSheet, is_pointwise_file
-from fairjudge.io._labels import LabelSheet, Side, order_path, read_sheet_rows, write_rows_durably
+from fairjudge.io._labels import (
+    LabelSheet,
+    ScoreSheet,
+    Side,
+    is_pointwise_file,
+    order_path,
+    read_sheet_rows,
+    write_rows_durably,
+)
 from fairjudge.io._out_file import (
     OutHeader,
     OutKind,
