@@ -58,10 +58,12 @@ if TYPE_CHECKING:
         length_controlled,
         summarise,
     )
-    from fairjudge.evaluation._score_jury import JuryScoreResult, PanelScoredItem, score_with_jury
-    from fairjudge.evaluation._score_jury_stats import (
+    from fairjudge.evaluation._score_jury import (
         JuryScoreDiagnostics,
+        JuryScoreResult,
+        PanelScoredItem,
         score_jury_diagnostics,
+        score_with_jury,
     )
     from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
     from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, SystemDifference
@@ -176,8 +178,8 @@ _LAZY = {
     "JuryScoreResult": "fairjudge.evaluation._score_jury",
     "PanelScoredItem": "fairjudge.evaluation._score_jury",
     "score_with_jury": "fairjudge.evaluation._score_jury",
-    "JuryScoreDiagnostics": "fairjudge.evaluation._score_jury_stats",
-    "score_jury_diagnostics": "fairjudge.evaluation._score_jury_stats",
+    "JuryScoreDiagnostics": "fairjudge.evaluation._score_jury",
+    "score_jury_diagnostics": "fairjudge.evaluation._score_jury",
     "check_score_items": "fairjudge.evaluation._scores",
     "score_answers": "fairjudge.evaluation._scores",
     "summarise_scores": "fairjudge.evaluation._scores",
