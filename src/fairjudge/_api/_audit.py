@@ -11,9 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from fairjudge._api._common import title
 from fairjudge._api._inputs import file_renames, load_rows
-from fairjudge._api._result import Result
+from fairjudge._api._result import Result, title
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
 from fairjudge._words import worded

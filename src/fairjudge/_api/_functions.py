@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._calibration import Calibration, calibrate_scores
-from fairjudge._api._common import opened, title
 from fairjudge._api._inputs import file_renames, load_rows, read_already
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
-from fairjudge._api._result import Result, pairwise_rows
+from fairjudge._api._result import Result, opened, pairwise_rows, title
 from fairjudge._api._runs import judge_pairs, recorded_template
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError

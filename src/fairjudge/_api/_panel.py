@@ -16,8 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fairjudge._api._common import title
-from fairjudge._api._result import Result
+from fairjudge._api._result import Result, title
 from fairjudge._api._runs import judge_panel
 from fairjudge._api._setup import JudgeSetup
 from fairjudge._errors import ConfigError

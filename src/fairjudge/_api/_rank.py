@@ -8,9 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from fairjudge._api._common import opened, title
 from fairjudge._api._inputs import ROWS, file_renames, load_rows
-from fairjudge._api._result import Result
+from fairjudge._api._result import Result, opened, title
 from fairjudge._api._runs import judge_pairs
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError

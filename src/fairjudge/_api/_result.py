@@ -1,21 +1,25 @@
-"""One result type for every top-level function: summary, dict, DataFrame, HTML page.
+"""What every top-level function shares: one result type, its rows, the judge it opened.
 
 A :class:`Result` holds the library's own result (``result``) and the report model
 the command line builds from it (``report``), so :meth:`Result.to_dict` is what the
 command's ``--json`` prints and :meth:`Result.to_html` writes the command's page.
+:func:`opened` opens a judge from a spec (and closes it), :func:`last_run` reads its
+last run (calls, usage, cost) and :func:`title` names the input in a report's title.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fairjudge._api._inputs import import_pandas
+from fairjudge._api._inputs import ROWS, import_pandas
 from fairjudge._items import Judgment
+from fairjudge.runner import RunSummary
 
-__all__ = ["Kind", "Result"]
+__all__ = ["Kind", "Result", "last_run", "opened", "pairwise_rows", "scored_rows", "title"]
 
 Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
 
@@ -145,3 +149,45 @@ def scored_rows(scored: Sequence[Any]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def title(source: str) -> str:
+    """The input's name for a report's title: a file's name, ``<stdin>`` or ``<rows>``."""
+    if source == "-":
+        return "<stdin>"
+    return source if source == ROWS else Path(source).name
+
+
+@contextmanager
+def opened(
+    judge: Any,
+    open_spec: Callable[[str | None], Any],
+    own: Callable[[Any], Any] | None = None,
+) -> Iterator[Any]:
+    """The judge to use; one opened from a spec here is closed here.
+
+    ``own`` wraps your own judge (a function, or an object with a ``judge``/``ajudge``
+    method; anything with no ``judge_batch`` or ``score_batch``) with the run options
+    and store, as a spec's judge would get them; the wrapper is closed here too.
+    """
+    if judge is None or isinstance(judge, str):
+        judge_ = open_spec(judge)
+    elif own is not None and not any(hasattr(judge, m) for m in ("judge_batch", "score_batch")):
+        judge_ = own(judge)
+    else:
+        judge_ = None
+    if judge_ is not None:
+        try:
+            yield judge_
+        finally:
+            close = getattr(judge_, "close", None)
+            if callable(close):
+                close()
+    else:
+        yield judge
+
+
+def last_run(judge: object) -> RunSummary | None:
+    """The judge's last run (calls, usage, cost), when it keeps one."""
+    run = getattr(judge, "last_run", None)
+    return run if isinstance(run, RunSummary) else None

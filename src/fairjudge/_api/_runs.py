@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._api._common import last_run
+from fairjudge._api._result import last_run
 
 if TYPE_CHECKING:
     from fairjudge._api._setup import JudgeSetup

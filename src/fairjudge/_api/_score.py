@@ -10,10 +10,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._api._common import last_run, opened, title
 from fairjudge._api._inputs import file_renames, load_rows, read_already
 from fairjudge._api._panel import JudgesLike, check_one_of, run_score_jury
-from fairjudge._api._result import Result, scored_rows
+from fairjudge._api._result import Result, last_run, opened, scored_rows, title
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
 from fairjudge._items import ScoreItem
