@@ -57,8 +57,7 @@ from scipy.stats import pearsonr
 from fairjudge import Item, Judgment, Outcome, evaluate_pairs
 from fairjudge._items import ScoreItem
 from fairjudge._types import CallError, ParseFailure
-from fairjudge.evaluation import score_answers
-from fairjudge.evaluation._scores_result import ScoreResult
+from fairjudge.evaluation import ScoreResult, score_answers
 from fairjudge.evaluation._scores_stats import human_agreement
 from fairjudge.evaluation._via_scores import ViaScoresResult, compare_via_scores
 from fairjudge.judges._llm import LLMJudge

@@ -65,8 +65,14 @@ if TYPE_CHECKING:
         score_jury_diagnostics,
         score_with_jury,
     )
-    from fairjudge.evaluation._scores import check_score_items, score_answers, summarise_scores
-    from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, SystemDifference
+    from fairjudge.evaluation._scores import (
+        ScoredItem,
+        ScoreResult,
+        SystemDifference,
+        check_score_items,
+        score_answers,
+        summarise_scores,
+    )
     from fairjudge.evaluation._scores_stats import (
         CollapseRule,
         DimensionSummary,
@@ -185,9 +191,9 @@ _LAZY = {
     "summarise_scores": "fairjudge.evaluation._scores",
     "ScoreRun": "fairjudge.evaluation._trend",
     "load_score_run": "fairjudge.evaluation._trend",
-    "ScoreResult": "fairjudge.evaluation._scores_result",
-    "ScoredItem": "fairjudge.evaluation._scores_result",
-    "SystemDifference": "fairjudge.evaluation._scores_result",
+    "ScoreResult": "fairjudge.evaluation._scores",
+    "ScoredItem": "fairjudge.evaluation._scores",
+    "SystemDifference": "fairjudge.evaluation._scores",
     "CollapseRule": "fairjudge.evaluation._scores_stats",
     "DimensionSummary": "fairjudge.evaluation._scores_stats",
     "ScoreMean": "fairjudge.evaluation._scores_stats",

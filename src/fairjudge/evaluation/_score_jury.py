@@ -27,8 +27,13 @@ from fairjudge.evaluation._panel import (
     leave_one_out_means,
     skipped_or_dict,
 )
-from fairjudge.evaluation._scores import check_score_run, median_summary, summarise_scores
-from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult
+from fairjudge.evaluation._scores import (
+    ScoredItem,
+    ScoreResult,
+    check_score_run,
+    median_summary,
+    summarise_scores,
+)
 from fairjudge.evaluation._scores_stats import (
     CollapseRule,
     DimensionSummary,

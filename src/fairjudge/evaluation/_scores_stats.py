@@ -1,4 +1,4 @@
-"""The numbers of a pointwise run: per-dimension summaries, the collapse alarm, systems.
+"""The numbers of a pointwise run: per-dimension summaries, means, medians, the collapse alarm.
 
 Every interval is a seeded percentile bootstrap that resamples whole questions, so
 several answers to one question (several systems, or repeated items) are not taken

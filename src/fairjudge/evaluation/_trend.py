@@ -16,7 +16,7 @@ import numpy as np
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import question_text
-from fairjudge.evaluation._scores_result import ScoreResult
+from fairjudge.evaluation._scores import ScoreResult
 from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
 from fairjudge.io import open_source, read_header, shown
 from fairjudge.stats import (

@@ -18,11 +18,13 @@ from fairjudge._types import OUTCOME_SCORE, Outcome
 from fairjudge.evaluation._results import WinRate, win_rate_of
 from fairjudge.evaluation._scores import (
     PointwiseJudgeLike,
+    ScoredItem,
     ScoreOptions,
+    ScoreResult,
     check_score_items,
+    rubric_dict,
     score_answers,
 )
-from fairjudge.evaluation._scores_result import ScoredItem, ScoreResult, rubric_dict
 from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
 from fairjudge.evaluation._settings import EvalSettings, Failure, ResultFrame
 from fairjudge.prompts import Rubric
