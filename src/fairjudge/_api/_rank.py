@@ -181,7 +181,10 @@ def rank(
         battles, ties=ties, style_control=style_control, anchor=anchor,
         anchor_rating=anchor_rating, l2=l2, n_resamples=n_resamples, seed=seed,
     )  # fmt: skip
-    report = RankingReport(leaderboard, styled, result.n_unresolved if result is not None else 0)
+    report = RankingReport(
+        leaderboard, styled, result.n_unresolved if result is not None else 0,
+        result.stopped if result is not None else None,
+    )  # fmt: skip
     page_title = f"{title(source)}: leaderboard"
     return Result(
         "rank", result, report, result.stopped if result is not None else None,

@@ -24,11 +24,14 @@ class RankingReport:
         leaderboard: The Bradley-Terry fit with bootstrap CIs.
         style_control: The Arena-Hard style-controlled fit, or ``None``.
         n_unresolved: Pairs left out because a call failed (never counted as ties).
+        stopped: Why a budget stopped the judging before every pair was judged, or
+            ``None``; the JSON then says ``partial`` and ``stopped``, as compare's does.
     """
 
     leaderboard: BradleyTerryResult
     style_control: StyleControlResult | None = None
     n_unresolved: int = 0
+    stopped: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -36,6 +39,8 @@ class RankingReport:
         if self.style_control is not None:
             payload["style_control"] = self.style_control.to_dict()
         payload["n_unresolved_pairs"] = self.n_unresolved
+        if self.stopped is not None:  # a run to the end keeps the JSON it always had
+            payload.update(partial=True, stopped=self.stopped)
         return payload
 
 
