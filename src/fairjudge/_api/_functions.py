@@ -4,20 +4,21 @@ Each function loads items the way the command loads its file, opens the judge fr
 a :class:`JudgeSetup` the way the command's flags open it, runs it through the
 one orchestration (:mod:`fairjudge._api._runs`) and wraps its result and the
 command's report model in a :class:`Result`. The commands call these very
-functions. A budget stop returns the partial result with ``stopped`` set.
+functions. A budget stop returns the partial result with ``stopped`` set. Here:
+``compare`` and ``calibrate`` (its report, :class:`Calibration`, and its run on rubric
+scores, which loads the pointwise judges only when called).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._api._calibration import Calibration, calibrate_scores
 from fairjudge._api._inputs import file_renames, load_rows, read_already
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
-from fairjudge._api._result import Result, opened, pairwise_rows, title
+from fairjudge._api._result import Result, opened, pairwise_rows, scored_rows, title
 from fairjudge._api._runs import judge_pairs, recorded_template
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from fairjudge.judges import ScoreMode
     from fairjudge.prompts import Rubric
 
-__all__ = ["calibrate", "compare"]
+__all__ = ["Calibration", "calibrate", "calibrate_scores", "compare"]
 
 _PAIR_COLUMNS = {f for f in Columns.__dataclass_fields__}
 
@@ -215,6 +216,75 @@ def _refuse_single_answers(items: Any, columns: Mapping[str, str] | None) -> Non
             "(e.g. rubric='production') to calibrate its human_<dimension> scores",
             params="rubric",
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """``calibrate``'s report: its figures and gate, what they were read from, its JSON.
+
+    Attributes:
+        figures: Pairwise, :func:`fairjudge.audit.calibration_report`'s report
+            (``gate``: a :class:`~fairjudge.audit.CalibrationGate`); on rubric
+            scores, a :class:`~fairjudge.audit.ScoreCalibration`.
+        page: Pairwise, the comparison report the figures were computed from (its
+            page and Markdown show them); ``None`` on rubric scores.
+        payload: ``calibrate --json``: the figures as JSON, the calls, the skipped rows.
+    """
+
+    figures: Any
+    page: Any
+    payload: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``calibrate --json``."""
+        return self.payload
+
+
+def calibrate_scores(
+    items: Any, judge: Any, rubric: str | Rubric, *, mode: ScoreMode, min_spearman: float,
+    seed: int, level: float, n_resamples: int, setup: JudgeSetup,
+    columns: Mapping[str, str] | None, skip_invalid: bool, allow_empty: bool, source: str | None,
+) -> Result:  # fmt: skip
+    """Score every answer against ``rubric``, then each dimension against the human scores.
+
+    Every item needs a ``human_<dimension>`` score on some dimension; the gate is
+    Spearman >= ``min_spearman`` on every dimension scored by humans.
+    """
+    from fairjudge._api._score import _score_items, score
+    from fairjudge.audit import check_score_labels, score_calibration_report
+    from fairjudge.prompts import get_rubric
+
+    the_rubric = get_rubric(rubric) if isinstance(rubric, str) else rubric
+    item_list, name, skipped = _score_items(
+        items, columns, the_rubric, skip_invalid, allow_empty, source
+    )
+    check_score_labels(item_list)  # before any call
+    scored = score(item_list, judge, rubric=the_rubric, mode=mode, seed=seed, level=level,
+                   n_resamples=n_resamples, setup=setup, source=name)  # fmt: skip
+    result = scored.result
+    report = score_calibration_report(result, min_spearman=min_spearman)
+    calls = scored.calls
+    # The calls as score --json reports them (a Python scorer's: null); Result.calls keeps all.
+    payload = {**report.to_dict(), "calls": scored.to_dict().get("calls"),
+               "skipped_rows": skipped}  # fmt: skip
+    return Result(
+        "calibrate", result, Calibration(report, None, payload), result.stopped,
+        _rows=lambda: scored_rows(result.items), _html=scored._html,
+        _summary=lambda: _text(report), calls=calls, sent_by=scored.sent_by,
+    )  # fmt: skip
+
+
+def _text(report: Any) -> str:
+    """The report card as the command prints it, as plain text."""
+    import io
+
+    from rich.console import Console
+
+    from fairjudge.report import render_score_calibration
+
+    console = Console(record=True, width=100, file=io.StringIO())
+    render_score_calibration(report, console)
+    return console.export_text().rstrip()
 
 
 def calibrate(
