@@ -30,8 +30,7 @@ from fairjudge.report._page_panel import (
     score_jury_page,
     score_jury_page_from_file,
 )
-from fairjudge.report._page_panel_jury import jury_view
-from fairjudge.report._page_panel_scores import score_jury_view
+from fairjudge.report._page_panel_jury import jury_view, score_jury_view
 from fairjudge.report._page_plots import Heatmap
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"

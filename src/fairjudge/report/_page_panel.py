@@ -59,8 +59,7 @@ from fairjudge.report._page import (
     page_html,
     run_facts,
 )
-from fairjudge.report._page_panel_jury import jury_view
-from fairjudge.report._page_panel_scores import score_jury_view
+from fairjudge.report._page_panel_jury import jury_view, score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
 from fairjudge.report._page_plots import heatmap
 from fairjudge.report._page_score_load import (
