@@ -1,37 +1,24 @@
-"""The position-debiased pairwise scorer for ``inspect eval``.
+"""The position-debiased pairwise scorer for ``inspect eval``, and its two metrics.
 
-For each sample, :func:`pairwise_scorer` compares the evaluated model's output with a
-baseline answer (the sample's target, or a metadata field) the way fairjudge compares
-two systems, with fairjudge's own pieces, never a copy of them:
-
-1. the calls are planned by :func:`fairjudge.plan_orders` (two rounds: the original
-   order, then the swapped one: the seed protocol's exactly two calls);
-2. each call is rendered by a fairjudge template (answers delimited and defused) and
-   sent to the judge through :class:`~._backend.InspectBackend`, so it is an Inspect
-   model call, in the sample's transcript;
-3. each reply is read by fairjudge's verdict parser, from the reply alone;
-4. the two calls are resolved by :func:`fairjudge.resolve` with the conservative rule,
-   which with two calls in opposite orders is exactly :func:`fairjudge.debiased_verdict`.
-
-The evaluated output is model 1: the score is 1 for a win, ½ for a tie, 0 for a loss.
-
-**A reply that cannot be read is not a tie.** When either reply holds no readable
-verdict, the sample gets ``Score.unscored(reason="grader_failed")``: its value is NaN,
-which Inspect leaves out of every metric and counts among the task's
-``unscored_samples``, and the explanation says which reply failed and why. Both raw
-replies are kept in the score's metadata whatever the outcome, so the log viewer shows
-what the judge said in each order. A call that fails after Inspect's retries raises,
-and Inspect records the sample's error: never a guess either.
+Each sample's output (model 1) is compared with a baseline answer in both orders, with
+fairjudge's own pieces, never a copy of them: :func:`fairjudge.plan_orders`, a template,
+the verdict parser (the reply alone) and :func:`fairjudge.resolve` with the conservative
+rule, which for these two calls is :func:`fairjudge.debiased_verdict`. The score is 1,
+½ or 0. A reply that cannot be read leaves the sample ``Score.unscored``, never a
+tie: Inspect leaves it out of every metric, so :func:`win_rate` (with fairjudge's
+bootstrap interval) and :func:`position_consistency` are over the resolved samples.
+Details: ``docs/inspect.md``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from inspect_ai.model import Model
-from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
 from inspect_ai.solver import TaskState
 
 from fairjudge._call import ROLES, CallSpec, Conversation
@@ -40,14 +27,71 @@ from fairjudge._items import Call
 from fairjudge._protocol import plan_orders, resolve
 from fairjudge._types import Order, Outcome, ParseFailure, Reply, Resolution
 from fairjudge.integrations.inspect._backend import InspectBackend, generate_config
-from fairjudge.integrations.inspect._metrics import position_consistency, win_rate
 from fairjudge.judges import read_verdict
 from fairjudge.prompts import PairwiseTemplate, get_template
+from fairjudge.stats import bootstrap_mean
 
-__all__ = ["pairwise_scorer", "question_of"]
+__all__ = ["pairwise_scorer", "position_consistency", "question_of", "win_rate"]
 
 _OUTCOME_WORD = {Outcome.ONE: "win", Outcome.TWO: "loss", Outcome.TIE: "tie"}
 """The evaluated output's outcome, in the words a reader of the log expects."""
+
+
+@metric
+def win_rate(level: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> Metric:
+    """The evaluated model's win rate against the baseline, with its bootstrap interval.
+
+    A win counts 1, a tie ½ and a loss 0 (the seed protocol's score), averaged over
+    the resolved samples. The interval is fairjudge's percentile bootstrap
+    (:func:`fairjudge.stats.bootstrap_mean`), seeded: the same log gives the same
+    interval (seed 0 unless ``win_rate(seed=...)`` is given, and Inspect records the
+    arguments given with the metric). With fewer than two resolved samples the
+    interval cannot be estimated, and only ``win_rate`` is reported.
+
+    Args:
+        level: The interval's nominal coverage.
+        n_resamples: Bootstrap resamples.
+        seed: The resampling seed.
+
+    Returns:
+        A metric whose value is ``{"win_rate", "win_rate_ci_low", "win_rate_ci_high"}``;
+        Inspect shows each key as a metric of its own.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        values = [s.score.as_float() for s in scores]
+        if not values:
+            return {"win_rate": math.nan}
+        ci = bootstrap_mean(values, n_resamples=n_resamples, seed=seed, level=level)
+        out: dict[str, float | None] = {"win_rate": sum(values) / len(values)}
+        if ci.estimable:
+            out["win_rate_ci_low"] = ci.low
+            out["win_rate_ci_high"] = ci.high
+        return out
+
+    return compute
+
+
+@metric
+def position_consistency() -> Metric:
+    """The share of resolved samples whose two verdicts agreed once the swap is undone.
+
+    A judge that always picks the first position scores 0; one that reads the answers
+    and not their places scores near 1. A low value says the win rate rests on many
+    ties forced by position bias. Reads each score's ``consistent`` metadata; a score
+    without it is skipped. Across epochs, Inspect's reducers keep one epoch's
+    metadata, so the rate is then that epoch's (one epoch gives the exact rate).
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        flags = [
+            bool(s.score.metadata["consistent"])
+            for s in scores
+            if s.score.metadata is not None and s.score.metadata.get("consistent") is not None
+        ]
+        return sum(flags) / len(flags) if flags else math.nan
+
+    return compute
 
 
 def baseline_answer(state: TaskState, target: Target, baseline: str | None) -> str:
