@@ -405,6 +405,34 @@ def test_a_click_error_names_the_key_and_its_line(
     assert "--max-calls" not in done.output
 
 
+def test_a_click_error_on_a_flag_with_a_short_form_names_the_key_alone(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Click names a flag with a short form as ``'--quiet' / '-q'``; under run, only the key."""
+    import typer
+    from typer._click.globals import get_current_context
+
+    import fairjudge.stats
+
+    real = fairjudge.stats.shared_resamples
+
+    def refuse() -> Any:
+        if get_current_context().info_name == "compare":
+            raise typer.BadParameter("not now", param_hint="'--quiet' / '-q'")
+        return real()
+
+    monkeypatch.setattr(fairjudge.stats, "shared_resamples", refuse)
+    path = _config(here, f'command = "compare"\nfile = "demo_pairs.jsonl"\njudge = "{EX}longer"\n'
+                         "quiet = true\n")  # fmt: skip
+    done = invoke("run", str(path), "--allow-python-judges")
+    assert done.exit_code == 2, done.output
+    assert "eval.toml:4: quiet: Invalid value for 'quiet': not now" in done.stderr
+    assert "'-q'" not in done.output
+    done = invoke("run", str(path), "--allow-python-judges", "--json")
+    message = json.loads(done.stdout)["error"]["message"]
+    assert message.endswith("eval.toml:4: quiet: Invalid value for 'quiet': not now")
+
+
 def test_the_out_header_of_a_config_run_elsewhere_has_the_files_paths(here: Path) -> None:
     (here / "sub").mkdir()
     (here / "sub" / "demo_pairs.jsonl").write_bytes((here / "demo_pairs.jsonl").read_bytes())

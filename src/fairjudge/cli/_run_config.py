@@ -489,12 +489,19 @@ def config_words(message: str) -> str:
     Each flag of the command becomes its key (``--max-calls`` is ``max-calls``; ``pass
     --base-url`` is ``set base-url``), and the message starts with the file, the line
     and the key of the first flag it names that the file sets, as the file's own
-    errors do: ``eval.toml:4: rounds: must be an integer >= 1; got 0``. ``fairjudge
-    run``'s own flags (``--json``) stay flags. Outside ``fairjudge run``, unchanged.
+    errors do: ``eval.toml:4: rounds: must be an integer >= 1; got 0``; Click's
+    ``'--quiet' / '-q'`` is the one key ``'quiet'``. ``fairjudge run``'s own flags
+    (``--json``) stay flags. Outside ``fairjudge run``, unchanged.
     """
     running = _RUNNING.get()
     if running is None or not running.flags:
         return message
+    # Click names a flag with a short form as "'--quiet' / '-q'": the file has one key.
+    message = re.sub(
+        r"'(--[\w-]+)'(?: / '-\w')+",
+        lambda m: f"'{m.group(1)}'" if m.group(1) in running.flags else m.group(0),
+        message,
+    )
     named: list[str] = []
     alternatives = "|".join(re.escape(f) for f in sorted(running.flags, key=len, reverse=True))
     pattern = re.compile(rf"(?:\b(pass)\s+)?(?<![\w-])({alternatives})(?![\w-])")
