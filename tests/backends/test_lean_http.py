@@ -29,7 +29,7 @@ from fairjudge._errors import (
 )
 from fairjudge.backends._lean_http import LeanHTTPClient
 from fairjudge.backends._openai import OpenAIBackend
-from fairjudge.backends._openai_reply import completion_from_reply, error_message
+from fairjudge.backends._openai_wire import completion_from_reply, error_message
 from tests.backends._calls import FAULT_ERRORS, WRONG_KEY, run, spec_for
 from tests.server import GARBAGE_TEXT, Fault, JudgeServer, top_logprobs
 

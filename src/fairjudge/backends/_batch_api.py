@@ -16,7 +16,7 @@ from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import BackendError, EndpointUnreachable, ServerError
 from fairjudge._redact import redact
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status
-from fairjudge.backends._openai_reply import error_message
+from fairjudge.backends._openai_wire import error_message
 
 if TYPE_CHECKING:
     from fairjudge.backends._http_base import HTTPBackend

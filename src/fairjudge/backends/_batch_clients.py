@@ -29,7 +29,7 @@ from fairjudge.backends._anthropic import AnthropicBackend
 from fairjudge.backends._anthropic import completion_from_reply as anthropic_completion
 from fairjudge.backends._batch_api import BatchAPI, BatchHTTP, BatchState, Outcome, jsonl, missing
 from fairjudge.backends._http_errors import error_from_status
-from fairjudge.backends._openai_reply import completion_from_reply as openai_completion
+from fairjudge.backends._openai_wire import completion_from_reply as openai_completion
 
 if TYPE_CHECKING:
     from fairjudge.backends._openai import OpenAIBackend

@@ -15,7 +15,7 @@ import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fairjudge.backends._lean_head import request_head
+from fairjudge.backends._openai_wire import request_head
 
 __all__ = [
     "LeanConnectError",

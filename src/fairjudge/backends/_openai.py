@@ -34,8 +34,12 @@ from fairjudge.backends._http_base import (
     HTTPOptions,
 )
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status, server_message
-from fairjudge.backends._lean_head import lean_applies, request_head
-from fairjudge.backends._openai_reply import completion_from_reply, error_message
+from fairjudge.backends._openai_wire import (
+    completion_from_reply,
+    error_message,
+    lean_applies,
+    request_head,
+)
 
 if TYPE_CHECKING:
     import asyncio

@@ -1,22 +1,30 @@
-"""What the lean HTTP client sends before any connection: checked when a backend is made.
+"""The OpenAI-compatible exchange as bytes and JSON: the request head and the reply read.
 
-The client itself loads with its first call, but :func:`request_head` checks its
-configuration when the backend is made (a bad URL or a key HTTP cannot send is a
-usage error before any call) and builds the fixed part of every request.
+:func:`request_head` checks the lean client's configuration when a backend is made (a
+bad URL or a key HTTP cannot send is a usage error before any call) and builds the
+fixed part of every request; the client itself (``_lean_http``) loads with the first
+call. Both transports and the batch client read a reply through
+:func:`completion_from_reply` (the SDK path turns its object back into the fields the
+server sent), so they give the same completion and the same errors.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
-from fairjudge._errors import ConfigError
+from fairjudge._call import Completion
+from fairjudge._errors import ConfigError, ServerError
 from fairjudge._redact import known_secrets, redact_url
 from fairjudge.backends._http_base import trimmed
+from fairjudge.backends._usage import openai_usage
 
-__all__ = ["RequestHead", "lean_applies", "request_head"]
+__all__ = ["RequestHead", "completion_from_reply", "error_message", "lean_applies", "request_head"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +133,67 @@ def lean_applies(base_url: str | None) -> bool:
     if not (proxies.get(parts.scheme) or proxies.get("all")):
         return True
     return bool(proxy_bypass(parts.hostname))  # NO_PROXY
+
+
+def error_message(body: bytes) -> str:
+    """The server's error text from an error reply's body (unscrubbed).
+
+    ``{"error": {"message": ...}}`` (OpenAI, vLLM), ``{"error": "..."}`` or
+    ``{"message": ...}``, else the body as text, as the SDK path reads it.
+    """
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping):
+        inner = data.get("error", data)
+        message = inner.get("message") if isinstance(inner, Mapping) else inner
+        if message:
+            return str(message)
+    text = body.decode("utf-8", "replace").strip()
+    return text or "(empty body)"
+
+
+def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
+    """A :class:`Completion` from a parsed chat-completion reply.
+
+    Mirrors the SDK path field by field: the first choice's content (else its
+    refusal), the first token's top logprobs (unreadable ones are dropped, the text
+    still counts), the token usage (checked as untrusted input by
+    :func:`~fairjudge.backends._usage.openai_usage`: a figure that fails is never
+    used, and the completion says why) and the model the server names.
+
+    Raises:
+        ServerError: The reply has no choices, or the first has no text.
+    """
+    try:
+        choice = reply["choices"][0]
+        message = choice["message"]
+        text = message.get("content")
+        if text is None:
+            text = message.get("refusal")
+    except (AttributeError, IndexError, TypeError, KeyError) as exc:
+        raise ServerError(f"openai backend: {where}: reply has no choices") from exc
+    if not isinstance(text, str):
+        raise ServerError(f"openai backend: {where}: reply has no text (content is null)")
+    top: dict[str, float] | None = None
+    try:
+        logprobs = choice.get("logprobs")
+        content = logprobs.get("content") if logprobs is not None else None
+        if content:
+            first = content[0]
+            top = {alt["token"]: float(alt["logprob"]) for alt in first.get("top_logprobs") or ()}
+            top.setdefault(first["token"], float(first["logprob"]))
+            # NaN or +inf from a server would become a NaN probability, and none can be
+            # stored as JSON (-inf is probability 0: the same as not listed).
+            top = {t: lp for t, lp in top.items() if math.isfinite(lp)}
+    except (AttributeError, TypeError, ValueError, KeyError):
+        top = None  # unreadable logprobs: the label still counts
+    model = reply.get("model")
+    return Completion(
+        text=text,
+        top_logprobs=top or None,
+        latency_s=latency,
+        model=model if isinstance(model, str) else None,
+        **openai_usage(reply.get("usage")).fields(),  # untrusted: checked there
+    )
