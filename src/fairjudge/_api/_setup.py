@@ -7,10 +7,10 @@ the command line builds one from its judge and run flags.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._errors import ConfigError
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from fairjudge.runner import Executor, RunOptions, Store
 
 __all__ = ["SAMPLING_TEMPERATURE", "JudgeSetup", "setup_of"]
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,46 +205,49 @@ def _check_template(template: object) -> None:
         )
 
 
+def _of_fields(name: str, value: object, kind: type[_T], called: str,
+               build: Callable[[Mapping[str, Any]], _T]) -> _T:  # fmt: skip
+    """``value`` when it is a ``kind``, else ``build`` of a mapping of its fields."""
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, Mapping):
+        return build(value)
+    raise ConfigError(
+        f"{name} must be a {called} or a mapping of its fields; got {type(value).__name__}",
+        params=name,
+    )
+
+
 def _backend(backend: object) -> BackendOptions:
     from fairjudge.judges import BackendOptions
 
-    if isinstance(backend, BackendOptions):
-        return backend
-    if isinstance(backend, Mapping):
+    def build(given: Mapping[str, Any]) -> BackendOptions:
         known = {f.name for f in fields(BackendOptions)}
-        unknown = sorted(set(backend) - known)
+        unknown = sorted(set(given) - known)
         if unknown:
             raise ConfigError(
                 f"backend has no field {unknown[0]!r}; its fields: {', '.join(sorted(known))}",
                 params="backend",
             )
-        return BackendOptions(**backend)
-    raise ConfigError(
-        f"backend must be a fairjudge.judges.BackendOptions or a mapping of its fields; "
-        f"got {type(backend).__name__}",
-        params="backend",
-    )
+        return BackendOptions(**given)
+
+    return _of_fields("backend", backend, BackendOptions, "fairjudge.judges.BackendOptions", build)
 
 
 def _options(options: object) -> RunOptions:
     from fairjudge.runner import RunOptions
 
-    if isinstance(options, RunOptions):
-        return options
-    if isinstance(options, Mapping):
+    def build(given: Mapping[str, Any]) -> RunOptions:
         try:
-            return RunOptions.build(**options)
+            return RunOptions.build(**given)
         except TypeError as exc:  # an unknown keyword
             raise ConfigError(
                 f"options: {exc}; give RunOptions' fields (concurrency, rpm, tpm, "
                 "max_calls, max_cost, max_attempts, price_input, price_output, quiet, ...)",
                 params="options",
             ) from None
-    raise ConfigError(
-        f"options must be a fairjudge.runner.RunOptions or a mapping of its fields; "
-        f"got {type(options).__name__}",
-        params="options",
-    )
+
+    return _of_fields("options", options, RunOptions, "fairjudge.runner.RunOptions", build)
 
 
 def _check_store(store: object) -> None:
