@@ -45,7 +45,7 @@ from fairjudge.report._page import (
     unestimated,
 )
 from fairjudge.report._page_compare_items import pair_explorer
-from fairjudge.report._page_compare_load import load_comparison
+from fairjudge.report._page_load import load_comparison
 from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 

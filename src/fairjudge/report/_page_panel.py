@@ -59,16 +59,16 @@ from fairjudge.report._page import (
     page_html,
     run_facts,
 )
-from fairjudge.report._page_panel_jury import jury_view, score_jury_view
-from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
-from fairjudge.report._page_plots import heatmap
-from fairjudge.report._page_score_load import (
+from fairjudge.report._page_load import (
     question_of,
     record_name,
     record_text,
     recorded_rubric,
     score_call,
 )
+from fairjudge.report._page_panel_jury import jury_view, score_jury_view
+from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
+from fairjudge.report._page_plots import heatmap
 from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
 

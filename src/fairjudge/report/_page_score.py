@@ -25,9 +25,9 @@ from fairjudge.report._page import (
     run_facts,
     unestimated,
 )
+from fairjudge.report._page_load import calls_of, load_score_result
 from fairjudge.report._page_plots import histogram
 from fairjudge.report._page_score_items import score_explorer_spec, score_records
-from fairjudge.report._page_score_load import calls_of, load_score_result
 from fairjudge.report._scores import ScoreReport, score_report
 from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines
 from fairjudge.stats import ConfidenceInterval

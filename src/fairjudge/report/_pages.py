@@ -14,7 +14,7 @@ from fairjudge.io import OutHeader, read_header, read_records
 from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
 from fairjudge.report._page_compare import OUT_FILE_PAGES as _COMPARE
-from fairjudge.report._page_compare_load import RANK_FILE
+from fairjudge.report._page_load import RANK_FILE
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
 
