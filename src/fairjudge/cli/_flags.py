@@ -14,89 +14,36 @@ import re
 
 __all__ = ["FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "flag", "to_flags"]
 
-FLAGS: dict[str, str] = {
-    # evaluation settings (compare, calibrate, score, jury, score-jury, audit, rank, report)
+_SAME_NAME = (
+    "level", "seed", "rule", "rounds", "balanced", "tie_margin", "with_swap", "aggregate",
+    "pairing", "baseline", "l2", "anchor", "anchor_rating", "style_control", "allow_different",
+    "stop_when", "batch", "population", "judge", "jury", "template", "rubric", "mode",
+    "structured", "allow_python_judges", "base_url", "model_path", "threads", "context",
+    "temperature", "max_tokens", "reasoning_effort", "thinking_budget", "timeout", "store",
+    "concurrency", "rpm", "tpm", "max_calls", "max_cost", "price_input", "price_output",
+    "price_cached_input", "max_attempts", "executor", "batch_api", "wait", "allow_empty",
+    "skip_invalid", "answer_col", "pairs_per_question", "items", "limit", "experiments",
+    "target_words", "framing_templates", "strict_rubric", "anti_verbose_rubric",
+    "concise_template", "out", "html",
+)  # fmt: skip
+"""The parameters whose flag is their name with dashes (``max_calls``: ``--max-calls``)."""
+
+FLAGS: dict[str, str] = {name: "--" + name.replace("_", "-") for name in _SAME_NAME} | {
     "n_resamples": "--bootstrap",
-    "level": "--level",
-    "seed": "--seed",
-    "rule": "--rule",
-    "rounds": "--rounds",
-    "balanced": "--balanced",
-    "tie_margin": "--tie-margin",
-    "with_swap": "--with-swap",
-    "aggregate": "--aggregate",
-    "pairing": "--pairing",
-    "baseline": "--baseline",
-    "l2": "--l2",
-    "anchor": "--anchor",
-    "anchor_rating": "--anchor-rating",
-    "style_control": "--style-control",
-    "allow_different": "--allow-different",
-    "stop_when": "--stop-when",
-    "batch": "--batch",
-    "population": "--population",
-    # judges and backends
-    "judge": "--judge",
     "judges": "--judge",
-    "jury": "--jury",
-    "template": "--template",
-    "rubric": "--rubric",
-    "mode": "--mode",
-    "structured": "--structured",
-    "allow_python_judges": "--allow-python-judges",
     "allow_servers": "--allow-jury-servers",
     "allow_python": "--allow-python-judges",
-    "base_url": "--base-url",
-    "model_path": "--model-path",
-    "threads": "--threads",
-    "context": "--context",
     "n_ctx": "--context",
-    "temperature": "--temperature",
-    "max_tokens": "--max-tokens",
-    "reasoning_effort": "--reasoning-effort",
-    "thinking_budget": "--thinking-budget",
-    "timeout": "--timeout",
-    # run options
-    "store": "--store",
-    "concurrency": "--concurrency",
-    "rpm": "--rpm",
-    "tpm": "--tpm",
-    "max_calls": "--max-calls",
-    "max_cost": "--max-cost",
     "prices": "--price-input/--price-output",
-    "price_input": "--price-input",
-    "price_output": "--price-output",
     "retry": "--max-attempts",
-    "price_cached_input": "--price-cached-input",
-    "max_attempts": "--max-attempts",
-    "executor": "--executor",
     "address": "--ray-address",  # RayExecutor(address=...)
-    "batch_api": "--batch-api",
-    "wait": "--wait",  # BatchExecutor(wait=...)
     "batch_poll_s": "--batch-poll",
-    # input files
-    "allow_empty": "--allow-empty",
-    "skip_invalid": "--skip-invalid",
-    "columns.question": "--question-col",
+    "columns.question": "--question-col",  # fairjudge.compare(columns=...)
     "columns.answer_1": "--answer1-col",
     "columns.answer_2": "--answer2-col",
     "columns.human": "--human-col",
     "columns.answer": "--answer-col",  # fairjudge.score(columns=...)
-    "answer_col": "--answer-col",
-    "pairs_per_question": "--pairs-per-question",
-    # audit
-    "items": "--items",
-    "limit": "--limit",
-    "experiments": "--experiments",
-    "target_words": "--target-words",
-    "framing_templates": "--framing-templates",
-    "strict_rubric": "--strict-rubric",
-    "anti_verbose_rubric": "--anti-verbose-rubric",
-    "concise_template": "--concise-template",
     "judge_families": "--judge-family",
-    # result files
-    "out": "--out",
-    "html": "--html",
 }
 """Each library parameter's flag, where every command spells it the same way."""
 
