@@ -17,8 +17,7 @@ from fairjudge.judges._callable import load_python_judge
 from fairjudge.judges._jury_votes import panel_reply
 from fairjudge.judges._llm import LLMJudge, read_verdict
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
-from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember
-from fairjudge.judges._panel_python import PythonRun
+from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember, PythonRun
 from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.judges._session import JudgeSession
 from fairjudge.runner import Executor, RunOptions, Store

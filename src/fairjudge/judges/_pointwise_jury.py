@@ -14,8 +14,7 @@ from typing import Any, cast
 from fairjudge._errors import ConfigError
 from fairjudge._types import Reply
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember
-from fairjudge.judges._panel_python import PythonRun
+from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember, PythonRun
 from fairjudge.judges._pointwise import (
     AnswerScores,
     BatchPointwiseJudge,
