@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from fairjudge._call import Backend, CallSpec
+from fairjudge._call import Backend, CallSpec, Completion
 from fairjudge._errors import (
     BackendError,
     ConfigError,
@@ -32,6 +32,7 @@ from fairjudge.backends._http_errors import error_from_status
 from fairjudge.backends._openai_wire import completion_from_reply as openai_completion
 
 if TYPE_CHECKING:
+    from fairjudge.backends._http_base import HTTPBackend
     from fairjudge.backends._openai import OpenAIBackend
 
 __all__ = [
@@ -83,7 +84,32 @@ _RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 
 
-class OpenAIBatch:
+class _Client:
+    """What both clients hold: where the backend is, for messages, and its batch HTTP."""
+
+    def __init__(
+        self, backend: HTTPBackend, *, base: str, headers: Mapping[str, str], key: str | None
+    ) -> None:
+        self._where = backend._where
+        self._http = BatchHTTP.of(backend, base=base, headers=headers, key=key)
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+
+
+def _batch_reply(
+    read: Callable[[Any, float, str], Completion], reply: Any, state: BatchState, where: str
+) -> Outcome:
+    """A succeeded request's reply, read by the online reader, at the batch price."""
+    try:
+        completion = read(reply, state.elapsed_s, where)
+    except BackendError as exc:
+        return exc
+    return dataclasses.replace(completion, batch=True)
+
+
+class OpenAIBatch(_Client):
     """The Files and Batch endpoints at an OpenAI backend's address, with its key.
 
     Args:
@@ -107,9 +133,8 @@ class OpenAIBatch:
         }
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        self._where = backend._where
         base = backend._base_url or f"https://{backend.default_host}/v1"
-        self._http = BatchHTTP.of(backend, base=base, headers=headers, key=key)
+        super().__init__(backend, base=base, headers=headers, key=key)
 
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
         """Upload the requests as one JSONL file and create a batch over it."""
@@ -238,11 +263,7 @@ class OpenAIBatch:
         if isinstance(response, Mapping):
             status, body = response.get("status_code"), response.get("body")
             if status == 200 and isinstance(body, Mapping):
-                try:
-                    completion = openai_completion(body, state.elapsed_s, self._where)
-                except BackendError as exc:
-                    return exc
-                return dataclasses.replace(completion, batch=True)
+                return _batch_reply(openai_completion, body, state, self._where)
             if isinstance(status, int):
                 message = json.dumps(body)[:2000] if body is not None else "(no body)"
                 if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
@@ -257,10 +278,6 @@ class OpenAIBatch:
             f"openai batch API: {self._where}: batch {state.id} ({state.status}) did not run "
             f"this request: {code or 'no code'}: {why or 'no message'}"
         )
-
-    async def aclose(self) -> None:
-        """Close the connections."""
-        await self._http.aclose()
 
 
 def _first_time(data: Mapping[str, Any]) -> int | None:
@@ -290,7 +307,7 @@ _ERROR_STATUS = {
 }
 
 
-class AnthropicBatch:
+class AnthropicBatch(_Client):
     """The Message Batches endpoints at an Anthropic backend's address, with its key.
 
     Args:
@@ -305,13 +322,8 @@ class AnthropicBatch:
         self._backend = backend
         key = backend._read_key() or ""
         self._base = backend._base_url or f"https://{backend.default_host}"
-        self._where = backend._where
-        self._http = BatchHTTP.of(
-            backend,
-            base=self._base,
-            headers={"x-api-key": key, "anthropic-version": API_VERSION},
-            key=key,
-        )
+        headers = {"x-api-key": key, "anthropic-version": API_VERSION}
+        super().__init__(backend, base=self._base, headers=headers, key=key)
 
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
         """Create one batch holding the requests."""
@@ -368,13 +380,7 @@ class AnthropicBatch:
     def _outcome(self, result: Mapping[str, Any], state: BatchState) -> Outcome:
         kind = result.get("type")
         if kind == "succeeded":
-            try:
-                completion = anthropic_completion(
-                    result.get("message"), state.elapsed_s, self._where
-                )
-            except BackendError as exc:
-                return exc
-            return dataclasses.replace(completion, batch=True)
+            return _batch_reply(anthropic_completion, result.get("message"), state, self._where)
         if kind == "errored":
             outer = result.get("error")
             inner = outer.get("error") if isinstance(outer, Mapping) else None
@@ -390,10 +396,6 @@ class AnthropicBatch:
             f"({kind}: {'the batch was canceled' if kind == 'canceled' else 'its 24 h ran out'}"
             "); the next run submits it again"
         )
-
-    async def aclose(self) -> None:
-        """Close the connections."""
-        await self._http.aclose()
 
 
 def _elapsed(created: Any, ended: Any) -> float:
