@@ -28,7 +28,7 @@ from fairjudge.report import score_page, score_report
 from fairjudge.report._forest import ForestPlot
 from fairjudge.report._page import PlotBlock
 from fairjudge.report._page_plots import Histogram
-from fairjudge.report._page_score_items import score_records
+from fairjudge.report._page_score import score_records
 from tests.report import pages
 from tests.report.conftest import ARTIFACTS, OpenReport
 
