@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 from fairjudge._call import Backend, CallSpec, Completion
 from fairjudge._errors import BackendError, BudgetExceeded
 from fairjudge._types import CallError, ParseFailure, Replies, Reply
-from fairjudge.judges._on_session import SessionJudge
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
-from fairjudge.judges._session import Job, JudgeSession
+from fairjudge.judges._session import Job, JudgeSession, SessionJudge
 from fairjudge.prompts import PairwiseTemplate, VerdictFormat, get_template, parse_verdict
 from fairjudge.prompts import probabilities_from_logprobs as _probabilities
 from fairjudge.runner import RunOptions

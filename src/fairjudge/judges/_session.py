@@ -3,7 +3,9 @@
 Every kind of judgment renders calls, runs them through the store and the backends,
 and reads each reply; :class:`JudgeSession` does the middle part once for all, on one
 private event loop, with one budget for its whole life. A batch the store answers
-entirely is served without starting the loop or any backend.
+entirely is served without starting the loop or any backend. :class:`SessionJudge`
+is what every model judge on a session shares: joining or opening one, its name,
+store and last batch, and closing what it owns.
 """
 
 from __future__ import annotations
@@ -11,14 +13,14 @@ from __future__ import annotations
 import dataclasses
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
+from fairjudge._call import Backend, CallSpec, Completion, Conversation, Route, route_of
 from fairjudge._closing import Closing
-from fairjudge._errors import FatalBackendError
+from fairjudge._errors import ConfigError, FatalBackendError
 from fairjudge._types import CallError, ParseFailure, Replies, Reply
 from fairjudge._words import worded
 from fairjudge.judges._pairwise import ProgressCallback
@@ -36,7 +38,13 @@ if TYPE_CHECKING:
         Store,
     )
 
-__all__ = ["Job", "JudgeSession", "ProgressCallback", "ReplyParser"]
+__all__ = [
+    "Job",
+    "JudgeSession",
+    "ProgressCallback",
+    "ReplyParser",
+    "SessionJudge",
+]
 
 C = TypeVar("C")
 R = TypeVar("R")
@@ -406,3 +414,78 @@ def _release(
             store.close()
         if executor is not None:
             executor.close()
+
+
+class SessionJudge(Closing):
+    """A model judge that runs its calls on a session (its own, or a shared one)."""
+
+    session: JudgeSession
+    backend: Backend
+    params: dict[str, Any]
+
+    def _join(
+        self,
+        backend: Backend,
+        *,
+        session: JudgeSession | None,
+        store: Store | str | PathLike[str] | None,
+        options: RunOptions | None,
+        label_only: bool,
+        params: Mapping[str, Any] | None,
+        executor: Executor | str | None = None,
+    ) -> None:
+        """Join ``session`` or open one; set :attr:`params` and route ``backend``.
+
+        Raises:
+            ConfigError: ``store``, ``options`` or ``executor`` given with ``session``
+                (the session has its own).
+        """
+        if session is not None:
+            own = (("store", store), ("options", options), ("executor", executor))
+            given = next((name for name, value in own if value is not None), None)
+            if given is not None:
+                raise ConfigError(
+                    f"{given}= does not apply with session=: the session has its own store, "
+                    "options and executor; set them on the session"
+                )
+        self._owns_session = session is None
+        self.session = (
+            session
+            if session is not None
+            else JudgeSession(store=store, options=options, executor=executor)
+        )
+        # This judge's own sampling defaults, even when another judge's backend for the
+        # same model serves the calls (the parameters travel in each spec).
+        self.params = {**backend.default_params(label_only=label_only), **(params or {})}
+        self.backend = self.session.add(backend)
+
+    def _spec(
+        self, template: str, version: str, messages: Conversation, sample: int, kind: str
+    ) -> CallSpec:
+        """One call of this judge: its backend's route, its sampling parameters, a prompt."""
+        b = self.backend
+        return CallSpec(
+            backend=b.name, model=b.model, base_url=b.base_url, template=template,
+            template_version=version, messages=messages, params=self.params, sample=sample,
+            kind=kind,
+        )  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        """``backend/model``, as in ``--judge``."""
+        return f"{self.backend.name}/{self.backend.model}"
+
+    @property
+    def store(self) -> Store:
+        """The session's store."""
+        return self.session.store
+
+    @property
+    def last_run(self) -> RunSummary | None:
+        """The session's most recent batch summary."""
+        return self.session.last_run
+
+    def close(self) -> None:
+        """Close the judge's own session (a shared session is its owner's to close)."""
+        if self._owns_session:
+            self.session.close()
