@@ -33,8 +33,12 @@ except ImportError as exc:  # pragma: no cover - the extra is in the dev install
     raise MissingExtraError("fairjudge.integrations.inspect", "inspect", "inspect_ai") from exc
 
 from fairjudge.integrations.inspect._backend import InspectBackend
-from fairjudge.integrations.inspect._pairwise import pairwise_scorer, position_consistency, win_rate
-from fairjudge.integrations.inspect._rubric import rubric_scorer
+from fairjudge.integrations.inspect._scorers import (
+    pairwise_scorer,
+    position_consistency,
+    rubric_scorer,
+    win_rate,
+)
 
 __all__ = [
     "InspectBackend",

@@ -1,13 +1,14 @@
-"""The position-debiased pairwise scorer for ``inspect eval``, and its two metrics.
+"""fairjudge's scorers for ``inspect eval``, built from its own pieces, never copies of them.
 
-Each sample's output (model 1) is compared with a baseline answer in both orders, with
-fairjudge's own pieces, never a copy of them: :func:`fairjudge.plan_orders`, a template,
-the verdict parser (the reply alone) and :func:`fairjudge.resolve` with the conservative
-rule, which for these two calls is :func:`fairjudge.debiased_verdict`. The score is 1,
-½ or 0. A reply that cannot be read leaves the sample ``Score.unscored``, never a
-tie: Inspect leaves it out of every metric, so :func:`win_rate` (with fairjudge's
-bootstrap interval) and :func:`position_consistency` are over the resolved samples.
-Details: ``docs/inspect.md``.
+:func:`pairwise_scorer` compares each sample's output (model 1) with a baseline answer
+in both orders: :func:`fairjudge.plan_orders`, a template, the verdict parser (the
+reply alone) and :func:`fairjudge.resolve` with the conservative rule, which for these
+two calls is :func:`fairjudge.debiased_verdict`; the score is 1, ½ or 0, and its
+metrics are :func:`win_rate` (with fairjudge's bootstrap interval) and
+:func:`position_consistency`. :func:`rubric_scorer` scores one output on a fairjudge
+rubric, one whole number per dimension, read by the score parser. A reply that cannot
+be read leaves the sample ``Score.unscored``, never a tie or a zero: Inspect leaves it
+out of every metric. Details: ``docs/inspect.md``.
 """
 
 from __future__ import annotations
@@ -18,20 +19,44 @@ from dataclasses import replace
 from typing import Any
 
 from inspect_ai.model import Model
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState
 
 from fairjudge._call import ROLES, CallSpec, Conversation
 from fairjudge._errors import ConfigError
 from fairjudge._items import Call
 from fairjudge._protocol import plan_orders, resolve
-from fairjudge._types import Order, Outcome, ParseFailure, Reply, Resolution
+from fairjudge._types import Order, Outcome, ParseFailure, Reply, Resolution, ScoreReading
 from fairjudge.integrations.inspect._backend import InspectBackend, generate_config
 from fairjudge.judges import read_verdict
-from fairjudge.prompts import PairwiseTemplate, get_template
+from fairjudge.prompts import (
+    PairwiseTemplate,
+    Rubric,
+    ScoreContext,
+    get_rubric,
+    get_template,
+    read_scores,
+)
 from fairjudge.stats import bootstrap_mean
 
-__all__ = ["pairwise_scorer", "position_consistency", "question_of", "win_rate"]
+__all__ = [
+    "pairwise_scorer",
+    "position_consistency",
+    "question_of",
+    "rubric_scorer",
+    "win_rate",
+]
 
 _OUTCOME_WORD = {Outcome.ONE: "win", Outcome.TWO: "loss", Outcome.TIE: "tie"}
 """The evaluated output's outcome, in the words a reader of the log expects."""
@@ -270,5 +295,70 @@ def pairwise_scorer(
         calls = await judge_pair(backend, tmpl, question_of(state), (output, base), reference)
         meta = {"judge": backend.model, "template": tmpl.name, "template_version": tmpl.version}
         return pair_score(calls, how, meta)
+
+    return score
+
+
+def rubric_score(reply: Reply[ScoreReading], raw: str, meta: Mapping[str, Any]) -> Score:
+    """The Inspect score of one rubric reply: the dimensions' scores, or unscored."""
+    metadata = {**meta, "raw": raw}
+    reading = reply.reading
+    if reading is None:
+        failure = reply.failure
+        why = failure.reason if isinstance(failure, ParseFailure) else str(failure)
+        explanation = (
+            f"The judge's reply held no valid scores ({why}). An unreadable reply is "
+            "not a zero: this sample is left out of the metrics (counted as unscored)."
+        )
+        return Score.unscored(reason="grader_failed", explanation=explanation, metadata=metadata)
+    scores = dict(reading.scores)
+    shown = ", ".join(f"{name} {value}" for name, value in scores.items())
+    explanation = f"{shown}. {reading.reason}" if reading.reason else f"{shown}."
+    metadata["reason"] = reading.reason
+    return Score(value=scores, answer=shown, explanation=explanation, metadata=metadata)
+
+
+@scorer(metrics={"*": [mean(), stderr()]})
+def rubric_scorer(
+    rubric: str | Rubric = "production",
+    judge: str | Model | None = None,
+    *,
+    judge_role: str | None = "grader",
+    params: Mapping[str, Any] | None = None,
+) -> Scorer:
+    """Score each output on a fairjudge rubric, one whole number per dimension.
+
+    Args:
+        rubric: A built-in rubric name (``"production"``, ``"basic"``, ``"code"``,
+            ...), a ``*.toml`` path, or a rubric.
+        judge: The judge model, or its name; ``None`` takes the model bound to
+            ``judge_role``, and failing that the model being evaluated.
+        judge_role: The Inspect model role of the judge.
+        params: Generation settings for the judge's calls (``GenerateConfig`` fields).
+
+    Returns:
+        An Inspect scorer whose value is ``{dimension: score}``; a rubric that needs
+        a reference answer is shown the sample's target.
+
+    Raises:
+        ConfigError: An unknown rubric or bad ``params``, when the task is built.
+    """
+    rub = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
+    backend_params = dict(params or {})
+    generate_config(backend_params)  # refuse bad params when the task is built
+    context = ScoreContext(rub)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        backend = InspectBackend(judge, role=judge_role, params=backend_params)
+        reference = target.text if rub.needs_reference else None
+        spec = CallSpec(
+            backend.name, backend.model,
+            rub.render(question_of(state), state.output.completion, reference),
+            f"rubric:{rub.name}", rub.version,
+            params=backend.default_params(label_only=False), kind="pointwise",
+        )  # fmt: skip
+        completion = await backend.complete(spec)
+        meta = {"judge": backend.model, "rubric": rub.name, "rubric_version": rub.version}
+        return rubric_score(read_scores(completion, context), completion.text, meta)
 
     return score
