@@ -23,7 +23,7 @@ from fairjudge.cli import app
 from fairjudge.report import visible
 from fairjudge.report._page import page_html
 from fairjudge.report._page_audit import audit_page, audit_payload
-from fairjudge.report._page_audit_items import FLAGS
+from fairjudge.report._page_audit_model import FLAGS
 from fairjudge.report._pages import out_file_page
 from tests.audit.conftest import audit_server, plant  # noqa: F401  (a fixture, used by name)
 from tests.audit.planted import Planted

@@ -12,12 +12,11 @@ import pytest
 from fairjudge import InputError
 from fairjudge.audit import AuditReport, AuditSettings, Effect, audit, builtin_items
 from fairjudge.audit._audit_items import AuditItem
-from fairjudge.report._page_audit import audit_page, audit_page_from_file, audit_payload
-from fairjudge.report._page_audit_items import pair_explorer
-from fairjudge.report._page_audit_load import load_audit
+from fairjudge.report._page_audit import audit_page, audit_page_from_file, audit_payload, load_audit
 from fairjudge.report._page_audit_model import (
     effect_view,
     marked_parts,
+    pair_explorer,
     pair_views,
     rule_text,
     verdict_sentence,
