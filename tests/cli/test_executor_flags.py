@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from fairjudge.judges._executors import OwnedExecutor
+from fairjudge.judges._session import OwnedExecutor
 from fairjudge.runner import AsyncioExecutor, Batch, RunResult
 from tests.cli._invoke import ROOT, invoke
 from tests.server import JudgeServer

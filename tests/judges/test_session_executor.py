@@ -19,7 +19,7 @@ import pytest
 import fairjudge
 from fairjudge._errors import ConfigError, MissingExtraError
 from fairjudge.judges import JudgeSession, Jury, MemberSpec, resolve_judge
-from fairjudge.judges._executors import OwnedExecutor, open_executor
+from fairjudge.judges._session import OwnedExecutor, open_executor
 from fairjudge.runner import AsyncioExecutor, Batch, RunOptions, RunResult
 from tests.server import JudgeServer
 

@@ -21,12 +21,16 @@ from fairjudge._errors import ConfigError
 from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge._words import worded
 from fairjudge.judges._callable import PythonFunction
-from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import calls_no_model
-from fairjudge.judges._session import JudgeSession, ReplyParser, SessionJudge
+from fairjudge.judges._session import (
+    JudgeSession,
+    ReplyParser,
+    SessionJudge,
+    uses_default_executor,
+)
 from fairjudge.runner import Executor, RunOptions, RunSummary, Store
 
 __all__ = [

@@ -19,7 +19,6 @@ from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import question_text
 from fairjudge._types import ParseFailure, Replies, Reply, ScoreReading
 from fairjudge.judges._callable import PythonFunction, load_python_judge
-from fairjudge.judges._executors import uses_default_executor
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
     PYTHON_JUDGE,
@@ -31,7 +30,7 @@ from fairjudge.judges._registry import (
     reject,
     sampling,
 )
-from fairjudge.judges._session import Job, JudgeSession, SessionJudge
+from fairjudge.judges._session import Job, JudgeSession, SessionJudge, uses_default_executor
 from fairjudge.prompts import (
     AnswerScores,
     Rubric,
