@@ -31,7 +31,7 @@ from fairjudge.cli._options import (
     check_outputs,
     judge_flags_without,
 )
-from fairjudge.cli._out import command_line, write_out
+from fairjudge.cli._out import write_out, write_page
 from fairjudge.io import strict_dumps
 from fairjudge.judges import DEFAULT_JUDGE
 
@@ -171,20 +171,23 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     the residual after the mitigation. Runs offline on the built-in suite with the
     embedded judge: fairjudge audit --limit 3 --experiments position,framing.
     """
-    from fairjudge.report import render_audit
+    from fairjudge.report import audit_page, page_html, render_audit
 
     audited = _run(opts, flags)
     report, payload = audited.result, audited.report  # the report; the calls, the headline
-    made = payload["calls_made"]
+    made, settings = payload["calls_made"], payload["settings"]
+    head: dict[str, Any] = {
+        "judge": ", ".join(payload["judges"]), "template": settings.get("template"),
+        "rubric": settings.get("rubric"), "settings": settings,
+    }  # fmt: skip
     if opts.out is not None:  # the summary keeps calls, so `report` redraws the --json
         summary = {"kind": "audit"} | {k: v for k, v in payload.items() if k != "experiments"}
         rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
-        settings = payload["settings"]
-        write_out(opts.out, "audit", [summary, *rows], judge=", ".join(payload["judges"]),
-                  template=settings.get("template"), rubric=settings.get("rubric"),
-                  settings=settings, calls=audited.calls, sent_by=audited.sent_by)  # fmt: skip
+        write_out(opts.out, "audit", [summary, *rows], **head, calls=audited.calls,
+                  sent_by=audited.sent_by)  # fmt: skip
     if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
-        _write_html(opts.html, report, made, payload)
+        write_page(opts.html, "audit", lambda header: page_html(audit_page(
+            report, calls_made=made, header=header, summary=payload)), **head)  # fmt: skip
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     if not _markdown(report, made, payload) and not json_output:
@@ -206,16 +209,3 @@ def _markdown(report: Any, made: int, payload: dict[str, Any]) -> bool:
         return page_markdown(audit_page(report, calls_made=made, summary=payload))
 
     return write_markdown(draw)
-
-
-def _write_html(path: Path, report: Any, made: int, payload: dict[str, Any]) -> None:
-    """The report card's page, its run facts from the header an ``--out`` file would open with."""
-    from fairjudge.io import out_header, read_header, write_atomic
-    from fairjudge.report import audit_page, page_html
-
-    s = payload["settings"]
-    record = out_header("audit", command=command_line("audit"), judge=", ".join(report.judges),
-                        template=s.get("template"), rubric=s.get("rubric"), settings=s)  # fmt: skip
-    header = read_header(record, path=str(path))
-    page = audit_page(report, calls_made=made, header=header, summary=payload)
-    write_atomic(path, (page_html(page),))

@@ -24,7 +24,7 @@ budget (the partial result is printed and saved); 4 too many unresolved items; 6
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -62,16 +62,16 @@ from fairjudge.cli._options import (
     input_flags,
     judge_flags_without,
 )
-from fairjudge.cli._out import command_line, show, write_out
+from fairjudge.cli._out import show, write_out, write_page
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
-from fairjudge.io import LoadedItems, OutHeader, OutKind
+from fairjudge.io import LoadedItems
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
 from fairjudge.prompts import get_template
 from fairjudge.report import JuryReport, render_jury, render_score_jury
 
 __all__ = [
     "JuryFlags", "ScorePanelFlags", "check_allowances", "jury", "no_model_flags",
-    "read_jury_file", "score_jury", "score_panel", "specs_from_flags", "write_page",
+    "read_jury_file", "score_jury", "score_panel", "specs_from_flags",
 ]  # fmt: skip
 
 _NOT_FOR_PANELS = {
@@ -282,22 +282,6 @@ def _judge(
 
         write_page(run.html, "jury", lambda header: jury_html(report, header=header), **head)
     return report
-
-
-def write_page(
-    path: Path, kind: OutKind, html_of: Callable[[OutHeader], str], **header: Any
-) -> None:
-    """Write a panel's ``--html`` page, its run facts from the header ``--out`` opens with.
-
-    ``header`` is what :func:`~fairjudge.cli._out.write_out` records (judge, template
-    or rubric, settings); the command line is masked there, as in the file.
-    """
-    from fairjudge.io import out_header, read_header, write_atomic
-
-    record = out_header(kind, command=command_line(kind), **header)
-    made = read_header(record, path=str(path))
-    assert made is not None  # out_header makes a header record
-    write_atomic(path, (html_of(made),))
 
 
 @app.command()

@@ -373,9 +373,7 @@ class EvalFlags:
         ``inputs``: files the command reads besides ``source`` (a jury file), which
         ``--out`` and ``--html`` must not name either.
         """
-        if not 0 <= self.max_unresolved <= 1:
-            raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
-        check_outputs(self.out, self.html, inputs=(source, *inputs))
+        check_outputs(self.out, self.html, inputs=(source, *inputs), unresolved=self.max_unresolved)
         return EvalSettings(
             self.rule, self.rounds, self.balanced, self.seed, self.level, self.bootstrap,
             source=str(source),
@@ -383,14 +381,20 @@ class EvalFlags:
 
 
 def check_outputs(
-    out: Path | None, html: Path | None, *, inputs: tuple[Path | str | None, ...] = ()
-) -> None:
+    out: Path | None, html: Path | None, *, inputs: tuple[Path | str | None, ...] = (),
+    unresolved: float | None = None,
+) -> None:  # fmt: skip
     """Prove ``--out`` and ``--html`` can be written, and are two files, before any call.
+
+    ``unresolved``: the command's ``--max-unresolved``, a share in [0, 1].
 
     Raises:
         ConfigError: A file cannot be written there, both flags name one file, or one
-            names an input file (or an existing store) that writing would destroy.
+            names an input file (or an existing store) that writing would destroy; or
+            ``--max-unresolved`` is not a share.
     """
+    if unresolved is not None and not 0 <= unresolved <= 1:
+        raise ConfigError(f"--max-unresolved must be in [0, 1]; got {unresolved}")
     if out is not None:
         check_writable(out, inputs=inputs)
     if html is not None:

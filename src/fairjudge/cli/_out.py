@@ -25,9 +25,19 @@ from rich.console import Console
 
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
-from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
+from fairjudge.io import (
+    OutHeader,
+    OutKind,
+    out_header,
+    read_header,
+    strict_dumps,
+    write_atomic,
+    write_jsonl_atomic,
+)  # fmt: skip
 
-__all__ = ["command_line", "requests_of", "show", "write_judgments", "write_out"]
+__all__ = [
+    "command_line", "requests_of", "show", "write_judgments", "write_out", "write_page",
+]  # fmt: skip
 
 
 class _Report(Protocol):
@@ -43,18 +53,19 @@ def show(
     *,
     as_json: bool,
     files: Iterable[tuple[str, Path | None]] = (),
+    markdown: Callable[[], str] | None = None,
 ) -> None:
     """Print ``report`` as JSON, or render its tables and say where each written file went.
 
-    With ``--markdown``, its summary is written too; ``--markdown -`` prints it instead
-    of the tables (:mod:`fairjudge.cli._markdown`).
+    With ``--markdown``, its summary (``markdown``, else the report kind's own) is
+    written too; ``--markdown -`` prints it instead of the tables
+    (:mod:`fairjudge.cli._markdown`).
     """
     from fairjudge.cli._markdown import write_markdown
+    from fairjudge.report import markdown_of
 
-    def markdown() -> str:
-        from fairjudge.report import markdown_of
-
-        return markdown_of(report)
+    if markdown is None:
+        markdown = lambda: markdown_of(report)  # noqa: E731
 
     if as_json:
         typer.echo(strict_dumps(report.to_dict(), indent=2))
@@ -124,6 +135,20 @@ def write_out(
         calls=calls, config=current_config(), config_file=current_config_file(),
     )  # fmt: skip
     write_jsonl_atomic(path, itertools.chain([header], records))
+
+
+def write_page(
+    path: Path, kind: OutKind, html_of: Callable[[OutHeader], str], **header: Any
+) -> None:
+    """Write an ``--html`` page, its run facts from the header ``--out`` opens with.
+
+    ``header`` is what :func:`write_out` records (judge, template or rubric,
+    settings); the command line is masked there, as in the file.
+    """
+    record = out_header(kind, command=command_line(kind), **header)
+    made = read_header(record, path=str(path))
+    assert made is not None  # out_header makes a header record
+    write_atomic(path, (html_of(made),))
 
 
 def requests_of(sent_by: object) -> dict[str, Any]:

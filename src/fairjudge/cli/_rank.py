@@ -4,7 +4,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
-from rich.console import Console
 
 from fairjudge._api import FALLBACK_L2, Battles, Result, load_ranking_input
 from fairjudge._errors import ConfigError
@@ -14,8 +13,7 @@ from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, judge_flags
-from fairjudge.cli._out import write_out
-from fairjudge.io import strict_dumps
+from fairjudge.cli._out import show, write_out
 from fairjudge.report import RankingReport, print_failures, render_ranking
 
 __all__ = ["rank"]
@@ -117,7 +115,6 @@ def _say_held(report: RankingReport) -> None:
 
 def _show(ranked: Result, file: Path, *, json_output: bool, html: Path | None) -> None:
     """Print the leaderboard (a table or JSON); write the HTML and Markdown when asked."""
-    from fairjudge.cli._markdown import write_markdown
     from fairjudge.io import write_atomic
     from fairjudge.report import page_html, rank_page, ranking_markdown
 
@@ -126,14 +123,8 @@ def _show(ranked: Result, file: Path, *, json_output: bool, html: Path | None) -
     if html is not None:
         write_atomic(html, (page_html(rank_page(report, title=title, result=result, run=run)),))
     markdown = lambda: ranking_markdown(report, title=title, result=result, run=run)  # noqa: E731
-    if json_output:
-        typer.echo(strict_dumps(report.to_dict(), indent=2))
-        write_markdown(markdown)
-        return
-    if not write_markdown(markdown):
-        render_ranking(report, Console())
-    if html is not None:
-        err_console.print(f"HTML report: {html}", highlight=False, markup=False)
+    show(report, render_ranking, as_json=json_output, files=[("HTML report", html)],
+         markdown=markdown)  # fmt: skip
 
 
 @app.command()
@@ -163,9 +154,7 @@ def rank(
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
     from fairjudge._api import rank as rank_models
 
-    if not 0 <= max_unresolved <= 1:
-        raise ConfigError(f"--max-unresolved must be in [0, 1]; got {max_unresolved}")
-    check_outputs(out, html, inputs=(file,))
+    check_outputs(out, html, inputs=(file,), unresolved=max_unresolved)
     data = load_ranking_input(file, allow_empty=allow_empty)
     if isinstance(data, Battles):
         _no_judge(file, data, flags, {

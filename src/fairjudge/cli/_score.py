@@ -146,11 +146,10 @@ class ScoreFlags:
         if flags.template is not None:
             raise ConfigError("--template does not apply to score; pick a rubric with --rubric")
         EvalSettings(level=self.level, n_resamples=self.bootstrap)  # checks both, as compare
-        if not 0 <= self.max_unresolved <= 1:
-            raise ConfigError(f"--max-unresolved must be in [0, 1]; got {self.max_unresolved}")
         if self.allow_different and self.baseline is None:
             raise ConfigError("--allow-different applies with --baseline only")
-        check_outputs(self.out, self.html, inputs=(file, self.baseline))
+        check_outputs(self.out, self.html, inputs=(file, self.baseline),
+                      unresolved=self.max_unresolved)  # fmt: skip
         return get_rubric(self.rubric)
 
     def load_baseline(self, rubric: Rubric, judge: str | None) -> ScoreRun | None:
