@@ -39,11 +39,7 @@ from fairjudge._api import (
 )
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
-from fairjudge.cli._app import (
-    app,
-    guarded,
-    skipped_in_flags,
-)
+from fairjudge.cli._app import app, guarded, skipped_in_flags
 from fairjudge.cli._compare import StopFlags, stop_flags
 from fairjudge.cli._judging import load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag

@@ -33,7 +33,6 @@ from fairjudge.cli._writable import check_writable
 __all__ = [
     "markdown_flag",
     "markdown_given",
-    "markdown_to_stdout",
     "refuse_markdown",
     "write_markdown",
 ]
@@ -119,12 +118,6 @@ def markdown_flag(fn: F) -> F:
 def markdown_given() -> bool:
     """Whether ``--markdown`` was given: a command builds what only the summary needs."""
     return _TARGET.get() is not None
-
-
-def markdown_to_stdout() -> bool:
-    """Whether ``--markdown -`` was given: the command prints it instead of its tables."""
-    target = _TARGET.get()
-    return target is not None and str(target) == "-"
 
 
 def write_markdown(draw: Callable[[], str]) -> bool:

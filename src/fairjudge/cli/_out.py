@@ -18,22 +18,17 @@ import itertools
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import typer
 from rich.console import Console
 
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
-from fairjudge.io import (
-    OutHeader,
-    OutKind,
-    out_header,
-    read_header,
-    strict_dumps,
-    write_atomic,
-    write_jsonl_atomic,
-)  # fmt: skip
+from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
+
+if TYPE_CHECKING:
+    from fairjudge.io import OutHeader
 
 __all__ = [
     "command_line", "requests_of", "show", "write_judgments", "write_out", "write_page",
@@ -145,6 +140,8 @@ def write_page(
     ``header`` is what :func:`write_out` records (judge, template or rubric,
     settings); the command line is masked there, as in the file.
     """
+    from fairjudge.io import read_header, write_atomic
+
     record = out_header(kind, command=command_line(kind), **header)
     made = read_header(record, path=str(path))
     assert made is not None  # out_header makes a header record

@@ -19,12 +19,7 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
 
 from fairjudge.cli._app import CONFIG_COMMANDS, app, guarded
 from fairjudge.cli._options import SummaryJson
-from fairjudge.cli._run_config import (
-    Trust,
-    config_argv,
-    config_words,
-    running_config,
-)
+from fairjudge.cli._run_config import Trust, config_argv, config_words, running_config
 
 if TYPE_CHECKING:
     from fairjudge.io import ConfigText

@@ -50,10 +50,7 @@ from fairjudge.cli._options import (
 )
 from fairjudge.cli._out import command_line, show, write_out
 from fairjudge.io import LoadedScoreItems, OutKind, load_score_items, write_atomic
-from fairjudge.judges import (
-    ScoreMode,
-    judge_spec,
-)
+from fairjudge.judges import ScoreMode, judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import page_html, render_scores, score_page
 
