@@ -47,6 +47,7 @@ __all__ = [
     "SummaryJson",
     "as_judge_flags",
     "check_outputs",
+    "check_share",
     "eval_flags",
     "input_flags",
     "item_judging_flags",
@@ -373,28 +374,29 @@ class EvalFlags:
         ``inputs``: files the command reads besides ``source`` (a jury file), which
         ``--out`` and ``--html`` must not name either.
         """
-        check_outputs(self.out, self.html, inputs=(source, *inputs), unresolved=self.max_unresolved)
+        check_share(self.max_unresolved)
+        check_outputs(self.out, self.html, inputs=(source, *inputs))
         return EvalSettings(
             self.rule, self.rounds, self.balanced, self.seed, self.level, self.bootstrap,
             source=str(source),
         )  # fmt: skip
 
 
-def check_outputs(
-    out: Path | None, html: Path | None, *, inputs: tuple[Path | str | None, ...] = (),
-    unresolved: float | None = None,
-) -> None:  # fmt: skip
-    """Prove ``--out`` and ``--html`` can be written, and are two files, before any call.
+def check_share(max_unresolved: float) -> None:
+    """Refuse a ``--max-unresolved`` outside [0, 1], before any call."""
+    if not 0 <= max_unresolved <= 1:
+        raise ConfigError(f"--max-unresolved must be in [0, 1]; got {max_unresolved}")
 
-    ``unresolved``: the command's ``--max-unresolved``, a share in [0, 1].
+
+def check_outputs(
+    out: Path | None, html: Path | None, *, inputs: tuple[Path | str | None, ...] = ()
+) -> None:
+    """Prove ``--out`` and ``--html`` can be written, and are two files, before any call.
 
     Raises:
         ConfigError: A file cannot be written there, both flags name one file, or one
-            names an input file (or an existing store) that writing would destroy; or
-            ``--max-unresolved`` is not a share.
+            names an input file (or an existing store) that writing would destroy.
     """
-    if unresolved is not None and not 0 <= unresolved <= 1:
-        raise ConfigError(f"--max-unresolved must be in [0, 1]; got {unresolved}")
     if out is not None:
         check_writable(out, inputs=inputs)
     if html is not None:

@@ -12,7 +12,7 @@ from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
-from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, judge_flags
+from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
 from fairjudge.cli._out import show, write_out
 from fairjudge.report import RankingReport, print_failures, render_ranking
 
@@ -154,7 +154,8 @@ def rank(
     """Rank many models: judge pairs with the debiased protocol, fit Bradley-Terry."""
     from fairjudge._api import rank as rank_models
 
-    check_outputs(out, html, inputs=(file,), unresolved=max_unresolved)
+    check_share(max_unresolved)
+    check_outputs(out, html, inputs=(file,))
     data = load_ranking_input(file, allow_empty=allow_empty)
     if isinstance(data, Battles):
         _no_judge(file, data, flags, {

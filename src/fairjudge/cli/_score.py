@@ -46,6 +46,7 @@ from fairjudge.cli._options import (
     SummaryJson,
     adds_flags,
     check_outputs,
+    check_share,
     judge_flags,
 )
 from fairjudge.cli._out import command_line, show, write_out
@@ -143,10 +144,10 @@ class ScoreFlags:
         if flags.template is not None:
             raise ConfigError("--template does not apply to score; pick a rubric with --rubric")
         EvalSettings(level=self.level, n_resamples=self.bootstrap)  # checks both, as compare
+        check_share(self.max_unresolved)
         if self.allow_different and self.baseline is None:
             raise ConfigError("--allow-different applies with --baseline only")
-        check_outputs(self.out, self.html, inputs=(file, self.baseline),
-                      unresolved=self.max_unresolved)  # fmt: skip
+        check_outputs(self.out, self.html, inputs=(file, self.baseline))
         return get_rubric(self.rubric)
 
     def load_baseline(self, rubric: Rubric, judge: str | None) -> ScoreRun | None:
