@@ -12,17 +12,11 @@ Needs the ``inspect`` extra (``pip install 'fairjudge[inspect]'``). In a task::
 
 then ``inspect eval task.py --model openai/gpt-4o-mini --model-role
 grader=anthropic/claude-sonnet-4-5``. Each sample's output is compared with its target
-(the baseline answer) twice, the answers swapped between the two calls, and the score
-is 1, ½ or 0 for a win, tie or loss; a reply the judge's parser cannot read leaves
-the sample unscored, never a tie. See ``docs/inspect.md``.
-
-- :func:`pairwise_scorer`: the seed protocol's two calls, fairjudge's templates and
-  verdict parser; metrics :func:`win_rate` (with a bootstrap interval) and
-  :func:`position_consistency`.
-- :func:`rubric_scorer`: fairjudge's rubrics and score parser, a dict value with a
-  mean and standard error per dimension.
-- :class:`InspectBackend`: a fairjudge backend that calls an Inspect model, for
-  ``LLMJudge`` and everything built on it.
+(the baseline answer) twice, the answers swapped, and scored 1, ½ or 0 (metrics
+:func:`win_rate`, with a bootstrap interval, and :func:`position_consistency`); a
+reply the parser cannot read leaves the sample unscored, never a tie.
+:func:`rubric_scorer` scores on a fairjudge rubric; :class:`InspectBackend` runs any
+fairjudge judge on an Inspect model. See ``docs/inspect.md``.
 """
 
 from fairjudge._errors import MissingExtraError
