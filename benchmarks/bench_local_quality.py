@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import environment, table, write_json
 
 from fairjudge import Item, Judgment, Outcome, evaluate_pairs
-from fairjudge.judges._llm import LLMJudge
+from fairjudge.judges._pairwise import LLMJudge
 from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.runner import RunOptions
 

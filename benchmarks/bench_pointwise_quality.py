@@ -60,7 +60,7 @@ from fairjudge._types import CallError, ParseFailure
 from fairjudge.evaluation import ScoreResult, score_answers
 from fairjudge.evaluation._scores_stats import human_agreement
 from fairjudge.evaluation._via_scores import ViaScoresResult, compare_via_scores
-from fairjudge.judges._llm import LLMJudge
+from fairjudge.judges._pairwise import LLMJudge
 from fairjudge.judges._pointwise import PointwiseJudge
 from fairjudge.judges._registry import BackendOptions, resolve_judge
 from fairjudge.prompts import get_rubric

@@ -194,7 +194,7 @@ def test_a_judge_left_open_closes_quietly_at_exit(tmp_path: Path) -> None:
     pytest.importorskip("xllamacpp")
     script = (
         "import sys\n"
-        "from fairjudge.judges._llm import LLMJudge\n"
+        "from fairjudge.judges._pairwise import LLMJudge\n"
         "from fairjudge.backends._local import LocalBackend\n"
         "folder = sys.argv[1]\n"
         "judge = LLMJudge(LocalBackend(folder + '/m.gguf', model_id='m@0'),\n"
@@ -367,7 +367,7 @@ def test_a_prompt_longer_than_the_context_is_rejected(gemma: LocalBackend) -> No
 
 @pytest.mark.local_model
 def test_a_repeated_call_is_served_from_the_store(gemma: LocalBackend, tmp_path: Path) -> None:
-    from fairjudge.judges._llm import LLMJudge
+    from fairjudge.judges._pairwise import LLMJudge
 
     requests = [PairwiseRequest("Largest planet?", "Jupiter", "Mars")]
     with LLMJudge(gemma, store=tmp_path / "store.sqlite") as judge:

@@ -25,7 +25,7 @@ from fairjudge.evaluation import (
 )
 from fairjudge.evaluation._adaptive import default_batch, draw_order
 from fairjudge.judges import CallableJudge, Jury, JuryMember
-from fairjudge.judges._llm import LLMJudge
+from fairjudge.judges._pairwise import LLMJudge
 from fairjudge.runner import RunOptions, Store
 from fairjudge.stats import Population
 from tests.runner._fakes import FakeBackend

@@ -27,9 +27,9 @@ from fairjudge import (
 from fairjudge._call import CallSpec, Completion
 from fairjudge._types import CallError, ParseFailure, Verdict
 from fairjudge.judges import CallableJudge, PairwiseRequest, read_verdict
-from fairjudge.judges import _llm as llm_module
+from fairjudge.judges import _pairwise as llm_module
 from fairjudge.judges._callable import reply_from_value
-from fairjudge.judges._llm import LLMJudge
+from fairjudge.judges._pairwise import LLMJudge
 from fairjudge.judges._registry import JUDGE_FORMS, BackendOptions, resolve_judge
 from fairjudge.runner import Prices, RetryPolicy, RunOptions, Store
 from tests.runner._fakes import FakeBackend
@@ -282,7 +282,7 @@ def test_options_that_do_not_apply() -> None:
 
 @pytest.mark.parametrize("first", ["fairjudge.runner", "fairjudge.judges"])
 def test_import_order_does_not_matter(first: str) -> None:
-    rest = "fairjudge.runner, fairjudge.judges._llm, fairjudge.judges._registry"
+    rest = "fairjudge.runner, fairjudge.judges._pairwise, fairjudge.judges._registry"
     code = f"import {first}; import {rest}"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
 

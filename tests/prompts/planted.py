@@ -11,7 +11,8 @@ lowest score on every dimension) in the format the prompt asked for, and either
   inside its ``reason``.
 
 The reply is read by the function the judge session applies to every completion
-(:func:`fairjudge.judges._llm.read_verdict`, :func:`fairjudge.prompts._score_parse.read_scores`).
+(:func:`fairjudge.judges._pairwise.read_verdict`,
+:func:`fairjudge.prompts._score_parse.read_scores`).
 An attempt *changed* the item when the reading is a verdict or scores other than the
 judge's own. A reply that became a counted parse failure is *unreadable*, not
 changed. Every built-in template and rubric is tried, in every format each declares
@@ -29,7 +30,7 @@ from typing import Literal, NamedTuple
 
 from fairjudge import Verdict
 from fairjudge._call import Completion
-from fairjudge.judges._llm import read_verdict
+from fairjudge.judges._pairwise import read_verdict
 from fairjudge.prompts import get_template, list_rubrics, list_templates
 from fairjudge.prompts._rubrics import Rubric
 from fairjudge.prompts._score_parse import ScoreContext, read_scores

@@ -15,9 +15,10 @@
   turns a ``--judge`` spec into either. :class:`PointwiseJury` puts several of them
   on one panel that scores every answer against one rubric.
 
-The session, the model judges and the resolver load lazily (PEP 562), so that
-``import fairjudge`` and Python-callable judges never pay for the runner, the store
-or an HTTP client. The backends themselves live in :mod:`fairjudge.backends`.
+The juries, the pointwise judges and the resolver load lazily (PEP 562); the runner,
+the store and an HTTP client load only when a session opens, so ``import fairjudge``
+and Python-callable judges never pay for them. The backends themselves live in
+:mod:`fairjudge.backends`.
 """
 
 from typing import TYPE_CHECKING
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
     from fairjudge.judges._jury_usage import MemberUsage
     from fairjudge.judges._jury_votes import panel_reply, weighted_majority
-    from fairjudge.judges._llm import LLMJudge, read_verdict
+    from fairjudge.judges._pairwise import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
         BatchPointwiseJudge,
         CallablePointwiseJudge,
@@ -108,8 +109,8 @@ _LAZY = {
     "MemberUsage": "fairjudge.judges._jury_usage",
     "panel_reply": "fairjudge.judges._jury_votes",
     "weighted_majority": "fairjudge.judges._jury_votes",
-    "LLMJudge": "fairjudge.judges._llm",
-    "read_verdict": "fairjudge.judges._llm",
+    "LLMJudge": "fairjudge.judges._pairwise",
+    "read_verdict": "fairjudge.judges._pairwise",
     "BatchPointwiseJudge": "fairjudge.judges._pointwise",
     "CallablePointwiseJudge": "fairjudge.judges._pointwise",
     "PointwiseJudge": "fairjudge.judges._pointwise",

@@ -19,8 +19,13 @@ from fairjudge._errors import ConfigError
 from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._callable import load_python_judge
 from fairjudge.judges._jury_votes import panel_reply
-from fairjudge.judges._llm import LLMJudge, read_verdict
-from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
+from fairjudge.judges._pairwise import (
+    BatchJudge,
+    LLMJudge,
+    PairwiseRequest,
+    ProgressCallback,
+    read_verdict,
+)
 from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember, PythonRun
 from fairjudge.judges._pointwise import (
     AnswerScores,

@@ -17,8 +17,7 @@ from fairjudge._call import Backend
 from fairjudge._errors import ConfigError
 from fairjudge.backends import check_base_url
 from fairjudge.judges._callable import load_python_judge
-from fairjudge.judges._llm import LLMJudge
-from fairjudge.judges._pairwise import BatchJudge
+from fairjudge.judges._pairwise import BatchJudge, LLMJudge
 from fairjudge.judges._session import JudgeSession, uses_default_executor
 from fairjudge.prompts import PairwiseTemplate, get_template
 from fairjudge.runner import RunOptions

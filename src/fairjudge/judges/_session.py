@@ -27,7 +27,6 @@ from fairjudge._closing import Closing
 from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError
 from fairjudge._types import CallError, ParseFailure, Replies, Reply
 from fairjudge._words import worded
-from fairjudge.judges._pairwise import ProgressCallback
 
 if TYPE_CHECKING:
     from fairjudge.runner import (
@@ -55,6 +54,9 @@ __all__ = [
 
 C = TypeVar("C")
 R = TypeVar("R")
+
+ProgressCallback = Callable[[int], None]
+"""Called with the number of calls just finished, for progress bars."""
 
 ReplyParser = Callable[[Completion, C], Reply[R]]
 """Reads one completion, given its call's context, into a :class:`~fairjudge.Reply`.
