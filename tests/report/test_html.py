@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from fairjudge.cli import app
 from fairjudge.report._document import script_json
-from fairjudge.report._forest import Figure, forest_plot
+from fairjudge.report._page_plots import Figure, forest_plot
 from tests.report._data import HOSTILE, hostile_rows, write_rows
 
 runner = CliRunner()

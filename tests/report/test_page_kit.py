@@ -17,7 +17,6 @@ import pytest
 
 from fairjudge.io import OutHeader
 from fairjudge.report._document import asset, compact_css, compact_script, page_script
-from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     NOT_RECORDED,
     Details,
@@ -33,7 +32,7 @@ from fairjudge.report._page import (
     page_html,
     run_facts,
 )
-from fairjudge.report._page_plots import heatmap, histogram
+from fairjudge.report._page_plots import Figure, forest_plot, heatmap, histogram
 from fairjudge.report._pages import PAGES
 from tests.report import pages
 from tests.report.conftest import OpenReport

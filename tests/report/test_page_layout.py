@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     FigureTable,
     Headline,
@@ -24,7 +23,7 @@ from fairjudge.report._page import (
     page_html,
     run_facts,
 )
-from fairjudge.report._page_plots import heatmap
+from fairjudge.report._page_plots import Figure, forest_plot, heatmap
 from tests.report import pages
 from tests.report.conftest import OpenReport
 

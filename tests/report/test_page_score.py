@@ -25,9 +25,8 @@ from fairjudge.cli import app
 from fairjudge.evaluation import ScoredItem, score_answers, summarise_scores
 from fairjudge.prompts import AnswerScores, ScoreCall, get_rubric
 from fairjudge.report import score_page, score_report
-from fairjudge.report._forest import ForestPlot
 from fairjudge.report._page import PlotBlock
-from fairjudge.report._page_plots import Histogram
+from fairjudge.report._page_plots import ForestPlot, Histogram
 from fairjudge.report._page_score import score_records
 from tests.report import pages
 from tests.report.conftest import ARTIFACTS, OpenReport

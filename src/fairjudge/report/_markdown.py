@@ -33,7 +33,6 @@ from fairjudge.report._comparison import (
     labelled_truth,
 )
 from fairjudge.report._document import Headline
-from fairjudge.report._forest import ForestPlot
 from fairjudge.report._jury import JuryReport, JuryScoreReport
 from fairjudge.report._page import (
     FigureTable,
@@ -44,6 +43,7 @@ from fairjudge.report._page import (
     Section,
 )
 from fairjudge.report._page_compare import compare_page
+from fairjudge.report._page_plots import ForestPlot
 from fairjudge.report._page_rank import rank_page
 from fairjudge.report._scores import ScoreReport, via_scores_verdict
 from fairjudge.report._text import ci_text, estimate_text, visible

@@ -29,8 +29,7 @@ from fairjudge.report._document import (
     page_script,
     script_json,
 )
-from fairjudge.report._forest import Figure, ForestPlot
-from fairjudge.report._page_plots import Heatmap, Histogram
+from fairjudge.report._page_plots import Figure, ForestPlot, Heatmap, Histogram
 from fairjudge.report._text import visible, visible_all
 
 __all__ = [

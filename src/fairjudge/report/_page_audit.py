@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._errors import InputError
 from fairjudge.io import read_header, read_records
-from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     Details,
     FigureTable,
@@ -44,7 +43,7 @@ from fairjudge.report._page_audit_model import (
     pair_views,
     verdict_sentence,
 )
-from fairjudge.report._page_plots import heatmap
+from fairjudge.report._page_plots import Figure, forest_plot, heatmap
 from fairjudge.report._text import ci_text
 
 if TYPE_CHECKING:

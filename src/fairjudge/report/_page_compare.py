@@ -31,7 +31,6 @@ from fairjudge.report._comparison import (
     protocol_label,
     truth_lines,
 )
-from fairjudge.report._forest import Figure, ForestPlot, forest_plot
 from fairjudge.report._page import (
     Block,
     FigureTable,
@@ -46,6 +45,7 @@ from fairjudge.report._page import (
 )
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_load import load_comparison
+from fairjudge.report._page_plots import Figure, ForestPlot, forest_plot
 from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 

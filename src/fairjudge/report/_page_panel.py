@@ -44,7 +44,6 @@ from fairjudge.evaluation import (
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import recorded_jury
 from fairjudge.prompts import AnswerScores
-from fairjudge.report._forest import forest_plot
 from fairjudge.report._jury import JuryReport, JuryScoreReport, jury_report, score_jury_report
 from fairjudge.report._page import (
     Explorer,
@@ -68,7 +67,7 @@ from fairjudge.report._page_load import (
 )
 from fairjudge.report._page_panel_jury import jury_view, score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
-from fairjudge.report._page_plots import heatmap
+from fairjudge.report._page_plots import forest_plot, heatmap
 from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
 

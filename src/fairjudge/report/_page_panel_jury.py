@@ -46,7 +46,7 @@ from fairjudge.report._panel import member_label
 from fairjudge.report._text import ci_text
 
 if TYPE_CHECKING:
-    from fairjudge.report._forest import Figure
+    from fairjudge.report._page_plots import Figure
     from fairjudge.stats import CorrelationResult, KrippendorffAlpha
 
 __all__ = ["jury_view", "score_jury_view"]

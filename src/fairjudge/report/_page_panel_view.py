@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from fairjudge._items import question_text
 from fairjudge._types import CallError, Outcome, ParseFailure, Reply, never_made
-from fairjudge.report._forest import Figure
 from fairjudge.report._page import Headline
+from fairjudge.report._page_plots import Figure
 from fairjudge.report._panel import member_label
 from fairjudge.report._text import ci_text
 

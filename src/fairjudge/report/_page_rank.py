@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairjudge.evaluation import PairwiseResult
-from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import Block, Headline, Page, Paragraphs, Section
 from fairjudge.report._page_compare import (
     estimated,
@@ -22,6 +21,7 @@ from fairjudge.report._page_compare import (
     position_section,
 )
 from fairjudge.report._page_compare_items import pair_explorer
+from fairjudge.report._page_plots import Figure, forest_plot
 from fairjudge.report._ranking import RankingReport, leader_line, rank_intervals
 from fairjudge.runner import RunSummary
 

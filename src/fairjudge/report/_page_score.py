@@ -26,7 +26,6 @@ from fairjudge.evaluation import (
     SystemDifference,
 )
 from fairjudge.io import OutHeader
-from fairjudge.report._forest import Figure, forest_plot
 from fairjudge.report._page import (
     Explorer,
     FigureTable,
@@ -40,7 +39,7 @@ from fairjudge.report._page import (
     unestimated,
 )
 from fairjudge.report._page_load import calls_of, load_score_result
-from fairjudge.report._page_plots import histogram
+from fairjudge.report._page_plots import Figure, forest_plot, histogram
 from fairjudge.report._scores import ScoreReport, score_report
 from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines
 from fairjudge.stats import ConfidenceInterval
