@@ -57,16 +57,17 @@ def show(
     (:mod:`fairjudge.cli._markdown`).
     """
     from fairjudge.cli._markdown import write_markdown
-    from fairjudge.report import markdown_of
 
-    if markdown is None:
-        markdown = lambda: markdown_of(report)  # noqa: E731
+    def draw() -> str:  # the Markdown views load only when --markdown is given
+        from fairjudge.report import markdown_of
+
+        return markdown() if markdown is not None else markdown_of(report)
 
     if as_json:
         typer.echo(strict_dumps(report.to_dict(), indent=2))
-        write_markdown(markdown)
+        write_markdown(draw)
         return
-    if not write_markdown(markdown):
+    if not write_markdown(draw):
         render(report, Console())
     for label, path in files:
         if path is not None:
