@@ -171,7 +171,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     the residual after the mitigation. Runs offline on the built-in suite with the
     embedded judge: fairjudge audit --limit 3 --experiments position,framing.
     """
-    from fairjudge.report import audit_page, page_html, render_audit
+    from fairjudge.report import render_audit
 
     audited = _run(opts, flags)
     report, payload = audited.result, audited.report  # the report; the calls, the headline
@@ -186,6 +186,8 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
         write_out(opts.out, "audit", [summary, *rows], **head, calls=audited.calls,
                   sent_by=audited.sent_by)  # fmt: skip
     if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
+        from fairjudge.report import audit_page, page_html
+
         write_page(opts.html, "audit", lambda header: page_html(audit_page(
             report, calls_made=made, header=header, summary=payload)), **head)  # fmt: skip
     if json_output:
