@@ -53,7 +53,6 @@ from fairjudge.cli._out import command_line, show, write_out
 from fairjudge.io import LoadedScoreItems, OutKind, load_score_items, write_atomic
 from fairjudge.judges import ScoreMode, judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import page_html, render_scores, score_page
 
 if TYPE_CHECKING:
     from fairjudge._api import JuryScoreResult
@@ -251,6 +250,7 @@ def score(
     loaded = opts.load(file, rubric)
     baseline = opts.load_baseline(rubric, judge_spec(flags.judge))
     from fairjudge._api import score as score_items
+    from fairjudge.report import page_html, render_scores, score_page
 
     done = score_items(
         loaded, flags.judge, rubric=rubric, mode=opts.mode, structured=opts.structured,
