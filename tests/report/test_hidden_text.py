@@ -24,7 +24,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.report._document import script_json
+from fairjudge.report._page import script_json
 from fairjudge.report._text import is_hidden, markup, say, visible, visible_all
 from tests.out_file import out_records
 from tests.report import pages

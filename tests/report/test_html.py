@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.report._document import script_json
+from fairjudge.report._page import script_json
 from fairjudge.report._page_plots import Figure, forest_plot
 from tests.report._data import HOSTILE, hostile_rows, write_rows
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairjudge.report._document import Headline
 from fairjudge.report._markdown import (
     MarkdownSummary,
     MarkdownTable,
@@ -13,6 +12,7 @@ from fairjudge.report._markdown import (
     markdown_text,
     verdict_counts,
 )
+from fairjudge.report._page import Headline
 from tests.report._markdown_read import counts, read
 
 HOSTILE = "a|b <script>alert(1)</script> `x` *y* _z_ [l](http://evil.example) $1$ ~~s~~ &lt; @u"

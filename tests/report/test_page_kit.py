@@ -16,7 +16,6 @@ from typing import Any, get_args
 import pytest
 
 from fairjudge.io import OutHeader
-from fairjudge.report._document import asset, compact_css, compact_script, page_script
 from fairjudge.report._page import (
     NOT_RECORDED,
     Details,
@@ -29,7 +28,11 @@ from fairjudge.report._page import (
     Paragraphs,
     PlotBlock,
     Section,
+    asset,
+    compact_css,
+    compact_script,
     page_html,
+    page_script,
     run_facts,
 )
 from fairjudge.report._page_plots import Figure, forest_plot, heatmap, histogram

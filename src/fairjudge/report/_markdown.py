@@ -32,10 +32,10 @@ from fairjudge.report._comparison import (
     ComparisonReport,
     labelled_truth,
 )
-from fairjudge.report._document import Headline
 from fairjudge.report._jury import JuryReport, JuryScoreReport
 from fairjudge.report._page import (
     FigureTable,
+    Headline,
     Highlighted,
     Page,
     Paragraphs,
