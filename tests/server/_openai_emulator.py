@@ -36,18 +36,23 @@ What the judge replies (the verdict or score text), the faults, the auth and the
 counters are the scripted judge's own: the emulator only checks the request first
 and rewrites the usage, reasoning and cut-off of a successful reply. Its own
 counters: ``refused`` (and ``refused:<param>``), ``empty_length``,
-``reasoning_tokens`` and ``cached_tokens`` (sums).
+``reasoning_tokens`` and ``cached_tokens`` (sums), and ``early:<fault>`` for the
+faults given before a request is checked (``early_faults``: a gateway that fails or
+stalls before the model's rules are read, as an overloaded API does), which a test
+can wait for from another thread (:meth:`OpenAIEmulator.wait_for`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tests.server._app import Reply, ScriptedJudge
+from tests.server._app import ABORT, Reply, ScriptedJudge, error_reply
 from tests.server._front import JudgeFront
 from tests.server._http import JudgeServer, _Listener
 from tests.server._script import Script
@@ -104,14 +109,42 @@ class OpenAIEmulator(JudgeFront):
         script: The scripted judge's script (what it replies, its faults).
         reasoning_models: More model names served as reasoning models, for a model
             fairjudge's table does not know (e.g. ``"acme-reasoner"``).
+        early_faults: Faults for the first chat requests, in arrival order, given
+            before the request is checked: ``"server_error"`` (OpenAI's 500 body),
+            ``"hang"`` (no reply for the script's ``hang_s``, then checked and
+            answered), ``"reset"`` (the connection reset, no reply), or ``None``
+            (checked and answered as usual). Each is counted as ``early:<fault>``.
     """
 
     def __init__(
-        self, script: Script | None = None, *, reasoning_models: Iterable[str] = ()
+        self,
+        script: Script | None = None,
+        *,
+        reasoning_models: Iterable[str] = (),
+        early_faults: Iterable[str | None] = (),
     ) -> None:
         super().__init__(ScriptedJudge(script))
         self.reasoning_models = frozenset(reasoning_models)
         self._seen_prefixes: set[str] = set()
+        self._early = list(early_faults)
+        unknown = {f for f in self._early if f not in (None, "server_error", "hang", "reset")}
+        if unknown:
+            raise ValueError(f"unknown early faults {sorted(unknown)}")
+        self._counted = threading.Condition()  # notified at each count, for wait_for
+
+    def _bump(self, name: str, n: int = 1) -> None:
+        super()._bump(name, n)
+        with self._counted:
+            self._counted.notify_all()
+
+    def wait_for(self, name: str, n: int = 1, timeout: float = 60.0) -> bool:
+        """Block this (test) thread until the emulator's counter ``name`` reaches ``n``.
+
+        Returns whether it did within ``timeout`` seconds (a guard against a test that
+        would hang, not a timing: the test asserts the result).
+        """
+        with self._counted:
+            return self._counted.wait_for(lambda: self.count(name) >= n, timeout)
 
     def _forget(self) -> None:
         """Forget the prompt cache."""
@@ -129,6 +162,20 @@ class OpenAIEmulator(JudgeFront):
             return 200, json.dumps(self.stats()).encode(), ()
         if method != "POST" or path.split("?")[0] not in _CHAT_PATHS:
             return await self.inner.handle(method, path, headers, body)
+        with self._lock:
+            early = self._early.pop(0) if self._early else None
+        if early is not None:
+            self._bump(f"early:{early}")
+            if early == "server_error":
+                message = (  # the API's own words, as users quote them
+                    "The server had an error while processing your request. Sorry about "
+                    "that! You can retry your request, or contact us through our help "
+                    "center at help.openai.com if the error persists."
+                )
+                return error_reply(500, message, "server_error")
+            if early == "reset":
+                return ABORT
+            await asyncio.sleep(self.script.hang_s)
         try:
             request = json.loads(body)
         except ValueError:

@@ -160,3 +160,22 @@ def test_o3_mini_refuses_temperature_even_at_one() -> None:
         "param": "temperature",
         "code": "unsupported_parameter",
     }
+
+
+def test_early_faults_come_before_the_rules_in_arrival_order() -> None:
+    app = OpenAIEmulator(Script(), early_faults=["server_error", "reset", None])
+    refused = {"model": "gpt-5-mini", "messages": MESSAGES, "max_tokens": 8}
+    status, body = post(app, "/v1/chat/completions", OPENAI_HEADERS, refused)
+    assert status == 500  # before the request's max_tokens is read
+    assert body["error"]["type"] == "server_error"
+    assert body["error"]["message"].startswith("The server had an error while processing")
+    raw = asyncio.run(
+        app.handle("POST", "/v1/chat/completions", OPENAI_HEADERS, json.dumps(refused).encode())
+    )
+    assert raw[0] == 0  # ABORT: the connection is reset, no reply
+    assert post(app, "/v1/chat/completions", OPENAI_HEADERS, refused)[0] == 400  # None: as usual
+    assert post(app, "/v1/chat/completions", OPENAI_HEADERS, refused)[0] == 400  # used up
+    assert app.stats()["early:server_error"] == app.stats()["early:reset"] == 1
+    assert app.stats()["refused:max_tokens"] == 2
+    assert app.wait_for("early:reset", 1, timeout=0.0)  # already counted: no wait
+    assert not app.wait_for("early:hang", 1, timeout=0.0)

@@ -7,6 +7,7 @@ proxy applies to. Neither is imported or opens anything before the first call.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import os
@@ -87,8 +88,10 @@ class OpenAIBackend(HTTPBackend):
     ``param``/``code`` name it, or whose message mentions logprobs), the call is sent
     again with the parameter renamed (``max_tokens`` to ``max_completion_tokens``) or
     dropped (``temperature``, ``top_p``, the logprob fields), and this backend keeps
-    the change for the rest of its life; the first call of a model the table does not
-    know goes alone, so the run pays each refusal once. The cache key still holds the
+    the change for the rest of its life. Calls of a model the table does not know go
+    to the server one at a time (each in turn the *probe*) until one is answered, so
+    the run pays each refusal once; a probe that fails, times out or is cancelled
+    hands the turn to the next call in line. The cache key still holds the
     parameters of :meth:`default_params`, so keys do not change in the middle of a
     run, and a rerun is served from the store; :meth:`request_body` is what is sent.
     """
@@ -117,7 +120,10 @@ class OpenAIBackend(HTTPBackend):
         self._changes: dict[str, Change] = {}
         self._refused = 0
         self._empty_at_cap = 0
-        self._probe: asyncio.Event | None = None  # the first call of an unknown model
+        # An unknown model's calls wait in line behind its probe (see _probing) until the
+        # server answers one; then the parameters it asked are known to be taken.
+        self._probe: _Probe | None = None
+        self._accepted: frozenset[str] = frozenset()
         key = self._read_key()
         if key is None and self._base_url is None:
             raise ConfigError(
@@ -264,10 +270,10 @@ class OpenAIBackend(HTTPBackend):
     async def complete(self, spec: CallSpec) -> Completion:
         """Send one chat completion and return its reply.
 
-        For a model the capability table does not know, the first call goes alone:
-        the others wait until it has an answer, so that what its refusals teach (one
-        refused request per parameter the model does not take) is learned once for
-        the run, not once per call in flight.
+        For a model the capability table does not know, calls go one at a time
+        until the server answers one (:meth:`_probing`), so that what their refusals
+        teach (one refused request per parameter the model does not take) is learned
+        once for the run, not once per call in flight.
 
         Raises:
             RateLimitError: 429; ``retry_after`` from the ``Retry-After`` header.
@@ -283,22 +289,48 @@ class OpenAIBackend(HTTPBackend):
             FatalBackendError: 404, a parameter the model refuses that cannot be
                 dropped (``reasoning_effort``), or the third reply empty at its cap.
         """
-        if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
-            raise _naming(FatalBackendError(self._cap_advice(spec, stopped=True)))
-        if not self._caps.known and self._probe is None:
-            import asyncio  # here: a run the store answers whole needs no event loop
+        if self._caps.known or self._accepted.issuperset(spec.params):
+            return await self._learning(spec)
+        return await self._probing(spec)
 
-            self._probe = asyncio.Event()
-            try:
-                return await self._learning(spec)
-            finally:
-                self._probe.set()
-        if self._probe is not None and not self._probe.is_set():
-            await self._probe.wait()
-        return await self._learning(spec)
+    async def _probing(self, spec: CallSpec) -> Completion:
+        """An unknown model's call whose parameters no answer has shown the server takes.
+
+        Such calls wait in line (a FIFO lock) and each in turn goes alone, the probe,
+        until one is answered: then every parameter it asked is known to be taken and
+        the calls behind it go at once. A probe that fails (a timeout, a 5xx, a lost
+        connection, a 400 about something else) or is cancelled teaches nothing, so
+        the next call in line probes in its place, sending what was learned so far:
+        each refusal is still paid once. A call cancelled while in line leaves it. A
+        probe's :class:`FatalBackendError` (a bad key, an unknown model, a refused
+        ``reasoning_effort``) would meet every call alike: the calls in line fail with
+        it, unsent.
+        """
+        import asyncio  # here: a run the store answers whole needs no event loop
+
+        loop = asyncio.get_running_loop()
+        probe = self._probe
+        if probe is None or probe.loop is not loop:  # a lock serves one event loop
+            probe = self._probe = _Probe(loop, asyncio.Lock())
+        async with probe.lock:
+            if probe.fatal is not None:
+                error = copy.copy(probe.fatal)
+                error.requests = 0
+                raise error
+            if not self._accepted.issuperset(spec.params):
+                try:
+                    completion = await self._learning(spec)
+                except FatalBackendError as exc:
+                    probe.fatal = exc
+                    raise
+                self._accepted = self._accepted.union(spec.params)
+                return completion
+        return await self._learning(spec)  # a probe ahead of this call was answered
 
     async def _learning(self, spec: CallSpec) -> Completion:
         """The call, sent again after each refusal that teaches a change."""
+        if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
+            raise _naming(FatalBackendError(self._cap_advice(spec, stopped=True)))
         refused = 0
         while True:
             body = self.request_body(spec)
@@ -532,6 +564,15 @@ def _checked_effort(model: str, caps: Capabilities, effort: str | None) -> str |
             params="reasoning_effort",
         )
     return effort
+
+
+@dataclasses.dataclass(slots=True)
+class _Probe:
+    """The line of an unknown model's calls behind its probe, on one event loop."""
+
+    loop: asyncio.AbstractEventLoop
+    lock: asyncio.Lock
+    fatal: FatalBackendError | None = None  # a probe's error that every call would meet
 
 
 @dataclasses.dataclass(slots=True)

@@ -345,7 +345,9 @@ class Run(Tally):
             try:
                 completion = await backend.complete(spec)
             except BackendError as exc:
-                if exc.requests > 1:  # the transport resent it before failing
+                # More than 1: the transport resent it before failing; 0: it failed
+                # unsent (an unknown model's call in line behind a fatal probe).
+                if exc.requests != 1:
                     attempts += exc.requests - 1
                     self.requests += exc.requests - 1
                 note = ""

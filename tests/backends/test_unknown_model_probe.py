@@ -1,0 +1,338 @@
+"""An unknown model's calls wait in line behind a probe; a probe that fails hands on its turn.
+
+A model the capability table does not know is learned from the server's refusals. The
+calls go to the server one at a time until one is answered, so each refusal is paid
+once for the run. These tests make the probe fail in every way a request can fail
+before the server reads it (a 500, a reset connection, a timeout, a cancel) with the
+faithful OpenAI emulator's ``early_faults``, and count what the emulator refused:
+exactly one request per parameter, never one per call that was waiting. Nothing
+here waits on a clock to synchronise: the test thread waits for the emulator's own
+counters (``wait_for``), and the calls are ordered by the line itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairjudge._call import CallSpec, Completion
+from fairjudge._errors import (
+    BackendError,
+    BackendTimeout,
+    FatalBackendError,
+    ServerError,
+)
+from fairjudge.backends._openai import OpenAIBackend
+from fairjudge.runner import AsyncioExecutor, Batch, RetryPolicy, RunOptions, RunSummary, Store
+from tests.backends._calls import PROMPT, run, spec_for
+from tests.server import Script
+from tests.server._openai_emulator import EmulatorServer, OpenAIEmulator
+
+REFUSED = ("max_tokens", "temperature", "logprobs")
+"""What ``acme-reasoner`` (a reasoning model by another name) refuses, one 400 each."""
+
+
+@pytest.fixture
+def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Start an emulator whose first requests meet ``early`` faults; stopped at teardown."""
+    servers: list[EmulatorServer] = []
+
+    def start(early: Sequence[str | None]) -> EmulatorServer:
+        emulator = OpenAIEmulator(Script(), reasoning_models=("acme-reasoner",), early_faults=early)
+        server = EmulatorServer(emulator).__enter__()
+        servers.append(server)
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        return server
+
+    yield start
+    for server in servers:
+        server.__exit__(None, None, None)
+
+
+def backend_at(
+    server: EmulatorServer, model: str = "acme-reasoner", **options: Any
+) -> OpenAIBackend:
+    return OpenAIBackend(model, base_url=server.base_url, **options)
+
+
+def distinct(backend: OpenAIBackend, n: int, *, label_only: bool = True) -> list[CallSpec]:
+    """``n`` different calls (the question differs), with the backend's own parameters."""
+    return [
+        spec_for(backend, prompt=PROMPT.replace("2 + 2?", f"2 + {i}?"), label_only=label_only)
+        for i in range(n)
+    ]
+
+
+def refusals(server: EmulatorServer) -> dict[str, int]:
+    return {param: server.count(f"refused:{param}") for param in REFUSED}
+
+
+def started(backend: OpenAIBackend, specs: list[CallSpec]) -> list[asyncio.Task[Completion]]:
+    """Every call as a task: they start, and so join the line, in this order."""
+    return [asyncio.ensure_future(backend.complete(spec)) for spec in specs]
+
+
+async def until_counted(server: EmulatorServer, name: str, n: int = 1) -> None:
+    """Wait, without blocking this loop, until the emulator counted ``name`` ``n`` times."""
+    emulator: OpenAIEmulator = server.emulator
+    assert await asyncio.to_thread(emulator.wait_for, name, n)
+
+
+def settled(tasks: list[asyncio.Task[Completion]]) -> list[str]:
+    """How each call ended: ``ok``, ``cancelled`` or the error's type name."""
+    out = []
+    for task in tasks:
+        if task.cancelled():
+            out.append("cancelled")
+        elif (error := task.exception()) is not None:
+            out.append(type(error).__name__)
+        else:
+            out.append("ok")
+    return out
+
+
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
+@pytest.mark.parametrize(
+    ("fault", "error", "timeout"),
+    [
+        ("server_error", ServerError, 60.0),
+        ("reset", ServerError, 60.0),
+        ("hang", BackendTimeout, 3.0),  # the hang outlasts any timeout: the test ends it
+    ],
+)
+def test_a_probe_that_fails_hands_its_turn_to_the_next_call(
+    serve: Any, transport: str, fault: str, error: type[BackendError], timeout: float
+) -> None:
+    server = serve([fault])
+    backend = backend_at(server, transport=transport, timeout=timeout)
+
+    async def go() -> list[Completion | BaseException]:
+        try:
+            return await asyncio.gather(
+                *map(backend.complete, distinct(backend, 12)), return_exceptions=True
+            )
+        finally:
+            await backend.aclose()
+
+    done = run(go())
+
+    # The probe failed before the server read it; the next call in line probed in its
+    # place and paid each refusal once, then the other ten went with what it learned.
+    assert isinstance(done[0], error), done[0]
+    assert not isinstance(done[0], FatalBackendError)
+    assert all(isinstance(c, Completion) and c.text == "A" for c in done[1:]), done
+    assert server.count(f"early:{fault}") == 1
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+    assert server.count("refused") == backend.refused == 3
+    assert server.count("ok") == 11
+    # Every request is counted once, by the call that sent it.
+    assert sum(c.requests for c in done if isinstance(c, Completion)) == 11 + 3
+
+
+def test_a_cancelled_probe_hands_its_turn_to_the_next_call(serve: Any) -> None:
+    server = serve(["hang"])
+    backend = backend_at(server)
+
+    async def go() -> list[asyncio.Task[Completion]]:
+        try:
+            tasks = started(backend, distinct(backend, 8))
+            await until_counted(server, "early:hang")  # the probe is at the server
+            assert server.count("refused") == 0  # and the seven behind it sent nothing
+            tasks[0].cancel()  # Ctrl-C of that one call
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return tasks
+        finally:
+            await backend.aclose()
+
+    tasks = run(go())
+
+    assert settled(tasks) == ["cancelled"] + ["ok"] * 7
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+    assert server.count("ok") == 7
+
+
+def test_calls_cancelled_in_line_wedge_nothing(serve: Any) -> None:
+    server = serve(["hang"])
+    backend = backend_at(server)
+
+    async def go() -> list[asyncio.Task[Completion]]:
+        try:
+            tasks = started(backend, distinct(backend, 8))
+            await until_counted(server, "early:hang")
+            # Calls in line leave it: the next one, one further back, and the last.
+            for i in (1, 4, 7):
+                tasks[i].cancel()
+            tasks[0].cancel()  # then the probe: the turn goes to the first call left
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return tasks
+        finally:
+            await backend.aclose()
+
+    tasks = run(go())
+
+    assert settled(tasks) == ["cancelled" if i in (0, 1, 4, 7) else "ok" for i in range(8)]
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+    assert server.count("ok") == 4
+
+
+def test_the_probe_and_the_next_call_cancelled_together(serve: Any) -> None:
+    server = serve(["hang"])
+    backend = backend_at(server)
+
+    async def go() -> list[asyncio.Task[Completion]]:
+        try:
+            tasks = started(backend, distinct(backend, 5))
+            await until_counted(server, "early:hang")
+            tasks[0].cancel()
+            tasks[1].cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return tasks
+        finally:
+            await backend.aclose()
+
+    assert settled(run(go())) == ["cancelled"] * 2 + ["ok"] * 3
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+
+
+def test_a_fatal_probe_fails_the_calls_in_line_unsent(serve: Any) -> None:
+    # acme-reasoner is served as an o-series model, which takes no 'minimal': every
+    # call would be refused for the reasoning_effort the user asked for.
+    server = serve([])
+    backend = backend_at(server, reasoning_effort="minimal")
+
+    async def go() -> list[Completion | BaseException]:
+        try:
+            return await asyncio.gather(
+                *map(backend.complete, distinct(backend, 6)), return_exceptions=True
+            )
+        finally:
+            await backend.aclose()
+
+    done = run(go())
+
+    assert all(isinstance(c, FatalBackendError) for c in done), done
+    assert all("reasoning_effort" in str(c) for c in done)
+    # The probe paid the three lessons and the refusal that stops the run; the five
+    # behind it failed with its error and sent nothing.
+    assert server.count("refused:reasoning_effort") == 1
+    assert server.count("refused") == 4
+    assert [getattr(c, "requests", None) for c in done[1:]] == [0] * 5
+
+
+def test_calls_asking_a_parameter_no_answer_has_shown_taken_probe_again(serve: Any) -> None:
+    server = serve([])
+    backend = backend_at(server)
+    scores = distinct(backend, 1, label_only=False)  # no logprobs asked
+    labels = distinct(backend, 6)  # logprobs asked: not yet shown to be taken
+
+    async def go() -> list[Completion]:
+        try:
+            first = await backend.complete(scores[0])
+            return [first, *await asyncio.gather(*map(backend.complete, labels))]
+        finally:
+            await backend.aclose()
+
+    done = run(go())
+
+    assert len(done) == 7
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+
+
+def test_a_line_left_by_a_closed_loop_does_not_bind_the_next_one(serve: Any) -> None:
+    server = serve(["hang"])
+    backend = backend_at(server)
+
+    async def interrupted() -> None:
+        try:
+            tasks = started(backend, distinct(backend, 3))
+            await until_counted(server, "early:hang")
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            await backend.aclose()
+
+    async def later() -> list[Completion]:
+        try:
+            return await asyncio.gather(*map(backend.complete, distinct(backend, 4)))
+        finally:
+            await backend.aclose()
+
+    run(interrupted())
+    done = run(later())  # another event loop, as a second session's
+
+    assert [c.text for c in done] == ["A"] * 4
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+
+
+def test_a_known_model_sends_every_call_at_once(serve: Any) -> None:
+    server = serve(["hang"])
+    backend = backend_at(server, "gpt-4o-mini")
+
+    async def go() -> list[asyncio.Task[Completion]]:
+        try:
+            tasks = started(backend, distinct(backend, 6))
+            # The first hangs at the server; the others are not held behind it.
+            await asyncio.gather(*tasks[1:])
+            tasks[0].cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return tasks
+        finally:
+            await backend.aclose()
+
+    assert settled(run(go())) == ["cancelled"] + ["ok"] * 5
+    assert server.count("refused") == 0
+    assert backend._probe is None  # no line was ever made
+
+
+def test_the_runner_retries_a_failed_probe_and_keeps_every_call(serve: Any, tmp_path: Path) -> None:
+    server = serve(["server_error"])
+    backend = backend_at(server)
+    options = RunOptions(concurrency=12, progress="quiet", retry=RetryPolicy(base_delay=0.0))
+
+    async def go(batch: Batch) -> RunSummary:
+        try:
+            return (await AsyncioExecutor().execute(batch)).summary
+        finally:
+            await backend.aclose()
+
+    with Store(tmp_path / "s.sqlite") as store:
+        summary = run(go(Batch([backend], distinct(backend, 12), store, options)))
+        stored = store.count(status="ok")
+
+    assert (summary.made, summary.failed, stored) == (12, 0, 12)
+    assert summary.refused == server.count("refused") == 3
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+    # The 500, the three refusals and the twelve answers: each request counted once.
+    sent = server.count("early:server_error") + server.count("refused") + server.count("ok")
+    assert summary.requests == sent == 1 + 3 + 12
+
+
+def test_a_run_stopped_by_a_fatal_probe_counts_only_the_requests_sent(
+    serve: Any, tmp_path: Path
+) -> None:
+    server = serve([])
+    backend = backend_at(server, reasoning_effort="minimal")  # refused, and not droppable
+    options = RunOptions(concurrency=12, progress="quiet")
+
+    async def go(batch: Batch) -> None:
+        try:
+            await AsyncioExecutor().execute(batch)
+        finally:
+            await backend.aclose()
+
+    with Store(tmp_path / "s.sqlite") as store:
+        with pytest.raises(FatalBackendError, match="reasoning_effort"):
+            run(go(Batch([backend], distinct(backend, 12), store, options)))
+        attempts = [record.attempts for record in store.records()]
+
+    assert server.count("refused:reasoning_effort") == 1
+    # Every stored call's attempts add up to what the server saw: the probe's three
+    # lessons and its fatal refusal; a call that failed in line was never sent.
+    assert sum(attempts) == server.count("refused") == 4
+    assert server.count("ok") == 0
