@@ -5,13 +5,14 @@ money; every problem names the file, the line or row and the fix (``skip_invalid
 sets bad rows aside and lists them). A question is a string or a conversation.
 A file of the other kind (single answers where pairs are read, or pairs where single
 answers are read: every row failing the same way, each with the other kind's
-columns) gets a hint line naming the command that reads it (:data:`FileKind`).
+columns; for CSV and Parquet, a header lacking a required column and holding the
+other kind's) gets a hint line naming the command that reads it (:data:`FileKind`).
 """
 
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -31,6 +32,7 @@ __all__ = [
     "Columns",
     "FileKind",
     "LoadedItems",
+    "header_hinted",
     "hinted",
     "load_items",
     "of_other_kind",
@@ -121,12 +123,13 @@ def _check_header(source: Source, cols: Columns) -> None:
         if len(missing) == 1
         else f"to read other columns, pass {', '.join(_PARAMS[name] for name in missing)}"
     )
-    raise InputError(
+    error = InputError(
         f"missing column {columns[0]!r}{also}; found columns: {_names(source.header)}; {hint}",
         path=source.name,
         line=source.header_line,
         params=tuple(_PARAMS[name] for name in missing),
     )
+    raise header_hinted(error, source.header, SINGLE_ANSWERS)
 
 
 def _string(value: Any, column: str, where: dict[str, Any]) -> str:
@@ -292,16 +295,17 @@ def _item(
     )
 
 
-FileKind = tuple[Callable[[Mapping[str, Any]], bool], str]
-"""How a row of the other kind looks, and the hint line for a file of them."""
+FileKind = tuple[Callable[[Container[str]], bool], str]
+"""How a row (its keys) or a table's header of the other kind looks, and the hint
+line for a file of them."""
 
 
-def _pairs(row: Mapping[str, Any]) -> bool:
-    return "answer_1" in row and "answer_2" in row
+def _pairs(keys: Container[str]) -> bool:
+    return "answer_1" in keys and "answer_2" in keys
 
 
-def _single(row: Mapping[str, Any]) -> bool:
-    return "answer" in row and "answer_1" not in row and "answer_2" not in row
+def _single(keys: Container[str]) -> bool:
+    return "answer" in keys and "answer_1" not in keys and "answer_2" not in keys
 
 
 PAIRS: FileKind = (
@@ -334,6 +338,17 @@ def hinted(error: InputError, kind: FileKind) -> InputError:
     """``error`` with ``kind``'s hint line under it."""
     return InputError(f"{_bare(error)}\n{kind[1]}", path=error.path, line=error.line,
                       params=error.params)  # fmt: skip
+
+
+def header_hinted(error: InputError, header: Sequence[str], kind: FileKind) -> InputError:
+    """``error`` (a column a table's header lacks), hinted when the header is ``kind``'s.
+
+    ``kind``'s hint line goes under it when the CSV or Parquet header holds the other
+    kind's columns. A table fails on its header before any row is read, so the header
+    is what tells its kind, where a JSON file's rows are looked at one by one
+    (:func:`of_other_kind`).
+    """
+    return hinted(error, kind) if kind[0](header) else error
 
 
 def load_items(

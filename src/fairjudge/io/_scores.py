@@ -23,6 +23,7 @@ from fairjudge.io._pairs import (
     _question,
     _shown,
     _string,
+    header_hinted,
     numbered,
     parsed_rows,
 )
@@ -60,12 +61,13 @@ def _check_header(source: Source, question: str, answer: str, dims: Sequence[str
     where: dict[str, Any] = {"path": source.name, "line": source.header_line}
     for column, param in ((question, "columns.question"), (answer, "columns.answer")):
         if column not in source.header:
-            raise InputError(
+            error = InputError(
                 f"missing column {column!r}; found columns: {_names(source.header)}; "
                 f"to read another column, pass {param}=NAME",
                 **where,
                 params=param,
             )
+            raise header_hinted(error, source.header, PAIRS)
     unknown = _human_columns(source.header, dims)
     if unknown:
         raise InputError(_unknown_human(unknown, dims), **where)
