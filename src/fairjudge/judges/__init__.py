@@ -34,7 +34,7 @@ from fairjudge.judges._own_judge import (
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 
 if TYPE_CHECKING:
-    from fairjudge.judges._jury import Jury, JuryMember, MemberSpec, PointwiseJury
+    from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
     from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
     from fairjudge.judges._jury_usage import MemberUsage
     from fairjudge.judges._jury_votes import panel_reply, weighted_majority
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         as_rubric,
         resolve_pointwise_judge,
     )
+    from fairjudge.judges._pointwise_jury import PointwiseJury
     from fairjudge.judges._registry import (
         DEFAULT_JUDGE,
         BackendOptions,
@@ -118,7 +119,7 @@ _LAZY = {
     "ScoreRequest": "fairjudge.judges._pointwise",
     "as_rubric": "fairjudge.judges._pointwise",
     "resolve_pointwise_judge": "fairjudge.judges._pointwise",
-    "PointwiseJury": "fairjudge.judges._jury",
+    "PointwiseJury": "fairjudge.judges._pointwise_jury",
     "BackendOptions": "fairjudge.judges._registry",
     "DEFAULT_JUDGE": "fairjudge.judges._registry",
     "calls_no_model": "fairjudge.judges._registry",
