@@ -229,3 +229,16 @@ def test_an_agreement_no_item_measures_reads_n_a_with_the_reason_not_nan(items: 
     assert "nan" not in out.split()
     code, out = run(str(items), *judges, "--json")
     assert json.loads(out)["agreement_matrix"] == [[None, None], [None, None]]
+
+
+def test_a_members_template_needing_references_is_refused_before_any_call(
+    items: Path, openai_env: JudgeServer
+) -> None:
+    code, out = run(str(items), "--judge", "openai/m", "--judge", LONGER, "--template",
+                    "reference", "--base-url", openai_env.base_url)  # fmt: skip
+    assert code == 2, out
+    assert (
+        "member 'openai/m': template 'reference' needs a reference, but 3 item(s) lack one "
+        "(first: id 'a')"
+    ) in " ".join(out.split())
+    assert openai_env.count("requests") == 0

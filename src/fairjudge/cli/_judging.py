@@ -13,9 +13,10 @@ from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say
 from fairjudge.cli._options import InputFlags, JudgeFlags
 from fairjudge.io import LoadedItems, load_items
 from fairjudge.judges import calls_no_model
-from fairjudge.prompts import get_template
+from fairjudge.prompts import PairwiseTemplate, get_template
 
 __all__ = [
+    "check_references",
     "check_unresolved",
     "load_input",
     "template_option",
@@ -32,18 +33,29 @@ def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
     return loaded
 
 
-def template_option(flags: JudgeFlags, items: list[Item]) -> str | None:
-    """The model judge's template as ``name@version``, after checking items have references."""
-    if calls_no_model(flags.judge):  # a Python callable or a replay: no prompt
-        return None
-    tmpl = get_template(flags.template or "default")
+def template_option(flags: JudgeFlags, items: list[Item]) -> None:
+    """Check ``--template`` (a model judge's) and that the items have the references it needs."""
+    if not calls_no_model(flags.judge):  # a Python callable or a replay has no prompt
+        check_references(items, get_template(flags.template or "default"))
+
+
+def check_references(
+    items: list[Item], template: PairwiseTemplate, member: str | None = None
+) -> None:
+    """Refuse, before any call, items without the reference ``template`` needs.
+
+    ``member``: the panel member whose template it is, named in the message.
+    """
     missing = [it.id for it in items if it.reference is None]
-    if tmpl.needs_reference and missing:
-        raise ConfigError(
-            f"template {tmpl.name!r} needs a reference, but {len(missing)} item(s) lack one "
-            f"(first: id {missing[0]!r}); add a 'reference' column or pick another template"
-        )
-    return f"{tmpl.name}@{tmpl.version}"
+    if not template.needs_reference or not missing:
+        return
+    what = (
+        f"template {template.name!r} needs a reference, but {len(missing)} item(s) lack one "
+        f"(first: id {missing[0]!r})"
+    )
+    if member is not None:
+        raise ConfigError(f"member {member!r}: {what}")
+    raise ConfigError(f"{what}; add a 'reference' column or pick another template")
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

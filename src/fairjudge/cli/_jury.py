@@ -41,7 +41,7 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
 from fairjudge.cli._app import app, guarded, skipped_in_flags
 from fairjudge.cli._compare import StopFlags, stop_flags
-from fairjudge.cli._judging import load_input, unresolved_exit
+from fairjudge.cli._judging import check_references, load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     ALLOW_PYTHON_ONLY_WITH_JURY,
@@ -181,16 +181,12 @@ def specs_from_flags(judges: list[str], weights: list[float] | None) -> list[Mem
 
 def _check_references(specs: list[MemberSpec], items: list[Item], template: str | None) -> None:
     """Every model member's template has the references it needs (``--template``'s default)."""
-    missing = [it.id for it in items if it.reference is None]
+    if all(it.reference is not None for it in items):
+        return
     for spec in specs:
-        if spec.is_python or not missing:
-            continue
-        tmpl = get_template(spec.template or template or "default")
-        if tmpl.needs_reference:
-            raise ConfigError(
-                f"member {spec.judge!r}: template {tmpl.name!r} needs a reference, but "
-                f"{len(missing)} item(s) lack one (first: id {missing[0]!r})"
-            )
+        if not spec.is_python:
+            check_references(items, get_template(spec.template or template or "default"),
+                             member=spec.judge)  # fmt: skip
 
 
 def no_model_flags(flags: Any, what: str, more: tuple[str, ...] = ()) -> None:
