@@ -148,8 +148,30 @@ def test_settings_are_checked_and_a_test_may_change_four_of_them(tmp_path: Path)
     assert judge.configure(seed=3, concurrency=2).settings.seed == 3
     with pytest.raises(ConfigError, match=r"unknown fairjudge setting\(s\) \['rubric'\]"):
         judge.configure(rubric="x")
-    recorded = suite(tmp_path, mode="replay", recording=tmp_path / "rec.sqlite")
-    assert recorded.configure(store="elsewhere.sqlite").settings.store == tmp_path / "store.sqlite"
+
+
+@pytest.mark.parametrize("mode", ["record", "replay"])
+def test_a_tests_own_store_is_refused_in_record_and_replay_unless_it_is_the_recording(
+    tmp_path: Path, mode: str
+) -> None:
+    recording = tmp_path / "rec.sqlite"
+    store = recording if mode == "record" else tmp_path / "copy" / "rec.sqlite"
+    judge = suite(tmp_path, mode=mode, recording=recording, store=store)
+    doing = "kept in" if mode == "record" else "answered from"
+    for asked, shown in ((tmp_path / "elsewhere.sqlite", repr(str(tmp_path / "elsewhere.sqlite"))),
+                         (None, "None")):  # fmt: skip
+        with pytest.raises(ConfigError) as refused:
+            judge.configure(store=asked)
+        assert str(refused.value) == (
+            f"store={shown} cannot apply in {mode} mode: every call is {doing} the recording "
+            f"{recording} (fairjudge_recording); leave store= out, so the test records and "
+            "replays with the rest of the suite, or set it to the recording"
+        )
+        assert refused.value.params == ("store",)
+    for named in (recording, store, str(recording)):  # the recording, or replay's copy of it
+        assert judge.configure(store=named, seed=3).settings.store == store
+    live = suite(tmp_path).configure(store=tmp_path / "mine.sqlite")
+    assert live.settings.store == tmp_path / "mine.sqlite"  # live: the test's own store
 
 
 def test_replay_answers_from_the_recording_or_fails_naming_it(tmp_path: Path) -> None:

@@ -39,11 +39,11 @@ def test_marked(fairjudge_judge):
 """
 
 
-def shown(repo: Path, *args: str) -> dict[str, dict[str, object]]:
+def shown(repo: Path, *args: str, passed: int = 2) -> dict[str, dict[str, object]]:
     (repo / "tests" / "test_show.py").write_text(SHOW, "utf-8")
     out = repo / "shown.jsonl"
     done = run_pytest(repo, "tests/test_show.py", *args, SHOW=str(out))
-    assert outcome(done) == {"passed": 2}, done.stdout + done.stderr
+    assert outcome(done) == {"passed": passed}, done.stdout + done.stderr
     return {r["test"]: r for r in map(json.loads, out.read_text("utf-8").splitlines())}
 
 
@@ -73,16 +73,54 @@ def test_the_ini_file_the_command_line_the_marker_and_configure_each_set_setting
     assert cli["marked"]["seed"] == 11  # the test's own marker wins
 
 
-def test_record_and_replay_read_the_recording_whatever_a_test_names(tmp_path: Path) -> None:
+MARKED = """
+import os
+import pytest
+
+
+@pytest.mark.fairjudge(store=os.environ["MARKED_STORE"])
+def test_marked(fairjudge_judge):
+    with open(os.environ["SHOW"], "a") as out:
+        out.write(str(fairjudge_judge.settings.store) + "\\n")
+"""
+
+
+def marked(repo: Path, store: str, *args: str) -> tuple[str, str]:
+    """The store a test marked ``store=STORE`` gets (or ``""``), and pytest's output."""
+    (repo / "tests" / "test_marked.py").write_text(MARKED, "utf-8")
+    out = repo / "marked.txt"
+    out.unlink(missing_ok=True)
+    done = run_pytest(repo, "tests/test_marked.py", *args, SHOW=str(out), MARKED_STORE=store)
+    got = out.read_text("utf-8").strip() if out.exists() else ""
+    assert outcome(done) == ({"passed": 1} if got else {"error": 1}), done.stdout + done.stderr
+    return got, done.stdout + done.stderr
+
+
+def test_record_and_replay_refuse_a_markers_store_unless_it_is_the_recording(
+    tmp_path: Path,
+) -> None:
     repo = example_repo(tmp_path)
-    replayed = shown(repo, "--fairjudge-replay")
+    replayed = shown(repo, "--fairjudge-replay", "-k", "test_suite", passed=1)
     assert replayed["suite"]["mode"] == "replay"
-    assert replayed["suite"]["store"].endswith("/judge.sqlite")  # type: ignore[union-attr]
-    assert replayed["suite"]["store"] != str(repo / "recorded" / "judge.sqlite")  # a copy
-    assert replayed["marked"]["store"] == replayed["suite"]["store"]
-    (repo / "shown.jsonl").unlink()
-    recorded = shown(repo, "--fairjudge-record", "--fairjudge-recording", "new/rec.sqlite")
-    assert recorded["marked"]["store"] == str(repo / "new" / "rec.sqlite")
+    copy = replayed["suite"]["store"]
+    assert str(copy).endswith("/judge.sqlite")
+    assert copy != str(repo / "recorded" / "judge.sqlite")  # a copy
+    store, _ = marked(repo, "recorded/judge.sqlite", "--fairjudge-replay")  # the recording
+    assert store.endswith("/judge.sqlite")
+    assert store != str(repo / "recorded" / "judge.sqlite")  # served from the copy
+    _, output = marked(repo, "mine.sqlite", "--fairjudge-replay")
+    assert (
+        f"fairjudge marker on tests/test_marked.py::test_marked: store="
+        f"{str(repo / 'mine.sqlite')!r} cannot apply in replay mode: every call is answered "
+        f"from the recording {repo / 'recorded' / 'judge.sqlite'} (fairjudge_recording); "
+        "leave store= out, so the test records and replays with the rest of the suite, or "
+        "set it to the recording"
+    ) in " ".join(output.split())
+    record = ("--fairjudge-record", "--fairjudge-recording", "new/rec.sqlite")
+    assert marked(repo, "new/rec.sqlite", *record)[0] == str(repo / "new" / "rec.sqlite")
+    _, output = marked(repo, "mine.sqlite", *record)
+    assert "cannot apply in record mode: every call is kept in the recording" in output
+    assert marked(repo, "mine.sqlite")[0] == str(repo / "mine.sqlite")  # live: its own store
 
 
 def test_a_rerun_of_the_suite_makes_no_call(tmp_path: Path) -> None:
@@ -109,6 +147,11 @@ def test_a_rerun_of_the_suite_makes_no_call(tmp_path: Path) -> None:
          "fairjudge: seed must be an integer; got 'seven' (fairjudge_seed in pyproject.toml)"),
         (["--fairjudge-replay", "--fairjudge-recording", "none.sqlite"], "",
          "fairjudge: no recording at "),
+        (["--fairjudge-replay", "--fairjudge-store", "other.sqlite"], "",
+         "fairjudge: --fairjudge-store cannot apply with --fairjudge-replay: every call is "
+         "answered from the recording "),
+        (["--fairjudge-record", "--fairjudge-store", "other.sqlite"], "",
+         "drop --fairjudge-store, or name that file with --fairjudge-recording"),
     ],
 )  # fmt: skip
 def test_a_bad_setting_stops_the_suite_before_any_call_naming_it(

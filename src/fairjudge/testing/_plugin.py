@@ -118,6 +118,16 @@ def _read_settings(config: pytest.Config) -> SuiteSettings:
         )
     except ConfigError as exc:
         raise pytest.UsageError(f"fairjudge: {exc} ({read.where(exc.params)})") from None
+    store = settings.store or recording
+    if mode != "live" and "store" in read.from_cli and store.resolve() != recording.resolve():
+        # The ini file's store is the live suite's setting; one given beside the mode on
+        # the command line asks for this run, and would be ignored.
+        raise pytest.UsageError(
+            f"fairjudge: --fairjudge-store cannot apply with --fairjudge-{mode}: every call is "
+            f"{'kept in' if mode == 'record' else 'answered from'} the recording {recording} "
+            f"({read.where(('recording',))}); drop --fairjudge-store, or name that file with "
+            "--fairjudge-recording"
+        )
     if mode == "record":
         recording.parent.mkdir(parents=True, exist_ok=True)
         return replace(settings, store=recording)
@@ -217,6 +227,7 @@ def fairjudge_judge(request: pytest.FixtureRequest) -> SuiteJudge:
     test's ``@pytest.mark.fairjudge(judge=..., store=..., concurrency=..., seed=...)``
     changes the suite's settings for it.
     """
+    __tracebackhide__ = True  # a bad marker is the test's mistake: show its message alone
     session = request.config.stash[_KEY]
     settings = session.settings
     marker = request.node.get_closest_marker("fairjudge")

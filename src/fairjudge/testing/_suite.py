@@ -424,12 +424,16 @@ class SuiteSettings:
     def changed(self, **changes: Any) -> SuiteSettings:
         """These settings with a test's own ``judge``, ``store``, ``concurrency`` or ``seed``.
 
-        In ``record`` and ``replay`` modes the store is the recording's, whatever a
-        test asks for: a replayed suite reads one file.
+        In ``record`` and ``replay`` modes every call is kept in (answered from) the
+        recording, so a test's ``store`` has no effect there: one naming the recording
+        is accepted, any other is refused rather than silently dropped (a test that
+        asks for its own cache must learn it does not get one).
 
         Raises:
-            ConfigError: An unknown setting, or a bad value (named).
+            ConfigError: An unknown setting, a bad value (named), or in ``record`` or
+                ``replay`` mode a ``store`` other than the recording.
         """
+        __tracebackhide__ = True  # a test's bad setting: pytest shows the test's line
         unknown = sorted(set(changes) - set(CHANGEABLE))
         if unknown:
             raise ConfigError(
@@ -440,7 +444,29 @@ class SuiteSettings:
             store = changes.pop("store")
             if self.mode == "live":
                 changes["store"] = None if store is None else Path(store)
+            else:
+                self._check_recorded(store)
         return replace(self, **changes)
+
+    def _check_recorded(self, store: Any) -> None:
+        """Refuse a test's ``store`` in ``record``/``replay`` mode unless it is the recording.
+
+        The recording (or, under replay, its private copy) is where every call goes
+        anyway; any other file, or ``None`` (no store), would be ignored.
+        """
+        __tracebackhide__ = True  # pytest shows the test's line, not this one
+        named = None if store is None else Path(store)
+        recorded = {path.resolve() for path in (self.store, self.recording) if path is not None}
+        if named is not None and named.resolve() in recorded:
+            return
+        doing = "kept in" if self.mode == "record" else "answered from"
+        asked = "store=None" if named is None else f"store={str(named)!r}"
+        raise ConfigError(
+            f"{asked} cannot apply in {self.mode} mode: every call is {doing} the recording "
+            f"{self.recording} (fairjudge_recording); leave store= out, so the test records "
+            "and replays with the rest of the suite, or set it to the recording",
+            params="store",
+        )
 
 
 class SuiteJudge:
@@ -475,6 +501,7 @@ class SuiteJudge:
         Raises:
             ConfigError: An unknown setting, or a bad value (named).
         """
+        __tracebackhide__ = True  # a test's bad setting: pytest shows the test's line
         return SuiteJudge(self.settings.changed(**changes), name=self.name, on_run=self._on_run)
 
     def compare(self, items: Any, **kwargs: Any) -> Judged:
