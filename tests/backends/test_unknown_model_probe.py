@@ -7,7 +7,8 @@ before the server reads it (a 500, a reset connection, a timeout, a cancel) with
 faithful OpenAI emulator's ``early_faults``, and count what the emulator refused:
 exactly one request per parameter, never one per call that was waiting. Nothing
 here waits on a clock to synchronise: the test thread waits for the emulator's own
-counters (``wait_for``), and the calls are ordered by the line itself.
+counters (``wait_for``), and the calls are ordered by the line itself. Another copy
+of the backend (a Ray worker's) takes in what the first learned and pays no refusal.
 """
 
 from __future__ import annotations
@@ -336,3 +337,45 @@ def test_a_run_stopped_by_a_fatal_probe_counts_only_the_requests_sent(
     # lessons and its fatal refusal; a call that failed in line was never sent.
     assert sum(attempts) == server.count("refused") == 4
     assert server.count("ok") == 0
+
+
+def test_another_copy_learns_from_the_first_without_a_refusal(serve: Any) -> None:
+    """What a Ray worker's copy learned reaches another copy; its calls go at once, untaught."""
+    server = serve([])
+    first, second = backend_at(server), backend_at(server)
+
+    async def go() -> tuple[list[Completion], list[Completion]]:
+        try:
+            taught = await asyncio.gather(*map(first.complete, distinct(first, 3)))
+            second.learn_from(first.knowledge)
+            return taught, await asyncio.gather(*map(second.complete, distinct(second, 6)))
+        finally:
+            await first.aclose()
+            await second.aclose()
+
+    taught, learned = run(go())
+
+    assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
+    assert (first.refused, second.refused) == (3, 0)  # the copy counts none: it paid none
+    assert all(c.text == "A" for c in taught + learned)
+    assert all(c.requests == 1 for c in learned)
+    assert second.lessons == first.lessons
+    assert second.knowledge == first.knowledge
+    assert first.knowledge.size == len(first.knowledge.changes) + len(first.knowledge.accepted) > 0
+    # A known model's copy has nothing to hand on.
+    assert backend_at(server, "gpt-4o-mini").knowledge.size == 0
+
+
+def test_knowledge_merges_each_change_once_and_only_grows() -> None:
+    from fairjudge.backends._capabilities import Change, Knowledge
+
+    rename = Change("max_tokens", "max_completion_tokens", 400, "no", add=10)
+    drop = Change("temperature", None, 400, "no")
+    a = Knowledge((rename,), frozenset({"max_tokens"}))
+    b = Knowledge((Change("max_tokens", "max_completion_tokens", 400, "other"), drop),
+                  frozenset({"temperature"}))  # fmt: skip
+    merged = a.merged(b)
+    assert merged.changes == (rename, drop)  # the first copy's change for a parameter
+    assert merged.accepted == {"max_tokens", "temperature"}
+    assert merged.size >= max(a.size, b.size)
+    assert merged.merged(a) == merged

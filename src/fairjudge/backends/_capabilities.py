@@ -19,6 +19,7 @@ __all__ = [
     "MIN_THINKING_BUDGET",
     "Capabilities",
     "Change",
+    "Knowledge",
     "apply_changes",
     "capabilities_for",
     "lesson",
@@ -153,6 +154,36 @@ class Change:
         if self.to is None:
             return f"stopped sending {self.param}"
         return f"sent {self.to} instead of {self.param}"
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What one copy of a backend has learned about a model the table does not know.
+
+    Several copies of one backend learn the same model (one per Ray worker); each
+    copy's knowledge is handed to the others, so a refusal one paid is not paid again
+    by the rest. Knowledge only grows: merging keeps every change and every parameter
+    seen taken, so :attr:`size` tells a newer copy from an older one without comparing.
+
+    Attributes:
+        changes: What refusals taught, one :class:`Change` per refused parameter.
+        accepted: The parameters of a call the server answered: a call asking only
+            these needs no probe (it will not be refused for a parameter).
+    """
+
+    changes: tuple[Change, ...] = ()
+    accepted: frozenset[str] = frozenset()
+
+    @property
+    def size(self) -> int:
+        """How much it holds; grows with every change or parameter learned."""
+        return len(self.changes) + len(self.accepted)
+
+    def merged(self, other: Knowledge) -> Knowledge:
+        """Both together (a parameter's first change kept: copies learn the same one)."""
+        known = {change.param for change in self.changes}
+        new = tuple(change for change in other.changes if change.param not in known)
+        return Knowledge(self.changes + new, self.accepted | other.accepted)
 
 
 # Parameters whose refusal can be worked around without changing what is asked:

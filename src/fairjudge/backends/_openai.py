@@ -23,6 +23,7 @@ from fairjudge.backends._capabilities import (
     EMPTY_AT_CAP_LIMIT,
     Capabilities,
     Change,
+    Knowledge,
     apply_changes,
     capabilities_for,
     lesson,
@@ -217,6 +218,25 @@ class OpenAIBackend(HTTPBackend):
     def refused(self) -> int:
         """Requests the server refused for a parameter, then sent again without it."""
         return self._refused
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """What this copy learned: its changes, and the parameters an answer showed taken.
+
+        For another copy of the same backend (another Ray worker's) to
+        :meth:`learn_from`; empty for a model the capability table knows.
+        """
+        return Knowledge(tuple(self._changes.values()), self._accepted)
+
+    def learn_from(self, knowledge: Knowledge) -> None:
+        """Take in what another copy learned, so its refusals are not paid again here.
+
+        A call asking only parameters ``knowledge`` shows taken goes at once, with its
+        changes applied, instead of probing. Counts no refusal: the other copy did.
+        """
+        for change in knowledge.changes:
+            self._changes.setdefault(change.param, change)
+        self._accepted = self._accepted | knowledge.accepted
 
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """Sampling parameters as the capability table says the model takes them.

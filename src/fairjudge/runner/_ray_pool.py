@@ -3,12 +3,19 @@
 Each backend is replaced by a :class:`RemoteBackend` with the same route that sends
 one attempt to a worker actor (:class:`JudgeWorker`), so every attempt is granted by
 the driver's one rate-limit bucket and budget, whatever node makes it.
+
+A model the capability table does not know is learned from the server's refusals
+once for the whole pool, not once per worker: the driver sends its calls one at a
+time (the probe) until a worker's reply shows the server answered one, as a backend
+does in one process, and every attempt after that carries what the workers learned
+to each worker that has not yet reported knowing it (:meth:`WorkerPool.teaching`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import dataclasses
 import os
 import pickle
@@ -22,11 +29,12 @@ from fairjudge._errors import BackendError, FatalBackendError
 __all__ = ["JudgeWorker", "Outcome", "RemoteBackend", "WorkerPool", "WorkerReport", "portable"]
 
 
-Learning = tuple[int, tuple[str, ...]] | None
-"""What a worker's backend has learned from refused requests so far: its refusals and its
-lessons (``None``: a backend that does not learn). Each worker learns an unknown model
-for itself (:mod:`fairjudge.backends._capabilities`), so the driver adds up what they
-report (:class:`WorkerPool`), and the run's summary counts every refusal a worker paid."""
+Learning = tuple[int, tuple[str, ...], Any] | None
+"""What a worker's backend has learned from refused requests so far: its refusals, its
+lessons, and its ``knowledge`` (the changes and the parameters seen taken, to hand to
+the other workers; ``None`` when empty), or ``None`` for a backend that does not learn.
+The driver adds up the refusals (:class:`WorkerPool`), so the run's summary counts every
+refusal a worker paid, and merges the knowledge."""
 
 Outcome = tuple[bool, Completion | BaseException, Learning]
 """``(True, completion, learning)`` or ``(False, the error the backend raised, learning)``."""
@@ -74,10 +82,16 @@ class JudgeWorker:
             )
         return None
 
-    async def complete(self, route: Route, spec: CallSpec) -> Outcome:
-        """One attempt of one call; the outcome as a value (see the module docstring)."""
+    async def complete(self, route: Route, spec: CallSpec, taught: Any = None) -> Outcome:
+        """One attempt of one call; the outcome as a value (see the module docstring).
+
+        ``taught``: what the other workers learned of this model, taken in first (by
+        the backend's ``learn_from``), so this attempt pays no refusal they paid.
+        """
         self.in_flight += 1
         backend = self.backends[route]
+        if taught is not None:
+            backend.learn_from(taught)  # type: ignore[attr-defined]
         try:
             completion = await backend.complete(spec)
         except Exception as exc:
@@ -107,10 +121,22 @@ def _learning(backend: Backend) -> Learning:
     if not isinstance(refused, int):
         return None
     lessons = getattr(backend, "lessons", None) or ()
-    return refused, tuple(line for line in lessons if isinstance(line, str))
+    knowledge = getattr(backend, "knowledge", None)
+    if knowledge is not None and not knowledge.size:
+        knowledge = None  # a known model's: nothing to hand on
+    return refused, tuple(line for line in lessons if isinstance(line, str)), knowledge
 
 
 _MAX_ACTOR_CONCURRENCY = 10_000  # the driver bounds the attempts in flight, not the actor
+
+
+@dataclass(slots=True)
+class _Line:
+    """An unknown model's calls waiting on the driver behind its probe, on one event loop."""
+
+    loop: asyncio.AbstractEventLoop
+    lock: asyncio.Lock
+    fatal: FatalBackendError | None = None  # a probe's error that every call would meet
 
 
 @dataclass(eq=False, slots=True)
@@ -127,6 +153,7 @@ class _Worker:
     alive: bool = True
     opened: set[Route] = dataclasses.field(default_factory=set)  # the backends it holds
     refused: dict[Route, int] = dataclasses.field(default_factory=dict)  # as it last reported
+    known: dict[Route, int] = dataclasses.field(default_factory=dict)  # its knowledge's size
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,22 +203,55 @@ class WorkerPool:
         """Requests the workers' backends had refused, by route, over the pool's life."""
         self.lessons: dict[Route, list[str]] = {}
         """What those refusals taught, by route, each lesson once, in the order reported."""
+        self.knowledge: dict[Route, Any] = {}
+        """Every worker's knowledge of an unknown model, merged, by route (see :data:`Learning`)."""
+        self.lines: dict[Route, _Line] = {}
 
     def learned(self, worker: _Worker, route: Route, learning: Learning) -> None:
         """Take in what a worker's backend reports it has learned (see :data:`Learning`).
 
         Its counts only grow, and replies may arrive out of order, so only a count
-        above the one it last reported adds (the difference) to the route's.
+        above the one it last reported adds (the difference) to the route's; only
+        knowledge larger than it last reported is merged (a smaller one is older).
         """
         if learning is None:
             return
-        refused, lessons = learning
+        refused, lessons, knowledge = learning
         before = worker.refused.get(route, 0)
         if refused > before:  # a backend learns a lesson only as it counts a refusal
             worker.refused[route] = refused
             self.refused[route] = self.refused.get(route, 0) + refused - before
             known = self.lessons.setdefault(route, [])
             known += [line for line in lessons if line not in known]
+        if knowledge is not None and knowledge.size > worker.known.get(route, 0):
+            worker.known[route] = knowledge.size
+            mine = self.knowledge.get(route)
+            self.knowledge[route] = knowledge if mine is None else mine.merged(knowledge)
+
+    def teaching(self, worker: _Worker, route: Route) -> Any:
+        """What to send with ``worker``'s next attempt: the merged knowledge, or ``None``.
+
+        Sent with every attempt until the worker reports knowing as much (a lesson
+        in an attempt that was cancelled before it ran is sent again), never in a
+        call of its own, so teaching never holds an attempt back.
+        """
+        knowledge = self.knowledge.get(route)
+        if knowledge is None or knowledge.size <= worker.known.get(route, 0):
+            return None
+        return knowledge
+
+    def accepts(self, route: Route, params: Any) -> bool:
+        """Whether a worker's answer has shown the server takes every one of ``params``."""
+        knowledge = self.knowledge.get(route)
+        return knowledge is not None and knowledge.accepted.issuperset(params)
+
+    def line(self, route: Route) -> _Line:
+        """The driver's line of ``route``'s calls behind its probe, on the running loop."""
+        loop = asyncio.get_running_loop()
+        line = self.lines.get(route)
+        if line is None or line.loop is not loop:  # a lock serves one event loop
+            line = self.lines[route] = _Line(loop, asyncio.Lock())
+        return line
 
     def nodes(self) -> list[str]:
         """The ids of the cluster's live nodes, in a stable order."""
@@ -430,6 +490,8 @@ class RemoteBackend:
         cap = backend.max_concurrency
         # Each worker has its own connection pool, or its own one-call-at-a-time model.
         self.max_concurrency = cap * len(workers) if cap is not None else None
+        caps = getattr(backend, "capabilities", None)
+        self.unknown = caps is not None and not caps.known  # learned from refusals
 
     @property
     def refused(self) -> int:
@@ -452,17 +514,51 @@ class RemoteBackend:
     async def complete(self, spec: CallSpec) -> Completion:
         """One attempt, made by a live worker; sent again if that worker dies meanwhile.
 
+        A model the capability table does not know: until a worker's reply shows the
+        server answered a call with these parameters, the calls go one at a time
+        (:meth:`_probing`), so the pool pays each refusal once, not once per worker.
+
         Raises:
             BackendError: What the backend raised on the worker, with its fields.
             FatalBackendError: No live worker is left for this backend.
         """
+        if self.unknown and not self.pool.accepts(self.route, spec.params):
+            return await self._probing(spec)
+        return await self._attempt(spec)
+
+    async def _probing(self, spec: CallSpec) -> Completion:
+        """An unknown model's call, in the driver's line until a probe is answered.
+
+        Each call in turn goes alone (the probe) to one worker, which learns from the
+        refusals and reports what it learned with its reply; then the calls behind it
+        go at once, carrying that knowledge to every worker. A probe that fails or is
+        cancelled hands the turn to the next call, which sends what was learned so
+        far; a probe's :class:`FatalBackendError` fails the calls in line, unsent.
+        """
+        line = self.pool.line(self.route)
+        async with line.lock:
+            if line.fatal is not None:
+                error = copy.copy(line.fatal)
+                error.requests = 0
+                raise error
+            if not self.pool.accepts(self.route, spec.params):
+                try:
+                    return await self._attempt(spec)
+                except FatalBackendError as exc:
+                    line.fatal = exc
+                    raise
+        return await self._attempt(spec)  # a probe ahead of this call was answered
+
+    async def _attempt(self, spec: CallSpec) -> Completion:
+        """The attempt on the live worker with the fewest in flight (another if it dies)."""
         from ray.exceptions import RayActorError
 
         pool, again = self.pool, 0
         while True:
             worker = pool.pick(self.workers, self.backend)
             worker.in_flight += 1
-            ref = worker.handle.complete.remote(self.route, spec)
+            taught = pool.teaching(worker, self.route)
+            ref = worker.handle.complete.remote(self.route, spec, taught)
             try:
                 ok, value, learning = await ref
             except RayActorError:  # the worker died with this attempt in flight
