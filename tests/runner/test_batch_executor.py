@@ -18,13 +18,13 @@ import pytest
 
 import fairjudge
 from fairjudge._call import Backend, CallSpec
-from fairjudge._errors import BatchPending, ConfigError, RequestRejected
+from fairjudge._errors import BatchPending, ConfigError, FatalBackendError, RequestRejected
 from fairjudge.backends import batch_client
 from fairjudge.backends._batch_clients import OpenAIBatch
 from fairjudge.backends._openai import OpenAIBackend
 from fairjudge.judges import BackendOptions, JudgeSession
 from fairjudge.judges._session import Job
-from fairjudge.runner import BatchExecutor, Prices, RunOptions, Store
+from fairjudge.runner import BatchExecutor, Prices, RetryPolicy, RunOptions, Store
 from tests.server import Script
 from tests.server._anthropic_emulator import AnthropicEmulator
 from tests.server._batch_emulator import BatchScript, BatchServer, provider_batches
@@ -355,6 +355,76 @@ def test_an_unknown_model_learns_from_one_online_call_before_its_batch(
     assert result["calls"]["made"] == CALLS
     assert stats["batch_requests"] == CALLS - 1  # one call went online, and taught the rest
     assert 0 < stats["refused"] <= 3  # its online refusals; none inside the batch
+
+
+def _unknown_model_server(early: list[str | None]) -> BatchServer:
+    """The batch emulator before a chat emulator whose first requests meet ``early`` faults."""
+    app = OpenAIEmulator(
+        Script(judge="longer"), reasoning_models=("acme-reasoner",), early_faults=early
+    )
+    return BatchServer(batch=BatchScript(delay_polls=0), app=app)
+
+
+@pytest.mark.parametrize("fault", ["server_error", "reset"])
+def test_an_unknown_models_failed_online_call_hands_its_turn_to_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """The first online call fails for good (one attempt allowed): the second one teaches."""
+    with _unknown_model_server([fault]) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        result = _compare(
+            server, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01),
+            judge="openai/acme-reasoner", retry=RetryPolicy(max_attempts=1),
+        ).to_dict()  # fmt: skip
+        stats = server.stats()
+    assert stats[f"early:{fault}"] == 1
+    assert stats["batch_requests"] == CALLS - 2  # two calls went online; the second taught
+    assert stats["refused"] == 3  # max_tokens, temperature, logprobs: online, once each
+    assert result["n_call_errors"] == 1  # the call that met the fault, and only it
+    assert result["calls"]["made"] == CALLS
+
+
+def test_an_unknown_models_online_call_is_retried_before_the_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _unknown_model_server(["server_error"]) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        result = _compare(
+            server, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01),
+            judge="openai/acme-reasoner", retry=RetryPolicy(max_attempts=2, base_delay=0.01),
+        ).to_dict()  # fmt: skip
+        stats = server.stats()
+    assert (result["n_call_errors"], result["calls"]["made"]) == (0, CALLS)
+    assert stats["batch_requests"] == CALLS - 1
+    assert stats["refused"] == 3
+
+
+def test_no_batch_for_an_unknown_model_no_online_call_could_teach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _unknown_model_server(["server_error"] * 3) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        with pytest.raises(FatalBackendError) as caught:
+            _compare(
+                server, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01),
+                judge="openai/acme-reasoner", retry=RetryPolicy(max_attempts=1),
+            )  # fmt: skip
+        stats = server.stats()
+    message = str(caught.value)
+    assert "openai/acme-reasoner" in message
+    assert "only after an online call has shown what it refuses" in message
+    assert "none of the 3 online calls tried was answered (the last: " in message
+    assert f"Nothing was submitted for its other {CALLS - 3} calls" in message
+    assert stats.get("files_uploaded", 0) == stats.get("batches_created", 0) == 0
+    assert stats["early:server_error"] == 3
+    assert stats.get("refused", 0) == 0
+    # The three failed calls are error rows; the rest stay unmade for a rerun.
+    with sqlite3.connect(tmp_path / "s.sqlite") as conn:
+        rows = conn.execute("SELECT status, COUNT(*) FROM calls GROUP BY status").fetchall()
+    assert rows == [("error", 3)]
 
 
 class Killed(Exception):

@@ -18,7 +18,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
-from fairjudge._errors import BackendError, BatchPending, ConfigError, RateLimitError
+from fairjudge._errors import (
+    BackendError,
+    BatchPending,
+    ConfigError,
+    FatalBackendError,
+    RateLimitError,
+)
 from fairjudge.backends import UploadingBatchAPI
 from fairjudge.runner._claims import Leases
 from fairjudge.runner._executor import Batch
@@ -46,6 +52,10 @@ __all__ = ["DEFAULT_POLL_S", "BatchExecutor", "BatchRun"]
 
 _T = TypeVar("_T")
 _SHOWN_BATCHES = 3  # batches named in a progress line; the rest are counted
+
+ONLINE_TRIES = 3
+"""Calls of a model the capability table does not know that go online, each with its
+retries, before its batch is given up for the run when none is answered."""
 
 
 class BatchRun(Run):
@@ -76,7 +86,6 @@ class BatchRun(Run):
         self.states: dict[str, BatchState] = {}
         self.todo: dict[str, CallSpec] = {}
         self.claimed: set[str] = set()
-        self.probed: set[Route] = set()  # routes of unknown models that made a call online
         self.waiting = 0  # calls in batches not yet collected
         self.submitted = 0
         self.committed = 0.0  # estimated cost of submitted calls not yet collected
@@ -230,13 +239,10 @@ class BatchRun(Run):
         made = []
         for route, group in by_route.items():
             caps = getattr(self.backends[route], "capabilities", None)
-            if caps is not None and not caps.known and route not in self.probed:
-                # A model the capability table does not know learns what it refuses
-                # from online calls (one refused request per parameter); a batch
-                # cannot learn, so one call goes online first and the batch sends
-                # what it taught.
-                self.probed.add(route)
-                await self._online(*group.pop(0))
+            if caps is not None and not caps.known and route not in self.answered:
+                await self._taught_online(route, group)
+            if not group:
+                continue
             client = self._client(route)
             for start in range(0, len(group), client.max_requests):
                 chunk = group[start : start + client.max_requests]
@@ -259,20 +265,38 @@ class BatchRun(Run):
                 )
         return made
 
-    async def _online(self, key: str, spec: CallSpec) -> None:
-        """Make one call online, as the asyncio engine would (its row, price and errors)."""
-        backend = self.backends[spec.route]
-        try:
-            completion = await backend.complete(spec)
-        except BackendError as exc:
-            self.requests += max(exc.requests, 1)
-            await self._failed(key, spec, exc, max(exc.requests, 1), None)
-            if self._stops_the_run(exc, spec):
-                raise
+    async def _taught_online(self, route: Route, group: list[tuple[str, CallSpec]]) -> None:
+        """Make ``group``'s first calls online, one at a time, until the server answers one.
+
+        A model the capability table does not know learns what it refuses from online
+        calls (one refused request per parameter); a batch cannot learn, and every
+        line sent untaught could be refused. So calls go online as the engine makes
+        them (retries, rows, prices, errors) until one is answered, and the batch
+        sends what it taught. A call that still fails (a 5xx after its retries, a
+        timeout) taught nothing: the next one goes in its place, :data:`ONLINE_TRIES`
+        at most.
+
+        Raises:
+            FatalBackendError: None of them was answered: nothing is submitted for
+                this model (the run's claims on the rest end with it, for a rerun).
+        """
+        tried: list[str] = []
+        while group and route not in self.answered and len(tried) < ONLINE_TRIES:
+            key, spec = group.pop(0)
+            tried.append(key)
+            await self._attempts(key, spec, None)
+        if route in self.answered or not group:
             return
-        self.requests += completion.requests
-        self.answered.add(spec.route)
-        await self._succeeded(key, spec, completion, completion.requests, None, (0, 0))
+        outcome = self.outcomes.get(tried[-1])
+        last = f" (the last: {outcome.error.message})" if outcome and outcome.error else ""
+        backend = self.backends[route]
+        raise FatalBackendError(
+            f"{backend.name}/{backend.model}: the capability table does not know this "
+            "model, so its batch is submitted only after an online call has shown what "
+            f"it refuses (a batch cannot learn from refusals); none of the {len(tried)} "
+            f"online calls tried was answered{last}. Nothing was submitted for its other "
+            f"{len(group)} calls: run the same command again once the server answers"
+        )
 
     async def _submit_once(self, client: BatchAPI, chunk: list[tuple[str, CallSpec]]) -> BatchState:
         """Create a batch in one request, sent again only after a 429 (nothing was made).
