@@ -288,7 +288,8 @@ class BatchRun(Run):
         if route in self.answered or not group:
             return
         outcome = self.outcomes.get(tried[-1])
-        last = f" (the last: {outcome.error.message})" if outcome and outcome.error else ""
+        error = outcome.error if outcome is not None else None
+        last = f" (the last: {error.message.rstrip('.')})" if error is not None else ""
         backend = self.backends[route]
         raise FatalBackendError(
             f"{backend.name}/{backend.model}: the capability table does not know this "
