@@ -86,3 +86,15 @@ def test_help_lists_every_command_in_order() -> None:
     rows = done.stdout.split("Commands:")[1].splitlines()
     listed = [row.split()[0] for row in rows if row.startswith("  ") and not row.startswith("   ")]
     assert listed == list(COMMANDS)
+
+
+def test_an_adaptive_compare_loads_no_scipy() -> None:
+    # A jury's agreement statistics (scipy.sparse) load with its diagnostics only:
+    # --stop-when runs the adaptive loop, which reads the jury module for its types.
+    loaded = imported_by(
+        "compare", str(ROOT / "src/fairjudge/examples/demo_pairs.jsonl"),
+        "--judge", "python:fairjudge.examples.judges:longer", "--stop-when", "decided",
+        "--json",
+    )  # fmt: skip
+    assert "fairjudge.evaluation" in loaded
+    assert "scipy" not in loaded

@@ -34,19 +34,11 @@ from fairjudge.evaluation._settings import (
     check_repeats,
 )
 from fairjudge.judges import PairwiseRequest, ProgressCallback, panel_reply
-from fairjudge.stats import (
-    AgreementResult,
-    EffectiveJudges,
-    FleissKappa,
-    agreement_matrix,
-    bootstrap_mean,
-    fleiss_kappa,
-    judge_agreement,
-    shared_resamples,
-)
+from fairjudge.stats import bootstrap_mean, shared_resamples
 
 if TYPE_CHECKING:
     from fairjudge.judges import Jury, MemberUsage
+    from fairjudge.stats import AgreementResult, EffectiveJudges, FleissKappa
 
 __all__ = [
     "JuryDiagnostics",
@@ -395,6 +387,8 @@ def _human(
     labelled = [(v, j) for v, j in zip(votes, done, strict=True) if j.item.human is not None]
     if not labelled:
         return None
+    from fairjudge.stats import judge_agreement  # loads scipy: only for diagnostics
+
     return judge_agreement(
         [v.value for v, _ in labelled],
         [j.item.human.value for _, j in labelled if j.item.human is not None],
@@ -457,6 +451,8 @@ def _diagnostics(result: JuryResult) -> JuryDiagnostics:
     n = len(result.names)
     agreement = tuple(tuple(float("nan") for _ in range(n)) for _ in range(n))
     if done:
+        from fairjudge.stats import agreement_matrix, fleiss_kappa  # loads scipy
+
         votes = [[v.value for v in row] for row in outcomes]
         fleiss = fleiss_kappa(votes, questions=clusters, **result.boot)
         agreement = tuple(tuple(row) for row in agreement_matrix(votes))

@@ -10,7 +10,6 @@ connections stay on the loop that opened them.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import random
 import signal
@@ -26,6 +25,7 @@ from fairjudge.runner._store import Store
 
 if TYPE_CHECKING:  # the engine (asyncio and all) loads with the first batch it runs
     import asyncio  # (a rerun the store answers entirely never starts a loop)
+    import concurrent.futures
 
     from fairjudge.runner._run import Parser
 
@@ -213,6 +213,8 @@ class EventLoopThread:
                 "a sync judge method was called from inside its own event loop; "
                 "await the async method (ajudge_batch) instead"
             )
+        import concurrent.futures
+
         future = self.submit(coro)
         try:
             while True:
