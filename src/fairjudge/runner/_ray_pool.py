@@ -32,9 +32,11 @@ __all__ = ["JudgeWorker", "Outcome", "RemoteBackend", "WorkerPool", "WorkerRepor
 Learning = tuple[int, tuple[str, ...], Any] | None
 """What a worker's backend has learned from refused requests so far: its refusals, its
 lessons, and its ``knowledge`` (the changes and the parameters seen taken, to hand to
-the other workers; ``None`` when empty), or ``None`` for a backend that does not learn.
-The driver adds up the refusals (:class:`WorkerPool`), so the run's summary counts every
-refusal a worker paid, and merges the knowledge."""
+the other workers; ``None`` unless it grew since the worker last sent it, as each reply
+would otherwise carry it, at some 40 microseconds of pickling, for nothing new), or
+``None`` for a backend that does not learn. The driver adds up the refusals
+(:class:`WorkerPool`), so the run's summary counts every refusal a worker paid, and
+merges the knowledge."""
 
 Outcome = tuple[bool, Completion | BaseException, Learning]
 """``(True, completion, learning)`` or ``(False, the error the backend raised, learning)``."""
@@ -59,6 +61,7 @@ class JudgeWorker:
     def __init__(self) -> None:
         self.backends: dict[Route, Backend] = {}
         self.in_flight = 0  # the driver counts the calls each worker answered
+        self.reported: dict[Route, int] = {}  # the size of the knowledge last sent back
 
     def where(self) -> tuple[str, int]:
         """``(node id, process id)``: where this worker runs, for reports and tests."""
@@ -95,10 +98,27 @@ class JudgeWorker:
         try:
             completion = await backend.complete(spec)
         except Exception as exc:
-            return False, portable(exc), _learning(backend)
+            return False, portable(exc), self._learning(route, backend)
         finally:  # a cancelled attempt (the driver stopped) ends here too
             self.in_flight -= 1
-        return True, completion, _learning(backend)
+        return True, completion, self._learning(route, backend)
+
+    def _learning(self, route: Route, backend: Backend) -> Learning:
+        """The backend's refusals and lessons so far, and its knowledge if it grew.
+
+        A reply of an attempt cancelled before it returned is never built, so the
+        knowledge it would have carried goes with the next reply instead.
+        """
+        refused = getattr(backend, "refused", None)
+        if not isinstance(refused, int):
+            return None  # it does not learn
+        lessons = getattr(backend, "lessons", None) or ()
+        knowledge = getattr(backend, "knowledge", None)
+        if knowledge is None or knowledge.size <= self.reported.get(route, 0):
+            knowledge = None  # nothing new (a known model's: nothing at all)
+        else:
+            self.reported[route] = knowledge.size
+        return refused, tuple(line for line in lessons if isinstance(line, str)), knowledge
 
     def busy(self) -> int:
         """Attempts running here now: 0 soon after the driver cancels a run."""
@@ -113,18 +133,6 @@ class JudgeWorker:
         backends, self.backends = list(self.backends.values()), {}
         for backend in backends:
             await backend.aclose()
-
-
-def _learning(backend: Backend) -> Learning:
-    """A worker's backend's refusals and lessons so far (``None``: it does not learn)."""
-    refused = getattr(backend, "refused", None)
-    if not isinstance(refused, int):
-        return None
-    lessons = getattr(backend, "lessons", None) or ()
-    knowledge = getattr(backend, "knowledge", None)
-    if knowledge is not None and not knowledge.size:
-        knowledge = None  # a known model's: nothing to hand on
-    return refused, tuple(line for line in lessons if isinstance(line, str)), knowledge
 
 
 _MAX_ACTOR_CONCURRENCY = 10_000  # the driver bounds the attempts in flight, not the actor
