@@ -20,26 +20,34 @@ def _calls_rows(out: str, n: int) -> list[list[str]]:
     return [[cell.strip() for cell in row.strip("│").split("│")] for row in rows]
 
 
-def test_jury_members_that_call_no_model_are_neither_made_nor_cached() -> None:
+def test_jury_members_that_call_no_model_pay_nothing_and_python_calls_are_made() -> None:
     done = fairjudge("jury", "examples/demo_pairs.jsonl", "--judge",
                      "replay:examples/replay_reviews.jsonl", "--judge", f"{J}:knows_facts",
                      "--judge", f"{J}:longer")  # fmt: skip
     assert done.returncode == 0, done.stderr
-    for row in _calls_rows(done.stdout, 3):
-        assert row[1:4] == ["40", "—", "—"], row  # calls, made, cached
+    replay, *python = _calls_rows(done.stdout, 3)
+    assert replay[1:4] == ["40", "—", "—"], replay  # calls, made, cached
+    for row in python:  # the panel's "calls" line counts these 80 as made
+        assert row[1:4] == ["40", "40", "0"], row
+    for row in (replay, *python):
         assert row[5:7] == ["—", "—"], row  # tokens, cost
     note = " ".join(done.stdout.split())
-    assert "—: #1, #2, #3 called directly (a Python function or a replay): no model call " \
-        "made or cached, nothing to pay for." in note  # fmt: skip
+    assert "80 made, 0 cached, 0 failed" in note
+    assert "—: #2, #3 call a Python function, not a model: no tokens, nothing to pay " \
+        "for." in note  # fmt: skip
+    assert "—: #1 answered from a recording (a replay): no call made or cached, nothing " \
+        "to pay for." in note  # fmt: skip
 
 
-def test_score_jury_members_that_call_no_model_are_neither_made_nor_cached() -> None:
+def test_score_jury_python_members_calls_are_made_and_cost_nothing() -> None:
     done = fairjudge("score-jury", "examples/score_answers.jsonl", "--judge", f"{J}:scorer",
                      "--judge", f"{J}:scorer")  # fmt: skip
     assert done.returncode == 0, done.stderr
     for row in _calls_rows(done.stdout, 2):
-        assert row[1:4] == ["40", "—", "—"], row
-    assert "—: #1, #2 called directly" in done.stdout
+        assert row[1:4] == ["40", "40", "0"], row
+        assert row[5:7] == ["—", "—"], row
+    assert "calls: 80 made, 0 cached, 0 failed" in " ".join(done.stdout.split())
+    assert "—: #1, #2 call a Python function, not a model" in " ".join(done.stdout.split())
 
 
 def test_calibrate_names_the_lower_end_that_does_not_clear_the_threshold() -> None:

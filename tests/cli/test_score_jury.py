@@ -50,7 +50,9 @@ def test_a_python_panel_json_weights_median_and_out(tmp_path: Path) -> None:
     assert members[f"{P}:leading"]["human_agreement"]["spearman"] == 1.0
     assert members[f"{P}:mirror"]["spearman_with_rest"]["spearman"] == -1.0
     assert diag["accuracy"]["krippendorff_alpha_ordinal"]["alpha"] < 0
-    assert summary["member_usage"][0]["made"] == 0
+    # a Python member's calls run on the engine: made, as the panel's calls count them
+    assert [u["made"] for u in summary["member_usage"]] == [5, 5, 5]
+    assert summary["calls"]["made"] == 15
     records = out_records(out, "score-jury")
     assert records[0]["panel_scores"] == {"accuracy": 5.0, "relevance": 5.0, "usefulness": 5.0}
     assert records[0]["members"][f"{P}:high"]["scores"]["accuracy"] == 2
@@ -113,7 +115,7 @@ def test_model_members_share_one_run_and_a_rerun_costs_nothing(
     first = json.loads(stdout)
     assert (first["calls"]["made"], first["calls"]["cached"]) == (9, 0)  # 6 model, 3 Python
     assert score_server.count("requests") == 6
-    assert [u["made"] for u in first["member_usage"]] == [3, 3, 0]  # model calls
+    assert [u["made"] for u in first["member_usage"]] == [3, 3, 3]  # they add up to the 9
     # (5 + 5 + 4) / 3, (1 + 1 + 4) / 3, (3 + 3 + 4) / 3 on accuracy
     accuracy = first["dimensions"][0]["mean"]["estimate"]
     assert accuracy == (14 / 3 + 6 / 3 + 10 / 3) / 3
@@ -123,7 +125,8 @@ def test_model_members_share_one_run_and_a_rerun_costs_nothing(
     again = json.loads(stdout)
     # the model calls come from the store; the undeclared Python member, never stored, again
     assert (again["calls"]["made"], again["calls"]["cached"]) == (3, 6)
-    assert [u["made"] for u in again["member_usage"]] == [0, 0, 0]
+    assert [u["made"] for u in again["member_usage"]] == [0, 0, 3]
+    assert [u["cached"] for u in again["member_usage"]] == [3, 3, 0]
     assert score_server.count("requests") == 6
     assert again["dimensions"] == first["dimensions"]
 

@@ -28,7 +28,24 @@ def _pinned() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for line in PINNED.read_text(encoding="utf-8").splitlines():
         out.update(json.loads(line))
-    return out
+    return {name: _made_on_the_engine(case) for name, case in out.items()}
+
+
+def _made_on_the_engine(case: Any) -> Any:
+    """The one pinned figure changed on purpose since: a Python member's calls made.
+
+    633b969 called a Python member's function directly and counted none of its calls
+    as made; its calls now run on the engine, which the panel's ``calls`` counts, so
+    its usage counts them as made too (every call here is made: nothing is stored).
+    """
+    if isinstance(case, dict):
+        usage = case.get("usage")
+        if isinstance(usage, dict) and usage.get("answered_locally"):
+            case = {**case, "usage": {**usage, "made": usage["calls"]}}
+        return {k: _made_on_the_engine(v) for k, v in case.items()}
+    if isinstance(case, list):
+        return [_made_on_the_engine(v) for v in case]
+    return case
 
 
 @pytest.fixture(scope="module")

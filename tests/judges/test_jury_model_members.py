@@ -129,15 +129,17 @@ def test_each_members_calls_tokens_cost_and_latency(
     assert (long1.latency_s or 0.0) > 0
     # The same calls as long1: made (and paid for) once, charged to long1.
     assert (again.calls, again.made, again.input_tokens, again.cost_usd) == (10, 0, 0, 0.0)
-    # The model members' shares add up to the run's model calls and its bill (the run
-    # counts py's 10 calls of its function too: the panel's budget counts them).
+    # The model members' shares add up to the run's model calls and its bill; py's 10
+    # calls of its function are made on the engine, and the run counts them too (the
+    # panel's budget counts them), so every member's made adds up to the run's.
     model = (long1, short, long2)
-    assert sum(u.made for u in model) == run.made - 10 == 30
+    assert sum(u.made or 0 for u in model) == run.made - 10 == 30
+    assert sum(u.made or 0 for u in usage.values()) == run.made == 40
     assert sum(u.cost_usd or 0.0 for u in model) == pytest.approx(run.cost_usd)
     assert long1.cost_usd == pytest.approx(
         (long1.input_tokens * 1.0 + long1.output_tokens * 2.0) / 1e6
     )
-    assert (py.made, py.input_tokens, py.cost_usd) == (0, 0, 0.0)
+    assert (py.made, py.cached, py.input_tokens, py.cost_usd) == (10, 0, 0, 0.0)
     payload = result.to_dict()
     assert payload["members"][0] == {"name": "long1", "weight": 1.0}
     assert jury_diagnostics(result).to_dict()["members"][0]["usage"]["made"] == 10
@@ -146,7 +148,9 @@ def test_each_members_calls_tokens_cost_and_latency(
         again_result = evaluate_jury(jury, ITEMS, SETTINGS)
     for m in jury_diagnostics(again_result).members:
         assert m.usage is not None
-        assert (m.usage.made, m.usage.input_tokens, m.usage.cost_usd) == (0, 0, 0.0)
+        # py declares no name and version: its function is called again, never stored
+        assert (m.usage.made, m.usage.input_tokens, m.usage.cost_usd) == (
+            10 if m.name == "py" else 0, 0, 0.0)  # fmt: skip
     assert jury_diagnostics(again_result).members[0].usage.cached == 10  # type: ignore[union-attr]
 
 

@@ -48,3 +48,27 @@ def test_each_output_points_where_it_shows_the_failures(
     if command == "jury":
         assert "the table of reasons below lists why" in text
         assert text.index("the table of reasons below") < text.index("*Why members' calls")
+
+
+def test_a_panel_pages_warning_is_the_shared_phrase_the_markdown_rewrites(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The panel page's warning repeated the phrase as its own words: reworded in one
+    # place, the page and the Markdown's rewrite of it would part. Both read it from
+    # report/_comparison now, so a new wording reaches the page, and the Markdown
+    # still swaps it for its own pointer.
+    import fairjudge.report._markdown as markdown
+    import fairjudge.report._page_panel as page_panel
+
+    monkeypatch.setattr(page_panel, "PAGE_FAILURES", "the Reasons card further down")
+    monkeypatch.setattr(markdown, "PAGE_FAILURES", "the Reasons card further down")
+    md, page = tmp_path / "r.md", tmp_path / "r.html"
+    result = invoke("jury", str(PAIRS), *PANEL, "--markdown", str(md), "--html", str(page))
+    assert result.exit_code == 4, result.output
+    shown = _page_text(page)
+    assert "member call(s) gave no reading (parse failures, call errors); the Reasons card " \
+        "further down lists why." in shown  # fmt: skip
+    assert "Failures card below lists why" not in shown
+    text = md.read_text()
+    assert "the table of reasons below lists why" in text
+    assert "Reasons card" not in text

@@ -330,20 +330,25 @@ def _batch(result: JuryResult) -> _PanelBatch:
 
 def _add_usage(a: MemberUsage, b: MemberUsage) -> MemberUsage:
     """One member's usage over two batches (latency weighted by the calls it averages)."""
-    weight_a, weight_b = (a.calls, b.calls) if a.local else (a.made, b.made)
+    weight_a, weight_b = (a.calls, b.calls) if a.local else (a.made or 0, b.made or 0)
     latencies = [(lat, w) for lat, w in ((a.latency_s, weight_a), (b.latency_s, weight_b))
                  if lat is not None and w]  # fmt: skip
     total = sum(w for _, w in latencies)
     return MemberUsage(
         calls=a.calls + b.calls,
-        made=a.made + b.made,
-        cached=a.cached + b.cached,
+        made=_add_count(a.made, b.made),
+        cached=_add_count(a.cached, b.cached),
         input_tokens=a.input_tokens + b.input_tokens,
         output_tokens=a.output_tokens + b.output_tokens,
         cost_usd=None if a.cost_usd is None or b.cost_usd is None else a.cost_usd + b.cost_usd,
         latency_s=math.fsum(lat * w for lat, w in latencies) / total if total else None,
         local=a.local and b.local,
     )
+
+
+def _add_count(a: int | None, b: int | None) -> int | None:
+    """Two batches' made (or cached) calls; ``None`` (a replay makes none) stays ``None``."""
+    return None if a is None or b is None else a + b
 
 
 def evaluate_jury_adaptive(

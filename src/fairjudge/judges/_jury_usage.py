@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from fairjudge._types import Reply, never_made
 
 if TYPE_CHECKING:
-    from fairjudge.runner import Store
+    from fairjudge.runner import RunSummary, Store
 
-__all__ = ["MemberUsage", "model_usage", "no_model_usage"]
+__all__ = ["MemberUsage", "function_usage", "model_usage", "no_model_usage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,24 +25,25 @@ class MemberUsage:
 
     Attributes:
         calls: Replies the member gave (one per planned call).
-        made: Calls sent to a backend for it in this run (0 for a member that calls
-            no model); a call served from the store or already made for an earlier
-            member is not made again.
-        cached: Replies served from the store, at no cost.
+        made: Calls sent for it in this run, to a model's backend or to a Python
+            judge's function (both run on the engine, and the panel's ``calls`` and
+            budget count them); a call served from the store or already made for an
+            earlier member is not made again. ``None`` for a member that answers
+            without any call (a replay): there is nothing to make.
+        cached: Replies served from the store, at no cost; ``None`` as for ``made``.
         input_tokens: Prompt tokens of the calls made.
         output_tokens: Completion tokens of the calls made.
         cost_usd: Estimated cost of the calls made; ``None`` when a made call's
             price was unknown (0 when nothing was made).
         latency_s: Mean seconds per call made (per reply, for a member that calls no
             model); ``None`` when there is none to measure.
-        local: The member calls no model (a Python callable, a replay): it answered
-            every call directly, so none was made or cached, and there is nothing to
-            pay for.
+        local: The member calls no model (a Python function, a replay): it has no
+            tokens and nothing to pay for.
     """
 
     calls: int
-    made: int
-    cached: int
+    made: int | None
+    cached: int | None
     input_tokens: int
     output_tokens: int
     cost_usd: float | None
@@ -64,9 +65,22 @@ class MemberUsage:
 
 
 def no_model_usage(replies: Sequence[Reply[object]], wall_s: float) -> MemberUsage:
-    """A member answered in this process: no call made, nothing spent."""
+    """A member answered in this process without a call (a replay): nothing made or spent."""
     latency = wall_s / len(replies) if replies else None
-    return MemberUsage(len(replies), 0, 0, 0, 0, 0.0, latency, local=True)
+    return MemberUsage(len(replies), None, None, 0, 0, 0.0, latency, local=True)
+
+
+def function_usage(
+    replies: Sequence[Reply[object]], run: RunSummary | None, wall_s: float
+) -> MemberUsage:
+    """A Python judge's calls of its function on the engine: made or cached, never paid.
+
+    ``run`` is the judge's own run of this batch (``None``: it ran none), the run the
+    panel's ``calls`` adds up, so the members' ``made`` add up to the panel's.
+    """
+    latency = wall_s / len(replies) if replies else None
+    made, cached = (run.made, run.cached) if run is not None else (0, 0)
+    return MemberUsage(len(replies), made, cached, 0, 0, 0.0, latency, local=True)
 
 
 def model_usage(replies: Sequence[Reply[object]], store: Store, charged: set[str]) -> MemberUsage:

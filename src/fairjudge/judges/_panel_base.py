@@ -21,7 +21,12 @@ from fairjudge._errors import ConfigError
 from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge._words import worded
 from fairjudge.judges._callable import PythonFunction
-from fairjudge.judges._jury_usage import MemberUsage, model_usage, no_model_usage
+from fairjudge.judges._jury_usage import (
+    MemberUsage,
+    function_usage,
+    model_usage,
+    no_model_usage,
+)
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import calls_no_model
@@ -336,6 +341,7 @@ class Panel(Closing, Generic[M, Q, A]):
         # The other members answer here, so their latency is what their batch took;
         # a Python member runs on the engine, within what is left of the panel's budget.
         wall: dict[int, float] = {}
+        own_runs: dict[int, RunSummary] = {}  # each Python member's run of this batch
         judges, limit = [m.judge for m in self.members], self._max_calls()
         for i, m in enumerate(self.members):
             if i not in on_model:
@@ -348,10 +354,12 @@ class Panel(Closing, Generic[M, Q, A]):
                     interrupted_member(m.name, [n.judge for n in self.members[:i]], on_model)
                     raise
                 wall[i] = time.perf_counter() - begin
-                if isinstance(run := getattr(m.judge, "last_run", None), RunSummary):
-                    runs += [run] if run is not before else []
+                run = getattr(m.judge, "last_run", None)
+                if isinstance(run, RunSummary) and run is not before:
+                    runs.append(run)
+                    own_runs[i] = run
         self.last_members = out
-        self.last_usage = self._usage([self._replies_of(own) for own in out], wall)
+        self.last_usage = self._usage([self._replies_of(own) for own in out], wall, own_runs)
         self._last_run = panel_run(runs)
         # A stop in any member's batch stops the panel: every member's list says so.
         stopped = self._stop_of(judges, stopped_by(*out))
@@ -411,13 +419,22 @@ class Panel(Closing, Generic[M, Q, A]):
         raise NotImplementedError
 
     def _usage(
-        self, replies: Sequence[Sequence[Reply[object]]], wall: dict[int, float]
+        self,
+        replies: Sequence[Sequence[Reply[object]]],
+        wall: dict[int, float],
+        own_runs: dict[int, RunSummary],
     ) -> tuple[MemberUsage, ...]:
-        """Each member's usage; a call shared by members is charged to the first."""
+        """Each member's usage; a call shared by members is charged to the first.
+
+        A Python judge's calls run on its engine and count in the panel's run, so
+        they count as made (or cached) in its row too; a replay makes none.
+        """
         charged: set[str] = set()
         usage = []
         for i, own in enumerate(replies):
-            if i in wall or self.session is None:
+            if isinstance(self.members[i].judge, PythonFunction):
+                usage.append(function_usage(own, own_runs.get(i), wall.get(i, 0.0)))
+            elif i in wall or self.session is None:
                 usage.append(no_model_usage(own, wall.get(i, 0.0)))
             else:
                 usage.append(model_usage(own, self.session.store, charged))

@@ -44,6 +44,7 @@ from fairjudge.evaluation import (
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.judges import recorded_jury
 from fairjudge.prompts import AnswerScores
+from fairjudge.report._comparison import PAGE_FAILURES
 from fairjudge.report._jury import JuryReport, JuryScoreReport, jury_report, score_jury_report
 from fairjudge.report._page import (
     Explorer,
@@ -135,8 +136,9 @@ def _with_failures(headline: Headline, failures: tuple[tuple[int, str], ...]) ->
     if not failures:
         return headline
     total = sum(n for n, _ in failures)
-    said = f"{total} member call(s) gave no reading (parse failures, call errors); the "
-    said += "Failures card below lists why. They are never counted as a verdict or a score."
+    # The shared phrase, which the Markdown rewrites to its own pointer by that text.
+    said = f"{total} member call(s) gave no reading (parse failures, call errors); "
+    said += f"{PAGE_FAILURES} lists why. They are never counted as a verdict or a score."
     return dataclasses.replace(headline, warnings=(*headline.warnings, said))
 
 

@@ -60,7 +60,8 @@ D = TypeVar("D", bound=_Diagnostics)
 P = TypeVar("P", bound="PanelReport[Any, Any]")
 
 LOCAL = "—"
-"""The made, cached, tokens and cost cells of a member that calls no model."""
+"""The tokens and cost cells of a member that calls no model (a Python judge, a replay),
+and the made and cached cells of one that answers without a call (a replay)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,12 +163,15 @@ def calls_table(rows: Sequence[tuple[int | None, int | None, int, MemberUsage | 
         asked = "n/a" if calls is None else str(calls)
         if u is None:
             cells = ("n/a", "n/a" if cached is None else str(cached), "n/a", "n/a", "n/a")
-        elif u.local:
-            cells = (LOCAL, LOCAL, LOCAL, LOCAL, _latency(u))
         else:
+            # A Python judge's calls are made (or cached) on the engine, as a model's
+            # are, and the panel's calls line counts them; only a replay makes none.
+            made, stored = (LOCAL, LOCAL) if u.made is None else (str(u.made), str(cached))
             tokens = f"{u.input_tokens} / {u.output_tokens}"
             cost = "n/a" if u.cost_usd is None else f"${u.cost_usd:.4f}"
-            cells = (str(u.made), str(cached), tokens, cost, _latency(u))
+            if u.local:
+                tokens = cost = LOCAL
+            cells = (made, stored, tokens, cost, _latency(u))
         made, stored, tokens, cost, latency = cells
         table.add_row(member_label(k), asked, made, stored, str(failed), tokens, cost, latency)
     return table
@@ -186,15 +190,19 @@ def _latency(usage: MemberUsage) -> str:
 
 
 def print_local_note(console: Console, usage: Sequence[MemberUsage | None]) -> None:
-    """Name the members that call no model, whose calls were neither made nor cached."""
-    local = [member_label(k) for k, u in enumerate(usage) if u is not None and u.local]
-    if local:
-        who = ", ".join(local)
-        say(
-            console,
-            f"{LOCAL}: {who} called directly (a Python function or a replay): "
-            "no model call made or cached, nothing to pay for.",
-        )
+    """Say what each ``—`` stands for: no model (no tokens, no cost), or no call at all."""
+    called = [k for k, u in enumerate(usage) if u is not None and u.local and u.made is not None]
+    replayed = [k for k, u in enumerate(usage) if u is not None and u.local and u.made is None]
+    if called:
+        say(console, f"{LOCAL}: {_labels(called)} call a Python function, not a model: no "
+            "tokens, nothing to pay for.")  # fmt: skip
+    if replayed:
+        say(console, f"{LOCAL}: {_labels(replayed)} answered from a recording (a replay): no "
+            "call made or cached, nothing to pay for.")  # fmt: skip
+
+
+def _labels(members: Sequence[int]) -> str:
+    return ", ".join(member_label(k) for k in members)
 
 
 def partial_note(stopped: str | None, console: Console) -> None:
