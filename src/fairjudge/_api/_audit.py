@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fairjudge._api._inputs import file_renames, load_rows
+from fairjudge._api._out import audit_out
 from fairjudge._api._result import Result, title
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
@@ -144,7 +145,8 @@ def audit_judge(
     return Result("audit", report, payload, report.stopped,
                   _rows=lambda: [dict(e) for e in payload["experiments"]],
                   _html=lambda: page_html(audit_page(report, calls_made=made, summary=payload)),
-                  _summary=summary, calls=calls, sent_by=sent_by)  # fmt: skip
+                  _summary=summary, calls=calls, sent_by=sent_by,
+                  _out=lambda: audit_out(payload))  # fmt: skip
 
 
 _EXPERIMENT_OF = {

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._inputs import file_renames, load_rows, read_already
+from fairjudge._api._out import compare_out, score_out
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
 from fairjudge._api._result import Result, opened, pairwise_rows, scored_rows, title
 from fairjudge._api._runs import judge_pairs, recorded_template
@@ -195,6 +196,7 @@ def compare(
         _rows=lambda: pairwise_rows(result.judgments),
         _html=lambda: _page(report),
         _summary=None if adaptive is None else adaptive.summary, calls=run, sent_by=the_judge,
+        _out=lambda: compare_out("compare", result, adaptive),
     )  # fmt: skip
 
 
@@ -271,6 +273,8 @@ def calibrate_scores(
         "calibrate", result, Calibration(report, None, payload), result.stopped,
         _rows=lambda: scored_rows(result.items), _html=scored._html,
         _summary=lambda: _text(report), calls=calls, sent_by=scored.sent_by,
+        _out=lambda: score_out("calibrate", result, mode=mode, seed=seed, level=level,
+                               n_resamples=n_resamples, min_spearman=min_spearman),
     )  # fmt: skip
 
 
@@ -390,4 +394,5 @@ def calibrate(
         _html=lambda: page_html(compare_page(page, calibration=report, summary=payload)),
         _summary=lambda: f"{result.summary()}\n{report['gate'].summary()}",
         calls=compared.calls, sent_by=compared.sent_by,
+        _out=lambda: compare_out("calibrate", result),
     )  # fmt: skip

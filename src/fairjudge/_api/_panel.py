@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from fairjudge._api._out import jury_out, score_jury_out
 from fairjudge._api._result import Result, title
 from fairjudge._api._runs import judge_panel
 from fairjudge._api._setup import JudgeSetup
@@ -268,7 +269,7 @@ def run_jury(
                   _rows=lambda: [j.to_dict(result.names) for j in result.judgments],
                   _summary=lambda: _rendered(render_jury, report),
                   _html=lambda: _jury_page(report), calls=run,
-                  sent_by=panel)  # fmt: skip
+                  sent_by=panel, _out=lambda: jury_out(result, adaptive))  # fmt: skip
 
 
 def run_score_jury(
@@ -295,7 +296,9 @@ def run_score_jury(
                   _rows=lambda: [i.to_dict(result.names) for i in result.items],
                   _summary=lambda: _rendered(render_score_jury, report),
                   _html=lambda: _score_jury_page(report), calls=panel.last_run,
-                  sent_by=panel)  # fmt: skip
+                  sent_by=panel, _out=lambda: score_jury_out(
+                      result, rubric, source, mode=mode, seed=seed, level=level,
+                      n_resamples=n_resamples))  # fmt: skip
 
 
 def _rendered(render: Callable[[Any, Any], None], report: Any) -> str:

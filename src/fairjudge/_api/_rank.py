@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fairjudge._api._inputs import ROWS, file_renames, load_rows
+from fairjudge._api._out import rank_out
 from fairjudge._api._result import Result, opened, title
 from fairjudge._api._runs import judge_pairs
 from fairjudge._api._setup import JudgeSetup, setup_of
@@ -194,6 +195,11 @@ def rank(
             b.summary() for b in (report.leaderboard, report.style_control) if b is not None
         ),
         calls=run, sent_by=sent_by,
+        _out=None if result is None else lambda: rank_out(
+            result, sent_by, pairing=pairing, baseline=baseline,
+            pairs_per_question=pairs_per_question, ties=ties, anchor=anchor,
+            anchor_rating=anchor_rating, l2=l2, n_resamples_fit=n_resamples,
+            style_control=style_control),
     )  # fmt: skip
 
 

@@ -2,24 +2,30 @@
 
 A :class:`Result` holds the library's own result (``result``) and the report model
 the command line builds from it (``report``), so :meth:`Result.to_dict` is what the
-command's ``--json`` prints and :meth:`Result.to_html` writes the command's page.
+command's ``--json`` prints, :meth:`Result.to_html` writes the command's page and
+:meth:`Result.save` its ``--out`` file (:mod:`fairjudge._api._out`).
 :func:`opened` opens a judge from a spec (and closes it), :func:`last_run` reads its
 last run (calls, usage, cost) and :func:`title` names the input in a report's title.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fairjudge._api._inputs import ROWS, import_pandas
 from fairjudge._items import Judgment
 from fairjudge.runner import RunSummary
 
-__all__ = ["Kind", "Result", "last_run", "opened", "pairwise_rows", "scored_rows", "title"]
+if TYPE_CHECKING:
+    from fairjudge._api._out import OutFile
+
+__all__ = [
+    "Kind", "Result", "last_run", "opened", "out_file_of", "pairwise_rows", "scored_rows", "title",
+]  # fmt: skip
 
 Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
 
@@ -55,6 +61,7 @@ class Result:
     _summary: Callable[[], str] | None = field(default=None, repr=False)
     calls: Any = field(default=None, kw_only=True, repr=False)
     sent_by: Any = field(default=None, kw_only=True, repr=False)
+    _out: Callable[[], OutFile] | None = field(default=None, kw_only=True, repr=False)
 
     def summary(self) -> str:
         """A few human-readable lines: the headline numbers with their intervals.
@@ -95,6 +102,57 @@ class Result:
         target = Path(path)
         write_atomic(target, (self._html(),))
         return target
+
+    def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
+        """Write the run's audit trail, the file the command's ``--out`` writes.
+
+        A header record (the kind, judge, template or rubric, settings, what the
+        requests carried and what the calls did), then one record per item (per
+        battle for ``rank``, per experiment for an audit), written atomically:
+        ``fairjudge report FILE`` draws it, as it draws the command's. A run a budget
+        stopped is saved as far as it got, its ``stopped`` in each record's result.
+
+        Named ``save`` (not ``to_jsonl``): the file is the run itself, header and all,
+        which ``fairjudge report`` and ``score --baseline`` read back, not a format
+        of :meth:`to_records`.
+
+        Args:
+            path: Where to write (its folder is made if missing).
+            header_extra: What only a command line knows, added to the header:
+                ``command`` (the command as typed; credentials are masked),
+                ``config`` and ``config_file`` (``fairjudge run``'s). A notebook's
+                file has an empty ``command``.
+
+        Returns:
+            The path written.
+
+        Raises:
+            ConfigError: A ``rank`` of judged battles (no judge ran: there is
+                nothing per item to save), or ``header_extra`` with another key.
+        """
+        from fairjudge._api._out import write_out_file
+
+        return write_out_file(path, out_file_of(self), self.calls, self.sent_by, header_extra)
+
+
+def out_file_of(done: Result) -> OutFile:
+    """What :meth:`Result.save` would write: the header's facts and the records.
+
+    The command line draws an ``--html`` page's run facts from it, so the page and
+    the ``--out`` file name the same judge and settings.
+
+    Raises:
+        ConfigError: As :meth:`Result.save`, for a result with nothing to save.
+    """
+    if done._out is None:
+        from fairjudge._errors import ConfigError
+
+        raise ConfigError(
+            f"this {done.kind} result judged nothing (the items were judged battles), "
+            "so it has no per-item records to save; to_dict() holds the leaderboard",
+            params="items",
+        )
+    return done._out()
 
 
 def _calls(judgment: Judgment) -> dict[str, Any]:

@@ -8,8 +8,9 @@ command line run alike. The adaptive machinery loads only when ``stop_when`` is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._result import last_run
@@ -175,6 +176,8 @@ class ViaScoresRun:
         calls: The scoring calls' summary (``None`` for a Python scorer).
         scorer: The scorer that ran (closed), whose requests a record can name.
         judge: The scorer's name.
+        rubric: The rubric it scored against.
+        settings: The run's settings (seed, level, resamples).
     """
 
     result: ViaScoresResult
@@ -183,6 +186,18 @@ class ViaScoresRun:
     calls: RunSummary | None
     scorer: Any
     judge: str
+    rubric: Rubric = field(repr=False)
+    settings: EvalSettings = field(repr=False)
+
+    def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
+        """Write ``compare --via-scores``'s ``--out`` file, as :meth:`Result.save` does.
+
+        The header records the scorer's requests and the scoring calls.
+        """
+        from fairjudge._api._out import via_scores_out, write_out_file
+
+        out = via_scores_out(self, self.rubric, self.settings)
+        return write_out_file(path, out, self.calls, self.scorer, header_extra)
 
 
 def via_scores(
@@ -214,7 +229,7 @@ def via_scores(
             close = getattr(judge, "close", None)
             if callable(close):
                 close()
-    return ViaScoresRun(result, swap, adaptive, calls, scorer, judge_name(scorer))
+    return ViaScoresRun(result, swap, adaptive, calls, scorer, judge_name(scorer), rubric, settings)
 
 
 def _via_judges(

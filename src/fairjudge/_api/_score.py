@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._inputs import file_renames, load_rows, read_already
+from fairjudge._api._out import score_out
 from fairjudge._api._panel import JudgesLike, check_one_of, run_score_jury
 from fairjudge._api._result import Result, last_run, opened, scored_rows, title
 from fairjudge._api._setup import JudgeSetup, setup_of
@@ -198,7 +199,9 @@ def score(
     summary = None if trend is None else (lambda: f"{result.summary()}\n{trend.summary()}")
     return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items),
                   _html=lambda: _page(report, before), _summary=summary,
-                  calls=calls, sent_by=the_judge)  # fmt: skip
+                  calls=calls, sent_by=the_judge,
+                  _out=lambda: score_out("score", result, mode=mode, seed=seed, level=level,
+                                         n_resamples=n_resamples, source=source))  # fmt: skip
 
 
 def _baseline(baseline: ScoreRun | str | Path | None) -> ScoreRun | None:

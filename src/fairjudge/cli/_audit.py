@@ -31,7 +31,7 @@ from fairjudge.cli._options import (
     check_outputs,
     judge_flags_without,
 )
-from fairjudge.cli._out import write_out, write_page
+from fairjudge.cli._out import save_out, write_page
 from fairjudge.io import strict_dumps
 from fairjudge.judges import DEFAULT_JUDGE
 
@@ -175,21 +175,13 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
 
     audited = _run(opts, flags)
     report, payload = audited.result, audited.report  # the report; the calls, the headline
-    made, settings = payload["calls_made"], payload["settings"]
-    head: dict[str, Any] = {
-        "judge": ", ".join(payload["judges"]), "template": settings.get("template"),
-        "rubric": settings.get("rubric"), "settings": settings,
-    }  # fmt: skip
-    if opts.out is not None:  # the summary keeps calls, so `report` redraws the --json
-        summary = {"kind": "audit"} | {k: v for k, v in payload.items() if k != "experiments"}
-        rows = [{"kind": "experiment", **e} for e in payload["experiments"]]
-        write_out(opts.out, "audit", [summary, *rows], **head, calls=audited.calls,
-                  sent_by=audited.sent_by)  # fmt: skip
+    made = payload["calls_made"]
+    save_out(audited, opts.out, "audit")
     if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
         from fairjudge.report import audit_page, page_html
 
-        write_page(opts.html, "audit", lambda header: page_html(audit_page(
-            report, calls_made=made, header=header, summary=payload)), **head)  # fmt: skip
+        write_page(opts.html, audited, lambda header: page_html(audit_page(
+            report, calls_made=made, header=header, summary=payload)))  # fmt: skip
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     if not _markdown(report, made, payload) and not json_output:

@@ -35,8 +35,8 @@ from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, load_input, template_option
 from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
-from fairjudge.cli._out import write_judgments
-from fairjudge.cli._score import load_scored, unscored_exit, write_scores
+from fairjudge.cli._out import save_out
+from fairjudge.cli._score import load_scored, unscored_exit
 from fairjudge.io import is_pointwise_file, open_source, strict_dumps
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
@@ -157,9 +157,7 @@ def calibrate_scores(
         settings=settings, setup=flags.setup(), source=str(file),
     )  # fmt: skip
     result, report, payload = calibrated.result, calibrated.report.figures, calibrated.to_dict()
-    write_scores(run.out, "calibrate", result, scoring.mode, scorer=calibrated.sent_by,
-                 seed=run.seed, level=run.level, n_resamples=run.bootstrap,
-                 min_spearman=min_spearman)  # fmt: skip
+    save_out(calibrated, run.out, "calibrate")
     if run.out is not None:
         say("per-item results", str(run.out), "dim")
     if json_output:
@@ -273,7 +271,7 @@ def _calibrate_pairs(
     result, shown = calibrated.result, calibrated.report
     report = shown.figures
     if run.out is not None:
-        write_judgments(run.out, "calibrate", calibrated)
+        save_out(calibrated, run.out, "calibrate")
         say("per-item results", str(run.out), "dim")
     if run.html is not None:
         calibrated.to_html(run.html)

@@ -278,7 +278,7 @@ def _pairwise(
     """
     from fairjudge._api import compare
     from fairjudge.cli._judging import load_input, template_option
-    from fairjudge.cli._out import write_judgments
+    from fairjudge.cli._out import save_out
 
     settings = run.settings(file)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
@@ -289,12 +289,8 @@ def _pairwise(
         stop_when=rule, batch=stop.batch if stop is not None else None,
     )  # fmt: skip
     report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
-    done, result = dataclasses.replace(done, report=report), done.result
-    if run.out is not None:
-        recorded = result.settings.to_dict()
-        if report.adaptive is not None:
-            recorded["adaptive"] = report.adaptive.adaptive_dict()
-        write_judgments(run.out, "compare", done, recorded)
+    done = dataclasses.replace(done, report=report)
+    save_out(done, run.out, "compare")
     return done
 
 
@@ -327,7 +323,7 @@ def _via_scores(
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
         stop_when=rule, batch=stop.batch if stop is not None else None,
     )  # fmt: skip
-    _via_output(file, json_output, run, done, skipped_in_flags(loaded), rubric)
+    _via_output(file, json_output, run, done, skipped_in_flags(loaded))
     result = done.result
     code = unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
@@ -341,7 +337,7 @@ def _via_scores(
 
 def _via_output(
     file: Path, json_output: bool, run: EvalFlags, done: ViaScoresRun,
-    skipped: list[dict[str, Any]], rubric: Rubric,
+    skipped: list[dict[str, Any]],
 ) -> None:  # fmt: skip
     """Write ``--out``, then print the table or the JSON (with ``--stop-when``'s block).
 
@@ -349,24 +345,13 @@ def _via_output(
     """
     from rich.console import Console
 
-    from fairjudge.cli._out import write_out
+    from fairjudge.cli._out import save_out
     from fairjudge.io import strict_dumps
     from fairjudge.report import comparison_report, render_via_scores, via_scores_markdown
 
     result, swap, calls, adaptive = done.result, done.swap, done.calls, done.adaptive
     stop = {} if adaptive is None else {"adaptive": adaptive.adaptive_dict()}
-    if run.out is not None:
-        records = (
-            {**p.to_dict(), **({"swap": j.to_dict()} if j is not None else {})}
-            for p, j in zip(result.pairs, swap.judgments if swap else [None] * result.n_items,
-                            strict=True)
-        )  # fmt: skip
-        write_out(run.out, "compare-via-scores", records, judge=done.judge,
-                  rubric=f"{rubric.name}@{rubric.version}",
-                  template=swap.settings.template if swap is not None else None,
-                  settings={"tie_margin": result.tie_margin, "seed": run.seed,
-                            "level": run.level, "n_resamples": run.bootstrap, **stop},
-                  calls=calls, sent_by=done.scorer)  # fmt: skip
+    save_out(done, run.out, "compare")
     title = f"{'<stdin>' if str(file) == '-' else file.name}: model 1 vs model 2"
     if json_output:
         payload = {

@@ -35,7 +35,6 @@ from fairjudge._api import (
     SCORE_AGGREGATIONS,
     JuryScoreResult,
     check_rule,
-    jury_records,
 )
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
@@ -58,7 +57,7 @@ from fairjudge.cli._options import (
     input_flags,
     judge_flags_without,
 )
-from fairjudge.cli._out import show, write_out, write_page
+from fairjudge.cli._out import save_out, show, write_page
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 from fairjudge.io import LoadedItems
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
@@ -257,22 +256,11 @@ def _judge(
             batch=stop.batch if stop is not None else None,
         )  # fmt: skip
     report: JuryReport = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
-    result = report.result
-    recorded = {**result.settings.to_dict(), "aggregation": result.aggregation,
-                "weights": list(result.weights)}  # fmt: skip
-    if report.adaptive is not None:
-        recorded["adaptive"] = report.adaptive.adaptive_dict()
-    head: dict[str, Any] = {
-        "judge": ", ".join(result.names), "template": result.settings.template,
-        "settings": recorded,
-    }  # fmt: skip
-    if run.out is not None:
-        write_out(run.out, "jury", jury_records(result), **head, calls=done.calls,
-                  sent_by=done.sent_by)  # fmt: skip
+    save_out(done, run.out, "jury")
     if run.html is not None:  # before the exit-code checks: a failed run's page helps most
         from fairjudge.report import jury_html
 
-        write_page(run.html, "jury", lambda header: jury_html(report, header=header), **head)
+        write_page(run.html, done, lambda header: jury_html(report, header=header))
     return report
 
 
@@ -427,20 +415,12 @@ def score_panel(
         n_resamples=opts.bootstrap, setup=as_judge_flags(flags).setup(), source=str(file),
     )  # fmt: skip
     result: JuryScoreResult = done.result
-    # The rubric's dimensions and scale too: `fairjudge report` draws a .toml rubric's run.
-    head: dict[str, Any] = {"judge": ", ".join(result.names), "rubric": result.rubric_tag,
-        "settings": {"aggregation": result.aggregation, "weights": list(result.weights),
-                     "mode": opts.mode, "seed": opts.seed, "level": opts.level,
-                     "n_resamples": opts.bootstrap, "dimensions": list(rubric.names),
-                     "scale": list(rubric.scale), "source": str(file)}}  # fmt: skip
-    if opts.out is not None:
-        write_out(opts.out, "score-jury", result.records(), **head, calls=done.calls,
-                  sent_by=done.sent_by)  # fmt: skip
+    save_out(done, opts.out, "score-jury")
     report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
     if opts.html is not None:  # before the exit-code checks: a failed run's page helps most
         from fairjudge.report import score_jury_html
 
-        write_page(opts.html, "score-jury", lambda h: score_jury_html(report, header=h), **head)
+        write_page(opts.html, done, lambda h: score_jury_html(report, header=h))
     show(report, render_score_jury, as_json=opts.json_output,
          files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
     return result

@@ -1,22 +1,15 @@
-"""Every command's ``--out`` file, and how a command shows its report.
+"""How a command shows its report, and writes its ``--out`` file and header-carded page.
 
-One function writes them all, so every ``--out`` file opens with the same header
-(:func:`fairjudge.io._out_file.out_header`): the kind of file, the command line, the
-judge, the template or rubric, the settings and the fairjudge version; and, for every
-command that calls a model, what its requests carried (``settings.request``, or
-``settings.requests`` by member for a panel) and what its calls did (``calls``: counts,
-tokens, cost, cache, reasoning, refused requests). A request's ``params`` are what
-the store keys the call by; what was actually sent, when a refusal taught the run to
-rename or drop one (:mod:`fairjudge.backends._capabilities`), is recorded beside them
-(:func:`request_settings`). :func:`show` prints a report as ``--json`` or as its
-tables, then where each written file went.
+Every ``--out`` file is the library's :meth:`fairjudge.Result.save`
+(:mod:`fairjudge._api._out`); :func:`save_out` adds what only the command line knows
+(the command as typed, ``fairjudge run``'s config). :func:`show` prints a report as
+``--json`` or as its tables, then where each written file went.
 """
 
 from __future__ import annotations
 
-import itertools
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -25,14 +18,12 @@ from rich.console import Console
 
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
-from fairjudge.io import OutKind, out_header, strict_dumps, write_jsonl_atomic
+from fairjudge.io import strict_dumps
 
 if TYPE_CHECKING:
     from fairjudge.io import OutHeader
 
-__all__ = [
-    "command_line", "requests_of", "show", "write_judgments", "write_out", "write_page",
-]  # fmt: skip
+__all__ = ["command_line", "save_out", "show", "write_page"]
 
 
 class _Report(Protocol):
@@ -89,143 +80,36 @@ def command_line(name: str) -> list[str]:
     return ["fairjudge", name]
 
 
-def write_out(
-    path: Path,
-    kind: OutKind,
-    records: Iterable[dict[str, Any]],
-    *,
-    judge: str | None = None,
-    template: str | None = None,
-    rubric: str | None = None,
-    settings: Mapping[str, Any] | None = None,
-    calls: _Report | Mapping[str, Any] | None = None,
-    sent_by: object = None,
-) -> None:
-    """Write a ``--out`` file atomically: its header record, then ``records``.
+def save_out(done: Any, path: Path | None, name: str) -> None:
+    """Write command ``name``'s ``--out`` when asked: the library's own ``save``.
 
-    The header records the run's config file too (:func:`current_config`), so any
-    ``--out`` file says how to run its evaluation again (``fairjudge run``).
-
-    Args:
-        path: Where to write.
-        kind: What the file is (the command that wrote it).
-        records: The file's records, after the header.
-        judge: The judge's name (a member list for a panel).
-        template: The pairwise template.
-        rubric: The pointwise rubric.
-        settings: The run's settings.
-        calls: What the run's calls did: a :class:`~fairjudge.runner.RunSummary`
-            (or its ``to_dict()``), as ``--json`` reports it; ``None`` for a judge
-            that keeps none.
-        sent_by: The judge whose requests the settings record (:func:`requests_of`):
-            one judge, a panel, or a mapping of names to judges.
+    The header gets what only the command line knows: the command as typed
+    (:func:`command_line`), and the run's config table and file
+    (:func:`~fairjudge.cli._run_config.current_config`), so any ``--out`` file says how
+    to run its evaluation again (``fairjudge run``).
     """
+    if path is None:
+        return
     from fairjudge.cli._run_config import current_config, current_config_file
 
-    command = command_line(kind.removesuffix("-via-scores"))
-    settings = {**(settings or {}), **requests_of(sent_by)}
-    if calls is not None and not isinstance(calls, Mapping):
-        calls = calls.to_dict()
-    header = out_header(
-        kind, command=command, judge=judge, template=template, rubric=rubric, settings=settings,
-        calls=calls, config=current_config(), config_file=current_config_file(),
-    )  # fmt: skip
-    write_jsonl_atomic(path, itertools.chain([header], records))
+    extra = {"command": command_line(name), "config": current_config(),
+             "config_file": current_config_file()}  # fmt: skip
+    done.save(path, header_extra=extra)
 
 
-def write_page(
-    path: Path, kind: OutKind, html_of: Callable[[OutHeader], str], **header: Any
-) -> None:
-    """Write an ``--html`` page, its run facts from the header ``--out`` opens with.
+def write_page(path: Path | None, done: Any, html_of: Callable[[OutHeader], str]) -> None:
+    """Write an ``--html`` page when asked, its run facts from the header ``--out`` opens with.
 
-    ``header`` is what :func:`write_out` records (judge, template or rubric,
-    settings); the command line is masked there, as in the file.
+    The judge, template or rubric and settings are the result's own
+    (:func:`fairjudge._api.out_file_of`); the command line is masked, as in the file.
     """
-    from fairjudge.io import read_header, write_atomic
+    if path is None:
+        return
+    from fairjudge._api import out_file_of
+    from fairjudge.io import out_header, read_header, write_atomic
 
-    record = out_header(kind, command=command_line(kind), **header)
+    out = out_file_of(done)
+    record = out_header(out.kind, command=command_line(out.kind), **out.head())
     made = read_header(record, path=str(path))
     assert made is not None  # out_header makes a header record
     write_atomic(path, (html_of(made),))
-
-
-def requests_of(sent_by: object) -> dict[str, Any]:
-    """What the requests of ``sent_by`` carried, as the ``--out`` header's settings hold it.
-
-    One model judge: ``{"request": {...}}`` (:func:`request_settings`). A panel
-    (members with a ``name`` and a ``judge``), or a mapping of names to judges (an
-    audit's judges): ``{"requests": {name: {...}}}``, one entry per model judge, so a
-    reader always finds each member's own. A judge that sends no request (a Python
-    callable, a replay), or none at all: ``{}``.
-    """
-    if sent_by is None:
-        return {}
-    members = getattr(sent_by, "members", None)
-    if isinstance(members, tuple | list):
-        named = {
-            getattr(m, "name", str(i)): getattr(m, "judge", None) for i, m in enumerate(members)
-        }
-    elif isinstance(sent_by, Mapping):
-        named = dict(sent_by)
-    else:
-        return request_settings(sent_by)
-    each = {name: request_settings(judge).get("request") for name, judge in named.items()}
-    kept = {str(name): record for name, record in each.items() if record is not None}
-    return {"requests": kept} if kept else {}
-
-
-def request_settings(judge: Any) -> dict[str, Any]:
-    """``{"request": {...}}`` for a model judge, or ``{}`` for one that sends no request.
-
-    ``params`` are the keyed parameters; ``sent`` what went on the wire (only when it
-    differs), ``learned`` and ``refused`` what refusals taught and cost; ``samples``
-    is true when every reply is a sample (a temperature above 0, a model that
-    samples at 1 only and is sent no temperature, or one whose refusal of the
-    temperature asked for taught the run to send none).
-    """
-    params = getattr(judge, "params", None)
-    backend = getattr(judge, "backend", None)
-    if not isinstance(params, dict) or backend is None:
-        return {}
-    record: dict[str, Any] = {"params": dict(params)}
-    sent = getattr(backend, "sent_params", None)
-    wire = sent(params) if callable(sent) else params
-    if wire != params:
-        record["sent"] = wire
-    learned = list(getattr(backend, "changes", None) or [])
-    if learned:
-        record["learned"] = learned
-        record["refused"] = int(getattr(backend, "refused", 0))
-    temperature = params.get("temperature", getattr(backend, "fixed_temperature", None))
-    if "temperature" in params and "temperature" not in wire:
-        # Refused and dropped: the server samples at its own default (OpenAI's is 1, the
-        # only value such a model takes), so the replies are samples whatever was asked.
-        temperature = 1.0
-    record["samples"] = isinstance(temperature, int | float) and temperature > 0
-    return {"request": record}
-
-
-def write_judgments(
-    path: Path, kind: OutKind, judged: Any, settings: Mapping[str, Any] | None = None
-) -> None:
-    """A pairwise run's ``--out``: the header, then one record per judged item.
-
-    ``judged`` is the library's result (:func:`fairjudge.compare`,
-    :func:`fairjudge.calibrate`); its settings name the judge and template (and are
-    the header's ``settings`` unless ``settings`` is given), its ``calls`` and
-    ``sent_by`` fill the header's calls and requests. A record carries the item's
-    model names when it has them, so ``fairjudge report`` names the models as the
-    ``--html`` page of the same run does.
-    """
-    result = judged.result
-    recorded = result.settings
-
-    def record(judgment: Any) -> dict[str, Any]:
-        item = judgment.item
-        names = {k: v for k, v in (("model_1", item.model_1), ("model_2", item.model_2)) if v}
-        data = judgment.to_dict()
-        return {**judgment.item_dict(), **names, **data} if names else data
-
-    write_out(path, kind, (record(j) for j in result.judgments), judge=recorded.judge,
-              template=recorded.template, settings=settings or recorded.to_dict(),
-              calls=judged.calls, sent_by=judged.sent_by)  # fmt: skip

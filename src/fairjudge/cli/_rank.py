@@ -7,13 +7,11 @@ import typer
 
 from fairjudge._api import FALLBACK_L2, Battles, Result, load_ranking_input
 from fairjudge._errors import ConfigError
-from fairjudge._items import Judgment
-from fairjudge._types import Outcome
 from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
-from fairjudge.cli._out import show, write_out
+from fairjudge.cli._out import save_out, show
 from fairjudge.report import RankingReport, print_failures, render_ranking
 
 __all__ = ["rank"]
@@ -53,39 +51,6 @@ _Html = Annotated[
     Path | None, typer.Option(help="Write a self-contained HTML report (leaderboard and pairs).")
 ]
 _Json = Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")]
-
-
-def _template_tag(judge: Any) -> str | None:
-    """The model judge's template as ``name@version``; ``None`` for a judge with no prompt."""
-    from fairjudge.judges import LLMJudge
-
-    template = judge.template if isinstance(judge, LLMJudge) else None
-    return None if template is None else f"{template.name}@{template.version}"
-
-
-_WINNER = {Outcome.ONE: "model_a", Outcome.TWO: "model_b", Outcome.TIE: "tie"}
-
-
-def _battle(judgment: Judgment) -> dict[str, Any]:
-    """One ``rank --out`` record: the judgment, and the battle it is (``rank`` reads it back).
-
-    ``winner`` is ``null`` for an unresolved pair, which reading the file back skips,
-    as the ranking did.
-    """
-    item = judgment.item
-    winner = _WINNER[judgment.outcome] if judgment.outcome is not None else None
-    return {**judgment.to_dict(), "question_id": item.cluster, "model_a": item.model_1,
-            "model_b": item.model_2, "winner": winner}  # fmt: skip
-
-
-def _write_out(out: Path, ranked: Result, fit: dict[str, Any]) -> None:
-    """``--out``: the header (judge, template, settings, calls), then one battle a line."""
-    result = ranked.result
-    settings = {**result.settings.to_dict(), **fit}
-    write_out(out, "rank", (_battle(j) for j in result.judgments), judge=result.settings.judge,
-              template=_template_tag(ranked.sent_by), settings=settings,
-              calls=ranked.calls, sent_by=ranked.sent_by)  # fmt: skip
-    err_console.print(f"per-item results: {out}", highlight=False, markup=False)
 
 
 def _say_held(report: RankingReport) -> None:
@@ -172,11 +137,8 @@ def rank(
     )  # fmt: skip
     result = ranked.result
     if result is not None and out is not None:
-        _write_out(out, ranked, {
-            "pairing": pairing, "baseline": baseline, "pairs_per_question": pairs_per_question,
-            "ties": ties, "anchor": anchor, "anchor_rating": anchor_rating, "l2": l2,
-            "n_resamples_fit": bootstrap, "style_control": style_control,
-        })  # fmt: skip
+        save_out(ranked, out, "rank")
+        err_console.print(f"per-item results: {out}", highlight=False, markup=False)
     if result is not None and result.n_unresolved:
         _say_unresolved(result)
     _say_held(ranked.report)

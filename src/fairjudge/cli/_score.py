@@ -13,14 +13,14 @@ input error, before any call.
 dimension's shift since that run (:func:`fairjudge.evaluation.score_trend`). Runs
 with another rubric or judge are refused, before any call, unless ``--allow-different``.
 
-The run is :func:`fairjudge.score`'s; :func:`load_scored`, :func:`write_scores`,
-:func:`unscored_exit` and :func:`scored_exit` are what ``score-jury`` (and
-``calibrate`` on rubric scores) share with it.
+The run is :func:`fairjudge.score`'s and ``--out`` its ``Result.save``;
+:func:`load_scored`, :func:`unscored_exit` and :func:`scored_exit` are what
+``score-jury`` (and ``calibrate`` on rubric scores) share with it.
 """
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -49,8 +49,8 @@ from fairjudge.cli._options import (
     check_share,
     judge_flags,
 )
-from fairjudge.cli._out import command_line, show, write_out
-from fairjudge.io import LoadedScoreItems, OutKind, load_score_items, write_atomic
+from fairjudge.cli._out import command_line, save_out, show
+from fairjudge.io import LoadedScoreItems, load_score_items, write_atomic
 from fairjudge.judges import ScoreMode, judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
@@ -65,7 +65,6 @@ __all__ = [
     "score",
     "scored_exit",
     "unscored_exit",
-    "write_scores",
 ]
 
 EXIT_COLLAPSE = 6
@@ -182,28 +181,6 @@ def load_scored(
     return loaded
 
 
-def write_scores(
-    path: Path | None,
-    kind: OutKind,
-    result: ScoreResult,
-    mode: str,
-    *,
-    scorer: object = None,
-    **settings: Any,
-) -> None:
-    """Write a scoring run's ``--out`` file (when asked): its records, rubric and settings.
-
-    The rubric's dimensions and scale go in the settings too, so ``fairjudge report``
-    can summarise the file again under a rubric read from a ``.toml`` file. With the
-    ``scorer`` that made the run, its requests and its calls go in the header too.
-    """
-    if path is not None:
-        rubric = {"dimensions": list(result.rubric.names), "scale": list(result.rubric.scale)}
-        write_out(path, kind, result.records(), judge=result.judge, rubric=result.rubric_tag,
-                  settings={"mode": mode, **settings, **rubric},
-                  calls=getattr(scorer, "last_run", None), sent_by=scorer)  # fmt: skip
-
-
 score_flags = adds_flags(ScoreFlags, "opts")
 
 
@@ -257,9 +234,7 @@ def score(
         seed=opts.seed, level=opts.level, n_resamples=opts.bootstrap, baseline=baseline,
         allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
     )  # fmt: skip
-    write_scores(opts.out, "score", done.result, opts.mode, scorer=done.sent_by,
-                 seed=opts.seed, level=opts.level,
-                 n_resamples=opts.bootstrap, source=str(file))  # fmt: skip
+    save_out(done, opts.out, "score")
     if opts.html is not None:  # before the exit code: a collapsed run's page helps most
         page = score_page(done.report, baseline=baseline, command=command_line("score"))
         write_atomic(opts.html, (page_html(page),))
