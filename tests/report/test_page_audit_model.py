@@ -22,6 +22,7 @@ from fairjudge.report._page_audit_model import (
     verdict_sentence,
 )
 from fairjudge.stats import ConfidenceInterval
+from tests.report import pages
 from tests.report.audit_judges import PlantedAuditJudge, family_items
 
 SETTINGS = AuditSettings(n_resamples=200)
@@ -140,6 +141,28 @@ def test_pairs_are_the_position_experiments_own_calls(report: AuditReport) -> No
     fact = explorer.records[0]
     assert fact["v"]["category"] == "fact"
     assert {d["h"] for d in fact["d"]} >= {"verdicts", "question", "answer 1", "answer 2"}
+
+
+def test_a_pairs_search_text_holds_only_what_its_details_do_not(report: AuditReport) -> None:
+    # The explorer's search reads the title and every detail; a search text repeating
+    # the question, both answers, the judge and the category doubled each on the page.
+    views = pair_views(report)
+    explorer = pair_explorer(views)
+    assert explorer is not None
+    for view, record in zip(views, explorer.records, strict=True):
+        assert record["s"] == ""  # no model names in the built-in suite: nothing to add
+        found = pages.search_text(record)
+        for text in (
+            view.record["question"],
+            view.record["answer_1"],
+            view.record["answer_2"],
+            view.judge,
+            view.record["category"],
+        ):
+            assert str(text).lower() in found, text  # fmt: skip
+    named = replace(views[0], record={**views[0].record, "model_1": "gpt-x", "model_2": "q"})
+    (record,) = pair_explorer([named]).records  # type: ignore[union-attr]
+    assert record["s"] == "gpt-x q"  # in the answers' headings only, which it does not read
 
 
 def test_the_self_preference_matrix_is_the_experiments(panel_report: AuditReport) -> None:

@@ -200,7 +200,8 @@ def test_kit_explorer_filters_search_keys_and_permalinks(
     assert opened.count() == 44
     page.select_option('select[data-facet="score"]', "a=0")
     found = pages.records(kit_file)
-    both = [r for r in found if r["f"]["parse"] and "a=0" in r["v"]["score"]]
+    # a false flag and a missing facet are left out of the page's JSON, as explorer.js reads them
+    both = [r for r in found if r.get("f", {}).get("parse") and "a=0" in r["v"]["score"]]
     assert opened.count() == len(both) == 9
     page.uncheck('.fj-filter[data-filter="parse"]')
     page.select_option('select[data-facet="score"]', "")
@@ -286,3 +287,48 @@ def test_headings_and_labels_every_record_repeats_are_written_once_in_the_spec(
     assert raw[1]["t"] == "B"
     assert pages.records(path)[1]["d"] == records[1]["d"]  # read back, as explorer.js does
     assert SCRIPT not in path.read_text("utf-8")  # in the spec as in the records: escaped
+
+
+def _defaults_page(tmp_path: Path) -> Path:
+    """Records with every default explorer.js reads when a part is missing, and without."""
+    spec = {"flags": [{"key": "x", "label": "x"}, {"key": "y", "label": "y"}],
+            "facets": [{"key": "c", "label": "category"}, {"key": "sys", "label": "system"}],
+            "sorts": [{"key": "len", "label": "length"}]}  # fmt: skip
+    records = [
+        {"k": "a", "t": "a", "s": "", "f": {"x": False, "y": True},
+         "v": {"c": None, "sys": "s1"}, "n": {"len": None}, "d": []},
+        {"k": "b", "s": "the search", "f": {"x": False, "y": False}, "v": {"c": None, "sys": []},
+         "n": {"len": 3}, "d": [{"h": "Answer", "pre": "text"}]},
+    ]  # fmt: skip
+    path = tmp_path / "defaults.html"
+    path.write_text(page_html(replace(kit_page(1), explorer=Explorer(spec, records))), "utf-8")
+    return path
+
+
+def test_a_pages_records_leave_out_what_the_explorer_reads_as_its_default(
+    tmp_path: Path,
+) -> None:
+    # An empty search text, false flags, null facets and sort numbers, and empty parts
+    # made every record of a score or audit page bigger; explorer.js reads each the
+    # same when it is missing (r.s || "", r.f && r.f[key], a missing or null value is
+    # none). An empty facet list is not none, so it stays.
+    raw = pages.embedded(_defaults_page(tmp_path), "fj-records")
+    assert raw == [
+        {"k": "a", "f": {"y": True}, "v": {"sys": "s1"}},
+        {"k": "b", "s": "the search", "v": {"sys": []}, "n": {"len": 3},
+         "d": [{"h": "Answer", "pre": "text"}]},
+    ]  # fmt: skip
+
+
+def test_records_without_their_defaults_filter_and_sort_as_before(
+    open_report: OpenReport, tmp_path: Path
+) -> None:
+    opened = pages.open_at(open_report, _defaults_page(tmp_path), pages.DESKTOP)
+    pages.assert_sound(opened)
+    assert pages.shown_counts(opened) == {"x": 0, "y": 1}
+    assert pages.shown_facets(opened, "c") == {"\x00none": 2}
+    assert pages.shown_facets(opened, "sys") == {"s1": 1}
+    titles = "nodes => nodes.map(n => n.textContent)"
+    assert opened.page.eval_on_selector_all("#fj-list .fj-title", titles) == ["a", "b"]
+    opened.page.select_option("#fj-sort", "len-asc")
+    assert opened.page.eval_on_selector_all("#fj-list .fj-title", titles) == ["b", "a"]

@@ -329,8 +329,9 @@ def pair_record(view: PairView, key: str) -> dict[str, Any]:
         "answer2": view.outcome == "answer 2",
         "failed": bool(failures),
     }
-    parts = (ident, rec.get("category"), question, rec.get("answer_1"), rec.get("answer_2"),
-             rec.get("model_1"), rec.get("model_2"), view.judge, *failures)  # fmt: skip
+    # The search reads the title and every detail (id, category, question, answers,
+    # judge, failures) already; only the models, in the answers' headings, are not.
+    parts = (rec.get("model_1"), rec.get("model_2"))
     return {
         "k": key,
         "t": title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1] + "…",
