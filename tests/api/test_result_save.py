@@ -162,3 +162,21 @@ def test_no_key_is_written(tmp_path: Path, openai_env: JudgeServer) -> None:
     assert key not in text
     assert out_header(path)["settings"]["request"]["params"]  # what the request carried
     assert json.loads(text.split("\n")[1])["calls"][0]["raw"].startswith("Your key is ***.")
+
+
+def test_a_comparison_via_scores_saves_its_file(tmp_path: Path) -> None:
+    from fairjudge._api import EvalSettings, via_scores
+    from fairjudge.io import load_items
+    from fairjudge.prompts import get_rubric
+
+    items = load_items(EXAMPLES / "calibration.jsonl").items
+    done = via_scores(
+        "python:fairjudge.examples.judges:scorer", items, EvalSettings(seed=3),
+        setup=fairjudge.JudgeSetup(options=QUIET), rubric=get_rubric("production"),
+    )  # fmt: skip
+    path = done.save(tmp_path / "via.jsonl")
+    header = out_header(path)
+    assert header["kind"] == "compare-via-scores"
+    assert header["rubric"] == "production@1"
+    assert header["settings"]["seed"] == 3
+    assert len(out_records(path)) == len(items) == 24
