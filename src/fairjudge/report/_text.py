@@ -1,29 +1,9 @@
 r"""What every report shares: its frame, intervals, failure summaries, escaping.
 
-A report is one result plus what the run around it did: the calls it made
-(:class:`~fairjudge.runner.RunSummary`) and the input rows it skipped.
-:class:`ReportFrame` gives those facts, and the failures grouped by reason, the same
-way for every kind of report: in the JSON (:meth:`~ReportFrame.run_dict`) and in the
-table (:func:`print_failures`, :func:`calls_text`, :func:`bootstrap_text`).
-
-Everything a report shows that came from a user, a model or an exception (paths,
-column and dimension names, model and member names, labels, questions, answers,
-judge replies, server messages) is untrusted, and two things can go wrong with it:
-
-- It may contain ``[...]``, which rich would read as markup and silently eat.
-- It may contain characters that draw nothing but change what is drawn: the
-  Unicode direction overrides and isolates (a model named ``a\u202egnp.exe`` is
-  drawn as ``aexe.png``), zero-width spaces and joiners, the byte order mark, tag
-  characters, and the terminal's own control codes (``ESC`` starts a colour or a
-  cursor move). :func:`visible` replaces each of them (Unicode category ``Cf``, and
-  ``Cc`` except tab, newline and carriage return) with a visible marker such as
-  ``⟨U+202E⟩``. Letters of right-to-left scripts (Arabic, Hebrew) are text, not
-  controls, and stay as they are.
-
-So a terminal report passes such text through :func:`markup` (a rich markup string)
-or prints it with :func:`say` (plain text), never raw; the HTML report makes the
-whole view it renders visible in one pass (:func:`visible_all`). Only what is shown
-changes: ``--json`` and ``--out`` keep every value exactly as it was.
+:class:`ReportFrame` gives a report's run facts (calls, skipped rows, failures by
+reason) the same way in the JSON and the table. Text from a user, a model or an
+exception is shown through :func:`markup`, :func:`say` or :func:`visible_all`, never
+raw, so markup and invisible characters cannot change what is drawn (docs/internals.md).
 """
 
 from __future__ import annotations
