@@ -6,8 +6,8 @@ kept byte for byte except the fields that vary by design, which are normalised:
 
 - the header's ``command`` (paths of the examples and of the scratch folder become
   ``{ex}`` and ``{work}``), and ``config_file`` likewise;
-- the header's ``calls`` and every ``mean_latency_s``/``latency_s`` (a first run and a
-  cached rerun differ).
+- the header's ``calls`` and every ``mean_latency_s``/``latency_s``/``wall_s`` (a
+  first run and a cached rerun differ; an audit's summary record keeps its calls).
 
 ``run-config`` runs ``fairjudge run`` on a config file that ``--save-config`` wrote,
 so the header's ``config`` and ``config_file`` are compared too.
@@ -48,7 +48,7 @@ COMMANDS: dict[str, list[str]] = {
     # The audit varies the judge's prompt, so it needs a model: the embedded one.
     "audit": ["audit", "--limit", "2", "--experiments", "position,framing"],
 }  # fmt: skip
-VARYING = {"mean_latency_s", "latency_s"}
+VARYING = {"mean_latency_s", "latency_s", "wall_s"}
 
 
 def _strip(value: Any) -> Any:
