@@ -103,14 +103,22 @@ def test_judged_battles_have_nothing_to_save(tmp_path: Path) -> None:
     assert not (tmp_path / "rank.jsonl").exists()
 
 
-def test_a_budget_stopped_run_is_saved_as_stopped(tmp_path: Path) -> None:
-    result = fairjudge.compare(
-        str(EXAMPLES / "demo_pairs.jsonl"), longer, options={"max_calls": 10, **QUIET}
-    )
+STOPPED: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "compare": lambda o: fairjudge.compare(str(EXAMPLES / "demo_pairs.jsonl"), longer, options=o),
+    "score": lambda o: fairjudge.score(str(EXAMPLES / "score_answers.jsonl"), scorer, options=o),
+    "jury": lambda o: fairjudge.compare(
+        str(EXAMPLES / "demo_pairs.jsonl"), judges=[longer, knows_facts], options=o
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(STOPPED))
+def test_a_budget_stopped_run_is_saved_as_stopped(kind: str, tmp_path: Path) -> None:
+    result = STOPPED[kind]({"max_calls": 10, **QUIET})
     assert result.stopped is not None
     path = result.save(tmp_path / "partial.jsonl")
-    assert len(out_records(path)) == 20  # every item, the ones never judged too
-    page = out_file_page(path, "compare")
+    assert len(out_records(path)) == (40 if kind == "score" else 20)  # never judged too
+    page = out_file_page(path, kind)
     assert page.summary["stopped"]  # read back as a partial run
 
 

@@ -110,7 +110,8 @@ class Result:
         requests carried and what the calls did), then one record per item (per
         battle for ``rank``, per experiment for an audit), written atomically:
         ``fairjudge report FILE`` draws it, as it draws the command's. A run a budget
-        stopped is saved as far as it got, its ``stopped`` in each record's result.
+        stopped is saved as far as it got: every item is there, the calls never made
+        recorded as not run, so the file reads back as stopped.
 
         Named ``save`` (not ``to_jsonl``): the file is the run itself, header and all,
         which ``fairjudge report`` and ``score --baseline`` read back, not a format
