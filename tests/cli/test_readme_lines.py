@@ -35,8 +35,8 @@ def test_jury_members_that_call_no_model_pay_nothing_and_python_calls_are_made()
     assert "80 made, 0 cached, 0 failed" in note
     assert "—: #2, #3 call a Python function, not a model: no tokens, nothing to pay " \
         "for." in note  # fmt: skip
-    assert "—: #1 answered from a recording (a replay): no call made or cached, nothing " \
-        "to pay for." in note  # fmt: skip
+    assert "—: #1 answered without a call (a replay reads its recording): none made or " \
+        "cached, nothing to pay for." in note  # fmt: skip
 
 
 def test_score_jury_python_members_calls_are_made_and_cost_nothing() -> None:

@@ -164,8 +164,8 @@ def test_a_replay_makes_no_call_and_says_so(tmp_path: Path) -> None:
     shown = _usage(pages.embedded(html, "fj-summary"))
     assert [(u["made"], u["cached"]) for u in shown] == [(None, None), (40, 0)]
     assert doc["calls"]["made"] == out_header(out)["calls"]["made"] == 40
-    assert "—: #1 answered from a recording (a replay): no call made or cached, nothing to " \
-        "pay for." in _flat(terminal)  # fmt: skip
+    assert "—: #1 answered without a call (a replay reads its recording): none made or " \
+        "cached, nothing to pay for." in _flat(terminal)  # fmt: skip
 
 
 def test_the_table_shows_a_python_members_counts_and_a_replays_dashes() -> None:

@@ -197,8 +197,8 @@ def print_local_note(console: Console, usage: Sequence[MemberUsage | None]) -> N
         say(console, f"{LOCAL}: {_labels(called)} call a Python function, not a model: no "
             "tokens, nothing to pay for.")  # fmt: skip
     if replayed:
-        say(console, f"{LOCAL}: {_labels(replayed)} answered from a recording (a replay): no "
-            "call made or cached, nothing to pay for.")  # fmt: skip
+        say(console, f"{LOCAL}: {_labels(replayed)} answered without a call (a replay reads "
+            "its recording): none made or cached, nothing to pay for.")  # fmt: skip
 
 
 def _labels(members: Sequence[int]) -> str:
