@@ -112,7 +112,9 @@ def test_over_the_scripted_server(score_server: JudgeServer, tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("rows", "extra", "message"),
     [
-        ([{"question": "q", "answer": "3"}], [], "have no human_<dimension> score"),
+        ([{"question": "q", "answer": "3"}], [],
+         "have no human_<dimension> score (first: id '1'); calibration needs a human "
+         "score on every item; to score answers that have none, run fairjudge score FILE"),
         ([{"question": "q", "answer": "3", "human_clarity": 2}], [],
          "column 'human_clarity' names no dimension of the rubric"),
         ([{"question": "q", "answer": "3", "human_accuracy": 2}], ["--rounds", "4"],

@@ -43,9 +43,17 @@ def check_score_labels(items: Sequence[ScoreItem]) -> None:
     """
     unlabelled = [it.id for it in items if not it.human]
     if unlabelled:
+        # A file with no human score at all was most likely meant for scoring, not
+        # for checking the judge against people: say where it belongs.
+        hint = (
+            "; to score answers that have none, run fairjudge score FILE "
+            "(fairjudge.score in Python)"
+            if len(unlabelled) == len(items)
+            else ""
+        )
         raise InputError(
             f"{len(unlabelled)} item(s) have no human_<dimension> score (first: id "
-            f"{unlabelled[0]!r}); calibration needs a human score on every item"
+            f"{unlabelled[0]!r}); calibration needs a human score on every item{hint}"
         )
 
 
