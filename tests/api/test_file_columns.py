@@ -8,7 +8,9 @@ file as if ``columns`` had not been given and failed on every row with "missing 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,23 +29,43 @@ def _renamed(src: Path, dst: Path, old: str, new: str) -> Path:
     return dst
 
 
+def _assert_renamed_reads_as_plain(
+    read: Callable[..., Any], example: str, judge: str, old: str, new: str, key: str, dst: Path
+) -> None:
+    """A copy of ``example`` with ``old`` renamed ``new``, read with ``columns={new: old}``,
+    gives the same ``key`` as the example itself: the rename reached the file reader."""
+    path = _renamed(EXAMPLES / example, dst, old, new)
+    renamed = read(str(path), judge, columns={new: old})
+    plain = read(str(EXAMPLES / example), judge)
+    assert renamed.to_dict()[key] == plain.to_dict()[key]
+
+
 def test_compare_and_calibrate_rename_a_files_columns(tmp_path: Path) -> None:
-    path = _renamed(EXAMPLES / "demo_pairs.jsonl", tmp_path / "p.jsonl", "question", "prompt")
     judge = "python:fairjudge.examples.judges:longer"
-    renamed = fairjudge.compare(str(path), judge, columns={"prompt": "question"})
-    plain = fairjudge.compare(str(EXAMPLES / "demo_pairs.jsonl"), judge)
-    assert renamed.to_dict()["win_rate"] == plain.to_dict()["win_rate"]
+    _assert_renamed_reads_as_plain(
+        fairjudge.compare,
+        "demo_pairs.jsonl",
+        judge,
+        "question",
+        "prompt",
+        "win_rate",
+        tmp_path / "p.jsonl",
+    )
     labels = _renamed(EXAMPLES / "calibration.jsonl", tmp_path / "c.jsonl", "human", "label")
     card = fairjudge.calibrate(str(labels), judge, columns={"label": "human"})
     assert card.to_dict()["n_items"] == 24
 
 
 def test_score_renames_a_files_answer_column(tmp_path: Path) -> None:
-    path = _renamed(EXAMPLES / "score_answers.jsonl", tmp_path / "s.jsonl", "answer", "response")
-    judge = "python:fairjudge.examples.judges:scorer"
-    renamed = fairjudge.score(str(path), judge, columns={"response": "answer"})
-    plain = fairjudge.score(str(EXAMPLES / "score_answers.jsonl"), judge)
-    assert renamed.to_dict()["dimensions"] == plain.to_dict()["dimensions"]
+    _assert_renamed_reads_as_plain(
+        fairjudge.score,
+        "score_answers.jsonl",
+        "python:fairjudge.examples.judges:scorer",
+        "answer",
+        "response",
+        "dimensions",
+        tmp_path / "s.jsonl",
+    )
 
 
 def test_a_file_column_no_reader_renames_is_refused(tmp_path: Path) -> None:
