@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 from fairjudge._call import Backend, CallSpec, Completion
@@ -84,14 +84,23 @@ _RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 
 
-class _Client:
-    """What both clients hold: where the backend is, for messages, and its batch HTTP."""
+_B = TypeVar("_B", bound="HTTPBackend")
+
+
+class _Client(Generic[_B]):
+    """What both clients hold: the backend, its place for messages, address and HTTP.
+
+    The address is the backend's base URL as given, else the provider's default host
+    with ``path`` (the version prefix the base URL carries), as the online calls use.
+    """
 
     def __init__(
-        self, backend: HTTPBackend, *, base: str, headers: Mapping[str, str], key: str | None
+        self, backend: _B, *, path: str, headers: Mapping[str, str], key: str | None
     ) -> None:
+        self._backend = backend
         self._where = backend._where
-        self._http = BatchHTTP.of(backend, base=base, headers=headers, key=key)
+        self._base = backend._base_url or f"https://{backend.default_host}{path}"
+        self._http = BatchHTTP.of(backend, base=self._base, headers=headers, key=key)
 
     async def aclose(self) -> None:
         """Close the connections."""
@@ -109,7 +118,7 @@ def _batch_reply(
     return dataclasses.replace(completion, batch=True)
 
 
-class OpenAIBatch(_Client):
+class OpenAIBatch(_Client["OpenAIBackend"]):
     """The Files and Batch endpoints at an OpenAI backend's address, with its key.
 
     Args:
@@ -121,7 +130,6 @@ class OpenAIBatch(_Client):
     max_requests = 50_000
 
     def __init__(self, backend: OpenAIBackend) -> None:
-        self._backend = backend
         key = backend._read_key()
         headers = {
             name: value
@@ -133,8 +141,7 @@ class OpenAIBatch(_Client):
         }
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        base = backend._base_url or f"https://{backend.default_host}/v1"
-        super().__init__(backend, base=base, headers=headers, key=key)
+        super().__init__(backend, path="/v1", headers=headers, key=key)
 
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
         """Upload the requests as one JSONL file and create a batch over it."""
@@ -307,7 +314,7 @@ _ERROR_STATUS = {
 }
 
 
-class AnthropicBatch(_Client):
+class AnthropicBatch(_Client["AnthropicBackend"]):
     """The Message Batches endpoints at an Anthropic backend's address, with its key.
 
     Args:
@@ -319,11 +326,9 @@ class AnthropicBatch(_Client):
     max_requests = 100_000
 
     def __init__(self, backend: AnthropicBackend) -> None:
-        self._backend = backend
         key = backend._read_key() or ""
-        self._base = backend._base_url or f"https://{backend.default_host}"
         headers = {"x-api-key": key, "anthropic-version": API_VERSION}
-        super().__init__(backend, base=self._base, headers=headers, key=key)
+        super().__init__(backend, path="", headers=headers, key=key)
 
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
         """Create one batch holding the requests."""
