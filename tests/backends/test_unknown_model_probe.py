@@ -97,6 +97,34 @@ def settled(tasks: list[asyncio.Task[Completion]]) -> list[str]:
     return out
 
 
+def cancelled_in_line(
+    serve: Any, n: int, cancel: Sequence[int], *, quiet_behind: bool = False
+) -> tuple[EmulatorServer, OpenAIBackend, list[asyncio.Task[Completion]]]:
+    """``n`` calls in line behind a probe that hangs at the server; once it is there, the
+    calls at ``cancel`` are cancelled, in that order, and every call is let settle.
+
+    ``quiet_behind`` also checks, before any cancel, that the calls behind the probe
+    sent nothing. The backend is closed; it can still serve on another event loop.
+    """
+    server = serve(["hang"])
+    backend = backend_at(server)
+
+    async def go() -> list[asyncio.Task[Completion]]:
+        try:
+            tasks = started(backend, distinct(backend, n))
+            await until_counted(server, "early:hang")  # the probe is at the server
+            if quiet_behind:
+                assert server.count("refused") == 0  # and the calls behind it sent nothing
+            for i in cancel:
+                tasks[i].cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return tasks
+        finally:
+            await backend.aclose()
+
+    return server, backend, run(go())
+
+
 @pytest.mark.parametrize("transport", ["lean", "sdk"])
 @pytest.mark.parametrize(
     ("fault", "error", "timeout"),
@@ -136,21 +164,8 @@ def test_a_probe_that_fails_hands_its_turn_to_the_next_call(
 
 
 def test_a_cancelled_probe_hands_its_turn_to_the_next_call(serve: Any) -> None:
-    server = serve(["hang"])
-    backend = backend_at(server)
-
-    async def go() -> list[asyncio.Task[Completion]]:
-        try:
-            tasks = started(backend, distinct(backend, 8))
-            await until_counted(server, "early:hang")  # the probe is at the server
-            assert server.count("refused") == 0  # and the seven behind it sent nothing
-            tasks[0].cancel()  # Ctrl-C of that one call
-            await asyncio.gather(*tasks, return_exceptions=True)
-            return tasks
-        finally:
-            await backend.aclose()
-
-    tasks = run(go())
+    # Ctrl-C of the probe's one call, once the seven behind it are seen to send nothing.
+    server, _, tasks = cancelled_in_line(serve, 8, (0,), quiet_behind=True)
 
     assert settled(tasks) == ["cancelled"] + ["ok"] * 7
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
@@ -158,23 +173,9 @@ def test_a_cancelled_probe_hands_its_turn_to_the_next_call(serve: Any) -> None:
 
 
 def test_calls_cancelled_in_line_wedge_nothing(serve: Any) -> None:
-    server = serve(["hang"])
-    backend = backend_at(server)
-
-    async def go() -> list[asyncio.Task[Completion]]:
-        try:
-            tasks = started(backend, distinct(backend, 8))
-            await until_counted(server, "early:hang")
-            # Calls in line leave it: the next one, one further back, and the last.
-            for i in (1, 4, 7):
-                tasks[i].cancel()
-            tasks[0].cancel()  # then the probe: the turn goes to the first call left
-            await asyncio.gather(*tasks, return_exceptions=True)
-            return tasks
-        finally:
-            await backend.aclose()
-
-    tasks = run(go())
+    # Calls in line leave it: the next one, one further back, and the last; then the
+    # probe: the turn goes to the first call left.
+    server, _, tasks = cancelled_in_line(serve, 8, (1, 4, 7, 0))
 
     assert settled(tasks) == ["cancelled" if i in (0, 1, 4, 7) else "ok" for i in range(8)]
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
@@ -182,21 +183,8 @@ def test_calls_cancelled_in_line_wedge_nothing(serve: Any) -> None:
 
 
 def test_the_probe_and_the_next_call_cancelled_together(serve: Any) -> None:
-    server = serve(["hang"])
-    backend = backend_at(server)
-
-    async def go() -> list[asyncio.Task[Completion]]:
-        try:
-            tasks = started(backend, distinct(backend, 5))
-            await until_counted(server, "early:hang")
-            tasks[0].cancel()
-            tasks[1].cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            return tasks
-        finally:
-            await backend.aclose()
-
-    assert settled(run(go())) == ["cancelled"] * 2 + ["ok"] * 3
+    server, _, tasks = cancelled_in_line(serve, 5, (0, 1))
+    assert settled(tasks) == ["cancelled"] * 2 + ["ok"] * 3
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
 
 
@@ -245,18 +233,7 @@ def test_calls_asking_a_parameter_no_answer_has_shown_taken_probe_again(serve: A
 
 
 def test_a_line_left_by_a_closed_loop_does_not_bind_the_next_one(serve: Any) -> None:
-    server = serve(["hang"])
-    backend = backend_at(server)
-
-    async def interrupted() -> None:
-        try:
-            tasks = started(backend, distinct(backend, 3))
-            await until_counted(server, "early:hang")
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        finally:
-            await backend.aclose()
+    server, backend, _ = cancelled_in_line(serve, 3, (0, 1, 2))  # every call leaves the line
 
     async def later() -> list[Completion]:
         try:
@@ -264,7 +241,6 @@ def test_a_line_left_by_a_closed_loop_does_not_bind_the_next_one(serve: Any) -> 
         finally:
             await backend.aclose()
 
-    run(interrupted())
     done = run(later())  # another event loop, as a second session's
 
     assert [c.text for c in done] == ["A"] * 4
