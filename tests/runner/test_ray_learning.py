@@ -13,6 +13,7 @@ it as ``tests/runner/_ray_cluster.py`` says (a loopback-only network namespace).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from fairjudge._call import CallSpec
 from fairjudge.backends import OpenAIBackend
 from fairjudge.runner import Batch, RayExecutor, RunOptions, RunSummary, Store
 from tests.runner._ray_cluster import KEY, KEY_ENV, specs_for, two_node_cluster
@@ -55,16 +57,39 @@ def _run(executor: RayExecutor, batch: Batch) -> RunSummary:
     return asyncio.run(executor.execute(batch)).summary
 
 
+@dataclasses.dataclass
+class Pool:
+    """An ``acme-reasoner`` backend at the emulator, and two Ray workers that run its calls."""
+
+    backend: OpenAIBackend
+    executor: RayExecutor
+    store: Store
+    options: RunOptions
+
+    def run(self, specs: list[CallSpec]) -> RunSummary:
+        return _run(self.executor, Batch([self.backend], specs, self.store, self.options))
+
+    def served(self) -> list[Any]:
+        """The workers that answered at least one call."""
+        return [w for w in self.executor.workers_report() if w.calls]
+
+
+@contextlib.contextmanager
+def pool(emulator: EmulatorServer, tmp_path: Path, concurrency: int) -> Iterator[Pool]:
+    backend = OpenAIBackend("acme-reasoner", base_url=emulator.base_url, api_key_env=KEY_ENV)
+    options = RunOptions(concurrency=concurrency, progress="quiet")
+    with Store(tmp_path / "s.sqlite") as store, RayExecutor(workers=2) as executor:
+        yield Pool(backend, executor, store, options)
+
+
 def test_the_workers_refusals_and_lessons_are_the_runs(
     emulator: EmulatorServer, tmp_path: Path
 ) -> None:
-    backend = OpenAIBackend("acme-reasoner", base_url=emulator.base_url, api_key_env=KEY_ENV)
-    options = RunOptions(concurrency=4, progress="quiet")
-    with Store(tmp_path / "s.sqlite") as store, RayExecutor(workers=2) as executor:
-        first = _run(executor, Batch([backend], specs_for(backend, 24), store, options))
+    with pool(emulator, tmp_path, concurrency=4) as workers:
+        first = workers.run(specs_for(workers.backend, 24))
         refused = emulator.count("refused")
-        served = [w for w in executor.workers_report() if w.calls]
-        second = _run(executor, Batch([backend], specs_for(backend, 8, start=24), store, options))
+        served = workers.served()
+        second = workers.run(specs_for(workers.backend, 8, start=24))
 
     # Both workers answered calls, but the model was learned once for both: three
     # refusals in all (max_tokens, temperature, then logprobs and top_logprobs in
@@ -87,11 +112,9 @@ def test_the_workers_refusals_and_lessons_are_the_runs(
 def test_a_probe_that_fails_hands_its_turn_on_and_no_worker_pays_twice(
     emulator: EmulatorServer, tmp_path: Path
 ) -> None:
-    backend = OpenAIBackend("acme-reasoner", base_url=emulator.base_url, api_key_env=KEY_ENV)
-    options = RunOptions(concurrency=6, progress="quiet")
-    with Store(tmp_path / "s.sqlite") as store, RayExecutor(workers=2) as executor:
-        summary = _run(executor, Batch([backend], specs_for(backend, 24), store, options))
-        served = [w for w in executor.workers_report() if w.calls]
+    with pool(emulator, tmp_path, concurrency=6) as workers:
+        summary = workers.run(specs_for(workers.backend, 24))
+        served = workers.served()
 
     # The first probe failed before the server read it (a 500, a reset connection):
     # the next call probed in its place, and the failed one was retried behind it.
@@ -106,14 +129,12 @@ def test_score_calls_then_label_calls_probe_once_each(
     emulator: EmulatorServer, tmp_path: Path
 ) -> None:
     """Label calls ask logprobs, which the score calls' answers did not show taken."""
-    backend = OpenAIBackend("acme-reasoner", base_url=emulator.base_url, api_key_env=KEY_ENV)
-    options = RunOptions(concurrency=6, progress="quiet")
-    params = backend.default_params(label_only=False)
-    score = [dataclasses.replace(s, params=params) for s in specs_for(backend, 12)]
-    with Store(tmp_path / "s.sqlite") as store, RayExecutor(workers=2) as executor:
-        first = _run(executor, Batch([backend], score, store, options))
+    with pool(emulator, tmp_path, concurrency=6) as workers:
+        params = workers.backend.default_params(label_only=False)
+        score = [dataclasses.replace(s, params=params) for s in specs_for(workers.backend, 12)]
+        first = workers.run(score)
         after_score = emulator.count("refused")
-        second = _run(executor, Batch([backend], specs_for(backend, 12, start=12), store, options))
+        second = workers.run(specs_for(workers.backend, 12, start=12))
 
     # The score calls send no logprobs: two refusals; the label calls then pay one more.
     assert (first.made, first.refused, after_score) == (12, 2, 2)
