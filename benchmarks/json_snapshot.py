@@ -45,12 +45,20 @@ COMMANDS: dict[str, list[str]] = {
 DROPPED = {"calls", "mean_latency_s"}
 
 
-def _strip(value: Any) -> Any:
+def stripped(value: Any, dropped: set[str] = DROPPED) -> Any:
+    """``value`` without the keys in ``dropped``, at any depth."""
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in DROPPED}
+        return {k: stripped(v, dropped) for k, v in value.items() if k not in dropped}
     if isinstance(value, list):
-        return [_strip(v) for v in value]
+        return [stripped(v, dropped) for v in value]
     return value
+
+
+def run_twice(cmd: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` twice on one store and return the second, cached run."""
+    for _ in range(2):
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    return done
 
 
 def main(out: Path) -> int:
@@ -62,11 +70,9 @@ def main(out: Path) -> int:
     with tempfile.TemporaryDirectory() as work:
         for name, argv in COMMANDS.items():
             args = [a.format(ex=examples) for a in argv] + ["--json"]
-            cmd = [str(Path(sys.executable).parent / "fairjudge"), *args]
-            for _ in range(2):  # the second run is the cached one
-                done = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
+            done = run_twice([str(Path(sys.executable).parent / "fairjudge"), *args], work)
             try:
-                payload = _strip(json.loads(done.stdout))
+                payload = stripped(json.loads(done.stdout))
             except json.JSONDecodeError:
                 payload = {"exit": done.returncode, "stderr": done.stderr[-2000:]}
                 failed += 1

@@ -23,46 +23,25 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
-J = "python:fairjudge.examples.judges:"
+from json_snapshot import COMMANDS as SNAPSHOT_COMMANDS
+from json_snapshot import J, run_twice, stripped
+
+# json_snapshot's commands (judged battles have no --out file), and two more: a run
+# the stop rule ends, and pointwise calibrate on the example made to carry human scores.
 COMMANDS: dict[str, list[str]] = {
-    "compare": ["compare", "{ex}/demo_pairs.jsonl", "--judge", J + "longer"],
-    "compare-soft": ["compare", "{ex}/demo_pairs.jsonl", "--judge", J + "knows_facts",
-                     "--rule", "soft"],
+    **{name: argv for name, argv in SNAPSHOT_COMMANDS.items() if name != "rank-battles"},
     "compare-stop": ["compare", "{ex}/demo_pairs.jsonl", "--judge", J + "knows_facts",
                      "--stop-when", "decided"],
-    "compare-via-scores": ["compare", "{ex}/calibration.jsonl", "--via-scores",
-                           "--judge", J + "scorer"],
-    "score": ["score", "{ex}/score_answers.jsonl", "--judge", J + "scorer"],
-    "jury": ["jury", "{ex}/demo_pairs.jsonl", "--judge", J + "longer",
-             "--judge", J + "knows_facts", "--judge", J + "first_position"],
-    "jury-replay": ["jury", "{ex}/demo_pairs.jsonl", "--judge",
-                    "replay:{ex}/replay_reviews.jsonl", "--judge", J + "knows_facts",
-                    "--judge", J + "longer"],
-    "score-jury": ["score-jury", "{ex}/score_answers.jsonl", "--judge", J + "scorer",
-                   "--judge", J + "scorer"],
-    "rank": ["rank", "{ex}/rank_answers.jsonl", "--judge", J + "longer"],
-    "calibrate": ["calibrate", "{ex}/calibration.jsonl", "--judge", J + "knows_facts"],
     "calibrate-scores": ["calibrate", "{work}/scored_humans.jsonl", "--judge", J + "scorer"],
-    # The audit varies the judge's prompt, so it needs a model: the embedded one.
-    "audit": ["audit", "--limit", "2", "--experiments", "position,framing"],
 }  # fmt: skip
 VARYING = {"mean_latency_s", "latency_s", "wall_s"}
-
-
-def _strip(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in VARYING}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
 
 
 def _normalised(path: Path, ex: str, work: str) -> str:
     lines = []
     for line in path.read_text("utf-8").splitlines():
-        record = _strip(json.loads(line.replace(ex, "{ex}").replace(work, "{work}")))
+        record = stripped(json.loads(line.replace(ex, "{ex}").replace(work, "{work}")), VARYING)
         if isinstance(record.get("fairjudge"), dict):  # the header's calls: cached or not
             record["fairjudge"].pop("calls", None)
         lines.append(json.dumps(record, ensure_ascii=False))
@@ -75,12 +54,6 @@ def _humans(ex: Path, work: Path) -> None:
     for i, row in enumerate(rows):
         row |= {"human_accuracy": 1 + i % 5, "human_relevance": 3, "human_usefulness": 2 + i % 3}
     (work / "scored_humans.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-
-
-def _run(cmd: list[str], work: str) -> subprocess.CompletedProcess[str]:
-    for _ in range(2):  # the second run is the cached one
-        done = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
-    return done
 
 
 def main(out: Path, only: list[str]) -> int:
@@ -106,7 +79,7 @@ def main(out: Path, only: list[str]) -> int:
                 argv = args
             else:
                 argv = [*args, "--out", str(target)]
-            done = _run([exe, *argv], work)
+            done = run_twice([exe, *argv], work)
             if not target.exists():
                 failed += 1
                 (out / f"{name}.jsonl").write_text(f"exit {done.returncode}\n{done.stderr}")
