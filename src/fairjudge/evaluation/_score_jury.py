@@ -31,17 +31,14 @@ from fairjudge.evaluation._scores import (
     ScoredItem,
     ScoreResult,
     check_score_run,
-    median_summary,
+    dimension_summary,
     summarise_scores,
 )
 from fairjudge.evaluation._scores_stats import (
     CollapseRule,
     DimensionSummary,
     ScoreMean,
-    collapse_of,
     human_agreement,
-    median_interval,
-    score_mean,
 )
 from fairjudge.judges import MemberSpec, PointwiseJury, ScoreRequest, as_rubric
 from fairjudge.prompts import AnswerScores, Rubric, get_rubric
@@ -186,11 +183,6 @@ def aggregate_item(
     return PanelScoredItem(item, tuple(members), panel)
 
 
-def nearest_level(value: float, levels: Sequence[int]) -> int:
-    """The level nearest ``value``; halfway between two, the higher."""
-    return min(levels, key=lambda level: (abs(level - value), -level))
-
-
 @dataclass(frozen=True, slots=True)
 class JuryScoreResult(PanelResult):
     """Everything a scoring panel produced (on the panels' shared frame).
@@ -297,39 +289,16 @@ class JuryScoreResult(PanelResult):
         return out
 
 
-def _dimension(
-    name: str, items: Sequence[PanelScoredItem], rubric: Rubric, rule: CollapseRule,
-    boot: dict[str, Any],
-) -> DimensionSummary:  # fmt: skip
-    done = [i for i in items if name in i.scores]
-    values = [i.scores[name] for i in done]
-    clusters = [i.item.cluster_key for i in done]
-    histogram = dict.fromkeys(rubric.levels, 0)
-    for value in values:
-        histogram[nearest_level(value, rubric.levels)] += 1
-    labelled = [i for i in done if name in i.item.human]
-    human = None
-    if labelled:
-        human = human_agreement(
-            [i.scores[name] for i in labelled], [i.item.human[name] for i in labelled],
-            [i.item.cluster_key for i in labelled], **boot,
-        )  # fmt: skip
-    return DimensionSummary(
-        name=name,
-        mean=score_mean(values, clusters, **boot),
-        median=median_summary(values),
-        median_ci=median_interval(values, clusters, **boot),
-        histogram=histogram,
-        collapse=collapse_of(histogram, rule),
-        human=human,
-    )
-
-
 def _panel_dimensions(
     rubric: Rubric, items: Sequence[PanelScoredItem], collapse: CollapseRule, boot: dict[str, Any]
 ) -> tuple[DimensionSummary, ...]:
     """The panel's summary per dimension, in the rubric's order."""
-    return tuple(_dimension(n, items, rubric, collapse, boot) for n in rubric.names)
+    return tuple(
+        dimension_summary(
+            n, [(i.item, i.scores[n]) for i in items if n in i.scores], rubric, collapse, boot
+        )
+        for n in rubric.names
+    )
 
 
 def panel_result(

@@ -9,7 +9,7 @@ is counted, with its reason, and never becomes a score.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
@@ -255,12 +255,6 @@ class _Boot:
 def _dimension(
     name: str, items: Sequence[ScoredItem], rubric: Rubric, rule: CollapseRule, boot: _Boot
 ) -> DimensionSummary:
-    done = [i for i in items if name in i.scored.scores]
-    values = [float(i.scored.scores[name]) for i in done]
-    clusters = [i.item.cluster_key for i in done]
-    histogram = {level: 0 for level in rubric.levels}
-    for i in done:
-        histogram[i.scored.scores[name]] += 1
     weighted = [i for i in items if name in i.scored.expected]
     expected = None
     if weighted:
@@ -269,25 +263,53 @@ def _dimension(
             [i.item.cluster_key for i in weighted],
             **boot.kw(),
         )
-    labelled = [i for i in done if name in i.item.human]
+    scored = [(i.item, float(i.scored.scores[name])) for i in items if name in i.scored.scores]
+    return dimension_summary(name, scored, rubric, rule, boot.kw(), expected)
+
+
+def dimension_summary(
+    name: str,
+    scored: Sequence[tuple[ScoreItem, float]],
+    rubric: Rubric,
+    rule: CollapseRule,
+    boot: Mapping[str, Any],
+    expected: ScoreMean | None = None,
+) -> DimensionSummary:
+    """One dimension's summary from the items scored on it, each with its score.
+
+    A judge's own scores and a panel's aggregated scores are summarised here alike,
+    so the two results read the same; a panel's score between two levels counts in
+    the histogram at the nearest level (a judge's scores are always on a level).
+    """
+    values = [score for _, score in scored]
+    clusters = [item.cluster_key for item, _ in scored]
+    histogram = dict.fromkeys(rubric.levels, 0)
+    for value in values:
+        histogram[nearest_level(value, rubric.levels)] += 1
+    labelled = [(item, score) for item, score in scored if name in item.human]
     human = None
     if labelled:
         human = human_agreement(
-            [float(i.scored.scores[name]) for i in labelled],
-            [i.item.human[name] for i in labelled],
-            [i.item.cluster_key for i in labelled],
-            **boot.kw(),
+            [score for _, score in labelled],
+            [item.human[name] for item, _ in labelled],
+            [item.cluster_key for item, _ in labelled],
+            **boot,
         )
     return DimensionSummary(
         name=name,
-        mean=score_mean(values, clusters, **boot.kw()),
+        mean=score_mean(values, clusters, **boot),
         median=median_summary(values),
-        median_ci=median_interval(values, clusters, **boot.kw()),
+        median_ci=median_interval(values, clusters, **boot),
         histogram=histogram,
         collapse=collapse_of(histogram, rule),
         expected=expected,
         human=human,
     )
+
+
+def nearest_level(value: float, levels: Sequence[int]) -> int:
+    """The level nearest ``value``; halfway between two, the higher."""
+    return min(levels, key=lambda level: (abs(level - value), -level))
 
 
 def median_summary(values: Sequence[float]) -> float | None:
