@@ -64,6 +64,13 @@ class AuditItem:
         """Answers to one question are resampled together."""
         return question_text(self.question)
 
+    def paired(
+        self, answer_2: str, *, model_1: str | None = None, model_2: str | None = None
+    ) -> Item:
+        """This answer as answer 1 against ``answer_2``, with its id, reference and category."""
+        return Item(self.question, self.answer, answer_2, id=self.id, reference=self.reference,
+                    category=self.category, model_1=model_1, model_2=model_2)  # fmt: skip
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         question: Any = self.question
@@ -243,8 +250,7 @@ def position_pairs(items: Sequence[AuditItem]) -> list[Item]:
     by_question: dict[str, list[AuditItem]] = {}
     for it in items:
         if it.other is not None:
-            pairs.append(Item(it.question, it.answer, it.other, id=it.id, reference=it.reference,
-                              category=it.category))  # fmt: skip
+            pairs.append(it.paired(it.other))
         elif it.system is not None:
             by_question.setdefault(it.cluster, []).append(it)
     for group in by_question.values():
@@ -252,18 +258,7 @@ def position_pairs(items: Sequence[AuditItem]) -> list[Item]:
         second = next((g for g in group[1:] if g.system != first.system), None)
         if second is None:
             continue
-        pairs.append(
-            Item(
-                first.question,
-                first.answer,
-                second.answer,
-                id=first.id,
-                reference=first.reference,
-                category=first.category,
-                model_1=first.system,
-                model_2=second.system,
-            )
-        )
+        pairs.append(first.paired(second.answer, model_1=first.system, model_2=second.system))
     return pairs
 
 
