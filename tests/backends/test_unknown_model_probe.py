@@ -22,6 +22,7 @@ import pytest
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import (
+    AuthenticationError,
     BackendError,
     BackendTimeout,
     FatalBackendError,
@@ -29,7 +30,7 @@ from fairjudge._errors import (
 )
 from fairjudge.backends._openai import OpenAIBackend
 from fairjudge.runner import AsyncioExecutor, Batch, RetryPolicy, RunOptions, RunSummary, Store
-from tests.backends._calls import PROMPT, run, spec_for
+from tests.backends._calls import PROMPT, WRONG_KEY, run, spec_for
 from tests.server import Script
 from tests.server._openai_emulator import EmulatorServer, OpenAIEmulator
 
@@ -313,6 +314,40 @@ def test_a_run_stopped_by_a_fatal_probe_counts_only_the_requests_sent(
     # lessons and its fatal refusal; a call that failed in line was never sent.
     assert sum(attempts) == server.count("refused") == 4
     assert server.count("ok") == 0
+
+
+def test_calls_failed_unsent_behind_a_fatal_probe_leave_no_row_and_a_rerun_sends_them(
+    serve: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = serve([])
+    specs = distinct(backend_at(server), 12)
+    options = RunOptions(concurrency=12, progress="quiet")
+
+    async def go(backend: OpenAIBackend) -> RunSummary:
+        try:
+            batch = Batch([backend], specs, store, options)
+            return (await AsyncioExecutor().execute(batch)).summary
+        finally:
+            await backend.aclose()
+
+    with Store(tmp_path / "s.sqlite") as store:
+        monkeypatch.setenv("OPENAI_API_KEY", WRONG_KEY)
+        with pytest.raises(AuthenticationError, match="run again to continue"):
+            run(go(backend_at(server)))  # the probe's 401 fails the eleven in line, unsent
+        stopped = [(record.status, record.attempts) for record in store.records()]
+        sent = server.count("refused") + server.count("unauthorized")
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        rerun = run(go(backend_at(server)))
+        stored = store.count(status="ok")
+
+    # The store holds the one call sent (its refusals, then its 401): no row for a call
+    # never sent, which would read as a failed judgment (it used to hold 4 more, with
+    # 0 attempts each).
+    assert server.count("unauthorized") == 1
+    assert stopped == [("error", sent)]
+    # The rerun sends all twelve: the probe's call and the eleven never sent.
+    assert (rerun.made, rerun.failed, rerun.cached, stored) == (12, 0, 0, 12)
+    assert server.count("ok") == 12
 
 
 def test_another_copy_learns_from_the_first_without_a_refusal(serve: Any) -> None:

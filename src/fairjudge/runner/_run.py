@@ -350,6 +350,9 @@ class Run(Tally):
                 if exc.requests != 1:
                     attempts += exc.requests - 1
                     self.requests += exc.requests - 1
+                if exc.requests == 0 and self._stops_the_run(exc, spec):
+                    self._unsent_at_stop(backend, guess)
+                    raise
                 note = ""
                 if retry.should_retry(exc, attempts):
                     delay = retry.delay(exc, attempts, self.rng)
@@ -385,6 +388,23 @@ class Run(Tally):
                 self.rpm_bucket.adjust(extra, now())
         self.answered.add(spec.route)
         await self._succeeded(key, spec, completion, attempts, guess, est)
+
+    def _unsent_at_stop(self, backend: Backend, guess: CallGuess | None) -> None:
+        """A call that failed unsent with an error that stops the run: it leaves no row.
+
+        An unknown model's calls wait in line behind its probe; a probe's fatal error
+        (a bad key, an unknown model, a refused ``reasoning_effort``) fails the calls
+        in line without sending them, and those woken before the run's cancel lands
+        come here. Nothing was asked of the judge, so there is no judgment to keep or
+        to count as failed: the store (cache and audit log of the calls made) gets no
+        row, the run counts no failure, and the call ends ``not_run``, as do the calls
+        the stop kept from starting. A rerun sends it, since only ``ok`` rows are
+        served. Not a silent drop: the stop's error, recorded on the probe's own row,
+        says why the run stopped and that it continues on a rerun.
+        """
+        self.halted = True
+        self.culprit = self.culprit or backend
+        self._settle(guess)
 
     def _stops_the_run(self, exc: BackendError, spec: CallSpec) -> bool:
         """Whether a call's final error concerns every call, not just this one."""
