@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._api._inputs import file_renames, load_rows, read_already
+from fairjudge._api._inputs import check_label_column, file_renames, load_rows, read_already
 from fairjudge._api._out import compare_out, score_out
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
 from fairjudge._api._result import Result, opened, pairwise_rows, scored_rows, title
@@ -66,11 +66,11 @@ def _check_stop(stop_when: object, batch: object, population: object) -> None:
             raise ConfigError(f"{name} applies with stop_when only; pass stop_when", params=name)
 
 
-def _page(report: Any) -> str:
+def _page(report: Any, header: Any) -> str:
     """The comparison's page: the page kit loads with the first ``to_html()``, not the run."""
     from fairjudge.report import compare_page, page_html
 
-    return page_html(compare_page(report))
+    return page_html(compare_page(report, header=header))
 
 
 def compare(
@@ -172,6 +172,7 @@ def compare(
         return CallableJudge(fn, name=judge_name(fn), options=the_setup.options,
                              store=the_setup.store)  # fmt: skip
 
+    the_setup.check_references(judge, item_list)  # before a model loads or a call is made
     with opened(judge, open_spec, own) as the_judge:
         result, adaptive, run = judge_pairs(
             the_judge, item_list, the_settings, stop_when=stop_when, batch=batch,
@@ -194,7 +195,7 @@ def compare(
     return Result(
         "compare", result, report, result.stopped,
         _rows=lambda: pairwise_rows(result.judgments),
-        _html=lambda: _page(report),
+        _html=lambda header: _page(report, header),
         _summary=None if adaptive is None else adaptive.summary, calls=run, sent_by=the_judge,
         _out=lambda: compare_out("compare", result, adaptive),
     )  # fmt: skip
@@ -378,7 +379,9 @@ def calibrate(
         skipped = [{**r, "message": worded(str(r["message"]), *e.params)}
                    for r, e in zip(skipped, items.skipped, strict=True)]  # fmt: skip
     human = next((mine for mine, readme in (columns or {}).items() if readme == "human"), "human")
-    check_labels(item_list, human=human)  # before any call
+    check_label_column(items, human, item_list)  # before any call, as the two below
+    the_setup.check_references(judge, item_list)
+    check_labels(item_list, human=human)
     compared = compare(item_list, judge, settings=settings, setup=the_setup, source=name)
     result = compared.result
     report = calibration_report(result, min_spearman=min_spearman, min_kappa=min_kappa)
@@ -391,7 +394,8 @@ def calibrate(
     return Result(
         "calibrate", result, Calibration(report, page, payload), result.stopped,
         _rows=lambda: pairwise_rows(result.judgments),
-        _html=lambda: page_html(compare_page(page, calibration=report, summary=payload)),
+        _html=lambda header: page_html(compare_page(page, calibration=report, summary=payload,
+                                                    header=header)),
         _summary=lambda: f"{result.summary()}\n{report['gate'].summary()}",
         calls=compared.calls, sent_by=compared.sent_by,
         _out=lambda: compare_out("calibrate", result),

@@ -19,7 +19,10 @@ from typing import Any, TypeVar
 
 from fairjudge._errors import ConfigError, InputError, MissingExtraError
 
-__all__ = ["ItemsLike", "file_renames", "import_pandas", "load_rows", "read_already", "rows_of"]
+__all__ = [
+    "ItemsLike", "check_label_column", "file_renames", "import_pandas", "load_rows",
+    "read_already", "rows_of",
+]  # fmt: skip
 
 ItemsLike = Any
 """A path, a sequence of dicts or item objects, or a pandas DataFrame."""
@@ -181,3 +184,64 @@ def read_already(
             params=given,
         )
     return ready
+
+
+def check_label_column(items: Any, human: str, read: Sequence[Any]) -> None:
+    """Refuse a label column (``columns`` naming ``human``) that the input lacks.
+
+    Its labels would read as absent: items that all carry a ``human_score`` were
+    calibrated on that alone, and the agreement asked for read 'not estimated'.
+    Standard input cannot be read twice, so only a file's columns (or the rows'
+    keys) are checked.
+
+    Args:
+        items: What the caller passed: a path, rows, a DataFrame, or items read already
+            (whose file, if it is one, is looked at).
+        human: The column the labels were to be read from.
+        read: The items as read.
+
+    Raises:
+        InputError: No item has a label, every one a ``human_score``, and the input's
+            columns lack ``human``.
+    """
+    if human == "human" or any(it.human is not None for it in read):
+        return
+    if not all(it.human_score is not None for it in read):
+        return  # check_labels refuses the unlabelled items, naming the column
+    names, where, path = _column_names(items)
+    if names is None or human in names:
+        return
+    raise InputError(
+        f"columns.human {human!r} names no column of the {where}: "
+        f"{', '.join(repr(n) for n in names)}; pass columns.human with the one holding "
+        "the labels (1/2/tie)",
+        path=path,
+        params="columns.human",
+    )
+
+
+def _column_names(items: Any) -> tuple[list[str] | None, str, str | None]:
+    """The input's column names (``None``: unknown), what they are of, and its file's path.
+
+    A file's header, or a JSON Lines file's first row's keys; the keys of in-memory rows.
+    """
+    from fairjudge.io import LoadedItems, open_source
+
+    if isinstance(items, LoadedItems):
+        items = items.path
+    if isinstance(items, (str, Path)):
+        file = Path(items)
+        if str(items) in ("", "-") or not file.is_file():  # stdin or a pipe: read once only
+            return None, "", None
+        source = open_source(file, pipes=False)
+        names = source.header
+        if names is None:  # JSON Lines: the first row's keys
+            first = next(iter(source.rows), None)
+            names = list(first[1]) if first is not None and isinstance(first[1], dict) else None
+        return names, "file; its columns", str(items)
+    if _is_dataframe(items):
+        return [str(c) for c in items.columns], "DataFrame; its columns", None
+    if isinstance(items, (list, tuple)) and items and all(isinstance(r, Mapping) for r in items):
+        keys = dict.fromkeys(str(k) for row in items for k in row)
+        return list(keys), "rows; their keys", None
+    return None, "", None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from fairjudge._api._out import jury_out, score_jury_out
 from fairjudge._api._result import Result, title
 from fairjudge._api._runs import judge_panel
-from fairjudge._api._setup import JudgeSetup
+from fairjudge._api._setup import JudgeSetup, refuse_missing_references
 from fairjudge._errors import ConfigError
 from fairjudge.judges import (
     BackendOptions,
@@ -32,6 +32,7 @@ from fairjudge.judges import (
 )
 
 if TYPE_CHECKING:  # the scoring panel's names load with it (a pairwise run never does)
+    from fairjudge._items import Item
     from fairjudge.evaluation import EvalSettings
     from fairjudge.judges import PointwiseJury, ScoreMode
     from fairjudge.prompts import Rubric
@@ -106,12 +107,13 @@ def _members(
 
 def pairwise_panel(
     judges: JudgesLike, *, weights: Sequence[float] | None, aggregate: str | None,
-    setup: JudgeSetup,
+    setup: JudgeSetup, items: Sequence[Item] = (),
 ) -> tuple[Jury, str, bool]:  # fmt: skip
     """The pairwise panel, its rule, and whether it was built here (so closed here).
 
     Members given as specs take the setup's template, base URL, temperature and
-    timeout where they set none of their own.
+    timeout where they set none of their own; each model member's template must
+    find the references it needs in ``items``, checked before the panel opens.
     """
     where = setup.backend or BackendOptions()
 
@@ -121,9 +123,17 @@ def pairwise_panel(
                             temperature=where.temperature, timeout=where.timeout)
             for s in specs
         ]  # fmt: skip
+        for spec in specs:
+            if not spec.is_python:
+                refuse_missing_references(items, spec.template, member=spec.judge)
         return Jury.from_specs(specs, store=setup.store, options=setup.options,
                                executor=setup.executor)  # fmt: skip
 
+    from fairjudge.judges import LLMJudge
+
+    for member in judges if isinstance(judges, (list, tuple)) else ():  # model judge objects
+        if isinstance(member, LLMJudge):
+            refuse_missing_references(items, member.template, member=judge_name(member))
     return _panel(
         Jury, judges, weights, aggregate, "majority", from_specs, setup,
         lambda spec: resolve_judge(spec), BatchJudge, lambda fn: CallableJudge(fn),
@@ -249,7 +259,7 @@ def run_jury(
     from fairjudge.report import jury_report, render_jury
 
     panel, rule, built = pairwise_panel(judges, weights=weights, aggregate=aggregate,
-                                        setup=setup)  # fmt: skip
+                                        setup=setup, items=items)  # fmt: skip
     try:
         result, adaptive, run = judge_panel(
             panel, items, settings, aggregation=rule, stop_when=stop_when, batch=batch,
@@ -268,7 +278,7 @@ def run_jury(
     return Result("jury", result, report, result.stopped,
                   _rows=lambda: [j.to_dict(result.names) for j in result.judgments],
                   _summary=lambda: _rendered(render_jury, report),
-                  _html=lambda: _jury_page(report), calls=run,
+                  _html=lambda header: _jury_page(report, header), calls=run,
                   sent_by=panel, _out=lambda: jury_out(result, adaptive))  # fmt: skip
 
 
@@ -295,7 +305,8 @@ def run_score_jury(
     return Result("score-jury", result, report, result.stopped,
                   _rows=lambda: [i.to_dict(result.names) for i in result.items],
                   _summary=lambda: _rendered(render_score_jury, report),
-                  _html=lambda: _score_jury_page(report), calls=panel.last_run,
+                  _html=lambda header: _score_jury_page(report, header),
+                  calls=panel.last_run,
                   sent_by=panel, _out=lambda: score_jury_out(
                       result, rubric, source, mode=mode, seed=seed, level=level,
                       n_resamples=n_resamples))  # fmt: skip
@@ -310,15 +321,15 @@ def _rendered(render: Callable[[Any, Any], None], report: Any) -> str:
     return console.export_text().rstrip()
 
 
-def _jury_page(report: Any) -> str:
+def _jury_page(report: Any, header: Any) -> str:
     """The panel's page: the page kit loads with the first ``to_html()``, not the run."""
     from fairjudge.report import jury_html
 
-    return jury_html(report)
+    return jury_html(report, header=header)
 
 
-def _score_jury_page(report: Any) -> str:
+def _score_jury_page(report: Any, header: Any) -> str:
     """The scoring panel's page, loaded as :func:`_jury_page`'s."""
     from fairjudge.report import score_jury_html
 
-    return score_jury_html(report)
+    return score_jury_html(report, header=header)

@@ -212,6 +212,8 @@ def via_scores(
     """
     from fairjudge.judges import judge_name
 
+    if with_swap:  # the swap protocol's template: the references it needs, before it opens
+        setup.check_references(spec, items)
     scorer, pairwise = _via_judges(spec, setup, rubric, mode, settings.rounds, with_swap)
     swap = None
     try:

@@ -7,7 +7,7 @@ the command line builds one from its judge and run flags.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from fairjudge._errors import ConfigError
 
 if TYPE_CHECKING:
+    from fairjudge._items import Item
     from fairjudge.judges import BackendOptions, BatchJudge, BatchPointwiseJudge, ScoreMode
-    from fairjudge.prompts import Rubric
+    from fairjudge.prompts import PairwiseTemplate, Rubric
     from fairjudge.runner import Executor, RunOptions, Store
 
-__all__ = ["SAMPLING_TEMPERATURE", "JudgeSetup", "setup_of"]
+__all__ = ["SAMPLING_TEMPERATURE", "JudgeSetup", "refuse_missing_references", "setup_of"]
 
 _T = TypeVar("_T")
 
@@ -118,6 +119,19 @@ class JudgeSetup:
             store=self.store, executor=self.executor,
         )  # fmt: skip
 
+    def check_references(self, judge: object, items: Sequence[Item]) -> None:
+        """Refuse items lacking the reference ``judge``'s template needs, before it opens.
+
+        ``judge``: a spec (its template is this setup's, else ``default``) or a model
+        judge object (its own). A Python judge or a replay renders no prompt: no check.
+        """
+        from fairjudge.judges import LLMJudge, calls_no_model
+
+        if isinstance(judge, LLMJudge):
+            refuse_missing_references(items, judge.template)
+        elif (judge is None or isinstance(judge, str)) and not calls_no_model(judge):
+            refuse_missing_references(items, self.template)
+
     def refuse_for_own(self, judge: object) -> None:
         """Refuse the fields your own judge function cannot use, as its ``python:`` spec does.
 
@@ -195,6 +209,36 @@ def setup_of(setup: JudgeSetup | None, **shorthand: Any) -> JudgeSetup:
             params=("setup", *given),
         )
     return setup
+
+
+def refuse_missing_references(
+    items: Sequence[Item], template: str | PairwiseTemplate | None, *, member: str | None = None
+) -> None:
+    """Refuse, before any call, items without the reference ``template`` needs.
+
+    The template itself refuses only as each prompt is rendered, mid-run, one item at
+    a time; this counts them all up front. ``template``: a name or ``*.toml`` path
+    (``None``: ``default``) or a template; ``member``: the panel member it is for.
+
+    Raises:
+        ConfigError: The template uses ``{reference}`` and some item has none.
+    """
+    missing = [it.id for it in items if it.reference is None]
+    if not missing:
+        return
+    from fairjudge.prompts import get_template
+
+    if template is None or isinstance(template, str):
+        template = get_template(template or "default")
+    if not template.needs_reference:
+        return
+    what = (
+        f"template {template.name!r} needs a reference, but {len(missing)} item(s) lack "
+        f"one (first: id {missing[0]!r})"
+    )
+    if member is not None:
+        raise ConfigError(f"member {member!r}: {what}")
+    raise ConfigError(f"{what}; add a 'reference' column or pick another template")
 
 
 def _check_template(template: object) -> None:

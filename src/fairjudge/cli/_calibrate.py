@@ -27,17 +27,16 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from fairjudge._errors import ConfigError, InputError
-from fairjudge._items import Item
+from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 from fairjudge.audit import MIN_KAPPA, check_threshold
 from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
-from fairjudge.cli._judging import check_unresolved, load_input, template_option
+from fairjudge.cli._judging import check_unresolved, load_input
 from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._out import save_out
 from fairjudge.cli._score import load_scored, unscored_exit
-from fairjudge.io import is_pointwise_file, open_source, strict_dumps
+from fairjudge.io import is_pointwise_file, strict_dumps
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import comparison_markdown, render_calibration, render_score_calibration
@@ -221,38 +220,6 @@ def calibrate(
     return _calibrate_pairs(file, min_spearman, min_kappa, json_output, flags, columns, run)
 
 
-def _check_human_col(file: Path, human_col: str, items: list[Item]) -> None:
-    """Refuse a ``--human-col`` the file does not have, before any call.
-
-    Its labels would read as absent: a file with ``human_score`` was calibrated on that
-    alone and the agreement asked for was 'not estimated', exit 0 or the gate's.
-    Standard input cannot be read twice, so only a file's columns are checked.
-
-    Raises:
-        InputError: No item has a label, every item a ``human_score``, and the file's
-            columns lack ``human_col``.
-    """
-    if human_col == "human" or any(it.human is not None for it in items):
-        return
-    if not all(it.human_score is not None for it in items):
-        return  # calibrate refuses the unlabelled items, naming the column
-    if str(file) == "-" or not file.is_file():
-        return
-    source = open_source(file, pipes=False)
-    names = source.header
-    if names is None:  # JSONL: the first row's keys
-        first = next(iter(source.rows), None)
-        names = list(first[1]) if first is not None and isinstance(first[1], dict) else None
-    if names is None or human_col in names:
-        return
-    raise InputError(
-        f"--human-col {human_col!r} names no column of the file; its columns: "
-        f"{', '.join(repr(n) for n in names)}; pass --human-col with the one holding "
-        "the labels (1/2/tie)",
-        path=str(file),
-    )
-
-
 def _calibrate_pairs(
     file: Path, min_spearman: float, min_kappa: float, json_output: bool, flags: JudgeFlags,
     columns: InputFlags, run: EvalFlags,
@@ -262,8 +229,6 @@ def _calibrate_pairs(
 
     settings = run.settings(file)  # --max-unresolved, --out, --html: before anything is read
     loaded = load_input(file, columns)
-    _check_human_col(file, columns.human_col, loaded.items)
-    template_option(flags, loaded.items)  # a template that needs references: before any call
     calibrated = calibrate_judge(
         loaded, flags.judge, min_kappa=min_kappa, min_spearman=min_spearman, settings=settings,
         setup=flags.setup(), columns={columns.human_col: "human"}, source=str(file),

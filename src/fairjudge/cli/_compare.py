@@ -277,13 +277,12 @@ def _pairwise(
     judged items, and its header's settings the adaptive block.
     """
     from fairjudge._api import compare
-    from fairjudge.cli._judging import load_input, template_option
+    from fairjudge.cli._judging import load_input
     from fairjudge.cli._out import save_out
 
     settings = run.settings(file)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
-    template_option(flags, loaded.items)
     done = compare(
         loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
         stop_when=rule, batch=stop.batch if stop is not None else None,
@@ -307,7 +306,6 @@ def _via_scores(
     from fairjudge.cli._judging import (
         check_unresolved,
         load_input,
-        template_option,
         unresolved_exit,
     )
 
@@ -316,8 +314,6 @@ def _via_scores(
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = load_input(file, columns)
     check_via_items(loaded.items, rubric)
-    if via.with_swap:
-        template_option(flags, loaded.items)  # the references the template needs
     done = via_scores(
         flags.judge, loaded.items, settings, setup=flags.setup(), rubric=rubric,
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,

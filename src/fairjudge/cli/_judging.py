@@ -1,4 +1,4 @@
-"""What the judging commands share: reading the input, the template check, the exit codes."""
+"""What the judging commands share: reading the input and the exit codes."""
 
 from __future__ import annotations
 
@@ -7,21 +7,12 @@ from pathlib import Path
 import typer
 
 from fairjudge._api import PairwiseResult
-from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say
-from fairjudge.cli._options import InputFlags, JudgeFlags
+from fairjudge.cli._options import InputFlags
 from fairjudge.io import LoadedItems, load_items
-from fairjudge.judges import calls_no_model
-from fairjudge.prompts import PairwiseTemplate, get_template
 
-__all__ = [
-    "check_references",
-    "check_unresolved",
-    "load_input",
-    "template_option",
-    "unresolved_exit",
-]
+__all__ = ["check_unresolved", "load_input", "unresolved_exit"]
 
 
 def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
@@ -31,31 +22,6 @@ def load_input(file: Path, columns: InputFlags) -> LoadedItems[Item]:
     for problem in loaded.skipped:
         say("skipped", in_flags(problem))
     return loaded
-
-
-def template_option(flags: JudgeFlags, items: list[Item]) -> None:
-    """Check ``--template`` (a model judge's) and that the items have the references it needs."""
-    if not calls_no_model(flags.judge):  # a Python callable or a replay has no prompt
-        check_references(items, get_template(flags.template or "default"))
-
-
-def check_references(
-    items: list[Item], template: PairwiseTemplate, member: str | None = None
-) -> None:
-    """Refuse, before any call, items without the reference ``template`` needs.
-
-    ``member``: the panel member whose template it is, named in the message.
-    """
-    missing = [it.id for it in items if it.reference is None]
-    if not template.needs_reference or not missing:
-        return
-    what = (
-        f"template {template.name!r} needs a reference, but {len(missing)} item(s) lack one "
-        f"(first: id {missing[0]!r})"
-    )
-    if member is not None:
-        raise ConfigError(f"member {member!r}: {what}")
-    raise ConfigError(f"{what}; add a 'reference' column or pick another template")
 
 
 def check_unresolved(result: PairwiseResult, limit: float) -> None:

@@ -40,7 +40,7 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
 from fairjudge.cli._app import app, guarded, skipped_in_flags
 from fairjudge.cli._compare import StopFlags, stop_flags
-from fairjudge.cli._judging import check_references, load_input, unresolved_exit
+from fairjudge.cli._judging import load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     ALLOW_PYTHON_ONLY_WITH_JURY,
@@ -61,7 +61,6 @@ from fairjudge.cli._out import save_out, show, write_page
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 from fairjudge.io import LoadedItems
 from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
-from fairjudge.prompts import get_template
 from fairjudge.report import JuryReport, render_jury, render_score_jury
 
 __all__ = [
@@ -178,16 +177,6 @@ def specs_from_flags(judges: list[str], weights: list[float] | None) -> list[Mem
     return [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
 
 
-def _check_references(specs: list[MemberSpec], items: list[Item], template: str | None) -> None:
-    """Every model member's template has the references it needs (``--template``'s default)."""
-    if all(it.reference is not None for it in items):
-        return
-    for spec in specs:
-        if not spec.is_python:
-            check_references(items, get_template(spec.template or template or "default"),
-                             member=spec.judge)  # fmt: skip
-
-
 def no_model_flags(flags: Any, what: str, more: tuple[str, ...] = ()) -> None:
     """Refuse the model, store and budget flags (and ``more``) for a panel that calls no model."""
     given = [g for g in as_judge_flags(flags).given() if g] + list(more)
@@ -227,7 +216,6 @@ def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Any,
                           param="aggregate")  # fmt: skip
         return panel_jury, rule
     specs, rule = panel.members(flags)
-    _check_references(specs, loaded.items, flags.template)
     if all(s.is_python for s in specs):
         python_panel_flags(flags)
     return specs, rule

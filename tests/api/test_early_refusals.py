@@ -1,0 +1,140 @@
+"""Inputs a run cannot use are refused by the library before any call, as on the command line.
+
+A template that needs references the items lack, and a label column the input lacks,
+stop ``compare``, ``calibrate`` and ``jury``'s ``compare(judges=...)`` before a judge
+is called, with the message the commands print (there, with the flags' names).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fairjudge
+from fairjudge import ConfigError, InputError
+from fairjudge._api import via_scores
+from fairjudge.evaluation import EvalSettings
+from fairjudge.io import Columns, load_items
+from fairjudge.judges import BackendOptions, resolve_judge
+from fairjudge.prompts import get_rubric
+
+ROOT = Path(__file__).resolve().parents[2]
+CALIBRATION = ROOT / "src" / "fairjudge" / "examples" / "calibration.jsonl"
+LONGER = "python:fairjudge.examples.judges:longer"
+ROWS = [{"id": i, "question": f"q{i}", "answer_1": "a longer answer", "answer_2": "short"}
+        for i in ("a", "b", "c")]  # fmt: skip
+LACKING = "template 'reference' needs a reference, but 3 item(s) lack one (first: id 'a')"
+COLUMNS = "'id', 'question', 'answer_1', 'answer_2', 'human', 'model_1', 'model_2', 'human_score'"
+
+
+class Counting:
+    """A Python judge that counts its calls: the longer answer wins."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, question: str, answer_a: str, answer_b: str) -> str:
+        self.calls += 1
+        return "A" if len(answer_a) >= len(answer_b) else "B"
+
+
+def _at(server: Any) -> BackendOptions:
+    return BackendOptions(base_url=server.base_url)
+
+
+def test_a_spec_whose_template_needs_references_is_refused_before_any_call(
+    openai_env: Any,
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        fairjudge.compare(ROWS, "openai/m", template="reference", backend=_at(openai_env))
+    assert str(caught.value) == f"{LACKING}; add a 'reference' column or pick another template"
+    with pytest.raises(ConfigError, match=re.escape(LACKING)):
+        fairjudge.calibrate([{**r, "human": "1"} for r in ROWS], "openai/m",
+                            template="reference", backend=_at(openai_env))  # fmt: skip
+    assert openai_env.count("requests") == 0
+
+
+def test_a_model_judge_object_is_checked_by_its_own_template(openai_env: Any) -> None:
+    judge = resolve_judge("openai/m", template="reference", backend_options=_at(openai_env))
+    try:
+        with pytest.raises(ConfigError, match=re.escape(LACKING)):
+            fairjudge.compare(ROWS, judge)
+    finally:
+        judge.close()
+    assert openai_env.count("requests") == 0
+
+
+def test_a_panels_model_member_is_named_and_nothing_is_sent(openai_env: Any) -> None:
+    with pytest.raises(ConfigError) as caught:
+        fairjudge.compare(ROWS, judges=["openai/m", LONGER], template="reference",
+                          backend=_at(openai_env))  # fmt: skip
+    assert str(caught.value) == f"member 'openai/m': {LACKING}"
+    assert openai_env.count("requests") == 0
+
+
+def test_the_swap_protocols_template_is_checked_before_the_scorer_opens(openai_env: Any) -> None:
+    items = [fairjudge.Item(**row) for row in ROWS]
+    setup = fairjudge.JudgeSetup(template="reference", backend=_at(openai_env))
+    with pytest.raises(ConfigError, match=re.escape(LACKING)):
+        via_scores("openai/m", items, EvalSettings(), rubric=get_rubric("basic"),
+                   with_swap=True, setup=setup)  # fmt: skip
+    assert openai_env.count("requests") == 0
+
+
+def test_a_python_judge_or_a_replay_needs_no_reference() -> None:
+    judge = Counting()
+    done = fairjudge.compare(ROWS, judge, template=None)
+    assert done.result.win_rate.estimate == 1.0
+    assert judge.calls == 6
+    panel = fairjudge.compare(ROWS, judges=[LONGER, LONGER])
+    assert panel.result.n_items == 3
+
+
+def _csv(tmp_path: Path) -> Path:
+    rows = [json.loads(line) for line in CALIBRATION.read_text(encoding="utf-8").splitlines()]
+    path = tmp_path / "calibration.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_a_label_column_the_file_lacks_is_refused_before_any_call(tmp_path: Path) -> None:
+    judge = Counting()
+    for path in (CALIBRATION, _csv(tmp_path)):
+        with pytest.raises(InputError) as caught:
+            fairjudge.calibrate(path, judge, columns={"nope": "human"})
+        assert str(caught.value) == (
+            f"{path}: columns.human 'nope' names no column of the file; its columns: "
+            f"{COLUMNS}; pass columns.human with the one holding the labels (1/2/tie)"
+        )
+        assert caught.value.params == ("columns.human",)
+        loaded = load_items(path, columns=Columns(human="nope"))
+        with pytest.raises(InputError, match=r"columns\.human 'nope' names no column of the file"):
+            fairjudge.calibrate(loaded, judge, columns={"nope": "human"})  # as the command does
+    assert judge.calls == 0
+
+
+def test_a_label_column_the_rows_lack_is_refused_naming_their_keys() -> None:
+    rows = [{k: v for k, v in json.loads(line).items() if k != "human"}
+            for line in CALIBRATION.read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    judge = Counting()
+    with pytest.raises(InputError) as caught:
+        fairjudge.calibrate(rows, judge, columns={"nope": "human"})
+    assert "columns.human 'nope' names no column of the rows; their keys: 'id'," in str(
+        caught.value
+    )
+    assert judge.calls == 0
+
+
+def test_a_label_column_the_file_has_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text(CALIBRATION.read_text(encoding="utf-8").replace('"human":', '"lab":'))
+    done = fairjudge.calibrate(path, LONGER, columns={"lab": "human"})
+    assert done.to_dict()["agreement"]["n"] == 24
