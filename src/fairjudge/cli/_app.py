@@ -323,23 +323,41 @@ app = typer.Typer(
 err_console = Console(stderr=True)
 
 
-def say(label: str, text: str, style: str = "yellow") -> None:
-    """Print ``label: text`` on stderr; ``text`` is shown literally, never as markup.
+def _users_words(text: str, *, error: bool = False) -> str:
+    """``text``, which names this command's flags, in the words the user gave them in.
 
-    Messages quote file names, values and server replies: untrusted text, so hidden
-    characters (a bidi override, ESC) are shown as markers, as in every report.
+    Typed, those are the flags. Under ``fairjudge run FILE`` they are FILE's keys, and
+    an ``error`` starts with FILE, the line and the key it is about
+    (:func:`~fairjudge.cli._run_config.config_words`). Every line fairjudge writes on
+    stderr passes here: errors (:func:`_fail`) and notes (:func:`say`, :func:`notes`).
+    """
+    from fairjudge.cli._run_config import config_words
+
+    return config_words(text, at_line=error)
+
+
+def say(label: str, text: str, style: str = "yellow", *, error: bool = False) -> str:
+    """Print ``label: text`` on stderr, in the user's words (:func:`_users_words`); return it.
+
+    ``text`` is shown literally, never as markup. Messages quote file names, values
+    and server replies: untrusted text, so hidden characters (a bidi override, ESC)
+    are shown as markers, as in every report.
     """
     from fairjudge.report import visible
 
+    text = _users_words(text, error=error)
     err_console.print(f"[{style}]{label}:[/{style}] ", end="", highlight=False)
     err_console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
+    return text
+
+
+def _note(line: str) -> None:
+    err_console.print(_users_words(line), highlight=False, markup=False)
 
 
 def notes(quiet: bool) -> Callable[[str], None] | None:
-    """Where a library function's ``notify`` lines go: stderr, as given; nowhere with ``-q``."""
-    if quiet:
-        return None
-    return lambda line: err_console.print(line, highlight=False, markup=False)
+    """Where a library function's ``notify`` lines go: stderr; nowhere with ``-q``."""
+    return None if quiet else _note
 
 
 def _version(value: bool) -> None:
@@ -390,17 +408,12 @@ def guarded(fn: F) -> F:
             raise
         except Exception as exc:  # a bug: one clear line (and the JSON error), no traceback
             internal_error(exc, as_json)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             from fairjudge.judges import interrupt_note  # what a Python judge's run kept
 
-            note = interrupt_note() or "interrupted; every finished call is kept in the store"
-            if kwargs.get("batch_api"):  # a submitted batch is not stopped by a Ctrl-C here
-                note += (
-                    "; a batch already submitted keeps running at the provider (and is "
-                    "billed): run the same command again to collect it (nothing is "
-                    "submitted twice)"
-                )
-            err_console.print(note, markup=False, highlight=False)
+            said = [interrupt_note() or "interrupted; every finished call is kept in the store"]
+            said += getattr(exc, "__notes__", [])  # what the run left going (a provider's batch)
+            _note(_flag_words("; ".join(said), ()))
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
@@ -411,13 +424,10 @@ def _fail(
 ) -> NoReturn:
     """Report an error on stderr, and with ``--json`` as a JSON object on stdout too.
 
-    A script that asked for JSON always gets JSON it can read, even on failure. Under
-    ``fairjudge run FILE``, the flags it names are FILE's keys, with their lines.
+    A script that asked for JSON always gets JSON it can read, even on failure, worded
+    as on stderr.
     """
-    from fairjudge.cli._run_config import config_words
-
-    message = config_words(in_flags(exc))
-    say(label, message, style=style)
+    message = say(label, in_flags(exc), style=style, error=True)
     if as_json:
         _echo_error(type(exc).__name__, message, code)
     raise typer.Exit(code) from None
@@ -443,7 +453,7 @@ def internal_error(exc: BaseException, as_json: bool) -> NoReturn:
         f"fairjudge, not in your input: please report it, with the command; "
         f"{TRACEBACK_ENV}=1 shows where it happened"
     )
-    say("internal error", message, style="red")
+    message = say("internal error", message, style="red", error=True)
     if as_json:
         _echo_error(type(exc).__name__, message, EXIT_FAILED)
     raise typer.Exit(EXIT_FAILED) from None

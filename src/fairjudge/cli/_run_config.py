@@ -483,15 +483,16 @@ def running_config(config: ConfigText, command: Any) -> Iterator[None]:
         _RUNNING.reset(token)
 
 
-def config_words(message: str) -> str:
+def config_words(message: str, *, at_line: bool = True) -> str:
     """``message`` in the words of the config file ``fairjudge run`` is running, if any.
 
     Each flag of the command becomes its key (``--max-calls`` is ``max-calls``; ``pass
-    --base-url`` is ``set base-url``), and the message starts with the file, the line
-    and the key of the first flag it names that the file sets, as the file's own
-    errors do: ``eval.toml:4: rounds: must be an integer >= 1; got 0``; Click's
-    ``'--quiet' / '-q'`` is the one key ``'quiet'``. ``fairjudge run``'s own flags
-    (``--json``) stay flags. Outside ``fairjudge run``, unchanged.
+    --base-url`` is ``set base-url``); Click's ``'--quiet' / '-q'`` is the one key
+    ``'quiet'``. With ``at_line`` (an error), the message starts with the file, the
+    line and the key of the first flag it names that the file sets, as the file's own
+    errors do: ``eval.toml:4: rounds: must be an integer >= 1; got 0``; a note (a
+    budget stop, a skipped row) only has its flags as keys. ``fairjudge run``'s own
+    flags (``--json``) stay flags. Outside ``fairjudge run``, unchanged.
     """
     running = _RUNNING.get()
     if running is None or not running.flags:
@@ -513,7 +514,7 @@ def config_words(message: str) -> str:
 
     text = pattern.sub(key_of, message)
     first = next((name for name in named if name in running.config.data), None)
-    if first is None:
+    if first is None or not at_line:
         return text
     if re.match(rf"{re.escape(first)} [a-z]", text):  # "rounds must be": the key leads
         text = text.removeprefix(first + " ")

@@ -207,6 +207,10 @@ class JudgeSession(Closing):
                 except FatalBackendError as exc:
                     self._count_kept(exc, batch.specs)
                     raise
+                except KeyboardInterrupt as exc:  # what the executor leaves running, said
+                    if note := getattr(self.executor, "interrupt_note", ""):
+                        exc.add_note(note)
+                    raise
             return self._replies(work, result)
 
     async def arun(

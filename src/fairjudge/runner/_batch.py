@@ -449,6 +449,11 @@ class BatchExecutor:
         "so max_cost was held against the estimate of every call before submission."
     )
     """A sentence added to a budget stop's message under this executor."""
+    interrupt_note = (
+        "a batch already submitted keeps running at the provider (and is billed): run the "
+        "same work again to collect it (nothing is submitted twice)"
+    )
+    """Added to the notes of a Ctrl-C that interrupts it: a submitted batch is not stopped."""
 
     def __init__(
         self,
