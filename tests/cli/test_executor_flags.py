@@ -59,6 +59,28 @@ def test_a_ray_address_without_the_ray_executor_is_a_usage_error(
     assert "--ray-address applies with --executor ray only" in done.output
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_empty_ray_address_is_a_usage_error_naming_the_flag(command: str) -> None:
+    """The library refuses ``executor="ray: "``; the command line names its flag."""
+    argv = _commands("openai/scripted", "--base-url", "http://127.0.0.1:9/v1",
+                     "--executor", "ray", "--ray-address", " ", "--json")[command]  # fmt: skip
+    done = invoke(*argv)
+    assert done.exit_code == 2, done.output
+    assert json.loads(done.stdout)["error"]["message"] == (
+        "--ray-address is empty; give auto, HOST:PORT or ray://HOST:PORT"
+    )
+
+
+def test_an_empty_ray_address_is_the_librarys_error() -> None:
+    """A notebook gets the same check, in its own words."""
+    from fairjudge import ConfigError, JudgeSetup
+
+    with pytest.raises(ConfigError) as caught:
+        JudgeSetup(executor="ray:  ")
+    assert str(caught.value).startswith("the address in executor='ray:ADDRESS' is empty")
+    assert caught.value.params == ("executor",)
+
+
 @pytest.mark.parametrize("command", ["compare", "score", "rank"])
 def test_the_ray_executor_with_a_python_judge_is_a_usage_error(command: str) -> None:
     judge = SCORER if command == "score" else LONGER

@@ -306,6 +306,13 @@ def _check_store(store: object) -> None:
         )
 
 
+EMPTY_RAY_ADDRESS = (
+    "the address in executor='ray:ADDRESS' is empty; give 'ray:auto', 'ray:HOST:PORT' or "
+    "'ray:ray://HOST:PORT' for a running cluster, or 'ray' for a local one"
+)
+"""The error for ``"ray:"`` with no address (the command line words it as its flag's)."""
+
+
 def _check_executor(executor: object) -> None:
     if not isinstance(executor, str):
         if callable(getattr(executor, "execute", None)):
@@ -318,6 +325,8 @@ def _check_executor(executor: object) -> None:
     name = executor.strip()
     if name in ("asyncio", "ray") or (name.startswith("ray:") and name[4:].strip()):
         return
+    if name.startswith("ray:"):
+        raise ConfigError(EMPTY_RAY_ADDRESS, params="executor")
     raise ConfigError(
         f"executor={executor!r} is no executor; use 'asyncio', 'ray', 'ray:ADDRESS' or an "
         "Executor object",

@@ -54,6 +54,12 @@ FLAGS_BY_COMMAND: dict[str, dict[str, str]] = {
 """The flags one command spells its own way, over :data:`FLAGS`."""
 
 PHRASES: dict[str, str] = {
+    # The library's one executor parameter is two flags here: executor="ray:ADDRESS" is
+    # --executor ray --ray-address ADDRESS (fairjudge._api._setup.EMPTY_RAY_ADDRESS).
+    "the address in --executor 'ray:ADDRESS' is empty; give 'ray:auto', 'ray:HOST:PORT' or "
+    "'ray:ray://HOST:PORT' for a running cluster, or 'ray' for a local one": (
+        "--ray-address is empty; give auto, HOST:PORT or ray://HOST:PORT"
+    ),
     # A batch run that did not wait: the library says "work", the command line "command".
     "run the same work again": "run the same command again",
     # The ridge's advice names "l2 > 0", a value, not the flag; rank has always shown

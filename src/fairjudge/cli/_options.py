@@ -463,16 +463,16 @@ def adds_flags(flags_type: type[Any], param: str) -> Callable[[F], F]:
 
 
 def _check_executor(flags: Any) -> None:
-    """``--ray-address`` names where Ray runs: without ``--executor ray`` it is a usage error."""
-    if getattr(flags, "ray_address", None) is None:
-        return
-    if getattr(flags, "executor", None) is not ExecutorName.RAY:
+    """``--ray-address`` without ``--executor ray`` is a usage error.
+
+    The two flags are the library's one ``executor="ray:ADDRESS"``, which checks the
+    name (an empty address too); only the pair is the command line's to check.
+    """
+    if getattr(flags, "ray_address", None) is not None and flags.executor is not ExecutorName.RAY:
         raise ConfigError(
             "--ray-address applies with --executor ray only (the default executor, asyncio, "
             "runs every call in this process); add --executor ray or drop --ray-address"
         )
-    if not flags.ray_address.strip():
-        raise ConfigError("--ray-address is empty; give auto, HOST:PORT or ray://HOST:PORT")
 
 
 def _check_batch(flags: Any) -> None:
