@@ -20,7 +20,7 @@ from fairjudge import ConfigError, InputError
 from fairjudge._api import via_scores
 from fairjudge.evaluation import EvalSettings
 from fairjudge.io import Columns, load_items
-from fairjudge.judges import BackendOptions, resolve_judge
+from fairjudge.judges import BackendOptions, Jury, MemberSpec, resolve_judge
 from fairjudge.prompts import get_rubric
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,3 +138,20 @@ def test_a_label_column_the_file_has_is_read(tmp_path: Path) -> None:
     path.write_text(CALIBRATION.read_text(encoding="utf-8").replace('"human":', '"lab":'))
     done = fairjudge.calibrate(path, LONGER, columns={"lab": "human"})
     assert done.to_dict()["agreement"]["n"] == 24
+
+
+def test_a_built_panel_refuses_the_setup_and_weights_it_would_drop(tmp_path: Path) -> None:
+    jury = Jury.from_specs([MemberSpec(LONGER), MemberSpec(LONGER, weight=2.0)])
+    try:
+        given: list[tuple[dict[str, Any], str]] = [
+            ({"store": tmp_path / "runs.db"}, "store"),
+            ({"template": "reference", "options": {"max_calls": 3}}, "template, options"),
+            ({"weights": [1.0, 1.0]}, "weights"),
+        ]
+        for extra, named in given:
+            with pytest.raises(ConfigError, match=f"^{named}: a built Jury keeps its members'"):
+                fairjudge.compare(ROWS, judges=jury, **extra)
+        fairjudge.compare(ROWS, judges=jury, backend=BackendOptions())  # nothing set: no effect
+        assert fairjudge.compare(ROWS, judges=jury).result.n_items == 3
+    finally:
+        jury.close()

@@ -188,11 +188,10 @@ def _panel(
     a function runs on the engine with ``options`` and, if declared, ``store``.
     """
     if isinstance(judges, kind):
+        _keeps_its_own(kind.__name__, setup, weights)
         return judges, aggregate or default_rule, False
     members, rule = _members(judges, weights, aggregate, default_rule)
-    backend = setup.backend or BackendOptions()
-    set_ = [f.name for f in dataclasses.fields(backend) if getattr(backend, f.name) is not None]
-    prompt = [n for n, on in (("template", setup.template is not None), ("backend", set_)) if on]
+    prompt = [n for n in _set_fields(setup) if n in ("template", "backend")]
     if prompt and all(not isinstance(m, MemberSpec) or m.is_python for m in members):
         raise ConfigError(  # functions, python:/replay: specs and built judges keep their own
             f"{', '.join(prompt)}: a panel of Python functions, replays or judge objects has "
@@ -214,6 +213,25 @@ def _panel(
             judge = _callable(judge, wrap)
         seats.append((judge_name(m[0]), judge, weight))
     return kind.seat(seats, options=options, store=store), rule, True
+
+
+def _set_fields(setup: JudgeSetup) -> list[str]:
+    """The setup's fields given, a backend counting only when one of its options is set."""
+    backend = setup.backend or BackendOptions()
+    set_ = any(getattr(backend, f.name) is not None for f in dataclasses.fields(backend))
+    return [name for name in setup.given() if name != "backend" or set_]
+
+
+def _keeps_its_own(kind: str, setup: JudgeSetup, weights: object) -> None:
+    """A built panel runs as it was built: a setup field or ``weights`` would be dropped."""
+    given = _set_fields(setup) + ["weights"] * (weights is not None)
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: a built {kind} keeps its members' own templates, backends, "
+            "weights, store and run options, so these have no effect; leave them out, or "
+            "give the members as a list",
+            params=tuple(given),
+        )
 
 
 def _no_session(store: object, options: object, executor: object) -> None:
