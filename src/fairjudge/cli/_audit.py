@@ -24,12 +24,11 @@ from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, notes, sa
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     Bootstrap,
+    JudgeFlags,
     Level,
     SummaryJson,
     adds_flags,
-    as_judge_flags,
     check_outputs,
-    judge_flags_without,
 )
 from fairjudge.cli._out import save_out, write_page
 from fairjudge.io import strict_dumps
@@ -37,7 +36,7 @@ from fairjudge.judges import DEFAULT_JUDGE
 
 __all__ = ["AuditFlags", "audit"]
 
-AuditRunFlags = judge_flags_without({"judge", "template"}, "AuditRunFlags")
+audit_run_flags = adds_flags(JudgeFlags, "flags", without=frozenset({"judge", "template"}))
 """The shared backend and run flags; ``--judge`` is repeatable here, and the prompts
 are the experiments' own (``--rubric``, ``--template``, ... below)."""
 
@@ -146,7 +145,7 @@ class AuditFlags:
         return pairs
 
 
-def _run(opts: AuditFlags, flags: Any) -> Any:
+def _run(opts: AuditFlags, flags: JudgeFlags) -> Any:
     """Check the flags, then audit through the library, as ``fairjudge.audit_judge`` does."""
     from fairjudge._api import audit_judge
 
@@ -154,7 +153,7 @@ def _run(opts: AuditFlags, flags: Any) -> Any:
     check_outputs(opts.out, opts.html, inputs=(opts.items,))
     return audit_judge(
         opts.judge, items=opts.items, experiments=opts.experiments, settings=settings,
-        judge_families=families, limit=opts.limit, setup=as_judge_flags(flags).setup(),
+        judge_families=families, limit=opts.limit, setup=flags.setup(),
         skip_invalid=opts.skip_invalid, allow_empty=opts.allow_empty, notify=notes(flags.quiet),
     )  # fmt: skip
 
@@ -162,9 +161,9 @@ def _run(opts: AuditFlags, flags: Any) -> Any:
 @app.command()
 @guarded
 @markdown_flag
-@adds_flags(AuditRunFlags, "flags")
+@audit_run_flags
 @adds_flags(AuditFlags, "opts")
-def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> None:
+def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: JudgeFlags) -> None:
     """Measure a judge's position, verbosity, framing and self-preference bias.
 
     Each bias gets its effect with a CI, a verdict against documented thresholds, and
@@ -177,11 +176,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: Any) -> 
     report, payload = audited.result, audited.report  # the report; the calls, the headline
     made = payload["calls_made"]
     save_out(audited, opts.out, "audit")
-    if opts.html is not None:  # before the exit code: a stopped audit's partial card helps
-        from fairjudge.report import audit_page, page_html
-
-        write_page(opts.html, audited, lambda header: page_html(audit_page(
-            report, calls_made=made, header=header, summary=payload)))  # fmt: skip
+    write_page(opts.html, audited)  # before the exit code: a stopped audit's partial card helps
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     if not _markdown(report, made, payload) and not json_output:

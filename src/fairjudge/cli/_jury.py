@@ -49,13 +49,12 @@ from fairjudge.cli._options import (
     AllowPythonJudges,
     EvalFlags,
     InputFlags,
+    JudgeFlags,
     PairsFile,
     SummaryJson,
     adds_flags,
-    as_judge_flags,
     eval_flags,
     input_flags,
-    judge_flags_without,
 )
 from fairjudge.cli._out import save_out, show, write_page
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
@@ -77,7 +76,7 @@ local-model and per-family options (caps, reasoning effort, thinking) are per me
 (not supported on a panel yet; each member's family gets its own defaults)."""
 
 
-PanelRunFlags = judge_flags_without(_NOT_FOR_PANELS, "PanelRunFlags")
+panel_run_flags = adds_flags(JudgeFlags, "flags", without=frozenset(_NOT_FOR_PANELS))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -179,7 +178,7 @@ def specs_from_flags(judges: list[str], weights: list[float] | None) -> list[Mem
 
 def no_model_flags(flags: Any, what: str, more: tuple[str, ...] = ()) -> None:
     """Refuse the model, store and budget flags (and ``more``) for a panel that calls no model."""
-    given = [g for g in as_judge_flags(flags).given() if g] + list(more)
+    given = [g for g in flags.given() if g] + list(more)
     if given:
         raise ConfigError(
             f"{', '.join(given)}: {what} has no model, prompt, store or budget; drop them"
@@ -192,7 +191,7 @@ PYTHON_PANEL_FLAGS = ("--store", "--concurrency", "--rpm", "--max-calls", "--max
 
 def python_panel_flags(flags: Any, more: tuple[str, ...] = ()) -> None:
     """Refuse the model, token and cost flags (and ``more``) for a panel of Python judges."""
-    given = [g for g in as_judge_flags(flags).given() if g not in PYTHON_PANEL_FLAGS]
+    given = [g for g in flags.given() if g not in PYTHON_PANEL_FLAGS]
     if given or more:
         raise ConfigError(
             f"{', '.join([*given, *more])}: a panel of Python callables has no model or "
@@ -240,7 +239,7 @@ def _judge(
             built.callback(members.close)
         done = compare(
             loaded, judges=members, aggregate=rule, settings=settings,
-            setup=as_judge_flags(flags).setup(), source=str(file), stop_when=stop_rule,
+            setup=flags.setup(), source=str(file), stop_when=stop_rule,
             batch=stop.batch if stop is not None else None,
         )  # fmt: skip
     report: JuryReport = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
@@ -256,7 +255,7 @@ def _judge(
 @guarded
 @markdown_flag
 @input_flags
-@adds_flags(PanelRunFlags, "flags")
+@panel_run_flags
 @eval_flags
 @adds_flags(JuryFlags, "panel")
 @stop_flags
@@ -387,7 +386,7 @@ def score_panel(
     Raises:
         ConfigError: A bad flag, member or input, always before the first call.
     """
-    rubric = opts.check(as_judge_flags(flags), file)
+    rubric = opts.check(flags, file)
     if opts.baseline is not None:
         raise ConfigError("--baseline compares one-judge runs; a panel does not take it yet")
     specs, rule = panel.members(flags)
@@ -400,7 +399,7 @@ def score_panel(
     done = score(
         loaded, judges=specs, aggregate=rule, rubric=rubric, mode=opts.mode,
         structured=opts.structured, seed=opts.seed, level=opts.level,
-        n_resamples=opts.bootstrap, setup=as_judge_flags(flags).setup(), source=str(file),
+        n_resamples=opts.bootstrap, setup=flags.setup(), source=str(file),
     )  # fmt: skip
     result: JuryScoreResult = done.result
     save_out(done, opts.out, "score-jury")
@@ -418,7 +417,7 @@ def score_panel(
 @guarded
 @markdown_flag
 @adds_flags(ScorePanelFlags, "panel")
-@adds_flags(PanelRunFlags, "flags")
+@panel_run_flags
 @score_flags
 def score_jury(
     file: ScoreFile,

@@ -12,7 +12,7 @@ options several commands declare alike (``FILE``, ``--json``, ``--level``) are
 
 import inspect
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields, make_dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from functools import wraps
 from pathlib import Path
@@ -45,14 +45,13 @@ __all__ = [
     "QuestionCol",
     "SkipInvalid",
     "SummaryJson",
-    "as_judge_flags",
+    "adds_flags",
     "check_outputs",
     "check_share",
     "eval_flags",
     "input_flags",
     "item_judging_flags",
     "judge_flags",
-    "judge_flags_without",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -260,6 +259,41 @@ class JudgeFlags:
     ] = None
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False
 
+    def check(self, *, panel: bool = False) -> None:
+        """Refuse, before anything is read, flags that cannot go together.
+
+        Each pair here is the command line's own: the library takes one ``executor``
+        (``"ray:ADDRESS"``, a :class:`~fairjudge.runner.BatchExecutor`) where the
+        command line has several flags, and checks the value itself. ``panel``: the
+        judges are a panel's members, whose backends the batch executor checks.
+        """
+        if self.base_url is not None:  # a URL no call can use is a usage error
+            check_base_url(self.base_url, name="--base-url")
+        if self.ray_address is not None and self.executor is not ExecutorName.RAY:
+            raise ConfigError(
+                "--ray-address applies with --executor ray only (the default executor, "
+                "asyncio, runs every call in this process); add --executor ray or drop "
+                "--ray-address"
+            )
+        if not self.batch_api:
+            for name in ("wait", "batch_poll"):
+                if getattr(self, name) is not None:
+                    flag = "--" + name.replace("_", "-")
+                    raise ConfigError(
+                        f"{flag} applies with --batch-api only; add --batch-api or drop {flag}"
+                    )
+            return
+        if self.executor is ExecutorName.RAY:
+            raise ConfigError(
+                "--batch-api and --executor ray are two ways of running the calls; give one"
+            )
+        spec = (self.judge or "local/ (the default judge)").strip()
+        if not panel and not spec.startswith(("openai/", "anthropic/")):
+            raise ConfigError(
+                f"--batch-api needs a judge with a batch API (openai/<model> or "
+                f"anthropic/<model>); {spec} has none: drop --batch-api for it"
+            )
+
     def given(self) -> list[str]:
         """The flags given on the command line (``--quiet`` aside), as ``--name``."""
         return [
@@ -405,31 +439,17 @@ def check_outputs(
             raise ConfigError(f"--out and --html both name {html}; give two files")
 
 
-def judge_flags_without(dropped: set[str], name: str) -> type[Any]:
-    """:class:`JudgeFlags` less some fields: for commands that take those differently.
+def adds_flags(
+    flags_type: type[Any], param: str, *, without: frozenset[str] = frozenset()
+) -> Callable[[F], F]:
+    """A decorator adding ``flags_type``'s fields as options, gathered into ``param``.
 
-    ``jury`` and ``audit`` take ``--judge`` several times, so they declare it themselves
-    and keep the rest of the shared judge and run flags, declared once here.
+    ``without``: fields the command does not take as options here (``jury`` and
+    ``audit`` declare a repeatable ``--judge`` themselves); they keep their defaults.
+    A :class:`JudgeFlags` value is checked (:meth:`JudgeFlags.check`) before the
+    command runs.
     """
-    hints = inspect.get_annotations(JudgeFlags, eval_str=True)
-    kept = [f for f in fields(JudgeFlags) if f.name not in dropped]
-    return make_dataclass(
-        name, [(f.name, hints[f.name], field(default=f.default)) for f in kept], frozen=True
-    )
-
-
-def as_judge_flags(flags: Any) -> JudgeFlags:
-    """Flags of a :func:`judge_flags_without` class as :class:`JudgeFlags`.
-
-    The dropped fields take their defaults, so :meth:`JudgeFlags.run_options` and
-    :meth:`JudgeFlags.given` serve the panel and audit commands as they serve the rest.
-    """
-    return JudgeFlags(**asdict(flags))
-
-
-def adds_flags(flags_type: type[Any], param: str) -> Callable[[F], F]:
-    """A decorator adding ``flags_type``'s fields as options, gathered into ``param``."""
-    names = [f.name for f in fields(flags_type)]
+    kept = [f for f in fields(flags_type) if f.name not in without]
     hints = inspect.get_annotations(flags_type, eval_str=True)
 
     def decorate(fn: F) -> F:
@@ -437,22 +457,21 @@ def adds_flags(flags_type: type[Any], param: str) -> Callable[[F], F]:
         own = [p for p in signature.parameters.values() if p.name != param]
         # The --rounds flags are added first (innermost), so they are already there.
         with_rounds = any(p.name == "rounds" for p in own)
-        extra = []
-        for f in fields(flags_type):
+
+        def option(f: Any) -> inspect.Parameter:
             hint = hints[f.name]
             if f.name == "temperature" and with_rounds:
                 hint = _TEMPERATURE_WITH_ROUNDS
-            kind = inspect.Parameter.KEYWORD_ONLY
-            extra.append(inspect.Parameter(f.name, kind, default=f.default, annotation=hint))
+            return inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
+                                     annotation=hint)  # fmt: skip
+
+        extra = [option(f) for f in kept]
 
         @wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            kwargs[param] = flags_type(**{name: kwargs.pop(name) for name in names})
-            if getattr(kwargs[param], "base_url", None) is not None:
-                # Before anything is read or built: a URL no call can use is a usage error.
-                check_base_url(kwargs[param].base_url, name="--base-url")
-            _check_executor(kwargs[param])
-            _check_batch(kwargs[param])
+            flags = kwargs[param] = flags_type(**{f.name: kwargs.pop(f.name) for f in kept})
+            if isinstance(flags, JudgeFlags):
+                flags.check(panel="judge" in without)
             return fn(*args, **kwargs)
 
         wrapper.__signature__ = signature.replace(parameters=own + extra)  # type: ignore[attr-defined]
@@ -460,47 +479,6 @@ def adds_flags(flags_type: type[Any], param: str) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
-
-
-def _check_executor(flags: Any) -> None:
-    """``--ray-address`` without ``--executor ray`` is a usage error.
-
-    The two flags are the library's one ``executor="ray:ADDRESS"``, which checks the
-    name (an empty address too); only the pair is the command line's to check.
-    """
-    if getattr(flags, "ray_address", None) is not None and flags.executor is not ExecutorName.RAY:
-        raise ConfigError(
-            "--ray-address applies with --executor ray only (the default executor, asyncio, "
-            "runs every call in this process); add --executor ray or drop --ray-address"
-        )
-
-
-def _check_batch(flags: Any) -> None:
-    """``--wait`` and ``--batch-poll`` need ``--batch-api``; it needs a judge with a batch API."""
-    if getattr(flags, "batch_api", None):
-        if getattr(flags, "executor", None) is ExecutorName.RAY:
-            raise ConfigError(
-                "--batch-api and --executor ray are two ways of running the calls; give one"
-            )
-        # A panel's members come in its own flags: the executor checks each of their
-        # backends before it submits anything (BatchExecutor.check).
-        judge = getattr(flags, "judge", None)
-        if judge is None and hasattr(flags, "judge"):
-            judge = "local/ (the default judge)"
-        if isinstance(judge, str):
-            spec = judge.strip()
-            if not spec.startswith(("openai/", "anthropic/")):
-                raise ConfigError(
-                    f"--batch-api needs a judge with a batch API (openai/<model> or "
-                    f"anthropic/<model>); {spec} has none: drop --batch-api for it"
-                )
-        return
-    for name in ("wait", "batch_poll"):
-        if getattr(flags, name, None) is not None:
-            raise ConfigError(
-                f"--{name.replace('_', '-')} applies with --batch-api only; add --batch-api "
-                f"or drop --{name.replace('_', '-')}"
-            )
 
 
 judge_flags = adds_flags(JudgeFlags, "flags")
