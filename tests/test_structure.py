@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from tools.house import code_lines  # one definition, shared with the measuring tool
+from tools.house import code_lines, declaration_lines  # shared with the measuring tool
 
 TESTS = Path(__file__).resolve().parent
 SRC = TESTS.parent / "src" / "fairjudge"
@@ -34,6 +34,18 @@ HISTORY_WORDS = {"issue", "issues", "defect", "defects", "regression", "regressi
 def test_code_lines_skip_docstrings_comments_and_blanks() -> None:
     source = '"""Module.\n\nMore."""\n\n# why\nx = 1\n\n\ndef f():\n    """Doc."""\n    return x\n'
     assert code_lines(source) == 3
+
+
+def test_declaration_lines_hold_imports_names_and_headers_but_no_logic() -> None:
+    source = (
+        "from x import (\n    a,\n    b,\n)\n"  # 1-4
+        "__all__ = [\n    'f',\n]\n"  # 5-7
+        "if TYPE_CHECKING:\n    import y\n"  # 8-9
+        "@dataclass\nclass C:\n    'Doc.'\n    n: int = 0\n"  # 10-13
+        "    def m(self) -> int:\n        return self.n + 1\n"  # 14-15
+        "def f(\n    a: int,\n) -> int:\n    return a * 2\n"  # 16-19
+    )
+    assert declaration_lines(source) == set(range(1, 15)) | {16, 17, 18}
 
 
 def test_no_module_over_400_code_lines() -> None:

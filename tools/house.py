@@ -28,6 +28,10 @@ What each measure counts, so that two runs on two trees compare:
   ``src/fairjudge`` with at least 6 shared lines; non-boilerplate pairs are those it
   does not mark ``boilerplate``, identical ones those not found "by shape alone".
   Whether a pair is a real logic copy takes a reader; the rows are in the JSON.
+  Beside it, for information, the non-boilerplate pairs whose named run is code on
+  at least one side: a run made only of imports, ``__all__``, docstrings,
+  ``def``/``class`` headers and class fields on both sides is a declaration
+  (:func:`declaration_lines`).
 - **module docstring lines**: the lines the module docstrings of ``src/fairjudge``
   span, ``stats/`` left out (its method descriptions are exempt); the total with
   ``stats/`` and the docstrings over 20 lines are reported beside it.
@@ -230,6 +234,87 @@ def docstring_lines(found: list[Module]) -> dict[str, int]:
 
 
 _ROW = re.compile(r"^D\d+ (?P<a>\S+) ~ (?P<b>\S+)(?P<rest>.*)$")
+_PLACE = re.compile(r"^(?P<path>.+):(?P<start>\d+)-(?P<end>\d+)$")
+_THIN = re.compile(r"^[\s()\[\]{},:]*$")
+
+
+def declaration_lines(source: str) -> set[int]:
+    """Lines that declare rather than compute: imports, ``__all__``, docstrings, signatures.
+
+    Also a class's annotated fields (a dataclass's, or a flag bundle's options).
+
+    ``duplicates`` passes over one-line imports, but the names inside a bracketed
+    import, an ``__all__`` list, a docstring and a ``def``'s parameter list are text to
+    it; two modules that import the same names, or two functions that take the same
+    keywords, read as a copy. None of these is logic that could be written once
+    (each module must import what it uses), so :func:`logic_pairs` sets them apart.
+    """
+    lines: set[int] = set()
+
+    def span(node: ast.AST, end: int | None = None) -> None:
+        first = getattr(node, "lineno", 0)
+        lines.update(range(first, (end if end is not None else node.end_lineno or first) + 1))
+
+    for node in ast.walk(ast.parse(source)):
+        exported = isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        )
+        if exported or isinstance(node, ast.Import | ast.ImportFrom):
+            span(node)
+        elif isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            span(node, node.lineno)  # the guard line; its imports are spanned on their own
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for decorator in node.decorator_list:
+                span(decorator)
+            span(node, node.body[0].lineno - 1)  # the header, up to its first statement
+            if isinstance(node, ast.ClassDef):  # a dataclass's fields, a Flags bundle's options
+                for field in node.body:
+                    if isinstance(field, ast.AnnAssign):
+                        span(field)
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            span(body[0])
+    return lines
+
+
+def _declarations_only(place: str, cache: dict[str, tuple[list[str], set[int]]]) -> bool:
+    """Whether every line of ``place`` (``path:start-end``) that holds code declares."""
+    match = _PLACE.match(place)
+    if match is None:
+        return False
+    path = match["path"]
+    if path not in cache:
+        source = (SRC / path).read_text("utf-8")
+        cache[path] = (source.splitlines(), declaration_lines(source))
+    text, declared = cache[path]
+    for number in range(int(match["start"]), int(match["end"]) + 1):
+        line = text[number - 1].strip() if number <= len(text) else ""
+        if line.startswith("#") or _THIN.match(line) or number in declared:
+            continue
+        return False
+    return True
+
+
+def logic_pairs(rows: list[re.Match[str]]) -> list[str]:
+    """The non-boilerplate rows whose named run is code on at least one side.
+
+    A row names its longest shared run only (``+N more runs`` are not placed), so a
+    row counts as declarations when that run is; the others are the real candidates
+    for "a logic copy", each still to be read.
+    """
+    cache: dict[str, tuple[list[str], set[int]]] = {}
+    return [
+        row.string
+        for row in rows
+        if "boilerplate" not in row["rest"]
+        and not (_declarations_only(row["a"], cache) and _declarations_only(row["b"], cache))
+    ]
 
 
 def duplicates() -> dict[str, object] | None:
@@ -246,9 +331,12 @@ def duplicates() -> dict[str, object] | None:
     more = re.search(r"\(\+(\d+) more pairs\)", out)
     shape = [r for r in rows if " shape" in r["rest"]]
     boilerplate = [r for r in rows if "boilerplate" in r["rest"]]
+    logic = logic_pairs(rows)
     return {
         "pairs": len(rows) + (int(more[1]) if more else 0),
         "non_boilerplate": len(rows) - len(boilerplate),
+        "non_boilerplate_code": len(logic),
+        "code_rows": logic,
         "identical": len(rows) - len(shape),
         "rows": [line for line in out.splitlines() if _ROW.match(line)],
         "notes": notes,
@@ -301,6 +389,7 @@ def table(figures: dict[str, object]) -> list[tuple[str, str, str]]:
         else f"{dup['pairs']} pairs, {dup['non_boilerplate']} non-boilerplate,"
         f" {dup['identical']} identical"
     )
+    code_figure = "n/a" if not isinstance(dup, dict) else str(dup["non_boilerplate_code"])
     return [
         ("code lines in src/", f"{count('src_code_lines'):,}", "<= 23,000"),
         ("cli/ code lines", f"{count('cli_code_lines'):,}", "<= 1,500"),
@@ -309,6 +398,7 @@ def table(figures: dict[str, object]) -> list[tuple[str, str, str]]:
         ("names used across packages outside __all__", str(count("names_outside_all")), "0"),
         ("  (info) core names outside fairjudge.__all__", str(count("core_names_outside_all")), ""),
         ("duplicates pairs", dup_figure, "non-boilerplate <= 10"),
+        ("  (info) non-boilerplate pairs that are not declarations", code_figure, ""),
         (
             "module docstring lines (stats/ exempt)",
             f"{count('module_docstring_lines'):,}",
