@@ -234,12 +234,14 @@ def _judge(
     members, rule = _seat(panel, flags, loaded)
     from fairjudge._api import compare
 
+    recorded = isinstance(members, Jury)  # runs as recorded: no_model_flags took no setup
     with contextlib.ExitStack() as built:
-        if isinstance(members, Jury):  # a recorded panel: ours to close
+        if recorded:  # ours to close
             built.callback(members.close)
         done = compare(
             loaded, judges=members, aggregate=rule, settings=settings,
-            setup=flags.setup(), source=str(file), stop_when=stop_rule,
+            setup=None if recorded else flags.setup(), source=str(file),
+            stop_when=stop_rule,
             batch=stop.batch if stop is not None else None,
         )  # fmt: skip
     report: JuryReport = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
