@@ -142,8 +142,8 @@ def compare(
     Raises:
         InputError: An invalid row (named by file and line, or ``<rows>:N``).
         ConfigError: A bad setting, an option that does not apply to the judge, a
-            setup field given twice (in ``setup`` and as a keyword), or both
-            ``judge`` and ``judges``.
+            setup field given twice (in ``setup`` and as a keyword), both ``judge``
+            and ``judges``, or a template that needs references some items lack.
 
     Example:
         >>> r = compare([{"question": "q", "answer_1": "long answer", "answer_2": "s"}],
@@ -351,7 +351,8 @@ def calibrate(
     Raises:
         ConfigError: A threshold that is not a number in [-1, 1], or ``min_kappa``
             with ``rubric`` (scores are gated on Spearman).
-        InputError: An item has no human label.
+        InputError: An item has no human label, or ``columns`` names a label column
+            the input lacks (every item then read as labelled by ``human_score`` alone).
     """
     from fairjudge.audit import calibration_report, check_labels
 
