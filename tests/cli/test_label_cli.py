@@ -194,7 +194,8 @@ def test_out_of_range_numbers_are_refused_naming_the_flag(tmp_path: Path) -> Non
     result = invoke("label-merge", str(path), str(path), "--out", str(tmp_path / "m.jsonl"),
                     "--bootstrap", "0")  # fmt: skip
     assert result.exit_code == 2
-    assert "--bootstrap must be at least 1, got 0" in flat(result.stderr)
+    assert "--bootstrap must be >= 1; got 0" in flat(result.stderr)
+    assert not (tmp_path / "m.jsonl").exists()
 
 
 def test_label_json_prints_the_address_and_progress(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairjudge._errors import InputError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Outcome
 from fairjudge.io import Columns, load_items, read_sheet_rows, write_rows_durably
 from fairjudge.stats import AgreementResult, judge_agreement
@@ -171,9 +171,13 @@ def merge_labels(
         The counts, every disagreement and the agreement figures.
 
     Raises:
+        ConfigError: ``n_resamples`` is not an integer >= 1 (before any file is read).
         InputError: A file cannot be read, or the two hold different items (naming
             the file and line).
     """
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
+        # Now, not at the agreement's bootstrap: by then the merged file is written.
+        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples!r}", params="n_resamples")
     a, b, out = Path(a), Path(b), Path(out)
     if a.resolve() == b.resolve():  # one labeller agreeing with themself measures nothing
         raise InputError(f"{a} and {b} are the same file; give the two labellers' files")

@@ -181,8 +181,6 @@ def label_merge(
     Disagreements are kept: the merged human column is empty there, and label_a,
     label_b show both labels for a third person to settle.
     """
-    if bootstrap < 1:
-        raise ConfigError(f"--bootstrap must be at least 1, got {bootstrap}")
     check_writable(out, "--out", inputs=(a, b))
     merged = merge_labels(
         a, b, out, columns=Columns(human=human_col), seed=seed, n_resamples=bootstrap
