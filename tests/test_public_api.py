@@ -167,7 +167,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "score_jury_diagnostics ScoreRun load_score_run Battles LongAnswers AGGREGATIONS "
         "SCORE_AGGREGATIONS load_ranking_input FALLBACK_L2 as_batch_judge check_comparable "
         "check_repeats check_rule check_score_items check_via_items human_agreement judgment "
-        "jury_records summarise summarise_scores tallied_run"
+        "jury_records summarise summarise_scores tallied_run via_result"
     ),
     "io": _names(
         "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header "

@@ -1,8 +1,7 @@
-"""``fairjudge report FILE``: the header's kind picks the page, and a kind no page draws is refused.
+"""``fairjudge report FILE``: the header's kind picks the page.
 
 A ``compare`` file still draws the comparison report (tests/report/test_html.py); a
-``score`` file draws the score page; a kind without a page is refused with exit 2,
-naming the kind and what to use, and writes nothing.
+``score`` file draws the score page; a ``compare --via-scores`` file its own page.
 """
 
 from __future__ import annotations
@@ -28,21 +27,19 @@ def _score_out(tmp_path: Path) -> Path:
     return out
 
 
-def test_a_compare_via_scores_file_is_refused_naming_its_kind(tmp_path: Path) -> None:
+def test_a_compare_via_scores_file_is_drawn_as_its_own_kind(tmp_path: Path) -> None:
     out = tmp_path / "via.jsonl"
-    done = runner.invoke(app, ["compare", str(EXAMPLES / "demo_pairs.jsonl"), "--via-scores",
-                               "--judge", SCORER, "--out", str(out), "-q"])  # fmt: skip
-    assert done.exit_code == 0, done.output
+    live = runner.invoke(app, ["compare", str(EXAMPLES / "demo_pairs.jsonl"), "--via-scores",
+                               "--judge", SCORER, "--out", str(out), "--json"])  # fmt: skip
+    assert live.exit_code == 0, live.output
     assert json.loads(out.read_text("utf-8").split("\n")[0])["fairjudge"]["kind"] == (
         "compare-via-scores"
     )
     page = tmp_path / "page.html"
-    done = runner.invoke(app, ["report", str(out), "-o", str(page)])
-    assert done.exit_code == 2
-    assert "a compare-via-scores file (written by `fairjudge compare-via-scores --out`)" in (
-        " ".join(done.output.split())
-    )
-    assert not page.exists()
+    done = runner.invoke(app, ["report", str(out), "-o", str(page), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["via_scores"] == json.loads(live.stdout)["via_scores"]
+    assert 'data-kind="compare-via-scores"' in page.read_text("utf-8")
 
 
 def test_report_draws_a_score_file_with_scores_own_figures(tmp_path: Path) -> None:

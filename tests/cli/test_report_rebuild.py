@@ -40,6 +40,14 @@ def _names(page: Path) -> dict[str, Any]:
     }
 
 
+def _card(page: Path) -> str:
+    """The run-facts card's HTML."""
+    html = page.read_text(encoding="utf-8")
+    found = re.search(r'<section class="fj-card" id="fj-run".*?</section>', html, re.S)
+    assert found is not None
+    return found.group(0)
+
+
 def test_report_on_compare_out_names_the_source_and_models_as_compare_html(
     tmp_path: Path,
 ) -> None:
@@ -57,7 +65,13 @@ def test_report_on_compare_out_names_the_source_and_models_as_compare_html(
     assert want["source"].endswith("demo_pairs.jsonl")
     assert set(want["models"]) == {"1: assistant-v1, 2: assistant-v2"}
     assert got == want
-    assert "results.jsonl" not in again.read_text(encoding="utf-8")
+    # The run-facts card is read from the header both times: the same command, judge, calls
+    card = _card(first)
+    assert card == _card(again)
+    assert "fairjudge compare" in card
+    assert f"--out {out}" in card
+    html = again.read_text(encoding="utf-8")
+    assert "results.jsonl" not in html.replace(card, "")  # named as the command's, only
 
 
 def test_an_older_file_without_names_or_source_still_loads(tmp_path: Path) -> None:

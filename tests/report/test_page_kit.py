@@ -15,7 +15,7 @@ from typing import Any, get_args
 
 import pytest
 
-from fairjudge.io import OutHeader
+from fairjudge.io import OutHeader, OutKind
 from fairjudge.report._page import (
     NOT_RECORDED,
     Details,
@@ -225,14 +225,13 @@ def test_kit_explorer_filters_search_keys_and_permalinks(
 
 
 def test_every_page_kind_has_the_loader_its_module_registers() -> None:
-    """``fairjudge report`` draws every kind of page, each by its own module's loader.
-
-    But ``rank``'s: its pairs pool many models, so its file is refused, saying why.
-    """
-    assert set(get_args(PageKind)) - set(PAGES) == {"rank"}
+    """``fairjudge report`` draws every kind of page, each by its own module's loader."""
+    assert set(get_args(PageKind)) == set(PAGES) == set(get_args(OutKind))
     assert {kind: loader.__name__ for kind, loader in PAGES.items()} == {
         "compare": "compare_page_from_file",
         "calibrate": "compare_page_from_file",
+        "compare-via-scores": "via_scores_page_from_file",
+        "rank": "rank_page_from_file",
         "score": "score_page_from_file",
         "audit": "audit_page_from_file",
         "jury": "jury_page_from_file",

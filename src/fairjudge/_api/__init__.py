@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from fairjudge._api._audit import audit_judge
     from fairjudge._api._functions import calibrate, compare
     from fairjudge._api._rank import rank
-    from fairjudge._api._result import Result, out_file_of
+    from fairjudge._api._result import Result, page_header
     from fairjudge._api._runs import (
         ViaScoresRun,
         judge_pairs,
@@ -95,7 +95,7 @@ __all__ = [
     "load_ranking_input",
     "load_score_run",
     "make_pairs",
-    "out_file_of",
+    "page_header",
     "rank",
     "score",
     "score_answers",
@@ -114,7 +114,7 @@ _LAZY = {
     "score": "fairjudge._api._score",
     "rank": "fairjudge._api._rank",
     "Result": "fairjudge._api._result",
-    "out_file_of": "fairjudge._api._result",
+    "page_header": "fairjudge._api._result",
     "JudgeSetup": "fairjudge._api._setup",
     "SAMPLING_TEMPERATURE": "fairjudge._api._setup",
     "setup_of": "fairjudge._api._setup",

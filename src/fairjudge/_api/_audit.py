@@ -144,7 +144,8 @@ def audit_judge(
 
     return Result("audit", report, payload, report.stopped,
                   _rows=lambda: [dict(e) for e in payload["experiments"]],
-                  _html=lambda: page_html(audit_page(report, calls_made=made, summary=payload)),
+                  _html=lambda header: page_html(audit_page(report, calls_made=made,
+                                                            header=header, summary=payload)),
                   _summary=summary, calls=calls, sent_by=sent_by,
                   _out=lambda: audit_out(payload))  # fmt: skip
 

@@ -190,7 +190,8 @@ def rank(
     return Result(
         "rank", result, report, result.stopped if result is not None else None,
         _rows=lambda: _rows(report),
-        _html=lambda: page_html(rank_page(report, title=page_title, result=result, run=run)),
+        _html=lambda header: page_html(rank_page(report, title=page_title, result=result,
+                                                 run=run, header=header)),
         _summary=lambda: "\n".join(
             b.summary() for b in (report.leaderboard, report.style_control) if b is not None
         ),

@@ -22,9 +22,11 @@ from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     from fairjudge._api._out import OutFile
+    from fairjudge.io import OutHeader
 
 __all__ = [
-    "Kind", "Result", "last_run", "opened", "out_file_of", "pairwise_rows", "scored_rows", "title",
+    "Kind", "Result", "last_run", "opened", "out_file_of", "page_header", "pairwise_rows",
+    "scored_rows", "title",
 ]  # fmt: skip
 
 Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
@@ -57,7 +59,7 @@ class Result:
     report: Any
     stopped: str | None = None
     _rows: Callable[[], list[dict[str, Any]]] = field(default=lambda: [], repr=False)
-    _html: Callable[[], str] = field(kw_only=True, repr=False)
+    _html: Callable[[OutHeader | None], str] = field(kw_only=True, repr=False)
     _summary: Callable[[], str] | None = field(default=None, repr=False)
     calls: Any = field(default=None, kw_only=True, repr=False)
     sent_by: Any = field(default=None, kw_only=True, repr=False)
@@ -91,8 +93,17 @@ class Result:
         pandas = import_pandas("Result.to_pandas()")
         return pandas.DataFrame.from_records(self.to_records())
 
-    def to_html(self, path: str | Path) -> Path:
+    def to_html(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
         """Write the self-contained HTML report, the one the command's ``--html`` writes.
+
+        Its run-facts card (judge, template or rubric, settings, the fairjudge that ran
+        it) is read from the header :meth:`save` writes (:func:`page_header`), so the
+        page and the ``--out`` file say the same, in a notebook as on the command line.
+
+        Args:
+            path: Where to write.
+            header_extra: As :meth:`save`'s; the command line passes the command as
+                typed, which a notebook's page shows as not recorded.
 
         Returns:
             The path written.
@@ -100,7 +111,7 @@ class Result:
         from fairjudge.io import write_atomic
 
         target = Path(path)
-        write_atomic(target, (self._html(),))
+        write_atomic(target, (self._html(page_header(self, header_extra)),))
         return target
 
     def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
@@ -154,6 +165,25 @@ def out_file_of(done: Result) -> OutFile:
             params="items",
         )
     return done._out()
+
+
+def page_header(done: Result, header_extra: Mapping[str, Any] | None = None) -> OutHeader:
+    """The header :meth:`Result.save` would write, as a page's run-facts card reads it.
+
+    A ``rank`` of judged battles saves no file; its page still gets a header naming
+    the kind and ``header_extra``'s command.
+
+    Raises:
+        ConfigError: ``header_extra`` holds a key other than ``command``, ``config``
+            or ``config_file``.
+    """
+    from fairjudge._api._out import OutFile, out_header_of
+    from fairjudge.io import read_header
+
+    out = done._out() if done._out is not None else OutFile(done.kind, lambda: ())
+    header = read_header(out_header_of(out, done.calls, done.sent_by, header_extra), path="")
+    assert header is not None  # out_header_of makes a header record
+    return header
 
 
 def _calls(judgment: Judgment) -> dict[str, Any]:

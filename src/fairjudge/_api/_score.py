@@ -18,7 +18,7 @@ from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
 from fairjudge._items import ScoreItem
 from fairjudge.evaluation import score_answers
-from fairjudge.io import load_score_items
+from fairjudge.io import OutHeader, load_score_items
 from fairjudge.judges import (
     BackendOptions,
     BatchPointwiseJudge,
@@ -198,7 +198,7 @@ def score(
                           trend=trend)  # fmt: skip
     summary = None if trend is None else (lambda: f"{result.summary()}\n{trend.summary()}")
     return Result("score", result, report, result.stopped, _rows=lambda: scored_rows(result.items),
-                  _html=lambda: _page(report, before), _summary=summary,
+                  _html=lambda header: _page(report, before, header), _summary=summary,
                   calls=calls, sent_by=the_judge,
                   _out=lambda: score_out("score", result, mode=mode, seed=seed, level=level,
                                          n_resamples=n_resamples, source=source))  # fmt: skip
@@ -223,8 +223,8 @@ def _check_baseline(
                          allow_different=allow_different)  # fmt: skip
 
 
-def _page(report: Any, baseline: ScoreRun | None) -> str:
+def _page(report: Any, baseline: ScoreRun | None, header: OutHeader | None) -> str:
     """The scores' page: the page kit loads with the first ``to_html()``, not the run."""
     from fairjudge.report import page_html, score_page
 
-    return page_html(score_page(report, baseline=baseline))
+    return page_html(score_page(report, baseline=baseline, header=header))

@@ -254,13 +254,12 @@ def compare(
     if via.requested():
         return _via_scores(file, json_output, flags, columns, run, via, stop if adaptive else None)
     from fairjudge.cli._judging import check_unresolved
-    from fairjudge.cli._out import show
+    from fairjudge.cli._out import show, write_page
     from fairjudge.report import render_comparison
 
     done = _pairwise(file, flags, columns, run, stop if adaptive else None)
     report = done.report
-    if run.html is not None:  # before the exit-code checks: a failed run's report helps most
-        done.to_html(run.html)  # the page fairjudge.compare(...).to_html writes
+    write_page(run.html, done)  # before the exit-code checks: a failed run's report helps most
     show(report, render_comparison, as_json=json_output,
          files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
     if not json_output:

@@ -97,19 +97,24 @@ def save_out(done: Any, path: Path | None, name: str) -> None:
     done.save(path, header_extra=extra)
 
 
-def write_page(path: Path | None, done: Any, html_of: Callable[[OutHeader], str]) -> None:
-    """Write an ``--html`` page when asked, its run facts from the header ``--out`` opens with.
+def write_page(
+    path: Path | None, done: Any, html_of: Callable[[OutHeader], str] | None = None
+) -> None:
+    """Write ``done``'s ``--html`` page when asked: the page ``Result.to_html`` writes.
 
-    The judge, template or rubric and settings are the result's own
-    (:func:`fairjudge._api.out_file_of`); the command line is masked, as in the file.
+    Its run facts are read from the header ``--out`` opens with
+    (:func:`fairjudge._api.page_header`), with the command as typed (masked, as in
+    the file), so a command passes nothing of its page by hand. ``html_of`` draws
+    the page of a report the command changed instead (a panel's skipped rows, in
+    flag words), from the same header.
     """
     if path is None:
         return
-    from fairjudge._api import out_file_of
-    from fairjudge.io import out_header, read_header, write_atomic
+    extra = {"command": command_line(done.kind)}
+    if html_of is None:
+        done.to_html(path, header_extra=extra)
+        return
+    from fairjudge._api import page_header
+    from fairjudge.io import write_atomic
 
-    out = out_file_of(done)
-    record = out_header(out.kind, command=command_line(out.kind), **out.head())
-    made = read_header(record, path=str(path))
-    assert made is not None  # out_header makes a header record
-    write_atomic(path, (html_of(made),))
+    write_atomic(path, (html_of(page_header(done, extra)),))

@@ -11,7 +11,7 @@ from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
-from fairjudge.cli._out import save_out, show
+from fairjudge.cli._out import save_out, show, write_page
 from fairjudge.report import RankingReport, print_failures, render_ranking
 
 __all__ = ["rank"]
@@ -80,13 +80,11 @@ def _say_held(report: RankingReport) -> None:
 
 def _show(ranked: Result, file: Path, *, json_output: bool, html: Path | None) -> None:
     """Print the leaderboard (a table or JSON); write the HTML and Markdown when asked."""
-    from fairjudge.io import write_atomic
-    from fairjudge.report import page_html, rank_page, ranking_markdown
+    from fairjudge.report import ranking_markdown
 
     report, result, run = ranked.report, ranked.result, ranked.calls
     title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
-    if html is not None:
-        write_atomic(html, (page_html(rank_page(report, title=title, result=result, run=run)),))
+    write_page(html, ranked)
     markdown = lambda: ranking_markdown(report, title=title, result=result, run=run)  # noqa: E731
     show(report, render_ranking, as_json=json_output, files=[("HTML report", html)],
          markdown=markdown)  # fmt: skip

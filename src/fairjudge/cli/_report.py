@@ -1,13 +1,14 @@
 """``fairjudge report RESULTS -o report.html``: the HTML page of any saved run.
 
 RESULTS is a file written by a command's ``--out``. Its header record says which
-command wrote it. A ``compare`` or ``calibrate`` file (one judgment per line, with
-every call's raw reply) is resolved again under its recorded rule and drawn as the
-comparison report; a ``score``, ``audit``, ``jury`` or ``score-jury`` file is drawn
-by its page (:mod:`fairjudge.report._pages`). Either way the run is summarised
-again with the seed, level and resamples given here; with the commands' defaults the
-figures are the command's own. No judge is called. A kind no page draws (a ``rank``
-file) is refused with exit 2, naming the kind and what to use.
+command wrote it, and so which page draws it (:mod:`fairjudge.report._pages`): a
+``compare`` or ``calibrate`` file (one judgment per line, with every call's raw
+reply) is resolved again under its recorded rule and drawn as the comparison
+report; ``compare --via-scores``, ``rank``, ``score``, ``audit``, ``jury`` and
+``score-jury`` files by their own pages. The run is summarised again with the seed,
+level and resamples given here; with the commands' defaults the figures are the
+command's own (a ``rank`` file's leaderboard is fitted as its header records). No
+judge is called.
 """
 
 import dataclasses
@@ -30,7 +31,8 @@ _Results = Annotated[
     Path,
     typer.Argument(
         metavar="FILE",
-        help="A file written by --out of compare, calibrate, score, audit, jury or score-jury.",
+        help="A file written by --out of compare, calibrate, rank, score, audit, jury or "
+        "score-jury.",
     ),
 ]
 _Output = Annotated[
@@ -71,7 +73,7 @@ def report(
     if output is not None:
         check_writable(output, "--output")
     header = out_file_header(results)
-    kind = header.kind if header is not None else "compare"  # no header: an older compare file
+    kind = header.kind if header is not None else None  # no header: an older file
     page = out_file_page(results, kind, seed=seed, level=level, n_resamples=bootstrap)
     if title:
         page = dataclasses.replace(page, title=title)
@@ -81,6 +83,7 @@ def report(
         typer.echo(strict_dumps(page.summary, indent=2))
     write_markdown(lambda: page_markdown(page))
     if output is not None:
-        n = page.summary.get("n_items") if kind in ("compare", "calibrate") else None
-        say("HTML report", f"{output} ({n} items)" if n is not None else f"{output} ({kind} run)",
+        n = page.summary.get("n_items") if page.kind in ("compare", "calibrate") else None
+        say("HTML report",
+            f"{output} ({n} items)" if n is not None else f"{output} ({page.kind} run)",
             style="green")  # fmt: skip

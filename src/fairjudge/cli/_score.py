@@ -49,8 +49,8 @@ from fairjudge.cli._options import (
     check_share,
     judge_flags,
 )
-from fairjudge.cli._out import command_line, save_out, show
-from fairjudge.io import LoadedScoreItems, load_score_items, write_atomic
+from fairjudge.cli._out import save_out, show, write_page
+from fairjudge.io import LoadedScoreItems, load_score_items
 from fairjudge.judges import ScoreMode, judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
@@ -227,7 +227,7 @@ def score(
     loaded = opts.load(file, rubric)
     baseline = opts.load_baseline(rubric, judge_spec(flags.judge))
     from fairjudge._api import score as score_items
-    from fairjudge.report import page_html, render_scores, score_page
+    from fairjudge.report import render_scores
 
     done = score_items(
         loaded, flags.judge, rubric=rubric, mode=opts.mode, structured=opts.structured,
@@ -235,9 +235,7 @@ def score(
         allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
     )  # fmt: skip
     save_out(done, opts.out, "score")
-    if opts.html is not None:  # before the exit code: a collapsed run's page helps most
-        page = score_page(done.report, baseline=baseline, command=command_line("score"))
-        write_atomic(opts.html, (page_html(page),))
+    write_page(opts.html, done)  # before the exit code: a collapsed run's page helps most
     show(done.report, render_scores, as_json=opts.json_output,
          files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
     code = scored_exit(done.result, opts)

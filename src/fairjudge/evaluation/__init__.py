@@ -91,6 +91,7 @@ if TYPE_CHECKING:
         ViaScoresResult,
         check_via_items,
         compare_via_scores,
+        via_result,
     )
 
 __all__ = [
@@ -149,6 +150,7 @@ __all__ = [
     "summarise",
     "summarise_scores",
     "tallied_run",
+    "via_result",
 ]
 
 _LAZY = {
@@ -205,6 +207,7 @@ _LAZY = {
     "ViaScoresResult": "fairjudge.evaluation._via_scores",
     "check_via_items": "fairjudge.evaluation._via_scores",
     "compare_via_scores": "fairjudge.evaluation._via_scores",
+    "via_result": "fairjudge.evaluation._via_scores",
 }
 
 package_surface(globals(), _LAZY)

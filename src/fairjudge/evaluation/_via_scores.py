@@ -29,7 +29,10 @@ from fairjudge.evaluation._scores_stats import ScoreMean, score_mean
 from fairjudge.evaluation._settings import EvalSettings, Failure, ResultFrame
 from fairjudge.prompts import Rubric
 
-__all__ = ["SYSTEMS", "ScoredPair", "ViaScoresResult", "check_via_items", "compare_via_scores"]
+__all__ = [
+    "SYSTEMS", "ScoredPair", "ViaScoresResult", "check_via_items", "compare_via_scores",
+    "via_result",
+]  # fmt: skip
 
 SYSTEMS = ("model 1", "model 2")
 """The system names the two answers are scored under."""
@@ -232,6 +235,10 @@ def check_via_items(items: Sequence[Item], rubric: Rubric) -> None:
 
 
 def via_result(items: Sequence[Item], scores: ScoreResult, margin: float) -> ViaScoresResult:
+    """The comparison the scored answers give: ``scores`` holds each item's two, in order.
+
+    Also how a page reads a ``compare --via-scores --out`` file back, from its scores.
+    """
     names = scores.rubric.names
     answers = scores.items
     pairs = tuple(

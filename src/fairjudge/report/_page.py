@@ -68,7 +68,9 @@ __all__ = [
     "unestimated",
 ]
 
-PageKind = Literal["compare", "calibrate", "rank", "score", "audit", "jury", "score-jury"]
+PageKind = Literal[
+    "compare", "compare-via-scores", "calibrate", "rank", "score", "audit", "jury", "score-jury"
+]
 
 NOT_RECORDED = "not recorded"
 _MEMBER_KINDS = ("jury", "score-jury")

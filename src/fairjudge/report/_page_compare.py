@@ -14,8 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fairjudge._types import never_made
 from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
+from fairjudge.io import OutHeader
 from fairjudge.report._adaptive import (
     ci_mark,
     recorded_stop,
@@ -32,15 +34,18 @@ from fairjudge.report._comparison import (
     truth_lines,
 )
 from fairjudge.report._page import (
+    NOT_RECORDED,
     Block,
     FigureTable,
     Headline,
     Highlighted,
     Page,
+    PageKind,
     PageLoader,
     Paragraphs,
     PlotBlock,
     Section,
+    run_facts,
     unestimated,
 )
 from fairjudge.report._page_compare_items import pair_explorer
@@ -63,6 +68,7 @@ __all__ = [
     "not_estimated",
     "pair_facts",
     "position_section",
+    "source_name",
 ]
 
 
@@ -170,40 +176,60 @@ def position_section(result: PairwiseResult | None) -> Section:
     return Section("fj-position", "Position bias", (table, Paragraphs(tuple(notes), bullets=True)))
 
 
-def _calls_fact(result: PairwiseResult, run: RunSummary | None) -> list[tuple[str, str]]:
-    calls = [c for j in result.judgments for c in j.calls]
-    cached = sum(c.reply.cached for c in calls)
-    facts = [("calls recorded", f"{len(calls)} ({cached} served from the cache)")]
-    if run is None:
-        facts.append(("cost", "not recorded (no model judge ran, or read from a results file)"))
-        return facts
-    facts.append(("judge calls", calls_text(run)))
-    if run.input_tokens or run.output_tokens:
-        facts.append(("tokens (in / out)", f"{run.input_tokens} / {run.output_tokens}"))
-    facts.append(("cost", f"est. ${run.cost_usd:.4f}" if run.cost_usd else "no prices given"))
-    return facts
+def _calls(result: PairwiseResult, run: RunSummary | None) -> tuple[int, int]:
+    """``(made, cached)``: the run's, else counted from the recorded calls (a file's)."""
+    if run is not None:
+        return run.made, run.cached
+    replies = [c.reply for j in result.judgments for c in j.calls]
+    made = sum(not r.cached and not never_made(r.failure) for r in replies)
+    return made, sum(r.cached for r in replies)
 
 
-def pair_facts(result: PairwiseResult, run: RunSummary | None) -> tuple[tuple[str, str], ...]:
-    """The run-facts card of judged pairs: judge, protocol, source, counts, calls, cost."""
+def pair_facts(
+    result: PairwiseResult,
+    run: RunSummary | None,
+    header: OutHeader | None = None,
+    *,
+    kind: str = "compare",
+    before: Sequence[tuple[str, str]] = (),
+    seed: int | None = None,
+) -> tuple[tuple[str, str], ...]:
+    """The run-facts card of judged pairs: the kit's card, then the protocol and counts.
+
+    The card (command, judge, template, seed, calls, cost, version) is the kit's
+    (:func:`~fairjudge.report._page.run_facts`), read from the ``--out`` header the
+    run saves or the file was drawn from. ``before`` replaces the protocol's rows (a
+    leaderboard's fit, for ``rank``), and ``seed`` the pairs' seed.
+    """
     s = result.settings
-    unknown = "not recorded"
-    facts = [
-        ("judge", s.judge or unknown),
-        ("template", s.template or ("none (a Python judge)" if s.judge else unknown)),
+    template = s.template or (header.template if header is not None else None)
+    if template is None and (s.judge or (header is not None and header.judge)):
+        template = "none (a Python judge)"
+    protocol = [
         ("rule", s.rule.value),
         ("rounds", str(s.rounds)),
-        ("seed", str(s.seed)),
         ("bootstrap", f"{s.n_resamples} resamples, {round(s.level * 100)}% intervals"),
-        ("source", s.source or unknown),
+    ]
+    extra = [
+        *(before or protocol),
+        ("source", s.source or NOT_RECORDED),
         ("items", f"{result.n_items - result.n_unresolved} of {result.n_items} resolved"),
         ("parse failures", str(result.n_parse_failures)),
         ("call errors", str(result.n_call_errors)),
-        *_calls_fact(result, run),
     ]
+    if run is not None and (run.failed or run.usage_unreported or run.learning_note()):
+        extra.append(("judge calls", calls_text(run)))
+    if run is not None and (run.input_tokens or run.output_tokens):
+        extra.append(("tokens (in / out)", f"{run.input_tokens} / {run.output_tokens}"))
     if result.stopped is not None:
-        facts.append(("stopped", result.stopped))
-    return tuple(facts)
+        extra.append(("stopped", result.stopped))
+    made, cached = _calls(result, run)
+    return run_facts(
+        header, kind=kind, judge_or_members=s.judge, template_or_rubric=template,
+        seed=s.seed if seed is None else seed,
+        calls_made=made, calls_cached=cached, cost=run.cost_usd if run is not None else None,
+        extra=extra,
+    )  # fmt: skip
 
 
 def failures_section(
@@ -283,6 +309,7 @@ def compare_page(
     *,
     calibration: Mapping[str, Any] | None = None,
     summary: Mapping[str, Any] | None = None,
+    header: OutHeader | None = None,
 ) -> Page:
     """The page of a comparison (``compare``, ``calibrate``, ``fairjudge report``).
 
@@ -292,6 +319,8 @@ def compare_page(
             shown as a card with the gate's verdict above the headline.
         summary: The JSON embedded in the page (``#fj-summary``); by default the
             report's own :meth:`~ComparisonReport.to_dict`, which ``compare --json`` prints.
+        header: The ``--out`` header the run saves (``Result.to_html``) or the file
+            holds, for the run-facts card.
     """
     result = report.result
     figures = _win_figures(report)
@@ -304,7 +333,8 @@ def compare_page(
     headline = _stopped(report, headline)
     if calibration is not None:
         headline = replace(headline, gate=_gate(calibration))
-    facts = pair_facts(result, report.run)
+    kind: PageKind = "calibrate" if calibration is not None else "compare"
+    facts = pair_facts(result, report.run, header, kind=kind)
     if report.adaptive is not None:
         facts = (*facts, *stop_facts(report.adaptive))
     naive = figures[:2] if result.debiased else figures[:1]
@@ -324,7 +354,7 @@ def compare_page(
     if failures is not None:
         sections.append(failures)
     return Page(
-        kind="calibrate" if calibration is not None else "compare",
+        kind=kind,
         title=report.title,
         headline=headline,
         facts=facts,
@@ -383,7 +413,7 @@ def _gate(report: Mapping[str, Any]) -> str:
     )
 
 
-def _source_name(source: str | None, path: Path) -> str:
+def source_name(source: str | None, path: Path) -> str:
     """The input file's name as compare's title has it (the header's source), else the file's."""
     if not source or source == str(path):
         return path.name
@@ -399,12 +429,12 @@ def compare_page_from_file(
     recorded stop stays its conclusion, never a new one.
     """
     header, result = load_comparison(path, seed=seed, level=level, n_resamples=n_resamples)
-    title = f"{_source_name(result.settings.source, path)}: model 1 vs model 2"
+    title = f"{source_name(result.settings.source, path)}: model 1 vs model 2"
     report = comparison_report(result, title=title)
     recorded = header.settings.get("adaptive") if header is not None else None
     if isinstance(recorded, dict):  # an adaptive run: its own conclusion, not a new one
         report = replace(report, recorded_adaptive=recorded)
-    return compare_page(report)
+    return compare_page(report, header=header)
 
 
 OUT_FILE_PAGES: dict[str, PageLoader] = {

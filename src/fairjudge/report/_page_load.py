@@ -51,16 +51,19 @@ from fairjudge.prompts import AnswerScores, Rubric, ScoreCall, get_rubric, load_
 from fairjudge.report._text import clipped
 
 __all__ = [
-    "RANK_FILE",
     "LoadedScores",
     "calls_of",
+    "judged_record",
     "load_comparison",
+    "load_ranked",
     "load_score_result",
     "question_of",
     "record_name",
     "record_text",
     "recorded_rubric",
     "score_call",
+    "scored_record",
+    "summarised",
 ]
 
 _STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
@@ -165,7 +168,8 @@ def _human(value: object) -> dict[str, float]:
     return {str(k): float(v) for k, v in value.items() if isinstance(v, int | float)}
 
 
-def _scored(record: object) -> ScoredItem:
+def scored_record(record: object) -> ScoredItem:
+    """One scored answer, as :meth:`ScoredItem.to_dict` wrote it (a ``ValueError`` if not)."""
     if not isinstance(record, dict):
         raise ValueError("a line must be a JSON object")
     calls = record.get("calls")
@@ -206,11 +210,14 @@ def _recorded(name: str, version: str, dims: object, scale: object, path: Path) 
         raise InputError(f"header: its rubric cannot be rebuilt ({exc})", path=str(path)) from None
 
 
-def recorded_rubric(tag: object, header: OutHeader | None, path: Path, *, command: str) -> Rubric:
+def recorded_rubric(
+    tag: object, header: OutHeader | None, path: Path, *, command: str, advice: str | None = None
+) -> Rubric:
     """The run's rubric: as the header records it, else the built-in one of its name@version.
 
     ``command`` (``score``, ``score-jury``) is the one to run again for a file written
-    before headers recorded the rubric.
+    before headers recorded the rubric; ``advice`` says instead what to do for a kind
+    whose header never records it.
     """
     if not isinstance(tag, str) or "@" not in tag:
         raise InputError(f"names no rubric (name@version); got {shown(tag)}", path=str(path),
@@ -227,8 +234,9 @@ def recorded_rubric(tag: object, header: OutHeader | None, path: Path, *, comman
     if rubric is None or rubric.version != version:
         raise InputError(
             f"rubric {tag} is not a built-in rubric of this fairjudge, and the header does not "
-            "record its dimensions and scale (written by an older fairjudge); run "
-            f"{command} again to write a file this fairjudge can draw",
+            "record its dimensions and scale "
+            + (advice or f"(written by an older fairjudge); run {command} again to write a "
+               "file this fairjudge can draw"),
             path=str(path), params="out",
         )  # fmt: skip
     return rubric
@@ -253,7 +261,7 @@ def load_score_result(
                 header.expect(("score",), reader="the score page", path=str(path))
                 continue
         try:
-            items.append(_scored(record))
+            items.append(scored_record(record))
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
             raise InputError(f"not a record of `fairjudge score out` ({clipped(exc)})",
                              path=str(path), line=number, params="out") from None  # fmt: skip
@@ -327,13 +335,23 @@ def _call(value: object) -> Call:
     return Call(Order(str(value.get("order"))), int(value.get("sample", 0)), reply)
 
 
-def _judgment(record: object) -> Judgment:
+_BATTLE_KEYS = frozenset({"question_id", "model_a", "model_b", "winner"})
+"""What a ``rank --out`` record adds to a judgment: the battle it is, which ``rank`` reads."""
+
+
+def judged_record(record: object, *, battle: bool = False) -> Judgment:
+    """A judged pair; a ``rank`` record (``battle``) names its models and question as a battle.
+
+    A battle's ``question_id`` is its bootstrap cluster, as it was when it was judged.
+    """
     if not isinstance(record, dict):
         raise ValueError("a line must be a JSON object")
     calls = record.get("calls")
     if not isinstance(calls, list) or not calls:
         raise ValueError("'calls' must be a non-empty list of call records")
     human, score = record.get("human"), record.get("human_score")
+    names = ("model_a", "model_b") if battle else ("model_1", "model_2")
+    cluster = record.get("question_id") if battle else None
     item = Item(
         question=_question(record.get("question")),
         answer_1=record_text(record, "answer_1"),
@@ -342,28 +360,22 @@ def _judgment(record: object) -> Judgment:
         category=None if record.get("category") is None else str(record["category"]),
         human=Outcome(str(human)) if human is not None else None,
         human_score=float(score) if score is not None else None,
-        model_1=record_name(record, "model_1"),
-        model_2=record_name(record, "model_2"),
+        model_1=record_name(record, names[0]),
+        model_2=record_name(record, names[1]),
+        cluster=None if cluster is None else str(cluster),
     )
-    extra = {k: v for k, v in record.items() if k not in _ITEM_KEYS}
+    known = _ITEM_KEYS | _BATTLE_KEYS if battle else _ITEM_KEYS
+    extra = {k: v for k, v in record.items() if k not in known}
     rule = Resolution(record.get("rule", "conservative"))
     return judgment_of(item, tuple(_call(c) for c in calls), rule, extra)
 
 
-RANK_FILE = (
-    "its pairs pool many models, so there is no model 1 vs model 2 page to draw from it; "
-    "use `rank html` for the ranking report (`fairjudge rank FILE html=PAGE` ranks "
-    "this file again without a judge call)"
-)
 _FILE_PARAMS = ("out", "html")  # the parameters these messages name
 
 
-def _check_kind(header: OutHeader, path: Path) -> None:
-    """Refuse a file ``report`` cannot render, naming its kind."""
-    if header.kind == "rank":
-        raise InputError(f"a rank file (written by `fairjudge rank out`): {RANK_FILE}",
-                         path=str(path), params=_FILE_PARAMS)  # fmt: skip
-    header.expect(("compare", "calibrate"), reader="`fairjudge report`", path=str(path))
+def _check_kind(header: OutHeader, path: Path, kinds: tuple[str, ...]) -> None:
+    """Refuse a file ``report`` cannot render this way, naming its kind."""
+    header.expect(kinds, reader="`fairjudge report`", path=str(path))
     if header.rubric is not None:
         raise InputError(
             f"a pointwise {header.kind} file (scores by rubric {header.rubric}); "
@@ -373,29 +385,31 @@ def _check_kind(header: OutHeader, path: Path) -> None:
         )
 
 
-def _read(path: Path) -> tuple[OutHeader | None, list[Judgment]]:
+def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Judgment]]:
     # A regular file only, read a bounded line at a time, each line parsed with its
     # depth bounded (_rows.read_records). Only "\n" ends a record: str.splitlines()
     # would also split at U+2028 and the other separators that JSON strings written
     # with ensure_ascii=False keep.
+    battle = kinds == ("rank",)
     judgments: list[Judgment] = []
     header = None
     for number, record in read_records(path):
         if not judgments and header is None:  # the first record: a header, or not
             header = read_header(record, path=str(path), line=number)
             if header is not None:
-                _check_kind(header, path)
+                _check_kind(header, path, kinds)
                 continue
-        if isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
-            raise InputError(f"a `rank out` record: {RANK_FILE}", path=str(path),
-                             line=number, params=_FILE_PARAMS)  # fmt: skip
+        if not battle and isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
+            raise InputError("a `rank out` record in a file whose first record is not; give "
+                             "the whole file `rank out` wrote", path=str(path), line=number,
+                             params=_FILE_PARAMS)  # fmt: skip
         try:
-            judgments.append(_judgment(record))
+            judgments.append(judged_record(record, battle=battle))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
             raise InputError(
-                f"not a result record of `fairjudge compare out` ({clipped(exc)}); a file with "
-                "no header line is read as one, and the pages draw a file written by out of "
-                "compare, calibrate, score, audit, jury or score-jury",
+                f"not a result record of `fairjudge {kinds[0]} out` ({clipped(exc)}); a file "
+                "with no header line is read as one, and the pages draw a file written by out "
+                "of compare, calibrate, rank, score, audit, jury or score-jury",
                 path=str(path),
                 line=number,
                 params="out",
@@ -432,7 +446,28 @@ def load_comparison(
             not a pairwise result (a ``rank`` file, say), or a line is not a result
             record (the message names the file and the line).
     """
-    header, judgments = _read(path)
+    return summarised(path, *_read(path, ("compare", "calibrate")), seed, level, n_resamples)
+
+
+def load_ranked(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> tuple[OutHeader | None, PairwiseResult]:
+    """Read a ``rank --out`` file's judged pairs and summarise them again, as ``rank`` did.
+
+    As :func:`load_comparison`; each pair is judged between the battle's two models,
+    its question its bootstrap cluster.
+
+    Raises:
+        InputError: As :func:`load_comparison`, for a file that is not a ``rank`` file.
+    """
+    return summarised(path, *_read(path, ("rank",)), seed, level, n_resamples)
+
+
+def summarised(
+    path: Path, header: OutHeader | None, judgments: list[Judgment], seed: int, level: float,
+    n_resamples: int,
+) -> tuple[OutHeader | None, PairwiseResult]:  # fmt: skip
+    """The judged pairs read from ``path`` summarised again, under the rule they carry."""
     rules = {j.rule for j in judgments}
     if len(rules) > 1:
         names = ", ".join(sorted(r.value for r in rules))

@@ -3,15 +3,28 @@
 The headline is the top model with its rank interval (the anchor's pinned rating is
 no finding), the leaderboard a forest plot of the Bradley-Terry ratings with its
 table, and, when a judge ran, the judged pairs as ``compare``'s page shows them
-(position bias, failures, the item explorer).
+(position bias, failures, the item explorer). ``fairjudge report`` draws a ``rank
+--out`` file on it again (:func:`rank_page_from_file`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from fairjudge.evaluation import PairwiseResult
-from fairjudge.report._page import Block, Headline, Page, Paragraphs, Section
+from fairjudge._errors import ConfigError, InputError
+from fairjudge.evaluation import PairwiseResult, battles_from, fit_battles
+from fairjudge.io import OutHeader, shown
+from fairjudge.report._page import (
+    Block,
+    Headline,
+    Page,
+    PageLoader,
+    Paragraphs,
+    Section,
+    run_facts,
+)
 from fairjudge.report._page_compare import (
     estimated,
     failures_section,
@@ -19,8 +32,10 @@ from fairjudge.report._page_compare import (
     not_estimated,
     pair_facts,
     position_section,
+    source_name,
 )
 from fairjudge.report._page_compare_items import pair_explorer
+from fairjudge.report._page_load import load_ranked
 from fairjudge.report._page_plots import Figure, forest_plot
 from fairjudge.report._ranking import RankingReport, leader_line, rank_intervals
 from fairjudge.runner import RunSummary
@@ -28,9 +43,7 @@ from fairjudge.runner import RunSummary
 if TYPE_CHECKING:
     from fairjudge.stats import ModelRating
 
-__all__ = ["rank_page", "rating_figure"]
-
-_ONLY_COMPARE = {"rule", "rounds", "seed", "bootstrap"}  # the leaderboard's own are above
+__all__ = ["OUT_FILE_PAGES", "rank_page", "rank_page_from_file", "rating_figure"]
 
 
 def rating_figure(r: ModelRating) -> Figure:
@@ -89,6 +102,7 @@ def rank_page(
     title: str,
     result: PairwiseResult | None = None,
     run: RunSummary | None = None,
+    header: OutHeader | None = None,
 ) -> Page:
     """The page of a leaderboard, with the judged pairs when a judge ran.
 
@@ -97,9 +111,11 @@ def rank_page(
         title: What was ranked, e.g. the input file's name.
         result: The judged pairs (``None`` when the input held judged battles).
         run: The judge calls' counts and cost, for model judges.
+        header: The ``--out`` header the run saves (``Result.to_html``) or the file
+            holds, for the run-facts card.
     """
     board = report.leaderboard
-    facts = [
+    board_facts = [
         ("battles", str(board.n_battles)),
         ("ties", board.ties),
         ("bootstrap", f"{board.n_resamples} rounds over {board.bootstrap}, seed {board.seed}"),
@@ -108,7 +124,10 @@ def rank_page(
         ("unresolved pairs", f"{report.n_unresolved} (left out, never counted as ties)"),
     ]
     if result is not None:
-        facts += [f for f in pair_facts(result, run) if f[0] not in _ONLY_COMPARE]
+        facts = pair_facts(result, run, header, kind="rank", before=board_facts, seed=board.seed)
+    else:
+        facts = run_facts(header, kind="rank", judge_or_members="none: the input held judged "
+                          "battles", seed=board.seed, extra=board_facts)  # fmt: skip
     sections = [_leaderboard(report), position_section(result)]
     failures = failures_section(result)
     if failures is not None:
@@ -117,8 +136,62 @@ def rank_page(
         kind="rank",
         title=title,
         headline=_leader(report),
-        facts=tuple(facts),
+        facts=facts,
         sections=tuple(sections),
         explorer=pair_explorer(result.judgments) if result is not None else None,
         summary=report.to_dict(),
     )
+
+
+def _fit(settings: Mapping[str, Any], seed: int, path: Path) -> dict[str, Any]:
+    """The fit's settings as the header records them; ``rank``'s defaults where it does not."""
+    fit = {"ties": settings.get("ties", "half"), "anchor": settings.get("anchor"),
+           "anchor_rating": settings.get("anchor_rating", 1000.0),
+           "l2": settings.get("l2", 0.0), "n_resamples": settings.get("n_resamples_fit", 1000),
+           "seed": settings.get("seed", seed),
+           "style_control": settings.get("style_control", False)}  # fmt: skip
+    number: tuple[type, ...] = (int, float)
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "ties": str, "anchor": (str, type(None)), "anchor_rating": number, "l2": number,
+        "n_resamples": int, "seed": int, "style_control": bool,
+    }  # fmt: skip
+    for name, kind in kinds.items():
+        if not isinstance(fit[name], kind) or (kind is int and isinstance(fit[name], bool)):
+            raise InputError(f"header: bad settings ({name} {shown(fit[name])})",
+                             path=str(path), params="out")  # fmt: skip
+    return fit
+
+
+def rank_page_from_file(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> Page:
+    """The page of a ``rank --out`` file: its judged pairs, and the leaderboard fitted again.
+
+    The fit takes the header's settings (ties, anchor and its rating, the ridge,
+    style control, its bootstrap rounds and seed), so the leaderboard is the one
+    ``rank`` printed; ``fairjudge rank FILE`` ranks the file's battles again under
+    others. ``seed``, ``level`` and ``n_resamples`` summarise the judged pairs, as
+    ``compare``'s page does.
+
+    Raises:
+        InputError: The file is not a ``rank`` file, a record is not a judged battle
+            (named, with the line), or the header's settings cannot be fitted.
+    """
+    header, result = load_ranked(path, seed=seed, level=level, n_resamples=n_resamples)
+    fit = _fit(header.settings if header is not None else {}, seed, path)
+    battles = battles_from(result)
+    if not battles.outcomes:
+        raise InputError("holds no resolved battle to rank (every pair was unresolved)",
+                         path=str(path), params="out")  # fmt: skip
+    try:
+        board, styled = fit_battles(battles, **fit)
+    except ConfigError as exc:
+        raise InputError(f"header: its settings cannot be fitted ({exc})", path=str(path),
+                         params="out") from None  # fmt: skip
+    report = RankingReport(board, styled, result.n_unresolved, result.stopped)
+    title = f"{source_name(result.settings.source, path)}: leaderboard"
+    return rank_page(report, title=title, result=result, header=header)
+
+
+OUT_FILE_PAGES: dict[str, PageLoader] = {"rank": rank_page_from_file}
+"""The ``--out`` kinds this module draws, for ``fairjudge report``."""

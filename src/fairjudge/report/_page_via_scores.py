@@ -1,0 +1,211 @@
+"""The page of a ``compare --via-scores --out`` file, drawn on the score page.
+
+A comparison via scores is a scoring run of two systems (``model 1`` and ``model 2``)
+read as a win rate: so its page is the score page of its scores (each dimension, the
+systems and their paired differences, the failures, every answer in the explorer),
+under a headline and a first card of its own, the win rate via scores beside the
+swap protocol's when the run had ``--with-swap``. The file's records hold each pair's
+two scored answers (and its swap judgment); they are read back and summarised again
+by ``compare --via-scores``'s own summary (:func:`~fairjudge.evaluation.via_result`),
+so with its defaults the figures are the command's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+from fairjudge._errors import InputError
+from fairjudge._items import Item, Judgment
+from fairjudge.evaluation import (
+    PairwiseResult,
+    ScoredItem,
+    ViaScoresResult,
+    summarise_scores,
+    via_result,
+)
+from fairjudge.io import OutHeader, read_header, read_records
+from fairjudge.report._adaptive import recorded_stop
+from fairjudge.report._comparison import comparison_report
+from fairjudge.report._page import Headline, Page, PageLoader, Paragraphs, Section, run_facts
+from fairjudge.report._page_compare import (
+    estimated,
+    figures_block,
+    not_estimated,
+    position_section,
+    source_name,
+)
+from fairjudge.report._page_load import (
+    calls_of,
+    judged_record,
+    recorded_rubric,
+    scored_record,
+    summarised,
+)
+from fairjudge.report._page_plots import Figure, forest_plot
+from fairjudge.report._page_score import score_page
+from fairjudge.report._scores import score_report, via_scores_verdict
+from fairjudge.report._text import clipped, estimate_text
+
+__all__ = ["OUT_FILE_PAGES", "via_scores_page_from_file"]
+
+_KIND: Final = "compare-via-scores"
+_CUSTOM_RUBRIC = (
+    "(a comparison via scores records its rubric by name); draw it with the fairjudge "
+    "whose built-in rubric it is, or compare again under a built-in rubric"
+)
+
+
+def _pair(record: object) -> tuple[ScoredItem, ScoredItem, Judgment | None]:
+    """A record's two scored answers, and its swap judgment (``--with-swap``)."""
+    if not isinstance(record, dict):
+        raise ValueError("a line must be a JSON object")
+    first, second = scored_record(record.get("scored_1")), scored_record(record.get("scored_2"))
+    swap = record.get("swap")
+    return first, second, None if swap is None else judged_record(swap)
+
+
+def _item(first: ScoredItem, second: ScoredItem) -> Item:
+    """The pair the two answers were scored from; its cluster is theirs."""
+    a = first.item
+    return Item(a.question, a.answer, second.item.answer, id=a.id, category=a.category,
+                reference=a.reference, cluster=a.cluster)  # fmt: skip
+
+
+def load_via_scores(
+    path: Path, *, seed: int, level: float, n_resamples: int
+) -> tuple[OutHeader, ViaScoresResult, PairwiseResult | None]:
+    """The file's header, its comparison via scores and its swap run, summarised again.
+
+    Raises:
+        InputError: The file has no ``compare-via-scores`` header, a record is not a
+            scored pair (named, with the line), or its rubric cannot be rebuilt.
+    """
+    header: OutHeader | None = None
+    pairs: list[tuple[ScoredItem, ScoredItem, Judgment | None]] = []
+    for number, record in read_records(path):
+        if header is None:
+            header = read_header(record, path=str(path), line=number)
+            if header is None:
+                break
+            header.expect((_KIND,), reader="the comparison-via-scores page", path=str(path))
+            continue
+        try:
+            pairs.append(_pair(record))
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+            raise InputError(f"not a record of `fairjudge compare out` via scores "
+                             f"({clipped(exc)})", path=str(path), line=number,
+                             params="out") from None  # fmt: skip
+    if header is None:
+        raise InputError("has no header line; give the whole file `fairjudge compare out` "
+                         "wrote with via_scores", path=str(path), params="out")  # fmt: skip
+    if not pairs:
+        raise InputError("holds no scored pair; give a file written by out", path=str(path),
+                         params="out")  # fmt: skip
+    rubric = recorded_rubric(header.rubric, header, path, command="compare",
+                             advice=_CUSTOM_RUBRIC)  # fmt: skip
+    answers = [answer for first, second, _ in pairs for answer in (first, second)]
+    scores = summarise_scores(answers, rubric, seed=seed, level=level, n_resamples=n_resamples,
+                              judge=header.judge)  # fmt: skip
+    margin = header.settings.get("tie_margin", 0.0)
+    if not isinstance(margin, int | float) or isinstance(margin, bool) or not margin >= 0:
+        raise InputError(f"header: bad tie_margin {margin!r}", path=str(path), params="out")
+    result = via_result([_item(first, second) for first, second, _ in pairs], scores, margin)
+    if any(a.scored.not_run for a in answers):
+        result = replace(result, stopped="a budget stopped the run before every call was made")
+    swaps = [swap for _, _, swap in pairs if swap is not None]
+    swap = summarised(path, header, swaps, seed, level, n_resamples)[1] if swaps else None
+    return header, result, swap
+
+
+def _win(label: str, result: Any) -> Figure:
+    w = result.win_rate if result is not None else None
+    if w is None:
+        return not_estimated(label, "no item was resolved")
+    return estimated(label, w.estimate, w.ci, f"n = {w.n}; W/T/L {w.wins}/{w.ties}/{w.losses}",
+                     ".3f")  # fmt: skip
+
+
+def _headline(result: ViaScoresResult, recorded: object) -> Headline:
+    """The win rate via scores and its verdict (an adaptive run's recorded one)."""
+    w, s = result.win_rate, result.scores
+    verdict, notes = via_scores_verdict(result), tuple[str, ...]()
+    if isinstance(recorded, dict):
+        stop, notes = recorded_stop(recorded)
+        verdict = stop or verdict
+    warnings: list[str] = list(notes)
+    if result.stopped is not None:
+        warnings.insert(0, f"Partial result: {result.stopped}.")
+    if w is None:
+        return Headline(verdict, warnings=tuple(warnings))
+    estimable = w.ci.estimable
+    return Headline(
+        verdict=verdict,
+        label=f"Win rate of model 1 (via scores on rubric {s.rubric_tag}, tie margin "
+        f"{result.tie_margin:g})",
+        estimate=f"{w.estimate:.3f}" if estimable else "not estimated",
+        ci=f"[{w.ci.low:.3f}, {w.ci.high:.3f}]" if estimable else f"({w.ci.reason})",
+        note=f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}",
+        warnings=tuple(warnings),
+    )
+
+
+def _wins_section(result: ViaScoresResult, swap: PairwiseResult | None) -> Section:
+    """Both win rates on one plot, then the mean score difference."""
+    figures = [_win("Via scores", result)]
+    if swap is not None:
+        figures.append(_win(f"Swap protocol ({swap.settings.rule.value} rule)", swap))
+    plot = forest_plot(figures, title="Win rate of model 1 with confidence intervals",
+                       domain=(0.0, 1.0), ref=0.5, ref_label="0.5: no difference")  # fmt: skip
+    d = result.difference
+    lines = [f"{result.n_expected} of {result.n_items - result.n_unresolved} resolved items "
+             "compared on probability-weighted scores."]  # fmt: skip
+    if d.estimate is not None:
+        lines.insert(0, "Mean score difference (model 1 − model 2): "
+                     f"{estimate_text(d.estimate, d.ci, '+.2f')}.")  # fmt: skip
+    blocks = (figures_block(plot, figures, "method"), Paragraphs(tuple(lines)))
+    return Section("fj-figures", "Win rates", blocks)
+
+
+def via_scores_page_from_file(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> Page:
+    """The page of a ``compare --via-scores --out`` file (the module docstring has its parts).
+
+    Its embedded summary is the command's ``--json`` but for what the file does not
+    hold (the calls and the skipped input rows).
+    """
+    header, result, swap = load_via_scores(path, seed=seed, level=level, n_resamples=n_resamples)
+    title = f"{source_name(header.settings.get('source'), path)}: model 1 vs model 2"
+    scores = score_page(score_report(result.scores, title=title), header=header)
+    made, cached = calls_of(result.scores)
+    extra = [
+        ("tie margin", f"{result.tie_margin:g}"),
+        ("items", f"{result.n_items - result.n_unresolved} of {result.n_items} resolved"),
+    ]
+    if swap is not None:
+        s = swap.settings
+        extra.append(("swap protocol", f"template {s.template}, rule {s.rule.value}, rounds "
+                      f"{s.rounds}"))  # fmt: skip
+    if result.stopped is not None:
+        extra.append(("stopped", result.stopped))
+    facts = run_facts(header, kind=_KIND, judge_or_members=result.scores.judge,
+                      seed=result.seed, calls_made=made, calls_cached=cached,
+                      extra=extra)  # fmt: skip
+    sections = [_wins_section(result, swap), *scores.sections]
+    if swap is not None:
+        sections.append(position_section(swap))
+    recorded = header.settings.get("adaptive")
+    summary: dict[str, Any] = {
+        "via_scores": result.to_dict(),
+        "swap": comparison_report(swap, title=title).to_dict() if swap is not None else None,
+    }
+    if isinstance(recorded, dict):
+        summary["adaptive"] = recorded
+    return Page(_KIND, title, _headline(result, recorded), facts, tuple(sections),
+                scores.explorer, summary)  # fmt: skip
+
+
+OUT_FILE_PAGES: dict[str, PageLoader] = {_KIND: via_scores_page_from_file}
+"""The ``--out`` kinds this module draws, for ``fairjudge report``."""

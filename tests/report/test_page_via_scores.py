@@ -1,0 +1,140 @@
+"""The page of a ``compare --via-scores`` run, drawn by ``fairjudge report`` from its file.
+
+The file is the command's ``--out`` or the one the library's ``ViaScoresRun.save``
+writes; the page's figures are the command's own ``--json`` (the win rate via
+scores, each dimension's paired difference), its card names the scorer, the rubric
+and the command from the header, and its explorer holds every scored answer. A file
+under a rubric this fairjudge cannot rebuild is refused saying why. The Chromium test
+opens the page as a user would; its screenshots go to ``tests/report/artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import fairjudge
+from fairjudge._errors import InputError
+from fairjudge.cli import app
+from fairjudge.report import out_file_page
+from tests.report import pages
+from tests.report.conftest import OpenReport
+
+EXAMPLES = Path(fairjudge.__file__).parent / "examples"
+ITEMS = EXAMPLES / "calibration.jsonl"
+SCORER = "python:fairjudge.examples.judges:scorer"
+NO_WINNER = "No clear winner by scores: the interval contains 0.5."
+runner = CliRunner()
+
+
+def _run(*args: str) -> dict[str, Any]:
+    # In a worker thread: while Playwright is open an event loop runs in this one.
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(runner.invoke, app, [*args, "--json"]).result()
+    assert done.exit_code == 0, done.output
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One comparison via scores by the command line and one in Python, each drawn again."""
+    from fairjudge._api import EvalSettings, via_scores
+    from fairjudge.io import load_items
+    from fairjudge.prompts import get_rubric
+
+    tmp = tmp_path_factory.mktemp("via")
+    out, drawn = tmp / "via.jsonl", tmp / "via.html"
+    live = _run("compare", str(ITEMS), "--via-scores", "--judge", SCORER, "--out", str(out))
+    again = _run("report", str(out), "-o", str(drawn))
+    done = via_scores(SCORER, load_items(ITEMS).items, EvalSettings(),
+                      setup=fairjudge.JudgeSetup(options={"progress": "quiet"}),
+                      rubric=get_rubric("production"))  # fmt: skip
+    saved = done.save(tmp / "saved.jsonl")
+    return {"live": live, "out": out, "drawn": drawn, "again": again, "done": done,
+            "saved": saved}  # fmt: skip
+
+
+def test_report_draws_the_out_file_with_the_commands_figures(runs: dict[str, Any]) -> None:
+    live, via = runs["live"], runs["live"]["via_scores"]
+    assert runs["again"] == {"via_scores": via, "swap": None}  # --json but calls, skipped rows
+    page = out_file_page(runs["out"], "compare-via-scores")
+    assert page.kind == "compare-via-scores"
+    assert page.title == "via.jsonl: model 1 vs model 2"
+    w = via["win_rate"]
+    assert page.headline.estimate == f"{w['estimate']:.3f}"
+    assert page.headline.ci == f"[{w['ci']['low']:.3f}, {w['ci']['high']:.3f}]"
+    label = "Win rate of model 1 (via scores on rubric production@1, tie margin 0)"
+    assert page.headline.label == label
+    assert w["ci"]["low"] < 0.5 < w["ci"]["high"]
+    assert page.headline.verdict == NO_WINNER  # the table's line (via_scores_verdict)
+    wins = page.sections[0]
+    assert wins.id == "fj-figures"
+    assert [row[0] for row in wins.blocks[0].table.rows] == ["Via scores"]  # type: ignore[union-attr]
+    systems = next(s for s in page.sections if s.id == "fj-systems")
+    differences = systems.blocks[-1].table.rows  # type: ignore[union-attr]
+    assert [row[0] for row in differences] == [
+        f"model 1 − model 2: {d['dimension']}" for d in via["dimensions"]
+    ]
+    assert page.explorer is not None
+    assert len(page.explorer.records) == 2 * via["n_items"] == 48
+    facts = dict(page.facts)
+    assert facts["command"] == "fairjudge compare"  # the header's
+    assert facts["judge"] == SCORER
+    assert facts["rubric"] == "production@1"
+    assert facts["calls"] == "48 made, 0 cached"
+    assert facts["tie margin"] == "0"
+    assert facts["items"] == f"{via['n_items'] - via['n_unresolved']} of 24 resolved"
+    assert "swap protocol" not in facts
+    assert live["swap"] is None
+
+
+def test_the_library_saves_the_file_the_command_writes(runs: dict[str, Any]) -> None:
+    page = out_file_page(runs["saved"], "compare-via-scores")
+    assert page.summary["via_scores"] == runs["done"].result.to_dict()
+    assert page.summary["via_scores"] == runs["live"]["via_scores"]  # same scorer, same seed
+    facts = dict(page.facts)
+    assert facts["command"] == "not recorded"  # no command line in Python
+    assert facts["judge"] == SCORER
+
+
+def test_a_rubric_this_fairjudge_cannot_rebuild_is_refused_saying_why(
+    runs: dict[str, Any], tmp_path: Path
+) -> None:
+    header, *records = runs["out"].read_text("utf-8").splitlines()
+    mine = json.loads(header)
+    mine["fairjudge"]["rubric"] = "mine@1"
+    path = tmp_path / "mine.jsonl"
+    path.write_text("\n".join([json.dumps(mine), *records]) + "\n", "utf-8")
+    with pytest.raises(InputError, match=r"mine@1 is not a built-in .*records its rubric by"):
+        out_file_page(path, "compare-via-scores")
+    path.write_text("\n".join([header, records[0], '{"scored_1": {}}']) + "\n", "utf-8")
+    with pytest.raises(InputError, match=r":3: not a record of `fairjudge compare out` via"):
+        out_file_page(path, "compare-via-scores")
+    with pytest.raises(InputError, match=r"compare-via-scores file .* reads `compare out`"):
+        out_file_page(runs["out"], "compare")
+
+
+def test_via_scores_page_in_chromium(open_report: OpenReport, runs: dict[str, Any]) -> None:
+    via = runs["live"]["via_scores"]
+    for width in pages.WIDTHS:
+        opened = pages.open_at(open_report, runs["drawn"], width)
+        assert opened.problems == []
+        assert opened.foreign_requests == []
+        assert pages.sideways_scroll(opened) == 0
+        p = opened.page
+        assert p.text_content("#fj-headline-estimate") == f"{via['win_rate']['estimate']:.3f}"
+        assert pages.verdict(opened) == NO_WINNER
+        assert p.is_visible("#fj-systems")
+        assert opened.count() == 48  # every scored answer
+        p.select_option('select[data-facet="system"]', "model 2")
+        assert opened.count() == 24
+        embedded = json.loads(p.text_content("#fj-summary") or "")
+        assert embedded["via_scores"] == via
+        opened.shot(f"via-scores-drawn-{width}.png", full_page=True)
+    assert pages.explorer_keys(opened).startswith("#item=")
