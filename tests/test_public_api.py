@@ -171,8 +171,8 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "io": _names(
         "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header "
-        "strict_dumps read_records write_atomic LabelSheet ScoreSheet BadTOML "
-        "CONFIG_SCHEMA_VERSION ConfigText OutKind Side dump_config is_pointwise_file loads_toml "
+        "strict_dumps read_records write_atomic LabelSheet ScoreSheet BadTOML check_writable "
+        "ConfigText OutKind Side dump_config is_pointwise_file loads_toml "
         "open_source order_path out_header read_config read_rows read_sheet_rows read_text "
         "read_toml shown write_jsonl_atomic write_rows_durably"
     ),

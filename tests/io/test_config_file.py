@@ -76,3 +76,14 @@ def test_it_is_read_as_an_untrusted_file(tmp_path: Path) -> None:
     path.write_text('command = "rank"\nfile = \n', encoding="utf-8")
     with pytest.raises(InputError, match=r"not valid TOML: .*line 2"):
         read_config(path)
+
+
+@pytest.mark.parametrize("version", ["2", "1.0", '"1"', "true"])
+def test_an_unknown_schema_version_is_refused_by_the_reader(tmp_path: Path, version: str) -> None:
+    path = tmp_path / "eval.toml"
+    path.write_text(f'command = "rank"\nschema_version = {version}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"eval\.toml:2: schema_version: .* is unknown; this "
+                       r"fairjudge reads 1"):  # fmt: skip
+        read_config(path)
+    path.write_text('command = "rank"\nschema_version = 1\n', encoding="utf-8")
+    assert read_config(path).data["schema_version"] == 1

@@ -140,10 +140,14 @@ class Result:
 
         Raises:
             ConfigError: A ``rank`` of judged battles (no judge ran: there is
-                nothing per item to save), or ``header_extra`` with another key.
+                nothing per item to save), ``header_extra`` with another key, or a
+                ``path`` that must not or cannot be written
+                (:func:`fairjudge.io.check_writable`: a store, a folder, a device).
         """
         from fairjudge._api._out import write_out_file
+        from fairjudge.io import check_writable
 
+        check_writable(path)  # never over a store, a folder or a device
         return write_out_file(path, out_file_of(self), self.calls, self.sent_by, header_extra)
 
 

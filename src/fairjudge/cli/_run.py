@@ -100,14 +100,10 @@ def _prepare(
     config: Path, root: Any, *, json_output: bool, trust: Trust
 ) -> tuple[ConfigText, str, list[str]]:
     """The config file, the command it names and its arguments; errors exit 2, naming the key."""
-    from fairjudge.io import CONFIG_SCHEMA_VERSION, read_config
+    from fairjudge.io import read_config
 
     del json_output  # read by guarded
     loaded = read_config(config)
-    version = loaded.data.get("schema_version", CONFIG_SCHEMA_VERSION)
-    if version != CONFIG_SCHEMA_VERSION or type(version) is not int:
-        raise loaded.error("schema_version", f"{version!r} is unknown; this fairjudge reads "
-                           f"{CONFIG_SCHEMA_VERSION}")  # fmt: skip
     name = loaded.data.get("command")
     known = ", ".join(CONFIG_COMMANDS)
     if name is None:

@@ -532,13 +532,14 @@ def _masked(value: Any) -> Any:
 
 def save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
     """Write the config file and say so; a credential in a value is refused (exit 2)."""
+    from fairjudge.cli._flags import to_flags
     from fairjudge.cli._writable import check_writable
     from fairjudge.io import dump_config, write_atomic
 
     try:  # a folder, a store, a device or a pipe is refused
         check_writable(path, "--save-config")
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(to_flags(str(exc), exc.params)) from None
     table = config_of(name, command, params, folder=path.parent)
     keys = config_keys(command)
     for spec in keys.values():

@@ -15,7 +15,7 @@ Other packages use only the names in ``__all__``.
 from __future__ import annotations
 
 from fairjudge._lazy import package_surface
-from fairjudge.io._config_file import CONFIG_SCHEMA_VERSION, ConfigText, dump_config, read_config
+from fairjudge.io._config_file import ConfigText, dump_config, read_config
 from fairjudge.io._labels import (
     LabelSheet,
     ScoreSheet,
@@ -28,6 +28,7 @@ from fairjudge.io._labels import (
 from fairjudge.io._out_file import (
     OutHeader,
     OutKind,
+    check_writable,
     out_header,
     read_header,
     strict_dumps,
@@ -40,7 +41,6 @@ from fairjudge.io._scores import LoadedScoreItems, load_score_items
 from fairjudge.io._untrusted import BadTOML, loads_toml, read_text, read_toml, shown
 
 __all__ = [
-    "CONFIG_SCHEMA_VERSION",
     "BadTOML",
     "Columns",
     "ConfigText",
@@ -51,6 +51,7 @@ __all__ = [
     "OutKind",
     "ScoreSheet",
     "Side",
+    "check_writable",
     "dump_config",
     "is_pointwise_file",
     "load_items",

@@ -59,7 +59,8 @@ def read_config(path: str | Path) -> ConfigText:
     Raises:
         InputError: The file cannot be read, is not a regular file, is larger than
             1 MiB, is not UTF-8 or not TOML (the message has TOML's own line and
-            column), or holds a table where a value belongs (named with its line).
+            column), holds a table where a value belongs (named with its line), or
+            a ``schema_version`` other than :data:`CONFIG_SCHEMA_VERSION`.
     """
     path = Path(path)
     text = read_text(path, limit=MAX_CONFIG_BYTES)
@@ -80,6 +81,10 @@ def read_config(path: str | Path) -> ConfigText:
                 path=str(path),
                 line=line if line is not None else config.line(key),
             )
+    version = data.get("schema_version", CONFIG_SCHEMA_VERSION)
+    if version != CONFIG_SCHEMA_VERSION or type(version) is not int:
+        raise config.error("schema_version", f"{version!r} is unknown; this fairjudge reads "
+                           f"{CONFIG_SCHEMA_VERSION}")  # fmt: skip
     return config
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from fairjudge._errors import InputError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge._redact import redact_arg
 from fairjudge._version import __version__
 from fairjudge.io._untrusted import shown
@@ -28,6 +28,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "OutHeader",
     "OutKind",
+    "check_writable",
     "out_header",
     "read_header",
     "strict_dumps",
@@ -103,6 +104,60 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_writable(
+    path: str | Path, name: str = "path", *, inputs: Iterable[str | Path | None] = ()
+) -> None:
+    """Prove a result file can be written at ``path``, before the work that fills it.
+
+    Refuses a file that writing would destroy: one of ``inputs`` (the files the same
+    call reads), or an existing SQLite database such as the store. Refuses a folder,
+    and anything that is not a regular file: :func:`write_atomic` renames into place,
+    so a device or a pipe would be replaced by a plain file (``/dev/null``, run as
+    root, breaks the system). Then makes the folder and writes (and removes) a probe
+    file beside the target, so a read-only folder or a full disk is found now.
+
+    Args:
+        path: The file to write.
+        name: The parameter that named it, which each message names (``out``, ``html``).
+        inputs: Files the caller reads; ``None`` and ``-`` (standard input) are skipped.
+
+    Raises:
+        ConfigError: The file must not or cannot be written there, naming ``name``.
+    """
+    path = Path(path)
+    said = f"{name} {path}"
+    for given in inputs:
+        if given is not None and str(given) != "-" and path.resolve() == Path(given).resolve():
+            raise ConfigError(f"{said}: is the input file; writing the results there would "
+                              "destroy it. Give another file name", params=name)  # fmt: skip
+    if path.is_dir():
+        raise ConfigError(f"{said}: is a folder; give a file name", params=name)
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"{said}: is not a regular file (a device, pipe or socket), which "
+                          "writing the result would replace; give a file name",
+                          params=name)  # fmt: skip
+    if _is_sqlite(path):
+        raise ConfigError(f"{said}: is a SQLite database (a fairjudge store holds every paid "
+                          "judge call); refusing to overwrite it. Give another file name",
+                          params=name)  # fmt: skip
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ConfigError(f"{said}: cannot write there ({exc.strerror or exc})",
+                          params=name) from None  # fmt: skip
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
