@@ -149,7 +149,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "AuditJudge AuditReport AuditSettings CalibrationGate Effect ScoreCalibration THRESHOLDS "
         "audit builtin_items calibration_report load_audit_items score_calibration_report "
         "ExperimentResult AuditItem ModelAuditJudge MIN_KAPPA check_labels check_score_labels "
-        "check_threshold merge_labels plan_experiments"
+        "check_threshold merge_labels merge_score_labels plan_experiments"
     ),
     "backends": _names(
         "AnthropicBackend LocalBackend OpenAIBackend BatchAPI BatchState DEFAULT_N_CTX "

@@ -9,6 +9,9 @@
   its gate (:class:`CalibrationGate`: Cohen's kappa and Spearman checks).
 - :func:`score_calibration_report`: a pointwise judge's rubric scores against human
   scores, per dimension.
+- :func:`merge_labels`, :func:`merge_score_labels`: two labellers' files of the same
+  items merged, with their agreement (Cohen's kappa on pairwise labels; per dimension
+  Krippendorff's alpha and Spearman on rubric scores), every disagreement kept.
 
 Everything but the pairwise calibration loads on first use (PEP 562).
 """
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
         check_score_labels,
         score_calibration_report,
     )
+    from fairjudge.audit._score_label_merge import merge_score_labels
 
 __all__ = [
     "MIN_KAPPA",
@@ -57,6 +61,7 @@ __all__ = [
     "check_threshold",
     "load_audit_items",
     "merge_labels",
+    "merge_score_labels",
     "plan_experiments",
     "score_calibration_report",
 ]
@@ -77,6 +82,7 @@ _LAZY = {
     "AuditJudge": "fairjudge.audit._experiment",
     "ModelAuditJudge": "fairjudge.audit._experiment",
     "merge_labels": "fairjudge.audit._label_merge",
+    "merge_score_labels": "fairjudge.audit._score_label_merge",
     "ScoreCalibration": "fairjudge.audit._score_calibration",
     "check_score_labels": "fairjudge.audit._score_calibration",
     "score_calibration_report": "fairjudge.audit._score_calibration",

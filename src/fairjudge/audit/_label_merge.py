@@ -12,10 +12,16 @@ from typing import Any
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Outcome
-from fairjudge.io import Columns, load_items, read_sheet_rows, write_rows_durably
-from fairjudge.stats import AgreementResult, judge_agreement
+from fairjudge.io import (
+    Columns,
+    is_pointwise_file,
+    load_items,
+    read_sheet_rows,
+    write_rows_durably,
+)
+from fairjudge.stats import AgreementResult, judge_agreement, plan_bootstrap
 
-__all__ = ["Disagreement", "LabelMerge", "merge_labels"]
+__all__ = ["Disagreement", "LabelMerge", "check_merge_paths", "merge_labels", "row_keys"]
 
 LABEL_A, LABEL_B, AGREE = "label_a", "label_b", "labels_agree"
 """The merged file's columns for each labeller's label, and whether they agree."""
@@ -84,11 +90,52 @@ class LabelMerge:
         if agreement is not None:
             agreement["confusion"].update(rows="a", columns="b")
         return {
-            "a": self.a, "b": self.b, "out": self.out, "items": self.items,
+            "input": "pairwise", "a": self.a, "b": self.b, "out": self.out,
+            "items": self.items,
             "both": self.both, "agreed": self.agreed, "only_one": self.only_one,
             "disagreements": [d.to_dict() for d in self.disagreements],
             "agreement": agreement,
         }  # fmt: skip
+
+
+def check_merge_paths(a: Path, b: Path, out: Path, *, pointwise: bool) -> None:
+    """Refuse a merge that measures nothing, mixes kinds, or would overwrite a labeller's file.
+
+    ``pointwise`` says which merge was called: pairs (``human`` labels) or single
+    answers scored on a rubric (``human_<dimension>``); each file's columns must say
+    the same (:func:`~fairjudge.io.is_pointwise_file`).
+
+    Raises:
+        InputError: ``a`` and ``b`` are one file, ``out`` is one of them, a file
+            cannot be read, or a file holds the other kind of labels.
+    """
+    if a.resolve() == b.resolve():  # one labeller agreeing with themself measures nothing
+        raise InputError(f"{a} and {b} are the same file; give the two labellers' files")
+    for given, name in ((a, "a"), (b, "b")):
+        if out.resolve() == given.resolve():
+            raise InputError(
+                f"out={out} is also {name}, that labeller's file, which the merge would "
+                "overwrite; give another path for the merged file",
+                params=("out",),
+            )
+    for path in (a, b):
+        read_sheet_rows(path)  # an unreadable file is named as such, not as the other kind
+    kinds = [is_pointwise_file(path) for path in (a, b)]
+    if kinds[0] != kinds[1]:
+        scores, pairs = (a, b) if kinds[0] else (b, a)
+        raise InputError(
+            f"{scores} holds single answers scored on a rubric (an 'answer' column), {pairs} "
+            "holds pairs (answer_1/answer_2): a merge takes two labellers' files of the same "
+            "items; give two score sheets or two pair files"
+        )
+    if kinds[0] != pointwise:
+        raise InputError(
+            f"{a} and {b} hold single answers scored on a rubric (an 'answer' column, "
+            "human_<dimension> scores): merge them with merge_score_labels "
+            "(fairjudge label-merge does this by itself)"
+            if kinds[0]
+            else f"{a} and {b} hold pairs (answer_1/answer_2): merge them with merge_labels"
+        )
 
 
 def _labels(path: Path, cols: Columns) -> tuple[dict[str, tuple[int, Any]], list[str]]:
@@ -138,7 +185,7 @@ def _check_label_column(human: str, a: Path, names_a: list[str], b: Path) -> Non
     if human == "human" or human in names_a:
         return
     sheet_b = read_sheet_rows(b)
-    if human in (sheet_b.header or _keys(sheet_b.rows)):
+    if human in (sheet_b.header or row_keys(sheet_b.rows)):
         return
     raise InputError(
         f"no column {human!r} (columns.human) in {a} or {b}; {a}'s columns: "
@@ -153,7 +200,7 @@ def _stored(label: Outcome | None) -> str | None:
 
 def merge_labels(
     a: str | Path, b: str | Path, out: str | Path, *, columns: Columns | None = None,
-    seed: int = 0, n_resamples: int = 2000,
+    seed: int = 0, n_resamples: int = 2000, level: float = 0.95,
 ) -> LabelMerge:  # fmt: skip
     """Merge two labellers' files of the same items into ``out``, with their agreement.
 
@@ -166,6 +213,7 @@ def merge_labels(
         columns: Other column names, as for :func:`~fairjudge.io.load_items`.
         seed: The seed of kappa's bootstrap interval.
         n_resamples: Its resamples.
+        level: Its coverage.
 
     Returns:
         The counts, every disagreement and the agreement figures.
@@ -179,12 +227,13 @@ def merge_labels(
         # Now, not at the agreement's bootstrap: by then the merged file is written.
         raise ConfigError(f"n_resamples must be >= 1; got {n_resamples!r}", params="n_resamples")
     a, b, out = Path(a), Path(b), Path(out)
-    if a.resolve() == b.resolve():  # one labeller agreeing with themself measures nothing
-        raise InputError(f"{a} and {b} are the same file; give the two labellers' files")
+    check_merge_paths(a, b, out, pointwise=False)
+    # A bad option is refused before the merged file is written, not after.
+    plan_bootstrap(2, {"seed": seed, "n_resamples": n_resamples, "level": level})
     cols = columns or Columns()
     items_a, items_b, lines = _check_same(a, b, cols)
     sheet = read_sheet_rows(a)
-    _check_label_column(cols.human, a, sheet.header or _keys(sheet.rows), b)
+    _check_label_column(cols.human, a, sheet.header or row_keys(sheet.rows), b)
     both_a: list[str] = []
     both_b: list[str] = []
     disagreements: list[Disagreement] = []
@@ -199,11 +248,13 @@ def merge_labels(
             disagreements.append(Disagreement(str(x.id), line, str(la), str(lb)))
     header = None
     if sheet.header is not None or out.suffix.lower() == ".csv":
-        names = list(sheet.header or _keys(sheet.rows))
+        names = list(sheet.header or row_keys(sheet.rows))
         header = names + [c for c in (cols.human, LABEL_A, LABEL_B, AGREE) if c not in names]
     write_rows_durably(out, sheet.rows, header)
     agreement = (
-        judge_agreement(both_b, both_a, seed=seed, n_resamples=n_resamples) if both_a else None
+        judge_agreement(both_b, both_a, seed=seed, n_resamples=n_resamples, level=level)
+        if both_a
+        else None
     )
     one_only = sum(
         (x.human is None) != (y.human is None) for x, y in zip(items_a, items_b, strict=True)
@@ -216,7 +267,7 @@ def merge_labels(
     )  # fmt: skip
 
 
-def _keys(rows: list[dict[str, Any]]) -> list[str]:
+def row_keys(rows: list[dict[str, Any]]) -> list[str]:
     """Every key of JSON rows, in first-seen order (a CSV header for JSONL input)."""
     seen: dict[str, None] = {}
     for row in rows:
