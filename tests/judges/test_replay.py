@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from fairjudge import CallError, ConfigError, InputError, Item, ParseFailure, Verdict
 from fairjudge.cli import app
-from fairjudge.evaluation import EvalSettings, evaluate_jury, evaluate_pairs
+from fairjudge.evaluation import EvalSettings, evaluate_jury, evaluate_pairs, jury_diagnostics
 from fairjudge.judges import (
     CallableJudge,
     Jury,
@@ -245,6 +245,30 @@ def test_a_replay_sits_on_a_jury(items: Path, tmp_path: Path) -> None:
                      "--json", "--max-unresolved", "1")  # fmt: skip
     assert code == 0, text
     assert json.loads(text)["members"][0]["name"] == f"replay:{out}"
+
+
+def test_a_replayed_member_has_no_cached_count_beside_its_usage(
+    items: Path, tmp_path: Path
+) -> None:
+    # A replay makes no call, so nothing of it is served from a store: its diagnostics'
+    # cached is null, as its usage's made and cached are; a Python member keeps counts.
+    _, out = recorded(items, tmp_path)
+    longer = "python:tests.judge_fixtures:longer"
+    jury = Jury.from_specs([MemberSpec(f"replay:{out}", name="recorded"), MemberSpec(longer)])
+    panel = [Item(r["question"], r["answer_1"], r["answer_2"], id=r["id"]) for r in ROWS]
+    replayed, python = jury_diagnostics(
+        evaluate_jury(jury, panel, EvalSettings(n_resamples=50))
+    ).members
+    assert replayed.usage is not None
+    assert python.usage is not None
+    assert (replayed.cached, replayed.usage.cached, replayed.usage.made) == (None, None, None)
+    assert (python.cached, python.usage.cached) == (0, 0)
+    code, text = cli("jury", str(items), "--judge", f"replay:{out}", "--judge", longer,
+                     "--json", "--max-unresolved", "1")  # fmt: skip
+    assert code == 0, text
+    member = json.loads(text)["members"][0]
+    assert (member["cached"], member["usage"]["cached"], member["usage"]["made"]) == (None,) * 3
+    assert member["calls"] == member["usage"]["calls"] == 2 * len(ROWS)
 
 
 def test_the_example_recordings_cover_the_demo_items() -> None:

@@ -298,7 +298,9 @@ class MemberDiagnostics:
             aggregate (leave-one-out), with a bootstrap CI.
         human: Its agreement with the human labels, when items carry them.
         calls: Calls it was asked for.
-        cached: Of those, served from the store (0 for Python members).
+        cached: Of those, served from the store; ``None`` for a member that answers
+            without any call (a replay), as its usage's ``cached`` is: there is no
+            store to serve it, so 0 would claim a count that does not exist.
         failed: Of those, parse failures and call errors.
         usage: Calls made for it in this run, tokens, cost and latency; ``None``
             when the result carries no usage.
@@ -312,7 +314,7 @@ class MemberDiagnostics:
     agreement_with_panel: Rate | None
     human: AgreementResult | None
     calls: int
-    cached: int
+    cached: int | None
     failed: int
     usage: MemberUsage | None = None
 
@@ -417,6 +419,8 @@ def _member(
 ) -> MemberDiagnostics:
     own = result.members[k]
     calls = [c for j in own.judgments for c in j.calls]
+    usage = result.member_usage[k]
+    replayed = usage is not None and usage.cached is None  # no call, so nothing cached
     return MemberDiagnostics(
         name=result.names[k],
         weight=result.weights[k],
@@ -426,9 +430,9 @@ def _member(
         agreement_with_panel=_leave_one_out(k, done, votes, result),
         human=_human([v[k] for v in votes], done, result),
         calls=len(calls),
-        cached=sum(c.reply.cached for c in calls),
+        cached=None if replayed else sum(c.reply.cached for c in calls),
         failed=sum(not c.reply.ok for c in calls),
-        usage=result.member_usage[k],
+        usage=usage,
     )
 
 

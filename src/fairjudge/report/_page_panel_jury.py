@@ -163,14 +163,15 @@ def _facts(report: JuryReport) -> PanelFacts:
         extra.append(("stopped", r.stopped))
     if report.adaptive is not None:
         extra += stop_facts(report.adaptive)
+    stored = sum(m.cached or 0 for m in diag.members)  # a replay's is None: no call
     return PanelFacts(
         members=", ".join(r.names),
         template_or_rubric=s.template,
         seed=s.seed,
         # Without a run summary (Python members, a file read back), every call recorded
         # and not served from the store was made.
-        calls_made=run.made if run is not None else sum(m.calls - m.cached for m in diag.members),
-        calls_cached=run.cached if run is not None else sum(m.cached for m in diag.members),
+        calls_made=run.made if run is not None else sum(m.calls for m in diag.members) - stored,
+        calls_cached=run.cached if run is not None else stored,
         cost=run.cost_usd if run is not None else None,
         extra=tuple(extra),
     )
