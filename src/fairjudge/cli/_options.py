@@ -119,6 +119,13 @@ ALLOW_PYTHON_ONLY_WITH_JURY = (
 """The message for ``--allow-python-judges`` without a jury file to apply to."""
 
 
+_RUN_FLAGS = (
+    "concurrency", "rpm", "tpm", "max_calls", "max_cost", "max_attempts", "price_input",
+    "price_output", "price_cached_input",
+)  # fmt: skip
+"""The flags that are :meth:`~fairjudge.runner.RunOptions.build`'s arguments."""
+
+
 class ExecutorName(StrEnum):
     """Where the judge calls run (``--executor``)."""
 
@@ -302,58 +309,34 @@ class JudgeFlags:
             if f.name != "quiet" and getattr(self, f.name) is not None
         ]
 
-    def run_options(self) -> RunOptions | None:
-        """The run options the flags set, or ``None`` when no run flag was given."""
-        given = {
-            name: getattr(self, name)
-            for name in ("concurrency", "rpm", "tpm", "max_calls", "max_cost", "max_attempts")
-            if getattr(self, name) is not None
-        }
-        prices = (self.price_input, self.price_output, self.price_cached_input)
-        if not given and prices == (None, None, None) and not self.quiet:
-            return None
-        return RunOptions.build(
-            price_input=self.price_input, price_output=self.price_output,
-            price_cached_input=self.price_cached_input, quiet=self.quiet, **given,
-        )  # fmt: skip
+    def setup(self) -> JudgeSetup:
+        """The library's :class:`~fairjudge.JudgeSetup` the flags give, checked there.
 
-    def executor_choice(self) -> str | Executor | None:
-        """The executor for the library's ``executor=``: ``None``, ``"ray"`` or ``"ray:ADDRESS"``.
-
-        ``None`` is asyncio, the default. The session given a name builds that
-        executor and shuts it down. ``--batch-api`` gives a
-        :class:`~fairjudge.runner.BatchExecutor`.
+        The run flags go as :meth:`~fairjudge.runner.RunOptions.build`'s arguments,
+        none when none was given; a ``python:`` judge runs on the engine (concurrency
+        16, progress) even then, as the command line has always run it. ``--executor
+        ray --ray-address A`` is the library's ``executor="ray:A"``, which the session
+        builds and shuts down; ``--batch-api`` a :class:`~fairjudge.runner.BatchExecutor`.
         """
+        run = {name: value for name in _RUN_FLAGS if (value := getattr(self, name)) is not None}
+        if run or self.quiet or (self.judge or "").strip().startswith("python:"):
+            run["quiet"] = self.quiet
+        executor: str | Executor | None = None
         if self.batch_api:
             from fairjudge.runner import DEFAULT_POLL_S, BatchExecutor
 
             poll = DEFAULT_POLL_S if self.batch_poll is None else self.batch_poll
-            return BatchExecutor(wait=bool(self.wait), poll_s=poll)
-        if self.executor is not ExecutorName.RAY:
-            return None
-        return "ray" if self.ray_address is None else f"ray:{self.ray_address}"
-
-    def backend_options(self, temperature: float | None) -> BackendOptions:
-        """Where and how a model judge runs, from the flags (``temperature`` as resolved)."""
-        return BackendOptions(
-            self.base_url, self.model_path, self.threads, temperature, self.timeout, self.context,
-            reasoning_effort=self.reasoning_effort, thinking_budget=self.thinking_budget,
-            max_tokens=self.max_tokens,
+            executor = BatchExecutor(wait=bool(self.wait), poll_s=poll)
+        elif self.executor is ExecutorName.RAY:
+            executor = "ray" if self.ray_address is None else f"ray:{self.ray_address}"
+        backend = BackendOptions(
+            self.base_url, self.model_path, self.threads, self.temperature, self.timeout,
+            self.context, reasoning_effort=self.reasoning_effort,
+            thinking_budget=self.thinking_budget, max_tokens=self.max_tokens,
         )  # fmt: skip
-
-    def setup(self) -> JudgeSetup:
-        """The library's :class:`~fairjudge.JudgeSetup` the flags give, checked.
-
-        A ``python:`` judge runs on the engine (concurrency 16, progress) even with
-        no run flag, as the command line has always run it.
-        """
-        options = self.run_options()
-        if options is None and (self.judge or "").strip().startswith("python:"):
-            options = RunOptions()
-        return JudgeSetup(
-            template=self.template, backend=self.backend_options(self.temperature),
-            options=options, store=self.store, executor=self.executor_choice(),
-        )  # fmt: skip
+        options = RunOptions.build(**run) if run else None
+        return JudgeSetup(template=self.template, backend=backend, options=options,
+                          store=self.store, executor=executor)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,23 +160,14 @@ def config_keys(command: Any) -> dict[str, ConfigKey]:
 
 def _one_value(key: ConfigKey, value: Any) -> str:
     """One value of ``key`` as the command line spells it; ValueError if of the wrong type."""
-    kind, wanted = key.kind, key.type_name()
+    kind, choices = key.kind, key.choices()
+    fits = {bool: type(value) is bool, int: type(value) is int,
+            float: type(value) in (int, float)}.get(kind, isinstance(value, str))  # fmt: skip
+    if not fits or (choices is not None and str(value) not in choices):
+        raise ValueError(f"must be {key.type_name()}; got {_shown(value)}")
     if kind is bool:
-        if type(value) is not bool:
-            raise ValueError(f"must be {wanted}; got {_shown(value)}")
         return "true" if value else "false"
-    if kind is int and (type(value) is not int):
-        raise ValueError(f"must be {wanted}; got {_shown(value)}")
-    if kind is float:
-        if type(value) not in (int, float):
-            raise ValueError(f"must be {wanted}; got {_shown(value)}")
-        return repr(float(value))
-    if kind not in (int, float) and not isinstance(value, str):
-        raise ValueError(f"must be {wanted}; got {_shown(value)}")
-    choices = key.choices()
-    if choices is not None and str(value) not in choices:
-        raise ValueError(f"must be {wanted}; got {_shown(value)}")
-    return str(value)
+    return repr(float(value)) if kind is float else str(value)
 
 
 def _shown(value: Any) -> str:
