@@ -256,9 +256,11 @@ def test_pairs_and_score_sheets_are_not_merged_together(tmp_path: Path) -> None:
 def test_an_input_is_never_the_output(tmp_path: Path) -> None:
     a, b = pair(tmp_path)
     before = b.read_bytes()
-    with pytest.raises(InputError, match="is also b") as caught:
+    with pytest.raises(ConfigError, match="is the input file") as caught:
         merge_score_labels(a, b, b)
     assert caught.value.params == ("out",)
+    with pytest.raises(ConfigError, match="is a folder"):
+        merge_labels(a, b, tmp_path)
     assert b.read_bytes() == before
     with pytest.raises(InputError, match="same file"):
         merge_score_labels(a, a, tmp_path / "m.jsonl")
@@ -267,7 +269,7 @@ def test_an_input_is_never_the_output(tmp_path: Path) -> None:
 def test_a_merged_file_is_not_merged_again(tmp_path: Path) -> None:
     a, b = pair(tmp_path)
     merge_score_labels(a, b, tmp_path / "m.jsonl", n_resamples=50)
-    with pytest.raises(InputError, match="already has column 'accuracy_a'"):
+    with pytest.raises(InputError, match="the file already has column 'accuracy_a'"):
         merge_score_labels(tmp_path / "m.jsonl", b, tmp_path / "m2.jsonl")
 
 
@@ -293,3 +295,14 @@ def test_a_bad_bootstrap_option_is_refused_before_writing(tmp_path: Path) -> Non
     with pytest.raises(ConfigError, match="n_resamples"):
         merge_score_labels(a, b, tmp_path / "m.jsonl", n_resamples=0)
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_labellers_below_calibrates_bar_are_told_so(tmp_path: Path) -> None:
+    # Ranks differ by -2, 1, -1, 2, 0: rho = 1 - 6 * 10 / (5 * 24) = 0.5, below 0.7.
+    a, b = pair(tmp_path, [(x,) for x in (1, 2, 3, 4, 5)], [(y,) for y in (3, 1, 4, 2, 5)])
+    merged = merge_score_labels(a, b, tmp_path / "m.jsonl", n_resamples=50)
+    assert merged.dimensions[0].correlation is not None
+    assert merged.dimensions[0].correlation.spearman == pytest.approx(0.5)
+    assert "Spearman is below 0.7, what calibrate asks of a judge" in merged.summary()
+    a, b = pair(tmp_path, [(x,) for x in (1, 2, 3, 4, 5)], [(y,) for y in (1, 2, 3, 5, 4)])
+    assert "below 0.7" not in merge_score_labels(a, b, tmp_path / "m.jsonl").summary()

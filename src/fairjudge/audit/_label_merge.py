@@ -14,6 +14,7 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Outcome
 from fairjudge.io import (
     Columns,
+    check_writable,
     is_pointwise_file,
     load_items,
     read_sheet_rows,
@@ -21,7 +22,14 @@ from fairjudge.io import (
 )
 from fairjudge.stats import AgreementResult, judge_agreement, plan_bootstrap
 
-__all__ = ["Disagreement", "LabelMerge", "check_merge_paths", "merge_labels", "row_keys"]
+__all__ = [
+    "Disagreement",
+    "LabelMerge",
+    "check_bootstrap",
+    "check_merge_paths",
+    "merge_labels",
+    "row_keys",
+]
 
 LABEL_A, LABEL_B, AGREE = "label_a", "label_b", "labels_agree"
 """The merged file's columns for each labeller's label, and whether they agree."""
@@ -106,18 +114,14 @@ def check_merge_paths(a: Path, b: Path, out: Path, *, pointwise: bool) -> None:
     the same (:func:`~fairjudge.io.is_pointwise_file`).
 
     Raises:
-        InputError: ``a`` and ``b`` are one file, ``out`` is one of them, a file
-            cannot be read, or a file holds the other kind of labels.
+        InputError: ``a`` and ``b`` are one file, a file cannot be read, or a file
+            holds the other kind of labels.
+        ConfigError: ``out`` cannot be written, or must not be: one of the inputs, a
+            store, a folder (:func:`~fairjudge.io.check_writable`).
     """
     if a.resolve() == b.resolve():  # one labeller agreeing with themself measures nothing
         raise InputError(f"{a} and {b} are the same file; give the two labellers' files")
-    for given, name in ((a, "a"), (b, "b")):
-        if out.resolve() == given.resolve():
-            raise InputError(
-                f"out={out} is also {name}, that labeller's file, which the merge would "
-                "overwrite; give another path for the merged file",
-                params=("out",),
-            )
+    check_writable(out, "out", inputs=(a, b))  # not a labeller's file, a store, a folder
     for path in (a, b):
         read_sheet_rows(path)  # an unreadable file is named as such, not as the other kind
     kinds = [is_pointwise_file(path) for path in (a, b)]
@@ -136,6 +140,19 @@ def check_merge_paths(a: Path, b: Path, out: Path, *, pointwise: bool) -> None:
             if kinds[0]
             else f"{a} and {b} hold pairs (answer_1/answer_2): merge them with merge_labels"
         )
+
+
+def check_bootstrap(seed: int, n_resamples: int, level: float) -> None:
+    """Refuse a bad bootstrap option now, before the merged file is written, naming it.
+
+    Raises:
+        ConfigError: A bad ``seed``, ``n_resamples`` or ``level``; its ``params`` name
+            all three, so the command line words whichever the message names as its flag.
+    """
+    try:
+        plan_bootstrap(2, {"seed": seed, "n_resamples": n_resamples, "level": level})
+    except ConfigError as exc:
+        raise ConfigError(str(exc), params=("seed", "n_resamples", "level")) from None
 
 
 def _labels(path: Path, cols: Columns) -> tuple[dict[str, tuple[int, Any]], list[str]]:
@@ -219,17 +236,19 @@ def merge_labels(
         The counts, every disagreement and the agreement figures.
 
     Raises:
-        ConfigError: ``n_resamples`` is not an integer >= 1 (before any file is read).
+        ConfigError: ``n_resamples`` is not an integer >= 1, or a bad ``seed`` or
+            ``level`` (before any file is read); ``out`` is an input, or cannot be
+            written.
         InputError: A file cannot be read, or the two hold different items (naming
-            the file and line).
+            the file and line); they hold rubric scores (:func:`merge_score_labels`
+            merges those).
     """
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         # Now, not at the agreement's bootstrap: by then the merged file is written.
         raise ConfigError(f"n_resamples must be >= 1; got {n_resamples!r}", params="n_resamples")
     a, b, out = Path(a), Path(b), Path(out)
+    check_bootstrap(seed, n_resamples, level)
     check_merge_paths(a, b, out, pointwise=False)
-    # A bad option is refused before the merged file is written, not after.
-    plan_bootstrap(2, {"seed": seed, "n_resamples": n_resamples, "level": level})
     cols = columns or Columns()
     items_a, items_b, lines = _check_same(a, b, cols)
     sheet = read_sheet_rows(a)

@@ -35,14 +35,13 @@ from typing import Any
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import ScoreItem
 from fairjudge.audit._calibration import MIN_SPEARMAN
-from fairjudge.audit._label_merge import check_merge_paths, row_keys
+from fairjudge.audit._label_merge import check_bootstrap, check_merge_paths, row_keys
 from fairjudge.io import load_score_items, read_sheet_rows, write_rows_durably
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.stats import (
     CorrelationResult,
     KrippendorffAlpha,
     krippendorff_alpha_ci,
-    plan_bootstrap,
     score_correlation,
 )
 
@@ -314,7 +313,7 @@ def _check_free(a: Path, names: list[str], dims: list[str]) -> None:
     taken = [d + s for d in dims for s in SUFFIXES if d + s in names]
     if taken:
         raise InputError(
-            f"{a} already has column {taken[0]!r}, which the merge writes (is it a merged "
+            f"the file already has column {taken[0]!r}, which the merge writes (is it a merged "
             "file?); merge the two labellers' own files, or rename that column",
             path=str(a),
         )
@@ -383,20 +382,20 @@ def merge_score_labels(
     Raises:
         InputError: A file cannot be read, holds pairs, other answers, a score off
             the rubric's scale or a ``human_`` column of another rubric (naming the
-            file and line); the files scored different dimensions; ``out`` is an input.
-        ConfigError: An unknown rubric, a bad tolerance or bootstrap option.
+            file and line); the files scored different dimensions.
+        ConfigError: An unknown rubric, a bad tolerance or bootstrap option; ``out``
+            is an input or cannot be written.
 
     Example:
         >>> merged = merge_score_labels("alice.jsonl", "bob.jsonl", "m.jsonl")  # doctest: +SKIP
         >>> print(merged.summary())  # doctest: +SKIP
     """
+    check_bootstrap(seed, n_resamples, level)  # even where no dimension has scores
+    boot: dict[str, Any] = {"seed": seed, "n_resamples": n_resamples, "level": level}
     a, b, out = Path(a), Path(b), Path(out)
     check_merge_paths(a, b, out, pointwise=True)
     chosen = _rubric(rubric)
     tol = _check_tolerance(tolerance, chosen.scale)
-    boot: dict[str, Any] = {"seed": seed, "n_resamples": n_resamples, "level": level}
-    # A bad option is refused up front, even where no dimension has scores to resample.
-    plan_bootstrap(2, {"seed": seed, "n_resamples": n_resamples, "level": level})
     items_a, items_b, lines = _same_answers(a, b, chosen)
     dims = _dimensions(a, items_a, b, items_b, chosen)
     sheet = read_sheet_rows(a)

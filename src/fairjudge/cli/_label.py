@@ -14,8 +14,11 @@ scored on the dimensions of ``--rubric`` instead, into ``human_<dimension>``
 (:class:`fairjudge.io.ScoreSheet`); ``calibrate --rubric`` reads those.
 
 ``label-merge`` puts two labellers' files of the same items together and reports
-their agreement (Cohen's kappa with its interval); disagreements stay in the merged
-file, never resolved (:mod:`fairjudge.audit._label_merge`).
+their agreement: Cohen's kappa with its interval for pairs
+(:mod:`fairjudge.audit._label_merge`); for score sheets, told apart by their columns
+as ``label`` does, per dimension Krippendorff's alpha, Spearman and Kendall with
+their intervals (``--rubric``, ``--tolerance``; :mod:`fairjudge.audit._score_label_merge`).
+Disagreements stay in the merged file, never resolved.
 
 Exit codes: 130 when Ctrl-C stops the page's server (as for every interrupted
 command; every label given is already in the file), 0 when the files merged, 2 for
@@ -24,16 +27,17 @@ recorded one, files of different items, a port in use), naming the file and line
 """
 
 import errno
+import math
 import webbrowser
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from fairjudge._errors import ConfigError
-from fairjudge.audit import merge_labels
+from fairjudge.audit import merge_labels, merge_score_labels
 from fairjudge.cli._app import app, guarded, say
-from fairjudge.cli._options import Bootstrap
+from fairjudge.cli._options import Bootstrap, Level
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import (
     Columns,
@@ -159,6 +163,24 @@ def label(
     say("saved", f"{sheet.done} of {total} items labelled in {file}", style="green")
 
 
+_MergeRubric = Annotated[
+    str | None,
+    typer.Option(
+        "--rubric",
+        help="Score sheets (an answer column, human_<dimension> scores): the rubric both "
+        "scored against, whose dimensions and scale are checked (a name or .toml). "
+        f"[default: {DEFAULT_RUBRIC}]",
+    ),
+]
+_Tolerance = Annotated[
+    float,
+    typer.Option(
+        help="Score sheets: scores at most this many points apart agree, and merge to "
+        "their mean (0: equal scores only)."
+    ),
+]
+
+
 @app.command("label-merge")
 @guarded
 def label_merge(
@@ -167,23 +189,74 @@ def label_merge(
     out: Annotated[
         Path,
         typer.Option(
-            help="The merged file (.jsonl or .csv): human holds the agreed label, "
-            "label_a/label_b each labeller's, labels_agree whether they agree."
+            help="The merged file (.jsonl or .csv). Pairs: human holds the agreed label, "
+            "label_a/label_b each labeller's, labels_agree whether they agree. Scores: "
+            "human_<dimension> the agreed score, <dimension>_a/_b/_agree likewise."
         ),
     ],
-    seed: Annotated[int, typer.Option(help="Seed of kappa's bootstrap interval.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
     bootstrap: Bootstrap = 2000,
-    human_col: Annotated[str, typer.Option(help="Column holding the labels.")] = "human",
+    level: Level = 0.95,
+    human_col: Annotated[str, typer.Option(help="Pairs: the column holding the labels.")] = (
+        "human"
+    ),
+    rubric: _MergeRubric = None,
+    tolerance: _Tolerance = 0.0,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Merge two labellers' files of the same items, with their agreement (Cohen's kappa).
+    """Merge two labellers' files of the same items, with their agreement.
 
-    Disagreements are kept: the merged human column is empty there, and label_a,
-    label_b show both labels for a third person to settle.
+    Pairs (answer_1/answer_2, a human column): Cohen's kappa. Score sheets (an answer
+    column, human_<dimension> scores, as label --rubric writes): per dimension
+    Krippendorff's alpha (ordinal), Spearman and Kendall, each with its interval.
+    Disagreements are kept: the merged human column is empty there, and each
+    labeller's label or score stays beside it for a third person to settle.
     """
     check_writable(out, "--out", inputs=(a, b))
-    merged = merge_labels(
-        a, b, out, columns=Columns(human=human_col), seed=seed, n_resamples=bootstrap
+    boot: dict[str, Any] = {"seed": seed, "n_resamples": bootstrap, "level": level}
+    if is_pointwise_file(a) or is_pointwise_file(b):
+        report, text, said = _merge_scores(a, b, out, human_col, rubric, tolerance, boot)
+    else:
+        if rubric is not None or tolerance != 0:
+            raise ConfigError(
+                f"--rubric and --tolerance apply to score sheets (an 'answer' column); {a} "
+                f"and {b} hold pairs (answer_1/answer_2): leave them out"
+            )
+        merged = merge_labels(a, b, out, columns=Columns(human=human_col), **boot)
+        report, text = merged.to_dict(), merged.summary()
+        said = (
+            f"{merged.agreed} agreed labels in its human column; "
+            f"{len(merged.disagreements)} to settle"
+        )
+    typer.echo(strict_dumps(report, indent=2) if json_output else text)
+    say("merged", f"{out} ({said})", style="green")
+
+
+def _merge_scores(
+    a: Path, b: Path, out: Path, human_col: str, rubric: str | None, tolerance: float,
+    boot: dict[str, Any],
+) -> tuple[dict[str, Any], str, str]:  # fmt: skip
+    """Two score sheets merged: the JSON, the summary and the closing note.
+
+    The flag that applies to pairs only, and a tolerance off the rubric's scale, are
+    refused here in the flags' words.
+    """
+    if human_col != "human":
+        raise ConfigError(
+            "--human-col applies to pairs; score sheets' labels are their human_<dimension> "
+            "columns: leave --human-col out"
+        )
+    chosen = get_rubric(rubric or DEFAULT_RUBRIC)
+    low, high = chosen.scale
+    if not (math.isfinite(tolerance) and 0 <= tolerance < high - low):
+        raise ConfigError(
+            f"--tolerance {tolerance:g} is not a tolerance on rubric {chosen.name}'s scale "
+            f"{low}-{high}: give 0 (equal scores only) up to less than {high - low}"
+        )
+    merged = merge_score_labels(a, b, out, rubric=chosen, tolerance=tolerance, **boot)
+    agreed = sum(d.agreed for d in merged.dimensions)
+    said = (
+        f"{agreed} agreed scores in its human_<dimension> columns; "
+        f"{len(merged.disagreements)} to settle"
     )
-    typer.echo(strict_dumps(merged.to_dict(), indent=2) if json_output else merged.summary())
-    say("merged", f"{out} ({merged.agreed} agreed labels in its human column)", style="green")
+    return merged.to_dict(), merged.summary(), said
