@@ -146,16 +146,17 @@ class TokenBucket:
         return cls(rate, max(1.0, rate), now)
 
 
-def estimate_tokens(spec: CallSpec) -> tuple[int, int]:
+def estimate_tokens(spec: CallSpec, params: Mapping[str, Any] | None = None) -> tuple[int, int]:
     """Guess a call's (input, output) tokens before it is made.
 
     Input is the message text at four characters a token plus a few per message;
     output is the call's ``max_tokens`` (what providers count against a TPM limit),
-    or 0 when unset.
+    or 0 when unset: in ``params``, the parameters as the backend sends them when
+    they differ from the spec's (a model learned from refusals), else the spec's.
     """
     chars = sum(len(content) for _, content in spec.messages)
     n_in = chars // _CHARS_PER_TOKEN + _TOKENS_PER_MESSAGE * len(spec.messages)
-    return n_in, _max_tokens(spec.params)
+    return n_in, _max_tokens(spec.params if params is None else params)
 
 
 def _max_tokens(params: Mapping[str, Any]) -> int:

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from fairjudge._call import CallSpec, Completion, Route
 from fairjudge._errors import ConfigError
@@ -52,9 +53,15 @@ class CallGuess:
     cap: int
 
     @classmethod
-    def of(cls, spec: CallSpec) -> CallGuess:
-        """The guess for ``spec``."""
-        return cls(*estimate_tokens(spec))
+    def of(cls, spec: CallSpec, params: Mapping[str, Any] | None = None) -> CallGuess:
+        """The guess for ``spec``; its cap from ``params`` when given (as sent, see below).
+
+        A model the capability table does not know is sent what its refusals taught
+        (``max_tokens`` becomes ``max_completion_tokens`` with room to reason), so
+        its cap on the wire is not the spec's: the engine passes the parameters as
+        the backend sends them now.
+        """
+        return cls(*estimate_tokens(spec, params))
 
 
 class CostBudget:
@@ -132,9 +139,20 @@ class CostBudget:
         return True
 
     def settle(
-        self, guess: CallGuess, input_tokens: int | None = None, output_tokens: int = 0
+        self,
+        guess: CallGuess,
+        input_tokens: int | None = None,
+        output_tokens: int = 0,
+        *,
+        sent_cap: int | None = None,
     ) -> None:
-        """An admitted call is over: with its charged tokens if it got a reply, else ``None``."""
+        """An admitted call is over: with its charged tokens if it got a reply, else ``None``.
+
+        ``sent_cap`` is the cap the call went out with, when that is not ``guess.cap``
+        (the call taught a lesson that changed it, as an unknown model's first call
+        does): the output ratio is learned against what was sent, the basis later
+        guesses are made on (:meth:`CallGuess.of` with the parameters as sent).
+        """
         self.in_flight -= 1
         self._flight_in -= guess.input
         self._flight_cap -= guess.cap
@@ -145,8 +163,9 @@ class CostBudget:
         self._est_in += guess.input
         self._charged_in += input_tokens
         self._charged_out += output_tokens
-        if guess.cap:
-            self._cap += guess.cap
+        cap = guess.cap if sent_cap is None else sent_cap
+        if cap:
+            self._cap += cap
             self._capped_out += output_tokens
 
 

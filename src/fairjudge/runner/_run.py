@@ -121,6 +121,14 @@ REJECTIONS_BEFORE_STOP = 5
 """Rejected calls, with none accepted, after which a backend is taken to reject all."""
 
 
+def _untaught(backend: Backend) -> bool:
+    """Whether the backend learns its model from refusals (the capability table lacks it)."""
+    if getattr(backend, "unknown", False) is True:  # a Ray stand-in says so itself
+        return True
+    caps = getattr(backend, "capabilities", None)
+    return caps is not None and getattr(caps, "known", True) is False
+
+
 class Run(Tally):
     """The state of one :func:`~fairjudge.runner.run_calls` invocation."""
 
@@ -150,7 +158,10 @@ class Run(Tally):
         Tally.__init__(self, options, backends, learners=backends.values())
         self.stopped: StopReason | None = None
         self.halted = False
-        self.answered: set[Route] = set()
+        self.untaught = frozenset(r for r, b in backends.items() if _untaught(b))
+        for route, backend in backends.items():  # what refusals taught, applied: _guess
+            if callable(sent := getattr(backend, "sent_params", None)):
+                self.sent_params[route] = sent
         self.redactor = Redactor.current()  # secrets read once: every reply is scrubbed
         self.rejected: dict[Route, int] = {}
         self.culprit: Backend | None = None  # the backend whose error stopped the run
@@ -285,7 +296,7 @@ class Run(Tally):
             while (item := take(queue)) is not None:
                 guess = None
                 if self.budget is not None:
-                    guess = await self._admit(item[1], self.budget)
+                    guess = await self._admit(*item, self.budget)
                     if guess is None:
                         return
                 await call(*item, guess)
@@ -319,11 +330,15 @@ class Run(Tally):
         return item
 
     async def _call(self, key: str, spec: CallSpec, guess: CallGuess | None) -> None:
-        if self.shared_slots is None:
-            await self._attempts(key, spec, guess)
-            return
-        async with self.shared_slots:
-            await self._attempts(key, spec, guess)
+        try:
+            if self.shared_slots is None:
+                await self._attempts(key, spec, guess)
+                return
+            async with self.shared_slots:
+                await self._attempts(key, spec, guess)
+        finally:
+            if self.probes:
+                self._probe_over(key, spec)
 
     async def _attempts(self, key: str, spec: CallSpec, guess: CallGuess | None) -> None:
         loop, backend, retry = self.loop, self.backends[spec.route], self.retry

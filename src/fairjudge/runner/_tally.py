@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
@@ -63,18 +63,41 @@ class Tally:
             self.budget = CostBudget(options.max_cost, ceiling)
         self._settled: asyncio.Event | None = None  # set when a call in flight settles
         self._learning = _Learning(learners)
+        # An unknown model's calls, under max_cost (see _admit): the routes whose model
+        # is learned from refusals, those answered once, and each one's probe's key.
+        self.untaught: frozenset[Route] = frozenset()
+        self.answered: set[Route] = set()
+        self.probes: dict[Route, str] = {}
+        self.sent_params: dict[Route, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {}
 
-    async def _admit(self, spec: CallSpec, budget: CostBudget) -> CallGuess | None:
+    async def _admit(self, key: str, spec: CallSpec, budget: CostBudget) -> CallGuess | None:
         """Wait until ``max_cost`` lets the call start; ``None`` when it never will.
 
         A call that does not fit waits for a call in flight to settle (which frees its
         reserve and corrects the guess); with none in flight, the budget is spent.
+
+        The check follows an unknown model's probe line
+        (:class:`~fairjudge.backends.OpenAIBackend`): until one of its calls is
+        answered, the backend sends them one at a time, and what the first teaches
+        changes what the rest send (``max_tokens`` becomes ``max_completion_tokens``
+        with room to reason, which the spec's cap does not show). So only the call
+        about to be sent is checked and reserved; the rest wait here, not in the
+        backend's line, and are guessed once the probe is over, with the parameters
+        as sent (:meth:`_guess`) and the ratios its reply taught. (Reserved while
+        they waited, at the spec's cap, each went out with a cap up to 129 times the
+        one it was checked for: 1,032 tokens against a label's 8.)
         """
-        guess = CallGuess.of(spec)
-        while not budget.admit(guess, self.spent):
-            if not budget.in_flight:
-                self.stopped = "max_cost"
-                return None
+        route = spec.route
+        while True:
+            if route not in self.probes or route in self.answered:
+                guess = self._guess(spec)
+                if budget.admit(guess, self.spent):
+                    if route in self.untaught and route not in self.answered:
+                        self.probes[route] = key
+                    return guess
+                if not budget.in_flight:
+                    self.stopped = "max_cost"
+                    return None
             if self._settled is None:
                 import asyncio  # here: a run the store answers whole needs no loop
 
@@ -82,15 +105,35 @@ class Tally:
             await self._settled.wait()
             if self.halted or self.stopped == "max_cost":  # (a max_calls stop spares it)
                 return None
-        return guess
 
-    def _settle(self, guess: CallGuess | None, n_in: int | None = None, n_out: int = 0) -> None:
-        """Tell the budget a call is over, and wake the calls waiting on it."""
+    def _probe_over(self, key: str, spec: CallSpec) -> None:
+        """A call is over; if it was its route's probe, the next call may be checked."""
+        if self.probes.get(spec.route) == key:
+            del self.probes[spec.route]
+            self._wake()
+
+    def _guess(self, spec: CallSpec) -> CallGuess:
+        """The call's size as it would go on the wire now, what refusals taught applied."""
+        sent = self.sent_params.get(spec.route)
+        return CallGuess.of(spec) if sent is None else CallGuess.of(spec, sent(spec.params))
+
+    def _settle(
+        self,
+        guess: CallGuess | None,
+        n_in: int | None = None,
+        n_out: int = 0,
+        sent: CallGuess | None = None,
+    ) -> None:
+        """Tell the budget a call is over (``sent``: as it went out), and wake the waiters."""
         if self.budget is not None and guess is not None:
-            self.budget.settle(guess, n_in, n_out)
-            if self._settled is not None:  # wake every waiter; the next makes a new one
-                self._settled.set()
-                self._settled = None
+            cap = None if sent is None else sent.cap
+            self.budget.settle(guess, n_in, n_out, sent_cap=cap)
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._settled is not None:  # wake every waiter; the next makes a new one
+            self._settled.set()
+            self._settled = None
 
     def _charge(self, spec: CallSpec, completion: Completion, guess: CallGuess | None) -> Charge:
         """Enter a fresh reply in the ledger and settle it with the budget.
@@ -98,16 +141,17 @@ class Tally:
         The spend only grows: every charge is non-negative counts times non-negative
         finite prices, whatever the server reported (:func:`~fairjudge.runner._prices.charge`).
         """
+        # The call as it went out (the cap a lesson gave it, see _admit): what an
+        # estimate charges and what the budget learns its output ratio against.
         if guess is None:  # no budget: the guess is needed only to estimate usage
             unknown = completion.usage_problem is not None or completion.input_tokens is None
-            guess = CallGuess.of(spec) if unknown else CallGuess(0, 0)
-            budget_guess = None
+            sent = self._guess(spec) if unknown else CallGuess(0, 0)
         else:
-            budget_guess = guess
+            sent = self._guess(spec)
         ratio = 1.0
         if self.budget is not None and self.budget.replies:
             ratio = self.budget.input_ratio()
-        bill = charge(completion, guess, self.pricing.of(spec), ratio)
+        bill = charge(completion, sent, self.pricing.of(spec), ratio)
         self.input_tokens += bill.input_tokens
         self.output_tokens += bill.output_tokens
         self.reasoning_tokens += bill.reasoning_tokens
@@ -118,7 +162,7 @@ class Tally:
             assert bill.cost_usd >= 0  # by construction; the spend never goes down
             self.spent += bill.cost_usd
             self.cache_saved += bill.saved_usd
-        self._settle(budget_guess, bill.input_tokens, bill.output_tokens)
+        self._settle(guess, bill.input_tokens, bill.output_tokens, sent)
         return bill
 
     def snapshot(self) -> Snapshot:
