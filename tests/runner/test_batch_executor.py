@@ -357,6 +357,32 @@ def test_an_unknown_model_learns_from_one_online_call_before_its_batch(
     assert 0 < stats["refused"] <= 3  # its online refusals; none inside the batch
 
 
+def test_an_unknown_models_batch_is_held_against_max_cost_at_the_cap_it_is_sent_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The online call teaches max_completion_tokens with room to reason (8,200 tokens).
+
+    That cap, not the spec's 8, is what each batch line is sent with and what the batch
+    is estimated at: at $10 per million output tokens, half price, $0.041 a call, more
+    than the budget has left after the online call. Before, the lines were estimated at
+    the spec's cap and all eleven were submitted: $0.0171 spent of $0.01.
+    """
+    max_cost = 0.01
+    with _unknown_model_server([]) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        data = _compare(
+            server, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01),
+            judge="openai/acme-reasoner", prices=Prices(1.0, 10.0), max_cost=max_cost,
+        ).to_dict()  # fmt: skip
+        stats = server.stats()
+    assert data["calls"]["made"] == 1  # the online call, which taught the cap
+    assert stats.get("batch_requests", 0) == 0
+    assert stats["refused"] == 3
+    assert 0 < data["calls"]["cost_usd"] <= max_cost
+    assert "committed money" in str(data["stopped"])
+
+
 def _unknown_model_server(early: list[str | None]) -> BatchServer:
     """The batch emulator before a chat emulator whose first requests meet ``early`` faults."""
     app = OpenAIEmulator(

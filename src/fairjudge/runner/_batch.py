@@ -28,7 +28,7 @@ from fairjudge._errors import (
 from fairjudge.backends import UploadingBatchAPI
 from fairjudge.runner._claims import Leases
 from fairjudge.runner._executor import Batch
-from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS, CallGuess
+from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS
 from fairjudge.runner._progress import Snapshot
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._result import CallOutcome, RunResult
@@ -164,7 +164,7 @@ class BatchRun(Run):
                 self._served(key, remaining[key], completion)
             batches = [b for b in self._ledger(open_batches, claimed) if b.route in self.backends]
             held = {key for b in batches for key in b.members.values()}
-            fresh = self._within_budget([k for k in claimed if k not in held])
+            fresh = self._within_budget(await self._taught([k for k in claimed if k not in held]))
             batches += await self._submit([(k, remaining[k]) for k in fresh])
             still_open = await self._follow(batches)
             for key in [k for k in remaining if k in self.outcomes]:
@@ -182,7 +182,7 @@ class BatchRun(Run):
         held at its estimate before submission: the engine's guess (a quarter token
         per character of the prompt, and ``max_tokens`` of reply) at the batch price.
         """
-        take, stop = len(fresh), None
+        take, stop = (0, self.stopped) if self.stopped else (len(fresh), None)
         max_calls = self.options.max_calls
         if max_calls is not None and max_calls - self.started < take:
             take, stop = max(max_calls - self.started, 0), "max_calls"
@@ -190,8 +190,8 @@ class BatchRun(Run):
         if max_cost is not None:
             left, total = max_cost - self.spent - self.committed, 0.0
             for n, key in enumerate(fresh[:take]):
-                spec = self.todo[key]
-                prices, guess = self.pricing.of(spec), CallGuess.of(spec)
+                spec = self.todo[key]  # guessed as sent: what an online call taught applied
+                prices, guess = self.pricing.of(spec), self._guess(spec)
                 if prices is None:  # unpriced routes are refused with max_cost before this
                     continue
                 full = prices.cost(guess.input, guess.cap or UNKNOWN_OUTPUT_TOKENS)
@@ -202,7 +202,7 @@ class BatchRun(Run):
                 total += cost
             self.committed += total
         if stop is not None:
-            self.stopped = stop  # type: ignore[assignment]
+            self.stopped = stop
             with contextlib.suppress(Exception):
                 self.store.release(fresh[take:])
         self.started += take
@@ -238,11 +238,6 @@ class BatchRun(Run):
             by_route.setdefault(spec.route, []).append((key, spec))
         made = []
         for route, group in by_route.items():
-            caps = getattr(self.backends[route], "capabilities", None)
-            if caps is not None and not caps.known and route not in self.answered:
-                await self._taught_online(route, group)
-            if not group:
-                continue
             client = self._client(route)
             for start in range(0, len(group), client.max_requests):
                 chunk = group[start : start + client.max_requests]
@@ -265,6 +260,20 @@ class BatchRun(Run):
                 )
         return made
 
+    async def _taught(self, keys: list[str]) -> list[str]:
+        """``keys`` less the calls made online to teach the models the table does not know.
+
+        They go before the batch's estimate (:meth:`_within_budget`), which then
+        guesses the rest at the cap they will be sent with (a lesson renames a label's
+        ``max_tokens`` 8 to ``max_completion_tokens`` with room to reason); each is an
+        online call, checked against ``max_calls`` and ``max_cost`` as one.
+        """
+        for route in dict.fromkeys(self.todo[k].route for k in keys):
+            if route in self.untaught and route not in self.answered:
+                await self._taught_online(route, [(k, self.todo[k]) for k in keys
+                                                  if self.todo[k].route == route])  # fmt: skip
+        return [k for k in keys if k not in self.outcomes]
+
     async def _taught_online(self, route: Route, group: list[tuple[str, CallSpec]]) -> None:
         """Make ``group``'s first calls online, one at a time, until the server answers one.
 
@@ -283,8 +292,16 @@ class BatchRun(Run):
         tried: list[str] = []
         while group and route not in self.answered and len(tried) < ONLINE_TRIES:
             key, spec = group.pop(0)
+            if self.options.max_calls is not None and self.started >= self.options.max_calls:
+                self.stopped = "max_calls"
+            guess = None
+            if self.stopped is None and self.budget is not None:
+                guess = await self._admit(key, spec, self.budget)
+            if self.stopped is not None or self.halted:  # a budget: no call, and no batch
+                return
             tried.append(key)
-            await self._attempts(key, spec, None)
+            self.started += 1
+            await self._call(key, spec, guess)
         if route in self.answered or not group:
             return
         outcome = self.outcomes.get(tried[-1])
