@@ -145,7 +145,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "label-merge": (
         "fairjudge.cli._label",
-        "Merge two labellers' files of the same items, with their agreement (Cohen's kappa).",
+        "Merge two labellers' files of the same items, with their agreement.",
     ),
     "example-data": (
         "fairjudge.cli._example_data",
