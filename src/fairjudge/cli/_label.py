@@ -26,7 +26,6 @@ bad input (a file of another format, an invalid row, a seed other than the
 recorded one, files of different items, a port in use), naming the file and line.
 """
 
-import errno
 import math
 import webbrowser
 from pathlib import Path
@@ -108,18 +107,6 @@ def _open(
     return sheet, chosen
 
 
-def _serve(sheet: LabelSheet | ScoreSheet, port: int, rubric: Rubric | None) -> LabelServer:
-    """The server on ``port``; a port in use is the user's to change (exit 2)."""
-    try:
-        return LabelServer(sheet, port, rubric=rubric)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise ConfigError(
-                f"--port {port} is in use on 127.0.0.1; pick another, or 0 for any free port"
-            ) from None
-        raise
-
-
 @app.command()
 @guarded
 def label(
@@ -138,10 +125,8 @@ def label(
     number key scores the highlighted dimension, up and down move between them.
     Ctrl-C stops the server; the same command continues where it stopped.
     """
-    if not 0 <= port <= 65535:
-        raise ConfigError(f"--port {port} is not a port: give 0-65535 (0: any free port)")
     sheet, chosen = _open(file, seed, human_col, rubric)
-    server = _serve(sheet, port, chosen)
+    server = LabelServer(sheet, port, rubric=chosen)  # a port in use is a usage error
     total = len(sheet.items)
     say("labelling page", server.url, style="green")
     say("order", f"seed {sheet.seed}, recorded in {order_path(file)}", style="green")

@@ -19,6 +19,7 @@ Content-Security-Policy.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import hmac
 import json
@@ -123,6 +124,9 @@ class LabelServer:
         port: The port; 0 picks a free one (read :attr:`url` for it).
         rubric: The rubric a :class:`~fairjudge.io.ScoreSheet` is scored on (its
             dimensions' descriptions are shown).
+
+    Raises:
+        ConfigError: ``port`` is outside 0-65535, or in use (naming ``port``).
     """
 
     def __init__(
@@ -130,11 +134,20 @@ class LabelServer:
     ) -> None:
         if isinstance(sheet, ScoreSheet) and rubric is None:
             raise ValueError("a scoring sheet is served with its rubric")
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise ConfigError(f"port {port!r} is not a port: give 0-65535 (0: any free one)",
+                              params="port")  # fmt: skip
         self.sheet = sheet
         self.rubric = rubric
         self.token = secrets.token_urlsafe(16)
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((HOST, port), _handler(self))
+        try:
+            self._httpd = ThreadingHTTPServer((HOST, port), _handler(self))
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            raise ConfigError(f"port {port} is in use on {HOST}; pick another, or 0 for any "
+                              "free one", params="port") from None  # fmt: skip
         self._httpd.daemon_threads = True
         self.port = int(self._httpd.server_address[1])
 
