@@ -21,7 +21,7 @@ What each measure counts, so that two runs on two trees compare:
   imports ``name`` from package ``X`` (``from fairjudge.X._mod import name``,
   ``from fairjudge.X import name`` or the relative forms), ``X`` is not the importer's
   own top-level package, and ``name`` is not in ``__all__`` of ``X`` (of the nearest
-  package that defines one, for ``integrations/inspect``). Importing a private module
+  package that defines one). Importing a private module
   whole (``import fairjudge.X._mod``) counts once. Names from the core modules at the
   root (``fairjudge._types``) are listed apart, for information.
 - **duplicates**: the pairs the ``duplicates`` command (on PATH, or ``n/a``) lists for

@@ -25,10 +25,9 @@ from inspect_ai.solver import generate
 
 from fairjudge import ConfigError, Order, Reply, Resolution, Verdict, debiased_verdict
 from fairjudge._items import Call
-from fairjudge.integrations.inspect import pairwise_scorer
-from fairjudge.integrations.inspect._scorers import pair_score
-from tests.integrations.inspect.quiet import QUIET
-from tests.integrations.inspect.scripted import PairJudge, answering
+from fairjudge.integrations.inspect import pair_score, pairwise_scorer
+from tests.integrations.quiet import QUIET
+from tests.integrations.scripted import PairJudge, answering
 
 pytestmark = QUIET
 

@@ -1,14 +1,26 @@
-"""fairjudge's scorers for ``inspect eval``, built from its own pieces, never copies of them.
+"""fairjudge in Inspect AI: debiased pairwise and rubric scorers, and Inspect models as judges.
 
-:func:`pairwise_scorer` compares each sample's output (model 1) with a baseline answer
-in both orders: :func:`fairjudge.plan_orders`, a template, the verdict parser (the
-reply alone) and :func:`fairjudge.resolve` with the conservative rule, which for these
-two calls is :func:`fairjudge.debiased_verdict`; the score is 1, ½ or 0, and its
-metrics are :func:`win_rate` (with fairjudge's bootstrap interval) and
-:func:`position_consistency`. :func:`rubric_scorer` scores one output on a fairjudge
-rubric, one whole number per dimension, read by the score parser. A reply that cannot
-be read leaves the sample ``Score.unscored``, never a tie or a zero: Inspect leaves it
-out of every metric. Details: ``docs/inspect.md``.
+Needs the ``inspect`` extra (``pip install 'fairjudge[inspect]'``). In a task::
+
+    from inspect_ai import Task, task
+    from inspect_ai.solver import generate
+    from fairjudge.integrations.inspect import pairwise_scorer
+
+    @task
+    def against_baseline():
+        return Task(dataset=..., solver=generate(), scorer=pairwise_scorer())
+
+then ``inspect eval task.py --model openai/gpt-4o-mini --model-role
+grader=anthropic/claude-sonnet-4-5``. :func:`pairwise_scorer` compares each output with
+its target (the baseline answer) in both orders, with fairjudge's own planner, templates,
+verdict parser and resolution rule; its metrics are :func:`win_rate` (with a bootstrap
+interval) and :func:`position_consistency`. :func:`rubric_scorer` scores one output on a
+fairjudge rubric. A reply the parser cannot read leaves the sample unscored, never a tie
+or a zero. :class:`InspectBackend` is the judge both scorers call: any fairjudge judge
+can run on an Inspect model through it, and inside ``inspect eval`` each judge call is
+an Inspect model call (in the transcript, under Inspect's retries and cache). One
+module: the scorers are thin over the backend, and the entry point
+(``[project.entry-points.inspect_ai]``) names this module. See ``docs/inspect.md``.
 """
 
 from __future__ import annotations
@@ -18,7 +30,23 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from inspect_ai.model import Model
+from fairjudge._errors import MissingExtraError
+
+try:
+    import inspect_ai as _inspect_ai  # noqa: F401  (is the extra installed?)
+except ImportError as exc:  # pragma: no cover - the extra is in the dev install
+    raise MissingExtraError("fairjudge.integrations.inspect", "inspect", "inspect_ai") from exc
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    get_model,
+)
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -32,13 +60,14 @@ from inspect_ai.scorer import (
     stderr,
 )
 from inspect_ai.solver import TaskState
+from pydantic import ValidationError
 
-from fairjudge._call import ROLES, CallSpec, Conversation
-from fairjudge._errors import ConfigError
+from fairjudge._call import ROLES, CallSpec, Completion, Conversation, Message
+from fairjudge._errors import ConfigError, RequestRejected
 from fairjudge._items import Call
 from fairjudge._protocol import plan_orders, resolve
+from fairjudge._redact import redact
 from fairjudge._types import Order, Outcome, ParseFailure, Reply, Resolution, ScoreReading
-from fairjudge.integrations.inspect._backend import InspectBackend, generate_config
 from fairjudge.judges import read_verdict
 from fairjudge.prompts import (
     PairwiseTemplate,
@@ -51,12 +80,176 @@ from fairjudge.prompts import (
 from fairjudge.stats import bootstrap_mean
 
 __all__ = [
+    "InspectBackend",
     "pairwise_scorer",
     "position_consistency",
-    "question_of",
     "rubric_scorer",
     "win_rate",
 ]
+
+BACKEND_NAME = "inspect"
+"""The backend kind in every :class:`~fairjudge._call.CallSpec` this backend answers."""
+
+
+def judge_model(model: str | Model | None, role: str | None) -> Model:
+    """The Inspect model that judges, by Inspect's precedence for graders.
+
+    An explicit ``model`` wins; otherwise the model bound to ``role`` (``eval(...,
+    model_roles={"grader": ...})`` or ``inspect eval --model-role grader=...``); otherwise
+    the model being evaluated. This is the order Inspect's own model-graded scorers
+    follow, so a fairjudge scorer drops into a task where they were.
+    """
+    if isinstance(model, Model):
+        return model
+    if model is not None:
+        return get_model(model)
+    return get_model(role=role) if role is not None else get_model()
+
+
+def generate_config(params: Mapping[str, Any]) -> GenerateConfig:
+    """Generation settings as Inspect takes them.
+
+    Raises:
+        ConfigError: A field ``GenerateConfig`` does not have, or a value it refuses.
+    """
+    try:
+        return GenerateConfig(**params)
+    except (ValidationError, TypeError) as exc:
+        raise ConfigError(
+            f"params: Inspect's GenerateConfig refused {sorted(params)}: {exc}",
+            params="params",
+        ) from exc
+
+
+def _message(message: Message) -> ChatMessage:
+    role, content = message
+    if role == "system":
+        return ChatMessageSystem(content=content)
+    if role == "assistant":
+        return ChatMessageAssistant(content=content)
+    return ChatMessageUser(content=content)
+
+
+def _top_logprobs(output: ModelOutput) -> dict[str, float] | None:
+    """The first generated token's alternatives, as fairjudge's verdict reader takes them."""
+    if not output.choices or output.choices[0].logprobs is None:
+        return None
+    content = output.choices[0].logprobs.content
+    if not content or not content[0].top_logprobs:
+        return None
+    return {top.token: top.logprob for top in content[0].top_logprobs}
+
+
+def completion_of(output: ModelOutput) -> Completion:
+    """An Inspect model output as a fairjudge :class:`~fairjudge._call.Completion`.
+
+    Inspect counts cached and cache-written prompt tokens apart from ``input_tokens``;
+    fairjudge's ``input_tokens`` is the whole prompt, so they are added back in.
+    """
+    usage = output.usage
+    if usage is None:
+        return Completion(
+            text=output.completion, top_logprobs=_top_logprobs(output),
+            latency_s=output.time or 0.0, model=output.model or None,
+        )  # fmt: skip
+    read = usage.input_tokens_cache_read or 0
+    written = usage.input_tokens_cache_write or 0
+    return Completion(
+        text=output.completion,
+        top_logprobs=_top_logprobs(output),
+        input_tokens=usage.input_tokens + read + written,
+        output_tokens=usage.output_tokens,
+        latency_s=output.time or 0.0,
+        model=output.model or None,
+        reasoning_tokens=usage.reasoning_tokens,
+        cached_input_tokens=usage.input_tokens_cache_read,
+        cache_write_tokens=usage.input_tokens_cache_write,
+    )
+
+
+class InspectBackend:
+    """A fairjudge :class:`~fairjudge._call.Backend` that asks an Inspect model.
+
+    Args:
+        model: An Inspect model, or its name (``"openai/gpt-4o-mini"``,
+            ``"mockllm/model"``); ``None`` takes the model bound to ``role``, or the
+            model being evaluated (see :func:`judge_model`).
+        role: The Inspect model role to look up when ``model`` is ``None``.
+        params: Generation settings for every call, as Inspect's ``GenerateConfig``
+            fields (``temperature``, ``max_tokens``, ``logprobs``, ...); part of
+            each call's cache key. Left empty, the model's own configuration decides.
+
+    Raises:
+        ConfigError: ``params`` holds a field ``GenerateConfig`` does not have, or a
+            value it refuses.
+
+    Outside ``inspect eval`` it is a judge backend like any other: fairjudge's store is
+    its cache and audit log, and its calls run on the judge session's event loop thread.
+
+    Example:
+        >>> from fairjudge.judges import LLMJudge  # doctest: +SKIP
+        >>> judge = LLMJudge(InspectBackend("anthropic/claude-sonnet-4-5"))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        role: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._params = dict(params or {})
+        generate_config(self._params)  # refuse a bad setting before the first call
+        self.inspect_model = judge_model(model, role)
+
+    @property
+    def name(self) -> str:
+        """Backend kind, as in :attr:`CallSpec.backend`: ``"inspect"``."""
+        return BACKEND_NAME
+
+    @property
+    def model(self) -> str:
+        """The Inspect model's full name, ``provider/model``."""
+        return str(self.inspect_model)
+
+    @property
+    def base_url(self) -> None:
+        """``None``: the Inspect model's provider decides where calls go."""
+        return None
+
+    @property
+    def max_concurrency(self) -> None:
+        """``None``: Inspect's own connection limits bound the calls in flight."""
+        return None
+
+    def default_params(self, *, label_only: bool) -> dict[str, Any]:
+        """The generation settings given at construction (the same for every call)."""
+        return dict(self._params)
+
+    async def complete(self, spec: CallSpec) -> Completion:
+        """Ask the Inspect model for one call's reply.
+
+        Raises:
+            RequestRejected: The model failed after Inspect's own retries, or refused
+                the prompt (a content filter); the message names the model.
+        """
+        messages = [_message(m) for m in spec.messages]
+        try:
+            output = await self.inspect_model.generate(
+                messages, config=generate_config(spec.params)
+            )
+        except ConfigError:
+            raise
+        except Exception as exc:  # a provider's error, after Inspect's retries
+            detail = redact(f"{type(exc).__name__}: {exc}")
+            raise RequestRejected(f"inspect model {self.model} failed: {detail}") from exc
+        if output.error is not None and not output.completion:
+            raise RequestRejected(f"inspect model {self.model} refused: {redact(output.error)}")
+        return completion_of(output)
+
+    async def aclose(self) -> None:
+        """Nothing to release: Inspect owns its models' clients."""
+
 
 _OUTCOME_WORD = {Outcome.ONE: "win", Outcome.TWO: "loss", Outcome.TIE: "tie"}
 """The evaluated output's outcome, in the words a reader of the log expects."""

@@ -27,9 +27,9 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import generate
 
 from fairjudge.integrations.inspect import pairwise_scorer
-from tests.integrations.inspect.quiet import QUIET
-from tests.integrations.inspect.scripted import PairJudge, answering
-from tests.integrations.inspect.test_cli import inspect_command
+from tests.integrations.quiet import QUIET
+from tests.integrations.scripted import PairJudge, answering
+from tests.integrations.test_cli import inspect_command
 
 pytestmark = QUIET
 

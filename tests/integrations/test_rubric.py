@@ -19,8 +19,8 @@ from inspect_ai.model import ChatMessage, ModelOutput, get_model
 from inspect_ai.solver import generate
 
 from fairjudge.integrations.inspect import rubric_scorer
-from tests.integrations.inspect.quiet import QUIET
-from tests.integrations.inspect.scripted import answering, block, output
+from tests.integrations.quiet import QUIET
+from tests.integrations.scripted import answering, block, output
 
 pytestmark = QUIET
 

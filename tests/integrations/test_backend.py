@@ -23,11 +23,10 @@ from inspect_ai.model import (
 
 from fairjudge import ConfigError, RequestRejected, debiased_verdict, evaluate_pairs
 from fairjudge._call import CallSpec
-from fairjudge.integrations.inspect import InspectBackend
-from fairjudge.integrations.inspect._backend import completion_of
+from fairjudge.integrations.inspect import InspectBackend, completion_of
 from fairjudge.judges import LLMJudge
-from tests.integrations.inspect.quiet import QUIET
-from tests.integrations.inspect.scripted import PairJudge, output
+from tests.integrations.quiet import QUIET
+from tests.integrations.scripted import PairJudge, output
 
 pytestmark = QUIET
 

@@ -15,7 +15,7 @@ from inspect_ai.util import registry_create, registry_info
 
 import fairjudge.integrations.inspect as integration
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_inspect_ai_entry_point_names_the_integration() -> None:

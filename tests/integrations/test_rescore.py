@@ -28,9 +28,9 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 
-from tests.integrations.inspect.quiet import QUIET
-from tests.integrations.inspect.scripted import answering
-from tests.integrations.inspect.test_cli import ROOT, inspect_command
+from tests.integrations.quiet import QUIET
+from tests.integrations.scripted import answering
+from tests.integrations.test_cli import ROOT, inspect_command
 
 pytestmark = QUIET
 
@@ -39,7 +39,7 @@ from inspect_ai.model import ModelAPI, modelapi
 
 @modelapi(name="scripted")
 def scripted():
-    from tests.integrations.inspect.scripted import PairJudge
+    from tests.integrations.scripted import PairJudge
 
     judge = PairJudge()
 

@@ -24,7 +24,7 @@ pytest.importorskip(
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 TASK = """
 import json, os
@@ -33,7 +33,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import get_model
 from inspect_ai.solver import generate
 from fairjudge.integrations.inspect import pairwise_scorer
-from tests.integrations.inspect.scripted import PairJudge, answering
+from tests.integrations.scripted import PairJudge, answering
 
 OUTPUTS = {"Capital of France?": "Paris, on the Seine.", "Largest planet?": "Mars",
            "Boiling point of water at sea level?": "100 C, at one atmosphere.",
