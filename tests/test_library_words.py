@@ -250,7 +250,7 @@ def test_a_file_name_a_noun_and_an_identifier_are_left_or_rewritten_as_read() ->
 
 
 def test_report_text_is_worded_for_the_command_running_now() -> None:
-    from fairjudge._words import worded, wording
+    from fairjudge._errors import worded, wording
 
     text = "no item was judged in both orders (rounds=1)"
     assert worded(text, "rounds") == text  # a library caller reads the parameter

@@ -1,12 +1,20 @@
-"""The exception tree.
+"""The exception tree, and parameter names in the words of whoever reads them.
 
 Everything fairjudge raises on purpose derives from :class:`FairJudgeError`; input
-errors also derive from :class:`ValueError`. An error caused by a parameter names it
-(``params``), and no message ever contains an API key. The tree is drawn in
-``docs/internals.md``.
+errors also derive from :class:`ValueError`. An error caused by a parameter names it by
+its Python name and carries it (``params``), so the command line can print ``--rounds``
+where a notebook reads ``rounds=``; no message ever contains an API key. Text that is
+not an error (a figure's "not estimated" reason, a page's warning) is worded where it
+is made: :func:`worded` returns it as written, unless the running command declared its
+own words with :func:`wording` (the command line's flags, from ``cli/_flags.py``).
+The tree is drawn in ``docs/internals.md``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 __all__ = [
     "AuthenticationError",
@@ -23,6 +31,9 @@ __all__ = [
     "RateLimitError",
     "RequestRejected",
     "ServerError",
+    "Wording",
+    "worded",
+    "wording",
 ]
 
 
@@ -184,3 +195,25 @@ class FatalBackendError(BackendError):
 
 class AuthenticationError(FatalBackendError):
     """The provider rejected the credentials (401/403)."""
+
+
+Wording = Callable[[str, tuple[str, ...]], str]
+"""Rewrites a text that names the given parameters into its reader's words."""
+
+_WORDING: ContextVar[Wording | None] = ContextVar("fairjudge_wording", default=None)
+
+
+def worded(text: str, *params: str) -> str:
+    """``text``, which names ``params`` by their Python names, in the current words."""
+    words = _WORDING.get()
+    return text if words is None else words(text, params)
+
+
+@contextmanager
+def wording(words: Wording) -> Iterator[None]:
+    """Word every :func:`worded` text with ``words`` until the block ends."""
+    token = _WORDING.set(words)
+    try:
+        yield
+    finally:
+        _WORDING.reset(token)

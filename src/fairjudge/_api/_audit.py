@@ -15,8 +15,7 @@ from fairjudge._api._inputs import file_renames, load_rows
 from fairjudge._api._out import audit_out
 from fairjudge._api._result import Result, title
 from fairjudge._api._setup import JudgeSetup, setup_of
-from fairjudge._errors import ConfigError
-from fairjudge._words import worded
+from fairjudge._errors import ConfigError, worded
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
 from fairjudge.runner import Executor, RunOptions, RunSummary
 

@@ -22,9 +22,8 @@ from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
 from fairjudge._api._result import Result, opened, pairwise_rows, scored_rows, title
 from fairjudge._api._runs import judge_pairs, recorded_template
 from fairjudge._api._setup import JudgeSetup, setup_of
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, worded
 from fairjudge._items import Item
-from fairjudge._words import worded
 from fairjudge.evaluation import EvalSettings
 from fairjudge.io import Columns, LoadedItems, load_items
 from fairjudge.judges import BackendOptions, BatchJudge, CallableJudge, judge_name

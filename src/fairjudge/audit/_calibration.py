@@ -13,10 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from fairjudge._errors import ConfigError, InputError
+from fairjudge._errors import ConfigError, InputError, worded
 from fairjudge._items import Item, Judgment
 from fairjudge._types import Order
-from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult
 
 if TYPE_CHECKING:

@@ -68,9 +68,15 @@ try:  # Typer 0.29 ships its own copy of Click; already imported by ``typer.core
 except ImportError:  # pragma: no cover - a Typer that uses Click itself
     from click.exceptions import ClickException  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
-from fairjudge._errors import BatchPending, BudgetExceeded, ConfigError, FairJudgeError, InputError
+from fairjudge._errors import (
+    BatchPending,
+    BudgetExceeded,
+    ConfigError,
+    FairJudgeError,
+    InputError,
+    wording,
+)
 from fairjudge._version import __version__
-from fairjudge._words import wording
 from fairjudge.cli._coercion import plain_values
 from fairjudge.cli._flags import to_flags
 

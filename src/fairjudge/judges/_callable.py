@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any, Never, Self, TypeVar
 
 from fairjudge._call import CallSpec, Completion
 from fairjudge._closing import Closing
-from fairjudge._errors import ConfigError, FatalBackendError
+from fairjudge._errors import ConfigError, FatalBackendError, worded
 from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Reply, Verdict
-from fairjudge._words import worded
 from fairjudge.judges._own_judge import (
     NOT_CACHED,
     FunctionBackend,

@@ -17,9 +17,8 @@ from os import PathLike
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from fairjudge._closing import Closing
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, worded
 from fairjudge._types import Replies, Reply, stopped_by
-from fairjudge._words import worded
 from fairjudge.judges._callable import PythonFunction
 from fairjudge.judges._jury_usage import (
     MemberUsage,

@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fairjudge._call import Backend, CallSpec, Completion, Conversation, Route, route_of
 from fairjudge._closing import Closing
-from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError
+from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError, worded
 from fairjudge._types import CallError, ParseFailure, Replies, Reply
-from fairjudge._words import worded
 
 if TYPE_CHECKING:
     from fairjudge.runner import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from fairjudge._words import worded
+from fairjudge._errors import worded
 from fairjudge.report._text import ci_text
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from fairjudge._errors import worded
 from fairjudge._items import Item
 from fairjudge._types import Outcome
-from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate, length_controlled
 from fairjudge.report._adaptive import early_side, items_cell, stop_lines, stop_verdict, win_cell
 from fairjudge.report._text import (

@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fairjudge._errors import worded
 from fairjudge._types import never_made
-from fairjudge._words import worded
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
 from fairjudge.io import OutHeader
 from fairjudge.report._adaptive import (

@@ -24,10 +24,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from fairjudge._errors import ConfigError, InputError
+from fairjudge._errors import ConfigError, InputError, worded
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
-from fairjudge._words import worded
 from fairjudge.evaluation import (
     AGGREGATIONS,
     SCORE_AGGREGATIONS,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from fairjudge._words import worded
+from fairjudge._errors import worded
 from fairjudge.evaluation import (
     DimensionSummary,
     PairwiseResult,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from rich.console import Console
 from rich.markup import escape
 
-from fairjudge._words import worded
+from fairjudge._errors import worded
 from fairjudge.runner import RunSummary
 from fairjudge.stats import ConfidenceInterval
 

@@ -18,7 +18,7 @@ from typing import Any, Literal, NamedTuple, Self
 import numpy as np
 from scipy.stats import rankdata
 
-from fairjudge._words import worded
+from fairjudge._errors import worded
 from fairjudge.stats._bt_bootstrap import BootstrapDraws, PairData
 from fairjudge.stats._bt_data import (
     Identification,
