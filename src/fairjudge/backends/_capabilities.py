@@ -185,6 +185,10 @@ class Knowledge:
         new = tuple(change for change in other.changes if change.param not in known)
         return Knowledge(self.changes + new, self.accepted | other.accepted)
 
+    def sent(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` as a copy that knows this sends them (:func:`apply_changes`)."""
+        return apply_changes(params, {change.param: change for change in self.changes})
+
 
 # Parameters whose refusal can be worked around without changing what is asked:
 # the cap under its other name; sampling parameters at the provider's default

@@ -19,7 +19,7 @@ import copy
 import dataclasses
 import os
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -518,6 +518,19 @@ class RemoteBackend:
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """The real backend's parameters (they are part of the cache key)."""
         return self.backend.default_params(label_only=label_only)
+
+    def sent_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` as a worker sends them now, what the workers' refusals taught applied.
+
+        The driver's cost check guesses each call's cap from these, and charges a
+        reply whose usage is not believed at that cap, as one process does with
+        its backend's own :meth:`~fairjudge.backends.OpenAIBackend.sent_params`: an
+        unknown model's ``max_tokens`` of 8 goes out as ``max_completion_tokens``
+        with room to reason once a worker has learned so. The pool's merged
+        knowledge is what every worker is taught with its next attempt.
+        """
+        knowledge = self.pool.knowledge.get(self.route)
+        return dict(params) if knowledge is None else knowledge.sent(params)
 
     async def complete(self, spec: CallSpec) -> Completion:
         """One attempt, made by a live worker; sent again if that worker dies meanwhile.
