@@ -72,3 +72,20 @@ def test_typed_notes_keep_their_flags(here: Path) -> None:
                   "--quiet")  # fmt: skip
     assert done.exit_code == 5, done.output
     assert "stopped: the --max-calls 3 budget is spent" in " ".join(done.stderr.split())
+
+
+def unreadable(question: str, answer_a: str, answer_b: str) -> str:
+    """The longer answer; on questions 0-6, a reply no verdict is read from (7 reasons)."""
+    if question in {f"Question {i}?" for i in range(7)}:
+        return f"cannot say, about {question}"
+    return "A" if len(answer_a) >= len(answer_b) else "B"
+
+
+def test_every_stderr_line_names_the_keys(here: Path) -> None:
+    """rank prints its failure reasons on stderr itself; their pointer names the key too."""
+    done = _run(here, 'command = "rank"\nfile = "rank_answers.jsonl"\n'
+                      'judge = "python:tests.cli.test_config_notes:unreadable"\n'
+                      "quiet = true\n")  # fmt: skip
+    said = " ".join(done.stderr.split())
+    assert "other reason(s); out FILE keeps every call's failure" in said, done.output
+    assert "--out" not in done.stderr

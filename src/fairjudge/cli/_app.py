@@ -326,7 +326,17 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-err_console = Console(stderr=True)
+
+
+class _UsersConsole(Console):
+    """stderr, where every line is in the words the user gave (:func:`_users_words`)."""
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """Print as :meth:`rich.console.Console.print`, each string in the user's words."""
+        super().print(*(_users_words(o) if isinstance(o, str) else o for o in objects), **options)
+
+
+err_console = _UsersConsole(stderr=True)
 
 
 def _users_words(text: str, *, error: bool = False) -> str:
@@ -334,12 +344,13 @@ def _users_words(text: str, *, error: bool = False) -> str:
 
     Typed, those are the flags. Under ``fairjudge run FILE`` they are FILE's keys, and
     an ``error`` starts with FILE, the line and the key it is about
-    (:func:`~fairjudge.cli._run_config.config_words`). Every line fairjudge writes on
-    stderr passes here: errors (:func:`_fail`) and notes (:func:`say`, :func:`notes`).
+    (:func:`~fairjudge.cli._run_config.config_words`). Every line on stderr passes
+    here (:data:`err_console`), an error first with ``error`` (:func:`_fail`).
+    ``fairjudge run`` loads the config machinery; without it no config runs, and
+    nothing is imported (this runs while an internal error is said, too).
     """
-    from fairjudge.cli._run_config import config_words
-
-    return config_words(text, at_line=error)
+    config = sys.modules.get("fairjudge.cli._run_config")
+    return text if config is None else str(config.config_words(text, at_line=error))
 
 
 def say(label: str, text: str, style: str = "yellow", *, error: bool = False) -> str:
@@ -358,7 +369,7 @@ def say(label: str, text: str, style: str = "yellow", *, error: bool = False) ->
 
 
 def _note(line: str) -> None:
-    err_console.print(_users_words(line), highlight=False, markup=False)
+    err_console.print(line, highlight=False, markup=False)
 
 
 def notes(quiet: bool) -> Callable[[str], None] | None:
