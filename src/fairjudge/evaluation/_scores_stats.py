@@ -120,6 +120,20 @@ def _levels_text(histogram: Mapping[int, int], low: int, high: int) -> str:
     return f"{used[0]} to {used[-1]}"
 
 
+def _percent(count: int, total: int) -> str:
+    """A share of counts as a whole percent, rounded half to even from the exact ratio.
+
+    The rule of the score page's share column (``fairjudge.report._text.share_text``,
+    a layer above), so the reason's share of a one-level band reads as that level's
+    row does: 23 of 40 is 58% in both (``f"{23 / 40:.0%}"`` said 57%: the float is a
+    hair below 0.575).
+    """
+    whole, rest = divmod(100 * count, total)
+    if 2 * rest > total or (2 * rest == total and whole % 2):
+        whole += 1
+    return f"{whole}%"
+
+
 def collapse_of(histogram: Mapping[int, int], rule: CollapseRule) -> Collapse:
     """Apply the collapse alarm to one dimension's histogram (every level a key).
 
@@ -143,7 +157,9 @@ def collapse_of(histogram: Mapping[int, int], rule: CollapseRule) -> Collapse:
     reasons = []
     if share >= rule.max_adjacent_share:
         on = _levels_text(histogram, low, high)
-        reasons.append(f"{share:.0%} of scores are {on} (>= {rule.max_adjacent_share:.0%})")
+        reasons.append(
+            f"{_percent(count, n)} of scores are {on} (>= {rule.max_adjacent_share:.0%})"
+        )
     # Compare with a margin: 16 fours and 4 threes on 1-5 have spread 0.2 exactly,
     # which binary arithmetic puts a hair below.
     if spread < rule.min_spread - 1e-9:

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fairjudge.report._text import visible
+from fairjudge.report._text import share_text, visible
 
 __all__ = [
     "Bar",
@@ -390,10 +390,14 @@ def histogram(
 
     bars = []
     inner = step * 0.8 / len(series)
-    for si, vs in enumerate(values):
+    for si, (s, vs) in enumerate(zip(series, values, strict=True)):
+        total = sum(s.values())
         for bi, (level, value) in enumerate(zip(levels, vs, strict=True)):
             x = _LEFT + bi * step + step * 0.1 + si * inner
-            text = f"{value:.0%}" if shares else str(int(value))
+            if not shares:
+                text = str(int(value))
+            else:  # from the counts, as the tables word the same share (share_text)
+                text = share_text(s.get(level, 0), total) if total else "0%"
             bars.append(Bar(si, level, value, text, round(x, 2), round(inner, 2), y(value),
                             round(base_y - y(value), 2), _SERIES_CLASSES[si]))  # fmt: skip
     bins = tuple((round(_LEFT + (i + 0.5) * step, 2), str(k)) for i, k in enumerate(levels))

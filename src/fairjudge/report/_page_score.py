@@ -41,7 +41,7 @@ from fairjudge.report._page import (
 from fairjudge.report._page_load import calls_of, load_score_result
 from fairjudge.report._page_plots import Figure, forest_plot, histogram
 from fairjudge.report._scores import ScoreReport, score_report
-from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines
+from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines, share_text
 from fairjudge.stats import ConfidenceInterval
 
 __all__ = [
@@ -122,7 +122,7 @@ def _dimension_block(d: DimensionSummary, result: ScoreResult) -> PlotBlock:
     alarm = d.collapse.adjacent_levels if d.collapse.collapsed else None
     plot = histogram(d.histogram, title=f"{d.name}: scores of {d.n} answers", density=expected,
                      alarm=alarm, alarm_text=f"collapse alarm: {d.collapse.reason}")  # fmt: skip
-    rows = [(str(level), str(count), f"{count / d.n:.0%}" if d.n else "n/a")
+    rows = [(str(level), str(count), share_text(count, d.n) if d.n else "n/a")
             for level, count in d.histogram.items()]  # fmt: skip
     rows.append(("mean", estimate_text(d.mean.estimate, d.mean.ci, ".2f") if d.n else "n/a", ""))
     if d.median is not None:

@@ -36,6 +36,7 @@ __all__ = [
     "print_failures",
     "replace_hidden",
     "say",
+    "share_text",
     "visible",
     "visible_all",
 ]
@@ -179,6 +180,26 @@ def estimate_text(
     if estimate is None:
         return "n/a"
     return f"{estimate:{spec}}  {format(ci, ci_spec or spec)}"
+
+
+def share_text(count: int, total: int) -> str:
+    """``count`` of ``total`` as a whole percent, ``"67%"`` for 2 of 3, rounded half to even.
+
+    Worked out exactly from the two counts, never from the float ``count / total``:
+    where binary cannot hold an exact half the float lies a hair off it (23 of 40 is
+    0.57499..., 109 of 200 0.54500...04), so ``f"{23 / 40:.0%}"`` read 57% beside 17 of
+    40's 42%, and a column that holds every answer added up to 99%. Now 57.5% is 58%
+    and 42.5% is 42% (half to even, as Python's ``round``). Each share is rounded on its own, not
+    made to add up by largest remainder: that gives two equal counts different
+    shares, and a count a share that depends on the other rows, where the same count
+    of the same total must read the same in every table (the score page, its
+    Markdown, the collapse alarm's reason, which rounds by the same rule). A column
+    may then add up to 99% or 101% (three equal thirds are 33% each).
+    """
+    whole, rest = divmod(100 * count, total)
+    if 2 * rest > total or (2 * rest == total and whole % 2):
+        whole += 1
+    return f"{whole}%"
 
 
 def failure_lines(reasons: Counter[str]) -> Iterator[str]:
