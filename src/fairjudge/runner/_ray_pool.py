@@ -9,6 +9,8 @@ once for the whole pool, not once per worker: the driver sends its calls one at 
 time (the probe) until a worker's reply shows the server answered one, as a backend
 does in one process, and every attempt after that carries what the workers learned
 to each worker that has not yet reported knowing it (:meth:`WorkerPool.teaching`).
+The driver's ``max_cost`` check guesses and charges its calls with the same knowledge
+(:meth:`RemoteBackend.sent_params`), so a Ray run spends and stops as one process does.
 """
 
 from __future__ import annotations
