@@ -28,22 +28,29 @@ WIDTHS = (PHONE, DESKTOP)
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 # Every element whose text is cut: an HTML box that hides its overflow and is narrower
-# than its text, or an SVG text drawn past its plot's viewBox.
+# than its text, or an SVG text drawn past its plot's edge. A box that ends its text in
+# an ellipsis (an explorer row's one-line snippet) says it is cut, and the whole text is
+# a click away, so it is not counted. An SVG text is measured against the SVG's box on
+# the page, not its viewBox: a page's main forest plot has no viewBox (it fills its card,
+# plots.html.j2's fluid_forest), and an SVG without one clips at its own box, which is
+# also where a viewBox's plot ends once scaled.
 _CLIPPED = """() => {
   const cut = [];
   for (const node of document.querySelectorAll("body *")) {
     if (node instanceof SVGElement || !node.textContent.trim()) { continue; }
     const style = getComputedStyle(node);
     const hides = ["hidden", "clip"].includes(style.overflowX) && style.display !== "none";
-    if (hides && node.scrollWidth > node.clientWidth + 1) {
+    const says = style.textOverflow === "ellipsis";
+    if (hides && !says && node.scrollWidth > node.clientWidth + 1) {
       cut.push(node.tagName + "." + node.className + ": " + node.textContent.slice(0, 60));
     }
   }
   for (const svg of document.querySelectorAll("svg")) {
-    const box = svg.viewBox.baseVal;
+    const box = svg.getBoundingClientRect();
     for (const text of svg.querySelectorAll("text")) {
-      const b = text.getBBox();
-      if (b.width && (b.x < box.x - 1 || b.x + b.width > box.x + box.width + 1)) {
+      const b = text.getBoundingClientRect();
+      if (b.width && (b.left < box.left - 1 || b.right > box.right + 1
+                      || b.top < box.top - 1 || b.bottom > box.bottom + 1)) {
         cut.push("svg text: " + text.textContent.slice(0, 60));
       }
     }

@@ -79,6 +79,10 @@ def test_demo_compare_report(tmp_path: Path, open_report: OpenReport) -> None:
     summary = run_json(
         "compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", LONGER, "--html", str(page)
     )
+    for width in pages.WIDTHS:  # the item open: its detail is laid out too
+        at = pages.open_at(open_report, page, width, "#item=q03")
+        pages.assert_sound(at)  # the list's snippets end in an ellipsis, never a bare cut
+        at.shot(f"demo_compare-{width}.png", full_page=True)
     opened = open_report(page, fragment="#item=q03")
     assert_clean(opened)
     w = summary["win_rate"]
@@ -292,6 +296,8 @@ def test_rank_report(tmp_path: Path, open_report: OpenReport) -> None:
     board = run_json(
         "rank", str(EXAMPLES / "rank_answers.jsonl"), "--judge", LONGER, "--html", str(page)
     )
+    for width in pages.WIDTHS:  # the leaderboard's labels inside its plot, at both widths
+        pages.assert_sound(pages.open_at(open_report, page, width))
     opened = open_report(page)
     assert_clean(opened)
     p = opened.page
@@ -315,6 +321,7 @@ def test_rank_interval_that_cannot_be_estimated(tmp_path: Path, open_report: Ope
     refused = [r for r in board["ratings"] if not r["ci"]["estimable"]]
     assert len(refused) == 3  # one question: the bootstrap cannot vary
     opened = open_report(page)
+    pages.assert_sound(opened)  # a reason in place of the interval, inside the plot
     assert_clean(opened)
     p = opened.page
     # No number and no point for a rating without an interval: only the reason (issue 21).

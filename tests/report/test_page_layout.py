@@ -2,7 +2,8 @@
 
 A page of short words in narrow columns ("usefulness", "position consistency": a
 table's row labels once broke them mid-word at 390 px) and of long unbroken names (a
-judge spec, a path: a bulleted list of them once scrolled sideways). The harness's
+judge spec, a path: a bulleted list of them once scrolled sideways), and a page's main
+forest plot, which fills its card with no viewBox. The harness's
 checks (tests/report/pages.py) must pass on it, and must fail on the rules that let
 those through, so a check that stops looking is noticed here.
 """
@@ -42,19 +43,25 @@ def layout_page() -> Page:
     matrix = heatmap([SPEC, "usefulness"], ["consistency", SPEC], [[0.5, 0.1], [1.0, 0.2]],
                      title="agreement")  # fmt: skip
     skipped = ("Input rows skipped:", f"{PATH}:3: {SPEC}", f"{PATH}:9: no answer")
+    plot = forest_plot(figures, title="agreement", ref=0.0, ref_label="chance")
     blocks = (
-        PlotBlock(forest_plot(figures, title="agreement", ref=0.0, ref_label="chance"), table),
+        PlotBlock(plot, table),
         PlotBlock(matrix, table),
         Paragraphs(skipped, bullets=True),
         Paragraphs((f"{SPEC} scored {PATH}", "usefulness disagreement position")),
     )
+    # In a card of its own: a card with a fluid plot has narrower margins on a phone.
+    main = PlotBlock(plot, FigureTable("agreement", ("figure", "estimate"), ()), fluid=True)
     command = ["fairjudge", "score-jury", PATH, "--judge", SPEC, "--judge", SPEC]
     return Page(
         kind="score-jury",
         title=f"{PATH} by {SPEC}",
         headline=Headline(f"The members do not agree on usefulness ({SPEC})."),
         facts=run_facts(None, kind="score-jury", command=command, judge_or_members=[SPEC, SPEC]),
-        sections=(Section("fj-layout", "Position consistency and usefulness", blocks),),
+        sections=(
+            Section("fj-layout", "Position consistency and usefulness", blocks),
+            Section("fj-figures", "Agreement", (main,)),
+        ),
         explorer=None,
         summary={},
     )
@@ -94,3 +101,40 @@ def test_the_checks_fail_on_the_rules_they_guard_against(
     opened.page.add_style_tag(content="main .fj-scroll { container-type: normal }")
     opened.page.add_style_tag(content=".fj-ptable th[scope=row] { overflow-wrap: normal }")
     assert pages.scrolled_inside(opened) != []
+
+
+def test_the_label_check_measures_each_plot_as_drawn(
+    open_report: OpenReport, layout_file: Path
+) -> None:
+    """A label is cut where its plot's box on the page ends, with a viewBox or without.
+
+    The page's main plot has no viewBox (it fills its card): measured against a
+    viewBox, each of its labels read as cut; a label past either plot's edge is cut.
+    """
+    opened = pages.open_at(open_report, layout_file, pages.PHONE)
+    page = opened.page
+    assert page.locator(".fj-fluid svg:not([viewBox]) text.fj-label").count() == len(WORDS) + 1
+    assert pages.clipped(opened) == []
+    page.add_style_tag(content=".fj-fluid svg .fj-label { font-size: 80px }")
+    cut = pages.clipped(opened)
+    assert f"svg text: {WORDS[0]}" in cut, cut  # the fluid plot's, past its right edge
+    assert len(cut) == len(WORDS) + 1, cut
+    page.add_style_tag(content=".fj-plot svg[viewBox] .fj-value { font-size: 80px }")
+    assert len(pages.clipped(opened)) == 2 * (len(WORDS) + 1)  # and the viewBox plot's values
+
+
+def test_an_ellipsis_says_a_box_is_cut_and_a_bare_cut_is_found(
+    open_report: OpenReport, layout_file: Path
+) -> None:
+    """A one-line box that hides its overflow is a cut label unless it ends in an ellipsis.
+
+    The explorer's snippets are one line, ended by an ellipsis when longer, with the
+    whole text in the item's detail: the check passes them, and finds the same box
+    without its ellipsis.
+    """
+    opened = pages.open_at(open_report, layout_file, pages.PHONE)
+    narrow = ".fj-verdict { overflow: hidden; white-space: nowrap; max-width: 5rem; "
+    opened.page.add_style_tag(content=narrow + "text-overflow: ellipsis }")
+    assert pages.clipped(opened) == []
+    opened.page.add_style_tag(content=".fj-verdict { text-overflow: clip }")
+    assert [c.split(":")[0] for c in pages.clipped(opened)] == ["P.fj-verdict"]
