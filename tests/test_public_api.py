@@ -199,7 +199,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "ranking_markdown render_audit render_calibration render_comparison render_jury "
         "render_ranking render_score_calibration render_score_jury render_scores "
         "render_via_scores score_jury_html score_jury_report score_page score_report "
-        "via_scores_markdown visible compare_page rank_page"
+        "via_scores_markdown visible compare_page rank_page via_scores_page"
     ),
     "runner": _names(
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
@@ -223,14 +223,15 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_280_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_281_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
     # and defaults several packages share, joined __all__; 180 until every name one
     # package uses from another joined its __all__, and the second tier of re-exports
-    # outside __all__ was gone (issue 32: one surface). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 280
+    # outside __all__ was gone (issue 32: one surface); 281 with report.via_scores_page
+    # (ViaScoresRun.to_html in _api draws the page report draws). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 281
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

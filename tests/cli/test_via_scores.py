@@ -190,7 +190,6 @@ def test_unscored_answers_leave_their_item_unresolved(tmp_path: Path) -> None:
         (["--rubric", "chat"], "--rubric applies with --via-scores only"),
         (["--via-scores", "--rounds", "4"], "--rounds applies to the swap protocol"),
         (["--via-scores", "--template", "json"], "--template applies to the swap protocol"),
-        (["--via-scores", "--html", "x.html"], "--html does not apply to --via-scores"),
         (["--via-scores", "--tie-margin", "-1"], "--tie-margin must be >= 0"),
         (["--via-scores", "--rubric", "reference"], "needs a reference"),
         (["--via-scores", "--score-mode", "label", "--rubric", "basic"], "must be one digit"),

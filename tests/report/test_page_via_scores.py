@@ -2,9 +2,11 @@
 
 The file is the command's ``--out`` or the one the library's ``ViaScoresRun.save``
 writes; the page's figures are the command's own ``--json`` (the win rate via
-scores, each dimension's paired difference), its card names the scorer, the rubric
-and the command from the header, and its explorer holds every scored answer. A file
-under a rubric this fairjudge cannot rebuild is refused saying why. The Chromium test
+scores, each dimension's paired difference), its title the input file and its card
+the scorer, the rubric and the command, from the header, and its explorer holds every
+scored answer. The header records the rubric's dimensions and scale, so a rubric
+file's draws too; a file written before it did still draws under a built-in rubric,
+and one under any other is refused saying why. The Chromium test
 opens the page as a user would; its screenshots go to ``tests/report/artifacts/``.
 """
 
@@ -65,7 +67,7 @@ def test_report_draws_the_out_file_with_the_commands_figures(runs: dict[str, Any
     assert runs["again"] == {"via_scores": via, "swap": None}  # --json but calls, skipped rows
     page = out_file_page(runs["out"], "compare-via-scores")
     assert page.kind == "compare-via-scores"
-    assert page.title == "via.jsonl: model 1 vs model 2"
+    assert page.title == "calibration.jsonl: model 1 vs model 2"  # the input's, from the header
     w = via["win_rate"]
     assert page.headline.estimate == f"{w['estimate']:.3f}"
     assert page.headline.ci == f"[{w['ci']['low']:.3f}, {w['ci']['high']:.3f}]"
@@ -103,15 +105,54 @@ def test_the_library_saves_the_file_the_command_writes(runs: dict[str, Any]) -> 
     assert facts["judge"] == SCORER
 
 
+def _older(header: str, **changes: Any) -> dict[str, Any]:
+    """``header`` as fairjudge wrote it before the header recorded its source and rubric."""
+    old = json.loads(header)
+    for key in ("source", "dimensions", "scale"):
+        del old["fairjudge"]["settings"][key]
+    old["fairjudge"].update(changes)
+    return old
+
+
+def test_the_header_records_the_input_and_the_rubric(runs: dict[str, Any]) -> None:
+    settings = json.loads(runs["out"].read_text("utf-8").splitlines()[0])["fairjudge"]["settings"]
+    assert settings["source"] == str(ITEMS)
+    assert (settings["dimensions"], settings["scale"]) == (
+        ["accuracy", "relevance", "usefulness"], [1, 5],
+    )  # fmt: skip
+    saved = json.loads(runs["saved"].read_text("utf-8").splitlines()[0])["fairjudge"]["settings"]
+    assert saved["source"] is None  # items given in Python: no file
+    assert out_file_page(runs["saved"], "compare-via-scores").title == (
+        "saved.jsonl: model 1 vs model 2"
+    )  # fmt: skip
+
+
+def test_a_file_written_before_the_header_recorded_them_still_draws(
+    runs: dict[str, Any], tmp_path: Path
+) -> None:
+    header, *records = runs["out"].read_text("utf-8").splitlines()
+    path = tmp_path / "older.jsonl"
+    path.write_text("\n".join([json.dumps(_older(header)), *records]) + "\n", "utf-8")
+    page = out_file_page(path, "compare-via-scores")
+    assert page.title == "older.jsonl: model 1 vs model 2"  # no source: the file's name
+    assert page.summary == out_file_page(runs["out"], "compare-via-scores").summary
+    assert dict(page.facts)["rubric"] == "production@1"  # a built-in rubric, by name
+
+
 def test_a_rubric_this_fairjudge_cannot_rebuild_is_refused_saying_why(
     runs: dict[str, Any], tmp_path: Path
 ) -> None:
     header, *records = runs["out"].read_text("utf-8").splitlines()
-    mine = json.loads(header)
-    mine["fairjudge"]["rubric"] = "mine@1"
     path = tmp_path / "mine.jsonl"
+    path.write_text("\n".join([json.dumps(_older(header, rubric="mine@1")), *records]) + "\n",
+                    "utf-8")  # fmt: skip
+    with pytest.raises(InputError, match=r"mine@1 is not a built-in .*does not record its "
+                       r"dimensions .* run the comparison via scores again"):  # fmt: skip
+        out_file_page(path, "compare-via-scores")
+    mine = json.loads(header)
+    mine["fairjudge"]["settings"]["scale"] = [1, 10**9]
     path.write_text("\n".join([json.dumps(mine), *records]) + "\n", "utf-8")
-    with pytest.raises(InputError, match=r"mine@1 is not a built-in .*records its rubric by"):
+    with pytest.raises(InputError, match=r"header: its rubric cannot be rebuilt"):
         out_file_page(path, "compare-via-scores")
     path.write_text("\n".join([header, records[0], '{"scored_1": {}}']) + "\n", "utf-8")
     with pytest.raises(InputError, match=r":3: not a record of `fairjudge compare out` via"):
@@ -124,9 +165,7 @@ def test_via_scores_page_in_chromium(open_report: OpenReport, runs: dict[str, An
     via = runs["live"]["via_scores"]
     for width in pages.WIDTHS:
         opened = pages.open_at(open_report, runs["drawn"], width)
-        assert opened.problems == []
-        assert opened.foreign_requests == []
-        assert pages.sideways_scroll(opened) == 0
+        pages.assert_sound(opened)  # no error, no request, no sideways scroll, no label cut
         p = opened.page
         assert p.text_content("#fj-headline-estimate") == f"{via['win_rate']['estimate']:.3f}"
         assert pages.verdict(opened) == NO_WINNER

@@ -256,8 +256,10 @@ def via_scores_out(done: Any, rubric: Any, settings: Any) -> OutFile:
     """``compare --via-scores``: each pair's scores, and its swap twin (``with_swap``).
 
     The header names the scorer and rubric (and the swap run's template); the
-    settings hold the tie margin, the bootstrap's and, with ``stop_when``, the
-    adaptive block.
+    settings hold the input file (``source``, which titles the page), the tie
+    margin, the bootstrap's, the rubric's dimensions and scale (as ``score``'s, so
+    ``fairjudge report`` summarises a file scored under a ``.toml`` rubric again) and,
+    with ``stop_when``, the adaptive block.
     """
     result, swap = done.result, done.swap
 
@@ -266,8 +268,9 @@ def via_scores_out(done: Any, rubric: Any, settings: Any) -> OutFile:
         for pair, twin in zip(result.pairs, twins, strict=True):
             yield {**pair.to_dict(), **({"swap": twin.to_dict()} if twin is not None else {})}
 
-    recorded = {"tie_margin": result.tie_margin, "seed": settings.seed, "level": settings.level,
-                "n_resamples": settings.n_resamples}  # fmt: skip
+    recorded = {"source": settings.source, "tie_margin": result.tie_margin, "seed": settings.seed,
+                "level": settings.level, "n_resamples": settings.n_resamples,
+                "dimensions": list(rubric.names), "scale": list(rubric.scale)}  # fmt: skip
     if done.adaptive is not None:
         recorded["adaptive"] = done.adaptive.adaptive_dict()
     return OutFile("compare-via-scores", records, judge=done.judge,

@@ -199,6 +199,44 @@ class ViaScoresRun:
         out = via_scores_out(self, self.rubric, self.settings)
         return write_out_file(path, out, self.calls, self.scorer, header_extra)
 
+    @property
+    def kind(self) -> str:
+        """The command it matches (``compare``), as :attr:`Result.kind <fairjudge.Result>`."""
+        return "compare"
+
+    def to_html(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
+        """Write the run's self-contained HTML page, the one ``compare --via-scores --html`` writes.
+
+        Drawn from the header :meth:`save` writes, so ``fairjudge report`` of the
+        saved file draws this page again (its figures summarised from the file, with
+        ``report``'s defaults the run's own), but for the command line.
+
+        Args:
+            path: Where to write.
+            header_extra: As :meth:`save`'s; the command line passes the command as
+                typed, which a notebook's page shows as not recorded.
+
+        Returns:
+            The path written.
+
+        Raises:
+            ConfigError: ``header_extra`` holds a key other than ``command``,
+                ``config`` or ``config_file``.
+        """
+        from fairjudge._api._inputs import ROWS
+        from fairjudge._api._out import out_header_of, via_scores_out
+        from fairjudge._api._result import title
+        from fairjudge.io import read_header, write_atomic
+        from fairjudge.report import page_html, via_scores_page
+
+        out = via_scores_out(self, self.rubric, self.settings)
+        header = read_header(out_header_of(out, self.calls, self.scorer, header_extra), path="")
+        assert header is not None  # out_header_of makes a header record
+        name = title(self.settings.source or ROWS)
+        target = Path(path)
+        write_atomic(target, (page_html(via_scores_page(header, self.result, self.swap, name)),))
+        return target
+
 
 def via_scores(
     spec: str | None, items: list[Item], settings: EvalSettings, *, setup: JudgeSetup,

@@ -141,7 +141,8 @@ class ViaScoresFlags:
         typer.Option(
             "--via-scores",
             help="Score each answer on its own against a rubric (one call per answer, so no "
-            "order to prefer) and compare the two scores per item.",
+            "order to prefer) and compare the two scores per item. --html draws the page "
+            "`fairjudge report` draws from its --out file.",
         ),
     ] = False
     rubric: Annotated[
@@ -181,8 +182,6 @@ class ViaScoresFlags:
 
     def check(self, flags: JudgeFlags, run: EvalFlags) -> Rubric:
         """Reject what does not apply; the rubric."""
-        if run.html is not None:
-            raise ConfigError("--html does not apply to --via-scores; drop it")
         if not self.tie_margin >= 0:
             raise ConfigError(f"--tie-margin must be >= 0; got {self.tie_margin}")
         swap_only = {"--template": flags.template is not None, "--rounds": run.rounds != 2,
@@ -235,7 +234,9 @@ def compare(
     """Compare two systems' answers with the position-debiased protocol.
 
     With --via-scores, each answer is scored on its own against a rubric instead (no
-    order exists to prefer), and the two scores per item give the win rate.
+    order exists to prefer), and the two scores per item give the win rate; --html
+    draws its scores' page under the win rate via scores (and the swap protocol's,
+    with --with-swap).
 
     With --stop-when, questions are judged in a seeded random order, --batch questions at a
     time, and the run stops once the answer is known ('decided') or known closely enough
@@ -334,19 +335,23 @@ def _via_output(
     file: Path, json_output: bool, run: EvalFlags, done: ViaScoresRun,
     skipped: list[dict[str, Any]],
 ) -> None:  # fmt: skip
-    """Write ``--out``, then print the table or the JSON (with ``--stop-when``'s block).
+    """Write ``--out`` and ``--html``, then print the table or the JSON.
 
-    ``--out``'s header records the scorer's requests and the scoring calls.
+    ``--out``'s header records the scorer's requests and the scoring calls; the
+    ``--html`` page is drawn from that header (``ViaScoresRun.to_html``), so
+    ``fairjudge report`` of the file draws it again. Both are written before the
+    exit-code checks: a failed run's report helps most.
     """
     from rich.console import Console
 
-    from fairjudge.cli._out import save_out
+    from fairjudge.cli._out import save_out, write_page
     from fairjudge.io import strict_dumps
     from fairjudge.report import comparison_report, render_via_scores, via_scores_markdown
 
     result, swap, calls, adaptive = done.result, done.swap, done.calls, done.adaptive
     stop = {} if adaptive is None else {"adaptive": adaptive.adaptive_dict()}
     save_out(done, run.out, "compare")
+    write_page(run.html, done)
     title = f"{'<stdin>' if str(file) == '-' else file.name}: model 1 vs model 2"
     if json_output:
         payload = {
@@ -364,5 +369,6 @@ def _via_output(
     if write_markdown(markdown) or json_output:
         return
     render_via_scores(result, Console(), swap=swap, title=title, adaptive=adaptive)
-    if run.out is not None:
-        err_console.print(f"per-item results: {run.out}", highlight=False, markup=False)
+    for what, path in (("per-item results", run.out), ("HTML report", run.html)):
+        if path is not None:
+            err_console.print(f"{what}: {path}", highlight=False, markup=False)

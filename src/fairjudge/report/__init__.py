@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from fairjudge.report._page_panel import jury_html, score_jury_html
     from fairjudge.report._page_rank import rank_page
     from fairjudge.report._page_score import score_page
+    from fairjudge.report._page_via_scores import via_scores_page
     from fairjudge.report._pages import PAGES, out_file_header, out_file_page
     from fairjudge.report._ranking import RankingReport, render_ranking
     from fairjudge.report._scores import (
@@ -85,6 +86,7 @@ __all__ = [
     "score_page",
     "score_report",
     "via_scores_markdown",
+    "via_scores_page",
     "visible",
 ]
 
@@ -113,6 +115,7 @@ _LAZY = {
     "jury_html": "fairjudge.report._page_panel",
     "score_jury_html": "fairjudge.report._page_panel",
     "score_page": "fairjudge.report._page_score",
+    "via_scores_page": "fairjudge.report._page_via_scores",
     "PAGES": "fairjudge.report._pages",
     "out_file_header": "fairjudge.report._pages",
     "out_file_page": "fairjudge.report._pages",

@@ -4,10 +4,13 @@ A comparison via scores is a scoring run of two systems (``model 1`` and ``model
 read as a win rate: so its page is the score page of its scores (each dimension, the
 systems and their paired differences, the failures, every answer in the explorer),
 under a headline and a first card of its own, the win rate via scores beside the
-swap protocol's when the run had ``--with-swap``. The file's records hold each pair's
-two scored answers (and its swap judgment); they are read back and summarised again
-by ``compare --via-scores``'s own summary (:func:`~fairjudge.evaluation.via_result`),
-so with its defaults the figures are the command's own.
+swap protocol's when the run had ``--with-swap``. :func:`via_scores_page` draws it
+from the run (``compare --via-scores --html``, ``ViaScoresRun.to_html``) and
+:func:`via_scores_page_from_file` from the ``--out`` file: the file's records hold
+each pair's two scored answers (and its swap judgment); they are read back and
+summarised again by ``compare --via-scores``'s own summary
+(:func:`~fairjudge.evaluation.via_result`), under the rubric its header records, so
+with its defaults the page is the one ``--html`` drew but for the command line.
 """
 
 from __future__ import annotations
@@ -48,13 +51,9 @@ from fairjudge.report._page_score import score_page
 from fairjudge.report._scores import score_report, via_scores_verdict
 from fairjudge.report._text import clipped, estimate_text
 
-__all__ = ["OUT_FILE_PAGES", "via_scores_page_from_file"]
+__all__ = ["OUT_FILE_PAGES", "via_scores_page", "via_scores_page_from_file"]
 
 _KIND: Final = "compare-via-scores"
-_CUSTOM_RUBRIC = (
-    "(a comparison via scores records its rubric by name); draw it with the fairjudge "
-    "whose built-in rubric it is, or compare again under a built-in rubric"
-)
 
 
 def _pair(record: object) -> tuple[ScoredItem, ScoredItem, Judgment | None]:
@@ -103,8 +102,10 @@ def load_via_scores(
     if not pairs:
         raise InputError("holds no scored pair; give a file written by out", path=str(path),
                          params="out")  # fmt: skip
-    rubric = recorded_rubric(header.rubric, header, path, command="compare",
-                             advice=_CUSTOM_RUBRIC)  # fmt: skip
+    # A file written before the header recorded the rubric's dimensions and scale names
+    # it only: a built-in one is rebuilt, another refused saying to compare again.
+    rubric = recorded_rubric(header.rubric, header, path,
+                             command="the comparison via scores")  # fmt: skip
     answers = [answer for first, second, _ in pairs for answer in (first, second)]
     scores = summarise_scores(answers, rubric, seed=seed, level=level, n_resamples=n_resamples,
                               judge=header.judge)  # fmt: skip
@@ -168,16 +169,18 @@ def _wins_section(result: ViaScoresResult, swap: PairwiseResult | None) -> Secti
     return Section("fj-figures", "Win rates", blocks)
 
 
-def via_scores_page_from_file(
-    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+def via_scores_page(
+    header: OutHeader, result: ViaScoresResult, swap: PairwiseResult | None, name: str
 ) -> Page:
-    """The page of a ``compare --via-scores --out`` file (the module docstring has its parts).
+    """The page of a comparison via scores (the module docstring has its parts).
 
-    Its embedded summary is the command's ``--json`` but for what the file does not
-    hold (the calls and the skipped input rows).
+    ``header`` is its ``--out`` file's (the run-facts card and a recorded adaptive
+    stop are read from it); ``name`` the input's, which titles the page. Its embedded
+    summary is the command's ``--json`` but for what the file does not hold (the
+    calls and the skipped input rows), so a page drawn again from the file embeds
+    the same.
     """
-    header, result, swap = load_via_scores(path, seed=seed, level=level, n_resamples=n_resamples)
-    title = f"{source_name(header.settings.get('source'), path)}: model 1 vs model 2"
+    title = f"{name}: model 1 vs model 2"
     scores = score_page(score_report(result.scores, title=title), header=header)
     made, cached = calls_of(result.scores)
     extra = [
@@ -205,6 +208,18 @@ def via_scores_page_from_file(
         summary["adaptive"] = recorded
     return Page(_KIND, title, _headline(result, recorded), facts, tuple(sections),
                 scores.explorer, summary)  # fmt: skip
+
+
+def via_scores_page_from_file(
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
+) -> Page:
+    """The page of a ``compare --via-scores --out`` file, summarised again.
+
+    Titled by the input the header records (``source``); a file written before
+    headers recorded it, by its own name.
+    """
+    header, result, swap = load_via_scores(path, seed=seed, level=level, n_resamples=n_resamples)
+    return via_scores_page(header, result, swap, source_name(header.settings.get("source"), path))
 
 
 OUT_FILE_PAGES: dict[str, PageLoader] = {_KIND: via_scores_page_from_file}
