@@ -266,13 +266,13 @@ class JudgeFlags:
     ] = None
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False
 
-    def check(self, *, panel: bool = False) -> None:
+    def check(self) -> None:
         """Refuse, before anything is read, flags that cannot go together.
 
         Each pair here is the command line's own: the library takes one ``executor``
         (``"ray:ADDRESS"``, a :class:`~fairjudge.runner.BatchExecutor`) where the
-        command line has several flags, and checks the value itself. ``panel``: the
-        judges are a panel's members, whose backends the batch executor checks.
+        command line has several flags, and checks the value itself (a judge with no
+        batch API is refused as the judge is resolved, naming ``--batch-api``).
         """
         if self.base_url is not None:  # a URL no call can use is a usage error
             check_base_url(self.base_url, name="--base-url")
@@ -293,12 +293,6 @@ class JudgeFlags:
         if self.executor is ExecutorName.RAY:
             raise ConfigError(
                 "--batch-api and --executor ray are two ways of running the calls; give one"
-            )
-        spec = (self.judge or "local/ (the default judge)").strip()
-        if not panel and not spec.startswith(("openai/", "anthropic/")):
-            raise ConfigError(
-                f"--batch-api needs a judge with a batch API (openai/<model> or "
-                f"anthropic/<model>); {spec} has none: drop --batch-api for it"
             )
 
     def given(self) -> list[str]:
@@ -454,7 +448,7 @@ def adds_flags(
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             flags = kwargs[param] = flags_type(**{f.name: kwargs.pop(f.name) for f in kept})
             if isinstance(flags, JudgeFlags):
-                flags.check(panel="judge" in without)
+                flags.check()
             return fn(*args, **kwargs)
 
         wrapper.__signature__ = signature.replace(parameters=own + extra)  # type: ignore[attr-defined]

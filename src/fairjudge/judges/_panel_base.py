@@ -28,7 +28,7 @@ from fairjudge.judges._jury_usage import (
 )
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._registry import calls_no_model
+from fairjudge.judges._registry import calls_no_model, check_batch_api
 from fairjudge.judges._session import (
     JudgeSession,
     ReplyParser,
@@ -242,6 +242,9 @@ class Panel(Closing, Generic[M, Q, A]):
                 "directly, in this process); drop it",
                 params="executor",
             )
+        for spec in specs:  # before a session opens or a member's model loads
+            if not spec.is_python:
+                check_batch_api(spec.judge, executor if session is None else session.executor)
         own = session is None and any(not s.is_python for s in specs)
         if own:
             session = JudgeSession(store=store, options=options, executor=executor)

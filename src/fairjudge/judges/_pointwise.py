@@ -23,6 +23,7 @@ from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import (
     PYTHON_JUDGE,
     BackendOptions,
+    check_batch_api,
     given_options,
     judge_spec,
     make_backend,
@@ -333,7 +334,8 @@ def resolve_pointwise_judge(
         ConfigError: An empty spec or an unknown form, an option that does not apply to the judge
             (named), a bad mode for the rubric, or a missing backend SDK.
     """
-    spec = judge_spec(spec)
+    given_spec, spec = spec, judge_spec(spec)  # an empty spec is refused first
+    check_batch_api(given_spec, executor)
     where = backend_options or BackendOptions()
     the_rubric = as_rubric(rubric)
     if spec.startswith("python:"):

@@ -30,6 +30,7 @@ __all__ = [
     "JUDGE_FORMS",
     "BackendOptions",
     "calls_no_model",
+    "check_batch_api",
     "judge_spec",
     "resolve_judge",
 ]
@@ -149,6 +150,28 @@ def judge_spec(spec: str | None, *, name: str = "judge") -> str:
     return spec.strip()
 
 
+def check_batch_api(spec: str | None, executor: object) -> None:
+    """Refuse a judge no batch API serves when its calls would go to one.
+
+    Checked as the judge is resolved, before a backend opens or a local model loads;
+    the batch executor checks each backend again as a batch runs, but by then a local
+    model has loaded for nothing. ``spec``: the judge as given (``None``: the default).
+
+    Raises:
+        ConfigError: ``executor`` is a :class:`~fairjudge.runner.BatchExecutor` and
+            ``spec`` is no ``openai/`` or ``anthropic/`` model; it names ``batch_api``.
+    """
+    from fairjudge.runner import BatchExecutor
+
+    shown = spec.strip() if spec and spec.strip() else "local/ (the default judge)"
+    if isinstance(executor, BatchExecutor) and not shown.startswith(("openai/", "anthropic/")):
+        raise ConfigError(
+            "batch_api needs a judge with a batch API (openai/<model> or anthropic/<model>); "
+            f"{shown} has none: drop batch_api for it",
+            params="batch_api",
+        )
+
+
 def calls_no_model(spec: str | None) -> bool:
     """Whether a ``--judge`` spec names a judge answered in this process without a model.
 
@@ -198,7 +221,8 @@ def resolve_judge(
             a backend's SDK is missing (:class:`fairjudge.MissingExtraError`).
         InputError: A ``replay:`` file is unreadable or malformed (names its line).
     """
-    spec = judge_spec(spec)
+    given_spec, spec = spec, judge_spec(spec)  # an empty spec is refused first
+    check_batch_api(given_spec, session.executor if session is not None else executor)
     where = backend_options or BackendOptions()
     if calls_no_model(spec):
         given = given_options(where)
