@@ -22,10 +22,10 @@ from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
 from fairjudge._api._result import Result, opened, pairwise_rows, scored_rows, title
 from fairjudge._api._runs import judge_pairs, recorded_template
 from fairjudge._api._setup import JudgeSetup, setup_of
-from fairjudge._errors import ConfigError, worded
+from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge.evaluation import EvalSettings
-from fairjudge.io import Columns, LoadedItems, load_items
+from fairjudge.io import Columns, load_items
 from fairjudge.judges import BackendOptions, BatchJudge, CallableJudge, judge_name
 from fairjudge.runner import Executor, RunOptions
 from fairjudge.stats import Population, StopRule
@@ -353,11 +353,10 @@ def calibrate(
         InputError: An item has no human label, or ``columns`` names a label column
             the input lacks (every item then read as labelled by ``human_score`` alone).
     """
-    from fairjudge.audit import calibration_report, check_labels
+    from fairjudge.audit import calibration_report, check_labels, check_threshold
 
     for name, value in (("min_spearman", min_spearman), ("min_kappa", min_kappa)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
-            raise ConfigError(f"{name} must be a number in [-1, 1]; got {value!r}", params=name)
+        check_threshold(name, value)
     the_setup = setup_of(setup, template=template, backend=backend, options=options,
                          store=store, executor=executor)  # fmt: skip
     if rubric is not None:
@@ -375,9 +374,6 @@ def calibrate(
         )  # fmt: skip
     _refuse_single_answers(items, columns)
     item_list, name, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty, source)
-    if isinstance(items, LoadedItems):  # the readers' words, as the caller speaks
-        skipped = [{**r, "message": worded(str(r["message"]), *e.params)}
-                   for r, e in zip(skipped, items.skipped, strict=True)]  # fmt: skip
     human = next((mine for mine, readme in (columns or {}).items() if readme == "human"), "human")
     check_label_column(items, human, item_list)  # before any call, as the two below
     the_setup.check_references(judge, item_list)

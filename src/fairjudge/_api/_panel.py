@@ -189,8 +189,9 @@ def _panel(
     """
     if isinstance(judges, kind):
         _keeps_its_own(kind.__name__, setup, weights)
-        return judges, aggregate or default_rule, False
+        return judges, _rule(aggregate or default_rule, default_rule), False
     members, rule = _members(judges, weights, aggregate, default_rule)
+    rule = _rule(rule, default_rule, None if aggregate is not None else judges)
     prompt = [n for n in _set_fields(setup) if n in ("template", "backend")]
     if prompt and all(not isinstance(m, MemberSpec) or m.is_python for m in members):
         raise ConfigError(  # functions, python:/replay: specs and built judges keep their own
@@ -213,6 +214,23 @@ def _panel(
             judge = _callable(judge, wrap)
         seats.append((judge_name(m[0]), judge, weight))
     return kind.seat(seats, options=options, store=store), rule, True
+
+
+def _rule(rule: str, default_rule: str, jury_file: object = None) -> str:
+    """The panel's rule, checked against its kind's before a member opens.
+
+    Named ``aggregate``, the parameter (the evaluation's own check names its
+    ``aggregation``); a rule a jury file set is named as the file's.
+    """
+    from fairjudge.evaluation import AGGREGATIONS, SCORE_AGGREGATIONS, check_rule
+
+    rules = AGGREGATIONS if default_rule == "majority" else SCORE_AGGREGATIONS
+    try:
+        return check_rule(rule, rules, param="aggregate")
+    except ConfigError as exc:
+        if isinstance(jury_file, (str, Path)):  # the file's key, not the parameter
+            raise ConfigError(f"{jury_file}: {exc}") from None
+        raise
 
 
 def _set_fields(setup: JudgeSetup) -> list[str]:

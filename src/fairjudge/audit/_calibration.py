@@ -170,10 +170,10 @@ def check_threshold(name: str, value: float) -> float:
     """A gate threshold: a number in [-1, 1].
 
     Raises:
-        ConfigError: Anything else.
+        ConfigError: Anything else, naming the parameter ``name``.
     """
     if isinstance(value, bool) or not isinstance(value, int | float) or not -1.0 <= value <= 1.0:
-        raise ConfigError(f"{name} must be a number in [-1, 1]; got {value!r}")
+        raise ConfigError(f"{name} must be a number in [-1, 1]; got {value!r}", params=name)
     return float(value)
 
 

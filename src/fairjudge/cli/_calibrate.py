@@ -208,8 +208,8 @@ def calibrate(
     human_<dimension> columns, per dimension, with the gate on every dimension. From
     stdin (-), --rubric selects pointwise input.
     """
-    for flag, value in (("--min-spearman", min_spearman), ("--min-kappa", min_kappa)):
-        check_threshold(flag, value)
+    for name, value in (("min_spearman", min_spearman), ("min_kappa", min_kappa)):
+        check_threshold(name, value)  # the library's check, first: before the input is read
     if is_pointwise(file, columns, scoring):
         if min_kappa != MIN_KAPPA:
             raise ConfigError(

@@ -38,7 +38,7 @@ from fairjudge._api import (
 )
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item
-from fairjudge.cli._app import app, guarded, skipped_in_flags
+from fairjudge.cli._app import app, guarded
 from fairjudge.cli._compare import StopFlags, stop_flags
 from fairjudge.cli._judging import load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
@@ -244,12 +244,9 @@ def _judge(
             stop_when=stop_rule,
             batch=stop.batch if stop is not None else None,
         )  # fmt: skip
-    report: JuryReport = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
     save_out(done, run.out, "jury")
-    if run.html is not None:  # before the exit-code checks: a failed run's page helps most
-        from fairjudge.report import jury_html
-
-        write_page(run.html, done, lambda header: jury_html(report, header=header))
+    write_page(run.html, done)  # before the exit-code checks: a failed run's page helps most
+    report: JuryReport = done.report
     return report
 
 
@@ -358,16 +355,10 @@ class ScorePanelFlags:
             given, rule = list(loaded.members), self.aggregate or loaded.aggregate or "mean"
         else:
             given, rule = self._from_flags(), self.aggregate or "mean"
-        if rule not in SCORE_AGGREGATIONS:
-            where = (
-                "--aggregate"
-                if self.aggregate or self.jury is None
-                else f"--jury {self.jury}: aggregate"
-            )
-            raise ConfigError(
-                f"{where} must be one of {', '.join(SCORE_AGGREGATIONS)}; got {rule!r}"
-            )
-        return given, rule
+        # The library's check, before the input is read; a rule the file set names its key.
+        from_file = self.jury is not None and not self.aggregate
+        key = f"--jury {self.jury}: aggregate" if from_file else "aggregate"
+        return given, check_rule(rule, SCORE_AGGREGATIONS, param=key)
 
     def _from_flags(self) -> list[MemberSpec]:
         """The members given with --judge (and --weight), checked."""
@@ -405,12 +396,8 @@ def score_panel(
     )  # fmt: skip
     result: JuryScoreResult = done.result
     save_out(done, opts.out, "score-jury")
-    report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
-    if opts.html is not None:  # before the exit-code checks: a failed run's page helps most
-        from fairjudge.report import score_jury_html
-
-        write_page(opts.html, done, lambda h: score_jury_html(report, header=h))
-    show(report, render_score_jury, as_json=opts.json_output,
+    write_page(opts.html, done)  # before the exit-code checks: a failed run's page helps most
+    show(done.report, render_score_jury, as_json=opts.json_output,
          files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
     return result
 
