@@ -98,8 +98,14 @@ def test_flags_of_the_other_kind_and_bad_values_exit_2_naming_the_flag(tmp_path:
     pairs_b = tmp_path / "pairs_b.jsonl"
     pairs_b.write_text(pairs.read_text())
     cases = [
-        (("--tolerance", "4"), "--tolerance 4 is not a tolerance on rubric production's scale"),
-        (("--tolerance", "-1"), "--tolerance -1 is not a tolerance"),
+        # The library's check, worded as the flag (cli/_flags).
+        (
+            ("--tolerance", "4"),
+            "--tolerance 4 spans rubric production's whole scale 1-5: every "
+            "pair of scores would agree; give 0 (equal scores only) up to less than 4",
+        ),
+        (("--tolerance", "-1"), "--tolerance must be a number >= 0 (score points); got -1.0"),
+        (("--tolerance", "nan"), "--tolerance must be a number >= 0 (score points); got nan"),
         (("--human-col", "label"), "--human-col applies to pairs"),
         (("--rubric", "no-such-rubric"), "no-such-rubric"),
     ]

@@ -216,7 +216,9 @@ def _rubric(rubric: str | Rubric | None) -> Rubric:
     return rubric if isinstance(rubric, Rubric) else get_rubric(rubric or DEFAULT_RUBRIC)
 
 
-def _check_tolerance(tolerance: float, scale: tuple[int, int]) -> float:
+def _check_tolerance(tolerance: float, rubric: Rubric) -> float:
+    """``tolerance`` as a float: a number of score points from 0 to less than the scale."""
+    low, high = rubric.scale
     if (
         isinstance(tolerance, bool)
         or not isinstance(tolerance, int | float)
@@ -227,10 +229,11 @@ def _check_tolerance(tolerance: float, scale: tuple[int, int]) -> float:
             f"tolerance must be a number >= 0 (score points); got {tolerance!r}",
             params=("tolerance",),
         )
-    if tolerance >= scale[1] - scale[0]:
+    if tolerance >= high - low:
         raise ConfigError(
-            f"tolerance={_shown(tolerance)} spans the whole scale {scale[0]}-{scale[1]}: "
-            "every pair of scores would agree; give a smaller one (0: equal scores only)",
+            f"tolerance={_shown(tolerance)} spans rubric {rubric.name}'s whole scale "
+            f"{low}-{high}: every pair of scores would agree; give 0 (equal scores only) up "
+            f"to less than {high - low}",
             params=("tolerance",),
         )
     return float(tolerance)
@@ -395,7 +398,7 @@ def merge_score_labels(
     a, b, out = Path(a), Path(b), Path(out)
     check_merge_paths(a, b, out, pointwise=True)
     chosen = _rubric(rubric)
-    tol = _check_tolerance(tolerance, chosen.scale)
+    tol = _check_tolerance(tolerance, chosen)
     items_a, items_b, lines = _same_answers(a, b, chosen)
     dims = _dimensions(a, items_a, b, items_b, chosen)
     sheet = read_sheet_rows(a)

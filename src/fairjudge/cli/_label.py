@@ -26,7 +26,6 @@ bad input (a file of another format, an invalid row, a seed other than the
 recorded one, files of different items, a port in use), naming the file and line.
 """
 
-import math
 import webbrowser
 from pathlib import Path
 from typing import Annotated, Any
@@ -223,8 +222,8 @@ def _merge_scores(
 ) -> tuple[dict[str, Any], str, str]:  # fmt: skip
     """Two score sheets merged: the JSON, the summary and the closing note.
 
-    The flag that applies to pairs only, and a tolerance off the rubric's scale, are
-    refused here in the flags' words.
+    The flag that applies to pairs only is refused here; the library checks the rest
+    (a tolerance off the rubric's scale), named as the flags (``cli/_flags.py``).
     """
     if human_col != "human":
         raise ConfigError(
@@ -232,12 +231,6 @@ def _merge_scores(
             "columns: leave --human-col out"
         )
     chosen = get_rubric(rubric or DEFAULT_RUBRIC)
-    low, high = chosen.scale
-    if not (math.isfinite(tolerance) and 0 <= tolerance < high - low):
-        raise ConfigError(
-            f"--tolerance {tolerance:g} is not a tolerance on rubric {chosen.name}'s scale "
-            f"{low}-{high}: give 0 (equal scores only) up to less than {high - low}"
-        )
     merged = merge_score_labels(a, b, out, rubric=chosen, tolerance=tolerance, **boot)
     agreed = sum(d.agreed for d in merged.dimensions)
     said = (
