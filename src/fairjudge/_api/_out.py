@@ -258,8 +258,8 @@ def via_scores_out(done: Any, rubric: Any, settings: Any) -> OutFile:
     The header names the scorer and rubric (and the swap run's template); the
     settings hold the input file (``source``, which titles the page), the tie
     margin, the bootstrap's, the rubric's dimensions and scale (as ``score``'s, so
-    ``fairjudge report`` summarises a file scored under a ``.toml`` rubric again) and,
-    with ``stop_when``, the adaptive block.
+    ``fairjudge report`` summarises a file scored under a ``.toml`` rubric again),
+    with ``stop_when`` the adaptive block, and a budget's stop reason (``stopped``).
     """
     result, swap = done.result, done.swap
 
@@ -273,6 +273,8 @@ def via_scores_out(done: Any, rubric: Any, settings: Any) -> OutFile:
                 "dimensions": list(rubric.names), "scale": list(rubric.scale)}  # fmt: skip
     if done.adaptive is not None:
         recorded["adaptive"] = done.adaptive.adaptive_dict()
+    if result.stopped is not None:  # the run's own reason, which `report` draws again
+        recorded["stopped"] = result.stopped
     return OutFile("compare-via-scores", records, judge=done.judge,
                    template=swap.settings.template if swap is not None else None,
                    rubric=f"{rubric.name}@{rubric.version}", settings=recorded)  # fmt: skip

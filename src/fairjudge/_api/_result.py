@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -122,7 +122,8 @@ class Result:
         battle for ``rank``, per experiment for an audit), written atomically:
         ``fairjudge report FILE`` draws it, as it draws the command's. A run a budget
         stopped is saved as far as it got: every item is there, the calls never made
-        recorded as not run, so the file reads back as stopped.
+        recorded as not run and the reason in the header's ``settings.stopped``, so
+        the file reads back as stopped, for the reason the run gave.
 
         Named ``save`` (not ``to_jsonl``): the file is the run itself, header and all,
         which ``fairjudge report`` and ``score --baseline`` read back, not a format
@@ -168,7 +169,12 @@ def out_file_of(done: Result) -> OutFile:
             "so it has no per-item records to save; to_dict() holds the leaderboard",
             params="items",
         )
-    return done._out()
+    out = done._out()
+    if done.stopped is None:
+        return out
+    # The run's own stop reason, so `fairjudge report` draws the sentence the run's page
+    # gave; a file without it (not stopped, or older) keeps the generic one.
+    return replace(out, settings={**out.settings, "stopped": done.stopped})
 
 
 def page_header(done: Result, header_extra: Mapping[str, Any] | None = None) -> OutHeader:
@@ -184,7 +190,7 @@ def page_header(done: Result, header_extra: Mapping[str, Any] | None = None) -> 
     from fairjudge._api._out import OutFile, out_header_of
     from fairjudge.io import read_header
 
-    out = done._out() if done._out is not None else OutFile(done.kind, lambda: ())
+    out = out_file_of(done) if done._out is not None else OutFile(done.kind, lambda: ())
     header = read_header(out_header_of(out, done.calls, done.sent_by, header_extra), path="")
     assert header is not None  # out_header_of makes a header record
     return header

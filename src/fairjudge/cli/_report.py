@@ -5,10 +5,11 @@ command wrote it, and so which page draws it (:mod:`fairjudge.report._pages`): a
 ``compare`` or ``calibrate`` file (one judgment per line, with every call's raw
 reply) is resolved again under its recorded rule and drawn as the comparison
 report; ``compare --via-scores``, ``rank``, ``score``, ``audit``, ``jury`` and
-``score-jury`` files by their own pages. The run is summarised again with the seed,
-level and resamples given here; with the commands' defaults the figures are the
-command's own (a ``rank`` file's leaderboard is fitted as its header records). No
-judge is called.
+``score-jury`` files by their own pages. The run is summarised again with its own
+seed, level and resamples, as the file's header records them, so the figures are
+the ones the run showed (a ``rank`` file's leaderboard is fitted as its header
+records); a flag given here overrides its setting, and stderr says so. A file whose
+header records none keeps the commands' defaults (0, 0.95, 2000). No judge is called.
 """
 
 import dataclasses
@@ -20,7 +21,6 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._markdown import markdown_flag, markdown_given, write_markdown
-from fairjudge.cli._options import Bootstrap, Level
 from fairjudge.cli._writable import check_writable
 from fairjudge.io import strict_dumps, write_atomic
 from fairjudge.report import out_file_header, out_file_page, page_html, page_markdown
@@ -41,10 +41,29 @@ _Output = Annotated[
         "--output", "-o", help="Where to write the HTML report (needed unless --markdown)."
     ),
 ]
+_Seed = Annotated[
+    int | None,
+    typer.Option(help="Bootstrap seed. [default: the run's, as the file records it; 0 if not]"),
+]
+_Level = Annotated[
+    float | None,
+    typer.Option(help="Confidence level. [default: the run's, as the file records it; 0.95 if "
+                 "not]"),
+]  # fmt: skip
+_Bootstrap = Annotated[
+    int | None,
+    typer.Option(help="Bootstrap resamples. [default: the run's, as the file records it; 2000 "
+                 "if not]"),
+]  # fmt: skip
 _Title = Annotated[
     str | None,
     typer.Option(help="The page's title. [default: the one the run's own --html gives it]"),
 ]
+
+
+def _note(line: str) -> None:
+    """A flag given that is not the run's setting: the page is not the run's, and says why."""
+    say("note", line)
 
 
 @app.command()
@@ -54,15 +73,19 @@ def report(
     results: _Results,
     output: _Output = None,
     title: _Title = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed (compare's default: 0).")] = 0,
-    level: Level = 0.95,
-    bootstrap: Bootstrap = 2000,
+    seed: _Seed = None,
+    level: _Level = None,
+    bootstrap: _Bootstrap = None,
     json_output: Annotated[
         bool,
         typer.Option("--json", help="Also print the summary as JSON (as the run's --json does)."),
     ] = False,
 ) -> None:
-    """Write the self-contained HTML page of a saved run; no judge is called."""
+    """Write the self-contained HTML page of a saved run; no judge is called.
+
+    The figures are summarised again with the run's own seed, level and resamples;
+    --seed, --level or --bootstrap redraws them otherwise (stderr says so).
+    """
     if output is None and not markdown_given():
         raise ConfigError(
             "give --output FILE (the HTML page), --markdown FILE (a pull request summary; "
@@ -74,7 +97,8 @@ def report(
         check_writable(output, "--output")
     header = out_file_header(results)
     kind = header.kind if header is not None else None  # no header: an older file
-    page = out_file_page(results, kind, seed=seed, level=level, n_resamples=bootstrap)
+    page = out_file_page(results, kind, seed=seed, level=level, n_resamples=bootstrap,
+                         notify=_note)  # fmt: skip
     if title:
         page = dataclasses.replace(page, title=title)
     if output is not None:

@@ -7,9 +7,10 @@ pages read theirs with the same record readers). The item and every call (its
 reading or failure, its raw reply) are read back, the calls resolved or merged again
 as the judge's were, and the run summarised again by the command's own summary
 (:func:`~fairjudge.evaluation.summarise`, :func:`~fairjudge.evaluation.summarise_scores`)
-with the seed, level and resamples given; with the command's defaults every figure
-is the command's own. A damaged record is refused with the file and line, worded
-alike whichever page reads it.
+with the seed, level and resamples given (``fairjudge report`` gives the run's own,
+as the header records them, so every figure is the run's), and a run a budget
+stopped says the run's own reason (:func:`stop_reason`). A damaged record is refused
+with the file and line, worded alike whichever page reads it.
 """
 
 from __future__ import annotations
@@ -63,10 +64,20 @@ __all__ = [
     "recorded_rubric",
     "score_call",
     "scored_record",
+    "stop_reason",
     "summarised",
 ]
 
 _STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
+
+
+def stop_reason(header: OutHeader | None, generic: str = _STOPPED) -> str:
+    """Why a budget stopped the run, as its own page said (the header's ``settings.stopped``).
+
+    A file written before headers recorded it says ``generic`` instead.
+    """
+    recorded = header.settings.get("stopped") if header is not None else None
+    return recorded if isinstance(recorded, str) and recorded else generic
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +284,7 @@ def load_score_result(
     result = summarise_scores(items, rubric, seed=seed, level=level, n_resamples=n_resamples,
                               judge=header.judge if header is not None else None)  # fmt: skip
     if any(i.scored.not_run for i in items):
-        result = dataclasses.replace(result, stopped=_STOPPED)
+        result = dataclasses.replace(result, stopped=stop_reason(header))
     return LoadedScores(result, header)
 
 
@@ -484,5 +495,5 @@ def summarised(
     )  # fmt: skip
     result = summarise(judgments, settings)
     if result.n_not_run:
-        result = dataclasses.replace(result, stopped=_STOPPED)
+        result = dataclasses.replace(result, stopped=stop_reason(header))
     return header, result

@@ -64,6 +64,7 @@ from fairjudge.report._page_load import (
     record_text,
     recorded_rubric,
     score_call,
+    stop_reason,
 )
 from fairjudge.report._page_panel_jury import jury_view, score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
@@ -264,9 +265,6 @@ OUT_FILE_PAGES: dict[str, PageLoader] = {
 """The ``--out`` kinds this module draws, for ``fairjudge report``."""
 
 
-_STOPPED = "a budget stopped the run before every call was made (NotRun calls in the record)"
-
-
 def _records(path: Path, kind: str) -> tuple[OutHeader | None, list[tuple[int, dict[str, Any]]]]:
     """The header (checked to be ``kind``'s) and the item records, with their lines."""
     header: OutHeader | None = None
@@ -312,6 +310,11 @@ def _source(header: OutHeader | None, path: Path) -> str:
     return "<stdin>" if source == "-" else Path(source).name
 
 
+def _text_or_none(value: object) -> str | None:
+    """The run's settings' judge: none for a panel (its members are named), as its --json."""
+    return value if isinstance(value, str) else None
+
+
 def load_jury_report(
     path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
 ) -> tuple[JuryReport, OutHeader | None]:
@@ -334,7 +337,7 @@ def load_jury_report(
         settings = EvalSettings(
             recorded.get("rule", "conservative"), int(recorded.get("rounds", 2)),
             bool(recorded.get("balanced", True)), int(recorded.get("seed", seed)), level,
-            n_resamples, judge=header.judge if header else None,
+            n_resamples, judge=_text_or_none(recorded.get("judge")),
             template=header.template if header else None,
             source=str(recorded.get("source") or path),
         )  # fmt: skip
@@ -351,7 +354,7 @@ def load_jury_report(
     # The replayed members' usage is the replay's, not the run's: the file records none.
     result = dataclasses.replace(result, usage=())
     if any(m.n_not_run for m in result.members):
-        result = dataclasses.replace(result, stopped=_STOPPED)
+        result = dataclasses.replace(result, stopped=stop_reason(header))
     title = f"{_source(header, path)}: model 1 vs model 2, by a panel of {len(result.names)}"
     report = jury_report(result, title=title)
     return report, header
@@ -427,8 +430,11 @@ def load_score_jury_report(
                              judge=name, **boot)
             for k, name in enumerate(names)
         )  # fmt: skip
+        stopped = stop_reason(header) if not_run else None
+        if stopped is not None:  # every member's summary says it, as the run's did
+            members = tuple(dataclasses.replace(m, stopped=stopped) for m in members)
         result = JuryScoreResult(
             rubric, tuple(names), tuple(weights), rule, (), tuple(scored), members,
-            CollapseRule(), seed, level, n_resamples, _STOPPED if not_run else None,
+            CollapseRule(), seed, level, n_resamples, stopped,
         ).with_aggregation(rule)  # fmt: skip
     return score_jury_report(result, title=_source(header, path)), header

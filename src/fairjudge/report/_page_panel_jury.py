@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from fairjudge._types import never_made
 from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
 from fairjudge.report._comparison import (
     FAILURES_ABOVE,
@@ -164,13 +165,16 @@ def _facts(report: JuryReport) -> PanelFacts:
     if report.adaptive is not None:
         extra += stop_facts(report.adaptive)
     stored = sum(m.cached or 0 for m in diag.members)  # a replay's is None: no call
+    # Without a run summary (Python members, a file read back), every call recorded
+    # was made but those served from the store and those a budget never started.
+    unmade = sum(never_made(c.reply.failure) for m in r.members for j in m.judgments
+                 for c in j.calls)  # fmt: skip
+    made = sum(m.calls for m in diag.members) - stored - unmade
     return PanelFacts(
         members=", ".join(r.names),
         template_or_rubric=s.template,
         seed=s.seed,
-        # Without a run summary (Python members, a file read back), every call recorded
-        # and not served from the store was made.
-        calls_made=run.made if run is not None else sum(m.calls for m in diag.members) - stored,
+        calls_made=run.made if run is not None else made,
         calls_cached=run.cached if run is not None else stored,
         cost=run.cost_usd if run is not None else None,
         extra=tuple(extra),
@@ -342,7 +346,9 @@ def _score_facts(report: JuryScoreReport) -> PanelFacts:
     ]  # fmt: skip
     if r.stopped is not None:
         extra.append(("stopped", r.stopped))
-    calls = [c for i in r.items for m in i.members for c in m.calls]
+    # A call a budget never started (NotRun) is recorded but was neither made nor cached.
+    calls = [c for i in r.items for m in i.members for c in m.calls
+             if not never_made(c.reply.failure)]  # fmt: skip
     cached = sum(c.reply.cached for c in calls)
     return PanelFacts(
         members=", ".join(r.names),

@@ -44,6 +44,7 @@ from fairjudge.report._page_load import (
     judged_record,
     recorded_rubric,
     scored_record,
+    stop_reason,
     summarised,
 )
 from fairjudge.report._page_plots import Figure, forest_plot
@@ -114,7 +115,8 @@ def load_via_scores(
         raise InputError(f"header: bad tie_margin {margin!r}", path=str(path), params="out")
     result = via_result([_item(first, second) for first, second, _ in pairs], scores, margin)
     if any(a.scored.not_run for a in answers):
-        result = replace(result, stopped="a budget stopped the run before every call was made")
+        generic = "a budget stopped the run before every call was made"
+        result = replace(result, stopped=stop_reason(header, generic))
     swaps = [swap for _, _, swap in pairs if swap is not None]
     swap = summarised(path, header, swaps, seed, level, n_resamples)[1] if swaps else None
     return header, result, swap

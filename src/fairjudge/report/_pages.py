@@ -3,14 +3,20 @@
 Each page's module says which kinds it draws (its ``OUT_FILE_PAGES``: a kind and the
 function that loads its file); :data:`PAGES` gathers them, one per kind of ``--out``
 file (:data:`fairjudge.io.OutKind`), so every file a command writes can be drawn.
+
+A page is summarised again with the run's own seed, level and resamples, as its
+header records them (:func:`_bootstrap`), so a colleague's ``report`` of the file
+shows the figures the run showed; one given here overrides it, and says so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from fairjudge._errors import InputError
-from fairjudge.io import OutHeader, read_header, read_records
+from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
 from fairjudge.report._page_compare import OUT_FILE_PAGES as _COMPARE
@@ -32,6 +38,13 @@ which kinds it draws.
 
 _PARAMS = ("out", "html")
 
+DEFAULTS: dict[str, int | float] = {"seed": 0, "level": 0.95, "n_resamples": 2000}
+"""What a file whose header records no seed, level or resamples is summarised with:
+the commands' defaults (a file written before headers recorded them)."""
+
+_AS_RECORDED = frozenset({"audit"})
+"""Kinds whose file holds every interval the run computed: nothing is resampled."""
+
 
 def out_file_header(path: Path) -> OutHeader | None:
     """The header record of a ``--out`` file; ``None`` for a file written before headers.
@@ -52,13 +65,69 @@ def _headerless_kind(path: Path) -> str:
     return "compare"
 
 
+def _recorded(settings: Mapping[str, Any], name: str, path: Path) -> int | float | None:
+    """The header's ``settings[name]``, checked as the run's own (the file is untrusted)."""
+    value = settings.get(name)
+    if value is None:
+        return None
+    if name == "level":  # a share in (0, 1)
+        good = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 1
+    else:  # a whole number: a seed from 0, resamples from 1
+        least = 1 if name == "n_resamples" else 0
+        good = isinstance(value, int) and not isinstance(value, bool) and value >= least
+    if not good:
+        flag = {"n_resamples": "bootstrap"}.get(name, name)
+        raise InputError(f"header: settings.{name} is not a {name} a run could have used; got "
+                         f"{shown(value)} (give --{flag} to draw the file anyway)",
+                         path=str(path), params=_PARAMS)  # fmt: skip
+    return float(value) if name == "level" else int(value)
+
+
+_SAID = {"seed": "at seed {}", "level": "at level {}", "n_resamples": "with {} resamples"}
+_WAS = {"seed": "the run's was {}", "level": "the run's was {}", "n_resamples": "the run's had {}"}
+
+
+def _bootstrap(
+    path: Path, kind: str, given: Mapping[str, int | float | None],
+    notify: Callable[[str], None] | None,
+) -> dict[str, Any]:  # fmt: skip
+    """The seed, level and resamples to summarise with: each given, else the run's own.
+
+    The run's are its header's settings; a file whose header records none (an
+    older file, or one written before headers) gets :data:`DEFAULTS`. A value given
+    that is not the run's is told to ``notify``, as is one an ``audit`` file cannot
+    use (it holds the run's intervals: nothing is resampled).
+    """
+    header = out_file_header(path)
+    settings = header.settings if header is not None else {}
+    chosen: dict[str, Any] = {}
+    for name, default in DEFAULTS.items():
+        value = given.get(name)
+        if value is None:
+            recorded = _recorded(settings, name, path)
+            chosen[name] = recorded if recorded is not None else default
+            continue
+        chosen[name] = value  # given: the header's, even a damaged one, is only told
+        recorded = settings.get(name)
+        if notify is None or recorded is None or value == recorded:
+            continue
+        was = _WAS[name].format(shown(recorded))
+        if kind in _AS_RECORDED:
+            notify(f"{_SAID[name].format(value)} is not applied: an {kind} file holds the "
+                   f"intervals its run computed ({was})")  # fmt: skip
+        else:
+            notify(f"redrawn {_SAID[name].format(value)} ({was})")
+    return chosen
+
+
 def out_file_page(
     path: Path,
     kind: str | None,
     *,
-    seed: int = 0,
-    level: float = 0.95,
-    n_resamples: int = 2000,
+    seed: int | None = None,
+    level: float | None = None,
+    n_resamples: int | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Page:
     """The page of a ``--out`` file of ``kind``, read and summarised again.
 
@@ -67,13 +136,17 @@ def out_file_page(
         kind: Its header's kind (one of :data:`PAGES`); ``None`` for a file written
             before headers, drawn as the ``rank`` file or ``compare`` file its
             records are.
-        seed: The bootstrap seed (the commands' default is 0).
-        level: The confidence level.
-        n_resamples: Bootstrap resamples.
+        seed: The bootstrap seed; ``None``: the run's, as its header records it
+            (0 for a file whose header does not: :data:`DEFAULTS`).
+        level: The confidence level; ``None``: the run's (else 0.95).
+        n_resamples: Bootstrap resamples; ``None``: the run's (else 2000).
+        notify: Told each value given that is not the run's (``redrawn at level
+            0.9 (the run's was 0.95)``), so a page that differs from the run's says why.
 
     Raises:
-        InputError: No page draws ``kind``, or the file is not a readable ``--out``
-            file of that kind.
+        InputError: No page draws ``kind``, the file is not a readable ``--out``
+            file of that kind, or its header records a seed, level or resamples no
+            run could have used.
     """
     kind = kind if kind is not None else _headerless_kind(path)
     loader = PAGES.get(kind)
@@ -83,4 +156,5 @@ def out_file_page(
         raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): no page draws "
                          f"this kind of file; `fairjudge report` reads {reads} files",
                          path=str(path), params=_PARAMS)  # fmt: skip
-    return loader(path, seed=seed, level=level, n_resamples=n_resamples)
+    given = {"seed": seed, "level": level, "n_resamples": n_resamples}
+    return loader(path, **_bootstrap(path, kind, given, notify))
