@@ -98,7 +98,6 @@ __all__ = [
     "main",
     "notes",
     "say",
-    "skipped_in_flags",
 ]
 
 EXIT_FAILED = 1
@@ -476,13 +475,9 @@ def internal_error(exc: BaseException, as_json: bool) -> NoReturn:
     raise typer.Exit(EXIT_FAILED) from None
 
 
-def in_flags(exc: Exception, message: str | None = None) -> str:
-    """The error's message, with the parameters it names written as this command's flags.
-
-    ``message`` replaces ``str(exc)`` where the caller shows part of it (a skipped row's
-    message without its ``file:line:`` prefix).
-    """
-    text = str(exc) if message is None else message
+def in_flags(exc: Exception) -> str:
+    """The error's message, with the parameters it names written as this command's flags."""
+    text = str(exc)
     params = exc.params if isinstance(exc, FairJudgeError) else ()
     if not params:
         return text
@@ -498,18 +493,6 @@ def _flag_words(text: str, params: tuple[str, ...]) -> str:
 
     ctx = get_current_context(silent=True)
     return to_flags(text, params, ctx.info_name if ctx is not None else None)
-
-
-def skipped_in_flags(loaded: Any) -> list[dict[str, Any]]:
-    """``loaded.skipped_records()`` with each row's message in this command's flags.
-
-    The readers word their messages for library users (``allow_empty=True``); the
-    command line shows the flag (``--allow-empty``), on stderr and in ``--json``.
-    """
-    return [
-        {**record, "message": in_flags(error, str(record["message"]))}
-        for record, error in zip(loaded.skipped_records(), loaded.skipped, strict=True)
-    ]
 
 
 def _echo_error(kind: str, message: str, code: int) -> None:

@@ -13,7 +13,6 @@ scoring and report machinery loads only when the command runs.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -22,7 +21,7 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
-from fairjudge.cli._app import app, err_console, guarded, skipped_in_flags
+from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._markdown import markdown_flag, write_markdown
 from fairjudge.cli._options import (
     EvalFlags,
@@ -287,8 +286,6 @@ def _pairwise(
         loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
         stop_when=rule, batch=stop.batch if stop is not None else None,
     )  # fmt: skip
-    report = dataclasses.replace(done.report, skipped=tuple(skipped_in_flags(loaded)))
-    done = dataclasses.replace(done, report=report)
     save_out(done, run.out, "compare")
     return done
 
@@ -319,7 +316,7 @@ def _via_scores(
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
         stop_when=rule, batch=stop.batch if stop is not None else None,
     )  # fmt: skip
-    _via_output(file, json_output, run, done, skipped_in_flags(loaded))
+    _via_output(file, json_output, run, done, loaded.skipped_records())
     result = done.result
     code = unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,

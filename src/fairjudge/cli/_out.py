@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,9 +19,6 @@ from rich.console import Console
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console
 from fairjudge.io import strict_dumps
-
-if TYPE_CHECKING:
-    from fairjudge.io import OutHeader
 
 __all__ = ["command_line", "save_out", "show", "write_page"]
 
@@ -97,24 +94,12 @@ def save_out(done: Any, path: Path | None, name: str) -> None:
     done.save(path, header_extra=extra)
 
 
-def write_page(
-    path: Path | None, done: Any, html_of: Callable[[OutHeader], str] | None = None
-) -> None:
+def write_page(path: Path | None, done: Any) -> None:
     """Write ``done``'s ``--html`` page when asked: the page ``Result.to_html`` writes.
 
     Its run facts are read from the header ``--out`` opens with
     (:func:`fairjudge._api.page_header`), with the command as typed (masked, as in
-    the file), so a command passes nothing of its page by hand. ``html_of`` draws
-    the page of a report the command changed instead (a panel's skipped rows, in
-    flag words), from the same header.
+    the file), so a command passes nothing of its page by hand.
     """
-    if path is None:
-        return
-    extra = {"command": command_line(done.kind)}
-    if html_of is None:
-        done.to_html(path, header_extra=extra)
-        return
-    from fairjudge._api import page_header
-    from fairjudge.io import write_atomic
-
-    write_atomic(path, (html_of(page_header(done, extra)),))
+    if path is not None:
+        done.to_html(path, header_extra={"command": command_line(done.kind)})

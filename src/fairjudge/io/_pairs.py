@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from fairjudge._call import ROLES, Conversation, Message
-from fairjudge._errors import InputError
+from fairjudge._errors import InputError, worded
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
 from fairjudge.io._rows import BadJSON, Source, loads, open_source, read_rows
@@ -88,15 +88,29 @@ class LoadedItems(Generic[T]):
     def skipped_records(self) -> list[dict[str, str | int | None]]:
         """The skipped rows as JSON-ready records, in file order.
 
+        Each message is worded where it is made (:func:`fairjudge._errors.worded`): a
+        notebook reads ``allow_empty=True``, the command line ``--allow-empty``, in
+        ``--json``, ``--out`` and the page alike.
+
         Returns:
             One ``{"source": str, "line": int | None, "message": str}`` per skipped
             row: the file (``<stdin>`` for standard input), its line, and the problem
             without the ``source:line:`` prefix.
         """
         return [
-            {"source": e.path or self.path, "line": e.line, "message": _bare(e)}
+            {"source": e.path or self.path, "line": e.line, "message": _worded_row(e)}
             for e in self.skipped
         ]
+
+
+def _worded_row(error: InputError) -> str:
+    """A skipped row's problem in its reader's words; the file it names, word for word."""
+    text = _bare(error)
+    if not error.params:
+        return text
+    path = error.path
+    parts = text.split(path) if path else [text]
+    return (path or "").join(worded(part, *error.params) for part in parts)
 
 
 def _shown(value: object) -> str:
