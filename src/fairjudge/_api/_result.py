@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from fairjudge.io import OutHeader
 
 __all__ = [
-    "Kind", "Result", "last_run", "opened", "out_file_of", "page_header", "pairwise_rows",
-    "scored_rows", "title",
+    "Kind", "Result", "check_target", "last_run", "opened", "out_file_of", "page_header",
+    "pairwise_rows", "scored_rows", "title",
 ]  # fmt: skip
 
 Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
@@ -107,11 +107,16 @@ class Result:
 
         Returns:
             The path written.
+
+        Raises:
+            ConfigError: A ``path`` that must not or cannot be written, as for :meth:`save`.
         """
         from fairjudge.io import write_atomic
 
+        header = page_header(self, header_extra)
+        check_target(path, header.settings)
         target = Path(path)
-        write_atomic(target, (self._html(page_header(self, header_extra)),))
+        write_atomic(target, (self._html(header),))
         return target
 
     def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
@@ -142,14 +147,32 @@ class Result:
         Raises:
             ConfigError: A ``rank`` of judged battles (no judge ran: there is
                 nothing per item to save), ``header_extra`` with another key, or a
-                ``path`` that must not or cannot be written
-                (:func:`fairjudge.io.check_writable`: a store, a folder, a device).
+                ``path`` that must not or cannot be written (:func:`check_target`:
+                the input file, a store, a folder, a device).
         """
         from fairjudge._api._out import write_out_file
-        from fairjudge.io import check_writable
 
-        check_writable(path)  # never over a store, a folder or a device
-        return write_out_file(path, out_file_of(self), self.calls, self.sent_by, header_extra)
+        out = out_file_of(self)
+        check_target(path, out.settings)
+        return write_out_file(path, out, self.calls, self.sent_by, header_extra)
+
+
+def check_target(path: str | Path, settings: Mapping[str, Any]) -> None:
+    """Refuse a ``path`` that writing a result would destroy, before anything is drawn.
+
+    :func:`fairjudge.io.check_writable`, with the run's input file (``settings``'
+    ``source``) among the files it must not be: a notebook's ``save`` or ``to_html``
+    over the input, a store, a folder, a pipe or a device (``/dev/null`` as root)
+    would replace it, as the command line's ``--out`` and ``--html`` never do.
+
+    Raises:
+        ConfigError: Naming ``path``.
+    """
+    from fairjudge._api._inputs import ROWS
+    from fairjudge.io import check_writable
+
+    source = settings.get("source")
+    check_writable(path, inputs=(source,) if isinstance(source, str) and source != ROWS else ())
 
 
 def out_file_of(done: Result) -> OutFile:

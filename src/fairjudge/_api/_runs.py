@@ -195,8 +195,10 @@ class ViaScoresRun:
         The header records the scorer's requests and the scoring calls.
         """
         from fairjudge._api._out import via_scores_out, write_out_file
+        from fairjudge._api._result import check_target
 
         out = via_scores_out(self, self.rubric, self.settings)
+        check_target(path, out.settings)
         return write_out_file(path, out, self.calls, self.scorer, header_extra)
 
     @property
@@ -221,15 +223,17 @@ class ViaScoresRun:
 
         Raises:
             ConfigError: ``header_extra`` holds a key other than ``command``,
-                ``config`` or ``config_file``.
+                ``config`` or ``config_file``; a ``path`` that must not or cannot be
+                written (:func:`~fairjudge._api._result.check_target`).
         """
         from fairjudge._api._inputs import ROWS
         from fairjudge._api._out import out_header_of, via_scores_out
-        from fairjudge._api._result import title
+        from fairjudge._api._result import check_target, title
         from fairjudge.io import read_header, write_atomic
         from fairjudge.report import page_html, via_scores_page
 
         out = via_scores_out(self, self.rubric, self.settings)
+        check_target(path, out.settings)
         header = read_header(out_header_of(out, self.calls, self.scorer, header_extra), path="")
         assert header is not None  # out_header_of makes a header record
         name = title(self.settings.source or ROWS)
