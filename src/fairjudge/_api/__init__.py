@@ -21,7 +21,7 @@ from fairjudge._lazy import package_surface
 if TYPE_CHECKING:
     from fairjudge._api._audit import audit_judge
     from fairjudge._api._functions import calibrate, compare
-    from fairjudge._api._rank import rank
+    from fairjudge._api._rank import NothingResolved, rank
     from fairjudge._api._result import Result, page_header
     from fairjudge._api._runs import (
         ViaScoresRun,
@@ -72,6 +72,7 @@ __all__ = [
     "JudgeSetup",
     "JuryScoreResult",
     "LongAnswers",
+    "NothingResolved",
     "PairwiseResult",
     "Result",
     "ScoreResult",
@@ -113,6 +114,7 @@ _LAZY = {
     "compare": "fairjudge._api._functions",
     "score": "fairjudge._api._score",
     "rank": "fairjudge._api._rank",
+    "NothingResolved": "fairjudge._api._rank",
     "Result": "fairjudge._api._result",
     "page_header": "fairjudge._api._result",
     "JudgeSetup": "fairjudge._api._setup",

@@ -13,7 +13,7 @@ from fairjudge._api._out import rank_out
 from fairjudge._api._result import Result, opened, title
 from fairjudge._api._runs import judge_pairs
 from fairjudge._api._setup import JudgeSetup, setup_of
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, FairJudgeError
 from fairjudge._items import Item
 from fairjudge.evaluation import (
     Battles,
@@ -28,7 +28,25 @@ from fairjudge.evaluation import (
 from fairjudge.judges import BackendOptions, BatchJudge, CallableJudge, judge_name
 from fairjudge.runner import Executor, RunOptions, RunSummary
 
-__all__ = ["rank"]
+__all__ = ["NothingResolved", "rank"]
+
+
+class NothingResolved(FairJudgeError):
+    """No judged pair has a verdict, so there are no battles to fit a leaderboard to.
+
+    Raised after the calls, never for bad input: ``result`` holds every judgment
+    (each failure and its reason), as a rank with some pairs unresolved keeps them.
+    """
+
+    def __init__(self, result: PairwiseResult) -> None:
+        self.result = result
+        how = f"{result.n_parse_failures} parse failures, {result.n_call_errors} call errors" + (
+            f", {result.n_not_run} not run" if result.n_not_run else ""
+        )
+        super().__init__(
+            f"none of the {result.n_items} pairs has a verdict ({how}), so there are no "
+            "battles to rank; the error's result holds each judgment and why it failed"
+        )
 
 
 def _check(models: list[str], anchor: str | None, anchor_rating: float, l2: float,
@@ -148,6 +166,8 @@ def rank(
 
     Raises:
         ConfigError: A bad setting, or judge settings given with judged battles.
+        NothingResolved: No judged pair has a verdict; its ``result`` holds the
+            judgments and their failures.
     """
     the_setup = setup_of(setup, options=options, template=template, backend=backend,
                          store=store, executor=executor)  # fmt: skip
@@ -176,6 +196,8 @@ def rank(
                            pairs_per_question=pairs_per_question, seed=seed)  # fmt: skip
         result, run, sent_by = _judge(judge, the_setup, pairs, data, seed, source, notify)
         battles = battles_from(result)
+        if not battles.outcomes:  # every pair unresolved: the judgments, not a bad input
+            raise NothingResolved(result)
     from fairjudge.report import RankingReport, page_html, rank_page
 
     leaderboard, styled = fit_battles(

@@ -1,13 +1,13 @@
 """``fairjudge rank FILE``: a Bradley-Terry leaderboard of many models, with CIs."""
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 
 import typer
 
-from fairjudge._api import FALLBACK_L2, Battles, Result, load_ranking_input
+from fairjudge._api import FALLBACK_L2, Battles, NothingResolved, Result, load_ranking_input
 from fairjudge._errors import ConfigError
-from fairjudge.cli._app import app, err_console, guarded, notes, say
+from fairjudge.cli._app import EXIT_UNRESOLVED, app, err_console, guarded, notes, say
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
@@ -128,11 +128,14 @@ def rank(
         })  # fmt: skip
     fit: dict[str, Any] = {"ties": ties, "anchor": anchor, "anchor_rating": anchor_rating,
                            "l2": l2, "seed": seed, "style_control": style_control}  # fmt: skip
-    ranked = rank_models(
-        data, flags.judge, setup=None if isinstance(data, Battles) else flags.setup(),
-        notify=notes(flags.quiet), source=str(file), pairing=pairing, baseline=baseline,
-        pairs_per_question=pairs_per_question, n_resamples=bootstrap, **fit,
-    )  # fmt: skip
+    try:
+        ranked = rank_models(
+            data, flags.judge, setup=None if isinstance(data, Battles) else flags.setup(),
+            notify=notes(flags.quiet), source=str(file), pairing=pairing, baseline=baseline,
+            pairs_per_question=pairs_per_question, n_resamples=bootstrap, **fit,
+        )  # fmt: skip
+    except NothingResolved as exc:  # the calls were made: their failures, not exit 2
+        _nothing_ranked(exc, max_unresolved, json_output)
     result = ranked.result
     if result is not None and out is not None:
         save_out(ranked, out, "rank")
@@ -155,6 +158,25 @@ def _no_judge(file: Path, data: Battles, flags: JudgeFlags, given: dict[str, boo
         )
     if not flags.quiet:
         say("no judge calls needed", f"{file}: {len(data.outcomes)} judged battles", "dim")
+
+
+def _nothing_ranked(exc: NothingResolved, limit: float, as_json: bool) -> NoReturn:
+    """No pair has a verdict: why each failed, grouped, then exit 4 (5 when a budget stopped).
+
+    As a rank with some pairs unresolved says them, and as ``compare`` exits when
+    nothing resolves; ``--json`` gets the error object every failed command prints.
+    """
+    from fairjudge.io import strict_dumps
+
+    _say_unresolved(exc.result)
+    try:
+        check_unresolved(exc.result, limit)
+    except typer.Exit as stop:
+        if as_json:
+            error = {"type": type(exc).__name__, "message": str(exc), "exit_code": stop.exit_code}
+            typer.echo(strict_dumps({"error": error}, indent=2))
+        raise
+    raise typer.Exit(EXIT_UNRESOLVED)  # never reached: nothing resolved is always too many
 
 
 def _say_unresolved(result: Any) -> None:

@@ -1,0 +1,60 @@
+"""``rank`` where no pair has a verdict: the failures and exit 4, never exit 2 after the calls.
+
+Exit 2 means bad input found before any call; a rank whose every judgment failed
+says why, grouped, as a rank with some pairs unresolved does, and exits 4 as
+``compare`` does when nothing resolves (5 when a budget stopped it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import fairjudge
+from fairjudge._api import NothingResolved
+from fairjudge.cli import app
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rank_answers.jsonl"
+GARBAGE = "python:tests.judge_fixtures:garbage"
+
+
+def test_rank_with_no_verdict_lists_the_reasons_and_exits_4() -> None:
+    result = CliRunner().invoke(app, ["rank", str(EXAMPLE), "--judge", GARBAGE,
+                                      "--bootstrap", "20"])  # fmt: skip
+    assert result.exit_code == 4, result.output
+    text = " ".join(result.output.split())
+    assert "192 x parse failure" in text
+    assert "96 of 96 items have no verdict" in text
+    assert "a rating needs battles" not in text
+
+
+def test_rank_json_with_no_verdict_prints_the_error_object_with_exit_4() -> None:
+    result = CliRunner().invoke(app, ["rank", str(EXAMPLE), "--judge", GARBAGE,
+                                      "--bootstrap", "20", "--json"])  # fmt: skip
+    assert result.exit_code == 4, result.output
+    error = json.loads(result.stdout)["error"]
+    assert error["type"] == "NothingResolved"
+    assert error["exit_code"] == 4
+    assert "none of the 96 pairs has a verdict" in error["message"]
+
+
+def test_rank_stopped_before_any_pair_resolved_exits_5() -> None:
+    result = CliRunner().invoke(app, [
+        "rank", str(EXAMPLE), "--judge", "python:tests.judge_fixtures:longer",
+        "--max-calls", "1", "--bootstrap", "20",
+    ])  # fmt: skip
+    assert result.exit_code == 5, result.output
+    assert "not run" in result.output
+
+
+def test_library_rank_with_no_verdict_keeps_the_judgments() -> None:
+    from tests.judge_fixtures import garbage
+
+    with pytest.raises(NothingResolved) as caught:
+        fairjudge.rank(str(EXAMPLE), garbage, n_resamples=20)
+    assert isinstance(caught.value, fairjudge.FairJudgeError)
+    assert caught.value.result.n_items == 96
+    assert caught.value.result.n_unresolved == 96
