@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from fairjudge.cli._app import COMMANDS
-from fairjudge.io import LabelSheet
+from fairjudge.io import LabelSheet, order_path
 from tests.cli._invoke import invoke
 from tests.cli_process import flat
 
@@ -169,6 +169,16 @@ def test_label_on_a_port_in_use_says_so(tmp_path: Path) -> None:
         result = invoke("label", str(path), "--port", str(port), "--no-open")
     assert result.exit_code == 2
     assert f"--port {port} is in use" in flat(result.stderr)
+    assert not order_path(path).exists()
+
+
+def test_a_refused_port_leaves_no_order_file_to_block_the_rerun(tmp_path: Path) -> None:
+    path = write_pairs(tmp_path / "p.jsonl")
+    result = invoke("label", str(path), "--port", "70000", "--seed", "3", "--no-open")
+    assert result.exit_code == 2
+    assert "--port 70000 is not a port" in flat(result.stderr)
+    assert not order_path(path).exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["p.jsonl"]
 
 
 def test_rubric_options_fit_the_file(tmp_path: Path) -> None:

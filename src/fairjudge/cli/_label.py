@@ -124,6 +124,7 @@ def label(
     number key scores the highlighted dimension, up and down move between them.
     Ctrl-C stops the server; the same command continues where it stopped.
     """
+    LabelServer.check_port(port)  # before _open writes FILE's order file: a refusal leaves nothing
     sheet, chosen = _open(file, seed, human_col, rubric)
     server = LabelServer(sheet, port, rubric=chosen)  # a port in use is a usage error
     total = len(sheet.items)

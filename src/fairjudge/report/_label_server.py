@@ -24,11 +24,12 @@ import hashlib
 import hmac
 import json
 import secrets
+import socket
 import threading
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any
+from typing import Any, NoReturn
 
 from fairjudge._errors import ConfigError
 from fairjudge.io import LabelSheet, ScoreSheet, Side, strict_dumps
@@ -116,6 +117,19 @@ def score_label(sheet: ScoreSheet, body: Any) -> tuple[int, dict[str, Any]]:
     return 200, {"index": index, "done": sheet.done, "total": count}
 
 
+def _check_range(port: object) -> None:
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ConfigError(f"port {port!r} is not a port: give 0-65535 (0: any free one)",
+                          params="port")  # fmt: skip
+
+
+def _refuse_in_use(exc: OSError, port: int) -> NoReturn:
+    if exc.errno != errno.EADDRINUSE:
+        raise exc
+    raise ConfigError(f"port {port} is in use on {HOST}; pick another, or 0 for any free one",
+                      params="port") from None  # fmt: skip
+
+
 class LabelServer:
     """The page and its JSON API for one sheet, served on ``127.0.0.1:port``.
 
@@ -134,9 +148,7 @@ class LabelServer:
     ) -> None:
         if isinstance(sheet, ScoreSheet) and rubric is None:
             raise ValueError("a scoring sheet is served with its rubric")
-        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-            raise ConfigError(f"port {port!r} is not a port: give 0-65535 (0: any free one)",
-                              params="port")  # fmt: skip
+        _check_range(port)
         self.sheet = sheet
         self.rubric = rubric
         self.token = secrets.token_urlsafe(16)
@@ -144,12 +156,31 @@ class LabelServer:
         try:
             self._httpd = ThreadingHTTPServer((HOST, port), _handler(self))
         except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                raise
-            raise ConfigError(f"port {port} is in use on {HOST}; pick another, or 0 for any "
-                              "free one", params="port") from None  # fmt: skip
+            _refuse_in_use(exc, port)
         self._httpd.daemon_threads = True
         self.port = int(self._httpd.server_address[1])
+
+    @staticmethod
+    def check_port(port: int) -> None:
+        """Refuse a port the server could not listen on, before anything is written.
+
+        ``fairjudge label`` checks first, so a refused port leaves no order file behind
+        to clash with the corrected rerun; the server makes the same checks.
+        A port in use is found by binding it for a moment, as the server would (0 is
+        any free one, always usable).
+
+        Raises:
+            ConfigError: ``port`` is outside 0-65535, or in use (naming ``port``).
+        """
+        _check_range(port)
+        if port == 0:
+            return
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server does
+            try:
+                probe.bind((HOST, port))
+            except OSError as exc:
+                _refuse_in_use(exc, port)
 
     @property
     def url(self) -> str:
