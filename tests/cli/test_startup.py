@@ -83,7 +83,7 @@ def test_help_lists_every_command_in_order() -> None:
         [sys.executable, "-c", "from fairjudge.cli import main; main()", "--help"],
         capture_output=True, text=True, cwd=ROOT, check=True,
     )  # fmt: skip
-    rows = done.stdout.split("Commands:")[1].splitlines()
+    rows = done.stdout.split("Commands:")[1].split("\n\n")[0].splitlines()  # not the epilog
     listed = [row.split()[0] for row in rows if row.startswith("  ") and not row.startswith("   ")]
     assert listed == list(COMMANDS)
 

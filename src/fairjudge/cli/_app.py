@@ -78,6 +78,7 @@ from fairjudge._errors import (
 )
 from fairjudge._version import __version__
 from fairjudge.cli._coercion import plain_values
+from fairjudge.cli._exit_codes import EXIT_CODES_HELP
 from fairjudge.cli._flags import to_flags
 
 __all__ = [
@@ -317,6 +318,7 @@ app = typer.Typer(
     cls=LazyCommands,
     name="fairjudge",
     help="LLM-as-a-judge evaluation you can trust: position-debiased, with honest uncertainty.",
+    epilog=EXIT_CODES_HELP,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,
@@ -405,6 +407,10 @@ def guarded(fn: F) -> F:
         from fairjudge.stats import shared_resamples
 
         as_json = bool(kwargs.get("json_output"))
+        judging = "store" in kwargs  # a judging command: its calls go to this store
+        if judging:
+            _running_store(kwargs["store"])
+        interrupted = False
         try:
             # A command's summaries draw each resampling plan once, and its reports name
             # the flags the user typed, not the library's parameters.
@@ -425,14 +431,44 @@ def guarded(fn: F) -> F:
         except Exception as exc:  # a bug: one clear line (and the JSON error), no traceback
             internal_error(exc, as_json)
         except KeyboardInterrupt as exc:
+            interrupted = True  # the store stays named for a second Ctrl-C (:func:`_again`)
             from fairjudge.judges import interrupt_note  # what a Python judge's run kept
 
-            said = [interrupt_note() or "interrupted; every finished call is kept in the store"]
+            said = [interrupt_note() or f"interrupted; {_kept()}"]
             said += getattr(exc, "__notes__", [])  # what the run left going (a provider's batch)
             _note(_flag_words("; ".join(said), ()))
             raise typer.Exit(130) from None
+        finally:
+            if judging and not interrupted:  # ended: a later command names its own
+                _STORE.clear()
 
     return wrapper  # type: ignore[return-value]
+
+
+_STORE: list[str] = []
+"""The store of the judging command running, once :func:`guarded` has seen its flags."""
+
+
+def _running_store(store: Path | None) -> None:
+    """Remember the command's store, so that a Ctrl-C can name it (:func:`_kept`)."""
+    from fairjudge.runner import DEFAULT_STORE_PATH
+
+    _STORE[:] = [str(store or DEFAULT_STORE_PATH)]
+
+
+def _kept() -> str:
+    """What a Ctrl-C leaves: the store that keeps every finished call, and how to go on.
+
+    A user who stopped a long run must know where its calls are and that the same
+    command, run again, makes only the rest; a command with no store named (none
+    judges) says the store's promise alone.
+    """
+    if not _STORE:
+        return "every finished call is kept in the store"
+    return (
+        f"every finished call is kept in the store {_STORE[0]}; run the same command "
+        "again to make only the rest"
+    )
 
 
 def _fail(
@@ -517,6 +553,7 @@ def _asks_json(args: list[str]) -> bool:
 
 EXIT_INTERRUPTED = 130
 _AGAIN = b"interrupted again: stopping now; every finished call is kept in the store\n"
+"""The second Ctrl-C's line before any command named its store."""
 
 
 class _Interrupts:
@@ -542,7 +579,7 @@ def _again() -> bytes:
     own = sys.modules.get("fairjudge.judges._own_judge")
     note = own.interrupt_note() if own is not None else None
     if not note:
-        return _AGAIN
+        return f"interrupted again: stopping now; {_kept()}\n".encode() if _STORE else _AGAIN
     return f"interrupted again: stopping now; {note.removeprefix('interrupted; ')}\n".encode()
 
 
