@@ -54,7 +54,7 @@ try:  # Typer 0.29 ships its own copy of Click
 except ImportError:  # pragma: no cover - a Typer that uses Click itself
     from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge._redact import redact_arg
 from fairjudge.backends import is_loopback_host
 
@@ -448,6 +448,8 @@ class _Running:
     config: ConfigText
     flags: dict[str, str]
     """Every long flag of the command (``--no-`` forms too), to its key."""
+    arguments: dict[str, str]
+    """Each path the file's argument keys (``file``) give the command, to its key."""
 
 
 _RUNNING: ContextVar[_Running | None] = ContextVar("fairjudge_config_run", default=None)
@@ -467,11 +469,28 @@ def running_config(config: ConfigText, command: Any) -> Iterator[None]:
             for opt in [*key.param.opts, *key.param.secondary_opts]:
                 if opt.startswith("--"):
                     flags[opt] = key.name
-    token = _RUNNING.set(_Running(config, flags))
+    token = _RUNNING.set(_Running(config, flags, _argument_paths(config, command)))
     try:
         yield
     finally:
         _RUNNING.reset(token)
+
+
+def _argument_paths(config: ConfigText, command: Any) -> dict[str, str]:
+    """Each path the command gets from the file's argument keys, as it gets it, to the key.
+
+    An error about the input file names that path, not a flag; this finds its key.
+    """
+    move = functools.partial(_from, config.path.parent)
+    paths: dict[str, str] = {}
+    for key in config_keys(command).values():
+        value = config.data.get(key.name)
+        if key.is_option or value is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                paths[_moved(key, item, move)] = key.name
+    return paths
 
 
 def config_words(message: str, *, at_line: bool = True) -> str:
@@ -481,9 +500,12 @@ def config_words(message: str, *, at_line: bool = True) -> str:
     --base-url`` is ``set base-url``); Click's ``'--quiet' / '-q'`` is the one key
     ``'quiet'``. With ``at_line`` (an error), the message starts with the file, the
     line and the key of the first flag it names that the file sets, as the file's own
-    errors do: ``eval.toml:4: rounds: must be an integer >= 1; got 0``; a note (a
-    budget stop, a skipped row) only has its flags as keys. ``fairjudge run``'s own
-    flags (``--json``) stay flags. Outside ``fairjudge run``, unchanged.
+    errors do: ``eval.toml:4: rounds: must be an integer >= 1; got 0``; an error about
+    the input file, with its key (``eval.toml:2: file: x.jsonl: no such file``); one
+    whose sentence starts with two keys keeps them both (``eval.toml:4: out and html
+    both name x.html``); a note (a budget stop, a skipped row) only has its flags as
+    keys. ``fairjudge run``'s own flags (``--json``) stay flags. Outside ``fairjudge
+    run``, unchanged.
     """
     running = _RUNNING.get()
     if running is None or not running.flags:
@@ -505,8 +527,13 @@ def config_words(message: str, *, at_line: bool = True) -> str:
 
     text = pattern.sub(key_of, message)
     first = next((name for name in named if name in running.config.data), None)
-    if first is None or not at_line:
+    if not at_line:
         return text
+    if first is None:  # about the input file ("x.jsonl: no such file"): its key
+        first = next((k for p, k in running.arguments.items() if text.startswith(f"{p}:")), None)
+        return text if first is None else str(running.config.error(first, text))
+    if re.match(rf"{re.escape(first)} (?:and|or) ", text):  # "out and html both": keys lead
+        return str(InputError(text, path=str(running.config.path), line=running.config.line(first)))
     if re.match(rf"{re.escape(first)} [a-z]", text):  # "rounds must be": the key leads
         text = text.removeprefix(first + " ")
     return str(running.config.error(first, text))
