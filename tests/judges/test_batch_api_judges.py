@@ -2,8 +2,9 @@
 
 The batch executor checks each backend as a batch starts; by then a ``local/`` model
 has loaded for nothing (minutes for a large GGUF file). Resolving the judge, alone or
-as a panel's member, refuses it first, naming ``batch_api`` (``--batch-api`` on the
-command line), in a notebook as on the command line.
+as a panel's member, refuses it first, naming ``executor``, the parameter a notebook
+passed, and what to pass instead (``--batch-api`` on the command line, worded as it
+always was).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from fairjudge.judges import (
 from fairjudge.runner import BatchExecutor
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
-NONE = "has none: drop batch_api for it"
+NONE = "has none: drop executor=BatchExecutor() for it (executor=None makes the calls one by one)"
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +37,7 @@ def no_model_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     """A local model that loads fails the test: the refusal must come first."""
 
     def load(*args: Any, **kwargs: Any) -> NoReturn:
-        raise AssertionError("a local model loaded before batch_api was checked")
+        raise AssertionError("a local model loaded before the batch executor was checked")
 
     monkeypatch.setattr(LocalBackend, "from_name", load)
 
@@ -44,10 +45,9 @@ def no_model_loads(monkeypatch: pytest.MonkeyPatch) -> None:
 def _refused(call: Any, *args: Any, **kwargs: Any) -> ConfigError:
     with pytest.raises(ConfigError) as exc:
         call(*args, **kwargs)
-    assert exc.value.params == ("batch_api",)
-    assert "batch_api needs a judge with a batch API (openai/<model> or anthropic/<model>)" in (
-        str(exc.value)
-    )
+    assert exc.value.params == ("executor",)  # the library's parameter: there is no batch_api
+    needs = "needs a judge with a batch API (openai/<model> or anthropic/<model>)"
+    assert f"executor=BatchExecutor() {needs}" in str(exc.value)
     return exc.value
 
 
@@ -102,3 +102,15 @@ def test_a_notebook_run_is_refused_before_a_model_loads() -> None:
     _refused(fairjudge.score, answers, "local/gemma-3-270m", executor=BatchExecutor())
     _refused(fairjudge.compare, pairs, judges=["local/gemma-3-270m", "local/gemma-3-270m"],
              executor=BatchExecutor())  # fmt: skip
+
+
+def test_the_command_line_words_the_refusal_as_its_flag() -> None:
+    from fairjudge.cli._flags import to_flags
+
+    with pytest.raises(ConfigError) as exc:
+        resolve_judge("local/gemma-3-270m", executor=BatchExecutor())
+    shown = to_flags(str(exc.value), exc.value.params, "compare")
+    assert shown == (
+        "--batch-api needs a judge with a batch API (openai/<model> or anthropic/<model>); "
+        "local/gemma-3-270m has none: drop --batch-api for it"
+    )

@@ -290,7 +290,7 @@ def test_a_backend_without_a_batch_api_is_refused_before_any_call(tmp_path: Path
     fake = FakeBackend()
     with pytest.raises(ConfigError) as caught:
         BatchExecutor().check([fake])
-    assert caught.value.params == ("batch_api",)
+    assert caught.value.params == ("executor",)
     assert "fake/" in str(caught.value)
     with (
         pytest.raises(ConfigError),

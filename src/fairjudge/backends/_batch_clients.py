@@ -2,7 +2,7 @@
 
 ``openai/`` uploads the requests as a file to the Files and Batch endpoints at the
 base URL, ``anthropic/`` creates Message Batches with the requests inline; anything
-else has none, a :class:`~fairjudge.ConfigError` naming ``batch_api`` before any call.
+else has none, a :class:`~fairjudge.ConfigError` naming ``executor`` before any call.
 Each sends the online request body and reads each reply with the online reader; the
 providers' documented flows are in ``docs/internals.md``.
 """
@@ -55,10 +55,10 @@ def check_batchable(backend: Backend) -> None:
 
     if not isinstance(backend, OpenAIBackend | AnthropicBackend):
         raise ConfigError(
-            f"batch_api needs a judge with a batch API (openai/<model> or "
-            f"anthropic/<model>); {backend.name}/{backend.model} has none: drop batch_api "
-            "for it",
-            params="batch_api",
+            "executor=BatchExecutor() needs a judge with a batch API (openai/<model> or "
+            f"anthropic/<model>); {backend.name}/{backend.model} has none: drop "
+            "executor=BatchExecutor() for it (executor=None makes the calls one by one)",
+            params="executor",
         )
 
 

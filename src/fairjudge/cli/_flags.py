@@ -61,6 +61,12 @@ PHRASES: dict[str, str] = {
     "'ray:ray://HOST:PORT' for a running cluster, or 'ray' for a local one": (
         "--ray-address is empty; give auto, HOST:PORT or ray://HOST:PORT"
     ),
+    # The batch executor is --batch-api here (BatchExecutor() and None are no flag values).
+    "--executor BatchExecutor() needs a judge with a batch API": (
+        "--batch-api needs a judge with a batch API"
+    ),
+    "has none: drop --executor BatchExecutor() for it (--executor None makes the calls one "
+    "by one)": "has none: drop --batch-api for it",
     # A batch run that did not wait: the library says "work", the command line "command".
     "run the same work again": "run the same command again",
     # The ridge's advice names "l2 > 0", a value, not the flag; rank has always shown

@@ -159,16 +159,18 @@ def check_batch_api(spec: str | None, executor: object) -> None:
 
     Raises:
         ConfigError: ``executor`` is a :class:`~fairjudge.runner.BatchExecutor` and
-            ``spec`` is no ``openai/`` or ``anthropic/`` model; it names ``batch_api``.
+            ``spec`` is no ``openai/`` or ``anthropic/`` model; it names ``executor``
+            (``--batch-api`` on the command line) and says what to pass instead.
     """
     from fairjudge.runner import BatchExecutor
 
     shown = spec.strip() if spec and spec.strip() else "local/ (the default judge)"
     if isinstance(executor, BatchExecutor) and not shown.startswith(("openai/", "anthropic/")):
         raise ConfigError(
-            "batch_api needs a judge with a batch API (openai/<model> or anthropic/<model>); "
-            f"{shown} has none: drop batch_api for it",
-            params="batch_api",
+            "executor=BatchExecutor() needs a judge with a batch API (openai/<model> or "
+            f"anthropic/<model>); {shown} has none: drop executor=BatchExecutor() for it "
+            "(executor=None makes the calls one by one)",
+            params="executor",
         )
 
 
