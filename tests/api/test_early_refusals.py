@@ -53,6 +53,7 @@ def test_a_spec_whose_template_needs_references_is_refused_before_any_call(
     with pytest.raises(ConfigError) as caught:
         fairjudge.compare(ROWS, "openai/m", template="reference", backend=_at(openai_env))
     assert str(caught.value) == f"{LACKING}; add a 'reference' column or pick another template"
+    assert caught.value.params == ("template",)
     with pytest.raises(ConfigError, match=re.escape(LACKING)):
         fairjudge.calibrate([{**r, "human": "1"} for r in ROWS], "openai/m",
                             template="reference", backend=_at(openai_env))  # fmt: skip
@@ -73,7 +74,11 @@ def test_a_panels_model_member_is_named_and_nothing_is_sent(openai_env: Any) -> 
     with pytest.raises(ConfigError) as caught:
         fairjudge.compare(ROWS, judges=["openai/m", LONGER], template="reference",
                           backend=_at(openai_env))  # fmt: skip
-    assert str(caught.value) == f"member 'openai/m': {LACKING}"
+    assert str(caught.value) == (
+        f"member 'openai/m': {LACKING}; add a 'reference' column or give that member "
+        "another template"
+    )
+    assert caught.value.params == ("template",)
     assert openai_env.count("requests") == 0
 
 

@@ -240,7 +240,7 @@ def test_a_members_template_needing_references_is_refused_before_any_call(
                     "reference", "--base-url", openai_env.base_url)  # fmt: skip
     assert code == 2, out
     assert (
-        "member 'openai/m': template 'reference' needs a reference, but 3 item(s) lack one "
-        "(first: id 'a')"
+        "member 'openai/m': --template 'reference' needs a reference, but 3 item(s) lack one "
+        "(first: id 'a'); add a 'reference' column or give that member another --template"
     ) in " ".join(out.split())
     assert openai_env.count("requests") == 0

@@ -237,8 +237,14 @@ def refuse_missing_references(
         f"one (first: id {missing[0]!r})"
     )
     if member is not None:
-        raise ConfigError(f"member {member!r}: {what}")
-    raise ConfigError(f"{what}; add a 'reference' column or pick another template")
+        raise ConfigError(
+            f"member {member!r}: {what}; add a 'reference' column or give that member "
+            "another template",
+            params="template",
+        )
+    raise ConfigError(
+        f"{what}; add a 'reference' column or pick another template", params="template"
+    )
 
 
 def _check_template(template: object) -> None:
