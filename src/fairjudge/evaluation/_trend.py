@@ -133,6 +133,17 @@ class ShiftTest:
     seed: int
     reason: str | None = None
 
+    def p_text(self) -> str:
+        """The p-value as a reader sees it: ``p = 0.042``, or ``p < 0.001`` below that.
+
+        A permutation p is never 0 (it is at least 1 / (permutations + 1)), so a p that
+        three decimals would print as ``0.000`` is said as a bound instead.
+        """
+        p = self.p_value
+        if p is None:
+            return "n/a"
+        return "p < 0.001" if p < 0.0005 else f"p = {p:.3f}"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
@@ -410,7 +421,7 @@ class DimensionShift:
         line = f"{d}: no shift beyond noise ({self.shift:+.2f} [{ci.low:+.2f}, {ci.high:+.2f}])"
         p = self.test.p_value
         if p is not None and p < 1 - ci.level:
-            line += f", but the spread of scores changed (permutation p = {p:.3f})"
+            line += f", but the spread of scores changed (permutation {self.test.p_text()})"
         return line
 
     def to_dict(self) -> dict[str, Any]:

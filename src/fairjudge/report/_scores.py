@@ -108,7 +108,7 @@ def _shift(d: DimensionShift) -> str:
 
 def _test(d: DimensionShift) -> str:
     t = d.test
-    return "n/a" if t.p_value is None else f"W1 {t.statistic:.2f}, p = {t.p_value:.3f}"
+    return "n/a" if t.p_value is None else f"W1 {t.statistic:.2f}, {t.p_text()}"
 
 
 def render_trend(trend: ScoreTrend, console: Console) -> None:
