@@ -5,9 +5,10 @@ Such a model is learned from its refusals: ``acme-reasoner`` refuses ``max_token
 room to reason, a cap far above the spec's 8. The backend sends its calls one at a
 time until one is answered (the probe line); the cost check follows that line, so
 the calls behind the probe are checked once it has taught what they will send, and
-every reply is charged against the cap it was sent with. Before, the calls admitted
-while the probe was out were checked at the spec's cap and the run spent 4.2 times
-``max_cost`` at concurrency 16 (0.78 times at concurrency 1).
+every reply is charged against the cap it was sent with. Calls checked at the spec's
+cap while the probe is out would be reserved for far less than they are sent with,
+and a run with many calls in flight would spend several times ``max_cost``: these
+tests hold the spend within it at concurrency 16 and at 1.
 """
 
 from __future__ import annotations

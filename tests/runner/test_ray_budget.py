@@ -5,10 +5,9 @@ logprobs), so its label calls go out with ``max_completion_tokens`` and room to
 reason, a cap of 8,200 where the spec says 8. The workers learn that from the
 refusals and send the lesson back with their replies; the driver's cost check must
 use it as one process uses its backend's: each call guessed at the cap it is sent
-with, and a reply whose usage is not believed charged that cap. Before, the driver
-guessed and charged at the spec's 8 (255 output tokens an estimate), so a
-``max_cost`` of 0.05 let 19 calls through where one process stops after 1, and one
-of 0.5 all 40 where one process stops after 6. Run it as
+with, and a reply whose usage is not believed charged that cap. A driver that
+guessed at the spec's cap would let many more calls through than one process does
+for the same ``max_cost``; these tests hold a Ray run to one process's stop. Run it as
 ``tests/runner/_ray_cluster.py`` says (a loopback-only network namespace).
 """
 

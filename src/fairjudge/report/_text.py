@@ -187,9 +187,9 @@ def share_text(count: int, total: int) -> str:
 
     Worked out exactly from the two counts, never from the float ``count / total``:
     where binary cannot hold an exact half the float lies a hair off it (23 of 40 is
-    0.57499..., 109 of 200 0.54500...04), so ``f"{23 / 40:.0%}"`` read 57% beside 17 of
-    40's 42%, and a column that holds every answer added up to 99%. Now 57.5% is 58%
-    and 42.5% is 42% (half to even, as Python's ``round``). Each share is rounded on its own, not
+    0.57499...), so the float would round one half down and another up, and a column
+    that holds every answer would not add up. Exact halves go to even, as Python's
+    ``round`` does: 57.5% is 58%, 42.5% is 42%. Each share is rounded on its own, not
     made to add up by largest remainder: that gives two equal counts different
     shares, and a count a share that depends on the other rows, where the same count
     of the same total must read the same in every table (the score page, its

@@ -83,9 +83,9 @@ class Tally:
         with room to reason, which the spec's cap does not show). So only the call
         about to be sent is checked and reserved; the rest wait here, not in the
         backend's line, and are guessed once the probe is over, with the parameters
-        as sent (:meth:`_guess`) and the ratios its reply taught. (Reserved while
-        they waited, at the spec's cap, each went out with a cap up to 129 times the
-        one it was checked for: 1,032 tokens against a label's 8.)
+        as sent (:meth:`_guess`) and the ratios its reply taught. Checked earlier, at
+        the spec's cap, a call would be reserved for far less than the cap it is sent
+        with, and the budget would be overspent.
         """
         route = spec.route
         while True:
