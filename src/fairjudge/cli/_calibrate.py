@@ -34,7 +34,7 @@ from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
 from fairjudge.cli._judging import check_unresolved, load_input
 from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
-from fairjudge.cli._out import save_out
+from fairjudge.cli._out import save_out, write_page
 from fairjudge.cli._score import load_scored, unscored_exit
 from fairjudge.io import is_pointwise_file, strict_dumps
 from fairjudge.judges import ScoreMode
@@ -239,7 +239,7 @@ def _calibrate_pairs(
         save_out(calibrated, run.out, "calibrate")
         say("per-item results", str(run.out), "dim")
     if run.html is not None:
-        calibrated.to_html(run.html)
+        write_page(run.html, calibrated)  # the page's command row: the command as typed
         say("HTML report", str(run.html), "dim")
     if json_output:
         typer.echo(strict_dumps(shown.payload, indent=2, default=str))
