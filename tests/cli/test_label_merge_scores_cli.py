@@ -105,7 +105,16 @@ def test_flags_of_the_other_kind_and_bad_values_exit_2_naming_the_flag(tmp_path:
             "pair of scores would agree; give 0 (equal scores only) up to less than 4",
         ),
         (("--tolerance", "-1"), "--tolerance must be a number >= 0 (score points); got -1.0"),
-        (("--tolerance", "nan"), "--tolerance must be a number >= 0 (score points); got nan"),
+        (
+            ("--tolerance", "nan"),
+            "--tolerance must be a finite number of score points, from 0 up "
+            "to less than 4 (rubric production's scale 1-5); got nan",
+        ),
+        (
+            ("--tolerance", "inf"),
+            "--tolerance must be a finite number of score points, from 0 up "
+            "to less than 4 (rubric production's scale 1-5); got inf",
+        ),
         (("--human-col", "label"), "--human-col applies to pairs"),
         (("--rubric", "no-such-rubric"), "no-such-rubric"),
     ]

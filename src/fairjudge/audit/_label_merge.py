@@ -243,11 +243,8 @@ def merge_labels(
             the file and line); they hold rubric scores (:func:`merge_score_labels`
             merges those).
     """
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        # Now, not at the agreement's bootstrap: by then the merged file is written.
-        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples!r}", params="n_resamples")
     a, b, out = Path(a), Path(b), Path(out)
-    check_bootstrap(seed, n_resamples, level)
+    check_bootstrap(seed, n_resamples, level)  # now: by the agreement's, the file is written
     check_merge_paths(a, b, out, pointwise=False)
     cols = columns or Columns()
     items_a, items_b, lines = _check_same(a, b, cols)

@@ -36,7 +36,7 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import ScoreItem
 from fairjudge.audit._calibration import MIN_SPEARMAN
 from fairjudge.audit._label_merge import check_bootstrap, check_merge_paths, row_keys
-from fairjudge.io import load_score_items, read_sheet_rows, write_rows_durably
+from fairjudge.io import ScoreSheet, read_sheet_rows, write_rows_durably
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.stats import (
     CorrelationResult,
@@ -219,14 +219,15 @@ def _rubric(rubric: str | Rubric | None) -> Rubric:
 def _check_tolerance(tolerance: float, rubric: Rubric) -> float:
     """``tolerance`` as a float: a number of score points from 0 to less than the scale."""
     low, high = rubric.scale
-    if (
-        isinstance(tolerance, bool)
-        or not isinstance(tolerance, int | float)
-        or not math.isfinite(tolerance)
-        or tolerance < 0
-    ):
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0:
         raise ConfigError(
             f"tolerance must be a number >= 0 (score points); got {tolerance!r}",
+            params=("tolerance",),
+        )
+    if not math.isfinite(tolerance):  # inf >= 0 holds: say what is wrong with it
+        raise ConfigError(
+            f"tolerance must be a finite number of score points, from 0 up to less than "
+            f"{high - low} (rubric {rubric.name}'s scale {low}-{high}); got {tolerance!r}",
             params=("tolerance",),
         )
     if tolerance >= high - low:
@@ -247,10 +248,12 @@ def _same_answers(
     a: Path, b: Path, rubric: Rubric
 ) -> tuple[list[ScoreItem], list[ScoreItem], list[int]]:
     """Both files' answers in A's order, and A's lines; refused unless they hold the same."""
-    loaded = [
-        load_score_items(path, dimensions=rubric.names, scale=rubric.scale).items for path in (a, b)
+    read = [read_sheet_rows(path) for path in (a, b)]
+    loaded = [  # as a sheet: a column of another rubric said once, no skip_invalid offered
+        ScoreSheet.read_items(path, dimensions=rubric.names, scale=rubric.scale, rows=rows)
+        for path, rows in zip((a, b), read, strict=True)
     ]
-    lines = [read_sheet_rows(path).lines for path in (a, b)]
+    lines = [rows.lines for rows in read]
     by_b = {_key(item): k for k, item in enumerate(loaded[1])}
     keys_a = {_key(item) for item in loaded[0]}
     for key, k in by_b.items():

@@ -23,11 +23,14 @@ from typing import Any, Literal
 
 from fairjudge._call import Conversation
 from fairjudge._errors import ConfigError, InputError
+from fairjudge._items import ScoreItem
 from fairjudge._types import Outcome
 from fairjudge.io._out_file import strict_dumps
 from fairjudge.io._pairs import Columns, load_items
 from fairjudge.io._rows import open_source
 from fairjudge.io._scores import HUMAN_PREFIX, load_score_items
+from fairjudge.io._scores import _human_columns as human_columns
+from fairjudge.io._scores import _unknown_human as unknown_human
 from fairjudge.io._untrusted import loads, read_text
 
 __all__ = [
@@ -480,6 +483,34 @@ class ScoreSheet(_Sheet):
         self.scale = scale
         self.order = shown_order(seed, [item.key for item in items])
 
+    @staticmethod
+    def read_items(
+        path: Path, *, dimensions: Sequence[str], scale: tuple[int, int],
+        rows: SheetRows | None = None,
+    ) -> list[ScoreItem]:  # fmt: skip
+        """The file's answers, checked as a sheet: every row is shown and written back.
+
+        A ``human_`` column of another rubric is said once, at the first row holding
+        it (a file's column, not forty rows' problem), and no row problem offers
+        ``skip_invalid``: a sheet sets no row aside. ``fairjudge label`` and
+        ``label-merge`` read score sheets here. ``rows``: what
+        :func:`read_sheet_rows` read already.
+
+        Raises:
+            InputError: As :func:`~fairjudge.io.load_score_items`, naming the file and line.
+        """
+        read = read_sheet_rows(path) if rows is None else rows
+        names = dict.fromkeys(str(key) for row in read.rows for key in row)
+        unknown = human_columns(list(names), dimensions)
+        if unknown:
+            held = (n for row, n in zip(read.rows, read.lines, strict=True) if unknown[0] in row)
+            line = next(held)
+            raise InputError(unknown_human(unknown, dimensions), path=str(path), line=line)
+        try:
+            return load_score_items(path, dimensions=dimensions, scale=scale).items
+        except InputError as exc:
+            raise _every_row_is_shown(exc) from None
+
     @classmethod
     def open(
         cls, path: str | Path, *, dimensions: Sequence[str], scale: tuple[int, int],
@@ -501,7 +532,7 @@ class ScoreSheet(_Sheet):
         """
         path = Path(path)
         read = read_sheet_rows(path)
-        loaded = load_score_items(path, dimensions=dimensions, scale=scale).items
+        loaded = ScoreSheet.read_items(path, dimensions=dimensions, scale=scale, rows=read)
         if len(loaded) != len(read.rows):  # pragma: no cover - the same reader twice
             raise InputError("the file changed while it was read", path=str(path))
         items = [
