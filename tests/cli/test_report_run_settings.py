@@ -35,9 +35,10 @@ RUNS: dict[str, tuple[str, ...]] = {
     "via-scores": ("compare", str(EX / "calibration.jsonl"), "--via-scores", "--judge",
                    J + "scorer"),
 }  # fmt: skip
-RUN_ONLY = {"calls", "usage", "member_usage", "mean_latency_s", "wall_s", "skipped_rows"}
-"""What only the run knows, which its file does not hold (its calls' tallies and times,
-the input rows it skipped)."""
+RUN_ONLY = {"skipped_rows"}
+"""What only the run knows, which its file does not hold: the input rows it skipped.
+The calls' tallies, tokens, cost and times (``calls``, a panel's ``usage`` and
+``member_usage``) are in the header, and compared."""
 STOP_SAID = "the --max-calls 10 budget is spent"
 GENERIC = "a budget stopped the run before every call was made"
 
@@ -107,14 +108,69 @@ def test_rank_is_drawn_with_its_seed_and_stop(tmp_path: Path) -> None:
     assert _figures(got["report_json"]) == _figures(got["run_json"])
 
 
-def test_calibrate_is_drawn_at_its_level_and_seed(tmp_path: Path) -> None:
-    """A pairwise calibrate file is drawn as a comparison: at the run's level and seed."""
-    run = ("calibrate", str(EX / "calibration.jsonl"), "--judge", J + "knows_facts")
-    got = _run_and_report(tmp_path, run, *SETTINGS, "--max-calls", "10")
-    win = got["report_json"]["win_rate"]
-    assert (win["ci"]["level"], win["seed"]) == (0.9, 3)
-    assert "90% CI" in got["drawn"]
-    assert STOP_SAID in got["drawn"]
+def test_a_rank_files_bootstrap_is_the_leaderboards_rounds_as_ranks(tmp_path: Path) -> None:
+    """``report --bootstrap N`` of a rank file is ``rank --bootstrap N``: the fit's rounds."""
+    run = ("rank", str(EX / "rank_answers.jsonl"), "--judge", J + "longer", "--seed", "3")
+    got = _run_and_report(tmp_path, run)
+    header = json.loads(got["out"].read_text("utf-8").splitlines()[0])["fairjudge"]
+    assert header["settings"]["n_resamples_fit"] == 1000  # rank's default
+    page = tmp_path / "fewer.html"
+    done = invoke("report", str(got["out"]), "-o", str(page), "--json", "--bootstrap", "50")
+    assert done.exit_code == 0, done.output
+    assert ("note: redrawn with 50 bootstrap rounds of the leaderboard (the run's had 1000)"
+            in done.stderr)  # fmt: skip
+    fewer = invoke(*run, "--bootstrap", "50", "--json", "-q")
+    assert fewer.exit_code == 0, fewer.output
+    drawn = json.loads(done.stdout)
+    assert drawn["n_resamples"] == 50
+    assert _figures(drawn) == _figures(json.loads(fewer.stdout))
+    assert _figures(drawn) != _figures(got["report_json"])  # other rounds: other intervals
+    assert "50 rounds over" in page.read_text("utf-8")
+    # The judged pairs keep the run's own resamples: only the leaderboard is redrawn.
+    fewer_page = {s.id: s for s in out_file_page(got["out"], "rank", n_resamples=50).sections}
+    runs_page = {s.id: s for s in out_file_page(got["out"], "rank").sections}
+    assert fewer_page["fj-position"] == runs_page["fj-position"]
+    assert fewer_page["fj-figures"] != runs_page["fj-figures"]
+
+
+def test_a_rank_files_seed_is_the_fits_too(tmp_path: Path) -> None:
+    """``report --seed`` of a rank file seeds the fit, as ``rank --seed`` does."""
+    run = ("rank", str(EX / "rank_answers.jsonl"), "--judge", J + "longer")
+    got = _run_and_report(tmp_path, run)
+    done = invoke("report", str(got["out"]), "-o", str(tmp_path / "p.html"), "--json",
+                  "--seed", "7")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert "note: redrawn at seed 7 (the run's was 0)" in done.stderr
+    drawn = json.loads(done.stdout)
+    assert drawn["seed"] == 7
+    again = invoke(*run, "--seed", "7", "--json", "-q")  # other pairs too: only the fit's seed
+    assert json.loads(again.stdout)["seed"] == drawn["seed"]
+
+
+def test_the_drawn_page_shows_the_runs_calls_and_usage(tmp_path: Path) -> None:
+    """The header's calls, and a panel's usage per member, are the page's, as the run's."""
+    got = _run_and_report(tmp_path, RUNS["score-jury"])
+    header = json.loads(got["out"].read_text("utf-8").splitlines()[0])["fairjudge"]
+    summary = _summary(got["drawn"])
+    assert summary["calls"] == header["calls"] == got["run_json"]["calls"]
+    assert summary["calls"]["made"] == 80
+    assert summary["member_usage"] == header["member_usage"] == got["run_json"]["member_usage"]
+    assert [u["calls"] for u in summary["member_usage"]] == [40, 40]
+
+
+def test_a_header_without_calls_draws_none(tmp_path: Path) -> None:
+    """A file written before headers kept the calls (or with them damaged): none shown."""
+    got = _run_and_report(tmp_path, RUNS["jury"])
+    lines = got["out"].read_text("utf-8").splitlines()
+    header = json.loads(lines[0])
+    del header["fairjudge"]["member_usage"]
+    header["fairjudge"]["calls"]["made"] = -1  # no run makes -1 calls
+    older = tmp_path / "older.jsonl"
+    older.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", "utf-8")
+    summary = out_file_page(older, "jury").summary
+    assert summary["calls"] is None
+    assert [m["usage"] for m in summary["members"]] == [None, None, None]
+    assert _figures(summary) != _figures(_summary(got["drawn"]))
 
 
 def test_a_flag_given_overrides_the_runs_setting_and_says_so(tmp_path: Path) -> None:

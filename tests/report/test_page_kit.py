@@ -229,7 +229,7 @@ def test_every_page_kind_has_the_loader_its_module_registers() -> None:
     assert set(get_args(PageKind)) == set(PAGES) == set(get_args(OutKind))
     assert {kind: loader.__name__ for kind, loader in PAGES.items()} == {
         "compare": "compare_page_from_file",
-        "calibrate": "compare_page_from_file",
+        "calibrate": "calibrate_page_from_file",
         "compare-via-scores": "via_scores_page_from_file",
         "rank": "rank_page_from_file",
         "score": "score_page_from_file",

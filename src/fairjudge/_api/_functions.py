@@ -394,5 +394,6 @@ def calibrate(
                                                     header=header)),
         _summary=lambda: f"{result.summary()}\n{report['gate'].summary()}",
         calls=compared.calls, sent_by=compared.sent_by,
-        _out=lambda: compare_out("calibrate", result),
+        _out=lambda: compare_out("calibrate", result, gate={"min_kappa": min_kappa,
+                                                            "min_spearman": min_spearman}),
     )  # fmt: skip

@@ -46,6 +46,8 @@ class OutFile:
         template: The pairwise template, ``name@version``.
         rubric: The pointwise rubric, ``name@version``.
         settings: The run's settings, JSON-ready (the requests are added on writing).
+        member_usage: A panel's usage per member, JSON-ready (``None``: not a panel,
+            or none recorded), kept in the header so the page redrawn shows it.
     """
 
     kind: Any
@@ -54,6 +56,7 @@ class OutFile:
     template: str | None = None
     rubric: str | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
+    member_usage: Sequence[Mapping[str, Any]] | None = None
 
     def head(self) -> dict[str, Any]:
         """The header's judge, template, rubric and settings, as ``out_header`` takes them."""
@@ -85,7 +88,7 @@ def out_header_of(
     return out_header(
         out.kind, command=extra.get("command") or (), judge=out.judge, template=out.template,
         rubric=out.rubric, settings=settings, calls=calls, config=extra.get("config"),
-        config_file=extra.get("config_file"),
+        config_file=extra.get("config_file"), member_usage=out.member_usage,
     )  # fmt: skip
 
 
@@ -169,12 +172,16 @@ def _judged(judgment: Judgment) -> dict[str, Any]:
     return {**judgment.item_dict(), **names, **data} if names else data
 
 
-def compare_out(kind: str, result: Any, adaptive: Any = None) -> OutFile:
+def compare_out(
+    kind: str, result: Any, adaptive: Any = None, gate: Mapping[str, float] | None = None
+) -> OutFile:
     """``compare`` and pairwise ``calibrate``: one record per judged pair.
 
-    With ``adaptive`` (``stop_when``), the settings hold the adaptive block too.
+    With ``adaptive`` (``stop_when``), the settings hold the adaptive block too;
+    with ``gate`` (``calibrate``'s ``min_kappa`` and ``min_spearman``), its
+    thresholds, so ``fairjudge report`` draws the calibration against the run's gate.
     """
-    settings = result.settings.to_dict()
+    settings = {**result.settings.to_dict(), **(gate or {})}
     if adaptive is not None:
         settings["adaptive"] = adaptive.adaptive_dict()
     return OutFile(kind, lambda: map(_judged, result.judgments), judge=result.settings.judge,
@@ -201,7 +208,14 @@ def jury_out(result: Any, adaptive: Any = None) -> OutFile:
     if adaptive is not None:
         settings["adaptive"] = adaptive.adaptive_dict()
     return OutFile("jury", lambda: jury_records(result), judge=", ".join(result.names),
-                   template=result.settings.template, settings=settings)  # fmt: skip
+                   template=result.settings.template, settings=settings,
+                   member_usage=_usage(result))  # fmt: skip
+
+
+def _usage(result: Any) -> list[dict[str, Any]] | None:
+    """A panel's usage per member, as its ``--json`` has it; ``None`` when it recorded none."""
+    usage = getattr(result, "usage", ())
+    return [u.to_dict() for u in usage] if usage else None
 
 
 def score_jury_out(result: Any, rubric: Any, source: str, **settings: Any) -> OutFile:
@@ -210,7 +224,8 @@ def score_jury_out(result: Any, rubric: Any, source: str, **settings: Any) -> Ou
                 "dimensions": list(rubric.names), "scale": list(rubric.scale),
                 "source": source}  # fmt: skip
     return OutFile("score-jury", result.records, judge=", ".join(result.names),
-                   rubric=result.rubric_tag, settings=recorded)  # fmt: skip
+                   rubric=result.rubric_tag, settings=recorded,
+                   member_usage=_usage(result))  # fmt: skip
 
 
 _WINNER = {Outcome.ONE: "model_a", Outcome.TWO: "model_b", Outcome.TIE: "tie"}

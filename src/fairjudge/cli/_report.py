@@ -4,12 +4,15 @@ RESULTS is a file written by a command's ``--out``. Its header record says which
 command wrote it, and so which page draws it (:mod:`fairjudge.report._pages`): a
 ``compare`` or ``calibrate`` file (one judgment per line, with every call's raw
 reply) is resolved again under its recorded rule and drawn as the comparison
-report; ``compare --via-scores``, ``rank``, ``score``, ``audit``, ``jury`` and
-``score-jury`` files by their own pages. The run is summarised again with its own
-seed, level and resamples, as the file's header records them, so the figures are
-the ones the run showed (a ``rank`` file's leaderboard is fitted as its header
-records); a flag given here overrides its setting, and stderr says so. A file whose
-header records none keeps the commands' defaults (0, 0.95, 2000). No judge is called.
+report (a ``calibrate`` file's with its calibration); ``compare --via-scores``,
+``rank``, ``score``, ``audit``, ``jury`` and ``score-jury`` files by their own
+pages. The run is summarised again with its own seed, level and resamples, as the
+file's header records them, so the figures are the ones the run showed (a ``rank``
+file's leaderboard is fitted as its header records); a flag given here overrides its setting, and stderr says so (on a
+``rank`` file ``--bootstrap`` is the leaderboard's rounds, as ``rank --bootstrap``).
+A file whose header records none keeps the commands' defaults (0, 0.95, 2000). A
+pairwise ``calibrate`` file is drawn as ``calibrate --html`` draws it: the
+calibration against the human labels its records hold. No judge is called.
 """
 
 import dataclasses
@@ -53,7 +56,8 @@ _Level = Annotated[
 _Bootstrap = Annotated[
     int | None,
     typer.Option(help="Bootstrap resamples. [default: the run's, as the file records it; 2000 "
-                 "if not]"),
+                 "if not] Of a rank file, the leaderboard's bootstrap rounds, as rank "
+                 "--bootstrap (1000 if not recorded)."),
 ]  # fmt: skip
 _Title = Annotated[
     str | None,

@@ -195,6 +195,7 @@ def out_header(
     calls: Mapping[str, Any] | None = None,
     config: Mapping[str, Any] | None = None,
     config_file: str | None = None,
+    member_usage: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The first record of a ``--out`` file: what wrote it, and with what.
 
@@ -212,11 +213,14 @@ def out_header(
             credentials masked; only in the header when given.
         config_file: The config file ``fairjudge run`` ran, as named; its relative
             paths in ``config`` are from its folder. Only in the header when given.
+        member_usage: A panel's calls, tokens and cost per member, as its ``--json``
+            has them, so ``fairjudge report`` shows each member's usage as the run's
+            page did; only in the header when given.
 
     Returns:
         ``{"fairjudge": {...}}``, ready for ``json.dumps``.
     """
-    body = {
+    body: dict[str, Any] = {
         "kind": kind,
         "schema_version": SCHEMA_VERSION,
         "version": __version__,
@@ -228,6 +232,8 @@ def out_header(
     }
     if calls is not None:
         body["calls"] = dict(calls)
+    if member_usage is not None:
+        body["member_usage"] = [dict(u) for u in member_usage]
     if config is not None:
         body["config"] = dict(config)
     if config_file is not None:
@@ -247,6 +253,10 @@ class OutHeader:
         rubric: The pointwise rubric, when recorded.
         settings: The run's settings.
         command: The command line that wrote the file (credentials masked).
+        calls: What the run's judge calls did, as the run's ``--json`` has it
+            (``None``: not recorded); read from a file, so untrusted.
+        member_usage: A panel's usage per member, as its ``--json`` has it
+            (``None``: not recorded); untrusted as ``calls``.
     """
 
     kind: str
@@ -256,6 +266,8 @@ class OutHeader:
     rubric: str | None
     settings: Mapping[str, Any]
     command: tuple[str, ...] = ()
+    calls: Mapping[str, Any] | None = None
+    member_usage: tuple[Mapping[str, Any], ...] | None = None
 
     def expect(
         self,
@@ -333,6 +345,7 @@ def read_header(record: object, *, path: str, line: int = 1) -> OutHeader | None
     command = body.get("command")
     if not isinstance(settings, dict):
         raise InputError("header: 'settings' must be an object", path=path, line=line)
+    calls, usage = body.get("calls"), body.get("member_usage")
     return OutHeader(
         kind=str(kind),
         version=_optional_text(body, "version", path, line),
@@ -341,4 +354,8 @@ def read_header(record: object, *, path: str, line: int = 1) -> OutHeader | None
         rubric=_optional_text(body, "rubric", path, line),
         settings=settings,
         command=tuple(str(a) for a in command) if isinstance(command, list) else (),
+        calls=calls if isinstance(calls, dict) else None,
+        member_usage=tuple(usage)
+        if isinstance(usage, list) and all(isinstance(u, dict) for u in usage)
+        else None,
     )

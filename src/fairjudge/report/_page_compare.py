@@ -51,6 +51,7 @@ from fairjudge.report._page import (
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_load import load_comparison
 from fairjudge.report._page_plots import Figure, ForestPlot, forest_plot
+from fairjudge.report._page_recorded import recorded_run
 from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 
@@ -430,15 +431,13 @@ def compare_page_from_file(
     """
     header, result = load_comparison(path, seed=seed, level=level, n_resamples=n_resamples)
     title = f"{source_name(result.settings.source, path)}: model 1 vs model 2"
-    report = comparison_report(result, title=title)
+    report = comparison_report(result, title=title, run=recorded_run(header))
     recorded = header.settings.get("adaptive") if header is not None else None
     if isinstance(recorded, dict):  # an adaptive run: its own conclusion, not a new one
         report = replace(report, recorded_adaptive=recorded)
     return compare_page(report, header=header)
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {
-    "compare": compare_page_from_file,
-    "calibrate": compare_page_from_file,
-}
-"""A pairwise ``calibrate`` file holds the same judgments: it is drawn as its comparison."""
+OUT_FILE_PAGES: dict[str, PageLoader] = {"compare": compare_page_from_file}
+"""A pairwise ``calibrate`` file is drawn by its calibration page
+(:mod:`fairjudge.report._page_compare_calibrate`)."""

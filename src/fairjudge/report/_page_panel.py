@@ -69,6 +69,7 @@ from fairjudge.report._page_load import (
 from fairjudge.report._page_panel_jury import jury_view, score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
 from fairjudge.report._page_plots import forest_plot, heatmap
+from fairjudge.report._page_recorded import recorded_member_usage, recorded_run
 from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
 
@@ -351,12 +352,13 @@ def load_jury_report(
         members = tuple(summarise(list(m.judgments), boot) for m in result.members)
         result = dataclasses.replace(result, members=members, settings=boot)
         result = result.with_aggregation(aggregation)
-    # The replayed members' usage is the replay's, not the run's: the file records none.
-    result = dataclasses.replace(result, usage=())
+    # The replayed members' usage is the replay's, not the run's: the run's is the
+    # header's (none for a file written before headers kept it).
+    result = dataclasses.replace(result, usage=recorded_member_usage(header, len(result.names)))
     if any(m.n_not_run for m in result.members):
         result = dataclasses.replace(result, stopped=stop_reason(header))
     title = f"{_source(header, path)}: model 1 vs model 2, by a panel of {len(result.names)}"
-    report = jury_report(result, title=title)
+    report = jury_report(result, title=title, run=recorded_run(header))
     return report, header
 
 
@@ -436,5 +438,7 @@ def load_score_jury_report(
         result = JuryScoreResult(
             rubric, tuple(names), tuple(weights), rule, (), tuple(scored), members,
             CollapseRule(), seed, level, n_resamples, stopped,
+            recorded_member_usage(header, len(names)),
         ).with_aggregation(rule)  # fmt: skip
-    return score_jury_report(result, title=_source(header, path)), header
+    report = score_jury_report(result, title=_source(header, path), run=recorded_run(header))
+    return report, header

@@ -143,12 +143,18 @@ def rank_page(
     )
 
 
-def _fit(settings: Mapping[str, Any], seed: int, path: Path) -> dict[str, Any]:
-    """The fit's settings as the header records them; ``rank``'s defaults where it does not."""
+def _fit(
+    settings: Mapping[str, Any], seed: int, rounds: int | None, path: Path
+) -> dict[str, Any]:  # fmt: skip
+    """The fit's settings as the header records them; ``rank``'s defaults where it does not.
+
+    ``seed`` and ``rounds`` (``None``: the header's) are the ones ``report`` was given
+    or read, as ``rank --seed`` and ``rank --bootstrap`` set them.
+    """
+    recorded = settings.get("n_resamples_fit", 1000) if rounds is None else rounds
     fit = {"ties": settings.get("ties", "half"), "anchor": settings.get("anchor"),
            "anchor_rating": settings.get("anchor_rating", 1000.0),
-           "l2": settings.get("l2", 0.0), "n_resamples": settings.get("n_resamples_fit", 1000),
-           "seed": settings.get("seed", seed),
+           "l2": settings.get("l2", 0.0), "n_resamples": recorded, "seed": seed,
            "style_control": settings.get("style_control", False)}  # fmt: skip
     number: tuple[type, ...] = (int, float)
     kinds: dict[str, type | tuple[type, ...]] = {
@@ -163,22 +169,25 @@ def _fit(settings: Mapping[str, Any], seed: int, path: Path) -> dict[str, Any]:
 
 
 def rank_page_from_file(
-    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
-) -> Page:
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000,
+    n_resamples_fit: int | None = None,
+) -> Page:  # fmt: skip
     """The page of a ``rank --out`` file: its judged pairs, and the leaderboard fitted again.
 
     The fit takes the header's settings (ties, anchor and its rating, the ridge,
-    style control, its bootstrap rounds and seed), so the leaderboard is the one
-    ``rank`` printed; ``fairjudge rank FILE`` ranks the file's battles again under
-    others. ``seed``, ``level`` and ``n_resamples`` summarise the judged pairs, as
-    ``compare``'s page does.
+    style control, its bootstrap rounds), so the leaderboard is the one ``rank``
+    printed; ``fairjudge rank FILE`` ranks the file's battles again under others.
+    ``seed`` is the fit's and the judged pairs' (as ``rank --seed`` is both, and
+    ``fairjudge report`` gives the run's); ``n_resamples_fit`` the fit's bootstrap
+    rounds (``rank --bootstrap``; ``None``: the header's). ``level`` and
+    ``n_resamples`` summarise the judged pairs, as ``compare``'s page does.
 
     Raises:
         InputError: The file is not a ``rank`` file, a record is not a judged battle
             (named, with the line), or the header's settings cannot be fitted.
     """
     header, result = load_ranked(path, seed=seed, level=level, n_resamples=n_resamples)
-    fit = _fit(header.settings if header is not None else {}, seed, path)
+    fit = _fit(header.settings if header is not None else {}, seed, n_resamples_fit, path)
     battles = battles_from(result)
     if not battles.outcomes:
         raise InputError("holds no resolved battle to rank (every pair was unresolved)",

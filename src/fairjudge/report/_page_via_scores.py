@@ -179,8 +179,8 @@ def via_scores_page(
     ``header`` is its ``--out`` file's (the run-facts card and a recorded adaptive
     stop are read from it); ``name`` the input's, which titles the page. Its embedded
     summary is the command's ``--json`` but for what the file does not hold (the
-    calls and the skipped input rows), so a page drawn again from the file embeds
-    the same.
+    skipped input rows; the calls are the header's, as the run's), so a page drawn
+    again from the file embeds the same.
     """
     title = f"{name}: model 1 vs model 2"
     scores = score_page(score_report(result.scores, title=title), header=header)
@@ -205,6 +205,7 @@ def via_scores_page(
     summary: dict[str, Any] = {
         "via_scores": result.to_dict(),
         "swap": comparison_report(swap, title=title).to_dict() if swap is not None else None,
+        "calls": dict(header.calls) if header.calls is not None else None,  # the run's
     }
     if isinstance(recorded, dict):
         summary["adaptive"] = recorded

@@ -20,6 +20,7 @@ from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
 from fairjudge.report._page_compare import OUT_FILE_PAGES as _COMPARE
+from fairjudge.report._page_compare_calibrate import OUT_FILE_PAGES as _CALIBRATE
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_rank import OUT_FILE_PAGES as _RANK
 from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
@@ -28,7 +29,7 @@ from fairjudge.report._page_via_scores import OUT_FILE_PAGES as _VIA_SCORES
 __all__ = ["PAGES", "out_file_header", "out_file_page"]
 
 PAGES: dict[str, PageLoader] = {
-    **_COMPARE, **_VIA_SCORES, **_RANK, **_SCORE, **_AUDIT, **_PANELS,
+    **_COMPARE, **_CALIBRATE, **_VIA_SCORES, **_RANK, **_SCORE, **_AUDIT, **_PANELS,
 }  # fmt: skip
 """Each kind a page draws, and the function that loads its ``--out`` file.
 
@@ -42,8 +43,17 @@ DEFAULTS: dict[str, int | float] = {"seed": 0, "level": 0.95, "n_resamples": 200
 """What a file whose header records no seed, level or resamples is summarised with:
 the commands' defaults (a file written before headers recorded them)."""
 
+_TELLS = frozenset({"calibrate"})
+"""Kinds whose loader takes ``notify`` too: what of the run's page it cannot draw again."""
+
 _AS_RECORDED = frozenset({"audit"})
 """Kinds whose file holds every interval the run computed: nothing is resampled."""
+
+_FIT_ROUNDS = "n_resamples_fit"
+"""A ``rank`` file's leaderboard bootstrap rounds: what ``rank --bootstrap`` set, and so
+what ``report --bootstrap`` sets on a rank file (its default is ``rank``'s, 1000). The
+judged pairs keep the run's own resamples (``settings.n_resamples``)."""
+_FIT_DEFAULT = 1000
 
 
 def out_file_header(path: Path) -> OutHeader | None:
@@ -73,18 +83,28 @@ def _recorded(settings: Mapping[str, Any], name: str, path: Path) -> int | float
     if name == "level":  # a share in (0, 1)
         good = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 1
     else:  # a whole number: a seed from 0, resamples from 1
-        least = 1 if name == "n_resamples" else 0
+        least = 1 if name.startswith("n_resamples") else 0
         good = isinstance(value, int) and not isinstance(value, bool) and value >= least
     if not good:
-        flag = {"n_resamples": "bootstrap"}.get(name, name)
+        flag = "bootstrap" if name.startswith("n_resamples") else name
         raise InputError(f"header: settings.{name} is not a {name} a run could have used; got "
                          f"{shown(value)} (give --{flag} to draw the file anyway)",
                          path=str(path), params=_PARAMS)  # fmt: skip
     return float(value) if name == "level" else int(value)
 
 
-_SAID = {"seed": "at seed {}", "level": "at level {}", "n_resamples": "with {} resamples"}
-_WAS = {"seed": "the run's was {}", "level": "the run's was {}", "n_resamples": "the run's had {}"}
+_SAID = {
+    "seed": "at seed {}",
+    "level": "at level {}",
+    "n_resamples": "with {} resamples",
+    _FIT_ROUNDS: "with {} bootstrap rounds of the leaderboard",
+}
+_WAS = {
+    "seed": "the run's was {}",
+    "level": "the run's was {}",
+    "n_resamples": "the run's had {}",
+    _FIT_ROUNDS: "the run's had {}",
+}
 
 
 def _bootstrap(
@@ -94,14 +114,20 @@ def _bootstrap(
     """The seed, level and resamples to summarise with: each given, else the run's own.
 
     The run's are its header's settings; a file whose header records none (an
-    older file, or one written before headers) gets :data:`DEFAULTS`. A value given
-    that is not the run's is told to ``notify``, as is one an ``audit`` file cannot
-    use (it holds the run's intervals: nothing is resampled).
+    older file, or one written before headers) gets :data:`DEFAULTS`. On a ``rank``
+    file the resamples given are the leaderboard's bootstrap rounds
+    (:data:`_FIT_ROUNDS`, as ``rank --bootstrap``), the judged pairs keeping the
+    run's. A value given that is not the run's is told to ``notify``, as is one an
+    ``audit`` file cannot use (it holds the run's intervals: nothing is resampled).
     """
     header = out_file_header(path)
     settings = header.settings if header is not None else {}
+    defaults = dict(DEFAULTS)
+    if kind == "rank":  # --bootstrap is the leaderboard's rounds, as rank's own flag
+        given = {**given, _FIT_ROUNDS: given.get("n_resamples"), "n_resamples": None}
+        defaults[_FIT_ROUNDS] = _FIT_DEFAULT
     chosen: dict[str, Any] = {}
-    for name, default in DEFAULTS.items():
+    for name, default in defaults.items():
         value = given.get(name)
         if value is None:
             recorded = _recorded(settings, name, path)
@@ -157,4 +183,5 @@ def out_file_page(
                          f"this kind of file; `fairjudge report` reads {reads} files",
                          path=str(path), params=_PARAMS)  # fmt: skip
     given = {"seed": seed, "level": level, "n_resamples": n_resamples}
-    return loader(path, **_bootstrap(path, kind, given, notify))
+    told = {"notify": notify} if kind in _TELLS else {}
+    return loader(path, **_bootstrap(path, kind, given, notify), **told)
