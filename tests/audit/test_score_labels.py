@@ -27,3 +27,9 @@ def test_a_file_with_some_human_scores_names_the_missing_ones_only() -> None:
     message = str(raised.value)
     assert message.startswith("1 item(s) have no human_<dimension> score (first: id 'two')")
     assert "fairjudge score" not in message
+    # A merge's unsettled disagreements, most often: a person scores them on the sheet.
+    assert message.endswith(
+        "; score them with fairjudge label FILE [rubric=NAME], on the rubric the others were "
+        "scored on"
+    )
+    assert raised.value.params == ("rubric",)

@@ -227,3 +227,35 @@ def test_label_json_prints_the_address_and_progress(tmp_path: Path) -> None:
     assert started["seed"] == 3
     assert (started["labelled"], started["items"]) == (8, 8)
     assert started["order_file"] == f"{path}.label.json"
+
+
+def test_calibrate_on_unsettled_labels_points_to_label(tmp_path: Path) -> None:
+    a = write_pairs(tmp_path / "a.jsonl", LABELS_A)
+    b = write_pairs(tmp_path / "b.jsonl", LABELS_B)
+    out = tmp_path / "merged.jsonl"
+    assert invoke("label-merge", str(a), str(b), "--out", str(out)).exit_code == 0
+    refused = invoke("calibrate", str(out), "--judge", "python:examples.judges:longer")
+    assert refused.exit_code == 2
+    assert flat(refused.stderr).endswith(
+        "calibration needs a human label on every item; label them with fairjudge label "
+        "FILE, which opens at the first unlabelled item"
+    )
+
+
+def test_calibrate_on_unsettled_scores_points_to_label_with_the_rubric(tmp_path: Path) -> None:
+    files = []
+    for name, scores in (("a", [3, 4, 2, 5]), ("b", [3, 4, 4, 5])):
+        rows = [{"id": f"q{i}", "question": "Q?", "answer": "a" * (i + 1), "human_accuracy": x}
+                for i, x in enumerate(scores)]  # fmt: skip
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        files.append(str(path))
+    out = tmp_path / "merged.jsonl"
+    assert invoke("label-merge", *files, "--out", str(out)).exit_code == 0
+    refused = invoke("calibrate", str(out), "--judge", "python:fairjudge.examples.judges:scorer")
+    assert refused.exit_code == 2
+    assert flat(refused.stderr).endswith(
+        "1 item(s) have no human_<dimension> score (first: id 'q2'); calibration needs a human "
+        "score on every item; score them with fairjudge label FILE [--rubric NAME], on the "
+        "rubric the others were scored on"
+    )

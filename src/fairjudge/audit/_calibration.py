@@ -219,10 +219,16 @@ def check_labels(items: list[Item], *, human: str = "human") -> None:
     unlabelled = [it.id for it in items if it.human is None and it.human_score is None]
     if unlabelled:
         named = "" if human == "human" else ", the column columns.human names"
+        # Some labelled, some not: a label-merge's unsettled disagreements, most often.
+        settle = (
+            "; label them with fairjudge label FILE, which opens at the first unlabelled item"
+            if len(unlabelled) < len(items)
+            else ""
+        )
         raise InputError(
             f"{len(unlabelled)} item(s) have neither {human!r} (1/2/tie{named}) nor "
             f"'human_score' (first: id {unlabelled[0]!r}); calibration needs a human "
-            "label on every item",
+            f"label on every item{settle}",
             params="columns.human" if named else (),
         )
     unsettled = [it.id for it in items if it.human is None]

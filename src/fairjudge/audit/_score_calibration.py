@@ -45,15 +45,19 @@ def check_score_labels(items: Sequence[ScoreItem]) -> None:
     if unlabelled:
         # A file with no human score at all was most likely meant for scoring, not
         # for checking the judge against people: say where it belongs.
+        # Some scored, some not (a merge's unsettled disagreements, most often): a
+        # person scores the rest on the sheet.
         hint = (
             "; to score answers that have none, run fairjudge score FILE "
             "(fairjudge.score in Python)"
             if len(unlabelled) == len(items)
-            else ""
+            else "; score them with fairjudge label FILE [rubric=NAME], on the rubric the "
+            "others were scored on"
         )
         raise InputError(
             f"{len(unlabelled)} item(s) have no human_<dimension> score (first: id "
-            f"{unlabelled[0]!r}); calibration needs a human score on every item{hint}"
+            f"{unlabelled[0]!r}); calibration needs a human score on every item{hint}",
+            params=() if len(unlabelled) == len(items) else ("rubric",),
         )
 
 
