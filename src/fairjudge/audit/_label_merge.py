@@ -14,9 +14,9 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import Outcome
 from fairjudge.io import (
     Columns,
+    LabelSheet,
     check_writable,
     is_pointwise_file,
-    load_items,
     read_sheet_rows,
     write_rows_durably,
 )
@@ -157,7 +157,7 @@ def check_bootstrap(seed: int, n_resamples: int, level: float) -> None:
 
 def _labels(path: Path, cols: Columns) -> tuple[dict[str, tuple[int, Any]], list[str]]:
     """Each id's (index, item) in a file, and its ids in order."""
-    items = load_items(path, columns=cols).items
+    items = LabelSheet.read_items(path, columns=cols)  # as a sheet: no skip_invalid offered
     return {str(it.id): (i, it) for i, it in enumerate(items)}, [str(it.id) for it in items]
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from fairjudge._call import Conversation
 from fairjudge._errors import ConfigError, InputError
-from fairjudge._items import ScoreItem
+from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
 from fairjudge.io._out_file import strict_dumps
 from fairjudge.io._pairs import Columns, load_items
@@ -286,6 +286,22 @@ class LabelSheet(_Sheet):
         self.labels = labels
         self._human = human
 
+    @staticmethod
+    def read_items(path: Path, *, columns: Columns | None = None) -> list[Item]:
+        """The file's pairs, checked as a sheet: every row is shown and written back.
+
+        No row problem offers ``skip_invalid`` or ``allow_empty``: a sheet sets no row
+        aside and takes no empty answer. ``fairjudge label`` and ``label-merge`` read
+        pairs here.
+
+        Raises:
+            InputError: As :func:`~fairjudge.io.load_items`, naming the file and line.
+        """
+        try:
+            return load_items(path, columns=columns or Columns()).items
+        except InputError as exc:
+            raise _every_row_is_shown(exc) from None
+
     @classmethod
     def open(
         cls, path: str | Path, *, seed: int | None = None, columns: Columns | None = None
@@ -310,23 +326,20 @@ class LabelSheet(_Sheet):
         cols = columns or Columns()
         _refuse_own_column(cols)
         read = read_sheet_rows(path)
-        try:
-            loaded = load_items(path, columns=cols)
-        except InputError as exc:
-            raise _every_row_is_shown(exc) from None
-        if len(loaded.items) != len(read.rows):  # pragma: no cover - the same reader twice
+        loaded = LabelSheet.read_items(path, columns=cols)
+        if len(loaded) != len(read.rows):  # pragma: no cover - the same reader twice
             raise InputError("the file changed while it was read", path=str(path))
         seed = _seed(path, seed)
         header = read.header
         items: list[LabelItem] = []
-        for item, row_line in zip(loaded.items, read.lines, strict=True):
+        for item, row_line in zip(loaded, read.lines, strict=True):
             key = str(item.id)
             swap = shown_swapped(seed, key)
             left, right = (item.answer_2, item.answer_1) if swap else (item.answer_1, item.answer_2)
             items.append(LabelItem(key, row_line, item.question, left, right, swap))
         if header is not None and cols.human not in header:
             header = [*header, cols.human]
-        labels = [i.human for i in loaded.items]
+        labels = [i.human for i in loaded]
         sheet = cls(path, items, labels, read.rows, header, seed, cols.human)
         sheet._record_order()
         return sheet
@@ -370,19 +383,30 @@ class LabelSheet(_Sheet):
         self._write_order({"shown_swapped": {item.key: item.swapped for item in self.items}})
 
 
+_NO_SUCH_OPTION = {
+    "skip_invalid": ", or pass skip_invalid=True to set them aside",
+    "allow_empty": ", or pass allow_empty=True to judge empty answers as they are",
+}
+"""The loader's remedies a sheet has no option for, by the parameter each names."""
+
+
 def _every_row_is_shown(exc: InputError) -> InputError:
-    """``exc`` without the loader's ``skip_invalid`` remedy: a sheet has no such option.
+    """``exc`` without the loader's ``skip_invalid`` and ``allow_empty`` remedies.
 
     Every row of a file to label is shown and written back, so a bad row cannot be set
-    aside; the only fix is the file.
+    aside, and neither ``label`` nor ``label-merge`` takes empty answers; the only fix
+    is the file.
     """
-    if "skip_invalid" not in exc.params:
+    offered = [p for p in _NO_SUCH_OPTION if p in exc.params]
+    if not offered:
         return exc
-    text = str(exc).replace(", or pass skip_invalid=True to set them aside", "")
+    text = str(exc)
+    for param in offered:
+        text = text.replace(_NO_SUCH_OPTION[param], "")
     where = f"{exc.path}:{exc.line}: " if exc.line is not None else f"{exc.path}: "
     if exc.path is not None:
         text = text.removeprefix(where)
-    params = tuple(p for p in exc.params if p != "skip_invalid")
+    params = tuple(p for p in exc.params if p not in offered)
     return InputError(text, path=exc.path, line=exc.line, params=params)
 
 
