@@ -50,7 +50,7 @@ def test_rank_stopped_before_any_pair_resolved_exits_5() -> None:
     assert "not run" in result.output
 
 
-def test_library_rank_with_no_verdict_keeps_the_judgments() -> None:
+def test_library_rank_with_no_verdict_keeps_the_judgments(tmp_path: Path) -> None:
     from tests.judge_fixtures import garbage
 
     with pytest.raises(NothingResolved) as caught:
@@ -58,3 +58,15 @@ def test_library_rank_with_no_verdict_keeps_the_judgments() -> None:
     assert isinstance(caught.value, fairjudge.FairJudgeError)
     assert caught.value.result.n_items == 96
     assert caught.value.result.n_unresolved == 96
+    saved = caught.value.save(tmp_path / "pairs.jsonl")
+    assert len(saved.read_text("utf-8").splitlines()) == 1 + 96
+
+
+def test_rank_with_no_verdict_still_writes_every_judgment_to_out(tmp_path: Path) -> None:
+    out = tmp_path / "pairs.jsonl"
+    result = CliRunner().invoke(app, ["rank", str(EXAMPLE), "--judge", GARBAGE,
+                                      "--bootstrap", "20", "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 4, result.output
+    records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert len(records) == 1 + 96  # the header, then every pair
+    assert all(r["winner"] is None for r in records[1:])

@@ -35,11 +35,13 @@ class NothingResolved(FairJudgeError):
     """No judged pair has a verdict, so there are no battles to fit a leaderboard to.
 
     Raised after the calls, never for bad input: ``result`` holds every judgment
-    (each failure and its reason), as a rank with some pairs unresolved keeps them.
+    (each failure and its reason), as a rank with some pairs unresolved keeps them,
+    and :meth:`save` writes them as :meth:`Result.save` would have.
     """
 
-    def __init__(self, result: PairwiseResult) -> None:
+    def __init__(self, result: PairwiseResult, judged: Result | None = None) -> None:
         self.result = result
+        self._judged = judged
         how = f"{result.n_parse_failures} parse failures, {result.n_call_errors} call errors" + (
             f", {result.n_not_run} not run" if result.n_not_run else ""
         )
@@ -47,6 +49,16 @@ class NothingResolved(FairJudgeError):
             f"none of the {result.n_items} pairs has a verdict ({how}), so there are no "
             "battles to rank; the error's result holds each judgment and why it failed"
         )
+
+    def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
+        """Write the judged pairs, every failure with its reason, as :meth:`Result.save`.
+
+        Raises:
+            ConfigError: As :meth:`Result.save`.
+        """
+        if self._judged is None:  # pragma: no cover - rank always gives its run
+            raise ConfigError("this error holds no run to save")
+        return self._judged.save(path, header_extra=header_extra)
 
 
 def _check(models: list[str], anchor: str | None, anchor_rating: float, l2: float,
@@ -196,8 +208,15 @@ def rank(
                            pairs_per_question=pairs_per_question, seed=seed)  # fmt: skip
         result, run, sent_by = _judge(judge, the_setup, pairs, data, seed, source, notify)
         battles = battles_from(result)
-        if not battles.outcomes:  # every pair unresolved: the judgments, not a bad input
-            raise NothingResolved(result)
+    out = None if result is None else lambda: rank_out(
+        result, sent_by, pairing=pairing, baseline=baseline,
+        pairs_per_question=pairs_per_question, ties=ties, anchor=anchor,
+        anchor_rating=anchor_rating, l2=l2, n_resamples_fit=n_resamples,
+        style_control=style_control)  # fmt: skip
+    if result is not None and not battles.outcomes:  # the judgments failed: no bad input
+        raise NothingResolved(result, Result("rank", result, None, result.stopped,
+                                             _html=_no_page, calls=run, sent_by=sent_by,
+                                             _out=out))  # fmt: skip
     from fairjudge.report import RankingReport, page_html, rank_page
 
     leaderboard, styled = fit_battles(
@@ -217,13 +236,12 @@ def rank(
         _summary=lambda: "\n".join(
             b.summary() for b in (report.leaderboard, report.style_control) if b is not None
         ),
-        calls=run, sent_by=sent_by,
-        _out=None if result is None else lambda: rank_out(
-            result, sent_by, pairing=pairing, baseline=baseline,
-            pairs_per_question=pairs_per_question, ties=ties, anchor=anchor,
-            anchor_rating=anchor_rating, l2=l2, n_resamples_fit=n_resamples,
-            style_control=style_control),
+        calls=run, sent_by=sent_by, _out=out,
     )  # fmt: skip
+
+
+def _no_page(header: Any) -> str:  # pragma: no cover - NothingResolved saves, draws nothing
+    raise ConfigError("no pair has a verdict: there is no leaderboard to draw")
 
 
 def _loaded(

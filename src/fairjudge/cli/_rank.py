@@ -135,7 +135,7 @@ def rank(
             pairs_per_question=pairs_per_question, n_resamples=bootstrap, **fit,
         )  # fmt: skip
     except NothingResolved as exc:  # the calls were made: their failures, not exit 2
-        _nothing_ranked(exc, max_unresolved, json_output)
+        _nothing_ranked(exc, out, max_unresolved, json_output)
     result = ranked.result
     if result is not None and out is not None:
         save_out(ranked, out, "rank")
@@ -160,14 +160,19 @@ def _no_judge(file: Path, data: Battles, flags: JudgeFlags, given: dict[str, boo
         say("no judge calls needed", f"{file}: {len(data.outcomes)} judged battles", "dim")
 
 
-def _nothing_ranked(exc: NothingResolved, limit: float, as_json: bool) -> NoReturn:
+def _nothing_ranked(exc: NothingResolved, out: Path | None, limit: float,
+                    as_json: bool) -> NoReturn:  # fmt: skip
     """No pair has a verdict: why each failed, grouped, then exit 4 (5 when a budget stopped).
 
     As a rank with some pairs unresolved says them, and as ``compare`` exits when
-    nothing resolves; ``--json`` gets the error object every failed command prints.
+    nothing resolves; ``--out`` keeps every judgment, and ``--json`` gets the error
+    object every failed command prints.
     """
     from fairjudge.io import strict_dumps
 
+    if out is not None:
+        save_out(exc, out, "rank")
+        err_console.print(f"per-item results: {out}", highlight=False, markup=False)
     _say_unresolved(exc.result)
     try:
         check_unresolved(exc.result, limit)
