@@ -162,8 +162,8 @@ def check_batch_api(spec: str | None, executor: object) -> None:
             ``spec`` is no ``openai/`` or ``anthropic/`` model; it names ``executor``
             (``--batch-api`` on the command line) and says what to pass instead.
     """
-    if type(executor).__name__ != "BatchExecutor":
-        return  # not one: the batch machinery (asyncio, its clients) stays unloaded
+    if all(kind.__name__ != "BatchExecutor" for kind in type(executor).__mro__):
+        return  # not one (nor a subclass): the batch machinery (asyncio) stays unloaded
     from fairjudge.runner import BatchExecutor
 
     shown = spec.strip() if spec and spec.strip() else "local/ (the default judge)"
