@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fairjudge._errors import InputError
+from fairjudge._errors import ConfigError, InputError
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
@@ -85,12 +85,31 @@ def _recorded(settings: Mapping[str, Any], name: str, path: Path) -> int | float
     else:  # a whole number: a seed from 0, resamples from 1
         least = 1 if name.startswith("n_resamples") else 0
         good = isinstance(value, int) and not isinstance(value, bool) and value >= least
-    if not good:
-        flag = "bootstrap" if name.startswith("n_resamples") else name
-        raise InputError(f"header: settings.{name} is not a {name} a run could have used; got "
-                         f"{shown(value)} (give --{flag} to draw the file anyway)",
-                         path=str(path), params=_PARAMS)  # fmt: skip
+    if not good:  # library words: the parameter that overrides it (the CLI shows its flag)
+        param = "n_resamples" if name.startswith("n_resamples") else name
+        noun = {"seed": "seed", "level": "level"}.get(name, "resample count")
+        raise InputError(f"header: settings.{name} is not a {noun} a run could have used; got "
+                         f"{shown(value)} (give {param} to draw the file anyway)",
+                         path=str(path), params=(param,))  # fmt: skip
     return float(value) if name == "level" else int(value)
+
+
+def _check_given(given: Mapping[str, int | float | None]) -> None:
+    """Refuse a seed below 0, a level outside (0, 1) or fewer than one resample given.
+
+    Checked before :func:`_bootstrap` tells any value given, so a bad one is refused
+    alone rather than first announced as the page's ("redrawn at level 1.5").
+
+    Raises:
+        ConfigError: A value given is out of range; the message names its parameter.
+    """
+    seed, level, n_resamples = given["seed"], given["level"], given["n_resamples"]
+    if seed is not None and seed < 0:
+        raise ConfigError(f"seed must be >= 0; got {seed!r}", params="seed")
+    if level is not None and not 0 < level < 1:
+        raise ConfigError(f"level must be in (0, 1); got {level!r}", params="level")
+    if n_resamples is not None and n_resamples < 1:
+        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples!r}", params="n_resamples")
 
 
 _SAID = {
@@ -183,5 +202,6 @@ def out_file_page(
                          f"this kind of file; `fairjudge report` reads {reads} files",
                          path=str(path), params=_PARAMS)  # fmt: skip
     given = {"seed": seed, "level": level, "n_resamples": n_resamples}
+    _check_given(given)  # before any note: a value refused is never said to be redrawn
     told = {"notify": notify} if kind in _TELLS else {}
     return loader(path, **_bootstrap(path, kind, given, notify), **told)
