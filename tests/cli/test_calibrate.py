@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.cli._app import EXIT_GATE_FAILED
+from fairjudge.cli._exit_codes import EXIT_GATE_FAILED
 
 runner = CliRunner()
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "calibration.jsonl"

@@ -10,7 +10,7 @@ from scipy.stats import kendalltau, spearmanr
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.cli._app import EXIT_GATE_FAILED
+from fairjudge.cli._exit_codes import EXIT_GATE_FAILED
 from tests.out_file import out_records
 from tests.score_server import by_answer, script
 from tests.server import JudgeServer

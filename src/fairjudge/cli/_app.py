@@ -1,27 +1,8 @@
-"""The Typer application and the exit-code contract.
+"""The Typer application and how every command ends: its exit code and its error.
 
-Exit codes:
-
-- 0: success; the numbers printed can be trusted as far as their intervals say.
-- 1: judging failed (a fatal backend error, an unreachable server, an unexpected
-  error); every finished call is kept in the store.
-- 2: usage or input errors (bad options, bad files, unknown judges, missing extras),
-  always reported before the first judge call.
-- 3: ``calibrate``'s gate failed (Cohen's kappa on human labels, Spearman on human
-  scores).
-- 4: too many items could not be resolved (``--max-unresolved``): the calls ran,
-  but too few verdicts came back to trust the result.
-- 5: stopped by ``--max-calls`` / ``--max-cost``: the partial result is printed and
-  saved (``--json``, ``--out``), marked partial; run again with a larger budget to
-  finish (stored calls cost nothing).
-- 6: ``score --fail-on-collapse`` and a collapse alarm tripped (``cli._score``).
-- 7: ``calibrate`` could evaluate no check of its gate (too few labelled items, or a
-  statistic undefined on them): no evidence either way, which is not a pass
-  (``cli._calibrate``).
-- 8: ``--batch-api`` without ``--wait``: the calls were submitted to the provider's
-  batch API (their ids are in the store) and some batches have not ended; the same
-  command run again collects them and submits nothing twice.
-- 130: interrupted; every finished call is kept in the store.
+The exit codes are :mod:`fairjudge.cli._exit_codes`'s (0 trusted, 1 judging failed,
+2 bad input before any call, 3-8 a result that stands only in part, 130 Ctrl-C);
+this module maps each error to its code.
 
 With ``--json``, every failure is also a JSON object on stdout,
 ``{"error": {"type", "message", "exit_code"}}``: usage errors that Click raises
@@ -78,18 +59,19 @@ from fairjudge._errors import (
 )
 from fairjudge._version import __version__
 from fairjudge.cli._coercion import plain_values
-from fairjudge.cli._exit_codes import EXIT_CODES_HELP
+from fairjudge.cli._exit_codes import (
+    EXIT_BATCH_PENDING,
+    EXIT_BUDGET,
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+)
 from fairjudge.cli._flags import to_flags
 
 __all__ = [
     "COMMANDS",
     "CONFIG_COMMANDS",
-    "EXIT_BATCH_PENDING",
-    "EXIT_BUDGET",
-    "EXIT_FAILED",
-    "EXIT_GATE_FAILED",
-    "EXIT_UNRESOLVED",
-    "EXIT_USAGE",
     "LazyCommands",
     "app",
     "err_console",
@@ -100,13 +82,6 @@ __all__ = [
     "notes",
     "say",
 ]
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_GATE_FAILED = 3
-EXIT_UNRESOLVED = 4
-EXIT_BUDGET = 5
-EXIT_BATCH_PENDING = 8
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": (
@@ -551,7 +526,6 @@ def _asks_json(args: list[str]) -> bool:
 
 # --- the script ---------------------------------------------------------------
 
-EXIT_INTERRUPTED = 130
 _AGAIN = b"interrupted again: stopping now; every finished call is kept in the store\n"
 """The second Ctrl-C's line before any command named its store."""
 

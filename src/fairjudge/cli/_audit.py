@@ -20,7 +20,8 @@ import typer
 from rich.console import Console
 
 from fairjudge._errors import ConfigError
-from fairjudge.cli._app import EXIT_BUDGET, app, err_console, guarded, notes, say
+from fairjudge.cli._app import app, err_console, guarded, notes, say
+from fairjudge.cli._exit_codes import EXIT_BUDGET
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     Bootstrap,

@@ -30,7 +30,8 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 from fairjudge.audit import MIN_KAPPA, check_threshold
-from fairjudge.cli._app import EXIT_GATE_FAILED, app, guarded, say
+from fairjudge.cli._app import app, guarded, say
+from fairjudge.cli._exit_codes import EXIT_GATE_FAILED, EXIT_GATE_NOT_APPLIED
 from fairjudge.cli._judging import check_unresolved, load_input
 from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
@@ -41,10 +42,7 @@ from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 from fairjudge.report import comparison_markdown, render_calibration, render_score_calibration
 
-__all__ = ["EXIT_GATE_NOT_APPLIED", "calibrate"]
-
-EXIT_GATE_NOT_APPLIED = 7
-"""No check of the gate could be evaluated: no evidence either way, which is not a pass."""
+__all__ = ["calibrate"]
 
 _File = Annotated[
     Path,

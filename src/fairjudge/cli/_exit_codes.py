@@ -1,12 +1,43 @@
-"""The exit-code contract as the root ``--help`` shows it.
+"""The exit-code contract: one constant per code, and the table the root ``--help`` shows.
 
-Its own module so that :mod:`fairjudge.cli._app` stays within the module size, and
-importing it costs ``fairjudge --help`` nothing (a string constant).
+Scripts and CI branch on these codes, so each has one name here that every command
+raises, and one line in ``fairjudge --help`` (the README repeats the table). Importing
+it costs ``fairjudge --help`` nothing: constants and a string.
 """
 
 from __future__ import annotations
 
-__all__ = ["EXIT_CODES_HELP"]
+__all__ = [
+    "EXIT_BATCH_PENDING",
+    "EXIT_BUDGET",
+    "EXIT_CODES_HELP",
+    "EXIT_COLLAPSE",
+    "EXIT_FAILED",
+    "EXIT_GATE_FAILED",
+    "EXIT_GATE_NOT_APPLIED",
+    "EXIT_INTERRUPTED",
+    "EXIT_UNRESOLVED",
+    "EXIT_USAGE",
+]
+
+EXIT_FAILED = 1
+"""Judging failed: a fatal backend error, an unreachable server, an unexpected error."""
+EXIT_USAGE = 2
+"""Bad options, files, judges or missing extras: always said before the first judge call."""
+EXIT_GATE_FAILED = 3
+"""``calibrate``'s gate failed (Cohen's kappa on labels, Spearman on scores)."""
+EXIT_UNRESOLVED = 4
+"""More items than ``--max-unresolved`` got no verdict: too few to trust the result."""
+EXIT_BUDGET = 5
+"""``--max-calls``/``--max-cost`` stopped the run: the result is partial, and says so."""
+EXIT_COLLAPSE = 6
+"""``score --fail-on-collapse`` and a collapse alarm tripped."""
+EXIT_GATE_NOT_APPLIED = 7
+"""``calibrate`` could evaluate no check of its gate: no evidence either way, not a pass."""
+EXIT_BATCH_PENDING = 8
+"""``--batch-api`` without ``--wait``: batches are pending; the same command collects them."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: every finished call is kept in the store; the same command resumes."""
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -20,9 +51,4 @@ Exit codes:
   7    calibrate's gate could not be applied: no evidence either way
   8    --batch-api without --wait: batches pending; run the command again
   130  interrupted (Ctrl-C); run the same command again to resume"""
-"""The root ``--help``'s epilog: the exit-code contract of ``cli._app``'s docstring, short.
-
-Scripts branch on these codes; a user reading ``fairjudge --help`` should not need the
-README to learn them. Only the root shows it (a command's own help has no epilog).
-``\\b`` keeps Click from rewrapping the lines into one paragraph.
-"""
+"""The root ``--help``'s epilog (``\\b`` keeps Click from rewrapping it into one paragraph)."""

@@ -8,7 +8,8 @@ import typer
 
 from fairjudge._api import PairwiseResult
 from fairjudge._items import Item
-from fairjudge.cli._app import EXIT_BUDGET, EXIT_UNRESOLVED, in_flags, say
+from fairjudge.cli._app import in_flags, say
+from fairjudge.cli._exit_codes import EXIT_BUDGET, EXIT_UNRESOLVED
 from fairjudge.cli._options import InputFlags
 from fairjudge.io import LoadedItems, load_items
 

@@ -7,7 +7,8 @@ import typer
 
 from fairjudge._api import FALLBACK_L2, Battles, NothingResolved, Result, load_ranking_input
 from fairjudge._errors import ConfigError
-from fairjudge.cli._app import EXIT_UNRESOLVED, app, err_console, guarded, notes, say
+from fairjudge.cli._app import app, err_console, guarded, notes, say
+from fairjudge.cli._exit_codes import EXIT_UNRESOLVED
 from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags

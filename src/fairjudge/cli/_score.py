@@ -34,6 +34,7 @@ from fairjudge._api import (
 )
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, in_flags, say
+from fairjudge.cli._exit_codes import EXIT_COLLAPSE
 from fairjudge.cli._judging import unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
     from fairjudge._api import JuryScoreResult
 
 __all__ = [
-    "EXIT_COLLAPSE",
     "ScoreFile",
     "ScoreFlags",
     "load_scored",
@@ -66,9 +66,6 @@ __all__ = [
     "scored_exit",
     "unscored_exit",
 ]
-
-EXIT_COLLAPSE = 6
-"""``--fail-on-collapse``: a dimension's collapse alarm tripped."""
 
 
 ScoreFile = Annotated[
