@@ -8,8 +8,9 @@ report (a ``calibrate`` file's with its calibration); ``compare --via-scores``,
 ``rank``, ``score``, ``audit``, ``jury`` and ``score-jury`` files by their own
 pages. The run is summarised again with its own seed, level and resamples, as the
 file's header records them, so the figures are the ones the run showed (a ``rank``
-file's leaderboard is fitted as its header records); a flag given here overrides its setting, and stderr says so (on a
-``rank`` file ``--bootstrap`` is the leaderboard's rounds, as ``rank --bootstrap``).
+file's leaderboard is fitted as its header records); a flag given here overrides
+its setting, and stderr says so (on a ``rank`` file ``--bootstrap`` is the
+leaderboard's rounds, as ``rank --bootstrap``).
 A file whose header records none keeps the commands' defaults (0, 0.95, 2000). A
 pairwise ``calibrate`` file is drawn as ``calibrate --html`` draws it: the
 calibration against the human labels its records hold. No judge is called.
@@ -41,7 +42,9 @@ _Results = Annotated[
 _Output = Annotated[
     Path | None,
     typer.Option(
-        "--output", "-o", help="Where to write the HTML report (needed unless --markdown)."
+        "--output",
+        "-o",
+        help="Where to write the HTML report (needed unless --markdown or --json).",
     ),
 ]
 _Seed = Annotated[
@@ -65,6 +68,10 @@ _Title = Annotated[
 ]
 
 
+_RUN = {"compare-via-scores": "compare --via-scores"}
+"""A page's kind as the command the user typed, where the two differ."""
+
+
 def _note(line: str) -> None:
     """A flag given that is not the run's setting: the page is not the run's, and says why."""
     say("note", line)
@@ -82,7 +89,10 @@ def report(
     bootstrap: _Bootstrap = None,
     json_output: Annotated[
         bool,
-        typer.Option("--json", help="Also print the summary as JSON (as the run's --json does)."),
+        typer.Option(
+            "--json",
+            help="Print the summary as JSON (as the run's --json does); alone, no page is written.",
+        ),
     ] = False,
 ) -> None:
     """Write the self-contained HTML page of a saved run; no judge is called.
@@ -90,10 +100,10 @@ def report(
     The figures are summarised again with the run's own seed, level and resamples;
     --seed, --level or --bootstrap redraws them otherwise (stderr says so).
     """
-    if output is None and not markdown_given():
+    if output is None and not markdown_given() and not json_output:
         raise ConfigError(
             "give --output FILE (the HTML page), --markdown FILE (a pull request summary; "
-            "- prints it), or both"
+            "- prints it) or --json (the summary, printed), or several"
         )
     if output is not None and results.resolve() == output.resolve():
         raise ConfigError(f"--output {output} is the results file itself; give another name")
@@ -112,6 +122,5 @@ def report(
     write_markdown(lambda: page_markdown(page))
     if output is not None:
         n = page.summary.get("n_items") if page.kind in ("compare", "calibrate") else None
-        say("HTML report",
-            f"{output} ({n} items)" if n is not None else f"{output} ({page.kind} run)",
-            style="green")  # fmt: skip
+        run = f"{n} items" if n is not None else f"{_RUN.get(page.kind, page.kind)} run"
+        say("HTML report", f"{output} ({run})", style="green")

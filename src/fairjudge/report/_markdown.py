@@ -400,8 +400,9 @@ def page_markdown(page: Page) -> str:
     """The Markdown of any command's page (a comparison read back from ``--out`` too)."""
     if page.kind in ("compare", "calibrate", "rank"):
         return markdown_text(_pairs_summary(page))
+    command = "compare" if page.kind == "compare-via-scores" else page.kind  # as typed
     md = MarkdownSummary(
-        kind=page.kind, title=page.title, headline=page.headline,
+        kind=command, title=page.title, headline=page.headline,
         counts=verdict_counts(page.summary), tables=_first_card(page),
     )  # fmt: skip
     return markdown_text(md)
