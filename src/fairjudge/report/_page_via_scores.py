@@ -28,7 +28,7 @@ from fairjudge.evaluation import (
     summarise_scores,
     via_result,
 )
-from fairjudge.io import OutHeader, read_header, read_records
+from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.report._adaptive import recorded_stop
 from fairjudge.report._comparison import comparison_report
 from fairjudge.report._page import Headline, Page, PageLoader, Paragraphs, Section, run_facts
@@ -61,7 +61,14 @@ def _pair(record: object) -> tuple[ScoredItem, ScoredItem, Judgment | None]:
     """A record's two scored answers, and its swap judgment (``--with-swap``)."""
     if not isinstance(record, dict):
         raise ValueError("a line must be a JSON object")
-    first, second = scored_record(record.get("scored_1")), scored_record(record.get("scored_2"))
+    for key in ("scored_1", "scored_2"):  # a record is a pair: say which answer is missing
+        if key not in record:
+            raise ValueError(f"{key!r} is missing: a record holds both scored answers, "
+                             f"'scored_1' and 'scored_2'")  # fmt: skip
+        if not isinstance(record[key], dict):
+            raise ValueError(f"{key!r} must be an object, the scored answer; got "
+                             f"{shown(record[key])}")  # fmt: skip
+    first, second = scored_record(record["scored_1"]), scored_record(record["scored_2"])
     swap = record.get("swap")
     return first, second, None if swap is None else judged_record(swap)
 

@@ -11,7 +11,8 @@ shows the figures the run showed; one given here overrides it, and says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,43 @@ def out_file_header(path: Path) -> OutHeader | None:
     Raises:
         InputError: The file cannot be read, or its first record is a malformed header.
     """
-    for number, record in read_records(path):
-        return read_header(record, path=str(path), line=number)
+    with _damage_told(path):
+        for number, record in read_records(path):
+            return read_header(record, path=str(path), line=number)
     return None
+
+
+_REWRITE = "the file is damaged or cut short; write it again with the command's out"
+
+
+@contextmanager
+def _damage_told(path: Path) -> Iterator[None]:
+    """A line that is not JSON, said to be damage, with the fix: write the file again.
+
+    An ``--out`` file is written whole by its command, so a line that does not parse
+    is a file cut short (a copy stopped half way) or edited; the first line is its
+    header, and said to be.
+
+    Raises:
+        InputError: A line of the file is not JSON; the message names the line and the fix.
+    """
+    try:
+        yield
+    except InputError as exc:
+        said = str(exc).removeprefix(f"{exc.path}:{exc.line}: ")
+        if exc.path != str(path) or exc.line is None or not said.startswith("not JSON ("):
+            raise
+        what = "the header (line 1) is " if exc.line == 1 else ""
+        raise InputError(f"{what}{said}; {_REWRITE}", path=exc.path, line=exc.line,
+                         params="out") from None  # fmt: skip
+
+
+def _battles(path: Path) -> bool:
+    """Whether a file with no header is a battles file (``rank``'s input), not an ``--out``."""
+    for _, record in read_records(path):
+        columns = {"model_a", "model_b", "winner"}
+        return isinstance(record, dict) and columns <= record.keys() and "calls" not in record
+    return False
 
 
 def _headerless_kind(path: Path) -> str:
@@ -193,6 +228,20 @@ def out_file_page(
             file of that kind, or its header records a seed, level or resamples no
             run could have used.
     """
+    with _damage_told(path):
+        return _page(path, kind, {"seed": seed, "level": level, "n_resamples": n_resamples},
+                     notify)  # fmt: skip
+
+
+def _page(
+    path: Path, kind: str | None, given: Mapping[str, int | float | None],
+    notify: Callable[[str], None] | None,
+) -> Page:  # fmt: skip
+    """:func:`out_file_page`'s work: the loader of ``kind``, given the values checked."""
+    if kind is None and _battles(path):
+        raise InputError(f"a battles file (model_a, model_b, winner), not a file written by "
+                         f"out: `fairjudge rank {path} html page.html` ranks it and draws its "
+                         f"page", path=str(path), params=("out", "html"))  # fmt: skip
     kind = kind if kind is not None else _headerless_kind(path)
     loader = PAGES.get(kind)
     if loader is None:
@@ -201,7 +250,6 @@ def out_file_page(
         raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): no page draws "
                          f"this kind of file; `fairjudge report` reads {reads} files",
                          path=str(path), params=_PARAMS)  # fmt: skip
-    given = {"seed": seed, "level": level, "n_resamples": n_resamples}
     _check_given(given)  # before any note: a value refused is never said to be redrawn
     told = {"notify": notify} if kind in _TELLS else {}
     return loader(path, **_bootstrap(path, kind, given, notify), **told)
