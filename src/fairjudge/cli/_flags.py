@@ -24,7 +24,7 @@ _SAME_NAME = (
     "price_cached_input", "max_attempts", "executor", "batch_api", "wait", "allow_empty",
     "skip_invalid", "answer_col", "pairs_per_question", "items", "limit", "experiments",
     "target_words", "framing_templates", "strict_rubric", "anti_verbose_rubric",
-    "concise_template", "out", "html", "output", "markdown", "save_config", "port",
+    "concise_template", "out", "html", "json", "output", "markdown", "save_config", "port",
     "min_spearman", "min_kappa", "tolerance",
 )  # fmt: skip
 """The parameters whose flag is their name with dashes (``max_calls``: ``--max-calls``)."""

@@ -52,6 +52,7 @@ from fairjudge.prompts import AnswerScores, Rubric, ScoreCall, get_rubric, load_
 from fairjudge.report._text import clipped
 
 __all__ = [
+    "DRAWS",
     "LoadedScores",
     "calls_of",
     "judged_record",
@@ -383,17 +384,30 @@ def judged_record(record: object, *, battle: bool = False) -> Judgment:
 
 _FILE_PARAMS = ("out", "html")  # the parameters these messages name
 
+DRAWS = (
+    "`fairjudge report` draws the files `out` writes for compare (pairwise, or via "
+    "scores), calibrate (pairwise), rank, score, jury, score-jury and audit"
+)
+"""Which ``--out`` files have a page, for the messages that refuse one that has none."""
+
 
 def _check_kind(header: OutHeader, path: Path, kinds: tuple[str, ...]) -> None:
     """Refuse a file ``report`` cannot render this way, naming its kind."""
     header.expect(kinds, reader="`fairjudge report`", path=str(path))
-    if header.rubric is not None:
+    if header.rubric is None:
+        return
+    if header.kind == "calibrate":  # no page draws it: say so, and where its figures are
         raise InputError(
-            f"a pointwise {header.kind} file (scores by rubric {header.rubric}); "
-            "`fairjudge report` reads pairwise `compare out` and `calibrate out` files",
+            f"a pointwise calibrate file (scores by rubric {header.rubric}): pointwise "
+            f"calibrate files have no page yet (`calibrate html` refuses pointwise input "
+            f"too); run `fairjudge calibrate` on the labelled file again with json or "
+            f"markdown for its tables. {DRAWS}",
             path=str(path),
-            params="out",
+            params=("out", "html", "json", "markdown"),
         )
+    raise InputError(f"a pointwise {header.kind} file (scores by rubric {header.rubric}) "
+                     f"is not a pairwise one; {DRAWS}", path=str(path),
+                     params="out")  # fmt: skip
 
 
 def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Judgment]]:

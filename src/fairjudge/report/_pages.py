@@ -22,6 +22,7 @@ from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
 from fairjudge.report._page_compare import OUT_FILE_PAGES as _COMPARE
 from fairjudge.report._page_compare_calibrate import OUT_FILE_PAGES as _CALIBRATE
+from fairjudge.report._page_load import DRAWS
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_rank import OUT_FILE_PAGES as _RANK
 from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
@@ -245,11 +246,9 @@ def _page(
     kind = kind if kind is not None else _headerless_kind(path)
     loader = PAGES.get(kind)
     if loader is None:
-        names = [f"`{k} out`" for k in PAGES]
-        reads = f"{', '.join(names[:-1])} and {names[-1]}"
         raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): no page draws "
-                         f"this kind of file; `fairjudge report` reads {reads} files",
-                         path=str(path), params=_PARAMS)  # fmt: skip
+                         f"this kind of file; {DRAWS}", path=str(path),
+                         params=_PARAMS)  # fmt: skip
     _check_given(given)  # before any note: a value refused is never said to be redrawn
     told = {"notify": notify} if kind in _TELLS else {}
     return loader(path, **_bootstrap(path, kind, given, notify), **told)
