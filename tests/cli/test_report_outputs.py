@@ -59,3 +59,13 @@ def test_a_via_scores_file_is_named_as_the_compare_command(tmp_path: Path) -> No
     drawn = page.read_text("utf-8")
     assert '<p class="fj-kicker">fairjudge compare report (via scores)</p>' in drawn
     assert "· fairjudge compare</title>" in drawn
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_docs_say_what_report_draws_and_what_its_bootstrap_is() -> None:
+    for name in ("README.md", "docs/config.md"):
+        text = " ".join((ROOT / name).read_text("utf-8").split())
+        assert "drawn as its calibration page" in text, name
+        assert "leaderboard's bootstrap rounds, as `rank --bootstrap`" in text, name
