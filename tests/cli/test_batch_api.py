@@ -129,7 +129,9 @@ def test_an_online_run_never_pays_again_for_calls_in_an_uncollected_batch(
     said = " ".join(refused.stderr.split())
     assert "40 of this run's calls are in a provider batch" in said
     assert "would pay for them twice" in said
-    assert "--batch-api" in said
+    assert "submitted by an earlier --batch-api run and not collected yet" in said
+    assert "run the same command with --batch-api to collect them (add --wait" in said
+    assert "BatchExecutor" not in said
     assert server.stats().get("requests", 0) == 0  # nothing paid online
     collected = invoke(*online, "--batch-api", "--wait", "--batch-poll", "0.01")
     assert collected.exit_code == 0, collected.output

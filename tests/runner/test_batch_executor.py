@@ -155,6 +155,34 @@ def test_without_wait_the_run_submits_and_a_rerun_collects_without_resubmitting(
     assert server.stats()["batches_created"] == 1
 
 
+def test_an_online_run_over_an_uncollected_batch_names_executor_and_pays_nothing(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    from fairjudge.cli._flags import to_flags
+
+    server.configure_batches(delay_polls=3)
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    server.reset()
+    with pytest.raises(ConfigError) as refused:
+        _compare(server, store)  # executor=None: the same calls online
+    message = str(refused.value)
+    assert refused.value.params == ("executor",)
+    assert "batch_api" not in message
+    assert "submitted by an earlier run with executor=BatchExecutor()" in message
+    assert "run the same work again with executor=BatchExecutor() to collect them" in message
+    assert "BatchExecutor(wait=True) polls until the batch ends" in message
+    assert server.stats().get("requests", 0) == 0
+    shown = to_flags(message, refused.value.params, "compare")
+    assert "submitted by an earlier --batch-api run and not collected yet" in shown
+    assert shown.endswith(
+        "run the same command with --batch-api to collect them (add --wait to poll until "
+        "the batch ends)"
+    )
+    assert "BatchExecutor" not in shown
+
+
 def test_only_uncached_calls_are_submitted(server: BatchServer, tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     _compare(server, store, items=ITEMS[:2])  # online: 4 calls in the store

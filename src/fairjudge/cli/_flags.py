@@ -67,6 +67,16 @@ PHRASES: dict[str, str] = {
     ),
     "has none: drop --executor BatchExecutor() for it (--executor None makes the calls one "
     "by one)": "has none: drop --batch-api for it",
+    # Calls in a batch not collected yet, refused online (runner/_run.py): the batch run
+    # that submitted them, and the one that collects them, are --batch-api (and --wait).
+    "submitted by an earlier run with --executor BatchExecutor() and not collected yet": (
+        "submitted by an earlier --batch-api run and not collected yet"
+    ),
+    "run the same work again with --executor BatchExecutor() to collect them "
+    "(BatchExecutor(wait=True) polls until the batch ends)": (
+        "run the same command with --batch-api to collect them (add --wait to poll until "
+        "the batch ends)"
+    ),
     # A batch run that did not wait: the library says "work", the command line "command".
     "run the same work again": "run the same command again",
     # The ridge's advice names "l2 > 0", a value, not the flag; rank has always shown

@@ -200,14 +200,17 @@ class Run(Tally):
         return RunResult(tuple(keys), self.outcomes, self.summary())
 
     def _refuse_calls_in_open_batches(self, todo: Mapping[str, CallSpec]) -> None:
-        """Refuse to make online the calls a ``--batch-api`` run submitted and not collected.
+        """Refuse to make online the calls a batch run submitted and not collected.
 
         The provider bills a submitted batch whether or not it is collected, so making
-        its calls online as well would pay for them twice; the batch run that
-        collects them is the same command with ``batch_api``.
+        its calls online as well would pay for them twice; the run that collects them
+        is the same work with ``executor=BatchExecutor()``. The message names
+        ``executor``, the parameter a notebook passes; the command line shows its own
+        words (``--batch-api``, ``--wait``) through ``cli/_flags.PHRASES``.
 
         Raises:
-            ConfigError: Some of ``todo`` are in a batch not yet collected (before any call).
+            ConfigError: Some of ``todo`` are in a batch not yet collected (before any
+                call); its ``params`` are ``("executor",)``.
         """
         store = self.store
         with store._lock:
@@ -218,10 +221,11 @@ class Run(Tally):
         listed = ", ".join(f"{b.id} ({b.status})" for b in batches)
         raise ConfigError(
             f"{len(held)} of this run's calls are in a provider batch submitted by an "
-            f"earlier batch_api run and not collected yet ({listed}, recorded in the store "
-            f"{store.path}): making them online now would pay for them twice. Run the same "
-            "command with batch_api to collect them (add wait to poll until the batch ends)",
-            params=("batch_api", "wait"),
+            "earlier run with executor=BatchExecutor() and not collected yet "
+            f"({listed}, recorded in the store {store.path}): making them online now would "
+            "pay for them twice; run the same work again with executor=BatchExecutor() to "
+            "collect them (BatchExecutor(wait=True) polls until the batch ends)",
+            params="executor",
         )
 
     def _worker_counts(self, todo: dict[str, CallSpec]) -> dict[Route, int]:
