@@ -70,3 +70,26 @@ def test_rank_with_no_verdict_still_writes_every_judgment_to_out(tmp_path: Path)
     records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
     assert len(records) == 1 + 96  # the header, then every pair
     assert all(r["winner"] is None for r in records[1:])
+
+
+def test_rank_html_with_no_verdict_says_no_page_was_written(tmp_path: Path) -> None:
+    page, summary = tmp_path / "rank.html", tmp_path / "rank.md"
+    result = CliRunner().invoke(app, ["rank", str(EXAMPLE), "--judge", GARBAGE,
+                                      "--bootstrap", "20", "--html", str(page),
+                                      "--markdown", str(summary)])  # fmt: skip
+    assert result.exit_code == 4, result.output
+    said = " ".join(result.stderr.split())
+    assert "192 x parse failure" in said  # the failures first, then what was not written
+    assert "no page written: nothing to rank: no judged pair has a verdict" in said
+    assert f"--html {page} was not written" in said
+    assert "no Markdown summary written: nothing to rank" in said
+    assert not page.exists()
+    assert not summary.exists()
+
+
+def test_rank_with_no_verdict_and_no_page_asked_says_nothing_of_pages() -> None:
+    result = CliRunner().invoke(app, ["rank", str(EXAMPLE), "--judge", GARBAGE,
+                                      "--bootstrap", "20"])  # fmt: skip
+    assert result.exit_code == 4, result.output
+    assert "no page written" not in result.stderr
+    assert "no Markdown summary written" not in result.stderr

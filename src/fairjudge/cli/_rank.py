@@ -136,7 +136,7 @@ def rank(
             pairs_per_question=pairs_per_question, n_resamples=bootstrap, **fit,
         )  # fmt: skip
     except NothingResolved as exc:  # the calls were made: their failures, not exit 2
-        _nothing_ranked(exc, out, max_unresolved, json_output)
+        _nothing_ranked(exc, out, html, max_unresolved, json_output)
     result = ranked.result
     if result is not None and out is not None:
         save_out(ranked, out, "rank")
@@ -161,13 +161,15 @@ def _no_judge(file: Path, data: Battles, flags: JudgeFlags, given: dict[str, boo
         say("no judge calls needed", f"{file}: {len(data.outcomes)} judged battles", "dim")
 
 
-def _nothing_ranked(exc: NothingResolved, out: Path | None, limit: float,
-                    as_json: bool) -> NoReturn:  # fmt: skip
+def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
+                    limit: float, as_json: bool) -> NoReturn:  # fmt: skip
     """No pair has a verdict: why each failed, grouped, then exit 4 (5 when a budget stopped).
 
     As a rank with some pairs unresolved says them, and as ``compare`` exits when
     nothing resolves; ``--out`` keeps every judgment, and ``--json`` gets the error
-    object every failed command prints.
+    object every failed command prints. A leaderboard of no battles has no ratings to
+    draw, so ``--html`` and ``--markdown`` write nothing, and stderr says so rather
+    than leave the user looking for a file that never came.
     """
     from fairjudge.io import strict_dumps
 
@@ -175,6 +177,7 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, limit: float,
         save_out(exc, out, "rank")
         err_console.print(f"per-item results: {out}", highlight=False, markup=False)
     _say_unresolved(exc.result)
+    _say_not_written(html)
     try:
         check_unresolved(exc.result, limit)
     except typer.Exit as stop:
@@ -183,6 +186,17 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, limit: float,
             typer.echo(strict_dumps({"error": error}, indent=2))
         raise
     raise typer.Exit(EXIT_UNRESOLVED)  # never reached: nothing resolved is always too many
+
+
+def _say_not_written(html: Path | None) -> None:
+    """Say that the page and the Markdown summary asked for were not written."""
+    from fairjudge.cli._markdown import markdown_given
+
+    why = "nothing to rank: no judged pair has a verdict (the failures are above)"
+    if html is not None:
+        say("no page written", f"{why}; --html {html} was not written")
+    if markdown_given():
+        say("no Markdown summary written", f"{why}; --markdown wrote nothing")
 
 
 def _say_unresolved(result: Any) -> None:
