@@ -271,11 +271,20 @@ def calibrate_scores(
                "skipped_rows": skipped}  # fmt: skip
     return Result(
         "calibrate", result, Calibration(report, None, payload), result.stopped,
-        _rows=lambda: scored_rows(result.items), _html=scored._html,
+        _rows=lambda: scored_rows(result.items),
+        _html=lambda header: _score_page(scored.report, report, payload, header),
         _summary=lambda: _text(report), calls=calls, sent_by=scored.sent_by,
         _out=lambda: score_out("calibrate", result, mode=mode, seed=seed, level=level,
-                               n_resamples=n_resamples, min_spearman=min_spearman),
+                               n_resamples=n_resamples, min_spearman=min_spearman,
+                               source=name),
     )  # fmt: skip
+
+
+def _score_page(scores: Any, report: Any, payload: Mapping[str, Any], header: Any) -> str:
+    """The calibration's page (the score page's explorer): the kit loads with ``to_html()``."""
+    from fairjudge.report import page_html, score_page
+
+    return page_html(score_page(scores, header=header, calibration=report, summary=payload))
 
 
 def _text(report: Any) -> str:

@@ -114,9 +114,9 @@ def is_pointwise(file: Path, columns: InputFlags, scoring: PointwiseFlags) -> bo
 def _pointwise_rubric(flags: JudgeFlags, columns: InputFlags, run: EvalFlags,
                       scoring: PointwiseFlags, file: Path) -> Rubric:  # fmt: skip
     """Reject the pairwise-only flags, check the rest; the rubric."""
-    run.settings(file)  # --level, --bootstrap, --max-unresolved, --out
+    run.settings(file)  # --level, --bootstrap, --max-unresolved, --out, --html
     pairwise = {
-        "--template": flags.template is not None, "--html": run.html is not None,
+        "--template": flags.template is not None,
         "--rounds": run.rounds != 2, "--rule": run.rule is not Resolution.CONSERVATIVE,
         "--no-balanced": not run.balanced, "--answer1-col": columns.answer1_col != "answer_1",
         "--answer2-col": columns.answer2_col != "answer_2", "--id-col": columns.id_col != "id",
@@ -157,6 +157,9 @@ def calibrate_scores(
     save_out(calibrated, run.out, "calibrate")
     if run.out is not None:
         say("per-item results", str(run.out), "dim")
+    if run.html is not None:
+        write_page(run.html, calibrated)  # the page's command row: the command as typed
+        say("HTML report", str(run.html), "dim")
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     else:

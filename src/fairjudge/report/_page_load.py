@@ -255,9 +255,13 @@ def recorded_rubric(
 
 
 def load_score_result(
-    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
-) -> LoadedScores:
+    path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000,
+    kind: str = "score",
+) -> LoadedScores:  # fmt: skip
     """Read a ``score --out`` file and summarise it again, as ``score`` did.
+
+    ``kind="calibrate"`` reads a pointwise ``calibrate --out`` file: its records are
+    scored answers too, each with its human scores.
 
     Raises:
         InputError: The file cannot be read, is not a ``score`` file, names a rubric
@@ -270,18 +274,18 @@ def load_score_result(
         if header is None and not items:
             header = read_header(record, path=str(path), line=number)
             if header is not None:
-                header.expect(("score",), reader="the score page", path=str(path))
+                header.expect((kind,), reader=f"the {kind} page", path=str(path))
                 continue
         try:
             items.append(scored_record(record))
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-            raise InputError(f"not a record of `fairjudge score out` ({clipped(exc)})",
+            raise InputError(f"not a record of `fairjudge {kind} out` ({clipped(exc)})",
                              path=str(path), line=number, params="out") from None  # fmt: skip
     if not items:
-        raise InputError("holds no scored answer; give a file written by `score out`",
+        raise InputError(f"holds no scored answer; give a file written by `{kind} out`",
                          path=str(path), params="out")  # fmt: skip
     rubric = recorded_rubric(header.rubric if header is not None else None, header, path,
-                             command="score")  # fmt: skip
+                             command=kind)  # fmt: skip
     result = summarise_scores(items, rubric, seed=seed, level=level, n_resamples=n_resamples,
                               judge=header.judge if header is not None else None)  # fmt: skip
     if any(i.scored.not_run for i in items):
@@ -386,7 +390,7 @@ _FILE_PARAMS = ("out", "html")  # the parameters these messages name
 
 DRAWS = (
     "`fairjudge report` draws the files `out` writes for compare (pairwise, or via "
-    "scores), calibrate (pairwise), rank, score, jury, score-jury and audit"
+    "scores), calibrate (pairwise or pointwise), rank, score, jury, score-jury and audit"
 )
 """Which ``--out`` files have a page, for the messages that refuse one that has none."""
 
@@ -396,14 +400,12 @@ def _check_kind(header: OutHeader, path: Path, kinds: tuple[str, ...]) -> None:
     header.expect(kinds, reader="`fairjudge report`", path=str(path))
     if header.rubric is None:
         return
-    if header.kind == "calibrate":  # no page draws it: say so, and where its figures are
+    if header.kind == "calibrate":  # its own page draws it (_page_score_calibrate)
         raise InputError(
-            f"a pointwise calibrate file (scores by rubric {header.rubric}): pointwise "
-            f"calibrate files have no page yet (`calibrate html` refuses pointwise input "
-            f"too); run `fairjudge calibrate` on the labelled file again with json or "
-            f"markdown for its tables. {DRAWS}",
+            f"a pointwise calibrate file (scores by rubric {header.rubric}) is not a pairwise "
+            f"one: `fairjudge report` draws it as its pointwise calibration page. {DRAWS}",
             path=str(path),
-            params=("out", "html", "json", "markdown"),
+            params="out",
         )
     raise InputError(f"a pointwise {header.kind} file (scores by rubric {header.rubric}) "
                      f"is not a pairwise one; {DRAWS}", path=str(path),

@@ -13,11 +13,12 @@ dimension's score.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from fairjudge._types import CallError, ParseFailure
+from fairjudge.audit import ScoreCalibration
 from fairjudge.evaluation import (
     DimensionSummary,
     ScoredItem,
@@ -40,6 +41,7 @@ from fairjudge.report._page import (
 )
 from fairjudge.report._page_load import calls_of, load_score_result
 from fairjudge.report._page_plots import Figure, forest_plot, histogram
+from fairjudge.report._page_score_calibrate import score_calibration_page
 from fairjudge.report._scores import ScoreReport, score_report
 from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines, share_text
 from fairjudge.stats import ConfidenceInterval
@@ -363,8 +365,14 @@ def score_page(
     header: OutHeader | None = None,
     command: list[str] | None = None,
     calls: tuple[int, int] | None = None,
+    calibration: ScoreCalibration | None = None,
+    summary: Mapping[str, Any] | None = None,
 ) -> Page:
     """The page of a ``score`` run (``score --html``, ``fairjudge report``).
+
+    With ``calibration`` (and ``summary``, ``calibrate --json``), the page of a pointwise
+    ``calibrate`` of those scores instead (:mod:`fairjudge.report._page_score_calibrate`),
+    its explorer this one's: each answer's human score beside the judge's.
 
     Args:
         report: The run's report, as ``score`` prints it; its ``to_dict()`` is embedded.
@@ -373,8 +381,15 @@ def score_page(
         command: The command line of a live run.
         calls: ``(made, cached)``; by default the run summary's, else the records'
             (a Python judge has no run summary).
+        calibration: A pointwise ``calibrate``'s report of these scores: its page.
+        summary: ``calibrate --json``, embedded in the calibration's page.
     """
     result, run = report.result, report.run
+    if calibration is not None:
+        explorer = Explorer(score_explorer_spec(result), score_records(result), noun="answers")
+        return score_calibration_page(calibration, report, explorer,
+                                      summary=summary if summary is not None else {},
+                                      header=header)  # fmt: skip
     made, cached = calls if calls is not None else (
         (run.made, run.cached) if run is not None else calls_of(result))  # fmt: skip
     cost = run.cost_usd if run is not None else None

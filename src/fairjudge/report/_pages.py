@@ -26,6 +26,8 @@ from fairjudge.report._page_load import DRAWS
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_rank import OUT_FILE_PAGES as _RANK
 from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
+from fairjudge.report._page_score_calibrate import draws_pointwise
+from fairjudge.report._page_score_calibrate_file import score_calibrate_page_from_file
 from fairjudge.report._page_via_scores import OUT_FILE_PAGES as _VIA_SCORES
 
 __all__ = ["PAGES", "out_file_header", "out_file_page"]
@@ -245,6 +247,8 @@ def _page(
                          f"page", path=str(path), params=("out", "html"))  # fmt: skip
     kind = kind if kind is not None else _headerless_kind(path)
     loader = PAGES.get(kind)
+    if kind == "calibrate" and draws_pointwise(out_file_header(path)):
+        loader = score_calibrate_page_from_file  # scores against human scores, by rubric
     if loader is None:
         raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): no page draws "
                          f"this kind of file; {DRAWS}", path=str(path),
