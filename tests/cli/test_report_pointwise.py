@@ -17,6 +17,8 @@ from fairjudge._errors import InputError
 from fairjudge.report import out_file_page
 from fairjudge.report._page_load import load_comparison
 from tests.cli._invoke import invoke
+from tests.score_server import by_answer, script
+from tests.server import JudgeServer
 
 DIGITS = "python:tests.scorers:digits"
 
@@ -65,3 +67,27 @@ def test_the_library_draws_it_and_a_pairwise_reader_points_to_report(tmp_path: P
     assert out_file_page(out, "calibrate").kind == "calibrate"
     with pytest.raises(InputError, match="is not a pairwise one: `fairjudge report` draws it"):
         load_comparison(out)
+
+
+def test_a_models_calls_are_the_runs_on_the_page_report_draws(
+    score_server: JudgeServer, tmp_path: Path
+) -> None:
+    """A model judge's calls are in ``--json``; ``report`` reads them back from the header."""
+    rows = [{"question": f"Q{i}?", "answer": f"answer {i}", "human_accuracy": h}
+            for i, h in enumerate([1, 2, 2, 4, 5])]  # fmt: skip
+    labelled = tmp_path / "labelled.jsonl"
+    labelled.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    replies = {f"answer {i}": json.dumps({"accuracy": a, "relevance": 3, "usefulness": 3})
+               for i, a in enumerate([1, 3, 2, 4, 5])}  # fmt: skip
+    script(score_server, by_answer(replies))
+    out, html, drawn = tmp_path / "run.jsonl", tmp_path / "run.html", tmp_path / "drawn.html"
+    done = invoke("calibrate", str(labelled), "--rubric", "production", "--judge",
+                  "openai/scripted-judge", "--base-url", score_server.base_url, "--store",
+                  str(tmp_path / "s.sqlite"), "--bootstrap", "200", "--out", str(out),
+                  "--html", str(html), "--json", "-q")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["calls"]["made"] == 5
+    again = invoke("report", str(out), "-o", str(drawn), "--json")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout) == json.loads(done.stdout)
+    assert drawn.read_text("utf-8") == html.read_text("utf-8")
