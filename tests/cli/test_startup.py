@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # What a command needs only when it runs: the library's layers, the I/O and numerics.
 HEAVY = [
-    "asyncio", "sqlite3", "numpy", "scipy", "pydantic", "openai", "httpx", "jinja2",
+    "asyncio", "sqlite3", "numpy", "scipy", "pandas", "pydantic", "openai", "httpx", "jinja2",
     "fairjudge.evaluation", "fairjudge.judges", "fairjudge.runner", "fairjudge.report",
     "fairjudge.backends", "fairjudge.stats",
 ]  # fmt: skip
@@ -53,6 +53,16 @@ def test_a_commands_help_imports_that_command_only_and_no_engine() -> None:
     assert not {"fairjudge.cli._rank", "fairjudge.cli._report", "fairjudge.cli._rubrics"} & loaded
     # Nor the numerics, nor typer's pydantic coercion (the root's --help is a bool).
     assert not {"asyncio", "scipy", "numpy", "pydantic", "openai", "httpx", "jinja2"} & loaded
+
+
+# Each loads its page, statistics or panel machinery when it runs, never for --help.
+LIGHT_HELP = ["report", "label", "label-merge", "score", "jury", "score-jury"]
+
+
+@pytest.mark.parametrize("command", LIGHT_HELP)
+def test_a_commands_help_loads_no_statistics_stack(command: str) -> None:
+    loaded = imported_by(command, "--help")
+    assert not {"numpy", "scipy", "pandas", "fairjudge.report"} & loaded
 
 
 def test_the_via_scores_options_name_the_pointwise_judges_score_modes() -> None:

@@ -22,22 +22,17 @@ budget (the partial result is printed and saved); 4 too many unresolved items; 6
 ``score-jury --fail-on-collapse`` when the panel's scores on a dimension collapsed.
 """
 
+from __future__ import annotations
+
 import contextlib
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fairjudge._api import (
-    AGGREGATIONS,
-    SCORE_AGGREGATIONS,
-    JuryScoreResult,
-    check_rule,
-)
 from fairjudge._errors import ConfigError, InputError
-from fairjudge._items import Item
 from fairjudge.cli._app import app, guarded
 from fairjudge.cli._compare import StopFlags, stop_flags
 from fairjudge.cli._judging import load_input, unresolved_exit
@@ -58,9 +53,15 @@ from fairjudge.cli._options import (
 )
 from fairjudge.cli._out import save_out, show, write_page
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
-from fairjudge.io import LoadedItems
-from fairjudge.judges import Jury, JuryFile, MemberSpec, load_jury_file, recorded_jury
-from fairjudge.report import JuryReport, render_jury, render_score_jury
+
+# The panel machinery, the statistics and the pages load when a command runs
+# (imported in the functions below), never for its --help.
+if TYPE_CHECKING:
+    from fairjudge._api import JuryScoreResult
+    from fairjudge._items import Item
+    from fairjudge.io import LoadedItems
+    from fairjudge.judges import JuryFile, MemberSpec
+    from fairjudge.report import JuryReport
 
 __all__ = [
     "JuryFlags", "ScorePanelFlags", "check_allowances", "jury", "no_model_flags",
@@ -135,6 +136,8 @@ class JuryFlags:
             specs, rule = list(loaded.members), rule or loaded.aggregate
         else:
             specs = specs_from_flags(self.judge or [], self.weight)
+        from fairjudge._api import AGGREGATIONS, check_rule
+
         checked = check_rule(rule or "majority", AGGREGATIONS, param="aggregate")
         return specs, checked
 
@@ -149,6 +152,8 @@ def check_allowances(panel: Any) -> None:
 
 def read_jury_file(panel: Any) -> JuryFile:
     """``--jury FILE.toml``, read as the panel's flags allow; its errors name the flag."""
+    from fairjudge.judges import load_jury_file
+
     with naming_the_jury_flag():
         return load_jury_file(
             panel.jury, allow_python=panel.allow_python_judges,
@@ -173,6 +178,8 @@ def specs_from_flags(judges: list[str], weights: list[float] | None) -> list[Mem
             f"--weight was given {len(weights)} time(s) for {len(judges)} --judge; "
             "give one per --judge, in order, or none"
         )
+    from fairjudge.judges import MemberSpec
+
     return [MemberSpec(j, weight=w) for j, w in zip(judges, weights, strict=True)]
 
 
@@ -209,6 +216,9 @@ def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Any,
                 "server; drop --judge/--weight/--allow-python-judges/--allow-jury-servers"
             )
         no_model_flags(flags, "a recorded panel")
+        from fairjudge._api import AGGREGATIONS, check_rule
+        from fairjudge.judges import recorded_jury
+
         with naming_the_jury_flag():
             panel_jury, recorded_rule = recorded_jury(panel.jury)
         rule = check_rule(panel.aggregate or recorded_rule or "majority", AGGREGATIONS,
@@ -233,6 +243,7 @@ def _judge(
     loaded = load_input(file, columns)
     members, rule = _seat(panel, flags, loaded)
     from fairjudge._api import compare
+    from fairjudge.judges import Jury
 
     recorded = isinstance(members, Jury)  # runs as recorded: no_model_flags took no setup
     with contextlib.ExitStack() as built:
@@ -283,6 +294,8 @@ def jury(
     when --max-calls or --max-cost runs out first; 4 when too many judged items are
     unresolved.
     """
+    from fairjudge.report import render_jury
+
     adaptive = stop.requested()
     report = _judge(file, panel, flags, columns, run, stop if adaptive else None)
     show(report, render_jury, as_json=json_output,
@@ -358,6 +371,8 @@ class ScorePanelFlags:
         # The library's check, before the input is read; a rule the file set names its key.
         from_file = self.jury is not None and not self.aggregate
         key = f"--jury {self.jury}: aggregate" if from_file else "aggregate"
+        from fairjudge._api import SCORE_AGGREGATIONS, check_rule
+
         return given, check_rule(rule, SCORE_AGGREGATIONS, param=key)
 
     def _from_flags(self) -> list[MemberSpec]:
@@ -388,6 +403,7 @@ def score_panel(
         more = ("--mode",) * (opts.mode != "json") + ("--structured",) * opts.structured
         python_panel_flags(flags, more)
     from fairjudge._api import score
+    from fairjudge.report import render_score_jury
 
     done = score(
         loaded, judges=specs, aggregate=rule, rubric=rubric, mode=opts.mode,

@@ -33,7 +33,6 @@ from typing import Annotated, Any
 import typer
 
 from fairjudge._errors import ConfigError
-from fairjudge.audit import merge_labels, merge_score_labels
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._options import Bootstrap, Level
 from fairjudge.cli._writable import check_writable
@@ -46,7 +45,6 @@ from fairjudge.io import (
     strict_dumps,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import LabelServer
 
 __all__ = ["label", "label_merge"]
 
@@ -124,6 +122,8 @@ def label(
     number key scores the highlighted dimension, up and down move between them.
     Ctrl-C stops the server; the same command continues where it stopped.
     """
+    from fairjudge.report import LabelServer  # here: --help needs no page machinery
+
     LabelServer.check_port(port)  # before _open writes FILE's order file: a refusal leaves nothing
     sheet, chosen = _open(file, seed, human_col, rubric)
     server = LabelServer(sheet, port, rubric=chosen)  # a port in use is a usage error
@@ -207,6 +207,8 @@ def label_merge(
                 f"--rubric and --tolerance apply to score sheets (an 'answer' column); {a} "
                 f"and {b} hold pairs (answer_1/answer_2): leave them out"
             )
+        from fairjudge.audit import merge_labels  # here: --help needs no statistics stack
+
         merged = merge_labels(a, b, out, columns=Columns(human=human_col), **boot)
         report, text = merged.to_dict(), merged.summary()
         said = (
@@ -231,6 +233,8 @@ def _merge_scores(
             "--human-col applies to pairs; score sheets' labels are their human_<dimension> "
             "columns: leave --human-col out"
         )
+    from fairjudge.audit import merge_score_labels  # here: --help needs no statistics stack
+
     chosen = get_rubric(rubric or DEFAULT_RUBRIC)
     merged = merge_score_labels(a, b, out, rubric=chosen, tolerance=tolerance, **boot)
     agreed = sum(d.agreed for d in merged.dimensions)

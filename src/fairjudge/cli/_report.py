@@ -26,8 +26,6 @@ from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._markdown import markdown_flag, markdown_given, write_markdown
 from fairjudge.cli._writable import check_writable
-from fairjudge.io import strict_dumps, write_atomic
-from fairjudge.report import out_file_header, out_file_page, page_html, page_markdown
 
 __all__ = ["report"]
 
@@ -109,6 +107,10 @@ def report(
         raise ConfigError(f"--output {output} is the results file itself; give another name")
     if output is not None:
         check_writable(output, "--output")
+    # Here, not at the top: the pages load the statistics stack, which --help never needs.
+    from fairjudge.io import strict_dumps, write_atomic
+    from fairjudge.report import out_file_header, out_file_page, page_html, page_markdown
+
     header = out_file_header(results)
     kind = header.kind if header is not None else None  # no header: an older file
     page = out_file_page(results, kind, seed=seed, level=level, n_resamples=bootstrap,

@@ -24,14 +24,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fairjudge._api import (
-    EvalSettings,
-    ScoreResult,
-    ScoreRun,
-    check_comparable,
-    check_score_items,
-    load_score_run,
-)
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, in_flags, say
 from fairjudge.cli._exit_codes import EXIT_COLLAPSE
@@ -55,8 +47,8 @@ from fairjudge.io import LoadedScoreItems, load_score_items
 from fairjudge.judges import ScoreMode, judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
-if TYPE_CHECKING:
-    from fairjudge._api import JuryScoreResult
+if TYPE_CHECKING:  # the scoring statistics load when a command runs, never for its --help
+    from fairjudge._api import JuryScoreResult, ScoreResult, ScoreRun
 
 __all__ = [
     "ScoreFile",
@@ -138,6 +130,8 @@ class ScoreFlags:
         """Check every option before the file is read; the rubric they name."""
         if flags.template is not None:
             raise ConfigError("--template does not apply to score; pick a rubric with --rubric")
+        from fairjudge._api import EvalSettings
+
         EvalSettings(level=self.level, n_resamples=self.bootstrap)  # checks both, as compare
         check_share(self.max_unresolved)
         if self.allow_different and self.baseline is None:
@@ -145,13 +139,15 @@ class ScoreFlags:
         check_outputs(self.out, self.html, inputs=(file, self.baseline))
         return get_rubric(self.rubric)
 
-    def load_baseline(self, rubric: Rubric, judge: str | None) -> ScoreRun | None:
+    def load_baseline(self, rubric: Rubric, judge: str | None) -> "ScoreRun | None":
         """Read ``--baseline`` and check it was scored like this run, by its spec.
 
         ``fairjudge.score`` checks it again by the judge's own name once it is open.
         """
         if self.baseline is None:
             return None
+        from fairjudge._api import check_comparable, load_score_run
+
         baseline = load_score_run(self.baseline)
         tag = f"{rubric.name}@{rubric.version}"
         check_comparable(baseline, rubric=tag, judge=judge, allow_different=self.allow_different)
@@ -174,6 +170,8 @@ def load_scored(
     )  # fmt: skip
     for problem in loaded.skipped:
         say("skipped", in_flags(problem))
+    from fairjudge._api import check_score_items
+
     check_score_items(loaded.items, rubric)
     return loaded
 
