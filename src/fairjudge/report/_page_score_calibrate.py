@@ -91,7 +91,8 @@ def _headline(cal: ScoreCalibration) -> Headline:
         if c is None:
             warnings.append(f"{d.dimension}: {d.skipped.get('correlation', 'not estimated')}.")
     if result.stopped is not None:
-        warnings.append(f"Partial result: {result.stopped}; {result.n_not_run} answer(s) left out.")
+        stopped = result.stopped.rstrip(".")
+        warnings.append(f"Partial result: {stopped}; {result.n_not_run} answer(s) left out.")
     note = (
         f"{result.n_items - result.n_unscored} of {result.n_items} answers fully scored; "
         f"parse failures: {result.n_parse_failures}, call errors: {result.n_call_errors}; "
