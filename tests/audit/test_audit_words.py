@@ -50,7 +50,8 @@ def test_units_labels_and_the_store_are_said_plainly(
     assert "calls: 18 asked for; 12 made now, 6 from the store." in more.stdout
     labels = {line.split(":")[1].strip() for line in more.stderr.splitlines()
               if line.startswith("fairjudge: ")}  # fmt: skip
-    assert labels == {"position", "framing"}
+    framing = {"framing, basic run (rubric basic)", "framing, strict run (rubric strict)"}
+    assert labels == {"position", *framing}  # framing's two runs, each named
 
     again = _audit(audit_server, store, "--experiments", "position,framing")
     assert again.returncode == 0, again.stderr
