@@ -209,3 +209,18 @@ def test_the_page_in_chromium_at_phone_and_desktop_widths(
         assert p.locator("#fj-confusion table.fj-heat").count() == 3
         assert opened.count() == 24
     assert pages.explorer_keys(opened).startswith("#item=")
+
+
+def test_a_run_a_budget_stopped_is_drawn_again_as_it_was(tmp_path: Path) -> None:
+    labelled = _labelled(tmp_path, ("accuracy", "usefulness"))
+    out, html, drawn = tmp_path / "run.jsonl", tmp_path / "run.html", tmp_path / "drawn.html"
+    done = _invoke("calibrate", str(labelled), "--rubric", "production", "--judge", DIGITS,
+                   "--bootstrap", "200", "--max-calls", "10", "--out", str(out), "--html",
+                   str(html), "-q")  # fmt: skip
+    assert done.exit_code == 5, done.output  # a budget stopped it
+    again = _invoke("report", str(out), "-o", str(drawn))
+    assert again.exit_code == 0, again.output
+    assert drawn.read_text("utf-8") == html.read_text("utf-8")
+    warnings = out_file_page(out, "calibrate").headline.warnings
+    assert any(w.startswith("Partial result: the --max-calls 10 budget is spent") and
+               w.endswith("; 14 answer(s) left out.") for w in warnings), warnings  # fmt: skip
