@@ -49,11 +49,16 @@ def test_the_notebook_page_is_the_commands_but_for_the_command_line(
     assert done.exit_code == 0, done.output
     notebook = run(path).to_html(tmp_path / "notebook.html").read_text("utf-8")
     command = page.read_text("utf-8")
-    assert f"<dt>command</dt><dd>fairjudge {kind}</dd>" in command
+    assert f"<dt>command</dt>{_row('fairjudge', kind)}" in command
     assert f"<dt>judge</dt><dd>{J}{judge}</dd>" in command  # the header's judge
     assert _timeless(notebook) == _timeless(
-        command.replace(f"<dd>fairjudge {kind}</dd>", "<dd>not recorded</dd>")
+        command.replace(_row("fairjudge", kind), "<dd>not recorded</dd>")
     )
+
+
+def _row(*args: str) -> str:
+    """The command row's value as a page draws it: each argument in its own box."""
+    return '<dd class="fj-command">' + " ".join(f"<span>{a}</span>" for a in args) + "</dd>"
 
 
 def _timeless(page: str) -> str:
@@ -66,7 +71,8 @@ def test_header_extra_gives_the_page_its_command_line(tmp_path: Path) -> None:
     page = done.to_html(tmp_path / "p.html", header_extra={"command": ["fairjudge", "compare",
                         "x.jsonl", "--base-url", "https://user:secret@host/v1"]})  # fmt: skip
     text = page.read_text("utf-8")
-    assert "<dd>fairjudge compare x.jsonl --base-url https://***@host/v1</dd>" in text  # masked
+    masked = _row("fairjudge", "compare", "x.jsonl", "--base-url", "https://***@host/v1")
+    assert masked in text
     assert "secret" not in text
     with pytest.raises(ConfigError, match="header_extra takes command, config, config_file"):
         done.to_html(tmp_path / "q.html", header_extra={"judge": "other"})
@@ -114,7 +120,7 @@ def test_via_scores_html_is_the_page_report_draws_from_its_out_file(
         given = ["--rubric", str(tmp_path / "house.toml")]
     command, drawn = _via_page_and_drawn(tmp_path, CALIBRATION, "--judge", J + "scorer", *given)
     assert "<title>calibration.jsonl: model 1 vs model 2 · " in drawn  # the input's name
-    assert "<dt>command</dt><dd>fairjudge compare</dd>" in drawn
+    assert f"<dt>command</dt>{_row('fairjudge', 'compare')}" in drawn
     tag = "production@1" if rubric == "production" else "house@3"
     assert f"<dt>rubric</dt><dd>{tag}</dd>" in drawn
     assert f"via scores on rubric {tag}" in drawn
@@ -158,6 +164,6 @@ def test_the_notebook_via_scores_page_is_the_commands_but_for_the_command_line(
                       EvalSettings(source=CALIBRATION), setup=fairjudge.JudgeSetup(options=QUIET),
                       rubric=get_rubric("production"))  # fmt: skip
     notebook = done.to_html(tmp_path / "notebook.html").read_text("utf-8")
-    assert notebook == command.replace("<dd>fairjudge compare</dd>", "<dd>not recorded</dd>")
+    assert notebook == command.replace(_row("fairjudge", "compare"), "<dd>not recorded</dd>")
     with pytest.raises(ConfigError, match="header_extra takes command, config, config_file"):
         done.to_html(tmp_path / "q.html", header_extra={"rubric": "other"})

@@ -21,5 +21,6 @@ def test_the_calibrate_page_names_the_command_as_typed(tmp_path: Path) -> None:
     done = invoke("calibrate", str(CALIBRATION), "--judge", LONGER, "--html", str(page), "-q")
     assert done.exit_code in (0, 3), done.output  # 3: the example judge fails the gate
     text = page.read_text("utf-8")
-    assert "<dt>command</dt><dd>fairjudge calibrate</dd>" in text  # as invoke() records it
+    row = '<dd class="fj-command"><span>fairjudge</span> <span>calibrate</span></dd>'
+    assert f"<dt>command</dt>{row}" in text  # as invoke() records it, each argument whole
     assert "<dt>command</dt><dd>not recorded</dd>" not in text

@@ -97,7 +97,8 @@ def test_a_file_python_saved_draws_the_notebook_page(runs: dict[str, Any]) -> No
     assert facts["judge"] == LONGER  # named as the command names it
     # The notebook's page is the command's, but for the command line
     assert runs["notebook"].read_text("utf-8") == runs["html"].read_text("utf-8").replace(
-        "<dd>fairjudge rank</dd>", "<dd>not recorded</dd>"
+        '<dd class="fj-command"><span>fairjudge</span> <span>rank</span></dd>',
+        "<dd>not recorded</dd>",
     )
 
 

@@ -407,6 +407,7 @@ def page_html(page: Page) -> str:
     return template.render(
         page=shown,
         kind_of=_kind_of,
+        args_of=_args_of,
         csp=content_security_policy(script),
         version=__version__,
         explorer=explorer is not None,
@@ -419,6 +420,19 @@ def page_html(page: Page) -> str:
         records_json=Markup(script_json(records)),
         spec_json=Markup(script_json(spec)),
     )
+
+
+def _args_of(label: str, value: str) -> list[str] | None:
+    """The run-facts command row's arguments, each drawn whole; ``None`` for any other row.
+
+    A browser may break a line after any hyphen, so a flag split "-" / "-html" across
+    two lines; each argument in its own box (page.css's ``.fj-command``) breaks the
+    line only between arguments, and inside one only when it is longer than the line.
+    The row's text is unchanged: the arguments joined by single spaces, as recorded.
+    """
+    if label != "command" or value == NOT_RECORDED:
+        return None
+    return value.split(" ")
 
 
 def asset(name: str) -> str:
