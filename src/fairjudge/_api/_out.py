@@ -267,6 +267,18 @@ def audit_out(payload: Mapping[str, Any]) -> OutFile:
                    settings=settings)  # fmt: skip
 
 
+def _labelled(pair: Any) -> dict[str, Any]:
+    """What a via-scores record keeps of its item beyond the scores, as compare's does.
+
+    The human label (``null`` when the input has none), so ``fairjudge report`` says
+    the known truth as the run did, and the models' names when the input gives them,
+    so its page names the systems as the ``--html`` page does.
+    """
+    item = pair.item
+    names = {k: v for k, v in (("model_1", item.model_1), ("model_2", item.model_2)) if v}
+    return {"human": item.human.value if item.human is not None else None, **names}
+
+
 def via_scores_out(done: Any, rubric: Any, settings: Any) -> OutFile:
     """``compare --via-scores``: each pair's scores, and its swap twin (``with_swap``).
 
@@ -281,7 +293,8 @@ def via_scores_out(done: Any, rubric: Any, settings: Any) -> OutFile:
     def records() -> Iterator[dict[str, Any]]:
         twins: Sequence[Any] = swap.judgments if swap is not None else [None] * result.n_items
         for pair, twin in zip(result.pairs, twins, strict=True):
-            yield {**pair.to_dict(), **({"swap": twin.to_dict()} if twin is not None else {})}
+            yield {**pair.to_dict(), **_labelled(pair),
+                   **({"swap": twin.to_dict()} if twin is not None else {})}  # fmt: skip
 
     recorded = {"source": settings.source, "tie_margin": result.tie_margin, "seed": settings.seed,
                 "level": settings.level, "n_resamples": settings.n_resamples,

@@ -172,6 +172,30 @@ class ViaScoresResult(ResultFrame):
         """Items compared on probability-weighted scores."""
         return sum(p.basis == "expected" for p in self.pairs)
 
+    def known_truth(self) -> dict[str, Any] | None:
+        """What the input's human labels say, beside the win rate via scores.
+
+        As ``compare``'s ``known_truth``, read by the same rule the terminal's "Known
+        truth" lines use: only when every resolved item carries a human label; the
+        labels' side is model 1's win rate by them (1, ½ for a tie, 0) against 0.5,
+        the result's side its CI (none when it contains 0.5 or cannot be estimated),
+        so a result that cannot tell the systems apart never agrees with a side.
+
+        Returns:
+            ``{"n", "human_win_rate", "agrees"}``, or ``None`` when no resolved item
+            or one without a label.
+        """
+        labels = [p.item.human for p in self.pairs if p.outcome is not None]
+        w = self.win_rate
+        if w is None or not labels or any(label is None for label in labels):
+            return None
+        human = sum(OUTCOME_SCORE[label] for label in labels if label is not None) / len(labels)
+        truth = (human > 0.5) - (human < 0.5)
+        found = 0
+        if w.ci.estimable:
+            found = 1 if w.ci.low > 0.5 else -1 if w.ci.high < 0.5 else 0
+        return {"n": len(labels), "human_win_rate": human, "agrees": found == truth}
+
     def summary(self) -> str:
         """A few human-readable lines."""
         lines = [f"items: {self.n_items} (unresolved: {self.n_unresolved})"]
@@ -209,6 +233,7 @@ class ViaScoresResult(ResultFrame):
             "n_parse_failures": s.n_parse_failures,
             "n_call_errors": s.n_call_errors,
             "failures": dict(self.failures.most_common()),
+            "known_truth": self.known_truth(),
             **self.frame_dict(),
         }
         if include_items or include_judgments:

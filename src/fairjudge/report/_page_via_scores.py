@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from fairjudge._errors import InputError
 from fairjudge._items import Item, Judgment
+from fairjudge._types import Outcome
 from fairjudge.evaluation import (
     PairwiseResult,
     ScoredItem,
@@ -30,8 +31,16 @@ from fairjudge.evaluation import (
 )
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.report._adaptive import recorded_stop
-from fairjudge.report._comparison import comparison_report
-from fairjudge.report._page import Headline, Page, PageLoader, Paragraphs, Section, run_facts
+from fairjudge.report._comparison import comparison_report, labelled_truth
+from fairjudge.report._page import (
+    NOT_RECORDED,
+    Headline,
+    Page,
+    PageLoader,
+    Paragraphs,
+    Section,
+    run_facts,
+)
 from fairjudge.report._page_compare import (
     estimated,
     figures_block,
@@ -42,6 +51,7 @@ from fairjudge.report._page_compare import (
 from fairjudge.report._page_load import (
     calls_of,
     judged_record,
+    record_name,
     recorded_rubric,
     scored_record,
     stop_reason,
@@ -57,8 +67,8 @@ __all__ = ["OUT_FILE_PAGES", "via_scores_page", "via_scores_page_from_file"]
 _KIND: Final = "compare-via-scores"
 
 
-def _pair(record: object) -> tuple[ScoredItem, ScoredItem, Judgment | None]:
-    """A record's two scored answers, and its swap judgment (``--with-swap``)."""
+def _pair(record: object) -> tuple[Item, ScoredItem, ScoredItem, Judgment | None]:
+    """A record's item, its two scored answers, and its swap judgment (``--with-swap``)."""
     if not isinstance(record, dict):
         raise ValueError("a line must be a JSON object")
     for key in ("scored_1", "scored_2"):  # a record is a pair: say which answer is missing
@@ -70,14 +80,22 @@ def _pair(record: object) -> tuple[ScoredItem, ScoredItem, Judgment | None]:
                              f"{shown(record[key])}")  # fmt: skip
     first, second = scored_record(record["scored_1"]), scored_record(record["scored_2"])
     swap = record.get("swap")
-    return first, second, None if swap is None else judged_record(swap)
+    item = _item(first, second, record)
+    return item, first, second, None if swap is None else judged_record(swap)
 
 
-def _item(first: ScoredItem, second: ScoredItem) -> Item:
-    """The pair the two answers were scored from; its cluster is theirs."""
-    a = first.item
+def _item(first: ScoredItem, second: ScoredItem, record: dict[str, Any]) -> Item:
+    """The pair the two answers were scored from; its cluster is theirs.
+
+    Its human label and the models' names are the record's (a file written before
+    records kept them has neither: no known truth, systems named model 1 and 2).
+    """
+    a, human = first.item, record.get("human")
     return Item(a.question, a.answer, second.item.answer, id=a.id, category=a.category,
-                reference=a.reference, cluster=a.cluster)  # fmt: skip
+                reference=a.reference, cluster=a.cluster,
+                human=Outcome(str(human)) if human is not None else None,
+                model_1=record_name(record, "model_1"),
+                model_2=record_name(record, "model_2"))  # fmt: skip
 
 
 def load_via_scores(
@@ -90,7 +108,7 @@ def load_via_scores(
             scored pair (named, with the line), or its rubric cannot be rebuilt.
     """
     header: OutHeader | None = None
-    pairs: list[tuple[ScoredItem, ScoredItem, Judgment | None]] = []
+    pairs: list[tuple[Item, ScoredItem, ScoredItem, Judgment | None]] = []
     for number, record in read_records(path):
         if header is None:
             header = read_header(record, path=str(path), line=number)
@@ -114,17 +132,17 @@ def load_via_scores(
     # it only: a built-in one is rebuilt, another refused saying to compare again.
     rubric = recorded_rubric(header.rubric, header, path,
                              command="the comparison via scores")  # fmt: skip
-    answers = [answer for first, second, _ in pairs for answer in (first, second)]
+    answers = [answer for _, first, second, _ in pairs for answer in (first, second)]
     scores = summarise_scores(answers, rubric, seed=seed, level=level, n_resamples=n_resamples,
                               judge=header.judge)  # fmt: skip
     margin = header.settings.get("tie_margin", 0.0)
     if not isinstance(margin, int | float) or isinstance(margin, bool) or not margin >= 0:
         raise InputError(f"header: bad tie_margin {margin!r}", path=str(path), params="out")
-    result = via_result([_item(first, second) for first, second, _ in pairs], scores, margin)
+    result = via_result([item for item, _, _, _ in pairs], scores, margin)
     if any(a.scored.not_run for a in answers):
         generic = "a budget stopped the run before every call was made"
         result = replace(result, stopped=stop_reason(header, generic))
-    swaps = [swap for _, _, swap in pairs if swap is not None]
+    swaps = [swap for _, _, _, swap in pairs if swap is not None]
     swap = summarised(path, header, swaps, seed, level, n_resamples)[1] if swaps else None
     return header, result, swap
 
@@ -137,8 +155,21 @@ def _win(label: str, result: Any) -> Figure:
                      ".3f")  # fmt: skip
 
 
+def _model_names(result: ViaScoresResult) -> str:
+    """The input's names of the two systems, as the compare page gives them; or none."""
+    ones = {p.item.model_1 for p in result.pairs}
+    twos = {p.item.model_2 for p in result.pairs}
+    if len(ones) == 1 and len(twos) == 1 and None not in ones | twos:
+        return f"model 1 is {ones.pop()}, model 2 is {twos.pop()}"
+    return ""
+
+
 def _headline(result: ViaScoresResult, recorded: object) -> Headline:
-    """The win rate via scores and its verdict (an adaptive run's recorded one)."""
+    """The win rate via scores and its verdict (an adaptive run's recorded one).
+
+    The note names the systems as the input does (``model_1``, ``model_2``), as the
+    compare page's headline does.
+    """
     w, s = result.win_rate, result.scores
     verdict, notes = via_scores_verdict(result), tuple[str, ...]()
     if isinstance(recorded, dict):
@@ -150,19 +181,25 @@ def _headline(result: ViaScoresResult, recorded: object) -> Headline:
     if w is None:
         return Headline(verdict, warnings=tuple(warnings))
     estimable = w.ci.estimable
+    names = _model_names(result)
     return Headline(
         verdict=verdict,
         label=f"Win rate of model 1 (via scores on rubric {s.rubric_tag}, tie margin "
         f"{result.tie_margin:g})",
         estimate=f"{w.estimate:.3f}" if estimable else "not estimated",
         ci=f"[{w.ci.low:.3f}, {w.ci.high:.3f}]" if estimable else f"({w.ci.reason})",
-        note=f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}",
+        note=f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}"
+        + (f"; {names}" if names else ""),
         warnings=tuple(warnings),
     )
 
 
 def _wins_section(result: ViaScoresResult, swap: PairwiseResult | None) -> Section:
-    """Both win rates on one plot, then the mean score difference."""
+    """Both win rates on one plot, the mean score difference, then the known truth.
+
+    The known truth is the terminal's sentences (the input's human labels beside the
+    result via scores), said only when every resolved item carries a label.
+    """
     figures = [_win("Via scores", result)]
     if swap is not None:
         figures.append(_win(f"Swap protocol ({swap.settings.rule.value} rule)", swap))
@@ -174,6 +211,8 @@ def _wins_section(result: ViaScoresResult, swap: PairwiseResult | None) -> Secti
     if d.estimate is not None:
         lines.insert(0, "Mean score difference (model 1 − model 2): "
                      f"{estimate_text(d.estimate, d.ci, '+.2f')}.")  # fmt: skip
+    pairs = [(p.item, p.outcome) for p in result.pairs]
+    lines += labelled_truth(pairs, result.win_rate, "The result via scores")
     blocks = (figures_block(plot, figures, "method"), Paragraphs(tuple(lines)))
     return Section("fj-figures", "Win rates", blocks)
 
@@ -192,7 +231,9 @@ def via_scores_page(
     title = f"{name}: model 1 vs model 2"
     scores = score_page(score_report(result.scores, title=title), header=header)
     made, cached = calls_of(result.scores)
+    source = header.settings.get("source")
     extra = [
+        ("source", source if isinstance(source, str) and source else NOT_RECORDED),
         ("tie margin", f"{result.tie_margin:g}"),
         ("items", f"{result.n_items - result.n_unresolved} of {result.n_items} resolved"),
     ]
