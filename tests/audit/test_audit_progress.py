@@ -29,3 +29,28 @@ def test_the_framing_runs_planning_lines_name_the_basic_and_the_strict_run(
     assert basic.startswith("fairjudge: framing, basic run (rubric basic): "), basic
     assert strict.startswith("fairjudge: framing, strict run (rubric strict): "), strict
     assert basic.split(": ", 2)[2] == strict.split(": ", 2)[2]  # the same calls, told apart
+
+
+def test_each_of_verbositys_runs_names_its_answers_and_its_rubric_or_template(
+    audit_server: JudgeServer, tmp_path: Path
+) -> None:
+    plant(audit_server, Planted())
+    args = [
+        "audit", "--judge", "openai/scripted-judge", "--base-url", audit_server.base_url,
+        "--store", str(tmp_path / "store.sqlite"), "--bootstrap", "200", "--limit", "3",
+        "--experiments", "verbosity",
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stderr.splitlines()
+    planned = [line.split(": ")[1] for line in lines if line.endswith("to make")]
+    assert planned == [
+        "verbosity, concise answers (rubric basic)",
+        "verbosity, padded answers (rubric basic)",
+        "verbosity, padded vs concise (template default)",
+        "verbosity, list vs concise (template default)",
+        "verbosity, concise answers (rubric anti-verbose)",
+        "verbosity, padded answers (rubric anti-verbose)",
+        "verbosity, padded vs concise (template concise)",
+        "verbosity, list vs concise (template concise)",
+    ], result.stderr

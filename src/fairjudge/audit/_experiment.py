@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -33,6 +34,7 @@ from fairjudge.judges import (
     resolve_judge,
 )
 from fairjudge.prompts import Rubric
+from fairjudge.runner import PROGRESS_LABEL, progress_label
 from fairjudge.stats import ConfidenceInterval, bootstrap_mean
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "family_of",
     "judge_family",
     "judge_pairs",
+    "named_run",
     "paired_effect",
     "score",
     "verdict_of",
@@ -56,6 +59,18 @@ __all__ = [
 
 Progress = Callable[[int], None]
 """Called with the number of calls just finished."""
+
+
+@contextmanager
+def named_run(what: str) -> Iterator[None]:
+    """Name which of an experiment's runs the progress shows: its runs are alike otherwise.
+
+    Each run prints its own planning line ("N calls: C cached, M to make"); without
+    the answers, rubric or template it is for, framing's basic and strict runs (and
+    verbosity's eight) read the same. ``what`` follows the experiment's own label.
+    """
+    with progress_label(f"{PROGRESS_LABEL.get() or 'audit'}, {what}"):
+        yield
 
 
 class ExperimentStopped(Exception):

@@ -6,8 +6,7 @@ there is no mitigation to measure.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from fairjudge._items import Item
 from fairjudge.audit._audit_items import AuditItem
@@ -18,12 +17,12 @@ from fairjudge.audit._experiment import (
     Progress,
     Scored,
     judge_pairs,
+    named_run,
     paired_effect,
     pairwise_failures,
     score,
 )
 from fairjudge.audit._verbosity import score_differences
-from fairjudge.runner import PROGRESS_LABEL, progress_label
 
 __all__ = ["framing_experiment"]
 
@@ -41,17 +40,6 @@ def _rescaled(scored: Scored, onto: Scored) -> Scored:
     return Scored(onto.rubric, mapped, scored.n_calls, scored.n_failed)
 
 
-@contextmanager
-def _run_of(what: str) -> Iterator[None]:
-    """Name which of framing's runs the progress shows: its runs are alike otherwise.
-
-    Each run prints its own planning line ("N calls: C cached, M to make"); without
-    the rubric or template it is for, the basic and the strict run read the same.
-    """
-    with progress_label(f"{PROGRESS_LABEL.get() or 'framing'}, {what}"):
-        yield
-
-
 def framing_experiment(
     judge: AuditJudge,
     name: str,
@@ -67,9 +55,9 @@ def framing_experiment(
     refs = [it.reference for it, _ in answers]
     texts = [a for _, a in answers]
     clusters = [it.cluster for it, _ in answers]
-    with _run_of(f"basic run (rubric {settings.rubric})"):
+    with named_run(f"basic run (rubric {settings.rubric})"):
         standard = score(judge.pointwise(settings.rubric), questions, texts, refs, progress)
-    with _run_of(f"strict run (rubric {settings.strict_rubric})"):
+    with named_run(f"strict run (rubric {settings.strict_rubric})"):
         strict = score(judge.pointwise(settings.strict_rubric), questions, texts, refs, progress)
     n_calls = standard.n_calls + strict.n_calls
     n_failed = standard.n_failed + strict.n_failed
@@ -86,9 +74,9 @@ def framing_experiment(
     )  # fmt: skip
     if settings.framing_templates is not None:  # then there are pairs: planned so
         first, second = settings.framing_templates
-        with _run_of(f"pairs under template {first}"):
+        with named_run(f"pairs under template {first}"):
             a = judge_pairs(judge, pairs, settings, name=name, template=first, progress=progress)
-        with _run_of(f"pairs under template {second}"):
+        with named_run(f"pairs under template {second}"):
             b = judge_pairs(judge, pairs, settings, name=name, template=second, progress=progress)
         n_calls += sum(len(j.calls) for r in (a, b) for j in r.judgments)
         n_failed += pairwise_failures(a) + pairwise_failures(b)

@@ -22,6 +22,7 @@ from fairjudge.audit._experiment import (
     Progress,
     Scored,
     judge_pairs,
+    named_run,
     paired_effect,
     pairwise_failures,
     score,
@@ -147,41 +148,48 @@ def verbosity_experiment(
     concise = [it.answer for it in items]
     n_calls = n_failed = 0
 
-    def scored(rubric: str, answers: list[str]) -> Scored:
+    def scored(rubric: str, answers: list[str], which: str) -> Scored:
         nonlocal n_calls, n_failed
-        result = score(judge.pointwise(rubric), questions, answers, refs, progress)
+        with named_run(f"{which} answers (rubric {rubric})"):
+            result = score(judge.pointwise(rubric), questions, answers, refs, progress)
         n_calls, n_failed = n_calls + result.n_calls, n_failed + result.n_failed
         return result
 
-    def versus(template: str, answers: list[str]) -> PairwiseResult:
+    def versus(template: str, answers: list[str], which: str) -> PairwiseResult:
         nonlocal n_calls, n_failed
         pairs = [
             Item(it.question, a, it.answer, id=it.id, reference=it.reference)
             for it, a in zip(items, answers, strict=True)
         ]
-        result = judge_pairs(judge, pairs, settings, name=name, template=template,
-                             progress=progress)  # fmt: skip
+        with named_run(f"{which} vs concise (template {template})"):
+            result = judge_pairs(judge, pairs, settings, name=name, template=template,
+                                 progress=progress)  # fmt: skip
         n_calls += sum(len(j.calls) for j in result.judgments)
         n_failed += pairwise_failures(result)
         return result
 
     std = settings.rubric
-    std_concise = scored(std, concise)
+    std_concise = scored(std, concise, "concise")
     effects = score_differences(
-        "padded - concise", std_concise, scored(std, padded), clusters, settings,
+        "padded - concise", std_concise, scored(std, padded, "padded"), clusters, settings,
         censor_ceiling=True,
     )  # fmt: skip
-    effects.append(_win_rate("padded beats concise", versus(settings.template, padded)))
-    effects.append(_win_rate("repetitive list beats concise", versus(settings.template, listy)))
-    mitigated_base = scored(settings.anti_verbose_rubric, concise)
+    effects.append(_win_rate("padded beats concise", versus(settings.template, padded, "padded")))
+    effects.append(
+        _win_rate("repetitive list beats concise", versus(settings.template, listy, "list"))
+    )
+    mitigated_base = scored(settings.anti_verbose_rubric, concise, "concise")
     shared = [d for d in mitigated_base.dimensions if d in std_concise.dimensions]
     residual = score_differences(
-        "padded - concise", mitigated_base, scored(settings.anti_verbose_rubric, padded), clusters,
-        settings, dimensions=shared or None, censor_ceiling=True,
+        "padded - concise", mitigated_base,
+        scored(settings.anti_verbose_rubric, padded, "padded"), clusters, settings,
+        dimensions=shared or None, censor_ceiling=True,
     )  # fmt: skip
-    residual.append(_win_rate("padded beats concise", versus(settings.concise_template, padded)))
     residual.append(
-        _win_rate("repetitive list beats concise", versus(settings.concise_template, listy))
+        _win_rate("padded beats concise", versus(settings.concise_template, padded, "padded"))
+    )
+    residual.append(
+        _win_rate("repetitive list beats concise", versus(settings.concise_template, listy, "list"))
     )
     example = {
         "id": items[0].id, "concise": concise[0], "padded": padded[0],
