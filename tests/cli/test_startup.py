@@ -56,7 +56,7 @@ def test_a_commands_help_imports_that_command_only_and_no_engine() -> None:
 
 
 # Each loads its page, statistics or panel machinery when it runs, never for --help.
-LIGHT_HELP = ["report", "label", "label-merge", "score", "jury", "score-jury"]
+LIGHT_HELP = ["report", "label", "label-merge", "score", "jury", "score-jury", "calibrate"]
 
 
 @pytest.mark.parametrize("command", LIGHT_HELP)

@@ -40,7 +40,6 @@ from fairjudge.cli._score import load_scored, unscored_exit
 from fairjudge.io import is_pointwise_file, strict_dumps
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
-from fairjudge.report import comparison_markdown, render_calibration, render_score_calibration
 
 __all__ = ["calibrate"]
 
@@ -163,6 +162,8 @@ def calibrate_scores(
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     else:
+        from fairjudge.report import render_score_calibration  # here: --help needs no pages
+
         render_score_calibration(report, Console())
     code = unscored_exit(result, run.max_unresolved)
     if code:
@@ -244,6 +245,8 @@ def _calibrate_pairs(
         say("HTML report", str(run.html), "dim")
     if json_output:
         typer.echo(strict_dumps(shown.payload, indent=2, default=str))
+    from fairjudge.report import comparison_markdown, render_calibration  # not for --help
+
     markdown = lambda: comparison_markdown(shown.page, calibration=report)  # noqa: E731
     if not write_markdown(markdown) and not json_output:
         render_calibration(report, Console())
