@@ -9,12 +9,13 @@ position-bias card and the failures are shared with ``rank``'s page
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._errors import worded
+from fairjudge._items import Item
 from fairjudge._types import never_made
 from fairjudge.evaluation import PairwiseResult, Rate, WinRate
 from fairjudge.io import OutHeader
@@ -66,6 +67,7 @@ __all__ = [
     "estimated",
     "failures_section",
     "figures_block",
+    "model_names",
     "not_estimated",
     "pair_facts",
     "position_section",
@@ -254,9 +256,16 @@ def failures_section(
     return Section("fj-failures", "Failures", tuple(blocks)) if blocks else None
 
 
-def _model_names(result: PairwiseResult) -> str:
-    ones = {j.item.model_1 for j in result.judgments}
-    twos = {j.item.model_2 for j in result.judgments}
+def model_names(items: Iterable[Item]) -> str:
+    """The input's names of the two systems (``model 1 is X, model 2 is Y``), or ``""``.
+
+    Named only when every item names the same two: a file that mixes systems has none.
+    """
+    ones: set[str | None] = set()
+    twos: set[str | None] = set()
+    for item in items:
+        ones.add(item.model_1)
+        twos.add(item.model_2)
     if len(ones) == 1 and len(twos) == 1 and None not in ones | twos:
         return f"model 1 is {ones.pop()}, model 2 is {twos.pop()}"
     return ""
@@ -328,7 +337,7 @@ def compare_page(
     plot = forest_plot(figures, title="Win rate of model 1 with confidence intervals",
                        domain=(0.0, 1.0), ref=0.5, ref_label="0.5: no difference")  # fmt: skip
     headline = _headline(result)
-    names = _model_names(result)
+    names = model_names(j.item for j in result.judgments)
     if names:
         headline = replace(headline, note=f"{headline.note}; {names}")
     headline = _stopped(report, headline)

@@ -44,6 +44,7 @@ from fairjudge.report._page import (
 from fairjudge.report._page_compare import (
     estimated,
     figures_block,
+    model_names,
     not_estimated,
     position_section,
     source_name,
@@ -155,15 +156,6 @@ def _win(label: str, result: Any) -> Figure:
                      ".3f")  # fmt: skip
 
 
-def _model_names(result: ViaScoresResult) -> str:
-    """The input's names of the two systems, as the compare page gives them; or none."""
-    ones = {p.item.model_1 for p in result.pairs}
-    twos = {p.item.model_2 for p in result.pairs}
-    if len(ones) == 1 and len(twos) == 1 and None not in ones | twos:
-        return f"model 1 is {ones.pop()}, model 2 is {twos.pop()}"
-    return ""
-
-
 def _headline(result: ViaScoresResult, recorded: object) -> Headline:
     """The win rate via scores and its verdict (an adaptive run's recorded one).
 
@@ -181,7 +173,7 @@ def _headline(result: ViaScoresResult, recorded: object) -> Headline:
     if w is None:
         return Headline(verdict, warnings=tuple(warnings))
     estimable = w.ci.estimable
-    names = _model_names(result)
+    names = model_names(p.item for p in result.pairs)
     return Headline(
         verdict=verdict,
         label=f"Win rate of model 1 (via scores on rubric {s.rubric_tag}, tie margin "
