@@ -16,8 +16,9 @@ with the file and line, worded alike whichever page reads it.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ __all__ = [
     "DRAWS",
     "LoadedScores",
     "calls_of",
+    "header_and_records",
     "judged_record",
     "load_comparison",
     "load_ranked",
@@ -254,6 +256,25 @@ def recorded_rubric(
     return rubric
 
 
+def header_and_records(
+    path: Path, check: Callable[[OutHeader], None]
+) -> tuple[OutHeader | None, Iterator[tuple[int, Any]]]:
+    """A ``--out`` file's header (``check`` ed) and an iterator over its other records.
+
+    Only the first record may be the header; a file without one (written before
+    headers, or by hand) gives ``None`` and every record, the first included.
+    """
+    records = iter(read_records(path))
+    first = next(records, None)
+    if first is None:
+        return None, records
+    header = read_header(first[1], path=str(path), line=first[0])
+    if header is None:
+        return None, itertools.chain((first,), records)
+    check(header)
+    return header, records
+
+
 def load_score_result(
     path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000,
     kind: str = "score",
@@ -268,14 +289,11 @@ def load_score_result(
             this fairjudge cannot rebuild, or a line is not a scored answer (the
             message names the file and the line).
     """
-    header: OutHeader | None = None
     items: list[ScoredItem] = []
-    for number, record in read_records(path):
-        if header is None and not items:
-            header = read_header(record, path=str(path), line=number)
-            if header is not None:
-                header.expect((kind,), reader=f"the {kind} page", path=str(path))
-                continue
+    header, records = header_and_records(
+        path, lambda found: found.expect((kind,), reader=f"the {kind} page", path=str(path))
+    )
+    for number, record in records:
         try:
             items.append(scored_record(record))
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
@@ -419,13 +437,8 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     # with ensure_ascii=False keep.
     battle = kinds == ("rank",)
     judgments: list[Judgment] = []
-    header = None
-    for number, record in read_records(path):
-        if not judgments and header is None:  # the first record: a header, or not
-            header = read_header(record, path=str(path), line=number)
-            if header is not None:
-                _check_kind(header, path, kinds)
-                continue
+    header, records = header_and_records(path, lambda found: _check_kind(found, path, kinds))
+    for number, record in records:
         if not battle and isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
             raise InputError("a `rank out` record in a file whose first record is not; give "
                              "the whole file `rank out` wrote", path=str(path), line=number,

@@ -40,7 +40,7 @@ from fairjudge.evaluation import (
     summarise,
     summarise_scores,
 )
-from fairjudge.io import OutHeader, read_header, read_records, shown
+from fairjudge.io import OutHeader, shown
 from fairjudge.judges import recorded_jury
 from fairjudge.prompts import AnswerScores
 from fairjudge.report._comparison import PAGE_FAILURES
@@ -59,6 +59,7 @@ from fairjudge.report._page import (
     run_facts,
 )
 from fairjudge.report._page_load import (
+    header_and_records,
     question_of,
     record_name,
     record_text,
@@ -268,14 +269,11 @@ OUT_FILE_PAGES: dict[str, PageLoader] = {
 
 def _records(path: Path, kind: str) -> tuple[OutHeader | None, list[tuple[int, dict[str, Any]]]]:
     """The header (checked to be ``kind``'s) and the item records, with their lines."""
-    header: OutHeader | None = None
     rows: list[tuple[int, dict[str, Any]]] = []
-    for number, record in read_records(path):
-        if not rows and header is None:
-            header = read_header(record, path=str(path), line=number)
-            if header is not None:
-                header.expect((kind,), reader=f"the {kind} page", path=str(path))
-                continue
+    header, records = header_and_records(
+        path, lambda found: found.expect((kind,), reader=f"the {kind} page", path=str(path))
+    )
+    for number, record in records:
         if not isinstance(record, dict) or not isinstance(record.get("members"), dict):
             raise InputError(f"not a record of `fairjudge {kind} out`: it needs 'members'",
                              path=str(path), line=number, params="out")  # fmt: skip

@@ -29,7 +29,7 @@ from fairjudge.evaluation import (
     summarise_scores,
     via_result,
 )
-from fairjudge.io import OutHeader, read_header, read_records, shown
+from fairjudge.io import OutHeader, shown
 from fairjudge.report._adaptive import recorded_stop
 from fairjudge.report._comparison import comparison_report, labelled_truth
 from fairjudge.report._page import (
@@ -51,6 +51,7 @@ from fairjudge.report._page_compare import (
 )
 from fairjudge.report._page_load import (
     calls_of,
+    header_and_records,
     judged_record,
     record_name,
     recorded_rubric,
@@ -108,15 +109,13 @@ def load_via_scores(
         InputError: The file has no ``compare-via-scores`` header, a record is not a
             scored pair (named, with the line), or its rubric cannot be rebuilt.
     """
-    header: OutHeader | None = None
     pairs: list[tuple[Item, ScoredItem, ScoredItem, Judgment | None]] = []
-    for number, record in read_records(path):
-        if header is None:
-            header = read_header(record, path=str(path), line=number)
-            if header is None:
-                break
-            header.expect((_KIND,), reader="the comparison-via-scores page", path=str(path))
-            continue
+    header, records = header_and_records(
+        path,
+        lambda found: found.expect((_KIND,), reader="the comparison-via-scores page",
+                                   path=str(path)),
+    )  # fmt: skip
+    for number, record in records if header is not None else ():
         try:
             pairs.append(_pair(record))
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
