@@ -56,6 +56,19 @@ DEFAULT_JSON = ROOT / "tools" / "house.json"
 LONG_DOCSTRING = 20
 
 
+def docstring_of(node: ast.AST) -> ast.Expr | None:
+    """The docstring statement of a module, class or function node; ``None`` for others."""
+    body = getattr(node, "body", None)
+    first = body[0] if isinstance(body, list) and body else None
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return first
+    return None
+
+
 def code_lines(source: str) -> int:
     """Lines of code: not blank, not a comment, not part of a docstring.
 
@@ -64,16 +77,8 @@ def code_lines(source: str) -> int:
     """
     docstring_lines: set[int] = set()
     for node in ast.walk(ast.parse(source)):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            first = body[0]
-            docstring_lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+        if (doc := docstring_of(node)) is not None:
+            docstring_lines.update(range(doc.lineno, (doc.end_lineno or doc.lineno) + 1))
     return sum(
         1
         for number, line in enumerate(source.splitlines(), start=1)
@@ -221,14 +226,7 @@ def docstring_lines(found: list[Module]) -> dict[str, int]:
     """Each module's docstring length in lines (0 where it has none)."""
     lengths = {}
     for module in found:
-        first = module.tree.body[0] if module.tree.body else None
-        doc = (
-            first
-            if isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)
-            else None
-        )
+        doc = docstring_of(module.tree)
         lengths[module.relative] = (doc.end_lineno or doc.lineno) - doc.lineno + 1 if doc else 0
     return lengths
 
@@ -271,15 +269,8 @@ def declaration_lines(source: str) -> set[int]:
                 for field in node.body:
                     if isinstance(field, ast.AnnAssign):
                         span(field)
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            span(body[0])
+        if (doc := docstring_of(node)) is not None:
+            span(doc)
     return lines
 
 
