@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -53,6 +54,29 @@ def score_server(openai_env: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> Ju
     """
     monkeypatch.setattr("tests.server._app.extract_pair", lambda prompt: Pair(prompt, "", ""))
     return openai_env
+
+
+@pytest.fixture
+def serve_reasoner(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Start OpenAI emulators serving ``acme-reasoner`` as a reasoning model (an unknown one
+    to the capability table), ``OPENAI_API_KEY`` set to the last one's key; stopped at
+    teardown. ``start(script=None, early=())``: ``early`` faults meet the first requests.
+    """
+    servers: list[EmulatorServer] = []
+
+    def start(script: Script | None = None, early: Sequence[str | None] = ()) -> EmulatorServer:
+        emulator = OpenAIEmulator(
+            script or Script(), reasoning_models=("acme-reasoner",), early_faults=early
+        )
+        server = EmulatorServer(emulator).__enter__()
+        servers.append(server)
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        return server
+
+    yield start
+    for server in servers:
+        server.__exit__(None, None, None)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ of the backend (a Ray worker's) takes in what the first learned and pays no refu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,29 +31,10 @@ from fairjudge._errors import (
 from fairjudge.backends._openai import OpenAIBackend
 from fairjudge.runner import AsyncioExecutor, Batch, RetryPolicy, RunOptions, RunSummary, Store
 from tests.backends._calls import PROMPT, WRONG_KEY, run, spec_for
-from tests.server import Script
 from tests.server._openai_emulator import EmulatorServer, OpenAIEmulator
 
 REFUSED = ("max_tokens", "temperature", "logprobs")
 """What ``acme-reasoner`` (a reasoning model by another name) refuses, one 400 each."""
-
-
-@pytest.fixture
-def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Start an emulator whose first requests meet ``early`` faults; stopped at teardown."""
-    servers: list[EmulatorServer] = []
-
-    def start(early: Sequence[str | None]) -> EmulatorServer:
-        emulator = OpenAIEmulator(Script(), reasoning_models=("acme-reasoner",), early_faults=early)
-        server = EmulatorServer(emulator).__enter__()
-        servers.append(server)
-        assert server.api_key is not None
-        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
-        return server
-
-    yield start
-    for server in servers:
-        server.__exit__(None, None, None)
 
 
 def backend_at(
@@ -99,7 +80,7 @@ def settled(tasks: list[asyncio.Task[Completion]]) -> list[str]:
 
 
 def cancelled_in_line(
-    serve: Any, n: int, cancel: Sequence[int], *, quiet_behind: bool = False
+    serve_reasoner: Any, n: int, cancel: Sequence[int], *, quiet_behind: bool = False
 ) -> tuple[EmulatorServer, OpenAIBackend, list[asyncio.Task[Completion]]]:
     """``n`` calls in line behind a probe that hangs at the server; once it is there, the
     calls at ``cancel`` are cancelled, in that order, and every call is let settle.
@@ -107,7 +88,7 @@ def cancelled_in_line(
     ``quiet_behind`` also checks, before any cancel, that the calls behind the probe
     sent nothing. The backend is closed; it can still serve on another event loop.
     """
-    server = serve(["hang"])
+    server = serve_reasoner(early=["hang"])
     backend = backend_at(server)
 
     async def go() -> list[asyncio.Task[Completion]]:
@@ -136,9 +117,9 @@ def cancelled_in_line(
     ],
 )
 def test_a_probe_that_fails_hands_its_turn_to_the_next_call(
-    serve: Any, transport: str, fault: str, error: type[BackendError], timeout: float
+    serve_reasoner: Any, transport: str, fault: str, error: type[BackendError], timeout: float
 ) -> None:
-    server = serve([fault])
+    server = serve_reasoner(early=[fault])
     backend = backend_at(server, transport=transport, timeout=timeout)
 
     async def go() -> list[Completion | BaseException]:
@@ -164,35 +145,35 @@ def test_a_probe_that_fails_hands_its_turn_to_the_next_call(
     assert sum(c.requests for c in done if isinstance(c, Completion)) == 11 + 3
 
 
-def test_a_cancelled_probe_hands_its_turn_to_the_next_call(serve: Any) -> None:
+def test_a_cancelled_probe_hands_its_turn_to_the_next_call(serve_reasoner: Any) -> None:
     # Ctrl-C of the probe's one call, once the seven behind it are seen to send nothing.
-    server, _, tasks = cancelled_in_line(serve, 8, (0,), quiet_behind=True)
+    server, _, tasks = cancelled_in_line(serve_reasoner, 8, (0,), quiet_behind=True)
 
     assert settled(tasks) == ["cancelled"] + ["ok"] * 7
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
     assert server.count("ok") == 7
 
 
-def test_calls_cancelled_in_line_wedge_nothing(serve: Any) -> None:
+def test_calls_cancelled_in_line_wedge_nothing(serve_reasoner: Any) -> None:
     # Calls in line leave it: the next one, one further back, and the last; then the
     # probe: the turn goes to the first call left.
-    server, _, tasks = cancelled_in_line(serve, 8, (1, 4, 7, 0))
+    server, _, tasks = cancelled_in_line(serve_reasoner, 8, (1, 4, 7, 0))
 
     assert settled(tasks) == ["cancelled" if i in (0, 1, 4, 7) else "ok" for i in range(8)]
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
     assert server.count("ok") == 4
 
 
-def test_the_probe_and_the_next_call_cancelled_together(serve: Any) -> None:
-    server, _, tasks = cancelled_in_line(serve, 5, (0, 1))
+def test_the_probe_and_the_next_call_cancelled_together(serve_reasoner: Any) -> None:
+    server, _, tasks = cancelled_in_line(serve_reasoner, 5, (0, 1))
     assert settled(tasks) == ["cancelled"] * 2 + ["ok"] * 3
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
 
 
-def test_a_fatal_probe_fails_the_calls_in_line_unsent(serve: Any) -> None:
+def test_a_fatal_probe_fails_the_calls_in_line_unsent(serve_reasoner: Any) -> None:
     # acme-reasoner is served as an o-series model, which takes no 'minimal': every
     # call would be refused for the reasoning_effort the user asked for.
-    server = serve([])
+    server = serve_reasoner(early=[])
     backend = backend_at(server, reasoning_effort="minimal")
 
     async def go() -> list[Completion | BaseException]:
@@ -214,8 +195,10 @@ def test_a_fatal_probe_fails_the_calls_in_line_unsent(serve: Any) -> None:
     assert [getattr(c, "requests", None) for c in done[1:]] == [0] * 5
 
 
-def test_calls_asking_a_parameter_no_answer_has_shown_taken_probe_again(serve: Any) -> None:
-    server = serve([])
+def test_calls_asking_a_parameter_no_answer_has_shown_taken_probe_again(
+    serve_reasoner: Any,
+) -> None:
+    server = serve_reasoner(early=[])
     backend = backend_at(server)
     scores = distinct(backend, 1, label_only=False)  # no logprobs asked
     labels = distinct(backend, 6)  # logprobs asked: not yet shown to be taken
@@ -233,8 +216,10 @@ def test_calls_asking_a_parameter_no_answer_has_shown_taken_probe_again(serve: A
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
 
 
-def test_a_line_left_by_a_closed_loop_does_not_bind_the_next_one(serve: Any) -> None:
-    server, backend, _ = cancelled_in_line(serve, 3, (0, 1, 2))  # every call leaves the line
+def test_a_line_left_by_a_closed_loop_does_not_bind_the_next_one(serve_reasoner: Any) -> None:
+    server, backend, _ = cancelled_in_line(
+        serve_reasoner, 3, (0, 1, 2)
+    )  # every call leaves the line
 
     async def later() -> list[Completion]:
         try:
@@ -248,8 +233,8 @@ def test_a_line_left_by_a_closed_loop_does_not_bind_the_next_one(serve: Any) -> 
     assert refusals(server) == {"max_tokens": 1, "temperature": 1, "logprobs": 1}
 
 
-def test_a_known_model_sends_every_call_at_once(serve: Any) -> None:
-    server = serve(["hang"])
+def test_a_known_model_sends_every_call_at_once(serve_reasoner: Any) -> None:
+    server = serve_reasoner(early=["hang"])
     backend = backend_at(server, "gpt-4o-mini")
 
     async def go() -> list[asyncio.Task[Completion]]:
@@ -268,8 +253,10 @@ def test_a_known_model_sends_every_call_at_once(serve: Any) -> None:
     assert backend._probe is None  # no line was ever made
 
 
-def test_the_runner_retries_a_failed_probe_and_keeps_every_call(serve: Any, tmp_path: Path) -> None:
-    server = serve(["server_error"])
+def test_the_runner_retries_a_failed_probe_and_keeps_every_call(
+    serve_reasoner: Any, tmp_path: Path
+) -> None:
+    server = serve_reasoner(early=["server_error"])
     backend = backend_at(server)
     options = RunOptions(concurrency=12, progress="quiet", retry=RetryPolicy(base_delay=0.0))
 
@@ -292,9 +279,9 @@ def test_the_runner_retries_a_failed_probe_and_keeps_every_call(serve: Any, tmp_
 
 
 def test_a_run_stopped_by_a_fatal_probe_counts_only_the_requests_sent(
-    serve: Any, tmp_path: Path
+    serve_reasoner: Any, tmp_path: Path
 ) -> None:
-    server = serve([])
+    server = serve_reasoner(early=[])
     backend = backend_at(server, reasoning_effort="minimal")  # refused, and not droppable
     options = RunOptions(concurrency=12, progress="quiet")
 
@@ -317,9 +304,9 @@ def test_a_run_stopped_by_a_fatal_probe_counts_only_the_requests_sent(
 
 
 def test_calls_failed_unsent_behind_a_fatal_probe_leave_no_row_and_a_rerun_sends_them(
-    serve: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    serve_reasoner: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = serve([])
+    server = serve_reasoner(early=[])
     specs = distinct(backend_at(server), 12)
     options = RunOptions(concurrency=12, progress="quiet")
 
@@ -350,9 +337,9 @@ def test_calls_failed_unsent_behind_a_fatal_probe_leave_no_row_and_a_rerun_sends
     assert server.count("ok") == 12
 
 
-def test_another_copy_learns_from_the_first_without_a_refusal(serve: Any) -> None:
+def test_another_copy_learns_from_the_first_without_a_refusal(serve_reasoner: Any) -> None:
     """What a Ray worker's copy learned reaches another copy; its calls go at once, untaught."""
-    server = serve([])
+    server = serve_reasoner(early=[])
     first, second = backend_at(server), backend_at(server)
 
     async def go() -> tuple[list[Completion], list[Completion]]:

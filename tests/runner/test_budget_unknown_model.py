@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,31 +33,11 @@ from fairjudge.runner import (
 from fairjudge.runner._prices import CallGuess, CostBudget
 from tests.backends._calls import PROMPT, spec_for
 from tests.server import Script
-from tests.server._openai_emulator import EmulatorServer, OpenAIEmulator
+from tests.server._openai_emulator import EmulatorServer
 
 PRICES = Prices(input_per_million=1.0, output_per_million=10.0)
 MAX_COST = 0.01
 N_CALLS = 60  # far more than the budget pays for
-
-
-@pytest.fixture
-def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Start an emulator serving ``acme-reasoner`` as a reasoning model; stopped at teardown."""
-    servers: list[EmulatorServer] = []
-
-    def start(script: Script | None = None, early: tuple[str, ...] = ()) -> EmulatorServer:
-        emulator = OpenAIEmulator(
-            script or Script(), reasoning_models=("acme-reasoner",), early_faults=early
-        )
-        server = EmulatorServer(emulator).__enter__()
-        servers.append(server)
-        assert server.api_key is not None
-        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
-        return server
-
-    yield start
-    for server in servers:
-        server.__exit__(None, None, None)
 
 
 def judged(
@@ -84,9 +63,9 @@ def judged(
 
 @pytest.mark.parametrize("concurrency", [1, 16])
 def test_max_cost_checks_an_unknown_model_s_calls_after_its_probe_taught_them(
-    serve: Any, tmp_path: Path, concurrency: int
+    serve_reasoner: Any, tmp_path: Path, concurrency: int
 ) -> None:
-    server = serve()
+    server = serve_reasoner()
     options = RunOptions(
         concurrency=concurrency, max_cost=MAX_COST, prices=PRICES, progress="quiet"
     )
@@ -103,9 +82,9 @@ def test_max_cost_checks_an_unknown_model_s_calls_after_its_probe_taught_them(
 
 
 def test_a_failed_probe_under_max_cost_hands_the_check_to_the_next_call(
-    serve: Any, tmp_path: Path
+    serve_reasoner: Any, tmp_path: Path
 ) -> None:
-    server = serve(early=("server_error",))  # the first request meets a 500
+    server = serve_reasoner(early=("server_error",))  # the first request meets a 500
     options = RunOptions(
         concurrency=16,
         max_cost=5 * MAX_COST,
@@ -126,12 +105,12 @@ def test_a_failed_probe_under_max_cost_hands_the_check_to_the_next_call(
 
 @pytest.mark.parametrize("model", ["acme-reasoner", "o3"])
 def test_a_reply_with_unbelievable_usage_is_charged_at_the_cap_it_was_sent_with(
-    serve: Any, tmp_path: Path, model: str
+    serve_reasoner: Any, tmp_path: Path, model: str
 ) -> None:
     # A usage the server cannot have meant: each reply is charged its estimate, whose
     # output is the cap on the wire. The unknown model learned that cap from a refusal
     # (the spec says max_tokens 8); it is charged as the known model with the same cap.
-    server = serve(Script(usage={"completion_tokens": -1}))
+    server = serve_reasoner(Script(usage={"completion_tokens": -1}))
     options = RunOptions(concurrency=4, prices=PRICES, progress="quiet")
     summary, backend, _ = judged(server, model, tmp_path / "s.sqlite", options, n=4)
 
