@@ -8,9 +8,11 @@ Screenshots land in ``tests/report/artifacts/`` (ignored by git).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,3 +114,19 @@ def open_report(browser: Any) -> Iterator[OpenReport]:
     yield _open
     for context in contexts:
         context.close()
+
+
+def run_json(*args: str) -> dict[str, Any]:
+    """``fairjudge ARGS --json``'s output, which must exit 0.
+
+    In a worker thread: while Playwright is open an event loop runs in this one.
+    """
+    from typer.testing import CliRunner
+
+    from fairjudge.cli import app
+
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(CliRunner().invoke, app, [*args, "--json"]).result()
+    assert done.exit_code == 0, done.output
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data

@@ -11,35 +11,22 @@ to ``tests/report/artifacts/``.
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 import fairjudge
 from fairjudge._errors import InputError
-from fairjudge.cli import app
 from fairjudge.examples.judges import longer
 from fairjudge.report import out_file_page
 from fairjudge.report._page import PlotBlock
 from tests.report import pages
-from tests.report.conftest import OpenReport
+from tests.report.conftest import OpenReport, run_json
 
 EXAMPLES = Path(fairjudge.__file__).parent / "examples"
 ANSWERS = str(EXAMPLES / "rank_answers.jsonl")
 LONGER = "python:fairjudge.examples.judges:longer"
-runner = CliRunner()
-
-
-def _run(*args: str) -> dict[str, Any]:
-    # In a worker thread: while Playwright is open an event loop runs in this one.
-    with ThreadPoolExecutor(1) as pool:
-        done = pool.submit(runner.invoke, app, [*args, "--json"]).result()
-    assert done.exit_code == 0, done.output
-    data: dict[str, Any] = json.loads(done.stdout)
-    return data
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +34,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One ``rank`` by the command line and one in Python, each saved and drawn again."""
     tmp = tmp_path_factory.mktemp("rank")
     out, html, drawn = tmp / "rank.jsonl", tmp / "rank.html", tmp / "drawn.html"
-    board = _run("rank", ANSWERS, "--judge", LONGER, "--out", str(out), "--html", str(html))
-    again = _run("report", str(out), "-o", str(drawn))
+    board = run_json("rank", ANSWERS, "--judge", LONGER, "--out", str(out), "--html", str(html))
+    again = run_json("report", str(out), "-o", str(drawn))
     ranked = fairjudge.rank(ANSWERS, longer, options={"progress": "quiet"})
     saved, notebook = ranked.save(tmp / "saved.jsonl"), ranked.to_html(tmp / "notebook.html")
     return {"board": board, "out": out, "html": html, "drawn": drawn, "again": again,

@@ -12,16 +12,13 @@ page. The time to interactive at 10,000 answers is measured and written to
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from fairjudge._items import ScoreItem
 from fairjudge._types import ExpectedScore, Reply, ScoreReading
-from fairjudge.cli import app
 from fairjudge.evaluation import ScoredItem, score_answers, summarise_scores
 from fairjudge.prompts import AnswerScores, ScoreCall, get_rubric
 from fairjudge.report import score_page, score_report
@@ -29,7 +26,7 @@ from fairjudge.report._page import PlotBlock
 from fairjudge.report._page_plots import ForestPlot, Histogram
 from fairjudge.report._page_score import score_records
 from tests.report import pages
-from tests.report.conftest import ARTIFACTS, OpenReport
+from tests.report.conftest import ARTIFACTS, OpenReport, run_json
 
 SCRIPT = "<script>window.__pwned = 1</script>"
 ONERROR = '<img src=x onerror="window.__pwned = 1">'
@@ -42,7 +39,6 @@ SHIFTED = "python:tests.report.test_page_score:shifted_scorer"
 EXAMPLE = "python:fairjudge.examples.judges:scorer"
 LENGTH = "python:fairjudge.examples.judges:length_scorer"
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples"
-runner = CliRunner()
 
 
 def hostile_scorer(question: str, answer: str) -> str:
@@ -82,15 +78,6 @@ def _rows(n: int) -> list[dict[str, Any]]:
 def _write(path: Path, n: int) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in _rows(n)), "utf-8")
     return path
-
-
-def _run(*args: str) -> dict[str, Any]:
-    # In a worker thread: while Playwright is open an event loop runs in this one.
-    with ThreadPoolExecutor(1) as pool:
-        done = pool.submit(runner.invoke, app, [*args, "--json"]).result()
-    assert done.exit_code == 0, done.output
-    data: dict[str, Any] = json.loads(done.stdout)
-    return data
 
 
 def _out_records(path: Path) -> list[dict[str, Any]]:
@@ -191,13 +178,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("score")
     answers = _write(tmp / "answers.jsonl", 90)
     out, html = tmp / "out.jsonl", tmp / "score.html"
-    summary = _run("score", str(answers), "--judge", JUDGE, "--out", str(out), "--html",
+    summary = run_json("score", str(answers), "--judge", JUDGE, "--out", str(out), "--html",
                    str(html), "--bootstrap", "500")  # fmt: skip
     base_html = tmp / "baseline.html"
-    trend = _run("score", str(answers), "--judge", SHIFTED, "--baseline", str(out), "--html",
+    trend = run_json("score", str(answers), "--judge", SHIFTED, "--baseline", str(out), "--html",
                  str(base_html), "--bootstrap", "500", "--allow-different")  # fmt: skip
     rebuilt = tmp / "rebuilt.html"
-    again = _run("report", str(out), "-o", str(rebuilt), "--bootstrap", "500")
+    again = run_json("report", str(out), "-o", str(rebuilt), "--bootstrap", "500")
     return {"summary": summary, "out": out, "html": html, "trend": trend,
             "baseline_html": base_html, "rebuilt": rebuilt, "again": again}  # fmt: skip
 
@@ -291,7 +278,7 @@ def test_baseline_page_draws_the_shift_and_both_distributions(
 def test_time_to_interactive_at_10000_answers(open_report: OpenReport, tmp_path: Path) -> None:
     answers = _write(tmp_path / "big.jsonl", 10_000)
     html = tmp_path / "big.html"
-    _run("score", str(answers), "--judge", JUDGE, "--html", str(html), "--bootstrap", "200")
+    run_json("score", str(answers), "--judge", JUDGE, "--html", str(html), "--bootstrap", "200")
     seconds = pages.time_to_interactive(open_report, html)
     opened = pages.open_at(open_report, html, pages.PHONE)
     assert opened.count() == 10_000
@@ -311,8 +298,8 @@ def test_readme_pictures(
     """
     monkeypatch.chdir(tmp_path)
     answers, html, moved = EXAMPLES / "score_answers.jsonl", "score.html", "baseline.html"
-    _run("score", str(answers), "--judge", EXAMPLE, "--out", "scores.jsonl", "--html", html)
-    _run("score", str(answers), "--judge", LENGTH, "--baseline", "scores.jsonl",
+    run_json("score", str(answers), "--judge", EXAMPLE, "--out", "scores.jsonl", "--html", html)
+    run_json("score", str(answers), "--judge", LENGTH, "--baseline", "scores.jsonl",
          "--allow-different", "--html", moved)  # fmt: skip
     pages.screenshots(open_report, tmp_path / html, "score", docs=True)
     pages.screenshots(open_report, tmp_path / moved, "score-baseline", docs=True)

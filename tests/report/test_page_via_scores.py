@@ -13,34 +13,21 @@ opens the page as a user would; its screenshots go to ``tests/report/artifacts/`
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 import fairjudge
 from fairjudge._errors import InputError
-from fairjudge.cli import app
 from fairjudge.report import out_file_page
 from tests.report import pages
-from tests.report.conftest import OpenReport
+from tests.report.conftest import OpenReport, run_json
 
 EXAMPLES = Path(fairjudge.__file__).parent / "examples"
 ITEMS = EXAMPLES / "calibration.jsonl"
 SCORER = "python:fairjudge.examples.judges:scorer"
 NO_WINNER = "No clear winner by scores: the interval contains 0.5."
-runner = CliRunner()
-
-
-def _run(*args: str) -> dict[str, Any]:
-    # In a worker thread: while Playwright is open an event loop runs in this one.
-    with ThreadPoolExecutor(1) as pool:
-        done = pool.submit(runner.invoke, app, [*args, "--json"]).result()
-    assert done.exit_code == 0, done.output
-    data: dict[str, Any] = json.loads(done.stdout)
-    return data
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +39,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     tmp = tmp_path_factory.mktemp("via")
     out, drawn = tmp / "via.jsonl", tmp / "via.html"
-    live = _run("compare", str(ITEMS), "--via-scores", "--judge", SCORER, "--out", str(out))
-    again = _run("report", str(out), "-o", str(drawn))
+    live = run_json("compare", str(ITEMS), "--via-scores", "--judge", SCORER, "--out", str(out))
+    again = run_json("report", str(out), "-o", str(drawn))
     done = via_scores(SCORER, load_items(ITEMS).items, EvalSettings(),
                       setup=fairjudge.JudgeSetup(options={"progress": "quiet"}),
                       rubric=get_rubric("production"))  # fmt: skip
