@@ -307,9 +307,15 @@ app = typer.Typer(
 class _UsersConsole(Console):
     """stderr, where every line is in the words the user gave (:func:`_users_words`)."""
 
-    def print(self, *objects: Any, **options: Any) -> None:
-        """Print as :meth:`rich.console.Console.print`, each string in the user's words."""
-        super().print(*(_users_words(o) if isinstance(o, str) else o for o in objects), **options)
+    def print(self, *objects: Any, worded: bool = False, **options: Any) -> None:
+        """Print as :meth:`rich.console.Console.print`, each string in the user's words.
+
+        ``worded``: the strings are in them already (:func:`say` words an error with
+        its line first), so they are not reworded.
+        """
+        if not worded:
+            objects = tuple(_users_words(o) if isinstance(o, str) else o for o in objects)
+        super().print(*objects, **options)
 
 
 err_console = _UsersConsole(stderr=True)
@@ -340,7 +346,7 @@ def say(label: str, text: str, style: str = "yellow", *, error: bool = False) ->
 
     text = _users_words(text, error=error)
     err_console.print(f"[{style}]{label}:[/{style}] ", end="", highlight=False)
-    err_console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
+    err_console.print(visible(text), worded=True, highlight=False, markup=False, soft_wrap=True)
     return text
 
 
