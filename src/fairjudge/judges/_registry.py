@@ -162,12 +162,10 @@ def check_batch_api(spec: str | None, executor: object) -> None:
             ``spec`` is no ``openai/`` or ``anthropic/`` model; it names ``executor``
             (``--batch-api`` on the command line) and says what to pass instead.
     """
-    if all(kind.__name__ != "BatchExecutor" for kind in type(executor).__mro__):
-        return  # not one (nor a subclass): the batch machinery (asyncio) stays unloaded
-    from fairjudge.runner import BatchExecutor
-
+    if getattr(executor, "sends_batches", False) is not True:
+        return  # an executor says so itself: no import of the batch machinery (asyncio)
     shown = spec.strip() if spec and spec.strip() else "local/ (the default judge)"
-    if isinstance(executor, BatchExecutor) and not shown.startswith(("openai/", "anthropic/")):
+    if not shown.startswith(("openai/", "anthropic/")):
         raise ConfigError(
             "executor=BatchExecutor() needs a judge with a batch API (openai/<model> or "
             f"anthropic/<model>); {shown} has none: drop executor=BatchExecutor() for it "

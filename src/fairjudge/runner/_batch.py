@@ -461,6 +461,11 @@ class BatchExecutor:
         >>> session = JudgeSession(backend, executor=BatchExecutor(wait=True))  # doctest: +SKIP
     """
 
+    sends_batches = True
+    """Its calls go to a provider's batch API, which only ``openai/`` and ``anthropic/`` have.
+
+    The judge check (``judges._registry.check_batch_api``) reads it without importing
+    this module."""
     budget_note = (
         "A submitted batch is committed money: the provider bills every request it runs, "
         "so max_cost was held against the estimate of every call before submission."
