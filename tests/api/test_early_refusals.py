@@ -7,7 +7,6 @@ is called, with the message the commands print (there, with the flags' names).
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from pathlib import Path
@@ -22,6 +21,7 @@ from fairjudge.evaluation import EvalSettings
 from fairjudge.io import Columns, load_items
 from fairjudge.judges import BackendOptions, Jury, MemberSpec, resolve_judge
 from fairjudge.prompts import get_rubric
+from tests.cli.test_calibrate_human_col import calibration_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATION = ROOT / "src" / "fairjudge" / "examples" / "calibration.jsonl"
@@ -100,19 +100,9 @@ def test_a_python_judge_or_a_replay_needs_no_reference() -> None:
     assert panel.result.n_items == 3
 
 
-def _csv(tmp_path: Path) -> Path:
-    rows = [json.loads(line) for line in CALIBRATION.read_text(encoding="utf-8").splitlines()]
-    path = tmp_path / "calibration.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
-
-
 def test_a_label_column_the_file_lacks_is_refused_before_any_call(tmp_path: Path) -> None:
     judge = Counting()
-    for path in (CALIBRATION, _csv(tmp_path)):
+    for path in (CALIBRATION, calibration_csv(tmp_path)):
         with pytest.raises(InputError) as caught:
             fairjudge.calibrate(path, judge, columns={"nope": "human"})
         assert str(caught.value) == (

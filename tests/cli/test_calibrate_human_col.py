@@ -18,7 +18,8 @@ JUDGE = "python:fairjudge.examples.judges:longer"
 COLUMNS = "'id', 'question', 'answer_1', 'answer_2', 'human', 'model_1', 'model_2', 'human_score'"
 
 
-def _csv(tmp_path: Path) -> Path:
+def calibration_csv(tmp_path: Path) -> Path:
+    """The example calibration file as CSV (its first row's keys the header)."""
     rows = [json.loads(line) for line in CALIBRATION.read_text(encoding="utf-8").splitlines()]
     path = tmp_path / "calibration.csv"
     with path.open("w", newline="", encoding="utf-8") as f:
@@ -29,7 +30,7 @@ def _csv(tmp_path: Path) -> Path:
 
 
 def test_a_human_col_the_file_lacks_is_refused_before_any_call(tmp_path: Path) -> None:
-    for path in (CALIBRATION, _csv(tmp_path)):
+    for path in (CALIBRATION, calibration_csv(tmp_path)):
         done = fairjudge("calibrate", str(path), "--judge", JUDGE, "--human-col", "nope")
         err = flat(done.stderr)
         assert done.returncode == 2, (done.stdout, err)
