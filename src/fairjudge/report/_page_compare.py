@@ -50,7 +50,7 @@ from fairjudge.report._page import (
     unestimated,
 )
 from fairjudge.report._page_compare_items import pair_explorer
-from fairjudge.report._page_load import load_comparison
+from fairjudge.report._page_load import load_comparison, source_name
 from fairjudge.report._page_plots import Figure, ForestPlot, forest_plot
 from fairjudge.report._page_recorded import recorded_run
 from fairjudge.report._text import calls_text, ci_text
@@ -71,7 +71,6 @@ __all__ = [
     "not_estimated",
     "pair_facts",
     "position_section",
-    "source_name",
 ]
 
 
@@ -421,13 +420,6 @@ def _gate(report: Mapping[str, Any]) -> str:
         f"The judge {word} the gate: Spearman {gate.spearman:.3f} against the threshold "
         f"{gate.min_spearman:.2f}."
     )
-
-
-def source_name(source: str | None, path: Path) -> str:
-    """The input file's name as compare's title has it (the header's source), else the file's."""
-    if not source or source == str(path):
-        return path.name
-    return "<stdin>" if source == "-" else Path(source).name
 
 
 def compare_page_from_file(

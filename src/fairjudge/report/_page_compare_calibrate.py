@@ -28,8 +28,8 @@ from fairjudge.io import OutHeader, shown
 from fairjudge.report._audit import calibration_payload
 from fairjudge.report._comparison import comparison_report
 from fairjudge.report._page import Page, PageLoader
-from fairjudge.report._page_compare import compare_page, source_name
-from fairjudge.report._page_load import load_comparison
+from fairjudge.report._page_compare import compare_page
+from fairjudge.report._page_load import load_comparison, source_name
 from fairjudge.report._page_recorded import recorded_run
 
 __all__ = ["OUT_FILE_PAGES", "calibrate_page_from_file"]

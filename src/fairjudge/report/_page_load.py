@@ -65,8 +65,10 @@ __all__ = [
     "record_name",
     "record_text",
     "recorded_rubric",
+    "recorded_source_name",
     "score_call",
     "scored_record",
+    "source_name",
     "stop_reason",
     "summarised",
 ]
@@ -254,6 +256,18 @@ def recorded_rubric(
             path=str(path), params="out",
         )  # fmt: skip
     return rubric
+
+
+def source_name(source: object, path: Path) -> str:
+    """A page's title: the run's input file (``-`` is ``<stdin>``), else ``path``'s name."""
+    if not isinstance(source, str) or not source or source == str(path):
+        return path.name
+    return "<stdin>" if source == "-" else Path(source).name
+
+
+def recorded_source_name(header: OutHeader | None, path: Path) -> str:
+    """:func:`source_name` of the input file a ``--out`` header records."""
+    return source_name(header.settings.get("source") if header is not None else None, path)
 
 
 def header_and_records(

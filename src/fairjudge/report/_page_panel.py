@@ -64,6 +64,7 @@ from fairjudge.report._page_load import (
     record_name,
     record_text,
     recorded_rubric,
+    recorded_source_name,
     score_call,
     stop_reason,
 )
@@ -302,13 +303,6 @@ def _pair(record: Mapping[str, Any]) -> Item:
     )
 
 
-def _source(header: OutHeader | None, path: Path) -> str:
-    source = header.settings.get("source") if header is not None else None
-    if not isinstance(source, str) or not source:
-        return path.name
-    return "<stdin>" if source == "-" else Path(source).name
-
-
 def _text_or_none(value: object) -> str | None:
     """The run's settings' judge: none for a panel (its members are named), as its --json."""
     return value if isinstance(value, str) else None
@@ -355,7 +349,8 @@ def load_jury_report(
     result = dataclasses.replace(result, usage=recorded_member_usage(header, len(result.names)))
     if any(m.n_not_run for m in result.members):
         result = dataclasses.replace(result, stopped=stop_reason(header))
-    title = f"{_source(header, path)}: model 1 vs model 2, by a panel of {len(result.names)}"
+    name = recorded_source_name(header, path)
+    title = f"{name}: model 1 vs model 2, by a panel of {len(result.names)}"
     report = jury_report(result, title=title, run=recorded_run(header))
     return report, header
 
@@ -438,5 +433,6 @@ def load_score_jury_report(
             CollapseRule(), seed, level, n_resamples, stopped,
             recorded_member_usage(header, len(names)),
         ).with_aggregation(rule)  # fmt: skip
-    report = score_jury_report(result, title=_source(header, path), run=recorded_run(header))
+    title = recorded_source_name(header, path)
+    report = score_jury_report(result, title=title, run=recorded_run(header))
     return report, header

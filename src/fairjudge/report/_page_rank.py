@@ -32,10 +32,9 @@ from fairjudge.report._page_compare import (
     not_estimated,
     pair_facts,
     position_section,
-    source_name,
 )
 from fairjudge.report._page_compare_items import pair_explorer
-from fairjudge.report._page_load import load_ranked
+from fairjudge.report._page_load import load_ranked, source_name
 from fairjudge.report._page_plots import Figure, forest_plot
 from fairjudge.report._ranking import RankingReport, leader_line, rank_intervals
 from fairjudge.runner import RunSummary

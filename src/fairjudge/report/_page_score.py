@@ -39,7 +39,7 @@ from fairjudge.report._page import (
     run_facts,
     unestimated,
 )
-from fairjudge.report._page_load import calls_of, load_score_result
+from fairjudge.report._page_load import calls_of, load_score_result, recorded_source_name
 from fairjudge.report._page_plots import Figure, forest_plot, histogram
 from fairjudge.report._page_score_calibrate import score_calibration_page
 from fairjudge.report._scores import ScoreReport, score_report
@@ -421,11 +421,7 @@ def score_page_from_file(
     """
     loaded = load_score_result(path, seed=seed, level=level, n_resamples=n_resamples)
     header = loaded.header
-    source = header.settings.get("source") if header is not None else None
-    title = path.name
-    if isinstance(source, str) and source:
-        title = "<stdin>" if source == "-" else Path(source).name
-    report = score_report(loaded.result, title=title)
+    report = score_report(loaded.result, title=recorded_source_name(header, path))
     return score_page(report, header=header)
 
 

@@ -18,7 +18,7 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge.audit import score_calibration_report
 from fairjudge.io import OutHeader, shown
 from fairjudge.report._page import Page
-from fairjudge.report._page_load import load_score_result
+from fairjudge.report._page_load import load_score_result, recorded_source_name
 from fairjudge.report._page_score import score_page
 from fairjudge.report._scores import score_report
 
@@ -50,13 +50,6 @@ def _calls_payload(header: OutHeader | None, judge: str | None) -> Any:
     return dict(header.calls)
 
 
-def _title(header: OutHeader | None, path: Path) -> str:
-    source = header.settings.get("source") if header is not None else None
-    if isinstance(source, str) and source:
-        return "<stdin>" if source == "-" else Path(source).name
-    return path.name
-
-
 def score_calibrate_page_from_file(
     path: Path,
     *,
@@ -86,7 +79,7 @@ def score_calibrate_page_from_file(
     except ConfigError as exc:
         raise InputError(f"cannot be drawn as a calibration ({exc})", path=str(path),
                          params="out") from None  # fmt: skip
-    report = score_report(result, title=_title(header, path))
+    report = score_report(result, title=recorded_source_name(header, path))
     summary = {
         **cal.to_dict(),
         "calls": _calls_payload(header, result.judge),

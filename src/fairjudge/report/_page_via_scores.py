@@ -47,7 +47,6 @@ from fairjudge.report._page_compare import (
     model_names,
     not_estimated,
     position_section,
-    source_name,
 )
 from fairjudge.report._page_load import (
     calls_of,
@@ -55,6 +54,7 @@ from fairjudge.report._page_load import (
     judged_record,
     record_name,
     recorded_rubric,
+    recorded_source_name,
     scored_record,
     stop_reason,
     summarised,
@@ -261,7 +261,7 @@ def via_scores_page_from_file(
     headers recorded it, by its own name.
     """
     header, result, swap = load_via_scores(path, seed=seed, level=level, n_resamples=n_resamples)
-    return via_scores_page(header, result, swap, source_name(header.settings.get("source"), path))
+    return via_scores_page(header, result, swap, recorded_source_name(header, path))
 
 
 OUT_FILE_PAGES: dict[str, PageLoader] = {_KIND: via_scores_page_from_file}
