@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         PairwiseResult,
         ViaScoresResult,
     )
+    from fairjudge.io import LoadedItems
     from fairjudge.judges import BatchJudge, Jury, ProgressCallback, ScoreMode
     from fairjudge.prompts import Rubric
     from fairjudge.runner import RunSummary
@@ -178,6 +179,7 @@ class ViaScoresRun:
         judge: The scorer's name.
         rubric: The rubric it scored against.
         settings: The run's settings (seed, level, resamples).
+        skipped: The input rows set aside as invalid, as the loader lists them.
     """
 
     result: ViaScoresResult
@@ -188,6 +190,43 @@ class ViaScoresRun:
     judge: str
     rubric: Rubric = field(repr=False)
     settings: EvalSettings = field(repr=False)
+    skipped: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    @property
+    def title(self) -> str:
+        """The report's title: the input's name, then what was compared."""
+        from fairjudge._api._inputs import ROWS
+        from fairjudge._api._result import title
+
+        return f"{title(self.settings.source or ROWS)}: model 1 vs model 2"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready summary, as ``compare --via-scores --json`` prints it.
+
+        The comparison via scores, the swap protocol's report beside it (``None``
+        without ``with_swap``), the scoring calls, the skipped rows and, after
+        ``stop_when``, the adaptive run.
+        """
+        from fairjudge.report import comparison_report
+
+        swap = self.swap
+        payload = {
+            "via_scores": self.result.to_dict(),
+            "swap": None if swap is None else comparison_report(swap, title=self.title).to_dict(),
+            "calls": None if self.calls is None else self.calls.to_dict(),
+            "skipped_rows": list(self.skipped),
+        }
+        if self.adaptive is not None:
+            payload["adaptive"] = self.adaptive.adaptive_dict()
+        return payload
+
+    def markdown(self) -> str:
+        """The run's Markdown summary, as ``compare --via-scores --markdown`` writes it."""
+        from fairjudge.report import via_scores_markdown
+
+        return via_scores_markdown(
+            self.result, title=self.title, swap=self.swap, adaptive=self.adaptive
+        )
 
     def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
         """Write ``compare --via-scores``'s ``--out`` file, as :meth:`Result.save` does.
@@ -243,16 +282,24 @@ class ViaScoresRun:
 
 
 def via_scores(
-    spec: str | None, items: list[Item], settings: EvalSettings, *, setup: JudgeSetup,
+    spec: str | None, items: list[Item] | LoadedItems[Item], settings: EvalSettings, *,
+    setup: JudgeSetup,
     rubric: Rubric, mode: ScoreMode = "json", tie_margin: float = 0.0, with_swap: bool = False,
     stop_when: str | Sequence[str] | StopRule | None = None, batch: int | None = None,
 ) -> ViaScoresRun:  # fmt: skip
     """Open the scorer ``spec`` names and compare through its scores (``compare --via-scores``).
 
     With ``with_swap``, the swap protocol runs too, with the same model on the same
-    session (one store, one budget), unless the scoring stopped on the budget.
+    session (one store, one budget), unless the scoring stopped on the budget. Items
+    read by a loader (:class:`~fairjudge.io.LoadedItems`) keep their skipped rows.
     """
+    from fairjudge.io import LoadedItems
     from fairjudge.judges import judge_name
+
+    skipped: list[dict[str, Any]] = []
+    if isinstance(items, LoadedItems):
+        skipped = items.skipped_records()
+        items = list(items.items)
 
     if with_swap:  # the swap protocol's template: the references it needs, before it opens
         setup.check_references(spec, items)
@@ -273,7 +320,9 @@ def via_scores(
             close = getattr(judge, "close", None)
             if callable(close):
                 close()
-    return ViaScoresRun(result, swap, adaptive, calls, scorer, judge_name(scorer), rubric, settings)
+    return ViaScoresRun(
+        result, swap, adaptive, calls, scorer, judge_name(scorer), rubric, settings, skipped
+    )
 
 
 def _via_judges(

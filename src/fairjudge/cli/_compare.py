@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -312,11 +312,11 @@ def _via_scores(
     loaded = load_input(file, columns)
     check_via_items(loaded.items, rubric)
     done = via_scores(
-        flags.judge, loaded.items, settings, setup=flags.setup(), rubric=rubric,
+        flags.judge, loaded, settings, setup=flags.setup(), rubric=rubric,
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
         stop_when=rule, batch=stop.batch if stop is not None else None,
     )  # fmt: skip
-    _via_output(file, json_output, run, done, loaded.skipped_records())
+    _via_output(json_output, run, done)
     result = done.result
     code = unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
@@ -328,10 +328,7 @@ def _via_scores(
         check_unresolved(done.swap, run.max_unresolved)
 
 
-def _via_output(
-    file: Path, json_output: bool, run: EvalFlags, done: ViaScoresRun,
-    skipped: list[dict[str, Any]],
-) -> None:  # fmt: skip
+def _via_output(json_output: bool, run: EvalFlags, done: ViaScoresRun) -> None:
     """Write ``--out`` and ``--html``, then print the table or the JSON.
 
     ``--out``'s header records the scorer's requests and the scoring calls; the
@@ -343,29 +340,16 @@ def _via_output(
 
     from fairjudge.cli._out import save_out, write_page
     from fairjudge.io import strict_dumps
-    from fairjudge.report import comparison_report, render_via_scores, via_scores_markdown
+    from fairjudge.report import render_via_scores
 
-    result, swap, calls, adaptive = done.result, done.swap, done.calls, done.adaptive
-    stop = {} if adaptive is None else {"adaptive": adaptive.adaptive_dict()}
     save_out(done, run.out, "compare")
     write_page(run.html, done)
-    title = f"{'<stdin>' if str(file) == '-' else file.name}: model 1 vs model 2"
     if json_output:
-        payload = {
-            "via_scores": result.to_dict(),
-            "swap": comparison_report(swap, title=title).to_dict() if swap is not None else None,
-            "calls": calls.to_dict() if calls is not None else None,
-            "skipped_rows": skipped,
-            **stop,
-        }
-        typer.echo(strict_dumps(payload, indent=2))
-
-    def markdown() -> str:
-        return via_scores_markdown(result, title=title, swap=swap, adaptive=adaptive)
-
-    if write_markdown(markdown) or json_output:
+        typer.echo(strict_dumps(done.to_dict(), indent=2))
+    if write_markdown(done.markdown) or json_output:
         return
-    render_via_scores(result, Console(), swap=swap, title=title, adaptive=adaptive)
+    render_via_scores(done.result, Console(), swap=done.swap, title=done.title,
+                      adaptive=done.adaptive)  # fmt: skip
     for what, path in (("per-item results", run.out), ("HTML report", run.html)):
         if path is not None:
             err_console.print(f"{what}: {path}", highlight=False, markup=False)
