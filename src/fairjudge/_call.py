@@ -7,9 +7,10 @@ the store: they turn a spec into a :class:`Completion` or raise a
 :class:`fairjudge.BackendError` subclass. Parsing the completion is the judge's job,
 and caching, retries and concurrency are the runner's.
 
-This module sits on the ground floor, beside the value types and the errors, so
-that prompts, backends, the runner and the judges all import it from below and no
-package has to reach sideways or upwards for it.
+Whatever holds a backend's connections, threads or model until closed (the store,
+the judge session, the judges) is a :class:`Closing`, the synchronous side of
+:meth:`Backend.aclose`. This module sits on the ground floor, beside the value types
+and the errors, so that every layer imports it from below.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from types import TracebackType
+from typing import Any, Protocol, Self, runtime_checkable
 
 __all__ = [
     "ROLES",
     "Backend",
     "CallSpec",
+    "Closing",
     "Completion",
     "Conversation",
     "Message",
@@ -240,3 +243,25 @@ class Backend(Protocol):
 def route_of(backend: Backend) -> Route:
     """The route of a backend: the ``(name, model, base_url)`` its specs carry."""
     return (backend.name, backend.model, backend.base_url)
+
+
+class Closing:
+    """``with`` support for a class with a ``close()`` that is safe to call twice.
+
+    The store, the judge session and the judges hold connections, threads or a
+    loaded model; each leaves a ``with`` block by calling its own ``close()``.
+    """
+
+    def close(self) -> None:
+        """Release what the object holds; subclasses override it."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

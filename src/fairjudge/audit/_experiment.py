@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from fairjudge._closing import Closing
+from fairjudge._call import Closing
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
 from fairjudge._types import Resolution, stopped_by

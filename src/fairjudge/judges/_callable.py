@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Any, Never, Self, TypeVar
 
-from fairjudge._call import CallSpec, Completion
-from fairjudge._closing import Closing
+from fairjudge._call import CallSpec, Closing, Completion
 from fairjudge._errors import ConfigError, FatalBackendError, worded
 from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Reply, Verdict

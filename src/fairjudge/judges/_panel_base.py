@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from os import PathLike
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from fairjudge._closing import Closing
+from fairjudge._call import Closing
 from fairjudge._errors import ConfigError, worded
 from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._callable import PythonFunction

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from fairjudge._call import Backend, CallSpec, Completion, Conversation, Route, route_of
-from fairjudge._closing import Closing
+from fairjudge._call import Backend, CallSpec, Closing, Completion, Conversation, Route, route_of
 from fairjudge._errors import ConfigError, FatalBackendError, MissingExtraError, worded
 from fairjudge._types import CallError, ParseFailure, Replies, Reply
 

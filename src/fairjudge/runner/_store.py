@@ -18,8 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from fairjudge._call import Completion
-from fairjudge._closing import Closing
+from fairjudge._call import Closing, Completion
 from fairjudge.runner._records import COLUMNS, USAGE_COLUMNS, Row, utc_now
 from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
 from fairjudge.runner._store_open import open_store
