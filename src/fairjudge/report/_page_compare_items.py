@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fairjudge._items import Call, Judgment
+from fairjudge._call import Conversation
+from fairjudge._items import Call, Judgment, question_text
 from fairjudge._types import CallError, ParseFailure
 from fairjudge.report._page import Explorer
 
@@ -81,12 +82,15 @@ def _card(n: int, c: Call, m1: str | None, m2: str | None) -> dict[str, Any]:
     return card
 
 
-def _question(question: object) -> dict[str, Any]:
+def _question(question: str | Conversation) -> dict[str, Any]:
+    """The question's detail: its text, or a conversation as the judge's transcript.
+
+    A conversation is shown as :func:`~fairjudge._items.question_text` writes it (what a
+    single-prompt template shows the judge), as the panel pages show it.
+    """
     if isinstance(question, str):
         return {"h": "Question", "pre": question}
-    turns = list(question)  # type: ignore[call-overload]
-    text = "\n\n".join(f"[{role}] {content}" for role, content in turns)
-    return {"h": f"Conversation ({len(turns)} turns)", "pre": text}
+    return {"h": f"Conversation ({len(question)} turns)", "pre": question_text(question)}
 
 
 def _record(key: str, n: int, j: Judgment) -> dict[str, Any]:
