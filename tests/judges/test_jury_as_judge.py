@@ -19,7 +19,7 @@ from fairjudge import (
 )
 from fairjudge.audit import calibration_report
 from fairjudge.judges import BatchJudge, CallableJudge, Jury, JuryMember, PairwiseRequest
-from fairjudge.judges._jury_votes import PANEL_FAILED, panel_reply
+from fairjudge.judges._jury import PANEL_FAILED, panel_reply
 
 SHORT, LONG = "short", "a much longer answer"
 ITEMS = [Item(f"q{i}", SHORT, LONG, id=str(i), human=Outcome.TWO) for i in range(4)]

@@ -34,10 +34,15 @@ from fairjudge.judges._own_judge import (
 from fairjudge.judges._pairwise import BatchJudge, PairwiseRequest, ProgressCallback
 
 if TYPE_CHECKING:
-    from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
+    from fairjudge.judges._jury import (
+        Jury,
+        JuryMember,
+        MemberSpec,
+        panel_reply,
+        weighted_majority,
+    )
     from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
     from fairjudge.judges._jury_usage import MemberUsage
-    from fairjudge.judges._jury_votes import panel_reply, weighted_majority
     from fairjudge.judges._pairwise import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
         BatchPointwiseJudge,
@@ -104,12 +109,12 @@ _LAZY = {
     "Jury": "fairjudge.judges._jury",
     "JuryMember": "fairjudge.judges._jury",
     "MemberSpec": "fairjudge.judges._jury",
+    "panel_reply": "fairjudge.judges._jury",
+    "weighted_majority": "fairjudge.judges._jury",
     "JuryFile": "fairjudge.judges._jury_file",
     "load_jury_file": "fairjudge.judges._jury_file",
     "recorded_jury": "fairjudge.judges._jury_file",
     "MemberUsage": "fairjudge.judges._jury_usage",
-    "panel_reply": "fairjudge.judges._jury_votes",
-    "weighted_majority": "fairjudge.judges._jury_votes",
     "LLMJudge": "fairjudge.judges._pairwise",
     "read_verdict": "fairjudge.judges._pairwise",
     "BatchPointwiseJudge": "fairjudge.judges._pointwise",
