@@ -138,7 +138,7 @@ def test_the_page_shows_each_dimension_against_the_humans_and_the_gate(
     for text in ("Agreement with the human scores", "Judge score against human score",
                  "System-level agreement", "gate: 0.7", "Spearman [95% CI]: gate",
                  "Kendall [95% CI]", ": FAIL", ": PASS", "human \\ judge", "human mean",
-                 "not gated: the judge&#39;s scores are all equal"):  # fmt: skip
+                 "not estimated: not gated"):  # fmt: skip
         assert text in html, text
     assert html.count('<table class="fj-heat"') == 3  # a confusion per dimension
     facts = dict(page.facts)
@@ -149,6 +149,18 @@ def test_the_page_shows_each_dimension_against_the_humans_and_the_gate(
     assert len(page.explorer.records) == 24
     first = page.explorer.records[0]["d"][1]  # the scores table: judge's and human's
     assert first["cols"] == ["dimension", "score", "human"]
+
+
+def test_a_dimension_not_gated_says_its_reason_once_on_its_card(failing: dict[str, Any]) -> None:
+    agreement = out_file_page(failing["out"], "calibrate").sections[0]
+    (block,) = agreement.blocks
+    plot, table = block.plot, block.table  # type: ignore[union-attr]
+    reason = "the judge's scores are all equal: no rank correlation; the gate is not applied"
+    (row,) = [r for r in plot.rows if r.label == "relevance"]  # type: ignore[union-attr]
+    assert row.full_text == f"relevance: not estimated: {reason}"  # the plot row says why
+    cells = {r[0]: r[2] for r in table.rows}
+    assert cells["relevance"] == "not estimated: not gated"  # the table does not say it again
+    assert not any(reason in cell for r in table.rows for cell in r)
 
 
 def test_the_confusion_counts_every_answer_once(failing: dict[str, Any]) -> None:

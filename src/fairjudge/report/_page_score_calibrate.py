@@ -115,10 +115,14 @@ def _figure(d: DimensionCalibration) -> Figure:
 
 
 def _spearman_cell(d: DimensionCalibration, figure: Figure) -> str:
-    """The Spearman figure and the gate's verdict on it, or why it was not gated."""
+    """The Spearman figure and the gate's verdict on it.
+
+    A figure not estimated is only said to be so: its reason is the plot row's above
+    the table (and the headline's), not said a third time.
+    """
     c = d.correlation
     if c is None:
-        return f"not gated: {figure.reason}"
+        return "not estimated: not gated"
     if not c.passed:
         return f"{figure.text}: FAIL"
     return f"{figure.text}: PASS" + ("" if c.passed_at_lower_bound else
