@@ -58,7 +58,7 @@ from fairjudge.evaluation._jury import _human, _leave_one_out, _scores, _votes
 from fairjudge.evaluation._panel import effective
 from fairjudge.evaluation._score_jury import _alpha, _with_rest
 from fairjudge.judges import CallableJudge, CallablePointwiseJudge, Jury, JuryMember
-from fairjudge.judges._pointwise_jury import PointwiseJury, PointwiseMember
+from fairjudge.judges._pointwise import PointwiseJury, PointwiseMember
 from fairjudge.stats import agreement_matrix, fleiss_kappa
 
 DIMS = ("accuracy", "relevance", "usefulness")

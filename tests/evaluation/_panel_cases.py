@@ -30,7 +30,7 @@ from fairjudge.evaluation import (
     score_with_jury,
 )
 from fairjudge.judges import CallableJudge, CallablePointwiseJudge, Jury, JuryMember, PointwiseJury
-from fairjudge.judges._pointwise_jury import PointwiseMember
+from fairjudge.judges._pointwise import PointwiseMember
 from fairjudge.stats import (
     effective_judges,
     fleiss_kappa,

@@ -11,7 +11,7 @@ from fairjudge import ConfigError, ScoreItem
 from fairjudge.evaluation import JuryScoreResult, score_jury_diagnostics, score_with_jury
 from fairjudge.evaluation._panel import aggregate_scores, weighted_median
 from fairjudge.judges import CallablePointwiseJudge, MemberSpec, PointwiseJury
-from fairjudge.judges._pointwise_jury import PointwiseMember
+from fairjudge.judges._pointwise import PointwiseMember
 from fairjudge.stats import krippendorff_alpha
 from tests import panel_scorers as ps
 

@@ -26,7 +26,7 @@ from fairjudge.judges import (
     PairwiseRequest,
     PointwiseJury,
 )
-from fairjudge.judges._pointwise_jury import PointwiseMember
+from fairjudge.judges._pointwise import PointwiseMember
 
 STOP = "the budget is spent (test)"
 DIMS = ("accuracy", "relevance", "usefulness")

@@ -99,7 +99,7 @@ def score_with_jury(
 
     Example:
         >>> from fairjudge.judges import CallablePointwiseJudge as F
-        >>> from fairjudge.judges._pointwise_jury import PointwiseMember as M
+        >>> from fairjudge.judges._pointwise import PointwiseMember as M
         >>> dims = ("accuracy", "relevance", "usefulness")
         >>> jury = PointwiseJury([M("a", F(lambda q, a: dict.fromkeys(dims, 2))),
         ...                       M("b", F(lambda q, a: dict.fromkeys(dims, 5)), 2.0)])

@@ -48,12 +48,12 @@ if TYPE_CHECKING:
         BatchPointwiseJudge,
         CallablePointwiseJudge,
         PointwiseJudge,
+        PointwiseJury,
         ScoreMode,
         ScoreRequest,
         as_rubric,
         resolve_pointwise_judge,
     )
-    from fairjudge.judges._pointwise_jury import PointwiseJury
     from fairjudge.judges._registry import (
         DEFAULT_JUDGE,
         BackendOptions,
@@ -120,11 +120,11 @@ _LAZY = {
     "BatchPointwiseJudge": "fairjudge.judges._pointwise",
     "CallablePointwiseJudge": "fairjudge.judges._pointwise",
     "PointwiseJudge": "fairjudge.judges._pointwise",
+    "PointwiseJury": "fairjudge.judges._pointwise",
     "ScoreMode": "fairjudge.judges._pointwise",
     "ScoreRequest": "fairjudge.judges._pointwise",
     "as_rubric": "fairjudge.judges._pointwise",
     "resolve_pointwise_judge": "fairjudge.judges._pointwise",
-    "PointwiseJury": "fairjudge.judges._pointwise_jury",
     "BackendOptions": "fairjudge.judges._registry",
     "DEFAULT_JUDGE": "fairjudge.judges._registry",
     "calls_no_model": "fairjudge.judges._registry",
