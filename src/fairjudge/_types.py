@@ -222,8 +222,6 @@ class ScoreReading:
             out["expected"] = {name: e.to_dict() for name, e in self.expected.items()}
         return out
 
-    to_payload = to_dict  # its name before the reading was typed
-
 
 # The reading's type: a pairwise reply's is a Verdict, the default, so a bare ``Reply``
 # is ``Reply[Verdict]``. Type checkers see the default (PEP 696, from typing_extensions);
