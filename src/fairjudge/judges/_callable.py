@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CallableJudge", "PythonFunction", "load_python_judge", "not_run", "reply_from_value"]
 
-JudgeCallable = Callable[[str, str, str], Any]
 Q = TypeVar("Q")
 R = TypeVar("R")
 
