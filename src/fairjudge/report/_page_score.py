@@ -7,18 +7,20 @@ explorer holds one record per answer (:func:`score_records`): the question, the
 answer, every dimension's score (with the probability-weighted and the human score,
 when known), the judge's reason and every call; its filters are the failures and a
 disagreement with a human score, its selects the system, the category and each
-dimension's score.
+dimension's score. A pointwise ``calibrate`` file is read back as a ``score`` file is
+and drawn as its calibration page (:func:`score_calibrate_page_from_file`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import CallError, ParseFailure
-from fairjudge.audit import ScoreCalibration
+from fairjudge.audit import ScoreCalibration, score_calibration_report
 from fairjudge.evaluation import (
     DimensionSummary,
     ScoredItem,
@@ -26,7 +28,7 @@ from fairjudge.evaluation import (
     ScoreRun,
     SystemDifference,
 )
-from fairjudge.io import OutHeader
+from fairjudge.io import OutHeader, shown
 from fairjudge.report._page import (
     Explorer,
     FigureTable,
@@ -50,6 +52,7 @@ __all__ = [
     "DISAGREEMENT",
     "OUT_FILE_PAGES",
     "UNSCORED",
+    "score_calibrate_page_from_file",
     "score_explorer_spec",
     "score_page",
     "score_page_from_file",
@@ -423,6 +426,74 @@ def score_page_from_file(
     header = loaded.header
     report = score_report(loaded.result, title=recorded_source_name(header, path))
     return score_page(report, header=header)
+
+
+_DEFAULT_GATE = 0.7  # calibrate's --min-spearman
+
+
+def _min_spearman(header: OutHeader | None, path: Path,
+                  notify: Callable[[str], None] | None) -> float:  # fmt: skip
+    """The run's gate threshold, as its header records it; else calibrate's default (0.7)."""
+    value = header.settings.get("min_spearman") if header is not None else None
+    if value is None:
+        if notify is not None:
+            notify("the file's header records no gate threshold min_spearman (written by an "
+                   "older fairjudge): the gate is drawn at calibrate's default, 0.7")  # fmt: skip
+        return _DEFAULT_GATE
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
+        raise InputError(f"header: settings.min_spearman is not a threshold a calibrate run "
+                         f"could have used (a number in [-1, 1]); got {shown(value)}",
+                         path=str(path), params="out")  # fmt: skip
+    return float(value)
+
+
+def _calls_payload(header: OutHeader | None, judge: str | None) -> Any:
+    """The calls as ``calibrate --json`` had them: a model's; a Python scorer's ``null``."""
+    if header is None or header.calls is None or (judge or "").startswith("python:"):
+        return None
+    return dict(header.calls)
+
+
+def score_calibrate_page_from_file(
+    path: Path,
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    notify: Callable[[str], None] | None = None,
+) -> Page:
+    """The page of a pointwise ``calibrate --out`` file, as its ``--html`` drew it.
+
+    Its scored answers (each with its human scores) are summarised again at the run's
+    seed, level and resamples and calibrated again at the run's ``min_spearman``, as
+    the header records them; a header recording no threshold is drawn at 0.7.
+
+    Args:
+        path: The ``calibrate --rubric ... --out`` file.
+        seed: The bootstrap seed (``fairjudge report`` gives the run's).
+        level: The confidence level.
+        n_resamples: Bootstrap resamples.
+        notify: Told what of the run's page cannot be drawn again (no threshold recorded).
+
+    Raises:
+        InputError: The file is not a readable pointwise calibrate file, or its header
+            records a threshold no run could have used.
+    """
+    loaded = load_score_result(path, seed=seed, level=level, n_resamples=n_resamples,
+                               kind="calibrate")  # fmt: skip
+    header, result = loaded.header, loaded.result
+    try:
+        cal = score_calibration_report(result, min_spearman=_min_spearman(header, path, notify))
+    except ConfigError as exc:
+        raise InputError(f"cannot be drawn as a calibration ({exc})", path=str(path),
+                         params="out") from None  # fmt: skip
+    report = score_report(result, title=recorded_source_name(header, path))
+    summary = {
+        **cal.to_dict(),
+        "calls": _calls_payload(header, result.judge),
+        "skipped_rows": [],
+    }  # the input rows the run skipped are not in its file
+    return score_page(report, header=header, calibration=cal, summary=summary)
 
 
 OUT_FILE_PAGES: dict[str, PageLoader] = {"score": score_page_from_file}

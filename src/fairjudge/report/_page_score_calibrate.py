@@ -11,7 +11,7 @@ command prints, never computed again here. The page is drawn three ways, alike:
 ``calibrate --rubric ... --html`` and ``Result.to_html`` of the library's pointwise
 calibration (through :func:`~fairjudge.report.score_page`, which holds the answers'
 explorer), and ``fairjudge report`` of its ``--out`` file
-(:mod:`fairjudge.report._page_score_calibrate_file`).
+(:func:`~fairjudge.report._page_score.score_calibrate_page_from_file`).
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from fairjudge.report._page_load import DRAWS
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_rank import OUT_FILE_PAGES as _RANK
 from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
+from fairjudge.report._page_score import score_calibrate_page_from_file
 from fairjudge.report._page_score_calibrate import draws_pointwise
-from fairjudge.report._page_score_calibrate_file import score_calibrate_page_from_file
 from fairjudge.report._page_via_scores import OUT_FILE_PAGES as _VIA_SCORES
 
 __all__ = ["PAGES", "out_file_header", "out_file_page"]
