@@ -9,8 +9,8 @@ from typing import Any, NoReturn
 
 import pytest
 
-import fairjudge.cli._judging as judging
 from fairjudge.cli import _app
+from fairjudge.cli._options import InputFlags
 from tests.cli._invoke import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ def _boom(*args: Any, **kwargs: Any) -> NoReturn:
 
 @pytest.fixture
 def broken(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(judging, "load_input", _boom)
+    monkeypatch.setattr(InputFlags, "load", _boom)
     monkeypatch.delenv("FAIRJUDGE_TRACEBACK", raising=False)
 
 

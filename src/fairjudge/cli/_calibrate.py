@@ -32,10 +32,9 @@ from fairjudge._types import Resolution
 from fairjudge.audit import MIN_KAPPA, check_threshold
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._exit_codes import EXIT_GATE_FAILED, EXIT_GATE_NOT_APPLIED
-from fairjudge.cli._judging import check_unresolved, load_input
 from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
-from fairjudge.cli._out import save_out, write_page
+from fairjudge.cli._out import check_unresolved, save_out, write_page
 from fairjudge.cli._score import load_scored, unscored_exit
 from fairjudge.io import is_pointwise_file, strict_dumps
 from fairjudge.judges import ScoreMode
@@ -230,7 +229,7 @@ def _calibrate_pairs(
     from fairjudge._api import calibrate as calibrate_judge
 
     settings = run.settings(file)  # --max-unresolved, --out, --html: before anything is read
-    loaded = load_input(file, columns)
+    loaded = columns.load(file)
     calibrated = calibrate_judge(
         loaded, flags.judge, min_kappa=min_kappa, min_spearman=min_spearman, settings=settings,
         setup=flags.setup(), columns={columns.human_col: "human"}, source=str(file),

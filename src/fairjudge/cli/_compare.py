@@ -253,8 +253,7 @@ def compare(
     adaptive = stop.requested(with_swap=via.via_scores and via.with_swap)
     if via.requested():
         return _via_scores(file, json_output, flags, columns, run, via, stop if adaptive else None)
-    from fairjudge.cli._judging import check_unresolved
-    from fairjudge.cli._out import show, write_page
+    from fairjudge.cli._out import check_unresolved, show, write_page
     from fairjudge.report import render_comparison
 
     done = _pairwise(file, flags, columns, run, stop if adaptive else None)
@@ -276,12 +275,11 @@ def _pairwise(
     judged items, and its header's settings the adaptive block.
     """
     from fairjudge._api import compare
-    from fairjudge.cli._judging import load_input
     from fairjudge.cli._out import save_out
 
     settings = run.settings(file)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
-    loaded = load_input(file, columns)
+    loaded = columns.load(file)
     done = compare(
         loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
         stop_when=rule, batch=stop.batch if stop is not None else None,
@@ -300,16 +298,12 @@ def _via_scores(
     unresolved items, 5 a spent budget.
     """
     from fairjudge._api import check_via_items, via_scores
-    from fairjudge.cli._judging import (
-        check_unresolved,
-        load_input,
-        unresolved_exit,
-    )
+    from fairjudge.cli._out import check_unresolved, unresolved_exit
 
     settings = run.settings(file)
     rubric = via.check(flags, run)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
-    loaded = load_input(file, columns)
+    loaded = columns.load(file)
     check_via_items(loaded.items, rubric)
     done = via_scores(
         flags.judge, loaded, settings, setup=flags.setup(), rubric=rubric,

@@ -35,7 +35,6 @@ import typer
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.cli._app import app, guarded
 from fairjudge.cli._compare import StopFlags, stop_flags
-from fairjudge.cli._judging import load_input, unresolved_exit
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     ALLOW_PYTHON_ONLY_WITH_JURY,
@@ -51,7 +50,7 @@ from fairjudge.cli._options import (
     eval_flags,
     input_flags,
 )
-from fairjudge.cli._out import save_out, show, write_page
+from fairjudge.cli._out import save_out, show, unresolved_exit, write_page
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 
 # The panel machinery, the statistics and the pages load when a command runs
@@ -240,7 +239,7 @@ def _judge(
     """
     settings = run.settings(file, inputs=(panel.jury,))  # --out and --html writable, too
     stop_rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
-    loaded = load_input(file, columns)
+    loaded = columns.load(file)
     members, rule = _seat(panel, flags, loaded)
     from fairjudge._api import compare
     from fairjudge.judges import Jury

@@ -22,10 +22,12 @@ import typer
 
 from fairjudge._api import SAMPLING_TEMPERATURE, EvalSettings, JudgeSetup
 from fairjudge._errors import ConfigError
+from fairjudge._items import Item
 from fairjudge._types import Resolution
 from fairjudge.backends import check_base_url
+from fairjudge.cli._app import in_flags, say
 from fairjudge.cli._writable import check_writable
-from fairjudge.io import Columns
+from fairjudge.io import Columns, LoadedItems, load_items
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions
 from fairjudge.prompts import list_templates
 from fairjudge.runner import DEFAULT_STORE_PATH, Executor, RunOptions
@@ -352,6 +354,14 @@ class InputFlags:
             question=self.question_col, answer_1=self.answer1_col, answer_2=self.answer2_col,
             id=self.id_col, reference=self.reference_col, human=self.human_col,
         )  # fmt: skip
+
+    def load(self, file: Path) -> LoadedItems[Item]:
+        """Read and validate every row before any judge call; list what was skipped."""
+        loaded = load_items(file, columns=self.columns(), skip_invalid=self.skip_invalid,
+                            allow_empty=self.allow_empty)  # fmt: skip
+        for problem in loaded.skipped:
+            say("skipped", in_flags(problem))
+        return loaded
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,10 @@
-"""How a command shows its report, and writes its ``--out`` file and header-carded page.
+"""How a command ends: its files written, its report shown, its exit code.
 
 Every ``--out`` file is the library's :meth:`fairjudge.Result.save`
 (:mod:`fairjudge._api._out`); :func:`save_out` adds what only the command line knows
 (the command as typed, ``fairjudge run``'s config). :func:`show` prints a report as
-``--json`` or as its tables, then where each written file went.
+``--json`` or as its tables, then where each written file went; :func:`unresolved_exit`
+picks the exit code of a run's coverage.
 """
 
 from __future__ import annotations
@@ -11,16 +12,27 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import typer
 from rich.console import Console
 
 from fairjudge._redact import redact_arg
-from fairjudge.cli._app import err_console
+from fairjudge.cli._app import err_console, say
+from fairjudge.cli._exit_codes import EXIT_BUDGET, EXIT_UNRESOLVED
 from fairjudge.io import strict_dumps
 
-__all__ = ["command_line", "save_out", "show", "write_page"]
+if TYPE_CHECKING:
+    from fairjudge._api import PairwiseResult
+
+__all__ = [
+    "check_unresolved",
+    "command_line",
+    "save_out",
+    "show",
+    "unresolved_exit",
+    "write_page",
+]
 
 
 class _Report(Protocol):
@@ -103,3 +115,37 @@ def write_page(path: Path | None, done: Any) -> None:
     """
     if path is not None:
         done.to_html(path, header_extra={"command": command_line(done.kind)})
+
+
+def check_unresolved(result: PairwiseResult, limit: float) -> None:
+    """Exit unless the result stands: 5 when it is partial, 4 when too few items resolved."""
+    code = unresolved_exit(
+        result.stopped, result.n_unresolved, result.n_items, limit, what="have no verdict",
+        none=result.win_rate is None, reasons="the reasons are listed above",
+    )  # fmt: skip
+    if code:
+        raise typer.Exit(code)
+
+
+def unresolved_exit(
+    stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
+    reasons: str | None = "the reasons are above",
+) -> int:  # fmt: skip
+    """The exit code of a run's coverage: 5 partial, 4 too many items unresolved, else 0.
+
+    4 when more than ``limit`` of the ``n`` items are ``what`` (``n_bad`` of them), or
+    when ``none`` resolved; each says why on stderr.
+    """
+    if stopped is not None:
+        say("stopped", f"{stopped} The result above is partial.")
+        return EXIT_BUDGET
+    share = n_bad / n if n else 0.0
+    if share > limit or none:
+        say(
+            "too many unresolved items",
+            f"{n_bad} of {n} items {what} ({share:.0%} > --max-unresolved {limit:g})"
+            + (f"; {reasons}" if reasons else ""),
+            style="red",
+        )
+        return EXIT_UNRESOLVED
+    return 0

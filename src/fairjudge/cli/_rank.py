@@ -9,10 +9,9 @@ from fairjudge._api import FALLBACK_L2, Battles, NothingResolved, Result, load_r
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._exit_codes import EXIT_UNRESOLVED
-from fairjudge.cli._judging import check_unresolved
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
-from fairjudge.cli._out import save_out, show, write_page
+from fairjudge.cli._out import check_unresolved, save_out, show, write_page
 from fairjudge.report import RankingReport, print_failures, render_ranking
 
 __all__ = ["rank"]
