@@ -441,4 +441,4 @@ def compare_page_from_file(
 
 OUT_FILE_PAGES: dict[str, PageLoader] = {"compare": compare_page_from_file}
 """A pairwise ``calibrate`` file is drawn by its calibration page
-(:mod:`fairjudge.report._page_compare_calibrate`)."""
+(:mod:`fairjudge.report._page_calibrate`)."""

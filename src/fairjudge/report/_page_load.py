@@ -432,7 +432,7 @@ def _check_kind(header: OutHeader, path: Path, kinds: tuple[str, ...]) -> None:
     header.expect(kinds, reader="`fairjudge report`", path=str(path))
     if header.rubric is None:
         return
-    if header.kind == "calibrate":  # its own page draws it (_page_score_calibrate)
+    if header.kind == "calibrate":  # its own page draws it (_page_calibrate)
         raise InputError(
             f"a pointwise calibrate file (scores by rubric {header.rubric}) is not a pairwise "
             f"one: `fairjudge report` draws it as its pointwise calibration page. {DRAWS}",

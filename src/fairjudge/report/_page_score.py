@@ -41,9 +41,9 @@ from fairjudge.report._page import (
     run_facts,
     unestimated,
 )
+from fairjudge.report._page_calibrate import score_calibration_page
 from fairjudge.report._page_load import calls_of, load_score_result, recorded_source_name
 from fairjudge.report._page_plots import Figure, forest_plot, histogram
-from fairjudge.report._page_score_calibrate import score_calibration_page
 from fairjudge.report._scores import ScoreReport, score_report
 from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines, share_text
 from fairjudge.stats import ConfidenceInterval
@@ -374,7 +374,7 @@ def score_page(
     """The page of a ``score`` run (``score --html``, ``fairjudge report``).
 
     With ``calibration`` (and ``summary``, ``calibrate --json``), the page of a pointwise
-    ``calibrate`` of those scores instead (:mod:`fairjudge.report._page_score_calibrate`),
+    ``calibrate`` of those scores instead (:mod:`fairjudge.report._page_calibrate`),
     its explorer this one's: each answer's human score beside the judge's.
 
     Args:

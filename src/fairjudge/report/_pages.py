@@ -20,14 +20,14 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
+from fairjudge.report._page_calibrate import OUT_FILE_PAGES as _CALIBRATE
+from fairjudge.report._page_calibrate import draws_pointwise
 from fairjudge.report._page_compare import OUT_FILE_PAGES as _COMPARE
-from fairjudge.report._page_compare_calibrate import OUT_FILE_PAGES as _CALIBRATE
 from fairjudge.report._page_load import DRAWS
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_rank import OUT_FILE_PAGES as _RANK
 from fairjudge.report._page_score import OUT_FILE_PAGES as _SCORE
 from fairjudge.report._page_score import score_calibrate_page_from_file
-from fairjudge.report._page_score_calibrate import draws_pointwise
 from fairjudge.report._page_via_scores import OUT_FILE_PAGES as _VIA_SCORES
 
 __all__ = ["PAGES", "out_file_header", "out_file_page"]

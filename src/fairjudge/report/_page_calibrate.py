@@ -1,47 +1,54 @@
-"""The page of a pointwise ``calibrate``: a scoring judge's scores against human scores.
+"""The ``calibrate`` pages: a judge against human labels, pairwise or pointwise.
 
-A team calibrating a scoring judge shares this page: per dimension with human scores,
-the judge's Spearman and Kendall against the humans (with their intervals), the gate
-at ``min_spearman`` and whether it passed, and a confusion of judge score against
-human score; then the answers in the explorer, each with its human score, the
-judge's score and the judge's reply (the score page's explorer, which shows both).
-
-Every figure is :func:`fairjudge.audit.score_calibration_report`'s, the report the
-command prints, never computed again here. The page is drawn three ways, alike:
-``calibrate --rubric ... --html`` and ``Result.to_html`` of the library's pointwise
-calibration (through :func:`~fairjudge.report.score_page`, which holds the answers'
-explorer), and ``fairjudge report`` of its ``--out`` file
-(:func:`~fairjudge.report._page_score.score_calibrate_page_from_file`).
+Pairwise, the page is the compare page with a calibration card (kappa, the gate);
+:func:`calibrate_page_from_file` draws a ``calibrate --out`` file so, at the gate the
+header records, or as its comparison when its records hold no human label.
+Pointwise (:func:`score_calibration_page`): per dimension the judge's Spearman and
+Kendall against the human scores with the gate at ``min_spearman``, a confusion of
+judge score against human score, and the score page's explorer. Every figure is
+:mod:`fairjudge.audit`'s calibration report's, the one the command prints.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
-from fairjudge.audit import ScoreCalibration
-from fairjudge.evaluation import ScoreResult
-from fairjudge.io import OutHeader
+from fairjudge._errors import ConfigError, InputError
+from fairjudge.audit import ScoreCalibration, calibration_report
+from fairjudge.evaluation import PairwiseResult, ScoreResult
+from fairjudge.io import OutHeader, shown
+from fairjudge.report._audit import calibration_payload
+from fairjudge.report._comparison import comparison_report
 from fairjudge.report._page import (
     Block,
     Explorer,
     FigureTable,
     Headline,
     Page,
+    PageLoader,
     Paragraphs,
     PlotBlock,
     Section,
     run_facts,
     unestimated,
 )
-from fairjudge.report._page_load import calls_of
+from fairjudge.report._page_compare import compare_page
+from fairjudge.report._page_load import calls_of, load_comparison, source_name
 from fairjudge.report._page_plots import Figure, forest_plot, heatmap
 from fairjudge.report._page_recorded import recorded_run
 from fairjudge.report._scores import ScoreReport
 from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines
 
-__all__ = ["draws_pointwise", "gate_line", "score_calibration_page"]
+__all__ = [
+    "OUT_FILE_PAGES",
+    "calibrate_page_from_file",
+    "draws_pointwise",
+    "gate_line",
+    "score_calibration_page",
+]
 
 DimensionCalibration = Any
 """One entry of :attr:`ScoreCalibration.dimensions` (its class is not on audit's surface)."""
@@ -254,3 +261,90 @@ def score_calibration_page(
 def draws_pointwise(header: OutHeader | None) -> bool:
     """Whether a ``calibrate`` file's header says it is pointwise: it names a rubric."""
     return header is not None and header.kind == "calibrate" and header.rubric is not None
+
+
+_THRESHOLDS = ("min_kappa", "min_spearman")
+
+
+def _unlabelled(result: PairwiseResult) -> int:
+    """How many judged pairs carry neither a human label nor a human score."""
+    return sum(j.item.human is None and j.item.human_score is None for j in result.judgments)
+
+
+def _gate(
+    header: OutHeader | None, path: Path, notify: Callable[[str], None] | None
+) -> dict[str, float]:
+    """The run's ``min_kappa`` and ``min_spearman``, as its header records them.
+
+    One not recorded is left out: :func:`~fairjudge.audit.calibration_report`'s
+    default, calibrate's.
+
+    Raises:
+        InputError: A recorded threshold that is not a number in [-1, 1] (the file is
+            untrusted); the message names the setting.
+    """
+    settings: Mapping[str, Any] = header.settings if header is not None else {}
+    gate: dict[str, float] = {}
+    for name in _THRESHOLDS:
+        value = settings.get(name)
+        if value is None:
+            continue  # calibration_report's default: calibrate's
+        if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
+            raise InputError(f"header: settings.{name} is not a threshold a calibrate run could "
+                             f"have used (a number in [-1, 1]); got {shown(value)}",
+                             path=str(path), params="out")  # fmt: skip
+        gate[name] = float(value)
+    missing = [n for n in _THRESHOLDS if n not in gate]
+    if missing and notify is not None:
+        notify(f"the file's header records no gate threshold {' or '.join(missing)} (written "
+               "by an older fairjudge): the gate is drawn at calibrate's default")  # fmt: skip
+    return gate
+
+
+def calibrate_page_from_file(
+    path: Path,
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    notify: Callable[[str], None] | None = None,
+) -> Page:
+    """The calibration page of a pairwise ``calibrate --out`` file, as its ``--html`` drew it.
+
+    Args:
+        path: The ``calibrate --out`` file.
+        seed: The bootstrap seed (``fairjudge report`` gives the run's).
+        level: The confidence level.
+        n_resamples: Bootstrap resamples.
+        notify: Told why the page is not quite the run's: no human label in the
+            records (drawn as the comparison), or no thresholds in the header.
+
+    Raises:
+        InputError: As :func:`~fairjudge.report._page_load.load_comparison`, or a
+            recorded threshold no run could have used.
+    """
+    header, result = load_comparison(path, seed=seed, level=level, n_resamples=n_resamples)
+    run = recorded_run(header)
+    name = source_name(result.settings.source, path)
+    missing = _unlabelled(result)
+    if missing:
+        if notify is not None:
+            notify(f"{missing} of {result.n_items} records hold no human label (human or "
+                   "human_score), which the calibration is drawn against: the file is drawn as "
+                   "its comparison. Write its `calibrate out` file again from the labelled "
+                   "input to draw the calibration")  # fmt: skip
+        report = comparison_report(result, title=f"{name}: model 1 vs model 2", run=run)
+        return compare_page(report, header=header)
+    try:
+        calibration = calibration_report(result, **_gate(header, path, notify))
+    except ConfigError as exc:  # the thresholds were checked: a label no run could write
+        raise InputError(f"cannot be drawn as a calibration ({exc})", path=str(path),
+                         params="out") from None  # fmt: skip
+    payload = calibration_payload(calibration, judge=result.settings.judge or "")
+    payload["skipped_rows"] = []  # the input rows the run skipped are not in its file
+    report = comparison_report(result, title=f"{name}: calibration", run=run)
+    return compare_page(report, calibration=calibration, summary=payload, header=header)
+
+
+OUT_FILE_PAGES: dict[str, PageLoader] = {"calibrate": calibrate_page_from_file}
+"""A pairwise ``calibrate`` file: its calibration page (the loader takes ``notify``)."""
