@@ -22,7 +22,7 @@ were unresolved, 5 when a budget stopped the run.
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -152,12 +152,7 @@ def calibrate_scores(
         settings=settings, setup=flags.setup(), source=str(file),
     )  # fmt: skip
     result, report, payload = calibrated.result, calibrated.report.figures, calibrated.to_dict()
-    save_out(calibrated, run.out, "calibrate")
-    if run.out is not None:
-        say("per-item results", str(run.out), "dim")
-    if run.html is not None:
-        write_page(run.html, calibrated)  # the page's command row: the command as typed
-        say("HTML report", str(run.html), "dim")
+    _write_files(calibrated, run)
     if json_output:
         typer.echo(strict_dumps(payload, indent=2))
     else:
@@ -173,6 +168,16 @@ def calibrate_scores(
         raise typer.Exit(EXIT_GATE_FAILED)
     if report.passed is None:
         _not_applied(report.not_applied_reason() or "")
+
+
+def _write_files(calibrated: Any, run: EvalFlags) -> None:
+    """Write ``--out`` and ``--html``, each said on stderr, before the report and the gate."""
+    save_out(calibrated, run.out, "calibrate")
+    if run.out is not None:
+        say("per-item results", str(run.out), "dim")
+    if run.html is not None:
+        write_page(run.html, calibrated)  # the page's command row: the command as typed
+        say("HTML report", str(run.html), "dim")
 
 
 def _not_applied(why: str) -> None:
@@ -236,12 +241,7 @@ def _calibrate_pairs(
     )  # fmt: skip
     result, shown = calibrated.result, calibrated.report
     report = shown.figures
-    if run.out is not None:
-        save_out(calibrated, run.out, "calibrate")
-        say("per-item results", str(run.out), "dim")
-    if run.html is not None:
-        write_page(run.html, calibrated)  # the page's command row: the command as typed
-        say("HTML report", str(run.html), "dim")
+    _write_files(calibrated, run)
     if json_output:
         typer.echo(strict_dumps(shown.payload, indent=2, default=str))
     from fairjudge.report import comparison_markdown, render_calibration  # not for --help

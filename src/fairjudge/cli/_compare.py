@@ -253,14 +253,11 @@ def compare(
     adaptive = stop.requested(with_swap=via.via_scores and via.with_swap)
     if via.requested():
         return _via_scores(file, json_output, flags, columns, run, via, stop if adaptive else None)
-    from fairjudge.cli._out import check_unresolved, show, write_page
+    from fairjudge.cli._out import check_unresolved, finish
     from fairjudge.report import render_comparison
 
     done = _pairwise(file, flags, columns, run, stop if adaptive else None)
-    report = done.report
-    write_page(run.html, done)  # before the exit-code checks: a failed run's report helps most
-    show(report, render_comparison, as_json=json_output,
-         files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
+    finish(done, "compare", render_comparison, out=run.out, html=run.html, as_json=json_output)
     if not json_output:
         err_console.print(_next_step(flags), highlight=False, markup=False)
     check_unresolved(done.result, run.max_unresolved)
@@ -269,13 +266,12 @@ def compare(
 def _pairwise(
     file: Path, flags: JudgeFlags, columns: InputFlags, run: EvalFlags, stop: StopFlags | None
 ) -> Result:
-    """Check every flag and row, run ``fairjudge.compare`` on them, write ``--out``.
+    """Check every flag and row, run ``fairjudge.compare`` on them.
 
     With ``stop`` (``--stop-when``), the run is adaptive; ``--out`` then holds the
     judged items, and its header's settings the adaptive block.
     """
     from fairjudge._api import compare
-    from fairjudge.cli._out import save_out
 
     settings = run.settings(file)
     rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
@@ -284,7 +280,6 @@ def _pairwise(
         loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
         stop_when=rule, batch=stop.batch if stop is not None else None,
     )  # fmt: skip
-    save_out(done, run.out, "compare")
     return done
 
 

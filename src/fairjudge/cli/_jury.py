@@ -50,17 +50,16 @@ from fairjudge.cli._options import (
     eval_flags,
     input_flags,
 )
-from fairjudge.cli._out import save_out, show, unresolved_exit, write_page
+from fairjudge.cli._out import finish, unresolved_exit
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 
 # The panel machinery, the statistics and the pages load when a command runs
 # (imported in the functions below), never for its --help.
 if TYPE_CHECKING:
-    from fairjudge._api import JuryScoreResult
+    from fairjudge._api import JuryScoreResult, Result
     from fairjudge._items import Item
     from fairjudge.io import LoadedItems
     from fairjudge.judges import JuryFile, MemberSpec
-    from fairjudge.report import JuryReport
 
 __all__ = [
     "JuryFlags", "ScorePanelFlags", "check_allowances", "jury", "no_model_flags",
@@ -232,11 +231,8 @@ def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Any,
 def _judge(
     file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags,
     stop: StopFlags | None,
-) -> JuryReport:  # fmt: skip
-    """Check everything, run ``fairjudge.compare(judges=...)`` (adaptively with ``stop``).
-
-    Writes ``--out`` and ``--html``; returns the report.
-    """
+) -> Result:  # fmt: skip
+    """Check everything, run ``fairjudge.compare(judges=...)`` (adaptively with ``stop``)."""
     settings = run.settings(file, inputs=(panel.jury,))  # --out and --html writable, too
     stop_rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = columns.load(file)
@@ -254,10 +250,7 @@ def _judge(
             stop_when=stop_rule,
             batch=stop.batch if stop is not None else None,
         )  # fmt: skip
-    save_out(done, run.out, "jury")
-    write_page(run.html, done)  # before the exit-code checks: a failed run's page helps most
-    report: JuryReport = done.report
-    return report
+    return done
 
 
 @app.command()
@@ -296,10 +289,9 @@ def jury(
     from fairjudge.report import render_jury
 
     adaptive = stop.requested()
-    report = _judge(file, panel, flags, columns, run, stop if adaptive else None)
-    show(report, render_jury, as_json=json_output,
-         files=[("per-item results", run.out), ("HTML report", run.html)])  # fmt: skip
-    result = report.result
+    done = _judge(file, panel, flags, columns, run, stop if adaptive else None)
+    finish(done, "jury", render_jury, out=run.out, html=run.html, as_json=json_output)
+    result = done.report.result
     code = unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
         what="lack a verdict from every member", none=result.win_rate is None, reasons=None,
@@ -409,11 +401,9 @@ def score_panel(
         structured=opts.structured, seed=opts.seed, level=opts.level,
         n_resamples=opts.bootstrap, setup=flags.setup(), source=str(file),
     )  # fmt: skip
+    finish(done, "score-jury", render_score_jury, out=opts.out, html=opts.html,
+           as_json=opts.json_output)  # fmt: skip
     result: JuryScoreResult = done.result
-    save_out(done, opts.out, "score-jury")
-    write_page(opts.html, done)  # before the exit-code checks: a failed run's page helps most
-    show(done.report, render_score_jury, as_json=opts.json_output,
-         files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
     return result
 
 

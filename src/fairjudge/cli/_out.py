@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "check_unresolved",
     "command_line",
+    "finish",
     "save_out",
     "show",
     "unresolved_exit",
@@ -72,6 +73,20 @@ def show(
     for label, path in files:
         if path is not None:
             err_console.print(f"{label}: {path}", highlight=False, markup=False)
+
+
+def finish(
+    done: Any, name: str, render: Callable[[Any, Console], None], *, out: Path | None,
+    html: Path | None, as_json: bool,
+) -> None:  # fmt: skip
+    """Write command ``name``'s ``--out`` and ``--html``, then show ``done``'s report.
+
+    The files come before the report and the exit code: a failed run's files help most.
+    """
+    save_out(done, out, name)
+    write_page(html, done)
+    show(done.report, render, as_json=as_json,
+         files=(("per-item results", out), ("HTML report", html)))  # fmt: skip
 
 
 def command_line(name: str) -> list[str]:

@@ -41,7 +41,7 @@ from fairjudge.cli._options import (
     check_share,
     judge_flags,
 )
-from fairjudge.cli._out import save_out, show, unresolved_exit, write_page
+from fairjudge.cli._out import finish, unresolved_exit
 from fairjudge.io import LoadedScoreItems, load_score_items
 from fairjudge.judges import ScoreMode, judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
@@ -228,10 +228,7 @@ def score(
         seed=opts.seed, level=opts.level, n_resamples=opts.bootstrap, baseline=baseline,
         allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
     )  # fmt: skip
-    save_out(done, opts.out, "score")
-    write_page(opts.html, done)  # before the exit code: a collapsed run's page helps most
-    show(done.report, render_scores, as_json=opts.json_output,
-         files=[("per-item results", opts.out), ("HTML report", opts.html)])  # fmt: skip
+    finish(done, "score", render_scores, out=opts.out, html=opts.html, as_json=opts.json_output)
     code = scored_exit(done.result, opts)
     if code:
         raise typer.Exit(code)
