@@ -142,3 +142,25 @@ def test_rubrics_command_lists_dimensions() -> None:
     assert json.loads(shown.stdout)["dimensions"][1]["name"] == "runnability"
     table = CliRunner().invoke(app, ["rubrics"])
     assert "production (default)" in table.stdout
+
+
+def test_to_dict_is_the_listing_and_full_the_whole_rubric() -> None:
+    rubric = get_rubric("reference")
+    listed = rubric.to_dict()
+    assert listed["dimensions"] == ["correctness", "completeness"]
+    assert (listed["scale"], listed["needs_reference"], listed["default"]) == ([1, 5], True, False)
+    assert "reply_schema" not in listed
+    full = rubric.to_dict(full=True)
+    assert [d["name"] for d in full["dimensions"]] == list(rubric.names)
+    assert set(full["dimensions"][0]) == {"name", "description", "low", "mid", "high"}
+    assert full["reply_schema"] == rubric.reply_schema
+    assert get_rubric().to_dict()["default"] is True
+    json.dumps(full)  # JSON-ready as it is
+
+
+def test_the_rubrics_command_prints_to_dict() -> None:
+    runner = CliRunner()
+    listing = runner.invoke(app, ["rubrics", "--json"])
+    assert json.loads(listing.stdout) == [r.to_dict() for r in list_rubrics()]
+    one = runner.invoke(app, ["rubrics", "code", "--json"])
+    assert json.loads(one.stdout) == get_rubric("code").to_dict(full=True)

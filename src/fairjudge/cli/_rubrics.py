@@ -1,6 +1,6 @@
 """``fairjudge rubrics [NAME]``: the built-in rubrics, or one rubric in full."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -12,28 +12,6 @@ from fairjudge.io import strict_dumps
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric, list_rubrics
 
 __all__ = ["rubrics"]
-
-
-def _as_dict(rubric: Rubric, *, full: bool) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "name": rubric.name,
-        "version": rubric.version,
-        "scale": list(rubric.scale),
-        "dimensions": list(rubric.names),
-        "needs_reference": rubric.needs_reference,
-        "description": rubric.description,
-        "default": rubric.name == DEFAULT_RUBRIC,
-    }
-    if full:
-        data["dimensions"] = [
-            {"name": d.name, "description": d.description, "low": d.low, "mid": d.mid,
-             "high": d.high}
-            for d in rubric.dimensions
-        ]  # fmt: skip
-        data["instructions"] = rubric.instructions
-        data["system"] = rubric.system
-        data["reply_schema"] = rubric.reply_schema
-    return data
 
 
 def _list_table(found: list[Rubric]) -> Table:
@@ -78,12 +56,12 @@ def rubrics(
     if name is None:
         found = list_rubrics()
         if json_output:
-            typer.echo(strict_dumps([_as_dict(r, full=False) for r in found], indent=2))
+            typer.echo(strict_dumps([r.to_dict() for r in found], indent=2))
         else:
             console.print(_list_table(found))
         return
     rubric = get_rubric(name)
     if json_output:
-        typer.echo(strict_dumps(_as_dict(rubric, full=True), indent=2))
+        typer.echo(strict_dumps(rubric.to_dict(full=True), indent=2))
     else:
         _show(rubric, console)

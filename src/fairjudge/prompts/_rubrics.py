@@ -150,6 +150,30 @@ class Rubric:
             "additionalProperties": False,
         }
 
+    def to_dict(self, *, full: bool = False) -> dict[str, Any]:
+        """The rubric as JSON-ready data, as ``fairjudge rubrics --json`` prints it.
+
+        Args:
+            full: Every dimension's description and anchors, the instructions, the
+                system message and the reply schema; otherwise the listing's fields
+                (the dimensions by name).
+        """
+        data: dict[str, Any] = {
+            "name": self.name, "version": self.version, "scale": list(self.scale),
+            "dimensions": list(self.names), "needs_reference": self.needs_reference,
+            "description": self.description, "default": self.name == DEFAULT_RUBRIC,
+        }  # fmt: skip
+        if full:
+            data["dimensions"] = [
+                {"name": d.name, "description": d.description, "low": d.low, "mid": d.mid,
+                 "high": d.high}
+                for d in self.dimensions
+            ]  # fmt: skip
+            data["instructions"] = self.instructions
+            data["system"] = self.system
+            data["reply_schema"] = self.reply_schema
+        return data
+
     def dimension(self, name: str) -> Dimension:
         """The dimension called ``name``.
 
