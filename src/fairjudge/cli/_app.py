@@ -74,6 +74,7 @@ __all__ = [
     "CONFIG_COMMANDS",
     "LazyCommands",
     "app",
+    "echo_error",
     "err_console",
     "guarded",
     "in_flags",
@@ -201,7 +202,7 @@ class LazyCommands(TyperGroup):
         error's code (2 for every usage error).
         """
         if self._json:
-            _echo_error(type(exc).__name__, exc.format_message(), exc.exit_code)
+            echo_error(type(exc).__name__, exc.format_message(), exc.exit_code)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """The command, its module imported first when it has not been."""
@@ -462,7 +463,7 @@ def _fail(
     """
     message = say(label, in_flags(exc), style=style, error=True)
     if as_json:
-        _echo_error(type(exc).__name__, message, code)
+        echo_error(type(exc).__name__, message, code)
     raise typer.Exit(code) from None
 
 
@@ -488,7 +489,7 @@ def internal_error(exc: BaseException, as_json: bool) -> NoReturn:
     )
     message = say("internal error", message, style="red", error=True)
     if as_json:
-        _echo_error(type(exc).__name__, message, EXIT_FAILED)
+        echo_error(type(exc).__name__, message, EXIT_FAILED)
     raise typer.Exit(EXIT_FAILED) from None
 
 
@@ -512,7 +513,7 @@ def _flag_words(text: str, params: tuple[str, ...]) -> str:
     return to_flags(text, params, ctx.info_name if ctx is not None else None)
 
 
-def _echo_error(kind: str, message: str, code: int) -> None:
+def echo_error(kind: str, message: str, code: int) -> None:
     """The JSON error object on stdout: ``{"error": {"type", "message", "exit_code"}}``."""
     from fairjudge.io import strict_dumps  # here: --version and --help never load io
 

@@ -7,7 +7,7 @@ import typer
 
 from fairjudge._api import FALLBACK_L2, Battles, NothingResolved, Result, load_ranking_input
 from fairjudge._errors import ConfigError
-from fairjudge.cli._app import app, err_console, guarded, notes, say
+from fairjudge.cli._app import app, echo_error, err_console, guarded, notes, say
 from fairjudge.cli._exit_codes import EXIT_UNRESOLVED
 from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
@@ -170,8 +170,6 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
     draw, so ``--html`` and ``--markdown`` write nothing, and stderr says so rather
     than leave the user looking for a file that never came.
     """
-    from fairjudge.io import strict_dumps
-
     if out is not None:
         save_out(exc, out, "rank")
         err_console.print(f"per-item results: {out}", highlight=False, markup=False)
@@ -181,8 +179,7 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
         check_unresolved(exc.result, limit)
     except typer.Exit as stop:
         if as_json:
-            error = {"type": type(exc).__name__, "message": str(exc), "exit_code": stop.exit_code}
-            typer.echo(strict_dumps({"error": error}, indent=2))
+            echo_error(type(exc).__name__, str(exc), stop.exit_code)
         raise
     raise typer.Exit(EXIT_UNRESOLVED)  # never reached: nothing resolved is always too many
 
