@@ -22,7 +22,6 @@ from rich.console import Console
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, err_console, guarded, notes, say
 from fairjudge.cli._exit_codes import EXIT_BUDGET
-from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     Bootstrap,
     JudgeFlags,
@@ -31,7 +30,7 @@ from fairjudge.cli._options import (
     adds_flags,
     check_outputs,
 )
-from fairjudge.cli._out import save_out, write_page
+from fairjudge.cli._out import markdown_flag, save_out, write_markdown, write_page
 from fairjudge.io import strict_dumps
 from fairjudge.judges import DEFAULT_JUDGE
 
@@ -192,7 +191,6 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: JudgeFla
 
 def _markdown(report: Any, made: int, payload: dict[str, Any]) -> bool:
     """Write ``--markdown`` from the report card's page; True when it went to stdout."""
-    from fairjudge.cli._markdown import write_markdown
     from fairjudge.report import audit_page, page_markdown
 
     def draw() -> str:

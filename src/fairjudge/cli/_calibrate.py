@@ -32,9 +32,15 @@ from fairjudge._types import Resolution
 from fairjudge.audit import MIN_KAPPA, check_threshold
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._exit_codes import EXIT_GATE_FAILED, EXIT_GATE_NOT_APPLIED
-from fairjudge.cli._markdown import markdown_flag, refuse_markdown, write_markdown
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
-from fairjudge.cli._out import check_unresolved, save_out, write_page
+from fairjudge.cli._out import (
+    check_unresolved,
+    markdown_flag,
+    refuse_markdown,
+    save_out,
+    write_markdown,
+    write_page,
+)
 from fairjudge.cli._score import load_scored, unscored_exit
 from fairjudge.io import is_pointwise_file, strict_dumps
 from fairjudge.judges import ScoreMode

@@ -22,7 +22,6 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
 from fairjudge.cli._app import app, err_console, guarded
-from fairjudge.cli._markdown import markdown_flag, write_markdown
 from fairjudge.cli._options import (
     EvalFlags,
     InputFlags,
@@ -31,6 +30,15 @@ from fairjudge.cli._options import (
     SummaryJson,
     adds_flags,
     item_judging_flags,
+)
+from fairjudge.cli._out import (
+    check_unresolved,
+    finish,
+    markdown_flag,
+    save_out,
+    unresolved_exit,
+    write_markdown,
+    write_page,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
@@ -253,7 +261,6 @@ def compare(
     adaptive = stop.requested(with_swap=via.via_scores and via.with_swap)
     if via.requested():
         return _via_scores(file, json_output, flags, columns, run, via, stop if adaptive else None)
-    from fairjudge.cli._out import check_unresolved, finish
     from fairjudge.report import render_comparison
 
     done = _pairwise(file, flags, columns, run, stop if adaptive else None)
@@ -293,7 +300,6 @@ def _via_scores(
     unresolved items, 5 a spent budget.
     """
     from fairjudge._api import check_via_items, via_scores
-    from fairjudge.cli._out import check_unresolved, unresolved_exit
 
     settings = run.settings(file)
     rubric = via.check(flags, run)
@@ -327,7 +333,6 @@ def _via_output(json_output: bool, run: EvalFlags, done: ViaScoresRun) -> None:
     """
     from rich.console import Console
 
-    from fairjudge.cli._out import save_out, write_page
     from fairjudge.io import strict_dumps
     from fairjudge.report import render_via_scores
 

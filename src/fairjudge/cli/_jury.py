@@ -35,7 +35,6 @@ import typer
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.cli._app import app, guarded
 from fairjudge.cli._compare import StopFlags, stop_flags
-from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     ALLOW_PYTHON_ONLY_WITH_JURY,
     ALLOW_SERVERS_ONLY_WITH_JURY,
@@ -50,7 +49,7 @@ from fairjudge.cli._options import (
     eval_flags,
     input_flags,
 )
-from fairjudge.cli._out import finish, unresolved_exit
+from fairjudge.cli._out import finish, markdown_flag, unresolved_exit
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 
 # The panel machinery, the statistics and the pages load when a command runs

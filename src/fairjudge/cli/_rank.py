@@ -9,9 +9,15 @@ from fairjudge._api import FALLBACK_L2, Battles, NothingResolved, Result, load_r
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, echo_error, err_console, guarded, notes, say
 from fairjudge.cli._exit_codes import EXIT_UNRESOLVED
-from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
-from fairjudge.cli._out import check_unresolved, save_out, show, write_page
+from fairjudge.cli._out import (
+    check_unresolved,
+    markdown_flag,
+    markdown_given,
+    save_out,
+    show,
+    write_page,
+)
 from fairjudge.report import RankingReport, print_failures, render_ranking
 
 __all__ = ["rank"]
@@ -186,8 +192,6 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
 
 def _say_not_written(html: Path | None) -> None:
     """Say that the page and the Markdown summary asked for were not written."""
-    from fairjudge.cli._markdown import markdown_given
-
     why = "nothing to rank: no judged pair has a verdict (the failures are above)"
     if html is not None:
         say("no page written", f"{why}; --html {html} was not written")

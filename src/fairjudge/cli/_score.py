@@ -27,7 +27,6 @@ import typer
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, in_flags, say
 from fairjudge.cli._exit_codes import EXIT_COLLAPSE
-from fairjudge.cli._markdown import markdown_flag
 from fairjudge.cli._options import (
     AllowEmpty,
     Bootstrap,
@@ -41,7 +40,7 @@ from fairjudge.cli._options import (
     check_share,
     judge_flags,
 )
-from fairjudge.cli._out import finish, unresolved_exit
+from fairjudge.cli._out import finish, markdown_flag, unresolved_exit
 from fairjudge.io import LoadedScoreItems, load_score_items
 from fairjudge.judges import ScoreMode, judge_spec
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
