@@ -175,6 +175,7 @@ def test_the_self_preference_matrix_is_the_experiments(panel_report: AuditReport
     )  # fmt: skip
     matrix = exp.details["matrix"]
     assert block.plot.columns == ("claude", "gpt", "qwen")
+    assert block.plot.heading is None  # its experiment's card titles it
     for row, judge in zip(block.plot.cells, matrix, strict=True):
         assert [c.text for c in row] == [
             f"{matrix[judge][f]:.2f}" for f in ("claude", "gpt", "qwen")

@@ -85,6 +85,33 @@ def test_heatmap_prints_each_number_and_says_why_a_cell_has_none() -> None:
     assert plot.cells[1][0].background != plot.cells[1][1].background
 
 
+def _heat_page(*plots: Any) -> str:
+    table = FigureTable("the counts", ("row", "x"), (("a", "1"),))
+    section = Section("fj-heats", "Matrices", tuple(PlotBlock(p, table) for p in plots))
+    return page_html(Page("score", "heatmaps", Headline("v"), (), (section,), None, {}))
+
+
+def test_a_heatmap_is_headed_only_when_its_layout_asks() -> None:
+    plain = heatmap(["a"], ["x"], [[0.5]], title="agreement: member x member")
+    assert plain.heading is None  # opt-in: a matrix alone in a titled card has no heading
+    html = _heat_page(plain)
+    assert "fj-plottitle" not in html.split("</style>")[1]  # the page's CSS names it
+    assert 'aria-label="agreement: member x member"' in html
+    assert "<figcaption>agreement: member x member; colour from" in html
+    headed = heatmap(["a"], ["x"], [[0.5]], title="Answers by human score and judge score",
+                     heading=f"accuracy {SCRIPT}")  # fmt: skip
+    html = _heat_page(plain, headed)
+    body = html.split("</style>")[1]
+    heading = '<h3 class="fj-plottitle" id="fj-heats-2-heading">accuracy &lt;script&gt;'
+    assert body.count('class="fj-plottitle"') == 1
+    assert body.index(heading) < body.index('<table class="fj-heat" id="fj-heats-2"')
+    # Its accessible name leads with the heading; its caption does not repeat it.
+    assert ('aria-label="accuracy &lt;script&gt;window.__pwned = 1&lt;/script&gt;: answers by '
+            'human score and judge score"') in body  # fmt: skip
+    assert "<figcaption>Answers by human score and judge score; colour from" in body
+    assert "<script>window" not in body.split("<script type=")[0]
+
+
 def test_run_facts_reads_the_header_and_the_live_run_overrides_it() -> None:
     header = OutHeader("score", "0.9.0", "python:x:y", None, "production@1", {"seed": 7},
                        ("fairjudge", "score", "in.jsonl"))  # fmt: skip

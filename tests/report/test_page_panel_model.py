@@ -102,6 +102,7 @@ def test_a_figure_that_cannot_be_estimated_has_its_reason_and_no_number(tmp_path
     page = jury_page(_jury_report(unlabelled))
     block = page.sections[1].blocks[0]
     assert isinstance(block.plot, Heatmap)  # type: ignore[union-attr]
+    assert block.plot.heading is None  # type: ignore[union-attr]  # its card titles it
 
 
 def test_the_score_jury_view_is_the_diagnostics() -> None:

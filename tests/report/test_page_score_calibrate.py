@@ -172,6 +172,22 @@ def test_the_confusion_counts_every_answer_once(failing: dict[str, Any]) -> None
         assert sum(int(c) for row in table.rows for c in row[1:]) == 24
 
 
+def test_each_confusion_is_headed_by_its_dimension_above_it(failing: dict[str, Any]) -> None:
+    confusion = out_file_page(failing["out"], "calibrate").sections[1]
+    dims = ["accuracy", "relevance", "usefulness"]
+    assert [b.plot.heading for b in confusion.blocks] == dims  # type: ignore[union-attr]
+    html = failing["html"].read_text("utf-8").split("</style>")[1]
+    for n, dim in enumerate(dims, 1):
+        heading = f'<h3 class="fj-plottitle" id="fj-confusion-{n}-heading">{dim}</h3>'
+        table = f'<table class="fj-heat" id="fj-confusion-{n}" aria-label="{dim}: answers by '
+        assert 0 < html.index(heading) < html.index(table)
+        figure = html[html.index(heading) : html.index("</figure>", html.index(heading))]
+        caption = figure.split("<figcaption>")[1]
+        assert caption.startswith("Answers by human score (rows) and judge score (columns);")
+        assert dim not in caption  # said once above the matrix, not again under it
+    assert html.count('class="fj-plottitle"') == 3  # the other cards keep their own titles
+
+
 def test_a_passing_and_an_ungated_run_say_so(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     passing = _three(tmp_path / "p", ("accuracy",))
@@ -219,6 +235,15 @@ def test_the_page_in_chromium_at_phone_and_desktop_widths(
         assert "fails the gate" in p.text_content("#fj-gate")
         assert p.locator("#fj-agreement .fj-plot svg .fj-prow").count() == 3
         assert p.locator("#fj-confusion table.fj-heat").count() == 3
+        headings = p.locator("#fj-confusion .fj-plottitle")
+        assert headings.all_text_contents() == ["accuracy", "relevance", "usefulness"]
+        for n in range(3):  # each seen above its own matrix, none hidden or clipped
+            above = headings.nth(n).bounding_box()
+            heat = p.locator("#fj-confusion table.fj-heat").nth(n).bounding_box()
+            assert above is not None
+            assert heat is not None
+            assert above["y"] + above["height"] <= heat["y"] + 1
+            assert abs(above["x"] - heat["x"]) < 40
         assert opened.count() == 24
     assert pages.explorer_keys(opened).startswith("#item=")
 

@@ -195,9 +195,12 @@ def _confusion_block(result: ScoreResult, d: DimensionCalibration) -> PlotBlock:
     values: list[list[float | None]] = [[float(counts[(h, j)]) for j in judged] for h in humans]
     top = max((v for row in values for v in row if v is not None), default=1.0)
     columns = tuple(str(j) for j in judged)
-    title = f"{d.dimension}: answers by human score (rows) and judge score (columns)"
-    plot = heatmap([f"{h:g}" for h in humans], columns, values, title=title,
-                   domain=(0.0, max(top, 1.0)), value_format=".0f")  # fmt: skip
+    # The dimension is the matrix's heading: the grid draws one per dimension side by
+    # side, in one card, and nothing else above a matrix says which it is.
+    plot = heatmap([f"{h:g}" for h in humans], columns, values,
+                   title="Answers by human score (rows) and judge score (columns)",
+                   domain=(0.0, max(top, 1.0)), value_format=".0f",
+                   heading=d.dimension)  # fmt: skip
     rows = tuple((f"{h:g}", *(str(counts[(h, j)]) for j in judged)) for h in humans)
     caption = f"{d.dimension}: {len(pairs)} answers with both scores"
     if rounded:

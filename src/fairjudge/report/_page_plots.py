@@ -433,6 +433,11 @@ class Heatmap:
 
     It is drawn as an HTML table, so a long member or family name wraps instead of
     being cut, and the page's table scroller keeps a wide matrix inside its card.
+    ``heading``, when set, is drawn above the matrix and leads its accessible name,
+    and ``title`` (the caption under it) then need not repeat it: for a card that holds
+    several matrices side by side (the pointwise calibrate page's, one per dimension),
+    none of them titled otherwise. A matrix alone in a titled card has none, so the
+    card's title is not said twice.
     """
 
     title: str
@@ -441,6 +446,7 @@ class Heatmap:
     cells: tuple[tuple[HeatCell, ...], ...]
     low_text: str
     high_text: str
+    heading: str | None = None
 
 
 def heatmap(
@@ -452,6 +458,7 @@ def heatmap(
     domain: tuple[float, float] = (0.0, 1.0),
     reasons: Mapping[tuple[int, int], str] | None = None,
     value_format: str = ".2f",
+    heading: str | None = None,
 ) -> Heatmap:
     """Lay out a heatmap of ``values[row][column]`` over ``domain``.
 
@@ -459,10 +466,11 @@ def heatmap(
         rows: The row labels.
         columns: The column labels.
         values: One row of values per label; ``None`` where there is no number.
-        title: The plot's accessible title.
+        title: The plot's accessible title and its caption.
         domain: The range the colour scale spans (values outside are clamped).
         reasons: Why a cell has no value, by ``(row, column)`` index.
         value_format: How each number is printed.
+        heading: A title drawn above the matrix (opt-in; :class:`Heatmap` says when).
     """
     low, high = domain
     why = reasons or {}
@@ -480,4 +488,4 @@ def heatmap(
                                   "#ffffff" if lightness < 60 else "#1b1d21", None))  # fmt: skip
         grid.append(tuple(cells))
     return Heatmap(title, tuple(rows), tuple(columns), tuple(grid),
-                   format(low, value_format), format(high, value_format))  # fmt: skip
+                   format(low, value_format), format(high, value_format), heading)  # fmt: skip
