@@ -9,8 +9,8 @@ from fairjudge import ConfigError
 from fairjudge.audit import AuditSettings, audit, plan_experiments
 from fairjudge.audit._audit_items import AuditItem
 from fairjudge.audit._experiment import verdict_of
+from fairjudge.audit._invariance import padded_twins
 from fairjudge.audit._self_preference import fit_own_family
-from fairjudge.audit._verbosity import padded_twins
 from fairjudge.cli._flags import to_flags
 from fairjudge.judges import CallableJudge
 from fairjudge.stats import ConfidenceInterval

@@ -21,14 +21,16 @@ from fairjudge.audit._experiment import (
     ExperimentStopped,
     Progress,
 )
-from fairjudge.audit._framing import framing_experiment
-from fairjudge.audit._position import position_experiment
+from fairjudge.audit._invariance import (
+    framing_experiment,
+    position_experiment,
+    verbosity_experiment,
+)
 from fairjudge.audit._self_preference import (
     judge_families,
     self_preference_experiment,
     why_no_self_preference,
 )
-from fairjudge.audit._verbosity import verbosity_experiment
 from fairjudge.runner import progress_label
 
 __all__ = ["EXPERIMENTS", "AuditReport", "audit", "plan_experiments"]
