@@ -12,7 +12,7 @@ import pytest
 
 from fairjudge.io import out_header, read_header
 from fairjudge.judges import MemberUsage
-from fairjudge.report._page_recorded import recorded_member_usage, recorded_run
+from fairjudge.report._page import recorded_member_usage, recorded_run
 from fairjudge.runner import RunSummary
 
 RUN = RunSummary(total=6, cached=1, made=5, failed=1, not_run=0, requests=7, retries=2,

@@ -10,6 +10,12 @@ the explorer (``templates/explorer.js``).
 The run-facts card (:func:`run_facts`) answers "what run is this?" the same for
 every kind: read from an ``--out`` file's header, or passed by the live run; a value
 that neither recorded says "not recorded", never a guess.
+The calls, tokens and cost of a run (and a panel's usage per member) come with the
+live run, or, for a page drawn again, from what the header recorded
+(:func:`recorded_run`, :func:`recorded_member_usage`). The header is read from a
+file, so each field is checked as the run could have written it: a value no run
+could hold drops the whole record (the page then says nothing of the calls, as for a
+file written before headers kept them), never a wrong count on the page.
 
 A page is one self-contained file rendered by jinja2 with autoescaping on; the only
 text marked safe is the package's own CSS and JavaScript and the embedded JSON, which
@@ -28,18 +34,21 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from fairjudge._version import __version__
 from fairjudge.io import OutHeader
 from fairjudge.report._page_plots import Figure, ForestPlot, Heatmap, Histogram
 from fairjudge.report._text import HiddenTable, replace_hidden, visible, visible_all
+from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
     import jinja2
+
+    from fairjudge.judges import MemberUsage
 
 __all__ = [
     "NOT_RECORDED",
@@ -63,6 +72,8 @@ __all__ = [
     "json_ready",
     "page_html",
     "page_script",
+    "recorded_member_usage",
+    "recorded_run",
     "run_facts",
     "script_json",
     "unestimated",
@@ -293,6 +304,88 @@ def run_facts(
         ("fairjudge", version or NOT_RECORDED),
     ]
     return (*rows, *extra)
+
+
+_STOPS = frozenset({"max_calls", "max_cost"})
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _good(name: str, value: object) -> bool:
+    """Whether ``value`` is one a run's :class:`RunSummary` could hold as ``name``."""
+    if name in ("cost_usd", "cache_saved_usd"):  # None: no price known
+        return value is None or _number(value)
+    if name in ("wall_s", "backoff_s"):
+        return _number(value)
+    if name == "stopped":
+        return value is None or value in _STOPS
+    if name == "learned":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return _count(value)
+
+
+def recorded_run(header: OutHeader | None) -> RunSummary | None:
+    """The run's calls as its header records them; ``None`` when it records none usable.
+
+    A field a newer fairjudge added and this one lacks is ignored; one this fairjudge
+    has and the file lacks takes its default (a file written before it existed), and
+    a required one missing, or any value no run could hold, drops the record.
+    """
+    calls = header.calls if header is not None else None
+    if not isinstance(calls, Mapping):
+        return None
+    values: dict[str, Any] = {}
+    for f in fields(RunSummary):
+        if f.name not in calls:
+            if f.default is MISSING:
+                return None
+            continue
+        value = calls[f.name]
+        if not _good(f.name, value):
+            return None
+        values[f.name] = tuple(value) if f.name == "learned" else value
+    return RunSummary(**values)
+
+
+def _member(record: Mapping[str, Any]) -> MemberUsage | None:
+    calls, made, cached = record.get("calls"), record.get("made"), record.get("cached")
+    tokens = record.get("input_tokens"), record.get("output_tokens")
+    cost, latency = record.get("cost_usd"), record.get("mean_latency_s")
+    local = record.get("answered_locally", False)
+    good = (
+        _count(calls) and all(v is None or _count(v) for v in (made, cached))
+        and all(_count(t) for t in tokens) and all(v is None or _number(v) for v in (cost, latency))
+        and isinstance(local, bool)
+    )  # fmt: skip
+    if not good:
+        return None
+    from fairjudge.judges import MemberUsage  # only a panel's page redrawn needs it
+
+    return MemberUsage(
+        cast(int, calls), cast("int | None", made), cast("int | None", cached),
+        cast(int, tokens[0]), cast(int, tokens[1]), cast("float | None", cost),
+        cast("float | None", latency), local,
+    )  # fmt: skip
+
+
+def recorded_member_usage(header: OutHeader | None, n_members: int) -> tuple[MemberUsage, ...]:
+    """A panel's usage per member as its header records it; ``()`` when it records none usable.
+
+    ``()`` is what a panel that recorded no usage has (each member's usage ``None``);
+    a list of another length than the panel's, or a member's record no run could
+    write, is treated so too.
+    """
+    usage = header.member_usage if header is not None else None
+    if usage is None or len(usage) != n_members:
+        return ()
+    members = [_member(u) for u in usage]
+    return tuple(m for m in members if m is not None) if None not in members else ()
 
 
 def _shown_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -32,13 +32,13 @@ from fairjudge.report._page import (
     Paragraphs,
     PlotBlock,
     Section,
+    recorded_run,
     run_facts,
     unestimated,
 )
 from fairjudge.report._page_compare import compare_page
 from fairjudge.report._page_load import calls_of, load_comparison, source_name
 from fairjudge.report._page_plots import Figure, forest_plot, heatmap
-from fairjudge.report._page_recorded import recorded_run
 from fairjudge.report._scores import ScoreReport
 from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines
 

@@ -46,13 +46,13 @@ from fairjudge.report._page import (
     Paragraphs,
     PlotBlock,
     Section,
+    recorded_run,
     run_facts,
     unestimated,
 )
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_load import load_comparison, source_name
 from fairjudge.report._page_plots import Figure, ForestPlot, forest_plot
-from fairjudge.report._page_recorded import recorded_run
 from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 

@@ -56,6 +56,8 @@ from fairjudge.report._page import (
     PlotBlock,
     Section,
     page_html,
+    recorded_member_usage,
+    recorded_run,
     run_facts,
 )
 from fairjudge.report._page_load import (
@@ -71,7 +73,6 @@ from fairjudge.report._page_load import (
 from fairjudge.report._page_panel_jury import jury_view, score_jury_view
 from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
 from fairjudge.report._page_plots import forest_plot, heatmap
-from fairjudge.report._page_recorded import recorded_member_usage, recorded_run
 from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
 
