@@ -173,8 +173,8 @@ class Completion:
 
     Token counts follow one convention for every provider: ``input_tokens`` is the
     whole prompt, cached and cache-written tokens included (Anthropic reports those
-    apart; :mod:`fairjudge.backends._usage` adds them up), and ``output_tokens`` is
-    the whole completion, reasoning included.
+    apart; :func:`~fairjudge.backends._http_base.anthropic_usage` adds them up), and
+    ``output_tokens`` is the whole completion, reasoning included.
     """
 
     text: str

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairjudge.backends._usage import (
+from fairjudge.backends._http_base import (
     MAX_REPORTED_TOKENS,
     Usage,
     anthropic_usage,

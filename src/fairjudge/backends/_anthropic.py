@@ -29,8 +29,12 @@ from fairjudge.backends._capabilities import (
     Capabilities,
     capabilities_for,
 )
-from fairjudge.backends._http_base import REPLY_MAX_TOKENS, HTTPBackend, HTTPOptions
-from fairjudge.backends._usage import anthropic_usage
+from fairjudge.backends._http_base import (
+    REPLY_MAX_TOKENS,
+    HTTPBackend,
+    HTTPOptions,
+    anthropic_usage,
+)
 
 __all__ = ["AnthropicBackend", "completion_from_reply"]
 

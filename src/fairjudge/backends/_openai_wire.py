@@ -21,8 +21,7 @@ from urllib.parse import urlsplit
 from fairjudge._call import Completion
 from fairjudge._errors import ConfigError, ServerError
 from fairjudge._redact import known_secrets, redact_url
-from fairjudge.backends._http_base import trimmed
-from fairjudge.backends._usage import openai_usage
+from fairjudge.backends._http_base import openai_usage, trimmed
 
 __all__ = ["RequestHead", "completion_from_reply", "error_message", "lean_applies", "request_head"]
 
@@ -160,7 +159,7 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
     Mirrors the SDK path field by field: the first choice's content (else its
     refusal), the first token's top logprobs (unreadable ones are dropped, the text
     still counts), the token usage (checked as untrusted input by
-    :func:`~fairjudge.backends._usage.openai_usage`: a figure that fails is never
+    :func:`~fairjudge.backends._http_base.openai_usage`: a figure that fails is never
     used, and the completion says why) and the model the server names.
 
     Raises:
