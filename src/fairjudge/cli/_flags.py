@@ -6,13 +6,20 @@ names in its ``params``. The command line speaks in flags: before it prints a
 library error, :func:`to_flags` rewrites each named parameter to the flag that set
 it (``--bootstrap must be >= 1; got 0``, ``pass --allow-empty``). This module is
 the only place that knows both names.
+
+The library's checks run under a flag's parameter, too: :func:`check_writable`
+proves a result file can go where a flag asks, before any judge call is paid for.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from pathlib import Path
 
-__all__ = ["FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "flag", "to_flags"]
+from fairjudge._errors import ConfigError
+
+__all__ = ["FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "check_writable", "flag", "to_flags"]
 
 _SAME_NAME = (
     "level", "seed", "rule", "rounds", "balanced", "tie_margin", "with_swap", "aggregate",
@@ -150,3 +157,28 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
     for rewritten, shown in PHRASES.items():
         message = message.replace(rewritten, shown)
     return message
+
+
+def check_writable(
+    path: Path, flag: str = "--out", *, inputs: Iterable[Path | str | None] = ()
+) -> None:
+    """Prove a result file can be written where ``flag`` asks, before any judge call.
+
+    ``-`` is refused: as an input it means standard input, so a file named ``-`` is
+    never what was meant, and standard output is not offered either: the table and
+    ``--json`` print there, and a result file is written whole or not at all, which
+    a pipe cannot be.
+
+    Raises:
+        ConfigError: As :func:`fairjudge.io.check_writable`, naming the flag's parameter.
+    """
+    from fairjudge.io import check_writable as check
+
+    if str(path) == "-":
+        raise ConfigError(
+            f"{flag} -: result files are not written to standard output (the table and "
+            f"--json print there); give a file name, e.g. {flag} results.jsonl"
+            if flag == "--out"
+            else f"{flag} -: give a file name; '-' is not written to standard output"
+        )
+    check(path, flag.removeprefix("--").replace("-", "_"), inputs=inputs)

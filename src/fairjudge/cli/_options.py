@@ -26,7 +26,7 @@ from fairjudge._items import Item
 from fairjudge._types import Resolution
 from fairjudge.backends import check_base_url
 from fairjudge.cli._app import in_flags, say
-from fairjudge.cli._writable import check_writable
+from fairjudge.cli._flags import check_writable
 from fairjudge.io import Columns, LoadedItems, load_items
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions
 from fairjudge.prompts import list_templates

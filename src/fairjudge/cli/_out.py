@@ -32,7 +32,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console, say
 from fairjudge.cli._exit_codes import EXIT_BUDGET, EXIT_UNRESOLVED
-from fairjudge.cli._writable import check_writable
+from fairjudge.cli._flags import check_writable
 
 if TYPE_CHECKING:
     from fairjudge._api import PairwiseResult

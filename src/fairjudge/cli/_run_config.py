@@ -550,8 +550,7 @@ def _masked(value: Any) -> Any:
 
 def save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
     """Write the config file and say so; a credential in a value is refused (exit 2)."""
-    from fairjudge.cli._flags import to_flags
-    from fairjudge.cli._writable import check_writable
+    from fairjudge.cli._flags import check_writable, to_flags
     from fairjudge.io import dump_config, write_atomic
 
     try:  # a folder, a store, a device or a pipe is refused
