@@ -34,8 +34,8 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
+from fairjudge.cli._flags import check_writable
 from fairjudge.cli._options import Bootstrap, Level
-from fairjudge.cli._writable import check_writable
 from fairjudge.io import (
     Columns,
     LabelSheet,

@@ -24,8 +24,8 @@ import typer
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, guarded, say
+from fairjudge.cli._flags import check_writable
 from fairjudge.cli._out import markdown_flag, markdown_given, write_markdown
-from fairjudge.cli._writable import check_writable
 
 __all__ = ["report"]
 
