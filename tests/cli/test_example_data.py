@@ -22,7 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
-from fairjudge.cli._example_data import example_files
+from fairjudge.cli._shipped import example_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = files("fairjudge.examples")

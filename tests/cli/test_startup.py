@@ -50,7 +50,7 @@ def test_help_and_version_import_no_command_and_no_library_layer(args: list[str]
 def test_a_commands_help_imports_that_command_only_and_no_engine() -> None:
     loaded = imported_by("compare", "--help")
     assert "fairjudge.cli._compare" in loaded
-    assert not {"fairjudge.cli._rank", "fairjudge.cli._report", "fairjudge.cli._rubrics"} & loaded
+    assert not {"fairjudge.cli._rank", "fairjudge.cli._report", "fairjudge.cli._shipped"} & loaded
     # Nor the numerics, nor typer's pydantic coercion (the root's --help is a bool).
     assert not {"asyncio", "scipy", "numpy", "pydantic", "openai", "httpx", "jinja2"} & loaded
 

@@ -110,7 +110,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Write the self-contained HTML page of a saved run; no judge is called.",
     ),
     "rubrics": (
-        "fairjudge.cli._rubrics",
+        "fairjudge.cli._shipped",
         "List the built-in rubrics for `fairjudge score`, with their dimensions.",
     ),
     "jury": (
@@ -130,7 +130,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Merge two labellers' files of the same items, with their agreement.",
     ),
     "example-data": (
-        "fairjudge.cli._example_data",
+        "fairjudge.cli._shipped",
         "Copy the example inputs and judges into DIR, to try every command offline.",
     ),
     "run": (
