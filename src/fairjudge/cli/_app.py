@@ -217,17 +217,6 @@ class LazyCommands(TyperGroup):
             offer_save_config(cmd_name, command)  # --save-config (docs/config.md)
         return command
 
-    def get_help_option(self, ctx: Any) -> Any:
-        """``--help``, whose value is ``False`` when not given: a bool, as the flag's.
-
-        Typer coerces a non-bool value through pydantic, so the default ``None`` would
-        import pydantic (0.1-0.2 s) on every ``fairjudge COMMAND --help``.
-        """
-        option = super().get_help_option(ctx)
-        if option is not None:
-            option.default = False
-        return option
-
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """List the commands from their summaries, importing none."""
         self._listing = True
