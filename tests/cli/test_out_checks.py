@@ -101,3 +101,17 @@ def test_a_result_file_that_is_a_pipe_or_device_is_refused(flag: str, tmp_path: 
     assert result.exit_code == 2, result.output
     assert f"{flag} {pipe}: is not a regular file" in result.output
     assert stat.S_ISFIFO(pipe.stat().st_mode)
+
+
+@pytest.mark.parametrize("flag", ["--store", "--model-path"])
+def test_a_markdown_file_given_to_another_flag_names_that_flag(flag: str, tmp_path: Path) -> None:
+    """A judge flag's file is named as its flag, not as the input file it is not."""
+    taken = tmp_path / "taken"
+    result = CliRunner().invoke(
+        app,
+        ["compare", str(_items(tmp_path)), "--judge", "python:tests.judge_fixtures:longer",
+         flag, str(taken), "--markdown", str(taken)],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"--markdown {taken}: is also given to {flag}; give another file name" in result.output
+    assert not taken.exists()

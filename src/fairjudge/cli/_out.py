@@ -32,7 +32,7 @@ from fairjudge._errors import ConfigError
 from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console, say
 from fairjudge.cli._exit_codes import EXIT_BUDGET, EXIT_UNRESOLVED
-from fairjudge.cli._flags import check_writable
+from fairjudge.cli._flags import FLAGS, check_writable
 
 if TYPE_CHECKING:
     from fairjudge._api import PairwiseResult
@@ -198,24 +198,20 @@ MarkdownFile = Annotated[
 
 _TARGET: ContextVar[Path | None] = ContextVar("fairjudge_markdown", default=None)
 
-# The command's other files, by parameter name: the flag each is given with.
-_FILES = {"out": "--out", "html": "--html", "output": "--output", "baseline": "--baseline",
-          "jury": "--jury", "items": "--items"}  # fmt: skip
-
 
 def _given_files(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[tuple[str, Path]]:
-    """Every file a command was given, with the flag (or ``FILE``) that named it."""
+    """Every file a command was given, with the flag (or ``FILE``, an argument) that named it."""
     for value in args:
         if isinstance(value, Path):
             yield "FILE", value
     for name, value in kwargs.items():
         if isinstance(value, Path):
-            yield _FILES.get(name, "FILE"), value
+            yield FLAGS.get(name, "FILE"), value
         elif is_dataclass(value) and not isinstance(value, type):
             for f in fields(value):
                 inner = getattr(value, f.name)
                 if isinstance(inner, Path):
-                    yield _FILES.get(f.name, "FILE"), inner
+                    yield FLAGS.get(f.name, "FILE"), inner
 
 
 def _check(markdown: Path, as_json: bool, files: Iterator[tuple[str, Path]]) -> None:
