@@ -199,11 +199,11 @@ MarkdownFile = Annotated[
 _TARGET: ContextVar[Path | None] = ContextVar("fairjudge_markdown", default=None)
 
 
-def _given_files(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[tuple[str, Path]]:
-    """Every file a command was given, with the flag (or ``FILE``, an argument) that named it."""
-    for value in args:
-        if isinstance(value, Path):
-            yield "FILE", value
+def _given_files(kwargs: dict[str, Any]) -> Iterator[tuple[str, Path]]:
+    """Every file a command was given, with the flag (or ``FILE``, an argument) that named it.
+
+    Typer passes every parameter by name, the command's arguments too.
+    """
     for name, value in kwargs.items():
         if isinstance(value, Path):
             yield FLAGS.get(name, "FILE"), value
@@ -244,7 +244,7 @@ def markdown_flag(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         markdown = kwargs.pop("markdown", None)
         if markdown is not None:
-            _check(markdown, bool(kwargs.get("json_output")), _given_files(args, kwargs))
+            _check(markdown, bool(kwargs.get("json_output")), _given_files(kwargs))
         token = _TARGET.set(markdown)
         try:
             return fn(*args, **kwargs)
