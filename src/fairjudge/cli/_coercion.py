@@ -48,13 +48,13 @@ _MISS: Final = object()
 """The direct conversion does not apply: ask Typer's adapter."""
 
 
-def plain_values(command: Any) -> int:
-    """Give each plain option of ``command`` a :class:`PlainValue`; how many got one.
+def plain_values(command: Any) -> None:
+    """Give each plain option of ``command`` a :class:`PlainValue`.
 
     Options Typer has already coerced, and anything that is not plain, are left alone.
     """
     if not SUPPORTED:
-        return 0
+        return
     make_help = getattr(command, "get_help_option", None)
     if callable(make_help) and "get_help_option" not in vars(command):
 
@@ -65,11 +65,10 @@ def plain_values(command: Any) -> int:
             return option
 
         command.get_help_option = get_help_option
-    return _give_plain(getattr(command, "params", ()))
+    _give_plain(getattr(command, "params", ()))
 
 
-def _give_plain(params: Any) -> int:
-    n = 0
+def _give_plain(params: Any) -> None:
     for param in params:
         descriptor = getattr(param, "type_descriptor", None)
         if descriptor is None or getattr(param, "_runtime_param", _MISS) is not None:
@@ -80,8 +79,6 @@ def _give_plain(params: Any) -> int:
                 parameter_info=descriptor.parameter_info,
                 descriptor=descriptor,
             )
-            n += 1
-    return n
 
 
 def _is_plain(descriptor: Any) -> bool:
