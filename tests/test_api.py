@@ -439,4 +439,4 @@ def test_compare_stop_when_is_the_adaptive_run_and_resumes_from_the_store(tmp_pa
     assert "adaptive" not in fairjudge.compare(rows, longer).to_dict()
     with pytest.raises(fairjudge.ConfigError, match="batch applies with stop_when") as info:
         fairjudge.compare(rows, longer, batch=4)
-    assert info.value.params == ("batch",)
+    assert info.value.params == ("batch", "stop_when")

@@ -20,7 +20,7 @@ from fairjudge._api._inputs import check_label_column, file_renames, load_rows, 
 from fairjudge._api._out import compare_out, score_out
 from fairjudge._api._panel import JudgesLike, check_one_of, run_jury
 from fairjudge._api._result import Result, opened, pairwise_rows, scored_rows, title
-from fairjudge._api._runs import judge_pairs, recorded_template
+from fairjudge._api._runs import judge_pairs, recorded_template, stop_rule
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
@@ -58,13 +58,6 @@ def _pairwise_items(
     return loaded.items, source or name, loaded.skipped_records()
 
 
-def _check_stop(stop_when: object, batch: object, population: object) -> None:
-    """``batch`` and ``population`` shape an adaptive run: they need ``stop_when``."""
-    for name, value in (("batch", batch), ("population", population)):
-        if stop_when is None and value is not None:
-            raise ConfigError(f"{name} applies with stop_when only; pass stop_when", params=name)
-
-
 def _page(report: Any, header: Any) -> str:
     """The comparison's page: the page kit loads with the first ``to_html()``, not the run."""
     from fairjudge.report import compare_page, page_html
@@ -87,7 +80,7 @@ def compare(
     source: str | None = None,
     stop_when: str | Sequence[str] | StopRule | None = None,
     batch: int | None = None,
-    population: Population | None = None,
+    population: Population | str | None = None,
     template: str | None = None,
     backend: BackendOptions | None = None,
     options: RunOptions | None = None,
@@ -127,7 +120,7 @@ def compare(
             run's concurrency).
         population: With ``stop_when``, what the interval and the decision are about:
             ``"source"`` (default), questions like these, the population the file's
-            questions are drawn from; ``"file"``, this file's questions only.
+            questions are drawn from; ``"file"``, this file's questions only (any case).
         template: Shorthand for ``setup=JudgeSetup(template=...)``.
         backend: Shorthand for ``setup=JudgeSetup(backend=...)``.
         options: Shorthand for ``setup=JudgeSetup(options=...)``.
@@ -140,7 +133,8 @@ def compare(
 
     Raises:
         InputError: An invalid row (named by file and line, or ``<rows>:N``).
-        ConfigError: A bad setting, an option that does not apply to the judge, a
+        ConfigError: A bad setting (``stop_when``, ``batch`` and ``population`` before
+            the items are read), an option that does not apply to the judge, a
             setup field given twice (in ``setup`` and as a keyword), both ``judge``
             and ``judges``, or a template that needs references some items lack.
 
@@ -153,14 +147,13 @@ def compare(
     check_one_of(judge, judges, weights, aggregate)
     the_setup = setup_of(setup, template=template, backend=backend, options=options,
                          store=store, executor=executor)  # fmt: skip
-    _check_stop(stop_when, batch, population)
+    rule = stop_rule(stop_when, batch, population)  # before the items are read
     the_settings = settings or EvalSettings()
     item_list, source, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty, source)
     if judges is not None:
         return run_jury(
             item_list, source, skipped, judges, the_settings, weights=weights,
-            aggregate=aggregate, setup=the_setup, stop_when=stop_when, batch=batch,
-            population=population,
+            aggregate=aggregate, setup=the_setup, stop_when=rule, batch=batch,
         )  # fmt: skip
 
     def open_spec(spec: str | None) -> BatchJudge:
@@ -174,8 +167,7 @@ def compare(
     the_setup.check_references(judge, item_list)  # before a model loads or a call is made
     with opened(judge, open_spec, own) as the_judge:
         result, adaptive, run = judge_pairs(
-            the_judge, item_list, the_settings, stop_when=stop_when, batch=batch,
-            population=population,
+            the_judge, item_list, the_settings, stop_when=rule, batch=batch
         )  # fmt: skip
         name, recorded = judge_name(the_judge), recorded_template(the_judge)
     from dataclasses import replace

@@ -33,8 +33,54 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ViaScoresRun", "judge_pairs", "judge_panel", "judge_via_scores", "recorded_template",
-    "via_scores",
+    "stop_rule", "via_scores",
 ]  # fmt: skip
+
+_SHAPES = {
+    "batch": "it sets how many questions are judged between two looks",
+    "population": "it says what the adaptive interval is about",
+}
+
+
+def stop_rule(
+    stop_when: str | Sequence[str] | StopRule | None, batch: int | None = None,
+    population: str | None = None,
+) -> StopRule | None:  # fmt: skip
+    """An adaptive run's settings, checked and read before any input is used or judge opened.
+
+    ``batch`` and ``population`` shape an adaptive run, so they need ``stop_when``;
+    ``population`` is ``source`` or ``file``, in any case. ``None`` without ``stop_when``.
+
+    Raises:
+        ConfigError: ``batch`` or ``population`` without ``stop_when``, a ``batch``
+            below 1, a ``population`` other than ``source`` or ``file``, or a malformed
+            ``stop_when`` (:meth:`~fairjudge.stats.StopRule.parse`), each named.
+    """
+    from fairjudge._errors import ConfigError
+
+    if stop_when is None:
+        for name, value in (("batch", batch), ("population", population)):
+            if value is not None:
+                raise ConfigError(
+                    f"{name} applies with stop_when only ({_SHAPES[name]}); add stop_when, "
+                    f"or drop {name}",
+                    params=(name, "stop_when"),
+                )
+        return None
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise ConfigError(
+            f"batch must be a whole number of questions >= 1; got {batch!r}", params="batch"
+        )
+    about = population.strip().lower() if isinstance(population, str) else population
+    if about not in (None, "source", "file"):
+        raise ConfigError(
+            "population must be 'source' (questions like these: the population the file's "
+            f"questions are drawn from) or 'file' (this file only); got {population!r}",
+            params="population",
+        )
+    from fairjudge.stats import StopRule
+
+    return StopRule.parse(stop_when, "file" if about == "file" else "source" if about else None)
 
 
 def recorded_template(judge: BatchJudge) -> str | None:
@@ -286,13 +332,21 @@ def via_scores(
     setup: JudgeSetup,
     rubric: Rubric, mode: ScoreMode = "json", tie_margin: float = 0.0, with_swap: bool = False,
     stop_when: str | Sequence[str] | StopRule | None = None, batch: int | None = None,
+    population: str | None = None,
 ) -> ViaScoresRun:  # fmt: skip
     """Open the scorer ``spec`` names and compare through its scores (``compare --via-scores``).
 
     With ``with_swap``, the swap protocol runs too, with the same model on the same
     session (one store, one budget), unless the scoring stopped on the budget. Items
     read by a loader (:class:`~fairjudge.io.LoadedItems`) keep their skipped rows.
+
+    Raises:
+        ConfigError: A ``tie_margin`` below 0, ``with_swap`` with a ``python:`` judge,
+            the stop settings (:func:`stop_rule`), or items the rubric cannot score,
+            before the scorer opens.
     """
+    from fairjudge._errors import ConfigError
+    from fairjudge.evaluation import check_via_items
     from fairjudge.io import LoadedItems
     from fairjudge.judges import judge_name
 
@@ -300,14 +354,23 @@ def via_scores(
     if isinstance(items, LoadedItems):
         skipped = items.skipped_records()
         items = list(items.items)
-
+    if not tie_margin >= 0:
+        raise ConfigError(f"tie_margin must be >= 0; got {tie_margin}", params="tie_margin")
+    if with_swap and (spec or "").startswith("python:"):
+        raise ConfigError(
+            "with_swap needs a model judge: a python: judge is either a pairwise or a "
+            "pointwise function",
+            params="with_swap",
+        )
+    rule = stop_rule(stop_when, batch, population)
+    check_via_items(items, rubric)
     if with_swap:  # the swap protocol's template: the references it needs, before it opens
         setup.check_references(spec, items)
     scorer, pairwise = _via_judges(spec, setup, rubric, mode, settings.rounds, with_swap)
     swap = None
     try:
         result, adaptive, calls = judge_via_scores(
-            scorer, items, settings, tie_margin=tie_margin, stop_when=stop_when,
+            scorer, items, settings, tie_margin=tie_margin, stop_when=rule,
             calls_per_answer=len(rubric.names) if mode == "label" else 1, batch=batch,
         )  # fmt: skip
         if pairwise is not None and result.stopped is None:

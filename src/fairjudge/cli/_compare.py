@@ -43,8 +43,7 @@ from fairjudge.cli._out import (
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
 if TYPE_CHECKING:
-    from fairjudge._api import Result, ViaScoresRun
-    from fairjudge.stats import Population, StopRule
+    from fairjudge._api import ViaScoresRun
 
 __all__ = ["StopFlags", "ViaScoresFlags", "compare", "stop_flags", "via_scores_flags"]
 
@@ -85,54 +84,6 @@ class StopFlags:
             "line says it describes this file only. [default: source]",
         ),
     ] = None
-
-    def requested(self, *, with_swap: bool = False) -> bool:
-        """Whether ``--stop-when`` was given.
-
-        Raises:
-            ConfigError: ``--batch`` or ``--population`` without ``--stop-when``, or
-                ``--stop-when`` with ``--via-scores --with-swap`` (not supported yet).
-        """
-        if self.batch is not None and self.stop_when is None:
-            raise ConfigError(
-                "--batch applies with --stop-when only (it sets how many questions are "
-                "judged between two looks); add --stop-when, or drop --batch"
-            )
-        if self.population is not None and self.stop_when is None:
-            raise ConfigError(
-                "--population applies with --stop-when only (it says what the adaptive "
-                "interval is about); add --stop-when, or drop --population"
-            )
-        if self.stop_when is not None and with_swap:
-            raise ConfigError(
-                "--stop-when does not apply to --via-scores --with-swap yet: the swap "
-                "protocol beside the scores would judge the whole file; drop --stop-when, "
-                "or --with-swap"
-            )
-        return self.stop_when is not None
-
-    def rule(self) -> StopRule:
-        """The stop rule, read and checked before any judge is opened.
-
-        Raises:
-            ConfigError: A malformed ``--stop-when``, a ``--batch`` below 1 or a
-                ``--population`` other than ``source`` or ``file``, named.
-        """
-        from fairjudge.stats import StopRule
-
-        if self.batch is not None and self.batch < 1:
-            raise ConfigError(f"--batch must be a whole number of questions >= 1; got {self.batch}")
-        population = None if self.population is None else self.population.strip().lower()
-        if population not in (None, "source", "file"):
-            raise ConfigError(
-                f"--population must be 'source' (questions like these: the population the "
-                f"file's questions are drawn from) or 'file' (this file only); "
-                f"got {self.population!r}"
-            )
-        about: Population | None = None
-        if population is not None:
-            about = "file" if population == "file" else "source"
-        return StopRule.parse(self.stop_when or [], about)
 
 
 stop_flags = adds_flags(StopFlags, "stop")
@@ -187,10 +138,14 @@ class ViaScoresFlags:
             )
         return self.via_scores
 
-    def check(self, flags: JudgeFlags, run: EvalFlags) -> Rubric:
-        """Reject what does not apply; the rubric."""
-        if not self.tie_margin >= 0:
-            raise ConfigError(f"--tie-margin must be >= 0; got {self.tie_margin}")
+    def check(self, flags: JudgeFlags, run: EvalFlags, stop: StopFlags) -> Rubric:
+        """Reject the swap protocol's options without it; the rubric."""
+        if stop.stop_when is not None and self.with_swap:
+            raise ConfigError(
+                "--stop-when does not apply to --via-scores --with-swap yet: the swap "
+                "protocol beside the scores would judge the whole file; drop --stop-when, "
+                "or --with-swap"
+            )
         swap_only = {"--template": flags.template is not None, "--rounds": run.rounds != 2,
                      "--rule": run.rule is not Resolution.CONSERVATIVE,
                      "--no-balanced": not run.balanced}  # fmt: skip
@@ -199,11 +154,6 @@ class ViaScoresFlags:
             raise ConfigError(
                 f"{given[0]} applies to the swap protocol; add --with-swap to run it beside "
                 "--via-scores, or drop it"
-            )
-        if self.with_swap and (flags.judge or "").startswith("python:"):
-            raise ConfigError(
-                "--with-swap needs a model judge: a python: judge is either a pairwise or a "
-                "pointwise function"
             )
         return get_rubric(self.rubric or DEFAULT_RUBRIC)
 
@@ -258,58 +208,39 @@ def compare(
     saved); 4, as always, when too many judged items are unresolved (--max-unresolved).
     """
     # The judging and report machinery loads when the command runs, not for --help.
-    adaptive = stop.requested(with_swap=via.via_scores and via.with_swap)
     if via.requested():
-        return _via_scores(file, json_output, flags, columns, run, via, stop if adaptive else None)
+        return _via_scores(file, json_output, flags, columns, run, via, stop)
+    from fairjudge._api import compare as compare_items
     from fairjudge.report import render_comparison
 
-    done = _pairwise(file, flags, columns, run, stop if adaptive else None)
+    settings = run.settings(file)
+    done = compare_items(
+        columns.load(file), flags.judge, settings=settings, setup=flags.setup(),
+        source=str(file), stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
+    )  # fmt: skip
     finish(done, "compare", render_comparison, out=run.out, html=run.html, as_json=json_output)
     if not json_output:
         err_console.print(_next_step(flags), highlight=False, markup=False)
     check_unresolved(done.result, run.max_unresolved)
 
 
-def _pairwise(
-    file: Path, flags: JudgeFlags, columns: InputFlags, run: EvalFlags, stop: StopFlags | None
-) -> Result:
-    """Check every flag and row, run ``fairjudge.compare`` on them.
-
-    With ``stop`` (``--stop-when``), the run is adaptive; ``--out`` then holds the
-    judged items, and its header's settings the adaptive block.
-    """
-    from fairjudge._api import compare
-
-    settings = run.settings(file)
-    rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
-    loaded = columns.load(file)
-    done = compare(
-        loaded, flags.judge, settings=settings, setup=flags.setup(), source=str(file),
-        stop_when=rule, batch=stop.batch if stop is not None else None,
-    )  # fmt: skip
-    return done
-
-
 def _via_scores(
     file: Path, json_output: bool, flags: JudgeFlags, columns: InputFlags, run: EvalFlags,
-    via: ViaScoresFlags, stop: StopFlags | None,
+    via: ViaScoresFlags, stop: StopFlags,
 ) -> None:  # fmt: skip
     """``compare --via-scores``: check everything, score every answer, report, exit.
 
     Exit codes as ``compare``: 2 before any call for a usage or input error, 4 too many
     unresolved items, 5 a spent budget.
     """
-    from fairjudge._api import check_via_items, via_scores
+    from fairjudge._api import via_scores
 
     settings = run.settings(file)
-    rubric = via.check(flags, run)
-    rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
-    loaded = columns.load(file)
-    check_via_items(loaded.items, rubric)
+    rubric = via.check(flags, run, stop)
     done = via_scores(
-        flags.judge, loaded, settings, setup=flags.setup(), rubric=rubric,
+        flags.judge, columns.load(file), settings, setup=flags.setup(), rubric=rubric,
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
-        stop_when=rule, batch=stop.batch if stop is not None else None,
+        stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
     _via_output(json_output, run, done)
     result = done.result

@@ -229,11 +229,10 @@ def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Any,
 
 def _judge(
     file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags,
-    stop: StopFlags | None,
+    stop: StopFlags,
 ) -> Result:  # fmt: skip
     """Check everything, run ``fairjudge.compare(judges=...)`` (adaptively with ``stop``)."""
     settings = run.settings(file, inputs=(panel.jury,))  # --out and --html writable, too
-    stop_rule = stop.rule() if stop is not None else None  # a bad --stop-when: before any input
     loaded = columns.load(file)
     members, rule = _seat(panel, flags, loaded)
     from fairjudge._api import compare
@@ -246,8 +245,7 @@ def _judge(
         done = compare(
             loaded, judges=members, aggregate=rule, settings=settings,
             setup=None if recorded else flags.setup(), source=str(file),
-            stop_when=stop_rule,
-            batch=stop.batch if stop is not None else None,
+            stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
         )  # fmt: skip
     return done
 
@@ -287,8 +285,7 @@ def jury(
     """
     from fairjudge.report import render_jury
 
-    adaptive = stop.requested()
-    done = _judge(file, panel, flags, columns, run, stop if adaptive else None)
+    done = _judge(file, panel, flags, columns, run, stop)
     finish(done, "jury", render_jury, out=run.out, html=run.html, as_json=json_output)
     result = done.report.result
     code = unresolved_exit(
