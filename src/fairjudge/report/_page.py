@@ -10,12 +10,9 @@ the explorer (``templates/explorer.js``).
 The run-facts card (:func:`run_facts`) answers "what run is this?" the same for
 every kind: read from an ``--out`` file's header, or passed by the live run; a value
 that neither recorded says "not recorded", never a guess.
-The calls, tokens and cost of a run (and a panel's usage per member) come with the
-live run, or, for a page drawn again, from what the header recorded
-(:func:`recorded_run`, :func:`recorded_member_usage`). The header is read from a
-file, so each field is checked as the run could have written it: a value no run
-could hold drops the whole record (the page then says nothing of the calls, as for a
-file written before headers kept them), never a wrong count on the page.
+A page drawn again shows the calls its header recorded (:func:`recorded_run`,
+:func:`recorded_member_usage`), each field checked as a run could write it: a value
+no run could hold drops the whole record, never a wrong count on the page.
 
 A page is one self-contained file rendered by jinja2 with autoescaping on; the only
 text marked safe is the package's own CSS and JavaScript and the embedded JSON, which
