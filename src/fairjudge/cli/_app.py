@@ -408,7 +408,7 @@ def guarded(fn: F) -> F:
             said = [interrupt_note() or f"interrupted; {_kept()}"]
             said += getattr(exc, "__notes__", [])  # what the run left going (a provider's batch)
             _note(_flag_words("; ".join(said), ()))
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         finally:
             if judging and not interrupted:  # ended: a later command names its own
                 _STORE.clear()
