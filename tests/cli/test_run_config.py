@@ -206,14 +206,17 @@ def test_a_python_judge_needs_the_flag(here: Path) -> None:
     assert invoke("run", str(path), "--allow-python-judges").exit_code == 0
 
 
-def test_the_file_cannot_grant_itself_trust(here: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "needed"),
+    [("allow-python-judges", "--allow-python-judges"), ("allow-jury-servers", "--allow-servers")],
+)
+def test_the_file_cannot_grant_itself_trust(here: Path, key: str, needed: str) -> None:
     path = _config(here, 'command = "jury"\nfile = "demo_pairs.jsonl"\njury = "panel.toml"\n'
-                         "allow-python-judges = true\n")  # fmt: skip
+                         f"{key} = true\n")  # fmt: skip
     done = invoke("run", str(path))
     assert done.exit_code == 2
-    assert "eval.toml:4: allow-python-judges: lets a jury file do what only you may allow" in (
-        done.stderr
-    )
+    assert f"eval.toml:4: {key}: lets a jury file do what only you may allow; give " \
+           f"fairjudge run {needed} if you trust this file" in done.stderr  # fmt: skip
 
 
 def test_a_server_off_this_machine_needs_the_flag(here: Path) -> None:

@@ -76,8 +76,6 @@ __all__ = [
 _SHOWN_NOT_RUN = frozenset({"json_output", "save_config", "help"})
 """Parameters that say how a run is shown or saved, not what it is: never keys."""
 
-_TRUST_PYTHON = frozenset({"allow-python-judges"})
-_TRUST_SERVERS = frozenset({"allow-jury-servers"})
 _SERVER_KEYS = frozenset({"base-url", "ray-address"})
 _CREDENTIAL_KEY = re.compile(r"(?i)(api[_-]?key|token|secret|password|credential|^key$)")
 _FILE_KEYS = frozenset({"schema_version", "command"})
@@ -286,12 +284,12 @@ def _check_trust(config: ConfigText, key: str, values: list[Any], trust: Trust) 
                                "receive your API key or your work; if you trust this file, "
                                "say so: fairjudge run --allow-servers (loopback needs no "
                                "flag)")  # fmt: skip
-    grants = (
-        key in _TRUST_PYTHON and not trust.python,
-        key in _TRUST_SERVERS and not trust.servers,
-    )
-    if any(v is True for v in values) and any(grants):
-        needed = "--allow-python-judges" if grants[0] else "--allow-servers"
+    # A key that lets a jury file run code or reach servers: the flag of fairjudge run's own.
+    needed = {
+        "allow-python-judges": None if trust.python else "--allow-python-judges",
+        "allow-jury-servers": None if trust.servers else "--allow-servers",
+    }.get(key)
+    if needed is not None and any(v is True for v in values):
         raise config.error(key, f"lets a jury file do what only you may allow; give "
                            f"fairjudge run {needed} if you trust this file")  # fmt: skip
 
