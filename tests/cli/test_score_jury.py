@@ -162,3 +162,19 @@ def test_a_jury_file_gives_the_same_panel_as_the_flags(tmp_path: Path) -> None:
     code, _, stderr = _run(*common, "--jury", str(toml), "--allow-python-judges")
     assert code == 2
     assert "sets a template" in stderr
+
+
+def test_a_baseline_is_refused_for_a_panel_before_any_call(tmp_path: Path) -> None:
+    # The library's refusal (fairjudge.score(judges=..., baseline=...)), worded as flags.
+    path = _file(tmp_path, ["1 a", "2 b"])
+    baseline = tmp_path / "old.jsonl"
+    baseline.write_text("", encoding="utf-8")
+    members = ["--judge", f"{P}:leading", "--judge", f"{P}:high"]
+    code, stdout, stderr = _run(str(path), *members, "--baseline", str(baseline), "--json")
+    assert code == 2, stderr
+    said = "--baseline compares one-judge runs; a panel does not take it yet"
+    assert said in " ".join(stderr.split())
+    assert json.loads(stdout)["error"]["message"].endswith(said)
+    code, _, stderr = _run(str(path), *members, "--allow-different")
+    assert code == 2
+    assert "--allow-different applies with --baseline only" in stderr

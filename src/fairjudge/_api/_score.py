@@ -26,6 +26,7 @@ from fairjudge.judges import (
     PointwiseJudge,
     ScoreMode,
     judge_name,
+    judge_spec,
 )
 from fairjudge.prompts import Rubric, get_rubric
 from fairjudge.runner import Executor, RunOptions
@@ -110,8 +111,9 @@ def score(
         n_resamples: Bootstrap resamples.
         baseline: An earlier run (a ``score --out`` file or a
             :class:`~fairjudge.evaluation.ScoreRun`): the result's ``trend`` says how
-            each dimension moved since. Refused, before any call, when its rubric or
-            judge differ, unless ``allow_different``.
+            each dimension moved since. Refused, before any call (a judge given as a
+            spec: before it opens), when its rubric or judge differ, unless
+            ``allow_different``.
         allow_different: Compare with ``baseline`` even when the rubric or judge differ.
         setup: How judges opened from specs (and your own scorers) run: backend, run
             options, store, executor (:class:`JudgeSetup`; a scorer takes no template).
@@ -154,6 +156,8 @@ def score(
             structured=structured, setup=the_setup,
         )  # fmt: skip
     before = _baseline(baseline)
+    if judge is None or isinstance(judge, str):  # by its spec, before a model loads
+        _check_baseline(before, the_rubric, judge_spec(judge), allow_different)
 
     def open_spec(spec: str | None) -> BatchPointwiseJudge:
         return the_setup.open_scorer(spec, the_rubric, mode=mode, structured=structured)

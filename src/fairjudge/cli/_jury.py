@@ -382,8 +382,6 @@ def score_panel(
         ConfigError: A bad flag, member or input, always before the first call.
     """
     rubric = opts.check(flags, file)
-    if opts.baseline is not None:
-        raise ConfigError("--baseline compares one-judge runs; a panel does not take it yet")
     specs, rule = panel.members(flags)
     loaded = opts.load(file, rubric)
     if all(s.is_python for s in specs):  # no model: no mode to ask in
@@ -395,7 +393,8 @@ def score_panel(
     done = score(
         loaded, judges=specs, aggregate=rule, rubric=rubric, mode=opts.mode,
         structured=opts.structured, seed=opts.seed, level=opts.level,
-        n_resamples=opts.bootstrap, setup=flags.setup(), source=str(file),
+        n_resamples=opts.bootstrap, baseline=opts.baseline,
+        allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
     )  # fmt: skip
     finish(done, "score-jury", render_score_jury, out=opts.out, html=opts.html,
            as_json=opts.json_output)  # fmt: skip

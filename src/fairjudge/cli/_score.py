@@ -42,11 +42,11 @@ from fairjudge.cli._options import (
 )
 from fairjudge.cli._out import finish, markdown_flag, unresolved_exit
 from fairjudge.io import LoadedScoreItems, load_score_items
-from fairjudge.judges import ScoreMode, judge_spec
+from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
 
 if TYPE_CHECKING:  # the scoring statistics load when a command runs, never for its --help
-    from fairjudge._api import JuryScoreResult, ScoreResult, ScoreRun
+    from fairjudge._api import JuryScoreResult, ScoreResult
 
 __all__ = [
     "ScoreFile",
@@ -132,24 +132,10 @@ class ScoreFlags:
 
         EvalSettings(level=self.level, n_resamples=self.bootstrap)  # checks both, as compare
         check_share(self.max_unresolved)
-        if self.allow_different and self.baseline is None:
+        if self.allow_different and self.baseline is None:  # before the input is read
             raise ConfigError("--allow-different applies with --baseline only")
         check_outputs(self.out, self.html, inputs=(file, self.baseline))
         return get_rubric(self.rubric)
-
-    def load_baseline(self, rubric: Rubric, judge: str | None) -> "ScoreRun | None":
-        """Read ``--baseline`` and check it was scored like this run, by its spec.
-
-        ``fairjudge.score`` checks it again by the judge's own name once it is open.
-        """
-        if self.baseline is None:
-            return None
-        from fairjudge._api import check_comparable, load_score_run
-
-        baseline = load_score_run(self.baseline)
-        tag = f"{rubric.name}@{rubric.version}"
-        check_comparable(baseline, rubric=tag, judge=judge, allow_different=self.allow_different)
-        return baseline
 
     def load(self, file: Path, rubric: Rubric) -> LoadedScoreItems:
         """Read and validate the whole file; list the rows skipped."""
@@ -218,13 +204,12 @@ def score(
     """
     rubric = opts.check(flags, file)
     loaded = opts.load(file, rubric)
-    baseline = opts.load_baseline(rubric, judge_spec(flags.judge))
     from fairjudge._api import score as score_items
     from fairjudge.report import render_scores
 
     done = score_items(
         loaded, flags.judge, rubric=rubric, mode=opts.mode, structured=opts.structured,
-        seed=opts.seed, level=opts.level, n_resamples=opts.bootstrap, baseline=baseline,
+        seed=opts.seed, level=opts.level, n_resamples=opts.bootstrap, baseline=opts.baseline,
         allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
     )  # fmt: skip
     finish(done, "score", render_scores, out=opts.out, html=opts.html, as_json=opts.json_output)
