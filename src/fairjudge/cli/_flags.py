@@ -52,6 +52,7 @@ FLAGS: dict[str, str] = {name: "--" + name.replace("_", "-") for name in _SAME_N
     "columns.human": "--human-col",
     "columns.answer": "--answer-col",  # fairjudge.score(columns=...)
     "judge_families": "--judge-family",
+    "via_scores": "--via-scores",  # fairjudge._api.via_scores: the run the flag asks for
 }
 """Each library parameter's flag, where every command spells it the same way."""
 
