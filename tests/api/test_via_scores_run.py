@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import fairjudge
 from fairjudge._api import EvalSettings, via_scores
 from fairjudge.io import load_items, strict_dumps
@@ -67,3 +69,32 @@ def test_an_adaptive_run_adds_its_block_and_the_markdown_its_stop(tmp_path: Path
     assert payload["adaptive"] == done.adaptive.adaptive_dict()
     assert payload["skipped_rows"] == []
     assert done.markdown().splitlines()[0].endswith("calibration.jsonl: model 1 vs model 2")
+
+
+def test_the_swap_protocols_settings_need_with_swap_named_as_the_flags() -> None:
+    # via_scores refuses what only the swap protocol reads, before the scorer opens and
+    # in the words compare --via-scores prints (cli/_flags rewrites each parameter).
+    from fairjudge import ConfigError, Resolution
+    from fairjudge.cli._flags import to_flags
+
+    rubric, setup = get_rubric("production"), fairjudge.JudgeSetup(options=QUIET)
+    cases = [
+        ({"settings": EvalSettings(rounds=4)}, "--rounds applies to the swap protocol"),
+        ({"settings": EvalSettings(rule=Resolution.LENIENT)}, "--rule applies"),
+        ({"settings": EvalSettings(balanced=False)}, "--no-balanced applies"),
+        ({"setup": fairjudge.JudgeSetup(template="default")}, "--template applies"),
+        ({"stop_when": "decided", "with_swap": True},
+         "--stop-when does not apply to --via-scores --with-swap yet"),
+    ]  # fmt: skip
+    for given, says in cases:
+        args: dict[str, object] = {"settings": EvalSettings(), "setup": setup, **given}
+        with pytest.raises(ConfigError) as caught:
+            via_scores(SCORER, [], rubric=rubric, **args)  # type: ignore[arg-type]
+        shown = to_flags(str(caught.value), caught.value.params, "compare")
+        assert shown.startswith(says), shown
+    with pytest.raises(ConfigError) as caught:
+        via_scores(SCORER, [], EvalSettings(rounds=4), setup=setup, rubric=rubric)
+    assert to_flags(str(caught.value), caught.value.params) == (
+        "--rounds applies to the swap protocol; add --with-swap to run it beside "
+        "--via-scores, or drop it"
+    )

@@ -341,11 +341,13 @@ def via_scores(
     read by a loader (:class:`~fairjudge.io.LoadedItems`) keep their skipped rows.
 
     Raises:
-        ConfigError: A ``tie_margin`` below 0, ``with_swap`` with a ``python:`` judge,
-            the stop settings (:func:`stop_rule`), or items the rubric cannot score,
-            before the scorer opens.
+        ConfigError: A ``tie_margin`` below 0, the swap protocol's settings (a template,
+            rounds, rule or ``balanced=False``) or ``stop_when`` with ``with_swap``, or a
+            ``python:`` judge with it, the stop settings (:func:`stop_rule`), or items
+            the rubric cannot score, before the scorer opens.
     """
     from fairjudge._errors import ConfigError
+    from fairjudge._types import Resolution
     from fairjudge.evaluation import check_via_items
     from fairjudge.io import LoadedItems
     from fairjudge.judges import judge_name
@@ -356,6 +358,22 @@ def via_scores(
         items = list(items.items)
     if not tie_margin >= 0:
         raise ConfigError(f"tie_margin must be >= 0; got {tie_margin}", params="tie_margin")
+    if stop_when is not None and with_swap:
+        raise ConfigError(
+            "stop_when does not apply to via_scores with_swap yet: the swap protocol beside "
+            "the scores would judge the whole file; drop stop_when, or with_swap",
+            params=("stop_when", "via_scores", "with_swap"),
+        )
+    swap_only = {"template": setup.template is not None, "rounds": settings.rounds != 2,
+                 "rule": settings.rule is not Resolution.CONSERVATIVE,
+                 "balanced=False": not settings.balanced}  # fmt: skip
+    given = [name for name, on in swap_only.items() if on and not with_swap]
+    if given:
+        raise ConfigError(
+            f"{given[0]} applies to the swap protocol; add with_swap to run it beside "
+            "via_scores, or drop it",
+            params=(given[0].removesuffix("=False"), "with_swap", "via_scores"),
+        )
     if with_swap and (spec or "").startswith("python:"):
         raise ConfigError(
             "with_swap needs a model judge: a python: judge is either a pairwise or a "

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from fairjudge._errors import ConfigError
-from fairjudge._types import Resolution
 from fairjudge.cli._app import app, err_console, guarded
 from fairjudge.cli._options import (
     EvalFlags,
@@ -40,7 +39,7 @@ from fairjudge.cli._out import (
     write_markdown,
     write_page,
 )
-from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
+from fairjudge.prompts import DEFAULT_RUBRIC, get_rubric
 
 if TYPE_CHECKING:
     from fairjudge._api import ViaScoresRun
@@ -138,25 +137,6 @@ class ViaScoresFlags:
             )
         return self.via_scores
 
-    def check(self, flags: JudgeFlags, run: EvalFlags, stop: StopFlags) -> Rubric:
-        """Reject the swap protocol's options without it; the rubric."""
-        if stop.stop_when is not None and self.with_swap:
-            raise ConfigError(
-                "--stop-when does not apply to --via-scores --with-swap yet: the swap "
-                "protocol beside the scores would judge the whole file; drop --stop-when, "
-                "or --with-swap"
-            )
-        swap_only = {"--template": flags.template is not None, "--rounds": run.rounds != 2,
-                     "--rule": run.rule is not Resolution.CONSERVATIVE,
-                     "--no-balanced": not run.balanced}  # fmt: skip
-        given = [flag for flag, on in swap_only.items() if on]
-        if given and not self.with_swap:
-            raise ConfigError(
-                f"{given[0]} applies to the swap protocol; add --with-swap to run it beside "
-                "--via-scores, or drop it"
-            )
-        return get_rubric(self.rubric or DEFAULT_RUBRIC)
-
 
 via_scores_flags = adds_flags(ViaScoresFlags, "via")
 """Add the ``--via-scores`` options to ``compare``, as its ``via`` argument."""
@@ -236,7 +216,7 @@ def _via_scores(
     from fairjudge._api import via_scores
 
     settings = run.settings(file)
-    rubric = via.check(flags, run, stop)
+    rubric = get_rubric(via.rubric or DEFAULT_RUBRIC)
     done = via_scores(
         flags.judge, columns.load(file), settings, setup=flags.setup(), rubric=rubric,
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
