@@ -194,6 +194,13 @@ def test_out_reads_back_as_one_replayed_judge_and_as_a_replayed_panel(
     assert again["members"][0]["win_rate"] == first["members"][0]["win_rate"]
     code, out = run(str(items), "--jury", str(out_file), "--judge", LONGER, "--json")
     assert code == 2, out
+    # An unknown rule, for the replayed panel as for members given by flag: the
+    # library's check (fairjudge.compare(judges=..., aggregate=...)), worded as the flag.
+    rule = "--aggregate must be one of majority, mean; got 'median'"
+    for panel in (["--jury", str(out_file)], ["--judge", LONGER, "--judge", ALWAYS_A]):
+        code, out = run(str(items), *panel, "--aggregate", "median", "--json")
+        assert code == 2, out
+        assert json.loads(out)["error"]["message"] == rule
     # --out naming the recording being replayed would destroy it: refused, file intact.
     recording = out_file.read_bytes()
     code, out = run(str(items), "--jury", str(out_file), "--json", "--out", str(out_file))

@@ -56,8 +56,6 @@ from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 # (imported in the functions below), never for its --help.
 if TYPE_CHECKING:
     from fairjudge._api import JuryScoreResult, Result
-    from fairjudge._items import Item
-    from fairjudge.io import LoadedItems
     from fairjudge.judges import JuryFile, MemberSpec
 
 __all__ = [
@@ -115,12 +113,12 @@ class JuryFlags:
         """Whether ``--jury`` names a previous ``jury --out`` (JSONL) to replay."""
         return self.jury is not None and self.jury.suffix.lower() in (".jsonl", ".json")
 
-    def members(self, flags: Any) -> tuple[list[MemberSpec], str]:
-        """The member specs and the aggregation rule, checked; no judge is built yet.
+    def members(self, flags: Any) -> tuple[list[MemberSpec], str | None]:
+        """The member specs and the rule given (``fairjudge.compare`` checks it); no judge yet.
 
         Raises:
-            ConfigError: Neither or both of --judge and --jury, --weight not matching
-                --judge, or an unknown rule.
+            ConfigError: Neither or both of --judge and --jury, or --weight not matching
+                --judge.
         """
         if bool(self.judge) == (self.jury is not None):
             raise ConfigError("give the members with --judge (twice or more) or --jury FILE.toml")
@@ -133,10 +131,7 @@ class JuryFlags:
             specs, rule = list(loaded.members), rule or loaded.aggregate
         else:
             specs = specs_from_flags(self.judge or [], self.weight)
-        from fairjudge._api import AGGREGATIONS, check_rule
-
-        checked = check_rule(rule or "majority", AGGREGATIONS, param="aggregate")
-        return specs, checked
+        return specs, rule
 
 
 def check_allowances(panel: Any) -> None:
@@ -204,8 +199,8 @@ def python_panel_flags(flags: Any, more: tuple[str, ...] = ()) -> None:
         )
 
 
-def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Any, str]:
-    """The panel (a recorded one, or its specs, every member checked) and its rule."""
+def _seat(panel: JuryFlags, flags: Any) -> tuple[Any, str | None]:
+    """The panel (a recorded one, or its specs, every member checked) and the rule given."""
     if panel.recorded and panel.jury is not None:
         if panel.weight or panel.judge or panel.allow_python_judges or panel.allow_jury_servers:
             raise ConfigError(
@@ -213,14 +208,11 @@ def _seat(panel: JuryFlags, flags: Any, loaded: LoadedItems[Item]) -> tuple[Any,
                 "server; drop --judge/--weight/--allow-python-judges/--allow-jury-servers"
             )
         no_model_flags(flags, "a recorded panel")
-        from fairjudge._api import AGGREGATIONS, check_rule
         from fairjudge.judges import recorded_jury
 
         with naming_the_jury_flag():
             panel_jury, recorded_rule = recorded_jury(panel.jury)
-        rule = check_rule(panel.aggregate or recorded_rule or "majority", AGGREGATIONS,
-                          param="aggregate")  # fmt: skip
-        return panel_jury, rule
+        return panel_jury, panel.aggregate or recorded_rule
     specs, rule = panel.members(flags)
     if all(s.is_python for s in specs):
         python_panel_flags(flags)
@@ -234,7 +226,7 @@ def _judge(
     """Check everything, run ``fairjudge.compare(judges=...)`` (adaptively with ``stop``)."""
     settings = run.settings(file, inputs=(panel.jury,))  # --out and --html writable, too
     loaded = columns.load(file)
-    members, rule = _seat(panel, flags, loaded)
+    members, rule = _seat(panel, flags)
     from fairjudge._api import compare
     from fairjudge.judges import Jury
 
