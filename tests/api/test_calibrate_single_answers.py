@@ -28,3 +28,21 @@ def test_single_answers_without_rubric_name_the_rubric_option(tmp_path: Path) ->
         fairjudge.calibrate(str(labelled), "python:fairjudge.examples.judges:scorer")
     assert "single answers" in str(e.value)
     assert e.value.params == ("rubric",)
+
+
+def test_min_kappa_with_a_rubric_is_refused_in_the_commands_words() -> None:
+    # calibrate on pointwise input leaves this check to the library: one message, which
+    # cli/_flags words as the flags ("--min-kappa ... (--min-spearman)").
+    from fairjudge.cli._flags import to_flags
+
+    with pytest.raises(fairjudge.ConfigError) as e:
+        fairjudge.calibrate(str(ANSWERS), "python:fairjudge.examples.judges:scorer",
+                            rubric="production", min_kappa=0.5)  # fmt: skip
+    assert str(e.value) == (
+        "min_kappa applies to pairwise input with human labels (1/2/tie); pointwise input "
+        "is gated on Spearman (min_spearman)"
+    )
+    assert to_flags(str(e.value), e.value.params) == (
+        "--min-kappa applies to pairwise input with human labels (1/2/tie); pointwise input "
+        "is gated on Spearman (--min-spearman)"
+    )

@@ -363,8 +363,8 @@ def calibrate(
     if rubric is not None:
         if min_kappa != 0.4:
             raise ConfigError(
-                "min_kappa applies to pairs with human labels (1/2/tie); rubric scores are "
-                "gated on Spearman (min_spearman)",
+                "min_kappa applies to pairwise input with human labels (1/2/tie); pointwise "
+                "input is gated on Spearman (min_spearman)",
                 params=("min_kappa", "min_spearman"),
             )
         s = settings or EvalSettings()

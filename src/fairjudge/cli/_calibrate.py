@@ -136,14 +136,9 @@ def _pointwise_rubric(flags: JudgeFlags, columns: InputFlags, run: EvalFlags,
 
 
 def calibrate_scores(
-    file: Path,
-    min_spearman: float,
-    json_output: bool,
-    flags: JudgeFlags,
-    columns: InputFlags,
-    run: EvalFlags,
-    scoring: PointwiseFlags,
-) -> None:
+    file: Path, min_spearman: float, min_kappa: float, json_output: bool, flags: JudgeFlags,
+    columns: InputFlags, run: EvalFlags, scoring: PointwiseFlags,
+) -> None:  # fmt: skip
     """``calibrate`` on pointwise input: each dimension's scores against the human ones."""
     from fairjudge._api import EvalSettings
     from fairjudge._api import calibrate as calibrate_judge
@@ -155,7 +150,7 @@ def calibrate_scores(
     settings = EvalSettings(seed=run.seed, level=run.level, n_resamples=run.bootstrap)
     calibrated = calibrate_judge(
         loaded, flags.judge, rubric=rubric, mode=scoring.mode, min_spearman=min_spearman,
-        settings=settings, setup=flags.setup(), source=str(file),
+        min_kappa=min_kappa, settings=settings, setup=flags.setup(), source=str(file),
     )  # fmt: skip
     result, report, payload = calibrated.result, calibrated.report.figures, calibrated.to_dict()
     _write_files(calibrated, run)
@@ -223,12 +218,9 @@ def calibrate(
     for name, value in (("min_spearman", min_spearman), ("min_kappa", min_kappa)):
         check_threshold(name, value)  # the library's check, first: before the input is read
     if is_pointwise(file, columns, scoring):
-        if min_kappa != MIN_KAPPA:
-            raise ConfigError(
-                "--min-kappa applies to pairwise input with human labels (1/2/tie); pointwise "
-                "input is gated on Spearman (--min-spearman)"
-            )
-        return calibrate_scores(file, min_spearman, json_output, flags, columns, run, scoring)
+        return calibrate_scores(
+            file, min_spearman, min_kappa, json_output, flags, columns, run, scoring
+        )
     return _calibrate_pairs(file, min_spearman, min_kappa, json_output, flags, columns, run)
 
 
