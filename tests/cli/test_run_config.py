@@ -146,6 +146,20 @@ def test_json_in_the_file_says_it_is_given_on_the_command_line(here: Path) -> No
            "e.g. fairjudge run FILE --json" in done.stderr  # fmt: skip
 
 
+def test_save_config_in_the_file_names_the_command_that_takes_it(here: Path) -> None:
+    """fairjudge run has no --save-config: the typed command writes the file."""
+    path = _config(here, 'command = "compare"\nfile = "demo_pairs.jsonl"\nsave-config = "x.toml"\n')
+    done = invoke("run", str(path))
+    assert done.exit_code == 2
+    assert "eval.toml:3: save-config: is not a config key: --save-config is given on the " \
+           "command line, where it writes a config file such as this one (fairjudge compare " \
+           "... --save-config PATH); drop the key" in done.stderr  # fmt: skip
+    assert "fairjudge run FILE --save-config" not in done.stderr
+    path = _config(here, 'command = "score"\nfile = "demo_pairs.jsonl"\nhelp = true\n')
+    assert "--help is given on the command line, e.g. fairjudge score --help" \
+        in invoke("run", str(path)).stderr  # fmt: skip
+
+
 def test_save_config_to_a_pipe_is_refused(here: Path) -> None:
     """The config is renamed into place, which would replace a pipe or a device there."""
     os.mkfifo("pipe")

@@ -294,6 +294,15 @@ def _check_trust(config: ConfigText, key: str, values: list[Any], trust: Trust) 
                            f"fairjudge run {needed} if you trust this file")  # fmt: skip
 
 
+# Where each flag of one invocation goes instead: only --json is fairjudge run's own.
+_NOT_KEYS = {
+    "json": "e.g. fairjudge run FILE --json",
+    "save-config": "where it writes a config file such as this one (fairjudge {command} "
+    "... --save-config PATH); drop the key",
+    "help": "e.g. fairjudge {command} --help",
+}
+
+
 def _unknown(
     config: ConfigText, key: str, keys: Mapping[str, ConfigKey], command: str
 ) -> Exception:
@@ -301,10 +310,9 @@ def _unknown(
         return config.error(key, "an API key never goes in a config file: fairjudge "
                             "reads keys from the environment (OPENAI_API_KEY, "
                             "ANTHROPIC_API_KEY)")  # fmt: skip
-    if key in ("json", "save-config", "help"):  # flags of one invocation, not of the run
+    if key in _NOT_KEYS:  # flags of one invocation, not of the run
         return config.error(key, f"is not a config key: --{key} is given on the command "
-                            f"line, e.g. fairjudge run FILE --{key}"
-                            + (" PATH" if key == "save-config" else ""))  # fmt: skip
+                            f"line, {_NOT_KEYS[key].format(command=command)}")  # fmt: skip
     close = difflib.get_close_matches(key, [*keys, *_FILE_KEYS], n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return config.error(key, f"unknown key for `fairjudge {command}`{hint or '.'} Keys are the "
