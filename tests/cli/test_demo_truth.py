@@ -49,7 +49,8 @@ def test_the_soft_rule_is_labelled_and_explained() -> None:
     result = run("--judge", "python:examples.judges:knows_facts", "--rule", "soft")
     out = text(result)
     assert "(debiased, soft:" in out  # the label wraps inside its table cell
-    assert "mean P(model 1 better))" in out
+    assert "mean of the labels, no" in out  # knows_facts gives labels, no probabilities
+    assert "The judge gave no probabilities: under the soft rule each call counts" in out
     assert "items leaning to model 1 / even / 2" in out
     assert "soft rule: each item scores P(model 1 better)" in out
     plain = text(run("--judge", "python:examples.judges:knows_facts"))

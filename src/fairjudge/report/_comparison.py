@@ -47,6 +47,7 @@ __all__ = [
     "labelled_truth",
     "protocol_label",
     "render_comparison",
+    "soft_reading",
     "verdict_line",
 ]
 
@@ -317,6 +318,37 @@ def protocol_label(result: PairwiseResult) -> str:
     return "single order, NOT debiased"
 
 
+def soft_reading(result: PairwiseResult) -> tuple[str, str | None]:
+    """What the soft rule's win rate is a mean of, and a note when calls gave no probabilities.
+
+    The soft rule reads a call's probabilities when the judge gave them and counts
+    a call without them as its label (1, ½, 0): a win rate from such calls is a mean
+    of labels, never a probability the judge reported.
+    """
+    answered = [
+        c.reply.probabilities is not None
+        for j in result.judgments
+        if j.outcome is not None
+        for c in j.calls
+        if c.reply.verdict is not None
+    ]
+    missing = answered.count(False)
+    if not missing:
+        return "mean P(model 1 better)", None
+    counted = "model 1 better 1, tie ½, model 2 better 0"
+    if missing == len(answered):
+        return "mean of the labels, no probabilities", (
+            f"The judge gave no probabilities: under the soft rule each call counts as its "
+            f"label ({counted}), so this win rate is a mean of labels, not a probability "
+            "the judge reported."
+        )
+    return f"mean P(model 1 better); {missing} of {len(answered)} calls by label", (
+        f"{missing} of {len(answered)} calls gave no probabilities: under the soft rule "
+        f"each of those counts as its label ({counted}), not as a probability the judge "
+        "reported."
+    )
+
+
 def _table(report: ComparisonReport) -> Table:
     result = report.result
     level = round(result.settings.level * 100)
@@ -328,7 +360,7 @@ def _table(report: ComparisonReport) -> Table:
     label = protocol_label(result)
     soft = result.settings.rule.value == "soft"
     if soft:  # a mean probability, not a count of wins: say so, and count items by lean
-        label += ", soft: mean P(model 1 better)"
+        label += f", soft: {soft_reading(result)[0]}"
     table.add_row(
         f"win rate of model 1 ({label})", win_cell(_win(result.win_rate), report.adaptive)
     )
@@ -393,6 +425,9 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
             "orders; the win rate is the mean of those scores, so a weak judge's sits near "
             "0.5 even when most items lean one way.",
         )
+        unmeasured = soft_reading(result)[1]
+        if unmeasured is not None:
+            console.print(f"[yellow]note:[/yellow] {markup(unmeasured)}", highlight=False)
     for line in stop_lines(report.adaptive) if report.adaptive is not None else ():
         say(console, line)
     console.print(f"[bold]{stop_verdict(report.adaptive) or _verdict_line(result)}[/bold]")

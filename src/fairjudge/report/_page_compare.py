@@ -32,6 +32,7 @@ from fairjudge.report._comparison import (
     _verdict_line,
     comparison_report,
     protocol_label,
+    soft_reading,
     truth_lines,
 )
 from fairjudge.report._page import (
@@ -133,7 +134,9 @@ def _headline(result: PairwiseResult) -> Headline:
     label = protocol_label(result)
     counts = "W/T/L"
     if result.settings.rule.value == "soft":  # a mean probability, not a count of wins
-        label += ", soft rule: mean P(model 1 better)"
+        reading, unmeasured = soft_reading(result)
+        label += f", soft rule: {reading}"
+        warnings += [unmeasured] if unmeasured is not None else []
         counts = "items leaning to model 1 / even / 2:"
     else:
         label += f", {result.settings.rule.value} rule"
