@@ -10,6 +10,7 @@ left out with the reason, never printed as ``nan``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -177,12 +178,13 @@ def check_threshold(name: str, value: float) -> float:
     return float(value)
 
 
-def _kappa_check(report: dict[str, Any], n_labelled: int, min_kappa: float) -> GateCheck:
+def _kappa_check(report: dict[str, Any], humans: Sequence[str], min_kappa: float) -> GateCheck:
+    """The kappa check on the resolved items' ``human`` labels, or why it says nothing."""
     check = GateCheck("Cohen's kappa", "human", min_kappa)
-    if n_labelled < MIN_GATE_ITEMS:
+    if len(humans) < MIN_GATE_ITEMS:
         reason = (
             f"needs {MIN_GATE_ITEMS} or more resolved items with a 'human' label (1/2/tie); "
-            f"have {n_labelled}"
+            f"have {len(humans)}"
         )
         return GateCheck(check.statistic, check.label, min_kappa, reason=reason)
     agreement = report["agreement"]
@@ -190,6 +192,16 @@ def _kappa_check(report: dict[str, Any], n_labelled: int, min_kappa: float) -> G
         reason = (
             "undefined: the judge and the humans gave every item the same label, so "
             "chance agreement is 1 and agreement says nothing"
+        )
+        return GateCheck(check.statistic, check.label, min_kappa, reason=reason)
+    if len(set(humans)) == 1:
+        # Chance agreement is then the judge's share of that label, which is also its
+        # agreement: kappa is 0 for every judge that ever differs, a judge of any quality.
+        reason = (
+            f"uninformative: every resolved item's human label is {humans[0]!r}, so kappa "
+            "is 0 for any judge that gives another label even once; labels of one value "
+            "say nothing about the judge (label items where the other answer, or neither, "
+            "is better)"
         )
         return GateCheck(check.statistic, check.label, min_kappa, reason=reason)
     return GateCheck(
@@ -311,7 +323,8 @@ def calibration_report(
         skipped["agreement"] = "no resolved item has a 'human' label (1/2/tie)"
     checks = []
     if any(j.item.human is not None for j in result.judgments):
-        checks.append(_kappa_check(report, len(labelled), min_kappa))
+        humans = [j.item.human.value for j in labelled if j.item.human is not None]
+        checks.append(_kappa_check(report, humans, min_kappa))
     scored = [j for j in done if j.item.human_score is not None and j.score is not None]
     judge_scores = {j.score for j in scored}
     human_scores = {j.item.human_score for j in scored}
