@@ -29,3 +29,14 @@ def test_the_library_names_the_parameter() -> None:
             "openai/m", experiments="position", judge_families={"openai/m": "openai"}, limit=2
         )
     assert e.value.params == ("judge_families", "experiments")
+
+
+@pytest.mark.parametrize("given", ["openai/m", "=openai", "openai/m= "])
+def test_a_malformed_family_is_refused_naming_the_flag(given: str) -> None:
+    result = invoke(
+        "audit", "--judge", "openai/m", "--base-url", "http://127.0.0.1:9/v1",
+        "--judge-family", given, "--json",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    message = f"--judge-family takes SPEC=FAMILY; got {given!r}"
+    assert message in " ".join(result.stderr.split())

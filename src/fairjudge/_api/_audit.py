@@ -28,7 +28,7 @@ def audit_judge(
     items: Any = None,
     experiments: str | Iterable[str] | None = None,
     settings: Any = None,
-    judge_families: Mapping[str, str] | None = None,
+    judge_families: Mapping[str, str] | Iterable[str] | None = None,
     limit: int | None = None,
     setup: JudgeSetup | None = None,
     options: RunOptions | None = None,
@@ -54,7 +54,8 @@ def audit_judge(
             ``verbosity``, ``framing``, ``self-preference``; ``None``: all the input allows.
         settings: An :class:`~fairjudge.audit.AuditSettings` (rubrics, templates,
             padding length, seed, level, resamples).
-        judge_families: A judge's model family by its spec, where the name does not show it.
+        judge_families: A judge's model family by its spec, where the name does not show
+            it: a mapping, or ``"SPEC=FAMILY"`` strings (``audit --judge-family``).
         limit: Audit only the first ``limit`` items.
         setup: How judges given as specs are opened and run (:class:`JudgeSetup`;
             its ``template`` does not apply: the prompts are ``settings``'); the
@@ -93,6 +94,7 @@ def audit_judge(
             params="template",
         )
     cfg = settings or AuditSettings()
+    families = _families(judge_families)
     _check_prompts(cfg)  # before any item is read or any model loads
     the_items, source = _items(items, limit, columns, skip_invalid, allow_empty)
     requested = (
@@ -100,7 +102,7 @@ def audit_judge(
         if isinstance(experiments, str) else None if experiments is None else list(experiments)
     )  # fmt: skip
     _refuse_unused(requested, cfg)
-    if judge_families and requested is not None and "self-preference" not in requested:
+    if families and requested is not None and "self-preference" not in requested:
         raise ConfigError(  # the families are read by self-preference alone
             "judge_families applies to the self-preference experiment, which is not "
             "requested; add self-preference to experiments, or drop judge_families",
@@ -108,7 +110,6 @@ def audit_judge(
         )
     given: Sequence[Any] = list(judges) if isinstance(judges, (list, tuple)) else [judges]
     specs = [DEFAULT_JUDGE if j is None else j for j in given]
-    families = dict(judge_families or {})
     where = the_setup.backend or BackendOptions()
     with JudgeSession(store=the_setup.store, options=the_setup.options,
                       executor=the_setup.executor) as session:  # fmt: skip
@@ -147,6 +148,21 @@ def audit_judge(
                                                             header=header, summary=payload)),
                   _summary=summary, calls=calls, sent_by=sent_by,
                   _out=lambda: audit_out(payload))  # fmt: skip
+
+
+def _families(given: Mapping[str, str] | Iterable[str] | None) -> dict[str, str]:
+    """The families by spec: a mapping as it is, or ``SPEC=FAMILY`` strings, checked."""
+    if given is None or isinstance(given, Mapping):
+        return dict(given or {})
+    pairs: dict[str, str] = {}
+    for pair in [given] if isinstance(given, str) else given:
+        spec, sep, family = str(pair).partition("=")
+        if not sep or not spec.strip() or not family.strip():
+            raise ConfigError(
+                f"judge_families takes SPEC=FAMILY; got {pair!r}", params="judge_families"
+            )
+        pairs[spec.strip()] = family.strip()
+    return pairs
 
 
 _EXPERIMENT_OF = {

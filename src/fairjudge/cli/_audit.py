@@ -134,26 +134,16 @@ class AuditFlags:
             n_resamples=self.bootstrap,
         )  # fmt: skip
 
-    def families(self) -> dict[str, str]:
-        """``--judge-family`` as a mapping, checked."""
-        pairs: dict[str, str] = {}
-        for given in self.judge_family or []:
-            spec, sep, family = given.partition("=")
-            if not sep or not spec.strip() or not family.strip():
-                raise ConfigError(f"--judge-family takes SPEC=FAMILY; got {given!r}")
-            pairs[spec.strip()] = family.strip()
-        return pairs
-
 
 def _run(opts: AuditFlags, flags: JudgeFlags) -> Any:
     """Check the flags, then audit through the library, as ``fairjudge.audit_judge`` does."""
     from fairjudge._api import audit_judge
 
-    settings, families = opts.settings(), opts.families()
+    settings = opts.settings()
     check_outputs(opts.out, opts.html, inputs=(opts.items,))
     return audit_judge(
         opts.judge, items=opts.items, experiments=opts.experiments, settings=settings,
-        judge_families=families, limit=opts.limit, setup=flags.setup(),
+        judge_families=opts.judge_family, limit=opts.limit, setup=flags.setup(),
         skip_invalid=opts.skip_invalid, allow_empty=opts.allow_empty, notify=notes(flags.quiet),
     )  # fmt: skip
 
