@@ -471,7 +471,25 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     if not judgments:
         raise InputError("holds no result record; give a file written by out", path=str(path),
                          params="out")  # fmt: skip
+    _check_whole(header, sum(len(j.calls) for j in judgments), len(judgments), path)
     return header, judgments
+
+
+def _check_whole(header: OutHeader | None, n_calls: int, n_records: int, path: Path) -> None:
+    """Refuse records holding other than the judge calls the header says the run asked for.
+
+    A file cut at a line boundary parses line by line; only the header's count of
+    calls (not-run calls included, as the records hold them) shows what is missing.
+    """
+    total = header.calls.get("total") if header is not None and header.calls else None
+    if isinstance(total, bool) or not isinstance(total, int) or total == n_calls:
+        return
+    raise InputError(
+        f"its header records {total} judge calls, but its {n_records} result records hold "
+        f"{n_calls}: the file is cut short or edited, and a page of it would not be the "
+        "run's; write it again with the command's out",
+        path=str(path), params="out",
+    )  # fmt: skip
 
 
 def _source(header: OutHeader | None, path: Path) -> str:
