@@ -246,6 +246,8 @@ def resolve_judge(
         return _replay(spec)
 
     kind, name = model_route(spec)
+    if session is None:  # a session's options are its own, shared by its judges
+        refuse_one_at_a_time(kind, spec, options, executor)
     # Check everything that can fail before a backend opens connections or loads weights.
     tmpl: PairwiseTemplate = (
         template if isinstance(template, PairwiseTemplate) else get_template(template or "default")
@@ -382,6 +384,18 @@ def run_params(options: RunOptions | None) -> list[str]:
         return []
     default = RunOptions()
     return [name for name in _RUN_PARAMS if getattr(options, name) != getattr(default, name)]
+
+
+def refuse_one_at_a_time(
+    kind: str, spec: str, options: RunOptions | None, executor: Executor | str | None
+) -> None:
+    """Refuse a ``concurrency`` for a ``local/`` judge in this process: it has no effect.
+
+    The embedded model answers one call at a time (``LocalBackend.max_concurrency``),
+    so a run of its calls alone never has two in flight. On Ray each node serves one.
+    """
+    if kind == "local" and uses_default_executor(executor) and "concurrency" in run_params(options):
+        reject(spec, ["concurrency"], "it runs in this process, one call at a time")
 
 
 def reject(spec: str, given: list[str], why: str) -> None:
