@@ -87,9 +87,13 @@ def render_audit(report: AuditReport, console: Console, *, calls_made: int | Non
                 say(console, f"  {effect.name}: not estimable: {effect.note}")
         _details(exp, console)
     made = "" if calls_made is None else f"; {_made(calls_made, report.n_calls)}"
+    asked = f"{report.n_calls} asked for"
+    if report.stopped is not None:  # the stopped experiment's calls: in the stop's own line
+        asked = f"{report.n_calls} asked for by the experiments that finished"
+        made = "" if calls_made is None else f"; {calls_made} made now, the stopped one's included"
     say(
         console,
-        f"calls: {report.n_calls} asked for{made}. Verdicts: distance from no bias as a share "
+        f"calls: {asked}{made}. Verdicts: distance from no bias as a share "
         "of the scale: negligible when the whole interval is within 0.05, notable from 0.05, "
         "severe from 0.15 (the interval excluding no bias); else uncertain.",
     )
@@ -98,7 +102,7 @@ def render_audit(report: AuditReport, console: Console, *, calls_made: int | Non
 def _made(made: int, asked: int) -> str:
     """How many calls were made now and how many the store answered, each only if any."""
     if made == 0:
-        return "0 made now, all from the store"
+        return "0 made now, all from the store" if asked else "none made"
     if made >= asked:
         return "all made now"
     return f"{made} made now, {asked - made} from the store"
