@@ -213,3 +213,23 @@ def test_with_swap_needs_a_model_judge(tmp_path: Path) -> None:
     )
     assert code == 2
     assert "--with-swap needs a model judge" in " ".join(stderr.split())
+
+
+def test_markdown_to_stdout_still_says_where_the_files_went(tmp_path: Path) -> None:
+    # compare --via-scores shows its run as compare does (cli/_out.show): with the
+    # summary printed (--markdown -), stderr names --out and --html all the same; it
+    # named neither.
+    out, page = tmp_path / "out.jsonl", tmp_path / "page.html"
+    code, stdout, stderr = _compare(str(_file(tmp_path)), "--via-scores", "--judge", LEADING,
+                                    "--out", str(out), "--html", str(page),
+                                    "--markdown", "-")  # fmt: skip
+    assert code == 0, stderr
+    assert stdout.startswith("#")  # the summary, not the tables
+    flat = " ".join(stderr.split())
+    assert f"per-item results: {out}" in flat
+    assert f"HTML report: {page}" in flat
+    # Without --markdown, the tables and the same two lines, as before.
+    code, stdout, stderr = _compare(str(_file(tmp_path)), "--via-scores", "--judge", LEADING,
+                                    "--out", str(out), "--html", str(page))  # fmt: skip
+    assert code == 0, stderr
+    assert f"per-item results: {out}" in " ".join(stderr.split())

@@ -35,13 +35,15 @@ from fairjudge.cli._out import (
     finish,
     markdown_flag,
     save_out,
+    show,
     unresolved_exit,
-    write_markdown,
     write_page,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, get_rubric
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from fairjudge._api import ViaScoresRun
 
 __all__ = ["StopFlags", "ViaScoresFlags", "compare", "stop_flags", "via_scores_flags"]
@@ -222,7 +224,12 @@ def _via_scores(
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
         stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
-    _via_output(json_output, run, done)
+    # --out's header records the scorer's requests and calls; the --html page is drawn
+    # from it, so `fairjudge report` of the file draws it again. Both before the exit code.
+    save_out(done, run.out, "compare")
+    write_page(run.html, done)
+    show(done, _render_via, as_json=json_output, markdown=done.markdown,
+         files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
     result = done.result
     code = unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
@@ -234,27 +241,9 @@ def _via_scores(
         check_unresolved(done.swap, run.max_unresolved)
 
 
-def _via_output(json_output: bool, run: EvalFlags, done: ViaScoresRun) -> None:
-    """Write ``--out`` and ``--html``, then print the table or the JSON.
-
-    ``--out``'s header records the scorer's requests and the scoring calls; the
-    ``--html`` page is drawn from that header (``ViaScoresRun.to_html``), so
-    ``fairjudge report`` of the file draws it again. Both are written before the
-    exit-code checks: a failed run's report helps most.
-    """
-    from rich.console import Console
-
-    from fairjudge.io import strict_dumps
+def _render_via(done: ViaScoresRun, console: Console) -> None:
+    """The comparison via scores as tables (and the swap protocol's, ``--with-swap``)."""
     from fairjudge.report import render_via_scores
 
-    save_out(done, run.out, "compare")
-    write_page(run.html, done)
-    if json_output:
-        typer.echo(strict_dumps(done.to_dict(), indent=2))
-    if write_markdown(done.markdown) or json_output:
-        return
-    render_via_scores(done.result, Console(), swap=done.swap, title=done.title,
+    render_via_scores(done.result, console, swap=done.swap, title=done.title,
                       adaptive=done.adaptive)  # fmt: skip
-    for what, path in (("per-item results", run.out), ("HTML report", run.html)):
-        if path is not None:
-            err_console.print(f"{what}: {path}", highlight=False, markup=False)
