@@ -121,7 +121,10 @@ class JuryFlags:
                 --judge.
         """
         if bool(self.judge) == (self.jury is not None):
-            raise ConfigError("give the members with --judge (twice or more) or --jury FILE.toml")
+            both = ", not both" if self.judge else ""
+            raise ConfigError(
+                f"give the members with --judge (twice or more) or --jury FILE.toml{both}"
+            )
         check_allowances(self)
         rule = self.aggregate
         if self.jury is not None:
