@@ -439,6 +439,9 @@ def truth_lines(report: ComparisonReport) -> list[str]:
     """The known truth beside both readings, or the naive gap when no truth is known."""
     result, truth = report.result, report.truth
     w, naive = result.win_rate, result.single_order
+    if w is not None and not result.debiased and truth is not None:  # one order: one reading
+        reading = "The single-order result (not debiased)"
+        return _truth_sentences(truth.truth, truth.human_win_rate, truth.n, truth.debiased, reading)
     if w is None or naive is None or not result.debiased:
         return []
     lines = []
