@@ -295,7 +295,12 @@ def _truth_sentences(truth: int, human: float, n: int, found: int, reading: str)
         f"Known truth, from the input's human labels: {_SAID[truth]} "
         f"(model 1's win rate by the labels: {human:.3f}, {n} items)."
     ]
-    if found == truth:
+    if found == truth == 0:  # an interval containing 0.5 does not show there is no gap
+        lines.append(
+            f"{reading} takes no side either (its interval contains 0.5): consistent with "
+            "the labels, though that alone does not show that neither is better."
+        )
+    elif found == truth:
         lines.append(f"{reading} found it.")
     elif found == 0:
         lines.append(
