@@ -126,8 +126,8 @@ def _headline(result: PairwiseResult) -> Headline:
         )
     if result.stopped is not None:
         warnings.append(
-            f"Partial result: {result.stopped}; {result.n_not_run} item(s) not yet judged "
-            "are left out."
+            f"Partial result: {result.stopped.rstrip('.')}; {result.n_not_run} item(s) not yet "
+            "judged are left out."
         )
     if w is None:
         return Headline(_verdict_line(result, FAILURES_CARD), warnings=tuple(warnings))

@@ -111,7 +111,8 @@ def _headline(report: ScoreReport) -> Headline:
     warnings = [f"Collapse alarm on {d.name}: {d.collapse.reason}." for d in result.dimensions
                 if d.collapse.collapsed]  # fmt: skip
     if result.stopped is not None:
-        warnings.append(f"Partial result: {result.stopped}; {result.n_not_run} answer(s) left out.")
+        stopped = result.stopped.rstrip(".")
+        warnings.append(f"Partial result: {stopped}; {result.n_not_run} answer(s) left out.")
     if report.trend is not None:
         warnings += [d.reading() for d in report.trend.dimensions if d.direction in ("up", "down")]
     note = (

@@ -168,7 +168,7 @@ def _headline(result: ViaScoresResult, recorded: object) -> Headline:
         verdict = stop or verdict
     warnings: list[str] = list(notes)
     if result.stopped is not None:
-        warnings.insert(0, f"Partial result: {result.stopped}.")
+        warnings.insert(0, f"Partial result: {result.stopped.rstrip('.')}.")
     if w is None:
         return Headline(verdict, warnings=tuple(warnings))
     estimable = w.ci.estimable
