@@ -162,7 +162,10 @@ def test_rank_style_control_summary_has_the_style_table_with_its_n_a_rows(
     assert set(rows) == {r["model"] for r in ratings}
     for r in ratings:
         assert (r["rating"] is None) == rows[r["model"]].startswith("not estimated: ")
-    assert any(row[0].startswith("beta[length] cannot be estimated") for row in tables[3][1:])
+    assert any(
+        row[0].startswith("style coefficient of length cannot be estimated")
+        for row in tables[3][1:]
+    )
 
 
 def test_a_dash_prints_the_summary_alone_on_stdout(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def test_the_terminal_says_n_a_with_the_reason(runs: dict[str, Any]) -> None:
         assert rows[model].split() == ["n/a", model, "n/a", "n/a", "n/a", "48"]
     text = flat(runs["table"])
     assert f"beta, delta, gamma: rating and interval cannot be estimated: {SEPARATED}" in text
-    assert f"beta[length] cannot be estimated: {SEPARATED}" in text
+    assert f"style coefficient of length cannot be estimated: {SEPARATED}" in text
 
 
 def test_the_json_gives_null_and_the_reason(runs: dict[str, Any]) -> None:
@@ -117,8 +117,8 @@ def test_the_page_says_what_the_terminal_and_the_json_say(runs: dict[str, Any]) 
     assert listed is not None
     coefficients = [html.unescape(li) for li in re.findall(r"<li>(.*?)</li>", listed.group(1))]
     assert coefficients == [
-        f"beta[length] cannot be estimated: {SEPARATED}",
-        *(f"beta[{name}] cannot be estimated: constant in the data"
+        f"style coefficient of length cannot be estimated: {SEPARATED}",
+        *(f"style coefficient of {name} cannot be estimated: constant in the data"
           for name in ("headers", "lists", "bold")),
     ]  # fmt: skip
     for line in coefficients:

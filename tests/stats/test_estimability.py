@@ -144,8 +144,11 @@ def test_a_constant_style_feature_is_reported_not_estimable_and_left_out() -> No
         assert c.reason == "constant in the data"
         assert math.isnan(c.estimate)
         assert c.ci.reason == "constant in the data"
-        assert str(c) == f"beta[{name}] cannot be estimated: constant in the data"
-        assert f"  beta[{name}] cannot be estimated: constant in the data" in r.summary()
+        assert str(c) == f"style coefficient of {name} cannot be estimated: constant in the data"
+        assert (
+            f"  style coefficient of {name} cannot be estimated: constant in the data"
+            in r.summary()
+        )
     assert r.to_dict()["coefficients"][1] == {
         "name": "headers",
         "estimate": None,

@@ -67,7 +67,7 @@ def test_a_judge_that_always_prefers_the_longer_answer_identifies_no_rating() ->
     assert math.isnan(length.estimate)
     assert length.reason == SEPARATED
     assert length.ci.reason == SEPARATED
-    assert str(length) == f"beta[length] cannot be estimated: {SEPARATED}"
+    assert str(length) == f"style coefficient of length cannot be estimated: {SEPARATED}"
     # The anchor is pinned (its rating and interval are the point 1000); every other
     # rating and interval, every rank and every rank interval carries the reason, and the
     # ratings with none come after the anchor by name: they have no order.
@@ -109,7 +109,7 @@ def test_a_judge_that_always_prefers_the_longer_answer_identifies_no_rating() ->
         assert row["reason"] == SEPARATED
     summary = r.summary()
     assert f"  beta, delta, gamma: rating and interval cannot be estimated: {SEPARATED}" in summary
-    assert f"  beta[length] cannot be estimated: {SEPARATED}" in summary
+    assert f"  style coefficient of length cannot be estimated: {SEPARATED}" in summary
     assert "nan" not in summary
     # No rating, interval or rank is printed but the anchor's pinned point.
     table = summary.splitlines()[2:6]

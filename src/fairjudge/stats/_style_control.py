@@ -369,8 +369,8 @@ class StyleCoefficient(Estimable):
 
     def __str__(self) -> str:
         if self.reason is not None:
-            return f"beta[{self.name}] cannot be estimated: {self.reason}"
-        return f"beta[{self.name}] = {self.estimate:+.3f} {self.ci:+.3f}"
+            return f"style coefficient of {self.name} cannot be estimated: {self.reason}"
+        return f"style coefficient of {self.name} = {self.estimate:+.3f} {self.ci:+.3f}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
