@@ -20,6 +20,7 @@ from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Re
 from fairjudge.judges._own_judge import (
     NOT_CACHED,
     FunctionBackend,
+    check_form,
     from_text,
     own_judge,
     set_interrupt_note,
@@ -31,7 +32,14 @@ if TYPE_CHECKING:
     from fairjudge.judges._session import JudgeSession
     from fairjudge.runner import RunOptions, RunSummary, Store
 
-__all__ = ["CallableJudge", "PythonFunction", "load_python_judge", "not_run", "reply_from_value"]
+__all__ = [
+    "CallableJudge",
+    "PythonFunction",
+    "load_python_judge",
+    "not_run",
+    "python_function",
+    "reply_from_value",
+]
 
 Q = TypeVar("Q")
 R = TypeVar("R")
@@ -126,6 +134,7 @@ class PythonFunction(Closing):
         self.own = own_judge(fn, name)
         self.target = self.own.target
         self.name = name or self.own.label
+        check_form(self.target, self.call_kind, self.name)  # before any call
         self.options = options
         if options is not None:
             _check_options(self.name, options)
@@ -376,7 +385,17 @@ def load_python_judge(
 
     Raises:
         ConfigError: The spec is malformed, the module cannot be imported, or the
-            attribute is missing or not callable.
+            attribute is missing, not callable or not a pairwise judge.
+    """
+    fn, name = python_function(spec)
+    return CallableJudge(fn, name=name, options=options, store=store)
+
+
+def python_function(spec: str) -> tuple[Any, str]:
+    """What ``python:package.module:function`` names, imported, and its spec's name.
+
+    Raises:
+        ConfigError: As :func:`load_python_judge`, but whatever kind of judge it is.
     """
     target = spec.removeprefix("python:")
     module_name, sep, attr = target.partition(":")
@@ -404,4 +423,4 @@ def load_python_judge(
         raise ConfigError(
             f"{spec!r} is not callable and has no judge/ajudge method; it is {type(obj).__name__}"
         )
-    return CallableJudge(obj, name=f"python:{module_name}:{attr}", options=options, store=store)
+    return obj, f"python:{module_name}:{attr}"

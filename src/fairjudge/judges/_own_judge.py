@@ -28,6 +28,7 @@ __all__ = [
     "OwnJudge",
     "TransientJudgeError",
     "as_text",
+    "check_form",
     "from_text",
     "interrupt_note",
     "judge_function",
@@ -235,6 +236,53 @@ def judge_name(judge: object) -> str:
         return str(name)
     target = _called(judge)
     return _spec_of(target) if callable(target) else type(judge).__name__
+
+
+_FORMS = {
+    "pairwise": (("question", "answer_a", "answer_b"), "compares two answers", "compare"),
+    "pointwise": (("question", "answer"), "scores single answers", "score"),
+}
+"""Each kind of judge: its arguments, what it does, and the run (fairjudge.X) that reads it."""
+
+
+def check_form(target: Any, kind: str, name: str) -> None:
+    """Refuse a judge whose arguments are not ``kind``'s, before its first call.
+
+    A function of ``(question, answer)`` given where pairs are judged (or the other way
+    round) would fail on every call, each one made: the run is refused instead. A
+    target whose signature cannot be read (a builtin) is left to its calls.
+
+    Raises:
+        ConfigError: ``target`` cannot be called with ``kind``'s arguments; the message
+            says which kind its arguments are and which run reads it.
+    """
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):
+        return
+    args, does, _ = _FORMS[kind]
+    fits = {k: _binds(signature, form[0]) for k, form in _FORMS.items()}
+    if fits[kind]:
+        return
+    takes = ", ".join(p.name for p in signature.parameters.values())
+    other = next(k for k in _FORMS if k != kind)
+    what = (
+        f": a {other} judge, which {_FORMS[other][1]} (fairjudge {_FORMS[other][2]} reads it)"
+        if fits[other]
+        else ""
+    )
+    raise ConfigError(
+        f"judge {name!r} takes ({takes}){what}; this run {does} and calls "
+        f"judge({', '.join(args)}): give a judge of that form"
+    )
+
+
+def _binds(signature: inspect.Signature, args: tuple[str, ...]) -> bool:
+    try:
+        signature.bind(*args)
+    except TypeError:
+        return False
+    return True
 
 
 def _is_async(target: Any) -> bool:

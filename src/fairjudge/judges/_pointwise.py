@@ -21,7 +21,7 @@ from fairjudge._call import Backend, CallSpec, Conversation
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import question_text
 from fairjudge._types import ParseFailure, Replies, Reply, ScoreReading
-from fairjudge.judges._callable import PythonFunction, load_python_judge
+from fairjudge.judges._callable import PythonFunction, python_function
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember, PythonRun
 from fairjudge.judges._registry import (
@@ -352,7 +352,7 @@ def resolve_pointwise_judge(
         given += ["structured"] if structured else []
         given += [] if uses_default_executor(executor) else ["executor"]
         reject(spec, given, PYTHON_JUDGE)
-        fn = load_python_judge(spec).fn
+        fn, _ = python_function(spec)  # imported only: it is not a pairwise judge
         return CallablePointwiseJudge(
             fn, rubric=the_rubric, name=spec, options=options, store=store
         )
