@@ -363,6 +363,8 @@ class AuditSettings:
         if self.n_resamples < 100:
             raise ConfigError(f"n_resamples must be >= 100; got {self.n_resamples}",
                               params="n_resamples")  # fmt: skip
+        if self.seed < 0:  # now, not in the bootstrap after every call was paid for
+            raise ConfigError(f"seed must be >= 0; got {self.seed}", params="seed")
 
     def eval_settings(self, judge: str, template: str) -> EvalSettings:
         """The pairwise protocol settings for one template."""

@@ -109,7 +109,7 @@ def score_with_jury(
     rule = check_rule(aggregation, SCORE_AGGREGATIONS, what=" for scores")
     if not isinstance(jury, PointwiseJury):
         the_rubric = as_rubric(rubric or "production")
-        check_score_run(items, the_rubric, level, n_resamples)  # before any session opens
+        check_score_run(items, the_rubric, level, n_resamples, seed)  # before any session opens
         with PointwiseJury.from_specs(jury, rubric=the_rubric) as panel:
             return score_with_jury(panel, items, aggregation=rule, seed=seed, level=level,
                                    n_resamples=n_resamples, collapse=collapse,
@@ -120,7 +120,7 @@ def score_with_jury(
             f"rubric {wanted.name!r} differs from the jury's own, {jury.rubric.name!r}; "
             "give the rubric to the jury"
         )
-    check_score_run(items, jury.rubric, level, n_resamples)
+    check_score_run(items, jury.rubric, level, n_resamples, seed)
     requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
     per_member = jury.member_readings(requests, progress)
     weights = jury.weights

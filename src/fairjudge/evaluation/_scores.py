@@ -400,9 +400,9 @@ def check_score_items(items: Sequence[ScoreItem], rubric: Rubric) -> None:
 
 
 def check_score_run(
-    items: Sequence[ScoreItem], rubric: Rubric, level: float, n_resamples: int
+    items: Sequence[ScoreItem], rubric: Rubric, level: float, n_resamples: int, seed: int
 ) -> None:
-    check_bootstrap(level, n_resamples)
+    check_bootstrap(level, n_resamples, seed)
     check_score_items(items, rubric)
 
 
@@ -447,7 +447,7 @@ def score_answers(
     """
     the_judge = _as_judge(judge, rubric)
     the_rubric = the_judge.rubric
-    check_score_run(items, the_rubric, level, n_resamples)
+    check_score_run(items, the_rubric, level, n_resamples, seed)
     requests = [ScoreRequest(it.question, it.answer, it.reference) for it in items]
     name = getattr(the_judge, "name", None)
     options: dict[str, Any] = {

@@ -7,6 +7,7 @@ holds what every result has: its seed, level, resamples, stop and failures.
 
 from __future__ import annotations
 
+import numbers
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
@@ -102,12 +103,17 @@ def check_probabilities(rule: Resolution, rounds: int, judge: object) -> None:
     )
 
 
-def check_bootstrap(level: float, n_resamples: int) -> None:
-    """Refuse a confidence level outside (0, 1) or fewer than one resample.
+def check_bootstrap(level: float, n_resamples: int, seed: int = 0) -> None:
+    """Refuse a confidence level outside (0, 1), fewer than one resample or a negative seed.
+
+    Checked before any judge call: a negative seed would otherwise fail in the
+    bootstrap, after every call was made and paid for.
 
     Raises:
-        ConfigError: Either is out of range; the message names the parameter.
+        ConfigError: One is out of range; the message names the parameter.
     """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ConfigError(f"seed must be >= 0; got {seed!r}", params="seed")
     if not 0 < level < 1:
         raise ConfigError(f"level must be in (0, 1); got {level!r}", params="level")
     if n_resamples < 1:
@@ -157,7 +163,7 @@ class EvalSettings:
                 "gets half the calls; use an even number, or balanced=False for coin-flip orders",
                 params=("rounds", "balanced"),
             )
-        check_bootstrap(self.level, self.n_resamples)
+        check_bootstrap(self.level, self.n_resamples, self.seed)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; ``None`` provenance fields are left out."""
