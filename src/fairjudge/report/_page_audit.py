@@ -41,6 +41,7 @@ from fairjudge.report._page_audit_model import (
     marked_parts,
     pair_explorer,
     pair_views,
+    prompts_used,
     verdict_sentence,
 )
 from fairjudge.report._page_plots import Figure, forest_plot, heatmap
@@ -291,8 +292,7 @@ def audit_page(
     cached = None if calls_made is None else max(report.n_calls - calls_made, 0)
     facts = run_facts(
         header, kind="audit", judge_or_members=list(report.judges),
-        template_or_rubric=f"{s.template} (pairwise); rubrics {s.rubric}, {s.strict_rubric}, "
-        f"{s.anti_verbose_rubric}",
+        template_or_rubric=prompts_used(report),
         seed=s.seed, calls_made=calls_made, calls_cached=cached,
         extra=(("items", f"{report.n_items} from {report.source}"),
                ("intervals", f"{s.level:.0%}, {s.n_resamples} bootstrap resamples, clustered "

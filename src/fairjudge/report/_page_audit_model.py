@@ -34,6 +34,7 @@ __all__ = [
     "pair_explorer",
     "pair_record",
     "pair_views",
+    "prompts_used",
     "verdict_sentence",
 ]
 
@@ -41,6 +42,29 @@ SEVERITY = ("negligible", "not estimable", "uncertain", "notable", "severe")
 """Verdicts from least to most alarming, as the audit ranks an experiment's effects."""
 
 _NOTABLE, _SEVERE = 0.05, 0.15  # the audit's THRESHOLDS, read by rule_text's sentences
+
+_PROMPTS = {  # the settings each experiment reads: its pairwise templates, its rubrics
+    "position": (("template",), ()),
+    "verbosity": (("template", "concise_template"), ("rubric", "anti_verbose_rubric")),
+    "framing": (("framing_templates",), ("rubric", "strict_rubric")),
+    "self-preference": ((), ("rubric",)),
+}
+
+
+def prompts_used(report: AuditReport) -> str:
+    """The pairwise templates and rubrics that the experiments that ran read, for run facts."""
+    ran = {e.bias for e in report.experiments if e.skipped is None}
+    found: tuple[list[str], list[str]] = ([], [])
+    for bias, names in _PROMPTS.items():
+        for kept, settings in zip(found, names if bias in ran else ((), ()), strict=True):
+            for name in settings:
+                value = getattr(report.settings, name) or ()
+                for prompt in (value,) if isinstance(value, str) else value:
+                    kept.extend([] if prompt in kept else [prompt])
+    templates, rubrics = found
+    said = [f"{', '.join(templates)} (pairwise)"] if templates else []
+    said += [f"rubrics {', '.join(rubrics)}"] if rubrics else []
+    return "; ".join(said) or "none: no experiment ran"
 
 
 @dataclass(frozen=True, slots=True)
