@@ -201,7 +201,7 @@ def compare(
         source=str(file), stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
     finish(done, "compare", render_comparison, out=run.out, html=run.html, as_json=json_output)
-    if not json_output:
+    if not json_output and done.result.win_rate is not None:  # no item judged: fix that first
         err_console.print(_next_step(flags), highlight=False, markup=False)
     check_unresolved(done.result, run.max_unresolved)
 
