@@ -248,7 +248,7 @@ def test_a_jury_files_base_url_is_checked_with_the_file(tmp_path: Path) -> None:
     jury = tmp_path / "panel.toml"
     jury.write_text('[[member]]\njudge = "openai/a"\n[[member]]\njudge = "openai/b"\n'
                     'base_url = "file:///etc/passwd"\n')  # fmt: skip
-    with pytest.raises(InputError, match=r"panel\.toml: member\.1\.base_url must be an http"):
+    with pytest.raises(InputError, match=r"panel\.toml:5: member\.1\.base_url must be an http"):
         load_jury_file(jury)
 
 

@@ -27,4 +27,45 @@ def test_a_misspelt_top_level_key_lists_the_files_keys(tmp_path: Path) -> None:
     path.write_text('aggregat = "mean"\n' + MEMBERS, encoding="utf-8")
     with pytest.raises(InputError) as e:
         load_jury_file(path)
-    assert "aggregat: unknown key; the keys are schema_version, aggregate, member" in str(e.value)
+    assert "aggregat: unknown key; did you mean 'aggregate'? The keys are schema_version, " \
+           "aggregate, member" in str(e.value)  # fmt: skip
+
+
+def test_a_misspelt_judge_is_an_unknown_key_at_its_line_not_a_missing_judge(
+    tmp_path: Path,
+) -> None:
+    """The misspelling leaves ``judge`` missing too: the key written is the one named."""
+    path = tmp_path / "panel.toml"
+    path.write_text(MEMBERS + '\n[[member]]\n# the third\njudgee = "openai/c"\n', "utf-8")
+    with pytest.raises(InputError) as e:
+        load_jury_file(path)
+    assert str(e.value) == (
+        f"{path}:8: member.2.judgee: unknown key; did you mean 'judge'? The keys are judge, "
+        "name, template, weight, base_url, temperature, timeout"
+    )
+    assert (e.value.path, e.value.line) == (str(path), 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [  # each error names the line of the key at fault, or of the member lacking it
+        ('aggregate = "mean"\n' + MEMBERS + "weight = 0\n", ":6: member.1.weight: Input should "
+         "be greater than 0"),
+        ("schema_version = 2\n" + MEMBERS, ":1: schema_version 2 is unknown; use 1"),
+        (MEMBERS + '[[member]]\nname = "c"\n', ":5: member.2.judge: missing: each [[member]] "
+         'names its judge (judge = "openai/gpt-4o-mini")'),
+        (MEMBERS.replace('"openai/b"', '""'), ":4: member.1.judge: empty judge spec ''"),
+        (MEMBERS + 'base_url = "http://example.com/v1"\n', ":5: member.1.base_url "
+         "'http://example.com/v1' would receive your API key"),
+        (MEMBERS.replace('"openai/a"', '"python:m:f"'), ":2: member.0.judge 'python:m:f' "
+         "would import and run Python code"),
+        ('member = [{judge = "openai/a"},\n  {judge = "openai/b", colour = 1}]\n',
+         ":1: member.1.colour: unknown key; the keys are"),
+    ],
+)  # fmt: skip
+def test_every_error_names_its_line(tmp_path: Path, text: str, shown: str) -> None:
+    path = tmp_path / "panel.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        load_jury_file(path)
+    assert str(e.value).startswith(f"{path}{shown}")

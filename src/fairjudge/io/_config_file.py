@@ -47,6 +47,15 @@ class ConfigText:
         """The 1-based line that sets top-level ``key``, or ``None`` if none does."""
         return key_line(self.text, key)
 
+    def table_line(self, table: str, index: int, key: str | None = None) -> int | None:
+        """The line of ``key`` in the ``index``-th ``[[table]]`` (from 0), else of its header.
+
+        A jury file's members are such tables: an error names a member's key by the
+        line that sets it, and a key the member lacks by the member's ``[[table]]``
+        line. ``None`` when the file has no such header (``table = [...]`` inline).
+        """
+        return table_key_line(self.text, table, index, key)
+
     def error(self, key: str, message: str, *, params: tuple[str, ...] = ()) -> InputError:
         """An error about ``key``, naming the file and the key's line."""
         return InputError(f"{key}: {message}", path=str(self.path), line=self.line(key),
@@ -108,6 +117,28 @@ def key_line(text: str, key: str) -> int | None:
         if pattern.match(line):
             return number
     return None
+
+
+def table_key_line(text: str, table: str, index: int, key: str | None = None) -> int | None:
+    """The 1-based line of ``key`` in the ``index``-th ``[[table]]`` (from 0), or of its header.
+
+    A key the table does not set (or ``key=None``) gives the header's line; ``None``
+    when the text has no such header.
+    """
+    lines = text.splitlines()
+    header = re.compile(rf"\s*\[\[\s*{_key_pattern(table)}\s*\]\]")
+    starts = [number for number, line in enumerate(lines) if header.match(line)]
+    if not 0 <= index < len(starts):
+        return None
+    start = starts[index]
+    if key is not None:
+        pattern = re.compile(rf"\s*{_key_pattern(key)}\s*[=.]")
+        for number in range(start + 1, len(lines)):
+            if lines[number].lstrip().startswith("["):  # the next table: not set in this one
+                break
+            if pattern.match(lines[number]):
+                return number + 1
+    return start + 1
 
 
 def _table_line(text: str, key: str) -> int | None:

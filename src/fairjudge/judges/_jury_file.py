@@ -1,13 +1,14 @@
 """``--jury FILE.toml``: a panel's members and its aggregation rule, in a file.
 
 The file is validated whole before any judge is built, and every error names the
-file and the member. A jury file may come from someone else, so it cannot run code
-(``python:`` members need ``allow_python``) and is read as an untrusted file.
+file, the key and its line. A jury file may come from someone else, so it cannot run
+code (``python:`` members need ``allow_python``) and is read as an untrusted file.
 :func:`recorded_jury` seats a ``jury --out`` file's members again as replay judges.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._redact import known_secrets, redact_url
 from fairjudge.backends import check_base_url, is_loopback_host
-from fairjudge.io import read_header, read_records, read_toml, shown
+from fairjudge.io import (
+    BadTOML,
+    ConfigText,
+    loads_toml,
+    read_header,
+    read_records,
+    read_text,
+    shown,
+)
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
 from fairjudge.judges._registry import judge_spec
 from fairjudge.judges._replay import Loader, ReplayJudge
@@ -85,6 +94,27 @@ _ALLOW_SERVERS = (
 )
 """Why a jury file's ``base_url`` off this machine is refused, and how to allow it."""
 
+_MISSING = {
+    "judge": 'missing: each [[member]] names its judge (judge = "openai/gpt-4o-mini")',
+    "member": "missing: the members go in [[member]] tables, two or more",
+}
+"""What a required key's absence means, in the file's words."""
+
+
+def _error(
+    file: ConfigText, loc: tuple[Any, ...], message: str, params: tuple[str, ...] = ()
+) -> InputError:
+    """``message`` (which names ``loc``) at the line of ``member.N.key`` or a top-level key.
+
+    A key a member lacks is at the member's ``[[member]]`` line; an inline array of
+    members at its ``member =`` line.
+    """
+    line = None
+    if loc[0] == "member" and len(loc) > 1 and isinstance(loc[1], int):
+        line = file.table_line("member", loc[1], loc[2] if len(loc) > 2 else None)
+    line = line or file.line(str(loc[0])) or file.table_line(str(loc[0]), 0)
+    return InputError(message, path=str(file.path), line=line, params=params)
+
 
 def load_jury_file(
     path: str | Path, *, allow_python: bool = False, allow_servers: bool = False
@@ -109,52 +139,64 @@ def load_jury_file(
             ``allow_servers``; the message names the file and the field.
     """
     path = Path(path)
-    data = read_toml(path)
+    text = read_text(path)
     try:
-        parsed = _JuryFile.model_validate(data)
+        file = ConfigText(path, loads_toml(text), text)
+        parsed = _JuryFile.model_validate(file.data)
+    except BadTOML as exc:
+        raise InputError(str(exc), path=str(path)) from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        msg = first["msg"]
-        if first["type"] == "extra_forbidden":  # a misspelt key: say which keys there are
-            model = _Member if first["loc"][0] == "member" else _JuryFile
-            msg = f"unknown key; the keys are {', '.join(model.model_fields)}"
-        raise InputError(f"{path}: {where}: {msg}") from None
+        raise _invalid(file, exc) from None
     if parsed.schema_version != 1:
-        raise InputError(f"{path}: schema_version {parsed.schema_version} is unknown; use 1")
+        version = parsed.schema_version
+        raise _error(file, ("schema_version",), f"schema_version {version} is unknown; use 1")
     members = tuple(
-        _member(m, f"{path}: member.{i}", path.parent, allow_python, allow_servers)
-        for i, m in enumerate(parsed.member)
+        _member(m, i, file, allow_python, allow_servers) for i, m in enumerate(parsed.member)
     )
     return JuryFile(members, parsed.aggregate, path)
 
 
+def _invalid(file: ConfigText, exc: ValidationError) -> InputError:
+    """The first of pydantic's errors, in the file's words, at its line."""
+    errors = exc.errors()
+    first = errors[0]
+    if first["type"] == "missing":  # a misspelt key leaves the key it meant missing
+        first = next((e for e in errors if e["type"] == "extra_forbidden"
+                      and e["loc"][:-1] == first["loc"][:-1]), first)  # fmt: skip
+    loc, msg = first["loc"], first["msg"]
+    if first["type"] == "extra_forbidden":  # a misspelt key: the near one, and the keys there are
+        keys = list((_Member if loc[0] == "member" else _JuryFile).model_fields)
+        close = difflib.get_close_matches(str(loc[-1]), keys, n=1)
+        hint = f"did you mean {close[0]!r}? The" if close else "the"
+        msg = f"unknown key; {hint} keys are {', '.join(keys)}"
+    elif first["type"] == "missing":
+        msg = _MISSING.get(str(loc[-1]), msg)
+    return _error(file, loc, f"{'.'.join(str(p) for p in loc)}: {msg}")
+
+
 def _member(
-    member: _Member, where: str, folder: Path, allow_python: bool, allow_servers: bool
+    member: _Member, index: int, file: ConfigText, allow_python: bool, allow_servers: bool
 ) -> MemberSpec:
-    """A member's spec, checked, with its relative paths read from ``folder``."""
+    """Member ``index``'s spec, checked, with its relative paths read from the file's folder."""
     spec = member.model_dump()
+    judge_at, url_at = ("member", index, "judge"), ("member", index, "base_url")
     try:
-        judge = judge_spec(member.judge, name=f"{where}.judge")
+        judge = judge_spec(member.judge, name=f"member.{index}.judge")
     except ConfigError as exc:
-        raise InputError(str(exc)) from None
+        raise _error(file, judge_at, str(exc)) from None
     if judge.startswith("python:") and not allow_python:
-        raise InputError(
-            f"{where}.judge {shown(member.judge)} would import and run Python code; "
-            + _ALLOW_PYTHON,
-            params=("allow_python",),
-        )
+        why = f"member.{index}.judge {shown(member.judge)} would import and run Python code; "
+        raise _error(file, judge_at, why + _ALLOW_PYTHON, ("allow_python",))
     if member.base_url is not None:
         try:
-            check_base_url(member.base_url, name=f"{where}.base_url")
+            check_base_url(member.base_url, name=f"member.{index}.base_url")
         except ConfigError as exc:
-            raise InputError(str(exc)) from None
+            raise _error(file, url_at, str(exc)) from None
         if not allow_servers and not is_loopback_host(urlsplit(member.base_url).hostname or ""):
-            raise InputError(
-                f"{where}.base_url {shown(redact_url(member.base_url, known_secrets()))} "
-                "would receive your API key; " + _ALLOW_SERVERS,
-                params=("allow_servers",),
-            )
+            shown_url = shown(redact_url(member.base_url, known_secrets()))
+            why = f"member.{index}.base_url {shown_url} would receive your API key; "
+            raise _error(file, url_at, why + _ALLOW_SERVERS, ("allow_servers",))
+    folder = file.path.parent
     if judge.startswith("replay:"):
         recording = judge.removeprefix("replay:").strip()
         if recording and not Path(recording).is_absolute():
