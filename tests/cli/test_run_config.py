@@ -169,6 +169,32 @@ def test_save_config_to_a_pipe_is_refused(here: Path) -> None:
     assert stat.S_ISFIFO(Path("pipe").stat().st_mode)
 
 
+def test_save_config_failures_are_one_error_line_as_out_s_are(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a usage error: no Click usage block, one ``error:`` line (and JSON), exit 2."""
+    Path("afile").touch()
+    done = invoke(*COMMANDS["compare"], "--save-config", "afile/x.toml")
+    assert done.exit_code == 2
+    assert done.stderr == "error: --save-config afile/x.toml: cannot write there (File exists)\n"
+    done = invoke(*COMMANDS["rank"], "--save-config", "rank_answers.jsonl", "--json")
+    assert done.exit_code == 2
+    assert "Usage:" not in done.stderr
+    assert "Try " not in done.stderr
+    assert json.loads(done.stdout)["error"]["type"] == "ConfigError"
+
+    def read_only(path: Path, chunks: Any) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr("fairjudge.io.write_atomic", read_only)
+    done = invoke(*COMMANDS["score"], "--save-config", "eval.toml")
+    assert done.exit_code == 2
+    assert (
+        done.stderr
+        == "error: --save-config eval.toml: cannot write there (Read-only file system)\n"
+    )
+
+
 def test_a_wrong_type_names_the_key_and_its_line(here: Path) -> None:
     path = _config(here, 'command = "compare"\n\nfile = "demo_pairs.jsonl"\nseed = "3"\n')
     done = invoke("run", str(path), "--json")

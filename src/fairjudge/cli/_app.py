@@ -274,7 +274,9 @@ def offer_save_config(name: str, command: Any) -> None:
             return run(*args, **kwargs)
         from fairjudge.cli._run_config import save
 
-        return save(name, command, save_config, kwargs)
+        # Its errors are said as the command's are: one line, no usage text.
+        as_json = bool(kwargs.get("json_output"))
+        return guarded(save)(name, command, save_config, kwargs, json_output=as_json)
 
     command.callback = callback
 

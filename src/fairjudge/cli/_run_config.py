@@ -49,11 +49,6 @@ from urllib.parse import urlsplit
 
 import typer
 
-try:  # Typer 0.29 ships its own copy of Click
-    from typer._click.exceptions import UsageError
-except ImportError:  # pragma: no cover - a Typer that uses Click itself
-    from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
-
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._redact import redact_arg
 from fairjudge.backends import is_loopback_host
@@ -554,22 +549,25 @@ def _masked(value: Any) -> Any:
 # --- --save-config --------------------------------------------------------------------
 
 
-def save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
-    """Write the config file and say so; a credential in a value is refused (exit 2)."""
-    from fairjudge.cli._flags import check_writable, to_flags
+def save(
+    name: str, command: Any, path: Path, params: dict[str, Any], *, json_output: bool = False
+) -> None:
+    """Write the config file and say so; a credential in a value is refused (exit 2).
+
+    The refusals are :class:`ConfigError`, said as ``--out``'s are (``cli._app`` runs
+    this under :func:`~fairjudge.cli._app.guarded`): one ``error:`` line, no usage text.
+    """
+    from fairjudge.cli._flags import check_writable
     from fairjudge.io import dump_config, write_atomic
 
-    try:  # a folder, a store, a device or a pipe is refused
-        check_writable(path, "--save-config")
-    except ConfigError as exc:
-        raise UsageError(to_flags(str(exc), exc.params)) from None
+    check_writable(path, "--save-config")  # a folder, a store, a device or a pipe is refused
     table = config_of(name, command, params, folder=path.parent)
     keys = config_keys(command)
     for spec in keys.values():
         value = _plain(params.get(spec.param.name))
         for one in value if isinstance(value, list) else [value]:
             if isinstance(one, str) and any(_same_file(p, path) for p in _paths(spec, one)):
-                raise UsageError(
+                raise ConfigError(
                     f"--save-config {path} is also this command's {spec.flag or spec.name}, "
                     "which writing the config would destroy; give the config another name"
                 )
@@ -577,7 +575,7 @@ def save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
         for one in value if isinstance(value, list) else [value]:
             if isinstance(one, str) and redact_arg(one) != one:
                 flag = keys[key].flag or key
-                raise UsageError(
+                raise ConfigError(
                     f"--save-config: {flag} holds what looks like a credential, and a config "
                     "file never holds one; put the key in the environment (OPENAI_API_KEY, "
                     "ANTHROPIC_API_KEY) instead"
@@ -586,11 +584,13 @@ def save(name: str, command: Any, path: Path, params: dict[str, Any]) -> None:
     try:
         write_atomic(path, [dump_config(table, comment=comment)])
     except OSError as exc:
-        raise UsageError(f"--save-config: cannot write {path}: {exc.strerror or exc}") from None
+        raise ConfigError(
+            f"--save-config {path}: cannot write there ({exc.strerror or exc})"
+        ) from None
     note = ""
     if any(isinstance(v, str) and v.strip().startswith("python:") for v in _flat(table)):
         note = " --allow-python-judges` (it names a python: judge)"
-    if params.get("json_output"):
+    if json_output:
         from fairjudge.io import strict_dumps
 
         typer.echo(strict_dumps({"config": str(path)}, indent=2))
