@@ -138,10 +138,12 @@ def test_calibrate_takes_rows_read_already_with_their_skipped_rows_and_label_col
     assert payload["gate"]["outcome"] == "passed"
     assert calibrated.result.settings.source == "labelled.jsonl"
     assert calibrated.report.page.title == "labelled.jsonl: calibration"
-    unlabelled = load_items(path, columns=Columns(human="nothere"), skip_invalid=True)
+    unlabelled = load_items(path, skip_invalid=True)  # read without its label column
     with pytest.raises(fairjudge.InputError, match="neither 'nothere'") as e:
         fairjudge.calibrate(unlabelled, knows_facts, columns={"nothere": "human"})
     assert e.value.params == ("columns.human",)
+    with pytest.raises(fairjudge.InputError, match="'nothere' names no column of the file"):
+        load_items(path, columns=Columns(human="nothere"), skip_invalid=True)
 
 
 def test_rank_runs_your_own_function_on_the_engine_as_compare_does() -> None:

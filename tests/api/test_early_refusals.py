@@ -110,9 +110,8 @@ def test_a_label_column_the_file_lacks_is_refused_before_any_call(tmp_path: Path
             f"{COLUMNS}; pass columns.human with the one holding the labels (1/2/tie)"
         )
         assert caught.value.params == ("columns.human",)
-        loaded = load_items(path, columns=Columns(human="nope"))
         with pytest.raises(InputError, match=r"columns\.human 'nope' names no column of the file"):
-            fairjudge.calibrate(loaded, judge, columns={"nope": "human"})  # as the command does
+            load_items(path, columns=Columns(human="nope"))  # the command's reader, too
     assert judge.calls == 0
 
 

@@ -69,9 +69,10 @@ def test_a_missing_label_column_is_named_as_the_user_asked(tmp_path: Path) -> No
     args = ["calibrate", str(p), "--judge", "python:examples.judges:longer", "--human-col"]
     result = runner.invoke(app, [*args, "nothere"])
     assert result.exit_code == 2
-    assert result.output.strip() == (
-        "error: 1 item(s) have neither 'nothere' (1/2/tie, the column --human-col names) "
-        "nor 'human_score' (first: id 'r1'); calibration needs a human label on every item"
+    assert result.output.strip() == (  # a column no row has is refused as the file is read
+        f"error: {p}: --human-col 'nothere' names no column of the file; its columns: 'id', "
+        "'question', 'answer_1', 'answer_2', 'human'; pass --human-col with the one holding "
+        "the labels (1/2/tie)"
     )
     # The same file read with 'human' is judged (one item is too few for the gate: 7).
     default = runner.invoke(app, [*args[:-1]])

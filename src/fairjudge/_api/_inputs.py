@@ -88,6 +88,16 @@ def rows_of(items: Any, *, columns: Mapping[str, str] | None = None) -> list[dic
                     f"items[{i}] must be a dict (or items a path or a DataFrame); got {row!r:.80}"
                 )
             rows.append(dict(row))
+    keys = dict.fromkeys(str(k) for row in rows for k in row)
+    absent = [mine for mine, readme in rename.items() if mine != readme and mine not in keys]
+    if rows and absent:  # a rename ignored would drop what it holds (labels, ids) silently
+        shown = ", ".join(repr(k) for k in list(keys)[:20])
+        readme = rename[absent[0]]
+        raise InputError(
+            f"columns.{readme} {absent[0]!r} names no column of the rows; their keys: {shown}; "
+            f"in columns, give the key that holds {readme!r}, or drop {absent[0]!r}",
+            params=f"columns.{readme}",
+        )
     return [{rename.get(k, k): v for k, v in row.items()} for row in rows]
 
 

@@ -50,6 +50,8 @@ FLAGS: dict[str, str] = {name: "--" + name.replace("_", "-") for name in _SAME_N
     "columns.answer_1": "--answer1-col",
     "columns.answer_2": "--answer2-col",
     "columns.human": "--human-col",
+    "columns.id": "--id-col",
+    "columns.reference": "--reference-col",
     "columns.answer": "--answer-col",  # fairjudge.score(columns=...)
     "judge_families": "--judge-family",
     "via_scores": "--via-scores",  # fairjudge._api.via_scores: the run the flag asks for

@@ -26,7 +26,7 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
 from fairjudge.io._out_file import strict_dumps
-from fairjudge.io._pairs import Columns, load_items
+from fairjudge.io._pairs import Columns, read_pairs
 from fairjudge.io._rows import open_source
 from fairjudge.io._scores import HUMAN_PREFIX, load_score_items
 from fairjudge.io._scores import _human_columns as human_columns
@@ -298,7 +298,7 @@ class LabelSheet(_Sheet):
             InputError: As :func:`~fairjudge.io.load_items`, naming the file and line.
         """
         try:
-            return load_items(path, columns=columns or Columns()).items
+            return read_pairs(path, columns=columns, may_lack=("human",)).items  # written here
         except InputError as exc:
             raise _every_row_is_shown(exc) from None
 

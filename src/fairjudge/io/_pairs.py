@@ -46,6 +46,12 @@ _PARAMS = {
     "answer_1": "columns.answer_1",
     "answer_2": "columns.answer_2",
 }
+# The optional columns (what each holds): a default name may be absent, a name given may not.
+_OPTIONAL = {
+    "id": "the ids", "reference": "the references", "category": "the categories",
+    "human": "the labels (1/2/tie)", "human_score": "the human scores",
+    "model_1": "model 1's names", "model_2": "model 2's names",
+}  # fmt: skip
 _SHOWN_NAMES = 20  # keys listed for a row missing a column; wide rows would drown the message
 # Values quoted in messages are cut short: a row may hold megabytes, or lists nested
 # deeper than repr() can recurse.
@@ -67,6 +73,9 @@ class Columns:
     human_score: str = "human_score"
     model_1: str = "model_1"
     model_2: str = "model_2"
+
+
+_DEFAULT = Columns()
 
 
 T = TypeVar("T")
@@ -386,10 +395,27 @@ def load_items(
 
     Raises:
         InputError: The file is missing, a device, empty, not UTF-8, has a line over
-            64 MiB, lacks a required column, or a row is invalid (unless
+            64 MiB, lacks a required column, lacks an optional one ``columns``
+            renames (its default name may be absent), or a row is invalid (unless
             ``skip_invalid``; then only when every row is); the message names the
             file (``<stdin>`` for standard input) and line.
         MissingExtraError: A Parquet file without ``pyarrow`` installed.
+    """
+    return read_pairs(path, columns=columns, skip_invalid=skip_invalid, allow_empty=allow_empty)
+
+
+def read_pairs(
+    path: str | Path,
+    *,
+    columns: Columns | None = None,
+    skip_invalid: bool = False,
+    allow_empty: bool = False,
+    may_lack: Container[str] = (),
+) -> LoadedItems[Item]:
+    """Read pairs as :func:`load_items` does, letting the fields in ``may_lack`` be absent.
+
+    ``may_lack``: the optional fields whose renamed column may be absent (a label sheet
+    writes its ``human`` column); the other arguments are :func:`load_items`'.
     """
     cols = columns or Columns()
     source = open_source(Path(path))
@@ -399,7 +425,10 @@ def load_items(
     skipped: list[InputError] = []
     seen: dict[tuple[str, str | None], int] = {}
 
+    keys: dict[str, None] = {}  # every row's keys, in order: what a renamed column is checked in
+
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> Item:
+        keys.update(dict.fromkeys(str(k) for k in row))
         item = _item(row, cols, where, tabular=source.tabular, allow_empty=allow_empty)
         return numbered(item, lineno, seen, where)
 
@@ -407,7 +436,30 @@ def load_items(
         items.append(item)
     if not items:
         raise _nothing_valid(name, skipped)
+    _check_renamed(source, cols, keys, may_lack)
     return LoadedItems(items=items, skipped=skipped, path=name)
+
+
+def _check_renamed(
+    source: Source, cols: Columns, keys: Iterable[str], may_lack: Container[str]
+) -> None:
+    """Refuse an optional column renamed to a name no row has (``keys``: the rows' keys).
+
+    The default names are optional (a file without ``human`` has no labels); a name
+    given is the caller's statement that the file holds it, and ignoring it would
+    silently drop what it holds (labels read as absent, ids as line numbers).
+    """
+    names = source.header if source.header is not None else list(keys)
+    for name, holds in _OPTIONAL.items():
+        column = getattr(cols, name)
+        if column in (getattr(_DEFAULT, name), *names) or name in may_lack:
+            continue
+        raise InputError(
+            f"columns.{name} {column!r} names no column of the file; its columns: "
+            f"{_names(names)}; pass columns.{name} with the one holding {holds}",
+            path=source.name,
+            params=f"columns.{name}",
+        )
 
 
 def parsed_rows(
