@@ -127,6 +127,26 @@ def test_example_data_refuses_what_it_cannot_write(tmp_path: Path, kind: str) ->
     assert expected in result.stderr
 
 
+def test_example_data_where_no_file_can_be_written_is_refused_as_the_writers_do(
+    tmp_path: Path,
+) -> None:
+    # A folder under a file (as a read-only mount, which root would write through a chmod)
+    # could not be made: a raw OSError with exit 1 before; now exit 2, the writers' words.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    target = blocker / "examples"
+    result = runner.invoke(app, ["example-data", str(target)])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.strip() == (
+        f"error: DIR {target}: cannot write there (Not a directory); nothing was written. "
+        "Choose another DIR"
+    )
+    refused = runner.invoke(app, ["example-data", str(target), "--json"])
+    assert json.loads(refused.stdout)["error"]["type"] == "ConfigError"
+    assert refused.exit_code == 2
+
+
 def test_the_shipped_examples_run_from_any_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

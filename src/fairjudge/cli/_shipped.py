@@ -138,6 +138,28 @@ def _targets(directory: Path, sources: list[Traversable], force: bool) -> list[P
     return targets
 
 
+def _writable(directory: Path) -> None:
+    """Make ``directory`` and prove a file can be written in it, before any example is.
+
+    Raises:
+        ConfigError: It cannot be made or written in (read-only, under a file, no
+            permission), as every command's output check words it; nothing was written.
+    """
+    import os
+    import tempfile
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".fairjudge-", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ConfigError(
+            f"DIR {directory}: cannot write there ({exc.strerror or exc}); nothing was "
+            "written. Choose another DIR"
+        ) from None
+
+
 @app.command("example-data")
 @guarded
 def example_data(
@@ -159,7 +181,7 @@ def example_data(
     sources = example_files()
     targets = _targets(directory, sources, force)
     replaced = [str(t) for t in targets if t.exists() or t.is_symlink()]
-    directory.mkdir(parents=True, exist_ok=True)
+    _writable(directory)
     for source, target in zip(sources, targets, strict=True):
         target.unlink(missing_ok=True)  # --force replaces a link too, not what it points to
         target.write_bytes(source.read_bytes())
