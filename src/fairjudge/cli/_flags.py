@@ -137,6 +137,9 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
         >>> to_flags("pass allow_empty=True to judge them", ("allow_empty",))
         'pass --allow-empty to judge them'
     """
+    unset = _flagless(params, command)
+    if unset:
+        message = _HINT.sub(lambda m: _renamed_in_file(m, unset, str(command)), message)
     for param in params:
         try:
             flag_ = flag(param, command)
@@ -160,6 +163,41 @@ def to_flags(message: str, params: tuple[str, ...], command: str | None = None) 
     for rewritten, shown in PHRASES.items():
         message = message.replace(rewritten, shown)
     return message
+
+
+# A loader's hint to read a column under another name: "to read another key, pass
+# columns.answer=NAME", "to read other columns, pass columns.question, columns.answer_1".
+_HINT = re.compile(
+    r"to read (another key|another column|other columns), pass "
+    r"(columns\.\w+(?:=NAME)?(?:, columns\.\w+(?:=NAME)?)*)"
+)
+
+
+def _flagless(params: tuple[str, ...], command: str | None) -> set[str]:
+    """The parameters in ``params`` whose flag the running ``command`` does not have.
+
+    Empty outside a command (no context to ask), so a message keeps its flags there.
+    """
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if command is None or ctx is None:
+        return set()
+    opts = {o for p in ctx.command.params for o in (*p.opts, *getattr(p, "secondary_opts", ()))}
+    return {p for p in params if p in FLAGS and "/" not in flag(p, command)
+            and flag(p, command) not in opts}  # fmt: skip
+
+
+def _renamed_in_file(match: re.Match[str], unset: set[str], command: str) -> str:
+    """A loader's column hint for a command without the flags it names: rename in the file."""
+    params = re.findall(r"columns\.\w+", match.group(2))
+    if not set(params) <= unset:
+        return match.group(0)
+    names = ", ".join(repr(p.removeprefix("columns.")) for p in params)
+    what = "key" if match.group(1) == "another key" else "column"
+    fix = "the one that holds it" if len(params) == 1 else "the ones that hold them"
+    what += "" if len(params) == 1 else "s"
+    return f"{command} reads the {what} named {names} only: rename {fix} in the file"
 
 
 def check_writable(
