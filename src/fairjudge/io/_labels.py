@@ -209,9 +209,18 @@ def read_sheet_rows(path: Path) -> SheetRows:
     """Every row of a JSONL or CSV file as read, with its line, and the CSV header.
 
     Raises:
-        InputError: Another format (naming the file and what to convert it to), or a
-            row that cannot be read (naming the file and line).
+        InputError: Standard input, a missing file, another format (naming the file
+            and what to convert it to), or a row that cannot be read (naming the file
+            and line).
     """
+    if str(path) == "-":
+        raise InputError(
+            "standard input ('-') is not supported: a label sheet is a file, read and "
+            "written back in place; give its path",
+            path="<stdin>",
+        )
+    if not path.exists() and not path.is_symlink():
+        open_source(path, pipes=False)  # refuses it: no such file (its words for every reader)
     if path.suffix.lower() not in LABEL_SUFFIXES:
         raise InputError(
             f"labels are written back into JSON Lines (.jsonl) or CSV files, not "
