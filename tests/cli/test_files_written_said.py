@@ -31,3 +31,26 @@ def test_rank_and_calibrate_name_their_files(tmp_path: Path) -> None:
         text = "".join(result.output.split())
         assert f"per-itemresults:{out}" in text, command
         assert f"HTMLreport:{html}" in text, command
+
+
+def test_a_long_path_is_said_on_one_line(tmp_path: Path) -> None:
+    # The console wraps at its width (80 columns when stderr is not a terminal), and a
+    # path longer than the line was cut in two ("out.jso" / "nl"): a path the user
+    # copies from the output must be whole.
+    folder = tmp_path / ("a_folder_with_a_long_name_" * 4)
+    folder.mkdir()
+    runs = (
+        ("compare", "demo_pairs.jsonl", "longer"),
+        ("rank", "rank_answers.jsonl", "longer"),
+        ("calibrate", "calibration.jsonl", "knows_facts"),
+    )
+    for command, items, judge in runs:
+        out, html = folder / f"{command}.jsonl", folder / f"{command}.html"
+        result = CliRunner().invoke(app, [
+            command, str(EXAMPLES / items), "--judge", f"python:fairjudge.examples.judges:{judge}",
+            "--bootstrap", "50", "--out", str(out), "--html", str(html),
+        ])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        lines = result.output.splitlines()
+        assert f"per-item results: {out}" in lines, command
+        assert f"HTML report: {html}" in lines, command

@@ -74,7 +74,7 @@ def test_a_style_feature_that_never_varies_is_not_estimated() -> None:
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "nan" not in result.stdout.lower()
-    assert "beta[headers] cannot be estimated: constant in the data" in result.stdout
+    assert "style coefficient of headers cannot be estimated: constant in the data" in result.stdout
 
 
 def test_style_separated_ratings_give_no_interval() -> None:
@@ -85,7 +85,7 @@ def test_style_separated_ratings_give_no_interval() -> None:
     assert result.exit_code == 0, result.output
     assert "-29891" not in result.stdout
     assert "perfectly separated by length" in result.stdout
-    assert "beta[length] cannot be estimated" in result.stdout
+    assert "style coefficient of length cannot be estimated" in result.stdout
 
 
 def test_readme_calibrate_example_gives_no_nan() -> None:

@@ -77,7 +77,8 @@ def test_style_control_on_separated_battles_reports_both_problems() -> None:
     # The fallback ridge is not a cure the user chose: a judge that only prefers the
     # longer answer is still reported as separated by length.
     assert (
-        "beta[length] cannot be estimated: the verdicts are (almost) perfectly separated"
+        "style coefficient of length cannot be estimated: the verdicts are (almost) "
+        "perfectly separated"
         in flat(done.stdout)
     )
     assert "fitted with the fallback ridge l2=0.1: without a ridge the ratings of delta" in flat(

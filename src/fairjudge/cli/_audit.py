@@ -173,7 +173,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: JudgeFla
         render_audit(report, Console(), calls_made=made)
         for label, path in (("report records", opts.out), ("HTML report", opts.html)):
             if path is not None:
-                err_console.print(f"{label}: {path}", highlight=False, markup=False)
+                err_console.print(f"{label}: {path}", highlight=False, markup=False, soft_wrap=True)
     if report.stopped is not None:
         say("stopped", f"{report.stopped} The report above is partial.")
         raise typer.Exit(EXIT_BUDGET)

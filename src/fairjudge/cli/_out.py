@@ -87,7 +87,7 @@ def show(
         render(report, Console())
     for label, path in files:
         if path is not None:
-            err_console.print(f"{label}: {path}", highlight=False, markup=False)
+            err_console.print(f"{label}: {path}", highlight=False, markup=False, soft_wrap=True)
 
 
 def finish(

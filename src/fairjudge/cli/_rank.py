@@ -145,7 +145,7 @@ def rank(
     result = ranked.result
     if result is not None and out is not None:
         save_out(ranked, out, "rank")
-        err_console.print(f"per-item results: {out}", highlight=False, markup=False)
+        err_console.print(f"per-item results: {out}", highlight=False, markup=False, soft_wrap=True)
     if result is not None and result.n_unresolved:
         _say_unresolved(result)
     _say_held(ranked.report)
@@ -178,7 +178,7 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
     """
     if out is not None:
         save_out(exc, out, "rank")
-        err_console.print(f"per-item results: {out}", highlight=False, markup=False)
+        err_console.print(f"per-item results: {out}", highlight=False, markup=False, soft_wrap=True)
     _say_unresolved(exc.result)
     _say_not_written(html)
     try:
