@@ -78,8 +78,7 @@ def test_style_control_on_separated_battles_reports_both_problems() -> None:
     # longer answer is still reported as separated by length.
     assert (
         "style coefficient of length cannot be estimated: the verdicts are (almost) "
-        "perfectly separated"
-        in flat(done.stdout)
+        "perfectly separated" in flat(done.stdout)
     )
     assert "fitted with the fallback ridge l2=0.1: without a ridge the ratings of delta" in flat(
         done.stdout
