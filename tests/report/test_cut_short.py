@@ -59,3 +59,31 @@ def test_a_file_without_the_count_is_read_as_before(tmp_path: Path) -> None:
     cut.write_text(json.dumps(header) + "\n" + "".join(lines[1:5]), encoding="utf-8")
     _, result = load_comparison(cut)
     assert result.n_items == 4
+
+
+def test_identical_items_sharing_their_calls_still_draw(tmp_path: Path) -> None:
+    # The run asks for each distinct call once: two identical items share their calls'
+    # keys, and the header's calls.total counts them once. A whole file of such a run
+    # was refused as "cut short" (2 calls recorded in the header, 4 in the records).
+    lines = _out(tmp_path)
+    header, records = lines[0], [json.loads(line) for line in lines[1:]]
+    for number, record in enumerate(records):
+        for call in record["calls"]:
+            call["key"] = f"key-{number}-{call['order']}"
+    twin = dict(records[0], id="q01-twin")
+    whole = tmp_path / "twins.jsonl"
+    whole.write_text(
+        header + "".join(json.dumps(r) + "\n" for r in [*records, twin]), encoding="utf-8"
+    )
+    done = invoke("report", str(whole), "-o", str(tmp_path / "p.html"))
+    assert done.exit_code == 0, done.output
+    # Fewer distinct calls than the header's count is still refused.
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(
+        header + "".join(json.dumps(r) + "\n" for r in [*records[:3], twin]), encoding="utf-8"
+    )
+    done = invoke("report", str(cut), "-o", str(tmp_path / "q.html"))
+    assert done.exit_code == 2
+    assert "its header records 40 judge calls, but its 4 result records hold 6" in " ".join(
+        done.output.split()
+    )

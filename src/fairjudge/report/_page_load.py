@@ -451,12 +451,15 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     # with ensure_ascii=False keep.
     battle = kinds == ("rank",)
     judgments: list[Judgment] = []
+    keys: set[str] = set()
+    unkeyed = [0]  # calls without a key, one each
     header, records = header_and_records(path, lambda found: _check_kind(found, path, kinds))
     for number, record in records:
         if not battle and isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
             raise InputError("a `rank out` record in a file whose first record is not; give "
                              "the whole file `rank out` wrote", path=str(path), line=number,
                              params=_FILE_PARAMS)  # fmt: skip
+        _count_calls(record, keys, unkeyed)
         try:
             judgments.append(judged_record(record, battle=battle))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
@@ -471,18 +474,35 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     if not judgments:
         raise InputError("holds no result record; give a file written by out", path=str(path),
                          params="out")  # fmt: skip
-    _check_whole(header, sum(len(j.calls) for j in judgments), len(judgments), path)
+    _check_whole(header, len(keys) + unkeyed[0], len(judgments), path)
     return header, judgments
 
 
+def _count_calls(record: object, keys: set[str], unkeyed: list[int]) -> None:
+    """Add a record's calls to the distinct calls seen: by key, or one each unkeyed.
+
+    The run asks for each distinct call once (two identical items share their calls'
+    keys), and the header's ``calls.total`` counts those.
+    """
+    calls = record.get("calls") if isinstance(record, dict) else None
+    for call in calls if isinstance(calls, list) else ():
+        key = call.get("key") if isinstance(call, dict) else None
+        if isinstance(key, str):
+            keys.add(key)
+        else:
+            unkeyed[0] += 1
+
+
 def _check_whole(header: OutHeader | None, n_calls: int, n_records: int, path: Path) -> None:
-    """Refuse records holding other than the judge calls the header says the run asked for.
+    """Refuse records holding fewer distinct judge calls than the header says were asked for.
 
     A file cut at a line boundary parses line by line; only the header's count of
     calls (not-run calls included, as the records hold them) shows what is missing.
+    Only fewer is refused: a call whose key the records do not carry is counted once
+    per record, though the run may have shared it between identical items.
     """
     total = header.calls.get("total") if header is not None and header.calls else None
-    if isinstance(total, bool) or not isinstance(total, int) or total == n_calls:
+    if isinstance(total, bool) or not isinstance(total, int) or n_calls >= total:
         return
     raise InputError(
         f"its header records {total} judge calls, but its {n_records} result records hold "
