@@ -140,7 +140,7 @@ def write_page(path: Path | None, done: Any) -> None:
     """Write ``done``'s ``--html`` page when asked: the page ``Result.to_html`` writes.
 
     Its run facts are read from the header ``--out`` opens with
-    (:func:`fairjudge._api.page_header`), with the command as typed (masked, as in
+    (:func:`fairjudge._api._result.page_header`), with the command as typed (masked, as in
     the file), so a command passes nothing of its page by hand.
     """
     if path is not None:
@@ -278,7 +278,7 @@ def write_markdown(draw: Callable[[], str]) -> bool:
     from fairjudge.io import write_atomic
 
     write_atomic(target, (text,))
-    err_console.print(f"Markdown summary: {target}", highlight=False, markup=False)
+    err_console.print(f"Markdown summary: {target}", highlight=False, markup=False, soft_wrap=True)
     return False
 
 
