@@ -577,23 +577,24 @@ def test_population_is_checked_and_named_before_any_call() -> None:
         return "A"
 
     items, _ = make_file(["1"] * 4)
-    cases: list[tuple[Callable[[], object], str]] = [
+    alone = ("population",)
+    cases: list[tuple[Callable[[], object], str, tuple[str, ...]]] = [
         (lambda: evaluate_adaptive(judge, items, SETTINGS, "decided", population="files"),
-         "population must be 'source'"),  # type: ignore[arg-type]
+         "population must be 'source'", alone),  # type: ignore[arg-type]
         (lambda: evaluate_adaptive(judge, items, SETTINGS, None, population="all"),
-         "population must be 'source' or 'file'; got 'all'"),  # type: ignore[arg-type]
+         "population must be 'source' or 'file'; got 'all'", alone),  # type: ignore[arg-type]
         (lambda: evaluate_adaptive(
             judge, items, SETTINGS, StopRule(decided=True, population="file"), population="source"
-        ), "contradicts the stop rule's population='file'"),
+        ), "contradicts the stop rule's population='file'", alone),
         (lambda: fairjudge.compare(
             [{"question": "q", "answer_1": "a", "answer_2": "b"}], judge, population="file"
-        ), "population applies with stop_when only"),
+        ), "population applies with stop_when only", ("population", "stop_when")),
     ]  # fmt: skip
-    for call, says in cases:
+    for call, says, params in cases:
         with pytest.raises(ConfigError) as info:
             call()
         assert says in str(info.value)
-        assert info.value.params[0] == "population"  # compare's names stop_when too
+        assert info.value.params == params
         assert not FLAG.search(str(info.value))
     assert calls == []
 
