@@ -20,6 +20,9 @@ def test_the_library_takes_the_flags_spec_family_strings() -> None:
         "openai/m": "openai", "local/x": "qwen"
     }  # fmt: skip
     assert _families({"openai/m": "openai"}) == {"openai/m": "openai"}
+    # (spec, family) pairs, as dict() took them before the strings were read.
+    assert _families({"openai/m": "openai"}.items()) == {"openai/m": "openai"}
+    assert _families([("local/x", "qwen")]) == {"local/x": "qwen"}
     with pytest.raises(fairjudge.ConfigError) as e:
         fairjudge.audit_judge("openai/m", judge_families=["openai/m"], limit=2)
     assert str(e.value) == "judge_families takes SPEC=FAMILY; got 'openai/m'"

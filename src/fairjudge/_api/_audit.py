@@ -151,11 +151,16 @@ def audit_judge(
 
 
 def _families(given: Mapping[str, str] | Iterable[str] | None) -> dict[str, str]:
-    """The families by spec: a mapping as it is, or ``SPEC=FAMILY`` strings, checked."""
+    """The families by spec: a mapping as it is, or ``SPEC=FAMILY`` strings, checked.
+
+    ``(spec, family)`` pairs (a mapping's ``items()``) are read as the mapping they are.
+    """
     if given is None or isinstance(given, Mapping):
         return dict(given or {})
     pairs: dict[str, str] = {}
     for pair in [given] if isinstance(given, str) else given:
+        if isinstance(pair, tuple) and len(pair) == 2:
+            pair = f"{pair[0]}={pair[1]}"
         spec, sep, family = str(pair).partition("=")
         if not sep or not spec.strip() or not family.strip():
             raise ConfigError(
