@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the scoring panel's names load with it (a pairwise run neve
     from fairjudge.evaluation import EvalSettings
     from fairjudge.judges import PointwiseJury, ScoreMode
     from fairjudge.prompts import Rubric
-    from fairjudge.stats import Population, StopRule
+    from fairjudge.stats import StopRule
 
 __all__ = [
     "JudgesLike", "check_one_of", "pairwise_panel", "pointwise_panel", "run_jury",
@@ -287,9 +287,7 @@ def _callable(judge: object, wrap: Callable[[Any], Any]) -> Any:
 def run_jury(
     items: list[Any], source: str, skipped: list[dict[str, Any]], judges: JudgesLike,
     settings: EvalSettings, *, weights: Sequence[float] | None, aggregate: str | None,
-    setup: JudgeSetup, stop_when: str | Sequence[str] | StopRule | None = None,
-    batch: int | None = None,
-    population: Population | None = None,
+    setup: JudgeSetup, stop_when: StopRule | None = None, batch: int | None = None,
 ) -> Result:  # fmt: skip
     """``compare(judges=...)``: what ``fairjudge jury`` runs and reports (``--stop-when`` too)."""
     from fairjudge.report import jury_report, render_jury
@@ -299,7 +297,6 @@ def run_jury(
     try:
         result, adaptive, run = judge_panel(
             panel, items, settings, aggregation=rule, stop_when=stop_when, batch=batch,
-            population=population,
         )  # fmt: skip
     finally:
         if built:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from fairjudge.judges import BatchJudge, Jury, ProgressCallback, ScoreMode
     from fairjudge.prompts import Rubric
     from fairjudge.runner import RunSummary
-    from fairjudge.stats import Population, StopRule
+    from fairjudge.stats import StopRule
 
 __all__ = [
     "ViaScoresRun", "judge_pairs", "judge_panel", "judge_via_scores", "recorded_template",
@@ -102,9 +102,8 @@ def judge_pairs(
     items: list[Item],
     settings: EvalSettings,
     *,
-    stop_when: str | Sequence[str] | StopRule | None = None,
+    stop_when: StopRule | None = None,
     batch: int | None = None,
-    population: Population | None = None,
     progress: ProgressCallback | None = None,
 ) -> tuple[PairwiseResult, AdaptiveResult[PairwiseResult] | None, RunSummary | None]:
     """Judge every pair, or with ``stop_when`` a batch of questions at a time until it is met.
@@ -122,8 +121,7 @@ def judge_pairs(
     adaptive, run = tallied_run(
         as_batch_judge(judge),
         lambda tallied: evaluate_adaptive(
-            tallied, items, settings, stop_when, batch=batch, population=population,
-            progress=progress,
+            tallied, items, settings, stop_when, batch=batch, progress=progress,
         ),
     )  # fmt: skip
     return adaptive.pairwise, adaptive, run
@@ -135,9 +133,8 @@ def judge_panel(
     settings: EvalSettings,
     *,
     aggregation: str,
-    stop_when: str | Sequence[str] | StopRule | None = None,
+    stop_when: StopRule | None = None,
     batch: int | None = None,
-    population: Population | None = None,
 ) -> tuple[JuryResult, AdaptiveResult[JuryResult] | None, RunSummary | None]:
     """The panel judges every item, or with ``stop_when`` batch by batch until it is met.
 
@@ -161,7 +158,6 @@ def judge_panel(
             stop_when,
             aggregation=aggregation,
             batch=batch,
-            population=population,
         ),
     )
     return adaptive.pairwise, adaptive, run
