@@ -451,15 +451,14 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     # with ensure_ascii=False keep.
     battle = kinds == ("rank",)
     judgments: list[Judgment] = []
-    keys: set[str] = set()
-    unkeyed = [0]  # calls without a key, one each
+    call_keys: list[str | None] = []
     header, records = header_and_records(path, lambda found: _check_kind(found, path, kinds))
     for number, record in records:
         if not battle and isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
             raise InputError("a `rank out` record in a file whose first record is not; give "
                              "the whole file `rank out` wrote", path=str(path), line=number,
                              params=_FILE_PARAMS)  # fmt: skip
-        _count_calls(record, keys, unkeyed)
+        call_keys += _call_keys(record)
         try:
             judgments.append(judged_record(record, battle=battle))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
@@ -474,23 +473,23 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     if not judgments:
         raise InputError("holds no result record; give a file written by out", path=str(path),
                          params="out")  # fmt: skip
-    _check_whole(header, len(keys) + unkeyed[0], len(judgments), path)
+    distinct = len({k for k in call_keys if k is not None}) + call_keys.count(None)
+    _check_whole(header, distinct, len(judgments), path)
     return header, judgments
 
 
-def _count_calls(record: object, keys: set[str], unkeyed: list[int]) -> None:
-    """Add a record's calls to the distinct calls seen: by key, or one each unkeyed.
+def _call_keys(record: object) -> list[str | None]:
+    """The keys of a record's calls, ``None`` for a call that records none.
 
     The run asks for each distinct call once (two identical items share their calls'
     keys), and the header's ``calls.total`` counts those.
     """
     calls = record.get("calls") if isinstance(record, dict) else None
+    keys: list[str | None] = []
     for call in calls if isinstance(calls, list) else ():
         key = call.get("key") if isinstance(call, dict) else None
-        if isinstance(key, str):
-            keys.add(key)
-        else:
-            unkeyed[0] += 1
+        keys.append(key if isinstance(key, str) else None)
+    return keys
 
 
 def _check_whole(header: OutHeader | None, n_calls: int, n_records: int, path: Path) -> None:
