@@ -425,10 +425,11 @@ def read_pairs(
     skipped: list[InputError] = []
     seen: dict[tuple[str, str | None], int] = {}
 
-    keys: dict[str, None] = {}  # every row's keys, in order: what a renamed column is checked in
+    keys: dict[str, None] = {}  # JSON rows' keys, in order (a table's are its header)
 
     def parse(row: Mapping[str, Any], where: dict[str, Any], lineno: int) -> Item:
-        keys.update(dict.fromkeys(str(k) for k in row))
+        if source.header is None:
+            keys.update(dict.fromkeys(str(k) for k in row))
         item = _item(row, cols, where, tabular=source.tabular, allow_empty=allow_empty)
         return numbered(item, lineno, seen, where)
 
