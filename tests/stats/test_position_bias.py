@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairjudge._errors import InputError
-from fairjudge.stats._position_bias import outcomes_from_positions, position_bias
+from fairjudge.stats._position_bias import position_bias
 
 VERDICTS = ("A", "B", "tie")
 
@@ -80,16 +80,6 @@ def test_shares_sum_to_one_and_mirroring_negates_fairness(pairs: list[tuple[str,
     m = position_bias([swap[v] for v in original], [swap[v] for v in swapped], n_resamples=20)
     assert math.isclose(m.preference_fairness, -r.preference_fairness, abs_tol=1e-12)
     assert math.isclose(m.consistency.estimate, r.consistency.estimate)
-
-
-def test_outcomes_from_positions_follow_the_protocol() -> None:
-    assert outcomes_from_positions(["A", "B", "A", "tie", "A"], ["B", "A", "A", "tie", "tie"]) == [
-        "1",
-        "2",
-        "tie",
-        "tie",
-        "tie",
-    ]
 
 
 def test_errors_name_parameter_and_value() -> None:

@@ -8,8 +8,7 @@ and below):
   every item, ties included, so chance agreement is about 1/3; setup S2 keeps only
   the items where *both* the judge and the human picked a winner, so chance is 1/2.
   The judge's verdict is the debiased one: a pair of calls that disagree after the
-  swap counts as a tie (use :func:`outcomes_from_positions` to get it from the raw
-  per-call verdicts). Also Cohen's kappa, which discounts chance agreement, and
+  swap counts as a tie. Also Cohen's kappa, which discounts chance agreement, and
   the confusion matrix.
 - **Scores** (say 1 to 10): :func:`.score_correlation` gives Spearman and Kendall
   correlations with bootstrap intervals, and a pass/fail gate: Spearman >= 0.7 by

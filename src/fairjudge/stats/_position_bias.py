@@ -56,7 +56,7 @@ from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 from fairjudge.stats._validate import FloatArray, check_positions
 
-__all__ = ["PositionBiasResult", "Proportion", "outcomes_from_positions", "position_bias"]
+__all__ = ["PositionBiasResult", "Proportion", "position_bias"]
 
 _POS = ("A", "B", "tie")
 # Index 3 * original + swapped over codes A=0, B=1, tie=2.
@@ -172,26 +172,6 @@ class PositionBiasResult(Resampled):
             "rounds": self.rounds,
             **self.resampling_dict(),
         }
-
-
-def outcomes_from_positions(original: Sequence[str], swapped: Sequence[str]) -> list[str]:
-    """Resolve per-call position verdicts into outcomes, as the debiased protocol does.
-
-    ``"1"`` when the original call says A and the swapped call says B (both prefer
-    answer 1), ``"2"`` for (B, A), and ``"tie"`` otherwise: a swap-inconsistent
-    pair counts as a tie (MT-Bench's setup S1).
-
-    Raises:
-        InputError: Mismatched lengths or a verdict other than A, B, tie.
-    """
-    if len(original) != len(swapped):
-        raise InputError(f"swapped has {len(swapped)} verdicts but original has {len(original)}")
-    o = check_positions("original", original)
-    s = check_positions("swapped", swapped)
-    table = np.array(["tie"] * 9, dtype=object)
-    table[0 * 3 + 1] = "1"
-    table[1 * 3 + 0] = "2"
-    return [str(v) for v in table[3 * o + s]]
 
 
 def _rounds(name: str, values: Sequence[str] | Sequence[Sequence[str]]) -> list[list[str]]:
