@@ -172,7 +172,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     "io": _names(
         "Columns LoadedItems LoadedScoreItems OutHeader load_items load_score_items read_header "
         "strict_dumps read_records write_atomic LabelSheet ScoreSheet BadTOML check_writable "
-        "ConfigText OutKind Side dump_config is_pointwise_file loads_toml "
+        "ConfigText OutKind Side check_renamed dump_config is_pointwise_file loads_toml "
         "open_source order_path out_header read_config read_rows read_sheet_rows read_text "
         "read_toml shown write_jsonl_atomic write_rows_durably"
     ),
@@ -223,15 +223,17 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_281_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_282_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
     # and defaults several packages share, joined __all__; 180 until every name one
     # package uses from another joined its __all__, and the second tier of re-exports
     # outside __all__ was gone (issue 32: one surface); 281 with report.via_scores_page
-    # (ViaScoresRun.to_html in _api draws the page report draws). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 281
+    # (ViaScoresRun.to_html in _api draws the page report draws); 282 with
+    # io.check_renamed (the one renamed-column check, a file's and _api's in-memory
+    # rows'). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 282
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

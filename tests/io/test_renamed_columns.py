@@ -71,14 +71,27 @@ def test_a_rows_rename_no_row_has_is_refused_before_any_call() -> None:
 
     with pytest.raises(InputError) as caught:
         fairjudge.compare([ROW], judge, columns={"lable": "human"})
-    assert str(caught.value) == (
+    assert str(caught.value) == (  # a file's wording: one check (io.check_renamed)
         "columns.human 'lable' names no column of the rows; their keys: 'id', 'question', "
-        "'answer_1', 'answer_2', 'label'; in columns, give the key that holds 'human', or "
-        "drop 'lable'"
+        "'answer_1', 'answer_2', 'label'; pass columns.human with the one holding the labels "
+        "(1/2/tie)"
     )
     assert caught.value.params == ("columns.human",)
     assert calls == []
     assert fairjudge.compare([ROW], judge, columns={"label": "human"}).result.n_items == 1
+
+
+def test_a_dataframe_rename_no_column_has_is_refused_naming_its_columns() -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame([{**ROW, "prompt": ROW["id"]}])
+    with pytest.raises(InputError) as caught:
+        fairjudge.compare(frame, LONGER, columns={"promt": "question"})
+    assert str(caught.value) == (
+        "columns.question 'promt' names no column of the DataFrame; its columns: 'id', "
+        "'question', 'answer_1', 'answer_2', 'label', 'prompt'; pass columns.question with "
+        "the one holding the questions"
+    )
+    assert caught.value.params == ("columns.question",)
 
 
 @pytest.mark.parametrize(

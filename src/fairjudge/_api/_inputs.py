@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fairjudge._errors import ConfigError, InputError, MissingExtraError
+from fairjudge.io import check_renamed
 
 __all__ = [
     "ItemsLike", "check_label_column", "file_renames", "import_pandas", "load_rows",
@@ -72,6 +73,7 @@ def rows_of(items: Any, *, columns: Mapping[str, str] | None = None) -> list[dic
             practice, but the import is checked where the rows are read).
         ConfigError: ``items`` is a string that is not a path, or holds a row that
             is not a mapping.
+        InputError: ``columns`` names a key no row has (:func:`fairjudge.io.check_renamed`).
     """
     if isinstance(items, (str, Path)):
         return None
@@ -88,16 +90,10 @@ def rows_of(items: Any, *, columns: Mapping[str, str] | None = None) -> list[dic
                     f"items[{i}] must be a dict (or items a path or a DataFrame); got {row!r:.80}"
                 )
             rows.append(dict(row))
-    keys = dict.fromkeys(str(k) for row in rows for k in row)
-    absent = [mine for mine, readme in rename.items() if mine != readme and mine not in keys]
-    if rows and absent:  # a rename ignored would drop what it holds (labels, ids) silently
-        shown = ", ".join(repr(k) for k in list(keys)[:20])
-        readme = rename[absent[0]]
-        raise InputError(
-            f"columns.{readme} {absent[0]!r} names no column of the rows; their keys: {shown}; "
-            f"in columns, give the key that holds {readme!r}, or drop {absent[0]!r}",
-            params=f"columns.{readme}",
-        )
+    if rows:  # a rename ignored would drop what it holds (labels, ids) silently
+        keys = list(dict.fromkeys(str(k) for row in rows for k in row))
+        named = [(readme, mine) for mine, readme in rename.items() if mine != readme]
+        check_renamed(named, keys, of="DataFrame" if _is_dataframe(items) else "rows")
     return [{rename.get(k, k): v for k, v in row.items()} for row in rows]
 
 
@@ -218,16 +214,9 @@ def check_label_column(items: Any, human: str, read: Sequence[Any]) -> None:
         return
     if not all(it.human_score is not None for it in read):
         return  # check_labels refuses the unlabelled items, naming the column
-    names, where, path = _column_names(items)
-    if names is None or human in names:
-        return
-    raise InputError(
-        f"columns.human {human!r} names no column of the {where}: "
-        f"{', '.join(repr(n) for n in names)}; pass columns.human with the one holding "
-        "the labels (1/2/tie)",
-        path=path,
-        params="columns.human",
-    )
+    names, of, path = _column_names(items)
+    if names is not None:
+        check_renamed([("human", human)], names, of=of, path=path)
 
 
 def _column_names(items: Any) -> tuple[list[str] | None, str, str | None]:
@@ -248,10 +237,10 @@ def _column_names(items: Any) -> tuple[list[str] | None, str, str | None]:
         if names is None:  # JSON Lines: the first row's keys
             first = next(iter(source.rows), None)
             names = list(first[1]) if first is not None and isinstance(first[1], dict) else None
-        return names, "file; its columns", str(items)
+        return names, "file", str(items)
     if _is_dataframe(items):
-        return [str(c) for c in items.columns], "DataFrame; its columns", None
+        return [str(c) for c in items.columns], "DataFrame", None
     if isinstance(items, (list, tuple)) and items and all(isinstance(r, Mapping) for r in items):
         keys = dict.fromkeys(str(k) for row in items for k in row)
-        return list(keys), "rows; their keys", None
+        return list(keys), "rows", None
     return None, "", None

@@ -35,7 +35,7 @@ from fairjudge.io._out_file import (
     write_atomic,
     write_jsonl_atomic,
 )
-from fairjudge.io._pairs import Columns, LoadedItems, load_items, read_rows
+from fairjudge.io._pairs import Columns, LoadedItems, check_renamed, load_items, read_rows
 from fairjudge.io._rows import open_source, read_records
 from fairjudge.io._scores import LoadedScoreItems, load_score_items
 from fairjudge.io._untrusted import BadTOML, loads_toml, read_text, read_toml, shown
@@ -51,6 +51,7 @@ __all__ = [
     "OutKind",
     "ScoreSheet",
     "Side",
+    "check_renamed",
     "check_writable",
     "dump_config",
     "is_pointwise_file",

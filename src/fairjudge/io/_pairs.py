@@ -32,6 +32,7 @@ __all__ = [
     "Columns",
     "FileKind",
     "LoadedItems",
+    "check_renamed",
     "header_hinted",
     "hinted",
     "load_items",
@@ -51,6 +52,11 @@ _OPTIONAL = {
     "id": "the ids", "reference": "the references", "category": "the categories",
     "human": "the labels (1/2/tie)", "human_score": "the human scores",
     "model_1": "model 1's names", "model_2": "model 2's names",
+}  # fmt: skip
+# What each field's column holds, as a refusal of a column named for it says.
+_HOLDS = {
+    **_OPTIONAL, "question": "the questions", "answer": "the answers",
+    "answer_1": "the first answers", "answer_2": "the second answers",
 }  # fmt: skip
 _SHOWN_NAMES = 20  # keys listed for a row missing a column; wide rows would drown the message
 # Values quoted in messages are cut short: a row may hold megabytes, or lists nested
@@ -437,28 +443,44 @@ def read_pairs(
         items.append(item)
     if not items:
         raise _nothing_valid(name, skipped)
-    _check_renamed(source, cols, keys, may_lack)
+    named = [(name, getattr(cols, name)) for name in _OPTIONAL if name not in may_lack]
+    given = [(name, column) for name, column in named if column != getattr(_DEFAULT, name)]
+    names = source.header if source.header is not None else list(keys)
+    check_renamed(given, names, path=source.name)
     return LoadedItems(items=items, skipped=skipped, path=name)
 
 
-def _check_renamed(
-    source: Source, cols: Columns, keys: Iterable[str], may_lack: Container[str]
-) -> None:
-    """Refuse an optional column renamed to a name no row has (``keys``: the rows' keys).
+def check_renamed(
+    named: Iterable[tuple[str, str]], names: Sequence[str], *, of: str = "file",
+    path: str | None = None,
+) -> None:  # fmt: skip
+    """Refuse a column named for a field (``named``: each field and its column) ``names`` lacks.
 
-    The default names are optional (a file without ``human`` has no labels); a name
-    given is the caller's statement that the file holds it, and ignoring it would
-    silently drop what it holds (labels read as absent, ids as line numbers).
+    The one check for every input a caller renames: a file's optional columns (the
+    default names may be absent, so a reader passes only the names given) and in-memory
+    rows' keys. A name given is the caller's statement that the input holds it, and
+    ignoring it would silently drop what it holds (labels read as absent, ids as line
+    numbers).
+
+    Args:
+        named: Each field and the column named for it (``columns.human`` -> ``'label'``).
+        names: The input's columns (a table's header, a JSON file's or the rows' keys).
+        of: What the names are of: ``"file"``, ``"rows"`` or ``"DataFrame"``.
+        path: The file, named before the message.
+
+    Raises:
+        InputError: A column named is not among ``names``; its parameter is
+            ``columns.<field>``.
     """
-    names = source.header if source.header is not None else list(keys)
-    for name, holds in _OPTIONAL.items():
-        column = getattr(cols, name)
-        if column in (getattr(_DEFAULT, name), *names) or name in may_lack:
+    for name, column in named:
+        if column in names:
             continue
+        listed = "their keys" if of == "rows" else "its columns"
         raise InputError(
-            f"columns.{name} {column!r} names no column of the file; its columns: "
-            f"{_names(names)}; pass columns.{name} with the one holding {holds}",
-            path=source.name,
+            f"columns.{name} {column!r} names no column of the {of}; {listed}: "
+            f"{_names(names)}; pass columns.{name} with the one holding "
+            f"{_HOLDS.get(name, f'the {name!r} values')}",
+            path=path,
             params=f"columns.{name}",
         )
 
