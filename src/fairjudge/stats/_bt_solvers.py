@@ -164,8 +164,6 @@ def bt_newton(
     *,
     l2: float,
     davidson: bool = False,
-    tol: float = GRAD_TOL,
-    max_iter: int = MAX_NEWTON_ITER,
     layout: NewtonLayout | None = None,
 ) -> tuple[FloatArray, BoolArray]:
     """Maximise the (penalised) Bradley-Terry or Davidson likelihood of many rounds at once.
@@ -195,13 +193,12 @@ def bt_newton(
         x0: ``(m,)`` or ``(B, m)`` starting point; ``m = n`` or ``n + 1``.
         l2: Ridge strength on the ratings.
         davidson: Fit Davidson's tie model instead of half-win ties.
-        tol: Gradient tolerance relative to the round's number of battles.
-        max_iter: Iteration cap.
         layout: The index arrays of these pairs (:meth:`NewtonLayout.of`), for at
             least ``B`` rounds: a caller solving many batches builds them once.
 
     Returns:
-        ``(B, m)`` solutions and a ``(B,)`` mask of the rounds that met ``tol``.
+        ``(B, m)`` solutions and a ``(B,)`` mask of the rounds that converged
+        (:data:`GRAD_TOL`, or a step under :data:`STEP_TOL`).
     """
     b_total = counts.shape[0]
     m = x0.shape[-1]
@@ -218,7 +215,7 @@ def bt_newton(
     # the same at the first iteration: computed once, for one row, and broadcast.
     shared = x0.ndim == 1
     active = np.arange(b_total)
-    for iteration in range(max_iter):
+    for iteration in range(MAX_NEWTON_ITER):
         everyone = active.size == b_total  # no row gathered while all rounds are active
         xa = x if everyone else x[active]
         sa = sums if everyone else tuple(s[active] for s in sums)  # see _pair_sums
@@ -230,7 +227,7 @@ def bt_newton(
         grad[:, :n] = g_first - g_second - l2 * xa[:, :n]  # to_models(g_d), then the penalty
         if davidson:
             grad[:, n] = g_k.sum(axis=1)
-        done = np.abs(grad).max(axis=1) <= tol * scale[active]
+        done = np.abs(grad).max(axis=1) <= GRAD_TOL * scale[active]
         converged[active[done]] = True
         keep = ~done
         if not keep.any():

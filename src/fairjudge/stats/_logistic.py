@@ -288,7 +288,6 @@ def _fit(
     delta: FloatArray,
     w: FloatArray,
     start: tuple[float, float] = (0.0, 0.0),
-    max_iter: int = 100,
 ) -> tuple[FloatArray, FloatArray]:
     """Weighted fits of ``y ~ sigmoid(theta + beta tanh(delta / sd))``, one per row of ``w``.
 
@@ -316,7 +315,7 @@ def _fit(
         return out
 
     active = np.arange(b)
-    for _ in range(max_iter):
+    for _ in range(100):  # Newton's iteration cap
         zr, wr = z[active], w[active]
         p = expit(theta[active, None] + beta[active, None] * zr)
         r = wr * (y - p)

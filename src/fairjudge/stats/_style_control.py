@@ -195,7 +195,6 @@ def fit_style_bt(
     n: int,
     l2: float,
     x0: FloatArray,
-    max_iter: int = 100,
 ) -> tuple[FloatArray, bool]:
     """Weighted maximum likelihood of BT + covariates by Newton's method.
 
@@ -213,7 +212,6 @@ def fit_style_bt(
         n: Number of models.
         l2: Ridge strength on all parameters.
         x0: ``(n + k,)`` starting point: ratings, then style coefficients.
-        max_iter: Iteration cap.
 
     Returns:
         ``(n + k,)`` parameters, and whether Newton met its gradient or step
@@ -228,7 +226,7 @@ def fit_style_bt(
         ll = y * -np.logaddexp(0.0, -eta) + (1.0 - y) * -np.logaddexp(0.0, eta)
         return -float(w @ ll) + 0.5 * l2 * float(v @ v)
 
-    for _ in range(max_iter):
+    for _ in range(100):  # Newton's iteration cap
         eta = x[a] - x[b] + feats @ x[n:]
         p = expit(eta)
         r = w * (y - p)

@@ -220,16 +220,16 @@ def check_level(level: float) -> float:
     return float(level)
 
 
-def check_n_resamples(n_resamples: int, minimum: int = 1) -> int:
+def check_n_resamples(n_resamples: int) -> int:
     """Check a bootstrap size.
 
     Raises:
-        ConfigError: Not an integer, or below ``minimum``.
+        ConfigError: Not an integer, or below 1.
     """
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral):
         raise ConfigError(f"n_resamples must be an integer; got {n_resamples!r}")
-    if n_resamples < minimum:
-        raise ConfigError(f"n_resamples must be >= {minimum}; got {n_resamples!r}")
+    if n_resamples < 1:
+        raise ConfigError(f"n_resamples must be >= 1; got {n_resamples!r}")
     return int(n_resamples)
 
 
