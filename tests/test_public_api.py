@@ -165,8 +165,9 @@ SUBPACKAGES: dict[str, set[str]] = {
         "ScoredItem DimensionSummary SystemDifference ScoreMean DimensionShift "
         "JuryDiagnostics JuryScoreDiagnostics PanelScoredItem jury_diagnostics "
         "score_jury_diagnostics ScoreRun load_score_run Battles LongAnswers AGGREGATIONS "
-        "SCORE_AGGREGATIONS load_ranking_input FALLBACK_L2 as_batch_judge check_comparable "
-        "check_repeats check_rule check_score_items check_via_items human_agreement judgment "
+        "SCORE_AGGREGATIONS load_ranking_input FALLBACK_L2 as_batch_judge check_batch "
+        "check_comparable check_repeats check_rule check_score_items check_via_items "
+        "human_agreement judgment "
         "jury_records summarise summarise_scores tallied_run via_result"
     ),
     "io": _names(
@@ -223,7 +224,7 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_282_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_283_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
@@ -232,8 +233,9 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_282_names() -> None:
     # outside __all__ was gone (issue 32: one surface); 281 with report.via_scores_page
     # (ViaScoresRun.to_html in _api draws the page report draws); 282 with
     # io.check_renamed (the one renamed-column check, a file's and _api's in-memory
-    # rows'). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 282
+    # rows'); 283 with evaluation.check_batch (an adaptive run's batch, checked by
+    # evaluate_adaptive and by _api before any input is read). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 283
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

@@ -67,10 +67,10 @@ def stop_rule(
                     params=(name, "stop_when"),
                 )
         return None
-    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
-        raise ConfigError(
-            f"batch must be a whole number of questions >= 1; got {batch!r}", params="batch"
-        )
+    if batch is not None:
+        from fairjudge.evaluation import check_batch
+
+        check_batch(batch)
     about = population.strip().lower() if isinstance(population, str) else population
     if about not in (None, "source", "file"):
         raise ConfigError(

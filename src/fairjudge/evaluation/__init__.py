@@ -25,6 +25,7 @@ from fairjudge.evaluation._settings import EvalSettings, check_repeats
 
 if TYPE_CHECKING:
     from fairjudge.evaluation._adaptive import (
+        check_batch,
         compare_via_scores_adaptive,
         evaluate_adaptive,
         evaluate_jury_adaptive,
@@ -122,6 +123,7 @@ __all__ = [
     "WinRate",
     "as_batch_judge",
     "battles_from",
+    "check_batch",
     "check_comparable",
     "check_repeats",
     "check_rule",
@@ -159,6 +161,7 @@ _LAZY = {
     "AdaptiveResult": "fairjudge.evaluation._adaptive_result",
     "tallied_run": "fairjudge.evaluation._adaptive_result",
     "compare_via_scores_adaptive": "fairjudge.evaluation._adaptive",
+    "check_batch": "fairjudge.evaluation._adaptive",
     "Battles": "fairjudge.evaluation._ranking",
     "LongAnswers": "fairjudge.evaluation._ranking",
     "battles_from": "fairjudge.evaluation._ranking",

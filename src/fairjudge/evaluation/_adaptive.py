@@ -40,8 +40,9 @@ from fairjudge.judges import Jury, MemberUsage, ProgressCallback
 from fairjudge.stats import POPULATIONS, Population, StopRule
 
 __all__ = [
-    "MIN_BATCH", "AdaptiveBatch", "JudgedItem", "adaptive_run", "compare_via_scores_adaptive",
-    "default_batch", "draw_order", "evaluate_adaptive", "evaluate_jury_adaptive",
+    "MIN_BATCH", "AdaptiveBatch", "JudgedItem", "adaptive_run", "check_batch",
+    "compare_via_scores_adaptive", "default_batch", "draw_order", "evaluate_adaptive",
+    "evaluate_jury_adaptive",
 ]  # fmt: skip
 MIN_BATCH = 8
 """The fewest questions a default batch holds (a look per handful of questions is
@@ -102,7 +103,15 @@ def default_batch(judge: object, rounds: int, n_items: int, n_questions: int) ->
     return max(MIN_BATCH, math.ceil(_concurrency(judge) / calls_per_question))
 
 
-def _check_batch(batch: int) -> int:
+def check_batch(batch: int) -> int:
+    """``batch``, a whole number of questions >= 1: an adaptive run's, checked once.
+
+    :func:`adaptive_run` checks it, and the front doors before any input is read
+    (``fairjudge.compare(batch=)``, ``--batch``).
+
+    Raises:
+        ConfigError: Not a whole number (a bool is not one) or below 1; names ``batch``.
+    """
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ConfigError(
             f"batch must be a whole number of questions >= 1; got {batch!r}", params="batch"
@@ -258,7 +267,7 @@ def adaptive_run(
     item_list = _as_items(items)
     order = draw_order(item_list, settings.seed)
     size = (
-        _check_batch(batch)
+        check_batch(batch)
         if batch is not None
         else default_batch(judge, settings.rounds * members, len(item_list), len(order))
     )
