@@ -346,11 +346,11 @@ class Judged:
                 *self._failure_lines(),
             ])  # fmt: skip
 
-    def _failure_lines(self, show: int = 3) -> list[str]:
+    def _failure_lines(self) -> list[str]:
         failures = self.report.get("failures")
         if not isinstance(failures, list):
             return []
-        return [f"  {failure}" for failure in failures[:show]]
+        return [f"  {failure}" for failure in failures[:3]]
 
     def _fail(self, lines: list[str]) -> None:
         __tracebackhide__ = True  # pytest shows the test's line, not this one
