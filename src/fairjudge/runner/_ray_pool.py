@@ -87,7 +87,7 @@ class JudgeWorker:
             )
         return None
 
-    async def complete(self, route: Route, spec: CallSpec, taught: Any = None) -> Outcome:
+    async def complete(self, route: Route, spec: CallSpec, taught: Any) -> Outcome:
         """One attempt of one call; the outcome as a value (see the module docstring).
 
         ``taught``: what the other workers learned of this model, taken in first (by

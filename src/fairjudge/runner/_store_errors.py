@@ -133,12 +133,12 @@ class StoreWriteError(FairJudgeError):
 
     params = ("store",)
 
-    def __init__(self, path: str, cause: str, *, unsaved: int = 0, unsaved_errors: int = 0) -> None:
+    def __init__(self, path: str, cause: str) -> None:
         super().__init__(path, cause)
         self.path = path
         self.cause = cause
-        self.unsaved = unsaved
-        self.unsaved_errors = unsaved_errors
+        self.unsaved = 0
+        self.unsaved_errors = 0
 
     def add(self, other: StoreWriteError) -> None:
         """Count another failed write of the same run in this error."""
