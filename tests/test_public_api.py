@@ -148,8 +148,8 @@ SUBPACKAGES: dict[str, set[str]] = {
     "audit": _names(
         "AuditJudge AuditReport AuditSettings CalibrationGate Effect ScoreCalibration THRESHOLDS "
         "audit builtin_items calibration_report load_audit_items score_calibration_report "
-        "ExperimentResult AuditItem ModelAuditJudge MIN_KAPPA check_labels check_score_labels "
-        "check_threshold merge_labels merge_score_labels plan_experiments"
+        "ExperimentResult AuditItem ModelAuditJudge MIN_KAPPA MIN_SPEARMAN check_labels "
+        "check_score_labels check_threshold merge_labels merge_score_labels plan_experiments"
     ),
     "backends": _names(
         "AnthropicBackend LocalBackend OpenAIBackend BatchAPI BatchState DEFAULT_N_CTX "
@@ -224,7 +224,7 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_283_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_284_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
@@ -234,8 +234,10 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_283_names() -> None:
     # (ViaScoresRun.to_html in _api draws the page report draws); 282 with
     # io.check_renamed (the one renamed-column check, a file's and _api's in-memory
     # rows'); 283 with evaluation.check_batch (an adaptive run's batch, checked by
-    # evaluate_adaptive and by _api before any input is read). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 283
+    # evaluate_adaptive and by _api before any input is read); 284 with
+    # audit.MIN_SPEARMAN (calibrate's default gate, as MIN_KAPPA: _api, cli and report
+    # read it). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 284
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

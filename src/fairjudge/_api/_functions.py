@@ -24,6 +24,7 @@ from fairjudge._api._runs import judge_pairs, recorded_template, stop_rule
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError
 from fairjudge._items import Item
+from fairjudge.audit import MIN_KAPPA, MIN_SPEARMAN
 from fairjudge.evaluation import EvalSettings
 from fairjudge.io import Columns, load_items
 from fairjudge.judges import BackendOptions, BatchJudge, CallableJudge, judge_name
@@ -296,8 +297,8 @@ def calibrate(
     items: Any,
     judge: str | BatchJudge | Callable[[str, str, str], Any] | None = None,
     *,
-    min_kappa: float = 0.4,
-    min_spearman: float = 0.7,
+    min_kappa: float = MIN_KAPPA,
+    min_spearman: float = MIN_SPEARMAN,
     settings: EvalSettings | None = None,
     rubric: str | Rubric | None = None,
     mode: ScoreMode = "json",
@@ -361,7 +362,7 @@ def calibrate(
     the_setup = setup_of(setup, template=template, backend=backend, options=options,
                          store=store, executor=executor)  # fmt: skip
     if rubric is not None:
-        if min_kappa != 0.4:
+        if min_kappa != MIN_KAPPA:
             raise ConfigError(
                 "min_kappa applies to pairwise input with human labels (1/2/tie); pointwise "
                 "input is gated on Spearman (min_spearman)",

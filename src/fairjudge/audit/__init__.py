@@ -24,7 +24,7 @@ from fairjudge.audit._calibration import CalibrationGate, calibration_report, ch
 if TYPE_CHECKING:
     from fairjudge.audit._audit import AuditReport, audit, plan_experiments
     from fairjudge.audit._audit_items import AuditItem, builtin_items, load_audit_items
-    from fairjudge.audit._calibration import MIN_KAPPA, check_threshold
+    from fairjudge.audit._calibration import MIN_KAPPA, MIN_SPEARMAN, check_threshold
     from fairjudge.audit._experiment import (
         THRESHOLDS,
         AuditJudge,
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MIN_KAPPA",
+    "MIN_SPEARMAN",
     "THRESHOLDS",
     "AuditItem",
     "AuditJudge",
@@ -74,6 +75,7 @@ _LAZY = {
     "builtin_items": "fairjudge.audit._audit_items",
     "load_audit_items": "fairjudge.audit._audit_items",
     "MIN_KAPPA": "fairjudge.audit._calibration",
+    "MIN_SPEARMAN": "fairjudge.audit._calibration",
     "check_threshold": "fairjudge.audit._calibration",
     "Effect": "fairjudge.audit._experiment",
     "THRESHOLDS": "fairjudge.audit._experiment",

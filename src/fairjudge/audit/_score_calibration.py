@@ -15,6 +15,7 @@ import numpy as np
 
 from fairjudge._errors import InputError
 from fairjudge._items import ScoreItem
+from fairjudge.audit._calibration import MIN_SPEARMAN
 from fairjudge.evaluation import ScoreResult, human_agreement
 from fairjudge.stats import (
     CorrelationResult,
@@ -266,7 +267,9 @@ def _dimension(result: ScoreResult, name: str, min_spearman: float) -> Dimension
     return DimensionCalibration(name, len(both), correlation, system, skipped)
 
 
-def score_calibration_report(result: ScoreResult, *, min_spearman: float = 0.7) -> ScoreCalibration:
+def score_calibration_report(
+    result: ScoreResult, *, min_spearman: float = MIN_SPEARMAN
+) -> ScoreCalibration:
     """Per dimension with human scores: Spearman, Kendall, the gate, system-level figures.
 
     The bootstrap's seed, level and resamples are the result's own.

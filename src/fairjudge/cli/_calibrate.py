@@ -29,7 +29,7 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge._types import Resolution
-from fairjudge.audit import MIN_KAPPA, check_threshold
+from fairjudge.audit import MIN_KAPPA, MIN_SPEARMAN, check_threshold
 from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._exit_codes import EXIT_GATE_FAILED, EXIT_GATE_NOT_APPLIED
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
@@ -199,7 +199,7 @@ def _not_applied(why: str) -> None:
 @pointwise_flags
 def calibrate(
     file: _File,
-    min_spearman: _Gate = 0.7,
+    min_spearman: _Gate = MIN_SPEARMAN,
     min_kappa: _MinKappa = MIN_KAPPA,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     *,

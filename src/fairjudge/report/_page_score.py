@@ -20,7 +20,7 @@ from typing import Any
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import CallError, ParseFailure
-from fairjudge.audit import ScoreCalibration, score_calibration_report
+from fairjudge.audit import MIN_SPEARMAN, ScoreCalibration, score_calibration_report
 from fairjudge.evaluation import (
     DimensionSummary,
     ScoredItem,
@@ -429,18 +429,16 @@ def score_page_from_file(
     return score_page(report, header=header)
 
 
-_DEFAULT_GATE = 0.7  # calibrate's --min-spearman
-
-
 def _min_spearman(header: OutHeader | None, path: Path,
                   notify: Callable[[str], None] | None) -> float:  # fmt: skip
-    """The run's gate threshold, as its header records it; else calibrate's default (0.7)."""
+    """The run's gate threshold, as its header records it; else calibrate's default."""
     value = header.settings.get("min_spearman") if header is not None else None
     if value is None:
         if notify is not None:
             notify("the file's header records no gate threshold min_spearman (written by an "
-                   "older fairjudge): the gate is drawn at calibrate's default, 0.7")  # fmt: skip
-        return _DEFAULT_GATE
+                   "older fairjudge): the gate is drawn at calibrate's default, "
+                   f"{MIN_SPEARMAN}")  # fmt: skip
+        return MIN_SPEARMAN
     if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
         raise InputError(f"header: settings.min_spearman is not a threshold a calibrate run "
                          f"could have used (a number in [-1, 1]); got {shown(value)}",
