@@ -33,6 +33,7 @@ from fairjudge.report._page import (
     run_facts,
 )
 from fairjudge.report._page_audit_model import (
+    EXPERIMENT_PROMPTS,
     RULES,
     SEVERITY,
     EffectView,
@@ -473,12 +474,35 @@ def load_audit(path: Path) -> LoadedAudit:
     except (_Bad, ValueError, TypeError, InputError) as exc:
         raise InputError(f"cannot rebuild the audit report from its summary: {exc}",
                          path=name) from None  # fmt: skip
+    _check_whole(report, summary.get("n_calls"), name)
     made = summary.get("calls_made")
     calls = summary.get("calls")
     return LoadedAudit(
         report, header, made if isinstance(made, int) else None,
         dict(calls) if isinstance(calls, Mapping) else None,
     )  # fmt: skip
+
+
+def _check_whole(report: AuditReport, recorded: object, path: str) -> None:
+    """Refuse an audit file cut short, which parses line by line when cut at a line's end.
+
+    A run lists every experiment, run or skipped (:data:`EXPERIMENT_PROMPTS`; a budget's
+    stop lists those it did not run), self-preference last, and its summary's
+    ``n_calls`` adds up theirs.
+    """
+    missing = [bias for bias in EXPERIMENT_PROMPTS
+               if bias not in {e.bias for e in report.experiments}]  # fmt: skip
+    said = []
+    if type(recorded) is int and report.n_calls < recorded:
+        said.append(f"hold {report.n_calls} of the {recorded} judge calls its summary records")
+    if missing:
+        said.append(f"lack {', '.join(missing)} (an audit lists every experiment, run or "
+                    "skipped)")  # fmt: skip
+    if said:
+        raise InputError(f"its {len(report.experiments)} experiment records {' and '.join(said)}: "
+                         "the file is cut short or edited, and a page of it would not be the "
+                         "run's; write it again with the command's out", path=path,
+                         params="out")  # fmt: skip
 
 
 def audit_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> Page:

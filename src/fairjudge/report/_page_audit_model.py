@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from fairjudge.audit import AuditReport, Effect, ExperimentResult
 
 __all__ = [
+    "EXPERIMENT_PROMPTS",
     "FLAGS",
     "SEVERITY",
     "EffectView",
@@ -43,19 +44,21 @@ SEVERITY = ("negligible", "not estimable", "uncertain", "notable", "severe")
 
 _NOTABLE, _SEVERE = 0.05, 0.15  # the audit's THRESHOLDS, read by rule_text's sentences
 
-_PROMPTS = {  # the settings each experiment reads: its pairwise templates, its rubrics
+EXPERIMENT_PROMPTS = {
     "position": (("template",), ()),
     "verbosity": (("template", "concise_template"), ("rubric", "anti_verbose_rubric")),
     "framing": (("framing_templates",), ("rubric", "strict_rubric")),
     "self-preference": ((), ("rubric",)),
 }
+"""Each experiment an audit lists, run or skipped (the audit's order), and the settings
+it reads: its pairwise templates, its rubrics."""
 
 
 def prompts_used(report: AuditReport) -> str:
     """The pairwise templates and rubrics that the experiments that ran read, for run facts."""
     ran = {e.bias for e in report.experiments if e.skipped is None}
     found: tuple[list[str], list[str]] = ([], [])
-    for bias, names in _PROMPTS.items():
+    for bias, names in EXPERIMENT_PROMPTS.items():
         for kept, settings in zip(found, names if bias in ran else ((), ()), strict=True):
             for name in settings:
                 value = getattr(report.settings, name) or ()

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairjudge._call import Conversation
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._items import Call, Item, Judgment, ScoreItem
 from fairjudge._types import (
@@ -276,7 +275,9 @@ def header_and_records(
     """A ``--out`` file's header (``check`` ed) and an iterator over its other records.
 
     Only the first record may be the header; a file without one (written before
-    headers, or by hand) gives ``None`` and every record, the first included.
+    headers, or by hand) gives ``None`` and every record, the first included. Once
+    read to the end, the records are checked to hold every call the header counts
+    (:func:`_check_whole`): a file cut at a line boundary parses line by line.
     """
     records = iter(read_records(path))
     first = next(records, None)
@@ -286,7 +287,18 @@ def header_and_records(
     if header is None:
         return None, itertools.chain((first,), records)
     check(header)
-    return header, records
+    return header, _whole(header, records, path)
+
+
+def _whole(
+    header: OutHeader, records: Iterator[tuple[int, Any]], path: Path
+) -> Iterator[tuple[int, Any]]:
+    """``records``, then :func:`_check_whole` of the calls they hold."""
+    held: list[list[str | None]] = []  # each record's call keys
+    for number, record in records:
+        held.append(_call_keys(record))
+        yield number, record
+    _check_whole(header, held, path)
 
 
 def load_score_result(
@@ -341,19 +353,6 @@ _ITEM_KEYS = frozenset(
 )  # fmt: skip
 
 
-def _question(value: object) -> str | Conversation:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and value:
-        turns = []
-        for turn in value:
-            if not (isinstance(turn, dict) and {"role", "content"} <= turn.keys()):
-                raise ValueError("'question' turns must be {role, content} objects")
-            turns.append((str(turn["role"]), str(turn["content"])))
-        return tuple(turns)
-    raise ValueError("'question' must be a string or a list of {role, content} turns")
-
-
 def _failure(value: object, raw: str | None) -> ParseFailure | CallError | None:
     if value is None:
         return None
@@ -401,7 +400,7 @@ def judged_record(record: object, *, battle: bool = False) -> Judgment:
     names = ("model_a", "model_b") if battle else ("model_1", "model_2")
     cluster = record.get("question_id") if battle else None
     item = Item(
-        question=_question(record.get("question")),
+        question=question_of(record.get("question")),
         answer_1=record_text(record, "answer_1"),
         answer_2=record_text(record, "answer_2"),
         id=None if record.get("id") is None else str(record["id"]),
@@ -451,14 +450,12 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     # with ensure_ascii=False keep.
     battle = kinds == ("rank",)
     judgments: list[Judgment] = []
-    call_keys: list[str | None] = []
     header, records = header_and_records(path, lambda found: _check_kind(found, path, kinds))
     for number, record in records:
         if not battle and isinstance(record, dict) and {"model_a", "winner"} <= record.keys():
             raise InputError("a `rank out` record in a file whose first record is not; give "
                              "the whole file `rank out` wrote", path=str(path), line=number,
                              params=_FILE_PARAMS)  # fmt: skip
-        call_keys += _call_keys(record)
         try:
             judgments.append(judged_record(record, battle=battle))
         except (ValueError, TypeError, AttributeError, OverflowError) as exc:  # malformed
@@ -473,26 +470,33 @@ def _read(path: Path, kinds: tuple[str, ...]) -> tuple[OutHeader | None, list[Ju
     if not judgments:
         raise InputError("holds no result record; give a file written by out", path=str(path),
                          params="out")  # fmt: skip
-    distinct = len({k for k in call_keys if k is not None}) + call_keys.count(None)
-    _check_whole(header, distinct, len(judgments), path)
     return header, judgments
 
 
 def _call_keys(record: object) -> list[str | None]:
-    """The keys of a record's calls, ``None`` for a call that records none.
+    """The keys of every call a record holds, ``None`` for a call that records none.
 
+    A record's calls are its own (``calls``) and, via scores, each answer's and its
+    swap twin's (``scored_1``, ``scored_2``, ``swap``); a panel's are its members'
+    (``members``: a jury record's own ``calls`` are the panel's verdicts, not calls).
     The run asks for each distinct call once (two identical items share their calls'
     keys), and the header's ``calls.total`` counts those.
     """
-    calls = record.get("calls") if isinstance(record, dict) else None
+    if not isinstance(record, dict):
+        return []
+    members = record.get("members")
+    parts = list(members.values()) if isinstance(members, dict) else [
+        record, *(record.get(k) for k in ("scored_1", "scored_2", "swap"))]  # fmt: skip
     keys: list[str | None] = []
-    for call in calls if isinstance(calls, list) else ():
-        key = call.get("key") if isinstance(call, dict) else None
-        keys.append(key if isinstance(key, str) else None)
+    for part in parts:
+        calls = part.get("calls") if isinstance(part, dict) else None
+        for call in calls if isinstance(calls, list) else ():
+            key = call.get("key") if isinstance(call, dict) else None
+            keys.append(key if isinstance(key, str) else None)
     return keys
 
 
-def _check_whole(header: OutHeader | None, n_calls: int, n_records: int, path: Path) -> None:
+def _check_whole(header: OutHeader, held: list[list[str | None]], path: Path) -> None:
     """Refuse records holding fewer distinct judge calls than the header says were asked for.
 
     A file cut at a line boundary parses line by line; only the header's count of
@@ -500,11 +504,13 @@ def _check_whole(header: OutHeader | None, n_calls: int, n_records: int, path: P
     Only fewer is refused: a call whose key the records do not carry is counted once
     per record, though the run may have shared it between identical items.
     """
-    total = header.calls.get("total") if header is not None and header.calls else None
+    keys = [key for record in held for key in record]
+    n_calls = len({k for k in keys if k is not None}) + keys.count(None)
+    total = header.calls.get("total") if header.calls else None
     if isinstance(total, bool) or not isinstance(total, int) or n_calls >= total:
         return
     raise InputError(
-        f"its header records {total} judge calls, but its {n_records} result records hold "
+        f"its header records {total} judge calls, but its {len(held)} result records hold "
         f"{n_calls}: the file is cut short or edited, and a page of it would not be the "
         "run's; write it again with the command's out",
         path=str(path), params="out",
