@@ -34,10 +34,10 @@ from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._exit_codes import EXIT_GATE_FAILED, EXIT_GATE_NOT_APPLIED
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._out import (
-    check_unresolved,
     markdown_flag,
     refuse_markdown,
     save_out,
+    verdict_exit,
     write_markdown,
     write_page,
 )
@@ -152,17 +152,15 @@ def calibrate_scores(
         loaded, flags.judge, rubric=rubric, mode=scoring.mode, min_spearman=min_spearman,
         min_kappa=min_kappa, settings=settings, setup=flags.setup(), source=str(file),
     )  # fmt: skip
-    result, report, payload = calibrated.result, calibrated.report.figures, calibrated.to_dict()
+    report, ending = calibrated.report.figures, unscored_exit(calibrated.result, run.max_unresolved)
     _write_files(calibrated, run)
     if json_output:
-        typer.echo(strict_dumps(payload, indent=2))
+        typer.echo(strict_dumps({**calibrated.to_dict(), **ending.json}, indent=2))
     else:
         from fairjudge.report import render_score_calibration  # here: --help needs no pages
 
         render_score_calibration(report, Console())
-    code = unscored_exit(result, run.max_unresolved)
-    if code:
-        raise typer.Exit(code)
+    ending.exit()
     if report.passed is False:
         say("gate failed", f"Spearman < {min_spearman} on {', '.join(report.failed)}; do not use "
             "this judge for decisions without a better rubric or model", style="red")  # fmt: skip
@@ -237,17 +235,17 @@ def _calibrate_pairs(
         loaded, flags.judge, min_kappa=min_kappa, min_spearman=min_spearman, settings=settings,
         setup=flags.setup(), columns={columns.human_col: "human"}, source=str(file),
     )  # fmt: skip
-    result, shown = calibrated.result, calibrated.report
+    shown, ending = calibrated.report, verdict_exit(calibrated.result, run.max_unresolved)
     report = shown.figures
     _write_files(calibrated, run)
     if json_output:
-        typer.echo(strict_dumps(shown.payload, indent=2, default=str))
+        typer.echo(strict_dumps({**shown.payload, **ending.json}, indent=2, default=str))
     from fairjudge.report import comparison_markdown, render_calibration  # not for --help
 
     markdown = lambda: comparison_markdown(shown.page, calibration=report)  # noqa: E731
     if not write_markdown(markdown) and not json_output:
         render_calibration(report, Console())
-    check_unresolved(result, run.max_unresolved)
+    ending.exit()
     gate = report["gate"]
     if gate.outcome == "failed":
         failed = "; ".join(f"{c.statistic} {c.estimate:.3f} < {c.threshold:g}" for c in gate.failed)

@@ -31,12 +31,12 @@ from fairjudge.cli._options import (
     item_judging_flags,
 )
 from fairjudge.cli._out import (
-    check_unresolved,
     finish,
     markdown_flag,
     save_out,
     show,
     unresolved_exit,
+    verdict_exit,
     write_page,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, get_rubric
@@ -200,10 +200,12 @@ def compare(
         columns.load(file), flags.judge, settings=settings, setup=flags.setup(),
         source=str(file), stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
-    finish(done, "compare", render_comparison, out=run.out, html=run.html, as_json=json_output)
+    ending = verdict_exit(done.result, run.max_unresolved)
+    finish(done, "compare", render_comparison, out=run.out, html=run.html, as_json=json_output,
+           ending=ending)  # fmt: skip
     if not json_output and done.result.win_rate is not None:  # no item judged: fix that first
         err_console.print(_next_step(flags), highlight=False, markup=False)
-    check_unresolved(done.result, run.max_unresolved)
+    ending.exit()
 
 
 def _via_scores(
@@ -224,21 +226,20 @@ def _via_scores(
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
         stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
+    result = done.result
+    ending = unresolved_exit(
+        result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
+        what="lack a score on some dimension", none=result.win_rate is None,
+    )  # fmt: skip
+    if not ending.code and done.swap is not None:
+        ending = verdict_exit(done.swap, run.max_unresolved)
     # --out's header records the scorer's requests and calls; the --html page is drawn
     # from it, so `fairjudge report` of the file draws it again. Both before the exit code.
     save_out(done, run.out, "compare")
     write_page(run.html, done)
-    show(done, _render_via, as_json=json_output, markdown=done.markdown,
+    show(done, _render_via, as_json=json_output, markdown=done.markdown, ending=ending,
          files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
-    result = done.result
-    code = unresolved_exit(
-        result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
-        what="lack a score on some dimension", none=result.win_rate is None,
-    )  # fmt: skip
-    if code:
-        raise typer.Exit(code)
-    if done.swap is not None:
-        check_unresolved(done.swap, run.max_unresolved)
+    ending.exit()
 
 
 def _render_via(done: ViaScoresRun, console: Console) -> None:

@@ -49,13 +49,13 @@ from fairjudge.cli._options import (
     eval_flags,
     input_flags,
 )
-from fairjudge.cli._out import finish, markdown_flag, unresolved_exit
+from fairjudge.cli._out import Ending, finish, markdown_flag, unresolved_exit
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 
 # The panel machinery, the statistics and the pages load when a command runs
 # (imported in the functions below), never for its --help.
 if TYPE_CHECKING:
-    from fairjudge._api import JuryScoreResult, Result
+    from fairjudge._api import Result
     from fairjudge.judges import JuryFile, MemberSpec
 
 __all__ = [
@@ -281,14 +281,14 @@ def jury(
     from fairjudge.report import render_jury
 
     done = _judge(file, panel, flags, columns, run, stop)
-    finish(done, "jury", render_jury, out=run.out, html=run.html, as_json=json_output)
     result = done.report.result
-    code = unresolved_exit(
+    ending = unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
         what="lack a verdict from every member", none=result.win_rate is None, reasons=None,
     )  # fmt: skip
-    if code:
-        raise typer.Exit(code)
+    finish(done, "jury", render_jury, out=run.out, html=run.html, as_json=json_output,
+           ending=ending)  # fmt: skip
+    ending.exit()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -368,10 +368,10 @@ class ScorePanelFlags:
         return specs_from_flags(judges, self.weight)
 
 
-def score_panel(
-    file: Path, opts: ScoreFlags, panel: ScorePanelFlags, flags: Any
-) -> JuryScoreResult:
+def score_panel(file: Path, opts: ScoreFlags, panel: ScorePanelFlags, flags: Any) -> Ending:
     """Check everything, run ``fairjudge.score(judges=...)``, write ``--out``, show the report.
+
+    Returns the run's ending, which ``--json`` has said.
 
     Raises:
         ConfigError: A bad flag, member or input, always before the first call.
@@ -391,10 +391,10 @@ def score_panel(
         n_resamples=opts.bootstrap, baseline=opts.baseline,
         allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
     )  # fmt: skip
+    ending = scored_exit(done.result, opts, what="lack a panel score on some dimension")
     finish(done, "score-jury", render_score_jury, out=opts.out, html=opts.html,
-           as_json=opts.json_output)  # fmt: skip
-    result: JuryScoreResult = done.result
-    return result
+           as_json=opts.json_output, ending=ending)  # fmt: skip
+    return ending
 
 
 @app.command("score-jury")
@@ -416,7 +416,4 @@ def score_jury(
     many answers without a panel score; 5 budget spent (partial result); 6
     --fail-on-collapse and the panel's scores on a dimension collapsed.
     """
-    result = score_panel(file, opts, panel, flags)
-    code = scored_exit(result, opts, what="lack a panel score on some dimension")
-    if code:
-        raise typer.Exit(code)
+    score_panel(file, opts, panel, flags).exit()

@@ -4,7 +4,9 @@ Every ``--out`` file is the library's :meth:`fairjudge.Result.save`
 (:mod:`fairjudge._api._out`); :func:`save_out` adds what only the command line knows
 (the command as typed, ``fairjudge run``'s config). :func:`show` prints a report as
 ``--json`` or as its tables, then where each written file went; :func:`unresolved_exit`
-picks the exit code of a run's coverage.
+picks the exit code of a run's coverage before the report is printed, as an
+:class:`Ending`: with ``--json`` an exit 4 is said on stdout too
+(``too_many_unresolved``), and the exit comes after the report.
 
 ``--markdown FILE``, every command's Markdown summary for a pull request comment, is
 added by :func:`markdown_flag` and checked before anything is read or judged: the file
@@ -20,7 +22,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
     from fairjudge._api import PairwiseResult
 
 __all__ = [
-    "check_unresolved",
+    "Ending",
     "command_line",
     "finish",
     "markdown_flag",
@@ -47,6 +49,7 @@ __all__ = [
     "save_out",
     "show",
     "unresolved_exit",
+    "verdict_exit",
     "write_markdown",
     "write_page",
 ]
@@ -59,6 +62,29 @@ class _Report(Protocol):
 R = TypeVar("R", bound=_Report)
 
 
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a run ends, decided before its report is printed: exit code, stderr line, JSON.
+
+    ``code`` 0 is a run that stands. ``said`` is the ``label``, text and style stderr
+    says after the report (:meth:`exit`); ``json`` what ``--json`` adds to the
+    report's object, only for an exit 4 (``too_many_unresolved``).
+    """
+
+    code: int = 0
+    said: tuple[str, str, str] = ("", "", "yellow")
+    json: dict[str, Any] = field(default_factory=dict)
+
+    def exit(self) -> None:
+        """Say why the run ends so, and exit with its code; nothing for a run that stands."""
+        if self.code:
+            say(*self.said)
+            raise typer.Exit(self.code)
+
+
+_STANDS = Ending()
+
+
 def show(
     report: R,
     render: Callable[[R, Console], None],
@@ -66,11 +92,13 @@ def show(
     as_json: bool,
     files: Iterable[tuple[str, Path | None]] = (),
     markdown: Callable[[], str] | None = None,
+    ending: Ending = _STANDS,
 ) -> None:
     """Print ``report`` as JSON, or render its tables and say where each written file went.
 
     With ``--markdown``, its summary (``markdown``, else the report kind's own) is
-    written too; ``--markdown -`` prints it instead of the tables.
+    written too; ``--markdown -`` prints it instead of the tables. The JSON gets what
+    the run's ``ending`` adds.
     """
     from fairjudge.io import strict_dumps  # here: report --help needs no io
 
@@ -80,7 +108,7 @@ def show(
         return markdown() if markdown is not None else markdown_of(report)
 
     if as_json:
-        typer.echo(strict_dumps(report.to_dict(), indent=2))
+        typer.echo(strict_dumps({**report.to_dict(), **ending.json}, indent=2))
         write_markdown(draw)
         return
     if not write_markdown(draw):
@@ -92,15 +120,16 @@ def show(
 
 def finish(
     done: Any, name: str, render: Callable[[Any, Console], None], *, out: Path | None,
-    html: Path | None, as_json: bool,
+    html: Path | None, as_json: bool, ending: Ending,
 ) -> None:  # fmt: skip
     """Write command ``name``'s ``--out`` and ``--html``, then show ``done``'s report.
 
     The files come before the report and the exit code: a failed run's files help most.
+    The caller exits with ``ending`` after it, which ``--json`` has said already.
     """
     save_out(done, out, name)
     write_page(html, done)
-    show(done.report, render, as_json=as_json,
+    show(done.report, render, as_json=as_json, ending=ending,
          files=(("per-item results", out), ("HTML report", html)))  # fmt: skip
 
 
@@ -147,38 +176,36 @@ def write_page(path: Path | None, done: Any) -> None:
         done.to_html(path, header_extra={"command": command_line(done.kind)})
 
 
-def check_unresolved(result: PairwiseResult, limit: float) -> None:
-    """Exit unless the result stands: 5 when it is partial, 4 when too few items resolved."""
-    code = unresolved_exit(
+def verdict_exit(result: PairwiseResult, limit: float) -> Ending:
+    """A pairwise result's ending: 5 when it is partial, 4 when too few items resolved."""
+    return unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, limit, what="have no verdict",
         none=result.win_rate is None, reasons="the reasons are listed above",
     )  # fmt: skip
-    if code:
-        raise typer.Exit(code)
 
 
 def unresolved_exit(
     stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
     reasons: str | None = "the reasons are above",
-) -> int:  # fmt: skip
-    """The exit code of a run's coverage: 5 partial, 4 too many items unresolved, else 0.
+) -> Ending:  # fmt: skip
+    """The ending of a run's coverage: 5 partial, 4 too many items unresolved, else none.
 
     4 when more than ``limit`` of the ``n`` items are ``what`` (``n_bad`` of them), or
-    when ``none`` resolved; each says why on stderr.
+    when ``none`` resolved; ``--json`` then says so under ``too_many_unresolved``:
+    ``max_unresolved`` (the limit), ``n_unresolved`` (``n_bad``), ``n_items`` and
+    ``share``.
     """
     if stopped is not None:
-        say("stopped", f"{stopped} The result above is partial.")
-        return EXIT_BUDGET
+        return Ending(EXIT_BUDGET, ("stopped", f"{stopped} The result above is partial.", "yellow"))
     share = n_bad / n if n else 0.0
-    if share > limit or none:
-        say(
-            "too many unresolved items",
-            f"{n_bad} of {n} items {what} ({share:.0%} > --max-unresolved {limit:g})"
-            + (f"; {reasons}" if reasons else ""),
-            style="red",
-        )
-        return EXIT_UNRESOLVED
-    return 0
+    if share <= limit and not none:
+        return _STANDS
+    over = (f"{share:.0%} > --max-unresolved {limit:g}" if share > limit
+            else "none resolved, which fails at any --max-unresolved")  # fmt: skip
+    said = f"{n_bad} of {n} items {what} ({over})" + (f"; {reasons}" if reasons else "")
+    counts = {"max_unresolved": limit, "n_unresolved": n_bad, "n_items": n, "share": share}
+    return Ending(EXIT_UNRESOLVED, ("too many unresolved items", said, "red"),
+                  {"too_many_unresolved": counts})  # fmt: skip
 
 
 # --- --markdown FILE ---------------------------------------------------------------

@@ -11,11 +11,12 @@ from fairjudge.cli._app import app, echo_error, err_console, guarded, notes, say
 from fairjudge.cli._exit_codes import EXIT_UNRESOLVED
 from fairjudge.cli._options import AllowEmpty, JudgeFlags, check_outputs, check_share, judge_flags
 from fairjudge.cli._out import (
-    check_unresolved,
+    Ending,
     markdown_flag,
     markdown_given,
     save_out,
     show,
+    verdict_exit,
     write_page,
 )
 from fairjudge.report import RankingReport, print_failures, render_ranking
@@ -84,16 +85,23 @@ def _say_held(report: RankingReport) -> None:
         )
 
 
-def _show(ranked: Result, file: Path, *, json_output: bool, html: Path | None) -> None:
-    """Print the leaderboard (a table or JSON); write the HTML and Markdown when asked."""
+def _show(
+    ranked: Result, file: Path, *, json_output: bool, html: Path | None, limit: float
+) -> None:
+    """Print the leaderboard (a table or JSON), write the HTML and Markdown when asked; exit.
+
+    The exit code (after the report: partial exits 5) is known first, for ``--json``.
+    """
     from fairjudge.report import ranking_markdown
 
     report, result, run = ranked.report, ranked.result, ranked.calls
+    ending = Ending() if result is None else verdict_exit(result, limit)
     title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
     write_page(html, ranked)
     markdown = lambda: ranking_markdown(report, title=title, result=result, run=run)  # noqa: E731
     show(report, render_ranking, as_json=json_output, files=[("HTML report", html)],
-         markdown=markdown)  # fmt: skip
+         markdown=markdown, ending=ending)  # fmt: skip
+    ending.exit()
 
 
 @app.command()
@@ -149,9 +157,7 @@ def rank(
     if result is not None and result.n_unresolved:
         _say_unresolved(result)
     _say_held(ranked.report)
-    _show(ranked, file, json_output=json_output, html=html)
-    if result is not None:
-        check_unresolved(result, max_unresolved)  # after the report: partial exits 5
+    _show(ranked, file, json_output=json_output, html=html, limit=max_unresolved)
 
 
 def _no_judge(file: Path, data: Battles, flags: JudgeFlags, given: dict[str, bool]) -> None:
@@ -181,12 +187,10 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
         err_console.print(f"per-item results: {out}", highlight=False, markup=False, soft_wrap=True)
     _say_unresolved(exc.result)
     _say_not_written(html)
-    try:
-        check_unresolved(exc.result, limit)
-    except typer.Exit as stop:
-        if as_json:
-            echo_error(type(exc).__name__, str(exc), stop.exit_code)
-        raise
+    ending = verdict_exit(exc.result, limit)
+    if as_json:
+        echo_error(type(exc).__name__, str(exc), ending.code)
+    ending.exit()
     raise typer.Exit(EXIT_UNRESOLVED)  # never reached: nothing resolved is always too many
 
 

@@ -40,7 +40,7 @@ from fairjudge.cli._options import (
     check_share,
     judge_flags,
 )
-from fairjudge.cli._out import finish, markdown_flag, unresolved_exit
+from fairjudge.cli._out import Ending, finish, markdown_flag, unresolved_exit
 from fairjudge.io import LoadedScoreItems, load_score_items
 from fairjudge.judges import ScoreMode
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
@@ -166,7 +166,7 @@ score_flags = adds_flags(ScoreFlags, "opts")
 def unscored_exit(
     result: "ScoreResult | JuryScoreResult", max_unresolved: float,
     what: str = "are not fully scored",
-) -> int:  # fmt: skip
+) -> Ending:  # fmt: skip
     """5 when the run is partial, 4 when too many items are ``what`` (lack a score), else 0."""
     return unresolved_exit(
         result.stopped, result.n_unscored, result.n_items, max_unresolved,
@@ -176,13 +176,13 @@ def unscored_exit(
 
 def scored_exit(
     result: "ScoreResult | JuryScoreResult", opts: ScoreFlags, what: str = "are not fully scored"
-) -> int:
+) -> Ending:
     """``score``'s and ``score-jury``'s exit: :func:`unscored_exit`, else 6 on a collapse."""
-    code = unscored_exit(result, opts.max_unresolved, what)
-    if not code and opts.fail_on_collapse and result.collapsed:
-        say("collapse alarm", f"dimension(s) {', '.join(result.collapsed)}", style="red")
-        return EXIT_COLLAPSE
-    return code
+    ending = unscored_exit(result, opts.max_unresolved, what)
+    if not ending.code and opts.fail_on_collapse and result.collapsed:
+        alarm = f"dimension(s) {', '.join(result.collapsed)}"
+        return Ending(EXIT_COLLAPSE, ("collapse alarm", alarm, "red"))
+    return ending
 
 
 @app.command()
@@ -212,7 +212,7 @@ def score(
         seed=opts.seed, level=opts.level, n_resamples=opts.bootstrap, baseline=opts.baseline,
         allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
     )  # fmt: skip
-    finish(done, "score", render_scores, out=opts.out, html=opts.html, as_json=opts.json_output)
-    code = scored_exit(done.result, opts)
-    if code:
-        raise typer.Exit(code)
+    ending = scored_exit(done.result, opts)
+    finish(done, "score", render_scores, out=opts.out, html=opts.html, as_json=opts.json_output,
+           ending=ending)  # fmt: skip
+    ending.exit()
