@@ -184,7 +184,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function "
         "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser JuryFile DEFAULT_JUDGE "
         "read_verdict as_rubric calls_no_model fixes_temperature interrupt_note judge_spec "
-        "panel_reply recorded_jury weighted_majority"
+        "panel_reply recorded_jury refuse_one_at_a_time weighted_majority"
     ),
     "prompts": _names(
         "PairwiseTemplate Rubric Dimension get_template get_rubric list_templates "
@@ -224,7 +224,7 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_284_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_285_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
@@ -236,8 +236,9 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_284_names() -> None:
     # rows'); 283 with evaluation.check_batch (an adaptive run's batch, checked by
     # evaluate_adaptive and by _api before any input is read); 284 with
     # audit.MIN_SPEARMAN (calibrate's default gate, as MIN_KAPPA: _api, cli and report
-    # read it). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 284
+    # read it); 285 with judges.refuse_one_at_a_time (the local/ concurrency check,
+    # which _api's JudgeSetup.session runs for an audit's one judge). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 285
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

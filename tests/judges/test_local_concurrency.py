@@ -3,8 +3,10 @@
 The in-process model answers one call at a time (``LocalBackend.max_concurrency`` is
 1), so ``--concurrency N`` (``RunOptions(concurrency=N)``) never put two calls in
 flight and nothing said so. It is refused as the judge is resolved, before the model
-loads, as the other options that do not apply to a judge are. The default, a panel's
-shared session and a Ray executor (one model per node) are not refused.
+loads, as the other options that do not apply to a judge are; an audit's one judge,
+which opens on the audit's session, is refused as its session opens. The default, a
+panel's shared session, an audit of several models and a Ray executor (one model per
+node) are not refused.
 """
 
 from __future__ import annotations
@@ -80,4 +82,30 @@ def test_the_command_names_the_flag_and_the_demo_runs_on() -> None:
     assert "--concurrency does not apply to the judge 'local/qwen2.5-coder-1.5b'" in done.stderr
     # make demo's command (the default judge, no --concurrency) reaches the model.
     done = invoke("compare", pairs, "--rule", "soft", "--quiet")
+    assert "error: the model loads here" in done.stderr
+
+
+def test_an_audit_of_one_local_judge_is_refused_before_it_loads() -> None:
+    options = RunOptions(concurrency=4, progress="quiet")
+    for judges in (None, "local/gemma-3-270m", ["local/gemma-3-270m", " local/gemma-3-270m"]):
+        with pytest.raises(ConfigError) as exc:
+            fairjudge.audit_judge(judges, experiments="position", limit=2, options=options)
+        assert exc.value.params == ("concurrency",)
+        assert "concurrency does not apply to the judge 'local/" in str(exc.value)
+    done = invoke("audit", "--judge", "local/gemma-3-270m", "--concurrency", "4",
+                  "--experiments", "position", "--limit", "2")  # fmt: skip
+    assert done.exit_code == 2
+    assert f"error: --concurrency does not apply to the judge 'local/gemma-3-270m' {WHY}" \
+        in done.stderr  # fmt: skip
+
+
+def test_an_audit_without_it_or_of_several_models_reaches_the_model() -> None:
+    with pytest.raises(Loaded):
+        fairjudge.audit_judge("local/gemma-3-270m", experiments="position", limit=2,
+                              options=RunOptions(progress="quiet"))  # fmt: skip
+    with pytest.raises(Loaded):  # two models on the audit's session share its calls
+        fairjudge.audit_judge(["local/gemma-3-270m", "local/qwen2.5-coder-1.5b"],
+                              experiments="position", limit=2,
+                              options=RunOptions(concurrency=2, progress="quiet"))  # fmt: skip
+    done = invoke("audit", "--experiments", "position", "--limit", "2", "--quiet")
     assert "error: the model loads here" in done.stderr

@@ -16,7 +16,7 @@ from fairjudge._api._out import audit_out
 from fairjudge._api._result import Result, title
 from fairjudge._api._setup import JudgeSetup, setup_of
 from fairjudge._errors import ConfigError, worded
-from fairjudge.judges import DEFAULT_JUDGE, BackendOptions, JudgeSession
+from fairjudge.judges import DEFAULT_JUDGE, BackendOptions
 from fairjudge.runner import Executor, RunOptions, RunSummary
 
 __all__ = ["audit_judge"]
@@ -111,8 +111,7 @@ def audit_judge(
     given: Sequence[Any] = list(judges) if isinstance(judges, (list, tuple)) else [judges]
     specs = [DEFAULT_JUDGE if j is None else j for j in given]
     where = the_setup.backend or BackendOptions()
-    with JudgeSession(store=the_setup.store, options=the_setup.options,
-                      executor=the_setup.executor) as session:  # fmt: skip
+    with the_setup.session(specs) as session:  # a concurrency one local model cannot use: refused
         the_judges = [
             ModelAuditJudge(j, session=session, backend_options=where, family=families.get(j))
             if isinstance(j, str) else j

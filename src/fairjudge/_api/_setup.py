@@ -16,7 +16,13 @@ from fairjudge._errors import ConfigError
 
 if TYPE_CHECKING:
     from fairjudge._items import Item
-    from fairjudge.judges import BackendOptions, BatchJudge, BatchPointwiseJudge, ScoreMode
+    from fairjudge.judges import (
+        BackendOptions,
+        BatchJudge,
+        BatchPointwiseJudge,
+        JudgeSession,
+        ScoreMode,
+    )
     from fairjudge.prompts import PairwiseTemplate, Rubric
     from fairjudge.runner import Executor, RunOptions, Store
 
@@ -177,6 +183,27 @@ class JudgeSetup:
             spec, rubric=rubric, mode=mode, backend_options=self.backend, options=self.options,
             store=self.store, structured=structured, executor=self.executor,
         )  # fmt: skip
+
+    def session(self, specs: Sequence[object]) -> JudgeSession:
+        """The session the judges ``specs`` name share (an audit's), from this setup.
+
+        Its judges open on it as :meth:`open_judge`'s opens on its own, so one model
+        alone there is checked as that judge is: a ``local/`` model runs one call at a
+        time, and a concurrency is refused before it loads
+        (:func:`~fairjudge.judges.refuse_one_at_a_time`). Several share the run's calls.
+
+        Args:
+            specs: The judges: model specs, or objects that run outside the session.
+
+        Raises:
+            ConfigError: One ``local/`` model and a concurrency, or an empty spec.
+        """
+        from fairjudge.judges import JudgeSession, judge_spec, refuse_one_at_a_time
+
+        models = {judge_spec(s) for s in specs if isinstance(s, str)}
+        if len(models) == 1:
+            refuse_one_at_a_time(models.pop(), self.options, self.executor)
+        return JudgeSession(store=self.store, options=self.options, executor=self.executor)
 
 
 SAMPLING_TEMPERATURE = 0.7

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         calls_no_model,
         fixes_temperature,
         judge_spec,
+        refuse_one_at_a_time,
         resolve_judge,
     )
     from fairjudge.judges._replay import ReplayJudge
@@ -100,6 +101,7 @@ __all__ = [
     "panel_reply",
     "read_verdict",
     "recorded_jury",
+    "refuse_one_at_a_time",
     "resolve_judge",
     "resolve_pointwise_judge",
     "weighted_majority",
@@ -130,6 +132,7 @@ _LAZY = {
     "calls_no_model": "fairjudge.judges._registry",
     "fixes_temperature": "fairjudge.judges._registry",
     "judge_spec": "fairjudge.judges._registry",
+    "refuse_one_at_a_time": "fairjudge.judges._registry",
     "resolve_judge": "fairjudge.judges._registry",
     "ReplayJudge": "fairjudge.judges._replay",
     "Job": "fairjudge.judges._session",

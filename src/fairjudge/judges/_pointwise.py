@@ -357,7 +357,7 @@ def resolve_pointwise_judge(
             fn, rubric=the_rubric, name=spec, options=options, store=store
         )
     kind, name = model_route(spec)
-    refuse_one_at_a_time(kind, spec, options, executor)
+    refuse_one_at_a_time(spec, options, executor)
     check_mode(mode, the_rubric, kind, structured)  # before a model loads
     backend = make_backend(kind, name, where, quiet=(options or RunOptions()).quiet)
     return PointwiseJudge(

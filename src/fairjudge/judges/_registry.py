@@ -32,6 +32,7 @@ __all__ = [
     "calls_no_model",
     "check_batch_api",
     "judge_spec",
+    "refuse_one_at_a_time",
     "resolve_judge",
 ]
 
@@ -247,7 +248,7 @@ def resolve_judge(
 
     kind, name = model_route(spec)
     if session is None:  # a session's options are its own, shared by its judges
-        refuse_one_at_a_time(kind, spec, options, executor)
+        refuse_one_at_a_time(spec, options, executor)
     # Check everything that can fail before a backend opens connections or loads weights.
     tmpl: PairwiseTemplate = (
         template if isinstance(template, PairwiseTemplate) else get_template(template or "default")
@@ -387,14 +388,28 @@ def run_params(options: RunOptions | None) -> list[str]:
 
 
 def refuse_one_at_a_time(
-    kind: str, spec: str, options: RunOptions | None, executor: Executor | str | None
+    spec: str, options: RunOptions | None, executor: Executor | str | None
 ) -> None:
-    """Refuse a ``concurrency`` for a ``local/`` judge in this process: it has no effect.
+    """Refuse a ``concurrency`` for a ``local/`` judge alone in this process: it has no effect.
 
     The embedded model answers one call at a time (``LocalBackend.max_concurrency``),
-    so a run of its calls alone never has two in flight. On Ray each node serves one.
+    so a run of its calls alone never has two in flight. On Ray each node serves one;
+    a panel's members share the run's calls, so a panel is not refused. Checked before
+    the model loads wherever a judge opens with run options: :func:`resolve_judge` and
+    :func:`resolve_pointwise_judge` on a session of the judge's own, and a front door's
+    session for one judge (``fairjudge.audit_judge``'s).
+
+    Args:
+        spec: The judge's spec, as :func:`judge_spec` reads it.
+        options: The run options in force (the judge's own, or its session's).
+        executor: Where its session runs batches.
+
+    Raises:
+        ConfigError: ``spec`` is a ``local/`` model, ``options`` set a concurrency and
+            the executor is this process; names ``concurrency``.
     """
-    if kind == "local" and uses_default_executor(executor) and "concurrency" in run_params(options):
+    local = spec.partition("/")[0] == "local"
+    if local and uses_default_executor(executor) and "concurrency" in run_params(options):
         reject(spec, ["concurrency"], "it runs in this process, one call at a time")
 
 
