@@ -2,7 +2,8 @@
 
 Before: ``label-merge a.jsonl nonexist`` and ``label -`` said "labels are written back
 into JSON Lines (.jsonl) or CSV files, not a file without an extension": the file's
-extension was checked before whether there was a file at all.
+extension was checked before whether there was a file at all. With ``--rubric`` (or
+``label-merge --tolerance``) they said the file "holds pairs (answer_1/answer_2)".
 """
 
 from __future__ import annotations
@@ -64,3 +65,22 @@ def test_the_library_says_the_same(tmp_path: Path) -> None:
         LabelSheet.open("-")
     with pytest.raises(InputError, match="no such file"):
         LabelSheet.open(tmp_path / "gone.csv")
+
+
+def test_with_rubric_they_say_the_same_not_that_the_file_holds_pairs(tmp_path: Path) -> None:
+    missing, out = str(tmp_path / "nonexist"), str(tmp_path / "m.jsonl")
+    pairs = str(_pairs(tmp_path))
+    rubric = ["--rubric", "production"]
+    for args in (["label", missing, *rubric, "--no-open"],
+                 ["label-merge", pairs, missing, "--out", out, *rubric]):  # fmt: skip
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert flat(result.stderr) == f"error: {missing}: cannot read it: no such file"
+    for args in (["label", "-", *rubric, "--no-open"],
+                 ["label-merge", "-", pairs, "--out", out, "--tolerance", "1"]):  # fmt: skip
+        result = runner.invoke(app, args, input="")
+        assert result.exit_code == 2, result.output
+        assert flat(result.stderr) == STDIN
+    held = runner.invoke(app, ["label", pairs, *rubric, "--no-open"])
+    assert held.exit_code == 2, held.output
+    assert "holds pairs (answer_1/answer_2): leave --rubric out" in flat(held.stderr)

@@ -42,6 +42,7 @@ from fairjudge.io import (
     ScoreSheet,
     is_pointwise_file,
     order_path,
+    read_sheet_rows,
     strict_dumps,
 )
 from fairjudge.prompts import DEFAULT_RUBRIC, Rubric, get_rubric
@@ -92,6 +93,7 @@ def _open(
     """The sheet FILE's columns call for: pairs, or answers scored on a rubric."""
     if not is_pointwise_file(file):
         if rubric is not None:
+            read_sheet_rows(file)  # standard input, a missing file...: said as such, not pairs
             raise ConfigError(
                 "--rubric applies to files of single answers (an 'answer' column); "
                 f"{file} holds pairs (answer_1/answer_2): leave --rubric out"
@@ -203,6 +205,8 @@ def label_merge(
         report, text, said = _merge_scores(a, b, out, human_col, rubric, tolerance, boot)
     else:
         if rubric is not None or tolerance != 0:
+            for sheet in (a, b):  # standard input, a missing file...: said as such, not pairs
+                read_sheet_rows(sheet)
             raise ConfigError(
                 f"--rubric and --tolerance apply to score sheets (an 'answer' column); {a} "
                 f"and {b} hold pairs (answer_1/answer_2): leave them out"
