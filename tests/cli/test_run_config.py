@@ -556,3 +556,28 @@ def test_a_report_config_without_its_results_names_the_key(here: Path) -> None:
     done = invoke("run", str(_config(here, 'command = "report"\noutput = "p.html"\n')))
     assert done.exit_code == 2
     assert "results: missing: `fairjudge report` needs its results (FILE)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "bad", "said"),
+    [
+        ("compare", ["--seed", "-1"], "--seed must be >= 0; got -1"),
+        ("compare", ["--concurrency", "0"], "--concurrency must be an integer >= 1; got 0"),
+        ("rank", ["--bootstrap", "0"], "--bootstrap must be >= 1; got 0"),
+        ("score", ["--level", "5"], "--level must be in (0, 1); got 5.0"),
+        ("jury", ["--max-unresolved", "2"], "--max-unresolved must be in [0, 1]; got 2.0"),
+        ("calibrate", ["--temperature", "-1"], "--temperature must be in [0, 2]; got -1.0"),
+        ("score-jury", ["--wait"], "--wait applies with --batch-api only"),
+    ],
+)
+def test_save_config_refuses_a_value_every_run_refuses(
+    here: Path, command: str, bad: list[str], said: str
+) -> None:
+    """It wrote the file and exited 0; `fairjudge run` of it then exited 2 on that value."""
+    done = invoke(*COMMANDS[command], *bad, "--save-config", "eval.toml")
+    assert done.exit_code == 2, done.output
+    assert done.stderr.startswith(f"error: {said}")
+    assert not Path("eval.toml").exists()
+    good = invoke(*COMMANDS[command], "--save-config", "eval.toml")
+    assert good.exit_code == 0, good.output  # flags not given (None) are not refused
+    assert Path("eval.toml").exists()

@@ -426,6 +426,26 @@ def check_outputs(
             raise ConfigError(f"--out and --html both name {html}; give two files")
 
 
+def _check_values(given: dict[str, Any]) -> None:
+    """Check the shared flags among ``given`` (a command's values) as every run checks them.
+
+    For ``--save-config``, which writes before the command runs: a value any run refuses
+    (``--seed -1``, ``--level 5``, ``--concurrency 0``) is refused there, not saved. Not
+    checked: ``--judge`` and ``--template`` (a panel's and the audit's are their own),
+    the input and the files the run writes, which may not exist yet. A value of None
+    (a flag not given) is the flag's default.
+    """
+
+    def group(kind: type[Any], but: tuple[str, str]) -> Any:
+        return kind(**{f.name: given[f.name] for f in fields(kind)
+                       if given.get(f.name) is not None and f.name not in but})  # fmt: skip
+
+    group(EvalFlags, ("out", "html")).settings(Path("-"))
+    judging = group(JudgeFlags, ("judge", "template"))
+    judging.check()
+    judging.setup()
+
+
 def adds_flags(
     flags_type: type[Any], param: str, *, without: frozenset[str] = frozenset()
 ) -> Callable[[F], F]:
@@ -434,7 +454,8 @@ def adds_flags(
     ``without``: fields the command does not take as options here (``jury`` and
     ``audit`` declare a repeatable ``--judge`` themselves); they keep their defaults.
     A :class:`JudgeFlags` value is checked (:meth:`JudgeFlags.check`) before the
-    command runs.
+    command runs; :func:`_check_values` goes with the command (its ``check_values``),
+    for ``--save-config``, which runs no command, to check the values with.
     """
     kept = [f for f in fields(flags_type) if f.name not in without]
     hints = inspect.get_annotations(flags_type, eval_str=True)
@@ -462,6 +483,7 @@ def adds_flags(
             return fn(*args, **kwargs)
 
         wrapper.__signature__ = signature.replace(parameters=own + extra)  # type: ignore[attr-defined]
+        wrapper.check_values = _check_values  # type: ignore[attr-defined]  # --save-config's
         wrapper.__annotations__ = {p.name: p.annotation for p in own + extra}
         return wrapper  # type: ignore[return-value]
 
