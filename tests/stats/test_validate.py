@@ -63,9 +63,9 @@ def test_data_checks() -> None:
     with pytest.raises(InputError, match=r"model_a\[1\] must be a non-empty model name; got None"):
         check_labels("model_a", ["x", None])  # type: ignore[list-item]
     with pytest.raises(InputError, match=r"questions\[1\] must be hashable; got \[1\]"):
-        check_clusters("questions", ["q", [1]], 2)  # type: ignore[list-item]
+        check_clusters(["q", [1]], 2)  # type: ignore[list-item]
     with pytest.raises(InputError, match="questions has 1 labels but there are 2 items"):
-        check_clusters("questions", ["q"], 2)
-    codes, k = check_clusters("questions", ["b", "a", "b", 3], 4)
+        check_clusters(["q"], 2)
+    codes, k = check_clusters(["b", "a", "b", 3], 4)
     assert codes.tolist() == [0, 1, 0, 2]
     assert k == 3

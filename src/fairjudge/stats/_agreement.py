@@ -52,7 +52,7 @@ import scipy.sparse as sp
 
 from fairjudge._errors import InputError
 from fairjudge.stats._bradley_terry import bt_lbfgs
-from fairjudge.stats._bt_data import check_identified, encode_battles, pair_data
+from fairjudge.stats._bt_data import encode_battles, identify, pair_data
 from fairjudge.stats._bt_solvers import bt_newton
 from fairjudge.stats._intervals import ConfidenceInterval
 from fairjudge.stats._leaderboard import ELO_SCALE
@@ -438,7 +438,7 @@ def system_agreement(
     fits = []
     for name, codes in (("judge", j_codes), ("human", h_codes)):
         data = pair_data(n, a, b, codes)
-        check_identified(data, models, 0, l2, name=name)
+        identify(data, models, 0, l2, name=name)
         fits.append((data, bt_lbfgs(data.first, data.second, data.counts, n, l2)))
     point = rank_corr_rows(fits[0][1][None], fits[1][1][None])[0]
 

@@ -44,7 +44,6 @@ __all__ = [
     "Identification",
     "OnlineEloResult",
     "check_fallback",
-    "check_identified",
     "encode_battles",
     "identify",
     "model_counts",
@@ -265,20 +264,6 @@ def check_fallback(fallback_l2: float | None) -> float | None:
     if value == 0.0:
         raise ConfigError("fallback_l2 must be > 0 (or None to refuse unbounded ratings); got 0")
     return value
-
-
-def check_identified(
-    data: PairData, models: tuple[str, ...], anchor: int, l2: float, name: str = "outcomes"
-) -> None:
-    """Raise unless every rating is identified and (without a penalty) finite.
-
-    ``name`` is the parameter that holds the outcomes, for the message.
-
-    Raises:
-        InputError: Models never compared with the anchor's group, or, with
-            ``l2 == 0``, a group that never lost, so the maximum is at infinity.
-    """
-    identify(data, models, anchor, l2, name=name)
 
 
 def model_counts(data: PairData) -> tuple[FloatArray, FloatArray, FloatArray]:

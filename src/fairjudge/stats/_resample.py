@@ -305,7 +305,7 @@ def plan_bootstrap(n_items: int, options: BootstrapOptions) -> BootstrapPlan:
     if questions is None:
         clusters, k = np.arange(n_items, dtype=np.intp), n_items
     else:
-        clusters, k = check_clusters("questions", questions, n_items)
+        clusters, k = check_clusters(questions, n_items)
     return BootstrapPlan(
         clusters=clusters,
         n_clusters=k,

@@ -184,8 +184,8 @@ def check_same_length(**sequences: Sequence[Any] | NDArray[Any] | None) -> int:
     return 0 if first is None else first[1]
 
 
-def check_clusters(name: str, values: Sequence[Hashable], n: int) -> tuple[NDArray[np.intp], int]:
-    """Turn cluster labels into codes ``0..k-1`` in order of first appearance.
+def check_clusters(values: Sequence[Hashable], n: int) -> tuple[NDArray[np.intp], int]:
+    """Turn cluster labels (``questions``) into codes ``0..k-1`` in order of first appearance.
 
     First appearance (not sorting, not ``hash``) keeps the codes, and therefore the
     bootstrap draws, identical across processes and for labels of mixed types.
@@ -196,16 +196,16 @@ def check_clusters(name: str, values: Sequence[Hashable], n: int) -> tuple[NDArr
     Raises:
         InputError: Wrong length or an unhashable label.
     """
-    items = _as_list(name, values)
+    items = _as_list("questions", values)
     if len(items) != n:
-        raise InputError(f"{name} has {len(items)} labels but there are {n} items")
+        raise InputError(f"questions has {len(items)} labels but there are {n} items")
     index: dict[Hashable, int] = {}
     codes = np.empty(n, dtype=np.intp)
     for i, value in enumerate(items):
         try:
             codes[i] = index.setdefault(value, len(index))
         except TypeError:
-            raise InputError(f"{name}[{i}] must be hashable; got {value!r}") from None
+            raise InputError(f"questions[{i}] must be hashable; got {value!r}") from None
     return codes, len(index)
 
 
