@@ -232,7 +232,10 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
             is unknown or contradicts ``verdict_only``; names the source and field.
     """
     data = read_toml(text, "template", source, ("name", "version", "user"))
-    _known_keys(data, _TEMPLATE_KEYS, "template", source)
+    unknown = sorted(set(data) - _TEMPLATE_KEYS)
+    if unknown:
+        raise ConfigError(f"template {source}: unknown field(s) {shown(unknown)}; "
+                          f"the fields are {', '.join(sorted(_TEMPLATE_KEYS))}")  # fmt: skip
     user = toml_string(data, "user", "template", source)
     for needed in ("{question}", "{answer_a}", "{answer_b}"):
         if needed not in user:
@@ -253,13 +256,6 @@ def load_template(text: str, *, source: str = "<string>") -> PairwiseTemplate:
         needs_reference=needs_reference,
         description=toml_string(data, "description", "template", source, ""),
     )
-
-
-def _known_keys(data: dict[str, Any], known: frozenset[str], kind: str, source: str) -> None:
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ConfigError(f"{kind} {source}: unknown field(s) {shown(unknown)}; "
-                          f"the fields are {', '.join(sorted(known))}")  # fmt: skip
 
 
 def toml_string(
