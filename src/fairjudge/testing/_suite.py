@@ -124,10 +124,10 @@ def lowest_scores(records: Sequence[Mapping[str, Any]], dimension: str, show: in
     return lines
 
 
-def unresolved_line(report: Mapping[str, Any], items_key: str, unresolved_key: str) -> str:
+def unresolved_line(report: Mapping[str, Any], unresolved_key: str) -> str:
     """How many items the judge left unresolved, and why: parse failures and call errors."""
     return (
-        f"unresolved: {report.get(unresolved_key, 0)} of {report.get(items_key, 0)} items"
+        f"unresolved: {report.get(unresolved_key, 0)} of {report.get('n_items', 0)} items"
         f" (parse failures {report.get('n_parse_failures', 0)},"
         f" call errors {report.get('n_call_errors', 0)}; never counted as ties)"
     )
@@ -281,7 +281,7 @@ class Judged:
             f"{mean.text(2)}, n={n}; its lower bound is not above {threshold:g}"
         )
         records = self.result.to_records()
-        self._fail([head, unresolved_line(self.report, "n_items", "n_unscored"),
+        self._fail([head, unresolved_line(self.report, "n_unscored"),
                     *lowest_scores(records, dimension, show)])  # fmt: skip
 
     def _assert_win_rate(
@@ -321,7 +321,7 @@ class Judged:
                 f"{adaptive.get('reason')} after {questions.get('judged')} of "
                 f"{questions.get('total')} questions; {adaptive.get('conclusion')}"
             )
-        lines.append(unresolved_line(self.report, "n_items", "n_unresolved"))
+        lines.append(unresolved_line(self.report, "n_unresolved"))
         self._fail(lines + lost_pairs(self.result.to_records(), str(model), show))
 
     def _names(self) -> dict[int, str]:
@@ -342,7 +342,7 @@ class Judged:
             self._fail([
                 f"too many unresolved items: {unresolved} of {items} "
                 f"({unresolved / items:.0%}), above max_unresolved {self.max_unresolved:.0%}",
-                unresolved_line(self.report, "n_items", unresolved_key),
+                unresolved_line(self.report, unresolved_key),
                 *self._failure_lines(),
             ])  # fmt: skip
 
