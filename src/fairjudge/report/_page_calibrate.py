@@ -48,6 +48,7 @@ __all__ = [
     "draws_pointwise",
     "gate_line",
     "score_calibration_page",
+    "score_failures_section",
 ]
 
 DimensionCalibration = Any
@@ -215,7 +216,8 @@ def _confusion_section(cal: ScoreCalibration) -> Section | None:
     return Section("fj-confusion", "Judge score against human score", blocks, grid=True)
 
 
-def _failures_section(report: ScoreReport) -> Section | None:
+def score_failures_section(report: ScoreReport) -> Section | None:
+    """A scoring run's failed calls and skipped input rows (its score or calibration page)."""
     lines = list(failure_lines(report.failures))
     skipped = [f"{r.get('source', '')}:{r.get('line', '')}: {r.get('message', '')}"
                for r in report.skipped]  # fmt: skip
@@ -254,7 +256,7 @@ def score_calibration_page(
                       calls_made=made, calls_cached=cached, cost=cost,
                       extra=(("gate", f"Spearman >= {cal.min_spearman:g}"),))  # fmt: skip
     sections = [_agreement_section(cal)]
-    for section in (_confusion_section(cal), _systems_section(cal), _failures_section(report)):
+    for section in (_confusion_section(cal), _systems_section(cal), score_failures_section(report)):
         if section is not None:
             sections.append(section)
     return Page("calibrate", f"{report.title}: calibration", _headline(cal), facts,

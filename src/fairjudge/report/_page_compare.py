@@ -53,7 +53,7 @@ from fairjudge.report._page import (
 )
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_load import load_comparison, source_name
-from fairjudge.report._page_plots import Figure, ForestPlot, forest_plot
+from fairjudge.report._page_plots import Figure, ForestPlot, forest_plot, not_estimated
 from fairjudge.report._text import calls_text, ci_text
 from fairjudge.runner import RunSummary
 
@@ -69,7 +69,6 @@ __all__ = [
     "failures_section",
     "figures_block",
     "model_names",
-    "not_estimated",
     "pair_facts",
     "position_section",
 ]
@@ -83,12 +82,6 @@ def estimated(label: str, estimate: float, ci: ConfidenceInterval, note: str, sp
     return Figure(
         label, estimate, ci.low, ci.high, f"{estimate:{spec}}  {interval}", None, note, interval
     )
-
-
-def not_estimated(label: str, why: str, note: str = "") -> Figure:
-    """A figure that has no number: its reason, where the estimate would be."""
-    text = f"not estimated: {why}"
-    return Figure(label, None, None, None, text, why, note, text)
 
 
 def _win_figure(label: str, w: WinRate | None, why_none: str) -> Figure:

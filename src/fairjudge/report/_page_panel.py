@@ -20,7 +20,7 @@ on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -159,19 +159,17 @@ def _failures(failures: tuple[tuple[int, str], ...]) -> Section:
     return Section("fj-failures", "Failures", (table,))
 
 
-def panel_page(
-    view: PanelView, *, header: OutHeader | None = None, command: Sequence[str] | None = None
-) -> Page:
+def panel_page(view: PanelView, *, header: OutHeader | None = None) -> Page:
     """Lay out a panel's view on the page kit (the module docstring lists the page).
 
     Args:
         view: The panel's view (:func:`jury_view` or :func:`score_jury_view`).
-        header: The ``--out`` file's header, for a page drawn from a file.
-        command: The command line, for a page the command writes itself.
+        header: The ``--out`` header the run saves or the file holds, for the run-facts
+            card (its command line among them).
     """
     f = view.facts
     facts = run_facts(
-        header, kind=view.kind, command=command, judge_or_members=f.members,
+        header, kind=view.kind, judge_or_members=f.members,
         template_or_rubric=f.template_or_rubric, seed=f.seed, calls_made=f.calls_made,
         calls_cached=f.calls_cached, cost=f.cost, extra=f.extra,
     )  # fmt: skip
@@ -204,26 +202,14 @@ def panel_page(
     )
 
 
-def jury_page(
-    report: JuryReport,
-    *,
-    summary: Mapping[str, Any] | None = None,
-    header: OutHeader | None = None,
-    command: Sequence[str] | None = None,
-) -> Page:
-    """The page of a ``jury`` run (``summary``: the JSON to embed, the report's by default)."""
-    return panel_page(jury_view(report, summary=summary), header=header, command=command)
+def jury_page(report: JuryReport, *, header: OutHeader | None = None) -> Page:
+    """The page of a ``jury`` run (``header``: the ``--out`` file's, for its run facts)."""
+    return panel_page(jury_view(report), header=header)
 
 
-def score_jury_page(
-    report: JuryScoreReport,
-    *,
-    summary: Mapping[str, Any] | None = None,
-    header: OutHeader | None = None,
-    command: Sequence[str] | None = None,
-) -> Page:
-    """The page of a ``score-jury`` run (``summary``: as :func:`jury_page`'s)."""
-    return panel_page(score_jury_view(report, summary=summary), header=header, command=command)
+def score_jury_page(report: JuryScoreReport, *, header: OutHeader | None = None) -> Page:
+    """The page of a ``score-jury`` run (``header``: as :func:`jury_page`'s)."""
+    return panel_page(score_jury_view(report), header=header)
 
 
 def jury_html(report: JuryReport, *, header: OutHeader | None = None) -> str:

@@ -14,8 +14,7 @@ that page says position consistency does not apply instead of drawing an empty p
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fairjudge._types import never_made
 from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
@@ -37,17 +36,16 @@ from fairjudge.report._page_panel_view import (
     figure,
     jury_records,
     jury_spec,
-    missing,
     rate_figure,
     roster_lines,
     score_jury_records,
     score_jury_spec,
 )
+from fairjudge.report._page_plots import Figure, not_estimated
 from fairjudge.report._panel import member_label
 from fairjudge.report._text import ci_text
 
 if TYPE_CHECKING:
-    from fairjudge.report._page_plots import Figure
     from fairjudge.stats import CorrelationResult, KrippendorffAlpha
 
 __all__ = ["jury_view", "score_jury_view"]
@@ -114,7 +112,7 @@ def _member_plots(report: JuryReport) -> tuple[FigureSet, ...]:
     for label, m in zip(labels, members, strict=True):
         h = m.human
         if h is None:
-            human.append(missing(label, "the items carry no human labels"))
+            human.append(not_estimated(label, "the items carry no human labels"))
             continue
         kappa = "n/a" if math.isnan(h.kappa) else f"{h.kappa:.3f}"
         note = f"{h.s1.count} of {h.s1.n} agree; Cohen's kappa {kappa}"
@@ -134,7 +132,7 @@ def _panel_plots(report: JuryReport) -> tuple[FigureSet, ...]:
     diag, n = report.diagnostics, len(report.result.names)
     fleiss = diag.fleiss
     if isinstance(fleiss, str):
-        kappa = missing("Fleiss' kappa of the members' votes", fleiss)
+        kappa = not_estimated("Fleiss' kappa of the members' votes", fleiss)
     else:
         note = f"{fleiss.n_items} items, {fleiss.n_raters} members"
         kappa = figure("Fleiss' kappa of the members' votes", fleiss.kappa, fleiss.ci, note)
@@ -181,14 +179,8 @@ def _facts(report: JuryReport) -> PanelFacts:
     )
 
 
-def jury_view(report: JuryReport, *, summary: Mapping[str, Any] | None = None) -> PanelView:
-    """The page of a ``jury`` run.
-
-    Args:
-        report: The jury's report.
-        summary: The JSON to embed; by default the report's own ``to_dict()``, which
-            ``jury --json`` prints.
-    """
+def jury_view(report: JuryReport) -> PanelView:
+    """The page of a ``jury`` run, embedding the report's ``to_dict()`` (``jury --json``)."""
     r = report.result
     n_complete = report.diagnostics.n_complete
     return PanelView(
@@ -208,7 +200,7 @@ def jury_view(report: JuryReport, *, summary: Mapping[str, Any] | None = None) -
         failures=failure_rows(report.failures),
         records=tuple(jury_records(r)),
         spec=jury_spec(),
-        summary=dict(summary) if summary is not None else report.to_dict(),
+        summary=report.to_dict(),
     )
 
 
@@ -259,19 +251,19 @@ def _score_headline(report: JuryScoreReport) -> Headline:
 
 def _alpha(label: str, a: KrippendorffAlpha | str) -> Figure:
     if isinstance(a, str):
-        return missing(label, a)
+        return not_estimated(label, a)
     if math.isnan(a.alpha):
-        return missing(label, "every member gave the same score throughout")
+        return not_estimated(label, "every member gave the same score throughout")
     return figure(label, a.alpha, a.ci, f"{a.n_units} answers, {a.n_values} scores", ".3f")
 
 
 def _rho(label: str, c: CorrelationResult | str | None, why_none: str) -> Figure:
     if c is None:
-        return missing(label, why_none)
+        return not_estimated(label, why_none)
     if isinstance(c, str):
-        return missing(label, c)
+        return not_estimated(label, c)
     if math.isnan(c.spearman):
-        return missing(label, "a side's scores never vary: no rank correlation")
+        return not_estimated(label, "a side's scores never vary: no rank correlation")
     return figure(label, c.spearman, c.spearman_ci, f"n = {c.n}", ".2f")
 
 
@@ -309,7 +301,7 @@ def _score_member_plots(report: JuryScoreReport) -> tuple[FigureSet, ...]:
                 why = f"no answer carries a human_{d.dimension} score"
                 human.append(_rho(label, m.human, why))
     if not labelled:
-        human = [missing(f"{member_label(k)} {name}", "no answer carries a human score")
+        human = [not_estimated(f"{member_label(k)} {name}", "no answer carries a human score")
                  for k, name in enumerate(r.names)]  # fmt: skip
     rho = (-1.0, 1.0)
     return (
@@ -361,16 +353,8 @@ def _score_facts(report: JuryScoreReport) -> PanelFacts:
     )
 
 
-def score_jury_view(
-    report: JuryScoreReport, *, summary: Mapping[str, Any] | None = None
-) -> PanelView:
-    """The page of a ``score-jury`` run.
-
-    Args:
-        report: The scoring panel's report.
-        summary: The JSON to embed; by default the report's own ``to_dict()``, which
-            ``score-jury --json`` prints.
-    """
+def score_jury_view(report: JuryScoreReport) -> PanelView:
+    """The page of a ``score-jury`` run, embedding its ``to_dict()`` (``score-jury --json``)."""
     r = report.result
     return PanelView(
         kind="score-jury",
@@ -391,5 +375,5 @@ def score_jury_view(
         failures=failure_rows(r.failures),
         records=tuple(score_jury_records(r)),
         spec=score_jury_spec(),
-        summary=dict(summary) if summary is not None else report.to_dict(),
+        summary=report.to_dict(),
     )

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from fairjudge._items import question_text
 from fairjudge._types import CallError, Outcome, ParseFailure, Reply, never_made
 from fairjudge.report._page import Headline
-from fairjudge.report._page_plots import Figure
+from fairjudge.report._page_plots import Figure, not_estimated
 from fairjudge.report._panel import member_label
 from fairjudge.report._text import ci_text
 
@@ -41,7 +41,6 @@ __all__ = [
     "figure",
     "jury_records",
     "jury_spec",
-    "missing",
     "rate_figure",
     "roster_lines",
     "score_jury_records",
@@ -146,20 +145,14 @@ class PanelView:
     summary: dict[str, Any]
 
 
-def missing(label: str, why: str, note: str = "") -> Figure:
-    """A figure that could not be estimated: its reason, and no number or point."""
-    text = f"not estimated: {why}"
-    return Figure(label, None, None, None, text, why, note, text)
-
-
 def figure(
     label: str, estimate: float | None, ci: ConfidenceInterval, note: str = "", spec: str = ".3f"
 ) -> Figure:
-    """An estimate with its interval; :func:`missing` when either cannot be estimated."""
+    """An estimate with its interval; ``not_estimated`` (the kit's) when either cannot be."""
     if not ci.estimable:
-        return missing(label, ci.reason or "the interval cannot be estimated", note)
+        return not_estimated(label, ci.reason or "the interval cannot be estimated", note)
     if estimate is None or not math.isfinite(estimate):
-        return missing(label, "the estimate is undefined on these data", note)
+        return not_estimated(label, "the estimate is undefined on these data", note)
     interval = ci_text(ci, spec)
     return Figure(label, estimate, ci.low, ci.high, f"{estimate:{spec}}  {interval}", None, note,
                   interval)  # fmt: skip
@@ -168,7 +161,7 @@ def figure(
 def rate_figure(label: str, rate: Rate | WinRate | None, why_none: str) -> Figure:
     """A share (a rate or a win rate) with its counts, or ``why_none`` when absent."""
     if rate is None:
-        return missing(label, why_none)
+        return not_estimated(label, why_none)
     counts = getattr(rate, "successes", None)
     note = f"{counts} of {rate.n}" if counts is not None else f"n = {rate.n}"
     return figure(label, rate.estimate, rate.ci, note)
@@ -177,7 +170,7 @@ def rate_figure(label: str, rate: Rate | WinRate | None, why_none: str) -> Figur
 def effective_figure(label: str, effective: EffectiveJudges | str, noun: str = "items") -> Figure:
     """The effective number of judges with its interval, or why it was not computed."""
     if isinstance(effective, str):
-        return missing(label, effective)
+        return not_estimated(label, effective)
     note = f"of {effective.n_members} members, over {effective.n_items} {noun}"
     return figure(label, effective.estimate, effective.ci, note, ".2f")
 

@@ -29,6 +29,7 @@ __all__ = [
     "forest_plot",
     "heatmap",
     "histogram",
+    "not_estimated",
     "wrap",
 ]
 
@@ -74,6 +75,12 @@ class Figure:
     reason: str | None = None
     note: str = ""
     interval: str = ""
+
+
+def not_estimated(label: str, why: str, note: str = "") -> Figure:
+    """A figure that has no number: its reason, where the estimate would be."""
+    text = f"not estimated: {why}"
+    return Figure(label, None, None, None, text, why, note, text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,13 +29,12 @@ from fairjudge.report._page_compare import (
     estimated,
     failures_section,
     figures_block,
-    not_estimated,
     pair_facts,
     position_section,
 )
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_load import load_ranked, source_name
-from fairjudge.report._page_plots import Figure, forest_plot
+from fairjudge.report._page_plots import Figure, forest_plot, not_estimated
 from fairjudge.report._ranking import RankingReport, leader_line, rank_intervals
 from fairjudge.runner import RunSummary
 

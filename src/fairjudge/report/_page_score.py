@@ -41,11 +41,11 @@ from fairjudge.report._page import (
     run_facts,
     unestimated,
 )
-from fairjudge.report._page_calibrate import score_calibration_page
+from fairjudge.report._page_calibrate import score_calibration_page, score_failures_section
 from fairjudge.report._page_load import calls_of, load_score_result, recorded_source_name
 from fairjudge.report._page_plots import Figure, forest_plot, histogram
 from fairjudge.report._scores import ScoreReport, score_report
-from fairjudge.report._text import bootstrap_text, estimate_text, failure_lines, share_text
+from fairjudge.report._text import bootstrap_text, estimate_text, share_text
 from fairjudge.stats import ConfidenceInterval
 
 __all__ = [
@@ -215,20 +215,6 @@ def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[Sect
         sections.append(Section("fj-trend-dists", "This run and the baseline, score by score",
                                 tuple(pictures), grid=True))  # fmt: skip
     return sections
-
-
-def _failures_section(report: ScoreReport) -> Section | None:
-    lines = list(failure_lines(report.failures))
-    skipped = [f"{r.get('source', '')}:{r.get('line', '')}: {r.get('message', '')}"
-               for r in report.skipped]  # fmt: skip
-    if not lines and not skipped:
-        return None
-    blocks: list[Paragraphs] = []
-    if lines:
-        blocks.append(Paragraphs(("A parse failure or a call error is never a score.", *lines)))
-    if skipped:
-        blocks.append(Paragraphs(("Input rows skipped:", *skipped), bullets=True))
-    return Section("fj-failures", "Failures", tuple(blocks))
 
 
 DISAGREEMENT = 1.0
@@ -407,7 +393,7 @@ def score_page(
         sections[:0] = _trend_sections(report, baseline)
     if result.systems:
         sections.append(_systems_section(result))
-    failures = _failures_section(report)
+    failures = score_failures_section(report)
     if failures is not None:
         sections.append(failures)
     explorer = Explorer(score_explorer_spec(result), score_records(result), noun="answers")

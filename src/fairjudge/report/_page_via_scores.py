@@ -45,7 +45,6 @@ from fairjudge.report._page_compare import (
     estimated,
     figures_block,
     model_names,
-    not_estimated,
     position_section,
 )
 from fairjudge.report._page_load import (
@@ -59,7 +58,7 @@ from fairjudge.report._page_load import (
     stop_reason,
     summarised,
 )
-from fairjudge.report._page_plots import Figure, forest_plot
+from fairjudge.report._page_plots import Figure, forest_plot, not_estimated
 from fairjudge.report._page_score import score_page
 from fairjudge.report._scores import score_report, via_scores_verdict
 from fairjudge.report._text import clipped, estimate_text
