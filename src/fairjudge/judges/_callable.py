@@ -409,7 +409,7 @@ def python_function(spec: str) -> tuple[Any, str]:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # the user's module failed to import: say so, no traceback
+    except (Exception, SystemExit) as exc:  # it failed (or called sys.exit): say so, no traceback
         raise ConfigError(
             f"cannot import module {module_name!r} for judge {spec!r}: {type(exc).__name__}: {exc}"
         ) from exc

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import BackendError, BudgetExceeded, ConfigError
+from fairjudge._errors import BackendError, BudgetExceeded, ConfigError, FatalBackendError
 from fairjudge._types import Probabilities, Reply, Verdict
 
 if TYPE_CHECKING:
@@ -393,15 +393,22 @@ class FunctionBackend:
         )  # fmt: skip
 
     async def _call(self, call: Callable[[], object]) -> object:
-        if self.judge.is_async:
-            value = call()  # a coroutine, awaited below on this loop
-        else:
-            import asyncio
+        import asyncio
 
-            self.opened = True
-            value = await asyncio.get_running_loop().run_in_executor(self._threads(), call)
-        if inspect.isawaitable(value):  # an async def, or a sync wrapper of an async client
-            value = await value
+        try:
+            if self.judge.is_async:
+                value = call()  # a coroutine, awaited below on this loop
+            else:
+                self.opened = True
+                value = await asyncio.get_running_loop().run_in_executor(self._threads(), call)
+            if inspect.isawaitable(value):  # an async def, or a sync wrapper of an async client
+                value = await value
+        except asyncio.CancelledError:
+            raise  # the run stopping this call, not the judge
+        except Exception:
+            raise
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt: would kill the loop
+            raise FatalBackendError(_escaped(self.judge.label, exc)) from exc
         return value
 
     def _threads(self) -> ThreadPoolExecutor:
@@ -416,6 +423,16 @@ class FunctionBackend:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _escaped(judge: str, exc: BaseException) -> str:
+    """Why a judge that raised SystemExit or KeyboardInterrupt stopped the run."""
+    what = f"{type(exc).__name__}({', '.join(map(repr, exc.args))})"
+    return (
+        f"the judge {judge} raised {what} in a call, so the run stops here (fairjudge does "
+        "not exit with a judge's code, nor take a judge's KeyboardInterrupt for a Ctrl-C); "
+        "a judge says that a call failed by raising an Exception"
+    )
 
 
 def as_text(value: object) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec, route_of
+from fairjudge._errors import FatalBackendError
 from fairjudge.runner._limits import RunOptions
 from fairjudge.runner._result import RunResult
 from fairjudge.runner._store import Store
@@ -163,6 +164,7 @@ class EventLoopThread:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._pending: set[concurrent.futures.Future[Any]] = set()
 
     @property
     def started(self) -> bool:
@@ -170,32 +172,58 @@ class EventLoopThread:
         return self._loop is not None
 
     def _ensure(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._loop is None:
-                import asyncio
+        # Called with ``_lock`` held.
+        if self._loop is None:
+            import asyncio
 
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(
-                    target=self._main, args=(loop,), name=self._name, daemon=True
-                )
-                thread.start()
-                self._loop, self._thread = loop, thread
-            return self._loop
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=self._main, args=(loop,), name=self._name, daemon=True)
+            thread.start()
+            self._loop, self._thread = loop, thread
+        return self._loop
 
-    @staticmethod
-    def _main(loop: asyncio.AbstractEventLoop) -> None:
+    def _main(self, loop: asyncio.AbstractEventLoop) -> None:
         # Let Ctrl-C and friends go to the main thread, which waits on our futures.
         import asyncio
 
         signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
         asyncio.set_event_loop(loop)
-        loop.run_forever()
+        try:
+            loop.run_forever()
+        except BaseException as exc:  # a SystemExit or KeyboardInterrupt a task let out
+            self._died(loop, exc)
+
+    def _died(self, loop: asyncio.AbstractEventLoop, exc: BaseException) -> None:
+        """The loop stopped for good: fail every future waiting on it; the next use starts anew.
+
+        Without this a caller would wait for ever on a future that no one completes.
+        """
+        import concurrent.futures
+
+        with self._lock:
+            if self._loop is loop:
+                self._loop = self._thread = None
+            pending, self._pending = self._pending, set()
+        error = FatalBackendError(
+            f"the event loop that runs the judge calls stopped: {type(exc).__name__}"
+            f"{exc.args!r} escaped it (from outside any judge call: a callback, or a task "
+            "a judge left running); the calls stored before it stopped are kept"
+        )
+        error.__cause__ = exc
+        for future in list(pending):  # each one, once failed, leaves the set
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                future.set_exception(error)
+        loop.close()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the loop and return a thread-safe future for its result."""
         import asyncio
 
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure())
+        with self._lock:  # so that a loop dying now fails this future too (:meth:`_died`)
+            future = asyncio.run_coroutine_threadsafe(coro, self._ensure())
+            self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
+        return future
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and block until it finishes.
