@@ -30,15 +30,7 @@ from fairjudge.cli._options import (
     adds_flags,
     item_judging_flags,
 )
-from fairjudge.cli._out import (
-    finish,
-    markdown_flag,
-    save_out,
-    show,
-    unresolved_exit,
-    verdict_exit,
-    write_page,
-)
+from fairjudge.cli._out import finish, markdown_flag, verdict_exit
 from fairjudge.prompts import DEFAULT_RUBRIC, get_rubric
 
 if TYPE_CHECKING:
@@ -226,19 +218,14 @@ def _via_scores(
         mode=via.score_mode, tie_margin=via.tie_margin, with_swap=via.with_swap,
         stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
-    result = done.result
-    ending = unresolved_exit(
-        result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
-        what="lack a score on some dimension", none=result.win_rate is None,
-    )  # fmt: skip
+    what = "lack a score on some dimension"
+    ending = verdict_exit(done.result, run.max_unresolved, what, "the reasons are above")
     if not ending.code and done.swap is not None:
         ending = verdict_exit(done.swap, run.max_unresolved)
     # --out's header records the scorer's requests and calls; the --html page is drawn
     # from it, so `fairjudge report` of the file draws it again. Both before the exit code.
-    save_out(done, run.out, "compare")
-    write_page(run.html, done)
-    show(done, _render_via, as_json=json_output, markdown=done.markdown, ending=ending,
-         files=(("per-item results", run.out), ("HTML report", run.html)))  # fmt: skip
+    finish(done, "compare", _render_via, out=run.out, html=run.html, as_json=json_output,
+           ending=ending, report=done, markdown=done.markdown)  # fmt: skip
     ending.exit()
 
 

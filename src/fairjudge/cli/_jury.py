@@ -49,7 +49,7 @@ from fairjudge.cli._options import (
     eval_flags,
     input_flags,
 )
-from fairjudge.cli._out import Ending, finish, markdown_flag, unresolved_exit
+from fairjudge.cli._out import Ending, finish, markdown_flag, verdict_exit
 from fairjudge.cli._score import ScoreFile, ScoreFlags, score_flags, scored_exit
 
 # The panel machinery, the statistics and the pages load when a command runs
@@ -74,6 +74,14 @@ local-model and per-family options (caps, reasoning effort, thinking) are per me
 
 panel_run_flags = adds_flags(JudgeFlags, "flags", without=frozenset(_NOT_FOR_PANELS))
 
+_Weights = Annotated[
+    list[float] | None,
+    typer.Option(
+        metavar="W", help="A member's weight, once per --judge, in order. [default: 1 each]"
+    ),
+]
+"""``--weight``, of both panels' members."""
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class JuryFlags:
@@ -83,12 +91,7 @@ class JuryFlags:
         list[str] | None,
         typer.Option(metavar="SPEC", help="A member (any --judge form); give it once per member."),
     ] = None
-    weight: Annotated[
-        list[float] | None,
-        typer.Option(
-            metavar="W", help="A member's weight, once per --judge, in order. [default: 1 each]"
-        ),
-    ] = None
+    weight: _Weights = None
     jury: Annotated[
         Path | None,
         typer.Option(
@@ -281,11 +284,8 @@ def jury(
     from fairjudge.report import render_jury
 
     done = _judge(file, panel, flags, columns, run, stop)
-    result = done.report.result
-    ending = unresolved_exit(
-        result.stopped, result.n_unresolved, result.n_items, run.max_unresolved,
-        what="lack a verdict from every member", none=result.win_rate is None, reasons=None,
-    )  # fmt: skip
+    what = "lack a verdict from every member"
+    ending = verdict_exit(done.report.result, run.max_unresolved, what, reasons=None)
     finish(done, "jury", render_jury, out=run.out, html=run.html, as_json=json_output,
            ending=ending)  # fmt: skip
     ending.exit()
@@ -303,13 +303,7 @@ class ScorePanelFlags:
             "python:package.module:function; give it once per member (two or more).",
         ),
     ] = None
-    weight: Annotated[
-        list[float] | None,
-        typer.Option(
-            metavar="W",
-            help="A panel member's weight, once per --judge, in order. [default: 1 each]",
-        ),
-    ] = None
+    weight: _Weights = None
     jury: Annotated[
         Path | None,
         typer.Option(

@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 import typer
 from rich.console import Console
@@ -35,9 +35,6 @@ from fairjudge._redact import redact_arg
 from fairjudge.cli._app import err_console, say
 from fairjudge.cli._exit_codes import EXIT_BUDGET, EXIT_UNRESOLVED
 from fairjudge.cli._flags import FLAGS, check_writable
-
-if TYPE_CHECKING:
-    from fairjudge._api import PairwiseResult
 
 __all__ = [
     "Ending",
@@ -120,17 +117,20 @@ def show(
 
 def finish(
     done: Any, name: str, render: Callable[[Any, Console], None], *, out: Path | None,
-    html: Path | None, as_json: bool, ending: Ending,
+    html: Path | None, as_json: bool, ending: Ending, report: Any = None,
+    markdown: Callable[[], str] | None = None,
 ) -> None:  # fmt: skip
     """Write command ``name``'s ``--out`` and ``--html``, then show ``done``'s report.
 
     The files come before the report and the exit code: a failed run's files help most.
     The caller exits with ``ending`` after it, which ``--json`` has said already.
+    ``report`` and ``markdown``: what :func:`show` shows, when not ``done.report`` and
+    its kind's own summary (a comparison via scores is its own report).
     """
     save_out(done, out, name)
     write_page(html, done)
-    show(done.report, render, as_json=as_json, ending=ending,
-         files=(("per-item results", out), ("HTML report", html)))  # fmt: skip
+    show(done.report if report is None else report, render, as_json=as_json, ending=ending,
+         markdown=markdown, files=(("per-item results", out), ("HTML report", html)))  # fmt: skip
 
 
 def command_line(name: str) -> list[str]:
@@ -176,11 +176,18 @@ def write_page(path: Path | None, done: Any) -> None:
         done.to_html(path, header_extra={"command": command_line(done.kind)})
 
 
-def verdict_exit(result: PairwiseResult, limit: float) -> Ending:
-    """A pairwise result's ending: 5 when it is partial, 4 when too few items resolved."""
+def verdict_exit(
+    result: Any, limit: float, what: str = "have no verdict",
+    reasons: str | None = "the reasons are listed above",
+) -> Ending:  # fmt: skip
+    """A win rate's ending: 5 when it is partial, 4 when too many items are ``what``.
+
+    ``result``: a pairwise result, a jury's or one via scores (``stopped``,
+    ``n_unresolved``, ``n_items``, ``win_rate``: none resolved when it is None).
+    """
     return unresolved_exit(
-        result.stopped, result.n_unresolved, result.n_items, limit, what="have no verdict",
-        none=result.win_rate is None, reasons="the reasons are listed above",
+        result.stopped, result.n_unresolved, result.n_items, limit, what=what,
+        none=result.win_rate is None, reasons=reasons,
     )  # fmt: skip
 
 
