@@ -33,7 +33,8 @@ REFUSED = ("max_tokens", "temperature", "logprobs")
 LEARNED = (
     "sent max_completion_tokens instead of max_tokens",
     "stopped sending temperature",
-    "stopped sending logprobs and top_logprobs",  # one refusal of the pair (QA39 #4)
+    "stopped sending logprobs",
+    "stopped sending top_logprobs",
 )
 
 
