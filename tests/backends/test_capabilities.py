@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from fairjudge._errors import ConfigError
 from fairjudge.backends._capabilities import (
     Change,
     apply_changes,
     capabilities_for,
+    checked_effort,
+    fold_system,
     lesson,
     reasoning_room,
 )
@@ -33,6 +36,69 @@ def test_reasoning_models(model: str) -> None:
     assert caps.stochastic
     assert ("minimal" in caps.efforts) == model.startswith("gpt-5")
     assert {"low", "medium", "high"} <= set(caps.efforts)
+    assert caps.default_effort == "medium"
+    assert caps.system
+    assert caps.chat
+
+
+# OpenAI's reference for reasoning_effort: gpt-5.1 takes none..high and defaults to
+# none; gpt-5.2 adds xhigh (QA39 #16).
+@pytest.mark.parametrize(
+    ("model", "efforts"),
+    [
+        ("gpt-5.1", ("none", "low", "medium", "high")),
+        ("gpt-5.1-2025-11-13", ("none", "low", "medium", "high")),
+        ("gpt-5.2", ("none", "low", "medium", "high", "xhigh")),
+    ],
+)
+def test_gpt_5_1_and_later_efforts(model: str, efforts: tuple[str, ...]) -> None:
+    caps = capabilities_for("openai", model)
+    assert caps.efforts == efforts
+    assert caps.default_effort == "none"
+    # No reasoning by default: the cap leaves a margin, not medium's 8192 tokens.
+    assert reasoning_room(None, caps.default_effort) == reasoning_room("none") < 1024
+
+
+@pytest.mark.parametrize("model", ["o1-mini", "o1-mini-2024-09-12", "o1-preview"])
+def test_o1_mini_takes_no_system_message_and_no_effort(model: str) -> None:
+    caps = capabilities_for("openai", model)
+    assert not caps.system
+    assert caps.efforts == ()
+    with pytest.raises(ConfigError, match=r"o1-mini and o1-preview take no reasoning_effort"):
+        checked_effort(model, caps, "low")
+
+
+def test_fold_system_opens_the_user_turn() -> None:
+    messages = [("system", "Be fair."), ("user", "Which is better?")]
+    assert fold_system(messages) == [("user", "Be fair.\n\nWhich is better?")]
+    assert fold_system([("user", "q")]) == [("user", "q")]
+
+
+@pytest.mark.parametrize(
+    "model", ["o1-pro", "o3-pro-2025-06-10", "gpt-5-pro", "gpt-5.2-pro", "gpt-5-codex"]
+)
+def test_responses_only_models_are_refused_before_any_call(model: str) -> None:
+    caps = capabilities_for("openai", model)
+    assert not caps.chat
+    with pytest.raises(ConfigError, match=r"Responses API only"):
+        checked_effort(model, caps, None)
+
+
+@pytest.mark.parametrize(
+    ("model", "ceiling"),
+    [
+        ("claude-sonnet-4-5-20250929", 64_000),
+        ("claude-haiku-4-5", 64_000),
+        ("claude-opus-4-1", 32_000),
+        ("claude-opus-4-20250514", 32_000),
+        ("claude-opus-4-5", 64_000),
+        ("claude-opus-4-6", 128_000),
+        ("claude-3-7-sonnet-latest", 64_000),
+        ("claude-3-5-haiku-latest", None),
+    ],
+)
+def test_anthropic_output_ceilings(model: str, ceiling: int | None) -> None:
+    assert capabilities_for("anthropic", model).max_output == ceiling
 
 
 @pytest.mark.parametrize("model", ["gpt-4o", "gpt-4o-mini", "gpt-4.1-nano", "gpt-5-chat-latest"])
@@ -99,9 +165,23 @@ def test_logprobs_go_together_with_or_without_a_param() -> None:
     sent = {"logprobs": True, "top_logprobs": 20, "max_tokens": 8}
     by_param = lesson(400, {"param": "logprobs", "code": "unsupported_parameter"}, "x", sent)
     by_text = lesson(400, None, "logprobs not supported", sent)
-    for changes in (by_param, by_text):
-        assert {c.param for c in changes} == {"logprobs", "top_logprobs"}
-        assert all(c.to is None for c in changes)
+    # o4-mini's own refusal: a 403 with no param (deepeval PR #2184).
+    by_403 = lesson(403, {"param": None}, "You are not allowed to request logprobs", sent)
+    for changes in (by_param, by_text, by_403):
+        # One refusal of the pair, worded as one (QA39 #4: not a line per field).
+        (change,) = changes
+        assert change.params == ("logprobs", "top_logprobs")
+        assert change.to is None
+        assert change.describe().startswith("refused 'logprobs' and 'top_logprobs' (HTTP 4")
+        assert change.describe().endswith("; no longer sending them")
+        assert change.short() == "stopped sending logprobs and top_logprobs"
+        assert apply_changes(sent, {change.param: change}) == {"max_tokens": 8}
+
+
+def test_a_403_about_anything_but_logprobs_teaches_nothing() -> None:
+    sent = {"logprobs": True, "top_logprobs": 20, "temperature": 0}
+    assert lesson(403, {"param": "temperature"}, "forbidden", sent) == []
+    assert lesson(403, None, "You are not allowed to sample from this model", sent) == []
 
 
 @pytest.mark.parametrize(

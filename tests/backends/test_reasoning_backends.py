@@ -12,12 +12,19 @@ import asyncio
 import pytest
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import ConfigError, FatalBackendError, RequestRejected
+from fairjudge._errors import (
+    AuthenticationError,
+    ConfigError,
+    FatalBackendError,
+    RequestRejected,
+)
 from fairjudge.backends._anthropic import AnthropicBackend, cache_point
+from fairjudge.backends._http_errors import error_from_status
 from fairjudge.backends._openai import OpenAIBackend
 from tests.backends._calls import PROMPT, SYSTEM, run, spec_for
+from tests.server import Script
 from tests.server._anthropic_emulator import THINKING_TOKENS
-from tests.server._openai_emulator import REASONING_TOKENS, EmulatorServer
+from tests.server._openai_emulator import REASONING_TOKENS, EmulatorServer, OpenAIEmulator
 
 LONG_SYSTEM = SYSTEM + " " + " ".join(f"rule{i}." for i in range(1300))
 """A system prompt of 1300+ words (tokens, to the emulators), long enough to cache."""
@@ -129,8 +136,8 @@ def test_effort_is_checked_before_any_call(openai_emulator: EmulatorServer) -> N
         openai(openai_emulator, "o3-mini", reasoning_effort="minimal")
     # o3-mini is a reasoning model: the fix is another effort, not another kind of model
     assert "pick a reasoning model" not in str(refused.value)
-    assert "give one of those, or a gpt-5 model for minimal" in str(refused.value)
-    with pytest.raises(ConfigError, match=r"one of minimal, low, medium, high"):
+    assert "give one of those, or gpt-5, gpt-5-mini or gpt-5-nano for minimal" in str(refused.value)
+    with pytest.raises(ConfigError, match=r"one of none, minimal, low, medium, high, xhigh"):
         openai(openai_emulator, "gpt-5", reasoning_effort="extreme")
     assert openai_emulator.count("requests") == 0
 
@@ -274,4 +281,124 @@ def test_anthropic_caches_a_rubric_before_the_item(anthropic_emulator: EmulatorS
 
     run(in_order())
     assert anthropic_emulator.count("cache_read_tokens") > 1100
+    assert anthropic_emulator.count("refused") == 0
+
+
+# QA39 #16: gpt-5.1 takes none (its default) and refuses minimal; gpt-5.2 takes xhigh.
+@pytest.mark.parametrize(("model", "effort"), [("gpt-5.1", "none"), ("gpt-5.2", "xhigh")])
+def test_gpt_5_1_and_later_efforts_run_unrefused(
+    openai_emulator: EmulatorServer, model: str, effort: str
+) -> None:
+    backend = openai(openai_emulator, model, reasoning_effort=effort)
+    done = calls(backend, distinct(backend, 3))
+    assert all(isinstance(c, Completion) and c.text == "A" for c in done), done
+    assert openai_emulator.count("refused") == 0
+
+
+def test_gpt_5_1_default_effort_is_none_and_its_room_small(
+    openai_emulator: EmulatorServer,
+) -> None:
+    backend = openai(openai_emulator, "gpt-5.1")
+    body = backend.request_body(spec_for(backend))
+    assert "reasoning_effort" not in body  # the server's default: none
+    assert body["max_completion_tokens"] == 8 + 256  # not medium's 8 + 8192
+    (done,) = calls(backend, [spec_for(backend)])
+    assert isinstance(done, Completion)
+    assert done.output_tokens == 1  # no reasoning tokens at none
+
+
+def test_gpt_5_1_minimal_is_refused_before_any_call(openai_emulator: EmulatorServer) -> None:
+    with pytest.raises(ConfigError, match=r"it takes none, low, medium, high") as refused:
+        openai(openai_emulator, "gpt-5.1", reasoning_effort="minimal")
+    assert "or gpt-5, gpt-5-mini or gpt-5-nano for minimal" in str(refused.value)
+    with pytest.raises(ConfigError, match=r"or gpt-5.1 or later for none"):
+        openai(openai_emulator, "gpt-5-mini", reasoning_effort="none")
+    with pytest.raises(ConfigError, match=r"or gpt-5.2 or later for xhigh"):
+        openai(openai_emulator, "gpt-5.1", reasoning_effort="xhigh")
+    assert openai_emulator.count("requests") == 0
+
+
+# QA39 #17: o1-mini refuses a system message; its text opens the user turn instead.
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
+def test_o1_mini_runs_with_the_system_text_in_the_user_turn(
+    openai_emulator: EmulatorServer, transport: str
+) -> None:
+    backend = openai(openai_emulator, "o1-mini", transport=transport)
+    spec = spec_for(backend)
+    body = backend.request_body(spec)
+    assert [m["role"] for m in body["messages"]] == ["user"]
+    assert body["messages"][0]["content"] == f"{SYSTEM}\n\n{PROMPT}"
+    assert spec.messages[0] == ("system", SYSTEM)  # the key keeps the prompt as rendered
+    done = calls(backend, distinct(backend, 3))
+    assert all(isinstance(c, Completion) and c.text == "A" for c in done), done
+    assert openai_emulator.count("refused") == 0
+
+
+def test_o1_mini_reasoning_effort_is_refused_before_any_call(
+    openai_emulator: EmulatorServer,
+) -> None:
+    with pytest.raises(ConfigError, match=r"o1-mini and o1-preview take no reasoning_effort"):
+        openai(openai_emulator, "o1-mini", reasoning_effort="low")
+    assert openai_emulator.count("requests") == 0
+
+
+# QA39 #18a: the Responses-only models: chat completions answers 404 for each.
+@pytest.mark.parametrize("model", ["o1-pro", "o3-pro", "gpt-5-pro"])
+def test_responses_only_model_is_refused_before_any_call(
+    openai_emulator: EmulatorServer, model: str
+) -> None:
+    with pytest.raises(ConfigError, match=r"Responses API only \(v1/responses\)"):
+        openai(openai_emulator, model)
+    assert openai_emulator.count("requests") == 0
+
+
+# QA39 #27 and #4: a deployment alias of o4-mini refuses logprobs with a 403 and no
+# param; the run learns to drop the pair (one line), and no key is blamed.
+@pytest.mark.parametrize("transport", ["lean", "sdk"])
+def test_an_alias_refusing_logprobs_with_a_403_is_learned(
+    monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    emulator = OpenAIEmulator(Script(), aliases={"acme-o4": "o4-mini"})
+    with EmulatorServer(emulator) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        backend = openai(server, "acme-o4", transport=transport)
+        done = calls(backend, distinct(backend, 6))
+        assert all(isinstance(c, Completion) and c.text == "A" for c in done), done
+        assert server.count("refused:logprobs") == 1
+        assert not backend.sends_logprobs
+        (line,) = [c for c in backend.changes if "logprobs" in c]
+        assert line.startswith("refused 'logprobs' and 'top_logprobs' (HTTP 403: You are not")
+        assert line.endswith("no longer sending them")
+        assert "stopped sending logprobs and top_logprobs" in backend.lessons
+
+
+def test_a_403_about_a_parameter_does_not_blame_the_key() -> None:
+    error = error_from_status(
+        403, "You are not allowed to request logprobs from this model",
+        backend="openai", where="model 'x'", key_env="OPENAI_API_KEY",
+    )  # fmt: skip
+    assert not isinstance(error, AuthenticationError)
+    assert isinstance(error, FatalBackendError)
+    assert "check the key" not in str(error)
+    plain = error_from_status(403, "Forbidden", backend="openai", where="x", key_env="K")
+    assert isinstance(plain, AuthenticationError)
+    assert "check the key in $K" in str(plain)
+
+
+# QA39 #2: a cap above the model's output ceiling, which the API refuses (400).
+def test_anthropic_cap_above_the_ceiling_is_refused_before_any_call(
+    anthropic_emulator: EmulatorServer,
+) -> None:
+    with pytest.raises(ConfigError, match=r"give a budget of at most 62976"):
+        anthropic(anthropic_emulator, "claude-sonnet-4-5", thinking_budget=100_000)
+    with pytest.raises(ConfigError, match=r"writes at most 32000 output tokens"):
+        anthropic(anthropic_emulator, "claude-opus-4-1", max_tokens=40_000)
+    with pytest.raises(ConfigError, match=r"max_tokens 64001 is above"):
+        anthropic(anthropic_emulator, "claude-haiku-4-5", thinking_budget=2048, max_tokens=64_001)
+    assert anthropic_emulator.count("requests") == 0
+    # At the ceiling: sent, and taken.
+    backend = anthropic(anthropic_emulator, "claude-opus-4-1", thinking_budget=30_976)
+    (done,) = calls(backend, [spec_for(backend)])
+    assert isinstance(done, Completion)
     assert anthropic_emulator.count("refused") == 0

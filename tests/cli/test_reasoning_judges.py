@@ -136,7 +136,13 @@ def test_claude_with_extended_thinking(
         ("openai/gpt-4o", ["--reasoning-effort", "low"], "--reasoning-effort"),
         ("openai/o3-mini", ["--reasoning-effort", "minimal"], "--reasoning-effort"),
         ("openai/gpt-5-mini", ["--temperature", "0"], "--temperature"),
-        ("openai/o3-mini", ["--temperature", "1"], "--temperature"),  # refused even at 1
+        ("openai/o3-mini", ["--temperature", "0.5"], "--temperature"),
+        # QA39 #16, #17, #18a, #2: each refused before any call
+        ("openai/gpt-5.1", ["--reasoning-effort", "minimal"], "--reasoning-effort"),
+        ("openai/o1-mini", ["--reasoning-effort", "low"], "--reasoning-effort"),
+        ("openai/o3-pro", [], "Responses API only"),
+        ("anthropic/claude-sonnet-4-5", ["--thinking-budget", "100000"], "--thinking-budget"),
+        ("anthropic/claude-opus-4-1", ["--max-tokens", "40000"], "--max-tokens"),
         ("anthropic/claude-sonnet-4-5", ["--thinking-budget", "512"], "--thinking-budget"),
         (
             "anthropic/claude-sonnet-4-5",
@@ -164,6 +170,21 @@ def test_bad_input_exits_2_before_any_call(
     assert openai_emulator.count("requests") == 0
 
 
+def test_temperature_1_runs_a_judge_that_samples_at_1(
+    openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # QA39 #25: a script passing --temperature 1 to every judge. o3-mini refuses the
+    # parameter even at 1, so none is sent, and the calls' keys are those without it.
+    scripted(openai_emulator, monkeypatch)
+    store = str(tmp_path / "s.sqlite")
+    argv = commands("openai/o3-mini", "--base-url", openai_emulator.base_url, "--store", store)
+    first = run_json([*argv["compare"], "--temperature", "1"])
+    assert made_and_failed(first) == (first["calls"]["total"], 0)
+    assert openai_emulator.count("refused") == 0
+    again = run_json(argv["compare"])
+    assert made_and_failed(again) == (0, 0)  # the same keys: all from the store
+
+
 def header_request(path: Path) -> dict[str, Any]:
     header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     return dict(header["fairjudge"]["settings"]["request"])
@@ -189,7 +210,8 @@ def test_out_header_records_what_was_sent(
     assert learned["params"]["max_tokens"] == 8  # the key keeps what was asked for
     assert learned["sent"] == {"max_completion_tokens": 8 + 8192}
     assert learned["refused"] == 3
-    assert len(learned["learned"]) == 4  # max_tokens, temperature, logprobs, top_logprobs
+    # max_tokens, temperature, and logprobs with top_logprobs as one (QA39 #4)
+    assert len(learned["learned"]) == 3
     # temperature 0 was refused and dropped: the server samples at its default of 1
     assert learned["samples"] is True
 

@@ -33,8 +33,7 @@ REFUSED = ("max_tokens", "temperature", "logprobs")
 LEARNED = (
     "sent max_completion_tokens instead of max_tokens",
     "stopped sending temperature",
-    "stopped sending logprobs",
-    "stopped sending top_logprobs",
+    "stopped sending logprobs and top_logprobs",  # one refusal of the pair (QA39 #4)
 )
 
 

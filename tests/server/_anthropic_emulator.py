@@ -12,6 +12,16 @@ says, and behaves as ``POST /v1/messages`` does (https://docs.anthropic.com/en/a
 - **Errors** have the real shape ``{"type": "error", "error": {"type":
   "invalid_request_error", "message": ...}}``; ``model``, ``max_tokens`` and
   ``messages`` are required (``max_tokens: Field required``).
+- **Output ceilings.** ``max_tokens`` (thinking included) above the model's most
+  output tokens gets 400 ``max_tokens: 100000 > 64000, which is the maximum allowed
+  number of output tokens for claude-sonnet-4-5-20250929`` (the API's text, quoted in
+  https://github.com/BerriAI/litellm/pull/15715 and
+  https://github.com/Natively-AI-assistant/natively-cluely-ai-assistant/issues/54);
+  the ceilings (:data:`MAX_OUTPUT`) are those of
+  https://docs.claude.com/en/docs/about-claude/models/overview: Opus 4 and 4.1 32000;
+  Sonnet 4 and 4.5, Haiku 4.5, Opus 4.5 and 3.7 Sonnet 64000; Opus and Sonnet 4.6
+  128000 (https://platform.claude.com/docs/en/models/opus-4-6/overview). A model not
+  listed has no ceiling here.
 - **Extended thinking** (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking):
   ``thinking: {"type": "enabled", "budget_tokens": N}`` needs ``N >= 1024``
   (``thinking.enabled.budget_tokens: Input should be greater than or equal to
@@ -58,6 +68,13 @@ _CACHE_MIN = (
     (re.compile(r"claude-(opus-4-[56]|haiku-4)"), 4096),
     (re.compile(r"claude-(sonnet-4-6|3-5-haiku|3-haiku|haiku-3)"), 2048),
 )
+MAX_OUTPUT = (
+    (re.compile(r"claude-(opus|sonnet)-4-[6-9]"), 128_000),
+    (re.compile(r"claude-opus-4-5"), 64_000),
+    (re.compile(r"claude-opus-4"), 32_000),
+    (re.compile(r"claude-(sonnet-4|haiku-4-5|3-7-sonnet)"), 64_000),
+)
+"""``(model pattern, most output tokens)``, first match wins."""
 _DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 _TEMPERATURE_ANCHOR = "#important-considerations-when-using-extended-thinking"
 
@@ -149,6 +166,12 @@ class AnthropicEmulator(JudgeFront):
         model, max_tokens = str(request["model"]), request["max_tokens"]
         if not isinstance(max_tokens, int) or max_tokens < 1:
             return _invalid("max_tokens: Input should be greater than or equal to 1")
+        ceiling = next((n for pattern, n in MAX_OUTPUT if pattern.search(model)), None)
+        if ceiling is not None and max_tokens > ceiling:
+            return _invalid(
+                f"max_tokens: {max_tokens} > {ceiling}, which is the maximum allowed number "
+                f"of output tokens for {model}"
+            )
         marked = sum(
             1
             for block in [*_blocks(request.get("system")), *self._message_blocks(request)]

@@ -19,8 +19,31 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
   ``max_completion_tokens`` before any visible text: when the cap leaves no room for
   the answer, the reply is empty with ``finish_reason: "length"`` and the whole cap
   billed, as OpenAI's reasoning guide describes
-  (https://platform.openai.com/docs/guides/reasoning). ``reasoning_effort`` takes
-  ``minimal`` on gpt-5 models only.
+  (https://platform.openai.com/docs/guides/reasoning). ``reasoning_effort`` takes, per
+  model (:data:`EFFORTS`, OpenAI's reference for the parameter, quoted in
+  https://learn.microsoft.com/en-us/javascript/api/@azure/ai-projects/reasoningeffort):
+  gpt-5, -mini, -nano minimal..high (default medium); gpt-5.1 none..high (default
+  none); gpt-5.2 and later none..xhigh (default none); the o-series low..high;
+  o1-mini and o1-preview none at all (``Unsupported parameter``). Another value gets
+  ``Unsupported value: 'reasoning_effort' does not support 'minimal' with this model.
+  Supported values are: 'none', 'low', 'medium', and 'high'.`` (as quoted in
+  https://github.com/immersive-translate/immersive-translate/issues/3529).
+- **o1-mini and o1-preview** refuse a ``system`` message: 400 ``Unsupported value:
+  'messages[0].role' does not support 'system' with this model.``, ``param``
+  ``messages[0].role``, ``code`` ``unsupported_value``
+  (https://github.com/microsoft/agent-framework/issues/1077,
+  https://github.com/janhq/jan/issues/4392).
+- **o4-mini** refuses logprobs with a 403 and no ``param``: ``You are not allowed to
+  request logprobs from this model`` (https://github.com/confident-ai/deepeval/pull/2184);
+  the other reasoning models with a 400 ``unsupported_parameter``.
+- **Responses-only models** (o1-pro, o3-pro, gpt-5-pro, gpt-5.x-pro, the codex
+  models) are not served: 404, ``param: "model"``, ``code: null``; o1-pro's message
+  is ``This is not a chat model and thus not supported in the v1/chat/completions
+  endpoint. Did you mean to use v1/completions?``
+  (https://github.com/chatboxai/chatbox/issues/2173), the others' ``This model is only
+  supported in v1/responses and not in v1/chat/completions.``
+  (https://github.com/egoist/chatwise-releases/issues/1122,
+  https://github.com/alvinunreal/tmuxai/issues/82).
 - **chat models** (everything else: ``gpt-4o*``, ``gpt-4.1*``) take ``max_tokens``,
   ``temperature`` and ``logprobs``, and refuse ``reasoning_effort`` (``Unsupported
   parameter: 'reasoning_effort' is not supported with this model.``).
@@ -57,8 +80,19 @@ from tests.server._front import JudgeFront
 from tests.server._http import JudgeServer, _Listener
 from tests.server._script import Script
 
-REASONING_TOKENS = {"minimal": 0, "low": 64, "medium": 256, "high": 1024}
-"""Hidden reasoning tokens a reply spends, by ``reasoning_effort`` (default medium)."""
+REASONING_TOKENS = {"none": 0, "minimal": 0, "low": 64, "medium": 256, "high": 1024, "xhigh": 2048}
+"""Hidden reasoning tokens a reply spends, by ``reasoning_effort`` (default: the model's)."""
+
+EFFORTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
+    (re.compile(r"^gpt-5\.1"), ("none", "low", "medium", "high"), "none"),
+    (re.compile(r"^gpt-5\.[2-9]"), ("none", "low", "medium", "high", "xhigh"), "none"),
+    (re.compile(r"^gpt-5"), ("minimal", "low", "medium", "high"), "medium"),
+    (re.compile(r"^o"), ("low", "medium", "high"), "medium"),
+)
+"""``(model pattern, the efforts it takes, its default)``, first match wins."""
+_NO_EFFORT_NO_SYSTEM = re.compile(r"^o1-(mini|preview)")
+_RESPONSES_ONLY = re.compile(r"^(o[13]-pro|gpt-5(\.\d+)?-(pro|codex)|codex-)")
+_LOGPROBS_403 = re.compile(r"^o4-mini")
 
 _NO_TEMPERATURE = re.compile(r"^o[13]-mini")
 """Models that refuse ``temperature`` itself, at any value: ``Unsupported parameter:
@@ -72,7 +106,7 @@ _REASONING = re.compile(r"^(gpt-5(?!-chat)|o[134](?![0-9]))")
 _CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 
 
-def _error(message: str, param: str | None, code: str | None) -> Reply:
+def _error(message: str, param: str | None, code: str | None, status: int = 400) -> Reply:
     body = {
         "error": {
             "message": message,
@@ -81,7 +115,27 @@ def _error(message: str, param: str | None, code: str | None) -> Reply:
             "code": code,
         }
     }
-    return 400, json.dumps(body).encode(), ()
+    return status, json.dumps(body).encode(), ()
+
+
+def _not_served(model: str) -> Reply:
+    if model.startswith("o1-pro"):
+        message = (
+            "This is not a chat model and thus not supported in the v1/chat/completions "
+            "endpoint. Did you mean to use v1/completions?"
+        )
+    else:
+        message = "This model is only supported in v1/responses and not in v1/chat/completions."
+    return _error(message, "model", None, 404)
+
+
+def _effort_row(model: str) -> tuple[tuple[str, ...], str]:
+    """The efforts a reasoning model takes, and its default (none for o1-mini)."""
+    if _NO_EFFORT_NO_SYSTEM.match(model):
+        return (), "medium"
+    return next(
+        ((e, d) for p, e, d in EFFORTS if p.match(model)), (("low", "medium", "high"), "medium")
+    )
 
 
 def _unsupported_parameter(param: str, hint: str = "") -> Reply:
@@ -109,6 +163,9 @@ class OpenAIEmulator(JudgeFront):
         script: The scripted judge's script (what it replies, its faults).
         reasoning_models: More model names served as reasoning models, for a model
             fairjudge's table does not know (e.g. ``"acme-reasoner"``).
+        aliases: Deployment names and the model each serves (``{"acme-o4":
+            "o4-mini"}``), as an Azure deployment or a proxy's alias does: the request
+            is checked as the served model's.
         early_faults: Faults for the first chat requests, in arrival order, given
             before the request is checked: ``"server_error"`` (OpenAI's 500 body),
             ``"hang"`` (no reply for the script's ``hang_s``, then checked and
@@ -121,10 +178,12 @@ class OpenAIEmulator(JudgeFront):
         script: Script | None = None,
         *,
         reasoning_models: Iterable[str] = (),
+        aliases: Mapping[str, str] | None = None,
         early_faults: Iterable[str | None] = (),
     ) -> None:
         super().__init__(ScriptedJudge(script))
         self.reasoning_models = frozenset(reasoning_models)
+        self.aliases = dict(aliases or {})
         self._seen_prefixes: set[str] = set()
         self._early = list(early_faults)
         unknown = {f for f in self._early if f not in (None, "server_error", "hang", "reset")}
@@ -152,6 +211,7 @@ class OpenAIEmulator(JudgeFront):
 
     def is_reasoning(self, model: str) -> bool:
         """Whether ``model`` is served as a reasoning model."""
+        model = self.aliases.get(model, model)
         return model in self.reasoning_models or bool(_REASONING.match(model))
 
     async def handle(
@@ -183,7 +243,8 @@ class OpenAIEmulator(JudgeFront):
         if isinstance(request, dict):
             refusal = self.refusal(request)
             if refusal is not None:
-                param = json.loads(refusal[1])["error"]["param"]
+                error = json.loads(refusal[1])["error"]
+                param = error["param"] or ("logprobs" if "logprobs" in error["message"] else "")
                 self._bump("refused")
                 self._bump(f"refused:{param}")
                 return refusal
@@ -199,13 +260,25 @@ class OpenAIEmulator(JudgeFront):
         return status, json.dumps(reply).encode(), extra
 
     def refusal(self, request: Mapping[str, Any]) -> Reply | None:
-        """The 400 the real API gives this request, or ``None`` when it takes it."""
-        model = str(request.get("model", ""))
+        """The 4xx the real API gives this request, or ``None`` when it takes it."""
+        asked = str(request.get("model", ""))
+        model = self.aliases.get(asked, asked)
         effort = request.get("reasoning_effort")
+        if _RESPONSES_ONLY.match(model):
+            return _not_served(model)
         if not self.is_reasoning(model):
             if effort is not None:
                 return _unsupported_parameter("reasoning_effort")
             return None
+        if _NO_EFFORT_NO_SYSTEM.match(model):
+            for i, message in enumerate(request.get("messages") or ()):
+                if isinstance(message, Mapping) and message.get("role") == "system":
+                    where = f"messages[{i}].role"
+                    return _error(
+                        f"Unsupported value: '{where}' does not support 'system' with this model.",
+                        where,
+                        "unsupported_value",
+                    )
         if "max_tokens" in request:
             return _unsupported_parameter("max_tokens", " Use 'max_completion_tokens' instead.")
         if "temperature" in request and _NO_TEMPERATURE.match(model):
@@ -216,14 +289,18 @@ class OpenAIEmulator(JudgeFront):
                 return _unsupported_value(name, value)
         for name in ("logprobs", "top_logprobs"):
             if request.get(name) not in (None, False):
+                if _LOGPROBS_403.match(model):
+                    message = "You are not allowed to request logprobs from this model"
+                    return _error(message, None, None, 403)
                 return _unsupported_parameter(name)
-        allowed = (
-            tuple(REASONING_TOKENS) if model.startswith("gpt-5") else ("low", "medium", "high")
-        )
+        allowed, _ = _effort_row(model)
+        if effort is not None and not allowed:
+            return _unsupported_parameter("reasoning_effort")
         if effort is not None and effort not in allowed:
             listed = ", ".join(f"'{e}'" for e in allowed[:-1]) + f", and '{allowed[-1]}'"
+            shown = f"'{effort}'" if isinstance(effort, str) else json.dumps(effort)
             return _error(
-                f"Unsupported value: 'reasoning_effort' does not support {json.dumps(effort)} "
+                f"Unsupported value: 'reasoning_effort' does not support {shown} "
                 f"with this model. Supported values are: {listed}.",
                 "reasoning_effort",
                 "unsupported_value",
@@ -237,8 +314,10 @@ class OpenAIEmulator(JudgeFront):
         prompt = self._prompt_words(request)
         cached = self._cached(prompt)
         reasoning = 0
-        if self.is_reasoning(str(request.get("model", ""))):
-            reasoning = REASONING_TOKENS[str(request.get("reasoning_effort") or "medium")]
+        asked = str(request.get("model", ""))
+        if self.is_reasoning(asked):
+            default = _effort_row(self.aliases.get(asked, asked))[1]
+            reasoning = REASONING_TOKENS[str(request.get("reasoning_effort") or default)]
             cap = request.get("max_completion_tokens")
             if isinstance(cap, int) and reasoning + visible > cap:
                 # The reasoning ate the cap: no visible text, the whole cap billed.

@@ -179,3 +179,106 @@ def test_early_faults_come_before_the_rules_in_arrival_order() -> None:
     assert app.stats()["refused:max_tokens"] == 2
     assert app.wait_for("early:reset", 1, timeout=0.0)  # already counted: no wait
     assert not app.wait_for("early:hang", 1, timeout=0.0)
+
+
+def chat(app: Any, **body: Any) -> Any:
+    return post(app, "/v1/chat/completions", OPENAI_HEADERS, {"messages": MESSAGES, **body})
+
+
+def test_reasoning_efforts_follow_the_model() -> None:
+    # gpt-5.1 takes none..high (default none), gpt-5.2 adds xhigh, gpt-5 has minimal
+    # but no none (QA39 #16).
+    app = OpenAIEmulator(Script())
+    status, body = chat(app, model="gpt-5.1", max_completion_tokens=500, reasoning_effort="minimal")
+    assert status == 400
+    assert body["error"] == {
+        "message": "Unsupported value: 'reasoning_effort' does not support 'minimal' with "
+        "this model. Supported values are: 'none', 'low', 'medium', and 'high'.",
+        "type": "invalid_request_error",
+        "param": "reasoning_effort",
+        "code": "unsupported_value",
+    }
+    assert chat(app, model="gpt-5", max_completion_tokens=500, reasoning_effort="none")[0] == 400
+    assert chat(app, model="gpt-5.1", max_completion_tokens=500, reasoning_effort="xhigh")[0] == 400
+    for model, effort in (("gpt-5.1", "none"), ("gpt-5.2", "xhigh"), ("gpt-5-mini", "minimal")):
+        status, body = chat(app, model=model, max_completion_tokens=4000, reasoning_effort=effort)
+        assert status == 200, (model, effort)
+    status, body = chat(app, model="gpt-5.1", max_completion_tokens=8)
+    assert status == 200  # its default is none: no reasoning eats the short cap
+    assert body["usage"]["completion_tokens_details"]["reasoning_tokens"] == 0
+
+
+def test_o1_mini_refuses_a_system_message_and_reasoning_effort() -> None:
+    app = OpenAIEmulator(Script())
+    system = [{"role": "system", "content": "Be fair."}, *MESSAGES]
+    status, body = chat(app, model="o1-mini", messages=system, max_completion_tokens=500)
+    assert status == 400
+    assert body["error"] == {
+        "message": "Unsupported value: 'messages[0].role' does not support 'system' with this "
+        "model.",
+        "type": "invalid_request_error",
+        "param": "messages[0].role",
+        "code": "unsupported_value",
+    }
+    status, body = chat(app, model="o1-mini", max_completion_tokens=500, reasoning_effort="low")
+    assert (status, body["error"]["param"]) == (400, "reasoning_effort")
+    assert chat(app, model="o1-mini", max_completion_tokens=500)[0] == 200
+
+
+def test_responses_only_models_are_not_served_by_chat_completions() -> None:
+    app = OpenAIEmulator(Script())
+    status, body = chat(app, model="o1-pro", max_completion_tokens=500)
+    assert status == 404
+    assert body["error"] == {
+        "message": "This is not a chat model and thus not supported in the "
+        "v1/chat/completions endpoint. Did you mean to use v1/completions?",
+        "type": "invalid_request_error",
+        "param": "model",
+        "code": None,
+    }
+    for model in ("o3-pro", "gpt-5-pro", "gpt-5.2-pro", "gpt-5-codex"):
+        status, body = chat(app, model=model, max_completion_tokens=500)
+        assert status == 404
+        assert body["error"]["message"] == (
+            "This model is only supported in v1/responses and not in v1/chat/completions."
+        )
+
+
+def test_o4_mini_refuses_logprobs_with_a_403_and_no_param() -> None:
+    # Also under a deployment alias the emulator serves as o4-mini (QA39 #27).
+    app = OpenAIEmulator(Script(), aliases={"acme-o4": "o4-mini"})
+    for model in ("o4-mini", "acme-o4"):
+        status, body = chat(
+            app, model=model, max_completion_tokens=500, logprobs=True, top_logprobs=5
+        )
+        assert status == 403
+        assert body["error"] == {
+            "message": "You are not allowed to request logprobs from this model",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }
+    assert app.stats()["refused:logprobs"] == 2
+
+
+def test_anthropic_refuses_max_tokens_above_the_model_ceiling() -> None:
+    app = AnthropicEmulator(Script())
+    status, body = post(
+        app, "/v1/messages", ANTHROPIC_HEADERS,
+        {"model": "claude-sonnet-4-5-20250929", "max_tokens": 101024, "messages": MESSAGES,
+         "thinking": {"type": "enabled", "budget_tokens": 100000}},
+    )  # fmt: skip
+    assert status == 400
+    assert body == {
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": "max_tokens: 101024 > 64000, which is the maximum allowed number of "
+            "output tokens for claude-sonnet-4-5-20250929",
+        },
+    }
+    base = {"messages": MESSAGES}
+    assert post(app, "/v1/messages", ANTHROPIC_HEADERS,
+                {**base, "model": "claude-opus-4-1", "max_tokens": 32001})[0] == 400  # fmt: skip
+    assert post(app, "/v1/messages", ANTHROPIC_HEADERS,
+                {**base, "model": "claude-opus-4-1", "max_tokens": 32000})[0] == 200  # fmt: skip

@@ -71,7 +71,8 @@ class AnthropicBackend(HTTPBackend):
         MissingExtraError: The ``anthropic`` package is not installed.
         ConfigError: The key's environment variable is not set; the thinking budget is
             under 1024 or not below ``max_tokens``, or the model has no extended
-            thinking.
+            thinking; ``max_tokens`` (or the budget and room to answer) is above the
+            most output tokens the model writes, when the table knows it.
     """
 
     name = "anthropic"
@@ -90,6 +91,7 @@ class AnthropicBackend(HTTPBackend):
         super().__init__(model, sdk=_import_sdk(), **options)
         self._caps = capabilities_for("anthropic", model)
         self._budget = _checked_budget(model, self._caps, thinking_budget, self._max_tokens)
+        _check_ceiling(model, self._caps, self._budget, self._max_tokens)
         self._cache_prompts = cache_prompts
         self._empty_at_cap = 0
         key = self._read_key()
@@ -261,6 +263,28 @@ def _checked_budget(
             params="thinking_budget",
         )
     return budget
+
+
+def _check_ceiling(
+    model: str, caps: Capabilities, budget: int | None, max_tokens: int | None
+) -> None:
+    """Refuse a cap above the model's output ceiling, which the API refuses (a 400)."""
+    ceiling = caps.max_output
+    if ceiling is None:
+        return
+    most = f"anthropic/{model} writes at most {ceiling} output tokens, thinking included"
+    if max_tokens is not None and max_tokens > ceiling:
+        raise ConfigError(
+            f"max_tokens {max_tokens} is above what the API takes: {most}; give at most {ceiling}",
+            params="max_tokens",
+        )
+    if max_tokens is None and budget is not None and budget + REPLY_MAX_TOKENS > ceiling:
+        raise ConfigError(
+            f"thinking_budget {budget} is above what the API takes: {most}, and the "
+            f"answer needs {REPLY_MAX_TOKENS} after the thinking; give a budget of at most "
+            f"{ceiling - REPLY_MAX_TOKENS}",
+            params="thinking_budget",
+        )
 
 
 def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:

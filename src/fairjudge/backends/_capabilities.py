@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fairjudge._errors import ConfigError
+
 __all__ = [
     "EFFORTS",
     "EMPTY_AT_CAP_LIMIT",
@@ -22,14 +24,22 @@ __all__ = [
     "Knowledge",
     "apply_changes",
     "capabilities_for",
+    "checked_effort",
+    "fold_system",
     "lesson",
     "reasoning_room",
 ]
 
 Family = Literal["openai-chat", "openai-reasoning", "anthropic", "openai-unknown"]
 
-EFFORTS = ("minimal", "low", "medium", "high")
-"""The ``reasoning_effort`` values of Chat Completions (``minimal``: gpt-5 family only)."""
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""Every ``reasoning_effort`` of Chat Completions; each model takes some (see the table).
+
+OpenAI's reference (https://platform.openai.com/docs/api-reference/chat/create,
+quoted in https://learn.microsoft.com/en-us/javascript/api/@azure/ai-projects/reasoningeffort):
+gpt-5.1 takes none, low, medium and high and defaults to none; the models before it
+default to medium and take no none; xhigh came with gpt-5.2. Each model's list is
+:attr:`Capabilities.efforts`."""
 
 MIN_THINKING_BUDGET = 1024
 """Anthropic's smallest ``thinking.budget_tokens``."""
@@ -40,12 +50,15 @@ EMPTY_AT_CAP_LIMIT = 3
 Each such reply is paid for and says nothing; the same cap would end the same way
 for the next calls, so after a few the run stops and says what to raise."""
 
-_REASONING_ROOM = {"minimal": 1024, "low": 4096, "medium": 8192, "high": 24576}
-"""Output tokens left for hidden reasoning, per effort (``None``: the server's medium).
+_REASONING_ROOM = {
+    "none": 256, "minimal": 1024, "low": 4096, "medium": 8192, "high": 24576, "xhigh": 32768,
+}  # fmt: skip
+"""Output tokens left for hidden reasoning, per effort (``None``: the model's default).
 
 A judge's prompt is short and its answer one label or a few lines, so these are
 generous for the task; ``high`` is OpenAI's advice of about 25,000 tokens for
-reasoning and output. The cap costs nothing unless used: tokens are billed as spent.
+reasoning and output. ``none`` does no reasoning: its room is a margin. The cap costs
+nothing unless used (tokens are billed as spent), but a budget counts it.
 """
 
 
@@ -64,8 +77,16 @@ class Capabilities:
         top_p: Whether ``top_p`` other than 1 is accepted.
         logprobs: Whether ``logprobs``/``top_logprobs`` are accepted.
         efforts: The ``reasoning_effort`` values accepted (empty: none).
+        default_effort: The effort the server uses when none is sent (``None``: the
+            model does not reason, or the table does not know it).
+        system: Whether a ``system`` message is accepted (o1-mini and o1-preview
+            take none: :func:`fold_system`).
+        chat: Whether Chat Completions serves the model (o1-pro, o3-pro, the gpt-5
+            pro and codex models are served by the Responses API only).
         thinking: Whether Anthropic extended thinking is available.
         cache_min_tokens: Anthropic's shortest cacheable prefix for the model.
+        max_output: The model's ceiling on ``max_tokens`` (thinking included), when
+            the table knows it.
     """
 
     family: Family
@@ -75,8 +96,12 @@ class Capabilities:
     top_p: bool = True
     logprobs: bool = True
     efforts: tuple[str, ...] = ()
+    default_effort: str | None = None
+    system: bool = True
+    chat: bool = True
     thinking: bool = False
     cache_min_tokens: int = 1024
+    max_output: int | None = None
 
     @property
     def stochastic(self) -> bool:
@@ -86,12 +111,48 @@ class Capabilities:
 
 _OPENAI_REASONING = re.compile(r"^(gpt-5(?!-chat)|o[134](?![0-9]))")
 _OPENAI_CHAT = re.compile(r"^(gpt-4o|gpt-4\.1|gpt-4|gpt-3\.5|chatgpt-4o|gpt-5-chat)")
+# Served by the Responses API only: Chat Completions answers 404 (o1-pro:
+# https://github.com/chatboxai/chatbox/issues/2173; o3-pro:
+# https://github.com/HeyPuter/puter/issues/1303; gpt-5-pro:
+# https://github.com/egoist/chatwise-releases/issues/1122; gpt-5.2-pro:
+# https://github.com/run-llama/llama_index/pull/20361; gpt-5-codex:
+# https://github.com/alvinunreal/tmuxai/issues/82).
+_RESPONSES_ONLY = re.compile(r"^(o[13]-pro|gpt-5(\.\d+)?-(pro|codex)|codex-)")
+# reasoning_effort by model, first match wins: (pattern, efforts, default). gpt-5.1
+# takes none..high, default none; gpt-5.2 and later add xhigh (the reference above;
+# https://github.com/BerriAI/litellm/pull/17875); gpt-5, -mini, -nano take minimal..high
+# at medium; the o-series low..high at medium; o1-mini and o1-preview predate the
+# parameter (https://github.com/dzhng/deep-research/pull/89).
+_EFFORT_ROWS: tuple[tuple[re.Pattern[str], tuple[str, ...], str | None], ...] = (
+    (re.compile(r"^gpt-5\.1"), ("none", "low", "medium", "high"), "none"),
+    (re.compile(r"^gpt-5\.[2-9]"), ("none", "low", "medium", "high", "xhigh"), "none"),
+    (re.compile(r"^gpt-5"), ("minimal", "low", "medium", "high"), "medium"),
+    (re.compile(r"^o1-(mini|preview)"), (), None),
+    (re.compile(r"^o"), ("low", "medium", "high"), "medium"),
+)
+# o1-mini and o1-preview refuse a system message: 400 "Unsupported value:
+# 'messages[0].role' does not support 'system' with this model." (every other chat
+# model takes one: https://github.com/microsoft/agent-framework/issues/1077).
+_NO_SYSTEM = re.compile(r"^o1-(mini|preview)")
 # Anthropic: the models before extended thinking (Claude 3.7 Sonnet and every later
 # model have it), and the cache minimum by model.
 _NO_THINKING = re.compile(r"claude-(instant|2|3-(?!7))")
 _CACHE_MIN = (
     (re.compile(r"claude-(opus-4-[56]|haiku-4)"), 4096),
     (re.compile(r"claude-(sonnet-4-6|3-5-haiku|3-haiku|haiku-3)"), 2048),
+)
+# The most output tokens (max_tokens, thinking included) a model takes, first match
+# wins; above it the API answers 400 "max_tokens: N > 64000, which is the maximum
+# allowed number of output tokens for claude-sonnet-4-5-20250929"
+# (https://github.com/BerriAI/litellm/pull/15715). Opus 4 and 4.1: 32000, Sonnet 4 and
+# 4.5, Haiku 4.5, Opus 4.5, 3.7 Sonnet: 64000
+# (https://docs.claude.com/en/docs/about-claude/models/overview); Opus and Sonnet 4.6
+# and later: 128000 (https://platform.claude.com/docs/en/models/opus-4-6/overview).
+_MAX_OUTPUT = (
+    (re.compile(r"claude-(opus|sonnet)-4-[6-9]"), 128_000),
+    (re.compile(r"claude-opus-4-5"), 64_000),
+    (re.compile(r"claude-opus-4"), 32_000),
+    (re.compile(r"claude-(sonnet-4|haiku-4-5|3-7-sonnet)"), 64_000),
 )
 
 
@@ -104,22 +165,86 @@ def capabilities_for(backend: str, model: str) -> Capabilities:
     name = model.rsplit("/", 1)[-1].lower()
     if backend == "anthropic":
         minimum = next((n for pattern, n in _CACHE_MIN if pattern.search(name)), 1024)
+        ceiling = next((n for pattern, n in _MAX_OUTPUT if pattern.search(name)), None)
         thinking = not _NO_THINKING.search(name)
-        return Capabilities("anthropic", True, thinking=thinking, cache_min_tokens=minimum)
+        return Capabilities(
+            "anthropic", True, thinking=thinking, cache_min_tokens=minimum, max_output=ceiling
+        )
+    if _RESPONSES_ONLY.match(name):
+        return Capabilities("openai-reasoning", True, chat=False)
     if _OPENAI_REASONING.match(name):
-        efforts = EFFORTS if name.startswith("gpt-5") else EFFORTS[1:]
+        efforts, default = next((e, d) for p, e, d in _EFFORT_ROWS if p.match(name))
         return Capabilities(
             "openai-reasoning", True, cap_param="max_completion_tokens",
             temperature=False, top_p=False, logprobs=False, efforts=efforts,
+            default_effort=default, system=not _NO_SYSTEM.match(name),
         )  # fmt: skip
     if _OPENAI_CHAT.match(name):
         return Capabilities("openai-chat", True)
     return Capabilities("openai-unknown", False)
 
 
-def reasoning_room(effort: str | None) -> int:
-    """Output tokens to leave for hidden reasoning at ``effort`` (``None``: medium)."""
-    return _REASONING_ROOM[effort or "medium"]
+_TAKEN_BY = {
+    "none": "gpt-5.1 or later",
+    "minimal": "gpt-5, gpt-5-mini or gpt-5-nano",
+    "xhigh": "gpt-5.2 or later",
+}
+
+
+def checked_effort(model: str, caps: Capabilities, effort: str | None) -> str | None:
+    """``effort``, refused (:class:`ConfigError`) when the model is known not to take it.
+
+    Also refuses, before any call, a model Chat Completions does not serve.
+    """
+    if not caps.chat:
+        raise ConfigError(
+            f"openai/{model} is served by OpenAI's Responses API only (v1/responses): "
+            "its chat-completions endpoint, which fairjudge calls, answers 404; pick a "
+            "model that Chat Completions serves (e.g. o3, gpt-5)"
+        )
+    if effort is None:
+        return None
+    if effort not in EFFORTS:
+        raise ConfigError(
+            f"reasoning_effort must be one of {', '.join(EFFORTS)}; got {effort!r}",
+            params="reasoning_effort",
+        )
+    if caps.known and effort not in caps.efforts:
+        if caps.efforts:  # a reasoning model: the fix is another effort
+            takes = f"it takes {', '.join(caps.efforts)}; give one of those"
+            if effort in _TAKEN_BY:
+                takes += f", or {_TAKEN_BY[effort]} for {effort}"
+        elif caps.family == "openai-reasoning":
+            takes = "o1-mini and o1-preview take no reasoning_effort at all; drop it"
+        else:
+            takes = "it is not a reasoning model (gpt-5*, o1*, o3*, o4*); drop it or pick one"
+        raise ConfigError(
+            f"openai/{model} takes no reasoning_effort {effort!r}: {takes}",
+            params="reasoning_effort",
+        )
+    return effort
+
+
+def fold_system(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``messages`` without system messages: their text opens the first user turn.
+
+    For a model that refuses the ``system`` role (o1-mini, o1-preview), as OpenAI's
+    reasoning guide advised for them: the instructions go in the user message.
+    """
+    system = "\n\n".join(content for role, content in messages if role == "system")
+    rest = [(role, content) for role, content in messages if role != "system"]
+    if not system:
+        return rest
+    first = next((i for i, (role, _) in enumerate(rest) if role == "user"), None)
+    if first is None:
+        return [("user", system), *rest]
+    rest[first] = ("user", f"{system}\n\n{rest[first][1]}")
+    return rest
+
+
+def reasoning_room(effort: str | None, default: str | None = "medium") -> int:
+    """Output tokens to leave for hidden reasoning at ``effort`` (``None``: ``default``)."""
+    return _REASONING_ROOM[effort or default or "medium"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +259,8 @@ class Change:
         add: Tokens added to a renamed cap: the room a reasoning model needs to
             reason before it answers (a ``max_tokens`` refused for
             ``max_completion_tokens`` says the model reasons).
+        also: Parameters dropped with ``param``, as one refusal: ``top_logprobs``
+            goes with ``logprobs`` (the server names one, or neither).
     """
 
     param: str
@@ -141,18 +268,28 @@ class Change:
     status: int
     reason: str
     add: int = 0
+    also: tuple[str, ...] = ()
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """Every parameter this change renames or drops."""
+        return (self.param, *self.also)
 
     def describe(self) -> str:
         """One line for the run's log: what changed, and why."""
         what = f"sending {self.to} instead" if self.to else "no longer sending it"
+        named = repr(self.param)
+        if self.also:
+            named = " and ".join(repr(p) for p in self.params)
+            what = "no longer sending them"
         if self.add:
             what += f", with {self.add} more tokens of room to reason"
-        return f"refused {self.param!r} (HTTP {self.status}: {self.reason}); {what}"
+        return f"refused {named} (HTTP {self.status}: {self.reason}); {what}"
 
     def short(self) -> str:
         """What the run sends now, in a few words: the run summary's line."""
         if self.to is None:
-            return f"stopped sending {self.param}"
+            return f"stopped sending {' and '.join(self.params)}"
         return f"sent {self.to} instead of {self.param}"
 
 
@@ -187,7 +324,7 @@ class Knowledge:
 
     def sent(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """``params`` as a copy that knows this sends them (:func:`apply_changes`)."""
-        return apply_changes(params, {change.param: change for change in self.changes})
+        return apply_changes(params, {p: change for change in self.changes for p in change.params})
 
 
 # Parameters whose refusal can be worked around without changing what is asked:
@@ -204,7 +341,8 @@ def lesson(
     """What a refused request teaches, or ``[]`` when it teaches nothing.
 
     Args:
-        status: The HTTP status (only 400 and 422 teach).
+        status: The HTTP status (400 and 422 teach; 403 only about logprobs, which
+            o4-mini refuses with a 403 and no ``param``).
         error: The error object (``{"message", "type", "param", "code"}``), if any.
         message: The server's message (redacted).
         sent: The body that was refused.
@@ -212,10 +350,10 @@ def lesson(
     Returns:
         The changes to make: a rename of the cap to ``max_completion_tokens`` when the
         server names it, or the refused parameter dropped; both logprob fields go
-        together. A message that mentions logprobs without a ``param`` (vLLM and
-        other servers) drops them too, as the older fallback did.
+        together, as one change. A message that mentions logprobs without a
+        ``param`` (vLLM, o4-mini's 403, other servers) drops them too.
     """
-    if status not in (400, 422):
+    if status not in (400, 403, 422):
         return []
     error = error or {}
     param = error.get("param")
@@ -226,13 +364,16 @@ def lesson(
             param = "logprobs"
         else:
             return []
+    if status == 403 and param not in _LOGPROB_PAIR:
+        return []  # a 403 about anything else is the key's or the account's
     reason = message if len(message) <= 160 else message[:157] + "..."
     if param == "max_tokens" and (
         "max_completion_tokens" in text or code == "unsupported_parameter"
     ):
         return [Change("max_tokens", "max_completion_tokens", status, reason)]
     if param in _LOGPROB_PAIR:
-        return [Change(p, None, status, reason) for p in _LOGPROB_PAIR if p in sent]
+        first, *rest = (p for p in _LOGPROB_PAIR if p in sent)
+        return [Change(first, None, status, reason, also=tuple(rest))]
     if param in _DROPPABLE:
         return [Change(param, None, status, reason)]
     return []
@@ -242,9 +383,10 @@ def apply_changes(params: Mapping[str, Any], changes: Mapping[str, Change]) -> d
     """``params`` with the learned ``changes`` (by parameter) applied, order kept."""
     if not changes:
         return dict(params)
+    by_param = {p: change for change in changes.values() for p in change.params}
     out: dict[str, Any] = {}
     for name, value in params.items():
-        change = changes.get(name)
+        change = by_param.get(name)
         if change is None:
             out[name] = value
         elif change.to is not None:

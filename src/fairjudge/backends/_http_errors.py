@@ -41,6 +41,10 @@ __all__ = [
 
 MESSAGE_LIMIT = 500  # characters of a server's error text kept in our messages
 _REJECTED = (400, 413, 422)  # about this request (too long, malformed): others may pass
+# A 403 whose message names a request parameter is about the request, not the key:
+# o4-mini answers logprobs with 403 "You are not allowed to request logprobs from this
+# model" (https://github.com/confident-ai/deepeval/pull/2184).
+_ABOUT_A_PARAMETER = re.compile(r"logprob|\bparam(eter)?s?\b", re.IGNORECASE)
 
 
 def pooled_http_client(sdk: ModuleType, max_connections: int, timeout: float) -> Any:
@@ -142,8 +146,9 @@ def error_from_status(
     429 is a :class:`RateLimitError`; 408 a :class:`BackendTimeout`; 409 and 5xx
     :class:`ServerError` (all retryable); 400, 413 and 422 a :class:`RequestRejected`
     (this request is refused, e.g. too long; others may pass); 401/403
-    :class:`AuthenticationError`; any other status (404: unknown model or wrong URL)
-    a :class:`FatalBackendError`. ``message`` must be scrubbed already.
+    :class:`AuthenticationError`, but a 403 whose message names a parameter (logprobs)
+    a :class:`FatalBackendError` that does not blame the key; any other status (404:
+    unknown model or wrong URL) a :class:`FatalBackendError`. ``message`` must be scrubbed already.
     """
     text = f"{backend} backend: HTTP {status} from {where}: {message}"
     if status == 429:
@@ -152,6 +157,9 @@ def error_from_status(
         return BackendTimeout(text)
     if status == 409 or status >= 500:
         return ServerError(text)
+    if status == 403 and _ABOUT_A_PARAMETER.search(message):
+        # Not the key: the model refuses a parameter (o4-mini answers logprobs so).
+        return FatalBackendError(text + "; the server refuses a parameter of the request")
     if status in (401, 403):
         hint = f"; check the key in ${key_env}" if key_env else ""
         return AuthenticationError(text + hint)

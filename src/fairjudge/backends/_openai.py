@@ -19,13 +19,14 @@ from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import BackendError, ConfigError, FatalBackendError, RequestRejected
 from fairjudge._redact import redact
 from fairjudge.backends._capabilities import (
-    EFFORTS,
     EMPTY_AT_CAP_LIMIT,
     Capabilities,
     Change,
     Knowledge,
     apply_changes,
     capabilities_for,
+    checked_effort,
+    fold_system,
     lesson,
     reasoning_room,
 )
@@ -81,12 +82,15 @@ class OpenAIBackend(HTTPBackend):
 
     Requests follow the capability table (:mod:`fairjudge.backends._capabilities`):
     a reasoning model (gpt-5*, o1*, o3*, o4*) gets ``max_completion_tokens`` with room
-    to reason, no temperature and no logprobs; ``reasoning_effort`` (``minimal``,
-    ``low``, ``medium``, ``high``) is refused here, before any call, for a model known
-    not to take it.
+    to reason, no temperature and no logprobs; a ``reasoning_effort`` the model is
+    known not to take (each takes some of ``none``, ``minimal``, ``low``, ``medium``,
+    ``high``, ``xhigh``), or a model Chat Completions does not serve (o1-pro, o3-pro,
+    the gpt-5 pro and codex models), is refused here, before any call. o1-mini and
+    o1-preview take no system message: its text opens the user turn instead.
 
     Learning from refusals: when the server refuses a parameter (a 400 or 422 whose
-    ``param``/``code`` name it, or whose message mentions logprobs), the call is sent
+    ``param``/``code`` name it, or a 400, 403 or 422 whose message mentions logprobs),
+    the call is sent
     again with the parameter renamed (``max_tokens`` to ``max_completion_tokens``) or
     dropped (``temperature``, ``top_p``, the logprob fields), and this backend keeps
     the change for the rest of its life. Calls of a model the table does not know go
@@ -116,7 +120,7 @@ class OpenAIBackend(HTTPBackend):
         self._logprobs = logprobs
         self._top_logprobs = top_logprobs
         self._caps = capabilities_for("openai", model)
-        self._effort = _checked_effort(model, self._caps, reasoning_effort)
+        self._effort = checked_effort(model, self._caps, reasoning_effort)
         # What refused requests taught this run (by parameter), shared by its calls.
         self._changes: dict[str, Change] = {}
         self._refused = 0
@@ -257,7 +261,8 @@ class OpenAIBackend(HTTPBackend):
         # No temperature: these models sample at 1 only, and some (o1-mini, o3-mini)
         # refuse the parameter itself, even at 1 (see :attr:`fixed_temperature`).
         params: dict[str, Any] = {
-            "max_completion_tokens": self._max_tokens or visible + reasoning_room(self._effort),
+            "max_completion_tokens": self._max_tokens
+            or visible + reasoning_room(self._effort, self._caps.default_effort),
         }
         if self._effort is not None:
             params["reasoning_effort"] = self._effort
@@ -281,10 +286,11 @@ class OpenAIBackend(HTTPBackend):
         renamed or dropped, see :func:`lesson`), so the body is exactly what goes on
         the wire now; the same body is an OpenAI Batch API request line's ``body``.
         """
+        messages = list(spec.messages) if self._caps.system else fold_system(list(spec.messages))
         return {
             **apply_changes(spec.params, self._changes),
             "model": spec.model,
-            "messages": [{"role": role, "content": content} for role, content in spec.messages],
+            "messages": [{"role": role, "content": content} for role, content in messages],
         }
 
     async def complete(self, spec: CallSpec) -> Completion:
@@ -383,7 +389,8 @@ class OpenAIBackend(HTTPBackend):
                 continue
             if change.to == "max_completion_tokens" and self._max_tokens is None:
                 # The server asks for the reasoning models' cap: leave room to reason.
-                change = dataclasses.replace(change, add=reasoning_room(self._effort))
+                room = reasoning_room(self._effort, self._caps.default_effort)
+                change = dataclasses.replace(change, add=room)
             self._changes[change.param] = change
             log.warning(
                 "openai/%s at %s %s",
@@ -485,11 +492,14 @@ class OpenAIBackend(HTTPBackend):
         purpose, e.g. ``reasoning_effort``) fails every call alike, so it is a
         :class:`FatalBackendError` that stops the run.
         """
-        if status not in (400, 422):
+        about_logprobs = "logprob" in message.lower()
+        # o4-mini refuses logprobs with a 403 and no param: "You are not allowed to
+        # request logprobs from this model" (https://github.com/confident-ai/deepeval/pull/2184).
+        if status not in (400, 422) and not (status == 403 and about_logprobs):
             return
         code = detail.get("code") if detail else None
         unsupported = code in ("unsupported_parameter", "unsupported_value")
-        if unsupported or "logprob" in message.lower():
+        if unsupported or about_logprobs:
             if unsupported:  # every call sends it: unless it can be dropped, stop the run
                 error = FatalBackendError(str(error))
             raise _Refused(status, detail, message, sends, _sent(error, sends))
@@ -562,28 +572,6 @@ def finish_reason(reply: Any) -> str | None:
     except (AttributeError, IndexError, TypeError, KeyError):
         return None
     return reason if isinstance(reason, str) else None
-
-
-def _checked_effort(model: str, caps: Capabilities, effort: str | None) -> str | None:
-    """``effort``, refused before any call when the model is known not to take it."""
-    if effort is None:
-        return None
-    if effort not in EFFORTS:
-        raise ConfigError(
-            f"reasoning_effort must be one of {', '.join(EFFORTS)}; got {effort!r}",
-            params="reasoning_effort",
-        )
-    if caps.known and effort not in caps.efforts:
-        if caps.efforts:  # a reasoning model: the fix is another effort
-            minimal = ", or a gpt-5 model for minimal" if effort == "minimal" else ""
-            takes = f"it takes {', '.join(caps.efforts)}; give one of those{minimal}"
-        else:
-            takes = "it is not a reasoning model (gpt-5*, o1*, o3*, o4*); drop it or pick one"
-        raise ConfigError(
-            f"openai/{model} takes no reasoning_effort {effort!r}: {takes}",
-            params="reasoning_effort",
-        )
-    return effort
 
 
 @dataclasses.dataclass(slots=True)

@@ -182,8 +182,11 @@ class JudgeFlags:
     reasoning_effort: Annotated[
         str | None,
         typer.Option(
-            help="reasoning_effort of an openai/ reasoning model (gpt-5*, o1*, o3*, o4*): "
-            "minimal (gpt-5 only), low, medium or high. [default: the provider's, medium]"
+            help="reasoning_effort of an openai/ reasoning model, one it takes: gpt-5, "
+            "-mini, -nano: minimal, low, medium, high; gpt-5.1: none, low, medium, high; "
+            "gpt-5.2 and later: none, low, medium, high, xhigh; o1, o3*, o4-mini: low, "
+            "medium, high; o1-mini and o1-preview take no effort. [default: the model's: none "
+            "for gpt-5.1 and later, else medium]"
         ),
     ] = None
     thinking_budget: Annotated[

@@ -255,9 +255,10 @@ def resolve_judge(
     )
     quiet = (session.options if session is not None else options or RunOptions()).quiet
     backend = make_backend(kind, name, where, quiet=quiet)
+    unsent = kind == "openai" and fixes_temperature(spec, where)  # --temperature 1: none sent
     return LLMJudge(
         backend, template=tmpl, session=session, store=store, options=options,
-        params=sampling(where, params), executor=executor,
+        params=sampling(where, params, sent=not unsent), executor=executor,
     )  # fmt: skip
 
 
@@ -275,10 +276,16 @@ def model_route(spec: str) -> tuple[str, str]:
     return kind, name.strip()
 
 
-def sampling(where: BackendOptions, params: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A model judge's sampling parameters: ``params``, and the temperature when one is set."""
+def sampling(
+    where: BackendOptions, params: Mapping[str, Any] | None, *, sent: bool = True
+) -> dict[str, Any]:
+    """A model judge's sampling parameters: ``params``, and the temperature when one is set.
+
+    ``sent=False``: the judge takes no temperature parameter (an OpenAI reasoning model,
+    given 1, the one it samples at), so none is sent and the call's key is the same.
+    """
     out = dict(params or {})
-    if where.temperature is not None:
+    if where.temperature is not None and sent:
         out["temperature"] = where.temperature
     return out
 
@@ -354,12 +361,13 @@ def fixes_temperature(spec: str, where: BackendOptions) -> bool:
 
 
 def check_fixed_temperature(kind: str, name: str, where: BackendOptions) -> None:
-    """Refuse a temperature for a judge that samples at 1 only (exit 2).
+    """Refuse a temperature for a judge that samples at 1 only (exit 2), but 1.
 
-    Extended thinking takes 1 (or none); an OpenAI reasoning model is sent none at
-    all, since some (o1-mini, o3-mini) refuse the parameter even at 1.
+    1 is what such a judge samples at, so a script that passes ``--temperature 1`` to
+    every judge runs: extended thinking is sent it; an OpenAI reasoning model none at
+    all (:func:`sampling`), since some (o1-mini, o3-mini) refuse the parameter even at 1.
     """
-    if where.temperature is None or (kind == "anthropic" and where.temperature == 1):
+    if where.temperature is None or where.temperature == 1:
         return
     if fixes_temperature(f"{kind}/{name}", where):
         why = "extended thinking" if kind == "anthropic" else "the provider"
