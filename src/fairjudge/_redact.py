@@ -335,6 +335,23 @@ class Redactor:
                 changes[name] = clean
         return dataclasses.replace(completion, **changes) if changes else completion
 
+    def tree(self, value: Any) -> Any:
+        """A JSON value (a dict, list or string tree) with every string in it masked.
+
+        For replies read back from a store or a results file, which another tool or
+        an older fairjudge may have written unscrubbed. ``value`` itself when nothing
+        needed masking.
+        """
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            clean: Any = {self.tree(k): self.tree(v) for k, v in value.items()}
+        elif isinstance(value, list):
+            clean = [self.tree(v) for v in value]
+        else:
+            return value
+        return value if clean == value else clean  # a masked string never equals its text
+
     def _value(self, value: object) -> object:
         if value is None or type(value) in _PLAIN:  # most fields: no ABC check needed
             return value

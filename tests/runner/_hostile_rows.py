@@ -44,6 +44,12 @@ HOSTILE_ROWS: list[tuple[str, object, str]] = [
     ("latency_s", "slow", "latency_s is not a number"),
     ("latency_s", b"\x01", "latency_s is not a number"),
     ("response_model", b"\x00", "response_model is not text (a blob)"),
+    ("latency_s", -1.0, "latency_s is negative"),
+    ("cost_usd", -5, "cost_usd is negative"),
+    ("cost_usd", "NaN", "cost_usd is not a number"),
+    ("cost_usd", 1e999, "cost_usd is not a finite number"),
+    ("schema_version", 99, "schema_version is 99, not a row layout fairjudge writes"),
+    ("schema_version", 0, "schema_version is 0, not a row layout fairjudge writes"),
 ]
 """Values in a column the cached reply needs: the run reports the row, exit 2."""
 

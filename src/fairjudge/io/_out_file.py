@@ -94,6 +94,7 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> None:
     The file gets the permissions an ordinary new file gets (``0666`` less the
     umask), like the store beside it, not the ``0600`` of a temporary file.
     """
+    _refuse_sibling(path, str(path))  # the store may be new since check_writable
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -142,6 +143,7 @@ def check_writable(
         raise ConfigError(f"{said}: is a SQLite database (a fairjudge store holds every paid "
                           "judge call); refusing to overwrite it. Give another file name",
                           params=name)  # fmt: skip
+    _refuse_sibling(path, said, name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
@@ -150,6 +152,28 @@ def check_writable(
     except OSError as exc:
         raise ConfigError(f"{said}: cannot write there ({exc.strerror or exc})",
                           params=name) from None  # fmt: skip
+
+
+_SIBLINGS = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside a database (``store.sqlite-wal``), and deletes."""
+
+
+def _refuse_sibling(path: Path, said: str, name: str | tuple[str, ...] = ()) -> None:
+    """Refuse ``path`` when it is a SQLite database's ``-wal``, ``-shm`` or ``-journal`` file.
+
+    SQLite deletes those when the database closes, so a result written there is
+    lost, and one written over a live ``-wal`` loses the store's last writes.
+
+    Raises:
+        ConfigError: Naming the database and ``name``, the parameter that named ``path``.
+    """
+    for suffix in _SIBLINGS:
+        base = path.with_name(path.name.removesuffix(suffix))
+        if path.name.endswith(suffix) and _is_sqlite(base):
+            raise ConfigError(f"{said}: is the {suffix} file of the SQLite database {base} "
+                              "(a fairjudge store holds every paid judge call), which SQLite "
+                              "deletes or replays; refusing to write there. Give another file "
+                              "name", params=name)  # fmt: skip
 
 
 def _is_sqlite(path: Path) -> bool:

@@ -25,7 +25,6 @@ from fairjudge.io import (
     ConfigText,
     loads_toml,
     read_header,
-    read_records,
     read_text,
     shown,
 )
@@ -233,7 +232,7 @@ def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
     weights: dict[str, float] = {}
     rule: str | None = None
     try:
-        for number, value in read_records(path):
+        for number, value in ReplayJudge.records(path):  # scrubbed, verdicts checked
             header = read_header(value, path=str(path), line=number) if not loaders else None
             if header is not None:  # a result file's header: only a jury's will do
                 header.expect(("jury",), reader="a recorded jury", path=str(path))

@@ -7,7 +7,7 @@ recording is a :class:`~fairjudge.CallError` naming the item, never a guess.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
@@ -16,6 +16,7 @@ from fairjudge._call import Conversation
 from fairjudge._errors import InputError
 from fairjudge._items import question_text
 from fairjudge._protocol import normalize_verdict
+from fairjudge._redact import Redactor
 from fairjudge._types import CallError, Order, ParseFailure, Probabilities, Reply, Verdict
 from fairjudge.io import read_header, read_records, shown
 from fairjudge.judges._pairwise import PairwiseRequest, ProgressCallback
@@ -77,6 +78,14 @@ class ReplayJudge:
         """
         return Loader(Path(path)).load(name)
 
+    @staticmethod
+    def records(path: Path) -> Iterator[tuple[int, Any]]:
+        """A results file's records as ``replay:`` and ``fairjudge report`` read them.
+
+        Each reply is scrubbed and each verdict checked against it: see :func:`recorded`.
+        """
+        return recorded(path)
+
     def judge_batch(
         self, requests: Sequence[PairwiseRequest], progress: ProgressCallback | None = None
     ) -> list[Reply]:
@@ -136,7 +145,7 @@ class Loader:
     def load(self, name: str | None) -> ReplayJudge:
         # A regular file only, read a bounded line at a time; only "\n" ends a record,
         # as in every JSONL file fairjudge writes (see _rows.read_records).
-        for number, record in read_records(self.path):
+        for number, record in recorded(self.path):
             self.line = number
             if not self.recordings and self._header(record):
                 continue
@@ -282,3 +291,80 @@ class Loader:
         if call.get("verdict") is None:
             raise self.fail("a call needs its 'verdict' or its 'failure'")
         return Reply(self.verdict(call["verdict"]), self.probabilities(call), raw)
+
+
+_FORMATS: tuple[VerdictFormat, ...] = get_args(VerdictFormat)
+_REPLIES = ("calls", "reply", "fairjudge")
+"""A record's parts that hold what a judge said (and a header), scrubbed when read."""
+_PARTS = ("scored_1", "scored_2", "swap")
+"""A via-scores record's parts, each with its own ``calls``."""
+
+
+def recorded(path: Path) -> Iterator[tuple[int, Any]]:
+    """The records of a results file, each reply scrubbed and each verdict checked.
+
+    The one reader of recorded replies (``replay:`` and ``fairjudge report``): a file
+    handed over, or written by another tool, may hold a key in a reply, which is
+    masked here as a fresh reply is on receipt (:meth:`~fairjudge._redact.Redactor.completion`);
+    and a pairwise call's ``verdict`` must be one its ``raw`` reply reads as, in some
+    verdict format (a reply no format reads, a Python judge's or one of probabilities
+    only, is taken at its verdict), as a store row's reply is read again from ``raw``.
+
+    Raises:
+        InputError: A call's verdict contradicts its reply (naming the file and line),
+            or what :func:`~fairjudge.io.read_records` raises.
+    """
+    redactor = Redactor.current()
+    for number, record in read_records(path):
+        if isinstance(record, dict):
+            for name in _REPLIES:
+                if name in record:
+                    record[name] = redactor.tree(record[name])
+            members = record.get("members")
+            parts = [*members.values()] if isinstance(members, dict) else []
+            parts += [record, *(record.get(name) for name in _PARTS)]
+            for part in parts:
+                if isinstance(part, dict) and part is not record and "calls" in part:
+                    part["calls"] = redactor.tree(part["calls"])
+                problem = _contradiction(part) if isinstance(part, dict) else None
+                if problem is not None:
+                    raise InputError(f"{problem}: the file was edited or damaged; write it "
+                                     "again with the command's out", path=str(path), line=number,
+                                     params="out")  # fmt: skip
+        yield number, record
+
+
+def _contradiction(part: Mapping[str, Any]) -> str | None:
+    """What is wrong with the first call in ``part`` whose verdict its reply contradicts."""
+    calls = part.get("calls")
+    if "reply" in part:  # a recorded call of its own (replay:'s row form)
+        fmt = part.get("verdict_format")
+        said = _said(part.get("reply"), part.get("verdict"), fmt if fmt in _FORMATS else None)
+        return None if said is None else f"its 'verdict' is {said}"
+    for n, call in enumerate(calls if isinstance(calls, list) else (), start=1):
+        if isinstance(call, dict) and "order" in call:
+            said = _said(call.get("raw"), call.get("verdict"), None)
+            if said is not None:
+                where = f"{call['order']}, sample {call.get('sample', 0)}"
+                return f"call {n} ({where}): its verdict is {said}"
+    return None
+
+
+def _said(raw: object, verdict: object, fmt: VerdictFormat | None) -> str | None:
+    """``'B', but its reply reads as 'A'`` when ``raw`` contradicts ``verdict``; else ``None``."""
+    if not isinstance(raw, str) or verdict is None:
+        return None
+    try:
+        given = normalize_verdict(verdict)
+    except ValueError:
+        return None  # the loader names a verdict that is none
+    read: set[str] = set()
+    for f in (fmt,) if fmt else _FORMATS:
+        reading = parse_verdict(raw, f)
+        if reading is given:
+            return None  # the usual case: no other format is tried
+        if isinstance(reading, Verdict):
+            read.add(reading.value)
+    if not read:
+        return None
+    return f"{given.value!r}, but its reply reads as {' or '.join(map(repr, sorted(read)))}"

@@ -47,7 +47,8 @@ from fairjudge.evaluation import (
     summarise_scores,
 )
 from fairjudge.evaluation import judgment as judgment_of
-from fairjudge.io import OutHeader, read_header, read_records, shown
+from fairjudge.io import OutHeader, read_header, shown
+from fairjudge.judges import ReplayJudge
 from fairjudge.prompts import AnswerScores, Rubric, ScoreCall, get_rubric, load_rubric
 from fairjudge.report._text import clipped
 
@@ -279,7 +280,7 @@ def header_and_records(
     read to the end, the records are checked to hold every call the header counts
     (:func:`_check_whole`): a file cut at a line boundary parses line by line.
     """
-    records = iter(read_records(path))
+    records = iter(ReplayJudge.records(path))  # replies scrubbed, verdicts checked
     first = next(records, None)
     if first is None:
         return None, records

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from fairjudge._call import Closing, Completion
-from fairjudge.runner._records import COLUMNS, USAGE_COLUMNS, Row, utc_now
+from fairjudge._redact import Redactor
+from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION, USAGE_COLUMNS, Row, utc_now
 from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
 from fairjudge.runner._store_open import open_store
 from fairjudge.runner._store_schema import (
@@ -45,8 +46,10 @@ __all__ = [
     "number_of",
     "record_of",
     "reply_of",
+    "served",
     "usage_of",
     "usage_rows",
+    "version_of",
     "write_usage",
 ]
 
@@ -276,11 +279,13 @@ class Store(Closing):
                 there (every damaged row among ``keys`` is named); nothing is served.
         """
         rows = self._select(
-            "raw, top_logprobs, input_tokens, output_tokens, latency_s, response_model",
+            "raw, top_logprobs, input_tokens, output_tokens, latency_s, response_model, "
+            "cost_usd, schema_version",
             "status = 'ok' AND",
             keys,
         )
-        return self._checked(rows, lambda row: reply_of(*row[1:]))
+        scrub = Redactor.current().completion  # a row written unscrubbed is served scrubbed
+        return self._checked(rows, lambda row: scrub(_cached_reply(row)))
 
     def usage_rows(self, keys: Iterable[str]) -> dict[str, Usage]:
         """``(status, input_tokens, output_tokens, latency_s, cost_usd)`` per stored key.
@@ -363,11 +368,14 @@ class Store(Closing):
         The caller holds ``self._lock``.
         """
         usage = usage_rows(self._conn, [str(row[0]) for row in rows])
+        redactor = Redactor.current()
 
         def read(row: Row) -> CallRecord:
             record = record_of(row)
             extra = usage.get(str(row[0]))
-            return record if extra is None else record.model_copy(update=checked_usage(extra))
+            if extra is not None:
+                record = record.model_copy(update=checked_usage(extra))
+            return served(record, redactor)
 
         return read
 
@@ -463,7 +471,32 @@ def number_of(column: str, value: object) -> float | None:
         return None
     if type(value) not in (int, float):
         raise DamagedColumn(column, "is not a number")
-    return float(value)  # type: ignore[arg-type]
+    number = float(cast(float, value))
+    if not 0 <= number < math.inf:  # NaN fails both; no call costs or takes less than 0
+        raise DamagedColumn(column, "is negative" if number < 0 else "is not a finite number")
+    return number
+
+
+def version_of(value: object) -> int:
+    """A row's ``schema_version``: one this fairjudge or an older one writes.
+
+    Raises:
+        DamagedColumn: Anything else (a newer store is refused whole when opened).
+    """
+    if type(value) is not int or not 1 <= value <= SCHEMA_VERSION:
+        raise DamagedColumn("schema_version", f"is {value!r}, not a row layout fairjudge "
+                            f"writes (1 to {SCHEMA_VERSION})")  # fmt: skip
+    return value
+
+
+def _cached_reply(row: Row) -> Completion:
+    """:func:`reply_of` of a :meth:`Store.get_many` row; its cost and layout are checked too."""
+    cost, version = row[7], row[8]
+    if not (cost is None or (type(cost) is float and 0 <= cost < math.inf)):
+        number_of("cost_usd", cost)
+    if version != SCHEMA_VERSION:
+        version_of(version)
+    return reply_of(*row[1:7])
 
 
 def reply_of(
@@ -488,7 +521,7 @@ def reply_of(
         count_of("input_tokens", n_in)
     if not (n_out is None or (type(n_out) is int and n_out >= 0)):
         count_of("output_tokens", n_out)
-    if not (latency is None or type(latency) is float):
+    if not (latency is None or (type(latency) is float and 0 <= latency < math.inf)):
         latency = number_of("latency_s", latency)
     if not (model is None or type(model) is str):
         _text("response_model", model)
@@ -550,12 +583,33 @@ def record_of(row: Row) -> CallRecord:
             raise DamagedColumn(column, "is not a JSON object")
     if data["status"] == "ok":  # the columns a cached reply is served from
         reply_of(*(data[c] for c in _REPLY_COLUMNS))
+    number_of("cost_usd", data["cost_usd"])
+    number_of("latency_s", data["latency_s"])
+    version_of(data["schema_version"])
     try:
         return from_row(row)
     except ValidationError as exc:
         first = exc.errors()[0]
         column = ".".join(str(part) for part in first["loc"]) or "the row"
         raise DamagedColumn(column, f"does not fit the record ({first['msg']})") from exc
+
+
+_SERVED = ("raw", "parsed", "top_logprobs", "response_model", "error_message", "usage_problem")
+
+
+def served(record: CallRecord, redactor: Redactor) -> CallRecord:
+    """``record`` with every secret masked in what the reply and its failure said.
+
+    A store handed over, or written by an older fairjudge or another tool, may hold a
+    key in a reply: a row is scrubbed as it is served, as a fresh reply is on receipt.
+    """
+    changes = {}
+    for name in _SERVED:
+        value = getattr(record, name)
+        clean = redactor.tree(value)
+        if clean is not value:
+            changes[name] = clean
+    return record.model_copy(update=changes) if changes else record
 
 
 _INSERT = (
