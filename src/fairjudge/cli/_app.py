@@ -1,7 +1,8 @@
 """The Typer application and how every command ends: its exit code and its error.
 
 The exit codes are :mod:`fairjudge.cli._exit_codes`'s (0 trusted, 1 judging failed,
-2 bad input before any call, 3-8 a result that stands only in part, 130 Ctrl-C);
+2 bad input before any call, 3-8 a result that stands only in part, 130 Ctrl-C, 143
+SIGTERM);
 this module maps each error to its code.
 
 With ``--json``, every failure is also a JSON object on stdout,
@@ -20,8 +21,9 @@ file can run (:data:`CONFIG_COMMANDS`) as it loads; the config machinery
 
 The script (:func:`main`): an exception that escapes every guard is still one line
 (and ``--json``'s error), never a traceback. The first Ctrl-C stops the run, keeping
-every finished call, and exits 130 at once with :func:`os._exit` (the embedded judge
-may be on a thread llama.cpp cannot stop); a second one exits at once. The objects
+every finished call, says so (with ``--json``, an ``Interrupted`` error object too)
+and exits 130 at once with :func:`os._exit` (the embedded judge may be on a thread
+llama.cpp cannot stop); a second one exits at once. A SIGTERM does the same, exit 143. The objects
 made at start-up are frozen out of every garbage collection (:func:`gc.freeze`).
 """
 
@@ -65,6 +67,7 @@ from fairjudge.cli._exit_codes import (
     EXIT_CODES_HELP,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     EXIT_USAGE,
 )
 from fairjudge.cli._flags import to_flags
@@ -403,14 +406,19 @@ def guarded(fn: F) -> F:
             raise
         except Exception as exc:  # a bug: one clear line (and the JSON error), no traceback
             internal_error(exc, as_json)
-        except KeyboardInterrupt as exc:
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (:class:`_Interrupts`)
             interrupted = True  # the store stays named for a second Ctrl-C (:func:`_again`)
             from fairjudge.judges import interrupt_note  # what a Python judge's run kept
 
             said = [interrupt_note() or f"interrupted; {_kept()}"]
             said += getattr(exc, "__notes__", [])  # what the run left going (a provider's batch)
-            _note(_flag_words("; ".join(said), ()))
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            line, code = _flag_words("; ".join(said), ()), _interrupt_code()
+            if code == EXIT_TERMINATED:
+                line = "interrupted by SIGTERM" + line.removeprefix("interrupted")
+            _note(line)
+            if as_json:  # a script reading stdout learns why it ended, as for an error
+                echo_error("Interrupted", line, code)
+            raise typer.Exit(code) from None
         finally:
             if judging and not interrupted:  # ended: a later command names its own
                 _STORE.clear()
@@ -528,8 +536,21 @@ _AGAIN = b"interrupted again: stopping now; every finished call is kept in the s
 """The second Ctrl-C's line before any command named its store."""
 
 
+_SIGNALLED: list[int] = []
+"""The signal that interrupted the run (SIGINT or SIGTERM), once :class:`_Interrupts` saw one."""
+
+
+def _interrupt_code() -> int:
+    """The exit code of an interrupted run: 143 for a SIGTERM, 130 for a Ctrl-C."""
+    return EXIT_TERMINATED if _SIGNALLED[:1] == [signal.SIGTERM] else EXIT_INTERRUPTED
+
+
 class _Interrupts:
-    """SIGINT: a :class:`KeyboardInterrupt` the first time, an immediate exit after."""
+    """SIGINT and SIGTERM: a :class:`KeyboardInterrupt` the first time, an immediate exit after.
+
+    SIGTERM (``docker stop``, Kubernetes, ``timeout``, a CI cancel) stops the run as a
+    Ctrl-C does, with its line and its JSON error, and exits 143, not 130.
+    """
 
     def __init__(self) -> None:
         self.seen = False
@@ -537,9 +558,10 @@ class _Interrupts:
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         if not self.seen:
             self.seen = True
+            _SIGNALLED[:] = [signum]
             raise KeyboardInterrupt
         os.write(2, _again())  # no Python I/O in a signal handler: it may hold a lock
-        os._exit(EXIT_INTERRUPTED)
+        os._exit(_interrupt_code())
 
 
 def _again() -> bytes:
@@ -559,7 +581,8 @@ def main() -> None:
     """Entry point of the ``fairjudge`` script."""
     gc.freeze()  # what the imports made lives until exit: no collection need look at it
     interrupts = _Interrupts()
-    signal.signal(signal.SIGINT, interrupts)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, interrupts)
     code: str | int | None = 0
     try:
         app(prog_name="fairjudge")
@@ -571,8 +594,8 @@ def main() -> None:
         code = _unexpected(exc)
     finally:
         gc.freeze()  # the interpreter's collections at exit would find nothing to free
-    if code == EXIT_INTERRUPTED or interrupts.seen:
-        _exit_now(EXIT_INTERRUPTED)
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or interrupts.seen:
+        _exit_now(_interrupt_code())
     sys.exit(code)
 
 
