@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -276,3 +277,132 @@ def test_an_anthropic_judge_through_message_batches_gives_the_online_json(
     assert _facts_aside(json.dumps(outputs[1])) == _facts_aside(json.dumps(outputs[0]))
     assert outputs[1]["calls"]["cost_usd"] == pytest.approx(outputs[0]["calls"]["cost_usd"] / 2)
     assert (stats["batches_created"], stats["batch_requests"]) == (1, 40)
+
+
+def test_a_staged_audit_without_wait_finishes_and_submits_each_call_once(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """The verbosity stage's pointwise prompts are refused (400) by this judge.
+
+    Before, every rerun submitted the earlier stages' refused calls again and exited 8
+    before the next stage: 40 reruns made 88 batch lines for 24 calls and never ended.
+    Now a refused call's error is kept, and each rerun collects one stage and submits
+    the next, as ``--wait`` does in one run (9 batches, 28 lines, 28 calls).
+    """
+    store = tmp_path / "s.sqlite"
+    argv = ["audit", "--limit", "2", "--experiments", "position,verbosity", "--judge", MODEL,
+            "--base-url", server.base_url, "--store", str(store), "--quiet", "--batch-api",
+            "--batch-poll", "0.01"]  # fmt: skip
+    codes = [invoke(*argv).exit_code for _ in range(12)]
+    assert 0 in codes, codes
+    assert set(codes[: codes.index(0)]) == {8}
+    assert set(codes[codes.index(0) :]) == {0}  # done: the reruns are served from the store
+    stats = server.stats()
+    with sqlite3.connect(store) as conn:
+        rows = dict(conn.execute("SELECT status, COUNT(*) FROM calls GROUP BY status").fetchall())
+        (lines,) = conn.execute("SELECT SUM(requests) FROM batches").fetchone()
+    assert rows == {"ok": 20, "error": 8}  # the verbosity stage's 8 refusals, kept
+    assert lines == stats["batch_requests"] == 28  # each call submitted once
+    assert stats["batches_created"] == 9
+
+
+def test_a_refused_call_is_kept_for_batch_runs_and_made_again_online(
+    server: BatchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.configure_batches(delay_polls=0)
+    store = str(tmp_path / "s.sqlite")
+    argv = _commands("--base-url", server.base_url, "--store", store, "--json")["score"]
+    first = invoke(*argv, "--batch-api")  # every score prompt is refused by this judge
+    calls = json.loads(first.stdout)["calls"]
+    assert calls["failed"] == calls["total"] == 40, first.output
+    again = invoke(*argv, "--batch-api")
+    assert json.loads(again.stdout)["calls"]["cached"] == 40  # its errors, from the store
+    assert server.stats()["batch_requests"] == 40  # nothing submitted twice
+    assert server.stats()["batches_created"] == 1
+    monkeypatch.setattr("tests.server._app.extract_pair", lambda p: Pair(p, "", ""))
+    online = invoke(*argv)  # an online run makes failed calls again, as always
+    assert json.loads(online.stdout)["calls"]["made"] == 40, online.output
+    assert json.loads(online.stdout)["calls"]["failed"] == 0
+    assert server.stats()["requests"] == 80  # 40 batch lines, 40 online calls
+
+
+@pytest.mark.parametrize(
+    ("budget", "says"),
+    [
+        (["--max-calls", "10"], "The --max-calls 10 budget is reached: 30 calls were not "
+         "submitted (each submitted call counts as made)"),
+        (["--price-input", "1", "--price-output", "1", "--max-cost", "0.0005"],
+         "The --max-cost 0.0005 budget is reached"),
+    ],
+)  # fmt: skip
+def test_a_budget_stop_without_wait_names_the_pending_batch_and_exits_8(
+    server: BatchServer, tmp_path: Path, budget: list[str], says: str
+) -> None:
+    """Before: exit 5, "0 calls made ... nothing was spent", no batch id; calls submitted."""
+    argv = _commands("--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"),
+                     "--batch-api", "--batch-poll", "0.01", *budget)["compare"]  # fmt: skip
+    first = invoke(*argv)
+    assert first.exit_code == 8, first.output
+    said = " ".join(first.stderr.split())
+    assert says in said
+    assert "1 provider batch(es) still running: batch_" in said
+    assert "run the same command again to collect the results and submit up to the budget " in said
+    assert "larger budget" not in said
+    assert "nothing was spent" not in said
+    assert server.stats().get("batch_requests", 0) == 0  # submitted, not answered yet
+    codes = [first.exit_code]
+    while codes[-1] == 8 and len(codes) < 50:
+        codes.append(invoke(*argv).exit_code)  # each run collects, then submits more
+    assert codes[-1] == 0, codes
+    stats = server.stats()
+    assert stats["batch_requests"] == 40  # every call once
+    with sqlite3.connect(tmp_path / "s.sqlite") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM calls WHERE status = 'ok'").fetchone() == (40,)
+
+
+def test_a_budget_stop_without_wait_says_so_in_the_json_error(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    argv = _commands("--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"),
+                     "--batch-api", "--max-calls", "4", "--json")["compare"]  # fmt: skip
+    done = invoke(*argv)
+    assert done.exit_code == 8, done.output
+    error = json.loads(done.stdout)["error"]
+    assert (error["type"], error["exit_code"]) == ("BatchPending", 8)
+    assert "The --max-calls 4 budget is reached: 36 calls were not submitted" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--rpm", "60"], ["--tpm", "1000"], ["--concurrency", "2"], ["--rpm", "1", "--tpm", "9"]],
+)
+def test_flags_that_pace_online_calls_are_refused_with_the_batch_api(
+    flags: list[str], server: BatchServer, tmp_path: Path
+) -> None:
+    done = invoke("compare", str(PAIRS), "--judge", MODEL, "--base-url", server.base_url,
+                  "--store", str(tmp_path / "s.sqlite"), "--batch-api", *flags)  # fmt: skip
+    assert done.exit_code == 2, done.output
+    said = " ".join(done.stderr.split())
+    assert "calls sent through a provider's batch API are paced by its own queue, not by" in said
+    assert all(f in said for f in flags if f.startswith("--")), said
+    assert server.stats().get("files_uploaded", 0) == 0
+    assert server.stats().get("requests", 0) == 0
+
+
+def test_timeout_holds_each_request_to_the_batch_endpoints(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """Before, the endpoints waited at least 300 s whatever --timeout said."""
+    server.configure_batches(endpoint_delay_s=2.0)
+    argv = _commands("--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"),
+                     "--max-attempts", "1", *BATCH)["compare"]  # fmt: skip
+    done = invoke(*argv, "--timeout", "0.2")
+    assert done.exit_code == 1, done.output
+    assert "no reply" in done.output
+    assert server.stats().get("batches_created", 0) == 0
+
+
+def test_the_price_flags_say_they_are_the_online_price() -> None:
+    done = invoke("compare", "--help")
+    said = " ".join(done.stdout.split())
+    assert "the online price; --batch-api calls pay half" in said

@@ -109,6 +109,7 @@ def test_batch_ids_and_custom_ids_are_in_the_store_before_the_first_poll(
         def __init__(self, backend: Backend) -> None:
             self.inner = batch_client(backend)
             self.provider, self.max_requests = self.inner.provider, self.inner.max_requests
+            self.chunks = self.inner.chunks
 
         async def submit(self, requests: Any) -> Any:
             return await self.inner.submit(requests)
@@ -210,9 +211,14 @@ def test_a_call_another_process_holds_is_not_submitted(server: BatchServer, tmp_
     assert caught.value.calls == 2
 
 
-def test_per_request_errors_are_call_errors_and_only_they_go_again(
+def test_a_refused_request_is_kept_and_never_submitted_again_by_a_batch_run(
     server: BatchServer, tmp_path: Path
 ) -> None:
+    """A request the provider refused fails again if sent again: its error is its outcome.
+
+    Before, every batch run submitted it again (and a run without ``wait`` stopped on
+    its batch each time); an online run still makes it again, as any failed call.
+    """
     marker = "OVERLONG"
     items = [dict(ITEMS[0], question=ITEMS[0]["question"] + " " + marker), *ITEMS[1:]]
     server.configure(too_long_marker=marker)
@@ -224,11 +230,35 @@ def test_per_request_errors_are_call_errors_and_only_they_go_again(
         errors = list(opened.records(status="error"))
     assert {e.error_kind for e in errors} == {"RequestRejected"}
     assert all("maximum context length" in (e.error_message or "") for e in errors)
-    server.configure(too_long_marker=None)
     server.reset()
-    second = _compare(server, store, BatchExecutor(poll_s=0.01), items=items).to_dict()
-    assert second["n_call_errors"] == 0
-    assert server.stats()["batch_requests"] == 2
+    for _ in range(2):
+        again = _compare(server, store, BatchExecutor(wait=False), items=items).to_dict()
+        assert again["n_call_errors"] == 2  # served from the store, as a reply is
+        assert (again["calls"]["cached"], again["calls"]["made"]) == (CALLS, 0)
+    assert server.stats().get("batch_requests", 0) == 0
+    assert server.stats().get("files_uploaded", 0) == 0
+    server.configure(too_long_marker=None)
+    online = _compare(server, store, items=items).to_dict()  # online: made again
+    assert online["n_call_errors"] == 0
+    assert server.stats()["requests"] == 2
+
+
+def test_a_batch_refused_for_the_enqueued_token_limit_is_submitted_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """OpenAI fails a batch whole when the organisation's enqueued tokens are spent."""
+    server.configure_batches(token_limit_reached=True)
+    store = tmp_path / "s.sqlite"
+    first = _compare(server, store, BatchExecutor(poll_s=0.01)).to_dict()
+    assert first["calls"]["failed"] == CALLS
+    with Store(store) as opened:
+        errors = list(opened.records(status="error"))
+    assert {e.error_kind for e in errors} == {"RateLimitError"}
+    assert all("token_limit_exceeded" in (e.error_message or "") for e in errors)
+    server.configure_batches(token_limit_reached=False)
+    second = _compare(server, store, BatchExecutor(poll_s=0.01)).to_dict()
+    assert (second["n_call_errors"], second["calls"]["made"]) == (0, CALLS)
+    assert server.stats()["batches_created"] == 2
 
 
 @pytest.mark.parametrize(
@@ -516,3 +546,90 @@ def test_a_run_killed_between_upload_and_batch_makes_no_second_batch(
     assert stats["batch_requests"] == CALLS
     assert stats["batch_lists"] == 1  # the rerun looked for the batch before making one
     assert _batch_tables(store)[0][0][0].startswith("batch_")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_batches_are_split_by_bytes_as_well_as_by_requests(
+    provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI takes a file of 200 MB at most, Anthropic a batch of 256 MB: here 4,000 bytes.
+
+    Before, batches were split by request count only: the emulator refused the upload
+    (400 "File is too large.") or the batch (413 request_too_large) and the run stopped.
+    """
+    from fairjudge.backends._batch_clients import AnthropicBatch
+
+    limit = 4_000
+    client = OpenAIBatch if provider == "openai" else AnthropicBatch
+    monkeypatch.setattr(client, "max_bytes", limit, raising=False)
+    with provider_batches(monkeypatch, provider, delay_polls=0) as running:  # type: ignore[arg-type]
+        running.configure_batches(max_file_bytes=limit, max_batch_bytes=limit)
+        judge = MODEL if provider == "openai" else "anthropic/claude-3-5-haiku-latest"
+        base = running.base_url if provider == "openai" else running.root
+        result = _compare(
+            running, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01), judge=judge, base_url=base
+        ).to_dict()
+        stats = running.stats()
+    assert (result["n_call_errors"], result["calls"]["made"]) == (0, CALLS)
+    assert stats.get("batch_refused", 0) == 0
+    assert stats["batch_requests"] == CALLS
+    assert 1 < stats["batches_created"] < CALLS  # a few lines each, within the limit
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_the_emulator_refuses_a_batch_over_its_byte_limit_with_the_real_error(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from fairjudge.backends._anthropic import AnthropicBackend
+    from fairjudge.backends._batch_clients import AnthropicBatch
+
+    with provider_batches(monkeypatch, provider) as running:  # type: ignore[arg-type]
+        running.configure_batches(max_file_bytes=500, max_batch_bytes=500)
+        backend: Any
+        if provider == "openai":
+            backend = OpenAIBackend("gpt-4o-mini", base_url=running.base_url)
+            client: Any = OpenAIBatch(backend)
+        else:
+            backend = AnthropicBackend("claude-3-5-haiku-latest", base_url=running.root)
+            client = AnthropicBatch(backend)
+        prompt = "<answer_a>\nx\n</answer_a>\n<answer_b>\ny\n</answer_b>" + " pad" * 200
+        spec = CallSpec(
+            backend.name, backend.model, (("user", prompt),), "default", "1",
+            {"max_tokens": 8}, base_url=backend.base_url,
+        )  # fmt: skip
+
+        async def submit() -> Any:
+            try:
+                return await client.submit([("one", spec)])
+            finally:
+                await client.aclose()
+
+        with pytest.raises(RequestRejected) as caught:
+            asyncio.run(submit())
+        stats = running.stats()
+    said = str(caught.value)
+    if provider == "openai":
+        assert "HTTP 400" in said
+        assert "File is too large." in said
+        assert stats.get("files_uploaded", 0) == 0
+    else:
+        assert "HTTP 413" in said
+        assert "Request exceeds the maximum allowed number of bytes." in said
+        assert stats.get("batches_created", 0) == 0
+    assert stats["batch_refused"] == 1
+
+
+@pytest.mark.parametrize("name", ["concurrency", "rpm", "tpm"])
+def test_options_that_pace_online_calls_are_refused_before_any_call(
+    name: str, server: BatchServer, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _compare(server, tmp_path / "s.sqlite", BatchExecutor(poll_s=0.01), **{name: 4})
+    assert caught.value.params == (name,)
+    said = str(caught.value)
+    assert "calls sent through a provider's batch API are paced by its own queue" in said
+    assert said.endswith(f"not by {name}: drop {name}")
+    assert server.stats().get("files_uploaded", 0) == 0
+    assert server.stats().get("requests", 0) == 0

@@ -9,7 +9,10 @@ OpenAI (https://platform.openai.com/docs/guides/batch, API reference Files/Batch
 
 - ``POST /v1/files``: multipart/form-data with ``purpose`` and ``file``; a missing
   field or a purpose that is not one of the documented ones is a 400
-  ``invalid_request_error`` naming the ``param``.
+  ``invalid_request_error`` naming the ``param``. A ``batch`` file over
+  :attr:`BatchScript.max_file_bytes` (200 MB, as the API reference says) is a 400
+  ``File is too large.`` with ``param`` and ``code`` null, the real body
+  (https://github.com/bespokelabsai/curator/issues/111).
 - ``POST /v1/batches``: ``input_file_id``, ``endpoint`` (one of the documented
   ones; fairjudge's must be ``/v1/chat/completions``), ``completion_window``
   (``24h`` only); a missing or bad field is a 400, an unknown file a 404, a file
@@ -35,6 +38,9 @@ beside it):
   ``anthropic-version`` header is required; a ``custom_id`` must match
   ``^[a-zA-Z0-9_-]{1,64}$`` and be unique, ``params`` must hold ``model``,
   ``max_tokens`` and ``messages``; each refusal is a 400 ``invalid_request_error``.
+  A body over :attr:`BatchScript.max_batch_bytes` (256 MB, the documented limit) is a
+  413 ``request_too_large``: ``Request exceeds the maximum allowed number of bytes.``
+  (https://platform.claude.com/docs/en/api/errors.md).
 - ``GET /v1/messages/batches/{id}``: ``processing_status`` ``in_progress`` for
   :attr:`BatchScript.delay_polls` polls, then ``ended`` (``canceling`` after a
   cancel), with ``request_counts`` and ``results_url``.
@@ -54,6 +60,7 @@ real Chat Completions and Messages endpoints refuse.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import re
@@ -80,6 +87,7 @@ Reply = tuple[int, bytes, tuple[tuple[str, str], ...]]
 PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 ENDPOINTS = ("/v1/responses", "/v1/chat/completions", "/v1/embeddings", "/v1/completions")
 _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_BATCH_ROUTES = ("/v1/messages/batches", "/v1/files", "/v1/batches")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +102,25 @@ class BatchScript:
             or ``cancelled`` (as if cancelled from the dashboard).
         finished_before_end: With ``expired``/``cancelled``: how many requests ran
             before the end (the rest never ran).
+        max_file_bytes: The largest input file OpenAI's Files endpoint takes for
+            batches (tests set a small one).
+        max_batch_bytes: The largest body Anthropic's batch creation takes.
+        endpoint_delay_s: Seconds each request to a batch endpoint waits before its
+            answer (a slow gateway); the lines' own answers are the judge's.
+        token_limit_reached: OpenAI batches fail while validating, as when the
+            organisation's enqueued tokens are spent: ``errors.data`` holds one
+            ``token_limit_exceeded`` with ``line`` null
+            (https://github.com/openai/openai-python/issues/2084).
     """
 
     delay_polls: int = 1
     delay_s: float = 0.0
     end: Literal["completed", "expired", "cancelled"] = "completed"
     finished_before_end: int = 0
+    max_file_bytes: int = 200_000_000
+    max_batch_bytes: int = 256_000_000
+    endpoint_delay_s: float = 0.0
+    token_limit_reached: bool = False
 
 
 @dataclass
@@ -175,6 +196,8 @@ class BatchEmulator(JudgeFront):
         """Answer one request: a batch endpoint here, anything else by the judge."""
         route = path.split("?", 1)[0]
         parts = route.strip("/").split("/")
+        if self.batch_script.endpoint_delay_s and route.startswith(_BATCH_ROUTES):
+            await asyncio.sleep(self.batch_script.endpoint_delay_s)
         if route.startswith("/v1/messages/batches"):
             return await self._anthropic(method, parts[3:], headers, body)
         if route.startswith(("/v1/files", "/v1/batches")):
@@ -231,8 +254,11 @@ class BatchEmulator(JudgeFront):
             return _openai_error(
                 400, f"'{purpose}' is not one of [{allowed}] - 'purpose'", "purpose", None
             )
-        file_id = f"file-{secrets.token_hex(12)}"
         filename, content = fields["file"]
+        if purpose == "batch" and len(content) > self.batch_script.max_file_bytes:
+            self._bump("batch_refused")
+            return _openai_error(400, "File is too large.", None, None)
+        file_id = f"file-{secrets.token_hex(12)}"
         self._files[file_id] = (purpose, content)
         self._bump("files_uploaded")
         return _json(
@@ -348,6 +374,12 @@ class BatchEmulator(JudgeFront):
         batch = _Batch(f"batch_{secrets.token_hex(12)}", "openai", [], dict(headers), time.time())
         batch.input_file = request["input_file_id"]
         batch.errors = _validate_lines(found[1], request["endpoint"], batch.lines)
+        if self.batch_script.token_limit_reached and not batch.errors:
+            model = batch.lines[0][1].get("model") if batch.lines else None
+            batch.errors = [{"code": "token_limit_exceeded", "param": None, "line": None,
+                "message": f"Enqueued token limit reached for {model} in organization "
+                "org-emulator. Limit: 2,000,000 enqueued tokens. Please try again once some "
+                "in_progress batches have been completed."}]  # fmt: skip
         self._batches[batch.id] = batch
         self._bump("batches_created")
         return _json(self._openai_object(batch))
@@ -416,6 +448,10 @@ class BatchEmulator(JudgeFront):
         return _anthropic_error(404, "Not found", "not_found_error")
 
     def _create_anthropic(self, headers: Mapping[bytes, bytes], body: bytes) -> Reply:
+        if len(body) > self.batch_script.max_batch_bytes:
+            self._bump("batch_refused")
+            message = "Request exceeds the maximum allowed number of bytes."
+            return _anthropic_error(413, message, "request_too_large")
         try:
             requests = json.loads(body)["requests"]
         except (ValueError, KeyError, TypeError):

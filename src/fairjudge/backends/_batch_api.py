@@ -7,8 +7,9 @@ onto the same error tree, with the key scrubbed.
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -27,6 +28,7 @@ __all__ = [
     "BatchState",
     "Outcome",
     "UploadingBatchAPI",
+    "chunked",
     "jsonl",
     "missing",
 ]
@@ -79,6 +81,12 @@ class BatchAPI(Protocol):
     max_requests: int
     """The most requests the provider takes in one batch."""
 
+    def chunks(
+        self, requests: Sequence[tuple[str, CallSpec]]
+    ) -> list[Sequence[tuple[str, CallSpec]]]:
+        """``requests`` cut into batches the provider takes: its request and byte limits."""
+        ...
+
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
         """Submit ``(custom_id, spec)`` requests as one batch; returns it as created."""
         ...
@@ -120,6 +128,10 @@ class UploadingBatchAPI(BatchAPI, Protocol):
         ...
 
 
+ENDPOINT_TIMEOUT_S = 300.0
+"""Seconds each request to the batch endpoints may take when the judge was given no timeout."""
+
+
 class BatchHTTP:
     """The HTTP of a batch client: one ``httpx`` pool, errors mapped, key scrubbed.
 
@@ -158,9 +170,14 @@ class BatchHTTP:
     ) -> BatchHTTP:
         """The batch HTTP at ``backend``'s address: its name, key variable and timeout.
 
-        The timeout is at least 300 s, whatever the online calls use: a results file
-        can be large.
+        The timeout is the judge's own when one was given (``--timeout``), as for its
+        online calls; else :data:`ENDPOINT_TIMEOUT_S`, not the online default (60 s):
+        a results file can be large, and a creation that timed out is not sent again.
         """
+        from fairjudge.backends._http_base import HTTPBackend
+
+        online_default = inspect.signature(HTTPBackend.__init__).parameters["timeout"].default
+        given = backend._timeout != online_default
         return cls(
             backend=backend.name,
             base=base,
@@ -168,7 +185,7 @@ class BatchHTTP:
             where=backend._where,
             key_env=backend._api_key_env,
             secrets=[key],
-            timeout=max(backend._timeout, 300.0),
+            timeout=backend._timeout if given else ENDPOINT_TIMEOUT_S,
         )
 
     async def request(self, method: str, path: str, **kwargs: Any) -> bytes:
@@ -252,3 +269,29 @@ def missing(provider: str, where: str, state: BatchState, custom_id: str) -> Ser
         f"{provider} batch API: {where}: batch {state.id} ended ({state.status}) with no "
         f"result for request {custom_id}"
     )
+
+
+def chunked(
+    requests: Sequence[tuple[str, CallSpec]],
+    size: Callable[[str, CallSpec], int],
+    *,
+    max_requests: int,
+    max_bytes: int,
+) -> list[Sequence[tuple[str, CallSpec]]]:
+    """``requests`` cut, in order, into runs within ``max_requests`` and ``max_bytes``.
+
+    ``size(custom_id, spec)`` is the bytes one request adds to its batch as sent. A
+    request larger than ``max_bytes`` alone goes alone (the provider refuses it, and
+    the run stops); no judge prompt comes near (OpenAI: 200 MB, Anthropic: 256 MB).
+    """
+    runs: list[Sequence[tuple[str, CallSpec]]] = []
+    start, total = 0, 0
+    for n, (custom_id, spec) in enumerate(requests):
+        grown = size(custom_id, spec)
+        if n > start and (n - start >= max_requests or total + grown > max_bytes):
+            runs.append(requests[start:n])
+            start, total = n, 0
+        total += grown
+    if start < len(requests):
+        runs.append(requests[start:])
+    return runs

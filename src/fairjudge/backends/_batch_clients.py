@@ -22,12 +22,21 @@ from fairjudge._errors import (
     BackendError,
     ConfigError,
     FatalBackendError,
+    RateLimitError,
     RequestRejected,
     ServerError,
 )
 from fairjudge.backends._anthropic import AnthropicBackend
 from fairjudge.backends._anthropic import completion_from_reply as anthropic_completion
-from fairjudge.backends._batch_api import BatchAPI, BatchHTTP, BatchState, Outcome, jsonl, missing
+from fairjudge.backends._batch_api import (
+    BatchAPI,
+    BatchHTTP,
+    BatchState,
+    Outcome,
+    chunked,
+    jsonl,
+    missing,
+)
 from fairjudge.backends._http_errors import error_from_status
 from fairjudge.backends._openai_wire import completion_from_reply as openai_completion
 
@@ -127,7 +136,12 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
     """
 
     provider = "openai"
+    # "The file can contain up to 50,000 requests, and can be up to 200 MB in size" (API
+    # reference, POST /v1/batches; its copies: https://github.com/64bit/async-openai/pull/475,
+    # https://learn.microsoft.com/sv-se/azure/foundry/reference/rest/batches-create-batch).
+    # A larger upload is refused: 400 "File is too large." (bespokelabsai/curator#111).
     max_requests = 50_000
+    max_bytes = 200_000_000
 
     def __init__(self, backend: OpenAIBackend) -> None:
         key = backend._read_key()
@@ -143,6 +157,23 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
             headers["Authorization"] = f"Bearer {key}"
         super().__init__(backend, path="/v1", headers=headers, key=key)
 
+    def chunks(
+        self, requests: Sequence[tuple[str, CallSpec]]
+    ) -> list[Sequence[tuple[str, CallSpec]]]:
+        """``requests`` in files of at most :attr:`max_requests` lines and :attr:`max_bytes`."""
+        return chunked(
+            requests,
+            lambda custom_id, spec: len(self._line(custom_id, spec)) + 1,  # and its newline
+            max_requests=self.max_requests,
+            max_bytes=self.max_bytes,
+        )
+
+    def _line(self, custom_id: str, spec: CallSpec) -> bytes:
+        """One line of the input file, encoded as uploaded."""
+        line = {"custom_id": custom_id, "method": "POST", "url": ENDPOINT,
+                "body": self._backend.request_body(spec)}  # fmt: skip
+        return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode()
+
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
         """Upload the requests as one JSONL file and create a batch over it."""
         return await self.create(await self.upload(requests))
@@ -154,20 +185,7 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
         between the two finds its batch by the file (:meth:`find`) instead of making
         a second one.
         """
-        lines = (
-            json.dumps(
-                {
-                    "custom_id": custom_id,
-                    "method": "POST",
-                    "url": ENDPOINT,
-                    "body": self._backend.request_body(spec),
-                },
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
-            for custom_id, spec in requests
-        )
-        data = ("\n".join(lines) + "\n").encode()
+        data = b"".join(self._line(custom_id, spec) + b"\n" for custom_id, spec in requests)
         uploaded = await self._http.json(
             "POST",
             "/files",
@@ -245,8 +263,7 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
     async def results(self, state: BatchState, members: Iterable[str]) -> dict[str, Outcome]:
         """Every member's outcome, from both files; a refused batch fails every request."""
         if state.status == "failed":
-            refused = RequestRejected(self._refused(state))
-            return dict.fromkeys(members, refused)
+            return dict.fromkeys(members, self._refused(state))
         found: dict[str, Outcome] = {}
         for name in ("output_file_id", "error_file_id"):
             file_id = state.raw.get(name)
@@ -259,11 +276,21 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
                     found[custom_id] = self._outcome(row, state)
         return {m: found.get(m) or missing(self.provider, self._where, state, m) for m in members}
 
-    def _refused(self, state: BatchState) -> str:
-        return (
+    def _refused(self, state: BatchState) -> BackendError:
+        """Why a ``failed`` batch failed each request: final, unless it was the quota.
+
+        ``token_limit_exceeded``: the organisation's enqueued tokens were spent
+        (https://github.com/openai/openai-python/issues/2084); a later batch is taken,
+        so the next run submits its requests again, as after a 429.
+        """
+        text = (
             f"openai batch API: {self._where}: batch {state.id} was refused "
             f"({state.errors or 'no reason given'})"
         )
+        errors = (state.raw.get("errors") or {}).get("data") or []
+        if any(isinstance(e, Mapping) and e.get("code") == "token_limit_exceeded" for e in errors):
+            return RateLimitError(text + "; the next run submits it again")
+        return RequestRejected(text)
 
     def _outcome(self, row: Mapping[str, Any], state: BatchState) -> Outcome:
         response = row.get("response")
@@ -300,6 +327,7 @@ API_VERSION = "2023-06-01"
 """The ``anthropic-version`` header sent, as the SDK sends it."""
 
 _PATH = "/v1/messages/batches"
+_OPEN, _CLOSE = b'{"requests":[', b"]}"  # around the requests of a batch's body
 _STATUSES = frozenset({"in_progress", "canceling", "ended"})
 # The HTTP status of each documented API error type, for the online status mapping.
 _ERROR_STATUS = {
@@ -323,22 +351,41 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
     """
 
     provider = "anthropic"
+    # "A Message Batch is limited to either 100,000 Message requests or 256 MB in size,
+    # whichever is reached first" (https://docs.anthropic.com/de/docs/build-with-claude/
+    # message-batches, "Batch limitations"); a larger request is refused with 413
+    # request_too_large (https://platform.claude.com/docs/en/api/errors.md).
     max_requests = 100_000
+    max_bytes = 256_000_000
 
     def __init__(self, backend: AnthropicBackend) -> None:
         key = backend._read_key() or ""
         headers = {"x-api-key": key, "anthropic-version": API_VERSION}
         super().__init__(backend, path="", headers=headers, key=key)
 
+    def chunks(
+        self, requests: Sequence[tuple[str, CallSpec]]
+    ) -> list[Sequence[tuple[str, CallSpec]]]:
+        """``requests`` in batches of at most :attr:`max_requests` and :attr:`max_bytes`."""
+        return chunked(
+            requests,
+            lambda custom_id, spec: len(self._request(custom_id, spec)) + 1,  # and its comma
+            max_requests=self.max_requests,
+            max_bytes=self.max_bytes - len(_OPEN) - len(_CLOSE),
+        )
+
+    def _request(self, custom_id: str, spec: CallSpec) -> bytes:
+        """One entry of the batch's ``requests``, encoded as sent."""
+        entry = {"custom_id": custom_id, "params": self._backend.request_body(spec)}
+        return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
-        """Create one batch holding the requests."""
-        body = {
-            "requests": [
-                {"custom_id": custom_id, "params": self._backend.request_body(spec)}
-                for custom_id, spec in requests
-            ]
-        }
-        return self._state(await self._http.json("POST", _PATH, json=body))
+        """Create one batch holding the requests (the body encoded here, as sized)."""
+        body = _OPEN + b",".join(self._request(c, spec) for c, spec in requests) + _CLOSE
+        sent = await self._http.json(
+            "POST", _PATH, content=body, headers={"content-type": "application/json"}
+        )
+        return self._state(sent)
 
     async def poll(self, batch_id: str) -> BatchState:
         """``GET /v1/messages/batches/{id}``."""

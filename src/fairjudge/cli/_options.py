@@ -224,17 +224,24 @@ class JudgeFlags:
     ] = None
     price_input: Annotated[
         float | None,
-        typer.Option(help="$ per 1M input tokens, for every call. [default: the list price]"),
+        typer.Option(
+            help="$ per 1M input tokens, for every call: the online price; --batch-api "
+            "calls pay half. [default: the list price]"
+        ),
     ] = None
     price_output: Annotated[
         float | None,
-        typer.Option(help="$ per 1M output tokens (reasoning included). [default: the list price]"),
+        typer.Option(
+            help="$ per 1M output tokens (reasoning included): the online price; "
+            "--batch-api calls pay half. [default: the list price]"
+        ),
     ] = None
     price_cached_input: Annotated[
         float | None,
         typer.Option(
-            help="$ per 1M input tokens read from the prompt cache; needs --price-input "
-            "and --price-output. [default: the input price]"
+            help="$ per 1M input tokens read from the prompt cache (online; --batch-api "
+            "calls pay half); needs --price-input and --price-output. [default: the input "
+            "price]"
         ),
     ] = None
     executor: Annotated[

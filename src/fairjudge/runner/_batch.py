@@ -17,26 +17,30 @@ import random
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import fairjudge._errors as _errors
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
 from fairjudge._errors import (
     BackendError,
     BatchPending,
     ConfigError,
-    FatalBackendError,
     RateLimitError,
 )
+from fairjudge._redact import scrub
+from fairjudge._types import CallError
 from fairjudge.backends import UploadingBatchAPI
+from fairjudge.runner._batch_teach import TeachingRun
 from fairjudge.runner._claims import Leases
 from fairjudge.runner._executor import Batch
+from fairjudge.runner._limits import RunOptions
 from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS
 from fairjudge.runner._progress import Snapshot
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._result import CallOutcome, RunResult
-from fairjudge.runner._run import Run
 from fairjudge.runner._store_schema import (
     UPLOADED,
     OpenBatch,
     collected,
+    failed_in_batches,
     open_batches,
     record_batch,
     renamed,
@@ -53,12 +57,8 @@ __all__ = ["DEFAULT_POLL_S", "BatchExecutor", "BatchRun"]
 _T = TypeVar("_T")
 _SHOWN_BATCHES = 3  # batches named in a progress line; the rest are counted
 
-ONLINE_TRIES = 3
-"""Calls of a model the capability table does not know that go online, each with its
-retries, before its batch is given up for the run when none is answered."""
 
-
-class BatchRun(Run):
+class BatchRun(TeachingRun):
     """One :meth:`BatchExecutor.execute <fairjudge.runner.BatchExecutor.execute>` call."""
 
     def __init__(
@@ -89,6 +89,7 @@ class BatchRun(Run):
         self.waiting = 0  # calls in batches not yet collected
         self.submitted = 0
         self.committed = 0.0  # estimated cost of submitted calls not yet collected
+        self.held_back = 0  # calls a budget kept from this round's batches
 
     # -- progress ------------------------------------------------------------------
 
@@ -113,6 +114,7 @@ class BatchRun(Run):
         self.todo, self.total = todo, len(todo)
         for key, completion in self.store.get_many(todo).items():
             self._served(key, todo[key], completion)
+        self._refused_before([k for k in todo if k not in self.outcomes])
         remaining = {k: s for k, s in todo.items() if k not in self.outcomes}
         loop = asyncio.get_running_loop()
         self.loop, self.now = loop, loop.time
@@ -169,11 +171,31 @@ class BatchRun(Run):
             still_open = await self._follow(batches)
             for key in [k for k in remaining if k in self.outcomes]:
                 del remaining[key]
+            left = len(remaining) - self.held_back  # in batches, or another process's
+            if not self.wait and left and (still_open or self.stopped is None):
+                raise self._pending(still_open, left)  # a budget stop too: same command
             if self.stopped is not None or not remaining:
                 return
-            if not self.wait:
-                raise self._pending(still_open, len(remaining))
             await asyncio.sleep(self.poll_s)  # the rest is another process's: look again
+
+    def _refused_before(self, keys: list[str]) -> None:
+        """Serve the calls an ended batch answered with an error no new request can fix.
+
+        The provider refused the request (a prompt too long, a bad parameter): sent
+        again it fails again, and each rerun without ``wait`` would stop on its batch
+        (an audit never reaching its next stage). So its stored error is its outcome,
+        at no cost, as a stored reply is; errors a new request may get past (a 429 or
+        5xx inside the batch, an expired or cancelled batch, OpenAI's enqueued-token
+        limit) are submitted again. A run without the batch executor makes it again.
+        """
+        for key, (kind, message) in self._ledger(failed_in_batches, keys).items():
+            known = getattr(_errors, kind or "", None)
+            if isinstance(known, type) and issubclass(known, BackendError) and not known.retryable:
+                error = CallError(kind or "", scrub(message or "") or kind or "")
+                self.outcomes[key] = CallOutcome(
+                    key, self.todo[key], "error", error=error, cached=True
+                )
+                self.cached += 1
 
     def _within_budget(self, fresh: list[str]) -> list[str]:
         """The calls ``max_calls`` and ``max_cost`` let this round submit, in order.
@@ -206,6 +228,7 @@ class BatchRun(Run):
             with contextlib.suppress(Exception):
                 self.store.release(fresh[take:])
         self.started += take
+        self.held_back = len(fresh) - take
         return fresh[:take]
 
     # -- the provider --------------------------------------------------------------
@@ -239,8 +262,7 @@ class BatchRun(Run):
         made = []
         for route, group in by_route.items():
             client = self._client(route)
-            for start in range(0, len(group), client.max_requests):
-                chunk = group[start : start + client.max_requests]
+            for chunk in client.chunks(group):  # within its request and byte limits
                 members = [(key, key) for key, _ in chunk]  # custom_id: the store key
                 record = functools.partial(
                     self._ledger, record_batch, provider=client.provider, route=route,
@@ -260,63 +282,9 @@ class BatchRun(Run):
                 )
         return made
 
-    async def _taught(self, keys: list[str]) -> list[str]:
-        """``keys`` less the calls made online to teach the models the table does not know.
-
-        They go before the batch's estimate (:meth:`_within_budget`), which then
-        guesses the rest at the cap they will be sent with (a lesson renames a label's
-        ``max_tokens`` 8 to ``max_completion_tokens`` with room to reason); each is an
-        online call, checked against ``max_calls`` and ``max_cost`` as one.
-        """
-        for route in dict.fromkeys(self.todo[k].route for k in keys):
-            if route in self.untaught and route not in self.answered:
-                await self._taught_online(route, [(k, self.todo[k]) for k in keys
-                                                  if self.todo[k].route == route])  # fmt: skip
-        return [k for k in keys if k not in self.outcomes]
-
-    async def _taught_online(self, route: Route, group: list[tuple[str, CallSpec]]) -> None:
-        """Make ``group``'s first calls online, one at a time, until the server answers one.
-
-        A model the capability table does not know learns what it refuses from online
-        calls (one refused request per parameter); a batch cannot learn, and every
-        line sent untaught could be refused. So calls go online as the engine makes
-        them (retries, rows, prices, errors) until one is answered, and the batch
-        sends what it taught. A call that still fails (a 5xx after its retries, a
-        timeout) taught nothing: the next one goes in its place, :data:`ONLINE_TRIES`
-        at most.
-
-        Raises:
-            FatalBackendError: None of them was answered: nothing is submitted for
-                this model (the run's claims on the rest end with it, for a rerun).
-        """
-        tried: list[str] = []
-        while group and route not in self.answered and len(tried) < ONLINE_TRIES:
-            key, spec = group.pop(0)
-            if self.options.max_calls is not None and self.started >= self.options.max_calls:
-                self.stopped = "max_calls"
-            guess = None
-            if self.stopped is None and self.budget is not None:
-                guess = await self._admit(key, spec, self.budget)
-            if self.stopped is not None or self.halted:  # a budget: no call, and no batch
-                return
-            tried.append(key)
-            self.started += 1
-            await self._call(key, spec, guess)
-        if route in self.answered or not group:
-            return
-        outcome = self.outcomes.get(tried[-1])
-        error = outcome.error if outcome is not None else None
-        last = f" (the last: {error.message.rstrip('.')})" if error is not None else ""
-        backend = self.backends[route]
-        raise FatalBackendError(
-            f"{backend.name}/{backend.model}: the capability table does not know this "
-            "model, so its batch is submitted only after an online call has shown what "
-            f"it refuses (a batch cannot learn from refusals); none of the {len(tried)} "
-            f"online calls tried was answered{last}. Nothing was submitted for its other "
-            f"{len(group)} calls: run the same command again once the server answers"
-        )
-
-    async def _submit_once(self, client: BatchAPI, chunk: list[tuple[str, CallSpec]]) -> BatchState:
+    async def _submit_once(
+        self, client: BatchAPI, chunk: Sequence[tuple[str, CallSpec]]
+    ) -> BatchState:
         """Create a batch in one request, sent again only after a 429 (nothing was made).
 
         After a timeout or a 5xx the batch may exist, and a provider with no lookup
@@ -429,16 +397,34 @@ class BatchRun(Run):
         in_batches = sum(len(b.members) for b in running)
         if left > in_batches:
             where += ("; " if where else "") + f"{left - in_batches} held by another process"
+        budget, collect, stop = "", "collect the results", self.stopped
+        if stop is not None:  # the budget is reached, and the same command collects
+            budget = (
+                f" The {stop}={getattr(self.options, stop)} budget is reached: "
+                f"{self.held_back} calls were not submitted ({_COUNTED[stop]})."
+            )
+            collect += " and submit up to the budget again"
         error = BatchPending(
-            f"{left} of {self.total} calls are not answered yet ({where}). The batch ids are "
-            f"in the store {self.store.path}: run the same work again to collect the "
-            "results (nothing is submitted twice), or pass wait=True to poll until they end",
+            f"{left} of {self.total} calls are not answered yet ({where}).{budget} The batch "
+            f"ids are in the store {self.store.path}: run the same work again to {collect} "
+            "(nothing is submitted twice), or pass wait=True to poll until they end",
             batches=batches,
             calls=left,
         )
-        error.params = ("wait",)
+        error.params = ("wait",) if stop is None else ("wait", stop)
         return error
 
+
+_COUNTED = {
+    "max_calls": "each submitted call counts as made",
+    "max_cost": "each submitted call is held at its estimate: a submitted batch is committed "
+    "money, billed for every request it runs",
+}
+"""How a submitted call counts against each budget, in a pending run's message."""
+
+
+_PACING = ("concurrency", "rpm", "tpm")
+"""The run options that pace online requests: no batched request goes at their pace."""
 
 DEFAULT_POLL_S = 30.0
 """Seconds between polls of a running batch: a batch takes minutes to hours."""
@@ -514,13 +500,21 @@ class BatchExecutor:
         """Submit the uncached calls as batches, follow them, and store every result.
 
         Raises:
-            ConfigError: A backend of the batch's calls has no batch API.
+            ConfigError: A backend of the batch's calls has no batch API, or the
+                options set ``concurrency``, ``rpm`` or ``tpm``, which pace online calls.
             BatchPending: ``wait=False`` and some batches have not ended yet.
             FatalBackendError: The batch endpoints refused the run (bad key, unknown
                 batch, no such endpoint); what was submitted stays in the store.
         """
         routes = {spec.route for spec in batch.specs}
         self.check([b for b in batch.backends if route_of(b) in routes])
+        paced = [n for n in _PACING if getattr(batch.options, n) != getattr(RunOptions(), n)]
+        if paced:  # a setting that does not apply is refused, never ignored
+            raise ConfigError(
+                "calls sent through a provider's batch API are paced by its own queue, not "
+                f"by {' or '.join(paced)}: drop {' and '.join(paced)}",
+                params=tuple(paced),
+            )
         run = BatchRun(batch, wait=self.wait, poll_s=self.poll_s, clients=self.clients)
         try:
             return await run.execute(batch.specs)

@@ -30,6 +30,7 @@ __all__ = [
     "drop_dead_owners",
     "drop_expired",
     "expected_schema",
+    "failed_in_batches",
     "new_owner",
     "open_batches",
     "record_batch",
@@ -434,6 +435,27 @@ def open_batches(conn: sqlite3.Connection, keys: Iterable[str]) -> list[OpenBatc
             ).fetchall()
         )
         found.append(OpenBatch(batch_id, row[0], (row[1], row[2], row[3]), row[4], members))
+    return found
+
+
+def failed_in_batches(
+    conn: sqlite3.Connection, keys: Iterable[str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """``{key: (error_kind, error_message)}`` of ``keys`` a collected batch ended in error.
+
+    Error rows of calls that a collected batch held: what batch results wrote (the
+    caller runs the transaction).
+    """
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for chunk in _chunks(list(dict.fromkeys(keys))):
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            "SELECT c.key, c.error_kind, c.error_message FROM calls c WHERE c.status = 'error' "
+            f"AND c.key IN ({marks}) AND EXISTS (SELECT 1 FROM batch_calls m JOIN batches b "
+            "ON b.id = m.batch_id WHERE m.key = c.key AND b.collected_at IS NOT NULL)",
+            chunk,
+        )
+        found.update((key, (kind, message)) for key, kind, message in rows)
     return found
 
 
