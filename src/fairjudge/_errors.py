@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 __all__ = [
     "AuthenticationError",
@@ -23,6 +24,7 @@ __all__ = [
     "BatchPending",
     "BudgetExceeded",
     "ConfigError",
+    "CutAtCap",
     "EndpointUnreachable",
     "FairJudgeError",
     "FatalBackendError",
@@ -185,6 +187,25 @@ class RequestRejected(BackendError):
     """
 
     retryable = False
+
+
+class CutAtCap(RequestRejected):
+    """A reply its token cap cut off before any text: billed by the provider, no answer.
+
+    A reasoning model (OpenAI ``finish_reason: "length"`` with no content) or a Claude
+    with extended thinking (``stop_reason: "max_tokens"`` before a text block) can
+    spend the whole cap before it says anything. The provider bills those tokens, so
+    the runner charges the call :attr:`billed`'s usage (tokens, cost, ``max_cost``)
+    while it counts the call as failed. Sent again with the same cap, it is cut again.
+
+    Attributes:
+        billed: The reply (a :class:`~fairjudge._call.Completion`, its usage read and
+            checked as for any reply; no text), or ``None`` when unknown.
+    """
+
+    def __init__(self, message: str, billed: Any = None) -> None:
+        super().__init__(message)
+        self.billed = billed
 
 
 class FatalBackendError(BackendError):

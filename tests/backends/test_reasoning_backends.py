@@ -15,6 +15,7 @@ from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import (
     AuthenticationError,
     ConfigError,
+    CutAtCap,
     FatalBackendError,
     RequestRejected,
 )
@@ -183,9 +184,13 @@ def test_empty_reply_at_the_cap_says_what_to_raise_and_stops_after_three(
 
     errors = run(one_by_one())
 
-    assert [type(e) for e in errors] == [RequestRejected] * 3 + [FatalBackendError] * 2
-    assert "raise max_tokens (now max_completion_tokens=200)" in str(errors[0])
+    assert [type(e) for e in errors] == [CutAtCap] * 3 + [FatalBackendError] * 2
+    assert "raise max_tokens (now 200 tokens) or lower reasoning_effort" in str(errors[0])
+    assert errors[0].params == ("max_tokens", "reasoning_effort")
+    # Each cut reply is billed: the error carries its usage, the whole cap.
+    assert [e.billed.output_tokens for e in errors[:3]] == [200] * 3  # type: ignore[attr-defined]
     assert "stopped after 3 replies" in str(errors[3])
+    assert [e.requests for e in errors[3:]] == [0, 0]  # not sent: no request to count
     assert openai_emulator.count("empty_length") == 3
     assert openai_emulator.count("requests") == 3  # none sent after the third
 

@@ -18,9 +18,9 @@ from typing import Any, Unpack
 from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import (
     ConfigError,
+    CutAtCap,
     FatalBackendError,
     MissingExtraError,
-    RequestRejected,
     ServerError,
 )
 from fairjudge.backends._capabilities import (
@@ -170,17 +170,18 @@ class AnthropicBackend(HTTPBackend):
         """Send one message and return the reply's text.
 
         Raises the same errors as :meth:`OpenAIBackend.complete`: a reply that spent
-        its whole ``max_tokens`` thinking is a :class:`RequestRejected` that says what
-        to raise, and after the third the run sends no more (a
-        :class:`FatalBackendError`).
+        its whole ``max_tokens`` thinking is a :class:`CutAtCap` (billed: it carries
+        the reply's usage) that says what to raise, and after the third the run sends
+        no more (a :class:`FatalBackendError`).
         """
         if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
             stop = FatalBackendError(
                 f"anthropic backend: {self._where}: stopped after {EMPTY_AT_CAP_LIMIT} replies "
-                "that spent their whole max_tokens thinking; no more calls are sent; raise "
+                "that spent their whole token cap thinking; no more calls are sent; raise "
                 "max_tokens, or lower thinking_budget"
             )
             stop.params = ("max_tokens", "thinking_budget")  # the CLI shows them as flags
+            stop.requests = 0  # not sent: the run counts no request and keeps no row
             raise stop
         sdk = self._loaded_sdk
         start = time.perf_counter()
@@ -201,7 +202,7 @@ class AnthropicBackend(HTTPBackend):
         data = reply.to_dict() if hasattr(reply, "to_dict") else reply
         try:
             return completion_from_reply(data, latency, self._where)
-        except RequestRejected:  # thinking used the whole cap: paid for, and no answer
+        except CutAtCap:  # thinking used the whole cap: paid for, and no answer
             self._empty_at_cap += 1
             raise
 
@@ -301,9 +302,14 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
 
     Raises:
         ServerError: The reply has no content list, or no text block in it.
-        RequestRejected: The reply was cut off by ``max_tokens`` while still
-            thinking, before any text: sent again it would be cut again, so it is
-            not retried, and the message says what to raise.
+        CutAtCap: The reply was cut off by ``max_tokens`` while still thinking,
+            before any text: billed all the same (the error carries the reply and its
+            usage); sent again it would be cut again, so it is not retried, and the
+            message says what to raise.
+
+    The usage does not split thinking out of ``output_tokens``: a reply with a
+    thinking block reports ``reasoning_tokens`` as ``None`` (not reported), one
+    without any as 0 (it did not think).
     """
     try:
         blocks = reply["content"]
@@ -312,18 +318,34 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
         raise ServerError(f"anthropic backend: {where}: reply has no content") from exc
     if not texts or not all(isinstance(t, str) for t in texts):
         if reply.get("stop_reason") == "max_tokens":
-            cut = RequestRejected(
-                f"anthropic backend: {where}: the reply reached max_tokens before any text "
-                "(thinking used the whole cap); raise max_tokens, or lower thinking_budget"
+            cut = CutAtCap(
+                f"anthropic backend: {where}: thinking used the reply's whole token cap "
+                "before any text; the provider bills those tokens; raise max_tokens, or "
+                "lower thinking_budget",
+                _completion(reply, "", latency, blocks),
             )
             cut.params = ("max_tokens", "thinking_budget")  # the CLI shows them as flags
             raise cut
         raise ServerError(f"anthropic backend: {where}: reply has no text block")
+    return _completion(reply, "".join(texts), latency, blocks)
+
+
+_THINKING = ("thinking", "redacted_thinking")
+
+
+def _completion(reply: Any, text: str, latency: float, blocks: Any) -> Completion:
+    """The completion of a reply whose text is ``text``, its usage checked."""
+    thought = any(isinstance(b, Mapping) and b.get("type") in _THINKING for b in blocks)
     model = reply.get("model")
     return Completion(
-        text="".join(texts),
+        text=text,
         top_logprobs=None,
         latency_s=latency,
         model=model if isinstance(model, str) else None,
-        **anthropic_usage(reply.get("usage")).fields(),  # untrusted: checked there
+        # Anthropic does not report thinking tokens apart (they are in output_tokens):
+        # unknown after a thinking block, 0 when the model did not think.
+        **{
+            **anthropic_usage(reply.get("usage")).fields(),
+            "reasoning_tokens": None if thought else 0,
+        },
     )

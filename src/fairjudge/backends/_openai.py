@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import BackendError, ConfigError, FatalBackendError, RequestRejected
+from fairjudge._errors import BackendError, ConfigError, CutAtCap, FatalBackendError
 from fairjudge._redact import redact
 from fairjudge.backends._capabilities import (
     EMPTY_AT_CAP_LIMIT,
@@ -309,9 +309,9 @@ class OpenAIBackend(HTTPBackend):
             ServerError: 5xx, a connection that failed mid-exchange, or a reply
                 without text.
             AuthenticationError: 401/403.
-            RequestRejected: 400/413/422 for this request only, or a reply that used
-                its whole cap on reasoning and said nothing (the message says what to
-                raise).
+            RequestRejected: 400/413/422 for this request only; a reply that used
+                its whole cap on reasoning and said nothing is its :class:`CutAtCap`,
+                which carries the billed reply (the message says what to raise).
             FatalBackendError: 404, a parameter the model refuses that cannot be
                 dropped (``reasoning_effort``), or the third reply empty at its cap.
         """
@@ -356,7 +356,9 @@ class OpenAIBackend(HTTPBackend):
     async def _learning(self, spec: CallSpec) -> Completion:
         """The call, sent again after each refusal that teaches a change."""
         if self._empty_at_cap >= EMPTY_AT_CAP_LIMIT:
-            raise _naming(FatalBackendError(self._cap_advice(spec, stopped=True)))
+            stop = self._naming(FatalBackendError(self._cap_advice(spec, stopped=True)))
+            stop.requests = 0  # not sent: the run counts no request and keeps no row
+            raise stop
         refused = 0
         while True:
             body = self.request_body(spec)
@@ -505,28 +507,49 @@ class OpenAIBackend(HTTPBackend):
             raise _Refused(status, detail, message, sends, _sent(error, sends))
 
     def _read(self, data: Any, latency: float, spec: CallSpec) -> Completion:
-        """The completion of a reply; an empty reply cut at its cap is an error."""
+        """The completion of a reply; an empty reply cut at its cap is an error.
+
+        Such a reply is billed (its usage says how much): the error carries it
+        (:class:`CutAtCap`), so the run charges it though it has no answer.
+        """
         completion = completion_from_reply(data, latency, self._where)
         if not completion.text.strip() and finish_reason(data) == "length":
             self._empty_at_cap += 1
-            raise _naming(RequestRejected(self._cap_advice(spec, stopped=False)))
+            cut = CutAtCap(self._cap_advice(spec, stopped=False), completion)
+            raise self._naming(cut)
         return completion
 
     def _cap_advice(self, spec: CallSpec, *, stopped: bool) -> str:
+        """What to change, in the parameters' own names (the CLI shows them as flags)."""
         body = self.request_body(spec)
         name = next((n for n in ("max_completion_tokens", "max_tokens") if n in body), None)
-        cap = f"{name}={body[name]}" if name else "the server's default cap"
+        cap = f"{body[name]} tokens" if name else "the server's default cap"
         head = (
             f"openai backend: {self._where}: stopped after {EMPTY_AT_CAP_LIMIT} replies that "
-            "spent their whole cap before any text; no more calls are sent"
+            "spent their whole token cap before any text; no more calls are sent"
             if stopped
             else f"openai backend: {self._where}: the reply spent its whole cap ({cap}) "
-            "before any text (finish_reason 'length')"
+            "before any text (finish_reason 'length'); the provider bills those tokens"
         )
+        if not self._reasons:
+            return f"{head}; raise max_tokens (now {cap}) so the model has room to answer"
         return (
             f"{head}; raise max_tokens (now {cap}) or lower reasoning_effort, "
             "so the model has room to reason and then answer"
         )
+
+    @property
+    def _reasons(self) -> bool:
+        """Whether the model reasons before it answers (so ``reasoning_effort`` helps)."""
+        if self._caps.family == "openai-reasoning" or self._effort is not None:
+            return True
+        # An unknown model the server asked for the reasoning models' cap reasons too.
+        return any(change.to == "max_completion_tokens" for change in self._changes.values())
+
+    def _naming(self, error: BackendError) -> BackendError:
+        """``error``, naming the parameters its advice names (the CLI shows them as flags)."""
+        error.params = ("max_tokens", "reasoning_effort") if self._reasons else ("max_tokens",)
+        return error
 
     @property
     def opened(self) -> bool:
@@ -541,12 +564,6 @@ class OpenAIBackend(HTTPBackend):
         await super().aclose()
         if self._lean is not None:
             await self._lean.aclose()
-
-
-def _naming(error: BackendError) -> BackendError:
-    """``error``, naming the parameters its advice names (the CLI shows them as flags)."""
-    error.params = ("max_tokens", "reasoning_effort")
-    return error
 
 
 def _sent(error: BackendError, sends: int) -> BackendError:

@@ -573,7 +573,8 @@ def budget_message(
     if not undeclared:
         return worded(
             f"{made}. Everything finished is kept in the store {store}; "
-            "run again with a larger budget to continue (stored calls cost nothing).",
+            "run again to continue: the budget counts the calls of one run, so the same "
+            "budget pays for as many again (stored calls cost nothing).",
             budget,
         )
     others = f" The other members' finished calls are kept in the store {store}." if store else ""

@@ -17,7 +17,7 @@ import dataclasses
 import importlib.util
 import threading
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -300,23 +300,22 @@ class JudgeSession(Closing):
         if budget == "max_cost" and self.calls_made == 0 and summary.not_run:
             # Nothing was spent: each call is held at its whole token cap until replies
             # show what calls cost, and not even one fit. "Spent" would be false.
+            lower, named = _cap_advice(self.backends.values())  # the judges' own knobs
             return worded(
                 f"the max_cost={self.options.max_cost} budget cannot pay for one call at "
                 "its worst case (a call is held at its whole token cap until replies show "
                 f"what calls cost), so no call was made and nothing was spent; "
                 f"{cached} served from the store, {summary.not_run} not run. "
-                "Raise the budget, or lower max_tokens (or reasoning_effort, for a "
-                "reasoning model) so that one call's cap fits.",
+                f"Raise the budget, or {lower} so that one call's cap fits.",
                 "max_cost",
-                "max_tokens",
-                "reasoning_effort",
+                *named,
             )
         return worded(
             f"the {budget}={getattr(self.options, budget)} budget is spent: {self.calls_made} "
             f"calls made in this session, {cached} served from the store, "
             f"{summary.not_run} not run. Everything finished is kept in the store "
-            f"{self.store.path}; run again with a larger budget to continue (stored calls "
-            "cost nothing)."
+            f"{self.store.path}; run again to continue: the budget counts the calls of one "
+            "run, so the same budget pays for as many again (stored calls cost nothing)."
             # the batch note says max_cost was held before submission: true of that budget only
             + (
                 f" {note}"
@@ -384,6 +383,24 @@ def _finish(outcome: CallOutcome, reading: Reply[R] | None) -> Reply[R]:
     return dataclasses.replace(
         reading, raw=outcome.completion.text, cached=outcome.cached, key=outcome.key
     )
+
+
+def _cap_advice(backends: Iterable[Backend]) -> tuple[str, tuple[str, ...]]:
+    """How to make one call's token cap smaller, in the parameters its judges take.
+
+    ``max_tokens`` always; ``reasoning_effort`` for an OpenAI reasoning model, and
+    ``thinking_budget`` for a Claude that thinks (its ``max_tokens`` cannot go below
+    the budget, and it takes no effort). Returns the phrase and the parameters it
+    names, for the command line to show as its flags.
+    """
+    params = ["max_tokens"]
+    for backend in backends:
+        if getattr(getattr(backend, "capabilities", None), "family", "") == "openai-reasoning":
+            params.append("reasoning_effort")
+        elif backend.name == "anthropic" and getattr(backend, "fixed_temperature", None):
+            params.append("thinking_budget")  # thinking: it samples at 1 only
+    named = tuple(dict.fromkeys(params))
+    return "lower " + " or ".join(named), named
 
 
 def _close(loop: EventLoopThread, backends: list[Backend]) -> None:

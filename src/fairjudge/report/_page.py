@@ -318,6 +318,8 @@ def _good(name: str, value: object) -> bool:
     """Whether ``value`` is one a run's :class:`RunSummary` could hold as ``name``."""
     if name in ("cost_usd", "cache_saved_usd"):  # None: no price known
         return value is None or _number(value)
+    if name == "reasoning_tokens":  # None: a reply did not report its own
+        return value is None or _count(value)
     if name in ("wall_s", "backoff_s"):
         return _number(value)
     if name == "stopped":

@@ -258,6 +258,10 @@ def ledger_rows(run: RunSummary) -> list[tuple[str, str]]:
         rows.append(("prompt cache", text))
     if run.reasoning_tokens:
         rows.append(("reasoning tokens", f"{run.reasoning_tokens} of {run.output_tokens} output"))
+    elif run.reasoning_tokens is None:  # a reply did not say (Anthropic's thinking)
+        rows.append(("reasoning tokens", "not reported (the provider's usage does not say)"))
+    # What the figures leave out (an unknown cost, a price assumed), in the caller's words.
+    rows.extend(run.note_rows())
     return rows
 
 

@@ -180,6 +180,12 @@ write (it never reports one), so the markup is the safe default for both.
 """
 
 
+_CACHED_ABOVE = (
+    "{} ({}) is above {} ({}): a token read from the prompt cache never costs more than "
+    "one sent in full, so this is likely a typo (a tenth of the input price is usual)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Prices:
     """Prices in US dollars per million tokens, for costs and ``--max-cost``.
@@ -194,7 +200,8 @@ class Prices:
             prompt cache; ``None``: :data:`CACHE_WRITE_MARKUP` times the input price.
 
     Raises:
-        ConfigError: A price is negative, NaN or infinite.
+        ConfigError: A price is negative, NaN or infinite, or the cached input price is
+            above the input price (a cache read never costs more).
     """
 
     input_per_million: float
@@ -216,6 +223,11 @@ class Prices:
                 raise ConfigError(f"prices: {name} must be a number; got {value!r}")
             if not 0 <= value < math.inf:  # NaN fails too
                 raise ConfigError(f"prices: {name} must be >= 0 and finite; got {value!r}")
+        cached = self.cached_input_per_million
+        if cached is not None and cached > self.input_per_million:
+            raise ConfigError(_CACHED_ABOVE.format(
+                "cached_input_per_million", cached, "input_per_million", self.input_per_million
+            ))  # fmt: skip
 
     @property
     def cached_input(self) -> float:
@@ -345,7 +357,8 @@ class RunOptions:
         from it, and ``max_cost`` needs every judge to be on it.
 
         Raises:
-            ConfigError: Only one of the two prices is given, or a field is invalid.
+            ConfigError: Only one of the two prices is given, the cached input price is
+                above the input price, or a field is invalid.
         """
         if (price_input is None) != (price_output is None):
             given = "price_input" if price_input is not None else "price_output"
@@ -365,6 +378,12 @@ class RunOptions:
                     f"got {value!r}",
                     params=name,
                 )
+        cached, full = price_cached_input, price_input
+        if cached is not None and full is not None and cached > full:
+            raise ConfigError(
+                _CACHED_ABOVE.format("price_cached_input", cached, "price_input", full),
+                params=("price_cached_input", "price_input"),
+            )
         if price_input is not None and price_output is not None:
             fields["prices"] = Prices(
                 price_input, price_output, cached_input_per_million=price_cached_input

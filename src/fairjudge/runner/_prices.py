@@ -274,6 +274,10 @@ class Pricing:
         """The prices of the call's route (``None``: unpriced)."""
         return self._by_route.get(spec.route)
 
+    def of_route(self, route: Route) -> Prices | None:
+        """The prices of ``route`` (``None``: unpriced)."""
+        return self._by_route.get(route)
+
     @property
     def priced(self) -> bool:
         """Whether any route has a price (so the run reports a cost)."""

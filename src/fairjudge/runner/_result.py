@@ -9,7 +9,13 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from fairjudge._call import Backend, CallSpec, Completion
-from fairjudge._errors import EndpointUnreachable, FatalBackendError, RequestRejected
+from fairjudge._errors import (
+    CutAtCap,
+    EndpointUnreachable,
+    FatalBackendError,
+    RequestRejected,
+    worded,
+)
 from fairjudge._redact import scrub
 from fairjudge._types import CallError
 from fairjudge.runner._limits import RetryPolicy
@@ -22,6 +28,9 @@ CallStatus = Literal["ok", "error", "not_run"]
 never started because the budget ran out."""
 
 StopReason = Literal["max_calls", "max_cost"]
+
+_NOTE_PARAMS = ("price_input", "price_output", "price_cached_input")
+"""The parameters a summary's ``notes`` name, by their Python names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +92,9 @@ class RunSummary:
         repeated: Requests sent a second time because the worker making them was
             lost (a distributed executor's worker process or node died): paid twice,
             counted in ``requests`` too, never in ``retries``. Always 0 in one process.
-        reasoning_tokens: Of ``output_tokens``, the hidden reasoning tokens reported.
+        reasoning_tokens: Of ``output_tokens``, the hidden reasoning tokens reported;
+            ``None`` when a reply did not report its own (Anthropic's usage does not
+            split extended thinking out of the output tokens), so the total is unknown.
         cached_input_tokens: Of ``input_tokens``, those read from the provider's
             prompt cache (billed at the cached price).
         cache_write_tokens: Of ``input_tokens``, those written to the prompt cache.
@@ -98,6 +109,14 @@ class RunSummary:
             ``requests`` too; paid once per parameter per run, never once per call.
         learned: What those refusals changed, a few words each (``"sent
             max_completion_tokens instead of max_tokens"``), in the order learned.
+        cut_at_cap: Of ``failed``, the replies their token cap cut off before any
+            text (reasoning or thinking used it all): no answer, but billed, so their
+            tokens and cost are counted above. In ``to_dict`` only when not 0.
+        notes: What the figures leave out, as ``(label, text)`` rows for the reader:
+            a model with no price (its cost is unknown, not 0), cached tokens priced
+            at the input price; :meth:`note_rows` shows them in the caller's words
+            (flags on the command line). Not in ``to_dict``: the figures there say it
+            (a ``cost_usd`` of ``None``).
     """
 
     total: int
@@ -114,13 +133,15 @@ class RunSummary:
     backoff_s: float
     stopped: StopReason | None = None
     repeated: int = 0
-    reasoning_tokens: int = 0
+    reasoning_tokens: int | None = 0
     cached_input_tokens: int = 0
     cache_write_tokens: int = 0
     cache_saved_usd: float | None = None
     usage_unreported: int = 0
     refused: int = 0
     learned: tuple[str, ...] = ()
+    cut_at_cap: int = 0
+    notes: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def total_of(cls, runs: Sequence[RunSummary]) -> RunSummary | None:
@@ -128,15 +149,18 @@ class RunSummary:
 
         Counts and tokens add; costs add where known (``None`` when no run had prices);
         times add; ``stopped`` is the last run's (an earlier stop ends the batches);
-        ``learned`` keeps every run's lines in order.
+        ``learned`` keeps every run's lines in order, ``notes`` each once; the
+        reasoning tokens are unknown (``None``) when any run's are.
         """
         if len(runs) <= 1:
             return runs[0] if runs else None
-        summed = {"cost_usd", "wall_s", "backoff_s", "stopped", "cache_saved_usd", "learned"}
+        summed = {"cost_usd", "wall_s", "backoff_s", "stopped", "cache_saved_usd", "learned",
+                  "reasoning_tokens", "notes"}  # fmt: skip
         counts = {f.name: sum(getattr(r, f.name) for r in runs) for f in fields(cls)
                   if f.name not in summed}  # fmt: skip
         costs = [r.cost_usd for r in runs if r.cost_usd is not None]
         saved = [r.cache_saved_usd for r in runs if r.cache_saved_usd is not None]
+        reasoning = [r.reasoning_tokens for r in runs]
         return cls(
             **counts,
             cost_usd=math.fsum(costs) if costs else None,
@@ -145,6 +169,8 @@ class RunSummary:
             backoff_s=math.fsum(r.backoff_s for r in runs),
             stopped=runs[-1].stopped,
             learned=tuple(line for r in runs for line in r.learned),
+            reasoning_tokens=None if None in reasoning else sum(n or 0 for n in reasoning),
+            notes=tuple(dict.fromkeys(note for r in runs for note in r.notes)),
         )
 
     @property
@@ -161,6 +187,9 @@ class RunSummary:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         if not self.repeated:
             del data["repeated"]
+        if not self.cut_at_cap:
+            del data["cut_at_cap"]
+        del data["notes"]
         data["learned"] = list(self.learned)
         data["cached_share"] = self.cached_share
         return data
@@ -198,6 +227,8 @@ class RunSummary:
             notes.append(text)
         if self.reasoning_tokens:
             notes.append(f"{self.reasoning_tokens} of the output tokens were reasoning")
+        elif self.reasoning_tokens is None:
+            notes.append("reasoning tokens not reported (the provider's usage does not say)")
         if self.usage_unreported:
             notes.append(
                 f"usage not reported correctly for {self.usage_unreported} call(s): "
@@ -205,7 +236,12 @@ class RunSummary:
             )
         if (learning := self.learning_note()) is not None:
             notes.append(learning)
+        notes.extend(text for _, text in self.note_rows())
         return notes
+
+    def note_rows(self) -> list[tuple[str, str]]:
+        """:attr:`notes`, the parameters they name in the current words (the CLI's flags)."""
+        return [(label, worded(text, *_NOTE_PARAMS)) for label, text in self.notes]
 
     def summary(self) -> str:
         """A short human-readable account, for the CLI and logs."""
@@ -289,9 +325,29 @@ def stop_error(
     finished: int,
     store_path: str,
     retry: RetryPolicy,
+    paid: str = "",
 ) -> FatalBackendError:
-    """The error that stops the run, its message scrubbed of anything secret."""
+    """The error that stops the run, its message scrubbed of anything secret.
+
+    ``paid`` says what the calls made so far cost, when any was billed: a stop must
+    not hide money spent (calls cut by their token cap are billed and not kept).
+    The parameters the backend's advice names stay on the error (``params``), so
+    the command line shows them as its flags.
+    """
     kept = _kept_words(finished) + store_path
+    if paid:
+        kept = f"{paid.rstrip('.')}. {kept}"
+    stop = _stop_error(exc, backend, kept, retry)
+    stop.params = stop.params or exc.params
+    return stop
+
+
+def _stop_error(
+    exc: FatalBackendError | EndpointUnreachable | RequestRejected,
+    backend: Backend,
+    kept: str,
+    retry: RetryPolicy,
+) -> FatalBackendError:
     if isinstance(exc, EndpointUnreachable):
         tries = min(retry.max_attempts, retry.max_unreachable_attempts)
         attempts = f"{tries} {'try' if tries == 1 else 'tries'}"
@@ -305,6 +361,15 @@ def stop_error(
         )
         unreachable.params = ("base_url",)  # the command line names its flag
         return unreachable
+    if isinstance(exc, CutAtCap):
+        return FatalBackendError(
+            scrub(
+                f"{str(exc).rstrip('.')}. The first calls to {backend.name}/{backend.model} "
+                "were all cut by their token cap before any text, and none was answered, "
+                "so the run stopped instead of paying for every call to be cut. "
+                f"{kept}."
+            )
+        )
     if isinstance(exc, RequestRejected):
         return FatalBackendError(
             scrub(

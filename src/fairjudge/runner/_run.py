@@ -189,7 +189,10 @@ class Run(Tally):
         except (FatalBackendError, EndpointUnreachable, RequestRejected) as exc:
             assert self.culprit is not None  # set by the call that raised
             finished = self.cached + self.done
-            raise stop_error(exc, self.culprit, finished, self.store.path, self.retry) from exc
+            paid = self.paid_note()  # money spent is said even when the run stops
+            raise stop_error(
+                exc, self.culprit, finished, self.store.path, self.retry, paid
+            ) from exc
         finally:
             self._report()
             if self.progress is not None:
@@ -484,13 +487,18 @@ class Run(Tally):
     ) -> None:
         text = scrub(str(exc)) or type(exc).__name__
         error = CallError(type(exc).__name__, text + note)
-        self._settle(guess)
-        self.outcomes[key] = CallOutcome(key, spec, "error", error=error, attempts=attempts)
+        # A reply cut at its token cap is billed: charged, its usage kept on the row.
+        billed, cost = self._charge_failed(spec, exc, guess, self.redactor.completion)
+        self.outcomes[key] = CallOutcome(
+            key, spec, "error", error=error, attempts=attempts, cost_usd=cost
+        )
         self.failed += 1
         record = call_row(
             spec,
             key,
             "error",
+            completion=billed,
+            cost_usd=cost,
             attempts=attempts,
             error_kind=error.kind,
             error_message=error.message,

@@ -14,9 +14,16 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
-from fairjudge._errors import ConfigError
+from fairjudge._errors import ConfigError, CutAtCap
 from fairjudge.runner._limits import RunOptions
-from fairjudge.runner._prices import CallGuess, Charge, CostBudget, Pricing, charge
+from fairjudge.runner._prices import (
+    LIST_PRICES_DATE,
+    CallGuess,
+    Charge,
+    CostBudget,
+    Pricing,
+    charge,
+)
 from fairjudge.runner._progress import RunProgress, Snapshot, make_progress
 from fairjudge.runner._result import CallOutcome, RunResult, RunSummary, StopReason
 from fairjudge.runner._store import Store
@@ -29,6 +36,9 @@ __all__ = ["TICK_S", "Tally", "serve_from_store", "unique_calls"]
 
 TICK_S = 0.25
 """Seconds between progress refreshes."""
+
+PROVIDERS = frozenset({"openai", "anthropic"})
+"""The backends that bill per token: a call to one of them with no price has an unknown cost."""
 
 
 class Tally:
@@ -51,6 +61,9 @@ class Tally:
         self.input_tokens = self.output_tokens = 0
         self.reasoning_tokens = self.cached_input_tokens = self.cache_write_tokens = 0
         self.usage_unreported = 0  # replies whose usage was not believed: charged an estimate
+        self.reasoning_unreported = 0  # replies that did not say their reasoning tokens
+        self.cut_at_cap = 0  # replies cut by their token cap before any text: billed
+        self.charged: set[Route] = set()  # the routes of the replies charged
         self.spent = self.backoff_s = self.cache_saved = 0.0
         self.sent: dict[str, float] = {}  # key -> when its current request was sent
         self.request_s: list[float] = []  # how long each request took, for "waiting"
@@ -158,12 +171,36 @@ class Tally:
         self.cached_input_tokens += bill.cached_input_tokens
         self.cache_write_tokens += bill.cache_write_tokens
         self.usage_unreported += not bill.believed
+        self.reasoning_unreported += completion.reasoning_tokens is None
+        self.charged.add(spec.route)
         if bill.cost_usd is not None:
             assert bill.cost_usd >= 0  # by construction; the spend never goes down
             self.spent += bill.cost_usd
             self.cache_saved += bill.saved_usd
         self._settle(guess, bill.input_tokens, bill.output_tokens, sent)
         return bill
+
+    def _charge_failed(
+        self,
+        spec: CallSpec,
+        exc: BaseException,
+        guess: CallGuess | None,
+        scrubbed: Callable[[Completion], Completion],
+    ) -> tuple[Completion | None, float | None]:
+        """A failed call's bill: its reply and cost when the provider billed one, else none.
+
+        A reply its token cap cut off before any text (:class:`CutAtCap`, which
+        carries it as ``billed``) has no answer but is paid for: it is charged
+        like any reply (tokens, cost, ``max_cost``) and counted in :attr:`cut_at_cap`.
+        Any other failure only settles the call with the budget.
+        """
+        billed = exc.billed if isinstance(exc, CutAtCap) else None
+        if not isinstance(billed, Completion):
+            self._settle(guess)
+            return None, None
+        self.cut_at_cap += 1
+        billed = scrubbed(billed)  # every reply is scrubbed before it is kept
+        return billed, self._charge(spec, billed, guess).cost_usd
 
     def snapshot(self) -> Snapshot:
         elapsed = time.perf_counter() - self.t0
@@ -223,14 +260,73 @@ class Tally:
             wall_s=time.perf_counter() - self.t0,
             backoff_s=self.backoff_s,
             stopped=self.stopped,
-            reasoning_tokens=self.reasoning_tokens,
+            reasoning_tokens=None if self.reasoning_unreported else self.reasoning_tokens,
             cached_input_tokens=self.cached_input_tokens,
             cache_write_tokens=self.cache_write_tokens,
             cache_saved_usd=self.cache_saved if self.pricing.priced else None,
             usage_unreported=self.usage_unreported,
             refused=self._learning.refused(),
             learned=self._learning.learned(),
+            cut_at_cap=self.cut_at_cap,
+            notes=self._notes(),
         )
+
+    def _notes(self) -> tuple[tuple[str, str], ...]:
+        """What the figures leave out, for the reader: unknown costs, a price assumed."""
+        notes = []
+        if self.cut_at_cap:
+            n = self.cut_at_cap
+            notes.append((
+                "cut by the token cap",
+                f"{n} {'reply' if n == 1 else 'replies'} spent the whole token cap before "
+                "any text: no answer, but billed (counted in the tokens and cost)",
+            ))  # fmt: skip
+        unpriced = sorted(
+            f"{route[0]}/{route[1]}"
+            for route in self.charged
+            if route[0] in PROVIDERS and self.pricing.of_route(route) is None
+        )
+        if unpriced:
+            named = ", ".join(unpriced)
+            said = f"fairjudge's list prices ({LIST_PRICES_DATE}) do not name {named}"
+            text = (
+                f"the estimate leaves out {named} ({said})"
+                if self.pricing.priced
+                else f"unknown: {said}"
+            )
+            notes.append(("cost", f"{text}; give price_input and price_output to price it"))
+        prices = self.options.prices
+        if (
+            prices is not None
+            and prices.cached_input_per_million is None
+            and self.cached_input_tokens
+        ):
+            notes.append((
+                "cached input price",
+                f"the {self.cached_input_tokens} cached input tokens are priced at "
+                "price_input: the prices given replace the list's, its cached price "
+                "too; give price_cached_input for the cache's price",
+            ))  # fmt: skip
+        return tuple(notes)
+
+    def paid_note(self) -> str:
+        """What the calls made so far cost, for a stop message; ``""`` when nothing was."""
+        made = self.done + self.failed
+        if not made or not (self.input_tokens or self.output_tokens):
+            return ""
+        cost = f", est. ${self.spent:.4f}" if self.pricing.priced else ", cost unknown"
+        text = (
+            f"This run made {made} call(s) ({self.input_tokens} input + "
+            f"{self.output_tokens} output tokens{cost})"
+        )
+        if self.cut_at_cap:
+            n = self.cut_at_cap
+            text += (
+                f"; {n} of them {'was' if n == 1 else 'were'} cut by the token cap before any "
+                "text, billed all the same: sent again with the same settings, "
+                f"{'it is' if n == 1 else 'they are'} cut and paid again"
+            )
+        return text
 
 
 class _Learning:
