@@ -260,3 +260,20 @@ def test_a_budget_stop_says_the_same_budget_continues(tmp_path: Path) -> None:
     assert replies.stopped is not None
     assert "larger budget" not in replies.stopped  # the budget counts one run's calls
     assert "the same budget pays for as many again" in replies.stopped
+
+
+def test_a_batch_reply_cut_at_its_cap_is_billed_at_the_batch_price() -> None:
+    from fairjudge.backends._batch_api import BatchState
+    from fairjudge.backends._batch_clients import _batch_reply
+
+    reply = {
+        "model": "claude-sonnet-4-5",
+        "stop_reason": "max_tokens",
+        "content": [{"type": "thinking", "thinking": "...", "signature": "s"}],
+        "usage": {"input_tokens": 40, "output_tokens": 1030},
+    }
+    state = BatchState("msgbatch_1", "ended", ended=True)
+    cut = _batch_reply(completion_from_reply, reply, state, "model 'claude-sonnet-4-5'")
+    assert isinstance(cut, CutAtCap)
+    assert isinstance(cut.billed, Completion)
+    assert cut.billed.batch  # half the online price, as every batch reply

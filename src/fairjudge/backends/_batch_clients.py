@@ -21,6 +21,7 @@ from fairjudge._call import Backend, CallSpec, Completion
 from fairjudge._errors import (
     BackendError,
     ConfigError,
+    CutAtCap,
     FatalBackendError,
     RateLimitError,
     RequestRejected,
@@ -122,6 +123,10 @@ def _batch_reply(
     """A succeeded request's reply, read by the online reader, at the batch price."""
     try:
         completion = read(reply, state.elapsed_s, where)
+    except CutAtCap as exc:  # cut at its cap: billed, at the batch price too
+        if isinstance(exc.billed, Completion):
+            exc.billed = dataclasses.replace(exc.billed, batch=True)
+        return exc
     except BackendError as exc:
         return exc
     return dataclasses.replace(completion, batch=True)
