@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fairjudge import InputError
-from fairjudge.judges import load_jury_file
+from fairjudge.judges import BackendOptions, Jury, MemberSpec, load_jury_file
 
 MEMBERS = '[[member]]\njudge = "openai/a"\n[[member]]\njudge = "openai/b"\n'
 
@@ -41,7 +41,8 @@ def test_a_misspelt_judge_is_an_unknown_key_at_its_line_not_a_missing_judge(
         load_jury_file(path)
     assert str(e.value) == (
         f"{path}:8: member.2.judgee: unknown key; did you mean 'judge'? The keys are judge, "
-        "name, template, weight, base_url, temperature, timeout"
+        "name, template, weight, base_url, temperature, timeout, reasoning_effort, "
+        "thinking_budget, max_tokens"
     )
     assert (e.value.path, e.value.line) == (str(path), 8)
 
@@ -69,3 +70,53 @@ def test_every_error_names_its_line(tmp_path: Path, text: str, shown: str) -> No
     with pytest.raises(InputError) as e:
         load_jury_file(path)
     assert str(e.value).startswith(f"{path}{shown}")
+
+
+REASONING = '[[member]]\njudge = "openai/gpt-5-mini"\nbase_url = "http://127.0.0.1:9/v1"\n'
+
+
+def test_a_members_value_refused_for_its_judge_names_the_files_key(tmp_path: Path) -> None:
+    """QA39 #12: the member's own temperature, at its line, not a parameter or flag."""
+    path = tmp_path / "j9.toml"
+    path.write_text(REASONING + "temperature = 0.5\n" + MEMBERS, encoding="utf-8")
+    members = load_jury_file(path).members
+    with pytest.raises(InputError) as e:
+        Jury.from_specs(members)
+    assert str(e.value).startswith(
+        f"{path}:4: member.0.temperature: openai/gpt-5-mini samples at temperature 1 only"
+    )
+    assert (e.value.path, e.value.line, e.value.params) == (str(path), 4, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("max_tokens = 0\n", ":4: member.0.max_tokens: max_tokens must be >= 1; got 0"),
+        ("max_tokens = true\n", ":4: member.0.max_tokens: Input should be a valid integer"),
+        ('thinking_budget = "2048"\n', ":4: member.0.thinking_budget: Input should be a valid "
+         "integer"),
+        ("reasoning_effort = 1\n", ":4: member.0.reasoning_effort: Input should be a valid "
+         "string"),
+    ],
+)  # fmt: skip
+def test_the_reasoning_keys_are_checked_as_the_file_is_read(
+    tmp_path: Path, text: str, shown: str
+) -> None:
+    path = tmp_path / "j9.toml"
+    path.write_text(REASONING + text + MEMBERS, encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        load_jury_file(path)
+    assert str(e.value).startswith(f"{path}{shown}")
+
+
+def test_a_members_own_value_wins_over_the_panels(tmp_path: Path) -> None:
+    path = tmp_path / "j9.toml"
+    path.write_text(REASONING + 'reasoning_effort = "minimal"\n' + MEMBERS, encoding="utf-8")
+    first, second, _ = load_jury_file(path).members
+    panel = BackendOptions(reasoning_effort="high", max_tokens=300)
+    assert first.with_defaults(backend=panel).backend_options() == BackendOptions(
+        "http://127.0.0.1:9/v1", reasoning_effort="minimal", max_tokens=300
+    )
+    assert second.with_defaults(backend=panel).reasoning_effort == "high"
+    python = MemberSpec("python:tests.judge_fixtures:longer")
+    assert python.with_defaults(backend=panel) == python  # no backend to set

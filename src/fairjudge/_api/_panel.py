@@ -111,18 +111,14 @@ def pairwise_panel(
 ) -> tuple[Jury, str, bool]:  # fmt: skip
     """The pairwise panel, its rule, and whether it was built here (so closed here).
 
-    Members given as specs take the setup's template, base URL, temperature and
-    timeout where they set none of their own; each model member's template must
-    find the references it needs in ``items``, checked before the panel opens.
+    Members given as specs take the setup's template and backend options (base URL,
+    temperature, timeout, reasoning effort, thinking budget, output cap) where they
+    set none of their own; each model member's template must find the references it
+    needs in ``items``, checked before the panel opens.
     """
-    where = setup.backend or BackendOptions()
 
     def from_specs(specs: list[MemberSpec]) -> Jury:
-        specs = [
-            s.with_defaults(template=setup.template, base_url=where.base_url,
-                            temperature=where.temperature, timeout=where.timeout)
-            for s in specs
-        ]  # fmt: skip
+        specs = [s.with_defaults(template=setup.template, backend=setup.backend) for s in specs]
         for spec in specs:
             if not spec.is_python:
                 refuse_missing_references(items, spec.template, member=spec.judge)
@@ -152,14 +148,8 @@ def pointwise_panel(
         resolve_pointwise_judge,
     )
 
-    where = setup.backend or BackendOptions()
-
     def from_specs(specs: list[MemberSpec]) -> PointwiseJury:
-        specs = [
-            s.with_defaults(base_url=where.base_url, temperature=where.temperature,
-                            timeout=where.timeout)
-            for s in specs
-        ]  # fmt: skip
+        specs = [s.with_defaults(backend=setup.backend) for s in specs]
         if all(s.is_python for s in specs):  # no model to ask in a mode
             return PointwiseJury.from_specs(specs, rubric=rubric, store=setup.store,
                                             options=setup.options)  # fmt: skip

@@ -7,8 +7,9 @@ previous ``jury --out`` instead: every member answers from its recorded calls, w
 its recorded weight, at no cost; the same records read back as one judge, ``--judge
 replay:FILE``. The model members' calls run as one batch on one session, so one store
 and one budget (``--max-calls``, ``--max-cost``) cover the panel and a rerun costs no
-call; ``--template``, ``--base-url``, ``--temperature`` and ``--timeout`` apply to the
-model members that do not set their own.
+call; ``--template``, ``--base-url``, ``--temperature``, ``--timeout``,
+``--max-tokens``, ``--reasoning-effort`` and ``--thinking-budget`` apply to the model
+members that do not set their own (each refused for a member it does not apply to).
 
 ``score-jury`` is a command of its own, not ``score --judge A --judge B``: ``score``
 takes ``--judge`` once (a repeated one keeps its last value, as on every single-judge
@@ -63,13 +64,11 @@ __all__ = [
     "read_jury_file", "score_jury", "score_panel", "specs_from_flags",
 ]  # fmt: skip
 
-_NOT_FOR_PANELS = {
-    "judge", "model_path", "threads", "context", "max_tokens", "reasoning_effort",
-    "thinking_budget",
-}  # fmt: skip
-"""JudgeFlags fields a panel does not take: ``--judge`` is repeatable here, and
-local-model and per-family options (caps, reasoning effort, thinking) are per member
-(not supported on a panel yet; each member's family gets its own defaults)."""
+_NOT_FOR_PANELS = {"judge", "model_path", "threads", "context"}
+"""JudgeFlags fields a panel does not take: ``--judge`` is repeatable here, and the
+local-model options are not supported on a panel. The output cap, reasoning effort
+and thinking budget apply to every model member that sets none of its own (in a
+``--jury`` file), each refused for a member it does not apply to, as on ``compare``."""
 
 
 panel_run_flags = adds_flags(JudgeFlags, "flags", without=frozenset(_NOT_FOR_PANELS))
@@ -96,7 +95,8 @@ class JuryFlags:
         Path | None,
         typer.Option(
             metavar="FILE",
-            help="A TOML file of [[member]] tables (judge, template, weight, base_url), or a "
+            help="A TOML file of [[member]] tables (judge, template, weight, base_url, "
+            "temperature, timeout, reasoning_effort, thinking_budget, max_tokens), or a "
             "previous jury --out (.jsonl) to replay every member at no cost.",
         ),
     ] = None
@@ -309,7 +309,7 @@ class ScorePanelFlags:
         typer.Option(
             metavar="FILE.toml",
             help="A TOML file of [[member]] tables (judge, weight, base_url, temperature, "
-            "timeout), instead of --judge.",
+            "timeout, reasoning_effort, thinking_budget, max_tokens), instead of --judge.",
         ),
     ] = None
     allow_python_judges: AllowPythonJudges = False

@@ -34,7 +34,7 @@ from fairjudge.judges._pairwise import (
     read_verdict,
 )
 from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember, PythonRun
-from fairjudge.judges._registry import BackendOptions, resolve_judge
+from fairjudge.judges._registry import resolve_judge
 from fairjudge.judges._session import JudgeSession
 from fairjudge.runner import Executor, RunOptions, Store
 
@@ -191,7 +191,7 @@ def _member(
     A ``python:`` member runs on the engine with the panel's run options and, when it
     declares a name and version, its store (:class:`PythonRun`).
     """
-    where = BackendOptions(spec.base_url, None, None, spec.temperature, spec.timeout)
+    where = spec.backend_options()
     if spec.is_python and spec.judge.strip().startswith("python:"):
         judge: BatchJudge = run.build(
             lambda options, store: load_python_judge(

@@ -29,7 +29,7 @@ from fairjudge.io import (
     shown,
 )
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
-from fairjudge.judges._registry import judge_spec
+from fairjudge.judges._registry import BackendOptions, judge_spec
 from fairjudge.judges._replay import Loader, ReplayJudge
 
 __all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
@@ -52,6 +52,12 @@ class _Member(BaseModel):
     """Sampling temperature."""
     timeout: float | None = None
     """Seconds to wait for one reply (HTTP members)."""
+    reasoning_effort: str | None = None
+    """``reasoning_effort`` of an ``openai/`` reasoning model."""
+    thinking_budget: int | None = None
+    """Extended-thinking budget in tokens of an ``anthropic/`` model."""
+    max_tokens: int | None = None
+    """Output cap of the member's calls (reasoning included)."""
 
 
 class _JuryFile(BaseModel):
@@ -63,6 +69,32 @@ class _JuryFile(BaseModel):
     """The aggregation rule, when the file sets one."""
     member: list[_Member] = Field(min_length=2)
     """The members, at least two."""
+
+
+_VALUES = ("temperature", "timeout", "reasoning_effort", "thinking_budget", "max_tokens")
+"""A member's backend values: each checked as the flag of the same name is, as the
+member's judge is built, and an error about one names the file's key."""
+
+
+@dataclass(frozen=True, slots=True)
+class _FileMember(MemberSpec):
+    """A member read from a jury file: its errors name the file, the line and the key."""
+
+    at: tuple[tuple[str, int | None], ...] = ()
+    """``(key, line)`` of each backend value the file sets for the member."""
+    path: str = ""
+    index: int = 0
+
+    def named(self, error: ConfigError) -> InputError | ConfigError:
+        """``error`` at the line of the first key the file set that it names."""
+        lines = dict(self.at)
+        key = next((p for p in error.params if p in lines), None)
+        if key is None:  # a value the command line or the setup gave: named as given
+            return error
+        rest = tuple(p for p in error.params if p not in lines)
+        return InputError(
+            f"member.{self.index}.{key}: {error}", path=self.path, line=lines[key], params=rest
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +236,14 @@ def _member(
     template = member.template
     if template is not None and template.endswith(".toml") and not Path(template).is_absolute():
         spec["template"] = str(folder / template)
-    return MemberSpec(**spec)
+    values = {key: spec[key] for key in _VALUES if spec[key] is not None}
+    try:  # the checks of the values alone; those of the value for its judge as it is built
+        BackendOptions(**values)
+    except ConfigError as exc:
+        key = next(p for p in exc.params if p in values)
+        raise _error(file, ("member", index, key), f"member.{index}.{key}: {exc}") from None
+    at = tuple((key, _error(file, ("member", index, key), "").line) for key in values)
+    return _FileMember(**spec, at=at, path=str(file.path), index=index)
 
 
 def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:

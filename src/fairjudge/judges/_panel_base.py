@@ -17,7 +17,7 @@ from os import PathLike
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from fairjudge._call import Closing
-from fairjudge._errors import ConfigError, worded
+from fairjudge._errors import ConfigError, FairJudgeError, worded
 from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._callable import PythonFunction
 from fairjudge.judges._jury_usage import (
@@ -28,7 +28,7 @@ from fairjudge.judges._jury_usage import (
 )
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._registry import calls_no_model, check_batch_api
+from fairjudge.judges._registry import BackendOptions, calls_no_model, check_batch_api
 from fairjudge.judges._session import (
     JudgeSession,
     ReplyParser,
@@ -63,6 +63,9 @@ class MemberSpec:
         base_url: Server URL (``openai/`` and ``anthropic/`` members).
         temperature: Sampling temperature of the member's calls.
         timeout: Seconds to wait for one reply (HTTP members).
+        reasoning_effort: ``reasoning_effort`` of an ``openai/`` reasoning model.
+        thinking_budget: Extended-thinking budget in tokens of an ``anthropic/`` model.
+        max_tokens: Output cap of the member's calls (reasoning included).
     """
 
     judge: str
@@ -72,6 +75,9 @@ class MemberSpec:
     base_url: str | None = None
     temperature: float | None = None
     timeout: float | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+    max_tokens: int | None = None
 
     @property
     def is_python(self) -> bool:
@@ -79,23 +85,42 @@ class MemberSpec:
         return calls_no_model(self.judge)
 
     def with_defaults(
-        self,
-        *,
-        template: str | None = None,
-        base_url: str | None = None,
-        temperature: float | None = None,
-        timeout: float | None = None,
+        self, *, template: str | None = None, backend: BackendOptions | None = None
     ) -> MemberSpec:
-        """A model member with these settings where it sets none; others as they are."""
+        """A model member with these settings where it sets none; others as they are.
+
+        ``backend``'s values of the member's fields (``base_url``, ``temperature``,
+        ``timeout``, ``reasoning_effort``, ``thinking_budget``, ``max_tokens``) fill
+        those the member leaves unset; a value the member sets is its own.
+        """
         if self.is_python:
             return self
-        return replace(
-            self,
-            template=self.template or template,
-            base_url=self.base_url or base_url,
-            temperature=self.temperature if self.temperature is not None else temperature,
-            timeout=self.timeout if self.timeout is not None else timeout,
-        )
+        given = backend or BackendOptions()
+        unset = {name: getattr(given, name) for name in _BACKEND_FIELDS
+                 if getattr(self, name) is None}  # fmt: skip
+        return replace(self, template=self.template or template, **unset)
+
+    def backend_options(self) -> BackendOptions:
+        """The member's backend options, checked as a judge's (:class:`BackendOptions`)."""
+        return BackendOptions(
+            self.base_url, None, None, self.temperature, self.timeout,
+            reasoning_effort=self.reasoning_effort, thinking_budget=self.thinking_budget,
+            max_tokens=self.max_tokens,
+        )  # fmt: skip
+
+    def named(self, error: ConfigError) -> FairJudgeError:
+        """``error``, raised as the member was built, naming where its values were set.
+
+        A spec given in code keeps the parameters' names; a jury file's member
+        names the file, the line and the key (:func:`~fairjudge.judges.load_jury_file`).
+        """
+        return error
+
+
+_BACKEND_FIELDS = (
+    "base_url", "temperature", "timeout", "reasoning_effort", "thinking_budget", "max_tokens",
+)  # fmt: skip
+"""The :class:`BackendOptions` a member sets for itself (a panel's fill those it leaves unset)."""
 
 
 J = TypeVar("J")  # a member's judge: a pairwise judge, a pointwise judge
@@ -257,7 +282,7 @@ class Panel(Closing, Generic[M, Q, A]):
         bases = [spec.name or spec.judge.strip() for spec in specs]
         try:
             members = [
-                member(spec, name, session, run)
+                _built(member, spec, name, session, run)
                 for spec, name in zip(specs, member_names(bases), strict=True)
             ]
             run.check_store(store, [m.judge for m in members])
@@ -452,6 +477,20 @@ PF = TypeVar("PF", bound=PythonFunction)
 
 _MODEL_ONLY = ("tpm", "max_cost", "prices")
 """Run options only model members can honour (a Python judge reports no tokens or cost)."""
+
+
+def _built(
+    member: Callable[[MemberSpec, str, JudgeSession | None, PythonRun], M],
+    spec: MemberSpec, name: str, session: JudgeSession | None, run: PythonRun,
+) -> M:  # fmt: skip
+    """One member, an error in its values naming where they were set (:meth:`MemberSpec.named`)."""
+    try:
+        return member(spec, name, session, run)
+    except ConfigError as exc:
+        named = spec.named(exc)
+        if named is exc:
+            raise
+        raise named from None
 
 
 @dataclass(frozen=True, slots=True)

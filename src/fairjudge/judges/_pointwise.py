@@ -505,7 +505,7 @@ def _resolve(
     session: JudgeSession | None,
     run: PythonRun,
 ) -> BatchPointwiseJudge:
-    where = BackendOptions(spec.base_url, None, None, spec.temperature, spec.timeout)
+    where = spec.backend_options()
     judge = spec.judge.strip()
     if spec.is_python:  # on the engine, with the panel's run options and (declared) store
         return run.build(
