@@ -316,3 +316,19 @@ def test_the_embedded_judge_refuses_the_model_families_flags(
     assert done.exit_code == 2, done.output  # it used to run, the flag ignored
     said = " ".join(done.stderr.split())
     assert f"{flags[0]} does not apply to the judge 'local/qwen2.5-coder-1.5b'" in said
+
+
+def test_anthropic_base_url_with_v1_says_to_drop_it(
+    anthropic_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An OpenAI-style ``.../v1`` base URL posts to ``/v1/v1/messages``: the 404 says so."""
+    server = scripted(anthropic_emulator, monkeypatch)
+    assert server.base_url.endswith("/v1")
+    done = fairjudge(
+        "compare", str(PAIRS), "--judge", "anthropic/claude-sonnet-4-5",
+        "--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"), "--quiet",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "HTTP 404" in done.stderr
+    assert "give --base-url without its trailing /v1" in done.stderr
+    assert f"{server.base_url}/v1/messages" in done.stderr

@@ -132,6 +132,22 @@ class AnthropicBackend(HTTPBackend):
         params.update(self._extra_params)
         return params
 
+    def _wrong_path(self, exc: Exception) -> FatalBackendError | None:
+        """A 404 from a ``base_url`` ending in ``/v1``, said as the URL's mistake.
+
+        The Messages path is ``/v1/messages`` under the base URL, so an OpenAI-style
+        ``.../v1`` base posts to ``.../v1/v1/messages``; the server's bare 404 would not
+        say which of model, URL or key is wrong.
+        """
+        url = (self._base_url or "").rstrip("/")
+        if getattr(exc, "status_code", None) != 404 or not url.endswith("/v1"):
+            return None
+        return FatalBackendError(
+            f"{self._translate(exc)}. An anthropic/ judge posts to /v1/messages under "
+            f"--base-url, so this one posted to {self._shown_url}/v1/messages: give "
+            "--base-url without its trailing /v1"
+        )
+
     def request_body(self, spec: CallSpec) -> dict[str, Any]:
         """The JSON body of the Messages request this backend sends for ``spec``.
 
@@ -195,7 +211,7 @@ class AnthropicBackend(HTTPBackend):
                 "/v1/messages", body=self.request_body(spec), cast_to=object
             )
         except sdk.AnthropicError as exc:
-            raise self._translate(exc) from exc
+            raise self._wrong_path(exc) or self._translate(exc) from exc
         except ValueError as exc:  # the SDK lets json.JSONDecodeError through on a bad body
             raise self._not_json() from exc
         latency = time.perf_counter() - start
