@@ -76,6 +76,24 @@ def test_a_url_without_a_credential_keeps_its_call_keys() -> None:
     assert spec_for(backend).key == CallSpec(**{**_fields(spec_for(backend)), "base_url": url}).key
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    ["HTTP://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1?", "http://127.0.0.1:8000/v1//"],
+)
+def test_spellings_of_one_server_key_calls_alike(spelling: str) -> None:
+    """Scheme and host are case-blind and an empty query is none: one server, one key,
+    so a rerun typed another way is served from the store (QA39 #24)."""
+    plain = OpenAIBackend("m", base_url="http://127.0.0.1:8000/v1")
+    other = OpenAIBackend("m", base_url=spelling)
+    assert other.base_url == "http://127.0.0.1:8000/v1"
+    assert spec_for(other).key == spec_for(plain).key
+
+
+def test_the_path_keeps_its_case() -> None:
+    backend = OpenAIBackend("m", base_url="HTTP://Gateway.Example:8000/Team-A/v1")
+    assert backend.base_url == "http://gateway.example:8000/Team-A/v1"
+
+
 def test_a_key_in_the_path_is_masked_and_the_key_never_holds_it() -> None:
     backend = OpenAIBackend("m", base_url=f"http://127.0.0.1:9/v1/{PATH_TOKEN}")
     assert backend.base_url == "http://127.0.0.1:9/v1/***"

@@ -127,14 +127,24 @@ def is_loopback_host(host: str) -> bool:
 
 
 def trimmed(url: str) -> str:
-    """``url`` without trailing slashes on its path; a query keeps every character.
+    """``url`` in one spelling: no trailing slashes on its path, no empty query.
+
+    Scheme and host are lowered (they are case-blind), so the spellings of one server
+    key its calls alike and a rerun is served from the store; the path and a query
+    keep every character (user information is refused before, by :func:`check_base_url`).
 
     Example:
-        >>> trimmed("http://h/v1/?api-version=2024-10-21")
-        'http://h/v1?api-version=2024-10-21'
+        >>> trimmed("HTTP://Example.COM/V1/?api-version=2024-10-21")
+        'http://example.com/V1?api-version=2024-10-21'
+        >>> trimmed("http://h/v1?")
+        'http://h/v1'
     """
     head, mark, query = url.partition("?")
-    return head.rstrip("/") + mark + query
+    scheme, sep, rest = head.partition("://")
+    if sep:
+        host, slash, path = rest.partition("/")
+        head = scheme.lower() + sep + host.lower() + slash + path
+    return head.rstrip("/") + (mark + query if query else "")
 
 
 def shown_url(url: str, *, key_env: str) -> str:
