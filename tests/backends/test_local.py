@@ -20,7 +20,12 @@ from fairjudge import (
     ServerError,
 )
 from fairjudge._call import CallSpec
-from fairjudge.backends._local import LocalBackend, llama_error, pooled_top_logprobs
+from fairjudge.backends._local import (
+    LocalBackend,
+    completion_from_llama,
+    llama_error,
+    pooled_top_logprobs,
+)
 from fairjudge.backends._local_sampling import draw_token, draws_from_shared_pass
 from fairjudge.backends._weights import (
     KNOWN_MODELS,
@@ -405,3 +410,14 @@ def test_sampled_rounds_share_the_greedy_forward_pass(gemma: LocalBackend) -> No
     assert extra_passes == 0  # every draw came from the greedy call's forward pass
     assert draws == again  # the same call draws the same token
     assert set(draws) <= alternatives
+
+
+def test_a_local_reply_hides_no_reasoning_tokens() -> None:
+    """Every token llama.cpp returns is in the text, so the run says 0, not "not reported"."""
+    reply = {
+        "choices": [{"message": {"content": "A"}}],
+        "usage": {"prompt_tokens": 90, "completion_tokens": 1},
+    }
+    completion = completion_from_llama(reply, 0.1, "local/m", 8192)
+    assert completion.reasoning_tokens == 0
+    assert (completion.input_tokens, completion.output_tokens) == (90, 1)

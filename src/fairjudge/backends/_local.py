@@ -75,6 +75,8 @@ def completion_from_llama(response: Any, latency: float, model: str, n_ctx: int)
         output_tokens=usage.get("completion_tokens"),
         latency_s=latency,
         model=model,
+        # Every token llama.cpp returns is in the reply's text: none hidden, none billed.
+        reasoning_tokens=0,
     )
 
 

@@ -130,6 +130,7 @@ def sampled_completion(
         output_tokens=1,
         latency_s=time.perf_counter() - start,
         model=model,
+        reasoning_tokens=0,
     )
 
 
