@@ -10,6 +10,12 @@ for the audit (which varies the prompt) the embedded local judge.
 
     python benchmarks/json_snapshot.py OUT_DIR     # writes OUT_DIR/<name>.json
     diff -r BEFORE_DIR AFTER_DIR                   # empty when nothing changed
+
+``--fresh`` keeps each command's first run on an empty store instead, with its
+``calls`` block (what fresh calls report: counts, tokens, cost) and only the clock
+readings (``wall_s``, ``backoff_s``, ``mean_latency_s``) removed. A warm snapshot
+cannot see a change to what a fresh call reports (stop 39's reasoning-token total
+was one); the fresh one can.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ COMMANDS: dict[str, list[str]] = {
     "audit": ["audit", "--limit", "2", "--experiments", "position,framing"],
 }  # fmt: skip
 DROPPED = {"calls", "mean_latency_s"}
+CLOCKS = {"wall_s", "backoff_s", "mean_latency_s"}
 
 
 def stripped(value: Any, dropped: set[str] = DROPPED) -> Any:
@@ -54,25 +61,31 @@ def stripped(value: Any, dropped: set[str] = DROPPED) -> Any:
     return value
 
 
-def run_twice(cmd: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
-    """Run ``cmd`` twice on one store and return the second, cached run."""
-    for _ in range(2):
+def run_twice(cmd: list[str], cwd: str, times: int = 2) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` ``times`` times on one store and return the last run."""
+    for _ in range(times):
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     return done
 
 
-def main(out: Path) -> int:
+def main(out: Path, fresh: bool = False) -> int:
     import fairjudge.examples
 
     examples = Path(fairjudge.examples.__file__).parent
     out.mkdir(parents=True, exist_ok=True)
     failed = 0
-    with tempfile.TemporaryDirectory() as work:
+    dropped = CLOCKS if fresh else DROPPED
+    with tempfile.TemporaryDirectory() as shared:
         for name, argv in COMMANDS.items():
             args = [a.format(ex=examples) for a in argv] + ["--json"]
-            done = run_twice([str(Path(sys.executable).parent / "fairjudge"), *args], work)
+            cmd = [str(Path(sys.executable).parent / "fairjudge"), *args]
+            if fresh:  # a store of its own: nothing is served from another command's
+                with tempfile.TemporaryDirectory() as own:
+                    done = run_twice(cmd, own, times=1)
+            else:
+                done = run_twice(cmd, shared)
             try:
-                payload = stripped(json.loads(done.stdout))
+                payload = stripped(json.loads(done.stdout), dropped)
             except json.JSONDecodeError:
                 payload = {"exit": done.returncode, "stderr": done.stderr[-2000:]}
                 failed += 1
@@ -83,4 +96,9 @@ def main(out: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    args = sys.argv[1:]
+    fresh = "--fresh" in args
+    paths = [a for a in args if a != "--fresh"]
+    if len(paths) != 1:
+        sys.exit("usage: python benchmarks/json_snapshot.py [--fresh] OUT_DIR")
+    sys.exit(main(Path(paths[0]), fresh=fresh))
