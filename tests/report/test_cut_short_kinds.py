@@ -2,11 +2,11 @@
 
 tests/report/test_cut_short.py covers compare (and so calibrate and rank, read by
 the same loader). Here the other kinds ``report`` draws: score, pointwise
-calibrate, score-jury, jury, compare --via-scores and audit. Each is written by
-the command line; the whole file draws, as does the file of a run a budget stopped
-(partial, and its page says so), and the same file cut after its fourth record is
-refused naming the counts (exit 2). Before, every one of them drew a page of what was
-left with exit 0.
+calibrate, score-jury, jury, compare --via-scores (a python: scorer's and a model's)
+and audit. Each is written by the command line; the whole file draws, as does the
+file of a run a budget stopped (partial, and its page says so), and the same file
+cut after its fourth record is refused naming the counts (exit 2). Before, every one
+of them drew a page of what was left with exit 0.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ KINDS = {  # the command (its file given by the test), and what the cut file hol
     "jury": (("jury", PAIRS, "--judge", J + "longer", "--judge", J + "knows_facts", "--judge",
               J + "first_position"),
              "its header records 120 judge calls, but its 4 result records hold 24"),
+    # A python: scorer runs on the engine: its calls are counted, as a model's are.
+    "via-scores": (("compare", PAIRS, "--via-scores", "--judge", J + "scorer"),
+                   "its header records 40 judge calls, but its 4 result records hold 8"),
 }  # fmt: skip
 
 

@@ -181,10 +181,9 @@ def judge_via_scores(
 
     Returns:
         The comparison via scores, the adaptive run (with ``stop_when``), and the
-        calls' summary (``None`` for a Python scorer, which keeps no run).
+        calls' summary (counted over every batch; ``None`` for a scorer that keeps no
+        run). A ``python:`` scorer runs on the engine and keeps one, as a model's does.
     """
-    from fairjudge.judges import PointwiseJudge
-
     if stop_when is None:
         from fairjudge.evaluation import compare_via_scores
 
@@ -192,19 +191,16 @@ def judge_via_scores(
             scorer, items, tie_margin=tie_margin, seed=settings.seed, level=settings.level,
             n_resamples=settings.n_resamples,
         )  # fmt: skip
-        return result, None, scorer.last_run if isinstance(scorer, PointwiseJudge) else None
+        return result, None, last_run(scorer)
     from fairjudge.evaluation import compare_via_scores_adaptive, tallied_run
 
-    def run(judge: Any) -> AdaptiveResult[ViaScoresResult]:
-        return compare_via_scores_adaptive(
-            judge, items, settings, stop_when, tie_margin=tie_margin,
+    adaptive, calls = tallied_run(
+        scorer,
+        lambda tallied: compare_via_scores_adaptive(
+            tallied, items, settings, stop_when, tie_margin=tie_margin,
             calls_per_answer=calls_per_answer, batch=batch,
-        )  # fmt: skip
-
-    if not isinstance(scorer, PointwiseJudge):  # a Python function: no run to tally
-        adaptive = run(scorer)
-        return adaptive.pairwise, adaptive, None
-    adaptive, calls = tallied_run(scorer, run)
+        ),
+    )  # fmt: skip
     return adaptive.pairwise, adaptive, calls
 
 
@@ -216,7 +212,8 @@ class ViaScoresRun:
         result: The comparison via scores.
         swap: The swap protocol's comparison beside it (``with_swap``), or ``None``.
         adaptive: The adaptive run (``stop_when``), or ``None``.
-        calls: The scoring calls' summary (``None`` for a Python scorer).
+        calls: The scoring calls' summary, which the ``--out`` header records (``None``
+            for a scorer that keeps none).
         scorer: The scorer that ran (closed), whose requests a record can name.
         judge: The scorer's name.
         rubric: The rubric it scored against.
@@ -246,16 +243,19 @@ class ViaScoresRun:
         """The JSON-ready summary, as ``compare --via-scores --json`` prints it.
 
         The comparison via scores, the swap protocol's report beside it (``None``
-        without ``with_swap``), the scoring calls, the skipped rows and, after
+        without ``with_swap``), the scoring calls (a model's; a ``python:`` scorer's are
+        ``None``, as ``score --json`` has them), the skipped rows and, after
         ``stop_when``, the adaptive run.
         """
+        from fairjudge.judges import PointwiseJudge
         from fairjudge.report import comparison_report
 
         swap = self.swap
+        calls = self.calls if isinstance(self.scorer, PointwiseJudge) else None
         payload = {
             "via_scores": self.result.to_dict(),
             "swap": None if swap is None else comparison_report(swap, title=self.title).to_dict(),
-            "calls": None if self.calls is None else self.calls.to_dict(),
+            "calls": None if calls is None else calls.to_dict(),
             "skipped_rows": list(self.skipped),
         }
         if self.adaptive is not None:
