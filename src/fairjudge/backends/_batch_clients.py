@@ -97,12 +97,39 @@ _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 _B = TypeVar("_B", bound="HTTPBackend")
 
 
+class _Encoded(tuple[tuple[str, CallSpec], ...]):
+    """Requests as :meth:`_Client.chunks` cut them, with each one's bytes as sent.
+
+    A client sends the bytes of the chunks it cut, so each request is encoded once:
+    to size its batch, and for the wire.
+    """
+
+    lines: tuple[bytes, ...]
+    client: object
+
+    def __new__(
+        cls, requests: Sequence[tuple[str, CallSpec]], lines: Sequence[bytes], client: object
+    ) -> _Encoded:
+        made = super().__new__(cls, requests)
+        made.lines, made.client = tuple(lines), client
+        return made
+
+
 class _Client(Generic[_B]):
     """What both clients hold: the backend, its place for messages, address and HTTP.
 
     The address is the backend's base URL as given, else the provider's default host
     with ``path`` (the version prefix the base URL carries), as the online calls use.
+
+    Args:
+        backend: The judge's backend: its base URL, key variable, timeout and the
+            body it sends (its ``request_body``).
     """
+
+    max_requests: int
+    max_bytes: int
+    framing = 0
+    """Bytes around the requests in what is sent (none in OpenAI's file)."""
 
     def __init__(
         self, backend: _B, *, path: str, headers: Mapping[str, str], key: str | None
@@ -111,6 +138,35 @@ class _Client(Generic[_B]):
         self._where = backend._where
         self._base = backend._base_url or f"https://{backend.default_host}{path}"
         self._http = BatchHTTP.of(backend, base=self._base, headers=headers, key=key)
+
+    def chunks(
+        self, requests: Sequence[tuple[str, CallSpec]]
+    ) -> list[Sequence[tuple[str, CallSpec]]]:
+        """``requests`` in batches of at most :attr:`max_requests` and :attr:`max_bytes`.
+
+        Each request counts its bytes as sent and one more (OpenAI: its line's
+        newline; Anthropic: the comma after it), each batch :attr:`framing` too.
+        """
+        lines = [self._encode(custom_id, spec) for custom_id, spec in requests]
+        sizes = iter(lines)  # chunked sizes each request once, in order
+        runs = chunked(
+            requests,
+            lambda _custom_id, _spec: len(next(sizes)) + 1,
+            max_requests=self.max_requests,
+            max_bytes=self.max_bytes - self.framing,
+        )
+        rest = iter(lines)
+        return [_Encoded(run, [next(rest) for _ in run], self) for run in runs]
+
+    def _lines(self, requests: Sequence[tuple[str, CallSpec]]) -> Sequence[bytes]:
+        """Each request's bytes as sent: those :meth:`chunks` made, else made now."""
+        if isinstance(requests, _Encoded) and requests.client is self:
+            return requests.lines
+        return [self._encode(custom_id, spec) for custom_id, spec in requests]
+
+    def _encode(self, custom_id: str, spec: CallSpec) -> bytes:
+        """One request, encoded as sent."""
+        raise NotImplementedError
 
     async def aclose(self) -> None:
         """Close the connections."""
@@ -133,12 +189,7 @@ def _batch_reply(
 
 
 class OpenAIBatch(_Client["OpenAIBackend"]):
-    """The Files and Batch endpoints at an OpenAI backend's address, with its key.
-
-    Args:
-        backend: The judge's backend: its base URL, key variable, timeout and the
-            body it sends (:meth:`~fairjudge.backends.OpenAIBackend.request_body`).
-    """
+    """The Files and Batch endpoints at an OpenAI backend's address, with its key."""
 
     provider = "openai"
     # "The file can contain up to 50,000 requests, and can be up to 200 MB in size" (API
@@ -162,18 +213,7 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
             headers["Authorization"] = f"Bearer {key}"
         super().__init__(backend, path="/v1", headers=headers, key=key)
 
-    def chunks(
-        self, requests: Sequence[tuple[str, CallSpec]]
-    ) -> list[Sequence[tuple[str, CallSpec]]]:
-        """``requests`` in files of at most :attr:`max_requests` lines and :attr:`max_bytes`."""
-        return chunked(
-            requests,
-            lambda custom_id, spec: len(self._line(custom_id, spec)) + 1,  # and its newline
-            max_requests=self.max_requests,
-            max_bytes=self.max_bytes,
-        )
-
-    def _line(self, custom_id: str, spec: CallSpec) -> bytes:
+    def _encode(self, custom_id: str, spec: CallSpec) -> bytes:
         """One line of the input file, encoded as uploaded."""
         line = {"custom_id": custom_id, "method": "POST", "url": ENDPOINT,
                 "body": self._backend.request_body(spec)}  # fmt: skip
@@ -190,7 +230,7 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
         between the two finds its batch by the file (:meth:`find`) instead of making
         a second one.
         """
-        data = b"".join(self._line(custom_id, spec) + b"\n" for custom_id, spec in requests)
+        data = b"".join(line + b"\n" for line in self._lines(requests))
         uploaded = await self._http.json(
             "POST",
             "/files",
@@ -348,12 +388,7 @@ _ERROR_STATUS = {
 
 
 class AnthropicBatch(_Client["AnthropicBackend"]):
-    """The Message Batches endpoints at an Anthropic backend's address, with its key.
-
-    Args:
-        backend: The judge's backend: its base URL, key variable, timeout and the
-            body it sends (:meth:`~fairjudge.backends.AnthropicBackend.request_body`).
-    """
+    """The Message Batches endpoints at an Anthropic backend's address, with its key."""
 
     provider = "anthropic"
     # "A Message Batch is limited to either 100,000 Message requests or 256 MB in size,
@@ -362,31 +397,21 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
     # request_too_large (https://platform.claude.com/docs/en/api/errors.md).
     max_requests = 100_000
     max_bytes = 256_000_000
+    framing = len(_OPEN) + len(_CLOSE)
 
     def __init__(self, backend: AnthropicBackend) -> None:
         key = backend._read_key() or ""
         headers = {"x-api-key": key, "anthropic-version": API_VERSION}
         super().__init__(backend, path="", headers=headers, key=key)
 
-    def chunks(
-        self, requests: Sequence[tuple[str, CallSpec]]
-    ) -> list[Sequence[tuple[str, CallSpec]]]:
-        """``requests`` in batches of at most :attr:`max_requests` and :attr:`max_bytes`."""
-        return chunked(
-            requests,
-            lambda custom_id, spec: len(self._request(custom_id, spec)) + 1,  # and its comma
-            max_requests=self.max_requests,
-            max_bytes=self.max_bytes - len(_OPEN) - len(_CLOSE),
-        )
-
-    def _request(self, custom_id: str, spec: CallSpec) -> bytes:
+    def _encode(self, custom_id: str, spec: CallSpec) -> bytes:
         """One entry of the batch's ``requests``, encoded as sent."""
         entry = {"custom_id": custom_id, "params": self._backend.request_body(spec)}
         return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
 
     async def submit(self, requests: Sequence[tuple[str, CallSpec]]) -> BatchState:
-        """Create one batch holding the requests (the body encoded here, as sized)."""
-        body = _OPEN + b",".join(self._request(c, spec) for c, spec in requests) + _CLOSE
+        """Create one batch holding the requests (each encoded as :meth:`chunks` sized it)."""
+        body = _OPEN + b",".join(self._lines(requests)) + _CLOSE
         sent = await self._http.json(
             "POST", _PATH, content=body, headers={"content-type": "application/json"}
         )
