@@ -137,6 +137,10 @@ class BatchPending(FairJudgeError):
 class BackendError(FairJudgeError):
     """A judge backend failed to produce a reply.
 
+    Args:
+        *args: The message, as for any exception.
+        params: The parameters the message's advice names (one name or several).
+
     Attributes:
         retryable: Whether the same request may succeed if sent again.
         requests: Requests the backend sent on the wire before failing (more than 1
@@ -146,6 +150,10 @@ class BackendError(FairJudgeError):
 
     retryable: bool = True
     requests: int = 1
+
+    def __init__(self, *args: object, params: str | tuple[str, ...] = ()) -> None:
+        super().__init__(*args)
+        self.params = (params,) if isinstance(params, str) else tuple(params)
 
 
 class RateLimitError(BackendError):

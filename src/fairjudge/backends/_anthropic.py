@@ -142,13 +142,12 @@ class AnthropicBackend(HTTPBackend):
         url = (self._base_url or "").rstrip("/")
         if getattr(exc, "status_code", None) != 404 or not url.endswith("/v1"):
             return None
-        error = FatalBackendError(
+        return FatalBackendError(
             f"{self._translate(exc)}. An anthropic/ judge posts to /v1/messages under "
             f"base_url, so this one posted to {self._shown_url}/v1/messages: give "
-            "base_url without its trailing /v1"
+            "base_url without its trailing /v1",
+            params="base_url",  # the command line says --base-url
         )
-        error.params = ("base_url",)  # the command line says --base-url
-        return error
 
     def request_body(self, spec: CallSpec) -> dict[str, Any]:
         """The JSON body of the Messages request this backend sends for ``spec``.
