@@ -15,6 +15,16 @@ ANTHROPIC_HEADERS = {b"x-api-key": DEFAULT_API_KEY.encode(), b"anthropic-version
 MESSAGES = [{"role": "user", "content": "<answer_a>\nx\n</answer_a>\n<answer_b>\ny\n</answer_b>"}]
 
 
+def openai_error(
+    message: str,
+    param: str | None = None,
+    code: str | None = None,
+    type_: str = "invalid_request_error",
+) -> dict[str, Any]:
+    """The ``error`` object of an OpenAI error body, its keys in the API's order."""
+    return {"message": message, "type": type_, "param": param, "code": code}
+
+
 def post(app: Any, path: str, headers: dict[bytes, bytes], body: dict[str, Any]) -> Any:
     status, payload, _ = asyncio.run(app.handle("POST", path, headers, json.dumps(body).encode()))
     return status, json.loads(payload)
@@ -28,13 +38,12 @@ def test_reasoning_model_refuses_max_tokens_with_the_real_body() -> None:
     )  # fmt: skip
     assert status == 400
     assert body == {
-        "error": {
-            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+        "error": openai_error(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
             "Use 'max_completion_tokens' instead.",
-            "type": "invalid_request_error",
-            "param": "max_tokens",
-            "code": "unsupported_parameter",
-        }
+            param="max_tokens",
+            code="unsupported_parameter",
+        )
     }
 
 
@@ -154,12 +163,11 @@ def test_o3_mini_refuses_temperature_even_at_one() -> None:
         {"model": "o3-mini", "messages": MESSAGES, "max_completion_tokens": 500, "temperature": 1},
     )  # fmt: skip
     assert status == 400
-    assert body["error"] == {
-        "message": "Unsupported parameter: 'temperature' is not supported with this model.",
-        "type": "invalid_request_error",
-        "param": "temperature",
-        "code": "unsupported_parameter",
-    }
+    assert body["error"] == openai_error(
+        "Unsupported parameter: 'temperature' is not supported with this model.",
+        param="temperature",
+        code="unsupported_parameter",
+    )
 
 
 def test_early_faults_come_before_the_rules_in_arrival_order() -> None:
@@ -191,13 +199,12 @@ def test_reasoning_efforts_follow_the_model() -> None:
     app = OpenAIEmulator(Script())
     status, body = chat(app, model="gpt-5.1", max_completion_tokens=500, reasoning_effort="minimal")
     assert status == 400
-    assert body["error"] == {
-        "message": "Unsupported value: 'reasoning_effort' does not support 'minimal' with "
+    assert body["error"] == openai_error(
+        "Unsupported value: 'reasoning_effort' does not support 'minimal' with "
         "this model. Supported values are: 'none', 'low', 'medium', and 'high'.",
-        "type": "invalid_request_error",
-        "param": "reasoning_effort",
-        "code": "unsupported_value",
-    }
+        param="reasoning_effort",
+        code="unsupported_value",
+    )
     assert chat(app, model="gpt-5", max_completion_tokens=500, reasoning_effort="none")[0] == 400
     assert chat(app, model="gpt-5.1", max_completion_tokens=500, reasoning_effort="xhigh")[0] == 400
     for model, effort in (("gpt-5.1", "none"), ("gpt-5.2", "xhigh"), ("gpt-5-mini", "minimal")):
@@ -213,13 +220,11 @@ def test_o1_mini_refuses_a_system_message_and_reasoning_effort() -> None:
     system = [{"role": "system", "content": "Be fair."}, *MESSAGES]
     status, body = chat(app, model="o1-mini", messages=system, max_completion_tokens=500)
     assert status == 400
-    assert body["error"] == {
-        "message": "Unsupported value: 'messages[0].role' does not support 'system' with this "
-        "model.",
-        "type": "invalid_request_error",
-        "param": "messages[0].role",
-        "code": "unsupported_value",
-    }
+    assert body["error"] == openai_error(
+        "Unsupported value: 'messages[0].role' does not support 'system' with this model.",
+        param="messages[0].role",
+        code="unsupported_value",
+    )
     status, body = chat(app, model="o1-mini", max_completion_tokens=500, reasoning_effort="low")
     assert (status, body["error"]["param"]) == (400, "reasoning_effort")
     assert chat(app, model="o1-mini", max_completion_tokens=500)[0] == 200
@@ -229,13 +234,11 @@ def test_responses_only_models_are_not_served_by_chat_completions() -> None:
     app = OpenAIEmulator(Script())
     status, body = chat(app, model="o1-pro", max_completion_tokens=500)
     assert status == 404
-    assert body["error"] == {
-        "message": "This is not a chat model and thus not supported in the "
+    assert body["error"] == openai_error(
+        "This is not a chat model and thus not supported in the "
         "v1/chat/completions endpoint. Did you mean to use v1/completions?",
-        "type": "invalid_request_error",
-        "param": "model",
-        "code": None,
-    }
+        param="model",
+    )
     for model in ("o3-pro", "gpt-5-pro", "gpt-5.2-pro", "gpt-5-codex"):
         status, body = chat(app, model=model, max_completion_tokens=500)
         assert status == 404
@@ -252,12 +255,9 @@ def test_o4_mini_refuses_logprobs_with_a_403_and_no_param() -> None:
             app, model=model, max_completion_tokens=500, logprobs=True, top_logprobs=5
         )
         assert status == 403
-        assert body["error"] == {
-            "message": "You are not allowed to request logprobs from this model",
-            "type": "invalid_request_error",
-            "param": None,
-            "code": None,
-        }
+        assert body["error"] == openai_error(
+            "You are not allowed to request logprobs from this model"
+        )
     assert app.stats()["refused:logprobs"] == 2
 
 
