@@ -581,3 +581,25 @@ def test_save_config_refuses_a_value_every_run_refuses(
     good = invoke(*COMMANDS[command], "--save-config", "eval.toml")
     assert good.exit_code == 0, good.output  # flags not given (None) are not refused
     assert Path("eval.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        (["--seed", "-1"], "--seed must be >= 0; got -1"),
+        (["--level", "1"], "--level must be in (0, 1); got 1.0"),
+        (["--bootstrap", "0"], "--bootstrap must be >= 1; got 0"),
+        (["-o", "c.jsonl"], "--output c.jsonl is the results file itself; give another name"),
+    ],
+)
+def test_report_save_config_refuses_a_value_every_report_refuses(
+    here: Path, bad: list[str], said: str
+) -> None:
+    """It wrote the file and exited 0; `fairjudge run` of it then exited 2 on that value."""
+    done = invoke("report", "c.jsonl", "-o", "page.html", *bad, "--save-config", "r.toml")
+    assert done.exit_code == 2, done.output
+    assert done.stderr.startswith(f"error: {said}")
+    assert not Path("r.toml").exists()
+    good = invoke("report", "c.jsonl", "-o", "page.html", "--seed", "2", "--save-config", "r.toml")
+    assert good.exit_code == 0, good.output  # the results file is the run's to read
+    assert Path("r.toml").exists()

@@ -18,7 +18,7 @@ calibration against the human labels its records hold. No judge is called.
 
 import dataclasses
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -103,8 +103,7 @@ def report(
             "give --output FILE (the HTML page), --markdown FILE (a pull request summary; "
             "- prints it) or --json (the summary, printed), or several"
         )
-    if output is not None and results.resolve() == output.resolve():
-        raise ConfigError(f"--output {output} is the results file itself; give another name")
+    _not_the_results(results, output)
     if output is not None:
         check_writable(output, "--output")
     # Here, not at the top: the pages load the statistics stack, which --help never needs.
@@ -126,3 +125,27 @@ def report(
         n = page.summary.get("n_items") if page.kind in ("compare", "calibrate") else None
         run = f"{n} items" if n is not None else f"{_RUN.get(page.kind, page.kind)} run"
         say("HTML report", f"{output} ({run})", style="green")
+
+
+def _not_the_results(results: Path, output: Path | None) -> None:
+    """Refuse an ``--output`` naming the results file, which writing the page would destroy."""
+    if output is not None and results.resolve() == output.resolve():
+        raise ConfigError(f"--output {output} is the results file itself; give another name")
+
+
+def _check_values(given: dict[str, Any]) -> None:
+    """Refuse, for ``--save-config``, the values every report refuses.
+
+    A --seed, --level or --bootstrap out of range, and an --output naming the results
+    file. ``cli._run_config.save`` calls it before writing, as it calls the judging
+    commands' (:func:`~fairjudge.cli._options.adds_flags`); whether the results file
+    reads and ``--output`` can be written is the run's to check, as theirs are.
+    """
+    from fairjudge.evaluation import EvalSettings
+
+    names = {"seed": "seed", "level": "level", "bootstrap": "n_resamples"}
+    EvalSettings(**{names[k]: given[k] for k in names if given.get(k) is not None})
+    _not_the_results(given["results"], given.get("output"))
+
+
+report.check_values = _check_values  # type: ignore[attr-defined]  # --save-config's

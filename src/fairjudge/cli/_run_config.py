@@ -562,7 +562,7 @@ def save(
 
     check_writable(path, "--save-config")  # a folder, a store, a device or a pipe is refused
     # A value every run refuses is not saved: the command's flag groups check them
-    # (cli._options.adds_flags hangs check_values on it; report has none).
+    # (cli._options.adds_flags hangs check_values on it; cli._report on report).
     getattr(command.callback, "check_values", lambda given: None)(params)
     table = config_of(name, command, params, folder=path.parent)
     keys = config_keys(command)
