@@ -273,13 +273,17 @@ def human_agreement(
     seed: int,
     level: float,
     n_resamples: int,
-    min_spearman: float = 0.7,
+    min_spearman: float | None = None,
 ) -> CorrelationResult | str:
     """Spearman and Kendall of the judge's scores with the human ones, or why not.
 
-    ``min_spearman`` is the gate :func:`~fairjudge.stats.score_correlation` applies.
+    ``min_spearman`` is the gate :func:`~fairjudge.stats.score_correlation` applies;
+    ``None``, its default (``calibrate``'s, :data:`fairjudge.audit.MIN_SPEARMAN`, which
+    this layer may not import). ``score`` and ``score-jury`` report against it.
     """
     from fairjudge.stats import score_correlation
+
+    gate = {} if min_spearman is None else {"min_spearman": min_spearman}
 
     if len(judge) < 3:
         return f"{len(judge)} item(s) with both scores; a rank correlation needs at least 3"
@@ -288,8 +292,8 @@ def human_agreement(
         return f"the {side} scores are all equal: no rank correlation"
     try:
         return score_correlation(
-            judge, human, min_spearman=min_spearman, questions=list(clusters),
-            n_resamples=n_resamples, seed=seed, level=level,
+            judge, human, questions=list(clusters), n_resamples=n_resamples, seed=seed,
+            level=level, **gate,
         )  # fmt: skip
     except (FairJudgeError, ValueError) as exc:
         return str(exc)
