@@ -47,6 +47,25 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
 - **chat models** (everything else: ``gpt-4o*``, ``gpt-4.1*``) take ``max_tokens``,
   ``temperature`` and ``logprobs``, and refuse ``reasoning_effort`` (``Unsupported
   parameter: 'reasoning_effort' is not supported with this model.``).
+- **Output ceilings** (:data:`MAX_OUTPUT`: gpt-4o and gpt-4o-mini 16384, gpt-4.1*
+  32768, o1, o3*, o4-mini 100000, o1-mini 65536, o1-preview 32768, gpt-5* 128000,
+  gpt-4-turbo, gpt-4o-2024-05-13 and gpt-3.5-turbo 4096): a larger ``max_tokens`` or
+  ``max_completion_tokens`` gets 400 ``max_tokens is too large: 50000. This model
+  supports at most 16384 completion tokens, whereas you provided 50000.``, ``param``
+  ``max_tokens``, ``code`` ``invalid_value``, whichever of the two was sent: the
+  API's own words (https://github.com/ChatGPTNextWeb/NextChat/issues/3195, the body
+  for gpt-3.5-turbo-1106, ``code`` null then;
+  https://github.com/enoch3712/ExtractThinker/issues/346 for gpt-4o; an o4-mini
+  reply to ``max_completion_tokens`` names ``max_tokens`` too, as in
+  https://github.com/openai/codex/blob/main/codex-cli/tests/agent-max-tokens-error.test.ts).
+- **No Structured Outputs** (o1-mini, o1-preview, gpt-4o-2024-05-13, gpt-4-turbo,
+  gpt-4, gpt-3.5-turbo): ``response_format`` of type ``json_schema`` gets 400
+  ``Invalid parameter: 'response_format' of type 'json_schema' is not supported with
+  this model. Learn more about supported models at the Structured Outputs guide:
+  https://platform.openai.com/docs/guides/structured-outputs``, ``param``
+  ``response_format``, ``code`` null (https://github.com/dzhng/deep-research/issues/96
+  for o1-mini, https://github.com/langchain-ai/langchain/issues/31490; the ``param``
+  as in the ``json_object`` form, https://github.com/mrwadams/stride-gpt/issues/19).
 
 Both report ``usage`` with ``completion_tokens_details.reasoning_tokens`` (reasoning
 included in ``completion_tokens``) and ``prompt_tokens_details.cached_tokens``:
@@ -99,6 +118,21 @@ _NO_TEMPERATURE = re.compile(r"^o[13]-mini")
 'temperature' is not supported with this model.`` (o3-mini, as reported in
 https://github.com/livekit/agents/issues/1470 and
 https://github.com/ChatGPTNextWeb/NextChat/issues/6120)."""
+MAX_OUTPUT: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile(r"^gpt-5(?!(\.\d+)?-chat)"), 128000),
+    (re.compile(r"^o1-mini"), 65536),
+    (re.compile(r"^o1-preview"), 32768),
+    (re.compile(r"^o[134](?![0-9])"), 100000),
+    (re.compile(r"^gpt-4\.1"), 32768),
+    (re.compile(r"^gpt-4o-2024-05-13"), 4096),
+    (re.compile(r"^(gpt-4o|chatgpt-4o)"), 16384),
+    (re.compile(r"^gpt-4-(turbo|\d{4}-preview)"), 4096),
+    (re.compile(r"^gpt-3\.5-turbo(?!-16k)"), 4096),
+)
+"""``(model pattern, the most output tokens it writes)``, first match wins."""
+_NO_JSON_SCHEMA = re.compile(
+    r"^(o1-(mini|preview)|gpt-4o-2024-05-13|gpt-4-(turbo|\d{4})|gpt-4$|gpt-3\.5)"
+)
 _O_SERIES_EFFORTS = ("low", "medium", "high")
 CACHE_MIN = 1024
 CACHE_STEP = 128
@@ -136,6 +170,28 @@ def _effort_row(model: str) -> tuple[tuple[str, ...], str]:
     return next(
         ((e, d) for p, e, d in EFFORTS if p.match(model)), (("low", "medium", "high"), "medium")
     )
+
+
+def _value_refusal(model: str, request: Mapping[str, Any]) -> Reply | None:
+    """A ``json_schema`` response format or a cap the model does not take, if any."""
+    shape = request.get("response_format")
+    schema = isinstance(shape, Mapping) and shape.get("type") == "json_schema"
+    if schema and _NO_JSON_SCHEMA.match(model):
+        message = (
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported "
+            "with this model. Learn more about supported models at the Structured "
+            "Outputs guide: https://platform.openai.com/docs/guides/structured-outputs"
+        )
+        return _error(message, "response_format", None)
+    ceiling = next((n for pattern, n in MAX_OUTPUT if pattern.match(model)), None)
+    cap = request.get("max_completion_tokens", request.get("max_tokens"))
+    if ceiling is not None and isinstance(cap, int) and cap > ceiling:
+        message = (
+            f"max_tokens is too large: {cap}. This model supports at most {ceiling} "
+            f"completion tokens, whereas you provided {cap}."
+        )
+        return _error(message, "max_tokens", "invalid_value")
+    return None
 
 
 def _unsupported_parameter(param: str, hint: str = "") -> Reply:
@@ -269,7 +325,7 @@ class OpenAIEmulator(JudgeFront):
         if not self.is_reasoning(model):
             if effort is not None:
                 return _unsupported_parameter("reasoning_effort")
-            return None
+            return _value_refusal(model, request)
         if _NO_EFFORT_NO_SYSTEM.match(model):
             for i, message in enumerate(request.get("messages") or ()):
                 if isinstance(message, Mapping) and message.get("role") == "system":
@@ -305,7 +361,7 @@ class OpenAIEmulator(JudgeFront):
                 "reasoning_effort",
                 "unsupported_value",
             )
-        return None
+        return _value_refusal(model, request)
 
     def _finish(self, request: Mapping[str, Any], reply: dict[str, Any]) -> None:
         """Rewrite a successful reply's usage, reasoning and cut-off as OpenAI's would be."""

@@ -24,6 +24,7 @@ __all__ = [
     "Knowledge",
     "apply_changes",
     "capabilities_for",
+    "check_output_ceiling",
     "checked_effort",
     "fold_system",
     "lesson",
@@ -85,8 +86,12 @@ class Capabilities:
             pro and codex models are served by the Responses API only).
         thinking: Whether Anthropic extended thinking is available.
         cache_min_tokens: Anthropic's shortest cacheable prefix for the model.
-        max_output: The model's ceiling on ``max_tokens`` (thinking included), when
-            the table knows it.
+        max_output: The model's ceiling on ``max_tokens`` (``max_completion_tokens``
+            for an OpenAI reasoning model; thinking or reasoning included), when the
+            table knows it: a larger cap is refused before any call
+            (:func:`check_output_ceiling`).
+        structured: Whether ``response_format`` of type ``json_schema`` (OpenAI's
+            Structured Outputs) is accepted (:meth:`check_structured`).
     """
 
     family: Family
@@ -102,11 +107,29 @@ class Capabilities:
     thinking: bool = False
     cache_min_tokens: int = 1024
     max_output: int | None = None
+    structured: bool = True
 
     @property
     def stochastic(self) -> bool:
         """The provider fixes the temperature at 1: every reply is a sample."""
         return not self.temperature
+
+    def check_structured(self, model: str) -> None:
+        """Refuse (:class:`ConfigError`) structured output for a model the API refuses it.
+
+        OpenAI answers 400 "Invalid parameter: 'response_format' of type 'json_schema'
+        is not supported with this model." on every call, so it is refused here,
+        before any.
+        """
+        if self.structured:
+            return
+        raise ConfigError(
+            f"openai/{model} has no structured outputs (response_format json_schema): the "
+            "API refuses them for o1-mini, o1-preview, gpt-4o-2024-05-13, gpt-4-turbo, "
+            "gpt-4 and gpt-3.5-turbo; drop structured (replies are validated all the "
+            "same) or pick a model that has them, e.g. gpt-4o-mini, gpt-4.1 or o3-mini",
+            params="structured",
+        )
 
 
 _OPENAI_REASONING = re.compile(r"^(gpt-5(?!-chat)|o[134](?![0-9]))")
@@ -156,6 +179,43 @@ _MAX_OUTPUT = (
 )
 
 
+# OpenAI's most output tokens (max_tokens, or max_completion_tokens with reasoning
+# included) per model, first match wins; above it the API answers 400 "max_tokens is
+# too large: 50000. This model supports at most 16384 completion tokens, whereas you
+# provided 50000." (https://github.com/ChatGPTNextWeb/NextChat/issues/3195,
+# https://github.com/enoch3712/ExtractThinker/issues/346 for gpt-4o). OpenAI's model
+# pages (https://platform.openai.com/docs/models), as quoted in
+# https://github.com/qgrail/obsidian-ai-assistant/issues/40: gpt-4o and gpt-4o-mini
+# 16,384; o1, o3, o3-mini and o4-mini 100,000 (https://findllms.com/llms/o3-mini);
+# gpt-4.1, -mini, -nano 32,768 (https://contextwindows.dev/models/gpt-4-1); gpt-5,
+# -mini, -nano, 5.1, 5.2 128,000 (https://community.openai.com/t/1344734: 400k context
+# = 272k in + 128k out); o1-mini 65,536 and o1-preview 32,768
+# (https://www.openai-hk.com/docs/en/openai/o1.html); gpt-4o-2024-05-13, gpt-4-turbo
+# and the gpt-4 previews, gpt-3.5-turbo 4,096 ("Returns a maximum of 4,096 output
+# tokens", https://robertfilter.net/blog/machine-learning/gpt-4-turbo-128k-token-context.html).
+# Not here, so not checked: gpt-4, gpt-3.5-turbo-16k, the gpt-5 chat models.
+_OPENAI_MAX_OUTPUT = (
+    (re.compile(r"^gpt-5(?!(\.\d+)?-chat)"), 128_000),
+    (re.compile(r"^o1-mini"), 65_536),
+    (re.compile(r"^o1-preview"), 32_768),
+    (re.compile(r"^o[134](?![0-9])"), 100_000),
+    (re.compile(r"^gpt-4\.1"), 32_768),
+    (re.compile(r"^gpt-4o-2024-05-13"), 4_096),
+    (re.compile(r"^(gpt-4o(?!-64k)|chatgpt-4o)"), 16_384),
+    (re.compile(r"^gpt-4-(turbo|\d{4}-preview|vision)"), 4_096),
+    (re.compile(r"^gpt-3\.5-turbo(?!-16k|-instruct)"), 4_096),
+)
+# Structured Outputs (response_format json_schema) came with gpt-4o-mini and
+# gpt-4o-2024-08-06; older models take JSON mode at most
+# (https://reference.langchain.com/javascript/langchain-openai/ChatOpenAI/withStructuredOutput,
+# https://github.com/crewAIInc/crewAI/pull/6357), and o1-mini and o1-preview none
+# (https://github.com/dzhng/deep-research/issues/96,
+# https://community.openai.com/t/1025430/4).
+_NO_STRUCTURED = re.compile(
+    r"^(o1-(mini|preview)|gpt-4o-2024-05-13|gpt-4-(turbo|\d{4}|32k|vision)|gpt-4$|gpt-3\.5)"
+)
+
+
 def capabilities_for(backend: str, model: str) -> Capabilities:
     """The table's row for ``model`` on ``backend`` (``"openai"`` or ``"anthropic"``).
 
@@ -172,15 +232,18 @@ def capabilities_for(backend: str, model: str) -> Capabilities:
         )
     if _RESPONSES_ONLY.match(name):
         return Capabilities("openai-reasoning", True, chat=False)
+    ceiling = next((n for pattern, n in _OPENAI_MAX_OUTPUT if pattern.match(name)), None)
+    structured = not _NO_STRUCTURED.match(name)
     if _OPENAI_REASONING.match(name):
         efforts, default = next((e, d) for p, e, d in _EFFORT_ROWS if p.match(name))
         return Capabilities(
             "openai-reasoning", True, cap_param="max_completion_tokens",
             temperature=False, top_p=False, logprobs=False, efforts=efforts,
             default_effort=default, system=not _NO_SYSTEM.match(name),
+            max_output=ceiling, structured=structured,
         )  # fmt: skip
     if _OPENAI_CHAT.match(name):
-        return Capabilities("openai-chat", True)
+        return Capabilities("openai-chat", True, max_output=ceiling, structured=structured)
     return Capabilities("openai-unknown", False)
 
 
@@ -223,6 +286,23 @@ def checked_effort(model: str, caps: Capabilities, effort: str | None) -> str | 
             params="reasoning_effort",
         )
     return effort
+
+
+def check_output_ceiling(model: str, caps: Capabilities, max_tokens: int | None) -> None:
+    """Refuse (:class:`ConfigError`) a ``max_tokens`` above an OpenAI model's ceiling.
+
+    The API refuses such a cap (a 400) on every call; a model the table has no
+    ceiling for is not checked (its refusal stands as the call's error).
+    """
+    ceiling = caps.max_output
+    if ceiling is None or max_tokens is None or max_tokens <= ceiling:
+        return
+    reasoning = ", reasoning included" if caps.family == "openai-reasoning" else ""
+    raise ConfigError(
+        f"max_tokens {max_tokens} is above what the API takes: openai/{model} writes at "
+        f"most {ceiling} output tokens{reasoning}; give at most {ceiling}",
+        params="max_tokens",
+    )
 
 
 def fold_system(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -25,6 +25,7 @@ from fairjudge.backends._capabilities import (
     Knowledge,
     apply_changes,
     capabilities_for,
+    check_output_ceiling,
     checked_effort,
     fold_system,
     lesson,
@@ -77,16 +78,18 @@ class OpenAIBackend(HTTPBackend):
             :attr:`max_concurrency`).
 
     Raises:
-        ConfigError: ``base_url`` is the OpenAI API and ``api_key_env`` is not set, or
-            ``transport`` is unknown.
+        ConfigError: ``base_url`` is the OpenAI API and ``api_key_env`` is not set,
+            ``transport`` is unknown, or ``max_tokens`` is above what the model writes.
 
     Requests follow the capability table (:mod:`fairjudge.backends._capabilities`):
     a reasoning model (gpt-5*, o1*, o3*, o4*) gets ``max_completion_tokens`` with room
     to reason, no temperature and no logprobs; a ``reasoning_effort`` the model is
     known not to take (each takes some of ``none``, ``minimal``, ``low``, ``medium``,
     ``high``, ``xhigh``), or a model Chat Completions does not serve (o1-pro, o3-pro,
-    the gpt-5 pro and codex models), is refused here, before any call. o1-mini and
-    o1-preview take no system message: its text opens the user turn instead.
+    the gpt-5 pro and codex models), is refused here, before any call, and so is a
+    ``max_tokens`` above the model's output ceiling (gpt-4o 16,384, gpt-4.1 32,768,
+    o3 100,000, gpt-5 128,000, ...). o1-mini and o1-preview take no system message:
+    its text opens the user turn instead.
 
     Learning from refusals: when the server refuses a parameter (a 400 or 422 whose
     ``param``/``code`` name it, or a 400, 403 or 422 whose message mentions logprobs),
@@ -121,6 +124,7 @@ class OpenAIBackend(HTTPBackend):
         self._top_logprobs = top_logprobs
         self._caps = capabilities_for("openai", model)
         self._effort = checked_effort(model, self._caps, reasoning_effort)
+        check_output_ceiling(model, self._caps, self._max_tokens)
         # What refused requests taught this run (by parameter), shared by its calls.
         self._changes: dict[str, Change] = {}
         self._refused = 0

@@ -21,6 +21,7 @@ from fairjudge._call import Backend, CallSpec, Conversation
 from fairjudge._errors import BudgetExceeded, ConfigError
 from fairjudge._items import question_text
 from fairjudge._types import ParseFailure, Replies, Reply, ScoreReading
+from fairjudge.backends import capabilities_for
 from fairjudge.judges._callable import PythonFunction, python_function
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._panel_base import MemberSpec, Panel, PanelMember, PythonRun
@@ -157,6 +158,8 @@ class PointwiseJudge(SessionJudge):
     ) -> None:
         self._rubric = as_rubric(rubric)
         self.mode = check_mode(mode, self._rubric, backend.name, structured)
+        if structured:  # an openai/ model the API serves none is refused before any call
+            capabilities_for(backend.name, backend.model).check_structured(backend.model)
         self._join(
             backend,
             session=session,

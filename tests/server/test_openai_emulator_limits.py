@@ -1,0 +1,95 @@
+"""The OpenAI emulator's output ceilings and Structured Outputs refusals (QA #30, #31).
+
+A cap above what the model writes, and ``response_format`` of type ``json_schema`` for
+a model without Structured Outputs, get the real API's 400 bodies; what the model
+takes is answered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.server import Script
+from tests.server._openai_emulator import OpenAIEmulator
+from tests.server.test_emulators import MESSAGES, OPENAI_HEADERS, post
+
+SCHEMA = {
+    "type": "json_schema",
+    "json_schema": {"name": "s", "schema": {"type": "object"}, "strict": True},
+}
+NO_SCHEMA = (
+    "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this "
+    "model. Learn more about supported models at the Structured Outputs guide: "
+    "https://platform.openai.com/docs/guides/structured-outputs"
+)
+
+
+def openai_error(message: str, param: str, code: str | None = None) -> dict[str, Any]:
+    """An OpenAI error object, its keys in the API's order."""
+    return {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+
+
+def too_large(cap: int, ceiling: int) -> dict[str, object]:
+    return {
+        "error": openai_error(
+            f"max_tokens is too large: {cap}. This model supports at most {ceiling} "
+            f"completion tokens, whereas you provided {cap}.",
+            param="max_tokens",
+            code="invalid_value",
+        )
+    }
+
+
+@pytest.mark.parametrize(
+    ("model", "cap", "ceiling"),
+    [
+        ("gpt-4o", "max_tokens", 16384),
+        ("gpt-4o-mini", "max_tokens", 16384),
+        ("gpt-4.1-mini", "max_tokens", 32768),
+        ("gpt-3.5-turbo", "max_tokens", 4096),
+        ("gpt-4-turbo", "max_tokens", 4096),
+        # A reasoning model's cap is max_completion_tokens; the message names max_tokens.
+        ("o1-mini", "max_completion_tokens", 65536),
+        ("o3-mini", "max_completion_tokens", 100000),
+        ("gpt-5-mini", "max_completion_tokens", 128000),
+    ],
+)
+def test_a_cap_above_the_ceiling_gets_the_real_400(model: str, cap: str, ceiling: int) -> None:
+    app = OpenAIEmulator(Script())
+    request = {"model": model, "messages": MESSAGES}
+    status, body = post(app, "/v1/chat/completions", OPENAI_HEADERS, {**request, cap: ceiling + 1})
+    assert (status, body) == (400, too_large(ceiling + 1, ceiling))
+    assert app.stats()["refused:max_tokens"] == 1
+    status, _ = post(app, "/v1/chat/completions", OPENAI_HEADERS, {**request, cap: ceiling})
+    assert status == 200
+
+
+def test_a_model_without_a_known_ceiling_takes_any_cap() -> None:
+    app = OpenAIEmulator(Script(), reasoning_models=("acme-reasoner",))
+    for model, cap in (("acme-chat", "max_tokens"), ("acme-reasoner", "max_completion_tokens")):
+        request = {"model": model, "messages": MESSAGES, cap: 500_000}
+        status, _ = post(app, "/v1/chat/completions", OPENAI_HEADERS, request)
+        assert status == 200, model
+
+
+@pytest.mark.parametrize(
+    "model", ["o1-mini", "o1-preview", "gpt-4o-2024-05-13", "gpt-4-turbo", "gpt-3.5-turbo"]
+)
+def test_json_schema_without_structured_outputs_gets_the_real_400(model: str) -> None:
+    app = OpenAIEmulator(Script())
+    cap = "max_completion_tokens" if model.startswith("o1") else "max_tokens"
+    request = {"model": model, "messages": MESSAGES, cap: 100, "response_format": SCHEMA}
+    status, body = post(app, "/v1/chat/completions", OPENAI_HEADERS, request)
+    assert (status, body) == (400, {"error": openai_error(NO_SCHEMA, param="response_format")})
+    assert app.stats()["refused:response_format"] == 1
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4o", "gpt-4.1", "o1", "o3-mini", "gpt-5"])
+def test_json_schema_is_taken_where_structured_outputs_are(model: str) -> None:
+    app = OpenAIEmulator(Script())
+    cap = "max_tokens" if model.startswith("gpt-4") else "max_completion_tokens"
+    request = {"model": model, "messages": MESSAGES, cap: 2000, "response_format": SCHEMA}
+    status, _ = post(app, "/v1/chat/completions", OPENAI_HEADERS, request)
+    assert status == 200
