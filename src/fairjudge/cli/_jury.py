@@ -60,8 +60,8 @@ if TYPE_CHECKING:
     from fairjudge.judges import JuryFile, MemberSpec
 
 __all__ = [
-    "JuryFlags", "ScorePanelFlags", "check_allowances", "jury", "no_model_flags",
-    "read_jury_file", "score_jury", "score_panel", "specs_from_flags",
+    "JuryFlags", "ScorePanelFlags", "jury", "no_model_flags", "score_jury", "score_panel",
+    "specs_from_flags",
 ]  # fmt: skip
 
 _NOT_FOR_PANELS = {"judge", "model_path", "threads", "context"}
@@ -83,14 +83,49 @@ _Weights = Annotated[
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class JuryFlags:
+class _PanelFlags:
+    """The member flags both panels take, in their ``--help`` order.
+
+    ``--weight`` and the two allowances are declared here once. Each panel declares
+    its own ``--judge``, ``--jury`` and ``--aggregate`` again (a field declared again
+    keeps its place): what each takes differs (a jury file replays as ``.jsonl`` on
+    ``jury`` only, and the rules differ).
+    """
+
+    judge: list[str] | None = None
+    weight: _Weights = None
+    jury: Path | None = None
+    allow_python_judges: AllowPythonJudges = False
+    allow_jury_servers: AllowJuryServers = False
+    aggregate: str | None = None
+
+    def check_allowances(self) -> None:
+        """``--allow-python-judges`` and ``--allow-jury-servers`` go with ``--jury FILE.toml``."""
+        if self.allow_python_judges and self.jury is None:
+            raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
+        if self.allow_jury_servers and self.jury is None:
+            raise ConfigError(ALLOW_SERVERS_ONLY_WITH_JURY)
+
+    def read_jury_file(self) -> JuryFile:
+        """``--jury FILE.toml``, read as the panel's flags allow; its errors name the flag."""
+        from fairjudge.judges import load_jury_file
+
+        assert self.jury is not None  # a panel reads its file only when given one
+        with naming_the_jury_flag():
+            return load_jury_file(
+                self.jury, allow_python=self.allow_python_judges,
+                allow_servers=self.allow_jury_servers,
+            )  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JuryFlags(_PanelFlags):
     """Who sits on the panel and how their verdicts combine."""
 
     judge: Annotated[
         list[str] | None,
         typer.Option(metavar="SPEC", help="A member (any --judge form); give it once per member."),
     ] = None
-    weight: _Weights = None
     jury: Annotated[
         Path | None,
         typer.Option(
@@ -100,8 +135,6 @@ class JuryFlags:
             "previous jury --out (.jsonl) to replay every member at no cost.",
         ),
     ] = None
-    allow_python_judges: AllowPythonJudges = False
-    allow_jury_servers: AllowJuryServers = False
     aggregate: Annotated[
         str | None,
         typer.Option(
@@ -128,35 +161,16 @@ class JuryFlags:
             raise ConfigError(
                 f"give the members with --judge (twice or more) or --jury FILE.toml{both}"
             )
-        check_allowances(self)
+        self.check_allowances()
         rule = self.aggregate
         if self.jury is not None:
             if self.weight:
                 raise ConfigError("--weight goes with --judge; in a --jury file, set weight =")
-            loaded = read_jury_file(self)
+            loaded = self.read_jury_file()
             specs, rule = list(loaded.members), rule or loaded.aggregate
         else:
             specs = specs_from_flags(self.judge or [], self.weight)
         return specs, rule
-
-
-def check_allowances(panel: Any) -> None:
-    """``--allow-python-judges`` and ``--allow-jury-servers`` go with ``--jury FILE.toml``."""
-    if panel.allow_python_judges and panel.jury is None:
-        raise ConfigError(ALLOW_PYTHON_ONLY_WITH_JURY)
-    if panel.allow_jury_servers and panel.jury is None:
-        raise ConfigError(ALLOW_SERVERS_ONLY_WITH_JURY)
-
-
-def read_jury_file(panel: Any) -> JuryFile:
-    """``--jury FILE.toml``, read as the panel's flags allow; its errors name the flag."""
-    from fairjudge.judges import load_jury_file
-
-    with naming_the_jury_flag():
-        return load_jury_file(
-            panel.jury, allow_python=panel.allow_python_judges,
-            allow_servers=panel.allow_jury_servers,
-        )  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -292,7 +306,7 @@ def jury(
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class ScorePanelFlags:
+class ScorePanelFlags(_PanelFlags):
     """Who sits on the panel and how their scores combine."""
 
     judge: Annotated[
@@ -303,7 +317,6 @@ class ScorePanelFlags:
             "python:package.module:function; give it once per member (two or more).",
         ),
     ] = None
-    weight: _Weights = None
     jury: Annotated[
         Path | None,
         typer.Option(
@@ -312,8 +325,6 @@ class ScorePanelFlags:
             "timeout, reasoning_effort, thinking_budget, max_tokens), instead of --judge.",
         ),
     ] = None
-    allow_python_judges: AllowPythonJudges = False
-    allow_jury_servers: AllowJuryServers = False
     aggregate: Annotated[
         str | None,
         typer.Option(
@@ -330,11 +341,11 @@ class ScorePanelFlags:
             ConfigError: Fewer than two --judge, --weight not once per --judge, or an
                 unknown rule.
         """
-        check_allowances(self)
+        self.check_allowances()
         if self.jury is not None:
             if self.judge or self.weight:
                 raise ConfigError("give the members with --judge or --jury FILE.toml, not both")
-            loaded = read_jury_file(self)
+            loaded = self.read_jury_file()
             templated = [m.judge for m in loaded.members if m.template is not None]
             if templated:
                 raise ConfigError(

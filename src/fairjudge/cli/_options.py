@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
@@ -468,7 +468,7 @@ def adds_flags(
     for ``--save-config``, which runs no command, to check the values with.
     """
     kept = [f for f in fields(flags_type) if f.name not in without]
-    hints = inspect.get_annotations(flags_type, eval_str=True)
+    hints = get_type_hints(flags_type, include_extras=True)  # a base's fields too
 
     def decorate(fn: F) -> F:
         signature = inspect.signature(fn, eval_str=True)
