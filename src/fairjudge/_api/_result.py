@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from fairjudge.io import OutHeader
 
 __all__ = [
-    "Kind", "Result", "check_target", "last_run", "opened", "out_file_of", "page_header",
-    "pairwise_rows", "scored_rows", "title",
+    "Kind", "Result", "check_target", "header_of", "last_run", "opened", "out_file_of",
+    "page_header", "pairwise_rows", "scored_rows", "title", "write_page",
 ]  # fmt: skip
 
 Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
@@ -111,13 +111,7 @@ class Result:
         Raises:
             ConfigError: A ``path`` that must not or cannot be written, as for :meth:`save`.
         """
-        from fairjudge.io import write_atomic
-
-        header = page_header(self, header_extra)
-        check_target(path, header.settings)
-        target = Path(path)
-        write_atomic(target, (self._html(header),))
-        return target
+        return write_page(path, page_header(self, header_extra), self._html)
 
     def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
         """Write the run's audit trail, the file the command's ``--out`` writes.
@@ -210,13 +204,41 @@ def page_header(done: Result, header_extra: Mapping[str, Any] | None = None) -> 
         ConfigError: ``header_extra`` holds a key other than ``command``, ``config``
             or ``config_file``.
     """
-    from fairjudge._api._out import OutFile, out_header_of
-    from fairjudge.io import read_header
+    from fairjudge._api._out import OutFile
 
     out = out_file_of(done) if done._out is not None else OutFile(done.kind, lambda: ())
-    header = read_header(out_header_of(out, done.calls, done.sent_by, header_extra), path="")
+    return header_of(out, done.calls, done.sent_by, header_extra)
+
+
+def header_of(
+    out: OutFile, calls: Any, sent_by: Any, header_extra: Mapping[str, Any] | None
+) -> OutHeader:
+    """The header a file of ``out`` starts with (:func:`~fairjudge._api._out.out_header_of`), read.
+
+    Raises:
+        ConfigError: ``header_extra`` holds a key other than ``command``, ``config``
+            or ``config_file``.
+    """
+    from fairjudge._api._out import out_header_of
+    from fairjudge.io import read_header
+
+    header = read_header(out_header_of(out, calls, sent_by, header_extra), path="")
     assert header is not None  # out_header_of makes a header record
     return header
+
+
+def write_page(path: str | Path, header: OutHeader, draw: Callable[[OutHeader], str]) -> Path:
+    """Write the page ``draw`` makes of a run's ``header`` to ``path``, atomically; the path.
+
+    Raises:
+        ConfigError: A ``path`` that must not or cannot be written (:func:`check_target`).
+    """
+    from fairjudge.io import write_atomic
+
+    check_target(path, header.settings)
+    target = Path(path)
+    write_atomic(target, (draw(header),))
+    return target
 
 
 def _calls(judgment: Judgment) -> dict[str, Any]:

@@ -290,37 +290,23 @@ class ViaScoresRun:
     def to_html(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
         """Write the run's self-contained HTML page, the one ``compare --via-scores --html`` writes.
 
-        Drawn from the header :meth:`save` writes, so ``fairjudge report`` of the
-        saved file draws this page again (its figures summarised from the file, with
-        ``report``'s defaults the run's own), but for the command line.
-
-        Args:
-            path: Where to write.
-            header_extra: As :meth:`save`'s; the command line passes the command as
-                typed, which a notebook's page shows as not recorded.
-
-        Returns:
-            The path written.
-
-        Raises:
-            ConfigError: ``header_extra`` holds a key other than ``command``,
-                ``config`` or ``config_file``; a ``path`` that must not or cannot be
-                written (:func:`~fairjudge._api._result.check_target`).
+        As :meth:`Result.to_html <fairjudge.Result.to_html>` does, with the same
+        arguments, return and errors: drawn from the header :meth:`save` writes, so
+        ``fairjudge report`` of the saved file draws this page again (its figures
+        summarised from the file, with ``report``'s defaults the run's own), but for
+        the command line.
         """
         from fairjudge._api._inputs import ROWS
-        from fairjudge._api._out import out_header_of, via_scores_out
-        from fairjudge._api._result import check_target, title
-        from fairjudge.io import read_header, write_atomic
+        from fairjudge._api._out import via_scores_out
+        from fairjudge._api._result import header_of, title, write_page
         from fairjudge.report import page_html, via_scores_page
 
         out = via_scores_out(self, self.rubric, self.settings)
-        check_target(path, out.settings)
-        header = read_header(out_header_of(out, self.calls, self.scorer, header_extra), path="")
-        assert header is not None  # out_header_of makes a header record
+        header = header_of(out, self.calls, self.scorer, header_extra)
         name = title(self.settings.source or ROWS)
-        target = Path(path)
-        write_atomic(target, (page_html(via_scores_page(header, self.result, self.swap, name)),))
-        return target
+        return write_page(
+            path, header, lambda h: page_html(via_scores_page(h, self.result, self.swap, name))
+        )
 
 
 def via_scores(
