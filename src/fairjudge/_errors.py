@@ -211,8 +211,10 @@ class CutAtCap(RequestRejected):
             checked as for any reply; no text), or ``None`` when unknown.
     """
 
-    def __init__(self, message: str, billed: Any = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, billed: Any = None, *, params: str | tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message, params=params)
         self.billed = billed
 
 

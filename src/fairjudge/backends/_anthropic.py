@@ -195,9 +195,9 @@ class AnthropicBackend(HTTPBackend):
             stop = FatalBackendError(
                 f"anthropic backend: {self._where}: stopped after {EMPTY_AT_CAP_LIMIT} replies "
                 "that spent their whole token cap thinking; no more calls are sent; raise "
-                "max_tokens, or lower thinking_budget"
+                "max_tokens, or lower thinking_budget",
+                params=("max_tokens", "thinking_budget"),  # the CLI shows them as flags
             )
-            stop.params = ("max_tokens", "thinking_budget")  # the CLI shows them as flags
             stop.requests = 0  # not sent: the run counts no request and keeps no row
             raise stop
         sdk = self._loaded_sdk
@@ -335,14 +335,13 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
         raise ServerError(f"anthropic backend: {where}: reply has no content") from exc
     if not texts or not all(isinstance(t, str) for t in texts):
         if reply.get("stop_reason") == "max_tokens":
-            cut = CutAtCap(
+            raise CutAtCap(
                 f"anthropic backend: {where}: thinking used the reply's whole token cap "
                 "before any text; the provider bills those tokens; raise max_tokens, or "
                 "lower thinking_budget",
                 _completion(reply, "", latency, blocks),
+                params=("max_tokens", "thinking_budget"),  # the CLI shows them as flags
             )
-            cut.params = ("max_tokens", "thinking_budget")  # the CLI shows them as flags
-            raise cut
         raise ServerError(f"anthropic backend: {where}: reply has no text block")
     return _completion(reply, "".join(texts), latency, blocks)
 

@@ -351,16 +351,15 @@ def _stop_error(
     if isinstance(exc, EndpointUnreachable):
         tries = min(retry.max_attempts, retry.max_unreachable_attempts)
         attempts = f"{tries} {'try' if tries == 1 else 'tries'}"
-        unreachable = FatalBackendError(
+        return FatalBackendError(
             scrub(
                 f"{str(exc).rstrip('.')}. Nothing answered at "
                 f"{backend.base_url or backend.name} on any attempt ({attempts}), so the "
                 "run stopped instead of retrying every call: check that the server is "
                 f"running at base_url. {kept}."
-            )
+            ),
+            params="base_url",  # the command line names its flag
         )
-        unreachable.params = ("base_url",)  # the command line names its flag
-        return unreachable
     if isinstance(exc, CutAtCap):
         return FatalBackendError(
             scrub(
