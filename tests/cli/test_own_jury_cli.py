@@ -208,3 +208,32 @@ def test_a_panel_of_python_scorers_runs_concurrently(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert meeting.calls - before == 12  # 6 answers, 2 members: every call answered
     assert meeting.most >= 2
+
+
+def test_python_panels_run_on_the_engine_without_concurrency_given(tmp_path: Path) -> None:
+    """``--concurrency``'s default (16) holds for a panel of ``python:`` members too.
+
+    QA40 F2: a panel's ``--judge`` list never opted its Python members into the engine
+    (only a single ``--judge python:...`` did), so without ``--concurrency`` typed they
+    ran one call at a time with no progress line: 20x slower, and looking hung. The
+    members answer only with a second call beside them.
+    """
+    from tests.judges.own_members import meeting
+
+    path = pairs(tmp_path, 6)
+    jury = invoke(
+        "jury", str(path), "--judge", OWN + "meets_longer", "--judge", OWN + "meets_shorter",
+        "--json",
+    )  # fmt: skip
+    assert jury.exit_code == 0, jury.output
+    assert json.loads(jury.stdout)["failures"] == {}
+    answers = tmp_path / "answers.jsonl"
+    rows = [{"id": f"q{i}", "question": f"Q{i}?", "answer": f"{i % 5 + 1} a"} for i in range(4)]
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    before = meeting.calls
+    scored = invoke(
+        "score-jury", str(answers), "--judge", OWN + "meets_scorer", "--judge",
+        OWN + "meets_scorer", "--json", "--bootstrap", "100",
+    )  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    assert meeting.calls - before == 8  # 4 answers, 2 members: every call answered

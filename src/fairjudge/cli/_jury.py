@@ -239,6 +239,11 @@ def _seat(panel: JuryFlags, flags: Any) -> tuple[Any, str | None]:
     return specs, rule
 
 
+def _any_python(members: Any) -> bool:
+    """Whether a panel seats a ``python:`` member: the CLI runs those on the engine."""
+    return any(getattr(m, "is_python", False) for m in members)
+
+
 def _judge(
     file: Path, panel: JuryFlags, flags: Any, columns: InputFlags, run: EvalFlags,
     stop: StopFlags,
@@ -256,7 +261,8 @@ def _judge(
             built.callback(members.close)
         done = compare(
             loaded, judges=members, aggregate=rule, settings=settings,
-            setup=None if recorded else flags.setup(), source=str(file),
+            setup=None if recorded else flags.setup(python=_any_python(members)),
+            source=str(file),
             stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
         )  # fmt: skip
     return done
@@ -394,7 +400,8 @@ def score_panel(file: Path, opts: ScoreFlags, panel: ScorePanelFlags, flags: Any
         loaded, judges=specs, aggregate=rule, rubric=rubric, mode=opts.mode,
         structured=opts.structured, seed=opts.seed, level=opts.level,
         n_resamples=opts.bootstrap, baseline=opts.baseline,
-        allow_different=opts.allow_different, setup=flags.setup(), source=str(file),
+        allow_different=opts.allow_different, setup=flags.setup(python=_any_python(specs)),
+        source=str(file),
     )  # fmt: skip
     ending = scored_exit(done.result, opts, what="lack a panel score on some dimension")
     finish(done, "score-jury", render_score_jury, out=opts.out, html=opts.html,

@@ -170,7 +170,10 @@ class JudgeFlags:
     ] = None
     timeout: Annotated[
         float | None,
-        typer.Option(help="Seconds to wait for one reply from an HTTP judge. [default: 60]"),
+        typer.Option(
+            help="Seconds to wait for one reply from an HTTP judge, or for one call of a "
+            "python: judge. [default: 60; none for a python: judge]"
+        ),
     ] = None
     max_tokens: Annotated[
         int | None,
@@ -315,17 +318,19 @@ class JudgeFlags:
             if f.name != "quiet" and getattr(self, f.name) is not None
         ]
 
-    def setup(self) -> JudgeSetup:
+    def setup(self, python: bool = False) -> JudgeSetup:
         """The library's :class:`~fairjudge.JudgeSetup` the flags give, checked there.
 
         The run flags go as :meth:`~fairjudge.runner.RunOptions.build`'s arguments,
-        none when none was given; a ``python:`` judge runs on the engine (concurrency
-        16, progress) even then, as the command line has always run it. ``--executor
+        none when none was given; a ``python:`` judge (``--judge``, or a panel member:
+        ``python=True``) runs on the engine (``--concurrency``'s default 16, progress)
+        even then, as ``--help`` says, where the library alone would call it one call at
+        a time. ``--executor
         ray --ray-address A`` is the library's ``executor="ray:A"``, which the session
         builds and shuts down; ``--batch-api`` a :class:`~fairjudge.runner.BatchExecutor`.
         """
         run = {name: value for name in _RUN_FLAGS if (value := getattr(self, name)) is not None}
-        if run or self.quiet or (self.judge or "").strip().startswith("python:"):
+        if run or self.quiet or python or (self.judge or "").strip().startswith("python:"):
             run["quiet"] = self.quiet
         executor: str | Executor | None = None
         if self.batch_api:
