@@ -96,3 +96,17 @@ def meets_seven_others(question: str, answer_a: str, answer_b: str) -> str:
     """A sync judge whose calls wait for seven others: it answers only at concurrency 8."""
     at_once.attend()
     return _longer(answer_a, answer_b)
+
+
+def hangs_on_q0(question: str, answer_a: str, answer_b: str) -> str:
+    """A sync judge whose gateway does not answer about ``q0`` (for 20 s: past any timeout)."""
+    if question == "q0":
+        time.sleep(20)
+    return _longer(answer_a, answer_b)
+
+
+async def async_hangs_on_q0(question: str, answer_a: str, answer_b: str) -> str:
+    """``hangs_on_q0``, ``async def``: its call past the timeout is cancelled."""
+    if question == "q0":
+        await asyncio.sleep(20)
+    return _longer(answer_a, answer_b)

@@ -110,6 +110,13 @@ class PythonFunction(Closing):
     (an LLM judge called inside the function ran out), which ends the batch early:
     the calls left are ``NotRun`` and the replies' ``stopped`` holds its message.
 
+    Timeout: with ``timeout``, a call that takes longer fails as an HTTP judge's
+    does, a :class:`~fairjudge.BackendTimeout` ("python backend: no reply from ...
+    within 1 s"), retried as one and then that call's error, never a tie. An
+    ``async def`` judge's call is cancelled; a sync judge's thread cannot be
+    stopped, so it is left to finish on its own (a daemon thread: it never holds up
+    the interpreter's exit) and whatever it returns is dropped.
+
     Args:
         fn: The judge.
         name: How reports name it (default ``python:module:qualname``).
@@ -117,6 +124,11 @@ class PythonFunction(Closing):
             Python judge reports no tokens, so ``tpm``, ``max_cost`` and prices do
             not apply.
         store: The store or its path, for a declared judge.
+        timeout: Seconds one call may take (> 0); ``None``, the default: no limit.
+
+    Raises:
+        ConfigError: An option the judge cannot honour (named), a store for an
+            undeclared judge, or a ``timeout`` that is not a number of seconds > 0.
     """
 
     call_kind = "pairwise"
@@ -129,6 +141,7 @@ class PythonFunction(Closing):
         name: str | None = None,
         options: RunOptions | None = None,
         store: Store | str | PathLike[str] | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.fn = fn
         self.own = own_judge(fn, name)
@@ -147,9 +160,21 @@ class PythonFunction(Closing):
                 params="store",
             )
         self._store = store
+        self._timeout = _checked_timeout(timeout)
         self._session: JudgeSession | None = None
         self._backend: FunctionBackend | None = None
         self._made = 0  # numbers an undeclared judge's calls, so none is deduplicated
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds one call may take (``None``: no limit); set it to change it, checked."""
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float | None) -> None:
+        self._timeout = _checked_timeout(seconds)
+        if self._backend is not None:
+            self._backend.timeout = self._timeout
 
     @property
     def declared(self) -> bool:
@@ -208,7 +233,7 @@ class PythonFunction(Closing):
             options = self._run_options()
             own = self.own
             model = own.name if own.declared and own.name is not None else own.label
-            backend = FunctionBackend(own, model=model, threads=options.concurrency)
+            backend = FunctionBackend(own, model=model, timeout=self._timeout)
             store = self._store if own.declared else ":memory:"
             self._session = JudgeSession(backend, store=store, options=options)
             self._backend = backend
@@ -316,6 +341,19 @@ class PythonFunction(Closing):
 _TEXT = object()
 """No value kept for a call: read its stored text."""
 
+
+def _checked_timeout(timeout: float | None) -> float | None:
+    """``timeout``, checked as an HTTP judge's is (:class:`~fairjudge.judges.BackendOptions`)."""
+    if timeout is None:
+        return None
+    number = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if not number or not 0 < timeout < 86400:  # NaN fails too
+        raise ConfigError(
+            f"timeout must be a number of seconds > 0; got {timeout!r}", params="timeout"
+        )
+    return timeout
+
+
 _NO_TOKENS = ("tpm", "max_cost", "prices")
 
 
@@ -376,11 +414,12 @@ def load_python_judge(
     *,
     options: RunOptions | None = None,
     store: Store | str | PathLike[str] | None = None,
+    timeout: float | None = None,
 ) -> CallableJudge:
     """Import ``python:package.module:function`` (or ``module:function``) as a judge.
 
     The attribute may be a function, an ``async def`` function, or an object with a
-    ``judge``/``ajudge`` method; ``options`` and ``store`` are
+    ``judge``/``ajudge`` method; ``options``, ``store`` and ``timeout`` are
     :class:`PythonFunction`'s.
 
     Raises:
@@ -388,7 +427,7 @@ def load_python_judge(
             attribute is missing, not callable or not a pairwise judge.
     """
     fn, name = python_function(spec)
-    return CallableJudge(fn, name=name, options=options, store=store)
+    return CallableJudge(fn, name=name, options=options, store=store, timeout=timeout)
 
 
 def python_function(spec: str) -> tuple[Any, str]:

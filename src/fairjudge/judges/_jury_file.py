@@ -81,7 +81,7 @@ class _FileMember(MemberSpec):
     """A member read from a jury file: its errors name the file, the line and the key."""
 
     at: tuple[tuple[str, int | None], ...] = ()
-    """``(key, line)`` of each backend value the file sets for the member."""
+    """``(key, line)`` of each value the file sets for the member (its judge aside)."""
     path: str = ""
     index: int = 0
 
@@ -242,7 +242,8 @@ def _member(
     except ConfigError as exc:
         key = next(p for p in exc.params if p in values)
         raise _error(file, ("member", index, key), f"member.{index}.{key}: {exc}") from None
-    at = tuple((key, _error(file, ("member", index, key), "").line) for key in values)
+    keys = [key for key in _Member.model_fields if key in member.model_fields_set - {"judge"}]
+    at = tuple((key, _error(file, ("member", index, key), "").line) for key in keys)
     return _FileMember(**spec, at=at, path=str(file.path), index=index)
 
 

@@ -7,19 +7,23 @@ runner gives it concurrency, rpm, retries, budgets and the store, as any judge.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import BackendError, BudgetExceeded, ConfigError, FatalBackendError
+from fairjudge._errors import (
+    BackendError,
+    BackendTimeout,
+    BudgetExceeded,
+    ConfigError,
+    FatalBackendError,
+)
 from fairjudge._types import Probabilities, Reply, Verdict
-
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = [
     "NOT_CACHED",
@@ -328,16 +332,17 @@ class FunctionBackend:
         judge: The judge as read by :func:`~fairjudge.judges._own_judge.own_judge`.
         model: What the calls' specs carry as the model: the declared name, or the
             judge's label for an undeclared one.
-        threads: Threads for a sync judge (the run's concurrency).
+        timeout: Seconds one call may take; a call past it fails as
+            :class:`~fairjudge.BackendTimeout`, as an HTTP judge's does (``None``: no limit).
     """
 
     name = "python"
     base_url: str | None = None
 
-    def __init__(self, judge: OwnJudge, *, model: str, threads: int) -> None:
+    def __init__(self, judge: OwnJudge, *, model: str, timeout: float | None = None) -> None:
         self.judge = judge
         self.model = model
-        self.threads = threads
+        self.timeout = timeout
         self.opened = False
         self.stopped: str | None = None
         """The message of a ``BudgetExceeded`` the function raised: no call is made after it."""
@@ -345,11 +350,11 @@ class FunctionBackend:
         """Calls that returned a value, over the backend's life."""
         self._calls: dict[str, Callable[[], object]] = {}
         self._values: dict[str, object] = {}
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: _DaemonThreads | None = None
 
     @property
     def max_concurrency(self) -> int | None:
-        """No cap of its own: the run's concurrency (its thread pool's size for a sync judge)."""
+        """No cap of its own: the run's concurrency (as many threads for a sync judge)."""
         return None
 
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
@@ -393,6 +398,27 @@ class FunctionBackend:
         )  # fmt: skip
 
     async def _call(self, call: Callable[[], object]) -> object:
+        """``call()``'s value; within :attr:`timeout`, or :class:`BackendTimeout`.
+
+        An async judge past its time is cancelled. A sync one cannot be stopped: its
+        thread is left to finish on its own (a daemon, so it never holds up the exit),
+        its value goes nowhere, and another thread takes its place in the pool.
+        """
+        import asyncio
+
+        if self.timeout is None:
+            return await self._value(call)
+        try:
+            async with asyncio.timeout(self.timeout) as limit:
+                return await self._value(call)
+        except TimeoutError:
+            if not limit.expired():
+                raise  # the judge's own TimeoutError: its failure, as any exception
+            raise BackendTimeout(
+                f"{self.name} backend: no reply from {self.judge.label} within {self.timeout:g} s"
+            ) from None
+
+    async def _value(self, call: Callable[[], object]) -> object:
         import asyncio
 
         try:
@@ -400,29 +426,120 @@ class FunctionBackend:
                 value = call()  # a coroutine, awaited below on this loop
             else:
                 self.opened = True
-                value = await asyncio.get_running_loop().run_in_executor(self._threads(), call)
+                value = await self._threads().run(call)
             if inspect.isawaitable(value):  # an async def, or a sync wrapper of an async client
                 value = await value
         except asyncio.CancelledError:
-            raise  # the run stopping this call, not the judge
+            raise  # the run stopping this call (or its timeout), not the judge
         except Exception:
             raise
         except BaseException as exc:  # SystemExit, KeyboardInterrupt: would kill the loop
             raise FatalBackendError(_escaped(self.judge.label, exc)) from exc
         return value
 
-    def _threads(self) -> ThreadPoolExecutor:
+    def _threads(self) -> _DaemonThreads:
         if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="fairjudge-judge")
+            self._pool = _DaemonThreads()
         return self._pool
 
     async def aclose(self) -> None:
         """Let the judge's threads go; a call still running finishes on its own."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown()
+
+
+class _DaemonThreads:
+    """Daemon threads that call a sync judge, each one call at a time.
+
+    A ``concurrent.futures`` pool's threads are joined at the interpreter's exit, so
+    one stuck in a hung gateway call would hang the exit. These are daemons: a call
+    the run gave up on (its timeout, a stop, a Ctrl-C) is *abandoned*, its thread
+    left to finish alone and end, its value dropped, and a fresh thread takes its
+    place. There are as many threads as calls waiting or running (the run's
+    concurrency at most), so at concurrency 1 the calls run one at a time, in order,
+    on one thread (a new one only after a call is abandoned).
+    """
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
+        self._busy = 0  # calls queued or running, not abandoned
+        self._live = 0  # threads not abandoned: never fewer than _busy
+
+    async def run(self, call: Callable[[], object]) -> object:
+        """``call()`` on one of the threads; a cancel abandons it there."""
+        import asyncio
+        import threading
+
+        loop = asyncio.get_running_loop()
+        work = _Work(call, loop, loop.create_future())
+        with self._lock:
+            self._busy += 1
+            if self._busy > self._live:
+                self._live += 1
+                threading.Thread(target=self._work, name="fairjudge-judge", daemon=True).start()
+        self._queue.put(work)
+        try:
+            return await work.future
+        except asyncio.CancelledError:
+            with self._lock:
+                if work.state in ("queued", "running"):
+                    self._busy -= 1
+                    self._live -= work.state == "running"  # its thread is stuck there
+                    work.state = "abandoned"
+            raise
+
+    def _work(self) -> None:
+        while (work := self._queue.get()) is not None:
+            with self._lock:
+                if work.state == "abandoned":  # given up on while queued
+                    continue
+                work.state = "running"
+            try:
+                outcome: tuple[object, BaseException | None] = (work.call(), None)
+            except BaseException as exc:  # handed to the waiting call, as run_in_executor does
+                outcome = (None, exc)
+            with self._lock:
+                if work.state == "abandoned":
+                    return  # its call gave up on it, and another thread has its place
+                work.state = "done"
+                self._busy -= 1
+            work.settle(*outcome)
+
+    def shutdown(self) -> None:
+        """Let the idle threads end; a call still running finishes on its own."""
+        with self._lock:
+            for _ in range(self._live):
+                self._queue.put(None)
+            self._live = 0
+
+
+@dataclass(slots=True)
+class _Work:
+    """One call handed to :class:`_DaemonThreads`, and where its outcome goes."""
+
+    call: Callable[[], object]
+    loop: Any
+    future: Any
+    state: str = "queued"  # queued, running, done or abandoned
+
+    def settle(self, value: object, error: BaseException | None) -> None:
+        """Hand the outcome to the waiting call (on its loop), unless it is gone."""
+
+        def set_outcome() -> None:
+            if self.future.done():  # cancelled meanwhile
+                return
+            if error is not None:
+                self.future.set_exception(error)
+            else:
+                self.future.set_result(value)
+
+        with contextlib.suppress(RuntimeError):  # the loop is closed: no one waits any more
+            self.loop.call_soon_threadsafe(set_outcome)
 
 
 def _escaped(judge: str, exc: BaseException) -> str:

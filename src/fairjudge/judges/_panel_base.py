@@ -28,7 +28,13 @@ from fairjudge.judges._jury_usage import (
 )
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._registry import BackendOptions, calls_no_model, check_batch_api
+from fairjudge.judges._registry import (
+    PYTHON_JUDGE,
+    BackendOptions,
+    calls_no_model,
+    check_batch_api,
+    reject,
+)
 from fairjudge.judges._session import (
     JudgeSession,
     ReplyParser,
@@ -62,7 +68,7 @@ class MemberSpec:
         weight: The member's weight in the aggregate (> 0).
         base_url: Server URL (``openai/`` and ``anthropic/`` members).
         temperature: Sampling temperature of the member's calls.
-        timeout: Seconds to wait for one reply (HTTP members).
+        timeout: Seconds to wait for one reply (HTTP and ``python:`` members).
         reasoning_effort: ``reasoning_effort`` of an ``openai/`` reasoning model.
         thinking_budget: Extended-thinking budget in tokens of an ``anthropic/`` model.
         max_tokens: Output cap of the member's calls (reasoning included).
@@ -91,11 +97,13 @@ class MemberSpec:
 
         ``backend``'s values of the member's fields (``base_url``, ``temperature``,
         ``timeout``, ``reasoning_effort``, ``thinking_budget``, ``max_tokens``) fill
-        those the member leaves unset; a value the member sets is its own.
+        those the member leaves unset; a value the member sets is its own. A
+        ``python:`` member takes the ``timeout`` alone (a replay, nothing).
         """
-        if self.is_python:
-            return self
         given = backend or BackendOptions()
+        if self.is_python:
+            python = self.judge.strip().startswith("python:")
+            return replace(self, timeout=given.timeout) if python and self.timeout is None else self
         unset = {name: getattr(given, name) for name in _BACKEND_FIELDS
                  if getattr(self, name) is None}  # fmt: skip
         return replace(self, template=self.template or template, **unset)
@@ -478,13 +486,26 @@ PF = TypeVar("PF", bound=PythonFunction)
 _MODEL_ONLY = ("tpm", "max_cost", "prices")
 """Run options only model members can honour (a Python judge reports no tokens or cost)."""
 
+_MODEL_SETTINGS = (
+    "template", "base_url", "temperature", "reasoning_effort", "thinking_budget", "max_tokens",
+)  # fmt: skip
+"""A member's settings for a model's calls: a ``python:`` member takes none of them."""
+
 
 def _built(
     member: Callable[[MemberSpec, str, JudgeSession | None, PythonRun], M],
     spec: MemberSpec, name: str, session: JudgeSession | None, run: PythonRun,
 ) -> M:  # fmt: skip
-    """One member, an error in its values naming where they were set (:meth:`MemberSpec.named`)."""
+    """One member, an error in its values naming where they were set (:meth:`MemberSpec.named`).
+
+    A ``python:`` member takes its ``timeout`` (:class:`PythonRun`); a model's setting
+    on it, which it could not honour, is refused.
+    """
     try:
+        if spec.judge.strip().startswith("python:"):
+            model_only = [f for f in _MODEL_SETTINGS if getattr(spec, f) is not None]
+            reject(spec.judge.strip(), model_only, PYTHON_JUDGE)
+            run = replace(run, timeout=spec.timeout)
         return member(spec, name, session, run)
     except ConfigError as exc:
         named = spec.named(exc)
@@ -501,10 +522,12 @@ class PythonRun:
         options: The panel's run options (``None``: a Python judge's defaults).
         store: The panel's store or its path (``None``: the default store, for a
             declared member).
+        timeout: Seconds one call of the member may take (``None``: no limit).
     """
 
     options: RunOptions | None
     store: Store | str | PathLike[str] | None
+    timeout: float | None = None
 
     def build(self, make: Callable[[RunOptions | None, Any], PF], *, mixed: bool) -> PF:
         """A Python member, made by ``make(options, store)``: the store only if it declares.
@@ -522,6 +545,8 @@ class PythonRun:
         if self.store is not None and judge.declared:
             judge.close()  # nothing opened yet: its session opens at its first batch
             judge = make(options, self.store)
+        if self.timeout is not None:
+            judge.timeout = self.timeout
         return judge
 
     def attach(self, judge: object) -> object:

@@ -284,8 +284,9 @@ class CallablePointwiseJudge(PythonFunction):
     def __init__(
         self, fn: ScoreFunction, *, rubric: str | Rubric = "production", name: str | None = None,
         options: RunOptions | None = None, store: Store | str | PathLike[str] | None = None,
+        timeout: float | None = None,
     ) -> None:  # fmt: skip
-        super().__init__(fn, name=name, options=options, store=store)
+        super().__init__(fn, name=name, options=options, store=store, timeout=timeout)
         self._rubric = as_rubric(rubric)
         try:
             self._takes_reference = "reference" in inspect.signature(self.target).parameters
@@ -350,14 +351,14 @@ def resolve_pointwise_judge(
     where = backend_options or BackendOptions()
     the_rubric = as_rubric(rubric)
     if spec.startswith("python:"):
-        given = given_options(where)
+        given = [g for g in given_options(where) if g != "timeout"]  # it has a timeout
         given += ["mode"] if mode != "json" else []
         given += ["structured"] if structured else []
         given += [] if uses_default_executor(executor) else ["executor"]
         reject(spec, given, PYTHON_JUDGE)
         fn, _ = python_function(spec)  # imported only: it is not a pairwise judge
         return CallablePointwiseJudge(
-            fn, rubric=the_rubric, name=spec, options=options, store=store
+            fn, rubric=the_rubric, name=spec, options=options, store=store, timeout=where.timeout
         )
     kind, name = model_route(spec)
     refuse_one_at_a_time(spec, options, executor)

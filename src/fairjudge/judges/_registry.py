@@ -62,7 +62,8 @@ class BackendOptions:
         model_path: A GGUF file for ``local/`` judges, instead of the packaged weights.
         threads: CPU threads for ``local/`` judges.
         temperature: Sampling temperature for every call (part of the cache key).
-        timeout: Seconds an HTTP judge waits for one reply (default 60).
+        timeout: Seconds an HTTP judge waits for one reply (default 60), and a
+            ``python:`` judge's function may take for one (default: no limit).
         context: Context size in tokens for ``local/`` judges (llama.cpp's ``n_ctx``,
             default 8192): raise it when a prompt is too long for the model's window.
         reasoning_effort: ``reasoning_effort`` of an ``openai/`` reasoning model
@@ -236,10 +237,12 @@ def resolve_judge(
         if not uses_default_executor(executor):
             given.append("executor")
         if spec.startswith("python:"):
-            # A Python judge runs on a session of its own, with the run options and (when
-            # it declares a name and version) the store, as an HTTP judge does.
+            # A Python judge runs on a session of its own, with the run options, the
+            # timeout and (when it declares a name and version) the store, as an HTTP
+            # judge does.
+            given = [g for g in given if g != "timeout"]
             reject(spec, [*given, *(["session"] if session is not None else [])], PYTHON_JUDGE)
-            return load_python_judge(spec, options=options, store=store)
+            return load_python_judge(spec, options=options, store=store, timeout=where.timeout)
         given += run_params(options)
         if store is not None or session is not None:
             given.append("store")
