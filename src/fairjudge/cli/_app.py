@@ -20,11 +20,16 @@ file can run (:data:`CONFIG_COMMANDS`) as it loads; the config machinery
 (``cli._run_config``) loads only when the flag is used.
 
 The script (:func:`main`): an exception that escapes every guard is still one line
-(and ``--json``'s error), never a traceback. The first Ctrl-C stops the run, keeping
-every finished call, says so (with ``--json``, an ``Interrupted`` error object too)
-and exits 130 at once with :func:`os._exit` (the embedded judge may be on a thread
-llama.cpp cannot stop); a second one exits at once. A SIGTERM does the same, exit 143. The objects
-made at start-up are frozen out of every garbage collection (:func:`gc.freeze`).
+(and ``--json``'s error), never a traceback. The first Ctrl-C stops the run: no new
+call starts, and the calls in flight get a grace period (``$FAIRJUDGE_INTERRUPT_GRACE``
+seconds, 5 by default; ``runner._executor.EventLoopThread._grace``) to finish and be
+stored, since their replies are billed either way. It then says what it kept (the
+calls in flight stored and abandoned too; with ``--json``, an ``Interrupted`` error
+object as well) and exits 130 with :func:`os._exit` (the embedded judge may be on a
+thread llama.cpp cannot stop); a second one exits at once, grace or not. A SIGTERM
+does the same, exit 143. A bad ``$FAIRJUDGE_INTERRUPT_GRACE`` is a ``ConfigError``
+(exit 2) before any call. The objects made at start-up are frozen out of every
+garbage collection (:func:`gc.freeze`).
 """
 
 from __future__ import annotations

@@ -13,14 +13,15 @@ from __future__ import annotations
 import contextlib
 import random
 import signal
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from fairjudge._call import Backend, CallSpec, route_of
-from fairjudge._errors import FatalBackendError
-from fairjudge.runner._limits import RunOptions
+from fairjudge._errors import ConfigError, FatalBackendError
+from fairjudge.runner._limits import RunOptions, interrupt_grace_s
 from fairjudge.runner._result import RunResult
 from fairjudge.runner._store import Store
 
@@ -149,6 +150,8 @@ T = TypeVar("T")
 
 _CANCEL_GRACE_S = 10.0  # how long an interrupted caller waits for the run to wind down
 _POLL_S = 0.2
+_STORING_S = 0.5  # past the grace: for the replies that came in to be committed
+_TICK_S = 0.05  # how often the grace looks whether the calls in flight have finished
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
@@ -228,12 +231,14 @@ class EventLoopThread:
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and block until it finishes.
 
-        If the caller is interrupted (Ctrl-C), the coroutine is cancelled and given a
-        moment to wind down (so finished calls reach the store) before the
-        interruption propagates.
+        If the caller is interrupted (Ctrl-C), the runs on the loop start no new call,
+        and the calls in flight get a grace period (:meth:`_grace`) to finish and be
+        stored; then the coroutine is cancelled and the interruption propagates.
 
         Raises:
             RuntimeError: Called from the loop's own thread, which would deadlock.
+            ConfigError: ``$FAIRJUDGE_INTERRUPT_GRACE`` is no number of seconds: said
+                before any call, not at the Ctrl-C that reads it.
         """
         if self._thread is not None and threading.current_thread() is self._thread:
             coro.close()
@@ -241,6 +246,11 @@ class EventLoopThread:
                 "a sync judge method was called from inside its own event loop; "
                 "await the async method (ajudge_batch) instead"
             )
+        try:
+            interrupt_grace_s()
+        except ConfigError:
+            coro.close()
+            raise
         import concurrent.futures
 
         future = self.submit(coro)
@@ -250,11 +260,50 @@ class EventLoopThread:
                 # noticed (Python runs signal handlers in the main thread only).
                 with contextlib.suppress(concurrent.futures.TimeoutError):
                     return future.result(timeout=_POLL_S)
-        except BaseException:
-            if not future.done():
-                future.cancel()
-                concurrent.futures.wait([future], timeout=_CANCEL_GRACE_S)
+        except BaseException as exc:
+            try:
+                if isinstance(exc, KeyboardInterrupt) and not future.done():
+                    self._grace(exc)
+            finally:  # a second Ctrl-C in the grace (from Python: a KeyboardInterrupt) too
+                if not future.done():
+                    future.cancel()
+                    concurrent.futures.wait([future], timeout=_CANCEL_GRACE_S)
             raise
+
+    def _grace(self, interrupt: KeyboardInterrupt) -> None:
+        """Wait up to :func:`~fairjudge.runner._limits.interrupt_grace_s` for the calls in flight.
+
+        Their replies are billed whether or not they are waited for; each that comes
+        in is stored as any reply (:func:`_wind_down`), so the rerun is served it. The
+        wait is bounded here, in the caller's thread, whatever the loop does (a judge
+        that blocks it, llama.cpp's thread that cannot be stopped): the grace and
+        half a second to commit. What it kept and abandoned rides on ``interrupt`` as
+        a note (PEP 678), which the command line prints after its own line.
+        """
+        import asyncio
+        import concurrent.futures
+        import time
+
+        try:
+            seconds = interrupt_grace_s()
+        except ConfigError:  # set since :meth:`run` read it, before any call
+            seconds = 0.0
+        loop = self._loop
+        if seconds <= 0 or loop is None:
+            return
+        ends = time.monotonic() + seconds + _STORING_S
+        wind = asyncio.run_coroutine_threadsafe(_wind_down(seconds), loop)
+        while (left := ends - time.monotonic()) > 0:
+            try:
+                counts = wind.result(timeout=min(_POLL_S, left))
+            except concurrent.futures.TimeoutError:
+                continue
+            except Exception:  # the grace's own failure (a store past writing): no count said
+                return
+            if counts is not None:
+                interrupt.add_note(_grace_note(*counts, seconds))
+            return
+        wind.cancel()
 
     def close(self) -> None:
         """Stop the loop and join the thread. Safe to call twice; restarts on next use."""
@@ -273,6 +322,62 @@ class EventLoopThread:
             loop.call_soon_threadsafe(loop.stop)
             thread.join()
             loop.close()
+
+
+async def _wind_down(seconds: float) -> tuple[int, int] | None:
+    """Stop the runs on this loop from sending calls; wait ``seconds`` for those in flight.
+
+    Each reply that comes in meanwhile is stored as usual (:meth:`Run._succeeded`)
+    and committed here. Nothing waits for a judge that keeps nothing (an undeclared
+    Python judge's store is in memory).
+
+    Returns:
+        The calls in flight at the interrupt that were stored, and those abandoned
+        (still running, or ended unstored); ``None`` when none was in flight.
+    """
+    import asyncio
+
+    from fairjudge.runner._run import MAKING
+
+    loop = asyncio.get_running_loop()
+    runs = [r for r in list(MAKING) if r.loop is loop and r.store.path != ":memory:"]
+    for run in runs:
+        run.halted = True  # start no call, send no retry
+    flying = sum(len(r.sent) for r in runs)
+    if not flying:
+        return None
+    with contextlib.suppress(OSError, ValueError):  # a closed stderr does not end the wait
+        print(
+            f"interrupted: waiting up to {seconds:g} s for the {_calls(flying)} in flight, "
+            f"so that {'its reply is' if flying == 1 else 'their replies are'} stored; a "
+            "second Ctrl-C or SIGTERM stops at once",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+    before = sum(r.done + r.failed for r in runs)
+    ends = loop.time() + seconds
+    # Run.sent holds the calls in flight; no event says it is empty, so it is looked at.
+    while any(r.sent for r in runs) and loop.time() < ends:  # noqa: ASYNC110
+        await asyncio.sleep(_TICK_S)
+    for run in runs:
+        run.writer.flush()  # what came in, committed before the caller goes on to exit
+    settled = sum(r.done + r.failed for r in runs)
+    return settled - before, flying - (settled - before)
+
+
+def _calls(n: int) -> str:
+    return f"{n} call" if n == 1 else f"{n} calls"
+
+
+def _grace_note(kept: int, abandoned: int, seconds: float) -> str:
+    """What the grace period kept: said after the interruption's own line."""
+    note = (
+        f"of the {_calls(kept + abandoned)} in flight, {kept} finished within the "
+        f"{seconds:g} s grace period and {'is' if kept == 1 else 'are'} stored, {abandoned} "
+        f"{'was' if abandoned == 1 else 'were'} abandoned"
+    )
+    if abandoned:
+        note += f" (the rerun makes {'it' if abandoned == 1 else 'them'} again)"
+    return note
 
 
 async def _drain() -> None:

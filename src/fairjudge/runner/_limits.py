@@ -9,6 +9,7 @@ callers pass ``now`` and get back how long to wait, so each is tested exactly.
 from __future__ import annotations
 
 import math
+import os
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -20,17 +21,53 @@ from fairjudge.runner._progress import ProgressMode, RunProgress
 
 __all__ = [
     "CACHE_WRITE_MARKUP",
+    "DEFAULT_GRACE_S",
+    "GRACE_ENV",
     "Prices",
     "RetryPolicy",
     "RunOptions",
     "TokenBucket",
     "estimate_tokens",
+    "interrupt_grace_s",
     "text_tokens",
 ]
 
 _CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and BPE tokenizers
 _TOKENS_PER_MESSAGE = 4  # role markers and separators around each chat message
 _PROGRESS_MODES: tuple[str, ...] = get_args(ProgressMode)
+
+GRACE_ENV = "FAIRJUDGE_INTERRUPT_GRACE"
+"""The environment variable that sets :func:`interrupt_grace_s`, in seconds."""
+DEFAULT_GRACE_S = 5.0
+"""Half of the 10 s ``docker stop`` leaves between its SIGTERM and its SIGKILL."""
+
+
+def interrupt_grace_s(environ: Mapping[str, str] | None = None) -> float:
+    """How long an interrupted run waits for its calls in flight: ``$FAIRJUDGE_INTERRUPT_GRACE``.
+
+    A Ctrl-C or SIGTERM starts no new call; the calls already sent are billed
+    whether or not their replies are waited for, so the run waits up to this many
+    seconds (:data:`DEFAULT_GRACE_S` when the variable is unset or empty) for them,
+    and each reply that arrives is stored as any other. ``0`` waits for none.
+
+    Raises:
+        ConfigError: The variable is set to something other than a number of
+            seconds, 0 or more.
+    """
+    text = (os.environ if environ is None else environ).get(GRACE_ENV, "").strip()
+    if not text:
+        return DEFAULT_GRACE_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (0 <= seconds < math.inf):
+        raise ConfigError(
+            f"{GRACE_ENV}={text!r} is not a number of seconds: it is how long a Ctrl-C or "
+            f"SIGTERM waits for the calls in flight ({DEFAULT_GRACE_S:g} by default, 0 to "
+            "wait for none)"
+        )
+    return seconds
 
 
 @dataclass(frozen=True, slots=True)

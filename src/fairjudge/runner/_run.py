@@ -34,7 +34,7 @@ from fairjudge.runner._store_errors import StoreWriteError
 from fairjudge.runner._store_schema import open_batches
 from fairjudge.runner._tally import Tally, unique_calls
 
-__all__ = ["REJECTIONS_BEFORE_STOP", "BatchWriter", "Parser", "Run"]
+__all__ = ["MAKING", "REJECTIONS_BEFORE_STOP", "BatchWriter", "Parser", "Run"]
 
 
 class BatchWriter:
@@ -113,6 +113,9 @@ class BatchWriter:
             done.set_result(None)
 
 
+MAKING: set[Run] = set()
+"""The runs making calls now, on any event loop: what a Ctrl-C lets finish (``_executor``)."""
+
 Parser = Callable[[CallSpec, Completion], Mapping[str, Any] | None]
 """Reads a fresh reply into JSON-ready data for the store's ``parsed`` column."""
 
@@ -131,6 +134,8 @@ def _untaught(backend: Backend) -> bool:
 
 class Run(Tally):
     """The state of one :func:`~fairjudge.runner.run_calls` invocation."""
+
+    # (A Ctrl-C sets ``halted`` too: the calls in flight finish, and nothing more is sent.)
 
     def __init__(
         self,
@@ -268,6 +273,7 @@ class Run(Tally):
         ticker = None
         if self.progress is not None or self.on_progress is not None:
             ticker = loop.create_task(self._tick())
+        MAKING.add(self)  # where an interrupt finds the calls in flight (``_executor``)
         try:
             errors: list[BaseException] = []
             pending = set(tasks)
@@ -289,6 +295,7 @@ class Run(Tally):
                     first = self.writer.error  # the one that counts every reply not stored
                 raise first
         finally:
+            MAKING.discard(self)
             for task in (*tasks, ticker):
                 if task is not None and not task.done():
                     task.cancel()
@@ -361,6 +368,9 @@ class Run(Tally):
                 wait = self.tpm_bucket.reserve(est[0] + est[1], now())
                 if wait > 0:
                     await sleep(wait)
+            if self.halted:  # stopped (a Ctrl-C, a full disk) while it waited: not sent
+                self._settle(guess)
+                return
             attempts += 1
             self.requests += 1
             self.sent[key] = loop.time()

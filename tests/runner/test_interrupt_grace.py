@@ -1,0 +1,108 @@
+"""A KeyboardInterrupt gives the calls in flight a bounded grace period, and stores them.
+
+In a process of its own the command line's Ctrl-C is tested with a real signal
+(``tests/cli/test_interrupt_grace.py``); here a session is interrupted in this
+process as a notebook's kernel is (``_thread.interrupt_main``), once the backend has
+every concurrency slot's call in flight. Every wait has a bound far above what the
+step takes.
+"""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from fairjudge import ConfigError, Reply
+from fairjudge._call import Completion
+from fairjudge.judges import JudgeSession
+from fairjudge.judges._session import Job
+from fairjudge.runner import RunOptions, Store
+from fairjudge.runner._limits import DEFAULT_GRACE_S, GRACE_ENV, interrupt_grace_s
+from tests.runner._fakes import FakeBackend, make_spec
+
+N_CALLS = 12
+CONCURRENCY = 4
+WAIT_S = 60  # far above what any step takes; only a hang reaches it
+
+
+def _text(completion: Completion, context: object) -> Reply:
+    return Reply(None, payload={"text": completion.text})
+
+
+def _interrupt_when_all_in_flight(backend: FakeBackend) -> None:
+    def watch() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while backend.in_flight < CONCURRENCY and time.monotonic() < deadline:
+            time.sleep(0.005)
+        _thread.interrupt_main()
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _interrupted(backend: FakeBackend, store: Path) -> tuple[KeyboardInterrupt, float]:
+    """Run ``N_CALLS`` calls and interrupt them; the interruption and the seconds it took."""
+    options = RunOptions(concurrency=CONCURRENCY, progress="quiet")
+    jobs = [Job(make_spec(i), None) for i in range(N_CALLS)]
+    with JudgeSession(backend, store=store, options=options) as session:
+        _interrupt_when_all_in_flight(backend)
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt) as caught:
+            session.run(jobs, _text)
+        return caught.value, time.monotonic() - began
+
+
+def _stored(store: Path) -> int:
+    with Store(store) as opened:
+        return len(opened.get_many({make_spec(i).key: make_spec(i) for i in range(N_CALLS)}))
+
+
+def test_the_calls_in_flight_finish_in_the_grace_and_are_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(GRACE_ENV, "30")
+    backend = FakeBackend(latency=0.5)
+    interrupt, _ = _interrupted(backend, tmp_path / "s.sqlite")
+    assert interrupt.__notes__ == [
+        "of the 4 calls in flight, 4 finished within the 30 s grace period and are stored, "
+        "0 were abandoned"
+    ]
+    assert (backend.calls, backend.cancelled) == (CONCURRENCY, 0)  # none started after it
+    assert _stored(tmp_path / "s.sqlite") == CONCURRENCY  # what a rerun is served
+
+
+def test_the_grace_is_bounded_and_the_rest_are_abandoned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(GRACE_ENV, "0.2")
+    backend = FakeBackend(latency=3600)
+    interrupt, took = _interrupted(backend, tmp_path / "s.sqlite")
+    assert interrupt.__notes__ == [
+        "of the 4 calls in flight, 0 finished within the 0.2 s grace period and are stored, "
+        "4 were abandoned (the rerun makes them again)"
+    ]
+    assert took < WAIT_S
+    assert backend.cancelled == CONCURRENCY
+    assert _stored(tmp_path / "s.sqlite") == 0
+
+
+def test_no_grace_cancels_the_calls_in_flight_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(GRACE_ENV, "0")
+    backend = FakeBackend(latency=3600)
+    interrupt, _ = _interrupted(backend, tmp_path / "s.sqlite")
+    assert not hasattr(interrupt, "__notes__")
+
+
+def test_the_grace_is_read_from_the_environment() -> None:
+    assert interrupt_grace_s({}) == DEFAULT_GRACE_S == 5.0
+    assert interrupt_grace_s({GRACE_ENV: " "}) == DEFAULT_GRACE_S
+    assert interrupt_grace_s({GRACE_ENV: " 2.5 "}) == 2.5
+    assert interrupt_grace_s({GRACE_ENV: "0"}) == 0.0
+    for bad in ("soon", "-1", "nan", "inf"):
+        with pytest.raises(ConfigError, match=f"{GRACE_ENV}='{bad}' is not a number of seconds"):
+            interrupt_grace_s({GRACE_ENV: bad})
