@@ -1,6 +1,6 @@
 """The jury and score-jury pages as values: every number is the result model's.
 
-The view of a panel (:mod:`fairjudge.report._page_panel_view`) is checked against
+The view of a panel (:mod:`fairjudge.report._panel`) is checked against
 the diagnostics it is made from, a figure that cannot be estimated against its
 reason, and a page read back from an ``--out`` file against the command's own
 ``--json``. The browser tests are in ``test_page_panel.py``.

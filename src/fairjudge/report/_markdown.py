@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import fairjudge.report._page as kit
 from fairjudge._version import __version__
 from fairjudge.report._comparison import (
     FAILURES_ABOVE,
@@ -33,15 +34,6 @@ from fairjudge.report._comparison import (
     labelled_truth,
 )
 from fairjudge.report._jury import JuryReport, JuryScoreReport
-from fairjudge.report._page import (
-    FigureTable,
-    Headline,
-    Highlighted,
-    Page,
-    Paragraphs,
-    PlotBlock,
-    Section,
-)
 from fairjudge.report._page_compare import compare_page
 from fairjudge.report._page_plots import ForestPlot
 from fairjudge.report._page_rank import rank_page
@@ -116,7 +108,7 @@ class MarkdownSummary:
 
     kind: str
     title: str
-    headline: Headline
+    headline: kit.Headline
     counts: tuple[tuple[str, Any], ...]
     tables: tuple[MarkdownTable, ...] = ()
     notes: tuple[str, ...] = ()
@@ -136,7 +128,7 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str
     return lines
 
 
-def _interval(headline: Headline) -> list[str]:
+def _interval(headline: kit.Headline) -> list[str]:
     """The headline's figure: what it is, the estimate, the interval and its note."""
     if not headline.label:
         return []
@@ -177,7 +169,7 @@ def markdown_text(summary: MarkdownSummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _failures_here(h: Headline) -> Headline:
+def _failures_here(h: kit.Headline) -> kit.Headline:
     """The headline with its pointers to the failures made true of this text.
 
     The headline is the terminal's sentence (the failures printed above it) or the
@@ -245,20 +237,20 @@ def verdict_counts(summary: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(counts)
 
 
-def _section(page: Page, sid: str) -> Section | None:
+def _section(page: kit.Page, sid: str) -> kit.Section | None:
     return next((section for section in page.sections if section.id == sid), None)
 
 
-def _pairs_summary(page: Page) -> MarkdownSummary:
+def _pairs_summary(page: kit.Page) -> MarkdownSummary:
     """A comparison's or ranking's page: its headline, and its figures as the table."""
     figures = _section(page, "fj-figures")
     main = figures.blocks[0] if figures is not None else None
-    rows = main.table.rows if isinstance(main, PlotBlock) else ()
+    rows = main.table.rows if isinstance(main, kit.PlotBlock) else ()
     calibration = _section(page, "fj-calibration")
     reports = [
         (title, parts[0][0])
         for block in (calibration.blocks if calibration is not None else ())
-        if isinstance(block, Highlighted)
+        if isinstance(block, kit.Highlighted)
         for title, parts in block.panels
     ]
     rows += tuple((label, text, "") for label, text in reports if "\n" not in text)
@@ -274,14 +266,16 @@ def _pairs_summary(page: Page) -> MarkdownSummary:
         for head, *rest in [text.strip().splitlines()]
     )
     naive = _section(page, "fj-naive")
-    gap = next((b.lines for b in naive.blocks if isinstance(b, Paragraphs)), ()) if naive else ()
+    gap = (
+        next((b.lines for b in naive.blocks if isinstance(b, kit.Paragraphs)), ()) if naive else ()
+    )
     return MarkdownSummary(
         kind=page.kind, title=page.title, headline=page.headline,
         counts=verdict_counts(page.summary), tables=(table, *tables), notes=gap,
     )  # fmt: skip
 
 
-def _gate_headline(calibration: Mapping[str, Any], headline: Headline) -> Headline:
+def _gate_headline(calibration: Mapping[str, Any], headline: kit.Headline) -> kit.Headline:
     """``calibrate``'s conclusion: the gate's outcome line the terminal prints, its checks."""
     gate = calibration.get("gate")
     if gate is None:
@@ -352,7 +346,7 @@ def ranking_markdown(
     figures = _section(page, "fj-figures")
     if style is not None and figures is not None:  # the terminal and --json show it: so
         styled = figures.blocks[1]  # does the summary (n/a rows too)
-        assert isinstance(styled, PlotBlock)
+        assert isinstance(styled, kit.PlotBlock)
         tables.append(
             MarkdownTable(
                 f"Style-controlled ratings (anchor {style.anchor})", columns, styled.table.rows
@@ -363,7 +357,7 @@ def ranking_markdown(
     return markdown_text(replace(md, tables=tuple(tables)))
 
 
-def _first_card(page: Page) -> tuple[MarkdownTable, ...]:
+def _first_card(page: kit.Page) -> tuple[MarkdownTable, ...]:
     """The tables of the page's first card that has any: the run's main figures.
 
     The score page's distributions, the panel's members and agreement, the audit's
@@ -372,31 +366,31 @@ def _first_card(page: Page) -> tuple[MarkdownTable, ...]:
     for section in page.sections:
         tables = [
             MarkdownTable(_caption(block), block.columns, block.rows)
-            if isinstance(block, FigureTable)
+            if isinstance(block, kit.FigureTable)
             else MarkdownTable(_caption(block), block.table.columns, block.table.rows)
             for block in section.blocks
-            if isinstance(block, FigureTable | PlotBlock)
+            if isinstance(block, kit.FigureTable | kit.PlotBlock)
         ]
         if tables:
             return tuple(tables)
     return ()
 
 
-def _caption(block: FigureTable | PlotBlock) -> str:
+def _caption(block: kit.FigureTable | kit.PlotBlock) -> str:
     """A table's caption; under a forest plot, its title first, which says what it shows.
 
     (Without the title, score-jury's effective numbers were captioned only by how they
     are computed, and their rows named by dimension: nothing said what the figure was.)
     """
-    if isinstance(block, FigureTable) or not isinstance(block.plot, ForestPlot):
-        return block.caption if isinstance(block, FigureTable) else block.table.caption
+    if isinstance(block, kit.FigureTable) or not isinstance(block.plot, ForestPlot):
+        return block.caption if isinstance(block, kit.FigureTable) else block.table.caption
     title, caption = block.plot.title, block.table.caption
     if not title or title == caption:
         return caption
     return f"{title}: {caption}" if caption else title
 
 
-def page_markdown(page: Page) -> str:
+def page_markdown(page: kit.Page) -> str:
     """The Markdown of any command's page (a comparison read back from ``--out`` too)."""
     if page.kind in ("compare", "calibrate", "rank"):
         return markdown_text(_pairs_summary(page))
@@ -428,9 +422,9 @@ def via_scores_markdown(
     each method run and the paired difference per dimension.
     """
     w, scores = result.win_rate, result.scores
-    headline = Headline(via_scores_verdict(result, adaptive))
+    headline = kit.Headline(via_scores_verdict(result, adaptive))
     if w is not None:
-        headline = Headline(
+        headline = kit.Headline(
             headline.verdict, "Win rate of model 1 via scores",
             f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
             ci_text(w.ci) if w.ci.estimable else f"({w.ci.reason})",

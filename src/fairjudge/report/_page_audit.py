@@ -18,20 +18,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import fairjudge.report._page as kit
 from fairjudge._errors import InputError
 from fairjudge.io import read_header, read_records
-from fairjudge.report._page import (
-    Details,
-    FigureTable,
-    Headline,
-    Highlighted,
-    Page,
-    PageLoader,
-    Paragraphs,
-    PlotBlock,
-    Section,
-    run_facts,
-)
 from fairjudge.report._page_audit_model import (
     EXPERIMENT_PROMPTS,
     RULES,
@@ -108,7 +97,7 @@ def _effect_row(v: EffectView) -> tuple[str, ...]:
     return (f"{v.name} ({v.unit}; no bias: {v.null}; n = {v.n})", _shown(v), v.verdict)
 
 
-def _forest(views: Sequence[EffectView], title: str) -> PlotBlock:
+def _forest(views: Sequence[EffectView], title: str) -> kit.PlotBlock:
     """Every effect against the no-bias line, on the axis the verdicts are written in."""
     figures = [
         Figure(v.name, v.distance, v.distance_low, v.distance_high,
@@ -122,27 +111,27 @@ def _forest(views: Sequence[EffectView], title: str) -> PlotBlock:
     plot = forest_plot(figures, title=title, domain=(-reach, reach), ref=0.0,
                        ref_label="no bias", tick_format="+.2f")  # fmt: skip
     classes = tuple(_css(v.verdict) for v in views)
-    table = FigureTable(
+    table = kit.FigureTable(
         "The effects in numbers", _EFFECT_COLUMNS, tuple(_effect_row(v) for v in views),
         dict(enumerate(classes)),
     )  # fmt: skip
-    return PlotBlock(plot, table, classes)
+    return kit.PlotBlock(plot, table, classes)
 
 
 def _experiment_section(
     exp: ExperimentResult, index: int, judges: int, *, example: bool = True
-) -> Section:
+) -> kit.Section:
     views = [effect_view(e) for e in exp.effects]
     views += [effect_view(e, residual=True) for e in exp.residual]
     who = f" ({exp.judge})" if judges > 1 or exp.bias == "self-preference" else ""
     blocks: list[Any] = [
-        Paragraphs((
+        kit.Paragraphs((
             f"{exp.bias}: {exp.verdict}. Each row is an effect's distance from no bias (the "
             "line at 0) as a share of its scale: notable from 0.05, severe from 0.15 either "
             "side. The numbers in the rows are the effect's own, in its unit.",
         )),
         _forest(views, f"{exp.bias}{who}: distance from no bias, as a share of the scale"),
-        Details("Why each verdict", tuple(f"{v.name}: {v.rule}" for v in views)),
+        kit.Details("Why each verdict", tuple(f"{v.name}: {v.rule}" for v in views)),
     ]  # fmt: skip
     counts = [f"{exp.n_items} items, {exp.n_calls} calls"]
     if exp.n_failed:
@@ -150,9 +139,9 @@ def _experiment_section(
     if exp.mitigation:  # a residual was measured under it, or it is the advice
         lead = "residual measured under the mitigation" if exp.residual else "mitigation"
         counts.append(f"{lead}: {exp.mitigation}")
-    blocks.append(Paragraphs(tuple(counts), bullets=True))
+    blocks.append(kit.Paragraphs(tuple(counts), bullets=True))
     blocks += (_example(exp.details) if example else []) + _matrix(exp.details)
-    return Section(f"fj-exp-{index}", f"{exp.bias.capitalize()}{who}", tuple(blocks))
+    return kit.Section(f"fj-exp-{index}", f"{exp.bias.capitalize()}{who}", tuple(blocks))
 
 
 def _example(details: Mapping[str, Any]) -> list[Any]:
@@ -170,9 +159,9 @@ def _example(details: Mapping[str, Any]) -> list[Any]:
     if isinstance(ex.get("repetitive_list"), str):
         panels.append(("repetitive list (added text marked)",
                        marked_parts(concise, ex["repetitive_list"])))  # fmt: skip
-    lead = Paragraphs((f"Example (item {ex.get('id')}): the same content, padded. The marked "
-                       "text adds nothing: an unbiased judge scores both alike.",))  # fmt: skip
-    return [lead, Highlighted(tuple(panels))]
+    lead = kit.Paragraphs((f"Example (item {ex.get('id')}): the same content, padded. The marked "
+                           "text adds nothing: an unbiased judge scores both alike.",))  # fmt: skip
+    return [lead, kit.Highlighted(tuple(panels))]
 
 
 def _matrix(details: Mapping[str, Any]) -> list[Any]:
@@ -204,14 +193,14 @@ def _matrix(details: Mapping[str, Any]) -> list[Any]:
                   for c, v in enumerate(values[r])))
         for r, label in enumerate(labels)
     )  # fmt: skip
-    table = FigureTable(title, ("judge", *families), rows)
-    note = Paragraphs(("A judge's own family is in its row's label. A higher mean on its own "
-                       "family is not yet self-preference: the own-family advantage above "
-                       "compares it with the other judges' view of the answers.",))  # fmt: skip
-    return [PlotBlock(plot, table), note]
+    table = kit.FigureTable(title, ("judge", *families), rows)
+    note = kit.Paragraphs(("A judge's own family is in its row's label. A higher mean on its own "
+                           "family is not yet self-preference: the own-family advantage above "
+                           "compares it with the other judges' view of the answers.",))  # fmt: skip
+    return [kit.PlotBlock(plot, table), note]
 
 
-def _card(report: AuditReport) -> Section:
+def _card(report: AuditReport) -> kit.Section:
     """The report card: one row per experiment and judge, and the verdict table."""
     rows, classes = [], {}
     for i, exp in enumerate(report.experiments):
@@ -224,16 +213,16 @@ def _card(report: AuditReport) -> Section:
         what = "" if worst is None else f"worst: {effect_view(worst).name}"
         rows.append((exp.bias, exp.verdict, who + what))
         classes[i] = _css(exp.verdict)
-    table = FigureTable("Verdict per experiment", ("bias", "verdict", "note"), tuple(rows),
-                        classes, id="fj-card-table")  # fmt: skip
-    return Section(
-        "fj-card", "Report card", (table, Details("How the verdicts are decided", RULES))
+    table = kit.FigureTable("Verdict per experiment", ("bias", "verdict", "note"), tuple(rows),
+                            classes, id="fj-card-table")  # fmt: skip
+    return kit.Section(
+        "fj-card", "Report card", (table, kit.Details("How the verdicts are decided", RULES))
     )
 
 
-def _position_card(report: AuditReport) -> Section | None:
+def _position_card(report: AuditReport) -> kit.Section | None:
     """First-position share, consistency and flip rate: one table per judge."""
-    tables: list[FigureTable] = []
+    tables: list[kit.FigureTable] = []
     for exp in report.experiments:
         if exp.bias != "position" or exp.skipped is not None:
             continue
@@ -242,18 +231,19 @@ def _position_card(report: AuditReport) -> Section | None:
         rows = tuple((f"{v.name} (no bias: {v.null})", _shown(v), v.verdict) for v in views)
         classes = {i: _css(v.verdict) for i, v in enumerate(views)}
         caption = exp.judge if len(report.judges) > 1 else ""
-        tables.append(FigureTable(caption, ("measure", "estimate and interval", "verdict"), rows,
-                                  classes, id=f"fj-position-table-{len(tables) + 1}"))  # fmt: skip
+        tables.append(kit.FigureTable(caption, ("measure", "estimate and interval", "verdict"),
+                                      rows, classes,
+                                      id=f"fj-position-table-{len(tables) + 1}"))  # fmt: skip
     if not tables:
         return None
-    note = Paragraphs(("Each pair is judged twice, the answers swapped. The first-position "
-                       "share is of the decisive calls; consistency is the share of pairs "
-                       "whose two verdicts agree; the flip rate, the share whose verdict "
-                       "followed the position.",))  # fmt: skip
-    return Section("fj-position", "Position card", (*tables, note))
+    note = kit.Paragraphs(("Each pair is judged twice, the answers swapped. The first-position "
+                           "share is of the decisive calls; consistency is the share of pairs "
+                           "whose two verdicts agree; the flip rate, the share whose verdict "
+                           "followed the position.",))  # fmt: skip
+    return kit.Section("fj-position", "Position card", (*tables, note))
 
 
-def _headline(report: AuditReport) -> Headline:
+def _headline(report: AuditReport) -> kit.Headline:
     warnings = []
     if report.stopped is not None:
         warnings.append(f"Partial report: {report.stopped} The experiments after the stop "
@@ -263,10 +253,10 @@ def _headline(report: AuditReport) -> Headline:
                         "scored.")  # fmt: skip
     worst = headline_effect(report)
     if worst is None or worst[1].verdict == "not estimable":
-        return Headline(audit_headline(report), warnings=tuple(warnings))
+        return kit.Headline(audit_headline(report), warnings=tuple(warnings))
     exp, effect = worst
     v = effect_view(effect)
-    return Headline(
+    return kit.Headline(
         audit_headline(report), label=f"{exp.bias}: {effect.name}",
         estimate=v.estimate or "-", ci=ci_text(effect.ci),
         note=f"{effect.unit}; no bias is {effect.null:g}; n = {effect.n}",
@@ -280,7 +270,7 @@ def audit_page(
     calls_made: int | None = None,
     header: OutHeader | None = None,
     summary: Mapping[str, Any] | None = None,
-) -> Page:
+) -> kit.Page:
     """The audit's page (see the module docstring).
 
     Args:
@@ -291,7 +281,7 @@ def audit_page(
     """
     s = report.settings
     cached = None if calls_made is None else max(report.n_calls - calls_made, 0)
-    facts = run_facts(
+    facts = kit.run_facts(
         header, kind="audit", judge_or_members=list(report.judges),
         template_or_rubric=prompts_used(report),
         seed=s.seed, calls_made=calls_made, calls_cached=cached,
@@ -309,11 +299,11 @@ def audit_page(
         sections.append(_experiment_section(exp, i, len(report.judges), example=first))
     views = pair_views(report)
     if not views and any(e.bias == "position" for e in ran):
-        sections.append(Section("fj-pairs-missing", "Pairs", (Paragraphs((
+        sections.append(kit.Section("fj-pairs-missing", "Pairs", (kit.Paragraphs((
             "The per-pair verdicts are not in this report (an audit file written before "
             "fairjudge recorded them): the position figures above stand, the pairs cannot "
             "be listed.",)),)))  # fmt: skip
-    return Page(
+    return kit.Page(
         kind="audit", title=f"Audit of {', '.join(report.judges)} on {report.source}",
         headline=_headline(report), facts=facts, sections=tuple(sections),
         explorer=pair_explorer(views),
@@ -505,7 +495,7 @@ def _check_whole(report: AuditReport, recorded: object, path: str) -> None:
                          params="out")  # fmt: skip
 
 
-def audit_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> Page:
+def audit_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> kit.Page:
     """The page of an ``audit --out`` file.
 
     ``seed``, ``level`` and ``n_resamples`` are the loaders' shared signature; an audit
@@ -522,5 +512,5 @@ def audit_page_from_file(path: Path, *, seed: int, level: float, n_resamples: in
                       summary=payload)  # fmt: skip
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {"audit": audit_page_from_file}
+OUT_FILE_PAGES: dict[str, kit.PageLoader] = {"audit": audit_page_from_file}
 """The ``--out`` kinds this module draws, for ``fairjudge report``."""

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fairjudge.report._page import Explorer
+import fairjudge.report._page as kit
 from fairjudge.report._text import ci_text
 
 if TYPE_CHECKING:
@@ -398,7 +398,7 @@ def _keys(views: Sequence[PairView]) -> list[str]:
     return keys
 
 
-def pair_explorer(views: Sequence[PairView]) -> Explorer | None:
+def pair_explorer(views: Sequence[PairView]) -> kit.Explorer | None:
     """The explorer over every position pair; ``None`` when no pair was recorded."""
     if not views:
         return None
@@ -410,4 +410,4 @@ def pair_explorer(views: Sequence[PairView]) -> Explorer | None:
         "flags": [{"key": k, "label": label} for k, label in FLAGS],
         "facets": facets,
     }
-    return Explorer(spec, records, noun="pairs")
+    return kit.Explorer(spec, records, noun="pairs")

@@ -16,26 +16,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import fairjudge.report._page as kit
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.audit import ScoreCalibration, calibration_report
 from fairjudge.evaluation import PairwiseResult, ScoreResult
 from fairjudge.io import OutHeader, shown
 from fairjudge.report._audit import calibration_payload
 from fairjudge.report._comparison import comparison_report
-from fairjudge.report._page import (
-    Block,
-    Explorer,
-    FigureTable,
-    Headline,
-    Page,
-    PageLoader,
-    Paragraphs,
-    PlotBlock,
-    Section,
-    recorded_run,
-    run_facts,
-    unestimated,
-)
 from fairjudge.report._page_compare import compare_page
 from fairjudge.report._page_load import calls_of, load_comparison, source_name
 from fairjudge.report._page_plots import Figure, forest_plot, heatmap
@@ -47,8 +34,10 @@ __all__ = [
     "calibrate_page_from_file",
     "draws_pointwise",
     "gate_line",
+    "partial_warnings",
     "score_calibration_page",
     "score_failures_section",
+    "scored_note",
 ]
 
 DimensionCalibration = Any
@@ -81,7 +70,24 @@ def gate_line(cal: ScoreCalibration) -> str:
             "for decisions without a better rubric or model.")  # fmt: skip
 
 
-def _headline(cal: ScoreCalibration) -> Headline:
+def partial_warnings(result: ScoreResult) -> list[str]:
+    """A headline's warning when a budget stopped the scoring run: the answers left out."""
+    if result.stopped is None:
+        return []
+    stopped = result.stopped.rstrip(".")
+    return [f"Partial result: {stopped}; {result.n_not_run} answer(s) left out."]
+
+
+def scored_note(result: ScoreResult) -> str:
+    """A scoring run's headline note: answers fully scored, failures, the bootstrap."""
+    return (
+        f"{result.n_items - result.n_unscored} of {result.n_items} answers fully scored; "
+        f"parse failures: {result.n_parse_failures}, call errors: {result.n_call_errors}; "
+        f"{bootstrap_text(result)}; intervals resample whole questions."
+    )
+
+
+def _headline(cal: ScoreCalibration) -> kit.Headline:
     result = cal.result
     parts = [f"{d.dimension} {_rho(d)}" for d in cal.dimensions]
     verdict = (
@@ -98,15 +104,10 @@ def _headline(cal: ScoreCalibration) -> Headline:
                             f"end ({low}) does not clear {cal.min_spearman:g}.")  # fmt: skip
         if c is None:
             warnings.append(f"{d.dimension}: {d.skipped.get('correlation', 'not estimated')}.")
-    if result.stopped is not None:
-        stopped = result.stopped.rstrip(".")
-        warnings.append(f"Partial result: {stopped}; {result.n_not_run} answer(s) left out.")
-    note = (
-        f"{result.n_items - result.n_unscored} of {result.n_items} answers fully scored; "
-        f"parse failures: {result.n_parse_failures}, call errors: {result.n_call_errors}; "
-        f"{bootstrap_text(result)}; intervals resample whole questions."
+    warnings += partial_warnings(result)
+    return kit.Headline(
+        verdict, note=scored_note(result), warnings=tuple(warnings), gate=gate_line(cal)
     )
-    return Headline(verdict, note=note, warnings=tuple(warnings), gate=gate_line(cal))
 
 
 def _figure(d: DimensionCalibration) -> Figure:
@@ -137,7 +138,7 @@ def _spearman_cell(d: DimensionCalibration, figure: Figure) -> str:
                                      " (not the CI's lower end)")  # fmt: skip
 
 
-def _agreement_section(cal: ScoreCalibration) -> Section:
+def _agreement_section(cal: ScoreCalibration) -> kit.Section:
     level = round(cal.result.level * 100)
     figures = [_figure(d) for d in cal.dimensions]
     plot = forest_plot(figures, title=f"Spearman with the human scores per dimension, {level}% CI",
@@ -149,18 +150,18 @@ def _agreement_section(cal: ScoreCalibration) -> Section:
          else estimate_text(d.correlation.kendall, d.correlation.kendall_ci, ".2f"))
         for d, f in zip(cal.dimensions, figures, strict=True)
     )  # fmt: skip
-    table = FigureTable(f"gate: Spearman >= {cal.min_spearman:g} on every dimension",
-                        ("dimension", "n", f"Spearman [{level}% CI]: gate",
-                         f"Kendall [{level}% CI]"), rows, unestimated(figures))  # fmt: skip
+    table = kit.FigureTable(f"gate: Spearman >= {cal.min_spearman:g} on every dimension",
+                            ("dimension", "n", f"Spearman [{level}% CI]: gate",
+                             f"Kendall [{level}% CI]"), rows, kit.unestimated(figures))  # fmt: skip
     row_classes = tuple("fj-noci" if f.reason is not None else "" for f in figures)
-    block = PlotBlock(plot, table, row_classes, fluid=True)
-    return Section("fj-agreement", "Agreement with the human scores", (block,))
+    block = kit.PlotBlock(plot, table, row_classes, fluid=True)
+    return kit.Section("fj-agreement", "Agreement with the human scores", (block,))
 
 
-def _systems_section(cal: ScoreCalibration) -> Section | None:
+def _systems_section(cal: ScoreCalibration) -> kit.Section | None:
     """Each dimension's system-level agreement: do judge and humans rank the systems alike?"""
     level = round(cal.result.level * 100)
-    blocks: list[Block] = []
+    blocks: list[kit.Block] = []
     for d in cal.dimensions:
         s = d.system
         if s is None:
@@ -170,12 +171,12 @@ def _systems_section(cal: ScoreCalibration) -> Section | None:
         caption = (f"{d.dimension}: the systems' means, Spearman "
                    f"{estimate_text(s.spearman, s.spearman_ci, '.2f')} over {s.n_systems} "
                    f"systems ({level}% CI)")  # fmt: skip
-        blocks.append(FigureTable(caption, ("system", "judge mean", "human mean"), rows))
+        blocks.append(kit.FigureTable(caption, ("system", "judge mean", "human mean"), rows))
     skipped = [f"{d.dimension}: system-level agreement {why}" for d in cal.dimensions
                for what, why in d.skipped.items() if what == "system"]  # fmt: skip
     if skipped:
-        blocks.append(Paragraphs(tuple(skipped), bullets=True))
-    return Section("fj-systems", "System-level agreement", tuple(blocks)) if blocks else None
+        blocks.append(kit.Paragraphs(tuple(skipped), bullets=True))
+    return kit.Section("fj-systems", "System-level agreement", tuple(blocks)) if blocks else None
 
 
 def _pairs(result: ScoreResult, dimension: str) -> list[tuple[float, int]]:
@@ -184,7 +185,7 @@ def _pairs(result: ScoreResult, dimension: str) -> list[tuple[float, int]]:
             if dimension in i.scored.scores and dimension in i.item.human]  # fmt: skip
 
 
-def _confusion_block(result: ScoreResult, d: DimensionCalibration) -> PlotBlock:
+def _confusion_block(result: ScoreResult, d: DimensionCalibration) -> kit.PlotBlock:
     pairs = _pairs(result, d.dimension)
     rounded = len({h for h, _ in pairs}) > _MAX_HUMAN_ROWS
     if rounded:
@@ -206,37 +207,37 @@ def _confusion_block(result: ScoreResult, d: DimensionCalibration) -> PlotBlock:
     caption = f"{d.dimension}: {len(pairs)} answers with both scores"
     if rounded:
         caption += " (human scores rounded to whole numbers)"
-    return PlotBlock(plot, FigureTable(caption, ("human \\ judge", *columns), rows))
+    return kit.PlotBlock(plot, kit.FigureTable(caption, ("human \\ judge", *columns), rows))
 
 
-def _confusion_section(cal: ScoreCalibration) -> Section | None:
+def _confusion_section(cal: ScoreCalibration) -> kit.Section | None:
     blocks = tuple(_confusion_block(cal.result, d) for d in cal.dimensions if d.n)
     if not blocks:
         return None
-    return Section("fj-confusion", "Judge score against human score", blocks, grid=True)
+    return kit.Section("fj-confusion", "Judge score against human score", blocks, grid=True)
 
 
-def score_failures_section(report: ScoreReport) -> Section | None:
+def score_failures_section(report: ScoreReport) -> kit.Section | None:
     """A scoring run's failed calls and skipped input rows (its score or calibration page)."""
     lines = list(failure_lines(report.failures))
     skipped = [f"{r.get('source', '')}:{r.get('line', '')}: {r.get('message', '')}"
                for r in report.skipped]  # fmt: skip
-    blocks: list[Block] = []
+    blocks: list[kit.Block] = []
     if lines:
-        blocks.append(Paragraphs(("A parse failure or a call error is never a score.", *lines)))
+        blocks.append(kit.Paragraphs(("A parse failure or a call error is never a score.", *lines)))
     if skipped:
-        blocks.append(Paragraphs(("Input rows skipped:", *skipped), bullets=True))
-    return Section("fj-failures", "Failures", tuple(blocks)) if blocks else None
+        blocks.append(kit.Paragraphs(("Input rows skipped:", *skipped), bullets=True))
+    return kit.Section("fj-failures", "Failures", tuple(blocks)) if blocks else None
 
 
 def score_calibration_page(
     cal: ScoreCalibration,
     report: ScoreReport,
-    explorer: Explorer,
+    explorer: kit.Explorer,
     *,
     summary: Mapping[str, Any],
     header: OutHeader | None = None,
-) -> Page:
+) -> kit.Page:
     """The page of a pointwise calibration (``calibrate --rubric --html``, ``report``).
 
     Args:
@@ -249,18 +250,18 @@ def score_calibration_page(
             holds, for the run-facts card; its calls are the card's, as the run's.
     """
     result = cal.result
-    run = recorded_run(header)
+    run = kit.recorded_run(header)
     made, cached = (run.made, run.cached) if run is not None else calls_of(result)
     cost = run.cost_usd if run is not None else None
-    facts = run_facts(header, kind="calibrate", judge_or_members=result.judge, seed=result.seed,
-                      calls_made=made, calls_cached=cached, cost=cost,
-                      extra=(("gate", f"Spearman >= {cal.min_spearman:g}"),))  # fmt: skip
+    facts = kit.run_facts(header, kind="calibrate", judge_or_members=result.judge, seed=result.seed,
+                          calls_made=made, calls_cached=cached, cost=cost,
+                          extra=(("gate", f"Spearman >= {cal.min_spearman:g}"),))  # fmt: skip
     sections = [_agreement_section(cal)]
     for section in (_confusion_section(cal), _systems_section(cal), score_failures_section(report)):
         if section is not None:
             sections.append(section)
-    return Page("calibrate", f"{report.title}: calibration", _headline(cal), facts,
-                tuple(sections), explorer, summary)  # fmt: skip
+    return kit.Page("calibrate", f"{report.title}: calibration", _headline(cal), facts,
+                    tuple(sections), explorer, summary)  # fmt: skip
 
 
 def draws_pointwise(header: OutHeader | None) -> bool:
@@ -313,7 +314,7 @@ def calibrate_page_from_file(
     level: float = 0.95,
     n_resamples: int = 2000,
     notify: Callable[[str], None] | None = None,
-) -> Page:
+) -> kit.Page:
     """The calibration page of a pairwise ``calibrate --out`` file, as its ``--html`` drew it.
 
     Args:
@@ -329,7 +330,7 @@ def calibrate_page_from_file(
             recorded threshold no run could have used.
     """
     header, result = load_comparison(path, seed=seed, level=level, n_resamples=n_resamples)
-    run = recorded_run(header)
+    run = kit.recorded_run(header)
     name = source_name(result.settings.source, path)
     missing = _unlabelled(result)
     if missing:
@@ -351,5 +352,5 @@ def calibrate_page_from_file(
     return compare_page(report, calibration=calibration, summary=payload, header=header)
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {"calibrate": calibrate_page_from_file}
+OUT_FILE_PAGES: dict[str, kit.PageLoader] = {"calibrate": calibrate_page_from_file}
 """A pairwise ``calibrate`` file: its calibration page (the loader takes ``notify``)."""

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import fairjudge.report._page as kit
 from fairjudge._errors import worded
 from fairjudge._items import Item
 from fairjudge._types import never_made
@@ -34,22 +35,6 @@ from fairjudge.report._comparison import (
     protocol_label,
     soft_reading,
     truth_lines,
-)
-from fairjudge.report._page import (
-    NOT_RECORDED,
-    Block,
-    FigureTable,
-    Headline,
-    Highlighted,
-    Page,
-    PageKind,
-    PageLoader,
-    Paragraphs,
-    PlotBlock,
-    Section,
-    recorded_run,
-    run_facts,
-    unestimated,
 )
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_load import load_comparison, source_name
@@ -99,14 +84,14 @@ def _rate_figure(label: str, r: Rate | None, why_none: str) -> Figure:
 
 def figures_block(
     plot: ForestPlot, figures: Sequence[Figure], first: str, *, id: str = "fj-figure-table"
-) -> PlotBlock:
+) -> kit.PlotBlock:
     """The forest plot filling its card, then its figures as the table ``id``."""
     columns = (first, "estimate and interval", "counts")
-    table = FigureTable.of("", columns, figures, id)
-    return PlotBlock(plot, table, fluid=True)
+    table = kit.FigureTable.of("", columns, figures, id)
+    return kit.PlotBlock(plot, table, fluid=True)
 
 
-def _headline(result: PairwiseResult) -> Headline:
+def _headline(result: PairwiseResult) -> kit.Headline:
     w = result.win_rate
     warnings = []
     if not result.debiased and w is not None:
@@ -123,7 +108,7 @@ def _headline(result: PairwiseResult) -> Headline:
             "judged are left out."
         )
     if w is None:
-        return Headline(_verdict_line(result, FAILURES_CARD), warnings=tuple(warnings))
+        return kit.Headline(_verdict_line(result, FAILURES_CARD), warnings=tuple(warnings))
     label = protocol_label(result)
     counts = "W/T/L"
     if result.settings.rule.value == "soft":  # a mean probability, not a count of wins
@@ -134,7 +119,7 @@ def _headline(result: PairwiseResult) -> Headline:
     else:
         label += f", {result.settings.rule.value} rule"
     pct = round(w.ci.level * 100)
-    return Headline(
+    return kit.Headline(
         verdict=_verdict_line(result, FAILURES_CARD),
         label=f"Win rate of model 1 ({label})",
         estimate=f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
@@ -144,11 +129,11 @@ def _headline(result: PairwiseResult) -> Headline:
     )
 
 
-def position_section(result: PairwiseResult | None) -> Section:
+def position_section(result: PairwiseResult | None) -> kit.Section:
     """Position consistency and first-position calls, or that no judge ran."""
     if result is None:
-        no_judge = Paragraphs(("No judge ran: the input held judged battles.",))
-        return Section("fj-position", "Position bias", (no_judge,))
+        no_judge = kit.Paragraphs(("No judge ran: the input held judged battles.",))
+        return kit.Section("fj-position", "Position bias", (no_judge,))
     figures = (
         _rate_figure(
             "Position consistency",
@@ -170,8 +155,10 @@ def position_section(result: PairwiseResult | None) -> Section:
     if result.tie_rate is not None:
         notes.append(f"Calls that said tie: {result.tie_rate:.3f}.")
     columns = ("figure", "estimate and interval", "counts")
-    table = FigureTable.of("", columns, figures)
-    return Section("fj-position", "Position bias", (table, Paragraphs(tuple(notes), bullets=True)))
+    table = kit.FigureTable.of("", columns, figures)
+    return kit.Section(
+        "fj-position", "Position bias", (table, kit.Paragraphs(tuple(notes), bullets=True))
+    )
 
 
 def _calls(result: PairwiseResult, run: RunSummary | None) -> tuple[int, int]:
@@ -210,7 +197,7 @@ def pair_facts(
     ]
     extra = [
         *(before or protocol),
-        ("source", s.source or NOT_RECORDED),
+        ("source", s.source or kit.NOT_RECORDED),
         ("items", f"{result.n_items - result.n_unresolved} of {result.n_items} resolved"),
         ("parse failures", str(result.n_parse_failures)),
         ("call errors", str(result.n_call_errors)),
@@ -222,7 +209,7 @@ def pair_facts(
     if result.stopped is not None:
         extra.append(("stopped", result.stopped))
     made, cached = _calls(result, run)
-    return run_facts(
+    return kit.run_facts(
         header, kind=kind, judge_or_members=s.judge, template_or_rubric=template,
         seed=s.seed if seed is None else seed,
         calls_made=made, calls_cached=cached, cost=run.cost_usd if run is not None else None,
@@ -232,23 +219,23 @@ def pair_facts(
 
 def failures_section(
     result: PairwiseResult | None, skipped: Sequence[Mapping[str, Any]] = ()
-) -> Section | None:
+) -> kit.Section | None:
     """The calls that gave no verdict, by reason, and the input rows skipped; or none."""
-    blocks: list[Block] = []
+    blocks: list[kit.Block] = []
     reasons = result.failures.most_common() if result is not None else []
     if reasons:
         n = sum(count for _, count in reasons)
         blocks += [
-            Paragraphs((f"{n} call(s) gave no verdict; never counted as a tie or a loss. "
-                        "The reasons, most common first:",)),
-            Paragraphs(tuple(f"{count} × {reason}" for reason, count in reasons), bullets=True),
+            kit.Paragraphs((f"{n} call(s) gave no verdict; never counted as a tie or a loss. "
+                            "The reasons, most common first:",)),
+            kit.Paragraphs(tuple(f"{count} × {reason}" for reason, count in reasons), bullets=True),
         ]  # fmt: skip
     if skipped:
         rows = tuple(f"{r.get('source', '')}:{r.get('line', '')}: {r.get('message', '')}"
                      for r in skipped)  # fmt: skip
-        blocks += [Paragraphs((worded("Input rows skipped (skip_invalid):", "skip_invalid"),)),
-                   Paragraphs(rows, bullets=True)]  # fmt: skip
-    return Section("fj-failures", "Failures", tuple(blocks)) if blocks else None
+        blocks += [kit.Paragraphs((worded("Input rows skipped (skip_invalid):", "skip_invalid"),)),
+                   kit.Paragraphs(rows, bullets=True)]  # fmt: skip
+    return kit.Section("fj-failures", "Failures", tuple(blocks)) if blocks else None
 
 
 def model_names(items: Iterable[Item]) -> str:
@@ -291,7 +278,7 @@ def _no_verdict(result: PairwiseResult) -> str:
     return "no item was resolved (every item had a parse failure or a call error)"
 
 
-def _stopped(report: ComparisonReport, headline: Headline) -> Headline:
+def _stopped(report: ComparisonReport, headline: kit.Headline) -> kit.Headline:
     """The headline of an adaptive run: its stop, live or as the ``--out`` file recorded it."""
     if report.adaptive is not None:
         mark = ci_mark(report.adaptive)
@@ -315,7 +302,7 @@ def compare_page(
     calibration: Mapping[str, Any] | None = None,
     summary: Mapping[str, Any] | None = None,
     header: OutHeader | None = None,
-) -> Page:
+) -> kit.Page:
     """The page of a comparison (``compare``, ``calibrate``, ``fairjudge report``).
 
     Args:
@@ -338,19 +325,20 @@ def compare_page(
     headline = _stopped(report, headline)
     if calibration is not None:
         headline = replace(headline, gate=_gate(calibration))
-    kind: PageKind = "calibrate" if calibration is not None else "compare"
+    kind: kit.PageKind = "calibrate" if calibration is not None else "compare"
     facts = pair_facts(result, report.run, header, kind=kind)
     if report.adaptive is not None:
         facts = (*facts, *stop_facts(report.adaptive))
     naive = figures[:2] if result.debiased else figures[:1]
     naive_rows = tuple((f.label, f.text) for f in naive)
-    naive_blocks: tuple[Block, ...] = (
-        FigureTable("", ("figure", "estimate and interval"), naive_rows, unestimated(naive)),
-        Paragraphs(tuple(truth_lines(report))),
+    naive_blocks: tuple[kit.Block, ...] = (
+        kit.FigureTable("", ("figure", "estimate and interval"), naive_rows,
+                        kit.unestimated(naive)),
+        kit.Paragraphs(tuple(truth_lines(report))),
     )  # fmt: skip
     sections = [
-        Section("fj-figures", "Win rates", (figures_block(plot, figures, "figure"),)),
-        Section("fj-naive", "Naive vs debiased", naive_blocks),
+        kit.Section("fj-figures", "Win rates", (figures_block(plot, figures, "figure"),)),
+        kit.Section("fj-naive", "Naive vs debiased", naive_blocks),
         position_section(result),
     ]
     if calibration is not None:
@@ -358,7 +346,7 @@ def compare_page(
     failures = failures_section(result, report.skipped)
     if failures is not None:
         sections.append(failures)
-    return Page(
+    return kit.Page(
         kind=kind,
         title=report.title,
         headline=headline,
@@ -393,13 +381,15 @@ _CALIBRATION_TITLES = {
 }
 
 
-def _calibration_section(report: Mapping[str, Any]) -> Section:
+def _calibration_section(report: Mapping[str, Any]) -> kit.Section:
     """Each figure's summary under its title; a figure not estimated says why."""
     rows = [(t, report[k].summary()) for k, t in _CALIBRATION_TITLES.items() if k in report]
     rows += [(_CALIBRATION_TITLES.get(k, k), f"not estimated: {why}")
              for k, why in report["skipped"].items()]  # fmt: skip
     panels = tuple((title, ((text, False),)) for title, text in rows)
-    return Section("fj-calibration", "Calibration against human labels", (Highlighted(panels),))
+    return kit.Section(
+        "fj-calibration", "Calibration against human labels", (kit.Highlighted(panels),)
+    )
 
 
 def _gate(report: Mapping[str, Any]) -> str:
@@ -420,7 +410,7 @@ def _gate(report: Mapping[str, Any]) -> str:
 
 def compare_page_from_file(
     path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
-) -> Page:
+) -> kit.Page:
     """The page of a ``compare --out`` or pairwise ``calibrate --out`` file, summarised again.
 
     With ``compare``'s defaults the figures are ``compare``'s own; an adaptive run's
@@ -428,13 +418,13 @@ def compare_page_from_file(
     """
     header, result = load_comparison(path, seed=seed, level=level, n_resamples=n_resamples)
     title = f"{source_name(result.settings.source, path)}: model 1 vs model 2"
-    report = comparison_report(result, title=title, run=recorded_run(header))
+    report = comparison_report(result, title=title, run=kit.recorded_run(header))
     recorded = header.settings.get("adaptive") if header is not None else None
     if isinstance(recorded, dict):  # an adaptive run: its own conclusion, not a new one
         report = replace(report, recorded_adaptive=recorded)
     return compare_page(report, header=header)
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {"compare": compare_page_from_file}
+OUT_FILE_PAGES: dict[str, kit.PageLoader] = {"compare": compare_page_from_file}
 """A pairwise ``calibrate`` file is drawn by its calibration page
 (:mod:`fairjudge.report._page_calibrate`)."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import fairjudge.report._page as kit
 from fairjudge._call import Conversation
 from fairjudge._items import Call, Judgment, question_text
 from fairjudge._types import CallError, ParseFailure
-from fairjudge.report._page import Explorer
 
 __all__ = ["pair_explorer"]
 
@@ -140,7 +140,7 @@ def _record(key: str, n: int, j: Judgment) -> dict[str, Any]:
     return record
 
 
-def pair_explorer(judgments: Sequence[Judgment]) -> Explorer | None:
+def pair_explorer(judgments: Sequence[Judgment]) -> kit.Explorer | None:
     """The explorer over the judged items, in input order; ``None`` when there are none."""
     if not judgments:
         return None
@@ -150,4 +150,4 @@ def pair_explorer(judgments: Sequence[Judgment]) -> Explorer | None:
             "head": "Item ", "snippet": _SNIPPET_PARTS}  # fmt: skip
     records = [_record(k, n, j) for n, (k, j) in enumerate(zip(_keys(judgments), judgments,
                                                                 strict=True), 1)]  # fmt: skip
-    return Explorer(spec, records)
+    return kit.Explorer(spec, records)

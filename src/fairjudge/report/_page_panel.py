@@ -1,6 +1,6 @@
 """The ``jury`` and ``score-jury`` pages: one builder, the reading type the only difference.
 
-:func:`panel_page` lays out a :class:`~fairjudge.report._page_panel_view.PanelView`
+:func:`panel_page` lays out a :class:`~fairjudge.report._panel.PanelView`
 on the page kit (:mod:`fairjudge.report._page`), whatever the members read:
 
 1. the headline, with the known truth in its card where the items carry labels;
@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+import fairjudge.report._page as kit
 from fairjudge._errors import ConfigError, InputError, worded
 from fairjudge._items import Item, ScoreItem
 from fairjudge._types import Outcome
@@ -45,21 +46,6 @@ from fairjudge.judges import recorded_jury
 from fairjudge.prompts import AnswerScores
 from fairjudge.report._comparison import PAGE_FAILURES
 from fairjudge.report._jury import JuryReport, JuryScoreReport, jury_report, score_jury_report
-from fairjudge.report._page import (
-    Explorer,
-    FigureTable,
-    Headline,
-    Page,
-    PageKind,
-    PageLoader,
-    Paragraphs,
-    PlotBlock,
-    Section,
-    page_html,
-    recorded_member_usage,
-    recorded_run,
-    run_facts,
-)
 from fairjudge.report._page_load import (
     header_and_records,
     question_of,
@@ -71,8 +57,8 @@ from fairjudge.report._page_load import (
     stop_reason,
 )
 from fairjudge.report._page_panel_jury import jury_view, score_jury_view
-from fairjudge.report._page_panel_view import FigureSet, Matrix, PanelView
 from fairjudge.report._page_plots import forest_plot, heatmap
+from fairjudge.report._panel import FigureSet, Matrix, PanelView
 from fairjudge.report._text import clipped
 from fairjudge.stats import shared_resamples
 
@@ -98,24 +84,24 @@ _ADAPTIVE = (
 )
 
 
-def _forest(figures: FigureSet) -> PlotBlock:
+def _forest(figures: FigureSet) -> kit.PlotBlock:
     plot = forest_plot(
         figures.figures, title=figures.title, domain=figures.domain, ref=figures.ref,
         ref_label=figures.ref_label,
     )  # fmt: skip
     # Two columns, the counts beside the figure: at 390 px a third column squeezes the
     # labels (members' names) to a few letters a line.
-    table = FigureTable(
+    table = kit.FigureTable(
         caption=figures.note or figures.title,
         columns=("figure", "estimate [CI] (counts), or why not estimated"),
         rows=tuple((f.label, f"{f.text} ({f.note})" if f.note else f.text)
                    for f in figures.figures),
         classes={i: _NO_CI for i, f in enumerate(figures.figures) if f.reason is not None},
     )  # fmt: skip
-    return PlotBlock(plot, table, tuple(_NO_CI if f.reason else "" for f in figures.figures))
+    return kit.PlotBlock(plot, table, tuple(_NO_CI if f.reason else "" for f in figures.figures))
 
 
-def _heatmap(matrix: Matrix) -> PlotBlock:
+def _heatmap(matrix: Matrix) -> kit.PlotBlock:
     labels = matrix.labels
     reasons = {
         (r, c): matrix.reason
@@ -129,14 +115,14 @@ def _heatmap(matrix: Matrix) -> PlotBlock:
         (label, *(cell.text if cell.reason is None else f"n/a: {cell.reason}" for cell in row))
         for label, row in zip(labels, plot.cells, strict=True)
     )
-    table = FigureTable(f"{matrix.title}. {matrix.note}", ("member", *labels), rows)
-    return PlotBlock(plot, table)
+    table = kit.FigureTable(f"{matrix.title}. {matrix.note}", ("member", *labels), rows)
+    return kit.PlotBlock(plot, table)
 
 
 _SHOWN_FAILURES = 20
 
 
-def _with_failures(headline: Headline, failures: tuple[tuple[int, str], ...]) -> Headline:
+def _with_failures(headline: kit.Headline, failures: tuple[tuple[int, str], ...]) -> kit.Headline:
     if not failures:
         return headline
     total = sum(n for n, _ in failures)
@@ -146,7 +132,7 @@ def _with_failures(headline: Headline, failures: tuple[tuple[int, str], ...]) ->
     return dataclasses.replace(headline, warnings=(*headline.warnings, said))
 
 
-def _failures(failures: tuple[tuple[int, str], ...]) -> Section:
+def _failures(failures: tuple[tuple[int, str], ...]) -> kit.Section:
     # The reason first: a row's first cell wraps anywhere, so a member's long name or a
     # long message cannot widen the table past a phone's width.
     rows = tuple((reason, str(n)) for n, reason in failures[:_SHOWN_FAILURES])
@@ -154,12 +140,12 @@ def _failures(failures: tuple[tuple[int, str], ...]) -> Section:
     if rest:
         more = worded(f"{len(rest)} other reason(s); out=FILE keeps every call's failure", "out")
         rows += ((more, str(sum(n for n, _ in rest))),)
-    table = FigureTable("Why members' calls gave no reading, most common first",
-                        ("member: reason", "calls"), rows)  # fmt: skip
-    return Section("fj-failures", "Failures", (table,))
+    table = kit.FigureTable("Why members' calls gave no reading, most common first",
+                            ("member: reason", "calls"), rows)  # fmt: skip
+    return kit.Section("fj-failures", "Failures", (table,))
 
 
-def panel_page(view: PanelView, *, header: OutHeader | None = None) -> Page:
+def panel_page(view: PanelView, *, header: OutHeader | None = None) -> kit.Page:
     """Lay out a panel's view on the page kit (the module docstring lists the page).
 
     Args:
@@ -168,61 +154,61 @@ def panel_page(view: PanelView, *, header: OutHeader | None = None) -> Page:
             card (its command line among them).
     """
     f = view.facts
-    facts = run_facts(
+    facts = kit.run_facts(
         header, kind=view.kind, judge_or_members=f.members,
         template_or_rubric=f.template_or_rubric, seed=f.seed, calls_made=f.calls_made,
         calls_cached=f.calls_cached, cost=f.cost, extra=f.extra,
     )  # fmt: skip
     headline = view.headline
-    roster = FigureTable("The members: the matrices name each by its number",
-                         ("member", "weight"), view.roster)  # fmt: skip
+    roster = kit.FigureTable("The members: the matrices name each by its number",
+                             ("member", "weight"), view.roster)  # fmt: skip
     panel: list[Any] = [roster]
     if view.findings:
-        panel.append(Paragraphs(view.findings))
+        panel.append(kit.Paragraphs(view.findings))
     panel += [_forest(s) for s in view.panel_plots]
     headline = _with_failures(headline, view.failures)
-    sections: tuple[Section, ...] = (
-        Section("fj-panel", "The panel", tuple(panel)),
-        Section("fj-matrix", "Member × member agreement",
-                tuple(_heatmap(m) for m in view.matrices)),
-        Section("fj-members", "Each member",
-                (*(_forest(s) for s in view.member_plots), Paragraphs(view.notes))),
+    sections: tuple[kit.Section, ...] = (
+        kit.Section("fj-panel", "The panel", tuple(panel)),
+        kit.Section("fj-matrix", "Member × member agreement",
+                    tuple(_heatmap(m) for m in view.matrices)),
+        kit.Section("fj-members", "Each member",
+                    (*(_forest(s) for s in view.member_plots), kit.Paragraphs(view.notes))),
     )  # fmt: skip
     if view.failures:  # first, under the headline that points to it
         sections = (_failures(view.failures), *sections)
     noun = "items" if view.kind == "jury" else "answers"
-    return Page(
-        kind=cast(PageKind, view.kind),
+    return kit.Page(
+        kind=cast(kit.PageKind, view.kind),
         title=view.title,
         headline=headline,
         facts=facts,
         sections=sections,
-        explorer=Explorer(view.spec, view.records, noun),
+        explorer=kit.Explorer(view.spec, view.records, noun),
         summary=view.summary,
     )
 
 
-def jury_page(report: JuryReport, *, header: OutHeader | None = None) -> Page:
+def jury_page(report: JuryReport, *, header: OutHeader | None = None) -> kit.Page:
     """The page of a ``jury`` run (``header``: the ``--out`` file's, for its run facts)."""
     return panel_page(jury_view(report), header=header)
 
 
-def score_jury_page(report: JuryScoreReport, *, header: OutHeader | None = None) -> Page:
+def score_jury_page(report: JuryScoreReport, *, header: OutHeader | None = None) -> kit.Page:
     """The page of a ``score-jury`` run (``header``: as :func:`jury_page`'s)."""
     return panel_page(score_jury_view(report), header=header)
 
 
 def jury_html(report: JuryReport, *, header: OutHeader | None = None) -> str:
     """The HTML page ``jury --html`` writes (``header``: the run's, for its command line)."""
-    return page_html(jury_page(report, header=header))
+    return kit.page_html(jury_page(report, header=header))
 
 
 def score_jury_html(report: JuryScoreReport, *, header: OutHeader | None = None) -> str:
     """The HTML page ``score-jury --html`` writes (``header``: as :func:`jury_html`'s)."""
-    return page_html(score_jury_page(report, header=header))
+    return kit.page_html(score_jury_page(report, header=header))
 
 
-def jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> Page:
+def jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> kit.Page:
     """The page of a ``jury --out`` file, every member replayed from its recorded calls.
 
     Raises:
@@ -238,7 +224,7 @@ def jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int
     return page
 
 
-def score_jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> Page:
+def score_jury_page_from_file(path: Path, *, seed: int, level: float, n_resamples: int) -> kit.Page:
     """The page of a ``score-jury --out`` file, every member's scores read back.
 
     Raises:
@@ -248,7 +234,7 @@ def score_jury_page_from_file(path: Path, *, seed: int, level: float, n_resample
     return score_jury_page(report, header=header)
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {
+OUT_FILE_PAGES: dict[str, kit.PageLoader] = {
     "jury": jury_page_from_file,
     "score-jury": score_jury_page_from_file,
 }
@@ -333,12 +319,12 @@ def load_jury_report(
         result = result.with_aggregation(aggregation)
     # The replayed members' usage is the replay's, not the run's: the run's is the
     # header's (none for a file written before headers kept it).
-    result = dataclasses.replace(result, usage=recorded_member_usage(header, len(result.names)))
+    result = dataclasses.replace(result, usage=kit.recorded_member_usage(header, len(result.names)))
     if any(m.n_not_run for m in result.members):
         result = dataclasses.replace(result, stopped=stop_reason(header))
     name = recorded_source_name(header, path)
     title = f"{name}: model 1 vs model 2, by a panel of {len(result.names)}"
-    report = jury_report(result, title=title, run=recorded_run(header))
+    report = jury_report(result, title=title, run=kit.recorded_run(header))
     return report, header
 
 
@@ -418,8 +404,8 @@ def load_score_jury_report(
         result = JuryScoreResult(
             rubric, tuple(names), tuple(weights), rule, (), tuple(scored), members,
             CollapseRule(), seed, level, n_resamples, stopped,
-            recorded_member_usage(header, len(names)),
+            kit.recorded_member_usage(header, len(names)),
         ).with_aggregation(rule)  # fmt: skip
     title = recorded_source_name(header, path)
-    report = score_jury_report(result, title=title, run=recorded_run(header))
+    report = score_jury_report(result, title=title, run=kit.recorded_run(header))
     return report, header

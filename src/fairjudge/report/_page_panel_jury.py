@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import fairjudge.report._page as kit
 from fairjudge._types import never_made
 from fairjudge.report._adaptive import ci_mark, stop_facts, stop_verdict, stop_warnings
 from fairjudge.report._comparison import (
@@ -25,8 +26,8 @@ from fairjudge.report._comparison import (
     verdict_line,
 )
 from fairjudge.report._jury import AGREEMENT_BAR, JuryReport, JuryScoreReport, conclusions
-from fairjudge.report._page import Headline
-from fairjudge.report._page_panel_view import (
+from fairjudge.report._page_plots import Figure, not_estimated
+from fairjudge.report._panel import (
     FigureSet,
     Matrix,
     PanelFacts,
@@ -36,13 +37,12 @@ from fairjudge.report._page_panel_view import (
     figure,
     jury_records,
     jury_spec,
+    member_label,
     rate_figure,
     roster_lines,
     score_jury_records,
     score_jury_spec,
 )
-from fairjudge.report._page_plots import Figure, not_estimated
-from fairjudge.report._panel import member_label
 from fairjudge.report._text import ci_text
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ __all__ = ["jury_view", "score_jury_view"]
 _NO_ITEM = "no item was resolved by every member"
 
 
-def _headline(report: JuryReport) -> Headline:
+def _headline(report: JuryReport) -> kit.Headline:
     r = report.result
     w = r.win_rate
     warnings: list[str] = []
@@ -66,14 +66,14 @@ def _headline(report: JuryReport) -> Headline:
         subject="the panel", failures_at=FAILURES_CARD,
     )  # fmt: skip
     if w is None:
-        return Headline(verdict, warnings=tuple(warnings))
+        return kit.Headline(verdict, warnings=tuple(warnings))
     mark = ci_mark(report.adaptive)
     note = f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}"
     note = f"{note}; {mark}" if mark else note
     # The known truth belongs with the conclusion it checks, in the headline's card.
     pairs = [(j.item, j.outcome) for j in r.judgments]
     truth = labelled_truth(pairs, w, "The panel's result")
-    return Headline(
+    return kit.Headline(
         verdict=verdict,
         label=f"Win rate of model 1 by the panel ({r.aggregation} of {len(r.names)} members)",
         estimate=f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
@@ -234,13 +234,13 @@ def _verdict(report: JuryScoreReport) -> str:
     return f"The members {'; '.join(parts)} (Krippendorff's ordinal alpha against {AGREEMENT_BAR})."
 
 
-def _score_headline(report: JuryScoreReport) -> Headline:
+def _score_headline(report: JuryScoreReport) -> kit.Headline:
     r = report.result
     warnings = [f"Partial result: {r.stopped}"] if r.stopped is not None else []
     warnings += [f"Collapse alarm on {d.name}: {d.collapse.reason}." for d in r.dimensions
                  if d.collapse.collapsed]  # fmt: skip
     truth = [s for _, sentences in conclusions(report) for s in sentences]
-    return Headline(
+    return kit.Headline(
         verdict=_verdict(report),
         label=f"Answers fully scored by the panel ({r.aggregation} of {len(r.names)} members)",
         estimate=f"{r.n_items - r.n_unscored} of {r.n_items}",

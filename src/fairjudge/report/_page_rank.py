@@ -13,18 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import fairjudge.report._page as kit
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.evaluation import PairwiseResult, battles_from, fit_battles
 from fairjudge.io import OutHeader, shown
-from fairjudge.report._page import (
-    Block,
-    Headline,
-    Page,
-    PageLoader,
-    Paragraphs,
-    Section,
-    run_facts,
-)
 from fairjudge.report._page_compare import (
     estimated,
     failures_section,
@@ -57,13 +49,13 @@ def rating_figure(r: ModelRating) -> Figure:
     return estimated(r.model, r.rating, r.ci, note, ".1f")
 
 
-def _leader(report: RankingReport) -> Headline:
+def _leader(report: RankingReport) -> kit.Headline:
     """The top model and every rank interval; the pinned anchor's rating is no finding."""
     board = report.leaderboard
     top = board.ratings[0]
     pct = round(board.level * 100)
     rank = f"{top.rank_ci.low:.0f}-{top.rank_ci.high:.0f}" if top.rank_ci.estimable else "n/a"
-    return Headline(
+    return kit.Headline(
         verdict=leader_line(board),
         label="Top model (rank interval)",
         estimate=top.model,
@@ -73,14 +65,14 @@ def _leader(report: RankingReport) -> Headline:
     )
 
 
-def _leaderboard(report: RankingReport) -> Section:
+def _leaderboard(report: RankingReport) -> kit.Section:
     """The ratings' plot and table; the style-controlled ones and coefficients when fitted."""
     board = report.leaderboard
     figures = [rating_figure(r) for r in board.ratings]
     plot = forest_plot(figures, title="Bradley-Terry ratings with confidence intervals",
                        ref=board.anchor_rating, ref_label=f"anchor {board.anchor}",
                        tick_format=".0f")  # fmt: skip
-    blocks: list[Block] = [figures_block(plot, figures, "model")]
+    blocks: list[kit.Block] = [figures_block(plot, figures, "model")]
     style = report.style_control
     if style is not None:
         styled = [rating_figure(r) for r in style.ratings]
@@ -88,10 +80,10 @@ def _leaderboard(report: RankingReport) -> Section:
                            ref=style.anchor_rating, ref_label=f"anchor {style.anchor}")  # fmt: skip
         blocks += [
             figures_block(plot, styled, "model", id="fj-style-table"),
-            Paragraphs(("Style coefficients:",)),
-            Paragraphs(tuple(str(c) for c in style.coefficients), bullets=True),
+            kit.Paragraphs(("Style coefficients:",)),
+            kit.Paragraphs(tuple(str(c) for c in style.coefficients), bullets=True),
         ]  # fmt: skip
-    return Section("fj-figures", "Leaderboard", tuple(blocks))
+    return kit.Section("fj-figures", "Leaderboard", tuple(blocks))
 
 
 def rank_page(
@@ -101,7 +93,7 @@ def rank_page(
     result: PairwiseResult | None = None,
     run: RunSummary | None = None,
     header: OutHeader | None = None,
-) -> Page:
+) -> kit.Page:
     """The page of a leaderboard, with the judged pairs when a judge ran.
 
     Args:
@@ -124,13 +116,13 @@ def rank_page(
     if result is not None:
         facts = pair_facts(result, run, header, kind="rank", before=board_facts, seed=board.seed)
     else:
-        facts = run_facts(header, kind="rank", judge_or_members="none: the input held judged "
-                          "battles", seed=board.seed, extra=board_facts)  # fmt: skip
+        facts = kit.run_facts(header, kind="rank", judge_or_members="none: the input held judged "
+                              "battles", seed=board.seed, extra=board_facts)  # fmt: skip
     sections = [_leaderboard(report), position_section(result)]
     failures = failures_section(result)
     if failures is not None:
         sections.append(failures)
-    return Page(
+    return kit.Page(
         kind="rank",
         title=title,
         headline=_leader(report),
@@ -169,7 +161,7 @@ def _fit(
 def rank_page_from_file(
     path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000,
     n_resamples_fit: int | None = None,
-) -> Page:  # fmt: skip
+) -> kit.Page:  # fmt: skip
     """The page of a ``rank --out`` file: its judged pairs, and the leaderboard fitted again.
 
     The fit takes the header's settings (ties, anchor and its rating, the ridge,
@@ -200,5 +192,5 @@ def rank_page_from_file(
     return rank_page(report, title=title, result=result, header=header)
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {"rank": rank_page_from_file}
+OUT_FILE_PAGES: dict[str, kit.PageLoader] = {"rank": rank_page_from_file}
 """The ``--out`` kinds this module draws, for ``fairjudge report``."""

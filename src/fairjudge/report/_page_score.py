@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import fairjudge.report._page as kit
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._types import CallError, ParseFailure
 from fairjudge.audit import MIN_SPEARMAN, ScoreCalibration, score_calibration_report
@@ -29,23 +30,16 @@ from fairjudge.evaluation import (
     SystemDifference,
 )
 from fairjudge.io import OutHeader, shown
-from fairjudge.report._page import (
-    Explorer,
-    FigureTable,
-    Headline,
-    Page,
-    PageLoader,
-    Paragraphs,
-    PlotBlock,
-    Section,
-    run_facts,
-    unestimated,
+from fairjudge.report._page_calibrate import (
+    partial_warnings,
+    score_calibration_page,
+    score_failures_section,
+    scored_note,
 )
-from fairjudge.report._page_calibrate import score_calibration_page, score_failures_section
 from fairjudge.report._page_load import calls_of, load_score_result, recorded_source_name
 from fairjudge.report._page_plots import Figure, forest_plot, histogram
 from fairjudge.report._scores import ScoreReport, score_report
-from fairjudge.report._text import bootstrap_text, estimate_text, share_text
+from fairjudge.report._text import estimate_text, share_text
 from fairjudge.stats import ConfidenceInterval
 
 __all__ = [
@@ -96,7 +90,7 @@ def _systems_sentence(result: ScoreResult) -> str:
     return "; ".join(parts) + "."
 
 
-def _headline(report: ScoreReport) -> Headline:
+def _headline(report: ScoreReport) -> kit.Headline:
     result = report.result
     rubric = result.rubric
     means = [f"{d.name} {d.mean.estimate:.2f}" for d in result.dimensions
@@ -110,20 +104,13 @@ def _headline(report: ScoreReport) -> Headline:
         verdict += " " + _systems_sentence(result)
     warnings = [f"Collapse alarm on {d.name}: {d.collapse.reason}." for d in result.dimensions
                 if d.collapse.collapsed]  # fmt: skip
-    if result.stopped is not None:
-        stopped = result.stopped.rstrip(".")
-        warnings.append(f"Partial result: {stopped}; {result.n_not_run} answer(s) left out.")
+    warnings += partial_warnings(result)
     if report.trend is not None:
         warnings += [d.reading() for d in report.trend.dimensions if d.direction in ("up", "down")]
-    note = (
-        f"{result.n_items - result.n_unscored} of {result.n_items} answers fully scored; "
-        f"parse failures: {result.n_parse_failures}, call errors: {result.n_call_errors}; "
-        f"{bootstrap_text(result)}; intervals resample whole questions."
-    )
-    return Headline(verdict, note=note, warnings=tuple(warnings))
+    return kit.Headline(verdict, note=scored_note(result), warnings=tuple(warnings))
 
 
-def _dimension_block(d: DimensionSummary, result: ScoreResult) -> PlotBlock:
+def _dimension_block(d: DimensionSummary, result: ScoreResult) -> kit.PlotBlock:
     expected = [i.scored.expected[d.name] for i in result.items if d.name in i.scored.expected]
     alarm = d.collapse.adjacent_levels if d.collapse.collapsed else None
     plot = histogram(d.histogram, title=f"{d.name}: scores of {d.n} answers", density=expected,
@@ -145,23 +132,23 @@ def _dimension_block(d: DimensionSummary, result: ScoreResult) -> PlotBlock:
     alarm_text = "not assessed" if d.collapse.collapsed is None else (
         f"TRIPPED: {d.collapse.reason}" if d.collapse.collapsed else "ok")  # fmt: skip
     rows.append(("collapse alarm", alarm_text, ""))
-    table = FigureTable(f"{d.name} (scale {result.rubric.scale_text})",
-                        ("score", "answers", "share"), tuple(rows))  # fmt: skip
-    return PlotBlock(plot, table)
+    table = kit.FigureTable(f"{d.name} (scale {result.rubric.scale_text})",
+                            ("score", "answers", "share"), tuple(rows))  # fmt: skip
+    return kit.PlotBlock(plot, table)
 
 
-def _systems_section(result: ScoreResult) -> Section:
+def _systems_section(result: ScoreResult) -> kit.Section:
     level = round(result.level * 100)
-    blocks: list[PlotBlock | Paragraphs] = []
+    blocks: list[kit.PlotBlock | kit.Paragraphs] = []
     low, high = result.rubric.scale
     for name in result.rubric.names:
         figures = [_figure(s.system, s.means[name].estimate, s.means[name].ci, s.means[name].n)
                    for s in result.systems]  # fmt: skip
         plot = forest_plot(figures, title=f"{name}: mean score per system, {level}% CI",
                            domain=(low - 0.2, high + 0.2), tick_format="g")  # fmt: skip
-        table = FigureTable.of(f"{name}: mean per system", ("system", f"mean [{level}% CI]", "n"),
-                               figures)  # fmt: skip
-        blocks.append(PlotBlock(plot, table))
+        table = kit.FigureTable.of(f"{name}: mean per system",
+                                   ("system", f"mean [{level}% CI]", "n"), figures)  # fmt: skip
+        blocks.append(kit.PlotBlock(plot, table))
     diffs = [
         _figure(f"{d.system_a} − {d.system_b}: {d.dimension}", d.difference.estimate,
                 d.difference.ci, d.n_questions, "+.2f")
@@ -170,10 +157,10 @@ def _systems_section(result: ScoreResult) -> Section:
     if diffs:
         plot = forest_plot(diffs, title=f"Paired differences on shared questions, {level}% CI",
                            ref=0.0, ref_label="no difference", tick_format="g")  # fmt: skip
-        table = FigureTable.of("paired differences", ("systems: dimension",
-                               f"difference [{level}% CI]", "questions"), diffs)  # fmt: skip
-        blocks.append(PlotBlock(plot, table))
-    return Section("fj-systems", "Systems", tuple(blocks))
+        table = kit.FigureTable.of("paired differences", ("systems: dimension",
+                                   f"difference [{level}% CI]", "questions"), diffs)  # fmt: skip
+        blocks.append(kit.PlotBlock(plot, table))
+    return kit.Section("fj-systems", "Systems", tuple(blocks))
 
 
 def _levels(run: ScoreRun, dimension: str, levels: tuple[int, ...]) -> dict[int, int]:
@@ -181,7 +168,7 @@ def _levels(run: ScoreRun, dimension: str, levels: tuple[int, ...]) -> dict[int,
     return {k: counts.get(k, 0) for k in levels}
 
 
-def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[Section]:
+def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[kit.Section]:
     """The shifts against zero; then, with the baseline run, both runs' distributions."""
     trend, result = report.trend, report.result
     assert trend is not None  # only called with one
@@ -194,12 +181,13 @@ def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[Sect
          if d.baseline.estimate is not None else "n/a", d.reading())
         for d, f in zip(trend.dimensions, figures, strict=True)
     )  # fmt: skip
-    table = FigureTable(f"baseline: {trend.baseline}", ("dimension", f"shift [{level}% CI]",
-                        "baseline mean", "reading"), rows, unestimated(figures))  # fmt: skip
-    blocks: list[PlotBlock | Paragraphs] = [PlotBlock(plot, table)]
+    table = kit.FigureTable(f"baseline: {trend.baseline}", ("dimension", f"shift [{level}% CI]",
+                            "baseline mean", "reading"), rows,
+                            kit.unestimated(figures))  # fmt: skip
+    blocks: list[kit.PlotBlock | kit.Paragraphs] = [kit.PlotBlock(plot, table)]
     if trend.differences:
-        blocks.append(Paragraphs(("Compared although the runs differ:", *trend.differences)))
-    sections = [Section("fj-trend", "Since the baseline", tuple(blocks))]
+        blocks.append(kit.Paragraphs(("Compared although the runs differ:", *trend.differences)))
+    sections = [kit.Section("fj-trend", "Since the baseline", tuple(blocks))]
     by_name = {d.name: d for d in result.dimensions}
     pictures = []
     for d in trend.dimensions:
@@ -209,11 +197,11 @@ def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[Sect
         before = _levels(baseline, d.dimension, tuple(now))
         plot_ = histogram(now, title=f"{d.dimension}: this run and the baseline", compare=before)
         rows_ = tuple((str(k), str(now[k]), str(before[k])) for k in now)
-        pictures.append(PlotBlock(plot_, FigureTable(f"{d.dimension}: answers per score",
-                                  ("score", "this run", "baseline"), rows_)))  # fmt: skip
+        pictures.append(kit.PlotBlock(plot_, kit.FigureTable(f"{d.dimension}: answers per score",
+                                      ("score", "this run", "baseline"), rows_)))  # fmt: skip
     if pictures:
-        sections.append(Section("fj-trend-dists", "This run and the baseline, score by score",
-                                tuple(pictures), grid=True))  # fmt: skip
+        sections.append(kit.Section("fj-trend-dists", "This run and the baseline, score by score",
+                                    tuple(pictures), grid=True))  # fmt: skip
     return sections
 
 
@@ -357,7 +345,7 @@ def score_page(
     calls: tuple[int, int] | None = None,
     calibration: ScoreCalibration | None = None,
     summary: Mapping[str, Any] | None = None,
-) -> Page:
+) -> kit.Page:
     """The page of a ``score`` run (``score --html``, ``fairjudge report``).
 
     With ``calibration`` (and ``summary``, ``calibrate --json``), the page of a pointwise
@@ -376,19 +364,19 @@ def score_page(
     """
     result, run = report.result, report.run
     if calibration is not None:
-        explorer = Explorer(score_explorer_spec(result), score_records(result), noun="answers")
+        explorer = kit.Explorer(score_explorer_spec(result), score_records(result), noun="answers")
         return score_calibration_page(calibration, report, explorer,
                                       summary=summary if summary is not None else {},
                                       header=header)  # fmt: skip
     made, cached = calls if calls is not None else (
         (run.made, run.cached) if run is not None else calls_of(result))  # fmt: skip
     cost = run.cost_usd if run is not None else None
-    facts = run_facts(header, kind="score", command=command, judge_or_members=result.judge,
-                      template_or_rubric=result.rubric_tag, seed=result.seed, calls_made=made,
-                      calls_cached=cached, cost=cost)  # fmt: skip
-    sections = [Section("fj-dimensions", "Scores per dimension",
-                        tuple(_dimension_block(d, result) for d in result.dimensions),
-                        grid=True)]  # fmt: skip
+    facts = kit.run_facts(header, kind="score", command=command, judge_or_members=result.judge,
+                          template_or_rubric=result.rubric_tag, seed=result.seed, calls_made=made,
+                          calls_cached=cached, cost=cost)  # fmt: skip
+    sections = [kit.Section("fj-dimensions", "Scores per dimension",
+                            tuple(_dimension_block(d, result) for d in result.dimensions),
+                            grid=True)]  # fmt: skip
     if report.trend is not None:  # what a run against a baseline asks first: what moved
         sections[:0] = _trend_sections(report, baseline)
     if result.systems:
@@ -396,14 +384,14 @@ def score_page(
     failures = score_failures_section(report)
     if failures is not None:
         sections.append(failures)
-    explorer = Explorer(score_explorer_spec(result), score_records(result), noun="answers")
-    return Page("score", report.title, _headline(report), facts, tuple(sections), explorer,
-                report.to_dict())  # fmt: skip
+    explorer = kit.Explorer(score_explorer_spec(result), score_records(result), noun="answers")
+    return kit.Page("score", report.title, _headline(report), facts, tuple(sections), explorer,
+                    report.to_dict())  # fmt: skip
 
 
 def score_page_from_file(
     path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
-) -> Page:
+) -> kit.Page:
     """The page of a ``score --out`` file, summarised again as ``score`` did.
 
     The file records no baseline, so a page drawn from it has no trend section;
@@ -446,7 +434,7 @@ def score_calibrate_page_from_file(
     level: float = 0.95,
     n_resamples: int = 2000,
     notify: Callable[[str], None] | None = None,
-) -> Page:
+) -> kit.Page:
     """The page of a pointwise ``calibrate --out`` file, as its ``--html`` drew it.
 
     Its scored answers (each with its human scores) are summarised again at the run's
@@ -481,5 +469,5 @@ def score_calibrate_page_from_file(
     return score_page(report, header=header, calibration=cal, summary=summary)
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {"score": score_page_from_file}
+OUT_FILE_PAGES: dict[str, kit.PageLoader] = {"score": score_page_from_file}
 """The ``--out`` kinds this module draws, for ``fairjudge report``."""

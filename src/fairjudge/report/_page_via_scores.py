@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
+import fairjudge.report._page as kit
 from fairjudge._errors import InputError
 from fairjudge._items import Item, Judgment
 from fairjudge._types import Outcome
@@ -32,15 +33,6 @@ from fairjudge.evaluation import (
 from fairjudge.io import OutHeader, shown
 from fairjudge.report._adaptive import recorded_stop
 from fairjudge.report._comparison import comparison_report, labelled_truth
-from fairjudge.report._page import (
-    NOT_RECORDED,
-    Headline,
-    Page,
-    PageLoader,
-    Paragraphs,
-    Section,
-    run_facts,
-)
 from fairjudge.report._page_compare import (
     estimated,
     figures_block,
@@ -154,7 +146,7 @@ def _win(label: str, result: Any) -> Figure:
                      ".3f")  # fmt: skip
 
 
-def _headline(result: ViaScoresResult, recorded: object) -> Headline:
+def _headline(result: ViaScoresResult, recorded: object) -> kit.Headline:
     """The win rate via scores and its verdict (an adaptive run's recorded one).
 
     The note names the systems as the input does (``model_1``, ``model_2``), as the
@@ -169,10 +161,10 @@ def _headline(result: ViaScoresResult, recorded: object) -> Headline:
     if result.stopped is not None:
         warnings.insert(0, f"Partial result: {result.stopped.rstrip('.')}.")
     if w is None:
-        return Headline(verdict, warnings=tuple(warnings))
+        return kit.Headline(verdict, warnings=tuple(warnings))
     estimable = w.ci.estimable
     names = model_names(p.item for p in result.pairs)
-    return Headline(
+    return kit.Headline(
         verdict=verdict,
         label=f"Win rate of model 1 (via scores on rubric {s.rubric_tag}, tie margin "
         f"{result.tie_margin:g})",
@@ -184,7 +176,7 @@ def _headline(result: ViaScoresResult, recorded: object) -> Headline:
     )
 
 
-def _wins_section(result: ViaScoresResult, swap: PairwiseResult | None) -> Section:
+def _wins_section(result: ViaScoresResult, swap: PairwiseResult | None) -> kit.Section:
     """Both win rates on one plot, the mean score difference, then the known truth.
 
     The known truth is the terminal's sentences (the input's human labels beside the
@@ -203,13 +195,13 @@ def _wins_section(result: ViaScoresResult, swap: PairwiseResult | None) -> Secti
                      f"{estimate_text(d.estimate, d.ci, '+.2f')}.")  # fmt: skip
     pairs = [(p.item, p.outcome) for p in result.pairs]
     lines += labelled_truth(pairs, result.win_rate, "The result via scores")
-    blocks = (figures_block(plot, figures, "method"), Paragraphs(tuple(lines)))
-    return Section("fj-figures", "Win rates", blocks)
+    blocks = (figures_block(plot, figures, "method"), kit.Paragraphs(tuple(lines)))
+    return kit.Section("fj-figures", "Win rates", blocks)
 
 
 def via_scores_page(
     header: OutHeader, result: ViaScoresResult, swap: PairwiseResult | None, name: str
-) -> Page:
+) -> kit.Page:
     """The page of a comparison via scores (the module docstring has its parts).
 
     ``header`` is its ``--out`` file's (the run-facts card and a recorded adaptive
@@ -223,7 +215,7 @@ def via_scores_page(
     made, cached = calls_of(result.scores)
     source = header.settings.get("source")
     extra = [
-        ("source", source if isinstance(source, str) and source else NOT_RECORDED),
+        ("source", source if isinstance(source, str) and source else kit.NOT_RECORDED),
         ("tie margin", f"{result.tie_margin:g}"),
         ("items", f"{result.n_items - result.n_unresolved} of {result.n_items} resolved"),
     ]
@@ -233,9 +225,9 @@ def via_scores_page(
                       f"{s.rounds}"))  # fmt: skip
     if result.stopped is not None:
         extra.append(("stopped", result.stopped))
-    facts = run_facts(header, kind=_KIND, judge_or_members=result.scores.judge,
-                      seed=result.seed, calls_made=made, calls_cached=cached,
-                      extra=extra)  # fmt: skip
+    facts = kit.run_facts(header, kind=_KIND, judge_or_members=result.scores.judge,
+                          seed=result.seed, calls_made=made, calls_cached=cached,
+                          extra=extra)  # fmt: skip
     sections = [_wins_section(result, swap), *scores.sections]
     if swap is not None:
         sections.append(position_section(swap))
@@ -247,13 +239,13 @@ def via_scores_page(
     }
     if isinstance(recorded, dict):
         summary["adaptive"] = recorded
-    return Page(_KIND, title, _headline(result, recorded), facts, tuple(sections),
-                scores.explorer, summary)  # fmt: skip
+    return kit.Page(_KIND, title, _headline(result, recorded), facts, tuple(sections),
+                    scores.explorer, summary)  # fmt: skip
 
 
 def via_scores_page_from_file(
     path: Path, *, seed: int = 0, level: float = 0.95, n_resamples: int = 2000
-) -> Page:
+) -> kit.Page:
     """The page of a ``compare --via-scores --out`` file, summarised again.
 
     Titled by the input the header records (``source``); a file written before
@@ -263,5 +255,5 @@ def via_scores_page_from_file(
     return via_scores_page(header, result, swap, recorded_source_name(header, path))
 
 
-OUT_FILE_PAGES: dict[str, PageLoader] = {_KIND: via_scores_page_from_file}
+OUT_FILE_PAGES: dict[str, kit.PageLoader] = {_KIND: via_scores_page_from_file}
 """The ``--out`` kinds this module draws, for ``fairjudge report``."""

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import fairjudge.report._page as kit
 from fairjudge._errors import ConfigError, InputError
 from fairjudge.io import OutHeader, read_header, read_records, shown
-from fairjudge.report._page import Page, PageLoader
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
 from fairjudge.report._page_calibrate import OUT_FILE_PAGES as _CALIBRATE
 from fairjudge.report._page_calibrate import draws_pointwise
@@ -32,7 +32,7 @@ from fairjudge.report._page_via_scores import OUT_FILE_PAGES as _VIA_SCORES
 
 __all__ = ["PAGES", "out_file_header", "out_file_page"]
 
-PAGES: dict[str, PageLoader] = {
+PAGES: dict[str, kit.PageLoader] = {
     **_COMPARE, **_CALIBRATE, **_VIA_SCORES, **_RANK, **_SCORE, **_AUDIT, **_PANELS,
 }  # fmt: skip
 """Each kind a page draws, and the function that loads its ``--out`` file.
@@ -211,7 +211,7 @@ def out_file_page(
     level: float | None = None,
     n_resamples: int | None = None,
     notify: Callable[[str], None] | None = None,
-) -> Page:
+) -> kit.Page:
     """The page of a ``--out`` file of ``kind``, read and summarised again.
 
     Args:
@@ -239,7 +239,7 @@ def out_file_page(
 def _page(
     path: Path, kind: str | None, given: Mapping[str, int | float | None],
     notify: Callable[[str], None] | None,
-) -> Page:  # fmt: skip
+) -> kit.Page:  # fmt: skip
     """:func:`out_file_page`'s work: the loader of ``kind``, given the values checked."""
     if kind is None and _battles(path):
         raise InputError(f"a battles file (model_a, model_b, winner), not a file written by "
