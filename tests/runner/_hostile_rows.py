@@ -50,15 +50,17 @@ HOSTILE_ROWS: list[tuple[str, object, str]] = [
     ("cost_usd", 1e999, "cost_usd is not a finite number"),
     ("schema_version", 99, "schema_version is 99, not a row layout fairjudge writes"),
     ("schema_version", 0, "schema_version is 0, not a row layout fairjudge writes"),
+    ("spec", "{", "spec does not hash to the row's key"),
+    ("spec", b"{}", "spec is not text (a blob)"),
 ]
 """Values in a column the cached reply needs: the run reports the row, exit 2."""
 
 REBUILT_ROWS: list[tuple[str, object]] = [
     ("parsed", '{"verdict": '),
     ("parsed", "[" * 5000),
-    ("spec", "{"),
+    ("parsed", '{"verdict": "B"}'),
 ]
-"""Values in a column a run rebuilds from ``raw`` (or never reads): the run goes on."""
+"""Values in a column a run rebuilds from ``raw``: the run goes on."""
 
 
 def _reply(spec: CallSpec, attempt: int) -> Completion:

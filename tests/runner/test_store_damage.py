@@ -1,10 +1,11 @@
 """A store row with malformed or ill-typed data is damaged, not a traceback.
 
 The decision (see :class:`fairjudge.runner.StoreRowDamaged`): a cached call is served
-from its ``raw`` reply, which judges parse again, so a damaged ``parsed`` (or
-``spec``) column never stops a run: the reply is read again from ``raw``. A damaged
-column that the reply itself needs (``raw``, ``top_logprobs``, tokens, latency, the
-response model) cannot be rebuilt from ``raw``. Such a row is reported before any
+from its ``raw`` reply, which judges parse again, so a damaged ``parsed`` column never
+stops a run: the reply is read again from ``raw``. A ``spec`` that does not hash to
+its row's key (test_store_spec.py) and a damaged column that the reply itself needs
+(``raw``, ``top_logprobs``, tokens, latency, the response model) cannot be rebuilt
+from ``raw``. Such a row is reported before any
 call is made, with its key, the column and what is wrong, and the command that
 deletes it; it is never re-made behind the user's back (that would cost money, and an
 ``ok`` row is final, so the new reply could not replace it anyway).
@@ -111,8 +112,8 @@ def test_a_fully_cached_rerun_reports_the_damage_too(tmp_path: Path) -> None:
     assert "raw is missing (NULL)" in message
 
 
-@pytest.mark.parametrize("column", ["parsed", "spec"])
-def test_a_damaged_column_rebuilt_from_raw_does_not_stop_a_run(tmp_path: Path, column: str) -> None:
+def test_a_damaged_column_rebuilt_from_raw_does_not_stop_a_run(tmp_path: Path) -> None:
+    column = "parsed"
     path = tmp_path / "s.sqlite"
     keys = fill(path, 4)
     spoil(path, keys[3], column, '{"verdict": ')
@@ -238,5 +239,33 @@ def test_many_damaged_rows_are_summed_up_and_a_damaged_file_is_called_one() -> N
     assert str(many).endswith(
         "move it aside and pass another store (`sqlite3 STORE .recover` can save the readable rows)"
     )
+    assert ". Use another store, or delete them and the next run makes those calls " in message
     assert (few.params, many.params) == ((), ("store",))  # the CLI shows it as --store
     assert "pass another --store (`sqlite3 STORE" in to_flags(str(many), many.params)
+
+
+@pytest.mark.parametrize("column", ["raw", "top_logprobs", "response_model", "spec"])
+def test_text_that_is_not_utf8_is_a_damaged_row_not_an_internal_error(
+    tmp_path: Path, column: str
+) -> None:
+    # SQLite keeps any bytes as TEXT; Python's reader raised OperationalError on them.
+    path = tmp_path / "s.sqlite"
+    keys = fill(path, 3)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute(f"UPDATE calls SET {column} = CAST(X'41ff' AS TEXT) WHERE key = ?", (keys[1],))
+    conn.close()
+    backend = FakeBackend()
+    with Store(path) as store:
+        with pytest.raises(StoreRowDamaged) as info:
+            asyncio.run(
+                run_calls(backend, [make_spec(i) for i in range(3)], store=store, options=QUIET)
+            )
+        assert info.value.damage == {keys[1]: f"{column} is not UTF-8 text"}
+        assert backend.calls == 0
+        with pytest.raises(StoreRowDamaged, match=f"{column} is not UTF-8 text"):
+            list(store.records())
+        with pytest.raises(StoreRowDamaged, match=f"{column} is not UTF-8 text"):
+            store.get(keys[1])
+        assert store.get(keys[0]) is not None  # the connection reads text as before
+        assert store.usage_rows(keys)[keys[0]][0] == "ok"

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from fairjudge._redact import scrub
-from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION, Row, dumps
+from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION, Row, dumps, sorted_dumps
 
 __all__ = ["CallRecord", "from_row", "to_row"]
 
@@ -88,7 +88,7 @@ def to_row(r: CallRecord, now: str) -> Row:
     """
     values = {column: getattr(r, column) for column in COLUMNS}
     values.update(
-        spec=dumps(r.spec), parsed=dumps(r.parsed), top_logprobs=dumps(r.top_logprobs),
+        spec=sorted_dumps(r.spec), parsed=dumps(r.parsed), top_logprobs=dumps(r.top_logprobs),
         error_message=scrub(r.error_message) if r.error_message is not None else None,
         created_at=r.created_at.isoformat(timespec="milliseconds") if r.created_at else now,
         updated_at=now,

@@ -18,11 +18,12 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
+import fairjudge.runner._records as _records
 from fairjudge._call import Closing, Completion
 from fairjudge._redact import Redactor
 from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION, USAGE_COLUMNS, Row, utc_now
 from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
-from fairjudge.runner._store_open import open_store
+from fairjudge.runner._store_open import fetch_all, open_store
 from fairjudge.runner._store_schema import (
     DEFAULT_LEASE_S,
     claim_keys,
@@ -59,6 +60,7 @@ DEFAULT_STORE_PATH = Path(".fairjudge") / "store.sqlite"
 
 _IN_CHUNK = 500  # keys per SELECT ... IN (...); well under SQLite's variable limit
 _STATUS = COLUMNS.index("status")
+_ROWS = f"SELECT {', '.join(COLUMNS)} FROM calls"  # every column, in order
 _T = TypeVar("_T")
 
 # An ok row is final; an error row is replaced by the next attempt, whatever it gives.
@@ -264,11 +266,10 @@ class Store(Closing):
         cost a handful of queries.
         """
         rows: list[tuple[Any, ...]] = []
+        sql = f"SELECT key, {columns} FROM calls WHERE {where} key IN "
         with self._lock:
             for chunk, marks in _chunks(keys):
-                rows += self._conn.execute(
-                    f"SELECT key, {columns} FROM calls WHERE {where} key IN ({marks})", chunk
-                ).fetchall()
+                rows += fetch_all(self._conn, f"{sql}({marks})", chunk)
         return rows
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Completion]:
@@ -280,7 +281,7 @@ class Store(Closing):
         """
         rows = self._select(
             "raw, top_logprobs, input_tokens, output_tokens, latency_s, response_model, "
-            "cost_usd, schema_version",
+            "cost_usd, schema_version, spec",
             "status = 'ok' AND",
             keys,
         )
@@ -333,9 +334,7 @@ class Store(Closing):
             StoreRowDamaged: The row holds what fairjudge never writes there.
         """
         with self._lock:
-            row = self._conn.execute(
-                f"SELECT {', '.join(COLUMNS)} FROM calls WHERE key = ?", (key,)
-            ).fetchone()
+            row = next(iter(fetch_all(self._conn, f"{_ROWS} WHERE key = ?", [key])), None)
             read = self._reader([] if row is None else [row])
         return None if row is None else self._checked([row], read)[key]
 
@@ -349,10 +348,7 @@ class Store(Closing):
         where = "" if status is None else " WHERE status = ?"
         params: tuple[str, ...] = () if status is None else (status,)
         with self._lock:
-            rows = self._conn.execute(
-                f"SELECT {', '.join(COLUMNS)} FROM calls{where} ORDER BY created_at, key",
-                params,
-            ).fetchall()
+            rows = fetch_all(self._conn, f"{_ROWS}{where} ORDER BY created_at, key", params)
             read = self._reader(rows)
         for n, row in enumerate(rows):
             try:
@@ -405,7 +401,7 @@ class DamagedColumn(ValueError):
 
 def _text(column: str, value: object) -> str:
     if isinstance(value, bytes):
-        raise DamagedColumn(column, "is not text (a blob)")
+        raise DamagedColumn(column, getattr(value, "problem", "is not text (a blob)"))
     if not isinstance(value, str):
         raise DamagedColumn(column, f"is not text (SQLite {type(value).__name__})")
     return value
@@ -490,8 +486,14 @@ def version_of(value: object) -> int:
 
 
 def _cached_reply(row: Row) -> Completion:
-    """:func:`reply_of` of a :meth:`Store.get_many` row; its cost and layout are checked too."""
+    """:func:`reply_of` of a :meth:`Store.get_many` row; its cost, layout and spec checked too.
+
+    The spec must hash to the row's key: a row edited, or copied under another call's
+    key, would otherwise be served as the reply to a call it never answered.
+    """
     cost, version = row[7], row[8]
+    if not _records.matches_key(row[0], _text("spec", row[9])):
+        raise DamagedColumn("spec", _records.NOT_ITS_KEY)
     if not (cost is None or (type(cost) is float and 0 <= cost < math.inf)):
         number_of("cost_usd", cost)
     if version != SCHEMA_VERSION:
@@ -577,10 +579,14 @@ def record_of(row: Row) -> CallRecord:
     from fairjudge.runner._call_record import from_row
 
     data = dict(zip(COLUMNS, row, strict=True))
-    for column in ("spec", "parsed", "top_logprobs"):
-        value = check_json(column, data[column])
+    decoded = {c: check_json(c, data[c]) for c in ("spec", "parsed", "top_logprobs")}
+    for column, value in decoded.items():
         if not (isinstance(value, dict) or (value is None and column != "spec")):
             raise DamagedColumn(column, "is not a JSON object")
+    if not _records.matches_key(data["key"], data["spec"]):
+        raise DamagedColumn("spec", _records.NOT_ITS_KEY)
+    if (off := _records.off_spec(data, decoded["spec"])) is not None:  # its copied columns
+        raise DamagedColumn(off, "does not match the row's spec")
     if data["status"] == "ok":  # the columns a cached reply is served from
         reply_of(*(data[c] for c in _REPLY_COLUMNS))
     number_of("cost_usd", data["cost_usd"])
@@ -629,7 +635,8 @@ def usage_rows(conn: sqlite3.Connection, keys: list[str]) -> dict[str, dict[str,
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for key, *values in conn.execute(
+        for key, *values in fetch_all(
+            conn,
             f"SELECT key, {', '.join(USAGE_COLUMNS)} FROM call_usage WHERE key IN ({marks})",
             chunk,
         ):

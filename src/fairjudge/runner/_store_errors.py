@@ -181,8 +181,13 @@ class StoreRowDamaged(ConfigError):
     What fairjudge does with such a row:
 
     - A column that can be rebuilt from the reply is: a cached call is served from
-      its ``raw`` text and parsed again, so a damaged ``parsed`` (or ``spec``, which
-      the cache never reads) does not stop a run.
+      its ``raw`` text and parsed again, so a damaged ``parsed`` does not stop a run
+      (nor a ``parsed`` verdict that contradicts ``raw``: it is never served).
+    - A row whose ``spec`` does not hash to its key (the spec or the key was edited,
+      or a row copied under another call's key) is not the record of the call it is
+      stored under, so its reply is refused like a damaged column's. A reply copied
+      into a row whose spec was left alone cannot be told from the real one: a store
+      from someone else is as trustworthy as they are.
     - A column the cached reply itself needs (``raw``, ``top_logprobs``, the token
       counts, ``latency_s``, ``response_model``) cannot be rebuilt, so the run
       refuses before it makes any call, with this error (a :class:`ConfigError`:
@@ -229,7 +234,7 @@ class StoreRowDamaged(ConfigError):
                 "another store (`sqlite3 STORE .recover` can save the readable rows)"
             )
         return (
-            f"{head}. Delete {'it' if n == 1 else 'them'}, and the next run makes those "
-            f"calls again (at their cost): sqlite3 {shlex.quote(self.path)} "
-            f'"{self.delete_sql}"'
+            f"{head}. Use another store, or delete {'it' if n == 1 else 'them'} and the "
+            f"next run makes those calls again (at their cost): sqlite3 "
+            f'{shlex.quote(self.path)} "{self.delete_sql}"'
         )

@@ -14,14 +14,16 @@ import os
 import secrets
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fairjudge._errors import ConfigError
 from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION
 from fairjudge.runner._store_errors import MIN_FREE_BYTES, cause_of, free_bytes, is_corruption
 from fairjudge.runner._store_schema import BATCH_TABLES, SchemaObject, check_schema, expected_schema
 
-__all__ = ["APPLICATION_ID", "USAGE_TABLE", "open_store"]
+__all__ = ["APPLICATION_ID", "USAGE_TABLE", "NotUtf8", "fetch_all", "open_store"]
 
 APPLICATION_ID = 0x464A4447
 """``PRAGMA application_id`` of a fairjudge store: the bytes ``FJDG``."""
@@ -380,3 +382,37 @@ def _probe(conn: sqlite3.Connection) -> None:
     finally:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
+
+
+class NotUtf8(bytes):
+    """The bytes of a text value that is not UTF-8 (a store's reader names its column)."""
+
+    problem = "is not UTF-8 text"
+    """What a damaged row's report says of the column."""
+
+
+def _lenient(data: bytes) -> str | bytes:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotUtf8(data)
+
+
+def fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    """``conn.execute(sql, params).fetchall()``, even over text that is not UTF-8.
+
+    SQLite keeps whatever bytes a TEXT value is given (``CAST(X'ff' AS TEXT)``), and
+    Python's reader raises on the first it cannot decode, naming no row. Then the query
+    runs again, such values read as :class:`NotUtf8`, for the row checks to name each
+    damaged row. The usual query pays nothing for it.
+    """
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "decode to UTF-8" not in str(exc):
+            raise
+    conn.text_factory = _lenient
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.text_factory = str
