@@ -420,8 +420,8 @@ def _min_spearman(header: OutHeader | None, path: Path,
     return float(value)
 
 
-def _calls_payload(header: OutHeader | None, judge: str | None) -> Any:
-    """The calls as ``calibrate --json`` had them: a model's; a Python scorer's ``null``."""
+def recorded_calls(header: OutHeader | None, judge: str | None) -> Any:
+    """The calls as the run's ``--json`` had them: a model's; a Python scorer's ``null``."""
     if header is None or header.calls is None or (judge or "").startswith("python:"):
         return None
     return dict(header.calls)
@@ -463,7 +463,7 @@ def score_calibrate_page_from_file(
     report = score_report(result, title=recorded_source_name(header, path))
     summary = {
         **cal.to_dict(),
-        "calls": _calls_payload(header, result.judge),
+        "calls": recorded_calls(header, result.judge),
         "skipped_rows": [],
     }  # the input rows the run skipped are not in its file
     return score_page(report, header=header, calibration=cal, summary=summary)

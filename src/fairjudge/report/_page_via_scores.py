@@ -51,7 +51,7 @@ from fairjudge.report._page_load import (
     summarised,
 )
 from fairjudge.report._page_plots import Figure, forest_plot, not_estimated
-from fairjudge.report._page_score import score_page
+from fairjudge.report._page_score import recorded_calls, score_page
 from fairjudge.report._scores import score_report, via_scores_verdict
 from fairjudge.report._text import clipped, estimate_text
 
@@ -235,7 +235,7 @@ def via_scores_page(
     summary: dict[str, Any] = {
         "via_scores": result.to_dict(),
         "swap": comparison_report(swap, title=title).to_dict() if swap is not None else None,
-        "calls": dict(header.calls) if header.calls is not None else None,  # the run's
+        "calls": recorded_calls(header, result.scores.judge),  # as the run's --json
     }
     if isinstance(recorded, dict):
         summary["adaptive"] = recorded
