@@ -42,7 +42,7 @@ def test_a_misspelt_judge_is_an_unknown_key_at_its_line_not_a_missing_judge(
     assert str(e.value) == (
         f"{path}:8: member.2.judgee: unknown key; did you mean 'judge'? The keys are judge, "
         "name, template, weight, base_url, temperature, timeout, reasoning_effort, "
-        "thinking_budget, max_tokens"
+        "thinking_budget, max_tokens, price_input, price_output, price_cached_input"
     )
     assert (e.value.path, e.value.line) == (str(path), 8)
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from fairjudge._errors import ConfigError, InputError
 from fairjudge._redact import known_secrets, redact_url
@@ -29,51 +29,45 @@ from fairjudge.io import (
     shown,
 )
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
-from fairjudge.judges._registry import BackendOptions, judge_spec
+from fairjudge.judges._registry import judge_spec
 from fairjudge.judges._replay import Loader, ReplayJudge
 
 __all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
 
 
-class _Member(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    judge: str
-    """A ``--judge`` spec."""
-    name: str | None = None
-    """How reports name the member."""
-    template: str | None = None
-    """Prompt template name or ``.toml`` path (model members)."""
-    weight: float = Field(default=1.0, gt=0, allow_inf_nan=False)
-    """Weight in the aggregate."""
-    base_url: str | None = None
-    """Server URL (HTTP members)."""
-    temperature: float | None = None
-    """Sampling temperature."""
-    timeout: float | None = None
-    """Seconds to wait for one reply (HTTP members)."""
-    reasoning_effort: str | None = None
-    """``reasoning_effort`` of an ``openai/`` reasoning model."""
-    thinking_budget: int | None = None
-    """Extended-thinking budget in tokens of an ``anthropic/`` model."""
-    max_tokens: int | None = None
-    """Output cap of the member's calls (reasoning included)."""
+
+def _member_model() -> Any:
+    """The file's ``[[member]]`` table: :class:`MemberSpec`'s fields, its keys and types.
+
+    Declared once, there: a member's setting is a key of the file as soon as it is a
+    field (its documentation is MemberSpec's). The weight is checked here as well, so
+    that its error names the file's line; each value is checked as its flag is when
+    the file is read (:func:`_member`).
+    """
+    hints = get_type_hints(MemberSpec)
+    keys: dict[str, Any] = {
+        f.name: (hints[f.name], ... if f.default is MISSING else f.default)
+        for f in fields(MemberSpec)
+    }
+    keys["weight"] = (float, Field(default=1.0, gt=0, allow_inf_nan=False))
+    return create_model("_Member", __config__=_STRICT, **keys)
+
+
+_Member = _member_model()
+_KEYS = frozenset(_Member.model_fields)
 
 
 class _JuryFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = _STRICT
 
     schema_version: int = 1
     """The file format's version; 1 is the only one."""
     aggregate: str | None = None
     """The aggregation rule, when the file sets one."""
-    member: list[_Member] = Field(min_length=2)
+    member: list[_Member] = Field(min_length=2)  # type: ignore[valid-type]
     """The members, at least two."""
-
-
-_VALUES = ("temperature", "timeout", "reasoning_effort", "thinking_budget", "max_tokens")
-"""A member's backend values: each checked as the flag of the same name is, as the
-member's judge is built, and an error about one names the file's key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +85,7 @@ class _FileMember(MemberSpec):
         key = next((p for p in error.params if p in lines), None)
         if key is None:  # a value the command line or the setup gave: named as given
             return error
-        rest = tuple(p for p in error.params if p not in lines)
+        rest = tuple(p for p in error.params if p not in _KEYS)  # the file's keys: its words
         return InputError(
             f"member.{self.index}.{key}: {error}", path=self.path, line=lines[key], params=rest
         )
@@ -206,25 +200,26 @@ def _invalid(file: ConfigText, exc: ValidationError) -> InputError:
 
 
 def _member(
-    member: _Member, index: int, file: ConfigText, allow_python: bool, allow_servers: bool
+    member: Any, index: int, file: ConfigText, allow_python: bool, allow_servers: bool
 ) -> MemberSpec:
     """Member ``index``'s spec, checked, with its relative paths read from the file's folder."""
-    spec = member.model_dump()
+    spec: dict[str, Any] = member.model_dump()
     judge_at, url_at = ("member", index, "judge"), ("member", index, "base_url")
     try:
-        judge = judge_spec(member.judge, name=f"member.{index}.judge")
+        judge = judge_spec(spec["judge"], name=f"member.{index}.judge")
     except ConfigError as exc:
         raise _error(file, judge_at, str(exc)) from None
     if judge.startswith("python:") and not allow_python:
-        why = f"member.{index}.judge {shown(member.judge)} would import and run Python code; "
+        why = f"member.{index}.judge {shown(spec['judge'])} would import and run Python code; "
         raise _error(file, judge_at, why + _ALLOW_PYTHON, ("allow_python",))
-    if member.base_url is not None:
+    url = spec["base_url"]
+    if url is not None:
         try:
-            check_base_url(member.base_url, name=f"member.{index}.base_url")
+            check_base_url(url, name=f"member.{index}.base_url")
         except ConfigError as exc:
             raise _error(file, url_at, str(exc)) from None
-        if not allow_servers and not is_loopback_host(urlsplit(member.base_url).hostname or ""):
-            shown_url = shown(redact_url(member.base_url, known_secrets()))
+        if not allow_servers and not is_loopback_host(urlsplit(url).hostname or ""):
+            shown_url = shown(redact_url(url, known_secrets()))
             why = f"member.{index}.base_url {shown_url} would receive your API key; "
             raise _error(file, url_at, why + _ALLOW_SERVERS, ("allow_servers",))
     folder = file.path.parent
@@ -232,19 +227,19 @@ def _member(
         recording = judge.removeprefix("replay:").strip()
         if recording and not Path(recording).is_absolute():
             spec["judge"] = f"replay:{folder / recording}"
-            spec["name"] = member.name or judge  # named as written, wherever it is run from
-    template = member.template
+            spec["name"] = spec["name"] or judge  # named as written, wherever it is run from
+    template = spec["template"]
     if template is not None and template.endswith(".toml") and not Path(template).is_absolute():
         spec["template"] = str(folder / template)
-    values = {key: spec[key] for key in _VALUES if spec[key] is not None}
-    try:  # the checks of the values alone; those of the value for its judge as it is built
-        BackendOptions(**values)
-    except ConfigError as exc:
-        key = next(p for p in exc.params if p in values)
-        raise _error(file, ("member", index, key), f"member.{index}.{key}: {exc}") from None
     keys = [key for key in _Member.model_fields if key in member.model_fields_set - {"judge"}]
     at = tuple((key, _error(file, ("member", index, key), "").line) for key in keys)
-    return _FileMember(**spec, at=at, path=str(file.path), index=index)
+    read = _FileMember(**spec, at=at, path=str(file.path), index=index)
+    try:  # the checks of the values alone; those of a value for its judge as it is built
+        read.backend_options()
+        read.prices()
+    except ConfigError as exc:
+        raise read.named(exc) from None
+    return read
 
 
 def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:

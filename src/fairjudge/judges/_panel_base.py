@@ -17,7 +17,7 @@ from os import PathLike
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from fairjudge._call import Closing
-from fairjudge._errors import ConfigError, FairJudgeError, worded
+from fairjudge._errors import ConfigError, worded
 from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._callable import PythonFunction
 from fairjudge.judges._jury_usage import (
@@ -26,15 +26,10 @@ from fairjudge.judges._jury_usage import (
     model_usage,
     no_model_usage,
 )
+from fairjudge.judges._member_spec import MODEL_SETTINGS, PRICE_KEYS, MemberSpec, price_routes
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 from fairjudge.judges._pairwise import ProgressCallback
-from fairjudge.judges._registry import (
-    PYTHON_JUDGE,
-    BackendOptions,
-    calls_no_model,
-    check_batch_api,
-    reject,
-)
+from fairjudge.judges._registry import PYTHON_JUDGE, check_batch_api, reject
 from fairjudge.judges._session import (
     JudgeSession,
     ReplyParser,
@@ -54,81 +49,6 @@ __all__ = [
     "panel_run",
     "python_budget",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class MemberSpec:
-    """One member as configured (``--judge`` or a ``[[member]]`` of a jury file).
-
-    Attributes:
-        judge: A ``--judge`` spec: ``openai/<model>``, ``python:module:function``, ...
-        name: How reports name the member; default the spec (``#2``, ``#3`` added to
-            repeats).
-        template: The member's prompt template (model members only).
-        weight: The member's weight in the aggregate (> 0).
-        base_url: Server URL (``openai/`` and ``anthropic/`` members).
-        temperature: Sampling temperature of the member's calls.
-        timeout: Seconds to wait for one reply (HTTP and ``python:`` members).
-        reasoning_effort: ``reasoning_effort`` of an ``openai/`` reasoning model.
-        thinking_budget: Extended-thinking budget in tokens of an ``anthropic/`` model.
-        max_tokens: Output cap of the member's calls (reasoning included).
-    """
-
-    judge: str
-    name: str | None = None
-    template: str | None = None
-    weight: float = 1.0
-    base_url: str | None = None
-    temperature: float | None = None
-    timeout: float | None = None
-    reasoning_effort: str | None = None
-    thinking_budget: int | None = None
-    max_tokens: int | None = None
-
-    @property
-    def is_python(self) -> bool:
-        """Whether the member calls no model (a Python callable or a replay), so no session."""
-        return calls_no_model(self.judge)
-
-    def with_defaults(
-        self, *, template: str | None = None, backend: BackendOptions | None = None
-    ) -> MemberSpec:
-        """A model member with these settings where it sets none; others as they are.
-
-        ``backend``'s values of the member's fields (``base_url``, ``temperature``,
-        ``timeout``, ``reasoning_effort``, ``thinking_budget``, ``max_tokens``) fill
-        those the member leaves unset; a value the member sets is its own. A
-        ``python:`` member takes the ``timeout`` alone (a replay, nothing).
-        """
-        given = backend or BackendOptions()
-        if self.is_python:
-            python = self.judge.strip().startswith("python:")
-            return replace(self, timeout=given.timeout) if python and self.timeout is None else self
-        unset = {name: getattr(given, name) for name in _BACKEND_FIELDS
-                 if getattr(self, name) is None}  # fmt: skip
-        return replace(self, template=self.template or template, **unset)
-
-    def backend_options(self) -> BackendOptions:
-        """The member's backend options, checked as a judge's (:class:`BackendOptions`)."""
-        return BackendOptions(
-            self.base_url, None, None, self.temperature, self.timeout,
-            reasoning_effort=self.reasoning_effort, thinking_budget=self.thinking_budget,
-            max_tokens=self.max_tokens,
-        )  # fmt: skip
-
-    def named(self, error: ConfigError) -> FairJudgeError:
-        """``error``, raised as the member was built, naming where its values were set.
-
-        A spec given in code keeps the parameters' names; a jury file's member
-        names the file, the line and the key (:func:`~fairjudge.judges.load_jury_file`).
-        """
-        return error
-
-
-_BACKEND_FIELDS = (
-    "base_url", "temperature", "timeout", "reasoning_effort", "thinking_budget", "max_tokens",
-)  # fmt: skip
-"""The :class:`BackendOptions` a member sets for itself (a panel's fill those it leaves unset)."""
 
 
 J = TypeVar("J")  # a member's judge: a pairwise judge, a pointwise judge
@@ -294,6 +214,8 @@ class Panel(Closing, Generic[M, Q, A]):
                 for spec, name in zip(specs, member_names(bases), strict=True)
             ]
             run.check_store(store, [m.judge for m in members])
+            if session is not None:
+                price_routes(session, specs, members)
             return cls(members, session=session, owns_session=own)
         except BaseException:
             if own and session is not None:
@@ -483,13 +405,8 @@ class Panel(Closing, Generic[M, Q, A]):
 
 PF = TypeVar("PF", bound=PythonFunction)
 
-_MODEL_ONLY = ("tpm", "max_cost", "prices")
+_MODEL_ONLY = ("tpm", "max_cost", "prices", "route_prices")
 """Run options only model members can honour (a Python judge reports no tokens or cost)."""
-
-_MODEL_SETTINGS = (
-    "template", "base_url", "temperature", "reasoning_effort", "thinking_budget", "max_tokens",
-)  # fmt: skip
-"""A member's settings for a model's calls: a ``python:`` member takes none of them."""
 
 
 def _built(
@@ -503,9 +420,12 @@ def _built(
     """
     try:
         if spec.judge.strip().startswith("python:"):
-            model_only = [f for f in _MODEL_SETTINGS if getattr(spec, f) is not None]
+            model_only = [f for f in MODEL_SETTINGS if getattr(spec, f) is not None]
             reject(spec.judge.strip(), model_only, PYTHON_JUDGE)
             run = replace(run, timeout=spec.timeout)
+        elif spec.is_python:  # a replay: the price keys (its other keys: resolve_judge)
+            priced = [key for key in PRICE_KEYS if getattr(spec, key) is not None]
+            reject(spec.judge.strip(), priced, "a replay makes no call and pays for none")
         return member(spec, name, session, run)
     except ConfigError as exc:
         named = spec.named(exc)

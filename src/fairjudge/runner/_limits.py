@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
-from fairjudge._call import CallSpec
+from fairjudge._call import CallSpec, Route
 from fairjudge._errors import BackendError, ConfigError, EndpointUnreachable, RateLimitError
 from fairjudge.runner._progress import ProgressMode, RunProgress
 
@@ -328,6 +328,10 @@ class RunOptions:
         retry: Retry policy for 429s, timeouts and server errors.
         progress: ``auto`` (a bar on a terminal, plain lines otherwise), ``rich``,
             ``plain``, ``quiet``, or a display object (:class:`RunProgress`).
+        route_prices: Prices of particular judges, each ``((backend, model,
+            base_url), Prices)``: a judge's calls are charged its own, in place of
+            ``prices`` and the list price. A panel sets them from its members' price
+            keys (:class:`~fairjudge.judges.MemberSpec`).
 
     Raises:
         ConfigError: A field is out of range; the message names the parameter.
@@ -346,6 +350,7 @@ class RunOptions:
     list_prices: bool = True
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: ProgressMode | RunProgress = "auto"
+    route_prices: tuple[tuple[Route, Prices], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.concurrency, int) or self.concurrency < 1:
@@ -369,6 +374,12 @@ class RunOptions:
                     "per million input and output tokens (or list_prices=True, for a "
                     "model fairjudge's list prices)",
                     params="max_cost",
+                )
+        for entry in self.route_prices:
+            if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], Prices)):
+                raise ConfigError(
+                    f"route_prices holds ((backend, model, base_url), Prices) pairs; got {entry!r}",
+                    params="route_prices",
                 )
         if isinstance(self.progress, str) and self.progress not in _PROGRESS_MODES:
             raise ConfigError(

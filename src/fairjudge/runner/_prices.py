@@ -241,6 +241,8 @@ class Pricing:
         use_list: Price the models :data:`LIST_PRICES` names when ``prices`` is ``None``.
         routes: The routes the run may call.
         max_cost: The run's budget; with one, every route must have a price.
+        own: Prices of particular routes, in place of ``prices`` and the list's
+            (:attr:`~fairjudge.runner.RunOptions.route_prices`).
 
     Raises:
         ConfigError: ``max_cost`` is set and a route has no price (names the model
@@ -254,10 +256,11 @@ class Pricing:
         use_list: bool,
         routes: Iterable[Route],
         max_cost: float | None,
+        own: Mapping[Route, Prices] | None = None,
     ) -> None:
         self._by_route: dict[Route, Prices | None] = {}
         for route in routes:
-            found = prices
+            found = (own or {}).get(route, prices)
             if found is None and use_list:
                 found = list_price(route[0], route[1])
             self._by_route[route] = found

@@ -54,8 +54,9 @@ class Tally:
     ) -> None:
         self.options = options
         self.pricing = Pricing(
-            options.prices, use_list=options.list_prices, routes=routes, max_cost=options.max_cost
-        )
+            options.prices, use_list=options.list_prices, routes=routes,
+            max_cost=options.max_cost, own=dict(options.route_prices),
+        )  # fmt: skip
         self.total = self.cached = self.done = self.failed = 0
         self.started = self.requests = self.retries = 0
         self.input_tokens = self.output_tokens = 0
