@@ -7,6 +7,8 @@ if it had been typed, so what it prints, writes and exits with is its own.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,6 +24,8 @@ from fairjudge.cli._options import SummaryJson
 from fairjudge.cli._run_config import Trust, config_argv, config_words, running_config
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from fairjudge.io import ConfigText
 
 __all__ = ["run"]
@@ -86,13 +90,32 @@ def run(
     command = group.get_command(root, name)
     if json_output:
         argv.insert(0, "--json")
-    with running_config(loaded, command):
+    with running_config(loaded, command), _judges_beside(config, trusted=allow_python_judges):
         try:
             sub = command.make_context(name, argv, parent=root)
             with sub:
                 command.invoke(sub)
         except UsageError as exc:  # Click's, and the command's own: in the file's words
             raise UsageError(config_words(exc.format_message()), ctx=ctx) from None
+
+
+@contextlib.contextmanager
+def _judges_beside(config: Path, *, trusted: bool) -> Iterator[None]:
+    """With --allow-python-judges, a python: module beside the file is found from anywhere.
+
+    Paths are read from the file's folder, and so is a judge module: the folder is
+    searched last, after the working directory, $PYTHONPATH and installed packages.
+    Without the flag the file names no python: judge, so nothing is added.
+    """
+    folder = str(config.resolve().parent)
+    added = trusted and folder not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        yield
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
 
 
 @guarded

@@ -39,6 +39,7 @@ import difflib
 import functools
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -511,6 +512,13 @@ def config_words(message: str, *, at_line: bool = True) -> str:
     running = _RUNNING.get()
     if running is None or not running.flags:
         return message
+    folder = str(running.config.path.resolve().parent)
+    if folder in sys.path:  # fairjudge run searched it for python: modules too
+        message = message.replace(
+            ", $PYTHONPATH and the installed packages: run from",
+            f", $PYTHONPATH, the installed packages and the config file's folder {folder}: "
+            "run from",
+        )
     # Click names a flag with a short form as "'--quiet' / '-q'": the file has one key.
     message = re.sub(
         r"'(--[\w-]+)'(?: / '-\w')+",

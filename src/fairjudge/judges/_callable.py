@@ -451,6 +451,7 @@ def python_function(spec: str) -> tuple[Any, str]:
     except (Exception, SystemExit) as exc:  # it failed (or called sys.exit): say so, no traceback
         raise ConfigError(
             f"cannot import module {module_name!r} for judge {spec!r}: {type(exc).__name__}: {exc}"
+            + _where_looked(module_name, exc)
         ) from exc
     obj: Any = module
     for part in attr.split("."):
@@ -463,3 +464,17 @@ def python_function(spec: str) -> tuple[Any, str]:
             f"{spec!r} is not callable and has no judge/ajudge method; it is {type(obj).__name__}"
         )
     return obj, f"python:{module_name}:{attr}"
+
+
+def _where_looked(module_name: str, exc: BaseException) -> str:
+    """For a module not found (not one it imports): where it was looked for, and the fix."""
+    missing = getattr(exc, "name", None)
+    if not isinstance(exc, ModuleNotFoundError) or missing is None:
+        return ""
+    if module_name != missing and not module_name.startswith(missing + "."):
+        return ""  # the module was found; something it imports is missing
+    return (
+        f"; looked in the working directory {os.getcwd()}, $PYTHONPATH and the installed "
+        f"packages: run from the folder that holds {missing.split('.')[0]}, or add that folder to "
+        "$PYTHONPATH"
+    )
