@@ -219,6 +219,14 @@ DEFAULT_LEASE_S = 120.0
 so only a process that died (or froze for two minutes) loses them."""
 
 _CHUNK = 500  # keys per statement; well under SQLite's variable limit
+_BELIEVED_LEASES = 5
+"""A claim running out later than this many leases from now is no process's lease.
+
+A run renews its claims to one lease ahead, so only a hand edit, a store handed over
+with claims planted in it, or a clock hours ahead on another host puts one further
+out: believed, it would keep every run waiting on that call until then (a run waits
+on calls another process holds). Five leases leave room for clocks minutes apart.
+"""
 
 
 def _where() -> str:
@@ -280,10 +288,12 @@ def claim_keys(
 
     Must run inside ``BEGIN IMMEDIATE``: holding the write lock while reading makes
     the read and the insert one step for every process sharing the file. Keys this
-    owner already holds are renewed and returned again; an expired claim, or one whose
-    process on this host is gone (killed), is taken over. ``now`` is the wall-clock
-    time (:func:`time.time`) that leases are measured in.
+    owner already holds are renewed and returned again; an expired claim, one whose
+    process on this host is gone (killed), or one running out later than no lease
+    does (:data:`_BELIEVED_LEASES`) is taken over. ``now`` is the wall-clock time
+    (:func:`time.time`) that leases are measured in.
     """
+    latest = now + _BELIEVED_LEASES * max(lease_s, DEFAULT_LEASE_S)
     drop_dead_owners(conn)
     claimed: list[str] = []
     for chunk in _chunks(keys):
@@ -297,8 +307,9 @@ def claim_keys(
         taken.update(
             key
             for (key,) in conn.execute(
-                f"SELECT key FROM claims WHERE owner != ? AND expires_at > ? AND key IN ({marks})",
-                (owner, now, *chunk),
+                "SELECT key FROM claims WHERE owner != ? AND expires_at > ? AND expires_at <= ? "
+                f"AND key IN ({marks})",
+                (owner, now, latest, *chunk),
             )
         )
         mine = [key for key in dict.fromkeys(chunk) if key not in taken]
