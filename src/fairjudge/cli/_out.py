@@ -71,12 +71,26 @@ class Ending:
     code: int = 0
     said: tuple[str, str, str] = ("", "", "yellow")
     json: dict[str, Any] = field(default_factory=dict)
+    shown_as_json: list[str] = field(default_factory=list, compare=False, repr=False)
+    """Set by :func:`show` when the report went to stdout as JSON, with its reasons' key."""
 
     def exit(self) -> None:
-        """Say why the run ends so, and exit with its code; nothing for a run that stands."""
+        """Say why the run ends so, and exit with its code; nothing for a run that stands.
+
+        Under ``--json`` no reasons were listed above: the line says where they are.
+        """
         if self.code:
-            say(*self.said)
+            label, text, style = self.said
+            if self.shown_as_json:
+                where = f'the reasons are under "{self.shown_as_json[0]}" in the --json output'
+                for above in _REASONS_ABOVE:
+                    text = text.replace(above, where)
+            say(label, text, style)
             raise typer.Exit(self.code)
+
+
+_REASONS_ABOVE = ("the reasons are listed above", "the reasons are above")
+"""How an exit 4's line points at the grouped reasons the report printed before it."""
 
 
 _STANDS = Ending()
@@ -105,7 +119,10 @@ def show(
         return markdown() if markdown is not None else markdown_of(report)
 
     if as_json:
-        typer.echo(strict_dumps({**report.to_dict(), **ending.json}, indent=2))
+        data = report.to_dict()
+        if ending.code == EXIT_UNRESOLVED and data.get("failures"):
+            ending.shown_as_json.append("failures")
+        typer.echo(strict_dumps({**data, **ending.json}, indent=2))
         write_markdown(draw)
         return
     if not write_markdown(draw):
@@ -178,7 +195,7 @@ def write_page(path: Path | None, done: Any) -> None:
 
 def verdict_exit(
     result: Any, limit: float, what: str = "have no verdict",
-    reasons: str | None = "the reasons are listed above",
+    reasons: str | None = _REASONS_ABOVE[0],
 ) -> Ending:  # fmt: skip
     """A win rate's ending: 5 when it is partial, 4 when too many items are ``what``.
 
@@ -193,7 +210,7 @@ def verdict_exit(
 
 def unresolved_exit(
     stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
-    reasons: str | None = "the reasons are above",
+    reasons: str | None = _REASONS_ABOVE[1],
 ) -> Ending:  # fmt: skip
     """The ending of a run's coverage: 5 partial, 4 too many items unresolved, else none.
 
