@@ -14,6 +14,7 @@ import math
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -154,9 +155,31 @@ def load_rows(
         raise ConfigError("items is empty; need at least one item")
     with _as_file(rows) as path:
         try:
-            return load(path), ROWS
+            return _named_rows(load(path), str(path)), ROWS
         except InputError as exc:
             raise InputError(str(exc).replace(str(path), ROWS)) from None
+
+
+def _named_rows(loaded: T, spooled: str) -> T:
+    """What was read from the spooled rows, its skipped rows named ``<rows>`` as errors are.
+
+    The private file is deleted once read, so a skipped row's ``source`` names the
+    rows instead (``<rows>``, line N counting rows from 1), as an error does.
+    """
+    from fairjudge.io import LoadedItems
+
+    if not isinstance(loaded, LoadedItems):
+        return loaded
+
+    def named(e: InputError) -> InputError:
+        if e.path != spooled:
+            return e
+        where = f"{e.path}:{e.line}: " if e.line is not None else f"{e.path}: "
+        bare = str(e).removeprefix(where).replace(spooled, ROWS)
+        return InputError(bare, path=ROWS, line=e.line, params=e.params)
+
+    skipped = [named(e) for e in loaded.skipped]
+    return replace(loaded, skipped=skipped, path=ROWS)
 
 
 def read_already(

@@ -48,6 +48,9 @@ class OutFile:
         settings: The run's settings, JSON-ready (the requests are added on writing).
         member_usage: A panel's usage per member, JSON-ready (``None``: not a panel,
             or none recorded), kept in the header so the page redrawn shows it.
+        skipped_rows: The input rows the run set aside (``skip_invalid``), as its
+            ``to_dict()`` lists them; kept in the header (when there are any) so
+            ``fairjudge report`` lists them as the run did.
     """
 
     kind: Any
@@ -57,6 +60,7 @@ class OutFile:
     rubric: str | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     member_usage: Sequence[Mapping[str, Any]] | None = None
+    skipped_rows: Sequence[Mapping[str, Any]] = ()
 
     def head(self) -> dict[str, Any]:
         """The header's judge, template, rubric and settings, as ``out_header`` takes them."""
@@ -89,6 +93,7 @@ def out_header_of(
         out.kind, command=extra.get("command") or (), judge=out.judge, template=out.template,
         rubric=out.rubric, settings=settings, calls=calls, config=extra.get("config"),
         config_file=extra.get("config_file"), member_usage=out.member_usage,
+        skipped_rows=out.skipped_rows,
     )  # fmt: skip
 
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Kind", "Result", "check_target", "header_of", "last_run", "opened", "out_file_of",
-    "page_header", "pairwise_rows", "scored_rows", "title", "write_page",
+    "page_header", "pairwise_rows", "scored_rows", "skipped_rows", "title", "write_page",
 ]  # fmt: skip
 
 Kind = Literal["compare", "score", "jury", "score-jury", "rank", "calibrate", "audit"]
@@ -68,11 +68,16 @@ class Result:
     def summary(self) -> str:
         """A few human-readable lines: the headline numbers with their intervals.
 
-        A run a budget stopped says so (its figures are of the judged part only).
+        A run a budget stopped says so (its figures are of the judged part only), and
+        one that set input rows aside (``skip_invalid``) says how many, which
+        ``to_dict()["skipped_rows"]`` lists.
         """
         text = self._summary() if self._summary is not None else str(self.result.summary())
         if self.stopped is not None and self.stopped not in text:
             text += f"\npartial result, stopped: {self.stopped}"
+        set_aside = skipped_rows(self.report)
+        if set_aside:
+            text += f"\nrows set aside: {len(set_aside)} (skipped_rows)"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -186,12 +191,25 @@ def out_file_of(done: Result) -> OutFile:
             "so it has no per-item records to save; to_dict() holds the leaderboard",
             params="items",
         )
-    out = done._out()
+    out = replace(done._out(), skipped_rows=skipped_rows(done.report))
     if done.stopped is None:
         return out
     # The run's own stop reason, so `fairjudge report` draws the sentence the run's page
     # gave; a file without it (not stopped, or older) keeps the generic one.
     return replace(out, settings={**out.settings, "stopped": done.stopped})
+
+
+def skipped_rows(report: Any) -> list[dict[str, Any]]:
+    """The input rows a run set aside (``skip_invalid``), as its ``to_dict()`` lists them.
+
+    A report's ``skipped``, or a ``calibrate`` report's ``payload["skipped_rows"]``;
+    none for a report that keeps none (an audit, a ranking).
+    """
+    rows = getattr(report, "skipped", None)
+    if rows is None:
+        payload = getattr(report, "payload", None)
+        rows = payload.get("skipped_rows") if isinstance(payload, Mapping) else None
+    return [dict(r) for r in rows] if isinstance(rows, (list, tuple)) else []
 
 
 def page_header(done: Result, header_extra: Mapping[str, Any] | None = None) -> OutHeader:

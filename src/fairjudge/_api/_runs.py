@@ -273,12 +273,13 @@ class ViaScoresRun:
     def save(self, path: str | Path, *, header_extra: Mapping[str, Any] | None = None) -> Path:
         """Write ``compare --via-scores``'s ``--out`` file, as :meth:`Result.save` does.
 
-        The header records the scorer's requests and the scoring calls.
+        The header records the scorer's requests, the scoring calls and the input rows
+        set aside.
         """
         from fairjudge._api._out import via_scores_out, write_out_file
         from fairjudge._api._result import check_target
 
-        out = via_scores_out(self, self.rubric, self.settings)
+        out = replace(via_scores_out(self, self.rubric, self.settings), skipped_rows=self.skipped)
         check_target(path, out.settings)
         return write_out_file(path, out, self.calls, self.scorer, header_extra)
 

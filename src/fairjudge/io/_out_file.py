@@ -220,6 +220,7 @@ def out_header(
     config: Mapping[str, Any] | None = None,
     config_file: str | None = None,
     member_usage: Sequence[Mapping[str, Any]] | None = None,
+    skipped_rows: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The first record of a ``--out`` file: what wrote it, and with what.
 
@@ -240,6 +241,9 @@ def out_header(
         member_usage: A panel's calls, tokens and cost per member, as its ``--json``
             has them, so ``fairjudge report`` shows each member's usage as the run's
             page did; only in the header when given.
+        skipped_rows: The input rows set aside with ``skip_invalid`` (source, line,
+            message), as the run's ``--json`` lists them, so ``fairjudge report``
+            summarises the run it was; only in the header when there are any.
 
     Returns:
         ``{"fairjudge": {...}}``, ready for ``json.dumps``.
@@ -258,6 +262,8 @@ def out_header(
         body["calls"] = dict(calls)
     if member_usage is not None:
         body["member_usage"] = [dict(u) for u in member_usage]
+    if skipped_rows:
+        body["skipped_rows"] = [dict(r) for r in skipped_rows]
     if config is not None:
         body["config"] = dict(config)
     if config_file is not None:
@@ -281,6 +287,9 @@ class OutHeader:
             (``None``: not recorded); read from a file, so untrusted.
         member_usage: A panel's usage per member, as its ``--json`` has it
             (``None``: not recorded); untrusted as ``calls``.
+        skipped_rows: The input rows the run set aside (``skip_invalid``), as its
+            ``--json`` lists them; empty for none (or a file written before headers
+            recorded them). Untrusted as ``calls``.
     """
 
     kind: str
@@ -292,6 +301,7 @@ class OutHeader:
     command: tuple[str, ...] = ()
     calls: Mapping[str, Any] | None = None
     member_usage: tuple[Mapping[str, Any], ...] | None = None
+    skipped_rows: tuple[Mapping[str, Any], ...] = ()
 
     def expect(
         self,
@@ -369,7 +379,7 @@ def read_header(record: object, *, path: str, line: int = 1) -> OutHeader | None
     command = body.get("command")
     if not isinstance(settings, dict):
         raise InputError("header: 'settings' must be an object", path=path, line=line)
-    calls, usage = body.get("calls"), body.get("member_usage")
+    calls, usage, skipped = body.get("calls"), body.get("member_usage"), body.get("skipped_rows")
     return OutHeader(
         kind=str(kind),
         version=_optional_text(body, "version", path, line),
@@ -382,4 +392,7 @@ def read_header(record: object, *, path: str, line: int = 1) -> OutHeader | None
         member_usage=tuple(usage)
         if isinstance(usage, list) and all(isinstance(u, dict) for u in usage)
         else None,
+        skipped_rows=tuple(r for r in skipped if isinstance(r, dict))
+        if isinstance(skipped, list)
+        else (),
     )

@@ -255,4 +255,7 @@ def _page(
                          params=_PARAMS)  # fmt: skip
     _check_given(given)  # before any note: a value refused is never said to be redrawn
     told = {"notify": notify} if kind in _TELLS else {}
-    return loader(path, **_bootstrap(path, kind, given, notify), **told)
+    page = loader(path, **_bootstrap(path, kind, given, notify), **told)
+    from fairjudge.report._skipped_rows import with_skipped_rows  # rows the run set aside
+
+    return with_skipped_rows(page, out_file_header(path))
