@@ -378,7 +378,8 @@ def test_an_alias_refusing_logprobs_with_a_403_is_learned(
         assert "stopped sending logprobs and top_logprobs" in backend.lessons
 
 
-def test_a_403_about_a_parameter_does_not_blame_the_key() -> None:
+def test_a_403_about_a_parameter_does_not_blame_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("K", "sk-set")
     error = error_from_status(
         403, "You are not allowed to request logprobs from this model",
         backend="openai", where="model 'x'", key_env="OPENAI_API_KEY",

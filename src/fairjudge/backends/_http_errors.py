@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -161,11 +162,23 @@ def error_from_status(
         # Not the key: the model refuses a parameter (o4-mini answers logprobs so).
         return FatalBackendError(text + "; the server refuses a parameter of the request")
     if status in (401, 403):
-        hint = f"; check the key in ${key_env}" if key_env else ""
-        return AuthenticationError(text + hint)
+        return AuthenticationError(text + _key_hint(key_env))
     if status in _REJECTED:
         return RequestRejected(text)
     return FatalBackendError(text)
+
+
+def _key_hint(key_env: str | None) -> str:
+    """What to do about a refused key: check it, or (none was sent) set it.
+
+    The key is read from ``$key_env`` alone; with a ``base_url`` a call goes out
+    without one (the server may need none), so a server that wants one is told so.
+    """
+    if not key_env:
+        return ""
+    if not os.environ.get(key_env):
+        return f"; no key was sent (${key_env} is not set) and the server wants one: set ${key_env}"
+    return f"; check the key in ${key_env}"
 
 
 def translate_sdk_error(
