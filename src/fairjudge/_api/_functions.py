@@ -350,8 +350,8 @@ def calibrate(
         the :class:`~fairjudge.evaluation.ScoreResult`).
 
     Raises:
-        ConfigError: A threshold that is not a number in [-1, 1], or ``min_kappa``
-            with ``rubric`` (scores are gated on Spearman).
+        ConfigError: A threshold that is not a number in [-1, 1], ``min_kappa``
+            with ``rubric`` (scores are gated on Spearman), or ``mode`` without it.
         InputError: An item has no human label, or ``columns`` names a label column
             the input lacks (every item then read as labelled by ``human_score`` alone).
     """
@@ -375,6 +375,11 @@ def calibrate(
             skip_invalid=skip_invalid, allow_empty=allow_empty, source=source,
         )  # fmt: skip
     _refuse_single_answers(items, columns)
+    if mode != "json":  # pairs are judged by verdict: no score is asked in a mode
+        raise ConfigError(
+            "mode applies with rubric (single answers with human_<dimension> scores); these "
+            "items are pairs, judged by verdict: drop mode", params="mode",
+        )  # fmt: skip
     item_list, name, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty, source)
     human = next((mine for mine, readme in (columns or {}).items() if readme == "human"), "human")
     check_label_column(items, human, item_list)  # before any call, as the two below

@@ -162,6 +162,7 @@ def pointwise_panel(
         PointwiseJury, judges, weights, aggregate, "mean", from_specs, setup,
         lambda spec: resolve_pointwise_judge(spec, rubric=rubric),
         BatchPointwiseJudge, lambda fn: CallablePointwiseJudge(fn, rubric=rubric),
+        model_only=("mode",) * (mode != "json") + ("structured",) * structured,
     )  # fmt: skip
 
 
@@ -169,13 +170,15 @@ def _panel(
     kind: type[P], judges: JudgesLike, weights: Sequence[float] | None, aggregate: str | None,
     default_rule: str, from_specs: Callable[[list[MemberSpec]], P], setup: JudgeSetup,
     resolve: Callable[[str], Any], judge_type: type,
-    wrap: Callable[[Any], Any],
+    wrap: Callable[[Any], Any], model_only: tuple[str, ...] = (),
 ) -> tuple[P, str, bool]:  # fmt: skip
     """A panel of ``kind`` (a built one as it is), its rule, and whether it was built here.
 
     Members given as specs share one session; a function or a judge object (or a
     spec that calls no model) sits on the panel as it is, and then no session opens;
     a function runs on the engine with ``options`` and, if declared, ``store``.
+    ``model_only``: the call's options that only a model member reads (a scoring
+    ``mode``, ``structured``), refused when no member is one.
     """
     if isinstance(judges, kind):
         _keeps_its_own(kind.__name__, setup, weights)
@@ -183,11 +186,21 @@ def _panel(
     members, rule = _members(judges, weights, aggregate, default_rule)
     rule = _rule(rule, default_rule, None if aggregate is not None else judges)
     prompt = [n for n in _set_fields(setup) if n in ("template", "backend")]
-    if prompt and all(not isinstance(m, MemberSpec) or m.is_python for m in members):
+    no_model = all(not isinstance(m, MemberSpec) or m.is_python for m in members)
+    if prompt and no_model:
         raise ConfigError(  # functions, python:/replay: specs and built judges keep their own
             f"{', '.join(prompt)}: a panel of Python functions, replays or judge objects has "
             "no model or prompt of the setup's, so these have no effect; leave them out",
             params=tuple(prompt),
+        )
+    if model_only and no_model:
+        one = len(model_only) == 1
+        raise ConfigError(
+            f"{', '.join(model_only)}: a panel of Python functions, replays or judge objects "
+            "has no model of this call's to ask in a mode or for structured output (a judge "
+            f"object keeps its own), so {'it has' if one else 'these have'} no effect; leave "
+            f"{'it' if one else 'them'} out",
+            params=model_only,
         )
     if all(isinstance(m, MemberSpec) for m in members):
         return from_specs(members), rule, True

@@ -133,9 +133,12 @@ def score(
 
     Raises:
         ConfigError: A bad setting, a setup field given twice, both ``judge`` and
-            ``judges``, or a baseline scored otherwise.
+            ``judges``, a baseline scored otherwise, or ``mode``/``structured`` with
+            your own function (or panel of Python judges), which no model reads.
     """
     check_one_of(judge, judges, weights, aggregate)
+    if judge is not None and not isinstance(judge, (str, BatchPointwiseJudge)):
+        _refuse_modes(judge, mode, structured)  # a function's dict: no model to ask so
     the_setup = setup_of(setup, backend=backend, options=options, store=store,
                          executor=executor)  # fmt: skip
     if allow_different and baseline is None:
@@ -206,6 +209,27 @@ def score(
                   calls=calls, sent_by=the_judge,
                   _out=lambda: score_out("score", result, mode=mode, seed=seed, level=level,
                                          n_resamples=n_resamples, source=source))  # fmt: skip
+
+
+def _refuse_modes(judge: Any, mode: str, structured: bool) -> None:
+    """Refuse ``mode`` or ``structured`` for your own scoring function, as its spec refuses them.
+
+    A function is called directly: no model is asked for one JSON reply or a bare
+    number per dimension, nor for structured output, so either would be recorded in
+    the run's settings without having had any effect.
+
+    Raises:
+        ConfigError: Naming ``mode`` (other than ``json``) and ``structured`` (true).
+    """
+    unused = ["mode"] * (mode != "json") + ["structured"] * structured
+    if unused:
+        one = len(unused) == 1
+        raise ConfigError(
+            f"{', '.join(unused)} {'does' if one else 'do'} not apply to the judge "
+            f"{judge_name(judge)!r} (a Python judge is called directly, with no prompt, model "
+            f"or server); drop {'it' if one else 'them'}",
+            params=tuple(unused),
+        )
 
 
 def _baseline(baseline: ScoreRun | str | Path | None) -> ScoreRun | None:
