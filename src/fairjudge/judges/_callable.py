@@ -74,10 +74,34 @@ def reply_from_value(value: object) -> Reply:
         try:
             probs = value if isinstance(value, Probabilities) else Probabilities.from_mapping(value)
         except (ValueError, TypeError) as exc:
-            return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), str(exc)))
+            reason = _not_probabilities(value) or str(exc)
+            return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), reason))
         return Reply(verdict=probs.argmax(), probabilities=probs, raw=repr(value))
     reason = f"judge returned {type(value).__name__} {value!r}; expected 'A', 'B' or 'tie'"
     return Reply(verdict=None, raw=repr(value), failure=ParseFailure(repr(value), reason))
+
+
+def _not_probabilities(value: object) -> str | None:
+    """Why a returned mapping is no probabilities (a value is no number); else None.
+
+    ``{"verdict": "A"}`` is read as probabilities and fails on ``float('A')``; say what
+    a dict means and what to return instead.
+    """
+    if not isinstance(value, Mapping):
+        return None
+    for key, item in value.items():
+        try:
+            float(item)
+        except (ValueError, TypeError):
+            shown = repr(dict(value))
+            shown = shown if len(shown) <= 120 else shown[:117] + "..."
+            return (
+                f"judge returned {type(value).__name__} {shown}: a dict is read as "
+                "probabilities {'A': p, 'B': p, 'tie': p} with numeric values; got "
+                f"{item!r} for {key!r}; return the label itself ('A', 'B' or 'tie') or such "
+                "a dict"
+            )
+    return None
 
 
 class PythonFunction(Closing):
