@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         weighted_majority,
     )
     from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
-    from fairjudge.judges._jury_usage import MemberUsage
+    from fairjudge.judges._member import MemberUsage
     from fairjudge.judges._pairwise import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
         BatchPointwiseJudge,
@@ -116,7 +116,7 @@ _LAZY = {
     "JuryFile": "fairjudge.judges._jury_file",
     "load_jury_file": "fairjudge.judges._jury_file",
     "recorded_jury": "fairjudge.judges._jury_file",
-    "MemberUsage": "fairjudge.judges._jury_usage",
+    "MemberUsage": "fairjudge.judges._member",
     "LLMJudge": "fairjudge.judges._pairwise",
     "read_verdict": "fairjudge.judges._pairwise",
     "BatchPointwiseJudge": "fairjudge.judges._pointwise",

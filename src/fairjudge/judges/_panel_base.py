@@ -20,13 +20,16 @@ from fairjudge._call import Closing
 from fairjudge._errors import ConfigError, worded
 from fairjudge._types import Replies, Reply, stopped_by
 from fairjudge.judges._callable import PythonFunction
-from fairjudge.judges._jury_usage import (
+from fairjudge.judges._member import (
+    MODEL_SETTINGS,
+    PRICE_KEYS,
+    MemberSpec,
     MemberUsage,
     function_usage,
     model_usage,
     no_model_usage,
+    price_routes,
 )
-from fairjudge.judges._member_spec import MODEL_SETTINGS, PRICE_KEYS, MemberSpec, price_routes
 from fairjudge.judges._own_judge import interrupt_note, set_interrupt_note
 from fairjudge.judges._pairwise import ProgressCallback
 from fairjudge.judges._registry import PYTHON_JUDGE, check_batch_api, reject
