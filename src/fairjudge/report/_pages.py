@@ -6,13 +6,17 @@ file (:data:`fairjudge.io.OutKind`), so every file a command writes can be drawn
 
 A page is summarised again with the run's own seed, level and resamples, as its
 header records them (:func:`_bootstrap`), so a colleague's ``report`` of the file
-shows the figures the run showed; one given here overrides it, and says so.
+shows the figures the run showed; one given here overrides it, and says so. The rows
+the run set aside (``skip_invalid``), which its header records, go back on the page
+as the run drew them (:func:`with_skipped_rows`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +25,9 @@ from fairjudge._errors import ConfigError, InputError
 from fairjudge.io import OutHeader, read_header, read_records, shown
 from fairjudge.report._page_audit import OUT_FILE_PAGES as _AUDIT
 from fairjudge.report._page_calibrate import OUT_FILE_PAGES as _CALIBRATE
-from fairjudge.report._page_calibrate import draws_pointwise
+from fairjudge.report._page_calibrate import draws_pointwise, score_failures_section
 from fairjudge.report._page_compare import OUT_FILE_PAGES as _COMPARE
+from fairjudge.report._page_compare import failures_section
 from fairjudge.report._page_load import DRAWS
 from fairjudge.report._page_panel import OUT_FILE_PAGES as _PANELS
 from fairjudge.report._page_rank import OUT_FILE_PAGES as _RANK
@@ -256,6 +261,46 @@ def _page(
     _check_given(given)  # before any note: a value refused is never said to be redrawn
     told = {"notify": notify} if kind in _TELLS else {}
     page = loader(path, **_bootstrap(path, kind, given, notify), **told)
-    from fairjudge.report._skipped_rows import with_skipped_rows  # rows the run set aside
+    return with_skipped_rows(page, out_file_header(path))  # rows the run set aside
 
-    return with_skipped_rows(page, out_file_header(path))
+
+@dataclass(frozen=True, slots=True)
+class _SetAside:
+    """What a scoring page's failures card reads of its report: no failure, these rows."""
+
+    skipped: tuple[dict[str, Any], ...]
+    failures: Counter[str] = field(default_factory=Counter)
+
+
+def _card(page: kit.Page, header: OutHeader, rows: Sequence[dict[str, Any]]) -> kit.Section | None:
+    """The failures card's rows-set-aside part, in the words of the page that drew it."""
+    if page.kind == "score" or (page.kind == "calibrate" and header.rubric is not None):
+        return score_failures_section(_SetAside(tuple(rows)))  # type: ignore[arg-type]
+    if page.kind in ("compare", "calibrate"):
+        return failures_section(None, rows)
+    return None  # the other pages list them in their summary only, as the run's
+
+
+def with_skipped_rows(page: kit.Page, header: OutHeader | None) -> kit.Page:
+    """``page`` with the rows its run set aside, as the ``--out`` ``header`` records them.
+
+    The summary's ``skipped_rows`` (the run's ``--json``; a comparison via scores
+    redrawn has the key only then) lists them, and the
+    failures card (made when the page has none, as the run's page had) ends with
+    them, as the run's page did.
+    """
+    rows = [dict(r) for r in header.skipped_rows] if header is not None else []
+    if header is None or not rows:
+        return page
+    summary: Mapping[str, Any] = page.summary
+    if "skipped_rows" in summary or page.kind == "compare-via-scores":  # its run's --json has it
+        summary = {**summary, "skipped_rows": rows}
+    card = _card(page, header, rows)
+    sections = list(page.sections)
+    if card is not None:
+        at = next((i for i, s in enumerate(sections) if s.id == card.id), None)
+        if at is None:
+            sections.append(card)
+        else:
+            sections[at] = replace(sections[at], blocks=(*sections[at].blocks, *card.blocks))
+    return replace(page, sections=tuple(sections), summary=summary)
