@@ -169,3 +169,20 @@ def test_a_sync_judge_runs_eight_calls_at_once_under_concurrency_8(tmp_path: Pat
     assert json.loads(result.stdout)["n_call_errors"] == 0
     assert at_once.calls - before == 16
     assert at_once.most == 8  # counted by the judge: eight of its calls ran at once
+
+
+def test_a_python_judge_reports_no_hidden_tokens(tmp_path: Path) -> None:
+    """QA40 F1: a function has no provider, so no "reasoning tokens: not reported" row.
+
+    Its replies said nothing of reasoning tokens, which the run read as a provider
+    withholding them: ``compare`` printed the row and ``--json`` said ``null``.
+    """
+    path = pairs(tmp_path, 3)
+    shown = invoke("compare", str(path), "--judge", "python:fairjudge.examples.judges:longer")
+    assert shown.exit_code == 0, shown.output
+    assert "reasoning tokens" not in shown.output
+    as_json = invoke(
+        "compare", str(path), "--judge", "python:fairjudge.examples.judges:longer", "--json"
+    )
+    assert as_json.exit_code == 0, as_json.output
+    assert json.loads(as_json.stdout)["calls"]["reasoning_tokens"] == 0

@@ -392,9 +392,10 @@ class FunctionBackend:
         self.finished += 1
         if not isinstance(value, str):
             self._values[spec.key] = value  # read as returned; stored as its text
+        # A function has no tokens, hidden or not: 0 reasoning tokens, not "unreported".
         return Completion(
             as_text(value), latency_s=time.perf_counter() - started, input_tokens=0,
-            output_tokens=0,
+            output_tokens=0, reasoning_tokens=0,
         )  # fmt: skip
 
     async def _call(self, call: Callable[[], object]) -> object:
