@@ -123,7 +123,8 @@ def test_ctrl_c_stores_the_calls_in_flight_and_the_rerun_makes_only_the_rest(
     assert said is not None, err
     assert said.group(1) == said.group(2) != "0"
     assert "interrupted: waiting up to 60 s for the" in err
-    assert f"interrupted; {started} of this batch's {2 * N_ITEMS} calls are kept" in err
+    kept = f"({started} of the {2 * N_ITEMS} calls of the batch in progress)"
+    assert kept in " ".join(err.split())
     calls = _rerun(tmp_path)  # ... and was stored: the rerun is served all it made
     assert calls["cached"] == started
     assert calls["made"] == 2 * N_ITEMS - started
@@ -155,7 +156,8 @@ def test_the_grace_period_is_bounded_and_says_what_it_abandoned(tmp_path: Path) 
     error = json.loads(out)["error"]
     assert (error["type"], error["exit_code"]) == ("Interrupted", 143)
     message = error["message"]
-    assert message.startswith("interrupted by SIGTERM; 0 of this batch's 24 calls are kept")
+    assert message.startswith("interrupted by SIGTERM; every finished call is kept in the store")
+    assert "(0 of the 24 calls of the batch in progress)" in message
     assert message.endswith(
         "of the 4 calls in flight, 0 finished within the 1 s grace period and are stored, 4 "
         "were abandoned (the rerun makes them again)"
@@ -171,7 +173,7 @@ def test_a_grace_of_0_waits_for_no_call(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "waiting up to" not in err
     assert "in flight" not in err
-    assert "interrupted; 0 of this batch's 24 calls are kept" in " ".join(err.split())
+    assert "(0 of the 24 calls of the batch in progress)" in " ".join(err.split())
 
 
 def test_a_grace_that_is_no_number_of_seconds_is_refused_before_any_call(tmp_path: Path) -> None:
@@ -186,3 +188,28 @@ def test_a_grace_that_is_no_number_of_seconds_is_refused_before_any_call(tmp_pat
     )
     assert json.loads(done.stdout)["error"]["message"] == message
     assert _log(tmp_path, "start") == 0
+
+
+def test_an_adaptive_run_says_every_earlier_batch_is_kept(tmp_path: Path) -> None:
+    """QA40 F7: a ``--stop-when`` run interrupted in a later batch kept the earlier ones.
+
+    The line counted the batch in progress alone ("0 of this batch's 8 calls are
+    kept"), which read as if nothing was kept after several finished batches.
+    """
+    _setup(tmp_path)
+    argv = _argv(tmp_path, "--stop-when", "width:0.001", "--batch", "2")
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=_env(tmp_path, 0.2, "0"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + WAIT_S
+    while _log(tmp_path, "end") < 8:  # two batches of 2 questions (4 calls each) are done
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"the run ended early: {proc.communicate()}")
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=WAIT_S)
+    assert proc.returncode == 130, err
+    text = " ".join(err.split())
+    assert "interrupted; every finished call is kept in the store" in text, err
+    assert "of this batch's" not in text
+    assert _rerun(tmp_path)["cached"] >= 8  # the earlier batches' calls, served

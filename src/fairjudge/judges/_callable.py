@@ -341,7 +341,12 @@ class PythonFunction(Closing):
         )
 
     def _interrupted(self, session: JudgeSession, jobs: Sequence[Any]) -> None:
-        """Say what the store kept of an interrupted batch (a declared judge's)."""
+        """Say what the store keeps of an interrupted run (a declared judge's).
+
+        Every finished call of every batch is kept; the count is the batch in progress'
+        alone, which is all this judge sees (an adaptive run's earlier batches are not
+        in ``jobs``), so the line never reads as if the earlier ones were lost.
+        """
         if not self.declared:
             return
         keys = {job.spec.key for job in jobs}
@@ -349,10 +354,11 @@ class PythonFunction(Closing):
             kept = len(session.store.get_many(keys))
         except Exception:  # the store is past reading: say no number rather than a wrong one
             return
-        set_interrupt_note(
-            f"interrupted; {kept} of this batch's {len(keys)} calls are kept in the store "
-            f"{session.store.path} under the judge {self.own.name!r} version "
-            f"{self.own.version!r}; run the same command again to make only the rest"
+        set_interrupt_note(  # every batch's, not only this one's (an adaptive run has many)
+            f"interrupted; every finished call is kept in the store {session.store.path} "
+            f"under the judge {self.own.name!r} version {self.own.version!r} ({kept} of "
+            f"the {len(keys)} calls of the batch in progress); run the same command again "
+            "to make only the rest"
         )
 
     def close(self) -> None:
