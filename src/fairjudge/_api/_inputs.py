@@ -84,6 +84,11 @@ def rows_of(items: Any, *, columns: Mapping[str, str] | None = None) -> list[dic
         records = items.astype(object).to_dict("records")
         rows = [{str(k): _cell(v) for k, v in r.items()} for r in records]
     else:
+        if isinstance(items, Mapping):  # one row: iterating it would give its keys
+            raise ConfigError(
+                "items is one dict; pass a list of dicts ([row]), a path or a DataFrame; "
+                f"got {dict(items)!r:.80}"
+            )
         rows = []
         for i, row in enumerate(items):
             if not isinstance(row, Mapping):
