@@ -74,7 +74,11 @@ def test_decided_stops_early_with_fewer_calls_and_says_which_interval_is_valid(
     assert code == 0, out
     text = _flat(out)
     assert "items judged │ 16 of 16 drawn (200 in the file)" in text
-    assert "1.000 [1.000, 1.000] (fixed-sample CI, not valid after the adaptive stop)" in text
+    # All 16 went one way: the fixed-sample interval is Wilson's (QA40 F9), not [1, 1].
+    assert (
+        "1.000 [0.806, 1.000] (Wilson, all alike) (fixed-sample CI, not valid after the "
+        "adaptive stop)" in text
+    )
     assert (
         "adaptive stop: decided: the anytime-valid interval excludes 0.5 (--stop-when decided); "
         "16 of 200 questions and 16 of 200 items judged, in a seeded order, 8 questions per "

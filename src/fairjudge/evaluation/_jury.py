@@ -176,7 +176,7 @@ def jury_result(
         scores = [j.score for j in done if j.score is not None]
         ci = bootstrap_mean(
             scores, [j.item.cluster_key for j in done], n_resamples=settings.n_resamples,
-            seed=settings.seed, level=settings.level,
+            seed=settings.seed, level=settings.level, proportion=True,
         )  # fmt: skip
         outcomes = [j.outcome for j in done]
         win = WinRate(

@@ -212,8 +212,9 @@ def win_rate_of(
     if not scores:
         return None
     ci = bootstrap_mean(
-        scores, clusters, n_resamples=boot.n_resamples, seed=boot.seed, level=boot.level
-    )
+        scores, clusters, n_resamples=boot.n_resamples, seed=boot.seed, level=boot.level,
+        proportion=True,  # every item one way: Wilson's interval, not a zero-width one
+    )  # fmt: skip
     return WinRate(
         estimate=sum(scores) / len(scores),
         ci=ci,

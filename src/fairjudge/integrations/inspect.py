@@ -264,7 +264,9 @@ def win_rate(level: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> Met
     (:func:`fairjudge.stats.bootstrap_mean`), seeded: the same log gives the same
     interval (seed 0 unless ``win_rate(seed=...)`` is given, and Inspect records the
     arguments given with the metric). With fewer than two resolved samples the
-    interval cannot be estimated, and only ``win_rate`` is reported.
+    interval cannot be estimated, and only ``win_rate`` is reported. When every
+    resolved sample scored the same (all wins, all losses or all ties) the bootstrap
+    cannot vary, and the interval is the Wilson score interval on the samples.
 
     Args:
         level: The interval's nominal coverage.
@@ -280,7 +282,9 @@ def win_rate(level: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> Met
         values = [s.score.as_float() for s in scores]
         if not values:
             return {"win_rate": math.nan}
-        ci = bootstrap_mean(values, n_resamples=n_resamples, seed=seed, level=level)
+        ci = bootstrap_mean(
+            values, n_resamples=n_resamples, seed=seed, level=level, proportion=True
+        )
         out: dict[str, float | None] = {"win_rate": sum(values) / len(values)}
         if ci.estimable:
             out["win_rate_ci_low"] = ci.low

@@ -9,6 +9,11 @@ An interval can also be *not estimable*: from a single cluster every resample is
 the same data, so the bootstrap cannot vary and a zero-width interval would claim a
 certainty that does not exist. Such an interval carries the reason instead of
 bounds, and prints as ``cannot be estimated: <reason>``.
+
+A proportion (a win rate) whose clusters all have the same mean, every item won,
+lost or tied, is the other case where the bootstrap cannot vary, from any number of
+clusters. :func:`bootstrap_mean` with ``proportion=True`` then gives the Wilson score
+interval on the clusters instead of the zero-width one, with a ``note`` that says so.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import os
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -74,12 +79,18 @@ class ConfidenceInterval(Estimable):
         high: Upper bound (NaN when not estimable).
         level: Nominal coverage, e.g. 0.95.
         reason: Why the interval cannot be estimated; ``None`` when it can.
+        note: How an estimable interval was formed when it is not the percentile
+            bootstrap (the Wilson interval of a bootstrap that could not vary);
+            ``None`` for the usual one. Its head, up to the first colon, is printed
+            after the bounds; the whole note is written to JSON as ``"note"``, only
+            when set.
     """
 
     low: float
     high: float
     level: float = 0.95
     reason: str | None = None
+    note: str | None = field(default=None, repr=False)
 
     @classmethod
     def not_estimable(cls, reason: str, level: float = 0.95) -> ConfidenceInterval:
@@ -88,13 +99,16 @@ class ConfidenceInterval(Estimable):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: bounds are ``null`` when not estimable, and the reason says why."""
-        return {
+        out: dict[str, Any] = {
             "low": self.low if self.estimable else None,
             "high": self.high if self.estimable else None,
             "level": self.level,
             "estimable": self.estimable,
             "reason": self.reason,
         }
+        if self.note is not None:
+            out["note"] = self.note
+        return out
 
     def __contains__(self, value: object) -> bool:
         return isinstance(value, int | float) and self.low <= value <= self.high
@@ -105,7 +119,9 @@ class ConfidenceInterval(Estimable):
         if self.reason is not None:
             return f"cannot be estimated: {self.reason}"
         spec = spec or ".3f"
-        return f"[{self.low:{spec}}, {self.high:{spec}}]"
+        bounds = f"[{self.low:{spec}}, {self.high:{spec}}]"
+        # A note's head, before its colon, follows the bounds (a table cell is narrow).
+        return bounds if self.note is None else f"{bounds} ({self.note.split(':', 1)[0]})"
 
     def __str__(self) -> str:
         return format(self)
@@ -122,6 +138,37 @@ def single_cluster_reason(n_clusters: int, clustered: bool) -> str | None:
         return None
     unit = "question" if clustered else "item"
     return f"one {unit}: the bootstrap cannot vary"
+
+
+def wilson_interval(p: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``p`` observed on ``n`` units.
+
+    ``center ± half`` with ``center = (p + z²/2n) / (1 + z²/n)`` and
+    ``half = z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)``; for ``p = 0`` that is
+    ``[0, z²/(n + z²)]``, and for ``p = 1`` its mirror. Unlike the percentile
+    bootstrap it has width when every unit went the same way.
+    """
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    center = (p + z2 / (2.0 * n)) / denom
+    half = z / denom * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4.0 * n * n))
+    low = 0.0 if p <= 0.0 else max(0.0, center - half)
+    high = 1.0 if p >= 1.0 else min(1.0, center + half)
+    return low, high
+
+
+def _constant_reason(means: NDArray[np.float64], clustered: bool) -> str | None:
+    """The note for a proportion whose cluster means are all equal, or ``None``."""
+    if float(means.max() - means.min()) > 1e-12:
+        return None
+    unit = "questions" if clustered else "items"
+    return (
+        f"Wilson, all alike: the {means.size} {unit} all score the same, so the bootstrap "
+        "cannot vary; this is the Wilson score interval"
+    )
 
 
 @contextmanager
@@ -235,6 +282,7 @@ def bootstrap_mean(
     n_resamples: int = 2000,
     seed: int = 0,
     level: float = 0.95,
+    proportion: bool = False,
 ) -> ConfidenceInterval:
     """Percentile bootstrap CI of the mean, resampling clusters when given.
 
@@ -249,6 +297,12 @@ def bootstrap_mean(
         n_resamples: Number of bootstrap resamples.
         seed: Seed for the resampling; the same seed gives the same interval.
         level: Nominal coverage.
+        proportion: The values are a proportion's (a win rate: 1, ½, 0, or a
+            probability). When every cluster then has the same mean (every item won,
+            or lost, or tied), the bootstrap cannot vary and its interval would have
+            zero width at any size; the Wilson score interval on the clusters, at
+            ``level``, is given instead, with a ``note`` saying so. Any other
+            interval is the percentile bootstrap's, unchanged.
 
     Raises:
         ValueError: Empty ``values``, mismatched ``clusters``, or a bad parameter.
@@ -282,6 +336,9 @@ def bootstrap_mean(
     reason = single_cluster_reason(k, clusters is not None)
     if reason is not None:
         return ConfidenceInterval.not_estimable(reason, level)
+    if proportion and (note := _constant_reason(sums / sizes, clusters is not None)):
+        bounds = wilson_interval(float(sums.sum() / sizes.sum()), k, level)
+        return ConfidenceInterval(*bounds, level, note=note)
     counts = _resample_counts(k, n_resamples, seed)
     # A resample draws k clusters: with one item each, every size is k, exactly (the
     # sums of whole numbers below 2**53 are exact), without a pass over the plan.
