@@ -154,12 +154,13 @@ def calibrate_scores(
     )  # fmt: skip
     report, ending = calibrated.report.figures, unscored_exit(calibrated.result, run.max_unresolved)
     _write_files(calibrated, run)
+    from fairjudge.report import print_failures, render_score_calibration  # not for --help
+
     if json_output:
         typer.echo(strict_dumps({**calibrated.to_dict(), **ending.json}, indent=2))
     else:
-        from fairjudge.report import render_score_calibration  # here: --help needs no pages
-
         render_score_calibration(report, Console())
+    print_failures(calibrated.result.failures, Console(stderr=json_output))  # as on pairs
     ending.exit()
     if report.passed is False:
         say("gate failed", f"Spearman < {min_spearman} on {', '.join(report.failed)}; do not use "
@@ -240,11 +241,15 @@ def _calibrate_pairs(
     _write_files(calibrated, run)
     if json_output:
         typer.echo(strict_dumps({**shown.payload, **ending.json}, indent=2, default=str))
-    from fairjudge.report import comparison_markdown, render_calibration  # not for --help
+    from fairjudge.report import comparison_markdown, print_failures, render_calibration
 
     markdown = lambda: comparison_markdown(shown.page, calibration=report)  # noqa: E731
-    if not write_markdown(markdown) and not json_output:
+    drawn = not write_markdown(markdown) and not json_output
+    if drawn:
         render_calibration(report, Console())
+    # Why calls gave no verdict, which exit 4's line points at: after the figures, as
+    # compare has them; on stderr when stdout holds --json or --markdown - instead.
+    print_failures(calibrated.result.failures, Console(stderr=not drawn))
     ending.exit()
     gate = report["gate"]
     if gate.outcome == "failed":
