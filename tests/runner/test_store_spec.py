@@ -19,6 +19,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,35 @@ def test_a_column_that_contradicts_the_spec_is_refused_by_the_audit_reader(
         with pytest.raises(StoreRowDamaged, match="model does not match the row's spec"):
             store.get(keys[0])
         assert store.get(keys[1]) is not None
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "column"),
+    [
+        ("template_version", 2, "2"),  # TEXT keeps a number as its text
+        ("template_version", 1.5, "1.5"),
+        ("sample", True, 1),  # INTEGER keeps a bool as the integer
+    ],
+    ids=["int-version", "float-version", "bool-sample"],
+)
+def test_a_call_made_with_a_number_for_a_text_field_reads_back(
+    tmp_path: Path, field: str, value: object, column: object
+) -> None:
+    # The dataclasses take what they are given (PairwiseTemplate(version=2)); the row
+    # holds it as SQLite stores it, the spec as JSON, and both say the same call.
+    path = tmp_path / "s.sqlite"
+    specs = [replace(make_spec(i), **{field: value}) for i in range(2)]
+    with Store(path) as store:
+        asyncio.run(run_calls(FakeBackend(), specs, store=store, options=QUIET))
+        record = store.get(specs[0].key)
+        assert record is not None
+        assert getattr(record, field) == column
+        assert sorted(r.key for r in store.records()) == sorted(s.key for s in specs)
+    spoil(path, specs[0].key, field, "3")  # a real contradiction is still refused
+    with Store(path) as store:
+        with pytest.raises(StoreRowDamaged, match=f"{field} does not match the row's spec"):
+            store.get(specs[0].key)
+        assert store.get(specs[1].key) is not None
 
 
 @pytest.mark.parametrize(

@@ -127,12 +127,46 @@ def _numbered(value: Any) -> Any:
     return {k: _numbered(v) for k, v in zip(keys, value.values(), strict=True)}
 
 
+def _as_stored(value: object, column: str) -> object:
+    """``value`` as ``call_row`` leaves it in ``column`` (SQLite converts on the way in).
+
+    Every copied column but ``sample`` is TEXT, which keeps a number as its text
+    (``template_version=2`` is ``"2"``); ``sample`` is INTEGER, which keeps ``True`` as
+    ``1``. A float's text is SQLite's (``"2.0"``), read back as the number it names.
+    """
+    if type(value) is bool:  # sqlite3 binds it as the integer
+        value = int(value)
+    if column != "sample":
+        return str(value) if type(value) is int else value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)  # a whole REAL is kept as the INTEGER
+    return value
+
+
+def _same_float(spec: float, text: object) -> bool:
+    """Whether TEXT ``text`` is SQLite's text for ``spec`` (15 or 17 digits, by version)."""
+    if type(text) is not str:
+        return False
+    try:
+        return float(text) in (spec, float(f"{spec:.15g}"))
+    except ValueError:
+        return False
+
+
 def off_spec(row: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
-    """The first of :data:`SPEC_COLUMNS` whose value in ``row`` is not the spec's."""
+    """The first of :data:`SPEC_COLUMNS` whose value in ``row`` is not the spec's.
+
+    Each spec value is compared as the row's column stores it (:func:`_as_stored`), so a
+    call made with ``template_version=2`` or ``sample=True`` reads back as written.
+    """
     for column in SPEC_COLUMNS:
-        if column not in spec or type(spec[column]) is not type(row[column]):
+        if column not in spec:
             return column
-        if spec[column] != row[column]:
+        value, stored = _as_stored(spec[column], column), row[column]
+        if type(value) is float and column != "sample":
+            if not _same_float(value, stored):
+                return column
+        elif type(value) is not type(stored) or value != stored:
             return column
     return None
 
