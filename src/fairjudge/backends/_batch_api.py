@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -83,7 +83,7 @@ class BatchAPI(Protocol):
 
     def chunks(
         self, requests: Sequence[tuple[str, CallSpec]]
-    ) -> list[Sequence[tuple[str, CallSpec]]]:
+    ) -> Iterable[Sequence[tuple[str, CallSpec]]]:
         """``requests`` cut into batches the provider takes: its request and byte limits."""
         ...
 
@@ -277,21 +277,21 @@ def chunked(
     *,
     max_requests: int,
     max_bytes: int,
-) -> list[Sequence[tuple[str, CallSpec]]]:
+) -> Iterator[Sequence[tuple[str, CallSpec]]]:
     """``requests`` cut, in order, into runs within ``max_requests`` and ``max_bytes``.
 
-    ``size(custom_id, spec)`` is the bytes one request adds to its batch as sent. A
-    request larger than ``max_bytes`` alone goes alone (the provider refuses it, and
+    ``size(custom_id, spec)`` is the bytes one request adds to its batch as sent,
+    asked once per request, in order, and no further than the run yielded next needs
+    (one request past its end): a caller that encodes to size holds one run at a time.
+    A request larger than ``max_bytes`` alone goes alone (the provider refuses it, and
     the run stops); no judge prompt comes near (OpenAI: 200 MB, Anthropic: 256 MB).
     """
-    runs: list[Sequence[tuple[str, CallSpec]]] = []
     start, total = 0, 0
     for n, (custom_id, spec) in enumerate(requests):
         grown = size(custom_id, spec)
         if n > start and (n - start >= max_requests or total + grown > max_bytes):
-            runs.append(requests[start:n])
+            yield requests[start:n]
             start, total = n, 0
         total += grown
     if start < len(requests):
-        runs.append(requests[start:])
-    return runs
+        yield requests[start:]

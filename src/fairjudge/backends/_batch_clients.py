@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlsplit
@@ -141,22 +141,27 @@ class _Client(Generic[_B]):
 
     def chunks(
         self, requests: Sequence[tuple[str, CallSpec]]
-    ) -> list[Sequence[tuple[str, CallSpec]]]:
+    ) -> Iterator[Sequence[tuple[str, CallSpec]]]:
         """``requests`` in batches of at most :attr:`max_requests` and :attr:`max_bytes`.
 
         Each request counts its bytes as sent and one more (OpenAI: its line's
-        newline; Anthropic: the comma after it), each batch :attr:`framing` too.
+        newline; Anthropic: the comma after it), each batch :attr:`framing` too. The
+        batches come one at a time, each request encoded as its batch is cut, so a
+        run of many batches holds one batch's bytes (up to 200 or 256 MB), not all.
         """
-        lines = [self._encode(custom_id, spec) for custom_id, spec in requests]
-        sizes = iter(lines)  # chunked sizes each request once, in order
+        encoded: list[bytes] = []  # the run being cut, and at most one request past it
+
+        def size(custom_id: str, spec: CallSpec) -> int:
+            encoded.append(self._encode(custom_id, spec))
+            return len(encoded[-1]) + 1
+
         runs = chunked(
-            requests,
-            lambda _custom_id, _spec: len(next(sizes)) + 1,
-            max_requests=self.max_requests,
+            requests, size, max_requests=self.max_requests,
             max_bytes=self.max_bytes - self.framing,
-        )
-        rest = iter(lines)
-        return [_Encoded(run, [next(rest) for _ in run], self) for run in runs]
+        )  # fmt: skip
+        for run in runs:
+            lines, encoded[:] = encoded[: len(run)], encoded[len(run) :]
+            yield _Encoded(run, lines, self)
 
     def _lines(self, requests: Sequence[tuple[str, CallSpec]]) -> Sequence[bytes]:
         """Each request's bytes as sent: those :meth:`chunks` made, else made now."""
