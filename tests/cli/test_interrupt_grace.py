@@ -47,6 +47,8 @@ def sleepy(question, answer_a, answer_b):
     _log("start", question)
     time.sleep(float(os.environ["SLEEPY_S"]))
     _log("end", question)
+    if os.environ.get("SLEEPY_FAILS"):
+        raise ValueError("the gateway said no")
     return "B" if len(answer_b) > len(answer_a) else "A"
 """
 
@@ -61,11 +63,14 @@ def _setup(folder: Path) -> Path:
     return items
 
 
-def _env(folder: Path, sleep_s: float, grace: str | None) -> dict[str, str]:
+def _env(folder: Path, sleep_s: float, grace: str | None, fails: bool = False) -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(ROOT / "src")]),
            "COLUMNS": "400", "SLEEPY_LOG": str(folder / "log"),
            "SLEEPY_S": str(sleep_s)}  # fmt: skip
     env.pop("FAIRJUDGE_INTERRUPT_GRACE", None)
+    env.pop("SLEEPY_FAILS", None)
+    if fails:  # each call raises once it has slept
+        env["SLEEPY_FAILS"] = "1"
     if grace is not None:
         env["FAIRJUDGE_INTERRUPT_GRACE"] = grace
     return env
@@ -83,10 +88,12 @@ def _argv(folder: Path, *flags: str) -> list[str]:
             CONCURRENCY, *flags]  # fmt: skip
 
 
-def _start(folder: Path, sleep_s: float, grace: str | None, *flags: str) -> subprocess.Popen[str]:
+def _start(folder: Path, sleep_s: float, grace: str | None, *flags: str,
+           fails: bool = False) -> subprocess.Popen[str]:  # fmt: skip
     """Start compare; return once 4 calls are in flight (started, none ended)."""
     _setup(folder)
-    proc = subprocess.Popen(_argv(folder, *flags), cwd=folder, env=_env(folder, sleep_s, grace),
+    env = _env(folder, sleep_s, grace, fails)
+    proc = subprocess.Popen(_argv(folder, *flags), cwd=folder, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     deadline = time.monotonic() + WAIT_S
     while _log(folder, "start") < int(CONCURRENCY):
@@ -130,6 +137,27 @@ def test_ctrl_c_stores_the_calls_in_flight_and_the_rerun_makes_only_the_rest(
     assert calls["made"] == 2 * N_ITEMS - started
     assert calls["made"] < 2 * N_ITEMS - ended_before  # fewer than were unfinished at Ctrl-C
     assert _log(tmp_path, "start") == 2 * N_ITEMS  # the judge made each call once, all told
+
+
+def test_calls_that_fail_in_the_grace_period_are_not_said_to_be_stored(tmp_path: Path) -> None:
+    """Review40 F3: an error row is no reply the rerun is served; it makes the call again.
+
+    The note said "4 finished within the 60 s grace period and are stored, 0 were
+    abandoned" of 4 calls that each raised, beside "(0 of the 24 calls ...)".
+    """
+    proc = _start(tmp_path, 1.0, "60", fails=True)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=WAIT_S)
+    err = " ".join(err.split())
+    assert proc.returncode == 130, err
+    assert _log(tmp_path, "end") == _log(tmp_path, "start")  # each ran to its end, and raised
+    said = re.search(r"of the (\d+) calls? in flight, 0 finished within the 60 s grace period "
+                     r"and are stored, (\d+) failed \(the rerun makes (?:it|them) again\), 0 "
+                     r"were abandoned", err)  # fmt: skip
+    assert said is not None, err
+    assert said.group(1) == said.group(2) != "0"
+    assert f"(0 of the {2 * N_ITEMS} calls of the batch in progress)" in err
+    assert _rerun(tmp_path)["made"] == 2 * N_ITEMS  # none was served: each is made again
 
 
 def test_a_second_ctrl_c_in_the_grace_period_exits_at_once(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from fairjudge import ConfigError, Reply
-from fairjudge._call import Completion
+from fairjudge._call import CallSpec, Completion
 from fairjudge.judges import JudgeSession
 from fairjudge.judges._session import Job
 from fairjudge.runner import RunOptions, Store
@@ -72,6 +72,34 @@ def test_the_calls_in_flight_finish_in_the_grace_and_are_stored(
     ]
     assert (backend.calls, backend.cancelled) == (CONCURRENCY, 0)  # none started after it
     assert _stored(tmp_path / "s.sqlite") == CONCURRENCY  # what a rerun is served
+
+
+def _first_to_end_fails(error: BaseException) -> FakeBackend:
+    """A backend whose first call to end raises ``error``; every other call answers."""
+    ended: list[int] = []
+
+    def script(spec: CallSpec, attempt: int) -> BaseException | str:
+        ended.append(attempt)
+        return error if len(ended) == 1 else "A"
+
+    return FakeBackend(script, latency=0.5)
+
+
+def test_a_call_that_fails_in_the_grace_is_said_apart_from_those_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review40 F3: an error row is no reply the rerun is served.
+
+    The note counted it as "finished ... and stored", and said "0 were abandoned".
+    """
+    monkeypatch.setenv(GRACE_ENV, "30")
+    backend = _first_to_end_fails(ValueError("the gateway said no"))
+    interrupt, _ = _interrupted(backend, tmp_path / "s.sqlite")
+    assert interrupt.__notes__ == [
+        "of the 4 calls in flight, 3 finished within the 30 s grace period and are stored, "
+        "1 failed (the rerun makes it again), 0 were abandoned"
+    ]
+    assert _stored(tmp_path / "s.sqlite") == CONCURRENCY - 1
 
 
 def test_the_grace_is_bounded_and_the_rest_are_abandoned(

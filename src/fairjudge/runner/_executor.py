@@ -324,7 +324,7 @@ class EventLoopThread:
             loop.close()
 
 
-async def _wind_down(seconds: float) -> tuple[int, int] | None:
+async def _wind_down(seconds: float) -> tuple[int, int, int] | None:
     """Stop the runs on this loop from sending calls; wait ``seconds`` for those in flight.
 
     Each reply that comes in meanwhile is stored as usual (:meth:`Run._succeeded`)
@@ -332,8 +332,11 @@ async def _wind_down(seconds: float) -> tuple[int, int] | None:
     Python judge's store is in memory).
 
     Returns:
-        The calls in flight at the interrupt that were stored, and those abandoned
-        (still running, or ended unstored); ``None`` when none was in flight.
+        Of the calls in flight at the interrupt: those whose reply was stored ``ok``
+        (the rerun is served them), those that ended in an error (an error row, or a
+        back-off that ended in the grace: halted, it is not retried; the rerun makes
+        them again), and those abandoned (still running, or backing off, when the grace
+        ended); ``None`` when none was in flight.
     """
     import asyncio
 
@@ -353,30 +356,37 @@ async def _wind_down(seconds: float) -> tuple[int, int] | None:
             "second Ctrl-C or SIGTERM stops at once",
             file=sys.stderr, flush=True,
         )  # fmt: skip
-    before = sum(r.done + r.failed for r in runs)
+    before = sum(r.done for r in runs)
     ends = loop.time() + seconds
     # Run.sent holds the calls in flight; no event says it is empty, so it is looked at.
     while any(r.sent for r in runs) and loop.time() < ends:  # noqa: ASYNC110
         await asyncio.sleep(_TICK_S)
     for run in runs:
         run.writer.flush()  # what came in, committed before the caller goes on to exit
-    settled = sum(r.done + r.failed for r in runs)
-    return settled - before, flying - (settled - before)
+    # Halted, no call enters Run.sent; one that left it is counted done when it was ok.
+    kept = sum(r.done for r in runs) - before
+    abandoned = sum(len(r.sent) for r in runs)
+    return kept, flying - kept - abandoned, abandoned
 
 
 def _calls(n: int) -> str:
     return f"{n} call" if n == 1 else f"{n} calls"
 
 
-def _grace_note(kept: int, abandoned: int, seconds: float) -> str:
+def _grace_note(kept: int, failed: int, abandoned: int, seconds: float) -> str:
     """What the grace period kept: said after the interruption's own line."""
     note = (
-        f"of the {_calls(kept + abandoned)} in flight, {kept} finished within the "
-        f"{seconds:g} s grace period and {'is' if kept == 1 else 'are'} stored, {abandoned} "
-        f"{'was' if abandoned == 1 else 'were'} abandoned"
+        f"of the {_calls(kept + failed + abandoned)} in flight, {kept} finished within the "
+        f"{seconds:g} s grace period and {'is' if kept == 1 else 'are'} stored"
     )
+    if failed:  # an error is no reply to serve: the rerun makes the call again
+        note += f", {failed} failed"
+        if not abandoned:
+            note += f" (the rerun makes {'it' if failed == 1 else 'them'} again)"
+    note += f", {abandoned} {'was' if abandoned == 1 else 'were'} abandoned"
     if abandoned:
-        note += f" (the rerun makes {'it' if abandoned == 1 else 'them'} again)"
+        redo = "it" if abandoned == 1 else "them"
+        note += f" (the rerun makes {f'these {failed + abandoned}' if failed else redo} again)"
     return note
 
 
