@@ -54,3 +54,15 @@ def test_without_json_the_reasons_are_above(here: Path) -> None:
     assert done.exit_code == 4
     assert "the reasons, most common first" in " ".join(done.stdout.split())
     assert " ".join(done.stderr.split()).endswith("the reasons are listed above")
+
+
+def test_via_scores_points_at_its_own_part(here: Path) -> None:
+    """``compare --via-scores --json`` keeps its reasons under ``via_scores.failures``."""
+    done = invoke(
+        "compare", "calibration.jsonl", "--via-scores", "--judge", "python:f4_silent:one", "--json"
+    )
+    assert done.exit_code == 4
+    assert json.loads(done.stdout)["via_scores"]["failures"]
+    line = " ".join(done.stderr.split())
+    assert 'the reasons are under "via_scores.failures" in the --json output' in line
+    assert "above" not in line

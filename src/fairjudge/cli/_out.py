@@ -120,8 +120,12 @@ def show(
 
     if as_json:
         data = report.to_dict()
-        if ending.code == EXIT_UNRESOLVED and data.get("failures"):
-            ending.shown_as_json.append("failures")
+        if ending.code == EXIT_UNRESOLVED:
+            nested = data.get("via_scores")  # compare --via-scores keeps them in its part
+            if data.get("failures"):
+                ending.shown_as_json.append("failures")
+            elif isinstance(nested, dict) and nested.get("failures"):
+                ending.shown_as_json.append("via_scores.failures")
         typer.echo(strict_dumps({**data, **ending.json}, indent=2))
         write_markdown(draw)
         return
