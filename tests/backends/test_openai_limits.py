@@ -4,7 +4,9 @@ A ``max_tokens`` above what the model writes, or structured output for a model t
 API serves none, would get a 400 on every call: the capability table knows both, so
 the backend (ceiling) and the scoring judge (structured) refuse them first, with a
 message that names the parameter (the command line shows the flag, and exits 2
-before any call). A model the table does not know is not checked.
+before any call). A model the table does not know is not checked, and neither is a
+call to another server (``base_url``), which may serve another model under an
+OpenAI name (review F1): there the server's own refusal stands, as the emulator's.
 """
 
 from __future__ import annotations
@@ -86,18 +88,24 @@ def test_structured_outputs_by_model(model: str, structured: bool) -> None:
     [("gpt-4o", 16_384, False), ("o3-mini", 100_000, True), ("o1-mini", 65_536, True)],
 )
 def test_max_tokens_above_the_ceiling_is_refused_before_any_call(
-    openai_emulator: EmulatorServer, model: str, ceiling: int, reasoning: bool
+    openai_emulator: EmulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    ceiling: int,
+    reasoning: bool,
 ) -> None:
-    url = openai_emulator.base_url
-    with pytest.raises(ConfigError) as caught:
-        OpenAIBackend(model, base_url=url, max_tokens=ceiling + 1)
-    message = str(caught.value)
-    assert message.startswith(f"max_tokens {ceiling + 1} is above what the API takes")
-    assert f"openai/{model} writes at most {ceiling} output tokens" in message
-    assert ("reasoning included" in message) is reasoning
-    assert message.endswith(f"give at most {ceiling}")
-    assert caught.value.params == ("max_tokens",)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for vendor in (None, "https://api.openai.com/v1"):  # the OpenAI API: no call is made
+        with pytest.raises(ConfigError) as caught:
+            OpenAIBackend(model, base_url=vendor, max_tokens=ceiling + 1)
+        message = str(caught.value)
+        assert message.startswith(f"max_tokens {ceiling + 1} is above what the API takes")
+        assert f"openai/{model} writes at most {ceiling} output tokens" in message
+        assert ("reasoning included" in message) is reasoning
+        assert message.endswith(f"give at most {ceiling}")
+        assert caught.value.params == ("max_tokens",)
     # The ceiling itself is taken, and the emulator (the real API's rules) answers it.
+    url = openai_emulator.base_url
     backend = OpenAIBackend(model, base_url=url, max_tokens=ceiling)
 
     async def go() -> Completion:
@@ -110,18 +118,40 @@ def test_max_tokens_above_the_ceiling_is_refused_before_any_call(
     assert openai_emulator.count("refused") == 0
 
 
+def test_another_server_answers_for_its_own_model(openai_emulator: EmulatorServer) -> None:
+    """At a ``base_url`` the name may be an alias (LocalAI serves local models as gpt-4o):
+    nothing is refused before a call, and the server's refusal, if any, is the call's."""
+    backend = OpenAIBackend("gpt-4o", base_url=openai_emulator.base_url, max_tokens=50_000)
+    assert not backend.at_vendor
+
+    async def go() -> Completion:
+        try:
+            return await backend.complete(spec_for(backend))
+        finally:
+            await backend.aclose()
+
+    with pytest.raises(Exception, match="max_tokens is too large: 50000"):
+        run(go())
+    assert openai_emulator.count("refused") >= 1
+
+
 def test_an_unknown_model_is_not_checked(openai_emulator: EmulatorServer) -> None:
     OpenAIBackend("acme-chat", base_url=openai_emulator.base_url, max_tokens=1_000_000)
 
 
 @pytest.mark.parametrize("model", ["o1-mini", "o1-preview", "gpt-4-turbo", "gpt-3.5-turbo"])
 def test_structured_output_is_refused_for_a_model_without_it(
-    openai_emulator: EmulatorServer, model: str, tmp_path: Path
+    openai_emulator: EmulatorServer, model: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    backend = OpenAIBackend(model, base_url=openai_emulator.base_url)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    backend = OpenAIBackend(model)  # the OpenAI API: refused before any call
     with pytest.raises(ConfigError, match=rf"openai/{model} has no structured outputs") as caught:
         PointwiseJudge(backend, structured=True, store=tmp_path / "s.sqlite")
     assert caught.value.params == ("structured",)
+    # Another server under the name may serve a model that has them: not refused.
+    elsewhere = OpenAIBackend(model, base_url=openai_emulator.base_url)
+    with PointwiseJudge(elsewhere, structured=True, store=tmp_path / "t.sqlite") as judge:
+        assert judge.params["response_format"]["type"] == "json_schema"
 
 
 def test_structured_output_is_sent_where_the_model_has_it(
@@ -149,11 +179,16 @@ def test_structured_output_is_sent_where_the_model_has_it(
     ],
 )
 def test_the_command_line_exits_2_before_any_call(
-    openai_emulator: EmulatorServer, judge: str, flags: list[str], shown: str, tmp_path: Path
+    openai_emulator: EmulatorServer,
+    judge: str,
+    flags: list[str],
+    shown: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    url = openai_emulator.base_url
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     store = str(tmp_path / "s.sqlite")
-    done = fairjudge(*flags, "--judge", judge, "--base-url", url, "--store", store, "--quiet")
+    done = fairjudge(*flags, "--judge", judge, "--store", store, "--quiet")
     assert done.returncode == 2, done.stderr
     assert shown in " ".join(done.stderr.split())
     if "--structured" in flags:

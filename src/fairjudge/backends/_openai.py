@@ -124,7 +124,8 @@ class OpenAIBackend(HTTPBackend):
         self._top_logprobs = top_logprobs
         self._caps = capabilities_for("openai", model)
         self._effort = checked_effort(model, self._caps, reasoning_effort)
-        check_output_ceiling(model, self._caps, self._max_tokens)
+        if self.at_vendor:  # another server may serve another model under this name
+            check_output_ceiling(model, self._caps, self._max_tokens)
         # What refused requests taught this run (by parameter), shared by its calls.
         self._changes: dict[str, Change] = {}
         self._refused = 0
@@ -206,6 +207,18 @@ class OpenAIBackend(HTTPBackend):
     def capabilities(self) -> Capabilities:
         """The capability table's row for this model (see :mod:`._capabilities`)."""
         return self._caps
+
+    @property
+    def at_vendor(self) -> bool:
+        """Whether the calls go to the OpenAI API itself (no ``base_url``, or its host).
+
+        The output ceilings and the models without structured outputs are the OpenAI
+        API's; a compatible server (LocalAI, a LiteLLM or vLLM alias) may serve another
+        model under an OpenAI name, so there its own refusal, if any, stands instead.
+        """
+        from urllib.parse import urlsplit
+
+        return self._base_url is None or urlsplit(self._base_url).hostname == self.default_host
 
     @property
     def fixed_temperature(self) -> float | None:

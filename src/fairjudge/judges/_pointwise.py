@@ -158,7 +158,9 @@ class PointwiseJudge(SessionJudge):
     ) -> None:
         self._rubric = as_rubric(rubric)
         self.mode = check_mode(mode, self._rubric, backend.name, structured)
-        if structured:  # an openai/ model the API serves none is refused before any call
+        # An openai/ model the OpenAI API serves none is refused before any call (at
+        # another server, which may serve another model under the name, its refusal stands).
+        if structured and getattr(backend, "at_vendor", True):
             capabilities_for(backend.name, backend.model).check_structured(backend.model)
         self._join(
             backend,
