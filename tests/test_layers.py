@@ -222,6 +222,19 @@ def test_pure_code_imports_no_io() -> None:
     assert impure_imports() == []
 
 
+def test_the_command_line_reaches_evaluation_only_through_the_library() -> None:
+    """The CLI is a client of the notebook API (issue 32): no ``cli`` module imports
+    ``fairjudge.evaluation``; what it needs of it (``EvalSettings``) ``_api`` re-exports."""
+    bad = [
+        f"{name} imports {target} (line {line})"
+        for name, targets in graph().items()
+        if top(name) == "cli"
+        for target, line in targets.items()
+        if top(target) == "evaluation"
+    ]
+    assert bad == []
+
+
 def test_the_checker_sees_function_level_and_type_checking_imports(tmp_path: Path) -> None:
     code = (
         "from typing import TYPE_CHECKING\n"

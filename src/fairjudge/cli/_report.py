@@ -141,7 +141,7 @@ def _check_values(given: dict[str, Any]) -> None:
     commands' (:func:`~fairjudge.cli._options.adds_flags`); whether the results file
     reads and ``--output`` can be written is the run's to check, as theirs are.
     """
-    from fairjudge.evaluation import EvalSettings
+    from fairjudge._api import EvalSettings
 
     names = {"seed": "seed", "level": "level", "bootstrap": "n_resamples"}
     EvalSettings(**{names[k]: given[k] for k in names if given.get(k) is not None})
