@@ -363,12 +363,13 @@ def _effect(record: object) -> Effect:
     ci = record["ci"]
     if not isinstance(ci, Mapping) or "level" not in ci:
         raise _Bad(f"effect {record['name']!r}: its ci must be an object with a level")
-    reason = ci.get("reason")
+    reason, how = ci.get("reason"), ci.get("note")  # note: a Wilson interval's, as written
     interval = ConfidenceInterval(
         _number(ci.get("low"), "ci low", optional=True),
         _number(ci.get("high"), "ci high", optional=True),
         _number(ci["level"], "ci level"),
         None if reason is None else str(reason),
+        note=None if how is None else str(how),
     )
     estimate = record["estimate"]
     return Effect(
