@@ -134,3 +134,22 @@ def test_the_grace_is_read_from_the_environment() -> None:
     for bad in ("soon", "-1", "nan", "inf"):
         with pytest.raises(ConfigError, match=f"{GRACE_ENV}='{bad}' is not a number of seconds"):
             interrupt_grace_s({GRACE_ENV: bad})
+
+
+def test_a_grace_set_wrong_after_a_run_never_stops_the_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing makes no call, so a bad ``$FAIRJUDGE_INTERRUPT_GRACE`` set since (a
+    notebook's ``os.environ``) does not stop it (review F8): the close raised
+    ConfigError and left the backends open. A run after it is still refused."""
+    monkeypatch.delenv(GRACE_ENV, raising=False)
+    backend = FakeBackend()
+    session = JudgeSession(
+        backend, store=tmp_path / "s.sqlite", options=RunOptions(progress="quiet")
+    )
+    session.run([Job(make_spec(0), None)], _text)
+    monkeypatch.setenv(GRACE_ENV, "soon")
+    with pytest.raises(ConfigError):
+        session.run([Job(make_spec(1), None)], _text)
+    session.close()
+    assert backend.closed

@@ -426,7 +426,7 @@ def _close(loop: EventLoopThread, backends: list[Backend]) -> None:
         except RuntimeError:  # no loop in this thread either
             asyncio.run(close_all())
             return
-    loop.run(close_all())
+    loop.run(close_all(), calls=False)  # no call: a bad grace setting never stops a close
 
 
 def _release(

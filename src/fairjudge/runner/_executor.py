@@ -228,12 +228,14 @@ class EventLoopThread:
         future.add_done_callback(self._pending.discard)
         return future
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, coro: Coroutine[Any, Any, T], *, calls: bool = True) -> T:
         """Run ``coro`` on the loop and block until it finishes.
 
         If the caller is interrupted (Ctrl-C), the runs on the loop start no new call,
         and the calls in flight get a grace period (:meth:`_grace`) to finish and be
         stored; then the coroutine is cancelled and the interruption propagates.
+        ``calls=False`` (closing the backends) makes no call, so the grace is not read:
+        a value set wrong since the last run never stops a close.
 
         Raises:
             RuntimeError: Called from the loop's own thread, which would deadlock.
@@ -247,7 +249,8 @@ class EventLoopThread:
                 "await the async method (ajudge_batch) instead"
             )
         try:
-            interrupt_grace_s()
+            if calls:
+                interrupt_grace_s()
         except ConfigError:
             coro.close()
             raise
