@@ -56,3 +56,22 @@ def test_json_mode_and_plain_runs_are_unchanged() -> None:
     assert done.result.n_items == 40
     panel = fairjudge.score(ANSWERS, judges=[scorer, scorer])
     assert panel.kind == "score-jury"
+
+
+@pytest.mark.parametrize(
+    ("given", "params"),
+    [({"mode": "label"}, ("mode",)), ({"structured": True}, ("structured",))],
+)
+def test_a_built_judge_runs_in_its_own_mode(
+    given: dict[str, Any], params: tuple[str, ...], tmp_path: Path
+) -> None:
+    """A ``PointwiseJudge`` built in one mode asks its model so: another ``mode`` or
+    ``structured`` beside it had no effect, and was recorded in the run's settings."""
+    from fairjudge.backends import OpenAIBackend
+    from fairjudge.judges import PointwiseJudge
+
+    backend = OpenAIBackend("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key_env="FJ_NONE")
+    built = PointwiseJudge(backend, mode="json", store=tmp_path / "s.sqlite")
+    with built, pytest.raises(fairjudge.ConfigError, match="it was built with mode='json'") as e:
+        fairjudge.score(ANSWERS, built, **given)
+    assert e.value.params == params

@@ -139,6 +139,8 @@ def score(
     check_one_of(judge, judges, weights, aggregate)
     if judge is not None and not isinstance(judge, (str, BatchPointwiseJudge)):
         _refuse_modes(judge, mode, structured)  # a function's dict: no model to ask so
+    if isinstance(judge, PointwiseJudge):  # built with its own mode: that one is recorded
+        mode = _built_mode(judge, mode, structured)
     the_setup = setup_of(setup, backend=backend, options=options, store=store,
                          executor=executor)  # fmt: skip
     if allow_different and baseline is None:
@@ -230,6 +232,31 @@ def _refuse_modes(judge: Any, mode: str, structured: bool) -> None:
             f"or server); drop {'it' if one else 'them'}",
             params=tuple(unused),
         )
+
+
+def _built_mode(judge: PointwiseJudge, mode: str, structured: bool) -> ScoreMode:
+    """The mode a judge built with its own runs in; another ``mode`` or ``structured`` is refused.
+
+    The judge asks its model in the mode it was built with, so a ``mode`` or
+    ``structured`` given beside it would be recorded in the run's settings without
+    having had any effect (``mode`` left at ``"json"`` is the default, not a request).
+
+    Raises:
+        ConfigError: Naming ``mode`` (not ``json`` and not the judge's) or ``structured``
+            (true for a judge built without it).
+    """
+    own = judge.mode
+    unused = ["mode"] * (mode not in ("json", own))
+    unused += ["structured"] * (structured and "response_format" not in judge.params)
+    if unused:
+        one = len(unused) == 1
+        raise ConfigError(
+            f"{', '.join(unused)} {'does' if one else 'do'} not apply to the judge "
+            f"{judge_name(judge)!r}: it was built with mode={own!r} and asks its model so; "
+            f"build it with the mode you want, or drop {'it' if one else 'them'}",
+            params=tuple(unused),
+        )
+    return own
 
 
 def _baseline(baseline: ScoreRun | str | Path | None) -> ScoreRun | None:
