@@ -224,14 +224,8 @@ def _refuse_modes(judge: Any, mode: str, structured: bool) -> None:
         ConfigError: Naming ``mode`` (other than ``json``) and ``structured`` (true).
     """
     unused = ["mode"] * (mode != "json") + ["structured"] * structured
-    if unused:
-        one = len(unused) == 1
-        raise ConfigError(
-            f"{', '.join(unused)} {'does' if one else 'do'} not apply to the judge "
-            f"{judge_name(judge)!r} (a Python judge is called directly, with no prompt, model "
-            f"or server); drop {'it' if one else 'them'}",
-            params=tuple(unused),
-        )
+    why = " (a Python judge is called directly, with no prompt, model or server)"
+    _refuse_unused(judge, unused, why, "drop {}")
 
 
 def _built_mode(judge: PointwiseJudge, mode: str, structured: bool) -> ScoreMode:
@@ -248,15 +242,20 @@ def _built_mode(judge: PointwiseJudge, mode: str, structured: bool) -> ScoreMode
     own = judge.mode
     unused = ["mode"] * (mode not in ("json", own))
     unused += ["structured"] * (structured and "response_format" not in judge.params)
+    why = f": it was built with mode={own!r} and asks its model so"
+    _refuse_unused(judge, unused, why, "build it with the mode you want, or drop {}")
+    return own
+
+
+def _refuse_unused(judge: Any, unused: list[str], why: str, fix: str) -> None:
+    """Refuse the parameters in ``unused`` (if any) as having no effect on ``judge``."""
     if unused:
         one = len(unused) == 1
         raise ConfigError(
             f"{', '.join(unused)} {'does' if one else 'do'} not apply to the judge "
-            f"{judge_name(judge)!r}: it was built with mode={own!r} and asks its model so; "
-            f"build it with the mode you want, or drop {'it' if one else 'them'}",
+            f"{judge_name(judge)!r}{why}; {fix.format('it' if one else 'them')}",
             params=tuple(unused),
         )
-    return own
 
 
 def _baseline(baseline: ScoreRun | str | Path | None) -> ScoreRun | None:
