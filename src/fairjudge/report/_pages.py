@@ -46,6 +46,9 @@ One line per page module: a module joins by being imported here, and says itself
 which kinds it draws.
 """
 
+_ON_HUMAN_SCORES: kit.PageLoader = score_calibrate_page_from_file
+"""The page of a ``calibrate`` file of scores against human scores (a rubric in its header)."""
+
 _PARAMS = ("out", "html")
 
 DEFAULTS: dict[str, int | float] = {"seed": 0, "level": 0.95, "n_resamples": 2000}
@@ -170,7 +173,7 @@ _WAS = {
 
 
 def _bootstrap(
-    path: Path, kind: str, given: Mapping[str, int | float | None],
+    path: Path, header: OutHeader | None, kind: str, given: Mapping[str, int | float | None],
     notify: Callable[[str], None] | None,
 ) -> dict[str, Any]:  # fmt: skip
     """The seed, level and resamples to summarise with: each given, else the run's own.
@@ -182,7 +185,6 @@ def _bootstrap(
     run's. A value given that is not the run's is told to ``notify``, as is one an
     ``audit`` file cannot use (it holds the run's intervals: nothing is resampled).
     """
-    header = out_file_header(path)
     settings = header.settings if header is not None else {}
     defaults = dict(DEFAULTS)
     if kind == "rank":  # --bootstrap is the leaderboard's rounds, as rank's own flag
@@ -252,16 +254,17 @@ def _page(
                          f"page", path=str(path), params=("out", "html"))  # fmt: skip
     kind = kind if kind is not None else _headerless_kind(path)
     loader = PAGES.get(kind)
-    if kind == "calibrate" and draws_pointwise(out_file_header(path)):
-        loader = score_calibrate_page_from_file  # scores against human scores, by rubric
     if loader is None:
         raise InputError(f"a {kind} file (written by `fairjudge {kind} out`): no page draws "
                          f"this kind of file; {DRAWS}", path=str(path),
                          params=_PARAMS)  # fmt: skip
     _check_given(given)  # before any note: a value refused is never said to be redrawn
+    header = out_file_header(path)  # read once: the loader, the settings, the rows set aside
+    if kind == "calibrate" and draws_pointwise(header):
+        loader = _ON_HUMAN_SCORES
     told = {"notify": notify} if kind in _TELLS else {}
-    page = loader(path, **_bootstrap(path, kind, given, notify), **told)
-    return with_skipped_rows(page, out_file_header(path))  # rows the run set aside
+    page = loader(path, **_bootstrap(path, header, kind, given, notify), **told)
+    return with_skipped_rows(page, header)  # rows the run set aside
 
 
 @dataclass(frozen=True, slots=True)
