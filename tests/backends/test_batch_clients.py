@@ -112,6 +112,19 @@ def _submit(client: Any, chunks: list[Any]) -> None:
     asyncio.run(submit())
 
 
+def _encodings(client: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each request the client's backend encodes from now on, by its prompt, in order."""
+    encoded: list[str] = []
+    body_of = client._backend.request_body
+
+    def counting(spec: CallSpec) -> Any:
+        encoded.append(spec.messages[0][1])
+        return body_of(spec)
+
+    monkeypatch.setattr(client._backend, "request_body", counting)
+    return encoded
+
+
 def test_each_request_is_encoded_once_and_sent_as_it_was_sized(
     running: Wire, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -119,14 +132,7 @@ def test_each_request_is_encoded_once_and_sent_as_it_was_sized(
     client = _client(running)
     requests = _requests(client, 3)
     expected = _as_sent(client, requests)
-    bodies: list[str] = []
-    body_of = client._backend.request_body
-
-    def counting(spec: CallSpec) -> Any:
-        bodies.append(spec.messages[0][1])
-        return body_of(spec)
-
-    monkeypatch.setattr(client._backend, "request_body", counting)
+    bodies = _encodings(client, monkeypatch)
     chunks = client.chunks(requests)
     _submit(client, chunks)
     assert len(bodies) == len(requests)  # once each: to size it, and for the wire
@@ -171,14 +177,7 @@ def test_the_batches_are_encoded_one_at_a_time(
     """
     client = _client(running)
     requests = _requests(client, 6)
-    encoded: list[str] = []
-    body_of = client._backend.request_body
-
-    def counting(spec: CallSpec) -> Any:
-        encoded.append(spec.messages[0][1])
-        return body_of(spec)
-
-    monkeypatch.setattr(client._backend, "request_body", counting)
+    encoded = _encodings(client, monkeypatch)
     client.max_requests = 2
     chunks = iter(client.chunks(requests))
     first = next(chunks)
