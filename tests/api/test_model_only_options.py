@@ -8,6 +8,7 @@ already; the library now does too, naming the parameter, before any call.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ import pytest
 
 import fairjudge
 from fairjudge.examples.judges import knows_facts, scorer
+from tests.score_server import script
+from tests.server import JudgeServer
 
 EXAMPLES = Path(fairjudge.__file__).parent / "examples"
 ANSWERS = str(EXAMPLES / "score_answers.jsonl")
@@ -75,3 +78,70 @@ def test_a_built_judge_runs_in_its_own_mode(
     with built, pytest.raises(fairjudge.ConfigError, match="it was built with mode='json'") as e:
         fairjudge.score(ANSWERS, built, **given)
     assert e.value.params == params
+
+
+def _python_panel() -> Any:
+    from fairjudge.judges import MemberSpec, PointwiseJury
+
+    return PointwiseJury.from_specs([MemberSpec(SPEC), MemberSpec(SPEC)], rubric="production")
+
+
+@pytest.mark.parametrize(
+    ("given", "params"),
+    [({"mode": "label"}, ("mode",)), ({"structured": True}, ("structured",)),
+     ({"mode": "label", "structured": True}, ("mode", "structured"))],
+)  # fmt: skip
+def test_a_built_panel_of_python_judges(given: dict[str, Any], params: tuple[str, ...]) -> None:
+    """A built ``PointwiseJury`` whose members are all Python judges asks no model: a
+    ``mode`` or ``structured`` beside it had no effect, and was recorded all the same."""
+    with _python_panel() as panel, pytest.raises(fairjudge.ConfigError) as e:
+        fairjudge.score(ANSWERS, judges=panel, **given)
+    assert e.value.params == params
+    assert str(e.value).startswith(
+        f"{', '.join(params)} do{'es' if len(params) == 1 else ''} not apply to the judge "
+        "'PointwiseJury' (its members are Python judges, called directly, with no prompt, "
+        "model or server); drop "
+    )
+    with _python_panel() as panel:  # the default mode is no request: it runs
+        assert fairjudge.score(ANSWERS, judges=panel, mode="json").kind == "score-jury"
+
+
+def test_a_built_panel_given_as_judge_is_named_as_such() -> None:
+    with _python_panel() as panel, pytest.raises(fairjudge.ConfigError) as e:
+        fairjudge.score(ANSWERS, panel, mode="label")
+    assert str(e.value) == "judge is a panel (a PointwiseJury); pass it as judges="
+
+
+def test_a_built_panel_runs_in_its_model_members_mode(tmp_path: Path) -> None:
+    """Its model members ask in the mode they were built with: another one is refused
+    naming the member, and the run records theirs, not the parameter's default."""
+    from fairjudge.backends import OpenAIBackend
+    from fairjudge.judges import CallablePointwiseJudge, PointwiseJudge, PointwiseJury
+    from fairjudge.prompts import get_rubric
+
+    backend = OpenAIBackend("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key_env="FJ_NONE")
+    built = PointwiseJudge(backend, mode="json", store=tmp_path / "s.sqlite")
+    own = CallablePointwiseJudge(scorer, rubric=get_rubric("production"))
+    panel = PointwiseJury.seat([("model", built, 1.0), ("own", own, 1.0)])
+    with panel, pytest.raises(fairjudge.ConfigError, match="it was built with mode='json'") as e:
+        fairjudge.score(ANSWERS, judges=panel, mode="label")
+    assert e.value.params == ("mode",)
+    assert "the judge 'openai/gpt-4o-mini'" in str(e.value)
+
+
+def test_a_built_panel_records_its_model_members_mode(
+    score_server: JudgeServer, tmp_path: Path
+) -> None:
+    from fairjudge.judges import MemberSpec, PointwiseJury
+
+    script(score_server, lambda _: "4")
+    specs = [MemberSpec("openai/scripted-judge", base_url=score_server.base_url), MemberSpec(SPEC)]
+    store = tmp_path / "s.sqlite"
+    quiet = fairjudge.runner.RunOptions(progress="quiet")
+    with PointwiseJury.from_specs(
+        specs, rubric="production", mode="label", store=store, options=quiet
+    ) as panel:
+        done = fairjudge.score(ANSWERS, judges=panel)
+    saved = done.save(tmp_path / "run.jsonl")
+    first = json.loads(saved.read_text("utf-8").splitlines()[0])
+    assert first["fairjudge"]["settings"]["mode"] == "label"  # the members asked so; it said json

@@ -24,6 +24,7 @@ from fairjudge.judges import (
     BatchPointwiseJudge,
     CallablePointwiseJudge,
     PointwiseJudge,
+    PointwiseJury,
     ScoreMode,
     judge_name,
     judge_spec,
@@ -133,14 +134,20 @@ def score(
 
     Raises:
         ConfigError: A bad setting, a setup field given twice, both ``judge`` and
-            ``judges``, a baseline scored otherwise, or ``mode``/``structured`` with
-            your own function (or panel of Python judges), which no model reads.
+            ``judges``, a baseline scored otherwise, a panel given as ``judge``, or
+            ``mode``/``structured`` with your own function (or panel of Python
+            judges, built or not), which no model reads, or with a built judge (or
+            built panel's model member) that was not built so.
     """
     check_one_of(judge, judges, weights, aggregate)
+    if isinstance(judge, PointwiseJury):
+        raise ConfigError("judge is a panel (a PointwiseJury); pass it as judges=", params="judge")
     if judge is not None and not isinstance(judge, (str, BatchPointwiseJudge)):
         _refuse_modes(judge, mode, structured)  # a function's dict: no model to ask so
     if isinstance(judge, PointwiseJudge):  # built with its own mode: that one is recorded
         mode = _built_mode(judge, mode, structured)
+    if isinstance(judges, PointwiseJury):  # built: its model members' mode, if any
+        mode = _built_panel_mode(judges, mode, structured)
     the_setup = setup_of(setup, backend=backend, options=options, store=store,
                          executor=executor)  # fmt: skip
     if allow_different and baseline is None:
@@ -213,7 +220,9 @@ def score(
                                          n_resamples=n_resamples, source=source))  # fmt: skip
 
 
-def _refuse_modes(judge: Any, mode: str, structured: bool) -> None:
+def _refuse_modes(
+    judge: Any, mode: str, structured: bool, what: str = "a Python judge is called directly"
+) -> None:
     """Refuse ``mode`` or ``structured`` for your own scoring function, as its spec refuses them.
 
     A function is called directly: no model is asked for one JSON reply or a bare
@@ -224,7 +233,7 @@ def _refuse_modes(judge: Any, mode: str, structured: bool) -> None:
         ConfigError: Naming ``mode`` (other than ``json``) and ``structured`` (true).
     """
     unused = ["mode"] * (mode != "json") + ["structured"] * structured
-    why = " (a Python judge is called directly, with no prompt, model or server)"
+    why = f" ({what}, with no prompt, model or server)"
     _refuse_unused(judge, unused, why, "drop {}")
 
 
@@ -245,6 +254,26 @@ def _built_mode(judge: PointwiseJudge, mode: str, structured: bool) -> ScoreMode
     why = f": it was built with mode={own!r} and asks its model so"
     _refuse_unused(judge, unused, why, "build it with the mode you want, or drop {}")
     return own
+
+
+def _built_panel_mode(panel: PointwiseJury, mode: str, structured: bool) -> ScoreMode:
+    """The mode a built panel's model members run in, checked as :func:`_built_mode` checks one.
+
+    A panel of Python judges has no model to read ``mode`` or ``structured``; each
+    model member asks its model in the mode it was built with, so another one given
+    beside the panel would be recorded in the run's settings without having had any
+    effect. Members built in different modes leave the default recorded.
+
+    Raises:
+        ConfigError: As :func:`_refuse_modes` for a panel with no model member; else
+            as :func:`_built_mode`, naming the first model member it does not apply to.
+    """
+    models = [m.judge for m in panel.members if isinstance(m.judge, PointwiseJudge)]
+    if not models:
+        _refuse_modes(panel, mode, structured, "its members are Python judges, called directly")
+        return "json"
+    own = {_built_mode(model, mode, structured) for model in models}
+    return own.pop() if len(own) == 1 else "json"
 
 
 def _refuse_unused(judge: Any, unused: list[str], why: str, fix: str) -> None:
