@@ -3,8 +3,8 @@
 Before, ``calibrate`` on pairs printed its figures and then "too many unresolved
 items: ...; the reasons are listed above" with no reason anywhere, with or without
 ``--json``. Now the grouped reasons follow the figures, as ``compare`` has them, and
-go to stderr when stdout holds ``--json`` (or ``--markdown -``), so stdout stays one
-document.
+go to stderr when stdout holds ``--markdown -``, so stdout stays one document; under
+``--json`` they are under ``failures``, as ``compare --json`` has them.
 """
 
 from __future__ import annotations
@@ -38,11 +38,22 @@ def test_the_reasons_follow_the_figures(tmp_path: Path) -> None:
     assert "the reasons are listed above" in done.stderr
 
 
-def test_beside_json_the_reasons_go_to_stderr(tmp_path: Path) -> None:
+def test_beside_json_the_reasons_are_in_the_json(tmp_path: Path) -> None:
+    """Under ``--json`` they are under ``failures``, as ``compare --json`` has them."""
     done = runner.invoke(app, ["calibrate", _pairs(tmp_path), "--judge", SUMS, "--json"])
     assert done.exit_code == 4, done.output
-    json.loads(done.stdout)  # one document: no reason line in it
+    assert json.loads(done.stdout)["failures"] == {REASON: 2}
     err = " ".join(done.stderr.split())  # the lines wrap at the terminal's width
+    assert "the reasons, most common first" not in err
+    assert err.endswith('the reasons are under "failures" in the --json output')
+
+
+def test_beside_markdown_on_stdout_the_reasons_go_to_stderr(tmp_path: Path) -> None:
+    args = ["calibrate", _pairs(tmp_path), "--judge", SUMS, "--markdown", "-"]
+    done = runner.invoke(app, args)
+    assert done.exit_code == 4, done.output
+    assert "the reasons, most common first" not in done.stdout  # stdout: the summary alone
+    err = " ".join(done.stderr.split())
     said = err.index("2 call(s) gave no verdict; the reasons, most common first:")
     assert said < err.index("the reasons are listed above")
     assert f"2 x {REASON}" in err

@@ -34,6 +34,7 @@ from fairjudge.cli._app import app, guarded, say
 from fairjudge.cli._exit_codes import EXIT_GATE_FAILED, EXIT_GATE_NOT_APPLIED
 from fairjudge.cli._options import EvalFlags, InputFlags, JudgeFlags, adds_flags, item_judging_flags
 from fairjudge.cli._out import (
+    Ending,
     markdown_flag,
     refuse_markdown,
     save_out,
@@ -152,15 +153,16 @@ def calibrate_scores(
         loaded, flags.judge, rubric=rubric, mode=scoring.mode, min_spearman=min_spearman,
         min_kappa=min_kappa, settings=settings, setup=flags.setup(), source=str(file),
     )  # fmt: skip
-    report, ending = calibrated.report.figures, unscored_exit(calibrated.result, run.max_unresolved)
+    report = calibrated.report.figures
+    ending = unscored_exit(calibrated.result, run.max_unresolved, as_json=json_output)
     _write_files(calibrated, run)
     from fairjudge.report import print_failures, render_score_calibration  # not for --help
 
     if json_output:
-        typer.echo(strict_dumps({**calibrated.to_dict(), **ending.json}, indent=2))
+        _print_json(calibrated.to_dict(), calibrated, ending)
     else:
         render_score_calibration(report, Console())
-    print_failures(calibrated.result.failures, Console(stderr=json_output))  # as on pairs
+        print_failures(calibrated.result.failures, Console())  # as on pairs
     ending.exit()
     if report.passed is False:
         say("gate failed", f"Spearman < {min_spearman} on {', '.join(report.failed)}; do not use "
@@ -168,6 +170,17 @@ def calibrate_scores(
         raise typer.Exit(EXIT_GATE_FAILED)
     if report.passed is None:
         _not_applied(report.not_applied_reason() or "")
+
+
+def _print_json(payload: dict[str, Any], calibrated: Any, ending: Ending) -> None:
+    """Print ``--json``: the report, then why calls gave no verdict, when any did.
+
+    The reasons are under ``failures``, most common first, as ``compare --json`` has
+    them, and exit 4's line points there; then what the run's ``ending`` adds.
+    """
+    failures = calibrated.result.failures
+    said = {"failures": dict(failures.most_common())} if failures else {}
+    typer.echo(strict_dumps({**payload, **said, **ending.json}, indent=2, default=str))
 
 
 def _write_files(calibrated: Any, run: EvalFlags) -> None:
@@ -236,20 +249,21 @@ def _calibrate_pairs(
         loaded, flags.judge, min_kappa=min_kappa, min_spearman=min_spearman, settings=settings,
         setup=flags.setup(), columns={columns.human_col: "human"}, source=str(file),
     )  # fmt: skip
-    shown, ending = calibrated.report, verdict_exit(calibrated.result, run.max_unresolved)
-    report = shown.figures
+    shown, report = calibrated.report, calibrated.report.figures
+    ending = verdict_exit(calibrated.result, run.max_unresolved, as_json=json_output)
     _write_files(calibrated, run)
     if json_output:
-        typer.echo(strict_dumps({**shown.payload, **ending.json}, indent=2, default=str))
+        _print_json(shown.payload, calibrated, ending)
     from fairjudge.report import comparison_markdown, print_failures, render_calibration
 
     markdown = lambda: comparison_markdown(shown.page, calibration=report)  # noqa: E731
     drawn = not write_markdown(markdown) and not json_output
     if drawn:
         render_calibration(report, Console())
-    # Why calls gave no verdict, which exit 4's line points at: after the figures, as
-    # compare has them; on stderr when stdout holds --json or --markdown - instead.
-    print_failures(calibrated.result.failures, Console(stderr=not drawn))
+    if not json_output:  # --json holds them under "failures", as compare's does
+        # Why calls gave no verdict, which exit 4's line points at: after the figures,
+        # as compare has them; on stderr when stdout holds --markdown - instead.
+        print_failures(calibrated.result.failures, Console(stderr=not drawn))
     ending.exit()
     gate = report["gate"]
     if gate.outcome == "failed":

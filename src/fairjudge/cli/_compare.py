@@ -192,7 +192,7 @@ def compare(
         columns.load(file), flags.judge, settings=settings, setup=flags.setup(),
         source=str(file), stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
-    ending = verdict_exit(done.result, run.max_unresolved)
+    ending = verdict_exit(done.result, run.max_unresolved, as_json=json_output)
     finish(done, "compare", render_comparison, out=run.out, html=run.html, as_json=json_output,
            ending=ending)  # fmt: skip
     if not json_output and done.result.win_rate is not None:  # no item judged: fix that first
@@ -219,9 +219,11 @@ def _via_scores(
         stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
     what = "lack a score on some dimension"
-    ending = verdict_exit(done.result, run.max_unresolved, what, "the reasons are above")
+    ending = verdict_exit(done.result, run.max_unresolved, what, "the reasons are above",
+                          as_json=json_output, key="via_scores.failures")  # fmt: skip
     if not ending.code and done.swap is not None:
-        ending = verdict_exit(done.swap, run.max_unresolved)
+        ending = verdict_exit(done.swap, run.max_unresolved, as_json=json_output,
+                              key="swap.failures")  # fmt: skip
     # --out's header records the scorer's requests and calls; the --html page is drawn
     # from it, so `fairjudge report` of the file draws it again. Both before the exit code.
     finish(done, "compare", _render_via, out=run.out, html=run.html, as_json=json_output,

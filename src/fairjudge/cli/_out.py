@@ -71,26 +71,12 @@ class Ending:
     code: int = 0
     said: tuple[str, str, str] = ("", "", "yellow")
     json: dict[str, Any] = field(default_factory=dict)
-    shown_as_json: list[str] = field(default_factory=list, compare=False, repr=False)
-    """Set by :func:`show` when the report went to stdout as JSON, with its reasons' key."""
 
     def exit(self) -> None:
-        """Say why the run ends so, and exit with its code; nothing for a run that stands.
-
-        Under ``--json`` no reasons were listed above: the line says where they are.
-        """
+        """Say why the run ends so, and exit with its code; nothing for a run that stands."""
         if self.code:
-            label, text, style = self.said
-            if self.shown_as_json:
-                where = f'the reasons are under "{self.shown_as_json[0]}" in the --json output'
-                for above in _REASONS_ABOVE:
-                    text = text.replace(above, where)
-            say(label, text, style)
+            say(*self.said)
             raise typer.Exit(self.code)
-
-
-_REASONS_ABOVE = ("the reasons are listed above", "the reasons are above")
-"""How an exit 4's line points at the grouped reasons the report printed before it."""
 
 
 _STANDS = Ending()
@@ -119,14 +105,7 @@ def show(
         return markdown() if markdown is not None else markdown_of(report)
 
     if as_json:
-        data = report.to_dict()
-        if ending.code == EXIT_UNRESOLVED:
-            nested = data.get("via_scores")  # compare --via-scores keeps them in its part
-            if data.get("failures"):
-                ending.shown_as_json.append("failures")
-            elif isinstance(nested, dict) and nested.get("failures"):
-                ending.shown_as_json.append("via_scores.failures")
-        typer.echo(strict_dumps({**data, **ending.json}, indent=2))
+        typer.echo(strict_dumps({**report.to_dict(), **ending.json}, indent=2))
         write_markdown(draw)
         return
     if not write_markdown(draw):
@@ -199,29 +178,35 @@ def write_page(path: Path | None, done: Any) -> None:
 
 def verdict_exit(
     result: Any, limit: float, what: str = "have no verdict",
-    reasons: str | None = _REASONS_ABOVE[0],
+    reasons: str | None = "the reasons are listed above", *, as_json: bool = False,
+    key: str = "failures",
 ) -> Ending:  # fmt: skip
     """A win rate's ending: 5 when it is partial, 4 when too many items are ``what``.
 
     ``result``: a pairwise result, a jury's or one via scores (``stopped``,
     ``n_unresolved``, ``n_items``, ``win_rate``: none resolved when it is None).
+    ``reasons``, ``as_json`` and ``key``: where exit 4's line says the reasons are
+    (:func:`unresolved_exit`).
     """
     return unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, limit, what=what,
-        none=result.win_rate is None, reasons=reasons,
+        none=result.win_rate is None, reasons=reasons, as_json=as_json, key=key,
     )  # fmt: skip
 
 
 def unresolved_exit(
     stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
-    reasons: str | None = _REASONS_ABOVE[1],
+    reasons: str | None = "the reasons are above", as_json: bool = False,
+    key: str = "failures",
 ) -> Ending:  # fmt: skip
     """The ending of a run's coverage: 5 partial, 4 too many items unresolved, else none.
 
     4 when more than ``limit`` of the ``n`` items are ``what`` (``n_bad`` of them), or
     when ``none`` resolved; ``--json`` then says so under ``too_many_unresolved``:
     ``max_unresolved`` (the limit), ``n_unresolved`` (``n_bad``), ``n_items`` and
-    ``share``.
+    ``share``. The line ends with where the reasons are, as the command prints its
+    report: ``reasons`` (printed before the line; None: not said), or, ``as_json``,
+    under ``key`` of the ``--json`` output.
     """
     if stopped is not None:
         return Ending(EXIT_BUDGET, ("stopped", f"{stopped} The result above is partial.", "yellow"))
@@ -230,6 +215,8 @@ def unresolved_exit(
         return _STANDS
     over = (f"{share:.0%} > --max-unresolved {limit:g}" if share > limit
             else "none resolved, which fails at any --max-unresolved")  # fmt: skip
+    if as_json:  # nothing is listed above: the reasons are in the JSON printed
+        reasons = f'the reasons are under "{key}" in the --json output'
     said = f"{n_bad} of {n} items {what} ({over})" + (f"; {reasons}" if reasons else "")
     counts = {"max_unresolved": limit, "n_unresolved": n_bad, "n_items": n, "share": share}
     return Ending(EXIT_UNRESOLVED, ("too many unresolved items", said, "red"),

@@ -165,12 +165,12 @@ score_flags = adds_flags(ScoreFlags, "opts")
 
 def unscored_exit(
     result: "ScoreResult | JuryScoreResult", max_unresolved: float,
-    what: str = "are not fully scored",
+    what: str = "are not fully scored", *, as_json: bool = False,
 ) -> Ending:  # fmt: skip
     """5 when the run is partial, 4 when too many items are ``what`` (lack a score), else 0."""
     return unresolved_exit(
         result.stopped, result.n_unscored, result.n_items, max_unresolved,
-        what=what, none=all(d.n == 0 for d in result.dimensions),
+        what=what, none=all(d.n == 0 for d in result.dimensions), as_json=as_json,
     )  # fmt: skip
 
 
@@ -178,7 +178,7 @@ def scored_exit(
     result: "ScoreResult | JuryScoreResult", opts: ScoreFlags, what: str = "are not fully scored"
 ) -> Ending:
     """``score``'s and ``score-jury``'s exit: :func:`unscored_exit`, else 6 on a collapse."""
-    ending = unscored_exit(result, opts.max_unresolved, what)
+    ending = unscored_exit(result, opts.max_unresolved, what, as_json=opts.json_output)
     if not ending.code and opts.fail_on_collapse and result.collapsed:
         alarm = f"dimension(s) {', '.join(result.collapsed)}"
         return Ending(EXIT_COLLAPSE, ("collapse alarm", alarm, "red"))
