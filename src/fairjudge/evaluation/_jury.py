@@ -379,7 +379,7 @@ def _rate(flags: list[bool], clusters: list[str], result: JuryResult) -> Rate | 
     if not flags:
         return None
     values = [1.0 if f else 0.0 for f in flags]
-    ci = bootstrap_mean(values, clusters, **result.boot)
+    ci = bootstrap_mean(values, clusters, **result.boot, proportion=True)  # alike: Wilson
     return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
 
 

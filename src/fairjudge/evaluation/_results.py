@@ -231,8 +231,9 @@ def _rate(flags: list[bool], clusters: list[str] | None, *, boot: EvalSettings) 
         return None
     values = [1.0 if f else 0.0 for f in flags]
     ci = bootstrap_mean(
-        values, clusters, n_resamples=boot.n_resamples, seed=boot.seed, level=boot.level
-    )
+        values, clusters, n_resamples=boot.n_resamples, seed=boot.seed, level=boot.level,
+        proportion=True,  # every flag alike: Wilson's interval on the clusters
+    )  # fmt: skip
     return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
 
 
