@@ -13,16 +13,21 @@ import _thread
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fairjudge import ConfigError, Reply
 from fairjudge._call import CallSpec, Completion
+from fairjudge._errors import RateLimitError
+from fairjudge.backends import OpenAIBackend
 from fairjudge.judges import JudgeSession
 from fairjudge.judges._session import Job
 from fairjudge.runner import RunOptions, Store
 from fairjudge.runner._limits import DEFAULT_GRACE_S, GRACE_ENV, interrupt_grace_s
+from tests.backends._calls import PROMPT, spec_for
 from tests.runner._fakes import FakeBackend, make_spec
+from tests.server import Script
 
 N_CALLS = 12
 CONCURRENCY = 4
@@ -153,3 +158,86 @@ def test_a_grace_set_wrong_after_a_run_never_stops_the_close(
         session.run([Job(make_spec(1), None)], _text)
     session.close()
     assert backend.closed
+
+
+class _OneBacksOff(FakeBackend):
+    """Call 0's first attempt is refused at once with a 429 asking a minute's wait; every
+    other request answers after ``latency``."""
+
+    def __init__(self, latency: float) -> None:
+        super().__init__(latency=latency)
+        self.refused = threading.Event()
+
+    async def complete(self, spec: CallSpec) -> Completion:
+        if spec.key == make_spec(0).key and not self.refused.is_set():
+            self.calls += 1
+            self.attempts[spec.key] += 1
+            self.refused.set()
+            raise RateLimitError("HTTP 429: slow down", retry_after=60.0)
+        return await super().complete(spec)
+
+
+def test_a_call_backing_off_at_the_interrupt_is_not_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review40 F4: a call sleeping in its back-off stayed in ``Run.sent``.
+
+    The grace waited for it to the end, and the note called it abandoned although
+    nothing of it was at the server: "of the 4 calls in flight, 3 finished within the
+    5 s grace period and are stored, 1 was abandoned". It is not sent again either.
+    """
+    monkeypatch.setenv(GRACE_ENV, "5")
+    backend = _OneBacksOff(latency=1.0)
+    options = RunOptions(concurrency=4, progress="quiet")
+    jobs = [Job(make_spec(i), None) for i in range(4)]
+
+    def watch() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not (backend.refused.is_set() and backend.in_flight == 3):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.005)
+        _thread.interrupt_main()
+
+    with JudgeSession(backend, store=tmp_path / "s.sqlite", options=options) as session:
+        threading.Thread(target=watch, daemon=True).start()
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt) as caught:
+            session.run(jobs, _text)
+        took = time.monotonic() - began
+    assert caught.value.__notes__ == [
+        "of the 3 calls in flight, 3 finished within the 5 s grace period and are stored, "
+        "0 were abandoned"
+    ]
+    assert backend.attempts[make_spec(0).key] == 1  # not sent again after the interrupt
+    assert took < 5  # the grace ended with the last reply, not at its end
+
+
+def test_no_call_in_line_behind_an_unknown_model_s_probe_starts_in_the_grace(
+    serve_reasoner: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unknown model's calls wait for its probe's answer; a Ctrl-C came meanwhile.
+
+    They waited in the backend's line, counted in flight, and went out when the probe
+    was answered in the grace: "of the 12 calls in flight, 12 finished ...", twelve
+    replies paid for after the interrupt. Now only the probe was in flight.
+    """
+    monkeypatch.setenv(GRACE_ENV, "30")
+    server = serve_reasoner(Script(latency=1.0))  # the refusals come at once, answers in 1 s
+    backend = OpenAIBackend("acme-reasoner", base_url=server.base_url)
+    specs = [spec_for(backend, prompt=PROMPT.replace("2 + 2?", f"2 + {i}?")) for i in range(12)]
+    options = RunOptions(concurrency=12, progress="quiet")
+
+    def watch() -> None:  # the probe has learned its three lessons: its answer is coming
+        server.emulator.wait_for("refused", 3, timeout=WAIT_S)
+        _thread.interrupt_main()
+
+    with JudgeSession(backend, store=tmp_path / "s.sqlite", options=options) as session:
+        threading.Thread(target=watch, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt) as caught:
+            session.run([Job(spec, None) for spec in specs], _text)
+    assert caught.value.__notes__ == [
+        "of the 1 call in flight, 1 finished within the 30 s grace period and is stored, "
+        "0 were abandoned"
+    ]
+    assert server.count("ok") == 1  # nothing sent after the interrupt

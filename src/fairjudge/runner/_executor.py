@@ -334,12 +334,16 @@ async def _wind_down(seconds: float) -> tuple[int, int, int] | None:
     and committed here. Nothing waits for a judge that keeps nothing (an undeclared
     Python judge's store is in memory).
 
+    In flight means at the backend now (``Run.sent``): a call backing off after a
+    failed attempt, or waiting for its model's probe (``Run._in_line``), has nothing
+    at the server, is never sent once halted, and is not counted.
+
     Returns:
         Of the calls in flight at the interrupt: those whose reply was stored ``ok``
         (the rerun is served them), those that ended in an error (an error row, or a
-        back-off that ended in the grace: halted, it is not retried; the rerun makes
-        them again), and those abandoned (still running, or backing off, when the grace
-        ended); ``None`` when none was in flight.
+        retryable error: halted, it is not sent again; the rerun makes them again),
+        and those abandoned (still at the backend when the grace ended); ``None`` when
+        none was in flight.
     """
     import asyncio
 

@@ -169,6 +169,7 @@ class Run(Tally):
                 self.sent_params[route] = sent
         self.redactor = Redactor.current()  # secrets read once: every reply is scrubbed
         self.rejected: dict[Route, int] = {}
+        self.accepted: dict[Route, frozenset[str]] = {}  # parameters an answer showed taken
         self.culprit: Backend | None = None  # the backend whose error stopped the run
 
     # -- the run ---------------------------------------------------------------------
@@ -345,6 +346,9 @@ class Run(Tally):
 
     async def _call(self, key: str, spec: CallSpec, guess: CallGuess | None) -> None:
         try:
+            if spec.route in self.untaught and not await self._in_line(key, spec):
+                self._settle(guess)  # the run stopped while it waited: never sent
+                return
             if self.shared_slots is None:
                 await self._attempts(key, spec, guess)
                 return
@@ -353,6 +357,27 @@ class Run(Tally):
         finally:
             if self.probes:
                 self._probe_over(key, spec)
+
+    async def _in_line(self, key: str, spec: CallSpec) -> bool:
+        """Wait for an unknown model's call's turn; ``False`` when the run stopped meanwhile.
+
+        Until a call asking every parameter this one asks is answered, the backend
+        sends them one at a time (its probe line, see
+        :class:`~fairjudge.backends.OpenAIBackend`); the rest wait here, not in its
+        line: out of :attr:`sent` (not in flight), and never sent once the run is
+        halted (a Ctrl-C's grace lets no call start when the probe ends). With
+        ``max_cost`` the turn was taken in :meth:`_admit` already.
+        """
+        route = spec.route
+        while not self.accepted.get(route, frozenset()).issuperset(spec.params):
+            if self.probes.setdefault(route, key) == key:
+                return True  # this call is the probe
+            if self._settled is None:
+                self._settled = asyncio.Event()
+            await self._settled.wait()  # set when a probe is over (_probe_over)
+            if self.halted:
+                return False
+        return True
 
     async def _attempts(self, key: str, spec: CallSpec, guess: CallGuess | None) -> None:
         loop, backend, retry = self.loop, self.backends[spec.route], self.retry
@@ -373,10 +398,11 @@ class Run(Tally):
                 return
             attempts += 1
             self.requests += 1
-            self.sent[key] = loop.time()
+            self.sent[key] = sent_at = loop.time()
             try:
                 completion = await backend.complete(spec)
             except BackendError as exc:
+                del self.sent[key]  # over: backing off, it is not in flight (nor waited for)
                 # More than 1: the transport resent it before failing; 0: it failed
                 # unsent (an unknown model's call in line behind a fatal probe).
                 if exc.requests != 1:
@@ -410,15 +436,17 @@ class Run(Tally):
                 await self._failed(key, spec, exc, attempts, guess)
                 return
             finally:
-                self._answered_after(self.sent.pop(key, None), loop.time())
+                self.sent.pop(key, None)
             break
+        self._answered_after(sent_at, loop.time())  # the attempt that answered, no back-off
         if completion.requests > 1:  # the transport resent it: count every request sent
             extra = completion.requests - 1
             attempts += extra
             self.requests += extra
             if self.rpm_bucket is not None:
                 self.rpm_bucket.adjust(extra, now())
-        self.answered.add(spec.route)
+        self.answered.add(route := spec.route)
+        self.accepted[route] = self.accepted.get(route, frozenset()).union(spec.params)
         await self._succeeded(key, spec, completion, attempts, guess, est)
 
     def _unsent_at_stop(self, backend: Backend, guess: CallGuess | None) -> None:
@@ -450,14 +478,9 @@ class Run(Tally):
         return isinstance(exc, EndpointUnreachable) or not exc.retryable
 
     async def _succeeded(
-        self,
-        key: str,
-        spec: CallSpec,
-        completion: Completion,
-        attempts: int,
-        guess: CallGuess | None,
-        est: tuple[int, int],
-    ) -> None:
+        self, key: str, spec: CallSpec, completion: Completion, attempts: int,
+        guess: CallGuess | None, est: tuple[int, int],
+    ) -> None:  # fmt: skip
         # The one place every backend's fresh reply passes before it is parsed, stored or
         # returned: a server that reflects the key, in any field, never gets it stored.
         completion = self.redactor.completion(completion)
@@ -476,25 +499,14 @@ class Run(Tally):
         )
         self.done += 1
         record = call_row(
-            spec,
-            key,
-            "ok",
-            completion=completion,
-            parsed=parsed,
-            cost_usd=cost,
-            attempts=attempts,
+            spec, key, "ok", completion=completion, parsed=parsed, cost_usd=cost, attempts=attempts
         )
         await self.writer.write(record)
 
     async def _failed(
-        self,
-        key: str,
-        spec: CallSpec,
-        exc: Exception,
-        attempts: int,
-        guess: CallGuess | None,
-        note: str = "",
-    ) -> None:
+        self, key: str, spec: CallSpec, exc: Exception, attempts: int,
+        guess: CallGuess | None, note: str = "",
+    ) -> None:  # fmt: skip
         text = scrub(str(exc)) or type(exc).__name__
         error = CallError(type(exc).__name__, text + note)
         # A reply cut at its token cap is billed: charged, its usage kept on the row.
@@ -504,13 +516,7 @@ class Run(Tally):
         )
         self.failed += 1
         record = call_row(
-            spec,
-            key,
-            "error",
-            completion=billed,
-            cost_usd=cost,
-            attempts=attempts,
-            error_kind=error.kind,
-            error_message=error.message,
-        )
+            spec, key, "error", completion=billed, cost_usd=cost, attempts=attempts,
+            error_kind=error.kind, error_message=error.message,
+        )  # fmt: skip
         await self.writer.write(record)
