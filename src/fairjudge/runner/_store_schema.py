@@ -7,6 +7,7 @@ which call now and which provider batch holds it (design: ``docs/internals.md``)
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import secrets
@@ -15,13 +16,16 @@ import socket
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from fairjudge._errors import ConfigError
+from fairjudge.runner._store_errors import StoreRowDamaged
 
 __all__ = [
     "BATCH_TABLES",
     "DEFAULT_LEASE_S",
     "UPLOADED",
+    "BatchRecordDamaged",
     "OpenBatch",
     "SchemaObject",
     "check_schema",
@@ -419,33 +423,35 @@ def record_batch(
     )
 
 
+_MEMBERS = (
+    "SELECT c.batch_id, c.custom_id, c.key, b.provider, b.backend, b.model, b.base_url, b.status "
+    "FROM batches b JOIN batch_calls c ON c.batch_id = b.id WHERE b.id = ?"
+)
+"""A batch's members, each with the batch's own columns."""
+
+
 def open_batches(conn: sqlite3.Connection, keys: Iterable[str]) -> list[OpenBatch]:
     """The batches not yet collected that hold any of ``keys``, each with all its members."""
     wanted = list(dict.fromkeys(keys))
     ids: set[str] = set()
-    for start in range(0, len(wanted), _CHUNK):
-        chunk = wanted[start : start + _CHUNK]
+    for chunk in _chunks(wanted):
         marks = ",".join("?" * len(chunk))
         ids.update(
             batch_id
-            for (batch_id,) in conn.execute(
+            for (batch_id,) in _read(
+                conn,
                 "SELECT DISTINCT c.batch_id FROM batch_calls c JOIN batches b ON b.id = c.batch_id "
                 f"WHERE b.collected_at IS NULL AND c.key IN ({marks})",
                 chunk,
+                _batch_row,
             )
         )
     found = []
-    for batch_id in sorted(ids):
-        row = conn.execute(
-            "SELECT provider, backend, model, base_url, status FROM batches WHERE id = ?",
-            (batch_id,),
-        ).fetchone()
-        members = dict(
-            conn.execute(
-                "SELECT custom_id, key FROM batch_calls WHERE batch_id = ?", (batch_id,)
-            ).fetchall()
-        )
-        found.append(OpenBatch(batch_id, row[0], (row[1], row[2], row[3]), row[4], members))
+    for bid in sorted(ids):
+        rows = _read(conn, _MEMBERS, (bid,), _batch_row)
+        provider, backend, model, base_url, status = rows[0][3:]
+        members = {cid: key for _, cid, key, *_ in rows}
+        found.append(OpenBatch(bid, provider, (backend, model, base_url), status, members))
     return found
 
 
@@ -460,11 +466,13 @@ def failed_in_batches(
     found: dict[str, tuple[str | None, str | None]] = {}
     for chunk in _chunks(list(dict.fromkeys(keys))):
         marks = ",".join("?" * len(chunk))
-        rows = conn.execute(
+        rows = _read(
+            conn,
             "SELECT c.key, c.error_kind, c.error_message FROM calls c WHERE c.status = 'error' "
             f"AND c.key IN ({marks}) AND EXISTS (SELECT 1 FROM batch_calls m JOIN batches b "
             "ON b.id = m.batch_id WHERE m.key = c.key AND b.collected_at IS NOT NULL)",
             chunk,
+            lambda path, column, row: StoreRowDamaged(path, {row[0]: f"{column} {_NOT_UTF8}"}),
         )
         found.update((key, (kind, message)) for key, kind, message in rows)
     return found
@@ -492,3 +500,93 @@ def collected(conn: sqlite3.Connection, batch_id: str, status: str, now: str) ->
         "UPDATE batches SET status = ?, updated_at = ?, collected_at = ? WHERE id = ?",
         (status, now, now, batch_id),
     )
+
+
+_NOT_UTF8 = "is not UTF-8 text"
+
+
+_Damaged = Callable[[str, str, tuple[Any, ...]], ConfigError]
+
+
+def _read(conn: sqlite3.Connection, sql: str, args: Sequence[Any], damaged: _Damaged) -> list[Any]:
+    """``conn.execute(sql, args).fetchall()``; a row with text that is not UTF-8 is damaged.
+
+    SQLite keeps whatever bytes a TEXT value is given (``CAST(X'ff' AS TEXT)``), and
+    Python's reader fails on them naming no row, which the store reported as a failed
+    write. The query then runs again with such bytes read as lone surrogates
+    (``surrogateescape``), and the first row holding one raises ``damaged(store file,
+    column, row)``. The usual query pays nothing.
+    """
+    try:
+        return conn.execute(sql, args).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "decode to UTF-8" not in str(exc):
+            raise
+        conn.text_factory = functools.partial(str, encoding="utf-8", errors="surrogateescape")
+        try:
+            rows = (cursor := conn.execute(sql, args)).fetchall()
+        finally:
+            conn.text_factory = str
+        for row in rows:
+            for value, about in zip(row, cursor.description, strict=True):
+                if isinstance(value, str) and any("\udc80" <= c <= "\udcff" for c in value):
+                    raise damaged(_file(conn), about[0], row) from None
+        raise
+
+
+def _file(conn: sqlite3.Connection) -> str:
+    """The file of the store ``conn`` has open (as SQLite names it: the full path)."""
+    return next((f for _, name, f in conn.execute("PRAGMA database_list") if name == "main"), "")
+
+
+def _batch_row(path: str, column: str, row: tuple[Any, ...]) -> BatchRecordDamaged:
+    """The damaged record of a ``(batch_id, [custom_id, ...])`` row."""
+    return BatchRecordDamaged(path, row[0], column, row[1] if len(row) > 1 else None)
+
+
+def _sql_text(text: str) -> str:
+    """``text`` as an SQL literal that is safe inside a double-quoted shell word."""
+    if _PLAIN_NAME.fullmatch(text):
+        return f"'{text}'"
+    return f"CAST(X'{text.encode('utf-8', 'surrogateescape').hex()}' AS TEXT)"
+
+
+class BatchRecordDamaged(ConfigError):
+    """The record of a submitted batch holds text that is not UTF-8: the record is damaged.
+
+    SQLite keeps whatever bytes a TEXT value is given (a hand edit, another tool), and
+    the batch tables are what a run finds, polls and collects a submitted batch by. So
+    a damaged record is neither used nor changed, as a damaged row of ``calls`` is not
+    (:class:`~fairjudge.runner._store_errors.StoreRowDamaged`): the run stops before
+    it makes a call for those keys, naming the store, the row and the column, and the
+    ``sqlite3`` command that deletes the batch's record (a :class:`ConfigError`: exit
+    2 in the CLI). Its calls are then submitted again, at their cost.
+
+    Attributes:
+        path: The store file.
+        table: ``batches`` or ``batch_calls``.
+        batch: The batch's id (its bytes that are not UTF-8 as lone surrogates).
+        column: The column that is not UTF-8 text.
+        request: The ``custom_id`` of the ``batch_calls`` row, for a row of that table.
+    """
+
+    def __init__(self, path: str, batch: str, column: str, request: str | None = None) -> None:
+        super().__init__(path)
+        self.args = (path, batch, column, request)  # as the constructor takes them: pickles
+        self.path, self.batch, self.column = path, batch, column
+        self.table = "batch_calls" if column in ("batch_id", "custom_id", "key") else "batches"
+        self.request = request if self.table == "batch_calls" else None
+
+    def __str__(self) -> str:
+        row = f"the {self.table} row of batch {self.batch!a}"
+        if self.request is not None:
+            row += f", request {self.request!a}"
+        bid = _sql_text(self.batch)
+        return (
+            f"the store {self.path!r} has a damaged batch record: in {row}, {self.column} "
+            f"{_NOT_UTF8}. fairjudge neither uses nor changes a damaged record, and no call "
+            "was made for it. Use another store, or delete the batch's record and the next "
+            "run submits its calls again (at their cost; a batch the provider has run is "
+            f'billed as well): sqlite3 {shlex.quote(self.path)} "DELETE FROM batch_calls '
+            f'WHERE batch_id = {bid}; DELETE FROM batches WHERE id = {bid}"'
+        )
