@@ -26,6 +26,7 @@ from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cau
 from fairjudge.runner._store_open import fetch_all, open_store
 from fairjudge.runner._store_schema import (
     DEFAULT_LEASE_S,
+    LEASE_ROW,
     claim_keys,
     drop_expired,
     new_owner,
@@ -77,6 +78,11 @@ _UPSERT = (
 )
 # The call's claim ends in the transaction that stores its row.
 _RELEASE = "DELETE FROM claims WHERE key = ? AND owner = ?"
+# A claim for longer than the default says so, for other runs to believe (LEASE_ROW).
+_LONG = (
+    "INSERT INTO claims VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET "
+    "expires_at = MAX(expires_at, excluded.expires_at)"
+)
 
 
 def _chunks(keys: Iterable[str]) -> Iterator[tuple[list[str], str]]:
@@ -217,7 +223,11 @@ class Store(Closing):
         One ``BEGIN IMMEDIATE`` transaction: keys with an ``ok`` row, and keys another
         store object (this process or another) holds under a live lease, are skipped;
         the rest are claimed for ``lease_s`` seconds (this store's own claims are
-        renewed). An expired claim (a killed process's) is taken over.
+        renewed). An expired claim (a killed process's) is taken over. Another run
+        believes a claim up to five default leases ahead (a claim further out, planted
+        in a store handed over, is taken over); a ``lease_s`` above the default is
+        recorded beside the claims (``runner._store_schema.LEASE_ROW``), so that it
+        is believed as long, and :meth:`renew` counts that row too.
 
         Returns:
             The claimed keys, in the order given. Make exactly these calls; write each
@@ -229,10 +239,15 @@ class Store(Closing):
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return []
+
+        def claim() -> list[str]:
+            claimed = claim_keys(self._conn, self.owner, wanted, lease_s, now := self._clock())
+            if claimed and lease_s > DEFAULT_LEASE_S:
+                self._conn.execute(_LONG, (LEASE_ROW + self.owner, self.owner, now + lease_s))
+            return claimed
+
         with self._lock:
-            return self._transaction(
-                lambda: claim_keys(self._conn, self.owner, wanted, lease_s, self._clock())
-            )
+            return self._transaction(claim)
 
     def renew(self, *, lease_s: float = DEFAULT_LEASE_S) -> int:
         """Extend all of this store's claims to ``lease_s`` from now; returns how many.
@@ -377,14 +392,11 @@ class Store(Closing):
 
     def count(self, *, status: Literal["ok", "error"] | None = None) -> int:
         """How many rows there are (optionally only one status)."""
+        where = "" if status is None else " WHERE status = ?"
+        params: tuple[str, ...] = () if status is None else (status,)
         with self._lock:
-            if status is None:
-                row = self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()
-            else:
-                row = self._conn.execute(
-                    "SELECT COUNT(*) FROM calls WHERE status = ?", (status,)
-                ).fetchone()
-        return int(row[0])
+            (n,) = self._conn.execute(f"SELECT COUNT(*) FROM calls{where}", params).fetchone()
+        return int(n)
 
 
 class DamagedColumn(ValueError):

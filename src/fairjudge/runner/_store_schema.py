@@ -226,11 +226,15 @@ _CHUNK = 500  # keys per statement; well under SQLite's variable limit
 _BELIEVED_LEASES = 5
 """A claim running out later than this many leases from now is no process's lease.
 
-A run renews its claims to one lease ahead, so only a hand edit, a store handed over
-with claims planted in it, or a clock hours ahead on another host puts one further
-out: believed, it would keep every run waiting on that call until then (a run waits
-on calls another process holds). Five leases leave room for clocks minutes apart.
-"""
+A run renews its claims to one default lease ahead, so only a hand edit, a store handed
+over with claims planted in it, or a clock hours ahead on another host puts one further
+out (unless its owner claims for longer: LEASE_ROW). Believed, it would keep every run
+waiting on that call until then. Five leases leave room for clocks minutes apart."""
+# An owner claiming for longer than DEFAULT_LEASE_S (Store.claim) keeps a row keyed
+# LEASE_ROW + its id beside its claims, running out with the longest of them; its claims
+# are believed up to that. No call's key looks so (they are hex); the row is renewed,
+# released and dropped with its owner's claims.
+LEASE_ROW = "~lease "
 
 
 def _where() -> str:
@@ -293,27 +297,26 @@ def claim_keys(
     Must run inside ``BEGIN IMMEDIATE``: holding the write lock while reading makes
     the read and the insert one step for every process sharing the file. Keys this
     owner already holds are renewed and returned again; an expired claim, one whose
-    process on this host is gone (killed), or one running out later than no lease
-    does (:data:`_BELIEVED_LEASES`) is taken over. ``now`` is the wall-clock time
+    process on this host is gone (killed), or one running out later than its owner's
+    lease reaches is taken over: later than five default leases
+    (:data:`_BELIEVED_LEASES`), or than the :data:`LEASE_ROW` of an owner claiming for
+    longer. The reader's own ``lease_s`` plays no part. ``now`` is the wall-clock time
     (:func:`time.time`) that leases are measured in.
     """
-    latest = now + _BELIEVED_LEASES * max(lease_s, DEFAULT_LEASE_S)
+    latest = now + _BELIEVED_LEASES * DEFAULT_LEASE_S
     drop_dead_owners(conn)
     claimed: list[str] = []
     for chunk in _chunks(keys):
         marks = ",".join("?" * len(chunk))
-        taken = {
-            key
-            for (key,) in conn.execute(
-                f"SELECT key FROM calls WHERE status = 'ok' AND key IN ({marks})", chunk
-            )
-        }
+        answered = f"SELECT key FROM calls WHERE status = 'ok' AND key IN ({marks})"
+        taken = {key for (key,) in conn.execute(answered, chunk)}
         taken.update(
             key
             for (key,) in conn.execute(
-                "SELECT key FROM claims WHERE owner != ? AND expires_at > ? AND expires_at <= ? "
+                "SELECT key FROM claims c WHERE owner != ? AND expires_at > ? AND (expires_at <= ? "
+                "OR expires_at <= (SELECT expires_at FROM claims WHERE key = ? || c.owner)) "
                 f"AND key IN ({marks})",
-                (owner, now, latest, *chunk),
+                (owner, now, latest, LEASE_ROW, *chunk),
             )
         )
         mine = [key for key in dict.fromkeys(chunk) if key not in taken]
