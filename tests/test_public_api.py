@@ -180,7 +180,8 @@ SUBPACKAGES: dict[str, set[str]] = {
     "judges": _names(
         "BackendOptions BatchJudge BatchPointwiseJudge CallableJudge "
         "CallablePointwiseJudge JudgeSession Jury JuryMember LLMJudge MemberSpec "
-        "PointwiseJudge PointwiseJury ReplayJudge judge_name load_jury_file resolve_judge "
+        "PointwiseJudge PointwiseJury ReplayJudge judge_name judges_beside load_jury_file "
+        "resolve_judge "
         "resolve_pointwise_judge MemberUsage ScoreMode TransientJudgeError judge_function "
         "PairwiseRequest ProgressCallback ScoreRequest Job ReplyParser JuryFile DEFAULT_JUDGE "
         "read_verdict as_rubric calls_no_model fixes_temperature interrupt_note judge_spec "
@@ -224,7 +225,7 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_285_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_286_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
@@ -237,8 +238,10 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_285_names() -> None:
     # evaluate_adaptive and by _api before any input is read); 284 with
     # audit.MIN_SPEARMAN (calibrate's default gate, as MIN_KAPPA: _api, cli and report
     # read it); 285 with judges.refuse_one_at_a_time (the local/ concurrency check,
-    # which _api's JudgeSetup.session runs for an audit's one judge). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 285
+    # which _api's JudgeSetup.session runs for an audit's one judge); 286 with
+    # judges.judges_beside (a python: module beside its file: a jury file's, and
+    # fairjudge run's config, one mechanism). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 286
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

@@ -8,7 +8,6 @@ if it had been typed, so what it prints, writes and exits with is its own.
 from __future__ import annotations
 
 import contextlib
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,8 +23,6 @@ from fairjudge.cli._options import SummaryJson
 from fairjudge.cli._run_config import Trust, config_argv, config_words, running_config
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from fairjudge.io import ConfigText
 
 __all__ = ["run"]
@@ -99,23 +96,18 @@ def run(
             raise UsageError(config_words(exc.format_message()), ctx=ctx) from None
 
 
-@contextlib.contextmanager
-def _judges_beside(config: Path, *, trusted: bool) -> Iterator[None]:
+def _judges_beside(config: Path, *, trusted: bool) -> contextlib.AbstractContextManager[None]:
     """With --allow-python-judges, a python: module beside the file is found from anywhere.
 
-    Paths are read from the file's folder, and so is a judge module: the folder is
-    searched last, after the working directory, $PYTHONPATH and installed packages.
-    Without the flag the file names no python: judge, so nothing is added.
+    Paths are read from the file's folder, and so is a judge module, as a jury file's
+    are (:func:`~fairjudge.judges.judges_beside`, searched last). Without the flag the
+    file names no python: judge, so nothing is added.
     """
-    folder = str(config.resolve().parent)
-    added = trusted and folder not in sys.path
-    if added:
-        sys.path.append(folder)
-    try:
-        yield
-    finally:
-        if added and folder in sys.path:
-            sys.path.remove(folder)
+    if not trusted:
+        return contextlib.nullcontext()
+    from fairjudge.judges import judges_beside
+
+    return judges_beside(config, folder_is="the config file's folder")
 
 
 @guarded

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         panel_reply,
         weighted_majority,
     )
-    from fairjudge.judges._jury_file import JuryFile, load_jury_file, recorded_jury
+    from fairjudge.judges._jury_file import JuryFile, judges_beside, load_jury_file, recorded_jury
     from fairjudge.judges._member import MemberUsage
     from fairjudge.judges._pairwise import LLMJudge, read_verdict
     from fairjudge.judges._pointwise import (
@@ -97,6 +97,7 @@ __all__ = [
     "judge_function",
     "judge_name",
     "judge_spec",
+    "judges_beside",
     "load_jury_file",
     "panel_reply",
     "read_verdict",
@@ -114,6 +115,7 @@ _LAZY = {
     "panel_reply": "fairjudge.judges._jury",
     "weighted_majority": "fairjudge.judges._jury",
     "JuryFile": "fairjudge.judges._jury_file",
+    "judges_beside": "fairjudge.judges._jury_file",
     "load_jury_file": "fairjudge.judges._jury_file",
     "recorded_jury": "fairjudge.judges._jury_file",
     "MemberUsage": "fairjudge.judges._member",

@@ -8,8 +8,11 @@ code (``python:`` members need ``allow_python``) and is read as an untrusted fil
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
+import sys
+from collections.abc import Iterator
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -28,11 +31,12 @@ from fairjudge.io import (
     read_text,
     shown,
 )
+from fairjudge.judges._callable import python_function
 from fairjudge.judges._jury import Jury, JuryMember, MemberSpec
 from fairjudge.judges._registry import judge_spec
 from fairjudge.judges._replay import Loader, ReplayJudge
 
-__all__ = ["JuryFile", "load_jury_file", "recorded_jury"]
+__all__ = ["JuryFile", "judges_beside", "load_jury_file", "recorded_jury"]
 
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -147,7 +151,8 @@ def load_jury_file(
     """Read and validate a jury file.
 
     Relative ``template`` and ``replay:`` paths are resolved against the jury file's
-    folder, so a file means the same wherever it is run from.
+    folder, so a file means the same wherever it is run from; so is a ``python:``
+    member's module, which is imported as the file is read (:func:`judges_beside`).
 
     Args:
         path: The TOML file.
@@ -160,8 +165,9 @@ def load_jury_file(
     Raises:
         InputError: The file cannot be read (or is not a regular file), is not UTF-8
             or not TOML, breaks the format, has a bad ``base_url``, or names Python
-            code without ``allow_python``, or a server off this machine without
-            ``allow_servers``; the message names the file and the field.
+            code without ``allow_python`` (or code that cannot be imported: a module
+            found nowhere names the places looked), or a server off this machine
+            without ``allow_servers``; the message names the file and the field.
     """
     path = Path(path)
     text = read_text(path)
@@ -212,6 +218,12 @@ def _member(
     if judge.startswith("python:") and not allow_python:
         why = f"member.{index}.judge {shown(spec['judge'])} would import and run Python code; "
         raise _error(file, judge_at, why + _ALLOW_PYTHON, ("allow_python",))
+    if judge.startswith("python:"):  # imported now, while its folder is searched too
+        try:
+            with judges_beside(file.path, folder_is="the jury file's folder"):
+                python_function(judge)
+        except ConfigError as exc:
+            raise _error(file, judge_at, f"member.{index}.judge: {exc}") from None
     url = spec["base_url"]
     if url is not None:
         try:
@@ -240,6 +252,41 @@ def _member(
     except ConfigError as exc:
         raise read.named(exc) from None
     return read
+
+
+_LOOKED = ", $PYTHONPATH and the installed packages: run from"
+"""Where a ``python:`` module found nowhere was looked for (``python_function``'s words)."""
+
+
+@contextlib.contextmanager
+def judges_beside(path: str | Path, *, folder_is: str) -> Iterator[None]:
+    """While the block runs, a ``python:`` judge module beside the file ``path`` is found.
+
+    A file's relative paths are read from its folder, and so is a judge module it
+    names (a jury file's members, ``fairjudge run``'s config): the folder is searched
+    last, after the working directory, ``$PYTHONPATH`` and the installed packages,
+    and is off ``sys.path`` again after the block (unless it was on it before). A
+    module imported in the block stays imported, so a judge built from its spec later
+    finds it. A module found nowhere in the block names the folder among the places
+    looked, as ``folder_is`` (``"the jury file's folder"``).
+
+    Raises:
+        ConfigError: A module found nowhere, the folder named; any other as it came.
+    """
+    folder = str(Path(path).resolve().parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        yield
+    except ConfigError as exc:
+        if _LOOKED not in str(exc):
+            raise
+        looked = f", $PYTHONPATH, the installed packages and {folder_is} {folder}: run from"
+        raise ConfigError(str(exc).replace(_LOOKED, looked), params=exc.params) from exc
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
 
 
 def recorded_jury(path: str | Path) -> tuple[Jury, str | None]:
