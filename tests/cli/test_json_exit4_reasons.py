@@ -3,7 +3,9 @@
 Under ``--json`` the grouped reasons are not printed on stderr; they are under
 ``failures`` on stdout, so "the reasons are listed above" pointed at nothing. Every
 command composes the line once, from whether it prints JSON, before it prints:
-``jury``'s line had no pointer at all, and ``calibrate --json`` had no ``failures``.
+``jury``'s line had no pointer at all, and ``calibrate --json`` had no ``failures``;
+nor had ``rank --json``, whose reasons went to stderr beside it, and ``jury``'s text line
+did not say its reasons are listed above.
 """
 
 from __future__ import annotations
@@ -34,7 +36,11 @@ JUDGES = (
     "def flaky_one(question, answer):\n"
     "    if any(w in question for w in BAD):\n"
     "        raise RuntimeError('scorer crashed')\n"
-    "    return {'accuracy': 4, 'relevance': 3, 'usefulness': 4}\n"
+    "    return {'accuracy': 4, 'relevance': 3, 'usefulness': 4}\n\n\n"
+    "def flaky_rank(question, answer_1, answer_2):\n"
+    "    if question.endswith(('1?', '2?', '3?')):\n"
+    "        raise RuntimeError('gateway down')\n"
+    "    return 'A' if len(answer_1) > len(answer_2) else 'B'\n"
 )
 WHERE = 'the reasons are under "failures" in the --json output'
 
@@ -102,6 +108,7 @@ _PARTLY = {  # each exits 4 with a result that stands in part: 17% to 40% unreso
     "calibrate": ["calibrate", "calibration.jsonl", "--judge", "python:f4_silent:flaky_pair"],
     "calibrate-scores": ["calibrate", "human_scores.jsonl", "--judge",
                          "python:f4_silent:flaky_one"],
+    "rank": ["rank", "rank_answers.jsonl", "--judge", "python:f4_silent:flaky_rank"],
 }  # fmt: skip
 
 
@@ -112,7 +119,7 @@ def _line(done: Any) -> str:
 
 @pytest.mark.parametrize("name", list(_PARTLY))
 def test_every_command_points_at_its_failures_the_same_way(here: Path, name: str) -> None:
-    """jury said no pointer; calibrate's JSON had no failures (they went to stderr)."""
+    """jury said no pointer; calibrate's and rank's JSON had no failures (on stderr)."""
     done = invoke(*_PARTLY[name], "--max-unresolved", "0.1", "--bootstrap", "50", "--json")
     assert done.exit_code == 4, done.output
     failures = json.loads(done.stdout)["failures"]
@@ -140,7 +147,7 @@ def test_calibrate_failures_have_compares_shape(here: Path) -> None:
 def test_without_json_the_lines_are_as_they_were(here: Path, name: str) -> None:
     done = invoke(*_PARTLY[name], "--max-unresolved", "0.1", "--bootstrap", "50")
     assert done.exit_code == 4, done.output
-    ending = {"jury": "from every member (20% > --max-unresolved 0.1)",  # no pointer
+    ending = {"jury": "the reasons are listed above",  # as compare's: it had no pointer
               "calibrate": "the reasons are listed above",
               "calibrate-scores": "the reasons are above",
               "score-jury": "the reasons are above"}[name]  # fmt: skip
@@ -148,8 +155,33 @@ def test_without_json_the_lines_are_as_they_were(here: Path, name: str) -> None:
     assert "the reasons, most common first" in " ".join(done.stdout.split())
 
 
-def test_rank_lists_its_reasons_above_even_under_json(here: Path) -> None:
-    """``rank --json`` has no ``failures``: its reasons are on stderr, above the line."""
+def test_rank_holds_its_reasons_in_its_json_as_the_library_does(here: Path) -> None:
+    """``rank --json``'s ``failures`` is ``fairjudge.rank(...).to_dict()``'s, compare's shape.
+
+    Before, the JSON had none and the reasons went to stderr beside it. A run whose
+    every call gave a verdict keeps the JSON it had: no ``failures`` key.
+    """
+    import fairjudge
+
+    args = ["rank_answers.jsonl", "--bootstrap", "20", "--json"]
+    done = invoke("rank", *args, "--judge", "python:f4_silent:flaky_rank", "--out", "r.jsonl")
+    assert done.exit_code == 4, done.output
+    printed = json.loads(done.stdout)
+    assert printed["failures"] == {"RuntimeError: gateway down": 72}
+    assert "the reasons, most common first" not in _line(done)
+    assert _line(done).endswith(WHERE)
+    judge = sys.modules["f4_silent"].flaky_rank  # the module the command loaded
+    ranked = fairjudge.rank("rank_answers.jsonl", judge, n_resamples=20)
+    assert list(ranked.to_dict()["failures"].items()) == list(printed["failures"].items())
+    reported = json.loads(invoke("report", "r.jsonl", "--json").stdout)  # is rank --json
+    assert reported == {k: v for k, v in printed.items() if k != "too_many_unresolved"}
+    calm = invoke("rank", *args, "--judge", "python:tests.judge_fixtures:longer")
+    assert calm.exit_code == 0, calm.output
+    assert "failures" not in json.loads(calm.stdout)
+
+
+def test_rank_lists_its_reasons_above_when_nothing_resolved(here: Path) -> None:
+    """No pair resolved: ``--json`` is the error object, and the reasons are on stderr."""
     done = invoke("rank", "rank_answers.jsonl", "--judge", "python:f4_silent:pair", "--json",
                   "--bootstrap", "20")  # fmt: skip
     assert done.exit_code == 4, done.output

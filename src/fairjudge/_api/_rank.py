@@ -226,6 +226,7 @@ def rank(
     report = RankingReport(
         leaderboard, styled, result.n_unresolved if result is not None else 0,
         result.stopped if result is not None else None,
+        result.failures if result is not None else {},
     )  # fmt: skip
     page_title = f"{title(source)}: leaderboard"
     return Result(

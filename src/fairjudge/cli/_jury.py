@@ -305,9 +305,8 @@ def jury(
 
     done = _judge(file, panel, flags, columns, run, stop)
     what = "lack a verdict from every member"
-    # No pointer in the text line; under --json, to "failures" (each member's reasons)
-    result = done.report.result
-    ending = verdict_exit(result, run.max_unresolved, what, reasons=None, as_json=json_output)
+    # Each member's reasons: listed above the line (as compare's), or under --json's "failures"
+    ending = verdict_exit(done.report.result, run.max_unresolved, what, as_json=json_output)
     finish(done, "jury", render_jury, out=run.out, html=run.html, as_json=json_output,
            ending=ending)  # fmt: skip
     ending.exit()

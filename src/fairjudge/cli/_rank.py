@@ -90,12 +90,13 @@ def _show(
 ) -> None:
     """Print the leaderboard (a table or JSON), write the HTML and Markdown when asked; exit.
 
-    The exit code (after the report: partial exits 5) is known first, for ``--json``.
+    The exit code (after the report: partial exits 5) is known first, for ``--json``,
+    whose exit 4 points at the reasons under its ``failures``.
     """
     from fairjudge.report import ranking_markdown
 
     report, result, run = ranked.report, ranked.result, ranked.calls
-    ending = Ending() if result is None else verdict_exit(result, limit)
+    ending = Ending() if result is None else verdict_exit(result, limit, as_json=json_output)
     title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
     write_page(html, ranked)
     markdown = lambda: ranking_markdown(report, title=title, result=result, run=run)  # noqa: E731
@@ -155,7 +156,7 @@ def rank(
         save_out(ranked, out, "rank")
         err_console.print(f"per-item results: {out}", highlight=False, markup=False, soft_wrap=True)
     if result is not None and result.n_unresolved:
-        _say_unresolved(result)
+        _say_unresolved(result, listed=not json_output)  # --json: under its "failures"
     _say_held(ranked.report)
     _show(ranked, file, json_output=json_output, html=html, limit=max_unresolved)
 
@@ -203,8 +204,12 @@ def _say_not_written(html: Path | None) -> None:
         say("no Markdown summary written", f"{why}; --markdown wrote nothing")
 
 
-def _say_unresolved(result: Any) -> None:
-    """The pairs left out of the ranking, and why: never counted as ties."""
+def _say_unresolved(result: Any, *, listed: bool = True) -> None:
+    """The pairs left out of the ranking, and why (``listed``): never counted as ties.
+
+    Beside ``--json`` of a leaderboard the reasons are not listed: its ``failures``
+    holds them, as ``compare --json``'s does.
+    """
     say(
         "unresolved",
         f"{result.n_unresolved} pair(s) ({result.n_parse_failures} parse failures, "
@@ -212,4 +217,5 @@ def _say_unresolved(result: Any) -> None:
         + (f", {result.n_not_run} not run" if result.n_not_run else "")  # a budget stop
         + "): left out of the ranking, never counted as ties",
     )
-    print_failures(result.failures, err_console)
+    if listed:
+        print_failures(result.failures, err_console)

@@ -187,7 +187,7 @@ def rank_page_from_file(
     except ConfigError as exc:
         raise InputError(f"header: its settings cannot be fitted ({exc})", path=str(path),
                          params="out") from None  # fmt: skip
-    report = RankingReport(board, styled, result.n_unresolved, result.stopped)
+    report = RankingReport(board, styled, result.n_unresolved, result.stopped, result.failures)
     title = f"{source_name(result.settings.source, path)}: leaderboard"
     return rank_page(report, title=title, result=result, header=header)
 

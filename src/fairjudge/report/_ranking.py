@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -26,12 +27,15 @@ class RankingReport:
         n_unresolved: Pairs left out because a call failed (never counted as ties).
         stopped: Why a budget stopped the judging before every pair was judged, or
             ``None``; the JSON then says ``partial`` and ``stopped``, as compare's does.
+        failures: Why calls gave no verdict, reason -> count (the judged pairs'); the
+            JSON has them under ``failures``, most common first as compare's, when any.
     """
 
     leaderboard: BradleyTerryResult
     style_control: StyleControlResult | None = None
     n_unresolved: int = 0
     stopped: str | None = None
+    failures: Mapping[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -39,6 +43,8 @@ class RankingReport:
         if self.style_control is not None:
             payload["style_control"] = self.style_control.to_dict()
         payload["n_unresolved_pairs"] = self.n_unresolved
+        if self.failures:  # a run whose every call gave a verdict keeps the JSON it had
+            payload["failures"] = dict(sorted(self.failures.items(), key=lambda kv: -kv[1]))
         if self.stopped is not None:  # a run to the end keeps the JSON it always had
             payload.update(partial=True, stopped=self.stopped)
         return payload
