@@ -8,6 +8,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.backends._capabilities import (
     Change,
     apply_changes,
+    at_openai,
     capabilities_for,
     checked_effort,
     fold_system,
@@ -57,6 +58,54 @@ def test_gpt_5_1_and_later_efforts(model: str, efforts: tuple[str, ...]) -> None
     assert caps.default_effort == "none"
     # No reasoning by default: the cap leaves a margin, not medium's 8192 tokens.
     assert reasoning_room(None, caps.default_effort) == reasoning_room("none") < 1024
+
+
+# gpt-5.1-chat-latest and gpt-5.2-chat-latest reason (temperature 1 only,
+# max_completion_tokens) and take reasoning_effort medium only; gpt-5-chat-latest is a
+# chat model (test_chat_models).
+@pytest.mark.parametrize(
+    "model", ["gpt-5.1-chat-latest", "gpt-5.2-chat-latest", "gpt-5.2-chat-latest-2025-12-11"]
+)
+def test_gpt_5_x_chat_models_reason_at_medium_only(model: str) -> None:
+    caps = capabilities_for("openai", model)
+    assert caps.family == "openai-reasoning"
+    assert (caps.cap_param, caps.temperature, caps.logprobs) == (
+        "max_completion_tokens",
+        False,
+        False,
+    )
+    assert (caps.efforts, caps.default_effort) == (("medium",), "medium")
+    assert caps.max_output == 16_384
+    assert checked_effort(model, caps, "medium") == "medium"
+    with pytest.raises(
+        ConfigError, match=r"takes no reasoning_effort 'none': it takes medium only"
+    ):
+        checked_effort(model, caps, "none")
+
+
+@pytest.mark.parametrize(
+    ("url", "api"),
+    [
+        (None, True),
+        ("https://api.openai.com/v1", True),
+        ("http://localhost:8080/v1", False),
+        ("https://openrouter.ai/api/v1", False),
+        ("https://api.openai.com.example.net/v1", False),
+    ],
+)
+def test_at_openai(url: str | None, api: bool) -> None:
+    assert at_openai(url) is api
+
+
+def test_another_server_answers_for_the_model_it_serves() -> None:
+    """Away from the API (``vendor=False``) the table refuses no effort and no model;
+    a value no model takes still is (a typo, whatever the server)."""
+    for model, effort in (("gpt-4o", "low"), ("o1-mini", "low"), ("o3-pro", None)):
+        assert (
+            checked_effort(model, capabilities_for("openai", model), effort, vendor=False) == effort
+        )
+    with pytest.raises(ConfigError, match=r"reasoning_effort must be one of"):
+        checked_effort("gpt-5", capabilities_for("openai", "gpt-5"), "extreme", vendor=False)
 
 
 @pytest.mark.parametrize("model", ["o1-mini", "o1-mini-2024-09-12", "o1-preview"])

@@ -48,10 +48,16 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "fairjudge" / "examples
         ("gpt-4-turbo", 4_096),
         ("gpt-4-1106-preview", 4_096),
         ("gpt-3.5-turbo", 4_096),
+        # Stop 41: the gpt-5 chat models, gpt-4.5-preview, gpt-4 (its whole context).
+        ("gpt-5-chat-latest", 16_384),
+        ("gpt-5.1-chat-latest", 16_384),
+        ("gpt-5.2-chat-latest", 16_384),
+        ("gpt-4.5-preview", 16_384),
+        ("gpt-4", 8_192),
+        ("gpt-4-0613", 8_192),
         # No documented figure the table trusts: not checked (the API's 400 stands).
-        ("gpt-4", None),
+        ("gpt-4-32k", None),
         ("gpt-3.5-turbo-16k", None),
-        ("gpt-5-chat-latest", None),
         ("acme-chat", None),
     ],
 )
@@ -194,3 +200,50 @@ def test_the_command_line_exits_2_before_any_call(
     if "--structured" in flags:
         assert "drop --structured" in " ".join(done.stderr.split())
     assert openai_emulator.count("requests") == 0
+
+
+# Stop 41 (closing_40 item 2): the older refusals follow the same rule as the ceilings.
+# At the API (no --base-url) each exits 2 before any call; at another server the
+# request goes, and the server's own reply stands.
+@pytest.mark.parametrize(
+    ("judge", "flags", "api", "elsewhere"),
+    [
+        (
+            "openai/o3-mini",
+            ["--temperature", "0.5"],
+            "openai/o3-mini samples at --temperature 1 only",
+            "refused 'temperature' (HTTP 400: Unsupported parameter: 'temperature'",
+        ),
+        (
+            "openai/gpt-4o",
+            ["--reasoning-effort", "low"],
+            "openai/gpt-4o takes no --reasoning-effort 'low'",
+            "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+        ),
+        (
+            "openai/gpt-5.2-chat-latest",
+            ["--reasoning-effort", "high"],
+            "openai/gpt-5.2-chat-latest takes no --reasoning-effort 'high': it takes medium only",
+            "Supported values are: 'medium'.",
+        ),
+    ],
+)
+def test_the_older_refusals_apply_at_the_api_only(
+    openai_emulator: EmulatorServer,
+    judge: str,
+    flags: list[str],
+    api: str,
+    elsewhere: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    argv = ["compare", str(EXAMPLES / "demo_pairs.jsonl"), "--judge", judge, *flags]
+    done = fairjudge(*argv, "--store", str(tmp_path / "a.sqlite"))
+    assert done.returncode == 2, done.stderr
+    assert api in " ".join(done.stderr.split())
+    url = openai_emulator.base_url
+    done = fairjudge(*argv, "--base-url", url, "--store", str(tmp_path / "b.sqlite"))
+    assert done.returncode != 2, done.stderr
+    assert elsewhere in " ".join(done.stderr.split())
+    assert openai_emulator.count("refused") >= 1

@@ -25,10 +25,21 @@ from fairjudge.backends._openai import OpenAIBackend
 from tests.backends._calls import PROMPT, SYSTEM, run, spec_for
 from tests.server import Script
 from tests.server._anthropic_emulator import THINKING_TOKENS
-from tests.server._openai_emulator import REASONING_TOKENS, EmulatorServer, OpenAIEmulator
+from tests.server._openai_emulator import (
+    REASONING_TOKENS,
+    EmulatorServer,
+    OpenAIEmulator,
+    as_the_api,
+)
 
 LONG_SYSTEM = SYSTEM + " " + " ".join(f"rule{i}." for i in range(1300))
 """A system prompt of 1300+ words (tokens, to the emulators), long enough to cache."""
+
+
+@pytest.fixture
+def openai_api(openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch) -> EmulatorServer:
+    """The emulator standing in for the OpenAI API itself, where the table's refusals apply."""
+    return as_the_api(openai_emulator, monkeypatch)
 
 
 def openai(server: EmulatorServer, model: str, **options: object) -> OpenAIBackend:
@@ -130,17 +141,17 @@ def test_unknown_reasoning_model_is_learned_once_for_the_run(
     assert specs[0].params["max_tokens"] == 8
 
 
-def test_effort_is_checked_before_any_call(openai_emulator: EmulatorServer) -> None:
+def test_effort_is_checked_before_any_call(openai_api: EmulatorServer) -> None:
     with pytest.raises(ConfigError, match=r"gpt-4o takes no reasoning_effort"):
-        openai(openai_emulator, "gpt-4o", reasoning_effort="low")
+        openai(openai_api, "gpt-4o", reasoning_effort="low")
     with pytest.raises(ConfigError, match=r"it takes low, medium, high") as refused:
-        openai(openai_emulator, "o3-mini", reasoning_effort="minimal")
+        openai(openai_api, "o3-mini", reasoning_effort="minimal")
     # o3-mini is a reasoning model: the fix is another effort, not another kind of model
     assert "pick a reasoning model" not in str(refused.value)
     assert "give one of those, or gpt-5, gpt-5-mini or gpt-5-nano for minimal" in str(refused.value)
     with pytest.raises(ConfigError, match=r"one of none, minimal, low, medium, high, xhigh"):
-        openai(openai_emulator, "gpt-5", reasoning_effort="extreme")
-    assert openai_emulator.count("requests") == 0
+        openai(openai_api, "gpt-5", reasoning_effort="extreme")
+    assert openai_api.count("requests") == 0
 
 
 def test_effort_sets_the_room(openai_emulator: EmulatorServer) -> None:
@@ -312,15 +323,15 @@ def test_gpt_5_1_default_effort_is_none_and_its_room_small(
     assert done.output_tokens == 1  # no reasoning tokens at none
 
 
-def test_gpt_5_1_minimal_is_refused_before_any_call(openai_emulator: EmulatorServer) -> None:
+def test_gpt_5_1_minimal_is_refused_before_any_call(openai_api: EmulatorServer) -> None:
     with pytest.raises(ConfigError, match=r"it takes none, low, medium, high") as refused:
-        openai(openai_emulator, "gpt-5.1", reasoning_effort="minimal")
+        openai(openai_api, "gpt-5.1", reasoning_effort="minimal")
     assert "or gpt-5, gpt-5-mini or gpt-5-nano for minimal" in str(refused.value)
     with pytest.raises(ConfigError, match=r"or gpt-5.1 or later for none"):
-        openai(openai_emulator, "gpt-5-mini", reasoning_effort="none")
+        openai(openai_api, "gpt-5-mini", reasoning_effort="none")
     with pytest.raises(ConfigError, match=r"or gpt-5.2 or later for xhigh"):
-        openai(openai_emulator, "gpt-5.1", reasoning_effort="xhigh")
-    assert openai_emulator.count("requests") == 0
+        openai(openai_api, "gpt-5.1", reasoning_effort="xhigh")
+    assert openai_api.count("requests") == 0
 
 
 # QA39 #17: o1-mini refuses a system message; its text opens the user turn instead.
@@ -339,22 +350,20 @@ def test_o1_mini_runs_with_the_system_text_in_the_user_turn(
     assert openai_emulator.count("refused") == 0
 
 
-def test_o1_mini_reasoning_effort_is_refused_before_any_call(
-    openai_emulator: EmulatorServer,
-) -> None:
+def test_o1_mini_reasoning_effort_is_refused_before_any_call(openai_api: EmulatorServer) -> None:
     with pytest.raises(ConfigError, match=r"o1-mini and o1-preview take no reasoning_effort"):
-        openai(openai_emulator, "o1-mini", reasoning_effort="low")
-    assert openai_emulator.count("requests") == 0
+        openai(openai_api, "o1-mini", reasoning_effort="low")
+    assert openai_api.count("requests") == 0
 
 
 # QA39 #18a: the Responses-only models: chat completions answers 404 for each.
 @pytest.mark.parametrize("model", ["o1-pro", "o3-pro", "gpt-5-pro"])
 def test_responses_only_model_is_refused_before_any_call(
-    openai_emulator: EmulatorServer, model: str
+    openai_api: EmulatorServer, model: str
 ) -> None:
     with pytest.raises(ConfigError, match=r"Responses API only \(v1/responses\)"):
-        openai(openai_emulator, model)
-    assert openai_emulator.count("requests") == 0
+        openai(openai_api, model)
+    assert openai_api.count("requests") == 0
 
 
 # QA39 #27 and #4: a deployment alias of o4-mini refuses logprobs with a 403 and no
@@ -408,3 +417,82 @@ def test_anthropic_cap_above_the_ceiling_is_refused_before_any_call(
     (done,) = calls(backend, [spec_for(backend)])
     assert isinstance(done, Completion)
     assert anthropic_emulator.count("refused") == 0
+
+
+# Stop 41 (closing_40 item 2): the table's refusals are the OpenAI API's. At another
+# server each request goes, and that server's own refusal, if any, is the call's.
+@pytest.mark.parametrize(
+    ("model", "effort", "refusal"),
+    [
+        ("gpt-4o", "low", "Unsupported parameter: 'reasoning_effort' is not supported"),
+        ("o3-mini", "minimal", "'reasoning_effort' does not support 'minimal'"),
+        ("gpt-5.1", "minimal", "'reasoning_effort' does not support 'minimal'"),
+        ("o1-mini", "low", "Unsupported parameter: 'reasoning_effort' is not supported"),
+        ("gpt-5.2-chat-latest", "high", "Supported values are: 'medium'."),
+        ("o3-pro", None, "only supported in v1/responses"),
+    ],
+)
+def test_at_another_server_its_own_refusal_stands(
+    openai_emulator: EmulatorServer, model: str, effort: str | None, refusal: str
+) -> None:
+    backend = openai(openai_emulator, model, reasoning_effort=effort)  # not refused here
+    assert not backend.at_vendor
+    (done,) = calls(backend, [spec_for(backend)])
+    assert isinstance(done, FatalBackendError)  # every call would meet it: the run stops
+    assert refusal in str(done)
+    assert openai_emulator.count("refused") == done.requests == 1  # sent once, refused there
+
+
+def test_another_server_may_take_what_the_api_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server serving another model under an OpenAI name (a LiteLLM alias) takes what
+    the OpenAI model would not; refused before any call, the user had no way round."""
+    aliases = {"o3-mini": "gpt-5-mini", "gpt-4o": "acme-reasoner", "o1-pro": "o3"}
+    emulator = OpenAIEmulator(Script(), aliases=aliases, reasoning_models=("acme-reasoner",))
+    with EmulatorServer(emulator) as server:
+        assert server.api_key is not None
+        monkeypatch.setenv("OPENAI_API_KEY", server.api_key)
+        for model, effort in (("o3-mini", "minimal"), ("gpt-4o", "high"), ("o1-pro", "low")):
+            backend = openai(server, model, reasoning_effort=effort)
+            done = calls(backend, distinct(backend, 2))
+            assert all(isinstance(c, Completion) and c.text == "A" for c in done), (model, done)
+        # gpt-4o is sent as the table's chat model: the alias (a reasoning model) refuses
+        # max_tokens, temperature and logprobs once each, learned as for an unknown model.
+        assert server.count("refused:reasoning_effort") == 0
+
+
+# What the table adapts is sent at any server: a proxy to the real model (the emulator
+# keeps its rules) answers every call, at the API and at another server alike.
+@pytest.mark.parametrize("at_api", [True, False])
+@pytest.mark.parametrize("model", ["gpt-5-mini", "o3-mini", "o1-mini", "gpt-5.1-chat-latest"])
+def test_adaptations_are_sent_at_any_server(
+    openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch, model: str, at_api: bool
+) -> None:
+    if at_api:
+        as_the_api(openai_emulator, monkeypatch)
+    backend = openai(openai_emulator, model)
+    assert backend.at_vendor is at_api
+    body = backend.request_body(spec_for(backend))
+    assert "max_completion_tokens" in body
+    assert {"max_tokens", "temperature", "logprobs"}.isdisjoint(body)
+    assert body["messages"][0]["role"] == ("user" if model == "o1-mini" else "system")
+    done = calls(backend, distinct(backend, 3))
+    assert all(isinstance(c, Completion) and c.text == "A" for c in done), done
+    assert openai_emulator.count("refused") == 0
+
+
+# gpt-5.1-chat-latest and gpt-5.2-chat-latest reason, and take reasoning_effort medium
+# only (QA: the table read them as gpt-5.1 and gpt-5.2, defaulting to none).
+@pytest.mark.parametrize("model", ["gpt-5.1-chat-latest", "gpt-5.2-chat-latest"])
+def test_gpt_5_x_chat_takes_medium_only(openai_api: EmulatorServer, model: str) -> None:
+    for effort in ("none", "low", "high", "xhigh"):
+        with pytest.raises(ConfigError, match=rf"openai/{model} takes no reasoning_effort"):
+            openai(openai_api, model, reasoning_effort=effort)
+    assert openai_api.count("requests") == 0
+    backend = openai(openai_api, model)
+    body = backend.request_body(spec_for(backend))
+    assert "reasoning_effort" not in body
+    assert body["max_completion_tokens"] == 8 + 8192  # medium's room, not none's 256
+    medium = openai(openai_api, model, reasoning_effort="medium")
+    done = [*calls(backend, distinct(backend, 2)), *calls(medium, distinct(medium, 2))]
+    assert all(isinstance(c, Completion) and c.text == "A" for c in done), done
+    assert openai_api.count("refused") == 0

@@ -78,7 +78,8 @@ REASONING = '[[member]]\njudge = "openai/gpt-5-mini"\nbase_url = "http://127.0.0
 def test_a_members_value_refused_for_its_judge_names_the_files_key(tmp_path: Path) -> None:
     """QA39 #12: the member's own temperature, at its line, not a parameter or flag."""
     path = tmp_path / "j9.toml"
-    path.write_text(REASONING + "temperature = 0.5\n" + MEMBERS, encoding="utf-8")
+    at_the_api = REASONING.replace('base_url = "http://127.0.0.1:9/v1"', "# the API itself")
+    path.write_text(at_the_api + "temperature = 0.5\n" + MEMBERS, encoding="utf-8")
     members = load_jury_file(path).members
     with pytest.raises(InputError) as e:
         Jury.from_specs(members)

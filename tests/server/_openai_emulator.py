@@ -23,7 +23,10 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
   model (:data:`EFFORTS`, OpenAI's reference for the parameter, quoted in
   https://learn.microsoft.com/en-us/javascript/api/@azure/ai-projects/reasoningeffort):
   gpt-5, -mini, -nano minimal..high (default medium); gpt-5.1 none..high (default
-  none); gpt-5.2 and later none..xhigh (default none); the o-series low..high;
+  none); gpt-5.2 and later none..xhigh (default none); the gpt-5.x chat models
+  (gpt-5.1-chat-latest, gpt-5.2-chat-latest: reasoning models, unlike
+  gpt-5-chat-latest) medium only (``Supported values are: 'medium'.``, as quoted in
+  https://github.com/egoist/chatwise-releases/issues/1257); the o-series low..high;
   o1-mini and o1-preview none at all (``Unsupported parameter``). Another value gets
   ``Unsupported value: 'reasoning_effort' does not support 'minimal' with this model.
   Supported values are: 'none', 'low', 'medium', and 'high'.`` (as quoted in
@@ -47,9 +50,10 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
 - **chat models** (everything else: ``gpt-4o*``, ``gpt-4.1*``) take ``max_tokens``,
   ``temperature`` and ``logprobs``, and refuse ``reasoning_effort`` (``Unsupported
   parameter: 'reasoning_effort' is not supported with this model.``).
-- **Output ceilings** (:data:`MAX_OUTPUT`: gpt-4o and gpt-4o-mini 16384, gpt-4.1*
-  32768, o1, o3*, o4-mini 100000, o1-mini 65536, o1-preview 32768, gpt-5* 128000,
-  gpt-4-turbo, gpt-4o-2024-05-13 and gpt-3.5-turbo 4096): a larger ``max_tokens`` or
+- **Output ceilings** (:data:`MAX_OUTPUT`: gpt-4o, gpt-4o-mini, gpt-4.5-preview and
+  the gpt-5 chat models 16384, gpt-4.1* 32768, o1, o3*, o4-mini 100000, o1-mini 65536,
+  o1-preview 32768, the other gpt-5* 128000, gpt-4-turbo, gpt-4o-2024-05-13 and
+  gpt-3.5-turbo 4096): a larger ``max_tokens`` or
   ``max_completion_tokens`` gets 400 ``max_tokens is too large: 50000. This model
   supports at most 16384 completion tokens, whereas you provided 50000.``, ``param``
   ``max_tokens``, ``code`` ``invalid_value``, whichever of the two was sent: the
@@ -58,6 +62,11 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
   https://github.com/enoch3712/ExtractThinker/issues/346 for gpt-4o; an o4-mini
   reply to ``max_completion_tokens`` names ``max_tokens`` too, as in
   https://github.com/openai/codex/blob/main/codex-cli/tests/agent-max-tokens-error.test.ts).
+- **gpt-4** has 8192 tokens of context for the prompt and the cap together: more
+  gets 400 ``This model's maximum context length is 8192 tokens. However, you requested
+  8554 tokens (7554 in the messages, 1000 in the completion). Please reduce the length
+  of the messages or completion.``, ``param`` ``messages``, ``code``
+  ``context_length_exceeded`` (https://github.com/mckaywrigley/chatbot-ui/issues/820).
 - **No Structured Outputs** (o1-mini, o1-preview, gpt-4o-2024-05-13, gpt-4-turbo,
   gpt-4, gpt-3.5-turbo): ``response_format`` of type ``json_schema`` gets 400
   ``Invalid parameter: 'response_format' of type 'json_schema' is not supported with
@@ -93,6 +102,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from tests.server._app import ABORT, Reply, ScriptedJudge, error_reply
 from tests.server._front import JudgeFront
@@ -103,6 +113,7 @@ REASONING_TOKENS = {"none": 0, "minimal": 0, "low": 64, "medium": 256, "high": 1
 """Hidden reasoning tokens a reply spends, by ``reasoning_effort`` (default: the model's)."""
 
 EFFORTS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
+    (re.compile(r"^gpt-5\.\d+-chat"), ("medium",), "medium"),
     (re.compile(r"^gpt-5\.1"), ("none", "low", "medium", "high"), "none"),
     (re.compile(r"^gpt-5\.[2-9]"), ("none", "low", "medium", "high", "xhigh"), "none"),
     (re.compile(r"^gpt-5"), ("minimal", "low", "medium", "high"), "medium"),
@@ -119,17 +130,23 @@ _NO_TEMPERATURE = re.compile(r"^o[13]-mini")
 https://github.com/livekit/agents/issues/1470 and
 https://github.com/ChatGPTNextWeb/NextChat/issues/6120)."""
 MAX_OUTPUT: tuple[tuple[re.Pattern[str], int], ...] = (
-    (re.compile(r"^gpt-5(?!(\.\d+)?-chat)"), 128000),
+    (re.compile(r"^gpt-5(\.\d+)?-chat"), 16384),
+    (re.compile(r"^gpt-5"), 128000),
     (re.compile(r"^o1-mini"), 65536),
     (re.compile(r"^o1-preview"), 32768),
     (re.compile(r"^o[134](?![0-9])"), 100000),
     (re.compile(r"^gpt-4\.1"), 32768),
+    (re.compile(r"^gpt-4\.5"), 16384),
     (re.compile(r"^gpt-4o-2024-05-13"), 4096),
     (re.compile(r"^(gpt-4o|chatgpt-4o)"), 16384),
     (re.compile(r"^gpt-4-(turbo|\d{4}-preview)"), 4096),
     (re.compile(r"^gpt-3\.5-turbo(?!-16k)"), 4096),
 )
 """``(model pattern, the most output tokens it writes)``, first match wins."""
+_WHOLE_CONTEXT = re.compile(r"^gpt-4(-0314|-0613)?$")
+"""gpt-4: 8192 tokens of context, shared by the prompt and the cap (any cap above the
+room left is refused with ``context_length_exceeded``)."""
+GPT_4_CONTEXT = 8192
 _NO_JSON_SCHEMA = re.compile(
     r"^(o1-(mini|preview)|gpt-4o-2024-05-13|gpt-4-(turbo|\d{4})|gpt-4$|gpt-3\.5)"
 )
@@ -185,6 +202,15 @@ def _value_refusal(model: str, request: Mapping[str, Any]) -> Reply | None:
         return _error(message, "response_format", None)
     ceiling = next((n for pattern, n in MAX_OUTPUT if pattern.match(model)), None)
     cap = request.get("max_completion_tokens", request.get("max_tokens"))
+    if _WHOLE_CONTEXT.match(model) and isinstance(cap, int):
+        prompt = len(OpenAIEmulator._prompt_words(request))
+        if prompt + cap > GPT_4_CONTEXT:
+            message = (
+                f"This model's maximum context length is {GPT_4_CONTEXT} tokens. However, you "
+                f"requested {prompt + cap} tokens ({prompt} in the messages, {cap} in the "
+                "completion). Please reduce the length of the messages or completion."
+            )
+            return _error(message, "messages", "context_length_exceeded")
     if ceiling is not None and isinstance(cap, int) and cap > ceiling:
         message = (
             f"max_tokens is too large: {cap}. This model supports at most {ceiling} "
@@ -354,6 +380,7 @@ class OpenAIEmulator(JudgeFront):
             return _unsupported_parameter("reasoning_effort")
         if effort is not None and effort not in allowed:
             listed = ", ".join(f"'{e}'" for e in allowed[:-1]) + f", and '{allowed[-1]}'"
+            listed = listed.removeprefix(", and ")  # one value: "are: 'medium'."
             shown = f"'{effort}'" if isinstance(effort, str) else json.dumps(effort)
             return _error(
                 f"Unsupported value: 'reasoning_effort' does not support {shown} "
@@ -419,6 +446,18 @@ class OpenAIEmulator(JudgeFront):
             )
             self._seen_prefixes.update(keys)
         return cached
+
+
+def as_the_api(server: EmulatorServer, monkeypatch: Any) -> EmulatorServer:
+    """``server``, taken by fairjudge's OpenAI backend for the OpenAI API itself.
+
+    The capability table's refusals apply only there (``OpenAIBackend.at_vendor``): for
+    the test, the backend's API host is the emulator's, so a backend at its URL is at
+    the vendor, in this process (a ``fairjudge`` subprocess is not patched).
+    """
+    host = urlsplit(server.base_url).hostname
+    monkeypatch.setattr("fairjudge.backends._openai.OpenAIBackend.default_host", host)
+    return server
 
 
 class EmulatorServer(JudgeServer):

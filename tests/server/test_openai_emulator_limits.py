@@ -54,6 +54,11 @@ def too_large(cap: int, ceiling: int) -> dict[str, object]:
         ("o1-mini", "max_completion_tokens", 65536),
         ("o3-mini", "max_completion_tokens", 100000),
         ("gpt-5-mini", "max_completion_tokens", 128000),
+        # Stop 41: the gpt-5 chat models and gpt-4.5-preview write at most 16384.
+        ("gpt-5-chat-latest", "max_tokens", 16384),
+        ("gpt-5.1-chat-latest", "max_completion_tokens", 16384),
+        ("gpt-5.2-chat-latest", "max_completion_tokens", 16384),
+        ("gpt-4.5-preview", "max_tokens", 16384),
     ],
 )
 def test_a_cap_above_the_ceiling_gets_the_real_400(model: str, cap: str, ceiling: int) -> None:
@@ -92,4 +97,49 @@ def test_json_schema_is_taken_where_structured_outputs_are(model: str) -> None:
     cap = "max_tokens" if model.startswith("gpt-4") else "max_completion_tokens"
     request = {"model": model, "messages": MESSAGES, cap: 2000, "response_format": SCHEMA}
     status, _ = post(app, "/v1/chat/completions", OPENAI_HEADERS, request)
+    assert status == 200
+
+
+def test_gpt_4_refuses_a_cap_past_its_context() -> None:
+    """gpt-4's 8192 tokens hold the prompt and the cap together (chatbot-ui#820's body)."""
+    app = OpenAIEmulator(Script())
+    prompt = sum(len(str(m["content"]).split()) for m in MESSAGES)
+    request = {"model": "gpt-4", "messages": MESSAGES, "max_tokens": 8192 - prompt + 1}
+    status, body = post(app, "/v1/chat/completions", OPENAI_HEADERS, request)
+    message = (
+        f"This model's maximum context length is 8192 tokens. However, you requested 8193 "
+        f"tokens ({prompt} in the messages, {8192 - prompt + 1} in the completion). Please "
+        "reduce the length of the messages or completion."
+    )
+    error = openai_error(message, param="messages", code="context_length_exceeded")
+    assert (status, body) == (400, {"error": error})
+    assert app.stats()["refused:messages"] == 1
+    status, _ = post(app, "/v1/chat/completions", OPENAI_HEADERS, {**request, "max_tokens": 100})
+    assert status == 200
+
+
+@pytest.mark.parametrize("model", ["gpt-5.1-chat-latest", "gpt-5.2-chat-latest-2025-12-11"])
+def test_gpt_5_x_chat_takes_reasoning_effort_medium_only(model: str) -> None:
+    """chatwise-releases#1257's body; the chat models reason, so temperature 0 is refused."""
+    app = OpenAIEmulator(Script())
+    request = {"model": model, "messages": MESSAGES, "max_completion_tokens": 2000}
+    for effort in ("none", "low", "high"):
+        status, body = post(
+            app, "/v1/chat/completions", OPENAI_HEADERS, {**request, "reasoning_effort": effort}
+        )
+        message = (
+            f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this "
+            "model. Supported values are: 'medium'."
+        )
+        error = openai_error(message, param="reasoning_effort", code="unsupported_value")
+        assert (status, body) == (400, {"error": error})
+    status, body = post(app, "/v1/chat/completions", OPENAI_HEADERS, {**request, "temperature": 0})
+    assert (status, body["error"]["param"]) == (400, "temperature")
+    status, _ = post(
+        app, "/v1/chat/completions", OPENAI_HEADERS, {**request, "reasoning_effort": "medium"}
+    )
+    assert status == 200
+    # gpt-5-chat-latest is a chat model: temperature 0 and max_tokens are taken.
+    chat = {"model": "gpt-5-chat-latest", "messages": MESSAGES, "max_tokens": 100}
+    status, _ = post(app, "/v1/chat/completions", OPENAI_HEADERS, {**chat, "temperature": 0})
     assert status == 200

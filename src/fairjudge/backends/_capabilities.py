@@ -4,6 +4,15 @@ Reasoning models and extended thinking refuse parameters older models took, so
 requests are built from a table and a judge in it never pays for a refused request; a
 model the table does not know is learned from its first refusal (:func:`lesson`).
 Pure code: no I/O.
+
+The table is the OpenAI API's, so what it *refuses* before any call (an effort, a
+Responses-only model, a cap above the ceiling, Structured Outputs, a temperature) is
+refused only at the API itself (:func:`at_openai`): a compatible server (LocalAI,
+LiteLLM, vLLM) may serve another model under an OpenAI name, and there its own reply
+stands. What it *adapts* (``max_completion_tokens``, no temperature 0 or logprobs, the
+system text in the user turn) is sent at any server, since every compatible server
+takes the adapted request, while a proxy forwarding to the real model (LiteLLM,
+OpenRouter) would refuse the unadapted one.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ __all__ = [
     "Change",
     "Knowledge",
     "apply_changes",
+    "at_openai",
     "capabilities_for",
     "check_output_ceiling",
     "checked_effort",
@@ -141,12 +151,18 @@ _OPENAI_CHAT = re.compile(r"^(gpt-4o|gpt-4\.1|gpt-4|gpt-3\.5|chatgpt-4o|gpt-5-ch
 # https://github.com/run-llama/llama_index/pull/20361; gpt-5-codex:
 # https://github.com/alvinunreal/tmuxai/issues/82).
 _RESPONSES_ONLY = re.compile(r"^(o[13]-pro|gpt-5(\.\d+)?-(pro|codex)|codex-)")
-# reasoning_effort by model, first match wins: (pattern, efforts, default). gpt-5.1
+# reasoning_effort by model, first match wins: (pattern, efforts, default). The gpt-5.x
+# chat models (gpt-5.1-chat-latest, gpt-5.2-chat-latest: reasoning models, unlike
+# gpt-5-chat-latest) take medium only: 400 "Unsupported value: 'reasoning_effort' does
+# not support 'high' with this model. Supported values are: 'medium'."
+# (https://github.com/egoist/chatwise-releases/issues/1257 for gpt-5.2-chat-latest,
+# https://github.com/anomalyco/models.dev/pull/2351 for both). gpt-5.1
 # takes none..high, default none; gpt-5.2 and later add xhigh (the reference above;
 # https://github.com/BerriAI/litellm/pull/17875); gpt-5, -mini, -nano take minimal..high
 # at medium; the o-series low..high at medium; o1-mini and o1-preview predate the
 # parameter (https://github.com/dzhng/deep-research/pull/89).
 _EFFORT_ROWS: tuple[tuple[re.Pattern[str], tuple[str, ...], str | None], ...] = (
+    (re.compile(r"^gpt-5\.\d+-chat"), ("medium",), "medium"),
     (re.compile(r"^gpt-5\.1"), ("none", "low", "medium", "high"), "none"),
     (re.compile(r"^gpt-5\.[2-9]"), ("none", "low", "medium", "high", "xhigh"), "none"),
     (re.compile(r"^gpt-5"), ("minimal", "low", "medium", "high"), "medium"),
@@ -193,13 +209,23 @@ _MAX_OUTPUT = (
 # (https://www.openai-hk.com/docs/en/openai/o1.html); gpt-4o-2024-05-13, gpt-4-turbo
 # and the gpt-4 previews, gpt-3.5-turbo 4,096 ("Returns a maximum of 4,096 output
 # tokens", https://robertfilter.net/blog/machine-learning/gpt-4-turbo-128k-token-context.html).
-# Not here, so not checked: gpt-4, gpt-3.5-turbo-16k, the gpt-5 chat models.
+# The gpt-5 chat models (gpt-5-chat-latest, 5.1, 5.2) 16,384, with a 128,000 context
+# (https://modelstream.ai/docs/api/createChatCompletion?model=gpt-5-chat-latest,
+# https://docs.oxen.ai/inference-api/reference/models/gpt-5-2-chat-latest.md);
+# gpt-4.5-preview 16,384 (https://github.com/RooCodeInc/Roo-Code/pull/1250); gpt-4
+# 8,192, its whole context: above it the API answers 400 "This model's maximum context
+# length is 8192 tokens. However, you requested 8554 tokens (7554 in the messages, 1000
+# in the completion). ..." (https://github.com/mckaywrigley/chatbot-ui/issues/820).
+# Not here, so not checked: gpt-4-32k, gpt-3.5-turbo-16k.
 _OPENAI_MAX_OUTPUT = (
-    (re.compile(r"^gpt-5(?!(\.\d+)?-chat)"), 128_000),
+    (re.compile(r"^gpt-5(\.\d+)?-chat"), 16_384),
+    (re.compile(r"^gpt-5"), 128_000),
     (re.compile(r"^o1-mini"), 65_536),
     (re.compile(r"^o1-preview"), 32_768),
     (re.compile(r"^o[134](?![0-9])"), 100_000),
     (re.compile(r"^gpt-4\.1"), 32_768),
+    (re.compile(r"^gpt-4\.5"), 16_384),
+    (re.compile(r"^gpt-4(-0314|-0613)?$"), 8_192),
     (re.compile(r"^gpt-4o-2024-05-13"), 4_096),
     (re.compile(r"^(gpt-4o(?!-64k)|chatgpt-4o)"), 16_384),
     (re.compile(r"^gpt-4-(turbo|\d{4}-preview|vision)"), 4_096),
@@ -254,12 +280,23 @@ _TAKEN_BY = {
 }
 
 
-def checked_effort(model: str, caps: Capabilities, effort: str | None) -> str | None:
+def at_openai(base_url: str | None, host: str = "api.openai.com") -> bool:
+    """Whether ``base_url`` is the OpenAI API itself (``None``: it is), where the table holds."""
+    from urllib.parse import urlsplit
+
+    return base_url is None or urlsplit(base_url).hostname == host
+
+
+def checked_effort(
+    model: str, caps: Capabilities, effort: str | None, *, vendor: bool = True
+) -> str | None:
     """``effort``, refused (:class:`ConfigError`) when the model is known not to take it.
 
-    Also refuses, before any call, a model Chat Completions does not serve.
+    Also refuses, before any call, a model Chat Completions does not serve. Both are
+    the OpenAI API's rules: at another server (``vendor=False``) only a value no
+    model takes is refused, and the server answers for the rest.
     """
-    if not caps.chat:
+    if not caps.chat and vendor:
         raise ConfigError(
             f"openai/{model} is served by OpenAI's Responses API only (v1/responses): "
             "its chat-completions endpoint, which fairjudge calls, answers 404; pick a "
@@ -272,8 +309,10 @@ def checked_effort(model: str, caps: Capabilities, effort: str | None) -> str | 
             f"reasoning_effort must be one of {', '.join(EFFORTS)}; got {effort!r}",
             params="reasoning_effort",
         )
-    if caps.known and effort not in caps.efforts:
-        if caps.efforts:  # a reasoning model: the fix is another effort
+    if caps.known and vendor and effort not in caps.efforts:
+        if len(caps.efforts) == 1:  # the gpt-5.x chat models: medium only
+            takes = f"it takes {caps.efforts[0]} only; give that or drop it"
+        elif caps.efforts:  # a reasoning model: the fix is another effort
             takes = f"it takes {', '.join(caps.efforts)}; give one of those"
             if effort in _TAKEN_BY:
                 takes += f", or {_TAKEN_BY[effort]} for {effort}"

@@ -24,6 +24,7 @@ from fairjudge.backends._capabilities import (
     Change,
     Knowledge,
     apply_changes,
+    at_openai,
     capabilities_for,
     check_output_ceiling,
     checked_effort,
@@ -88,8 +89,10 @@ class OpenAIBackend(HTTPBackend):
     ``high``, ``xhigh``), or a model Chat Completions does not serve (o1-pro, o3-pro,
     the gpt-5 pro and codex models), is refused here, before any call, and so is a
     ``max_tokens`` above the model's output ceiling (gpt-4o 16,384, gpt-4.1 32,768,
-    o3 100,000, gpt-5 128,000, ...). o1-mini and o1-preview take no system message:
-    its text opens the user turn instead.
+    o3 100,000, gpt-5 128,000, ...), when the calls go to the OpenAI API itself
+    (:attr:`at_vendor`); another server answers for the model it serves under the
+    name. o1-mini and o1-preview take no system message: its text opens the user turn
+    instead, at any server.
 
     Learning from refusals: when the server refuses a parameter (a 400 or 422 whose
     ``param``/``code`` name it, or a 400, 403 or 422 whose message mentions logprobs),
@@ -123,8 +126,10 @@ class OpenAIBackend(HTTPBackend):
         self._logprobs = logprobs
         self._top_logprobs = top_logprobs
         self._caps = capabilities_for("openai", model)
-        self._effort = checked_effort(model, self._caps, reasoning_effort)
-        if self.at_vendor:  # another server may serve another model under this name
+        # The table's refusals are the OpenAI API's: another server may serve another
+        # model under this name, so there its own reply stands (see at_vendor).
+        self._effort = checked_effort(model, self._caps, reasoning_effort, vendor=self.at_vendor)
+        if self.at_vendor:
             check_output_ceiling(model, self._caps, self._max_tokens)
         # What refused requests taught this run (by parameter), shared by its calls.
         self._changes: dict[str, Change] = {}
@@ -212,13 +217,25 @@ class OpenAIBackend(HTTPBackend):
     def at_vendor(self) -> bool:
         """Whether the calls go to the OpenAI API itself (no ``base_url``, or its host).
 
-        The output ceilings and the models without structured outputs are the OpenAI
-        API's; a compatible server (LocalAI, a LiteLLM or vLLM alias) may serve another
-        model under an OpenAI name, so there its own refusal, if any, stands instead.
+        The capability table is the OpenAI API's. Its refusals before any call (an
+        effort the model does not take, a Responses-only model, a cap above the
+        ceiling, structured output) apply here only: a compatible server (LocalAI, a
+        LiteLLM or vLLM alias) may serve another model under an OpenAI name, so there
+        its own refusal, if any, stands instead. Its adaptations (the reasoning
+        models' cap, no temperature or logprobs, o1-mini's system text in the user
+        turn) apply at any server: each is a request every compatible server takes,
+        and a proxy to the real model (LiteLLM, OpenRouter) would refuse the
+        unadapted one.
         """
-        from urllib.parse import urlsplit
+        return at_openai(self._base_url, self.default_host)
 
-        return self._base_url is None or urlsplit(self._base_url).hostname == self.default_host
+    @classmethod
+    def calls_the_api(cls, base_url: str | None) -> bool:
+        """Whether a backend made with ``base_url`` would be :attr:`at_vendor` (before one is).
+
+        ``None`` means ``$OPENAI_BASE_URL``, else the API, as the constructor reads it.
+        """
+        return at_openai(base_url or os.environ.get(cls.base_url_env) or None, cls.default_host)
 
     @property
     def fixed_temperature(self) -> float | None:

@@ -258,7 +258,8 @@ def resolve_judge(
     )
     quiet = (session.options if session is not None else options or RunOptions()).quiet
     backend = make_backend(kind, name, where, quiet=quiet)
-    unsent = kind == "openai" and fixes_temperature(spec, where)  # --temperature 1: none sent
+    # --temperature 1: none sent (another temperature reaches here at another server only)
+    unsent = kind == "openai" and where.temperature == 1 and fixes_temperature(spec, where)
     return LLMJudge(
         backend, template=tmpl, session=session, store=store, options=options,
         params=sampling(where, params, sent=not unsent), executor=executor,
@@ -372,6 +373,11 @@ def check_fixed_temperature(kind: str, name: str, where: BackendOptions) -> None
     """
     if where.temperature is None or where.temperature == 1:
         return
+    if kind == "openai":  # the OpenAI API's rule: another server answers for its model
+        from fairjudge.backends import OpenAIBackend
+
+        if not OpenAIBackend.calls_the_api(where.base_url):
+            return
     if fixes_temperature(f"{kind}/{name}", where):
         why = "extended thinking" if kind == "anthropic" else "the provider"
         raise ConfigError(
