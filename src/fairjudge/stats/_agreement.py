@@ -54,7 +54,7 @@ from fairjudge._errors import InputError
 from fairjudge.stats._bradley_terry import bt_lbfgs
 from fairjudge.stats._bt_data import encode_battles, identify, pair_data
 from fairjudge.stats._bt_solvers import bt_newton
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._intervals import ConfidenceInterval, wilson_when_alike
 from fairjudge.stats._leaderboard import ELO_SCALE
 from fairjudge.stats._panel import Metric, alpha_value, check_metric, coincidences
 from fairjudge.stats._position_bias import Proportion
@@ -220,6 +220,14 @@ def judge_agreement(
     s1_ci, s2_ci, kappa_ci = plan.intervals(np.concatenate(boot))
     conf = point.reshape(3, 3).astype(int)
     decided = int(conf[:2, :2].sum())
+    # A share alike in every cluster (that has its items): Wilson on those clusters.
+    cells = per_cluster.reshape(-1, 3, 3)
+    by_cluster = cells[:, :2, :2].sum(axis=(1, 2))
+    s1_ci = wilson_when_alike(s1_ci, np.trace(cells, axis1=1, axis2=2) / cells.sum(axis=(1, 2)),
+                              float(est[0]), plan.n_questions is not None)  # fmt: skip
+    s2_ci = wilson_when_alike(s2_ci, (cells[:, 0, 0] + cells[:, 1, 1])[by_cluster > 0]
+                              / by_cluster[by_cluster > 0], float(est[1]),
+                              plan.n_questions is not None)  # fmt: skip
     return AgreementResult(
         s1=Proportion(float(est[0]), s1_ci, int(np.trace(conf)), n),
         s2=Proportion(float(est[1]), s2_ci, int(conf[0, 0] + conf[1, 1]), decided),

@@ -171,6 +171,20 @@ def _constant_reason(means: NDArray[np.float64], clustered: bool) -> str | None:
     )
 
 
+def wilson_when_alike(
+    ci: ConfidenceInterval, shares: NDArray[np.float64], p: float, clustered: bool
+) -> ConfidenceInterval:
+    """``ci``, or the Wilson interval on the clusters when their ``shares`` are all alike.
+
+    For a proportion resampled by another path than :func:`bootstrap_mean` (the
+    position-bias shares, judge-human agreement): the same rule as its
+    ``proportion=True``, with ``n`` the clusters whose shares are given.
+    """
+    if not ci.estimable or not shares.size or not (note := _constant_reason(shares, clustered)):
+        return ci
+    return ConfidenceInterval(*wilson_interval(p, shares.size, ci.level), ci.level, note=note)
+
+
 @contextmanager
 def shared_resamples() -> Iterator[None]:
     """Draw each resampling plan once for the bootstraps inside this block.

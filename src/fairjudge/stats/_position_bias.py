@@ -52,7 +52,7 @@ from typing import Any, Unpack
 import numpy as np
 
 from fairjudge._errors import InputError
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._intervals import ConfidenceInterval, wilson_when_alike
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 from fairjudge.stats._validate import FloatArray, check_positions
 
@@ -279,7 +279,9 @@ def position_bias(
     totals = sums.sum(axis=0)
 
     def prop(j: int) -> Proportion:
-        return Proportion(float(totals[j] / n_pairs), cis[j], round(totals[j]), n_pairs)
+        p = float(totals[j] / n_pairs)  # every cluster's share alike: Wilson on the clusters
+        ci = wilson_when_alike(cis[j], c_sums[:, j] / c_sizes, p, plan.n_questions is not None)
+        return Proportion(p, ci, round(totals[j]), n_pairs)
 
     counts = per_item.sum(axis=0)
     return PositionBiasResult(

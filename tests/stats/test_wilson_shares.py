@@ -1,0 +1,77 @@
+"""Position-bias shares and judge-human agreement alike on every question: Wilson's interval.
+
+``position_bias`` and ``judge_agreement`` resample by their own path, not through
+``bootstrap_mean``, and gave ``[p, p]`` when every question had the same share (a judge
+that always picks the first slot: consistency ``0.000 [0.000, 0.000]``). Their shares of
+pairs or items (consistency, first and second position, flips; S1 and S2) now get the
+Wilson score interval on the questions there, checked against scipy's
+``binomtest(k, n).proportion_ci(method="wilson")``. Kappa and preference fairness are
+not proportions and keep their intervals; so does every share that varies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scipy.stats import binomtest
+
+from fairjudge.stats import (
+    ConfidenceInterval,
+    _agreement,
+    _position_bias,
+    judge_agreement,
+    position_bias,
+)
+
+LEVEL = 0.9
+OPTIONS: dict[str, Any] = {"n_resamples": 300, "seed": 5, "level": LEVEL}
+
+
+def is_wilson(ci: ConfidenceInterval, successes: int, n: int) -> None:
+    ref = binomtest(successes, n).proportion_ci(confidence_level=LEVEL, method="wilson")
+    assert ci.level == LEVEL
+    assert ci.low == pytest.approx(ref.low, abs=1e-12)
+    assert ci.high == pytest.approx(ref.high, abs=1e-12)
+    assert ci.note is not None
+    assert ci.note.startswith("Wilson, all alike")
+    assert f"the {n} " in ci.note
+
+
+@pytest.mark.parametrize("per_question", [1, 4])
+def test_a_judge_that_always_picks_the_first_slot(per_question: int) -> None:
+    questions = [f"q{i // per_question}" for i in range(24)] if per_question > 1 else None
+    r = position_bias(["A"] * 24, ["A"] * 24, questions=questions, **OPTIONS)
+    k = 24 // per_question  # the Wilson n: the questions (items when none are given)
+    is_wilson(r.consistency.ci, 0, k)
+    is_wilson(r.first_position.ci, k, k)
+    is_wilson(r.second_position.ci, 0, k)
+    is_wilson(r.flip.ci, k, k)
+    assert r.preference_fairness_ci.note is None  # not a proportion: left as it was
+
+
+def test_a_judge_that_agrees_with_every_human_label() -> None:
+    labels = ["1", "2", "tie", "1"] * 5
+    r = judge_agreement(labels, labels, questions=[f"q{i // 2}" for i in range(20)], **OPTIONS)
+    is_wilson(r.s1.ci, 10, 10)
+    is_wilson(r.s2.ci, 10, 10)  # every question has a decided item
+    assert r.kappa_ci.note is None
+
+
+def test_shares_that_vary_keep_their_bootstrap_intervals(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = ["A", "B", "A", "tie", "B", "A", "A", "B"]
+    swapped = ["B", "A", "A", "tie", "B", "B", "tie", "A"]
+    judge = ["1", "2", "tie", "1", "2", "1", "1", "tie"]
+    human = ["1", "1", "tie", "2", "2", "1", "1", "1"]
+    now = (
+        position_bias(original, swapped, **OPTIONS).to_dict(),
+        judge_agreement(judge, human, **OPTIONS).to_dict(),
+    )
+    for module in (_position_bias, _agreement):
+        monkeypatch.setattr(module, "wilson_when_alike", lambda ci, *_: ci)
+    before = (
+        position_bias(original, swapped, **OPTIONS).to_dict(),
+        judge_agreement(judge, human, **OPTIONS).to_dict(),
+    )
+    assert now == before
+    assert "Wilson" not in str(now)
