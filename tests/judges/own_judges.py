@@ -110,3 +110,12 @@ async def async_hangs_on_q0(question: str, answer_a: str, answer_b: str) -> str:
     if question == "q0":
         await asyncio.sleep(20)
     return _longer(answer_a, answer_b)
+
+
+@fairjudge.judge_function(name="gateway-hangs", version="1")
+def hangs_after_q1(question: str, answer_a: str, answer_b: str) -> str:
+    """Declared; answers ``q0`` and ``q1``, then its gateway never answers again."""
+    if question not in ("q0", "q1"):
+        _count()  # each hung call
+        time.sleep(3600)  # the process exits past it: the judge's threads are daemons
+    return _longer(answer_a, answer_b)

@@ -257,7 +257,8 @@ class PythonFunction(Closing):
             options = self._run_options()
             own = self.own
             model = own.name if own.declared and own.name is not None else own.label
-            backend = FunctionBackend(own, model=model, timeout=self._timeout)
+            most = options.concurrency * options.retry.max_attempts  # one round of calls
+            backend = FunctionBackend(own, model=model, timeout=self._timeout, max_abandoned=most)
             store = self._store if own.declared else ":memory:"
             self._session = JudgeSession(backend, store=store, options=options)
             self._backend = backend

@@ -334,15 +334,27 @@ class FunctionBackend:
             judge's label for an undeclared one.
         timeout: Seconds one call may take; a call past it fails as
             :class:`~fairjudge.BackendTimeout`, as an HTTP judge's does (``None``: no limit).
+        max_abandoned: Calls given up on (past the timeout, or stopped) whose threads
+            may still run; with more, the run stops instead of starting another
+            (:meth:`complete`); ``None``: no bound. A judge passes its run's
+            concurrency times its attempts per call: one round of calls that all hang.
     """
 
     name = "python"
     base_url: str | None = None
 
-    def __init__(self, judge: OwnJudge, *, model: str, timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        judge: OwnJudge,
+        *,
+        model: str,
+        timeout: float | None = None,
+        max_abandoned: int | None = None,
+    ) -> None:
         self.judge = judge
         self.model = model
         self.timeout = timeout
+        self.max_abandoned = max_abandoned
         self.opened = False
         self.stopped: str | None = None
         """The message of a ``BudgetExceeded`` the function raised: no call is made after it."""
@@ -375,9 +387,20 @@ class FunctionBackend:
         self._values.clear()
 
     async def complete(self, spec: CallSpec) -> Completion:
-        """Call the judge with the arguments registered for ``spec``."""
+        """Call the judge with the arguments registered for ``spec``.
+
+        Raises:
+            FatalBackendError: More than :attr:`max_abandoned` calls of a sync judge
+                that the run gave up on are still running in their threads: the judge
+                is not returning (a hung gateway), so the run stops before starting one
+                more (each would leave another thread behind). The call is not made (no
+                row; it ends not run), and every finished call is kept.
+        """
         if self.stopped is not None:
             raise NotRun
+        pool, most = self._pool, self.max_abandoned
+        if pool is not None and most is not None and pool.stuck > most:
+            raise self._stuck(pool.stuck)
         call = self._calls[spec.key]
         started = time.perf_counter()
         try:
@@ -438,6 +461,21 @@ class FunctionBackend:
             raise FatalBackendError(_escaped(self.judge.label, exc)) from exc
         return value
 
+    def _stuck(self, n: int) -> FatalBackendError:
+        """Why no more calls of a judge with ``n`` abandoned calls still running start."""
+        past = "" if self.timeout is None else f" past the {self.timeout:g} s timeout"
+        error = FatalBackendError(
+            f"{self.name} backend: {n} calls to {self.judge.label} that the run gave up on"
+            f"{past} are still running (a sync function's thread cannot be stopped, so "
+            f"each was left to finish), more than one round of this run's calls leaves "
+            f"({self.max_abandoned}: its concurrency times its attempts per call): the "
+            "function is not returning (a hung gateway?), so no more calls are started. "
+            "Make it return or raise within the timeout, or give it a longer timeout",
+            params="timeout",
+        )
+        error.requests = 0  # not made: no row, and the call ends not run
+        return error
+
     def _threads(self) -> _DaemonThreads:
         if self._pool is None:
             self._pool = _DaemonThreads()
@@ -470,6 +508,8 @@ class _DaemonThreads:
         self._queue: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
         self._busy = 0  # calls queued or running, not abandoned
         self._live = 0  # threads not abandoned: never fewer than _busy
+        self.stuck = 0
+        """Threads still running a call that was abandoned (FunctionBackend.max_abandoned)."""
 
     async def run(self, call: Callable[[], object]) -> object:
         """``call()`` on one of the threads; a cancel abandons it there."""
@@ -491,6 +531,7 @@ class _DaemonThreads:
                 if work.state in ("queued", "running"):
                     self._busy -= 1
                     self._live -= work.state == "running"  # its thread is stuck there
+                    self.stuck += work.state == "running"
                     work.state = "abandoned"
             raise
 
@@ -506,6 +547,7 @@ class _DaemonThreads:
                 outcome = (None, exc)
             with self._lock:
                 if work.state == "abandoned":
+                    self.stuck -= 1
                     return  # its call gave up on it, and another thread has its place
                 work.state = "done"
                 self._busy -= 1
