@@ -27,7 +27,7 @@ def test_rank_with_no_verdict_lists_the_reasons_and_exits_4() -> None:
     assert result.exit_code == 4, result.output
     text = " ".join(result.output.split())
     assert "192 x parse failure" in text
-    assert "96 of 96 items have no verdict" in text
+    assert "96 of 96 pairs have no verdict" in text
     assert "a rating needs battles" not in text
 
 

@@ -13,6 +13,7 @@ scoring and report machinery loads only when the command runs.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -227,13 +228,25 @@ def _via_scores(
     # --out's header records the scorer's requests and calls; the --html page is drawn
     # from it, so `fairjudge report` of the file draws it again. Both before the exit code.
     finish(done, "compare", _render_via, out=run.out, html=run.html, as_json=json_output,
-           ending=ending, report=done, markdown=done.markdown)  # fmt: skip
+           ending=ending, report=done, markdown=done.markdown,
+           reasons=(_swap_reasons(done), done.result.scores.failures))  # fmt: skip
     ending.exit()
 
 
 def _render_via(done: ViaScoresRun, console: Console) -> None:
-    """The comparison via scores as tables (and the swap protocol's, ``--with-swap``)."""
-    from fairjudge.report import render_via_scores
+    """The comparison via scores as tables (and the swap protocol's, ``--with-swap``).
 
+    Why calls gave no verdict first, as ``compare`` lists them: the swap protocol's
+    (which its exit 4 says are listed above), then the scores' (:func:`render_via_scores`).
+    """
+    from fairjudge.report import print_failures, render_via_scores
+
+    print_failures(_swap_reasons(done), console)
     render_via_scores(done.result, console, swap=done.swap, title=done.title,
                       adaptive=done.adaptive)  # fmt: skip
+
+
+def _swap_reasons(done: ViaScoresRun) -> Counter[str]:
+    """The ``--with-swap`` protocol's reasons, each marked as its own (none without it)."""
+    failures = Counter[str]() if done.swap is None else done.swap.failures
+    return Counter({f"swap protocol: {reason}": n for reason, n in failures.items()})

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -90,12 +91,15 @@ def show(
     files: Iterable[tuple[str, Path | None]] = (),
     markdown: Callable[[], str] | None = None,
     ending: Ending = _STANDS,
+    reasons: Iterable[Counter[str]] = (),
 ) -> None:
     """Print ``report`` as JSON, or render its tables and say where each written file went.
 
     With ``--markdown``, its summary (``markdown``, else the report kind's own) is
-    written too; ``--markdown -`` prints it instead of the tables. The JSON gets what
-    the run's ``ending`` adds.
+    written too; ``--markdown -`` prints it instead of the tables, and then the
+    ``reasons`` the tables list (why calls gave no verdict, which exit 4's line says
+    are above) on stderr, so stdout stays one document. The JSON gets what the run's
+    ``ending`` adds.
     """
     from fairjudge.io import strict_dumps  # here: report --help needs no io
 
@@ -110,6 +114,11 @@ def show(
         return
     if not write_markdown(draw):
         render(report, Console())
+    else:  # as calibrate's, beside its --markdown -
+        from fairjudge.report import print_failures
+
+        for failures in reasons:
+            print_failures(failures, err_console)
     for label, path in files:
         if path is not None:
             err_console.print(f"{label}: {path}", highlight=False, markup=False, soft_wrap=True)
@@ -118,19 +127,22 @@ def show(
 def finish(
     done: Any, name: str, render: Callable[[Any, Console], None], *, out: Path | None,
     html: Path | None, as_json: bool, ending: Ending, report: Any = None,
-    markdown: Callable[[], str] | None = None,
+    markdown: Callable[[], str] | None = None, reasons: Iterable[Counter[str]] | None = None,
 ) -> None:  # fmt: skip
     """Write command ``name``'s ``--out`` and ``--html``, then show ``done``'s report.
 
     The files come before the report and the exit code: a failed run's files help most.
     The caller exits with ``ending`` after it, which ``--json`` has said already.
-    ``report`` and ``markdown``: what :func:`show` shows, when not ``done.report`` and
-    its kind's own summary (a comparison via scores is its own report).
+    ``report``, ``markdown`` and ``reasons``: what :func:`show` shows, when not
+    ``done.report``, its kind's own summary and its ``failures`` (which its tables
+    list first; a comparison via scores is its own report).
     """
     save_out(done, out, name)
     write_page(html, done)
-    show(done.report if report is None else report, render, as_json=as_json, ending=ending,
-         markdown=markdown, files=(("per-item results", out), ("HTML report", html)))  # fmt: skip
+    shown = done.report if report is None else report
+    show(shown, render, as_json=as_json, ending=ending, markdown=markdown,
+         files=(("per-item results", out), ("HTML report", html)),
+         reasons=(shown.failures,) if reasons is None else reasons)  # fmt: skip
 
 
 def command_line(name: str) -> list[str]:
@@ -179,25 +191,24 @@ def write_page(path: Path | None, done: Any) -> None:
 def verdict_exit(
     result: Any, limit: float, what: str = "have no verdict",
     reasons: str | None = "the reasons are listed above", *, as_json: bool = False,
-    key: str = "failures",
+    key: str = "failures", noun: str = "items",
 ) -> Ending:  # fmt: skip
     """A win rate's ending: 5 when it is partial, 4 when too many items are ``what``.
 
     ``result``: a pairwise result, a jury's or one via scores (``stopped``,
     ``n_unresolved``, ``n_items``, ``win_rate``: none resolved when it is None).
-    ``reasons``, ``as_json`` and ``key``: where exit 4's line says the reasons are
-    (:func:`unresolved_exit`).
+    ``reasons``, ``as_json``, ``key`` and ``noun``: as :func:`unresolved_exit`'s.
     """
     return unresolved_exit(
         result.stopped, result.n_unresolved, result.n_items, limit, what=what,
-        none=result.win_rate is None, reasons=reasons, as_json=as_json, key=key,
+        none=result.win_rate is None, reasons=reasons, as_json=as_json, key=key, noun=noun,
     )  # fmt: skip
 
 
 def unresolved_exit(
     stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
     reasons: str | None = "the reasons are above", as_json: bool = False,
-    key: str = "failures",
+    key: str = "failures", noun: str = "items",
 ) -> Ending:  # fmt: skip
     """The ending of a run's coverage: 5 partial, 4 too many items unresolved, else none.
 
@@ -206,7 +217,8 @@ def unresolved_exit(
     ``max_unresolved`` (the limit), ``n_unresolved`` (``n_bad``), ``n_items`` and
     ``share``. The line ends with where the reasons are, as the command prints its
     report: ``reasons`` (printed before the line; None: not said), or, ``as_json``,
-    under ``key`` of the ``--json`` output.
+    under ``key`` of the ``--json`` output. ``noun``: what the command's output calls
+    the ``n`` things (``rank``'s are pairs; ``--json`` says ``n_items`` all the same).
     """
     if stopped is not None:
         return Ending(EXIT_BUDGET, ("stopped", f"{stopped} The result above is partial.", "yellow"))
@@ -217,7 +229,7 @@ def unresolved_exit(
             else "none resolved, which fails at any --max-unresolved")  # fmt: skip
     if as_json:  # nothing is listed above: the reasons are in the JSON printed
         reasons = f'the reasons are under "{key}" in the --json output'
-    said = f"{n_bad} of {n} items {what} ({over})" + (f"; {reasons}" if reasons else "")
+    said = f"{n_bad} of {n} {noun} {what} ({over})" + (f"; {reasons}" if reasons else "")
     counts = {"max_unresolved": limit, "n_unresolved": n_bad, "n_items": n, "share": share}
     return Ending(EXIT_UNRESOLVED, ("too many unresolved items", said, "red"),
                   {"too_many_unresolved": counts})  # fmt: skip

@@ -96,7 +96,8 @@ def _show(
     from fairjudge.report import ranking_markdown
 
     report, result, run = ranked.report, ranked.result, ranked.calls
-    ending = Ending() if result is None else verdict_exit(result, limit, as_json=json_output)
+    ending = Ending() if result is None else verdict_exit(result, limit, as_json=json_output,
+                                                          noun="pairs")  # fmt: skip
     title = f"{'<stdin>' if str(file) == '-' else file.name}: leaderboard"
     write_page(html, ranked)
     markdown = lambda: ranking_markdown(report, title=title, result=result, run=run)  # noqa: E731
@@ -188,7 +189,7 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
         err_console.print(f"per-item results: {out}", highlight=False, markup=False, soft_wrap=True)
     _say_unresolved(exc.result)
     _say_not_written(html)
-    ending = verdict_exit(exc.result, limit)
+    ending = verdict_exit(exc.result, limit, noun="pairs")
     if as_json:
         echo_error(type(exc).__name__, str(exc), ending.code)
     ending.exit()
