@@ -11,9 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from scipy.stats import binomtest
 
 from fairjudge.audit import AuditReport, AuditSettings, Effect, audit
-from fairjudge.audit._audit_items import AuditItem
+from fairjudge.audit._audit_items import AuditItem, builtin_items
 from fairjudge.judges import BackendOptions, JudgeSession
 from fairjudge.runner import RunOptions
 from tests.audit.conftest import model_judge, plant
@@ -34,12 +35,17 @@ def test_an_unbiased_judge_shows_no_bias(audit_server: JudgeServer, session: Jud
     report = audit(model_judge(audit_server, session), settings=SETTINGS)
     first = effect(report, "position", "first-position share of decisive calls")
     assert first.estimate == 0.5
-    # Every question's share is 1/2, so the bootstrap cannot vary: the Wilson interval on
-    # the questions is wider than the negligible band (0.45, 0.55), and so is any honest
-    # interval from this many items; it was "negligible" only on a zero-width interval.
+    # Every question's share is 1/2, so the bootstrap cannot vary. That is no count of
+    # successes (Wilson at 1/2, [0.34, 0.66] on 37, treated each question as a coin toss
+    # and read "uncertain"): none of the 37 questions with decisive calls (the other 3
+    # are ties both ways) is off 1/2, so the share lies in 1/2 ± u/2, u = Wilson's upper
+    # bound of 0 of 37 (0.094): inside the negligible band (0.45, 0.55). The next test
+    # has fewer questions.
+    assert first.n == 2 * 37  # both calls of one pair a question decisive
     assert first.ci.note is not None
-    assert first.ci.note.startswith("Wilson, all alike")
-    assert first.verdict == "uncertain"
+    assert first.ci.note.startswith("bound from 0/37 off 0.5: all 37 questions have a share")
+    assert (round(first.ci.low, 3), round(first.ci.high, 3)) == (0.453, 0.547)
+    assert first.verdict == "negligible"
     assert effect(report, "position", "position consistency").estimate == 1.0
     assert effect(report, "position", "flip rate").estimate == 0.0
     for exp in report.experiments:
@@ -52,6 +58,26 @@ def test_an_unbiased_judge_shows_no_bias(audit_server: JudgeServer, session: Jud
             assert e.verdict in ("negligible", "uncertain"), (exp.bias, e.name, e.verdict)
     assert report.n_failed == 0
     assert audit_server.count("requests") > 0
+
+
+def test_an_unbiased_judge_on_20_questions_is_uncertain_not_negligible(
+    audit_server: JudgeServer, session: JudgeSession
+) -> None:
+    # 0 of 20 questions off 1/2 bounds the share by 1/2 ± u/2, u = 0.161: [0.42, 0.58],
+    # wider than the negligible band (0.45, 0.55), so no finding either way.
+    plant(audit_server, Planted())
+    items = builtin_items()[:20]
+    report = audit(model_judge(audit_server, session), items, experiments=["position"],
+                   settings=SETTINGS)  # fmt: skip
+    first = effect(report, "position", "first-position share of decisive calls")
+    assert first.estimate == 0.5
+    n = first.n // 2  # the questions with decisive calls, two each
+    assert n == 19  # one of the 20 is a tie both ways
+    u = binomtest(0, n).proportion_ci(confidence_level=0.95, method="wilson").high
+    assert (first.ci.low, first.ci.high) == pytest.approx((0.5 - u / 2, 0.5 + u / 2), abs=1e-12)
+    assert str(first.ci).endswith(f" (bound from 0/{n} off 0.5)")
+    assert first.ci.high - first.ci.low > 0.1  # wider than the band: no finding either way
+    assert first.verdict == "uncertain"
 
 
 def test_a_position_biased_judge_is_caught_and_the_swap_removes_it(

@@ -10,12 +10,15 @@ it as a failing judge: it is not applied (exit 7, no evidence), as README promis
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from typer.testing import CliRunner
 
+from fairjudge.audit import merge_labels
 from fairjudge.cli import app
 from fairjudge.stats import judge_agreement
+from tests.audit.test_label_merge import sheet
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = str(ROOT / "examples" / "demo_pairs.jsonl")  # every human label is "2"
@@ -50,3 +53,41 @@ def test_the_terminal_says_why_not_fail() -> None:
     assert "Gate: NOT APPLIED (no check could be evaluated: not a pass)" in out
     assert "Gate: FAIL" not in out
     assert "labels of one value say nothing about the judge" in out
+
+
+def test_kappa_of_raters_who_both_gave_one_label_is_undefined_not_a_number() -> None:
+    # Both raters gave every item "tie": chance agreement is 1, kappa = 0/0. No number
+    # (0 least of all), no interval, and the reason says why, in JSON and in text.
+    agreement = judge_agreement(["tie"] * 12, ["tie"] * 12, n_resamples=50)
+    assert math.isnan(agreement.kappa)
+    data = agreement.to_dict()
+    assert data["kappa"] is None
+    ci = data["kappa_ci"]
+    assert (ci["low"], ci["high"], ci["estimable"]) == (None, None, False)
+    assert ci["reason"] == (
+        "undefined: both raters gave every item the label 'tie', so chance agreement is 1 "
+        "and kappa (agreement beyond chance) has no value"
+    )
+    text = agreement.summary()
+    assert f"Cohen's kappa    n/a ({ci['reason']})" in text
+    assert "nan" not in text.split("Cohen's kappa", 1)[1]
+
+
+def test_label_merge_of_two_files_of_one_label_prints_kappa_as_undefined(tmp_path: Path) -> None:
+    a = sheet(tmp_path / "a.jsonl", ["1"] * 6)
+    merged = merge_labels(a, sheet(tmp_path / "b.jsonl", ["1"] * 6), tmp_path / "m.jsonl",
+                          n_resamples=50)  # fmt: skip
+    assert merged.to_dict()["agreement"]["kappa"] is None
+    line = next(x for x in merged.summary().splitlines() if x.startswith("Cohen's kappa"))
+    assert line == (
+        "Cohen's kappa n/a (undefined: both raters gave every item the label '1', so chance "
+        "agreement is 1 and kappa (agreement beyond chance) has no value) (A rows, B columns)"
+    )
+
+
+def test_one_raters_single_label_is_a_kappa_of_zero_kept_as_it_is() -> None:
+    # Only the humans gave one label: chance agreement is 17/20, not 1, so kappa is
+    # defined, and 0 (observed = chance) in the data and in every resample alike: the
+    # bootstrap's [0, 0] is that, and the gate calls it uninformative. Left as it is.
+    agreement = judge_agreement(["2"] * 17 + ["tie"] * 3, ["2"] * 20, n_resamples=50)
+    assert agreement.kappa_text() == "0.000 [0.000, 0.000]"

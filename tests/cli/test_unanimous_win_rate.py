@@ -42,7 +42,7 @@ def test_compare_gives_the_wilson_interval(tmp_path: Path, n: int, decided: bool
     assert ci["reason"] is None
     assert ci["low"] == 0.0
     assert ci["high"] == pytest.approx(Z2 / (n + Z2), abs=1e-12)  # 0.658 and 0.161
-    assert f"the {n} questions all score the same" in ci["note"]
+    assert f"all {n} questions have a share of 0, so the bootstrap" in ci["note"]
     text = invoke("compare", pairs, "--judge", LONGER, env={"COLUMNS": "200"})
     assert text.exit_code == 0, text.output
     if decided:

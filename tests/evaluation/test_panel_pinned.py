@@ -9,8 +9,10 @@ single item, plus the statistics functions on their own. The same seeds draw the
 resamples, so every number must agree to 1e-12 (the sums are now taken by BLAS in
 another order, hence not bit for bit) and every reason word for word, but for two
 documented changes made on purpose since, applied to the pinned values before the
-comparison: a Python member's calls count as made (:func:`_made_on_the_engine`), and
-a rate whose flags are all alike has the Wilson interval (:func:`_wilson_where_alike`).
+comparison: a Python member's calls count as made (:func:`_made_on_the_engine`), a
+rate whose flags are all alike has the Wilson interval, or the bound from none of its
+questions off its share (:func:`_wilson_where_alike`), and Fleiss' kappa of votes all
+alike is undefined, with the reason (:func:`_undefined_when_alike`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ def _pinned() -> dict[str, Any]:
     for line in PINNED.read_text(encoding="utf-8").splitlines():
         out.update(json.loads(line))
     return {
-        name: _wilson_where_alike(_made_on_the_engine(case), _questions(name))
+        name: _undefined_when_alike(
+            _wilson_where_alike(_made_on_the_engine(case), _questions(name))
+        )
         for name, case in out.items()
     }
 
@@ -51,27 +55,66 @@ def _wilson_where_alike(case: Any, questions: int) -> Any:
 
     A rate (position consistency, calls choosing the first position, a member's
     agreement with the rest of the panel) whose questions all have the same share
-    gave the percentile bootstrap's zero-width ``[p, p]``, as 633b969 pinned it; it
-    is now the Wilson score interval at ``p`` on the rate's questions, at the same
-    level, with the note that says so (as a win rate's since 56112b3). In these cases
-    every rate covers all of the case's questions (15 for 45 items: no question
-    loses all of its items to failed calls), so the Wilson ``n`` is ``questions``.
-    Every other interval, a non-degenerate rate's included, must be unchanged.
+    gave the percentile bootstrap's zero-width ``[p, p]``, as 633b969 pinned it. It is
+    now, at the same level, with the note that says so: at ``p`` 0 or 1 the textbook
+    Wilson(p, questions) (a binomial count, as a win rate's since 56112b3); at ``p``
+    between (a consistent member's first-position share, 1/2 on every question),
+    ``[p (1 - u), p + (1 - p) u]`` with ``u`` Wilson's upper bound of 0 of
+    ``questions``: none of them is off ``p``, and one that is moves the share at most
+    to 0 or 1. In these cases every rate covers all of the case's questions (15 for
+    45 items: no question loses all of its items to failed calls), so the ``n`` is
+    ``questions``. Every other interval, a non-degenerate rate's included, must be
+    unchanged.
     """
     if isinstance(case, dict):
         ci = case.get("ci")
         is_rate = {"estimate", "ci", "count", "n"} <= set(case)
         if is_rate and isinstance(ci, dict) and ci["estimable"] and ci["low"] == ci["high"]:
-            low, high = textbook_wilson(ci["low"], questions, ci["level"])
-            note = (
-                f"Wilson, all alike: the {questions} questions all score the same, so the "
-                "bootstrap cannot vary; this is the Wilson score interval"
-            )
+            p, q = ci["low"], questions
+            seen = f"all {q} questions have a share of {p:.3g}, so the bootstrap cannot vary"
+            if p in (0.0, 1.0):
+                low, high = textbook_wilson(p, q, ci["level"])
+                k = f"{p * q:.0f} of {q}"
+                note = f"Wilson, all alike: {seen}; this is the Wilson score interval of {k}"
+            else:
+                u = textbook_wilson(0.0, q, ci["level"])[1]
+                low, high = p * (1 - u), p + (1 - p) * u
+                note = (
+                    f"bound from 0/{q} off {p:.3g}: {seen}. A share between 0 and 1 is no "
+                    "count of successes, so Wilson's interval does not apply to it. None of "
+                    f"the {q} questions is off {p:.3g}, so at most {u:.3f} of all questions "
+                    f"are (the Wilson upper bound of 0 of {q}), and each of those moves the "
+                    f"share at most to 0 or 1: the share lies in [{p:.3g} x (1 - {u:.3f}), "
+                    f"{p:.3g} + {1 - p:.3g} x {u:.3f}]"
+                )
             case = {**case, "ci": {**ci, "low": low, "high": high, "note": note}}
         return {k: _wilson_where_alike(v, questions) for k, v in case.items()}
     if isinstance(case, list):
         return [_wilson_where_alike(v, questions) for v in case]
     return case
+
+
+def _undefined_when_alike(case: Any) -> Any:
+    """Fleiss' kappa of votes all alike: undefined, with the reason, not a kappa of ``None``.
+
+    Every member voting the same on every item (one item, all members alike) makes
+    chance agreement 1 (``expected``), so kappa has no value; 633b969 kept the figure
+    with ``kappa`` null and the bootstrap's reason. It is now skipped with the reason,
+    as a figure that was not computed is. The one label is the panel's verdict on
+    every item (its wins, ties or losses are all of ``n``).
+    """
+    if not isinstance(case, dict) or "diagnostics" not in case:
+        return case
+    fleiss = case["diagnostics"].get("fleiss_kappa", {"skipped": "a score-jury's"})
+    if "skipped" in fleiss or fleiss["expected"] != 1.0:
+        return case
+    win = case["result"]["win_rate"]
+    (label,) = [
+        v for k, v in (("wins", "1"), ("ties", "tie"), ("losses", "2")) if win[k] == win["n"]
+    ]
+    reason = (f"undefined: every member voted {label!r} on every item, so chance agreement "
+              "is 1 and kappa (agreement beyond chance) has no value")  # fmt: skip
+    return {**case, "diagnostics": {**case["diagnostics"], "fleiss_kappa": {"skipped": reason}}}
 
 
 def _made_on_the_engine(case: Any) -> Any:
@@ -139,6 +182,13 @@ def test_only_the_all_alike_rates_of_the_pairwise_panels_are_changed() -> None:
     assert changed == {f"jury {p} n=45 {r}" for p in ("mixed", "silent", "copies")
                        for r in ("majority", "mean")}  # fmt: skip
     assert not any("Wilson" in json.dumps(c) for n, c in PINNED_CASES.items() if n not in changed)
+    bound = {
+        name for name, case in PINNED_CASES.items() if "bound from 0/15 off 0.5" in json.dumps(case)
+    }
+    assert bound == changed  # a consistent member's first-position share: 1/2 on every question
+    undefined = {name for name, case in PINNED_CASES.items()
+                 if "chance agreement is 1" in json.dumps(case)}  # fmt: skip
+    assert undefined == {"jury mixed n=1 mean", "jury copies n=1 majority", "jury copies n=1 mean"}
 
 
 @pytest.mark.parametrize("name", sorted(PINNED_CASES))

@@ -7,7 +7,9 @@ with the rest now get the Wilson score interval there, as a win rate does since
 56112b3, on the rate's questions (its clusters: the flags of one question are not
 independent, so the question is the unit), at the settings' level. Checked against
 scipy's ``binomtest(k, n).proportion_ci(method="wilson")``; a rate whose flags vary
-keeps its bootstrap interval, identical.
+keeps its bootstrap interval, identical. A consistent judge's first-position share,
+1/2 on every question, is no count of successes: the bound from none of the questions
+off 1/2, ``1/2 ± u/2``. Fleiss' kappa of votes all alike is undefined, with its reason.
 """
 
 from __future__ import annotations
@@ -50,8 +52,17 @@ def is_wilson(ci: ConfidenceInterval, successes: int, n: int) -> None:
     assert ci.high == pytest.approx(ref.high, abs=1e-12)
     assert ci.high > ci.low
     assert ci.note is not None
-    assert ci.note.startswith(f"Wilson, all alike: the {n} questions all score the same")
+    assert ci.note.startswith(f"Wilson, all alike: all {n} questions have a share of ")
     assert format(ci).endswith(" (Wilson, all alike)")
+
+
+def is_bound(ci: ConfidenceInterval, n: int) -> None:
+    """Every question's share 1/2: ``1/2 ± u/2``, u Wilson's upper bound of 0 of ``n``."""
+    u = binomtest(0, n).proportion_ci(confidence_level=SETTINGS.level, method="wilson").high
+    assert (ci.low, ci.high) == pytest.approx((0.5 - u / 2, 0.5 + u / 2), abs=1e-12)
+    assert ci.level == SETTINGS.level
+    assert ci.note is not None
+    assert format(ci).endswith(f" (bound from 0/{n} off 0.5)")
 
 
 @pytest.mark.parametrize(("n", "per_question"), [(20, 1), (12, 3)])
@@ -74,7 +85,10 @@ def test_a_consistent_judge_chooses_the_first_slot_half_the_time_on_every_questi
     is_wilson(result.position_consistency.ci, 20, 20)
     assert result.first_position_calls is not None
     assert result.first_position_calls.estimate == 0.5
-    is_wilson(result.first_position_calls.ci, 10, 20)  # p = 1/2 on 20 questions
+    # 1/2 on every question is no count of 10 successes in 20: not Wilson at 1/2
+    # ([0.32, 0.68] at 0.9), but none of the 20 questions off 1/2: [0.44, 0.56].
+    is_bound(result.first_position_calls.ci, 20)
+    assert result.first_position_calls.ci.high < 0.57
     data = result.to_dict()["position_consistency"]["ci"]
     assert data["note"] == result.position_consistency.ci.note
 
@@ -105,4 +119,17 @@ def test_a_panel_members_rates_and_agreement_follow_the_same_rule() -> None:
         assert member.position_consistency is not None
         is_wilson(member.position_consistency.ci, 6, 6)
         assert member.first_position_calls is not None
-        is_wilson(member.first_position_calls.ci, 3, 6)
+        is_bound(member.first_position_calls.ci, 6)
+
+
+def test_fleiss_kappa_of_a_panel_voting_one_label_on_every_item_is_undefined() -> None:
+    # Every member votes "2" (the longer answer) on every item: chance agreement is 1, so
+    # kappa is 0/0. It is skipped with the reason, not a kappa of nan or 0.
+    panel = Jury([JuryMember(f"m{k}", CallableJudge(longer)) for k in range(3)])
+    result = evaluate_jury(panel, items(12, per_question=2), SETTINGS, aggregation="majority")
+    fleiss = jury_diagnostics(result).fleiss
+    assert fleiss == (
+        "undefined: every member voted '2' on every item, so chance agreement is 1 and "
+        "kappa (agreement beyond chance) has no value"
+    )
+    assert jury_diagnostics(result).to_dict()["fleiss_kappa"] == {"skipped": fleiss}

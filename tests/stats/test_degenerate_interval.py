@@ -3,7 +3,10 @@
 A percentile bootstrap over questions that all scored the same cannot vary, so it
 gives ``[p, p]`` at any size (QA40 F9: two items to model 2 printed ``[0.000, 0.000]``
 and "Model 2 is better"). ``bootstrap_mean(..., proportion=True)`` gives the Wilson
-score interval on the clusters instead, and leaves every other interval alone.
+score interval on the clusters instead, and leaves every other interval alone. Wilson's
+only where every cluster's share is 0 or every one's is 1, a count of successes: a
+share alike between (every question 1/2) gets the bound from none of the ``n`` off it,
+``[p (1 - u), p + (1 - p) u]`` with ``u`` Wilson's upper bound of 0 of ``n``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import pytest
 from scipy.stats import binomtest
 
 from fairjudge.stats import ConfidenceInterval, bootstrap_mean
-from fairjudge.stats._intervals import wilson_interval
+from fairjudge.stats._intervals import wilson_interval, wilson_when_alike
 
 
 def textbook_wilson(p: float, n: int, level: float) -> tuple[float, float]:
@@ -52,9 +55,8 @@ def test_no_wins_is_zero_to_z2_over_n_plus_z2() -> None:
     [
         ([0.0, 0.0], None, 2),
         ([1.0] * 20, None, 20),
-        ([0.5] * 7, None, 7),  # every item a tie
         ([0.0] * 6, ["a", "a", "b", "b", "c", "c"], 3),  # questions are the units
-        ([0.0, 1.0, 0.5, 0.5], ["a", "a", "b", "b"], 2),  # equal question means
+        ([1.0, 1.0, 1.0], ["a", "a", "b"], 2),
     ],
 )
 def test_a_proportion_that_cannot_vary_gets_the_wilson_interval(
@@ -62,18 +64,104 @@ def test_a_proportion_that_cannot_vary_gets_the_wilson_interval(
 ) -> None:
     ci = bootstrap_mean(values, clusters, proportion=True)
     p = sum(values) / len(values)
+    assert p in (0.0, 1.0)  # every unit a failure, or every one a success: a binomial count
     assert ci.estimable
     assert (ci.low, ci.high) == wilson_interval(p, n, 0.95)
     assert ci.high - ci.low > 0.1
     assert ci.note is not None
-    assert f"the {n} " in ci.note
-    assert "Wilson score interval" in ci.note
+    unit = "items" if clusters is None else "questions"
+    assert ci.note == (
+        f"Wilson, all alike: all {n} {unit} have a share of {p:g}, so the bootstrap cannot "
+        f"vary; this is the Wilson score interval of {round(p * n)} of {n}"
+    )
     assert ci.to_dict()["note"] == ci.note
     assert format(ci) == f"[{ci.low:.3f}, {ci.high:.3f}] (Wilson, all alike)"
     # Without proportion=True the mean's bootstrap is what it was.
     plain = bootstrap_mean(values, clusters)
     assert plain.high - plain.low < 1e-12
     assert plain.note is None
+
+
+def none_off(n: int, level: float) -> float:
+    """``u``: scipy's Wilson upper bound of 0 successes in ``n``."""
+    return float(binomtest(0, n).proportion_ci(confidence_level=level, method="wilson").high)
+
+
+@pytest.mark.parametrize(
+    ("values", "clusters", "n"),
+    [
+        ([0.5] * 7, None, 7),  # every item a tie
+        ([0.5] * 20, None, 20),
+        ([0.0, 1.0, 0.5, 0.5], ["a", "a", "b", "b"], 2),  # equal question means, 1/2
+        ([0.25, 0.25, 0.25], None, 3),  # probabilities: every one the same
+    ],
+)
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_a_share_alike_between_0_and_1_is_bounded_by_none_off_it_not_wilson(
+    values: list[float], clusters: list[str] | None, n: int, level: float
+) -> None:
+    # Every question 1/2 is no count of successes: Wilson at 1/2 would treat each as a
+    # coin toss (about [0.30, 0.70] on 20). What was seen: 0 of n questions off 1/2, so
+    # at most u of all are (Wilson's upper bound of 0 of n), and each of those moves the
+    # share at most to 0 or 1.
+    ci = bootstrap_mean(values, clusters, proportion=True, level=level)
+    p, u = sum(values) / len(values), none_off(n, level)
+    assert (ci.low, ci.high) == pytest.approx((p * (1 - u), p + (1 - p) * u), abs=1e-12)
+    assert (ci.low, ci.high) != pytest.approx(wilson_interval(p, n, level), abs=1e-3)
+    assert ci.level == level
+    assert ci.note is not None
+    assert format(ci) == f"[{ci.low:.3f}, {ci.high:.3f}] (bound from 0/{n} off {p:g})"
+    assert "Wilson score interval" not in ci.note
+    assert f"at most {u:.3f} of all" in ci.note
+
+
+def test_every_question_at_one_half_on_20_is_the_bound_not_a_coin_toss() -> None:
+    ci = bootstrap_mean([0.5] * 20, [f"q{i}" for i in range(20)], proportion=True)
+    assert (round(ci.low, 3), round(ci.high, 3)) == (0.419, 0.581)  # 1/2 ± u/2, u = 0.161
+    assert ci.high - ci.low == pytest.approx(none_off(20, 0.95), abs=1e-12)
+    assert str(ci) == "[0.419, 0.581] (bound from 0/20 off 0.5)"
+    assert ci.note is not None
+    assert ci.note.startswith("bound from 0/20 off 0.5: all 20 questions have a share of 0.5")
+
+
+def test_at_0_and_1_the_bound_is_wilsons_interval() -> None:
+    for n in (2, 20):
+        u = none_off(n, 0.95)
+        assert wilson_interval(0.0, n, 0.95) == pytest.approx((0.0, u), abs=1e-12)
+        assert wilson_interval(1.0, n, 0.95) == pytest.approx((1 - u, 1.0), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("shares", "p", "head", "start"),
+    [
+        ([1.0], 1.0, "Wilson, all alike", "the one question has a share of 1, so"),
+        ([0.5], 0.5, "bound from 0/1 off 0.5", "the one question has a share of 0.5, so"),
+        ([0.0, 0.0], 0.0, "Wilson, all alike", "all 2 questions have a share of 0, so"),
+    ],
+)
+def test_the_note_reads_right_for_flags_and_for_one_question(
+    shares: list[float], p: float, head: str, start: str
+) -> None:
+    import numpy as np
+
+    wide = ConfidenceInterval(0.0, 1.0, 0.9)
+    ci = wilson_when_alike(wide, np.array(shares), p, clustered=True)
+    assert ci.note is not None
+    assert ci.note.startswith(f"{head}: {start}")
+    assert "the 1 question" not in ci.note
+    assert "score the same" not in ci.note  # flags score nothing: they are a share
+    if p in (0.0, 1.0):
+        ref = binomtest(round(p * len(shares)), len(shares)).proportion_ci(
+            confidence_level=0.9, method="wilson"
+        )
+        assert (ci.low, ci.high) == pytest.approx((ref.low, ref.high), abs=1e-12)
+        assert ci.note.endswith(
+            f"Wilson score interval of {round(p * len(shares))} of {len(shares)}"
+        )
+    else:
+        u = none_off(1, 0.9)
+        assert (ci.low, ci.high) == pytest.approx((p * (1 - u), p + (1 - p) * u), abs=1e-12)
+        assert "The one question is not off 0.5" in ci.note
 
 
 def test_the_level_is_kept() -> None:

@@ -6,7 +6,9 @@ that always picks the first slot: consistency ``0.000 [0.000, 0.000]``). Their s
 pairs or items (consistency, first and second position, flips; S1 and S2) now get the
 Wilson score interval on the questions there, checked against scipy's
 ``binomtest(k, n).proportion_ci(method="wilson")``. Kappa and preference fairness are
-not proportions and keep their intervals; so does every share that varies.
+not proportions and keep their intervals; so does every share that varies. A share
+alike between 0 and 1 (1/2 on every question) is no count of successes: it gets the
+bound from none of the questions off it, not Wilson's interval.
 """
 
 from __future__ import annotations
@@ -34,8 +36,18 @@ def is_wilson(ci: ConfidenceInterval, successes: int, n: int) -> None:
     assert ci.low == pytest.approx(ref.low, abs=1e-12)
     assert ci.high == pytest.approx(ref.high, abs=1e-12)
     assert ci.note is not None
-    assert ci.note.startswith("Wilson, all alike")
-    assert f"the {n} " in ci.note
+    assert ci.note.startswith(f"Wilson, all alike: all {n} ")
+    assert ci.note.endswith(f"this is the Wilson score interval of {successes} of {n}")
+
+
+def is_bound(ci: ConfidenceInterval, p: float, n: int) -> None:
+    """Every unit's share ``p`` between 0 and 1: the bound from none of the ``n`` off it."""
+    u = binomtest(0, n).proportion_ci(confidence_level=LEVEL, method="wilson").high
+    assert ci.level == LEVEL
+    assert ci.low == pytest.approx(p * (1 - u), abs=1e-12)
+    assert ci.high == pytest.approx(p + (1 - p) * u, abs=1e-12)
+    assert ci.note is not None
+    assert ci.note.startswith(f"bound from 0/{n} off {p:g}: all {n} questions have a share")
 
 
 @pytest.mark.parametrize("per_question", [1, 4])
@@ -75,3 +87,24 @@ def test_shares_that_vary_keep_their_bootstrap_intervals(monkeypatch: pytest.Mon
     )
     assert now == before
     assert "Wilson" not in str(now)
+
+
+def test_shares_of_one_half_on_every_question_are_bounded_not_wilson() -> None:
+    # Two pairs a question: one consistent (A, B), one always first (A, A). Every
+    # question's consistency, first-position and flip share is 1/2: no count of
+    # successes, so not Wilson at 1/2 (that would be about [0.24, 0.76] on 10 questions).
+    original, swapped = ["A", "A"] * 10, ["B", "A"] * 10
+    questions = [f"q{i // 2}" for i in range(20)]
+    r = position_bias(original, swapped, questions=questions, **OPTIONS)
+    for share in (r.consistency, r.first_position, r.flip):
+        assert share.estimate == 0.5
+        is_bound(share.ci, 0.5, 10)
+    is_wilson(r.second_position.ci, 0, 10)  # every question 0: a binomial count
+
+
+def test_agreement_of_one_half_on_every_question_is_bounded_not_wilson() -> None:
+    judge = ["1", "2"] * 6
+    human = ["1", "1"] * 6
+    r = judge_agreement(judge, human, questions=[f"q{i // 2}" for i in range(12)], **OPTIONS)
+    is_bound(r.s1.ci, 0.5, 6)
+    is_bound(r.s2.ci, 0.5, 6)

@@ -86,7 +86,7 @@ class LabelMerge:
             lines.append("Cohen's kappa: n/a (no item was labelled by both)")
         else:
             r = self.agreement
-            lines.append(f"Cohen's kappa {r.kappa:.3f} {r.kappa_ci} (A rows, B columns)")
+            lines.append(f"Cohen's kappa {r.kappa_text()} (A rows, B columns)")
             lines.append(str(r.confusion).replace("human\\judge", "    A\\B    "))
         lines += [f"  disagree: id {d.id} (line {d.line}): A {d.a}, B {d.b}"
                   for d in self.disagreements]  # fmt: skip

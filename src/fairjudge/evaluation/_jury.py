@@ -379,7 +379,7 @@ def _rate(flags: list[bool], clusters: list[str], result: JuryResult) -> Rate | 
     if not flags:
         return None
     values = [1.0 if f else 0.0 for f in flags]
-    ci = bootstrap_mean(values, clusters, **result.boot, proportion=True)  # alike: Wilson
+    ci = bootstrap_mean(values, clusters, **result.boot, proportion=True)  # alike: alike_interval
     return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
 
 
@@ -458,7 +458,13 @@ def _diagnostics(result: JuryResult) -> JuryDiagnostics:
         from fairjudge.stats import agreement_matrix, fleiss_kappa  # loads scipy
 
         votes = [[v.value for v in row] for row in outcomes]
-        fleiss = fleiss_kappa(votes, questions=clusters, **result.boot)
+        if len(alike := {v for row in votes for v in row}) == 1:  # chance agreement is 1
+            fleiss = (
+                f"undefined: every member voted {alike.pop()!r} on every item, so chance "
+                "agreement is 1 and kappa (agreement beyond chance) has no value"
+            )
+        else:
+            fleiss = fleiss_kappa(votes, questions=clusters, **result.boot)
         agreement = tuple(tuple(row) for row in agreement_matrix(votes))
     scores = [_scores(j, rule) for j in done]
     too_few = "needs at least two items resolved by every member"

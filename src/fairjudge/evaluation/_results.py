@@ -213,7 +213,7 @@ def win_rate_of(
         return None
     ci = bootstrap_mean(
         scores, clusters, n_resamples=boot.n_resamples, seed=boot.seed, level=boot.level,
-        proportion=True,  # every item one way: Wilson's interval, not a zero-width one
+        proportion=True,  # every question alike: alike_interval, not a zero-width one
     )  # fmt: skip
     return WinRate(
         estimate=sum(scores) / len(scores),
@@ -232,7 +232,7 @@ def _rate(flags: list[bool], clusters: list[str] | None, *, boot: EvalSettings) 
     values = [1.0 if f else 0.0 for f in flags]
     ci = bootstrap_mean(
         values, clusters, n_resamples=boot.n_resamples, seed=boot.seed, level=boot.level,
-        proportion=True,  # every flag alike: Wilson's interval on the clusters
+        proportion=True,  # every question alike: alike_interval on the clusters
     )  # fmt: skip
     return Rate(sum(values) / len(values), ci, sum(flags), len(flags))
 

@@ -43,6 +43,7 @@ uncertainty.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
@@ -144,10 +145,16 @@ class AgreementResult(Resampled):
                 f"({self.n_resamples} resamples, seed {self.seed})",
                 f"  S1 (with ties)   {self.s1}",
                 f"  S2 (no ties)     {self.s2}",
-                f"  Cohen's kappa    {self.kappa:.3f} {self.kappa_ci}",
+                f"  Cohen's kappa    {self.kappa_text()}",
                 str(self.confusion),
             ]
         )
+
+    def kappa_text(self) -> str:
+        """Kappa and its interval, or ``n/a (undefined: why)`` where it has no value."""
+        if math.isnan(self.kappa):  # chance agreement 1: no number, not even 0
+            return f"n/a ({self.kappa_ci.reason})"
+        return f"{self.kappa:.3f} {self.kappa_ci}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -173,6 +180,15 @@ def _agreement_stats(conf: FloatArray) -> FloatArray:
         p_e = (conf.sum(axis=2) * conf.sum(axis=1)).sum(axis=1) / (total * total)
         kappa = np.where(p_e < 1.0, (s1 - p_e) / (1.0 - p_e), np.nan)
     return np.stack([s1, s2, kappa], axis=1)
+
+
+def _undefined(label: str, level: float) -> ConfidenceInterval:
+    """Why kappa is undefined: both raters gave every item one label (chance agreement 1)."""
+    return ConfidenceInterval.not_estimable(
+        f"undefined: both raters gave every item the label {label!r}, so chance agreement "
+        "is 1 and kappa (agreement beyond chance) has no value",
+        level,
+    )
 
 
 def judge_agreement(
@@ -220,7 +236,7 @@ def judge_agreement(
     s1_ci, s2_ci, kappa_ci = plan.intervals(np.concatenate(boot))
     conf = point.reshape(3, 3).astype(int)
     decided = int(conf[:2, :2].sum())
-    # A share alike in every cluster (that has its items): Wilson on those clusters.
+    # A share alike in every cluster (that has its items): alike_interval on those.
     cells = per_cluster.reshape(-1, 3, 3)
     by_cluster = cells[:, :2, :2].sum(axis=(1, 2))
     s1_ci = wilson_when_alike(s1_ci, np.trace(cells, axis1=1, axis2=2) / cells.sum(axis=(1, 2)),
@@ -232,7 +248,9 @@ def judge_agreement(
         s1=Proportion(float(est[0]), s1_ci, int(np.trace(conf)), n),
         s2=Proportion(float(est[1]), s2_ci, int(conf[0, 0] + conf[1, 1]), decided),
         kappa=float(est[2]),
-        kappa_ci=kappa_ci,
+        kappa_ci=_undefined(_LABELS[int(conf.argmax()) % 3], plan.level)
+        if math.isnan(est[2])  # chance agreement 1: every resample says only "undefined"
+        else kappa_ci,
         confusion=ConfusionMatrix(_LABELS, tuple(tuple(int(c) for c in r) for r in conf)),
         n=n,
         **plan.record(),

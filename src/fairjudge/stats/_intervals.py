@@ -12,8 +12,11 @@ bounds, and prints as ``cannot be estimated: <reason>``.
 
 A proportion (a win rate) whose clusters all have the same mean, every item won,
 lost or tied, is the other case where the bootstrap cannot vary, from any number of
-clusters. :func:`bootstrap_mean` with ``proportion=True`` then gives the Wilson score
-interval on the clusters instead of the zero-width one, with a ``note`` that says so.
+clusters. :func:`bootstrap_mean` with ``proportion=True`` then gives
+:func:`alike_interval` instead of the zero-width one, with a ``note`` that says so: the
+Wilson score interval on the clusters when every cluster's share is 0 or every one's
+is 1 (a binomial count), and the bound from "0 of ``n`` clusters off the share" when the
+share lies between (every question 1/2), where Wilson's interval would not apply.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ class ConfidenceInterval(Estimable):
         level: Nominal coverage, e.g. 0.95.
         reason: Why the interval cannot be estimated; ``None`` when it can.
         note: How an estimable interval was formed when it is not the percentile
-            bootstrap (the Wilson interval of a bootstrap that could not vary);
+            bootstrap (:func:`alike_interval`, for a bootstrap that could not vary);
             ``None`` for the usual one. Its head, up to the first colon, is printed
             after the bounds; the whole note is written to JSON as ``"note"``, only
             when set.
@@ -160,29 +163,63 @@ def wilson_interval(p: float, n: int, level: float = 0.95) -> tuple[float, float
     return low, high
 
 
-def _constant_reason(means: NDArray[np.float64], clustered: bool) -> str | None:
-    """The note for a proportion whose cluster means are all equal, or ``None``."""
-    if float(means.max() - means.min()) > 1e-12:
-        return None
-    unit = "questions" if clustered else "items"
-    return (
-        f"Wilson, all alike: the {means.size} {unit} all score the same, so the bootstrap "
-        "cannot vary; this is the Wilson score interval"
+def _alike(means: NDArray[np.float64]) -> bool:
+    """Whether a proportion's cluster means are all equal: the bootstrap cannot vary."""
+    return bool(means.size) and float(means.max() - means.min()) <= 1e-12
+
+
+def alike_interval(p: float, n: int, level: float, clustered: bool) -> ConfidenceInterval:
+    """The interval of a proportion ``p`` that every one of its ``n`` clusters shares.
+
+    Every cluster (question; item when not clustered) has the same share, so the
+    percentile bootstrap cannot vary and would give ``[p, p]``. Then:
+
+    - ``p`` 0 or 1 (every unit a failure, or a success): a binomial count, ``0`` or
+      ``n`` of ``n``, and the interval is Wilson's on the ``n`` units.
+    - ``p`` between (every question's share 1/2, say: a consistent judge chooses the
+      first slot on half of each item's calls): no count of successes, and Wilson at
+      ``p`` would treat each unit as a coin toss. What was seen is that 0 of the ``n``
+      units is off ``p``. So at most ``u`` of all units are, ``u`` the Wilson upper
+      bound of 0 of ``n`` at ``level``, and each of those moves the share at most to
+      0 or to 1: the share lies in ``[p (1 - u), p + (1 - p) u]`` (``1/2 ± u/2`` at
+      ``p = 1/2``). At ``p`` 0 or 1 this is Wilson's interval itself.
+
+    Its ``note`` says which, its head (printed after the bounds) ``Wilson, all alike``
+    or ``bound from 0/n off p``.
+    """
+    unit = "question" if clustered else "item"
+    one = n == 1  # "the one question", never "the 1 questions"
+    seen = (f"the one {unit} has" if one else f"all {n} {unit}s have") + f" a share of {p:.3g}"
+    seen += ", so the bootstrap cannot vary"
+    if p <= 1e-12 or p >= 1.0 - 1e-12:  # every unit 0, or every unit 1: a binomial count
+        note = (
+            f"Wilson, all alike: {seen}; this is the Wilson score interval of {round(p) * n} of {n}"
+        )
+        return ConfidenceInterval(*wilson_interval(float(round(p)), n, level), level, note=note)
+    u = wilson_interval(0.0, n, level)[1]
+    note = (
+        f"bound from 0/{n} off {p:.3g}: {seen}. A share between 0 and 1 is no count of "
+        f"successes, so Wilson's interval does not apply to it. "
+        + (f"The one {unit} is not" if one else f"None of the {n} {unit}s is")
+        + f" off {p:.3g}, so at most {u:.3f} of all {unit}s are (the Wilson upper bound "
+        f"of 0 of {n}), and each of those moves the share at most to 0 or 1: the share "
+        f"lies in [{p:.3g} x (1 - {u:.3f}), {p:.3g} + {1 - p:.3g} x {u:.3f}]"
     )
+    return ConfidenceInterval(p * (1.0 - u), p + (1.0 - p) * u, level, note=note)
 
 
 def wilson_when_alike(
     ci: ConfidenceInterval, shares: NDArray[np.float64], p: float, clustered: bool
 ) -> ConfidenceInterval:
-    """``ci``, or the Wilson interval on the clusters when their ``shares`` are all alike.
+    """``ci``, or :func:`alike_interval` on the clusters when their ``shares`` are all alike.
 
     For a proportion resampled by another path than :func:`bootstrap_mean` (the
     position-bias shares, judge-human agreement): the same rule as its
     ``proportion=True``, with ``n`` the clusters whose shares are given.
     """
-    if not ci.estimable or not shares.size or not (note := _constant_reason(shares, clustered)):
+    if not ci.estimable or not _alike(shares):
         return ci
-    return ConfidenceInterval(*wilson_interval(p, shares.size, ci.level), ci.level, note=note)
+    return alike_interval(p, shares.size, ci.level, clustered)
 
 
 @contextmanager
@@ -314,9 +351,10 @@ def bootstrap_mean(
         proportion: The values are a proportion's (a win rate: 1, ½, 0, or a
             probability). When every cluster then has the same mean (every item won,
             or lost, or tied), the bootstrap cannot vary and its interval would have
-            zero width at any size; the Wilson score interval on the clusters, at
-            ``level``, is given instead, with a ``note`` saying so. Any other
-            interval is the percentile bootstrap's, unchanged.
+            zero width at any size; :func:`alike_interval` on the clusters, at
+            ``level``, is given instead (Wilson's at a mean of 0 or 1), with a
+            ``note`` saying so. Any other interval is the percentile bootstrap's,
+            unchanged.
 
     Raises:
         ValueError: Empty ``values``, mismatched ``clusters``, or a bad parameter.
@@ -350,9 +388,8 @@ def bootstrap_mean(
     reason = single_cluster_reason(k, clusters is not None)
     if reason is not None:
         return ConfidenceInterval.not_estimable(reason, level)
-    if proportion and (note := _constant_reason(sums / sizes, clusters is not None)):
-        bounds = wilson_interval(float(sums.sum() / sizes.sum()), k, level)
-        return ConfidenceInterval(*bounds, level, note=note)
+    if proportion and _alike(sums / sizes):
+        return alike_interval(float(sums.sum() / sizes.sum()), k, level, clusters is not None)
     counts = _resample_counts(k, n_resamples, seed)
     # A resample draws k clusters: with one item each, every size is k, exactly (the
     # sums of whole numbers below 2**53 are exact), without a pass over the plan.

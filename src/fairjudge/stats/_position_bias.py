@@ -279,7 +279,7 @@ def position_bias(
     totals = sums.sum(axis=0)
 
     def prop(j: int) -> Proportion:
-        p = float(totals[j] / n_pairs)  # every cluster's share alike: Wilson on the clusters
+        p = float(totals[j] / n_pairs)  # alike in every cluster: alike_interval
         ci = wilson_when_alike(cis[j], c_sums[:, j] / c_sizes, p, plan.n_questions is not None)
         return Proportion(p, ci, round(totals[j]), n_pairs)
 
