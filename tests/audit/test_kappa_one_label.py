@@ -66,7 +66,7 @@ def test_kappa_of_raters_who_both_gave_one_label_is_undefined_not_a_number() -> 
     assert (ci["low"], ci["high"], ci["estimable"]) == (None, None, False)
     assert ci["reason"] == (
         "undefined: both raters gave every item the label 'tie', so chance agreement is 1 "
-        "and kappa (agreement beyond chance) has no value"
+        "and kappa, agreement beyond chance, has no value"
     )
     text = agreement.summary()
     assert f"Cohen's kappa    n/a ({ci['reason']})" in text
@@ -81,7 +81,7 @@ def test_label_merge_of_two_files_of_one_label_prints_kappa_as_undefined(tmp_pat
     line = next(x for x in merged.summary().splitlines() if x.startswith("Cohen's kappa"))
     assert line == (
         "Cohen's kappa n/a (undefined: both raters gave every item the label '1', so chance "
-        "agreement is 1 and kappa (agreement beyond chance) has no value) (A rows, B columns)"
+        "agreement is 1 and kappa, agreement beyond chance, has no value) (A rows, B columns)"
     )
 
 
@@ -91,3 +91,16 @@ def test_one_raters_single_label_is_a_kappa_of_zero_kept_as_it_is() -> None:
     # bootstrap's [0, 0] is that, and the gate calls it uninformative. Left as it is.
     agreement = judge_agreement(["2"] * 17 + ["tie"] * 3, ["2"] * 20, n_resamples=50)
     assert agreement.kappa_text() == "0.000 [0.000, 0.000]"
+
+
+def test_s2_of_no_item_without_a_tie_is_na_with_why_not_nan() -> None:
+    # Every item has a tie on one side: S2 (agreement where neither said tie) has no
+    # items, so no value; it printed "nan cannot be estimated: undefined in every
+    # bootstrap resample (0/0)".
+    agreement = judge_agreement(["tie", "1", "tie", "2"] * 3, ["1", "tie", "tie", "tie"] * 3,
+                                n_resamples=50)  # fmt: skip
+    s2 = agreement.to_dict()["s2"]
+    assert (s2["estimate"], s2["n"]) == (None, 0)
+    assert s2["ci"]["reason"] == "no item where neither rater said tie"
+    line = next(x for x in agreement.summary().splitlines() if "S2" in x)
+    assert line == "  S2 (no ties)     n/a (no item where neither rater said tie) (0/0)"

@@ -113,7 +113,7 @@ def _undefined_when_alike(case: Any) -> Any:
         v for k, v in (("wins", "1"), ("ties", "tie"), ("losses", "2")) if win[k] == win["n"]
     ]
     reason = (f"undefined: every member voted {label!r} on every item, so chance agreement "
-              "is 1 and kappa (agreement beyond chance) has no value")  # fmt: skip
+              "is 1 and kappa, agreement beyond chance, has no value")  # fmt: skip
     return {**case, "diagnostics": {**case["diagnostics"], "fleiss_kappa": {"skipped": reason}}}
 
 

@@ -130,6 +130,6 @@ def test_fleiss_kappa_of_a_panel_voting_one_label_on_every_item_is_undefined() -
     fleiss = jury_diagnostics(result).fleiss
     assert fleiss == (
         "undefined: every member voted '2' on every item, so chance agreement is 1 and "
-        "kappa (agreement beyond chance) has no value"
+        "kappa, agreement beyond chance, has no value"
     )
     assert jury_diagnostics(result).to_dict()["fleiss_kappa"] == {"skipped": fleiss}

@@ -461,7 +461,7 @@ def _diagnostics(result: JuryResult) -> JuryDiagnostics:
         if len(alike := {v for row in votes for v in row}) == 1:  # chance agreement is 1
             fleiss = (
                 f"undefined: every member voted {alike.pop()!r} on every item, so chance "
-                "agreement is 1 and kappa (agreement beyond chance) has no value"
+                "agreement is 1 and kappa, agreement beyond chance, has no value"
             )
         else:
             fleiss = fleiss_kappa(votes, questions=clusters, **result.boot)

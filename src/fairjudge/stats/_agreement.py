@@ -186,7 +186,7 @@ def _undefined(label: str, level: float) -> ConfidenceInterval:
     """Why kappa is undefined: both raters gave every item one label (chance agreement 1)."""
     return ConfidenceInterval.not_estimable(
         f"undefined: both raters gave every item the label {label!r}, so chance agreement "
-        "is 1 and kappa (agreement beyond chance) has no value",
+        "is 1 and kappa, agreement beyond chance, has no value",
         level,
     )
 
@@ -244,6 +244,8 @@ def judge_agreement(
     s2_ci = wilson_when_alike(s2_ci, (cells[:, 0, 0] + cells[:, 1, 1])[by_cluster > 0]
                               / by_cluster[by_cluster > 0], float(est[1]),
                               plan.n_questions is not None)  # fmt: skip
+    if not decided and not plan.reason:  # S2 of no item: why, not the resamples' "undefined"
+        s2_ci = ConfidenceInterval.not_estimable("no item where neither rater said tie", plan.level)
     return AgreementResult(
         s1=Proportion(float(est[0]), s1_ci, int(np.trace(conf)), n),
         s2=Proportion(float(est[1]), s2_ci, int(conf[0, 0] + conf[1, 1]), decided),

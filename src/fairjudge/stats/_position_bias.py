@@ -92,6 +92,8 @@ class Proportion:
         }
 
     def __str__(self) -> str:
+        if self.n == 0:  # a share of nothing: no number, and the reason why
+            return f"n/a ({self.ci.reason or 'no items'}) (0/0)"
         return f"{self.estimate:.3f} {self.ci} ({self.count}/{self.n})"
 
 
