@@ -8,7 +8,7 @@ from fairjudge._errors import ConfigError
 from fairjudge.backends._capabilities import (
     Change,
     apply_changes,
-    at_openai,
+    at_api,
     capabilities_for,
     checked_effort,
     fold_system,
@@ -94,7 +94,7 @@ def test_gpt_5_x_chat_models_reason_at_medium_only(model: str) -> None:
     ],
 )
 def test_at_openai(url: str | None, api: bool) -> None:
-    assert at_openai(url) is api
+    assert at_api(url) is api
 
 
 def test_another_server_answers_for_the_model_it_serves() -> None:

@@ -42,6 +42,14 @@ def openai_api(openai_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch)
     return as_the_api(openai_emulator, monkeypatch)
 
 
+@pytest.fixture
+def anthropic_api(
+    anthropic_emulator: EmulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> EmulatorServer:
+    """The Anthropic emulator standing in for Anthropic's API, where its table's refusals apply."""
+    return as_the_api(anthropic_emulator, monkeypatch, "anthropic")
+
+
 def openai(server: EmulatorServer, model: str, **options: object) -> OpenAIBackend:
     return OpenAIBackend(model, base_url=server.base_url, **options)  # type: ignore[arg-type]
 
@@ -240,14 +248,14 @@ def test_thinking_judge(anthropic_emulator: EmulatorServer) -> None:
     assert anthropic_emulator.count("refused") == 0
 
 
-def test_thinking_budget_is_checked_before_any_call(anthropic_emulator: EmulatorServer) -> None:
+def test_thinking_budget_is_checked_before_any_call(anthropic_api: EmulatorServer) -> None:
     with pytest.raises(ConfigError, match=r"at least 1024"):
-        anthropic(anthropic_emulator, "claude-sonnet-4-5", thinking_budget=512)
+        anthropic(anthropic_api, "claude-sonnet-4-5", thinking_budget=512)
     with pytest.raises(ConfigError, match=r"must be below max_tokens \(2048\)"):
-        anthropic(anthropic_emulator, "claude-sonnet-4-5", thinking_budget=2048, max_tokens=2048)
+        anthropic(anthropic_api, "claude-sonnet-4-5", thinking_budget=2048, max_tokens=2048)
     with pytest.raises(ConfigError, match=r"has no extended thinking"):
-        anthropic(anthropic_emulator, "claude-3-5-haiku-latest", thinking_budget=2048)
-    assert anthropic_emulator.count("requests") == 0
+        anthropic(anthropic_api, "claude-3-5-haiku-latest", thinking_budget=2048)
+    assert anthropic_api.count("requests") == 0
 
 
 def test_anthropic_caches_a_long_system_prompt(anthropic_emulator: EmulatorServer) -> None:
@@ -403,20 +411,20 @@ def test_a_403_about_a_parameter_does_not_blame_the_key(monkeypatch: pytest.Monk
 
 # QA39 #2: a cap above the model's output ceiling, which the API refuses (400).
 def test_anthropic_cap_above_the_ceiling_is_refused_before_any_call(
-    anthropic_emulator: EmulatorServer,
+    anthropic_api: EmulatorServer,
 ) -> None:
     with pytest.raises(ConfigError, match=r"give a budget of at most 62976"):
-        anthropic(anthropic_emulator, "claude-sonnet-4-5", thinking_budget=100_000)
+        anthropic(anthropic_api, "claude-sonnet-4-5", thinking_budget=100_000)
     with pytest.raises(ConfigError, match=r"writes at most 32000 output tokens"):
-        anthropic(anthropic_emulator, "claude-opus-4-1", max_tokens=40_000)
+        anthropic(anthropic_api, "claude-opus-4-1", max_tokens=40_000)
     with pytest.raises(ConfigError, match=r"max_tokens 64001 is above"):
-        anthropic(anthropic_emulator, "claude-haiku-4-5", thinking_budget=2048, max_tokens=64_001)
-    assert anthropic_emulator.count("requests") == 0
+        anthropic(anthropic_api, "claude-haiku-4-5", thinking_budget=2048, max_tokens=64_001)
+    assert anthropic_api.count("requests") == 0
     # At the ceiling: sent, and taken.
-    backend = anthropic(anthropic_emulator, "claude-opus-4-1", thinking_budget=30_976)
+    backend = anthropic(anthropic_api, "claude-opus-4-1", thinking_budget=30_976)
     (done,) = calls(backend, [spec_for(backend)])
     assert isinstance(done, Completion)
-    assert anthropic_emulator.count("refused") == 0
+    assert anthropic_api.count("refused") == 0
 
 
 # Stop 41 (closing_40 item 2): the table's refusals are the OpenAI API's. At another

@@ -161,9 +161,8 @@ def test_bad_input_exits_2_before_any_call(
     tmp_path: Path,
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    url = openai_emulator.base_url  # openai/ judges: the API itself, where the table holds
-    where = [] if judge.startswith("openai/") else ["--base-url", url]
-    argv = commands(judge, *where, "--store", str(tmp_path / "s.sqlite"), *flags)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)  # the APIs, where the tables hold
+    argv = commands(judge, "--store", str(tmp_path / "s.sqlite"), *flags)
     done = fairjudge(*argv["compare"], "--quiet")
     assert done.returncode == 2, done.stderr
     assert named in done.stderr

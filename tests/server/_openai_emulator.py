@@ -31,6 +31,18 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
   ``Unsupported value: 'reasoning_effort' does not support 'minimal' with this model.
   Supported values are: 'none', 'low', 'medium', and 'high'.`` (as quoted in
   https://github.com/immersive-translate/immersive-translate/issues/3529).
+- **gpt-5.1, gpt-5.2 and later** (the models that take ``none``) take
+  ``temperature``, ``top_p`` and ``logprobs`` (any value) at ``reasoning_effort``
+  ``none`` only, their default; at any other effort each of them, even at 1, gets 400
+  ``Unsupported parameter: 'temperature' is not supported with this model.``,
+  ``param`` the field, ``code`` null (OpenAI's guide: "The following parameters are
+  only supported when using GPT-5.2 with reasoning effort set to none: temperature,
+  top_p, logprobs. Requests to GPT-5.2 or GPT-5.1 with any other reasoning effort
+  setting ... that include these fields will raise an error.",
+  https://platform.openai.com/docs/guides/latest-model#gpt-5-2-parameter-compatibility;
+  the body as quoted for gpt-5.2 in
+  https://github.com/OpenHands/software-agent-sdk/issues/1837, the same words for
+  ``top_p`` and the logprob fields).
 - **o1-mini and o1-preview** refuse a ``system`` message: 400 ``Unsupported value:
   'messages[0].role' does not support 'system' with this model.``, ``param``
   ``messages[0].role``, ``code`` ``unsupported_value``
@@ -365,6 +377,16 @@ class OpenAIEmulator(JudgeFront):
             return _unsupported_parameter("max_tokens", " Use 'max_completion_tokens' instead.")
         if "temperature" in request and _NO_TEMPERATURE.match(model):
             return _unsupported_parameter("temperature")  # even at 1
+        allowed, default = _effort_row(model)
+        if "none" in allowed:  # gpt-5.1 and later: sampling at none only, any field else
+            if (effort or default) == "none":
+                return self._effort_refusal(model, effort, allowed) or _value_refusal(
+                    model, request
+                )
+            for name in ("temperature", "top_p", "logprobs", "top_logprobs"):
+                if name in request:  # the API's words, code null (module docstring)
+                    message = f"Unsupported parameter: '{name}' is not supported with this model."
+                    return _error(message, name, None)
         for name in ("temperature", "top_p"):
             value = request.get(name)
             if value is not None and value != 1:
@@ -375,7 +397,11 @@ class OpenAIEmulator(JudgeFront):
                     message = "You are not allowed to request logprobs from this model"
                     return _error(message, None, None, 403)
                 return _unsupported_parameter(name)
-        allowed, _ = _effort_row(model)
+        return self._effort_refusal(model, effort, allowed) or _value_refusal(model, request)
+
+    @staticmethod
+    def _effort_refusal(model: str, effort: Any, allowed: tuple[str, ...]) -> Reply | None:
+        """The refusal of a ``reasoning_effort`` the reasoning ``model`` does not take."""
         if effort is not None and not allowed:
             return _unsupported_parameter("reasoning_effort")
         if effort is not None and effort not in allowed:
@@ -388,7 +414,7 @@ class OpenAIEmulator(JudgeFront):
                 "reasoning_effort",
                 "unsupported_value",
             )
-        return _value_refusal(model, request)
+        return None
 
     def _finish(self, request: Mapping[str, Any], reply: dict[str, Any]) -> None:
         """Rewrite a successful reply's usage, reasoning and cut-off as OpenAI's would be."""
@@ -448,15 +474,17 @@ class OpenAIEmulator(JudgeFront):
         return cached
 
 
-def as_the_api(server: EmulatorServer, monkeypatch: Any) -> EmulatorServer:
-    """``server``, taken by fairjudge's OpenAI backend for the OpenAI API itself.
+def as_the_api(server: EmulatorServer, monkeypatch: Any, vendor: str = "openai") -> EmulatorServer:
+    """``server``, taken by fairjudge's ``vendor`` backend for that vendor's API itself.
 
-    The capability table's refusals apply only there (``OpenAIBackend.at_vendor``): for
-    the test, the backend's API host is the emulator's, so a backend at its URL is at
-    the vendor, in this process (a ``fairjudge`` subprocess is not patched).
+    The capability table's refusals apply only there (``OpenAIBackend.at_vendor``,
+    ``AnthropicBackend.at_vendor``): for the test, the backend's API host is the
+    emulator's, so a backend at its URL is at the vendor, in this process (a
+    ``fairjudge`` subprocess is not patched).
     """
     host = urlsplit(server.base_url).hostname
-    monkeypatch.setattr("fairjudge.backends._openai.OpenAIBackend.default_host", host)
+    backend = {"openai": "_openai.OpenAIBackend", "anthropic": "_anthropic.AnthropicBackend"}
+    monkeypatch.setattr(f"fairjudge.backends.{backend[vendor]}.default_host", host)
     return server
 
 

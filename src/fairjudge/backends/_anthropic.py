@@ -10,6 +10,7 @@ Batches result line, so both give the same completion and the same errors.
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from collections.abc import Mapping
 from types import ModuleType
@@ -27,6 +28,7 @@ from fairjudge.backends._capabilities import (
     EMPTY_AT_CAP_LIMIT,
     MIN_THINKING_BUDGET,
     Capabilities,
+    at_api,
     capabilities_for,
 )
 from fairjudge.backends._http_base import (
@@ -90,8 +92,10 @@ class AnthropicBackend(HTTPBackend):
     ) -> None:
         super().__init__(model, sdk=_import_sdk(), **options)
         self._caps = capabilities_for("anthropic", model)
-        self._budget = _checked_budget(model, self._caps, thinking_budget, self._max_tokens)
-        _check_ceiling(model, self._caps, self._budget, self._max_tokens)
+        vendor = self.at_vendor  # the table's refusals are Anthropic's (see at_vendor)
+        self._budget = _checked_budget(model, self._caps, thinking_budget, self._max_tokens, vendor)
+        if vendor:
+            _check_ceiling(model, self._caps, self._budget, self._max_tokens)
         self._cache_prompts = cache_prompts
         self._empty_at_cap = 0
         key = self._read_key()
@@ -110,6 +114,28 @@ class AnthropicBackend(HTTPBackend):
     def capabilities(self) -> Capabilities:
         """The capability table's row for this model (see :mod:`._capabilities`)."""
         return self._caps
+
+    @property
+    def at_vendor(self) -> bool:
+        """Whether the calls go to Anthropic's API itself (no ``base_url``, or its host).
+
+        The capability table is Anthropic's, and so are its refusals before any call (a
+        thinking budget under 1024 or not below ``max_tokens``, thinking for a model
+        without it, a cap above the model's output ceiling, a temperature with
+        thinking): they apply here only. DeepSeek, Moonshot (Kimi) and LiteLLM serve the
+        Messages API (``/v1/messages``) too, their own models under their own names or
+        under Claude's, with their own limits, so at another server the request is sent
+        as asked and that server's reply stands, as at another OpenAI-compatible server
+        (:attr:`OpenAIBackend.at_vendor`). What the table adapts (``max_tokens`` with room
+        after the budget, no temperature with thinking, the cache marks) is sent at any
+        server: each is a request the Messages API takes, wherever it is served.
+        """
+        return at_api(self._base_url, self.default_host)
+
+    @classmethod
+    def calls_the_api(cls, base_url: str | None) -> bool:
+        """Whether a backend made with ``base_url`` would be :attr:`at_vendor` (before one is)."""
+        return at_api(base_url or os.environ.get(cls.base_url_env) or None, cls.default_host)
 
     @property
     def fixed_temperature(self) -> float | None:
@@ -256,17 +282,21 @@ def cache_point(system: str, first_user: str | None, minimum: int) -> int | None
 
 
 def _checked_budget(
-    model: str, caps: Capabilities, budget: int | None, max_tokens: int | None
+    model: str, caps: Capabilities, budget: int | None, max_tokens: int | None, vendor: bool
 ) -> int | None:
-    """The thinking budget, refused before any call when the API would refuse it."""
+    """The thinking budget, refused before any call when the API would refuse it.
+
+    At another server (``vendor=False``) only a budget no server takes (under 1).
+    """
     if budget is None:
         return None
-    if budget < MIN_THINKING_BUDGET:
+    if budget < (MIN_THINKING_BUDGET if vendor else 1):
+        minimum = f"{MIN_THINKING_BUDGET} tokens (Anthropic's minimum)" if vendor else "1"
         raise ConfigError(
-            f"thinking_budget must be at least {MIN_THINKING_BUDGET} tokens (Anthropic's "
-            f"minimum); got {budget}",
-            params="thinking_budget",
+            f"thinking_budget must be at least {minimum}; got {budget}", params="thinking_budget"
         )
+    if not vendor:
+        return budget
     if max_tokens is not None and budget >= max_tokens:
         raise ConfigError(
             f"thinking_budget ({budget}) must be below max_tokens ({max_tokens}): thinking "

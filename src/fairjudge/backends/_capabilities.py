@@ -7,7 +7,7 @@ Pure code: no I/O.
 
 The table is the OpenAI API's, so what it *refuses* before any call (an effort, a
 Responses-only model, a cap above the ceiling, Structured Outputs, a temperature) is
-refused only at the API itself (:func:`at_openai`): a compatible server (LocalAI,
+refused only at the API itself (:func:`at_api`): a compatible server (LocalAI,
 LiteLLM, vLLM) may serve another model under an OpenAI name, and there its own reply
 stands. What it *adapts* (``max_completion_tokens``, no temperature 0 or logprobs, the
 system text in the user turn) is sent at any server, since every compatible server
@@ -32,7 +32,7 @@ __all__ = [
     "Change",
     "Knowledge",
     "apply_changes",
-    "at_openai",
+    "at_api",
     "capabilities_for",
     "check_output_ceiling",
     "checked_effort",
@@ -141,6 +141,20 @@ class Capabilities:
             params="structured",
         )
 
+    def refuse_temperature(self, spec: str, temperature: float, why: str = "the provider") -> None:
+        """Refuse (:class:`ConfigError`) a temperature other than 1 for ``spec``.
+
+        ``spec`` samples at 1 only: the API refuses any other on every call.
+        """
+        at_none = ", or give reasoning_effort none (the one effort taking a temperature)"
+        raise ConfigError(
+            f"{spec} samples at temperature 1 only ({why} fixes it), so it takes no "
+            f"temperature; got temperature={temperature:g}: drop it"
+            f"{at_none if 'none' in self.efforts else ''} (its replies are samples, so "
+            "rounds above 2 are allowed)",
+            params="temperature",
+        )
+
 
 _OPENAI_REASONING = re.compile(r"^(gpt-5(?!-chat)|o[134](?![0-9]))")
 _OPENAI_CHAT = re.compile(r"^(gpt-4o|gpt-4\.1|gpt-4|gpt-3\.5|chatgpt-4o|gpt-5-chat)")
@@ -169,6 +183,18 @@ _EFFORT_ROWS: tuple[tuple[re.Pattern[str], tuple[str, ...], str | None], ...] = 
     (re.compile(r"^o1-(mini|preview)"), (), None),
     (re.compile(r"^o"), ("low", "medium", "high"), "medium"),
 )
+# Sampling at none: the models that take none (gpt-5.1, gpt-5.2 and later) take
+# temperature, top_p and logprobs at none only, their default: "The following
+# parameters are only supported when using GPT-5.2 with reasoning effort set to none:
+# temperature, top_p, logprobs. Requests to GPT-5.2 or GPT-5.1 with any other reasoning
+# effort setting, or to older GPT-5 models (e.g., gpt-5, gpt-5-mini, gpt-5-nano) that
+# include these fields will raise an error." (OpenAI's guide,
+# https://platform.openai.com/docs/guides/latest-model#gpt-5-2-parameter-compatibility;
+# the same words for GPT-5.1 and GPT-5.4; applied so by
+# https://github.com/vercel/ai/pull/10940 and https://github.com/BerriAI/litellm/pull/17011).
+# At low and above the API answers 400 "Unsupported parameter: 'temperature' is not
+# supported with this model.", param temperature, code null (gpt-5.2:
+# https://github.com/OpenHands/software-agent-sdk/issues/1837).
 # o1-mini and o1-preview refuse a system message: 400 "Unsupported value:
 # 'messages[0].role' does not support 'system' with this model." (every other chat
 # model takes one: https://github.com/microsoft/agent-framework/issues/1077).
@@ -242,11 +268,14 @@ _NO_STRUCTURED = re.compile(
 )
 
 
-def capabilities_for(backend: str, model: str) -> Capabilities:
+def capabilities_for(backend: str, model: str, effort: str | None = None) -> Capabilities:
     """The table's row for ``model`` on ``backend`` (``"openai"`` or ``"anthropic"``).
 
     Names match by prefix after any ``org/`` part (``openai/gpt-5-mini`` is
     ``gpt-5-mini``), so dated snapshots (``o3-2025-04-16``) match their family.
+    ``effort`` is the ``reasoning_effort`` asked for (``None``: the model's default):
+    a model that takes ``none`` (gpt-5.1 and later) takes temperature, top_p and
+    logprobs at ``none`` only, its default (the table's "sampling at none").
     """
     name = model.rsplit("/", 1)[-1].lower()
     if backend == "anthropic":
@@ -262,9 +291,10 @@ def capabilities_for(backend: str, model: str) -> Capabilities:
     structured = not _NO_STRUCTURED.match(name)
     if _OPENAI_REASONING.match(name):
         efforts, default = next((e, d) for p, e, d in _EFFORT_ROWS if p.match(name))
+        samples = "none" in efforts and (effort or default) == "none"  # sampling at none
         return Capabilities(
             "openai-reasoning", True, cap_param="max_completion_tokens",
-            temperature=False, top_p=False, logprobs=False, efforts=efforts,
+            temperature=samples, top_p=samples, logprobs=samples, efforts=efforts,
             default_effort=default, system=not _NO_SYSTEM.match(name),
             max_output=ceiling, structured=structured,
         )  # fmt: skip
@@ -280,8 +310,11 @@ _TAKEN_BY = {
 }
 
 
-def at_openai(base_url: str | None, host: str = "api.openai.com") -> bool:
-    """Whether ``base_url`` is the OpenAI API itself (``None``: it is), where the table holds."""
+def at_api(base_url: str | None, host: str = "api.openai.com") -> bool:
+    """Whether ``base_url`` is the vendor's API itself at ``host`` (``None``: it is).
+
+    The table holds there only (OpenAI's by default; Anthropic's at api.anthropic.com).
+    """
     from urllib.parse import urlsplit
 
     return base_url is None or urlsplit(base_url).hostname == host

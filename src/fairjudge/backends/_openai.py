@@ -24,7 +24,7 @@ from fairjudge.backends._capabilities import (
     Change,
     Knowledge,
     apply_changes,
-    at_openai,
+    at_api,
     capabilities_for,
     check_output_ceiling,
     checked_effort,
@@ -41,7 +41,9 @@ from fairjudge.backends._http_base import (
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status, server_message
 from fairjudge.backends._openai_wire import (
     completion_from_reply,
+    error_detail,
     error_message,
+    finish_reason,
     lean_applies,
     request_head,
 )
@@ -125,12 +127,18 @@ class OpenAIBackend(HTTPBackend):
         super().__init__(model, sdk=None, **options)  # the SDK, if needed, loads on first use
         self._logprobs = logprobs
         self._top_logprobs = top_logprobs
-        self._caps = capabilities_for("openai", model)
+        self._caps = capabilities_for("openai", model, reasoning_effort)
         # The table's refusals are the OpenAI API's: another server may serve another
         # model under this name, so there its own reply stands (see at_vendor).
         self._effort = checked_effort(model, self._caps, reasoning_effort, vendor=self.at_vendor)
+        # A temperature given for a model that samples at 1 only: refused at the API, as
+        # the command line refuses it; elsewhere sent as asked (default_params).
+        self._given_temperature = "temperature" in options
+        asked = self._given_temperature and self._temperature not in (None, 1)
         if self.at_vendor:
             check_output_ceiling(model, self._caps, self._max_tokens)
+            if self._caps.stochastic and asked:
+                self._caps.refuse_temperature(f"openai/{model}", self._temperature or 0.0)
         # What refused requests taught this run (by parameter), shared by its calls.
         self._changes: dict[str, Change] = {}
         self._refused = 0
@@ -155,29 +163,9 @@ class OpenAIBackend(HTTPBackend):
         # a key, so servers that need none get a placeholder there; lean sends none.
         self._lean: LeanHTTPClient | None = None
         self._open_lean: Callable[[], LeanHTTPClient] | None = None
-        if self._transport == "lean":
-            headers = {
-                name: value
-                for name, env in (
-                    ("OpenAI-Organization", "OPENAI_ORG_ID"),  # as the SDK reads them
-                    ("OpenAI-Project", "OPENAI_PROJECT_ID"),
-                )
-                if (value := os.environ.get(env))
-            }
+        if self._transport == "lean":  # a bad URL, pool size or key is refused now
             url = self._base_url or f"https://{self.default_host}/v1"
-            timeout, connections = self._timeout, self._max_connections
-            # A bad URL, pool size or key is refused now, not at the first call.
-            request_head(url, api_key=key, headers=headers, max_connections=connections)
-
-            def open_lean() -> LeanHTTPClient:  # the key waits here until the first call
-                from fairjudge.backends._lean_http import LeanHTTPClient
-
-                return LeanHTTPClient(
-                    url, api_key=key, headers=headers, timeout=timeout,
-                    max_connections=connections,
-                )  # fmt: skip
-
-            self._open_lean = open_lean
+            self._open_lean = _lean_opener(url, key, self._timeout, self._max_connections)
         else:  # the key waits in this closure, not on the object, until the first call
             sdk_key = key or "no-key"
             self._open_sdk_client: Callable[[Any], Any] = lambda cls: self._sdk_client(cls, sdk_key)
@@ -189,14 +177,18 @@ class OpenAIBackend(HTTPBackend):
         )
 
     def _settings(self) -> dict[str, Any]:
-        # The transport as resolved here, so a copy in another process talks the same way.
-        return {
+        # The transport as resolved here, so a copy in another process talks the same way;
+        # a temperature only when given, so a copy refuses and sends what this one does.
+        settings = {
             **super()._settings(),
             "logprobs": self._logprobs,
             "top_logprobs": self._top_logprobs,
             "transport": self._transport,
             "reasoning_effort": self._effort,
         }
+        if not self._given_temperature:
+            del settings["temperature"]
+        return settings
 
     @property
     def transport(self) -> Literal["sdk", "lean"]:
@@ -227,7 +219,7 @@ class OpenAIBackend(HTTPBackend):
         and a proxy to the real model (LiteLLM, OpenRouter) would refuse the
         unadapted one.
         """
-        return at_openai(self._base_url, self.default_host)
+        return at_api(self._base_url, self.default_host)
 
     @classmethod
     def calls_the_api(cls, base_url: str | None) -> bool:
@@ -235,7 +227,7 @@ class OpenAIBackend(HTTPBackend):
 
         ``None`` means ``$OPENAI_BASE_URL``, else the API, as the constructor reads it.
         """
-        return at_openai(base_url or os.environ.get(cls.base_url_env) or None, cls.default_host)
+        return at_api(base_url or os.environ.get(cls.base_url_env) or None, cls.default_host)
 
     @property
     def fixed_temperature(self) -> float | None:
@@ -292,14 +284,20 @@ class OpenAIBackend(HTTPBackend):
                 chat["reasoning_effort"] = self._effort
             return chat
         visible = LABEL_MAX_TOKENS if label_only else REPLY_MAX_TOKENS
-        # No temperature: these models sample at 1 only, and some (o1-mini, o3-mini)
-        # refuse the parameter itself, even at 1 (see :attr:`fixed_temperature`).
         params: dict[str, Any] = {
             "max_completion_tokens": self._max_tokens
             or visible + reasoning_room(self._effort, self._caps.default_effort),
         }
+        # A temperature at none (gpt-5.1 and later: 0 unless given, as for a chat model);
+        # else none, as these models sample at 1 only and some (o1-mini, o3-mini) refuse
+        # the field even at 1, but one given here at another server (sent as asked).
+        given = self._given_temperature and self._temperature != 1
+        if self._temperature is not None and (self._caps.temperature or given):
+            params["temperature"] = self._temperature
         if self._effort is not None:
             params["reasoning_effort"] = self._effort
+        if label_only:  # logprobs at none (gpt-5.1 and later): none for the others
+            params.update(self._label_params())
         params.update(self._extra_params)
         return params
 
@@ -534,7 +532,10 @@ class OpenAIBackend(HTTPBackend):
         if status not in (400, 422) and not (status == 403 and about_logprobs):
             return
         code = detail.get("code") if detail else None
-        unsupported = code in ("unsupported_parameter", "unsupported_value")
+        # gpt-5.2's refusal of a temperature has code null (_capabilities, "sampling at none")
+        unsupported = code in ("unsupported_parameter", "unsupported_value") or (
+            code is None and message.startswith("Unsupported parameter")
+        )
         if unsupported or about_logprobs:
             if unsupported:  # every call sends it: unless it can be dropped, stop the run
                 error = FatalBackendError(str(error))
@@ -600,29 +601,33 @@ class OpenAIBackend(HTTPBackend):
             await self._lean.aclose()
 
 
+def _lean_opener(
+    url: str, key: str | None, timeout: float, connections: int
+) -> Callable[[], LeanHTTPClient]:
+    """What opens the lean client at ``url`` at the first call; the head is checked now.
+
+    A bad URL, pool size or key is refused here, when the backend is made. The
+    organization and project headers are read as the SDK reads them. The key waits in
+    the closure until the first call (the client alone holds it then).
+    """
+    named = {"OpenAI-Organization": "OPENAI_ORG_ID", "OpenAI-Project": "OPENAI_PROJECT_ID"}
+    headers = {name: os.environ[env] for name, env in named.items() if os.environ.get(env)}
+    request_head(url, api_key=key, headers=headers, max_connections=connections)
+
+    def open_lean() -> LeanHTTPClient:
+        from fairjudge.backends._lean_http import LeanHTTPClient
+
+        return LeanHTTPClient(
+            url, api_key=key, headers=headers, timeout=timeout, max_connections=connections
+        )
+
+    return open_lean
+
+
 def _sent(error: BackendError, sends: int) -> BackendError:
     """``error``, counting the ``sends`` requests it took (at least the one attempt)."""
     error.requests = max(sends, 1)
     return error
-
-
-def error_detail(body: bytes) -> Mapping[str, Any] | None:
-    """The ``error`` object of an error reply's body (``param``, ``code``, ...), if any."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
-    inner = data.get("error") if isinstance(data, Mapping) else None
-    return inner if isinstance(inner, Mapping) else None
-
-
-def finish_reason(reply: Any) -> str | None:
-    """The first choice's ``finish_reason`` (``"length"``: the reply hit its cap)."""
-    try:
-        reason = reply["choices"][0].get("finish_reason")
-    except (AttributeError, IndexError, TypeError, KeyError):
-        return None
-    return reason if isinstance(reason, str) else None
 
 
 @dataclasses.dataclass(slots=True)

@@ -23,7 +23,15 @@ from fairjudge._errors import ConfigError, ServerError
 from fairjudge._redact import known_secrets, redact_url
 from fairjudge.backends._http_base import openai_usage, trimmed
 
-__all__ = ["RequestHead", "completion_from_reply", "error_message", "lean_applies", "request_head"]
+__all__ = [
+    "RequestHead",
+    "completion_from_reply",
+    "error_detail",
+    "error_message",
+    "finish_reason",
+    "lean_applies",
+    "request_head",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,3 +204,22 @@ def completion_from_reply(reply: Any, latency: float, where: str) -> Completion:
         model=model if isinstance(model, str) else None,
         **openai_usage(reply.get("usage")).fields(),  # untrusted: checked there
     )
+
+
+def error_detail(body: bytes) -> Mapping[str, Any] | None:
+    """The ``error`` object of an error reply's body (``param``, ``code``, ...), if any."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    inner = data.get("error") if isinstance(data, Mapping) else None
+    return inner if isinstance(inner, Mapping) else None
+
+
+def finish_reason(reply: Any) -> str | None:
+    """The first choice's ``finish_reason`` (``"length"``: the reply hit its cap)."""
+    try:
+        reason = reply["choices"][0].get("finish_reason")
+    except (AttributeError, IndexError, TypeError, KeyError):
+        return None
+    return reason if isinstance(reason, str) else None

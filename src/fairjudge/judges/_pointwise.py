@@ -368,7 +368,7 @@ def resolve_pointwise_judge(
     backend = make_backend(kind, name, where, quiet=(options or RunOptions()).quiet)
     return PointwiseJudge(
         backend, rubric=the_rubric, mode=mode, store=store, options=options,
-        params=sampling(where, params), structured=structured, executor=executor,
+        params=sampling(where, params, spec=spec), structured=structured, executor=executor,
     )  # fmt: skip
 
 

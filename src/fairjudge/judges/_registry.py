@@ -258,11 +258,9 @@ def resolve_judge(
     )
     quiet = (session.options if session is not None else options or RunOptions()).quiet
     backend = make_backend(kind, name, where, quiet=quiet)
-    # --temperature 1: none sent (another temperature reaches here at another server only)
-    unsent = kind == "openai" and where.temperature == 1 and fixes_temperature(spec, where)
     return LLMJudge(
         backend, template=tmpl, session=session, store=store, options=options,
-        params=sampling(where, params, sent=not unsent), executor=executor,
+        params=sampling(where, params, spec=spec), executor=executor,
     )  # fmt: skip
 
 
@@ -281,15 +279,19 @@ def model_route(spec: str) -> tuple[str, str]:
 
 
 def sampling(
-    where: BackendOptions, params: Mapping[str, Any] | None, *, sent: bool = True
+    where: BackendOptions, params: Mapping[str, Any] | None, *, spec: str = ""
 ) -> dict[str, Any]:
     """A model judge's sampling parameters: ``params``, and the temperature when one is set.
 
-    ``sent=False``: the judge takes no temperature parameter (an OpenAI reasoning model,
-    given 1, the one it samples at), so none is sent and the call's key is the same.
+    The judge ``spec`` (``openai/o3-mini``), given temperature 1, the one an OpenAI
+    reasoning model samples at: none is sent (some, o1-mini and o3-mini, refuse the
+    field even at 1, and gpt-5.1 at low effort any), and the call's key is the same.
+    Another temperature reaches here for such a judge at another server only (sent as
+    asked: :func:`check_fixed_temperature`). Pairwise and pointwise judges alike.
     """
     out = dict(params or {})
-    if where.temperature is not None and sent:
+    unsent = spec.startswith("openai/") and where.temperature == 1
+    if where.temperature is not None and not (unsent and fixes_temperature(spec, where)):
         out["temperature"] = where.temperature
     return out
 
@@ -361,7 +363,8 @@ def fixes_temperature(spec: str, where: BackendOptions) -> bool:
         return False
     from fairjudge.backends import capabilities_for
 
-    return capabilities_for("openai", name.strip()).stochastic
+    # gpt-5.1 and later take a temperature at reasoning_effort none, their default
+    return capabilities_for("openai", name.strip(), where.reasoning_effort).stochastic
 
 
 def check_fixed_temperature(kind: str, name: str, where: BackendOptions) -> None:
@@ -373,20 +376,16 @@ def check_fixed_temperature(kind: str, name: str, where: BackendOptions) -> None
     """
     if where.temperature is None or where.temperature == 1:
         return
-    if kind == "openai":  # the OpenAI API's rule: another server answers for its model
-        from fairjudge.backends import OpenAIBackend
+    from fairjudge.backends import AnthropicBackend, OpenAIBackend, capabilities_for
 
-        if not OpenAIBackend.calls_the_api(where.base_url):
-            return
+    # The vendor's API's rule: another server answers for the model it serves.
+    api = OpenAIBackend if kind == "openai" else AnthropicBackend
+    if kind in ("openai", "anthropic") and not api.calls_the_api(where.base_url):
+        return
     if fixes_temperature(f"{kind}/{name}", where):
         why = "extended thinking" if kind == "anthropic" else "the provider"
-        raise ConfigError(
-            f"{kind}/{name} samples at temperature 1 only ({why} fixes it), so it takes no "
-            "temperature; got "
-            f"temperature={where.temperature:g}: drop it (its replies are samples, so "
-            "rounds above 2 are allowed)",
-            params="temperature",
-        )
+        caps = capabilities_for(kind, name, where.reasoning_effort)
+        caps.refuse_temperature(f"{kind}/{name}", where.temperature, why)
 
 
 def given_options(where: BackendOptions) -> list[str]:
