@@ -5,8 +5,9 @@
 that always picks the first slot: consistency ``0.000 [0.000, 0.000]``). Their shares of
 pairs or items (consistency, first and second position, flips; S1 and S2) now get the
 Wilson score interval on the questions there, checked against scipy's
-``binomtest(k, n).proportion_ci(method="wilson")``. Kappa and preference fairness are
-not proportions and keep their intervals; so does every share that varies. A share
+``binomtest(k, n).proportion_ci(method="wilson")``. Kappa is no proportion and keeps
+its interval; so does every share that varies. Preference fairness alike on every
+question gets the share's bound mapped to [-1, 1] (tests/stats/test_fairness_bound.py). A share
 alike between 0 and 1 (1/2 on every question) is no count of successes: it gets the
 bound from none of the questions off it, not Wilson's interval.
 """
@@ -59,7 +60,11 @@ def test_a_judge_that_always_picks_the_first_slot(per_question: int) -> None:
     is_wilson(r.first_position.ci, k, k)
     is_wilson(r.second_position.ci, 0, k)
     is_wilson(r.flip.ci, k, k)
-    assert r.preference_fairness_ci.note is None  # not a proportion: left as it was
+    u = binomtest(0, k).proportion_ci(confidence_level=LEVEL, method="wilson").high
+    pf = r.preference_fairness_ci  # -1 on every question: the bound from none off -1
+    assert (pf.low, pf.high) == pytest.approx((-1.0, -1.0 + 2 * u), abs=1e-12)
+    assert pf.note is not None
+    assert pf.note.startswith(f"bound from 0/{k} off -1: ")
 
 
 def test_a_judge_that_agrees_with_every_human_label() -> None:

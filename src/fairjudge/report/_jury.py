@@ -124,7 +124,11 @@ def _num(x: Rate | WinRate | None) -> str:
 
 
 def _human(h: AgreementResult | None) -> str:
-    return "n/a" if h is None else f"{h.s1.estimate:.3f} / {h.kappa:.3f}"
+    """``S1 / kappa``; an undefined kappa (chance agreement 1) is ``n/a (why)``, as calibrate's."""
+    if h is None:
+        return "n/a"
+    kappa = f"n/a ({h.kappa_ci.reason})" if math.isnan(h.kappa) else f"{h.kappa:.3f}"
+    return markup(f"{h.s1.estimate:.3f} / {kappa}")
 
 
 def _panel_table(report: JuryReport) -> Table:

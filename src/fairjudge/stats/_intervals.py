@@ -168,7 +168,9 @@ def _alike(means: NDArray[np.float64]) -> bool:
     return bool(means.size) and float(means.max() - means.min()) <= 1e-12
 
 
-def alike_interval(p: float, n: int, level: float, clustered: bool) -> ConfidenceInterval:
+def alike_interval(
+    p: float, n: int, level: float, clustered: bool, *, span: tuple[float, float] | None = None
+) -> ConfidenceInterval:
     """The interval of a proportion ``p`` that every one of its ``n`` clusters shares.
 
     Every cluster (question; item when not clustered) has the same share, so the
@@ -184,42 +186,65 @@ def alike_interval(p: float, n: int, level: float, clustered: bool) -> Confidenc
       0 or to 1: the share lies in ``[p (1 - u), p + (1 - p) u]`` (``1/2 ± u/2`` at
       ``p = 1/2``). At ``p`` 0 or 1 this is Wilson's interval itself.
 
+    ``span=(lo, hi)``: ``p`` is no share but a mean of per-pair values in
+    ``[lo, hi]`` (preference fairness: second-position minus first-position, each
+    pair -1, 0 or +1), a linear function of the share ``s = (p - lo) / (hi - lo)``.
+    The bound above, on ``s``, is mapped back: ``[p - (p - lo) u, p + (hi - p) u]``
+    (``±u`` for fairness 0), at every ``p``, since the value is no count.
+
     Its ``note`` says which, its head (printed after the bounds) ``Wilson, all alike``
     or ``bound from 0/n off p``.
     """
     unit = "question" if clustered else "item"
     one = n == 1  # "the one question", never "the 1 questions"
-    seen = (f"the one {unit} has" if one else f"all {n} {unit}s have") + f" a share of {p:.3g}"
+    what = "a share" if span is None else "a value"
+    seen = (f"the one {unit} has" if one else f"all {n} {unit}s have") + f" {what} of {p:.3g}"
     seen += ", so the bootstrap cannot vary"
-    if p <= 1e-12 or p >= 1.0 - 1e-12:  # every unit 0, or every unit 1: a binomial count
+    if span is None and (p <= 1e-12 or p >= 1.0 - 1e-12):  # every unit 0, or 1: a count
         note = (
             f"Wilson, all alike: {seen}; this is the Wilson score interval of {round(p) * n} of {n}"
         )
         return ConfidenceInterval(*wilson_interval(float(round(p)), n, level), level, note=note)
+    lo, hi = span or (0.0, 1.0)
     u = wilson_interval(0.0, n, level)[1]
-    note = (
-        f"bound from 0/{n} off {p:.3g}: {seen}. A share between 0 and 1 is no count of "
-        f"successes, so Wilson's interval does not apply to it. "
-        + (f"The one {unit} is not" if one else f"None of the {n} {unit}s is")
-        + f" off {p:.3g}, so at most {u:.3f} of all {unit}s are (the Wilson upper bound "
-        f"of 0 of {n}), and each of those moves the share at most to 0 or 1: the share "
-        f"lies in [{p:.3g} x (1 - {u:.3f}), {p:.3g} + {1 - p:.3g} x {u:.3f}]"
-    )
-    return ConfidenceInterval(p * (1.0 - u), p + (1.0 - p) * u, level, note=note)
+    off = (f"The one {unit} is not" if one else f"None of the {n} {unit}s is") + f" off {p:.3g}"
+    off += f", so at most {u:.3f} of all {unit}s are (the Wilson upper bound of 0 of {n})"
+    if span is None:
+        note = (
+            f"bound from 0/{n} off {p:.3g}: {seen}. A share between 0 and 1 is no count of "
+            f"successes, so Wilson's interval does not apply to it. {off}, and each of those "
+            f"moves the share at most to 0 or 1: the share lies in [{p:.3g} x (1 - {u:.3f}), "
+            f"{p:.3g} + {1 - p:.3g} x {u:.3f}]"
+        )
+    else:
+        note = (
+            f"bound from 0/{n} off {p:.3g}: {seen}. A mean of values from {lo:g} to {hi:g} "
+            f"is no count of successes, so Wilson's interval does not apply to it. {off}, and "
+            f"each of those moves the value at most to {lo:g} or {hi:g}: the value lies in "
+            f"[{p:.3g} - {p - lo:.3g} x {u:.3f}, {p:.3g} + {hi - p:.3g} x {u:.3f}]"
+        )
+    s = (p - lo) / (hi - lo)  # p itself for a share
+    low, high = s * (1.0 - u), s + (1.0 - s) * u
+    return ConfidenceInterval(lo + (hi - lo) * low, lo + (hi - lo) * high, level, note=note)
 
 
 def wilson_when_alike(
-    ci: ConfidenceInterval, shares: NDArray[np.float64], p: float, clustered: bool
+    ci: ConfidenceInterval,
+    shares: NDArray[np.float64],
+    p: float,
+    clustered: bool,
+    span: tuple[float, float] | None = None,
 ) -> ConfidenceInterval:
     """``ci``, or :func:`alike_interval` on the clusters when their ``shares`` are all alike.
 
     For a proportion resampled by another path than :func:`bootstrap_mean` (the
     position-bias shares, judge-human agreement): the same rule as its
-    ``proportion=True``, with ``n`` the clusters whose shares are given.
+    ``proportion=True``, with ``n`` the clusters whose shares are given. ``span``: the
+    values are means over ``[lo, hi]``, not shares (preference fairness, in [-1, 1]).
     """
     if not ci.estimable or not _alike(shares):
         return ci
-    return alike_interval(p, shares.size, ci.level, clustered)
+    return alike_interval(p, shares.size, ci.level, clustered, span=span)
 
 
 @contextmanager

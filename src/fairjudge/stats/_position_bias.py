@@ -280,10 +280,17 @@ def position_bias(
     n_pairs = int(sizes.sum())
     totals = sums.sum(axis=0)
 
+    clustered = plan.n_questions is not None
+
     def prop(j: int) -> Proportion:
         p = float(totals[j] / n_pairs)  # alike in every cluster: alike_interval
-        ci = wilson_when_alike(cis[j], c_sums[:, j] / c_sizes, p, plan.n_questions is not None)
+        ci = wilson_when_alike(cis[j], c_sums[:, j] / c_sizes, p, clustered)
         return Proportion(p, ci, round(totals[j]), n_pairs)
+
+    # Fairness, a mean of -1, 0 and +1 (2 x a share - 1), alike in every cluster: the
+    # share's bound mapped to [-1, 1] (±u at 0, a consistent judge), not [pf, pf].
+    pf = float(totals[4] / n_pairs)
+    pf_ci = wilson_when_alike(cis[4], c_sums[:, 4] / c_sizes, pf, clustered, (-1.0, 1.0))
 
     counts = per_item.sum(axis=0)
     return PositionBiasResult(
@@ -291,8 +298,8 @@ def position_bias(
         first_position=prop(1),
         second_position=prop(2),
         flip=prop(3),
-        preference_fairness=float(totals[4] / n_pairs),
-        preference_fairness_ci=cis[4],
+        preference_fairness=pf,
+        preference_fairness_ci=pf_ci,
         repetition_stability=float(rs_item[repeated].mean()) if has_rs else None,
         repetition_stability_ci=cis[5] if has_rs else None,
         pair_counts={(_POS[c // 3], _POS[c % 3]): int(counts[c]) for c in range(9)},
