@@ -30,14 +30,15 @@ def test_own_pairwise_judge_refuses_what_it_cannot_use(field: str, value: Any, h
     )
     runs = ((fairjudge.compare, "demo_pairs.jsonl"), (fairjudge.rank, "rank_answers.jsonl"))
     for run, items in runs:
-        with pytest.raises(fairjudge.ConfigError, match=f"{field} does not apply") as e:
+        said = "backend.temperature" if field == "backend" else field  # timeout alone applies
+        with pytest.raises(fairjudge.ConfigError, match=f"{said} does not apply") as e:
             run(str(EXAMPLES / items), longer, **kwargs)
         assert e.value.params == (field,)
         assert "python:fairjudge.examples.judges:longer" in str(e.value)
 
 
 def test_own_scorer_refuses_backend_options() -> None:
-    with pytest.raises(fairjudge.ConfigError, match="backend does not apply") as e:
+    with pytest.raises(fairjudge.ConfigError, match=r"backend\.temperature does not apply") as e:
         fairjudge.score(str(EXAMPLES / "score_answers.jsonl"), scorer, backend={"temperature": 0.5})
     assert e.value.params == ("backend",)
 

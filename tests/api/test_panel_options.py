@@ -38,7 +38,10 @@ def test_panel_options_with_judges_still_apply() -> None:
     assert panel.to_dict()["aggregation"] == "mean"
 
 
-@pytest.mark.parametrize(("field", "value"), [("template", "concise"), ("backend", {"timeout": 5})])
+# A timeout alone applies to Python members (test_own_judge_timeout_option.py).
+@pytest.mark.parametrize(
+    ("field", "value"), [("template", "concise"), ("backend", {"timeout": 5, "temperature": 0.5})]
+)
 def test_a_panel_without_a_model_refuses_prompt_and_server_fields(field: str, value: Any) -> None:
     specs = [f"python:fairjudge.examples.judges:{name}" for name in ("longer", "knows_facts")]
     for members in (specs, [longer, specs[1]]):
@@ -47,4 +50,4 @@ def test_a_panel_without_a_model_refuses_prompt_and_server_fields(field: str, va
         assert e.value.params == (field,)
     with pytest.raises(fairjudge.ConfigError, match="no model or prompt"):
         fairjudge.score(str(EXAMPLES / "score_answers.jsonl"), judges=[scorer, scorer],
-                        backend={"timeout": 5})  # fmt: skip
+                        backend={"temperature": 0.5})  # fmt: skip

@@ -161,9 +161,9 @@ def compare(
         return the_setup.open_judge(spec, rounds=the_settings.rounds)
 
     def own(fn: Any) -> BatchJudge:  # your own judge, on the engine with options and store
-        the_setup.refuse_for_own(fn)
+        timeout = the_setup.refuse_for_own(fn)  # backend={"timeout": ...} alone applies
         return CallableJudge(fn, name=judge_name(fn), options=the_setup.options,
-                             store=the_setup.store)  # fmt: skip
+                             store=the_setup.store, timeout=timeout)  # fmt: skip
 
     the_setup.check_references(judge, item_list)  # before a model loads or a call is made
     with opened(judge, open_spec, own) as the_judge:

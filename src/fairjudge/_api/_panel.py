@@ -185,7 +185,8 @@ def _panel(
         return judges, _rule(aggregate or default_rule, default_rule), False
     members, rule = _members(judges, weights, aggregate, default_rule)
     rule = _rule(rule, default_rule, None if aggregate is not None else judges)
-    prompt = [n for n in _set_fields(setup) if n in ("template", "backend")]
+    # A timeout applies to a Python judge too: the functions take it, python: specs as well.
+    prompt = [n for n in _set_fields(setup, "timeout") if n in ("template", "backend")]
     no_model = all(not isinstance(m, MemberSpec) or m.is_python for m in members)
     if prompt and no_model:
         raise ConfigError(  # functions, python:/replay: specs and built judges keep their own
@@ -208,13 +209,19 @@ def _panel(
     ready = any(not isinstance(m, MemberSpec) and isinstance(m[0], judge_type) for m in members)
     _no_session(*((store, options) if ready else (None, None)), executor)
     seats = []
+    timeout = setup.backend.timeout if setup.backend is not None else None  # a function's too
     for m in members:
         if isinstance(m, MemberSpec):
-            seats.append((m.name or m.judge, resolve(_no_model(m).judge), m.weight))
+            m = _no_model(m).with_defaults(backend=setup.backend)  # python: takes the timeout
+            judge = resolve(m.judge)
+            if m.timeout is not None and hasattr(judge, "timeout"):  # not a replay
+                judge.timeout = m.timeout
+            seats.append((m.name or m.judge, judge, m.weight))
             continue
         judge, weight = m
-        if not isinstance(judge, judge_type):
+        if not isinstance(judge, judge_type):  # a function; a judge object keeps its own
             judge = _callable(judge, wrap)
+            judge.timeout = timeout
         seats.append((judge_name(m[0]), judge, weight))
     return kind.seat(seats, options=options, store=store), rule, True
 
@@ -236,10 +243,11 @@ def _rule(rule: str, default_rule: str, jury_file: object = None) -> str:
         raise
 
 
-def _set_fields(setup: JudgeSetup) -> list[str]:
-    """The setup's fields given, a backend counting only when one of its options is set."""
+def _set_fields(setup: JudgeSetup, but: str = "") -> list[str]:
+    """The setup's fields given, a backend counting only when an option but ``but`` is set."""
     backend = setup.backend or BackendOptions()
-    set_ = any(getattr(backend, f.name) is not None for f in dataclasses.fields(backend))
+    set_ = any(getattr(backend, f.name) is not None for f in dataclasses.fields(backend)
+               if f.name != but)  # fmt: skip
     return [name for name in setup.given() if name != "backend" or set_]
 
 

@@ -263,8 +263,10 @@ def _judge(
     """Judge the pairs in both orders; the result named by its judge and source, its calls."""
 
     def own(fn: Any) -> BatchJudge:  # your own judge, on the engine with options and store
-        setup.refuse_for_own(fn)
-        return CallableJudge(fn, name=judge_name(fn), options=setup.options, store=setup.store)
+        timeout = setup.refuse_for_own(fn)  # backend={"timeout": ...} alone applies
+        return CallableJudge(
+            fn, name=judge_name(fn), options=setup.options, store=setup.store, timeout=timeout
+        )
 
     with opened(judge, setup.open_judge, own) as the_judge:  # every setting checked first
         if notify is not None:

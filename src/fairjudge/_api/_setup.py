@@ -138,29 +138,34 @@ class JudgeSetup:
         elif (judge is None or isinstance(judge, str)) and not calls_no_model(judge):
             refuse_missing_references(items, self.template)
 
-    def refuse_for_own(self, judge: object) -> None:
+    def refuse_for_own(self, judge: object) -> float | None:
         """Refuse the fields your own judge function cannot use, as its ``python:`` spec does.
 
         A function is called directly (no prompt, model or server) on this process's
-        engine, so a template, backend options or another executor would be dropped
-        without a word; each one set is an error naming it.
+        engine: of the backend options only ``timeout`` applies (returned, for the
+        judge's ``timeout=``); a template, another backend option or another executor
+        would be dropped without a word, so each one set is an error naming it.
         """
         from fairjudge.judges import judge_name
 
         unused = ["template"] if self.template is not None else []
-        if self.backend is not None and any(getattr(self.backend, f.name) is not None
-                                            for f in fields(self.backend)):  # fmt: skip
-            unused.append("backend")
+        backend = self.backend
+        for f in fields(backend) if backend is not None else ():
+            if f.name != "timeout" and getattr(backend, f.name) is not None:
+                unused.append(f"backend.{f.name}")
         if self.executor is not None and self.executor != "asyncio":
             unused.append("executor")
         if unused:
             names = ", ".join(unused)
+            only = any(n.startswith("backend.") for n in unused)
+            only_timeout = "; of backend's options only timeout applies to it" if only else ""
             raise ConfigError(
                 f"{names} {'does' if len(unused) == 1 else 'do'} not apply to the judge "
                 f"{judge_name(judge)!r} (a Python judge is called directly, with no prompt, "
-                "model or server); drop it",
-                params=tuple(unused),
+                f"model or server{only_timeout}); drop it",
+                params=tuple(dict.fromkeys(n.partition(".")[0] for n in unused)),
             )
+        return backend.timeout if backend is not None else None
 
     def open_scorer(
         self, spec: str | None, rubric: Rubric, *, mode: ScoreMode = "json",
