@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from fairjudge.cli import app
 from fairjudge.evaluation import ScoreRun, load_score_run, score_trend
 from fairjudge.evaluation._trend import Strata, shift_interval, shift_test
 from fairjudge.prompts import __file__ as prompts_init
-from tests.out_file import out_records
+from tests.out_file import out_header, out_records
+from tests.score_server import script
 from tests.server import JudgeServer
 
 runner = CliRunner()
@@ -232,3 +234,108 @@ def test_the_library_refuses_another_rubric_too() -> None:
     other = ScoreRun("r@2", "j", ("q",), ({"d": 1},))
     with pytest.raises(ConfigError, match="rubric: baseline r@1, this run r@2"):
         score_trend(other, _run(["q"], [1]))
+
+
+# --- the judge's settings: what the requests carried (QA41 finding 6) --------------
+
+REPLY = '{"accuracy": 4, "relevance": 4, "usefulness": 3, "reason": "ok"}'
+
+
+def _model_run(server: JudgeServer, tmp_path: Path, name: str, *flags: str) -> tuple[int, str]:
+    """Score LETTERS with the scripted model judge; ``(exit code, stdout and stderr)``."""
+    script(server, lambda prompt: REPLY if "JSON object" in prompt else "4")  # json or label
+    path = _file(tmp_path / f"{name}_items.jsonl", LETTERS)
+    code, stdout, stderr = _score(str(path), "--judge", "openai/scripted-judge", "--base-url",
+                                  server.base_url, "--store", str(tmp_path / f"{name}.sqlite"),
+                                  "--quiet", "--bootstrap", "100", *flags)  # fmt: skip
+    return code, " ".join((stdout + stderr).split())
+
+
+@pytest.fixture
+def model_baseline(score_server: JudgeServer, tmp_path: Path) -> Path:
+    """A model judge's run at its defaults (temperature 0, json mode), its ``--out`` file."""
+    out = tmp_path / "model_old.jsonl"
+    code, stderr = _model_run(score_server, tmp_path, "old", "--out", str(out))
+    assert code == 0, stderr
+    assert out_header(out)["settings"]["request"]["params"]["temperature"] == 0
+    return out
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--temperature", "1.2"], "--temperature: baseline 0.0, this run 1.2"),
+        (["--reasoning-effort", "minimal"],
+         "--reasoning-effort: baseline (not sent), this run minimal"),
+        (["--structured"],
+         "--structured (response_format): baseline (not sent), this run json_schema"),
+        (["--mode", "label"], "--mode: baseline json, this run label; logprobs: baseline "
+         "(not sent), this run True; top_logprobs: baseline (not sent), this run 20"),
+    ],
+)  # fmt: skip
+def test_a_baseline_scored_with_other_judge_settings_is_refused_before_any_call(
+    score_server: JudgeServer, tmp_path: Path, model_baseline: Path, flags: list[str], said: str
+) -> None:
+    before = score_server.count("requests")
+    code, stderr = _model_run(score_server, tmp_path, "new", "--baseline", str(model_baseline),
+                              *flags)  # fmt: skip
+    assert code == 2, stderr
+    assert f"was not scored like this run ({said})" in stderr
+    assert "pass --allow-different" in stderr
+    assert score_server.count("requests") == before  # refused before any call
+    code, stderr = _model_run(score_server, tmp_path, "new", "--baseline", str(model_baseline),
+                              "--allow-different", *flags)  # fmt: skip
+    assert code == 0, stderr
+
+
+def test_the_same_settings_and_another_length_cap_are_compared(
+    score_server: JudgeServer, tmp_path: Path, model_baseline: Path
+) -> None:
+    # max_tokens only bounds a reply's length: a reply cut short is unscored, not rescored.
+    code, stderr = _model_run(score_server, tmp_path, "new", "--baseline", str(model_baseline),
+                              "--max-tokens", "900", "--json")  # fmt: skip
+    assert code == 0, stderr
+    assert "not checked" not in stderr
+
+
+def test_a_baseline_that_records_no_request_is_compared_with_a_note(
+    score_server: JudgeServer, tmp_path: Path, model_baseline: Path
+) -> None:
+    header = {"fairjudge": out_header(model_baseline)}
+    del header["fairjudge"]["settings"]["request"]  # as an older fairjudge wrote it
+    old = tmp_path / "older.jsonl"
+    old.write_text("".join(json.dumps(r) + "\n" for r in [header, *out_records(model_baseline)]),
+                   encoding="utf-8")  # fmt: skip
+    page = tmp_path / "page.html"
+    code, stderr = _model_run(score_server, tmp_path, "new", "--baseline", str(old),
+                              "--temperature", "1.2", "--html", str(page))  # fmt: skip
+    assert code == 0, stderr
+    assert (f"not checked: the baseline {old} does not record what its judge's requests "
+            "carried") in stderr  # fmt: skip
+    assert "(mode json, temperature 1.2) cannot be checked" in stderr
+    assert "Not checked:" in page.read_text("utf-8")
+
+
+def test_the_library_compares_the_recorded_settings() -> None:
+    asked = {"max_completion_tokens": 9216}
+    old = ScoreRun("r@1", "j", ("q",), ({"d": 1},), request=asked, mode="json")
+    effort = {"max_completion_tokens": 2048, "reasoning_effort": "minimal"}
+    new = ScoreRun("r@1", "j", ("q",), ({"d": 1},), request=effort, mode="json")
+    with pytest.raises(ConfigError, match=r"reasoning_effort: baseline \(not sent\), this run "
+                       "minimal") as caught:  # fmt: skip
+        score_trend(new, old, n_resamples=50)
+    assert caught.value.params == ("allow_different", "reasoning_effort")
+    trend = score_trend(new, old, n_resamples=50, allow_different=True)
+    assert trend.differences == ("reasoning_effort: baseline (not sent), this run minimal",)
+    thinking = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    same = score_trend(replace(new, request=asked), old, n_resamples=50)
+    assert (same.differences, same.notes) == ((), ())  # only the length cap moved
+    with pytest.raises(ConfigError, match=r"thinking_budget \(thinking\): baseline 1024, this "
+                       r"run 2048\), so a shift would measure"):  # fmt: skip
+        score_trend(replace(new, request={"thinking": {"type": "enabled", "budget_tokens": 2048}}),
+                    replace(old, request=thinking), n_resamples=50)  # fmt: skip
+    unrecorded = score_trend(new, replace(old, request=None), n_resamples=50)
+    assert unrecorded.notes[0].endswith(
+        "asked as this run's judge is (mode json, reasoning_effort minimal) cannot be checked"
+    )
+    assert "  note: the baseline this run does not record" in unrecorded.summary()

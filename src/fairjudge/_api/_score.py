@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairjudge._api._inputs import file_renames, load_rows, read_already
-from fairjudge._api._out import score_out
+from fairjudge._api._out import request_settings, score_out
 from fairjudge._api._panel import JudgesLike, check_one_of, run_score_jury
 from fairjudge._api._result import Result, last_run, opened, scored_rows, title
 from fairjudge._api._setup import JudgeSetup, setup_of
@@ -113,9 +113,12 @@ def score(
         baseline: An earlier run (a ``score --out`` file or a
             :class:`~fairjudge.evaluation.ScoreRun`): the result's ``trend`` says how
             each dimension moved since. Refused, before any call (a judge given as a
-            spec: before it opens), when its rubric or judge differ, unless
+            spec: before it opens), when its rubric or judge differ, or its judge's
+            settings (``mode``, temperature, reasoning effort, ``structured``, thinking
+            budget: what the requests carried, less the caps on length), unless
             ``allow_different``.
-        allow_different: Compare with ``baseline`` even when the rubric or judge differ.
+        allow_different: Compare with ``baseline`` even when the rubric, judge or
+            judge settings differ.
         setup: How judges opened from specs (and your own scorers) run: backend, run
             options, store, executor (:class:`JudgeSetup`; a scorer takes no template).
         columns: Your column names -> the README's.
@@ -189,7 +192,8 @@ def score(
 
     with opened(judge, open_spec, own) as the_judge:
         name = judge_name(the_judge)
-        _check_baseline(before, the_rubric, name, allow_different)  # before any call
+        asked = request_settings(the_judge).get("request", {}).get("params")  # as --out has it
+        _check_baseline(before, the_rubric, name, allow_different, asked, mode)  # before any call
         given = None if isinstance(the_judge, BatchPointwiseJudge) else the_rubric
         result = score_answers(
             the_judge, item_list, rubric=given, seed=seed, level=level, n_resamples=n_resamples
@@ -208,8 +212,9 @@ def score(
     if before is not None:
         from fairjudge.evaluation import ScoreRun, score_trend
 
-        trend = score_trend(ScoreRun.from_result(result), before, seed=seed, level=level,
-                            n_resamples=n_resamples, allow_different=allow_different)  # fmt: skip
+        now = ScoreRun.from_result(result, request=asked, mode=mode)
+        trend = score_trend(now, before, seed=seed, level=level, n_resamples=n_resamples,
+                            allow_different=allow_different)  # fmt: skip
     report = score_report(result, title=f"{title(source)}", run=run, skipped=skipped,
                           trend=trend)  # fmt: skip
     summary = None if trend is None else (lambda: f"{result.summary()}\n{trend.summary()}")
@@ -297,13 +302,14 @@ def _baseline(baseline: ScoreRun | str | Path | None) -> ScoreRun | None:
 
 
 def _check_baseline(
-    baseline: ScoreRun | None, rubric: Rubric, judge: str, allow_different: bool
-) -> None:
+    baseline: ScoreRun | None, rubric: Rubric, judge: str, allow_different: bool,
+    request: Mapping[str, Any] | None = None, mode: str | None = None,
+) -> None:  # fmt: skip
     if baseline is not None:
         from fairjudge.evaluation import check_comparable
 
         check_comparable(baseline, rubric=f"{rubric.name}@{rubric.version}", judge=judge,
-                         allow_different=allow_different)  # fmt: skip
+                         request=request, mode=mode, allow_different=allow_different)  # fmt: skip
 
 
 def _page(report: Any, baseline: ScoreRun | None, header: OutHeader | None) -> str:

@@ -11,7 +11,8 @@ input error, before any call.
 
 ``--baseline OLD.jsonl`` (an earlier ``score --out`` file) adds the trend: each
 dimension's shift since that run (:func:`fairjudge.evaluation.score_trend`). Runs
-with another rubric or judge are refused, before any call, unless ``--allow-different``.
+with another rubric, judge or judge settings (what the judge's requests carried, as
+both ``--out`` headers record it) are refused, before any call, unless ``--allow-different``.
 
 The run is :func:`fairjudge.score`'s and ``--out`` its ``Result.save``;
 :func:`load_scored`, :func:`unscored_exit` and :func:`scored_exit` are what
@@ -113,14 +114,16 @@ class ScoreFlags:
         Path | None,
         typer.Option(
             help="An earlier `score --out` file: show how each dimension moved since that run "
-            "(mean shift with CI, distribution test). Refused when its rubric or judge differ."
+            "(mean shift with CI, distribution test). Refused when its rubric, judge or judge "
+            "settings differ (--mode, --temperature, --reasoning-effort, --structured, "
+            "--thinking-budget: what the requests carried, less the caps on length)."
         ),
     ] = None
     allow_different: Annotated[
         bool,
         typer.Option(
             "--allow-different",
-            help="With --baseline: compare even when the rubric or the judge differ.",
+            help="With --baseline: compare even when the rubric, the judge or its settings differ.",
         ),
     ] = False
 

@@ -146,14 +146,9 @@ class ShiftTest:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "test": TEST_NAME,
-            "statistic": self.statistic,
-            "p_value": self.p_value,
-            "n_permutations": self.n_permutations,
-            "seed": self.seed,
-            "reason": self.reason,
-        }
+        return {"test": TEST_NAME, "statistic": self.statistic, "p_value": self.p_value,
+                "n_permutations": self.n_permutations, "seed": self.seed,
+                "reason": self.reason}  # fmt: skip
 
 
 def _distances(old: FloatArray, new: FloatArray, gaps: FloatArray) -> FloatArray:
@@ -202,6 +197,10 @@ class ScoreRun:
             with the other run's answers to the same question).
         scores: Each answer's scores by dimension (failed dimensions absent).
         source: Where the run came from, for messages.
+        request: The parameters the judge's requests carried (an ``--out`` header's
+            ``settings.request.params``); ``None`` when not recorded, or for a judge
+            that sends none (your own function).
+        mode: How the judge was asked, ``json`` or ``label``; ``None`` when not recorded.
     """
 
     rubric: str | None
@@ -209,17 +208,18 @@ class ScoreRun:
     clusters: tuple[str, ...]
     scores: tuple[Mapping[str, int], ...]
     source: str = "this run"
+    request: Mapping[str, Any] | None = None
+    mode: str | None = None
 
     @classmethod
-    def from_result(cls, result: ScoreResult, *, source: str = "this run") -> ScoreRun:
-        """The run a result records."""
-        return cls(
-            rubric=result.rubric_tag,
-            judge=result.judge,
-            clusters=tuple(i.item.cluster_key for i in result.items),
-            scores=tuple(dict(i.scored.scores) for i in result.items),
-            source=source,
-        )
+    def from_result(
+        cls, result: ScoreResult, *, source: str = "this run",
+        request: Mapping[str, Any] | None = None, mode: str | None = None,
+    ) -> ScoreRun:  # fmt: skip
+        """The run a result records; ``request`` and ``mode`` as its judge asked."""
+        items = result.items
+        return cls(result.rubric_tag, result.judge, tuple(i.item.cluster_key for i in items),
+                   tuple(dict(i.scored.scores) for i in items), source, request, mode)  # fmt: skip
 
     @property
     def dimensions(self) -> tuple[str, ...]:
@@ -251,12 +251,9 @@ def _cluster(record: Mapping[str, Any], where: dict[str, Any]) -> str:
 def _scores(record: Mapping[str, Any], where: dict[str, Any]) -> dict[str, int]:
     scores = record.get("scores")
     if not isinstance(scores, Mapping):
-        raise InputError(
-            "no 'scores' object: is this a `fairjudge score out` file? "
-            f"found keys: {', '.join(map(str, record)) or '(none)'}",
-            **where,
-            params="out",
-        )
+        raise InputError("no 'scores' object: is this a `fairjudge score out` file? found keys: "
+                         f"{', '.join(map(str, record)) or '(none)'}", **where,
+                         params="out")  # fmt: skip
     for name, value in scores.items():
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(
@@ -272,20 +269,28 @@ def _label(record: Mapping[str, Any], key: str, where: dict[str, Any]) -> str | 
     return value
 
 
-def _is_header(row: Mapping[str, Any], path: str, line: int) -> bool:
-    """Whether ``row`` is a ``--out`` header; refuse a file that holds no scored answers."""
+def _header(
+    row: Mapping[str, Any], path: str, line: int
+) -> tuple[Mapping[str, Any] | None, str | None] | None:
+    """``None``, or for a ``--out`` header what it records of the judge's requests and mode.
+
+    Raises:
+        InputError: The file holds no scored answers, or the header's request is malformed.
+    """
     header = read_header(dict(row), path=path, line=line)
     if header is None:
-        return False
+        return None
     header.expect(("score", "calibrate"), reader="baseline", path=path, params=("baseline",))
     if header.rubric is None:
-        raise InputError(
-            f"a pairwise {header.kind} file (verdicts, not scores); baseline reads "
-            "`score out` files",
-            path=path,
-            params=("baseline", "out"),
-        )
-    return True
+        raise InputError(f"a pairwise {header.kind} file (verdicts, not scores); baseline reads "
+                         "`score out` files", path=path, params=("baseline", "out"))  # fmt: skip
+    request, mode = header.settings.get("request"), header.settings.get("mode")
+    params = request.get("params") if isinstance(request, Mapping) else request
+    for key, value, kind in (("request.params", params, "an object"), ("mode", mode, "a string")):
+        if value is not None and not isinstance(value, Mapping if key != "mode" else str):
+            raise InputError(f"header: settings.{key} must be {kind}; got {shown(value)}",
+                             path=path, line=line)  # fmt: skip
+    return params, mode
 
 
 def load_score_run(path: str | Path) -> ScoreRun:
@@ -300,11 +305,13 @@ def load_score_run(path: str | Path) -> ScoreRun:
     clusters: list[str] = []
     scores: list[dict[str, int]] = []
     first: dict[str, tuple[int, str | None]] = {}
+    asked: tuple[Mapping[str, Any] | None, str | None] = (None, None)
     for lineno, row in source.rows:
         where: dict[str, Any] = {"path": source.name, "line": lineno}
         if isinstance(row, InputError):
             raise row
-        if not scores and _is_header(row, source.name, lineno):
+        if not scores and (header := _header(row, source.name, lineno)) is not None:
+            asked = header
             continue
         clusters.append(_cluster(row, where))
         scores.append(_scores(row, where))
@@ -312,12 +319,9 @@ def load_score_run(path: str | Path) -> ScoreRun:
             value = _label(row, key, where)
             line, seen = first.setdefault(key, (lineno, value))
             if seen != value:
-                raise InputError(
-                    f"{key} {value!r} differs from {seen!r} on line {line}; a baseline is "
-                    "one run's out file",
-                    **where,
-                    params="out",
-                )
+                raise InputError(f"{key} {value!r} differs from {seen!r} on line {line}; "
+                                 "a baseline is one run's out file", **where,
+                                 params="out")  # fmt: skip
     if not scores:
         raise InputError("no records; expected one scored item per line", path=source.name)
     return ScoreRun(
@@ -326,6 +330,8 @@ def load_score_run(path: str | Path) -> ScoreRun:
         clusters=tuple(clusters),
         scores=tuple(scores),
         source=source.name,
+        request=asked[0],
+        mode=asked[1],
     )
 
 
@@ -342,22 +348,80 @@ def same_judge(recorded: str | None, given: str | None) -> bool:
                                  recorded.partition("@")[0] == given)  # fmt: skip
 
 
+LENGTH_CAPS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens")
+"""Request parameters :func:`check_comparable` leaves out: they only bound a reply's
+length, and a reply cut short fails to parse and counts as unscored, not as other scores."""
+
+_SET_BY = {"response_format": "structured", "thinking": "thinking_budget"}
+"""A request parameter -> the judge setting that puts it there, where their names differ."""
+_SETTINGS = ("mode", "temperature", "reasoning_effort", "structured", "thinking_budget")
+"""The judge settings a difference is named by (the command line shows them as flags)."""
+
+
+def _shown_setting(key: str, value: Any) -> str:
+    if value is None:
+        return "(not sent)"
+    if key in ("response_format", "thinking") and isinstance(value, Mapping):
+        value = value.get("budget_tokens", value.get("type", value))  # the budget; json_schema
+    return value if isinstance(value, str) else shown(value)
+
+
+def _asked(run: ScoreRun) -> dict[str, Any]:
+    """The run's mode and request parameters, less :data:`LENGTH_CAPS`: how its judge was asked."""
+    params = {k: v for k, v in (run.request or {}).items() if k not in LENGTH_CAPS}
+    return {"mode": run.mode, **params}
+
+
+def _setting_differences(baseline: ScoreRun, current: ScoreRun) -> dict[str, str]:
+    """Each judge setting the runs differ in -> the difference, where both record it."""
+    old, new = _asked(baseline), _asked(current)
+    if baseline.request is None or current.request is None:
+        old, new = {"mode": old["mode"]}, {"mode": new["mode"]}
+    if None in (old["mode"], new["mode"]):
+        del old["mode"], new["mode"]
+    named = {k: f"{_SET_BY[k]} ({k})" if k in _SET_BY else k for k in [*old, *new]}
+    return {_SET_BY.get(k, k): f"{named[k]}: baseline {_shown_setting(k, old.get(k))}, "
+            f"this run {_shown_setting(k, new.get(k))}" for k in named
+            if old.get(k) != new.get(k)}  # fmt: skip
+
+
+def _unchecked(baseline: ScoreRun, current: ScoreRun) -> tuple[str, ...]:
+    """Why the baseline's judge settings cannot be checked against this run's, if they cannot."""
+    if baseline.request is not None or current.request is None:
+        return ()
+    asked = ", ".join(f"{_SET_BY.get(k, k)} {_shown_setting(k, v)}"
+                      for k, v in _asked(current).items() if v is not None)  # fmt: skip
+    return (f"the baseline {baseline.source} does not record what its judge's requests carried "
+            "(written by an older fairjudge, or by a judge that sends none), so whether it was "
+            f"asked as this run's judge is ({asked}) cannot be checked",)  # fmt: skip
+
+
 def check_comparable(
-    baseline: ScoreRun, *, rubric: str, judge: str | None, allow_different: bool = False
-) -> tuple[str, ...]:
-    """How the baseline's rubric and judge differ from this run's; refused unless allowed.
+    baseline: ScoreRun, *, rubric: str, judge: str | None, allow_different: bool = False,
+    request: Mapping[str, Any] | None = None, mode: str | None = None,
+) -> tuple[str, ...]:  # fmt: skip
+    """How the baseline's rubric, judge and settings differ from this run's; refused unless allowed.
+
+    The settings are the mode and what the judge's requests carried (temperature,
+    ``reasoning_effort``, ``response_format`` of ``structured``, ``thinking`` of
+    ``thinking_budget``, ...) as each run records them; the caps on a reply's length
+    (:data:`LENGTH_CAPS`) are left out. A baseline that records none is not refused
+    for it (:attr:`ScoreTrend.notes` says it was not checked).
 
     Args:
         baseline: The earlier run.
         rubric: This run's rubric, ``name@version``.
         judge: This run's judge (a ``--judge`` spec or the judge's name).
         allow_different: Compare anyway, recording the differences.
+        request: The parameters this run's judge sends (``None``: not compared).
+        mode: This run's mode (``None``: not compared).
 
     Returns:
         The differences, one line each (empty when the runs match).
 
     Raises:
-        ConfigError: The runs differ and ``allow_different`` is false.
+        ConfigError: The runs differ and ``allow_different`` is false; it names each
+            difference, with both values.
     """
     unknown = "(not recorded: written by an older fairjudge)"
     found = []
@@ -365,13 +429,16 @@ def check_comparable(
         found.append(f"rubric: baseline {baseline.rubric or unknown}, this run {rubric}")
     if not same_judge(baseline.judge, judge):
         found.append(f"judge: baseline {baseline.judge or unknown}, this run {judge}")
+    current = ScoreRun(rubric, judge, (), (), request=request, mode=mode)
+    settings = _setting_differences(baseline, current)
+    found += settings.values()
     if found and not allow_different:
         raise ConfigError(
             f"the baseline {baseline.source} was not scored like this run ("
             + "; ".join(found)
-            + "), so a shift would measure the change of rubric or judge as much as the "
-            "answers; score with the baseline's rubric and judge, or pass allow_different=True",
-            params="allow_different",
+            + "), so a shift would measure the change of rubric, judge or settings as much as "
+            "the answers; score as the baseline was scored, or pass allow_different=True",
+            params=("allow_different", *(k for k in settings if k in _SETTINGS)),
         )
     return tuple(found)
 
@@ -426,17 +493,10 @@ class DimensionShift:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "dimension": self.dimension,
-            "baseline": self.baseline.to_dict(),
-            "current": self.current.to_dict(),
-            "shift": self.shift,
-            "ci": self.ci.to_dict(),
-            "direction": self.direction,
-            "n_shared_questions": self.n_shared,
-            "distribution_test": self.test.to_dict(),
-            "reading": self.reading(),
-        }
+        return {"dimension": self.dimension, "baseline": self.baseline.to_dict(),
+                "current": self.current.to_dict(), "shift": self.shift, "ci": self.ci.to_dict(),
+                "direction": self.direction, "n_shared_questions": self.n_shared,
+                "distribution_test": self.test.to_dict(), "reading": self.reading()}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -448,10 +508,13 @@ class ScoreTrend:
         rubric: ``(baseline, this run)`` rubrics, ``name@version``.
         judge: ``(baseline, this run)`` judges.
         dimensions: One shift per dimension either run scored.
-        differences: How the runs' rubric or judge differ (``allow_different``).
+        differences: How the runs' rubric, judge or judge settings differ
+            (``allow_different``).
         seed: Seed of the bootstrap and the permutations.
         level: The intervals' level (the test's threshold is ``1 - level``).
         n_resamples: Bootstrap resamples, and permutations.
+        notes: What could not be checked: a baseline that does not record its judge's
+            settings (:func:`check_comparable`).
     """
 
     baseline: str
@@ -462,6 +525,7 @@ class ScoreTrend:
     seed: int = 0
     level: float = 0.95
     n_resamples: int = 2000
+    notes: tuple[str, ...] = ()
 
     @property
     def moved(self) -> list[str]:
@@ -470,22 +534,18 @@ class ScoreTrend:
 
     def summary(self) -> str:
         """One line per dimension."""
-        head = f"since the baseline {self.baseline}:"
-        return "\n".join([head, *(f"  {d.reading()}" for d in self.dimensions)])
+        head = [f"since the baseline {self.baseline}:", *(f"  note: {n}" for n in self.notes)]
+        return "\n".join([*head, *(f"  {d.reading()}" for d in self.dimensions)])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "baseline": self.baseline,
-            "rubric": {"baseline": self.rubric[0], "current": self.rubric[1]},
-            "judge": {"baseline": self.judge[0], "current": self.judge[1]},
-            "differences": list(self.differences),
-            "dimensions": [d.to_dict() for d in self.dimensions],
-            "moved": self.moved,
-            "seed": self.seed,
-            "level": self.level,
-            "n_resamples": self.n_resamples,
-        }
+        return {"baseline": self.baseline,
+                "rubric": {"baseline": self.rubric[0], "current": self.rubric[1]},
+                "judge": {"baseline": self.judge[0], "current": self.judge[1]},
+                "differences": list(self.differences), "notes": list(self.notes),
+                "dimensions": [d.to_dict() for d in self.dimensions], "moved": self.moved,
+                "seed": self.seed, "level": self.level,
+                "n_resamples": self.n_resamples}  # fmt: skip
 
 
 def _shift(
@@ -525,11 +585,12 @@ def score_trend(
         level: Level of the intervals; the distribution test's threshold is
             ``1 - level``.
         n_resamples: Bootstrap resamples, and permutations.
-        allow_different: Compare runs scored with different rubrics or judges.
+        allow_different: Compare runs scored with different rubrics, judges or
+            judge settings (:func:`check_comparable`).
 
     Raises:
-        ConfigError: The runs' rubrics or judges differ (and not allowed), or a bad
-            option.
+        ConfigError: The runs' rubrics, judges or judge settings differ (and not
+            allowed), or a bad option.
 
     Example:
         >>> old = ScoreRun("production@1", "j", ("q1", "q2"), ({"accuracy": 4},) * 2)
@@ -542,13 +603,14 @@ def score_trend(
     if n_resamples < 1:
         raise ConfigError(f"n_resamples must be >= 1; got {n_resamples}")
     differences = check_comparable(
-        baseline, rubric=current.rubric or "", judge=current.judge, allow_different=allow_different
-    )
+        baseline, rubric=current.rubric or "", judge=current.judge, request=current.request,
+        mode=current.mode, allow_different=allow_different,
+    )  # fmt: skip
     names = tuple(dict.fromkeys([*current.dimensions, *baseline.dimensions]))
     shifts = tuple(
         _shift(n, current, baseline, seed=seed, level=level, n=n_resamples) for n in names
     )
     return ScoreTrend(
         baseline.source, (baseline.rubric, current.rubric), (baseline.judge, current.judge),
-        shifts, differences, seed, level, n_resamples,
+        shifts, differences, seed, level, n_resamples, _unchecked(baseline, current),
     )  # fmt: skip

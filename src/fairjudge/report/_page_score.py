@@ -187,6 +187,8 @@ def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[kit.
     blocks: list[kit.PlotBlock | kit.Paragraphs] = [kit.PlotBlock(plot, table)]
     if trend.differences:
         blocks.append(kit.Paragraphs(("Compared although the runs differ:", *trend.differences)))
+    if trend.notes:
+        blocks.append(kit.Paragraphs(("Not checked:", *trend.notes)))
     sections = [kit.Section("fj-trend", "Since the baseline", tuple(blocks))]
     by_name = {d.name: d for d in result.dimensions}
     pictures = []

@@ -135,6 +135,9 @@ def render_trend(trend: ScoreTrend, console: Console) -> None:
         )
         console.print(anyway, end="")
         say(console, difference)
+    for note in trend.notes:  # the baseline's judge settings could not be checked
+        console.print("[yellow]not checked:[/yellow] ", end="")
+        say(console, note)
     for d in trend.dimensions:
         style = {"up": "green", "down": "red"}.get(d.direction)
         say(console, d.reading(), style=style)
