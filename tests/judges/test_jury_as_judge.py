@@ -88,16 +88,23 @@ def test_probabilities_are_the_weighted_mean() -> None:
     probs = [
         Reply(Verdict.A, Probabilities(0.8, 0.2)),
         Reply(Verdict.B, Probabilities(0.2, 0.6, 0.2)),
+        Reply(Verdict.B, Probabilities(0.0, 1.0)),
     ]
-    reply = panel_reply([*probs, Reply(Verdict.B)], ["x", "y", "z"], [2, 1, 1])
+    reply = panel_reply(probs, ["x", "y", "z"], [2, 1, 1])
     assert reply.verdict is Verdict.TIE  # A holds 2 of 4: no strict majority
     assert reply.probabilities is not None
-    # normalised: x (0.8, 0.2, 0), y (0.2, 0.6, 0.2); z's label counts as (0, 1, 0).
+    # normalised: x (0.8, 0.2, 0), y (0.2, 0.6, 0.2), z (0, 1, 0).
     assert reply.probabilities.a == pytest.approx((2 * 0.8 + 0.2) / 4)
     assert reply.probabilities.b == pytest.approx((2 * 0.2 + 0.6 + 1) / 4)
     assert reply.probabilities.tie == pytest.approx(0.2 / 4)
     assert (
         panel_reply([Reply(Verdict.A), Reply(Verdict.A)], ["x", "y"], [1, 1]).probabilities is None
+    )
+    # A label is no probability: one member without them leaves the panel's call
+    # without them (tests/judges/test_jury_mixed_probabilities.py).
+    assert (
+        panel_reply([*probs[:2], Reply(Verdict.B)], ["x", "y", "z"], [2, 1, 1]).probabilities
+        is None
     )
 
 

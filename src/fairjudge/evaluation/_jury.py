@@ -131,6 +131,52 @@ class JuryResult(PanelResult, SettingsFrame):
         rule = check_rule(rule, AGGREGATIONS)
         return jury_result(self.names, self.weights, rule, self.members, self.stopped, self.usage)
 
+    def mean_reading(self) -> tuple[str, str | None]:
+        """What the panel's win rate averages, and a note when members' labels are in it.
+
+        Under ``"mean"`` each member's score on an item is its soft score: from the
+        probabilities it measured, or, on a call where it gave none (an OpenAI
+        reasoning model, Claude, a label-only Python judge), from its label (model 1
+        better 1, tie ½, model 2 better 0). A mean of labels is no probability any
+        member reported, so the label says what was averaged, as ``compare --rule
+        soft`` does: ``"mean"`` when every member measured every call of the items
+        the panel resolved, ``"mean of the labels, no probabilities"`` when none
+        did, ``"mean; 3 of 4 members by label"`` when they are mixed (with a note
+        that names them). Any other rule gives its name and no note.
+
+        Example:
+            >>> result.mean_reading()  # doctest: +SKIP
+            ('mean; 3 of 4 members by label', 'openai/gpt-5-mini, ... gave no probabilities ...')
+        """
+        if self.aggregation != "mean":
+            return self.aggregation, None
+        done = [k for k, j in enumerate(self.judgments) if j.outcome is not None]
+        labels, measured, any_measured = [], [], False
+        for name, member in zip(self.names, self.members, strict=True):
+            given = [c.reply.probabilities is not None for k in done
+                     for c in member.judgments[k].calls if c.reply.verdict is not None]  # fmt: skip
+            missing, n = given.count(False), len(given)
+            any_measured = any_measured or missing < n
+            if missing:
+                labels.append(name if missing == n else f"{name} ({missing} of {n} calls)")
+            elif n:
+                measured.append(name)
+        counted = "model 1 better 1, tie ½, model 2 better 0"
+        if not labels:
+            return "mean", None
+        if not any_measured:
+            return "mean of the labels, no probabilities", (
+                "No member gave probabilities: under the mean rule each member's calls "
+                f"count as their labels ({counted}), so this win rate is a mean of labels, "
+                "not a probability any member reported."
+            )
+        return f"mean; {len(labels)} of {len(self.names)} members by label", (
+            f"{', '.join(labels)} gave no probabilities: under the mean rule each of their "
+            f"calls counts as its label ({counted}), averaged with the probabilities "
+            f"measured {'by ' + ', '.join(measured) if measured else 'on the other calls'}, "
+            "so this win rate is not a probability the panel measured."
+        )
+
     def to_dict(self, *, include_judgments: bool = False) -> dict[str, Any]:
         """JSON-ready summary; per-item records only when asked."""
         out: dict[str, Any] = {

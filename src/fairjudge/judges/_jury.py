@@ -4,9 +4,10 @@
 :func:`fairjudge.evaluation.evaluate_jury`, which debiases each member), and
 :meth:`Jury.judge_batch` the panel's reply to each call (:func:`panel_reply`), which
 makes a jury a :class:`~fairjudge.judges.BatchJudge`: the members' verdicts vote by
-weight (a strict majority wins, else a tie) and their probabilities are averaged. A
-failed member does not vote; a panel without a majority of the weight fails the call,
-never a tie. One session carries the whole panel.
+weight (a strict majority wins, else a tie) and their probabilities are averaged when
+every member that answered measured them. A failed member does not vote; a panel
+without a majority of the weight fails the call, never a tie. One session carries the
+whole panel.
 """
 
 from __future__ import annotations
@@ -52,12 +53,6 @@ L = TypeVar("L")
 PANEL_FAILED = "JuryMembersFailed"
 """The :class:`~fairjudge.CallError` kind of a panel call whose members failed in
 different ways (call errors of one kind keep that kind)."""
-
-_ONE_HOT = {
-    Verdict.A: Probabilities(1.0, 0.0, 0.0),
-    Verdict.B: Probabilities(0.0, 1.0, 0.0),
-    Verdict.TIE: Probabilities(0.0, 0.0, 1.0),
-}
 
 
 class JuryMember(PanelMember[BatchJudge]):
@@ -145,7 +140,8 @@ class Jury(Panel[JuryMember, PairwiseRequest, Reply]):
         Each member answers every request (as :meth:`member_readings`); the panel's
         reply to a request is the weighted majority of the members' verdicts (no
         strict majority is a tie), with the weighted mean of their probabilities
-        when any member gave them, and every member's verdict in its ``payload``.
+        when every member that answered gave them (see :func:`panel_reply`), and
+        every member's verdict in its ``payload``.
         A member's failed call does not vote; when the members that failed hold
         half of the weight or more, the panel's call is a failure that names them.
         This is per-*call* aggregation; :func:`fairjudge.evaluation.evaluate_jury`
@@ -233,9 +229,14 @@ def panel_reply(replies: Sequence[Reply], names: Sequence[str], weights: Sequenc
         weights: The members' weights (> 0).
 
     Returns:
-        A reply with the panel's verdict (and probabilities, when any member gave
-        them), or a failure when the members that answered hold no more than half
-        of the weight.
+        A reply with the panel's verdict, or a failure when the members that
+        answered hold no more than half of the weight. Its probabilities are the
+        weighted mean of the members' only when every member that answered measured
+        them: a member's label is no probability, and averaged in as 1 or 0 it
+        would pass the panel's vote off as a measured probability (a panel of one
+        logprob member and three label-only ones read as "P(model 1 better)").
+        Otherwise the reply has none, and the soft rule counts it as its label;
+        the vote itself is in ``payload``.
 
     Example:
         >>> a, b = Reply(Verdict.A), Reply(Verdict.B)
@@ -280,16 +281,13 @@ def weighted_majority(
 
 
 def _mean_probabilities(replies: Sequence[Reply], weights: Sequence[float]) -> Probabilities | None:
-    """Weighted mean of normalised probabilities; ``None`` when no member gave any."""
-    if all(r.probabilities is None for r in replies):
+    """Weighted mean of normalised probabilities; ``None`` unless every member gave them."""
+    if any(r.probabilities is None for r in replies):
         return None
     a = b = tie = 0.0
     for reply, w in zip(replies, weights, strict=True):
-        if reply.probabilities is not None:
-            p = reply.probabilities.normalized()
-        else:
-            assert reply.verdict is not None  # only answered members are averaged
-            p = _ONE_HOT[reply.verdict]
+        assert reply.probabilities is not None  # checked above
+        p = reply.probabilities.normalized()
         a, b, tie = a + w * p.a, b + w * p.b, tie + w * p.tie
     scale = a + b + tie  # the weights' sum; dividing by it also keeps the sum <= 1
     return Probabilities(a / scale, b / scale, tie / scale)

@@ -212,6 +212,7 @@ class Loader:
         calls = record["calls"]
         if not isinstance(calls, list) or not calls:
             raise self.fail("'calls' must be a non-empty list of call records")
+        by_label = _by_label(record.get("members"))
         for call in calls:
             if not isinstance(call, dict):
                 raise self.fail("each of 'calls' must be an object")
@@ -221,7 +222,10 @@ class Loader:
                 raise self.fail(f"a call's order must be 'original' or 'swapped'; got "
                                 f"{shown(call.get('order'))}") from None  # fmt: skip
             key = (question, one, two) if order is Order.ORIGINAL else (question, two, one)
-            self.put(key, self.sample(call), self.recorded_reply(call))
+            reply = self.recorded_reply(call)
+            if reply.probabilities is not None and (order.value, self.sample(call)) in by_label:
+                reply = Reply(reply.verdict, None, reply.raw)  # a vote share, not measured
+            self.put(key, self.sample(call), reply)
 
     def add_row(self, record: Mapping[str, Any]) -> None:
         """One recorded call: the raw reply (parsed) or the verdict (read as given)."""
@@ -291,6 +295,26 @@ class Loader:
         if call.get("verdict") is None:
             raise self.fail("a call needs its 'verdict' or its 'failure'")
         return Reply(self.verdict(call["verdict"]), self.probabilities(call), raw)
+
+
+def _by_label(members: object) -> set[tuple[str, int]]:
+    """The (order, sample) of a jury record's calls that some member answered with a label only.
+
+    An earlier fairjudge's jury ``--out`` file gave a panel call probabilities
+    whenever one member measured them, averaging every label-only member's verdict
+    in as 1 or 0; the members' own calls beside it show which calls those were, and
+    such a call is read as what it is, the panel's label (so ``--rule soft`` says it
+    averages labels). A file written now never holds one: a panel call has
+    probabilities only when every member that answered measured them.
+    """
+    found: set[tuple[str, int]] = set()
+    for entry in members.values() if isinstance(members, dict) else ():
+        calls = entry.get("calls") if isinstance(entry, dict) else None
+        for call in calls if isinstance(calls, list) else ():
+            if (isinstance(call, dict) and call.get("verdict") is not None
+                    and call.get("probabilities") is None):  # fmt: skip
+                found.add((str(call.get("order")), call.get("sample", 0)))
+    return found
 
 
 _FORMATS: tuple[VerdictFormat, ...] = get_args(VerdictFormat)

@@ -141,7 +141,7 @@ def _panel_table(report: JuryReport) -> Table:
     judged = f"{result.n_items - result.n_unresolved} of {result.n_items}"
     table.add_row("items judged", items_cell(judged, report.adaptive))
     table.add_row(
-        f"win rate of model 1 ({result.aggregation})",
+        f"win rate of model 1 ({result.mean_reading()[0]})",
         win_cell(_num(result.win_rate), report.adaptive),
     )
     w = result.win_rate
@@ -212,6 +212,8 @@ def render_jury(report: JuryReport, console: Console) -> None:
         f"seed={s.seed}; figures use the {report.diagnostics.n_complete} items every member "
         "resolved; an item a member could not resolve is unresolved for the panel.",
     )
+    if (labels := report.result.mean_reading()[1]) is not None:  # a mean of labels, said
+        console.print(f"[yellow]note:[/yellow] {markup(labels)}", highlight=False)
     partial_note(report.result.stopped, console)
     for text in stop_lines(report.adaptive) if report.adaptive is not None else ():
         say(console, text)

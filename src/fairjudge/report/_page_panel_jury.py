@@ -56,7 +56,7 @@ _NO_ITEM = "no item was resolved by every member"
 def _headline(report: JuryReport) -> kit.Headline:
     r = report.result
     w = r.win_rate
-    warnings: list[str] = []
+    warnings = [n for n in r.mean_reading()[1:] if n is not None]  # a mean of labels, said
     if r.stopped is not None:
         warnings.append(f"Partial result: {r.stopped}")
     if report.adaptive is not None:
