@@ -304,7 +304,9 @@ def jury(
     from fairjudge.report import render_jury
 
     done = _judge(file, panel, flags, columns, run, stop)
-    what = "lack a verdict from every member"
+    # The panel decides an item only when every member resolved it (evaluation/_jury.py)
+    what = ("lack a verdict from at least one member, and the panel decides an item only "
+            "when every member does")  # fmt: skip
     # Each member's reasons: listed above the line (as compare's), or under --json's "failures"
     ending = verdict_exit(done.report.result, run.max_unresolved, what, as_json=json_output)
     finish(done, "jury", render_jury, out=run.out, html=run.html, as_json=json_output,
@@ -404,7 +406,10 @@ def score_panel(file: Path, opts: ScoreFlags, panel: ScorePanelFlags, flags: Any
         allow_different=opts.allow_different, setup=flags.setup(python=_any_python(specs)),
         source=str(file),
     )  # fmt: skip
-    ending = scored_exit(done.result, opts, what="lack a panel score on some dimension")
+    # A dimension's panel score needs members holding more than half the weight (_panel.py)
+    what = ("lack a panel score on some dimension, which needs scores from members holding "
+            "more than half the panel's weight")  # fmt: skip
+    ending = scored_exit(done.result, opts, what=what)
     finish(done, "score-jury", render_score_jury, out=opts.out, html=opts.html,
            as_json=opts.json_output, ending=ending)  # fmt: skip
     return ending
