@@ -330,7 +330,8 @@ def test_a_refused_call_is_kept_for_batch_runs_and_made_again_online(
     ("budget", "says"),
     [
         (["--max-calls", "10"], "The --max-calls 10 budget is reached: 30 calls were not "
-         "submitted (each submitted call counts as made)"),
+         "submitted (each submitted call counts as made, and each in a batch not collected "
+         "yet). Committed and not collected yet: 10 calls in 1 batch(es)"),
         (["--price-input", "1", "--price-output", "1", "--max-cost", "0.0005"],
          "The --max-cost 0.0005 budget is reached"),
     ],
@@ -406,3 +407,52 @@ def test_the_price_flags_say_they_are_the_online_price() -> None:
     done = invoke("compare", "--help")
     said = " ".join(done.stdout.split())
     assert "the online price; --batch-api calls pay half" in said
+
+
+def test_a_store_whose_batch_the_provider_does_not_know_runs_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """Before: --batch-api exited 1 on the 404 and an online run 2, each naming the other."""
+    store = tmp_path / "s.sqlite"
+    argv = _commands("--base-url", server.base_url, "--store", str(store))["compare"]
+    assert invoke(*argv, "--batch-api").exit_code == 8
+    ghost = "batch_doesnotexist000000000000"  # a batch another organisation's key made
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE batches SET id = ?", (ghost,))
+        conn.execute("UPDATE batch_calls SET batch_id = ?", (ghost,))
+    online = invoke(*argv)
+    assert online.exit_code == 2, online.output
+    said = " ".join(online.stderr.split())
+    assert "run the same command with --batch-api to collect them" in said
+    assert "a batch the provider no longer knows (a 404: submitted with another key" in said
+    batch = invoke(*argv, "--batch-api", "--batch-poll", "0.01")
+    assert batch.exit_code == 8, batch.output
+    said = " ".join(batch.stderr.split())
+    assert f"Note: batch {ghost} (40 calls), recorded in the store, is not known" in said
+    assert f"No batch found with id '{ghost}'" in said
+    assert "It is marked lost in the store, and its calls are submitted again and paid" in said
+    done = invoke(*argv, "--batch-api", "--batch-poll", "0.01", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["calls"]["made"] == 40
+    with sqlite3.connect(store) as conn:
+        rows = conn.execute("SELECT id, status FROM batches ORDER BY submitted_at").fetchall()
+    assert rows[0] == (ghost, "lost")
+    assert len(rows) == 2
+
+
+def test_rerunning_while_exit_8_commits_no_more_than_the_cost_budget(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """Before: 4 reruns at --max-cost 0.05 made 4 batches (qa41 finding 3)."""
+    server.configure_batches(delay_polls=50)
+    argv = _commands("--base-url", server.base_url, "--store", str(tmp_path / "s.sqlite"),
+                     "--batch-api", "--price-input", "1", "--price-output", "1",
+                     "--max-cost", "0.0005")["compare"]  # fmt: skip
+    runs = [invoke(*argv) for _ in range(4)]
+    assert [run.exit_code for run in runs] == [8] * 4
+    assert server.stats()["batches_created"] == 1
+    said = " ".join(runs[-1].stderr.split())
+    assert "The --max-cost 0.0005 budget is reached" in said
+    assert "so is each call in a batch not collected yet" in said
+    assert "Committed and not collected yet: " in said
+    assert " calls in 1 batch(es), worst case $0.000" in said

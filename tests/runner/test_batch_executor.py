@@ -177,9 +177,9 @@ def test_an_online_run_over_an_uncollected_batch_names_executor_and_pays_nothing
     assert server.stats().get("requests", 0) == 0
     shown = to_flags(message, refused.value.params, "compare")
     assert "submitted by an earlier --batch-api run and not collected yet" in shown
-    assert shown.endswith(
+    assert (
         "run the same command with --batch-api to collect them (add --wait to poll until "
-        "the batch ends)"
+        "the batch ends); a batch the provider no longer knows (a 404" in shown
     )
     assert "BatchExecutor" not in shown
 

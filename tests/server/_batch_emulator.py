@@ -111,6 +111,12 @@ class BatchScript:
             organisation's enqueued tokens are spent: ``errors.data`` holds one
             ``token_limit_exceeded`` with ``line`` null
             (https://github.com/openai/openai-python/issues/2084).
+        poll_error: Every poll of a batch (``GET`` of one batch) answers this HTTP
+            status with the provider's error body (500: ``server_error`` /
+            ``api_error``); 0: none.
+        not_found_polls: The first polls of each batch answer the provider's 404
+            not-found body, as Anthropic's did for a moment after creation
+            (https://github.com/anthropics/anthropic-sdk-python/issues/1432).
     """
 
     delay_polls: int = 1
@@ -121,6 +127,8 @@ class BatchScript:
     max_batch_bytes: int = 256_000_000
     endpoint_delay_s: float = 0.0
     token_limit_reached: bool = False
+    poll_error: int = 0
+    not_found_polls: int = 0
 
 
 @dataclass
@@ -132,6 +140,7 @@ class _Batch:
     created: float
     input_file: str | None = None
     polls: int = 0
+    hidden: int = 0  # polls answered not found (BatchScript.not_found_polls)
     cancelled: bool = False
     errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     status: str = "validating"
@@ -288,6 +297,9 @@ class BatchEmulator(JudgeFront):
         if method == "GET" and not parts:
             return self._list_openai(query)
         batch = self._batches.get(parts[0]) if parts else None
+        refused = self._refused_poll(batch) if method == "GET" and len(parts) == 1 else None
+        if refused is not None:
+            return refused
         if batch is None or batch.dialect != "openai":
             return _openai_error(
                 404, f"No batch found with id '{parts[0] if parts else ''}'.", None, None
@@ -426,6 +438,9 @@ class BatchEmulator(JudgeFront):
         if method == "POST" and not parts:
             return self._create_anthropic(headers, body)
         batch = self._batches.get(parts[0]) if parts else None
+        refused = self._refused_poll(batch) if method == "GET" and len(parts) == 1 else None
+        if refused is not None:
+            return refused
         if batch is None or batch.dialect != "anthropic":
             return _anthropic_error(404, "Not found", "not_found_error")
         if method == "GET" and len(parts) == 1:
@@ -517,6 +532,26 @@ class BatchEmulator(JudgeFront):
         }
 
     # -- running a batch ---------------------------------------------------------------
+
+    def _refused_poll(self, batch: _Batch | None) -> Reply | None:
+        """A poll the script refuses: :attr:`BatchScript.poll_error`, ``not_found_polls``."""
+        if batch is None:
+            return None
+        script, openai = self.batch_script, batch.dialect == "openai"
+        if batch.hidden < script.not_found_polls:
+            batch.hidden += 1
+            if openai:
+                return _openai_error(404, f"No batch found with id '{batch.id}'.", None, None)
+            return _anthropic_error(404, "Not found", "not_found_error")
+        if script.poll_error:
+            self._bump("batch_polls")
+            if openai:
+                body = {"error": {"message": "The server had an error while processing your "
+                                  "request. Sorry about that!", "type": "server_error",
+                                  "param": None, "code": None}}  # fmt: skip
+                return script.poll_error, json.dumps(body).encode(), ()
+            return _anthropic_error(script.poll_error, "Internal server error", "api_error")
+        return None
 
     async def _advance(self, batch: _Batch) -> None:
         """One poll's worth of progress: validate, wait out the delay, then run the lines."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fairjudge._call import CallSpec, Completion
-from fairjudge._errors import BackendError, EndpointUnreachable, ServerError
+from fairjudge._errors import BackendError, EndpointUnreachable, FatalBackendError, ServerError
 from fairjudge._redact import redact
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status
 from fairjudge.backends._openai_wire import error_message
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BatchAPI",
     "BatchHTTP",
+    "BatchNotFound",
     "BatchState",
     "Outcome",
     "UploadingBatchAPI",
@@ -35,6 +36,17 @@ __all__ = [
 
 Outcome = Completion | BackendError
 """What one request of a batch came to: its reply, or the error it ended with."""
+
+
+class BatchNotFound(FatalBackendError):
+    """The provider answered a batch's lookup with its own not-found error (HTTP 404).
+
+    Its key cannot see the batch (another organisation's or project's key) or the
+    batch was deleted: OpenAI's ``No batch found with id '...'.``, Anthropic's
+    ``not_found_error``. A 404 in any other words (a server with no batch API, a
+    wrong path) is a :class:`FatalBackendError` as before; so is this, to a caller
+    that does not look for it.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +69,8 @@ class BatchState:
         elapsed_s: Seconds from the batch's creation to its end, by the provider's
             clock, once it ended (recorded as each call's latency).
         raw: The batch object as the provider sent it (for the links to results).
+        gone: Why the provider does not know the batch (its 404 not-found answer:
+            :class:`BatchNotFound`), with ``status`` ``not found``; else empty.
     """
 
     id: str
@@ -67,6 +81,7 @@ class BatchState:
     errors: str = ""
     elapsed_s: float = 0.0
     raw: Mapping[str, Any] = field(default_factory=dict)
+    gone: str = ""
 
     def counts_text(self) -> str:
         """``completed 3, failed 1 of 4``-style text of the counts, for progress lines."""
@@ -92,7 +107,7 @@ class BatchAPI(Protocol):
         ...
 
     async def poll(self, batch_id: str) -> BatchState:
-        """The batch's current state."""
+        """The batch's current state (``gone`` when the provider does not know it)."""
         ...
 
     async def results(self, state: BatchState, members: Iterable[str]) -> dict[str, Outcome]:
@@ -188,10 +203,14 @@ class BatchHTTP:
             timeout=backend._timeout if given else ENDPOINT_TIMEOUT_S,
         )
 
-    async def request(self, method: str, path: str, **kwargs: Any) -> bytes:
+    async def request(
+        self, method: str, path: str, *, gone: Callable[[Any], bool] | None = None, **kwargs: Any
+    ) -> bytes:
         """Send one request; the body of a 2xx reply, else the mapped error.
 
         Raises:
+            BatchNotFound: A 404 whose JSON body ``gone(body)`` says is the
+                provider's not-found answer for a batch.
             BackendError: A refused request (4xx, by status as for online calls), a
                 server error, or no answer at all (:class:`EndpointUnreachable`).
         """
@@ -208,6 +227,11 @@ class BatchHTTP:
             ) from exc
         if reply.status_code >= 300:
             message = self._scrub(error_message(reply.content))[:MESSAGE_LIMIT]
+            if reply.status_code == 404 and gone is not None and gone(_loaded(reply.content)):
+                raise BatchNotFound(
+                    f"{self.backend} batch API backend: HTTP 404 from {self.where}: "
+                    f"{method} {path}: {message}"
+                )
             raise error_from_status(
                 reply.status_code,
                 f"{method} {path}: {message}",
@@ -218,13 +242,15 @@ class BatchHTTP:
             )
         return reply.content
 
-    async def json(self, method: str, path: str, **kwargs: Any) -> Any:
+    async def json(
+        self, method: str, path: str, *, gone: Callable[[Any], bool] | None = None, **kwargs: Any
+    ) -> Any:
         """:meth:`request`, its body read as JSON.
 
         Raises:
             ServerError: The body is no JSON object.
         """
-        body = await self.request(method, path, **kwargs)
+        body = await self.request(method, path, gone=gone, **kwargs)
         try:
             data = json.loads(body)
         except ValueError as exc:
@@ -239,6 +265,14 @@ class BatchHTTP:
     async def aclose(self) -> None:
         """Close the pool."""
         await self._client.aclose()
+
+
+def _loaded(body: bytes) -> Any:
+    """``body`` read as JSON; ``None`` when it is not JSON."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
 
 
 def jsonl(body: bytes, backend: str, where: str) -> list[dict[str, Any]]:

@@ -32,6 +32,7 @@ from fairjudge.backends._anthropic import completion_from_reply as anthropic_com
 from fairjudge.backends._batch_api import (
     BatchAPI,
     BatchHTTP,
+    BatchNotFound,
     BatchState,
     Outcome,
     chunked,
@@ -281,8 +282,12 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
             after = last
 
     async def poll(self, batch_id: str) -> BatchState:
-        """``GET /v1/batches/{id}``."""
-        return self._state(await self._http.json("GET", f"/batches/{batch_id}"))
+        """``GET /v1/batches/{id}``; a batch the key cannot see comes back ``gone``."""
+        try:
+            data = await self._http.json("GET", f"/batches/{batch_id}", gone=_no_openai_batch)
+        except BatchNotFound as exc:
+            return BatchState(batch_id, "not found", False, gone=str(exc))
+        return self._state(data)
 
     def _state(self, data: Mapping[str, Any]) -> BatchState:
         batch_id, status = data.get("id"), data.get("status")
@@ -364,6 +369,24 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
         )
 
 
+def _no_openai_batch(body: Any) -> bool:
+    """Whether a 404 body is OpenAI's answer for a batch the key cannot see.
+
+    ``{"error": {"message": "No batch found with id 'batch_...'.", "type":
+    "invalid_request_error", "param": null, "code": null}}``, as the API answers
+    ``GET /v1/batches/{id}`` (captured in other clients' tests, e.g. an Elixir
+    client's ``returns :not_found when batch does not exist``); ``batch_not_found``
+    is the code gateways give it (BerriAI/litellm#37148).
+    """
+    error = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(error, Mapping):
+        return False
+    message = error.get("message")
+    return error.get("code") == "batch_not_found" or (
+        isinstance(message, str) and message.startswith("No batch found with id")
+    )
+
+
 def _first_time(data: Mapping[str, Any]) -> int | None:
     """When the batch ended, by the first terminal timestamp it carries."""
     for name in ("completed_at", "failed_at", "expired_at", "cancelled_at"):
@@ -423,8 +446,12 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
         return self._state(sent)
 
     async def poll(self, batch_id: str) -> BatchState:
-        """``GET /v1/messages/batches/{id}``."""
-        return self._state(await self._http.json("GET", f"{_PATH}/{batch_id}"))
+        """``GET /v1/messages/batches/{id}``; a batch the key cannot see comes back ``gone``."""
+        try:
+            data = await self._http.json("GET", f"{_PATH}/{batch_id}", gone=_no_anthropic_batch)
+        except BatchNotFound as exc:
+            return BatchState(batch_id, "not found", False, gone=str(exc))
+        return self._state(data)
 
     def _state(self, data: Mapping[str, Any]) -> BatchState:
         batch_id, status = data.get("id"), data.get("processing_status")
@@ -483,6 +510,16 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
             f"({kind}: {'the batch was canceled' if kind == 'canceled' else 'its 24 h ran out'}"
             "); the next run submits it again"
         )
+
+
+def _no_anthropic_batch(body: Any) -> bool:
+    """Whether a 404 body is Anthropic's answer for a batch the key cannot see.
+
+    Its documented error shape with the type ``not_found_error``:
+    ``{"type": "error", "error": {"type": "not_found_error", "message": ...}}``.
+    """
+    error = body.get("error") if isinstance(body, Mapping) else None
+    return isinstance(error, Mapping) and error.get("type") == "not_found_error"
 
 
 def _elapsed(created: Any, ended: Any) -> float:

@@ -15,7 +15,7 @@ import functools
 import math
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import fairjudge._errors as _errors
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
@@ -23,6 +23,7 @@ from fairjudge._errors import (
     BackendError,
     BatchPending,
     ConfigError,
+    FatalBackendError,
     RateLimitError,
 )
 from fairjudge._redact import scrub
@@ -32,7 +33,6 @@ from fairjudge.runner._batch_teach import TeachingRun
 from fairjudge.runner._claims import Leases
 from fairjudge.runner._executor import Batch
 from fairjudge.runner._limits import RunOptions
-from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS
 from fairjudge.runner._progress import Snapshot
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._result import CallOutcome, RunResult
@@ -56,6 +56,7 @@ __all__ = ["DEFAULT_POLL_S", "BatchExecutor", "BatchRun"]
 
 _T = TypeVar("_T")
 _SHOWN_BATCHES = 3  # batches named in a progress line; the rest are counted
+_LOST_ASKS = 3  # not-found answers, poll_s apart, before a batch of another run is lost
 
 
 class BatchRun(TeachingRun):
@@ -88,8 +89,6 @@ class BatchRun(TeachingRun):
         self.claimed: set[str] = set()
         self.waiting = 0  # calls in batches not yet collected
         self.submitted = 0
-        self.committed = 0.0  # estimated cost of submitted calls not yet collected
-        self.held_back = 0  # calls a budget kept from this round's batches
 
     # -- progress ------------------------------------------------------------------
 
@@ -164,11 +163,15 @@ class BatchRun(TeachingRun):
                 k for k in remaining if k not in mine
             ).items():
                 self._served(key, remaining[key], completion)
-            batches = [b for b in self._ledger(open_batches, claimed) if b.route in self.backends]
-            held = {key for b in batches for key in b.members.values()}
-            fresh = self._within_budget(await self._taught([k for k in claimed if k not in held]))
-            batches += await self._submit([(k, remaining[k]) for k in fresh])
-            still_open = await self._follow(batches)
+            earlier = [b for b in self._ledger(open_batches, claimed) if b.route in self.backends]
+            spent = self.spent  # earlier runs' batches are polled, collected or lost first
+            earlier = await self._follow(earlier, once=True)
+            self.resumed += self.spent - spent
+            held = {key for b in earlier for key in b.members.values()} | set(self.outcomes)
+            taught = await self._taught([k for k in claimed if k not in held])
+            fresh = self._within_budget(taught, earlier)
+            made = await self._submit([(k, remaining[k]) for k in fresh])
+            still_open = await self._follow(earlier + made, polled={b.id for b in earlier})
             for key in [k for k in remaining if k in self.outcomes]:
                 del remaining[key]
             left = len(remaining) - self.held_back  # in batches, or another process's
@@ -196,40 +199,6 @@ class BatchRun(TeachingRun):
                     key, self.todo[key], "error", error=error, cached=True
                 )
                 self.cached += 1
-
-    def _within_budget(self, fresh: list[str]) -> list[str]:
-        """The calls ``max_calls`` and ``max_cost`` let this round submit, in order.
-
-        The cost of a batch is committed in full once submitted, so each call is
-        held at its estimate before submission: the engine's guess (a quarter token
-        per character of the prompt, and ``max_tokens`` of reply) at the batch price.
-        """
-        take, stop = (0, self.stopped) if self.stopped else (len(fresh), None)
-        max_calls = self.options.max_calls
-        if max_calls is not None and max_calls - self.started < take:
-            take, stop = max(max_calls - self.started, 0), "max_calls"
-        max_cost = self.options.max_cost
-        if max_cost is not None:
-            left, total = max_cost - self.spent - self.committed, 0.0
-            for n, key in enumerate(fresh[:take]):
-                spec = self.todo[key]  # guessed as sent: what an online call taught applied
-                prices, guess = self.pricing.of(spec), self._guess(spec)
-                if prices is None:  # unpriced routes are refused with max_cost before this
-                    continue
-                full = prices.cost(guess.input, guess.cap or UNKNOWN_OUTPUT_TOKENS)
-                cost = full * BATCH_PRICE_FACTOR
-                if total + cost > left:
-                    take, stop = n, "max_cost"
-                    break
-                total += cost
-            self.committed += total
-        if stop is not None:
-            self.stopped = stop
-            with contextlib.suppress(Exception):
-                self.store.release(fresh[take:])
-        self.started += take
-        self.held_back = len(fresh) - take
-        return fresh[:take]
 
     # -- the provider --------------------------------------------------------------
 
@@ -329,30 +298,68 @@ class BatchRun(TeachingRun):
         self._ledger(renamed, pending, state.id, state.status, utc_now())
         return state
 
-    async def _follow(self, batches: list[OpenBatch]) -> list[OpenBatch]:
-        """Poll until every batch has ended (``wait``) or once; collect each that ended."""
+    async def _follow(
+        self, batches: list[OpenBatch], *, once: bool = False, polled: set[str] | None = None
+    ) -> list[OpenBatch]:
+        """Poll until every batch has ended (``wait``) or once; collect each that ended.
+
+        ``polled``: batches polled a moment ago, not polled again before the first pause.
+        A batch the provider does not know is marked lost (:meth:`_gone`).
+        """
         running = {b.id: b for b in batches}
         self.waiting = sum(len(b.members) for b in batches)
+        skip = polled or set()
         while running and not self.halted:
             for bid, batch in list(running.items()):
+                if bid in skip:
+                    continue
                 client = self._client(batch.route)
                 if bid.startswith(UPLOADED) and isinstance(client, UploadingBatchAPI):
                     made = await self._create(client, bid, look_first=True)  # a killed run's
                     del running[bid]
                     bid, batch = made.id, dataclasses.replace(batch, id=made.id)
-                    running[bid] = batch
+                    running[bid], self.states[bid] = batch, made  # the provider knows it
                 state = await self._retrying(functools.partial(client.poll, bid))
+                if state.gone:
+                    state = await self._gone(batch, client, state)
+                    if state.gone:  # its calls are in no batch now: submitted again
+                        self.waiting -= len(batch.members)
+                        del running[bid]
+                        continue
                 self.states[bid] = state
                 self._ledger(seen, state.id, state.status, utc_now())
                 if state.ended:
                     await self._collect(batch, state, client)
                     self.waiting -= len(batch.members)
                     del running[bid]
-            if not running or not self.wait:
+            skip = set()
+            if not running or once or not self.wait:
                 break
             await asyncio.sleep(self.poll_s)
         self.committed = 0.0  # what was collected is in ``spent`` now
         return list(running.values())
+
+    async def _gone(self, batch: OpenBatch, client: BatchAPI, state: BatchState) -> BatchState:
+        """Ask again about a batch the provider does not know; if it still does not, lose it.
+
+        A lost batch's calls are submitted again, and paid for again.
+
+        A batch this run saw is not lost (a provider may answer 404 for a moment just
+        after creation, anthropic-sdk-python#1432): the run stops, as on any error of
+        the endpoints. Another run's is asked :data:`_LOST_ASKS` times, ``poll_s`` apart.
+
+        Raises:
+            FatalBackendError: This run submitted or polled the batch.
+        """
+        if batch.id in self.states:
+            raise FatalBackendError(state.gone)
+        for _ in range(_LOST_ASKS - 1):
+            await asyncio.sleep(self.poll_s)
+            state = await self._retrying(functools.partial(client.poll, batch.id))
+            if not state.gone:
+                return state
+        self._lose(batch, state.gone)
+        return state
 
     async def _collect(self, batch: OpenBatch, state: BatchState, client: BatchAPI) -> None:
         """Store every result of an ended batch that this run holds, as the engine would."""
@@ -383,12 +390,6 @@ class BatchRun(TeachingRun):
 
     # -- store and messages --------------------------------------------------------
 
-    def _ledger(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-        """``work(conn, *args, **kwargs)`` on the store's batch tables, in one transaction."""
-        store = self.store
-        with store._lock:
-            return store._transaction(lambda: work(store._conn, *args, **kwargs))
-
     def _pending(self, running: list[OpenBatch], left: int) -> BatchPending:
         """The error that ends a run not told to wait, naming what is still running."""
         batches = {b.id: self.states[b.id].status for b in running if b.id in self.states}
@@ -404,6 +405,9 @@ class BatchRun(TeachingRun):
                 f"{self.held_back} calls were not submitted ({_COUNTED[stop]})."
             )
             collect += " and submit up to the budget again"
+        if self.options.max_cost is not None or self.options.max_calls is not None:
+            budget += self._committed(running)
+        budget += "".join(f" Note: {note}." for note in self.lost_notes)
         error = BatchPending(
             f"{left} of {self.total} calls are not answered yet ({where}).{budget} The batch "
             f"ids are in the store {self.store.path}: run the same work again to {collect} "
@@ -416,9 +420,9 @@ class BatchRun(TeachingRun):
 
 
 _COUNTED = {
-    "max_calls": "each submitted call counts as made",
+    "max_calls": "each submitted call counts as made, and each in a batch not collected yet",
     "max_cost": "each submitted call is held at its estimate: a submitted batch is committed "
-    "money, billed for every request it runs",
+    "money, billed for every request it runs; so is each call in a batch not collected yet",
 }
 """How a submitted call counts against each budget, in a pending run's message."""
 
@@ -503,8 +507,10 @@ class BatchExecutor:
             ConfigError: A backend of the batch's calls has no batch API, or the
                 options set ``concurrency``, ``rpm`` or ``tpm``, which pace online calls.
             BatchPending: ``wait=False`` and some batches have not ended yet.
-            FatalBackendError: The batch endpoints refused the run (bad key, unknown
-                batch, no such endpoint); what was submitted stays in the store.
+            FatalBackendError: The batch endpoints refused the run (bad key, no such
+                endpoint, a 404 for a batch this run submitted); what was submitted
+                stays in the store. An earlier run's batch the provider does not know
+                is marked lost instead, and its calls submitted again.
         """
         routes = {spec.route for spec in batch.specs}
         self.check([b for b in batch.backends if route_of(b) in routes])

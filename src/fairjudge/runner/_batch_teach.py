@@ -1,18 +1,30 @@
-"""A model the capability table does not know, taught by online calls before its batch.
+"""What a batch run does before it submits: teach unknown models, hold the budget.
 
 A backend learns what an unknown model refuses from refused requests, one per
 parameter; a batch cannot learn, and every line sent untaught could be refused. So
 the batch run makes such a model's first calls online, as the engine makes any call,
-until one is answered; the batch then sends the request that answer taught.
+until one is answered; the batch then sends the request that answer taught. The
+budget is then held against every call's estimate, those of batches earlier runs
+submitted and nobody collected yet included; a batch the provider no longer knows is
+marked lost, and its calls are submitted again.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
 from fairjudge._call import CallSpec, Route
 from fairjudge._errors import FatalBackendError
+from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS
+from fairjudge.runner._records import utc_now
 from fairjudge.runner._run import Run
+from fairjudge.runner._store_schema import OpenBatch, lost
 
 __all__ = ["ONLINE_TRIES", "TeachingRun"]
+
+_T = TypeVar("_T")
 
 ONLINE_TRIES = 3
 """Calls of a model the capability table does not know that go online, each with its
@@ -24,6 +36,95 @@ class TeachingRun(Run):
 
     todo: dict[str, CallSpec]
     """Every unique call of the run, by key (set by the batch run)."""
+    committed = 0.0
+    """The estimate of the calls this run submitted and has not collected yet."""
+    resumed = 0.0
+    """What the batches of earlier runs that this run collected cost: not its spending."""
+    held_back = 0
+    """Calls a budget kept from this round's batches."""
+    lost_notes: tuple[str, ...] = ()
+    """What became of each batch the provider no longer knows (a note of the summary)."""
+
+    def _ledger(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """``work(conn, *args, **kwargs)`` on the store's batch tables, in one transaction."""
+        store = self.store
+        with store._lock:
+            return store._transaction(lambda: work(store._conn, *args, **kwargs))
+
+    def _worst(self, keys: Iterable[str]) -> float:
+        """The calls' estimate at the batch price (unpriced routes count nothing).
+
+        A quarter token a prompt character, and the cap of reply; ``max_cost`` refuses
+        unpriced routes before this.
+        """
+        total = 0.0
+        for key in keys:
+            spec = self.todo[key]  # guessed as sent: what an online call taught applied
+            prices, guess = self.pricing.of(spec), self._guess(spec)
+            if prices is not None:
+                full = prices.cost(guess.input, guess.cap or UNKNOWN_OUTPUT_TOKENS)
+                total += full * BATCH_PRICE_FACTOR
+        return total
+
+    def _within_budget(self, fresh: list[str], earlier: list[OpenBatch]) -> list[str]:
+        """The calls ``max_calls`` and ``max_cost`` let this round submit, in order.
+
+        The cost of a batch is committed in full once submitted, so each call is held
+        at its estimate (:meth:`_worst`) before submission; so are the calls of this
+        run in batches ``earlier`` runs submitted and nobody has collected yet, which
+        count as made too. A rerun while they run submits nothing past the budget, and
+        one that collected them may submit up to it again.
+        """
+        held = self._held(earlier)
+        take, stop = (0, self.stopped) if self.stopped else (len(fresh), None)
+        max_calls = self.options.max_calls
+        if max_calls is not None and max_calls - self.started - len(held) < take:
+            take, stop = max(max_calls - self.started - len(held), 0), "max_calls"
+        max_cost = self.options.max_cost
+        if max_cost is not None:
+            left = max_cost - (self.spent - self.resumed) - self.committed - self._worst(held)
+            total = 0.0
+            for n, key in enumerate(fresh[:take]):
+                cost = self._worst([key])
+                if total + cost > left:
+                    take, stop = n, "max_cost"
+                    break
+                total += cost
+            self.committed += total
+        if stop is not None:
+            self.stopped = stop
+            with contextlib.suppress(Exception):
+                self.store.release(fresh[take:])
+        self.started += take
+        self.held_back = len(fresh) - take
+        return fresh[:take]
+
+    def _held(self, batches: Iterable[OpenBatch]) -> list[str]:
+        """This run's calls in ``batches`` (a batch may hold other runs' calls too)."""
+        return [k for b in batches for k in b.members.values() if k in self.todo]
+
+    def _committed(self, running: list[OpenBatch]) -> str:
+        """What ``running`` holds of this run's calls: committed money not collected yet."""
+        held = self._held(running)
+        worst = f", worst case ${self._worst(held):.4f}" if self.pricing.priced else ""
+        return (
+            f" Committed and not collected yet: {len(held)} calls in {len(running)} "
+            f"batch(es){worst}."
+        )
+
+    def _lose(self, batch: OpenBatch, why: str) -> None:
+        """Mark ``batch`` lost in the store: its calls are in no batch, and are submitted again."""
+        self._ledger(lost, batch.id, utc_now())
+        self.lost_notes += (
+            f"batch {batch.id} ({len(batch.members)} calls), recorded in the store, is not "
+            f"known to the provider ({why.rstrip('.')}): the key in use cannot see it (it was "
+            "submitted with another organisation's or project's key), or it was deleted. "
+            "It is marked lost in the store, and its calls are submitted again and paid "
+            "for again (whoever submitted it was billed for what it ran)",
+        )
+
+    def _notes(self) -> tuple[tuple[str, str], ...]:
+        return (*super()._notes(), *(("lost batch", note) for note in self.lost_notes))
 
     async def _taught(self, keys: list[str]) -> list[str]:
         """``keys`` less the calls made online to teach the models the table does not know.

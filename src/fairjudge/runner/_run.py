@@ -233,7 +233,9 @@ class Run(Tally):
             "earlier run with executor=BatchExecutor() and not collected yet "
             f"({listed}, recorded in the store {store.path}): making them online now would "
             "pay for them twice; run the same work again with executor=BatchExecutor() to "
-            "collect them (BatchExecutor(wait=True) polls until the batch ends)",
+            "collect them (BatchExecutor(wait=True) polls until the batch ends); a batch the "
+            "provider no longer knows (a 404: submitted with another key, or deleted) is "
+            "then marked lost in the store, and its calls are submitted again, at their cost",
             params="executor",
         )
 

@@ -35,6 +35,7 @@ __all__ = [
     "drop_expired",
     "expected_schema",
     "failed_in_batches",
+    "lost",
     "new_owner",
     "open_batches",
     "record_batch",
@@ -503,6 +504,19 @@ def collected(conn: sqlite3.Connection, batch_id: str, status: str, now: str) ->
         "UPDATE batches SET status = ?, updated_at = ?, collected_at = ? WHERE id = ?",
         (status, now, now, batch_id),
     )
+
+
+def lost(conn: sqlite3.Connection, batch_id: str, now: str) -> None:
+    """Mark a batch the provider does not know ``lost``: closed, and its calls in no batch.
+
+    Its row stays (``status`` ``lost``, ``collected_at`` set), so the store says what
+    became of it; its ``batch_calls`` go, so a run submits or makes its calls again.
+    """
+    conn.execute(
+        "UPDATE batches SET status = 'lost', updated_at = ?, collected_at = ? WHERE id = ?",
+        (now, now, batch_id),
+    )
+    conn.execute("DELETE FROM batch_calls WHERE batch_id = ?", (batch_id,))
 
 
 _NOT_UTF8 = "is not UTF-8 text"

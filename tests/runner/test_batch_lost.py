@@ -1,0 +1,233 @@
+"""Batches the provider no longer knows, and budgets over batches not collected yet.
+
+A store can hold a batch its key cannot see (handed over from another organisation, a
+deleted batch): the provider answers 404 to every poll. Before, a ``--batch-api`` run
+stopped on that 404 (exit 1) and an online run refused the calls (exit 2), each sending
+the user to the other. Now the batch run marks it lost and submits its calls again,
+while any other error keeps the record. And ``max_cost`` / ``max_calls`` count the
+calls of batches not collected yet, so rerunning while exit 8 stays within the budget.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fairjudge
+from fairjudge._errors import (
+    AuthenticationError,
+    BackendError,
+    BatchPending,
+    ConfigError,
+    FatalBackendError,
+)
+from fairjudge.judges import BackendOptions
+from fairjudge.runner import BatchExecutor, Prices, RetryPolicy, RunOptions
+from tests.server._batch_emulator import BatchServer, provider_batches
+
+PAIRS = Path(__file__).resolve().parents[2] / "src/fairjudge/examples/demo_pairs.jsonl"
+ITEMS = [json.loads(line) for line in PAIRS.read_text().splitlines()][:6]
+CALLS = 2 * len(ITEMS)
+JUDGES = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-3-5-haiku-latest"}
+GHOST = "batch_doesnotexist000000000000"
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch, provider: str) -> Iterator[BatchServer]:
+    with provider_batches(monkeypatch, provider, delay_polls=1) as running:  # type: ignore[arg-type]
+        yield running
+
+
+def _compare(server: BatchServer, store: Path, executor: Any = None, **options: Any) -> Any:
+    anthropic = server.emulator.inner.__class__.__name__.startswith("Anthropic")
+    return fairjudge.compare(
+        ITEMS,
+        judge=JUDGES["anthropic" if anthropic else "openai"],
+        backend=BackendOptions(base_url=server.root if anthropic else server.base_url),
+        store=str(store),
+        executor=executor,
+        options=RunOptions(progress="quiet", **options),
+    )
+
+
+def _ghost(server: BatchServer, store: Path) -> None:
+    """Submit the calls, then rename the recorded batch to one the provider never made."""
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE batches SET id = ?", (GHOST,))
+        conn.execute("UPDATE batch_calls SET batch_id = ?", (GHOST,))
+    server.reset()
+
+
+def _batches(store: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(store) as conn:
+        return conn.execute(
+            "SELECT b.id, b.status, b.collected_at IS NOT NULL, COUNT(c.key) FROM batches b "
+            "LEFT JOIN batch_calls c ON c.batch_id = b.id GROUP BY b.id ORDER BY b.submitted_at"
+        ).fetchall()
+
+
+def test_a_batch_the_provider_does_not_know_is_lost_and_the_rerun_completes(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """Before: FatalBackendError on the 404 (exit 1), and online: ConfigError (exit 2)."""
+    store = tmp_path / "s.sqlite"
+    _ghost(server, store)
+    with pytest.raises(ConfigError) as online:  # the online run names the way out
+        _compare(server, store)
+    assert "a batch the provider no longer knows (a 404" in str(online.value)
+    assert "is then marked lost in the store" in str(online.value)
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    data = result.to_dict()
+    assert (data["n_not_run"], data["calls"]["made"], data["calls"]["failed"]) == (0, CALLS, 0)
+    stats = server.stats()
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    rows = _batches(store)
+    assert rows[0] == (GHOST, "lost", 1, 0)  # kept as lost; its calls in no batch
+    assert rows[1][1:] in (("completed", 1, CALLS), ("ended", 1, CALLS))
+    (note,) = [text for label, text in result.calls.notes if label == "lost batch"]
+    assert f"batch {GHOST} ({CALLS} calls)" in note
+    assert "HTTP 404" in note
+    assert "the key in use cannot see it" in note
+    assert "paid for again" in note
+    again = _compare(server, store)  # online now: every call is in the store
+    assert again.to_dict()["calls"]["cached"] == CALLS
+
+
+def test_without_wait_the_lost_batchs_calls_are_submitted_and_the_message_says_why(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    store = tmp_path / "s.sqlite"
+    _ghost(server, store)
+    with pytest.raises(BatchPending) as pending:
+        _compare(server, store, BatchExecutor(wait=False, poll_s=0.01))
+    message = str(pending.value)
+    assert f"Note: batch {GHOST} ({CALLS} calls), recorded in the store, is not known" in message
+    assert "marked lost in the store, and its calls are submitted again and paid" in message
+    assert GHOST not in pending.value.batches
+    assert server.stats()["batches_created"] == 1
+    result = _compare(server, store, BatchExecutor(wait=False, poll_s=0.01))
+    assert result.to_dict()["calls"]["made"] == CALLS
+    assert server.stats()["batches_created"] == 1
+
+
+@pytest.mark.parametrize("error", ["500", "401"])
+def test_other_errors_keep_the_batch_and_the_rerun_collects_it(
+    error: str, server: BatchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 5xx after its retries, or a refused key: the run stops, the record stays."""
+    server.configure_batches(delay_polls=3)
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    before = _batches(store)
+    if error == "500":
+        server.configure_batches(poll_error=500)
+        expected: type[BackendError] = BackendError
+    else:
+        for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+            monkeypatch.setenv(name, "sk-another-orgs-key")
+        expected = AuthenticationError
+    with pytest.raises(expected):
+        _compare(server, store, BatchExecutor(poll_s=0.01),
+                 retry=RetryPolicy(max_attempts=2, base_delay=0.01))  # fmt: skip
+    assert _batches(store) == before  # not lost: still open, every call in it
+    server.configure_batches(poll_error=0, delay_polls=0)
+    monkeypatch.setenv("OPENAI_API_KEY", str(server.api_key))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", str(server.api_key))
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    assert result.to_dict()["calls"]["made"] == CALLS
+    assert server.stats()["batches_created"] == 1
+
+
+def test_a_404_for_a_moment_is_asked_again_and_the_batch_is_not_lost(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """A provider may answer 404 just after creation (anthropic-sdk-python#1432)."""
+    server.configure_batches(delay_polls=3)
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    server.configure_batches(not_found_polls=2, delay_polls=0)  # 2 of the 3 asks
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    assert result.to_dict()["calls"]["made"] == CALLS
+    assert server.stats()["batches_created"] == 1
+    assert [row[1] for row in _batches(store)] != ["lost"]
+    assert not [label for label, _ in result.calls.notes if label == "lost batch"]
+
+
+def test_a_batch_this_run_submitted_is_never_lost(server: BatchServer, tmp_path: Path) -> None:
+    server.configure_batches(not_found_polls=1)  # the first poll, just after creation
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(FatalBackendError) as caught:
+        _compare(server, store, BatchExecutor(poll_s=0.01))
+    assert "HTTP 404" in str(caught.value)
+    ((_, status, closed, calls),) = _batches(store)
+    assert (status, closed, calls) in (("validating", 0, CALLS), ("submitted", 0, CALLS))
+
+
+def test_only_the_providers_own_not_found_body_is_a_lost_batch() -> None:
+    from fairjudge.backends._batch_clients import _no_anthropic_batch, _no_openai_batch
+
+    real = {"error": {"message": f"No batch found with id '{GHOST}'.",
+                      "type": "invalid_request_error", "param": None, "code": None}}  # fmt: skip
+    assert _no_openai_batch(real)
+    assert _no_openai_batch({"error": {"message": "?", "code": "batch_not_found"}})
+    assert not _no_openai_batch({"detail": "Not Found"})  # a server with no batch API
+    assert not _no_openai_batch({"error": {"message": "Invalid URL (GET /v1/batches/x)"}})
+    assert not _no_openai_batch(None)
+    found = {"type": "error", "error": {"type": "not_found_error", "message": "Not found"}}
+    assert _no_anthropic_batch(found)
+    assert not _no_anthropic_batch({"type": "error", "error": {"type": "api_error"}})
+    assert not _no_anthropic_batch("Not Found")
+
+
+@pytest.mark.parametrize("budget", [{"max_calls": 4}, {"max_cost": 0.0002}])
+def test_reruns_while_batches_run_submit_nothing_past_the_budget(
+    budget: dict[str, Any], server: BatchServer, tmp_path: Path
+) -> None:
+    """Before: each rerun submitted another budget's worth (4 reruns, 4 batches)."""
+    server.configure_batches(delay_polls=50)
+    store = tmp_path / "s.sqlite"
+    messages = []
+    for _ in range(4):
+        with pytest.raises(BatchPending) as pending:
+            _compare(server, store, BatchExecutor(wait=False), prices=Prices(1.0, 1.0), **budget)
+        messages.append(" ".join(str(pending.value).split()))
+    stats = server.stats()
+    assert stats["batches_created"] == 1
+    with sqlite3.connect(store) as conn:
+        (submitted,) = conn.execute("SELECT COUNT(*) FROM batch_calls").fetchone()
+    assert 0 < submitted < CALLS
+    if "max_calls" in budget:
+        assert submitted == 4
+    for message in messages:
+        assert f"Committed and not collected yet: {submitted} calls in 1 batch(es), " in message
+        assert "worst case $0.0" in message
+    assert "budget is reached" in messages[-1]
+    server.configure_batches(delay_polls=0)  # the batches end: reruns collect, then submit
+    codes = []
+    for _ in range(2 * CALLS):
+        try:
+            result = _compare(
+                server, store, BatchExecutor(wait=False), prices=Prices(1.0, 1.0), **budget
+            )
+        except BatchPending:
+            codes.append(8)
+            continue
+        if result.to_dict()["n_not_run"] == 0:
+            break
+    else:
+        pytest.fail(f"never finished: {codes}")
+    assert server.stats()["batch_requests"] == CALLS  # each call once
