@@ -21,6 +21,7 @@ from fairjudge.cli import app
 from fairjudge.judges import ReplayJudge
 from fairjudge.judges._jury import panel_reply
 from tests.out_file import out_records
+from tests.server import JudgeServer
 
 HERE = "python:tests.judges.test_jury_mixed_probabilities"
 ROWS = [
@@ -158,3 +159,20 @@ def test_the_live_mean_says_what_it_averaged(items: Path, tmp_path: Path) -> Non
     every = jury(items, tmp_path / "every.jsonl", "measured", "measured")
     assert "win rate of model 1 (mean)" in every
     assert "no probabilities" not in every
+
+
+def test_a_logprob_model_member_beside_label_only_members(
+    openai_env: JudgeServer, items: Path, tmp_path: Path
+) -> None:
+    openai_env.configure(judge="longer")
+    out = tmp_path / "jury.jsonl"
+    text = cli("jury", str(items), "--judge", "openai/judge-a", "--judge", f"{HERE}:label",
+               "--judge", f"{HERE}:label", "--base-url", openai_env.base_url, "--aggregate",
+               "mean", "--bootstrap", "100", "--out", str(out))  # fmt: skip
+    assert "win rate of model 1 (mean; 2 of 3 members by label)" in text
+    assert "averaged with the probabilities measured by openai/judge-a" in text
+    records = out_records(out, "jury")
+    model_calls = [c for r in records for c in r["members"]["openai/judge-a"]["calls"]]
+    assert all(c["probabilities"] is not None for c in model_calls)  # logprobs measured
+    assert [c["probabilities"] for r in records for c in r["calls"]] == [None] * 6
+    assert "soft: mean of the labels, no probabilities)" in replay_soft(items, out)
