@@ -104,3 +104,38 @@ def test_a_plain_new_file_is_written(run: str, writer: str, tmp_path: Path) -> N
     target = tmp_path / "out" / f"run.{'html' if writer == 'to_html' else 'jsonl'}"
     assert getattr(done, writer)(target) == target
     assert target.stat().st_size > 0
+
+
+def _score(tmp_path: Path) -> tuple[Any, Path]:
+    from fairjudge.examples.judges import scorer
+
+    return fairjudge.score(str(EXAMPLES / "score_answers.jsonl"), scorer, options=QUIET), tmp_path
+
+
+def _rank(tmp_path: Path) -> tuple[Any, Path]:
+    return fairjudge.rank(str(EXAMPLES / "rank_answers.jsonl"), longer, options=QUIET), tmp_path
+
+
+@pytest.mark.parametrize(("writer", "example"), [("save", "results.jsonl"),
+                                                 ("to_html", "report.html")])  # fmt: skip
+@pytest.mark.parametrize("run", [*sorted(RUNS), "score", "rank"])
+def test_a_path_ending_in_a_separator_names_a_folder(
+    run: str, writer: str, example: str, tmp_path: Path
+) -> None:
+    """``save("out/")`` wrote a file named ``out`` (QA41 #10): ``Path`` drops the slash."""
+    done, _ = {**RUNS, "score": _score, "rank": _rank}[run](tmp_path)
+    folder = f"{tmp_path / 'pages'}{os.sep}"
+    with pytest.raises(fairjudge.ConfigError) as caught:
+        getattr(done, writer)(folder)
+    assert str(caught.value) == (
+        f"path {folder} names a folder; give a file name, e.g. {tmp_path / 'pages' / example}"
+    )
+    assert caught.value.params == ("path",)
+    assert not (tmp_path / "pages").exists()
+
+
+def test_an_existing_folder_suggests_a_file_in_it(tmp_path: Path) -> None:
+    done, _ = _compare(tmp_path)
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    _refused(done.to_html, folder, f"is a folder; give a file name, e.g. {folder / 'report.html'}")

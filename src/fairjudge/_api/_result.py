@@ -156,13 +156,15 @@ class Result:
         return write_out_file(path, out, self.calls, self.sent_by, header_extra)
 
 
-def check_target(path: str | Path, settings: Mapping[str, Any]) -> None:
+def check_target(path: str | Path, settings: Mapping[str, Any], example: str | None = None) -> None:
     """Refuse a ``path`` that writing a result would destroy, before anything is drawn.
 
     :func:`fairjudge.io.check_writable`, with the run's input file (``settings``'
     ``source``) among the files it must not be: a notebook's ``save`` or ``to_html``
     over the input, a store, a folder, a pipe or a device (``/dev/null`` as root)
     would replace it, as the command line's ``--out`` and ``--html`` never do.
+
+    A folder (``"out/"`` too) is refused suggesting ``example`` in it, a file name.
 
     Raises:
         ConfigError: Naming ``path``.
@@ -171,7 +173,8 @@ def check_target(path: str | Path, settings: Mapping[str, Any]) -> None:
     from fairjudge.io import check_writable
 
     source = settings.get("source")
-    check_writable(path, inputs=(source,) if isinstance(source, str) and source != ROWS else ())
+    inputs = (source,) if isinstance(source, str) and source != ROWS else ()
+    check_writable(path, inputs=inputs, example=example)
 
 
 def out_file_of(done: Result) -> OutFile:
@@ -253,7 +256,7 @@ def write_page(path: str | Path, header: OutHeader, draw: Callable[[OutHeader], 
     """
     from fairjudge.io import write_atomic
 
-    check_target(path, header.settings)
+    check_target(path, header.settings, "report.html")
     target = Path(path)
     write_atomic(target, (draw(header),))
     return target

@@ -75,7 +75,7 @@ from fairjudge.cli._exit_codes import (
     EXIT_TERMINATED,
     EXIT_USAGE,
 )
-from fairjudge.cli._flags import to_flags
+from fairjudge.cli._flags import remember_args, to_flags
 
 __all__ = [
     "COMMANDS",
@@ -188,6 +188,7 @@ class LazyCommands(TyperGroup):
         arguments themselves.
         """
         self._json = _asks_json(args)
+        remember_args(args)  # a flag's path as typed: "out/" names a folder, Path("out") not
         plain_values(self)  # --install/--show-completion too, without pydantic
         try:
             return super().make_context(info_name, args, parent=parent, **extra)

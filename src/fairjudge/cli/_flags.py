@@ -14,12 +14,15 @@ proves a result file can go where a flag asks, before any judge call is paid for
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 
 from fairjudge._errors import ConfigError
 
-__all__ = ["FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "check_writable", "flag", "to_flags"]
+__all__ = [
+    "FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "check_writable", "flag", "remember_args", "to_flags",
+]  # fmt: skip
 
 _SAME_NAME = (
     "level", "seed", "rule", "rounds", "balanced", "tie_margin", "with_swap", "aggregate",
@@ -215,6 +218,7 @@ def check_writable(
     """
     from fairjudge.io import check_writable as check
 
+    typed = _as_typed(path, flag)  # "out/" (a folder), which Typer's Path("out") forgets
     if str(path) == "-":
         raise ConfigError(
             f"{flag} -: result files are not written to standard output (the table and "
@@ -222,4 +226,38 @@ def check_writable(
             if flag == "--out"
             else f"{flag} -: give a file name; '-' is not written to standard output"
         )
-    check(path, flag.removeprefix("--").replace("-", "_"), inputs=inputs)
+    check(typed, flag.removeprefix("--").replace("-", "_"), inputs=inputs)
+
+
+_ARGS: ContextVar[tuple[str, ...]] = ContextVar("fairjudge_args", default=())
+
+
+def remember_args(args: Sequence[str]) -> None:
+    """Keep the command line as typed, for :func:`check_writable` (the root command calls it)."""
+    _ARGS.set(tuple(args))
+
+
+def _as_typed(path: Path, flag: str) -> str | Path:
+    """``path`` as the command line gave it to ``flag`` (``out/`` keeps its separator).
+
+    Its short name too (``report -o``), as ``-o DIR/``, ``-oDIR/`` or ``--output=DIR/``.
+    """
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    params = ctx.command.params if ctx is not None else []
+    names = next((tuple(p.opts) for p in params if flag in p.opts), (flag,))
+    args = _ARGS.get()
+    for i, arg in enumerate(args):
+        if arg == "--":  # the rest are arguments, not options
+            break
+        for name in names:
+            if arg == name:
+                value = args[i + 1] if i + 1 < len(args) else ""
+            elif name.startswith("--"):
+                value = arg[len(name) + 1 :] if arg.startswith(name + "=") else ""
+            else:  # a short option, its value attached: -oDIR/
+                value = arg[len(name) :] if arg.startswith(name) else ""
+            if value and value != "-" and Path(value) == path:
+                return value
+    return path

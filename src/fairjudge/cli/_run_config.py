@@ -238,7 +238,8 @@ def _from(folder: Path, path: str) -> str:
     """
     full = os.path.abspath(os.path.join(folder, path))
     here = os.path.relpath(full)
-    return full if here == ".." or here.startswith(".." + os.sep) else here
+    typed = full if here == ".." or here.startswith(".." + os.sep) else here
+    return typed + os.sep if path.endswith(("/", os.sep)) else typed  # "out/" names a folder
 
 
 def _server_host(key: str, value: str) -> str | None:

@@ -108,33 +108,42 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> None:
 
 
 def check_writable(
-    path: str | Path, name: str = "path", *, inputs: Iterable[str | Path | None] = ()
-) -> None:
+    path: str | Path, name: str = "path", *, inputs: Iterable[str | Path | None] = (),
+    example: str | None = None,
+) -> None:  # fmt: skip
     """Prove a result file can be written at ``path``, before the work that fills it.
 
     Refuses a file that writing would destroy: one of ``inputs`` (the files the same
-    call reads), or an existing SQLite database such as the store. Refuses a folder,
-    and anything that is not a regular file: :func:`write_atomic` renames into place,
-    so a device or a pipe would be replaced by a plain file (``/dev/null``, run as
-    root, breaks the system). Then makes the folder and writes (and removes) a probe
-    file beside the target, so a read-only folder or a full disk is found now.
+    call reads), or an existing SQLite database such as the store. Refuses a folder
+    (an existing one, or a path that ends in a separator, ``out/``, which ``Path``
+    would turn into a file named ``out``), and anything that is not a regular file:
+    :func:`write_atomic` renames into place, so a device or a pipe would be replaced
+    by a plain file (``/dev/null``, run as root, breaks the system). Then makes the
+    folder and writes (and removes) a probe file beside the target, so a read-only
+    folder or a full disk is found now.
 
     Args:
         path: The file to write.
         name: The parameter that named it, which each message names (``out``, ``html``).
         inputs: Files the caller reads; ``None`` and ``-`` (standard input) are skipped.
+        example: The file name a folder's message suggests (``report.html``); by
+            default one for ``name`` (``results.jsonl`` for an ``--out`` file).
 
     Raises:
         ConfigError: The file must not or cannot be written there, naming ``name``.
     """
-    path = Path(path)
+    typed, path = os.fspath(path), Path(path)
     said = f"{name} {path}"
+    file = path / (example or _EXAMPLES.get(name, "results.jsonl"))
+    if typed.endswith(_SEPARATORS):  # Path("out/") is Path("out"): a file named out
+        raise ConfigError(f"{name} {typed} names a folder; give a file name, e.g. {file}",
+                          params=name)  # fmt: skip
     for given in inputs:
         if given is not None and str(given) != "-" and path.resolve() == Path(given).resolve():
             raise ConfigError(f"{said}: is the input file; writing the results there would "
                               "destroy it. Give another file name", params=name)  # fmt: skip
     if path.is_dir():
-        raise ConfigError(f"{said}: is a folder; give a file name", params=name)
+        raise ConfigError(f"{said}: is a folder; give a file name, e.g. {file}", params=name)
     if path.exists() and not path.is_file():
         raise ConfigError(f"{said}: is not a regular file (a device, pipe or socket), which "
                           "writing the result would replace; give a file name",
@@ -153,6 +162,11 @@ def check_writable(
         raise ConfigError(f"{said}: cannot write there ({exc.strerror or exc})",
                           params=name) from None  # fmt: skip
 
+
+_SEPARATORS = tuple({os.sep, os.altsep or os.sep})
+_EXAMPLES = {"html": "report.html", "output": "report.html", "markdown": "summary.md",
+             "save_config": "run.toml"}  # fmt: skip
+"""A file name to suggest, in a folder given where a file is asked for, by the parameter."""
 
 _SIBLINGS = ("-wal", "-shm", "-journal")
 """The files SQLite keeps beside a database (``store.sqlite-wal``), and deletes."""
