@@ -37,9 +37,9 @@ class JudgeSetup:
 
     The judge itself is not part of it (``compare(items, "openai/gpt-4o-mini",
     setup=...)``), so one setup serves several judges. Each field applies to judges
-    opened from a spec (and the store and run options to your own judge functions);
-    a judge object you built keeps its own. Every value is checked here, before any
-    item is read or any call is made.
+    opened from a spec (and the store, the run options and the backend's ``timeout``
+    to your own judge functions); a judge object you built keeps its own. Every value
+    is checked here, before any item is read or any call is made.
 
     Attributes:
         template: The prompt template of a pairwise model judge: a built-in name
