@@ -352,11 +352,16 @@ def _add_usage(a: MemberUsage, b: MemberUsage) -> MemberUsage:
         cost_usd=None if a.cost_usd is None or b.cost_usd is None else a.cost_usd + b.cost_usd,
         latency_s=math.fsum(lat * w for lat, w in latencies) / total if total else None,
         local=a.local and b.local,
+        reasoning_tokens=_add_count(a.reasoning_tokens, b.reasoning_tokens),  # None: unreported
     )
 
 
 def _add_count(a: int | None, b: int | None) -> int | None:
-    """Two batches' made (or cached) calls; ``None`` (a replay makes none) stays ``None``."""
+    """Two batches' made (or cached) calls, or reasoning tokens; ``None`` stays ``None``.
+
+    ``None`` is a replay's made and cached calls (it makes none), or reasoning tokens
+    a reply did not report.
+    """
     return None if a is None or b is None else a + b
 
 

@@ -189,6 +189,10 @@ class MemberUsage:
             model); ``None`` when there is none to measure.
         local: The member calls no model (a Python function, a replay): it has no
             tokens and nothing to pay for.
+        reasoning_tokens: Of ``output_tokens``, the hidden reasoning tokens of the
+            calls made; ``None`` (not reported) when a reply did not say its own (an
+            Anthropic model that thought: its usage counts thinking in the output
+            tokens, not apart). 0 for a member that calls no model.
     """
 
     calls: int
@@ -199,15 +203,17 @@ class MemberUsage:
     cost_usd: float | None
     latency_s: float | None
     local: bool = False
+    reasoning_tokens: int | None = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+        """JSON-ready form (``reasoning_tokens``: ``null`` when not reported)."""
         return {
             "calls": self.calls,
             "made": self.made,
             "cached": self.cached,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
             "cost_usd": self.cost_usd,
             "mean_latency_s": self.latency_s,
             "answered_locally": self.local,
@@ -249,17 +255,21 @@ def model_usage(replies: Sequence[Reply[object]], store: Store, charged: set[str
         charged.add(key)
         made.append(key)
     n_in = n_out = 0
+    reasoning: int | None = 0  # None once a reply did not report its own
     cost: float | None = 0.0
     latencies: list[float] = []
     rows = store.usage_rows(made)
     for key in made:
         row = rows.get(key)
         if row is None:  # the row is written before the reply returns; be safe anyway
-            cost = None
+            cost = reasoning = None
             continue
-        status, row_in, row_out, latency, row_cost = row
+        status, row_in, row_out, latency, row_cost, row_reasoning = row
         n_in += row_in or 0
         n_out += row_out or 0
+        if status == "ok" or row_out is not None:  # a reply, as the run's ledger counts it
+            reasoning = None if reasoning is None or row_reasoning is None else (
+                reasoning + row_reasoning)  # fmt: skip
         if status == "ok" and latency is not None:
             latencies.append(latency)
         if row_cost is not None:
@@ -274,4 +284,5 @@ def model_usage(replies: Sequence[Reply[object]], store: Store, charged: set[str
         output_tokens=n_out,
         cost_usd=cost,
         latency_s=sum(latencies) / len(latencies) if latencies else None,
+        reasoning_tokens=reasoning,
     )

@@ -33,6 +33,7 @@ from fairjudge.evaluation import (
 from fairjudge.report._adaptive import items_cell, stop_lines, stop_verdict, win_cell
 from fairjudge.report._comparison import labelled_truth, verdict_line
 from fairjudge.report._panel import (
+    LOCAL,
     PanelReport,
     effective_text,
     member_label,
@@ -71,6 +72,9 @@ __all__ = [
     "JuryScoreReport",
     "conclusions",
     "jury_report",
+    "member_reasoning",
+    "reasoning_by_member",
+    "reasoning_text",
     "render_jury",
     "render_score_jury",
     "score_jury_report",
@@ -91,7 +95,7 @@ class JuryReport(PanelReport[JuryResult, JuryDiagnostics]):
 
     def to_dict(self) -> dict[str, Any]:
         """The panel's JSON, plus the ``"adaptive"`` block after ``--stop-when``."""
-        out = PanelReport.to_dict(self)
+        out = _with_reasoning(PanelReport.to_dict(self), self.result)
         if self.adaptive is not None:
             out["adaptive"] = self.adaptive.adaptive_dict()
         return out
@@ -113,6 +117,74 @@ def jury_report(
     report = panel_report(JuryReport, result, AGGREGATIONS, jury_diagnostics, title=title,
                           run=run, skipped=skipped)  # fmt: skip
     return report if adaptive is None else replace(report, adaptive=adaptive)
+
+
+def member_reasoning(result: JuryResult | JuryScoreResult) -> tuple[int | None, ...] | None:
+    """Each member's reasoning tokens this run (``None``: not reported); ``None`` without usage."""
+    usage = result.member_usage
+    return None if None in usage else tuple(u.reasoning_tokens for u in usage if u is not None)
+
+
+def reasoning_text(result: JuryResult | JuryScoreResult, run: RunSummary | None) -> str | None:
+    """The panel's reasoning tokens in words; ``None`` when there are none.
+
+    The run's total is unknown (``calls.reasoning_tokens`` is ``null``) when any reply
+    did not report its own (an Anthropic model that thought); the members that did
+    report still have theirs, so the text gives their sum as the known part and
+    names the members left out, instead of nothing.
+    """
+    per, total = member_reasoning(result), run.reasoning_tokens if run is not None else None
+    if per is None:  # no usage by member (a library result): the run's own total
+        if run is None or total == 0:
+            return None
+        return "not reported" if total is None else f"{total} of {run.output_tokens} output"
+    if not any(n is None or n for n in per):
+        return None
+    known = sum(n for n in per if n is not None)
+    missing = [member_label(k) for k, n in enumerate(per) if n is None]
+    out = run.output_tokens if run is not None else sum(u.output_tokens for u in result.usage)
+    return f"{known} of {out} output" if not missing else (
+        f"{known} known; not reported by {', '.join(missing)} (the provider's usage does "
+        "not count thinking apart from the output)"
+    )  # fmt: skip
+
+
+def reasoning_by_member(result: JuryResult | JuryScoreResult) -> str | None:
+    """``#1 10240, #2 not reported, #3 —``: each member's; ``None`` when none has any to tell.
+
+    ``—`` (:data:`~fairjudge.report._panel.LOCAL`) is a member that calls no model,
+    as in the calls by member: its 0 is no measurement.
+    """
+    per = member_reasoning(result)
+    if per is None or not any(n is None or n for n in per):
+        return None
+    cells = [LOCAL if u.local else "not reported" if n is None else str(n)
+             for u, n in zip(result.usage, per, strict=True)]  # fmt: skip
+    return ", ".join(f"{member_label(k)} {cell}" for k, cell in enumerate(cells))
+
+
+def _print_reasoning(console: Console, result: JuryResult | JuryScoreResult) -> None:
+    """Each member's reasoning tokens, under the calls by member (a run without shows none)."""
+    if (cells := reasoning_by_member(result)) is not None:
+        say(console, f"reasoning tokens by member (of its output tokens): {cells}")
+
+
+def _with_reasoning(out: dict[str, Any], result: JuryResult | JuryScoreResult) -> dict[str, Any]:
+    """The JSON with the members' known reasoning tokens, and those that reported none.
+
+    ``calls.reasoning_tokens`` stays the run's total (as the ``--out`` header keeps
+    it), ``null`` when any reply did not report its own; ``reasoning_tokens_known``
+    is the sum over the members that did, ``reasoning_not_reported_by`` the names of
+    those that did not (``[]``: the known sum is the whole). Neither without usage
+    by member.
+    """
+    per = member_reasoning(result)
+    if per is not None:
+        out["reasoning_tokens_known"] = sum(n for n in per if n is not None)
+        out["reasoning_not_reported_by"] = [
+            name for name, n in zip(result.names, per, strict=True) if n is None
+        ]
+    return out
 
 
 def _members_cell(n: int) -> str:
@@ -160,6 +232,8 @@ def _panel_table(report: JuryReport) -> Table:
     run = report.run
     if run is not None:
         table.add_row("calls", calls_text(run))
+    if (reasoning := reasoning_text(result, run)) is not None:
+        table.add_row("reasoning tokens", markup(reasoning))
     return table
 
 
@@ -204,6 +278,7 @@ def render_jury(report: JuryReport, console: Console) -> None:
     print_calls(
         console, [(m.calls, m.cached, m.failed, m.usage) for m in report.diagnostics.members]
     )
+    _print_reasoning(console, report.result)
     console.print(_matrix_table(report))
     s = report.result.settings
     say(
@@ -252,8 +327,12 @@ class JuryScoreReport(PanelReport[JuryScoreResult, JuryScoreDiagnostics]):
         return [d.to_dict() for d in alternative.dimensions]
 
     def usage_dict(self) -> dict[str, Any]:
-        """Each member's calls, tokens, cost and latency."""
+        """Each member's calls, tokens, reasoning tokens, cost and latency."""
         return {"member_usage": [u.to_dict() for u in self.result.usage]}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The panel's JSON, with the members' known reasoning tokens beside ``calls``."""
+        return _with_reasoning(PanelReport.to_dict(self), self.result)
 
 
 def score_jury_report(
@@ -431,10 +510,13 @@ def render_score_jury(report: JuryScoreReport, console: Console) -> None:
     failed = [own.n_parse_failures + own.n_call_errors for own in result.members]
     usage = result.member_usage
     print_calls(console, [(None, None, n, u) for n, u in zip(failed, usage, strict=True)])
+    _print_reasoning(console, result)
     line = f"answers fully scored by the panel: {result.n_items - result.n_unscored} of "
     line += f"{result.n_items}"
     if report.run is not None:
         line += f"; calls: {calls_text(report.run)}"
+    if (reasoning := reasoning_text(result, report.run)) is not None:
+        line += f"; reasoning tokens: {reasoning}"
     say(console, line)
     say(
         console,

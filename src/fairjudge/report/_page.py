@@ -357,8 +357,10 @@ def _member(record: Mapping[str, Any]) -> MemberUsage | None:
     tokens = record.get("input_tokens"), record.get("output_tokens")
     cost, latency = record.get("cost_usd"), record.get("mean_latency_s")
     local = record.get("answered_locally", False)
+    # A file written before members' reasoning tokens were kept: a model's are unknown.
+    reasoning = record.get("reasoning_tokens", 0 if local is True else None)
     good = (
-        _count(calls) and all(v is None or _count(v) for v in (made, cached))
+        _count(calls) and all(v is None or _count(v) for v in (made, cached, reasoning))
         and all(_count(t) for t in tokens) and all(v is None or _number(v) for v in (cost, latency))
         and isinstance(local, bool)
     )  # fmt: skip
@@ -369,7 +371,7 @@ def _member(record: Mapping[str, Any]) -> MemberUsage | None:
     return MemberUsage(
         cast(int, calls), cast("int | None", made), cast("int | None", cached),
         cast(int, tokens[0]), cast(int, tokens[1]), cast("float | None", cost),
-        cast("float | None", latency), local,
+        cast("float | None", latency), local, cast("int | None", reasoning),
     )  # fmt: skip
 
 

@@ -25,7 +25,14 @@ from fairjudge.report._comparison import (
     labelled_truth,
     verdict_line,
 )
-from fairjudge.report._jury import AGREEMENT_BAR, JuryReport, JuryScoreReport, conclusions
+from fairjudge.report._jury import (
+    AGREEMENT_BAR,
+    JuryReport,
+    JuryScoreReport,
+    conclusions,
+    reasoning_by_member,
+    reasoning_text,
+)
 from fairjudge.report._page_plots import Figure, not_estimated
 from fairjudge.report._panel import (
     FigureSet,
@@ -160,6 +167,7 @@ def _facts(report: JuryReport) -> PanelFacts:
     ]
     if r.stopped is not None:
         extra.append(("stopped", r.stopped))
+    extra += _reasoning_facts(report)
     if report.adaptive is not None:
         extra += stop_facts(report.adaptive)
     stored = sum(m.cached or 0 for m in diag.members)  # a replay's is None: no call
@@ -326,6 +334,13 @@ def _score_panel_plots(report: JuryScoreReport) -> tuple[FigureSet, ...]:
     )  # fmt: skip
 
 
+def _reasoning_facts(report: JuryReport | JuryScoreReport) -> list[tuple[str, str]]:
+    """The panel's reasoning tokens and each member's, as the table says them (none: none)."""
+    total, cells = reasoning_text(report.result, report.run), reasoning_by_member(report.result)
+    rows = [("reasoning tokens", total)] if total is not None else []
+    return rows + ([("reasoning tokens by member", cells)] if cells is not None else [])
+
+
 def _score_facts(report: JuryScoreReport) -> PanelFacts:
     r, run = report.result, report.run
     failed = sum(m.n_parse_failures + m.n_call_errors for m in r.members)
@@ -338,6 +353,7 @@ def _score_facts(report: JuryScoreReport) -> PanelFacts:
     ]  # fmt: skip
     if r.stopped is not None:
         extra.append(("stopped", r.stopped))
+    extra += _reasoning_facts(report)
     # A call a budget never started (NotRun) is recorded but was neither made nor cached.
     calls = [c for i in r.items for m in i.members for c in m.calls
              if not never_made(c.reply.failure)]  # fmt: skip

@@ -304,14 +304,18 @@ class Store(Closing):
         return self._checked(rows, lambda row: scrub(_cached_reply(row)))
 
     def usage_rows(self, keys: Iterable[str]) -> dict[str, Usage]:
-        """``(status, input_tokens, output_tokens, latency_s, cost_usd)`` per stored key.
+        """``(status, input_tokens, output_tokens, latency_s, cost_usd, reasoning_tokens)`` per key.
 
-        Rows of any status: a failed call's tokens and cost count too.
+        Rows of any status: a failed call's tokens and cost count too. ``reasoning_tokens``
+        is ``None`` where the reply did not report them (or there was no reply).
 
         Raises:
             StoreRowDamaged: A row's numbers are not numbers.
         """
-        rows = self._select("status, input_tokens, output_tokens, latency_s, cost_usd", "", keys)
+        reasoning = "(SELECT reasoning_tokens FROM call_usage u WHERE u.key = calls.key)"
+        rows = self._select(
+            f"status, input_tokens, output_tokens, latency_s, cost_usd, {reasoning}", "", keys
+        )
         return self._checked(rows, usage_of)
 
     def _checked(self, rows: Iterable[Row], read: Callable[[Row], _T]) -> dict[str, _T]:
@@ -549,24 +553,20 @@ def reply_of(
     )
 
 
-Usage = tuple[str, int | None, int | None, float | None, float | None]
-"""``(status, input_tokens, output_tokens, latency_s, cost_usd)`` of one stored call."""
+Usage = tuple[str, int | None, int | None, float | None, float | None, int | None]
+"""``(status, input_tokens, output_tokens, latency_s, cost_usd, reasoning_tokens)`` of a call."""
 
 
 def usage_of(row: Row) -> Usage:
-    """The usage of a ``(key, status, input_tokens, output_tokens, latency_s, cost_usd)`` row.
+    """The usage of a ``(key, status, input_tokens, ..., cost_usd, reasoning_tokens)`` row.
 
     Raises:
         DamagedColumn: A count or number that is not one.
     """
-    _, status, n_in, n_out, latency, cost = row
-    return (
-        status,
-        count_of("input_tokens", n_in),
-        count_of("output_tokens", n_out),
-        number_of("latency_s", latency),
-        number_of("cost_usd", cost),
-    )
+    _, status, n_in, n_out, latency, cost, reasoning = row
+    return (status, count_of("input_tokens", n_in), count_of("output_tokens", n_out),
+            number_of("latency_s", latency), number_of("cost_usd", cost),
+            count_of("reasoning_tokens", reasoning))  # fmt: skip
 
 
 _REPLY_COLUMNS = (
