@@ -4,10 +4,12 @@ A sync function past its ``timeout`` cannot be stopped: its thread is left to fi
 on its own and the call fails as a timeout (retried as an HTTP timeout is). Before,
 every attempt of every call under a hung gateway left one more thread running, with
 no bound (review40 F6: concurrency x attempts x calls). Now once more abandoned
-calls are still running than one round of the run's calls leaves (its concurrency
-times its attempts per call), the run stops before it starts another: a clear error
-naming the function and the count, never a verdict or a tie, and every finished call
-is kept in the store.
+calls are still running than the run lets pile up (the larger of 32 and one round of
+its calls: its concurrency times its attempts per call), the run stops before it
+starts another: a clear error naming the function and the count, never a verdict or
+a tie, and every finished call is kept in the store. A few inputs that hang are call
+errors, as before: with a bound of one round alone, two of them stopped a run at
+concurrency 1 (review41 F1).
 """
 
 from __future__ import annotations
@@ -54,21 +56,22 @@ def test_a_judge_that_stops_returning_stops_the_run_at_a_bound(
     fast = RetryPolicy(max_attempts=2, base_delay=0.001, max_delay=0.001)
     options = RunOptions(concurrency=2, progress="quiet", retry=fast)
     requests = [PairwiseRequest(q, "a", "bb") for q in ("ok0", "ok1")]
-    requests += [PairwiseRequest(f"hangs{i}", "a", "bb") for i in range(6)]
+    requests += [PairwiseRequest(f"hangs{i}", "a", "bb") for i in range(20)]
     store = tmp_path / "s.sqlite"
     with CallableJudge(judge, options=options, store=store, timeout=0.05) as own:
         assert own.judge_batch(requests[:2])[0].verdict == Verdict.B  # kept in the store
         with pytest.raises(FatalBackendError) as caught:
             own.judge_batch(requests)
     message = " ".join(str(caught.value).split())
-    # Two calls' 2 attempts each make one round (4); the 2 calls started then make 6.
-    assert re.search(r"python backend: [56] calls to python:tests\.judges\.test_own", message)
+    # One round is 4 threads (2 calls x 2 attempts), so the bound is 32: the stop comes
+    # once 33 are left, or 34 with the other call in flight then.
+    assert re.search(r"python backend: 3[34] calls to python:tests\.judges\.test_own", message)
     assert "that the run gave up on past the 0.05 s timeout are still running" in message
-    assert "more than one round of this run's calls leaves (4: its concurrency times" in message
+    assert "more than this run lets pile up (32: the larger of 32 and its concurrency" in message
     assert "so no more calls are started" in message
     assert "The 2 calls finished so far are kept in the store" in message
-    # Before, all 6 were made, twice each: 12 threads left behind.
-    assert 5 <= len(hung) <= 6
+    # Before 1d65efe all 20 were made, twice each: 40 threads left behind.
+    assert 33 <= len(hung) <= 34
     with Store(store) as kept:
         rows = list(kept.records())
     assert sorted(r.status for r in rows if r.spec["messages"][0][1] == "question: ok0") == ["ok"]
@@ -81,8 +84,38 @@ def test_a_judge_that_stops_returning_stops_the_run_at_a_bound(
         assert again.calls_made == len(requests) - 2
 
 
-def test_a_few_hung_calls_still_end_as_timeouts(gate: threading.Event) -> None:
-    """Within the bound nothing changes: the hung calls are call errors, never ties."""
+def test_two_inputs_that_hang_of_40_are_call_errors_not_a_stop(gate: threading.Event) -> None:
+    """review41 F1's run: q5 and q20 hang, at concurrency 1 with 3 attempts per call.
+
+    One round of calls is 3 threads there, so with that as the bound q5's 3 attempts
+    used it up and q20's first stopped the run: FatalBackendError, q21..q39 never
+    judged. Now the bound is 32 and both end as timeouts, as before 1d65efe.
+    """
+    hung: list[str] = []
+
+    def judge(question: str, answer_a: str, answer_b: str) -> str:
+        if question in ("q5", "q20"):
+            hung.append(question)
+            gate.wait(3600)
+        return "B"
+
+    fast = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.001)
+    options = RunOptions(concurrency=1, progress="quiet", retry=fast)
+    requests = [PairwiseRequest(f"q{i}", "a", "bb") for i in range(40)]
+    with CallableJudge(judge, options=options, timeout=0.05) as own:
+        replies = own.judge_batch(requests)
+        assert own.last_run is not None
+        assert own.last_run.failed == 2
+    assert [r.verdict for r in replies].count(Verdict.B) == 38
+    failed = {i: r.failure for i, r in enumerate(replies) if r.verdict is None}
+    assert sorted(failed) == [5, 20]
+    assert all(getattr(f, "kind", None) == "BackendTimeout" for f in failed.values()), failed
+    assert replies.stopped is None
+    assert hung == ["q5"] * 3 + ["q20"] * 3  # every attempt made, 6 threads left
+
+
+def test_a_hung_question_in_a_comparison_is_two_call_errors(gate: threading.Event) -> None:
+    """At concurrency 1 (one round: 2 threads) both orders of q0 hang: 4 threads, no stop."""
 
     def judge(question: str, answer_a: str, answer_b: str) -> str:
         if question == "q0":
@@ -90,12 +123,8 @@ def test_a_few_hung_calls_still_end_as_timeouts(gate: threading.Event) -> None:
         return "B" if len(answer_b) > len(answer_a) else "A"
 
     fast = RetryPolicy(max_attempts=2, base_delay=0.001, max_delay=0.001)
-    options = RunOptions(concurrency=1, progress="quiet", retry=fast)  # a round: 2 threads
+    options = RunOptions(concurrency=1, progress="quiet", retry=fast)
     items = [fairjudge.Item(f"q{i}", "short", "a longer answer", id=str(i)) for i in range(3)]
-    judged = CallableJudge(judge, options=options, timeout=0.05)
-    with pytest.raises(FatalBackendError, match="3 calls to"):  # q0 in both orders: 4
-        fairjudge.compare(items, judged)
-    options = RunOptions(concurrency=2, progress="quiet", retry=fast)  # a round: 4 threads
     result = fairjudge.compare(items, CallableJudge(judge, options=options, timeout=0.05))
     assert result.result.n_call_errors == 2  # both orders of q0: failed calls, not ties
     assert result.result.win_rate is not None
@@ -105,26 +134,27 @@ def test_a_few_hung_calls_still_end_as_timeouts(gate: threading.Event) -> None:
 def test_the_command_line_stops_with_exit_1_naming_the_judge(tmp_path: Path) -> None:
     pairs = tmp_path / "pairs.jsonl"
     rows = [{"id": str(i), "question": f"q{i}", "answer_1": "short",
-             "answer_2": "a longer answer"} for i in range(6)]  # fmt: skip
+             "answer_2": "a longer answer"} for i in range(20)]  # fmt: skip
     pairs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     calls, store = tmp_path / "calls.txt", tmp_path / "s.sqlite"
     done = subprocess.run(
         [sys.executable, "-c", "from fairjudge.cli import main; main()", "compare", str(pairs),
-         "--judge", "python:tests.judges.own_judges:hangs_after_q1", "--timeout", "0.1",
-         "--concurrency", "1", "--max-attempts", "2", "--store", str(store)],
+         "--judge", "python:tests.judges.own_judges:hangs_after_q1", "--timeout", "0.05",
+         "--concurrency", "1", "--max-attempts", "1", "--store", str(store)],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
         env={**os.environ, "FAIRJUDGE_TEST_CALLS": str(calls)},
     )  # fmt: skip
     said = " ".join(done.stderr.split())
     assert done.returncode == 1, done.stderr
     assert (
-        "judging failed: python judge 'gateway-hangs': python backend: 3 calls to "
-        "python:tests.judges.own_judges:hangs_after_q1 that the run gave up on past the 0.1 s"
+        "judging failed: python judge 'gateway-hangs': python backend: 33 calls to "
+        "python:tests.judges.own_judges:hangs_after_q1 that the run gave up on past the 0.05 s"
     ) in said
-    assert "more than one round of this run's calls leaves (2: its concurrency" in said
+    assert "more than this run lets pile up (32: the larger of 32 and its concurrency" in said
     assert "give it a longer --timeout" in said
     assert "Traceback" not in said
-    assert calls.read_text().count("call") == 3  # q2's 2 attempts, 1 of q2 reversed: no more
+    # One attempt each: 33 hung calls (q2..q17 both orders, q18 one), then no more.
+    assert calls.read_text().count("call") == 33
     finished = re.search(r"The (\d+) calls finished so far are kept in the store", said)
     assert finished is not None, said
     with Store(store) as kept:

@@ -18,6 +18,7 @@ from fairjudge._errors import ConfigError, FatalBackendError, worded
 from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Reply, Verdict
 from fairjudge.judges._own_judge import (
+    MIN_ABANDONED,
     NOT_CACHED,
     FunctionBackend,
     check_form,
@@ -257,7 +258,9 @@ class PythonFunction(Closing):
             options = self._run_options()
             own = self.own
             model = own.name if own.declared and own.name is not None else own.label
-            most = options.concurrency * options.retry.max_attempts  # one round of calls
+            # One round of calls that all hang, and never fewer than MIN_ABANDONED: a few
+            # inputs that hang are call errors; only a function hung on all stops the run.
+            most = max(MIN_ABANDONED, options.concurrency * options.retry.max_attempts)
             backend = FunctionBackend(own, model=model, timeout=self._timeout, max_abandoned=most)
             store = self._store if own.declared else ":memory:"
             self._session = JudgeSession(backend, store=store, options=options)

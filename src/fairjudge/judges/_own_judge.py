@@ -26,6 +26,7 @@ from fairjudge._errors import (
 from fairjudge._types import Probabilities, Reply, Verdict
 
 __all__ = [
+    "MIN_ABANDONED",
     "NOT_CACHED",
     "FunctionBackend",
     "NotRun",
@@ -325,6 +326,20 @@ class NotRun(Exception):  # named for the failure kind the reply records
         super().__init__("the call was not made")
 
 
+MIN_ABANDONED = 32
+"""The fewest abandoned threads a sync judge may leave running before its run stops.
+
+A stuck thread costs its stack (reserved, barely touched) and what the function holds
+open (a socket, say): 32 of them stay far below the 1024 open files and the thread
+limits a process usually has. The bound is there for a function that hangs on every
+call (a hung gateway), not for a few inputs that hang: at a sync judge's default
+concurrency of 1, one round of calls is 8 threads (8 attempts), 3 at ``--max-attempts
+3``, so a second input that hangs stopped the run (review41 F1). With 32, four inputs
+that hang through all 8 attempts end as call errors (eleven at 3 attempts), and a
+function that hangs on everything stops 33 timeouts in.
+"""
+
+
 class FunctionBackend:
     """Calls one user judge for the runner (design: ``docs/internals.md``).
 
@@ -337,7 +352,8 @@ class FunctionBackend:
         max_abandoned: Calls given up on (past the timeout, or stopped) whose threads
             may still run; with more, the run stops instead of starting another
             (:meth:`complete`); ``None``: no bound. A judge passes its run's
-            concurrency times its attempts per call: one round of calls that all hang.
+            concurrency times its attempts per call (one round of calls that all
+            hang), or :data:`MIN_ABANDONED` when that is more.
     """
 
     name = "python"
@@ -467,8 +483,8 @@ class FunctionBackend:
         error = FatalBackendError(
             f"{self.name} backend: {n} calls to {self.judge.label} that the run gave up on"
             f"{past} are still running (a sync function's thread cannot be stopped, so "
-            f"each was left to finish), more than one round of this run's calls leaves "
-            f"({self.max_abandoned}: its concurrency times its attempts per call): the "
+            f"each was left to finish), more than this run lets pile up ({self.max_abandoned}: "
+            f"the larger of {MIN_ABANDONED} and its concurrency times its attempts per call): the "
             "function is not returning (a hung gateway?), so no more calls are started. "
             "Make it return or raise within the timeout, or give it a longer timeout",
             params="timeout",
