@@ -132,6 +132,11 @@ def _untaught(backend: Backend) -> bool:
     return caps is not None and getattr(caps, "known", True) is False
 
 
+def _taken(backend: Backend) -> frozenset[str]:
+    """The parameters an answer on an earlier run showed the backend's server takes."""
+    return frozenset(getattr(getattr(backend, "knowledge", None), "accepted", ()))
+
+
 class Run(Tally):
     """The state of one :func:`~fairjudge.runner.run_calls` invocation."""
 
@@ -169,7 +174,9 @@ class Run(Tally):
                 self.sent_params[route] = sent
         self.redactor = Redactor.current()  # secrets read once: every reply is scrubbed
         self.rejected: dict[Route, int] = {}
-        self.accepted: dict[Route, frozenset[str]] = {}  # parameters an answer showed taken
+        # Parameters an answer showed taken: an earlier run's too, as the backend keeps
+        # them (its knowledge), so a later run over a taught model sends no lone probe.
+        self.accepted: dict[Route, frozenset[str]] = {r: _taken(b) for r, b in backends.items()}
         self.culprit: Backend | None = None  # the backend whose error stopped the run
 
     # -- the run ---------------------------------------------------------------------
