@@ -85,7 +85,8 @@ def _wilson_where_alike(case: Any, questions: int) -> Any:
                     f"the {q} questions is off {p:.3g}, so at most {u:.3f} of all questions "
                     f"are (the Wilson upper bound of 0 of {q}), and each of those moves the "
                     f"share at most to 0 or 1: the share lies in [{p:.3g} x (1 - {u:.3f}), "
-                    f"{p:.3g} + {1 - p:.3g} x {u:.3f}]"
+                    f"{p:.3g} + {1 - p:.3g} x {u:.3f}]. This assumes questions of similar "
+                    "size: the share weighs each by its items"  # review41 F5
                 )
             case = {**case, "ci": {**ci, "low": low, "high": high, "note": note}}
         return {k: _wilson_where_alike(v, questions) for k, v in case.items()}

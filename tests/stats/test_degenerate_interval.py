@@ -134,12 +134,12 @@ def test_at_0_and_1_the_bound_is_wilsons_interval() -> None:
 @pytest.mark.parametrize(
     ("shares", "p", "head", "start"),
     [
-        ([1.0], 1.0, "Wilson, all alike", "the one question has a share of 1, so"),
-        ([0.5], 0.5, "bound from 0/1 off 0.5", "the one question has a share of 0.5, so"),
+        ([1.0, 1.0], 1.0, "Wilson, all alike", "all 2 questions have a share of 1, so"),
+        ([0.5, 0.5], 0.5, "bound from 0/2 off 0.5", "all 2 questions have a share of 0.5, so"),
         ([0.0, 0.0], 0.0, "Wilson, all alike", "all 2 questions have a share of 0, so"),
     ],
 )
-def test_the_note_reads_right_for_flags_and_for_one_question(
+def test_the_note_reads_right_for_flags(
     shares: list[float], p: float, head: str, start: str
 ) -> None:
     import numpy as np
@@ -159,9 +159,9 @@ def test_the_note_reads_right_for_flags_and_for_one_question(
             f"Wilson score interval of {round(p * len(shares))} of {len(shares)}"
         )
     else:
-        u = none_off(1, 0.9)
+        u = none_off(2, 0.9)
         assert (ci.low, ci.high) == pytest.approx((p * (1 - u), p + (1 - p) * u), abs=1e-12)
-        assert "The one question is not off 0.5" in ci.note
+        assert "None of the 2 questions is off 0.5" in ci.note
 
 
 def test_the_level_is_kept() -> None:
@@ -199,3 +199,28 @@ def test_the_note_is_kept_out_of_the_repr_and_old_dicts() -> None:
     ci = ConfidenceInterval(0.1, 0.2)
     assert list(ci.to_dict()) == ["low", "high", "level", "estimable", "reason"]
     assert repr(ci) == "ConfidenceInterval(low=0.1, high=0.2, level=0.95, reason=None)"
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("clustered", [True, False])
+def test_one_cluster_alike_is_not_estimable_as_a_run_of_one_is(
+    share: float, clustered: bool
+) -> None:
+    # review41 F4: the clusters given are those with items (S2's: with a decided item).
+    # One of them is one question, not "the Wilson score interval of 1 of 1": the same
+    # reason a run of one question gets from bootstrap_mean.
+    import numpy as np
+
+    wide = ConfidenceInterval(0.0, 1.0, 0.9)
+    ci = wilson_when_alike(wide, np.array([share]), share, clustered=clustered)
+    one = bootstrap_mean([share, share], ["a", "a"] if clustered else None, level=0.9)
+    if not clustered:  # a run of one item
+        one = bootstrap_mean([share], level=0.9)
+    assert not ci.estimable
+    assert (
+        ci.reason
+        == one.reason
+        == f"one {'question' if clustered else 'item'}: the bootstrap cannot vary"
+    )
+    assert ci.level == 0.9
+    assert ci.note is None

@@ -58,7 +58,10 @@ def test_a_consistent_judges_fairness_is_plus_or_minus_u(n: int, level: float) -
         f"bound from 0/{n} off 0: all {n} questions have a value of 0, so the bootstrap "
         "cannot vary. A mean of values from -1 to 1 is no count of successes"
     )
-    assert ci.note.endswith(f"the value lies in [0 - 1 x {u:.3f}, 0 + 1 x {u:.3f}]")
+    assert ci.note.endswith(
+        f"the value lies in [0 - 1 x {u:.3f}, 0 + 1 x {u:.3f}]. This assumes questions of "
+        "similar size: the value weighs each by its items"
+    )
 
 
 def test_twenty_questions_read_as_the_degenerate_share_does() -> None:

@@ -23,6 +23,7 @@ from fairjudge.stats import (
     ConfidenceInterval,
     _agreement,
     _position_bias,
+    bootstrap_mean,
     judge_agreement,
     position_bias,
 )
@@ -113,3 +114,60 @@ def test_agreement_of_one_half_on_every_question_is_bounded_not_wilson() -> None
     r = judge_agreement(judge, human, questions=[f"q{i // 2}" for i in range(12)], **OPTIONS)
     is_bound(r.s1.ci, 0.5, 6)
     is_bound(r.s2.ci, 0.5, 6)
+
+
+@pytest.mark.parametrize("questions", [True, False])
+def test_s2_with_its_decided_items_in_one_question_is_not_estimable(questions: bool) -> None:
+    # review41 F4: the decided items all in question a, beside two tie-only questions.
+    # S2 was "Wilson of 1 of 1" ([0.207, 1.000] at 95%) there, while a run of that one
+    # question alone says S2 cannot be estimated. Both now say it, for the same reason.
+    labels = ["1", "1", "tie", "tie", "tie", "tie"]
+    beside = judge_agreement(labels, labels, questions=list("aabbcc") if questions else None,
+                             **OPTIONS)  # fmt: skip
+    alone = judge_agreement(["1", "1"], ["1", "1"], questions=["a", "a"], **OPTIONS)
+    if not questions:  # unclustered: one decided item, beside four tied ones
+        labels = ["1", "tie", "tie", "tie", "tie"]
+        beside = judge_agreement(labels, labels, **OPTIONS)
+        alone = judge_agreement(["1"], ["1"], **OPTIONS)
+    unit = "question" if questions else "item"
+    for r in (beside, alone):
+        assert r.s2.estimate == 1.0
+        assert not r.s2.ci.estimable
+        assert r.s2.ci.reason == f"one {unit}: the bootstrap cannot vary"
+        assert r.to_dict()["s2"]["ci"]["reason"] == r.s2.ci.reason
+    assert "Wilson" not in str(beside.to_dict()["s2"])
+    is_wilson(beside.s1.ci, 3 if questions else 5, 3 if questions else 5)  # S1: every cluster
+
+
+def test_s2_with_decided_items_in_two_questions_is_still_wilson() -> None:
+    labels = ["1", "2", "tie", "tie", "2", "tie"]
+    r = judge_agreement(labels, labels, questions=list("aabbcc"), **OPTIONS)
+    is_wilson(r.s2.ci, 2, 2)  # questions a and c have a decided item
+
+
+SIZES = ". This assumes questions of similar size: the {} weighs each by its items"
+
+
+def test_the_bound_between_0_and_1_says_it_assumes_questions_of_similar_size() -> None:
+    # review41 F5: "none of n questions off p, so at most u of them are" bounds the share
+    # that counts each question once; p counts items, so one large question that is off
+    # moves it further than u. The note (and --json's "note") says what it assumes.
+    judge, human = ["1", "2"] * 6, ["1", "1"] * 6
+    r = judge_agreement(judge, human, questions=[f"q{i // 2}" for i in range(12)], **OPTIONS)
+    for ci in (r.s1.ci, r.s2.ci):
+        is_bound(ci, 0.5, 6)
+        assert ci.note is not None
+        assert ci.note.endswith(SIZES.format("share"))
+        assert ci.to_dict()["note"] == ci.note
+        assert format(ci).endswith("(bound from 0/6 off 0.5)")  # the head is unchanged
+    pb = position_bias(["A", "B"] * 8, ["B", "A"] * 8, questions=[f"q{i // 2}" for i in range(16)],
+                       **OPTIONS).preference_fairness_ci  # fmt: skip
+    assert pb.note is not None
+    assert pb.note.endswith(SIZES.format("value"))
+    # Unclustered, each unit is one item: the bound is as stated, with no such caveat.
+    single = bootstrap_mean([0.5] * 12, proportion=True, level=LEVEL)  # 12 ties
+    assert single.note is not None
+    assert single.note.startswith("bound from 0/12 off 0.5: all 12 items have a share")
+    assert "similar size" not in single.note
+    # A count (every question 0 or 1) is Wilson's: unchanged.
+    assert "similar size" not in str(judge_agreement(human, human, **OPTIONS).to_dict())

@@ -192,14 +192,17 @@ def alike_interval(
     The bound above, on ``s``, is mapped back: ``[p - (p - lo) u, p + (hi - p) u]``
     (``±u`` for fairness 0), at every ``p``, since the value is no count.
 
+    Questions of similar size are assumed: "``u`` of the questions" bounds the share
+    that counts each question once, while ``p`` counts items, so a question larger
+    than the rest moves it further; the note says so. Unclustered, each unit is one
+    item and the bound is as stated.
+
     Its ``note`` says which, its head (printed after the bounds) ``Wilson, all alike``
-    or ``bound from 0/n off p``.
+    or ``bound from 0/n off p``. ``n`` is at least 2 (one cluster: not estimable).
     """
     unit = "question" if clustered else "item"
-    one = n == 1  # "the one question", never "the 1 questions"
     what = "a share" if span is None else "a value"
-    seen = (f"the one {unit} has" if one else f"all {n} {unit}s have") + f" {what} of {p:.3g}"
-    seen += ", so the bootstrap cannot vary"
+    seen = f"all {n} {unit}s have {what} of {p:.3g}, so the bootstrap cannot vary"
     if span is None and (p <= 1e-12 or p >= 1.0 - 1e-12):  # every unit 0, or 1: a count
         note = (
             f"Wilson, all alike: {seen}; this is the Wilson score interval of {round(p) * n} of {n}"
@@ -207,8 +210,8 @@ def alike_interval(
         return ConfidenceInterval(*wilson_interval(float(round(p)), n, level), level, note=note)
     lo, hi = span or (0.0, 1.0)
     u = wilson_interval(0.0, n, level)[1]
-    off = (f"The one {unit} is not" if one else f"None of the {n} {unit}s is") + f" off {p:.3g}"
-    off += f", so at most {u:.3f} of all {unit}s are (the Wilson upper bound of 0 of {n})"
+    off = f"None of the {n} {unit}s is off {p:.3g}, so at most {u:.3f} of all {unit}s are"
+    off += f" (the Wilson upper bound of 0 of {n})"
     if span is None:
         note = (
             f"bound from 0/{n} off {p:.3g}: {seen}. A share between 0 and 1 is no count of "
@@ -223,6 +226,8 @@ def alike_interval(
             f"each of those moves the value at most to {lo:g} or {hi:g}: the value lies in "
             f"[{p:.3g} - {p - lo:.3g} x {u:.3f}, {p:.3g} + {hi - p:.3g} x {u:.3f}]"
         )
+    if clustered:  # the bound counts questions, p items (F5): say what it assumes
+        note += f". This assumes questions of similar size: the {what[2:]} weighs each by its items"
     s = (p - lo) / (hi - lo)  # p itself for a share
     low, high = s * (1.0 - u), s + (1.0 - s) * u
     return ConfidenceInterval(lo + (hi - lo) * low, lo + (hi - lo) * high, level, note=note)
@@ -241,9 +246,13 @@ def wilson_when_alike(
     position-bias shares, judge-human agreement): the same rule as its
     ``proportion=True``, with ``n`` the clusters whose shares are given. ``span``: the
     values are means over ``[lo, hi]``, not shares (preference fairness, in [-1, 1]).
+    One such cluster (S2's decided items all in one question) is not estimable, for
+    the reason a run of one question is.
     """
     if not ci.estimable or not _alike(shares):
         return ci
+    if (reason := single_cluster_reason(shares.size, clustered)) is not None:
+        return ConfidenceInterval.not_estimable(reason, ci.level)
     return alike_interval(p, shares.size, ci.level, clustered, span=span)
 
 
