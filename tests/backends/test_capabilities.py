@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fairjudge._errors import ConfigError
+from fairjudge.backends import AnthropicBackend, OpenAIBackend
 from fairjudge.backends._capabilities import (
     Change,
     apply_changes,
@@ -95,6 +96,47 @@ def test_gpt_5_x_chat_models_reason_at_medium_only(model: str) -> None:
 )
 def test_at_openai(url: str | None, api: bool) -> None:
     assert at_api(url) is api
+
+
+# review41 F6: OpenAI's data-residency hosts (its "Data residency" guide: eu.api.openai.com
+# for Europe, us., au., in., jp. ...) and the fully qualified host with its trailing dot
+# are the vendor's API, so its refusals before any call apply there as at api.openai.com.
+# Anthropic's trailing dot the same way (Anthropic names no regional host: its residency
+# is the request's inference_geo). A domain that merely contains the host, or ends in it
+# without a dot between, is another server.
+@pytest.mark.parametrize(
+    ("url", "api"),
+    [
+        ("https://eu.api.openai.com/v1", True),
+        ("https://us.api.openai.com/v1/", True),
+        ("https://jp.api.openai.com", True),
+        ("https://api.openai.com./v1", True),
+        ("https://api.openai.com.:443/v1", True),
+        ("https://EU.API.OPENAI.COM./v1", True),
+        ("https://eu.api.openai.com./v1", True),
+        ("https://evilapi.openai.com/v1", False),
+        ("https://eu.api.openai.com.example.net/v1", False),
+        ("https://api.openai.com..example/v1", False),
+        ("https://openai.com/v1", False),
+    ],
+)
+def test_at_openai_regional_and_fully_qualified_hosts(url: str, api: bool) -> None:
+    assert at_api(url) is api
+    assert OpenAIBackend.calls_the_api(url) is api
+
+
+@pytest.mark.parametrize(
+    ("url", "api"),
+    [
+        ("https://api.anthropic.com", True),
+        ("https://api.anthropic.com./v1", True),
+        ("https://api.deepseek.com/anthropic", False),
+        ("https://notapi.anthropic.com", False),
+    ],
+)
+def test_at_anthropic_alike(url: str, api: bool) -> None:
+    assert at_api(url, "api.anthropic.com") is api
+    assert AnthropicBackend.calls_the_api(url) is api
 
 
 def test_another_server_answers_for_the_model_it_serves() -> None:

@@ -223,3 +223,34 @@ def test_anthropic_temperature_with_thinking_follows_the_same_rule(
     with pytest.raises(ConfigError, match=r"\(extended thinking fixes it\)"):
         resolve_judge("anthropic/claude-sonnet-4-5", backend_options=asked, store=store)
     assert capabilities_for("anthropic", "claude-sonnet-4-5").thinking
+
+
+# --- the vendor's regional and fully qualified hosts are its API (review41 F6) ----------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://eu.api.openai.com/v1", "https://api.openai.com./v1", "https://us.api.openai.com"],
+)
+def test_openais_regional_and_fqdn_hosts_refuse_before_any_call(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # eu.api.openai.com is OpenAI's EU data-residency endpoint: the API itself, so what it
+    # would refuse is refused here before any call, as at api.openai.com (it read as
+    # "another server" and the request went out to be refused by the API).
+    from fairjudge.backends import OpenAIBackend
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(ConfigError, match=r"openai/gpt-5 samples at temperature 1 only"):
+        OpenAIBackend("gpt-5", temperature=0.5, base_url=url)
+    assert OpenAIBackend("gpt-5", base_url=url).at_vendor
+
+
+def test_anthropics_fqdn_host_refuses_before_any_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fairjudge.backends import AnthropicBackend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    with pytest.raises(ConfigError, match=r"thinking_budget must be at least 1024"):
+        AnthropicBackend(
+            "claude-sonnet-4-5", thinking_budget=512, base_url="https://api.anthropic.com."
+        )

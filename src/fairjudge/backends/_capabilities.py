@@ -314,10 +314,17 @@ def at_api(base_url: str | None, host: str = "api.openai.com") -> bool:
     """Whether ``base_url`` is the vendor's API itself at ``host`` (``None``: it is).
 
     The table holds there only (OpenAI's by default; Anthropic's at api.anthropic.com).
+    A host under ``host`` is the vendor's too: OpenAI's data-residency hosts are
+    ``eu.api.openai.com``, ``us.``, ``au.``, ``jp.`` and so on (its "Data residency"
+    guide). The fully qualified spelling with its trailing dot (``api.openai.com.``) is
+    the same host. Another domain that only contains ``host`` is not.
     """
     from urllib.parse import urlsplit
 
-    return base_url is None or urlsplit(base_url).hostname == host
+    if base_url is None:
+        return True
+    name = (urlsplit(base_url.strip()).hostname or "").rstrip(".")
+    return name == host or name.endswith("." + host)
 
 
 def checked_effort(
