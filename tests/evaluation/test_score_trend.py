@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -339,3 +340,33 @@ def test_the_library_compares_the_recorded_settings() -> None:
         "asked as this run's judge is (mode json, reasoning_effort minimal) cannot be checked"
     )
     assert "  note: the baseline this run does not record" in unrecorded.summary()
+
+
+def test_from_result_and_the_header_fill_each_field_by_name(tmp_path: Path, baseline: Path) -> None:
+    # review41 F10: from_result names each field (a reordered field cannot take another's
+    # value), and _header checks request.params and mode each on its own.
+    import fairjudge
+    from fairjudge.examples.judges import scorer
+
+    answers = Path(fairjudge.__file__).parent / "examples" / "score_answers.jsonl"
+    result = fairjudge.score(str(answers), scorer).result
+    run = ScoreRun.from_result(result, source="s.jsonl", request={"seed": 1}, mode="label")
+    assert (run.rubric, run.judge) == (result.rubric_tag, result.judge)
+    assert run.clusters == tuple(i.item.cluster_key for i in result.items)
+    assert run.scores == tuple(dict(i.scored.scores) for i in result.items)
+    assert (run.source, run.request, run.mode) == ("s.jsonl", {"seed": 1}, "label")
+    header = out_header(baseline)
+    for settings, said in (
+        ({"request": {"params": [1]}}, "settings.request.params must be an object; got [1]"),
+        ({"mode": 3}, "settings.mode must be a string; got 3"),
+    ):
+        bad = tmp_path / "bad.jsonl"
+        rows = [{"fairjudge": {**header, "settings": {**header["settings"], **settings}}},
+                *out_records(baseline)]  # fmt: skip
+        bad.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        with pytest.raises(InputError, match=rf"header: {re.escape(said)}"):
+            load_score_run(bad)
+    good = {**header["settings"], "request": {"params": {"seed": 1}}, "mode": "json"}
+    rows = [{"fairjudge": {**header, "settings": good}}, *out_records(baseline)]
+    bad.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert (load_score_run(bad).request, load_score_run(bad).mode) == ({"seed": 1}, "json")

@@ -217,9 +217,11 @@ class ScoreRun:
         request: Mapping[str, Any] | None = None, mode: str | None = None,
     ) -> ScoreRun:  # fmt: skip
         """The run a result records; ``request`` and ``mode`` as its judge asked."""
-        items = result.items
-        return cls(result.rubric_tag, result.judge, tuple(i.item.cluster_key for i in items),
-                   tuple(dict(i.scored.scores) for i in items), source, request, mode)  # fmt: skip
+        items = result.items  # by keyword: a field moved cannot take another's value
+        return cls(rubric=result.rubric_tag, judge=result.judge,
+                   clusters=tuple(i.item.cluster_key for i in items),
+                   scores=tuple(dict(i.scored.scores) for i in items),
+                   source=source, request=request, mode=mode)  # fmt: skip
 
     @property
     def dimensions(self) -> tuple[str, ...]:
@@ -286,10 +288,12 @@ def _header(
                          "`score out` files", path=path, params=("baseline", "out"))  # fmt: skip
     request, mode = header.settings.get("request"), header.settings.get("mode")
     params = request.get("params") if isinstance(request, Mapping) else request
-    for key, value, kind in (("request.params", params, "an object"), ("mode", mode, "a string")):
-        if value is not None and not isinstance(value, Mapping if key != "mode" else str):
-            raise InputError(f"header: settings.{key} must be {kind}; got {shown(value)}",
-                             path=path, line=line)  # fmt: skip
+    if params is not None and not isinstance(params, Mapping):
+        raise InputError("header: settings.request.params must be an object; got "
+                         f"{shown(params)}", path=path, line=line)  # fmt: skip
+    if mode is not None and not isinstance(mode, str):
+        raise InputError(f"header: settings.mode must be a string; got {shown(mode)}",
+                         path=path, line=line)  # fmt: skip
     return params, mode
 
 
