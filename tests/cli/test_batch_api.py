@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -425,6 +426,14 @@ def test_a_store_whose_batch_the_provider_does_not_know_runs_again(
     said = " ".join(online.stderr.split())
     assert "run the same command with --batch-api to collect them" in said
     assert "a batch the provider no longer knows (a 404: submitted with another key" in said
+    young = invoke(*argv, "--batch-api", "--batch-poll", "0.01")  # submitted a moment ago
+    assert young.exit_code == 1, young.output  # a 404 for a moment must not pay twice
+    said = " ".join(young.stderr.split())
+    assert f"the provider does not know batch {ghost} (40 calls, recorded in the store) yet" in said
+    assert "is treated as lost only once it is 10 minutes old: run the same command again" in said
+    with sqlite3.connect(store) as conn:  # a store handed over: submitted an hour ago
+        hour_ago = datetime.now(UTC) - timedelta(hours=1)
+        conn.execute("UPDATE batches SET submitted_at = ?", (hour_ago.isoformat(),))
     batch = invoke(*argv, "--batch-api", "--batch-poll", "0.01")
     assert batch.exit_code == 8, batch.output
     said = " ".join(batch.stderr.split())
@@ -438,6 +447,9 @@ def test_a_store_whose_batch_the_provider_does_not_know_runs_again(
         rows = conn.execute("SELECT id, status FROM batches ORDER BY submitted_at").fetchall()
     assert rows[0] == (ghost, "lost")
     assert len(rows) == 2
+    with sqlite3.connect(store) as conn:  # what was submitted stays on record
+        (kept,) = conn.execute("SELECT COUNT(*) FROM batch_calls WHERE batch_id = ?", (ghost,))
+    assert kept == (40,)
 
 
 def test_rerunning_while_exit_8_commits_no_more_than_the_cost_budget(

@@ -3,8 +3,9 @@
 A store can hold a batch its key cannot see (handed over from another organisation, a
 deleted batch): the provider answers 404 to every poll. Before, a ``--batch-api`` run
 stopped on that 404 (exit 1) and an online run refused the calls (exit 2), each sending
-the user to the other. Now the batch run marks it lost and submits its calls again,
-while any other error keeps the record. And ``max_cost`` / ``max_calls`` count the
+the user to the other. Now the batch run marks a batch at least 10 minutes old lost
+(its calls stay on record under it) and submits its calls again; a younger one stops
+the run and is kept, and any other error keeps the record. And ``max_cost`` / ``max_calls`` count the
 calls of batches not collected yet, so rerunning while exit 8 stays within the budget.
 """
 
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ ITEMS = [json.loads(line) for line in PAIRS.read_text().splitlines()][:6]
 CALLS = 2 * len(ITEMS)
 JUDGES = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-3-5-haiku-latest"}
 GHOST = "batch_doesnotexist000000000000"
+HOUR_AGO = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds")
 
 
 @pytest.fixture(params=["openai", "anthropic"])
@@ -48,25 +52,42 @@ def server(monkeypatch: pytest.MonkeyPatch, provider: str) -> Iterator[BatchServ
         yield running
 
 
+def _anthropic(server: BatchServer) -> bool:
+    return server.emulator.inner.__class__.__name__.startswith("Anthropic")
+
+
+def _judge(server: BatchServer) -> str:
+    return JUDGES["anthropic" if _anthropic(server) else "openai"]
+
+
+def _backend(server: BatchServer) -> BackendOptions:
+    return BackendOptions(base_url=server.root if _anthropic(server) else server.base_url)
+
+
 def _compare(server: BatchServer, store: Path, executor: Any = None, **options: Any) -> Any:
-    anthropic = server.emulator.inner.__class__.__name__.startswith("Anthropic")
     return fairjudge.compare(
         ITEMS,
-        judge=JUDGES["anthropic" if anthropic else "openai"],
-        backend=BackendOptions(base_url=server.root if anthropic else server.base_url),
+        judge=_judge(server),
+        backend=_backend(server),
         store=str(store),
         executor=executor,
         options=RunOptions(progress="quiet", **options),
     )
 
 
-def _ghost(server: BatchServer, store: Path) -> None:
-    """Submit the calls, then rename the recorded batch to one the provider never made."""
+def _ghost(server: BatchServer, store: Path, submitted_at: str | None = HOUR_AGO) -> None:
+    """Submit the calls, then rename the recorded batch to one the provider never made.
+
+    ``submitted_at``: its recorded time (an hour ago: a store handed over); None keeps
+    the real one, a moment ago (a quick rerun of a killed run).
+    """
     with pytest.raises(BatchPending):
         _compare(server, store, BatchExecutor(wait=False))
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE batches SET id = ?", (GHOST,))
         conn.execute("UPDATE batch_calls SET batch_id = ?", (GHOST,))
+        if submitted_at is not None:
+            conn.execute("UPDATE batches SET submitted_at = ?", (submitted_at,))
     server.reset()
 
 
@@ -94,7 +115,7 @@ def test_a_batch_the_provider_does_not_know_is_lost_and_the_rerun_completes(
     stats = server.stats()
     assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
     rows = _batches(store)
-    assert rows[0] == (GHOST, "lost", 1, 0)  # kept as lost; its calls in no batch
+    assert rows[0] == (GHOST, "lost", 1, CALLS)  # kept as lost, with its calls
     assert rows[1][1:] in (("completed", 1, CALLS), ("ended", 1, CALLS))
     (note,) = [text for label, text in result.calls.notes if label == "lost batch"]
     assert f"batch {GHOST} ({CALLS} calls)" in note
@@ -231,3 +252,139 @@ def test_reruns_while_batches_run_submit_nothing_past_the_budget(
     else:
         pytest.fail(f"never finished: {codes}")
     assert server.stats()["batch_requests"] == CALLS  # each call once
+
+
+@pytest.mark.parametrize("submitted_at", [None, ""], ids=["a-moment-ago", "no-time"])
+def test_a_young_batch_the_provider_does_not_know_stops_the_run_and_is_kept(
+    submitted_at: str | None, server: BatchServer, tmp_path: Path
+) -> None:
+    """A quick rerun of a killed run meets a 404 for a moment (anthropic-sdk-python#1432).
+
+    Before: three 404s ``poll_s`` apart (here 0.02 s) lost it, deleted its calls and
+    paid for them again. Now a batch under 10 minutes old, or of no readable time, is
+    kept and the run stops (exit 1), saying when it would be lost.
+    """
+    store = tmp_path / "s.sqlite"
+    _ghost(server, store, submitted_at=submitted_at)
+    before = _batches(store)
+    with pytest.raises(FatalBackendError) as caught:
+        _compare(server, store, BatchExecutor(poll_s=0.01))
+    said = str(caught.value)
+    assert f"the provider does not know batch {GHOST} ({CALLS} calls, recorded in the " in said
+    assert "HTTP 404" in said
+    assert "anthropic-sdk-python#1432" in said
+    if submitted_at is None:
+        assert "is treated as lost only once it is 10 minutes old: run the same " in said
+    else:
+        assert "records no readable time of its submission ('')" in said
+        assert (
+            f"UPDATE batches SET status = 'lost', collected_at = datetime() WHERE id = '{GHOST}'"
+            in said
+        )
+    assert _batches(store) == before  # open, every call in it
+    assert server.stats().get("batches_created", 0) == 0  # nothing paid twice
+
+
+def test_a_lost_batchs_calls_stay_in_the_store_as_lost(server: BatchServer, tmp_path: Path) -> None:
+    """Before: its batch_calls rows were deleted, so the store forgot what was submitted."""
+    store = tmp_path / "s.sqlite"
+    _ghost(server, store)
+    with sqlite3.connect(store) as conn:
+        keys = sorted(k for (k,) in conn.execute("SELECT key FROM batch_calls"))
+    _compare(server, store, BatchExecutor(poll_s=0.01))
+    with sqlite3.connect(store) as conn:
+        lost = conn.execute(
+            "SELECT c.key FROM batch_calls c JOIN batches b ON b.id = c.batch_id "
+            "WHERE b.status = 'lost' AND b.id = ? ORDER BY c.key",
+            (GHOST,),
+        ).fetchall()
+    assert [k for (k,) in lost] == keys
+    assert len(keys) == CALLS
+
+
+def test_committed_money_stays_committed_while_its_batch_runs(
+    server: BatchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: each poll loop ended with ``committed = 0`` though the batch still ran."""
+    from fairjudge.runner._batch import BatchRun
+
+    follow, after = BatchRun._follow, []
+
+    async def watched(run: BatchRun, batches: list[Any], **kwargs: Any) -> list[Any]:
+        running = await follow(run, batches, **kwargs)
+        after.append((len(running), run.committed))
+        return running
+
+    monkeypatch.setattr(BatchRun, "_follow", watched)
+    server.configure_batches(delay_polls=50)
+    store = tmp_path / "s.sqlite"
+    budget = {"prices": Prices(1.0, 1.0), "max_cost": 1.0}
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False), **budget)
+    running, committed = after[-1]
+    assert running == 1
+    assert committed > 0  # this run's batch: its estimate is still held
+    server.configure_batches(delay_polls=0)
+    _compare(server, store, BatchExecutor(poll_s=0.01), **budget)
+    assert after[-1] == (0, 0.0)
+
+
+def test_an_earlier_runs_batch_collected_later_in_the_round_is_not_this_runs_spending(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """An earlier run's batch still running at the first poll, collected in the round's
+    later polls, while another process holds the other calls (so a second round comes).
+
+    Before: its cost went into the second round's budget (``spent``, not ``resumed``),
+    which then held back the calls it had room for.
+    """
+    store, elsewhere = tmp_path / "s.sqlite", tmp_path / "keys.sqlite"
+    first, rest = ITEMS[:3], ITEMS[3:]
+    fairjudge.compare(rest, judge=_judge(server), backend=_backend(server), store=str(elsewhere),
+                      options=RunOptions(progress="quiet"))  # fmt: skip
+    with sqlite3.connect(elsewhere) as conn:
+        held = [k for (k,) in conn.execute("SELECT key FROM calls")]
+    server.configure_batches(delay_polls=50)
+    with pytest.raises(BatchPending):
+        fairjudge.compare(first, judge=_judge(server), backend=_backend(server), store=str(store),
+                          executor=BatchExecutor(wait=False),
+                          options=RunOptions(progress="quiet"))  # fmt: skip
+    with sqlite3.connect(store) as conn:  # another process makes the rest, for a second
+        conn.executemany(
+            "INSERT INTO claims VALUES (?, ?, ?)",
+            [(k, "another-host/ns:1-abcd", time.time() + 1.0) for k in held],
+        )
+    server.configure_batches(delay_polls=2)  # running at the first poll, then ended
+    # Room for the rest at their estimate (6 x ~$0.000057), not for the earlier batch's
+    # $0.00018 besides.
+    budget = 0.00042
+    result = fairjudge.compare(
+        ITEMS, judge=_judge(server), backend=_backend(server), store=str(store),
+        executor=BatchExecutor(poll_s=0.05),
+        options=RunOptions(progress="quiet", prices=Prices(1.0, 1.0), max_cost=budget),
+    )  # fmt: skip
+    data = result.to_dict()
+    assert data["n_not_run"] == 0, data
+
+
+def test_a_lost_batch_answered_none_of_its_calls(server: BatchServer, tmp_path: Path) -> None:
+    """A lost batch's rows stay, but an error row of its calls is not its answer.
+
+    Here a call of the lost batch ended in a refused request made elsewhere (online):
+    the batch run makes it again, as for any call no collected batch answered, rather
+    than serve that error as the lost batch's.
+    """
+    store = tmp_path / "s.sqlite"
+    _ghost(server, store)
+    _compare(server, store, BatchExecutor(poll_s=0.01))
+    with sqlite3.connect(store) as conn:
+        (key,) = conn.execute("SELECT key FROM batch_calls WHERE batch_id = ? LIMIT 1", (GHOST,))
+        conn.execute("DELETE FROM batch_calls WHERE batch_id <> ?", (GHOST,))
+        conn.execute(
+            "UPDATE calls SET status = 'error', error_kind = 'RequestRejected', "
+            "error_message = 'refused online' WHERE key = ?",
+            key,
+        )
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    calls = result.to_dict()["calls"]
+    assert (calls["made"], calls["failed"]) == (1, 0)

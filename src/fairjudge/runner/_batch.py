@@ -87,6 +87,7 @@ class BatchRun(TeachingRun):
         self.states: dict[str, BatchState] = {}
         self.todo: dict[str, CallSpec] = {}
         self.claimed: set[str] = set()
+        self.own: dict[str, float] = {}
         self.waiting = 0  # calls in batches not yet collected
         self.submitted = 0
 
@@ -164,9 +165,7 @@ class BatchRun(TeachingRun):
             ).items():
                 self._served(key, remaining[key], completion)
             earlier = [b for b in self._ledger(open_batches, claimed) if b.route in self.backends]
-            spent = self.spent  # earlier runs' batches are polled, collected or lost first
-            earlier = await self._follow(earlier, once=True)
-            self.resumed += self.spent - spent
+            earlier = await self._follow(earlier, once=True)  # collected or lost first
             held = {key for b in earlier for key in b.members.values()} | set(self.outcomes)
             taught = await self._taught([k for k in claimed if k not in held])
             fresh = self._within_budget(taught, earlier)
@@ -245,7 +244,7 @@ class BatchRun(TeachingRun):
                     state = await self._submit_once(client, chunk)
                     record(batch_id=state.id, input_file=state.input_file)
                 self.submitted += 1
-                self.states[state.id] = state
+                self.states[state.id], self.own[state.id] = state, self._worst(dict(members))
                 made.append(
                     OpenBatch(state.id, client.provider, route, state.status, dict(members))
                 )
@@ -336,7 +335,6 @@ class BatchRun(TeachingRun):
             if not running or once or not self.wait:
                 break
             await asyncio.sleep(self.poll_s)
-        self.committed = 0.0  # what was collected is in ``spent`` now
         return list(running.values())
 
     async def _gone(self, batch: OpenBatch, client: BatchAPI, state: BatchState) -> BatchState:
@@ -346,10 +344,12 @@ class BatchRun(TeachingRun):
 
         A batch this run saw is not lost (a provider may answer 404 for a moment just
         after creation, anthropic-sdk-python#1432): the run stops, as on any error of
-        the endpoints. Another run's is asked :data:`_LOST_ASKS` times, ``poll_s`` apart.
+        the endpoints. Another run's is asked :data:`_LOST_ASKS` times, ``poll_s``
+        apart, and lost only if it is old enough (:meth:`_lose`: ``LOST_AFTER_S``).
 
         Raises:
-            FatalBackendError: This run submitted or polled the batch.
+            FatalBackendError: This run submitted or polled the batch, or it is too
+                young to be lost (the provider does not know it *yet*).
         """
         if batch.id in self.states:
             raise FatalBackendError(state.gone)
@@ -362,7 +362,11 @@ class BatchRun(TeachingRun):
         return state
 
     async def _collect(self, batch: OpenBatch, state: BatchState, client: BatchAPI) -> None:
-        """Store every result of an ended batch that this run holds, as the engine would."""
+        """Store every result of an ended batch that this run holds, as the engine would.
+
+        What it cost is booked as this run's (no longer committed) or an earlier run's.
+        """
+        spent = self.spent
         ours = {
             cid: key
             for cid, key in batch.members.items()
@@ -384,6 +388,7 @@ class BatchRun(TeachingRun):
                 else:
                     settling.append(self._failed(key, spec, outcome, 1, None))
             await asyncio.gather(*settling)  # one transaction for the batch's rows
+        self._charged(batch.id, spent)
         self.writer.flush()
         if len(self.store.usage_rows(batch.members.values())) == len(batch.members):
             self._ledger(collected, batch.id, state.status, utc_now())

@@ -12,7 +12,9 @@ marked lost, and its calls are submitted again.
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from fairjudge._call import CallSpec, Route
@@ -26,6 +28,18 @@ __all__ = ["ONLINE_TRIES", "TeachingRun"]
 
 _T = TypeVar("_T")
 
+LOST_AFTER_S = 600.0
+"""How old (from the store's ``submitted_at``) a batch must be before a not-found 404
+for it marks it lost, whatever ``poll_s`` is.
+
+A provider's 404 for a batch it created is transient only just after creation, while
+the batch propagates (anthropic-sdk-python#1432: seconds), and a batch lives for
+hours (24 h at most before it expires). Ten minutes is far past any such lag, so a
+404 then is the key that cannot see the batch or a deleted batch; and it covers the
+rerun of a run killed right after submitting, which a store handed over (the case
+for losing a batch) is not. Younger, the calls would be paid for twice on a 404 for
+a moment, so the run stops instead and says when the batch would be lost."""
+
 ONLINE_TRIES = 3
 """Calls of a model the capability table does not know that go online, each with its
 retries, before its batch is given up for the run when none is answered."""
@@ -38,6 +52,8 @@ class TeachingRun(Run):
     """Every unique call of the run, by key (set by the batch run)."""
     committed = 0.0
     """The estimate of the calls this run submitted and has not collected yet."""
+    own: dict[str, float]
+    """The estimate of each batch this run submitted and has not collected, by id."""
     resumed = 0.0
     """What the batches of earlier runs that this run collected cost: not its spending."""
     held_back = 0
@@ -112,8 +128,57 @@ class TeachingRun(Run):
             f"batch(es){worst}."
         )
 
+    def _charged(self, batch_id: str, spent: float) -> None:
+        """Book what collecting a batch cost (``self.spent`` was ``spent`` before).
+
+        This run's batch is no longer committed money: its cost is spent. Another
+        run's is not this run's spending (:attr:`resumed`), whichever poll collected it.
+        """
+        mine = self.own.pop(batch_id, None)
+        if mine is None:
+            self.resumed += self.spent - spent
+        else:
+            self.committed = max(self.committed - mine, 0.0)
+
     def _lose(self, batch: OpenBatch, why: str) -> None:
-        """Mark ``batch`` lost in the store: its calls are in no batch, and are submitted again."""
+        """Mark ``batch`` lost in the store: its calls are in no batch, and are submitted again.
+
+        Only a batch at least :data:`LOST_AFTER_S` old; its ``batch_calls`` stay
+        (:func:`~fairjudge.runner._store_schema.lost`).
+
+        Raises:
+            FatalBackendError: The batch is younger, or the store has no readable time
+                of its submission (then it is never lost by a run: paying twice is the
+                user's call): the provider does not know it *yet*.
+        """
+        try:
+            at = datetime.fromisoformat(batch.submitted_at)
+            at = at if at.tzinfo else at.replace(tzinfo=UTC)
+        except ValueError:
+            at = None
+        if at is None or (now := datetime.now(UTC)) - at < timedelta(seconds=LOST_AFTER_S):
+            path, bid = self.store.path, batch.id
+            when = (
+                f"it was submitted {(now - at).total_seconds():.0f} s ago ({batch.submitted_at}"
+                f" in the store {path}), and is treated as lost only once it is "
+                f"{LOST_AFTER_S / 60:.0f} minutes old: run the same command again after "
+                f"{(at + timedelta(seconds=LOST_AFTER_S)).isoformat(timespec='seconds')}. If "
+                "the provider still does not know it then (the key in use cannot see it, or "
+                "it was deleted), it is marked lost in the store and its calls are submitted "
+                "again, and paid for again"
+                if at is not None
+                else f"the store {path} records no readable time of its submission "
+                f"({batch.submitted_at!r}), so no run treats it as lost; to have its calls "
+                f"submitted again, and paid for again: sqlite3 {shlex.quote(str(path))} "
+                "\"UPDATE batches SET status = 'lost', collected_at = datetime() "
+                f"WHERE id = '{bid}'\""
+            )
+            raise FatalBackendError(
+                f"the provider does not know batch {bid} ({len(batch.members)} calls, recorded "
+                f"in the store) yet ({why.rstrip('.')}). A provider can answer 404 for a while "
+                "just after it creates a batch (anthropic-sdk-python#1432), so the run stops "
+                f"rather than pay for its calls twice: {when}"
+            )
         self._ledger(lost, batch.id, utc_now())
         self.lost_notes += (
             f"batch {batch.id} ({len(batch.members)} calls), recorded in the store, is not "

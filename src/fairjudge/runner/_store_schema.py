@@ -395,6 +395,8 @@ class OpenBatch:
         route: ``(backend, model, base_url)`` it was submitted to.
         status: The last status a poll saw (``submitted`` before the first).
         members: ``{custom_id: call key}`` of every request in it.
+        submitted_at: When it was recorded (ISO 8601 UTC, ``submitted_at``): how old it
+            is, when the provider says it does not know it; empty when not known.
     """
 
     id: str
@@ -402,6 +404,7 @@ class OpenBatch:
     route: tuple[str, str, str | None]
     status: str
     members: dict[str, str]
+    submitted_at: str = ""
 
 
 def record_batch(
@@ -428,8 +431,8 @@ def record_batch(
 
 
 _MEMBERS = (
-    "SELECT c.batch_id, c.custom_id, c.key, b.provider, b.backend, b.model, b.base_url, b.status "
-    "FROM batches b JOIN batch_calls c ON c.batch_id = b.id WHERE b.id = ?"
+    "SELECT c.batch_id, c.custom_id, c.key, b.provider, b.backend, b.model, b.base_url, b.status, "
+    "b.submitted_at FROM batches b JOIN batch_calls c ON c.batch_id = b.id WHERE b.id = ?"
 )
 """A batch's members, each with the batch's own columns."""
 
@@ -453,9 +456,10 @@ def open_batches(conn: sqlite3.Connection, keys: Iterable[str]) -> list[OpenBatc
     found = []
     for bid in sorted(ids):
         rows = _read(conn, _MEMBERS, (bid,), _batch_row)
-        provider, backend, model, base_url, status = rows[0][3:]
+        provider, backend, model, base_url, status, submitted = rows[0][3:]
         members = {cid: key for _, cid, key, *_ in rows}
-        found.append(OpenBatch(bid, provider, (backend, model, base_url), status, members))
+        route = (backend, model, base_url)
+        found.append(OpenBatch(bid, provider, route, status, members, submitted or ""))
     return found
 
 
@@ -465,7 +469,7 @@ def failed_in_batches(
     """``{key: (error_kind, error_message)}`` of ``keys`` a collected batch ended in error.
 
     Error rows of calls that a collected batch held: what batch results wrote (the
-    caller runs the transaction).
+    caller runs the transaction). A lost batch (:func:`lost`) answered nothing.
     """
     found: dict[str, tuple[str | None, str | None]] = {}
     for chunk in _chunks(list(dict.fromkeys(keys))):
@@ -474,7 +478,8 @@ def failed_in_batches(
             conn,
             "SELECT c.key, c.error_kind, c.error_message FROM calls c WHERE c.status = 'error' "
             f"AND c.key IN ({marks}) AND EXISTS (SELECT 1 FROM batch_calls m JOIN batches b "
-            "ON b.id = m.batch_id WHERE m.key = c.key AND b.collected_at IS NOT NULL)",
+            "ON b.id = m.batch_id WHERE m.key = c.key AND b.collected_at IS NOT NULL "
+            "AND b.status <> 'lost')",
             chunk,
             lambda path, column, row: StoreRowDamaged(path, {row[0]: f"{column} {_NOT_UTF8}"}),
         )
@@ -507,16 +512,19 @@ def collected(conn: sqlite3.Connection, batch_id: str, status: str, now: str) ->
 
 
 def lost(conn: sqlite3.Connection, batch_id: str, now: str) -> None:
-    """Mark a batch the provider does not know ``lost``: closed, and its calls in no batch.
+    """Mark a batch the provider does not know ``lost``: closed, its calls in no open batch.
 
-    Its row stays (``status`` ``lost``, ``collected_at`` set), so the store says what
-    became of it; its ``batch_calls`` go, so a run submits or makes its calls again.
+    Its row stays (``status`` ``lost``, ``collected_at`` set) and so do its
+    ``batch_calls``, so the store keeps what was submitted, under which batch id (an
+    audit log: the provider may have billed it). Being closed, it holds no call
+    (:func:`open_batches`) and answered none (:func:`failed_in_batches`), so a run
+    submits or makes its calls again. ``SELECT c.key FROM batch_calls c JOIN batches b
+    ON b.id = c.batch_id WHERE b.status = 'lost'`` lists them.
     """
     conn.execute(
         "UPDATE batches SET status = 'lost', updated_at = ?, collected_at = ? WHERE id = ?",
         (now, now, batch_id),
     )
-    conn.execute("DELETE FROM batch_calls WHERE batch_id = ?", (batch_id,))
 
 
 _NOT_UTF8 = "is not UTF-8 text"
