@@ -9,10 +9,11 @@ single item, plus the statistics functions on their own. The same seeds draw the
 resamples, so every number must agree to 1e-12 (the sums are now taken by BLAS in
 another order, hence not bit for bit) and every reason word for word, but for two
 documented changes made on purpose since, applied to the pinned values before the
-comparison: a Python member's calls count as made (:func:`_made_on_the_engine`), a
-rate whose flags are all alike has the Wilson interval, or the bound from none of its
-questions off its share (:func:`_wilson_where_alike`), and Fleiss' kappa of votes all
-alike is undefined, with the reason (:func:`_undefined_when_alike`).
+comparison: a Python member's calls count as made, and its usage has 0 reasoning
+tokens (:func:`_made_on_the_engine`), a rate whose flags are all alike has the Wilson
+interval, or the bound from none of its questions off its share
+(:func:`_wilson_where_alike`), and Fleiss' kappa of votes all alike is undefined, with
+the reason (:func:`_undefined_when_alike`).
 """
 
 from __future__ import annotations
@@ -119,16 +120,18 @@ def _undefined_when_alike(case: Any) -> Any:
 
 
 def _made_on_the_engine(case: Any) -> Any:
-    """The one pinned figure changed on purpose since: a Python member's calls made.
+    """A Python member's usage, changed on purpose since: its calls made, its reasoning.
 
     633b969 called a Python member's function directly and counted none of its calls
     as made; its calls now run on the engine, which the panel's ``calls`` counts, so
     its usage counts them as made too (every call here is made: nothing is stored).
+    A member's usage now also has its reasoning tokens (003bfeb), 0 for a Python one.
     """
     if isinstance(case, dict):
         usage = case.get("usage")
         if isinstance(usage, dict) and usage.get("answered_locally"):
-            case = {**case, "usage": {**usage, "made": usage["calls"]}}
+            usage = {**usage, "made": usage["calls"], "reasoning_tokens": 0}
+            case = {**case, "usage": usage}
         return {k: _made_on_the_engine(v) for k, v in case.items()}
     if isinstance(case, list):
         return [_made_on_the_engine(v) for v in case]
