@@ -386,7 +386,7 @@ class EvalFlags:
     rule: Annotated[Resolution, typer.Option(help="How the calls on an item resolve.")] = (
         Resolution.CONSERVATIVE
     )
-    rounds: Annotated[int, typer.Option(help="Calls per item; 2 is the swap protocol.")] = 2
+    rounds: Annotated[int, typer.Option(help="Calls per item (1-100); 2 is the swap protocol.")] = 2
     balanced: Annotated[bool, typer.Option(help="Exactly half the calls in each order.")] = True
     seed: Annotated[int, typer.Option(help="Run seed: randomised orders and the bootstrap.")] = 0
     level: Level = 0.95

@@ -26,14 +26,15 @@ from fairjudge.evaluation._panel import (
     leave_one_out,
     skipped_or_dict,
 )
-from fairjudge.evaluation._results import ItemLike, PairwiseResult, Rate, WinRate, evaluate
+from fairjudge.evaluation._results import ItemLike, PairwiseResult, Rate, WinRate, judge_planned
 from fairjudge.evaluation._settings import (
     EvalSettings,
     SettingsFrame,
+    check_plan,
     check_probabilities,
     check_repeats,
 )
-from fairjudge.judges import PairwiseRequest, ProgressCallback, panel_reply
+from fairjudge.judges import PairwiseRequest, ProgressCallback, ReplayJudge, panel_reply
 from fairjudge.stats import bootstrap_mean, shared_resamples
 
 if TYPE_CHECKING:
@@ -280,18 +281,22 @@ def evaluate_jury(
         progress: Called with the number of calls as they finish (members × calls).
 
     Raises:
-        ConfigError: Bad items, an unknown rule, or ``rounds`` > 2 for a member that
-            does not sample.
+        ConfigError: Bad items, an unknown rule, ``rounds`` > 2 for a member that does
+            not sample, or a plan past the limits (:func:`check_repeats`,
+            :func:`check_plan`); a replayed member (a results file read back) is not
+            planned, so only the rule binds it.
     """
     rule = check_rule(aggregation, AGGREGATIONS)
     for m in jury.members:
-        check_repeats(settings.rounds, getattr(m.judge, "temperature", None))
+        if not isinstance(m.judge, ReplayJudge):
+            check_repeats(settings.rounds, getattr(m.judge, "temperature", None))
         check_probabilities(settings.rule, settings.rounds, m.judge)
     item_list = list(items)
+    check_plan(len(item_list), settings.rounds, jury)
     recorder = _Recorder(jury)
-    first = evaluate(recorder, item_list, settings, progress=progress)
-    assert recorder.replies is not None  # evaluate judged the batch, or raised
-    rest = [evaluate(_Replay(r), item_list, settings) for r in recorder.replies[1:]]
+    first = judge_planned(recorder, item_list, settings, progress)
+    assert recorder.replies is not None  # judge_planned judged the batch, or raised
+    rest = [judge_planned(_Replay(r), item_list, settings) for r in recorder.replies[1:]]
     reason = first.stopped
     members = tuple(replace(m, stopped=reason) for m in (first, *rest))
     return jury_result(jury.names, jury.weights, rule, members, reason, jury.last_usage)

@@ -21,6 +21,7 @@ from fairjudge.evaluation._settings import (
     RuleLike,
     SettingsFrame,
     as_rule,
+    check_plan,
     check_probabilities,
     check_repeats,
 )
@@ -423,9 +424,27 @@ def evaluate(
     *,
     progress: ProgressCallback | None = None,
 ) -> PairwiseResult:
-    """:func:`evaluate_pairs` with its settings as one validated value."""
+    """:func:`evaluate_pairs` with its settings as one validated value.
+
+    Raises:
+        ConfigError: As :func:`evaluate_pairs`, or a plan past
+            :data:`~fairjudge.evaluation._settings.MAX_PLANNED_CALLS` calls with no
+            ``max_calls`` budget on the judge, before any call is built.
+    """
     check_repeats(settings.rounds, getattr(judge, "temperature", None))
     check_probabilities(settings.rule, settings.rounds, judge)
+    item_list = list(items)
+    check_plan(len(item_list), settings.rounds, judge)
+    return judge_planned(judge, item_list, settings, progress)
+
+
+def judge_planned(
+    judge: JudgeLike,
+    items: list[ItemLike],
+    settings: EvalSettings,
+    progress: ProgressCallback | None = None,
+) -> PairwiseResult:
+    """Plan the calls for ``items``, judge them and resolve: :func:`evaluate` past its checks."""
     item_list = [_as_item(obj, i) for i, obj in enumerate(items)]
     if not item_list:
         raise ConfigError("items is empty; need at least one item to judge")

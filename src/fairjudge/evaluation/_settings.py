@@ -17,6 +17,8 @@ from fairjudge._errors import ConfigError
 from fairjudge._types import CallError, ParseFailure, Resolution, never_made
 
 __all__ = [
+    "MAX_PLANNED_CALLS",
+    "MAX_ROUNDS",
     "EvalSettings",
     "Failure",
     "ResultFrame",
@@ -24,11 +26,76 @@ __all__ = [
     "SettingsFrame",
     "as_rule",
     "check_bootstrap",
+    "check_plan",
     "check_probabilities",
     "check_repeats",
     "failure_reasons",
+    "max_calls_of",
     "members_failures",
 ]
+
+
+MAX_ROUNDS = 100
+"""The most calls per item a run plans (``rounds``, ``--rounds``): :func:`check_repeats`.
+
+Past the first call in each order, a round samples the judge again: the rounds measure
+how often the judge gives each label on an item (the soft rule's score, the majority's
+support), with a standard error of at most ``0.5 / sqrt(rounds)`` per item, 0.05 at
+100. The win rate's interval is made from how much the items differ from each other,
+to which that error adds a part ``rounds`` times smaller than itself: past 100 rounds
+no report shows a change, and more calls only cost. A larger number is a typo:
+``--rounds 1000000`` on 20 items planned 40 million calls. :class:`EvalSettings` takes
+any number, as it also describes runs already made (a results file read back).
+"""
+
+MAX_PLANNED_CALLS = 1_000_000
+"""The most calls a run plans without a ``max_calls`` budget (:func:`check_plan`).
+
+A run builds every call (its prompt rendered, its key hashed) before it sends the
+first: about 1.2 KB a call (1,000,000 calls: 1.27 GB, and 20 to 40 s on two cores
+before any output, measured), so a plan past this is refused unless ``max_calls``
+says the run is meant to be that large.
+"""
+
+
+def check_plan(n_items: int, rounds: int, judge: object) -> None:
+    """Refuse a plan of more than :data:`MAX_PLANNED_CALLS` calls when no budget is set.
+
+    Checked before any call is built. The plan is ``n_items x rounds`` calls for each
+    of a panel's members (``judge.members``); a replay (:class:`~fairjudge.judges.
+    ReplayJudge`, a panel read back from its results file) calls no one: no limit.
+
+    Raises:
+        ConfigError: The plan is past the limit and the judge has no ``max_calls``
+            budget; the message names the count and the way to run it.
+    """
+    from fairjudge.judges import ReplayJudge
+
+    judges = [getattr(m, "judge", None) for m in getattr(judge, "members", ())] or [judge]
+    planned = n_items * rounds * len(judges)
+    if planned <= MAX_PLANNED_CALLS or all(isinstance(j, ReplayJudge) for j in judges):
+        return
+    if max_calls_of(judge) is not None:
+        return
+    panel = f" x {len(judges):,} judges" if len(judges) > 1 else ""
+    raise ConfigError(
+        f"this run would plan {planned:,} judge calls ({n_items:,} items x rounds={rounds}"
+        f"{panel}), more than the {MAX_PLANNED_CALLS:,} a run plans with no max_calls budget "
+        "(every call is built in memory, about 1.2 KB each, before the first is sent); "
+        "check rounds and the input, or set max_calls=N to run it with a cap on the new calls",
+        params=("rounds", "max_calls"),
+    )
+
+
+def max_calls_of(judge: object) -> int | None:
+    """The ``max_calls`` budget ``judge`` runs under: its session's, its own or a member's."""
+    holders = [judge, *(getattr(m, "judge", None) for m in getattr(judge, "members", ()))]
+    for holder in holders:
+        for owner in (getattr(holder, "session", None), holder):
+            limit = getattr(getattr(owner, "options", None), "max_calls", None)
+            if isinstance(limit, int):
+                return limit
+    return None
 
 
 RuleLike = Resolution | Literal["conservative", "lenient", "soft"]
@@ -48,15 +115,26 @@ def as_rule(rule: RuleLike) -> Resolution:
 
 
 def check_repeats(rounds: int, temperature: float | None) -> None:
-    """Refuse rounds beyond 2 on a judge that does not sample.
+    """Refuse rounds past :data:`MAX_ROUNDS`, and beyond 2 on a judge that does not sample.
 
     Beyond the first call in each order, a round repeats an identical request; at
     temperature 0 it is byte-identical, so it would be paid for again (it differs in
     its sample index, and so in its cache key) and would only repeat the first answer.
+    Checked where a run is planned: before a model judge opens, and in
+    :func:`~fairjudge.evaluation.evaluate` before any call is built.
 
     Raises:
-        ConfigError: ``rounds`` > 2 and ``temperature`` is 0.
+        ConfigError: ``rounds`` past :data:`MAX_ROUNDS` (the message says why and
+            what to use), or ``rounds`` > 2 and ``temperature`` is 0.
     """
+    if rounds > MAX_ROUNDS:
+        raise ConfigError(
+            f"rounds must be at most {MAX_ROUNDS}; got {rounds}: past 2, each round samples "
+            f"the judge again, and at {MAX_ROUNDS} the sampling error of an item's score is "
+            "at most 0.05, too small to move the interval; use 4 to 20 (more measure an "
+            f"item's score more finely), up to {MAX_ROUNDS}",
+            params="rounds",
+        )
     if rounds > 2 and temperature is not None and not temperature > 0:
         raise ConfigError(
             f"rounds={rounds} repeats each order {rounds // 2} times, but the judge does not "
@@ -128,7 +206,8 @@ class EvalSettings:
         rule: How the calls on an item resolve (:class:`fairjudge.Resolution`).
         rounds: Calls per item: 2 is the seed's swap; 1 is a single order (no
             swap, so no debiasing and no consistency figure); more sample the
-            judge several times in each order.
+            judge several times in each order; a run plans at most
+            :data:`MAX_ROUNDS` (100), checked by :func:`check_repeats`.
         balanced: With ``rounds`` > 2, exactly half the calls in each order.
         seed: Run seed for randomised orders and the bootstrap.
         level: Confidence level of every interval.
