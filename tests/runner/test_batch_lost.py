@@ -5,8 +5,9 @@ deleted batch): the provider answers 404 to every poll. Before, a ``--batch-api`
 stopped on that 404 (exit 1) and an online run refused the calls (exit 2), each sending
 the user to the other. Now the batch run marks a batch at least 10 minutes old lost
 (its calls stay on record under it) and submits its calls again; a younger one stops
-the run and is kept, and any other error keeps the record. And ``max_cost`` / ``max_calls`` count the
-calls of batches not collected yet, so rerunning while exit 8 stays within the budget.
+the run and is kept, and any other error keeps the record. And ``max_cost`` /
+``max_calls`` count the calls of batches not collected yet, so rerunning while exit 8
+stays within the budget.
 """
 
 from __future__ import annotations
