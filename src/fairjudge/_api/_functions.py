@@ -148,6 +148,7 @@ def compare(
     check_one_of(judge, judges, weights, aggregate)
     the_setup = setup_of(setup, template=template, backend=backend, options=options,
                          store=store, executor=executor)  # fmt: skip
+    the_setup.refuse_for_built(judge)  # a judge object runs with its own
     rule = stop_rule(stop_when, batch, population)  # before the items are read
     the_settings = settings or EvalSettings()
     item_list, source, skipped = _pairwise_items(items, columns, skip_invalid, allow_empty, source)
@@ -361,6 +362,7 @@ def calibrate(
         check_threshold(name, value)
     the_setup = setup_of(setup, template=template, backend=backend, options=options,
                          store=store, executor=executor)  # fmt: skip
+    the_setup.refuse_for_built(judge)  # before the items are read
     if rubric is not None:
         if min_kappa != MIN_KAPPA:
             raise ConfigError(

@@ -183,6 +183,7 @@ def rank(
     """
     the_setup = setup_of(setup, options=options, template=template, backend=backend,
                          store=store, executor=executor)  # fmt: skip
+    the_setup.refuse_for_built(judge)  # a judge object runs with its own
     data, name = _loaded(items, columns, allow_empty)
     source = name if source is None else source
     models = (

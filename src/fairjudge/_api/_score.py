@@ -153,6 +153,7 @@ def score(
         mode = _built_panel_mode(judges, mode, structured)
     the_setup = setup_of(setup, backend=backend, options=options, store=store,
                          executor=executor)  # fmt: skip
+    the_setup.refuse_for_built(judge)  # a judge object runs with its own
     if allow_different and baseline is None:
         raise ConfigError("allow_different applies with baseline only", params="allow_different")
     the_rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)

@@ -38,7 +38,8 @@ class JudgeSetup:
     The judge itself is not part of it (``compare(items, "openai/gpt-4o-mini",
     setup=...)``), so one setup serves several judges. Each field applies to judges
     opened from a spec (and the store, the run options and the backend's ``timeout``
-    to your own judge functions); a judge object you built keeps its own. Every value
+    to your own judge functions); a judge object you built keeps its own, and a field
+    set beside it is refused (:meth:`refuse_for_built`). Every value
     is checked here, before any item is read or any call is made.
 
     Attributes:
@@ -166,6 +167,32 @@ class JudgeSetup:
                 params=tuple(dict.fromkeys(n.partition(".")[0] for n in unused)),
             )
         return backend.timeout if backend is not None else None
+
+    def refuse_for_built(self, judge: object) -> None:
+        """Refuse every field set beside a judge object you built: it runs with its own.
+
+        A built judge (anything with ``judge_batch`` or ``score_batch``: an
+        ``LLMJudge``, ``CallableJudge(fn)``, a ``PointwiseJudge``, a ``Jury``) has its
+        template, backend, run options, store and executor from when it was built; one
+        given here would be dropped without a word, so each one set is an error naming it.
+        """
+        if not any(hasattr(judge, m) for m in ("judge_batch", "score_batch")):
+            return  # a spec string, a function: opened or wrapped with the setup's fields
+        from fairjudge.judges import judge_name
+
+        unused = [name for name in self.given() if name != "backend"]
+        for f in fields(self.backend) if self.backend is not None else ():
+            if getattr(self.backend, f.name) is not None:
+                unused.append(f"backend.{f.name}")
+        if unused:
+            one = len(unused) == 1
+            raise ConfigError(
+                f"{', '.join(unused)} {'does' if one else 'do'} not apply to the judge "
+                f"{judge_name(judge)!r}: a judge object you built runs with its own settings; "
+                f"set {'it' if one else 'them'} when building it (e.g. CallableJudge(fn, "
+                "timeout=...)), or pass a spec string or a function instead",
+                params=tuple(dict.fromkeys(n.partition(".")[0] for n in unused)),
+            )
 
     def open_scorer(
         self, spec: str | None, rubric: Rubric, *, mode: ScoreMode = "json",

@@ -568,8 +568,11 @@ class SuiteJudge:
 
         if "judges" not in kwargs:  # a panel (judges=) replaces the suite's judge
             kwargs.setdefault("judge", settings.judge)
+        judge = kwargs.get("judge")  # a judge object runs with its own store and options,
+        built = any(hasattr(judge, m) for m in ("judge_batch", "score_batch"))  # not the suite's
         try:
-            kwargs["setup"] = suite_setup(kwargs, settings, call_concurrency=by_call)
+            if not built:  # (the library refuses them beside it)
+                kwargs["setup"] = suite_setup(kwargs, settings, call_concurrency=by_call)
             result = function(items, **kwargs)
         except ConfigError as exc:
             raise _uncacheable(exc, settings) from None
