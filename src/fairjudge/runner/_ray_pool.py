@@ -517,6 +517,16 @@ class RemoteBackend:
         """What those refusals taught the workers, a few words each, each once."""
         return list(self.pool.lessons.get(self.route, ()))
 
+    @property
+    def knowledge(self) -> Any:
+        """The workers' merged knowledge of an unknown model (``None`` before any reported).
+
+        Kept by the pool over its life, as a backend keeps its own: a later run on
+        these workers starts from the parameters it shows taken, so it sends no lone
+        probe (``Run.accepted``).
+        """
+        return self.pool.knowledge.get(self.route)
+
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """The real backend's parameters (they are part of the cache key)."""
         return self.backend.default_params(label_only=label_only)
