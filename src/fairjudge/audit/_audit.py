@@ -72,6 +72,27 @@ class AuditReport:
         """Calls that gave no usable reply, over every experiment."""
         return sum(e.n_failed for e in self.experiments)
 
+    def untrusted(self, max_unusable: float = 0.2) -> str | None:
+        """Why this report's figures cannot be trusted, or ``None`` when they stand.
+
+        Every effect that ran is "not estimable" (there is no figure to trust), or more
+        than ``max_unusable`` of the calls gave no usable reply (the figures rest on
+        the rest, and may not be the judge's). A partial (stopped) report: ``None``,
+        ``stopped`` says why it is partial.
+        """
+        ran = [e for e in self.experiments if e.skipped is None]
+        if self.stopped is not None or not ran:
+            return None
+        effects = [f for e in ran for f in (*e.effects, *e.residual)]
+        share = self.n_failed / self.n_calls if self.n_calls else 0.0
+        why = []
+        if all(f.verdict == "not estimable" for f in effects):
+            why.append(f"no effect could be estimated (all {len(effects)} not estimable)")
+        if share > max_unusable:
+            why.append(f"{self.n_failed} of {self.n_calls} calls gave no usable reply "
+                       f"({share:.0%} > --max-unresolved {max_unusable:g})")  # fmt: skip
+        return "; ".join(why) or None
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, with the settings recorded."""
         s = self.settings

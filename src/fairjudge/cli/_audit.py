@@ -9,7 +9,8 @@ input cannot run, when asked for by name, is an error that says what it needs.
 Exit codes are the shared ones (:mod:`._app`): 2 for a usage or input error, 5 when the
 budget stopped the audit: the partial report (the finished experiments, the rest
 listed as not run) is printed and written, and the calls made are in the store, so a
-rerun with a larger budget pays for the rest only.
+rerun with a larger budget pays for the rest only; 4 when no effect could be estimated
+or more than ``--max-unresolved`` of the calls gave no usable reply (the line says which).
 """
 
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from rich.console import Console
 
 from fairjudge._errors import ConfigError
 from fairjudge.cli._app import app, err_console, guarded, notes, say
-from fairjudge.cli._exit_codes import EXIT_BUDGET
+from fairjudge.cli._exit_codes import EXIT_BUDGET, EXIT_UNRESOLVED
 from fairjudge.cli._options import (
     Bootstrap,
     JudgeFlags,
@@ -29,6 +30,7 @@ from fairjudge.cli._options import (
     SummaryJson,
     adds_flags,
     check_outputs,
+    check_share,
 )
 from fairjudge.cli._out import markdown_flag, save_out, write_markdown, write_page
 from fairjudge.io import strict_dumps
@@ -96,6 +98,13 @@ class AuditFlags:
     seed: Annotated[int, typer.Option(help="Seeds the padding and the bootstrap.")] = 0
     level: Level = 0.95
     bootstrap: Bootstrap = 2000
+    max_unresolved: Annotated[
+        float,
+        typer.Option(
+            help="Exit with code 4 when more than this share of calls gave no usable reply "
+            "(parse failures, call errors), or no effect could be estimated."
+        ),
+    ] = 0.2
     out: Annotated[
         Path | None,
         typer.Option(
@@ -140,6 +149,7 @@ def _run(opts: AuditFlags, flags: JudgeFlags) -> Any:
     from fairjudge._api import audit_judge
 
     settings = opts.settings()
+    check_share(opts.max_unresolved)
     check_outputs(opts.out, opts.html, inputs=(opts.items,))
     return audit_judge(
         opts.judge, items=opts.items, experiments=opts.experiments, settings=settings,
@@ -167,8 +177,10 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: JudgeFla
     made = payload["calls_made"]
     save_out(audited, opts.out, "audit")
     write_page(opts.html, audited)  # before the exit code: a stopped audit's partial card helps
+    untrusted = report.untrusted(opts.max_unresolved)  # exit 0 only for figures that stand
     if json_output:
-        typer.echo(strict_dumps(payload, indent=2))
+        typer.echo(strict_dumps({**payload, "untrusted": untrusted} if untrusted else payload,
+                                indent=2))  # fmt: skip
     if not _markdown(report, made, payload) and not json_output:
         render_audit(report, Console(), calls_made=made)
         for label, path in (("report records", opts.out), ("HTML report", opts.html)):
@@ -177,6 +189,11 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: JudgeFla
     if report.stopped is not None:
         say("stopped", f"{report.stopped} The report above is partial.")
         raise typer.Exit(EXIT_BUDGET)
+    if untrusted is not None:
+        where = ('under "experiments" (each effect\'s ci.reason and note, each n_failed) in the '
+                 "--json output" if json_output else "above")  # fmt: skip
+        say("not trusted", f"{untrusted}; the reasons are {where}", "red")
+        raise typer.Exit(EXIT_UNRESOLVED)
 
 
 def _markdown(report: Any, made: int, payload: dict[str, Any]) -> bool:
