@@ -196,7 +196,7 @@ def compare(
     ending = verdict_exit(done.result, run.max_unresolved, as_json=json_output)
     finish(done, "compare", render_comparison, out=run.out, html=run.html, as_json=json_output,
            ending=ending)  # fmt: skip
-    if not json_output and done.result.win_rate is not None:  # no item judged: fix that first
+    if not json_output and not ending.code:  # a result that does not stand: fix that first
         err_console.print(_next_step(flags), highlight=False, markup=False)
     ending.exit()
 

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FAILURES_ABOVE",
     "FAILURES_CARD",
+    "NO_DECISIVE_CALL",
     "PAGE_FAILURES",
     "ComparisonReport",
     "comparison_report",
@@ -48,6 +49,7 @@ __all__ = [
     "protocol_label",
     "render_comparison",
     "soft_reading",
+    "soft_source",
     "verdict_line",
 ]
 
@@ -92,6 +94,9 @@ class ComparisonReport(ReportFrame):
         )
         payload.update(self.run_dict())
         payload["known_truth"] = self.truth.to_dict() if self.truth is not None else None
+        rules = {self.result.settings.rule.value, *payload["alternative_rules"]}
+        if "soft" in rules:  # what a soft win rate above averages: a JSON reader cannot tell
+            payload["soft_reading"] = soft_source(self.result)
         if self.adaptive is not None:
             payload["adaptive"] = self.adaptive.adaptive_dict()
         elif self.recorded_adaptive is not None:
@@ -145,6 +150,12 @@ class KnownTruth:
             "debiased_agrees": self.debiased == self.truth,
             "naive_agrees": self.naive == self.truth,
         }
+
+    def sentences(self, reading: str, no_interval: str | None = None) -> list[str]:
+        """The labels' verdict, then ``reading``'s; ``no_interval``: why it has none."""
+        return _truth_sentences(
+            self.truth, self.human_win_rate, self.n, self.debiased, reading, no_interval
+        )
 
 
 def _side(estimate: float, low: float | None = None, high: float | None = None) -> int:
@@ -216,9 +227,13 @@ FAILURES_CARD = f"see {PAGE_FAILURES}"
 """A page's conclusion when no item was resolved points there, not above."""
 
 
-def _rate(r: Rate | None) -> str:
+NO_DECISIVE_CALL = "no call gave a decisive verdict (A or B)"
+"""Why no share of calls choosing the first position exists (every call a tie, or failed)."""
+
+
+def _rate(r: Rate | None, missing: str = "") -> str:
     if r is None:
-        return "n/a"
+        return f"n/a: {missing}" if missing else "n/a"
     return f"{estimate_text(r.estimate, r.ci)}  ({r.successes}/{r.n})"
 
 
@@ -284,18 +299,26 @@ def labelled_truth(
     human = _human_rate(labelled)
     if w is None or human is None:
         return []
-    return _truth_sentences(_side(human), human, len(labelled), _ci_side(w), reading)
+    found = _ci_side(w)
+    return _truth_sentences(_side(human), human, len(labelled), found, reading, w.ci.reason)
 
 
 _SAID = {1: "model 1 is better", -1: "model 2 is better", 0: "neither is better"}
 
 
-def _truth_sentences(truth: int, human: float, n: int, found: int, reading: str) -> list[str]:
+def _truth_sentences(
+    truth: int, human: float, n: int, found: int, reading: str, no_interval: str | None = None
+) -> list[str]:
+    """The labels' verdict, then the reading's; ``no_interval``: why it has no interval."""
     lines = [
         f"Known truth, from the input's human labels: {_SAID[truth]} "
-        f"(model 1's win rate by the labels: {human:.3f}, {n} items)."
+        f"(model 1's win rate by the labels: {human:.3f}, {n} item{'' if n == 1 else 's'})."
     ]
-    if found == truth == 0:  # an interval containing 0.5 does not show there is no gap
+    if found == 0 and no_interval is not None:  # no interval: it contains nothing
+        lines.append(
+            f"{reading} has no interval ({no_interval}): no conclusion, rather than a wrong one."
+        )
+    elif found == truth == 0:  # an interval containing 0.5 does not show there is no gap
         lines.append(
             f"{reading} takes no side either (its interval contains 0.5): consistent with "
             "the labels, though that alone does not show that neither is better."
@@ -323,12 +346,10 @@ def protocol_label(result: PairwiseResult) -> str:
     return "single order, NOT debiased"
 
 
-def soft_reading(result: PairwiseResult) -> tuple[str, str | None]:
-    """What the soft rule's win rate is a mean of, and a note when calls gave no probabilities.
+def _by_label(result: PairwiseResult) -> tuple[int, int]:
+    """``(by label, answered)``: the answered calls of resolved items, and how many gave none.
 
-    The soft rule reads a call's probabilities when the judge gave them and counts
-    a call without them as its label (1, ½, 0): a win rate from such calls is a mean
-    of labels, never a probability the judge reported.
+    A call without probabilities is counted by its label (1, ½, 0) under the soft rule.
     """
     answered = [
         c.reply.probabilities is not None
@@ -337,18 +358,40 @@ def soft_reading(result: PairwiseResult) -> tuple[str, str | None]:
         for c in j.calls
         if c.reply.verdict is not None
     ]
-    missing = answered.count(False)
+    return answered.count(False), len(answered)
+
+
+def soft_source(result: PairwiseResult) -> str | None:
+    """What a soft win rate of these calls averages, for ``--json``'s ``soft_reading``.
+
+    ``"probabilities"``, ``"labels"`` (no call gave probabilities) or ``"mixed"``;
+    ``None`` when no call of a resolved item gave a verdict.
+    """
+    missing, answered = _by_label(result)
+    if not answered:
+        return None
+    return "probabilities" if not missing else "labels" if missing == answered else "mixed"
+
+
+def soft_reading(result: PairwiseResult) -> tuple[str, str | None]:
+    """What the soft rule's win rate is a mean of, and a note when calls gave no probabilities.
+
+    The soft rule reads a call's probabilities when the judge gave them and counts
+    a call without them as its label (1, ½, 0): a win rate from such calls is a mean
+    of labels, never a probability the judge reported.
+    """
+    missing, answered = _by_label(result)
     if not missing:
         return "mean P(model 1 better)", None
     counted = "model 1 better 1, tie ½, model 2 better 0"
-    if missing == len(answered):
+    if missing == answered:
         return "mean of the labels, no probabilities", (
             f"The judge gave no probabilities: under the soft rule each call counts as its "
             f"label ({counted}), so this win rate is a mean of labels, not a probability "
             "the judge reported."
         )
-    return f"mean P(model 1 better); {missing} of {len(answered)} calls by label", (
-        f"{missing} of {len(answered)} calls gave no probabilities: under the soft rule "
+    return f"mean P(model 1 better); {missing} of {answered} calls by label", (
+        f"{missing} of {answered} calls gave no probabilities: under the soft rule "
         f"each of those counts as its label ({counted}), not as a probability the judge "
         "reported."
     )
@@ -384,7 +427,9 @@ def _table(report: ComparisonReport) -> Table:
         table.add_row("single-order win rate (naive)", _win(result.single_order))
         table.add_row("position consistency", _rate(result.position_consistency))
         table.add_row("inconsistent items", str(result.n_inconsistent))
-    table.add_row("calls choosing the first position", _rate(result.first_position_calls))
+    table.add_row(
+        "calls choosing the first position", _rate(result.first_position_calls, NO_DECISIVE_CALL)
+    )
     table.add_row("parse failures", str(result.n_parse_failures))
     table.add_row("call errors", str(result.n_call_errors))
     run = report.run
@@ -444,16 +489,17 @@ def truth_lines(report: ComparisonReport) -> list[str]:
     """The known truth beside both readings, or the naive gap when no truth is known."""
     result, truth = report.result, report.truth
     w, naive = result.win_rate, result.single_order
-    if w is not None and not result.debiased and truth is not None:  # one order: one reading
-        reading = "The single-order result (not debiased)"
-        return _truth_sentences(truth.truth, truth.human_win_rate, truth.n, truth.debiased, reading)
-    if w is None or naive is None or not result.debiased:
+    if w is None:
+        return []
+    # An early stop's anytime-valid interval decides, whatever the bootstrap could estimate.
+    no_interval = w.ci.reason if early_side(report.adaptive) is None else None
+    if not result.debiased and truth is not None:  # one order: one reading
+        return truth.sentences("The single-order result (not debiased)", no_interval)
+    if naive is None or not result.debiased:
         return []
     lines = []
     if truth is not None:
-        lines += _truth_sentences(
-            truth.truth, truth.human_win_rate, truth.n, truth.debiased, "The debiased result"
-        )
+        lines += truth.sentences("The debiased result", no_interval)
         # Only a naive reading that takes a side, the wrong one, and another than the
         # debiased result's: a naive result whose CI contains 0.5 points nowhere, and
         # is at most a less certain version of the debiased answer.

@@ -29,6 +29,7 @@ from fairjudge.report._adaptive import (
 )
 from fairjudge.report._comparison import (
     FAILURES_CARD,
+    NO_DECISIVE_CALL,
     ComparisonReport,
     _verdict_line,
     comparison_report,
@@ -143,7 +144,7 @@ def position_section(result: PairwiseResult | None) -> kit.Section:
         _rate_figure(
             "Calls choosing the first position",
             result.first_position_calls,
-            "no call gave a decisive verdict (A or B)",
+            NO_DECISIVE_CALL,
         ),
     )
     notes = [
