@@ -125,7 +125,8 @@ def _headline(result: PairwiseResult) -> kit.Headline:
         label=f"Win rate of model 1 ({label})",
         estimate=f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
         ci=ci_text(w.ci, ".3f") if w.ci.estimable else f"({w.ci.reason})",
-        note=f"{pct}% CI; n = {w.n} items; {counts} {w.wins}/{w.ties}/{w.losses}",
+        note=f"{pct}% CI; n = {w.n} item{'' if w.n == 1 else 's'}; {counts} "
+        f"{w.wins}/{w.ties}/{w.losses}",
         warnings=tuple(warnings),
     )
 
