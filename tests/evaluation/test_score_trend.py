@@ -267,11 +267,13 @@ def model_baseline(score_server: JudgeServer, tmp_path: Path) -> Path:
     [
         (["--temperature", "1.2"], "--temperature: baseline 0.0, this run 1.2"),
         (["--reasoning-effort", "minimal"],
-         "--reasoning-effort: baseline (not sent), this run minimal"),
+         "--reasoning-effort: baseline (not sent: the model's default), this run minimal"),
         (["--structured"],
-         "--structured (response_format): baseline (not sent), this run json_schema"),
+         "--structured (response_format): baseline (not sent: the model's default), "
+         "this run json_schema"),
         (["--mode", "label"], "--mode: baseline json, this run label; logprobs: baseline "
-         "(not sent), this run True; top_logprobs: baseline (not sent), this run 20"),
+         "(not sent: the model's default), this run True; top_logprobs: baseline "
+         "(not sent: the model's default), this run 20"),
     ],
 )  # fmt: skip
 def test_a_baseline_scored_with_other_judge_settings_is_refused_before_any_call(
@@ -322,12 +324,15 @@ def test_the_library_compares_the_recorded_settings() -> None:
     old = ScoreRun("r@1", "j", ("q",), ({"d": 1},), request=asked, mode="json")
     effort = {"max_completion_tokens": 2048, "reasoning_effort": "minimal"}
     new = ScoreRun("r@1", "j", ("q",), ({"d": 1},), request=effort, mode="json")
-    with pytest.raises(ConfigError, match=r"reasoning_effort: baseline \(not sent\), this run "
+    with pytest.raises(ConfigError, match=r"reasoning_effort: baseline \(not sent: the model's "
+                       r"default\), this run "
                        "minimal") as caught:  # fmt: skip
         score_trend(new, old, n_resamples=50)
     assert caught.value.params == ("allow_different", "reasoning_effort")
     trend = score_trend(new, old, n_resamples=50, allow_different=True)
-    assert trend.differences == ("reasoning_effort: baseline (not sent), this run minimal",)
+    assert trend.differences == (
+        "reasoning_effort: baseline (not sent: the model's default), this run minimal",
+    )
     thinking = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
     same = score_trend(replace(new, request=asked), old, n_resamples=50)
     assert (same.differences, same.notes) == ((), ())  # only the length cap moved

@@ -7,9 +7,10 @@ the command line builds one from its judge and run flags.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._errors import ConfigError
@@ -338,9 +339,31 @@ def _backend(backend: object) -> BackendOptions:
                 f"backend has no field {unknown[0]!r}; its fields: {', '.join(sorted(known))}",
                 params="backend",
             )
+        _check_backend_types(given)  # before BackendOptions compares "1" with 0
         return BackendOptions(**given)
 
-    return _of_fields("backend", backend, BackendOptions, "fairjudge.judges.BackendOptions", build)
+    built = _of_fields("backend", backend, BackendOptions, "fairjudge.judges.BackendOptions", build)
+    _check_backend_types({f.name: getattr(built, f.name) for f in fields(built)})
+    return built
+
+
+_BACKEND_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "base_url": ((str,), "a URL string"), "model_path": ((str, PurePath), "a path"),
+    "threads": ((int,), "a whole number"), "temperature": ((int, float), "a number"),
+    "timeout": ((int, float), "a number of seconds"), "context": ((int,), "a whole number"),
+    "reasoning_effort": ((str,), "a string"), "thinking_budget": ((int,), "a whole number"),
+    "max_tokens": ((int,), "a whole number"),
+}  # fmt: skip
+"""Each backend field's types, and how its message says them (a bool is none of them)."""
+
+
+def _check_backend_types(given: Mapping[str, Any]) -> None:
+    """Refuse a backend field of the wrong type (``timeout="1"``), naming ``backend.FIELD``."""
+    for name, value in given.items():
+        types, said = _BACKEND_TYPES.get(name, ((object,), ""))
+        if value is not None and (isinstance(value, bool) or not isinstance(value, types)):
+            raise ConfigError(f"backend.{name} must be {said}; got {value!r:.80} "
+                              f"({type(value).__name__})", params="backend")  # fmt: skip
 
 
 def _options(options: object) -> RunOptions:
@@ -362,6 +385,9 @@ def _options(options: object) -> RunOptions:
 def _check_store(store: object) -> None:
     from fairjudge.runner import Store
 
+    if isinstance(store, str) and store.endswith(tuple({os.sep, os.altsep or os.sep})):
+        raise ConfigError(f"store {store} names a folder; give a file name, e.g. "
+                          f"{Path(store) / 'store.sqlite'}", params="store")  # fmt: skip
     if isinstance(store, Store) or (isinstance(store, Path) and str(store).strip()):
         return
     if not isinstance(store, str) or not store.strip():

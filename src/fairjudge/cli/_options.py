@@ -26,7 +26,7 @@ from fairjudge._items import Item
 from fairjudge._types import Resolution
 from fairjudge.backends import check_base_url
 from fairjudge.cli._app import in_flags, say
-from fairjudge.cli._flags import check_writable
+from fairjudge.cli._flags import _as_typed, check_writable
 from fairjudge.io import Columns, LoadedItems, load_items
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions
 from fairjudge.prompts import list_templates
@@ -347,7 +347,8 @@ class JudgeFlags:
         )  # fmt: skip
         options = RunOptions.build(**run) if run else None
         return JudgeSetup(template=self.template, backend=backend, options=options,
-                          store=self.store, executor=executor)  # fmt: skip
+                          store=self.store and _as_typed(self.store, "--store"),
+                          executor=executor)  # fmt: skip  # --store DIR/ keeps its "/"
 
 
 @dataclass(frozen=True, slots=True)

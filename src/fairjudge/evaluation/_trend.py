@@ -328,15 +328,9 @@ def load_score_run(path: str | Path) -> ScoreRun:
                                  params="out")  # fmt: skip
     if not scores:
         raise InputError("no records; expected one scored item per line", path=source.name)
-    return ScoreRun(
-        rubric=first["rubric"][1],
-        judge=first["judge"][1],
-        clusters=tuple(clusters),
-        scores=tuple(scores),
-        source=source.name,
-        request=asked[0],
-        mode=asked[1],
-    )
+    return ScoreRun(rubric=first["rubric"][1], judge=first["judge"][1], clusters=tuple(clusters),
+                    scores=tuple(scores), source=source.name, request=asked[0],
+                    mode=asked[1])  # fmt: skip
 
 
 def same_judge(recorded: str | None, given: str | None) -> bool:
@@ -362,9 +356,9 @@ _SETTINGS = ("mode", "temperature", "reasoning_effort", "structured", "thinking_
 """The judge settings a difference is named by (the command line shows them as flags)."""
 
 
-def _shown_setting(key: str, value: Any) -> str:
+def _shown_setting(key: str, value: Any, default: str | None = None) -> str:
     if value is None:
-        return "(not sent)"
+        return f"(not sent: the model's default{f', {default}' if default else ''})"
     if key in ("response_format", "thinking") and isinstance(value, Mapping):
         value = value.get("budget_tokens", value.get("type", value))  # the budget; json_schema
     return value if isinstance(value, str) else shown(value)
@@ -376,17 +370,31 @@ def _asked(run: ScoreRun) -> dict[str, Any]:
     return {"mode": run.mode, **params}
 
 
+def _default_effort(judge: str | None) -> str | None:
+    """The effort an ``openai/`` judge's model takes when sent none (the capability table's)."""
+    from fairjudge.backends import capabilities_for
+
+    family, _, model = (judge or "").partition("/")
+    return capabilities_for("openai", model).default_effort if family == "openai" else None
+
+
 def _setting_differences(baseline: ScoreRun, current: ScoreRun) -> dict[str, str]:
-    """Each judge setting the runs differ in -> the difference, where both record it."""
+    """Each judge setting the runs differ in -> the difference, where both record it.
+
+    Values are compared as the model takes them: a ``reasoning_effort`` not sent is the
+    model's default (``none`` for gpt-5.1), so sending that default is no difference.
+    """
     old, new = _asked(baseline), _asked(current)
     if baseline.request is None or current.request is None:
         old, new = {"mode": old["mode"]}, {"mode": new["mode"]}
     if None in (old["mode"], new["mode"]):
         del old["mode"], new["mode"]
     named = {k: f"{_SET_BY[k]} ({k})" if k in _SET_BY else k for k in [*old, *new]}
-    return {_SET_BY.get(k, k): f"{named[k]}: baseline {_shown_setting(k, old.get(k))}, "
-            f"this run {_shown_setting(k, new.get(k))}" for k in named
-            if old.get(k) != new.get(k)}  # fmt: skip
+    by = {k: (None, None) for k in named} | {"reasoning_effort": (
+        _default_effort(baseline.judge), _default_effort(current.judge))}  # fmt: skip
+    return {_SET_BY.get(k, k): f"{named[k]}: baseline {_shown_setting(k, old.get(k), by[k][0])}, "
+            f"this run {_shown_setting(k, new.get(k), by[k][1])}" for k in named
+            if old.get(k, by[k][0]) != new.get(k, by[k][1])}  # fmt: skip
 
 
 def _unchecked(baseline: ScoreRun, current: ScoreRun) -> tuple[str, ...]:

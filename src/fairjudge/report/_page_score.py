@@ -38,7 +38,7 @@ from fairjudge.report._page_calibrate import (
 )
 from fairjudge.report._page_load import calls_of, load_score_result, recorded_source_name
 from fairjudge.report._page_plots import Figure, forest_plot, histogram
-from fairjudge.report._scores import ScoreReport, score_report
+from fairjudge.report._scores import ScoreReport, score_report, trend_caveats
 from fairjudge.report._text import estimate_text, share_text
 from fairjudge.stats import ConfidenceInterval
 
@@ -104,7 +104,7 @@ def _headline(report: ScoreReport) -> kit.Headline:
         verdict += " " + _systems_sentence(result)
     warnings = [f"Collapse alarm on {d.name}: {d.collapse.reason}." for d in result.dimensions
                 if d.collapse.collapsed]  # fmt: skip
-    warnings += partial_warnings(result)
+    warnings += partial_warnings(result) + trend_caveats(report.trend)  # compared anyway
     if report.trend is not None:
         warnings += [d.reading() for d in report.trend.dimensions if d.direction in ("up", "down")]
     return kit.Headline(verdict, note=scored_note(result), warnings=tuple(warnings))

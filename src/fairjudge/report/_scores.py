@@ -57,6 +57,7 @@ __all__ = [
     "render_trend",
     "render_via_scores",
     "score_report",
+    "trend_caveats",
     "via_scores_verdict",
 ]
 
@@ -109,6 +110,19 @@ def _shift(d: DimensionShift) -> str:
 def _test(d: DimensionShift) -> str:
     t = d.test
     return "n/a" if t.p_value is None else f"W1 {t.statistic:.2f}, {t.p_text()}"
+
+
+def trend_caveats(trend: ScoreTrend | None) -> list[str]:
+    """The trend's caveats, for the page's and the Markdown's headline.
+
+    Runs compared though their settings differ, and what could not be checked: the
+    lines the terminal prints under its table.
+    """
+    if trend is None:
+        return []
+    anyway = worded("Compared anyway (allow_different=True): ", "allow_different")
+    return [*(f"{anyway}{d}." for d in trend.differences),
+            *(f"Not checked: {n}." for n in trend.notes)]  # fmt: skip
 
 
 def render_trend(trend: ScoreTrend, console: Console) -> None:
