@@ -236,5 +236,6 @@ def test_the_timeout_flag_applies_to_a_python_judge(tmp_path: Path, judge: str) 
     assert out["n_call_errors"] == 2
     assert out["calls"]["failed"] == 2
     reason = f"BackendTimeout: python backend: no reply from python:tests.judges.own_judges:{judge}"
-    assert list(out["failures"]) == [f"{reason} within 0.2 s"]
+    tried = "tried once (--max-attempts 1); give it a longer --timeout, or another --max-attempts"
+    assert list(out["failures"]) == [f"{reason} within 0.2 s; {tried}"]
     assert out["win_rate"]["estimate"] == 0.0  # the three items that answered

@@ -14,7 +14,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, Never, Self, TypeVar
 
 from fairjudge._call import CallSpec, Closing, Completion
-from fairjudge._errors import ConfigError, FatalBackendError, worded
+from fairjudge._errors import BackendError, BackendTimeout, ConfigError, FatalBackendError, worded
 from fairjudge._items import question_text
 from fairjudge._types import CallError, ParseFailure, Probabilities, Replies, Reply, Verdict
 from fairjudge.judges._own_judge import (
@@ -31,9 +31,10 @@ from fairjudge.prompts import parse_verdict
 
 if TYPE_CHECKING:
     from fairjudge.judges._session import JudgeSession
-    from fairjudge.runner import RunOptions, RunSummary, Store
+    from fairjudge.runner import RetryPolicy, RunOptions, RunSummary, Store
 
 __all__ = [
+    "HUNG_ATTEMPTS",
     "CallableJudge",
     "PythonFunction",
     "load_python_judge",
@@ -137,10 +138,13 @@ class PythonFunction(Closing):
 
     Timeout: with ``timeout``, a call that takes longer fails as an HTTP judge's
     does, a :class:`~fairjudge.BackendTimeout` ("python backend: no reply from ...
-    within 1 s"), retried as one and then that call's error, never a tie. An
-    ``async def`` judge's call is cancelled; a sync judge's thread cannot be
-    stopped, so it is left to finish on its own (a daemon thread: it never holds up
-    the interpreter's exit) and whatever it returns is dropped.
+    within 1 s") and then that call's error, never a tie. An ``async def`` judge's
+    call is cancelled, and retried as an HTTP timeout is. A sync judge's thread cannot
+    be stopped, so it is left to finish on its own (a daemon thread: it never holds up
+    the interpreter's exit) and whatever it returns is dropped; such a call is tried
+    at most :data:`HUNG_ATTEMPTS` times at the default ``max_attempts`` (why: there).
+    The last timeout's message says how many attempts were made and names
+    ``max_attempts`` and ``timeout``.
 
     Args:
         fn: The judge.
@@ -247,9 +251,11 @@ class PythonFunction(Closing):
     def _run_options(self) -> RunOptions:
         from fairjudge.runner import RunOptions
 
-        if self.options is not None:
-            return self.options
-        return RunOptions(concurrency=16 if self.own.is_async else 1, progress="quiet")
+        options = self.options
+        if options is None:
+            options = RunOptions(concurrency=16 if self.own.is_async else 1, progress="quiet")
+        retry = _timeout_retry(options.retry, sync=not self.own.is_async)
+        return dataclasses.replace(options, retry=retry)
 
     def _open(self) -> tuple[JudgeSession, FunctionBackend]:
         if self._session is None or self._backend is None:
@@ -386,6 +392,76 @@ def _checked_timeout(timeout: float | None) -> float | None:
             f"timeout must be a number of seconds > 0; got {timeout!r}", params="timeout"
         )
     return timeout
+
+
+HUNG_ATTEMPTS = 2
+"""Attempts a sync judge's call that times out gets, at the default ``max_attempts`` (8).
+
+An HTTP judge's timeout may be a lost packet or a busy server, worth 8 attempts with
+back-off. A sync Python function past its timeout cannot be stopped: its thread runs on,
+and one that hangs on an input usually hangs again on the same input, so each retry
+left one more thread and cost another timeout plus its back-off: with ``--timeout 1``
+one hanging question cost ~52 s from the command line and ~84 s from the library, 16
+threads (QA41b #4). One retry is kept, for a function whose own client lost a packet
+or waited on a lock a moment. Other failures keep ``max_attempts``; a ``max_attempts``
+other than the default (``--max-attempts``) applies to timeouts too, so a user who
+wants more (or no) retries of a hanging function says so. An ``async def`` judge's
+call is cancelled, leaving nothing running, and its timeout is retried as an HTTP one.
+"""
+
+
+@functools.cache
+def _timeout_policy() -> Callable[..., RetryPolicy]:
+    """The retry policy of a Python judge, built on first use (``fairjudge.runner`` is lazy)."""
+    from fairjudge.runner import RetryPolicy
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class TimeoutRetry(RetryPolicy):
+        """``RetryPolicy``, with a timeout tried ``timeout_attempts`` times, its end said.
+
+        The runner asks :meth:`should_retry` once per failed attempt, and records the
+        error it says no to: so a timeout that ends its call gets, here, the attempts
+        made and ``advice`` (which knobs set them) appended to its message.
+        """
+
+        timeout_attempts: int = HUNG_ATTEMPTS
+        advice: str = ""
+
+        def should_retry(self, error: BackendError, attempt: int) -> bool:
+            if not isinstance(error, BackendTimeout):
+                return RetryPolicy.should_retry(self, error, attempt)
+            if attempt < self.timeout_attempts:
+                return True
+            tried = "once" if attempt == 1 else f"{attempt} times"
+            error.args = (f"{str(error).rstrip('.')}; tried {tried}{self.advice}",)
+            return False
+
+    return TimeoutRetry
+
+
+def _timeout_retry(retry: RetryPolicy, *, sync: bool) -> RetryPolicy:
+    """``retry`` for a Python judge: a sync one's timeouts tried :data:`HUNG_ATTEMPTS` times.
+
+    Only at the default ``max_attempts``; any other applies to timeouts as given. The
+    advice is worded here, in the caller's words (``--max-attempts`` on the command line).
+    """
+    from fairjudge.runner import RetryPolicy
+
+    fields = {f.name: getattr(retry, f.name) for f in dataclasses.fields(RetryPolicy)}
+    most = retry.max_attempts
+    capped = sync and most == RetryPolicy().max_attempts and most > HUNG_ATTEMPTS
+    limit = HUNG_ATTEMPTS if capped else most
+    why = (
+        f" (a sync function's call that times out is tried at most {limit} times, not "
+        f"max_attempts={most}: its thread cannot be stopped, and a function that hangs on "
+        "an input usually hangs again)"
+        if capped
+        else f" (max_attempts={most})"
+    )
+    advice = worded(
+        f"{why}; give it a longer timeout, or another max_attempts", "max_attempts", "timeout"
+    )
+    return _timeout_policy()(**fields, timeout_attempts=limit, advice=advice)
 
 
 _NO_TOKENS = ("tpm", "max_cost", "prices", "route_prices")

@@ -334,9 +334,10 @@ open (a socket, say): 32 of them stay far below the 1024 open files and the thre
 limits a process usually has. The bound is there for a function that hangs on every
 call (a hung gateway), not for a few inputs that hang: at a sync judge's default
 concurrency of 1, one round of calls is 8 threads (8 attempts), 3 at ``--max-attempts
-3``, so a second input that hangs stopped the run (review41 F1). With 32, four inputs
-that hang through all 8 attempts end as call errors (eleven at 3 attempts), and a
-function that hangs on everything stops 33 timeouts in.
+3``, so a second input that hangs stopped the run (review41 F1). With 32, sixteen calls
+that hang end as call errors (a timeout is tried twice at the default ``max_attempts``:
+``fairjudge.judges._callable.HUNG_ATTEMPTS``; eleven at 3 attempts), and a function
+that hangs on everything stops 33 timeouts in.
 """
 
 
