@@ -180,7 +180,8 @@ def test_the_self_preference_matrix_is_the_experiments(panel_report: AuditReport
         assert [c.text for c in row] == [
             f"{matrix[judge][f]:.2f}" for f in ("claude", "gpt", "qwen")
         ]
-    assert verdict_sentence(panel_report).startswith("Severe self-preference bias")
+    # The planted judges have no noise: every question alike, so no verdict (QA41b #2).
+    assert "3 of 3 effects are uncertain" in verdict_sentence(panel_report)
     assert page.explorer is None  # no pair judged: nothing to explore
 
 

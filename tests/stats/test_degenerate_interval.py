@@ -76,10 +76,11 @@ def test_a_proportion_that_cannot_vary_gets_the_wilson_interval(
     )
     assert ci.to_dict()["note"] == ci.note
     assert format(ci) == f"[{ci.low:.3f}, {ci.high:.3f}] (Wilson, all alike)"
-    # Without proportion=True the mean's bootstrap is what it was.
+    # Without proportion=True: the point, marked as all alike (no bound invented).
     plain = bootstrap_mean(values, clusters)
     assert plain.high - plain.low < 1e-12
-    assert plain.note is None
+    assert plain.note is not None
+    assert plain.note.startswith("all alike, the bootstrap cannot")
 
 
 def none_off(n: int, level: float) -> float:

@@ -163,6 +163,10 @@ def wilson_interval(p: float, n: int, level: float = 0.95) -> tuple[float, float
     return low, high
 
 
+ALIKE_HEAD = "all alike, the bootstrap cannot vary"
+"""The head of the note on a figure's point interval whose clusters all have one mean."""
+
+
 def _alike(means: NDArray[np.float64]) -> bool:
     """Whether a proportion's cluster means are all equal: the bootstrap cannot vary."""
     return bool(means.size) and float(means.max() - means.min()) <= 1e-12
@@ -390,6 +394,11 @@ def bootstrap_mean(
             ``note`` saying so. Any other interval is the percentile bootstrap's,
             unchanged.
 
+    Any other figure whose clusters all have the same mean (a score difference of 0
+    on every question) keeps the point interval, no bound is invented for it, but
+    its ``note`` (head ``all alike, the bootstrap cannot vary``) says so: a verdict
+    is not to be read from it.
+
     Raises:
         ValueError: Empty ``values``, mismatched ``clusters``, or a bad parameter.
     """
@@ -424,6 +433,13 @@ def bootstrap_mean(
         return ConfidenceInterval.not_estimable(reason, level)
     if proportion and _alike(sums / sizes):
         return alike_interval(float(sums.sum() / sizes.sum()), k, level, clusters is not None)
+    if _alike(sums / sizes):  # no bound invented: the point, marked as what it is
+        unit = "questions" if clusters is not None else "items"
+        m = float(sums.sum() / sizes.sum())
+        note = (f"{ALIKE_HEAD}: all {k} {unit} have a mean of {m:.4g}, so every "
+                "resample gives it; this point is no measured certainty, and no verdict "
+                "rests on it")  # fmt: skip
+        return ConfidenceInterval(m, m, level, note=note)
     counts = _resample_counts(k, n_resamples, seed)
     # A resample draws k clusters: with one item each, every size is k, exactly (the
     # sums of whole numbers below 2**53 are exact), without a pass over the plan.
