@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -20,6 +21,22 @@ from tests.server._openai_emulator import EmulatorServer, OpenAIEmulator
 settings.register_profile("local", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "local")
+
+
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """Ctrl-C raises ``KeyboardInterrupt`` in this test, however pytest was started.
+
+    A shell without job control starts a background command (``make test &``) with
+    SIGINT ignored, and Python then installs no handler of its own, so
+    ``_thread.interrupt_main()`` does nothing and a test that interrupts a run waits
+    for ever. The tests that interrupt take this fixture.
+    """
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture

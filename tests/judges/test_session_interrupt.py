@@ -21,6 +21,8 @@ from fairjudge.judges._session import Job
 from fairjudge.runner import AsyncioExecutor, Batch, BatchExecutor, RunOptions, RunResult
 from tests.runner._fakes import FakeBackend
 
+pytestmark = pytest.mark.usefixtures("ctrl_c_raises")
+
 
 class _Hanging(AsyncioExecutor):
     """Starts the batch, then waits until the main thread is interrupted."""

@@ -29,6 +29,8 @@ from tests.backends._calls import PROMPT, spec_for
 from tests.runner._fakes import FakeBackend, make_spec
 from tests.server import Script
 
+pytestmark = pytest.mark.usefixtures("ctrl_c_raises")
+
 N_CALLS = 12
 CONCURRENCY = 4
 WAIT_S = 60  # far above what any step takes; only a hang reaches it
