@@ -126,7 +126,7 @@ def test_every_command_points_at_its_failures_the_same_way(here: Path, name: str
     assert failures
     assert all(isinstance(n, int) for n in failures.values())
     line = _line(done)
-    assert re.search(rf"(item|pair)s [a-z ]+ \(\d\d% > --max-unresolved 0.1\); {WHERE}$", line)
+    assert re.search(rf"(item|pair)s [^()]+ \(\d\d% > --max-unresolved 0.1\); {WHERE}$", line)
     assert "the reasons, most common first" not in line  # in the JSON, not on stderr too
     if name.endswith("jury"):  # each member's reasons, named by the member
         assert all(reason.startswith("python:f4_silent:") for reason in failures)
