@@ -72,13 +72,14 @@ class AuditReport:
         """Calls that gave no usable reply, over every experiment."""
         return sum(e.n_failed for e in self.experiments)
 
-    def untrusted(self, max_unusable: float = 0.2) -> str | None:
+    def untrusted(self, max_unusable: float = 0.2, *, limit: str = "max_unusable") -> str | None:
         """Why this report's figures cannot be trusted, or ``None`` when they stand.
 
         Every effect that ran is "not estimable" (there is no figure to trust), or more
         than ``max_unusable`` of the calls gave no usable reply (the figures rest on
         the rest, and may not be the judge's). A partial (stopped) report: ``None``,
-        ``stopped`` says why it is partial.
+        ``stopped`` says why it is partial. ``limit`` names the threshold in the
+        message: the parameter here, the flag on the command line.
         """
         ran = [e for e in self.experiments if e.skipped is None]
         if self.stopped is not None or not ran:
@@ -90,7 +91,7 @@ class AuditReport:
             why.append(f"no effect could be estimated (all {len(effects)} not estimable)")
         if share > max_unusable:
             why.append(f"{self.n_failed} of {self.n_calls} calls gave no usable reply "
-                       f"({share:.0%} > --max-unresolved {max_unusable:g})")  # fmt: skip
+                       f"({share:.0%} > {limit} {max_unusable:g})")  # fmt: skip
         return "; ".join(why) or None
 
     def to_dict(self) -> dict[str, Any]:

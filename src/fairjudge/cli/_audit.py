@@ -177,7 +177,8 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: JudgeFla
     made = payload["calls_made"]
     save_out(audited, opts.out, "audit")
     write_page(opts.html, audited)  # before the exit code: a stopped audit's partial card helps
-    untrusted = report.untrusted(opts.max_unresolved)  # exit 0 only for figures that stand
+    # exit 0 only for figures that stand
+    untrusted = report.untrusted(opts.max_unresolved, limit="--max-unresolved")
     if json_output:
         typer.echo(strict_dumps({**payload, "untrusted": untrusted} if untrusted else payload,
                                 indent=2))  # fmt: skip
