@@ -171,7 +171,7 @@ def render_trend(trend: ScoreTrend, console: Console) -> None:
         say(console, difference)
     for note in trend.notes:  # the baseline's judge settings could not be checked
         console.print("[yellow]not checked:[/yellow] ", end="")
-        say(console, note)
+        say(console, note, soft_wrap=True)  # one line the terminal wraps: a long path stays whole
     for d in trend.dimensions:
         style = {"up": "green", "down": "red"}.get(d.direction)
         say(console, _trend_reading(d), style=style if not _point(d.ci) else None)
