@@ -174,6 +174,25 @@ class _Client(Generic[_B]):
         """One request, encoded as sent."""
         raise NotImplementedError
 
+    _batches: str
+    """The batches' path under the address: ``GET {_batches}/{id}`` reads one."""
+
+    async def poll(self, batch_id: str) -> BatchState:
+        """Read a batch's state; a batch the key cannot see comes back ``gone``."""
+        try:
+            data = await self._http.json("GET", f"{self._batches}/{batch_id}", gone=self._gone)
+        except BatchNotFound as exc:
+            return BatchState(batch_id, "not found", False, gone=str(exc))
+        return self._state(data)
+
+    def _gone(self, body: Any) -> bool:
+        """Whether an error body is the provider's own "no such batch"."""
+        raise NotImplementedError
+
+    def _state(self, data: Mapping[str, Any]) -> BatchState:
+        """A batch's state, read from its JSON."""
+        raise NotImplementedError
+
     async def aclose(self) -> None:
         """Close the connections."""
         await self._http.aclose()
@@ -281,13 +300,10 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
                 return None
             after = last
 
-    async def poll(self, batch_id: str) -> BatchState:
-        """``GET /v1/batches/{id}``; a batch the key cannot see comes back ``gone``."""
-        try:
-            data = await self._http.json("GET", f"/batches/{batch_id}", gone=_no_openai_batch)
-        except BatchNotFound as exc:
-            return BatchState(batch_id, "not found", False, gone=str(exc))
-        return self._state(data)
+    _batches = "/batches"
+
+    def _gone(self, body: Any) -> bool:
+        return _no_openai_batch(body)
 
     def _state(self, data: Mapping[str, Any]) -> BatchState:
         batch_id, status = data.get("id"), data.get("status")
@@ -445,13 +461,10 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
         )
         return self._state(sent)
 
-    async def poll(self, batch_id: str) -> BatchState:
-        """``GET /v1/messages/batches/{id}``; a batch the key cannot see comes back ``gone``."""
-        try:
-            data = await self._http.json("GET", f"{_PATH}/{batch_id}", gone=_no_anthropic_batch)
-        except BatchNotFound as exc:
-            return BatchState(batch_id, "not found", False, gone=str(exc))
-        return self._state(data)
+    _batches = _PATH
+
+    def _gone(self, body: Any) -> bool:
+        return _no_anthropic_batch(body)
 
     def _state(self, data: Mapping[str, Any]) -> BatchState:
         batch_id, status = data.get("id"), data.get("processing_status")
