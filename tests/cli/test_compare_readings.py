@@ -18,26 +18,13 @@ import pytest
 from typer.testing import CliRunner
 
 from fairjudge.cli import app
+from tests.report.test_soft_unmeasured import label_only
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "demo_pairs.jsonl"
 HERE = "python:tests.cli.test_compare_readings"
+SOFT = "python:tests.report.test_soft_unmeasured"  # label_only, with_probabilities, sometimes
 WIDE = {"COLUMNS": "250"}  # the table's labels on one line
-
-
-def label_only(question: str, answer_a: str, answer_b: str) -> str:
-    return "B" if len(answer_b) > len(answer_a) else "A"
-
-
-def with_probabilities(question: str, answer_a: str, answer_b: str) -> dict[str, float]:
-    return {"A": 0.7, "B": 0.2, "tie": 0.1}
-
-
-def sometimes(question: str, answer_a: str, answer_b: str) -> object:
-    """Probabilities on the first question's calls only."""
-    if "capital of Australia" in question:
-        return {"A": 0.7, "B": 0.2, "tie": 0.1}
-    return label_only(question, answer_a, answer_b)
 
 
 def always_a(question: str, answer_a: str, answer_b: str) -> str:
@@ -78,7 +65,7 @@ def test_soft_reading_agrees_in_text_markdown_and_json(
     judge: str, source: str, label: str, tmp_path: Path
 ) -> None:
     md = tmp_path / "r.md"
-    args = (str(DEMO), "--judge", f"{HERE}:{judge}", "--rule", "soft")
+    args = (str(DEMO), "--judge", f"{SOFT}:{judge}", "--rule", "soft")
     code, text = _run(*args, "--markdown", str(md))
     assert code == 0, text
     assert f"(debiased, soft: {label})" in text
@@ -88,10 +75,10 @@ def test_soft_reading_agrees_in_text_markdown_and_json(
 
 def test_soft_reading_of_the_conservative_runs_soft_figure() -> None:
     """With probabilities, the conservative run shows the soft rule beside it: said too."""
-    payload = _json(str(DEMO), "--judge", f"{HERE}:sometimes")
+    payload = _json(str(DEMO), "--judge", f"{SOFT}:sometimes")
     assert "soft" in payload["alternative_rules"]
     assert payload["soft_reading"] == "mixed"
-    plain = _json(str(DEMO), "--judge", f"{HERE}:label_only")
+    plain = _json(str(DEMO), "--judge", f"{SOFT}:label_only")
     assert "soft_reading" not in plain  # no soft figure, nothing to say
 
 
