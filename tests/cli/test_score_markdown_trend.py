@@ -7,28 +7,10 @@ shift as a plain one.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from fairjudge.cli import app
-from tests.score_server import script
+from tests.evaluation.test_score_trend_effort import _run  # 12 answers, openai/gpt-5.1
 from tests.server import JudgeServer
-
-runner = CliRunner()
-REPLY = '{"accuracy": 4, "relevance": 4, "usefulness": 3, "reason": "ok"}'
-
-
-def _run(server: JudgeServer, tmp_path: Path, name: str, *flags: str) -> tuple[int, str]:
-    script(server, lambda prompt: REPLY)
-    path = tmp_path / f"{name}_items.jsonl"
-    path.write_text("".join(json.dumps({"id": f"q{i}", "question": f"Q {i}?", "answer": f"a {i}"})
-                            + "\n" for i in range(12)), encoding="utf-8")  # fmt: skip
-    result = runner.invoke(app, ["score", str(path), "--judge", "openai/gpt-5.1", "--base-url",
-                                 server.base_url, "--store", str(tmp_path / f"{name}.sqlite"),
-                                 "--quiet", "--bootstrap", "100", *flags])  # fmt: skip
-    return result.exit_code, result.stdout + result.stderr
 
 
 def test_the_markdown_says_the_baseline_was_compared_anyway(
