@@ -431,14 +431,16 @@ def bootstrap_mean(
     reason = single_cluster_reason(k, clusters is not None)
     if reason is not None:
         return ConfidenceInterval.not_estimable(reason, level)
-    if proportion and _alike(sums / sizes):
-        return alike_interval(float(sums.sum() / sizes.sum()), k, level, clusters is not None)
-    if _alike(sums / sizes):  # no bound invented: the point, marked as what it is
-        unit = "questions" if clusters is not None else "items"
+    if _alike(sums / sizes):
         m = float(sums.sum() / sizes.sum())
-        note = (f"{ALIKE_HEAD}: all {k} {unit} have a mean of {m:.4g}, so every "
-                "resample gives it; this point is no measured certainty, and no verdict "
-                "rests on it")  # fmt: skip
+        if proportion:
+            return alike_interval(m, k, level, clusters is not None)
+        # No bound invented: the point, marked as what it is.
+        unit = "questions" if clusters is not None else "items"
+        note = (
+            f"{ALIKE_HEAD}: all {k} {unit} have a mean of {m:.4g}, so every resample gives "
+            "it; this point is no measured certainty, and no verdict rests on it"
+        )
         return ConfidenceInterval(m, m, level, note=note)
     counts = _resample_counts(k, n_resamples, seed)
     # A resample draws k clusters: with one item each, every size is k, exactly (the
