@@ -21,7 +21,7 @@ import pytest
 
 from fairjudge.cli._out import unresolved_exit
 from tests.cli._invoke import invoke
-from tests.cli.test_unresolved_json import _swap_fails_on_high_firsts
+from tests.cli.test_unresolved_json import _swap_fails_on_high_firsts, _swap_pairs
 from tests.score_server import script
 from tests.server import JudgeServer
 
@@ -196,14 +196,9 @@ def test_via_scores_with_swap_points_at_the_swap_protocols(
 ) -> None:
     """The swap protocol's exit 4 points at ``swap.failures``, where its reasons are."""
     script(score_server, _swap_fails_on_high_firsts)
-    levels = [(5, 1), (4, 2), (3, 4), (2, 5), (1, 3)]
-    rows = [{"id": f"q{i}", "question": f"Q{i}?", "answer_1": f"{a} first",
-             "answer_2": f"{b} second"} for i, (a, b) in enumerate(levels)]  # fmt: skip
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     done = invoke(
-        "compare", str(path), "--via-scores", "--with-swap", "--judge", "openai/scripted-judge",
-        "--base-url", score_server.base_url, "--quiet", "--json",
+        "compare", _swap_pairs(tmp_path), "--via-scores", "--with-swap", "--judge",
+        "openai/scripted-judge", "--base-url", score_server.base_url, "--quiet", "--json",
         "--store", str(tmp_path / "s.sqlite"), "--bootstrap", "50",
     )  # fmt: skip
     assert done.exit_code == 4, done.output

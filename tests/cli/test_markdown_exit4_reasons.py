@@ -20,7 +20,7 @@ import pytest
 
 from tests.cli._invoke import invoke
 from tests.cli.test_json_exit4_reasons import _PARTLY, here  # noqa: F401  (a fixture, by name)
-from tests.cli.test_unresolved_json import _swap_fails_on_high_firsts
+from tests.cli.test_unresolved_json import _swap_fails_on_high_firsts, _swap_pairs
 from tests.score_server import script
 from tests.server import JudgeServer
 
@@ -85,15 +85,10 @@ def test_with_swap_lists_the_swap_protocols_reasons(
 ) -> None:
     """The swap protocol's exit 4 says "listed above": its reasons were not, in any mode."""
     script(score_server, _swap_fails_on_high_firsts)
-    levels = [(5, 1), (4, 2), (3, 4), (2, 5), (1, 3)]  # A first 5 or 4: no verdict
-    rows = [{"id": f"q{i}", "question": f"Q{i}?", "answer_1": f"{a} first",
-             "answer_2": f"{b} second"} for i, (a, b) in enumerate(levels)]  # fmt: skip
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     done = invoke(
-        "compare", str(path), "--via-scores", "--with-swap", "--judge", "openai/scripted-judge",
-        "--base-url", score_server.base_url, "--quiet", "--store", str(tmp_path / "s.sqlite"),
-        "--bootstrap", "50", *_MODES[mode],
+        "compare", _swap_pairs(tmp_path), "--via-scores", "--with-swap", "--judge",
+        "openai/scripted-judge", "--base-url", score_server.base_url, "--quiet",
+        "--store", str(tmp_path / "s.sqlite"), "--bootstrap", "50", *_MODES[mode],
     )  # fmt: skip
     assert done.exit_code == 4, done.output
     _says_listed_above(done)

@@ -133,15 +133,20 @@ def _swap_fails_on_high_firsts(prompt: str) -> str:
     return "no idea" if pair.group(1) in "45" else "tie"
 
 
+def _swap_pairs(tmp_path: Path) -> str:
+    """Five pairs for ``_swap_fails_on_high_firsts``: A first 5 or 4 (and swapped) get none."""
+    levels = [(5, 1), (4, 2), (3, 4), (2, 5), (1, 3)]
+    rows = [{"id": f"q{i}", "question": f"Q{i}?", "answer_1": f"{a} first",
+             "answer_2": f"{b} second"} for i, (a, b) in enumerate(levels)]  # fmt: skip
+    return _write(tmp_path, rows, "pairs")
+
+
 def test_via_scores_with_swap_says_the_swap_protocols(
     score_server: JudgeServer, tmp_path: Path
 ) -> None:
     script(score_server, _swap_fails_on_high_firsts)
-    levels = [(5, 1), (4, 2), (3, 4), (2, 5), (1, 3)]  # A-first: 5, 4 (and 4, 5 swapped)
-    rows = [{"id": f"q{i}", "question": f"Q{i}?", "answer_1": f"{a} first",
-             "answer_2": f"{b} second"} for i, (a, b) in enumerate(levels)]  # fmt: skip
     result = runner.invoke(app, [
-        "compare", _write(tmp_path, rows), "--via-scores", "--with-swap", "--judge",
+        "compare", _swap_pairs(tmp_path), "--via-scores", "--with-swap", "--judge",
         "openai/scripted-judge", "--base-url", score_server.base_url, "--quiet", "--json",
         "--store", str(tmp_path / "s.sqlite"), "--bootstrap", "50",
     ])  # fmt: skip
