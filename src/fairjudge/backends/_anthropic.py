@@ -10,7 +10,6 @@ Batches result line, so both give the same completion and the same errors.
 from __future__ import annotations
 
 import importlib
-import os
 import time
 from collections.abc import Mapping
 from types import ModuleType
@@ -28,7 +27,6 @@ from fairjudge.backends._capabilities import (
     EMPTY_AT_CAP_LIMIT,
     MIN_THINKING_BUDGET,
     Capabilities,
-    at_api,
     capabilities_for,
 )
 from fairjudge.backends._http_base import (
@@ -114,28 +112,6 @@ class AnthropicBackend(HTTPBackend):
     def capabilities(self) -> Capabilities:
         """The capability table's row for this model (see :mod:`._capabilities`)."""
         return self._caps
-
-    @property
-    def at_vendor(self) -> bool:
-        """Whether the calls go to Anthropic's API itself (no ``base_url``, or its host).
-
-        The capability table is Anthropic's, and so are its refusals before any call (a
-        thinking budget under 1024 or not below ``max_tokens``, thinking for a model
-        without it, a cap above the model's output ceiling, a temperature with
-        thinking): they apply here only. DeepSeek, Moonshot (Kimi) and LiteLLM serve the
-        Messages API (``/v1/messages``) too, their own models under their own names or
-        under Claude's, with their own limits, so at another server the request is sent
-        as asked and that server's reply stands, as at another OpenAI-compatible server
-        (:attr:`OpenAIBackend.at_vendor`). What the table adapts (``max_tokens`` with room
-        after the budget, no temperature with thinking, the cache marks) is sent at any
-        server: each is a request the Messages API takes, wherever it is served.
-        """
-        return at_api(self._base_url, self.default_host)
-
-    @classmethod
-    def calls_the_api(cls, base_url: str | None) -> bool:
-        """Whether a backend made with ``base_url`` would be :attr:`at_vendor` (before one is)."""
-        return at_api(base_url or os.environ.get(cls.base_url_env) or None, cls.default_host)
 
     @property
     def fixed_temperature(self) -> float | None:

@@ -27,6 +27,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from fairjudge._errors import BackendError, BackendTimeout, ConfigError, ServerError
 from fairjudge._redact import known_secrets, redact_url, remember_secret, url_secrets
+from fairjudge.backends._capabilities import at_api
 from fairjudge.backends._http_errors import (
     connection_error,
     pooled_http_client,
@@ -309,6 +310,32 @@ class HTTPBackend:
         given (see :func:`shown_url`).
         """
         return self._shown_url
+
+    @property
+    def at_vendor(self) -> bool:
+        """Whether the calls go to the vendor's API itself (no ``base_url``, or its host).
+
+        The capability table is the vendor's, and so are its refusals before any call (an
+        effort or thinking budget the model does not take, a Responses-only model, a cap
+        above the ceiling, structured output, a temperature): they apply here only. A
+        compatible server (LocalAI, a LiteLLM or vLLM alias; DeepSeek, Moonshot (Kimi) and
+        LiteLLM serve Anthropic's Messages API too) may serve another model under the
+        vendor's name, with its own limits, so there the request is sent as asked and its
+        own reply stands. The table's adaptations (the reasoning models' cap, no
+        temperature or logprobs, o1-mini's system text in the user turn, ``max_tokens``
+        with room after a thinking budget, the cache marks) are sent at any server: each
+        is a request every compatible server takes, and a proxy to the real model
+        (LiteLLM, OpenRouter) would refuse the unadapted one.
+        """
+        return at_api(self._base_url, self.default_host)
+
+    @classmethod
+    def calls_the_api(cls, base_url: str | None) -> bool:
+        """Whether a backend made with ``base_url`` would be :attr:`at_vendor` (before one is).
+
+        ``None`` means ``$<base_url_env>``, else the API, as the constructor reads it.
+        """
+        return at_api(base_url or os.environ.get(cls.base_url_env) or None, cls.default_host)
 
     @property
     def max_concurrency(self) -> int | None:

@@ -24,7 +24,6 @@ from fairjudge.backends._capabilities import (
     Change,
     Knowledge,
     apply_changes,
-    at_api,
     capabilities_for,
     check_output_ceiling,
     checked_effort,
@@ -204,30 +203,6 @@ class OpenAIBackend(HTTPBackend):
     def capabilities(self) -> Capabilities:
         """The capability table's row for this model (see :mod:`._capabilities`)."""
         return self._caps
-
-    @property
-    def at_vendor(self) -> bool:
-        """Whether the calls go to the OpenAI API itself (no ``base_url``, or its host).
-
-        The capability table is the OpenAI API's. Its refusals before any call (an
-        effort the model does not take, a Responses-only model, a cap above the
-        ceiling, structured output) apply here only: a compatible server (LocalAI, a
-        LiteLLM or vLLM alias) may serve another model under an OpenAI name, so there
-        its own refusal, if any, stands instead. Its adaptations (the reasoning
-        models' cap, no temperature or logprobs, o1-mini's system text in the user
-        turn) apply at any server: each is a request every compatible server takes,
-        and a proxy to the real model (LiteLLM, OpenRouter) would refuse the
-        unadapted one.
-        """
-        return at_api(self._base_url, self.default_host)
-
-    @classmethod
-    def calls_the_api(cls, base_url: str | None) -> bool:
-        """Whether a backend made with ``base_url`` would be :attr:`at_vendor` (before one is).
-
-        ``None`` means ``$OPENAI_BASE_URL``, else the API, as the constructor reads it.
-        """
-        return at_api(base_url or os.environ.get(cls.base_url_env) or None, cls.default_host)
 
     @property
     def fixed_temperature(self) -> float | None:
