@@ -238,12 +238,13 @@ def judge_agreement(
     decided = int(conf[:2, :2].sum())
     # A share alike in every cluster (that has its items): alike_interval on those.
     cells = per_cluster.reshape(-1, 3, 3)
+    clustered = plan.n_questions is not None
+    s1_shares = np.trace(cells, axis1=1, axis2=2) / cells.sum(axis=(1, 2))
+    s1_ci = wilson_when_alike(s1_ci, s1_shares, float(est[0]), clustered)
     by_cluster = cells[:, :2, :2].sum(axis=(1, 2))
-    s1_ci = wilson_when_alike(s1_ci, np.trace(cells, axis1=1, axis2=2) / cells.sum(axis=(1, 2)),
-                              float(est[0]), plan.n_questions is not None)  # fmt: skip
-    s2_ci = wilson_when_alike(s2_ci, (cells[:, 0, 0] + cells[:, 1, 1])[by_cluster > 0]
-                              / by_cluster[by_cluster > 0], float(est[1]),
-                              plan.n_questions is not None)  # fmt: skip
+    has = by_cluster > 0
+    s2_shares = (cells[:, 0, 0] + cells[:, 1, 1])[has] / by_cluster[has]
+    s2_ci = wilson_when_alike(s2_ci, s2_shares, float(est[1]), clustered)
     if not decided and not plan.reason:  # S2 of no item: why, not the resamples' "undefined"
         s2_ci = ConfidenceInterval.not_estimable("no item where neither rater said tie", plan.level)
     return AgreementResult(
