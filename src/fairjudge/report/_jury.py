@@ -140,8 +140,8 @@ def reasoning_text(result: JuryResult | JuryScoreResult, run: RunSummary | None)
         return "not reported" if total is None else f"{total} of {run.output_tokens} output"
     if not any(n is None or n for n in per):
         return None
-    known = sum(n for n in per if n is not None)
-    missing = [member_label(k) for k, n in enumerate(per) if n is None]
+    known, unreported = _known_reasoning(per)
+    missing = [member_label(k) for k in unreported]
     out = run.output_tokens if run is not None else sum(u.output_tokens for u in result.usage)
     return f"{known} of {out} output" if not missing else (
         f"{known} known; not reported by {', '.join(missing)} (the provider's usage does "
@@ -180,11 +180,15 @@ def _with_reasoning(out: dict[str, Any], result: JuryResult | JuryScoreResult) -
     """
     per = member_reasoning(result)
     if per is not None:
-        out["reasoning_tokens_known"] = sum(n for n in per if n is not None)
-        out["reasoning_not_reported_by"] = [
-            name for name, n in zip(result.names, per, strict=True) if n is None
-        ]
+        known, missing = _known_reasoning(per)
+        out["reasoning_tokens_known"] = known
+        out["reasoning_not_reported_by"] = [result.names[k] for k in missing]
     return out
+
+
+def _known_reasoning(per: Sequence[int | None]) -> tuple[int, list[int]]:
+    """The members' reasoning tokens summed where reported; the members (indexes) not reporting."""
+    return sum(n for n in per if n is not None), [k for k, n in enumerate(per) if n is None]
 
 
 def _members_cell(n: int) -> str:
