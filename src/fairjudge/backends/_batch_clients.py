@@ -157,9 +157,11 @@ class _Client(Generic[_B]):
             return len(encoded[-1]) + 1
 
         runs = chunked(
-            requests, size, max_requests=self.max_requests,
+            requests,
+            size,
+            max_requests=self.max_requests,
             max_bytes=self.max_bytes - self.framing,
-        )  # fmt: skip
+        )
         for run in runs:
             lines, encoded[:] = encoded[: len(run)], encoded[len(run) :]
             yield _Encoded(run, lines, self)
