@@ -108,9 +108,12 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> None:
 
 
 def check_writable(
-    path: str | Path, name: str = "path", *, inputs: Iterable[str | Path | None] = (),
+    path: str | Path,
+    name: str = "path",
+    *,
+    inputs: Iterable[str | Path | None] = (),
     example: str | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """Prove a result file can be written at ``path``, before the work that fills it.
 
     Refuses a file that writing would destroy: one of ``inputs`` (the files the same
@@ -136,8 +139,9 @@ def check_writable(
     said = f"{name} {path}"
     file = path / (example or _EXAMPLES.get(name, "results.jsonl"))
     if typed.endswith(_SEPARATORS):  # Path("out/") is Path("out"): a file named out
-        raise ConfigError(f"{name} {typed} names a folder; give a file name, e.g. {file}",
-                          params=name)  # fmt: skip
+        raise ConfigError(
+            f"{name} {typed} names a folder; give a file name, e.g. {file}", params=name
+        )
     for given in inputs:
         if given is not None and str(given) != "-" and path.resolve() == Path(given).resolve():
             raise ConfigError(f"{said}: is the input file; writing the results there would "
@@ -164,8 +168,12 @@ def check_writable(
 
 
 _SEPARATORS = tuple({os.sep, os.altsep or os.sep})
-_EXAMPLES = {"html": "report.html", "output": "report.html", "markdown": "summary.md",
-             "save_config": "run.toml"}  # fmt: skip
+_EXAMPLES = {
+    "html": "report.html",
+    "output": "report.html",
+    "markdown": "summary.md",
+    "save_config": "run.toml",
+}
 """A file name to suggest, in a folder given where a file is asked for, by the parameter."""
 
 _SIBLINGS = ("-wal", "-shm", "-journal")
