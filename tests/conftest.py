@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -37,6 +38,14 @@ def ctrl_c_raises() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    """What a hanging judge waits for; set when the test ends, so its threads end too."""
+    event = threading.Event()
+    yield event
+    event.set()
 
 
 @pytest.fixture

@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,18 +23,10 @@ import pytest
 from fairjudge import Verdict
 from fairjudge.judges import CallableJudge, PairwiseRequest, TransientJudgeError
 from fairjudge.runner import RetryPolicy, RunOptions
+from tests.judges.test_own_judge_timeout import run_compare
 
-ROOT = Path(__file__).resolve().parents[2]
 FAST = RetryPolicy(base_delay=0.001, max_delay=0.001)  # max_attempts: the default 8
 REQUESTS = [PairwiseRequest(f"q{i}", "a", "bb") for i in range(3)]
-
-
-@pytest.fixture
-def gate() -> Iterator[threading.Event]:
-    """What a hanging judge waits for; set when the test ends, so its threads end too."""
-    event = threading.Event()
-    yield event
-    event.set()
 
 
 def _options(retry: RetryPolicy = FAST) -> RunOptions:
@@ -149,16 +138,8 @@ def test_an_async_judge_timeout_keeps_max_attempts() -> None:
 
 
 def test_the_command_line_names_its_flags_and_the_attempts(tmp_path: Path) -> None:
-    pairs = tmp_path / "pairs.jsonl"
-    rows = [{"id": str(i), "question": f"q{i}", "answer_1": "short",
-             "answer_2": "a longer answer"} for i in range(3)]  # fmt: skip
-    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", "compare", str(pairs),
-         "--judge", "python:tests.judges.own_judges:hangs_on_q0", "--timeout", "0.2",
-         "--max-unresolved", "0.5", "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = run_compare(tmp_path, 3, "--judge", "python:tests.judges.own_judges:hangs_on_q0",
+                       "--timeout", "0.2", "--max-unresolved", "0.5", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert (out["calls"]["failed"], out["calls"]["retries"]) == (2, 2)  # before: 2 and 14

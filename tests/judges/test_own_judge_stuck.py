@@ -20,7 +20,6 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,14 +30,6 @@ from fairjudge.judges import CallableJudge, PairwiseRequest
 from fairjudge.runner import RetryPolicy, RunOptions, Store
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def gate() -> Iterator[threading.Event]:
-    """What the hung calls wait for (an hour): set when the test ends, so they end too."""
-    event = threading.Event()
-    yield event
-    event.set()
 
 
 def test_a_judge_that_stops_returning_stops_the_run_at_a_bound(

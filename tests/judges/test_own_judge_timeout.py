@@ -11,7 +11,6 @@ import json
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,14 +23,6 @@ from fairjudge.runner import RetryPolicy, RunOptions
 ROOT = Path(__file__).resolve().parents[2]
 ONCE = RunOptions(concurrency=4, progress="quiet", retry=RetryPolicy(max_attempts=1))
 REQUESTS = [PairwiseRequest(f"q{i}", "a", "bb") for i in range(4)]
-
-
-@pytest.fixture
-def gate() -> Iterator[threading.Event]:
-    """What a hanging judge waits for; set when the test ends, so its thread ends too."""
-    event = threading.Event()
-    yield event
-    event.set()
 
 
 def test_a_sync_call_past_the_timeout_fails_as_a_timeout(gate: threading.Event) -> None:
@@ -218,19 +209,25 @@ def test_compare_counts_a_timeout_as_a_call_error_never_a_tie(gate: threading.Ev
     assert result.win_rate.estimate == 0.0  # the other three items, all for model 2
 
 
+def run_compare(tmp_path: Path, n: int, *flags: str) -> subprocess.CompletedProcess[str]:
+    """``fairjudge compare`` in a fresh process over ``n`` pairs q0, q1, ...: the longer second."""
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [{"id": str(i), "question": f"q{i}", "answer_1": "short",
+             "answer_2": "a longer answer"} for i in range(n)]  # fmt: skip
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-c", "from fairjudge.cli import main; main()", "compare", str(pairs),
+         *flags],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("judge", ["hangs_on_q0", "async_hangs_on_q0"])
 def test_the_timeout_flag_applies_to_a_python_judge(tmp_path: Path, judge: str) -> None:
     """Before, ``--timeout`` with a ``python:`` judge was refused (exit 2)."""
-    pairs = tmp_path / "pairs.jsonl"
-    rows = [{"id": str(i), "question": f"q{i}", "answer_1": "short",
-             "answer_2": "a longer answer"} for i in range(4)]  # fmt: skip
-    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", "from fairjudge.cli import main; main()", "compare", str(pairs),
-         "--judge", f"python:tests.judges.own_judges:{judge}", "--timeout", "0.2",
-         "--max-attempts", "1", "--max-unresolved", "0.5", "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = run_compare(tmp_path, 4, "--judge", f"python:tests.judges.own_judges:{judge}",
+                       "--timeout", "0.2", "--max-attempts", "1", "--max-unresolved", "0.5",
+                       "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["n_call_errors"] == 2
