@@ -35,6 +35,20 @@ def panel(tmp_path: Path, *members: tuple[str, str]) -> Path:
     return path
 
 
+def reasoner(judge: str, server: EmulatorServer, effort: str) -> tuple[str, str]:
+    """An OpenAI reasoning member on the emulator, at ``effort``."""
+    return judge, f'base_url = "{server.base_url}"\nreasoning_effort = "{effort}"\n'
+
+
+def thinking_claude(claude: EmulatorServer) -> tuple[str, str]:
+    """The Claude member that thinks: its usage does not count thinking apart."""
+    url = claude.base_url.removesuffix("/v1")
+    return (
+        "anthropic/claude-sonnet-4-5",
+        f'base_url = "{url}"\nthinking_budget = 1200\nmax_tokens = 1300\n',
+    )
+
+
 def run(*argv: str) -> str:
     done = fairjudge(*argv, "--quiet", "--allow-python-judges")
     assert done.returncode == 0, done.stderr
@@ -53,11 +67,12 @@ def test_openai_members_reasoning_tokens_each(
     tmp_path: Path,
 ) -> None:  # fmt: skip
     server = scripted(openai_emulator, monkeypatch)
-    url = f'base_url = "{server.base_url}"\n'
     path = panel(
-        tmp_path, ("openai/gpt-5-mini", url + 'reasoning_effort = "low"\n'),
-        ("openai/o4-mini", url + 'reasoning_effort = "medium"\n'), (PYTHON[command], ""),
-    )  # fmt: skip
+        tmp_path,
+        reasoner("openai/gpt-5-mini", server, "low"),
+        reasoner("openai/o4-mini", server, "medium"),
+        (PYTHON[command], ""),
+    )
     file = str(PAIRS if command == "jury" else ANSWERS)
     store = str(tmp_path / "s.sqlite")
     payload = json.loads(run(command, file, "--jury", str(path), "--store", store, "--json"))
@@ -90,11 +105,10 @@ def test_an_anthropic_thinker_is_not_reported_and_the_rest_are_known(
     gpt, claude = scripted(openai_emulator, monkeypatch), scripted(anthropic_emulator, monkeypatch)
     path = panel(
         tmp_path,
-        ("openai/gpt-5-mini", f'base_url = "{gpt.base_url}"\nreasoning_effort = "low"\n'),
-        ("anthropic/claude-sonnet-4-5", f'base_url = "{claude.base_url.removesuffix("/v1")}"\n'
-         "thinking_budget = 1200\nmax_tokens = 1300\n"),
+        reasoner("openai/gpt-5-mini", gpt, "low"),
+        thinking_claude(claude),
         (PYTHON[command], ""),
-    )  # fmt: skip
+    )
     file = str(PAIRS if command == "jury" else ANSWERS)
     page = tmp_path / "page.html"
     args = [command, file, "--jury", str(path), "--store", str(tmp_path / "s")]
@@ -126,11 +140,10 @@ def test_an_adaptive_panel_adds_each_members_reasoning_over_its_batches(
     gpt, claude = scripted(openai_emulator, monkeypatch), scripted(anthropic_emulator, monkeypatch)
     path = panel(
         tmp_path,
-        ("openai/gpt-5-mini", f'base_url = "{gpt.base_url}"\nreasoning_effort = "low"\n'),
-        ("openai/o4-mini", f'base_url = "{gpt.base_url}"\nreasoning_effort = "medium"\n'),
-        ("anthropic/claude-sonnet-4-5", f'base_url = "{claude.base_url.removesuffix("/v1")}"\n'
-         "thinking_budget = 1200\nmax_tokens = 1300\n"),
-    )  # fmt: skip
+        reasoner("openai/gpt-5-mini", gpt, "low"),
+        reasoner("openai/o4-mini", gpt, "medium"),
+        thinking_claude(claude),
+    )
     payload = json.loads(run(
         "jury", str(PAIRS), "--jury", str(path), "--store", str(tmp_path / "s"), "--json",
         "--stop-when", "width:0.001", "--batch", "4",
