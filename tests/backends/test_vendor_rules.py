@@ -107,7 +107,9 @@ def test_a_temperature_at_none_is_allowed_and_refused_at_another_effort_before_a
     assert backend.request_body(spec_for(backend))["temperature"] == 0.7
     with pytest.raises(ConfigError, match=r"openai/gpt-5.1 samples at temperature 1 only") as e:
         openai(openai_api, "gpt-5.1", reasoning_effort="low", temperature=0.7)
-    assert "or give reasoning_effort none" in str(e.value)
+    assert str(e.value).endswith(
+        "drop it, or give reasoning_effort none (the one effort that takes a temperature)"
+    ), str(e.value)
     assert openai_api.count("requests") == 0
     # The command line's rule, by effort: none takes --temperature, low refuses it.
     assert not fixes_temperature("openai/gpt-5.1", BackendOptions())
@@ -149,7 +151,8 @@ def test_a_given_temperature_is_refused_at_the_api(openai_api: EmulatorServer, m
             openai(openai_api, model, temperature=temperature)
         message = str(refused.value)
         assert f"openai/{model} samples at temperature 1 only" in message
-        assert f"got temperature={temperature:g}: drop it" in message
+        # The message ends with its fix: no aside about rounds after it.
+        assert message.endswith(f"got temperature={temperature:g}: drop it"), message
         assert refused.value.params == ("temperature",)
     assert openai_api.count("requests") == 0
     for taken in ({}, {"temperature": 1}, {"temperature": None}):  # the default, 1, none

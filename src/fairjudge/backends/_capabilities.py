@@ -146,12 +146,11 @@ class Capabilities:
 
         ``spec`` samples at 1 only: the API refuses any other on every call.
         """
-        at_none = ", or give reasoning_effort none (the one effort taking a temperature)"
+        at_none = ", or give reasoning_effort none (the one effort that takes a temperature)"
         raise ConfigError(
             f"{spec} samples at temperature 1 only ({why} fixes it), so it takes no "
             f"temperature; got temperature={temperature:g}: drop it"
-            f"{at_none if 'none' in self.efforts else ''} (its replies are samples, so "
-            "rounds above 2 are allowed)",
+            f"{at_none if 'none' in self.efforts else ''}",
             params="temperature",
         )
 

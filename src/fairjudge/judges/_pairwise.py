@@ -132,7 +132,7 @@ class LLMJudge(SessionJudge):
         """The sampling temperature of this judge's calls, when it sets one.
 
         A model that samples at 1 only (an OpenAI reasoning model, extended thinking)
-        is sent none, and reports its fixed 1 here: its replies are samples.
+        is sent none, and reports its fixed 1 here (every reply is a sample).
         """
         value = self.params.get("temperature", getattr(self.backend, "fixed_temperature", None))
         return float(value) if value is not None else None
