@@ -133,7 +133,11 @@ def test_a_refused_connection_is_endpoint_unreachable(
     assert type(error) is EndpointUnreachable
     assert isinstance(error, ServerError)  # still a server fault to code that catches those
     assert error.retryable is True  # briefly: the runner caps these attempts
-    assert str(error) == f"openai backend: cannot reach model 'x' at {url}: connection refused"
+    assert str(error) == (
+        f"openai backend: cannot reach model 'x' at {url}: connection refused: check that a "
+        "server is running there and that base_url is right"
+    )
+    assert error.params == ("base_url",)  # the command line says --base-url
     assert KEY not in str(error)
 
 
@@ -149,8 +153,47 @@ def test_anthropic_refused_connection_is_endpoint_unreachable(closed_port: int) 
 
     assert type(error) is EndpointUnreachable
     assert str(error) == (
-        f"anthropic backend: cannot reach model 'claude-x' at {url}: connection refused"
+        f"anthropic backend: cannot reach model 'claude-x' at {url}: connection refused: "
+        "check that a server is running there and that base_url is right"
     )
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_address_from_the_environment_is_named_with_its_variable(
+    closed_port: int, transport: Transport, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"http://127.0.0.1:{closed_port}/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    error = call(OpenAIBackend("x", transport=transport))
+
+    assert type(error) is EndpointUnreachable
+    assert str(error) == (
+        f"openai backend: cannot reach model 'x' at {url} (from $OPENAI_BASE_URL): connection "
+        "refused: check that a server is running there, or correct or unset $OPENAI_BASE_URL"
+    )
+    assert error.params == ()  # no base_url was given: none to name
+
+
+def test_the_vendor_address_unreached_points_at_this_machine_not_at_base_url(
+    closed_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No base_url given: the vendor's API was tried, and the fix is on this machine.
+
+    The lean transport posts to ``https://{default_host}/v1``; a closed local port
+    stands for the vendor's host this machine cannot reach.
+    """
+    host = f"127.0.0.1:{closed_port}"
+    monkeypatch.setattr(OpenAIBackend, "default_host", host)
+    error = call(OpenAIBackend("gpt-4o-mini", transport="lean"))
+
+    assert type(error) is EndpointUnreachable
+    assert str(error) == (
+        f"openai backend: cannot reach model 'gpt-4o-mini' at {host} (the vendor's own API: "
+        "no other address was given): connection refused: check this machine's network "
+        "connection, its DNS and any proxy or firewall in the way (HTTPS_PROXY)"
+    )
+    assert "base_url" not in str(error)
+    assert error.params == ()
 
 
 # -- something answered, then failed ------------------------------------------------------
@@ -235,7 +278,12 @@ def test_unreachable_reason(exc: BaseException, reason: str | None) -> None:
 
 
 def test_connection_error_scrubs_the_key() -> None:
-    options: dict[str, Any] = {"backend": "openai", "where": "model 'm' at x", "secrets": [KEY]}
+    options: dict[str, Any] = {
+        "backend": "openai",
+        "where": "model 'm' at x",
+        "secrets": [KEY],
+        "url_from": "base_url",
+    }
     dropped = connection_error(ConnectionResetError(104, KEY), f"reset: {KEY}", **options)
     assert type(dropped) is ServerError
     assert str(dropped) == "openai backend: connection to model 'm' at x failed: reset: ***"

@@ -253,9 +253,12 @@ class HTTPBackend:
     ) -> None:
         given = base_url
         base_url = base_url or os.environ.get(self.base_url_env) or None
+        # Where the address came from, for the fix a message gives; None: the vendor's.
+        self._url_from = ("base_url" if given else f"${self.base_url_env}") if base_url else None
         if base_url:
-            where = "base_url" if given else f"${self.base_url_env}"
-            check_base_url(base_url, name=where, key_env=api_key_env or self.default_key_env)
+            check_base_url(
+                base_url, name=self._url_from or "", key_env=api_key_env or self.default_key_env
+            )
         self._sdk = sdk
         self._model = model
         self._base_url = trimmed(base_url) if base_url else None  # sent as given
@@ -414,12 +417,18 @@ class HTTPBackend:
             timeout=self._timeout,
             secrets=self._secrets(),
             key_env=self._api_key_env,
+            url_from=self._url_from,
         )
 
     def _connection_failed(self, exc: BaseException, detail: str) -> ServerError:
         """The error for a connection that failed: see :func:`connection_error`."""
         return connection_error(
-            exc, detail, backend=self.name, where=self._where, secrets=self._secrets()
+            exc,
+            detail,
+            backend=self.name,
+            where=self._where,
+            secrets=self._secrets(),
+            url_from=self._url_from,
         )
 
     def _timed_out(self) -> BackendTimeout:

@@ -190,6 +190,7 @@ def translate_sdk_error(
     timeout: float,
     secrets: Iterable[str | None],
     key_env: str | None,
+    url_from: str | None,
 ) -> BackendError:
     """Translate an ``openai``/``anthropic`` SDK exception into a ``BackendError``.
 
@@ -201,6 +202,7 @@ def translate_sdk_error(
         timeout: The timeout in force, for the message.
         secrets: Values to scrub from the message (the API key).
         key_env: The key's environment variable, named in authentication errors.
+        url_from: Where the address came from, as :func:`connection_error` takes it.
     """
     _scrub(exc, secrets)
     if isinstance(exc, sdk.APITimeoutError):
@@ -208,7 +210,9 @@ def translate_sdk_error(
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         detail = f"{type(cause).__name__}: {cause}" if cause else str(exc)
-        return connection_error(exc, detail, backend=backend, where=where, secrets=secrets)
+        return connection_error(
+            exc, detail, backend=backend, where=where, secrets=secrets, url_from=url_from
+        )
     if isinstance(exc, sdk.APIStatusError):
         message = redact(server_message(exc), secrets)[:MESSAGE_LIMIT]
         headers = getattr(getattr(exc, "response", None), "headers", None)
@@ -306,6 +310,7 @@ def connection_error(
     backend: str,
     where: str,
     secrets: Iterable[str | None],
+    url_from: str | None,
 ) -> ServerError:
     """The error for a request that got no reply because the connection failed.
 
@@ -316,6 +321,9 @@ def connection_error(
         backend: Backend name for the message.
         where: Model and server, for the message.
         secrets: Values to scrub from the message (the API key).
+        url_from: Where the address came from, for the fix the message gives:
+            ``"base_url"`` (the caller gave it), ``"$OPENAI_BASE_URL"`` (an environment
+            variable) or ``None`` (the vendor's own API, as nothing else was given).
 
     Returns:
         :class:`EndpointUnreachable` when nothing answered at the address (see
@@ -324,7 +332,22 @@ def connection_error(
     secrets = list(secrets)
     reason = unreachable_reason(exc)
     if reason is not None:
-        text = redact(f"{backend} backend: cannot reach {where}: {reason}", secrets)
-        return EndpointUnreachable(text)
+        text = f"{backend} backend: cannot reach {where}"
+        if url_from is None:
+            # The vendor's API is up for everyone else: the fault is on this side.
+            text += (
+                f" (the vendor's own API: no other address was given): {reason}: check "
+                "this machine's network connection, its DNS and any proxy or firewall "
+                "in the way (HTTPS_PROXY)"
+            )
+        elif url_from == "base_url":
+            text += f": {reason}: check that a server is running there and that base_url is right"
+        else:
+            text += (
+                f" (from {url_from}): {reason}: check that a server is running there, or "
+                f"correct or unset {url_from}"
+            )
+        params = ("base_url",) if url_from == "base_url" else ()
+        return EndpointUnreachable(redact(text, secrets), params=params)
     detail = redact(detail, secrets)[:MESSAGE_LIMIT]
     return ServerError(f"{backend} backend: connection to {where} failed: {detail}")
