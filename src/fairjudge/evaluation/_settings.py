@@ -88,13 +88,20 @@ def check_plan(n_items: int, rounds: int, judge: object) -> None:
 
 
 def max_calls_of(judge: object) -> int | None:
-    """The ``max_calls`` budget ``judge`` runs under: its session's, its own or a member's."""
-    holders = [judge, *(getattr(m, "judge", None) for m in getattr(judge, "members", ()))]
-    for holder in holders:
-        for owner in (getattr(holder, "session", None), holder):
-            limit = getattr(getattr(owner, "options", None), "max_calls", None)
-            if isinstance(limit, int):
-                return limit
+    """The ``max_calls`` budget ``judge`` runs under (``None``: none).
+
+    A panel's is its own :attr:`~fairjudge.judges.Jury.max_calls` (the one rule for a
+    panel, which its Python members share out as they answer); one judge's is its
+    session's (a model judge) or its own run options' (a Python judge).
+    """
+    from fairjudge.judges import Jury, PointwiseJury
+
+    if isinstance(judge, Jury | PointwiseJury):
+        return judge.max_calls
+    for owner in (getattr(judge, "session", None), judge):
+        limit = getattr(getattr(owner, "options", None), "max_calls", None)
+        if isinstance(limit, int):
+            return limit
     return None
 
 

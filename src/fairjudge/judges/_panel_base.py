@@ -302,7 +302,7 @@ class Panel(Closing, Generic[M, Q, A]):
         # a Python member runs on the engine, within what is left of the panel's budget.
         wall: dict[int, float] = {}
         own_runs: dict[int, RunSummary] = {}  # each Python member's run of this batch
-        judges, limit = [m.judge for m in self.members], self._max_calls()
+        judges, limit = [m.judge for m in self.members], self.max_calls
         for i, m in enumerate(self.members):
             if i not in on_model:
                 begin = time.perf_counter()
@@ -325,8 +325,17 @@ class Panel(Closing, Generic[M, Q, A]):
         stopped = self._stop_of(judges, stopped_by(*out))
         return [Replies(own, stopped=stopped) for own in out]
 
-    def _max_calls(self) -> int | None:
-        """The panel's ``max_calls``: its session's, or its Python members' (the same)."""
+    @property
+    def max_calls(self) -> int | None:
+        """The most calls the whole panel may make in a batch (``None``: no budget).
+
+        The one rule for a panel's budget: its session's ``max_calls``, which its model
+        members share; without a session (Python members and replays only), that of its
+        Python members' run options, which the panel hands them alike
+        (:class:`PythonRun`), so the first member's that has any is the panel's. The
+        Python members share it out as they answer (:func:`python_budget`), and
+        :func:`fairjudge.evaluation.check_plan` reads it before a run is planned.
+        """
         if self.session is not None:
             return self.session.options.max_calls
         options = [getattr(m.judge, "options", None) for m in self.members]
@@ -351,7 +360,7 @@ class Panel(Closing, Generic[M, Q, A]):
         paths = [p for j in judges if (p := getattr(j, "store_path", None)) is not None]
         store = str(self.session.store.path) if self.session is not None else None
         return budget_message(
-            judges, self._session_calls(), run, self._max_calls(), store or next(iter(paths), None)
+            judges, self._session_calls(), run, self.max_calls, store or next(iter(paths), None)
         )
 
     def _on_model(self) -> list[int]:
