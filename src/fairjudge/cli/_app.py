@@ -75,7 +75,7 @@ from fairjudge.cli._exit_codes import (
     EXIT_TERMINATED,
     EXIT_USAGE,
 )
-from fairjudge.cli._flags import remember_args, to_flags
+from fairjudge.cli._flags import keep_typed, to_flags
 
 __all__ = [
     "COMMANDS",
@@ -188,7 +188,6 @@ class LazyCommands(TyperGroup):
         arguments themselves.
         """
         self._json = _asks_json(args)
-        remember_args(args)  # a flag's path as typed: "out/" names a folder, Path("out") not
         plain_values(self)  # --install/--show-completion too, without pydantic
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
@@ -224,6 +223,7 @@ class LazyCommands(TyperGroup):
             plain_values(command)  # its options coerced without pydantic (see ``_coercion``)
         if command is not None and not self._listing:
             offer_save_config(cmd_name, command)  # --save-config (docs/config.md)
+            keep_typed(command)  # a path as typed: "out/" names a folder, Path("out") not
         return command
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:

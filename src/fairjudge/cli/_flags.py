@@ -14,14 +14,14 @@ proves a result file can go where a flag asks, before any judge call is paid for
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from contextvars import ContextVar
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePath
+from typing import Any
 
 from fairjudge._errors import ConfigError
 
 __all__ = [
-    "FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "check_writable", "flag", "remember_args", "to_flags",
+    "FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "check_writable", "flag", "keep_typed", "to_flags",
 ]  # fmt: skip
 
 _SAME_NAME = (
@@ -229,35 +229,44 @@ def check_writable(
     check(typed, flag.removeprefix("--").replace("-", "_"), inputs=inputs)
 
 
-_ARGS: ContextVar[tuple[str, ...]] = ContextVar("fairjudge_args", default=())
+_TYPED = "fairjudge.typed"
+"""The key in ``ctx.meta`` of each path option's value as typed, by its parameter."""
 
 
-def remember_args(args: Sequence[str]) -> None:
-    """Keep the command line as typed, for :func:`check_writable` (the root command calls it)."""
-    _ARGS.set(tuple(args))
+def keep_typed(command: Any) -> None:
+    """Let each path option of ``command`` keep its value as typed, for :func:`check_writable`.
+
+    Typer turns ``out/`` into ``Path("out")``, which forgets that the user named a
+    folder. Each option's value, once processed, is kept as the parser gave it when
+    it became a path: the value that counts (the last of a repeated flag), however it
+    was written (``--out x/``, ``--out=x/``, ``-ox/``, a config file's ``out = "x/"``).
+    Called as each command is loaded; an option already keeping its value is left alone.
+    """
+    for param in getattr(command, "params", ()):
+        if "process_value" not in vars(param):
+            param.process_value = _keeping(param, param.process_value)
+
+
+def _keeping(param: Any, process: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def process_value(ctx: Any, value: Any) -> Any:
+        out = process(ctx, value)
+        if isinstance(value, str) and isinstance(out, PurePath):
+            ctx.meta.setdefault(_TYPED, {})[param] = value
+        return out
+
+    return process_value
 
 
 def _as_typed(path: Path, flag: str) -> str | Path:
     """``path`` as the command line gave it to ``flag`` (``out/`` keeps its separator).
 
-    Its short name too (``report -o``), as ``-o DIR/``, ``-oDIR/`` or ``--output=DIR/``.
+    What :func:`keep_typed` kept for the option, when it is still the path in hand.
     """
     from typer._click.globals import get_current_context
 
     ctx = get_current_context(silent=True)
-    params = ctx.command.params if ctx is not None else []
-    names = next((tuple(p.opts) for p in params if flag in p.opts), (flag,))
-    args = _ARGS.get()
-    for i, arg in enumerate(args):
-        if arg == "--":  # the rest are arguments, not options
-            break
-        for name in names:
-            if arg == name:
-                value = args[i + 1] if i + 1 < len(args) else ""
-            elif name.startswith("--"):
-                value = arg[len(name) + 1 :] if arg.startswith(name + "=") else ""
-            else:  # a short option, its value attached: -oDIR/
-                value = arg[len(name) :] if arg.startswith(name) else ""
-            if value and value != "-" and Path(value) == path:
-                return value
-    return path
+    if ctx is None:
+        return path
+    param = next((p for p in ctx.command.params if flag in p.opts), None)
+    typed = ctx.meta.get(_TYPED, {}).get(param)
+    return typed if typed and typed != "-" and Path(typed) == path else path

@@ -19,7 +19,6 @@ except ImportError:  # pragma: no cover - a Typer that uses Click itself
     from click.exceptions import UsageError  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
 from fairjudge.cli._app import CONFIG_COMMANDS, app, guarded
-from fairjudge.cli._flags import remember_args
 from fairjudge.cli._options import SummaryJson
 from fairjudge.cli._run_config import Trust, config_argv, config_words, running_config
 
@@ -90,7 +89,6 @@ def run(
         argv.insert(0, "--json")
     with running_config(loaded, command), _judges_beside(config, trusted=allow_python_judges):
         try:
-            remember_args(argv)  # the command's as typed in the file: "out/" names a folder
             sub = command.make_context(name, argv, parent=root)
             with sub:
                 command.invoke(sub)
