@@ -30,10 +30,18 @@ says, and behaves as ``POST /v1/messages`` does (https://docs.anthropic.com/en/a
   https://github.com/liuw1535/antigravity2api-nodejs/issues/149) and temperature 1 or
   none (```temperature` may only be set to 1 when thinking is enabled. ...``, quoted in
   https://github.com/MartialBE/one-hub/issues/529); models before Claude 3.7 Sonnet
-  refuse it. The reply has a ``thinking`` block (with a ``signature``) before the
+  refuse it. Claude Opus 4.7 and later think adaptively only: ``thinking.type``
+  ``enabled`` gets 400 ``"thinking.type.enabled" is not supported for this model. Use
+  "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.``
+  (quoted in https://github.com/earendil-works/pi/issues/3297). The reply has a
+  ``thinking`` block (with a ``signature``) before the
   ``text`` block, and the thinking tokens (``min(budget, thinking_tokens)``) count in
   ``output_tokens``. When thinking and text do not fit in ``max_tokens``, the reply
   has no text block and ``stop_reason: "max_tokens"``.
+- **No temperature** (Claude Opus 4.7 and later): ``temperature`` at any value gets
+  400 ```temperature` is deprecated for this model.`` (the body quoted in
+  https://github.com/UKGovernmentBEIS/inspect_ai/issues/3721; Opus 4.8:
+  https://github.com/The-PR-Agent/pr-agent/issues/2456).
 - **Prompt caching** (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching):
   ``cache_control: {"type": "ephemeral"}`` on a system or message block caches the
   prompt up to and including that block (system first, then messages), when that
@@ -75,6 +83,8 @@ MAX_OUTPUT = (
     (re.compile(r"claude-(sonnet-4|haiku-4-5|3-7-sonnet)"), 64_000),
 )
 """``(model pattern, most output tokens)``, first match wins."""
+_ADAPTIVE_ONLY = re.compile(r"claude-opus-4-[7-9]")
+"""Models that take no ``temperature`` and no ``thinking.type`` enabled (adaptive only)."""
 _DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 _TEMPERATURE_ANCHOR = "#important-considerations-when-using-extended-thinking"
 
@@ -182,8 +192,19 @@ class AnthropicEmulator(JudgeFront):
                 f"A maximum of 4 blocks with cache_control may be provided. Found {marked}."
             )
         thinking = request.get("thinking")
-        if not isinstance(thinking, Mapping) or thinking.get("type") != "enabled":
+        enabled = isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
+        if _ADAPTIVE_ONLY.search(model):
+            if enabled:
+                return _invalid(
+                    '"thinking.type.enabled" is not supported for this model. Use '
+                    '"thinking.type.adaptive" and "output_config.effort" to control '
+                    "thinking behavior."
+                )
+            if "temperature" in request:
+                return _invalid("`temperature` is deprecated for this model.")
+        if not enabled:
             return None
+        assert isinstance(thinking, Mapping)
         if _NO_THINKING.search(model):
             return _invalid(f"'{model}' does not support thinking.")
         budget = thinking.get("budget_tokens")

@@ -71,8 +71,10 @@ class AnthropicBackend(HTTPBackend):
         MissingExtraError: The ``anthropic`` package is not installed.
         ConfigError: The key's environment variable is not set; the thinking budget is
             under 1024 or not below ``max_tokens``, or the model has no extended
-            thinking; ``max_tokens`` (or the budget and room to answer) is above the
-            most output tokens the model writes, when the table knows it.
+            thinking, or thinks adaptively only (Opus 4.7 and later); ``max_tokens`` (or
+            the budget and room to answer) is above the most output tokens the model
+            writes, when the table knows it; a temperature other than 1 for a model
+            that takes none (Opus 4.7 and later, which are sent none).
     """
 
     name = "anthropic"
@@ -92,8 +94,14 @@ class AnthropicBackend(HTTPBackend):
         self._caps = capabilities_for("anthropic", model)
         vendor = self.at_vendor  # the table's refusals are Anthropic's (see at_vendor)
         self._budget = _checked_budget(model, self._caps, thinking_budget, self._max_tokens, vendor)
+        # A model that takes no temperature (Opus 4.7 and later) is sent none: a given
+        # one is refused at the API, and sent as asked at another server.
+        given = "temperature" in options and self._temperature not in (None, 1)
+        self._sends_temperature = self._caps.temperature or (given and not vendor)
         if vendor:
             _check_ceiling(model, self._caps, self._budget, self._max_tokens)
+            if given and not self._caps.temperature:
+                self._caps.refuse_temperature(f"anthropic/{model}", self._temperature or 0.0)
         self._cache_prompts = cache_prompts
         self._empty_at_cap = 0
         key = self._read_key()
@@ -115,8 +123,11 @@ class AnthropicBackend(HTTPBackend):
 
     @property
     def fixed_temperature(self) -> float | None:
-        """1.0 with extended thinking, which samples at temperature 1 only; else None."""
-        return 1.0 if self._budget is not None else None
+        """1.0 with extended thinking or a model that takes no temperature; else None.
+
+        Either samples at the API's default, 1: its replies are samples.
+        """
+        return 1.0 if self._budget is not None or not self._sends_temperature else None
 
     @property
     def sends_logprobs(self) -> bool:
@@ -126,7 +137,10 @@ class AnthropicBackend(HTTPBackend):
     def default_params(self, *, label_only: bool) -> dict[str, Any]:
         """Sampling parameters; with thinking, the budget and room to answer after it."""
         if self._budget is None:
-            return super().default_params(label_only=label_only)
+            sampled = super().default_params(label_only=label_only)
+            if not self._sends_temperature and "temperature" not in self._extra_params:
+                sampled.pop("temperature", None)  # Opus 4.7 and later: refused at any value
+            return sampled
         params: dict[str, Any] = {  # no temperature: thinking takes only the default, 1
             "max_tokens": self._max_tokens or self._budget + REPLY_MAX_TOKENS,
             "thinking": {"type": "enabled", "budget_tokens": self._budget},
@@ -284,6 +298,14 @@ def _checked_budget(
         raise ConfigError(
             f"anthropic/{model} has no extended thinking (Claude 3.7 Sonnet and the "
             "Claude 4 models have it); drop thinking_budget or pick one of those",
+            params="thinking_budget",
+        )
+    if not caps.budget:
+        raise ConfigError(
+            f"anthropic/{model} takes no thinking_budget: it thinks adaptively only (the "
+            "API refuses thinking.type enabled for Claude Opus 4.7 and later); drop "
+            "thinking_budget, or pick a model that takes one (e.g. claude-opus-4-6, "
+            "claude-sonnet-4-5)",
             params="thinking_budget",
         )
     return budget

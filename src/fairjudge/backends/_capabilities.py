@@ -95,6 +95,8 @@ class Capabilities:
         chat: Whether Chat Completions serves the model (o1-pro, o3-pro, the gpt-5
             pro and codex models are served by the Responses API only).
         thinking: Whether Anthropic extended thinking is available.
+        budget: Whether that thinking takes a ``budget_tokens`` (Claude Opus 4.7 and
+            later think adaptively only: the API refuses ``thinking.type`` enabled).
         cache_min_tokens: Anthropic's shortest cacheable prefix for the model.
         max_output: The model's ceiling on ``max_tokens`` (``max_completion_tokens``
             for an OpenAI reasoning model; thinking or reasoning included), when the
@@ -115,6 +117,7 @@ class Capabilities:
     system: bool = True
     chat: bool = True
     thinking: bool = False
+    budget: bool = True
     cache_min_tokens: int = 1024
     max_output: int | None = None
     structured: bool = True
@@ -201,6 +204,14 @@ _NO_SYSTEM = re.compile(r"^o1-(mini|preview)")
 # Anthropic: the models before extended thinking (Claude 3.7 Sonnet and every later
 # model have it), and the cache minimum by model.
 _NO_THINKING = re.compile(r"claude-(instant|2|3-(?!7))")
+# Claude Opus 4.7 and later take no temperature: 400 "`temperature` is deprecated for
+# this model." at any value sent (https://github.com/UKGovernmentBEIS/inspect_ai/issues/3721,
+# https://github.com/HKUDS/nanobot/pull/3418 for 4.7;
+# https://github.com/The-PR-Agent/pr-agent/issues/2456 for 4.8), and think adaptively
+# only: 400 "\"thinking.type.enabled\" is not supported for this model. Use
+# \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior."
+# (https://github.com/earendil-works/pi/issues/3297). Opus and Sonnet 4.6 still take both.
+_ADAPTIVE_ONLY = re.compile(r"claude-opus-4-[7-9]")
 _CACHE_MIN = (
     (re.compile(r"claude-(opus-4-[56]|haiku-4)"), 4096),
     (re.compile(r"claude-(sonnet-4-6|3-5-haiku|3-haiku|haiku-3)"), 2048),
@@ -281,8 +292,15 @@ def capabilities_for(backend: str, model: str, effort: str | None = None) -> Cap
         minimum = next((n for pattern, n in _CACHE_MIN if pattern.search(name)), 1024)
         ceiling = next((n for pattern, n in _MAX_OUTPUT if pattern.search(name)), None)
         thinking = not _NO_THINKING.search(name)
+        adaptive = bool(_ADAPTIVE_ONLY.search(name))
         return Capabilities(
-            "anthropic", True, thinking=thinking, cache_min_tokens=minimum, max_output=ceiling
+            "anthropic",
+            True,
+            temperature=not adaptive,
+            thinking=thinking,
+            budget=not adaptive,
+            cache_min_tokens=minimum,
+            max_output=ceiling,
         )
     if _RESPONSES_ONLY.match(name):
         return Capabilities("openai-reasoning", True, chat=False)
