@@ -406,7 +406,7 @@ def test_timeout_holds_each_request_to_the_batch_endpoints(
 
 def test_the_price_flags_say_they_are_the_online_price() -> None:
     done = invoke("compare", "--help")
-    said = " ".join(done.stdout.split())
+    said = " ".join(done.stdout.replace("│", " ").split())  # the note's table cell, unwrapped
     assert "the online price; --batch-api calls pay half" in said
 
 
@@ -468,3 +468,41 @@ def test_rerunning_while_exit_8_commits_no_more_than_the_cost_budget(
     assert "so is each call in a batch not collected yet" in said
     assert "Committed and not collected yet: " in said
     assert " calls in 1 batch(es), worst case $0.000" in said
+
+
+def test_a_batch_whose_results_file_is_gone_is_lost_and_its_calls_made_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """Before: the download's 404 (a deleted or expired output file) exited 1 on every run."""
+    import httpx
+
+    server.configure_batches(delay_polls=50)
+    store = tmp_path / "s.sqlite"
+    argv = _commands("--base-url", server.base_url, "--store", str(store))["compare"]
+    assert invoke(*argv, "--batch-api").exit_code == 8
+    with sqlite3.connect(store) as conn:
+        ((batch_id,),) = conn.execute("SELECT id FROM batches").fetchall()
+    server.configure_batches(delay_polls=0)
+    key = {"Authorization": f"Bearer {server.api_key}"}
+    with httpx.Client(base_url=server.base_url, headers=key) as http:  # the user, elsewhere
+        output = http.get(f"/batches/{batch_id}").json()["output_file_id"]
+        assert http.delete(f"/files/{output}").json()["deleted"] is True
+    young = invoke(*argv, "--batch-api", "--batch-poll", "0.01")
+    assert young.exit_code == 1, young.output  # a 404 for a moment must not pay twice
+    said = " ".join(young.stderr.split())
+    assert f"the provider does not know the results of batch {batch_id} (40 calls" in said
+    assert f"WHERE id = '{batch_id}'\"" in said  # the command that gives it up now
+    with sqlite3.connect(store) as conn:  # a day later
+        day_ago = datetime.now(UTC) - timedelta(days=1)
+        conn.execute("UPDATE batches SET submitted_at = ?", (day_ago.isoformat(),))
+    server.reset()
+    done = invoke(*argv, "--batch-api", "--wait", "--batch-poll", "0.01")
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.stdout.replace("│", " ").split())  # the note's table cell, unwrapped
+    assert f"the results of batch {batch_id} (40 calls), recorded in the store, are no " in said
+    assert f"No such File object: {output}" in said
+    assert "paid for again" in said
+    assert (server.stats()["batches_created"], server.stats()["batch_requests"]) == (1, 40)
+    with sqlite3.connect(store) as conn:
+        rows = conn.execute("SELECT id, status FROM batches ORDER BY submitted_at").fetchall()
+    assert rows[0] == (batch_id, "lost")

@@ -13,6 +13,7 @@ stays within the budget.
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -200,19 +201,29 @@ def test_a_batch_this_run_submitted_is_never_lost(server: BatchServer, tmp_path:
 
 
 def test_only_the_providers_own_not_found_body_is_a_lost_batch() -> None:
-    from fairjudge.backends._batch_clients import _no_anthropic_batch, _no_openai_batch
+    """Each body goes through the one reader of error bodies (``error_detail``)."""
+    from fairjudge.backends._batch_api import no_anthropic_batch, no_openai_batch, no_openai_file
+    from fairjudge.backends._openai_wire import error_detail
+
+    def said(body: Any) -> Any:
+        return error_detail(body if isinstance(body, bytes) else json.dumps(body).encode())
 
     real = {"error": {"message": f"No batch found with id '{GHOST}'.",
                       "type": "invalid_request_error", "param": None, "code": None}}  # fmt: skip
-    assert _no_openai_batch(real)
-    assert _no_openai_batch({"error": {"message": "?", "code": "batch_not_found"}})
-    assert not _no_openai_batch({"detail": "Not Found"})  # a server with no batch API
-    assert not _no_openai_batch({"error": {"message": "Invalid URL (GET /v1/batches/x)"}})
-    assert not _no_openai_batch(None)
+    assert no_openai_batch(said(real))
+    assert no_openai_batch(said({"error": {"message": "?", "code": "batch_not_found"}}))
+    assert not no_openai_batch(said({"detail": "Not Found"}))  # a server with no batch API
+    assert not no_openai_batch(said({"error": {"message": "Invalid URL (GET /v1/batches/x)"}}))
+    assert not no_openai_batch(said(b"<html>404</html>"))
+    file = {"error": {"message": "No such File object: file-abc123",
+                      "type": "invalid_request_error", "param": "id", "code": None}}  # fmt: skip
+    assert no_openai_file(said(file))
+    assert not no_openai_file(said(real))
+    assert not no_openai_file(said({"error": {"message": "Invalid URL (GET /v1/files/x)"}}))
     found = {"type": "error", "error": {"type": "not_found_error", "message": "Not found"}}
-    assert _no_anthropic_batch(found)
-    assert not _no_anthropic_batch({"type": "error", "error": {"type": "api_error"}})
-    assert not _no_anthropic_batch("Not Found")
+    assert no_anthropic_batch(said(found))
+    assert not no_anthropic_batch(said({"type": "error", "error": {"type": "api_error"}}))
+    assert not no_anthropic_batch(said(b"Not Found"))
 
 
 @pytest.mark.parametrize("budget", [{"max_calls": 4}, {"max_cost": 0.0002}])
@@ -389,3 +400,165 @@ def test_a_lost_batch_answered_none_of_its_calls(server: BatchServer, tmp_path: 
     result = _compare(server, store, BatchExecutor(poll_s=0.01))
     calls = result.to_dict()["calls"]
     assert (calls["made"], calls["failed"]) == (1, 0)
+
+
+def _ended_batch(server: BatchServer, store: Path, *, keep_results: bool = True) -> str:
+    """Submit the calls, then end their batch at the provider (one poll, as a dashboard).
+
+    ``keep_results=False``: then the provider no longer keeps its results, as the real
+    APIs do: OpenAI's output file deleted (``DELETE /v1/files/{id}``), Anthropic's batch
+    archived (``archived_at`` set, 29 days on). Returns the batch id.
+    """
+    import httpx
+
+    server.configure_batches(delay_polls=50)
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    ((batch_id, *_),) = _batches(store)
+    server.configure_batches(delay_polls=0)
+    anthropic = _anthropic(server)
+    headers = (
+        {"x-api-key": str(server.api_key), "anthropic-version": "2023-06-01"}
+        if anthropic
+        else {"Authorization": f"Bearer {server.api_key}"}
+    )
+    path = "/v1/messages/batches/" if anthropic else "/v1/batches/"
+    with httpx.Client(base_url=server.root, headers=headers) as http:
+        ended = http.get(path + batch_id).json()
+        assert ended.get("processing_status", ended.get("status")) in ("ended", "completed")
+        if not keep_results and anthropic:
+            server.emulator.archive(batch_id)
+        elif not keep_results:
+            deleted = http.delete(f"/v1/files/{ended['output_file_id']}")
+            assert deleted.json()["deleted"] is True
+    server.reset()
+    return str(batch_id)
+
+
+def test_a_batch_whose_results_are_gone_is_lost_and_its_calls_made_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """Before: the download's 404 stopped every run (exit 1), with no way out."""
+    store = tmp_path / "s.sqlite"
+    batch_id = _ended_batch(server, store, keep_results=False)
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE batches SET submitted_at = ?", (HOUR_AGO,))
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    data = result.to_dict()
+    assert (data["n_not_run"], data["calls"]["made"], data["calls"]["failed"]) == (0, CALLS, 0)
+    stats = server.stats()
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    rows = _batches(store)
+    assert rows[0] == (batch_id, "lost", 1, CALLS)  # on record, as lost
+    (note,) = [text for label, text in result.calls.notes if label == "lost batch"]
+    assert (
+        f"the results of batch {batch_id} ({CALLS} calls), recorded in the store, are no " in note
+    )
+    gone = "was archived at" if _anthropic(server) else "No such File object: file-"
+    assert gone in note
+    assert "0 replies were still read and are stored" in note
+    assert "its other calls are submitted again and paid for again" in note
+
+
+def test_results_missing_for_a_moment_are_asked_again_and_collected(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """anthropic-sdk-python#1432 saw an ended batch's results answer 404 for a moment."""
+    store = tmp_path / "s.sqlite"
+    batch_id = _ended_batch(server, store)
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE batches SET submitted_at = ?", (HOUR_AGO,))
+    server.configure_batches(not_found_results=2)  # 2 of the 3 asks
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    assert result.to_dict()["calls"]["made"] == CALLS
+    assert server.stats().get("batches_created", 0) == 0  # nothing paid twice
+    assert _batches(store)[0][:2] == (batch_id, "ended" if _anthropic(server) else "completed")
+    assert not [label for label, _ in result.calls.notes if label == "lost batch"]
+
+
+def test_a_young_batch_whose_results_are_gone_stops_and_says_how_to_give_it_up(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    store = tmp_path / "s.sqlite"
+    batch_id = _ended_batch(server, store)
+    server.configure_batches(not_found_results=99)
+    with pytest.raises(FatalBackendError) as caught:
+        _compare(server, store, BatchExecutor(poll_s=0.01))
+    said = str(caught.value)
+    assert f"does not know the results of batch {batch_id} ({CALLS} calls, recorded" in said
+    assert "To give it up now (you deleted it, or know it will not come back), mark it" in said
+    assert _batches(store)[0][1:3] in (("completed", 0), ("ended", 0))  # kept, open
+    command = said.rsplit("mark it lost and run the same command again: ", 1)[1]
+    with sqlite3.connect(store) as conn:  # the command as given, its SQL run
+        conn.execute(shlex.split(command)[2])
+    server.configure_batches(not_found_results=0)
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    assert result.to_dict()["calls"]["made"] == CALLS
+    assert server.stats()["batches_created"] == 1
+    assert _batches(store)[0][:2] == (batch_id, "lost")
+
+
+def test_this_runs_own_batch_whose_results_are_missing_stops_and_is_kept(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    server.configure_batches(not_found_results=99)
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(FatalBackendError) as caught:
+        _compare(server, store, BatchExecutor(poll_s=0.01))
+    assert "which this run submitted" in str(caught.value)
+    ((_, status, closed, calls),) = _batches(store)
+    assert (closed, calls) == (0, CALLS)
+    assert status in ("completed", "ended")
+
+
+def test_the_give_up_command_quotes_an_odd_batch_id(server: BatchServer, tmp_path: Path) -> None:
+    """Before: ``WHERE id = 'batch_it's'`` was printed, an SQL error (or worse) when run."""
+    odd = "batch_it's; DROP TABLE calls; --"
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE batches SET id = ?, submitted_at = ''", (odd,))
+        conn.execute("UPDATE batch_calls SET batch_id = ?", (odd,))
+    with pytest.raises(FatalBackendError) as caught:
+        _compare(server, store, BatchExecutor(poll_s=0.01))
+    command = str(caught.value).rsplit("paid for again: ", 1)[1]
+    argv = shlex.split(command)
+    assert argv[:2] == ["sqlite3", str(store)]
+    with sqlite3.connect(store) as conn:
+        conn.executescript(argv[2])
+        rows = conn.execute("SELECT id, status FROM batches").fetchall()
+        (calls,) = conn.execute("SELECT COUNT(*) FROM calls").fetchone()
+    assert rows == [(odd, "lost")]
+    assert calls >= 0  # the calls table is still there
+
+
+@pytest.mark.parametrize("provider", ["openai"])
+def test_replies_still_kept_are_stored_and_only_the_rest_are_made_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """OpenAI's error file deleted, its output file kept: the replies in it are not paid twice."""
+    import httpx
+
+    store = tmp_path / "s.sqlite"
+    server.configure(fault_sequence=["server_error"])  # one line of the batch fails: 500
+    batch_id = _ended_batch(server, store)
+    with httpx.Client(
+        base_url=server.base_url, headers={"Authorization": f"Bearer {server.api_key}"}
+    ) as http:
+        ended = http.get(f"/batches/{batch_id}").json()
+        assert ended["request_counts"] == {"total": CALLS, "completed": CALLS - 1, "failed": 1}
+        assert http.delete(f"/files/{ended['error_file_id']}").json()["deleted"] is True
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE batches SET submitted_at = ?", (HOUR_AGO,))
+    server.configure(fault_sequence=())
+    server.reset()
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    data = result.to_dict()
+    assert (data["n_not_run"], data["calls"]["made"], data["calls"]["failed"]) == (0, CALLS, 0)
+    stats = server.stats()
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, 1)  # only the one
+    (note,) = [text for label, text in result.calls.notes if label == "lost batch"]
+    assert f"{CALLS - 1} replies were still read and are stored" in note
+    assert "its error file: " in note
+    assert _batches(store)[0][:2] == (batch_id, "lost")

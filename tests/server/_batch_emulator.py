@@ -29,7 +29,12 @@ OpenAI (https://platform.openai.com/docs/guides/batch, API reference Files/Batch
   (``data``, ``first_id``, ``last_id``, ``has_more``; ``limit`` 1 to 100).
 - ``GET /v1/files/{id}/content``: the output file (status 200 lines) and the error
   file (other statuses; and ``batch_expired`` / ``batch_cancelled`` lines with
-  ``response: null``).
+  ``response: null``). A file not kept (never made, deleted, or past its expiry) is
+  the real 404: ``{"error": {"message": "No such File object: file-...", "type":
+  "invalid_request_error", "param": "id", "code": null}}`` (as openai-dotnet's tests
+  capture it).
+- ``DELETE /v1/files/{id}``: ``{"id", "object": "file", "deleted": true}``; the
+  batch's results file is gone after it, as when a user deletes it in the dashboard.
 
 Anthropic (https://docs.anthropic.com/en/api/creating-message-batches and the pages
 beside it):
@@ -46,6 +51,13 @@ beside it):
   cancel), with ``request_counts`` and ``results_url``.
 - ``GET .../results``: JSONL ``{custom_id, result}`` with ``result.type``
   ``succeeded``, ``errored``, ``canceled`` or ``expired``; before the end a 400.
+- ``DELETE /v1/messages/batches/{id}``: ``{"id", "type": "message_batch_deleted"}``
+  for an ended batch (a batch in progress must be cancelled first: a 400); polls of
+  it then answer the 404 ``not_found_error``.
+- :meth:`BatchEmulator.archive`: the batch's ``archived_at`` is set, "the time at
+  which the Message Batch was archived and its results became unavailable" (the API
+  reference; results last 29 days). What the API answers for the results of such a
+  batch is not documented; here it is the 404 ``not_found_error``.
 
 Counters (:meth:`BatchEmulator.stats`): ``files_uploaded``, ``batches_created``,
 ``batch_polls``, ``batch_lists``, ``results_read``, ``batch_requests`` (lines answered) and
@@ -117,6 +129,10 @@ class BatchScript:
         not_found_polls: The first polls of each batch answer the provider's 404
             not-found body, as Anthropic's did for a moment after creation
             (https://github.com/anthropics/anthropic-sdk-python/issues/1432).
+        not_found_results: The first downloads of each ended batch's results answer
+            the provider's 404 not-found body (OpenAI: ``No such File object``;
+            Anthropic: ``not_found_error``), as Anthropic's results did for a moment
+            after a batch ended (the same issue, its case 2).
     """
 
     delay_polls: int = 1
@@ -129,6 +145,7 @@ class BatchScript:
     token_limit_reached: bool = False
     poll_error: int = 0
     not_found_polls: int = 0
+    not_found_results: int = 0
 
 
 @dataclass
@@ -141,6 +158,8 @@ class _Batch:
     input_file: str | None = None
     polls: int = 0
     hidden: int = 0  # polls answered not found (BatchScript.not_found_polls)
+    results_hidden: int = 0  # results downloads answered not found (not_found_results)
+    archived: float | None = None  # when its results became unavailable (Anthropic)
     cancelled: bool = False
     errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     status: str = "validating"
@@ -235,12 +254,17 @@ class BatchEmulator(JudgeFront):
     ) -> Reply:
         if method == "POST" and not parts:
             return self._upload(headers, body)
+        found = self._files.get(parts[0]) if parts else None
         if method == "GET" and len(parts) == 2 and parts[1] == "content":
-            found = self._files.get(parts[0])
-            if found is None:
+            if found is None or self._results_hidden(parts[0]):
                 return _openai_error(404, f"No such File object: {parts[0]}", "id", None)
             self._bump("results_read")
             return 200, found[1], ()
+        if method == "DELETE" and len(parts) == 1:
+            if found is None:
+                return _openai_error(404, f"No such File object: {parts[0]}", "id", None)
+            del self._files[parts[0]]
+            return _json({"id": parts[0], "object": "file", "deleted": True})
         return _openai_error(404, f"Invalid URL ({method} /v1/files/{'/'.join(parts)})", None, None)
 
     def _missing(self, given: Mapping[str, Any], names: tuple[str, ...]) -> Reply | None:
@@ -451,9 +475,18 @@ class BatchEmulator(JudgeFront):
             if batch.status in ("validating", "in_progress"):
                 batch.cancelled, batch.status = True, "cancelling"
             return _json(self._anthropic_object(batch, headers))
+        ended = batch.status in ("completed", "expired", "cancelled")
+        if method == "DELETE" and len(parts) == 1:
+            if not ended:
+                message = f"Batch {batch.id} cannot be deleted while it is processing."
+                return _anthropic_error(400, message)
+            del self._batches[batch.id]
+            return _json({"id": batch.id, "type": "message_batch_deleted"})
         if method == "GET" and parts[1:] == ["results"]:
-            if batch.status not in ("completed", "expired", "cancelled"):
+            if not ended:
                 return _anthropic_error(400, f"Batch {batch.id} is still processing.")
+            if batch.archived is not None or self._results_hidden(batch.id):
+                return _anthropic_error(404, "Not found", "not_found_error")
             self._bump("results_read")
             lines = [
                 json.dumps({"custom_id": c, "result": r["anthropic"]})
@@ -525,11 +558,29 @@ class BatchEmulator(JudgeFront):
             "created_at": _rfc3339(batch.created),
             "expires_at": _rfc3339(batch.created + 86400),
             "cancel_initiated_at": _rfc3339(batch.created) if batch.cancelled else None,
-            "archived_at": None,
+            "archived_at": _rfc3339(batch.archived),
             "results_url": f"http://{host}/v1/messages/batches/{batch.id}/results"
             if ended
             else None,
         }
+
+    def archive(self, batch_id: str) -> None:
+        """Archive an Anthropic batch: its results became unavailable (after 29 days)."""
+        self._batches[batch_id].archived = time.time()
+
+    def _results_hidden(self, name: str) -> bool:
+        """Whether this download of a batch's results (by batch or file id) is answered 404.
+
+        The first :attr:`BatchScript.not_found_results` downloads of each batch are.
+        """
+        batch = next(
+            (b for b in self._batches.values() if name in (b.id, b.output_file, b.error_file)),
+            None,
+        )
+        if batch is None or batch.results_hidden >= self.batch_script.not_found_results:
+            return False
+        batch.results_hidden += 1
+        return True
 
     # -- running a batch ---------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from fairjudge._call import CallSpec, Completion
 from fairjudge._errors import BackendError, EndpointUnreachable, FatalBackendError, ServerError
 from fairjudge._redact import redact
 from fairjudge.backends._http_errors import MESSAGE_LIMIT, error_from_status
-from fairjudge.backends._openai_wire import error_message
+from fairjudge.backends._openai_wire import error_detail, error_message
 
 if TYPE_CHECKING:
     from fairjudge.backends._http_base import HTTPBackend
@@ -28,10 +28,14 @@ __all__ = [
     "BatchNotFound",
     "BatchState",
     "Outcome",
+    "ResultsGone",
     "UploadingBatchAPI",
     "chunked",
     "jsonl",
     "missing",
+    "no_anthropic_batch",
+    "no_openai_batch",
+    "no_openai_file",
 ]
 
 Outcome = Completion | BackendError
@@ -47,6 +51,24 @@ class BatchNotFound(FatalBackendError):
     wrong path) is a :class:`FatalBackendError` as before; so is this, to a caller
     that does not look for it.
     """
+
+
+class ResultsGone(BatchNotFound):
+    """An ended batch whose results the provider no longer keeps, all or some of them.
+
+    OpenAI answers the download of a deleted or expired output or error file with its
+    not-found error (404 ``No such File object: file-...``); Anthropic sets an ended
+    batch's ``archived_at`` when its results became unavailable (29 days after its
+    creation), and answers a batch it does not know with ``not_found_error``.
+
+    Attributes:
+        found: The replies still read (by ``custom_id``), from a file that is still
+            kept; the requests not in it have no result to read.
+    """
+
+    def __init__(self, message: str, found: Mapping[str, Completion] | None = None) -> None:
+        super().__init__(message)
+        self.found: dict[str, Completion] = dict(found or {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +165,9 @@ class UploadingBatchAPI(BatchAPI, Protocol):
         ...
 
 
+Gone = Callable[[Mapping[str, Any] | None], bool]
+"""Whether an error reply's ``error`` object is the provider's own not-found answer."""
+
 ENDPOINT_TIMEOUT_S = 300.0
 """Seconds each request to the batch endpoints may take when the judge was given no timeout."""
 
@@ -204,13 +229,15 @@ class BatchHTTP:
         )
 
     async def request(
-        self, method: str, path: str, *, gone: Callable[[Any], bool] | None = None, **kwargs: Any
+        self, method: str, path: str, *, gone: Gone | None = None, **kwargs: Any
     ) -> bytes:
         """Send one request; the body of a 2xx reply, else the mapped error.
 
         Raises:
-            BatchNotFound: A 404 whose JSON body ``gone(body)`` says is the
-                provider's not-found answer for a batch.
+            BatchNotFound: A 404 whose body's ``error`` object (as
+                :func:`~fairjudge.backends._openai_wire.error_detail` reads it, the one
+                reader of error bodies; ``None`` when the body has none) ``gone`` says is
+                the provider's own not-found answer.
             BackendError: A refused request (4xx, by status as for online calls), a
                 server error, or no answer at all (:class:`EndpointUnreachable`).
         """
@@ -227,7 +254,7 @@ class BatchHTTP:
             ) from exc
         if reply.status_code >= 300:
             message = self._scrub(error_message(reply.content))[:MESSAGE_LIMIT]
-            if reply.status_code == 404 and gone is not None and gone(_loaded(reply.content)):
+            if reply.status_code == 404 and gone is not None and gone(error_detail(reply.content)):
                 raise BatchNotFound(
                     f"{self.backend} batch API backend: HTTP 404 from {self.where}: "
                     f"{method} {path}: {message}"
@@ -242,9 +269,7 @@ class BatchHTTP:
             )
         return reply.content
 
-    async def json(
-        self, method: str, path: str, *, gone: Callable[[Any], bool] | None = None, **kwargs: Any
-    ) -> Any:
+    async def json(self, method: str, path: str, *, gone: Gone | None = None, **kwargs: Any) -> Any:
         """:meth:`request`, its body read as JSON.
 
         Raises:
@@ -267,12 +292,42 @@ class BatchHTTP:
         await self._client.aclose()
 
 
-def _loaded(body: bytes) -> Any:
-    """``body`` read as JSON; ``None`` when it is not JSON."""
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
+def no_openai_batch(error: Mapping[str, Any] | None) -> bool:
+    """Whether a 404's ``error`` object is OpenAI's answer for a batch the key cannot see.
+
+    ``{"error": {"message": "No batch found with id 'batch_...'.", "type":
+    "invalid_request_error", "param": null, "code": null}}``, as the API answers
+    ``GET /v1/batches/{id}`` (captured in other clients' tests, e.g. an Elixir
+    client's ``returns :not_found when batch does not exist``); ``batch_not_found``
+    is the code gateways give it (BerriAI/litellm#37148).
+    """
+    if error is None:
+        return False
+    message = error.get("message")
+    return error.get("code") == "batch_not_found" or (
+        isinstance(message, str) and message.startswith("No batch found with id")
+    )
+
+
+def no_openai_file(error: Mapping[str, Any] | None) -> bool:
+    """Whether a 404's ``error`` object is OpenAI's answer for a file it no longer keeps.
+
+    ``{"error": {"message": "No such File object: file-...", "type":
+    "invalid_request_error", "param": "id", "code": null}}``: a results file deleted
+    (``DELETE /v1/files/{id}``) or past the expiry its batch set
+    (``output_expires_after``), as openai-dotnet's tests capture it.
+    """
+    message = error.get("message") if error is not None else None
+    return isinstance(message, str) and message.startswith("No such File object")
+
+
+def no_anthropic_batch(error: Mapping[str, Any] | None) -> bool:
+    """Whether a 404's ``error`` object is Anthropic's answer for a batch the key cannot see.
+
+    Its documented error shape with the type ``not_found_error``:
+    ``{"type": "error", "error": {"type": "not_found_error", "message": ...}}``.
+    """
+    return error is not None and error.get("type") == "not_found_error"
 
 
 def jsonl(body: bytes, backend: str, where: str) -> list[dict[str, Any]]:

@@ -35,9 +35,13 @@ from fairjudge.backends._batch_api import (
     BatchNotFound,
     BatchState,
     Outcome,
+    ResultsGone,
     chunked,
     jsonl,
     missing,
+    no_anthropic_batch,
+    no_openai_batch,
+    no_openai_file,
 )
 from fairjudge.backends._http_errors import error_from_status
 from fairjudge.backends._openai_wire import completion_from_reply as openai_completion
@@ -187,8 +191,8 @@ class _Client(Generic[_B]):
             return BatchState(batch_id, "not found", False, gone=str(exc))
         return self._state(data)
 
-    def _gone(self, body: Any) -> bool:
-        """Whether an error body is the provider's own "no such batch"."""
+    def _gone(self, error: Mapping[str, Any] | None) -> bool:
+        """Whether an error reply's ``error`` object is the provider's own "no such batch"."""
         raise NotImplementedError
 
     def _state(self, data: Mapping[str, Any]) -> BatchState:
@@ -304,8 +308,8 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
 
     _batches = "/batches"
 
-    def _gone(self, body: Any) -> bool:
-        return _no_openai_batch(body)
+    def _gone(self, error: Mapping[str, Any] | None) -> bool:
+        return no_openai_batch(error)
 
     def _state(self, data: Mapping[str, Any]) -> BatchState:
         batch_id, status = data.get("id"), data.get("status")
@@ -338,15 +342,24 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
         if state.status == "failed":
             return dict.fromkeys(members, self._refused(state))
         found: dict[str, Outcome] = {}
+        gone = []
         for name in ("output_file_id", "error_file_id"):
             file_id = state.raw.get(name)
             if not isinstance(file_id, str):
                 continue
-            body = await self._http.request("GET", f"/files/{file_id}/content")
+            path = f"/files/{file_id}/content"
+            try:
+                body = await self._http.request("GET", path, gone=no_openai_file)
+            except BatchNotFound as exc:  # deleted, or past its expiry
+                gone.append(f"its {name.removesuffix('_id').replace('_', ' ')}: {exc}")
+                continue
             for row in jsonl(body, "openai", self._where):
                 custom_id = row.get("custom_id")
                 if isinstance(custom_id, str):
                     found[custom_id] = self._outcome(row, state)
+        if gone:
+            read = {m: o for m, o in found.items() if isinstance(o, Completion)}
+            raise ResultsGone("; ".join(gone), {m: read[m] for m in members if m in read})
         return {m: found.get(m) or missing(self.provider, self._where, state, m) for m in members}
 
     def _refused(self, state: BatchState) -> BackendError:
@@ -385,24 +398,6 @@ class OpenAIBatch(_Client["OpenAIBackend"]):
             f"openai batch API: {self._where}: batch {state.id} ({state.status}) did not run "
             f"this request: {code or 'no code'}: {why or 'no message'}"
         )
-
-
-def _no_openai_batch(body: Any) -> bool:
-    """Whether a 404 body is OpenAI's answer for a batch the key cannot see.
-
-    ``{"error": {"message": "No batch found with id 'batch_...'.", "type":
-    "invalid_request_error", "param": null, "code": null}}``, as the API answers
-    ``GET /v1/batches/{id}`` (captured in other clients' tests, e.g. an Elixir
-    client's ``returns :not_found when batch does not exist``); ``batch_not_found``
-    is the code gateways give it (BerriAI/litellm#37148).
-    """
-    error = body.get("error") if isinstance(body, Mapping) else None
-    if not isinstance(error, Mapping):
-        return False
-    message = error.get("message")
-    return error.get("code") == "batch_not_found" or (
-        isinstance(message, str) and message.startswith("No batch found with id")
-    )
 
 
 def _first_time(data: Mapping[str, Any]) -> int | None:
@@ -465,8 +460,8 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
 
     _batches = _PATH
 
-    def _gone(self, body: Any) -> bool:
-        return _no_anthropic_batch(body)
+    def _gone(self, error: Mapping[str, Any] | None) -> bool:
+        return no_anthropic_batch(error)
 
     def _state(self, data: Mapping[str, Any]) -> BatchState:
         batch_id, status = data.get("id"), data.get("processing_status")
@@ -499,8 +494,18 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
                 f"anthropic batch API: {self._where}: batch {state.id}'s results_url is on "
                 f"another host ({urlsplit(url).netloc}); not sending the key there"
             )
+        archived = state.raw.get("archived_at")
+        if archived:  # documented: "archived and its results became unavailable"
+            raise ResultsGone(
+                f"anthropic batch API: {self._where}: batch {state.id} was archived at "
+                f"{archived}: its results are no longer available"
+            )
+        try:
+            body = await self._http.request("GET", url, gone=no_anthropic_batch)
+        except BatchNotFound as exc:
+            raise ResultsGone(f"its results: {exc}") from exc
         found: dict[str, Outcome] = {}
-        for row in jsonl(await self._http.request("GET", url), "anthropic", self._where):
+        for row in jsonl(body, "anthropic", self._where):
             custom_id, result = row.get("custom_id"), row.get("result")
             if isinstance(custom_id, str) and isinstance(result, Mapping):
                 found[custom_id] = self._outcome(result, state)
@@ -525,16 +530,6 @@ class AnthropicBatch(_Client["AnthropicBackend"]):
             f"({kind}: {'the batch was canceled' if kind == 'canceled' else 'its 24 h ran out'}"
             "); the next run submits it again"
         )
-
-
-def _no_anthropic_batch(body: Any) -> bool:
-    """Whether a 404 body is Anthropic's answer for a batch the key cannot see.
-
-    Its documented error shape with the type ``not_found_error``:
-    ``{"type": "error", "error": {"type": "not_found_error", "message": ...}}``.
-    """
-    error = body.get("error") if isinstance(body, Mapping) else None
-    return isinstance(error, Mapping) and error.get("type") == "not_found_error"
 
 
 def _elapsed(created: Any, ended: Any) -> float:

@@ -14,8 +14,8 @@ import dataclasses
 import functools
 import math
 import random
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import fairjudge._errors as _errors
 from fairjudge._call import Backend, CallSpec, Completion, Route, route_of
@@ -23,7 +23,6 @@ from fairjudge._errors import (
     BackendError,
     BatchPending,
     ConfigError,
-    FatalBackendError,
     RateLimitError,
 )
 from fairjudge._redact import scrub
@@ -54,9 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_POLL_S", "BatchExecutor", "BatchRun"]
 
 
-_T = TypeVar("_T")
 _SHOWN_BATCHES = 3  # batches named in a progress line; the rest are counted
-_LOST_ASKS = 3  # not-found answers, poll_s apart, before a batch of another run is lost
 
 
 class BatchRun(TeachingRun):
@@ -207,21 +204,6 @@ class BatchRun(TeachingRun):
             client = self.clients[route] = self.make_client(self.backends[route])
         return client
 
-    async def _retrying(self, what: Callable[[], Awaitable[_T]]) -> _T:
-        """``what()``, sent again after a retryable error (429, 5xx, timeouts) with backoff."""
-        attempts = 0
-        while True:
-            attempts += 1
-            try:
-                return await what()
-            except BackendError as exc:
-                if not self.retry.should_retry(exc, attempts):
-                    raise
-                self.retries += 1
-                delay = self.retry.delay(exc, attempts, self.rng)
-                self.backoff_s += delay
-                await asyncio.sleep(delay)
-
     async def _submit(self, items: list[tuple[str, CallSpec]]) -> list[OpenBatch]:
         """One batch per backend (split at its request limit), each recorded at once."""
         by_route: dict[Route, list[tuple[str, CallSpec]]] = {}
@@ -337,30 +319,6 @@ class BatchRun(TeachingRun):
             await asyncio.sleep(self.poll_s)
         return list(running.values())
 
-    async def _gone(self, batch: OpenBatch, client: BatchAPI, state: BatchState) -> BatchState:
-        """Ask again about a batch the provider does not know; if it still does not, lose it.
-
-        A lost batch's calls are submitted again, and paid for again.
-
-        A batch this run saw is not lost (a provider may answer 404 for a moment just
-        after creation, anthropic-sdk-python#1432): the run stops, as on any error of
-        the endpoints. Another run's is asked :data:`_LOST_ASKS` times, ``poll_s``
-        apart, and lost only if it is old enough (:meth:`_lose`: ``LOST_AFTER_S``).
-
-        Raises:
-            FatalBackendError: This run submitted or polled the batch, or it is too
-                young to be lost (the provider does not know it *yet*).
-        """
-        if batch.id in self.states:
-            raise FatalBackendError(state.gone)
-        for _ in range(_LOST_ASKS - 1):
-            await asyncio.sleep(self.poll_s)
-            state = await self._retrying(functools.partial(client.poll, batch.id))
-            if not state.gone:
-                return state
-        self._lose(batch, state.gone)
-        return state
-
     async def _collect(self, batch: OpenBatch, state: BatchState, client: BatchAPI) -> None:
         """Store every result of an ended batch that this run holds, as the engine would.
 
@@ -372,25 +330,26 @@ class BatchRun(TeachingRun):
             for cid, key in batch.members.items()
             if key in self.todo and key in self.claimed and key not in self.outcomes
         }
-        if ours:
-            results = await self._retrying(lambda: client.results(state, list(ours)))
-            stored = self.store.get_many(ours.values())
-            settling = []
-            # Each call the provider ran is one request, counted as the run collects it
-            # (a run that resumes a batch counts what it collects, as an online run would).
-            self.requests += sum(1 for key in ours.values() if key not in stored)
-            for cid, key in ours.items():
-                spec, outcome = self.todo[key], results[cid]
-                if key in stored:  # another process stored it meanwhile
-                    self._served(key, spec, stored[key])
-                elif isinstance(outcome, Completion):
-                    settling.append(self._succeeded(key, spec, outcome, 1, None, (0, 0)))
-                else:
-                    settling.append(self._failed(key, spec, outcome, 1, None))
-            await asyncio.gather(*settling)  # one transaction for the batch's rows
+        results, gone = await self._results(batch, state, client, list(ours))
+        stored = self.store.get_many(ours.values())
+        settling = []
+        # Each call the provider ran is one request, counted as the run collects it
+        # (a run that resumes a batch counts what it collects, as an online run would).
+        self.requests += sum(1 for c, key in ours.items() if key not in stored and c in results)
+        for cid, key in ours.items():
+            spec, outcome = self.todo[key], results.get(cid)
+            if key in stored:  # another process stored it meanwhile
+                self._served(key, spec, stored[key])
+            elif isinstance(outcome, Completion):
+                settling.append(self._succeeded(key, spec, outcome, 1, None, (0, 0)))
+            elif outcome is not None:  # none: its result is gone, and it is submitted again
+                settling.append(self._failed(key, spec, outcome, 1, None))
+        await asyncio.gather(*settling)  # one transaction for the batch's rows
         self._charged(batch.id, spent)
         self.writer.flush()
-        if len(self.store.usage_rows(batch.members.values())) == len(batch.members):
+        if gone is not None:  # what was read is stored; the batch is lost (or the run stops)
+            self._lose(batch, gone, results=len(results))
+        elif len(self.store.usage_rows(batch.members.values())) == len(batch.members):
             self._ledger(collected, batch.id, state.status, utc_now())
 
     # -- store and messages --------------------------------------------------------

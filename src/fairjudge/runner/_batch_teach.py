@@ -11,18 +11,24 @@ marked lost, and its calls are submitted again.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._call import CallSpec, Route
-from fairjudge._errors import FatalBackendError
+from fairjudge._errors import BackendError, FatalBackendError
 from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._run import Run
-from fairjudge.runner._store_schema import OpenBatch, lost
+from fairjudge.runner._store_schema import OpenBatch, _sql_text, lost
+
+if TYPE_CHECKING:
+    from fairjudge.backends import BatchAPI, BatchState
+    from fairjudge.backends._batch_api import Outcome
 
 __all__ = ["ONLINE_TRIES", "TeachingRun"]
 
@@ -39,6 +45,9 @@ hours (24 h at most before it expires). Ten minutes is far past any such lag, so
 rerun of a run killed right after submitting, which a store handed over (the case
 for losing a batch) is not. Younger, the calls would be paid for twice on a 404 for
 a moment, so the run stops instead and says when the batch would be lost."""
+
+_LOST_ASKS = 3
+"""Not-found answers, ``poll_s`` apart, before a batch of another run is lost."""
 
 ONLINE_TRIES = 3
 """Calls of a model the capability table does not know that go online, each with its
@@ -60,6 +69,10 @@ class TeachingRun(Run):
     """Calls a budget kept from this round's batches."""
     lost_notes: tuple[str, ...] = ()
     """What became of each batch the provider no longer knows (a note of the summary)."""
+    states: dict[str, BatchState]
+    """Each batch this run submitted or polled, as last seen (set by the batch run)."""
+    poll_s: float
+    """Seconds between polls (set by the batch run)."""
 
     def _ledger(self, work: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """``work(conn, *args, **kwargs)`` on the store's batch tables, in one transaction."""
@@ -140,11 +153,87 @@ class TeachingRun(Run):
         else:
             self.committed = max(self.committed - mine, 0.0)
 
-    def _lose(self, batch: OpenBatch, why: str) -> None:
+    async def _retrying(self, what: Callable[[], Awaitable[_T]]) -> _T:
+        """``what()``, sent again after a retryable error (429, 5xx, timeouts) with backoff."""
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await what()
+            except BackendError as exc:
+                if not self.retry.should_retry(exc, attempts):
+                    raise
+                self.retries += 1
+                delay = self.retry.delay(exc, attempts, self.rng)
+                self.backoff_s += delay
+                await asyncio.sleep(delay)
+
+    async def _gone(self, batch: OpenBatch, client: BatchAPI, state: BatchState) -> BatchState:
+        """Ask again about a batch the provider does not know; if it still does not, lose it.
+
+        A lost batch's calls are submitted again, and paid for again.
+
+        A batch this run saw is not lost (a provider may answer 404 for a moment just
+        after creation, anthropic-sdk-python#1432): the run stops, as on any error of
+        the endpoints. Another run's is asked :data:`_LOST_ASKS` times, ``poll_s``
+        apart, and lost only if it is old enough (:meth:`_lose`: ``LOST_AFTER_S``).
+
+        Raises:
+            FatalBackendError: This run submitted or polled the batch, or it is too
+                young to be lost (the provider does not know it *yet*).
+        """
+        if batch.id in self.states:
+            raise FatalBackendError(state.gone)
+        for _ in range(_LOST_ASKS - 1):
+            await asyncio.sleep(self.poll_s)
+            state = await self._retrying(functools.partial(client.poll, batch.id))
+            if not state.gone:
+                return state
+        self._lose(batch, state.gone)
+        return state
+
+    async def _results(
+        self, batch: OpenBatch, state: BatchState, client: BatchAPI, members: list[str]
+    ) -> tuple[dict[str, Outcome], str | None]:
+        """The outcomes of ``members`` (``custom_id``) of an ended batch, and ``None``.
+
+        When the provider no longer keeps its results (a results file deleted or past
+        its expiry, an archived batch: :class:`~fairjudge.backends._batch_api.ResultsGone`),
+        asked :data:`_LOST_ASKS` times ``poll_s`` apart (a 404 for a moment came for an
+        ended batch's results too, anthropic-sdk-python#1432): the replies still read,
+        and why the rest are gone; the caller stores those and loses the batch.
+
+        Raises:
+            FatalBackendError: The batch is this run's own: its results are missing just
+                after it ended, so the run stops and keeps its record (a rerun asks again).
+        """
+        from fairjudge.backends._batch_api import ResultsGone
+
+        if not members:
+            return {}, None
+        for ask in range(_LOST_ASKS):
+            if ask:
+                await asyncio.sleep(self.poll_s)
+            try:
+                return await self._retrying(lambda: client.results(state, members)), None
+            except ResultsGone as exc:
+                gone = exc
+        if batch.id in self.own:
+            raise FatalBackendError(
+                f"the provider does not have the results of batch {batch.id}, which this run "
+                f"submitted ({str(gone).rstrip('.')}); its record stays in the store "
+                f"{self.store.path}: run the same command again to ask again (a batch whose "
+                "results are still missing then is marked lost and its calls submitted again)"
+            )
+        found: dict[str, Outcome] = dict(gone.found)
+        return found, str(gone)
+
+    def _lose(self, batch: OpenBatch, why: str, *, results: int | None = None) -> None:
         """Mark ``batch`` lost in the store: its calls are in no batch, and are submitted again.
 
         Only a batch at least :data:`LOST_AFTER_S` old; its ``batch_calls`` stay
-        (:func:`~fairjudge.runner._store_schema.lost`).
+        (:func:`~fairjudge.runner._store_schema.lost`). ``results``: the provider knows
+        the batch, but no longer keeps its results; that many replies were still read.
 
         Raises:
             FatalBackendError: The batch is younger, or the store has no readable time
@@ -156,8 +245,13 @@ class TeachingRun(Run):
             at = at if at.tzinfo else at.replace(tzinfo=UTC)
         except ValueError:
             at = None
+        what = f"{'the results of ' if results is not None else ''}batch {batch.id}"
         if at is None or (now := datetime.now(UTC)) - at < timedelta(seconds=LOST_AFTER_S):
-            path, bid = self.store.path, batch.id
+            path = self.store.path
+            give_up = (
+                f"sqlite3 {shlex.quote(str(path))} \"UPDATE batches SET status = 'lost', "
+                f'collected_at = datetime() WHERE id = {_sql_text(batch.id)}"'
+            )
             when = (
                 f"it was submitted {(now - at).total_seconds():.0f} s ago ({batch.submitted_at}"
                 f" in the store {path}), and is treated as lost only once it is "
@@ -165,27 +259,36 @@ class TeachingRun(Run):
                 f"{(at + timedelta(seconds=LOST_AFTER_S)).isoformat(timespec='seconds')}. If "
                 "the provider still does not know it then (the key in use cannot see it, or "
                 "it was deleted), it is marked lost in the store and its calls are submitted "
-                "again, and paid for again"
+                "again, and paid for again. To give it up now (you deleted it, or know it will "
+                f"not come back), mark it lost and run the same command again: {give_up}"
                 if at is not None
                 else f"the store {path} records no readable time of its submission "
                 f"({batch.submitted_at!r}), so no run treats it as lost; to have its calls "
-                f"submitted again, and paid for again: sqlite3 {shlex.quote(str(path))} "
-                "\"UPDATE batches SET status = 'lost', collected_at = datetime() "
-                f"WHERE id = '{bid}'\""
+                f"submitted again, and paid for again: {give_up}"
             )
             raise FatalBackendError(
-                f"the provider does not know batch {bid} ({len(batch.members)} calls, recorded "
+                f"the provider does not know {what} ({len(batch.members)} calls, recorded "
                 f"in the store) yet ({why.rstrip('.')}). A provider can answer 404 for a while "
                 "just after it creates a batch (anthropic-sdk-python#1432), so the run stops "
                 f"rather than pay for its calls twice: {when}"
             )
         self._ledger(lost, batch.id, utc_now())
+        if results is None:
+            self.lost_notes += (
+                f"{what} ({len(batch.members)} calls), recorded in the store, is not known to "
+                f"the provider ({why.rstrip('.')}): the key in use cannot see it (it was "
+                "submitted with another organisation's or project's key), or it was deleted. "
+                "It is marked lost in the store, and its calls are submitted again and paid "
+                "for again (whoever submitted it was billed for what it ran)",
+            )
+            return
         self.lost_notes += (
-            f"batch {batch.id} ({len(batch.members)} calls), recorded in the store, is not "
-            f"known to the provider ({why.rstrip('.')}): the key in use cannot see it (it was "
-            "submitted with another organisation's or project's key), or it was deleted. "
-            "It is marked lost in the store, and its calls are submitted again and paid "
-            "for again (whoever submitted it was billed for what it ran)",
+            f"{what} ({len(batch.members)} calls), recorded in the store, are no longer kept "
+            f"by the provider ({why.rstrip('.')}): OpenAI deletes a results file when asked "
+            "or at the expiry its batch set, Anthropic archives a batch's results 29 days "
+            f"after its creation. {results} replies were still read and are stored; the "
+            "batch is marked lost in the store, and its other calls are submitted again and "
+            "paid for again (the batch was billed for what it ran)",
         )
 
     def _notes(self) -> tuple[tuple[str, str], ...]:
