@@ -108,3 +108,60 @@ def test_other_models_keep_their_temperature(anthropic_api: EmulatorServer) -> N
     backend: AnthropicBackend = anthropic(anthropic_api, "claude-opus-4-6")
     assert backend.request_body(spec_for(backend))["temperature"] == 0
     assert backend.fixed_temperature is None
+
+
+# --- temperature and top_p together; top_k with thinking -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "model", ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1", "claude-sonnet-4-6"]
+)
+def test_temperature_with_top_p_is_refused_before_any_call(
+    anthropic_api: EmulatorServer, model: str
+) -> None:
+    emulator = anthropic_api.emulator
+    base = {"model": model, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    refused = emulator.refusal({**base, "temperature": 0, "top_p": 0.9})
+    assert refused is not None
+    assert refused[0] == 400
+    assert b"`temperature` and `top_p` cannot both be specified for this model." in refused[1]
+    assert emulator.refusal({**base, "top_p": 0.9}) is None
+
+    with pytest.raises(ConfigError) as both:
+        anthropic(anthropic_api, model, extra_params={"top_p": 0.9})  # with the default 0
+    assert f"anthropic/{model} takes temperature or top_p, not both" in str(both.value)
+    assert anthropic_api.count("requests") == 0
+    # top_p alone (no temperature sent) is taken, and answered.
+    backend = anthropic(anthropic_api, model, temperature=None, extra_params={"top_p": 0.9})
+    (done,) = calls(backend, [spec_for(backend)])
+    assert isinstance(done, Completion), done
+    assert anthropic_api.count("refused") == 0
+
+
+def test_older_models_take_both_samplers(anthropic_api: EmulatorServer) -> None:
+    backend = anthropic(anthropic_api, "claude-sonnet-4-0", extra_params={"top_p": 0.9})
+    body = backend.request_body(spec_for(backend))
+    assert (body["temperature"], body["top_p"]) == (0, 0.9)
+    (done,) = calls(backend, [spec_for(backend)])
+    assert isinstance(done, Completion), done
+
+
+def test_top_k_with_thinking_is_refused_before_any_call(anthropic_api: EmulatorServer) -> None:
+    emulator = anthropic_api.emulator
+    request = {
+        "model": "claude-sonnet-4-0",
+        "max_tokens": 4096,
+        "messages": [{"role": "user", "content": "hi"}],
+        "thinking": {"type": "enabled", "budget_tokens": 2048},
+        "top_k": 5,
+    }
+    refused = emulator.refusal(request)
+    assert refused is not None
+    assert b"`top_k` must be unset when thinking is enabled." in refused[1]
+    with pytest.raises(ConfigError, match=r"with extended thinking takes no top_k"):
+        anthropic(
+            anthropic_api, "claude-sonnet-4-0", thinking_budget=2048, extra_params={"top_k": 5}
+        )
+    assert anthropic_api.count("requests") == 0
+    backend = anthropic(anthropic_api, "claude-sonnet-4-0", extra_params={"top_k": 5})
+    assert backend.request_body(spec_for(backend))["top_k"] == 5  # without thinking: taken

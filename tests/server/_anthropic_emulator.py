@@ -38,6 +38,13 @@ says, and behaves as ``POST /v1/messages`` does (https://docs.anthropic.com/en/a
   ``text`` block, and the thinking tokens (``min(budget, thinking_tokens)``) count in
   ``output_tokens``. When thinking and text do not fit in ``max_tokens``, the reply
   has no text block and ``stop_reason: "max_tokens"``.
+- **One sampler** (Claude Opus 4.1 and later, Sonnet 4.5 and later, Haiku 4.5):
+  ``temperature`` and ``top_p`` together get 400 ```temperature` and `top_p` cannot
+  both be specified for this model. Please use only one.`` (quoted in
+  https://github.com/Vali-98/ChatterUI/issues/564, Sonnet 4.6, and
+  https://github.com/langfuse/langfuse/issues/9882, Sonnet 4.5). With thinking,
+  ``top_k`` gets 400 ```top_k` must be unset when thinking is enabled. Please consult
+  our documentation at ...`` (https://github.com/quarkiverse/quarkus-langchain4j/issues/1812).
 - **No temperature** (Claude Opus 4.7 and later): ``temperature`` at any value gets
   400 ```temperature` is deprecated for this model.`` (the body quoted in
   https://github.com/UKGovernmentBEIS/inspect_ai/issues/3721; Opus 4.8:
@@ -85,6 +92,8 @@ MAX_OUTPUT = (
 """``(model pattern, most output tokens)``, first match wins."""
 _ADAPTIVE_ONLY = re.compile(r"claude-opus-4-[7-9]")
 """Models that take no ``temperature`` and no ``thinking.type`` enabled (adaptive only)."""
+_ONE_SAMPLER = re.compile(r"claude-(opus-4-[1-9]|sonnet-4-[5-9]|haiku-4-[5-9])")
+"""Models that take ``temperature`` or ``top_p``, not both."""
 _DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 _TEMPERATURE_ANCHOR = "#important-considerations-when-using-extended-thinking"
 
@@ -202,9 +211,19 @@ class AnthropicEmulator(JudgeFront):
                 )
             if "temperature" in request:
                 return _invalid("`temperature` is deprecated for this model.")
+        if _ONE_SAMPLER.search(model) and "temperature" in request and "top_p" in request:
+            return _invalid(
+                "`temperature` and `top_p` cannot both be specified for this model. Please "
+                "use only one."
+            )
         if not enabled:
             return None
         assert isinstance(thinking, Mapping)
+        if "top_k" in request:
+            return _invalid(
+                "`top_k` must be unset when thinking is enabled. Please consult our "
+                f"documentation at {_DOCS}{_TEMPERATURE_ANCHOR}"
+            )
         if _NO_THINKING.search(model):
             return _invalid(f"'{model}' does not support thinking.")
         budget = thinking.get("budget_tokens")

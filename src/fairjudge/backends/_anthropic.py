@@ -102,6 +102,7 @@ class AnthropicBackend(HTTPBackend):
             _check_ceiling(model, self._caps, self._budget, self._max_tokens)
             if given and not self._caps.temperature:
                 self._caps.refuse_temperature(f"anthropic/{model}", self._temperature or 0.0)
+            _check_samplers(model, self._caps, self._budget, self.default_params(label_only=True))
         self._cache_prompts = cache_prompts
         self._empty_at_cap = 0
         key = self._read_key()
@@ -309,6 +310,31 @@ def _checked_budget(
             params="thinking_budget",
         )
     return budget
+
+
+def _check_samplers(
+    model: str, caps: Capabilities, budget: int | None, params: Mapping[str, Any]
+) -> None:
+    """Refuse sampling parameters the API refuses together, on every call (a 400).
+
+    ``params`` are those a call sends (``extra_params`` included). Extended thinking
+    takes no ``top_k`` ("`top_k` must be unset when thinking is enabled.", as quoted
+    in https://github.com/quarkiverse/quarkus-langchain4j/issues/1812); the newer
+    models take ``temperature`` or ``top_p``, not both (:mod:`._capabilities`).
+    """
+    if budget is not None and "top_k" in params:
+        raise ConfigError(
+            f"anthropic/{model} with extended thinking takes no top_k (the API refuses it "
+            "when thinking is enabled); drop top_k from extra_params, or thinking_budget",
+            params=("extra_params", "thinking_budget"),
+        )
+    if not caps.both_samplers and "temperature" in params and "top_p" in params:
+        raise ConfigError(
+            f"anthropic/{model} takes temperature or top_p, not both (the API refuses the "
+            "two together); drop top_p from extra_params, or give temperature=None to "
+            "send no temperature",
+            params=("extra_params", "temperature"),
+        )
 
 
 def _check_ceiling(

@@ -97,6 +97,8 @@ class Capabilities:
         thinking: Whether Anthropic extended thinking is available.
         budget: Whether that thinking takes a ``budget_tokens`` (Claude Opus 4.7 and
             later think adaptively only: the API refuses ``thinking.type`` enabled).
+        both_samplers: Whether ``temperature`` and ``top_p`` may be sent together
+            (Claude Opus 4.1 and later, Sonnet 4.5 and later and Haiku 4.5 take one).
         cache_min_tokens: Anthropic's shortest cacheable prefix for the model.
         max_output: The model's ceiling on ``max_tokens`` (``max_completion_tokens``
             for an OpenAI reasoning model; thinking or reasoning included), when the
@@ -118,6 +120,7 @@ class Capabilities:
     chat: bool = True
     thinking: bool = False
     budget: bool = True
+    both_samplers: bool = True
     cache_min_tokens: int = 1024
     max_output: int | None = None
     structured: bool = True
@@ -212,6 +215,13 @@ _NO_THINKING = re.compile(r"claude-(instant|2|3-(?!7))")
 # \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior."
 # (https://github.com/earendil-works/pi/issues/3297). Opus and Sonnet 4.6 still take both.
 _ADAPTIVE_ONLY = re.compile(r"claude-opus-4-[7-9]")
+# One sampler: 400 "`temperature` and `top_p` cannot both be specified for this model.
+# Please use only one." (Opus 4.1: https://github.com/open-webui/pipelines/pull/546;
+# Sonnet 4.5: https://github.com/langfuse/langfuse/issues/9882; Haiku 4.5:
+# https://github.com/aws-samples/bedrock-access-gateway/issues/191; Opus 4.5:
+# https://github.com/SalesforceAIResearch/MCP-Universe/issues/49; Sonnet 4.6:
+# https://github.com/Vali-98/ChatterUI/issues/564).
+_ONE_SAMPLER = re.compile(r"claude-(opus-4-[1-9]|sonnet-4-[5-9]|haiku-4-[5-9])")
 _CACHE_MIN = (
     (re.compile(r"claude-(opus-4-[56]|haiku-4)"), 4096),
     (re.compile(r"claude-(sonnet-4-6|3-5-haiku|3-haiku|haiku-3)"), 2048),
@@ -299,6 +309,7 @@ def capabilities_for(backend: str, model: str, effort: str | None = None) -> Cap
             temperature=not adaptive,
             thinking=thinking,
             budget=not adaptive,
+            both_samplers=not _ONE_SAMPLER.search(name),
             cache_min_tokens=minimum,
             max_output=ceiling,
         )
