@@ -123,8 +123,12 @@ def test_ctrl_c_on_an_undeclared_judge_says_nothing_was_kept(tmp_path: Path) -> 
     env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.05"}
     code, err = interrupt(tmp_path, OWN + "slow_longer", (), env)
     assert code == 130, err
-    assert "interrupted; no store: this judge declares no name and version" in " ".join(err.split())
+    said = " ".join(err.split())
+    assert "interrupted; no store: this judge declares no name and version" in said
     assert "kept in the store" not in err
+    lost = re.search(r"; the (\d+) calls of the batch in progress that had answered are lost", said)
+    assert lost is not None, err  # what the interrupt cost is said, not only that it cost
+    assert 0 < int(lost.group(1)) <= calls(counted)
 
 
 def test_the_second_ctrl_c_says_no_store_for_an_undeclared_judge() -> None:

@@ -119,3 +119,11 @@ def hangs_after_q1(question: str, answer_a: str, answer_b: str) -> str:
         _count()  # each hung call
         time.sleep(3600)  # the process exits past it: the judge's threads are daemons
     return _longer(answer_a, answer_b)
+
+
+def undeclared_hangs_after_q1(question: str, answer_a: str, answer_b: str) -> str:
+    """``hangs_after_q1``, undeclared: no store keeps what it answers (q0 and q1)."""
+    if question not in ("q0", "q1"):
+        _count()
+        time.sleep(3600)
+    return _longer(answer_a, answer_b)

@@ -122,7 +122,10 @@ class PythonFunction(Closing):
     (``store``, default ``.fairjudge/store.sqlite``) under that identity, with the
     claims, resume and audit log of an HTTP judge's calls. An undeclared one runs on
     an in-memory store and every call is made, duplicates included; a ``store`` for
-    it is refused, since nothing could be kept there.
+    it is refused, since nothing could be kept there. So a stop once calls have
+    answered (``max_calls``, a ``FatalBackendError``: its threads at their bound, say)
+    returns the batch's replies, the rest ``NotRun``, with ``stopped`` saying why: what
+    answered lives on in the result alone. A Ctrl-C ends the run, and its work with it.
 
     Concurrency: the run's (``options.concurrency``). Without ``options``, an async
     judge runs 16 calls at once and a sync one is called one call at a time, in
@@ -315,12 +318,13 @@ class PythonFunction(Closing):
         # What a Ctrl-C during this batch leaves behind; said by the command line, and
         # forgotten once the batch ends any other way (a later run is not this one).
         set_interrupt_note(None if self.declared else f"interrupted; {NOT_CACHED}")
-        interrupted = False
+        interrupted, answered = False, backend.finished
         try:
-            replies = session.run(jobs, parse, progress=progress)
+            # No store keeps an undeclared judge's calls, so a stop returns what finished.
+            replies = session.run(jobs, parse, progress=progress, keep_stopped=not self.declared)
         except KeyboardInterrupt:
             interrupted = True
-            self._interrupted(session, jobs)
+            self._interrupted(session, jobs, backend.finished - answered)
             raise
         except FatalBackendError as exc:
             if self.declared:
@@ -334,30 +338,53 @@ class PythonFunction(Closing):
             replies.stopped = replies.stopped or backend.stopped
             backend.stopped = None
         elif replies.stopped is not None and not self.declared:
-            replies.stopped = self._budget_note(session)
+            replies.stopped = self._stop_note(session, replies.stopped)
         if not self.declared:  # no store row to point at: an undeclared call has no key
             keyless = (dataclasses.replace(r, key=None) for r in replies)
             return Replies(keyless, stopped=replies.stopped)
         return replies
 
-    def _budget_note(self, session: JudgeSession) -> str:
-        """The budget stop of an undeclared judge, which has no store to keep anything in."""
+    def _stop_note(self, session: JudgeSession, stopped: str) -> str:
+        """An undeclared judge's stop: what finished is in the result alone, the rest lost.
+
+        A budget's stop, or one the run cannot go past (a hung function's threads at
+        their bound, a judge's ``FatalBackendError`` or ``SystemExit``) once a call has
+        finished: with no store to keep them, the finished calls are returned, and the
+        message says so rather than pointing at a store.
+        """
         summary = session.last_run
-        not_run = summary.not_run if summary is not None else 0
+        assert summary is not None  # set by the batch that stopped
+        made, failed, not_run = summary.made, summary.failed, summary.not_run
+        kept = (
+            f"no store keeps this judge's calls (it declares no name and version), so the "
+            f"{made - failed} calls that answered are in this result alone, marked partial "
+            f"(and in the --out file, with one); {failed} failed, {not_run} not run, and a "
+            "rerun makes every "
+            "call again; declare them with @fairjudge.judge_function(name=..., version=...) "
+            "to keep its calls in a store (README: 'Your own judge')"
+        )
+        if summary.stopped is None:  # no budget's stop: the run's own message, cut
+            from fairjudge.runner import KEPT_SENTENCE
+
+            head = KEPT_SENTENCE.split(stopped)[0].rstrip(" .")
+            return f"{head}. {kept[0].upper()}{kept[1:]}."
         return worded(
             f"the max_calls={session.options.max_calls} budget is spent: "
-            f"{session.calls_made} calls made, {not_run} not run; {NOT_CACHED}.",
+            f"{session.calls_made} calls made, {not_run} not run; {kept}.",
             "max_calls",
         )
 
-    def _interrupted(self, session: JudgeSession, jobs: Sequence[Any]) -> None:
-        """Say what the store keeps of an interrupted run (a declared judge's).
+    def _interrupted(self, session: JudgeSession, jobs: Sequence[Any], answered: int) -> None:
+        """Say what the store keeps of an interrupted run, or what it loses (undeclared).
 
         Every finished call of every batch is kept; the count is the batch in progress'
         alone, which is all this judge sees (an adaptive run's earlier batches are not
-        in ``jobs``), so the line never reads as if the earlier ones were lost.
+        in ``jobs``), so the line never reads as if the earlier ones were lost. An
+        undeclared judge has no store: its ``answered`` calls are lost, and said so.
         """
         if not self.declared:
+            lost = f"the {answered} calls of the batch in progress that had answered are lost"
+            set_interrupt_note(f"interrupted; {NOT_CACHED}; {lost}")
             return
         keys = {job.spec.key for job in jobs}
         try:

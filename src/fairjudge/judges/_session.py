@@ -165,6 +165,7 @@ class JudgeSession(Closing):
         *,
         progress: ProgressCallback | None = None,
         quiet: bool = False,
+        keep_stopped: bool = False,
     ) -> Replies[Reply[R]]:
         """Run the jobs; one reply per job, in order. Blocks until the batch is done.
 
@@ -179,6 +180,11 @@ class JudgeSession(Closing):
                 answers the whole batch) with the number of jobs just settled, a few
                 times a second.
             quiet: Show no progress display for this batch.
+            keep_stopped: For a store that keeps nothing (an undeclared Python judge's,
+                in memory): a stop (``FatalBackendError``) after at least one call
+                finished returns the batch's replies instead of raising, the calls
+                not finished ``NotRun`` (or their error), and ``stopped`` the stop's
+                message. The finished calls then live on in the result alone.
 
         Returns:
             One reply per job. When ``max_calls`` or ``max_cost`` ran out, the calls
@@ -188,13 +194,14 @@ class JudgeSession(Closing):
 
         Raises:
             FatalBackendError: A backend rejected a call in a way retrying cannot fix,
-                or nothing answered at its address; finished calls are kept.
+                or nothing answered at its address; finished calls are kept (without
+                ``keep_stopped``, or with no call finished).
         """
         from fairjudge.runner import serve_from_store
 
         with self._one_batch:
             work = _Pass(jobs, parse, progress)
-            batch = self._batch(work, quiet)
+            batch = self._batch(work, quiet, keep_stopped)
             result = serve_from_store(
                 batch.backends, batch.specs, store=self.store, options=batch.options,
                 on_progress=batch.on_progress,
@@ -204,7 +211,11 @@ class JudgeSession(Closing):
                     result = self._loop.run(self.executor.execute(batch))
                 except FatalBackendError as exc:
                     self._count_kept(exc, batch.specs)
-                    raise
+                    done = work.stopped_at
+                    if done is None or not any(o.status == "ok" for o in done.outcomes.values()):
+                        raise
+                    replies = self._replies(work, done)
+                    return Replies(replies, stopped=worded(str(exc), *exc.params))
                 except KeyboardInterrupt as exc:  # what the executor leaves running, said
                     if note := getattr(self.executor, "interrupt_note", ""):
                         exc.add_note(note)
@@ -234,7 +245,7 @@ class JudgeSession(Closing):
         finally:
             self._one_batch.release()
 
-    def _batch(self, work: _Pass[C, R], quiet: bool) -> Batch:
+    def _batch(self, work: _Pass[C, R], quiet: bool, keep_stopped: bool = False) -> Batch:
         from fairjudge.runner import PROGRESS_LABEL, Batch, make_progress
 
         options = self.options.remaining(self.calls_made, self.spent)
@@ -252,6 +263,7 @@ class JudgeSession(Closing):
             options,
             parse=work.read_fresh,
             on_progress=work.on_progress if work.progress is not None else None,
+            on_stop=work.stopped if keep_stopped else None,
         )
 
     def _count_kept(self, exc: FatalBackendError, specs: Sequence[CallSpec]) -> None:
@@ -355,11 +367,16 @@ class _Pass(Generic[C, R]):
             self.contexts.setdefault(job.spec.key, job.context)
         self.readings: dict[str, Reply[R]] = {}
         self.reported = 0
+        self.stopped_at: RunResult | None = None
+        """What the run had finished when it stopped (``keep_stopped``), once it has."""
 
     def read_fresh(self, spec: CallSpec, completion: Completion) -> dict[str, Any]:
         key = spec.key
         reply = self.readings[key] = _read(self.parse, completion, self.contexts[key])
         return reply.to_record()
+
+    def stopped(self, done: RunResult) -> None:
+        self.stopped_at = done
 
     def on_progress(self, n: int) -> None:
         self.reported += n

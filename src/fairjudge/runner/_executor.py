@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the engine (asyncio and all) loads with the first batch it 
     import asyncio  # (a rerun the store answers entirely never starts a loop)
     import concurrent.futures
 
-    from fairjudge.runner._run import Parser
+    from fairjudge.runner._run import Parser, Run
 
 __all__ = ["AsyncioExecutor", "Batch", "EventLoopThread", "Executor", "run_calls"]
 
@@ -45,6 +45,7 @@ async def run_calls(
     rng: random.Random | None = None,
     clock: Callable[[], float] | None = None,
     sleep: Callable[[float], Awaitable[None]] | None = None,
+    on_stop: Callable[[RunResult], None] | None = None,
 ) -> RunResult:
     """Run judge calls through the store, the limits and the backends.
 
@@ -64,6 +65,11 @@ async def run_calls(
             ``RetryPolicy.max_call_s``; the event loop's clock by default.
         sleep: How the rate limits and retries wait; ``asyncio.sleep`` by default
             (tests pass one that moves a fake ``clock`` instead of waiting).
+        on_stop: Called, before a :class:`FatalBackendError` is raised, with what the
+            run had finished: the outcomes so far (``ok`` and ``error``), every other
+            call ``not_run``, and the summary then. For a caller whose store keeps
+            nothing (an undeclared Python judge's is in memory), so that the finished
+            calls can still be returned (:meth:`~fairjudge.judges.JudgeSession.run`).
 
     Returns:
         One outcome per unique call and a summary. Calls that failed after their
@@ -80,6 +86,7 @@ async def run_calls(
     pool = [backends] if isinstance(backends, Backend) else list(backends)
     from fairjudge.runner._run import Run
 
+    specs = list(specs)  # read twice when the run stops (on_stop)
     run = Run(
         {route_of(b): b for b in pool},
         store=store,
@@ -90,7 +97,23 @@ async def run_calls(
         clock=clock,
         sleep=sleep,
     )
-    return await run.execute(specs)
+    try:
+        return await run.execute(specs)
+    except FatalBackendError:
+        if on_stop is not None:
+            on_stop(_finished_so_far(run, specs))
+        raise
+
+
+def _finished_so_far(run: Run, specs: Sequence[CallSpec]) -> RunResult:
+    """A stopped run's outcomes: those it reached, every other call ``not_run``."""
+    from fairjudge.runner._result import CallOutcome
+
+    outcomes = dict(run.outcomes)
+    for spec in specs:
+        if spec.key not in outcomes:
+            outcomes[spec.key] = CallOutcome(spec.key, spec, "not_run")
+    return RunResult(tuple(spec.key for spec in specs), outcomes, run.summary())
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +127,8 @@ class Batch:
         options: Concurrency, limits, budgets, retries, progress.
         parse: Reads each fresh reply into the JSON stored with it.
         on_progress: Called with the number of calls just settled.
+        on_stop: Called with what a run that stops had finished (:func:`run_calls`);
+            an executor that cannot say it leaves it uncalled.
     """
 
     backends: Sequence[Backend]
@@ -112,6 +137,7 @@ class Batch:
     options: RunOptions
     parse: Parser | None = None
     on_progress: Callable[[int], None] | None = None
+    on_stop: Callable[[RunResult], None] | None = None
 
 
 @runtime_checkable
@@ -143,6 +169,7 @@ class AsyncioExecutor:
             parse=batch.parse,
             on_progress=batch.on_progress,
             rng=self.rng,
+            on_stop=batch.on_stop,
         )
 
 
