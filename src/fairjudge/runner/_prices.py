@@ -190,6 +190,11 @@ LIST_PRICES: Mapping[tuple[str, str], Prices] = {
     ("openai", "gpt-5"): _openai(1.25, 0.125, 10.0),
     ("openai", "gpt-5-mini"): _openai(0.25, 0.025, 2.0),
     ("openai", "gpt-5-nano"): _openai(0.05, 0.005, 0.4),
+    # gpt-5.1 and gpt-5.2 as OpenAI's GPT-5.2 launch page gives them (quoted in
+    # https://benchlm.ai/blog/posts/openai-api-pricing; gpt-5.1 also in
+    # https://koishiai.com/en/articles/openai-gpt-5-1-api-pricing-limits).
+    ("openai", "gpt-5.1"): _openai(1.25, 0.125, 10.0),
+    ("openai", "gpt-5.2"): _openai(1.75, 0.175, 14.0),
     ("openai", "o1"): _openai(15.0, 7.5, 60.0),
     ("openai", "o1-mini"): _openai(1.1, 0.55, 4.4),
     ("openai", "o3"): _openai(2.0, 0.5, 8.0),
@@ -201,6 +206,10 @@ LIST_PRICES: Mapping[tuple[str, str], Prices] = {
     ("openai", "gpt-4.1-mini"): _openai(0.4, 0.1, 1.6),
     ("openai", "gpt-4.1-nano"): _openai(0.1, 0.025, 0.4),
     # Anthropic: input, 5-minute cache write (1.25x), cache read (0.1x), output.
+    # Opus 4.6 and Sonnet 4.6 at Opus 4.5's and Sonnet 4.5's prices (Anthropic's pricing
+    # page, as tabled in https://docs.rs/synaps/0.10.2/synaps_cli/pricing/index.html).
+    ("anthropic", "claude-opus-4-6"): _anthropic(5.0, 6.25, 0.5, 25.0),
+    ("anthropic", "claude-sonnet-4-6"): _anthropic(3.0, 3.75, 0.3, 15.0),
     ("anthropic", "claude-opus-4-5"): _anthropic(5.0, 6.25, 0.5, 25.0),
     ("anthropic", "claude-opus-4-1"): _anthropic(15.0, 18.75, 1.5, 75.0),
     ("anthropic", "claude-opus-4"): _anthropic(15.0, 18.75, 1.5, 75.0),
