@@ -249,7 +249,7 @@ class Judged:
                 interval, ``show`` of the items it lost, and the HTML page's path.
         """
         __tracebackhide__ = True  # pytest shows the test's line, not this one
-        self._assert_win_rate(0.5 - margin, "worse", margin, model, show)
+        self._assert_win_rate(0.5 - _margin(margin), "worse", margin, model, show)
 
     def assert_better(self, margin: float = 0.0, *, model: int = 2, show: int = 5) -> None:
         """Assert that model ``model`` is better: its win rate's lower bound is above 0.5 + margin.
@@ -259,7 +259,7 @@ class Judged:
                 estimated; the message is as :meth:`assert_not_worse`'s.
         """
         __tracebackhide__ = True  # pytest shows the test's line, not this one
-        self._assert_win_rate(0.5 + margin, "better", margin, model, show)
+        self._assert_win_rate(0.5 + _margin(margin, better=True), "better", margin, model, show)
 
     def assert_mean_above(self, dimension: str, threshold: float, *, show: int = 5) -> None:
         """Assert that the lower bound of ``dimension``'s mean score is above ``threshold``.
@@ -271,7 +271,10 @@ class Judged:
                 HTML page's path.
         """
         __tracebackhide__ = True  # pytest shows the test's line, not this one
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise ConfigError(f"threshold must be a number; got {threshold!r}", params="threshold")
         mean = self.mean(dimension)
+        _shown(show)
         self._check_unresolved("n_unscored")
         if mean.low is not None and mean.low > threshold:
             return
@@ -289,6 +292,7 @@ class Judged:
     ) -> None:
         __tracebackhide__ = True  # pytest shows the test's line, not this one
         rate = self.win_rate(model)
+        _shown(show)
         self._check_unresolved("n_unresolved")
         if rate.low is not None and rate.low > bound:
             return
@@ -359,6 +363,27 @@ class Judged:
 
     def __repr__(self) -> str:
         return f"Judged({self.result.kind!r}, calls made {self.calls_made}, page={self.page})"
+
+
+def _margin(margin: object, better: bool = False) -> float:
+    """``margin``, checked: a number in [0, 0.5] (below 0.5 for ``assert_better``).
+
+    Past 0.5, ``assert_not_worse`` would pass a candidate that loses every item; from
+    0.5 on, ``assert_better`` could never pass (no lower bound is above 1).
+    """
+    __tracebackhide__ = True  # a test's bad value: pytest shows the test's line
+    ok = isinstance(margin, int | float) and not isinstance(margin, bool) and 0 <= margin <= 0.5
+    if ok and (margin != 0.5 or not better):
+        return float(margin)  # type: ignore[arg-type]  # a number: checked in ok
+    where = "[0, 0.5) for assert_better" if better else "[0, 0.5]"
+    raise ConfigError(f"margin must be a number in {where}; got {margin!r}", params="margin")
+
+
+def _shown(show: object) -> None:
+    """Refuse a ``show`` that is not a count of items (a negative one would drop the last)."""
+    __tracebackhide__ = True  # a test's bad value: pytest shows the test's line
+    if isinstance(show, bool) or not isinstance(show, int) or show < 0:
+        raise ConfigError(f"show must be an integer >= 0; got {show!r}", params="show")
 
 
 Mode = Literal["live", "record", "replay"]
@@ -512,18 +537,24 @@ class SuiteJudge:
                 ``answer_1`` and ``answer_2`` columns (``columns=`` renames yours).
             **kwargs: Any other argument of :func:`fairjudge.compare`: ``stop_when``
                 for an adaptive run, ``template``, ``columns``, ``settings``...; a
-                ``judge``, ``seed`` or ``concurrency`` here overrides the suite's.
+                ``judge``, ``seed`` or ``concurrency`` here overrides the suite's. The
+                suite's seed fills a ``settings`` seed left at its default (0).
 
         Returns:
             The run, for ``assert_not_worse`` and the other assertions.
+
+        Raises:
+            ConfigError: ``concurrency`` beside a judge object (it runs with its own
+                run options), ``seed`` beside ``settings`` with another seed, or what
+                :func:`fairjudge.compare` refuses.
         """
         from fairjudge._api import compare
-        from fairjudge.evaluation import EvalSettings
+        from fairjudge.testing._setup import run_settings
 
-        by_call = "concurrency" in kwargs
+        by_call, seed = "concurrency" in kwargs, "seed" in kwargs
         settings, kwargs = self._split(kwargs)
-        if "settings" not in kwargs:
-            kwargs["settings"] = EvalSettings(seed=settings.seed)
+        given = kwargs.get("settings")
+        kwargs["settings"] = run_settings(given, settings.seed, call_seed=seed)
         return self._run(compare, items, settings, kwargs, by_call=by_call)
 
     def score(self, items: Any, *, rubric: str = "production", **kwargs: Any) -> Judged:
@@ -538,6 +569,10 @@ class SuiteJudge:
 
         Returns:
             The run, for ``assert_mean_above`` and the other assertions.
+
+        Raises:
+            ConfigError: ``concurrency`` beside a judge object (it runs with its own
+                run options), or what :func:`fairjudge.score` refuses.
         """
         from fairjudge._api import score
 
@@ -564,18 +599,13 @@ class SuiteJudge:
         *,
         by_call: bool = False,
     ) -> Judged:
-        from fairjudge.testing._setup import suite_setup
+        from fairjudge.testing._setup import judge_with_suite, uncacheable
 
-        if "judges" not in kwargs:  # a panel (judges=) replaces the suite's judge
-            kwargs.setdefault("judge", settings.judge)
-        judge = kwargs.get("judge")  # a judge object runs with its own store and options,
-        built = any(hasattr(judge, m) for m in ("judge_batch", "score_batch"))  # not the suite's
         try:
-            if not built:  # (the library refuses them beside it)
-                kwargs["setup"] = suite_setup(kwargs, settings, call_concurrency=by_call)
+            judge_with_suite(kwargs, settings, call_concurrency=by_call)
             result = function(items, **kwargs)
         except ConfigError as exc:
-            raise _uncacheable(exc, settings) from None
+            raise uncacheable(exc, settings, kwargs) from None
         self._runs += 1
         suffix = "" if self._runs == 1 else f"-{self._runs}"
         page = settings.report_dir / f"{_slug(self.name)}{suffix}.html"
@@ -585,24 +615,6 @@ class SuiteJudge:
         if settings.mode == "replay":
             _check_replayed(judged, settings)
         return judged
-
-
-def _uncacheable(exc: ConfigError, settings: SuiteSettings) -> ConfigError:
-    """``exc``, said in the suite's words when it refuses the store the suite always passes.
-
-    The user gave no ``store``: the suite caches (and records) every call, so a judge
-    that declares no name and version cannot be used until it does.
-    """
-    if "store" not in exc.params or "declares no name and version" not in str(exc):
-        return exc
-    return ConfigError(
-        f"the suite caches, records and replays every judge call in its store "
-        f"({settings.store}; fairjudge_store), and the judge {settings.judge!r} declares "
-        "no name and version, so its calls cannot be cached (a cache keyed by a function's "
-        "name would serve stale replies once its body changes); declare them with "
-        "@fairjudge.judge_function(name=..., version=...) on the function",
-        params="store",
-    )
 
 
 def _check_replayed(judged: Judged, settings: SuiteSettings) -> None:
