@@ -355,13 +355,14 @@ class PythonFunction(Closing):
         summary = session.last_run
         assert summary is not None  # set by the batch that stopped
         made, failed, not_run = summary.made, summary.failed, summary.not_run
+        # The batch's counts: an adaptive run's earlier batches are in the result too.
         kept = (
-            f"no store keeps this judge's calls (it declares no name and version), so the "
-            f"{made - failed} calls that answered are in this result alone, marked partial "
-            f"(and in the --out file, with one); {failed} failed, {not_run} not run, and a "
-            "rerun makes every "
-            "call again; declare them with @fairjudge.judge_function(name=..., version=...) "
-            "to keep its calls in a store (README: 'Your own judge')"
+            "no store keeps this judge's calls (it declares no name and version), so what "
+            "answered is in this result alone, marked partial, and in any file saved from "
+            f"it: in the batch that stopped, {made - failed} answered, {failed} failed, "
+            f"{not_run} not run; a rerun makes every call again; declare them with "
+            "@fairjudge.judge_function(name=..., version=...) to keep its calls in a store "
+            "(README: 'Your own judge')"
         )
         if summary.stopped is None:  # no budget's stop: the run's own message, cut
             from fairjudge.runner import KEPT_SENTENCE
