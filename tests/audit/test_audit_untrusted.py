@@ -36,7 +36,7 @@ def test_nothing_estimable_and_unusable_replies_exit_4(
     assert code == 4, stderr
     assert "not trusted: no effect could be estimated" in stderr
     assert "calls gave no usable reply" in stderr
-    assert "> --max-unresolved 0.2); the reasons are above" in stderr
+    assert "> --max-unresolved 0.2); the reasons are listed above" in stderr
     code, stdout, stderr = _audit(audit_server, tmp_path, *args, "--json")
     assert code == 4, stderr
     payload = json.loads(stdout)

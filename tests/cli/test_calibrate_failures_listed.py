@@ -71,4 +71,4 @@ def test_on_human_scores_too(tmp_path: Path) -> None:
     assert done.exit_code == 4, done.output
     out = " ".join(done.stdout.split())
     assert "1 call(s) gave no verdict; the reasons, most common first: 1 x parse failure" in out
-    assert "the reasons are above" in done.stderr
+    assert "the reasons are listed above" in done.stderr

@@ -192,7 +192,7 @@ def audit(json_output: SummaryJson = False, *, opts: AuditFlags, flags: JudgeFla
         raise typer.Exit(EXIT_BUDGET)
     if untrusted is not None:
         where = ('under "experiments" (each effect\'s ci.reason and note, each n_failed) in the '
-                 "--json output" if json_output else "above")  # fmt: skip
+                 "--json output" if json_output else "listed above")  # fmt: skip
         say("not trusted", f"{untrusted}; the reasons are {where}", "red")
         raise typer.Exit(EXIT_UNRESOLVED)
 

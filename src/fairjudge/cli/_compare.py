@@ -220,8 +220,9 @@ def _via_scores(
         stop_when=stop.stop_when, batch=stop.batch, population=stop.population,
     )  # fmt: skip
     what = "lack a score on some dimension"
-    ending = verdict_exit(done.result, run.max_unresolved, what, "the reasons are above",
-                          as_json=json_output, key="via_scores.failures")  # fmt: skip
+    ending = verdict_exit(
+        done.result, run.max_unresolved, what, as_json=json_output, key="via_scores.failures"
+    )
     if not ending.code and done.swap is not None:
         ending = verdict_exit(done.swap, run.max_unresolved, as_json=json_output,
                               key="swap.failures")  # fmt: skip

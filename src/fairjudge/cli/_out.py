@@ -98,7 +98,7 @@ def show(
     With ``--markdown``, its summary (``markdown``, else the report kind's own) is
     written too; ``--markdown -`` prints it instead of the tables, and then the
     ``reasons`` the tables list (why calls gave no verdict, which exit 4's line says
-    are above) on stderr, so stdout stays one document. The JSON gets what the run's
+    are listed above) on stderr, so stdout stays one document. The JSON gets what the run's
     ``ending`` adds.
     """
     from fairjudge.io import strict_dumps  # here: report --help needs no io
@@ -207,7 +207,7 @@ def verdict_exit(
 
 def unresolved_exit(
     stopped: str | None, n_bad: int, n: int, limit: float, *, what: str, none: bool,
-    reasons: str | None = "the reasons are above", as_json: bool = False,
+    reasons: str | None = "the reasons are listed above", as_json: bool = False,
     key: str = "failures", noun: str = "items",
 ) -> Ending:  # fmt: skip
     """The ending of a run's coverage: 5 partial, 4 too many items unresolved, else none.

@@ -198,7 +198,7 @@ def _nothing_ranked(exc: NothingResolved, out: Path | None, html: Path | None,
 
 def _say_not_written(html: Path | None) -> None:
     """Say that the page and the Markdown summary asked for were not written."""
-    why = "nothing to rank: no judged pair has a verdict (the failures are above)"
+    why = "nothing to rank: no judged pair has a verdict (the failures are listed above)"
     if html is not None:
         say("no page written", f"{why}; --html {html} was not written")
     if markdown_given():

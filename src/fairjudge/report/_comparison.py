@@ -25,6 +25,7 @@ from fairjudge.report._text import (
     ReportFrame,
     calls_text,
     ci_text,
+    counted,
     estimate_text,
     ledger_rows,
     markup,
@@ -312,7 +313,7 @@ def _truth_sentences(
     """The labels' verdict, then the reading's; ``no_interval``: why it has no interval."""
     lines = [
         f"Known truth, from the input's human labels: {_SAID[truth]} "
-        f"(model 1's win rate by the labels: {human:.3f}, {n} item{'' if n == 1 else 's'})."
+        f"(model 1's win rate by the labels: {human:.3f}, {counted(n, 'item')})."
     ]
     if found == 0 and no_interval is not None:  # no interval: it contains nothing
         lines.append(

@@ -38,7 +38,7 @@ from fairjudge.report._page_compare import compare_page
 from fairjudge.report._page_plots import ForestPlot
 from fairjudge.report._page_rank import rank_page
 from fairjudge.report._scores import ScoreReport, via_scores_verdict
-from fairjudge.report._text import ci_text, estimate_text, visible
+from fairjudge.report._text import ci_text, estimate_text, visible, win_note
 
 if TYPE_CHECKING:
     from fairjudge.evaluation import AdaptiveResult, PairwiseResult, ViaScoresResult, WinRate
@@ -428,7 +428,7 @@ def via_scores_markdown(
             headline.verdict, "Win rate of model 1 via scores",
             f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
             ci_text(w.ci) if w.ci.estimable else f"({w.ci.reason})",
-            f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}",
+            win_note(w),
         )  # fmt: skip
     methods = [("via scores", *_win_text(w))]
     if swap is not None:
@@ -442,7 +442,7 @@ def via_scores_markdown(
     )  # fmt: skip
     tables = (
         MarkdownTable("Win rate of model 1, by method",
-                      ("method", "win rate [CI]", "W/T/L", "n"), tuple(methods)),
+                      ("method", "win rate [CI]", "W/T/L", "items"), tuple(methods)),
         MarkdownTable("Paired score differences per dimension",
                       ("systems", "dimension", "difference [CI]", "questions"), diffs),
     )  # fmt: skip

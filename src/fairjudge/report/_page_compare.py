@@ -40,7 +40,7 @@ from fairjudge.report._comparison import (
 from fairjudge.report._page_compare_items import pair_explorer
 from fairjudge.report._page_load import load_comparison, source_name
 from fairjudge.report._page_plots import Figure, ForestPlot, forest_plot, not_estimated
-from fairjudge.report._text import calls_text, ci_text
+from fairjudge.report._text import calls_text, ci_text, counted
 from fairjudge.runner import RunSummary
 
 if TYPE_CHECKING:
@@ -125,8 +125,7 @@ def _headline(result: PairwiseResult) -> kit.Headline:
         label=f"Win rate of model 1 ({label})",
         estimate=f"{w.estimate:.3f}" if w.ci.estimable else "not estimated",
         ci=ci_text(w.ci, ".3f") if w.ci.estimable else f"({w.ci.reason})",
-        note=f"{pct}% CI; n = {w.n} item{'' if w.n == 1 else 's'}; {counts} "
-        f"{w.wins}/{w.ties}/{w.losses}",
+        note=f"{pct}% CI; n = {counted(w.n, 'item')}; {counts} {w.wins}/{w.ties}/{w.losses}",
         warnings=tuple(warnings),
     )
 

@@ -50,7 +50,7 @@ from fairjudge.report._panel import (
     score_jury_records,
     score_jury_spec,
 )
-from fairjudge.report._text import ci_text
+from fairjudge.report._text import ci_text, win_note
 
 if TYPE_CHECKING:
     from fairjudge.stats import CorrelationResult, KrippendorffAlpha
@@ -75,8 +75,7 @@ def _headline(report: JuryReport) -> kit.Headline:
     if w is None:
         return kit.Headline(verdict, warnings=tuple(warnings))
     mark = ci_mark(report.adaptive)
-    note = f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}"
-    note = f"{note}; {mark}" if mark else note
+    note = f"{win_note(w)}; {mark}" if mark else win_note(w)
     # The known truth belongs with the conclusion it checks, in the headline's card.
     pairs = [(j.item, j.outcome) for j in r.judgments]
     truth = labelled_truth(pairs, w, "The panel's result")

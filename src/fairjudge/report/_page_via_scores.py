@@ -53,7 +53,7 @@ from fairjudge.report._page_load import (
 from fairjudge.report._page_plots import Figure, forest_plot, not_estimated
 from fairjudge.report._page_score import recorded_calls, score_page
 from fairjudge.report._scores import score_report, via_scores_verdict
-from fairjudge.report._text import clipped, estimate_text
+from fairjudge.report._text import ci_text, clipped, estimate_text, win_note
 
 __all__ = ["OUT_FILE_PAGES", "via_scores_page", "via_scores_page_from_file"]
 
@@ -169,9 +169,8 @@ def _headline(result: ViaScoresResult, recorded: object) -> kit.Headline:
         label=f"Win rate of model 1 (via scores on rubric {s.rubric_tag}, tie margin "
         f"{result.tie_margin:g})",
         estimate=f"{w.estimate:.3f}" if estimable else "not estimated",
-        ci=f"[{w.ci.low:.3f}, {w.ci.high:.3f}]" if estimable else f"({w.ci.reason})",
-        note=f"{round(w.ci.level * 100)}% CI; n = {w.n} items; W/T/L {w.wins}/{w.ties}/{w.losses}"
-        + (f"; {names}" if names else ""),
+        ci=ci_text(w.ci) if estimable else f"({w.ci.reason})",  # its note's head too
+        note=win_note(w) + (f"; {names}" if names else ""),
         warnings=tuple(warnings),
     )
 

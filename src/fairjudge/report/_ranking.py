@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,8 @@ class RankingReport:
         stopped: Why a budget stopped the judging before every pair was judged, or
             ``None``; the JSON then says ``partial`` and ``stopped``, as compare's does.
         failures: Why calls gave no verdict, reason -> count (the judged pairs'); the
-            JSON has them under ``failures``, most common first as compare's, when any.
+            JSON has them under ``failures``, most common first as compare's (``{}``
+            when every call gave one).
     """
 
     leaderboard: BradleyTerryResult
@@ -43,8 +45,8 @@ class RankingReport:
         if self.style_control is not None:
             payload["style_control"] = self.style_control.to_dict()
         payload["n_unresolved_pairs"] = self.n_unresolved
-        if self.failures:  # a run whose every call gave a verdict keeps the JSON it had
-            payload["failures"] = dict(sorted(self.failures.items(), key=lambda kv: -kv[1]))
+        # Always there, as compare's and score's: {} when every call gave a verdict.
+        payload["failures"] = dict(Counter(self.failures).most_common())
         if self.stopped is not None:  # a run to the end keeps the JSON it always had
             payload.update(partial=True, stopped=self.stopped)
         return payload

@@ -405,7 +405,8 @@ def render_via_scores(
     print_failures(s.failures, console)
     level = round(s.level * 100)
     table = Table(title=markup(title), header_style="bold")
-    for header in ("method", f"win rate of model 1  [{level}% CI]", "W/T/L", "n", "how"):
+    # "items", not "n": an all-alike interval's Wilson bound counts questions (its note)
+    for header in ("method", f"win rate of model 1  [{level}% CI]", "W/T/L", "items", "how"):
         table.add_column(header)
     done = result.n_items - result.n_unresolved
     how = (

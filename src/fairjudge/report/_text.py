@@ -21,6 +21,9 @@ from fairjudge._errors import worded
 from fairjudge.runner import RunSummary
 from fairjudge.stats import ConfidenceInterval
 
+if TYPE_CHECKING:
+    from fairjudge.evaluation import WinRate
+
 __all__ = [
     "HiddenTable",
     "ReportFrame",
@@ -28,6 +31,7 @@ __all__ = [
     "calls_text",
     "ci_text",
     "clipped",
+    "counted",
     "estimate_text",
     "failure_lines",
     "is_hidden",
@@ -39,6 +43,7 @@ __all__ = [
     "share_text",
     "visible",
     "visible_all",
+    "win_note",
 ]
 
 _SHOWN_REASONS = 5
@@ -180,6 +185,17 @@ def estimate_text(
     if estimate is None:
         return "n/a"
     return f"{estimate:{spec}}  {format(ci, ci_spec or spec)}"
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 item``, ``2 items``: a count with its noun, singular for one (nouns taking "s")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def win_note(w: WinRate) -> str:
+    """``95% CI; n = 20 items; W/T/L 12/3/5``: the counts under a win rate's headline."""
+    counts = f"W/T/L {w.wins}/{w.ties}/{w.losses}"
+    return f"{round(w.ci.level * 100)}% CI; n = {counted(w.n, 'item')}; {counts}"
 
 
 def share_text(count: int, total: int) -> str:
