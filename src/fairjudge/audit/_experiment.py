@@ -207,8 +207,8 @@ def verdict_of(
     """The verdict for an estimate (the verdict table is in ``docs/internals.md``)."""
     if estimate is None or not math.isfinite(estimate) or not ci.estimable:
         return "not estimable"
-    if ci.high - ci.low <= 1e-12 * scale:  # every question alike: the bootstrap could not
-        return "uncertain"  # vary, so its point interval rules nothing out (QA41b #2)
+    if ci.cannot_vary:  # every question alike: the bootstrap could not vary, so its
+        return "uncertain"  # point interval rules nothing out (QA41b #2)
     distance = abs(estimate - null) / scale
     if distance < THRESHOLDS["notable"]:
         # Negligible only when the data rule out a notable effect: the whole interval

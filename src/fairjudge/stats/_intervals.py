@@ -100,6 +100,30 @@ class ConfidenceInterval(Estimable):
         """An interval that cannot be estimated, with NaN bounds and the reason."""
         return cls(math.nan, math.nan, level, reason)
 
+    @classmethod
+    def alike_point(cls, value: float, level: float, why: str) -> ConfidenceInterval:
+        """The point ``[value, value]`` of a bootstrap that could not vary, marked so.
+
+        Every resample gave ``value`` (``why`` says what made them alike: every
+        question's mean the same, every member's scores the same), so the bounds rule
+        nothing out. The ``note`` (head :data:`ALIKE_HEAD`) says so, and
+        :attr:`cannot_vary` is true: no verdict is to be read from it.
+        """
+        note = (
+            f"{ALIKE_HEAD}: {why}; this point is no measured certainty, and no verdict rests on it"
+        )
+        return cls(value, value, level, note=note)
+
+    @property
+    def cannot_vary(self) -> bool:
+        """Whether the bounds are a point no resample could move (:meth:`alike_point`).
+
+        Read from the note's head, which only :meth:`alike_point` writes, so the fact
+        survives ``to_dict`` and a report that reads the interval back. A measured
+        interval, and a bound built for alike data (:func:`alike_interval`), are not.
+        """
+        return self.note is not None and self.note.startswith(f"{ALIKE_HEAD}:")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: bounds are ``null`` when not estimable, and the reason says why."""
         out: dict[str, Any] = {
@@ -235,6 +259,22 @@ def alike_interval(
     s = (p - lo) / (hi - lo)  # p itself for a share
     low, high = s * (1.0 - u), s + (1.0 - s) * u
     return ConfidenceInterval(lo + (hi - lo) * low, lo + (hi - lo) * high, level, note=note)
+
+
+def did_not_vary(samples: NDArray[np.float64]) -> bool:
+    """Whether a bootstrap's defined resample values are all one value (NaNs left out).
+
+    Then its percentile interval is a point that no resample could move. The
+    tolerance, ``1e-9`` of the values' size, is the iterative fits' round-off (a
+    logistic fit converges to ``1e-10``), far below any real spread.
+    """
+    import numpy as np
+
+    finite = samples[np.isfinite(samples)]
+    if not finite.size:
+        return False
+    spread = float(finite.max() - finite.min())
+    return spread <= 1e-9 * max(1.0, float(np.abs(finite).max()))
 
 
 def wilson_when_alike(
@@ -437,11 +477,8 @@ def bootstrap_mean(
             return alike_interval(m, k, level, clusters is not None)
         # No bound invented: the point, marked as what it is.
         unit = "questions" if clusters is not None else "items"
-        note = (
-            f"{ALIKE_HEAD}: all {k} {unit} have a mean of {m:.4g}, so every resample gives "
-            "it; this point is no measured certainty, and no verdict rests on it"
-        )
-        return ConfidenceInterval(m, m, level, note=note)
+        why = f"all {k} {unit} have a mean of {m:.4g}, so every resample gives it"
+        return ConfidenceInterval.alike_point(m, level, why)
     counts = _resample_counts(k, n_resamples, seed)
     # A resample draws k clusters: with one item each, every size is k, exactly (the
     # sums of whole numbers below 2**53 are exact), without a pass over the plan.
