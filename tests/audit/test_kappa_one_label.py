@@ -87,10 +87,14 @@ def test_label_merge_of_two_files_of_one_label_prints_kappa_as_undefined(tmp_pat
 
 def test_one_raters_single_label_is_a_kappa_of_zero_kept_as_it_is() -> None:
     # Only the humans gave one label: chance agreement is 17/20, not 1, so kappa is
-    # defined, and 0 (observed = chance) in the data and in every resample alike: the
-    # bootstrap's [0, 0] is that, and the gate calls it uninformative. Left as it is.
+    # defined, and 0 (observed = chance) in the data and in every resample alike, and
+    # the gate calls it uninformative. The estimate is kept; its [0, 0], which no
+    # resample could move, says so (session 42: marked, not read as measured).
     agreement = judge_agreement(["2"] * 17 + ["tie"] * 3, ["2"] * 20, n_resamples=50)
-    assert agreement.kappa_text() == "0.000 [0.000, 0.000]"
+    assert agreement.kappa_text() == "0.000 [0.000, 0.000] (all alike, the bootstrap cannot vary)"
+    assert agreement.kappa_ci.cannot_vary
+    assert agreement.kappa_ci.note is not None
+    assert "the human gave every item one label, so kappa is 0" in agreement.kappa_ci.note
 
 
 def test_s2_of_no_item_without_a_tie_is_na_with_why_not_nan() -> None:

@@ -12,8 +12,9 @@ documented changes made on purpose since, applied to the pinned values before th
 comparison: a Python member's calls count as made, and its usage has 0 reasoning
 tokens (:func:`_made_on_the_engine`), a rate whose flags are all alike has the Wilson
 interval, or the bound from none of its questions off its share
-(:func:`_wilson_where_alike`), and Fleiss' kappa of votes all alike is undefined, with
-the reason (:func:`_undefined_when_alike`).
+(:func:`_wilson_where_alike`), Fleiss' kappa of votes all alike is undefined, with
+the reason (:func:`_undefined_when_alike`), and a figure no resample moved is marked
+so, or bounded (:func:`_marked_when_unvaried`).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def _pinned() -> dict[str, Any]:
     for line in PINNED.read_text(encoding="utf-8").splitlines():
         out.update(json.loads(line))
     return {
-        name: _undefined_when_alike(
-            _wilson_where_alike(_made_on_the_engine(case), _questions(name))
+        name: _marked_when_unvaried(
+            _undefined_when_alike(_wilson_where_alike(_made_on_the_engine(case), _questions(name)))
         )
         for name, case in out.items()
     }
@@ -114,9 +115,59 @@ def _undefined_when_alike(case: Any) -> Any:
     (label,) = [
         v for k, v in (("wins", "1"), ("ties", "tie"), ("losses", "2")) if win[k] == win["n"]
     ]
-    reason = (f"undefined: every member voted {label!r} on every item, so chance agreement "
-              "is 1 and kappa, agreement beyond chance, has no value")  # fmt: skip
+    raters = len(case["result"]["members"])  # the reason is the statistic's own (stats/_panel)
+    reason = (f"undefined: all {raters} raters gave every item the label {label!r}, so chance "
+              "agreement is 1 and kappa, agreement beyond chance, has no value")  # fmt: skip
     return {**case, "diagnostics": {**case["diagnostics"], "fleiss_kappa": {"skipped": reason}}}
+
+
+_ALIKE = "all alike, the bootstrap cannot vary: "
+_NO_CERTAINTY = "; this point is no measured certainty, and no verdict rests on it"
+
+
+def _marked_when_unvaried(case: Any) -> Any:
+    """Figures no resample moved, changed on purpose since: marked, or a bound (H4a, s42).
+
+    A panel of copies gave every resample the same effective number of judges (1),
+    Krippendorff's alpha (1) and Fleiss' kappa (1): percentile intervals ``[1, 1]``,
+    pinned so by 633b969. The first two keep their point, with the note that says no
+    resample could move it; Fleiss' kappa of full agreement gets the bound from none
+    of its ``n`` questions off full agreement: ``1 - u / (1 - p_e)``, ``u`` the Wilson
+    upper bound of 0 of ``n`` (scipy's, here).
+    """
+    if isinstance(case, list):
+        return [_marked_when_unvaried(v) for v in case]
+    if not isinstance(case, dict):
+        return case
+    out = {k: _marked_when_unvaried(v) for k, v in case.items()}
+    ci = out.get("ci")
+    if not isinstance(ci, dict) or not ci.get("estimable") or ci["high"] - ci["low"] > 1e-12:
+        return out
+    if "n_members" in out:  # effective judges
+        m = out["n_members"]
+        why = f"all {m} members gave the same scores on every item, so every resample gives 1"
+        value = out["estimate"]
+    elif "alpha" in out:
+        why, value = "every unit's values agree, so every resample gives alpha 1", out["alpha"]
+    elif "n_raters" in out and out["kappa"] == 1.0:  # Fleiss' kappa, full agreement
+        from scipy.stats import binomtest
+
+        n, p_e = out["n_questions"] or out["n_items"], out["expected"]
+        u = float(binomtest(0, n).proportion_ci(confidence_level=ci["level"], method="wilson").high)
+        note = (
+            f"bound from 0/{n} off full agreement: the raters agreed on every item of all {n} "
+            f"questions, so every resample gives kappa 1. None of the {n} questions has a "
+            f"disagreement, so at most {u:.3f} of all questions do (the Wilson upper bound of "
+            f"0 of {n}), each moving the observed agreement at most to 0: it is at least 1 - "
+            f"{u:.3f}, and kappa, with chance agreement held at its observed {p_e:.3g}, at least "
+            f"1 - {u:.3f} / (1 - {p_e:.3g}). This assumes questions of similar size: agreement "
+            "weighs each by its items"
+        )
+        return {**out, "ci": {**ci, "low": 1.0 - u / (1.0 - p_e), "high": 1.0, "note": note}}
+    else:
+        return out
+    note = _ALIKE + why + _NO_CERTAINTY
+    return {**out, "ci": {**ci, "low": value, "high": value, "note": note}}
 
 
 def _made_on_the_engine(case: Any) -> Any:

@@ -128,8 +128,8 @@ def test_fleiss_kappa_of_a_panel_voting_one_label_on_every_item_is_undefined() -
     panel = Jury([JuryMember(f"m{k}", CallableJudge(longer)) for k in range(3)])
     result = evaluate_jury(panel, items(12, per_question=2), SETTINGS, aggregation="majority")
     fleiss = jury_diagnostics(result).fleiss
-    assert fleiss == (
-        "undefined: every member voted '2' on every item, so chance agreement is 1 and "
-        "kappa, agreement beyond chance, has no value"
+    assert fleiss == (  # the statistic's own reason (stats/_panel.kappa_undefined)
+        "undefined: all 3 raters gave every item the label '2', so chance agreement is 1 "
+        "and kappa, agreement beyond chance, has no value"
     )
     assert jury_diagnostics(result).to_dict()["fleiss_kappa"] == {"skipped": fleiss}

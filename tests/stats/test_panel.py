@@ -42,7 +42,11 @@ def test_fleiss_kappa_is_one_for_identical_raters_and_its_ci_is_seeded() -> None
     ratings = [[lab] * 3 for lab in ["1", "2", "tie", "1", "2", "1"]]
     a = fleiss_kappa(ratings, n_resamples=200, seed=7)
     assert a.kappa == 1.0
-    assert (a.ci.low, a.ci.high) == (1.0, 1.0)
+    # Full agreement: every resample gives 1, so not [1, 1] but the bound from none of
+    # the 6 items off full agreement (tests/stats/test_unvaried_intervals.py).
+    u = 3.8414588206941236 / (6 + 3.8414588206941236)  # Wilson's upper bound of 0 of 6
+    p_e = (3 / 6) ** 2 + (2 / 6) ** 2 + (1 / 6) ** 2
+    assert (a.ci.low, a.ci.high) == pytest.approx((1.0 - u / (1.0 - p_e), 1.0), abs=1e-9)
     assert fleiss_kappa(ratings, n_resamples=200, seed=7) == a
 
 

@@ -6,8 +6,9 @@ that always picks the first slot: consistency ``0.000 [0.000, 0.000]``). Their s
 pairs or items (consistency, first and second position, flips; S1 and S2) now get the
 Wilson score interval on the questions there, checked against scipy's
 ``binomtest(k, n).proportion_ci(method="wilson")``. Kappa is no proportion and keeps
-its interval; so does every share that varies. Preference fairness alike on every
-question gets the share's bound mapped to [-1, 1] (tests/stats/test_fairness_bound.py). A share
+its interval (full agreement is bounded: tests/stats/test_unvaried_intervals.py); so does
+every share that varies. Preference fairness alike on every question gets the share's
+bound mapped to [-1, 1] (tests/stats/test_fairness_bound.py). A share
 alike between 0 and 1 (1/2 on every question) is no count of successes: it gets the
 bound from none of the questions off it, not Wilson's interval.
 """
@@ -73,7 +74,10 @@ def test_a_judge_that_agrees_with_every_human_label() -> None:
     r = judge_agreement(labels, labels, questions=[f"q{i // 2}" for i in range(20)], **OPTIONS)
     is_wilson(r.s1.ci, 10, 10)
     is_wilson(r.s2.ci, 10, 10)  # every question has a decided item
-    assert r.kappa_ci.note is None
+    # Kappa is no share: it gets the bound from none of the 10 questions off full
+    # agreement (tests/stats/test_unvaried_intervals.py), not Wilson's interval.
+    assert r.kappa_ci.note is not None
+    assert r.kappa_ci.note.startswith("bound from 0/10 off full agreement: ")
 
 
 def test_shares_that_vary_keep_their_bootstrap_intervals(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ off the result, calling no judge, so a dissenting member shows up at no cost.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -509,13 +510,9 @@ def _diagnostics(result: JuryResult) -> JuryDiagnostics:
         from fairjudge.stats import agreement_matrix, fleiss_kappa  # loads scipy
 
         votes = [[v.value for v in row] for row in outcomes]
-        if len(alike := {v for row in votes for v in row}) == 1:  # chance agreement is 1
-            fleiss = (
-                f"undefined: every member voted {alike.pop()!r} on every item, so chance "
-                "agreement is 1 and kappa, agreement beyond chance, has no value"
-            )
-        else:
-            fleiss = fleiss_kappa(votes, questions=clusters, **result.boot)
+        kappa = fleiss_kappa(votes, questions=clusters, **result.boot)
+        # Chance agreement 1 (every vote one label): the statistic says why it is undefined.
+        fleiss = (kappa.ci.reason or "undefined") if math.isnan(kappa.kappa) else kappa
         agreement = tuple(tuple(row) for row in agreement_matrix(votes))
     scores = [_scores(j, rule) for j in done]
     too_few = "needs at least two items resolved by every member"

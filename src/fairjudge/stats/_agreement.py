@@ -55,9 +55,16 @@ from fairjudge._errors import InputError
 from fairjudge.stats._bradley_terry import bt_lbfgs
 from fairjudge.stats._bt_data import encode_battles, identify, pair_data
 from fairjudge.stats._bt_solvers import bt_newton
-from fairjudge.stats._intervals import ConfidenceInterval, wilson_when_alike
+from fairjudge.stats._intervals import ConfidenceInterval, did_not_vary, wilson_when_alike
 from fairjudge.stats._leaderboard import ELO_SCALE
-from fairjudge.stats._panel import Metric, alpha_value, check_metric, coincidences
+from fairjudge.stats._panel import (
+    Metric,
+    alpha_value,
+    check_metric,
+    coincidences,
+    kappa_undefined,
+    kappa_when_alike,
+)
 from fairjudge.stats._position_bias import Proportion
 from fairjudge.stats._rank_stats import RankCorrelation, correlation_fields, rank_corr_rows
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
@@ -182,13 +189,21 @@ def _agreement_stats(conf: FloatArray) -> FloatArray:
     return np.stack([s1, s2, kappa], axis=1)
 
 
-def _undefined(label: str, level: float) -> ConfidenceInterval:
-    """Why kappa is undefined: both raters gave every item one label (chance agreement 1)."""
-    return ConfidenceInterval.not_estimable(
-        f"undefined: both raters gave every item the label {label!r}, so chance agreement "
-        "is 1 and kappa, agreement beyond chance, has no value",
-        level,
-    )
+def _kappa_ci(
+    ci: ConfidenceInterval, samples: FloatArray, conf: Any, n_clusters: int, clustered: bool
+) -> ConfidenceInterval:
+    """Cohen's kappa's interval: why it is undefined, or honest when no resample moved it."""
+    total = conf.sum()
+    p_e = float((conf.sum(axis=1) * conf.sum(axis=0)).sum() / (total * total))
+    if p_e >= 1.0:  # chance agreement 1: every resample says only "undefined"
+        return kappa_undefined("both raters", _LABELS[int(conf.argmax()) % 3], ci.level)
+    kappa = (float(np.trace(conf)) / total - p_e) / (1.0 - p_e)
+    sides = {"human": conf.sum(axis=1), "judge": conf.sum(axis=0)}
+    one = [who for who, used in sides.items() if (used > 0).sum() == 1]
+    why = f"every resample gives kappa {kappa:.3g}"
+    if one and abs(kappa) <= 1e-12:
+        why = f"the {one[0]} gave every item one label, so kappa is 0 whatever the other said"
+    return kappa_when_alike(ci, samples, kappa, p_e, n_clusters, clustered, why)
 
 
 def judge_agreement(
@@ -229,11 +244,13 @@ def judge_agreement(
     np.add.at(per_cluster, (plan.clusters, cell), 1.0)
     point = per_cluster.sum(axis=0)
     est = _agreement_stats(point.reshape(1, 3, 3))[0]
-    boot = [
-        _agreement_stats((draws @ per_cluster).reshape(-1, 3, 3))
-        for draws in plan.draws(2 * plan.n_clusters)
-    ]
-    s1_ci, s2_ci, kappa_ci = plan.intervals(np.concatenate(boot))
+    boot = np.concatenate(
+        [
+            _agreement_stats((draws @ per_cluster).reshape(-1, 3, 3))
+            for draws in plan.draws(2 * plan.n_clusters)
+        ]
+    )
+    s1_ci, s2_ci, kappa_ci = plan.intervals(boot)
     conf = point.reshape(3, 3).astype(int)
     decided = int(conf[:2, :2].sum())
     # A share alike in every cluster (that has its items): alike_interval on those.
@@ -251,9 +268,7 @@ def judge_agreement(
         s1=Proportion(float(est[0]), s1_ci, int(np.trace(conf)), n),
         s2=Proportion(float(est[1]), s2_ci, int(conf[0, 0] + conf[1, 1]), decided),
         kappa=float(est[2]),
-        kappa_ci=_undefined(_LABELS[int(conf.argmax()) % 3], plan.level)
-        if math.isnan(est[2])  # chance agreement 1: every resample says only "undefined"
-        else kappa_ci,
+        kappa_ci=_kappa_ci(kappa_ci, boot[:, 2], conf, plan.n_clusters, clustered),
         confusion=ConfusionMatrix(_LABELS, tuple(tuple(int(c) for c in r) for r in conf)),
         n=n,
         **plan.record(),
@@ -333,12 +348,24 @@ def krippendorff_alpha_ci(
     per_cluster = np.zeros((plan.n_clusters, size, size))
     np.add.at(per_cluster, plan.clusters, per_unit)
     point = alpha_value(per_unit.sum(axis=0), values, metric, floor=_FLOOR)
-    boot = [
-        _alphas((draws @ per_cluster.reshape(plan.n_clusters, -1)).reshape(-1, size, size),
-                values, metric)
-        for draws in plan.draws(plan.n_clusters + 2 * size * size)
-    ]  # fmt: skip
-    (ci,) = plan.intervals(np.concatenate(boot))
+    boot = np.concatenate(
+        [
+            _alphas(
+                (draws @ per_cluster.reshape(plan.n_clusters, -1)).reshape(-1, size, size),
+                values,
+                metric,
+            )
+            for draws in plan.draws(plan.n_clusters + 2 * size * size)
+        ]
+    )
+    (ci,) = plan.intervals(boot)
+    if ci.estimable and did_not_vary(boot):  # say so, not [1, 1] as if measured
+        why = (
+            "every unit's values agree, so every resample gives alpha 1"
+            if point >= 1.0 - 1e-12
+            else f"every resample gives alpha {point:.3g}"
+        )
+        ci = ConfidenceInterval.alike_point(point, plan.level, why)
     return KrippendorffAlpha(
         alpha=point,
         ci=ci,

@@ -74,7 +74,7 @@ from typing import Any, Unpack
 import numpy as np
 
 from fairjudge._errors import InputError
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._intervals import ConfidenceInterval, did_not_vary, wilson_when_alike
 from fairjudge.stats._resample import BootstrapOptions, Resampled, plan_bootstrap, unstable_reason
 from fairjudge.stats._validate import (
     OUTCOME_SCORES,
@@ -437,6 +437,24 @@ def length_controlled_win_rate(
     )
     separated = unstable_reason(n_separated, plan.n_resamples, plan.level, _SEPARATED)
     lc_ci, raw_ci, beta_ci = plan.intervals(samples, reasons=[separated, None, separated])
+    # Every question alike (all ties, say): the raw rate is a share alike on every
+    # question, and the fits no resample moved keep their point, marked as such.
+    sums = np.bincount(plan.clusters, weights=y, minlength=plan.n_clusters)
+    shares = sums / np.bincount(plan.clusters, minlength=plan.n_clusters)
+    raw_ci = wilson_when_alike(raw_ci, shares, float(y.mean()), plan.n_questions is not None)
+    why = (
+        "every verdict is a tie, so every resample refits"
+        if (codes == 2).all()
+        else "every question gives the same verdicts at the same lengths, so every resample refits"
+    )
+    if lc_ci.estimable and did_not_vary(samples[:, 0]):
+        lc_ci = ConfidenceInterval.alike_point(
+            float(expit(theta[0])), plan.level, f"{why} the same win rate"
+        )
+    if beta_ci.estimable and did_not_vary(samples[:, 2]):
+        beta_ci = ConfidenceInterval.alike_point(
+            float(beta[0]), plan.level, f"{why} the same coefficient"
+        )
     if lc_ci.estimable and lc_ci.low <= _WHOLE_RANGE and lc_ci.high >= 1.0 - _WHOLE_RANGE:
         whole = "the interval spans essentially all of [0, 1]: too few items to bound it"
         lc_ci = ConfidenceInterval.not_estimable(whole, plan.level)

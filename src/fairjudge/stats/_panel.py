@@ -24,6 +24,7 @@ one column per member:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Unpack
@@ -31,7 +32,7 @@ from typing import Any, Literal, Unpack
 import numpy as np
 
 from fairjudge._errors import ConfigError, InputError
-from fairjudge.stats._intervals import ConfidenceInterval
+from fairjudge.stats._intervals import ConfidenceInterval, did_not_vary, wilson_interval
 from fairjudge.stats._resample import BootstrapOptions, Resampled, nan_to_none, plan_bootstrap
 from fairjudge.stats._validate import FloatArray, check_outcomes
 
@@ -45,6 +46,8 @@ __all__ = [
 ]
 
 Metric = Literal["nominal", "ordinal", "interval"]
+
+_LABELS = ("1", "2", "tie")  # the outcome codes' order (check_outcomes)
 
 
 def _label_matrix(ratings: Sequence[Sequence[str]]) -> np.ndarray[Any, np.dtype[np.intp]]:
@@ -96,6 +99,8 @@ class FleissKappa(Resampled):
     def summary(self) -> str:
         """One line."""
         size = f"{self.n_items} items, {self.n_raters} raters"
+        if math.isnan(self.kappa):  # chance agreement 1: no number, not even 0
+            return f"Fleiss' kappa n/a ({self.ci.reason}) ({size})"
         return f"Fleiss' kappa {self.kappa:.3f} {self.ci} ({size})"
 
 
@@ -107,6 +112,62 @@ def _kappa(sq_sums: FloatArray, counts: FloatArray, items: FloatArray, m: int) -
         expected = (p * p).sum(axis=1)
         out: FloatArray = np.where(expected < 1.0, (observed - expected) / (1.0 - expected), np.nan)
     return out
+
+
+def kappa_undefined(who: str, label: str, level: float) -> ConfidenceInterval:
+    """Why kappa has no value: ``who`` gave every item ``label``, so chance agreement is 1.
+
+    The one place that says it, for Cohen's kappa (``who`` "both raters") and
+    Fleiss' (``"all 3 raters"``).
+    """
+    return ConfidenceInterval.not_estimable(
+        f"undefined: {who} gave every item the label {label!r}, so chance agreement "
+        "is 1 and kappa, agreement beyond chance, has no value",
+        level,
+    )
+
+
+def kappa_when_alike(
+    ci: ConfidenceInterval,
+    samples: FloatArray,
+    kappa: float,
+    expected: float,
+    n_clusters: int,
+    clustered: bool,
+    why: str,
+) -> ConfidenceInterval:
+    """``ci``, or an honest interval when every resample gave the same kappa.
+
+    Kappa is ``(p_o - p_e) / (1 - p_e)``. When the raters agreed on every item,
+    every resample gives 1 and the percentile interval is ``[1, 1]``. Then, as for a
+    share alike on every question (:func:`._intervals.alike_interval`): none of the
+    ``n`` clusters has a disagreement, so at most ``u`` of them do (``u`` the Wilson
+    upper bound of 0 of ``n``), each moving the observed agreement at most to 0, so
+    ``p_o >= 1 - u`` and, with chance agreement held at its observed ``p_e``,
+    ``kappa >= 1 - u / (1 - p_e)`` (above ``-p_e / (1 - p_e)``, kappa's least value,
+    since ``u < 1``). Any other kappa that no resample moved (0 from a rater who gave one label
+    throughout, whatever the other said) keeps its point, marked
+    (:meth:`ConfidenceInterval.alike_point`, ``why`` saying what made it so).
+    """
+    if not ci.estimable or not did_not_vary(samples):
+        return ci
+    if kappa < 1.0 - 1e-12:
+        return ConfidenceInterval.alike_point(kappa, ci.level, why)
+    u = wilson_interval(0.0, n_clusters, ci.level)[1]
+    low = 1.0 - u / (1.0 - expected)
+    unit = "question" if clustered else "item"
+    where = f"every item of all {n_clusters} questions" if clustered else f"all {n_clusters} items"
+    note = (
+        f"bound from 0/{n_clusters} off full agreement: the raters agreed on {where}, so "
+        f"every resample gives kappa 1. None of the "
+        f"{n_clusters} {unit}s has a disagreement, so at most {u:.3f} of all {unit}s do (the "
+        f"Wilson upper bound of 0 of {n_clusters}), each moving the observed agreement at "
+        f"most to 0: it is at least 1 - {u:.3f}, and kappa, with chance agreement held at "
+        f"its observed {expected:.3g}, at least 1 - {u:.3f} / (1 - {expected:.3g})"
+    )
+    if clustered:
+        note += ". This assumes questions of similar size: agreement weighs each by its items"
+    return ConfidenceInterval(low, 1.0, ci.level, note=note)
 
 
 def fleiss_kappa(
@@ -142,15 +203,22 @@ def fleiss_kappa(
     np.add.at(size, plan.clusters, 1.0)
     one = np.ones((1, k))
     point = _kappa(one @ sq, one @ cat, one @ size, m)
-    boot = [_kappa(d @ sq, d @ cat, d @ size, m) for d in plan.draws(5 * k)]
-    (ci,) = plan.intervals(np.concatenate(boot))
+    boot = np.concatenate([_kappa(d @ sq, d @ cat, d @ size, m) for d in plan.draws(5 * k)])
+    (ci,) = plan.intervals(boot)
     p = per_item.sum(axis=0) / (n * m)
     observed = float(((per_item**2).sum() - n * m) / (n * m * (m - 1)))
+    expected = float((p * p).sum())
+    if math.isnan(point[0]):  # chance agreement 1: every resample says only "undefined"
+        ci = kappa_undefined(f"all {m} raters", _LABELS[int(p.argmax())], plan.level)
+    else:
+        why = f"every resample gives kappa {float(point[0]):.3g}"
+        clustered = plan.n_questions is not None
+        ci = kappa_when_alike(ci, boot, float(point[0]), expected, k, clustered, why)
     return FleissKappa(
         kappa=float(point[0]),
         ci=ci,
         observed=observed,
-        expected=float((p * p).sum()),
+        expected=expected,
         n_items=n,
         n_raters=m,
         **plan.record(),
@@ -288,17 +356,27 @@ def effective_judges(
     np.add.at(cross, plan.clusters, centred[:, :, None] * centred[:, None, :])
     np.add.at(apart, plan.clusters, (x[:, :, None] - x[:, None, :]) ** 2)
     np.add.at(size, plan.clusters, 1.0)
-    boot = [
-        _n_eff(
-            d @ sums,
-            (d @ cross.reshape(k, -1)).reshape(-1, m, m),
-            (d @ apart.reshape(k, -1)).reshape(-1, m, m),
-            d @ size,
-            m,
+    boot = np.concatenate(
+        [
+            _n_eff(
+                d @ sums,
+                (d @ cross.reshape(k, -1)).reshape(-1, m, m),
+                (d @ apart.reshape(k, -1)).reshape(-1, m, m),
+                d @ size,
+                m,
+            )
+            for d in plan.draws(k + 4 * m * m)
+        ]
+    )
+    (ci,) = plan.intervals(boot)
+    if ci.estimable and did_not_vary(boot):  # say so, not [1, 1] as if measured
+        same = all(np.array_equal(x[:, 0], x[:, j]) for j in range(1, m))
+        why = (
+            f"all {m} members gave the same scores on every item, so every resample gives 1"
+            if same
+            else f"every resample gives {estimate:.3g}"
         )
-        for d in plan.draws(k + 4 * m * m)
-    ]
-    (ci,) = plan.intervals(np.concatenate(boot))
+        ci = ConfidenceInterval.alike_point(estimate, plan.level, why)
     return EffectiveJudges(
         estimate=estimate,
         ci=ci,
