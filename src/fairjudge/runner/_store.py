@@ -22,13 +22,20 @@ import fairjudge.runner._records as _records
 from fairjudge._call import Closing, Completion
 from fairjudge._redact import Redactor
 from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION, USAGE_COLUMNS, Row, utc_now
-from fairjudge.runner._store_errors import StoreRowDamaged, StoreWriteError, cause_of
-from fairjudge.runner._store_open import fetch_all, open_store
+from fairjudge.runner._store_errors import (
+    NotUtf8,
+    StoreRowDamaged,
+    StoreWriteError,
+    cause_of,
+    fetch_all,
+)
+from fairjudge.runner._store_open import open_store
 from fairjudge.runner._store_schema import (
     DEFAULT_LEASE_S,
     LEASE_ROW,
     claim_keys,
     drop_expired,
+    in_chunks,
     new_owner,
     release_keys,
     renew_all,
@@ -59,7 +66,6 @@ __all__ = [
 DEFAULT_STORE_PATH = Path(".fairjudge") / "store.sqlite"
 """Where the store lives unless ``--store`` says otherwise (relative to the working dir)."""
 
-_IN_CHUNK = 500  # keys per SELECT ... IN (...); well under SQLite's variable limit
 _STATUS = COLUMNS.index("status")
 _ROWS = f"SELECT {', '.join(COLUMNS)} FROM calls"  # every column, in order
 _T = TypeVar("_T")
@@ -83,14 +89,6 @@ _LONG = (
     "INSERT INTO claims VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET "
     "expires_at = MAX(expires_at, excluded.expires_at)"
 )
-
-
-def _chunks(keys: Iterable[str]) -> Iterator[tuple[list[str], str]]:
-    """The distinct ``keys`` in chunks for ``WHERE key IN (...)``, each with its ``?`` marks."""
-    wanted = list(dict.fromkeys(keys))
-    for start in range(0, len(wanted), _IN_CHUNK):
-        chunk = wanted[start : start + _IN_CHUNK]
-        yield chunk, ",".join("?" * len(chunk))
 
 
 class Store(Closing):
@@ -283,7 +281,7 @@ class Store(Closing):
         rows: list[tuple[Any, ...]] = []
         sql = f"SELECT key, {columns} FROM calls WHERE {where} key IN "
         with self._lock:
-            for chunk, marks in _chunks(keys):
+            for chunk, marks in in_chunks(keys):
                 rows += fetch_all(self._conn, f"{sql}({marks})", chunk)
         return rows
 
@@ -338,7 +336,7 @@ class Store(Closing):
     def has_all(self, keys: Iterable[str]) -> bool:
         """Whether every one of ``keys`` has an ``ok`` row; reads the keys only, in chunks."""
         with self._lock:
-            for chunk, marks in _chunks(keys):
+            for chunk, marks in in_chunks(keys):
                 (found,) = self._conn.execute(
                     f"SELECT COUNT(*) FROM calls WHERE status = 'ok' AND key IN ({marks})", chunk
                 ).fetchone()
@@ -382,7 +380,7 @@ class Store(Closing):
 
         The caller holds ``self._lock``.
         """
-        usage = usage_rows(self._conn, [str(row[0]) for row in rows])
+        usage = usage_rows(self._conn, [row[0] for row in rows if type(row[0]) is str])
         redactor = Redactor.current()
 
         def read(row: Row) -> CallRecord:
@@ -591,6 +589,9 @@ def record_of(row: Row) -> CallRecord:
     from fairjudge.runner._call_record import from_row
 
     data = dict(zip(COLUMNS, row, strict=True))
+    # Text that is not UTF-8 is named so whichever column holds it, as every reader says it.
+    if (bad := next((c for c, v in data.items() if type(v) is NotUtf8), None)) is not None:
+        raise DamagedColumn(bad, NotUtf8.problem)
     decoded = {c: check_json(c, data[c]) for c in ("spec", "parsed", "top_logprobs")}
     for column, value in decoded.items():
         if not (isinstance(value, dict) or (value is None and column != "spec")):
@@ -644,9 +645,7 @@ def write_usage(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> No
 def usage_rows(conn: sqlite3.Connection, keys: list[str]) -> dict[str, dict[str, Any]]:
     """``{key: {column: value}}`` for the keys that have a row, as stored (unchecked)."""
     found: dict[str, dict[str, Any]] = {}
-    for start in range(0, len(keys), 500):
-        chunk = keys[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(keys):
         for key, *values in fetch_all(
             conn,
             f"SELECT key, {', '.join(USAGE_COLUMNS)} FROM call_usage WHERE key IN ({marks})",
@@ -664,8 +663,9 @@ def checked_usage(row: dict[str, Any]) -> dict[str, Any]:
     """
     for column in ("reasoning_tokens", "cached_input_tokens", "cache_write_tokens"):
         count_of(column, row[column])
-    if not (row["usage_problem"] is None or type(row["usage_problem"]) is str):
-        raise DamagedColumn("usage_problem", "is not text")
+    problem = row["usage_problem"]
+    if not (problem is None or type(problem) is str):
+        raise DamagedColumn("usage_problem", getattr(problem, "problem", "is not text"))
     if row["batch"] not in (0, 1) or type(row["batch"]) is not int:
         raise DamagedColumn("batch", "is not 0 or 1")
     return {**row, "batch": bool(row["batch"])}

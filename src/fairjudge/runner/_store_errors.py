@@ -1,8 +1,11 @@
-"""Why the store cannot be written, in words that say what to fix.
+"""Why the store cannot be written or read, in words that say what to fix.
 
 At open, a failure is a :class:`~fairjudge.ConfigError` before any call; mid-run it
 is a :class:`StoreWriteError` that stops new calls. :func:`cause_of` finds the reason
 a person can act on; :class:`StoreRowDamaged` names a damaged row and how to delete it.
+Every read of the store that may meet text that is not UTF-8 goes through
+:func:`fetch_all`, which hands such a value over as :class:`NotUtf8` for the reader
+to report, instead of failing in Python's reader.
 """
 
 from __future__ import annotations
@@ -13,19 +16,26 @@ import re
 import shlex
 import shutil
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from fairjudge._errors import ConfigError, FairJudgeError
 from fairjudge._redact import scrub
 
 __all__ = [
     "MIN_FREE_BYTES",
+    "NotUtf8",
     "StoreRowDamaged",
     "StoreWriteError",
+    "as_text",
     "cause_of",
+    "fetch_all",
+    "fetch_checked",
     "free_bytes",
     "is_corruption",
+    "sql_text",
+    "store_file",
 ]
 
 MIN_FREE_BYTES = 16 * 1024 * 1024
@@ -166,11 +176,15 @@ def _key_shown(key: str) -> str:
     return key if _PLAIN_KEY.fullmatch(key) else ascii(key)[:80]
 
 
-def _key_sql(key: str) -> str:
-    """``key`` as an SQL literal that is safe inside a double-quoted shell word."""
-    if _PLAIN_KEY.fullmatch(key):
-        return f"'{key}'"
-    return f"CAST(X'{key.encode('utf-8', 'surrogatepass').hex()}' AS TEXT)"
+def sql_text(text: str) -> str:
+    """``text`` as an SQL literal that is safe inside a double-quoted shell word.
+
+    Text read from the store as :class:`NotUtf8` (its bytes that are not UTF-8 as
+    lone surrogates) is written back as the very bytes it was read from.
+    """
+    if _PLAIN_KEY.fullmatch(text):
+        return f"'{text}'"
+    return f"CAST(X'{text.encode('utf-8', 'surrogateescape').hex()}' AS TEXT)"
 
 
 class StoreRowDamaged(ConfigError):
@@ -215,7 +229,7 @@ class StoreRowDamaged(ConfigError):
     @property
     def delete_sql(self) -> str:
         """The SQL statement that deletes every damaged row."""
-        keys = ", ".join(_key_sql(key) for key in self.damage)
+        keys = ", ".join(sql_text(key) for key in self.damage)
         return f"DELETE FROM calls WHERE key IN ({keys})"
 
     def __str__(self) -> str:
@@ -238,3 +252,84 @@ class StoreRowDamaged(ConfigError):
             f"next run makes those calls again (at their cost): sqlite3 "
             f'{shlex.quote(self.path)} "{self.delete_sql}"'
         )
+
+
+class NotUtf8(bytes):
+    """The bytes of a text value that is not UTF-8 (a store's reader names its column).
+
+    ``str()`` of it is the text with each byte that is not UTF-8 as a lone surrogate
+    (``surrogateescape``): what a message shows (escaped) and :func:`sql_text` turns
+    back into the same bytes, so a damaged row's key still finds the row.
+    """
+
+    problem = "is not UTF-8 text"
+    """What a damaged row's report says of the column."""
+
+    def __str__(self) -> str:
+        """The value as text, its bytes that are not UTF-8 as lone surrogates."""
+        return self.decode("utf-8", "surrogateescape")
+
+
+def _lenient(data: bytes) -> str | bytes:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotUtf8(data)
+
+
+def as_text(row: Sequence[Any]) -> tuple[Any, ...]:
+    """``row`` with each :class:`NotUtf8` value as its ``str()``, the rest as they are."""
+    return tuple(str(v) if isinstance(v, NotUtf8) else v for v in row)
+
+
+def _fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> tuple[list[Any], Any]:
+    """The rows, and the ``description`` of the lenient query (``None``: all text was UTF-8)."""
+    try:
+        return conn.execute(sql, params).fetchall(), None
+    except sqlite3.OperationalError as exc:
+        if "decode to UTF-8" not in str(exc):
+            raise
+    conn.text_factory = _lenient
+    try:
+        cursor = conn.execute(sql, params)
+        return cursor.fetchall(), cursor.description
+    finally:
+        conn.text_factory = str
+
+
+def fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    """``conn.execute(sql, params).fetchall()``, even over text that is not UTF-8.
+
+    SQLite keeps whatever bytes a TEXT value is given (``CAST(X'ff' AS TEXT)``), and
+    Python's reader raises on the first it cannot decode, naming no row (the store
+    reported it as a write it could not make). Then the query runs again, such values
+    read as :class:`NotUtf8`, for the caller to name each damaged row. The usual query
+    pays nothing for it.
+    """
+    return _fetch(conn, sql, params)[0]
+
+
+def fetch_checked(
+    conn: sqlite3.Connection,
+    sql: str,
+    params: Sequence[Any],
+    damaged: Callable[[str, str, tuple[Any, ...]], ConfigError],
+) -> list[Any]:
+    """:func:`fetch_all` where a row with text that is not UTF-8 is refused.
+
+    Raises:
+        ConfigError: ``damaged(store file, column, row)`` for the first such row, its
+            values as :func:`as_text` gives them.
+    """
+    rows, description = _fetch(conn, sql, params)
+    if description is not None:
+        for row in rows:
+            for value, about in zip(row, description, strict=True):
+                if isinstance(value, NotUtf8):
+                    raise damaged(store_file(conn), about[0], as_text(row))
+    return rows
+
+
+def store_file(conn: sqlite3.Connection) -> str:
+    """The file of the store ``conn`` has open (as SQLite names it: the full path)."""
+    return next((f for _, name, f in conn.execute("PRAGMA database_list") if name == "main"), "")

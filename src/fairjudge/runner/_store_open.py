@@ -14,16 +14,26 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from fairjudge._errors import ConfigError
 from fairjudge.runner._records import COLUMNS, SCHEMA_VERSION
-from fairjudge.runner._store_errors import MIN_FREE_BYTES, cause_of, free_bytes, is_corruption
-from fairjudge.runner._store_schema import BATCH_TABLES, SchemaObject, check_schema, expected_schema
+from fairjudge.runner._store_errors import (
+    MIN_FREE_BYTES,
+    cause_of,
+    fetch_all,
+    free_bytes,
+    is_corruption,
+)
+from fairjudge.runner._store_schema import (
+    BATCH_TABLES,
+    SchemaObject,
+    check_schema,
+    expected_schema,
+    shown,
+)
 
-__all__ = ["APPLICATION_ID", "USAGE_TABLE", "NotUtf8", "fetch_all", "open_store"]
+__all__ = ["APPLICATION_ID", "USAGE_TABLE", "open_store"]
 
 APPLICATION_ID = 0x464A4447
 """``PRAGMA application_id`` of a fairjudge store: the bytes ``FJDG``."""
@@ -325,11 +335,9 @@ def _check_identity(conn: sqlite3.Connection, path: str) -> bool:
     """
     app_id: int = conn.execute("PRAGMA application_id").fetchone()[0]
     version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    tables = {
-        name
-        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        if not name.startswith("sqlite_")
-    }
+    # Read as the schema check reads them: a name that is not UTF-8 is named, not a crash.
+    listed = fetch_all(conn, "SELECT name FROM sqlite_master WHERE type = 'table'")
+    tables = {str(name) for (name,) in listed if not str(name).startswith("sqlite_")}
     if app_id == APPLICATION_ID:
         if version > SCHEMA_VERSION:
             raise ConfigError(
@@ -344,13 +352,13 @@ def _check_identity(conn: sqlite3.Connection, path: str) -> bool:
         raise _refuse(path, f"it belongs to another program (application_id {app_id:#x}); {ours}")
     if not tables:
         raise _refuse(path, f"it is a SQLite database with no tables; {ours}")
-    columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(calls)"))
+    columns = tuple(str(row[1]) for row in fetch_all(conn, "PRAGMA table_info(calls)"))
     if tables <= _our_tables() and columns == COLUMNS and version == SCHEMA_VERSION:
         return True  # written before the application id existed
     if "calls" in tables and columns != COLUMNS:
         why = "its own 'calls' table has other columns"
     else:
-        why = f"it holds tables {', '.join(sorted(tables))} (user_version {version})"
+        why = f"it holds tables {', '.join(map(shown, sorted(tables)))} (user_version {version})"
     raise _refuse(path, f"{why}; {ours}")
 
 
@@ -382,37 +390,3 @@ def _probe(conn: sqlite3.Connection) -> None:
     finally:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
-
-
-class NotUtf8(bytes):
-    """The bytes of a text value that is not UTF-8 (a store's reader names its column)."""
-
-    problem = "is not UTF-8 text"
-    """What a damaged row's report says of the column."""
-
-
-def _lenient(data: bytes) -> str | bytes:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return NotUtf8(data)
-
-
-def fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-    """``conn.execute(sql, params).fetchall()``, even over text that is not UTF-8.
-
-    SQLite keeps whatever bytes a TEXT value is given (``CAST(X'ff' AS TEXT)``), and
-    Python's reader raises on the first it cannot decode, naming no row. Then the query
-    runs again, such values read as :class:`NotUtf8`, for the row checks to name each
-    damaged row. The usual query pays nothing for it.
-    """
-    try:
-        return conn.execute(sql, params).fetchall()
-    except sqlite3.OperationalError as exc:
-        if "decode to UTF-8" not in str(exc):
-            raise
-    conn.text_factory = _lenient
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.text_factory = str

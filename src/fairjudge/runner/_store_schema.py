@@ -7,7 +7,6 @@ which call now and which provider batch holds it (design: ``docs/internals.md``)
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import secrets
@@ -19,7 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairjudge._errors import ConfigError
-from fairjudge.runner._store_errors import StoreRowDamaged
+from fairjudge.runner._store_errors import (
+    NotUtf8,
+    StoreRowDamaged,
+    as_text,
+    fetch_all,
+    fetch_checked,
+    sql_text,
+    store_file,
+)
 
 __all__ = [
     "BATCH_TABLES",
@@ -35,6 +42,7 @@ __all__ = [
     "drop_expired",
     "expected_schema",
     "failed_in_batches",
+    "in_chunks",
     "lost",
     "new_owner",
     "open_batches",
@@ -44,6 +52,7 @@ __all__ = [
     "renew_all",
     "schema_of",
     "seen",
+    "shown",
 ]
 
 
@@ -90,17 +99,20 @@ def schema_of(conn: sqlite3.Connection) -> dict[tuple[str, str], SchemaObject]:
     """Every object in the database of ``conn``, keyed by ``(type, name)``.
 
     Reads ``sqlite_master`` and the column pragmas only: nothing in the schema runs.
+    Text that is not UTF-8 (a name, a statement) is read as :func:`as_text` gives it,
+    so that the check names the object instead of failing to read it.
     """
     found: dict[tuple[str, str], SchemaObject] = {}
-    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
-    for kind, name, table, sql in rows:
+    for row in fetch_all(conn, "SELECT type, name, tbl_name, sql FROM sqlite_master"):
+        kind, name, table, sql = as_text(row)
         # Not a view's columns: reading them runs the view's query, which can fail (a
         # table it names is gone) or call functions; its CREATE statement says it all.
+        # Nor those of a name that is not UTF-8: no statement can name it, nor is it ours.
         pragma = {"table": "table_xinfo", "index": "index_xinfo"}
         columns: tuple[tuple[object, ...], ...] = ()
-        if kind in pragma:
-            listed = conn.execute(f"PRAGMA {pragma[kind]}({_quoted(name)})").fetchall()
-            columns = tuple(tuple(row[1:]) for row in listed)
+        if kind in pragma and not isinstance(row[1], NotUtf8):
+            listed = fetch_all(conn, f"PRAGMA {pragma[kind]}({_quoted(name)})")
+            columns = tuple(as_text(info[1:]) for info in listed)
         found[(kind, name)] = SchemaObject(kind, name, table, _folded(sql), columns)
     return found
 
@@ -152,7 +164,7 @@ def check_schema(
     return any(key not in found for key in expected)
 
 
-def _shown(name: str) -> str:
+def shown(name: str) -> str:
     """A name as a message shows it: as is when plain, else escaped (it is the file's text)."""
     return name if _PLAIN_NAME.fullmatch(name) else ascii(name)
 
@@ -173,33 +185,33 @@ def _column_change(
     names, our_names = [str(c[0]) for c in found], [str(c[0]) for c in ours]
     extra = [n for n in names if n not in our_names]
     if extra:
-        return f"with a column {_shown(extra[0])} that fairjudge does not write"
+        return f"with a column {shown(extra[0])} that fairjudge does not write"
     missing = [n for n in our_names if n not in names]
     if missing:
-        return f"without the column {_shown(missing[0])} that fairjudge writes"
+        return f"without the column {shown(missing[0])} that fairjudge writes"
     if names != our_names:
         return "with its columns in another order than fairjudge's"
     for column, our_column in zip(found, ours, strict=True):
         if column[1] != our_column[1]:
-            declared = f"as {_shown(str(column[1]))}" if column[1] else "without a type"
+            declared = f"as {shown(str(column[1]))}" if column[1] else "without a type"
             return (
-                f"whose column {_shown(str(column[0]))} is declared {declared} where "
+                f"whose column {shown(str(column[0]))} is declared {declared} where "
                 f"fairjudge declares it as {our_column[1]}"
             )
     changed = next(n for n, c, o in zip(names, found, ours, strict=True) if c != o)
     return (
-        f"whose column {_shown(changed)} is declared otherwise than fairjudge declares it "
+        f"whose column {shown(changed)} is declared otherwise than fairjudge declares it "
         "(NOT NULL, default, key or generated)"
     )
 
 
 def _foreign(path: str, problems: list[tuple[SchemaObject, str]]) -> ConfigError:
-    shown = "; ".join(_described(path, obj, why) for obj, why in problems[:_SHOWN])
+    named = "; ".join(_described(path, obj, why) for obj, why in problems[:_SHOWN])
     more = len(problems) - _SHOWN
     if more > 0:
-        shown += f"; and {more} more (`sqlite3 {shlex.quote(path)} .schema` shows them all)"
+        named += f"; and {more} more (`sqlite3 {shlex.quote(path)} .schema` shows them all)"
     return ConfigError(
-        f"the store {path!r} has a schema that fairjudge does not write: {shown}. "
+        f"the store {path!r} has a schema that fairjudge does not write: {named}. "
         "A trigger or view in a store can rewrite what a run stores or reads back, and "
         "a changed table can change what is kept, so fairjudge did not open it and no "
         "call was made. Its rows may already have been rewritten: do not reuse them; "
@@ -209,14 +221,14 @@ def _foreign(path: str, problems: list[tuple[SchemaObject, str]]) -> ConfigError
 
 
 def _described(path: str, obj: SchemaObject, why: str) -> str:
-    on = f" on table {_shown(obj.table)}" if obj.type in ("index", "trigger") else ""
+    on = f" on table {shown(obj.table)}" if obj.type in ("index", "trigger") else ""
     # ``.schema NAME`` selects by table name: for an index or trigger it is the
     # table's name, which shows the table with its indexes and triggers.
     if _PLAIN_NAME.fullmatch(obj.name) and _PLAIN_NAME.fullmatch(obj.table):
         command = f"sqlite3 {shlex.quote(path)} '.schema {obj.table}'"
     else:  # a name a dot-command could misread: show the whole schema
         command = f"sqlite3 {shlex.quote(path)} .schema"
-    return f"{obj.type} {_shown(obj.name)}{on} {why} (see it with `{command}`)"
+    return f"{obj.type} {shown(obj.name)}{on} {why} (see it with `{command}`)"
 
 
 DEFAULT_LEASE_S = 120.0
@@ -279,15 +291,23 @@ def _dead_here(owner: str, host: str) -> bool:
 
 
 def drop_dead_owners(conn: sqlite3.Connection) -> None:
-    """Drop the claims of processes on this host that died holding them."""
+    """Drop the claims of processes on this host that died holding them.
+
+    An owner that is not UTF-8 (planted: fairjudge never writes one) is read as
+    :class:`NotUtf8`, judged by its text, and deleted by its very bytes.
+    """
     host = _where()
-    dead = [o for (o,) in conn.execute("SELECT DISTINCT owner FROM claims") if _dead_here(o, host)]
-    conn.executemany("DELETE FROM claims WHERE owner = ?", [(o,) for o in dead])
+    owners = fetch_all(conn, "SELECT DISTINCT owner FROM claims")
+    dead = [(o,) for (o,) in owners if _dead_here(str(o), host)]
+    conn.executemany("DELETE FROM claims WHERE owner = CAST(? AS TEXT)", dead)
 
 
-def _chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
-    for start in range(0, len(keys), _CHUNK):
-        yield keys[start : start + _CHUNK]
+def in_chunks(keys: Iterable[str]) -> Iterator[tuple[list[str], str]]:
+    """The distinct ``keys`` in chunks for ``WHERE key IN (...)``, each with its ``?`` marks."""
+    wanted = list(dict.fromkeys(keys))
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
 
 
 def claim_keys(
@@ -307,8 +327,7 @@ def claim_keys(
     latest = now + _BELIEVED_LEASES * DEFAULT_LEASE_S
     drop_dead_owners(conn)
     claimed: list[str] = []
-    for chunk in _chunks(keys):
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(keys):
         answered = f"SELECT key FROM calls WHERE status = 'ok' AND key IN ({marks})"
         taken = {key for (key,) in conn.execute(answered, chunk)}
         taken.update(
@@ -320,7 +339,7 @@ def claim_keys(
                 (owner, now, latest, LEASE_ROW, *chunk),
             )
         )
-        mine = [key for key in dict.fromkeys(chunk) if key not in taken]
+        mine = [key for key in chunk if key not in taken]
         conn.executemany(
             "INSERT INTO claims (key, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) "
             "DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at",
@@ -346,8 +365,7 @@ def release_keys(conn: sqlite3.Connection, owner: str, keys: Sequence[str] | Non
     if keys is None:
         conn.execute("DELETE FROM claims WHERE owner = ?", (owner,))
         return
-    for chunk in _chunks(keys):
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(keys):
         conn.execute(f"DELETE FROM claims WHERE owner = ? AND key IN ({marks})", (owner, *chunk))
 
 
@@ -439,13 +457,11 @@ _MEMBERS = (
 
 def open_batches(conn: sqlite3.Connection, keys: Iterable[str]) -> list[OpenBatch]:
     """The batches not yet collected that hold any of ``keys``, each with all its members."""
-    wanted = list(dict.fromkeys(keys))
     ids: set[str] = set()
-    for chunk in _chunks(wanted):
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(keys):
         ids.update(
             batch_id
-            for (batch_id,) in _read(
+            for (batch_id,) in fetch_checked(
                 conn,
                 "SELECT DISTINCT c.batch_id FROM batch_calls c JOIN batches b ON b.id = c.batch_id "
                 f"WHERE b.collected_at IS NULL AND c.key IN ({marks})",
@@ -455,7 +471,7 @@ def open_batches(conn: sqlite3.Connection, keys: Iterable[str]) -> list[OpenBatc
         )
     found = []
     for bid in sorted(ids):
-        rows = _read(conn, _MEMBERS, (bid,), _batch_row)
+        rows = fetch_checked(conn, _MEMBERS, (bid,), _batch_row)
         provider, backend, model, base_url, status, submitted = rows[0][3:]
         members = {cid: key for _, cid, key, *_ in rows}
         route = (backend, model, base_url)
@@ -470,21 +486,33 @@ def failed_in_batches(
 
     Error rows of calls that a collected batch held: what batch results wrote (the
     caller runs the transaction). A lost batch (:func:`lost`) answered nothing.
+
+    Raises:
+        StoreRowDamaged: Naming every such row with text that is not UTF-8, as
+            reading the records (:meth:`Store.get <fairjudge.runner.Store.get>`) does.
     """
     found: dict[str, tuple[str | None, str | None]] = {}
-    for chunk in _chunks(list(dict.fromkeys(keys))):
-        marks = ",".join("?" * len(chunk))
-        rows = _read(
+    damage: dict[str, str] = {}
+    for chunk, marks in in_chunks(keys):
+        for key, kind, message in fetch_all(
             conn,
             "SELECT c.key, c.error_kind, c.error_message FROM calls c WHERE c.status = 'error' "
             f"AND c.key IN ({marks}) AND EXISTS (SELECT 1 FROM batch_calls m JOIN batches b "
             "ON b.id = m.batch_id WHERE m.key = c.key AND b.collected_at IS NOT NULL "
             "AND b.status <> 'lost')",
             chunk,
-            lambda path, column, row: StoreRowDamaged(path, {row[0]: f"{column} {_NOT_UTF8}"}),
-        )
-        found.update((key, (kind, message)) for key, kind, message in rows)
+        ):
+            texts = zip(_ERROR_TEXTS, (kind, message), strict=True)
+            bad = next((column for column, v in texts if type(v) is NotUtf8), None)
+            if bad is not None:
+                damage[key] = f"{bad} {NotUtf8.problem}"
+            found[key] = (kind, message)
+    if damage:
+        raise StoreRowDamaged(store_file(conn), damage)
     return found
+
+
+_ERROR_TEXTS = ("error_kind", "error_message")
 
 
 def renamed(conn: sqlite3.Connection, old: str, new: str, status: str, now: str) -> None:
@@ -527,53 +555,13 @@ def lost(conn: sqlite3.Connection, batch_id: str, now: str) -> None:
     )
 
 
-_NOT_UTF8 = "is not UTF-8 text"
-
-
-_Damaged = Callable[[str, str, tuple[Any, ...]], ConfigError]
-
-
-def _read(conn: sqlite3.Connection, sql: str, args: Sequence[Any], damaged: _Damaged) -> list[Any]:
-    """``conn.execute(sql, args).fetchall()``; a row with text that is not UTF-8 is damaged.
-
-    SQLite keeps whatever bytes a TEXT value is given (``CAST(X'ff' AS TEXT)``), and
-    Python's reader fails on them naming no row, which the store reported as a failed
-    write. The query then runs again with such bytes read as lone surrogates
-    (``surrogateescape``), and the first row holding one raises ``damaged(store file,
-    column, row)``. The usual query pays nothing.
-    """
-    try:
-        return conn.execute(sql, args).fetchall()
-    except sqlite3.OperationalError as exc:
-        if "decode to UTF-8" not in str(exc):
-            raise
-        conn.text_factory = functools.partial(str, encoding="utf-8", errors="surrogateescape")
-        try:
-            rows = (cursor := conn.execute(sql, args)).fetchall()
-        finally:
-            conn.text_factory = str
-        for row in rows:
-            for value, about in zip(row, cursor.description, strict=True):
-                if isinstance(value, str) and any("\udc80" <= c <= "\udcff" for c in value):
-                    raise damaged(_file(conn), about[0], row) from None
-        raise
-
-
-def _file(conn: sqlite3.Connection) -> str:
-    """The file of the store ``conn`` has open (as SQLite names it: the full path)."""
-    return next((f for _, name, f in conn.execute("PRAGMA database_list") if name == "main"), "")
+# _batch_teach.py imports it under this name; it is :func:`_store_errors.sql_text` now.
+_sql_text = sql_text
 
 
 def _batch_row(path: str, column: str, row: tuple[Any, ...]) -> BatchRecordDamaged:
     """The damaged record of a ``(batch_id, [custom_id, ...])`` row."""
     return BatchRecordDamaged(path, row[0], column, row[1] if len(row) > 1 else None)
-
-
-def _sql_text(text: str) -> str:
-    """``text`` as an SQL literal that is safe inside a double-quoted shell word."""
-    if _PLAIN_NAME.fullmatch(text):
-        return f"'{text}'"
-    return f"CAST(X'{text.encode('utf-8', 'surrogateescape').hex()}' AS TEXT)"
 
 
 class BatchRecordDamaged(ConfigError):
@@ -606,10 +594,10 @@ class BatchRecordDamaged(ConfigError):
         row = f"the {self.table} row of batch {self.batch!a}"
         if self.request is not None:
             row += f", request {self.request!a}"
-        bid = _sql_text(self.batch)
+        bid = sql_text(self.batch)
         return (
             f"the store {self.path!r} has a damaged batch record: in {row}, {self.column} "
-            f"{_NOT_UTF8}. fairjudge neither uses nor changes a damaged record, and no call "
+            f"{NotUtf8.problem}. fairjudge neither uses nor changes a damaged record, and no call "
             "was made for it. Use another store, or delete the batch's record and the next "
             "run submits its calls again (at their cost; a batch the provider has run is "
             f'billed as well): sqlite3 {shlex.quote(self.path)} "DELETE FROM batch_calls '
