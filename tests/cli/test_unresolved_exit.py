@@ -52,8 +52,36 @@ def test_a_refused_connection_stops_the_run_at_once(
         "-q", env=env,
     )  # fmt: skip
     assert result.exit_code == 1, result.output
-    assert "Nothing answered at" in result.output
+    assert "Nothing answered on any attempt (3 tries)" in result.output
+    assert f"127.0.0.1:{port}" in result.output  # the backend's own line names where
+    assert "--base-url" in result.output  # it was given, so its fix names the flag
     with Store(tmp_path / "s.sqlite") as store:
         rows = list(store.records())
     assert len(rows) == 1  # one call failed; no other call was started
     assert rows[0].attempts == 3
+
+
+def test_the_vendor_unreached_does_not_point_at_a_base_url_never_given(
+    write_jsonl,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """No --base-url: the stop names no flag the user did not give (the fix is the network).
+
+    A closed local port stands for the vendor's host (the lean transport posts to
+    ``https://{default_host}/v1``).
+    """
+    from fairjudge.backends import OpenAIBackend
+
+    host = f"127.0.0.1:{closed_port()}"
+    monkeypatch.setattr(OpenAIBackend, "default_host", host)
+    result = invoke(
+        "compare", str(write_jsonl(GOOD_ROWS)), "--judge", "openai/gpt-4o-mini",
+        "--store", str(tmp_path / "s.sqlite"), "-q",
+        env={"OPENAI_API_KEY": "sk-test-0000000000000000"},
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "Nothing answered on any attempt" in result.output
+    assert "the vendor's own API" in result.output
+    assert "base-url" not in result.output
+    assert "base_url" not in result.output

@@ -353,16 +353,17 @@ def fixes_temperature(spec: str, where: BackendOptions) -> bool:
     """Whether the judge ``spec`` samples at temperature 1 only (its provider says so).
 
     OpenAI's reasoning models (gpt-5*, o1*, o3*, o4*) accept no other temperature, and
-    neither does a Claude model with extended thinking. Such a judge is stochastic:
+    neither does a Claude model with extended thinking, nor Claude Opus 4.7 and later
+    (the API answers 400 "`temperature` is deprecated for this model."). Such a judge is stochastic:
     ``--rounds`` above 2 samples it again, as at any temperature above 0.
     """
     kind, _, name = spec.partition("/")
-    if kind == "anthropic":
-        return where.thinking_budget is not None
-    if kind != "openai" or not name:
+    if kind not in ("openai", "anthropic") or not name:
         return False
     from fairjudge.backends import capabilities_for
 
+    if kind == "anthropic":  # Claude Opus 4.7 and later take no temperature at all
+        return where.thinking_budget is not None or capabilities_for(kind, name.strip()).stochastic
     # gpt-5.1 and later take a temperature at reasoning_effort none, their default
     return capabilities_for("openai", name.strip(), where.reasoning_effort).stochastic
 
@@ -383,7 +384,9 @@ def check_fixed_temperature(kind: str, name: str, where: BackendOptions) -> None
     if kind in ("openai", "anthropic") and not api.calls_the_api(where.base_url):
         return
     if fixes_temperature(f"{kind}/{name}", where):
-        why = "extended thinking" if kind == "anthropic" else "the provider"
+        why = (
+            "extended thinking" if kind == "anthropic" and where.thinking_budget else "the provider"
+        )
         caps = capabilities_for(kind, name, where.reasoning_effort)
         caps.refuse_temperature(f"{kind}/{name}", where.temperature, why)
 

@@ -353,12 +353,10 @@ def _stop_error(
         attempts = f"{tries} {'try' if tries == 1 else 'tries'}"
         return FatalBackendError(
             scrub(
-                f"{str(exc).rstrip('.')}. Nothing answered at "
-                f"{backend.base_url or backend.name} on any attempt ({attempts}), so the "
-                "run stopped instead of retrying every call: check that the server is "
-                f"running at base_url. {kept}."
+                f"{str(exc).rstrip('.')}. Nothing answered on any attempt ({attempts}), so "
+                f"the run stopped instead of retrying every call. {kept}."
             ),
-            params="base_url",  # the command line names its flag
+            params=exc.params,  # base_url only when one was given: its fix is the backend's
         )
     if isinstance(exc, CutAtCap):
         return FatalBackendError(
