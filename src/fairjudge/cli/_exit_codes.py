@@ -30,7 +30,9 @@ EXIT_GATE_FAILED = 3
 EXIT_UNRESOLVED = 4
 """More items than ``--max-unresolved`` got no verdict: too few to trust the result."""
 EXIT_BUDGET = 5
-"""``--max-calls``/``--max-cost`` stopped the run: the result is partial, and says so."""
+"""The run stopped early: ``--max-calls``/``--max-cost``, or a Python judge with no store
+that could not go on (its finished calls live in the result alone). The result is
+partial, and says so."""
 EXIT_COLLAPSE = 6
 """``score --fail-on-collapse`` and a collapse alarm tripped."""
 EXIT_GATE_NOT_APPLIED = 7
@@ -49,7 +51,8 @@ Exit codes:
   2    usage or input error, said before the first judge call
   3    calibrate's gate failed
   4    too many items unresolved (--max-unresolved)
-  5    stopped by --max-calls/--max-cost: a partial result, marked so
+  5    stopped early by --max-calls/--max-cost, or by a Python judge with no
+       store that could not go on: a partial result, marked so
   6    score --fail-on-collapse: a collapse alarm tripped
   7    calibrate's gate could not be applied: no evidence either way
   8    --batch-api without --wait: batches pending; run the command again
