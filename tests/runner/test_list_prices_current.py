@@ -1,4 +1,4 @@
-"""The list prices name the current judges the backends serve (gpt-5.1, gpt-5.2, Claude 4.6).
+"""The list prices name the current judges (gpt-5.1, gpt-5.2, Claude Opus 4.6, 4.7, Sonnet 4.6).
 
 Without a list price, ``max_cost`` refuses a run on such a judge until the user gives
 prices by hand, though the capability table knows the model.
@@ -19,6 +19,7 @@ from fairjudge.runner._prices import list_price
         ("openai", "gpt-5.2", (1.75, 0.175, 14.0)),
         ("openai", "gpt-5.2-2025-12-11", (1.75, 0.175, 14.0)),
         ("anthropic", "claude-opus-4-6", (5.0, 0.5, 25.0)),
+        ("anthropic", "claude-opus-4-7", (5.0, 0.5, 25.0)),
         ("anthropic", "claude-sonnet-4-6", (3.0, 0.3, 15.0)),
     ],
 )

@@ -206,8 +206,12 @@ LIST_PRICES: Mapping[tuple[str, str], Prices] = {
     ("openai", "gpt-4.1-mini"): _openai(0.4, 0.1, 1.6),
     ("openai", "gpt-4.1-nano"): _openai(0.1, 0.025, 0.4),
     # Anthropic: input, 5-minute cache write (1.25x), cache read (0.1x), output.
-    # Opus 4.6 and Sonnet 4.6 at Opus 4.5's and Sonnet 4.5's prices (Anthropic's pricing
-    # page, as tabled in https://docs.rs/synaps/0.10.2/synaps_cli/pricing/index.html).
+    # Opus 4.6 and 4.7 and Sonnet 4.6 at Opus 4.5's and Sonnet 4.5's prices (Sonnet 4.6:
+    # https://platform.claude.com/docs/en/models/sonnet-4-6/overview; Opus 4.6 and 4.7 as
+    # Anthropic's pricing page is tabled in
+    # https://docs.rs/synaps/0.10.2/synaps_cli/pricing/index.html and
+    # https://aiunpacker.com/blog/claude-ai-for-developers-api-integration-and-best-practices).
+    ("anthropic", "claude-opus-4-7"): _anthropic(5.0, 6.25, 0.5, 25.0),
     ("anthropic", "claude-opus-4-6"): _anthropic(5.0, 6.25, 0.5, 25.0),
     ("anthropic", "claude-sonnet-4-6"): _anthropic(3.0, 3.75, 0.3, 15.0),
     ("anthropic", "claude-opus-4-5"): _anthropic(5.0, 6.25, 0.5, 25.0),
