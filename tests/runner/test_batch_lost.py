@@ -38,6 +38,7 @@ from tests.server._batch_emulator import BatchServer, provider_batches
 PAIRS = Path(__file__).resolve().parents[2] / "src/fairjudge/examples/demo_pairs.jsonl"
 ITEMS = [json.loads(line) for line in PAIRS.read_text().splitlines()][:6]
 CALLS = 2 * len(ITEMS)
+MORE = [json.loads(line) for line in PAIRS.read_text().splitlines()][:7]
 JUDGES = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-3-5-haiku-latest"}
 GHOST = "batch_doesnotexist000000000000"
 HOUR_AGO = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds")
@@ -66,9 +67,11 @@ def _backend(server: BatchServer) -> BackendOptions:
     return BackendOptions(base_url=server.root if _anthropic(server) else server.base_url)
 
 
-def _compare(server: BatchServer, store: Path, executor: Any = None, **options: Any) -> Any:
+def _compare(
+    server: BatchServer, store: Path, executor: Any = None, *, items: Any = ITEMS, **options: Any
+) -> Any:
     return fairjudge.compare(
-        ITEMS,
+        items,
         judge=_judge(server),
         backend=_backend(server),
         store=str(store),
@@ -562,3 +565,58 @@ def test_replies_still_kept_are_stored_and_only_the_rest_are_made_again(
     assert f"{CALLS - 1} replies were still read and are stored" in note
     assert "its error file: " in note
     assert _batches(store)[0][:2] == (batch_id, "lost")
+
+
+def test_a_batch_given_up_with_abandon_is_lost_at_once_and_its_calls_made_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    """Before: a batch deleted on the console held its calls for 10 minutes, and one
+    that runs (too slow) had no way out but an hand-written SQL update."""
+    store = tmp_path / "s.sqlite"
+    server.configure_batches(delay_polls=50)
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    ((batch_id, *_),) = _batches(store)  # submitted a moment ago, still running
+    server.configure_batches(delay_polls=0)
+    server.reset()
+    executor = BatchExecutor(poll_s=0.01, abandon=[batch_id])
+    result = _compare(server, store, executor)
+    assert result.to_dict()["calls"]["made"] == CALLS
+    stats = server.stats()
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    assert stats.get("batch_polls", 0) == 1  # the new batch's; the abandoned one unasked
+    rows = _batches(store)
+    assert rows[0] == (batch_id, "lost", 1, CALLS)
+    (note,) = [text for label, text in result.calls.notes if label == "lost batch"]
+    assert f"batch {batch_id} ({CALLS} calls), recorded in the store, is given up as " in note
+    assert "its calls are submitted again and paid for again" in note
+    assert executor.abandon == ()  # once: a later run of the session polls as usual
+    executor = BatchExecutor(poll_s=0.01, abandon=[batch_id])
+    again = _compare(server, store, executor, items=MORE)  # with calls to make
+    (note,) = [text for label, text in again.calls.notes if label == "lost batch"]
+    assert f"batch {batch_id} was lost already (" in note
+    assert server.stats()["batches_created"] == 2  # only the new item's calls
+
+
+def test_abandon_refuses_a_batch_it_cannot_give_up(server: BatchServer, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    server.configure_batches(delay_polls=50)
+    with pytest.raises(BatchPending):
+        _compare(server, store, BatchExecutor(wait=False))
+    ((batch_id, *_),) = _batches(store)
+    with pytest.raises(ConfigError) as unknown:
+        _compare(server, store, BatchExecutor(poll_s=0.01, abandon=["batch_typo"]))
+    said = str(unknown.value)
+    assert "abandon: cannot give up batch 'batch_typo': the store does not record it" in said
+    assert f"The batches not collected yet there: {batch_id}" in said
+    assert unknown.value.params == ("abandon",)
+    server.configure_batches(delay_polls=0)
+    _compare(server, store, BatchExecutor(poll_s=0.01))  # collected
+    with pytest.raises(ConfigError) as collected:  # a run with calls to make
+        _compare(server, store, BatchExecutor(poll_s=0.01, abandon=[batch_id]), items=MORE)
+    assert f"cannot give up batch '{batch_id}': it was collected (" in str(collected.value)
+    assert "its replies are in the store" in str(collected.value)
+    assert _batches(store)[0][1] != "lost"
+    for wrong in ("batch_abc", [""], [3]):
+        with pytest.raises(ConfigError, match="abandon takes a list of batch ids"):
+            BatchExecutor(abandon=wrong)  # type: ignore[arg-type]

@@ -136,6 +136,11 @@ class BatchAPI(Protocol):
         """The outcome of every one of ``members`` (their ``custom_id``) of a batch that ended.
 
         A member the provider returned no line for is an error that says so.
+
+        Raises:
+            ResultsGone: The provider no longer keeps the results, all or some; its
+                ``found`` holds the replies still read (the runner, which imports no
+                private module of this package, knows it by that ``found``).
         """
         ...
 

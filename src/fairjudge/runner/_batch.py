@@ -66,6 +66,7 @@ class BatchRun(TeachingRun):
         wait: bool,
         poll_s: float,
         clients: Callable[[Backend], BatchAPI] | None,
+        abandon: Sequence[str] = (),
     ) -> None:
         super().__init__(
             {route_of(b): b for b in batch.backends},
@@ -79,7 +80,7 @@ class BatchRun(TeachingRun):
             from fairjudge.backends import batch_client
 
             clients = batch_client
-        self.wait, self.poll_s, self.make_client = wait, poll_s, clients
+        self.wait, self.poll_s, self.make_client, self.abandon = wait, poll_s, clients, abandon
         self.clients: dict[Route, BatchAPI] = {}
         self.states: dict[str, BatchState] = {}
         self.todo: dict[str, CallSpec] = {}
@@ -109,6 +110,7 @@ class BatchRun(TeachingRun):
         """Serve what the store holds, batch the rest, and return one outcome per call."""
         keys, todo = unique_calls(specs, self.backends)
         self.todo, self.total = todo, len(todo)
+        self._abandon(self.abandon)  # before the store is read for these calls
         for key, completion in self.store.get_many(todo).items():
             self._served(key, todo[key], completion)
         self._refused_before([k for k in todo if k not in self.outcomes])
@@ -407,9 +409,15 @@ class BatchExecutor:
         poll_s: Seconds between polls.
         clients: Builds the batch client of a backend (tests pass their own);
             default :func:`fairjudge.backends.batch_client`.
+        abandon: Ids of recorded batches to give up on, whatever the provider says
+            of them (deleted on its console, or too slow), at the start of the first
+            run with calls to make (a run the store serves whole does not start): each
+            is marked lost in the store (its record kept) and its calls are submitted
+            again, and paid for again, with a note.
 
     Raises:
-        ConfigError: ``poll_s`` is not a positive number.
+        ConfigError: ``poll_s`` is not a positive number, or ``abandon`` holds
+            something other than batch ids.
 
     Example:
         >>> session = JudgeSession(backend, executor=BatchExecutor(wait=True))  # doctest: +SKIP
@@ -437,7 +445,14 @@ class BatchExecutor:
         wait: bool = True,
         poll_s: float = DEFAULT_POLL_S,
         clients: Callable[[Backend], BatchAPI] | None = None,
+        abandon: Sequence[str] = (),
     ) -> None:
+        if isinstance(abandon, str) or not all(isinstance(b, str) and b for b in abandon):
+            raise ConfigError(
+                f"abandon takes a list of batch ids; got {abandon!r}", params="abandon"
+            )
+        self.abandon = tuple(dict.fromkeys(abandon))
+        """Batches the next run gives up on (then none: a batch is given up once)."""
         if isinstance(poll_s, bool) or not isinstance(poll_s, int | float):
             raise ConfigError(
                 f"batch_poll_s must be a number; got {poll_s!r}", params="batch_poll_s"
@@ -485,7 +500,10 @@ class BatchExecutor:
                 f"by {' or '.join(paced)}: drop {' and '.join(paced)}",
                 params=tuple(paced),
             )
-        run = BatchRun(batch, wait=self.wait, poll_s=self.poll_s, clients=self.clients)
+        run = BatchRun(
+            batch, wait=self.wait, poll_s=self.poll_s, clients=self.clients, abandon=self.abandon
+        )
+        self.abandon = ()
         try:
             return await run.execute(batch.specs)
         finally:

@@ -15,20 +15,23 @@ import asyncio
 import contextlib
 import functools
 import shlex
-from collections.abc import Awaitable, Callable, Iterable
+import sqlite3
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fairjudge._call import CallSpec, Route
-from fairjudge._errors import BackendError, FatalBackendError
+from fairjudge._errors import BackendError, ConfigError, FatalBackendError
 from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._run import Run
 from fairjudge.runner._store_schema import OpenBatch, _sql_text, lost
 
 if TYPE_CHECKING:
+    from fairjudge._call import Completion
     from fairjudge.backends import BatchAPI, BatchState
-    from fairjudge.backends._batch_api import Outcome
+
+    Outcome = Completion | BackendError
 
 __all__ = ["ONLINE_TRIES", "TeachingRun"]
 
@@ -52,6 +55,18 @@ _LOST_ASKS = 3
 ONLINE_TRIES = 3
 """Calls of a model the capability table does not know that go online, each with its
 retries, before its batch is given up for the run when none is answered."""
+
+
+def _batch_row(conn: sqlite3.Connection, bid: str) -> tuple[Any, ...] | None:
+    """A recorded batch's ``(status, collected_at, requests)``, or ``None``."""
+    sql = "SELECT status, collected_at, requests FROM batches WHERE id = ?"
+    return conn.execute(sql, (bid,)).fetchone()  # type: ignore[no-any-return]
+
+
+def _open_ids(conn: sqlite3.Connection) -> list[str]:
+    """The ids of the recorded batches not collected yet, oldest first."""
+    sql = "SELECT id FROM batches WHERE collected_at IS NULL ORDER BY submitted_at"
+    return [str(bid) for (bid,) in conn.execute(sql)]
 
 
 class TeachingRun(Run):
@@ -198,7 +213,8 @@ class TeachingRun(Run):
         """The outcomes of ``members`` (``custom_id``) of an ended batch, and ``None``.
 
         When the provider no longer keeps its results (a results file deleted or past
-        its expiry, an archived batch: :class:`~fairjudge.backends._batch_api.ResultsGone`),
+        its expiry, an archived batch: the client's ``ResultsGone``, a
+        :class:`FatalBackendError` with the replies still read as its ``found``),
         asked :data:`_LOST_ASKS` times ``poll_s`` apart (a 404 for a moment came for an
         ended batch's results too, anthropic-sdk-python#1432): the replies still read,
         and why the rest are gone; the caller stores those and loses the batch.
@@ -207,8 +223,6 @@ class TeachingRun(Run):
             FatalBackendError: The batch is this run's own: its results are missing just
                 after it ended, so the run stops and keeps its record (a rerun asks again).
         """
-        from fairjudge.backends._batch_api import ResultsGone
-
         if not members:
             return {}, None
         for ask in range(_LOST_ASKS):
@@ -216,7 +230,9 @@ class TeachingRun(Run):
                 await asyncio.sleep(self.poll_s)
             try:
                 return await self._retrying(lambda: client.results(state, members)), None
-            except ResultsGone as exc:
+            except FatalBackendError as exc:
+                if not isinstance(getattr(exc, "found", None), dict):  # not ResultsGone
+                    raise
                 gone = exc
         if batch.id in self.own:
             raise FatalBackendError(
@@ -225,7 +241,7 @@ class TeachingRun(Run):
                 f"{self.store.path}: run the same command again to ask again (a batch whose "
                 "results are still missing then is marked lost and its calls submitted again)"
             )
-        found: dict[str, Outcome] = dict(gone.found)
+        found: dict[str, Outcome] = dict(getattr(gone, "found", {}))
         return found, str(gone)
 
     def _lose(self, batch: OpenBatch, why: str, *, results: int | None = None) -> None:
@@ -290,6 +306,43 @@ class TeachingRun(Run):
             "batch is marked lost in the store, and its other calls are submitted again and "
             "paid for again (the batch was billed for what it ran)",
         )
+
+    def _abandon(self, ids: Sequence[str]) -> None:
+        """Mark lost the batches the user gave up on (``abandon``), before anything is polled.
+
+        Their calls are then in no open batch, so this run submits them again (paid for
+        again), whatever the provider says of the batch; its record stays, as lost.
+
+        Raises:
+            ConfigError: A batch the store does not record, or one already collected
+                (its replies are in the store), naming ``abandon``.
+        """
+        for bid in ids:
+            found = self._ledger(_batch_row, bid)
+            if found is None or (found[1] is not None and found[0] != "lost"):
+                open_ids = self._ledger(_open_ids)
+                why = (
+                    f"it was collected ({found[0]}, {found[1]}): its replies are in the store"
+                    if found is not None
+                    else "the store does not record it"
+                )
+                raise ConfigError(
+                    f"abandon: cannot give up batch {bid!r}: {why} {self.store.path}. The "
+                    f"batches not collected yet there: {', '.join(open_ids) or 'none'}",
+                    params="abandon",
+                )
+            if found[0] == "lost":
+                self.lost_notes += (
+                    f"batch {bid} was lost already ({found[1]}): abandon= had nothing to give up",
+                )
+                continue
+            self._ledger(lost, bid, utc_now())
+            self.lost_notes += (
+                f"batch {bid} ({found[2]} calls), recorded in the store, is given up as asked "
+                "(abandon=): it is marked lost in the store, and its calls are submitted again "
+                "and paid for again. The provider bills whatever of it runs: cancel it there if "
+                "it still runs",
+            )
 
     def _notes(self) -> tuple[tuple[str, str], ...]:
         return (*super()._notes(), *(("lost batch", note) for note in self.lost_notes))
