@@ -30,7 +30,11 @@ real provider. This emulator stands in front of it and behaves as OpenAI's
   o1-mini and o1-preview none at all (``Unsupported parameter``). Another value gets
   ``Unsupported value: 'reasoning_effort' does not support 'minimal' with this model.
   Supported values are: 'none', 'low', 'medium', and 'high'.`` (as quoted in
-  https://github.com/immersive-translate/immersive-translate/issues/3529).
+  https://github.com/immersive-translate/immersive-translate/issues/3529). An explicit
+  ``"reasoning_effort": null`` is a value too, refused by the models that take ``none``:
+  ``Unsupported value: 'reasoning_effort' does not support null with this model.
+  Supported values are: 'none', 'low', 'medium', and 'high'.`` (gpt-5.1, as quoted in
+  https://github.com/livekit/agents/pull/3966).
 - **gpt-5.1, gpt-5.2 and later** (the models that take ``none``) take
   ``temperature``, ``top_p`` and ``logprobs`` (any value) at ``reasoning_effort``
   ``none`` only, their default; at any other effort each of them, even at 1, gets 400
@@ -232,6 +236,12 @@ def _value_refusal(model: str, request: Mapping[str, Any]) -> Reply | None:
     return None
 
 
+def _listed(allowed: tuple[str, ...]) -> str:
+    """``'none', 'low', 'medium', and 'high'`` as the API lists them (one: ``'medium'``)."""
+    listed = ", ".join(f"'{e}'" for e in allowed[:-1]) + f", and '{allowed[-1]}'"
+    return listed.removeprefix(", and ")
+
+
 def _unsupported_parameter(param: str, hint: str = "") -> Reply:
     return _error(
         f"Unsupported parameter: '{param}' is not supported with this model.{hint}",
@@ -378,6 +388,13 @@ class OpenAIEmulator(JudgeFront):
         if "temperature" in request and _NO_TEMPERATURE.match(model):
             return _unsupported_parameter("temperature")  # even at 1
         allowed, default = _effort_row(model)
+        if "none" in allowed and "reasoning_effort" in request and effort is None:
+            return _error(  # null is not none (livekit/agents#3966)
+                "Unsupported value: 'reasoning_effort' does not support null with this model. "
+                f"Supported values are: {_listed(allowed)}.",
+                "reasoning_effort",
+                "unsupported_value",
+            )
         if "none" in allowed:  # gpt-5.1 and later: sampling at none only, any field else
             if (effort or default) == "none":
                 return self._effort_refusal(model, effort, allowed) or _value_refusal(
@@ -405,12 +422,10 @@ class OpenAIEmulator(JudgeFront):
         if effort is not None and not allowed:
             return _unsupported_parameter("reasoning_effort")
         if effort is not None and effort not in allowed:
-            listed = ", ".join(f"'{e}'" for e in allowed[:-1]) + f", and '{allowed[-1]}'"
-            listed = listed.removeprefix(", and ")  # one value: "are: 'medium'."
             shown = f"'{effort}'" if isinstance(effort, str) else json.dumps(effort)
             return _error(
                 f"Unsupported value: 'reasoning_effort' does not support {shown} "
-                f"with this model. Supported values are: {listed}.",
+                f"with this model. Supported values are: {_listed(allowed)}.",
                 "reasoning_effort",
                 "unsupported_value",
             )

@@ -7,6 +7,7 @@ takes is answered.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -143,3 +144,27 @@ def test_gpt_5_x_chat_takes_reasoning_effort_medium_only(model: str) -> None:
     chat = {"model": "gpt-5-chat-latest", "messages": MESSAGES, "max_tokens": 100}
     status, _ = post(app, "/v1/chat/completions", OPENAI_HEADERS, {**chat, "temperature": 0})
     assert status == 200
+
+
+def test_a_null_reasoning_effort_is_refused_by_the_models_that_take_none() -> None:
+    """null is not "none": gpt-5.1 answers 400 (livekit/agents#3966); omitted, it is taken."""
+    emulator = OpenAIEmulator(Script())
+    base = {"model": "gpt-5.1", "messages": MESSAGES, "max_completion_tokens": 64}
+    refused = emulator.refusal({**base, "reasoning_effort": None})
+    assert refused is not None
+    status, body, _ = refused
+    assert status == 400
+    assert json.loads(body) == {
+        "error": openai_error(
+            "Unsupported value: 'reasoning_effort' does not support null with this model. "
+            "Supported values are: 'none', 'low', 'medium', and 'high'.",
+            param="reasoning_effort",
+            code="unsupported_value",
+        )
+    }
+    assert emulator.refusal(base) is None
+    assert emulator.refusal({**base, "reasoning_effort": "none"}) is None
+    # Another value's list is unchanged by the shared wording.
+    minimal = emulator.refusal({**base, "reasoning_effort": "minimal"})
+    assert minimal is not None
+    assert b"Supported values are: 'none', 'low', 'medium', and 'high'." in minimal[1]
