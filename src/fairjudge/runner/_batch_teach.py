@@ -25,7 +25,8 @@ from fairjudge._errors import BackendError, ConfigError, FatalBackendError
 from fairjudge.runner._prices import BATCH_PRICE_FACTOR, UNKNOWN_OUTPUT_TOKENS
 from fairjudge.runner._records import utc_now
 from fairjudge.runner._run import Run
-from fairjudge.runner._store_schema import OpenBatch, _sql_text, lost
+from fairjudge.runner._store_errors import sql_text
+from fairjudge.runner._store_schema import OpenBatch, lost
 
 if TYPE_CHECKING:
     from fairjudge._call import Completion
@@ -266,7 +267,7 @@ class TeachingRun(Run):
             path = self.store.path
             give_up = (
                 f"sqlite3 {shlex.quote(str(path))} \"UPDATE batches SET status = 'lost', "
-                f'collected_at = datetime() WHERE id = {_sql_text(batch.id)}"'
+                f'collected_at = datetime() WHERE id = {sql_text(batch.id)}"'
             )
             when = (
                 f"it was submitted {(now - at).total_seconds():.0f} s ago ({batch.submitted_at}"
