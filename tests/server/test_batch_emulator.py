@@ -175,3 +175,49 @@ def test_anthropic_batches_end_with_results_and_not_before(
     assert rows[0]["custom_id"] == "a"
     assert rows[0]["result"]["type"] == "succeeded"
     assert rows[0]["result"]["message"]["content"][0]["type"] == "text"
+
+
+def test_a_deleted_results_file_is_gone_with_the_real_not_found_body(
+    openai: httpx.Client, server: BatchServer
+) -> None:
+    file_id = _upload(openai, [_line("a")])
+    created = openai.post("/batches", json={"input_file_id": file_id, "completion_window": "24h",
+                                            "endpoint": "/v1/chat/completions"}).json()  # fmt: skip
+    output = openai.get(f"/batches/{created['id']}").json()["output_file_id"]
+    server.configure_batches(not_found_results=1)  # the first download: a 404 for a moment
+    assert openai.get(f"/files/{output}/content").status_code == 404
+    assert openai.get(f"/files/{output}/content").status_code == 200
+    assert openai.delete(f"/files/{output}").json() == {
+        "id": output,
+        "object": "file",
+        "deleted": True,
+    }
+    gone = openai.get(f"/files/{output}/content")
+    assert gone.status_code == 404
+    real = {"message": f"No such File object: {output}", "type": "invalid_request_error"}
+    assert _error(gone) == {**real, "param": "id", "code": None}
+    assert openai.delete(f"/files/{output}").status_code == 404
+
+
+def test_anthropic_batches_are_deleted_once_ended_and_archived_results_are_gone(
+    anthropic: httpx.Client, server: BatchServer
+) -> None:
+    server.configure_batches(delay_polls=1)
+    params = {"model": "claude-3-5-haiku-latest", "max_tokens": 8, "messages": BODY["messages"]}
+    requests = {"requests": [{"custom_id": "a", "params": params}]}
+    first = anthropic.post("/v1/messages/batches", json=requests).json()["id"]
+    early = anthropic.delete(f"/v1/messages/batches/{first}")
+    assert early.status_code == 400  # in progress: cancel it first
+    assert early.json()["error"]["type"] == "invalid_request_error"
+    anthropic.get(f"/v1/messages/batches/{first}")
+    ended = anthropic.get(f"/v1/messages/batches/{first}").json()
+    assert (ended["processing_status"], ended["archived_at"]) == ("ended", None)
+    server.emulator.archive(first)
+    archived = anthropic.get(f"/v1/messages/batches/{first}").json()
+    assert archived["archived_at"] is not None
+    gone = anthropic.get(archived["results_url"])
+    assert (gone.status_code, gone.json()["error"]["type"]) == (404, "not_found_error")
+    deleted = anthropic.delete(f"/v1/messages/batches/{first}").json()
+    assert deleted == {"id": first, "type": "message_batch_deleted"}
+    after = anthropic.get(f"/v1/messages/batches/{first}")
+    assert (after.status_code, after.json()["error"]["type"]) == (404, "not_found_error")
