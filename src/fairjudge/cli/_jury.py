@@ -204,7 +204,14 @@ def no_model_flags(flags: Any, what: str, more: tuple[str, ...] = ()) -> None:
         )
 
 
-PYTHON_PANEL_FLAGS = ("--store", "--concurrency", "--rpm", "--max-calls", "--max-attempts")
+PYTHON_PANEL_FLAGS = (
+    "--store",
+    "--concurrency",
+    "--rpm",
+    "--max-calls",
+    "--max-attempts",
+    "--timeout",
+)
 """The run flags a panel of Python judges takes: they run on the engine, as one does."""
 
 
