@@ -490,6 +490,7 @@ def test_a_young_batch_whose_results_are_gone_stops_and_says_how_to_give_it_up(
     said = str(caught.value)
     assert f"does not know the results of batch {batch_id} ({CALLS} calls, recorded" in said
     assert "To give it up now (you deleted it, or know it will not come back), mark it" in said
+    assert "(its results file was deleted or expired, or its results were archived)" in said
     assert _batches(store)[0][1:3] in (("completed", 0), ("ended", 0))  # kept, open
     command = said.rsplit("mark it lost and run the same command again: ", 1)[1]
     with sqlite3.connect(store) as conn:  # the command as given, its SQL run

@@ -269,14 +269,19 @@ class TeachingRun(Run):
                 f"sqlite3 {shlex.quote(str(path))} \"UPDATE batches SET status = 'lost', "
                 f'collected_at = datetime() WHERE id = {sql_text(batch.id)}"'
             )
+            causes = (
+                "its results file was deleted or expired, or its results were archived"
+                if results is not None
+                else "the key in use cannot see it, or it was deleted"
+            )
             when = (
                 f"it was submitted {(now - at).total_seconds():.0f} s ago ({batch.submitted_at}"
                 f" in the store {path}), and is treated as lost only once it is "
                 f"{LOST_AFTER_S / 60:.0f} minutes old: run the same command again after "
                 f"{(at + timedelta(seconds=LOST_AFTER_S)).isoformat(timespec='seconds')}. If "
-                "the provider still does not know it then (the key in use cannot see it, or "
-                "it was deleted), it is marked lost in the store and its calls are submitted "
-                "again, and paid for again. To give it up now (you deleted it, or know it will "
+                f"the provider still does not know it then ({causes}), it is marked lost in "
+                "the store and its calls are submitted again, and paid for again. To give it "
+                "up now (you deleted it, or know it will "
                 f"not come back), mark it lost and run the same command again: {give_up}"
                 if at is not None
                 else f"the store {path} records no readable time of its submission "
@@ -286,8 +291,8 @@ class TeachingRun(Run):
             raise FatalBackendError(
                 f"the provider does not know {what} ({len(batch.members)} calls, recorded "
                 f"in the store) yet ({why.rstrip('.')}). A provider can answer 404 for a while "
-                "just after it creates a batch (anthropic-sdk-python#1432), so the run stops "
-                f"rather than pay for its calls twice: {when}"
+                "just after it creates or ends a batch (anthropic-sdk-python#1432), so the run "
+                f"stops rather than pay for its calls twice: {when}"
             )
         self._ledger(lost, batch.id, utc_now())
         if results is None:
