@@ -605,8 +605,12 @@ def test_abandon_refuses_a_batch_it_cannot_give_up(server: BatchServer, tmp_path
     with pytest.raises(BatchPending):
         _compare(server, store, BatchExecutor(wait=False))
     ((batch_id, *_),) = _batches(store)
+    typo = BatchExecutor(poll_s=0.01, abandon=["batch_typo"])
     with pytest.raises(ConfigError) as unknown:
-        _compare(server, store, BatchExecutor(poll_s=0.01, abandon=["batch_typo"]))
+        _compare(server, store, typo)
+    assert typo.abandon == ("batch_typo",)  # refused, not spent: refused again
+    with pytest.raises(ConfigError, match="batch_typo"):
+        _compare(server, store, typo)
     said = str(unknown.value)
     assert "abandon: cannot give up batch 'batch_typo': the store does not record it" in said
     assert f"The batches not collected yet there: {batch_id}" in said

@@ -503,8 +503,9 @@ class BatchExecutor:
         run = BatchRun(
             batch, wait=self.wait, poll_s=self.poll_s, clients=self.clients, abandon=self.abandon
         )
-        self.abandon = ()
         try:
             return await run.execute(batch.specs)
         finally:
             self.submitted += run.submitted
+            if run.abandoned:  # given up once; a refused id is refused again
+                self.abandon = ()

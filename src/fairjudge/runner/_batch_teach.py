@@ -85,6 +85,8 @@ class TeachingRun(Run):
     """Calls a budget kept from this round's batches."""
     lost_notes: tuple[str, ...] = ()
     """What became of each batch the provider no longer knows (a note of the summary)."""
+    abandoned = False
+    """The batches the user gave up on (``abandon``) are lost now, or there were none."""
     states: dict[str, BatchState]
     """Each batch this run submitted or polled, as last seen (set by the batch run)."""
     poll_s: float
@@ -349,6 +351,7 @@ class TeachingRun(Run):
                 "and paid for again. The provider bills whatever of it runs: cancel it there if "
                 "it still runs",
             )
+        self.abandoned = True
 
     def _notes(self) -> tuple[tuple[str, str], ...]:
         return (*super()._notes(), *(("lost batch", note) for note in self.lost_notes))
