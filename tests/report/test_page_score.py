@@ -268,6 +268,15 @@ def test_baseline_page_draws_the_shift_and_both_distributions(
             "#fj-trend table.fj-ptable", f"t => Array.from(t.tBodies[0].rows, {first_and_last})"
         )
         assert rows == [[d["dimension"], d["reading"]] for d in trend["dimensions"]]
+        # Relevance is 4 in both runs: its shift is alike on every question, marked as the
+        # terminal marks it, and read as no verdict (QA41b #2).
+        shifts = opened.page.eval_on_selector(
+            "#fj-trend table.fj-ptable",
+            "t => Array.from(t.tBodies[0].rows, r => r.cells[1].textContent)",
+        )
+        by_name = dict(zip((d["dimension"] for d in trend["dimensions"]), shifts, strict=True))
+        assert by_name["relevance"] == "+0.00  [0.00, 0.00] (all alike, the bootstrap cannot vary)"
+        assert "(all alike" not in by_name["accuracy"]
         assert opened.page.locator("#fj-trend-dists svg .fj-bar2 > title").count() == 3 * 5
         assert "accuracy fell by" in " ".join(
             opened.page.eval_on_selector_all(".fj-warning", "n => n.map(x => x.textContent)")

@@ -51,32 +51,37 @@ def _flat(text: str) -> str:
 FIVE = ["1 a", "5 b", "2 c", "4 d", "3 e"]
 
 
-def test_a_panel_that_agrees_says_so_and_finds_the_known_truth(tmp_path: Path) -> None:
+ALIKE = "(all alike, the bootstrap cannot vary)"
+
+
+def test_a_panel_alike_on_every_question_reads_no_verdict_and_finds_the_known_truth(
+    tmp_path: Path,
+) -> None:
+    # Two copies of one judge: alpha is 1 on every resample, a point no resample moves
+    # (QA41b #2): marked, and no "the members agree" read from it.
     done = score_jury(_file(tmp_path, FIVE), "--judge", f"{P}:leading", "--judge", f"{P}:leading")
     assert done.returncode == 0, done.stderr
     out = _flat(done.stdout)
     for dimension in ("accuracy", "relevance", "usefulness"):
         assert (
-            f"{dimension}: the members agree (ordinal alpha 1.00 [1.00, 1.00]: the whole "
-            "interval is 0.667 or more)."
+            f"{dimension}: no conclusion on agreement (ordinal alpha 1.00 [1.00, 1.00] {ALIKE}): "
+            "no verdict rests on it."
         ) in out
-    assert out.endswith(
+    assert "the members agree (" not in out
+    assert (
         "Known truth, from the input's human_accuracy scores: the panel's scores follow them "
-        "(Spearman 1.00 [1.00, 1.00], 5 answers: the whole interval is above 0). relevance: "
-        "the members agree (ordinal alpha 1.00 [1.00, 1.00]: the whole interval is 0.667 or "
-        "more). usefulness: the members agree (ordinal alpha 1.00 [1.00, 1.00]: the whole "
-        "interval is 0.667 or more)."
-    )
+        "(Spearman 1.00 [1.00, 1.00], 5 answers: the whole interval is above 0)."
+    ) in out
 
 
-def test_a_panel_that_disagrees_says_so(tmp_path: Path) -> None:
+def test_a_panel_that_disagrees_alike_on_every_question_reads_no_verdict(tmp_path: Path) -> None:
     # the mirror scores 6 - digit: alpha is -0.8 on every resample of these five answers
     done = score_jury(_file(tmp_path, FIVE), "--judge", f"{P}:leading", "--judge", f"{P}:mirror")
     assert done.returncode == 0, done.stderr
     out = _flat(done.stdout)
     assert (
-        "accuracy: the members do not agree (ordinal alpha -0.80 [-0.80, -0.80]: the whole "
-        "interval is below 0.667); the panel's score averages judges that disagree."
+        f"accuracy: no conclusion on agreement (ordinal alpha -0.80 [-0.80, -0.80] {ALIKE}): "
+        "no verdict rests on it."
     ) in out
     # their mean is 3 on every answer: nothing to rank against the humans' scores
     assert (
@@ -105,3 +110,15 @@ def test_nothing_scored_is_no_conclusion(tmp_path: Path) -> None:
     out = _flat(done.stdout)
     assert out.endswith("No item could be resolved: see the failures above.")
     assert "the members agree (" not in out
+
+
+def test_the_pages_verdict_reads_no_side_from_an_alike_alpha() -> None:
+    from types import SimpleNamespace
+
+    from fairjudge.report._page_panel_jury import _side
+    from fairjudge.stats import ConfidenceInterval
+
+    alike = ConfidenceInterval.alike_point(1.0, 0.95, "every resample gives it")
+    assert _side(SimpleNamespace(alpha=1.0, ci=alike)) == "no conclusion on"  # type: ignore[arg-type]
+    measured = ConfidenceInterval(0.8, 0.95, 0.95)
+    assert _side(SimpleNamespace(alpha=0.9, ci=measured)) == "agree on"  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from rich.console import Console
 
 from fairjudge.evaluation import ScoreRun, score_trend
+from fairjudge.report._page_score import _reading as _page_reading
 from fairjudge.report._scores import _reading, render_trend
 from fairjudge.stats import ConfidenceInterval
 
@@ -32,7 +33,10 @@ def test_identical_runs_are_no_measured_no_shift() -> None:
     shown = _shown([4, 3, 5, 4, 2, 4], [4, 3, 5, 4, 2, 4])
     assert "no shift beyond noise" not in shown
     assert "+0.00  [+0.00, +0.00] (all alike, the bootstrap cannot vary)" in shown
-    assert "d: moved by +0.00; cannot tell from noise: every shared question moved alike" in shown
+    assert (
+        "d: moved by +0.00; cannot tell from noise: all alike, the bootstrap cannot vary: "
+        "every shared question moved by +0" in " ".join(shown.split())
+    )
 
 
 def test_a_shift_that_varies_still_reads_as_before() -> None:
@@ -42,11 +46,34 @@ def test_a_shift_that_varies_still_reads_as_before() -> None:
     assert "4.00  [4.00, 4.00] (all alike, the bootstrap cannot vary)" in shown  # the baseline
 
 
-def test_a_paired_difference_alike_on_every_question_is_no_conclusion() -> None:
-    def diff(low: float, high: float) -> SimpleNamespace:
-        ci = ConfidenceInterval(low, high, 0.95)
-        return SimpleNamespace(difference=SimpleNamespace(estimate=low, ci=ci),
-                               system_a="a", system_b="b")  # fmt: skip
+def _diff(ci: ConfidenceInterval) -> SimpleNamespace:
+    return SimpleNamespace(difference=SimpleNamespace(estimate=ci.low, ci=ci),
+                           system_a="a", system_b="b")  # fmt: skip
 
-    assert _reading(diff(1.0, 1.0)) == "no conclusion"  # type: ignore[arg-type]
-    assert _reading(diff(0.5, 1.5)) == "a higher"  # type: ignore[arg-type]
+
+def test_a_paired_difference_alike_on_every_question_is_no_conclusion() -> None:
+    alike = ConfidenceInterval.alike_point(1.0, 0.95, "all 5 questions have a mean of 1")
+    assert _reading(_diff(alike)) == "no conclusion"  # type: ignore[arg-type]
+    assert _reading(_diff(ConfidenceInterval(0.5, 1.5))) == "a higher"  # type: ignore[arg-type]
+
+
+def test_the_reading_asks_the_interval_not_its_width() -> None:
+    # A measured interval whose percentiles met (one odd question in thousands) is the
+    # bootstrap's own: read as any other. Only the interval's mark says "alike".
+    measured = ConfidenceInterval(1.0, 1.0, 0.95)
+    assert _reading(_diff(measured)) == "a higher"  # type: ignore[arg-type]
+    page = _page_reading(_diff(measured))  # type: ignore[arg-type]
+    assert page == "a"
+    alike = ConfidenceInterval.alike_point(1.0, 0.95, "all 5 questions have a mean of 1")
+    assert _page_reading(_diff(alike)) is None  # type: ignore[arg-type]
+
+
+def test_the_table_and_the_json_read_the_same_line() -> None:
+    now, before = _run([4, 3, 5, 4, 2, 4]), _run([4, 3, 5, 4, 2, 4])
+    trend = score_trend(now, before, n_resamples=200)
+    console = Console(file=StringIO(), width=400)
+    render_trend(trend, console)
+    shown = console.file.getvalue()  # type: ignore[attr-defined]
+    (d,) = trend.to_dict()["dimensions"]
+    assert d["reading"] in shown
+    assert "cannot tell from noise" in d["reading"]

@@ -90,8 +90,7 @@ class Strata:
     @property
     def sizes(self) -> tuple[int, int, int]:
         """Questions per stratum: shared, the baseline's own, the new run's own."""
-        n = self.old.shape[0]
-        return self.n_shared, self.n_old_only, n - self.n_shared - self.n_old_only
+        return self.n_shared, self.n_old_only, self.old.shape[0] - self.n_shared - self.n_old_only
 
 
 def shift_interval(
@@ -101,10 +100,12 @@ def shift_interval(
     sums_old, sums_new = strata.old @ strata.levels, strata.new @ strata.levels
     n_old, n_new = strata.old.sum(axis=1), strata.new.sum(axis=1)
     shift = float(sums_new.sum() / n_new.sum() - sums_old.sum() / n_old.sum())
-    few = [name for name, n in (("baseline", n_old), ("new run", n_new)) if (n > 0).sum() < 2]
-    if few:
+    if few := [name for name, n in (("baseline", n_old), ("new run", n_new)) if (n > 0).sum() < 2]:
         reason = f"the {few[0]} scored one question: the bootstrap cannot vary"
         return shift, ConfidenceInterval.not_estimable(reason, level)
+    if (why := _alike(strata, sums_old, n_old, sums_new, n_new)) is not None:
+        why += ", so every resample gives it"  # the point, marked: no bound invented
+        return shift, ConfidenceInterval.alike_point(shift, level, why)
     rng = np.random.default_rng(seed)
     out = []
     for size in chunk_sizes(n_resamples, strata.old.shape[0]):
@@ -112,6 +113,24 @@ def shift_interval(
         out.append(weighted_means(draws, sums_new, n_new) - weighted_means(draws, sums_old, n_old))
     low, high = percentile_bounds(np.concatenate(out), level)
     return shift, ConfidenceInterval(float(low[0]), float(high[0]), level)
+
+
+def _alike(
+    strata: Strata, s_old: FloatArray, n_old: FloatArray, s_new: FloatArray, n_new: FloatArray
+) -> str | None:
+    """Why the shift's bootstrap cannot vary, or ``None`` when it can.
+
+    ``s_`` and ``n_``: each run's sums and counts of scores by question. It cannot
+    vary when each run's questions all have one mean (the shift is their difference),
+    or when the runs share every question, each asked as often in one run as in the
+    other (or in one proportion), and every question's mean moved by the same amount.
+    """
+    m_old, m_new = s_old / np.maximum(n_old, 1.0), s_new / np.maximum(n_new, 1.0)
+    if np.ptp(a := m_old[n_old > 0]) + np.ptp(b := m_new[n_new > 0]) <= 1e-12:
+        return f"every question has a mean of {a[0]:.4g} in the baseline and {b[0]:.4g} in this run"
+    if strata.n_shared < n_old.size or np.ptp(n_new / n_old) + np.ptp(m_new - m_old) > 1e-12:
+        return None
+    return f"every shared question moved by {float(m_new[0] - m_old[0]):+.4g}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +159,7 @@ class ShiftTest:
         three decimals would print as ``0.000`` is said as a bound instead.
         """
         p = self.p_value
-        if p is None:
-            return "n/a"
-        return "p < 0.001" if p < 0.0005 else f"p = {p:.3f}"
+        return "n/a" if p is None else "p < 0.001" if p < 0.0005 else f"p = {p:.3f}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -264,13 +281,6 @@ def _scores(record: Mapping[str, Any], where: dict[str, Any]) -> dict[str, int]:
     return {str(k): v for k, v in scores.items()}
 
 
-def _label(record: Mapping[str, Any], key: str, where: dict[str, Any]) -> str | None:
-    value = record.get(key)
-    if value is not None and not isinstance(value, str):
-        raise InputError(f"{key!r} must be a string, got {shown(value)}", **where)
-    return value
-
-
 def _header(
     row: Mapping[str, Any], path: str, line: int
 ) -> tuple[Mapping[str, Any] | None, str | None] | None:
@@ -320,7 +330,8 @@ def load_score_run(path: str | Path) -> ScoreRun:
         clusters.append(_cluster(row, where))
         scores.append(_scores(row, where))
         for key in ("rubric", "judge"):
-            value = _label(row, key, where)
+            if (value := row.get(key)) is not None and not isinstance(value, str):
+                raise InputError(f"{key!r} must be a string, got {shown(value)}", **where)
             line, seen = first.setdefault(key, (lineno, value))
             if seen != value:
                 raise InputError(f"{key} {value!r} differs from {seen!r} on line {line}; "
@@ -479,25 +490,23 @@ class DimensionShift:
 
     @property
     def direction(self) -> str:
-        """``"up"``, ``"down"``, ``"none"`` (the CI holds 0) or ``"unknown"``."""
-        if self.shift is None or not self.ci.estimable:
+        """``"up"``, ``"down"``, ``"none"`` (the CI holds 0) or ``"unknown"`` (no CI, or alike)."""
+        if self.shift is None or not self.ci.estimable or self.ci.cannot_vary:
             return "unknown"
         return "up" if self.ci.low > 0 else "down" if self.ci.high < 0 else "none"
 
     def reading(self) -> str:
         """The shift in one plain line."""
-        d, ci = self.dimension, self.ci
-        if self.shift is None:
+        d, ci, s = self.dimension, self.ci, self.shift
+        if s is None:
             return f"{d}: not compared: {ci.reason}"
-        if self.direction == "unknown":
-            return f"{d}: moved by {self.shift:+.2f}; cannot tell from noise: {ci.reason}"
+        if self.direction == "unknown":  # no interval, or a point the bootstrap could not vary
+            return f"{d}: moved by {s:+.2f}; cannot tell from noise: {ci.reason or ci.note}"
         if self.direction == "up":
-            return f"{d} rose by {self.shift:.2f} [{ci.low:.2f}, {ci.high:.2f}] since the baseline"
+            return f"{d} rose by {s:.2f} [{ci.low:.2f}, {ci.high:.2f}] since the baseline"
         if self.direction == "down":
-            return (
-                f"{d} fell by {-self.shift:.2f} [{-ci.high:.2f}, {-ci.low:.2f}] since the baseline"
-            )
-        line = f"{d}: no shift beyond noise ({self.shift:+.2f} [{ci.low:+.2f}, {ci.high:+.2f}])"
+            return f"{d} fell by {-s:.2f} [{-ci.high:.2f}, {-ci.low:.2f}] since the baseline"
+        line = f"{d}: no shift beyond noise ({s:+.2f} [{ci.low:+.2f}, {ci.high:+.2f}])"
         p = self.test.p_value
         if p is not None and p < 1 - ci.level:
             line += f", but the spread of scores changed (permutation {self.test.p_text()})"
@@ -565,18 +574,15 @@ def _shift(
 ) -> DimensionShift:
     old, new = baseline.values(name), current.values(name)
     boot: dict[str, Any] = {"seed": seed, "level": level, "n_resamples": n}
-    means = [
-        score_mean([float(v) for v in vals], clusters, **boot) for clusters, vals in (old, new)
-    ]
+    base, now = (score_mean([float(v) for v in x], c, **boot) for c, x in (old, new))
     if not old[1] or not new[1]:
-        which = "the baseline" if not old[1] else "this run"
-        ci = ConfidenceInterval.not_estimable(f"{which} has no score on it", level)
-        test = ShiftTest(None, None, n, seed, f"{which} has no score on it")
-        return DimensionShift(name, means[0], means[1], None, ci, 0, test)
+        why = f"{'the baseline' if not old[1] else 'this run'} has no score on it"
+        ci = ConfidenceInterval.not_estimable(why, level)
+        return DimensionShift(name, base, now, None, ci, 0, ShiftTest(None, None, n, seed, why))
     strata = Strata.of(old, new)
     shift, ci = shift_interval(strata, seed=seed, level=level, n_resamples=n)
     test = shift_test(strata, seed=seed, n_permutations=n)
-    return DimensionShift(name, means[0], means[1], shift, ci, strata.n_shared, test)
+    return DimensionShift(name, base, now, shift, ci, strata.n_shared, test)
 
 
 def score_trend(
@@ -605,10 +611,14 @@ def score_trend(
             allowed), or a bad option.
 
     Example:
-        >>> old = ScoreRun("production@1", "j", ("q1", "q2"), ({"accuracy": 4},) * 2)
-        >>> new = ScoreRun("production@1", "j", ("q1", "q2"), ({"accuracy": 3},) * 2)
+        >>> qs = ("q1", "q2", "q3", "q4")
+        >>> old = ScoreRun("production@1", "j", qs, tuple({"accuracy": v} for v in (4, 5, 4, 5)))
+        >>> new = ScoreRun("production@1", "j", qs, tuple({"accuracy": v} for v in (3, 3, 2, 4)))
         >>> score_trend(new, old, n_resamples=100).dimensions[0].reading()
-        'accuracy fell by 1.00 [1.00, 1.00] since the baseline'
+        'accuracy fell by 1.50 [1.00, 2.00] since the baseline'
+        >>> same = score_trend(old, old, n_resamples=100).dimensions[0]  # every question alike
+        >>> same.direction, str(same.ci)
+        ('unknown', '[0.000, 0.000] (all alike, the bootstrap cannot vary)')
     """
     if not 0 < level < 1:
         raise ConfigError(f"level must be in (0, 1); got {level}")

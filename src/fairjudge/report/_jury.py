@@ -444,6 +444,8 @@ def _agreement_sentence(name: str, a: KrippendorffAlpha | str) -> str:
     figure = f"ordinal alpha {a.alpha:.2f} {ci_text(a.ci, '.2f')}"
     if not a.ci.estimable:
         return f"{name}: no conclusion on agreement: alpha's interval {ci_text(a.ci)}."
+    if a.ci.cannot_vary:  # every resample gave it: its point rules nothing in or out
+        return f"{name}: no conclusion on agreement ({figure}): no verdict rests on it."
     if a.ci.low >= AGREEMENT_BAR:
         return (
             f"{name}: the members agree ({figure}: the whole interval is {AGREEMENT_BAR} or more)."

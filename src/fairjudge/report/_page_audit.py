@@ -211,6 +211,8 @@ def _card(report: AuditReport) -> kit.Section:
             continue
         worst = max(exp.effects, key=lambda e: SEVERITY.index(e.verdict), default=None)
         what = "" if worst is None else f"worst: {effect_view(worst).name}"
+        if worst is not None and worst.ci.cannot_vary:  # its point decides nothing: marked
+            what += f" ({(worst.ci.note or '').partition(':')[0]})"
         rows.append((exp.bias, exp.verdict, who + what))
         classes[i] = _css(exp.verdict)
     table = kit.FigureTable("Verdict per experiment", ("bias", "verdict", "note"), tuple(rows),

@@ -150,6 +150,11 @@ def rule_text(effect: Effect) -> str:
         f"{_number(estimate, null)} is {distance:.3f} of the scale ({scale:g}) from no bias "
         f"({null:g}); its {level} interval is {ci_text(effect.ci)}"
     )
+    if effect.ci.cannot_vary:  # alike on every question: the point rules nothing out
+        return (
+            f"uncertain: {where}; every question gave the same value, so the bootstrap could "
+            "not vary: the point is no measured certainty, and no verdict is read from it."
+        )
     band = _NOTABLE * scale
     if verdict == "negligible":
         return (f"negligible: {where}, which lies wholly within {_NOTABLE} of the scale of no "
@@ -205,8 +210,17 @@ def verdict_sentence(report: AuditReport) -> str:
                 f"no bias is {effect.null:g}{more}.")  # fmt: skip
     counts = {v: sum(e.verdict == v for e in effects) for v in SEVERITY}
     if effect.verdict == "uncertain":
-        return (f"No notable or severe bias shown, but {counts['uncertain']} of {len(effects)} "
-                "effects are uncertain: their intervals cannot tell them from none.")  # fmt: skip
+        alike = sum(e.verdict == "uncertain" and e.ci.cannot_vary for e in effects)
+        why = [] if alike == counts["uncertain"] else ["their intervals cannot tell them from none"]
+        if alike:  # their points rule nothing out: said, not left to read as "from none"
+            why.append(
+                f"{alike} of them all alike (every question gave the same value, so the "
+                "bootstrap could not vary and no verdict is read from them)"
+            )
+        return (
+            f"No notable or severe bias shown, but {counts['uncertain']} of {len(effects)} "
+            f"effects are uncertain: {'; '.join(why)}."
+        )
     if effect.verdict == "not estimable":
         return (f"No notable or severe bias shown; {counts['not estimable']} of {len(effects)} "
                 "effects could not be estimated (the reasons are below).")  # fmt: skip

@@ -215,9 +215,10 @@ def _side(a: KrippendorffAlpha | str) -> str:
     """Where a dimension's ordinal alpha stands, by the rule of the table's conclusions.
 
     The whole interval must clear :data:`AGREEMENT_BAR` (agree) or fall below it (do
-    not agree); an interval across it is unclear, and no interval is no conclusion.
+    not agree); an interval across it is unclear, and no interval, or a point no
+    resample could move (``cannot_vary``), is no conclusion.
     """
-    if isinstance(a, str) or math.isnan(a.alpha) or not a.ci.estimable:
+    if isinstance(a, str) or math.isnan(a.alpha) or not a.ci.estimable or a.ci.cannot_vary:
         return "no conclusion on"
     if a.ci.low >= AGREEMENT_BAR:
         return "agree on"

@@ -67,9 +67,13 @@ def _figure(label: str, estimate: float | None, ci: ConfidenceInterval, n: int,
 
 
 def _reading(diff: SystemDifference) -> str | None:
-    """``"b higher"`` when the paired interval excludes zero; else ``None``."""
+    """``"b higher"`` when the paired interval excludes zero; else ``None``.
+
+    An interval the bootstrap could not vary (the difference alike on every question)
+    excludes nothing: no system is read higher from it, as the terminal's "no conclusion".
+    """
     d = diff.difference
-    if d.estimate is None or not d.ci.estimable:
+    if d.estimate is None or not d.ci.estimable or d.ci.cannot_vary:
         return None
     if d.ci.low > 0:
         return diff.system_a
@@ -183,7 +187,7 @@ def _trend_sections(report: ScoreReport, baseline: ScoreRun | None) -> list[kit.
     )  # fmt: skip
     table = kit.FigureTable(f"baseline: {trend.baseline}", ("dimension", f"shift [{level}% CI]",
                             "baseline mean", "reading"), rows,
-                            kit.unestimated(figures))  # fmt: skip
+                            kit.unestimated(figures), id="fj-trend-table")  # fmt: skip
     blocks: list[kit.PlotBlock | kit.Paragraphs] = [kit.PlotBlock(plot, table)]
     if trend.differences:
         blocks.append(kit.Paragraphs(("Compared although the runs differ:", *trend.differences)))

@@ -103,28 +103,9 @@ def mean_text(m: ScoreMean) -> str:
     return "n/a" if m.estimate is None else estimate_text(m.estimate, m.ci, ".2f")
 
 
-_ALIKE = "all alike, the bootstrap cannot vary"
-
-
-def _point(ci: Any) -> bool:
-    """A zero-width interval: every question alike, so the bootstrap could not vary."""
-    return bool(ci.estimable) and ci.high - ci.low <= 1e-12
-
-
 def _shift(d: DimensionShift) -> str:
-    if d.shift is None:
-        return "n/a"
-    shown = estimate_text(d.shift, d.ci, "+.2f")
-    return f"{shown} ({_ALIKE})" if _point(d.ci) and d.ci.note is None else shown
-
-
-def _trend_reading(d: DimensionShift) -> str:
-    """The shift's plain line; no "no shift" read from a point interval (QA41b #2)."""
-    if d.shift is None or not _point(d.ci):
-        return d.reading()
-    return (f"{d.dimension}: moved by {d.shift:+.2f}; cannot tell from noise: every shared "
-            f"question moved alike ({_ALIKE}), so its [{d.ci.low:+.2f}, {d.ci.high:+.2f}] "
-            "is no measured certainty")  # fmt: skip
+    """The shift and its interval (marked "all alike" when the bootstrap could not vary)."""
+    return "n/a" if d.shift is None else estimate_text(d.shift, d.ci, "+.2f")
 
 
 def _test(d: DimensionShift) -> str:
@@ -172,9 +153,8 @@ def render_trend(trend: ScoreTrend, console: Console) -> None:
     for note in trend.notes:  # the baseline's judge settings could not be checked
         console.print("[yellow]not checked:[/yellow] ", end="")
         say(console, note, soft_wrap=True)  # one line the terminal wraps: a long path stays whole
-    for d in trend.dimensions:
-        style = {"up": "green", "down": "red"}.get(d.direction)
-        say(console, _trend_reading(d), style=style if not _point(d.ci) else None)
+    for d in trend.dimensions:  # the --json's reading, word for word
+        say(console, d.reading(), style={"up": "green", "down": "red"}.get(d.direction))
     say(
         console,
         f"shift: this run - baseline, bootstrap resampling whole questions; distribution "
@@ -258,7 +238,7 @@ def _reading(diff: SystemDifference) -> str:
     d = diff.difference
     if d.estimate is None:
         return "no shared question"
-    if not d.ci.estimable or _point(d.ci):  # a point interval decides nothing
+    if not d.ci.estimable or d.ci.cannot_vary:  # alike on every question: decides nothing
         return "no conclusion"
     if d.ci.low > 0:
         return f"{diff.system_a} higher"
