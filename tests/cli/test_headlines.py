@@ -128,7 +128,7 @@ def test_a_budget_stop_before_any_item_is_labelled_for_what_happened(
     assert "NOT debiased" not in out  # both orders were asked for
     assert "both orders asked, none resolved" in out
     assert "see the failures above" not in out  # there were none
-    assert "No conclusion: the budget stopped the run before any item was resolved." in out
+    assert "No conclusion: the run stopped before any item was resolved." in out
     assert "fairjudge: done:" not in done.stderr
     assert "fairjudge: stopped early: 1/6 calls" in done.stderr
 

@@ -107,6 +107,9 @@ def test_the_command_line_writes_the_finished_verdicts_to_out(tmp_path: Path) ->
     assert counts is not None, said
     assert int(counts.group(1)) + int(counts.group(2)) == 56  # q2..q29, both orders
     assert "The result above is partial." in said
+    shown = " ".join(done.stdout.split())  # no budget stopped it: the note does not say one did
+    assert "partial result: the run stopped before every call was made" in shown
+    assert "budget" not in shown
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     header, items = records[0]["fairjudge"], records[1:]
     assert re.match(r"python backend: 3\d calls", header["settings"]["stopped"])

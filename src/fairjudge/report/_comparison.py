@@ -274,7 +274,7 @@ def verdict_line(
         if failed:
             return f"No item could be resolved: {failures_at}."
         if stopped is not None:
-            return "No conclusion: the budget stopped the run before any item was resolved."
+            return "No conclusion: the run stopped before any item was resolved."
         return "No conclusion: no item was resolved."
     by = f" by {subject}" if subject else ""
     if not w.ci.estimable:
@@ -465,8 +465,9 @@ def render_comparison(report: ComparisonReport, console: Console) -> None:
         console.print(warning, highlight=False)
     if result.stopped is not None:
         console.print(
-            f"[yellow]partial result:[/yellow] stopped by the budget before every call was "
-            f"made; {result.n_not_run} item(s) not yet judged are left out.",
+            f"[yellow]partial result:[/yellow] the run stopped before every call was made "
+            f"(the 'stopped' line says why); {result.n_not_run} item(s) not yet judged are "
+            "left out.",
             highlight=False,
         )
     if s.rule.value == "soft":

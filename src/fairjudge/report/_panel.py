@@ -233,10 +233,16 @@ def _labels(members: Sequence[int]) -> str:
 
 
 def partial_note(stopped: str | None, console: Console) -> None:
-    """Say that the budget cut the run short, so a partial result is not read as whole."""
+    """Say that the run stopped short, so a partial result is not read as whole.
+
+    A budget is not the only stop that keeps a partial result (a Python judge with no
+    store that could not go on is another), so the note points at the "stopped" line,
+    which says which one.
+    """
     if stopped is not None:
         console.print(
-            "[yellow]partial result:[/yellow] stopped by the budget before every call was made.",
+            "[yellow]partial result:[/yellow] the run stopped before every call was made "
+            "(the 'stopped' line says why).",
             highlight=False,
         )
 

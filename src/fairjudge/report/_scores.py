@@ -299,8 +299,8 @@ def render_scores(report: ScoreReport, console: Console) -> None:
     )
     if result.stopped is not None:
         console.print(
-            f"[yellow]partial result:[/yellow] stopped by the budget; {result.n_not_run} "
-            "item(s) not yet scored are left out.",
+            f"[yellow]partial result:[/yellow] the run stopped early (the 'stopped' line "
+            f"says why); {result.n_not_run} item(s) not yet scored are left out.",
             highlight=False,
         )
     for d in result.dimensions:
