@@ -2,8 +2,9 @@
 
 An interval the bootstrap could not vary is built by ``ConfidenceInterval.alike_point``
 and says so (``cannot_vary``, from its note's head, which survives ``to_dict`` and a
-report that reads the interval back). ``verdict_of`` reads that, no longer the
-interval's width: a zero-width interval that no one marked is read by its bounds.
+report that reads the interval back). ``verdict_of`` reads that first; an unmarked
+point (a producer that does not say so yet: the self-preference fit's) is still no
+certainty.
 """
 
 from __future__ import annotations
@@ -24,12 +25,16 @@ def test_an_alike_point_is_uncertain_whatever_it_says() -> None:
         assert verdict_of(value, ci, 0.0, 4.0) == "uncertain"
 
 
-def test_a_measured_interval_is_read_by_its_bounds_even_at_zero_width() -> None:
-    # Old code took any zero-width interval for an alike one ("uncertain").
-    measured = ConfidenceInterval(0.0, 0.0, 0.95)
-    assert not measured.cannot_vary
-    assert verdict_of(0.0, measured, 0.0, 4.0) == "negligible"
-    assert verdict_of(2.0, ConfidenceInterval(2.0, 2.0, 0.95), 0.0, 4.0) == "severe"
+def test_an_unmarked_point_is_still_no_certainty() -> None:
+    # A percentile interval over clusters that vary has width; an unmarked point comes
+    # from a producer that does not yet say it could not vary (the self-preference
+    # fit's), so it is not read as a certainty either.
+    unmarked = ConfidenceInterval(2.0, 2.0, 0.95)
+    assert not unmarked.cannot_vary
+    assert verdict_of(2.0, unmarked, 0.0, 4.0) == "uncertain"
+    # A bound built for alike data, narrow as it may be, is read by its bounds.
+    narrow = ConfidenceInterval(-0.01, 0.01, 0.95, note="bound from 0/400 off 0: ...")
+    assert verdict_of(0.0, narrow, 0.0, 4.0) == "negligible"
 
 
 def test_the_mark_survives_json_and_the_bootstrap_sets_it() -> None:

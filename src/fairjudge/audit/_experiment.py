@@ -209,6 +209,11 @@ def verdict_of(
         return "not estimable"
     if ci.cannot_vary:  # every question alike: the bootstrap could not vary, so its
         return "uncertain"  # point interval rules nothing out (QA41b #2)
+    if ci.note is None and ci.high - ci.low <= 1e-12 * scale:
+        # An unmarked point: a percentile interval over clusters that vary always has
+        # width, so this is a producer that did not say it could not vary (the
+        # self-preference fit's, for now). Not read as a certainty either.
+        return "uncertain"
     distance = abs(estimate - null) / scale
     if distance < THRESHOLDS["notable"]:
         # Negligible only when the data rule out a notable effect: the whole interval
