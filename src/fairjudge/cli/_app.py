@@ -27,9 +27,13 @@ stored, since their replies are billed either way. It then says what it kept (th
 calls in flight stored and abandoned too; with ``--json``, an ``Interrupted`` error
 object as well) and exits 130 with :func:`os._exit` (the embedded judge may be on a
 thread llama.cpp cannot stop); a second one exits at once, grace or not. A SIGTERM
-does the same, exit 143. A bad ``$FAIRJUDGE_INTERRUPT_GRACE`` is a ``ConfigError``
-(exit 2) before any call. The objects made at start-up are frozen out of every
-garbage collection (:func:`gc.freeze`).
+does the same, exit 143. A judge that keeps nothing (an undeclared Python judge, or a
+panel with one: ``runner._limits.GracefulStop``) is stopped rather than ended: its runs
+start no call, give the calls in flight the grace, and return what answered as a
+partial result, which the command writes as any (``--out``, ``--html``); then the
+same exit, with a line saying where it went (``GracefulStop.say``). A bad
+``$FAIRJUDGE_INTERRUPT_GRACE`` is a ``ConfigError`` (exit 2) before any call. The
+objects made at start-up are frozen out of every garbage collection (:func:`gc.freeze`).
 """
 
 from __future__ import annotations
@@ -391,7 +395,7 @@ def guarded(fn: F) -> F:
         as_json = bool(kwargs.get("json_output"))
         judging = "store" in kwargs  # a judging command: its calls go to this store
         if judging:
-            _running_store(kwargs["store"])
+            _running_store(kwargs["store"], kwargs)
         interrupted = False
         try:
             # A command's summaries draw each resampling plan once, and its reports name
@@ -436,11 +440,18 @@ _STORE: list[str] = []
 """The store of the judging command running, once :func:`guarded` has seen its flags."""
 
 
-def _running_store(store: Path | None) -> None:
-    """Remember the command's store, so that a Ctrl-C can name it (:func:`_kept`)."""
+def _running_store(store: Path | None, command: dict[str, Any] | None = None) -> None:
+    """Remember the command's store, so that a Ctrl-C can name it (:func:`_kept`).
+
+    And its parameters (``command``): its ``--out`` and ``--html`` are where a judge that
+    keeps nothing, stopped by a Ctrl-C rather than ended, keeps what answered
+    (``runner._limits.GracefulStop``).
+    """
     from fairjudge.runner import DEFAULT_STORE_PATH
+    from fairjudge.runner._limits import GRACEFUL_STOP
 
     _STORE[:] = [str(store or DEFAULT_STORE_PATH)]
+    GRACEFUL_STOP.command = command or {}
 
 
 def _kept() -> str:
@@ -562,12 +573,16 @@ class _Interrupts:
         self.seen = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        if not self.seen:
-            self.seen = True
-            _SIGNALLED[:] = [signum]
+        if self.seen:
+            os.write(2, _again())  # no Python I/O in a signal handler: it may hold a lock
+            os._exit(_interrupt_code())
+        self.seen = True
+        _SIGNALLED[:] = [signum]
+        # A judge that keeps nothing (an undeclared Python judge) is stopped, not ended:
+        # its runs return what answered. Read only if loaded: nothing is imported here.
+        limits = sys.modules.get("fairjudge.runner._limits")
+        if limits is None or not limits.GRACEFUL_STOP.stop():
             raise KeyboardInterrupt
-        os.write(2, _again())  # no Python I/O in a signal handler: it may hold a lock
-        os._exit(_interrupt_code())
 
 
 def _again() -> bytes:
@@ -601,6 +616,8 @@ def main() -> None:
     finally:
         gc.freeze()  # the interpreter's collections at exit would find nothing to free
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or interrupts.seen:
+        if (limits := sys.modules.get("fairjudge.runner._limits")) is not None:  # kept what?
+            limits.GRACEFUL_STOP.say(code, _interrupt_code() == EXIT_TERMINATED, _note)
         _exit_now(_interrupt_code())
     sys.exit(code)
 

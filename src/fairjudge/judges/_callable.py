@@ -364,7 +364,7 @@ class PythonFunction(Closing):
             "@fairjudge.judge_function(name=..., version=...) to keep its calls in a store "
             "(README: 'Your own judge')"
         )
-        if summary.stopped is None:  # no budget's stop: the run's own message, cut
+        if summary.stopped in (None, "interrupted"):  # no budget's: the run's message, cut
             from fairjudge.runner import KEPT_SENTENCE
 
             head = KEPT_SENTENCE.split(stopped)[0].rstrip(" .")

@@ -307,6 +307,13 @@ class JudgeSession(Closing):
 
     def _budget_message(self, summary: RunSummary) -> str:
         budget = summary.stopped or "max_calls"
+        if budget == "interrupted":  # the command line's graceful stop (runner.GracefulStop)
+            return (
+                "interrupted: no call was started after the Ctrl-C or SIGTERM, and the calls "
+                f"in flight had the grace period. The {len(self._kept)} calls finished so far "
+                f"are kept in the store {self.store.path}; {summary.not_run} not run; run the "
+                "same command again to make only the rest."
+            )
         # The session's, as calls_made is: a --stop-when run is many batches.
         cached = sum(run.cached for run in self.runs)
         if budget == "max_cost" and self.calls_made == 0 and summary.not_run:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
@@ -22,6 +22,7 @@ from fairjudge.runner._progress import ProgressMode, RunProgress
 __all__ = [
     "CACHE_WRITE_MARKUP",
     "DEFAULT_GRACE_S",
+    "GRACEFUL_STOP",
     "GRACE_ENV",
     "Prices",
     "RetryPolicy",
@@ -68,6 +69,79 @@ def interrupt_grace_s(environ: Mapping[str, str] | None = None) -> float:
             "wait for none)"
         )
     return seconds
+
+
+class GracefulStop:
+    """A stop the command line asks of every run, so that a judge with no store keeps its work.
+
+    A judge that keeps nothing (an undeclared Python judge's calls run on a store in
+    memory) lost every verdict to a Ctrl-C that ended its run with ``KeyboardInterrupt``.
+    Its first run (``runner.run_calls`` on a ``:memory:`` store) :meth:`arm` s this; the
+    command line's first Ctrl-C or SIGTERM then :meth:`stop` s instead of raising, and
+    each run sees it (``runner._executor.stop_gracefully``): it starts no call, gives the
+    calls in flight :func:`interrupt_grace_s`, and returns what answered, stopped
+    ``"interrupted"``: a partial result the command writes as any, then :meth:`say` s.
+    A library call is never stopped so: nothing but the command line asks it.
+    """
+
+    def __init__(self) -> None:
+        self.armed = False
+        """A run kept nothing in this process: a Ctrl-C stops it rather than ending it."""
+        self.requested = False
+        """The stop was asked for (a plain bool: set in a signal handler, read anywhere)."""
+        self.command: Mapping[str, Any] = {}
+        """The command line's parameters, where its result's files are (``out``, ``html``)."""
+
+    def arm(self) -> None:
+        self.armed = True
+
+    def stop(self) -> bool:
+        """Ask every run to stop, if armed (in a signal handler: no Python I/O); whether it was."""
+        if self.armed:
+            self.requested = True
+            os.write(2, _STOPPING)
+        return self.armed
+
+    def say(self, code: object, sigterm: bool, note: Callable[[str], object]) -> None:
+        """Say what the stop kept and where (``note``), once the command ended with ``code``."""
+        if not self.requested or code not in (0, 4, 5):  # an error said its own line
+            return
+        partial = code == 5  # the result stands in part (EXIT_BUDGET)
+        files = [f"--{name} {path}" for name, path in _files(self.command)]
+        where = " and ".join(files) or "the result printed above alone (no --out)"
+        note(
+            f"interrupted{' by SIGTERM' if sigterm else ''}; what answered is kept in "
+            f"{where}{', marked partial' if partial else ''}; a judge that declares no name "
+            "and version keeps its calls nowhere else, so a rerun makes them again (README: "
+            "'Your own judge')"
+        )
+
+    def clear(self) -> None:
+        """Forget all of it (a test that stops a run in-process)."""
+        self.armed = self.requested = False
+        self.command = {}
+
+
+def _files(command: Mapping[str, Any]) -> list[tuple[str, object]]:
+    """A command's ``out`` and ``html`` given, among its parameters or a group of them."""
+    found: dict[str, object] = {}
+    for name, value in command.items():
+        group = getattr(value, "__dataclass_fields__", None)  # a group of flags
+        named = [(f, getattr(value, f)) for f in group] if group else [(name, value)]
+        for key, path in named:
+            if key in ("out", "html") and path is not None and not isinstance(path, bool):
+                found.setdefault(key, path)
+    return [(key, found[key]) for key in ("out", "html") if key in found]
+
+
+_STOPPING = (
+    b"interrupted: stopping; no new call starts, and what answered is kept in a partial "
+    b"result (a second Ctrl-C stops at once, and loses it)\n"
+)
+"""The first Ctrl-C's line when the judge keeps nothing: the run is stopped, not ended."""
+
+GRACEFUL_STOP = GracefulStop()
+"""The process's one :class:`GracefulStop`."""
 
 
 @dataclass(frozen=True, slots=True)

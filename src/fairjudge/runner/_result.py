@@ -27,7 +27,9 @@ CallStatus = Literal["ok", "error", "not_run"]
 """``ok``: a reply (fresh or cached); ``error``: failed after retries; ``not_run``:
 never started because the budget ran out."""
 
-StopReason = Literal["max_calls", "max_cost"]
+StopReason = Literal["max_calls", "max_cost", "interrupted"]
+"""A budget that ran out, or ``interrupted``: the command line's Ctrl-C or SIGTERM, for a
+judge that keeps nothing (:class:`~fairjudge.runner._limits.GracefulStop`)."""
 
 _NOTE_PARAMS = ("price_input", "price_output", "price_cached_input")
 """The parameters a summary's ``notes`` name, by their Python names."""
@@ -88,7 +90,8 @@ class RunSummary:
             the list prices of known models): every token at its own price.
         wall_s: Wall time of the run.
         backoff_s: Total time calls spent waiting to be retried.
-        stopped: Which budget stopped the run early, if one did.
+        stopped: Which budget stopped the run early, if one did; ``interrupted``: the
+            command line's Ctrl-C or SIGTERM stopped a run whose judge keeps nothing.
         repeated: Requests sent a second time because the worker making them was
             lost (a distributed executor's worker process or node died): paid twice,
             counted in ``requests`` too, never in ``retries``. Always 0 in one process.
@@ -252,7 +255,9 @@ class RunSummary:
             f"{self.input_tokens} input + {self.output_tokens} output tokens{cost}; "
             f"{self.wall_s:.1f} s"
         )
-        if self.stopped is not None:
+        if self.stopped == "interrupted":
+            text += f"; interrupted, {self.not_run} not run"
+        elif self.stopped is not None:
             text += f"; stopped by --{self.stopped.replace('_', '-')}, {self.not_run} not run"
         if self.repeated:
             text += f"; {self.repeated} sent again after a worker was lost"
@@ -294,7 +299,7 @@ class RunResult:
 
     @property
     def stopped(self) -> StopReason | None:
-        """Which budget stopped the run early, if one did."""
+        """Which budget stopped the run early, if one did (or ``interrupted``)."""
         return self.summary.stopped
 
 

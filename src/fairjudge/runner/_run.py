@@ -16,7 +16,6 @@ from typing import Any
 from fairjudge._call import Backend, CallSpec, Completion, Route
 from fairjudge._errors import (
     BackendError,
-    ConfigError,
     EndpointUnreachable,
     FatalBackendError,
     RequestRejected,
@@ -24,14 +23,14 @@ from fairjudge._errors import (
 from fairjudge._redact import Redactor, scrub
 from fairjudge._types import CallError
 from fairjudge.runner._claims import ClaimQueue, Leases
-from fairjudge.runner._limits import RunOptions, TokenBucket, estimate_tokens
+from fairjudge.runner._executor import STOP_POLL_S, refuse_open_batches, stop_gracefully
+from fairjudge.runner._limits import GRACEFUL_STOP, RunOptions, TokenBucket, estimate_tokens
 from fairjudge.runner._prices import CallGuess
 from fairjudge.runner._progress import make_progress
 from fairjudge.runner._records import Row, call_row
 from fairjudge.runner._result import CallOutcome, RunResult, StopReason, stop_error
 from fairjudge.runner._store import Store
 from fairjudge.runner._store_errors import StoreWriteError
-from fairjudge.runner._store_schema import open_batches
 from fairjudge.runner._tally import Tally, unique_calls
 
 __all__ = ["MAKING", "REJECTIONS_BEFORE_STOP", "BatchWriter", "Parser", "Run"]
@@ -191,7 +190,7 @@ class Run(Tally):
             )
         self.cached = len(cached)
         if todo:
-            self._refuse_calls_in_open_batches(todo)
+            refuse_open_batches(self.store, todo)
         if self.progress is not None:
             self.progress.start(self.snapshot())
         self._report()
@@ -214,37 +213,6 @@ class Run(Tally):
             if key not in self.outcomes:
                 self.outcomes[key] = CallOutcome(key, spec, "not_run")
         return RunResult(tuple(keys), self.outcomes, self.summary())
-
-    def _refuse_calls_in_open_batches(self, todo: Mapping[str, CallSpec]) -> None:
-        """Refuse to make online the calls a batch run submitted and not collected.
-
-        The provider bills a submitted batch whether or not it is collected, so making
-        its calls online as well would pay for them twice; the run that collects them
-        is the same work with ``executor=BatchExecutor()``. The message names
-        ``executor``, the parameter a notebook passes; the command line shows its own
-        words (``--batch-api``, ``--wait``) through ``cli/_flags.PHRASES``.
-
-        Raises:
-            ConfigError: Some of ``todo`` are in a batch not yet collected (before any
-                call); its ``params`` are ``("executor",)``.
-        """
-        store = self.store
-        with store._lock:
-            batches = store._transaction(lambda: open_batches(store._conn, todo))
-        held = {key for batch in batches for key in batch.members.values()} & set(todo)
-        if not held:
-            return
-        listed = ", ".join(f"{b.id} ({b.status})" for b in batches)
-        raise ConfigError(
-            f"{len(held)} of this run's calls are in a provider batch submitted by an "
-            "earlier run with executor=BatchExecutor() and not collected yet "
-            f"({listed}, recorded in the store {store.path}): making them online now would "
-            "pay for them twice; run the same work again with executor=BatchExecutor() to "
-            "collect them (BatchExecutor(wait=True) polls until the batch ends); a batch the "
-            "provider no longer knows (a 404: submitted with another key, or deleted) is "
-            "then marked lost in the store, and its calls are submitted again, at their cost",
-            params="executor",
-        )
 
     def _worker_counts(self, todo: dict[str, CallSpec]) -> dict[Route, int]:
         """Workers per backend: each gets its own, so a slow one never idles the others.
@@ -287,8 +255,13 @@ class Run(Tally):
         try:
             errors: list[BaseException] = []
             pending = set(tasks)
+            ends: float | None = None  # the graceful stop's grace, once it was asked for
             while pending:
-                _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+                _, pending = await asyncio.wait(
+                    pending, timeout=STOP_POLL_S, return_when=asyncio.FIRST_EXCEPTION
+                )
+                if pending and GRACEFUL_STOP.requested:  # the command line's (a Ctrl-C)
+                    ends = stop_gracefully(self, pending, todo, ends)
                 errors = [
                     e for t in tasks if t.done() and not t.cancelled() if (e := t.exception())
                 ]
@@ -341,6 +314,8 @@ class Run(Tally):
 
     def _take(self, queue: Iterator[tuple[str, CallSpec]]) -> tuple[str, CallSpec] | None:
         """The next call to start, or ``None`` when there is none or a budget is spent."""
+        if GRACEFUL_STOP.requested and self.stopped is None:
+            self.halted, self.stopped = True, "interrupted"
         if self.stopped is not None or self.halted:
             return None
         item = next(queue, None)
