@@ -26,6 +26,7 @@ from fairjudge.evaluation._settings import (
     check_repeats,
 )
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
+from fairjudge.runner._progress import announce_plan
 from fairjudge.stats import ConfidenceInterval, bootstrap_mean, prefetch_resamples, shared_resamples
 
 if TYPE_CHECKING:
@@ -461,6 +462,7 @@ def judge_planned(
     # resolves, its clusters are the questions.
     keys = {it.cluster_key for it in item_list}
     prefetch_resamples([len(keys)], settings.n_resamples, settings.seed)
+    announce_plan(sum(len(plan) for plan in plans), _progress_mode(judge))
     requests: list[PairwiseRequest] = []
     for it, plan in zip(item_list, plans, strict=True):
         for order, sample in plan:
@@ -474,6 +476,15 @@ def judge_planned(
     result = _resolve(item_list, plans, replies, settings)
     stopped = stopped_by(replies)
     return result if stopped is None else replace(result, stopped=stopped)
+
+
+def _progress_mode(judge: object) -> object:
+    """An LLM judge's progress mode (its session's ``options.progress``); else ``quiet``.
+
+    A Python judge builds no calls up front and shows no progress of its own.
+    """
+    options = getattr(getattr(judge, "session", None), "options", None)
+    return getattr(options, "progress", "quiet")
 
 
 def _resolve(

@@ -18,6 +18,7 @@ from typing import Literal, Protocol, TextIO, runtime_checkable
 from fairjudge._errors import ConfigError
 
 __all__ = [
+    "PLAN_NOTICE_CALLS",
     "SLOW_CALL_S",
     "WAIT_FACTOR",
     "PlainProgress",
@@ -25,6 +26,7 @@ __all__ = [
     "RichProgress",
     "RunProgress",
     "Snapshot",
+    "announce_plan",
     "make_progress",
     "progress_label",
 ]
@@ -38,6 +40,14 @@ WAIT_FACTOR = 4.0
 A judge whose every call takes 5-10 s (a local model, one call at a time) would
 otherwise show as stalled on every call; before the first reply there is no median
 to compare with, and the line says ``in flight`` instead.
+"""
+
+PLAN_NOTICE_CALLS = 100_000
+"""From this many calls, :func:`announce_plan` says the plan is being built.
+
+Every call is built before the first is sent (its prompt rendered, its key hashed),
+at roughly 1.7 KB and 50 to 80 microseconds of CPU a call (``benchmarks/bench_plan.py``):
+100,000 calls are several seconds with nothing on the screen, 1,000,000 are a minute.
 """
 
 ProgressMode = Literal["auto", "rich", "plain", "quiet"]
@@ -295,6 +305,29 @@ class RichProgress:
         """Draw the final state (no ETA) and release the terminal."""
         self._show(snapshot, final=True)
         self._progress.stop()
+
+
+def announce_plan(n_calls: int, mode: object, stream: TextIO | None = None) -> None:
+    """Say on ``stream`` (standard error) that ``n_calls`` calls are being planned.
+
+    Nothing below :data:`PLAN_NOTICE_CALLS` calls, for ``quiet``, or for a display of
+    the caller's own (not a mode name: it shows what it likes). The line comes before
+    the calls are built, so a large plan is not a silent minute; the progress display
+    takes over once they are.
+
+    Args:
+        n_calls: The calls the run plans.
+        mode: The run's progress mode (``options.progress``) or display.
+        stream: Where to write; standard error by default.
+    """
+    if n_calls < PLAN_NOTICE_CALLS or not isinstance(mode, str) or mode == "quiet":
+        return
+    target = stream if stream is not None else sys.stderr
+    print(
+        f"fairjudge: planning {n_calls:,} calls (rendering each prompt, hashing its key)...",
+        file=target,
+        flush=True,
+    )
 
 
 def make_progress(
