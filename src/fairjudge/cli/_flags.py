@@ -16,12 +16,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from fairjudge._errors import ConfigError
 
 __all__ = [
-    "FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "check_writable", "flag", "keep_typed", "to_flags",
+    "FLAGS", "FLAGS_BY_COMMAND", "PHRASES", "AbandonBatch", "check_writable", "flag",
+    "keep_typed", "to_flags",
 ]  # fmt: skip
 
 _SAME_NAME = (
@@ -49,6 +52,7 @@ FLAGS: dict[str, str] = {name: "--" + name.replace("_", "-") for name in _SAME_N
     "retry": "--max-attempts",
     "address": "--ray-address",  # RayExecutor(address=...)
     "batch_poll_s": "--batch-poll",
+    "abandon": "--abandon-batch",  # BatchExecutor(abandon=[...])
     "columns.question": "--question-col",  # fairjudge.compare(columns=...)
     "columns.answer_1": "--answer1-col",
     "columns.answer_2": "--answer2-col",
@@ -68,6 +72,9 @@ FLAGS_BY_COMMAND: dict[str, dict[str, str]] = {
 """The flags one command spells its own way, over :data:`FLAGS`."""
 
 PHRASES: dict[str, str] = {
+    # BatchExecutor(abandon=[...]) is --abandon-batch ID, once a batch.
+    "abandon= had nothing to give up": "--abandon-batch had nothing to give up",
+    "(abandon=)": "(--abandon-batch)",
     # The library's one executor parameter is two flags here: executor="ray:ADDRESS" is
     # --executor ray --ray-address ADDRESS (fairjudge._api._setup.EMPTY_RAY_ADDRESS).
     "the address in --executor 'ray:ADDRESS' is empty; give 'ray:auto', 'ray:HOST:PORT' or "
@@ -270,3 +277,20 @@ def _as_typed(path: Path, flag: str) -> str | Path:
     param = next((p for p in ctx.command.params if flag in p.opts), None)
     typed = ctx.meta.get(_TYPED, {}).get(param)
     return typed if typed and typed != "-" and Path(typed) == path else path
+
+
+AbandonBatch = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--abandon-batch",
+        metavar="ID",
+        help="With --batch-api: give up the recorded batch ID now (deleted on the provider's "
+        "console, or too slow): it is marked lost, and its calls are submitted again and "
+        "paid for again. Repeat it for several.",
+    ),
+]
+"""``--abandon-batch`` of the judging commands (``BatchExecutor(abandon=[...])``).
+
+Declared here because the judge flags' module is at its size cap; the flag belongs to
+:class:`~fairjudge.cli._options.JudgeFlags`.
+"""

@@ -26,7 +26,7 @@ from fairjudge._items import Item
 from fairjudge._types import Resolution
 from fairjudge.backends import check_base_url
 from fairjudge.cli._app import in_flags, say
-from fairjudge.cli._flags import _as_typed, check_writable
+from fairjudge.cli._flags import AbandonBatch, _as_typed, check_writable
 from fairjudge.io import Columns, LoadedItems, load_items
 from fairjudge.judges import DEFAULT_JUDGE, BackendOptions
 from fairjudge.prompts import list_templates
@@ -279,6 +279,7 @@ class JudgeFlags:
         float | None,
         typer.Option(help="With --batch-api: seconds between polls. [default: 30]"),
     ] = None
+    abandon_batch: AbandonBatch = None
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False
 
     def check(self) -> None:
@@ -298,8 +299,8 @@ class JudgeFlags:
                 "--ray-address"
             )
         if not self.batch_api:
-            for name in ("wait", "batch_poll"):
-                if getattr(self, name) is not None:
+            for name in ("wait", "batch_poll", "abandon_batch"):
+                if getattr(self, name) not in (None, (), []):  # () from --save-config
                     flag = "--" + name.replace("_", "-")
                     raise ConfigError(
                         f"{flag} applies with --batch-api only; add --batch-api or drop {flag}"
@@ -315,7 +316,7 @@ class JudgeFlags:
         return [
             "--" + f.name.replace("_", "-")
             for f in fields(self)
-            if f.name != "quiet" and getattr(self, f.name) is not None
+            if f.name != "quiet" and getattr(self, f.name) not in (None, (), [])
         ]
 
     def setup(self, python: bool = False) -> JudgeSetup:
@@ -337,7 +338,8 @@ class JudgeFlags:
             from fairjudge.runner import DEFAULT_POLL_S, BatchExecutor
 
             poll = DEFAULT_POLL_S if self.batch_poll is None else self.batch_poll
-            executor = BatchExecutor(wait=bool(self.wait), poll_s=poll)
+            gone = tuple(self.abandon_batch or ())
+            executor = BatchExecutor(wait=bool(self.wait), poll_s=poll, abandon=gone)
         elif self.executor is ExecutorName.RAY:
             executor = "ray" if self.ray_address is None else f"ray:{self.ray_address}"
         backend = BackendOptions(
