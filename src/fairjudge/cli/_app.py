@@ -617,7 +617,7 @@ def main() -> None:
         gc.freeze()  # the interpreter's collections at exit would find nothing to free
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or interrupts.seen:
         if (limits := sys.modules.get("fairjudge.runner._limits")) is not None:  # kept what?
-            limits.GRACEFUL_STOP.say(code, _interrupt_code() == EXIT_TERMINATED, _note)
+            limits.GRACEFUL_STOP.say(code, _interrupt_code() == EXIT_TERMINATED)
         _exit_now(_interrupt_code())
     sys.exit(code)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
@@ -102,18 +103,22 @@ class GracefulStop:
             os.write(2, _STOPPING)
         return self.armed
 
-    def say(self, code: object, sigterm: bool, note: Callable[[str], object]) -> None:
-        """Say what the stop kept and where (``note``), once the command ended with ``code``."""
+    def say(self, code: object, sigterm: bool) -> None:
+        """Say on stderr what the stop kept and where, once the command ended with ``code``.
+
+        Unwrapped, so that a terminal never breaks a file's path in two.
+        """
         if not self.requested or code not in (0, 4, 5):  # an error said its own line
             return
         partial = code == 5  # the result stands in part (EXIT_BUDGET)
         files = [f"--{name} {path}" for name, path in _files(self.command)]
         where = " and ".join(files) or "the result printed above alone (no --out)"
-        note(
+        print(
             f"interrupted{' by SIGTERM' if sigterm else ''}; what answered is kept in "
             f"{where}{', marked partial' if partial else ''}; a judge that declares no name "
             "and version keeps its calls nowhere else, so a rerun makes them again (README: "
-            "'Your own judge')"
+            "'Your own judge')",
+            file=sys.stderr,
         )
 
     def clear(self) -> None:

@@ -257,8 +257,10 @@ class Run(Tally):
             pending = set(tasks)
             ends: float | None = None  # the graceful stop's grace, once it was asked for
             while pending:
+                # Armed (a run keeps nothing: the command line may stop it), it looks.
+                look = STOP_POLL_S if GRACEFUL_STOP.armed else None
                 _, pending = await asyncio.wait(
-                    pending, timeout=STOP_POLL_S, return_when=asyncio.FIRST_EXCEPTION
+                    pending, timeout=look, return_when=asyncio.FIRST_EXCEPTION
                 )
                 if pending and GRACEFUL_STOP.requested:  # the command line's (a Ctrl-C)
                     ends = stop_gracefully(self, pending, todo, ends)
