@@ -70,3 +70,20 @@ def test_a_python_judge_run_prints_no_planning_line(
     result = evaluate_pairs(lambda q, a, b: "A", ITEMS, rounds=1, balanced=True)
     assert result.n_items == 3
     assert "planning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("rounds", "balanced"), [(1, True), (1, False), (2, True)])
+def test_a_plan_that_draws_no_order_hashes_no_item_seed(
+    rounds: int, balanced: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fairjudge.evaluation import _results
+
+    expected = evaluate_pairs(lambda q, a, b: "A", ITEMS, rounds=rounds, balanced=balanced)
+
+    def no_seed(*parts: object) -> int:
+        raise AssertionError("item_seed was computed for a plan that draws nothing")
+
+    monkeypatch.setattr(_results, "item_seed", no_seed)
+    result = evaluate_pairs(lambda q, a, b: "A", ITEMS, rounds=rounds, balanced=balanced)
+    assert result.to_dict(include_judgments=True) == expected.to_dict(include_judgments=True)
+    assert result.n_items == 3

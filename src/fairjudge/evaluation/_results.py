@@ -446,14 +446,21 @@ def judge_planned(
     progress: ProgressCallback | None = None,
 ) -> PairwiseResult:
     """Plan the calls for ``items``, judge them and resolve: :func:`evaluate` past its checks."""
+    # Each item's plan is ``rounds`` calls: said before anything is built, as a large
+    # plan takes a while (MAX_PLANNED_CALLS).
+    announce_plan(len(items) * settings.rounds, _progress_mode(judge))
     item_list = [_as_item(obj, i) for i, obj in enumerate(items)]
     if not item_list:
         raise ConfigError("items is empty; need at least one item to judge")
+    # One call, or two balanced ones (original then swapped), draw no order: no seed.
+    drawn = settings.rounds > 2 or (settings.rounds == 2 and not settings.balanced)
     plans = [
         plan_orders(
             settings.rounds,
             balanced=settings.balanced,
-            seed=item_seed(settings.seed, it.question_text, it.answer_1, it.answer_2),
+            seed=item_seed(settings.seed, it.question_text, it.answer_1, it.answer_2)
+            if drawn
+            else None,
         )
         for it in item_list
     ]
@@ -462,7 +469,6 @@ def judge_planned(
     # resolves, its clusters are the questions.
     keys = {it.cluster_key for it in item_list}
     prefetch_resamples([len(keys)], settings.n_resamples, settings.seed)
-    announce_plan(sum(len(plan) for plan in plans), _progress_mode(judge))
     requests: list[PairwiseRequest] = []
     for it, plan in zip(item_list, plans, strict=True):
         for order, sample in plan:
