@@ -211,7 +211,7 @@ SUBPACKAGES: dict[str, set[str]] = {
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "
-        "ConfidenceInterval bootstrap_mean bradley_terry BradleyTerryResult "
+        "ConfidenceInterval bootstrap_mean did_not_vary bradley_terry BradleyTerryResult "
         "judge_agreement AgreementResult agreement_matrix fleiss_kappa krippendorff_alpha "
         "effective_judges position_bias PositionBiasResult score_correlation "
         "length_controlled_win_rate online_elo style_controlled_bradley_terry "
@@ -225,7 +225,7 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_286_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_287_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
@@ -240,8 +240,10 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_286_names() -> None:
     # read it); 285 with judges.refuse_one_at_a_time (the local/ concurrency check,
     # which _api's JudgeSetup.session runs for an audit's one judge); 286 with
     # judges.judges_beside (a python: module beside its file: a jury file's, and
-    # fairjudge run's config, one mechanism). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 286
+    # fairjudge run's config, one mechanism); 287 with stats.did_not_vary (the one test
+    # that a bootstrap could not vary: stats' own intervals and audit's self-preference
+    # fit). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 287
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

@@ -51,10 +51,6 @@ def test_the_mark_survives_json_and_the_bootstrap_sets_it() -> None:
     assert not varied.cannot_vary
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="until audit/_self_preference marks an exact fit's point (requests42.md, H4a)",
-)
 def test_exact_self_preference_fit_is_uncertain() -> None:
     # Judge gpt gives gpt's answers exactly +2 on every question: every resampled fit
     # gives the same combined advantage, so its [2, 2] rules nothing out.

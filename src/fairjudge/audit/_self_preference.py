@@ -25,7 +25,7 @@ from fairjudge.audit._experiment import (
     judge_family,
     score,
 )
-from fairjudge.stats import ConfidenceInterval
+from fairjudge.stats import ConfidenceInterval, did_not_vary
 
 __all__ = ["OwnFamilyFit", "fit_own_family", "self_preference_experiment", "why_no_self_preference"]
 
@@ -133,6 +133,9 @@ def fit_own_family(
         if not draws:
             return ConfidenceInterval.not_estimable("a single question", level)
         values = np.array([d @ vector for d in draws])
+        if did_not_vary(values):  # the scores fit the model exactly: every resample alike
+            why = "every resampled fit gives the same advantage: the scores fit the model exactly"
+            return ConfidenceInterval.alike_point(float(values[0]), level, why)
         low, high = np.quantile(values, [alpha, 1 - alpha])
         return ConfidenceInterval(float(low), float(high), level)
 

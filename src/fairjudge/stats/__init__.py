@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from fairjudge.stats._intervals import (
         ConfidenceInterval,
         bootstrap_mean,
+        did_not_vary,
         prefetch_resamples,
         shared_resamples,
         single_cluster_reason,
@@ -80,6 +81,7 @@ __all__ = [
     "chunk_sizes",
     "cluster_draws",
     "correlation_fields",
+    "did_not_vary",
     "effective_judges",
     "fleiss_kappa",
     "judge_agreement",
@@ -112,6 +114,7 @@ _LAZY = {
     "online_elo": "fairjudge.stats._bt_data",
     "ConfidenceInterval": "fairjudge.stats._intervals",
     "bootstrap_mean": "fairjudge.stats._intervals",
+    "did_not_vary": "fairjudge.stats._intervals",
     "prefetch_resamples": "fairjudge.stats._intervals",
     "shared_resamples": "fairjudge.stats._intervals",
     "single_cluster_reason": "fairjudge.stats._intervals",
