@@ -94,7 +94,7 @@ def test_ctrl_c_writes_what_answered_to_out_and_exits_130(tmp_path: Path) -> Non
     assert "in the batch that stopped, 4 answered, 4 failed, 4 not run" in said
     kinds = [[c["failure"]["kind"] for c in item["calls"]] for item in items[2:]]
     assert kinds == [["Interrupted"] * 2] * 2 + [["NotRun"] * 2] * 2  # abandoned in flight
-    assert f"interrupted; what answered is kept in --out {out} and --html {page}" in said
+    assert f"interrupted; what answered is kept in {out} and {page}, marked partial" in said
     assert "marked partial; a judge that declares no name and version keeps its calls" in said
 
 
@@ -102,7 +102,7 @@ def test_sigterm_keeps_it_too_and_exits_143(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     code, _, said = _stop(tmp_path, signal.SIGTERM, "--out", str(out))
     assert code == 143, said
-    assert f"interrupted by SIGTERM; what answered is kept in --out {out}, marked partial" in said
+    assert f"interrupted by SIGTERM; what answered is kept in {out}, marked partial" in said
     items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()][1:]
     assert [item["outcome"] for item in items] == ["2", "2", None, None, None, None]
 
@@ -112,7 +112,7 @@ def test_without_out_the_line_says_the_result_above_alone_holds_it(tmp_path: Pat
     assert code == 130, said
     result = json.loads(stdout)  # the partial result itself, not an error object
     assert result["stopped"].startswith("interrupted: no call was started")
-    assert "what answered is kept in the result printed above alone (no --out)" in said
+    assert "what answered is kept in the result printed above alone (no file was asked" in said
 
 
 def test_a_second_ctrl_c_still_ends_at_once(tmp_path: Path) -> None:

@@ -438,6 +438,8 @@ def guarded(fn: F) -> F:
 
 _STORE: list[str] = []
 """The store of the judging command running, once :func:`guarded` has seen its flags."""
+_COMMAND: list[dict[str, Any]] = []
+"""Its parameters: where a graceful stop's result went (``--out``, ``--html``)."""
 
 
 def _running_store(store: Path | None, command: dict[str, Any] | None = None) -> None:
@@ -448,10 +450,9 @@ def _running_store(store: Path | None, command: dict[str, Any] | None = None) ->
     (``runner._limits.GracefulStop``).
     """
     from fairjudge.runner import DEFAULT_STORE_PATH
-    from fairjudge.runner._limits import GRACEFUL_STOP
 
     _STORE[:] = [str(store or DEFAULT_STORE_PATH)]
-    GRACEFUL_STOP.command = command or {}
+    _COMMAND[:] = [command or {}]
 
 
 def _kept() -> str:
@@ -576,8 +577,7 @@ class _Interrupts:
         if self.seen:
             os.write(2, _again())  # no Python I/O in a signal handler: it may hold a lock
             os._exit(_interrupt_code())
-        self.seen = True
-        _SIGNALLED[:] = [signum]
+        self.seen, _SIGNALLED[:] = True, [signum]
         # A judge that keeps nothing (an undeclared Python judge) is stopped, not ended:
         # its runs return what answered. Read only if loaded: nothing is imported here.
         limits = sys.modules.get("fairjudge.runner._limits")
@@ -617,7 +617,7 @@ def main() -> None:
         gc.freeze()  # the interpreter's collections at exit would find nothing to free
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or interrupts.seen:
         if (limits := sys.modules.get("fairjudge.runner._limits")) is not None:  # kept what?
-            limits.GRACEFUL_STOP.say(code, _interrupt_code() == EXIT_TERMINATED)
+            limits.GRACEFUL_STOP.say(code, _interrupt_code() == EXIT_TERMINATED, *_COMMAND[:1])
         _exit_now(_interrupt_code())
     sys.exit(code)
 

@@ -15,7 +15,7 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
@@ -31,16 +31,7 @@ if TYPE_CHECKING:  # the engine (asyncio and all) loads with the first batch it 
 
     from fairjudge.runner._run import Parser, Run
 
-__all__ = [
-    "STOP_POLL_S",
-    "AsyncioExecutor",
-    "Batch",
-    "EventLoopThread",
-    "Executor",
-    "refuse_open_batches",
-    "run_calls",
-    "stop_gracefully",
-]
+__all__ = ["AsyncioExecutor", "Batch", "EventLoopThread", "Executor", "run_calls"]
 
 
 async def run_calls(
@@ -125,93 +116,6 @@ def _finished_so_far(run: Run, specs: Sequence[CallSpec]) -> RunResult:
         if spec.key not in outcomes:
             outcomes[spec.key] = CallOutcome(spec.key, spec, "not_run")
     return RunResult(tuple(spec.key for spec in specs), outcomes, run.summary())
-
-
-def refuse_open_batches(store: Store, todo: Mapping[str, CallSpec]) -> None:
-    """Refuse to make online the calls a batch run submitted and not collected.
-
-    The provider bills a submitted batch whether or not it is collected, so making
-    its calls online as well would pay for them twice; the run that collects them
-    is the same work with ``executor=BatchExecutor()``. The message names
-    ``executor``, the parameter a notebook passes; the command line shows its own
-    words (``--batch-api``, ``--wait``) through ``cli/_flags.PHRASES``.
-
-    Raises:
-        ConfigError: Some of ``todo`` are in a batch not yet collected (before any
-            call); its ``params`` are ``("executor",)``.
-    """
-    from fairjudge.runner._store_schema import open_batches
-
-    with store._lock:
-        batches = store._transaction(lambda: open_batches(store._conn, todo))
-    held = {key for batch in batches for key in batch.members.values()} & set(todo)
-    if not held:
-        return
-    listed = ", ".join(f"{b.id} ({b.status})" for b in batches)
-    raise ConfigError(
-        f"{len(held)} of this run's calls are in a provider batch submitted by an "
-        "earlier run with executor=BatchExecutor() and not collected yet "
-        f"({listed}, recorded in the store {store.path}): making them online now would "
-        "pay for them twice; run the same work again with executor=BatchExecutor() to "
-        "collect them (BatchExecutor(wait=True) polls until the batch ends); a batch the "
-        "provider no longer knows (a 404: submitted with another key, or deleted) is "
-        "then marked lost in the store, and its calls are submitted again, at their cost",
-        params="executor",
-    )
-
-
-STOP_POLL_S = 0.1
-"""How often a run looks whether the command line asked it to stop (:data:`GRACEFUL_STOP`)."""
-
-
-def stop_gracefully(
-    run: Run,
-    pending: Iterable[asyncio.Task[None]],
-    todo: Mapping[str, CallSpec],
-    ends: float | None,
-) -> float:
-    """A run the command line asked to stop (its Ctrl-C, for a judge that keeps nothing).
-
-    The first time (``ends`` None): the run starts no call and sends no retry, ends
-    ``stopped="interrupted"``, and its calls in flight get :func:`interrupt_grace_s`
-    (and half a second for what came in to be read). Past that: each call still in
-    flight is an ``Interrupted`` error (sent, so not "not run"; no row, as at a Ctrl-C's
-    grace; the rerun makes it again) and the run's tasks are cancelled. Returns when
-    the grace ends, for the next look.
-    """
-    from fairjudge._types import CallError
-    from fairjudge.runner._result import CallOutcome
-
-    now = run.loop.time()
-    if ends is None:
-        run.halted, run.stopped = True, "interrupted"
-        try:
-            seconds = interrupt_grace_s()
-        except ConfigError:  # set since the run began (read then): wait for none
-            seconds = 0.0
-        if flying := len(run.sent):
-            with contextlib.suppress(OSError, ValueError):  # a closed stderr stops nothing
-                print(
-                    f"interrupted: waiting up to {seconds:g} s for the {_calls(flying)} in "
-                    "flight, so that what answers is in the result; a second Ctrl-C or "
-                    "SIGTERM stops at once, and loses it",
-                    file=sys.stderr, flush=True,
-                )  # fmt: skip
-        return now + (seconds if flying else 0.0) + _STORING_S
-    if now < ends:
-        return ends
-    message = (
-        "no reply within the grace period after the Ctrl-C or SIGTERM: the call was "
-        "abandoned in flight (a rerun makes it again)"
-    )
-    for key in list(run.sent):
-        if key not in run.outcomes:
-            error = CallError("Interrupted", message)
-            run.outcomes[key] = CallOutcome(key, todo[key], "error", error=error, attempts=1)
-            run.failed += 1
-    for task in pending:
-        task.cancel()
-    return ends
 
 
 @dataclass(frozen=True, slots=True)

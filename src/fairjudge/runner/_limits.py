@@ -85,13 +85,14 @@ class GracefulStop:
     A library call is never stopped so: nothing but the command line asks it.
     """
 
+    poll_s = 0.1
+    """How often an armed run looks whether the command line asked it to stop."""
+
     def __init__(self) -> None:
         self.armed = False
         """A run kept nothing in this process: a Ctrl-C stops it rather than ending it."""
         self.requested = False
         """The stop was asked for (a plain bool: set in a signal handler, read anywhere)."""
-        self.command: Mapping[str, Any] = {}
-        """The command line's parameters, where its result's files are (``out``, ``html``)."""
 
     def arm(self) -> None:
         self.armed = True
@@ -103,7 +104,7 @@ class GracefulStop:
             os.write(2, _STOPPING)
         return self.armed
 
-    def say(self, code: object, sigterm: bool) -> None:
+    def say(self, code: object, sigterm: bool, command: Mapping[str, Any] | None = None) -> None:
         """Say on stderr what the stop kept and where, once the command ended with ``code``.
 
         Unwrapped, so that a terminal never breaks a file's path in two.
@@ -111,8 +112,8 @@ class GracefulStop:
         if not self.requested or code not in (0, 4, 5):  # an error said its own line
             return
         partial = code == 5  # the result stands in part (EXIT_BUDGET)
-        files = [f"--{name} {path}" for name, path in _files(self.command)]
-        where = " and ".join(files) or "the result printed above alone (no --out)"
+        files = [str(path) for _, path in _files(command or {})]
+        where = " and ".join(files) or "the result printed above alone (no file was asked for)"
         print(
             f"interrupted{' by SIGTERM' if sigterm else ''}; what answered is kept in "
             f"{where}{', marked partial' if partial else ''}; a judge that declares no name "
@@ -124,7 +125,6 @@ class GracefulStop:
     def clear(self) -> None:
         """Forget all of it (a test that stops a run in-process)."""
         self.armed = self.requested = False
-        self.command = {}
 
 
 def _files(command: Mapping[str, Any]) -> list[tuple[str, object]]:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fairjudge._call import Backend, CallSpec, Completion
 from fairjudge._errors import (
+    ConfigError,
     CutAtCap,
     EndpointUnreachable,
     FatalBackendError,
@@ -18,9 +21,23 @@ from fairjudge._errors import (
 )
 from fairjudge._redact import scrub
 from fairjudge._types import CallError
-from fairjudge.runner._limits import RetryPolicy
+from fairjudge.runner._limits import RetryPolicy, interrupt_grace_s
 
-__all__ = ["CallOutcome", "CallStatus", "RunResult", "RunSummary", "StopReason", "stop_error"]
+if TYPE_CHECKING:
+    import asyncio
+
+    from fairjudge.runner._store import Store
+
+__all__ = [
+    "CallOutcome",
+    "CallStatus",
+    "RunResult",
+    "RunSummary",
+    "StopReason",
+    "refuse_open_batches",
+    "stop_error",
+    "stop_gracefully",
+]
 
 
 CallStatus = Literal["ok", "error", "not_run"]
@@ -392,3 +409,85 @@ def _stop_error(
         return type(exc)(message)
     except TypeError:  # a subclass with another signature
         return FatalBackendError(message)
+
+
+def refuse_open_batches(store: Store, todo: Mapping[str, CallSpec]) -> None:
+    """Refuse to make online the calls a batch run submitted and not collected.
+
+    The provider bills a submitted batch whether or not it is collected, so making
+    its calls online as well would pay for them twice; the run that collects them
+    is the same work with ``executor=BatchExecutor()``. The message names
+    ``executor``, the parameter a notebook passes; the command line shows its own
+    words (``--batch-api``, ``--wait``) through ``cli/_flags.PHRASES``.
+
+    Raises:
+        ConfigError: Some of ``todo`` are in a batch not yet collected (before any
+            call); its ``params`` are ``("executor",)``.
+    """
+    from fairjudge.runner._store_schema import open_batches
+
+    with store._lock:
+        batches = store._transaction(lambda: open_batches(store._conn, todo))
+    held = {key for batch in batches for key in batch.members.values()} & set(todo)
+    if not held:
+        return
+    listed = ", ".join(f"{b.id} ({b.status})" for b in batches)
+    raise ConfigError(
+        f"{len(held)} of this run's calls are in a provider batch submitted by an "
+        "earlier run with executor=BatchExecutor() and not collected yet "
+        f"({listed}, recorded in the store {store.path}): making them online now would "
+        "pay for them twice; run the same work again with executor=BatchExecutor() to "
+        "collect them (BatchExecutor(wait=True) polls until the batch ends); a batch the "
+        "provider no longer knows (a 404: submitted with another key, or deleted) is "
+        "then marked lost in the store, and its calls are submitted again, at their cost",
+        params="executor",
+    )
+
+
+def stop_gracefully(
+    run: Any,
+    pending: Iterable[asyncio.Task[None]],
+    todo: Mapping[str, CallSpec],
+    ends: float | None,
+) -> float:
+    """A run (``_run.Run``) the command line asked to stop (a Ctrl-C; its judge keeps nothing).
+
+    The first time (``ends`` None): the run starts no call and sends no retry, ends
+    ``stopped="interrupted"``, and its calls in flight get :func:`interrupt_grace_s`
+    (and half a second for what came in to be read). Past that: each call still in
+    flight is an ``Interrupted`` error (sent, so not "not run"; no row, as at a Ctrl-C's
+    grace; the rerun makes it again) and the run's tasks are cancelled. Returns when
+    the grace ends, for the next look.
+    """
+    now: float = run.loop.time()
+    if ends is None:
+        run.halted, run.stopped = True, "interrupted"
+        try:
+            seconds = interrupt_grace_s()
+        except ConfigError:  # set since the run began (read then): wait for none
+            seconds = 0.0
+        if flying := len(run.sent):
+            calls = f"{flying} call" if flying == 1 else f"{flying} calls"
+            with contextlib.suppress(OSError, ValueError):  # a closed stderr stops nothing
+                print(
+                    f"interrupted: waiting up to {seconds:g} s for the {calls} in "
+                    "flight, so that what answers is in the result; a second Ctrl-C or "
+                    "SIGTERM stops at once, and loses it",
+                    file=sys.stderr, flush=True,
+                )  # fmt: skip
+        # And half a second for what came in to be read.
+        return now + (seconds if flying else 0.0) + 0.5
+    if now < ends:
+        return ends
+    message = (
+        "no reply within the grace period after the Ctrl-C or SIGTERM: the call was "
+        "abandoned in flight (a rerun makes it again)"
+    )
+    for key in list(run.sent):
+        if key not in run.outcomes:
+            error = CallError("Interrupted", message)
+            run.outcomes[key] = CallOutcome(key, todo[key], "error", error=error, attempts=1)
+            run.failed += 1
+    for task in pending:
+        task.cancel()
+    return ends

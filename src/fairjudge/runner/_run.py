@@ -23,12 +23,18 @@ from fairjudge._errors import (
 from fairjudge._redact import Redactor, scrub
 from fairjudge._types import CallError
 from fairjudge.runner._claims import ClaimQueue, Leases
-from fairjudge.runner._executor import STOP_POLL_S, refuse_open_batches, stop_gracefully
 from fairjudge.runner._limits import GRACEFUL_STOP, RunOptions, TokenBucket, estimate_tokens
 from fairjudge.runner._prices import CallGuess
 from fairjudge.runner._progress import make_progress
 from fairjudge.runner._records import Row, call_row
-from fairjudge.runner._result import CallOutcome, RunResult, StopReason, stop_error
+from fairjudge.runner._result import (
+    CallOutcome,
+    RunResult,
+    StopReason,
+    refuse_open_batches,
+    stop_error,
+    stop_gracefully,
+)
 from fairjudge.runner._store import Store
 from fairjudge.runner._store_errors import StoreWriteError
 from fairjudge.runner._tally import Tally, unique_calls
@@ -258,7 +264,7 @@ class Run(Tally):
             ends: float | None = None  # the graceful stop's grace, once it was asked for
             while pending:
                 # Armed (a run keeps nothing: the command line may stop it), it looks.
-                look = STOP_POLL_S if GRACEFUL_STOP.armed else None
+                look = GRACEFUL_STOP.poll_s if GRACEFUL_STOP.armed else None
                 _, pending = await asyncio.wait(
                     pending, timeout=look, return_when=asyncio.FIRST_EXCEPTION
                 )
