@@ -118,17 +118,23 @@ def test_ctrl_c_on_a_declared_judge_says_what_the_store_kept(tmp_path: Path) -> 
     assert calls(counted) - made == 120 - kept  # the rerun makes only what was not kept
 
 
-def test_ctrl_c_on_an_undeclared_judge_says_nothing_was_kept(tmp_path: Path) -> None:
+def test_ctrl_c_on_an_undeclared_judge_keeps_what_answered_in_its_result(tmp_path: Path) -> None:
     counted = tmp_path / "calls"
     env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.05"}
     code, err = interrupt(tmp_path, OWN + "slow_longer", (), env)
     assert code == 130, err
     said = " ".join(err.split())
-    assert "interrupted; no store: this judge declares no name and version" in said
-    assert "kept in the store" not in err
-    lost = re.search(r"; the (\d+) calls of the batch in progress that had answered are lost", said)
-    assert lost is not None, err  # what the interrupt cost is said, not only that it cost
-    assert 0 < int(lost.group(1)) <= calls(counted)
+    assert "interrupted: stopping; no new call starts" in said
+    assert "so what answered is in this result alone, marked partial" in said
+    assert (
+        "interrupted; what answered is kept in the result printed above alone "
+        "(no file was asked for)"
+    ) in said
+    assert "are lost" not in said
+    assert "kept in the store" not in said
+    answered = re.search(r"in the batch that stopped, (\d+) answered", said)
+    assert answered is not None, err
+    assert 0 < int(answered.group(1)) <= calls(counted)
 
 
 def test_the_second_ctrl_c_says_no_store_for_an_undeclared_judge() -> None:

@@ -176,24 +176,25 @@ def test_ctrl_c_on_a_declared_member_says_what_the_store_kept(tmp_path: Path) ->
     assert calls(counted) - made == 240 - kept  # only what the store did not keep
 
 
-def test_ctrl_c_on_an_undeclared_member_says_nothing_was_kept(tmp_path: Path) -> None:
+def test_ctrl_c_on_an_undeclared_member_keeps_what_answered(tmp_path: Path) -> None:
     counted = tmp_path / "calls"
     env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.05"}
     code, err = interrupt(tmp_path, ("counted_longer", "counted_longer"), (), env)
     assert code == 130, err
-    assert "interrupted; no store: this judge declares no name and version" in err
+    assert "so what answered is in this result alone, marked partial" in err
+    assert "interrupted; what answered is kept in the result printed above alone" in err
     assert "kept in the store" not in err
 
 
-def test_ctrl_c_on_the_second_member_names_it_and_what_the_first_kept(tmp_path: Path) -> None:
+def test_ctrl_c_on_the_second_member_keeps_the_panels_result(tmp_path: Path) -> None:
     counted, store = tmp_path / "calls", tmp_path / "store.sqlite"
     env = {"FAIRJUDGE_TEST_CALLS": str(counted), "FAIRJUDGE_TEST_DELAY": "0.005"}
     members = ("declared_longer", "counted_longer")
     code, err = interrupt(tmp_path, members, ("--store", str(store)), env, at=130)
     assert code == 130, err
-    assert "interrupted; no store: this judge declares no name and version" in err
-    assert f"(member {OWN}counted_longer)" in err
-    assert f"answered before it: {OWN}declared_longer (kept in the store)" in err
+    assert "interrupted: stopping; no new call starts" in err
+    assert "in the batch that stopped, " in err
+    assert "interrupted; what answered is kept in the result printed above alone" in err
 
 
 def test_a_panel_of_python_scorers_runs_concurrently(tmp_path: Path) -> None:

@@ -40,7 +40,8 @@ EXIT_GATE_NOT_APPLIED = 7
 EXIT_BATCH_PENDING = 8
 """``--batch-api`` without ``--wait``: batches are pending; the same command collects them."""
 EXIT_INTERRUPTED = 130
-"""Ctrl-C: every finished call is kept in the store; the same command resumes."""
+"""Ctrl-C: every finished call is kept in the store; the same command resumes. A judge
+with no store stops instead: what answered is its partial result, saved with ``--out``."""
 EXIT_TERMINATED = 143
 """SIGTERM (``docker stop``, Kubernetes, ``timeout``, a CI cancel): as Ctrl-C; 128 + 15."""
 
@@ -56,6 +57,7 @@ Exit codes:
   6    score --fail-on-collapse: a collapse alarm tripped
   7    calibrate's gate could not be applied: no evidence either way
   8    --batch-api without --wait: batches pending; run the command again
-  130  interrupted (Ctrl-C); run the same command again to resume
+  130  interrupted (Ctrl-C); run the same command again to resume (a judge with
+       no store: what answered is its partial result, saved with --out)
   143  terminated (SIGTERM): as 130, every finished call kept"""
 """The root ``--help``'s epilog (``\\b`` keeps Click from rewrapping it into one paragraph)."""
