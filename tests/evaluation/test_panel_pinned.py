@@ -128,12 +128,12 @@ _NO_CERTAINTY = "; this point is no measured certainty, and no verdict rests on 
 def _marked_when_unvaried(case: Any) -> Any:
     """Figures no resample moved, changed on purpose since: marked, or a bound (H4a, s42).
 
-    A panel of copies gave every resample the same effective number of judges (1) and
-    Fleiss' kappa (1): percentile intervals ``[1, 1]``, pinned so by 633b969. The first
-    keeps its point, with the note that says no resample could move it; Fleiss' kappa
-    of full agreement gets the bound from none of its ``n`` questions off full
-    agreement: ``1 - u / (1 - p_e)``, ``u`` the Wilson upper bound of 0 of ``n``
-    (scipy's, here). Krippendorff's alpha keeps its ``[1, 1]`` for now.
+    A panel of copies gave every resample the same effective number of judges (1),
+    Krippendorff's alpha (1) and Fleiss' kappa (1): percentile intervals ``[1, 1]``,
+    pinned so by 633b969. The first two keep their point, with the note that says no
+    resample could move it; Fleiss' kappa of full agreement gets the bound from none
+    of its ``n`` questions off full agreement: ``1 - u / (1 - p_e)``, ``u`` the Wilson
+    upper bound of 0 of ``n`` (scipy's, here).
     """
     if isinstance(case, list):
         return [_marked_when_unvaried(v) for v in case]
@@ -147,6 +147,8 @@ def _marked_when_unvaried(case: Any) -> Any:
         m = out["n_members"]
         why = f"all {m} members gave the same scores on every item, so every resample gives 1"
         value = out["estimate"]
+    elif "alpha" in out:
+        why, value = "every unit's values agree, so every resample gives alpha 1", out["alpha"]
     elif "n_raters" in out and out["kappa"] == 1.0:  # Fleiss' kappa, full agreement
         from scipy.stats import binomtest
 

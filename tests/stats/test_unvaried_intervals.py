@@ -1,7 +1,7 @@
 """Figures no bootstrap resample could move: bounded, or marked, never a measured [x, x].
 
-Kappa (Cohen's and Fleiss'), a panel's effective number of judges and the
-length-controlled win rate resample by their own paths. When every
+Kappa (Cohen's and Fleiss'), Krippendorff's alpha, a panel's effective number of
+judges and the length-controlled win rate resample by their own paths. When every
 resample gives the same value (raters who agree on every item, members that are
 copies, all ties) their percentile interval was the point ``[x, x]``, read as a
 certainty the data cannot give. Now:
@@ -27,6 +27,7 @@ from fairjudge.stats import (
     effective_judges,
     fleiss_kappa,
     judge_agreement,
+    krippendorff_alpha_ci,
     length_controlled_win_rate,
 )
 
@@ -99,6 +100,9 @@ def test_a_panel_of_copies_is_one_judge_marked_not_measured() -> None:
     assert (e.ci.low, e.ci.high) == (e.estimate, e.estimate)
     assert e.ci.note is not None
     assert "all 3 members gave the same scores on every item" in e.ci.note
+    a = krippendorff_alpha_ci(rows, "interval", **OPTIONS)
+    assert a.alpha == 1.0
+    assert a.ci.cannot_vary
     varied = effective_judges([[1, 0, 1], [0, 1, 0], [0.5, 0.5, 1], [1, 1, 0]] * 5, **OPTIONS)
     assert varied.ci.note is None
     assert varied.ci.low < varied.ci.high

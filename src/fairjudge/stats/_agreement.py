@@ -55,7 +55,7 @@ from fairjudge._errors import InputError
 from fairjudge.stats._bradley_terry import bt_lbfgs
 from fairjudge.stats._bt_data import encode_battles, identify, pair_data
 from fairjudge.stats._bt_solvers import bt_newton
-from fairjudge.stats._intervals import ConfidenceInterval, wilson_when_alike
+from fairjudge.stats._intervals import ConfidenceInterval, did_not_vary, wilson_when_alike
 from fairjudge.stats._leaderboard import ELO_SCALE
 from fairjudge.stats._panel import (
     Metric,
@@ -359,6 +359,13 @@ def krippendorff_alpha_ci(
         ]
     )
     (ci,) = plan.intervals(boot)
+    if ci.estimable and did_not_vary(boot):  # say so, not [1, 1] as if measured
+        why = (
+            "every unit's values agree, so every resample gives alpha 1"
+            if point >= 1.0 - 1e-12
+            else f"every resample gives alpha {point:.3g}"
+        )
+        ci = ConfidenceInterval.alike_point(point, plan.level, why)
     return KrippendorffAlpha(
         alpha=point,
         ci=ci,
