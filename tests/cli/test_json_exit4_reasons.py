@@ -140,7 +140,7 @@ def test_calibrate_failures_have_compares_shape(here: Path) -> None:
     assert calibrated == compared == {"RuntimeError: gateway down": 8}
     calm = invoke("calibrate", "calibration.jsonl", "--judge", "python:tests.judge_fixtures:longer",
                   "--json")  # fmt: skip
-    assert json.loads(calm.stdout)["failures"] == {}  # always there, as compare's and rank's
+    assert "failures" not in json.loads(calm.stdout)  # as before, when no call failed
 
 
 @pytest.mark.parametrize("name", ["jury", "calibrate", "calibrate-scores", "score-jury"])

@@ -179,7 +179,7 @@ def _print_json(payload: dict[str, Any], calibrated: Any, ending: Ending) -> Non
     them, and exit 4's line points there; then what the run's ``ending`` adds.
     """
     failures = calibrated.result.failures
-    said = {"failures": dict(failures.most_common())}  # {} when none: one shape always
+    said = {"failures": dict(failures.most_common())} if failures else {}
     typer.echo(strict_dumps({**payload, **said, **ending.json}, indent=2, default=str))
 
 
