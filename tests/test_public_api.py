@@ -207,7 +207,7 @@ SUBPACKAGES: dict[str, set[str]] = {
         "RunOptions RetryPolicy Prices Store run_calls RunResult RunSummary CallRecord "
         "Executor AsyncioExecutor Batch RayExecutor BatchExecutor BatchPending CallOutcome "
         "DEFAULT_STORE_PATH DEFAULT_POLL_S EventLoopThread PROGRESS_LABEL make_progress "
-        "progress_label serve_from_store KEPT_SENTENCE restate_kept"
+        "progress_label serve_from_store KEPT_SENTENCE restate_kept announce_plan"
     ),
     "stats": _names(
         "ConfidenceSequence StopRule "
@@ -225,7 +225,7 @@ SUBPACKAGES: dict[str, set[str]] = {
 }
 
 
-def test_subpackage_surfaces_are_the_contract_and_at_most_287_names() -> None:
+def test_subpackage_surfaces_are_the_contract_and_at_most_288_names() -> None:
     import importlib
 
     # 120 until the types public signatures take and return, and the readers, writers
@@ -242,8 +242,9 @@ def test_subpackage_surfaces_are_the_contract_and_at_most_287_names() -> None:
     # judges.judges_beside (a python: module beside its file: a jury file's, and
     # fairjudge run's config, one mechanism); 287 with stats.did_not_vary (the one test
     # that a bootstrap could not vary: stats' own intervals and audit's self-preference
-    # fit). Fewer is welcome.
-    assert sum(len(names) for names in SUBPACKAGES.values()) <= 287
+    # fit); 288 with runner.announce_plan (the "planning N calls" line, said by
+    # evaluation before a large plan is built). Fewer is welcome.
+    assert sum(len(names) for names in SUBPACKAGES.values()) <= 288
     for package, names in SUBPACKAGES.items():
         module = importlib.import_module(f"fairjudge.{package}")
         assert set(module.__all__) == names, package

@@ -26,7 +26,7 @@ from fairjudge.evaluation._settings import (
     check_repeats,
 )
 from fairjudge.judges import BatchJudge, CallableJudge, PairwiseRequest, ProgressCallback
-from fairjudge.runner._progress import announce_plan
+from fairjudge.runner import announce_plan
 from fairjudge.stats import ConfidenceInterval, bootstrap_mean, prefetch_resamples, shared_resamples
 
 if TYPE_CHECKING:

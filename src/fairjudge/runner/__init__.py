@@ -25,7 +25,12 @@ if TYPE_CHECKING:
         run_calls,
     )
     from fairjudge.runner._limits import Prices, RetryPolicy, RunOptions
-    from fairjudge.runner._progress import PROGRESS_LABEL, make_progress, progress_label
+    from fairjudge.runner._progress import (
+        PROGRESS_LABEL,
+        announce_plan,
+        make_progress,
+        progress_label,
+    )
     from fairjudge.runner._ray import RayExecutor
     from fairjudge.runner._result import (
         KEPT_SENTENCE,
@@ -57,6 +62,7 @@ __all__ = [
     "RunResult",
     "RunSummary",
     "Store",
+    "announce_plan",
     "make_progress",
     "progress_label",
     "restate_kept",
@@ -82,6 +88,7 @@ _LAZY = {
     "EventLoopThread": "fairjudge.runner._executor",
     "PROGRESS_LABEL": "fairjudge.runner._progress",
     "make_progress": "fairjudge.runner._progress",
+    "announce_plan": "fairjudge.runner._progress",
     "progress_label": "fairjudge.runner._progress",
     "RayExecutor": "fairjudge.runner._ray",
     "CallOutcome": "fairjudge.runner._result",
