@@ -326,6 +326,11 @@ def _good(name: str, value: object) -> bool:
         return value is None or value in _STOPS
     if name == "learned":
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if name == "notes":  # [{"label": ..., "text": ...}], as RunSummary.to_dict writes them
+        return isinstance(value, list) and all(
+            isinstance(v, Mapping) and {type(v.get(k)) for k in ("label", "text")} == {str}
+            for v in value
+        )
     return _count(value)
 
 
@@ -349,6 +354,8 @@ def recorded_run(header: OutHeader | None) -> RunSummary | None:
         if not _good(f.name, value):
             return None
         values[f.name] = tuple(value) if f.name == "learned" else value
+        if f.name == "notes":
+            values[f.name] = tuple((v["label"], v["text"]) for v in value)
     return RunSummary(**values)
 
 

@@ -202,7 +202,9 @@ class RunSummary:
         """JSON-ready form: every field in order, then ``cached_share``; ``repeated`` if not 0.
 
         A run in one process never repeats a request, and its JSON stays what it was
-        before distributed executors existed.
+        before distributed executors existed. ``notes`` are there when there are any
+        (a lost batch paid again, a cost left out), as ``{"label", "text"}`` in the
+        current words: a reader of the JSON alone must see them too.
         """
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         if not self.repeated:
@@ -210,6 +212,8 @@ class RunSummary:
         if not self.cut_at_cap:
             del data["cut_at_cap"]
         del data["notes"]
+        if self.notes:
+            data["notes"] = [{"label": label, "text": text} for label, text in self.note_rows()]
         data["learned"] = list(self.learned)
         data["cached_share"] = self.cached_share
         return data
