@@ -29,24 +29,11 @@ from fairjudge.judges import CallableJudge, PairwiseRequest
 from fairjudge.judges._own_judge import set_interrupt_note
 from fairjudge.runner import RunOptions
 from fairjudge.runner._limits import GRACEFUL_STOP
+from tests.cli.test_own_judge_cli import calls, pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = "from fairjudge.cli import main; main()"
 HANGS = "python:tests.judges.own_judges:undeclared_hangs_after_q1"
-
-
-def _pairs(tmp_path: Path, n: int) -> Path:
-    path = tmp_path / "pairs.jsonl"
-    rows = [
-        {"id": str(i), "question": f"q{i}", "answer_1": "short", "answer_2": "a longer answer"}
-        for i in range(n)
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-def _lines(path: Path) -> int:
-    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
 
 
 def _stop(tmp_path: Path, signum: int, *extra: str) -> tuple[int, str, str]:
@@ -58,14 +45,14 @@ def _stop(tmp_path: Path, signum: int, *extra: str) -> tuple[int, str, str]:
     """
     counted = tmp_path / "hung"
     child = subprocess.Popen(
-        [sys.executable, "-c", MAIN, "compare", str(_pairs(tmp_path, 6)), "--judge", HANGS,
+        [sys.executable, "-c", MAIN, "compare", str(pairs(tmp_path, 6)), "--judge", HANGS,
          "--concurrency", "4", *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "FAIRJUDGE_TEST_CALLS": str(counted),
              "FAIRJUDGE_INTERRUPT_GRACE": "0.5"},
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while _lines(counted) < 4 and child.poll() is None and time.monotonic() < deadline:
+    while calls(counted) < 4 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert child.poll() is None, child.communicate()
     child.send_signal(signum)
@@ -119,14 +106,14 @@ def test_a_second_ctrl_c_still_ends_at_once(tmp_path: Path) -> None:
     """Past the first, nothing is waited for: the grace here is far longer than the test."""
     counted, out = tmp_path / "hung", tmp_path / "out.jsonl"
     child = subprocess.Popen(
-        [sys.executable, "-c", MAIN, "compare", str(_pairs(tmp_path, 6)), "--judge", HANGS,
+        [sys.executable, "-c", MAIN, "compare", str(pairs(tmp_path, 6)), "--judge", HANGS,
          "--concurrency", "4", "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "FAIRJUDGE_TEST_CALLS": str(counted),
              "FAIRJUDGE_INTERRUPT_GRACE": "3600"},
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while _lines(counted) < 2 and child.poll() is None and time.monotonic() < deadline:
+    while calls(counted) < 2 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     child.send_signal(signal.SIGINT)
     waiting = ""
