@@ -104,6 +104,16 @@ def _batches(store: Path) -> list[tuple[Any, ...]]:
         ).fetchall()
 
 
+def _rerun_pays_again(server: Any, store: Path) -> Any:
+    """The rerun after a batch is lost: every call answered, all in one new batch."""
+    result = _compare(server, store, BatchExecutor(poll_s=0.01))
+    data = result.to_dict()
+    assert (data["n_not_run"], data["calls"]["made"], data["calls"]["failed"]) == (0, CALLS, 0)
+    stats = server.stats()
+    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    return result
+
+
 def test_a_batch_the_provider_does_not_know_is_lost_and_the_rerun_completes(
     server: BatchServer, tmp_path: Path
 ) -> None:
@@ -114,11 +124,7 @@ def test_a_batch_the_provider_does_not_know_is_lost_and_the_rerun_completes(
         _compare(server, store)
     assert "a batch the provider no longer knows (a 404" in str(online.value)
     assert "is then marked lost in the store" in str(online.value)
-    result = _compare(server, store, BatchExecutor(poll_s=0.01))
-    data = result.to_dict()
-    assert (data["n_not_run"], data["calls"]["made"], data["calls"]["failed"]) == (0, CALLS, 0)
-    stats = server.stats()
-    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    result = _rerun_pays_again(server, store)
     rows = _batches(store)
     assert rows[0] == (GHOST, "lost", 1, CALLS)  # kept as lost, with its calls
     assert rows[1][1:] in (("completed", 1, CALLS), ("ended", 1, CALLS))
@@ -446,11 +452,7 @@ def test_a_batch_whose_results_are_gone_is_lost_and_its_calls_made_again(
     batch_id = _ended_batch(server, store, keep_results=False)
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE batches SET submitted_at = ?", (HOUR_AGO,))
-    result = _compare(server, store, BatchExecutor(poll_s=0.01))
-    data = result.to_dict()
-    assert (data["n_not_run"], data["calls"]["made"], data["calls"]["failed"]) == (0, CALLS, 0)
-    stats = server.stats()
-    assert (stats["batches_created"], stats["batch_requests"]) == (1, CALLS)
+    result = _rerun_pays_again(server, store)
     rows = _batches(store)
     assert rows[0] == (batch_id, "lost", 1, CALLS)  # on record, as lost
     (note,) = [text for label, text in result.calls.notes if label == "lost batch"]
